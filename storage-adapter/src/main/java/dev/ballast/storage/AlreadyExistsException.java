@@ -1,0 +1,16 @@
+package dev.ballast.storage;
+
+/**
+ * A create-only write ({@code If-None-Match: *}) found the key already present (HTTP 412).
+ */
+public final class AlreadyExistsException extends PreconditionFailedException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * @param key the object key, never null
+   * @param cause the underlying failure, may be null
+   */
+  public AlreadyExistsException(String key, Throwable cause) {
+    super(key, "Object '" + key + "' already exists; a create-only write (If-None-Match: *) was refused", cause);
+  }
+}

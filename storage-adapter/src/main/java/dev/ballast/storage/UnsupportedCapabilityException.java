@@ -1,0 +1,21 @@
+package dev.ballast.storage;
+
+/**
+ * The endpoint does not give a guarantee the operation needs (for example conditional writes or
+ * versioning), as found by the capability probe. Ballast refuses rather than pretends.
+ */
+public final class UnsupportedCapabilityException extends StorageException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * @param message which capability is missing, on which endpoint, and what to do
+   */
+  public UnsupportedCapabilityException(String message) {
+    super(message, null);
+  }
+
+  @Override
+  public boolean retryable() {
+    return false;
+  }
+}

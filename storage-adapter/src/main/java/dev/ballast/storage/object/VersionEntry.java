@@ -1,0 +1,24 @@
+package dev.ballast.storage.object;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One entry of an object's version history, as in
+ * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectVersions.html">ListObjectVersions</a>.
+ *
+ * @param key the object key
+ * @param versionId the version ID
+ * @param eTag the ETag, or null for a delete marker
+ * @param size the size in bytes, 0 for a delete marker
+ * @param lastModified when the server stored it
+ * @param latest whether this is the current version (or current delete marker)
+ * @param deleteMarker whether this entry is a delete marker rather than content
+ */
+public record VersionEntry(
+    String key, String versionId, String eTag, long size, Instant lastModified, boolean latest, boolean deleteMarker) {
+  public VersionEntry {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(versionId, "versionId");
+  }
+}
