@@ -195,6 +195,7 @@ class S3ClientOverJdkHttpTest {
         @SuppressWarnings("deprecation") // getHttpPort(): S3Mock prefers a separate JVM; one JVM is faster here
         static synchronized URI endpoint() {
             if (endpoint == null) {
+                quietStartupLogging();
                 Path root;
                 try {
                     root = Files.createTempDirectory("s3mock-");
@@ -211,6 +212,17 @@ class S3ClientOverJdkHttpTest {
                 endpoint = URI.create("http://localhost:" + app.getHttpPort());
             }
             return endpoint;
+        }
+
+        /**
+         * "silent" sets Spring's root level to WARN, but the module's tests log through slf4j-simple,
+         * which reads per-logger levels from system properties when each logger is created.
+         */
+        private static void quietStartupLogging() {
+            for (String logger : List.of("org.springframework", "com.adobe.testing.s3mock", "org.apache.catalina",
+                    "org.apache.coyote", "org.apache.tomcat", "org.apache.maven.surefire.booter")) {
+                System.setProperty("org.slf4j.simpleLogger.log." + logger, "warn");
+            }
         }
     }
 
@@ -251,6 +263,7 @@ class S3ClientOverJdkHttpTest {
         private final SplittableRandom random;
         private final HeapProbe probe;
         private long position;
+        private long word;
 
         GeneratedStream(long size, long seed, HeapProbe probe) {
             this.size = size;
@@ -270,11 +283,14 @@ class S3ClientOverJdkHttpTest {
                 return -1;
             }
             int n = (int) Math.min(length, size - position);
-            for (int i = 0; i < n; i++) {
-                buffer[offset + i] = (byte) random.nextInt(256);
-            }
             long previous = position;
-            position += n;
+            for (int i = 0; i < n; i++, position++) {
+                int shift = (int) (position & 7);
+                if (shift == 0) {
+                    word = random.nextLong();
+                }
+                buffer[offset + i] = (byte) (word >>> (shift * 8));
+            }
             if (probe != null) {
                 probe.checkpoint(position, previous);
             }
