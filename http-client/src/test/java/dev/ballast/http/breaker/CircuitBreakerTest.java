@@ -415,10 +415,13 @@ class CircuitBreakerTest {
 
         calls(breaker, "F");
         assertThat(breaker.state()).isEqualTo(OPEN);
-        slowClosedCall.onSuccess();
+        ticker.advance(Duration.ofSeconds(2));
+        slowClosedCall.onFailure();
         assertThat(breaker.state()).isEqualTo(OPEN);
+        assertThat(breaker.remainingOpenTime()).as("a stale failure must not restart the open wait")
+                .isEqualTo(Duration.ofSeconds(3));
 
-        ticker.advance(WAIT);
+        ticker.advance(Duration.ofSeconds(3));
         CircuitBreaker.Permit probe = breaker.acquirePermission();
         anotherSlowCall.onSuccess();
         assertThat(breaker.state()).as("a stale success must not close a half-open breaker").isEqualTo(HALF_OPEN);
@@ -430,6 +433,21 @@ class CircuitBreakerTest {
         anotherSlowCall.onFailure();
         assertThat(breaker.state()).as("stale failures must not open the new closed period").isEqualTo(CLOSED);
         assertThat(listener.transitions()).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
+    }
+
+    @Test
+    void aProbeFromAnEarlierHalfOpenPeriodDoesNotCountInTheNextOne() throws Exception {
+        CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(2).build());
+        ticker.advance(WAIT);
+        CircuitBreaker.Permit slowProbe = breaker.acquirePermission();
+        breaker.acquirePermission().onFailure();
+        ticker.advance(WAIT);
+        CircuitBreaker.Permit currentProbe = breaker.acquirePermission();
+
+        slowProbe.onSuccess();
+        currentProbe.onSuccess();
+
+        assertThat(breaker.state()).as("one current success of two needed").isEqualTo(HALF_OPEN);
     }
 
     @Test
