@@ -267,6 +267,7 @@ class CircuitBreakerTest {
         CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
 
         assertThat(e.remainingOpenTime()).isZero();
+        assertThat(e.getMessage()).contains("is HALF_OPEN");
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
     }
 
