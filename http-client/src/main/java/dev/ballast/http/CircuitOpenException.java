@@ -1,0 +1,74 @@
+package dev.ballast.http;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Thrown instead of sending a request when the dependency's circuit breaker does not permit calls:
+ * it is OPEN, or it is HALF_OPEN and every probe slot is taken. Nothing was sent.
+ *
+ * <p>The message names the dependency and the remaining open time, for example
+ * {@code Circuit breaker 'api.example.com:443' is OPEN and does not permit further calls (retry in 1234 ms)}.
+ */
+public final class CircuitOpenException extends CallRejectedException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** How long the breaker stays open, measured at the rejection. */
+    private final Duration remainingOpenTime;
+
+    /**
+     * Creates the exception.
+     *
+     * @param dependency        the dependency key of the breaker; not {@code null}
+     * @param remainingOpenTime how long the breaker stays open before it admits a probe;
+     *                          {@link Duration#ZERO} when a probe may be admitted now (half-open slots
+     *                          all taken); not {@code null}, not negative
+     * @throws NullPointerException     if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code remainingOpenTime} is negative
+     */
+    public CircuitOpenException(String dependency, Duration remainingOpenTime) {
+        this(dependency, remainingOpenTime, message(dependency, remainingOpenTime));
+    }
+
+    private CircuitOpenException(String dependency, Duration remainingOpenTime, String message) {
+        super(dependency, message);
+        this.remainingOpenTime = remainingOpenTime;
+    }
+
+    /**
+     * Creates the rejection of a HALF_OPEN breaker whose probe slots are all taken: the remaining open
+     * time is zero, but calls are rejected until the probes in flight have reported. The message reads
+     * {@code Circuit breaker 'host:port' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)}.
+     *
+     * @param dependency the dependency key of the breaker; not {@code null}
+     * @return the exception; never {@code null}
+     * @throws NullPointerException if {@code dependency} is {@code null}
+     */
+    public static CircuitOpenException halfOpenProbesInFlight(String dependency) {
+        Objects.requireNonNull(dependency, "dependency");
+        return new CircuitOpenException(dependency, Duration.ZERO,
+                "Circuit breaker '" + dependency + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
+    }
+
+    private static String message(String dependency, Duration remainingOpenTime) {
+        Objects.requireNonNull(dependency, "dependency");
+        Objects.requireNonNull(remainingOpenTime, "remainingOpenTime");
+        if (remainingOpenTime.isNegative()) {
+            throw new IllegalArgumentException(
+                    "remainingOpenTime must be >= 0 but was " + remainingOpenTime);
+        }
+        return "Circuit breaker '" + dependency + "' is OPEN and does not permit further calls (retry in "
+                + remainingOpenTime.toMillis() + " ms)";
+    }
+
+    /**
+     * Returns how long the breaker stays open before it admits a half-open probe, measured when the
+     * call was rejected.
+     *
+     * @return the remaining open time; never {@code null} or negative
+     */
+    public Duration remainingOpenTime() {
+        return remainingOpenTime;
+    }
+}
