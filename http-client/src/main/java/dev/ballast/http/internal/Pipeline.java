@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -453,9 +452,5 @@ public final class Pipeline {
         @Override
         public void onComplete() {
         }
-    }
-
-    static CancellationException cancelled() {
-        return new CancellationException("call cancelled");
     }
 }
