@@ -148,7 +148,8 @@ public final class CircuitBreaker {
      *       HALF_OPEN and this call may become a probe.</li>
      *   <li>HALF_OPEN: permitted while fewer than
      *       {@link BreakerConfig#permittedNumberOfCallsInHalfOpenState()} probes were admitted in this
-     *       half-open period; otherwise rejected with a remaining open time of zero. If the probes have
+     *       half-open period; otherwise rejected with a remaining open time of zero
+     *       ({@link CircuitOpenException#halfOpenProbesInFlight(String)}). If the probes have
      *       not all reported within {@link BreakerConfig#maxWaitDurationInHalfOpenState()}, the missing
      *       reports count as failures: the breaker opens again and the call is rejected.</li>
      * </ul>
@@ -178,7 +179,7 @@ public final class CircuitBreaker {
                 transitionTo(BreakerState.OPEN, now);
                 throw new CircuitOpenException(dependency, Duration.ofNanos(openNanos));
             }
-            throw new CircuitOpenException(dependency, Duration.ZERO);
+            throw CircuitOpenException.halfOpenProbesInFlight(dependency);
         } finally {
             lock.unlock();
         }
