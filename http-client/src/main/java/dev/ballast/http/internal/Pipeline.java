@@ -148,6 +148,12 @@ public final class Pipeline {
                 start, deadline);
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         inFlight.add(call);
+        if (shutdown) {
+            // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
+            inFlight.remove(call);
+            signalIfIdle();
+            return CompletableFuture.failedFuture(new IOException("ResilientHttpClient is shut down"));
+        }
         // Any completion of the caller's future (cancel, orTimeout, our own result) stops the call.
         result.whenComplete((response, failure) -> {
             call.stop();
