@@ -183,7 +183,7 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = openBreaker(config().build());
         ticker.advance(Duration.ofSeconds(2));
 
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(e.dependency()).isEqualTo("api:443");
         assertThat(e.remainingOpenTime()).isEqualTo(Duration.ofSeconds(3));
@@ -197,7 +197,7 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = openBreaker(config().build());
 
         ticker.advance(WAIT.minusNanos(1));
-        assertThat(catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
                 .isEqualTo(Duration.ofNanos(1));
 
         ticker.advanceNanos(1);
@@ -264,7 +264,7 @@ class CircuitBreakerTest {
         breaker.acquirePermission();
         breaker.acquirePermission();
         breaker.acquirePermission();
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(e.remainingOpenTime()).isZero();
         assertThat(e.getMessage()).contains("is HALF_OPEN");
@@ -332,12 +332,12 @@ class CircuitBreakerTest {
         breaker.acquirePermission();
 
         ticker.advance(maxHalfOpen.minusNanos(1));
-        assertThat(catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
                 .isZero();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
 
         ticker.advanceNanos(1);
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(breaker.state()).isEqualTo(OPEN);
         assertThat(e.remainingOpenTime()).isEqualTo(WAIT);
