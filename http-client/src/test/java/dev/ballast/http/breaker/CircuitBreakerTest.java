@@ -349,6 +349,62 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aProbeThatWasNeverSentGivesItsSlotBack() throws Exception {
+        CircuitBreaker breaker = openBreaker(config().build());
+        ticker.advance(WAIT);
+        CircuitBreaker.Permit rejectedDownstream = breaker.acquirePermission();
+        assertThatThrownBy(breaker::acquirePermission).isInstanceOf(CircuitOpenException.class);
+
+        rejectedDownstream.onNotAttempted();
+        rejectedDownstream.onFailure();
+
+        assertThat(breaker.state()).as("neither a failure nor a success").isEqualTo(HALF_OPEN);
+        breaker.acquirePermission().onSuccess();
+        assertThat(breaker.state()).isEqualTo(CLOSED);
+    }
+
+    @Test
+    void callsNeverSentAreNotRecordedWhileClosed() throws Exception {
+        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(2).build());
+
+        calls(breaker, "F");
+        breaker.acquirePermission().onNotAttempted();
+        calls(breaker, "F");
+
+        assertThat(breaker.state()).as("the unsent call neither broke nor extended the run").isEqualTo(OPEN);
+    }
+
+    @Test
+    void aTestDoublePermitTreatsNotAttemptedAsAbandoned() {
+        List<String> reports = new ArrayList<>();
+        CircuitBreaker.Permit permit = new CircuitBreaker.Permit() {
+            @Override
+            public void onSuccess() {
+                reports.add("success");
+            }
+
+            @Override
+            public void onFailure() {
+                reports.add("failure");
+            }
+
+            @Override
+            public void onIgnored() {
+                reports.add("ignored");
+            }
+
+            @Override
+            public void onAbandoned() {
+                reports.add("abandoned");
+            }
+        };
+
+        permit.onNotAttempted();
+
+        assertThat(reports).containsExactly("abandoned");
+    }
+
+    @Test
     void abandonedCallsAreIgnoredWhileClosed() throws Exception {
         CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(1).minimumNumberOfCalls(1).build());
 
