@@ -197,7 +197,8 @@ public final class Pipeline {
         });
         bulkheadWait.whenComplete((permit, waitFailure) -> {
             if (waitFailure != null) {
-                breakerPermit.onAbandoned();
+                // Rejected or withdrawn before any I/O: a half-open probe slot goes back, nothing is recorded.
+                breakerPermit.onNotAttempted();
                 Throwable cause = unwrap(waitFailure);
                 if (cause instanceof BulkheadFullException full) {
                     complete(call, stage, rejected(call, attempt, full));
@@ -208,7 +209,7 @@ public final class Pipeline {
             }
             if (stage.isDone()) {
                 permit.close();
-                breakerPermit.onAbandoned();
+                breakerPermit.onNotAttempted();
                 return;
             }
             exchange(call, attempt, stage, breakerPermit, permit, handler, pushHandler);
