@@ -330,13 +330,11 @@ public final class Pipeline {
         if (failure != null) {
             Throwable cause = unwrap(failure);
             if (cause instanceof TimeoutExceededException) {
+                // Failsafe's real-time backstop fired before our ticker-based deadline check did.
                 int attempts = call.attempts.get();
-                HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
-                        + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
-                        + (attempts == 1 ? " attempt" : " attempts"));
-                call.failures().forEach(timeout::addSuppressed);
+                HttpTimeoutException timeout = totalTimeoutFailure(call, attempts);
                 log(call, new AttemptOutcome(attempts, null, timeout, Outcome.AMBIGUOUS, Decision.GAVE_UP,
-                        Duration.ZERO, "total timeout exceeded"));
+                        Duration.ZERO, RetryDecider.TOTAL_TIMEOUT_EXCEEDED));
                 result.completeExceptionally(timeout);
             } else {
                 result.completeExceptionally(cause);
@@ -351,9 +349,24 @@ public final class Pipeline {
         result.completeExceptionally(finalFailure(call, outcome));
     }
 
-    private static Throwable finalFailure(LogicalCall call, AttemptOutcome outcome) {
+    /**
+     * The failure of a call whose total timeout expired: an {@link HttpTimeoutException}, as the JDK
+     * client throws for its own timeouts, with every attempt's failure suppressed.
+     */
+    private HttpTimeoutException totalTimeoutFailure(LogicalCall call, int attempts) {
+        HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
+                + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
+                + (attempts == 1 ? " attempt" : " attempts"));
+        call.failures().forEach(timeout::addSuppressed);
+        return timeout;
+    }
+
+    private Throwable finalFailure(LogicalCall call, AttemptOutcome outcome) {
         List<Throwable> failures = call.failures();
         Throwable failure = outcome.failure();
+        if (failure != null && RetryDecider.TOTAL_TIMEOUT_EXCEEDED.equals(outcome.reason())) {
+            return totalTimeoutFailure(call, outcome.attempt());
+        }
         if (outcome.decision() == Decision.GAVE_UP && failure != null) {
             return new RetriesExhaustedException(call.dependency.name(), outcome.attempt(), outcome.reason(), failures);
         }
