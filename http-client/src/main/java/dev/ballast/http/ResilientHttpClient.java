@@ -740,6 +740,9 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
                 return thread;
             });
             executor.setRemoveOnCancelPolicy(true);
+            // An idle client (even one never closed) holds no thread; a queued delay keeps the last one alive.
+            executor.setKeepAliveTime(10, TimeUnit.SECONDS);
+            executor.allowCoreThreadTimeOut(true);
             return executor;
         }
 
