@@ -183,7 +183,7 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = openBreaker(config().build());
         ticker.advance(Duration.ofSeconds(2));
 
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(e.dependency()).isEqualTo("api:443");
         assertThat(e.remainingOpenTime()).isEqualTo(Duration.ofSeconds(3));
@@ -197,7 +197,7 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = openBreaker(config().build());
 
         ticker.advance(WAIT.minusNanos(1));
-        assertThat(catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
                 .isEqualTo(Duration.ofNanos(1));
 
         ticker.advanceNanos(1);
@@ -264,7 +264,7 @@ class CircuitBreakerTest {
         breaker.acquirePermission();
         breaker.acquirePermission();
         breaker.acquirePermission();
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(e.remainingOpenTime()).isZero();
         assertThat(e.getMessage()).contains("is HALF_OPEN");
@@ -332,12 +332,12 @@ class CircuitBreakerTest {
         breaker.acquirePermission();
 
         ticker.advance(maxHalfOpen.minusNanos(1));
-        assertThat(catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
                 .isZero();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
 
         ticker.advanceNanos(1);
-        CircuitOpenException e = catchThrowableOfType(breaker::acquirePermission, CircuitOpenException.class);
+        CircuitOpenException e = catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission);
 
         assertThat(breaker.state()).isEqualTo(OPEN);
         assertThat(e.remainingOpenTime()).isEqualTo(WAIT);
@@ -346,6 +346,62 @@ class CircuitBreakerTest {
         ticker.advance(WAIT);
         breaker.acquirePermission();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
+    }
+
+    @Test
+    void aProbeThatWasNeverSentGivesItsSlotBack() throws Exception {
+        CircuitBreaker breaker = openBreaker(config().build());
+        ticker.advance(WAIT);
+        CircuitBreaker.Permit rejectedDownstream = breaker.acquirePermission();
+        assertThatThrownBy(breaker::acquirePermission).isInstanceOf(CircuitOpenException.class);
+
+        rejectedDownstream.onNotAttempted();
+        rejectedDownstream.onFailure();
+
+        assertThat(breaker.state()).as("neither a failure nor a success").isEqualTo(HALF_OPEN);
+        breaker.acquirePermission().onSuccess();
+        assertThat(breaker.state()).isEqualTo(CLOSED);
+    }
+
+    @Test
+    void callsNeverSentAreNotRecordedWhileClosed() throws Exception {
+        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(2).build());
+
+        calls(breaker, "F");
+        breaker.acquirePermission().onNotAttempted();
+        calls(breaker, "F");
+
+        assertThat(breaker.state()).as("the unsent call neither broke nor extended the run").isEqualTo(OPEN);
+    }
+
+    @Test
+    void aTestDoublePermitTreatsNotAttemptedAsAbandoned() {
+        List<String> reports = new ArrayList<>();
+        CircuitBreaker.Permit permit = new CircuitBreaker.Permit() {
+            @Override
+            public void onSuccess() {
+                reports.add("success");
+            }
+
+            @Override
+            public void onFailure() {
+                reports.add("failure");
+            }
+
+            @Override
+            public void onIgnored() {
+                reports.add("ignored");
+            }
+
+            @Override
+            public void onAbandoned() {
+                reports.add("abandoned");
+            }
+        };
+
+        permit.onNotAttempted();
+
+        assertThat(reports).containsExactly("abandoned");
     }
 
     @Test

@@ -58,7 +58,7 @@ class BulkheadTest {
 
         Bulkhead.Permit first = bulkhead.tryAcquire(Duration.ZERO);
         bulkhead.tryAcquire(Duration.ZERO);
-        BulkheadFullException e = catchThrowableOfType(() -> bulkhead.tryAcquire(Duration.ZERO), BulkheadFullException.class);
+        BulkheadFullException e = catchThrowableOfType(BulkheadFullException.class, () -> bulkhead.tryAcquire(Duration.ZERO));
 
         assertThat(e.dependency()).isEqualTo("db:5432");
         assertThat(e.maxConcurrentCalls()).isEqualTo(2);
@@ -75,8 +75,8 @@ class BulkheadTest {
         Bulkhead bulkhead = bulkhead(1, Duration.ZERO);
         Bulkhead.Permit holder = bulkhead.tryAcquire(Duration.ZERO);
 
-        BulkheadFullException e = catchThrowableOfType(() -> bulkhead.tryAcquire(Duration.ofMillis(20)),
-                BulkheadFullException.class);
+        BulkheadFullException e = catchThrowableOfType(BulkheadFullException.class,
+                () -> bulkhead.tryAcquire(Duration.ofMillis(20)));
 
         assertThat(e.maxWait()).isEqualTo(Duration.ofMillis(20));
         assertThat(bulkhead.waitingCalls()).isZero();
@@ -178,7 +178,7 @@ class BulkheadTest {
 
         CompletableFuture<Bulkhead.Permit> waiter = bulkhead.acquireAsync(scheduler);
 
-        ExecutionException e = catchThrowableOfType(() -> waiter.get(10, TimeUnit.SECONDS), ExecutionException.class);
+        ExecutionException e = catchThrowableOfType(ExecutionException.class, () -> waiter.get(10, TimeUnit.SECONDS));
         assertThat(e).hasCauseInstanceOf(BulkheadFullException.class);
         assertThat(bulkhead.waitingCalls()).isZero();
         holder.close();
