@@ -4,14 +4,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.Objects;
 import java.util.Optional;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
  * Where and how to reach an S3 (or S3-compatible) endpoint: endpoint URI, region, credentials,
@@ -55,7 +50,7 @@ public final class S3Endpoint {
     this.accessKey = b.accessKey;
     this.secretKey = b.secretKey;
     this.pathStyle = b.pathStyle == null ? b.endpoint != null : b.pathStyle;
-    this.httpClient = b.httpClient;
+    this.httpClient = b.httpClient == null ? HttpClient.newHttpClient() : b.httpClient;
     this.checksumMode = b.checksumMode;
     this.client = null;
   }
@@ -127,23 +122,19 @@ public final class S3Endpoint {
     if (client != null) {
       return client;
     }
-    S3ClientBuilder builder = S3Client.builder()
-        .region(Region.of(region))
-        .forcePathStyle(pathStyle)
+    S3ClientFactory.Builder builder = S3ClientFactory.builder(httpClient)
+        .region(region)
+        .pathStyle(pathStyle)
+        // The store sends the SHA-256 it computed itself; the SDK adds nothing on top.
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .overrideConfiguration(o -> o.retryStrategy(noRetries()));
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
     if (endpoint != null) {
-      builder.endpointOverride(endpoint);
+      builder.endpoint(endpoint);
     }
     if (accessKey != null) {
-      builder.credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)));
+      builder.credentials(accessKey, secretKey);
     }
     return builder.build();
-  }
-
-  private static RetryStrategy noRetries() {
-    return software.amazon.awssdk.retries.AwsRetryStrategy.doNotRetry();
   }
 
   @Override
@@ -188,7 +179,11 @@ public final class S3Endpoint {
       return this;
     }
 
-    /** The {@code java.net.http.HttpClient} every S3 request goes through. */
+    /**
+     * The {@code java.net.http.HttpClient} every S3 request goes through (normally a
+     * {@code ResilientHttpClient}: it is the one layer that retries). Default
+     * {@code HttpClient.newHttpClient()}, which does not retry.
+     */
     public Builder httpClient(HttpClient httpClient) {
       this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
       return this;
@@ -217,8 +212,8 @@ public final class S3Endpoint {
     }
   }
 
-  /** The HTTP client to send requests through, or null for the default. */
-  HttpClient httpClient() {
-    return httpClient;
+  /** The HTTP client requests go through; empty for a caller-built {@link S3Client}. */
+  public Optional<HttpClient> httpClient() {
+    return Optional.ofNullable(httpClient);
   }
 }
