@@ -604,6 +604,20 @@ public abstract class ObjectStoreContract {
     assertThat(v.sha256()).isEqualTo(Sha256.hex(Sha256.of(big)));
   }
 
+  @Test
+  void aPartThatFailsAbortsTheUploadSoNoPartsAreOrphaned() {
+    http.dropResponseOnce(FaultInjectingHttpClient.request("PUT", q -> q.contains("partNumber=2")));
+    byte[] big = pseudoRandom(11, (int) (17 * MIB));
+
+    assertThatThrownBy(() -> store.put("half-uploaded", ObjectContent.ofBytes(big)))
+        .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class)
+        .hasMessageContaining("half-uploaded");
+
+    assertThat(http.exchanges()).anyMatch(e -> e.method().equals("DELETE") && e.query().contains("uploadId"));
+    assertThat(raw.listMultipartUploads(l -> l.bucket(bucket)).uploads()).as("no orphaned uploads").isEmpty();
+    assertThat(store.versions("half-uploaded")).isEmpty();
+  }
+
   // ---------------------------------------------------------------- generations and stale reads
 
   @Test

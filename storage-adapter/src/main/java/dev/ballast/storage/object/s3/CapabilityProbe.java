@@ -88,7 +88,14 @@ final class CapabilityProbe {
           + "; create it, or open the store with Options.createBucket(true)");
     }
     try {
-      s3.createBucket(c -> c.bucket(bucket));
+      // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
+      String region = endpoint.region();
+      s3.createBucket(c -> {
+        c.bucket(bucket);
+        if (!"us-east-1".equals(region)) {
+          c.createBucketConfiguration(l -> l.locationConstraint(region));
+        }
+      });
       LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
     } catch (SdkException e) {
       throw S3Errors.translate(null, what("CreateBucket"), e);
