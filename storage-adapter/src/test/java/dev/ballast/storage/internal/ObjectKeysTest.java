@@ -37,7 +37,7 @@ class ObjectKeysTest {
     assertThatThrownBy(() -> ObjectKeys.validate(key, true))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("control characters")
-        .hasMessageContaining(String.format("U+%04X", (int) key.chars().filter(Character::isISOControl).findFirst().orElseThrow()));
+        .hasMessageContaining(String.format("U+%04X", key.chars().filter(Character::isISOControl).findFirst().orElseThrow()));
   }
 
   @Test

@@ -118,7 +118,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * read that returns a generation older than one already seen is re-read up to
  * {@link Options#staleReadAttempts()} times with {@link Options#staleReadBackoff()} between, then
  * raised as {@link StaleReadException} or, with {@link ReadOptions#acceptStale()}, returned marked
- * {@link Freshness#STALE}. ETags are opaque: never compared with an MD5.
+ * {@link Freshness#STALE}. A read by version ID asked for that version: it is never re-read, and is
+ * marked {@link Freshness#STALE} when older than a generation already seen. ETags are opaque: never
+ * compared with an MD5.
  *
  * <h2>Errors</h2>
  * Unreachable, 5xx, throttled, circuit open, retries exhausted: {@link StorageUnavailableException}

@@ -71,6 +71,9 @@ class S3ErrorsTest {
   void ambiguityFollowsWhetherTheRequestMayHaveTakenEffect() {
     assertThat(S3Errors.ambiguous(SdkClientException.create("reset", new IOException("Connection reset")))).isTrue();
     assertThat(S3Errors.ambiguous(SdkClientException.create("x", new RetriesExhaustedException()))).isTrue();
+    RetriesExhaustedException lastRefused = new RetriesExhaustedException();
+    lastRefused.initCause(new ConnectException("refused on the last attempt"));
+    assertThat(S3Errors.ambiguous(SdkClientException.create("x", lastRefused))).isTrue();
     assertThat(S3Errors.ambiguous(http(500, "InternalError"))).isTrue();
     assertThat(S3Errors.ambiguous(http(504, "GatewayTimeout"))).isTrue();
     assertThat(S3Errors.ambiguous(SdkClientException.create("x", new ConnectException("refused")))).isFalse();
