@@ -1,0 +1,257 @@
+package dev.ballast.storage;
+
+import dev.ballast.storage.block.BlockVolume;
+import dev.ballast.storage.block.VolumeNames;
+import dev.ballast.storage.cache.LastKnownGoodConfig;
+import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.StoreCapabilities;
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One entry point to two kinds of storage with different semantics; each operation goes to the one
+ * whose guarantees it needs (rule: block storage for in-place byte writes, object storage for
+ * whole-object versioned replace; neither is emulated on the other).
+ *
+ * <h2>Block volumes: {@link #block(String)}</h2>
+ * A byte-addressable file under {@link Builder#localRoot(Path)}: {@code write(offset, bytes)}
+ * changes those bytes in place, {@code force()} makes them durable, and one writer at a time holds
+ * the volume. Use it for data edited a few bytes at a time (indexes, journals, disk images).
+ *
+ * <h2>Objects: {@link #objects()}</h2>
+ * Versioned S3: every write replaces the whole object and creates a new version (SHA-256 recorded
+ * and verified on every read); there is <b>no write at an offset</b>. To change part of an object,
+ * read it, edit the bytes and write the whole object back conditionally on the version you read,
+ * so a concurrent writer is detected instead of silently overwritten (a lost update):
+ *
+ * <pre>{@code
+ * ObjectStore objects = facade.objects();
+ * while (true) {
+ *   ObjectRead read = objects.get("state.json");
+ *   byte[] edited = edit(read.readAllBytes());
+ *   try {
+ *     objects.putIfMatch("state.json", read.version().eTag(), ObjectContent.ofBytes(edited)); // If-Match
+ *     break;
+ *   } catch (PreconditionFailedException someoneElseWroteFirst) {
+ *     // 412: another writer replaced the object after our read; read it again and redo the edit
+ *   }
+ * }
+ * }</pre>
+ *
+ * Reads go through a last-known-good cache (RFC 5861 {@code stale-if-error}, see
+ * {@link LastKnownGoodStore}): when the store is unavailable a previously read object comes back
+ * marked {@code degraded()}, with its age and the reason, or the read throws
+ * {@link StorageUnavailableException}; never an empty value. {@link #stats()} counts degraded
+ * reads, stale reads detected and integrity failures.
+ *
+ * <p>Thread-safe. {@link #close()} closes the volumes opened through this facade and the object
+ * store.
+ */
+public final class StorageFacade implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(StorageFacade.class.getName());
+
+  private final Path localRoot;
+  private final LastKnownGoodStore objects;
+  private final AutoCloseable objectStoreResource;
+  private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
+  private volatile boolean closed;
+
+  private StorageFacade(Path localRoot, LastKnownGoodStore objects, AutoCloseable objectStoreResource) {
+    this.localRoot = localRoot;
+    this.objects = objects;
+    this.objectStoreResource = objectStoreResource;
+  }
+
+  /** A builder with nothing configured; set at least a local root or an object store. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /**
+   * Opens (creating if absent) the block volume {@code name}: a file directly under the local
+   * root. The name is validated before the disk is touched (see {@link VolumeNames}).
+   *
+   * @throws IllegalStateException if no local root was configured, or the facade is closed
+   * @throws IllegalArgumentException if the name is invalid (nothing is created)
+   * @throws VolumeInUseException if another writer, in this JVM or another process, has it open
+   */
+  public BlockVolume block(String name) {
+    Objects.requireNonNull(name, "name");
+    ensureOpen();
+    if (localRoot == null) {
+      throw new IllegalStateException(
+          "localRoot is required to open block volumes; set StorageFacade.newBuilder().localRoot(dir)");
+    }
+    BlockVolume volume = BlockVolume.open(localRoot, name);
+    volumes.removeIf(v -> !v.isOpen());
+    volumes.add(volume);
+    return volume;
+  }
+
+  /**
+   * The versioned object store, with verified reads, stale-read detection and the last-known-good
+   * fallback. Whole objects only: see the class documentation for the read-modify-write pattern.
+   *
+   * @throws IllegalStateException if no object store was configured, or the facade is closed
+   */
+  public ObjectStore objects() {
+    ensureOpen();
+    return requireObjects();
+  }
+
+  /**
+   * What the capability probe found the object endpoint to guarantee.
+   *
+   * @throws IllegalStateException if no object store was configured
+   */
+  public StoreCapabilities capabilities() {
+    return requireObjects().capabilities();
+  }
+
+  /** A snapshot of the facade's counters; all zero for a facade without an object store. */
+  public Stats stats() {
+    int open = (int) volumes.stream().filter(BlockVolume::isOpen).count();
+    if (objects == null) {
+      return new Stats(0, 0, 0, 0, 0, 0, open);
+    }
+    LastKnownGoodStore.Counters c = objects.counters();
+    return new Stats(c.degradedReads(), c.unavailableReads(), c.staleReadsDetected(), c.integrityFailures(),
+        c.cachedObjects(), c.cachedBytes(), open);
+  }
+
+  /**
+   * Counters since the facade was built.
+   *
+   * @param degradedReads reads served from the last-known-good cache because the store was unavailable
+   * @param unavailableReads reads that threw {@code StorageUnavailableException}
+   * @param staleReadsDetected reads that returned, or refused, a version older than one already seen
+   * @param integrityFailures reads whose bytes did not match the recorded SHA-256 or length
+   * @param cachedObjects objects held in the last-known-good cache now
+   * @param cachedBytes bytes held in the last-known-good cache now
+   * @param openVolumes block volumes opened through this facade and not yet closed
+   */
+  public record Stats(
+      long degradedReads,
+      long unavailableReads,
+      long staleReadsDetected,
+      long integrityFailures,
+      long cachedObjects,
+      long cachedBytes,
+      int openVolumes) {}
+
+  /** Closes every block volume opened through this facade and the object store. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    RuntimeException failure = null;
+    for (BlockVolume volume : volumes) {
+      try {
+        volume.close();
+      } catch (RuntimeException e) {
+        failure = addTo(failure, e);
+      }
+    }
+    volumes.clear();
+    if (objectStoreResource != null) {
+      try {
+        objectStoreResource.close();
+      } catch (Exception e) {
+        failure = addTo(failure, e instanceof RuntimeException r ? r : new IllegalStateException(
+            "Closing the object store failed", e));
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+
+  private LastKnownGoodStore requireObjects() {
+    if (objects == null) {
+      throw new IllegalStateException("an object store is required to use objects(); set "
+          + "StorageFacade.newBuilder().objectStore(store)");
+    }
+    return objects;
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("This StorageFacade is closed");
+    }
+  }
+
+  /** Builder for {@link StorageFacade}; not thread-safe. */
+  public static final class Builder {
+    private Path localRoot;
+    private ObjectStore objectStore;
+    private LastKnownGoodConfig lastKnownGood = LastKnownGoodConfig.ofDefaults();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** Directory holding the block volumes; created on first use. Required for {@link #block(String)}. */
+    public Builder localRoot(Path localRoot) {
+      this.localRoot = Objects.requireNonNull(localRoot, "localRoot");
+      return this;
+    }
+
+    /**
+     * A ready object store to route object operations to (for example one built elsewhere, or an
+     * in-memory one in tests). The facade adds the last-known-good cache on top of it.
+     */
+    public Builder objectStore(ObjectStore objectStore) {
+      this.objectStore = Objects.requireNonNull(objectStore, "objectStore");
+      return this;
+    }
+
+    /** Last-known-good cache settings; default {@link LastKnownGoodConfig#ofDefaults()} (on). */
+    public Builder lastKnownGood(LastKnownGoodConfig lastKnownGood) {
+      this.lastKnownGood = Objects.requireNonNull(lastKnownGood, "lastKnownGood");
+      return this;
+    }
+
+    /** Wall time for cache ages and expiry; default {@link Clock#systemUTC()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Builds the facade; with an object store, logs its capabilities once.
+     *
+     * @throws IllegalStateException if neither a local root nor an object store is configured
+     */
+    public StorageFacade build() {
+      if (localRoot == null && objectStore == null) {
+        throw new IllegalStateException("StorageFacade needs something to route to: set localRoot(dir) for block "
+            + "volumes and/or objectStore(store) for objects");
+      }
+      LastKnownGoodStore objects = null;
+      if (objectStore != null) {
+        objects = LastKnownGoodStore.wrap(objectStore, lastKnownGood, clock);
+        StoreCapabilities caps = objects.capabilities();
+        LOG.log(Level.INFO, () -> "Object store ready: " + caps + "; last-known-good " + lastKnownGood);
+      }
+      return new StorageFacade(localRoot, objects,
+          objectStore instanceof AutoCloseable closeable ? closeable : null);
+    }
+  }
+}
