@@ -6,12 +6,15 @@ import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.StoreCapabilities;
-import java.lang.System.Logger.Level;
+import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3ObjectStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One entry point to two kinds of storage with different semantics; each operation goes to the one
@@ -54,7 +57,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class StorageFacade implements AutoCloseable {
 
-  private static final System.Logger LOG = System.getLogger(StorageFacade.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(StorageFacade.class);
 
   private final Path localRoot;
   private final LastKnownGoodStore objects;
@@ -187,7 +190,7 @@ public final class StorageFacade implements AutoCloseable {
   private LastKnownGoodStore requireObjects() {
     if (objects == null) {
       throw new IllegalStateException("an object store is required to use objects(); set "
-          + "StorageFacade.newBuilder().objectStore(store)");
+          + "StorageFacade.newBuilder().s3(endpoint).bucket(name), or objectStore(store)");
     }
     return objects;
   }
@@ -198,9 +201,18 @@ public final class StorageFacade implements AutoCloseable {
     }
   }
 
-  /** Builder for {@link StorageFacade}; not thread-safe. */
+  /**
+   * Builder for {@link StorageFacade}; not thread-safe. Set {@link #localRoot(Path)} for block
+   * volumes and {@link #s3(S3Endpoint)} with {@link #bucket(String)} (or a ready
+   * {@link #objectStore(ObjectStore)}) for objects; at least one of the two.
+   */
   public static final class Builder {
     private Path localRoot;
+    private S3Endpoint s3;
+    private String bucket;
+    private Boolean createBucket;
+    private Boolean enableVersioning;
+    private S3ObjectStore.Options s3Options = S3ObjectStore.Options.defaults();
     private ObjectStore objectStore;
     private LastKnownGoodConfig lastKnownGood = LastKnownGoodConfig.ofDefaults();
     private Clock clock = Clock.systemUTC();
@@ -213,9 +225,44 @@ public final class StorageFacade implements AutoCloseable {
       return this;
     }
 
+    /** The S3 (or S3-compatible) endpoint for objects; needs {@link #bucket(String)}. */
+    public Builder s3(S3Endpoint s3) {
+      this.s3 = Objects.requireNonNull(s3, "s3");
+      return this;
+    }
+
+    /** The versioned bucket holding the objects; required with {@link #s3(S3Endpoint)}. */
+    public Builder bucket(String bucket) {
+      this.bucket = Objects.requireNonNull(bucket, "bucket");
+      return this;
+    }
+
+    /** Create the bucket if it does not exist (default false: refuse with a clear message). */
+    public Builder createBucket(boolean createBucket) {
+      this.createBucket = createBucket;
+      return this;
+    }
+
+    /** Turn bucket versioning on if it is off (default false: refuse with a clear message). */
+    public Builder enableVersioning(boolean enableVersioning) {
+      this.enableVersioning = enableVersioning;
+      return this;
+    }
+
     /**
-     * A ready object store to route object operations to (for example one built elsewhere, or an
-     * in-memory one in tests). The facade adds the last-known-good cache on top of it.
+     * Further object-store settings (multipart threshold and part size, key policy, stale-read
+     * re-reads); default {@link S3ObjectStore.Options#defaults()}. {@link #createBucket(boolean)},
+     * {@link #enableVersioning(boolean)} and {@link #clock(Clock)} set on this builder win.
+     */
+    public Builder s3Options(S3ObjectStore.Options s3Options) {
+      this.s3Options = Objects.requireNonNull(s3Options, "s3Options");
+      return this;
+    }
+
+    /**
+     * A ready object store to route object operations to instead of {@link #s3(S3Endpoint)} (for
+     * example another implementation, or an in-memory one in tests). The facade adds the
+     * last-known-good cache on top of it and closes it if it is {@link AutoCloseable}.
      */
     public Builder objectStore(ObjectStore objectStore) {
       this.objectStore = Objects.requireNonNull(objectStore, "objectStore");
@@ -228,30 +275,53 @@ public final class StorageFacade implements AutoCloseable {
       return this;
     }
 
-    /** Wall time for cache ages and expiry; default {@link Clock#systemUTC()}. */
+    /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
     /**
-     * Builds the facade; with an object store, logs its capabilities once.
+     * Builds the facade. With {@link #s3(S3Endpoint)} this opens the store, which runs the
+     * capability probe once (see {@link S3ObjectStore}) and logs its result.
      *
-     * @throws IllegalStateException if neither a local root nor an object store is configured
+     * @throws IllegalStateException if nothing is configured, {@code s3} lacks a bucket (or the
+     *     reverse), or both {@code s3} and {@code objectStore} are set
+     * @throws UnsupportedCapabilityException if the bucket is missing or unversioned and may not be fixed
+     * @throws StorageUnavailableException if the endpoint cannot be reached
      */
     public StorageFacade build() {
-      if (localRoot == null && objectStore == null) {
+      if (s3 != null && objectStore != null) {
+        throw new IllegalStateException("set either s3(endpoint) or objectStore(store), not both");
+      }
+      if (s3 != null && bucket == null) {
+        throw new IllegalStateException("bucket is required with s3(endpoint); set StorageFacade.newBuilder()"
+            + ".s3(endpoint).bucket(name)");
+      }
+      if (s3 == null && (bucket != null || createBucket != null || enableVersioning != null)) {
+        throw new IllegalStateException("bucket, createBucket and enableVersioning need s3(endpoint)");
+      }
+      if (localRoot == null && s3 == null && objectStore == null) {
         throw new IllegalStateException("StorageFacade needs something to route to: set localRoot(dir) for block "
-            + "volumes and/or objectStore(store) for objects");
+            + "volumes and/or s3(endpoint).bucket(name) for objects");
+      }
+      ObjectStore store = objectStore;
+      if (s3 != null) {
+        S3ObjectStore.Options.Builder options = s3Options.toBuilder().clock(clock);
+        if (createBucket != null) {
+          options.createBucket(createBucket);
+        }
+        if (enableVersioning != null) {
+          options.enableVersioning(enableVersioning);
+        }
+        store = S3ObjectStore.open(s3, bucket, options.build());
       }
       LastKnownGoodStore objects = null;
-      if (objectStore != null) {
-        objects = LastKnownGoodStore.wrap(objectStore, lastKnownGood, clock);
-        StoreCapabilities caps = objects.capabilities();
-        LOG.log(Level.INFO, () -> "Object store ready: " + caps + "; last-known-good " + lastKnownGood);
+      if (store != null) {
+        objects = LastKnownGoodStore.wrap(store, lastKnownGood, clock);
+        LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), lastKnownGood);
       }
-      return new StorageFacade(localRoot, objects,
-          objectStore instanceof AutoCloseable closeable ? closeable : null);
+      return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);
     }
   }
 }

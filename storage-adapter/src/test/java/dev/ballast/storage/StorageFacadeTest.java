@@ -60,7 +60,7 @@ class StorageFacadeTest {
     try (StorageFacade blockOnly = StorageFacade.newBuilder().localRoot(root).build()) {
       assertThatThrownBy(blockOnly::objects)
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("an object store is required to use objects()");
+          .hasMessageContaining("an object store is required to use objects(); set StorageFacade.newBuilder().s3(endpoint).bucket(name)");
       assertThat(blockOnly.stats().degradedReads()).isZero();
     }
     assertThatThrownBy(() -> StorageFacade.newBuilder().build())
