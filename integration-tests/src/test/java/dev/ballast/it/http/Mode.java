@@ -1,6 +1,5 @@
 package dev.ballast.it.http;
 
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -40,8 +39,4 @@ enum Mode {
      */
     abstract <T> HttpResponse<T> call(HttpClient client, HttpRequest request, BodyHandler<T> handler)
             throws Exception;
-
-    static IOException ioFailure(Exception e) {
-        return (IOException) e;
-    }
 }
