@@ -101,8 +101,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Final outcome</h2>
  * If the last attempt produced a response, it is returned whatever its status. If it produced an
  * exception: a {@link RetriesExhaustedException} when the retry layer gave up on a retryable
- * failure (every attempt's failure suppressed), the {@link CallRejectedException} when the breaker
- * or bulkhead rejected, and otherwise the attempt's own exception (earlier failures suppressed).
+ * failure (every attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the
+ * total timeout expired, the {@link CallRejectedException} when the breaker or bulkhead rejected,
+ * and otherwise the attempt's own exception (earlier failures suppressed).
  *
  * <h2>Cancellation</h2>
  * {@code sendAsync} never blocks a thread during a backoff: the next attempt is scheduled on the
