@@ -135,6 +135,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Instances are immutable and thread-safe. Every accessor answers as the wrapped client does.
  *
+ * <p>Implementation note: Failsafe runs the two outer layers: a {@code Timeout} (the real-time backstop of the
+ * total timeout) around a {@code RetryPolicy} that retries exactly what our decision marked
+ * retryable after exactly our delay (no Failsafe jitter, so a {@code Retry-After} is never
+ * shortened), scheduled with {@code getStageAsync} on the scheduler. The breaker, bulkhead and
+ * attempt timeout are plain composition inside each attempt rather than custom Failsafe policies:
+ * they must hold the JDK's future to cancel it, report a cancellation to the breaker as abandoned
+ * rather than failed, and the breaker keeps its own ticker-driven clock, which Failsafe's does not.
+ *
  * @see Builder
  * @see DependencyPolicy
  * @see HttpClientListener
@@ -732,6 +740,9 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
                 return thread;
             });
             executor.setRemoveOnCancelPolicy(true);
+            // An idle client (even one never closed) holds no thread; a queued delay keeps the last one alive.
+            executor.setKeepAliveTime(10, TimeUnit.SECONDS);
+            executor.allowCoreThreadTimeOut(true);
             return executor;
         }
 

@@ -260,4 +260,37 @@ class RetryIT extends WireMockSupport {
             assertThat(event.toString()).doesNotContain("secret");
         });
     }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void listeners_areAllCalled_andOneThatThrowsChangesNothing(Mode mode) throws Exception {
+        // given a listener that throws on every event, added before a recording one
+        stubSequence("/flaky", 503, 200);
+        RecordingListener second = new RecordingListener();
+        ResilientHttpClient client = track(clientBuilder()
+                .listener(new dev.ballast.http.HttpClientListener() {
+                    @Override
+                    public void onAttemptStarted(String correlationId, String dependency, int attempt) {
+                        throw new IllegalStateException("listener bug");
+                    }
+
+                    @Override
+                    public void onRetryDecision(RetryDecisionEvent event) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                })
+                .listener(second)
+                .build());
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/flaky"), BodyHandlers.ofString());
+
+        // then the call is unaffected and every listener saw every event
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+                .containsExactly(Decision.RETRYING, Decision.SUCCEEDED);
+        assertThat(second.decisions).extracting(RetryDecisionEvent::correlationId)
+                .containsExactly(listener.decisions.get(0).correlationId(), listener.decisions.get(0).correlationId());
+        assertThat(second.attemptsStarted).hasValue(2);
+    }
 }
