@@ -20,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -59,13 +58,34 @@ public final class FaultInjectingHttpClient extends HttpClient {
   }
 
   private final HttpClient delegate;
+  private final boolean expectContinue;
+  private final boolean closeConnections;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
-  private volatile LongConsumer requestBodyObserver;
+  private volatile BodyObserver requestBodyObserver;
+
+  /** Told how many request-body bytes of one request were handed over before and after a chunk. */
+  @FunctionalInterface
+  public interface BodyObserver {
+    void sent(long before, long after);
+  }
 
   /** Wraps {@code delegate}, which does the real sending. */
   public FaultInjectingHttpClient(HttpClient delegate) {
+    this(delegate, true, false);
+  }
+
+  /**
+   * Wraps {@code delegate}. With {@code expectContinue} false, requests go without
+   * {@code Expect: 100-continue}; with {@code closeConnections} true, each request asks for its
+   * connection to be closed after the answer ({@code Connection: close}, RFC 9112 §9.6; needs
+   * {@code -Djdk.httpclient.allowRestrictedHeaders=connection}), for servers that close a
+   * connection after an error answer without saying so.
+   */
+  public FaultInjectingHttpClient(HttpClient delegate, boolean expectContinue, boolean closeConnections) {
     this.delegate = delegate;
+    this.expectContinue = expectContinue;
+    this.closeConnections = closeConnections;
   }
 
   /** Matches requests by method and a predicate on the query (e.g. {@code q -> q.contains("uploadId")}). */
@@ -93,8 +113,8 @@ public final class FaultInjectingHttpClient extends HttpClient {
     faults.add(new Fault(Kind.FLIP_REQUEST_BYTE, when, offset));
   }
 
-  /** Called with the running total of request-body bytes handed to the network, per request. */
-  public void observeRequestBodies(LongConsumer observer) {
+  /** Called as each request-body chunk is handed to the network; null to stop. */
+  public void observeRequestBodies(BodyObserver observer) {
     this.requestBodyObserver = observer;
   }
 
@@ -123,13 +143,21 @@ public final class FaultInjectingHttpClient extends HttpClient {
     exchanges.add(new Exchange(request.method(), request.uri(), request.headers()));
     Fault fault = take(request);
     HttpRequest toSend = request;
-    LongConsumer observer = requestBodyObserver;
+    BodyObserver observer = requestBodyObserver;
     if (request.bodyPublisher().isPresent() && (observer != null
         || (fault != null && fault.kind == Kind.FLIP_REQUEST_BYTE))) {
       long flipAt = fault != null && fault.kind == Kind.FLIP_REQUEST_BYTE ? fault.offset : -1;
       toSend = HttpRequest.newBuilder(request, (n, v) -> true)
           .method(request.method(), new ObservedPublisher(request.bodyPublisher().get(), observer, flipAt))
           .build();
+    }
+    if ((toSend.expectContinue() && !expectContinue) || closeConnections) {
+      HttpRequest.Builder copy = HttpRequest.newBuilder(toSend, (n, v) -> true)
+          .expectContinue(toSend.expectContinue() && expectContinue);
+      if (closeConnections) {
+        copy.setHeader("Connection", "close");
+      }
+      toSend = copy.build();
     }
     CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
     if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {
@@ -229,10 +257,10 @@ public final class FaultInjectingHttpClient extends HttpClient {
   /** Counts (and optionally corrupts) request-body bytes as the JDK client pulls them. */
   private static final class ObservedPublisher implements HttpRequest.BodyPublisher {
     private final HttpRequest.BodyPublisher source;
-    private final LongConsumer observer;
+    private final BodyObserver observer;
     private final long flipAt;
 
-    ObservedPublisher(HttpRequest.BodyPublisher source, LongConsumer observer, long flipAt) {
+    ObservedPublisher(HttpRequest.BodyPublisher source, BodyObserver observer, long flipAt) {
       this.source = source;
       this.observer = observer;
       this.flipAt = flipAt;
@@ -262,7 +290,7 @@ public final class FaultInjectingHttpClient extends HttpClient {
             out.put(i, (byte) ~out.get(i));
           }
           if (observer != null) {
-            observer.accept(start + item.remaining());
+            observer.sent(start, start + out.remaining());
           }
           subscriber.onNext(out);
         }

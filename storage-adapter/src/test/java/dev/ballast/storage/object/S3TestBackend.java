@@ -30,10 +30,35 @@ public record S3TestBackend(
     VERIFIES_SIGNATURES,
     /** A body that does not match its signed or announced digest is refused (BadDigest and kin). */
     VERIFIES_PAYLOAD_DIGEST,
+    /**
+     * Keys are taken from the path verbatim: {@code a//b} and {@code a/b} are different keys and
+     * {@code dir/} is an ordinary object, not a directory marker.
+     */
+    PATH_FAITHFUL_KEYS,
+    /**
+     * {@code Expect: 100-continue} through the JDK {@code HttpClient} works with this server; without
+     * it, test clients send bodies without the handshake.
+     */
+    EXPECT_CONTINUE,
+    /**
+     * Connections stay usable after error answers; without it, test clients ask for every
+     * connection to be closed after its answer.
+     */
+    REUSABLE_CONNECTIONS,
+    /**
+     * A refused conditional write (412) reaches the client as an answer; a server that answers
+     * before reading the body and then closes the connection resets it, and the client sees no
+     * answer (which the store must treat as ambiguous).
+     */
+    CONDITIONAL_REFUSAL_IS_ANSWERED,
     /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's. */
     OBJECTS_OUTSIDE_TEST_HEAP,
-    /** A GET by the version ID of a delete marker is answered 405 (as S3 does). */
-    DELETE_MARKER_GET_IS_405
+    /**
+     * Delete markers behave as in S3: DeleteObject returns the marker's version ID, a GET of that
+     * version ID is answered 405, ListObjectsV2 omits deleted keys, and AbortMultipartUpload leaves
+     * the key's existing object alone.
+     */
+    FAITHFUL_DELETE_MARKERS
   }
 
   public S3TestBackend {
@@ -48,6 +73,12 @@ public record S3TestBackend(
   /** Whether the backend has {@code feature}. */
   public boolean has(Feature feature) {
     return features.contains(feature);
+  }
+
+  /** A JDK client for this backend, recording exchanges and able to inject faults. */
+  public FaultInjectingHttpClient newHttpClient() {
+    return new FaultInjectingHttpClient(HttpClient.newHttpClient(), has(Feature.EXPECT_CONTINUE),
+        !has(Feature.REUSABLE_CONNECTIONS));
   }
 
   /** An endpoint for this backend sending through {@code httpClient}, with its own credentials. */

@@ -1,0 +1,28 @@
+package dev.ballast.it.storage;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.ballast.it.support.S3Backends;
+import dev.ballast.storage.object.ObjectStoreContract;
+import dev.ballast.storage.object.S3TestBackend;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The object store contract against the endpoint named by {@code BALLAST_S3_ENDPOINT} (with
+ * {@code BALLAST_S3_ACCESS_KEY}, {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}); starts
+ * nothing. Each test creates and removes its own bucket there. Skipped, with the reason, when the
+ * variable is unset.
+ */
+class EnvEndpointContractIT extends ObjectStoreContract {
+
+  @BeforeAll
+  static void requireEndpoint() {
+    assumeTrue(S3Backends.fromEnvironment(System.getenv()).isPresent(),
+        S3Backends.ENDPOINT_VARIABLE + " is not set, so there is no external endpoint to run against");
+  }
+
+  @Override
+  protected S3TestBackend backend() {
+    return S3Backends.fromEnvironment(System.getenv()).orElseThrow();
+  }
+}
