@@ -15,7 +15,8 @@ public abstract sealed class StorageException extends RuntimeException
         StorageUnavailableException,
         IntegrityException,
         UnsupportedCapabilityException,
-        VolumeInUseException {
+        VolumeInUseException,
+        AccessDeniedException {
 
   private static final long serialVersionUID = 1L;
 

@@ -377,6 +377,9 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
          */
         private IOException translate(Throwable cause) {
             String message = describe() + ": " + cause;
+            if (cause instanceof CancellationException) {
+                return new IOException("Request was aborted: " + describe(), cause);
+            }
             if (cause instanceof RuntimeException) {
                 throw (RuntimeException) cause;
             }

@@ -63,7 +63,7 @@ public final class S3ClientFactory {
      * called repeatedly, each call returning a new client.
      */
     public static final class Builder {
-        private final HttpClient httpClient;
+        private final JdkSdkHttpClient.Builder transport;
         private URI endpoint;
         private String region;
         private String accessKeyId;
@@ -72,10 +72,9 @@ public final class S3ClientFactory {
         private boolean pathStyle;
         private RequestChecksumCalculation requestChecksumCalculation;
         private ResponseChecksumValidation responseChecksumValidation;
-        private Duration responseTimeout;
 
         private Builder(HttpClient httpClient) {
-            this.httpClient = httpClient;
+            this.transport = JdkSdkHttpClient.builder(httpClient);
         }
 
         /**
@@ -192,10 +191,7 @@ public final class S3ClientFactory {
          * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder responseTimeout(Duration timeout) {
-            if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
-                throw new IllegalArgumentException("responseTimeout must be positive but was " + timeout);
-            }
-            this.responseTimeout = timeout;
+            transport.responseTimeout(timeout);
             return this;
         }
 
@@ -211,7 +207,7 @@ public final class S3ClientFactory {
             Region signingRegion = validatedRegion();
             Optional<URI> validatedEndpoint = validatedEndpoint();
             S3ClientBuilder builder = S3Client.builder()
-                    .httpClient(JdkSdkHttpClient.builder(httpClient).responseTimeout(responseTimeout).build())
+                    .httpClient(transport.build())
                     .region(signingRegion)
                     .credentialsProvider(credentialsProvider())
                     .forcePathStyle(pathStyle)

@@ -1,0 +1,212 @@
+package dev.ballast.storage.object.s3;
+
+import dev.ballast.storage.StorageException;
+import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.ObjectKeys;
+import dev.ballast.storage.internal.Sha256;
+import dev.ballast.storage.object.StoreCapabilities;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.DeleteMarkerEntry;
+import software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse;
+import software.amazon.awssdk.services.s3.model.ObjectVersion;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+/**
+ * The start-up capability probe of {@link S3ObjectStore#open}: bucket, versioning, conditional
+ * writes (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html">S3
+ * conditional writes</a>, RFC 9110 §13.1.1-2) and additional checksums
+ * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html">S3
+ * object integrity</a>). Writes a small object under {@code .ballast/probe/<random>} and deletes
+ * every version it made, whatever the outcome. Not thread-safe; used once.
+ */
+final class CapabilityProbe {
+  private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
+  private static final byte[] BODY = "ballast capability probe\n".getBytes(StandardCharsets.US_ASCII);
+
+  private final S3Client s3;
+  private final S3Endpoint endpoint;
+  private final String bucket;
+  private final S3ObjectStore.Options options;
+  private final String probeKey;
+
+  CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3ObjectStore.Options options) {
+    this.s3 = s3;
+    this.endpoint = endpoint;
+    this.bucket = bucket;
+    this.options = options;
+    var random = options.random().get();
+    this.probeKey = ObjectKeys.RESERVED_PREFIX + "probe/"
+        + String.format(Locale.ROOT, "%016x%016x", random.nextLong(), random.nextLong());
+  }
+
+  StoreCapabilities run() {
+    ensureBucket();
+    ensureVersioning();
+    boolean checksums;
+    boolean conditional;
+    try {
+      checksums = probeChecksums();
+      conditional = refusedWith412(b -> b.ifNoneMatch("*")) && refusedWith412(b -> b.ifMatch("\"0000ballast\""));
+    } finally {
+      cleanUp();
+    }
+    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
+      throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are not"
+          + " supported by this endpoint: " + endpoint.describe() + " bucket '" + bucket + "' did not validate them;"
+          + " use ChecksumMode.AUTO or NEVER");
+    }
+    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, conditional, checksums);
+  }
+
+  private void ensureBucket() {
+    try {
+      s3.headBucket(h -> h.bucket(bucket));
+      return;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() != 404) {
+        throw S3Errors.translate(null, what("HEAD bucket"), e);
+      }
+    } catch (SdkException e) {
+      throw S3Errors.translate(null, what("HEAD bucket"), e);
+    }
+    if (!options.createBucket()) {
+      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' does not exist at " + endpoint.describe()
+          + "; create it, or open the store with Options.createBucket(true)");
+    }
+    try {
+      s3.createBucket(c -> c.bucket(bucket));
+      LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
+    } catch (SdkException e) {
+      throw S3Errors.translate(null, what("CreateBucket"), e);
+    }
+  }
+
+  private void ensureVersioning() {
+    BucketVersioningStatus status = versioningStatus();
+    if (status == BucketVersioningStatus.ENABLED) {
+      return;
+    }
+    String found = status == null ? "never enabled" : status.toString();
+    if (!options.enableVersioning()) {
+      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
+          + " has versioning " + found + ", but Ballast keeps every version of every object and needs versioning"
+          + " Enabled: enable it (PutBucketVersioning Status=Enabled), or open the store with"
+          + " Options.enableVersioning(true)");
+    }
+    try {
+      s3.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+    } catch (SdkException e) {
+      throw S3Errors.translate(null, what("PutBucketVersioning"), e);
+    }
+    if (versioningStatus() != BucketVersioningStatus.ENABLED) {
+      throw new UnsupportedCapabilityException("Bucket versioning is not supported by this endpoint: "
+          + endpoint.describe() + " accepted PutBucketVersioning Enabled for bucket '" + bucket
+          + "' but still reports it " + found);
+    }
+    LOG.info("Enabled versioning on bucket '{}' at {} (was {})", bucket, endpoint.describe(), found);
+  }
+
+  private BucketVersioningStatus versioningStatus() {
+    try {
+      return s3.getBucketVersioning(g -> g.bucket(bucket)).status();
+    } catch (SdkException e) {
+      throw S3Errors.translate(null, what("GetBucketVersioning"), e);
+    }
+  }
+
+  /**
+   * Writes the probe object, with a correct SHA-256 checksum unless mode NEVER; then, if that was
+   * accepted, checks a wrong checksum is refused (a store that ignores the header validates nothing).
+   */
+  private boolean probeChecksums() {
+    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.NEVER) {
+      putProbe(b -> { });
+      return false;
+    }
+    String right = Sha256.base64(Sha256.of(BODY));
+    try {
+      putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right));
+    } catch (AwsServiceException e) {
+      if (e.statusCode() >= 500 || e.statusCode() == 403) {
+        throw S3Errors.translate(probeKey, what("PUT with x-amz-checksum-sha256"), e);
+      }
+      LOG.debug("Endpoint refused x-amz-checksum-sha256: {}", e.toString());
+      putProbe(b -> { });
+      return false;
+    }
+    String wrong = Sha256.base64(Sha256.of(new byte[] {0}));
+    try {
+      putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(wrong));
+      return false;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() >= 500 || e.statusCode() == 403) {
+        throw S3Errors.translate(probeKey, what("PUT with a wrong x-amz-checksum-sha256"), e);
+      }
+      return e.statusCode() == 400;
+    }
+  }
+
+  /** True when a conditional PUT on the existing probe key is refused with 412. */
+  private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition) {
+    try {
+      putProbe(condition);
+      return false;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() == 412) {
+        return true;
+      }
+      if (e.statusCode() >= 500 && e.statusCode() != 501 || e.statusCode() == 403) {
+        throw S3Errors.translate(probeKey, what("conditional PUT"), e);
+      }
+      LOG.debug("Conditional PUT answered {} instead of 412", e.statusCode());
+      return false;
+    }
+  }
+
+  private void putProbe(Consumer<PutObjectRequest.Builder> customizer) {
+    PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey)
+        .contentLength((long) BODY.length);
+    customizer.accept(b);
+    try {
+      s3.putObject(b.build(), RequestBody.fromBytes(BODY));
+    } catch (AwsServiceException e) {
+      throw e;
+    } catch (SdkException e) {
+      throw S3Errors.translate(probeKey, what("PUT"), e);
+    }
+  }
+
+  /** Deletes every version and delete marker of the probe key; failures are logged, not raised. */
+  private void cleanUp() {
+    try {
+      ListObjectVersionsResponse r = s3.listObjectVersions(l -> l.bucket(bucket).prefix(probeKey));
+      for (ObjectVersion v : r.versions()) {
+        deleteVersion(v.key(), v.versionId());
+      }
+      for (DeleteMarkerEntry d : r.deleteMarkers()) {
+        deleteVersion(d.key(), d.versionId());
+      }
+    } catch (SdkException | StorageException e) {
+      LOG.warn("Could not remove the capability probe object '{}' from bucket '{}': {}", probeKey, bucket,
+          e.toString());
+    }
+  }
+
+  private void deleteVersion(String key, String versionId) {
+    s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(versionId));
+  }
+
+  private String what(String operation) {
+    return operation + " on bucket '" + bucket + "' at " + endpoint.describe();
+  }
+}
