@@ -1,0 +1,498 @@
+package dev.ballast.storage.cache;
+
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StaleReadException;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.object.Freshness;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.Source;
+import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.VersionEntry;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * An {@link ObjectStore} decorator that keeps the last-known-good copy of small objects and serves
+ * it, visibly marked, when the store is unavailable: RFC 5861 {@code stale-if-error} applied per
+ * object.
+ *
+ * <h2>What is kept</h2>
+ * A live read of the latest version of a key (no version ID requested) whose size is at most
+ * {@link LastKnownGoodConfig#maxObjectBytes()} is copied into memory as the caller reads it, and
+ * committed to the cache only when the caller has read it to the end without an
+ * {@link IntegrityException} and, when the version records a SHA-256, the copy matches it. Corrupt,
+ * truncated, partly read or stale ({@link Freshness#STALE}) reads are never kept. Writes and
+ * deletes through this decorator drop the key's entry (also when their outcome is unknown), and a
+ * read that started before such a write never commits, so the cache never serves anything older
+ * than what this decorator last wrote. A read that finds the key deleted or missing drops it too.
+ *
+ * <h2>What is served</h2>
+ * When the store throws {@link StorageUnavailableException} (unreachable, circuit breaker open,
+ * retries exhausted) and {@link ReadOptions#allowCache()} is true, {@code get} returns the cached
+ * copy as an {@link ObjectRead} with {@link Source#CACHE}, {@code degraded()} true, {@code age()}
+ * the time since it was fetched (wall time from the injected {@link Clock}), its version, and the
+ * store's failure as {@code degradedReason()}. A read of a specific version is served only if the
+ * cached copy is that version. With nothing cached, or an entry past its jittered expiry (never later
+ * than {@link LastKnownGoodConfig#maxStaleness()}), {@code get} throws
+ * {@code StorageUnavailableException} naming the key, with the store's exception as its cause;
+ * never an empty value. Each degraded read is counted ({@link #counters()}) and logged at
+ * {@code WARNING} (logger {@code dev.ballast.storage.cache.LastKnownGoodStore}) with the
+ * dependency, key, version, data age and reason.
+ *
+ * <p>Other failures (not found, precondition failed, integrity, stale read) pass through unchanged:
+ * the store answered, so there is nothing to degrade. Thread-safe.
+ */
+public final class LastKnownGoodStore implements ObjectStore {
+
+  private static final System.Logger LOG = System.getLogger(LastKnownGoodStore.class.getName());
+
+  private final ObjectStore delegate;
+  private final LastKnownGoodConfig config;
+  private final Clock clock;
+  private final String dependency;
+  private final Entries entries;
+  /** Bumped before and after every write or delete; a read commits only if it saw no change. */
+  private final AtomicLong writeEpoch = new AtomicLong();
+
+  private final LongAdder degradedReads = new LongAdder();
+  private final LongAdder unavailableReads = new LongAdder();
+  private final LongAdder staleReadsDetected = new LongAdder();
+  private final LongAdder integrityFailures = new LongAdder();
+
+  private LastKnownGoodStore(ObjectStore delegate, LastKnownGoodConfig config, Clock clock, String dependency) {
+    this.delegate = delegate;
+    this.config = config;
+    this.clock = clock;
+    this.dependency = dependency;
+    this.entries = new Entries(config.maxEntries(), config.maxTotalBytes());
+  }
+
+  /**
+   * Wraps {@code delegate}. The dependency named in logs and messages is taken from the
+   * delegate's {@link StoreCapabilities} (endpoint and bucket).
+   *
+   * @param delegate the store to read through
+   * @param config cache settings; {@link LastKnownGoodConfig#disabled()} keeps nothing
+   * @param clock wall time for {@code fetchedAt}, ages and expiry
+   */
+  public static LastKnownGoodStore wrap(ObjectStore delegate, LastKnownGoodConfig config, Clock clock) {
+    Objects.requireNonNull(delegate, "delegate");
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(clock, "clock");
+    return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()));
+  }
+
+  private static String describe(StoreCapabilities capabilities) {
+    if (capabilities == null) {
+      return "object store";
+    }
+    String endpoint = capabilities.endpoint() == null ? "default AWS endpoint" : capabilities.endpoint().toString();
+    return "object store " + endpoint + " bucket '" + capabilities.bucket() + "'";
+  }
+
+  /**
+   * A snapshot of the counters since this decorator was created.
+   *
+   * @param degradedReads reads served from the cache because the store was unavailable
+   * @param unavailableReads reads that threw {@code StorageUnavailableException} (nothing acceptable cached)
+   * @param staleReadsDetected reads the store reported stale ({@code StaleReadException} or {@code Freshness.STALE})
+   * @param integrityFailures reads that raised {@code IntegrityException}
+   * @param cachedObjects entries held now
+   * @param cachedBytes bytes held now
+   */
+  public record Counters(
+      long degradedReads,
+      long unavailableReads,
+      long staleReadsDetected,
+      long integrityFailures,
+      long cachedObjects,
+      long cachedBytes) {}
+
+  /** The counters now. */
+  public Counters counters() {
+    return new Counters(degradedReads.sum(), unavailableReads.sum(), staleReadsDetected.sum(),
+        integrityFailures.sum(), entries.size(), entries.bytes());
+  }
+
+  /** The store this decorator reads through. */
+  public ObjectStore delegate() {
+    return delegate;
+  }
+
+  /** The settings. */
+  public LastKnownGoodConfig config() {
+    return config;
+  }
+
+  /** Drops the cached copy of {@code key}, if any. */
+  public void invalidate(String key) {
+    entries.remove(Objects.requireNonNull(key, "key"));
+  }
+
+  @Override
+  public StoreCapabilities capabilities() {
+    return delegate.capabilities();
+  }
+
+  @Override
+  public ObjectVersion put(String key, ObjectContent content) {
+    Objects.requireNonNull(key, "key");
+    return writing(key, () -> delegate.put(key, content));
+  }
+
+  @Override
+  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+    Objects.requireNonNull(key, "key");
+    return writing(key, () -> delegate.putIfAbsent(key, content));
+  }
+
+  @Override
+  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+    Objects.requireNonNull(key, "key");
+    return writing(key, () -> delegate.putIfMatch(key, eTag, content));
+  }
+
+  @Override
+  public VersionEntry delete(String key) {
+    Objects.requireNonNull(key, "key");
+    return writing(key, () -> delegate.delete(key));
+  }
+
+  private <T> T writing(String key, java.util.function.Supplier<T> write) {
+    writeEpoch.incrementAndGet();
+    entries.remove(key);
+    try {
+      return write.get();
+    } finally {
+      // Also on failure: an ambiguous failure may have landed a newer version.
+      writeEpoch.incrementAndGet();
+      entries.remove(key);
+    }
+  }
+
+  @Override
+  public ObjectRead get(String key) {
+    return get(key, ReadOptions.latest());
+  }
+
+  @Override
+  public ObjectRead get(String key, ReadOptions options) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(options, "options");
+    long epoch = writeEpoch.get();
+    ObjectRead live;
+    try {
+      live = delegate.get(key, options);
+    } catch (StorageUnavailableException unavailable) {
+      return fallback(key, options, unavailable);
+    } catch (StaleReadException stale) {
+      staleReadsDetected.increment();
+      throw stale;
+    } catch (ObjectNotFoundException notFound) {
+      if (options.versionId() == null) {
+        entries.remove(key);
+      }
+      throw notFound;
+    } catch (IntegrityException corrupt) {
+      integrityFailures.increment();
+      throw corrupt;
+    }
+    if (live.freshness() == Freshness.STALE) {
+      staleReadsDetected.increment();
+    }
+    boolean cacheable = config.enabled()
+        && live.source() == Source.LIVE
+        && options.versionId() == null
+        && live.freshness() != Freshness.STALE
+        && live.version().size() <= config.maxObjectBytes();
+    InputStream stream = cacheable ? new CachingStream(live.stream(), live.version(), live.freshness(), epoch)
+        : new CountingStream(live.stream());
+    return new ObjectRead(live.version(), stream, live.source(), live.freshness(), live.age(),
+        live.degradedReason().orElse(null));
+  }
+
+  private ObjectRead fallback(String key, ReadOptions options, StorageUnavailableException unavailable) {
+    if (!config.enabled() || !options.allowCache()) {
+      unavailableReads.increment();
+      throw unavailable;
+    }
+    Instant now = clock.instant();
+    Entry entry = entries.get(key);
+    String wanted = options.versionId();
+    if (entry == null || (wanted != null && !wanted.equals(entry.version().versionId()))) {
+      unavailableReads.increment();
+      String what = wanted == null ? "" : " version '" + wanted + "'";
+      throw new StorageUnavailableException(key, "Object '" + key + "'" + what + " is unavailable: " + dependency
+          + " failed (" + unavailable.getMessage() + ") and no last-known-good copy is cached", unavailable);
+    }
+    Duration age = Duration.between(entry.fetchedAt(), now);
+    if (age.isNegative()) {
+      age = Duration.ZERO; // the wall clock was set back; the data is at least this fresh
+    }
+    if (!now.isBefore(entry.expiresAt())) {
+      entries.remove(key, entry);
+      unavailableReads.increment();
+      throw new StorageUnavailableException(key, "Object '" + key + "' is unavailable: " + dependency + " failed ("
+          + unavailable.getMessage() + ") and its last-known-good copy, fetched " + age + " ago, has expired (maximum staleness "
+          + config.maxStaleness() + ", expiry jitter " + config.expiryJitter() + ")", unavailable);
+    }
+    degradedReads.increment();
+    String reason = unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
+    LOG.log(Level.WARNING, () -> "Degraded read: serving the last-known-good copy of '" + key + "' (version "
+        + entry.version().versionId() + ", data age " + entry.ageText(now) + ") because " + dependency
+        + " is unavailable: " + reason);
+    return new ObjectRead(entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, entry.freshness(), age,
+        reason);
+  }
+
+  @Override
+  public List<VersionEntry> versions(String key) {
+    return delegate.versions(key);
+  }
+
+  @Override
+  public List<String> list(String prefix) {
+    return delegate.list(prefix);
+  }
+
+  @Override
+  public String toString() {
+    return "LastKnownGoodStore[" + dependency + ", " + config + "]";
+  }
+
+  private void commit(ObjectVersion version, Freshness freshness, byte[] bytes, long epochAtStart) {
+    if (writeEpoch.get() != epochAtStart) {
+      return; // a write through this decorator may have made these bytes old
+    }
+    Instant fetchedAt = clock.instant();
+    double jitter = config.expiryJitter() == 0.0 ? 0.0 : config.random().get().nextDouble() * config.expiryJitter();
+    long lifetimeNanos = (long) (config.maxStaleness().toNanos() * (1.0 - jitter));
+    Entry entry = new Entry(version, freshness, bytes, fetchedAt, fetchedAt.plusNanos(lifetimeNanos));
+    entries.putIfNotOlder(version.key(), entry);
+    if (writeEpoch.get() != epochAtStart) {
+      entries.remove(version.key(), entry);
+    }
+  }
+
+  private static boolean matchesRecordedSha256(ObjectVersion version, byte[] bytes) {
+    String recorded = version.sha256();
+    if (recorded.length() != 64) {
+      return true; // no SHA-256 recorded; the store verified the length
+    }
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
+      return HexFormat.of().formatHex(digest).equalsIgnoreCase(recorded);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  /** One cached object. */
+  private record Entry(ObjectVersion version, Freshness freshness, byte[] bytes, Instant fetchedAt, Instant expiresAt) {
+    String ageText(Instant now) {
+      Duration age = Duration.between(fetchedAt, now);
+      return (age.isNegative() ? Duration.ZERO : age).toString();
+    }
+  }
+
+  /** LRU map bounded by entry count and total bytes. */
+  private static final class Entries {
+    private final int maxEntries;
+    private final long maxBytes;
+    private final LinkedHashMap<String, Entry> map = new LinkedHashMap<>(16, 0.75f, true);
+    private long bytes;
+
+    Entries(int maxEntries, long maxBytes) {
+      this.maxEntries = maxEntries;
+      this.maxBytes = maxBytes;
+    }
+
+    synchronized Entry get(String key) {
+      return map.get(key);
+    }
+
+    synchronized void putIfNotOlder(String key, Entry entry) {
+      Entry existing = map.get(key);
+      if (existing != null && existing.version().generation() > entry.version().generation()
+          && entry.version().generation() > 0) {
+        return; // a concurrent reader already kept a newer generation
+      }
+      Entry replaced = map.put(key, entry);
+      if (replaced != null) {
+        bytes -= replaced.bytes().length;
+      }
+      bytes += entry.bytes().length;
+      var eldest = map.entrySet().iterator();
+      while ((map.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
+        Map.Entry<String, Entry> victim = eldest.next();
+        bytes -= victim.getValue().bytes().length;
+        eldest.remove();
+      }
+    }
+
+    synchronized void remove(String key) {
+      Entry removed = map.remove(key);
+      if (removed != null) {
+        bytes -= removed.bytes().length;
+      }
+    }
+
+    synchronized void remove(String key, Entry entry) {
+      if (map.remove(key, entry)) {
+        bytes -= entry.bytes().length;
+      }
+    }
+
+    synchronized int size() {
+      return map.size();
+    }
+
+    synchronized long bytes() {
+      return bytes;
+    }
+  }
+
+  /** Passes reads through, counting integrity failures. */
+  private class CountingStream extends InputStream {
+    final InputStream in;
+
+    CountingStream(InputStream in) {
+      this.in = in;
+    }
+
+    @Override
+    public int read() throws IOException {
+      try {
+        return in.read();
+      } catch (IntegrityException e) {
+        integrityFailures.increment();
+        throw e;
+      }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      try {
+        return in.read(b, off, len);
+      } catch (IntegrityException e) {
+        integrityFailures.increment();
+        throw e;
+      }
+    }
+
+    @Override
+    public int available() throws IOException {
+      return in.available();
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
+  }
+
+  /**
+   * Tees what the caller reads into a buffer and commits it at end of stream. Anything that leaves
+   * the copy incomplete or unverified (skip, an exception, a length or digest mismatch) poisons it.
+   */
+  private final class CachingStream extends CountingStream {
+    private final ObjectVersion version;
+    private final Freshness freshness;
+    private final long epochAtStart;
+    private final ByteArrayOutputStream copy;
+    private boolean poisoned;
+    private boolean finished;
+
+    CachingStream(InputStream in, ObjectVersion version, Freshness freshness, long epochAtStart) {
+      super(in);
+      this.version = version;
+      this.freshness = freshness;
+      this.epochAtStart = epochAtStart;
+      this.copy = new ByteArrayOutputStream((int) Math.min(version.size(), 64 * 1024));
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b;
+      try {
+        b = super.read();
+      } catch (IOException | RuntimeException e) {
+        poisoned = true;
+        throw e;
+      }
+      if (b < 0) {
+        finish();
+      } else if (keep(1)) {
+        copy.write(b);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n;
+      try {
+        n = super.read(b, off, len);
+      } catch (IOException | RuntimeException e) {
+        poisoned = true;
+        throw e;
+      }
+      if (n < 0) {
+        finish();
+      } else if (keep(n)) {
+        copy.write(b, off, n);
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      poisoned = true; // skipped bytes are not in the copy
+      return in.skip(n);
+    }
+
+    private boolean keep(int n) {
+      if (!poisoned && copy.size() + (long) n > version.size()) {
+        poisoned = true; // more bytes than the version's size: not what was recorded
+      }
+      return !poisoned;
+    }
+
+    private void finish() {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      if (poisoned || copy.size() != version.size()) {
+        return;
+      }
+      byte[] bytes = copy.toByteArray();
+      if (!matchesRecordedSha256(version, bytes)) {
+        integrityFailures.increment();
+        throw new IntegrityException(version.key(), "Object '" + version.key() + "' version " + version.versionId()
+            + " does not match its recorded SHA-256 " + version.sha256());
+      }
+      commit(version, freshness, bytes, epochAtStart);
+    }
+  }
+}
