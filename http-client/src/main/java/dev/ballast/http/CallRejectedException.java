@@ -1,0 +1,38 @@
+package dev.ballast.http;
+
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * A call that Ballast rejected before any network I/O: nothing was sent to the dependency.
+ *
+ * <p>It is an {@link IOException} so that {@code HttpClient.send} keeps the JDK's checked-exception
+ * contract. A rejection is never retried (it is classified
+ * {@link dev.ballast.http.classify.Outcome#PERMANENT}) and is never recorded on a circuit breaker:
+ * retrying it would only hammer the very protection that produced it.
+ *
+ * <p>The hierarchy is sealed: a rejection is either a {@link CircuitOpenException} or a
+ * {@link BulkheadFullException}, so callers can switch over it exhaustively.
+ */
+public abstract sealed class CallRejectedException extends IOException
+        permits CircuitOpenException, BulkheadFullException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String dependency;
+
+    CallRejectedException(String dependency, String message) {
+        super(message);
+        this.dependency = Objects.requireNonNull(dependency, "dependency");
+    }
+
+    /**
+     * Returns the dependency key whose protection rejected the call, for example
+     * {@code "https://api.example.com:443"}.
+     *
+     * @return the dependency key; never {@code null}
+     */
+    public String dependency() {
+        return dependency;
+    }
+}

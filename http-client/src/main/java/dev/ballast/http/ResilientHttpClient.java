@@ -1,0 +1,745 @@
+package dev.ballast.http;
+
+import dev.ballast.http.classify.ResponseClassifier;
+import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.internal.JdkLifecycle;
+import dev.ballast.http.internal.Listeners;
+import dev.ballast.http.internal.Pipeline;
+import dev.ballast.http.internal.Requests;
+import dev.ballast.http.retry.RetryConfig;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.InetAddress;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.WebSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A drop-in {@link HttpClient} that classifies every outcome, retries only what is safe to retry,
+ * honours the server's {@code Retry-After}, and isolates each dependency behind its own circuit
+ * breaker, bulkhead and retry budget. Replace {@code HttpClient.newHttpClient()} with
+ * {@code ResilientHttpClient.newBuilder().build()}; existing {@code send}/{@code sendAsync} code
+ * keeps working, with the same signatures and exceptions.
+ *
+ * <pre>{@code
+ * HttpClient client = ResilientHttpClient.newBuilder()
+ *     .connectTimeout(Duration.ofSeconds(2))             // JDK options as on HttpClient.Builder
+ *     .totalTimeout(Duration.ofSeconds(10))
+ *     .retry(RetryConfig.builder().maxAttempts(4).build())
+ *     .dependency("https://payments.internal:443", DependencyPolicy.builder()
+ *         .bulkhead(BulkheadConfig.builder(16).build()).build())
+ *     .build();
+ * HttpResponse<String> response = client.send(request, BodyHandlers.ofString());
+ * }</pre>
+ *
+ * <h2>Pipeline</h2>
+ * Each {@code send}/{@code sendAsync} is one <em>logical call</em> that runs, outermost first,
+ * {@code TotalTimeout(Retry(CircuitBreaker(Bulkhead(AttemptTimeout(delegate)))))}:
+ * <ol>
+ *   <li><b>Total timeout</b> (default 30 s) is outermost because it bounds everything the caller
+ *       waits for, backoffs included. The retry layer never starts a backoff that would end past
+ *       it: it returns the last response (or throws) at once instead of sleeping in vain. It is
+ *       measured with the injected {@link Ticker}; a Failsafe {@code Timeout} on real time backs it
+ *       up and fails the call with {@link java.net.http.HttpTimeoutException}.</li>
+ *   <li><b>Retry</b> sits outside the breaker so that every attempt asks the breaker afresh: once
+ *       the breaker opens mid-call, the next attempt is rejected without a network call, and a
+ *       {@link CircuitOpenException} is never retried. It is the only layer that retries.</li>
+ *   <li><b>Circuit breaker</b> sits outside the bulkhead so that an open circuit rejects in
+ *       microseconds without even queueing for a bulkhead permit, and so that bulkhead rejections
+ *       (our own saturation) are not mistaken for the dependency failing.</li>
+ *   <li><b>Bulkhead</b> bounds concurrent attempts per dependency, so a slow dependency cannot
+ *       take every connection and thread from the others.</li>
+ *   <li><b>Attempt timeout</b> (default 10 s, or the request's own {@link HttpRequest#timeout()},
+ *       capped by the time left of the total timeout) is innermost so that it measures only the
+ *       exchange, covering response headers and body; on expiry the exchange is cancelled and the
+ *       attempt fails with {@link java.net.http.HttpTimeoutException}, an ambiguous outcome.</li>
+ * </ol>
+ *
+ * <h2>Retries</h2>
+ * Outcomes are sorted by the {@link ResponseClassifier} (status and headers only, never the body).
+ * Transient and throttled outcomes are retried; ambiguous ones (read timeout, reset after send, 504)
+ * only for an idempotent method (RFC 9110 §9.2.2) or a request carrying an idempotency key;
+ * permanent ones and rejections never. {@code maxAttempts} counts all attempts including the first.
+ * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
+ * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
+ * {@link RetryConfig#maxRetryAfter()} or beyond the total timeout stops retrying and returns that
+ * response. Each dependency's retry budget must also allow the retry. POST and PATCH get an
+ * {@code Idempotency-Key} header (the same value on every attempt; a caller-supplied key is kept)
+ * per {@link IdempotencyKeys}. Only a replayable body is re-sent; see {@link ReplayableBodyPublisher}.
+ * Every response that is not handed to the caller is drained and discarded without reaching the
+ * caller's {@link BodyHandler}.
+ *
+ * <h2>Final outcome</h2>
+ * If the last attempt produced a response, it is returned whatever its status. If it produced an
+ * exception: a {@link RetriesExhaustedException} when the retry layer gave up on a retryable
+ * failure (every attempt's failure suppressed), the {@link CallRejectedException} when the breaker
+ * or bulkhead rejected, and otherwise the attempt's own exception (earlier failures suppressed).
+ *
+ * <h2>Cancellation</h2>
+ * {@code sendAsync} never blocks a thread during a backoff: the next attempt is scheduled on the
+ * {@link ScheduledExecutorService}. Cancelling (or otherwise completing) the returned future cancels
+ * the in-flight JDK exchange with {@code cancel(true)} and any pending backoff, releases every
+ * permit, and starts no further attempt; a cancellation counts neither as a breaker failure nor as
+ * a retry budget charge. An interrupted {@code send} does the same and throws
+ * {@link InterruptedException}.
+ *
+ * <h2>The JDK's own re-sends</h2>
+ * {@code java.net.http} silently re-sends a request once, below this client, in two cases: when
+ * connecting fails with {@link java.net.ConnectException} (unless
+ * {@code -Djdk.httpclient.disableRetryConnect=true}); nothing was sent, so this is harmless but can
+ * double the connect time of one attempt. And when a <em>pooled</em> connection turns out closed
+ * before any response byte arrived: then it re-sends GET and HEAD, and with
+ * {@code -Djdk.httpclient.enableAllMethodRetry=true} every method, including POST. These re-sends
+ * happen inside one of our attempts, so the server can see up to twice as many requests as the
+ * attempts we count and log, and with all-method retry a non-idempotent request can reach the
+ * server twice without our knowledge; {@link Builder#build()} logs a WARN when that property is
+ * enabled. The idempotency key protects against such duplicates only if the server honours it.
+ * WebSockets ({@link #newWebSocketBuilder()}) go straight to the delegate, without this pipeline.
+ *
+ * <h2>Lifecycle</h2>
+ * {@link #shutdown()}, {@link #shutdownNow()}, {@link #awaitTermination(Duration)},
+ * {@link #isTerminated()} and {@link #close()} have the JDK 21 signatures: they override
+ * {@code HttpClient}'s on JDK 21+ and still exist on 17. They stop this client (new calls fail with
+ * {@link IOException}), shut down a scheduler the client created itself, and forward to the wrapped
+ * client when the running JDK has those methods.
+ *
+ * <p>Instances are immutable and thread-safe. Every accessor answers as the wrapped client does.
+ *
+ * @see Builder
+ * @see DependencyPolicy
+ * @see HttpClientListener
+ */
+public final class ResilientHttpClient extends HttpClient implements AutoCloseable {
+
+    /** Default total timeout: bounds a logical call, backoffs included. */
+    public static final Duration DEFAULT_TOTAL_TIMEOUT = Duration.ofSeconds(30);
+    /** Default attempt timeout: bounds one exchange, headers and body. */
+    public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(10);
+
+    static final String ALL_METHOD_RETRY_PROPERTY = "jdk.httpclient.enableAllMethodRetry";
+    private static final Logger LOG = LoggerFactory.getLogger(ResilientHttpClient.class);
+
+    private final HttpClient delegate;
+    private final Pipeline pipeline;
+    private final ScheduledExecutorService ownedScheduler;
+    private final AtomicBoolean shutdown = new AtomicBoolean();
+
+    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler) {
+        this.delegate = delegate;
+        this.pipeline = pipeline;
+        this.ownedScheduler = ownedScheduler;
+        if (ownedScheduler != null) {
+            pipeline.onIdleAfterShutdown(ownedScheduler::shutdown);
+        }
+    }
+
+    /**
+     * Returns a new builder with every default.
+     *
+     * @return a new builder
+     */
+    public static Builder newBuilder() {
+        return new Builder();
+    }
+
+    /**
+     * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
+     *
+     * @param dependency the dependency key, as produced by the dependency resolver
+     * @return the status, or empty if no call has been made to that dependency yet
+     * @throws NullPointerException if {@code dependency} is null
+     */
+    public Optional<DependencyStatus> dependencyStatus(String dependency) {
+        return pipeline.status(Objects.requireNonNull(dependency, "dependency"));
+    }
+
+    @Override
+    public Optional<CookieHandler> cookieHandler() {
+        return delegate.cookieHandler();
+    }
+
+    @Override
+    public Optional<Duration> connectTimeout() {
+        return delegate.connectTimeout();
+    }
+
+    @Override
+    public Redirect followRedirects() {
+        return delegate.followRedirects();
+    }
+
+    @Override
+    public Optional<ProxySelector> proxy() {
+        return delegate.proxy();
+    }
+
+    @Override
+    public SSLContext sslContext() {
+        return delegate.sslContext();
+    }
+
+    @Override
+    public SSLParameters sslParameters() {
+        return delegate.sslParameters();
+    }
+
+    @Override
+    public Optional<Authenticator> authenticator() {
+        return delegate.authenticator();
+    }
+
+    @Override
+    public Version version() {
+        return delegate.version();
+    }
+
+    @Override
+    public Optional<Executor> executor() {
+        return delegate.executor();
+    }
+
+    /**
+     * Returns the wrapped client's WebSocket builder. WebSockets bypass the resilience pipeline.
+     *
+     * @return the delegate's {@link WebSocket.Builder}
+     */
+    @Override
+    public WebSocket.Builder newWebSocketBuilder() {
+        return delegate.newWebSocketBuilder();
+    }
+
+    /**
+     * Sends {@code request} through the pipeline, blocking until the final outcome.
+     *
+     * @throws IOException the final attempt's exception, a {@link RetriesExhaustedException}, a
+     *     {@link CallRejectedException}, or {@link java.net.http.HttpTimeoutException} when the total
+     *     timeout expired
+     * @throws InterruptedException if interrupted while waiting; the call is cancelled
+     * @throws IllegalArgumentException if the request is not valid for the wrapped client
+     */
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> responseBodyHandler)
+            throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<T>> call = pipeline.sendAsync(request, responseBodyHandler, null);
+        try {
+            return call.get();
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler) {
+        return pipeline.sendAsync(request, responseBodyHandler, null);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Push promises of attempts whose response is discarded for a retry are still offered to
+     * {@code pushPromiseHandler}, as the wrapped client receives them.
+     */
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
+                                                            PushPromiseHandler<T> pushPromiseHandler) {
+        return pipeline.sendAsync(request, responseBodyHandler, pushPromiseHandler);
+    }
+
+    /**
+     * Starts an orderly shutdown: new calls fail with {@link IOException}, calls in flight (including
+     * their retries) run to completion, then an owned scheduler stops. Forwards to the wrapped
+     * client's {@code shutdown()} on JDK 21+. Idempotent. Overrides {@code HttpClient.shutdown()}
+     * on JDK 21+.
+     */
+    public void shutdown() {
+        shutdown.set(true);
+        pipeline.shutdown();
+        JdkLifecycle.shutdown(delegate);
+    }
+
+    /**
+     * Shuts down and cancels every call in flight (their futures complete with a
+     * {@link java.util.concurrent.CancellationException}). Forwards to the wrapped client's
+     * {@code shutdownNow()} on JDK 21+. Overrides {@code HttpClient.shutdownNow()} on JDK 21+.
+     */
+    public void shutdownNow() {
+        shutdown.set(true);
+        pipeline.shutdownNow();
+        JdkLifecycle.shutdownNow(delegate);
+    }
+
+    /**
+     * Waits until this client has terminated after a shutdown, or the duration elapses. Overrides
+     * {@code HttpClient.awaitTermination(Duration)} on JDK 21+.
+     *
+     * @param duration the maximum time to wait
+     * @return true if terminated, false if the duration elapsed first
+     * @throws InterruptedException if interrupted while waiting
+     * @throws NullPointerException if {@code duration} is null
+     */
+    public boolean awaitTermination(Duration duration) throws InterruptedException {
+        Objects.requireNonNull(duration, "duration");
+        long start = System.nanoTime();
+        long total = Math.max(0, saturatedNanos(duration));
+        if (pipeline.awaitIdle(total) <= 0) {
+            return false;
+        }
+        if (ownedScheduler != null && shutdown.get()) {
+            long left = total - (System.nanoTime() - start);
+            if (!ownedScheduler.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
+        long left = total - (System.nanoTime() - start);
+        return JdkLifecycle.awaitTermination(delegate, Duration.ofNanos(Math.max(0, left))) && isTerminated();
+    }
+
+    /**
+     * Returns true once {@link #shutdown()} was called and every call, the owned scheduler and (on
+     * JDK 21+) the wrapped client have finished. Overrides {@code HttpClient.isTerminated()} on
+     * JDK 21+.
+     *
+     * @return whether this client has terminated
+     */
+    public boolean isTerminated() {
+        return shutdown.get() && pipeline.idle()
+                && (ownedScheduler == null || ownedScheduler.isTerminated())
+                && JdkLifecycle.isTerminated(delegate);
+    }
+
+    /**
+     * Shuts down and waits for termination, as {@code HttpClient.close()} does on JDK 21: if
+     * interrupted while waiting it calls {@link #shutdownNow()}, keeps waiting, and re-asserts the
+     * interrupt status before returning. Idempotent.
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        shutdown();
+        while (true) {
+            try {
+                if (awaitTermination(Duration.ofDays(1))) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    interrupted = true;
+                    shutdownNow();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ResilientHttpClient[" + delegate + "]";
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException overflow) {
+            return d.isNegative() ? 0 : Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Builds a {@link ResilientHttpClient}. Implements {@link HttpClient.Builder} with covariant
+     * returns, so existing configuration code compiles unchanged; the JDK options configure the
+     * client that is created and wrapped. Alternatively {@link #delegate(HttpClient)} wraps an
+     * existing client, in which case JDK options must not be set. Not thread-safe.
+     */
+    public static final class Builder implements HttpClient.Builder {
+
+        private final HttpClient.Builder jdk = HttpClient.newBuilder();
+        private final List<String> jdkOptions = new ArrayList<>();
+        private HttpClient delegate;
+        private RetryConfig retry = RetryConfig.ofDefaults();
+        private Duration totalTimeout = DEFAULT_TOTAL_TIMEOUT;
+        private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
+        private Function<HttpRequest, String> dependencyResolver = Requests::defaultDependency;
+        private final Map<String, DependencyPolicy> policies = new HashMap<>();
+        private DependencyPolicy defaultPolicy = DependencyPolicy.ofDefaults();
+        private ResponseClassifier classifier = ResponseClassifier.defaults();
+        private IdempotencyKeys idempotencyKeys = IdempotencyKeys.ofDefaults();
+        private final List<HttpClientListener> listeners = new ArrayList<>();
+        private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.systemTicker();
+        private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
+        private ScheduledExecutorService scheduler;
+
+        private Builder() {
+        }
+
+        private Builder jdkOption(String name) {
+            jdkOptions.add(name);
+            return this;
+        }
+
+        @Override
+        public Builder cookieHandler(CookieHandler cookieHandler) {
+            jdk.cookieHandler(cookieHandler);
+            return jdkOption("cookieHandler");
+        }
+
+        @Override
+        public Builder connectTimeout(Duration duration) {
+            jdk.connectTimeout(duration);
+            return jdkOption("connectTimeout");
+        }
+
+        @Override
+        public Builder sslContext(SSLContext sslContext) {
+            jdk.sslContext(sslContext);
+            return jdkOption("sslContext");
+        }
+
+        @Override
+        public Builder sslParameters(SSLParameters sslParameters) {
+            jdk.sslParameters(sslParameters);
+            return jdkOption("sslParameters");
+        }
+
+        @Override
+        public Builder executor(Executor executor) {
+            jdk.executor(executor);
+            return jdkOption("executor");
+        }
+
+        @Override
+        public Builder followRedirects(Redirect policy) {
+            jdk.followRedirects(policy);
+            return jdkOption("followRedirects");
+        }
+
+        @Override
+        public Builder version(Version version) {
+            jdk.version(version);
+            return jdkOption("version");
+        }
+
+        @Override
+        public Builder priority(int priority) {
+            jdk.priority(priority);
+            return jdkOption("priority");
+        }
+
+        @Override
+        public Builder proxy(ProxySelector proxySelector) {
+            jdk.proxy(proxySelector);
+            return jdkOption("proxy");
+        }
+
+        @Override
+        public Builder authenticator(Authenticator authenticator) {
+            jdk.authenticator(authenticator);
+            return jdkOption("authenticator");
+        }
+
+        /**
+         * Binds the created client's sockets to {@code localAddr}, as {@code HttpClient.Builder.localAddress}
+         * does on JDK 19+ (which this method overrides there).
+         *
+         * @param localAddr the local address
+         * @return this builder
+         * @throws UnsupportedOperationException on JDK 17 and 18, which cannot bind a local address
+         */
+        public Builder localAddress(InetAddress localAddr) {
+            try {
+                HttpClient.Builder.class.getMethod("localAddress", InetAddress.class).invoke(jdk, localAddr);
+            } catch (NoSuchMethodException e) {
+                throw new UnsupportedOperationException("localAddress requires JDK 19 or later", e);
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw new IllegalStateException(e.getCause());
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            return jdkOption("localAddress");
+        }
+
+        /**
+         * Wraps an existing client instead of creating one. Mutually exclusive with the JDK options.
+         * Its lifecycle methods are forwarded to on JDK 21+.
+         *
+         * @param delegate the client every attempt is sent with
+         * @return this builder
+         * @throws NullPointerException if {@code delegate} is null
+         */
+        public Builder delegate(HttpClient delegate) {
+            this.delegate = Objects.requireNonNull(delegate, "delegate");
+            return this;
+        }
+
+        /**
+         * Sets the retry settings. If not set, {@link RetryConfig#ofDefaults()}: 3 attempts in all
+         * (including the first), exponential backoff 100 ms to 10 s with full jitter, Retry-After
+         * honoured up to 30 s.
+         *
+         * @param retry the retry config
+         * @return this builder
+         * @throws NullPointerException if {@code retry} is null
+         */
+        public Builder retry(RetryConfig retry) {
+            this.retry = Objects.requireNonNull(retry, "retry");
+            return this;
+        }
+
+        /**
+         * Sets the total timeout of a logical call, all attempts and backoffs included. If not set,
+         * 30 seconds.
+         *
+         * @param totalTimeout a positive duration
+         * @return this builder
+         * @throws NullPointerException if {@code totalTimeout} is null
+         * @throws IllegalArgumentException if it is zero or negative
+         */
+        public Builder totalTimeout(Duration totalTimeout) {
+            this.totalTimeout = positive(totalTimeout, "totalTimeout");
+            return this;
+        }
+
+        /**
+         * Sets the timeout of one attempt (response headers and body), used for requests without their
+         * own {@link HttpRequest#timeout()}. Always capped by the time left of the total timeout. If not
+         * set, 10 seconds.
+         *
+         * @param attemptTimeout a positive duration
+         * @return this builder
+         * @throws NullPointerException if {@code attemptTimeout} is null
+         * @throws IllegalArgumentException if it is zero or negative
+         */
+        public Builder attemptTimeout(Duration attemptTimeout) {
+            this.attemptTimeout = positive(attemptTimeout, "attemptTimeout");
+            return this;
+        }
+
+        /**
+         * Sets how a request maps to its dependency key (one breaker, bulkhead and retry budget per
+         * key). The function must return a non-null key from a bounded set. If not set,
+         * {@code scheme://host:port} with the scheme's default port filled in.
+         *
+         * @param dependencyResolver the resolver
+         * @return this builder
+         * @throws NullPointerException if {@code dependencyResolver} is null
+         */
+        public Builder dependencyResolver(Function<HttpRequest, String> dependencyResolver) {
+            this.dependencyResolver = Objects.requireNonNull(dependencyResolver, "dependencyResolver");
+            return this;
+        }
+
+        /**
+         * Sets the policy of one dependency, replacing the default policy for it.
+         *
+         * @param dependency the dependency key, e.g. {@code "https://api.example.com:443"}
+         * @param policy the policy
+         * @return this builder
+         * @throws NullPointerException if either argument is null
+         */
+        public Builder dependency(String dependency, DependencyPolicy policy) {
+            policies.put(Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(policy, "policy"));
+            return this;
+        }
+
+        /**
+         * Sets the policy of every dependency without its own. If not set, {@link DependencyPolicy#ofDefaults()}.
+         *
+         * @param policy the policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
+        public Builder defaultPolicy(DependencyPolicy policy) {
+            this.defaultPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Sets how responses and failures are classified. If not set, {@link ResponseClassifier#defaults()}.
+         *
+         * @param classifier the classifier
+         * @return this builder
+         * @throws NullPointerException if {@code classifier} is null
+         */
+        public Builder classifier(ResponseClassifier classifier) {
+            this.classifier = Objects.requireNonNull(classifier, "classifier");
+            return this;
+        }
+
+        /**
+         * Sets which requests get an idempotency key and how. If not set,
+         * {@link IdempotencyKeys#ofDefaults()}: a random UUID in {@code Idempotency-Key} for
+         * non-idempotent methods.
+         *
+         * @param idempotencyKeys the policy
+         * @return this builder
+         * @throws NullPointerException if {@code idempotencyKeys} is null
+         */
+        public Builder idempotencyKeys(IdempotencyKeys idempotencyKeys) {
+            this.idempotencyKeys = Objects.requireNonNull(idempotencyKeys, "idempotencyKeys");
+            return this;
+        }
+
+        /**
+         * Adds a listener; earlier ones are kept. Listeners are called in the order added.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
+        public Builder listener(HttpClientListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Sets the wall clock, used for HTTP-date {@code Retry-After} values. If not set,
+         * {@link Clock#systemUTC()}.
+         *
+         * @param clock the clock
+         * @return this builder
+         * @throws NullPointerException if {@code clock} is null
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Sets the elapsed-time source for deadlines, breaker open windows and retry budgets. If not
+         * set, {@link Ticker#systemTicker()}.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         * @throws NullPointerException if {@code ticker} is null
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the source of randomness for jitter and correlation ids. If not set,
+         * {@code ThreadLocalRandom::current}.
+         *
+         * @param random supplies a generator for the calling thread
+         * @return this builder
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(Supplier<RandomGenerator> random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * Sets the scheduler for backoffs, attempt timeouts and bulkhead waits; its tasks are short
+         * and never block. The caller keeps ownership: {@link ResilientHttpClient#shutdown()} does
+         * not shut it down. If not set, the client creates one daemon thread and shuts it down when
+         * it terminates.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         * @throws NullPointerException if {@code scheduler} is null
+         */
+        public Builder scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Builds the client. Logs a WARN if {@code jdk.httpclient.enableAllMethodRetry} is enabled,
+         * because then the JDK may silently re-send non-idempotent requests below our retry layer.
+         *
+         * @return a new client
+         * @throws IllegalStateException if both {@link #delegate(HttpClient)} and JDK options were set
+         */
+        @Override
+        public ResilientHttpClient build() {
+            if (delegate != null && !jdkOptions.isEmpty()) {
+                throw new IllegalStateException("delegate(HttpClient) cannot be combined with JDK builder options "
+                        + jdkOptions + "; configure the delegate instead");
+            }
+            warnAboutJdkRetries();
+            HttpClient wrapped = delegate != null ? delegate : jdk.build();
+            ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
+            Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
+                    totalTimeout, attemptTimeout, dependencyResolver, policies, defaultPolicy,
+                    new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned));
+            return new ResilientHttpClient(wrapped, pipeline, owned);
+        }
+
+        private static void warnAboutJdkRetries() {
+            String allMethodRetry = System.getProperty(ALL_METHOD_RETRY_PROPERTY);
+            if (allMethodRetry != null && (allMethodRetry.isEmpty() || Boolean.parseBoolean(allMethodRetry))) {
+                LOG.warn("System property {} is enabled: java.net.http may silently re-send any request, POST"
+                        + " included, when a pooled connection closes, below ResilientHttpClient's retry layer;"
+                        + " the server may then see requests that were never counted or logged as attempts",
+                        ALL_METHOD_RETRY_PROPERTY);
+            }
+        }
+
+        private static ScheduledExecutorService newOwnedScheduler() {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                Thread thread = new Thread(runnable, "ballast-http-scheduler");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            return executor;
+        }
+
+        private static Duration positive(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isZero() || value.isNegative()) {
+                throw new IllegalArgumentException(name + " must be positive but was " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package dev.ballast.http.breaker;
+
+import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.Ticker;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The circuit breaker of one dependency: a CLOSED / OPEN / HALF_OPEN state machine configured by
+ * {@link BreakerConfig} (see there for the rules), with time from an injected {@link Ticker} and the
+ * open-state jitter from an injected {@link RandomGenerator}.
+ *
+ * <h2>Use</h2>
+ * Each call asks {@link #acquirePermission()} first and reports its result on the returned
+ * {@link Permit} exactly once: {@link Permit#onSuccess()}, {@link Permit#onFailure()} for a breaker
+ * failure ({@link dev.ballast.http.classify.Outcome#isBreakerFailure()}), {@link Permit#onIgnored()} for
+ * an answer that is no breaker failure (such as a 404), or {@link Permit#onAbandoned()} when the call
+ * ended without an answer (cancelled, interrupted, timed out by the caller).
+ *
+ * <h2>Generations</h2>
+ * Every transition starts a new generation. A permit belongs to the generation in which it was
+ * acquired, and its report is ignored once the breaker has moved on: a slow call admitted while
+ * CLOSED that fails after the breaker opened and half-opened cannot fail the half-open probe's
+ * verdict, and a stale success cannot close the breaker.
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. State is guarded by one lock held for a few field updates; {@link #acquirePermission()}
+ * never waits for another call to finish. {@link BreakerListener}s are called under that lock, so each
+ * sees every transition once and in order. Transitions are also logged (logger
+ * {@code dev.ballast.http.breaker.CircuitBreaker}: WARN when opening, INFO otherwise).
+ *
+ * <p>The OPEN to HALF_OPEN transition happens on the first {@link #acquirePermission()} after the open
+ * duration has elapsed; {@link #state()} reports OPEN until then.
+ */
+public final class CircuitBreaker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
+
+    private final String dependency;
+    private final BreakerConfig config;
+    private final Ticker ticker;
+    private final Supplier<RandomGenerator> random;
+    private final BreakerListener listener;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    // Everything below is guarded by lock.
+    private BreakerState state = BreakerState.CLOSED;
+    private long generation;
+
+    /** Ring buffer of the last slidingWindowSize outcomes, true = failure. */
+    private final boolean[] window;
+    private int windowNext;
+    private int recorded;
+    private int failuresInWindow;
+    private int consecutiveFailures;
+
+    private long openedAt;
+    private long openNanos;
+
+    private long halfOpenedAt;
+    private int probesIssued;
+    private int probeSuccesses;
+
+    /**
+     * Creates a CLOSED breaker.
+     *
+     * @param dependency the dependency key it protects, used in exceptions, logs and listener events;
+     *                   not {@code null}
+     * @param config     the rules; not {@code null}
+     * @param ticker     the source of elapsed time; not {@code null}
+     * @param random     supplies the randomness of the open-duration jitter, for example
+     *                   {@code ThreadLocalRandom::current}; not {@code null}
+     * @param listener   receives state transitions; not {@code null} ({@link BreakerListener#NONE} for none)
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public CircuitBreaker(String dependency, BreakerConfig config, Ticker ticker,
+                          Supplier<RandomGenerator> random, BreakerListener listener) {
+        this.dependency = Objects.requireNonNull(dependency, "dependency");
+        this.config = Objects.requireNonNull(config, "config");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.random = Objects.requireNonNull(random, "random");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.window = new boolean[config.slidingWindowSize()];
+    }
+
+    /**
+     * Returns the dependency key this breaker protects.
+     *
+     * @return the dependency key; never {@code null}
+     */
+    public String dependency() {
+        return dependency;
+    }
+
+    /**
+     * Returns the configuration.
+     *
+     * @return the configuration; never {@code null}
+     */
+    public BreakerConfig config() {
+        return config;
+    }
+
+    /**
+     * Returns the current state. An OPEN breaker whose open duration has elapsed stays OPEN until the
+     * next {@link #acquirePermission()}.
+     *
+     * @return the state; never {@code null}
+     */
+    public BreakerState state() {
+        lock.lock();
+        try {
+            return state;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Returns how long an OPEN breaker keeps rejecting calls before it admits a probe.
+     *
+     * @return the remaining open time; {@link Duration#ZERO} unless OPEN with time remaining
+     */
+    public Duration remainingOpenTime() {
+        lock.lock();
+        try {
+            return state == BreakerState.OPEN ? Duration.ofNanos(remainingOpenNanos(ticker.read())) : Duration.ZERO;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Asks to make one call. Never blocks on other calls.
+     *
+     * <ul>
+     *   <li>CLOSED: always permitted.</li>
+     *   <li>OPEN: rejected until the (jittered) open duration has elapsed; then the breaker turns
+     *       HALF_OPEN and this call may become a probe.</li>
+     *   <li>HALF_OPEN: permitted while fewer than
+     *       {@link BreakerConfig#permittedNumberOfCallsInHalfOpenState()} probes were admitted in this
+     *       half-open period; otherwise rejected with a remaining open time of zero. If the probes have
+     *       not all reported within {@link BreakerConfig#maxWaitDurationInHalfOpenState()}, the missing
+     *       reports count as failures: the breaker opens again and the call is rejected.</li>
+     * </ul>
+     *
+     * @return the permit on which to report the call's result; never {@code null}
+     * @throws CircuitOpenException if the call is not permitted; nothing may be sent
+     */
+    public Permit acquirePermission() throws CircuitOpenException {
+        lock.lock();
+        try {
+            long now = ticker.read();
+            if (state == BreakerState.CLOSED) {
+                return new GenerationPermit(generation, false);
+            }
+            if (state == BreakerState.OPEN) {
+                long remaining = remainingOpenNanos(now);
+                if (remaining > 0) {
+                    throw new CircuitOpenException(dependency, Duration.ofNanos(remaining));
+                }
+                transitionTo(BreakerState.HALF_OPEN, now);
+            }
+            if (probesIssued < config.permittedNumberOfCallsInHalfOpenState()) {
+                probesIssued++;
+                return new GenerationPermit(generation, true);
+            }
+            if (now - halfOpenedAt >= config.maxWaitDurationInHalfOpenState().toNanos()) {
+                transitionTo(BreakerState.OPEN, now);
+                throw new CircuitOpenException(dependency, Duration.ofNanos(openNanos));
+            }
+            throw new CircuitOpenException(dependency, Duration.ZERO);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long remainingOpenNanos(long now) {
+        return Math.max(0, openNanos - (now - openedAt));
+    }
+
+    private enum Report { SUCCESS, FAILURE, IGNORED, ABANDONED }
+
+    private void report(long permitGeneration, boolean probe, Report report) {
+        lock.lock();
+        try {
+            if (permitGeneration != generation) {
+                return;
+            }
+            long now = ticker.read();
+            if (probe) {
+                // A probe's generation is a HALF_OPEN one, and it is still current.
+                if (report == Report.SUCCESS || report == Report.IGNORED) {
+                    probeSuccesses++;
+                    if (probeSuccesses >= config.permittedNumberOfCallsInHalfOpenState()) {
+                        transitionTo(BreakerState.CLOSED, now);
+                    }
+                } else {
+                    transitionTo(BreakerState.OPEN, now);
+                }
+            } else if (report == Report.SUCCESS) {
+                record(false, now);
+            } else if (report == Report.FAILURE) {
+                record(true, now);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void record(boolean failure, long now) {
+        if (recorded == window.length) {
+            if (window[windowNext]) {
+                failuresInWindow--;
+            }
+        } else {
+            recorded++;
+        }
+        window[windowNext] = failure;
+        windowNext = (windowNext + 1) % window.length;
+        if (failure) {
+            failuresInWindow++;
+            consecutiveFailures++;
+        } else {
+            consecutiveFailures = 0;
+        }
+        int consecutiveThreshold = config.consecutiveFailureThreshold();
+        boolean tooManyInARow = consecutiveThreshold > 0 && consecutiveFailures >= consecutiveThreshold;
+        boolean rateTooHigh = recorded >= config.minimumNumberOfCalls()
+                && failuresInWindow * 100.0 >= config.failureRateThreshold() * recorded;
+        if (tooManyInARow || rateTooHigh) {
+            transitionTo(BreakerState.OPEN, now);
+        }
+    }
+
+    private void transitionTo(BreakerState to, long now) {
+        BreakerState from = state;
+        state = to;
+        generation++;
+        switch (to) {
+            case OPEN -> {
+                openedAt = now;
+                openNanos = jitteredOpenNanos();
+            }
+            case HALF_OPEN -> {
+                halfOpenedAt = now;
+                probesIssued = 0;
+                probeSuccesses = 0;
+            }
+            case CLOSED -> {
+                java.util.Arrays.fill(window, false);
+                windowNext = 0;
+                recorded = 0;
+                failuresInWindow = 0;
+                consecutiveFailures = 0;
+            }
+        }
+        if (to == BreakerState.OPEN) {
+            LOG.warn("Circuit breaker '{}' {} -> OPEN for {} ms", dependency, from, openNanos / 1_000_000);
+        } else {
+            LOG.info("Circuit breaker '{}' {} -> {}", dependency, from, to);
+        }
+        try {
+            listener.onStateTransition(dependency, from, to);
+        } catch (RuntimeException e) {
+            LOG.warn("Circuit breaker '{}' listener failed on {} -> {}", dependency, from, to, e);
+        }
+    }
+
+    private long jitteredOpenNanos() {
+        long wait = config.waitDurationInOpenState().toNanos();
+        double jitter = config.openStateJitter();
+        if (jitter == 0) {
+            return wait;
+        }
+        double factor = 1 + jitter * (2 * random.get().nextDouble() - 1);
+        return (long) (wait * factor);
+    }
+
+    /**
+     * Describes this breaker, for logs.
+     *
+     * @return for example {@code CircuitBreaker['api:443' CLOSED]}
+     */
+    @Override
+    public String toString() {
+        return "CircuitBreaker['" + dependency + "' " + state() + "]";
+    }
+
+    /**
+     * Permission for one call, on which the call reports its result. Report once: the first report
+     * wins and later ones are ignored. A permit acquired in an earlier generation (before the
+     * breaker's last transition) never affects the current state. Thread-safe.
+     */
+    public interface Permit {
+
+        /** The dependency answered and the answer is a success. */
+        void onSuccess();
+
+        /** The call ended in a breaker failure (transient, ambiguous or throttled outcome). */
+        void onFailure();
+
+        /**
+         * Dependency answered with a non-breaker-failure (e.g. 404): not a failure; in HALF_OPEN counts
+         * as success. In CLOSED it is not recorded in the sliding window at all.
+         */
+        void onIgnored();
+
+        /**
+         * Cancelled/interrupted/timed out without an answer: ignored when CLOSED, a FAILURE for a
+         * half-open probe, because a probe that does not report must not keep the breaker half-open.
+         */
+        void onAbandoned();
+    }
+
+    private final class GenerationPermit implements Permit {
+
+        private final long permitGeneration;
+        private final boolean probe;
+        private final AtomicBoolean reported = new AtomicBoolean();
+
+        GenerationPermit(long permitGeneration, boolean probe) {
+            this.permitGeneration = permitGeneration;
+            this.probe = probe;
+        }
+
+        private void once(Report report) {
+            if (reported.compareAndSet(false, true)) {
+                report(permitGeneration, probe, report);
+            }
+        }
+
+        @Override
+        public void onSuccess() {
+            once(Report.SUCCESS);
+        }
+
+        @Override
+        public void onFailure() {
+            once(Report.FAILURE);
+        }
+
+        @Override
+        public void onIgnored() {
+            once(Report.IGNORED);
+        }
+
+        @Override
+        public void onAbandoned() {
+            once(Report.ABANDONED);
+        }
+    }
+}

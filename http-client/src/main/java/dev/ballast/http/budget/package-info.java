@@ -1,0 +1,10 @@
+/**
+ * The retry budget: a per-dependency token bucket that caps retries at a fraction of recent first
+ * attempts plus a small floor, so that a fleet of callers cannot multiply the load on a dependency
+ * that is already failing (compare Finagle's {@code RetryBudget}, Envoy's retry budgets and gRPC's
+ * retry throttling).
+ *
+ * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
+ * throws {@link java.lang.NullPointerException} naming the parameter.
+ */
+package dev.ballast.http.budget;

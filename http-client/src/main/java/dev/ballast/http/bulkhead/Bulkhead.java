@@ -1,0 +1,285 @@
+package dev.ballast.http.bulkhead;
+
+import dev.ballast.http.BulkheadFullException;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The bulkhead of one dependency: at most {@link BulkheadConfig#maxConcurrentCalls()} calls hold a
+ * {@link Permit} at once; further calls wait in a FIFO queue up to a maximum wait and are then
+ * rejected with {@link BulkheadFullException}.
+ *
+ * <p>A released permit is handed straight to the longest-waiting call, so a newcomer never overtakes
+ * a waiter. The blocking path ({@link #tryAcquire(Duration)}) parks the calling thread; the
+ * asynchronous path ({@link #acquireAsync(ScheduledExecutorService)}) holds no thread while it waits:
+ * its timeout is a task on the given scheduler and cancelling its future withdraws the waiter.
+ *
+ * <p>Thread-safe. Futures are completed outside the internal lock, so dependent actions of a caller
+ * never run while the bulkhead is locked.
+ */
+public final class Bulkhead {
+
+    private final String dependency;
+    private final BulkheadConfig config;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    // Guarded by lock. Invariant: available > 0 only while waiters is empty.
+    private int available;
+    private final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
+
+    /**
+     * Creates a bulkhead with all permits free.
+     *
+     * @param dependency the dependency key, used in rejections; not {@code null}
+     * @param config     the limits; not {@code null}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public Bulkhead(String dependency, BulkheadConfig config) {
+        this.dependency = Objects.requireNonNull(dependency, "dependency");
+        this.config = Objects.requireNonNull(config, "config");
+        this.available = config.maxConcurrentCalls();
+    }
+
+    /**
+     * Returns the dependency key.
+     *
+     * @return the dependency key; never {@code null}
+     */
+    public String dependency() {
+        return dependency;
+    }
+
+    /**
+     * Returns the configuration.
+     *
+     * @return the configuration; never {@code null}
+     */
+    public BulkheadConfig config() {
+        return config;
+    }
+
+    /**
+     * Takes a permit, blocking the calling thread up to {@code maxWait} while the bulkhead is full.
+     *
+     * @param maxWait how long to wait for a free permit; {@link Duration#ZERO} rejects at once when
+     *                full; not {@code null}, not negative
+     * @return the permit, to be closed when the call ends; never {@code null}
+     * @throws BulkheadFullException    if no permit became free within {@code maxWait}
+     * @throws InterruptedException     if the thread is interrupted while waiting (or before); no permit
+     *                                  is held then
+     * @throws NullPointerException     if {@code maxWait} is {@code null}
+     * @throws IllegalArgumentException if {@code maxWait} is negative
+     */
+    public Permit tryAcquire(Duration maxWait) throws BulkheadFullException, InterruptedException {
+        long waitNanos = waitNanos(maxWait);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring a permit of bulkhead '" + dependency + "'");
+        }
+        CompletableFuture<Permit> waiter;
+        lock.lock();
+        try {
+            Permit permit = takeIfFree();
+            if (permit != null) {
+                return permit;
+            }
+            if (waitNanos == 0) {
+                throw full(maxWait);
+            }
+            waiter = enqueue();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            return waiter.get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (withdraw(waiter)) {
+                throw full(maxWait);
+            }
+            // A permit was handed to us while the wait expired: keep it.
+            return waiter.join();
+        } catch (InterruptedException e) {
+            if (!withdraw(waiter)) {
+                waiter.join().close();
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            // Only a release completes a blocking waiter, and always normally.
+            throw new IllegalStateException("bulkhead waiter failed", e);
+        }
+    }
+
+    /**
+     * Takes a permit without blocking any thread: the future completes with a permit as soon as one is
+     * free (at once if one is free now), or exceptionally with {@link BulkheadFullException} after
+     * {@link BulkheadConfig#maxWaitDuration()}. Cancelling the future withdraws the waiter; a permit is
+     * then never handed to it. If the future completes normally, the caller owns the permit and must
+     * close it.
+     *
+     * @param scheduler runs the wait timeout; not used when the call is admitted or rejected at once;
+     *                  not {@code null}
+     * @return the future permit; never {@code null}. If the scheduler rejects the timeout task the
+     *         future fails with its {@link RejectedExecutionException}
+     * @throws NullPointerException if {@code scheduler} is {@code null}
+     */
+    public CompletableFuture<Permit> acquireAsync(ScheduledExecutorService scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        Duration maxWait = config.maxWaitDuration();
+        CompletableFuture<Permit> waiter;
+        lock.lock();
+        try {
+            Permit permit = takeIfFree();
+            if (permit != null) {
+                return CompletableFuture.completedFuture(permit);
+            }
+            if (maxWait.isZero()) {
+                return CompletableFuture.failedFuture(full(maxWait));
+            }
+            waiter = enqueue();
+        } finally {
+            lock.unlock();
+        }
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = scheduler.schedule(() -> {
+                if (withdraw(waiter)) {
+                    waiter.completeExceptionally(full(maxWait));
+                }
+            }, waitNanos(maxWait), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            if (withdraw(waiter)) {
+                waiter.completeExceptionally(e);
+            }
+            return waiter;
+        }
+        waiter.whenComplete((permit, failure) -> {
+            timeout.cancel(false);
+            if (failure != null) {
+                withdraw(waiter);
+            }
+        });
+        return waiter;
+    }
+
+    /**
+     * Returns how many permits are free now. For logs and tests; the answer may be stale at once.
+     *
+     * @return the number of free permits; in {@code [0, maxConcurrentCalls]}
+     */
+    public int availablePermits() {
+        lock.lock();
+        try {
+            return available;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Returns how many calls are waiting for a permit. For logs and tests.
+     *
+     * @return the number of waiters; at least 0
+     */
+    public int waitingCalls() {
+        lock.lock();
+        try {
+            return waiters.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Permit takeIfFree() {
+        if (available > 0 && waiters.isEmpty()) {
+            available--;
+            return new BulkheadPermit();
+        }
+        return null;
+    }
+
+    private CompletableFuture<Permit> enqueue() {
+        CompletableFuture<Permit> waiter = new CompletableFuture<>();
+        waiters.addLast(waiter);
+        return waiter;
+    }
+
+    /** Removes a waiter that has not been handed a permit; false if it was (or is being) handed one. */
+    private boolean withdraw(CompletableFuture<Permit> waiter) {
+        lock.lock();
+        try {
+            return waiters.remove(waiter);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void release() {
+        while (true) {
+            CompletableFuture<Permit> next;
+            lock.lock();
+            try {
+                next = waiters.pollFirst();
+                if (next == null) {
+                    available++;
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (next.complete(new BulkheadPermit())) {
+                return;
+            }
+            // That waiter was cancelled or completed meanwhile: the slot goes to the next one.
+        }
+    }
+
+    private BulkheadFullException full(Duration maxWait) {
+        return new BulkheadFullException(dependency, config.maxConcurrentCalls(), maxWait);
+    }
+
+    private static long waitNanos(Duration maxWait) {
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must be >= 0 but was " + maxWait);
+        }
+        return maxWait.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : maxWait.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "Bulkhead['" + dependency + "' " + availablePermits() + "/" + config.maxConcurrentCalls() + " free]";
+    }
+
+    /**
+     * One slot of the bulkhead. Closing it releases the slot; only the first close counts, so closing
+     * twice (say, from a {@code finally} and a completion callback) never frees a slot held by another
+     * call. Thread-safe.
+     */
+    public interface Permit extends AutoCloseable {
+        /** Releases the slot; idempotent. */
+        @Override
+        void close();
+    }
+
+    private final class BulkheadPermit implements Permit {
+
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        @Override
+        public void close() {
+            if (released.compareAndSet(false, true)) {
+                release();
+            }
+        }
+    }
+}

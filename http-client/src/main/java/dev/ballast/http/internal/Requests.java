@@ -1,0 +1,71 @@
+package dev.ballast.http.internal;
+
+import dev.ballast.http.ReplayableBodyPublisher;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/** Request inspection and copying for the pipeline. Stateless. */
+public final class Requests {
+
+    /**
+     * JDK body publishers that re-emit the same bytes on every subscription: byte arrays and strings
+     * hold their content, {@code ofFile} re-opens the file, {@code noBody} is empty. Matched by class
+     * name because the JDK exposes no "replayable" marker.
+     */
+    private static final Set<String> REPLAYABLE_JDK_PUBLISHERS = Set.of(
+            "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
+            "jdk.internal.net.http.RequestPublishers$StringPublisher",
+            "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
+            "jdk.internal.net.http.RequestPublishers$FilePublisher");
+
+    private Requests() {
+    }
+
+    /**
+     * The default dependency key: {@code scheme://host:port}, with the scheme's default port filled
+     * in so that {@code https://a} and {@code https://a:443} share one breaker.
+     *
+     * @param request the request
+     * @return the dependency key, lower-case scheme and host
+     */
+    public static String defaultDependency(HttpRequest request) {
+        URI uri = request.uri();
+        String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
+        String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
+        int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
+        return scheme + "://" + host + ":" + port;
+    }
+
+    /**
+     * The request path for logs: the raw path only, never the query string or fragment, which may
+     * carry credentials such as pre-signed URL signatures.
+     */
+    static String loggablePath(HttpRequest request) {
+        String path = request.uri().getRawPath();
+        return path == null || path.isEmpty() ? "/" : path;
+    }
+
+    /** Whether a retry may re-send this request's body; see {@link ReplayableBodyPublisher}. */
+    static boolean bodyReplayable(HttpRequest request) {
+        Optional<BodyPublisher> body = request.bodyPublisher();
+        if (body.isEmpty()) {
+            return true;
+        }
+        BodyPublisher publisher = body.get();
+        return publisher instanceof ReplayableBodyPublisher
+                || publisher.contentLength() == 0
+                || REPLAYABLE_JDK_PUBLISHERS.contains(publisher.getClass().getName());
+    }
+
+    /**
+     * Returns {@code request} with {@code headerName: key} set, every other property (method, body
+     * publisher, headers, timeout, version, expect-continue) copied unchanged.
+     */
+    static HttpRequest withHeader(HttpRequest request, String headerName, String key) {
+        return HttpRequest.newBuilder(request, (name, value) -> true).setHeader(headerName, key).build();
+    }
+}

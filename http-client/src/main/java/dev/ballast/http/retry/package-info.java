@@ -1,0 +1,13 @@
+/**
+ * Retry policy values: how many attempts ({@link dev.ballast.http.retry.RetryConfig}), how long to
+ * wait between them ({@link dev.ballast.http.retry.Backoff}, {@link dev.ballast.http.retry.Jitter}) and
+ * how to read a server's requested wait ({@link dev.ballast.http.retry.RetryAfter}, RFC 9110 §10.2.3).
+ *
+ * <p>Everything here is a pure function or an immutable value: time and randomness are passed in,
+ * so the retry layer can be tested without sleeping.
+ *
+ * <p>Null rule: no method in this package accepts {@code null}; a {@code null} argument throws
+ * {@link java.lang.NullPointerException} naming the parameter. Absence is expressed with
+ * {@link java.util.Optional}.
+ */
+package dev.ballast.http.retry;

@@ -1,0 +1,85 @@
+package dev.ballast.it.http;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A scheduler that runs immediate tasks at once but holds every delayed task (backoffs, timeouts)
+ * until the test calls {@link #runHeld()}: time passes only when the test says so, so a test can
+ * observe what a pending backoff would do without sleeping through it.
+ */
+final class HeldScheduler extends ScheduledThreadPoolExecutor {
+
+    private final List<HeldTask<?>> held = new CopyOnWriteArrayList<>();
+
+    HeldScheduler() {
+        super(2, runnable -> {
+            Thread thread = new Thread(runnable, "held-scheduler");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        return schedule(() -> {
+            command.run();
+            return null;
+        }, delay, unit);
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        if (delay <= 0) {
+            return super.schedule(callable, 0, unit);
+        }
+        HeldTask<V> task = new HeldTask<>(callable, unit.toNanos(delay));
+        held.add(task);
+        return task;
+    }
+
+    /** Delayed tasks that were neither run nor cancelled. */
+    List<HeldTask<?>> pending() {
+        return held.stream().filter(t -> !t.isDone()).<HeldTask<?>>map(t -> t).toList();
+    }
+
+    List<HeldTask<?>> held() {
+        return List.copyOf(held);
+    }
+
+    /** Runs every held task that was not cancelled, on this scheduler's threads, and forgets them. */
+    void runHeld() {
+        for (HeldTask<?> task : held) {
+            held.remove(task);
+            if (!task.isDone()) {
+                execute(task);
+            }
+        }
+    }
+
+    static final class HeldTask<V> extends FutureTask<V> implements ScheduledFuture<V> {
+
+        final long delayNanos;
+
+        HeldTask(Callable<V> callable, long delayNanos) {
+            super(callable);
+            this.delayNanos = delayNanos;
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(delayNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.ballast.it.http;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
+import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.retry.Backoff;
+import dev.ballast.http.retry.Jitter;
+import dev.ballast.http.retry.RetryConfig;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Retry behaviour on the wire: what the server sees for each kind of answer, through send and sendAsync. */
+@Timeout(60)
+class RetryIT extends WireMockSupport {
+
+    private void stubSequence(String path, int... statuses) {
+        String state = STARTED;
+        for (int i = 0; i < statuses.length; i++) {
+            String next = i == statuses.length - 1 ? state : "after-" + i;
+            server.stubFor(get(path).inScenario(path).whenScenarioStateIs(state)
+                    .willReturn(aResponse().withStatus(statuses[i]).withBody("body-" + i))
+                    .willSetStateTo(next));
+            state = next;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void transientThenSuccess_whenServerAnswers503Twice_returns200AfterExactlyThreeRequests(Mode mode) throws Exception {
+        // given
+        stubSequence("/flaky", 503, 503, 200);
+        ResilientHttpClient client = client();
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/flaky"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("body-2");
+        server.verify(3, getRequestedFor(urlPathEqualTo("/flaky")));
+        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+                .containsExactly(Decision.RETRYING, Decision.RETRYING, Decision.SUCCEEDED);
+        assertAttemptsEqualServedRequests();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void discardedResponses_whenRetried_neverReachTheCallersBodyHandler(Mode mode) throws Exception {
+        // given a handler that would leak an InputStream for every response it is given
+        stubSequence("/stream", 503, 503, 200);
+        ResilientHttpClient client = client();
+        AtomicInteger handed = new AtomicInteger();
+        BodyHandler<InputStream> counting = info -> {
+            handed.incrementAndGet();
+            return BodyHandlers.ofInputStream().apply(info);
+        };
+
+        // when
+        HttpResponse<InputStream> response = mode.call(client, httpGet("/stream"), counting);
+
+        // then only the final response was handed over; the two 503 bodies were drained by the client
+        try (InputStream body = response.body()) {
+            assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("body-2");
+        }
+        assertThat(handed).hasValue(1);
+        server.verify(3, getRequestedFor(urlPathEqualTo("/stream")));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void permanent_whenServerAnswers400_sendsExactlyOneRequest(Mode mode) throws Exception {
+        // given
+        stubSequence("/bad", 400, 200);
+        ResilientHttpClient client = client();
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/bad"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.statusCode()).isEqualTo(400);
+        server.verify(1, getRequestedFor(urlPathEqualTo("/bad")));
+        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.ABORTED);
+        assertThat(listener.lastDecision().reason()).isEqualTo("not retried: permanent outcome");
+        assertAttemptsEqualServedRequests();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void throttled_whenServerSendsRetryAfterOneSecond_secondRequestArrivesNoEarlierThanOneSecondLater(Mode mode)
+            throws Exception {
+        // given: our own backoff is at most 50 ms, so only Retry-After can explain a 1 s gap
+        server.stubFor(get("/throttled").inScenario("t").whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "1")).willSetStateTo("ok"));
+        server.stubFor(get("/throttled").inScenario("t").whenScenarioStateIs("ok")
+                .willReturn(aResponse().withStatus(200)));
+        ResilientHttpClient client = client();
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/throttled"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.statusCode()).isEqualTo(200);
+        List<ServeEvent> served = served();
+        assertThat(served).hasSize(2);
+        long gapMillis = served.get(1).getRequest().getLoggedDate().getTime()
+                - served.get(0).getRequest().getLoggedDate().getTime();
+        assertThat(gapMillis).isGreaterThanOrEqualTo(1000);
+        assertThat(listener.decisions.get(0).delay()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        assertAttemptsEqualServedRequests();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void throttled_whenRetryAfterExceedsTotalTimeout_returnsThe429AtOnceWithoutSleeping(Mode mode) throws Exception {
+        // given: maxRetryAfter allows 100 s, but the total timeout is 5 s; any scheduled delay would be held forever
+        server.stubFor(get("/slow-down").willReturn(aResponse().withStatus(429).withHeader("Retry-After", "100")));
+        HeldScheduler scheduler = new HeldScheduler();
+        ResilientHttpClient client = track(clientBuilder()
+                .scheduler(scheduler)
+                .totalTimeout(Duration.ofSeconds(5))
+                .retry(RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofMinutes(5))
+                        .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
+                        .build())
+                .build());
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/slow-down"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.statusCode()).isEqualTo(429);
+        server.verify(1, getRequestedFor(urlPathEqualTo("/slow-down")));
+        RetryDecisionEvent decision = listener.lastDecision();
+        assertThat(decision.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(decision.reason()).contains("overrun the total timeout");
+        assertThat(decision.delay()).isZero();
+        assertAttemptsEqualServedRequests();
+        scheduler.shutdownNow();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void throttled_whenRetryAfterExceedsMaxRetryAfter_returnsThe429AtOnce(Mode mode) throws Exception {
+        // given: default maxRetryAfter is 30 s
+        server.stubFor(get("/slow-down").willReturn(aResponse().withStatus(429).withHeader("Retry-After", "100")));
+        ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofMinutes(10)).build());
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/slow-down"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.statusCode()).isEqualTo(429);
+        server.verify(1, getRequestedFor(urlPathEqualTo("/slow-down")));
+        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(listener.lastDecision().reason()).contains("exceeds maxRetryAfter");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void connectionReset_onGet_isRetried(Mode mode) throws Exception {
+        // given: a fresh client, so the reset hits a fresh connection and the JDK does not re-send on its own
+        server.stubFor(get("/reset").inScenario("r").whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("ok"));
+        server.stubFor(get("/reset").inScenario("r").whenScenarioStateIs("ok")
+                .willReturn(aResponse().withStatus(200).withBody("recovered")));
+        ResilientHttpClient client = client();
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/reset"), BodyHandlers.ofString());
+
+        // then
+        assertThat(response.body()).isEqualTo("recovered");
+        server.verify(2, getRequestedFor(urlPathEqualTo("/reset")));
+        assertThat(listener.decisions.get(0).decision()).isEqualTo(Decision.RETRYING);
+        assertThat(listener.decisions.get(0).errorClass()).isNotNull();
+        assertAttemptsEqualServedRequests();
+    }
+}
