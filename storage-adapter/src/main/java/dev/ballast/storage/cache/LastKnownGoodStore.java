@@ -4,6 +4,7 @@ import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
@@ -17,19 +18,17 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.System.Logger.Level;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An {@link ObjectStore} decorator that keeps the last-known-good copy of small objects and serves
@@ -56,7 +55,7 @@ import java.util.concurrent.atomic.LongAdder;
  * than {@link LastKnownGoodConfig#maxStaleness()}), {@code get} throws
  * {@code StorageUnavailableException} naming the key, with the store's exception as its cause;
  * never an empty value. Each degraded read is counted ({@link #counters()}) and logged at
- * {@code WARNING} (logger {@code dev.ballast.storage.cache.LastKnownGoodStore}) with the
+ * {@code WARN} (SLF4J logger {@code dev.ballast.storage.cache.LastKnownGoodStore}) with the
  * dependency, key, version, data age and reason.
  *
  * <p>Other failures (not found, precondition failed, integrity, stale read) pass through unchanged:
@@ -64,7 +63,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class LastKnownGoodStore implements ObjectStore {
 
-  private static final System.Logger LOG = System.getLogger(LastKnownGoodStore.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(LastKnownGoodStore.class);
 
   private final ObjectStore delegate;
   private final LastKnownGoodConfig config;
@@ -258,9 +257,8 @@ public final class LastKnownGoodStore implements ObjectStore {
     }
     degradedReads.increment();
     String reason = unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
-    LOG.log(Level.WARNING, () -> "Degraded read: serving the last-known-good copy of '" + key + "' (version "
-        + entry.version().versionId() + ", data age " + entry.ageText(now) + ") because " + dependency
-        + " is unavailable: " + reason);
+    LOG.warn("Degraded read: serving the last-known-good copy of '{}' (version {}, data age {}) because {} is"
+        + " unavailable: {}", key, entry.version().versionId(), entry.ageText(now), dependency, reason);
     return new ObjectRead(entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, entry.freshness(), age,
         reason);
   }
@@ -299,12 +297,7 @@ public final class LastKnownGoodStore implements ObjectStore {
     if (recorded.length() != 64) {
       return true; // no SHA-256 recorded; the store verified the length
     }
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-      return HexFormat.of().formatHex(digest).equalsIgnoreCase(recorded);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
+    return Sha256.hex(Sha256.of(bytes)).equalsIgnoreCase(recorded);
   }
 
   /** One cached object. */

@@ -1,0 +1,327 @@
+package dev.ballast.storage;
+
+import dev.ballast.storage.block.BlockVolume;
+import dev.ballast.storage.block.VolumeNames;
+import dev.ballast.storage.cache.LastKnownGoodConfig;
+import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3ObjectStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One entry point to two kinds of storage with different semantics; each operation goes to the one
+ * whose guarantees it needs (rule: block storage for in-place byte writes, object storage for
+ * whole-object versioned replace; neither is emulated on the other).
+ *
+ * <h2>Block volumes: {@link #block(String)}</h2>
+ * A byte-addressable file under {@link Builder#localRoot(Path)}: {@code write(offset, bytes)}
+ * changes those bytes in place, {@code force()} makes them durable, and one writer at a time holds
+ * the volume. Use it for data edited a few bytes at a time (indexes, journals, disk images).
+ *
+ * <h2>Objects: {@link #objects()}</h2>
+ * Versioned S3: every write replaces the whole object and creates a new version (SHA-256 recorded
+ * and verified on every read); there is <b>no write at an offset</b>. To change part of an object,
+ * read it, edit the bytes and write the whole object back conditionally on the version you read,
+ * so a concurrent writer is detected instead of silently overwritten (a lost update):
+ *
+ * <pre>{@code
+ * ObjectStore objects = facade.objects();
+ * while (true) {
+ *   ObjectRead read = objects.get("state.json");
+ *   byte[] edited = edit(read.readAllBytes());
+ *   try {
+ *     objects.putIfMatch("state.json", read.version().eTag(), ObjectContent.ofBytes(edited)); // If-Match
+ *     break;
+ *   } catch (PreconditionFailedException someoneElseWroteFirst) {
+ *     // 412: another writer replaced the object after our read; read it again and redo the edit
+ *   }
+ * }
+ * }</pre>
+ *
+ * Reads go through a last-known-good cache (RFC 5861 {@code stale-if-error}, see
+ * {@link LastKnownGoodStore}): when the store is unavailable a previously read object comes back
+ * marked {@code degraded()}, with its age and the reason, or the read throws
+ * {@link StorageUnavailableException}; never an empty value. {@link #stats()} counts degraded
+ * reads, stale reads detected and integrity failures.
+ *
+ * <p>Thread-safe. {@link #close()} closes the volumes opened through this facade and the object
+ * store.
+ */
+public final class StorageFacade implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StorageFacade.class);
+
+  private final Path localRoot;
+  private final LastKnownGoodStore objects;
+  private final AutoCloseable objectStoreResource;
+  private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
+  private volatile boolean closed;
+
+  private StorageFacade(Path localRoot, LastKnownGoodStore objects, AutoCloseable objectStoreResource) {
+    this.localRoot = localRoot;
+    this.objects = objects;
+    this.objectStoreResource = objectStoreResource;
+  }
+
+  /** A builder with nothing configured; set at least a local root or an object store. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /**
+   * Opens (creating if absent) the block volume {@code name}: a file directly under the local
+   * root. The name is validated before the disk is touched (see {@link VolumeNames}).
+   *
+   * @throws IllegalStateException if no local root was configured, or the facade is closed
+   * @throws IllegalArgumentException if the name is invalid (nothing is created)
+   * @throws VolumeInUseException if another writer, in this JVM or another process, has it open
+   */
+  public BlockVolume block(String name) {
+    Objects.requireNonNull(name, "name");
+    ensureOpen();
+    if (localRoot == null) {
+      throw new IllegalStateException(
+          "localRoot is required to open block volumes; set StorageFacade.newBuilder().localRoot(dir)");
+    }
+    BlockVolume volume = BlockVolume.open(localRoot, name);
+    volumes.removeIf(v -> !v.isOpen());
+    volumes.add(volume);
+    return volume;
+  }
+
+  /**
+   * The versioned object store, with verified reads, stale-read detection and the last-known-good
+   * fallback. Whole objects only: see the class documentation for the read-modify-write pattern.
+   *
+   * @throws IllegalStateException if no object store was configured, or the facade is closed
+   */
+  public ObjectStore objects() {
+    ensureOpen();
+    return requireObjects();
+  }
+
+  /**
+   * What the capability probe found the object endpoint to guarantee.
+   *
+   * @throws IllegalStateException if no object store was configured
+   */
+  public StoreCapabilities capabilities() {
+    return requireObjects().capabilities();
+  }
+
+  /** A snapshot of the facade's counters; all zero for a facade without an object store. */
+  public Stats stats() {
+    int open = (int) volumes.stream().filter(BlockVolume::isOpen).count();
+    if (objects == null) {
+      return new Stats(0, 0, 0, 0, 0, 0, open);
+    }
+    LastKnownGoodStore.Counters c = objects.counters();
+    return new Stats(c.degradedReads(), c.unavailableReads(), c.staleReadsDetected(), c.integrityFailures(),
+        c.cachedObjects(), c.cachedBytes(), open);
+  }
+
+  /**
+   * Counters since the facade was built.
+   *
+   * @param degradedReads reads served from the last-known-good cache because the store was unavailable
+   * @param unavailableReads reads that threw {@code StorageUnavailableException}
+   * @param staleReadsDetected reads that returned, or refused, a version older than one already seen
+   * @param integrityFailures reads whose bytes did not match the recorded SHA-256 or length
+   * @param cachedObjects objects held in the last-known-good cache now
+   * @param cachedBytes bytes held in the last-known-good cache now
+   * @param openVolumes block volumes opened through this facade and not yet closed
+   */
+  public record Stats(
+      long degradedReads,
+      long unavailableReads,
+      long staleReadsDetected,
+      long integrityFailures,
+      long cachedObjects,
+      long cachedBytes,
+      int openVolumes) {}
+
+  /** Closes every block volume opened through this facade and the object store. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    RuntimeException failure = null;
+    for (BlockVolume volume : volumes) {
+      try {
+        volume.close();
+      } catch (RuntimeException e) {
+        failure = addTo(failure, e);
+      }
+    }
+    volumes.clear();
+    if (objectStoreResource != null) {
+      try {
+        objectStoreResource.close();
+      } catch (Exception e) {
+        failure = addTo(failure, e instanceof RuntimeException r ? r : new IllegalStateException(
+            "Closing the object store failed", e));
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+
+  private LastKnownGoodStore requireObjects() {
+    if (objects == null) {
+      throw new IllegalStateException("an object store is required to use objects(); set "
+          + "StorageFacade.newBuilder().s3(endpoint).bucket(name), or objectStore(store)");
+    }
+    return objects;
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("This StorageFacade is closed");
+    }
+  }
+
+  /**
+   * Builder for {@link StorageFacade}; not thread-safe. Set {@link #localRoot(Path)} for block
+   * volumes and {@link #s3(S3Endpoint)} with {@link #bucket(String)} (or a ready
+   * {@link #objectStore(ObjectStore)}) for objects; at least one of the two.
+   */
+  public static final class Builder {
+    private Path localRoot;
+    private S3Endpoint s3;
+    private String bucket;
+    private Boolean createBucket;
+    private Boolean enableVersioning;
+    private S3ObjectStore.Options s3Options = S3ObjectStore.Options.defaults();
+    private ObjectStore objectStore;
+    private LastKnownGoodConfig lastKnownGood = LastKnownGoodConfig.ofDefaults();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** Directory holding the block volumes; created on first use. Required for {@link #block(String)}. */
+    public Builder localRoot(Path localRoot) {
+      this.localRoot = Objects.requireNonNull(localRoot, "localRoot");
+      return this;
+    }
+
+    /** The S3 (or S3-compatible) endpoint for objects; needs {@link #bucket(String)}. */
+    public Builder s3(S3Endpoint s3) {
+      this.s3 = Objects.requireNonNull(s3, "s3");
+      return this;
+    }
+
+    /** The versioned bucket holding the objects; required with {@link #s3(S3Endpoint)}. */
+    public Builder bucket(String bucket) {
+      this.bucket = Objects.requireNonNull(bucket, "bucket");
+      return this;
+    }
+
+    /** Create the bucket if it does not exist (default false: refuse with a clear message). */
+    public Builder createBucket(boolean createBucket) {
+      this.createBucket = createBucket;
+      return this;
+    }
+
+    /** Turn bucket versioning on if it is off (default false: refuse with a clear message). */
+    public Builder enableVersioning(boolean enableVersioning) {
+      this.enableVersioning = enableVersioning;
+      return this;
+    }
+
+    /**
+     * Further object-store settings (multipart threshold and part size, key policy, stale-read
+     * re-reads); default {@link S3ObjectStore.Options#defaults()}. {@link #createBucket(boolean)},
+     * {@link #enableVersioning(boolean)} and {@link #clock(Clock)} set on this builder win.
+     */
+    public Builder s3Options(S3ObjectStore.Options s3Options) {
+      this.s3Options = Objects.requireNonNull(s3Options, "s3Options");
+      return this;
+    }
+
+    /**
+     * A ready object store to route object operations to instead of {@link #s3(S3Endpoint)} (for
+     * example another implementation, or an in-memory one in tests). The facade adds the
+     * last-known-good cache on top of it and closes it if it is {@link AutoCloseable}.
+     */
+    public Builder objectStore(ObjectStore objectStore) {
+      this.objectStore = Objects.requireNonNull(objectStore, "objectStore");
+      return this;
+    }
+
+    /** Last-known-good cache settings; default {@link LastKnownGoodConfig#ofDefaults()} (on). */
+    public Builder lastKnownGood(LastKnownGoodConfig lastKnownGood) {
+      this.lastKnownGood = Objects.requireNonNull(lastKnownGood, "lastKnownGood");
+      return this;
+    }
+
+    /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Builds the facade. With {@link #s3(S3Endpoint)} this opens the store, which runs the
+     * capability probe once (see {@link S3ObjectStore}) and logs its result.
+     *
+     * @throws IllegalStateException if nothing is configured, {@code s3} lacks a bucket (or the
+     *     reverse), or both {@code s3} and {@code objectStore} are set
+     * @throws UnsupportedCapabilityException if the bucket is missing or unversioned and may not be fixed
+     * @throws StorageUnavailableException if the endpoint cannot be reached
+     */
+    public StorageFacade build() {
+      if (s3 != null && objectStore != null) {
+        throw new IllegalStateException("set either s3(endpoint) or objectStore(store), not both");
+      }
+      if (s3 != null && bucket == null) {
+        throw new IllegalStateException("bucket is required with s3(endpoint); set StorageFacade.newBuilder()"
+            + ".s3(endpoint).bucket(name)");
+      }
+      if (s3 == null && (bucket != null || createBucket != null || enableVersioning != null)) {
+        throw new IllegalStateException("bucket, createBucket and enableVersioning need s3(endpoint)");
+      }
+      if (localRoot == null && s3 == null && objectStore == null) {
+        throw new IllegalStateException("StorageFacade needs something to route to: set localRoot(dir) for block "
+            + "volumes and/or s3(endpoint).bucket(name) for objects");
+      }
+      ObjectStore store = objectStore;
+      if (s3 != null) {
+        S3ObjectStore.Options.Builder options = s3Options.toBuilder().clock(clock);
+        if (createBucket != null) {
+          options.createBucket(createBucket);
+        }
+        if (enableVersioning != null) {
+          options.enableVersioning(enableVersioning);
+        }
+        store = S3ObjectStore.open(s3, bucket, options.build());
+      }
+      LastKnownGoodStore objects = null;
+      if (store != null) {
+        objects = LastKnownGoodStore.wrap(store, lastKnownGood, clock);
+        LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), lastKnownGood);
+      }
+      return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);
+    }
+  }
+}

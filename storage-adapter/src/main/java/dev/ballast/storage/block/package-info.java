@@ -1,0 +1,10 @@
+/**
+ * Local block volumes: byte-addressable files under a root directory with positional in-place
+ * writes, durability by {@code fsync} of the file and its directory, one writer at a time (an
+ * exclusive file lock across processes plus a registry inside the JVM), and names validated before
+ * any disk access ({@link dev.ballast.storage.block.VolumeNames}).
+ *
+ * <p>Null rule: no method accepts or returns null; a null argument throws
+ * {@link java.lang.NullPointerException} naming the parameter.
+ */
+package dev.ballast.storage.block;

@@ -1,0 +1,12 @@
+/**
+ * The last-known-good fallback (RFC 5861 {@code stale-if-error}, applied per object):
+ * {@link dev.ballast.storage.cache.LastKnownGoodStore} decorates an
+ * {@link dev.ballast.storage.object.ObjectStore}, keeps verified copies of small objects read live,
+ * and serves them marked {@code Source.CACHE}, with their age and the reason, while the store is
+ * unavailable; {@link dev.ballast.storage.cache.LastKnownGoodConfig} bounds entries, bytes and
+ * staleness.
+ *
+ * <p>Null rule: no method accepts or returns null; a null argument throws
+ * {@link java.lang.NullPointerException} naming the parameter.
+ */
+package dev.ballast.storage.cache;
