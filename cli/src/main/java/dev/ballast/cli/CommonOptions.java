@@ -2,6 +2,9 @@ package dev.ballast.cli;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /** The options every command accepts, the same way. */
@@ -36,7 +39,36 @@ final class CommonOptions {
       description = "Secret access key (default: $AWS_SECRET_ACCESS_KEY). Prefer the environment variable: flags show in ps.")
   String secretKey;
 
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30S", converter = DurationConverter.class,
+      description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "
+          + "endpoint ends the command within about this long.")
+  Duration timeout;
+
   @Option(names = {"-v", "--verbose"},
       description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
   boolean verbose;
+
+  /** Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S}. */
+  static final class DurationConverter implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      String v = value.trim().toLowerCase(Locale.ROOT);
+      Duration d;
+      if (v.startsWith("pt")) {
+        d = Duration.parse(v.toUpperCase(Locale.ROOT));
+      } else if (v.endsWith("ms")) {
+        d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      } else if (v.endsWith("s")) {
+        d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+      } else if (v.endsWith("m")) {
+        d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+      } else {
+        throw new IllegalArgumentException("timeout must look like 30s, 2m, 500ms or PT30S but was '" + value + "'");
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive but was '" + value + "'");
+      }
+      return d;
+    }
+  }
 }
