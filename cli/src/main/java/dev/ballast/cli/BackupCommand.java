@@ -48,7 +48,7 @@ final class BackupCommand extends BallastCommand {
           files -> Progress.create("backup " + backupName, files.size(),
               files.stream().mapToLong(BackupRunner.SourceFile::size).sum(), ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds()),
-          ctx.manifestGrace());
+          ctx.manifestGrace(), ctx.onFileStored());
       BackupRunner.Result r = runner.run();
       return report(backupName, r, session);
     }

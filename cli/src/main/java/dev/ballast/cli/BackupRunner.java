@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -86,9 +87,11 @@ final class BackupRunner {
   private final PrintStream err;
   private final Function<List<SourceFile>, Progress> progressFactory;
   private final Duration manifestGrace;
+  private final Consumer<String> onStored;
 
   BackupRunner(ObjectStore store, String name, Path source, boolean followSymlinks, Cancellation cancellation,
-      Clock clock, PrintStream err, Function<List<SourceFile>, Progress> progressFactory, Duration manifestGrace) {
+      Clock clock, PrintStream err, Function<List<SourceFile>, Progress> progressFactory, Duration manifestGrace,
+      Consumer<String> onStored) {
     this.store = Objects.requireNonNull(store, "store");
     this.name = Objects.requireNonNull(name, "name");
     this.source = Objects.requireNonNull(source, "source");
@@ -98,6 +101,7 @@ final class BackupRunner {
     this.err = Objects.requireNonNull(err, "err");
     this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
     this.manifestGrace = Objects.requireNonNull(manifestGrace, "manifestGrace");
+    this.onStored = Objects.requireNonNull(onStored, "onStored");
   }
 
   /** Decides whether {@code previous} already holds the content of a file of this size and hash. */
@@ -141,6 +145,7 @@ final class BackupRunner {
             entries.add(new ManifestEntry(f.path(), size, sha, v.versionId(), f.mtime()));
             stored++;
             uploaded += size;
+            onStored.accept(f.path());
           }
         } catch (StorageUnavailableException e) {
           unavailable = e;

@@ -5,10 +5,13 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IFactory;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The {@code ballast} command: back up a directory to versioned S3 and restore it, verified.
@@ -28,15 +31,20 @@ import picocli.CommandLine.IFactory;
       ""},
     subcommands = {BackupCommand.class, RestoreCommand.class, ListCommand.class, VerifyCommand.class,
         VersionsCommand.class, CommandLine.HelpCommand.class})
-public final class Ballast implements Runnable {
+public final class Ballast implements Callable<Integer> {
   private static final long SHUTDOWN_WAIT_SECONDS = 30;
+
+  @Spec
+  CommandSpec spec;
 
   private Ballast() {}
 
   @Override
-  public void run() {
-    throw new CommandLine.ParameterException(new CommandLine(this), "Missing command: pass one of backup, restore, "
-        + "list, verify, versions (see --help).");
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("Missing command: pass one of backup, restore, list, verify, versions.");
+    spec.commandLine().usage(err);
+    return ExitCodes.USAGE;
   }
 
   /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
@@ -60,8 +68,12 @@ public final class Ballast implements Runnable {
     System.exit(code);
   }
 
-  /** Runs one command in this JVM with {@code ctx}'s streams and services; returns the exit code. */
-  static int run(String[] args, CliContext ctx) {
+  /**
+   * Runs one command in this JVM with {@code ctx}'s streams and services, as {@code ballast} would.
+   *
+   * @return the exit code, one of {@link ExitCodes}
+   */
+  public static int run(String[] args, CliContext ctx) {
     CommandLine cl = commandLine(ctx);
     return cl.execute(args);
   }

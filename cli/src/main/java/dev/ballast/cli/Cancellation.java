@@ -8,23 +8,30 @@ import java.util.concurrent.TimeUnit;
  * and waits in {@link #awaitFinished} while the command stops after its current file, reports what
  * it stored and leaves no complete-looking manifest. Thread-safe.
  */
-final class Cancellation {
+public final class Cancellation {
   private volatile boolean cancelled;
+
+  /** A token not yet cancelled. */
+  public Cancellation() {}
   private final CountDownLatch finished = new CountDownLatch(1);
 
-  void cancel() {
+  /** Asks the running command to stop after its current file. */
+  public void cancel() {
     cancelled = true;
   }
 
-  boolean cancelled() {
+  /** Whether {@link #cancel()} was called. */
+  public boolean cancelled() {
     return cancelled;
   }
 
-  void finished() {
+  /** Called once the command has reported and released everything. */
+  public void finished() {
     finished.countDown();
   }
 
-  boolean awaitFinished(long timeout, TimeUnit unit) throws InterruptedException {
+  /** Waits for {@link #finished()}; returns false if {@code timeout} passed first. */
+  public boolean awaitFinished(long timeout, TimeUnit unit) throws InterruptedException {
     return finished.await(timeout, unit);
   }
 }

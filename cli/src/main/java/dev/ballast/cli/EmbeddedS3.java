@@ -7,7 +7,7 @@ import java.nio.file.Path;
  * An S3 server started for the duration of one command when no {@code --endpoint} is given, with
  * its data persisted under a data directory so backups survive between runs.
  */
-interface EmbeddedS3 extends AutoCloseable {
+public interface EmbeddedS3 extends AutoCloseable {
 
   /** Starts servers; tests inject one they can stop mid-command. */
   @FunctionalInterface

@@ -27,7 +27,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * after writing what it must (a Ctrl-C must not take the server away before the manifest is
  * written). A lock file keeps two commands from using one data directory at once.
  */
-final class S3MockServer implements EmbeddedS3 {
+public final class S3MockServer implements EmbeddedS3 {
   private static final String LOOPBACK = "127.0.0.1";
 
   private final ConfigurableApplicationContext context;
@@ -45,8 +45,12 @@ final class S3MockServer implements EmbeddedS3 {
     this.lock = lock;
   }
 
-  /** Starts S3Mock with its store under {@code dataDir/s3}. */
-  static S3MockServer start(Path dataDir) {
+  /**
+   * Starts S3Mock with its store under {@code dataDir/s3}.
+   *
+   * @throws RuntimeException (a {@code CliFailure}) if the data directory is in use or S3Mock fails to start
+   */
+  public static S3MockServer start(Path dataDir) {
     FileChannel channel = null;
     FileLock lock;
     try {

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -21,9 +22,6 @@ final class SafePaths {
     if (manifestPath.isEmpty()) {
       return "it is empty";
     }
-    if (manifestPath.startsWith("/") || Path.of("/").resolve(manifestPath).equals(Path.of(manifestPath))) {
-      return "it is absolute";
-    }
     for (int i = 0; i < manifestPath.length(); i++) {
       char c = manifestPath.charAt(i);
       if (Character.isISOControl(c)) {
@@ -32,6 +30,13 @@ final class SafePaths {
       if (c == '\\') {
         return "it contains a backslash";
       }
+    }
+    try {
+      if (manifestPath.startsWith("/") || Path.of(manifestPath).isAbsolute()) {
+        return "it is absolute";
+      }
+    } catch (InvalidPathException e) {
+      return "it is not a valid path here (" + e.getReason() + ")";
     }
     if (manifestPath.length() >= 2 && manifestPath.charAt(1) == ':') {
       return "it starts with a drive letter";
