@@ -67,13 +67,13 @@ abstract class Progress implements AutoCloseable {
           .setConsumer(new ConsoleProgressBarConsumer(out))
           .continuousUpdate()
           .build();
-      bar.setExtraMessage(filesText());
+      bar.setExtraMessage(" " + filesText());
     }
 
     @Override
     void onChange() {
       bar.stepTo(Math.min(bytes.get(), totalBytes));
-      bar.setExtraMessage(filesText());
+      bar.setExtraMessage(" " + filesText());
     }
 
     @Override
