@@ -11,7 +11,9 @@ public final class BulkheadFullException extends CallRejectedException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The bulkhead's limit of concurrent calls. */
     private final int maxConcurrentCalls;
+    /** How long the rejected call waited. */
     private final Duration maxWait;
 
     /**

@@ -19,6 +19,7 @@ public abstract sealed class CallRejectedException extends IOException
 
     private static final long serialVersionUID = 1L;
 
+    /** The dependency key whose protection rejected the call. */
     private final String dependency;
 
     CallRejectedException(String dependency, String message) {

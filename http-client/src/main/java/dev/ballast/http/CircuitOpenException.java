@@ -14,6 +14,7 @@ public final class CircuitOpenException extends CallRejectedException {
 
     private static final long serialVersionUID = 1L;
 
+    /** How long the breaker stays open, measured at the rejection. */
     private final Duration remainingOpenTime;
 
     /**
@@ -27,8 +28,27 @@ public final class CircuitOpenException extends CallRejectedException {
      * @throws IllegalArgumentException if {@code remainingOpenTime} is negative
      */
     public CircuitOpenException(String dependency, Duration remainingOpenTime) {
-        super(dependency, message(dependency, remainingOpenTime));
+        this(dependency, remainingOpenTime, message(dependency, remainingOpenTime));
+    }
+
+    private CircuitOpenException(String dependency, Duration remainingOpenTime, String message) {
+        super(dependency, message);
         this.remainingOpenTime = remainingOpenTime;
+    }
+
+    /**
+     * Creates the rejection of a HALF_OPEN breaker whose probe slots are all taken: the remaining open
+     * time is zero, but calls are rejected until the probes in flight have reported. The message reads
+     * {@code Circuit breaker 'host:port' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)}.
+     *
+     * @param dependency the dependency key of the breaker; not {@code null}
+     * @return the exception; never {@code null}
+     * @throws NullPointerException if {@code dependency} is {@code null}
+     */
+    public static CircuitOpenException halfOpenProbesInFlight(String dependency) {
+        Objects.requireNonNull(dependency, "dependency");
+        return new CircuitOpenException(dependency, Duration.ZERO,
+                "Circuit breaker '" + dependency + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
     }
 
     private static String message(String dependency, Duration remainingOpenTime) {

@@ -35,7 +35,9 @@ public interface HttpClientListener {
     }
 
     /**
-     * Called once per attempt with the retry layer's decision about it.
+     * Called once per attempt with the retry layer's decision about it, and once more (outcome
+     * {@code GAVE_UP}, reason {@code "total timeout exceeded"}) if the total timeout ends the call
+     * while an attempt is in flight.
      *
      * @param event the decision, never null
      */

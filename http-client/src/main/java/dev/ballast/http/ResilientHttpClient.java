@@ -101,8 +101,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Final outcome</h2>
  * If the last attempt produced a response, it is returned whatever its status. If it produced an
  * exception: a {@link RetriesExhaustedException} when the retry layer gave up on a retryable
- * failure (every attempt's failure suppressed), the {@link CallRejectedException} when the breaker
- * or bulkhead rejected, and otherwise the attempt's own exception (earlier failures suppressed).
+ * failure (every attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the
+ * total timeout expired, the {@link CallRejectedException} when the breaker or bulkhead rejected,
+ * and otherwise the attempt's own exception (earlier failures suppressed).
  *
  * <h2>Cancellation</h2>
  * {@code sendAsync} never blocks a thread during a backoff: the next attempt is scheduled on the
@@ -133,6 +134,14 @@ import org.slf4j.LoggerFactory;
  * client when the running JDK has those methods.
  *
  * <p>Instances are immutable and thread-safe. Every accessor answers as the wrapped client does.
+ *
+ * <p>Implementation note: Failsafe runs the two outer layers: a {@code Timeout} (the real-time backstop of the
+ * total timeout) around a {@code RetryPolicy} that retries exactly what our decision marked
+ * retryable after exactly our delay (no Failsafe jitter, so a {@code Retry-After} is never
+ * shortened), scheduled with {@code getStageAsync} on the scheduler. The breaker, bulkhead and
+ * attempt timeout are plain composition inside each attempt rather than custom Failsafe policies:
+ * they must hold the JDK's future to cancel it, report a cancellation to the breaker as abandoned
+ * rather than failed, and the breaker keeps its own ticker-driven clock, which Failsafe's does not.
  *
  * @see Builder
  * @see DependencyPolicy
@@ -731,6 +740,9 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
                 return thread;
             });
             executor.setRemoveOnCancelPolicy(true);
+            // An idle client (even one never closed) holds no thread; a queued delay keeps the last one alive.
+            executor.setKeepAliveTime(10, TimeUnit.SECONDS);
+            executor.allowCoreThreadTimeOut(true);
             return executor;
         }
 

@@ -23,6 +23,16 @@ class CallRejectedExceptionTest {
     }
 
     @Test
+    void aHalfOpenRejectionSaysSoAndHasNoRemainingOpenTime() {
+        CircuitOpenException e = CircuitOpenException.halfOpenProbesInFlight("api:443");
+
+        assertThat(e.dependency()).isEqualTo("api:443");
+        assertThat(e.remainingOpenTime()).isZero();
+        assertThat(e.getMessage()).isEqualTo(
+                "Circuit breaker 'api:443' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
+    }
+
+    @Test
     void bulkheadFullExceptionNamesDependencyLimitAndWait() {
         BulkheadFullException e = new BulkheadFullException("db:5432", 8, Duration.ofMillis(250));
 

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * Each call asks {@link #acquirePermission()} first and reports its result on the returned
  * {@link Permit} exactly once: {@link Permit#onSuccess()}, {@link Permit#onFailure()} for a breaker
  * failure ({@link dev.ballast.http.classify.Outcome#isBreakerFailure()}), {@link Permit#onIgnored()} for
- * an answer that is no breaker failure (such as a 404), or {@link Permit#onAbandoned()} when the call
- * ended without an answer (cancelled, interrupted, timed out by the caller).
+ * an answer that is no breaker failure (such as a 404), {@link Permit#onAbandoned()} when the call
+ * ended without an answer (cancelled, interrupted, timed out by the caller), or
+ * {@link Permit#onNotAttempted()} when it was never sent (a full bulkhead rejected it).
  *
  * <h2>Generations</h2>
  * Every transition starts a new generation. A permit belongs to the generation in which it was
@@ -148,7 +149,8 @@ public final class CircuitBreaker {
      *       HALF_OPEN and this call may become a probe.</li>
      *   <li>HALF_OPEN: permitted while fewer than
      *       {@link BreakerConfig#permittedNumberOfCallsInHalfOpenState()} probes were admitted in this
-     *       half-open period; otherwise rejected with a remaining open time of zero. If the probes have
+     *       half-open period; otherwise rejected with a remaining open time of zero
+     *       ({@link CircuitOpenException#halfOpenProbesInFlight(String)}). If the probes have
      *       not all reported within {@link BreakerConfig#maxWaitDurationInHalfOpenState()}, the missing
      *       reports count as failures: the breaker opens again and the call is rejected.</li>
      * </ul>
@@ -178,7 +180,7 @@ public final class CircuitBreaker {
                 transitionTo(BreakerState.OPEN, now);
                 throw new CircuitOpenException(dependency, Duration.ofNanos(openNanos));
             }
-            throw new CircuitOpenException(dependency, Duration.ZERO);
+            throw CircuitOpenException.halfOpenProbesInFlight(dependency);
         } finally {
             lock.unlock();
         }
@@ -188,7 +190,7 @@ public final class CircuitBreaker {
         return Math.max(0, openNanos - (now - openedAt));
     }
 
-    private enum Report { SUCCESS, FAILURE, IGNORED, ABANDONED }
+    private enum Report { SUCCESS, FAILURE, IGNORED, ABANDONED, NOT_ATTEMPTED }
 
     private void report(long permitGeneration, boolean probe, Report report) {
         lock.lock();
@@ -199,7 +201,9 @@ public final class CircuitBreaker {
             long now = ticker.read();
             if (probe) {
                 // A probe's generation is a HALF_OPEN one, and it is still current.
-                if (report == Report.SUCCESS || report == Report.IGNORED) {
+                if (report == Report.NOT_ATTEMPTED) {
+                    probesIssued--;
+                } else if (report == Report.SUCCESS || report == Report.IGNORED) {
                     probeSuccesses++;
                     if (probeSuccesses >= config.permittedNumberOfCallsInHalfOpenState()) {
                         transitionTo(BreakerState.CLOSED, now);
@@ -320,6 +324,15 @@ public final class CircuitBreaker {
          * half-open probe, because a probe that does not report must not keep the breaker half-open.
          */
         void onAbandoned();
+
+        /**
+         * The call was never made: a later stage (for example a full bulkhead) rejected it before any
+         * I/O. Nothing is recorded, and a half-open probe slot is given back so that another call can
+         * probe. The default implementation, for test doubles, treats it as {@link #onAbandoned()}.
+         */
+        default void onNotAttempted() {
+            onAbandoned();
+        }
     }
 
     private final class GenerationPermit implements Permit {
@@ -357,6 +370,11 @@ public final class CircuitBreaker {
         @Override
         public void onAbandoned() {
             once(Report.ABANDONED);
+        }
+
+        @Override
+        public void onNotAttempted() {
+            once(Report.NOT_ATTEMPTED);
         }
     }
 }

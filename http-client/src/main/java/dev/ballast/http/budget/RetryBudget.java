@@ -128,7 +128,7 @@ public final class RetryBudget {
     }
 
     private void add(long slice, long units) {
-        int i = (int) Math.floorMod(slice, SLICES);
+        int i = Math.floorMod(slice, SLICES);
         if (sliceIndex[i] != slice) {
             sliceIndex[i] = slice;
             sliceUnits[i] = 0;

@@ -33,6 +33,13 @@ import javax.net.ssl.SSLHandshakeException;
  * The classification table: the one documented mapping from HTTP status codes and exception types
  * to {@link Outcome}s, with the user's overrides. Immutable and thread-safe.
  *
+ * <p>What each outcome does is stated on {@link Outcome}: {@link Outcome#TRANSIENT TRANSIENT} and
+ * {@link Outcome#THROTTLED THROTTLED} are retried for every method; {@link Outcome#AMBIGUOUS AMBIGUOUS}
+ * only when the method is idempotent per RFC 9110 §9.2.2 (GET, HEAD, OPTIONS, TRACE, PUT, DELETE),
+ * whose intended effect is the same however often it is sent, or when the request carries an
+ * idempotency key; {@link Outcome#PERMANENT PERMANENT} never. {@link Outcome#THROTTLED THROTTLED}
+ * waits at least the server's {@code Retry-After} (RFC 9110 §10.2.3).
+ *
  * <h2>Status codes</h2>
  * <table class="striped">
  *   <caption>Default outcome of each HTTP status code (RFC 9110 §15)</caption>
@@ -68,7 +75,7 @@ import javax.net.ssl.SSLHandshakeException;
  *       the capability; it will not gain it between two attempts.</td></tr>
  *   <tr><td>504</td><td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
  *       <td>RFC 9110 §15.6.5 Gateway Timeout: the gateway stopped waiting, but the upstream server may
- *       have processed the request.</td></tr>
+ *       have processed the request; repeat it only if that is harmless (§9.2.2).</td></tr>
  *   <tr><td>other 5xx</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
  *       <td>RFC 9110 §15.6: server errors; the server is aware it is at fault.</td></tr>
  *   <tr><td>1xx and 600-999</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
@@ -93,10 +100,12 @@ import javax.net.ssl.SSLHandshakeException;
  *       <td>The host name did not resolve: nothing was sent; name resolution often recovers.</td></tr>
  *   <tr><td>{@link HttpTimeoutException} (any other than a connect timeout)</td>
  *       <td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
- *       <td>The request was sent but no response arrived in time: it may have been processed.</td></tr>
+ *       <td>The request was sent but no response arrived in time: it may have been processed, so it
+ *       is repeated only for idempotent methods (RFC 9110 §9.2.2) or with an idempotency key.</td></tr>
  *   <tr><td>{@link SocketException} (for example "Connection reset"), {@link EOFException}</td>
  *       <td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
- *       <td>The connection broke after the request was written: it may have been processed.</td></tr>
+ *       <td>The connection broke after the request was written: it may have been processed (RFC 9110
+ *       §9.2.2 allows automatic retry of idempotent requests only).</td></tr>
  *   <tr><td>{@link SSLHandshakeException} caused (anywhere in its cause chain) by a
  *       {@link CertificateException}, {@link CertPathValidatorException} or
  *       {@link CertPathBuilderException}</td><td>{@link Outcome#PERMANENT PERMANENT}</td>

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -149,6 +148,12 @@ public final class Pipeline {
                 start, deadline);
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         inFlight.add(call);
+        if (shutdown) {
+            // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
+            inFlight.remove(call);
+            signalIfIdle();
+            return CompletableFuture.failedFuture(new IOException("ResilientHttpClient is shut down"));
+        }
         // Any completion of the caller's future (cancel, orTimeout, our own result) stops the call.
         result.whenComplete((response, failure) -> {
             call.stop();
@@ -192,7 +197,8 @@ public final class Pipeline {
         });
         bulkheadWait.whenComplete((permit, waitFailure) -> {
             if (waitFailure != null) {
-                breakerPermit.onAbandoned();
+                // Rejected or withdrawn before any I/O: a half-open probe slot goes back, nothing is recorded.
+                breakerPermit.onNotAttempted();
                 Throwable cause = unwrap(waitFailure);
                 if (cause instanceof BulkheadFullException full) {
                     complete(call, stage, rejected(call, attempt, full));
@@ -203,7 +209,7 @@ public final class Pipeline {
             }
             if (stage.isDone()) {
                 permit.close();
-                breakerPermit.onAbandoned();
+                breakerPermit.onNotAttempted();
                 return;
             }
             exchange(call, attempt, stage, breakerPermit, permit, handler, pushHandler);
@@ -324,13 +330,11 @@ public final class Pipeline {
         if (failure != null) {
             Throwable cause = unwrap(failure);
             if (cause instanceof TimeoutExceededException) {
+                // Failsafe's real-time backstop fired before our ticker-based deadline check did.
                 int attempts = call.attempts.get();
-                HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
-                        + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
-                        + (attempts == 1 ? " attempt" : " attempts"));
-                call.failures().forEach(timeout::addSuppressed);
+                HttpTimeoutException timeout = totalTimeoutFailure(call, attempts);
                 log(call, new AttemptOutcome(attempts, null, timeout, Outcome.AMBIGUOUS, Decision.GAVE_UP,
-                        Duration.ZERO, "total timeout exceeded"));
+                        Duration.ZERO, RetryDecider.TOTAL_TIMEOUT_EXCEEDED));
                 result.completeExceptionally(timeout);
             } else {
                 result.completeExceptionally(cause);
@@ -345,9 +349,24 @@ public final class Pipeline {
         result.completeExceptionally(finalFailure(call, outcome));
     }
 
-    private static Throwable finalFailure(LogicalCall call, AttemptOutcome outcome) {
+    /**
+     * The failure of a call whose total timeout expired: an {@link HttpTimeoutException}, as the JDK
+     * client throws for its own timeouts, with every attempt's failure suppressed.
+     */
+    private HttpTimeoutException totalTimeoutFailure(LogicalCall call, int attempts) {
+        HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
+                + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
+                + (attempts == 1 ? " attempt" : " attempts"));
+        call.failures().forEach(timeout::addSuppressed);
+        return timeout;
+    }
+
+    private Throwable finalFailure(LogicalCall call, AttemptOutcome outcome) {
         List<Throwable> failures = call.failures();
         Throwable failure = outcome.failure();
+        if (failure != null && RetryDecider.TOTAL_TIMEOUT_EXCEEDED.equals(outcome.reason())) {
+            return totalTimeoutFailure(call, outcome.attempt());
+        }
         if (outcome.decision() == Decision.GAVE_UP && failure != null) {
             return new RetriesExhaustedException(call.dependency.name(), outcome.attempt(), outcome.reason(), failures);
         }
@@ -453,9 +472,5 @@ public final class Pipeline {
         @Override
         public void onComplete() {
         }
-    }
-
-    static CancellationException cancelled() {
-        return new CancellationException("call cancelled");
     }
 }

@@ -24,6 +24,7 @@ import java.util.random.RandomGenerator;
  *   <li>not retryable for this request (permanent, or ambiguous without an idempotent method or an
  *       idempotency key, RFC 9110 §9.2.2): aborted;</li>
  *   <li>request body cannot be replayed: aborted;</li>
+ *   <li>total deadline already passed: gave up (the call fails with {@code HttpTimeoutException});</li>
  *   <li>attempts exhausted ({@code maxAttempts} counts the first attempt): gave up, with no sleep;</li>
  *   <li>delay = our backoff (jitter computed here), raised to the server's {@code Retry-After}
  *       (RFC 9110 §10.2.3) as a floor; a Retry-After above {@code maxRetryAfter}: gave up;</li>
@@ -34,6 +35,9 @@ import java.util.random.RandomGenerator;
  * Thread-safe.
  */
 final class RetryDecider {
+
+    /** The reason logged when the total deadline has passed; the call then fails with a timeout. */
+    static final String TOTAL_TIMEOUT_EXCEEDED = "total timeout exceeded";
 
     private final ResponseClassifier classifier;
     private final RetryConfig retry;
@@ -85,6 +89,9 @@ final class RetryDecider {
         }
         if (!call.replayable) {
             return stop(attempt, outcome, Decision.ABORTED, "not retried: request body cannot be replayed");
+        }
+        if (call.deadlineNanos != Long.MAX_VALUE && call.deadlineNanos - ticker.read() <= 0) {
+            return stop(attempt, outcome, Decision.GAVE_UP, TOTAL_TIMEOUT_EXCEEDED);
         }
         if (attempt >= retry.maxAttempts()) {
             return stop(attempt, outcome, Decision.GAVE_UP, "attempts exhausted");

@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
  *
  * <p>Delays longer than {@link Backoff#MAX_CAP} (about 292 years) are clamped to it, so the result can
  * always be converted to nanoseconds.
+ *
+ * <p>Stateless and thread-safe; the wall time is the caller's {@link Clock}.
  */
 public final class RetryAfter {
 

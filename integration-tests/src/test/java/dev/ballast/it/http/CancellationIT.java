@@ -55,6 +55,26 @@ class CancellationIT extends WireMockSupport {
                 .build());
     }
 
+    /** Runs a blocking {@code send} on a caller thread the test can interrupt; yields what it threw. */
+    private Future<Throwable> sendOnCallerThread(ResilientHttpClient client, String path,
+                                                 AtomicReference<Thread> caller) {
+        return callers.submit(() -> {
+            caller.set(Thread.currentThread());
+            try {
+                client.send(httpGet(path), BodyHandlers.ofString());
+                return null;
+            } catch (Exception e) {
+                return e;
+            }
+        });
+    }
+
+    private void awaitAllPermits(ResilientHttpClient client) {
+        int max = DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls();
+        awaitTrue("every bulkhead permit released", () -> client.dependencyStatus(dependency()).orElseThrow()
+                .availableBulkheadPermits() == max);
+    }
+
     @Test
     void sendAsync_cancelledDuringBackoff_sendsNoFurtherRequestAndCompletesWithCancellation() throws Exception {
         // given a call that failed once and waits out its backoff
@@ -71,8 +91,7 @@ class CancellationIT extends WireMockSupport {
         assertThat(scheduler.held()).as("the pending backoff was cancelled")
                 .anySatisfy(task -> assertThat(task.isCancelled()).isTrue());
         scheduler.runHeld();
-        awaitTrue("client idle", () -> client.dependencyStatus(dependency()).orElseThrow()
-                .availableBulkheadPermits() == DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls());
+        awaitAllPermits(client);
         assertThat(listener.attemptsStarted).hasValue(1);
         assertThat(server.getAllServeEvents()).hasSize(1);
     }
@@ -83,15 +102,7 @@ class CancellationIT extends WireMockSupport {
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
         ResilientHttpClient client = client(5);
         AtomicReference<Thread> caller = new AtomicReference<>();
-        Future<Throwable> outcome = callers.submit(() -> {
-            caller.set(Thread.currentThread());
-            try {
-                client.send(httpGet("/down"), BodyHandlers.ofString());
-                return null;
-            } catch (Exception e) {
-                return e;
-            }
-        });
+        Future<Throwable> outcome = sendOnCallerThread(client, "/down", caller);
         assertThat(listener.awaitRetrying()).isTrue();
 
         // when
@@ -100,8 +111,7 @@ class CancellationIT extends WireMockSupport {
         // then
         assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         scheduler.runHeld();
-        awaitTrue("client idle", () -> client.dependencyStatus(dependency()).orElseThrow()
-                .availableBulkheadPermits() == DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls());
+        awaitAllPermits(client);
         assertThat(listener.attemptsStarted).hasValue(1);
         assertThat(server.getAllServeEvents()).hasSize(1);
     }
@@ -121,8 +131,7 @@ class CancellationIT extends WireMockSupport {
 
         // then
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
-        awaitTrue("permit released", () -> client.dependencyStatus(dependency()).orElseThrow()
-                .availableBulkheadPermits() == max);
+        awaitAllPermits(client);
         // one failure would have opened this breaker
         assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
         scheduler.runHeld();
@@ -136,15 +145,7 @@ class CancellationIT extends WireMockSupport {
         ResilientHttpClient client = client(3);
         int max = DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls();
         AtomicReference<Thread> caller = new AtomicReference<>();
-        Future<Throwable> outcome = callers.submit(() -> {
-            caller.set(Thread.currentThread());
-            try {
-                client.send(httpGet("/slow"), BodyHandlers.ofString());
-                return null;
-            } catch (Exception e) {
-                return e;
-            }
-        });
+        Future<Throwable> outcome = sendOnCallerThread(client, "/slow", caller);
         awaitTrue("attempt holds a bulkhead permit", () -> client.dependencyStatus(dependency())
                 .map(s -> s.availableBulkheadPermits() == max - 1).orElse(false));
 
@@ -153,8 +154,7 @@ class CancellationIT extends WireMockSupport {
 
         // then
         assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-        awaitTrue("permit released", () -> client.dependencyStatus(dependency()).orElseThrow()
-                .availableBulkheadPermits() == max);
+        awaitAllPermits(client);
         assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
         scheduler.runHeld();
         assertThat(listener.attemptsStarted).hasValue(1);

@@ -6,6 +6,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
@@ -15,7 +16,10 @@ import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.http.RetriesExhaustedException;
 import java.io.InputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -35,7 +39,7 @@ class RetryIT extends WireMockSupport {
         String state = STARTED;
         for (int i = 0; i < statuses.length; i++) {
             String next = i == statuses.length - 1 ? state : "after-" + i;
-            server.stubFor(get(path).inScenario(path).whenScenarioStateIs(state)
+            server.stubFor(get(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs(state)
                     .willReturn(aResponse().withStatus(statuses[i]).withBody("body-" + i))
                     .willSetStateTo(next));
             state = next;
@@ -191,5 +195,102 @@ class RetryIT extends WireMockSupport {
         assertThat(listener.decisions.get(0).decision()).isEqualTo(Decision.RETRYING);
         assertThat(listener.decisions.get(0).errorClass()).isNotNull();
         assertAttemptsEqualServedRequests();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void requestTimeout_isTheAttemptTimeoutForThatRequest(Mode mode) {
+        // given a client attempt timeout of 10 s, but a request that allows 300 ms per attempt
+        server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(2000)));
+        ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(10))
+                .retry(RetryConfig.builder().maxAttempts(2)
+                        .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
+                        .build())
+                .build());
+        HttpRequest request = HttpRequest.newBuilder(uri("/slow")).timeout(Duration.ofMillis(300)).build();
+
+        // when
+        Throwable thrown = catchThrowable(() -> mode.call(client, request, BodyHandlers.ofString()));
+
+        // then both attempts timed out long before the server answered, and the GET was retried once
+        assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
+        assertThat(thrown.getSuppressed()).hasSize(2).allMatch(HttpTimeoutException.class::isInstance);
+        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+                .containsExactly(Decision.RETRYING, Decision.GAVE_UP);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void totalTimeout_boundsTheWholeCall_evenWithALongAttemptTimeout(Mode mode) {
+        // given
+        server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(5000)));
+        ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(30))
+                .totalTimeout(Duration.ofMillis(700)).build());
+
+        // when
+        Throwable thrown = catchThrowable(() -> mode.call(client, httpGet("/slow"), BodyHandlers.ofString()));
+
+        // then the call failed with a timeout, after one attempt, with no retry started past the deadline
+        assertThat(thrown).isInstanceOf(HttpTimeoutException.class)
+                .hasMessage("total timeout of 700 ms exceeded for dependency '" + dependency() + "' after 1 attempt");
+        assertThat(thrown.getSuppressed()).allMatch(HttpTimeoutException.class::isInstance);
+        assertThat(listener.attemptsStarted).hasValue(1);
+        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(listener.lastDecision().reason()).isEqualTo("total timeout exceeded");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void decisionEvents_neverCarryQueryStringsOrCredentials(Mode mode) throws Exception {
+        // given
+        stubSequence("/signed", 503, 200);
+        ResilientHttpClient client = client();
+        HttpRequest request = HttpRequest.newBuilder(uri("/signed?X-Amz-Signature=query-secret&token=query-secret"))
+                .header("Authorization", "Bearer header-secret")
+                .header("Cookie", "session=header-secret")
+                .header("X-Amz-Security-Token", "header-secret")
+                .build();
+
+        // when
+        mode.call(client, request, BodyHandlers.ofString());
+
+        // then
+        assertThat(listener.decisions).hasSize(2).allSatisfy(event -> {
+            assertThat(event.path()).isEqualTo("/signed");
+            assertThat(event.toString()).doesNotContain("secret");
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void listeners_areAllCalled_andOneThatThrowsChangesNothing(Mode mode) throws Exception {
+        // given a listener that throws on every event, added before a recording one
+        stubSequence("/flaky", 503, 200);
+        RecordingListener second = new RecordingListener();
+        ResilientHttpClient client = track(clientBuilder()
+                .listener(new dev.ballast.http.HttpClientListener() {
+                    @Override
+                    public void onAttemptStarted(String correlationId, String dependency, int attempt) {
+                        throw new IllegalStateException("listener bug");
+                    }
+
+                    @Override
+                    public void onRetryDecision(RetryDecisionEvent event) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                })
+                .listener(second)
+                .build());
+
+        // when
+        HttpResponse<String> response = mode.call(client, httpGet("/flaky"), BodyHandlers.ofString());
+
+        // then the call is unaffected and every listener saw every event
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+                .containsExactly(Decision.RETRYING, Decision.SUCCEEDED);
+        assertThat(second.decisions).extracting(RetryDecisionEvent::correlationId)
+                .containsExactly(listener.decisions.get(0).correlationId(), listener.decisions.get(0).correlationId());
+        assertThat(second.attemptsStarted).hasValue(2);
     }
 }

@@ -1,0 +1,160 @@
+package dev.ballast.http.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.Ticker;
+import dev.ballast.http.breaker.BreakerConfig;
+import dev.ballast.http.breaker.BreakerListener;
+import dev.ballast.http.breaker.CircuitBreaker;
+import dev.ballast.http.budget.RetryBudget;
+import dev.ballast.http.budget.RetryBudgetConfig;
+import dev.ballast.http.bulkhead.Bulkhead;
+import dev.ballast.http.bulkhead.BulkheadConfig;
+import dev.ballast.http.classify.ResponseClassifier;
+import dev.ballast.http.retry.Backoff;
+import dev.ballast.http.retry.Jitter;
+import dev.ballast.http.retry.RetryConfig;
+import java.net.URI;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The retry decision, check by check, with time and randomness injected. */
+@Timeout(10)
+class RetryDeciderTest {
+
+    private static final Duration BACKOFF = Duration.ofMillis(200);
+    private final AtomicLong nanos = new AtomicLong(0);
+    private final Ticker ticker = nanos::get;
+    private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+    private final RetryDecider decider = new RetryDecider(ResponseClassifier.defaults(),
+            RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
+                    .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE)).build(),
+            clock, ticker, () -> new SplittableRandom(1));
+
+    private LogicalCall call(String method, boolean keyed, boolean replayable, Duration total, RetryBudgetConfig budget) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/x?secret=1"))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        Dependency dependency = new Dependency("https://api.example.com:443",
+                new CircuitBreaker("d", BreakerConfig.ofDefaults(), ticker, () -> new SplittableRandom(1),
+                        BreakerListener.NONE),
+                new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker));
+        boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
+        return new LogicalCall("c1", dependency, request, idempotentOrKeyed, replayable, 0, total.toNanos());
+    }
+
+    private LogicalCall get() {
+        return call("GET", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+    }
+
+    private static HttpHeaders headers(String... nameValue) {
+        return nameValue.length == 0 ? HttpHeaders.of(Map.of(), (a, b) -> true)
+                : HttpHeaders.of(Map.of(nameValue[0], List.of(nameValue[1])), (a, b) -> true);
+    }
+
+    @Test
+    void success_succeeds() {
+        AttemptOutcome o = decider.onResponse(get(), 1, 200, headers());
+        assertThat(o.decision()).isEqualTo(Decision.SUCCEEDED);
+        assertThat(o.delay()).isZero();
+    }
+
+    @Test
+    void transient_isRetriedAfterTheBackoff() {
+        AttemptOutcome o = decider.onResponse(get(), 1, 503, headers());
+        assertThat(o.decision()).isEqualTo(Decision.RETRYING);
+        assertThat(o.delay()).isEqualTo(BACKOFF);
+    }
+
+    @Test
+    void permanent_isAborted() {
+        AttemptOutcome o = decider.onResponse(get(), 1, 404, headers());
+        assertThat(o.decision()).isEqualTo(Decision.ABORTED);
+        assertThat(o.reason()).isEqualTo("not retried: permanent outcome");
+    }
+
+    @Test
+    void ambiguousPost_withoutKey_isAbortedWithTheReason_butWithKeyIsRetried() {
+        HttpTimeoutException timeout = new HttpTimeoutException("read timed out");
+        LogicalCall unkeyed = call("POST", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+        LogicalCall keyed = call("POST", true, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+
+        assertThat(decider.onFailure(unkeyed, 1, timeout).reason())
+                .isEqualTo("not retried: non-idempotent and outcome unknown");
+        assertThat(decider.onFailure(keyed, 1, timeout).decision()).isEqualTo(Decision.RETRYING);
+        assertThat(decider.onFailure(keyed, 1, timeout).failure()).isSameAs(timeout);
+    }
+
+    @Test
+    void bodyThatCannotBeReplayed_isAborted() {
+        LogicalCall call = call("PUT", false, false, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+        assertThat(decider.onResponse(call, 1, 503, headers()).reason())
+                .isEqualTo("not retried: request body cannot be replayed");
+    }
+
+    @Test
+    void lastAttempt_givesUpWithoutADelay() {
+        AttemptOutcome o = decider.onResponse(get(), 3, 503, headers());
+        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.reason()).isEqualTo("attempts exhausted");
+        assertThat(o.delay()).isZero();
+    }
+
+    @Test
+    void retryAfter_isAFloorUnderTheBackoff_inBothForms() {
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delay())
+                .isEqualTo(Duration.ofSeconds(2));
+        assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delay())
+                .isEqualTo(Duration.ofSeconds(5));
+        // shorter than our backoff, zero, or garbage: our backoff stands
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "0")).delay()).isEqualTo(BACKOFF);
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "soon")).delay()).isEqualTo(BACKOFF);
+    }
+
+    @Test
+    void retryAfter_aboveMaxRetryAfter_givesUp() {
+        AttemptOutcome o = decider.onResponse(get(), 1, 429, headers("Retry-After", "31"));
+        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.reason()).isEqualTo("Retry-After of 31000 ms exceeds maxRetryAfter of 30000 ms");
+    }
+
+    @Test
+    void delayReachingTheTotalDeadline_givesUpAtOnce() {
+        LogicalCall call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
+        nanos.set(Duration.ofMillis(4900).toNanos());
+
+        AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
+
+        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.reason()).isEqualTo("backoff of 200 ms would overrun the total timeout");
+    }
+
+    @Test
+    void emptyRetryBudget_givesUp() {
+        RetryBudgetConfig tiny = RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
+        LogicalCall call = call("GET", false, true, Duration.ofSeconds(30), tiny);
+
+        AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
+
+        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.reason()).isEqualTo("not retried: retry budget exhausted");
+    }
+
+    @Test
+    void stoppedCall_isAborted() {
+        LogicalCall call = get();
+        call.stop();
+        assertThat(decider.onResponse(call, 1, 503, headers()).reason()).isEqualTo("cancelled");
+    }
+}
