@@ -427,6 +427,47 @@ class JdkSdkHttpClientTest {
         assertThat(wireMock.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
     }
 
+    @Test
+    void sessionCredentialsSendASignedSecurityToken() {
+        wireMock.stubFor(head(urlPathEqualTo("/bucket/key")).willReturn(aResponse()
+                .withStatus(200).withHeader("ETag", "\"e\"").withHeader("Content-Length", "0")));
+
+        try (S3Client s3 = S3ClientFactory.builder(jdk)
+                .endpoint(URI.create("http://localhost:" + wireMock.port()))
+                .region(REGION)
+                .credentials(ACCESS_KEY, SECRET_KEY, "session-token")
+                .pathStyle(true)
+                .build()) {
+            s3.headObject(b -> b.bucket("bucket").key("key"));
+        }
+
+        LoggedRequest received = single();
+        SigV4.Authorization authorization = SigV4.parse(received.getHeader("Authorization"));
+        assertThat(received.getHeader("X-Amz-Security-Token")).isEqualTo("session-token");
+        assertThat(authorization.signedHeaders()).contains("x-amz-security-token");
+        assertThat(SigV4.expectedSignature(received, authorization, SECRET_KEY)).isEqualTo(authorization.signature());
+    }
+
+    @Test
+    void factoryRefusesIncompleteOrInvalidSettings() {
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("region must be set");
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).region(" ").build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("region");
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).region(REGION)
+                .endpoint(URI.create("http://localhost:9000/?x=1")).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("endpoint must be");
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).region(REGION)
+                .endpoint(URI.create("ftp://localhost:9000")).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("ftp://localhost:9000");
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).region(REGION).credentials("", "secret").build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("accessKeyId");
+        assertThatThrownBy(() -> S3ClientFactory.builder(jdk).credentials(null, "secret"))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("accessKeyId");
+        assertThatThrownBy(() -> S3ClientFactory.builder(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("httpClient");
+    }
+
     private S3Client s3Client(RequestChecksumCalculation checksums) {
         return S3ClientFactory.builder(jdk)
                 .endpoint(URI.create("http://localhost:" + wireMock.port()))
