@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -31,6 +32,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  */
 final class CapabilityProbe {
   private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
+  private static final int CONDITIONAL_PROBE_ATTEMPTS = 3;
   private static final byte[] BODY = "ballast capability probe\n".getBytes(StandardCharsets.US_ASCII);
 
   private final S3Client s3;
@@ -55,8 +57,10 @@ final class CapabilityProbe {
     boolean checksums;
     boolean conditional;
     try {
-      checksums = probeChecksums();
+      boolean acceptsChecksum = putWithChecksum();
       conditional = refusedWith412(b -> b.ifNoneMatch("*")) && refusedWith412(b -> b.ifMatch("\"0000ballast\""));
+      // Last: a server may close the connection after refusing a body it did not read.
+      checksums = acceptsChecksum && wrongChecksumRefused();
     } finally {
       cleanUp();
     }
@@ -125,10 +129,10 @@ final class CapabilityProbe {
   }
 
   /**
-   * Writes the probe object, with a correct SHA-256 checksum unless mode NEVER; then, if that was
-   * accepted, checks a wrong checksum is refused (a store that ignores the header validates nothing).
+   * Writes the probe object with a correct SHA-256 additional checksum (plain when mode NEVER, or
+   * when the endpoint refuses the header).
    */
-  private boolean probeChecksums() {
+  private boolean putWithChecksum() {
     if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.NEVER) {
       putProbe(b -> { });
       return false;
@@ -136,6 +140,7 @@ final class CapabilityProbe {
     String right = Sha256.base64(Sha256.of(BODY));
     try {
       putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right));
+      return true;
     } catch (AwsServiceException e) {
       if (e.statusCode() >= 500 || e.statusCode() == 403) {
         throw S3Errors.translate(probeKey, what("PUT with x-amz-checksum-sha256"), e);
@@ -144,6 +149,10 @@ final class CapabilityProbe {
       putProbe(b -> { });
       return false;
     }
+  }
+
+  /** A store that accepts a wrong checksum validates nothing: it must answer 400. */
+  private boolean wrongChecksumRefused() {
     String wrong = Sha256.base64(Sha256.of(new byte[] {0}));
     try {
       putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(wrong));
@@ -156,10 +165,29 @@ final class CapabilityProbe {
     }
   }
 
-  /** True when a conditional PUT on the existing probe key is refused with 412. */
+  /**
+   * True when a conditional PUT on the existing probe key is refused with 412. A server that answers
+   * 412 before reading the body and then closes the connection resets it under the client, which
+   * sees no answer at all; since this PUT only ever touches the probe key, it is sent again, at most
+   * {@value #CONDITIONAL_PROBE_ATTEMPTS} times, before the endpoint is reported unavailable.
+   */
   private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition) {
     try {
-      putProbe(condition);
+      PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
+      condition.accept(b);
+      for (int attempt = 1; ; attempt++) {
+        try {
+          s3.putObject(b.build(), RequestBody.empty());
+          break;
+        } catch (AwsServiceException e) {
+          throw e;
+        } catch (SdkException e) {
+          if (attempt >= CONDITIONAL_PROBE_ATTEMPTS) {
+            throw S3Errors.translate(probeKey, what("conditional PUT"), e);
+          }
+          LOG.debug("Conditional probe PUT got no answer ({}); sending it again", e.toString());
+        }
+      }
       return false;
     } catch (AwsServiceException e) {
       if (e.statusCode() == 412) {
@@ -186,19 +214,35 @@ final class CapabilityProbe {
     }
   }
 
-  /** Deletes every version and delete marker of the probe key; failures are logged, not raised. */
+  /**
+   * Deletes every version and delete marker of the probe key; failures are logged, not raised.
+   * Housekeeping only, and idempotent (deletes by version ID): a first attempt failing without an
+   * answer (a connection the server closed after refusing the last probe body) is made once more.
+   */
   private void cleanUp() {
     try {
-      ListObjectVersionsResponse r = s3.listObjectVersions(l -> l.bucket(bucket).prefix(probeKey));
-      for (ObjectVersion v : r.versions()) {
-        deleteVersion(v.key(), v.versionId());
-      }
-      for (DeleteMarkerEntry d : r.deleteMarkers()) {
-        deleteVersion(d.key(), d.versionId());
+      removeProbeVersions();
+    } catch (SdkClientException first) {
+      LOG.debug("Probe clean-up failed without an answer, trying once more: {}", first.toString());
+      try {
+        removeProbeVersions();
+      } catch (SdkException | StorageException e) {
+        LOG.warn("Could not remove the capability probe object '{}' from bucket '{}': {}", probeKey, bucket,
+            e.toString());
       }
     } catch (SdkException | StorageException e) {
       LOG.warn("Could not remove the capability probe object '{}' from bucket '{}': {}", probeKey, bucket,
           e.toString());
+    }
+  }
+
+  private void removeProbeVersions() {
+    ListObjectVersionsResponse r = s3.listObjectVersions(l -> l.bucket(bucket).prefix(probeKey));
+    for (ObjectVersion v : r.versions()) {
+      deleteVersion(v.key(), v.versionId());
+    }
+    for (DeleteMarkerEntry d : r.deleteMarkers()) {
+      deleteVersion(d.key(), d.versionId());
     }
   }
 

@@ -21,7 +21,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  * and friends mean the bytes were corrupted on the way; other 4xx are refusals by the endpoint.
  * 404/409/412 are handled by the callers, who know what they mean for their operation.
  */
-final class S3Errors {
+public final class S3Errors {
 
   /** Failures of the HTTP layer that prove the request never left this process. */
   private static final Set<String> NOT_SENT = Set.of("CircuitOpenException", "BulkheadFullException");
@@ -31,10 +31,14 @@ final class S3Errors {
   private S3Errors() {}
 
   /**
+   * The storage exception for an SDK failure, with {@code e} as its cause.
+   *
    * @param key the key the operation was about, or null
    * @param what the operation and its target, e.g. "PUT of 'k' in bucket 'b' at http://..."
+   * @return an {@link AccessDeniedException}, {@link IntegrityException},
+   *     {@link StorageUnavailableException} or {@link UnsupportedCapabilityException}
    */
-  static StorageException translate(String key, String what, SdkException e) {
+  public static StorageException translate(String key, String what, SdkException e) {
     if (e instanceof AwsServiceException service) {
       int status = service.statusCode();
       String code = service.awsErrorDetails() == null ? null : service.awsErrorDetails().errorCode();

@@ -1,0 +1,75 @@
+package dev.ballast.it.support;
+
+import dev.ballast.storage.object.S3TestBackend;
+import dev.ballast.storage.object.S3TestBackend.Feature;
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The backend switch of the S3 contract suite. S3Mock and s3proxy run in-process and always;
+ * MinIO runs in a container when {@code BALLAST_S3_BACKEND=minio} and a Docker engine is there;
+ * an endpoint named by {@code BALLAST_S3_ENDPOINT} (with {@code BALLAST_S3_ACCESS_KEY},
+ * {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}) is used as it is. Each backend declares
+ * the behaviours it is known to have; the contract skips, with the reason, what it lacks.
+ */
+public final class S3Backends {
+  /** Names the extra backend to run: {@code minio}. */
+  public static final String BACKEND_VARIABLE = "BALLAST_S3_BACKEND";
+  /** An existing endpoint to run the contract against. */
+  public static final String ENDPOINT_VARIABLE = "BALLAST_S3_ENDPOINT";
+
+  private S3Backends() {}
+
+  /**
+   * S3Mock: checks no signatures and no payload digests, keeps objects on disk. Measured here (5.2.0):
+   * DeleteObject returns the deleted version's ID instead of the marker's, ListObjectsV2 still lists
+   * deleted keys, a GET of the marker's version ID succeeds, and AbortMultipartUpload deletes the
+   * key's existing object.
+   */
+  public static S3TestBackend s3Mock() {
+    return new S3TestBackend("S3Mock", S3MockServer.endpoint(), "us-east-1", "any-key", "any-secret",
+        EnumSet.of(Feature.OBJECTS_OUTSIDE_TEST_HEAP, Feature.PATH_FAITHFUL_KEYS,
+        Feature.EXPECT_CONTINUE, Feature.REUSABLE_CONNECTIONS, Feature.CONDITIONAL_REFUSAL_IS_ANSWERED));
+  }
+
+  /**
+   * s3proxy over its transient store: keeps objects in this JVM's heap, checks signatures. Measured
+   * here (4.1.0): {@code //} in a key is collapsed, {@code dir/} reads back empty (a directory
+   * marker), and it closes connections after some error answers (412, 4xx to
+   * {@code Expect: 100-continue}) so that the JDK client's next request on that connection fails
+   * with a broken pipe; test clients therefore send without the handshake and close each connection.
+   * A 412 to a PUT with a body comes before the body is read, and the close resets the connection, so
+   * the client usually sees no answer instead of the 412.
+   */
+  public static S3TestBackend s3Proxy() {
+    return new S3TestBackend("s3proxy", S3ProxyServer.endpoint(), "us-east-1", S3ProxyServer.IDENTITY,
+        S3ProxyServer.CREDENTIAL, EnumSet.of(Feature.DELETE_MARKER_REMOVAL_RESTORES, Feature.VERIFIES_SIGNATURES,
+            Feature.VERIFIES_PAYLOAD_DIGEST, Feature.FAITHFUL_DELETE_MARKERS));
+  }
+
+  /** The behaviours of AWS S3 and MinIO, both faithful to the S3 API here. */
+  public static EnumSet<Feature> faithfulS3() {
+    return EnumSet.allOf(Feature.class);
+  }
+
+  /** The endpoint named by the environment, if any. */
+  public static Optional<S3TestBackend> fromEnvironment(Map<String, String> env) {
+    String endpoint = env.get(ENDPOINT_VARIABLE);
+    if (endpoint == null || endpoint.isBlank()) {
+      return Optional.empty();
+    }
+    String region = env.getOrDefault("BALLAST_S3_REGION", "us-east-1");
+    return Optional.of(new S3TestBackend("env endpoint", URI.create(endpoint.trim()), region,
+        require(env, "BALLAST_S3_ACCESS_KEY"), require(env, "BALLAST_S3_SECRET_KEY"), faithfulS3()));
+  }
+
+  private static String require(Map<String, String> env, String name) {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      throw new IllegalStateException(name + " must be set when " + ENDPOINT_VARIABLE + " is set");
+    }
+    return value;
+  }
+}

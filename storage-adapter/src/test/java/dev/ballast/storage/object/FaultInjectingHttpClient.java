@@ -1,0 +1,410 @@
+package dev.ballast.storage.object;
+
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSession;
+
+/**
+ * A {@link HttpClient} in front of a real one that records every exchange and injects faults no S3
+ * server can stage on demand: an answer lost after the server stored the request, a byte flipped in
+ * a response or request body, a response body that breaks off. Each fault fires once, on the first
+ * request it matches. It also reports request-body bytes as they stream out, for heap checkpoints.
+ * Thread-safe.
+ */
+public final class FaultInjectingHttpClient extends HttpClient {
+
+  /** One request as sent. */
+  public record Exchange(String method, URI uri, HttpHeaders headers) {
+    /** The raw query, or "" when none. */
+    public String query() {
+      return uri.getRawQuery() == null ? "" : uri.getRawQuery();
+    }
+  }
+
+  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE }
+
+  private static final class Fault {
+    final Kind kind;
+    final Predicate<HttpRequest> when;
+    final long offset;
+    boolean fired;
+
+    Fault(Kind kind, Predicate<HttpRequest> when, long offset) {
+      this.kind = kind;
+      this.when = when;
+      this.offset = offset;
+    }
+  }
+
+  private final HttpClient delegate;
+  private final boolean expectContinue;
+  private final boolean closeConnections;
+  private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+  private final List<Fault> faults = new CopyOnWriteArrayList<>();
+  private volatile BodyObserver requestBodyObserver;
+
+  /** Told how many request-body bytes of one request were handed over before and after a chunk. */
+  @FunctionalInterface
+  public interface BodyObserver {
+    void sent(long before, long after);
+  }
+
+  /** Wraps {@code delegate}, which does the real sending. */
+  public FaultInjectingHttpClient(HttpClient delegate) {
+    this(delegate, true, false);
+  }
+
+  /**
+   * Wraps {@code delegate}. With {@code expectContinue} false, requests go without
+   * {@code Expect: 100-continue}; with {@code closeConnections} true, each request asks for its
+   * connection to be closed after the answer ({@code Connection: close}, RFC 9112 §9.6; needs
+   * {@code -Djdk.httpclient.allowRestrictedHeaders=connection}), for servers that close a
+   * connection after an error answer without saying so.
+   */
+  public FaultInjectingHttpClient(HttpClient delegate, boolean expectContinue, boolean closeConnections) {
+    this.delegate = delegate;
+    this.expectContinue = expectContinue;
+    this.closeConnections = closeConnections;
+  }
+
+  /** Matches requests by method and a predicate on the query (e.g. {@code q -> q.contains("uploadId")}). */
+  public static Predicate<HttpRequest> request(String method, Predicate<String> query) {
+    return r -> r.method().equals(method) && query.test(r.uri().getRawQuery() == null ? "" : r.uri().getRawQuery());
+  }
+
+  /** The server receives and stores the request, but the caller gets an IOException instead of the answer. */
+  public void dropResponseOnce(Predicate<HttpRequest> when) {
+    faults.add(new Fault(Kind.DROP_RESPONSE, when, 0));
+  }
+
+  /** Flips all bits of the response body byte at {@code offset}. */
+  public void flipResponseByteOnce(Predicate<HttpRequest> when, long offset) {
+    faults.add(new Fault(Kind.FLIP_RESPONSE_BYTE, when, offset));
+  }
+
+  /** The response body fails with an IOException (connection reset) after {@code afterBytes} bytes. */
+  public void cutResponseBodyOnce(Predicate<HttpRequest> when, long afterBytes) {
+    faults.add(new Fault(Kind.CUT_RESPONSE_BODY, when, afterBytes));
+  }
+
+  /** Flips all bits of the request body byte at {@code offset} on its way to the server. */
+  public void flipRequestByteOnce(Predicate<HttpRequest> when, long offset) {
+    faults.add(new Fault(Kind.FLIP_REQUEST_BYTE, when, offset));
+  }
+
+  /** Called as each request-body chunk is handed to the network; null to stop. */
+  public void observeRequestBodies(BodyObserver observer) {
+    this.requestBodyObserver = observer;
+  }
+
+  /** Every request sent so far, in order. */
+  public List<Exchange> exchanges() {
+    return List.copyOf(exchanges);
+  }
+
+  /** Forgets the recorded exchanges. */
+  public void clearExchanges() {
+    exchanges.clear();
+  }
+
+  private synchronized Fault take(HttpRequest request) {
+    for (Fault f : faults) {
+      if (!f.fired && f.when.test(request)) {
+        f.fired = true;
+        return f;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+    exchanges.add(new Exchange(request.method(), request.uri(), request.headers()));
+    Fault fault = take(request);
+    HttpRequest toSend = request;
+    BodyObserver observer = requestBodyObserver;
+    if (request.bodyPublisher().isPresent() && (observer != null
+        || (fault != null && fault.kind == Kind.FLIP_REQUEST_BYTE))) {
+      long flipAt = fault != null && fault.kind == Kind.FLIP_REQUEST_BYTE ? fault.offset : -1;
+      toSend = HttpRequest.newBuilder(request, (n, v) -> true)
+          .method(request.method(), new ObservedPublisher(request.bodyPublisher().get(), observer, flipAt))
+          .build();
+    }
+    if ((toSend.expectContinue() && !expectContinue) || closeConnections) {
+      HttpRequest.Builder copy = HttpRequest.newBuilder(toSend, (n, v) -> true)
+          .expectContinue(toSend.expectContinue() && expectContinue);
+      if (closeConnections) {
+        copy.setHeader("Connection", "close");
+      }
+      toSend = copy.build();
+    }
+    CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
+    if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {
+      return sent;
+    }
+    return sent.thenCompose(response -> {
+      if (fault.kind == Kind.DROP_RESPONSE) {
+        closeQuietly(response.body());
+        return CompletableFuture.failedFuture(new IOException("Connection reset (injected: answer dropped after the "
+            + "server processed " + request.method() + " " + request.uri() + ")"));
+      }
+      if (!(response.body() instanceof InputStream body)) {
+        return CompletableFuture.completedFuture(response);
+      }
+      InputStream faulty = fault.kind == Kind.FLIP_RESPONSE_BYTE
+          ? new FlippingInputStream(body, fault.offset) : new CuttingInputStream(body, fault.offset);
+      @SuppressWarnings("unchecked")
+      HttpResponse<T> replaced = (HttpResponse<T>) new ReplacedBody<>((HttpResponse<InputStream>) response, faulty);
+      return CompletableFuture.completedFuture(replaced);
+    });
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+      HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
+    return sendAsync(request, handler);
+  }
+
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    try {
+      return sendAsync(request, handler).join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+  }
+
+  private static void closeQuietly(Object body) {
+    if (body instanceof InputStream in) {
+      try {
+        in.close();
+      } catch (IOException ignored) {
+        // The answer is being dropped on purpose; a failing close changes nothing.
+      }
+    }
+  }
+
+  @Override
+  public Optional<CookieHandler> cookieHandler() {
+    return delegate.cookieHandler();
+  }
+
+  @Override
+  public Optional<Duration> connectTimeout() {
+    return delegate.connectTimeout();
+  }
+
+  @Override
+  public Redirect followRedirects() {
+    return delegate.followRedirects();
+  }
+
+  @Override
+  public Optional<ProxySelector> proxy() {
+    return delegate.proxy();
+  }
+
+  @Override
+  public SSLContext sslContext() {
+    return delegate.sslContext();
+  }
+
+  @Override
+  public SSLParameters sslParameters() {
+    return delegate.sslParameters();
+  }
+
+  @Override
+  public Optional<Authenticator> authenticator() {
+    return delegate.authenticator();
+  }
+
+  @Override
+  public Version version() {
+    return delegate.version();
+  }
+
+  @Override
+  public Optional<Executor> executor() {
+    return delegate.executor();
+  }
+
+  /** Counts (and optionally corrupts) request-body bytes as the JDK client pulls them. */
+  private static final class ObservedPublisher implements HttpRequest.BodyPublisher {
+    private final HttpRequest.BodyPublisher source;
+    private final BodyObserver observer;
+    private final long flipAt;
+
+    ObservedPublisher(HttpRequest.BodyPublisher source, BodyObserver observer, long flipAt) {
+      this.source = source;
+      this.observer = observer;
+      this.flipAt = flipAt;
+    }
+
+    @Override
+    public long contentLength() {
+      return source.contentLength();
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+      AtomicLong sent = new AtomicLong();
+      source.subscribe(new Flow.Subscriber<>() {
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+          subscriber.onSubscribe(subscription);
+        }
+
+        @Override
+        public void onNext(ByteBuffer item) {
+          long start = sent.getAndAdd(item.remaining());
+          ByteBuffer out = item;
+          if (flipAt >= start && flipAt < start + item.remaining()) {
+            out = ByteBuffer.allocate(item.remaining()).put(item.duplicate()).flip();
+            int i = (int) (flipAt - start);
+            out.put(i, (byte) ~out.get(i));
+          }
+          if (observer != null) {
+            observer.sent(start, start + out.remaining());
+          }
+          subscriber.onNext(out);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+          subscriber.onError(throwable);
+        }
+
+        @Override
+        public void onComplete() {
+          subscriber.onComplete();
+        }
+      });
+    }
+  }
+
+  private static final class FlippingInputStream extends FilterInputStream {
+    private final long flipAt;
+    private long position;
+
+    FlippingInputStream(InputStream in, long flipAt) {
+      super(in);
+      this.flipAt = flipAt;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0 && flipAt >= position && flipAt < position + n) {
+        int i = off + (int) (flipAt - position);
+        b[i] = (byte) ~b[i];
+      }
+      if (n > 0) {
+        position += n;
+      }
+      return n;
+    }
+  }
+
+  private static final class CuttingInputStream extends FilterInputStream {
+    private final long cutAt;
+    private long position;
+
+    CuttingInputStream(InputStream in, long cutAt) {
+      super(in);
+      this.cutAt = cutAt;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (position >= cutAt) {
+        throw new IOException("Connection reset (injected: body cut after " + cutAt + " bytes)");
+      }
+      int n = super.read(b, off, (int) Math.min(len, cutAt - position));
+      if (n > 0) {
+        position += n;
+      }
+      return n;
+    }
+  }
+
+  private record ReplacedBody<T>(HttpResponse<InputStream> original, InputStream replacement)
+      implements HttpResponse<InputStream> {
+    @Override
+    public int statusCode() {
+      return original.statusCode();
+    }
+
+    @Override
+    public HttpRequest request() {
+      return original.request();
+    }
+
+    @Override
+    public Optional<HttpResponse<InputStream>> previousResponse() {
+      return original.previousResponse();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return original.headers();
+    }
+
+    @Override
+    public InputStream body() {
+      return replacement;
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return original.sslSession();
+    }
+
+    @Override
+    public URI uri() {
+      return original.uri();
+    }
+
+    @Override
+    public Version version() {
+      return original.version();
+    }
+  }
+}

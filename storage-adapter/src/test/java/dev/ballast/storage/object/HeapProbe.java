@@ -1,0 +1,36 @@
+package dev.ballast.storage.object;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+
+/**
+ * Measures live heap (used after a requested full collection) at checkpoints against a baseline.
+ * Callers checkpoint every few MiB of streamed content, so a client that held the whole object in
+ * memory shows up as growth of about the object's size. Thread-safe.
+ */
+public final class HeapProbe {
+  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+  private long baseline;
+  private long peak;
+
+  /** Takes the baseline and resets the peak. */
+  public synchronized void baseline() {
+    baseline = liveHeap();
+    peak = baseline;
+  }
+
+  /** Records the live heap now. */
+  public synchronized void checkpoint() {
+    peak = Math.max(peak, liveHeap());
+  }
+
+  /** Peak live heap above the baseline, in bytes (0 if never above). */
+  public synchronized long peakGrowth() {
+    return Math.max(0, peak - baseline);
+  }
+
+  private long liveHeap() {
+    System.gc();
+    return memory.getHeapMemoryUsage().getUsed();
+  }
+}
