@@ -7,24 +7,22 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.storage.StorageFacade;
+import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /**
  * A {@link StorageFacade} whose S3 traffic goes through a {@link ResilientHttpClient} and a
- * {@link FaultProxy} to S3Mock, in a fresh versioned bucket, plus a store that talks to S3Mock
+ * {@link FaultProxy} to S3Mock ({@link S3MockServer}), in a fresh versioned bucket, plus a store that talks to S3Mock
  * directly (bypassing the proxy) to see what the server really holds.
  *
  * <p>The client retries twice with short full-jitter backoff, and its circuit breaker opens after
@@ -33,12 +31,16 @@ import java.util.function.UnaryOperator;
  */
 public final class FaultProxyFixture implements AutoCloseable {
 
+  /** Credentials for S3Mock, which does not check signatures. */
+  private static final String ACCESS_KEY = "ballast";
+  private static final String SECRET_KEY = "ballast-secret";
+
   /** Consecutive failed attempts after which the proxy's circuit breaker opens. */
   public static final int BREAKER_CONSECUTIVE_FAILURES = 3;
 
   public final FaultProxy proxy;
   public final String bucket;
-  public final ManualClock clock = new ManualClock(Instant.parse("2026-06-01T00:00:00Z"));
+  public final MutableClock clock = new MutableClock(Instant.parse("2026-06-01T00:00:00Z"));
   public final StorageFacade facade;
   /** The same bucket, straight to the server. */
   public final ObjectStore server;
@@ -46,7 +48,7 @@ public final class FaultProxyFixture implements AutoCloseable {
   private final HttpClient direct;
 
   private FaultProxyFixture(UnaryOperator<S3ObjectStore.Options.Builder> options) throws IOException {
-    URI s3 = FaultProxyS3Server.uri();
+    URI s3 = S3MockServer.endpoint();
     proxy = FaultProxy.start(s3);
     bucket = "fault-" + UUID.randomUUID().toString().substring(0, 13).toLowerCase(Locale.ROOT);
     http = ResilientHttpClient.newBuilder()
@@ -89,7 +91,7 @@ public final class FaultProxyFixture implements AutoCloseable {
     return S3Endpoint.newBuilder()
         .endpoint(uri)
         .region("us-east-1")
-        .credentials(FaultProxyS3Server.ACCESS_KEY, FaultProxyS3Server.SECRET_KEY)
+        .credentials(ACCESS_KEY, SECRET_KEY)
         .pathStyle(true)
         .httpClient(httpClient)
         .build();
@@ -109,35 +111,6 @@ public final class FaultProxyFixture implements AutoCloseable {
     } finally {
       http.close();
       proxy.close();
-    }
-  }
-
-  /** A wall clock the test moves by hand. */
-  public static final class ManualClock extends Clock {
-    private volatile Instant now;
-
-    ManualClock(Instant start) {
-      this.now = start;
-    }
-
-    /** Moves the clock forward. */
-    public void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }

@@ -10,6 +10,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
@@ -69,7 +70,8 @@ public final class BlockVolume implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the name is invalid (nothing is created)
    * @throws VolumeInUseException if the volume is already open in this JVM or locked by another process
-   * @throws UncheckedIOException if the root or the file cannot be created or opened
+   * @throws UncheckedIOException if the root or the file cannot be created or opened, or the file is
+   *     a symbolic link (links are never followed, so a link under the root cannot redirect writes)
    */
   public static BlockVolume open(Path root, String name) {
     Objects.requireNonNull(root, "root");
@@ -101,10 +103,12 @@ public final class BlockVolume implements AutoCloseable {
     boolean created = false;
     try {
       try {
-        channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         created = true;
       } catch (FileAlreadyExistsException exists) {
-        channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        // A symbolic link planted under the root must not redirect writes outside it.
+        channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
       }
       FileLock lock;
       try {

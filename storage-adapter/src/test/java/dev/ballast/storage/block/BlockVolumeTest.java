@@ -157,6 +157,25 @@ class BlockVolumeTest {
   }
 
   @Test
+  void aSymbolicLinkUnderTheRootIsNeverFollowed() throws IOException {
+    Path outside = Files.writeString(Files.createTempFile("outside", ".txt"), "untouched", US_ASCII);
+    try {
+      Files.createSymbolicLink(root.resolve("link"), outside);
+      assertThatThrownBy(() -> BlockVolume.open(root, "link"))
+          .isInstanceOf(java.io.UncheckedIOException.class)
+          .hasMessageContaining("'link'");
+      assertThat(Files.readString(outside, US_ASCII)).isEqualTo("untouched");
+      Files.delete(root.resolve("link"));
+      try (BlockVolume retry = BlockVolume.open(root, "link")) {
+        assertThat(retry.isOpen()).isTrue(); // the failed open left no registration behind
+        assertThat(Files.isSymbolicLink(root.resolve("link"))).isFalse();
+      }
+    } finally {
+      Files.deleteIfExists(outside);
+    }
+  }
+
+  @Test
   void namesAreBoundedInUtf8Bytes() {
     assertThat(VolumeNames.validate("a".repeat(255))).hasSize(255);
     assertThatThrownBy(() -> VolumeNames.validate("a".repeat(256)))
