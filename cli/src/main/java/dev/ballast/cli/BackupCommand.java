@@ -49,7 +49,7 @@ final class BackupCommand extends BallastCommand {
               files.stream().mapToLong(BackupRunner.SourceFile::size).sum(), ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds()),
           ctx.manifestGrace(), ctx.onFileStored());
-      BackupRunner.Result r = runner.run();
+      BackupRunner.Result r = Errors.translate(session.where(), common.bucket, runner::run);
       return report(backupName, r, session);
     }
   }

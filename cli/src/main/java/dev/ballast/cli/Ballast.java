@@ -115,7 +115,7 @@ public final class Ballast implements Callable<Integer> {
       return f;
     }
     if (ex instanceof StorageException se) {
-      return Errors.toFailure(se, "the object store", "?");
+      return Errors.toFailure(se, "the object store", null);
     }
     if (ex instanceof IOException || ex instanceof UncheckedIOException) {
       return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.rootMessage(ex)

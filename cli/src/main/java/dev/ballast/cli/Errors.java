@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 final class Errors {
   private Errors() {}
 
-  /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket}. */
+  /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket} (null if unknown). */
   static <T> T translate(String where, String bucket, Supplier<T> call) {
     try {
       return call.get();
@@ -22,7 +22,7 @@ final class Errors {
   }
 
   static CliFailure toFailure(StorageException e, String where, String bucket) {
-    String at = where + " (bucket '" + bucket + "')";
+    String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
     if (e instanceof StorageUnavailableException) {
       return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
           + "; check that the server is running and reachable, then run the command again.", e);
