@@ -23,6 +23,10 @@ final class Errors {
 
   static CliFailure toFailure(StorageException e, String where, String bucket) {
     String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
+    if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
+      return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
+          + "AWS_SECRET_ACCESS_KEY (or pass --access-key and --secret-key).", e);
+    }
     if (e instanceof StorageUnavailableException) {
       return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
           + "; check that the server is running and reachable, then run the command again.", e);
@@ -60,6 +64,8 @@ final class Errors {
       return t.getClass().getSimpleName();
     }
     int nl = msg.indexOf('\n');
-    return nl < 0 ? msg : msg.substring(0, nl);
+    String line = nl < 0 ? msg : msg.substring(0, nl);
+    // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
+    return line.length() > 300 ? line.substring(0, 297) + "..." : line;
   }
 }
