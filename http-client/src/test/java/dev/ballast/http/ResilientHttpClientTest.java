@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -154,5 +155,21 @@ class ResilientHttpClientTest {
         client.close();
 
         assertThat(client.isTerminated()).isTrue();
+    }
+
+    @Test
+    void sendAsync_whenTheCallersSchedulerWasShutDown_failsInsteadOfHanging() throws Exception {
+        // given
+        java.util.concurrent.ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        scheduler.shutdown();
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().scheduler(scheduler).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:9/")).build();
+
+        // when / then
+        assertThatThrownBy(() -> client.sendAsync(request, BodyHandlers.discarding()).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        client.shutdown();
+        assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
     }
 }

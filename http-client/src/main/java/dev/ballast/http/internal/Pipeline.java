@@ -161,7 +161,14 @@ public final class Pipeline {
             signalIfIdle();
         });
         dependency.budget().recordFirstAttempt();
-        CompletableFuture<Object> engine = failsafe.getStageAsync(ctx -> attempt(call, handler, pushHandler));
+        CompletableFuture<Object> engine;
+        try {
+            engine = failsafe.getStageAsync(ctx -> attempt(call, handler, pushHandler));
+        } catch (RuntimeException e) {
+            // e.g. a caller-supplied scheduler that was shut down: fail this call, never leak it.
+            result.completeExceptionally(e);
+            return result;
+        }
         call.engine(engine);
         engine.whenComplete((outcome, failure) -> finish(call, result, outcome, failure));
         return result;
@@ -231,6 +238,26 @@ public final class Pipeline {
             return handler.apply(info);
         };
         long timeoutNanos = attemptTimeoutNanos(call);
+        AtomicBoolean timedOut = new AtomicBoolean();
+        AtomicReference<CompletableFuture<HttpResponse<T>>> exchangeRef = new AtomicReference<>();
+        ScheduledFuture<?> guard;
+        try {
+            // Scheduled before sending, so a scheduler that refuses work fails the attempt before any I/O.
+            guard = scheduler.schedule(() -> {
+                CompletableFuture<HttpResponse<T>> running = exchangeRef.get();
+                if (running == null || !running.isDone()) {
+                    timedOut.set(true);
+                    if (running != null) {
+                        running.cancel(true);
+                    }
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException rejected) {
+            bulkheadPermit.close();
+            breakerPermit.onNotAttempted();
+            stage.completeExceptionally(rejected);
+            return;
+        }
         CompletableFuture<HttpResponse<T>> exchange;
         try {
             exchange = pushHandler == null
@@ -240,13 +267,10 @@ public final class Pipeline {
             exchange = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<HttpResponse<T>> jdkFuture = exchange;
-        AtomicBoolean timedOut = new AtomicBoolean();
-        ScheduledFuture<?> guard = scheduler.schedule(() -> {
-            if (!jdkFuture.isDone()) {
-                timedOut.set(true);
-                jdkFuture.cancel(true);
-            }
-        }, timeoutNanos, TimeUnit.NANOSECONDS);
+        exchangeRef.set(jdkFuture);
+        if (timedOut.get()) {
+            jdkFuture.cancel(true); // the guard fired before the exchange was published
+        }
         stage.whenComplete((ignored, failure) -> {
             if (stage.isCancelled()) {
                 jdkFuture.cancel(true); // aborts the exchange on the wire
