@@ -6,6 +6,8 @@ import java.net.URI;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.MinIOContainer;
 
 /**
  * The backend switch of the S3 contract suite. S3Mock and s3proxy run in-process and always;
@@ -47,6 +49,38 @@ public final class S3Backends {
     return new S3TestBackend("s3proxy", S3ProxyServer.endpoint(), "us-east-1", S3ProxyServer.IDENTITY,
         S3ProxyServer.CREDENTIAL, EnumSet.of(Feature.DELETE_MARKER_REMOVAL_RESTORES, Feature.VERIFIES_SIGNATURES,
             Feature.VERIFIES_PAYLOAD_DIGEST, Feature.FAITHFUL_DELETE_MARKERS));
+  }
+
+  /** MinIO's image, pinned. */
+  public static final String MINIO_IMAGE = "minio/minio:RELEASE.2023-09-04T19-57-37Z";
+
+  private static MinIOContainer minio;
+
+  /**
+   * Why MinIO cannot run here, or empty when it can: it runs only when {@value #BACKEND_VARIABLE} is
+   * {@code minio} and a Docker engine answers.
+   */
+  public static Optional<String> minioUnavailableReason(Map<String, String> env) {
+    if (!"minio".equalsIgnoreCase(env.getOrDefault(BACKEND_VARIABLE, ""))) {
+      return Optional.of("MinIO runs only with " + BACKEND_VARIABLE + "=minio (it is '"
+          + env.getOrDefault(BACKEND_VARIABLE, "") + "')");
+    }
+    if (!DockerClientFactory.instance().isDockerAvailable()) {
+      return Optional.of("MinIO needs a Docker engine and none answers on this machine");
+    }
+    return Optional.empty();
+  }
+
+  /** MinIO in a container started once per JVM (Testcontainers' Ryuk removes it at exit). */
+  @SuppressWarnings("resource") // lives for the JVM; Ryuk stops it
+  public static synchronized S3TestBackend minio() {
+    if (minio == null) {
+      MinIOContainer container = new MinIOContainer(MINIO_IMAGE);
+      container.start();
+      minio = container;
+    }
+    return new S3TestBackend("MinIO", URI.create(minio.getS3URL()), "us-east-1", minio.getUserName(),
+        minio.getPassword(), faithfulS3());
   }
 
   /** The behaviours of AWS S3 and MinIO, both faithful to the S3 API here. */

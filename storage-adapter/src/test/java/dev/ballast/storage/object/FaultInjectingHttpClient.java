@@ -42,18 +42,24 @@ public final class FaultInjectingHttpClient extends HttpClient {
     }
   }
 
-  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE }
+  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE, S3_ERROR }
 
   private static final class Fault {
     final Kind kind;
     final Predicate<HttpRequest> when;
     final long offset;
+    final String code;
     boolean fired;
 
     Fault(Kind kind, Predicate<HttpRequest> when, long offset) {
+      this(kind, when, offset, null);
+    }
+
+    Fault(Kind kind, Predicate<HttpRequest> when, long offset, String code) {
       this.kind = kind;
       this.when = when;
       this.offset = offset;
+      this.code = code;
     }
   }
 
@@ -113,6 +119,14 @@ public final class FaultInjectingHttpClient extends HttpClient {
     faults.add(new Fault(Kind.FLIP_REQUEST_BYTE, when, offset));
   }
 
+  /**
+   * Answers the matching request itself, without sending it, with an S3 error document of HTTP
+   * {@code status} and error code {@code code} (as a server under contention would).
+   */
+  public void answerS3ErrorOnce(Predicate<HttpRequest> when, int status, String code) {
+    faults.add(new Fault(Kind.S3_ERROR, when, status, code));
+  }
+
   /** Called as each request-body chunk is handed to the network; null to stop. */
   public void observeRequestBodies(BodyObserver observer) {
     this.requestBodyObserver = observer;
@@ -142,6 +156,13 @@ public final class FaultInjectingHttpClient extends HttpClient {
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     exchanges.add(new Exchange(request.method(), request.uri(), request.headers()));
     Fault fault = take(request);
+    if (fault != null && fault.kind == Kind.S3_ERROR) {
+      byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + fault.code + "</Code><Message>injected "
+          + fault.code + "</Message></Error>").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      @SuppressWarnings("unchecked")
+      HttpResponse<T> answer = (HttpResponse<T>) new SyntheticResponse(request, (int) fault.offset, xml);
+      return CompletableFuture.completedFuture(answer);
+    }
     HttpRequest toSend = request;
     BodyObserver observer = requestBodyObserver;
     if (request.bodyPublisher().isPresent() && (observer != null
@@ -362,6 +383,40 @@ public final class FaultInjectingHttpClient extends HttpClient {
         position += n;
       }
       return n;
+    }
+  }
+
+  private record SyntheticResponse(HttpRequest request, int statusCode, byte[] xml)
+      implements HttpResponse<InputStream> {
+    @Override
+    public Optional<HttpResponse<InputStream>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return HttpHeaders.of(java.util.Map.of("Content-Type", List.of("application/xml"),
+          "Content-Length", List.of(Integer.toString(xml.length))), (n, v) -> true);
+    }
+
+    @Override
+    public InputStream body() {
+      return new java.io.ByteArrayInputStream(xml);
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return Optional.empty();
+    }
+
+    @Override
+    public URI uri() {
+      return request.uri();
+    }
+
+    @Override
+    public Version version() {
+      return Version.HTTP_1_1;
     }
   }
 

@@ -370,6 +370,30 @@ public abstract class ObjectStoreContract {
   }
 
   @Test
+  void aConditionalWriteConflictIsRetriedABoundedNumberOfTimes() {
+    assumeConditionalWrites();
+    ObjectVersion v1 = store.put("contended", ObjectContent.ofBytes("1".getBytes(StandardCharsets.UTF_8)));
+    var conditionalPut = FaultInjectingHttpClient.request("PUT", q -> true);
+    http.answerS3ErrorOnce(conditionalPut, 409, "ConditionalRequestConflict");
+    http.clearExchanges();
+
+    ObjectVersion v2 = store.putIfMatch("contended", v1.eTag(), ObjectContent.ofBytes("2".getBytes(StandardCharsets.UTF_8)));
+
+    assertThat(http.exchanges()).filteredOn(e -> e.method().equals("PUT"))
+        .hasSize(2).allMatch(e -> e.headers().firstValue("If-Match").orElse("").equals(v1.eTag()));
+    assertThat(pauses).hasSize(1);
+    assertThat(store.versions("contended")).extracting(VersionEntry::versionId).containsExactly(v2.versionId(), v1.versionId());
+
+    for (int i = 0; i < 3; i++) {
+      http.answerS3ErrorOnce(conditionalPut, 409, "ConditionalRequestConflict");
+    }
+    assertThatThrownBy(() -> store.putIfMatch("contended", v2.eTag(), ObjectContent.ofBytes(new byte[1])))
+        .isInstanceOf(PreconditionFailedException.class)
+        .hasMessageContaining("409 ConditionalRequestConflict");
+    assertThat(store.versions("contended")).hasSize(2);
+  }
+
+  @Test
   void conditionalMultipartUploadIsRefusedAndAbortedWhenTheKeyExists() {
     assumeConditionalWrites();
     store.put("big-lock", ObjectContent.ofBytes(new byte[] {1}));
@@ -602,6 +626,20 @@ public abstract class ObjectStoreContract {
 
     assertThat(store.versions("big-once")).extracting(VersionEntry::versionId).containsExactly(v.versionId());
     assertThat(v.sha256()).isEqualTo(Sha256.hex(Sha256.of(big)));
+  }
+
+  @Test
+  void aPartThatFailsAbortsTheUploadSoNoPartsAreOrphaned() {
+    http.dropResponseOnce(FaultInjectingHttpClient.request("PUT", q -> q.contains("partNumber=2")));
+    byte[] big = pseudoRandom(11, (int) (17 * MIB));
+
+    assertThatThrownBy(() -> store.put("half-uploaded", ObjectContent.ofBytes(big)))
+        .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class)
+        .hasMessageContaining("half-uploaded");
+
+    assertThat(http.exchanges()).anyMatch(e -> e.method().equals("DELETE") && e.query().contains("uploadId"));
+    assertThat(raw.listMultipartUploads(l -> l.bucket(bucket)).uploads()).as("no orphaned uploads").isEmpty();
+    assertThat(store.versions("half-uploaded")).isEmpty();
   }
 
   // ---------------------------------------------------------------- generations and stale reads

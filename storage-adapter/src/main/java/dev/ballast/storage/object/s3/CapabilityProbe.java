@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  */
 final class CapabilityProbe {
   private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
-  private static final int CONDITIONAL_PROBE_ATTEMPTS = 3;
+  private static final int PROBE_PUT_ATTEMPTS = 3;
   private static final byte[] BODY = "ballast capability probe\n".getBytes(StandardCharsets.US_ASCII);
 
   private final S3Client s3;
@@ -88,7 +88,14 @@ final class CapabilityProbe {
           + "; create it, or open the store with Options.createBucket(true)");
     }
     try {
-      s3.createBucket(c -> c.bucket(bucket));
+      // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
+      String region = endpoint.region();
+      s3.createBucket(c -> {
+        c.bucket(bucket);
+        if (!"us-east-1".equals(region)) {
+          c.createBucketConfiguration(l -> l.locationConstraint(region));
+        }
+      });
       LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
     } catch (SdkException e) {
       throw S3Errors.translate(null, what("CreateBucket"), e);
@@ -165,29 +172,12 @@ final class CapabilityProbe {
     }
   }
 
-  /**
-   * True when a conditional PUT on the existing probe key is refused with 412. A server that answers
-   * 412 before reading the body and then closes the connection resets it under the client, which
-   * sees no answer at all; since this PUT only ever touches the probe key, it is sent again, at most
-   * {@value #CONDITIONAL_PROBE_ATTEMPTS} times, before the endpoint is reported unavailable.
-   */
+  /** True when a conditional PUT (empty body) on the existing probe key is refused with 412. */
   private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition) {
     try {
       PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
       condition.accept(b);
-      for (int attempt = 1; ; attempt++) {
-        try {
-          s3.putObject(b.build(), RequestBody.empty());
-          break;
-        } catch (AwsServiceException e) {
-          throw e;
-        } catch (SdkException e) {
-          if (attempt >= CONDITIONAL_PROBE_ATTEMPTS) {
-            throw S3Errors.translate(probeKey, what("conditional PUT"), e);
-          }
-          LOG.debug("Conditional probe PUT got no answer ({}); sending it again", e.toString());
-        }
-      }
+      send(b.build(), RequestBody::empty);
       return false;
     } catch (AwsServiceException e) {
       if (e.statusCode() == 412) {
@@ -205,12 +195,30 @@ final class CapabilityProbe {
     PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey)
         .contentLength((long) BODY.length);
     customizer.accept(b);
-    try {
-      s3.putObject(b.build(), RequestBody.fromBytes(BODY));
-    } catch (AwsServiceException e) {
-      throw e;
-    } catch (SdkException e) {
-      throw S3Errors.translate(probeKey, what("PUT"), e);
+    send(b.build(), () -> RequestBody.fromBytes(BODY));
+  }
+
+  /**
+   * Sends one probe PUT. A server that refuses a request before reading its body and then closes
+   * the connection resets it under the client, which sees no answer at all; since probe PUTs only
+   * ever touch the probe key, such a PUT is sent again, at most
+   * {@value #PROBE_PUT_ATTEMPTS} times, before the endpoint is reported unavailable.
+   *
+   * @throws AwsServiceException the server's answer, for the caller to classify
+   */
+  private void send(PutObjectRequest request, java.util.function.Supplier<RequestBody> body) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        s3.putObject(request, body.get());
+        return;
+      } catch (AwsServiceException e) {
+        throw e;
+      } catch (SdkException e) {
+        if (attempt >= PROBE_PUT_ATTEMPTS) {
+          throw S3Errors.translate(probeKey, what("probe PUT"), e);
+        }
+        LOG.debug("Probe PUT got no answer ({}); sending it again", e.toString());
+      }
     }
   }
 

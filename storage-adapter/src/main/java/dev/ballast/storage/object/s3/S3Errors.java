@@ -68,9 +68,10 @@ public final class S3Errors {
 
   /**
    * Whether the failure leaves open that the request took effect: no answer after the request may
-   * have been sent (timeout, reset, retries exhausted) or a 500/502/504. A refused connection, an
-   * open circuit or a full bulkhead prove nothing was sent; 503 SlowDown and 4xx prove nothing was
-   * stored.
+   * have been sent (timeout, reset, retries exhausted: any earlier attempt may have landed) or a
+   * 500/502/504. A refused connection, an open circuit or a full bulkhead prove nothing was sent;
+   * 503 SlowDown and 4xx prove nothing was stored. The resilient client's exceptions are recognised
+   * by simple name so this module does not depend on their package.
    */
   static boolean ambiguous(SdkException e) {
     if (e instanceof AwsServiceException service) {
@@ -78,6 +79,12 @@ public final class S3Errors {
       return status == 500 || status == 502 || status == 504;
     }
     if (e instanceof SdkClientException) {
+      for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+        // An earlier attempt may have been sent even when the last one could not connect.
+        if (t.getClass().getSimpleName().equals("RetriesExhaustedException")) {
+          return true;
+        }
+      }
       for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
         if (t instanceof ConnectException || NOT_SENT.contains(t.getClass().getSimpleName())) {
           return false;

@@ -87,6 +87,14 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * failed upload is aborted so no orphaned parts remain
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_AbortMultipartUpload.html">AbortMultipartUpload</a>).
  *
+ * <p><b>Conditional writes</b> ({@code putIfAbsent}: {@code If-None-Match: *}; {@code putIfMatch}:
+ * {@code If-Match}) are refused up front with {@link UnsupportedCapabilityException} when the probe
+ * found the endpoint does not honour them. 412 becomes {@link AlreadyExistsException} or
+ * {@link PreconditionFailedException}, 404 on {@code If-Match} {@link ObjectNotFoundException}, and
+ * 409 {@code ConditionalRequestConflict} (a concurrent write in flight) is retried up to
+ * {@link Options#conditionalConflictAttempts()} times, then raised as
+ * {@link PreconditionFailedException}.
+ *
  * <p><b>No phantom versions.</b> When a put fails ambiguously (no answer after the body may have
  * been sent, retries exhausted, 500/502/504) the store HEADs the key: if the current version carries
  * this put's token the write landed and that version is returned; otherwise the failure is raised
@@ -110,7 +118,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * read that returns a generation older than one already seen is re-read up to
  * {@link Options#staleReadAttempts()} times with {@link Options#staleReadBackoff()} between, then
  * raised as {@link StaleReadException} or, with {@link ReadOptions#acceptStale()}, returned marked
- * {@link Freshness#STALE}. ETags are opaque: never compared with an MD5.
+ * {@link Freshness#STALE}. A read by version ID asked for that version: it is never re-read, and is
+ * marked {@link Freshness#STALE} when older than a generation already seen. ETags are opaque: never
+ * compared with an MD5.
  *
  * <h2>Errors</h2>
  * Unreachable, 5xx, throttled, circuit open, retries exhausted: {@link StorageUnavailableException}
@@ -252,12 +262,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           if (status == 404 && condition == Condition.IF_MATCH && !"NoSuchBucket".equals(S3Errors.errorCode(e))) {
             throw notFound(key, null, e);
           }
-          if (status == 409 && "ConditionalRequestConflict".equals(S3Errors.errorCode(e))
-              && ++conflicts < options.conditionalConflictAttempts()) {
-            LOG.debug("Conditional write of '{}' conflicted with a concurrent write (409); attempt {} of {}",
-                key, conflicts + 1, options.conditionalConflictAttempts());
-            pause(options.staleReadBackoff());
-            continue;
+          if (status == 409 && "ConditionalRequestConflict".equals(S3Errors.errorCode(e))) {
+            if (++conflicts < options.conditionalConflictAttempts()) {
+              LOG.debug("Conditional write of '{}' conflicted with a concurrent write (409); attempt {} of {}",
+                  key, conflicts + 1, options.conditionalConflictAttempts());
+              pause(options.staleReadBackoff());
+              continue;
+            }
+            throw new PreconditionFailedException(key, "Conditional write of '" + key + "' conflicted with a"
+                + " concurrent write (409 ConditionalRequestConflict) " + conflicts + " times; read the current"
+                + " version and try again", e);
           }
           return landedOrThrow(key, token, generation, e);
         } catch (SdkException e) {

@@ -1,0 +1,23 @@
+package dev.ballast.it.storage;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.ballast.it.support.S3Backends;
+import dev.ballast.storage.object.ObjectStoreContract;
+import dev.ballast.storage.object.S3TestBackend;
+import java.util.Optional;
+
+/**
+ * The object store contract against MinIO in a container (image pinned in
+ * {@link S3Backends#MINIO_IMAGE}); every case is skipped, with the reason, unless
+ * {@code BALLAST_S3_BACKEND=minio} and a Docker engine answers.
+ */
+class MinioContractIT extends ObjectStoreContract {
+
+  @Override
+  protected S3TestBackend backend() {
+    Optional<String> reason = S3Backends.minioUnavailableReason(System.getenv());
+    assumeTrue(reason.isEmpty(), () -> reason.orElse(""));
+    return S3Backends.minio();
+  }
+}
