@@ -32,7 +32,7 @@ final class CommonOptions {
   Boolean pathStyle;
 
   @Option(names = "--access-key", paramLabel = "KEY",
-      description = "Access key ID (default: $AWS_ACCESS_KEY_ID; any value for the embedded server).")
+      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID; the embedded server needs none).")
   String accessKey;
 
   @Option(names = "--secret-key", paramLabel = "SECRET",
