@@ -1,0 +1,26 @@
+package dev.ballast.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+
+/** What every subcommand shares: the common options and the context it runs in. */
+abstract class BallastCommand implements Callable<Integer> {
+  final CliContext ctx;
+
+  @Mixin
+  CommonOptions common;
+
+  BallastCommand(CliContext ctx) {
+    this.ctx = ctx;
+  }
+
+  CommonOptions common() {
+    return common;
+  }
+
+  /** Appends the stack's counters every summary ends with. */
+  static String counters(StoreSession session) {
+    return "attempts retried " + session.retries() + ", breaker trips " + session.breakerTrips()
+        + ", degraded reads " + session.degradedReads();
+  }
+}

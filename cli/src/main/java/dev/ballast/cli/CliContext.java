@@ -1,0 +1,53 @@
+package dev.ballast.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Everything a command takes from its surroundings, so the CLI can run in-process (embedding,
+ * integration tests) with its own streams, environment, home directory, embedded server and
+ * cancellation. {@link #system(Cancellation)} is what {@code ballast} itself uses.
+ *
+ * @param out standard output (results, progress, summary)
+ * @param err standard error (warnings and the one-sentence error)
+ * @param env environment variables (AWS credentials and region)
+ * @param home the user's home directory ({@code ~/.ballast} lives there)
+ * @param terminal whether {@code out} is a terminal (progress bar) or not (plain lines)
+ * @param embedded starts the embedded S3 server
+ * @param cancellation set by Ctrl-C
+ * @param clock wall time for manifest dates
+ * @param progressInterval how often plain progress lines are printed
+ * @param manifestGrace how long an incomplete run waits to write its manifest marked incomplete
+ * @param onFileStored called on the command's thread with each path a backup has stored and
+ *     confirmed, before the next file is started
+ */
+public record CliContext(PrintStream out, PrintStream err, Map<String, String> env, Path home, boolean terminal,
+    EmbeddedS3.Factory embedded, Cancellation cancellation, Clock clock, Duration progressInterval,
+    Duration manifestGrace, Consumer<String> onFileStored) {
+
+  /** Validates and copies {@code env}. */
+  public CliContext {
+    Objects.requireNonNull(out, "out");
+    Objects.requireNonNull(err, "err");
+    env = Map.copyOf(Objects.requireNonNull(env, "env"));
+    Objects.requireNonNull(home, "home");
+    Objects.requireNonNull(embedded, "embedded");
+    Objects.requireNonNull(cancellation, "cancellation");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(progressInterval, "progressInterval");
+    Objects.requireNonNull(manifestGrace, "manifestGrace");
+    Objects.requireNonNull(onFileStored, "onFileStored");
+  }
+
+  /** The real process: System streams and environment, S3Mock, a terminal when a console exists. */
+  public static CliContext system(Cancellation cancellation) {
+    return new CliContext(System.out, System.err, System.getenv(), Path.of(System.getProperty("user.home")),
+        System.console() != null, S3MockServer::start, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
+        Duration.ofSeconds(5), path -> { });
+  }
+}

@@ -1,0 +1,74 @@
+package dev.ballast.cli;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+/** The options every command accepts, the same way. */
+final class CommonOptions {
+  static final String DEFAULT_BUCKET = "ballast-backups";
+
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "Where the embedded S3 server keeps its data (default: ~/.ballast). Ignored with --endpoint.")
+  Path dataDir;
+
+  @Option(names = "--endpoint", paramLabel = "URL",
+      description = "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the embedded server, e.g. http://localhost:9000.")
+  URI endpoint;
+
+  @Option(names = "--bucket", paramLabel = "NAME", defaultValue = DEFAULT_BUCKET,
+      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); created with versioning enabled on first use.")
+  String bucket;
+
+  @Option(names = "--region", paramLabel = "REGION",
+      description = "S3 region (default: $AWS_REGION, else us-east-1).")
+  String region;
+
+  @Option(names = "--path-style", negatable = true,
+      description = "Path-style bucket addressing (http://host/bucket/key); default on with --endpoint, off for AWS.")
+  Boolean pathStyle;
+
+  @Option(names = "--access-key", paramLabel = "KEY",
+      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID; the embedded server needs none).")
+  String accessKey;
+
+  @Option(names = "--secret-key", paramLabel = "SECRET",
+      description = "Secret access key (default: $AWS_SECRET_ACCESS_KEY). Prefer the environment variable: flags show in ps.")
+  String secretKey;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30S", converter = DurationConverter.class,
+      description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "
+          + "endpoint ends the command within about this long.")
+  Duration timeout;
+
+  @Option(names = {"-v", "--verbose"},
+      description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
+  boolean verbose;
+
+  /** Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S}. */
+  static final class DurationConverter implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      String v = value.trim().toLowerCase(Locale.ROOT);
+      Duration d;
+      if (v.startsWith("pt")) {
+        d = Duration.parse(v.toUpperCase(Locale.ROOT));
+      } else if (v.endsWith("ms")) {
+        d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      } else if (v.endsWith("s")) {
+        d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+      } else if (v.endsWith("m")) {
+        d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+      } else {
+        throw new IllegalArgumentException("timeout must look like 30s, 2m, 500ms or PT30S but was '" + value + "'");
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive but was '" + value + "'");
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.ballast.cli;
+
+import dev.ballast.storage.AccessDeniedException;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StorageException;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.UnsupportedCapabilityException;
+import java.util.function.Supplier;
+
+/** Turns storage failures into one sentence each: the input, what went wrong, what to do. */
+final class Errors {
+  private Errors() {}
+
+  /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket} (null if unknown). */
+  static <T> T translate(String where, String bucket, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (StorageException e) {
+      throw toFailure(e, where, bucket);
+    }
+  }
+
+  static CliFailure toFailure(StorageException e, String where, String bucket) {
+    String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
+    if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
+      return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
+          + "AWS_SECRET_ACCESS_KEY (or pass --access-key and --secret-key).", e);
+    }
+    if (e instanceof StorageUnavailableException) {
+      return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
+          + "; check that the server is running and reachable, then run the command again.", e);
+    }
+    if (e instanceof AccessDeniedException) {
+      return new CliFailure(ExitCodes.USAGE, at + " refused the credentials: " + rootMessage(e)
+          + "; check --access-key/--secret-key or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.", e);
+    }
+    if (e instanceof UnsupportedCapabilityException) {
+      return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
+    }
+    if (e instanceof IntegrityException) {
+      return new CliFailure(ExitCodes.INTEGRITY, "Bytes read from " + at + " do not match their recorded SHA-256 ("
+          + e.getMessage() + "); the stored copy is damaged: restore another version.", e);
+    }
+    if (e instanceof ObjectNotFoundException nf) {
+      return new CliFailure(ExitCodes.NOT_FOUND, e.getMessage() + " in " + at
+          + (nf.deleted() ? "; an older version may still be listed by 'ballast versions'." : "."), e);
+    }
+    return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
+  }
+
+  /** The most specific message in a cause chain, without class names. */
+  static String rootMessage(Throwable t) {
+    String msg = t.getMessage();
+    Throwable c = t.getCause();
+    while (c != null && c != t) {
+      if (c.getMessage() != null && !c.getMessage().isBlank()) {
+        msg = c.getMessage();
+      }
+      t = c;
+      c = c.getCause();
+    }
+    if (msg == null || msg.isBlank()) {
+      return t.getClass().getSimpleName();
+    }
+    int nl = msg.indexOf('\n');
+    String line = nl < 0 ? msg : msg.substring(0, nl);
+    // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
+    return line.length() > 300 ? line.substring(0, 297) + "..." : line;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.ballast.cli;
+
+import dev.ballast.storage.object.VersionEntry;
+import java.util.List;
+import picocli.CommandLine.Command;
+
+@Command(name = "list", sortOptions = false, mixinStandardHelpOptions = true,
+    description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
+        + "file counts and sizes; versions from interrupted runs are marked INCOMPLETE.")
+final class ListCommand extends BallastCommand {
+  ListCommand(CliContext ctx) {
+    super(ctx);
+  }
+
+  @Override
+  public Integer call() {
+    try (StoreSession session = StoreSession.open(common, ctx)) {
+      return Errors.translate(session.where(), common.bucket, () -> list(session));
+    }
+  }
+
+  private int list(StoreSession session) {
+    String suffix = "/" + Manifest.FILE_NAME;
+    List<String> names = session.objects().list("").stream()
+        .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
+        .map(k -> k.substring(0, k.length() - suffix.length()))
+        .toList();
+    if (names.isEmpty()) {
+      ctx.out().println("No backups in " + session.where() + ", bucket '" + common.bucket + "'.");
+      return ExitCodes.OK;
+    }
+    for (String name : names) {
+      ctx.out().println(name);
+      for (VersionEntry v : Manifests.versions(session.objects(), name)) {
+        String detail;
+        try {
+          Manifest m = Manifests.read(session.objects(), name, v.versionId());
+          detail = String.format("%6d files %12s%s", m.files().size(), Summary.mib(m.totalBytes()),
+              m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)");
+        } catch (CliFailure e) {
+          detail = "  unreadable manifest";
+        }
+        ctx.out().printf("  %-40s %s %s%s%n", v.versionId(), v.lastModified(), detail, v.latest() ? "  (latest)" : "");
+      }
+    }
+    return ExitCodes.OK;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.ballast.cli;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The manifest of one backup run, stored as the object {@code NAME/.ballast-manifest.json}; every
+ * run writes a new version of it, so older backups stay restorable by manifest version ID.
+ *
+ * <p>A run that did not finish (endpoint down, Ctrl-C) writes its manifest with {@code complete}
+ * false, listing only the files it stored and confirmed; {@code restore} skips such a manifest
+ * unless it is asked for by version, and says so.
+ *
+ * @param formatVersion the manifest format, {@link #FORMAT_VERSION}
+ * @param name the backup name
+ * @param createdAt when the run started
+ * @param complete whether every file of the source directory was stored and confirmed
+ * @param files the stored files, sorted by path
+ * @param notStored paths of files the run did not store (empty when complete)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record Manifest(
+    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored) {
+
+  /** The format this version of ballast writes and reads. */
+  static final int FORMAT_VERSION = 1;
+  /** The file name of the manifest object under {@code NAME/}. */
+  static final String FILE_NAME = ".ballast-manifest.json";
+
+  private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .build();
+
+  Manifest {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(createdAt, "createdAt");
+    files = List.copyOf(Objects.requireNonNull(files, "files"));
+    notStored = notStored == null ? List.of() : List.copyOf(notStored);
+  }
+
+  /** The object key of the manifest of backup {@code name}. */
+  static String key(String name) {
+    return name + "/" + FILE_NAME;
+  }
+
+  /** The object key holding {@code entryPath} of backup {@code name}. */
+  static String objectKey(String name, String entryPath) {
+    return name + "/" + entryPath;
+  }
+
+  /** Total bytes of the listed files. */
+  long totalBytes() {
+    return files.stream().mapToLong(ManifestEntry::size).sum();
+  }
+
+  byte[] toJson() {
+    try {
+      return JSON.writeValueAsBytes(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Manifest of '" + name + "' could not be serialised", e);
+    }
+  }
+
+  /**
+   * Parses and validates a manifest.
+   *
+   * @param json the manifest bytes
+   * @param where the key and version read, for the message
+   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the JSON is malformed, from a newer
+   *     format, or lists an unsafe or duplicate path, a bad SHA-256 or a missing version ID
+   */
+  static Manifest parse(byte[] json, String where) {
+    Manifest manifest;
+    try {
+      manifest = JSON.readValue(json, Manifest.class);
+    } catch (Exception e) {
+      throw corrupt(where, "it is not a valid manifest (" + firstLine(e.getMessage()) + ")", e);
+    }
+    if (manifest == null || manifest.files() == null) {
+      throw corrupt(where, "it has no file list", null);
+    }
+    if (manifest.formatVersion() != FORMAT_VERSION) {
+      throw corrupt(where, "its format version is " + manifest.formatVersion() + " but this ballast reads "
+          + FORMAT_VERSION, null);
+    }
+    Set<String> seen = new HashSet<>();
+    for (ManifestEntry entry : manifest.files()) {
+      String problem = SafePaths.problem(entry.path());
+      if (problem != null) {
+        throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + entry.path()
+            + "', which is refused because " + problem + "; nothing was restored. Restore another "
+            + "--manifest-version or inspect the manifest.");
+      }
+      if (!SHA256.matcher(entry.sha256()).matches()) {
+        throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
+      }
+      if (!seen.add(entry.path())) {
+        throw corrupt(where, "it lists '" + entry.path() + "' twice", null);
+      }
+    }
+    return manifest;
+  }
+
+  private static CliFailure corrupt(String where, String why, Throwable cause) {
+    return new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " is refused because " + why
+        + "; nothing was restored. Restore another --manifest-version.", cause);
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "unreadable";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  /** Decodes for tests and messages. */
+  static String utf8(byte[] bytes) {
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,71 @@
+package dev.ballast.cli;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "restore", sortOptions = false, mixinStandardHelpOptions = true,
+    description = "Restore backup NAME into TARGET-DIR: the newest complete backup, or the one given by "
+        + "--manifest-version. Every file is written under a temporary name, its SHA-256 verified "
+        + "against the manifest while it is written, then renamed into place. Manifest paths that are "
+        + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
+        + "differs from the backup is never replaced unless --overwrite is given; identical ones are "
+        + "left as they are.")
+final class RestoreCommand extends BallastCommand {
+  @Parameters(index = "0", paramLabel = "NAME", description = "The backup name ('ballast list' shows them).")
+  String name;
+
+  @Parameters(index = "1", paramLabel = "TARGET-DIR", description = "Where to restore; created if missing.")
+  Path target;
+
+  @Option(names = "--manifest-version", paramLabel = "ID",
+      description = "Restore this manifest version instead of the newest complete one ('ballast list' shows them).")
+  String manifestVersion;
+
+  @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
+  boolean overwrite;
+
+  RestoreCommand(CliContext ctx) {
+    super(ctx);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Manifests.checkName(name);
+    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
+      throw new CliFailure(ExitCodes.USAGE, "'" + target + "' exists and is not a directory; pass a directory to "
+          + "restore into.");
+    }
+    try (StoreSession session = StoreSession.open(common, ctx)) {
+      Manifests.Versioned chosen = Errors.translate(session.where(), common.bucket,
+          () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+      Manifest m = chosen.manifest();
+      ctx.out().println("Restoring '" + name + "' (manifest version " + chosen.version().versionId() + " of "
+          + m.createdAt() + ", " + m.files().size() + " files, " + Summary.mib(m.totalBytes()) + ") into "
+          + target.toAbsolutePath());
+      RestoreRunner.Result r = new RestoreRunner(session.objects(), m, target, overwrite, ctx.cancellation(),
+          x -> Progress.create("restore " + name, x.files().size(), x.totalBytes(), ctx.terminal(), ctx.out(),
+              ctx.progressInterval().toSeconds())).run();
+      String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
+          + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " (" + Summary.rate(r.bytes(), r.elapsed())
+          + "); " + counters(session) + ".";
+      if (r.ok()) {
+        ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
+        return ExitCodes.OK;
+      }
+      ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
+      r.failed().forEach(f -> ctx.err().println("Not restored: " + f.path() + " (" + f.reason() + ")"));
+      String why = r.cancelled() ? "it was interrupted"
+          : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
+          : "some files could not be restored";
+      ctx.err().println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
+          + r.failed().size() + " files not restored (first: " + r.failed().get(0).path() + "); files already "
+          + "restored are complete and verified. Run the restore again once the cause is fixed.");
+      return r.cancelled() ? ExitCodes.INTERRUPTED : r.unavailable() != null ? ExitCodes.UNAVAILABLE
+          : r.failed().stream().anyMatch(f -> f.reason().contains("SHA-256")) ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+    }
+  }
+}

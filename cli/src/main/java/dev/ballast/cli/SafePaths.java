@@ -1,0 +1,78 @@
+package dev.ballast.cli;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Checks a path read from a manifest before anything is written for it. A manifest is data from
+ * the store and may have been crafted: a path that is absolute, has an empty, {@code .} or
+ * {@code ..} segment, contains a backslash or a control character, or would resolve outside the
+ * restore target is refused (the "zip slip" class of bug, CWE-22).
+ */
+final class SafePaths {
+  private SafePaths() {}
+
+  /**
+   * Returns why {@code manifestPath} is unsafe, or null when it is a plain relative path of
+   * {@code /}-separated segments.
+   */
+  static String problem(String manifestPath) {
+    Objects.requireNonNull(manifestPath, "manifestPath");
+    if (manifestPath.isEmpty()) {
+      return "it is empty";
+    }
+    for (int i = 0; i < manifestPath.length(); i++) {
+      char c = manifestPath.charAt(i);
+      if (Character.isISOControl(c)) {
+        return "it contains a control character";
+      }
+      if (c == '\\') {
+        return "it contains a backslash";
+      }
+    }
+    try {
+      if (manifestPath.startsWith("/") || Path.of(manifestPath).isAbsolute()) {
+        return "it is absolute";
+      }
+    } catch (InvalidPathException e) {
+      return "it is not a valid path here (" + e.getReason() + ")";
+    }
+    if (manifestPath.length() >= 2 && manifestPath.charAt(1) == ':') {
+      return "it starts with a drive letter";
+    }
+    for (String segment : manifestPath.split("/", -1)) {
+      if (segment.equals("..")) {
+        return "it contains '..'";
+      }
+      if (segment.isEmpty() || segment.equals(".")) {
+        return "it has an empty or '.' segment";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Resolves {@code manifestPath} inside {@code target}.
+   *
+   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the path is unsafe or lands outside
+   *     {@code target} once normalised
+   */
+  static Path resolveInside(Path target, String manifestPath) {
+    Objects.requireNonNull(target, "target");
+    String problem = problem(manifestPath);
+    Path root = target.toAbsolutePath().normalize();
+    Path resolved = problem == null ? root.resolve(manifestPath).normalize() : null;
+    if (problem == null && (!resolved.startsWith(root) || resolved.equals(root))) {
+      problem = "it would land outside the target directory";
+    }
+    if (problem != null) {
+      throw new CliFailure(
+          ExitCodes.INTEGRITY,
+          "The manifest names the path '" + manifestPath + "', which is refused because " + problem
+              + "; nothing was restored. The manifest is corrupt or crafted: restore another "
+              + "--manifest-version or inspect it with 'ballast versions NAME/.ballast-manifest.json'.");
+    }
+    return resolved;
+  }
+}

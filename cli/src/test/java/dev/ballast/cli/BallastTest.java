@@ -1,0 +1,105 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Exit codes and messages of failures that are found before any server is started. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BallastTest {
+  @TempDir
+  Path home;
+
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  final AtomicInteger serversStarted = new AtomicInteger();
+
+  int run(String... args) {
+    CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false,
+        dataDir -> {
+          serversStarted.incrementAndGet();
+          throw new CliFailure(ExitCodes.UNAVAILABLE, "no server in unit tests");
+        },
+        new Cancellation(), Clock.systemUTC(), Duration.ofSeconds(5), Duration.ofSeconds(1), p -> { });
+    return Ballast.run(args, ctx);
+  }
+
+  String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void helpListsEveryCommandAndTheExitCodes() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("backup", "restore", "list", "verify", "versions", "Exit codes:", "130");
+  }
+
+  @Test
+  void eachCommandsHelpExplainsTheCommonOptions() {
+    for (String cmd : new String[] {"backup", "restore", "list", "verify", "versions"}) {
+      out.reset();
+      assertThat(run(cmd, "--help")).isZero();
+      assertThat(out.toString(StandardCharsets.UTF_8))
+          .contains("--data-dir", "--endpoint", "--bucket", "--region", "path-style", "--access-key",
+              "--secret-key", "--timeout", "--verbose", "Exit codes:");
+    }
+  }
+
+  @Test
+  void aMissingDirectoryIsAUsageErrorInOneSentenceWithoutAStackTrace() {
+    assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("is not a directory; pass the directory to back up.")
+        .doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void anUnusableBackupNameIsRefused() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("d"));
+    assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("The backup name 'a/b' is not usable because it contains a slash");
+    assertThat(run("restore", ".ballast", dir.toString())).isEqualTo(ExitCodes.USAGE);
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void unknownOptionsMissingArgumentsAndBadKeysAreUsageErrors() {
+    assertThat(run("backup", "--bogus")).isEqualTo(ExitCodes.USAGE);
+    assertThat(run("restore", "only-name")).isEqualTo(ExitCodes.USAGE);
+    assertThat(run("versions", "no-slash")).isEqualTo(ExitCodes.USAGE);
+    assertThat(run("list", "--timeout", "soon")).isEqualTo(ExitCodes.USAGE);
+    assertThat(run()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
+  void aServerThatCannotStartGivesItsExitCodeAndTheCauseOnlyWithVerbose() {
+    assertThat(run("list")).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(err()).contains("Error: no server in unit tests").doesNotContain("Cause:");
+    err.reset();
+    assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(serversStarted).hasValue(2);
+  }
+
+  @Test
+  void theTimeoutOptionAcceptsShortForms() {
+    CommonOptions.DurationConverter c = new CommonOptions.DurationConverter();
+    assertThat(c.convert("30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.convert("PT5S")).isEqualTo(Duration.ofSeconds(5));
+  }
+}

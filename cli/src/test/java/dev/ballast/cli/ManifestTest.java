@@ -1,0 +1,80 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ManifestTest {
+  static final String SHA = "a".repeat(64);
+  static final Instant T = Instant.parse("2026-11-29T10:15:30Z");
+
+  static String json(String path) {
+    return json(1, path, SHA);
+  }
+
+  static String json(int format, String path, String sha) {
+    return """
+        {"formatVersion": %d, "name": "n", "createdAt": "2026-11-29T10:15:30Z", "complete": true,
+         "files": [{"path": "%s", "size": 3, "sha256": "%s", "versionId": "v1", "mtime": "2026-11-29T10:15:30Z"}]}
+        """.formatted(format, path, sha);
+  }
+
+  @Test
+  void roundTripsEveryField() {
+    Manifest m = new Manifest(1, "photos", T, false,
+        List.of(new ManifestEntry("a b/ü+x.txt", 3, SHA, "v-1", T)), List.of("missing.bin"));
+    Manifest back = Manifest.parse(m.toJson(), "test");
+    assertThat(back).isEqualTo(m);
+    assertThat(new String(m.toJson(), StandardCharsets.UTF_8))
+        .contains("\"formatVersion\" : 1", "\"complete\" : false", "\"sha256\" : \"" + SHA + "\"",
+            "\"versionId\" : \"v-1\"", "\"mtime\" : \"2026-11-29T10:15:30Z\"");
+  }
+
+  @Test
+  void parsesAPlainManifest() {
+    Manifest m = Manifest.parse(json("dir/file.txt").getBytes(StandardCharsets.UTF_8), "test");
+    assertThat(m.files()).singleElement().satisfies(e -> {
+      assertThat(e.path()).isEqualTo("dir/file.txt");
+      assertThat(e.size()).isEqualTo(3);
+      assertThat(e.versionId()).isEqualTo("v1");
+    });
+    assertThat(m.complete()).isTrue();
+  }
+
+  @Test
+  void refusesAManifestNamingDotDot() {
+    assertThatThrownBy(() -> Manifest.parse(json("../x").getBytes(StandardCharsets.UTF_8), "test"))
+        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY))
+        .hasMessageContaining("'../x'").hasMessageContaining("refused");
+  }
+
+  @Test
+  void refusesAbsoluteAndEscapingPaths() {
+    for (String p : List.of("/etc/passwd", "a/../../x", "a/b/../../../x")) {
+      assertThatThrownBy(() -> Manifest.parse(json(p).getBytes(StandardCharsets.UTF_8), "test"))
+          .isInstanceOf(CliFailure.class).hasMessageContaining(p);
+    }
+  }
+
+  @Test
+  void refusesANewerFormatABadDigestDuplicatesAndMalformedJson() {
+    assertThatThrownBy(() -> Manifest.parse(json(2, "a", SHA).getBytes(StandardCharsets.UTF_8), "m"))
+        .hasMessageContaining("format version is 2");
+    assertThatThrownBy(() -> Manifest.parse(json(1, "a", "ABC").getBytes(StandardCharsets.UTF_8), "m"))
+        .hasMessageContaining("SHA-256");
+    String dup = json("a").replace("}]}", "}, {\"path\": \"a\", \"size\": 3, \"sha256\": \"" + SHA
+        + "\", \"versionId\": \"v2\", \"mtime\": \"2026-11-29T10:15:30Z\"}]}");
+    assertThatThrownBy(() -> Manifest.parse(dup.getBytes(StandardCharsets.UTF_8), "m")).hasMessageContaining("twice");
+    assertThatThrownBy(() -> Manifest.parse("{not json".getBytes(StandardCharsets.UTF_8), "m"))
+        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY));
+    assertThatThrownBy(() -> Manifest.parse(json("a").replace("\"versionId\": \"v1\", ", "")
+        .getBytes(StandardCharsets.UTF_8), "m")).isInstanceOf(CliFailure.class);
+  }
+}

@@ -1,0 +1,112 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectVersion;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class RestoreRunnerTest {
+  static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
+
+  @TempDir
+  Path dir;
+
+  final InMemoryObjectStore store = new InMemoryObjectStore(true);
+  final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+
+  ManifestEntry stored(String path, String content) {
+    byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+    ObjectVersion v = store.put(Manifest.objectKey("n", path), ObjectContent.ofBytes(bytes));
+    return new ManifestEntry(path, bytes.length, v.sha256(), v.versionId(), MTIME);
+  }
+
+  RestoreRunner.Result restore(Manifest m, Path target, boolean overwrite) throws IOException {
+    return new RestoreRunner(store, m, target, overwrite, new Cancellation(),
+        x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
+  }
+
+  static Manifest manifest(ManifestEntry... entries) {
+    return new Manifest(1, "n", MTIME, true, List.of(entries), List.of());
+  }
+
+  @Test
+  void restoresBytesAndModificationTimesWithNoTemporaryFilesLeft() throws IOException {
+    Manifest m = manifest(stored("a b/ü+x.txt", "hello"), stored("empty", ""));
+    Path target = dir.resolve("out");
+    RestoreRunner.Result r = restore(m, target, false);
+    assertThat(r.ok()).isTrue();
+    assertThat(r.restored()).isEqualTo(2);
+    assertThat(target.resolve("a b/ü+x.txt")).hasContent("hello");
+    assertThat(target.resolve("empty")).isEmptyFile();
+    assertThat(Files.getLastModifiedTime(target.resolve("empty")).toInstant()).isEqualTo(MTIME);
+    try (Stream<Path> all = Files.walk(target)) {
+      assertThat(all.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("ü+x.txt", "empty");
+    }
+  }
+
+  @Test
+  void aCraftedDotDotPathIsRefusedBeforeAnythingIsWritten() {
+    ManifestEntry good = stored("good.txt", "fine");
+    ManifestEntry evil = new ManifestEntry("../x", good.size(), good.sha256(), good.versionId(), MTIME);
+    Path target = dir.resolve("out");
+    assertThatThrownBy(() -> restore(manifest(good, evil), target, false))
+        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY));
+    assertThat(dir.resolve("x")).doesNotExist();
+    assertThat(target.resolve("good.txt")).doesNotExist();
+  }
+
+  @Test
+  void neverReplacesADifferentExistingFileWithoutOverwrite() throws IOException {
+    Manifest m = manifest(stored("f.txt", "backup"), stored("g.txt", "other"));
+    Path target = Files.createDirectories(dir.resolve("out"));
+    Files.writeString(target.resolve("f.txt"), "local edit");
+    assertThatThrownBy(() -> restore(m, target, false))
+        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.CONFLICT))
+        .hasMessageContaining("'f.txt'").hasMessageContaining("--overwrite");
+    assertThat(target.resolve("f.txt")).hasContent("local edit");
+    assertThat(target.resolve("g.txt")).doesNotExist();
+
+    RestoreRunner.Result r = restore(m, target, true);
+    assertThat(r.ok()).isTrue();
+    assertThat(target.resolve("f.txt")).hasContent("backup");
+  }
+
+  @Test
+  void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
+    Manifest m = manifest(stored("f.txt", "same"));
+    Path target = Files.createDirectories(dir.resolve("out"));
+    Files.writeString(target.resolve("f.txt"), "same");
+    RestoreRunner.Result r = restore(m, target, false);
+    assertThat(r.alreadyPresent()).isEqualTo(1);
+    assertThat(r.restored()).isZero();
+  }
+
+  @Test
+  void bytesThatDoNotMatchTheManifestAreNeverRenamedIntoPlace() throws IOException {
+    Manifest m = manifest(stored("f.txt", "payload"));
+    store.corrupt("n/f.txt");
+    Path target = dir.resolve("out");
+    RestoreRunner.Result r = restore(m, target, false);
+    assertThat(r.ok()).isFalse();
+    assertThat(r.failed()).singleElement().satisfies(f -> assertThat(f.reason()).contains("SHA-256"));
+    try (Stream<Path> all = Files.list(target)) {
+      assertThat(all).isEmpty();
+    }
+  }
+}

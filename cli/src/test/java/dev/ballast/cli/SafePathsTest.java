@@ -1,0 +1,44 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class SafePathsTest {
+  @TempDir
+  Path target;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"../x", "a/../../x", "a/..", "..", "/etc/passwd", "/x", "a//b", "./a", "a/./b", "a/",
+      "", "a\\..\\x", "C:/x", "a\u0000b", "a\nb"})
+  void refusesPathsThatAreAbsoluteEscapeOrAreNotPlain(String path) {
+    assertThat(SafePaths.problem(path)).isNotNull();
+    assertThatThrownBy(() -> SafePaths.resolveInside(target, path))
+        .isInstanceOfSatisfying(CliFailure.class, f -> {
+          assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
+          assertThat(f.getMessage()).contains("refused").contains("nothing was restored");
+        });
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a", "a b/ü+x.txt", "..a/b..", "deep/er/file", ".hidden", "x+y z"})
+  void resolvesPlainRelativePathsInsideTheTarget(String path) {
+    Path resolved = SafePaths.resolveInside(target, path);
+    assertThat(resolved.startsWith(target.toAbsolutePath().normalize())).isTrue();
+    assertThat(resolved.toString()).endsWith(path);
+  }
+
+  @Test
+  void theMessageNamesThePathAndTheReason() {
+    assertThatThrownBy(() -> SafePaths.resolveInside(target, "../x"))
+        .hasMessageContaining("'../x'").hasMessageContaining("contains '..'");
+  }
+}
