@@ -9,8 +9,8 @@ import java.util.Optional;
 
 /**
  * The object store contract against MinIO in a container (image pinned in
- * {@link S3Backends#MINIO_IMAGE}); every case is skipped, with the reason, unless
- * {@code BALLAST_S3_BACKEND=minio} and a Docker engine answers.
+ * {@link S3Backends#MINIO_IMAGE}); every case is skipped, with the reason, where no Docker engine
+ * answers or {@code BALLAST_S3_BACKEND} names another backend.
  */
 class MinioContractIT extends ObjectStoreContract {
 

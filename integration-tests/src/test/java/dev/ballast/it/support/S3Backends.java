@@ -11,7 +11,8 @@ import org.testcontainers.containers.MinIOContainer;
 
 /**
  * The backend switch of the S3 contract suite. S3Mock and s3proxy run in-process and always;
- * MinIO runs in a container when {@code BALLAST_S3_BACKEND=minio} and a Docker engine is there;
+ * MinIO runs in a container wherever a Docker engine answers (unless {@code BALLAST_S3_BACKEND} names
+ * another backend);
  * an endpoint named by {@code BALLAST_S3_ENDPOINT} (with {@code BALLAST_S3_ACCESS_KEY},
  * {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}) is used as it is. Each backend declares
  * the behaviours it is known to have; the contract skips, with the reason, what it lacks.
@@ -57,18 +58,28 @@ public final class S3Backends {
   private static MinIOContainer minio;
 
   /**
-   * Why MinIO cannot run here, or empty when it can: it runs only when {@value #BACKEND_VARIABLE} is
-   * {@code minio} and a Docker engine answers.
+   * Why MinIO cannot run here, or empty when it can. It runs wherever a Docker engine answers,
+   * unless {@value #BACKEND_VARIABLE} names another backend; with {@value #BACKEND_VARIABLE}{@code =minio}
+   * and no Docker engine the reason says that MinIO was asked for.
    */
   public static Optional<String> minioUnavailableReason(Map<String, String> env) {
-    if (!"minio".equalsIgnoreCase(env.getOrDefault(BACKEND_VARIABLE, ""))) {
-      return Optional.of("MinIO runs only with " + BACKEND_VARIABLE + "=minio (it is '"
-          + env.getOrDefault(BACKEND_VARIABLE, "") + "')");
+    String asked = env.getOrDefault(BACKEND_VARIABLE, "").trim();
+    if (!asked.isEmpty() && !"minio".equalsIgnoreCase(asked)) {
+      return Optional.of("MinIO is skipped because " + BACKEND_VARIABLE + "=" + asked + " names another backend");
     }
-    if (!DockerClientFactory.instance().isDockerAvailable()) {
-      return Optional.of("MinIO needs a Docker engine and none answers on this machine");
+    if (!dockerAvailable()) {
+      return Optional.of("MinIO needs a Docker engine and none answers on this machine"
+          + ("minio".equalsIgnoreCase(asked) ? " (" + BACKEND_VARIABLE + "=minio was set)" : ""));
     }
     return Optional.empty();
+  }
+
+  private static boolean dockerAvailable() {
+    try {
+      return DockerClientFactory.instance().isDockerAvailable();
+    } catch (RuntimeException | LinkageError e) {
+      return false;
+    }
   }
 
   /** MinIO in a container started once per JVM (Testcontainers' Ryuk removes it at exit). */

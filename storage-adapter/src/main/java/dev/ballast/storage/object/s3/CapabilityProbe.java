@@ -218,6 +218,13 @@ final class CapabilityProbe {
           throw S3Errors.translate(probeKey, what("probe PUT"), e);
         }
         LOG.debug("Probe PUT got no answer ({}); sending it again", e.toString());
+      } catch (java.io.UncheckedIOException e) {
+        // The SDK's XML unmarshaller raises this when the answer breaks off while it is parsed
+        // (a connection the server reset after refusing the body): no usable answer either.
+        if (attempt >= PROBE_PUT_ATTEMPTS) {
+          throw S3Errors.translate(probeKey, what("probe PUT"), e);
+        }
+        LOG.debug("Probe PUT answer broke off ({}); sending it again", e.toString());
       }
     }
   }

@@ -100,6 +100,9 @@ import software.amazon.awssdk.http.SdkHttpResponse;
  */
 public final class JdkSdkHttpClient implements SdkHttpClient {
 
+    /** Error bodies up to this many bytes are read in full before the SDK parses them. */
+    static final int MAX_BUFFERED_ERROR_BODY = 64 * 1024;
+
     /** The value of {@link #clientName()}, reported by the SDK in its user agent and metrics. */
     public static final String CLIENT_NAME = "JdkHttp";
 
@@ -413,10 +416,36 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
             if (method == SdkHttpMethod.HEAD) {
                 // No content follows a HEAD response; closing returns the connection to the pool.
                 body.close();
+            } else if (response.statusCode() >= 300) {
+                InputStream errorBody = bufferErrorBody(body);
+                result.responseBody(AbortableInputStream.create(errorBody, () -> closeQuietly(errorBody)));
             } else {
                 result.responseBody(AbortableInputStream.create(body, () -> closeQuietly(body)));
             }
             return result.build();
+        }
+
+        /**
+         * Reads an error answer's body (an S3 error document, a few hundred bytes) before the SDK
+         * sees it. Some S3-compatible servers answer a PUT with 412 or 4xx before reading its body
+         * and then close the connection, which cuts the error document short; the status code is
+         * still the answer, so a body that breaks off is replaced by an empty one (the SDK then
+         * reports the status without an error code) instead of surfacing as an I/O failure that
+         * would hide the 412. Bodies over {@value #MAX_BUFFERED_ERROR_BODY} bytes are streamed on.
+         */
+        private InputStream bufferErrorBody(InputStream body) {
+            byte[] head;
+            try {
+                head = body.readNBytes(MAX_BUFFERED_ERROR_BODY);
+            } catch (IOException cutShort) {
+                closeQuietly(body);
+                return InputStream.nullInputStream();
+            }
+            if (head.length < MAX_BUFFERED_ERROR_BODY) {
+                closeQuietly(body);
+                return new java.io.ByteArrayInputStream(head);
+            }
+            return new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head), body);
         }
 
         private String describe() {
