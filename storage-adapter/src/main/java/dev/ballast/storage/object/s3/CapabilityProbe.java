@@ -85,7 +85,8 @@ final class CapabilityProbe {
     }
     if (!options.createBucket()) {
       throw new UnsupportedCapabilityException("Bucket '" + bucket + "' does not exist at " + endpoint.describe()
-          + "; create it, or open the store with Options.createBucket(true)");
+          + "; create it, or let Ballast create it: StorageFacade.newBuilder().createBucket(true)"
+          + " (S3ObjectStore.Options.newBuilder().createBucket(true) when opening the store directly)");
     }
     try {
       // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
@@ -111,8 +112,9 @@ final class CapabilityProbe {
     if (!options.enableVersioning()) {
       throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
           + " has versioning " + found + ", but Ballast keeps every version of every object and needs versioning"
-          + " Enabled: enable it (PutBucketVersioning Status=Enabled), or open the store with"
-          + " Options.enableVersioning(true)");
+          + " Enabled: enable it (PutBucketVersioning Status=Enabled), or let Ballast enable it:"
+          + " StorageFacade.newBuilder().enableVersioning(true)"
+          + " (S3ObjectStore.Options.newBuilder().enableVersioning(true) when opening the store directly)");
     }
     try {
       s3.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
