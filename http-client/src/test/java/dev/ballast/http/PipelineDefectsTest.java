@@ -1,6 +1,7 @@
 package dev.ballast.http;
 
 import static dev.ballast.http.ScriptedHttpClient.failure;
+import static dev.ballast.http.Await.awaitTrue;
 import static dev.ballast.http.ScriptedHttpClient.hang;
 import static dev.ballast.http.ScriptedHttpClient.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,9 +26,6 @@ import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -62,16 +60,6 @@ class PipelineDefectsTest {
 
     private static HttpRequest get(String uri) {
         return HttpRequest.newBuilder(URI.create(uri)).GET().build();
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
     }
 
     private static DependencyPolicy opensOnOneFailureForOneSecond() {
@@ -117,11 +105,9 @@ class PipelineDefectsTest {
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
     }
 
-    // ---- b. a retry cancelled during its backoff gives its budget token back ----------------------
-
-    @Test
-    void cancelDuringBackoff_refundsTheRetryBudgetToken_andSendsNothingMore() {
-        ResilientHttpClient client = builder()
+    /** Retry budget: reserve 10 tokens, each first attempt deposits 0.5. */
+    private ResilientHttpClient budgetedClientWithOneSecondBackoff() {
+        return builder()
                 .retry(RetryConfig.builder().maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
                 .defaultPolicy(DependencyPolicy.builder()
@@ -129,6 +115,13 @@ class PipelineDefectsTest {
                                 .ttl(Duration.ofSeconds(10)).build())
                         .build())
                 .build();
+    }
+
+    // ---- b. a retry cancelled during its backoff gives its budget token back ----------------------
+
+    @Test
+    void cancelDuringBackoff_refundsTheRetryBudgetToken_andSendsNothingMore() {
+        ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
         delegate.then(status(503)).then(status(200));
 
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
@@ -137,10 +130,29 @@ class PipelineDefectsTest {
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(9.5, within(1e-9));
 
         call.cancel(true);
+        // the attempt's thread may still be finishing its decision: the refund can land just after
+        awaitTrue("token refunded", () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
         scheduler.runHeld();
 
         assertThat(call).isCompletedExceptionally();
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(10.5, within(1e-9));
+        assertThat(delegate.requests).hasSize(1);
+    }
+
+    @Test
+    void cancelAfterTheHeadersDecidedARetry_butBeforeTheBodyDrained_refundsTheToken() {
+        ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
+        delegate.then(ScriptedHttpClient.headersThenStall(503));
+
+        CompletableFuture<HttpResponse<String>> call = client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
+        awaitTrue("retry decided on the headers",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() < 10);
+
+        call.cancel(true);
+
+        assertThat(delegate.exchanges.get(0)).isCancelled();
+        awaitTrue("token refunded", () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(10.5, within(1e-9));
         assertThat(delegate.requests).hasSize(1);
     }

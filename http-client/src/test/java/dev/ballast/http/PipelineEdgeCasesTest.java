@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import static dev.ballast.http.Await.awaitTrue;
 import static dev.ballast.http.ScriptedHttpClient.hang;
 import static dev.ballast.http.ScriptedHttpClient.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,8 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,16 +50,6 @@ class PipelineEdgeCasesTest {
 
     private static HttpRequest get(String uri) {
         return HttpRequest.newBuilder(URI.create(uri)).GET().build();
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
     }
 
     @Test

@@ -69,27 +69,22 @@ final class ScriptedHttpClient extends HttpClient {
         return exchange -> new CompletableFuture<>();
     }
 
+    /**
+     * Hands the status line and headers to the body handler, then never delivers the body: an
+     * exchange that stalls after the response headers until it is cancelled.
+     */
+    static Step headersThenStall(int status) {
+        return exchange -> {
+            exchange.handler().apply(info(status, HttpHeaders.of(Map.of(), (name, value) -> true)));
+            return new CompletableFuture<>();
+        };
+    }
+
     /** Feeds {@code body} through the exchange's body handler, as the JDK client would. */
     static <T> HttpResponse<T> respond(Exchange<T> exchange, int status, Map<String, List<String>> headers,
                                        String body) {
         HttpHeaders httpHeaders = HttpHeaders.of(headers, (name, value) -> true);
-        HttpResponse.ResponseInfo info = new HttpResponse.ResponseInfo() {
-            @Override
-            public int statusCode() {
-                return status;
-            }
-
-            @Override
-            public HttpHeaders headers() {
-                return httpHeaders;
-            }
-
-            @Override
-            public Version version() {
-                return Version.HTTP_1_1;
-            }
-        };
-        HttpResponse.BodySubscriber<T> subscriber = exchange.handler().apply(info);
+        HttpResponse.BodySubscriber<T> subscriber = exchange.handler().apply(info(status, httpHeaders));
         subscriber.onSubscribe(new Flow.Subscription() {
             @Override
             public void request(long n) {
@@ -105,6 +100,25 @@ final class ScriptedHttpClient extends HttpClient {
         subscriber.onComplete();
         T value = subscriber.getBody().toCompletableFuture().join();
         return new Response<>(status, exchange.request(), httpHeaders, value);
+    }
+
+    private static HttpResponse.ResponseInfo info(int status, HttpHeaders httpHeaders) {
+        return new HttpResponse.ResponseInfo() {
+            @Override
+            public int statusCode() {
+                return status;
+            }
+
+            @Override
+            public HttpHeaders headers() {
+                return httpHeaders;
+            }
+
+            @Override
+            public Version version() {
+                return Version.HTTP_1_1;
+            }
+        };
     }
 
     @Override

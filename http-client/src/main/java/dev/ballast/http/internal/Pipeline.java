@@ -290,6 +290,11 @@ public final class Pipeline {
             if (stage.isDone()) {
                 // Cancelled by the caller or the total timeout: no answer to report, nobody to hand a body to.
                 breakerPermit.onAbandoned();
+                AttemptOutcome decided = headerDecision.get();
+                if (decided != null && decided.retry()) {
+                    // The headers had already decided a retry (and withdrawn its token) that will never run.
+                    call.dependency.budget().refundRetry();
+                }
                 if (response != null) {
                     discard(response);
                 }
