@@ -154,6 +154,12 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
     /** Default attempt timeout: bounds one exchange, headers and body. */
     public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * Default of {@link Builder#maxDependencies(int)}: 1024 dependency keys, far more origins than a
+     * service usually talks to, small enough that a crawler-like caller cannot grow memory without bound.
+     */
+    public static final int DEFAULT_MAX_DEPENDENCIES = 1024;
+
     static final String ALL_METHOD_RETRY_PROPERTY = "jdk.httpclient.enableAllMethodRetry";
     private static final Logger LOG = LoggerFactory.getLogger(ResilientHttpClient.class);
 
@@ -309,8 +315,9 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
     }
 
     /**
-     * Shuts down and cancels every call in flight (their futures complete with a
-     * {@link java.util.concurrent.CancellationException}). Forwards to the wrapped client's
+     * Shuts down and aborts every call in flight: its future completes exceptionally with an
+     * {@link IOException} (so a blocked {@code send} throws it), its exchange is cancelled, any
+     * pending backoff is dropped and no further attempt starts. Forwards to the wrapped client's
      * {@code shutdownNow()} on JDK 21+. Overrides {@code HttpClient.shutdownNow()} on JDK 21+.
      */
     public void shutdownNow() {
@@ -421,6 +428,7 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         private Ticker ticker = Ticker.systemTicker();
         private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
         private ScheduledExecutorService scheduler;
+        private int maxDependencies = DEFAULT_MAX_DEPENDENCIES;
 
         private Builder() {
         }
@@ -585,6 +593,26 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         }
 
         /**
+         * Sets how many dependency keys the client keeps state for (a circuit breaker, bulkhead and
+         * retry budget each). Beyond that, the least recently used <em>idle</em> dependency is
+         * forgotten: no call in flight or in a backoff, bulkhead free and breaker CLOSED; its next call
+         * starts with fresh state. A dependency whose breaker is OPEN or HALF_OPEN, or that has calls in
+         * flight, is never forgotten, so eviction never lifts a protection. If not set,
+         * {@link #DEFAULT_MAX_DEPENDENCIES}.
+         *
+         * @param maxDependencies at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if it is less than 1
+         */
+        public Builder maxDependencies(int maxDependencies) {
+            if (maxDependencies < 1) {
+                throw new IllegalArgumentException("maxDependencies must be >= 1 but was " + maxDependencies);
+            }
+            this.maxDependencies = maxDependencies;
+            return this;
+        }
+
+        /**
          * Sets the policy of one dependency, replacing the default policy for it.
          *
          * @param dependency the dependency key, e.g. {@code "https://api.example.com:443"}
@@ -719,7 +747,8 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
                     totalTimeout, attemptTimeout, dependencyResolver, policies, defaultPolicy,
-                    new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned));
+                    new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned,
+                    maxDependencies));
             return new ResilientHttpClient(wrapped, pipeline, owned);
         }
 

@@ -40,6 +40,8 @@ public final class RetryBudget {
     // Guarded by lock: the net units deposited in each slice, and which absolute slice each holds.
     private final long[] sliceUnits = new long[SLICES];
     private final long[] sliceIndex = new long[SLICES];
+    // Guarded by lock: retries withdrawn in each slice and not refunded, so a refund never exceeds them.
+    private final long[] sliceWithdrawals = new long[SLICES];
 
     /**
      * Creates a budget with only the reserve available.
@@ -99,7 +101,40 @@ public final class RetryBudget {
                 return false;
             }
             add(slice, -UNITS_PER_RETRY);
+            sliceWithdrawals[Math.floorMod(slice, SLICES)]++;
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Gives back the token of a retry that {@link #tryAcquireRetry()} granted but that never ran (the
+     * caller cancelled during the backoff): a retry that sends nothing must not shrink the budget.
+     * The token returns to the time slice it was withdrawn from, the most recent first, so the balance
+     * is never higher than if that withdrawal had not happened. Bounded: once every withdrawal still
+     * inside the ttl window has been refunded, further calls change nothing; a withdrawal that has
+     * already decayed out of the window has nothing left to refund.
+     *
+     * @return {@code true} if a token was given back; {@code false} if there was no withdrawal left to
+     *         refund, or the budget is disabled
+     */
+    public boolean refundRetry() {
+        if (!config.enabled()) {
+            return false;
+        }
+        lock.lock();
+        try {
+            long slice = currentSlice();
+            for (long s = slice; s > slice - SLICES; s--) {
+                int i = Math.floorMod(s, SLICES);
+                if (sliceIndex[i] == s && sliceWithdrawals[i] > 0) {
+                    sliceWithdrawals[i]--;
+                    sliceUnits[i] += UNITS_PER_RETRY;
+                    return true;
+                }
+            }
+            return false;
         } finally {
             lock.unlock();
         }
@@ -132,6 +167,7 @@ public final class RetryBudget {
         if (sliceIndex[i] != slice) {
             sliceIndex[i] = slice;
             sliceUnits[i] = 0;
+            sliceWithdrawals[i] = 0;
         }
         sliceUnits[i] += units;
     }

@@ -133,8 +133,24 @@ public final class Bulkhead {
      * @throws NullPointerException if {@code scheduler} is {@code null}
      */
     public CompletableFuture<Permit> acquireAsync(ScheduledExecutorService scheduler) {
+        return acquireAsync(scheduler, config.maxWaitDuration());
+    }
+
+    /**
+     * As {@link #acquireAsync(ScheduledExecutorService)}, but waits at most {@code maxWait} instead of
+     * the configured {@link BulkheadConfig#maxWaitDuration()}. The caller passes the shorter of that and
+     * the time its call has left, so a queued call never outlives its own total timeout.
+     *
+     * @param scheduler runs the wait timeout; not {@code null}
+     * @param maxWait   how long to wait for a free permit; {@link Duration#ZERO} rejects at once when
+     *                  full; not {@code null}, not negative
+     * @return the future permit; never {@code null}
+     * @throws NullPointerException     if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code maxWait} is negative
+     */
+    public CompletableFuture<Permit> acquireAsync(ScheduledExecutorService scheduler, Duration maxWait) {
         Objects.requireNonNull(scheduler, "scheduler");
-        Duration maxWait = config.maxWaitDuration();
+        long maxWaitNanos = waitNanos(maxWait);
         CompletableFuture<Permit> waiter;
         lock.lock();
         try {
@@ -155,7 +171,7 @@ public final class Bulkhead {
                 if (withdraw(waiter)) {
                     waiter.completeExceptionally(full(maxWait));
                 }
-            }, waitNanos(maxWait), TimeUnit.NANOSECONDS);
+            }, maxWaitNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             if (withdraw(waiter)) {
                 waiter.completeExceptionally(e);

@@ -10,13 +10,25 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
  * One {@link Dependency} per dependency key, created on first use from that key's policy.
- * Thread-safe. Entries are never evicted: the dependency resolver should map requests onto a
- * bounded set of keys (the default, {@code scheme://host:port}, does for any realistic service).
+ *
+ * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
+ * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
+ * breaker CLOSED); a later call to it starts afresh with a new breaker, bulkhead and retry budget.
+ * Dependencies that are not idle are never evicted, because forgetting an OPEN breaker or a busy
+ * bulkhead would silently lift the protection it provides; so while more than {@code maxDependencies}
+ * keys are busy or open at once the map holds them all. Keys with an explicit policy are evicted like
+ * any other (their policy is looked up again on re-creation).
+ *
+ * <p>Thread-safe: a dependency is taken with {@link #acquire(String)} and given back with
+ * {@link #release(Dependency)}, and eviction removes a key only while its entry is idle, atomically
+ * with respect to an acquire of the same key.
  */
 final class Dependencies {
 
@@ -25,23 +37,65 @@ final class Dependencies {
     private final Ticker ticker;
     private final Supplier<RandomGenerator> random;
     private final BreakerListener breakerListener;
+    private final int maxDependencies;
     private final ConcurrentMap<String, Dependency> byName = new ConcurrentHashMap<>();
 
     Dependencies(Map<String, DependencyPolicy> policies, DependencyPolicy defaultPolicy, Ticker ticker,
-                 Supplier<RandomGenerator> random, BreakerListener breakerListener) {
+                 Supplier<RandomGenerator> random, BreakerListener breakerListener, int maxDependencies) {
         this.policies = Map.copyOf(policies);
         this.defaultPolicy = defaultPolicy;
         this.ticker = ticker;
         this.random = random;
         this.breakerListener = breakerListener;
+        this.maxDependencies = maxDependencies;
     }
 
-    Dependency get(String name) {
-        return byName.computeIfAbsent(name, this::create);
+    /** Takes the dependency for one logical call; pair with {@link #release(Dependency)}. */
+    Dependency acquire(String name) {
+        long now = ticker.read();
+        Dependency dependency = byName.compute(name, (key, existing) -> {
+            Dependency d = existing != null ? existing : create(key);
+            d.activeCalls().incrementAndGet();
+            d.lastUsedNanos().set(now);
+            return d;
+        });
+        if (byName.size() > maxDependencies) {
+            evictIdle();
+        }
+        return dependency;
+    }
+
+    /** Ends one logical call on {@code dependency}. */
+    void release(Dependency dependency) {
+        dependency.activeCalls().decrementAndGet();
     }
 
     Optional<Dependency> existing(String name) {
         return Optional.ofNullable(byName.get(name));
+    }
+
+    int size() {
+        return byName.size();
+    }
+
+    private void evictIdle() {
+        while (byName.size() > maxDependencies) {
+            Dependency oldest = null;
+            for (Dependency d : byName.values()) {
+                if (d.idle() && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
+                    oldest = d;
+                }
+            }
+            if (oldest == null) {
+                return; // every dependency is busy or protecting its caller: keep them all
+            }
+            Dependency candidate = oldest;
+            // Re-checked under the key's lock, so a concurrent acquire of the same key wins.
+            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle() ? null : d);
+            if (byName.get(candidate.name()) == candidate) {
+                return; // became busy meanwhile; try again on the next acquire rather than spin
+            }
+        }
     }
 
     private Dependency create(String name) {
@@ -49,6 +103,7 @@ final class Dependencies {
         CircuitBreaker breaker = new CircuitBreaker(name, policy.breaker(), ticker, random, breakerListener);
         Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
         RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
-        return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget);
+        return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
+                new AtomicInteger(), new AtomicLong());
     }
 }

@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The state of one logical call (one {@code send}/{@code sendAsync} invocation) across its
@@ -29,9 +31,12 @@ final class LogicalCall {
     private final List<Throwable> failures = new ArrayList<>();
     private Duration previousDelay = Duration.ZERO;
 
+    /** A retry was decided (and its budget token withdrawn) but its attempt has not started yet. */
+    private final AtomicBoolean retryPending = new AtomicBoolean();
     private volatile boolean stopped;
     private volatile Future<?> inFlight;
     private volatile Future<?> engine;
+    private volatile Consumer<Throwable> abort = failure -> stop();
 
     LogicalCall(String correlationId, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
                 boolean replayable, long startNanos, long deadlineNanos) {
@@ -61,6 +66,36 @@ final class LogicalCall {
         previousDelay = delay;
     }
 
+    /** Called when a retry has been decided and its backoff is about to be scheduled. */
+    void retryScheduled() {
+        retryPending.set(true);
+        if (stopped) {
+            refundPendingRetry(); // stop() ran between the decision and now
+        }
+    }
+
+    /** Called when the next attempt starts: the withdrawn token is spent on it. */
+    void retryStarted() {
+        retryPending.set(false);
+    }
+
+    /** Gives the retry budget back its token when a decided retry will never run. */
+    private void refundPendingRetry() {
+        if (retryPending.getAndSet(false)) {
+            dependency.budget().refundRetry();
+        }
+    }
+
+    /** Sets how {@link #abort(Throwable)} fails the caller's future. */
+    void onAbort(Consumer<Throwable> hook) {
+        abort = hook;
+    }
+
+    /** Fails the caller's future with {@code failure}, which stops the call. */
+    void abort(Throwable failure) {
+        abort.accept(failure);
+    }
+
     boolean stopped() {
         return stopped;
     }
@@ -85,6 +120,8 @@ final class LogicalCall {
      */
     void stop() {
         stopped = true;
+        // A cancellation is never a budget charge: a retry waiting out its backoff will not run.
+        refundPendingRetry();
         Future<?> attempt = inFlight;
         if (attempt != null) {
             attempt.cancel(true);

@@ -90,7 +90,8 @@ public final class Pipeline {
                            IdempotencyKeys idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
                            Function<HttpRequest, String> dependencyResolver, Map<String, DependencyPolicy> policies,
                            DependencyPolicy defaultPolicy, Listeners listeners, Clock clock, Ticker ticker,
-                           Supplier<RandomGenerator> random, ScheduledExecutorService scheduler) {
+                           Supplier<RandomGenerator> random, ScheduledExecutorService scheduler,
+                           int maxDependencies) {
     }
 
     public Pipeline(Settings s) {
@@ -104,7 +105,8 @@ public final class Pipeline {
         this.ticker = s.ticker();
         this.random = s.random();
         this.scheduler = s.scheduler();
-        this.dependencies = new Dependencies(s.policies(), s.defaultPolicy(), s.ticker(), s.random(), s.listeners());
+        this.dependencies = new Dependencies(s.policies(), s.defaultPolicy(), s.ticker(), s.random(), s.listeners(),
+                s.maxDependencies());
         RetryPolicy<Object> retryPolicy = RetryPolicy.builder()
                 // Only our decider decides; exceptions never reach Failsafe (the stage completes with an outcome).
                 .handleIf((result, failure) -> result instanceof AttemptOutcome o && o.retry())
@@ -133,7 +135,6 @@ public final class Pipeline {
         }
         String dependencyName = Objects.requireNonNull(dependencyResolver.apply(request),
                 "dependencyResolver returned null");
-        Dependency dependency = dependencies.get(dependencyName);
         HttpRequest effective = request;
         String keyHeader = idempotencyKeys.headerName();
         boolean keyed = request.headers().firstValue(keyHeader).isPresent();
@@ -141,22 +142,27 @@ public final class Pipeline {
             effective = Requests.withHeader(request, keyHeader, idempotencyKeys.newKey());
             keyed = true;
         }
+        boolean replayable = Requests.bodyReplayable(request);
         long start = ticker.read();
         long deadline = Durations.saturatedAdd(start, Durations.saturatedNanos(totalTimeout));
+        // Taken last, so nothing above can leave it marked in use; given back when the call completes.
+        Dependency dependency = dependencies.acquire(dependencyName);
         LogicalCall call = new LogicalCall(correlationId(), dependency, effective,
-                keyed || IdempotencyKeys.isIdempotentMethod(request.method()), Requests.bodyReplayable(request),
-                start, deadline);
+                keyed || IdempotencyKeys.isIdempotentMethod(request.method()), replayable, start, deadline);
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
             inFlight.remove(call);
+            dependencies.release(dependency);
             signalIfIdle();
             return CompletableFuture.failedFuture(new IOException("ResilientHttpClient is shut down"));
         }
+        call.onAbort(result::completeExceptionally);
         // Any completion of the caller's future (cancel, orTimeout, our own result) stops the call.
         result.whenComplete((response, failure) -> {
             call.stop();
+            dependencies.release(dependency);
             inFlight.remove(call);
             signalIfIdle();
         });
@@ -185,6 +191,7 @@ public final class Pipeline {
             stage.cancel(false);
             return stage;
         }
+        call.retryStarted();
         int attempt = call.attempts.incrementAndGet();
         call.inFlight(stage);
         Dependency dependency = call.dependency;
@@ -196,7 +203,8 @@ public final class Pipeline {
             complete(call, stage, rejected(call, attempt, open));
             return stage;
         }
-        CompletableFuture<Bulkhead.Permit> bulkheadWait = dependency.bulkhead().acquireAsync(scheduler);
+        CompletableFuture<Bulkhead.Permit> bulkheadWait = dependency.bulkhead().acquireAsync(scheduler,
+                bulkheadWait(call, dependency.bulkhead()));
         stage.whenComplete((ignored, failure) -> {
             if (stage.isCancelled()) {
                 bulkheadWait.cancel(false); // withdraws a waiter that has not been granted a permit yet
@@ -282,6 +290,11 @@ public final class Pipeline {
             if (stage.isDone()) {
                 // Cancelled by the caller or the total timeout: no answer to report, nobody to hand a body to.
                 breakerPermit.onAbandoned();
+                AttemptOutcome decided = headerDecision.get();
+                if (decided != null && decided.retry()) {
+                    // The headers had already decided a retry (and withdrawn its token) that will never run.
+                    call.dependency.budget().refundRetry();
+                }
                 if (response != null) {
                     discard(response);
                 }
@@ -304,9 +317,20 @@ public final class Pipeline {
                         ? earlier.withFailure(cause) // the discarded body failed to drain: the retry stands
                         : decider.onFailure(call, attempt, cause);
             }
-            report(breakerPermit, outcome.outcome());
+            // Headers arrived (even if the body then failed): the dependency answered.
+            report(breakerPermit, outcome.outcome(), failure == null || headerDecision.get() != null);
             complete(call, stage, outcome);
         });
+    }
+
+    /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
+    private Duration bulkheadWait(LogicalCall call, Bulkhead bulkhead) {
+        Duration configured = bulkhead.config().maxWaitDuration();
+        if (configured.isZero()) {
+            return configured;
+        }
+        long remaining = Math.max(0, call.deadlineNanos - ticker.read());
+        return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
     }
 
     private long attemptTimeoutNanos(LogicalCall call) {
@@ -316,13 +340,23 @@ public final class Pipeline {
         return Math.max(1, Math.min(configured, remaining));
     }
 
-    private static void report(CircuitBreaker.Permit permit, Outcome outcome) {
+    /**
+     * Reports an attempt to its breaker permit. A non-failure outcome is "ignored" only when the
+     * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
+     * counts as a success). A permanent <em>exception</em> without any response (a certificate
+     * failure, a body handler that threw before headers were handed over) proves nothing about the
+     * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
+     * the breaker never closes on a dependency that has not answered.
+     */
+    private static void report(CircuitBreaker.Permit permit, Outcome outcome, boolean responseReceived) {
         if (outcome == Outcome.SUCCESS) {
             permit.onSuccess();
         } else if (outcome.isBreakerFailure()) {
             permit.onFailure();
-        } else {
+        } else if (responseReceived) {
             permit.onIgnored();
+        } else {
+            permit.onAbandoned();
         }
     }
 
@@ -334,6 +368,9 @@ public final class Pipeline {
 
     private void complete(LogicalCall call, CompletableFuture<Object> stage, AttemptOutcome outcome) {
         log(call, outcome);
+        if (outcome.retry()) {
+            call.retryScheduled();
+        }
         stage.complete(outcome);
     }
 
@@ -440,7 +477,10 @@ public final class Pipeline {
     public void shutdownNow() {
         shutdown = true;
         for (LogicalCall call : inFlight) {
-            call.stop();
+            // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
+            // whereas a CancellationException would escape send() unchecked.
+            call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
+                    + call.dependency.name() + "' aborted after " + call.attempts.get() + " attempt(s)"));
         }
         signalIfIdle();
     }

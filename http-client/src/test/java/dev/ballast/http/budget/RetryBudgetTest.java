@@ -46,6 +46,67 @@ class RetryBudgetTest {
     }
 
     @Test
+    void refundRetry_givesBackExactlyTheWithdrawnTokens_andNeverMore() {
+        RetryBudget budget = budget(0.1, 0);
+        firstAttempts(budget, 30); // 3 tokens
+        assertThat(budget.tryAcquireRetry()).isTrue();
+        assertThat(budget.tryAcquireRetry()).isTrue();
+        assertThat(budget.availableRetries()).isEqualTo(1.0);
+
+        assertThat(budget.refundRetry()).isTrue();
+        assertThat(budget.availableRetries()).isEqualTo(2.0);
+        assertThat(budget.refundRetry()).isTrue();
+        assertThat(budget.availableRetries()).isEqualTo(3.0);
+
+        // nothing withdrawn is left: a third refund must not mint a token
+        assertThat(budget.refundRetry()).isFalse();
+        assertThat(budget.availableRetries()).isEqualTo(3.0);
+    }
+
+    @Test
+    void refundRetry_withoutAnyWithdrawal_changesNothing() {
+        RetryBudget budget = budget(0.1, 1);
+
+        assertThat(budget.refundRetry()).isFalse();
+        assertThat(budget.availableRetries()).isEqualTo(10.0);
+    }
+
+    @Test
+    void refundRetry_afterTheWithdrawalDecayed_hasNothingToGiveBack() {
+        RetryBudget budget = budget(0.1, 0);
+        firstAttempts(budget, 10);
+        assertThat(budget.tryAcquireRetry()).isTrue();
+
+        ticker.advance(TTL); // the deposit and the withdrawal both left the window
+
+        assertThat(budget.refundRetry()).isFalse();
+        assertThat(budget.availableRetries()).isZero();
+    }
+
+    @Test
+    void refundRetry_returnsTheTokenToTheSliceItCameFrom_soItDecaysOnSchedule() {
+        RetryBudget budget = budget(0.1, 0);
+        firstAttempts(budget, 10); // 1 token, in slice 0
+        assertThat(budget.tryAcquireRetry()).isTrue();
+        ticker.advance(TTL.dividedBy(2));
+        firstAttempts(budget, 10); // 1 token, in slice 5
+
+        assertThat(budget.refundRetry()).isTrue();
+        assertThat(budget.availableRetries()).isEqualTo(2.0);
+
+        ticker.advance(TTL.dividedBy(2)); // slice 0 decays, with the refunded token; slice 5 remains
+        assertThat(budget.availableRetries()).isEqualTo(1.0);
+    }
+
+    @Test
+    void refundRetry_onADisabledBudget_isANoOp() {
+        RetryBudget budget = new RetryBudget(RetryBudgetConfig.disabled(), ticker);
+
+        assertThat(budget.refundRetry()).isFalse();
+        assertThat(budget.availableRetries()).isInfinite();
+    }
+
+    @Test
     void theFloorIsMinRetriesPerSecondTimesTtl() {
         RetryBudget budget = budget(0.1, 10);
 

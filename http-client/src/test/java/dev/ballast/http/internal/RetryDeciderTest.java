@@ -49,7 +49,8 @@ class RetryDeciderTest {
         Dependency dependency = new Dependency("https://api.example.com:443",
                 new CircuitBreaker("d", BreakerConfig.ofDefaults(), ticker, () -> new SplittableRandom(1),
                         BreakerListener.NONE),
-                new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker));
+                new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker),
+                new java.util.concurrent.atomic.AtomicInteger(), new java.util.concurrent.atomic.AtomicLong());
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
         return new LogicalCall("c1", dependency, request, idempotentOrKeyed, replayable, 0, total.toNanos());
     }

@@ -5,6 +5,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;

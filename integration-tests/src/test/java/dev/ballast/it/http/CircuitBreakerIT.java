@@ -7,6 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.ballast.http.ManualTicker;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.HttpClientListener.Decision;

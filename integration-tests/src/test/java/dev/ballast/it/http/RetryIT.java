@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.HttpClientListener.Decision;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
 import dev.ballast.http.ResilientHttpClient;

@@ -1,5 +1,6 @@
 package dev.ballast.storage.object.s3;
 
+import dev.ballast.http.ReplayableBodyPublisher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -249,11 +250,16 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      * transmission of the request (including a retry below this class) sends the content from its
      * first byte. {@link BodyPublishers#ofInputStream} already calls its supplier once per
      * subscription and closes the stream at its end; the fixed-length wrapper makes the JDK send
-     * exactly {@code contentLength} as {@code Content-Length}.
+     * exactly {@code contentLength} as {@code Content-Length}. The result is a
+     * {@link ReplayableBodyPublisher}, so {@code ResilientHttpClient} retries requests carrying it.
      */
     private static BodyPublisher replayablePublisher(ContentStreamProvider provider, long contentLength) {
-        BodyPublisher stream = BodyPublishers.ofInputStream(provider::newStream);
-        return contentLength < 0 ? stream : BodyPublishers.fromPublisher(stream, contentLength);
+        // The marker type tells ResilientHttpClient the body may be re-sent; without it a fromPublisher
+        // body counts as one-shot and an S3 PUT answered 503 would never be retried.
+        return ReplayableBodyPublisher.ofSupplier(() -> {
+            BodyPublisher stream = BodyPublishers.ofInputStream(provider::newStream);
+            return contentLength < 0 ? stream : BodyPublishers.fromPublisher(stream, contentLength);
+        }, contentLength < 0 ? -1 : contentLength);
     }
 
     private static long contentLength(SdkHttpRequest request) {

@@ -9,6 +9,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.put;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +17,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.retry.Backoff;
+import dev.ballast.http.retry.Jitter;
+import dev.ballast.http.retry.RetryConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -117,6 +122,34 @@ class JdkSdkHttpClientTest {
         assertThat(received.getHeader("Content-Length")).isEqualTo("12");
         assertThat(received.containsHeader("Transfer-Encoding")).isFalse();
         assertThat(received.getBody()).isEqualTo(body);
+    }
+
+    @Test
+    void putThroughResilientHttpClientAnswered503ThenOkIsRetriedOnceWithIdenticalBytes() throws IOException {
+        wireMock.resetAll();
+        wireMock.stubFor(put(urlPathEqualTo("/bucket/retried")).inScenario("flaky").whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(503)).willSetStateTo("recovered"));
+        wireMock.stubFor(put(urlPathEqualTo("/bucket/retried")).inScenario("flaky").whenScenarioStateIs("recovered")
+                .willReturn(aResponse().withStatus(200)));
+        byte[] body = "the same bytes on every attempt".getBytes(UTF_8);
+        ResilientHttpClient resilient = ResilientHttpClient.newBuilder()
+                .retry(RetryConfig.builder().maxAttempts(3)
+                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
+                .build();
+        try {
+            HttpExecuteResponse response = execute(JdkSdkHttpClient.create(resilient),
+                    sdkPut("/bucket/retried", body, true));
+
+            assertThat(response.httpResponse().statusCode()).isEqualTo(200);
+            List<LoggedRequest> received = wireMock.findAll(anyRequestedFor(anyUrl()));
+            assertThat(received).hasSize(2);
+            for (LoggedRequest attempt : received) {
+                assertThat(attempt.getHeader("Content-Length")).isEqualTo(String.valueOf(body.length));
+                assertThat(attempt.getBody()).isEqualTo(body);
+            }
+        } finally {
+            resilient.shutdownNow();
+        }
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.ballast.it.http;
+package dev.ballast.http;
 
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
  * until the test calls {@link #runHeld()}: time passes only when the test says so, so a test can
  * observe what a pending backoff would do without sleeping through it.
  */
-final class HeldScheduler extends ScheduledThreadPoolExecutor {
+public final class HeldScheduler extends ScheduledThreadPoolExecutor {
 
     private final List<HeldTask<?>> held = new CopyOnWriteArrayList<>();
 
-    HeldScheduler() {
+    public HeldScheduler() {
         super(2, runnable -> {
             Thread thread = new Thread(runnable, "held-scheduler");
             thread.setDaemon(true);
@@ -45,16 +45,17 @@ final class HeldScheduler extends ScheduledThreadPoolExecutor {
     }
 
     /** Delayed tasks that were neither run nor cancelled. */
-    List<HeldTask<?>> pending() {
+    public List<HeldTask<?>> pending() {
         return held.stream().filter(t -> !t.isDone()).<HeldTask<?>>map(t -> t).toList();
     }
 
-    List<HeldTask<?>> held() {
+    /** Every delayed task handed to this scheduler that {@link #runHeld()} has not yet taken. */
+    public List<HeldTask<?>> held() {
         return List.copyOf(held);
     }
 
     /** Runs every held task that was not cancelled, on this scheduler's threads, and forgets them. */
-    void runHeld() {
+    public void runHeld() {
         for (HeldTask<?> task : held) {
             held.remove(task);
             if (!task.isDone()) {
@@ -63,9 +64,9 @@ final class HeldScheduler extends ScheduledThreadPoolExecutor {
         }
     }
 
-    static final class HeldTask<V> extends FutureTask<V> implements ScheduledFuture<V> {
+    public static final class HeldTask<V> extends FutureTask<V> implements ScheduledFuture<V> {
 
-        final long delayNanos;
+        public final long delayNanos;
 
         HeldTask(Callable<V> callable, long delayNanos) {
             super(callable);

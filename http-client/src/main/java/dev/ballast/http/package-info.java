@@ -1,0 +1,21 @@
+/**
+ * The drop-in resilient {@link java.net.http.HttpClient}: {@link dev.ballast.http.ResilientHttpClient}
+ * and its builder, the per-dependency {@link dev.ballast.http.DependencyPolicy}, the observation SPI
+ * {@link dev.ballast.http.HttpClientListener} with its {@link dev.ballast.http.DependencyStatus}
+ * snapshot, the {@link dev.ballast.http.ReplayableBodyPublisher} marker for request bodies that may be
+ * re-sent, the injectable elapsed-time source {@link dev.ballast.http.Ticker}, and the
+ * {@link java.io.IOException}s a call can end with: {@link dev.ballast.http.RetriesExhaustedException},
+ * and the rejections without any network call, {@link dev.ballast.http.CallRejectedException}
+ * ({@link dev.ballast.http.CircuitOpenException}, {@link dev.ballast.http.BulkheadFullException}).
+ *
+ * <p>The policies the client composes live in the sub-packages: {@code classify} (the outcome table),
+ * {@code retry} (backoff, Retry-After, retry configuration), {@code idempotency} (idempotency keys),
+ * {@code breaker} (circuit breaker), {@code bulkhead} and {@code budget} (retry budget).
+ * {@code internal} is not API.
+ *
+ * <p>Null rule: no parameter of a public method or constructor in this package accepts {@code null}
+ * unless its Javadoc says so; passing one throws {@link java.lang.NullPointerException} whose message
+ * names the parameter. No public method returns {@code null}: absence is an empty
+ * {@link java.util.Optional}.
+ */
+package dev.ballast.http;

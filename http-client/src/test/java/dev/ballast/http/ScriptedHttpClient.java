@@ -1,0 +1,235 @@
+package dev.ballast.http;
+
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSession;
+
+/**
+ * A delegate {@link HttpClient} that answers each exchange from a script, in order, without a
+ * network: a status with headers and body (fed through the caller's {@code BodyHandler}, as the JDK
+ * does), a failure, or a future the test completes itself. It records every request it was given
+ * and every exchange future it handed out, so a test can see what "reached the server" and whether
+ * the exchange was cancelled.
+ */
+final class ScriptedHttpClient extends HttpClient {
+
+    /** One scripted answer to one exchange. */
+    interface Step extends Function<Exchange<?>, CompletableFuture<?>> {
+    }
+
+    /** What a step sees: the request and the body handler of this exchange. */
+    record Exchange<T>(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+    }
+
+    private final Queue<Step> script = new ConcurrentLinkedQueue<>();
+    final List<HttpRequest> requests = new CopyOnWriteArrayList<>();
+    final List<CompletableFuture<?>> exchanges = new CopyOnWriteArrayList<>();
+
+    ScriptedHttpClient then(Step step) {
+        script.add(step);
+        return this;
+    }
+
+    static Step status(int status, Map<String, List<String>> headers, String body) {
+        return exchange -> CompletableFuture.completedFuture(respond(exchange, status, headers, body));
+    }
+
+    static Step status(int status) {
+        return status(status, Map.of(), "");
+    }
+
+    static Step failure(Throwable failure) {
+        return exchange -> CompletableFuture.failedFuture(failure);
+    }
+
+    /** An exchange that never completes by itself; the test (or a cancellation) completes it. */
+    static Step hang() {
+        return exchange -> new CompletableFuture<>();
+    }
+
+    /**
+     * Hands the status line and headers to the body handler, then never delivers the body: an
+     * exchange that stalls after the response headers until it is cancelled.
+     */
+    static Step headersThenStall(int status) {
+        return exchange -> {
+            exchange.handler().apply(info(status, HttpHeaders.of(Map.of(), (name, value) -> true)));
+            return new CompletableFuture<>();
+        };
+    }
+
+    /** Feeds {@code body} through the exchange's body handler, as the JDK client would. */
+    static <T> HttpResponse<T> respond(Exchange<T> exchange, int status, Map<String, List<String>> headers,
+                                       String body) {
+        HttpHeaders httpHeaders = HttpHeaders.of(headers, (name, value) -> true);
+        HttpResponse.BodySubscriber<T> subscriber = exchange.handler().apply(info(status, httpHeaders));
+        subscriber.onSubscribe(new Flow.Subscription() {
+            @Override
+            public void request(long n) {
+            }
+
+            @Override
+            public void cancel() {
+            }
+        });
+        if (!body.isEmpty()) {
+            subscriber.onNext(List.of(ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8))));
+        }
+        subscriber.onComplete();
+        T value = subscriber.getBody().toCompletableFuture().join();
+        return new Response<>(status, exchange.request(), httpHeaders, value);
+    }
+
+    private static HttpResponse.ResponseInfo info(int status, HttpHeaders httpHeaders) {
+        return new HttpResponse.ResponseInfo() {
+            @Override
+            public int statusCode() {
+                return status;
+            }
+
+            @Override
+            public HttpHeaders headers() {
+                return httpHeaders;
+            }
+
+            @Override
+            public Version version() {
+                return Version.HTTP_1_1;
+            }
+        };
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+                                                            HttpResponse.BodyHandler<T> handler) {
+        requests.add(request);
+        Step step = script.poll();
+        if (step == null) {
+            throw new AssertionError("no scripted answer left for request " + requests.size());
+        }
+        @SuppressWarnings("unchecked")
+        CompletableFuture<HttpResponse<T>> future = (CompletableFuture<HttpResponse<T>>) step.apply(
+                new Exchange<>(request, handler));
+        exchanges.add(future);
+        return future;
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+                                                            HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
+        return sendAsync(request, handler);
+    }
+
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException {
+        throw new IOException("the pipeline only uses sendAsync");
+    }
+
+    // The JDK 21 lifecycle, declared so it overrides on 21+ (whose defaults never report termination)
+    // while compiling for 17: this client holds no resources, so it is terminated at once.
+
+    public void shutdown() {
+    }
+
+    public void shutdownNow() {
+    }
+
+    public boolean awaitTermination(Duration duration) {
+        return true;
+    }
+
+    public boolean isTerminated() {
+        return true;
+    }
+
+    @Override
+    public Optional<CookieHandler> cookieHandler() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<Duration> connectTimeout() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Redirect followRedirects() {
+        return Redirect.NEVER;
+    }
+
+    @Override
+    public Optional<ProxySelector> proxy() {
+        return Optional.empty();
+    }
+
+    @Override
+    public SSLContext sslContext() {
+        return null;
+    }
+
+    @Override
+    public SSLParameters sslParameters() {
+        return new SSLParameters();
+    }
+
+    @Override
+    public Optional<Authenticator> authenticator() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Version version() {
+        return Version.HTTP_1_1;
+    }
+
+    @Override
+    public Optional<Executor> executor() {
+        return Optional.empty();
+    }
+
+    private record Response<T>(int statusCode, HttpRequest request, HttpHeaders headers, T body)
+            implements HttpResponse<T> {
+
+        @Override
+        public Optional<HttpResponse<T>> previousResponse() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<SSLSession> sslSession() {
+            return Optional.empty();
+        }
+
+        @Override
+        public URI uri() {
+            return request.uri();
+        }
+
+        @Override
+        public Version version() {
+            return Version.HTTP_1_1;
+        }
+    }
+}
