@@ -28,6 +28,15 @@ import java.util.function.Supplier;
  * BodyPublisher body = ReplayableBodyPublisher.of(BodyPublishers.ofByteArrays(listOfChunks));
  * }</pre>
  *
+ * <p>Replaying a body is one question; whether repeating the request is harmless is another. A
+ * method's idempotency (RFC 9110 §9.2.2) is a statement about its intended effect, and some servers
+ * give an idempotent method a non-idempotent effect: a PUT into a versioned S3 bucket creates a new
+ * version each time it lands. Mark such a body {@link #nonIdempotent()}: the client then retries
+ * the request only after failures where the server did not act on it (connection refused, 503,
+ * 429 …), never after an ambiguous one (read timeout, reset after send, 504), and adds no
+ * idempotency key of its own (a caller-supplied key still counts, since the caller knows the server
+ * honours it).
+ *
  * <p>The marker is the type, not a request header, so nothing reaches the wire. Immutable and
  * thread-safe if the wrapped supplier or publisher is.
  */
@@ -35,10 +44,13 @@ public final class ReplayableBodyPublisher implements BodyPublisher {
 
     private final Supplier<? extends BodyPublisher> factory;
     private final long contentLength;
+    private final boolean nonIdempotent;
 
-    private ReplayableBodyPublisher(Supplier<? extends BodyPublisher> factory, long contentLength) {
+    private ReplayableBodyPublisher(Supplier<? extends BodyPublisher> factory, long contentLength,
+                                    boolean nonIdempotent) {
         this.factory = factory;
         this.contentLength = contentLength;
+        this.nonIdempotent = nonIdempotent;
     }
 
     /**
@@ -57,7 +69,7 @@ public final class ReplayableBodyPublisher implements BodyPublisher {
         if (contentLength < -1) {
             throw new IllegalArgumentException("contentLength must be >= -1 but was " + contentLength);
         }
-        return new ReplayableBodyPublisher(factory, contentLength);
+        return new ReplayableBodyPublisher(factory, contentLength, false);
     }
 
     /**
@@ -73,7 +85,23 @@ public final class ReplayableBodyPublisher implements BodyPublisher {
         if (publisher instanceof ReplayableBodyPublisher replayable) {
             return replayable;
         }
-        return new ReplayableBodyPublisher(() -> publisher, publisher.contentLength());
+        return new ReplayableBodyPublisher(() -> publisher, publisher.contentLength(), false);
+    }
+
+    /**
+     * Returns this body marked as carrying a non-idempotent effect, whatever the request's method:
+     * ambiguous failures of a request carrying it are never retried, and the client adds no
+     * idempotency key to it. See the class documentation.
+     *
+     * @return a replayable body with the same content, marked non-idempotent
+     */
+    public ReplayableBodyPublisher nonIdempotent() {
+        return nonIdempotent ? this : new ReplayableBodyPublisher(factory, contentLength, true);
+    }
+
+    /** Whether this body was marked with {@link #nonIdempotent()}. */
+    public boolean isNonIdempotent() {
+        return nonIdempotent;
     }
 
     @Override

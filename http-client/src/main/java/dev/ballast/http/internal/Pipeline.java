@@ -138,7 +138,10 @@ public final class Pipeline {
         HttpRequest effective = request;
         String keyHeader = idempotencyKeys.headerName();
         boolean keyed = request.headers().firstValue(keyHeader).isPresent();
-        if (!keyed && idempotencyKeys.shouldAdd(request.method())) {
+        // A body marked non-idempotent (e.g. an S3 PUT into a versioned bucket) gets no key of ours:
+        // such a server ignores the key, so it would only make an unsafe retry look safe.
+        boolean nonIdempotent = Requests.declaredNonIdempotent(request);
+        if (!keyed && !nonIdempotent && idempotencyKeys.shouldAdd(request.method())) {
             effective = Requests.withHeader(request, keyHeader, idempotencyKeys.newKey());
             keyed = true;
         }
@@ -148,7 +151,8 @@ public final class Pipeline {
         // Taken last, so nothing above can leave it marked in use; given back when the call completes.
         Dependency dependency = dependencies.acquire(dependencyName);
         LogicalCall call = new LogicalCall(correlationId(), dependency, effective,
-                keyed || IdempotencyKeys.isIdempotentMethod(request.method()), replayable, start, deadline);
+                keyed || (!nonIdempotent && IdempotencyKeys.isIdempotentMethod(request.method())), replayable,
+                start, deadline);
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         inFlight.add(call);
         if (shutdown) {

@@ -49,6 +49,13 @@ public final class Requests {
         return path == null || path.isEmpty() ? "/" : path;
     }
 
+    /** Whether the request's body says its effect is not idempotent, whatever its method. */
+    static boolean declaredNonIdempotent(HttpRequest request) {
+        return request.bodyPublisher()
+                .filter(p -> p instanceof ReplayableBodyPublisher r && r.isNonIdempotent())
+                .isPresent();
+    }
+
     /** Whether a retry may re-send this request's body; see {@link ReplayableBodyPublisher}. */
     static boolean bodyReplayable(HttpRequest request) {
         Optional<BodyPublisher> body = request.bodyPublisher();

@@ -186,7 +186,7 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
         // The HttpClient is the caller's: closing it here would break every other user of it.
     }
 
-    private HttpRequest toJdkRequest(HttpExecuteRequest executeRequest) {
+    HttpRequest toJdkRequest(HttpExecuteRequest executeRequest) {
         SdkHttpRequest sdkRequest = executeRequest.httpRequest();
         URI uri = sdkRequest.getUri();
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri).version(version);
@@ -210,9 +210,10 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
                 throw new IllegalArgumentException("Content-Length is " + contentLength
                         + " but the request has no content to send");
             }
-            bodiless(builder, sdkRequest.method(), contentLength == 0);
+            bodiless(builder, sdkRequest.method(), contentLength == 0, nonIdempotentEffect(sdkRequest));
         } else {
-            builder.method(method, replayablePublisher(content.get(), contentLength));
+            ReplayableBodyPublisher body = replayablePublisher(content.get(), contentLength);
+            builder.method(method, nonIdempotentEffect(sdkRequest) ? body.nonIdempotent() : body);
             boolean expectContinue = sdkRequest.firstMatchingHeader("Expect")
                     .map(value -> value.trim().equalsIgnoreCase(EXPECT_CONTINUE))
                     .orElse(false);
@@ -229,7 +230,13 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      * later. HEAD has no bodiless form in the Java 17 API, so a HEAD may carry an unsigned
      * {@code Content-Length: 0}, which servers accept.
      */
-    private static void bodiless(HttpRequest.Builder builder, SdkHttpMethod method, boolean explicitZero) {
+    private static void bodiless(HttpRequest.Builder builder, SdkHttpMethod method, boolean explicitZero,
+                                 boolean nonIdempotentEffect) {
+        if (nonIdempotentEffect) {
+            builder.method(method.name(),
+                    ReplayableBodyPublisher.ofSupplier(BodyPublishers::noBody, 0).nonIdempotent());
+            return;
+        }
         if (!explicitZero) {
             switch (method) {
                 case GET:
@@ -253,7 +260,25 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      * exactly {@code contentLength} as {@code Content-Length}. The result is a
      * {@link ReplayableBodyPublisher}, so {@code ResilientHttpClient} retries requests carrying it.
      */
-    private static BodyPublisher replayablePublisher(ContentStreamProvider provider, long contentLength) {
+    /**
+     * Whether repeating this request could change the store twice. In a versioned bucket every
+     * PutObject, CopyObject, CompleteMultipartUpload or DeleteObjects that lands creates a new
+     * version or delete marker, so although PUT is an idempotent method (RFC 9110 §9.2.2) its
+     * effect here is not: such a request is marked so that {@code ResilientHttpClient} never
+     * repeats it after an ambiguous failure (the object store then checks its put token instead).
+     * UploadPart and UploadPartCopy ({@code partNumber} and {@code uploadId} in the query) replace
+     * the same part and stay retryable.
+     */
+    static boolean nonIdempotentEffect(SdkHttpRequest request) {
+        SdkHttpMethod method = request.method();
+        if (method != SdkHttpMethod.PUT && method != SdkHttpMethod.POST) {
+            return false;
+        }
+        Map<String, List<String>> query = request.rawQueryParameters();
+        return !(query.containsKey("partNumber") && query.containsKey("uploadId"));
+    }
+
+    private static ReplayableBodyPublisher replayablePublisher(ContentStreamProvider provider, long contentLength) {
         // The marker type tells ResilientHttpClient the body may be re-sent; without it a fromPublisher
         // body counts as one-shot and an S3 PUT answered 503 would never be retried.
         return ReplayableBodyPublisher.ofSupplier(() -> {
