@@ -97,7 +97,7 @@ public final class Ballast implements Callable<Integer> {
     cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       boolean verbose = commandLine.getCommand() instanceof BallastCommand bc && bc.common() != null && bc.common().verbose;
       CliFailure failure = toFailure(ex);
-      ctx.err().println("Error: " + failure.getMessage());
+      ctx.err().println("Error: " + Errors.printable(String.valueOf(failure.getMessage())));
       if (verbose && failure.getCause() != null) {
         ctx.err().print("Cause: ");
         failure.getCause().printStackTrace(ctx.err());

@@ -68,4 +68,20 @@ final class Errors {
     // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
     return line.length() > 300 ? line.substring(0, 297) + "..." : line;
   }
+
+  /**
+   * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
+   * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
+   */
+  static String printable(String text) {
+    if (text.chars().noneMatch(Character::isISOControl)) {
+      return text;
+    }
+    StringBuilder sb = new StringBuilder(text.length() + 8);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      sb.append(Character.isISOControl(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+    }
+    return sb.toString();
+  }
 }

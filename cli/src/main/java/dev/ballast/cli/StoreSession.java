@@ -6,8 +6,10 @@ import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
@@ -74,8 +76,8 @@ final class StoreSession implements AutoCloseable {
       String access = o.accessKey != null ? o.accessKey : ctx.env().get("AWS_ACCESS_KEY_ID");
       String secret = o.secretKey != null ? o.secretKey : ctx.env().get("AWS_SECRET_ACCESS_KEY");
       if (endpoint == null) {
-        Path dataDir = o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast");
-        embedded = ctx.embedded().start(dataDir.toAbsolutePath());
+        Path dataDir = usableDataDir(o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"));
+        embedded = ctx.embedded().start(dataDir);
         endpoint = embedded.endpoint();
         where = embedded.describe();
         // The embedded server accepts any key; real AWS credentials from the environment stay unused.
@@ -116,6 +118,26 @@ final class StoreSession implements AutoCloseable {
         embedded.close();
       }
       throw e;
+    }
+  }
+
+  /**
+   * Creates the data directory and checks that a file can be created in it, so an unusable one is
+   * reported as the input it is (exit 2) before the embedded server starts.
+   */
+  private static Path usableDataDir(Path dir) {
+    Path abs = dir.toAbsolutePath();
+    try {
+      Files.createDirectories(abs);
+      Files.deleteIfExists(Files.createTempFile(abs, ".ballast-probe-", ".tmp"));
+      return abs;
+    } catch (IOException e) {
+      String why = e instanceof java.nio.file.FileAlreadyExistsException ? "it, or a folder above it, is not a directory"
+          : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+          : e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason()
+          : Errors.rootMessage(e);
+      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + abs + "' cannot be used (" + why
+          + "); pass a writable directory with --data-dir.", e);
     }
   }
 
