@@ -156,7 +156,7 @@ final class BackupRunner {
         } catch (ChangedWhileReading e) {
           failed.add(new Failure(f.path(), e.getMessage()));
         } catch (IOException | UncheckedIOException e) {
-          failed.add(new Failure(f.path(), "it could not be read (" + e.getMessage() + ")"));
+          failed.add(new Failure(f.path(), "it could not be read (" + Errors.describeIo(e) + ")"));
         } catch (IntegrityException e) {
           failed.add(new Failure(f.path(), "its stored copy did not match its SHA-256 (" + e.getMessage() + ")"));
         } catch (StorageException | IllegalArgumentException e) {
@@ -278,7 +278,7 @@ final class BackupRunner {
 
         @Override
         public FileVisitResult visitFileFailed(Path file, IOException e) {
-          String why = e instanceof FileSystemLoopException ? "a symbolic link loop" : "it could not be read (" + e + ")";
+          String why = e instanceof FileSystemLoopException ? "a symbolic link loop" : "it could not be read (" + Errors.describeIo(e) + ")";
           failed.add(new Failure(relative(file), why));
           return FileVisitResult.CONTINUE;
         }

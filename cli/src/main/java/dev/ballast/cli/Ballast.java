@@ -118,7 +118,7 @@ public final class Ballast implements Callable<Integer> {
       return Errors.toFailure(se, "the object store", null);
     }
     if (ex instanceof IOException || ex instanceof UncheckedIOException) {
-      return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.rootMessage(ex)
+      return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.describeIo(ex)
           + "); check the path and its permissions and run the command again.", ex);
     }
     return new CliFailure(ExitCodes.INCOMPLETE, "The command failed unexpectedly (" + Errors.rootMessage(ex)

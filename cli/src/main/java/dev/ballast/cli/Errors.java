@@ -84,4 +84,23 @@ final class Errors {
     }
     return sb.toString();
   }
+
+  /**
+   * What a local file failure was, with the file it concerns: the JDK's file exceptions carry only
+   * the path as their message ({@code AccessDeniedException: /x}), which alone says nothing.
+   */
+  static String describeIo(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.nio.file.FileSystemException fse) {
+        String what = fse instanceof java.nio.file.AccessDeniedException ? "permission denied"
+            : fse instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+            : fse instanceof java.nio.file.FileAlreadyExistsException ? "it already exists, or a folder above it is a file"
+            : fse instanceof java.nio.file.NotDirectoryException ? "not a directory"
+            : fse.getReason() != null ? fse.getReason()
+            : fse.getClass().getSimpleName();
+        return (fse.getFile() == null ? "" : fse.getFile() + ": ") + what;
+      }
+    }
+    return rootMessage(t);
+  }
 }

@@ -39,6 +39,14 @@ final class RestoreCommand extends BallastCommand {
       throw new CliFailure(ExitCodes.USAGE, "'" + target + "' exists and is not a directory; pass a directory to "
           + "restore into.");
     }
+    Path existing = target.toAbsolutePath();
+    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+      existing = existing.getParent();
+    }
+    if (existing != null && !Files.isDirectory(existing)) {
+      throw new CliFailure(ExitCodes.USAGE, "'" + target + "' cannot be created because '" + existing
+          + "' is not a directory; pass a directory to restore into.");
+    }
     try (StoreSession session = StoreSession.open(common, ctx)) {
       Manifests.Versioned chosen = Errors.translate(session.where(), common.bucket,
           () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));

@@ -136,4 +136,22 @@ class BallastTest {
     assertThat(err()).contains("no\\u000Asuch\\u001B[31m").doesNotContain("\u001b");
     assertThat(err().lines()).hasSize(1);
   }
+
+  @Test
+  void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheServerStarts() throws Exception {
+    Path file = Files.writeString(home.resolve("f.txt"), "x");
+    assertThat(run("restore", "n", file.resolve("sub/dir").toString(), "--data-dir", home.resolve("d").toString()))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("cannot be created because '" + file + "' is not a directory")
+        .doesNotContain("Exception");
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void aLocalFileFailureNamesTheFileAndWhatWentWrong() {
+    assertThat(Errors.describeIo(new java.nio.file.AccessDeniedException("/x/y")))
+        .isEqualTo("/x/y: permission denied");
+    assertThat(Errors.describeIo(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/gone"))))
+        .isEqualTo("/gone: no such file or directory");
+  }
 }
