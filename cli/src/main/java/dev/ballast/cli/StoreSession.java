@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.s3.S3Endpoint;
@@ -109,6 +110,9 @@ final class StoreSession implements AutoCloseable {
           .enableVersioning(true)
           .clock(ctx.clock())
           .build());
+      if (embedded != null) {
+        sweepOrphanedUploads(facade, ctx, where);
+      }
       return new StoreSession(embedded, http, facade, counting, where);
     } catch (RuntimeException e) {
       if (http != null) {
@@ -132,12 +136,26 @@ final class StoreSession implements AutoCloseable {
       Files.deleteIfExists(Files.createTempFile(abs, ".ballast-probe-", ".tmp"));
       return abs;
     } catch (IOException e) {
-      String why = e instanceof java.nio.file.FileAlreadyExistsException ? "it, or a folder above it, is not a directory"
-          : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-          : e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason()
-          : Errors.rootMessage(e);
-      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + abs + "' cannot be used (" + why
+      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + abs + "' cannot be used (" + Errors.describeIo(e)
           + "); pass a writable directory with --data-dir.", e);
+    }
+  }
+
+  /**
+   * The data directory is locked to this command, so every multipart upload already in the embedded
+   * server was left by an earlier run that was killed or lost its server mid-upload: abort them so
+   * their parts do not pile up. A failure here only postpones the sweep to the next command.
+   */
+  private static void sweepOrphanedUploads(StorageFacade facade, CliContext ctx, String where) {
+    try {
+      int aborted = facade.abortIncompleteUploads(ctx.clock().instant());
+      if (aborted > 0) {
+        ctx.err().println("Note: removed " + aborted + " unfinished upload(s) that an interrupted earlier run left in "
+            + where + ".");
+      }
+    } catch (StorageException e) {
+      ctx.err().println("Note: could not remove unfinished uploads of an earlier run (" + Errors.rootMessage(e)
+          + "); the next command tries again.");
     }
   }
 

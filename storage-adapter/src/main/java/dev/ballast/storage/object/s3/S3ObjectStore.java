@@ -580,6 +580,61 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     return List.copyOf(keys);
   }
 
+  /**
+   * Aborts every multipart upload in the bucket that was initiated before {@code initiatedBefore},
+   * so its parts stop taking space
+   * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListMultipartUploads.html">ListMultipartUploads</a>,
+   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_AbortMultipartUpload.html">AbortMultipartUpload</a>).
+   * A put aborts its own failed upload, but when the endpoint dies mid-upload the abort cannot reach
+   * it either; this is the sweep for such orphans. Choose the cut-off so that no upload still in
+   * progress is older (for example, the time a caller that holds the bucket exclusively started),
+   * since an aborted upload in progress fails at completion.
+   *
+   * @param initiatedBefore uploads initiated strictly before this instant are aborted
+   * @return how many uploads were aborted
+   * @throws StorageException (translated as every call here) if listing or aborting fails
+   */
+  public int abortIncompleteUploads(java.time.Instant initiatedBefore) {
+    Objects.requireNonNull(initiatedBefore, "initiatedBefore");
+    int aborted = 0;
+    String keyMarker = null;
+    String uploadIdMarker = null;
+    while (true) {
+      String km = keyMarker;
+      String um = uploadIdMarker;
+      software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse page;
+      try {
+        page = s3.listMultipartUploads(l -> l.bucket(bucket).keyMarker(km).uploadIdMarker(um));
+      } catch (SdkException e) {
+        throw S3Errors.translate(null, "ListMultipartUploads of bucket '" + bucket + "' at " + endpoint.describe(), e);
+      }
+      for (var upload : page.uploads()) {
+        if (upload.initiated() != null && !upload.initiated().isBefore(initiatedBefore)) {
+          continue;
+        }
+        try {
+          s3.abortMultipartUpload(a -> a.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
+          aborted++;
+        } catch (AwsServiceException e) {
+          if (e.statusCode() != 404) { // NoSuchUpload: completed or aborted meanwhile
+            throw S3Errors.translate(upload.key(), describe("AbortMultipartUpload", upload.key()), e);
+          }
+        } catch (SdkException e) {
+          throw S3Errors.translate(upload.key(), describe("AbortMultipartUpload", upload.key()), e);
+        }
+      }
+      if (!Boolean.TRUE.equals(page.isTruncated())) {
+        break;
+      }
+      keyMarker = page.nextKeyMarker();
+      uploadIdMarker = page.nextUploadIdMarker();
+    }
+    if (aborted > 0) {
+      LOG.info("Aborted {} multipart upload(s) initiated before {} in bucket '{}'", aborted, initiatedBefore, bucket);
+    }
+    return aborted;
+  }
+
   private static int compareUtf8(String a, String b) {
     return java.util.Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
