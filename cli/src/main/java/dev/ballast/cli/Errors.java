@@ -27,6 +27,11 @@ final class Errors {
       return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
           + "AWS_SECRET_ACCESS_KEY (or pass --access-key and --secret-key).", e);
     }
+    if (e instanceof StorageUnavailableException && hasCause(e, javax.net.ssl.SSLException.class)) {
+      // A failed TLS handshake is no outage: waiting and retrying cannot fix a wrong scheme or certificate.
+      return new CliFailure(ExitCodes.USAGE, "The TLS handshake with " + at + " failed (" + rootMessage(e)
+          + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.", e);
+    }
     if (e instanceof StorageUnavailableException) {
       return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
           + "; check that the server is running and reachable, then run the command again.", e);
@@ -47,6 +52,20 @@ final class Errors {
           + (nf.deleted() ? "; an older version may still be listed by 'ballast versions'." : "."), e);
     }
     return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
+  }
+
+  private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (type.isInstance(c)) {
+        return true;
+      }
+      for (Throwable s : c.getSuppressed()) {
+        if (type.isInstance(s) || type.isInstance(s.getCause())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The most specific message in a cause chain, without class names. */

@@ -154,4 +154,13 @@ class BallastTest {
     assertThat(Errors.describeIo(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/gone"))))
         .isEqualTo("/gone: no such file or directory");
   }
+
+  @Test
+  void aTlsHandshakeFailureIsAnInputErrorThatPointsAtTheScheme() {
+    var e = new dev.ballast.storage.StorageUnavailableException(null, "PUT failed",
+        new java.io.IOException("wrapped", new javax.net.ssl.SSLException("Unrecognized SSL message, plaintext connection?")));
+    CliFailure f = Errors.toFailure(e, "the S3 endpoint https://127.0.0.1:9000", "b");
+    assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.getMessage()).contains("TLS handshake", "plaintext connection", "http://");
+  }
 }
