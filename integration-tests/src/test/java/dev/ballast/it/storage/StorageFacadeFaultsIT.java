@@ -105,8 +105,9 @@ class StorageFacadeFaultsIT {
     byte[] v2 = "{\"v\":2}".getBytes(StandardCharsets.UTF_8);
     fixture.server.put("settings.json", ObjectContent.ofBytes(v2));
     fixture.proxy.restart();
-    fixture.ticker.advance(Duration.ofMinutes(11));
-    fixture.clock.advance(Duration.ofMinutes(11));
+    // Past the breaker's open state: 10 minutes, +20 % jitter at most.
+    fixture.ticker.advance(Duration.ofMinutes(13));
+    fixture.clock.advance(Duration.ofMinutes(13));
 
     try (ObjectRead live = objects.get("settings.json")) {
       assertThat(live.source()).isEqualTo(Source.LIVE);
