@@ -29,8 +29,12 @@ final class BackupCommand extends BallastCommand {
 
   @Override
   public Integer call() throws Exception {
+    if (!Files.exists(dir)) {
+      throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' does not exist; pass the directory to back up.");
+    }
     if (!Files.isDirectory(dir)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' is not a directory; pass the directory to back up.");
+      throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' is not a directory; pass the directory to back up, "
+          + "not a file in it.");
     }
     Path source = dir.toRealPath();
     String backupName = name != null ? name
@@ -56,13 +60,15 @@ final class BackupCommand extends BallastCommand {
 
   private int report(String backupName, BackupRunner.Result r, StoreSession session) {
     for (String s : r.skipped()) {
-      ctx.err().println("Skipped: " + s);
+      ctx.err().println("Skipped: " + Errors.printable(s));
     }
     String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, " + Summary.mib(r.bytesUploaded())
         + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
         + Summary.rate(r.bytesUploaded(), r.elapsed()) + "); " + counters(session) + ".";
     if (r.ok()) {
-      if (r.stored() == 0) {
+      if (r.stored() == 0 && r.unchanged() == 0) {
+        ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");
+      } else if (r.stored() == 0) {
         ctx.out().println("Nothing to upload: all " + r.unchanged() + " files are unchanged since the last backup.");
       }
       ctx.out().println("Backup '" + backupName + "' complete: " + totals + " Manifest version "
@@ -71,15 +77,15 @@ final class BackupCommand extends BallastCommand {
     }
     ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
     for (BackupRunner.Failure f : r.failed()) {
-      ctx.err().println("Not stored: " + f.path() + " (" + f.reason() + ")");
+      ctx.err().println("Not stored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")");
     }
     for (String p : r.notAttempted()) {
-      ctx.err().println("Not stored: " + p + " (not attempted)");
+      ctx.err().println("Not stored: " + Errors.printable(p) + " (not attempted)");
     }
     int notStored = r.failed().size() + r.notAttempted().size();
-    List<String> first = r.failed().stream().map(BackupRunner.Failure::path).limit(3).toList();
+    List<String> first = r.failed().stream().map(BackupRunner.Failure::path).map(Errors::printable).limit(3).toList();
     if (first.isEmpty()) {
-      first = r.notAttempted().stream().limit(3).toList();
+      first = r.notAttempted().stream().map(Errors::printable).limit(3).toList();
     }
     String what = r.cancelled() ? "it was interrupted"
         : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"

@@ -78,6 +78,9 @@ final class BackupRunner {
     }
   }
 
+  /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
+  private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
+
   private final ObjectStore store;
   private final String name;
   private final Path source;
@@ -153,7 +156,7 @@ final class BackupRunner {
         } catch (ChangedWhileReading e) {
           failed.add(new Failure(f.path(), e.getMessage()));
         } catch (IOException | UncheckedIOException e) {
-          failed.add(new Failure(f.path(), "it could not be read (" + e.getMessage() + ")"));
+          failed.add(new Failure(f.path(), "it could not be read (" + Errors.describeIo(e) + ")"));
         } catch (IntegrityException e) {
           failed.add(new Failure(f.path(), "its stored copy did not match its SHA-256 (" + e.getMessage() + ")"));
         } catch (StorageException | IllegalArgumentException e) {
@@ -260,6 +263,13 @@ final class BackupRunner {
             skipped.add(rel + " (not a regular file)");
           } else if (rel.equals(Manifest.FILE_NAME)) {
             skipped.add(rel + " (reserved for the backup's manifest)");
+          } else if (!source.resolve(rel).equals(file)) {
+            // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
+            // would name another file on restore and could collide with a sibling's key.
+            failed.add(new Failure(rel, "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key "
+                + "that restores to the same name; rename it"));
+          } else if (rel.chars().anyMatch(Character::isISOControl)) {
+            failed.add(new Failure(rel, "its name contains a control character, which S3 keys cannot carry; rename it"));
           } else {
             files.add(new SourceFile(rel, file, attrs.size(), attrs.lastModifiedTime().toInstant()));
           }
@@ -268,7 +278,7 @@ final class BackupRunner {
 
         @Override
         public FileVisitResult visitFileFailed(Path file, IOException e) {
-          String why = e instanceof FileSystemLoopException ? "a symbolic link loop" : "it could not be read (" + e + ")";
+          String why = e instanceof FileSystemLoopException ? "a symbolic link loop" : "it could not be read (" + Errors.describeIo(e) + ")";
           failed.add(new Failure(relative(file), why));
           return FileVisitResult.CONTINUE;
         }

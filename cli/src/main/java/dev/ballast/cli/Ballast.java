@@ -97,7 +97,7 @@ public final class Ballast implements Callable<Integer> {
     cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       boolean verbose = commandLine.getCommand() instanceof BallastCommand bc && bc.common() != null && bc.common().verbose;
       CliFailure failure = toFailure(ex);
-      ctx.err().println("Error: " + failure.getMessage());
+      ctx.err().println("Error: " + Errors.printable(String.valueOf(failure.getMessage())));
       if (verbose && failure.getCause() != null) {
         ctx.err().print("Cause: ");
         failure.getCause().printStackTrace(ctx.err());
@@ -118,7 +118,7 @@ public final class Ballast implements Callable<Integer> {
       return Errors.toFailure(se, "the object store", null);
     }
     if (ex instanceof IOException || ex instanceof UncheckedIOException) {
-      return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.rootMessage(ex)
+      return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.describeIo(ex)
           + "); check the path and its permissions and run the command again.", ex);
     }
     return new CliFailure(ExitCodes.INCOMPLETE, "The command failed unexpectedly (" + Errors.rootMessage(ex)

@@ -27,6 +27,11 @@ final class Errors {
       return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
           + "AWS_SECRET_ACCESS_KEY (or pass --access-key and --secret-key).", e);
     }
+    if (e instanceof StorageUnavailableException && hasCause(e, javax.net.ssl.SSLException.class)) {
+      // A failed TLS handshake is no outage: waiting and retrying cannot fix a wrong scheme or certificate.
+      return new CliFailure(ExitCodes.USAGE, "The TLS handshake with " + at + " failed (" + rootMessage(e)
+          + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.", e);
+    }
     if (e instanceof StorageUnavailableException) {
       return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
           + "; check that the server is running and reachable, then run the command again.", e);
@@ -49,6 +54,20 @@ final class Errors {
     return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
   }
 
+  private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (type.isInstance(c)) {
+        return true;
+      }
+      for (Throwable s : c.getSuppressed()) {
+        if (type.isInstance(s) || type.isInstance(s.getCause())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The most specific message in a cause chain, without class names. */
   static String rootMessage(Throwable t) {
     String msg = t.getMessage();
@@ -67,5 +86,40 @@ final class Errors {
     String line = nl < 0 ? msg : msg.substring(0, nl);
     // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
     return line.length() > 300 ? line.substring(0, 297) + "..." : line;
+  }
+
+  /**
+   * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
+   * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
+   */
+  static String printable(String text) {
+    if (text.chars().noneMatch(Character::isISOControl)) {
+      return text;
+    }
+    StringBuilder sb = new StringBuilder(text.length() + 8);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      sb.append(Character.isISOControl(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * What a local file failure was, with the file it concerns: the JDK's file exceptions carry only
+   * the path as their message ({@code AccessDeniedException: /x}), which alone says nothing.
+   */
+  static String describeIo(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.nio.file.FileSystemException fse) {
+        String what = fse instanceof java.nio.file.AccessDeniedException ? "permission denied"
+            : fse instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+            : fse instanceof java.nio.file.FileAlreadyExistsException ? "it already exists, or a folder above it is a file"
+            : fse instanceof java.nio.file.NotDirectoryException ? "not a directory"
+            : fse.getReason() != null ? fse.getReason()
+            : fse.getClass().getSimpleName();
+        return (fse.getFile() == null ? "" : fse.getFile() + ": ") + what;
+      }
+    }
+    return rootMessage(t);
   }
 }

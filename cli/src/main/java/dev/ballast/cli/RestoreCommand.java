@@ -39,6 +39,14 @@ final class RestoreCommand extends BallastCommand {
       throw new CliFailure(ExitCodes.USAGE, "'" + target + "' exists and is not a directory; pass a directory to "
           + "restore into.");
     }
+    Path existing = target.toAbsolutePath();
+    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+      existing = existing.getParent();
+    }
+    if (existing != null && !Files.isDirectory(existing)) {
+      throw new CliFailure(ExitCodes.USAGE, "'" + target + "' cannot be created because '" + existing
+          + "' is not a directory; pass a directory to restore into.");
+    }
     try (StoreSession session = StoreSession.open(common, ctx)) {
       Manifests.Versioned chosen = Errors.translate(session.where(), common.bucket,
           () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
@@ -57,12 +65,12 @@ final class RestoreCommand extends BallastCommand {
         return ExitCodes.OK;
       }
       ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
-      r.failed().forEach(f -> ctx.err().println("Not restored: " + f.path() + " (" + f.reason() + ")"));
+      r.failed().forEach(f -> ctx.err().println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"));
       String why = r.cancelled() ? "it was interrupted"
           : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
           : "some files could not be restored";
       ctx.err().println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
-          + r.failed().size() + " files not restored (first: " + r.failed().get(0).path() + "); files already "
+          + r.failed().size() + " files not restored (first: " + Errors.printable(r.failed().get(0).path()) + "); files already "
           + "restored are complete and verified. Run the restore again once the cause is fixed.");
       return r.cancelled() ? ExitCodes.INTERRUPTED : r.unavailable() != null ? ExitCodes.UNAVAILABLE
           : r.failed().stream().anyMatch(f -> f.reason().contains("SHA-256")) ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;

@@ -112,11 +112,15 @@ final class RestoreRunner {
           degraded += restoreOne(e, destinations.get(i), realTarget, progress) ? 1 : 0;
           restored++;
           bytes += e.size();
+        } catch (Interrupted ex) {
+          failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
         } catch (StorageUnavailableException ex) {
           unavailable = ex;
           failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
-        } catch (StorageException | IOException ex) {
+        } catch (StorageException ex) {
           failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+        } catch (IOException ex) {
+          failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
         }
         progress.fileDone();
       }
@@ -141,7 +145,14 @@ final class RestoreRunner {
         FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
       degraded = read.degraded();
-      String sha = Sha256.copy(in, out, progress::addBytes);
+      String sha = Sha256.copy(in, out, n -> {
+        progress.addBytes(n);
+        // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
+        // and a temporary file must not be left behind in the target.
+        if (cancellation.cancelled()) {
+          throw new Interrupted();
+        }
+      });
       if (!sha.equals(e.sha256())) {
         throw new IntegrityException(key, "'" + e.path() + "' read as SHA-256 " + sha + " but the manifest records "
             + e.sha256() + "; it was not written");
@@ -162,5 +173,14 @@ final class RestoreRunner {
       throw ex;
     }
     return degraded;
+  }
+
+  /** Cancellation noticed while a file's bytes were being written. */
+  private static final class Interrupted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Interrupted() {
+      super("interrupted", null, false, false);
+    }
   }
 }

@@ -3,11 +3,14 @@ package dev.ballast.cli;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
@@ -74,8 +77,8 @@ final class StoreSession implements AutoCloseable {
       String access = o.accessKey != null ? o.accessKey : ctx.env().get("AWS_ACCESS_KEY_ID");
       String secret = o.secretKey != null ? o.secretKey : ctx.env().get("AWS_SECRET_ACCESS_KEY");
       if (endpoint == null) {
-        Path dataDir = o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast");
-        embedded = ctx.embedded().start(dataDir.toAbsolutePath());
+        Path dataDir = usableDataDir(o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"));
+        embedded = ctx.embedded().start(dataDir);
         endpoint = embedded.endpoint();
         where = embedded.describe();
         // The embedded server accepts any key; real AWS credentials from the environment stay unused.
@@ -107,6 +110,9 @@ final class StoreSession implements AutoCloseable {
           .enableVersioning(true)
           .clock(ctx.clock())
           .build());
+      if (embedded != null) {
+        sweepOrphanedUploads(facade, ctx, where);
+      }
       return new StoreSession(embedded, http, facade, counting, where);
     } catch (RuntimeException e) {
       if (http != null) {
@@ -116,6 +122,40 @@ final class StoreSession implements AutoCloseable {
         embedded.close();
       }
       throw e;
+    }
+  }
+
+  /**
+   * Creates the data directory and checks that a file can be created in it, so an unusable one is
+   * reported as the input it is (exit 2) before the embedded server starts.
+   */
+  private static Path usableDataDir(Path dir) {
+    Path abs = dir.toAbsolutePath();
+    try {
+      Files.createDirectories(abs);
+      Files.deleteIfExists(Files.createTempFile(abs, ".ballast-probe-", ".tmp"));
+      return abs;
+    } catch (IOException e) {
+      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + abs + "' cannot be used (" + Errors.describeIo(e)
+          + "); pass a writable directory with --data-dir.", e);
+    }
+  }
+
+  /**
+   * The data directory is locked to this command, so every multipart upload already in the embedded
+   * server was left by an earlier run that was killed or lost its server mid-upload: abort them so
+   * their parts do not pile up. A failure here only postpones the sweep to the next command.
+   */
+  private static void sweepOrphanedUploads(StorageFacade facade, CliContext ctx, String where) {
+    try {
+      int aborted = facade.abortIncompleteUploads(ctx.clock().instant());
+      if (aborted > 0) {
+        ctx.err().println("Note: removed " + aborted + " unfinished upload(s) that an interrupted earlier run left in "
+            + where + ".");
+      }
+    } catch (StorageException e) {
+      ctx.err().println("Note: could not remove unfinished uploads of an earlier run (" + Errors.rootMessage(e)
+          + "); the next command tries again.");
     }
   }
 

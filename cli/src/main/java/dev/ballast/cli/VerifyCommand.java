@@ -61,7 +61,7 @@ final class VerifyCommand extends BallastCommand {
             unavailable = ex;
             unreadable.add(e.path());
           } catch (StorageException | IOException ex) {
-            unreadable.add(e.path() + " (" + ex.getMessage() + ")");
+            unreadable.add(Errors.printable(e.path() + " (" + ex.getMessage() + ")"));
           }
           progress.fileDone();
         }

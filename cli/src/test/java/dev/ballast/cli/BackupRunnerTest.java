@@ -155,4 +155,29 @@ class BackupRunnerTest {
     assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt");
     assertThat(m.notStored()).containsExactly("empty", "z.txt");
   }
+
+  @Test
+  void namesThatAreNotValidUtf8OrHoldControlCharactersAreReportedNotStoredAndNeverCollide() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue("UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding")),
+        "file names are decoded as UTF-8");
+    // Two names differing only in bytes that are not UTF-8 decode to the same string (U+FFFD); Java
+    // cannot create them, the shell can.
+    Process p = new ProcessBuilder("/bin/sh", "-c",
+        "printf one > \"$(printf 'x\\377')\"; printf two > \"$(printf 'x\\376')\"; printf 3 > \"$(printf 'nl\\nname')\"")
+        .directory(src.toFile()).inheritIO().start();
+    assertThat(p.waitFor()).isZero();
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    BackupRunner.Result r = backup(store, new Cancellation(), x -> { });
+
+    assertThat(r.ok()).isFalse();
+    assertThat(r.failed()).extracting(BackupRunner.Failure::path)
+        .containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
+    assertThat(r.failed()).extracting(BackupRunner.Failure::reason)
+        .anySatisfy(reason -> assertThat(reason).contains("not valid UTF-8"))
+        .anySatisfy(reason -> assertThat(reason).contains("control character"));
+    assertThat(store.puts).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
+    Manifest m = manifest(store);
+    assertThat(m.complete()).isFalse();
+    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+  }
 }

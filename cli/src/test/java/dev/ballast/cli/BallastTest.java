@@ -62,7 +62,7 @@ class BallastTest {
   @Test
   void aMissingDirectoryIsAUsageErrorInOneSentenceWithoutAStackTrace() {
     assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("is not a directory; pass the directory to back up.")
+    assertThat(err()).contains("does not exist; pass the directory to back up.")
         .doesNotContain("Exception").doesNotContain("\tat ");
     assertThat(serversStarted).hasValue(0);
   }
@@ -101,5 +101,66 @@ class BallastTest {
     assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
     assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
     assertThat(c.convert("PT5S")).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aMissingDirectoryAndAFileAreToldApart() throws Exception {
+    assertThat(run("backup", home.resolve("nope").toString(), "--data-dir", home.resolve("d").toString()))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("does not exist").doesNotContain("Exception");
+    err.reset();
+    Path file = Files.writeString(home.resolve("f.txt"), "x");
+    assertThat(run("backup", file.toString(), "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("is not a directory").doesNotContain("does not exist");
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void aDataDirThatIsAFileIsAnInputErrorFoundBeforeTheServerStarts() throws Exception {
+    Path file = Files.writeString(home.resolve("data"), "x");
+    for (String[] args : new String[][] {{"list"}, {"versions", "a/b"}, {"restore", "a", home.resolve("t").toString()}}) {
+      err.reset();
+      String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+          java.util.stream.Stream.of("--data-dir", file.resolve("sub").toString())).toArray(String[]::new);
+      assertThat(run(all)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+      assertThat(err()).contains("The data directory", "cannot be used", "--data-dir").doesNotContain("Exception");
+      assertThat(err().lines()).hasSize(2);
+    }
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void controlCharactersInAnInputAreShownEscapedOnOneLine() {
+    assertThat(run("backup", home.resolve("no\nsuch\u001b[31m").toString(), "--data-dir", home.toString()))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("no\\u000Asuch\\u001B[31m").doesNotContain("\u001b");
+    assertThat(err().lines()).hasSize(1);
+  }
+
+  @Test
+  void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheServerStarts() throws Exception {
+    Path file = Files.writeString(home.resolve("f.txt"), "x");
+    assertThat(run("restore", "n", file.resolve("sub/dir").toString(), "--data-dir", home.resolve("d").toString()))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("cannot be created because '" + file + "' is not a directory")
+        .doesNotContain("Exception");
+    assertThat(serversStarted).hasValue(0);
+  }
+
+  @Test
+  void aLocalFileFailureNamesTheFileAndWhatWentWrong() {
+    assertThat(Errors.describeIo(new java.nio.file.AccessDeniedException("/x/y")))
+        .isEqualTo("/x/y: permission denied");
+    assertThat(Errors.describeIo(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/gone"))))
+        .isEqualTo("/gone: no such file or directory");
+  }
+
+  @Test
+  void aTlsHandshakeFailureIsAnInputErrorThatPointsAtTheScheme() {
+    var e = new dev.ballast.storage.StorageUnavailableException(null, "PUT failed",
+        new java.io.IOException("wrapped", new javax.net.ssl.SSLException("Unrecognized SSL message, plaintext connection?")));
+    CliFailure f = Errors.toFailure(e, "the S3 endpoint https://127.0.0.1:9000", "b");
+    assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.getMessage()).contains("TLS handshake", "plaintext connection", "http://");
   }
 }

@@ -109,4 +109,41 @@ class RestoreRunnerTest {
       assertThat(all).isEmpty();
     }
   }
+
+  @Test
+  void ctrlCWhileAFileIsWrittenStopsItAtOnceAndLeavesNoTemporaryFile() throws IOException {
+    Cancellation cancel = new Cancellation();
+    byte[] big = new byte[1024 * 1024];
+    new java.util.Random(5).nextBytes(big);
+    InMemoryObjectStore cancelling = new InMemoryObjectStore(true) {
+      @Override
+      public synchronized dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
+        dev.ballast.storage.object.ObjectRead r = super.get(key, o);
+        java.io.InputStream in = new java.io.FilterInputStream(r.stream()) {
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            cancel.cancel(); // Ctrl-C arrives once the first bytes are on their way
+            return super.read(b, off, len);
+          }
+        };
+        return new dev.ballast.storage.object.ObjectRead(r.version(), in, r.source(), r.freshness(), r.age(), null);
+      }
+    };
+    ObjectVersion v = cancelling.put(Manifest.objectKey("n", "big.bin"), ObjectContent.ofBytes(big));
+    ObjectVersion w = cancelling.put(Manifest.objectKey("n", "next.bin"), ObjectContent.ofBytes(big));
+    Manifest m = manifest(new ManifestEntry("big.bin", big.length, v.sha256(), v.versionId(), MTIME),
+        new ManifestEntry("next.bin", big.length, w.sha256(), w.versionId(), MTIME));
+    Path target = dir.resolve("out");
+
+    RestoreRunner.Result r = new RestoreRunner(cancelling, m, target, false, cancel,
+        x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
+
+    assertThat(r.cancelled()).isTrue();
+    assertThat(r.restored()).isZero();
+    assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("big.bin", "next.bin");
+    assertThat(r.failed().get(0).reason()).contains("interrupted");
+    try (Stream<Path> all = Files.list(target)) {
+      assertThat(all).as("nothing, not even a temporary file, in the target").isEmpty();
+    }
+  }
 }

@@ -117,6 +117,22 @@ public final class StorageFacade implements AutoCloseable {
     return requireObjects().capabilities();
   }
 
+  /**
+   * Aborts the multipart uploads initiated before {@code initiatedBefore} in the facade's bucket,
+   * the orphans an endpoint that died mid-upload leaves behind; see
+   * {@link S3ObjectStore#abortIncompleteUploads(java.time.Instant)} for choosing the cut-off.
+   *
+   * @return how many uploads were aborted
+   * @throws IllegalStateException if the facade was not built with {@code s3(endpoint)}, or is closed
+   */
+  public int abortIncompleteUploads(java.time.Instant initiatedBefore) {
+    ensureOpen();
+    if (!(objectStoreResource instanceof S3ObjectStore s3Store)) {
+      throw new IllegalStateException("abortIncompleteUploads needs a facade built with s3(endpoint)");
+    }
+    return s3Store.abortIncompleteUploads(initiatedBefore);
+  }
+
   /** A snapshot of the facade's counters; all zero for a facade without an object store. */
   public Stats stats() {
     int open = (int) volumes.stream().filter(BlockVolume::isOpen).count();

@@ -101,4 +101,29 @@ class CliEndpointDiesIT {
       assertThat(restore.err()).containsAnyOf("There is no backup named 'dying'", "has no complete manifest");
     }
   }
+
+  @Test
+  void uploadsLeftByARunThatLostItsServerMidUploadAreRemovedByTheNextCommand() throws IOException {
+    Path dataDir = base.resolve("data");
+    try (S3MockServer server = S3MockServer.start(dataDir); StorageFacade facade = CliHarness.facade(server.endpoint());
+        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3ClientFactory
+            .builder(java.net.http.HttpClient.newHttpClient())
+            .endpoint(server.endpoint()).region("us-east-1").credentials("ballast", "ballast").pathStyle(true).build()) {
+      // What a backup leaves when its server goes away between two parts: the abort cannot reach it.
+      String uploadId = raw.createMultipartUpload(c -> c.bucket("ballast-backups").key("big/f.bin")).uploadId();
+      raw.uploadPart(u -> u.bucket("ballast-backups").key("big/f.bin").uploadId(uploadId).partNumber(1)
+          .contentLength(5L), software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[5]));
+    }
+
+    Run list = CliHarness.run(base.resolve("home"), S3MockServer::start, p -> { }, "list", "--data-dir", dataDir.toString());
+
+    assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
+    assertThat(list.err()).contains("removed 1 unfinished upload(s)");
+    try (S3MockServer server = S3MockServer.start(dataDir);
+        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3ClientFactory
+            .builder(java.net.http.HttpClient.newHttpClient())
+            .endpoint(server.endpoint()).region("us-east-1").credentials("ballast", "ballast").pathStyle(true).build()) {
+      assertThat(raw.listMultipartUploads(l -> l.bucket("ballast-backups")).uploads()).as("orphaned uploads").isEmpty();
+    }
+  }
 }

@@ -41,6 +41,8 @@ public final class FaultProxyFixture implements AutoCloseable {
   public final FaultProxy proxy;
   public final String bucket;
   public final MutableClock clock = new MutableClock(Instant.parse("2026-06-01T00:00:00Z"));
+  /** Elapsed time as the HTTP client sees it (circuit breaker open duration); moves only when advanced. */
+  public final SteppedTicker ticker = new SteppedTicker();
   public final StorageFacade facade;
   /** The same bucket, straight to the server. */
   public final ObjectStore server;
@@ -56,6 +58,7 @@ public final class FaultProxyFixture implements AutoCloseable {
             .maxAttempts(3)
             .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(40), Jitter.FULL))
             .build())
+        .ticker(ticker)
         .attemptTimeout(Duration.ofSeconds(10))
         .totalTimeout(Duration.ofSeconds(30))
         .defaultPolicy(DependencyPolicy.builder()
@@ -111,6 +114,21 @@ public final class FaultProxyFixture implements AutoCloseable {
     } finally {
       http.close();
       proxy.close();
+    }
+  }
+
+  /** A {@link dev.ballast.http.Ticker} that moves only when a test advances it. Thread-safe. */
+  public static final class SteppedTicker implements dev.ballast.http.Ticker {
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+
+    @Override
+    public long read() {
+      return nanos.get();
+    }
+
+    /** Moves elapsed time forward by {@code d}. */
+    public void advance(Duration d) {
+      nanos.addAndGet(d.toNanos());
     }
   }
 }

@@ -149,11 +149,19 @@ public final class BlockVolume implements AutoCloseable {
    * @param offset the byte offset to write at, {@code >= 0}
    * @param src the bytes to write
    * @return the number of bytes written ({@code src.remaining()} on entry)
-   * @throws IllegalArgumentException if {@code offset} is negative
+   * @throws IllegalArgumentException if {@code offset} is negative or {@code offset + src.remaining()}
+   *     exceeds {@code Long.MAX_VALUE}
+   * @throws UncheckedIOException if the file system refuses the write (for example beyond its
+   *     largest file size)
    */
   public int write(long offset, ByteBuffer src) {
     Objects.requireNonNull(src, "src");
     requireOffset(offset);
+    if (offset > Long.MAX_VALUE - src.remaining()) {
+      // offset + length would wrap to a negative position part-way through the write
+      throw new IllegalArgumentException("offset + length must be <= " + Long.MAX_VALUE + " but offset " + offset
+          + " + length " + src.remaining() + " is beyond it");
+    }
     ensureOpen();
     int total = 0;
     try {

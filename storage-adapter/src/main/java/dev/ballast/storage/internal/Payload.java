@@ -61,11 +61,23 @@ public final class Payload implements AutoCloseable {
           throw new IllegalArgumentException("file " + f.file() + " must still be " + f.length()
               + " bytes long but is now " + size + " bytes");
         }
-        byte[] digest;
+        // Hash exactly the bytes that will be sent: a file growing meanwhile must not put bytes past
+        // its length into the recorded SHA-256, and one shrinking must not be hashed short.
+        MessageDigest digest = Sha256.newDigest();
+        long hashed = 0;
+        byte[] buf = new byte[64 * 1024];
         try (InputStream in = Files.newInputStream(f.file())) {
-          digest = Sha256.of(in);
+          while (hashed < f.length()) {
+            int n = in.read(buf, 0, (int) Math.min(buf.length, f.length() - hashed));
+            if (n == -1) {
+              throw new IllegalArgumentException("file " + f.file() + " must still be " + f.length()
+                  + " bytes long but ended after " + hashed + " bytes");
+            }
+            digest.update(buf, 0, n);
+            hashed += n;
+          }
         }
-        return new Payload(null, f.file(), false, f.length(), digest);
+        return new Payload(null, f.file(), false, f.length(), digest.digest());
       }
       ObjectContent.Stream s = (ObjectContent.Stream) content;
       return s.length() <= IN_MEMORY_LIMIT ? bufferStream(s) : spoolStream(s, spoolDirectory);
@@ -79,6 +91,7 @@ public final class Payload implements AutoCloseable {
     if (data.length < s.length()) {
       throw shortStream(s.length(), data.length);
     }
+    requireEnd(s);
     return new Payload(data, null, false, data.length, Sha256.of(data));
   }
 
@@ -100,10 +113,22 @@ public final class Payload implements AutoCloseable {
           copied += n;
         }
       }
+      requireEnd(s);
       return new Payload(null, tmp, true, copied, digest.digest());
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(tmp);
       throw e;
+    }
+  }
+
+  /**
+   * A stream that still has bytes after its declared length does not hold the object the caller
+   * described: storing only its prefix would acknowledge a truncated object.
+   */
+  private static void requireEnd(ObjectContent.Stream s) throws IOException {
+    if (s.stream().read() != -1) {
+      throw new IllegalArgumentException("stream must yield exactly its declared length of " + s.length()
+          + " bytes but had more");
     }
   }
 

@@ -236,8 +236,20 @@ class BlockVolumeTest {
     assertThatThrownBy(() -> volume.read(0, -2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("length must be >= 0 but was -2");
+    assertThatThrownBy(() -> volume.write(Long.MAX_VALUE - 1, ascii("ABCD")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("offset + length must be <= " + Long.MAX_VALUE);
+    assertThatThrownBy(() -> volume.write(Long.MAX_VALUE / 2, ascii("A")))
+        .as("beyond the file system's largest file")
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageContaining("'disk'");
+    assertThat(volume.size()).isZero();
+    assertThat(volume.read(Long.MAX_VALUE, 10).remaining()).isZero();
     volume.close();
     volume.close();
+    assertThatThrownBy(() -> volume.write(0, ascii("A")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Block volume 'disk' is closed");
     assertThatThrownBy(() -> volume.read(0, 1))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Block volume 'disk' is closed");

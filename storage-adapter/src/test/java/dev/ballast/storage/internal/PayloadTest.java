@@ -89,4 +89,18 @@ class PayloadTest {
     assertThatThrownBy(() -> Payload.prepare(content, dir))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("still be 100 bytes");
   }
+
+  @Test
+  void aStreamWithMoreBytesThanDeclaredIsRefusedNotTruncatedAndLeavesNoSpoolFile() throws IOException {
+    for (int declared : new int[] {10, 2 * Payload.IN_MEMORY_LIMIT}) {
+      byte[] data = bytes(declared + 1);
+      assertThatThrownBy(() -> Payload.prepare(ObjectContent.ofStream(new ByteArrayInputStream(data), declared), dir))
+          .as("declared %d", declared)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("exactly its declared length of " + declared + " bytes but had more");
+    }
+    try (var left = Files.list(dir)) {
+      assertThat(left).isEmpty();
+    }
+  }
 }

@@ -642,6 +642,21 @@ public abstract class ObjectStoreContract {
     assertThat(store.versions("half-uploaded")).isEmpty();
   }
 
+  @Test
+  void uploadsOrphanedByAnEndpointThatDiedMidUploadAreSweptAway() {
+    // What a put leaves when the endpoint dies after a part landed: its abort could not reach it either.
+    String uploadId = raw.createMultipartUpload(c -> c.bucket(bucket).key("orphan")).uploadId();
+    raw.uploadPart(u -> u.bucket(bucket).key("orphan").uploadId(uploadId).partNumber(1).contentLength(5L),
+        RequestBody.fromBytes(new byte[5]));
+    assertThat(raw.listMultipartUploads(l -> l.bucket(bucket)).uploads()).hasSize(1);
+
+    assertThat(store.abortIncompleteUploads(Instant.now().minus(Duration.ofHours(1)))).as("too young to sweep").isZero();
+    assertThat(store.abortIncompleteUploads(Instant.now().plus(Duration.ofHours(1)))).isEqualTo(1);
+
+    assertThat(raw.listMultipartUploads(l -> l.bucket(bucket)).uploads()).as("no orphaned uploads").isEmpty();
+    assertThat(store.versions("orphan")).isEmpty();
+  }
+
   // ---------------------------------------------------------------- generations and stale reads
 
   @Test

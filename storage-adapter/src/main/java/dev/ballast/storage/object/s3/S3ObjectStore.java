@@ -35,6 +35,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -106,9 +107,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * write. It is a hybrid logical clock: S3 reads after writes are strongly consistent, so a writer
  * always sees the previous writer's generation and goes past it even with a slow wall clock, and
  * the wall-clock floor keeps a key written again after a delete (whose HEAD shows no generation)
- * ahead of the generations it had before. Two writers racing between HEAD and PUT may record the
- * same generation; neither goes backwards, and the stale-read check only flags a generation strictly
- * below one already seen.
+ * ahead of the generations it had before. Puts to one key through one instance run one at a time
+ * (puts to different keys run in parallel), so their generations strictly increase in the order the
+ * versions land. Two processes racing between HEAD and PUT may record the same generation; neither
+ * goes backwards, and the stale-read check only flags a generation strictly below one already seen.
  *
  * <h2>Reads</h2>
  * {@link #get(String, ReadOptions)} returns a stream checked against the recorded length and SHA-256
@@ -148,6 +150,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private final Options options;
   private final StoreCapabilities capabilities;
   private final Map<String, Long> knownGenerations = new ConcurrentHashMap<>();
+  private final KeyLocks writeLocks = new KeyLocks();
 
   private S3ObjectStore(S3Client s3, boolean ownsClient, S3Endpoint endpoint, String bucket, Options options,
       StoreCapabilities capabilities) {
@@ -233,7 +236,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     } catch (UncheckedIOException e) {
       throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e);
     }
-    try (payload) {
+    // Puts to one key from this instance go one at a time, from the HEAD that reads the current
+    // generation to the answer: so each one's generation is strictly above the one before, the newest
+    // landed version carries the highest generation, and a later read is never mistaken for stale.
+    try (payload; KeyLocks.Held held = writeLocks.lock(key)) {
       HeadObjectResponse head = headOrNull(key, null);
       long generation = nextGeneration(key, head == null ? 0 : generationOf(head.metadata()));
       String token = newToken();
@@ -574,6 +580,61 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     return List.copyOf(keys);
   }
 
+  /**
+   * Aborts every multipart upload in the bucket that was initiated before {@code initiatedBefore},
+   * so its parts stop taking space
+   * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListMultipartUploads.html">ListMultipartUploads</a>,
+   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_AbortMultipartUpload.html">AbortMultipartUpload</a>).
+   * A put aborts its own failed upload, but when the endpoint dies mid-upload the abort cannot reach
+   * it either; this is the sweep for such orphans. Choose the cut-off so that no upload still in
+   * progress is older (for example, the time a caller that holds the bucket exclusively started),
+   * since an aborted upload in progress fails at completion.
+   *
+   * @param initiatedBefore uploads initiated strictly before this instant are aborted
+   * @return how many uploads were aborted
+   * @throws StorageException (translated as every call here) if listing or aborting fails
+   */
+  public int abortIncompleteUploads(java.time.Instant initiatedBefore) {
+    Objects.requireNonNull(initiatedBefore, "initiatedBefore");
+    int aborted = 0;
+    String keyMarker = null;
+    String uploadIdMarker = null;
+    while (true) {
+      String km = keyMarker;
+      String um = uploadIdMarker;
+      software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse page;
+      try {
+        page = s3.listMultipartUploads(l -> l.bucket(bucket).keyMarker(km).uploadIdMarker(um));
+      } catch (SdkException e) {
+        throw S3Errors.translate(null, "ListMultipartUploads of bucket '" + bucket + "' at " + endpoint.describe(), e);
+      }
+      for (var upload : page.uploads()) {
+        if (upload.initiated() != null && !upload.initiated().isBefore(initiatedBefore)) {
+          continue;
+        }
+        try {
+          s3.abortMultipartUpload(a -> a.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
+          aborted++;
+        } catch (AwsServiceException e) {
+          if (e.statusCode() != 404) { // NoSuchUpload: completed or aborted meanwhile
+            throw S3Errors.translate(upload.key(), describe("AbortMultipartUpload", upload.key()), e);
+          }
+        } catch (SdkException e) {
+          throw S3Errors.translate(upload.key(), describe("AbortMultipartUpload", upload.key()), e);
+        }
+      }
+      if (!Boolean.TRUE.equals(page.isTruncated())) {
+        break;
+      }
+      keyMarker = page.nextKeyMarker();
+      uploadIdMarker = page.nextUploadIdMarker();
+    }
+    if (aborted > 0) {
+      LOG.info("Aborted {} multipart upload(s) initiated before {} in bucket '{}'", aborted, initiatedBefore, bucket);
+    }
+    return aborted;
+  }
+
   private static int compareUtf8(String a, String b) {
     return java.util.Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
@@ -906,6 +967,46 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         }
         return new Options(this);
       }
+    }
+  }
+
+  /** One lock per key while it is held or awaited; an entry is removed when its last user leaves. */
+  private static final class KeyLocks {
+    private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
+
+    private static final class Entry {
+      final ReentrantLock lock = new ReentrantLock();
+      int users;
+    }
+
+    /** What {@link #lock} returns; closing it releases the key. */
+    interface Held extends AutoCloseable {
+      @Override
+      void close();
+    }
+
+    Held lock(String key) {
+      Entry entry = locks.compute(key, (k, e) -> {
+        Entry x = e == null ? new Entry() : e;
+        x.users++;
+        return x;
+      });
+      try {
+        entry.lock.lockInterruptibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        leave(key);
+        throw new StorageUnavailableException(key, "Interrupted while waiting for another put of '" + key
+            + "' from this store to finish", e);
+      }
+      return () -> {
+        entry.lock.unlock();
+        leave(key);
+      };
+    }
+
+    private void leave(String key) {
+      locks.compute(key, (k, e) -> --e.users == 0 ? null : e);
     }
   }
 }
