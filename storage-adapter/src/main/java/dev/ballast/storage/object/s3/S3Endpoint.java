@@ -1,5 +1,6 @@
 package dev.ballast.storage.object.s3;
 
+import dev.ballast.http.ResilientHttpClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.Objects;
@@ -50,7 +51,8 @@ public final class S3Endpoint {
     this.accessKey = b.accessKey;
     this.secretKey = b.secretKey;
     this.pathStyle = b.pathStyle == null ? b.endpoint != null : b.pathStyle;
-    this.httpClient = b.httpClient == null ? HttpClient.newHttpClient() : b.httpClient;
+    // The SDK's own retries are off, so without a ResilientHttpClient nothing would retry at all.
+    this.httpClient = b.httpClient == null ? ResilientHttpClient.newBuilder().build() : b.httpClient;
     this.checksumMode = b.checksumMode;
     this.client = null;
   }
@@ -181,8 +183,8 @@ public final class S3Endpoint {
 
     /**
      * The {@code java.net.http.HttpClient} every S3 request goes through (normally a
-     * {@code ResilientHttpClient}: it is the one layer that retries). Default
-     * {@code HttpClient.newHttpClient()}, which does not retry.
+     * {@code ResilientHttpClient}: it is the one layer that retries, the SDK's own retries being
+     * off). Default: a {@code ResilientHttpClient} with its default policies, one per endpoint.
      */
     public Builder httpClient(HttpClient httpClient) {
       this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
