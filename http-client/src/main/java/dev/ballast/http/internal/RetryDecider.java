@@ -76,6 +76,11 @@ final class RetryDecider {
 
     private AttemptOutcome decide(LogicalCall call, int attempt, Outcome outcome, HttpHeaders headers) {
         if (call.stopped()) {
+            // The total-timeout backstop stops the call too; past the deadline that is a timeout,
+            // whichever timer noticed first, not a caller's cancellation.
+            if (call.deadlineNanos != Long.MAX_VALUE && call.deadlineNanos - ticker.read() <= 0) {
+                return stop(attempt, outcome, Decision.GAVE_UP, TOTAL_TIMEOUT_EXCEEDED);
+            }
             return stop(attempt, outcome, Decision.ABORTED, "cancelled");
         }
         if (outcome == Outcome.SUCCESS) {
