@@ -3,9 +3,6 @@ package dev.ballast.storage.object;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -17,12 +14,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -32,7 +26,7 @@ import javax.net.ssl.SSLSession;
  * request it matches. It also reports request-body bytes as they stream out, for heap checkpoints.
  * Thread-safe.
  */
-public final class FaultInjectingHttpClient extends HttpClient {
+public final class FaultInjectingHttpClient extends ForwardingHttpClient {
 
   /** One request as sent. */
   public record Exchange(String method, URI uri, HttpHeaders headers) {
@@ -63,7 +57,6 @@ public final class FaultInjectingHttpClient extends HttpClient {
     }
   }
 
-  private final HttpClient delegate;
   private final boolean expectContinue;
   private final boolean closeConnections;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
@@ -89,7 +82,7 @@ public final class FaultInjectingHttpClient extends HttpClient {
    * connection after an error answer without saying so.
    */
   public FaultInjectingHttpClient(HttpClient delegate, boolean expectContinue, boolean closeConnections) {
-    this.delegate = delegate;
+    super(delegate);
     this.expectContinue = expectContinue;
     this.closeConnections = closeConnections;
   }
@@ -230,50 +223,6 @@ public final class FaultInjectingHttpClient extends HttpClient {
     }
   }
 
-  @Override
-  public Optional<CookieHandler> cookieHandler() {
-    return delegate.cookieHandler();
-  }
-
-  @Override
-  public Optional<Duration> connectTimeout() {
-    return delegate.connectTimeout();
-  }
-
-  @Override
-  public Redirect followRedirects() {
-    return delegate.followRedirects();
-  }
-
-  @Override
-  public Optional<ProxySelector> proxy() {
-    return delegate.proxy();
-  }
-
-  @Override
-  public SSLContext sslContext() {
-    return delegate.sslContext();
-  }
-
-  @Override
-  public SSLParameters sslParameters() {
-    return delegate.sslParameters();
-  }
-
-  @Override
-  public Optional<Authenticator> authenticator() {
-    return delegate.authenticator();
-  }
-
-  @Override
-  public Version version() {
-    return delegate.version();
-  }
-
-  @Override
-  public Optional<Executor> executor() {
-    return delegate.executor();
-  }
 
   /** Counts (and optionally corrupts) request-body bytes as the JDK client pulls them. */
   private static final class ObservedPublisher implements HttpRequest.BodyPublisher {

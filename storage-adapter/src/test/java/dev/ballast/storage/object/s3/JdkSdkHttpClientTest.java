@@ -25,11 +25,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Authenticator;
 import java.net.ConnectException;
-import java.net.CookieHandler;
 import java.net.InetAddress;
-import java.net.ProxySelector;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -49,7 +46,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -58,8 +54,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -618,11 +612,10 @@ class JdkSdkHttpClientTest {
      * Stands for a retrying layer such as {@code ResilientHttpClient}: sends the very same
      * {@link HttpRequest} twice, discarding the first response.
      */
-    private static final class SendsTwiceHttpClient extends HttpClient {
-        private final HttpClient delegate;
+    private static final class SendsTwiceHttpClient extends dev.ballast.storage.object.ForwardingHttpClient {
 
         SendsTwiceHttpClient(HttpClient delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -648,50 +641,6 @@ class JdkSdkHttpClientTest {
             }
         }
 
-        @Override
-        public Optional<CookieHandler> cookieHandler() {
-            return delegate.cookieHandler();
-        }
-
-        @Override
-        public Optional<Duration> connectTimeout() {
-            return delegate.connectTimeout();
-        }
-
-        @Override
-        public Redirect followRedirects() {
-            return delegate.followRedirects();
-        }
-
-        @Override
-        public Optional<ProxySelector> proxy() {
-            return delegate.proxy();
-        }
-
-        @Override
-        public SSLContext sslContext() {
-            return delegate.sslContext();
-        }
-
-        @Override
-        public SSLParameters sslParameters() {
-            return delegate.sslParameters();
-        }
-
-        @Override
-        public Optional<Authenticator> authenticator() {
-            return delegate.authenticator();
-        }
-
-        @Override
-        public Version version() {
-            return delegate.version();
-        }
-
-        @Override
-        public Optional<Executor> executor() {
-            return delegate.executor();
-        }
     }
 
     /**
