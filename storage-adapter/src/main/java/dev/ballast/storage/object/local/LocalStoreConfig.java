@@ -3,6 +3,7 @@ package dev.ballast.storage.object.local;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -25,7 +26,6 @@ public final class LocalStoreConfig {
   /** Largest accepted {@link Builder#inlineThreshold(int)}: 1 MiB. */
   public static final int MAX_INLINE_THRESHOLD = 1024 * 1024;
 
-  private static final SecureRandom SECURE_RANDOM = new SecureRandom();
   private static final LocalStoreConfig DEFAULTS = new Builder().build();
 
   private final boolean readOnly;
@@ -91,7 +91,12 @@ public final class LocalStoreConfig {
     return clock;
   }
 
-  /** Source of randomness for version IDs; default a shared {@link SecureRandom}. */
+  /**
+   * Source of the 64 random bits of each version ID (which also holds the time it was written),
+   * asked once when the store opens and then drawn from by one thread at a time; default a
+   * {@link SplittableRandom} seeded from {@link SecureRandom} (version IDs must be unique, not
+   * secret).
+   */
   public Supplier<RandomGenerator> random() {
     return random;
   }
@@ -108,7 +113,7 @@ public final class LocalStoreConfig {
     private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
     private boolean allowDotSegmentsAndLeadingSlash;
     private Clock clock = Clock.systemUTC();
-    private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
+    private Supplier<RandomGenerator> random = () -> new SplittableRandom(new SecureRandom().nextLong());
 
     private Builder() {}
 

@@ -40,7 +40,7 @@ final class VersionIndex implements AutoCloseable {
   private PreparedStatement byVersionId;
   private PreparedStatement historyOf;
   private PreparedStatement insertVersion;
-  private PreparedStatement upsertCurrent;
+  private PreparedStatement setCurrent;
   private PreparedStatement upsertBlob;
 
   private VersionIndex(Connection connection, boolean readOnly) {
@@ -95,6 +95,8 @@ final class VersionIndex implements AutoCloseable {
     SQLiteConfig config = new SQLiteConfig();
     // Another connection's commit or checkpoint holds the lock for milliseconds; wait rather than fail.
     config.setBusyTimeout(30_000);
+    // Otherwise the driver prepares and runs "SELECT last_insert_rowid()" after every INSERT.
+    config.setGetGeneratedKeys(false);
     return config;
   }
 
@@ -103,6 +105,7 @@ final class VersionIndex implements AutoCloseable {
       // Checkpoints copy the log into the database and sync it; every 16 MiB of log instead of 4 MiB
       // lets a burst of small writes reach the disk in fewer, larger syncs.
       s.execute("PRAGMA wal_autocheckpoint = 4096");
+      s.execute("PRAGMA cache_size = -16384"); // 16 MiB of pages: the indexes of a large store stay in memory
       int version = userVersion(s);
       if (version == SCHEMA_VERSION) {
         return;
@@ -118,10 +121,19 @@ final class VersionIndex implements AutoCloseable {
               + " version_id TEXT NOT NULL UNIQUE, delete_marker INTEGER NOT NULL, size INTEGER NOT NULL,"
               + " content BLOB, sha256 BLOB, generation INTEGER NOT NULL, modified_ms INTEGER NOT NULL)");
           s.execute("CREATE INDEX versions_by_key ON versions (k, seq)");
-          s.execute("CREATE INDEX versions_by_content ON versions (content)");
           s.execute("CREATE TABLE current (k BLOB PRIMARY KEY, seq INTEGER NOT NULL,"
-              + " delete_marker INTEGER NOT NULL) WITHOUT ROWID");
-          s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB)");
+              + " delete_marker INTEGER NOT NULL, generation INTEGER NOT NULL) WITHOUT ROWID");
+          // Every appended version becomes its key's current one inside SQLite, without another
+          // statement (and JNI round trip) per write.
+          s.execute("CREATE TRIGGER versions_become_current AFTER INSERT ON versions BEGIN"
+              + " INSERT INTO current (k, seq, delete_marker, generation)"
+              + " VALUES (new.k, new.seq, new.delete_marker, new.generation)"
+              + " ON CONFLICT (k) DO UPDATE SET seq = excluded.seq, delete_marker = excluded.delete_marker,"
+              + " generation = excluded.generation; END");
+          // refs: how many versions hold the content; a counter rather than an index on versions.content,
+          // whose random keys would dirty a page of its own for nearly every write.
+          s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB,"
+              + " refs INTEGER NOT NULL)");
           s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
           s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
         }
@@ -165,12 +177,16 @@ final class VersionIndex implements AutoCloseable {
     historyOf = connection.prepareStatement("SELECT " + VERSION_COLUMNS
         + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v WHERE v.k = ? ORDER BY v.seq DESC");
     if (!readOnly) {
+      // The generation is the key's previous one plus one, or the wall clock when that is higher (a
+      // hybrid logical clock: never backwards, even with a clock set back).
       insertVersion = connection.prepareStatement("INSERT INTO versions (k, version_id, delete_marker, size, content,"
-          + " sha256, generation, modified_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-      upsertCurrent = connection.prepareStatement("INSERT INTO current (k, seq, delete_marker) VALUES (?, ?, ?)"
-          + " ON CONFLICT (k) DO UPDATE SET seq = excluded.seq, delete_marker = excluded.delete_marker");
-      upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data) VALUES (?, ?, ?)"
-          + " ON CONFLICT (address) DO UPDATE SET data = excluded.data");
+          + " sha256, generation, modified_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+          + " max(?7, coalesce((SELECT generation + 1 FROM current WHERE k = ?1), 1)), ?7) RETURNING seq, generation");
+      setCurrent = connection.prepareStatement("INSERT INTO current (k, seq, delete_marker, generation)"
+          + " VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET seq = excluded.seq,"
+          + " delete_marker = excluded.delete_marker, generation = excluded.generation");
+      upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data, refs) VALUES (?, ?, ?, 1)"
+          + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, refs = refs + 1");
     }
   }
 
@@ -243,42 +259,38 @@ final class VersionIndex implements AutoCloseable {
     return keys;
   }
 
+  /** A version just appended: its sequence number and the generation it was given. */
+  record Appended(long seq, long generation) {}
+
   /**
    * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits.
    *
    * @param content the stored bytes' SHA-256 (their address), null for a delete marker
    * @param sha256 the SHA-256 to record, null when none is known
+   * @param nowMillis the wall clock: the last-modified time, and the least generation
    * @param inlineData the bytes when they are kept in the index, else null
-   * @return the new version's sequence number
    */
-  long append(String key, String versionId, boolean deleteMarker, long size, byte[] content, byte[] sha256,
-      long generation, long modifiedMillis, byte[] inlineData) throws SQLException {
-    byte[] k = utf8(key);
+  Appended append(String key, String versionId, boolean deleteMarker, long size, byte[] content, byte[] sha256,
+      long nowMillis, byte[] inlineData) throws SQLException {
     if (content != null) {
       upsertBlob.setBytes(1, content);
       upsertBlob.setLong(2, size);
       upsertBlob.setBytes(3, inlineData);
       upsertBlob.executeUpdate();
     }
-    insertVersion.setBytes(1, k);
+    insertVersion.setBytes(1, utf8(key));
     insertVersion.setString(2, versionId);
     insertVersion.setInt(3, deleteMarker ? 1 : 0);
     insertVersion.setLong(4, size);
     insertVersion.setBytes(5, content);
     insertVersion.setBytes(6, sha256);
-    insertVersion.setLong(7, generation);
-    insertVersion.setLong(8, modifiedMillis);
-    insertVersion.executeUpdate();
-    long seq;
-    try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT last_insert_rowid()")) {
-      rs.next();
-      seq = rs.getLong(1);
+    insertVersion.setLong(7, nowMillis);
+    try (ResultSet rs = insertVersion.executeQuery()) {
+      if (!rs.next()) {
+        throw new SQLException("the insert of a version of '" + key + "' returned no row");
+      }
+      return new Appended(rs.getLong(1), rs.getLong(2));
     }
-    upsertCurrent.setBytes(1, k);
-    upsertCurrent.setLong(2, seq);
-    upsertCurrent.setInt(3, deleteMarker ? 1 : 0);
-    upsertCurrent.executeUpdate();
-    return seq;
   }
 
   /**
@@ -295,14 +307,15 @@ final class VersionIndex implements AutoCloseable {
       del.executeUpdate();
     }
     try (PreparedStatement newest = connection.prepareStatement(
-        "SELECT seq, delete_marker FROM versions WHERE k = ? ORDER BY seq DESC LIMIT 1")) {
+        "SELECT seq, delete_marker, generation FROM versions WHERE k = ? ORDER BY seq DESC LIMIT 1")) {
       newest.setBytes(1, k);
       try (ResultSet rs = newest.executeQuery()) {
         if (rs.next()) {
-          upsertCurrent.setBytes(1, k);
-          upsertCurrent.setLong(2, rs.getLong(1));
-          upsertCurrent.setInt(3, rs.getInt(2));
-          upsertCurrent.executeUpdate();
+          setCurrent.setBytes(1, k);
+          setCurrent.setLong(2, rs.getLong(1));
+          setCurrent.setInt(3, rs.getInt(2));
+          setCurrent.setLong(4, rs.getLong(3));
+          setCurrent.executeUpdate();
         } else {
           try (PreparedStatement gone = connection.prepareStatement("DELETE FROM current WHERE k = ?")) {
             gone.setBytes(1, k);
@@ -314,19 +327,13 @@ final class VersionIndex implements AutoCloseable {
     if (row.content() == null) {
       return null;
     }
-    try (PreparedStatement refs = connection.prepareStatement("SELECT 1 FROM versions WHERE content = ? LIMIT 1")) {
-      refs.setBytes(1, row.content());
-      try (ResultSet rs = refs.executeQuery()) {
-        if (rs.next()) {
-          return null;
-        }
-      }
+    try (PreparedStatement release = connection.prepareStatement("UPDATE blobs SET refs = refs - 1 WHERE address = ?");
+        PreparedStatement drop = connection.prepareStatement("DELETE FROM blobs WHERE address = ? AND refs <= 0")) {
+      release.setBytes(1, row.content());
+      release.executeUpdate();
+      drop.setBytes(1, row.content());
+      return drop.executeUpdate() > 0 ? row.content() : null;
     }
-    try (PreparedStatement blob = connection.prepareStatement("DELETE FROM blobs WHERE address = ?")) {
-      blob.setBytes(1, row.content());
-      blob.executeUpdate();
-    }
-    return row.content();
   }
 
   /** Whether {@code address} is stored inline (true), as a file (false), or not at all (null). */
