@@ -1,12 +1,5 @@
 package dev.ballast.cli;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashSet;
@@ -30,7 +23,6 @@ import java.util.regex.Pattern;
  * @param files the stored files, sorted by path
  * @param notStored paths of files the run did not store (empty when complete)
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
 record Manifest(
     int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored) {
 
@@ -40,14 +32,6 @@ record Manifest(
   static final String FILE_NAME = ".ballast-manifest.json";
 
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-  private static final ObjectMapper JSON =
-      JsonMapper.builder()
-          .addModule(new JavaTimeModule())
-          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-          .enable(SerializationFeature.INDENT_OUTPUT)
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .build();
 
   Manifest {
     Objects.requireNonNull(name, "name");
@@ -72,11 +56,7 @@ record Manifest(
   }
 
   byte[] toJson() {
-    try {
-      return JSON.writeValueAsBytes(this);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Manifest of '" + name + "' could not be serialised", e);
-    }
+    return ManifestJson.write(this);
   }
 
   /**
@@ -90,7 +70,7 @@ record Manifest(
   static Manifest parse(byte[] json, String where) {
     Manifest manifest;
     try {
-      manifest = JSON.readValue(json, Manifest.class);
+      manifest = ManifestJson.read(json);
     } catch (Exception e) {
       throw corrupt(where, "it is not a valid manifest (" + firstLine(e.getMessage()) + ")", e);
     }
