@@ -3,7 +3,7 @@ package dev.ballast.it.storage;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ballast.it.support.S3Backends;
-import dev.ballast.storage.object.ObjectStoreContract;
+import dev.ballast.storage.object.S3ObjectStoreContract;
 import dev.ballast.storage.object.S3TestBackend;
 import java.util.Optional;
 
@@ -13,7 +13,7 @@ import java.util.Optional;
  * nothing. Each test creates and removes its own bucket there. Every case is skipped, with the
  * reason, when the variable is unset.
  */
-class EnvEndpointContractIT extends ObjectStoreContract {
+class EnvEndpointContractIT extends S3ObjectStoreContract {
 
   @Override
   protected S3TestBackend backend() {
