@@ -392,8 +392,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     byte[] unreferenced;
     writeLock.lock();
     try {
+      writer.begin();
       VersionIndex.Row row = writer.version(key, versionId);
       if (row == null) {
+        writer.rollback();
         return false;
       }
       unreferenced = writer.removeVersion(row);
@@ -519,6 +521,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
       for (Path dir : directories) {
         Blobs.syncDirectory(dir);
       }
+      writer.begin();
       long now = config.clock().millis();
       for (Pending p : batch) {
         if (p.condition != Condition.NONE) {

@@ -42,6 +42,8 @@ final class VersionIndex implements AutoCloseable {
   private PreparedStatement insertVersion;
   private PreparedStatement setCurrent;
   private PreparedStatement upsertBlob;
+  private Statement transactions;
+  private boolean inTransaction;
 
   private VersionIndex(Connection connection, boolean readOnly) {
     this.connection = connection;
@@ -61,12 +63,10 @@ final class VersionIndex implements AutoCloseable {
     SQLiteConfig config = baseConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
     config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     Connection c = config.createConnection("jdbc:sqlite:" + database);
     VersionIndex index = new VersionIndex(c, false);
     try {
       index.createOrCheckSchema(inlineThresholdIfNew);
-      c.setAutoCommit(false);
       index.prepare();
       return index;
     } catch (SQLException | RuntimeException e) {
@@ -187,6 +187,7 @@ final class VersionIndex implements AutoCloseable {
           + " delete_marker = excluded.delete_marker, generation = excluded.generation");
       upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data, refs) VALUES (?, ?, ?, 1)"
           + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, refs = refs + 1");
+      transactions = connection.createStatement();
     }
   }
 
@@ -346,12 +347,27 @@ final class VersionIndex implements AutoCloseable {
     }
   }
 
-  void commit() throws SQLException {
-    connection.commit();
+  /**
+   * Starts a write transaction, taking SQLite's write lock (waiting for another connection's
+   * commit). The connection stays in autocommit mode between transactions, so an idle writer holds
+   * no lock: JDBC's own transaction mode would begin the next transaction the moment one commits.
+   */
+  void begin() throws SQLException {
+    transactions.execute("BEGIN IMMEDIATE");
+    inTransaction = true;
   }
 
+  void commit() throws SQLException {
+    transactions.execute("COMMIT");
+    inTransaction = false;
+  }
+
+  /** Rolls back the transaction begun, if any. */
   void rollback() throws SQLException {
-    connection.rollback();
+    if (inTransaction) {
+      inTransaction = false;
+      transactions.execute("ROLLBACK");
+    }
   }
 
   @Override
