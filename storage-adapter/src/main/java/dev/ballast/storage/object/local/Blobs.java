@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -214,7 +215,14 @@ final class Blobs {
    */
   Path publish(Staged staged) throws IOException {
     Path target = path(staged.address());
-    Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    try {
+      Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (NoSuchFileException e) {
+      // blobs/xx/ was removed by hand: create it again (and make its name durable) and retry once.
+      Files.createDirectories(target.getParent());
+      syncDirectory(blobsDir);
+      Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
     return target.getParent();
   }
 

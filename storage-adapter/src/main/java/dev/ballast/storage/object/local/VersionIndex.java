@@ -91,6 +91,12 @@ final class VersionIndex implements AutoCloseable {
     }
   }
 
+  /** Initialises the driver (its configuration sets up date formats and locale data) and loads its native library. */
+  static void preload() throws Exception {
+    baseConfig();
+    org.sqlite.SQLiteJDBCLoader.initialize();
+  }
+
   private static SQLiteConfig baseConfig() {
     SQLiteConfig config = new SQLiteConfig();
     // Another connection's commit or checkpoint holds the lock for milliseconds; wait rather than fail.
