@@ -28,6 +28,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,7 +45,14 @@ import java.util.function.Function;
  * place atomically, so a reader never sees a half-written or unverified file; each directory that
  * received files is synced once at the end. Runs of 64 KiB of zeros are not written, so a sparse
  * file comes back sparse. An existing file is kept when it already matches, and never replaced when
- * it differs unless {@code overwrite} is set. Not thread-safe; one instance per run.
+ * it differs unless {@code overwrite} is set.
+ *
+ * <p>A sync waits for the disk's journal to commit; syncs issued at the same time share a commit,
+ * one after another they do not. So a written file is handed to one of {@value #SYNC_THREADS} sync
+ * threads, which sync and rename it while the transfer threads go on fetching (with 2.5 KB files on
+ * the project's machine: 390 files/s synced one at a time, over 3,000 with 16 at a time). At most
+ * {@value #MAX_AWAITING_SYNC} written files wait for their sync. Not thread-safe; one instance per
+ * run.
  */
 final class RestoreRunner {
 
@@ -55,8 +65,12 @@ final class RestoreRunner {
   }
 
   private static final int BUFFER_BYTES = 1024 * 1024;
+  static final int SYNC_THREADS = 32;
+  static final int MAX_AWAITING_SYNC = 256;
   private static final int SPARSE_BLOCK = 64 * 1024;
   private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+  /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
 
   private final ObjectStore store;
   private final Manifest manifest;
@@ -116,10 +130,12 @@ final class RestoreRunner {
         directories.add(destinations.get(i).getParent());
       }
     }
-    List<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
+    Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
 
     int already = 0;
-    try (Progress progress = progressFactory.apply(manifest); Transfers pool = new Transfers(transfers, transfers)) {
+    ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
+    try (Progress progress = progressFactory.apply(manifest);
+        Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
       for (int i = 0; i < destinations.size(); i++) {
         ManifestEntry e = manifest.files().get(i);
         Path dest = destinations.get(i);
@@ -138,16 +154,14 @@ final class RestoreRunner {
               + "written"));
           continue;
         }
-        pool.submit(done -> {
-          try {
-            restoreOne(e, dest, progress);
-          } finally {
-            progress.fileDone();
-            done.run();
-          }
-        });
+        pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
+          progress.fileDone();
+          done.run();
+        }));
       }
       pool.awaitAll();
+    } finally {
+      syncers.shutdown();
     }
     for (Path dir : directories) {
       if (!unsafeDirectories.contains(dir)) {
@@ -164,8 +178,8 @@ final class RestoreRunner {
    * Creates every directory files go to, and returns those that resolve outside the target: a
    * directory inside it may be a symbolic link planted to redirect the writes elsewhere.
    */
-  private static List<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
-    List<Path> unsafe = new ArrayList<>();
+  private static Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
+    Set<Path> unsafe = new java.util.HashSet<>();
     for (Path dir : directories) {
       Files.createDirectories(dir);
       if (!dir.toRealPath().startsWith(realTarget)) {
@@ -175,35 +189,74 @@ final class RestoreRunner {
     return unsafe;
   }
 
-  private void restoreOne(ManifestEntry e, Path dest, Progress progress) {
+  /**
+   * Fetches one file into a temporary file on this thread and hands it to a sync thread, which
+   * syncs and renames it; {@code done} runs once its outcome is recorded.
+   */
+  private void restoreOne(ManifestEntry e, Path dest, Progress progress, ExecutorService syncers, Runnable done) {
+    Written written;
     try {
-      degraded.addAndGet(write(e, dest, progress) ? 1 : 0);
-      restored.incrementAndGet();
-      bytes.addAndGet(e.size());
-    } catch (Interrupted ex) {
-      failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
-    } catch (StorageUnavailableException ex) {
-      unavailable.compareAndSet(null, ex);
-      failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
-    } catch (StorageException ex) {
-      failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
-    } catch (IOException | java.io.UncheckedIOException ex) {
-      failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+      written = write(e, dest, progress);
+    } catch (RuntimeException | IOException ex) {
+      fail(e, ex);
+      done.run();
+      return;
+    }
+    try {
+      syncers.execute(() -> {
+        try {
+          finish(written);
+          degraded.addAndGet(written.degraded() ? 1 : 0);
+          restored.incrementAndGet();
+          bytes.addAndGet(e.size());
+        } catch (RuntimeException | IOException ex) {
+          fail(e, ex);
+        } finally {
+          done.run();
+        }
+      });
     } catch (RuntimeException ex) {
+      written.discard();
+      fail(e, ex);
+      done.run();
+    }
+  }
+
+  private void fail(ManifestEntry e, Exception ex) {
+    if (ex instanceof Interrupted) {
+      failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
+    } else if (ex instanceof StorageUnavailableException su) {
+      unavailable.compareAndSet(null, su);
+      failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+    } else if (ex instanceof StorageException) {
+      failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+    } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
+      failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+    } else {
       failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
     }
   }
 
-  /** Restores one file; returns whether the bytes came from the last-known-good cache. */
-  private boolean write(ManifestEntry e, Path dest, Progress progress) throws IOException {
+  /** A file written and verified under its temporary name, its channel still open for the sync. */
+  private record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
+    void discard() {
+      try {
+        channel.close();
+        Files.deleteIfExists(tmp);
+      } catch (IOException ignored) {
+        // the temporary name is unique; nothing else refers to it
+      }
+    }
+  }
+
+  /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
+  private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
     // A short temporary name of fixed length: every name the file system allowed at backup fits.
     Path tmp = dest.resolveSibling(".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
     String key = Manifest.objectKey(manifest.name(), e.path());
-    boolean degradedRead;
+    FileChannel out = null;
     try (ObjectRead read = store.get(key, ReadOptions.version(e.versionId()));
-        InputStream in = read.stream();
-        FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      degradedRead = read.degraded();
+        InputStream in = read.stream()) {
       String recorded = read.version().sha256();
       // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
       // without one (written by another program) is hashed here instead.
@@ -212,33 +265,58 @@ final class RestoreRunner {
         throw new IntegrityException(key, "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest"
             + " records " + e.sha256() + "; it was not written");
       }
+      out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       copySparse(in, out, digest, progress);
       if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
         throw new IntegrityException(key, "'" + e.path() + "' does not match the SHA-256 the manifest records ("
             + e.sha256() + "); it was not written");
       }
+      return new Written(tmp, dest, e, out, read.degraded());
+    } catch (IOException | RuntimeException ex) {
+      if (out != null) {
+        out.close();
+      }
+      Files.deleteIfExists(tmp);
+      throw ex;
+    }
+  }
+
+  /** Syncs a written file, sets its modification time and renames it into place. */
+  private void finish(Written w) throws IOException {
+    try (FileChannel out = w.channel()) {
+      if (cancellation.cancelled()) {
+        throw new Interrupted();
+      }
       out.force(false);
     } catch (IOException | RuntimeException ex) {
-      Files.deleteIfExists(tmp);
+      Files.deleteIfExists(w.tmp());
       throw ex;
     }
     try {
-      Files.setLastModifiedTime(tmp, FileTime.from(e.mtime()));
+      Files.setLastModifiedTime(w.tmp(), FileTime.from(w.entry().mtime()));
       try {
-        Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException ex) {
-        Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException ex) {
-      Files.deleteIfExists(tmp);
+      Files.deleteIfExists(w.tmp());
       throw ex;
     }
-    return degradedRead;
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
   private void copySparse(InputStream in, FileChannel out, MessageDigest digest, Progress progress) throws IOException {
-    byte[] buffer = new byte[BUFFER_BYTES];
+    byte[] buffer = BUFFERS.get();
     long position = 0;
     while (true) {
       int n = in.readNBytes(buffer, 0, buffer.length);

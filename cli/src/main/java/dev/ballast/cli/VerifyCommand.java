@@ -98,6 +98,9 @@ final class VerifyCommand extends BallastCommand {
 
   private enum Verdict { MATCHES, DAMAGED }
 
+  /** One read buffer per transfer thread, not one per file. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[256 * 1024]);
+
   /**
    * Reads one object to its end. The store checks the bytes against the SHA-256 it recorded as they
    * stream, so only a version recorded without one (written by another program) is hashed here.
@@ -114,7 +117,7 @@ final class VerifyCommand extends BallastCommand {
         return Sha256.copy(in, OutputStream.nullOutputStream(), progress::addBytes).equals(e.sha256())
             ? Verdict.MATCHES : Verdict.DAMAGED;
       }
-      byte[] buffer = new byte[256 * 1024];
+      byte[] buffer = BUFFERS.get();
       int n;
       while ((n = in.read(buffer)) != -1) {
         progress.addBytes(n);
