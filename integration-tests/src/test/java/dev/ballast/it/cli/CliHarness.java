@@ -18,7 +18,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -41,6 +43,19 @@ final class CliHarness {
     Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     System.out.println("$ ballast " + String.join(" ", args) + "  -> exit " + code + "\n" + run.out() + run.err());
     return run;
+  }
+
+  /**
+   * Starts {@code ballast args} in a JVM of its own (the test class path, {@code jvmOptions} first),
+   * its output going to {@code log}: the way to kill a command mid-run, or to hold it to a heap size.
+   */
+  static Process start(List<String> jvmOptions, Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
   /** The facade the CLI uses with {@code --endpoint}, opened directly, for checks behind its back. */
