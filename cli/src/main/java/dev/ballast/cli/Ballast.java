@@ -89,8 +89,11 @@ public final class Ballast implements Callable<Integer> {
       while (leaf.subcommand() != null) {
         leaf = leaf.subcommand();
       }
-      if (leaf.commandSpec().userObject() instanceof BallastCommand bc && bc.common().verbose) {
-        System.setProperty("ballast.log.level", "INFO");
+      if (leaf.commandSpec().userObject() instanceof BallastCommand bc) {
+        if (bc.common().verbose) {
+          System.setProperty("ballast.log.level", "INFO");
+        }
+        S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
       }
       return new CommandLine.RunLast().execute(parseResult);
     });

@@ -74,8 +74,6 @@ final class StoreSession implements AutoCloseable {
       S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
       String region = o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION);
       b.region(region);
-      String access = o.accessKey != null ? o.accessKey : ctx.env().get("AWS_ACCESS_KEY_ID");
-      String secret = o.secretKey != null ? o.secretKey : ctx.env().get("AWS_SECRET_ACCESS_KEY");
       if (endpoint == null) {
         Path dataDir = usableDataDir(o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"));
         embedded = ctx.embedded().start(dataDir);
@@ -86,12 +84,7 @@ final class StoreSession implements AutoCloseable {
       } else {
         where = "the S3 endpoint " + endpoint;
         b.endpoint(endpoint);
-        if (access != null && secret != null) {
-          b.credentials(access, secret);
-        } else if (access != null || secret != null) {
-          throw new CliFailure(ExitCodes.USAGE, "Only one of the access key and the secret key was given; pass both "
-              + "(--access-key and --secret-key, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or neither.");
-        }
+        S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
       }
       if (o.pathStyle != null) {
         b.pathStyle(o.pathStyle);
