@@ -1,7 +1,8 @@
 package dev.ballast.it.support;
 
-import dev.ballast.storage.object.S3TestBackend;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.S3TestBackend.Feature;
+import dev.ballast.storage.object.S3TestBackend;
 import java.net.URI;
 import java.util.EnumSet;
 import java.util.Map;
@@ -14,7 +15,8 @@ import org.testcontainers.containers.MinIOContainer;
  * MinIO runs in a container wherever a Docker engine answers (unless {@code BALLAST_S3_BACKEND} names
  * another backend);
  * an endpoint named by {@code BALLAST_S3_ENDPOINT} (with {@code BALLAST_S3_ACCESS_KEY},
- * {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}) is used as it is. Each backend declares
+ * {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}, and {@code BALLAST_S3_NAME} for test
+ * output) is used as it is. Each backend declares
  * the behaviours it is known to have; the contract skips, with the reason, what it lacks.
  */
 public final class S3Backends {
@@ -22,6 +24,8 @@ public final class S3Backends {
   public static final String BACKEND_VARIABLE = "BALLAST_S3_BACKEND";
   /** An existing endpoint to run the contract against. */
   public static final String ENDPOINT_VARIABLE = "BALLAST_S3_ENDPOINT";
+  /** What to call that endpoint in test output, e.g. {@code Ceph RGW 16.2}; "env endpoint" if unset. */
+  public static final String NAME_VARIABLE = "BALLAST_S3_NAME";
 
   private S3Backends() {}
 
@@ -34,7 +38,7 @@ public final class S3Backends {
   public static S3TestBackend s3Mock() {
     return new S3TestBackend("S3Mock", S3MockServer.endpoint(), "us-east-1", "any-key", "any-secret",
         EnumSet.of(Feature.OBJECTS_OUTSIDE_TEST_HEAP, Feature.PATH_FAITHFUL_KEYS,
-        Feature.EXPECT_CONTINUE, Feature.REUSABLE_CONNECTIONS, Feature.CONDITIONAL_REFUSAL_IS_ANSWERED));
+        Feature.EXPECT_CONTINUE, Feature.REUSABLE_CONNECTIONS));
   }
 
   /**
@@ -106,7 +110,8 @@ public final class S3Backends {
       return Optional.empty();
     }
     String region = env.getOrDefault("BALLAST_S3_REGION", "us-east-1");
-    return Optional.of(new S3TestBackend("env endpoint", URI.create(endpoint.trim()), region,
+    String name = env.getOrDefault(NAME_VARIABLE, "").isBlank() ? "env endpoint" : env.get(NAME_VARIABLE).trim();
+    return Optional.of(new S3TestBackend(name, URI.create(endpoint.trim()), region,
         require(env, "BALLAST_S3_ACCESS_KEY"), require(env, "BALLAST_S3_SECRET_KEY"), faithfulS3()));
   }
 

@@ -9,7 +9,6 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -194,24 +193,6 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     });
   }
 
-  @Override
-  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-      HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
-    return sendAsync(request, handler);
-  }
-
-  @Override
-  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
-      throws IOException, InterruptedException {
-    try {
-      return sendAsync(request, handler).join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
-  }
 
   private static void closeQuietly(Object body) {
     if (body instanceof InputStream in) {

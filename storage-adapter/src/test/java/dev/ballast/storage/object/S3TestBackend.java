@@ -45,12 +45,6 @@ public record S3TestBackend(
      * connection to be closed after its answer.
      */
     REUSABLE_CONNECTIONS,
-    /**
-     * A refused conditional write (412) reaches the client as an answer; a server that answers
-     * before reading the body and then closes the connection resets it, and the client sees no
-     * answer (which the store must treat as ambiguous).
-     */
-    CONDITIONAL_REFUSAL_IS_ANSWERED,
     /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's. */
     OBJECTS_OUTSIDE_TEST_HEAP,
     /**
