@@ -56,8 +56,6 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
-  private final boolean expectContinue;
-  private final boolean closeConnections;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
   private volatile BodyObserver requestBodyObserver;
@@ -68,22 +66,12 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     void sent(long before, long after);
   }
 
-  /** Wraps {@code delegate}, which does the real sending. */
-  public FaultInjectingHttpClient(HttpClient delegate) {
-    this(delegate, true, false);
-  }
-
   /**
-   * Wraps {@code delegate}. With {@code expectContinue} false, requests go without
-   * {@code Expect: 100-continue}; with {@code closeConnections} true, each request asks for its
-   * connection to be closed after the answer ({@code Connection: close}, RFC 9112 §9.6; needs
-   * {@code -Djdk.httpclient.allowRestrictedHeaders=connection}), for servers that close a
-   * connection after an error answer without saying so.
+   * Wraps {@code delegate}, which does the real sending. Requests go as they come: what the faults
+   * do not touch reaches the server as the product sent it.
    */
-  public FaultInjectingHttpClient(HttpClient delegate, boolean expectContinue, boolean closeConnections) {
+  public FaultInjectingHttpClient(HttpClient delegate) {
     super(delegate);
-    this.expectContinue = expectContinue;
-    this.closeConnections = closeConnections;
   }
 
   /** Matches requests by method and a predicate on the query (e.g. {@code q -> q.contains("uploadId")}). */
@@ -163,14 +151,6 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
       toSend = HttpRequest.newBuilder(request, (n, v) -> true)
           .method(request.method(), new ObservedPublisher(request.bodyPublisher().get(), observer, flipAt))
           .build();
-    }
-    if ((toSend.expectContinue() && !expectContinue) || closeConnections) {
-      HttpRequest.Builder copy = HttpRequest.newBuilder(toSend, (n, v) -> true)
-          .expectContinue(toSend.expectContinue() && expectContinue);
-      if (closeConnections) {
-        copy.setHeader("Connection", "close");
-      }
-      toSend = copy.build();
     }
     CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
     if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {

@@ -126,21 +126,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
       return;
     }
     try {
-      String keyMarker = null;
-      String versionMarker = null;
-      while (true) {
-        String km = keyMarker;
-        String vm = versionMarker;
-        var page = raw.listObjectVersions(l -> l.bucket(bucket).keyMarker(km).versionIdMarker(vm));
-        page.versions().forEach(v -> raw.deleteObject(d -> d.bucket(bucket).key(v.key()).versionId(v.versionId())));
-        page.deleteMarkers().forEach(v -> raw.deleteObject(d -> d.bucket(bucket).key(v.key()).versionId(v.versionId())));
-        if (!Boolean.TRUE.equals(page.isTruncated())) {
-          break;
-        }
-        keyMarker = page.nextKeyMarker();
-        versionMarker = page.nextVersionIdMarker();
-      }
-      raw.deleteBucket(d -> d.bucket(bucket));
+      S3Buckets.removeWithEveryVersion(raw, bucket);
     } catch (RuntimeException e) {
       System.err.println("[" + backend().name() + "] could not remove bucket " + bucket + ": " + e);
     } finally {
