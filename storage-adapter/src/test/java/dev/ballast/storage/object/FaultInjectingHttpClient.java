@@ -35,7 +35,7 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
-  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE, S3_ERROR }
+  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE, S3_ERROR, SEND_TWICE }
 
   private static final class Fault {
     final Kind kind;
@@ -82,6 +82,14 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
   /** The server receives and stores the request, but the caller gets an IOException instead of the answer. */
   public void dropResponseOnce(Predicate<HttpRequest> when) {
     faults.add(new Fault(Kind.DROP_RESPONSE, when, 0));
+  }
+
+  /**
+   * Sends the matching request twice, as a retrying layer below the store would after a lost answer,
+   * and hands back only the second answer.
+   */
+  public void sendTwiceOnce(Predicate<HttpRequest> when) {
+    faults.add(new Fault(Kind.SEND_TWICE, when, 0));
   }
 
   /** Flips all bits of the response body byte at {@code offset}. */
@@ -151,6 +159,11 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
       toSend = HttpRequest.newBuilder(request, (n, v) -> true)
           .method(request.method(), new ObservedPublisher(request.bodyPublisher().get(), observer, flipAt))
           .build();
+    }
+    if (fault != null && fault.kind == Kind.SEND_TWICE) {
+      HttpRequest again = toSend;
+      return delegate.sendAsync(toSend, HttpResponse.BodyHandlers.discarding())
+          .thenCompose(first -> delegate.sendAsync(again, handler));
     }
     CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
     if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {

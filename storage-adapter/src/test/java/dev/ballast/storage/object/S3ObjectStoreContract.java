@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.ballast.storage.AccessDeniedException;
+import dev.ballast.storage.AlreadyExistsException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
@@ -253,6 +254,46 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         .isInstanceOf(PreconditionFailedException.class)
         .hasMessageContaining("409 ConditionalRequestConflict");
     assertThat(store.versions("contended")).hasSize(2);
+  }
+
+  /**
+   * A server may answer a conditional PUT with 412 before reading its body and close the connection,
+   * so the client gets no answer (s3proxy does, now and then): the refusal must still come back as the
+   * 412 it is, never as an unreachable store, and nothing may be written.
+   */
+  @Test
+  void aRefusedConditionalPutWhoseAnswerIsLostIsStillTheRefusal() {
+    assumePutIfAbsent();
+    assumePutIfMatch();
+    ObjectVersion v1 = store.put("refused", ObjectContent.ofBytes("1".getBytes(StandardCharsets.UTF_8)));
+    ObjectVersion v2 = store.put("refused", ObjectContent.ofBytes("2".getBytes(StandardCharsets.UTF_8)));
+    var conditionalPut = FaultInjectingHttpClient.request("PUT", q -> true);
+
+    http.dropResponseOnce(conditionalPut);
+    assertThatThrownBy(() -> store.putIfAbsent("refused", ObjectContent.ofBytes(new byte[] {3})))
+        .isInstanceOf(AlreadyExistsException.class);
+    http.dropResponseOnce(conditionalPut);
+    assertThatThrownBy(() -> store.putIfMatch("refused", v1.eTag(), ObjectContent.ofBytes(new byte[] {4})))
+        .isInstanceOf(PreconditionFailedException.class).isNotInstanceOf(AlreadyExistsException.class)
+        .hasMessageContaining("answer was lost");
+
+    assertThat(store.versions("refused")).extracting(VersionEntry::versionId)
+        .containsExactly(v2.versionId(), v1.versionId());
+  }
+
+  /**
+   * A layer below that repeats a conditional PUT whose first attempt landed gets 412 for the repeat:
+   * the store recognises its own put token and reports the write, not a conflict with itself.
+   */
+  @Test
+  void aConditionalPutRepeatedAfterItLandedIsTheWriteNotAConflict() {
+    assumePutIfAbsent();
+    http.sendTwiceOnce(FaultInjectingHttpClient.request("PUT", q -> true));
+
+    ObjectVersion created = store.putIfAbsent("repeated", ObjectContent.ofBytes("once".getBytes(StandardCharsets.UTF_8)));
+
+    assertThat(store.versions("repeated")).extracting(VersionEntry::versionId).containsExactly(created.versionId());
+    assertThat(store.get("repeated").readAllBytes()).isEqualTo("once".getBytes(StandardCharsets.UTF_8));
   }
 
   // ---------------------------------------------------------------- versions
