@@ -19,7 +19,7 @@ readonly PACKAGES=(ceph-mon ceph-osd radosgw ceph-common)
 readonly COMMANDS=(ceph-mon ceph-osd radosgw ceph radosgw-admin monmaptool ceph-authtool)
 
 usage() {
-  sed -n '5,8p' "$0" | sed 's/^# *//' >&2
+  sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
