@@ -215,7 +215,7 @@ public final class FakeObjectStore implements ObjectStore {
       staleNextRead = false;
       freshness = Freshness.STALE;
     }
-    if (stored.generation() > 0) {
+    if (stored.generation() > 0 && options.versionId() == null) {
       knownGenerations.merge(key, stored.generation(), Math::max);
     }
     byte[] bytes = stored.bytes();

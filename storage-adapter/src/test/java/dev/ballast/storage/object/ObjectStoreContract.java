@@ -515,6 +515,7 @@ public abstract class ObjectStoreContract {
     try (ObjectRead read = store.get("report.csv", ReadOptions.version(v1.versionId()))) {
       old = read.readAllBytes();
       assertThat(read.version().versionId()).isEqualTo(v1.versionId());
+      assertThat(read.freshness()).as("history asked for by version ID is not a stale read").isEqualTo(Freshness.FRESH);
     }
     ObjectVersion restored = store.put("report.csv", ObjectContent.ofBytes(old));
 

@@ -95,7 +95,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * {@link S3StoreConfig#staleReadAttempts()} times with {@link S3StoreConfig#staleReadBackoff()}
  * between, then raised as {@link StaleReadException} or, with {@link ReadOptions#acceptStale()},
  * returned marked {@link Freshness#STALE}. A read by version ID asked for that version: it is never
- * re-read, and is marked {@link Freshness#STALE} when older than a generation already seen. A key or
+ * re-read or marked stale, and does not count as the key's newest generation (writers racing between
+ * HEAD and PUT can land a lower generation after a higher one, so only latest reads judge). A key or
  * version ID whose latest entry is a delete marker is reported deleted: AWS answers a GET of a delete
  * marker's version ID with {@code 405} and {@code x-amz-delete-marker: true}
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html">GetObject</a>); a
@@ -354,7 +355,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       GetObjectResponse r = in.response();
       long generation = KeyGenerations.of(r.metadata());
       long known = generations.known(key);
-      boolean stale = generation > 0 && generation < known;
+      // A version asked for by ID is the caller's choice of history: it is never stale, and it says
+      // nothing about which version is current, so it does not raise the generation seen for the key.
+      boolean stale = versionId == null && generation > 0 && generation < known;
       if (stale && versionId == null) {
         if (attempt < config.staleReadAttempts()) {
           in.abort();
@@ -371,7 +374,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         }
         LOG.warn("Returning a stale read of '{}' marked STALE: generation {} < known {}", key, generation, known);
       }
-      if (!stale) {
+      if (!stale && versionId == null) {
         generations.remember(key, generation);
       }
       Freshness freshness = generation == 0 ? Freshness.UNKNOWN : stale ? Freshness.STALE : Freshness.FRESH;
