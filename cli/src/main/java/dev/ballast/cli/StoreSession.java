@@ -7,6 +7,7 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -99,8 +100,7 @@ final class StoreSession implements AutoCloseable {
       StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
           .s3(s3Endpoint)
           .bucket(o.bucket)
-          .createBucket(true)
-          .enableVersioning(true)
+          .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
           .clock(ctx.clock())
           .build());
       if (embedded != null) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.storage.block.BlockVolume;
-import dev.ballast.storage.cache.FakeObjectStore;
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.object.ObjectContent;

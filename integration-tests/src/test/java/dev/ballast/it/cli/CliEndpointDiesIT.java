@@ -106,9 +106,9 @@ class CliEndpointDiesIT {
   void uploadsLeftByARunThatLostItsServerMidUploadAreRemovedByTheNextCommand() throws IOException {
     Path dataDir = base.resolve("data");
     try (S3MockServer server = S3MockServer.start(dataDir); StorageFacade facade = CliHarness.facade(server.endpoint());
-        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3ClientFactory
-            .builder(java.net.http.HttpClient.newHttpClient())
-            .endpoint(server.endpoint()).region("us-east-1").credentials("ballast", "ballast").pathStyle(true).build()) {
+        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3Endpoint.newBuilder()
+            .endpoint(server.endpoint()).credentials("ballast", "ballast")
+            .httpClient(java.net.http.HttpClient.newHttpClient()).build().newClient()) {
       // What a backup leaves when its server goes away between two parts: the abort cannot reach it.
       String uploadId = raw.createMultipartUpload(c -> c.bucket("ballast-backups").key("big/f.bin")).uploadId();
       raw.uploadPart(u -> u.bucket("ballast-backups").key("big/f.bin").uploadId(uploadId).partNumber(1)
@@ -120,9 +120,9 @@ class CliEndpointDiesIT {
     assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(list.err()).contains("removed 1 unfinished upload(s)");
     try (S3MockServer server = S3MockServer.start(dataDir);
-        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3ClientFactory
-            .builder(java.net.http.HttpClient.newHttpClient())
-            .endpoint(server.endpoint()).region("us-east-1").credentials("ballast", "ballast").pathStyle(true).build()) {
+        software.amazon.awssdk.services.s3.S3Client raw = dev.ballast.storage.object.s3.S3Endpoint.newBuilder()
+            .endpoint(server.endpoint()).credentials("ballast", "ballast")
+            .httpClient(java.net.http.HttpClient.newHttpClient()).build().newClient()) {
       assertThat(raw.listMultipartUploads(l -> l.bucket("ballast-backups")).uploads()).as("orphaned uploads").isEmpty();
     }
   }

@@ -3,7 +3,7 @@ package dev.ballast.it.storage;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ballast.it.support.S3Backends;
-import dev.ballast.storage.object.ObjectStoreContract;
+import dev.ballast.storage.object.S3ObjectStoreContract;
 import dev.ballast.storage.object.S3TestBackend;
 import java.util.Optional;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
  * {@link S3Backends#MINIO_IMAGE}); every case is skipped, with the reason, where no Docker engine
  * answers or {@code BALLAST_S3_BACKEND} names another backend.
  */
-class MinioContractIT extends ObjectStoreContract {
+class MinioContractIT extends S3ObjectStoreContract {
 
   @Override
   protected S3TestBackend backend() {

@@ -1,7 +1,7 @@
 package dev.ballast.it.storage;
 
 import dev.ballast.it.support.S3Backends;
-import dev.ballast.storage.object.ObjectStoreContract;
+import dev.ballast.storage.object.S3ObjectStoreContract;
 import dev.ballast.storage.object.S3TestBackend;
 
 /**
@@ -9,7 +9,7 @@ import dev.ballast.storage.object.S3TestBackend;
  * SdkHttpClient: covers what S3Mock does not (signature checks, payload digests, delete-marker
  * removal).
  */
-class S3ProxyContractIT extends ObjectStoreContract {
+class S3ProxyContractIT extends S3ObjectStoreContract {
   @Override
   protected S3TestBackend backend() {
     return S3Backends.s3Proxy();

@@ -8,6 +8,7 @@ import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;

@@ -1,0 +1,17 @@
+package dev.ballast.storage.cache;
+
+import dev.ballast.storage.object.FakeObjectStore;
+import dev.ballast.storage.object.FakeObjectStoreContractTest;
+import dev.ballast.storage.object.ObjectStore;
+import java.time.Clock;
+
+/**
+ * The object store contract through the last-known-good cache over the in-memory store: while the
+ * store is up, the cache must be invisible.
+ */
+class LastKnownGoodStoreContractTest extends FakeObjectStoreContractTest {
+  @Override
+  protected ObjectStore wrap(FakeObjectStore fake, Clock clock) {
+    return LastKnownGoodStore.wrap(fake, LastKnownGoodConfig.ofDefaults(), clock);
+  }
+}
