@@ -125,8 +125,11 @@ public final class Ballast implements Callable<Integer> {
       while (leaf.subcommand() != null) {
         leaf = leaf.subcommand();
       }
-      if (leaf.commandSpec().userObject() instanceof BallastCommand bc && bc.common().verbose) {
-        System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
+      if (leaf.commandSpec().userObject() instanceof BallastCommand bc) {
+        if (bc.common().verbose) {
+          System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
+        }
+        S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
       }
       return new CommandLine.RunLast().execute(parseResult);
     });

@@ -34,12 +34,20 @@ final class CommonOptions {
   Boolean pathStyle;
 
   @Option(names = "--access-key", paramLabel = "KEY",
-      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID; the local store needs none).")
+      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID, else the profile's; the local store "
+          + "needs none).")
   String accessKey;
 
   @Option(names = "--secret-key", paramLabel = "SECRET",
-      description = "Secret access key (default: $AWS_SECRET_ACCESS_KEY). Prefer the environment variable: flags show in ps.")
+      description = "Secret access key (default: $AWS_SECRET_ACCESS_KEY, else the profile's). Every local user can "
+          + "read it in the process list: prefer the environment variable or a profile.")
   String secretKey;
+
+  @Option(names = "--profile", paramLabel = "NAME",
+      description = "Take the keys from this profile of ~/.aws/credentials or ~/.aws/config ($AWS_SHARED_CREDENTIALS_FILE, "
+          + "$AWS_CONFIG_FILE), as the AWS CLI does (default: $AWS_PROFILE, else 'default', used when "
+          + "AWS_ACCESS_KEY_ID is not set).")
+  String profile;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30S", converter = DurationConverter.class,
       description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "

@@ -25,7 +25,7 @@ final class Errors {
     String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
     if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
       return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
-          + "AWS_SECRET_ACCESS_KEY (or pass --access-key and --secret-key).", e);
+          + "AWS_SECRET_ACCESS_KEY, or name a profile of ~/.aws/credentials with --profile or AWS_PROFILE.", e);
     }
     if (e instanceof StorageUnavailableException && hasCause(e, javax.net.ssl.SSLException.class)) {
       // A failed TLS handshake is no outage: waiting and retrying cannot fix a wrong scheme or certificate.
@@ -38,7 +38,8 @@ final class Errors {
     }
     if (e instanceof AccessDeniedException) {
       return new CliFailure(ExitCodes.USAGE, at + " refused the credentials: " + rootMessage(e)
-          + "; check --access-key/--secret-key or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.", e);
+          + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
+          + "--profile/AWS_PROFILE profile of ~/.aws/credentials).", e);
     }
     if (e instanceof UnsupportedCapabilityException) {
       return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);

@@ -1,6 +1,5 @@
 package dev.ballast.cli;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -16,7 +15,6 @@ import java.util.Objects;
  *     be trusted (the file changed too close to its backup): the next backup then reads it again
  * @param inode the file's inode number when it was backed up, or null when unknown
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
 record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
   ManifestEntry {
     Objects.requireNonNull(path, "path");

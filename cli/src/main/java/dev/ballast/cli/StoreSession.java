@@ -8,6 +8,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -128,16 +129,9 @@ final class StoreSession implements AutoCloseable {
       URI endpoint = o.endpoint;
       S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
       b.region(o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION));
-      String access = o.accessKey != null ? o.accessKey : ctx.env().get("AWS_ACCESS_KEY_ID");
-      String secret = o.secretKey != null ? o.secretKey : ctx.env().get("AWS_SECRET_ACCESS_KEY");
       String where = "the S3 endpoint " + endpoint;
       b.endpoint(endpoint);
-      if (access != null && secret != null) {
-        b.credentials(access, secret);
-      } else if (access != null || secret != null) {
-        throw new CliFailure(ExitCodes.USAGE, "Only one of the access key and the secret key was given; pass both "
-            + "(--access-key and --secret-key, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or neither.");
-      }
+      S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
       if (o.pathStyle != null) {
         b.pathStyle(o.pathStyle);
       }
@@ -151,8 +145,7 @@ final class StoreSession implements AutoCloseable {
       StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
           .s3(s3Endpoint)
           .bucket(o.bucket)
-          .createBucket(true)
-          .enableVersioning(true)
+          .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
           .clock(ctx.clock())
           .build());
       return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'");

@@ -2,14 +2,19 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,8 +30,12 @@ class BallastTest {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   int run(String... args) {
+    return run(Map.of(), args);
+  }
+
+  int run(Map<String, String> env, String... args) {
     CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false,
+        new PrintStream(err, true, StandardCharsets.UTF_8), env, home, false,
         new Cancellation(), Clock.systemUTC(), Duration.ofSeconds(5), Duration.ofSeconds(1), p -> { });
     return Ballast.run(args, ctx);
   }
@@ -53,7 +62,7 @@ class BallastTest {
       out.reset();
       assertThat(run(cmd, "--help")).isZero();
       assertThat(out.toString(StandardCharsets.UTF_8))
-          .contains("--data-dir", "--endpoint", "--bucket", "--region", "path-style", "--access-key",
+          .contains("--data-dir", "--endpoint", "--bucket", "--region", "path-style", "--profile", "--access-key",
               "--secret-key", "--timeout", "--verbose", "Exit codes:");
     }
   }
@@ -204,5 +213,62 @@ class BallastTest {
     CliFailure f = Errors.toFailure(e, "the S3 endpoint https://127.0.0.1:9000", "b");
     assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(f.getMessage()).contains("TLS handshake", "plaintext connection", "http://");
+  }
+
+  @Test
+  void aSecretKeyOnTheCommandLineIsWarnedAboutInOneLineAndOnlyThen() {
+    assertThat(run("list", "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.OK);
+    assertThat(err()).doesNotContain("Warning");
+    err.reset();
+    assertThat(run("list", "--access-key", "AK", "--secret-key", "s3cr3t", "--data-dir", home.resolve("d").toString()))
+        .isEqualTo(ExitCodes.OK);
+    assertThat(err().lines()).first().isEqualTo("Warning: --secret-key is visible to every local user in the "
+        + "process list; set AWS_SECRET_ACCESS_KEY or use a profile in ~/.aws/credentials (--profile) instead.");
+    assertThat(err().lines().filter(l -> l.startsWith("Warning"))).hasSize(1);
+    assertThat(err()).doesNotContain("s3cr3t");
+  }
+
+  @Test
+  void theKeysOfAProfileAreTheOnesSentToTheEndpoint() throws Exception {
+    Files.createDirectories(home.resolve(".aws"));
+    Files.writeString(home.resolve(".aws/credentials"),
+        "[default]\naws_access_key_id = AKDEFAULT\naws_secret_access_key = d\n"
+            + "[backup]\naws_access_key_id = AKBACKUP\naws_secret_access_key = b\n");
+    List<String> authorizations = new CopyOnWriteArrayList<>();
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+      exchange.getRequestBody().readAllBytes();
+      byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>"
+          + "<Message>Access Denied</Message></Error>").getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/xml");
+      if ("HEAD".equals(exchange.getRequestMethod())) {
+        exchange.sendResponseHeaders(403, -1);
+      } else {
+        exchange.sendResponseHeaders(403, body.length);
+        exchange.getResponseBody().write(body);
+      }
+      exchange.close();
+    });
+    server.start();
+    try {
+      String endpoint = "http://127.0.0.1:" + server.getAddress().getPort();
+      // given: AWS_PROFILE names the profile, the environment holds no keys
+      assertThat(run(Map.of("AWS_PROFILE", "backup"), "list", "--endpoint", endpoint)).isEqualTo(ExitCodes.USAGE);
+      assertThat(err()).contains("refused the credentials").doesNotContain("Warning");
+      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKBACKUP/"));
+      // the environment's keys win over the implicit default profile
+      authorizations.clear();
+      assertThat(run(Map.of("AWS_ACCESS_KEY_ID", "AKENV", "AWS_SECRET_ACCESS_KEY", "e"), "list", "--endpoint", endpoint))
+          .isEqualTo(ExitCodes.USAGE);
+      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKENV/"));
+      // without either, the default profile
+      authorizations.clear();
+      assertThat(run("list", "--endpoint", endpoint)).isEqualTo(ExitCodes.USAGE);
+      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKDEFAULT/"));
+    } finally {
+      server.stop(0);
+    }
+    assertNoStoreOpened();
   }
 }

@@ -4,7 +4,9 @@ import java.util.Objects;
 
 /**
  * The bytes read do not match the SHA-256 recorded when the object was written (or the object was
- * truncated). Corrupt bytes are never handed to the caller past this point and never cached.
+ * truncated), or the store refused uploaded bytes that do not match the digest or signature sent
+ * with them ({@code BadDigest}, {@code XAmzContentSHA256Mismatch}). Corrupt bytes are never handed
+ * to the caller past this point and never cached. Retryable: the next transfer may arrive intact.
  */
 public final class IntegrityException extends StorageException {
   private static final long serialVersionUID = 1L;
@@ -16,7 +18,16 @@ public final class IntegrityException extends StorageException {
    * @param message what did not match (expected and actual digest or length)
    */
   public IntegrityException(String key, String message) {
-    super(message, null);
+    this(key, message, null);
+  }
+
+  /**
+   * @param key the object key
+   * @param message what did not match (expected and actual digest or length)
+   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes), may be null
+   */
+  public IntegrityException(String key, String message, Throwable cause) {
+    super(message, cause);
     this.key = Objects.requireNonNull(key, "key");
   }
 

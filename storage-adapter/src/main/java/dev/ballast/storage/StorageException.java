@@ -16,7 +16,8 @@ public abstract sealed class StorageException extends RuntimeException
         IntegrityException,
         UnsupportedCapabilityException,
         VolumeInUseException,
-        AccessDeniedException {
+        AccessDeniedException,
+        RequestRefusedException {
 
   private static final long serialVersionUID = 1L;
 

@@ -10,6 +10,7 @@ import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -230,9 +231,7 @@ public final class StorageFacade implements AutoCloseable {
     private Path localRoot;
     private S3Endpoint s3;
     private String bucket;
-    private Boolean createBucket;
-    private Boolean enableVersioning;
-    private S3ObjectStore.Options s3Options = S3ObjectStore.Options.defaults();
+    private S3StoreConfig s3Config = S3StoreConfig.ofDefaults();
     private ObjectStore objectStore;
     private Path localObjects;
     private LocalStoreConfig localConfig = LocalStoreConfig.ofDefaults();
@@ -248,7 +247,10 @@ public final class StorageFacade implements AutoCloseable {
       return this;
     }
 
-    /** The S3 (or S3-compatible) endpoint for objects; needs {@link #bucket(String)}. */
+    /**
+     * The S3 (or S3-compatible) endpoint for objects: where it is and how to reach it. Needs
+     * {@link #bucket(String)}.
+     */
     public Builder s3(S3Endpoint s3) {
       this.s3 = Objects.requireNonNull(s3, "s3");
       return this;
@@ -260,25 +262,15 @@ public final class StorageFacade implements AutoCloseable {
       return this;
     }
 
-    /** Create the bucket if it does not exist (default false: refuse with a clear message). */
-    public Builder createBucket(boolean createBucket) {
-      this.createBucket = createBucket;
-      return this;
-    }
-
-    /** Turn bucket versioning on if it is off (default false: refuse with a clear message). */
-    public Builder enableVersioning(boolean enableVersioning) {
-      this.enableVersioning = enableVersioning;
-      return this;
-    }
-
     /**
-     * Further object-store settings (multipart threshold and part size, key policy, stale-read
-     * re-reads); default {@link S3ObjectStore.Options#defaults()}. {@link #createBucket(boolean)},
-     * {@link #enableVersioning(boolean)} and {@link #clock(Clock)} set on this builder win.
+     * How the S3 store uses the bucket: whether a missing bucket is created and versioning turned
+     * on ({@link S3StoreConfig.Builder#createBucket}, {@link S3StoreConfig.Builder#enableVersioning};
+     * both refused with a clear message by default), multipart sizes, key policy, stale-read
+     * re-reads. If not set, {@link S3StoreConfig#ofDefaults()}. Its clock is replaced by
+     * {@link #clock(Clock)}, the one wall clock of everything the facade builds.
      */
-    public Builder s3Options(S3ObjectStore.Options s3Options) {
-      this.s3Options = Objects.requireNonNull(s3Options, "s3Options");
+    public Builder s3Config(S3StoreConfig s3Config) {
+      this.s3Config = Objects.requireNonNull(s3Config, "s3Config");
       return this;
     }
 
@@ -353,8 +345,8 @@ public final class StorageFacade implements AutoCloseable {
         throw new IllegalStateException("bucket is required with s3(endpoint); set StorageFacade.newBuilder()"
             + ".s3(endpoint).bucket(name)");
       }
-      if (s3 == null && (bucket != null || createBucket != null || enableVersioning != null)) {
-        throw new IllegalStateException("bucket, createBucket and enableVersioning need s3(endpoint)");
+      if (s3 == null && bucket != null) {
+        throw new IllegalStateException("bucket needs s3(endpoint)");
       }
       if (localRoot == null && stores == 0) {
         throw new IllegalStateException("StorageFacade needs something to route to: set localRoot(dir) for block "
@@ -368,14 +360,7 @@ public final class StorageFacade implements AutoCloseable {
         cache = lastKnownGood != null ? lastKnownGood : LastKnownGoodConfig.disabled();
       }
       if (s3 != null) {
-        S3ObjectStore.Options.Builder options = s3Options.toBuilder().clock(clock);
-        if (createBucket != null) {
-          options.createBucket(createBucket);
-        }
-        if (enableVersioning != null) {
-          options.enableVersioning(enableVersioning);
-        }
-        store = S3ObjectStore.open(s3, bucket, options.build());
+        store = S3ObjectStore.open(s3, bucket, s3Config.toBuilder().clock(clock).build());
       }
       LastKnownGoodStore objects = null;
       if (store != null) {

@@ -11,7 +11,15 @@ public final class UnsupportedCapabilityException extends StorageException {
    * @param message which capability is missing, on which endpoint, and what to do
    */
   public UnsupportedCapabilityException(String message) {
-    super(message, null);
+    this(message, null);
+  }
+
+  /**
+   * @param message which capability is missing, on which endpoint, and what to do
+   * @param cause the store's answer that showed it, may be null
+   */
+  public UnsupportedCapabilityException(String message, Throwable cause) {
+    super(message, cause);
   }
 
   @Override

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
-import dev.ballast.it.support.S3MockServer;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;

@@ -6,6 +6,7 @@ import dev.ballast.cli.CliContext;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,8 +64,7 @@ final class CliHarness {
     return StorageFacade.newBuilder()
         .s3(S3Endpoint.newBuilder().endpoint(endpoint).credentials("ballast", "ballast").build())
         .bucket(bucket)
-        .createBucket(true)
-        .enableVersioning(true)
+        .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
         .build();
   }
 

@@ -4,14 +4,15 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.it.support.S3MockServer;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.VolumeInUseException;
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -43,7 +44,8 @@ class BlockVolumeFacadeIT {
         .pathStyle(true)
         .build();
     try (StorageFacade facade = StorageFacade.newBuilder()
-        .localRoot(localRoot).s3(s3).bucket(bucket).createBucket(true).enableVersioning(true).build()) {
+        .localRoot(localRoot).s3(s3).bucket(bucket)
+        .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build()).build()) {
       try (BlockVolume disk = facade.block("disk.img")) {
         disk.write(0, ByteBuffer.wrap("ABCDEF".getBytes(US_ASCII)));
         disk.write(2, ByteBuffer.wrap("XX".getBytes(US_ASCII)));

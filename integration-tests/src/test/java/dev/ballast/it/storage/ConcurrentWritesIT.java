@@ -2,15 +2,16 @@ package dev.ballast.it.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.it.support.S3MockServer;
 import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -35,7 +36,7 @@ class ConcurrentWritesIT {
   private S3ObjectStore open(Clock clock) {
     return S3ObjectStore.open(S3Endpoint.newBuilder().endpoint(S3MockServer.endpoint()).region("us-east-1")
             .credentials("ballast", "ballast-secret").pathStyle(true).build(), bucket,
-        S3ObjectStore.Options.newBuilder().createBucket(true).enableVersioning(true).clock(clock).build());
+        S3StoreConfig.builder().createBucket(true).enableVersioning(true).clock(clock).build());
   }
 
   @Test

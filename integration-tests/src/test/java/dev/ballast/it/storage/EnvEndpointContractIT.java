@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * The object store contract against the endpoint named by {@code BALLAST_S3_ENDPOINT} (with
- * {@code BALLAST_S3_ACCESS_KEY}, {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}); starts
+ * {@code BALLAST_S3_ACCESS_KEY}, {@code BALLAST_S3_SECRET_KEY}, {@code BALLAST_S3_REGION}, and
+ * {@code BALLAST_S3_NAME} for test output); starts
  * nothing. Each test creates and removes its own bucket there. Every case is skipped, with the
  * reason, when the variable is unset.
  */

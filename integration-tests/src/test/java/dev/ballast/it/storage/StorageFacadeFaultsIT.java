@@ -7,14 +7,15 @@ import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.it.support.FaultProxyFixture;
-import dev.ballast.it.support.S3MockServer;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -52,8 +53,7 @@ class StorageFacadeFaultsIT {
             .s3(S3Endpoint.newBuilder().endpoint(S3MockServer.endpoint()).region("us-east-1")
                 .credentials("ballast", "ballast-secret").pathStyle(true).httpClient(http).build())
             .bucket("abandon-" + UUID.randomUUID().toString().substring(0, 8))
-            .createBucket(true)
-            .enableVersioning(true)
+            .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
             .build()) {
       ObjectStore objects = facade.objects();
       byte[] big = new byte[3 * 1024 * 1024];

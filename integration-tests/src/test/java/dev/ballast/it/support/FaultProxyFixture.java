@@ -9,8 +9,10 @@ import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
+import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,7 +51,7 @@ public final class FaultProxyFixture implements AutoCloseable {
   private final ResilientHttpClient http;
   private final HttpClient direct;
 
-  private FaultProxyFixture(UnaryOperator<S3ObjectStore.Options.Builder> options) throws IOException {
+  private FaultProxyFixture(UnaryOperator<S3StoreConfig.Builder> options) throws IOException {
     URI s3 = S3MockServer.endpoint();
     proxy = FaultProxy.start(s3);
     bucket = "fault-" + UUID.randomUUID().toString().substring(0, 13).toLowerCase(Locale.ROOT);
@@ -71,13 +73,11 @@ public final class FaultProxyFixture implements AutoCloseable {
     facade = StorageFacade.newBuilder()
         .s3(endpoint(proxy.uri(), http))
         .bucket(bucket)
-        .createBucket(true)
-        .enableVersioning(true)
-        .s3Options(options.apply(S3ObjectStore.Options.newBuilder()).build())
+        .s3Config(options.apply(S3StoreConfig.builder().createBucket(true).enableVersioning(true)).build())
         .clock(clock)
         .build();
     direct = HttpClient.newHttpClient();
-    server = S3ObjectStore.open(endpoint(s3, direct), bucket, S3ObjectStore.Options.defaults());
+    server = S3ObjectStore.open(endpoint(s3, direct), bucket, S3StoreConfig.ofDefaults());
   }
 
   /** A fixture with the default object-store options. */
@@ -86,7 +86,7 @@ public final class FaultProxyFixture implements AutoCloseable {
   }
 
   /** A fixture whose object-store options are adjusted by {@code options}. */
-  public static FaultProxyFixture create(UnaryOperator<S3ObjectStore.Options.Builder> options) throws IOException {
+  public static FaultProxyFixture create(UnaryOperator<S3StoreConfig.Builder> options) throws IOException {
     return new FaultProxyFixture(options);
   }
 

@@ -56,8 +56,8 @@ public interface ObjectStore {
    *
    * <p>The default calls {@code put} and returns its outcome as a completed future.
    *
-   * @apiNote This method blocks while the content is read (and, for a store that does not group
-   *     commits, while it is written): call it from as many threads as writes should run at once.
+   * <p>This method blocks while the content is read (and, for a store that does not group
+   * commits, while it is written): call it from as many threads as writes should run at once.
    * @throws IllegalArgumentException if the key is invalid, before any content is read
    */
   default CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {

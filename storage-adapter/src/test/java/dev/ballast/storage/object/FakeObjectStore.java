@@ -6,6 +6,7 @@ import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.internal.Sha256;
@@ -62,6 +63,7 @@ public final class FakeObjectStore implements ObjectStore {
 
   private final Storage storage;
   private final Clock clock;
+  private final StoreCapabilities capabilities;
   private final Map<String, Long> knownGenerations = new ConcurrentHashMap<>();
   public final AtomicInteger gets = new AtomicInteger();
   private volatile boolean down;
@@ -70,19 +72,28 @@ public final class FakeObjectStore implements ObjectStore {
   private volatile boolean staleExceptionNextRead;
   private volatile boolean silentlyCorruptNextRead;
 
-  /** An empty store with the system clock. */
+  /** An empty store with the system clock that honours both conditional writes ({@link #CAPABILITIES}). */
   public FakeObjectStore() {
-    this(new Storage(), Clock.systemUTC());
+    this(CAPABILITIES);
   }
 
-  private FakeObjectStore(Storage storage, Clock clock) {
+  /**
+   * An empty store with the system clock and {@code capabilities}: a conditional write they do not
+   * list is refused with {@link UnsupportedCapabilityException}, as the S3 store does.
+   */
+  public FakeObjectStore(StoreCapabilities capabilities) {
+    this(new Storage(), Clock.systemUTC(), capabilities);
+  }
+
+  private FakeObjectStore(Storage storage, Clock clock, StoreCapabilities capabilities) {
     this.storage = storage;
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
   }
 
   /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
   public FakeObjectStore anotherWriter(Clock clock) {
-    return new FakeObjectStore(storage, clock);
+    return new FakeObjectStore(storage, clock, capabilities);
   }
 
   /**
@@ -120,7 +131,7 @@ public final class FakeObjectStore implements ObjectStore {
 
   @Override
   public StoreCapabilities capabilities() {
-    return CAPABILITIES;
+    return capabilities;
   }
 
   @Override
@@ -143,6 +154,10 @@ public final class FakeObjectStore implements ObjectStore {
   private ObjectVersion write(String key, ObjectContent content, String condition) {
     ObjectKeys.validate(key, false);
     Objects.requireNonNull(content, "content");
+    if ("*".equals(condition) ? !capabilities.putIfAbsent() : condition != null && !capabilities.putIfMatch()) {
+      throw new UnsupportedCapabilityException("Conditional writes (" + ("*".equals(condition) ? "If-None-Match: *"
+          : "If-Match") + ") are not supported by this store");
+    }
     checkUp(key);
     byte[] bytes = bytesOf(content);
     synchronized (storage) {
@@ -200,7 +215,7 @@ public final class FakeObjectStore implements ObjectStore {
       staleNextRead = false;
       freshness = Freshness.STALE;
     }
-    if (stored.generation() > 0) {
+    if (stored.generation() > 0 && options.versionId() == null) {
       knownGenerations.merge(key, stored.generation(), Math::max);
     }
     byte[] bytes = stored.bytes();

@@ -9,6 +9,11 @@ import java.time.Clock;
 public class FakeObjectStoreContractTest extends ObjectStoreContract {
   private FakeObjectStore fake;
 
+  /** A new, empty fake; one that honours both conditional writes here. */
+  protected FakeObjectStore newFake() {
+    return new FakeObjectStore();
+  }
+
   /** The store under test over {@code fake}, whose wall clock is {@code clock}; the fake itself here. */
   protected ObjectStore wrap(FakeObjectStore fake, Clock clock) {
     return fake;
@@ -16,7 +21,7 @@ public class FakeObjectStoreContractTest extends ObjectStoreContract {
 
   @Override
   protected ObjectStore newStore() {
-    fake = new FakeObjectStore();
+    fake = newFake();
     return wrap(fake, Clock.systemUTC());
   }
 

@@ -9,7 +9,6 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +35,7 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
-  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE, S3_ERROR }
+  private enum Kind { DROP_RESPONSE, FLIP_RESPONSE_BYTE, CUT_RESPONSE_BODY, FLIP_REQUEST_BYTE, S3_ERROR, SEND_TWICE }
 
   private static final class Fault {
     final Kind kind;
@@ -57,8 +56,6 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
-  private final boolean expectContinue;
-  private final boolean closeConnections;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
   private volatile BodyObserver requestBodyObserver;
@@ -69,22 +66,12 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     void sent(long before, long after);
   }
 
-  /** Wraps {@code delegate}, which does the real sending. */
-  public FaultInjectingHttpClient(HttpClient delegate) {
-    this(delegate, true, false);
-  }
-
   /**
-   * Wraps {@code delegate}. With {@code expectContinue} false, requests go without
-   * {@code Expect: 100-continue}; with {@code closeConnections} true, each request asks for its
-   * connection to be closed after the answer ({@code Connection: close}, RFC 9112 §9.6; needs
-   * {@code -Djdk.httpclient.allowRestrictedHeaders=connection}), for servers that close a
-   * connection after an error answer without saying so.
+   * Wraps {@code delegate}, which does the real sending. Requests go as they come: what the faults
+   * do not touch reaches the server as the product sent it.
    */
-  public FaultInjectingHttpClient(HttpClient delegate, boolean expectContinue, boolean closeConnections) {
+  public FaultInjectingHttpClient(HttpClient delegate) {
     super(delegate);
-    this.expectContinue = expectContinue;
-    this.closeConnections = closeConnections;
   }
 
   /** Matches requests by method and a predicate on the query (e.g. {@code q -> q.contains("uploadId")}). */
@@ -95,6 +82,14 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
   /** The server receives and stores the request, but the caller gets an IOException instead of the answer. */
   public void dropResponseOnce(Predicate<HttpRequest> when) {
     faults.add(new Fault(Kind.DROP_RESPONSE, when, 0));
+  }
+
+  /**
+   * Sends the matching request twice, as a retrying layer below the store would after a lost answer,
+   * and hands back only the second answer.
+   */
+  public void sendTwiceOnce(Predicate<HttpRequest> when) {
+    faults.add(new Fault(Kind.SEND_TWICE, when, 0));
   }
 
   /** Flips all bits of the response body byte at {@code offset}. */
@@ -165,13 +160,10 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
           .method(request.method(), new ObservedPublisher(request.bodyPublisher().get(), observer, flipAt))
           .build();
     }
-    if ((toSend.expectContinue() && !expectContinue) || closeConnections) {
-      HttpRequest.Builder copy = HttpRequest.newBuilder(toSend, (n, v) -> true)
-          .expectContinue(toSend.expectContinue() && expectContinue);
-      if (closeConnections) {
-        copy.setHeader("Connection", "close");
-      }
-      toSend = copy.build();
+    if (fault != null && fault.kind == Kind.SEND_TWICE) {
+      HttpRequest again = toSend;
+      return delegate.sendAsync(toSend, HttpResponse.BodyHandlers.discarding())
+          .thenCompose(first -> delegate.sendAsync(again, handler));
     }
     CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
     if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {
@@ -194,24 +186,6 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     });
   }
 
-  @Override
-  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-      HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
-    return sendAsync(request, handler);
-  }
-
-  @Override
-  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
-      throws IOException, InterruptedException {
-    try {
-      return sendAsync(request, handler).join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
-  }
 
   private static void closeQuietly(Object body) {
     if (body instanceof InputStream in) {

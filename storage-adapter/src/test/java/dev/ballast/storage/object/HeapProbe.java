@@ -1,15 +1,11 @@
 package dev.ballast.storage.object;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
-
 /**
  * Measures live heap (used after a requested full collection) at checkpoints against a baseline.
  * Callers checkpoint every few MiB of streamed content, so a client that held the whole object in
  * memory shows up as growth of about the object's size. Thread-safe.
  */
 public final class HeapProbe {
-  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
   private long baseline;
   private long peak;
 
@@ -31,6 +27,7 @@ public final class HeapProbe {
 
   private long liveHeap() {
     System.gc();
-    return memory.getHeapMemoryUsage().getUsed();
+    Runtime runtime = Runtime.getRuntime();
+    return runtime.totalMemory() - runtime.freeMemory();
   }
 }

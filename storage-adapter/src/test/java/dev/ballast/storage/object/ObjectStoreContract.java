@@ -8,6 +8,7 @@ import dev.ballast.storage.AlreadyExistsException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
+import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Sha256;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -19,17 +20,24 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,6 +59,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </ol>
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(SkipReasons.class)
 public abstract class ObjectStoreContract {
 
   protected static final long MIB = 1024L * 1024;
@@ -325,7 +334,7 @@ public abstract class ObjectStoreContract {
 
   @Test
   void putIfAbsentCreatesOnceThenRefuses() {
-    assumeConditionalWrites();
+    assumePutIfAbsent();
     ObjectVersion first = store.putIfAbsent("lock", ObjectContent.ofBytes("one".getBytes(StandardCharsets.UTF_8)));
 
     assertThatThrownBy(() -> store.putIfAbsent("lock", ObjectContent.ofBytes("two".getBytes(StandardCharsets.UTF_8))))
@@ -337,7 +346,7 @@ public abstract class ObjectStoreContract {
 
   @Test
   void putIfMatchReplacesOnlyTheVersionThatWasRead() {
-    assumeConditionalWrites();
+    assumePutIfMatch();
     ObjectVersion v1 = store.put("config.json", ObjectContent.ofBytes("{\"n\":1}".getBytes(StandardCharsets.UTF_8)));
 
     ObjectVersion v2 = store.putIfMatch("config.json", v1.eTag(), ObjectContent.ofBytes("{\"n\":2}".getBytes(StandardCharsets.UTF_8)));
@@ -355,7 +364,7 @@ public abstract class ObjectStoreContract {
 
   @Test
   void aLargeConditionalWriteIsRefusedWhenTheKeyExists() {
-    assumeConditionalWrites();
+    assumePutIfAbsent();
     store.put("big-lock", ObjectContent.ofBytes(new byte[] {1}));
     byte[] big = pseudoRandom(3, (int) (17 * MIB));
 
@@ -365,6 +374,88 @@ public abstract class ObjectStoreContract {
     assumeHas(Behaviour.FAITHFUL_DELETE_MARKERS, "does not keep a key's versions when an upload to it is aborted");
     assertThat(store.get("big-lock").readAllBytes()).containsExactly(1);
     assertThat(store.versions("big-lock")).hasSize(1);
+  }
+
+  /**
+   * What a store without conditional writes still guarantees: a conditional write is refused before
+   * anything is written, never downgraded to an unconditional one that could overwrite a concurrent
+   * update unseen.
+   */
+  @Test
+  void aConditionalWriteTheStoreCannotHonourIsRefusedAndWritesNothing() {
+    StoreCapabilities caps = store.capabilities();
+    assumeThat(caps.putIfAbsent() && caps.putIfMatch())
+        .as("%s honours both conditional writes, so there is no refusal to observe", storeName()).isFalse();
+    ObjectVersion v1 = store.put("guarded", ObjectContent.ofBytes("1".getBytes(StandardCharsets.UTF_8)));
+
+    if (!caps.putIfAbsent()) {
+      assertThatThrownBy(() -> store.putIfAbsent("guarded", ObjectContent.ofBytes(new byte[] {2})))
+          .isInstanceOf(UnsupportedCapabilityException.class).hasMessageContaining("If-None-Match");
+      assertThatThrownBy(() -> store.putIfAbsent("fresh", ObjectContent.ofBytes(new byte[] {2})))
+          .isInstanceOf(UnsupportedCapabilityException.class);
+    }
+    if (!caps.putIfMatch()) {
+      assertThatThrownBy(() -> store.putIfMatch("guarded", v1.eTag(), ObjectContent.ofBytes(new byte[] {3})))
+          .isInstanceOf(UnsupportedCapabilityException.class).hasMessageContaining("If-Match");
+    }
+
+    assertThat(store.versions("guarded")).extracting(VersionEntry::versionId).containsExactly(v1.versionId());
+    assertThat(store.versions("fresh")).isEmpty();
+  }
+
+  /**
+   * The guarantee that holds with or without conditional writes: concurrent writers of one key lose
+   * no acknowledged update. The latest version is one writer's, and every version a put returned
+   * stays in the history and reads back byte for byte by its version ID.
+   */
+  @Test
+  void concurrentWritersOfOneKeyLoseNoAcknowledgedUpdate() throws Exception {
+    int writers = 3;
+    int putsEach = 4;
+    List<ObjectStore> stores = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      stores.add(openAnotherWriter(Clock.systemUTC()));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Map<String, byte[]>>> results = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        ObjectStore writer = stores.get(w);
+        int id = w;
+        results.add(pool.submit(() -> {
+          start.await();
+          Map<String, byte[]> written = new HashMap<>();
+          for (int i = 0; i < putsEach; i++) {
+            byte[] bytes = ("writer " + id + " update " + i).getBytes(StandardCharsets.UTF_8);
+            written.put(writer.put("contended", ObjectContent.ofBytes(bytes)).versionId(), bytes);
+          }
+          return written;
+        }));
+      }
+      start.countDown();
+      Map<String, byte[]> acknowledged = new HashMap<>();
+      for (Future<Map<String, byte[]>> r : results) {
+        acknowledged.putAll(r.get(120, TimeUnit.SECONDS));
+      }
+
+      assertThat(acknowledged).hasSize(writers * putsEach);
+      assertThat(store.versions("contended")).extracting(VersionEntry::versionId)
+          .containsExactlyInAnyOrderElementsOf(acknowledged.keySet());
+      for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
+        try (ObjectRead read = store.get("contended", ReadOptions.version(e.getKey()))) {
+          assertThat(read.readAllBytes()).as("version %s", e.getKey()).isEqualTo(e.getValue());
+        }
+      }
+      try (ObjectRead latest = store.get("contended")) {
+        assertThat(acknowledged).containsKey(latest.version().versionId());
+      }
+    } finally {
+      pool.shutdownNow();
+      for (ObjectStore s : stores) {
+        closeStore(s);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- versions and deletes
@@ -424,6 +515,7 @@ public abstract class ObjectStoreContract {
     try (ObjectRead read = store.get("report.csv", ReadOptions.version(v1.versionId()))) {
       old = read.readAllBytes();
       assertThat(read.version().versionId()).isEqualTo(v1.versionId());
+      assertThat(read.freshness()).as("history asked for by version ID is not a stale read").isEqualTo(Freshness.FRESH);
     }
     ObjectVersion restored = store.put("report.csv", ObjectContent.ofBytes(old));
 
@@ -520,10 +612,18 @@ public abstract class ObjectStoreContract {
     assumeHas(Behaviour.FAITHFUL_DELETE_MARKERS, "does not keep delete markers as S3 does");
   }
 
-  /** Skips the calling case unless the store found it can honour conditional writes. */
-  protected void assumeConditionalWrites() {
-    assumeThat(store.capabilities().conditionalWrites())
-        .as("%s does not honour conditional writes (capability probe)", storeName()).isTrue();
+  /** Skips the calling case unless the store found it honours {@code If-None-Match: *} ({@code putIfAbsent}). */
+  protected void assumePutIfAbsent() {
+    assumeThat(store.capabilities().putIfAbsent())
+        .as("%s does not honour If-None-Match: * on PUT (capability probe), so putIfAbsent is refused", storeName())
+        .isTrue();
+  }
+
+  /** Skips the calling case unless the store found it honours {@code If-Match} ({@code putIfMatch}). */
+  protected void assumePutIfMatch() {
+    assumeThat(store.capabilities().putIfMatch())
+        .as("%s does not honour If-Match on PUT (capability probe), so putIfMatch is refused", storeName())
+        .isTrue();
   }
 
   protected static byte[] pseudoRandom(long seed, int size) {

@@ -35,22 +35,6 @@ public record S3TestBackend(
      * {@code dir/} is an ordinary object, not a directory marker.
      */
     PATH_FAITHFUL_KEYS,
-    /**
-     * {@code Expect: 100-continue} through the JDK {@code HttpClient} works with this server; without
-     * it, test clients send bodies without the handshake.
-     */
-    EXPECT_CONTINUE,
-    /**
-     * Connections stay usable after error answers; without it, test clients ask for every
-     * connection to be closed after its answer.
-     */
-    REUSABLE_CONNECTIONS,
-    /**
-     * A refused conditional write (412) reaches the client as an answer; a server that answers
-     * before reading the body and then closes the connection resets it, and the client sees no
-     * answer (which the store must treat as ambiguous).
-     */
-    CONDITIONAL_REFUSAL_IS_ANSWERED,
     /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's. */
     OBJECTS_OUTSIDE_TEST_HEAP,
     /**
@@ -75,10 +59,12 @@ public record S3TestBackend(
     return features.contains(feature);
   }
 
-  /** A JDK client for this backend, recording exchanges and able to inject faults. */
+  /**
+   * A JDK client for this backend, recording exchanges and able to inject faults; it changes nothing
+   * else, so the store talks to the server exactly as it does in production.
+   */
   public FaultInjectingHttpClient newHttpClient() {
-    return new FaultInjectingHttpClient(HttpClient.newHttpClient(), has(Feature.EXPECT_CONTINUE),
-        !has(Feature.REUSABLE_CONNECTIONS));
+    return new FaultInjectingHttpClient(HttpClient.newHttpClient());
   }
 
   /** An endpoint for this backend sending through {@code httpClient}, with its own credentials. */

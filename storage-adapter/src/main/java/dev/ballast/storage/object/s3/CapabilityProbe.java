@@ -5,9 +5,11 @@ import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.StoreCapabilities;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -21,10 +23,11 @@ import software.amazon.awssdk.services.s3.model.DeleteMarkerEntry;
 import software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse;
 import software.amazon.awssdk.services.s3.model.ObjectVersion;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 
 /**
- * The start-up capability probe of {@link S3ObjectStore#open}: bucket, versioning, conditional
- * writes (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html">S3
+ * The start-up capability probe of {@link S3ObjectStore#open}: bucket, versioning, each conditional
+ * write on its own (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html">S3
  * conditional writes</a>, RFC 9110 §13.1.1-2) and additional checksums
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html">S3
  * object integrity</a>). Writes a small object under {@code .ballast/probe/<random>} and deletes
@@ -38,15 +41,15 @@ final class CapabilityProbe {
   private final S3Client s3;
   private final S3Endpoint endpoint;
   private final String bucket;
-  private final S3ObjectStore.Options options;
+  private final S3StoreConfig config;
   private final String probeKey;
 
-  CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3ObjectStore.Options options) {
+  CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
     this.s3 = s3;
     this.endpoint = endpoint;
     this.bucket = bucket;
-    this.options = options;
-    var random = options.random().get();
+    this.config = config;
+    var random = config.random().get();
     this.probeKey = ObjectKeys.RESERVED_PREFIX + "probe/"
         + String.format(Locale.ROOT, "%016x%016x", random.nextLong(), random.nextLong());
   }
@@ -55,12 +58,17 @@ final class CapabilityProbe {
     ensureBucket();
     ensureVersioning();
     boolean checksums;
-    boolean conditional;
+    boolean putIfMatch;
+    boolean putIfAbsent;
     try {
-      boolean acceptsChecksum = putWithChecksum();
-      conditional = refusedWith412(b -> b.ifNoneMatch("*")) && refusedWith412(b -> b.ifMatch("\"0000ballast\""));
+      PutResult first = putWithChecksum();
+      // If-Match must refuse a wrong ETag and accept the current one: Ceph RGW 16 refuses both in a
+      // versioned bucket, which would turn every read-modify-write into a 412 loop.
+      putIfMatch = refusedWith412(b -> b.ifMatch("\"0000ballast\""), "If-Match with a wrong ETag")
+          && accepted(b -> b.ifMatch(first.eTag()), "If-Match with the current ETag");
+      putIfAbsent = refusedWith412(b -> b.ifNoneMatch("*"), "If-None-Match: * on an existing key");
       // Last: a server may close the connection after refusing a body it did not read.
-      checksums = acceptsChecksum && wrongChecksumRefused();
+      checksums = first.checksumAccepted() && wrongChecksumRefused();
     } finally {
       cleanUp();
     }
@@ -69,8 +77,11 @@ final class CapabilityProbe {
           + " supported by this endpoint: " + endpoint.describe() + " bucket '" + bucket + "' did not validate them;"
           + " use ChecksumMode.AUTO or NEVER");
     }
-    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, conditional, checksums);
+    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, putIfAbsent, putIfMatch, checksums);
   }
+
+  /** The answer to the first probe PUT: its ETag, and whether it carried an accepted checksum. */
+  private record PutResult(String eTag, boolean checksumAccepted) {}
 
   private void ensureBucket() {
     try {
@@ -83,10 +94,9 @@ final class CapabilityProbe {
     } catch (SdkException e) {
       throw S3Errors.translate(null, what("HEAD bucket"), e);
     }
-    if (!options.createBucket()) {
+    if (!config.createBucket()) {
       throw new UnsupportedCapabilityException("Bucket '" + bucket + "' does not exist at " + endpoint.describe()
-          + "; create it, or let Ballast create it: StorageFacade.newBuilder().createBucket(true)"
-          + " (S3ObjectStore.Options.newBuilder().createBucket(true) when opening the store directly)");
+          + "; create it, or let Ballast create it: S3StoreConfig.builder().createBucket(true)");
     }
     try {
       // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
@@ -109,12 +119,11 @@ final class CapabilityProbe {
       return;
     }
     String found = status == null ? "never enabled" : status.toString();
-    if (!options.enableVersioning()) {
+    if (!config.enableVersioning()) {
       throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
           + " has versioning " + found + ", but Ballast keeps every version of every object and needs versioning"
           + " Enabled: enable it (PutBucketVersioning Status=Enabled), or let Ballast enable it:"
-          + " StorageFacade.newBuilder().enableVersioning(true)"
-          + " (S3ObjectStore.Options.newBuilder().enableVersioning(true) when opening the store directly)");
+          + " S3StoreConfig.builder().enableVersioning(true)");
     }
     try {
       s3.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
@@ -141,22 +150,20 @@ final class CapabilityProbe {
    * Writes the probe object with a correct SHA-256 additional checksum (plain when mode NEVER, or
    * when the endpoint refuses the header).
    */
-  private boolean putWithChecksum() {
+  private PutResult putWithChecksum() {
     if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.NEVER) {
-      putProbe(b -> { });
-      return false;
+      return new PutResult(putProbe(b -> { }).eTag(), false);
     }
     String right = Sha256.base64(Sha256.of(BODY));
     try {
-      putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right));
-      return true;
+      return new PutResult(putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right)).eTag(),
+          true);
     } catch (AwsServiceException e) {
       if (e.statusCode() >= 500 || e.statusCode() == 403) {
         throw S3Errors.translate(probeKey, what("PUT with x-amz-checksum-sha256"), e);
       }
       LOG.debug("Endpoint refused x-amz-checksum-sha256: {}", e.toString());
-      putProbe(b -> { });
-      return false;
+      return new PutResult(putProbe(b -> { }).eTag(), false);
     }
   }
 
@@ -175,29 +182,51 @@ final class CapabilityProbe {
   }
 
   /** True when a conditional PUT (empty body) on the existing probe key is refused with 412. */
-  private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition) {
+  private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition, String which) {
     try {
-      PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
-      condition.accept(b);
-      send(b.build(), RequestBody::empty);
+      conditionalPut(condition);
+      LOG.debug("Capability probe: {} was not refused", which);
       return false;
     } catch (AwsServiceException e) {
       if (e.statusCode() == 412) {
         return true;
       }
-      if (e.statusCode() >= 500 && e.statusCode() != 501 || e.statusCode() == 403) {
-        throw S3Errors.translate(probeKey, what("conditional PUT"), e);
-      }
-      LOG.debug("Conditional PUT answered {} instead of 412", e.statusCode());
+      throwIfNoCapabilityAnswer(e, which);
+      LOG.debug("Capability probe: {} answered {} instead of 412", which, e.statusCode());
       return false;
     }
   }
 
-  private void putProbe(Consumer<PutObjectRequest.Builder> customizer) {
+  /** True when a conditional PUT (empty body) on the existing probe key is accepted. */
+  private boolean accepted(Consumer<PutObjectRequest.Builder> condition, String which) {
+    try {
+      conditionalPut(condition);
+      return true;
+    } catch (AwsServiceException e) {
+      throwIfNoCapabilityAnswer(e, which);
+      LOG.debug("Capability probe: {} answered {} instead of 200", which, e.statusCode());
+      return false;
+    }
+  }
+
+  /** Credentials refused or the store failing say nothing about conditional writes: raise them. */
+  private void throwIfNoCapabilityAnswer(AwsServiceException e, String which) {
+    if (e.statusCode() >= 500 && e.statusCode() != 501 || e.statusCode() == 403) {
+      throw S3Errors.translate(probeKey, what("PUT with " + which), e);
+    }
+  }
+
+  private void conditionalPut(Consumer<PutObjectRequest.Builder> condition) {
+    PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
+    condition.accept(b);
+    send(b.build(), RequestBody::empty);
+  }
+
+  private PutObjectResponse putProbe(Consumer<PutObjectRequest.Builder> customizer) {
     PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey)
         .contentLength((long) BODY.length);
     customizer.accept(b);
-    send(b.build(), () -> RequestBody.fromBytes(BODY));
+    return send(b.build(), () -> RequestBody.fromBytes(BODY));
   }
 
   /**
@@ -208,11 +237,10 @@ final class CapabilityProbe {
    *
    * @throws AwsServiceException the server's answer, for the caller to classify
    */
-  private void send(PutObjectRequest request, java.util.function.Supplier<RequestBody> body) {
+  private PutObjectResponse send(PutObjectRequest request, Supplier<RequestBody> body) {
     for (int attempt = 1; ; attempt++) {
       try {
-        s3.putObject(request, body.get());
-        return;
+        return s3.putObject(request, body.get());
       } catch (AwsServiceException e) {
         throw e;
       } catch (SdkException e) {
@@ -220,7 +248,7 @@ final class CapabilityProbe {
           throw S3Errors.translate(probeKey, what("probe PUT"), e);
         }
         LOG.debug("Probe PUT got no answer ({}); sending it again", e.toString());
-      } catch (java.io.UncheckedIOException e) {
+      } catch (UncheckedIOException e) {
         // The SDK's XML unmarshaller raises this when the answer breaks off while it is parsed
         // (a connection the server reset after refusing the body): no usable answer either.
         if (attempt >= PROBE_PUT_ATTEMPTS) {

@@ -1,32 +1,49 @@
 package dev.ballast.storage.object.s3;
 
+import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.RetriesExhaustedException;
 import dev.ballast.storage.AccessDeniedException;
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
- * Translates AWS SDK failures into the storage exception hierarchy, keeping the SDK exception as
- * the cause. Follows the classification of RFC 9110 §15 and
+ * Translates AWS SDK failures into the storage exception hierarchy, recognising them by type and
+ * keeping the SDK exception as the cause of every translation. Follows RFC 9110 section 15 and
  * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html">S3 error responses</a>:
- * no answer (connection refused or reset, timeout, circuit open, retries exhausted), 408, 429, 5xx
- * and S3 throttling codes mean the store is unavailable; 401/403 mean access denied; {@code BadDigest}
- * and friends mean the bytes were corrupted on the way; other 4xx are refusals by the endpoint.
- * 404/409/412 are handled by the callers, who know what they mean for their operation.
+ * <ul>
+ *   <li>no answer (connection refused or reset, timeout, circuit open, retries exhausted), 408, 429,
+ *       5xx other than 501 and throttling codes: {@link StorageUnavailableException};</li>
+ *   <li>401 and 403: {@link AccessDeniedException};</li>
+ *   <li>any answer saying the bytes received are not the bytes sent or signed ({@link #DIGEST_CODES}):
+ *       {@link IntegrityException};</li>
+ *   <li>501 Not Implemented: {@link UnsupportedCapabilityException};</li>
+ *   <li>any other 4xx: {@link RequestRefusedException}, with status and error code.</li>
+ * </ul>
+ * 404, 409 and 412 are handled by the callers first, who know what they mean for their operation.
+ * Stateless.
  */
 public final class S3Errors {
 
-  /** Failures of the HTTP layer that prove the request never left this process. */
-  private static final Set<String> NOT_SENT = Set.of("CircuitOpenException", "BulkheadFullException");
-
-  private static final Set<String> DIGEST_CODES = Set.of("BadDigest", "InvalidDigest", "XAmzContentSHA256Mismatch");
+  /**
+   * Error codes by which a server says that the bytes it received are not the bytes that were sent
+   * or signed: {@code BadDigest} (Content-MD5 or additional checksum mismatch, S3),
+   * {@code XAmzContentSHA256Mismatch} (signed payload hash mismatch, S3 and Ceph RGW),
+   * {@code XAmzContentChecksumMismatch} (additional checksum mismatch, MinIO) and
+   * {@code InvalidDigest} (a digest that does not verify, as some servers answer a mismatch).
+   */
+  public static final Set<String> DIGEST_CODES =
+      Set.of("BadDigest", "XAmzContentSHA256Mismatch", "XAmzContentChecksumMismatch", "InvalidDigest");
 
   private S3Errors() {}
 
@@ -36,12 +53,13 @@ public final class S3Errors {
    * @param key the key the operation was about, or null
    * @param what the operation and its target, e.g. "PUT of 'k' in bucket 'b' at http://..."
    * @return an {@link AccessDeniedException}, {@link IntegrityException},
-   *     {@link StorageUnavailableException} or {@link UnsupportedCapabilityException}
+   *     {@link StorageUnavailableException}, {@link UnsupportedCapabilityException} or
+   *     {@link RequestRefusedException}
    */
   public static StorageException translate(String key, String what, SdkException e) {
     if (e instanceof AwsServiceException service) {
       int status = service.statusCode();
-      String code = service.awsErrorDetails() == null ? null : service.awsErrorDetails().errorCode();
+      String code = errorCode(service);
       String detail = what + " failed: HTTP " + status + (code == null ? "" : " " + code)
           + (service.awsErrorDetails() == null || service.awsErrorDetails().errorMessage() == null
               ? "" : " (" + service.awsErrorDetails().errorMessage() + ")");
@@ -52,47 +70,54 @@ public final class S3Errors {
       }
       if (code != null && DIGEST_CODES.contains(code)) {
         return new IntegrityException(key == null ? "" : key, detail
-            + "; the bytes the store received do not match the checksum sent with them");
+            + "; the bytes the store received do not match the digest or signature sent with them", e);
+      }
+      if (status == 501) {
+        return new UnsupportedCapabilityException(detail + "; the operation is not implemented by this endpoint", e);
       }
       if (status == 408 || status == 429 || status >= 500 || service.isThrottlingException()) {
-        if (status == 501) {
-          return new UnsupportedCapabilityException(detail + "; the operation is not supported by this endpoint");
-        }
         return new StorageUnavailableException(key, detail, e);
       }
-      return new UnsupportedCapabilityException(detail + "; the endpoint refused the request");
+      return new RequestRefusedException(key, status, code, detail + "; the store refused the request (not retried)",
+          e);
     }
     return new StorageUnavailableException(key, what + " failed: the store could not be reached ("
-        + rootMessage(e) + ")", e);
+        + describeNoAnswer(e) + ")", e);
+  }
+
+  /** Translation for an I/O failure of our own (reading content, reopening a region, a broken answer). */
+  static StorageException translate(String key, String what, UncheckedIOException e) {
+    return new StorageUnavailableException(key, what + " failed: " + describeNoAnswer(e), e);
   }
 
   /**
    * Whether the failure leaves open that the request took effect: no answer after the request may
-   * have been sent (timeout, reset, retries exhausted: any earlier attempt may have landed) or a
-   * 500/502/504. A refused connection, an open circuit or a full bulkhead prove nothing was sent;
-   * 503 SlowDown and 4xx prove nothing was stored. The resilient client's exceptions are recognised
-   * by simple name so this module does not depend on their package.
+   * have been sent (timeout, reset, retries exhausted with an attempt that may have been sent) or a
+   * 500, 502 or 504. A refused connection, an open circuit or a full bulkhead prove nothing was sent;
+   * 503 {@code SlowDown} and 4xx prove nothing was stored.
    */
   static boolean ambiguous(SdkException e) {
     if (e instanceof AwsServiceException service) {
       int status = service.statusCode();
       return status == 500 || status == 502 || status == 504;
     }
-    if (e instanceof SdkClientException) {
-      for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-        // An earlier attempt may have been sent even when the last one could not connect.
-        if (t.getClass().getSimpleName().equals("RetriesExhaustedException")) {
+    if (!(e instanceof SdkClientException)) {
+      return false;
+    }
+    Throwable cause = e.getCause();
+    if (cause == null) {
+      return true;
+    }
+    if (cause instanceof RetriesExhaustedException exhausted) {
+      // Each attempt's failure is a suppressed exception: one that may have been sent makes it ambiguous.
+      for (Throwable attempt : exhausted.getSuppressed()) {
+        if (!provablyNotSent(attempt)) {
           return true;
         }
       }
-      for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-        if (t instanceof ConnectException || NOT_SENT.contains(t.getClass().getSimpleName())) {
-          return false;
-        }
-      }
-      return true;
+      return exhausted.getSuppressed().length == 0;
     }
-    return false;
+    return !provablyNotSent(cause);
   }
 
   /** The S3 error code, or null. */
@@ -100,12 +125,35 @@ public final class S3Errors {
     return e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
   }
 
-  /** Translation for an I/O failure of our own (reading content, reopening a region). */
-  static StorageException translate(String key, String what, UncheckedIOException e) {
-    return new StorageUnavailableException(key, what + " failed: " + rootMessage(e), e);
+  private static boolean provablyNotSent(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException
+          || t instanceof CallRejectedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
-  private static String rootMessage(Throwable e) {
+  /**
+   * Why no answer came, in the words a user would use: could not connect, connect timed out, no
+   * answer in time, the resilient client's own rejection, or else the innermost failure.
+   */
+  static String describeNoAnswer(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof CallRejectedException rejected) {
+        return rejected.getMessage();
+      }
+      if (t instanceof HttpConnectTimeoutException) {
+        return "connect timed out";
+      }
+      if (t instanceof ConnectException) {
+        return "could not connect: connection refused or host unreachable";
+      }
+      if (t instanceof HttpTimeoutException) {
+        return "no answer within the timeout";
+      }
+    }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();

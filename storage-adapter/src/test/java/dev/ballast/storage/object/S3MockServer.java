@@ -1,4 +1,4 @@
-package dev.ballast.it.support;
+package dev.ballast.storage.object;
 
 import com.adobe.testing.s3mock.S3MockApplication;
 import java.io.IOException;
@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,6 +24,7 @@ public final class S3MockServer {
   @SuppressWarnings("deprecation") // getHttpPort(): S3Mock prefers a separate JVM; one JVM is faster here
   public static synchronized URI endpoint() {
     if (endpoint == null) {
+      quietStartupLogging();
       Path root;
       try {
         root = Files.createTempDirectory("s3mock-");
@@ -39,5 +41,16 @@ public final class S3MockServer {
       endpoint = URI.create("http://127.0.0.1:" + app.getHttpPort());
     }
     return endpoint;
+  }
+
+  /**
+   * "silent" sets Spring's root level to WARN, but tests log through slf4j-simple, which reads
+   * per-logger levels from system properties when each logger is created.
+   */
+  private static void quietStartupLogging() {
+    for (String logger : List.of("org.springframework", "com.adobe.testing.s3mock", "org.apache.catalina",
+        "org.apache.coyote", "org.apache.tomcat")) {
+      System.setProperty("org.slf4j.simpleLogger.log." + logger, "warn");
+    }
   }
 }

@@ -1,0 +1,100 @@
+package dev.ballast.storage.object.s3;
+
+import dev.ballast.storage.StorageUnavailableException;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Per-key generations and write ordering of one {@link S3ObjectStore} instance.
+ *
+ * <p>A generation is a hybrid logical clock: each put records
+ * {@code max(known + 1, head + 1, clock millis)}, where {@code known} is the newest generation this
+ * instance has written or read for the key and {@code head} the generation of the key's current
+ * version, read just before the write. S3 reads after writes are strongly consistent, so a writer
+ * always sees the previous writer's generation and goes past it even with a slow wall clock; the
+ * wall-clock floor keeps a key written again after a delete (whose HEAD shows no generation) ahead of
+ * the generations it had before. Puts to one key through one instance run one at a time
+ * ({@link #lock}), so their generations strictly increase in the order the versions land.
+ *
+ * <p>Thread-safe; memory grows with the number of distinct keys this instance wrote or read.
+ */
+final class KeyGenerations {
+  /** User metadata key (sent as {@code x-amz-meta-ballast-generation}): the per-key generation. */
+  static final String META_GENERATION = S3ObjectStore.META_GENERATION;
+
+  private final Map<String, Long> known = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, LockEntry> locks = new ConcurrentHashMap<>();
+
+  /** The generation for the next put of {@code key}, given the current version's generation. */
+  long next(String key, long headGeneration, Clock clock) {
+    return Math.max(Math.max(known(key), headGeneration) + 1, clock.millis());
+  }
+
+  /** The newest generation this instance wrote or read for {@code key}, 0 if none. */
+  long known(String key) {
+    return known.getOrDefault(key, 0L);
+  }
+
+  /** Records that {@code generation} of {@code key} was written or read; 0 (not Ballast's) is ignored. */
+  void remember(String key, long generation) {
+    if (generation > 0) {
+      known.merge(key, generation, Math::max);
+    }
+  }
+
+  /** The generation recorded in user metadata, 0 when absent or unreadable (not written by Ballast). */
+  static long of(Map<String, String> metadata) {
+    String g = metadata.get(META_GENERATION);
+    if (g == null) {
+      return 0;
+    }
+    try {
+      return Math.max(0, Long.parseLong(g.trim()));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** What {@link #lock} returns; closing it lets the next put of the key through. */
+  interface Held extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Waits until no other put of {@code key} through this instance runs, then holds the key. An entry
+   * is removed when its last user leaves, so idle keys hold no lock.
+   *
+   * @throws StorageUnavailableException if interrupted while waiting (the interrupt flag is restored)
+   */
+  Held lock(String key) {
+    LockEntry entry = locks.compute(key, (k, e) -> {
+      LockEntry x = e == null ? new LockEntry() : e;
+      x.users++;
+      return x;
+    });
+    try {
+      entry.lock.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      leave(key);
+      throw new StorageUnavailableException(key, "Interrupted while waiting for another put of '" + key
+          + "' from this store to finish", e);
+    }
+    return () -> {
+      entry.lock.unlock();
+      leave(key);
+    };
+  }
+
+  private void leave(String key) {
+    locks.compute(key, (k, e) -> --e.users == 0 ? null : e);
+  }
+
+  private static final class LockEntry {
+    final ReentrantLock lock = new ReentrantLock();
+    int users;
+  }
+}

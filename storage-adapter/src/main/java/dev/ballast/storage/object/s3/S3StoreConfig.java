@@ -1,0 +1,336 @@
+package dev.ballast.storage.object.s3;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * How an {@link S3ObjectStore} uses its bucket: what it may fix at open (a missing bucket, versioning
+ * off), multipart sizes, the key policy, bounded re-reads and retries, and the injected clock,
+ * randomness and sleeper. Where and how to reach the endpoint (URI, region, credentials, HTTP client)
+ * is {@link S3Endpoint}'s. Every default is a named constant below, repeated in its setter.
+ *
+ * <p>Immutable and thread-safe; builders are not thread-safe and {@link Builder#build()} shares no
+ * state with the builder.
+ *
+ * @see S3ObjectStore#open(S3Endpoint, String, S3StoreConfig)
+ */
+public final class S3StoreConfig {
+  /** Default {@link #multipartThreshold()}: 16 MiB. */
+  public static final long DEFAULT_MULTIPART_THRESHOLD = 16L * 1024 * 1024;
+  /** Default {@link #partSize()}: 8 MiB. */
+  public static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+  /** S3's minimum size of every part but the last: 5 MiB (UploadPart API). */
+  public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
+  /** Default {@link #staleReadAttempts()}: 3. */
+  public static final int DEFAULT_STALE_READ_ATTEMPTS = 3;
+  /** Default {@link #staleReadBackoff()}: 50 ms. */
+  public static final Duration DEFAULT_STALE_READ_BACKOFF = Duration.ofMillis(50);
+  /** Default {@link #conditionalConflictAttempts()}: 3. */
+  public static final int DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS = 3;
+
+  private static final SecureRandom SECURE_RANDOM = new SecureRandom();
+  private static final S3StoreConfig DEFAULTS = builder().build();
+
+  private final boolean createBucket;
+  private final boolean enableVersioning;
+  private final Clock clock;
+  private final long multipartThreshold;
+  private final long partSize;
+  private final boolean allowDotSegmentsAndLeadingSlash;
+  private final int staleReadAttempts;
+  private final Duration staleReadBackoff;
+  private final int conditionalConflictAttempts;
+  private final Path spoolDirectory;
+  private final Supplier<RandomGenerator> random;
+  private final Sleeper sleeper;
+
+  private S3StoreConfig(Builder b) {
+    this.createBucket = b.createBucket;
+    this.enableVersioning = b.enableVersioning;
+    this.clock = b.clock;
+    this.multipartThreshold = b.multipartThreshold;
+    this.partSize = b.partSize;
+    this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
+    this.staleReadAttempts = b.staleReadAttempts;
+    this.staleReadBackoff = b.staleReadBackoff;
+    this.conditionalConflictAttempts = b.conditionalConflictAttempts;
+    this.spoolDirectory = b.spoolDirectory;
+    this.random = b.random;
+    this.sleeper = b.sleeper;
+  }
+
+  /** The defaults: see each builder method. */
+  public static S3StoreConfig ofDefaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.createBucket = createBucket;
+    b.enableVersioning = enableVersioning;
+    b.clock = clock;
+    b.multipartThreshold = multipartThreshold;
+    b.partSize = partSize;
+    b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
+    b.staleReadAttempts = staleReadAttempts;
+    b.staleReadBackoff = staleReadBackoff;
+    b.conditionalConflictAttempts = conditionalConflictAttempts;
+    b.spoolDirectory = spoolDirectory;
+    b.random = random;
+    b.sleeper = sleeper;
+    return b;
+  }
+
+  /** Whether a missing bucket is created at open; see {@link Builder#createBucket}. */
+  public boolean createBucket() {
+    return createBucket;
+  }
+
+  /** Whether bucket versioning is turned on at open; see {@link Builder#enableVersioning}. */
+  public boolean enableVersioning() {
+    return enableVersioning;
+  }
+
+  /** Wall clock for generations and delete-marker timestamps; see {@link Builder#clock}. */
+  public Clock clock() {
+    return clock;
+  }
+
+  /** Content longer than this many bytes goes as a multipart upload; see {@link Builder#multipartThreshold}. */
+  public long multipartThreshold() {
+    return multipartThreshold;
+  }
+
+  /** Multipart part size in bytes; see {@link Builder#partSize}. */
+  public long partSize() {
+    return partSize;
+  }
+
+  /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; see the builder. */
+  public boolean allowDotSegmentsAndLeadingSlash() {
+    return allowDotSegmentsAndLeadingSlash;
+  }
+
+  /** Reads of the latest version made before a stale read is reported; see the builder. */
+  public int staleReadAttempts() {
+    return staleReadAttempts;
+  }
+
+  /** Pause between stale re-reads and conditional-conflict retries; see the builder. */
+  public Duration staleReadBackoff() {
+    return staleReadBackoff;
+  }
+
+  /** Attempts of a conditional write answered 409 ConditionalRequestConflict; see the builder. */
+  public int conditionalConflictAttempts() {
+    return conditionalConflictAttempts;
+  }
+
+  /** Where streamed content larger than 1 MiB is spooled; see {@link Builder#spoolDirectory}. */
+  public Path spoolDirectory() {
+    return spoolDirectory;
+  }
+
+  /** Source of randomness for put tokens and probe keys; see {@link Builder#random}. */
+  public Supplier<RandomGenerator> random() {
+    return random;
+  }
+
+  /** How the store waits between bounded re-reads and conflict retries; see {@link Builder#sleeper}. */
+  public Sleeper sleeper() {
+    return sleeper;
+  }
+
+  @Override
+  public String toString() {
+    return "S3StoreConfig[createBucket=" + createBucket + ", enableVersioning=" + enableVersioning
+        + ", multipartThreshold=" + multipartThreshold + ", partSize=" + partSize
+        + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + ", staleReadAttempts="
+        + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
+        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + "]";
+  }
+
+  /** Waits between bounded re-reads; injectable so tests never sleep. */
+  @FunctionalInterface
+  public interface Sleeper {
+    /** Blocks for {@code duration}. */
+    void sleep(Duration duration) throws InterruptedException;
+  }
+
+  /** Builder of {@link S3StoreConfig}; not thread-safe. */
+  public static final class Builder {
+    private boolean createBucket;
+    private boolean enableVersioning;
+    private Clock clock = Clock.systemUTC();
+    private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
+    private long partSize = DEFAULT_PART_SIZE;
+    private boolean allowDotSegmentsAndLeadingSlash;
+    private int staleReadAttempts = DEFAULT_STALE_READ_ATTEMPTS;
+    private Duration staleReadBackoff = DEFAULT_STALE_READ_BACKOFF;
+    private int conditionalConflictAttempts = DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS;
+    private Path spoolDirectory = Path.of(System.getProperty("java.io.tmpdir"));
+    private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
+    private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+
+    private Builder() {}
+
+    /**
+     * Create the bucket at open when it does not exist (CreateBucket, with the endpoint's region as
+     * location constraint outside {@code us-east-1}). If not set, false: a missing bucket is refused.
+     */
+    public Builder createBucket(boolean createBucket) {
+      this.createBucket = createBucket;
+      return this;
+    }
+
+    /**
+     * Turn bucket versioning on at open when it is not {@code Enabled} (PutBucketVersioning). If not
+     * set, false: an unversioned bucket is refused, since Ballast keeps every version.
+     */
+    public Builder enableVersioning(boolean enableVersioning) {
+      this.enableVersioning = enableVersioning;
+      return this;
+    }
+
+    /**
+     * Wall clock for generations (their floor is its millisecond reading) and delete-marker
+     * timestamps. If not set, {@link Clock#systemUTC()}.
+     *
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Content longer than this many bytes goes as a multipart upload. If not set,
+     * {@value S3StoreConfig#DEFAULT_MULTIPART_THRESHOLD} bytes (16 MiB); must be at least the part size.
+     */
+    public Builder multipartThreshold(long bytes) {
+      this.multipartThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * Size in bytes of each multipart part but the last. If not set,
+     * {@value S3StoreConfig#DEFAULT_PART_SIZE} bytes (8 MiB); at least
+     * {@value S3StoreConfig#MIN_PART_SIZE} (5 MiB, S3's minimum).
+     */
+    public Builder partSize(long bytes) {
+      this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * Accept keys with {@code ..} segments or a leading {@code /} (they turn into path traversal when
+     * keys are mapped to files). If not set, false: such keys are refused.
+     */
+    public Builder allowDotSegmentsAndLeadingSlash(boolean allow) {
+      this.allowDotSegmentsAndLeadingSlash = allow;
+      return this;
+    }
+
+    /**
+     * Reads of the latest version made before a stale read is reported. If not set,
+     * {@value S3StoreConfig#DEFAULT_STALE_READ_ATTEMPTS}; at least 1.
+     */
+    public Builder staleReadAttempts(int attempts) {
+      this.staleReadAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * Pause between stale re-reads and between conditional-conflict retries. If not set, 50 ms;
+     * not negative.
+     *
+     * @throws NullPointerException if {@code backoff} is null
+     */
+    public Builder staleReadBackoff(Duration backoff) {
+      this.staleReadBackoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /**
+     * Attempts of a conditional write answered {@code 409 ConditionalRequestConflict} (a concurrent
+     * write in flight) before it is raised as a failed precondition. If not set,
+     * {@value S3StoreConfig#DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS}; at least 1.
+     */
+    public Builder conditionalConflictAttempts(int attempts) {
+      this.conditionalConflictAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * Where streamed content larger than 1 MiB is spooled, so its parts can be re-sent. If not set,
+     * {@code java.io.tmpdir}.
+     *
+     * @throws NullPointerException if {@code directory} is null
+     */
+    public Builder spoolDirectory(Path directory) {
+      this.spoolDirectory = Objects.requireNonNull(directory, "directory");
+      return this;
+    }
+
+    /**
+     * Source of randomness for put tokens and probe keys (AWS passes {@code ThreadLocalRandom::current}).
+     * If not set, a shared {@link SecureRandom}.
+     *
+     * @throws NullPointerException if {@code random} is null
+     */
+    public Builder random(Supplier<RandomGenerator> random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * How the store waits between bounded re-reads and conflict retries. If not set,
+     * {@link Thread#sleep(long)}.
+     *
+     * @throws NullPointerException if {@code sleeper} is null
+     */
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /**
+     * A new, immutable config with these settings.
+     *
+     * @throws IllegalArgumentException if the part size is below 5 MiB, the threshold is below the
+     *     part size, an attempt count is below 1 or the backoff is negative
+     */
+    public S3StoreConfig build() {
+      if (partSize < MIN_PART_SIZE) {
+        throw new IllegalArgumentException("partSize must be >= " + MIN_PART_SIZE + " (S3's minimum part size)"
+            + " but was " + partSize);
+      }
+      if (multipartThreshold < partSize) {
+        throw new IllegalArgumentException("multipartThreshold must be >= partSize (" + partSize + ") but was "
+            + multipartThreshold);
+      }
+      if (staleReadAttempts < 1) {
+        throw new IllegalArgumentException("staleReadAttempts must be >= 1 but was " + staleReadAttempts);
+      }
+      if (conditionalConflictAttempts < 1) {
+        throw new IllegalArgumentException("conditionalConflictAttempts must be >= 1 but was "
+            + conditionalConflictAttempts);
+      }
+      if (staleReadBackoff.isNegative()) {
+        throw new IllegalArgumentException("staleReadBackoff must be >= 0 but was " + staleReadBackoff);
+      }
+      return new S3StoreConfig(this);
+    }
+  }
+}
