@@ -114,6 +114,7 @@ final class BackupRunner {
     }
   }
 
+  private static final boolean SLASH_SEPARATED = java.io.File.separatorChar == '/';
   /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
   private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
   /** Files in flight beyond those being read: what a group commit can gather. */
@@ -165,16 +166,27 @@ final class BackupRunner {
     Instant createdAt = clock.instant();
     trustedBefore = createdAt.minus(RACY_WINDOW);
     List<String> skipped = new ArrayList<>();
-    Map<String, ManifestEntry> previous = previousEntries();
+    // The previous manifest is read on another thread while the tree is walked: files found before it
+    // is ready wait in a list, the rest are dealt with as they are found.
+    CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        previousRead.complete(previousEntries());
+      } catch (RuntimeException | Error e) {
+        previousRead.completeExceptionally(e);
+      }
+    }, "ballast-previous-manifest");
+    reader.setDaemon(true);
+    reader.start();
     List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
     AtomicLong total = new AtomicLong();
 
     try (Progress progress = progressFactory.get();
         Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT)) {
-      walk(skipped, f -> {
-        total.addAndGet(f.size());
-        progress.addTotal(1, f.size());
-        ManifestEntry before = previous.get(f.path());
+      List<SourceFile> waiting = new ArrayList<>();
+      Map<String, ManifestEntry>[] previous = newMapHolder();
+      Consumer<SourceFile> decide = f -> {
+        ManifestEntry before = previous[0].get(f.path());
         if (!settings.checksum() && f.stat().sameAs(before)) {
           entries.add(before);
           unchangedCount.incrementAndGet();
@@ -185,7 +197,25 @@ final class BackupRunner {
         } else {
           transfers.submit(done -> backUp(f, before, entries, progress, done));
         }
+      };
+      walk(skipped, f -> {
+        total.addAndGet(f.size());
+        progress.addTotal(1, f.size());
+        if (previous[0] == null && previousRead.isDone()) {
+          previous[0] = joinPrevious(previousRead);
+          waiting.forEach(decide);
+          waiting.clear();
+        }
+        if (previous[0] == null) {
+          waiting.add(f);
+        } else {
+          decide.accept(f);
+        }
       });
+      if (previous[0] == null) {
+        previous[0] = joinPrevious(previousRead);
+        waiting.forEach(decide);
+      }
       transfers.awaitAll();
     }
 
@@ -217,6 +247,22 @@ final class BackupRunner {
     return new Result(stored.get(), unchangedCount.get(), read.get(), uploaded.get(), total.get(), skipped, failures,
         skippedFiles, manifestVersion, complete, manifestProblem, down, cancellation.cancelled(),
         Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, ManifestEntry>[] newMapHolder() {
+    return (Map<String, ManifestEntry>[]) new Map<?, ?>[1];
+  }
+
+  private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
   }
 
   /** Whether no further file should be started: the store went away, or Ctrl-C. */
@@ -405,12 +451,12 @@ final class BackupRunner {
             skipped.add(rel + " (not a regular file)");
           } else if (rel.equals(Manifest.FILE_NAME)) {
             skipped.add(rel + " (reserved for the backup's manifest)");
-          } else if (!source.resolve(rel).equals(file)) {
+          } else if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
             // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
             // would name another file on restore and could collide with a sibling's key.
             failed.add(new Failure(rel, "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key "
                 + "that restores to the same name; rename it"));
-          } else if (rel.chars().anyMatch(Character::isISOControl)) {
+          } else if (hasControlCharacter(rel)) {
             failed.add(new Failure(rel, "its name contains a control character, which S3 keys cannot carry; rename it"));
           } else {
             FileStat stat;
@@ -438,6 +484,14 @@ final class BackupRunner {
   }
 
   private String relative(Path file) {
+    if (SLASH_SEPARATED) {
+      // The walk hands out paths that start with the source directory's: cut it off.
+      String full = file.toString();
+      String prefix = source.toString();
+      if (full.length() > prefix.length() + 1 && full.startsWith(prefix) && full.charAt(prefix.length()) == '/') {
+        return full.substring(prefix.length() + 1);
+      }
+    }
     Path rel = source.relativize(file);
     StringBuilder sb = new StringBuilder();
     for (Path part : rel) {
@@ -447,6 +501,15 @@ final class BackupRunner {
       sb.append(part);
     }
     return sb.toString();
+  }
+
+  private static boolean hasControlCharacter(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isISOControl(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The file's stat changed while its bytes were read. */

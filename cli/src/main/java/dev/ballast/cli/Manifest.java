@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The manifest of one backup run, stored as the object {@code NAME/.ballast-manifest.json}; every
@@ -31,7 +30,6 @@ record Manifest(
   /** The file name of the manifest object under {@code NAME/}. */
   static final String FILE_NAME = ".ballast-manifest.json";
 
-  private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
 
   Manifest {
     Objects.requireNonNull(name, "name");
@@ -89,7 +87,7 @@ record Manifest(
             + "', which is refused because " + problem + "; nothing was restored. Restore another "
             + "--manifest-version or inspect the manifest.");
       }
-      if (!SHA256.matcher(entry.sha256()).matches()) {
+      if (!isSha256Hex(entry.sha256())) {
         throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
       }
       if (!seen.add(entry.path())) {
@@ -97,6 +95,20 @@ record Manifest(
       }
     }
     return manifest;
+  }
+
+  /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */
+  static boolean isSha256Hex(String s) {
+    if (s.length() != 64) {
+      return false;
+    }
+    for (int i = 0; i < 64; i++) {
+      char c = s.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static CliFailure corrupt(String where, String why, Throwable cause) {
