@@ -433,7 +433,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     boolean lead;
     synchronized (queueLock) {
       staging--;
-      queueLock.notifyAll();
       boolean interrupted = false;
       while (committing && queuedBytes > MAX_QUEUED_BYTES && !closed) {
         try {
@@ -456,6 +455,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
       committing = true;
       if (!lead) {
         lastArrivalNanos = System.nanoTime();
+        // A gathering committer wakes on its own within a millisecond or so (Object.wait's
+        // granularity); wake it early only when its batch is full or no writer is left reading.
+        if (queue.size() >= FULL_BATCH || staging == 0 || queuedBytes >= MAX_QUEUED_BYTES / 2) {
+          queueLock.notifyAll();
+        }
       }
     }
     if (lead) {
