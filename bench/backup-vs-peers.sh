@@ -97,7 +97,8 @@ time_it() {
   set +e
   /usr/bin/time -f "%e %M %x" -o "$t" "$@" >"$work/$name.log" 2>&1
   set -e
-  awk '{printf "%.2f %.0f %d\n", $1, $2 / 1024, $3}' "$t" > "$t.fmt" && mv "$t.fmt" "$t"
+  # time(1) writes "Command exited with non-zero status N" before its line when CMD failed.
+  tail -1 "$t" | awk '{printf "%.2f %.0f %d\n", $1, $2 / 1024, $3}' > "$t.fmt" && mv "$t.fmt" "$t"
 }
 cell() { # cell NAME : "12.34 s (456 MiB)" or "failed (exit N)"
   local t="$work/$1.time"
@@ -153,8 +154,11 @@ for run in $(seq 1 "$runs"); do
     time_it "s3-ballast-first-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
     time_it "s3-ballast-unchanged-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
     if have rclone; then
-      time_it "s3-rclone-first-$run" rclone copy --transfers "$transfers" --links "$tree" "bench:$bucket/rclone-$prefix"
-      time_it "s3-rclone-unchanged-$run" rclone copy --transfers "$transfers" --links "$tree" "bench:$bucket/rclone-$prefix"
+      # rclone's S3 client cannot load AWS_CA_BUNDLE with its own transport; it uses the system's CAs.
+      time_it "s3-rclone-first-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
+        "bench:$bucket/rclone-$prefix"
+      time_it "s3-rclone-unchanged-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
+        "bench:$bucket/rclone-$prefix"
     fi
   fi
 
@@ -179,6 +183,12 @@ for run in $(seq 1 "$runs"); do
     echo "| --- | --- | --- |"
     echo "| first backup | $(cell s3-ballast-first-$run) | $(cell s3-rclone-first-$run) |"
     echo "| unchanged backup | $(cell s3-ballast-unchanged-$run) | $(cell s3-rclone-unchanged-$run) |"
+    sb="$(secs s3-ballast-first-$run)"; sr="$(secs s3-rclone-first-$run)"
+    sbu="$(secs s3-ballast-unchanged-$run)"; sru="$(secs s3-rclone-unchanged-$run)"
+    if [[ -n "$sb" && -n "$sr" ]]; then
+      awk -v b="$sb" -v r="$sr" -v bu="$sbu" -v ru="$sru" -v m="$mib" 'BEGIN {
+        printf "| Ballast / rclone | %.2f× rclone'"'"'s throughput (%.1f MiB/s) | %.2f× unchanged |\n", r / b, m / b, bu / ru }'
+    fi
   fi
 done
 if [[ "$keep" == 1 ]]; then
