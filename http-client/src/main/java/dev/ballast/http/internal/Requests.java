@@ -3,7 +3,9 @@ package dev.ballast.http.internal;
 import dev.ballast.http.ReplayableBodyPublisher;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest.BodyPublisher;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -22,7 +24,19 @@ public final class Requests {
             "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
             "jdk.internal.net.http.RequestPublishers$FilePublisher");
 
+    /** The class of the client {@code HttpClient.newBuilder().build()} returns, on JDK 17 through 25. */
+    private static final String JDK_CLIENT_CLASS = "jdk.internal.net.http.HttpClientFacade";
+
     private Requests() {
+    }
+
+    /**
+     * Whether {@code client} is the JDK's own implementation, which enforces
+     * {@link HttpRequest#timeout()} until the response headers arrive and answers {@code send}'s
+     * interrupt by cancelling the exchange (JDK 16+).
+     */
+    static boolean isJdkClient(HttpClient client) {
+        return JDK_CLIENT_CLASS.equals(client.getClass().getName());
     }
 
     /**
@@ -74,5 +88,10 @@ public final class Requests {
      */
     static HttpRequest withHeader(HttpRequest request, String headerName, String key) {
         return HttpRequest.newBuilder(request, (name, value) -> true).setHeader(headerName, key).build();
+    }
+
+    /** Returns {@code request} with {@code timeout()} set, every other property copied unchanged. */
+    static HttpRequest withTimeout(HttpRequest request, Duration timeout) {
+        return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
     }
 }

@@ -26,7 +26,7 @@ final class RecordingListener implements HttpClientListener {
     @Override
     public void onRetryDecision(RetryDecisionEvent event) {
         decisions.add(event);
-        if (event.decision() == Decision.RETRYING) {
+        if (event.decision() == RetryDecision.RETRYING) {
             retrying.countDown();
         }
     }
