@@ -366,7 +366,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private RetryConfig retry = RetryConfig.ofDefaults();
         private Duration totalTimeout = DEFAULT_TOTAL_TIMEOUT;
         private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
-        private Function<HttpRequest, String> dependencyResolver = Requests::defaultDependency;
+        private Function<HttpRequest, String> dependencyResolver = new Requests.DefaultDependencyResolver();
         private final Map<String, DependencyPolicy> policies = new HashMap<>();
         private DependencyPolicy defaultPolicy = DependencyPolicy.ofDefaults();
         private ResponseClassifier classifier = ResponseClassifier.defaults();

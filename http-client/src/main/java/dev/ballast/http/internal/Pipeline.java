@@ -35,17 +35,17 @@ import java.util.random.RandomGenerator;
  * {@link Attempt}, each decision a {@link RetryDecider} verdict, and the way a call that ends
  * without a response fails is {@link CallResult}'s.
  *
- * <p>Time: every deadline is a {@link Deadline} on the injected ticker. The JDK bounds response
- * headers through each attempt's request timeout; the client's one {@link DeadlineTimer} bounds
- * what the JDK does not. The total timeout needs no timer of its own: every attempt's bound is
- * capped by what is left of it, no backoff may end past it and no bulkhead wait outlasts it.
+ * <p>Time: every deadline is a {@link Deadline} on the injected ticker, and the client's one
+ * {@link DeadlineTimer} enforces the attempts' bounds. The total timeout needs no timer of its own:
+ * every attempt's bound is capped by what is left of it, no backoff may end past it and no bulkhead
+ * wait outlasts it.
  *
  * <p>Thread-safe.
  */
 public final class Pipeline {
 
     final HttpClient delegate;
-    /** Whether {@link #delegate} is the JDK's own client: it then bounds response headers itself. */
+    /** Whether {@link #delegate} is the JDK's own client, which enforces a request's own timeout too. */
     final boolean jdkDelegate;
     final RetryDecider decider;
     final Duration totalTimeout;

@@ -5,7 +5,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest.BodyPublisher;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -31,9 +30,9 @@ public final class Requests {
     }
 
     /**
-     * Whether {@code client} is the JDK's own implementation, which enforces
-     * {@link HttpRequest#timeout()} until the response headers arrive and answers {@code send}'s
-     * interrupt by cancelling the exchange (JDK 16+).
+     * Whether {@code client} is the JDK's own implementation, which enforces a request's
+     * {@link HttpRequest#timeout()} until the response headers arrive, failing with
+     * {@code HttpTimeoutException}.
      */
     static boolean isJdkClient(HttpClient client) {
         return JDK_CLIENT_CLASS.equals(client.getClass().getName());
@@ -52,6 +51,42 @@ public final class Requests {
         String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
         return scheme + "://" + host + ":" + port;
+    }
+
+    /**
+     * The default dependency resolver, {@link #defaultDependency(HttpRequest)} with a cache by
+     * scheme and authority, so a call to a known origin builds no string. The cache holds at most
+     * {@value #MAX_CACHED} origins and starts afresh when full. Thread-safe.
+     */
+    public static final class DefaultDependencyResolver implements java.util.function.Function<HttpRequest, String> {
+
+        static final int MAX_CACHED = 1024;
+
+        private record Known(String scheme, String dependency) {
+        }
+
+        private final java.util.concurrent.ConcurrentHashMap<String, Known> byAuthority =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public String apply(HttpRequest request) {
+            URI uri = request.uri();
+            String authority = uri.getRawAuthority();
+            String scheme = uri.getScheme();
+            if (authority == null || scheme == null) {
+                return defaultDependency(request);
+            }
+            Known known = byAuthority.get(authority);
+            if (known != null && known.scheme().equals(scheme)) {
+                return known.dependency();
+            }
+            String dependency = defaultDependency(request);
+            if (byAuthority.size() >= MAX_CACHED) {
+                byAuthority.clear();
+            }
+            byAuthority.put(authority, new Known(scheme, dependency));
+            return dependency;
+        }
     }
 
     /**
@@ -88,10 +123,5 @@ public final class Requests {
      */
     static HttpRequest withHeader(HttpRequest request, String headerName, String key) {
         return HttpRequest.newBuilder(request, (name, value) -> true).setHeader(headerName, key).build();
-    }
-
-    /** Returns {@code request} with {@code timeout()} set, every other property copied unchanged. */
-    static HttpRequest withTimeout(HttpRequest request, Duration timeout) {
-        return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
     }
 }

@@ -2,6 +2,7 @@ package dev.ballast.it.http;
 
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.HttpClientListener;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
