@@ -29,7 +29,7 @@ class ModuleBoundaryIT {
     void noOtherModuleReferencesTheInternalPackage(String module) throws Exception {
         Path classes = location(module.equals("cli") ? Ballast.class : StorageFacade.class);
 
-        String found = internalDependencies(classes);
+        String found = internalDependencies(classes, location(org.slf4j.Logger.class));
 
         assertThat(found).as("references from %s (%s) into dev.ballast.http.internal", module, classes).isEmpty();
     }
@@ -37,17 +37,18 @@ class ModuleBoundaryIT {
     @Test
     void theCheckFindsReferencesWhereThereAreSome() throws Exception {
         // http-client's own classes use its internal package: the same check must see them
-        assertThat(internalDependencies(location(ResilientHttpClient.class)))
+        assertThat(internalDependencies(location(ResilientHttpClient.class), location(org.slf4j.Logger.class)))
                 .contains("dev.ballast.http.internal");
     }
 
     /** The lines of jdeps' class-level report that point into the internal package. */
-    private static String internalDependencies(Path classes) {
+    private static String internalDependencies(Path classes, Path modulePath) {
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-        int exit = jdeps.run(print, print, "-verbose:class", "-filter:none", "-e", "dev\\.ballast\\.http\\.internal\\..*",
-                classes.toString());
+        int exit = jdeps.run(print, print, "--multi-release", String.valueOf(Runtime.version().feature()),
+                "--module-path", modulePath.toString(), "-verbose:class", "-filter:none",
+                "-e", "dev\\.ballast\\.http\\.internal\\..*", classes.toString());
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(exit).as("jdeps exit code; report:%n%s", report).isZero();
         return report.lines().filter(line -> line.contains("-> dev.ballast.http.internal"))
