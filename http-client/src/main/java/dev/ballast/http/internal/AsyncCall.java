@@ -46,11 +46,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         this.pushHandler = pushHandler;
     }
 
-    /** Starts the first attempt on the calling thread. */
-    void start() {
+    /**
+     * Starts the first attempt on the calling thread.
+     *
+     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     */
+    void start(CircuitBreaker.Permit firstPermit) {
         result.whenComplete(this);
-        dependency.budget().recordFirstAttempt();
-        startAttempt();
+        startAttempt(firstPermit);
     }
 
     /** The caller's future completed, by whatever means: stop everything and let go of the call. */
@@ -60,8 +63,15 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         pipeline.ended(this);
     }
 
-    private void startAttempt() {
+    private void nextAttempt() {
+        startAttempt(null);
+    }
+
+    private void startAttempt(CircuitBreaker.Permit granted) {
         if (stopped) {
+            if (granted != null) {
+                granted.onNotAttempted();
+            }
             return;
         }
         retryStarted();
@@ -69,10 +79,13 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         attempts = number;
         pipeline.listeners.attemptStarted(this, number);
         if (stopped) {
+            if (granted != null) {
+                granted.onNotAttempted();
+            }
             return;
         }
         Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
-        AttemptOutcome rejected = attempt.acquireBreaker();
+        AttemptOutcome rejected = attempt.acquireBreaker(granted);
         if (rejected != null) {
             decided(rejected);
             return;
@@ -94,9 +107,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (stopped) {
             waiter.cancel(false); // withdraws the waiter
         }
-        waiter.whenComplete((granted, failure) -> {
+        waiter.whenComplete((bulkheadPermit, failure) -> {
             if (failure == null) {
-                attempt.bulkheadPermit = granted;
+                attempt.bulkheadPermit = bulkheadPermit;
                 exchange(attempt);
                 return;
             }
@@ -167,7 +180,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             return;
         }
         try {
-            ScheduledFuture<?> backoff = pipeline.scheduler.schedule(this::startAttempt, delayNanos,
+            ScheduledFuture<?> backoff = pipeline.scheduler.schedule(this::nextAttempt, delayNanos,
                     TimeUnit.NANOSECONDS);
             waitingFor = backoff;
             if (stopped) {

@@ -60,18 +60,25 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
     }
 
     /**
-     * Asks the breaker, then the bulkhead without waiting.
+     * Asks the breaker for permission, unless {@code granted} already is it. The first attempt the
+     * breaker lets through deposits into the retry budget: a call rejected outright is no traffic.
      *
-     * @return {@code null} when both permit the attempt; the rejection outcome when the breaker
-     *     refused; an outcome with a {@code null} stop reason never
+     * @return {@code null} when the breaker permits the attempt; the rejection outcome otherwise
      */
-    AttemptOutcome acquireBreaker() {
-        try {
-            breakerPermit = call.dependency.breaker().acquirePermission();
-            return null;
-        } catch (CircuitOpenException open) {
-            return rejected(open);
+    AttemptOutcome acquireBreaker(CircuitBreaker.Permit granted) {
+        if (granted != null) {
+            breakerPermit = granted;
+        } else {
+            try {
+                breakerPermit = call.dependency.breaker().acquirePermission();
+            } catch (CircuitOpenException open) {
+                return rejected(open);
+            }
         }
+        if (number == 1) {
+            call.dependency.budget().recordFirstAttempt();
+        }
+        return null;
     }
 
     /** The attempt was rejected before any I/O. */

@@ -59,6 +59,11 @@ public final class CircuitBreaker {
      * {@link #acquirePermission()}. Written under lock at every transition.
      */
     private volatile long closedGeneration;
+    /**
+     * While OPEN, the ticker reading at which the open duration ends: the lock-free rejection path.
+     * Written under lock before {@link #state} becomes OPEN.
+     */
+    private volatile long openUntil;
 
     // Everything below is guarded by lock.
     private long generation;
@@ -165,6 +170,13 @@ public final class CircuitBreaker {
             // A permit of a generation that has just ended is harmless: its report is ignored.
             return new GenerationPermit(closed, false);
         }
+        if (state == BreakerState.OPEN) {
+            // Rejecting without the lock is as if it had happened just before a concurrent transition.
+            long remaining = openUntil - ticker.read();
+            if (remaining > 0) {
+                throw CircuitOpenException.open(dependency, remaining);
+            }
+        }
         lock.lock();
         try {
             long now = ticker.read();
@@ -254,13 +266,12 @@ public final class CircuitBreaker {
 
     private void transitionTo(BreakerState to, long now) {
         BreakerState from = state;
-        state = to;
         generation++;
-        closedGeneration = to == BreakerState.CLOSED ? generation : -1;
         switch (to) {
             case OPEN -> {
                 openedAt = now;
                 openNanos = jitteredOpenNanos();
+                openUntil = Durations.saturatedAdd(now, openNanos);
             }
             case HALF_OPEN -> {
                 halfOpenedAt = now;
@@ -275,6 +286,8 @@ public final class CircuitBreaker {
                 consecutiveFailures = 0;
             }
         }
+        state = to;
+        closedGeneration = to == BreakerState.CLOSED ? generation : -1;
         try {
             listener.onBreakerStateTransition(dependency, from, to);
         } catch (RuntimeException e) {

@@ -43,6 +43,14 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
+    /**
+     * Whether nothing observes an attempt before its breaker decides: no listener, and no DEBUG
+     * log line for a rejection. Then a rejected call may skip building the call altogether.
+     */
+    boolean quiet() {
+        return listeners.length == 0 && !LOG.isDebugEnabled();
+    }
+
     void attemptStarted(Call call, int attempt) {
         if (listeners.length > 0) {
             onAttemptStarted(call.correlationId(), call.dependency.name(), attempt);

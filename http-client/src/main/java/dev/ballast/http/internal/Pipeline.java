@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.Ticker;
@@ -113,12 +114,18 @@ public final class Pipeline {
         HttpRequest effective = withIdempotencyKey(request);
         long now = ticker.read();
         Dependency dependency = dependencies.acquire(name, now);
+        CircuitBreaker.Permit first = null;
+        if (listeners.quiet()) {
+            // Nobody observes the attempt: an open breaker rejects before anything of the call is built,
+            // so a rejection costs one exception and no more.
+            first = permitOrReject(dependency);
+        }
         SyncCall call = new SyncCall(this, dependency, effective, idempotentOrKeyed(request, effective),
                 Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
-        register(call);
+        register(call, first);
         try {
-            return call.run(handler);
+            return call.run(handler, first);
         } finally {
             ended(call);
         }
@@ -136,16 +143,35 @@ public final class Pipeline {
         HttpRequest effective = withIdempotencyKey(request);
         long now = ticker.read();
         Dependency dependency = dependencies.acquire(name, now);
+        CircuitBreaker.Permit first = null;
+        if (listeners.quiet()) {
+            try {
+                first = permitOrReject(dependency);
+            } catch (CircuitOpenException open) {
+                return CompletableFuture.failedFuture(open);
+            }
+        }
         AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed(request, effective),
                 Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong(), handler, pushHandler);
         try {
-            register(call);
+            register(call, first);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        call.start();
+        call.start(first);
         return call.result;
+    }
+
+    /** The first attempt's breaker permit, or its rejection, counted, with the dependency given back. */
+    private static CircuitBreaker.Permit permitOrReject(Dependency dependency) throws CircuitOpenException {
+        try {
+            return dependency.breaker().acquirePermission();
+        } catch (CircuitOpenException open) {
+            dependency.countRejection(open);
+            dependency.activeCalls().decrementAndGet(); // the call ends here
+            throw open;
+        }
     }
 
     private String resolve(HttpRequest request) {
@@ -175,11 +201,14 @@ public final class Pipeline {
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
-    private void register(Call call) throws IOException {
+    private void register(Call call, CircuitBreaker.Permit first) throws IOException {
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
             ended(call);
+            if (first != null) {
+                first.onNotAttempted();
+            }
             throw shutDown();
         }
     }

@@ -49,8 +49,14 @@ final class SyncCall extends Call {
         this.pipeline = pipeline;
     }
 
-    <T> HttpResponse<T> run(BodyHandler<T> handler) throws IOException, InterruptedException {
-        dependency.budget().recordFirstAttempt();
+    /**
+     * Runs the call to its end.
+     *
+     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     */
+    <T> HttpResponse<T> run(BodyHandler<T> handler, CircuitBreaker.Permit firstPermit)
+            throws IOException, InterruptedException {
+        CircuitBreaker.Permit granted = firstPermit;
         while (true) {
             throwIfAborted();
             retryStarted();
@@ -58,7 +64,8 @@ final class SyncCall extends Call {
             attempts = number;
             pipeline.listeners.attemptStarted(this, number);
             Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
-            AttemptOutcome outcome = attempt.acquireBreaker();
+            AttemptOutcome outcome = attempt.acquireBreaker(granted);
+            granted = null;
             if (outcome == null) {
                 outcome = acquireBulkhead(attempt);
             }
