@@ -19,7 +19,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.WebSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -94,12 +92,14 @@ import org.slf4j.LoggerFactory;
  * classification, decision; a backoff parks the caller's thread (interruptibly). {@code sendAsync}
  * calls the wrapped client's {@code sendAsync} from the calling thread and continues on its
  * completion; only a backoff (and a bulkhead wait, when one is configured) is scheduled on the
- * {@link ScheduledExecutorService}. No task is scheduled per attempt: with the JDK's own client the
- * attempt's bound travels as the request's {@link HttpRequest#timeout()}, which the JDK enforces
- * until the response headers arrive, and one timer thread per client (started on first use, gone
- * when idle) bounds the rest, the body, at the cost of a compare-and-set per attempt. A wrapped
- * client of another make is bounded by that timer for the whole exchange. Every deadline is a
- * reading of the injected {@link Ticker}.
+ * {@link ScheduledExecutorService}. No task is scheduled per attempt: one timer thread per client
+ * (started on first use, gone when idle) bounds every attempt, headers and body, at the cost of a
+ * compare-and-set to arm and one to disarm. The request goes to the wrapped client as the caller
+ * built it (plus an idempotency key where one is added): handing the JDK the bound as
+ * {@link HttpRequest#timeout()} would cost more, since the JDK wakes its selector thread for every
+ * request that carries a timeout. A timeout the caller set on the request is kept (the JDK enforces
+ * it too) and is that request's attempt timeout. Every deadline is a reading of the injected
+ * {@link Ticker}.
  *
  * <p>A {@code send} blocked in the wrapped client can only be reached by interrupting its thread, so
  * an attempt timeout and {@link #shutdownNow()} do that, as the JDK's own {@code send} expects
@@ -224,12 +224,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     }
 
     /**
-     * Sends {@code request} through the pipeline, blocking until the final outcome.
+     * Sends {@code request} through the pipeline, blocking until the final outcome. Every attempt,
+     * and every backoff between them, runs on the calling thread.
      *
      * @throws IOException the final attempt's exception, a {@link RetriesExhaustedException}, a
      *     {@link CallRejectedException}, or {@link java.net.http.HttpTimeoutException} when the total
      *     timeout expired
-     * @throws InterruptedException if interrupted while waiting; the call is cancelled
+     * @throws InterruptedException if interrupted while waiting (by anyone but this client's own
+     *     timer or {@link #shutdownNow()}); the exchange in flight is cancelled and no attempt follows
      * @throws IllegalArgumentException if the request is not valid for the wrapped client
      */
     @Override

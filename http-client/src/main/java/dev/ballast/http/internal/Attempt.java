@@ -28,8 +28,8 @@ import java.util.function.BiConsumer;
  * The request is sent as the caller built it. Giving the JDK the bound as the request's
  * {@link HttpRequest#timeout()} instead would cost more than the timer: the JDK's
  * {@code HttpClientImpl.registerTimer} wakes its selector thread for every request that carries a
- * timeout, about a fifth of a loopback call's latency on a busy two-core machine. A timeout the
- * caller set on the request is kept, and the JDK enforces it too.
+ * timeout (docs/http-client.md measures it). A timeout the caller set on the request is kept, and
+ * the JDK enforces it too.
  */
 final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Throwable> {
 
@@ -247,8 +247,12 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
             }
         }
         if (cutByTotal) {
-            // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing.
+            // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
+            // and a retry the headers had decided (and paid for) will not run.
             breakerPermit.onAbandoned();
+            if (decided != null && decided.retry()) {
+                call.dependency.budget().refundRetry();
+            }
         } else {
             report(outcome.outcome(), answered);
         }

@@ -48,12 +48,4 @@ public record Deadline(Ticker ticker, long atNanos) {
     public boolean isReachedWithin(long nanos) {
         return remainingNanos() <= nanos;
     }
-
-    /**
-     * Returns the shorter of {@code nanos} and what is left at {@code now}, never below one
-     * nanosecond, so a bound derived from it is always a valid timeout.
-     */
-    public long cap(long nanos, long now) {
-        return Math.max(1, Math.min(nanos, remainingNanos(now)));
-    }
 }

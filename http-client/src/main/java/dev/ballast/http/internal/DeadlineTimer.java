@@ -119,6 +119,8 @@ public final class DeadlineTimer {
         }
         Thread thread = new Thread(this::work, "ballast-http-timer-" + THREAD_NUMBER.incrementAndGet());
         thread.setDaemon(true);
+        // Not the context class loader of whichever caller armed first: the timer must pin no application's.
+        thread.setContextClassLoader(DeadlineTimer.class.getClassLoader());
         plannedWakeNanos = ticker.read();
         worker = thread;
         thread.start();

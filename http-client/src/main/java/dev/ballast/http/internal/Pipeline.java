@@ -50,7 +50,6 @@ public final class Pipeline {
     final boolean jdkDelegate;
     final RetryDecider decider;
     final Duration totalTimeout;
-    final Duration attemptTimeout;
     final long attemptTimeoutNanos;
     final Listeners listeners;
     final Ticker ticker;
@@ -80,7 +79,6 @@ public final class Pipeline {
         this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.random());
         this.idempotencyKeys = s.idempotencyKeys();
         this.totalTimeout = s.totalTimeout();
-        this.attemptTimeout = s.attemptTimeout();
         this.attemptTimeoutNanos = Durations.saturatedNanos(s.attemptTimeout());
         this.dependencyResolver = s.dependencyResolver();
         this.listeners = s.listeners();

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
@@ -125,7 +126,10 @@ final class SyncCall extends Call {
         boolean ours;
         enter(attempt.number << 1);
         try {
-            if (abortCause == null) {
+            if (attempt.timedOut) {
+                // The timer fired before this thread entered the region, so it could not interrupt it.
+                failure = new HttpTimeoutException("attempt timed out before it was sent");
+            } else if (abortCause == null) {
                 response = pipeline.delegate.send(request, attempt);
             }
         } catch (InterruptedException | IOException | RuntimeException e) {
