@@ -27,9 +27,9 @@ import java.util.function.BiConsumer;
  * headers and body, enforced by the client's {@link DeadlineTimer}: arming it is a compare-and-set.
  * The request is sent as the caller built it. Giving the JDK the bound as the request's
  * {@link HttpRequest#timeout()} instead would cost more than the timer: the JDK's
- * {@code HttpClientImpl.registerTimer} wakes its selector thread for every request that carries a
- * timeout (docs/http-client.md measures it). A timeout the caller set on the request is kept, and
- * the JDK enforces it too.
+ * {@code HttpClientImpl.registerTimer} registers a timer and wakes its selector thread for every
+ * request that carries a timeout. A timeout the caller set on the request is kept, and the JDK
+ * enforces it too.
  */
 final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Throwable> {
 

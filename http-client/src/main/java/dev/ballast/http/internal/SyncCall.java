@@ -59,6 +59,9 @@ final class SyncCall extends Call {
             throws IOException, InterruptedException {
         CircuitBreaker.Permit granted = firstPermit;
         while (true) {
+            if (abortCause != null && granted != null) {
+                granted.onNotAttempted(); // aborted before the first attempt could use its permit
+            }
             throwIfAborted();
             retryStarted();
             int number = attempts + 1;
