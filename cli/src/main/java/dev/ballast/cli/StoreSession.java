@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
@@ -65,7 +66,7 @@ final class StoreSession implements AutoCloseable {
 
     @Override
     public void onRetryDecision(RetryDecisionEvent event) {
-      if (event.decision() == Decision.RETRYING) {
+      if (event.decision() == RetryDecision.RETRYING) {
         retries.increment();
       }
     }

@@ -5,7 +5,9 @@ import java.util.Objects;
 
 /**
  * Thrown instead of sending a request when the dependency's bulkhead had no free permit within its
- * maximum wait. Nothing was sent.
+ * maximum wait. Nothing was sent. Like every {@link CallRejectedException} it has no stack trace and
+ * builds its message lazily, for example
+ * {@code Bulkhead 'https://api.example.com:443' is full: 64 concurrent calls in flight and no permit became free within 0 ms}.
  */
 public final class BulkheadFullException extends CallRejectedException {
 
@@ -27,13 +29,7 @@ public final class BulkheadFullException extends CallRejectedException {
      *                                  negative
      */
     public BulkheadFullException(String dependency, int maxConcurrentCalls, Duration maxWait) {
-        super(dependency, message(dependency, maxConcurrentCalls, maxWait));
-        this.maxConcurrentCalls = maxConcurrentCalls;
-        this.maxWait = maxWait;
-    }
-
-    private static String message(String dependency, int maxConcurrentCalls, Duration maxWait) {
-        Objects.requireNonNull(dependency, "dependency");
+        super(dependency);
         Objects.requireNonNull(maxWait, "maxWait");
         if (maxConcurrentCalls < 1) {
             throw new IllegalArgumentException("maxConcurrentCalls must be >= 1 but was " + maxConcurrentCalls);
@@ -41,7 +37,13 @@ public final class BulkheadFullException extends CallRejectedException {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must be >= 0 but was " + maxWait);
         }
-        return "Bulkhead '" + dependency + "' is full: " + maxConcurrentCalls
+        this.maxConcurrentCalls = maxConcurrentCalls;
+        this.maxWait = maxWait;
+    }
+
+    @Override
+    public String getMessage() {
+        return "Bulkhead '" + dependency() + "' is full: " + maxConcurrentCalls
                 + " concurrent calls in flight and no permit became free within " + maxWait.toMillis() + " ms";
     }
 

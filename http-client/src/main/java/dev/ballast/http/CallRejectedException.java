@@ -11,6 +11,12 @@ import java.util.Objects;
  * {@link dev.ballast.http.classify.Outcome#PERMANENT}) and is never recorded on a circuit breaker:
  * retrying it would only hammer the very protection that produced it.
  *
+ * <p>Rejections are cheap, because an open circuit may reject thousands of calls a second: like
+ * resilience4j's {@code CallNotPermittedException}, a rejection carries no stack trace (the
+ * message names the dependency, which is what tells callers apart), and its message is built only
+ * when {@link #getMessage()} is called. Suppressed exceptions (earlier attempts of the same call)
+ * are kept.
+ *
  * <p>The hierarchy is sealed: a rejection is either a {@link CircuitOpenException} or a
  * {@link BulkheadFullException}, so callers can switch over it exhaustively.
  */
@@ -22,8 +28,8 @@ public abstract sealed class CallRejectedException extends IOException
     /** The dependency key whose protection rejected the call. */
     private final String dependency;
 
-    CallRejectedException(String dependency, String message) {
-        super(message);
+    CallRejectedException(String dependency) {
+        super((String) null);
         this.dependency = Objects.requireNonNull(dependency, "dependency");
     }
 
@@ -35,5 +41,24 @@ public abstract sealed class CallRejectedException extends IOException
      */
     public String dependency() {
         return dependency;
+    }
+
+    /**
+     * Returns the message, built on first use from the rejection's fields.
+     *
+     * @return the message; never {@code null}
+     */
+    @Override
+    public abstract String getMessage();
+
+    /**
+     * Does not fill in a stack trace: a rejection is an expected, frequent outcome whose cause is
+     * the dependency's state, not the calling code.
+     *
+     * @return this exception
+     */
+    @Override
+    public final Throwable fillInStackTrace() {
+        return this;
     }
 }

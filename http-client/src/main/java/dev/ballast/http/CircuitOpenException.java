@@ -8,14 +8,16 @@ import java.util.Objects;
  * it is OPEN, or it is HALF_OPEN and every probe slot is taken. Nothing was sent.
  *
  * <p>The message names the dependency and the remaining open time, for example
- * {@code Circuit breaker 'api.example.com:443' is OPEN and does not permit further calls (retry in 1234 ms)}.
+ * {@code Circuit breaker 'https://api.example.com:443' is OPEN and does not permit further calls (retry in 1234 ms)}.
+ * Like every {@link CallRejectedException} it has no stack trace and builds its message lazily.
  */
 public final class CircuitOpenException extends CallRejectedException {
 
     private static final long serialVersionUID = 1L;
 
-    /** How long the breaker stays open, measured at the rejection. */
-    private final Duration remainingOpenTime;
+    /** How long the breaker stays open, in nanoseconds, measured at the rejection. */
+    private final long remainingOpenNanos;
+    private final boolean halfOpen;
 
     /**
      * Creates the exception.
@@ -28,12 +30,30 @@ public final class CircuitOpenException extends CallRejectedException {
      * @throws IllegalArgumentException if {@code remainingOpenTime} is negative
      */
     public CircuitOpenException(String dependency, Duration remainingOpenTime) {
-        this(dependency, remainingOpenTime, message(dependency, remainingOpenTime));
+        this(dependency, nanos(remainingOpenTime), false);
     }
 
-    private CircuitOpenException(String dependency, Duration remainingOpenTime, String message) {
-        super(dependency, message);
-        this.remainingOpenTime = remainingOpenTime;
+    private CircuitOpenException(String dependency, long remainingOpenNanos, boolean halfOpen) {
+        super(dependency);
+        this.remainingOpenNanos = remainingOpenNanos;
+        this.halfOpen = halfOpen;
+    }
+
+    /**
+     * Creates the rejection of an OPEN breaker without converting through {@link Duration}: the
+     * allocation-free form for the breaker itself.
+     *
+     * @param dependency         the dependency key of the breaker; not {@code null}
+     * @param remainingOpenNanos how long the breaker stays open, in nanoseconds; not negative
+     * @return the exception; never {@code null}
+     * @throws NullPointerException     if {@code dependency} is {@code null}
+     * @throws IllegalArgumentException if {@code remainingOpenNanos} is negative
+     */
+    public static CircuitOpenException open(String dependency, long remainingOpenNanos) {
+        if (remainingOpenNanos < 0) {
+            throw new IllegalArgumentException("remainingOpenNanos must be >= 0 but was " + remainingOpenNanos);
+        }
+        return new CircuitOpenException(dependency, remainingOpenNanos, false);
     }
 
     /**
@@ -46,20 +66,25 @@ public final class CircuitOpenException extends CallRejectedException {
      * @throws NullPointerException if {@code dependency} is {@code null}
      */
     public static CircuitOpenException halfOpenProbesInFlight(String dependency) {
-        Objects.requireNonNull(dependency, "dependency");
-        return new CircuitOpenException(dependency, Duration.ZERO,
-                "Circuit breaker '" + dependency + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
+        return new CircuitOpenException(dependency, 0, true);
     }
 
-    private static String message(String dependency, Duration remainingOpenTime) {
-        Objects.requireNonNull(dependency, "dependency");
+    private static long nanos(Duration remainingOpenTime) {
         Objects.requireNonNull(remainingOpenTime, "remainingOpenTime");
         if (remainingOpenTime.isNegative()) {
-            throw new IllegalArgumentException(
-                    "remainingOpenTime must be >= 0 but was " + remainingOpenTime);
+            throw new IllegalArgumentException("remainingOpenTime must be >= 0 but was " + remainingOpenTime);
         }
-        return "Circuit breaker '" + dependency + "' is OPEN and does not permit further calls (retry in "
-                + remainingOpenTime.toMillis() + " ms)";
+        return remainingOpenTime.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+                ? Long.MAX_VALUE : remainingOpenTime.toNanos();
+    }
+
+    @Override
+    public String getMessage() {
+        if (halfOpen) {
+            return "Circuit breaker '" + dependency() + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)";
+        }
+        return "Circuit breaker '" + dependency() + "' is OPEN and does not permit further calls (retry in "
+                + remainingOpenNanos / 1_000_000L + " ms)";
     }
 
     /**
@@ -69,6 +94,6 @@ public final class CircuitOpenException extends CallRejectedException {
      * @return the remaining open time; never {@code null} or negative
      */
     public Duration remainingOpenTime() {
-        return remainingOpenTime;
+        return Duration.ofNanos(remainingOpenNanos);
     }
 }

@@ -12,9 +12,14 @@ import java.util.Objects;
  * @param availableBulkheadPermits bulkhead permits not currently held
  * @param maxConcurrentCalls the bulkhead's size
  * @param availableRetries the retry budget's current balance
+ * @param circuitOpenRejections attempts rejected by the circuit breaker ({@link CircuitOpenException})
+ *     since this dependency's state was created; rejections are counted rather than logged one by one
+ * @param bulkheadFullRejections attempts rejected by the bulkhead ({@link BulkheadFullException})
+ *     since this dependency's state was created
  */
 public record DependencyStatus(String dependency, BreakerState breakerState, int availableBulkheadPermits,
-                               int maxConcurrentCalls, double availableRetries) {
+                               int maxConcurrentCalls, double availableRetries, long circuitOpenRejections,
+                               long bulkheadFullRejections) {
 
     /**
      * Validates the status.

@@ -2,19 +2,21 @@ package dev.ballast.http;
 
 import dev.ballast.http.breaker.BreakerState;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per retry
- * decision (the same content as the client's SLF4J log line), every attempt start, every circuit
- * breaker state transition and every rejection without a network call. All methods have no-op
- * defaults, so implementations override only what they need.
+ * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per
+ * attempt (the same content as the client's SLF4J log line), every attempt start, every circuit
+ * breaker state transition and every rejection without a network call. This is the one listener
+ * type of the client: breakers, bulkheads and retry budgets report through it too. All methods have
+ * no-op defaults, so implementations override only what they need; {@link #NONE} ignores everything.
  *
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
- * never replaced. Callbacks run on whatever thread made the decision (a caller thread, an
- * {@code HttpClient} executor thread or the scheduler); they must be fast, must not block, must not
- * throw (an exception is logged and otherwise ignored) and must not call back into the client.
+ * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
+ * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
+ * {@code sendAsync}); they must be fast, must not block, must not throw (an exception is logged and
+ * otherwise ignored) and must not call back into the client. Breaker transitions are reported while
+ * that breaker's lock is held, so each listener sees one breaker's transitions once and in order.
  * Implementations must be thread-safe.
  */
 public interface HttpClientListener {
@@ -35,9 +37,10 @@ public interface HttpClientListener {
     }
 
     /**
-     * Called once per attempt with the retry layer's decision about it, and once more (outcome
-     * {@code GAVE_UP}, reason {@code "total timeout exceeded"}) if the total timeout ends the call
-     * while an attempt is in flight.
+     * Called once per attempt with the retry layer's decision about it; an attempt that ends the
+     * call because the total timeout expired is decided {@code GAVE_UP} with reason
+     * {@code "total timeout exceeded"}. An attempt cancelled by the caller (or by
+     * {@link ResilientHttpClient#shutdownNow()}) is not decided about.
      *
      * @param event the decision, never null
      */
@@ -56,41 +59,13 @@ public interface HttpClientListener {
 
     /**
      * Called when an attempt is rejected without any network call because the dependency's circuit
-     * breaker is open or its bulkhead is full.
+     * breaker is open or its bulkhead is full. Rejections are also counted per dependency
+     * ({@link DependencyStatus}) and logged at DEBUG only, so a storm of them costs no log I/O.
      *
      * @param dependency the dependency key
      * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}
      */
     default void onRejected(String dependency, CallRejectedException rejection) {
-    }
-
-    /** The outcome of one retry decision, as logged in the {@code outcome} field. */
-    enum Decision {
-        /** The attempt failed in a retryable way and another attempt is scheduled after {@code delay}. */
-        RETRYING,
-        /** The attempt produced a successful response, which is returned to the caller. */
-        SUCCEEDED,
-        /**
-         * The attempt failed retryably but the retry layer stopped: attempts exhausted, retry budget
-         * empty, Retry-After above the maximum, or the backoff would overrun the total timeout.
-         */
-        GAVE_UP,
-        /**
-         * The attempt's outcome is not retryable (permanent, or ambiguous for a non-idempotent request
-         * without an idempotency key, or a body that cannot be replayed), or the call was cancelled.
-         */
-        ABORTED,
-        /** The attempt was rejected without a network call (circuit open, bulkhead full). */
-        REJECTED;
-
-        /**
-         * Returns the lower-case name used in log lines, e.g. {@code gave_up}.
-         *
-         * @return the log name
-         */
-        public String logName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
     }
 
     /**
@@ -111,7 +86,7 @@ public interface HttpClientListener {
      */
     record RetryDecisionEvent(String correlationId, String dependency, String method, String path, int attempt,
                               int maxAttempts, Duration elapsed, Duration delay, String errorClass, int statusCode,
-                              Decision decision, String reason) {
+                              RetryDecision decision, String reason) {
 
         /**
          * Validates the event.

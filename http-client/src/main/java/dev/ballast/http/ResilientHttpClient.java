@@ -2,6 +2,7 @@ package dev.ballast.http;
 
 import dev.ballast.http.classify.ResponseClassifier;
 import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.internal.Durations;
 import dev.ballast.http.internal.JdkLifecycle;
 import dev.ballast.http.internal.Listeners;
 import dev.ballast.http.internal.Pipeline;
@@ -18,7 +19,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.WebSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -67,9 +66,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li><b>Total timeout</b> (default 30 s) is outermost because it bounds everything the caller
  *       waits for, backoffs included. The retry layer never starts a backoff that would end past
- *       it: it returns the last response (or throws) at once instead of sleeping in vain. It is
- *       measured with the injected {@link Ticker}; a Failsafe {@code Timeout} on real time backs it
- *       up and fails the call with {@link java.net.http.HttpTimeoutException}.</li>
+ *       it: it returns the last response (or throws) at once instead of sleeping in vain. It needs
+ *       no timer of its own: every attempt's bound and every bulkhead wait is capped by what is left
+ *       of it, and an attempt cut short by it fails the call with
+ *       {@link java.net.http.HttpTimeoutException}.</li>
  *   <li><b>Retry</b> sits outside the breaker so that every attempt asks the breaker afresh: once
  *       the breaker opens mid-call, the next attempt is rejected without a network call, and a
  *       {@link CircuitOpenException} is never retried. It is the only layer that retries.</li>
@@ -81,8 +81,30 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Attempt timeout</b> (default 10 s, or the request's own {@link HttpRequest#timeout()},
  *       capped by the time left of the total timeout) is innermost so that it measures only the
  *       exchange, covering response headers and body; on expiry the exchange is cancelled and the
- *       attempt fails with {@link java.net.http.HttpTimeoutException}, an ambiguous outcome.</li>
+ *       attempt fails with {@link java.net.http.HttpTimeoutException}, an ambiguous outcome (a
+ *       connect that did not finish in time is {@link java.net.http.HttpConnectTimeoutException},
+ *       transient: nothing was sent).</li>
  * </ol>
+ *
+ * <h2>Threads and time</h2>
+ * A healthy call costs about what the wrapped client costs. {@code send} runs every attempt on the
+ * caller's thread: breaker permission, bulkhead permit, the wrapped client's own {@code send},
+ * classification, decision; a backoff parks the caller's thread (interruptibly). {@code sendAsync}
+ * calls the wrapped client's {@code sendAsync} from the calling thread and continues on its
+ * completion; only a backoff (and a bulkhead wait, when one is configured) is scheduled on the
+ * {@link ScheduledExecutorService}. No task is scheduled per attempt: one timer thread per client
+ * (started on first use, gone when idle) bounds every attempt, headers and body, at the cost of a
+ * compare-and-set to arm and one to disarm. The request goes to the wrapped client as the caller
+ * built it (plus an idempotency key where one is added): handing the JDK the bound as
+ * {@link HttpRequest#timeout()} would cost more, since the JDK wakes its selector thread for every
+ * request that carries a timeout. A timeout the caller set on the request is kept (the JDK enforces
+ * it too) and is that request's attempt timeout. Every deadline is a reading of the injected
+ * {@link Ticker}.
+ *
+ * <p>A {@code send} blocked in the wrapped client can only be reached by interrupting its thread, so
+ * an attempt timeout and {@link #shutdownNow()} do that, as the JDK's own {@code send} expects
+ * (it then cancels the exchange); the interrupt is confined to that wait and never reaches the
+ * caller's code. A wrapped client whose {@code send} ignores interrupts is bounded only by itself.
  *
  * <h2>Retries</h2>
  * Outcomes are sorted by the {@link ResponseClassifier} (status and headers only, never the body).
@@ -133,21 +155,20 @@ import org.slf4j.LoggerFactory;
  * {@link IOException}), shut down a scheduler the client created itself, and forward to the wrapped
  * client when the running JDK has those methods.
  *
- * <p>Instances are immutable and thread-safe. Every accessor answers as the wrapped client does.
+ * <p>Instances are immutable and thread-safe. Every accessor answers as the wrapped client does
+ * ({@link ForwardingHttpClient}).
  *
- * <p>Implementation note: Failsafe runs the two outer layers: a {@code Timeout} (the real-time backstop of the
- * total timeout) around a {@code RetryPolicy} that retries exactly what our decision marked
- * retryable after exactly our delay (no Failsafe jitter, so a {@code Retry-After} is never
- * shortened), scheduled with {@code getStageAsync} on the scheduler. The breaker, bulkhead and
- * attempt timeout are plain composition inside each attempt rather than custom Failsafe policies:
- * they must hold the JDK's future to cancel it, report a cancellation to the breaker as abandoned
- * rather than failed, and the breaker keeps its own ticker-driven clock, which Failsafe's does not.
+ * @implNote The layers are plain composition in {@code dev.ballast.http.internal}, not Failsafe
+ * policies: Failsafe's asynchronous executor schedules every attempt (a thread hand-off per call),
+ * its {@code Timeout} keeps its own clock, and its retry loop would only schedule decisions our
+ * classifier, retry budget and {@code Retry-After} rules have already made. The breaker keeps its
+ * own ticker-driven clock for the same reason.
  *
  * @see Builder
  * @see DependencyPolicy
  * @see HttpClientListener
  */
-public final class ResilientHttpClient extends HttpClient implements AutoCloseable {
+public final class ResilientHttpClient extends ForwardingHttpClient {
 
     /** Default total timeout: bounds a logical call, backoffs included. */
     public static final Duration DEFAULT_TOTAL_TIMEOUT = Duration.ofSeconds(30);
@@ -198,91 +219,25 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
     }
 
     @Override
-    public Optional<CookieHandler> cookieHandler() {
-        return delegate.cookieHandler();
-    }
-
-    @Override
-    public Optional<Duration> connectTimeout() {
-        return delegate.connectTimeout();
-    }
-
-    @Override
-    public Redirect followRedirects() {
-        return delegate.followRedirects();
-    }
-
-    @Override
-    public Optional<ProxySelector> proxy() {
-        return delegate.proxy();
-    }
-
-    @Override
-    public SSLContext sslContext() {
-        return delegate.sslContext();
-    }
-
-    @Override
-    public SSLParameters sslParameters() {
-        return delegate.sslParameters();
-    }
-
-    @Override
-    public Optional<Authenticator> authenticator() {
-        return delegate.authenticator();
-    }
-
-    @Override
-    public Version version() {
-        return delegate.version();
-    }
-
-    @Override
-    public Optional<Executor> executor() {
-        return delegate.executor();
+    protected HttpClient delegate() {
+        return delegate;
     }
 
     /**
-     * Returns the wrapped client's WebSocket builder. WebSockets bypass the resilience pipeline.
-     *
-     * @return the delegate's {@link WebSocket.Builder}
-     */
-    @Override
-    public WebSocket.Builder newWebSocketBuilder() {
-        return delegate.newWebSocketBuilder();
-    }
-
-    /**
-     * Sends {@code request} through the pipeline, blocking until the final outcome.
+     * Sends {@code request} through the pipeline, blocking until the final outcome. Every attempt,
+     * and every backoff between them, runs on the calling thread.
      *
      * @throws IOException the final attempt's exception, a {@link RetriesExhaustedException}, a
      *     {@link CallRejectedException}, or {@link java.net.http.HttpTimeoutException} when the total
      *     timeout expired
-     * @throws InterruptedException if interrupted while waiting; the call is cancelled
+     * @throws InterruptedException if interrupted while waiting (by anyone but this client's own
+     *     timer or {@link #shutdownNow()}); the exchange in flight is cancelled and no attempt follows
      * @throws IllegalArgumentException if the request is not valid for the wrapped client
      */
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> responseBodyHandler)
             throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<T>> call = pipeline.sendAsync(request, responseBodyHandler, null);
-        try {
-            return call.get();
-        } catch (InterruptedException e) {
-            call.cancel(true);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(cause);
-        }
+        return pipeline.send(request, responseBodyHandler);
     }
 
     @Override
@@ -338,8 +293,11 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
     public boolean awaitTermination(Duration duration) throws InterruptedException {
         Objects.requireNonNull(duration, "duration");
         long start = System.nanoTime();
-        long total = Math.max(0, saturatedNanos(duration));
+        long total = Durations.nonNegativeNanos(duration);
         if (pipeline.awaitIdle(total) <= 0) {
+            return false;
+        }
+        if (shutdown.get() && !pipeline.awaitTimer(total - (System.nanoTime() - start))) {
             return false;
         }
         if (ownedScheduler != null && shutdown.get()) {
@@ -360,7 +318,7 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
      * @return whether this client has terminated
      */
     public boolean isTerminated() {
-        return shutdown.get() && pipeline.idle()
+        return shutdown.get() && pipeline.idle() && pipeline.timerTerminated()
                 && (ownedScheduler == null || ownedScheduler.isTerminated())
                 && JdkLifecycle.isTerminated(delegate);
     }
@@ -396,14 +354,6 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         return "ResilientHttpClient[" + delegate + "]";
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? 0 : Long.MAX_VALUE;
-        }
-    }
-
     /**
      * Builds a {@link ResilientHttpClient}. Implements {@link HttpClient.Builder} with covariant
      * returns, so existing configuration code compiles unchanged; the JDK options configure the
@@ -418,7 +368,7 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         private RetryConfig retry = RetryConfig.ofDefaults();
         private Duration totalTimeout = DEFAULT_TOTAL_TIMEOUT;
         private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
-        private Function<HttpRequest, String> dependencyResolver = Requests::defaultDependency;
+        private Function<HttpRequest, String> dependencyResolver = new Requests.DefaultDependencyResolver();
         private final Map<String, DependencyPolicy> policies = new HashMap<>();
         private DependencyPolicy defaultPolicy = DependencyPolicy.ofDefaults();
         private ResponseClassifier classifier = ResponseClassifier.defaults();
@@ -689,8 +639,10 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         }
 
         /**
-         * Sets the elapsed-time source for deadlines, breaker open windows and retry budgets. If not
-         * set, {@link Ticker#systemTicker()}.
+         * Sets the elapsed-time source for every deadline (total timeout, attempt timeouts, bulkhead
+         * waits), breaker open windows and retry budgets: a deadline passes when this ticker says so.
+         * Backoffs are delays, not deadlines, and run on real time. If not set,
+         * {@link Ticker#systemTicker()}.
          *
          * @param ticker the ticker
          * @return this builder
@@ -715,10 +667,12 @@ public final class ResilientHttpClient extends HttpClient implements AutoCloseab
         }
 
         /**
-         * Sets the scheduler for backoffs, attempt timeouts and bulkhead waits; its tasks are short
-         * and never block. The caller keeps ownership: {@link ResilientHttpClient#shutdown()} does
-         * not shut it down. If not set, the client creates one daemon thread and shuts it down when
-         * it terminates.
+         * Sets the scheduler of {@code sendAsync}: its backoffs, its bulkhead waits (when
+         * {@code maxWaitDuration} is above zero) and the cancellation of an exchange whose attempt
+         * timed out; its tasks are short and never block. A healthy call schedules nothing, and
+         * {@code send} never uses it (it waits on the caller's thread). The caller keeps ownership:
+         * {@link ResilientHttpClient#shutdown()} does not shut it down. If not set, the client creates
+         * one daemon thread on first use and shuts it down when it terminates.
          *
          * @param scheduler the scheduler
          * @return this builder

@@ -158,17 +158,19 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void sendAsync_whenTheCallersSchedulerWasShutDown_failsInsteadOfHanging() throws Exception {
-        // given
+    void sendAsync_whenTheCallersSchedulerWasShutDown_failsAtTheFirstBackoffInsteadOfHanging() throws Exception {
+        // given a scheduler that refuses work, and a dependency that answers 503 (a retry needs a backoff)
         java.util.concurrent.ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         scheduler.shutdown();
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().scheduler(scheduler).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:9/")).build();
+        ScriptedHttpClient delegate = new ScriptedHttpClient().then(ScriptedHttpClient.status(503));
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).scheduler(scheduler).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://api.test/")).build();
 
-        // when / then
+        // when / then the first attempt needs no scheduler; the backoff fails the call
         assertThatThrownBy(() -> client.sendAsync(request, BodyHandlers.discarding()).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(delegate.requests).hasSize(1);
         client.shutdown();
         assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
     }

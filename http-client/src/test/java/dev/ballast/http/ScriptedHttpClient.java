@@ -1,9 +1,6 @@
 package dev.ballast.http;
 
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -16,24 +13,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.function.Function;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
 
 /**
  * A delegate {@link HttpClient} that answers each exchange from a script, in order, without a
- * network: a status with headers and body (fed through the caller's {@code BodyHandler}, as the JDK
+ * network ({@code send} and {@code sendAsync} alike): a status with headers and body (fed through the caller's {@code BodyHandler}, as the JDK
  * does), a failure, or a future the test completes itself. It records every request it was given
  * and every exchange future it handed out, so a test can see what "reached the server" and whether
  * the exchange was cancelled.
  */
-final class ScriptedHttpClient extends HttpClient {
+final class ScriptedHttpClient extends ForwardingHttpClient {
+
+    /** Answers the configuration accessors (HTTP/1.1, no redirects); never sends anything. */
+    private static final HttpClient CONFIGURATION = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER).build();
 
     /** One scripted answer to one exchange. */
     interface Step extends Function<Exchange<?>, CompletableFuture<?>> {
@@ -46,6 +46,13 @@ final class ScriptedHttpClient extends HttpClient {
     private final Queue<Step> script = new ConcurrentLinkedQueue<>();
     final List<HttpRequest> requests = new CopyOnWriteArrayList<>();
     final List<CompletableFuture<?>> exchanges = new CopyOnWriteArrayList<>();
+    /** The threads {@code send} was called on, one per blocking exchange. */
+    final List<Thread> sendThreads = new CopyOnWriteArrayList<>();
+
+    @Override
+    protected HttpClient delegate() {
+        return CONFIGURATION;
+    }
 
     ScriptedHttpClient then(Step step) {
         script.add(step);
@@ -142,71 +149,61 @@ final class ScriptedHttpClient extends HttpClient {
         return sendAsync(request, handler);
     }
 
+    /**
+     * Blocks on the scripted exchange as the JDK's {@code send} does: an interrupt cancels the
+     * exchange and is rethrown; a failure is rethrown as the JDK rethrows it (an
+     * {@code IOException}, or the body handler's unchecked exception wrapped in one).
+     */
     @Override
-    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException {
-        throw new IOException("the pipeline only uses sendAsync");
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        sendThreads.add(Thread.currentThread());
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        CompletableFuture<HttpResponse<T>> exchange = null;
+        try {
+            exchange = sendAsync(request, handler);
+            return exchange.get();
+        } catch (InterruptedException e) {
+            if (exchange != null) {
+                exchange.cancel(true);
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io; // the JDK rethrows a copy of the same type
+            }
+            throw new IOException(cause.getMessage(), cause);
+        } catch (CancellationException e) {
+            throw new IOException("exchange cancelled", e);
+        }
     }
 
-    // The JDK 21 lifecycle, declared so it overrides on 21+ (whose defaults never report termination)
-    // while compiling for 17: this client holds no resources, so it is terminated at once.
+    // The JDK 21 lifecycle, overriding the forwarding ones: this client holds no resources, so it is
+    // terminated at once (the shared configuration client must not be shut down by one test).
 
+    @Override
     public void shutdown() {
     }
 
+    @Override
     public void shutdownNow() {
     }
 
+    @Override
     public boolean awaitTermination(Duration duration) {
         return true;
     }
 
+    @Override
     public boolean isTerminated() {
         return true;
     }
 
     @Override
-    public Optional<CookieHandler> cookieHandler() {
-        return Optional.empty();
-    }
-
-    @Override
-    public Optional<Duration> connectTimeout() {
-        return Optional.empty();
-    }
-
-    @Override
-    public Redirect followRedirects() {
-        return Redirect.NEVER;
-    }
-
-    @Override
-    public Optional<ProxySelector> proxy() {
-        return Optional.empty();
-    }
-
-    @Override
-    public SSLContext sslContext() {
-        return null;
-    }
-
-    @Override
-    public SSLParameters sslParameters() {
-        return new SSLParameters();
-    }
-
-    @Override
-    public Optional<Authenticator> authenticator() {
-        return Optional.empty();
-    }
-
-    @Override
-    public Version version() {
-        return Version.HTTP_1_1;
-    }
-
-    @Override
-    public Optional<Executor> executor() {
-        return Optional.empty();
+    public void close() {
     }
 
     private record Response<T>(int statusCode, HttpRequest request, HttpHeaders headers, T body)

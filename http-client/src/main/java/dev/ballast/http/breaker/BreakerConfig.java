@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When a {@link CircuitBreaker} opens, how long it stays open and how it probes its way back.
+ * When a dependency's circuit breaker opens, how long it stays open and how it probes its way back.
  * Immutable and thread-safe.
  *
  * <p>A CLOSED breaker keeps the outcomes of the last {@link #slidingWindowSize()} calls (a

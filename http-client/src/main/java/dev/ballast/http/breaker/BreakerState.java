@@ -1,6 +1,6 @@
 package dev.ballast.http.breaker;
 
-/** The state of a {@link CircuitBreaker}. */
+/** The state of a dependency's circuit breaker, as {@link dev.ballast.http.DependencyStatus} reports it. */
 public enum BreakerState {
 
     /** Calls flow; outcomes are recorded in the sliding window. */

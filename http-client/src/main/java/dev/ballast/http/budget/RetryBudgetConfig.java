@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The size of a {@link RetryBudget}. Immutable and thread-safe.
+ * The size of a dependency's retry budget. Immutable and thread-safe.
  *
  * <p>Over any period of {@link #ttl()}, a dependency may see at most
  * {@code ratio * firstAttempts + minRetriesPerSecond * ttlSeconds} retries: with the defaults, 10% of

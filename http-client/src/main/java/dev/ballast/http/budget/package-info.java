@@ -1,5 +1,5 @@
 /**
- * The retry budget: a per-dependency token bucket that caps retries at a fraction of recent first
+ * The retry budget's configuration: a per-dependency token bucket (the engine itself is not API) that caps retries at a fraction of recent first
  * attempts plus a small floor, so that a fleet of callers cannot multiply the load on a dependency
  * that is already failing (compare Finagle's {@code RetryBudget}, Envoy's retry budgets and gRPC's
  * retry throttling).

@@ -211,9 +211,11 @@ public final class ClassificationTable implements ResponseClassifier {
     @Override
     public Outcome classifyResponse(int statusCode, HttpHeaders headers) {
         Objects.requireNonNull(headers, "headers");
-        Outcome override = statuses.get(statusCode);
-        if (override != null) {
-            return override;
+        if (!statuses.isEmpty()) { // no boxing on the common path of a table without overrides
+            Outcome override = statuses.get(statusCode);
+            if (override != null) {
+                return override;
+            }
         }
         return defaultStatusOutcome(statusCode, headers);
     }

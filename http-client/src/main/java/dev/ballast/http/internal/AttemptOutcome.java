@@ -1,36 +1,64 @@
 package dev.ballast.http.internal;
 
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.classify.Outcome;
 import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.util.Locale;
 
 /**
- * What one attempt produced and what the retry layer decided about it. Exactly one of
- * {@code response} and {@code failure} is non-null. This is the value Failsafe's retry policy sees:
- * the decision is made once, by {@link RetryDecider}, and Failsafe only schedules it, so side effects
- * (the retry budget withdrawal) happen exactly once per attempt.
+ * What one attempt produced and what the retry layer decided about it. At most one of
+ * {@code response} and {@code failure} is non-null (neither, for a response whose body was
+ * discarded for a retry). The decision is made once, by {@link RetryDecider}, so its side effect
+ * (the retry budget withdrawal) happens exactly once per attempt.
  *
  * @param attempt the attempt number, 1 for the first
  * @param response the response, or null
  * @param failure the failure, or null
  * @param outcome the classification of the response or failure
- * @param decision the retry layer's decision
- * @param delay the backoff before the next attempt; zero unless {@code decision} is {@code RETRYING}
- * @param reason a short reason for the decision log
+ * @param stop why no further attempt follows, or {@code null} when the call retries
+ * @param delayNanos the backoff before the next attempt; zero unless retrying
+ * @param detailMillis the number the reason text quotes for {@code RETRY_AFTER_TOO_LONG} (the
+ *     server's Retry-After) and {@code BACKOFF_OVERRUNS_DEADLINE} (the backoff); else zero
+ * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; else zero
  */
-record AttemptOutcome(int attempt, HttpResponse<?> response, Throwable failure, Outcome outcome, Decision decision,
-                      Duration delay, String reason) {
+record AttemptOutcome(int attempt, HttpResponse<?> response, Throwable failure, Outcome outcome, StopReason stop,
+                      long delayNanos, long detailMillis, long limitMillis) {
+
+    static AttemptOutcome stop(int attempt, Outcome outcome, StopReason stop) {
+        return new AttemptOutcome(attempt, null, null, outcome, stop, 0, 0, 0);
+    }
+
+    static AttemptOutcome retry(int attempt, Outcome outcome, long delayNanos) {
+        return new AttemptOutcome(attempt, null, null, outcome, null, delayNanos, 0, 0);
+    }
 
     boolean retry() {
-        return decision == Decision.RETRYING;
+        return stop == null;
+    }
+
+    RetryDecision decision() {
+        return stop == null ? RetryDecision.RETRYING : stop.decision();
+    }
+
+    /** The reason text of the decision log; built only when a log line or event needs it. */
+    String reason() {
+        if (stop == null) {
+            return "retryable " + outcome.name().toLowerCase(Locale.ROOT) + " outcome";
+        }
+        return switch (stop) {
+            case NOT_RETRYABLE -> "not retried: " + outcome.name().toLowerCase(Locale.ROOT) + " outcome";
+            case RETRY_AFTER_TOO_LONG -> "Retry-After of " + detailMillis + " ms exceeds maxRetryAfter of "
+                    + limitMillis + " ms";
+            case BACKOFF_OVERRUNS_DEADLINE -> "backoff of " + detailMillis + " ms would overrun the total timeout";
+            default -> stop.fixedReason();
+        };
     }
 
     AttemptOutcome withFailure(Throwable newFailure) {
-        return new AttemptOutcome(attempt, null, newFailure, outcome, decision, delay, reason);
+        return new AttemptOutcome(attempt, null, newFailure, outcome, stop, delayNanos, detailMillis, limitMillis);
     }
 
     AttemptOutcome withResponse(HttpResponse<?> newResponse) {
-        return new AttemptOutcome(attempt, newResponse, null, outcome, decision, delay, reason);
+        return new AttemptOutcome(attempt, newResponse, null, outcome, stop, delayNanos, detailMillis, limitMillis);
     }
 }

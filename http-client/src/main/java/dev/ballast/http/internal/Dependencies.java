@@ -1,17 +1,15 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.Ticker;
-import dev.ballast.http.breaker.BreakerListener;
-import dev.ballast.http.breaker.CircuitBreaker;
-import dev.ballast.http.budget.RetryBudget;
-import dev.ballast.http.bulkhead.Bulkhead;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -36,12 +34,12 @@ final class Dependencies {
     private final DependencyPolicy defaultPolicy;
     private final Ticker ticker;
     private final Supplier<RandomGenerator> random;
-    private final BreakerListener breakerListener;
+    private final HttpClientListener breakerListener;
     private final int maxDependencies;
     private final ConcurrentMap<String, Dependency> byName = new ConcurrentHashMap<>();
 
     Dependencies(Map<String, DependencyPolicy> policies, DependencyPolicy defaultPolicy, Ticker ticker,
-                 Supplier<RandomGenerator> random, BreakerListener breakerListener, int maxDependencies) {
+                 Supplier<RandomGenerator> random, HttpClientListener breakerListener, int maxDependencies) {
         this.policies = Map.copyOf(policies);
         this.defaultPolicy = defaultPolicy;
         this.ticker = ticker;
@@ -50,12 +48,23 @@ final class Dependencies {
         this.maxDependencies = maxDependencies;
     }
 
-    /** Takes the dependency for one logical call; pair with {@link #release(Dependency)}. */
-    Dependency acquire(String name) {
-        long now = ticker.read();
+    /**
+     * Takes the dependency for one logical call; pair with {@link #release(Dependency)}.
+     *
+     * @param name the dependency key
+     * @param now a reading of the ticker, for least-recently-used eviction
+     */
+    Dependency acquire(String name, long now) {
+        Dependency known = byName.get(name);
+        if (known != null && known.tryRetain()) {
+            known.lastUsedNanos().setOpaque(now);
+            return known;
+        }
         Dependency dependency = byName.compute(name, (key, existing) -> {
-            Dependency d = existing != null ? existing : create(key);
-            d.activeCalls().incrementAndGet();
+            Dependency d = existing != null && existing.tryRetain() ? existing : create(key);
+            if (d != existing) {
+                d.activeCalls().incrementAndGet();
+            }
             d.lastUsedNanos().set(now);
             return d;
         });
@@ -90,8 +99,8 @@ final class Dependencies {
                 return; // every dependency is busy or protecting its caller: keep them all
             }
             Dependency candidate = oldest;
-            // Re-checked under the key's lock, so a concurrent acquire of the same key wins.
-            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle() ? null : d);
+            // Re-checked under the key's lock, and retired there: an acquire that finds it retired makes a new one.
+            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle() && d.retire() ? null : d);
             if (byName.get(candidate.name()) == candidate) {
                 return; // became busy meanwhile; try again on the next acquire rather than spin
             }
@@ -104,6 +113,6 @@ final class Dependencies {
         Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
         RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
         return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
-                new AtomicInteger(), new AtomicLong());
+                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder());
     }
 }

@@ -1,15 +1,17 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.breaker.BreakerState;
-import dev.ballast.http.breaker.CircuitBreaker;
-import dev.ballast.http.budget.RetryBudget;
-import dev.ballast.http.bulkhead.Bulkhead;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The isolation state of one dependency: its own circuit breaker, bulkhead and retry budget.
+ * The isolation state of one dependency: its own circuit breaker, bulkhead and retry budget, and
+ * the count of attempts they rejected (counted, not logged one by one: an open circuit may reject
+ * thousands of calls a second).
  *
  * @param name the dependency key
  * @param breaker the dependency's circuit breaker
@@ -18,13 +20,41 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param budget the dependency's retry budget
  * @param activeCalls logical calls in flight (backoffs included), for eviction
  * @param lastUsedNanos ticker reading of the last call start, for least-recently-used eviction
+ * @param circuitOpenRejections attempts the breaker rejected
+ * @param bulkheadFullRejections attempts the bulkhead rejected
  */
 record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int maxConcurrentCalls, RetryBudget budget,
-                  AtomicInteger activeCalls, AtomicLong lastUsedNanos) {
+                  AtomicInteger activeCalls, AtomicLong lastUsedNanos, LongAdder circuitOpenRejections,
+                  LongAdder bulkheadFullRejections) {
 
     DependencyStatus status() {
         return new DependencyStatus(name, breaker.state(), bulkhead.availablePermits(), maxConcurrentCalls,
-                budget.availableRetries());
+                budget.availableRetries(), circuitOpenRejections.sum(), bulkheadFullRejections.sum());
+    }
+
+    /**
+     * Counts one more call in flight, unless eviction has retired this state (then the caller makes
+     * a fresh one): lock-free, so the common acquire of a known dependency takes no lock.
+     */
+    boolean tryRetain() {
+        while (true) {
+            int active = activeCalls.get();
+            if (active < 0) {
+                return false;
+            }
+            if (activeCalls.compareAndSet(active, active + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Marks this idle state retired, so no call can retain it any more; false if a call just did. */
+    boolean retire() {
+        return activeCalls.compareAndSet(0, -1);
+    }
+
+    void countRejection(CallRejectedException rejection) {
+        (rejection instanceof CircuitOpenException ? circuitOpenRejections : bulkheadFullRejections).increment();
     }
 
     /**

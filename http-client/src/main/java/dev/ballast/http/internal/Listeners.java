@@ -2,72 +2,145 @@ package dev.ballast.http.internal;
 
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.http.HttpClientListener.Decision;
-import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
-import dev.ballast.http.breaker.BreakerListener;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
+import java.time.Duration;
 import java.util.List;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fans events out to the SLF4J log and to every registered {@link HttpClientListener}. The log line
- * carries only the fields of {@link RetryDecisionEvent}: no header value, no query string, no
- * exception message (messages may echo URLs), so credentials cannot leak through it.
+ * Fans events out to the SLF4J log and to every registered {@link HttpClientListener}; itself the
+ * listener the breakers report to, so a transition is logged once, here. An event object is built
+ * only when a listener is registered or its log level is enabled, so a healthy call without
+ * listeners allocates nothing here. The log line carries only the fields of the decision event: no
+ * header value, no query string, no exception message (messages may echo URLs), so credentials
+ * cannot leak through it.
+ *
+ * <p>Levels: a decision to give up is WARN; a first attempt's success and every rejection (circuit
+ * open, bulkhead full) are DEBUG, since they happen at the rate of calls (rejections are counted per
+ * dependency instead); everything else is INFO. Breaker transitions are WARN when opening, INFO
+ * otherwise.
  */
-public final class Listeners implements BreakerListener {
+public final class Listeners implements HttpClientListener {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
-    private final List<HttpClientListener> listeners;
+    private final HttpClientListener[] listeners;
 
     public Listeners(List<HttpClientListener> listeners) {
-        this.listeners = List.copyOf(listeners);
-    }
-
-    void attemptStarted(String correlationId, String dependency, int attempt) {
-        each(l -> l.onAttemptStarted(correlationId, dependency, attempt));
-    }
-
-    void decision(RetryDecisionEvent e) {
-        String format = "http retry decision correlationId={} dependency={} method={} path={} attempt={} maxAttempts={}"
-                + " elapsedMs={} delayMs={} errorClass={} status={} outcome={} reason=\"{}\"";
-        Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
-            e.elapsed().toMillis(), e.delay().toMillis(), e.errorClass() == null ? "-" : e.errorClass(),
-            e.statusCode() < 0 ? "-" : e.statusCode(), e.decision().logName(), e.reason()};
-        if (e.decision() == Decision.GAVE_UP || e.decision() == Decision.REJECTED) {
-            LOG.warn(format, args);
-        } else if (e.decision() == Decision.SUCCEEDED && e.attempt() == 1) {
-            LOG.debug(format, args);
-        } else {
-            LOG.info(format, args);
-        }
-        each(l -> l.onRetryDecision(e));
-    }
-
-    void rejected(String dependency, CallRejectedException rejection) {
-        each(l -> l.onRejected(dependency, rejection));
+        this.listeners = listeners.toArray(HttpClientListener[]::new);
     }
 
     @Override
-    public void onStateTransition(String dependency, BreakerState from, BreakerState to) {
+    public void onAttemptStarted(String correlationId, String dependency, int attempt) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onAttemptStarted(correlationId, dependency, attempt);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    /**
+     * Whether nothing observes an attempt before its breaker decides: no listener, and no DEBUG
+     * log line for a rejection. Then a rejected call may skip building the call altogether.
+     */
+    boolean quiet() {
+        return listeners.length == 0 && !LOG.isDebugEnabled();
+    }
+
+    void attemptStarted(Call call, int attempt) {
+        if (listeners.length > 0) {
+            onAttemptStarted(call.correlationId(), call.dependency.name(), attempt);
+        }
+    }
+
+    void decision(Call call, AttemptOutcome o) {
+        RetryDecision decision = o.decision();
+        boolean log = switch (decision) {
+            case GAVE_UP -> LOG.isWarnEnabled();
+            case REJECTED -> LOG.isDebugEnabled();
+            case SUCCEEDED -> o.attempt() == 1 ? LOG.isDebugEnabled() : LOG.isInfoEnabled();
+            default -> LOG.isInfoEnabled();
+        };
+        if (!log && listeners.length == 0) {
+            return;
+        }
+        int status = o.response() == null ? -1 : o.response().statusCode();
+        RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
+                call.request.method(), call.path(), o.attempt(), call.maxAttempts,
+                Duration.ofNanos(call.deadline.ticker().read() - call.startNanos), Duration.ofNanos(o.delayNanos()),
+                o.failure() == null ? null : o.failure().getClass().getName(), status, decision, o.reason());
+        if (log) {
+            String format = "http retry decision correlationId={} dependency={} method={} path={} attempt={}"
+                    + " maxAttempts={} elapsedMs={} delayMs={} errorClass={} status={} outcome={} reason=\"{}\"";
+            Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
+                e.elapsed().toMillis(), e.delay().toMillis(), e.errorClass() == null ? "-" : e.errorClass(),
+                e.statusCode() < 0 ? "-" : e.statusCode(), decision.logName(), e.reason()};
+            switch (decision) {
+                case GAVE_UP -> LOG.warn(format, args);
+                case REJECTED -> LOG.debug(format, args);
+                case SUCCEEDED -> {
+                    if (o.attempt() == 1) {
+                        LOG.debug(format, args);
+                    } else {
+                        LOG.info(format, args);
+                    }
+                }
+                default -> LOG.info(format, args);
+            }
+        }
+        onRetryDecision(e);
+    }
+
+    @Override
+    public void onRetryDecision(RetryDecisionEvent event) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onRetryDecision(event);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    void rejected(String dependency, CallRejectedException rejection) {
+        if (listeners.length > 0) {
+            onRejected(dependency, rejection);
+        }
+    }
+
+    @Override
+    public void onRejected(String dependency, CallRejectedException rejection) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onRejected(dependency, rejection);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    @Override
+    public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
         if (to == BreakerState.OPEN) {
             LOG.warn("circuit breaker transition dependency={} from={} to={}", dependency, from, to);
         } else {
             LOG.info("circuit breaker transition dependency={} from={} to={}", dependency, from, to);
         }
-        each(l -> l.onBreakerStateTransition(dependency, from, to));
-    }
-
-    private void each(Consumer<HttpClientListener> event) {
         for (HttpClientListener listener : listeners) {
             try {
-                event.accept(listener);
+                listener.onBreakerStateTransition(dependency, from, to);
             } catch (RuntimeException e) {
-                // A listener must never change the outcome of a call; its bug is reported, not propagated.
-                LOG.warn("HttpClientListener {} threw {}", listener.getClass().getName(), e.getClass().getName(), e);
+                failed(listener, e);
             }
         }
+    }
+
+    private static void failed(HttpClientListener listener, RuntimeException e) {
+        // A listener must never change the outcome of a call; its bug is reported, not propagated.
+        LOG.warn("HttpClientListener {} threw {}", listener.getClass().getName(), e.getClass().getName(), e);
     }
 }

@@ -1,37 +1,20 @@
 package dev.ballast.http.internal;
 
-import dev.ballast.http.BulkheadFullException;
-import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.DependencyStatus;
-import dev.ballast.http.HttpClientListener.Decision;
-import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
-import dev.ballast.http.RetriesExhaustedException;
 import dev.ballast.http.Ticker;
-import dev.ballast.http.breaker.CircuitBreaker;
-import dev.ballast.http.bulkhead.Bulkhead;
-import dev.ballast.http.classify.Outcome;
 import dev.ballast.http.classify.ResponseClassifier;
 import dev.ballast.http.idempotency.IdempotencyKeys;
 import dev.ballast.http.retry.RetryConfig;
-import dev.failsafe.Failsafe;
-import dev.failsafe.FailsafeExecutor;
-import dev.failsafe.RetryPolicy;
-import dev.failsafe.Timeout;
-import dev.failsafe.TimeoutExceededException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
-import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,47 +23,43 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
- * Runs logical calls through total timeout → retry → circuit breaker → bulkhead → attempt timeout →
- * delegate (see {@code ResilientHttpClient}'s class Javadoc for why in this order).
+ * Runs logical calls through retry → circuit breaker → bulkhead → attempt timeout → the wrapped
+ * client, all bounded by the total timeout (see {@code ResilientHttpClient}'s class Javadoc for why
+ * in this order). One call is a {@link SyncCall} or an {@link AsyncCall}, each attempt an
+ * {@link Attempt}, each decision a {@link RetryDecider} verdict, and the way a call that ends
+ * without a response fails is {@link CallResult}'s.
  *
- * <p>Failsafe owns the outer two layers: a {@link Timeout} (real time, the total-timeout backstop)
- * around a {@link RetryPolicy} that retries exactly the attempts {@link RetryDecider} marked
- * {@code RETRYING}, after exactly the delay the decider computed (no Failsafe jitter, no Failsafe
- * max-retries or max-duration), scheduled on the injected {@link ScheduledExecutorService} via
- * {@code getStageAsync}, so no thread is blocked during a backoff. Breaker, bulkhead and attempt
- * timeout are plain composition inside the attempt supplier rather than custom Failsafe policies:
- * they must see the JDK's {@code CompletableFuture} to cancel it, must report cancellation to the
- * breaker as "abandoned" rather than as a failure, and our breaker keeps its own ticker-driven
- * clock; the Failsafe SPI would add indirection without removing any of that code.
+ * <p>Time: every deadline is a {@link Deadline} on the injected ticker, and the client's one
+ * {@link DeadlineTimer} enforces the attempts' bounds. The total timeout needs no timer of its own:
+ * every attempt's bound is capped by what is left of it, no backoff may end past it and no bulkhead
+ * wait outlasts it.
  *
  * <p>Thread-safe.
  */
 public final class Pipeline {
 
-    private final HttpClient delegate;
-    private final RetryDecider decider;
+    final HttpClient delegate;
+    /** Whether {@link #delegate} is the JDK's own client, which enforces a request's own timeout too. */
+    final boolean jdkDelegate;
+    final RetryDecider decider;
+    final Duration totalTimeout;
+    final long attemptTimeoutNanos;
+    final Listeners listeners;
+    final Ticker ticker;
+    final ScheduledExecutorService scheduler;
+    final DeadlineTimer timer;
     private final IdempotencyKeys idempotencyKeys;
-    private final Duration totalTimeout;
-    private final Duration attemptTimeout;
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
-    private final Listeners listeners;
-    private final Ticker ticker;
     private final Supplier<RandomGenerator> random;
-    private final ScheduledExecutorService scheduler;
-    private final FailsafeExecutor<Object> failsafe;
-    private final Set<LogicalCall> inFlight = ConcurrentHashMap.newKeySet();
+    private final Set<Call> inFlight = ConcurrentHashMap.newKeySet();
     private final Object terminationLock = new Object();
     private volatile boolean shutdown;
     private volatile Runnable onIdleAfterShutdown = () -> { };
@@ -96,25 +75,19 @@ public final class Pipeline {
 
     public Pipeline(Settings s) {
         this.delegate = s.delegate();
-        this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.ticker(), s.random());
+        this.jdkDelegate = Requests.isJdkClient(s.delegate());
+        this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.random());
         this.idempotencyKeys = s.idempotencyKeys();
         this.totalTimeout = s.totalTimeout();
-        this.attemptTimeout = s.attemptTimeout();
+        this.attemptTimeoutNanos = Durations.saturatedNanos(s.attemptTimeout());
         this.dependencyResolver = s.dependencyResolver();
         this.listeners = s.listeners();
         this.ticker = s.ticker();
         this.random = s.random();
         this.scheduler = s.scheduler();
+        this.timer = new DeadlineTimer(s.ticker());
         this.dependencies = new Dependencies(s.policies(), s.defaultPolicy(), s.ticker(), s.random(), s.listeners(),
                 s.maxDependencies());
-        RetryPolicy<Object> retryPolicy = RetryPolicy.builder()
-                // Only our decider decides; exceptions never reach Failsafe (the stage completes with an outcome).
-                .handleIf((result, failure) -> result instanceof AttemptOutcome o && o.retry())
-                .withMaxRetries(-1)
-                .withDelayFn(ctx -> ((AttemptOutcome) ctx.getLastResult()).delay())
-                .build();
-        Timeout<Object> total = Timeout.builder(totalTimeout).withInterrupt().build();
-        this.failsafe = Failsafe.with(total, retryPolicy).with(scheduler);
     }
 
     /** The idle hook runs once every in-flight call has finished after {@link #shutdown()}. */
@@ -126,341 +99,134 @@ public final class Pipeline {
         return dependencies.existing(dependency).map(Dependency::status);
     }
 
+    /** A blocking call: every attempt on the caller's thread. */
+    public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(handler, "responseBodyHandler");
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before sending");
+        }
+        throwIfShutdown();
+        String name = resolve(request);
+        HttpRequest effective = withIdempotencyKey(request);
+        long now = ticker.read();
+        Dependency dependency = dependencies.acquire(name, now);
+        CircuitBreaker.Permit first = null;
+        if (listeners.quiet()) {
+            // Nobody observes the attempt: an open breaker rejects before anything of the call is built,
+            // so a rejection costs one exception and no more.
+            first = permitOrReject(dependency);
+        }
+        SyncCall call = new SyncCall(this, dependency, effective, idempotentOrKeyed(request, effective),
+                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
+                random.get().nextLong());
+        register(call, first);
+        try {
+            return call.run(handler, first);
+        } finally {
+            ended(call);
+        }
+    }
+
+    /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
                                                             PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         if (shutdown) {
-            return CompletableFuture.failedFuture(new IOException("ResilientHttpClient is shut down"));
+            return CompletableFuture.failedFuture(shutDown());
         }
-        String dependencyName = Objects.requireNonNull(dependencyResolver.apply(request),
-                "dependencyResolver returned null");
-        HttpRequest effective = request;
-        String keyHeader = idempotencyKeys.headerName();
-        boolean keyed = request.headers().firstValue(keyHeader).isPresent();
-        // A body marked non-idempotent (e.g. an S3 PUT into a versioned bucket) gets no key of ours:
-        // such a server ignores the key, so it would only make an unsafe retry look safe.
-        boolean nonIdempotent = Requests.declaredNonIdempotent(request);
-        if (!keyed && !nonIdempotent && idempotencyKeys.shouldAdd(request.method())) {
-            effective = Requests.withHeader(request, keyHeader, idempotencyKeys.newKey());
-            keyed = true;
+        String name = resolve(request);
+        HttpRequest effective = withIdempotencyKey(request);
+        long now = ticker.read();
+        Dependency dependency = dependencies.acquire(name, now);
+        CircuitBreaker.Permit first = null;
+        if (listeners.quiet()) {
+            try {
+                first = permitOrReject(dependency);
+            } catch (CircuitOpenException open) {
+                return CompletableFuture.failedFuture(open);
+            }
         }
-        boolean replayable = Requests.bodyReplayable(request);
-        long start = ticker.read();
-        long deadline = Durations.saturatedAdd(start, Durations.saturatedNanos(totalTimeout));
-        // Taken last, so nothing above can leave it marked in use; given back when the call completes.
-        Dependency dependency = dependencies.acquire(dependencyName);
-        LogicalCall call = new LogicalCall(correlationId(), dependency, effective,
-                keyed || (!nonIdempotent && IdempotencyKeys.isIdempotentMethod(request.method())), replayable,
-                start, deadline);
-        CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed(request, effective),
+                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
+                random.get().nextLong(), handler, pushHandler);
+        try {
+            register(call, first);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        call.start(first);
+        return call.result;
+    }
+
+    /** The first attempt's breaker permit, or its rejection, counted, with the dependency given back. */
+    private static CircuitBreaker.Permit permitOrReject(Dependency dependency) throws CircuitOpenException {
+        try {
+            return dependency.breaker().acquirePermission();
+        } catch (CircuitOpenException open) {
+            dependency.countRejection(open);
+            dependency.activeCalls().decrementAndGet(); // the call ends here
+            throw open;
+        }
+    }
+
+    private String resolve(HttpRequest request) {
+        return Objects.requireNonNull(dependencyResolver.apply(request), "dependencyResolver returned null");
+    }
+
+    /**
+     * The request every attempt sends: the caller's, plus our idempotency key when its method gets
+     * one and it carries none. A body marked non-idempotent (an S3 PUT into a versioned bucket) gets
+     * no key of ours: such a server ignores the key, so it would only make an unsafe retry look safe.
+     */
+    private HttpRequest withIdempotencyKey(HttpRequest request) {
+        if (!idempotencyKeys.shouldAdd(request.method())
+                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()
+                || Requests.declaredNonIdempotent(request)) {
+            return request;
+        }
+        return Requests.withHeader(request, idempotencyKeys.headerName(), idempotencyKeys.newKey());
+    }
+
+    /** Whether an ambiguous failure of the call may be retried: idempotent method or idempotency key. */
+    private boolean idempotentOrKeyed(HttpRequest request, HttpRequest effective) {
+        if (effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()) {
+            return true;
+        }
+        return !Requests.declaredNonIdempotent(request) && IdempotencyKeys.isIdempotentMethod(request.method());
+    }
+
+    /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
+    private void register(Call call, CircuitBreaker.Permit first) throws IOException {
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
-            inFlight.remove(call);
-            dependencies.release(dependency);
+            ended(call);
+            if (first != null) {
+                first.onNotAttempted();
+            }
+            throw shutDown();
+        }
+    }
+
+    /** The call is over: its dependency is given back and, after a shutdown, termination may follow. */
+    void ended(Call call) {
+        if (inFlight.remove(call)) {
+            dependencies.release(call.dependency);
             signalIfIdle();
-            return CompletableFuture.failedFuture(new IOException("ResilientHttpClient is shut down"));
-        }
-        call.onAbort(result::completeExceptionally);
-        // Any completion of the caller's future (cancel, orTimeout, our own result) stops the call.
-        result.whenComplete((response, failure) -> {
-            call.stop();
-            dependencies.release(dependency);
-            inFlight.remove(call);
-            signalIfIdle();
-        });
-        dependency.budget().recordFirstAttempt();
-        CompletableFuture<Object> engine;
-        try {
-            engine = failsafe.getStageAsync(ctx -> attempt(call, handler, pushHandler));
-        } catch (RuntimeException e) {
-            // e.g. a caller-supplied scheduler that was shut down: fail this call, never leak it.
-            result.completeExceptionally(e);
-            return result;
-        }
-        call.engine(engine);
-        engine.whenComplete((outcome, failure) -> finish(call, result, outcome, failure));
-        return result;
-    }
-
-    private String correlationId() {
-        return Long.toHexString(random.get().nextLong() | Long.MIN_VALUE);
-    }
-
-    private <T> CompletableFuture<Object> attempt(LogicalCall call, BodyHandler<T> handler,
-                                                  PushPromiseHandler<T> pushHandler) {
-        CompletableFuture<Object> stage = new CompletableFuture<>();
-        if (call.stopped()) {
-            stage.cancel(false);
-            return stage;
-        }
-        call.retryStarted();
-        int attempt = call.attempts.incrementAndGet();
-        call.inFlight(stage);
-        Dependency dependency = call.dependency;
-        listeners.attemptStarted(call.correlationId, dependency.name(), attempt);
-        CircuitBreaker.Permit breakerPermit;
-        try {
-            breakerPermit = dependency.breaker().acquirePermission();
-        } catch (CircuitOpenException open) {
-            complete(call, stage, rejected(call, attempt, open));
-            return stage;
-        }
-        CompletableFuture<Bulkhead.Permit> bulkheadWait = dependency.bulkhead().acquireAsync(scheduler,
-                bulkheadWait(call, dependency.bulkhead()));
-        stage.whenComplete((ignored, failure) -> {
-            if (stage.isCancelled()) {
-                bulkheadWait.cancel(false); // withdraws a waiter that has not been granted a permit yet
-            }
-        });
-        bulkheadWait.whenComplete((permit, waitFailure) -> {
-            if (waitFailure != null) {
-                // Rejected or withdrawn before any I/O: a half-open probe slot goes back, nothing is recorded.
-                breakerPermit.onNotAttempted();
-                Throwable cause = unwrap(waitFailure);
-                if (cause instanceof BulkheadFullException full) {
-                    complete(call, stage, rejected(call, attempt, full));
-                } else {
-                    stage.completeExceptionally(cause);
-                }
-                return;
-            }
-            if (stage.isDone()) {
-                permit.close();
-                breakerPermit.onNotAttempted();
-                return;
-            }
-            exchange(call, attempt, stage, breakerPermit, permit, handler, pushHandler);
-        });
-        return stage;
-    }
-
-    private <T> void exchange(LogicalCall call, int attempt, CompletableFuture<Object> stage,
-                              CircuitBreaker.Permit breakerPermit, Bulkhead.Permit bulkheadPermit,
-                              BodyHandler<T> handler, PushPromiseHandler<T> pushHandler) {
-        AtomicReference<AttemptOutcome> headerDecision = new AtomicReference<>();
-        BodyHandler<T> deciding = info -> {
-            AttemptOutcome decision = decider.onResponse(call, attempt, info.statusCode(), info.headers());
-            headerDecision.set(decision);
-            if (decision.retry()) {
-                // Drain and discard: the connection goes back to the pool, the caller never sees this body.
-                return BodySubscribers.replacing(null);
-            }
-            return handler.apply(info);
-        };
-        long timeoutNanos = attemptTimeoutNanos(call);
-        AtomicBoolean timedOut = new AtomicBoolean();
-        AtomicReference<CompletableFuture<HttpResponse<T>>> exchangeRef = new AtomicReference<>();
-        ScheduledFuture<?> guard;
-        try {
-            // Scheduled before sending, so a scheduler that refuses work fails the attempt before any I/O.
-            guard = scheduler.schedule(() -> {
-                CompletableFuture<HttpResponse<T>> running = exchangeRef.get();
-                if (running == null || !running.isDone()) {
-                    timedOut.set(true);
-                    if (running != null) {
-                        running.cancel(true);
-                    }
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException rejected) {
-            bulkheadPermit.close();
-            breakerPermit.onNotAttempted();
-            stage.completeExceptionally(rejected);
-            return;
-        }
-        CompletableFuture<HttpResponse<T>> exchange;
-        try {
-            exchange = pushHandler == null
-                    ? delegate.sendAsync(call.request, deciding)
-                    : delegate.sendAsync(call.request, deciding, pushHandler);
-        } catch (RuntimeException e) {
-            exchange = CompletableFuture.failedFuture(e);
-        }
-        CompletableFuture<HttpResponse<T>> jdkFuture = exchange;
-        exchangeRef.set(jdkFuture);
-        if (timedOut.get()) {
-            jdkFuture.cancel(true); // the guard fired before the exchange was published
-        }
-        stage.whenComplete((ignored, failure) -> {
-            if (stage.isCancelled()) {
-                jdkFuture.cancel(true); // aborts the exchange on the wire
-            }
-        });
-        jdkFuture.whenComplete((response, failure) -> {
-            guard.cancel(false);
-            bulkheadPermit.close();
-            if (stage.isDone()) {
-                // Cancelled by the caller or the total timeout: no answer to report, nobody to hand a body to.
-                breakerPermit.onAbandoned();
-                AttemptOutcome decided = headerDecision.get();
-                if (decided != null && decided.retry()) {
-                    // The headers had already decided a retry (and withdrawn its token) that will never run.
-                    call.dependency.budget().refundRetry();
-                }
-                if (response != null) {
-                    discard(response);
-                }
-                return;
-            }
-            AttemptOutcome outcome;
-            if (failure == null) {
-                outcome = headerDecision.get().withResponse(response);
-            } else {
-                Throwable cause = unwrap(failure);
-                if (timedOut.get()) {
-                    HttpTimeoutException timeout = new HttpTimeoutException("attempt timeout of "
-                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms elapsed");
-                    timeout.initCause(cause);
-                    cause = timeout;
-                }
-                call.addFailure(cause);
-                AttemptOutcome earlier = headerDecision.get();
-                outcome = earlier != null && earlier.retry()
-                        ? earlier.withFailure(cause) // the discarded body failed to drain: the retry stands
-                        : decider.onFailure(call, attempt, cause);
-            }
-            // Headers arrived (even if the body then failed): the dependency answered.
-            report(breakerPermit, outcome.outcome(), failure == null || headerDecision.get() != null);
-            complete(call, stage, outcome);
-        });
-    }
-
-    /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
-    private Duration bulkheadWait(LogicalCall call, Bulkhead bulkhead) {
-        Duration configured = bulkhead.config().maxWaitDuration();
-        if (configured.isZero()) {
-            return configured;
-        }
-        long remaining = Math.max(0, call.deadlineNanos - ticker.read());
-        return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
-    }
-
-    private long attemptTimeoutNanos(LogicalCall call) {
-        // A request's own timeout is the attempt timeout for that request.
-        long configured = Durations.saturatedNanos(call.request.timeout().orElse(attemptTimeout));
-        long remaining = call.deadlineNanos - ticker.read();
-        return Math.max(1, Math.min(configured, remaining));
-    }
-
-    /**
-     * Reports an attempt to its breaker permit. A non-failure outcome is "ignored" only when the
-     * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
-     * counts as a success). A permanent <em>exception</em> without any response (a certificate
-     * failure, a body handler that threw before headers were handed over) proves nothing about the
-     * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
-     * the breaker never closes on a dependency that has not answered.
-     */
-    private static void report(CircuitBreaker.Permit permit, Outcome outcome, boolean responseReceived) {
-        if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess();
-        } else if (outcome.isBreakerFailure()) {
-            permit.onFailure();
-        } else if (responseReceived) {
-            permit.onIgnored();
-        } else {
-            permit.onAbandoned();
         }
     }
 
-    private AttemptOutcome rejected(LogicalCall call, int attempt, CallRejectedException rejection) {
-        listeners.rejected(call.dependency.name(), rejection);
-        return new AttemptOutcome(attempt, null, rejection, Outcome.PERMANENT, Decision.REJECTED, Duration.ZERO,
-                rejection instanceof CircuitOpenException ? "circuit breaker open" : "bulkhead full");
+    private void throwIfShutdown() throws IOException {
+        if (shutdown) {
+            throw shutDown();
+        }
     }
 
-    private void complete(LogicalCall call, CompletableFuture<Object> stage, AttemptOutcome outcome) {
-        log(call, outcome);
-        if (outcome.retry()) {
-            call.retryScheduled();
-        }
-        stage.complete(outcome);
-    }
-
-    private void log(LogicalCall call, AttemptOutcome o) {
-        HttpResponse<?> response = o.response();
-        listeners.decision(new RetryDecisionEvent(call.correlationId, call.dependency.name(), call.request.method(),
-                call.path, o.attempt(), decider.maxAttempts(), Duration.ofNanos(ticker.read() - call.startNanos),
-                o.delay(), o.failure() == null ? null : o.failure().getClass().getName(),
-                response == null ? -1 : response.statusCode(), o.decision(), o.reason()));
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> void finish(LogicalCall call, CompletableFuture<HttpResponse<T>> result, Object value,
-                            Throwable failure) {
-        if (result.isDone()) {
-            return;
-        }
-        if (failure != null) {
-            Throwable cause = unwrap(failure);
-            if (cause instanceof TimeoutExceededException) {
-                // Failsafe's real-time backstop fired before our ticker-based deadline check did.
-                int attempts = call.attempts.get();
-                HttpTimeoutException timeout = totalTimeoutFailure(call, attempts);
-                log(call, new AttemptOutcome(attempts, null, timeout, Outcome.AMBIGUOUS, Decision.GAVE_UP,
-                        Duration.ZERO, RetryDecider.TOTAL_TIMEOUT_EXCEEDED));
-                result.completeExceptionally(timeout);
-            } else {
-                result.completeExceptionally(cause);
-            }
-            return;
-        }
-        AttemptOutcome outcome = (AttemptOutcome) value;
-        if (outcome.response() != null && !outcome.retry()) {
-            result.complete((HttpResponse<T>) outcome.response());
-            return;
-        }
-        result.completeExceptionally(finalFailure(call, outcome));
-    }
-
-    /**
-     * The failure of a call whose total timeout expired: an {@link HttpTimeoutException}, as the JDK
-     * client throws for its own timeouts, with every attempt's failure suppressed.
-     */
-    private HttpTimeoutException totalTimeoutFailure(LogicalCall call, int attempts) {
-        HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
-                + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
-                + (attempts == 1 ? " attempt" : " attempts"));
-        call.failures().forEach(timeout::addSuppressed);
-        return timeout;
-    }
-
-    private Throwable finalFailure(LogicalCall call, AttemptOutcome outcome) {
-        List<Throwable> failures = call.failures();
-        Throwable failure = outcome.failure();
-        if (failure != null && RetryDecider.TOTAL_TIMEOUT_EXCEEDED.equals(outcome.reason())) {
-            return totalTimeoutFailure(call, outcome.attempt());
-        }
-        if (outcome.decision() == Decision.GAVE_UP && failure != null) {
-            return new RetriesExhaustedException(call.dependency.name(), outcome.attempt(), outcome.reason(), failures);
-        }
-        if (failure == null) {
-            // A response whose body was already discarded for a retry that then could not run.
-            failure = new IOException("call to dependency '" + call.dependency.name() + "' stopped after attempt "
-                    + outcome.attempt() + " (" + outcome.reason() + ")");
-        }
-        for (Throwable earlier : failures) {
-            if (earlier != failure) {
-                failure.addSuppressed(earlier);
-            }
-        }
-        return failure;
-    }
-
-    private static void discard(HttpResponse<?> response) {
-        Object body = response.body();
-        try {
-            if (body instanceof InputStream stream) {
-                stream.close();
-            } else if (body instanceof AutoCloseable closeable) {
-                closeable.close();
-            } else if (body instanceof Flow.Publisher<?> publisher) {
-                publisher.subscribe(CancellingSubscriber.INSTANCE);
-            }
-        } catch (Exception e) {
-            // Closing a body nobody will read can only fail with the connection already gone; nothing to do.
-        }
+    private static IOException shutDown() {
+        return new IOException("ResilientHttpClient is shut down");
     }
 
     static Throwable unwrap(Throwable failure) {
@@ -469,6 +235,17 @@ public final class Pipeline {
             t = t.getCause();
         }
         return t;
+    }
+
+    /** Whether {@code cause} is somewhere in {@code failure}'s cause chain (at most 32 levels). */
+    static boolean hasCause(Throwable failure, Throwable cause) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
+            if (t == cause) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- lifecycle -------------------------------------------------------------------------------
@@ -480,17 +257,27 @@ public final class Pipeline {
 
     public void shutdownNow() {
         shutdown = true;
-        for (LogicalCall call : inFlight) {
+        for (Call call : inFlight) {
             // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
             // whereas a CancellationException would escape send() unchecked.
             call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
-                    + call.dependency.name() + "' aborted after " + call.attempts.get() + " attempt(s)"));
+                    + call.dependency.name() + "' aborted after " + call.attempts + " attempt(s)"));
         }
         signalIfIdle();
     }
 
     public boolean idle() {
         return inFlight.isEmpty();
+    }
+
+    /** Whether the timer's thread has ended after a shutdown. */
+    public boolean timerTerminated() {
+        return timer.isTerminated();
+    }
+
+    /** Waits up to {@code nanos} for the timer's thread to end after a shutdown; whether it did. */
+    public boolean awaitTimer(long nanos) throws InterruptedException {
+        return timer.awaitTermination(nanos);
     }
 
     /** Waits until no call is in flight; returns the nanoseconds left, or a value {@code <= 0} on timeout. */
@@ -510,35 +297,12 @@ public final class Pipeline {
     }
 
     private void signalIfIdle() {
-        if (inFlight.isEmpty()) {
+        if (shutdown && inFlight.isEmpty()) {
             synchronized (terminationLock) {
                 terminationLock.notifyAll();
             }
-            if (shutdown) {
-                onIdleAfterShutdown.run();
-            }
-        }
-    }
-
-    /** Cancels a publisher body that will never be read, releasing its connection. */
-    private enum CancellingSubscriber implements Flow.Subscriber<Object> {
-        INSTANCE;
-
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            subscription.cancel();
-        }
-
-        @Override
-        public void onNext(Object item) {
-        }
-
-        @Override
-        public void onError(Throwable throwable) {
-        }
-
-        @Override
-        public void onComplete() {
+            timer.shutdown();
+            onIdleAfterShutdown.run();
         }
     }
 }

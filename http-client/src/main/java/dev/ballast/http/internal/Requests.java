@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.ReplayableBodyPublisher;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.util.Locale;
 import java.util.Optional;
@@ -22,7 +23,19 @@ public final class Requests {
             "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
             "jdk.internal.net.http.RequestPublishers$FilePublisher");
 
+    /** The class of the client {@code HttpClient.newBuilder().build()} returns, on JDK 17 through 25. */
+    private static final String JDK_CLIENT_CLASS = "jdk.internal.net.http.HttpClientFacade";
+
     private Requests() {
+    }
+
+    /**
+     * Whether {@code client} is the JDK's own implementation, which enforces a request's
+     * {@link HttpRequest#timeout()} until the response headers arrive, failing with
+     * {@code HttpTimeoutException}.
+     */
+    static boolean isJdkClient(HttpClient client) {
+        return JDK_CLIENT_CLASS.equals(client.getClass().getName());
     }
 
     /**
@@ -38,6 +51,42 @@ public final class Requests {
         String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
         return scheme + "://" + host + ":" + port;
+    }
+
+    /**
+     * The default dependency resolver, {@link #defaultDependency(HttpRequest)} with a cache by
+     * scheme and authority, so a call to a known origin builds no string. The cache holds at most
+     * {@value #MAX_CACHED} origins and starts afresh when full. Thread-safe.
+     */
+    public static final class DefaultDependencyResolver implements java.util.function.Function<HttpRequest, String> {
+
+        static final int MAX_CACHED = 1024;
+
+        private record Known(String scheme, String dependency) {
+        }
+
+        private final java.util.concurrent.ConcurrentHashMap<String, Known> byAuthority =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public String apply(HttpRequest request) {
+            URI uri = request.uri();
+            String authority = uri.getRawAuthority();
+            String scheme = uri.getScheme();
+            if (authority == null || scheme == null) {
+                return defaultDependency(request);
+            }
+            Known known = byAuthority.get(authority);
+            if (known != null && known.scheme().equals(scheme)) {
+                return known.dependency();
+            }
+            String dependency = defaultDependency(request);
+            if (byAuthority.size() >= MAX_CACHED) {
+                byAuthority.clear();
+            }
+            byAuthority.put(authority, new Known(scheme, dependency));
+            return dependency;
+        }
     }
 
     /**

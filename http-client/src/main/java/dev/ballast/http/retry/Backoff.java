@@ -1,5 +1,6 @@
 package dev.ballast.http.retry;
 
+import dev.ballast.http.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -20,7 +21,7 @@ public final class Backoff {
      * The longest {@code cap} accepted: the longest duration whose nanoseconds fit a {@code long}
      * (about 292 years).
      */
-    public static final Duration MAX_CAP = Duration.ofNanos(Long.MAX_VALUE);
+    public static final Duration MAX_CAP = Durations.MAX_NANOS;
 
     private final Duration base;
     private final Duration cap;
@@ -94,7 +95,7 @@ public final class Backoff {
                 yield half + uniform(random, 0, exponential - half);
             }
             case DECORRELATED -> {
-                long previous = Math.max(baseNanos, saturatedNanos(previousDelay));
+                long previous = Math.max(baseNanos, Durations.saturatedNanos(previousDelay));
                 long upper = Math.min(capNanos, previous > capNanos / 3 ? capNanos : previous * 3);
                 yield uniform(random, baseNanos, upper);
             }
@@ -109,10 +110,6 @@ public final class Backoff {
             return capNanos;
         }
         return Math.min(capNanos, baseNanos << doublings);
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        return duration.compareTo(MAX_CAP) >= 0 ? Long.MAX_VALUE : duration.toNanos();
     }
 
     /** Uniform in {@code [low, high]}, both inclusive; {@code 0 <= low <= high}. */

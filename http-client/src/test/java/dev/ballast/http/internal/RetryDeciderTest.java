@@ -2,14 +2,11 @@ package dev.ballast.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.HttpClientListener;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.Ticker;
 import dev.ballast.http.breaker.BreakerConfig;
-import dev.ballast.http.breaker.BreakerListener;
-import dev.ballast.http.breaker.CircuitBreaker;
-import dev.ballast.http.budget.RetryBudget;
 import dev.ballast.http.budget.RetryBudgetConfig;
-import dev.ballast.http.bulkhead.Bulkhead;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.classify.ResponseClassifier;
 import dev.ballast.http.retry.Backoff;
@@ -26,7 +23,10 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,21 +41,34 @@ class RetryDeciderTest {
     private final RetryDecider decider = new RetryDecider(ResponseClassifier.defaults(),
             RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
                     .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE)).build(),
-            clock, ticker, () -> new SplittableRandom(1));
+            clock, () -> new SplittableRandom(1));
 
-    private LogicalCall call(String method, boolean keyed, boolean replayable, Duration total, RetryBudgetConfig budget) {
+    private Call call(String method, boolean keyed, boolean replayable, Duration total, RetryBudgetConfig budget) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/x?secret=1"))
                 .method(method, HttpRequest.BodyPublishers.noBody()).build();
         Dependency dependency = new Dependency("https://api.example.com:443",
                 new CircuitBreaker("d", BreakerConfig.ofDefaults(), ticker, () -> new SplittableRandom(1),
-                        BreakerListener.NONE),
+                        HttpClientListener.NONE),
                 new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker),
-                new java.util.concurrent.atomic.AtomicInteger(), new java.util.concurrent.atomic.AtomicLong());
+                new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder());
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
-        return new LogicalCall("c1", dependency, request, idempotentOrKeyed, replayable, 0, total.toNanos());
+        return new Call(dependency, request, idempotentOrKeyed, replayable, 0,
+                Deadline.after(ticker, 0, total), 3, 1) {
+            @Override
+            void onStop() {
+            }
+
+            @Override
+            void abort(IOException failure) {
+            }
+
+            @Override
+            void attemptTimedOut(Attempt<?> attempt) {
+            }
+        };
     }
 
-    private LogicalCall get() {
+    private Call get() {
         return call("GET", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
     }
 
@@ -67,39 +80,39 @@ class RetryDeciderTest {
     @Test
     void success_succeeds() {
         AttemptOutcome o = decider.onResponse(get(), 1, 200, headers());
-        assertThat(o.decision()).isEqualTo(Decision.SUCCEEDED);
-        assertThat(o.delay()).isZero();
+        assertThat(o.decision()).isEqualTo(RetryDecision.SUCCEEDED);
+        assertThat(o.delayNanos()).isZero();
     }
 
     @Test
     void transient_isRetriedAfterTheBackoff() {
         AttemptOutcome o = decider.onResponse(get(), 1, 503, headers());
-        assertThat(o.decision()).isEqualTo(Decision.RETRYING);
-        assertThat(o.delay()).isEqualTo(BACKOFF);
+        assertThat(o.decision()).isEqualTo(RetryDecision.RETRYING);
+        assertThat(o.delayNanos()).isEqualTo(BACKOFF.toNanos());
     }
 
     @Test
     void permanent_isAborted() {
         AttemptOutcome o = decider.onResponse(get(), 1, 404, headers());
-        assertThat(o.decision()).isEqualTo(Decision.ABORTED);
+        assertThat(o.decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(o.reason()).isEqualTo("not retried: permanent outcome");
     }
 
     @Test
     void ambiguousPost_withoutKey_isAbortedWithTheReason_butWithKeyIsRetried() {
         HttpTimeoutException timeout = new HttpTimeoutException("read timed out");
-        LogicalCall unkeyed = call("POST", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
-        LogicalCall keyed = call("POST", true, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+        Call unkeyed = call("POST", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+        Call keyed = call("POST", true, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
 
         assertThat(decider.onFailure(unkeyed, 1, timeout).reason())
                 .isEqualTo("not retried: non-idempotent and outcome unknown");
-        assertThat(decider.onFailure(keyed, 1, timeout).decision()).isEqualTo(Decision.RETRYING);
+        assertThat(decider.onFailure(keyed, 1, timeout).decision()).isEqualTo(RetryDecision.RETRYING);
         assertThat(decider.onFailure(keyed, 1, timeout).failure()).isSameAs(timeout);
     }
 
     @Test
     void bodyThatCannotBeReplayed_isAborted() {
-        LogicalCall call = call("PUT", false, false, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
+        Call call = call("PUT", false, false, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
         assertThat(decider.onResponse(call, 1, 503, headers()).reason())
                 .isEqualTo("not retried: request body cannot be replayed");
     }
@@ -107,54 +120,54 @@ class RetryDeciderTest {
     @Test
     void lastAttempt_givesUpWithoutADelay() {
         AttemptOutcome o = decider.onResponse(get(), 3, 503, headers());
-        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("attempts exhausted");
-        assertThat(o.delay()).isZero();
+        assertThat(o.delayNanos()).isZero();
     }
 
     @Test
     void retryAfter_isAFloorUnderTheBackoff_inBothForms() {
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delay())
-                .isEqualTo(Duration.ofSeconds(2));
-        assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delay())
-                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delayNanos())
+                .isEqualTo(Duration.ofSeconds(2).toNanos());
+        assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delayNanos())
+                .isEqualTo(Duration.ofSeconds(5).toNanos());
         // shorter than our backoff, zero, or garbage: our backoff stands
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "0")).delay()).isEqualTo(BACKOFF);
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "soon")).delay()).isEqualTo(BACKOFF);
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "0")).delayNanos()).isEqualTo(BACKOFF.toNanos());
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "soon")).delayNanos()).isEqualTo(BACKOFF.toNanos());
     }
 
     @Test
     void retryAfter_aboveMaxRetryAfter_givesUp() {
         AttemptOutcome o = decider.onResponse(get(), 1, 429, headers("Retry-After", "31"));
-        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("Retry-After of 31000 ms exceeds maxRetryAfter of 30000 ms");
     }
 
     @Test
     void delayReachingTheTotalDeadline_givesUpAtOnce() {
-        LogicalCall call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
+        Call call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
         nanos.set(Duration.ofMillis(4900).toNanos());
 
         AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
 
-        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("backoff of 200 ms would overrun the total timeout");
     }
 
     @Test
     void emptyRetryBudget_givesUp() {
         RetryBudgetConfig tiny = RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
-        LogicalCall call = call("GET", false, true, Duration.ofSeconds(30), tiny);
+        Call call = call("GET", false, true, Duration.ofSeconds(30), tiny);
 
         AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
 
-        assertThat(o.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("not retried: retry budget exhausted");
     }
 
     @Test
     void stoppedCall_isAborted() {
-        LogicalCall call = get();
+        Call call = get();
         call.stop();
         assertThat(decider.onResponse(call, 1, 503, headers()).reason()).isEqualTo("cancelled");
     }

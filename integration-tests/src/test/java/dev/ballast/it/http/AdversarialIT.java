@@ -16,7 +16,7 @@ import com.github.tomakehurst.wiremock.http.Fault;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
@@ -100,7 +100,7 @@ class AdversarialIT extends WireMockSupport {
 
         assertThat(response.statusCode()).isEqualTo(200);
         server.verify(2, getRequestedFor(urlPathEqualTo("/ra")));
-        assertThat(listener.decisions.get(0).decision()).isEqualTo(Decision.RETRYING);
+        assertThat(listener.decisions.get(0).decision()).isEqualTo(RetryDecision.RETRYING);
         assertThat(listener.decisions.get(0).delay()).isLessThanOrEqualTo(Duration.ofMillis(50));
     }
 
@@ -117,7 +117,7 @@ class AdversarialIT extends WireMockSupport {
 
         assertThat(response.statusCode()).isEqualTo(503);
         server.verify(1, getRequestedFor(urlPathEqualTo("/huge")));
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.GAVE_UP);
     }
 
     @Test

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.http.BulkheadFullException;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ResilientHttpClient;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -42,7 +42,7 @@ class BulkheadIT extends WireMockSupport {
         // then it is rejected at once, without a request
         assertThat(rejected).isInstanceOf(BulkheadFullException.class);
         assertThat(((BulkheadFullException) rejected).dependency()).isEqualTo(dependency());
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.REJECTED);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.REJECTED);
 
         // when the other dependency is called while the slow calls are still in flight
         HttpResponse<String> response = mode.call(client,

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.ballast.http.ManualTicker;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
@@ -78,7 +78,7 @@ class CircuitBreakerIT extends WireMockSupport {
         // then it fails at once, is not retried, and the server sees nothing new
         assertThat(second).isInstanceOf(CircuitOpenException.class);
         assertThat(((CircuitOpenException) second).remainingOpenTime()).isPositive();
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.REJECTED);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.REJECTED);
         assertThat(listener.lastDecision().attempt()).isEqualTo(1);
         server.verify(3, getRequestedFor(urlPathEqualTo("/down")));
         assertAttemptsEqualServedRequests();

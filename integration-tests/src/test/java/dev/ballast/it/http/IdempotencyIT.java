@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
@@ -75,7 +75,7 @@ class IdempotencyIT extends WireMockSupport {
         // then the ambiguous failure is returned unretried, as the attempt's own exception
         assertThat(thrown).isInstanceOf(HttpTimeoutException.class);
         assertThat(listener.attemptsStarted).as("warm-up plus one order attempt").hasValue(2);
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.ABORTED);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: non-idempotent and outcome unknown");
         awaitTrue("server logged the order", () -> orders().size() >= 1);
         assertThat(orders()).hasSize(1);

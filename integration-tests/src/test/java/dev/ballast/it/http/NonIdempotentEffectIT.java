@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
@@ -64,7 +64,7 @@ class NonIdempotentEffectIT extends WireMockSupport {
 
         // then the ambiguous failure comes back unretried: the server holds exactly one new version
         assertThat(thrown).isInstanceOf(HttpTimeoutException.class);
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.ABORTED);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: non-idempotent and outcome unknown");
         awaitTrue("server logged the PUT", () -> puts().size() >= 1);
         assertThat(puts()).hasSize(1);

@@ -2,6 +2,7 @@ package dev.ballast.it.http;
 
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.HttpClientListener;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,7 +27,7 @@ final class RecordingListener implements HttpClientListener {
     @Override
     public void onRetryDecision(RetryDecisionEvent event) {
         decisions.add(event);
-        if (event.decision() == Decision.RETRYING) {
+        if (event.decision() == RetryDecision.RETRYING) {
             retrying.countDown();
         }
     }

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import dev.ballast.http.HeldScheduler;
-import dev.ballast.http.HttpClientListener.Decision;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.retry.Backoff;
@@ -62,7 +62,7 @@ class RetryIT extends WireMockSupport {
         assertThat(response.body()).isEqualTo("body-2");
         server.verify(3, getRequestedFor(urlPathEqualTo("/flaky")));
         assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
-                .containsExactly(Decision.RETRYING, Decision.RETRYING, Decision.SUCCEEDED);
+                .containsExactly(RetryDecision.RETRYING, RetryDecision.RETRYING, RetryDecision.SUCCEEDED);
         assertAttemptsEqualServedRequests();
     }
 
@@ -102,7 +102,7 @@ class RetryIT extends WireMockSupport {
         // then
         assertThat(response.statusCode()).isEqualTo(400);
         server.verify(1, getRequestedFor(urlPathEqualTo("/bad")));
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.ABORTED);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: permanent outcome");
         assertAttemptsEqualServedRequests();
     }
@@ -153,7 +153,7 @@ class RetryIT extends WireMockSupport {
         assertThat(response.statusCode()).isEqualTo(429);
         server.verify(1, getRequestedFor(urlPathEqualTo("/slow-down")));
         RetryDecisionEvent decision = listener.lastDecision();
-        assertThat(decision.decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(decision.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(decision.reason()).contains("overrun the total timeout");
         assertThat(decision.delay()).isZero();
         assertAttemptsEqualServedRequests();
@@ -173,7 +173,7 @@ class RetryIT extends WireMockSupport {
         // then
         assertThat(response.statusCode()).isEqualTo(429);
         server.verify(1, getRequestedFor(urlPathEqualTo("/slow-down")));
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(listener.lastDecision().reason()).contains("exceeds maxRetryAfter");
     }
 
@@ -193,7 +193,7 @@ class RetryIT extends WireMockSupport {
         // then
         assertThat(response.body()).isEqualTo("recovered");
         server.verify(2, getRequestedFor(urlPathEqualTo("/reset")));
-        assertThat(listener.decisions.get(0).decision()).isEqualTo(Decision.RETRYING);
+        assertThat(listener.decisions.get(0).decision()).isEqualTo(RetryDecision.RETRYING);
         assertThat(listener.decisions.get(0).errorClass()).isNotNull();
         assertAttemptsEqualServedRequests();
     }
@@ -217,7 +217,7 @@ class RetryIT extends WireMockSupport {
         assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
         assertThat(thrown.getSuppressed()).hasSize(2).allMatch(HttpTimeoutException.class::isInstance);
         assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
-                .containsExactly(Decision.RETRYING, Decision.GAVE_UP);
+                .containsExactly(RetryDecision.RETRYING, RetryDecision.GAVE_UP);
     }
 
     @ParameterizedTest
@@ -236,7 +236,7 @@ class RetryIT extends WireMockSupport {
                 .hasMessage("total timeout of 700 ms exceeded for dependency '" + dependency() + "' after 1 attempt");
         assertThat(thrown.getSuppressed()).allMatch(HttpTimeoutException.class::isInstance);
         assertThat(listener.attemptsStarted).hasValue(1);
-        assertThat(listener.lastDecision().decision()).isEqualTo(Decision.GAVE_UP);
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(listener.lastDecision().reason()).isEqualTo("total timeout exceeded");
     }
 
@@ -289,7 +289,7 @@ class RetryIT extends WireMockSupport {
         // then the call is unaffected and every listener saw every event
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
-                .containsExactly(Decision.RETRYING, Decision.SUCCEEDED);
+                .containsExactly(RetryDecision.RETRYING, RetryDecision.SUCCEEDED);
         assertThat(second.decisions).extracting(RetryDecisionEvent::correlationId)
                 .containsExactly(listener.decisions.get(0).correlationId(), listener.decisions.get(0).correlationId());
         assertThat(second.attemptsStarted).hasValue(2);

@@ -1,10 +1,11 @@
-package dev.ballast.http.budget;
+package dev.ballast.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ballast.http.ManualTicker;
+import dev.ballast.http.budget.RetryBudgetConfig;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,10 +1,11 @@
-package dev.ballast.http.bulkhead;
+package dev.ballast.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.bulkhead.BulkheadConfig;
 
 import java.time.Duration;
 import java.util.ArrayList;

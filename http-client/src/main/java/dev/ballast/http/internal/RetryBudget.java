@@ -1,7 +1,9 @@
-package dev.ballast.http.budget;
+package dev.ballast.http.internal;
 
 import dev.ballast.http.Ticker;
+import dev.ballast.http.budget.RetryBudgetConfig;
 
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -58,7 +60,7 @@ public final class RetryBudget {
         this.reserveUnits = Math.round(config.minRetriesPerSecond() * ttlSeconds * UNITS_PER_RETRY);
         this.sliceNanos = config.ttl().toNanos() / SLICES;
         this.origin = ticker.read();
-        java.util.Arrays.fill(sliceIndex, Long.MIN_VALUE);
+        Arrays.fill(sliceIndex, Long.MIN_VALUE);
     }
 
     /**

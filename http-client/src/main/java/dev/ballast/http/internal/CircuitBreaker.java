@@ -1,17 +1,18 @@
-package dev.ballast.http.breaker;
+package dev.ballast.http.internal;
 
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.Ticker;
-
+import dev.ballast.http.breaker.BreakerConfig;
+import dev.ballast.http.breaker.BreakerState;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The circuit breaker of one dependency: a CLOSED / OPEN / HALF_OPEN state machine configured by
@@ -34,27 +35,37 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread-safety</h2>
  * Thread-safe. State is guarded by one lock held for a few field updates; {@link #acquirePermission()}
- * never waits for another call to finish. {@link BreakerListener}s are called under that lock, so each
- * sees every transition once and in order. Transitions are also logged (logger
- * {@code dev.ballast.http.breaker.CircuitBreaker}: WARN when opening, INFO otherwise).
+ * never waits for another call to finish, and while CLOSED it takes no lock at all (it reads one
+ * volatile field). The {@link HttpClientListener} is told of transitions under that lock, so it sees
+ * every transition once and in order; the client's listener fan-out also logs them, once.
  *
  * <p>The OPEN to HALF_OPEN transition happens on the first {@link #acquirePermission()} after the open
  * duration has elapsed; {@link #state()} reports OPEN until then.
  */
 public final class CircuitBreaker {
 
-    private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
-
     private final String dependency;
     private final BreakerConfig config;
     private final Ticker ticker;
     private final Supplier<RandomGenerator> random;
-    private final BreakerListener listener;
+    private final HttpClientListener listener;
 
     private final ReentrantLock lock = new ReentrantLock();
 
+    /** Written under lock, read without it. */
+    private volatile BreakerState state = BreakerState.CLOSED;
+    /**
+     * The current generation while CLOSED, {@code -1} otherwise: the lock-free fast path of
+     * {@link #acquirePermission()}. Written under lock at every transition.
+     */
+    private volatile long closedGeneration;
+    /**
+     * While OPEN, the ticker reading at which the open duration ends: the lock-free rejection path.
+     * Written under lock before {@link #state} becomes OPEN.
+     */
+    private volatile long openUntil;
+
     // Everything below is guarded by lock.
-    private BreakerState state = BreakerState.CLOSED;
     private long generation;
 
     /** Ring buffer of the last slidingWindowSize outcomes, true = failure. */
@@ -80,11 +91,11 @@ public final class CircuitBreaker {
      * @param ticker     the source of elapsed time; not {@code null}
      * @param random     supplies the randomness of the open-duration jitter, for example
      *                   {@code ThreadLocalRandom::current}; not {@code null}
-     * @param listener   receives state transitions; not {@code null} ({@link BreakerListener#NONE} for none)
+     * @param listener   receives state transitions; not {@code null} ({@link HttpClientListener#NONE} for none)
      * @throws NullPointerException if an argument is {@code null}
      */
     public CircuitBreaker(String dependency, BreakerConfig config, Ticker ticker,
-                          Supplier<RandomGenerator> random, BreakerListener listener) {
+                          Supplier<RandomGenerator> random, HttpClientListener listener) {
         this.dependency = Objects.requireNonNull(dependency, "dependency");
         this.config = Objects.requireNonNull(config, "config");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -118,12 +129,7 @@ public final class CircuitBreaker {
      * @return the state; never {@code null}
      */
     public BreakerState state() {
-        lock.lock();
-        try {
-            return state;
-        } finally {
-            lock.unlock();
-        }
+        return state;
     }
 
     /**
@@ -159,6 +165,18 @@ public final class CircuitBreaker {
      * @throws CircuitOpenException if the call is not permitted; nothing may be sent
      */
     public Permit acquirePermission() throws CircuitOpenException {
+        long closed = closedGeneration;
+        if (closed >= 0) {
+            // A permit of a generation that has just ended is harmless: its report is ignored.
+            return new GenerationPermit(closed, false);
+        }
+        if (state == BreakerState.OPEN) {
+            // Rejecting without the lock is as if it had happened just before a concurrent transition.
+            long remaining = openUntil - ticker.read();
+            if (remaining > 0) {
+                throw CircuitOpenException.open(dependency, remaining);
+            }
+        }
         lock.lock();
         try {
             long now = ticker.read();
@@ -168,7 +186,7 @@ public final class CircuitBreaker {
             if (state == BreakerState.OPEN) {
                 long remaining = remainingOpenNanos(now);
                 if (remaining > 0) {
-                    throw new CircuitOpenException(dependency, Duration.ofNanos(remaining));
+                    throw CircuitOpenException.open(dependency, remaining);
                 }
                 transitionTo(BreakerState.HALF_OPEN, now);
             }
@@ -178,7 +196,7 @@ public final class CircuitBreaker {
             }
             if (now - halfOpenedAt >= config.maxWaitDurationInHalfOpenState().toNanos()) {
                 transitionTo(BreakerState.OPEN, now);
-                throw new CircuitOpenException(dependency, Duration.ofNanos(openNanos));
+                throw CircuitOpenException.open(dependency, openNanos);
             }
             throw CircuitOpenException.halfOpenProbesInFlight(dependency);
         } finally {
@@ -198,8 +216,8 @@ public final class CircuitBreaker {
             if (permitGeneration != generation) {
                 return;
             }
-            long now = ticker.read();
             if (probe) {
+                long now = ticker.read();
                 // A probe's generation is a HALF_OPEN one, and it is still current.
                 if (report == Report.NOT_ATTEMPTED) {
                     probesIssued--;
@@ -212,16 +230,16 @@ public final class CircuitBreaker {
                     transitionTo(BreakerState.OPEN, now);
                 }
             } else if (report == Report.SUCCESS) {
-                record(false, now);
+                record(false);
             } else if (report == Report.FAILURE) {
-                record(true, now);
+                record(true);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private void record(boolean failure, long now) {
+    private void record(boolean failure) {
         if (recorded == window.length) {
             if (window[windowNext]) {
                 failuresInWindow--;
@@ -242,18 +260,18 @@ public final class CircuitBreaker {
         boolean rateTooHigh = recorded >= config.minimumNumberOfCalls()
                 && failuresInWindow * 100.0 >= config.failureRateThreshold() * recorded;
         if (tooManyInARow || rateTooHigh) {
-            transitionTo(BreakerState.OPEN, now);
+            transitionTo(BreakerState.OPEN, ticker.read());
         }
     }
 
     private void transitionTo(BreakerState to, long now) {
         BreakerState from = state;
-        state = to;
         generation++;
         switch (to) {
             case OPEN -> {
                 openedAt = now;
                 openNanos = jitteredOpenNanos();
+                openUntil = Durations.saturatedAdd(now, openNanos);
             }
             case HALF_OPEN -> {
                 halfOpenedAt = now;
@@ -261,22 +279,19 @@ public final class CircuitBreaker {
                 probeSuccesses = 0;
             }
             case CLOSED -> {
-                java.util.Arrays.fill(window, false);
+                Arrays.fill(window, false);
                 windowNext = 0;
                 recorded = 0;
                 failuresInWindow = 0;
                 consecutiveFailures = 0;
             }
         }
-        if (to == BreakerState.OPEN) {
-            LOG.warn("Circuit breaker '{}' {} -> OPEN for {} ms", dependency, from, openNanos / 1_000_000);
-        } else {
-            LOG.info("Circuit breaker '{}' {} -> {}", dependency, from, to);
-        }
+        state = to;
+        closedGeneration = to == BreakerState.CLOSED ? generation : -1;
         try {
-            listener.onStateTransition(dependency, from, to);
+            listener.onBreakerStateTransition(dependency, from, to);
         } catch (RuntimeException e) {
-            LOG.warn("Circuit breaker '{}' listener failed on {} -> {}", dependency, from, to, e);
+            // A listener must never change the breaker's state; the client's own fan-out logs such bugs.
         }
     }
 
@@ -297,7 +312,7 @@ public final class CircuitBreaker {
      */
     @Override
     public String toString() {
-        return "CircuitBreaker['" + dependency + "' " + state() + "]";
+        return "CircuitBreaker['" + dependency + "' " + state + "]";
     }
 
     /**
@@ -339,7 +354,8 @@ public final class CircuitBreaker {
 
         private final long permitGeneration;
         private final boolean probe;
-        private final AtomicBoolean reported = new AtomicBoolean();
+        @SuppressWarnings("unused") // accessed through REPORTED
+        private volatile int reported;
 
         GenerationPermit(long permitGeneration, boolean probe) {
             this.permitGeneration = permitGeneration;
@@ -347,7 +363,7 @@ public final class CircuitBreaker {
         }
 
         private void once(Report report) {
-            if (reported.compareAndSet(false, true)) {
+            if (REPORTED.compareAndSet(this, 0, 1)) {
                 report(permitGeneration, probe, report);
             }
         }
@@ -375,6 +391,16 @@ public final class CircuitBreaker {
         @Override
         public void onNotAttempted() {
             once(Report.NOT_ATTEMPTED);
+        }
+    }
+
+    private static final VarHandle REPORTED;
+
+    static {
+        try {
+            REPORTED = MethodHandles.lookup().findVarHandle(GenerationPermit.class, "reported", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.ballast.http.breaker;
+package dev.ballast.http.internal;
 
 import static dev.ballast.http.breaker.BreakerState.CLOSED;
 import static dev.ballast.http.breaker.BreakerState.HALF_OPEN;
@@ -8,7 +8,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ManualTicker;
+import dev.ballast.http.breaker.BreakerConfig;
+import dev.ballast.http.breaker.BreakerState;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -539,9 +542,9 @@ class CircuitBreakerTest {
     @Test
     void aFailingListenerDoesNotBreakTheBreaker() throws Exception {
         CircuitBreaker breaker = new CircuitBreaker("api:443", config().build(), ticker, () -> new SplittableRandom(1),
-                new BreakerListener() {
+                new HttpClientListener() {
                     @Override
-                    public void onStateTransition(String dependency, BreakerState from, BreakerState to) {
+                    public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
                         throw new IllegalStateException("listener bug");
                     }
                 });
@@ -656,12 +659,12 @@ class CircuitBreakerTest {
     }
 
     /** Records transitions as "FROM->TO". */
-    static final class RecordingListener implements BreakerListener {
+    static final class RecordingListener implements HttpClientListener {
         private final List<String> transitions = Collections.synchronizedList(new ArrayList<>());
         private final List<String> dependencies = Collections.synchronizedList(new ArrayList<>());
 
         @Override
-        public void onStateTransition(String dependency, BreakerState from, BreakerState to) {
+        public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
             transitions.add(from + "->" + to);
             dependencies.add(dependency);
         }

@@ -1,7 +1,9 @@
-package dev.ballast.http.bulkhead;
+package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
-
+import dev.ballast.http.bulkhead.BulkheadConfig;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Objects;
@@ -12,7 +14,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -21,7 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * rejected with {@link BulkheadFullException}.
  *
  * <p>A released permit is handed straight to the longest-waiting call, so a newcomer never overtakes
- * a waiter. The blocking path ({@link #tryAcquire(Duration)}) parks the calling thread; the
+ * a waiter. {@link #tryAcquireNow()} never waits and never throws: the fast path of every attempt.
+ * The blocking path ({@link #tryAcquire(Duration)}) parks the calling thread; the
  * asynchronous path ({@link #acquireAsync(ScheduledExecutorService)}) holds no thread while it waits:
  * its timeout is a task on the given scheduler and cancelling its future withdraws the waiter.
  *
@@ -67,6 +69,20 @@ public final class Bulkhead {
      */
     public BulkheadConfig config() {
         return config;
+    }
+
+    /**
+     * Takes a permit if one is free now and nobody is waiting for one.
+     *
+     * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
+     */
+    public Permit tryAcquireNow() {
+        lock.lock();
+        try {
+            return takeIfFree();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -259,7 +275,13 @@ public final class Bulkhead {
         }
     }
 
-    private BulkheadFullException full(Duration maxWait) {
+    /**
+     * Returns the rejection of a call that found this bulkhead full after waiting {@code maxWait}.
+     *
+     * @param maxWait how long the call waited; not negative
+     * @return the exception, without a stack trace; never {@code null}
+     */
+    public BulkheadFullException full(Duration maxWait) {
         return new BulkheadFullException(dependency, config.maxConcurrentCalls(), maxWait);
     }
 
@@ -268,7 +290,7 @@ public final class Bulkhead {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must be >= 0 but was " + maxWait);
         }
-        return maxWait.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : maxWait.toNanos();
+        return Durations.saturatedNanos(maxWait);
     }
 
     @Override
@@ -289,13 +311,24 @@ public final class Bulkhead {
 
     private final class BulkheadPermit implements Permit {
 
-        private final AtomicBoolean released = new AtomicBoolean();
+        @SuppressWarnings("unused") // accessed through RELEASED
+        private volatile int released;
 
         @Override
         public void close() {
-            if (released.compareAndSet(false, true)) {
+            if (RELEASED.compareAndSet(this, 0, 1)) {
                 release();
             }
+        }
+    }
+
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            RELEASED = MethodHandles.lookup().findVarHandle(BulkheadPermit.class, "released", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 }

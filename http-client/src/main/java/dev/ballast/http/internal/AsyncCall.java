@@ -1,0 +1,224 @@
+package dev.ballast.http.internal;
+
+import dev.ballast.http.BulkheadFullException;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * A {@code sendAsync}: the first attempt calls the wrapped client's {@code sendAsync} from the
+ * calling thread, and each step continues on the completion of the previous one (the wrapped
+ * client's thread), with no hand-off of its own. Only a backoff is scheduled, and a bulkhead wait
+ * when one is configured; an attempt timeout that fires hops to the scheduler to cancel the
+ * exchange, so the timer's thread never runs callers' code.
+ *
+ * <p>Any completion of {@link #result} (the call's own, the caller's {@code cancel}, an
+ * {@code orTimeout}, {@code shutdownNow}) stops the call: the exchange in flight is cancelled (the
+ * JDK then aborts it on the wire), a pending backoff or bulkhead wait is withdrawn, and no further
+ * attempt starts.
+ */
+final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Throwable> {
+
+    private final Pipeline pipeline;
+    private final BodyHandler<T> handler;
+    private final PushPromiseHandler<T> pushHandler;
+    /** The caller's future. */
+    final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    /** What the call waits for now: the exchange, a bulkhead wait or a backoff. */
+    private volatile Future<?> waitingFor;
+
+    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+              boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
+              PushPromiseHandler<T> pushHandler) {
+        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
+                pipeline.decider.maxAttempts(), correlationSeed);
+        this.pipeline = pipeline;
+        this.handler = handler;
+        this.pushHandler = pushHandler;
+    }
+
+    /**
+     * Starts the first attempt on the calling thread.
+     *
+     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     */
+    void start(CircuitBreaker.Permit firstPermit) {
+        result.whenComplete(this);
+        startAttempt(firstPermit);
+    }
+
+    /** The caller's future completed, by whatever means: stop everything and let go of the call. */
+    @Override
+    public void accept(HttpResponse<T> response, Throwable failure) {
+        stop();
+        pipeline.ended(this);
+    }
+
+    private void nextAttempt() {
+        startAttempt(null);
+    }
+
+    private void startAttempt(CircuitBreaker.Permit granted) {
+        if (stopped) {
+            if (granted != null) {
+                granted.onNotAttempted();
+            }
+            return;
+        }
+        retryStarted();
+        int number = attempts + 1;
+        attempts = number;
+        pipeline.listeners.attemptStarted(this, number);
+        if (stopped) {
+            if (granted != null) {
+                granted.onNotAttempted();
+            }
+            return;
+        }
+        Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
+        AttemptOutcome rejected = attempt.acquireBreaker(granted);
+        if (rejected != null) {
+            decided(rejected);
+            return;
+        }
+        Bulkhead bulkhead = dependency.bulkhead();
+        Bulkhead.Permit permit = bulkhead.tryAcquireNow();
+        if (permit != null) {
+            attempt.bulkheadPermit = permit;
+            exchange(attempt);
+            return;
+        }
+        Duration wait = attempt.bulkheadWait();
+        if (wait.isZero()) {
+            decided(attempt.rejected(bulkhead.full(wait)));
+            return;
+        }
+        CompletableFuture<Bulkhead.Permit> waiter = bulkhead.acquireAsync(pipeline.scheduler, wait);
+        waitingFor = waiter;
+        if (stopped) {
+            waiter.cancel(false); // withdraws the waiter
+        }
+        waiter.whenComplete((bulkheadPermit, failure) -> {
+            if (failure == null) {
+                attempt.bulkheadPermit = bulkheadPermit;
+                exchange(attempt);
+                return;
+            }
+            Throwable cause = Pipeline.unwrap(failure);
+            if (cause instanceof BulkheadFullException full) {
+                decided(attempt.rejected(full));
+            } else {
+                // Withdrawn (the call stopped) or the scheduler refused the wait's timeout.
+                attempt.breakerPermit.onNotAttempted();
+                result.completeExceptionally(cause);
+            }
+        });
+    }
+
+    private void exchange(Attempt<T> attempt) {
+        if (stopped) {
+            attempt.endExchange();
+            attempt.breakerPermit.onNotAttempted();
+            return;
+        }
+        HttpRequest request = attempt.prepareExchange();
+        if (request == null) {
+            attempt.endExchange();
+            decided(attempt.complete(null, attempt.deadlinePassed()));
+            return;
+        }
+        CompletableFuture<HttpResponse<T>> exchange;
+        try {
+            exchange = pushHandler == null
+                    ? pipeline.delegate.sendAsync(request, attempt)
+                    : pipeline.delegate.sendAsync(request, attempt, pushHandler);
+        } catch (RuntimeException e) {
+            exchange = CompletableFuture.failedFuture(e);
+        }
+        attempt.exchange = exchange;
+        waitingFor = exchange;
+        if (stopped || attempt.timedOut) {
+            exchange.cancel(true); // stopped or timed out before the exchange was published
+        }
+        exchange.whenComplete(attempt);
+    }
+
+    /** The exchange of {@code attempt} completed; runs on the wrapped client's thread. */
+    void exchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
+        attempt.endExchange();
+        if (stopped) {
+            // Cancelled or aborted: no answer to report, nobody to hand a body to.
+            attempt.abandon(response);
+            return;
+        }
+        decided(attempt.complete(response, failure));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void decided(AttemptOutcome outcome) {
+        if (outcome.retry()) {
+            scheduleRetry(outcome.delayNanos());
+        } else if (outcome.response() != null) {
+            result.complete((HttpResponse<T>) outcome.response());
+        } else {
+            result.completeExceptionally(CallResult.failure(this, outcome, pipeline.totalTimeout));
+        }
+    }
+
+    private void scheduleRetry(long delayNanos) {
+        retryScheduled();
+        if (stopped) {
+            return;
+        }
+        try {
+            ScheduledFuture<?> backoff = pipeline.scheduler.schedule(this::nextAttempt, delayNanos,
+                    TimeUnit.NANOSECONDS);
+            waitingFor = backoff;
+            if (stopped) {
+                backoff.cancel(false);
+            }
+        } catch (RejectedExecutionException e) {
+            // A caller-supplied scheduler that was shut down: fail this call rather than leak it.
+            refundPendingRetry();
+            result.completeExceptionally(e);
+        }
+    }
+
+    @Override
+    void onStop() {
+        Future<?> waiting = waitingFor;
+        if (waiting != null) {
+            // Cancelling the JDK's exchange future aborts the exchange; a scheduled backoff is only withdrawn.
+            waiting.cancel(!(waiting instanceof ScheduledFuture));
+        }
+    }
+
+    @Override
+    void abort(IOException failure) {
+        result.completeExceptionally(failure);
+    }
+
+    @Override
+    void attemptTimedOut(Attempt<?> attempt) {
+        Runnable cancel = () -> {
+            CompletableFuture<?> exchange = attempt.exchange;
+            if (exchange != null) {
+                exchange.cancel(true);
+            }
+        };
+        try {
+            pipeline.scheduler.execute(cancel);
+        } catch (RejectedExecutionException e) {
+            cancel.run(); // rather late on the timer's thread than never
+        }
+    }
+}

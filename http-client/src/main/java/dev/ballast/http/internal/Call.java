@@ -1,0 +1,137 @@
+package dev.ballast.http.internal;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The state of one logical call (one {@code send} or {@code sendAsync}) across its attempts: the
+ * request every attempt sends, the dependency, the total deadline, the failures so far. Attempts of
+ * one call never overlap; for {@code send} they all run on the caller's thread, for
+ * {@code sendAsync} one after another on whichever thread completed the previous step, each step
+ * handing over to the next through a future or the scheduler (which orders their memory effects).
+ * What other threads touch (cancellation, abort, the attempt count in messages) is volatile.
+ */
+abstract class Call {
+
+    final Dependency dependency;
+    /** The request every attempt sends: the caller's, plus the idempotency key when one was added. */
+    final HttpRequest request;
+    /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
+    final boolean idempotentOrKeyed;
+    final boolean replayable;
+    final long startNanos;
+    final Deadline deadline;
+    final int maxAttempts;
+    private final long correlationSeed;
+    private String correlationId;
+    volatile int attempts;
+    private List<Throwable> failures;
+    private long previousDelayNanos;
+    volatile boolean stopped;
+    /** 1 while a retry was decided (its budget token withdrawn) and its attempt has not started. */
+    @SuppressWarnings("unused") // accessed through RETRY_PENDING
+    private volatile int retryPending;
+
+    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean replayable, long startNanos,
+         Deadline deadline, int maxAttempts, long correlationSeed) {
+        this.dependency = dependency;
+        this.request = request;
+        this.idempotentOrKeyed = idempotentOrKeyed;
+        this.replayable = replayable;
+        this.startNanos = startNanos;
+        this.deadline = deadline;
+        this.maxAttempts = maxAttempts;
+        this.correlationSeed = correlationSeed;
+    }
+
+    /** The id that ties the decisions of this call together in logs; made on first use. */
+    final String correlationId() {
+        String id = correlationId;
+        if (id == null) {
+            id = Long.toHexString(correlationSeed | Long.MIN_VALUE);
+            correlationId = id;
+        }
+        return id;
+    }
+
+    /** The request path for logs: never the query string, which may carry credentials. */
+    final String path() {
+        return Requests.loggablePath(request);
+    }
+
+    final void addFailure(Throwable failure) {
+        if (failures == null) {
+            failures = new ArrayList<>(2);
+        }
+        failures.add(failure);
+    }
+
+    final List<Throwable> failures() {
+        return failures == null ? List.of() : List.copyOf(failures);
+    }
+
+    final long previousDelayNanos() {
+        return previousDelayNanos;
+    }
+
+    final void previousDelayNanos(long delayNanos) {
+        previousDelayNanos = delayNanos;
+    }
+
+    final boolean stopped() {
+        return stopped;
+    }
+
+    /** Called when a retry has been decided and its backoff is about to start. */
+    final void retryScheduled() {
+        retryPending = 1;
+        if (stopped) {
+            refundPendingRetry(); // stop() ran between the decision and now
+        }
+    }
+
+    /** Called when the next attempt starts: the withdrawn token is spent on it. */
+    final void retryStarted() {
+        retryPending = 0;
+    }
+
+    /** Gives the retry budget back its token when a decided retry will never run. */
+    final void refundPendingRetry() {
+        if (RETRY_PENDING.compareAndSet(this, 1, 0)) {
+            dependency.budget().refundRetry();
+        }
+    }
+
+    /**
+     * Stops the call: no further attempt starts, and whatever it waits for is cancelled. A
+     * cancellation is never a budget charge. Idempotent.
+     */
+    final void stop() {
+        stopped = true;
+        refundPendingRetry();
+        onStop();
+    }
+
+    /** Cancels what the call is waiting for; called by {@link #stop()}. */
+    abstract void onStop();
+
+    /** Ends the call with {@code failure} ({@code shutdownNow}): its caller sees that failure. */
+    abstract void abort(IOException failure);
+
+    /** The attempt's timeout fired: end its exchange. Called on the timer's thread; never blocks. */
+    abstract void attemptTimedOut(Attempt<?> attempt);
+
+    private static final VarHandle RETRY_PENDING;
+
+    static {
+        try {
+            RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

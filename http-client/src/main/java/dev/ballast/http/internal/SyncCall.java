@@ -1,0 +1,276 @@
+package dev.ballast.http.internal;
+
+import dev.ballast.http.BulkheadFullException;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A {@code send}: every attempt runs on the caller's thread, with no hand-off. Breaker permission,
+ * bulkhead permit (a timed wait only if one is configured), the wrapped client's own blocking
+ * {@code send}, classification and the decision all happen here; a backoff parks this thread.
+ * Nothing is scheduled: the JDK bounds the response headers through the request's timeout, and the
+ * client's {@link DeadlineTimer} the rest.
+ *
+ * <h2>Interrupts</h2>
+ * The only way into a thread blocked in the JDK's {@code send} is to interrupt it (the JDK then
+ * cancels the exchange). So an attempt timeout and {@code shutdownNow} interrupt the caller, but only
+ * while it waits inside a <em>region</em> (the wrapped client's {@code send}, a bulkhead wait, a
+ * backoff), and each region has a tag, so a late timer cannot hit a later region. Leaving a region
+ * settles with the interrupter: if an interrupt of ours was delivered, or is being delivered, the
+ * caller waits for it and clears it, so our interrupt never leaks into the caller's code. An
+ * interrupt the caller receives from anyone else cancels the call and is rethrown as
+ * {@link InterruptedException}, as the JDK's {@code send} does.
+ */
+final class SyncCall extends Call {
+
+    private static final int OUTSIDE = 0;
+    private static final int INSIDE = 1;
+    private static final int INTERRUPTING = 2;
+    private static final int INTERRUPTED = 3;
+    private static final int PHASE = 3;
+
+    private final Pipeline pipeline;
+    private final Thread caller = Thread.currentThread();
+    /** {@code tag << 2 | phase}. */
+    @SuppressWarnings("unused") // accessed through REGION
+    private volatile int region;
+    private volatile IOException abortCause;
+
+    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+             boolean replayable, long startNanos, Deadline deadline, long correlationSeed) {
+        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
+                pipeline.decider.maxAttempts(), correlationSeed);
+        this.pipeline = pipeline;
+    }
+
+    /**
+     * Runs the call to its end.
+     *
+     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     */
+    <T> HttpResponse<T> run(BodyHandler<T> handler, CircuitBreaker.Permit firstPermit)
+            throws IOException, InterruptedException {
+        CircuitBreaker.Permit granted = firstPermit;
+        while (true) {
+            if (abortCause != null && granted != null) {
+                granted.onNotAttempted(); // aborted before the first attempt could use its permit
+            }
+            throwIfAborted();
+            retryStarted();
+            int number = attempts + 1;
+            attempts = number;
+            pipeline.listeners.attemptStarted(this, number);
+            Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
+            AttemptOutcome outcome = attempt.acquireBreaker(granted);
+            granted = null;
+            if (outcome == null) {
+                outcome = acquireBulkhead(attempt);
+            }
+            if (outcome == null) {
+                outcome = exchange(attempt);
+            }
+            if (!outcome.retry()) {
+                return result(outcome);
+            }
+            backoff(number, outcome.delayNanos());
+        }
+    }
+
+    private AttemptOutcome acquireBulkhead(Attempt<?> attempt) throws IOException, InterruptedException {
+        Bulkhead bulkhead = dependency.bulkhead();
+        Bulkhead.Permit permit = bulkhead.tryAcquireNow();
+        if (permit == null) {
+            Duration wait = attempt.bulkheadWait();
+            if (wait.isZero()) {
+                return attempt.rejected(bulkhead.full(wait));
+            }
+            enter(attempt.number << 1);
+            try {
+                if (abortCause == null) {
+                    permit = bulkhead.tryAcquire(wait);
+                }
+            } catch (BulkheadFullException full) {
+                exit();
+                return attempt.rejected(full);
+            } catch (InterruptedException e) {
+                exit();
+                attempt.breakerPermit.onNotAttempted();
+                throwIfAborted(); // our interrupt: shutdownNow
+                throw e;
+            }
+            exit();
+            if (abortCause != null) {
+                if (permit != null) {
+                    permit.close();
+                }
+                attempt.breakerPermit.onNotAttempted();
+                throwIfAborted();
+            }
+        }
+        attempt.bulkheadPermit = permit;
+        return null;
+    }
+
+    private <T> AttemptOutcome exchange(Attempt<T> attempt) throws IOException, InterruptedException {
+        HttpRequest request = attempt.prepareExchange();
+        if (request == null) {
+            attempt.endExchange();
+            return attempt.complete(null, attempt.deadlinePassed());
+        }
+        HttpResponse<T> response = null;
+        Throwable failure = null;
+        boolean ours;
+        enter(attempt.number << 1);
+        try {
+            if (attempt.timedOut) {
+                // The timer fired before this thread entered the region, so it could not interrupt it.
+                failure = new HttpTimeoutException("attempt timed out before it was sent");
+            } else if (abortCause == null) {
+                response = pipeline.delegate.send(request, attempt);
+            }
+        } catch (InterruptedException | IOException | RuntimeException e) {
+            failure = e;
+        } catch (Error e) {
+            exit();
+            attempt.endExchange();
+            attempt.abandon(null);
+            throw e;
+        }
+        ours = exit();
+        attempt.endExchange();
+        if (response == null && abortCause != null) {
+            attempt.abandon(null);
+            throwIfAborted();
+        }
+        if (failure instanceof InterruptedException interrupted && !ours && !attempt.timedOut) {
+            // The caller's own interrupt: the JDK's send has cancelled the exchange. Nothing to decide.
+            attempt.abandon(null);
+            throw interrupted;
+        }
+        return attempt.complete(response, failure);
+    }
+
+    private void backoff(int attempt, long delayNanos) throws IOException, InterruptedException {
+        retryScheduled();
+        boolean interrupted = false;
+        enter(attempt << 1 | 1);
+        try {
+            if (abortCause == null) {
+                long end = System.nanoTime() + delayNanos;
+                for (long left = delayNanos; left > 0; left = end - System.nanoTime()) {
+                    LockSupport.parkNanos(this, left);
+                    if (Thread.interrupted()) {
+                        interrupted = true;
+                        break;
+                    }
+                }
+            }
+        } finally {
+            boolean ours = exit();
+            interrupted &= !ours;
+        }
+        if (abortCause != null || interrupted) {
+            refundPendingRetry(); // a cancelled backoff is no budget charge
+            throwIfAborted();
+            throw new InterruptedException("interrupted during the backoff before attempt " + (attempt + 1));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> HttpResponse<T> result(AttemptOutcome outcome) throws IOException {
+        if (outcome.response() != null) {
+            return (HttpResponse<T>) outcome.response();
+        }
+        Throwable failure = CallResult.failure(this, outcome, pipeline.totalTimeout);
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        throw new IOException(failure);
+    }
+
+    private void throwIfAborted() throws IOException {
+        IOException abort = abortCause;
+        if (abort != null) {
+            refundPendingRetry();
+            throw abort;
+        }
+    }
+
+    // ---- regions ------------------------------------------------------------------------------------
+
+    private void enter(int tag) {
+        region = tag << 2 | INSIDE;
+    }
+
+    /**
+     * Leaves the current region.
+     *
+     * @return whether an interrupt of ours was delivered in it (it is cleared now)
+     */
+    private boolean exit() {
+        int state = region;
+        if ((state & PHASE) == INSIDE && REGION.compareAndSet(this, state, state & ~PHASE)) {
+            return false;
+        }
+        while ((region & PHASE) != INTERRUPTED) {
+            Thread.onSpinWait();
+        }
+        Thread.interrupted(); // ours, delivered or consumed by the wrapped client; never the caller's to see
+        region = OUTSIDE;
+        return true;
+    }
+
+    /** Interrupts the caller if it waits in the region with {@code tag}, or in any region if {@code tag < 0}. */
+    private void interrupt(int tag) {
+        int state = region;
+        if ((state & PHASE) != INSIDE || tag >= 0 && state >>> 2 != tag) {
+            return;
+        }
+        if (REGION.compareAndSet(this, state, (state & ~PHASE) | INTERRUPTING)) {
+            caller.interrupt();
+            region = (state & ~PHASE) | INTERRUPTED;
+        }
+    }
+
+    @Override
+    void onStop() {
+        // Nothing waits on other threads: the caller's thread notices at its next step.
+    }
+
+    @Override
+    void abort(IOException failure) {
+        if (abortCause == null) {
+            abortCause = failure;
+        }
+        stopped = true;
+        interrupt(-1);
+    }
+
+    @Override
+    void attemptTimedOut(Attempt<?> attempt) {
+        interrupt(attempt.number << 1);
+    }
+
+    private static final VarHandle REGION;
+
+    static {
+        try {
+            REGION = MethodHandles.lookup().findVarHandle(SyncCall.class, "region", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}
