@@ -16,8 +16,9 @@ import java.util.Objects;
  * ignores everything.
  *
  * <p>An event is only built for listeners that override its method: a listener that overrides
- * {@link #onCallEnded} alone costs no {@link RetryDecisionEvent} and no correlation id: the client
- * allocates nothing to report it.
+ * {@link #onAttemptEnded} and {@link #onCallEnded} alone costs no {@link RetryDecisionEvent} and no
+ * correlation id, the client allocates nothing to report to it, and a call refused by an open
+ * breaker at its first attempt is still refused before any of its state is built.
  *
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
@@ -97,7 +98,8 @@ public interface HttpClientListener {
     /**
      * Called once per logical call ({@code send} or {@code sendAsync}) that ended with a decision,
      * after its last {@link #onAttemptEnded}. A call cancelled by its caller or aborted by
-     * {@link ResilientHttpClient#shutdownNow()} while an attempt or backoff was pending ends without one.
+     * {@link ResilientHttpClient#shutdownNow()} while an attempt or backoff was pending may end without
+     * one.
      *
      * @param dependency the dependency key
      * @param attempts how many attempts the call made, including the first and any rejected one

@@ -92,7 +92,22 @@ class ListenerLifecycleEventsTest {
 
     @Test
     void aRejectedAttempt_lastsNoTime_andEndsTheCallAsRejected() throws Exception {
-        ResilientHttpClient client = builder()
+        // the plain-number events alone: the open breaker refuses before the call is built
+        rejectedCallEndsAsRejected(builder());
+    }
+
+    @Test
+    void aRejectedAttempt_endsTheSame_whenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
+        HttpClientListener rejections = new HttpClientListener() {
+            @Override
+            public void onRejected(String dependency, CallRejectedException rejection) {
+            }
+        };
+        rejectedCallEndsAsRejected(builder().listener(rejections));
+    }
+
+    private void rejectedCallEndsAsRejected(ResilientHttpClient.Builder builder) throws Exception {
+        ResilientHttpClient client = builder
                 .defaultPolicy(DependencyPolicy.builder()
                         .breaker(dev.ballast.http.breaker.BreakerConfig.builder().consecutiveFailureThreshold(1).build())
                         .build())

@@ -4,6 +4,7 @@ import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;
+import dev.ballast.http.Ticker;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.classify.Outcome;
 import java.time.Duration;
@@ -85,11 +86,35 @@ public final class Listeners implements HttpClientListener {
     }
 
     /**
-     * Whether nothing observes an attempt before its breaker decides: no listener, and no DEBUG
-     * log line for a rejection. Then a rejected call may skip building the call altogether.
+     * Whether nothing observes an attempt before its breaker decides: no listener of attempt starts,
+     * decisions or rejections, and no DEBUG log line for a rejection. Then a rejected call may skip
+     * building the call altogether ({@link #rejectedBeforeCall} reports its plain-number ends).
      */
     boolean quiet() {
-        return !starts && !decisions && !rejections && !ends && !LOG.isDebugEnabled();
+        return !starts && !decisions && !rejections && !LOG.isDebugEnabled();
+    }
+
+    /**
+     * The first attempt of a call that was not built ({@link #quiet()}) was refused by the open
+     * breaker: the only events anyone receives are the plain-number ends, sent without building
+     * anything.
+     *
+     * @param callStartNanos the ticker reading when the call started
+     */
+    void rejectedBeforeCall(Dependency dependency, long callStartNanos, Ticker ticker) {
+        if (!ends) {
+            return;
+        }
+        long callNanos = ticker.read() - callStartNanos;
+        String name = dependency.name();
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onAttemptEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, 0);
+                listener.onCallEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, callNanos);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
     }
 
     void attemptStarted(Call call, int attempt) {
