@@ -24,7 +24,7 @@ import java.util.Objects;
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
  * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
  * {@code sendAsync}); they must be fast, must not block, must not throw (an exception is logged and
- * otherwise ignored) and must not call back into the client. Breaker transitions are reported while
+ * otherwise ignored, except from {@link #onClientBuilt}) and must not call back into the client. Breaker transitions are reported while
  * that breaker's lock is held, so each listener sees one breaker's transitions once and in order.
  * Implementations must be thread-safe.
  */
