@@ -689,6 +689,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          *
          * @return a new client
          * @throws IllegalStateException if both {@link #delegate(HttpClient)} and JDK options were set
+         * @throws RuntimeException whatever a listener's {@link HttpClientListener#onClientBuilt} throws
          */
         @Override
         public ResilientHttpClient build() {
@@ -699,11 +700,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
+            Listeners fanOut = new Listeners(listeners);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
                     totalTimeout, attemptTimeout, dependencyResolver, policies, defaultPolicy,
-                    new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned,
+                    fanOut, clock, ticker, random, scheduler != null ? scheduler : owned,
                     maxDependencies));
-            return new ResilientHttpClient(wrapped, pipeline, owned);
+            ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned);
+            fanOut.clientBuilt(client);
+            return client;
         }
 
         private static void warnAboutJdkRetries() {

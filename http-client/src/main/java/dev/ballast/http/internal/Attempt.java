@@ -256,7 +256,7 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         } else {
             report(outcome.outcome(), answered);
         }
-        pipeline.listeners.decision(call, outcome);
+        pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.Ballast;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.micrometer.HttpClientMetrics;
 import dev.ballast.storage.StorageFacade;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -36,9 +37,13 @@ class ModuleBoundaryIT {
     Path scratch;
 
     @ParameterizedTest
-    @ValueSource(strings = {"storage-adapter", "cli"})
+    @ValueSource(strings = {"storage-adapter", "cli", "micrometer"})
     void noOtherModuleReferencesTheInternalPackage(String module) throws Exception {
-        Path classes = location(module.equals("cli") ? Ballast.class : StorageFacade.class);
+        Path classes = location(switch (module) {
+            case "cli" -> Ballast.class;
+            case "micrometer" -> HttpClientMetrics.class;
+            default -> StorageFacade.class;
+        });
 
         String found = internalDependencies(classes);
 
