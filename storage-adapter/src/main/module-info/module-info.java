@@ -1,5 +1,6 @@
 /**
- * Ballast storage-adapter: block volumes and versioned, SHA-256-verified objects on S3, behind
+ * Ballast storage-adapter: block volumes and versioned, SHA-256-verified objects on S3 or in a local
+ * object store, behind
  * {@link dev.ballast.storage.StorageFacade}. Every package is exported except
  * {@code dev.ballast.storage.internal}. The AWS SDK types that appear in the S3 packages' public
  * signatures ({@code S3Client}, {@code SdkHttpClient}, {@code SdkException}) and the
@@ -15,11 +16,14 @@ module dev.ballast.storage {
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.regions;
   requires org.slf4j;
+  requires java.sql;
+  requires org.xerial.sqlitejdbc;
 
   exports dev.ballast.storage;
   exports dev.ballast.storage.block;
   exports dev.ballast.storage.cache;
   exports dev.ballast.storage.object;
+  exports dev.ballast.storage.object.local;
   exports dev.ballast.storage.object.s3;
   exports dev.ballast.storage.object.s3.transport;
 }

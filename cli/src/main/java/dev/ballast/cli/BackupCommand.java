@@ -4,14 +4,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "backup", sortOptions = false, mixinStandardHelpOptions = true,
     description = "Back up every regular file under DIR as the objects NAME/<relative path>, then write a new "
         + "version of the manifest NAME/.ballast-manifest.json (path, size, SHA-256, version ID, "
-        + "modification time). Files whose size and SHA-256 match the previous manifest are not "
-        + "uploaded again. Symbolic links are not followed (each one skipped is reported) unless "
+        + "modification time). A file whose size, modification time, ctime and inode match the previous "
+        + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "
+        + "is not stored again. Symbolic links are not followed (each one skipped is reported) unless "
         + "--follow-symlinks is given.")
 final class BackupCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "DIR", description = "The directory to back up.")
@@ -22,6 +24,13 @@ final class BackupCommand extends BallastCommand {
 
   @Option(names = "--follow-symlinks", description = "Back up what symbolic links point to instead of skipping them.")
   boolean followSymlinks;
+
+  @Option(names = "--checksum", description = "Read and hash every file instead of trusting an unchanged size, "
+      + "modification time, ctime and inode; only files whose SHA-256 differs are stored.")
+  boolean checksum;
+
+  @Mixin
+  TransferOptions transferOptions;
 
   BackupCommand(CliContext ctx) {
     super(ctx);
@@ -44,16 +53,20 @@ final class BackupCommand extends BallastCommand {
           + "name; pass --name NAME.");
     }
     Manifests.checkName(backupName);
-    try (StoreSession session = StoreSession.open(common, ctx)) {
-      ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where() + ", bucket '"
-          + common.bucket + "'");
-      BackupRunner runner = new BackupRunner(session.objects(), backupName, source, followSymlinks,
+    BackupRunner.Settings settings = new BackupRunner.Settings(followSymlinks, transferOptions.transfers, checksum);
+    new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
+    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+      ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
+      if (!session.objects().confirmsWrites()) {
+        ctx.err().println("Note: " + session.where() + " does not confirm the SHA-256 of what it stores, so every "
+            + "new version is read back and hashed.");
+      }
+      BackupRunner runner = new BackupRunner(session.objects(), backupName, source, settings,
           ctx.cancellation(), ctx.clock(), ctx.err(),
-          files -> Progress.create("backup " + backupName, files.size(),
-              files.stream().mapToLong(BackupRunner.SourceFile::size).sum(), ctx.terminal(), ctx.out(),
+          () -> Progress.create("backup " + backupName, 0, 0, ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds()),
           ctx.manifestGrace(), ctx.onFileStored());
-      BackupRunner.Result r = Errors.translate(session.where(), common.bucket, runner::run);
+      BackupRunner.Result r = Errors.translate(session.where(), null, runner::run);
       return report(backupName, r, session);
     }
   }
@@ -64,7 +77,7 @@ final class BackupCommand extends BallastCommand {
     }
     String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, " + Summary.mib(r.bytesUploaded())
         + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
-        + Summary.rate(r.bytesUploaded(), r.elapsed()) + "); " + counters(session) + ".";
+        + Summary.rate(r.bytesUploaded(), r.elapsed()) + ")" + counters(session) + ".";
     if (r.ok()) {
       if (r.stored() == 0 && r.unchanged() == 0) {
         ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");

@@ -18,6 +18,7 @@ import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -25,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -33,25 +35,58 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * One backup run of a directory into {@code NAME/} of an {@link ObjectStore}: walks the tree, skips
- * files whose size and SHA-256 match the previous manifest, uploads the rest (files above the
- * store's multipart threshold as multipart uploads), confirms each upload's SHA-256, and writes a
- * new manifest version. Not thread-safe; one instance per run.
+ * One backup run of a directory into {@code NAME/} of an {@link ObjectStore}, reading each file's
+ * bytes once.
  *
- * <p>Checksum confirmation never relies on a guarantee the capability probe found missing: when
- * the store validates {@code x-amz-checksum-sha256} on upload the returned SHA-256 is compared with
- * the local one; otherwise the new version is read back and hashed.
+ * <ol>
+ *   <li>Read the previous manifest, then walk the tree; each file is dealt with as the walk finds
+ *       it, while the walk goes on.
+ *   <li>A file whose size, mtime, ctime and inode equal its previous entry is unchanged and not read
+ *       (as restic and rclone decide); {@code --checksum} reads and hashes every file instead.
+ *   <li>A file whose size equals its previous entry's but whose stat differs (touched, copied,
+ *       restored) is hashed first: if the SHA-256 is the same, the previous version is kept and
+ *       nothing is uploaded.
+ *   <li>Every other file is handed to the store with {@link ObjectStore#putAsync}, which reads it
+ *       once and computes the SHA-256 the manifest records from those very bytes. A store that does
+ *       not confirm what it stored ({@link ObjectStore#confirmsWrites()} false) gets each new version
+ *       read back and hashed.
+ *   <li>A file whose stat changed while it was read was changed mid-backup: it is reported not
+ *       stored rather than recorded with bytes that may be torn.
+ *   <li>A new manifest version lists every file stored or unchanged.
+ * </ol>
+ *
+ * Up to {@code transfers} files are read at once on their own threads; a local store commits the
+ * small ones together. Not thread-safe; one instance per run.
  */
 final class BackupRunner {
 
-  /** A file found in the source tree. */
-  record SourceFile(String path, Path file, long size, Instant mtime) {}
+  /** How one run behaves. */
+  record Settings(boolean followSymlinks, int transfers, boolean checksum) {
+    static Settings defaults() {
+      return new Settings(false, Transfers.DEFAULT_THREADS, false);
+    }
+  }
+
+  /**
+   * A file found in the source tree, with the stat taken while walking.
+   *
+   * @param fileKey what identifies the file on its device ({@link BasicFileAttributes#fileKey()}), or null
+   */
+  record SourceFile(String path, Path file, FileStat stat, Object fileKey) {
+    long size() {
+      return stat.size();
+    }
+  }
 
   /** A file the run did not store, with the reason. */
   record Failure(String path, String reason) {}
@@ -60,6 +95,7 @@ final class BackupRunner {
   record Result(
       int stored,
       int unchanged,
+      long bytesRead,
       long bytesUploaded,
       long bytesTotal,
       List<String> skipped,
@@ -78,27 +114,45 @@ final class BackupRunner {
     }
   }
 
+  private static final boolean SLASH_SEPARATED = java.io.File.separatorChar == '/';
   /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
   private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
+  /** Files in flight beyond those being read: what a group commit can gather. */
+  private static final int MAX_AWAITING_COMMIT = 1024;
+  /**
+   * A stat this close to the run's start is not trusted to prove a file unchanged next time: a
+   * change within the same timestamp tick after the walk would leave size and times equal (git's
+   * "racily clean" files). Such a file is hashed again by the next run.
+   */
+  private static final Duration RACY_WINDOW = Duration.ofSeconds(2);
 
   private final ObjectStore store;
   private final String name;
   private final Path source;
-  private final boolean followSymlinks;
+  private final Settings settings;
   private final Cancellation cancellation;
   private final Clock clock;
   private final PrintStream err;
-  private final Function<List<SourceFile>, Progress> progressFactory;
+  private final Supplier<Progress> progressFactory;
   private final Duration manifestGrace;
   private final Consumer<String> onStored;
 
-  BackupRunner(ObjectStore store, String name, Path source, boolean followSymlinks, Cancellation cancellation,
-      Clock clock, PrintStream err, Function<List<SourceFile>, Progress> progressFactory, Duration manifestGrace,
+  private final AtomicInteger stored = new AtomicInteger();
+  private final AtomicInteger unchangedCount = new AtomicInteger();
+  private final AtomicLong uploaded = new AtomicLong();
+  private final AtomicLong read = new AtomicLong();
+  private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+  private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
+  private Instant trustedBefore;
+
+  BackupRunner(ObjectStore store, String name, Path source, Settings settings, Cancellation cancellation, Clock clock,
+      PrintStream err, Supplier<Progress> progressFactory, Duration manifestGrace,
       Consumer<String> onStored) {
     this.store = Objects.requireNonNull(store, "store");
     this.name = Objects.requireNonNull(name, "name");
     this.source = Objects.requireNonNull(source, "source");
-    this.followSymlinks = followSymlinks;
+    this.settings = Objects.requireNonNull(settings, "settings");
     this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.err = Objects.requireNonNull(err, "err");
@@ -107,85 +161,230 @@ final class BackupRunner {
     this.onStored = Objects.requireNonNull(onStored, "onStored");
   }
 
-  /** Decides whether {@code previous} already holds the content of a file of this size and hash. */
-  static boolean unchanged(ManifestEntry previous, long size, String sha256) {
-    return previous != null && previous.size() == size && previous.sha256().equals(sha256);
-  }
-
   Result run() {
     long start = System.nanoTime();
     Instant createdAt = clock.instant();
+    trustedBefore = createdAt.minus(RACY_WINDOW);
     List<String> skipped = new ArrayList<>();
-    List<Failure> failed = new ArrayList<>();
-    List<SourceFile> files = walk(skipped, failed);
-    Map<String, ManifestEntry> previous = previousEntries();
-
-    List<ManifestEntry> entries = new ArrayList<>();
-    List<String> notAttempted = new ArrayList<>();
-    int stored = 0;
-    int unchangedCount = 0;
-    long uploaded = 0;
-    long total = files.stream().mapToLong(SourceFile::size).sum();
-    StorageUnavailableException unavailable = null;
-    boolean readBack = !store.capabilities().additionalChecksums();
-
-    try (Progress progress = progressFactory.apply(files)) {
-      for (SourceFile f : files) {
-        if (unavailable != null || cancellation.cancelled()) {
-          notAttempted.add(f.path());
-          continue;
-        }
-        try {
-          String sha = Sha256.ofFile(f.file(), progress::addBytes);
-          long size = Files.size(f.file());
-          ManifestEntry before = previous.get(f.path());
-          if (unchanged(before, size, sha)) {
-            entries.add(new ManifestEntry(f.path(), size, sha, before.versionId(), f.mtime()));
-            unchangedCount++;
-          } else {
-            ObjectVersion v = store.put(Manifest.objectKey(name, f.path()), ObjectContent.ofFile(f.file()));
-            confirm(f, v, sha, size, readBack);
-            entries.add(new ManifestEntry(f.path(), size, sha, v.versionId(), f.mtime()));
-            stored++;
-            uploaded += size;
-            onStored.accept(f.path());
-          }
-        } catch (StorageUnavailableException e) {
-          unavailable = e;
-          failed.add(new Failure(f.path(), "the store became unavailable"));
-        } catch (ChangedWhileReading e) {
-          failed.add(new Failure(f.path(), e.getMessage()));
-        } catch (IOException | UncheckedIOException e) {
-          failed.add(new Failure(f.path(), "it could not be read (" + Errors.describeIo(e) + ")"));
-        } catch (IntegrityException e) {
-          failed.add(new Failure(f.path(), "its stored copy did not match its SHA-256 (" + e.getMessage() + ")"));
-        } catch (StorageException | IllegalArgumentException e) {
-          failed.add(new Failure(f.path(), e.getMessage()));
-        }
-        progress.fileDone();
+    // The previous manifest is read on another thread while the tree is walked: files found before it
+    // is ready wait in a list, the rest are dealt with as they are found.
+    CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        previousRead.complete(previousEntries());
+      } catch (RuntimeException | Error e) {
+        previousRead.completeExceptionally(e);
       }
+    }, "ballast-previous-manifest");
+    reader.setDaemon(true);
+    reader.start();
+    List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong total = new AtomicLong();
+
+    try (Progress progress = progressFactory.get();
+        Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT)) {
+      List<SourceFile> waiting = new ArrayList<>();
+      Map<String, ManifestEntry>[] previous = newMapHolder();
+      Consumer<SourceFile> decide = f -> {
+        ManifestEntry before = previous[0].get(f.path());
+        if (!settings.checksum() && f.stat().sameAs(before)) {
+          entries.add(before);
+          unchangedCount.incrementAndGet();
+          progress.addBytes(f.size());
+          progress.fileDone();
+        } else if (stopping()) {
+          notAttempted.add(f.path());
+        } else {
+          transfers.submit(done -> backUp(f, before, entries, progress, done));
+        }
+      };
+      walk(skipped, f -> {
+        total.addAndGet(f.size());
+        progress.addTotal(1, f.size());
+        if (previous[0] == null && previousRead.isDone()) {
+          previous[0] = joinPrevious(previousRead);
+          waiting.forEach(decide);
+          waiting.clear();
+        }
+        if (previous[0] == null) {
+          waiting.add(f);
+        } else {
+          decide.accept(f);
+        }
+      });
+      if (previous[0] == null) {
+        previous[0] = joinPrevious(previousRead);
+        waiting.forEach(decide);
+      }
+      transfers.awaitAll();
     }
 
-    boolean complete = failed.isEmpty() && notAttempted.isEmpty() && unavailable == null && !cancellation.cancelled();
+    boolean complete = failed.isEmpty() && notAttempted.isEmpty() && unavailable.get() == null
+        && !cancellation.cancelled();
+    List<ManifestEntry> listed = new ArrayList<>(entries);
+    listed.sort(Comparator.comparing(ManifestEntry::path));
+    List<Failure> failures = new ArrayList<>(failed);
+    failures.sort(Comparator.comparing(Failure::path));
+    List<String> skippedFiles = new ArrayList<>(notAttempted);
+    Collections.sort(skippedFiles);
     List<String> notStored = new ArrayList<>();
-    failed.forEach(x -> notStored.add(x.path()));
-    notStored.addAll(notAttempted);
-    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, entries, notStored);
+    failures.forEach(x -> notStored.add(x.path()));
+    notStored.addAll(skippedFiles);
+    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored);
     String manifestVersion = null;
     String manifestProblem = null;
+    StorageUnavailableException down = unavailable.get();
     try {
       manifestVersion = writeManifest(manifest, complete);
     } catch (StorageUnavailableException e) {
       manifestProblem = "the store was unavailable";
-      unavailable = unavailable == null ? e : unavailable;
+      down = down == null ? e : down;
     } catch (TimeoutException e) {
       manifestProblem = "the store did not answer within " + Summary.duration(manifestGrace);
     } catch (RuntimeException e) {
       manifestProblem = e.getMessage();
     }
-    return new Result(stored, unchangedCount, uploaded, total, skipped, failed, notAttempted, manifestVersion,
-        complete, manifestProblem, unavailable, cancellation.cancelled(),
+    return new Result(stored.get(), unchangedCount.get(), read.get(), uploaded.get(), total.get(), skipped, failures,
+        skippedFiles, manifestVersion, complete, manifestProblem, down, cancellation.cancelled(),
         Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, ManifestEntry>[] newMapHolder() {
+    return (Map<String, ManifestEntry>[]) new Map<?, ?>[1];
+  }
+
+  private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
+
+  /** Whether no further file should be started: the store went away, or Ctrl-C. */
+  private boolean stopping() {
+    return unavailable.get() != null || cancellation.cancelled();
+  }
+
+  /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
+  private void backUp(SourceFile f, ManifestEntry before, List<ManifestEntry> entries, Progress progress,
+      Runnable done) {
+    if (stopping()) {
+      notAttempted.add(f.path());
+      progress.fileDone();
+      done.run();
+      return;
+    }
+    CompletableFuture<ObjectVersion> write;
+    boolean changedWhileRead;
+    try {
+      if (before != null && before.size() == f.size()) {
+        // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
+        // first, so that an upload happens only when they differ.
+        String sha = Sha256.ofFile(f.file(), read::addAndGet);
+        if (changed(f)) {
+          throw new ChangedWhileReading();
+        }
+        if (sha.equals(before.sha256())) {
+          entries.add(entry(f, sha, before.versionId()));
+          unchangedCount.incrementAndGet();
+          progress.addBytes(f.size());
+          progress.fileDone();
+          done.run();
+          return;
+        }
+      }
+      write = store.putAsync(Manifest.objectKey(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
+      changedWhileRead = changed(f);
+      read.addAndGet(f.size());
+      progress.addBytes(f.size());
+    } catch (RuntimeException | IOException e) {
+      fail(f, e);
+      progress.fileDone();
+      done.run();
+      return;
+    }
+    if (!store.confirmsWrites()) {
+      // A store that does not prove what it stored: read the new version back, on this thread.
+      write = write.thenApply(v -> {
+        readBack(v);
+        return v;
+      });
+    }
+    boolean changed = changedWhileRead;
+    write.whenComplete((v, e) -> {
+      try {
+        if (e != null) {
+          fail(f, e);
+        } else if (changed) {
+          fail(f, new ChangedWhileReading());
+        } else {
+          entries.add(entry(f, v.sha256(), v.versionId()));
+          stored.incrementAndGet();
+          uploaded.addAndGet(f.size());
+          onStored.accept(f.path());
+        }
+      } finally {
+        progress.fileDone();
+        done.run();
+      }
+    });
+  }
+
+  /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
+  private ManifestEntry entry(SourceFile f, String sha256, String versionId) {
+    FileStat s = f.stat();
+    boolean trusted = s.mtime().isBefore(trustedBefore) && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
+    return new ManifestEntry(f.path(), s.size(), sha256, versionId, s.mtime(), trusted ? s.ctime() : null,
+        trusted ? s.inode() : null);
+  }
+
+  /**
+   * Whether the file changed since the walk: its size, modification time or identity (a file put in
+   * its place) differ now. A writer that changed the bytes moved the mtime.
+   */
+  private boolean changed(SourceFile f) throws IOException {
+    LinkOption[] options = settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+    BasicFileAttributes now = Files.readAttributes(f.file(), BasicFileAttributes.class, options);
+    return now.size() != f.size() || !now.lastModifiedTime().toInstant().equals(f.stat().mtime())
+        || !Objects.equals(now.fileKey(), f.fileKey());
+  }
+
+  private void readBack(ObjectVersion v) {
+    ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
+    try (ObjectRead read = store.get(v.key(), options); InputStream in = read.stream()) {
+      String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> { });
+      if (!stored.equals(v.sha256())) {
+        throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + v.sha256());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void fail(SourceFile f, Throwable failure) {
+    Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    String reason;
+    if (e instanceof StorageUnavailableException su) {
+      unavailable.compareAndSet(null, su);
+      reason = "the store became unavailable";
+    } else if (e instanceof ChangedWhileReading
+        || (e instanceof IllegalArgumentException && String.valueOf(e.getMessage()).contains("must still be"))) {
+      reason = "it changed while it was being backed up; run the backup again";
+    } else if (e instanceof IntegrityException) {
+      reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
+    } else if (e instanceof IOException || e instanceof UncheckedIOException) {
+      reason = "it could not be read (" + Errors.describeIo(e) + ")";
+    } else if (e instanceof StorageException || e instanceof IllegalArgumentException) {
+      reason = e.getMessage();
+    } else {
+      reason = "it could not be stored (" + Errors.rootMessage(e) + ")";
+    }
+    failed.add(new Failure(f.path(), reason));
   }
 
   /**
@@ -194,11 +393,14 @@ final class BackupRunner {
    */
   private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
     byte[] json = manifest.toJson();
+    if (complete) {
+      return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
+    }
     CompletableFuture<String> write = CompletableFuture.supplyAsync(
         () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
     try {
-      return complete ? write.join() : write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.CompletionException | java.util.concurrent.ExecutionException e) {
+      return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException r) {
         throw r;
@@ -218,22 +420,6 @@ final class BackupRunner {
     };
   }
 
-  private void confirm(SourceFile f, ObjectVersion v, String sha, long size, boolean readBack) throws IOException {
-    if (!v.sha256().equals(sha) || v.size() != size) {
-      throw new ChangedWhileReading("it changed while it was being backed up (SHA-256 or size differ "
-          + "between reading and uploading); run the backup again");
-    }
-    if (readBack) {
-      ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
-      try (ObjectRead read = store.get(v.key(), options); InputStream in = read.stream()) {
-        String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> { });
-        if (!stored.equals(sha)) {
-          throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + sha);
-        }
-      }
-    }
-  }
-
   private Map<String, ManifestEntry> previousEntries() {
     Map<String, ManifestEntry> map = new HashMap<>();
     String key = Manifest.key(name);
@@ -249,9 +435,11 @@ final class BackupRunner {
     return map;
   }
 
-  private List<SourceFile> walk(List<String> skipped, List<Failure> failed) {
-    List<SourceFile> files = new ArrayList<>();
-    Set<FileVisitOption> options = followSymlinks ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
+  /** Walks the source tree, handing each regular file to {@code found} as soon as it is seen. */
+  private void walk(List<String> skipped, Consumer<SourceFile> found) {
+    boolean follow = settings.followSymlinks();
+    Set<FileVisitOption> options = follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
+    LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
     try {
       Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
         @Override
@@ -263,15 +451,22 @@ final class BackupRunner {
             skipped.add(rel + " (not a regular file)");
           } else if (rel.equals(Manifest.FILE_NAME)) {
             skipped.add(rel + " (reserved for the backup's manifest)");
-          } else if (!source.resolve(rel).equals(file)) {
+          } else if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
             // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
             // would name another file on restore and could collide with a sibling's key.
             failed.add(new Failure(rel, "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key "
                 + "that restores to the same name; rename it"));
-          } else if (rel.chars().anyMatch(Character::isISOControl)) {
+          } else if (hasControlCharacter(rel)) {
             failed.add(new Failure(rel, "its name contains a control character, which S3 keys cannot carry; rename it"));
           } else {
-            files.add(new SourceFile(rel, file, attrs.size(), attrs.lastModifiedTime().toInstant()));
+            FileStat stat;
+            try {
+              stat = FileStat.of(file, attrs, linkOptions);
+            } catch (IOException e) {
+              failed.add(new Failure(rel, "it could not be read (" + Errors.describeIo(e) + ")"));
+              return FileVisitResult.CONTINUE;
+            }
+            found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
           }
           return FileVisitResult.CONTINUE;
         }
@@ -286,11 +481,17 @@ final class BackupRunner {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    files.sort(Comparator.comparing(SourceFile::path));
-    return files;
   }
 
   private String relative(Path file) {
+    if (SLASH_SEPARATED) {
+      // The walk hands out paths that start with the source directory's: cut it off.
+      String full = file.toString();
+      String prefix = source.toString();
+      if (full.length() > prefix.length() + 1 && full.startsWith(prefix) && full.charAt(prefix.length()) == '/') {
+        return full.substring(prefix.length() + 1);
+      }
+    }
     Path rel = source.relativize(file);
     StringBuilder sb = new StringBuilder();
     for (Path part : rel) {
@@ -302,12 +503,21 @@ final class BackupRunner {
     return sb.toString();
   }
 
-  /** The file's bytes changed between hashing and uploading. */
+  private static boolean hasControlCharacter(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isISOControl(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The file's stat changed while its bytes were read. */
   private static final class ChangedWhileReading extends IOException {
     private static final long serialVersionUID = 1L;
 
-    ChangedWhileReading(String message) {
-      super(message);
+    ChangedWhileReading() {
+      super("it changed while it was being backed up", null);
     }
   }
 }

@@ -1,10 +1,16 @@
 package dev.ballast.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import dev.ballast.storage.StorageException;
+import dev.ballast.storage.object.local.LocalObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -14,25 +20,28 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code ballast} command: back up a directory to versioned S3 and restore it, verified.
+ * The {@code ballast} command: back up a directory to versioned object storage and restore it,
+ * verified.
  *
- * <p>Without {@code --endpoint} every command starts an embedded S3 server with its data under
- * {@code ~/.ballast/} for the duration of the command. Exit codes are listed in {@link ExitCodes}
- * and at the end of {@code --help}.
+ * <p>Without {@code --endpoint} every command works on a local object store under
+ * {@code ~/.ballast/} (no server); with it, on an S3 bucket. Exit codes are listed in
+ * {@link ExitCodes} and at the end of {@code --help}.
  */
 @Command(name = "ballast", mixinStandardHelpOptions = true, version = "ballast 0.1.0",
     description = {
-      "Back up directories to versioned S3 and restore them byte-identical, through Ballast's resilient "
-          + "HTTP client and storage facade. Without --endpoint an embedded S3 server keeps the data under "
-          + "~/.ballast (or --data-dir) for the duration of each command, so backups need no setup.",
+      "Back up directories to versioned object storage and restore them byte-identical, through Ballast's "
+          + "storage facade. Without --endpoint the backups live in a local object store under ~/.ballast "
+          + "(or --data-dir), so they need no setup and no server; with --endpoint, in any S3 bucket, through "
+          + "Ballast's resilient HTTP client.",
       "",
       "  ballast backup ~/photos",
       "  ballast restore photos /tmp/photos-restored",
-      ""},
-    subcommands = {BackupCommand.class, RestoreCommand.class, ListCommand.class, VerifyCommand.class,
-        VersionsCommand.class, CommandLine.HelpCommand.class})
+      ""})
 public final class Ballast implements Callable<Integer> {
   private static final long SHUTDOWN_WAIT_SECONDS = 30;
+  /** The subcommands, by name, in the order {@code --help} lists them. */
+  private static final Map<String, Class<? extends BallastCommand>> COMMANDS = commands();
+  private static final String LOG_PREFIX = "org.slf4j.simpleLogger.";
 
   @Spec
   CommandSpec spec;
@@ -49,6 +58,8 @@ public final class Ballast implements Callable<Integer> {
 
   /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
   public static void main(String[] args) {
+    quietLogs();
+    warmUp();
     Cancellation cancellation = new Cancellation();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       cancellation.cancel();
@@ -74,12 +85,37 @@ public final class Ballast implements Callable<Integer> {
    * @return the exit code, one of {@link ExitCodes}
    */
   public static int run(String[] args, CliContext ctx) {
-    CommandLine cl = commandLine(ctx);
+    CommandLine cl = commandLine(ctx, args.length > 0 ? args[0] : null);
     return cl.execute(args);
   }
 
-  static CommandLine commandLine(CliContext ctx) {
-    CommandLine cl = new CommandLine(new Ballast(), new ContextFactory(ctx));
+  private static Map<String, Class<? extends BallastCommand>> commands() {
+    Map<String, Class<? extends BallastCommand>> commands = new LinkedHashMap<>();
+    commands.put("backup", BackupCommand.class);
+    commands.put("restore", RestoreCommand.class);
+    commands.put("list", ListCommand.class);
+    commands.put("verify", VerifyCommand.class);
+    commands.put("versions", VersionsCommand.class);
+    return commands;
+  }
+
+  /**
+   * The command line; when {@code first} names a subcommand, only that one is built: picocli reads
+   * each command's annotations by reflection, which costs a noticeable part of a short command's
+   * start-up, and a command line holds one subcommand.
+   */
+  static CommandLine commandLine(CliContext ctx, String first) {
+    ContextFactory factory = new ContextFactory(ctx);
+    CommandLine cl = new CommandLine(new Ballast(), factory);
+    Class<? extends BallastCommand> only = first == null ? null : COMMANDS.get(first);
+    for (Map.Entry<String, Class<? extends BallastCommand>> c : COMMANDS.entrySet()) {
+      if (only == null || only == c.getValue()) {
+        cl.addSubcommand(c.getKey(), new CommandLine(c.getValue(), factory));
+      }
+    }
+    if (only == null) {
+      cl.addSubcommand("help", new CommandLine.HelpCommand());
+    }
     cl.setOut(new PrintWriter(ctx.out(), true));
     cl.setErr(new PrintWriter(ctx.err(), true));
     cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
@@ -91,7 +127,7 @@ public final class Ballast implements Callable<Integer> {
       }
       if (leaf.commandSpec().userObject() instanceof BallastCommand bc) {
         if (bc.common().verbose) {
-          System.setProperty("ballast.log.level", "INFO");
+          System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
         }
         S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
       }
@@ -111,6 +147,46 @@ public final class Ballast implements Callable<Integer> {
     });
     cl.setExitCodeExceptionMapper(ex -> ExitCodes.USAGE);
     return cl;
+  }
+
+  /**
+   * The terminal stays quiet: warnings and errors only, on standard error, one line each; a call
+   * that gave up is reported by the command itself in one sentence, so the HTTP client's own log
+   * shows errors only. {@code --verbose} raises Ballast's loggers to INFO. Settings given with
+   * {@code -D} (BALLAST_JAVA_OPTS) win.
+   */
+  private static void quietLogs() {
+    setIfAbsent(LOG_PREFIX + "logFile", "System.err");
+    setIfAbsent(LOG_PREFIX + "defaultLogLevel", "warn");
+    setIfAbsent(LOG_PREFIX + "log.dev.ballast.http", "error");
+    setIfAbsent(LOG_PREFIX + "showThreadName", "false");
+    setIfAbsent(LOG_PREFIX + "showShortLogName", "true");
+  }
+
+  /**
+   * Loads, on a second thread while the command line is parsed, what nearly every command needs
+   * next: the local store's SQLite driver and native library, the SHA-256 provider and the JSON
+   * parser. On two or more cores this takes a few hundred milliseconds off a short command. Nothing
+   * waits for it; a failure is met again, and reported, where the command needs the part.
+   */
+  private static void warmUp() {
+    Thread warmUp = new Thread(() -> {
+      LocalObjectStore.preload();
+      try {
+        MessageDigest.getInstance("SHA-256").digest(new byte[64]);
+      } catch (NoSuchAlgorithmException ignored) {
+        // every JDK has SHA-256; the command reports it if not
+      }
+      new JsonFactory();
+    }, "ballast-warm-up");
+    warmUp.setDaemon(true);
+    warmUp.start();
+  }
+
+  private static void setIfAbsent(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   private static CliFailure toFailure(Exception ex) {

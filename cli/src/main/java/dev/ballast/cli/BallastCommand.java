@@ -18,9 +18,8 @@ abstract class BallastCommand implements Callable<Integer> {
     return common;
   }
 
-  /** Appends the stack's counters every summary ends with. */
+  /** The store's counters every summary ends with (none for the local store). */
   static String counters(StoreSession session) {
-    return "attempts retried " + session.retries() + ", breaker trips " + session.breakerTrips()
-        + ", degraded reads " + session.degradedReads();
+    return session.counters();
   }
 }

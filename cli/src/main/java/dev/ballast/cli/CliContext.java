@@ -10,24 +10,23 @@ import java.util.function.Consumer;
 
 /**
  * Everything a command takes from its surroundings, so the CLI can run in-process (embedding,
- * integration tests) with its own streams, environment, home directory, embedded server and
- * cancellation. {@link #system(Cancellation)} is what {@code ballast} itself uses.
+ * integration tests) with its own streams, environment, home directory and cancellation.
+ * {@link #system(Cancellation)} is what {@code ballast} itself uses.
  *
  * @param out standard output (results, progress, summary)
  * @param err standard error (warnings and the one-sentence error)
  * @param env environment variables (AWS credentials and region)
  * @param home the user's home directory ({@code ~/.ballast} lives there)
  * @param terminal whether {@code out} is a terminal (progress bar) or not (plain lines)
- * @param embedded starts the embedded S3 server
  * @param cancellation set by Ctrl-C
  * @param clock wall time for manifest dates
  * @param progressInterval how often plain progress lines are printed
  * @param manifestGrace how long an incomplete run waits to write its manifest marked incomplete
- * @param onFileStored called on the command's thread with each path a backup has stored and
- *     confirmed, before the next file is started
+ * @param onFileStored called with each path a backup has stored and confirmed, from the thread
+ *     that stored it (with {@code --transfers 1}, before the next file is started)
  */
 public record CliContext(PrintStream out, PrintStream err, Map<String, String> env, Path home, boolean terminal,
-    EmbeddedS3.Factory embedded, Cancellation cancellation, Clock clock, Duration progressInterval,
+    Cancellation cancellation, Clock clock, Duration progressInterval,
     Duration manifestGrace, Consumer<String> onFileStored) {
 
   /** Validates and copies {@code env}. */
@@ -36,7 +35,6 @@ public record CliContext(PrintStream out, PrintStream err, Map<String, String> e
     Objects.requireNonNull(err, "err");
     env = Map.copyOf(Objects.requireNonNull(env, "env"));
     Objects.requireNonNull(home, "home");
-    Objects.requireNonNull(embedded, "embedded");
     Objects.requireNonNull(cancellation, "cancellation");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(progressInterval, "progressInterval");
@@ -44,10 +42,10 @@ public record CliContext(PrintStream out, PrintStream err, Map<String, String> e
     Objects.requireNonNull(onFileStored, "onFileStored");
   }
 
-  /** The real process: System streams and environment, S3Mock, a terminal when a console exists. */
+  /** The real process: System streams and environment, a terminal when a console exists. */
   public static CliContext system(Cancellation cancellation) {
     return new CliContext(System.out, System.err, System.getenv(), Path.of(System.getProperty("user.home")),
-        System.console() != null, S3MockServer::start, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
+        System.console() != null, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
         Duration.ofSeconds(5), path -> { });
   }
 }

@@ -12,15 +12,17 @@ final class CommonOptions {
   static final String DEFAULT_BUCKET = "ballast-backups";
 
   @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Where the embedded S3 server keeps its data (default: ~/.ballast). Ignored with --endpoint.")
+      description = "Where the local object store keeps the backups, in DIR/BUCKET (default: ~/.ballast). Ignored "
+          + "with --endpoint.")
   Path dataDir;
 
   @Option(names = "--endpoint", paramLabel = "URL",
-      description = "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the embedded server, e.g. http://localhost:9000.")
+      description = "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the local store, e.g. http://localhost:9000.")
   URI endpoint;
 
   @Option(names = "--bucket", paramLabel = "NAME", defaultValue = DEFAULT_BUCKET,
-      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); created with versioning enabled on first use.")
+      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); created with versioning enabled on first "
+          + "use. Without --endpoint, the local store's directory under --data-dir.")
   String bucket;
 
   @Option(names = "--region", paramLabel = "REGION",
@@ -32,8 +34,8 @@ final class CommonOptions {
   Boolean pathStyle;
 
   @Option(names = "--access-key", paramLabel = "KEY",
-      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID, else the profile's; the embedded "
-          + "server needs none).")
+      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID, else the profile's; the local store "
+          + "needs none).")
   String accessKey;
 
   @Option(names = "--secret-key", paramLabel = "SECRET",

@@ -14,8 +14,8 @@ final class ListCommand extends BallastCommand {
 
   @Override
   public Integer call() {
-    try (StoreSession session = StoreSession.open(common, ctx)) {
-      return Errors.translate(session.where(), common.bucket, () -> list(session));
+    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+      return Errors.translate(session.where(), null, () -> list(session));
     }
   }
 
@@ -26,7 +26,7 @@ final class ListCommand extends BallastCommand {
         .map(k -> k.substring(0, k.length() - suffix.length()))
         .toList();
     if (names.isEmpty()) {
-      ctx.out().println("No backups in " + session.where() + ", bucket '" + common.bucket + "'.");
+      ctx.out().println("No backups in " + session.where() + ".");
       return ExitCodes.OK;
     }
     for (String name : names) {

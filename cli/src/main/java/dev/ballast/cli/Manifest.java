@@ -1,19 +1,11 @@
 package dev.ballast.cli;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The manifest of one backup run, stored as the object {@code NAME/.ballast-manifest.json}; every
@@ -30,7 +22,6 @@ import java.util.regex.Pattern;
  * @param files the stored files, sorted by path
  * @param notStored paths of files the run did not store (empty when complete)
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
 record Manifest(
     int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored) {
 
@@ -39,15 +30,6 @@ record Manifest(
   /** The file name of the manifest object under {@code NAME/}. */
   static final String FILE_NAME = ".ballast-manifest.json";
 
-  private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-  private static final ObjectMapper JSON =
-      JsonMapper.builder()
-          .addModule(new JavaTimeModule())
-          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-          .enable(SerializationFeature.INDENT_OUTPUT)
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .build();
 
   Manifest {
     Objects.requireNonNull(name, "name");
@@ -72,11 +54,7 @@ record Manifest(
   }
 
   byte[] toJson() {
-    try {
-      return JSON.writeValueAsBytes(this);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Manifest of '" + name + "' could not be serialised", e);
-    }
+    return ManifestJson.write(this);
   }
 
   /**
@@ -90,7 +68,7 @@ record Manifest(
   static Manifest parse(byte[] json, String where) {
     Manifest manifest;
     try {
-      manifest = JSON.readValue(json, Manifest.class);
+      manifest = ManifestJson.read(json);
     } catch (Exception e) {
       throw corrupt(where, "it is not a valid manifest (" + firstLine(e.getMessage()) + ")", e);
     }
@@ -109,7 +87,7 @@ record Manifest(
             + "', which is refused because " + problem + "; nothing was restored. Restore another "
             + "--manifest-version or inspect the manifest.");
       }
-      if (!SHA256.matcher(entry.sha256()).matches()) {
+      if (!isSha256Hex(entry.sha256())) {
         throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
       }
       if (!seen.add(entry.path())) {
@@ -117,6 +95,20 @@ record Manifest(
       }
     }
     return manifest;
+  }
+
+  /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */
+  static boolean isSha256Hex(String s) {
+    if (s.length() != 64) {
+      return false;
+    }
+    for (int i = 0; i < 64; i++) {
+      char c = s.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static CliFailure corrupt(String where, String why, Throwable cause) {

@@ -9,10 +9,13 @@ import java.util.Objects;
  * @param path the path relative to the backed-up directory, {@code /}-separated
  * @param size the size in bytes
  * @param sha256 lowercase hex SHA-256 of the content
- * @param versionId the S3 version ID of the object {@code NAME/path} holding the content
+ * @param versionId the version ID of the object {@code NAME/path} holding the content
  * @param mtime the file's modification time when it was backed up
+ * @param ctime the file's status-change time when it was backed up, or null when unknown or not to
+ *     be trusted (the file changed too close to its backup): the next backup then reads it again
+ * @param inode the file's inode number when it was backed up, or null when unknown
  */
-record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime) {
+record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
   ManifestEntry {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(sha256, "sha256");
@@ -21,5 +24,10 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
     if (size < 0) {
       throw new IllegalArgumentException("size must be >= 0 but was " + size);
     }
+  }
+
+  /** An entry without ctime and inode, as manifests before format 1's ctime and inode fields hold. */
+  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime) {
+    this(path, size, sha256, versionId, mtime, null, null);
   }
 }

@@ -17,12 +17,12 @@ import me.tongfei.progressbar.ProgressBarStyle;
 abstract class Progress implements AutoCloseable {
   final AtomicLong files = new AtomicLong();
   final AtomicLong bytes = new AtomicLong();
-  final long totalFiles;
-  final long totalBytes;
+  final AtomicLong totalFiles = new AtomicLong();
+  final AtomicLong totalBytes = new AtomicLong();
 
   Progress(long totalFiles, long totalBytes) {
-    this.totalFiles = totalFiles;
-    this.totalBytes = totalBytes;
+    this.totalFiles.set(totalFiles);
+    this.totalBytes.set(totalBytes);
   }
 
   /** A bar when {@code terminal}, plain lines every {@code intervalSeconds} otherwise. */
@@ -43,13 +43,19 @@ abstract class Progress implements AutoCloseable {
     onChange();
   }
 
+  /** More work found while it is under way (a backup walks its tree while it stores). */
+  void addTotal(long moreFiles, long moreBytes) {
+    totalFiles.addAndGet(moreFiles);
+    totalBytes.addAndGet(moreBytes);
+  }
+
   abstract void onChange();
 
   @Override
   public abstract void close();
 
   String filesText() {
-    return files.get() + "/" + totalFiles + " files";
+    return files.get() + "/" + totalFiles.get() + " files";
   }
 
   private static final class Bar extends Progress {
@@ -72,7 +78,9 @@ abstract class Progress implements AutoCloseable {
 
     @Override
     void onChange() {
-      bar.stepTo(Math.min(bytes.get(), totalBytes));
+      long max = totalBytes.get();
+      bar.maxHint(max);
+      bar.stepTo(Math.min(bytes.get(), max));
       bar.setExtraMessage(" " + filesText());
     }
 
@@ -96,7 +104,7 @@ abstract class Progress implements AutoCloseable {
       timer.scheduleAtFixedRate(() -> {
         double seconds = Math.max((System.nanoTime() - startNanos) / 1e9, 1e-3);
         out.printf("%s: %s, %s / %s, %.1f MiB/s%n", task, filesText(), Summary.mib(bytes.get()),
-            Summary.mib(totalBytes), bytes.get() / 1048576.0 / seconds);
+            Summary.mib(this.totalBytes.get()), bytes.get() / 1048576.0 / seconds);
         out.flush();
       }, intervalSeconds, intervalSeconds, TimeUnit.SECONDS);
     }

@@ -4,13 +4,15 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "restore", sortOptions = false, mixinStandardHelpOptions = true,
     description = "Restore backup NAME into TARGET-DIR: the newest complete backup, or the one given by "
         + "--manifest-version. Every file is written under a temporary name, its SHA-256 verified "
-        + "against the manifest while it is written, then renamed into place. Manifest paths that are "
+        + "against the manifest while it is written, synced to disk, then renamed into place; --transfers "
+        + "files at a time. Manifest paths that are "
         + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
         + "differs from the backup is never replaced unless --overwrite is given; identical ones are "
         + "left as they are.")
@@ -27,6 +29,9 @@ final class RestoreCommand extends BallastCommand {
 
   @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
   boolean overwrite;
+
+  @Mixin
+  TransferOptions transferOptions;
 
   RestoreCommand(CliContext ctx) {
     super(ctx);
@@ -47,19 +52,21 @@ final class RestoreCommand extends BallastCommand {
       throw new CliFailure(ExitCodes.USAGE, "'" + target + "' cannot be created because '" + existing
           + "' is not a directory; pass a directory to restore into.");
     }
-    try (StoreSession session = StoreSession.open(common, ctx)) {
-      Manifests.Versioned chosen = Errors.translate(session.where(), common.bucket,
+    new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+      Manifests.Versioned chosen = Errors.translate(session.where(), null,
           () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
       Manifest m = chosen.manifest();
       ctx.out().println("Restoring '" + name + "' (manifest version " + chosen.version().versionId() + " of "
           + m.createdAt() + ", " + m.files().size() + " files, " + Summary.mib(m.totalBytes()) + ") into "
           + target.toAbsolutePath());
-      RestoreRunner.Result r = new RestoreRunner(session.objects(), m, target, overwrite, ctx.cancellation(),
+      RestoreRunner.Result r = new RestoreRunner(session.objects(), m, target, overwrite, transferOptions.transfers,
+          ctx.cancellation(),
           x -> Progress.create("restore " + name, x.files().size(), x.totalBytes(), ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds())).run();
       String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
           + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " (" + Summary.rate(r.bytes(), r.elapsed())
-          + "); " + counters(session) + ".";
+          + ")" + counters(session) + ".";
       if (r.ok()) {
         ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
         return ExitCodes.OK;

@@ -8,7 +8,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -17,20 +17,42 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
- * Restores the files of one manifest into a target directory. Every path is checked before
- * anything is written ({@link SafePaths}); every file is written to a temporary name in its
- * directory, its SHA-256 verified against the manifest while the bytes stream in, flushed to disk,
- * then renamed into place atomically, so a reader never sees a half-written or unverified file.
- * An existing file is kept when it already matches, and never replaced when it differs unless
- * {@code overwrite} is set. Not thread-safe; one instance per run.
+ * Restores the files of one manifest into a target directory, {@code transfers} files at a time.
+ * Every path is checked before anything is written ({@link SafePaths}); every file is written to a
+ * short temporary name in its directory while the store checks its SHA-256 as the bytes stream in
+ * (the manifest's SHA-256 must be the one the store recorded), synced to disk, then renamed into
+ * place atomically, so a reader never sees a half-written or unverified file; each directory that
+ * received files is synced once at the end. Runs of 64 KiB of zeros are not written, so a sparse
+ * file comes back sparse. An existing file is kept when it already matches, and never replaced when
+ * it differs unless {@code overwrite} is set.
+ *
+ * <p>A sync waits for the disk's journal to commit; syncs issued at the same time share a commit,
+ * one after another they do not. So a written file is handed to one of {@value #SYNC_THREADS} sync
+ * threads, which sync and rename it while the transfer threads go on fetching (with 2.5 KB files on
+ * the project's machine: 390 files/s synced one at a time, over 3,000 with 16 at a time). At most
+ * {@value #MAX_AWAITING_SYNC} written files wait for their sync. Not thread-safe; one instance per
+ * run.
  */
 final class RestoreRunner {
 
@@ -42,19 +64,35 @@ final class RestoreRunner {
     }
   }
 
+  private static final int BUFFER_BYTES = 1024 * 1024;
+  static final int SYNC_THREADS = 32;
+  static final int MAX_AWAITING_SYNC = 256;
+  private static final int SPARSE_BLOCK = 64 * 1024;
+  private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+  /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
+
   private final ObjectStore store;
   private final Manifest manifest;
   private final Path target;
   private final boolean overwrite;
+  private final int transfers;
   private final Cancellation cancellation;
   private final Function<Manifest, Progress> progressFactory;
 
-  RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, Cancellation cancellation,
-      Function<Manifest, Progress> progressFactory) {
+  private final AtomicInteger restored = new AtomicInteger();
+  private final AtomicInteger degraded = new AtomicInteger();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+  private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
+
+  RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
+      Cancellation cancellation, Function<Manifest, Progress> progressFactory) {
     this.store = Objects.requireNonNull(store, "store");
     this.manifest = Objects.requireNonNull(manifest, "manifest");
     this.target = Objects.requireNonNull(target, "target").toAbsolutePath().normalize();
     this.overwrite = overwrite;
+    this.transfers = transfers;
     this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
     this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
   }
@@ -67,19 +105,17 @@ final class RestoreRunner {
       destinations.add(SafePaths.resolveInside(target, e.path()));
     }
     List<String> conflicts = new ArrayList<>();
-    List<Boolean> present = new ArrayList<>();
+    boolean[] present = new boolean[destinations.size()];
     for (int i = 0; i < destinations.size(); i++) {
       Path dest = destinations.get(i);
       ManifestEntry e = manifest.files().get(i);
-      boolean same = false;
       if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-        same = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS) && Files.size(dest) == e.size()
+        present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS) && Files.size(dest) == e.size()
             && Sha256.ofFile(dest, n -> { }).equals(e.sha256());
-        if (!same && !overwrite) {
+        if (!present[i] && !overwrite) {
           conflicts.add(e.path());
         }
       }
-      present.add(same);
     }
     if (!conflicts.isEmpty()) {
       throw new CliFailure(ExitCodes.CONFLICT, "Restore into '" + target + "' refused: " + conflicts.size()
@@ -88,91 +124,237 @@ final class RestoreRunner {
     }
     Files.createDirectories(target);
     Path realTarget = target.toRealPath();
+    Set<Path> directories = new LinkedHashSet<>();
+    for (int i = 0; i < destinations.size(); i++) {
+      if (!present[i]) {
+        directories.add(destinations.get(i).getParent());
+      }
+    }
+    Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
 
-    int restored = 0;
     int already = 0;
-    int degraded = 0;
-    long bytes = 0;
-    List<BackupRunner.Failure> failed = new ArrayList<>();
-    StorageUnavailableException unavailable = null;
-    try (Progress progress = progressFactory.apply(manifest)) {
+    ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
+    try (Progress progress = progressFactory.apply(manifest);
+        Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
       for (int i = 0; i < destinations.size(); i++) {
         ManifestEntry e = manifest.files().get(i);
-        if (unavailable != null || cancellation.cancelled()) {
+        Path dest = destinations.get(i);
+        if (unavailable.get() != null || cancellation.cancelled()) {
           failed.add(new BackupRunner.Failure(e.path(), "not attempted"));
           continue;
         }
-        if (present.get(i)) {
+        if (present[i]) {
           already++;
           progress.addBytes(e.size());
           progress.fileDone();
           continue;
         }
-        try {
-          degraded += restoreOne(e, destinations.get(i), realTarget, progress) ? 1 : 0;
-          restored++;
-          bytes += e.size();
-        } catch (Interrupted ex) {
-          failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
-        } catch (StorageUnavailableException ex) {
-          unavailable = ex;
-          failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
-        } catch (StorageException ex) {
-          failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
-        } catch (IOException ex) {
-          failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+        if (unsafeDirectories.contains(dest.getParent())) {
+          failed.add(new BackupRunner.Failure(e.path(), "its directory resolves outside the target directory; it was not "
+              + "written"));
+          continue;
         }
-        progress.fileDone();
+        pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
+          progress.fileDone();
+          done.run();
+        }));
+      }
+      pool.awaitAll();
+    } finally {
+      syncers.shutdown();
+    }
+    for (Path dir : directories) {
+      if (!unsafeDirectories.contains(dir)) {
+        syncDirectory(dir);
       }
     }
-    return new Result(restored, already, bytes, failed, unavailable, degraded, cancellation.cancelled(),
-        Duration.ofNanos(System.nanoTime() - start));
+    List<BackupRunner.Failure> failures = new ArrayList<>(failed);
+    failures.sort(Comparator.comparing(BackupRunner.Failure::path));
+    return new Result(restored.get(), already, bytes.get(), failures, unavailable.get(), degraded.get(),
+        cancellation.cancelled(), Duration.ofNanos(System.nanoTime() - start));
   }
 
-  /** Restores one file; returns whether the bytes came from the last-known-good cache. */
-  private boolean restoreOne(ManifestEntry e, Path dest, Path realTarget, Progress progress) throws IOException {
-    Path dir = dest.getParent();
-    Files.createDirectories(dir);
-    // A directory inside the target may be a symbolic link planted to redirect the write elsewhere.
-    if (!dir.toRealPath().startsWith(realTarget)) {
-      throw new IOException("its directory resolves outside the target directory; it was not written");
+  /**
+   * Creates every directory files go to, and returns those that resolve outside the target: a
+   * directory inside it may be a symbolic link planted to redirect the writes elsewhere.
+   */
+  private static Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
+    Set<Path> unsafe = new java.util.HashSet<>();
+    for (Path dir : directories) {
+      Files.createDirectories(dir);
+      if (!dir.toRealPath().startsWith(realTarget)) {
+        unsafe.add(dir);
+      }
     }
-    Path tmp = dir.resolve("." + dest.getFileName() + ".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-    String key = Manifest.objectKey(manifest.name(), e.path());
-    boolean degraded;
-    try (ObjectRead read = store.get(key, ReadOptions.version(e.versionId()));
-        InputStream in = read.stream();
-        FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
-      degraded = read.degraded();
-      String sha = Sha256.copy(in, out, n -> {
-        progress.addBytes(n);
-        // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
-        // and a temporary file must not be left behind in the target.
-        if (cancellation.cancelled()) {
-          throw new Interrupted();
+    return unsafe;
+  }
+
+  /**
+   * Fetches one file into a temporary file on this thread and hands it to a sync thread, which
+   * syncs and renames it; {@code done} runs once its outcome is recorded.
+   */
+  private void restoreOne(ManifestEntry e, Path dest, Progress progress, ExecutorService syncers, Runnable done) {
+    Written written;
+    try {
+      written = write(e, dest, progress);
+    } catch (RuntimeException | IOException ex) {
+      fail(e, ex);
+      done.run();
+      return;
+    }
+    try {
+      syncers.execute(() -> {
+        try {
+          finish(written);
+          degraded.addAndGet(written.degraded() ? 1 : 0);
+          restored.incrementAndGet();
+          bytes.addAndGet(e.size());
+        } catch (RuntimeException | IOException ex) {
+          fail(e, ex);
+        } finally {
+          done.run();
         }
       });
-      if (!sha.equals(e.sha256())) {
-        throw new IntegrityException(key, "'" + e.path() + "' read as SHA-256 " + sha + " but the manifest records "
-            + e.sha256() + "; it was not written");
+    } catch (RuntimeException ex) {
+      written.discard();
+      fail(e, ex);
+      done.run();
+    }
+  }
+
+  private void fail(ManifestEntry e, Exception ex) {
+    if (ex instanceof Interrupted) {
+      failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
+    } else if (ex instanceof StorageUnavailableException su) {
+      unavailable.compareAndSet(null, su);
+      failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+    } else if (ex instanceof StorageException) {
+      failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+    } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
+      failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+    } else {
+      failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
+    }
+  }
+
+  /** A file written and verified under its temporary name, its channel still open for the sync. */
+  private record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
+    void discard() {
+      try {
+        channel.close();
+        Files.deleteIfExists(tmp);
+      } catch (IOException ignored) {
+        // the temporary name is unique; nothing else refers to it
       }
-      out.flush();
-      channel.force(true);
+    }
+  }
+
+  /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
+  private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
+    // A short temporary name of fixed length: every name the file system allowed at backup fits.
+    Path tmp = dest.resolveSibling(".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    String key = Manifest.objectKey(manifest.name(), e.path());
+    FileChannel out = null;
+    try (ObjectRead read = store.get(key, ReadOptions.version(e.versionId()));
+        InputStream in = read.stream()) {
+      String recorded = read.version().sha256();
+      // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
+      // without one (written by another program) is hashed here instead.
+      MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
+      if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
+        throw new IntegrityException(key, "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest"
+            + " records " + e.sha256() + "; it was not written");
+      }
+      out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      copySparse(in, out, digest, progress);
+      if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
+        throw new IntegrityException(key, "'" + e.path() + "' does not match the SHA-256 the manifest records ("
+            + e.sha256() + "); it was not written");
+      }
+      return new Written(tmp, dest, e, out, read.degraded());
     } catch (IOException | RuntimeException ex) {
+      if (out != null) {
+        out.close();
+      }
       Files.deleteIfExists(tmp);
       throw ex;
     }
-    Files.setLastModifiedTime(tmp, FileTime.from(e.mtime()));
+  }
+
+  /** Syncs a written file, sets its modification time and renames it into place. */
+  private void finish(Written w) throws IOException {
+    try (FileChannel out = w.channel()) {
+      if (cancellation.cancelled()) {
+        throw new Interrupted();
+      }
+      out.force(false);
+    } catch (IOException | RuntimeException ex) {
+      Files.deleteIfExists(w.tmp());
+      throw ex;
+    }
     try {
-      Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException ex) {
-      Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING);
+      Files.setLastModifiedTime(w.tmp(), FileTime.from(w.entry().mtime()));
+      try {
+        Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException ex) {
+        Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
+      }
     } catch (IOException ex) {
-      Files.deleteIfExists(tmp);
+      Files.deleteIfExists(w.tmp());
       throw ex;
     }
-    return degraded;
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
+  private void copySparse(InputStream in, FileChannel out, MessageDigest digest, Progress progress) throws IOException {
+    byte[] buffer = BUFFERS.get();
+    long position = 0;
+    while (true) {
+      int n = in.readNBytes(buffer, 0, buffer.length);
+      if (n == 0) {
+        break;
+      }
+      if (digest != null) {
+        digest.update(buffer, 0, n);
+      }
+      for (int block = 0; block < n; block += SPARSE_BLOCK) {
+        int len = Math.min(SPARSE_BLOCK, n - block);
+        if (Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) != -1) {
+          ByteBuffer bb = ByteBuffer.wrap(buffer, block, len);
+          long at = position + block;
+          while (bb.hasRemaining()) {
+            at += out.write(bb, at);
+          }
+        }
+      }
+      position += n;
+      progress.addBytes(n);
+      // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
+      // and a temporary file must not be left behind in the target.
+      if (cancellation.cancelled()) {
+        throw new Interrupted();
+      }
+    }
+    if (out.size() < position) {
+      out.write(ByteBuffer.wrap(new byte[1]), position - 1);
+    }
+  }
+
+  private static void syncDirectory(Path dir) {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException ignored) {
+      // some file systems cannot sync a directory; every file in it was synced before its rename
+    }
   }
 
   /** Cancellation noticed while a file's bytes were being written. */

@@ -7,17 +7,27 @@ import java.util.Objects;
 /**
  * Checks a path read from a manifest before anything is written for it. A manifest is data from
  * the store and may have been crafted: a path that is absolute, has an empty, {@code .} or
- * {@code ..} segment, contains a backslash or a control character, or would resolve outside the
- * restore target is refused (the "zip slip" class of bug, CWE-22).
+ * {@code ..} segment, contains a control character (or, where the platform separates paths with
+ * it, a backslash), or would resolve outside the restore target is refused (the "zip slip" class
+ * of bug, CWE-22). On Linux and macOS a backslash is an ordinary character of a file name, so
+ * {@code a\b.txt} is one file there and restores as one.
  */
 final class SafePaths {
+  /** Whether this platform separates path segments with a backslash (Windows). */
+  private static final boolean BACKSLASH_SEPARATES = java.io.File.separatorChar == '\\';
+
   private SafePaths() {}
 
   /**
-   * Returns why {@code manifestPath} is unsafe, or null when it is a plain relative path of
-   * {@code /}-separated segments.
+   * Returns why {@code manifestPath} is unsafe on this platform, or null when it is a plain
+   * relative path of {@code /}-separated segments.
    */
   static String problem(String manifestPath) {
+    return problem(manifestPath, BACKSLASH_SEPARATES);
+  }
+
+  /** As {@link #problem(String)}, for a platform that does or does not separate paths with a backslash. */
+  static String problem(String manifestPath, boolean backslashSeparates) {
     Objects.requireNonNull(manifestPath, "manifestPath");
     if (manifestPath.isEmpty()) {
       return "it is empty";
@@ -27,8 +37,8 @@ final class SafePaths {
       if (Character.isISOControl(c)) {
         return "it contains a control character";
       }
-      if (c == '\\') {
-        return "it contains a backslash";
+      if (c == '\\' && backslashSeparates) {
+        return "it contains a backslash, which separates paths here";
       }
     }
     try {

@@ -4,9 +4,10 @@ import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
-import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
@@ -16,26 +17,44 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
 
 /**
- * The object store one command works on, through {@link StorageFacade}: the embedded server
- * (started here, stopped on close) or the endpoint named by {@code --endpoint}; the bucket created
- * with versioning on first use; every request through one {@link ResilientHttpClient} (the one
- * layer that retries, with an attempt timeout and a total timeout per operation); reads served from
- * the last-known-good cache, marked and counted, when the store is unavailable.
+ * The object store one command works on, through {@link StorageFacade}: by default a
+ * {@link LocalObjectStore} in {@code DATA-DIR/BUCKET} ({@code ~/.ballast/ballast-backups}), opened
+ * as its one writer by {@code backup} and read-only (beside a running backup) by the other
+ * commands; with {@code --endpoint}, an S3 bucket (created with versioning on first use) reached
+ * through one {@link ResilientHttpClient}, the one layer that retries, with an attempt timeout and a
+ * total timeout per operation, and reads served from the last-known-good cache, marked and counted,
+ * when the endpoint is unavailable.
  */
 final class StoreSession implements AutoCloseable {
-  private final EmbeddedS3 embedded;
+
+  /** What the command does with the store. */
+  enum Access {
+    /** Writes new versions: the local store's writer lock is taken. */
+    WRITE,
+    /** Only reads: any number of readers run beside the writer. */
+    READ
+  }
+
+  /** Where a data directory of the earlier embedded S3 server kept its file store. */
+  static final String OLD_S3MOCK_FOLDER = "s3";
+
+  /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
+  private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+
   private final ResilientHttpClient http;
   private final StorageFacade facade;
+  private final ObjectStore objects;
   private final Counting counting;
   private final String where;
 
-  private StoreSession(EmbeddedS3 embedded, ResilientHttpClient http, StorageFacade facade, Counting counting,
+  private StoreSession(ResilientHttpClient http, StorageFacade facade, ObjectStore objects, Counting counting,
       String where) {
-    this.embedded = embedded;
     this.http = http;
     this.facade = facade;
+    this.objects = objects;
     this.counting = counting;
     this.where = where;
   }
@@ -60,8 +79,45 @@ final class StoreSession implements AutoCloseable {
     }
   }
 
-  static StoreSession open(CommonOptions o, CliContext ctx) {
-    EmbeddedS3 embedded = null;
+  static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
+    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx);
+  }
+
+  private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+    if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
+      throw new CliFailure(ExitCodes.USAGE, "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
+          + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.");
+    }
+    Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast")).toAbsolutePath().normalize();
+    Path storeDir = dataDir.resolve(o.bucket);
+    String where = "the local store " + storeDir;
+    boolean exists = LocalObjectStore.exists(storeDir);
+    if (!exists && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
+      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + dataDir + "' holds backups in the layout of the "
+          + "S3Mock server that ballast 0.1 embedded (" + dataDir.resolve(OLD_S3MOCK_FOLDER) + "), which this version "
+          + "no longer runs: restore them with ballast 0.1 if you need them, then move that directory aside (or pass "
+          + "another --data-dir) to keep new backups in the local store.");
+    }
+    if (access == Access.WRITE) {
+      usableDataDir(dataDir);
+    } else if (!exists) {
+      readableDataDir(dataDir);
+      // Nothing was ever backed up here: every command sees an empty store, and nothing is created.
+      return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where);
+    }
+    LocalStoreConfig config = LocalStoreConfig.builder().readOnly(access == Access.READ).clock(ctx.clock()).build();
+    StorageFacade facade = Errors.translate(where, null, () -> {
+      try {
+        return StorageFacade.newBuilder().localObjects(storeDir, config).build();
+      } catch (IllegalArgumentException e) {
+        throw new CliFailure(ExitCodes.USAGE, "The directory '" + storeDir + "' cannot hold backups (" + e.getMessage()
+            + "); pass another --data-dir or --bucket.", e);
+      }
+    });
+    return new StoreSession(null, facade, facade.objects(), null, where);
+  }
+
+  private static StoreSession openS3(CommonOptions o, CliContext ctx) {
     ResilientHttpClient http = null;
     try {
       Counting counting = new Counting();
@@ -72,22 +128,11 @@ final class StoreSession implements AutoCloseable {
           .listener(counting)
           .build();
       URI endpoint = o.endpoint;
-      String where;
       S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
-      String region = o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION);
-      b.region(region);
-      if (endpoint == null) {
-        Path dataDir = usableDataDir(o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"));
-        embedded = ctx.embedded().start(dataDir);
-        endpoint = embedded.endpoint();
-        where = embedded.describe();
-        // The embedded server accepts any key; real AWS credentials from the environment stay unused.
-        b.endpoint(endpoint).pathStyle(true).credentials("ballast", "ballast");
-      } else {
-        where = "the S3 endpoint " + endpoint;
-        b.endpoint(endpoint);
-        S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
-      }
+      b.region(o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION));
+      String where = "the S3 endpoint " + endpoint;
+      b.endpoint(endpoint);
+      S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
       if (o.pathStyle != null) {
         b.pathStyle(o.pathStyle);
       }
@@ -104,16 +149,10 @@ final class StoreSession implements AutoCloseable {
           .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
           .clock(ctx.clock())
           .build());
-      if (embedded != null) {
-        sweepOrphanedUploads(facade, ctx, where);
-      }
-      return new StoreSession(embedded, http, facade, counting, where);
+      return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'");
     } catch (RuntimeException e) {
       if (http != null) {
         http.close();
-      }
-      if (embedded != null) {
-        embedded.close();
       }
       throw e;
     }
@@ -121,40 +160,33 @@ final class StoreSession implements AutoCloseable {
 
   /**
    * Creates the data directory and checks that a file can be created in it, so an unusable one is
-   * reported as the input it is (exit 2) before the embedded server starts.
+   * reported as the input it is (exit 2) before the store is opened.
    */
-  private static Path usableDataDir(Path dir) {
-    Path abs = dir.toAbsolutePath();
+  private static void usableDataDir(Path dir) {
     try {
-      Files.createDirectories(abs);
-      Files.deleteIfExists(Files.createTempFile(abs, ".ballast-probe-", ".tmp"));
-      return abs;
+      Files.createDirectories(dir);
+      Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));
     } catch (IOException e) {
-      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + abs + "' cannot be used (" + Errors.describeIo(e)
-          + "); pass a writable directory with --data-dir.", e);
+      throw unusable(dir, e);
     }
   }
 
-  /**
-   * The data directory is locked to this command, so every multipart upload already in the embedded
-   * server was left by an earlier run that was killed or lost its server mid-upload: abort them so
-   * their parts do not pile up. A failure here only postpones the sweep to the next command.
-   */
-  private static void sweepOrphanedUploads(StorageFacade facade, CliContext ctx, String where) {
-    try {
-      int aborted = facade.abortIncompleteUploads(ctx.clock().instant());
-      if (aborted > 0) {
-        ctx.err().println("Note: removed " + aborted + " unfinished upload(s) that an interrupted earlier run left in "
-            + where + ".");
+  /** A data directory to read from must not sit below a file; it need not exist. */
+  private static void readableDataDir(Path dir) {
+    for (Path p = dir; p != null; p = p.getParent()) {
+      if (Files.exists(p) && !Files.isDirectory(p)) {
+        throw unusable(dir, new java.nio.file.NotDirectoryException(p.toString()));
       }
-    } catch (StorageException e) {
-      ctx.err().println("Note: could not remove unfinished uploads of an earlier run (" + Errors.rootMessage(e)
-          + "); the next command tries again.");
     }
+  }
+
+  private static CliFailure unusable(Path dir, IOException e) {
+    return new CliFailure(ExitCodes.USAGE, "The data directory '" + dir + "' cannot be used (" + Errors.describeIo(e)
+        + "); pass a writable directory with --data-dir.", e);
   }
 
   ObjectStore objects() {
-    return facade.objects();
+    return objects;
   }
 
   /** Where the store is, for messages. */
@@ -162,32 +194,33 @@ final class StoreSession implements AutoCloseable {
     return where;
   }
 
-  /** Attempts retried by the HTTP layer so far. */
-  long retries() {
-    return counting.retries.sum();
+  /** Whether the store is an S3 endpoint (so retries, breaker trips and cached reads can happen). */
+  boolean remote() {
+    return http != null;
   }
 
-  /** Circuit breaker trips (transitions to open) so far. */
-  long breakerTrips() {
-    return counting.breakerTrips.sum();
-  }
-
-  /** Reads served from the last-known-good cache so far. */
-  long degradedReads() {
-    return facade.stats().degradedReads();
+  /**
+   * The counters every summary ends with: attempts retried by the HTTP layer, circuit breaker trips
+   * and reads served from the last-known-good cache, for an S3 endpoint; empty for the local store,
+   * which has none of them.
+   */
+  String counters() {
+    if (!remote()) {
+      return "";
+    }
+    return "; attempts retried " + counting.retries.sum() + ", breaker trips " + counting.breakerTrips.sum()
+        + ", degraded reads " + facade.stats().degradedReads();
   }
 
   @Override
   public void close() {
     try {
-      facade.close();
+      if (facade != null) {
+        facade.close();
+      }
     } finally {
-      try {
+      if (http != null) {
         http.close();
-      } finally {
-        if (embedded != null) {
-          embedded.close();
-        }
       }
     }
   }

@@ -9,20 +9,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "verify", sortOptions = false, mixinStandardHelpOptions = true,
     description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
-        + "the store, never from a cache, and check its SHA-256 against the manifest.")
+        + "the store, never from a cache, and check its SHA-256 against the manifest; --transfers objects at a time.")
 final class VerifyCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
   String name;
 
   @Option(names = "--manifest-version", paramLabel = "ID", description = "Verify this manifest version.")
   String manifestVersion;
+
+  @Mixin
+  TransferOptions transferOptions;
 
   VerifyCommand(CliContext ctx) {
     super(ctx);
@@ -31,56 +38,93 @@ final class VerifyCommand extends BallastCommand {
   @Override
   public Integer call() {
     Manifests.checkName(name);
-    try (StoreSession session = StoreSession.open(common, ctx)) {
-      Manifests.Versioned chosen = Errors.translate(session.where(), common.bucket,
+    new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+      Manifests.Versioned chosen = Errors.translate(session.where(), null,
           () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
       Manifest m = chosen.manifest();
       long start = System.nanoTime();
-      List<String> bad = new ArrayList<>();
-      List<String> unreadable = new ArrayList<>();
-      StorageUnavailableException unavailable = null;
-      long bytes = 0;
+      List<String> bad = Collections.synchronizedList(new ArrayList<>());
+      List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
+      AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+      AtomicLong bytes = new AtomicLong();
       try (Progress progress = Progress.create("verify " + name, m.files().size(), m.totalBytes(), ctx.terminal(),
-          ctx.out(), ctx.progressInterval().toSeconds())) {
+              ctx.out(), ctx.progressInterval().toSeconds());
+          Transfers pool = new Transfers(transferOptions.transfers, transferOptions.transfers)) {
         for (ManifestEntry e : m.files()) {
-          if (unavailable != null || ctx.cancellation().cancelled()) {
+          if (unavailable.get() != null || ctx.cancellation().cancelled()) {
             unreadable.add(e.path());
             continue;
           }
-          String key = Manifest.objectKey(name, e.path());
-          try (ObjectRead read = session.objects().get(key, ReadOptions.version(e.versionId()).withAllowCache(false));
-              InputStream in = read.stream()) {
-            String sha = Sha256.copy(in, OutputStream.nullOutputStream(), progress::addBytes);
-            if (!sha.equals(e.sha256())) {
-              bad.add(e.path());
+          pool.submit(done -> {
+            try {
+              switch (verify(session, e, progress)) {
+                case MATCHES -> bytes.addAndGet(e.size());
+                case DAMAGED -> bad.add(e.path());
+              }
+            } catch (StorageUnavailableException ex) {
+              unavailable.compareAndSet(null, ex);
+              unreadable.add(e.path());
+            } catch (StorageException | IOException ex) {
+              unreadable.add(Errors.printable(e.path() + " (" + ex.getMessage() + ")"));
+            } finally {
+              progress.fileDone();
+              done.run();
             }
-            bytes += e.size();
-          } catch (IntegrityException ex) {
-            bad.add(e.path());
-          } catch (StorageUnavailableException ex) {
-            unavailable = ex;
-            unreadable.add(e.path());
-          } catch (StorageException | IOException ex) {
-            unreadable.add(Errors.printable(e.path() + " (" + ex.getMessage() + ")"));
-          }
-          progress.fileDone();
+          });
         }
+        pool.awaitAll();
       }
+      Collections.sort(bad);
+      Collections.sort(unreadable);
       java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
       bad.forEach(p -> ctx.err().println("SHA-256 mismatch: " + p));
       unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
       String totals = (m.files().size() - bad.size() - unreadable.size()) + " of " + m.files().size()
-          + " files verified, " + Summary.mib(bytes) + " in " + Summary.duration(elapsed) + " ("
-          + Summary.rate(bytes, elapsed) + "); " + counters(session) + ".";
+          + " files verified, " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
+          + Summary.rate(bytes.get(), elapsed) + ")" + counters(session) + ".";
       if (bad.isEmpty() && unreadable.isEmpty()) {
         ctx.out().println("Verify of '" + name + "' (manifest version " + chosen.version().versionId() + ") OK: " + totals);
         return ExitCodes.OK;
       }
       ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
       ctx.err().println("Backup '" + name + "' has " + bad.size() + " damaged and " + unreadable.size()
-          + " unreadable files" + (unavailable != null ? " because " + session.where() + " became unavailable" : "")
+          + " unreadable files" + (unavailable.get() != null ? " because " + session.where() + " became unavailable" : "")
           + "; back up the source again, or restore an older --manifest-version.");
-      return !bad.isEmpty() ? ExitCodes.INTEGRITY : unavailable != null ? ExitCodes.UNAVAILABLE : ExitCodes.INCOMPLETE;
+      return !bad.isEmpty() ? ExitCodes.INTEGRITY : unavailable.get() != null ? ExitCodes.UNAVAILABLE
+          : ExitCodes.INCOMPLETE;
+    }
+  }
+
+  private enum Verdict { MATCHES, DAMAGED }
+
+  /** One read buffer per transfer thread, not one per file. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[256 * 1024]);
+
+  /**
+   * Reads one object to its end. The store checks the bytes against the SHA-256 it recorded as they
+   * stream, so only a version recorded without one (written by another program) is hashed here.
+   */
+  private Verdict verify(StoreSession session, ManifestEntry e, Progress progress) throws IOException {
+    String key = Manifest.objectKey(name, e.path());
+    try (ObjectRead read = session.objects().get(key, ReadOptions.version(e.versionId()).withAllowCache(false));
+        InputStream in = read.stream()) {
+      String recorded = read.version().sha256();
+      if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
+        return Verdict.DAMAGED;
+      }
+      if (recorded.isEmpty()) {
+        return Sha256.copy(in, OutputStream.nullOutputStream(), progress::addBytes).equals(e.sha256())
+            ? Verdict.MATCHES : Verdict.DAMAGED;
+      }
+      byte[] buffer = BUFFERS.get();
+      int n;
+      while ((n = in.read(buffer)) != -1) {
+        progress.addBytes(n);
+      }
+      return Verdict.MATCHES;
+    } catch (IntegrityException ex) {
+      return Verdict.DAMAGED;
     }
   }
 }

@@ -24,16 +24,16 @@ final class VersionsCommand extends BallastCommand {
           + "path in it, e.g. 'jdk/lib/modules'.");
     }
     Manifests.checkName(key.substring(0, slash));
-    try (StoreSession session = StoreSession.open(common, ctx)) {
+    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
       List<VersionEntry> versions;
       try {
-        versions = Errors.translate(session.where(), common.bucket, () -> session.objects().versions(key));
+        versions = Errors.translate(session.where(), null, () -> session.objects().versions(key));
       } catch (IllegalArgumentException e) {
         throw new CliFailure(ExitCodes.USAGE, "'" + key + "' is not a valid object key (" + e.getMessage() + ").", e);
       }
       if (versions.isEmpty()) {
         throw new CliFailure(ExitCodes.NOT_FOUND, "No versions of '" + key + "' in " + session.where()
-            + ", bucket '" + common.bucket + "'; check the name and path with 'ballast list'.");
+            + "; check the name and path with 'ballast list'.");
       }
       ctx.out().println(key);
       for (VersionEntry v : versions) {

@@ -1,7 +1,7 @@
 /**
  * The {@code ballast} command line: {@code backup}, {@code restore}, {@code list}, {@code verify}
- * and {@code versions} over the storage facade, against any S3 endpoint or, by default, an embedded
- * S3 server whose data lives under {@code ~/.ballast/}.
+ * and {@code versions} over the storage facade, against any S3 endpoint or, by default, a local
+ * object store under {@code ~/.ballast/}, in this process.
  *
  * <p>Null rule: no method accepts or returns null unless its Javadoc says so.
  */

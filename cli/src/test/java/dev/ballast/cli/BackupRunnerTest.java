@@ -11,10 +11,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class BackupRunnerTest {
-  static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T12:00:00Z"), ZoneOffset.UTC);
+  /** Runs start a minute after the files were written, so their stat is trusted next time. */
+  static final Clock CLOCK = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1));
 
   @TempDir
   Path src;
@@ -42,9 +43,15 @@ class BackupRunnerTest {
     Files.writeString(src.resolve("z.txt"), "zzz");
   }
 
+  /** One file at a time, in path order, so that the order of puts is part of what is checked. */
   BackupRunner.Result backup(InMemoryObjectStore store, Cancellation cancel, Consumer<String> onStored) {
-    return new BackupRunner(store, "n", src, false, cancel, CLOCK, err,
-        files -> Progress.create("t", files.size(), 0, false, err, 3600), Duration.ofSeconds(5), onStored).run();
+    return backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, cancel, onStored);
+  }
+
+  BackupRunner.Result backup(InMemoryObjectStore store, BackupRunner.Settings settings, Clock clock, Cancellation cancel,
+      Consumer<String> onStored) {
+    return new BackupRunner(store, "n", src, settings, cancel, clock, err,
+        () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), onStored).run();
   }
 
   Manifest manifest(InMemoryObjectStore store) {
@@ -52,12 +59,17 @@ class BackupRunnerTest {
   }
 
   @Test
-  void unchangedMeansSameSizeAndSameSha256() {
-    ManifestEntry prev = new ManifestEntry("a", 5, "b".repeat(64), "v1", Instant.EPOCH);
-    assertThat(BackupRunner.unchanged(prev, 5, "b".repeat(64))).isTrue();
-    assertThat(BackupRunner.unchanged(prev, 6, "b".repeat(64))).isFalse();
-    assertThat(BackupRunner.unchanged(prev, 5, "c".repeat(64))).isFalse();
-    assertThat(BackupRunner.unchanged(null, 5, "b".repeat(64))).isFalse();
+  void aStatIsTheSameOnlyWhenSizeTimesAndInodeAllAre() {
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    ManifestEntry recorded = new ManifestEntry("a", 5, "b".repeat(64), "v1", t, t.plusSeconds(1), 42L);
+    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(recorded)).isTrue();
+    assertThat(new FileStat(6, t, t.plusSeconds(1), 42L).sameAs(recorded)).isFalse();
+    assertThat(new FileStat(5, t.plusNanos(1), t.plusSeconds(1), 42L).sameAs(recorded)).isFalse();
+    assertThat(new FileStat(5, t, t.plusSeconds(2), 42L).sameAs(recorded)).isFalse();
+    assertThat(new FileStat(5, t, t.plusSeconds(1), 43L).sameAs(recorded)).isFalse();
+    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(null)).isFalse();
+    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(new ManifestEntry("a", 5, "b".repeat(64), "v1", t)))
+        .as("an entry without ctime (an earlier format, or not trusted) never proves a file unchanged").isFalse();
   }
 
   @Test
@@ -75,7 +87,7 @@ class BackupRunnerTest {
   }
 
   @Test
-  void secondRunUploadsNothingButAManifestVersion() {
+  void secondRunReadsNoFileAndUploadsNothingButAManifestVersion() {
     InMemoryObjectStore store = new InMemoryObjectStore(true);
     backup(store, new Cancellation(), p -> { });
     store.puts.clear();
@@ -83,8 +95,120 @@ class BackupRunnerTest {
     assertThat(r.ok()).isTrue();
     assertThat(r.stored()).isZero();
     assertThat(r.unchanged()).isEqualTo(3);
+    assertThat(r.bytesRead()).as("bytes read from the source").isZero();
     assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
     assertThat(store.versions(Manifest.key("n"))).hasSize(2);
+  }
+
+  @Test
+  void aFileRewrittenWithItsOldSizeAndMtimeIsFoundByItsCtime() throws IOException {
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    backup(store, new Cancellation(), p -> { });
+    FileTime mtime = Files.getLastModifiedTime(src.resolve("z.txt"));
+    Files.writeString(src.resolve("z.txt"), "zzZ");
+    Files.setLastModifiedTime(src.resolve("z.txt"), mtime);
+    store.puts.clear();
+
+    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+
+    assertThat(r.stored()).isEqualTo(1);
+    assertThat(store.puts).containsExactly("n/z.txt", "n/.ballast-manifest.json");
+    assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
+        .satisfies(e -> assertThat(e.sha256()).isEqualTo(InMemoryObjectStore.sha256("zzZ".getBytes(StandardCharsets.UTF_8))));
+  }
+
+  @Test
+  void aTouchedFileIsReadButNotStoredAgain() throws IOException {
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    backup(store, new Cancellation(), p -> { });
+    String versionBefore = store.versions("n/z.txt").get(0).versionId();
+    Files.setLastModifiedTime(src.resolve("z.txt"), FileTime.from(Instant.parse("2030-01-01T00:00:00Z")));
+    store.puts.clear();
+
+    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+
+    assertThat(r.bytesRead()).isEqualTo(3);
+    assertThat(r.unchanged()).isEqualTo(3);
+    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
+        .satisfies(e -> {
+          assertThat(e.versionId()).isEqualTo(versionBefore);
+          assertThat(e.mtime()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+        });
+  }
+
+  @Test
+  void checksumReadsEveryFileAndStoresOnlyWhatDiffers() {
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    backup(store, new Cancellation(), p -> { });
+    store.puts.clear();
+
+    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, true), CLOCK, new Cancellation(), p -> { });
+
+    assertThat(r.bytesRead()).isEqualTo("hello".length() + "zzz".length());
+    assertThat(r.unchanged()).isEqualTo(3);
+    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+  }
+
+  @Test
+  void aStatTakenTooCloseToItsChangeIsNotTrustedByTheNextRun() {
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    Clock now = Clock.systemUTC();
+    backup(store, new BackupRunner.Settings(false, 1, false), now, new Cancellation(), p -> { });
+    assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNull());
+    store.puts.clear();
+
+    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, new Cancellation(), p -> { });
+
+    assertThat(r.bytesRead()).as("every file read again, none stored again").isEqualTo(8);
+    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNotNull());
+  }
+
+  @Test
+  void manyFilesStoredConcurrentlyAllLandInTheManifestInPathOrder() throws IOException {
+    for (int i = 0; i < 300; i++) {
+      Files.writeString(Files.createDirectories(src.resolve("many/d" + (i % 7))).resolve("f" + i), "content " + i);
+    }
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+
+    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 8, false), CLOCK, new Cancellation(), p -> { });
+
+    assertThat(r.ok()).isTrue();
+    assertThat(r.stored()).isEqualTo(303);
+    Manifest m = manifest(store);
+    assertThat(m.files()).hasSize(303);
+    assertThat(m.files()).extracting(ManifestEntry::path).isSorted();
+    for (ManifestEntry e : m.files()) {
+      assertThat(store.versions(Manifest.objectKey("n", e.path())).get(0).versionId()).isEqualTo(e.versionId());
+    }
+  }
+
+  @Test
+  void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
+    InMemoryObjectStore store = new InMemoryObjectStore(true) {
+      @Override
+      public synchronized ObjectVersion put(String key, ObjectContent content) {
+        ObjectVersion v = super.put(key, content);
+        if (key.equals("n/z.txt")) {
+          try {
+            Files.writeString(src.resolve("z.txt"), "zzzz"); // another program appends meanwhile
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+        return v;
+      }
+    };
+
+    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+
+    assertThat(r.ok()).isFalse();
+    assertThat(r.failed()).singleElement().satisfies(f -> {
+      assertThat(f.path()).isEqualTo("z.txt");
+      assertThat(f.reason()).contains("changed while it was being backed up");
+    });
+    assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
   }
 
   @Test

@@ -16,12 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Exit codes and messages of failures that are found before any server is started. */
+/** Exit codes and messages of failures found before any store is opened, and of the default store's setup. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BallastTest {
   @TempDir
@@ -29,7 +28,6 @@ class BallastTest {
 
   final ByteArrayOutputStream out = new ByteArrayOutputStream();
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
-  final AtomicInteger serversStarted = new AtomicInteger();
 
   int run(String... args) {
     return run(Map.of(), args);
@@ -38,12 +36,13 @@ class BallastTest {
   int run(Map<String, String> env, String... args) {
     CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8), env, home, false,
-        dataDir -> {
-          serversStarted.incrementAndGet();
-          throw new CliFailure(ExitCodes.UNAVAILABLE, "no server in unit tests");
-        },
         new Cancellation(), Clock.systemUTC(), Duration.ofSeconds(5), Duration.ofSeconds(1), p -> { });
     return Ballast.run(args, ctx);
+  }
+
+  /** Nothing was created for the default data directory: the input error was found first. */
+  void assertNoStoreOpened() {
+    assertThat(home.resolve(".ballast")).doesNotExist();
   }
 
   String err() {
@@ -73,7 +72,7 @@ class BallastTest {
     assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
     assertThat(err()).contains("does not exist; pass the directory to back up.")
         .doesNotContain("Exception").doesNotContain("\tat ");
-    assertThat(serversStarted).hasValue(0);
+    assertNoStoreOpened();
   }
 
   @Test
@@ -82,7 +81,7 @@ class BallastTest {
     assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);
     assertThat(err()).contains("The backup name 'a/b' is not usable because it contains a slash");
     assertThat(run("restore", ".ballast", dir.toString())).isEqualTo(ExitCodes.USAGE);
-    assertThat(serversStarted).hasValue(0);
+    assertNoStoreOpened();
   }
 
   @Test
@@ -95,12 +94,56 @@ class BallastTest {
   }
 
   @Test
-  void aServerThatCannotStartGivesItsExitCodeAndTheCauseOnlyWithVerbose() {
+  void aStoreThatCannotBeOpenedGivesItsExitCodeAndTheCauseOnlyWithVerbose() throws Exception {
+    Path store = Files.createDirectories(home.resolve(".ballast/ballast-backups"));
+    Files.writeString(store.resolve("index.db"), "not a database");
+
     assertThat(run("list")).isEqualTo(ExitCodes.UNAVAILABLE);
-    assertThat(err()).contains("Error: no server in unit tests").doesNotContain("Cause:");
+    assertThat(err()).contains("Error: Could not reach the local store " + store).contains("(run with --verbose")
+        .doesNotContain("Cause:").doesNotContain("\tat ");
     err.reset();
     assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.UNAVAILABLE);
-    assertThat(serversStarted).hasValue(2);
+    assertThat(err()).contains("Cause:");
+  }
+
+  @Test
+  void readingCommandsOnADataDirectoryWithoutBackupsCreateNothing() {
+    assertThat(run("list")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("No backups in the local store");
+    assertThat(run("restore", "photos", home.resolve("out").toString())).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(err()).contains("There is no backup named 'photos'");
+    assertThat(run("versions", "photos/a.jpg")).isEqualTo(ExitCodes.NOT_FOUND);
+    assertNoStoreOpened();
+  }
+
+  @Test
+  void aDataDirectoryInTheOldEmbeddedServerLayoutIsToldWhatToDoInOneSentence() throws Exception {
+    Files.createDirectories(home.resolve(".ballast/s3/ballast-backups"));
+    Path dir = Files.createDirectories(home.resolve("src"));
+
+    for (String[] args : new String[][] {{"list"}, {"backup", dir.toString()}, {"restore", "src", home.resolve("t").toString()}}) {
+      err.reset();
+      assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+      assertThat(err().lines()).singleElement().asString()
+          .contains("holds backups in the layout of the S3Mock server that ballast 0.1 embedded")
+          .contains("move that directory aside (or pass another --data-dir)");
+    }
+    assertThat(home.resolve(".ballast/ballast-backups")).doesNotExist();
+  }
+
+  @Test
+  void aBucketThatCannotBeADirectoryNameIsRefused() {
+    assertThat(run("list", "--bucket", "../up")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("The bucket name '../up' is not usable");
+    assertNoStoreOpened();
+  }
+
+  @Test
+  void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("--transfers must be between 1 and 64 but was 0");
+    assertNoStoreOpened();
   }
 
   @Test
@@ -121,11 +164,11 @@ class BallastTest {
     Path file = Files.writeString(home.resolve("f.txt"), "x");
     assertThat(run("backup", file.toString(), "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.USAGE);
     assertThat(err()).contains("is not a directory").doesNotContain("does not exist");
-    assertThat(serversStarted).hasValue(0);
+    assertThat(home.resolve("d")).doesNotExist();
   }
 
   @Test
-  void aDataDirThatIsAFileIsAnInputErrorFoundBeforeTheServerStarts() throws Exception {
+  void aDataDirThatIsAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
     Path file = Files.writeString(home.resolve("data"), "x");
     for (String[] args : new String[][] {{"list"}, {"versions", "a/b"}, {"restore", "a", home.resolve("t").toString()}}) {
       err.reset();
@@ -135,7 +178,6 @@ class BallastTest {
       assertThat(err()).contains("The data directory", "cannot be used", "--data-dir").doesNotContain("Exception");
       assertThat(err().lines()).hasSize(2);
     }
-    assertThat(serversStarted).hasValue(0);
   }
 
   @Test
@@ -147,13 +189,13 @@ class BallastTest {
   }
 
   @Test
-  void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheServerStarts() throws Exception {
+  void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
     Path file = Files.writeString(home.resolve("f.txt"), "x");
     assertThat(run("restore", "n", file.resolve("sub/dir").toString(), "--data-dir", home.resolve("d").toString()))
         .isEqualTo(ExitCodes.USAGE);
     assertThat(err()).contains("cannot be created because '" + file + "' is not a directory")
         .doesNotContain("Exception");
-    assertThat(serversStarted).hasValue(0);
+    assertThat(home.resolve("d")).doesNotExist();
   }
 
   @Test
@@ -175,11 +217,11 @@ class BallastTest {
 
   @Test
   void aSecretKeyOnTheCommandLineIsWarnedAboutInOneLineAndOnlyThen() {
-    assertThat(run("list", "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(run("list", "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.OK);
     assertThat(err()).doesNotContain("Warning");
     err.reset();
     assertThat(run("list", "--access-key", "AK", "--secret-key", "s3cr3t", "--data-dir", home.resolve("d").toString()))
-        .isEqualTo(ExitCodes.UNAVAILABLE);
+        .isEqualTo(ExitCodes.OK);
     assertThat(err().lines()).first().isEqualTo("Warning: --secret-key is visible to every local user in the "
         + "process list; set AWS_SECRET_ACCESS_KEY or use a profile in ~/.aws/credentials (--profile) instead.");
     assertThat(err().lines().filter(l -> l.startsWith("Warning"))).hasSize(1);
@@ -227,6 +269,6 @@ class BallastTest {
     } finally {
       server.stop(0);
     }
-    assertThat(serversStarted).hasValue(0);
+    assertNoStoreOpened();
   }
 }

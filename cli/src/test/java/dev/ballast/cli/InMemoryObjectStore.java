@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.storage.AlreadyExistsException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
+import dev.ballast.storage.internal.VerifyingInputStream;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
@@ -98,8 +99,9 @@ class InMemoryObjectStore implements ObjectStore {
     if (s == null || s.deleteMarker()) {
       throw new ObjectNotFoundException(key, options.versionId(), s != null, null);
     }
-    return new ObjectRead(s.version(), new ByteArrayInputStream(s.bytes()), Source.LIVE, Freshness.FRESH,
-        Duration.ZERO, null);
+    // As every store does: the bytes are checked against the recorded SHA-256 as they are read.
+    return new ObjectRead(s.version(), new VerifyingInputStream(key, new ByteArrayInputStream(s.bytes()),
+        s.bytes().length, s.version().sha256()), Source.LIVE, Freshness.FRESH, Duration.ZERO, null);
   }
 
   @Override

@@ -29,12 +29,17 @@ class ManifestTest {
   @Test
   void roundTripsEveryField() {
     Manifest m = new Manifest(1, "photos", T, false,
-        List.of(new ManifestEntry("a b/ü+x.txt", 3, SHA, "v-1", T)), List.of("missing.bin"));
+        List.of(new ManifestEntry("a b/ü+x.txt", 3, SHA, "v-1", T, T.plusNanos(123_456_789), 4242L),
+            new ManifestEntry("old.txt", 3, SHA, "v-2", T)), List.of("missing.bin"));
     Manifest back = Manifest.parse(m.toJson(), "test");
     assertThat(back).isEqualTo(m);
     assertThat(new String(m.toJson(), StandardCharsets.UTF_8))
-        .contains("\"formatVersion\" : 1", "\"complete\" : false", "\"sha256\" : \"" + SHA + "\"",
-            "\"versionId\" : \"v-1\"", "\"mtime\" : \"2026-11-29T10:15:30Z\"");
+        .contains("\"formatVersion\":1", "\"complete\":false", "\"sha256\":\"" + SHA + "\"",
+            "\"versionId\":\"v-1\"", "\"mtime\":\"2026-11-29T10:15:30Z\"",
+            "\"ctime\":\"2026-11-29T10:15:30.123456789Z\"", "\"inode\":4242")
+        .as("an entry without ctime and inode is written as earlier versions wrote it")
+        .contains("{\"path\":\"old.txt\",\"size\":3,\"sha256\":\"" + SHA + "\",\"versionId\":\"v-2\","
+            + "\"mtime\":\"2026-11-29T10:15:30Z\"}");
   }
 
   @Test

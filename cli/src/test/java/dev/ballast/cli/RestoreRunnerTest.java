@@ -36,7 +36,7 @@ class RestoreRunnerTest {
   }
 
   RestoreRunner.Result restore(Manifest m, Path target, boolean overwrite) throws IOException {
-    return new RestoreRunner(store, m, target, overwrite, new Cancellation(),
+    return new RestoreRunner(store, m, target, overwrite, 4, new Cancellation(),
         x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
   }
 
@@ -135,7 +135,7 @@ class RestoreRunnerTest {
         new ManifestEntry("next.bin", big.length, w.sha256(), w.versionId(), MTIME));
     Path target = dir.resolve("out");
 
-    RestoreRunner.Result r = new RestoreRunner(cancelling, m, target, false, cancel,
+    RestoreRunner.Result r = new RestoreRunner(cancelling, m, target, false, 1, cancel,
         x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
 
     assertThat(r.cancelled()).isTrue();

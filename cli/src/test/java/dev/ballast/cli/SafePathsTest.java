@@ -18,7 +18,7 @@ class SafePathsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"../x", "a/../../x", "a/..", "..", "/etc/passwd", "/x", "a//b", "./a", "a/./b", "a/",
-      "", "a\\..\\x", "C:/x", "a\u0000b", "a\nb"})
+      "", "C:/x", "a\u0000b", "a\nb"})
   void refusesPathsThatAreAbsoluteEscapeOrAreNotPlain(String path) {
     assertThat(SafePaths.problem(path)).isNotNull();
     assertThatThrownBy(() -> SafePaths.resolveInside(target, path))
@@ -34,6 +34,19 @@ class SafePathsTest {
     Path resolved = SafePaths.resolveInside(target, path);
     assertThat(resolved.startsWith(target.toAbsolutePath().normalize())).isTrue();
     assertThat(resolved.toString()).endsWith(path);
+  }
+
+  @Test
+  void aBackslashIsPartOfAFileNameWhereItDoesNotSeparatePaths() {
+    assertThat(SafePaths.problem("a\\b.txt", false)).isNull();
+    assertThat(SafePaths.problem("a\\..\\x", false)).isNull();
+    assertThat(SafePaths.problem("a\\b.txt", true)).contains("backslash");
+    assertThat(SafePaths.problem("a\\..\\x", true)).contains("backslash");
+    if (java.io.File.separatorChar == '/') {
+      Path resolved = SafePaths.resolveInside(target, "dir/a\\..\\x");
+      assertThat(resolved.getParent()).isEqualTo(target.toAbsolutePath().normalize().resolve("dir"));
+      assertThat(resolved.getFileName().toString()).isEqualTo("a\\..\\x");
+    }
   }
 
   @Test

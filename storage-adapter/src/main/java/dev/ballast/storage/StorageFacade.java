@@ -6,6 +6,8 @@ import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the volume. Use it for data edited a few bytes at a time (indexes, journals, disk images).
  *
  * <h2>Objects: {@link #objects()}</h2>
- * Versioned S3: every write replaces the whole object and creates a new version (SHA-256 recorded
+ * Versioned objects on S3 ({@link Builder#s3(S3Endpoint)}) or in a local directory
+ * ({@link Builder#localObjects(Path)}, a {@link LocalObjectStore}): every write replaces the whole object and creates a new version (SHA-256 recorded
  * and verified on every read); there is <b>no write at an offset</b>. To change part of an object,
  * read it, edit the bytes and write the whole object back conditionally on the version you read,
  * so a concurrent writer is detected instead of silently overwritten (a lost update):
@@ -207,7 +210,7 @@ public final class StorageFacade implements AutoCloseable {
   private LastKnownGoodStore requireObjects() {
     if (objects == null) {
       throw new IllegalStateException("an object store is required to use objects(); set "
-          + "StorageFacade.newBuilder().s3(endpoint).bucket(name), or objectStore(store)");
+          + "StorageFacade.newBuilder().s3(endpoint).bucket(name), localObjects(dir), or objectStore(store)");
     }
     return objects;
   }
@@ -220,8 +223,9 @@ public final class StorageFacade implements AutoCloseable {
 
   /**
    * Builder for {@link StorageFacade}; not thread-safe. Set {@link #localRoot(Path)} for block
-   * volumes and {@link #s3(S3Endpoint)} with {@link #bucket(String)} (or a ready
-   * {@link #objectStore(ObjectStore)}) for objects; at least one of the two.
+   * volumes and one object store: {@link #s3(S3Endpoint)} with {@link #bucket(String)},
+   * {@link #localObjects(Path)}, or a ready {@link #objectStore(ObjectStore)}; at least a local root
+   * or an object store.
    */
   public static final class Builder {
     private Path localRoot;
@@ -229,8 +233,11 @@ public final class StorageFacade implements AutoCloseable {
     private String bucket;
     private S3StoreConfig s3Config = S3StoreConfig.ofDefaults();
     private ObjectStore objectStore;
-    private LastKnownGoodConfig lastKnownGood = LastKnownGoodConfig.ofDefaults();
+    private Path localObjects;
+    private LocalStoreConfig localConfig = LocalStoreConfig.ofDefaults();
+    private LastKnownGoodConfig lastKnownGood;
     private Clock clock = Clock.systemUTC();
+    private boolean clockSet;
 
     private Builder() {}
 
@@ -268,6 +275,28 @@ public final class StorageFacade implements AutoCloseable {
     }
 
     /**
+     * Keep objects in a {@link LocalObjectStore} in {@code directory} (created when missing), in this
+     * process, with no server: versions, delete markers, conditional writes and verified reads as on
+     * S3, content stored once per SHA-256, crash-safe. The facade opens it as the directory's one
+     * writer (see {@link #localObjects(Path, LocalStoreConfig)} for a reader) and closes it on
+     * {@link StorageFacade#close()}. The last-known-good cache is off for it unless
+     * {@link #lastKnownGood(LastKnownGoodConfig)} is set: a local directory has no outage to bridge.
+     */
+    public Builder localObjects(Path directory) {
+      return localObjects(directory, LocalStoreConfig.ofDefaults());
+    }
+
+    /**
+     * As {@link #localObjects(Path)}, with the store's settings (read-only, inline threshold, key
+     * rules); {@link #clock(Clock)} set on this builder wins over the config's clock.
+     */
+    public Builder localObjects(Path directory, LocalStoreConfig config) {
+      this.localObjects = Objects.requireNonNull(directory, "directory");
+      this.localConfig = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
      * A ready object store to route object operations to instead of {@link #s3(S3Endpoint)} (for
      * example another implementation, or an in-memory one in tests). The facade adds the
      * last-known-good cache on top of it and closes it if it is {@link AutoCloseable}.
@@ -277,7 +306,10 @@ public final class StorageFacade implements AutoCloseable {
       return this;
     }
 
-    /** Last-known-good cache settings; default {@link LastKnownGoodConfig#ofDefaults()} (on). */
+    /**
+     * Last-known-good cache settings; default {@link LastKnownGoodConfig#ofDefaults()} (on), or
+     * {@link LastKnownGoodConfig#disabled()} for {@link #localObjects(Path)}.
+     */
     public Builder lastKnownGood(LastKnownGoodConfig lastKnownGood) {
       this.lastKnownGood = Objects.requireNonNull(lastKnownGood, "lastKnownGood");
       return this;
@@ -286,6 +318,7 @@ public final class StorageFacade implements AutoCloseable {
     /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      this.clockSet = true;
       return this;
     }
 
@@ -293,14 +326,20 @@ public final class StorageFacade implements AutoCloseable {
      * Builds the facade. With {@link #s3(S3Endpoint)} this opens the store, which runs the
      * capability probe once (see {@link S3ObjectStore}) and logs its result.
      *
+     * With {@link #localObjects(Path)} it opens the local store.
+     *
      * @throws IllegalStateException if nothing is configured, {@code s3} lacks a bucket (or the
-     *     reverse), or both {@code s3} and {@code objectStore} are set
+     *     reverse), or more than one of {@code s3}, {@code localObjects} and {@code objectStore} is set
      * @throws UnsupportedCapabilityException if the bucket is missing or unversioned and may not be fixed
-     * @throws StorageUnavailableException if the endpoint cannot be reached
+     * @throws StorageUnavailableException if the endpoint cannot be reached, or the local store's
+     *     directory cannot be used or has another writer
+     * @throws IllegalArgumentException if the local store's directory holds something else
      */
     public StorageFacade build() {
-      if (s3 != null && objectStore != null) {
-        throw new IllegalStateException("set either s3(endpoint) or objectStore(store), not both");
+      int stores = (s3 != null ? 1 : 0) + (objectStore != null ? 1 : 0) + (localObjects != null ? 1 : 0);
+      if (stores > 1) {
+        throw new IllegalStateException("set one of s3(endpoint), localObjects(directory) and objectStore(store), "
+            + "not several");
       }
       if (s3 != null && bucket == null) {
         throw new IllegalStateException("bucket is required with s3(endpoint); set StorageFacade.newBuilder()"
@@ -309,18 +348,24 @@ public final class StorageFacade implements AutoCloseable {
       if (s3 == null && bucket != null) {
         throw new IllegalStateException("bucket needs s3(endpoint)");
       }
-      if (localRoot == null && s3 == null && objectStore == null) {
+      if (localRoot == null && stores == 0) {
         throw new IllegalStateException("StorageFacade needs something to route to: set localRoot(dir) for block "
-            + "volumes and/or s3(endpoint).bucket(name) for objects");
+            + "volumes and/or s3(endpoint).bucket(name) or localObjects(dir) for objects");
       }
       ObjectStore store = objectStore;
+      LastKnownGoodConfig cache = lastKnownGood != null ? lastKnownGood : LastKnownGoodConfig.ofDefaults();
+      if (localObjects != null) {
+        LocalStoreConfig config = clockSet ? localConfig.toBuilder().clock(clock).build() : localConfig;
+        store = LocalObjectStore.open(localObjects, config);
+        cache = lastKnownGood != null ? lastKnownGood : LastKnownGoodConfig.disabled();
+      }
       if (s3 != null) {
         store = S3ObjectStore.open(s3, bucket, s3Config.toBuilder().clock(clock).build());
       }
       LastKnownGoodStore objects = null;
       if (store != null) {
-        objects = LastKnownGoodStore.wrap(store, lastKnownGood, clock);
-        LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), lastKnownGood);
+        objects = LastKnownGoodStore.wrap(store, cache, clock);
+        LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
       }
       return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);
     }

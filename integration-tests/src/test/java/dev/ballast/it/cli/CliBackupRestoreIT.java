@@ -3,8 +3,8 @@ package dev.ballast.it.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.ExitCodes;
-import dev.ballast.cli.S3MockServer;
 import dev.ballast.it.cli.CliHarness.Run;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
@@ -13,40 +13,52 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The main job end to end, in-process, against the embedded S3Mock server: back up a generated
- * tree, restore it byte-identical, back it up again with nothing uploaded, and refuse a crafted
- * manifest that names {@code ../x}.
+ * The main job end to end, in-process, on the default local store and on an S3 endpoint (S3Mock):
+ * back up a generated tree, restore it byte-identical, back it up again with nothing uploaded, and
+ * refuse a crafted manifest that names {@code ../x}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CliBackupRestoreIT {
   @TempDir
   static Path base;
 
-  static S3MockServer server;
+  /** Where the backups go. */
+  enum Store {
+    /** The default: the local object store under --data-dir, no server. */
+    LOCAL,
+    /** An S3 endpoint given with --endpoint. */
+    S3;
 
-  @BeforeAll
-  static void startServer() throws IOException {
-    server = S3MockServer.start(Files.createDirectories(base.resolve("data")));
+    List<String> args() {
+      return this == LOCAL ? List.of("--data-dir", base.resolve("data").toString())
+          : List.of("--endpoint", S3MockServer.endpoint().toString(), "--bucket", "cli-it", "--access-key", "ballast",
+              "--secret-key", "ballast");
+    }
+
+    StorageFacade open() {
+      return this == LOCAL
+          ? StorageFacade.newBuilder().localObjects(base.resolve("data").resolve("ballast-backups")).build()
+          : CliHarness.facade(S3MockServer.endpoint(), "cli-it");
+    }
   }
 
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
-  static Run ballast(String... args) {
-    return CliHarness.run(base.resolve("home"), CliHarness.shared(server), p -> { }, args);
+  static Run ballast(Store store, String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(store.args());
+    return CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
   }
 
   static Path generateTree(Path root) throws IOException {
@@ -69,64 +81,92 @@ class CliBackupRestoreIT {
     return root;
   }
 
-  @Test
-  void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing() throws IOException {
-    Path source = generateTree(base.resolve("tree"));
+  @ParameterizedTest
+  @EnumSource(Store.class)
+  void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(Store store) throws IOException {
+    Path source = generateTree(base.resolve("tree-" + store));
+    String name = "tree-" + store;
     Map<String, String> expected = CliHarness.hashes(source);
     assertThat(expected).hasSize(11).containsKey("nested/twenty-mib.bin").containsKey("empty.bin");
 
-    Run first = ballast("backup", source.toString());
+    Run first = ballast(store, "backup", source.toString());
     assertThat(first.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(first.out()).contains("Backup 'tree' complete: 11 files stored, 0 unchanged");
+    assertThat(first.out()).contains("Backup '" + name + "' complete: 11 files stored, 0 unchanged");
 
-    Path target = base.resolve("restored");
-    Run restore = ballast("restore", "tree", target.toString());
+    Path target = base.resolve("restored-" + store);
+    Run restore = ballast(store, "restore", name, target.toString());
     assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
     assertThat(CliHarness.hashes(target)).isEqualTo(expected);
 
-    Run second = ballast("backup", source.toString());
+    Run second = ballast(store, "backup", source.toString());
     assertThat(second.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(second.out()).contains("Nothing to upload: all 11 files are unchanged")
         .contains("0 files stored, 11 unchanged");
-    try (StorageFacade facade = CliHarness.facade(server.endpoint())) {
-      ObjectStore store = facade.objects();
-      assertThat(store.versions("tree/nested/twenty-mib.bin")).hasSize(1);
-      assertThat(store.versions("tree/ünïcødé/日本語 ✓.txt")).hasSize(1);
-      assertThat(store.versions("tree/.ballast-manifest.json")).hasSize(2);
+    try (StorageFacade facade = store.open()) {
+      ObjectStore objects = facade.objects();
+      assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
+      assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
+      assertThat(objects.versions(name + "/.ballast-manifest.json")).hasSize(2);
     }
 
-    Run list = ballast("list");
+    Run list = ballast(store, "list");
     assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(list.out()).contains("tree").contains("11 files");
-    Run verify = ballast("verify", "tree");
+    assertThat(list.out()).contains(name).contains("11 files");
+    Run verify = ballast(store, "verify", name);
     assertThat(verify.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(verify.out()).contains("11 of 11 files verified");
-    Run versions = ballast("versions", "tree/a+b=c.txt");
+    Run versions = ballast(store, "versions", name + "/a+b=c.txt");
     assertThat(versions.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(versions.out()).contains("4 B");
   }
 
-  @Test
-  void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten() throws IOException {
-    Path target = Files.createDirectories(base.resolve("victim/target"));
-    try (StorageFacade facade = CliHarness.facade(server.endpoint())) {
-      ObjectStore store = facade.objects();
-      ObjectVersion payload = store.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
+  @ParameterizedTest
+  @EnumSource(Store.class)
+  void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(Store store) throws IOException {
+    Path target = Files.createDirectories(base.resolve("victim-" + store + "/target"));
+    try (StorageFacade facade = store.open()) {
+      ObjectStore objects = facade.objects();
+      ObjectVersion payload = objects.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
       String manifest = """
           {"formatVersion": 1, "name": "evil", "createdAt": "2026-11-29T10:15:30Z", "complete": true,
            "files": [{"path": "../x", "size": 5, "sha256": "%s", "versionId": "%s",
                       "mtime": "2026-11-29T10:15:30Z"}]}
           """.formatted(payload.sha256(), payload.versionId());
-      store.put("evil/.ballast-manifest.json", ObjectContent.ofBytes(manifest.getBytes(StandardCharsets.UTF_8)));
+      objects.put("evil/.ballast-manifest.json", ObjectContent.ofBytes(manifest.getBytes(StandardCharsets.UTF_8)));
     }
 
-    Run run = ballast("restore", "evil", target.toString());
+    Run run = ballast(store, "restore", "evil", target.toString());
     assertThat(run.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
     assertThat(run.err()).contains("'../x'").contains("refused").doesNotContain("\tat ");
-    assertThat(base.resolve("victim/x")).doesNotExist();
+    assertThat(base.resolve("victim-" + store + "/x")).doesNotExist();
     try (Stream<Path> files = Files.list(target)) {
       assertThat(files).isEmpty();
     }
+  }
+
+  /**
+   * Names S3 accepts and Linux file systems allow, that the earlier embedded server refused (a
+   * backslash) or that are easy to mangle: each restores under its own name, byte-identical.
+   */
+  @Test
+  void oddFileNamesRestoreUnderTheirOwnNamesFromTheLocalStore() throws IOException {
+    Path source = Files.createDirectories(base.resolve("odd"));
+    List<String> names = List.of("a\\b.txt", "back\\\\slashes\\", " leading space", "trailing space ", "-dash",
+        "100% #hash? &amp=;", "x y+z", "tab\u00a0nbsp", "café", "cafe\u0301", "emoji \ud83d\ude00", "*star*",
+        "quote\"and'apostrophe", "ends.with.dot.", "n".repeat(255));
+    for (String n : names) {
+      Files.writeString(source.resolve(n), "content of " + n, StandardCharsets.UTF_8);
+    }
+    Files.createDirectories(source.resolve("dir\\with\\backslashes"));
+    Files.writeString(source.resolve("dir\\with\\backslashes/inside"), "inside");
+    Map<String, String> expected = CliHarness.hashes(source);
+
+    Run backup = ballast(Store.LOCAL, "backup", source.toString());
+    Run restore = ballast(Store.LOCAL, "restore", "odd", base.resolve("odd-restored").toString());
+
+    assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
+    assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
+    assertThat(CliHarness.hashes(base.resolve("odd-restored"))).isEqualTo(expected).hasSize(names.size() + 1);
   }
 }

@@ -3,8 +3,8 @@ package dev.ballast.it.cli;
 import dev.ballast.cli.Ballast;
 import dev.ballast.cli.Cancellation;
 import dev.ballast.cli.CliContext;
-import dev.ballast.cli.EmbeddedS3;
 import dev.ballast.storage.StorageFacade;
+import dev.ballast.storage.object.local.LocalStoreConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.ByteArrayOutputStream;
@@ -19,7 +19,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -32,11 +34,11 @@ final class CliHarness {
   /** What one command printed and returned. */
   record Run(int exitCode, String out, String err) {}
 
-  static Run run(Path home, EmbeddedS3.Factory servers, Consumer<String> onFileStored, String... args) {
+  static Run run(Path home, Consumer<String> onFileStored, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false, servers, new Cancellation(),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false, new Cancellation(),
         Clock.systemUTC(), Duration.ofSeconds(2), Duration.ofSeconds(2), onFileStored);
     int code = Ballast.run(args, ctx);
     Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -44,32 +46,32 @@ final class CliHarness {
     return run;
   }
 
-  /** A server factory handing out {@code server} without ever stopping it (the test owns it). */
-  static EmbeddedS3.Factory shared(EmbeddedS3 server) {
-    return dataDir -> new EmbeddedS3() {
-      @Override
-      public URI endpoint() {
-        return server.endpoint();
-      }
-
-      @Override
-      public String describe() {
-        return server.describe();
-      }
-
-      @Override
-      public void close() {
-        // owned by the test
-      }
-    };
+  /**
+   * Starts {@code ballast args} in a JVM of its own (the test class path, {@code jvmOptions} first),
+   * its output going to {@code log}: the way to kill a command mid-run, or to hold it to a heap size.
+   */
+  static Process start(List<String> jvmOptions, Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
-  /** The facade the CLI uses, opened directly against {@code server}, for checks behind its back. */
-  static StorageFacade facade(URI endpoint) {
+  /** The facade the CLI uses with {@code --endpoint}, opened directly, for checks behind its back. */
+  static StorageFacade facade(URI endpoint, String bucket) {
     return StorageFacade.newBuilder()
         .s3(S3Endpoint.newBuilder().endpoint(endpoint).credentials("ballast", "ballast").build())
-        .bucket("ballast-backups")
+        .bucket(bucket)
         .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
+        .build();
+  }
+
+  /** The local store the CLI uses by default ({@code DATA-DIR/ballast-backups}), opened read-only. */
+  static StorageFacade localReader(Path dataDir) {
+    return StorageFacade.newBuilder()
+        .localObjects(dataDir.resolve("ballast-backups"), LocalStoreConfig.builder().readOnly(true).build())
         .build();
   }
 
@@ -93,7 +95,7 @@ final class CliHarness {
   static String sha256(InputStream in) throws IOException {
     try {
       MessageDigest d = MessageDigest.getInstance("SHA-256");
-      byte[] buf = new byte[65536];
+      byte[] buf = new byte[1 << 20];
       int n;
       while ((n = in.read(buf)) >= 0) {
         d.update(buf, 0, n);

@@ -3,7 +3,6 @@ package dev.ballast.it.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ballast.cli.EmbeddedS3;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.it.support.S3Backends;
@@ -65,12 +64,6 @@ class CliOnEnvEndpointIT {
   private Run ballast(String[] endpoint, String command, String... operands) {
     String[] args = Stream.concat(Stream.concat(Stream.of(command), Stream.of(operands)), Stream.of(endpoint))
         .toArray(String[]::new);
-    return CliHarness.run(base.resolve("home"), noEmbeddedServer(), p -> { }, args);
-  }
-
-  private static EmbeddedS3.Factory noEmbeddedServer() {
-    return dataDir -> {
-      throw new IllegalStateException("no embedded server: every command here names --endpoint");
-    };
+    return CliHarness.run(base.resolve("home"), p -> { }, args);
   }
 }

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -106,7 +107,8 @@ public final class LastKnownGoodStore implements ObjectStore {
       return "object store";
     }
     String endpoint = capabilities.endpoint() == null ? "default AWS endpoint" : capabilities.endpoint().toString();
-    return "object store " + endpoint + " bucket '" + capabilities.bucket() + "'";
+    boolean bucketless = capabilities.bucket() == null || capabilities.bucket().isEmpty();
+    return "object store " + endpoint + (bucketless ? "" : " bucket '" + capabilities.bucket() + "'");
   }
 
   /**
@@ -157,6 +159,32 @@ public final class LastKnownGoodStore implements ObjectStore {
   public ObjectVersion put(String key, ObjectContent content) {
     Objects.requireNonNull(key, "key");
     return writing(key, () -> delegate.put(key, content));
+  }
+
+  /** As {@link #put}: the key's entry is dropped before the write and again once it is acknowledged. */
+  @Override
+  public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+    Objects.requireNonNull(key, "key");
+    writeEpoch.incrementAndGet();
+    entries.remove(key);
+    CompletableFuture<ObjectVersion> write;
+    try {
+      write = delegate.putAsync(key, content);
+    } catch (RuntimeException e) {
+      writeEpoch.incrementAndGet();
+      entries.remove(key);
+      throw e;
+    }
+    return write.whenComplete((v, e) -> {
+      // Also on failure: an ambiguous failure may have landed a newer version.
+      writeEpoch.incrementAndGet();
+      entries.remove(key);
+    });
+  }
+
+  @Override
+  public boolean confirmsWrites() {
+    return delegate.confirmsWrites();
   }
 
   @Override

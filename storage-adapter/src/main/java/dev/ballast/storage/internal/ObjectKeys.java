@@ -61,7 +61,7 @@ public final class ObjectKeys {
         throw new IllegalArgumentException("key must not start with '/' (allowed only with"
             + " allowDotSegmentsAndLeadingSlash) but was '" + key + "'");
       }
-      for (String segment : key.split("/", -1)) {
+      for (String segment : key.contains("..") ? key.split("/", -1) : new String[0]) {
         if (segment.equals("..")) {
           throw new IllegalArgumentException("key must not contain a '..' segment (allowed only with"
               + " allowDotSegmentsAndLeadingSlash) but was '" + key + "'");
@@ -72,6 +72,26 @@ public final class ObjectKeys {
   }
 
   private static int utf8Length(String key) {
+    int bytes = 0;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return strictUtf8Length(key); // unpaired: the encoder names the problem
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  private static int strictUtf8Length(String key) {
     try {
       return StandardCharsets.UTF_8.newEncoder()
           .onMalformedInput(CodingErrorAction.REPORT)

@@ -13,12 +13,23 @@ public final class Sha256 {
 
   private Sha256() {}
 
-  /** A new SHA-256 digest; every JDK provides it. */
-  public static MessageDigest newDigest() {
+  /** Cloned for each new digest: a provider lookup per digest costs more than hashing a small object. */
+  private static final MessageDigest PROTOTYPE = lookUp();
+
+  private static MessageDigest lookUp() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  /** A new SHA-256 digest; every JDK provides it. */
+  public static MessageDigest newDigest() {
+    try {
+      return (MessageDigest) PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return lookUp();
     }
   }
 

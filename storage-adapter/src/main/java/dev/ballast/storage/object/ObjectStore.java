@@ -8,6 +8,7 @@ import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Whole-object, versioned storage: every write replaces the whole object and creates a new
@@ -44,6 +45,40 @@ public interface ObjectStore {
    * @throws StorageUnavailableException if the store could not be reached
    */
   ObjectVersion put(String key, ObjectContent content);
+
+  /**
+   * Writes a new version of {@code key} as {@link #put} does, but lets the store acknowledge it
+   * later, so that it can make many writes durable together (group commit). The content has been
+   * read in full when this method returns (a file may then change or be deleted without affecting
+   * the write); the returned future completes with the version once it is as durable as
+   * {@code put} would have made it, or exceptionally with the exception {@code put} would have
+   * thrown. Futures may complete on another caller's thread, so dependent actions must be short.
+   *
+   * <p>The default calls {@code put} and returns its outcome as a completed future.
+   *
+   * <p>This method blocks while the content is read (and, for a store that does not group
+   * commits, while it is written): call it from as many threads as writes should run at once.
+   * @throws IllegalArgumentException if the key is invalid, before any content is read
+   */
+  default CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+    try {
+      return CompletableFuture.completedFuture(put(key, content));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Whether the SHA-256 in the {@link ObjectVersion} a successful put returns is proven to be that of
+   * the bytes the store now holds, so that a caller need not read a new version back to confirm it:
+   * a store that hashes the bytes as it writes them, or an endpoint that validates a checksum sent
+   * with the body. The default is {@link StoreCapabilities#additionalChecksums()}.
+   */
+  default boolean confirmsWrites() {
+    return capabilities().additionalChecksums();
+  }
 
   /**
    * Writes {@code key} only if no current version exists ({@code If-None-Match: *}).

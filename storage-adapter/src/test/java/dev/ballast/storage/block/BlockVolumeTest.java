@@ -4,16 +4,14 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.ChildJvm;
 import dev.ballast.storage.VolumeInUseException;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -111,20 +109,9 @@ class BlockVolumeTest {
 
   @Test
   void secondWriterInAnotherProcessIsRefused() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-            VolumeLockHolder.class.getName(), root.toString(), "cross")
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process holder = ChildJvm.start(VolumeLockHolder.class, root.toString(), "cross");
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), US_ASCII));
-      String line = CompletableFuture.supplyAsync(() -> {
-            try {
-              return out.readLine();
-            } catch (IOException e) {
-              throw new IllegalStateException(e);
-            }
-          }).get(30, TimeUnit.SECONDS);
+      String line = ChildJvm.firstLine(holder, 30);
       assertThat(line).isEqualTo("LOCKED cross");
 
       assertThatThrownBy(() -> BlockVolume.open(root, "cross"))

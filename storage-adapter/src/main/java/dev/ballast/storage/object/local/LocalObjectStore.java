@@ -1,0 +1,967 @@
+package dev.ballast.storage.object.local;
+
+import dev.ballast.storage.AlreadyExistsException;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.PreconditionFailedException;
+import dev.ballast.storage.StorageException;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.internal.ObjectKeys;
+import dev.ballast.storage.internal.Sha256;
+import dev.ballast.storage.internal.VerifyingInputStream;
+import dev.ballast.storage.object.Freshness;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.Source;
+import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.VersionEntry;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link ObjectStore} in a local directory, in this process: versions and version IDs, delete
+ * markers, conditional writes, a SHA-256 recorded with every version and verified on every read,
+ * generations, listing by prefix in UTF-8 binary order, and any key S3 accepts (a backslash, spaces,
+ * {@code a//b} and {@code dir/} included). Open it with {@link #open(Path, LocalStoreConfig)}.
+ *
+ * <h2>Layout and durability</h2>
+ * <pre>
+ *   ROOT/index.db   the version index: SQLite in WAL mode, synchronous=FULL (plus -wal, -shm)
+ *   ROOT/blobs/xx/  content files named by the SHA-256 of their bytes, xx its first two hex digits
+ *   ROOT/tmp/       content being written
+ *   ROOT/lock       held (fcntl) by the one writer process
+ * </pre>
+ * Content is addressed by its SHA-256, so identical content is stored once however many keys and
+ * versions hold it. Objects up to {@link LocalStoreConfig#inlineThreshold()} (64 KiB by default) are
+ * kept inside the index; larger ones are written to {@code tmp/}, synced, renamed into
+ * {@code blobs/xx/} and their directory synced (see {@link Blobs}) before the index may point at them.
+ * Every write then becomes durable in one SQLite transaction: a crash at any point leaves the old or
+ * the new version, never a torn one, and a write acknowledged (its future completed, its
+ * {@code put} returned) survives a power cut. Concurrent writes are committed together (group
+ * commit), so a burst of small writes costs a few syncs rather than one each; see
+ * {@link #putAsync(String, ObjectContent)}. One write is O(log n) in the number of versions, and
+ * opening a store of any size takes milliseconds (nothing is scanned).
+ *
+ * <h2>Writers and readers</h2>
+ * One process writes a directory at a time: a writer holds an exclusive lock on {@code ROOT/lock}
+ * (released by the operating system when the process dies, however it dies), and a second writer
+ * process is refused with {@link StorageUnavailableException}. Stores opened with
+ * {@link LocalStoreConfig#readOnly()} take no lock: any number of them, in any process, read beside
+ * the writer and see each write once it is acknowledged. Several writers opened in one process share
+ * the lock and are serialised by the index. When a writer opens the store it removes what a killed
+ * writer left in {@code tmp/}.
+ *
+ * <h2>Reads</h2>
+ * A read streams the content (from the index or its file, never held whole in memory beyond the
+ * inline threshold) through a check against the recorded length and SHA-256: a damaged or missing
+ * content file raises {@link IntegrityException} before the last bytes are handed over. A put of
+ * content already stored rewrites its file, which also heals a damaged copy.
+ *
+ * <h2>Memory</h2>
+ * A write streams its content through one buffer of at most 1 MiB; writes waiting for their commit
+ * hold at most 16 MiB of inline content in all (a writer beyond that waits).
+ *
+ * <p>Failures of the directory (out of space, an I/O error, a damaged index) are
+ * {@link StorageUnavailableException} naming the directory and the cause; a content source that
+ * cannot be read is {@link UncheckedIOException}; a key that breaks the rules of {@link ObjectKeys}
+ * is {@link IllegalArgumentException}. Thread-safe.
+ */
+public final class LocalObjectStore implements ObjectStore, AutoCloseable {
+
+  /** The version index's file name in the store's directory. */
+  public static final String INDEX_FILE = "index.db";
+  /** The writer lock's file name in the store's directory. */
+  public static final String LOCK_FILE = "lock";
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
+  private static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
+  private static final int MAX_BATCH = 4096;
+  /** A batch this large commits at once, without waiting for writers still reading their content. */
+  private static final int FULL_BATCH = 512;
+  /** The longest a committer waits for writers still reading their content to join its batch. */
+  private static final long GATHER_NANOS = 2_000_000;
+  /** Writes arriving less than this apart count as a stream worth gathering into one commit. */
+  private static final long ARRIVAL_GAP_NANOS = 300_000;
+  private static final int MAX_IDLE_READERS = 8;
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final Path root;
+  private final LocalStoreConfig config;
+  private final Blobs blobs;
+  private final int inlineThreshold;
+  private final StoreCapabilities capabilities;
+  private final SharedDirectory shared;
+  private final VersionIndex writer;
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final ConcurrentLinkedQueue<VersionIndex> idleReaders = new ConcurrentLinkedQueue<>();
+  private final RandomGenerator versionIds;
+  private int versionCounter;
+
+  private final Object queueLock = new Object();
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private long queuedBytes;
+  private int staging;
+  private long lastArrivalNanos;
+  private boolean committing;
+  private volatile boolean closed;
+
+  private LocalObjectStore(Path root, LocalStoreConfig config, Blobs blobs, int inlineThreshold, SharedDirectory shared,
+      VersionIndex writer) {
+    this.root = root;
+    this.config = config;
+    this.blobs = blobs;
+    this.inlineThreshold = inlineThreshold;
+    this.shared = shared;
+    this.writer = writer;
+    this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true);
+    this.versionIds = config.random().get();
+  }
+
+  /** Opens (creating if absent) the store in {@code root} as its writer; see {@link #open(Path, LocalStoreConfig)}. */
+  public static LocalObjectStore open(Path root) {
+    return open(root, LocalStoreConfig.ofDefaults());
+  }
+
+  /**
+   * Opens the store in {@code root}. A writer creates the directory and an empty store when there is
+   * none, takes the writer lock and removes temporary files a killed writer left; a reader
+   * ({@link LocalStoreConfig#readOnly()}) needs an existing store and takes no lock.
+   *
+   * @throws IllegalArgumentException if {@code root} exists, is not empty and holds no store (so a
+   *     mistyped path never fills a directory holding something else), or a reader finds no store
+   * @throws StorageUnavailableException if another process holds the writer lock, or the directory or
+   *     its index cannot be created, read or written
+   */
+  public static LocalObjectStore open(Path root, LocalStoreConfig config) {
+    Objects.requireNonNull(root, "root");
+    Objects.requireNonNull(config, "config");
+    Path dir = root.toAbsolutePath().normalize();
+    Path index = dir.resolve(INDEX_FILE);
+    Blobs blobs = new Blobs(dir);
+    if (config.readOnly()) {
+      if (!Files.isRegularFile(index)) {
+        throw new IllegalArgumentException("'" + dir + "' holds no local object store (no " + INDEX_FILE + ")");
+      }
+      VersionIndex probe = null;
+      try {
+        probe = VersionIndex.openReader(index);
+        LocalObjectStore store = new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null);
+        store.idleReaders.add(probe);
+        return store;
+      } catch (SQLException e) {
+        if (probe != null) {
+          probe.closeQuietly();
+        }
+        throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
+      }
+    }
+    boolean existed = Files.isRegularFile(index);
+    if (!existed) {
+      refuseForeignDirectory(dir);
+    }
+    SharedDirectory shared = SharedDirectory.acquire(dir);
+    VersionIndex writer = null;
+    try {
+      if (!existed) {
+        blobs.create();
+      }
+      if (shared.firstUser()) {
+        int removed = blobs.removeTemporaryFiles();
+        if (removed > 0) {
+          LOG.info("Removed {} temporary file(s) a writer of '{}' left when it stopped", removed, dir);
+        }
+      }
+      writer = VersionIndex.openWriter(index, config.inlineThreshold());
+      if (!existed) {
+        Blobs.syncDirectory(dir);
+      }
+      LocalObjectStore store = new LocalObjectStore(dir, config, blobs, writer.inlineThreshold(), shared, writer);
+      LOG.info("Local object store '{}' open for writing (inline threshold {} bytes)", dir, store.inlineThreshold);
+      return store;
+    } catch (IOException | SQLException | RuntimeException e) {
+      if (writer != null) {
+        writer.closeQuietly();
+      }
+      shared.release();
+      if (e instanceof RuntimeException r) {
+        throw r;
+      }
+      throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
+    }
+  }
+
+  /**
+   * Loads the index's SQLite driver and native library now rather than at the first
+   * {@link #open}: a command-line program can do it on a second thread while it parses its
+   * arguments, taking a few hundred milliseconds off its start. Idempotent and thread-safe; a
+   * failure is left for {@code open} to meet and report.
+   */
+  public static void preload() {
+    try {
+      VersionIndex.preload();
+    } catch (Exception | LinkageError ignored) {
+      // open() reports the same failure with its context
+    }
+  }
+
+  /** Whether {@code root} holds a local object store (its index exists). */
+  public static boolean exists(Path root) {
+    return Files.isRegularFile(root.toAbsolutePath().normalize().resolve(INDEX_FILE));
+  }
+
+  private static void refuseForeignDirectory(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw unavailable(null, "Creating the local object store directory '" + dir + "'", e);
+      }
+      return;
+    }
+    try (var entries = Files.list(dir)) {
+      List<String> names = entries.map(p -> p.getFileName().toString()).toList();
+      Set<String> ours = Set.of(LOCK_FILE, Blobs.BLOBS, Blobs.TMP, INDEX_FILE + "-wal", INDEX_FILE + "-shm",
+          INDEX_FILE + "-journal");
+      if (!ours.containsAll(names)) {
+        throw new IllegalArgumentException("'" + dir + "' is not empty and holds no local object store (no "
+            + INDEX_FILE + "); pass an empty or new directory, or one that holds a store");
+      }
+    } catch (IOException e) {
+      throw unavailable(null, "Reading the directory '" + dir + "'", e);
+    }
+  }
+
+  /** The store's directory, absolute. */
+  public Path root() {
+    return root;
+  }
+
+  /** The configuration it was opened with. */
+  public LocalStoreConfig config() {
+    return config;
+  }
+
+  /** Objects up to this many bytes are kept inside the index (fixed when the store was created). */
+  public int inlineThreshold() {
+    return inlineThreshold;
+  }
+
+  /**
+   * Endpoint: the directory's {@code file:} URI; bucket: empty; versioning, conditional writes and
+   * checksums: always (the store computes the SHA-256 of what it writes).
+   */
+  @Override
+  public StoreCapabilities capabilities() {
+    return capabilities;
+  }
+
+  /** True: the SHA-256 a put returns is computed from the very bytes the store wrote. */
+  @Override
+  public boolean confirmsWrites() {
+    return true;
+  }
+
+  // ------------------------------------------------------------------------------------------ writes
+
+  @Override
+  public ObjectVersion put(String key, ObjectContent content) {
+    return join(putAsync(key, content));
+  }
+
+  @Override
+  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+    return join(write(key, content, Condition.IF_ABSENT, null));
+  }
+
+  @Override
+  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+    Objects.requireNonNull(eTag, "eTag");
+    return join(write(key, content, Condition.IF_MATCH, eTag));
+  }
+
+  /**
+   * Reads and hashes the content on the calling thread (and, above the inline threshold, writes and
+   * syncs its file), then queues the version for the next commit and returns. The first caller to
+   * find no commit running becomes the committer: it commits everything queued (its own write and
+   * whatever other threads queued meanwhile) in one transaction, then the next batch, until the
+   * queue is empty, completing each write's future as its batch commits. Callers beyond 16 MiB of
+   * queued inline content wait before queueing.
+   */
+  @Override
+  public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+    return write(key, content, Condition.NONE, null);
+  }
+
+  private enum Condition { NONE, IF_ABSENT, IF_MATCH }
+
+  @SuppressWarnings("unchecked")
+  private CompletableFuture<ObjectVersion> write(String key, ObjectContent content, Condition condition, String eTag) {
+    validate(key);
+    Objects.requireNonNull(content, "content");
+    requireWritable();
+    if (condition != Condition.NONE) {
+      VersionIndex.Row current = read(ix -> ix.current(key), key, "Reading '" + key + "'");
+      RuntimeException refused = refusal(key, current, condition, eTag);
+      if (refused != null) {
+        throw refused; // before reading a byte of content
+      }
+    }
+    Pending pending;
+    synchronized (queueLock) {
+      staging++;
+    }
+    try {
+      pending = stage(key, content, condition, eTag);
+    } catch (RuntimeException e) {
+      synchronized (queueLock) {
+        staging--;
+        queueLock.notifyAll();
+      }
+      throw e;
+    }
+    enqueue(pending);
+    return (CompletableFuture<ObjectVersion>) (CompletableFuture<?>) pending.result;
+  }
+
+  /** Reads the content once and, above the inline threshold, publishes its file. */
+  private Pending stage(String key, ObjectContent content, Condition condition, String eTag) {
+    Blobs.Staged staged;
+    try {
+      staged = blobs.stage(content, inlineThreshold);
+    } catch (Blobs.SourceFailure e) {
+      throw new UncheckedIOException("Could not read the content to store as '" + key + "' ("
+          + e.getCause().getMessage() + ")", e.getCause());
+    } catch (IOException e) {
+      throw unavailable(key, "Writing the content of '" + key + "' to the local object store '" + root + "'", e);
+    }
+    Pending pending = new Pending(key, condition, eTag, staged);
+    if (staged.temporary() != null) {
+      shared.addPending(staged.address());
+      try {
+        pending.directoryToSync = blobs.publish(staged);
+      } catch (IOException e) {
+        shared.removePending(staged.address());
+        blobs.discard(staged);
+        throw unavailable(key, "Storing the content of '" + key + "' in the local object store '" + root + "'", e);
+      }
+    }
+    return pending;
+  }
+
+  /** Writes a delete marker, which becomes the key's current version; earlier versions stay readable. */
+  @Override
+  public VersionEntry delete(String key) {
+    validate(key);
+    requireWritable();
+    Pending marker = new Pending(key, Condition.NONE, null, null);
+    synchronized (queueLock) {
+      staging++;
+    }
+    enqueue(marker);
+    return (VersionEntry) join(marker.result);
+  }
+
+  /**
+   * Removes one version or delete marker of {@code key} for good, as S3's {@code DeleteObject} with
+   * a {@code versionId} does: when it was the current version, the newest remaining one becomes
+   * current (removing a delete marker brings the object back). Content no version refers to any more
+   * is deleted.
+   *
+   * @return whether the version existed
+   * @throws IllegalStateException if the store is read-only or closed
+   */
+  public boolean deleteVersion(String key, String versionId) {
+    validate(key);
+    Objects.requireNonNull(versionId, "versionId");
+    requireWritable();
+    byte[] unreferenced;
+    writeLock.lock();
+    try {
+      writer.begin();
+      VersionIndex.Row row = writer.version(key, versionId);
+      if (row == null) {
+        writer.rollback();
+        return false;
+      }
+      unreferenced = writer.removeVersion(row);
+      writer.commit();
+    } catch (SQLException e) {
+      rollbackQuietly();
+      throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
+    } finally {
+      writeLock.unlock();
+    }
+    if (unreferenced != null) {
+      deleteContentFileIfUnreferenced(unreferenced);
+    }
+    return true;
+  }
+
+  /** Queues a staged write (counted in {@code staging} until now) and commits if no one else is. */
+  private void enqueue(Pending pending) {
+    boolean lead;
+    synchronized (queueLock) {
+      staging--;
+      boolean interrupted = false;
+      while (committing && queuedBytes > MAX_QUEUED_BYTES && !closed) {
+        try {
+          queueLock.wait();
+        } catch (InterruptedException e) {
+          interrupted = true; // the content is read: queue it rather than drop a write half done
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      if (closed) {
+        pending.fail(new IllegalStateException("This LocalObjectStore is closed"));
+        releaseStaging(List.of(pending));
+        return;
+      }
+      queue.add(pending);
+      queuedBytes += pending.queuedBytes();
+      lead = !committing;
+      committing = true;
+      if (!lead) {
+        lastArrivalNanos = System.nanoTime();
+        // A gathering committer wakes on its own within a millisecond or so (Object.wait's
+        // granularity); wake it early only when its batch is full or no writer is left reading.
+        if (queue.size() >= FULL_BATCH || staging == 0 || queuedBytes >= MAX_QUEUED_BYTES / 2) {
+          queueLock.notifyAll();
+        }
+      }
+    }
+    if (lead) {
+      drain();
+    }
+  }
+
+  /**
+   * The committer's loop: commit batch after batch until nothing is queued. Before each batch, while
+   * other writers keep arriving (less than {@value #ARRIVAL_GAP_NANOS} ns apart) or are still
+   * reading their content, and the batch is small, it waits for them, at most
+   * {@value #GATHER_NANOS} ns, so that concurrent writers share one commit and its sync. A lone
+   * writer, or writers that each wait for their own write, never wait.
+   */
+  private void drain() {
+    while (true) {
+      List<Pending> batch = new ArrayList<>();
+      synchronized (queueLock) {
+        gather();
+        if (queue.isEmpty()) {
+          committing = false;
+          queueLock.notifyAll();
+          return;
+        }
+        while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+          Pending p = queue.poll();
+          queuedBytes -= p.queuedBytes();
+          batch.add(p);
+        }
+        queueLock.notifyAll();
+      }
+      try {
+        commit(batch);
+      } catch (RuntimeException | Error e) {
+        for (Pending p : batch) {
+          p.fail(e instanceof StorageException s ? s : unavailable(p.key, "Committing '" + p.key + "'", e));
+        }
+      }
+      releaseStaging(batch);
+      for (Pending p : batch) {
+        p.complete();
+      }
+    }
+  }
+
+  /** Waits, holding the queue's monitor between waits, while more writes are about to join the batch. */
+  private void gather() {
+    long start = System.nanoTime();
+    boolean interrupted = false;
+    while (queue.size() < FULL_BATCH && queuedBytes < MAX_QUEUED_BYTES / 2 && !closed) {
+      long now = System.nanoTime();
+      long left = start + GATHER_NANOS - now;
+      boolean streaming = now - lastArrivalNanos < ARRIVAL_GAP_NANOS;
+      if (left <= 0 || (staging == 0 && !streaming)) {
+        break;
+      }
+      long wait = Math.min(left, ARRIVAL_GAP_NANOS);
+      try {
+        queueLock.wait(wait / 1_000_000, (int) (wait % 1_000_000));
+      } catch (InterruptedException e) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void commit(List<Pending> batch) {
+    writeLock.lock();
+    try {
+      Set<Path> directories = new LinkedHashSet<>();
+      for (Pending p : batch) {
+        if (p.directoryToSync != null) {
+          directories.add(p.directoryToSync);
+        }
+      }
+      for (Path dir : directories) {
+        Blobs.syncDirectory(dir);
+      }
+      writer.begin();
+      long now = config.clock().millis();
+      for (Pending p : batch) {
+        if (p.condition != Condition.NONE) {
+          RuntimeException refused = refusal(p.key, writer.current(p.key), p.condition, p.eTag);
+          if (refused != null) {
+            p.outcome = refused;
+            continue;
+          }
+        }
+        String versionId = newVersionId(now);
+        Blobs.Staged s = p.staged;
+        if (s == null) {
+          writer.append(p.key, versionId, true, 0, null, null, now, null);
+          p.outcome = new VersionEntry(p.key, versionId, null, 0, Instant.ofEpochMilli(now), true, true);
+        } else {
+          VersionIndex.Appended a = writer.append(p.key, versionId, false, s.size(), s.address(), s.address(), now,
+              s.inline());
+          p.outcome = new ObjectVersion(p.key, versionId, eTag(versionId), s.size(), s.sha256Hex(), a.generation(),
+              Instant.ofEpochMilli(now));
+        }
+      }
+      writer.commit();
+    } catch (IOException | SQLException e) {
+      rollbackQuietly();
+      for (Pending p : batch) {
+        p.outcome = unavailable(p.key, "Committing the write of '" + p.key + "' to the local object store '" + root
+            + "'", e);
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** After a batch: content files of writes that did not commit go unless something else holds them. */
+  private void releaseStaging(List<Pending> batch) {
+    for (Pending p : batch) {
+      if (p.staged != null && p.staged.temporary() != null) {
+        shared.removePending(p.staged.address());
+        if (!(p.outcome instanceof ObjectVersion)) {
+          deleteContentFileIfUnreferenced(p.staged.address());
+        }
+      }
+    }
+  }
+
+  private void deleteContentFileIfUnreferenced(byte[] address) {
+    writeLock.lock();
+    try {
+      if (writer.inline(address) == null && !shared.isPending(address)) {
+        blobs.delete(address);
+      }
+    } catch (IOException | SQLException e) {
+      LOG.warn("Could not remove unreferenced content {} from '{}': {}", Sha256.hex(address), root, e.toString());
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * A version ID: the wall clock in milliseconds (48 bits), a counter (16 bits) and 64 random bits,
+   * in hex. Mostly increasing, so the index of version IDs grows at its end instead of taking a
+   * random page per write; unique by the random bits. Drawn only by the committer, under the write
+   * lock.
+   */
+  private String newVersionId(long nowMillis) {
+    long high = (nowMillis << 16) | (versionCounter++ & 0xffff);
+    return HEX.toHexDigits(high) + HEX.toHexDigits(versionIds.nextLong());
+  }
+
+  private void rollbackQuietly() {
+    try {
+      writer.rollback();
+    } catch (SQLException ignored) {
+      // the connection is unusable; the transaction is gone with it
+    }
+  }
+
+  /** Why a conditional write must be refused given the key's current version, or null to proceed. */
+  private static RuntimeException refusal(String key, VersionIndex.Row current, Condition condition, String eTag) {
+    boolean live = current != null && !current.deleteMarker();
+    if (condition == Condition.IF_ABSENT && live) {
+      return new AlreadyExistsException(key, null);
+    }
+    if (condition == Condition.IF_MATCH) {
+      if (!live) {
+        return new ObjectNotFoundException(key, null, current != null, null);
+      }
+      if (!eTag(current.versionId()).equals(eTag)) {
+        return new PreconditionFailedException(key, "Object '" + key + "' no longer has ETag " + eTag
+            + "; a conditional write (If-Match) was refused: read the current version and retry the edit", null);
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------------------------------- reads
+
+  @Override
+  public ObjectRead get(String key) {
+    return get(key, ReadOptions.latest());
+  }
+
+  /**
+   * Reads the latest version, or the one {@link ReadOptions#versionId()} names, verified as it is
+   * read. The store is the single source of its versions, so a read is never stale and never comes
+   * from a cache; a version without a recorded generation reads as {@link Freshness#UNKNOWN}.
+   *
+   * @throws ObjectNotFoundException if the key or version does not exist or is a delete marker
+   * @throws StorageUnavailableException if the index cannot be read
+   */
+  @Override
+  public ObjectRead get(String key, ReadOptions options) {
+    validate(key);
+    Objects.requireNonNull(options, "options");
+    String versionId = options.versionId();
+    VersionIndex.Row row = read(ix -> versionId == null ? ix.currentWithContent(key) : ix.version(key, versionId),
+        key, "Reading '" + key + "'");
+    if (row == null || row.deleteMarker()) {
+      throw new ObjectNotFoundException(key, versionId, row != null, null);
+    }
+    String recorded = row.sha256() == null ? null : Sha256.hex(row.sha256());
+    InputStream raw = open(key, row);
+    // Without a recorded SHA-256 the bytes are still checked against their address, the SHA-256 of
+    // what was stored, so damage at rest is caught either way.
+    String expected = recorded != null ? recorded : Sha256.hex(row.content());
+    ObjectVersion version = new ObjectVersion(key, row.versionId(), eTag(row.versionId()), row.size(),
+        recorded == null ? "" : recorded, row.generation(), Instant.ofEpochMilli(row.modifiedMillis()));
+    Freshness freshness = row.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
+    return new ObjectRead(version, new VerifyingInputStream(key, raw, row.size(), expected), Source.LIVE, freshness,
+        Duration.ZERO, null);
+  }
+
+  private InputStream open(String key, VersionIndex.Row row) {
+    if (row.size() == 0) {
+      return InputStream.nullInputStream();
+    }
+    if (row.inlineData() != null) {
+      return new ByteArrayInputStream(row.inlineData());
+    }
+    try {
+      return blobs.open(row.content());
+    } catch (NoSuchFileException e) {
+      throw new IntegrityException(key, "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+          + blobs.path(row.content()) + " is missing");
+    } catch (IOException e) {
+      throw unavailable(key, "Opening the content of '" + key + "'", e);
+    }
+  }
+
+  @Override
+  public List<VersionEntry> versions(String key) {
+    validate(key);
+    List<VersionIndex.Row> rows = read(ix -> ix.history(key), key, "Listing the versions of '" + key + "'");
+    List<VersionEntry> entries = new ArrayList<>(rows.size());
+    for (VersionIndex.Row r : rows) {
+      entries.add(new VersionEntry(key, r.versionId(), r.deleteMarker() ? null : eTag(r.versionId()), r.size(),
+          Instant.ofEpochMilli(r.modifiedMillis()), r.latest(), r.deleteMarker()));
+    }
+    return List.copyOf(entries);
+  }
+
+  @Override
+  public List<String> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return List.copyOf(read(ix -> ix.list(prefix), null, "Listing keys under '" + prefix + "'"));
+  }
+
+  /** One index query on an idle read connection (opening one if none is idle). */
+  private <T> T read(IndexQuery<T> query, String key, String what) {
+    ensureOpen();
+    VersionIndex ix = idleReaders.poll();
+    try {
+      if (ix == null) {
+        ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
+      }
+      T result = query.run(ix);
+      if (closed || idleReaders.size() >= MAX_IDLE_READERS) {
+        ix.closeQuietly();
+      } else {
+        idleReaders.add(ix);
+      }
+      return result;
+    } catch (SQLException e) {
+      if (ix != null) {
+        ix.closeQuietly();
+      }
+      throw unavailable(key, what + " in the local object store '" + root + "'", e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface IndexQuery<T> {
+    T run(VersionIndex index) throws SQLException;
+  }
+
+  // ------------------------------------------------------------------------------------------ common
+
+  /**
+   * Waits for queued writes to commit, then closes the index and releases the writer lock.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (queueLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      while (committing) {
+        try {
+          queueLock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    if (writer != null) {
+      writeLock.lock();
+      try {
+        writer.closeQuietly();
+      } finally {
+        writeLock.unlock();
+      }
+      shared.release();
+    }
+    VersionIndex ix;
+    while ((ix = idleReaders.poll()) != null) {
+      ix.closeQuietly();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LocalObjectStore[" + root + (writer == null ? ", read-only" : "") + "]";
+  }
+
+  private void validate(String key) {
+    ObjectKeys.validate(key, config.allowDotSegmentsAndLeadingSlash());
+  }
+
+  private void requireWritable() {
+    ensureOpen();
+    if (writer == null) {
+      throw new IllegalStateException("The local object store '" + root + "' was opened read-only");
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("This LocalObjectStore is closed");
+    }
+  }
+
+  /** The ETag of a version: its version ID, quoted, so it changes with every write (never an MD5). */
+  static String eTag(String versionId) {
+    return "\"" + versionId + "\"";
+  }
+
+  private static <T> T join(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  static StorageUnavailableException unavailable(String key, String what, Throwable cause) {
+    String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    if (outOfSpace(cause)) {
+      return new StorageUnavailableException(key, what + " failed: the store is out of space (" + message + ")", cause);
+    }
+    return new StorageUnavailableException(key, what + " failed (" + message + ")", cause);
+  }
+
+  private static boolean outOfSpace(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && (m.contains("No space left on device") || m.contains("SQLITE_FULL")
+          || m.contains("database or disk is full"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A write waiting for its commit. */
+  private static final class Pending {
+    final String key;
+    final Condition condition;
+    final String eTag;
+    final Blobs.Staged staged;
+    final CompletableFuture<Object> result = new CompletableFuture<>();
+    Path directoryToSync;
+    Object outcome;
+
+    Pending(String key, Condition condition, String eTag, Blobs.Staged staged) {
+      this.key = key;
+      this.condition = condition;
+      this.eTag = eTag;
+      this.staged = staged;
+    }
+
+    long queuedBytes() {
+      return staged == null || staged.inline() == null ? 0 : staged.inline().length;
+    }
+
+    void fail(RuntimeException e) {
+      outcome = e;
+      complete();
+    }
+
+    void complete() {
+      if (outcome instanceof RuntimeException e) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(outcome);
+      }
+    }
+  }
+
+  /**
+   * The writer lock of one directory, shared by every writer this process opens on it, and the
+   * content files they are publishing (which must not be deleted as unreferenced before their
+   * version commits).
+   */
+  private static final class SharedDirectory {
+    private static final Map<Path, SharedDirectory> OPEN = new HashMap<>();
+
+    private final Path root;
+    private final FileChannel channel;
+    private final FileLock lock;
+    private final Map<String, Integer> pending = new HashMap<>();
+    private int users;
+    private boolean first = true;
+
+    private SharedDirectory(Path root, FileChannel channel, FileLock lock) {
+      this.root = root;
+      this.channel = channel;
+      this.lock = lock;
+    }
+
+    static SharedDirectory acquire(Path root) {
+      synchronized (OPEN) {
+        SharedDirectory existing = OPEN.get(root);
+        if (existing != null) {
+          existing.users++;
+          existing.first = false;
+          return existing;
+        }
+        FileChannel channel = null;
+        try {
+          channel = FileChannel.open(root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileLock lock = channel.tryLock();
+          if (lock == null) {
+            throw new StorageUnavailableException(null, "The local object store '" + root + "' is in use by another"
+                + " writer process (it holds " + root.resolve(LOCK_FILE) + "); wait for it to finish, or open the"
+                + " store read-only to read it", null);
+          }
+          SharedDirectory shared = new SharedDirectory(root, channel, lock);
+          shared.users = 1;
+          OPEN.put(root, shared);
+          return shared;
+        } catch (IOException | OverlappingFileLockException e) {
+          closeQuietly(channel);
+          throw unavailable(null, "Taking the writer lock of the local object store '" + root + "'", e);
+        } catch (RuntimeException e) {
+          closeQuietly(channel);
+          throw e;
+        }
+      }
+    }
+
+    boolean firstUser() {
+      synchronized (OPEN) {
+        return first;
+      }
+    }
+
+    void release() {
+      synchronized (OPEN) {
+        if (--users > 0) {
+          return;
+        }
+        OPEN.remove(root);
+        try {
+          lock.release();
+        } catch (IOException ignored) {
+          // closing the channel releases it too
+        }
+        closeQuietly(channel);
+      }
+    }
+
+    synchronized void addPending(byte[] address) {
+      pending.merge(Sha256.hex(address), 1, Integer::sum);
+    }
+
+    synchronized void removePending(byte[] address) {
+      pending.computeIfPresent(Sha256.hex(address), (k, n) -> n == 1 ? null : n - 1);
+    }
+
+    synchronized boolean isPending(byte[] address) {
+      return pending.containsKey(Sha256.hex(address));
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException ignored) {
+          // nothing more to release
+        }
+      }
+    }
+  }
+}

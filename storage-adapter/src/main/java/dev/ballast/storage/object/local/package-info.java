@@ -1,0 +1,11 @@
+/**
+ * Versioned objects in a local directory, in this process:
+ * {@link dev.ballast.storage.object.local.LocalObjectStore} (content files named by their SHA-256,
+ * a SQLite version index, one writer process and any number of readers) and its
+ * {@link dev.ballast.storage.object.local.LocalStoreConfig}. Select it with
+ * {@code StorageFacade.newBuilder().localObjects(directory)}.
+ *
+ * <p>Null rule: no method accepts null unless its documentation says so; a null argument throws
+ * {@link java.lang.NullPointerException} naming the parameter.
+ */
+package dev.ballast.storage.object.local;

@@ -1,0 +1,370 @@
+package dev.ballast.storage.object.local;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.storage.AlreadyExistsException;
+import dev.ballast.storage.ChildJvm;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.internal.Sha256;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the local object store's design promises beyond the store contract: content stored once per
+ * SHA-256, any key S3 accepts, one writer process with concurrent readers, crash leftovers swept,
+ * damage at rest detected and healed, and group-committed writes that all survive a reopen.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LocalObjectStoreTest {
+
+  @TempDir
+  Path dir;
+
+  Path root() {
+    return dir.resolve("store");
+  }
+
+  static byte[] random(long seed, int size) {
+    byte[] b = new byte[size];
+    new SplittableRandom(seed).nextBytes(b);
+    return b;
+  }
+
+  static long contentFiles(Path root) throws IOException {
+    try (Stream<Path> files = Files.walk(root.resolve("blobs"))) {
+      return files.filter(Files::isRegularFile).count();
+    }
+  }
+
+  @Test
+  void versionsDeleteMarkersAndContentSurviveAReopen() {
+    ObjectVersion v1;
+    ObjectVersion v2;
+    VersionEntry marker;
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      v1 = store.put("notes/a.txt", ObjectContent.ofBytes("one".getBytes(UTF_8)));
+      v2 = store.put("notes/a.txt", ObjectContent.ofBytes(random(1, 300_000)));
+      marker = store.delete("notes/a.txt");
+    }
+
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      assertThat(store.versions("notes/a.txt")).extracting(VersionEntry::versionId)
+          .containsExactly(marker.versionId(), v2.versionId(), v1.versionId());
+      assertThat(store.versions("notes/a.txt").get(0).deleteMarker()).isTrue();
+      assertThatThrownBy(() -> store.get("notes/a.txt"))
+          .isInstanceOfSatisfying(ObjectNotFoundException.class, e -> assertThat(e.deleted()).isTrue());
+      assertThat(store.get("notes/a.txt", ReadOptions.version(v1.versionId())).readAllBytes()).isEqualTo("one".getBytes(UTF_8));
+      assertThat(store.get("notes/a.txt", ReadOptions.version(v2.versionId())).readAllBytes()).isEqualTo(random(1, 300_000));
+      assertThat(store.list("")).isEmpty();
+    }
+  }
+
+  @Test
+  void identicalContentIsStoredOnceWhateverItsKeys() throws IOException {
+    byte[] big = random(2, 200_000);
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ObjectVersion a = store.put("a/copy", ObjectContent.ofBytes(big));
+      ObjectVersion b = store.put("b/copy", ObjectContent.ofBytes(big.clone()));
+      store.put("a/copy", ObjectContent.ofBytes(big));
+      store.put("small/1", ObjectContent.ofBytes("tiny".getBytes(UTF_8)));
+      store.put("small/2", ObjectContent.ofBytes("tiny".getBytes(UTF_8)));
+
+      assertThat(a.sha256()).isEqualTo(b.sha256());
+      assertThat(a.versionId()).isNotEqualTo(b.versionId());
+      assertThat(a.eTag()).isNotEqualTo(b.eTag());
+      assertThat(contentFiles(root())).as("files holding the 200 KB content (small content lives in the index)")
+          .isEqualTo(1);
+      assertThat(store.get("b/copy").readAllBytes()).isEqualTo(big);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a\\b.txt", "dir/", "a//b", " leading space", "trailing dot.", "%2F%00", "x y+z=&?#",
+      "\u65e5\u672c\u8a9e/\u30d5\u30a1\u30a4\u30eb", "emoji \ud83d\ude00", "tab\u00a0nbsp", "*"})
+  void everyKeyS3AcceptsRoundTrips(String key) {
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      store.put(key, ObjectContent.ofBytes(key.getBytes(UTF_8)));
+      try (ObjectRead read = store.get(key)) {
+        assertThat(read.readAllBytes()).isEqualTo(key.getBytes(UTF_8));
+        assertThat(read.version().key()).isEqualTo(key);
+      }
+      assertThat(store.list("")).containsExactly(key);
+    }
+  }
+
+  @Test
+  void aKeyOfOneThousandAndTwentyFourBytesIsAccepted() {
+    String key = "\u00e9".repeat(512);
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      store.put(key, ObjectContent.ofBytes(new byte[] {1}));
+      assertThat(store.get(key).readAllBytes()).containsExactly(1);
+    }
+  }
+
+  @Test
+  void listIsInUtf8BinaryOrderAndAPrefixIsARange() {
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      for (String k : List.of("p/\u00ff", "p/z", "p/A", "p/\uffff", "p0x", "q", "p/\u00e9")) {
+        store.put(k, ObjectContent.ofBytes(new byte[] {1}));
+      }
+      assertThat(store.list("p/")).containsExactly("p/A", "p/z", "p/\u00e9", "p/\u00ff", "p/\uffff");
+      assertThat(store.list("p/\u00e9")).containsExactly("p/\u00e9");
+      assertThat(store.list("")).hasSize(7);
+    }
+  }
+
+  @Test
+  void aSecondWriterProcessIsRefusedUntilTheFirstIsGone() throws Exception {
+    LocalObjectStore.open(root()).close();
+    Process holder = ChildJvm.start(StoreLockHolder.class, root().toString());
+    try {
+      String line = ChildJvm.firstLine(holder, 60);
+      assertThat(line).isEqualTo("LOCKED");
+
+      assertThatThrownBy(() -> LocalObjectStore.open(root()))
+          .isInstanceOf(StorageUnavailableException.class)
+          .hasMessageContaining("in use by another writer process")
+          .hasMessageContaining(root().toString());
+      try (LocalObjectStore reader = LocalObjectStore.open(root(), LocalStoreConfig.builder().readOnly(true).build())) {
+        assertThat(reader.list("")).isEmpty();
+      }
+
+      holder.destroyForcibly(); // kill -9: the operating system releases the lock with the process
+      assertThat(holder.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      try (LocalObjectStore mine = LocalObjectStore.open(root())) {
+        assertThat(mine.put("k", ObjectContent.ofBytes(new byte[] {1})).size()).isEqualTo(1);
+      }
+    } finally {
+      holder.destroyForcibly();
+    }
+  }
+
+  @Test
+  void readersSeeEveryAcknowledgedWriteAndCannotWrite() {
+    try (LocalObjectStore writer = LocalObjectStore.open(root());
+        LocalObjectStore reader = LocalObjectStore.open(root(), LocalStoreConfig.builder().readOnly(true).build())) {
+      for (int i = 0; i < 20; i++) {
+        ObjectVersion v = writer.put("k", ObjectContent.ofBytes(random(i, 70_000 * (i % 2) + 10)));
+        try (ObjectRead read = reader.get("k")) {
+          assertThat(read.version().versionId()).isEqualTo(v.versionId());
+          assertThat(read.readAllBytes()).isEqualTo(random(i, 70_000 * (i % 2) + 10));
+        }
+      }
+      assertThatThrownBy(() -> reader.put("k", ObjectContent.ofBytes(new byte[1])))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("read-only");
+      assertThatThrownBy(() -> reader.delete("k")).isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
+  void aReaderNeedsAnExistingStoreAndAWriterRefusesADirectoryHoldingSomethingElse() throws IOException {
+    assertThatThrownBy(() -> LocalObjectStore.open(root(), LocalStoreConfig.builder().readOnly(true).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds no local object store");
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Files.writeString(home.resolve("thesis.tex"), "precious");
+
+    assertThatThrownBy(() -> LocalObjectStore.open(home))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not empty");
+    assertThat(Files.list(home)).containsExactly(home.resolve("thesis.tex"));
+  }
+
+  @Test
+  void temporaryFilesAKilledWriterLeftAreRemovedByTheNextWriter() throws IOException {
+    LocalObjectStore.open(root()).close();
+    Files.write(root().resolve("tmp/4f3a.tmp"), random(3, 1000));
+
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      assertThat(Files.list(root().resolve("tmp"))).isEmpty();
+    }
+  }
+
+  @Test
+  void damageAtRestIsDetectedAndAPutOfTheSameContentHealsIt() throws IOException {
+    byte[] content = random(4, 500_000);
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ObjectVersion v = store.put("photo.jpg", ObjectContent.ofBytes(content));
+      Path file = root().resolve("blobs").resolve(v.sha256().substring(0, 2)).resolve(v.sha256());
+      try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+        raf.seek(1234);
+        raf.write(content[1234] ^ 0x40);
+      }
+
+      assertThatThrownBy(() -> store.get("photo.jpg").readAllBytes())
+          .isInstanceOf(IntegrityException.class).hasMessageContaining("photo.jpg");
+
+      store.put("photo-copy.jpg", ObjectContent.ofBytes(content));
+      assertThat(store.get("photo.jpg", ReadOptions.version(v.versionId())).readAllBytes()).isEqualTo(content);
+
+      Files.delete(file);
+      assertThatThrownBy(() -> store.get("photo.jpg"))
+          .isInstanceOf(IntegrityException.class).hasMessageContaining("missing");
+    }
+  }
+
+  @Test
+  void aStreamShorterThanDeclaredStoresNothingAndLeavesNoTemporaryFile() throws IOException {
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      assertThatThrownBy(() -> store.put("short", ObjectContent.ofStream(new ByteArrayInputStream(random(5, 100_000)), 100_001)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("declared length");
+      assertThat(store.versions("short")).isEmpty();
+      assertThat(Files.list(root().resolve("tmp"))).isEmpty();
+      assertThat(contentFiles(root())).isZero();
+    }
+  }
+
+  @Test
+  void concurrentWritesAreAllDurableAfterAReopen() throws Exception {
+    int threads = 8;
+    int perThread = 300;
+    List<ObjectVersion> written = new ArrayList<>();
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<List<ObjectVersion>>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        results.add(pool.submit(() -> {
+          start.await();
+          List<CompletableFuture<ObjectVersion>> mine = new ArrayList<>();
+          for (int i = 0; i < perThread; i++) {
+            int size = i % 50 == 0 ? 100_000 : 2000 + i;
+            mine.add(store.putAsync("t" + thread + "/f" + i, ObjectContent.ofBytes(random(thread * 10_000L + i, size))));
+          }
+          return mine.stream().map(CompletableFuture::join).toList();
+        }));
+      }
+      start.countDown();
+      for (Future<List<ObjectVersion>> r : results) {
+        written.addAll(r.get(60, TimeUnit.SECONDS));
+      }
+      pool.shutdown();
+    }
+
+    try (LocalObjectStore store = LocalObjectStore.open(root(), LocalStoreConfig.builder().readOnly(true).build())) {
+      assertThat(store.list("")).hasSize(threads * perThread);
+      for (ObjectVersion v : written) {
+        try (ObjectRead read = store.get(v.key())) {
+          assertThat(read.version().versionId()).isEqualTo(v.versionId());
+          assertThat(Sha256.hex(Sha256.of(read.readAllBytes()))).isEqualTo(v.sha256());
+        }
+      }
+    }
+  }
+
+  @Test
+  void racingPutIfAbsentWritesExactlyOnce() throws Exception {
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Boolean>> attempts = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        byte[] mine = ("writer " + t).getBytes(UTF_8);
+        attempts.add(pool.submit(() -> {
+          start.await();
+          try {
+            store.putIfAbsent("lease", ObjectContent.ofBytes(mine));
+            return true;
+          } catch (AlreadyExistsException lost) {
+            return false;
+          }
+        }));
+      }
+      start.countDown();
+      int won = 0;
+      for (Future<Boolean> a : attempts) {
+        won += a.get(60, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      pool.shutdown();
+      assertThat(won).isEqualTo(1);
+      assertThat(store.versions("lease")).hasSize(1);
+    }
+  }
+
+  @Test
+  void removingVersionsFreesContentNoVersionHoldsAndAMarkersRemovalBringsTheObjectBack() throws IOException {
+    byte[] big = random(6, 150_000);
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ObjectVersion v1 = store.put("k", ObjectContent.ofBytes(big));
+      ObjectVersion other = store.put("other", ObjectContent.ofBytes(big));
+      VersionEntry marker = store.delete("k");
+
+      assertThat(store.deleteVersion("k", marker.versionId())).isTrue();
+      assertThat(store.get("k").version().versionId()).isEqualTo(v1.versionId());
+      assertThat(store.deleteVersion("k", v1.versionId())).isTrue();
+      assertThat(contentFiles(root())).as("still held by 'other'").isEqualTo(1);
+      assertThat(store.deleteVersion("other", other.versionId())).isTrue();
+
+      assertThat(contentFiles(root())).isZero();
+      assertThat(store.versions("k")).isEmpty();
+      assertThat(store.deleteVersion("k", v1.versionId())).isFalse();
+      assertThatThrownBy(() -> store.get("k"))
+          .isInstanceOfSatisfying(ObjectNotFoundException.class, e -> assertThat(e.deleted()).isFalse());
+    }
+  }
+
+  @Test
+  void generationsRiseWithEveryWriteEvenWithAStoppedClock() {
+    Clock stopped = Clock.fixed(Instant.ofEpochMilli(5000), ZoneOffset.UTC);
+    try (LocalObjectStore store = LocalObjectStore.open(root(), LocalStoreConfig.builder().clock(stopped).build())) {
+      long g1 = store.put("g", ObjectContent.ofBytes(new byte[] {1})).generation();
+      long g2 = store.put("g", ObjectContent.ofBytes(new byte[] {2})).generation();
+      store.delete("g");
+      long g4 = store.put("g", ObjectContent.ofBytes(new byte[] {4})).generation();
+
+      assertThat(g1).isEqualTo(5000);
+      assertThat(g2).isEqualTo(5001);
+      assertThat(g4).isEqualTo(5003);
+    }
+  }
+
+  @Test
+  void aSparseOrZeroFilledObjectReadsBackWhole() throws IOException {
+    Path sparse = dir.resolve("disk.img");
+    try (RandomAccessFile raf = new RandomAccessFile(sparse.toFile(), "rw")) {
+      raf.setLength(40L * 1024 * 1024);
+      raf.seek(17L * 1024 * 1024 + 3);
+      raf.write("middle".getBytes(UTF_8));
+    }
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ObjectVersion v = store.put("disk.img", ObjectContent.ofFile(sparse));
+
+      assertThat(v.size()).isEqualTo(40L * 1024 * 1024);
+      try (ObjectRead read = store.get("disk.img")) {
+        assertThat(Sha256.hex(Sha256.of(read.stream()))).isEqualTo(v.sha256());
+      }
+      try (var in = Files.newInputStream(sparse)) {
+        assertThat(Sha256.hex(Sha256.of(in))).isEqualTo(v.sha256());
+      }
+    }
+  }
+}
