@@ -36,10 +36,10 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     /** What the call waits for now: the exchange, a bulkhead wait or a backoff. */
     private volatile Future<?> waitingFor;
 
-    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
               boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
               PushPromiseHandler<T> pushHandler) {
-        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
+        super(dependency, request, idempotentOrKeyed, keyed, replayable, startNanos, deadline,
                 pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
         this.handler = handler;

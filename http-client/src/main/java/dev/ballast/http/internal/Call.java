@@ -22,6 +22,8 @@ abstract class Call {
     final HttpRequest request;
     /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
     final boolean idempotentOrKeyed;
+    /** Whether the request carries an idempotency key (ours or the caller's). */
+    final boolean keyed;
     final boolean replayable;
     final long startNanos;
     final Deadline deadline;
@@ -36,11 +38,12 @@ abstract class Call {
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
     private volatile int retryPending;
 
-    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean replayable, long startNanos,
-         Deadline deadline, int maxAttempts, long correlationSeed) {
+    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed, boolean replayable,
+         long startNanos, Deadline deadline, int maxAttempts, long correlationSeed) {
         this.dependency = dependency;
         this.request = request;
         this.idempotentOrKeyed = idempotentOrKeyed;
+        this.keyed = keyed;
         this.replayable = replayable;
         this.startNanos = startNanos;
         this.deadline = deadline;

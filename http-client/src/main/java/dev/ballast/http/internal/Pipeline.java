@@ -118,7 +118,8 @@ public final class Pipeline {
             // so a rejection costs one exception and no more.
             first = permitOrReject(dependency);
         }
-        SyncCall call = new SyncCall(this, dependency, effective, idempotentOrKeyed(request, effective),
+        boolean keyed = keyed(request, effective);
+        SyncCall call = new SyncCall(this, dependency, effective, keyed || idempotent(request), keyed,
                 Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
         register(call, first);
@@ -149,7 +150,8 @@ public final class Pipeline {
                 return CompletableFuture.failedFuture(open);
             }
         }
-        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed(request, effective),
+        boolean keyed = keyed(request, effective);
+        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, keyed || idempotent(request), keyed,
                 Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong(), handler, pushHandler);
         try {
@@ -190,12 +192,14 @@ public final class Pipeline {
         return Requests.withHeader(request, idempotencyKeys.headerName(), idempotencyKeys.newKey());
     }
 
-    /** Whether an ambiguous failure of the call may be retried: idempotent method or idempotency key. */
-    private boolean idempotentOrKeyed(HttpRequest request, HttpRequest effective) {
-        if (effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()) {
-            return true;
-        }
-        return !Requests.declaredNonIdempotent(request) && IdempotencyKeys.isIdempotentMethod(request.method());
+    /** Whether the request every attempt sends carries an idempotency key: ours, or the caller's own. */
+    private boolean keyed(HttpRequest request, HttpRequest effective) {
+        return effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
+    }
+
+    /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */
+    private static boolean idempotent(HttpRequest request) {
+        return IdempotencyKeys.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */

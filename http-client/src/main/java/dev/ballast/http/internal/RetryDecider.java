@@ -51,7 +51,8 @@ final class RetryDecider {
 
     /** Decides about an attempt that produced a response with these status and headers. */
     AttemptOutcome onResponse(Call call, int attempt, int statusCode, HttpHeaders headers) {
-        Outcome outcome = classifier.classifyResponse(statusCode, headers);
+        Outcome outcome = call.keyed ? classifier.classifyKeyedResponse(statusCode, headers)
+                : classifier.classifyResponse(statusCode, headers);
         return decide(call, attempt, outcome, headers);
     }
 

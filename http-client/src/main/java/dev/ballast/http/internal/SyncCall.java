@@ -43,9 +43,9 @@ final class SyncCall extends Call {
     private volatile int region;
     private volatile IOException abortCause;
 
-    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
              boolean replayable, long startNanos, Deadline deadline, long correlationSeed) {
-        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
+        super(dependency, request, idempotentOrKeyed, keyed, replayable, startNanos, deadline,
                 pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
     }
