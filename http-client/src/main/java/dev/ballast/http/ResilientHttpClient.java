@@ -545,9 +545,11 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         /**
          * Sets how many dependency keys the client keeps state for (a circuit breaker, bulkhead and
          * retry budget each). Beyond that, the least recently used <em>idle</em> dependency is
-         * forgotten: no call in flight or in a backoff, bulkhead free and breaker CLOSED; its next call
-         * starts with fresh state. A dependency whose breaker is OPEN or HALF_OPEN, or that has calls in
-         * flight, is never forgotten, so eviction never lifts a protection. If not set,
+         * forgotten: no call in flight or in a backoff, bulkhead free, and a breaker that is CLOSED,
+         * HALF_OPEN, or OPEN with its open duration over (its next call would be a probe anyway); its
+         * next call starts with fresh state. A dependency whose breaker is within its open duration, or
+         * that has calls in flight, is never forgotten, so eviction never lifts a protection, and dead
+         * dependencies nobody calls any more do not hold state past their open duration. If not set,
          * {@link #DEFAULT_MAX_DEPENDENCIES}.
          *
          * @param maxDependencies at least 1

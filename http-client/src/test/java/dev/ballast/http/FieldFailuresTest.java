@@ -5,6 +5,8 @@ import static dev.ballast.http.ScriptedHttpClient.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.ballast.http.breaker.BreakerConfig;
+import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.idempotency.IdempotencyKeys;
 import dev.ballast.http.retry.Backoff;
@@ -102,6 +104,72 @@ class FieldFailuresTest {
         assertThat(delegate.requests).hasSize(1);
     }
 
+    // ---- 2. state for dead dependencies goes away: an OPEN breaker past its open window is idle ------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void fortyDeadHostsWithOpenBreakers_thenFortyHealthyOnes_keepAtMostMaxDependenciesStates(CallMode mode)
+            throws Exception {
+        ResilientHttpClient client = builder()
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .maxDependencies(4)
+                .defaultPolicy(DependencyPolicy.builder()
+                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
+                                .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
+                        .build())
+                .build();
+        for (int i = 0; i < 40; i++) {
+            delegate.then(status(500));
+            mode.call(client, get("http://dead-" + i + ".test/"), BodyHandlers.discarding());
+        }
+        // while their open windows last, the OPEN breakers are the protection and are all kept
+        assertThat(heldStates(client)).isEqualTo(40);
+
+        ticker.advance(Duration.ofMillis(400));
+        for (int i = 0; i < 40; i++) {
+            delegate.then(status(200));
+            mode.call(client, get("http://healthy-" + i + ".test/"), BodyHandlers.discarding());
+        }
+
+        assertThat(heldStates(client)).isLessThanOrEqualTo(4);
+        assertThat(client.dependencyStatus("http://healthy-39.test:80")).isPresent();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void anOpenBreakerWithinItsOpenWindow_isStillNeverEvicted(CallMode mode) throws Exception {
+        ResilientHttpClient client = builder()
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .maxDependencies(1)
+                .defaultPolicy(DependencyPolicy.builder()
+                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
+                                .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
+                        .build())
+                .build();
+        delegate.then(status(500));
+        mode.call(client, get("http://dead.test/"), BodyHandlers.discarding());
+        ticker.advance(Duration.ofMillis(99));
+        delegate.then(status(200));
+
+        mode.call(client, get("http://healthy.test/"), BodyHandlers.discarding());
+
+        assertThat(client.dependencyStatus("http://dead.test:80").orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
+    }
+
+    private static int heldStates(ResilientHttpClient client) {
+        int held = 0;
+        for (int i = 0; i < 40; i++) {
+            held += client.dependencyStatus("http://dead-" + i + ".test:80").isPresent() ? 1 : 0;
+            held += client.dependencyStatus("http://healthy-" + i + ".test:80").isPresent() ? 1 : 0;
+        }
+        return held;
+    }
+
+    private static HttpRequest get(String uri) {
+        return HttpRequest.newBuilder(URI.create(uri)).GET().build();
+    }
+
     // ---- 8. the Idempotency-Key header's own protocol: 409 in progress, 422 key reused -------------
 
     @ParameterizedTest
@@ -120,7 +188,7 @@ class FieldFailuresTest {
         String key = delegate.requests.get(0).headers().firstValue("Idempotency-Key").orElseThrow();
         assertThat(delegate.requests.get(1).headers().firstValue("Idempotency-Key")).contains(key);
         assertThat(client.dependencyStatus("http://api.test:80").orElseThrow().breakerState())
-                .isEqualTo(dev.ballast.http.breaker.BreakerState.CLOSED);
+                .isEqualTo(BreakerState.CLOSED);
     }
 
     @ParameterizedTest

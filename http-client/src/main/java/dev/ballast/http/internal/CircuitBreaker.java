@@ -133,6 +133,20 @@ public final class CircuitBreaker {
     }
 
     /**
+     * Tells whether forgetting this breaker at {@code nowNanos} lifts no protection: it is CLOSED; or
+     * OPEN with its open duration over (its next call would be a half-open probe anyway); or
+     * HALF_OPEN (the caller checks that no call of the dependency is in flight, so no probe is
+     * outstanding). Lock-free; a concurrent transition may make the answer stale at once.
+     *
+     * @param nowNanos a reading of this breaker's ticker
+     * @return whether the breaker holds nothing worth keeping
+     */
+    public boolean atRest(long nowNanos) {
+        BreakerState current = state;
+        return current != BreakerState.OPEN || openUntil - nowNanos <= 0;
+    }
+
+    /**
      * Returns how long an OPEN breaker keeps rejecting calls before it admits a probe.
      *
      * @return the remaining open time; {@link Duration#ZERO} unless OPEN with time remaining

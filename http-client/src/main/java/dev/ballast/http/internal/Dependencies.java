@@ -18,10 +18,11 @@ import java.util.random.RandomGenerator;
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
  * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
- * breaker CLOSED); a later call to it starts afresh with a new breaker, bulkhead and retry budget.
- * Dependencies that are not idle are never evicted, because forgetting an OPEN breaker or a busy
- * bulkhead would silently lift the protection it provides; so while more than {@code maxDependencies}
- * keys are busy or open at once the map holds them all. Keys with an explicit policy are evicted like
+ * breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call to it starts afresh
+ * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
+ * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
+ * protection it provides; so while more than {@code maxDependencies} keys are busy or within an open
+ * duration at once the map holds them all. Keys with an explicit policy are evicted like
  * any other (their policy is looked up again on re-creation).
  *
  * <p>Thread-safe: a dependency is taken with {@link #acquire(String)} and given back with
@@ -69,7 +70,7 @@ final class Dependencies {
             return d;
         });
         if (byName.size() > maxDependencies) {
-            evictIdle();
+            evictIdle(now);
         }
         return dependency;
     }
@@ -87,11 +88,11 @@ final class Dependencies {
         return byName.size();
     }
 
-    private void evictIdle() {
+    private void evictIdle(long now) {
         while (byName.size() > maxDependencies) {
             Dependency oldest = null;
             for (Dependency d : byName.values()) {
-                if (d.idle() && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
+                if (d.idle(now) && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
                     oldest = d;
                 }
             }
@@ -100,7 +101,7 @@ final class Dependencies {
             }
             Dependency candidate = oldest;
             // Re-checked under the key's lock, and retired there: an acquire that finds it retired makes a new one.
-            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle() && d.retire() ? null : d);
+            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle(now) && d.retire() ? null : d);
             if (byName.get(candidate.name()) == candidate) {
                 return; // became busy meanwhile; try again on the next acquire rather than spin
             }

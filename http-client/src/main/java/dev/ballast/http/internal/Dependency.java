@@ -3,7 +3,6 @@ package dev.ballast.http.internal;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyStatus;
-import dev.ballast.http.breaker.BreakerState;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -58,12 +57,15 @@ record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int ma
     }
 
     /**
-     * Whether forgetting this dependency loses nothing a caller relies on: no call in flight or in a
-     * backoff, every bulkhead permit free, and a CLOSED breaker (an OPEN or HALF_OPEN one is the very
-     * protection that must not be reset by eviction).
+     * Whether forgetting this dependency at {@code nowNanos} loses nothing a caller relies on: no call
+     * in flight or in a backoff, every bulkhead permit free, and a breaker at rest: CLOSED, HALF_OPEN
+     * with no probe out (no call in flight), or OPEN with its open duration over. An OPEN breaker
+     * within its open duration is the very protection eviction must not reset; once that duration is
+     * over its next call is a probe either way, and keeping it forever would let dead dependencies
+     * grow the state without bound.
      */
-    boolean idle() {
-        return activeCalls.get() == 0 && breaker.state() == BreakerState.CLOSED
+    boolean idle(long nowNanos) {
+        return activeCalls.get() == 0 && breaker.atRest(nowNanos)
                 && bulkhead.availablePermits() == maxConcurrentCalls && bulkhead.waitingCalls() == 0;
     }
 }
