@@ -187,12 +187,15 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     private final HttpClient delegate;
     private final Pipeline pipeline;
     private final ScheduledExecutorService ownedScheduler;
+    private final boolean defaultResolver;
     private final AtomicBoolean shutdown = new AtomicBoolean();
 
-    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler) {
+    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler,
+                                boolean defaultResolver) {
         this.delegate = delegate;
         this.pipeline = pipeline;
         this.ownedScheduler = ownedScheduler;
+        this.defaultResolver = defaultResolver;
         if (ownedScheduler != null) {
             pipeline.onIdleAfterShutdown(ownedScheduler::shutdown);
         }
@@ -210,12 +213,22 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     /**
      * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
      *
-     * @param dependency the dependency key, as produced by the dependency resolver
-     * @return the status, or empty if no call has been made to that dependency yet
+     * @param dependency the dependency key, as produced by the dependency resolver; with the default
+     *     resolver, normalised as {@link Builder#dependency(String, DependencyPolicy)} normalises it
+     * @return the status, or empty if no call has been made to that dependency yet (or its idle state
+     *     was evicted)
      * @throws NullPointerException if {@code dependency} is null
      */
     public Optional<DependencyStatus> dependencyStatus(String dependency) {
-        return pipeline.status(Objects.requireNonNull(dependency, "dependency"));
+        Objects.requireNonNull(dependency, "dependency");
+        if (defaultResolver) {
+            try {
+                return pipeline.status(Requests.normalizedDependencyKey(dependency));
+            } catch (IllegalArgumentException notAnOrigin) {
+                return Optional.empty();
+            }
+        }
+        return pipeline.status(dependency);
     }
 
     @Override
@@ -565,7 +578,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         }
 
         /**
-         * Sets the policy of one dependency, replacing the default policy for it.
+         * Sets the policy of one dependency, replacing the default policy for it. With the default
+         * dependency resolver the key is normalised by {@link #build()} the way requests are resolved:
+         * scheme and host lower-cased, the scheme's default port filled in, the path dropped, so
+         * {@code "https://API.example.com/"} is {@code "https://api.example.com:443"}. Host names are
+         * compared as written, without DNS: a policy for {@code 127.0.0.1} does not apply to requests
+         * to {@code localhost} ({@code build()} cannot know, but the first call to such a near miss
+         * logs a WARN naming both). With a custom {@link #dependencyResolver(Function)} the key is taken
+         * as given.
          *
          * @param dependency the dependency key, e.g. {@code "https://api.example.com:443"}
          * @param policy the policy
@@ -691,6 +711,10 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          *
          * @return a new client
          * @throws IllegalStateException if both {@link #delegate(HttpClient)} and JDK options were set
+         * @throws IllegalArgumentException with the default dependency resolver, if a key given to
+         *     {@link #dependency(String, DependencyPolicy)} cannot name any request's dependency (not an
+         *     {@code http} or {@code https} URI with a host, or with user info, query or fragment), or if
+         *     two keys name the same dependency
          */
         @Override
         public ResilientHttpClient build() {
@@ -698,14 +722,32 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                 throw new IllegalStateException("delegate(HttpClient) cannot be combined with JDK builder options "
                         + jdkOptions + "; configure the delegate instead");
             }
+            boolean defaultResolver = dependencyResolver instanceof Requests.DefaultDependencyResolver;
+            Map<String, DependencyPolicy> byDependency = defaultResolver ? normalized(policies) : Map.copyOf(policies);
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
-                    totalTimeout, attemptTimeout, dependencyResolver, policies, defaultPolicy,
+                    totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultPolicy,
                     new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned,
                     maxDependencies));
-            return new ResilientHttpClient(wrapped, pipeline, owned);
+            return new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
+        }
+
+        /** The policies by normalised key; two keys that name one dependency are a mistake, not a choice. */
+        private static Map<String, DependencyPolicy> normalized(Map<String, DependencyPolicy> given) {
+            Map<String, DependencyPolicy> byKey = new HashMap<>();
+            Map<String, String> givenAs = new HashMap<>();
+            for (Map.Entry<String, DependencyPolicy> entry : given.entrySet()) {
+                String key = Requests.normalizedDependencyKey(entry.getKey());
+                String earlier = givenAs.putIfAbsent(key, entry.getKey());
+                if (earlier != null) {
+                    throw new IllegalArgumentException("dependency keys '" + earlier + "' and '" + entry.getKey()
+                            + "' both name the dependency '" + key + "'; give it one policy");
+                }
+                byKey.put(key, entry.getValue());
+            }
+            return Map.copyOf(byKey);
         }
 
         private static void warnAboutJdkRetries() {

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@link Dependency} per dependency key, created on first use from that key's policy.
@@ -30,6 +32,8 @@ import java.util.random.RandomGenerator;
  * with respect to an acquire of the same key.
  */
 final class Dependencies {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
     private final Map<String, DependencyPolicy> policies;
     private final DependencyPolicy defaultPolicy;
@@ -109,11 +113,37 @@ final class Dependencies {
     }
 
     private Dependency create(String name) {
-        DependencyPolicy policy = policies.getOrDefault(name, defaultPolicy);
+        DependencyPolicy policy = policies.get(name);
+        if (policy == null) {
+            policy = defaultPolicy;
+            warnIfNearMiss(name);
+        }
         CircuitBreaker breaker = new CircuitBreaker(name, policy.breaker(), ticker, random, breakerListener);
         Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
         RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
         return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
                 new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder());
+    }
+
+    /**
+     * Logs a WARN when a dependency without a policy of its own has the scheme and port of one that
+     * has a policy but another host name ({@code localhost} against {@code 127.0.0.1}): the likely
+     * reason that policy never applies, since host names are compared as written, without DNS.
+     */
+    private void warnIfNearMiss(String name) {
+        int schemeEnd = name.indexOf("://");
+        int portStart = name.lastIndexOf(':');
+        if (policies.isEmpty() || schemeEnd < 0 || portStart <= schemeEnd) {
+            return;
+        }
+        String scheme = name.substring(0, schemeEnd);
+        String port = name.substring(portStart);
+        for (String configured : policies.keySet()) {
+            if (configured.startsWith(scheme + "://") && configured.endsWith(port)) {
+                LOG.warn("dependency {} has no policy of its own and gets the default policy, although {} has one:"
+                        + " dependency keys compare host names as written, without DNS", name, configured);
+                return;
+            }
+        }
     }
 }
