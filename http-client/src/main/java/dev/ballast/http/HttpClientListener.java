@@ -60,7 +60,8 @@ public interface HttpClientListener {
     /**
      * Called when an attempt is rejected without any network call because the dependency's circuit
      * breaker is open or its bulkhead is full. Rejections are also counted per dependency
-     * ({@link DependencyStatus}) and logged at DEBUG only, so a storm of them costs no log I/O.
+     * ({@link DependencyStatus}); a storm of them costs no log I/O: a circuit-open rejection is logged
+     * only as the first of its open period (one INFO line), a bulkhead rejection at DEBUG.
      *
      * @param dependency the dependency key
      * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}

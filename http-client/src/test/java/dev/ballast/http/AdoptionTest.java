@@ -7,12 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -142,16 +139,104 @@ class AdoptionTest {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("http://127.0.0.1:8089", bulkheadOfOne()).build();
         delegate.then(status(200));
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            client.send(HttpRequest.newBuilder(URI.create("http://localhost:8089/")).build(), BodyHandlers.discarding());
-        } finally {
-            System.setErr(originalErr);
-        }
 
-        assertThat(captured.toString(StandardCharsets.UTF_8))
+        List<String> lines = LogCapture.linesMentioning("http://localhost:8089", () -> client.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:8089/")).build(), BodyHandlers.discarding()));
+
+        assertThat(lines).singleElement().asString()
                 .contains("WARN", "http://localhost:8089", "http://127.0.0.1:8089", "without DNS");
+    }
+
+    // ---- 8. one log line per event, at the right level --------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void a404ThatIsSimplyReturned_isNotLoggedAtInfo(CallMode mode) throws Exception {
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).build();
+        delegate.then(status(404)).then(status(400));
+
+        List<String> lines = LogCapture.linesMentioning("http://logs-404.test", () -> {
+            mode.call(client, HttpRequest.newBuilder(URI.create("http://logs-404.test/missing")).build(),
+                    BodyHandlers.discarding());
+            // the storage probe's deliberately refused PUT is the same case
+            mode.call(client, HttpRequest.newBuilder(URI.create("http://logs-404.test/.ballast/probe"))
+                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("x")).build(), BodyHandlers.discarding());
+        });
+
+        assertThat(lines).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aBreakerTransitionIsLoggedOnce(CallMode mode) throws Exception {
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
+                .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
+                .defaultPolicy(DependencyPolicy.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                        .consecutiveFailureThreshold(1).build()).build())
+                .build();
+        delegate.then(status(500));
+
+        List<String> lines = LogCapture.linesMentioning("http://logs-breaker.test", () -> mode.call(client,
+                HttpRequest.newBuilder(URI.create("http://logs-breaker.test/")).build(), BodyHandlers.discarding()));
+
+        assertThat(lines).filteredOn(line -> line.contains("circuit breaker transition")).singleElement().asString()
+                .contains("WARN", "from=CLOSED", "to=OPEN");
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void rejectionsWhileTheBreakerIsOpen_areLoggedOncePerOpenPeriod_andCountedEachTime(CallMode mode)
+            throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
+                .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
+                .defaultPolicy(DependencyPolicy.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                        .consecutiveFailureThreshold(1).openStateJitter(0)
+                        .waitDurationInOpenState(java.time.Duration.ofSeconds(5)).build()).build())
+                .build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://logs-open.test/")).build();
+        delegate.then(status(500)).then(status(500));
+
+        List<String> lines = LogCapture.linesMentioning("http://logs-open.test", () -> {
+            mode.call(client, request, BodyHandlers.discarding());      // opens the breaker
+            for (int i = 0; i < 50; i++) {
+                outcome(mode, client, request);                         // rejected: first open period
+            }
+            ticker.advance(java.time.Duration.ofSeconds(6));
+            mode.call(client, request, BodyHandlers.discarding());      // the probe fails: open again
+            for (int i = 0; i < 50; i++) {
+                outcome(mode, client, request);                         // rejected: second open period
+            }
+        });
+
+        assertThat(lines).filteredOn(line -> line.contains("rejects calls")).hasSize(2)
+                .allSatisfy(line -> assertThat(line).contains("INFO", "circuitOpenRejections"));
+        assertThat(lines).filteredOn(line -> line.contains("outcome=rejected")).isEmpty();
+        assertThat(client.dependencyStatus("http://logs-open.test:80").orElseThrow().circuitOpenRejections())
+                .isEqualTo(100);
+        assertThat(delegate.requests).hasSize(2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aTotalTimeoutGiveUpIsLoggedOnce(CallMode mode) throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
+                .totalTimeout(java.time.Duration.ofSeconds(2)).build();
+        delegate.then(hang());
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://logs-timeout.test/slow")).build();
+
+        List<String> lines = LogCapture.linesMentioning("http://logs-timeout.test", () -> {
+            Future<Throwable> call = callers.submit(() -> outcome(mode, client, request));
+            awaitTrue("exchange started", () -> delegate.requests.size() == 1);
+            ticker.advance(java.time.Duration.ofSeconds(3));
+            assertThat(call.get(10, TimeUnit.SECONDS)).isInstanceOf(java.net.http.HttpTimeoutException.class)
+                    .hasMessageContaining("total timeout");
+            client.shutdown();
+            assertThat(client.awaitTermination(java.time.Duration.ofSeconds(5))).isTrue();
+        });
+
+        assertThat(lines).filteredOn(line -> line.contains("gave_up")).singleElement().asString()
+                .contains("WARN", "total timeout exceeded");
     }
 }

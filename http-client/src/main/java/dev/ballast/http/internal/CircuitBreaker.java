@@ -64,6 +64,11 @@ public final class CircuitBreaker {
      * Written under lock before {@link #state} becomes OPEN.
      */
     private volatile long openUntil;
+    /** How many times the breaker has opened; written under lock before {@link #state} becomes OPEN. */
+    private volatile long openPeriods;
+    /** The open period whose first rejection has been claimed by {@link #firstRejectionOfOpenPeriod()}. */
+    @SuppressWarnings("unused") // accessed through REJECTION_CLAIMED
+    private volatile long rejectionClaimed;
 
     // Everything below is guarded by lock.
     private long generation;
@@ -218,6 +223,19 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * Claims the first rejection of the current open period: true exactly once per period (for the
+     * one rejection that logs it), false for every other. Lock-free: one volatile read on the common
+     * path.
+     *
+     * @return whether the caller's rejection is the first of this open period
+     */
+    public boolean firstRejectionOfOpenPeriod() {
+        long period = openPeriods;
+        long claimed = rejectionClaimed;
+        return claimed != period && REJECTION_CLAIMED.compareAndSet(this, claimed, period);
+    }
+
     private long remainingOpenNanos(long now) {
         return Math.max(0, openNanos - (now - openedAt));
     }
@@ -286,6 +304,7 @@ public final class CircuitBreaker {
                 openedAt = now;
                 openNanos = jitteredOpenNanos();
                 openUntil = Durations.saturatedAdd(now, openNanos);
+                openPeriods++;
             }
             case HALF_OPEN -> {
                 halfOpenedAt = now;
@@ -409,10 +428,13 @@ public final class CircuitBreaker {
     }
 
     private static final VarHandle REPORTED;
+    private static final VarHandle REJECTION_CLAIMED;
 
     static {
         try {
             REPORTED = MethodHandles.lookup().findVarHandle(GenerationPermit.class, "reported", int.class);
+            REJECTION_CLAIMED = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "rejectionClaimed",
+                    long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

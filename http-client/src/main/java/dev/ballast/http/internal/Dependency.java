@@ -52,8 +52,16 @@ record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int ma
         return activeCalls.compareAndSet(0, -1);
     }
 
+    /** Counts a rejection; the first circuit-open rejection of each open period is also logged, once. */
     void countRejection(CallRejectedException rejection) {
-        (rejection instanceof CircuitOpenException ? circuitOpenRejections : bulkheadFullRejections).increment();
+        if (rejection instanceof CircuitOpenException open) {
+            circuitOpenRejections.increment();
+            if (breaker.firstRejectionOfOpenPeriod()) {
+                Listeners.firstRejectionOfOpenPeriod(name, open);
+            }
+        } else {
+            bulkheadFullRejections.increment();
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerState;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Fans events out to the SLF4J log and to every registered {@link HttpClientListener}; itself the
@@ -17,10 +19,12 @@ import org.slf4j.LoggerFactory;
  * header value, no query string, no exception message (messages may echo URLs), so credentials
  * cannot leak through it.
  *
- * <p>Levels: a decision to give up is WARN; a first attempt's success and every rejection (circuit
- * open, bulkhead full) are DEBUG, since they happen at the rate of calls (rejections are counted per
- * dependency instead); everything else is INFO. Breaker transitions are WARN when opening, INFO
- * otherwise.
+ * <p>Levels, one line per event: a decision to give up is WARN; what happens at the rate of calls
+ * is DEBUG: a first attempt's success, a first attempt's answer that is simply returned (a 404, a
+ * 400), a bulkhead rejection. A circuit-open rejection is not logged per call at all: it is counted
+ * per dependency, and the first one of each open period logs one INFO line. Everything else (a
+ * retry, a success or answer after retries, a call not retried for the request's sake) is INFO.
+ * Breaker transitions are logged once each: WARN when opening, INFO otherwise.
  */
 public final class Listeners implements HttpClientListener {
 
@@ -44,11 +48,21 @@ public final class Listeners implements HttpClientListener {
     }
 
     /**
-     * Whether nothing observes an attempt before its breaker decides: no listener, and no DEBUG
-     * log line for a rejection. Then a rejected call may skip building the call altogether.
+     * Whether nothing observes an attempt before its breaker decides: no listener (a circuit-open
+     * rejection has no log line of its own). Then a rejected call may skip building the call altogether.
      */
     boolean quiet() {
-        return listeners.length == 0 && !LOG.isDebugEnabled();
+        return listeners.length == 0;
+    }
+
+    /**
+     * Logs the first circuit-open rejection of an open period, once: the rejections that follow are
+     * counted ({@link dev.ballast.http.DependencyStatus#circuitOpenRejections()}), not logged.
+     */
+    static void firstRejectionOfOpenPeriod(String dependency, CircuitOpenException rejection) {
+        LOG.info("circuit breaker open dependency={} rejects calls without sending them for the next {} ms;"
+                + " further rejections in this open period are counted (circuitOpenRejections), not logged",
+                dependency, rejection.remainingOpenTime().toMillis());
     }
 
     void attemptStarted(Call call, int attempt) {
@@ -57,14 +71,30 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
+    /** The level of a decision's log line, or {@code null} for none. */
+    private static Level level(AttemptOutcome o) {
+        return switch (o.decision()) {
+            case GAVE_UP -> Level.WARN;
+            case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
+            case SUCCEEDED -> o.attempt() == 1 ? Level.DEBUG : Level.INFO;
+            case ABORTED -> o.attempt() == 1 && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
+                    ? Level.DEBUG : Level.INFO;
+            default -> Level.INFO;
+        };
+    }
+
+    private static boolean enabled(Level level) {
+        return level != null && switch (level) {
+            case WARN -> LOG.isWarnEnabled();
+            case INFO -> LOG.isInfoEnabled();
+            default -> LOG.isDebugEnabled();
+        };
+    }
+
     void decision(Call call, AttemptOutcome o) {
         RetryDecision decision = o.decision();
-        boolean log = switch (decision) {
-            case GAVE_UP -> LOG.isWarnEnabled();
-            case REJECTED -> LOG.isDebugEnabled();
-            case SUCCEEDED -> o.attempt() == 1 ? LOG.isDebugEnabled() : LOG.isInfoEnabled();
-            default -> LOG.isInfoEnabled();
-        };
+        Level level = level(o);
+        boolean log = enabled(level);
         if (!log && listeners.length == 0) {
             return;
         }
@@ -79,17 +109,10 @@ public final class Listeners implements HttpClientListener {
             Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
                 e.elapsed().toMillis(), e.delay().toMillis(), e.errorClass() == null ? "-" : e.errorClass(),
                 e.statusCode() < 0 ? "-" : e.statusCode(), decision.logName(), e.reason()};
-            switch (decision) {
-                case GAVE_UP -> LOG.warn(format, args);
-                case REJECTED -> LOG.debug(format, args);
-                case SUCCEEDED -> {
-                    if (o.attempt() == 1) {
-                        LOG.debug(format, args);
-                    } else {
-                        LOG.info(format, args);
-                    }
-                }
-                default -> LOG.info(format, args);
+            switch (level) {
+                case WARN -> LOG.warn(format, args);
+                case INFO -> LOG.info(format, args);
+                default -> LOG.debug(format, args);
             }
         }
         onRetryDecision(e);
