@@ -147,6 +147,67 @@ class AdoptionTest {
                 .contains("WARN", "http://localhost:8089", "http://127.0.0.1:8089", "without DNS");
     }
 
+    // ---- 2. a call that already has an answer returns it when a later attempt is refused ----------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void twoCallsAnswered500_theBreakerOpensOnTheFifthAttempt_andTheSecondCallReturnsThe500(CallMode mode)
+            throws Exception {
+        // defaults (3 attempts, the breaker opens after 5 failures in a row), retried at once
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
+                .retry(dev.ballast.http.retry.RetryConfig.builder().backoff(dev.ballast.http.retry.Backoff.exponential(
+                        java.time.Duration.ofNanos(1), java.time.Duration.ofNanos(1),
+                        dev.ballast.http.retry.Jitter.NONE)).build())
+                .build();
+        for (int i = 1; i <= 5; i++) {
+            delegate.then(status(500, java.util.Map.of(), "{\"error\":\"attempt " + i + "\"}"));
+        }
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://five-hundred.test/500")).build();
+
+        java.net.http.HttpResponse<String> first = mode.call(client, request, BodyHandlers.ofString());
+        java.net.http.HttpResponse<String> second = mode.call(client, request, BodyHandlers.ofString());
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.body()).isEqualTo("{\"error\":\"attempt 3\"}");
+        assertThat(second.statusCode()).isEqualTo(500);
+        assertThat(second.body()).isEqualTo("{\"error\":\"attempt 5\"}");
+        assertThat(second.request().uri()).isEqualTo(request.uri());
+        assertThat(delegate.requests).hasSize(5);
+        DependencyStatus status = client.dependencyStatus("http://five-hundred.test:80").orElseThrow();
+        assertThat(status.breakerState()).isEqualTo(dev.ballast.http.breaker.BreakerState.OPEN);
+        assertThat(status.circuitOpenRejections()).isEqualTo(1);
+        // a call with no answer yet still fails with the rejection
+        assertThatThrownBy(() -> mode.call(client, request, BodyHandlers.ofString()))
+                .isInstanceOf(CircuitOpenException.class);
+    }
+
+    @Test
+    void aRetryRefusedByAFullBulkhead_returnsTheAnswerTheCallAlreadyHas() throws Exception {
+        HeldScheduler held = new HeldScheduler();
+        try {
+            ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).scheduler(held)
+                    .dependency("http://full.test", bulkheadOfOne()).build();
+            delegate.then(status(503, java.util.Map.of(), "busy")).then(hang());
+            java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> answered = client.sendAsync(
+                    HttpRequest.newBuilder(URI.create("http://full.test/a")).build(), BodyHandlers.ofString());
+            awaitTrue("backoff scheduled", () -> !held.pending().isEmpty());
+            java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> holder = client.sendAsync(
+                    HttpRequest.newBuilder(URI.create("http://full.test/b")).build(), BodyHandlers.ofString());
+            awaitTrue("the other call holds the only permit", () -> delegate.requests.size() == 2);
+
+            held.runHeld();
+
+            assertThat(answered).succeedsWithin(java.time.Duration.ofSeconds(10)).satisfies(response -> {
+                assertThat(response.statusCode()).isEqualTo(503);
+                assertThat(response.body()).isEqualTo("busy");
+            });
+            assertThat(client.dependencyStatus("http://full.test").orElseThrow().bulkheadFullRejections()).isOne();
+            holder.cancel(true);
+        } finally {
+            held.shutdownNow();
+        }
+    }
+
     // ---- 8. one log line per event, at the right level --------------------------------------------
 
     @ParameterizedTest

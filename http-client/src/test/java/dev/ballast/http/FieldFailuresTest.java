@@ -39,10 +39,13 @@ class FieldFailuresTest {
     private final java.util.concurrent.ScheduledThreadPoolExecutor immediate =
             new java.util.concurrent.ScheduledThreadPoolExecutor(1);
 
+    private final java.util.concurrent.ExecutorService readers = java.util.concurrent.Executors.newCachedThreadPool();
+
     @AfterEach
     void stopSchedulers() {
         scheduler.shutdownNow();
         immediate.shutdownNow();
+        readers.shutdownNow();
     }
 
     /** Retries at once (1 ns backoff) on a real scheduler, so a test sees the whole call. */
@@ -168,6 +171,243 @@ class FieldFailuresTest {
 
     private static HttpRequest get(String uri) {
         return HttpRequest.newBuilder(URI.create(uri)).GET().build();
+    }
+
+    // ---- 3. a body handler that cannot parse a complete 200 is the caller's failure, not the dependency's
+
+    private static final HttpResponse.BodyHandler<String> PARSER_THAT_FAILS = info -> HttpResponse.BodySubscribers
+            .mapping(HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8), s -> {
+                throw new java.io.UncheckedIOException(new IOException("parse error"));
+            });
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aHandlerThatCannotParseAComplete200_isNotRetried_andNeverOpensTheBreaker(CallMode mode) throws Exception {
+        // defaults: 3 attempts, the breaker opens after 5 failures in a row
+        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
+                .scheduler(immediate).build();
+        for (int i = 0; i < 6; i++) {
+            delegate.then(status(200, Map.of("Content-Type", List.of("text/html")), "<html><body>maintenance</body>"));
+        }
+
+        for (int call = 0; call < 2; call++) {
+            Throwable thrown = catchThrowable(() -> mode.call(client, get("http://html.test/api"), PARSER_THAT_FAILS));
+            if (mode == CallMode.SEND) {
+                // what the JDK's send throws for a failing handler: an IOException, its cause kept
+                assertThat(thrown).isInstanceOf(IOException.class)
+                        .hasCauseInstanceOf(java.io.UncheckedIOException.class);
+            } else {
+                assertThat(thrown).isInstanceOf(java.io.UncheckedIOException.class);
+            }
+            assertThat(thrown).hasRootCauseMessage("parse error");
+        }
+        HttpResponse<String> plain = mode.call(client, get("http://html.test/api"), BodyHandlers.ofString());
+
+        assertThat(delegate.requests).hasSize(3);
+        assertThat(plain.statusCode()).isEqualTo(200);
+        assertThat(client.dependencyStatus("http://html.test:80").orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aHandlerFailingOnA503_stillCountsThe503ForTheBreaker_butIsNotRetried(CallMode mode) {
+        ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
+                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                        .consecutiveFailureThreshold(1).build()).build())
+                .build();
+        delegate.then(status(503, Map.of(), "<html>down</html>"));
+
+        catchThrowable(() -> mode.call(client, get("http://down.test/api"), PARSER_THAT_FAILS));
+
+        assertThat(delegate.requests).hasSize(1);
+        assertThat(client.dependencyStatus("http://down.test:80").orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
+    }
+
+    // ---- 4. a RuntimeException from a body handler keeps the JDK's contract --------------------------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aHandlerThrowingIllegalStateException_failsAsTheJdkClientFails(CallMode mode) {
+        ResilientHttpClient client = builder().build();
+        IllegalStateException bug = new IllegalStateException("handler bug");
+        delegate.then(status(200, Map.of(), "ok"));
+
+        Throwable thrown = catchThrowable(() -> mode.call(client, get("http://api.test/x"), info -> {
+            throw bug;
+        }));
+
+        if (mode == CallMode.SEND) {
+            // HttpClient.send: "IOException if an I/O error occurs"; the JDK wraps the handler's exception
+            assertThat(thrown).isInstanceOf(IOException.class).hasMessage("handler bug").hasCause(bug);
+        } else {
+            // HttpClient.sendAsync: the JDK's future fails with the handler's exception itself
+            assertThat(thrown).isSameAs(bug);
+        }
+        assertThat(delegate.requests).hasSize(1);
+    }
+
+    // ---- 5. a stalled body is bounded when the caller streams it, unless exempted --------------------
+
+    /** attemptTimeout 500 ms, totalTimeout 1500 ms; the server sent 10 of 1000 bytes and went silent. */
+    private ResilientHttpClient stallingClient() {
+        return builder().attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build();
+    }
+
+    private static final String TEN_BYTES = "0123456789";
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aStalledBodyReadThroughOfInputStream_failsWithTheAttemptTimeout_andTheExchangeIsAborted(CallMode mode)
+            throws Exception {
+        ResilientHttpClient client = stallingClient();
+        ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
+        delegate.then(stall.step(200, TEN_BYTES));
+        HttpResponse<java.io.InputStream> response = mode.call(client, get("http://stall.test/file"),
+                BodyHandlers.ofInputStream());
+        java.util.concurrent.Future<byte[]> read = readers.submit(() -> response.body().readAllBytes());
+
+        ticker.advance(Duration.ofMillis(501));
+
+        Throwable thrown = catchThrowable(() -> read.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertThat(thrown).isInstanceOf(java.util.concurrent.ExecutionException.class)
+                .hasCauseInstanceOf(IOException.class)
+                .hasRootCauseInstanceOf(java.net.http.HttpTimeoutException.class)
+                .hasRootCauseMessage("attempt timeout of 500 ms elapsed while the response body was being read");
+        assertThat(stall.cancelled).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aStalledBodyReadThroughOfLines_failsWithTheAttemptTimeout(CallMode mode) throws Exception {
+        ResilientHttpClient client = stallingClient();
+        ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
+        delegate.then(stall.step(200, "line 1\nline"));
+        HttpResponse<java.util.stream.Stream<String>> response = mode.call(client, get("http://stall.test/log"),
+                BodyHandlers.ofLines());
+        java.util.concurrent.Future<Long> read = readers.submit(() -> response.body().count());
+
+        ticker.advance(Duration.ofMillis(501));
+
+        assertThat(catchThrowable(() -> read.get(10, java.util.concurrent.TimeUnit.SECONDS)))
+                .hasRootCauseInstanceOf(java.net.http.HttpTimeoutException.class);
+        assertThat(stall.cancelled).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aStalledBodyReadThroughOfPublisher_failsItsSubscriberWithTheAttemptTimeout(CallMode mode) throws Exception {
+        ResilientHttpClient client = stallingClient();
+        ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
+        delegate.then(stall.step(200, TEN_BYTES));
+        HttpResponse<java.util.concurrent.Flow.Publisher<List<java.nio.ByteBuffer>>> response = mode.call(client,
+                get("http://stall.test/feed"), BodyHandlers.ofPublisher());
+        java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
+        response.body().subscribe(new java.util.concurrent.Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(List<java.nio.ByteBuffer> item) {
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                error.complete(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+                error.complete(null);
+            }
+        });
+
+        ticker.advance(Duration.ofMillis(501));
+
+        assertThat(error.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOf(java.net.http.HttpTimeoutException.class);
+        assertThat(stall.cancelled).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aStalledBodyReadThroughOfByteArrayConsumer_failsTheCallWithTheAttemptTimeout(CallMode mode) {
+        ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
+                .attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build();
+        ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
+        delegate.then(stall.step(200, TEN_BYTES));
+        java.util.concurrent.Future<Throwable> call = readers.submit(() -> catchThrowable(() -> mode.call(client,
+                get("http://stall.test/chunks"), BodyHandlers.ofByteArrayConsumer(bytes -> { }))));
+        Await.awaitTrue("exchange started", () -> delegate.requests.size() == 1);
+
+        ticker.advance(Duration.ofMillis(501));
+
+        // one attempt, timed out: the retry layer gave up on it
+        assertThat(catchThrowable(() -> {
+            throw call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        })).isInstanceOf(RetriesExhaustedException.class).cause()
+                .isInstanceOf(java.net.http.HttpTimeoutException.class).hasMessageContaining("500 ms");
+        assertThat(delegate.exchanges.get(0)).isCancelled();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aBodyExemptedPerRequest_mayBeReadPastTheAttemptTimeout(CallMode mode) throws Exception {
+        ResilientHttpClient client = stallingClient();
+        ScriptedHttpClient.StallingBody bounded = new ScriptedHttpClient.StallingBody();
+        ScriptedHttpClient.StallingBody exempt = new ScriptedHttpClient.StallingBody();
+        delegate.then(bounded.step(200, TEN_BYTES)).then(exempt.step(200, TEN_BYTES));
+        HttpResponse<java.io.InputStream> boundedResponse = mode.call(client, get("http://stall.test/a"),
+                BodyHandlers.ofInputStream());
+        HttpResponse<java.io.InputStream> exemptResponse = mode.call(client, get("http://stall.test/b"),
+                BodyTimeout.exempt(BodyHandlers.ofInputStream()));
+        java.util.concurrent.Future<byte[]> exemptRead = readers.submit(() -> exemptResponse.body().readAllBytes());
+
+        ticker.advance(Duration.ofMillis(501));
+        // the bounded body is aborted by the timer's pass over both deadlines; once its abort (run on the
+        // client's scheduler) is done, so is anything that pass scheduled
+        Await.awaitTrue("bounded body aborted", bounded.cancelled::get);
+        immediate.submit(() -> { }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        exempt.finish("x".repeat(990));
+
+        assertThat(exemptRead.get(10, java.util.concurrent.TimeUnit.SECONDS)).hasSize(1000);
+        assertThat(exempt.cancelled).isFalse();
+        boundedResponse.body().close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aStreamedBodyThatEndsInTime_isReadInFull(CallMode mode) throws Exception {
+        ResilientHttpClient client = stallingClient();
+        ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
+        delegate.then(stall.step(200, TEN_BYTES));
+        HttpResponse<java.io.InputStream> response = mode.call(client, get("http://stall.test/ok"),
+                BodyHandlers.ofInputStream());
+        java.util.concurrent.Future<byte[]> read = readers.submit(() -> response.body().readAllBytes());
+
+        stall.finish("x".repeat(990));
+
+        assertThat(read.get(10, java.util.concurrent.TimeUnit.SECONDS)).hasSize(1000);
+        assertThat(stall.cancelled).isFalse();
+    }
+
+    // ---- 6. a delegate that never runs the body handler -----------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aDelegateThatNeverRunsTheHandler_isClassifiedFromItsResponse_evenWithoutHeaders(CallMode mode)
+            throws Exception {
+        ResilientHttpClient client = builder().build();
+        delegate.then(ScriptedHttpClient.responseWithoutRunningTheHandler(503, null))
+                .then(ScriptedHttpClient.responseWithoutRunningTheHandler(200, null));
+
+        HttpResponse<String> response = mode.call(client, get("http://double.test/"), BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(delegate.requests).hasSize(2);
     }
 
     // ---- 8. the Idempotency-Key header's own protocol: 409 in progress, 422 key reused -------------

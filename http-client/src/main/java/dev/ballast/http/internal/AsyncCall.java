@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.RetryDecision;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -39,8 +40,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
               boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
               PushPromiseHandler<T> pushHandler) {
-        super(dependency, request, idempotentOrKeyed, keyed, replayable, startNanos, deadline,
-                pipeline.decider.maxAttempts(), correlationSeed);
+        super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
+                deadline, pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
         this.handler = handler;
         this.pushHandler = pushHandler;
@@ -165,10 +166,20 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     @SuppressWarnings("unchecked")
     private void decided(AttemptOutcome outcome) {
+        RetainedAnswer answer = lastAnswer;
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
         } else if (outcome.response() != null) {
             result.complete((HttpResponse<T>) outcome.response());
+        } else if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
+            // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
+            answer.replay(handler).whenComplete((response, failure) -> {
+                if (failure == null) {
+                    result.complete(response);
+                } else {
+                    result.completeExceptionally(Pipeline.unwrap(failure));
+                }
+            });
         } else {
             result.completeExceptionally(CallResult.failure(this, outcome, pipeline.totalTimeout));
         }

@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.idempotency.IdempotencyKeys;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,13 +19,24 @@ import java.util.List;
 abstract class Call {
 
     final Dependency dependency;
-    /** The request every attempt sends: the caller's, plus the idempotency key when one was added. */
-    final HttpRequest request;
+    /**
+     * The request every attempt sends: the caller's, plus the idempotency key when one was added;
+     * after a redirect whose last hop was answered with a response to retry, that hop's request
+     * ({@link #followedTo(HttpRequest)}). Written between attempts only.
+     */
+    HttpRequest request;
     /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
-    final boolean idempotentOrKeyed;
+    boolean idempotentOrKeyed;
     /** Whether the request carries an idempotency key (ours or the caller's). */
-    final boolean keyed;
-    final boolean replayable;
+    boolean keyed;
+    boolean replayable;
+    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
+    final boolean redirectsFollowed;
+    /**
+     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
+     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
+     */
+    RetainedAnswer lastAnswer;
     final long startNanos;
     final Deadline deadline;
     final int maxAttempts;
@@ -39,12 +51,13 @@ abstract class Call {
     private volatile int retryPending;
 
     Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed, boolean replayable,
-         long startNanos, Deadline deadline, int maxAttempts, long correlationSeed) {
+         boolean redirectsFollowed, long startNanos, Deadline deadline, int maxAttempts, long correlationSeed) {
         this.dependency = dependency;
         this.request = request;
         this.idempotentOrKeyed = idempotentOrKeyed;
         this.keyed = keyed;
         this.replayable = replayable;
+        this.redirectsFollowed = redirectsFollowed;
         this.startNanos = startNanos;
         this.deadline = deadline;
         this.maxAttempts = maxAttempts;
@@ -59,6 +72,21 @@ abstract class Call {
             correlationId = id;
         }
         return id;
+    }
+
+    /**
+     * The wrapped client followed redirects and the last hop, {@code hop}, was answered with a
+     * response to retry: the retry sends that hop, not the original request, which got its answer
+     * (a POST answered 303 is not sent again because the GET it was redirected to failed). The
+     * dependency stays that of the original request.
+     */
+    final void followedTo(HttpRequest hop) {
+        HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
+        request = copy;
+        // The JDK copies the request's headers, idempotency key included, to every hop.
+        idempotentOrKeyed = keyed || IdempotencyKeys.isIdempotentMethod(copy.method())
+                && !Requests.declaredNonIdempotent(copy);
+        replayable = Requests.bodyReplayable(copy);
     }
 
     /** The request path for logs: never the query string, which may carry credentials. */

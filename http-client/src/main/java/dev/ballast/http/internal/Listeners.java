@@ -98,7 +98,7 @@ public final class Listeners implements HttpClientListener {
         if (!log && listeners.length == 0) {
             return;
         }
-        int status = o.response() == null ? -1 : o.response().statusCode();
+        int status = o.response() != null ? o.response().statusCode() : o.status();
         RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
                 call.request.method(), call.path(), o.attempt(), call.maxAttempts,
                 Duration.ofNanos(call.deadline.ticker().read() - call.startNanos), Duration.ofNanos(o.delayNanos()),

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,6 +49,8 @@ public final class Pipeline {
     final HttpClient delegate;
     /** Whether {@link #delegate} is the JDK's own client, which enforces a request's own timeout too. */
     final boolean jdkDelegate;
+    /** Whether {@link #delegate} follows redirects, so that one attempt may be several requests. */
+    final boolean redirectsFollowed;
     final RetryDecider decider;
     final Duration totalTimeout;
     final long attemptTimeoutNanos;
@@ -76,6 +79,7 @@ public final class Pipeline {
     public Pipeline(Settings s) {
         this.delegate = s.delegate();
         this.jdkDelegate = Requests.isJdkClient(s.delegate());
+        this.redirectsFollowed = s.delegate().followRedirects() != HttpClient.Redirect.NEVER;
         this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.random());
         this.idempotencyKeys = s.idempotencyKeys();
         this.totalTimeout = s.totalTimeout();
@@ -231,6 +235,15 @@ public final class Pipeline {
 
     private static IOException shutDown() {
         return new IOException("ResilientHttpClient is shut down");
+    }
+
+    /** Runs {@code task} on the scheduler, never on the timer's thread, which must not run callers' code. */
+    void runOffTimer(Runnable task) {
+        try {
+            scheduler.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run(); // rather late on the timer's thread than never
+        }
     }
 
     static Throwable unwrap(Throwable failure) {

@@ -52,7 +52,7 @@ class RetryDeciderTest {
                 new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker),
                 new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder());
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
-        return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, 0,
+        return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, false, 0,
                 Deadline.after(ticker, 0, total), 3, 1) {
             @Override
             void onStop() {
