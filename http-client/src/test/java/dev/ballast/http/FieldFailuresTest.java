@@ -410,6 +410,58 @@ class FieldFailuresTest {
         assertThat(delegate.requests).hasSize(2);
     }
 
+    // ---- 10. slow calls: a dependency that answers 200 in 20 s is as dead as one that answers 503 -------
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aDependencyAnswering200In20Seconds_opensTheBreakerOnItsSlowCallRate(CallMode mode) throws Exception {
+        ResilientHttpClient client = builder()
+                .attemptTimeout(Duration.ofSeconds(30)).totalTimeout(Duration.ofSeconds(60))
+                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                        .slidingWindowSize(4).minimumNumberOfCalls(4)
+                        .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
+                        .build())
+                .build();
+        for (int i = 0; i < 4; i++) {
+            delegate.then(exchange -> {
+                ticker.advance(Duration.ofSeconds(20)); // the server takes 20 s to answer
+                return ScriptedHttpClient.status(200, Map.of(), "slow but fine").apply(exchange);
+            });
+        }
+
+        for (int i = 0; i < 4; i++) {
+            assertThat(mode.call(client, get("http://slow.test/"), BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        }
+        Throwable rejected = catchThrowable(() -> mode.call(client, get("http://slow.test/"), BodyHandlers.ofString()));
+
+        assertThat(rejected).isInstanceOf(CircuitOpenException.class);
+        assertThat(delegate.requests).hasSize(4);
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void answersFasterThanTheSlowCallThreshold_neverOpenIt(CallMode mode) throws Exception {
+        ResilientHttpClient client = builder()
+                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                        .slidingWindowSize(4).minimumNumberOfCalls(4)
+                        .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
+                        .build())
+                .build();
+        for (int i = 0; i < 8; i++) {
+            delegate.then(exchange -> {
+                ticker.advance(Duration.ofSeconds(9));
+                return ScriptedHttpClient.status(200, Map.of(), "fine").apply(exchange);
+            });
+        }
+
+        for (int i = 0; i < 8; i++) {
+            mode.call(client, get("http://quick.test/"), BodyHandlers.ofString());
+        }
+
+        assertThat(client.dependencyStatus("http://quick.test:80").orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
+    }
+
     // ---- 8. the Idempotency-Key header's own protocol: 409 in progress, 422 key reused -------------
 
     @ParameterizedTest

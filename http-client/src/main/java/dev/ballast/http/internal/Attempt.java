@@ -521,7 +521,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
     }
 
     /**
-     * Reports the attempt to its breaker permit. A non-failure outcome is "ignored" only when the
+     * Reports the attempt to its breaker permit, a success or failure with its duration (from sending
+     * to now, for the slow-call rule). A non-failure outcome is "ignored" only when the
      * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
      * counts as a success). A permanent <em>exception</em> without any response (a certificate
      * failure, a body handler that threw before headers were handed over) proves nothing about the
@@ -531,9 +532,9 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
     private void report(Outcome outcome, boolean answered) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess();
+            permit.onSuccess(pipeline.ticker.read() - startNanos);
         } else if (outcome.isBreakerFailure()) {
-            permit.onFailure();
+            permit.onFailure(pipeline.ticker.read() - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {
