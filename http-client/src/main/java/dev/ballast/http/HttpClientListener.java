@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per
- * attempt (the same content as the client's SLF4J log line), every attempt start, every circuit
- * breaker state transition and every rejection without a network call. This is the one listener
+ * attempt (the same content as the client's SLF4J log line), every attempt start, every hedged
+ * attempt, every circuit breaker state transition and every rejection without a network call. This is the one listener
  * type of the client: breakers, bulkheads and retry budgets report through it too. All methods have
  * no-op defaults, so implementations override only what they need; {@link #NONE} ignores everything.
  *
@@ -34,6 +34,20 @@ public interface HttpClientListener {
      * @param attempt the attempt number, 1 for the first attempt
      */
     default void onAttemptStarted(String correlationId, String dependency, int attempt) {
+    }
+
+    /**
+     * Called when a hedged attempt is sent: the call's attempts in flight had not answered within the
+     * hedging delay, so the request goes out again alongside them
+     * ({@link dev.ballast.http.hedging.HedgingConfig}). The hedged attempt then reports
+     * {@link #onAttemptStarted} as any other, with the same attempt number.
+     *
+     * @param correlationId the logical call's correlation id
+     * @param dependency the dependency key
+     * @param attempt the number of the hedged attempt
+     * @param delay how long the call had waited for an answer before hedging
+     */
+    default void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
     }
 
     /**

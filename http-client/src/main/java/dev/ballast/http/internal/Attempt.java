@@ -437,6 +437,11 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
                 }
                 call.lastAnswer = null;
                 outcome = decided.retry() ? decided : decided.withResponse(response);
+            } else if (decided.retry() && call.othersInFlight(this)) {
+                // A hedged call's other attempt may still answer: wait for it, and give back the token.
+                call.dependency.budget().refundRetry();
+                call.lastAnswer = RetainedAnswer.of(response);
+                outcome = decided.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT);
             } else if (decided.retry()) {
                 call.lastAnswer = RetainedAnswer.of(response);
                 if (response.previousResponse().isPresent()) {
@@ -458,13 +463,25 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
                         .withFailure(failure);
             } else if (decided != null && decided.retry()) {
                 outcome = decided.withFailure(failure); // the retried body failed to drain: the retry stands
+                if (call.othersInFlight(this)) {
+                    call.dependency.budget().refundRetry();
+                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                }
             } else if (decided != null && callerFailed(failure)) {
                 // The dependency answered, and the caller's own code failed on the answer: the headers
                 // decide what the answer says about the dependency, and the caller's bug is not retried.
                 outcome = decided.withStop(StopReason.BODY_HANDLER_FAILED).withFailure(failure);
             } else {
                 outcome = pipeline.decider.onFailure(call, number, failure);
+                if (outcome.retry() && call.othersInFlight(this)) {
+                    call.dependency.budget().refundRetry();
+                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                }
             }
+        }
+        LatencyWindow latencies = call.dependency.latencies();
+        if (latencies != null && answered) {
+            latencies.record(pipeline.ticker.read() - startNanos);
         }
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,

@@ -43,6 +43,8 @@ abstract class Call {
     private final long correlationSeed;
     private String correlationId;
     volatile int attempts;
+    /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
+    volatile boolean retried;
     private List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
@@ -94,15 +96,23 @@ abstract class Call {
         return Requests.loggablePath(request);
     }
 
-    final void addFailure(Throwable failure) {
+    final synchronized void addFailure(Throwable failure) {
         if (failures == null) {
             failures = new ArrayList<>(2);
         }
         failures.add(failure);
     }
 
-    final List<Throwable> failures() {
+    final synchronized List<Throwable> failures() {
         return failures == null ? List.of() : List.copyOf(failures);
+    }
+
+    /**
+     * Whether another attempt of this call than {@code attempt} is in flight (a hedged call's). Then
+     * a retryable failure of {@code attempt} waits for it rather than retry.
+     */
+    boolean othersInFlight(Attempt<?> attempt) {
+        return false;
     }
 
     final long previousDelayNanos() {
@@ -119,6 +129,7 @@ abstract class Call {
 
     /** Called when a retry has been decided and its backoff is about to start. */
     final void retryScheduled() {
+        retried = true;
         retryPending = 1;
         if (stopped) {
             refundPendingRetry(); // stop() ran between the decision and now

@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.Ticker;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -121,8 +122,12 @@ final class Dependencies {
         CircuitBreaker breaker = new CircuitBreaker(name, policy.breaker(), ticker, random, breakerListener);
         Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
         RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
+        HedgingConfig hedging = policy.hedging().orElse(null);
+        LatencyWindow latencies = hedging != null && hedging.delayPercentile() > 0
+                ? new LatencyWindow(hedging.delayPercentile()) : null;
         return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
-                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder());
+                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder(), hedging,
+                latencies);
     }
 
     /**

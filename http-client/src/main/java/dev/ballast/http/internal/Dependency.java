@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyStatus;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,10 +22,18 @@ import java.util.concurrent.atomic.LongAdder;
  * @param lastUsedNanos ticker reading of the last call start, for least-recently-used eviction
  * @param circuitOpenRejections attempts the breaker rejected
  * @param bulkheadFullRejections attempts the bulkhead rejected
+ * @param hedging the dependency's hedging, or {@code null} if its calls are not hedged
+ * @param latencies recent attempt latencies for a percentile-derived hedging delay, or {@code null}
  */
 record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int maxConcurrentCalls, RetryBudget budget,
                   AtomicInteger activeCalls, AtomicLong lastUsedNanos, LongAdder circuitOpenRejections,
-                  LongAdder bulkheadFullRejections) {
+                  LongAdder bulkheadFullRejections, HedgingConfig hedging, LatencyWindow latencies) {
+
+    /** The delay before a hedged attempt, in nanoseconds: fixed, or the percentile of recent latencies. */
+    long hedgingDelayNanos() {
+        long derived = latencies == null ? -1 : latencies.percentileNanos();
+        return derived >= 0 ? derived : Durations.saturatedNanos(hedging.delay());
+    }
 
     DependencyStatus status() {
         return new DependencyStatus(name, breaker.state(), bulkhead.availablePermits(), maxConcurrentCalls,

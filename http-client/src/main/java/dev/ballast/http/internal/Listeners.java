@@ -20,8 +20,8 @@ import org.slf4j.event.Level;
  * cannot leak through it.
  *
  * <p>Levels, one line per event: a decision to give up is WARN; what happens at the rate of calls
- * is DEBUG: a first attempt's success, a first attempt's answer that is simply returned (a 404, a
- * 400), a bulkhead rejection. A circuit-open rejection is not logged per call at all: it is counted
+ * is DEBUG: a success without a retry (hedged or not), an answer simply returned without a retry (a
+ * 404, a 400), a hedged attempt, a bulkhead rejection. A circuit-open rejection is not logged per call at all: it is counted
  * per dependency, and the first one of each open period logs one INFO line. Everything else (a
  * retry, a success or answer after retries, a call not retried for the request's sake) is INFO.
  * Breaker transitions are logged once each: WARN when opening, INFO otherwise.
@@ -71,13 +71,16 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
-    /** The level of a decision's log line, or {@code null} for none. */
-    private static Level level(AttemptOutcome o) {
+    /**
+     * The level of a decision's log line, or {@code null} for none; {@code retried} is whether the
+     * call has retried (a hedged attempt is no retry).
+     */
+    private static Level level(AttemptOutcome o, boolean retried) {
         return switch (o.decision()) {
             case GAVE_UP -> Level.WARN;
             case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
-            case SUCCEEDED -> o.attempt() == 1 ? Level.DEBUG : Level.INFO;
-            case ABORTED -> o.attempt() == 1 && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
+            case SUCCEEDED -> retried ? Level.INFO : Level.DEBUG;
+            case ABORTED -> !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
                     ? Level.DEBUG : Level.INFO;
             default -> Level.INFO;
         };
@@ -93,7 +96,7 @@ public final class Listeners implements HttpClientListener {
 
     void decision(Call call, AttemptOutcome o) {
         RetryDecision decision = o.decision();
-        Level level = level(o);
+        Level level = level(o, call.retried);
         boolean log = enabled(level);
         if (!log && listeners.length == 0) {
             return;
@@ -123,6 +126,29 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onRetryDecision(event);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    /** A hedged attempt is sent; one DEBUG line, since hedging happens at the rate of slow calls. */
+    void hedged(Call call, int attempt, long waitedNanos) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("http hedge correlationId={} dependency={} method={} path={} attempt={} afterMs={}",
+                    call.correlationId(), call.dependency.name(), call.request.method(), call.path(), attempt,
+                    Durations.toMillis(waitedNanos));
+        }
+        if (listeners.length > 0) {
+            onHedge(call.correlationId(), call.dependency.name(), attempt, Duration.ofNanos(waitedNanos));
+        }
+    }
+
+    @Override
+    public void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onHedge(correlationId, dependency, attempt, delay);
             } catch (RuntimeException e) {
                 failed(listener, e);
             }

@@ -123,14 +123,41 @@ public final class Pipeline {
             first = permitOrReject(dependency);
         }
         boolean keyed = keyed(request, effective);
+        boolean replayable = Requests.bodyReplayable(request);
+        if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
+            return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
+        }
         SyncCall call = new SyncCall(this, dependency, effective, keyed || idempotent(request), keyed,
-                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
+                replayable, now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
         register(call, first);
         try {
             return call.run(handler, first);
         } finally {
             ended(call);
+        }
+    }
+
+    /**
+     * A {@code send} of a hedged call: one thread cannot wait on two exchanges, so the call runs as a
+     * {@code sendAsync} and this thread waits for its answer (interruptibly: an interrupt cancels the
+     * call), failing as {@code send} fails.
+     */
+    private <T> HttpResponse<T> sendHedged(HttpRequest effective, boolean idempotentOrKeyed, boolean keyed,
+                                           BodyHandler<T> handler, Dependency dependency,
+                                           CircuitBreaker.Permit first, long now)
+            throws IOException, InterruptedException {
+        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed, keyed, true, now,
+                Deadline.after(ticker, now, totalTimeout), random.get().nextLong(), handler, null);
+        register(call, first);
+        call.start(first);
+        try {
+            return call.result.get();
+        } catch (InterruptedException e) {
+            call.result.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            throw CallResult.asSendThrows(e.getCause());
         }
     }
 

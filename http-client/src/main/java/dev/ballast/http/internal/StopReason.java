@@ -22,6 +22,11 @@ enum StopReason {
      * failure, retried no more than any other bug in its code.
      */
     BODY_HANDLER_FAILED(RetryDecision.ABORTED, "not retried: the body handler failed on the answer"),
+    /**
+     * The attempt failed retryably while another attempt of the same (hedged) call is still in
+     * flight: the call waits for that one rather than retry.
+     */
+    OTHER_ATTEMPT_IN_FLIGHT(RetryDecision.ABORTED, "not retried: another attempt of the call is still in flight"),
     /** The request body cannot be sent again. */
     BODY_NOT_REPLAYABLE(RetryDecision.ABORTED, "not retried: request body cannot be replayed"),
     /** The total timeout expired. */
