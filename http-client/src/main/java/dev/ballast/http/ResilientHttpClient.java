@@ -83,7 +83,10 @@ import org.slf4j.LoggerFactory;
  *       exchange, covering response headers and body; on expiry the exchange is cancelled and the
  *       attempt fails with {@link java.net.http.HttpTimeoutException}, an ambiguous outcome (a
  *       connect that did not finish in time is {@link java.net.http.HttpConnectTimeoutException},
- *       transient: nothing was sent).</li>
+ *       transient: nothing was sent). A body the caller streams after {@code send} returned
+ *       ({@code ofInputStream}, {@code ofLines}, {@code ofPublisher}) stays under the bound: when it
+ *       passes, the exchange is aborted and the reader fails with {@code HttpTimeoutException},
+ *       unless the handler is {@link BodyTimeout#exempt(BodyHandler)}.</li>
  * </ol>
  *
  * <h2>Threads and time</h2>
@@ -108,24 +111,33 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Retries</h2>
  * Outcomes are sorted by the {@link ResponseClassifier} (status and headers only, never the body).
- * Transient and throttled outcomes are retried; ambiguous ones (read timeout, reset after send, 504)
- * only for an idempotent method (RFC 9110 §9.2.2) or a request carrying an idempotency key;
- * permanent ones and rejections never. {@code maxAttempts} counts all attempts including the first.
+ * Transient and throttled outcomes are retried, a refused HTTP/2 stream included (RFC 9113 §8.7);
+ * ambiguous ones (read timeout, reset after send, 504) only for an idempotent method (RFC 9110
+ * §9.2.2) or a request carrying an idempotency key; permanent ones, rejections and failures of the
+ * caller's own body handler never. The circuit breaker counts attempts: transient and ambiguous
+ * outcomes (and, by its slow-call rule, slow attempts) are failures; throttled ones (429) are neutral.
+ * With redirects followed, a retry sends the hop whose answer is retried, never a request that got
+ * its answer. A dependency may hedge ({@link DependencyPolicy.Builder#hedging}): a second attempt
+ * alongside the first when it has not answered after a delay, the first answer winning. {@code maxAttempts} counts all attempts including the first.
  * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
  * {@link RetryConfig#maxRetryAfter()} or beyond the total timeout stops retrying and returns that
  * response. Each dependency's retry budget must also allow the retry. POST and PATCH get an
  * {@code Idempotency-Key} header (the same value on every attempt; a caller-supplied key is kept)
  * per {@link IdempotencyKeys}. Only a replayable body is re-sent; see {@link ReplayableBodyPublisher}.
- * Every response that is not handed to the caller is drained and discarded without reaching the
- * caller's {@link BodyHandler}.
+ * Every response that is not handed to the caller is drained without reaching the caller's
+ * {@link BodyHandler}.
  *
  * <h2>Final outcome</h2>
- * If the last attempt produced a response, it is returned whatever its status. If it produced an
- * exception: a {@link RetriesExhaustedException} when the retry layer gave up on a retryable
- * failure (every attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the
- * total timeout expired, the {@link CallRejectedException} when the breaker or bulkhead rejected,
- * and otherwise the attempt's own exception (earlier failures suppressed).
+ * If the last attempt produced a response, it is returned whatever its status, also when the next
+ * attempt was then refused by the breaker, the bulkhead or the retry budget (a retried response's
+ * body is kept in memory for that, up to 256 KiB). If it produced an exception: a
+ * {@link RetriesExhaustedException} when the retry layer gave up on a retryable failure (every
+ * attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the total timeout
+ * expired, the {@link CallRejectedException} when the breaker or bulkhead rejected a call that had no
+ * answer yet, and otherwise the attempt's own exception (earlier failures suppressed). A failure of
+ * the caller's body handler reaches the caller as the JDK client delivers it: {@code send} throws an
+ * {@code IOException} with it as the cause, {@code sendAsync}'s future fails with it.
  *
  * <h2>Cancellation</h2>
  * {@code sendAsync} never blocks a thread during a backoff: the next attempt is scheduled on the
