@@ -14,7 +14,8 @@ import java.util.Objects;
  * retried: the call waits for the other. Once none is in flight, the call retries as any other.
  *
  * <p>Hedged attempts are attempts: each asks the circuit breaker and takes a bulkhead permit (if
- * either refuses, no hedge is sent), each counts towards {@code maxAttempts}, and each withdraws a
+ * either refuses, no hedge is sent), each counts towards {@code maxAttempts} (so with
+ * {@code maxAttempts} 1 no hedge is ever sent), and each withdraws a
  * token from the dependency's retry budget, so hedging can add no more load than retries can. Only a
  * request that may be sent twice is hedged: an idempotent method (RFC 9110 §9.2.2) with a body that
  * can be replayed, or a request carrying an idempotency key; never a non-idempotent, unkeyed one. A

@@ -29,14 +29,15 @@ import java.util.function.BiConsumer;
  * reaching the caller's handler. The same object completes the attempt for {@code sendAsync} (it is
  * the exchange future's completion action), so an attempt allocates no callbacks of its own.
  *
- * <p>The same object is also the body subscriber the wrapped client feeds: it hands every signal to
- * the caller's subscriber and notes two things on the way. Whether the body arrived in full (the
+ * <p>The same object is also the body subscriber the wrapped client feeds, and the subscription the
+ * caller's subscriber is given: it hands every signal on and notes three things on the way. Whether the body arrived in full (the
  * client signalled {@code onComplete}): a failure after that, or one the caller's handler or
  * subscriber threw, is the caller's own, not the dependency's. And whether the caller is still
  * reading the body after the response was handed over (a streaming handler such as
  * {@code ofInputStream}): the attempt's bound then still applies, and when it passes the exchange is
  * cancelled and the caller's subscriber fails with {@link HttpTimeoutException}, unless the handler
- * was marked {@link BodyTimeout#exempt(BodyHandler)}.
+ * was marked {@link BodyTimeout#exempt(BodyHandler)}. And whether the caller cancelled (closed its
+ * stream): then the bound is released at once.
  *
  * <p>Time bound: the attempt may take {@code min(attempt timeout, time left of the total timeout)},
  * headers and body, enforced by the client's {@link DeadlineTimer}: arming it is a compare-and-set.
@@ -46,7 +47,8 @@ import java.util.function.BiConsumer;
  * request that carries a timeout. A timeout the caller set on the request is kept, and the JDK
  * enforces it too.
  */
-final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<HttpResponse<T>, Throwable> {
+final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscription,
+        BiConsumer<HttpResponse<T>, Throwable> {
 
     // The body's phase (the low bits of body) and two flags that serialise an abort with the signals
     // the wrapped client delivers (Reactive Streams §1.3: a subscriber's signals never overlap).
@@ -55,6 +57,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
     private static final int RECEIVED = 2;
     private static final int FAILED = 3;
     private static final int ABORTED = 4;
+    /** The caller cancelled its subscription (closed its stream): it reads no more. */
+    private static final int CANCELLED = 5;
     private static final int PHASE = 7;
     /** The wrapped client is inside a signal it hands to the caller's subscriber. */
     private static final int IN_SIGNAL = 8;
@@ -267,7 +271,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
             s = (int) BODY.getVolatile(this);
         } while (!BODY.compareAndSet(this, s, (s & PHASE) == RECEIVING ? s | IN_SIGNAL | SUBSCRIBED : s | SUBSCRIBED));
         try {
-            subscriber.onSubscribe(subscription);
+            subscriber.onSubscribe(this);
         } catch (RuntimeException | Error e) {
             callerFailure = e;
             leaveSignal(s);
@@ -321,6 +325,19 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, BiConsumer<
                 throw e;
             }
         }
+    }
+
+    // ---- the subscription the caller's subscriber is given: the wrapped client's, observed ------------
+
+    @Override
+    public void request(long n) {
+        upstream.request(n);
+    }
+
+    @Override
+    public void cancel() {
+        endBody(CANCELLED); // the caller reads no more: nothing left to bound
+        upstream.cancel();
     }
 
     /** Leaves a signal entered from state {@code entered}; delivers an abort requested meanwhile. */

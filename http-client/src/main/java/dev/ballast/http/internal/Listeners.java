@@ -80,7 +80,8 @@ public final class Listeners implements HttpClientListener {
             case GAVE_UP -> Level.WARN;
             case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
             case SUCCEEDED -> retried ? Level.INFO : Level.DEBUG;
-            case ABORTED -> !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
+            case ABORTED -> o.stop() == StopReason.OTHER_ATTEMPT_IN_FLIGHT
+                    || !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
                     ? Level.DEBUG : Level.INFO;
             default -> Level.INFO;
         };
