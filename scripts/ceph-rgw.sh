@@ -26,6 +26,17 @@ usage() {
 log() { printf 'ceph-rgw: %s\n' "$*" >&2; }
 die() { printf 'ceph-rgw: %s\n' "$*" >&2; exit 1; }
 
+# Prints the last lines of each file given that exists, so that a failure on a machine whose
+# directories are gone afterwards (CI) still shows its cause.
+show_logs() {
+  local f
+  for f in "$@"; do
+    [ -s "$f" ] || continue
+    printf 'ceph-rgw: ---- last lines of %s ----\n' "$f" >&2
+    tail -n 40 "$f" | sed 's/^/ceph-rgw: | /' >&2
+  done
+}
+
 ensure_packages() {
   local missing=() c
   for c in "${COMMANDS[@]}"; do
@@ -150,6 +161,10 @@ mon data = $dir/mon/a
 [osd]
 osd data = $dir/osd/\$id
 osd objectstore = memstore
+# The OSD is placed in CRUSH by this script before it starts: on start it would ask the monitor itself,
+# and a command sent before it has the monitor's map fails with "wrong fsid" (and the start with it).
+osd crush update on start = false
+osd class update on start = false
 memstore device bytes = 4294967296
 [client.rgw.ballast]
 rgw frontends = beast endpoint=127.0.0.1:$port
@@ -162,17 +177,36 @@ CONF
   ceph-mon "${conf[@]}" --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring"
   ceph-mon "${conf[@]}" -i a
   # The monitor answers EPERM until it has formed a quorum (of one); only then can an OSD be created.
-  retry_for 60 timeout 10 ceph "${conf[@]}" -s || die "the monitor did not answer within 60 s; see $dir/log/mon.a.log"
+  retry_for 60 timeout 10 ceph "${conf[@]}" -s \
+    || { show_logs "$dir/log/mon.a.log"; die "the monitor did not answer within 60 s; see $dir/log/mon.a.log (last lines above)"; }
   local uuid id
   uuid=$(cat /proc/sys/kernel/random/uuid)
   id=$(timeout 60 ceph "${conf[@]}" osd new "$uuid") || die "could not create the OSD; see $dir/log/mon.a.log"
+  timeout 60 ceph "${conf[@]}" osd crush add "osd.$id" 1 root=default host=ballast >/dev/null 2>&1 \
+    || { show_logs "$dir/log/mon.a.log"; die "could not place the OSD in the CRUSH map; see $dir/log/mon.a.log (last lines above)"; }
   mkdir -p "$dir/osd/$id"
   ceph-osd "${conf[@]}" -i "$id" --mkfs --osd-uuid "$uuid" >"$dir/log/osd-mkfs.out" 2>&1 \
-    || die "could not create the OSD's store; see $dir/log/osd-mkfs.out"
-  ceph-osd "${conf[@]}" -i "$id" >"$dir/log/osd.out" 2>&1 || die "the OSD did not start; see $dir/log/osd.$id.log"
-  radosgw "${conf[@]}" -n client.rgw.ballast || die "the gateway did not start; see $dir/log/client.rgw.ballast.log"
-  retry_for 120 gateway_answers "$port" \
-    || die "the gateway did not answer on 127.0.0.1:$port within 120 s; see $dir/log/client.rgw.ballast.log"
+    || { show_logs "$dir/log/osd-mkfs.out" "$dir/log/osd.$id.log"; die "could not create the OSD's store; see $dir/log/osd-mkfs.out (last lines above)"; }
+  # The OSD's start waits for the monitor's first maps; on a busy machine that can fail once, so it is
+  # tried three times before giving up with its log.
+  local attempt
+  for attempt in 1 2 3; do
+    ceph-osd "${conf[@]}" -i "$id" >>"$dir/log/osd.out" 2>&1 && break
+    if [ "$attempt" -eq 3 ]; then
+      show_logs "$dir/log/osd.out" "$dir/log/osd.$id.log" "$dir/log/mon.a.log"
+      die "the OSD did not start after 3 attempts; see $dir/log/osd.$id.log (last lines above)"
+    fi
+    log "the OSD did not start (attempt $attempt of 3); trying again in 3 s"
+    sleep 3
+  done
+  if ! radosgw "${conf[@]}" -n client.rgw.ballast; then
+    show_logs "$dir/log/client.rgw.ballast.log"
+    die "the gateway did not start; see $dir/log/client.rgw.ballast.log (last lines above)"
+  fi
+  if ! retry_for 120 gateway_answers "$port"; then
+    show_logs "$dir/log/client.rgw.ballast.log" "$dir/log/osd.$id.log"
+    die "the gateway did not answer on 127.0.0.1:$port within 120 s; see $dir/log/client.rgw.ballast.log (last lines above)"
+  fi
   timeout 60 radosgw-admin "${conf[@]}" user create --uid=ballast --display-name=ballast \
     --access-key="$ACCESS_KEY" --secret-key="$SECRET_KEY" >/dev/null \
     || die "could not create the S3 user; see $dir/log/client.admin.log"

@@ -7,7 +7,8 @@ import json
 import sys
 
 PEERS = [("raw", "raw JDK client"), ("failsafe", "Failsafe (retry 3 + breaker)"),
-         ("resilience4j", "resilience4j (retry 3 + breaker)"), ("ballast", "Ballast (defaults)")]
+         ("resilience4j", "resilience4j (retry 3 + breaker)"), ("ballast", "Ballast (defaults)"),
+         ("ballastWithMetrics", "Ballast + metrics (ballast-micrometer)")]
 
 
 def load(path):
@@ -64,6 +65,8 @@ def main(path):
             peers.insert(1, ("rawWithTimeout", "raw JDK client, request with a timeout"))
         for key, label in peers:
             s = res.get(("LoopbackBenchmark", key + suffix, "sample"))
+            if s is None and key == "ballastWithMetrics":
+                continue  # measured by (a) and (c) only
             p50, p99 = pct(s, "50.0"), pct(s, "99.0")
             thr = threads * 1e6 / s["primaryMetric"]["score"] if s else None
             out.append(f"| {label} | {fmt(p50)}{ratio(p50, pct(raw_s, '50.0'))} | {fmt(p99)}{ratio(p99, pct(raw_s, '99.0'))} "

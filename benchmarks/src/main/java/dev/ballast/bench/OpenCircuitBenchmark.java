@@ -5,6 +5,7 @@ import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerState;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -32,6 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class OpenCircuitBenchmark {
 
     private Peers peers;
+    private MeteredBallast metered;
     private HttpRequest request;
 
     @Setup
@@ -39,12 +41,18 @@ public class OpenCircuitBenchmark {
         InstantHttpClient failing = new InstantHttpClient(503, new byte[0]);
         ResilientHttpClient ballast = Peers.ballastOpeningForAnHour(failing);
         peers = new Peers(failing, ballast);
+        metered = new MeteredBallast(Peers.ballastOpeningForAnHourBuilder(failing));
         request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1")).GET().build();
         peers.failsafeBreaker.open();
         peers.r4jBreaker.transitionToOpenState();
+        openByFailures(ballast);
+        openByFailures(metered.client);
+    }
+
+    private void openByFailures(ResilientHttpClient ballast) throws Exception {
         for (int i = 0; i < 10 && !open(ballast); i++) {
             try {
-                peers.ballast(request); // 503 three times; the breaker opens on the fifth failure
+                ballast.send(request, BodyHandlers.ofByteArray()); // 503 three times; opens on the fifth failure
             } catch (CircuitOpenException openedMidCall) {
                 break;
             }
@@ -62,6 +70,7 @@ public class OpenCircuitBenchmark {
     @TearDown
     public void tearDown() {
         peers.close();
+        metered.close();
     }
 
     @Benchmark
@@ -86,6 +95,15 @@ public class OpenCircuitBenchmark {
     public Object ballast() {
         try {
             return peers.ballast(request);
+        } catch (Exception rejected) {
+            return rejected;
+        }
+    }
+
+    @Benchmark
+    public Object ballastWithMetrics() {
+        try {
+            return metered.send(request);
         } catch (Exception rejected) {
             return rejected;
         }

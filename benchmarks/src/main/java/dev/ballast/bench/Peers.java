@@ -71,11 +71,15 @@ final class Peers {
 
     /** Ballast with every default but a breaker that stays open for {@link #OPEN_FOR} once open. */
     static ResilientHttpClient ballastOpeningForAnHour(HttpClient delegate) {
+        return ballastOpeningForAnHourBuilder(delegate).build();
+    }
+
+    /** The builder of {@link #ballastOpeningForAnHour}, for a variant with a listener. */
+    static ResilientHttpClient.Builder ballastOpeningForAnHourBuilder(HttpClient delegate) {
         return ResilientHttpClient.newBuilder().delegate(delegate)
                 .defaultPolicy(DependencyPolicy.builder()
                         .breaker(BreakerConfig.builder().waitDurationInOpenState(OPEN_FOR).build())
-                        .build())
-                .build();
+                        .build());
     }
 
     HttpResponse<byte[]> raw(HttpRequest request) throws IOException, InterruptedException {

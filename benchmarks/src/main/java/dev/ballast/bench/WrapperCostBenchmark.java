@@ -33,18 +33,21 @@ public class WrapperCostBenchmark {
     static final byte[] BODY = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
 
     private Peers peers;
+    private MeteredBallast metered;
     private HttpRequest request;
 
     @Setup
     public void setUp() {
         InstantHttpClient instant = new InstantHttpClient(200, BODY);
         peers = new Peers(instant, ResilientHttpClient.newBuilder().delegate(instant).build());
+        metered = new MeteredBallast(ResilientHttpClient.newBuilder().delegate(instant));
         request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1")).GET().build();
     }
 
     @TearDown
     public void tearDown() {
         peers.close();
+        metered.close();
     }
 
     @Benchmark
@@ -65,5 +68,10 @@ public class WrapperCostBenchmark {
     @Benchmark
     public Object ballast() throws Exception {
         return peers.ballast(request);
+    }
+
+    @Benchmark
+    public Object ballastWithMetrics() throws Exception {
+        return metered.send(request);
     }
 }

@@ -1,21 +1,30 @@
 package dev.ballast.http;
 
 import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.http.classify.Outcome;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per
  * attempt (the same content as the client's SLF4J log line), every attempt start, every hedged
- * attempt, every circuit breaker state transition and every rejection without a network call. This is the one listener
- * type of the client: breakers, bulkheads and retry budgets report through it too. All methods have
- * no-op defaults, so implementations override only what they need; {@link #NONE} ignores everything.
+ * attempt ({@link #onHedge}), every circuit breaker state transition and every rejection without a network call; for metrics, the end of
+ * every attempt and call as plain numbers ({@link #onAttemptEnded}, {@link #onCallEnded}) and the
+ * lifecycle of per-dependency state ({@link #onClientBuilt}, {@link #onDependencyEvicted}). This is
+ * the one listener type of the client: breakers, bulkheads and retry budgets report through it too.
+ * All methods have no-op defaults, so implementations override only what they need; {@link #NONE}
+ * ignores everything.
+ *
+ * <p>An event is only built for listeners that override its method: a listener that overrides
+ * {@link #onAttemptEnded} and {@link #onCallEnded} alone costs no {@link RetryDecisionEvent} and no
+ * correlation id, the client allocates nothing to report to it, and a call refused by an open
+ * breaker at its first attempt is still refused before any of its state is built.
  *
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
  * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
  * {@code sendAsync}); they must be fast, must not block, must not throw (an exception is logged and
- * otherwise ignored) and must not call back into the client. Breaker transitions are reported while
+ * otherwise ignored, except from {@link #onClientBuilt}) and must not call back into the client. Breaker transitions are reported while
  * that breaker's lock is held, so each listener sees one breaker's transitions once and in order.
  * Implementations must be thread-safe.
  */
@@ -81,6 +90,66 @@ public interface HttpClientListener {
      * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}
      */
     default void onRejected(String dependency, CallRejectedException rejection) {
+    }
+
+    /**
+     * Called once per attempt decided about (as {@link #onRetryDecision}, right after it), with
+     * nothing but numbers and constants: the event a metrics listener records without allocating.
+     *
+     * @param dependency the dependency key
+     * @param attempt the attempt number, 1 for the first
+     * @param outcome the attempt's classification; an attempt the breaker or bulkhead rejected is
+     *     {@link Outcome#PERMANENT}
+     * @param decision what the retry layer decided about the attempt
+     * @param durationNanos the attempt's duration on the client's {@link Ticker}, in nanoseconds: from
+     *     the moment its exchange starts (breaker and bulkhead passed) to the decision, which for a
+     *     response handed to the caller is when the wrapped client returned it; {@code 0} for an
+     *     attempt rejected without any network call
+     */
+    default void onAttemptEnded(String dependency, int attempt, Outcome outcome, RetryDecision decision,
+                                long durationNanos) {
+    }
+
+    /**
+     * Called once per logical call ({@code send} or {@code sendAsync}) that ended with a decision,
+     * after its last {@link #onAttemptEnded}. A call cancelled by its caller or aborted by
+     * {@link ResilientHttpClient#shutdownNow()} while an attempt or backoff was pending may end without
+     * one.
+     *
+     * @param dependency the dependency key
+     * @param attempts how many attempts the call made, including the first and any rejected one
+     * @param outcome the last attempt's classification ({@link Outcome#PERMANENT} if it was rejected)
+     * @param decision the last decision: {@link RetryDecision#SUCCEEDED}, {@link RetryDecision#GAVE_UP},
+     *     {@link RetryDecision#ABORTED} or {@link RetryDecision#REJECTED}
+     * @param durationNanos the call's duration on the client's {@link Ticker}, in nanoseconds, backoffs
+     *     included, from {@code send}/{@code sendAsync} to the last decision
+     */
+    default void onCallEnded(String dependency, int attempts, Outcome outcome, RetryDecision decision,
+                             long durationNanos) {
+    }
+
+    /**
+     * Called once by {@link ResilientHttpClient.Builder#build()} for the client this listener was added
+     * to, before {@code build()} returns and so before any other event of that client. A listener that
+     * reads {@link ResilientHttpClient#dependencyStatus(String)} (a metrics gauge, a health check) takes
+     * the client here, for use outside its callbacks. Unlike the other callbacks, an exception thrown
+     * here is not caught: it fails {@code build()}, so a listener may refuse a second client.
+     *
+     * @param client the client, built and usable
+     */
+    default void onClientBuilt(ResilientHttpClient client) {
+    }
+
+    /**
+     * Called when the client forgets the state of an idle dependency to stay within
+     * {@link ResilientHttpClient.Builder#maxDependencies(int)}: its breaker, bulkhead and retry budget
+     * are gone, and its next call starts afresh. Every event of that next call comes after this one.
+     * A listener keeping per-dependency state (meters, say) drops it here, so that state stays bounded
+     * too.
+     *
+     * @param dependency the dependency key
+     */
+    default void onDependencyEvicted(String dependency) {
     }
 
     /**

@@ -727,6 +727,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          *     {@link #dependency(String, DependencyPolicy)} cannot name any request's dependency (not an
          *     {@code http} or {@code https} URI with a host, or with user info, query or fragment), or if
          *     two keys name the same dependency
+         * @throws RuntimeException whatever a listener's {@link HttpClientListener#onClientBuilt} throws
          */
         @Override
         public ResilientHttpClient build() {
@@ -739,11 +740,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
+            Listeners fanOut = new Listeners(listeners);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
                     totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultPolicy,
-                    new Listeners(listeners), clock, ticker, random, scheduler != null ? scheduler : owned,
+                    fanOut, clock, ticker, random, scheduler != null ? scheduler : owned,
                     maxDependencies));
-            return new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
+            ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
+            fanOut.clientBuilt(client);
+            return client;
         }
 
         /** The policies by normalised key; two keys that name one dependency are a mistake, not a choice. */

@@ -521,7 +521,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
         } else {
             disarm();
         }
-        pipeline.listeners.decision(call, outcome);
+        pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
     }
 

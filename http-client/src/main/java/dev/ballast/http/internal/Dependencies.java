@@ -105,8 +105,15 @@ final class Dependencies {
                 return; // every dependency is busy or protecting its caller: keep them all
             }
             Dependency candidate = oldest;
-            // Re-checked under the key's lock, and retired there: an acquire that finds it retired makes a new one.
-            byName.computeIfPresent(candidate.name(), (key, d) -> d == candidate && d.idle(now) && d.retire() ? null : d);
+            // Re-checked under the key's lock, and retired there: an acquire that finds it retired makes a new one,
+            // under the same lock, so listeners hear of the eviction before any event of the new state.
+            byName.computeIfPresent(candidate.name(), (key, d) -> {
+                if (d == candidate && d.idle(now) && d.retire()) {
+                    breakerListener.onDependencyEvicted(key);
+                    return null;
+                }
+                return d;
+            });
             if (byName.get(candidate.name()) == candidate) {
                 return; // became busy meanwhile; try again on the next acquire rather than spin
             }

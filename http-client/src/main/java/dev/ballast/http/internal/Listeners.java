@@ -3,8 +3,11 @@ package dev.ballast.http.internal;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
+import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;
+import dev.ballast.http.Ticker;
 import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.http.classify.Outcome;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -13,11 +16,12 @@ import org.slf4j.event.Level;
 
 /**
  * Fans events out to the SLF4J log and to every registered {@link HttpClientListener}; itself the
- * listener the breakers report to, so a transition is logged once, here. An event object is built
- * only when a listener is registered or its log level is enabled, so a healthy call without
- * listeners allocates nothing here. The log line carries only the fields of the decision event: no
- * header value, no query string, no exception message (messages may echo URLs), so credentials
- * cannot leak through it.
+ * listener the breakers report to, so a transition is logged once, here. An event is built only
+ * when a registered listener overrides its method or its log level is enabled, so a healthy call
+ * allocates nothing here without listeners, nor with listeners that take only the plain-number
+ * events ({@code onAttemptEnded}, {@code onCallEnded}). The log line carries only the fields of the
+ * decision event: no header value, no query string, no exception message (messages may echo URLs),
+ * so credentials cannot leak through it.
  *
  * <p>Levels, one line per event: a decision to give up is WARN; what happens at the rate of calls
  * is DEBUG: a success without a retry (hedged or not), an answer simply returned without a retry (a
@@ -30,10 +34,48 @@ public final class Listeners implements HttpClientListener {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
+    /** The exchange start of an attempt that never had an exchange (rejected): its duration is zero. */
+    static final long NO_EXCHANGE = Long.MIN_VALUE;
+
     private final HttpClientListener[] listeners;
+    /** Whether some listener overrides the method: an event nobody receives is never built. */
+    private final boolean starts;
+    private final boolean decisions;
+    private final boolean rejections;
+    private final boolean ends;
 
     public Listeners(List<HttpClientListener> listeners) {
         this.listeners = listeners.toArray(HttpClientListener[]::new);
+        this.starts = overridden("onAttemptStarted", String.class, String.class, int.class);
+        this.decisions = overridden("onRetryDecision", RetryDecisionEvent.class);
+        this.rejections = overridden("onRejected", String.class, CallRejectedException.class);
+        this.ends = overridden("onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
+                || overridden("onCallEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class);
+    }
+
+    /** Whether a registered listener overrides the method (a proxy or a forwarding listener always does). */
+    private boolean overridden(String method, Class<?>... parameterTypes) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                if (listener.getClass().getMethod(method, parameterTypes).getDeclaringClass()
+                        != HttpClientListener.class) {
+                    return true;
+                }
+            } catch (NoSuchMethodException e) {
+                throw new AssertionError("HttpClientListener declares " + method, e);
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Tells every listener the client it was added to; not guarded, so a listener may fail
+     * {@code build()} (see {@link HttpClientListener#onClientBuilt}).
+     */
+    public void clientBuilt(ResilientHttpClient client) {
+        for (HttpClientListener listener : listeners) {
+            listener.onClientBuilt(client);
+        }
     }
 
     @Override
@@ -48,11 +90,13 @@ public final class Listeners implements HttpClientListener {
     }
 
     /**
-     * Whether nothing observes an attempt before its breaker decides: no listener (a circuit-open
-     * rejection has no log line of its own). Then a rejected call may skip building the call altogether.
+     * Whether nothing observes an attempt before its breaker decides: no listener of attempt starts,
+     * decisions or rejections (a circuit-open rejection has no log line of its own). Then a rejected
+     * call may skip building the call altogether ({@link #rejectedBeforeCall} reports its
+     * plain-number ends).
      */
     boolean quiet() {
-        return listeners.length == 0;
+        return !starts && !decisions && !rejections;
     }
 
     /**
@@ -65,8 +109,31 @@ public final class Listeners implements HttpClientListener {
                 dependency, rejection.remainingOpenTime().toMillis());
     }
 
+    /**
+     * The first attempt of a call that was not built ({@link #quiet()}) was refused by the open
+     * breaker: the only events anyone receives are the plain-number ends, sent without building
+     * anything.
+     *
+     * @param callStartNanos the ticker reading when the call started
+     */
+    void rejectedBeforeCall(Dependency dependency, long callStartNanos, Ticker ticker) {
+        if (!ends) {
+            return;
+        }
+        long callNanos = ticker.read() - callStartNanos;
+        String name = dependency.name();
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onAttemptEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, 0);
+                listener.onCallEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, callNanos);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
     void attemptStarted(Call call, int attempt) {
-        if (listeners.length > 0) {
+        if (starts) {
             onAttemptStarted(call.correlationId(), call.dependency.name(), attempt);
         }
     }
@@ -95,19 +162,62 @@ public final class Listeners implements HttpClientListener {
         };
     }
 
+    /** The decision about an attempt rejected without any network call. */
     void decision(Call call, AttemptOutcome o) {
+        decision(call, o, NO_EXCHANGE);
+    }
+
+    /**
+     * The decision about an attempt.
+     *
+     * @param exchangeStartNanos the ticker reading when its exchange started, or {@link #NO_EXCHANGE}
+     */
+    void decision(Call call, AttemptOutcome o, long exchangeStartNanos) {
         RetryDecision decision = o.decision();
         Level level = level(o, call.retried);
         boolean log = enabled(level);
-        if (!log && listeners.length == 0) {
+        if (!log && !decisions && !ends) {
             return;
         }
+        long now = call.deadline.ticker().read();
+        if (log || decisions) {
+            event(call, o, decision, log ? level : null, now);
+        }
+        if (ends) {
+            ended(call, o, decision, exchangeStartNanos == NO_EXCHANGE ? 0 : now - exchangeStartNanos,
+                    now - call.startNanos);
+        }
+    }
+
+    private void ended(Call call, AttemptOutcome o, RetryDecision decision, long attemptNanos, long callNanos) {
+        String dependency = call.dependency.name();
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onAttemptEnded(dependency, o.attempt(), o.outcome(), decision, attemptNanos);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+        if (o.retry()) {
+            return;
+        }
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onCallEnded(dependency, o.attempt(), o.outcome(), decision, callNanos);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    /** Builds the decision event; logs it at {@code level} unless that is null, and hands it to the listeners. */
+    private void event(Call call, AttemptOutcome o, RetryDecision decision, Level level, long now) {
         int status = o.response() != null ? o.response().statusCode() : o.status();
         RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
                 call.request.method(), call.path(), o.attempt(), call.maxAttempts,
-                Duration.ofNanos(call.deadline.ticker().read() - call.startNanos), Duration.ofNanos(o.delayNanos()),
+                Duration.ofNanos(now - call.startNanos), Duration.ofNanos(o.delayNanos()),
                 o.failure() == null ? null : o.failure().getClass().getName(), status, decision, o.reason());
-        if (log) {
+        if (level != null) {
             String format = "http retry decision correlationId={} dependency={} method={} path={} attempt={}"
                     + " maxAttempts={} elapsedMs={} delayMs={} errorClass={} status={} outcome={} reason=\"{}\"";
             Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
@@ -119,7 +229,9 @@ public final class Listeners implements HttpClientListener {
                 default -> LOG.debug(format, args);
             }
         }
-        onRetryDecision(e);
+        if (decisions) {
+            onRetryDecision(e);
+        }
     }
 
     @Override
@@ -157,7 +269,7 @@ public final class Listeners implements HttpClientListener {
     }
 
     void rejected(String dependency, CallRejectedException rejection) {
-        if (listeners.length > 0) {
+        if (rejections) {
             onRejected(dependency, rejection);
         }
     }
@@ -183,6 +295,17 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onBreakerStateTransition(dependency, from, to);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    @Override
+    public void onDependencyEvicted(String dependency) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onDependencyEvicted(dependency);
             } catch (RuntimeException e) {
                 failed(listener, e);
             }

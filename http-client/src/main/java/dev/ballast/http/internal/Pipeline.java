@@ -120,7 +120,7 @@ public final class Pipeline {
         if (listeners.quiet()) {
             // Nobody observes the attempt: an open breaker rejects before anything of the call is built,
             // so a rejection costs one exception and no more.
-            first = permitOrReject(dependency);
+            first = permitOrReject(dependency, now);
         }
         boolean keyed = keyed(request, effective);
         boolean replayable = Requests.bodyReplayable(request);
@@ -176,7 +176,7 @@ public final class Pipeline {
         CircuitBreaker.Permit first = null;
         if (listeners.quiet()) {
             try {
-                first = permitOrReject(dependency);
+                first = permitOrReject(dependency, now);
             } catch (CircuitOpenException open) {
                 return CompletableFuture.failedFuture(open);
             }
@@ -195,11 +195,12 @@ public final class Pipeline {
     }
 
     /** The first attempt's breaker permit, or its rejection, counted, with the dependency given back. */
-    private static CircuitBreaker.Permit permitOrReject(Dependency dependency) throws CircuitOpenException {
+    private CircuitBreaker.Permit permitOrReject(Dependency dependency, long startNanos) throws CircuitOpenException {
         try {
             return dependency.breaker().acquirePermission();
         } catch (CircuitOpenException open) {
             dependency.countRejection(open);
+            listeners.rejectedBeforeCall(dependency, startNanos, ticker); // before the dependency can be evicted
             dependency.activeCalls().decrementAndGet(); // the call ends here
             throw open;
         }

@@ -83,6 +83,8 @@ class CancellationIT extends WireMockSupport {
         ResilientHttpClient client = client(5);
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(httpGet("/down"), BodyHandlers.ofString());
         assertThat(listener.awaitRetrying()).isTrue();
+        // the decision is reported just before its backoff is scheduled: wait for the backoff itself
+        awaitTrue("the backoff is scheduled", () -> !scheduler.held().isEmpty());
 
         // when
         call.cancel(true);

@@ -6,9 +6,11 @@ import dev.ballast.cli.Ballast;
 import dev.ballast.cli.CliContext;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.micrometer.HttpClientMetrics;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
@@ -48,6 +50,9 @@ class PublishedJarsIT {
         new Published("dev.ballast.http", ResilientHttpClient.class,
             ResilientHttpClient.Builder.class.getMethod("dependency", String.class, DependencyPolicy.class),
             List.of("dependency", "policy")),
+        new Published("dev.ballast.http.micrometer", HttpClientMetrics.class,
+            HttpClientMetrics.class.getMethod("bindTo", MeterRegistry.class),
+            List.of("registry")),
         new Published("dev.ballast.storage", StorageFacade.class,
             ObjectStore.class.getMethod("putIfMatch", String.class, String.class, ObjectContent.class),
             List.of("key", "eTag", "content")),

@@ -1,0 +1,217 @@
+package dev.ballast.http.micrometer;
+
+import dev.ballast.http.HttpClientListener;
+import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.RetryDecision;
+import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.http.classify.Outcome;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Publishes a {@link ResilientHttpClient}'s calls, attempts, retries, circuit breakers, bulkheads
+ * and retry budgets as Micrometer meters, one set per dependency; {@link MetricNames} lists them.
+ * It is both the client's {@link HttpClientListener} and a {@link MeterBinder}:
+ *
+ * <pre>{@code
+ * HttpClientMetrics metrics = HttpClientMetrics.create();
+ * ResilientHttpClient client = ResilientHttpClient.newBuilder()
+ *     .listener(metrics)
+ *     .build();
+ * metrics.bindTo(meterRegistry);
+ * }</pre>
+ *
+ * <p>Counts and timers come from the client's events ({@link #onAttemptEnded}, {@link #onCallEnded},
+ * {@link #onBreakerStateTransition}), which carry plain numbers, so recording them allocates nothing
+ * in the client; gauges and rejection counters read {@link ResilientHttpClient#dependencyStatus(String)}
+ * when the registry publishes, so they cost the calls nothing. Durations are measured on the client's
+ * {@link dev.ballast.http.Ticker}. Timers publish no histogram unless a
+ * {@link io.micrometer.core.instrument.config.MeterFilter} asks for one.
+ *
+ * <p>Bounded: tags are dependency keys, of which the client holds at most
+ * {@link ResilientHttpClient.Builder#maxDependencies(int)}; when the client evicts an idle
+ * dependency, its meters are removed from the registry, and a later call to it starts a new set
+ * (counters from zero). A dependency's meters appear with its first event after {@link #bindTo}.
+ *
+ * <p>One instance observes one client and publishes to one registry (bind a
+ * {@link io.micrometer.core.instrument.composite.CompositeMeterRegistry} to publish to several).
+ * To tell several clients apart, create one instance per client with a distinguishing tag. A call
+ * cancelled by its caller, or aborted by {@link ResilientHttpClient#shutdownNow()}, while an attempt
+ * or a backoff was pending may end without a decision, and is then not in {@value MetricNames#CALLS}.
+ *
+ * <p>Thread-safe.
+ *
+ * @see MetricNames
+ * @see HttpClientListener
+ */
+public final class HttpClientMetrics implements HttpClientListener, MeterBinder, AutoCloseable {
+
+    private final Tags tags;
+    private final ConcurrentMap<String, DependencyMeters> dependencies = new ConcurrentHashMap<>();
+    /** Guards the registry and client fields, and every creation and removal of a dependency's meters. */
+    private final Object lock = new Object();
+    private volatile MeterRegistry registry;
+    private volatile ResilientHttpClient client;
+    private volatile boolean closed;
+
+    private HttpClientMetrics(Tags tags) {
+        this.tags = tags;
+    }
+
+    /**
+     * Returns metrics whose meters carry no tags but their own.
+     *
+     * @return new metrics, bound to no registry yet
+     */
+    public static HttpClientMetrics create() {
+        return new HttpClientMetrics(Tags.empty());
+    }
+
+    /**
+     * Returns metrics whose meters all carry {@code tags} too, for example {@code client=payments}
+     * to tell the meters of several clients apart.
+     *
+     * @param tags tags added to every meter; none may be named {@value MetricNames#DEPENDENCY_TAG}
+     * @return new metrics, bound to no registry yet
+     * @throws NullPointerException if {@code tags} is null
+     * @throws IllegalArgumentException if a tag is named {@value MetricNames#DEPENDENCY_TAG}
+     */
+    public static HttpClientMetrics create(Iterable<Tag> tags) {
+        Tags all = Tags.of(Objects.requireNonNull(tags, "tags"));
+        for (Tag tag : all) {
+            if (tag.getKey().equals(MetricNames.DEPENDENCY_TAG)) {
+                throw new IllegalArgumentException("tags must not include '" + MetricNames.DEPENDENCY_TAG
+                        + "', which every meter sets to its dependency key, but was " + all);
+            }
+        }
+        return new HttpClientMetrics(all);
+    }
+
+    /**
+     * Publishes this client's meters to {@code registry}: from now on, each dependency's meters are
+     * registered with its first event. Binding the same registry again does nothing.
+     *
+     * @param registry the registry
+     * @throws NullPointerException if {@code registry} is null
+     * @throws IllegalStateException if bound to another registry already, or closed
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("HttpClientMetrics is closed; create a new one to publish again");
+            }
+            MeterRegistry bound = this.registry;
+            if (bound != null && bound != registry) {
+                throw new IllegalStateException("HttpClientMetrics is bound to " + bound
+                        + " already; bind a CompositeMeterRegistry to publish to several registries");
+            }
+            this.registry = registry;
+        }
+    }
+
+    /**
+     * Removes every meter this instance registered and stops publishing; later events are ignored.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            dependencies.values().forEach(DependencyMeters::remove);
+            dependencies.clear();
+        }
+    }
+
+    /**
+     * Takes the client whose dependencies the gauges read.
+     *
+     * @throws IllegalStateException if this instance was added to another client, or twice to this one
+     *     (every event would then be counted twice), which fails that client's {@code build()}
+     */
+    @Override
+    public void onClientBuilt(ResilientHttpClient client) {
+        synchronized (lock) {
+            ResilientHttpClient observed = this.client;
+            if (observed == client) {
+                throw new IllegalStateException("HttpClientMetrics was added twice to one client, so every"
+                        + " event would be counted twice; add it once");
+            }
+            if (observed != null) {
+                throw new IllegalStateException("HttpClientMetrics observes " + observed + " already; create"
+                        + " one per client, with a tag telling them apart (HttpClientMetrics.create(tags))");
+            }
+            this.client = client;
+        }
+    }
+
+    @Override
+    public void onAttemptEnded(String dependency, int attempt, Outcome outcome, RetryDecision decision,
+                               long durationNanos) {
+        if (decision == RetryDecision.REJECTED) {
+            return; // no exchange: counted by the not-permitted counters, from the client's own counts
+        }
+        DependencyMeters meters = meters(dependency);
+        if (meters != null) {
+            meters.attemptEnded(outcome, decision, durationNanos);
+        }
+    }
+
+    @Override
+    public void onCallEnded(String dependency, int attempts, Outcome outcome, RetryDecision decision,
+                            long durationNanos) {
+        DependencyMeters meters = meters(dependency);
+        if (meters != null) {
+            meters.callEnded(attempts, outcome, decision, durationNanos);
+        }
+    }
+
+    @Override
+    public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
+        DependencyMeters meters = meters(dependency);
+        if (meters != null) {
+            meters.transition(from, to);
+        }
+    }
+
+    /** Removes the dependency's meters: its state is gone from the client, and its tag value with it. */
+    @Override
+    public void onDependencyEvicted(String dependency) {
+        synchronized (lock) {
+            DependencyMeters meters = dependencies.remove(dependency);
+            if (meters != null) {
+                meters.remove();
+            }
+        }
+    }
+
+    /** The dependency's meters, registered on first use; {@code null} while unbound or after close. */
+    private DependencyMeters meters(String dependency) {
+        DependencyMeters meters = dependencies.get(dependency);
+        if (meters != null || registry == null || closed) {
+            return meters;
+        }
+        synchronized (lock) {
+            if (closed) {
+                return null;
+            }
+            return dependencies.computeIfAbsent(dependency,
+                    key -> new DependencyMeters(key, registry, tags, this::client));
+        }
+    }
+
+    private ResilientHttpClient client() {
+        return client;
+    }
+
+    @Override
+    public String toString() {
+        return "HttpClientMetrics[tags=" + tags + ", dependencies=" + dependencies.size() + "]";
+    }
+}
