@@ -13,6 +13,7 @@ module dev.ballast.http {
     exports dev.ballast.http.budget;
     exports dev.ballast.http.bulkhead;
     exports dev.ballast.http.classify;
+    exports dev.ballast.http.hedging;
     exports dev.ballast.http.idempotency;
     exports dev.ballast.http.retry;
 }

@@ -3,10 +3,13 @@ package dev.ballast.http;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget.
+ * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget,
+ * and whether its calls are hedged.
  * Each dependency (by default one per {@code scheme://host:port}) gets its own breaker, bulkhead and
  * budget built from the policy registered for it with
  * {@link ResilientHttpClient.Builder#dependency(String, DependencyPolicy)}, or from
@@ -19,6 +22,7 @@ import java.util.Objects;
  * @see BreakerConfig
  * @see BulkheadConfig
  * @see RetryBudgetConfig
+ * @see HedgingConfig
  */
 public final class DependencyPolicy {
 
@@ -27,16 +31,18 @@ public final class DependencyPolicy {
     private final BreakerConfig breaker;
     private final BulkheadConfig bulkhead;
     private final RetryBudgetConfig retryBudget;
+    private final HedgingConfig hedging;
 
     private DependencyPolicy(Builder builder) {
         this.breaker = builder.breaker;
         this.bulkhead = builder.bulkhead;
         this.retryBudget = builder.retryBudget;
+        this.hedging = builder.hedging;
     }
 
     /**
      * Returns the default policy: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
-     * and {@link RetryBudgetConfig#ofDefaults()}.
+     * and {@link RetryBudgetConfig#ofDefaults()}, no hedging.
      *
      * @return the default policy
      */
@@ -59,7 +65,9 @@ public final class DependencyPolicy {
      * @return a new builder
      */
     public Builder toBuilder() {
-        return new Builder().breaker(breaker).bulkhead(bulkhead).retryBudget(retryBudget);
+        Builder builder = new Builder().breaker(breaker).bulkhead(bulkhead).retryBudget(retryBudget);
+        builder.hedging = hedging;
+        return builder;
     }
 
     /**
@@ -89,9 +97,19 @@ public final class DependencyPolicy {
         return retryBudget;
     }
 
+    /**
+     * Returns the hedging settings, if this dependency's calls are hedged.
+     *
+     * @return the hedging config, or empty if calls are not hedged (the default)
+     */
+    public Optional<HedgingConfig> hedging() {
+        return Optional.ofNullable(hedging);
+    }
+
     @Override
     public String toString() {
-        return "DependencyPolicy[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget + "]";
+        return "DependencyPolicy[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
+                + (hedging == null ? "" : ", hedging=" + hedging) + "]";
     }
 
     /** Builds a {@link DependencyPolicy}. Not thread-safe. */
@@ -100,6 +118,7 @@ public final class DependencyPolicy {
         private BreakerConfig breaker = BreakerConfig.ofDefaults();
         private BulkheadConfig bulkhead = BulkheadConfig.ofDefaults();
         private RetryBudgetConfig retryBudget = RetryBudgetConfig.ofDefaults();
+        private HedgingConfig hedging;
 
         private Builder() {
         }
@@ -137,6 +156,21 @@ public final class DependencyPolicy {
          */
         public Builder retryBudget(RetryBudgetConfig retryBudget) {
             this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+            return this;
+        }
+
+        /**
+         * Hedges this dependency's calls (see {@link HedgingConfig}): when the first attempt has not
+         * answered after the hedging delay, the request is sent again alongside it, the first good
+         * answer wins and the other attempt is cancelled. Only requests that may be sent twice are
+         * hedged (idempotent method or idempotency key). If not set, calls are not hedged.
+         *
+         * @param hedging the hedging config
+         * @return this builder
+         * @throws NullPointerException if {@code hedging} is null
+         */
+        public Builder hedging(HedgingConfig hedging) {
+            this.hedging = Objects.requireNonNull(hedging, "hedging");
             return this;
         }
 

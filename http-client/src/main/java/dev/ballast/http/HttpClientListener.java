@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per
- * attempt (the same content as the client's SLF4J log line), every attempt start, every circuit
- * breaker state transition and every rejection without a network call; for metrics, the end of
+ * attempt (the same content as the client's SLF4J log line), every attempt start, every hedged
+ * attempt ({@link #onHedge}), every circuit breaker state transition and every rejection without a network call; for metrics, the end of
  * every attempt and call as plain numbers ({@link #onAttemptEnded}, {@link #onCallEnded}) and the
  * lifecycle of per-dependency state ({@link #onClientBuilt}, {@link #onDependencyEvicted}). This is
  * the one listener type of the client: breakers, bulkheads and retry budgets report through it too.
@@ -46,6 +46,20 @@ public interface HttpClientListener {
     }
 
     /**
+     * Called when a hedged attempt is sent: the call's attempts in flight had not answered within the
+     * hedging delay, so the request goes out again alongside them
+     * ({@link dev.ballast.http.hedging.HedgingConfig}). The hedged attempt then reports
+     * {@link #onAttemptStarted} as any other, with the same attempt number.
+     *
+     * @param correlationId the logical call's correlation id
+     * @param dependency the dependency key
+     * @param attempt the number of the hedged attempt
+     * @param delay how long the call had waited for an answer before hedging
+     */
+    default void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
+    }
+
+    /**
      * Called once per attempt with the retry layer's decision about it; an attempt that ends the
      * call because the total timeout expired is decided {@code GAVE_UP} with reason
      * {@code "total timeout exceeded"}. An attempt cancelled by the caller (or by
@@ -69,7 +83,8 @@ public interface HttpClientListener {
     /**
      * Called when an attempt is rejected without any network call because the dependency's circuit
      * breaker is open or its bulkhead is full. Rejections are also counted per dependency
-     * ({@link DependencyStatus}) and logged at DEBUG only, so a storm of them costs no log I/O.
+     * ({@link DependencyStatus}); a storm of them costs no log I/O: a circuit-open rejection is logged
+     * only as the first of its open period (one INFO line), a bulkhead rejection at DEBUG.
      *
      * @param dependency the dependency key
      * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}

@@ -83,7 +83,10 @@ import org.slf4j.LoggerFactory;
  *       exchange, covering response headers and body; on expiry the exchange is cancelled and the
  *       attempt fails with {@link java.net.http.HttpTimeoutException}, an ambiguous outcome (a
  *       connect that did not finish in time is {@link java.net.http.HttpConnectTimeoutException},
- *       transient: nothing was sent).</li>
+ *       transient: nothing was sent). A body the caller streams after {@code send} returned
+ *       ({@code ofInputStream}, {@code ofLines}, {@code ofPublisher}) stays under the bound: when it
+ *       passes, the exchange is aborted and the reader fails with {@code HttpTimeoutException},
+ *       unless the handler is {@link BodyTimeout#exempt(BodyHandler)}.</li>
  * </ol>
  *
  * <h2>Threads and time</h2>
@@ -108,24 +111,33 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Retries</h2>
  * Outcomes are sorted by the {@link ResponseClassifier} (status and headers only, never the body).
- * Transient and throttled outcomes are retried; ambiguous ones (read timeout, reset after send, 504)
- * only for an idempotent method (RFC 9110 §9.2.2) or a request carrying an idempotency key;
- * permanent ones and rejections never. {@code maxAttempts} counts all attempts including the first.
+ * Transient and throttled outcomes are retried, a refused HTTP/2 stream included (RFC 9113 §8.7);
+ * ambiguous ones (read timeout, reset after send, 504) only for an idempotent method (RFC 9110
+ * §9.2.2) or a request carrying an idempotency key; permanent ones, rejections and failures of the
+ * caller's own body handler never. The circuit breaker counts attempts: transient and ambiguous
+ * outcomes (and, by its slow-call rule, slow attempts) are failures; throttled ones (429) are neutral.
+ * With redirects followed, a retry sends the hop whose answer is retried, never a request that got
+ * its answer. A dependency may hedge ({@link DependencyPolicy.Builder#hedging}): a second attempt
+ * alongside the first when it has not answered after a delay, the first answer winning. {@code maxAttempts} counts all attempts including the first.
  * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
  * {@link RetryConfig#maxRetryAfter()} or beyond the total timeout stops retrying and returns that
  * response. Each dependency's retry budget must also allow the retry. POST and PATCH get an
  * {@code Idempotency-Key} header (the same value on every attempt; a caller-supplied key is kept)
  * per {@link IdempotencyKeys}. Only a replayable body is re-sent; see {@link ReplayableBodyPublisher}.
- * Every response that is not handed to the caller is drained and discarded without reaching the
- * caller's {@link BodyHandler}.
+ * Every response that is not handed to the caller is drained without reaching the caller's
+ * {@link BodyHandler}.
  *
  * <h2>Final outcome</h2>
- * If the last attempt produced a response, it is returned whatever its status. If it produced an
- * exception: a {@link RetriesExhaustedException} when the retry layer gave up on a retryable
- * failure (every attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the
- * total timeout expired, the {@link CallRejectedException} when the breaker or bulkhead rejected,
- * and otherwise the attempt's own exception (earlier failures suppressed).
+ * If the last attempt produced a response, it is returned whatever its status, also when the next
+ * attempt was then refused by the breaker, the bulkhead or the retry budget (a retried response's
+ * body is kept in memory for that, up to 256 KiB). If it produced an exception: a
+ * {@link RetriesExhaustedException} when the retry layer gave up on a retryable failure (every
+ * attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the total timeout
+ * expired, the {@link CallRejectedException} when the breaker or bulkhead rejected a call that had no
+ * answer yet, and otherwise the attempt's own exception (earlier failures suppressed). A failure of
+ * the caller's body handler reaches the caller as the JDK client delivers it: {@code send} throws an
+ * {@code IOException} with it as the cause, {@code sendAsync}'s future fails with it.
  *
  * <h2>Cancellation</h2>
  * {@code sendAsync} never blocks a thread during a backoff: the next attempt is scheduled on the
@@ -187,12 +199,15 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     private final HttpClient delegate;
     private final Pipeline pipeline;
     private final ScheduledExecutorService ownedScheduler;
+    private final boolean defaultResolver;
     private final AtomicBoolean shutdown = new AtomicBoolean();
 
-    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler) {
+    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler,
+                                boolean defaultResolver) {
         this.delegate = delegate;
         this.pipeline = pipeline;
         this.ownedScheduler = ownedScheduler;
+        this.defaultResolver = defaultResolver;
         if (ownedScheduler != null) {
             pipeline.onIdleAfterShutdown(ownedScheduler::shutdown);
         }
@@ -210,12 +225,22 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     /**
      * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
      *
-     * @param dependency the dependency key, as produced by the dependency resolver
-     * @return the status, or empty if no call has been made to that dependency yet
+     * @param dependency the dependency key, as produced by the dependency resolver; with the default
+     *     resolver, normalised as {@link Builder#dependency(String, DependencyPolicy)} normalises it
+     * @return the status, or empty if no call has been made to that dependency yet (or its idle state
+     *     was evicted)
      * @throws NullPointerException if {@code dependency} is null
      */
     public Optional<DependencyStatus> dependencyStatus(String dependency) {
-        return pipeline.status(Objects.requireNonNull(dependency, "dependency"));
+        Objects.requireNonNull(dependency, "dependency");
+        if (defaultResolver) {
+            try {
+                return pipeline.status(Requests.normalizedDependencyKey(dependency));
+            } catch (IllegalArgumentException notAnOrigin) {
+                return Optional.empty();
+            }
+        }
+        return pipeline.status(dependency);
     }
 
     @Override
@@ -545,9 +570,11 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         /**
          * Sets how many dependency keys the client keeps state for (a circuit breaker, bulkhead and
          * retry budget each). Beyond that, the least recently used <em>idle</em> dependency is
-         * forgotten: no call in flight or in a backoff, bulkhead free and breaker CLOSED; its next call
-         * starts with fresh state. A dependency whose breaker is OPEN or HALF_OPEN, or that has calls in
-         * flight, is never forgotten, so eviction never lifts a protection. If not set,
+         * forgotten: no call in flight or in a backoff, bulkhead free, and a breaker that is CLOSED,
+         * HALF_OPEN, or OPEN with its open duration over (its next call would be a probe anyway); its
+         * next call starts with fresh state. A dependency whose breaker is within its open duration, or
+         * that has calls in flight, is never forgotten, so eviction never lifts a protection, and dead
+         * dependencies nobody calls any more do not hold state past their open duration. If not set,
          * {@link #DEFAULT_MAX_DEPENDENCIES}.
          *
          * @param maxDependencies at least 1
@@ -563,7 +590,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         }
 
         /**
-         * Sets the policy of one dependency, replacing the default policy for it.
+         * Sets the policy of one dependency, replacing the default policy for it. With the default
+         * dependency resolver the key is normalised by {@link #build()} the way requests are resolved:
+         * scheme and host lower-cased, the scheme's default port filled in, the path dropped, so
+         * {@code "https://API.example.com/"} is {@code "https://api.example.com:443"}. Host names are
+         * compared as written, without DNS: a policy for {@code 127.0.0.1} does not apply to requests
+         * to {@code localhost} ({@code build()} cannot know, but the first call to such a near miss
+         * logs a WARN naming both). With a custom {@link #dependencyResolver(Function)} the key is taken
+         * as given.
          *
          * @param dependency the dependency key, e.g. {@code "https://api.example.com:443"}
          * @param policy the policy
@@ -689,6 +723,10 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          *
          * @return a new client
          * @throws IllegalStateException if both {@link #delegate(HttpClient)} and JDK options were set
+         * @throws IllegalArgumentException with the default dependency resolver, if a key given to
+         *     {@link #dependency(String, DependencyPolicy)} cannot name any request's dependency (not an
+         *     {@code http} or {@code https} URI with a host, or with user info, query or fragment), or if
+         *     two keys name the same dependency
          * @throws RuntimeException whatever a listener's {@link HttpClientListener#onClientBuilt} throws
          */
         @Override
@@ -697,17 +735,35 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                 throw new IllegalStateException("delegate(HttpClient) cannot be combined with JDK builder options "
                         + jdkOptions + "; configure the delegate instead");
             }
+            boolean defaultResolver = dependencyResolver instanceof Requests.DefaultDependencyResolver;
+            Map<String, DependencyPolicy> byDependency = defaultResolver ? normalized(policies) : Map.copyOf(policies);
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Listeners fanOut = new Listeners(listeners);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
-                    totalTimeout, attemptTimeout, dependencyResolver, policies, defaultPolicy,
+                    totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultPolicy,
                     fanOut, clock, ticker, random, scheduler != null ? scheduler : owned,
                     maxDependencies));
-            ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned);
+            ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
             fanOut.clientBuilt(client);
             return client;
+        }
+
+        /** The policies by normalised key; two keys that name one dependency are a mistake, not a choice. */
+        private static Map<String, DependencyPolicy> normalized(Map<String, DependencyPolicy> given) {
+            Map<String, DependencyPolicy> byKey = new HashMap<>();
+            Map<String, String> givenAs = new HashMap<>();
+            for (Map.Entry<String, DependencyPolicy> entry : given.entrySet()) {
+                String key = Requests.normalizedDependencyKey(entry.getKey());
+                String earlier = givenAs.putIfAbsent(key, entry.getKey());
+                if (earlier != null) {
+                    throw new IllegalArgumentException("dependency keys '" + earlier + "' and '" + entry.getKey()
+                            + "' both name the dependency '" + key + "'; give it one policy");
+                }
+                byKey.put(key, entry.getValue());
+            }
+            return Map.copyOf(byKey);
         }
 
         private static void warnAboutJdkRetries() {

@@ -59,8 +59,29 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
         return this;
     }
 
+    /**
+     * Answers with a status, headers and body fed through the caller's handler; a handler (or its
+     * subscriber) that throws fails the exchange with that exception, as the JDK's does.
+     */
     static Step status(int status, Map<String, List<String>> headers, String body) {
-        return exchange -> CompletableFuture.completedFuture(respond(exchange, status, headers, body));
+        return exchange -> {
+            try {
+                return CompletableFuture.completedFuture(respond(exchange, status, headers, body));
+            } catch (java.util.concurrent.CompletionException e) {
+                return CompletableFuture.failedFuture(e.getCause());
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        };
+    }
+
+    /**
+     * Answers with a response built without ever running the exchange's body handler, as a test
+     * double or a mocking library's client does; {@code headers} may be {@code null}, as a mock's are
+     * when nobody stubbed them.
+     */
+    static Step responseWithoutRunningTheHandler(int status, HttpHeaders headers) {
+        return exchange -> CompletableFuture.completedFuture(new Response<>(status, exchange.request(), headers, null));
     }
 
     static Step status(int status) {
@@ -85,6 +106,68 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
             exchange.handler().apply(info(status, HttpHeaders.of(Map.of(), (name, value) -> true)));
             return new CompletableFuture<>();
         };
+    }
+
+    /**
+     * A body that stalls: the exchange's handler gets the status line, the headers and the first
+     * bytes, then nothing until the test calls {@link #finish(String)}. The exchange completes when
+     * the handler's body is ready: at once for a streaming handler ({@code ofInputStream}), only when
+     * the body ends for a buffering one ({@code ofString}).
+     */
+    static final class StallingBody {
+
+        private final java.util.Queue<ByteBuffer> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private volatile HttpResponse.BodySubscriber<?> subscriber;
+        private long demand;
+        private boolean ending;
+        private boolean ended;
+        final java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Step step(int status, String first) {
+            return exchange -> {
+                HttpHeaders headers = HttpHeaders.of(Map.of(), (name, value) -> true);
+                HttpResponse.BodySubscriber<?> s = exchange.handler().apply(info(status, headers));
+                subscriber = s;
+                pending.add(ByteBuffer.wrap(first.getBytes(StandardCharsets.UTF_8)));
+                s.onSubscribe(new Flow.Subscription() {
+                    @Override
+                    public void request(long n) {
+                        synchronized (StallingBody.this) {
+                            demand += n;
+                        }
+                        drain();
+                    }
+
+                    @Override
+                    public void cancel() {
+                        cancelled.set(true);
+                    }
+                });
+                return s.getBody().toCompletableFuture()
+                        .thenApply(body -> new Response<>(status, exchange.request(), headers, body));
+            };
+        }
+
+        /** Delivers the rest of the body, as demanded, and ends it. */
+        void finish(String rest) {
+            synchronized (this) {
+                pending.add(ByteBuffer.wrap(rest.getBytes(StandardCharsets.UTF_8)));
+                ending = true;
+            }
+            drain();
+        }
+
+        /** Delivers what is pending and demanded, as the JDK client does: never more than requested. */
+        private synchronized void drain() {
+            while (demand > 0 && !pending.isEmpty() && !cancelled.get()) {
+                demand--;
+                subscriber.onNext(List.of(pending.poll()));
+            }
+            if (ending && pending.isEmpty() && !ended && !cancelled.get()) {
+                ended = true;
+                subscriber.onComplete();
+            }
+        }
     }
 
     /** Feeds {@code body} through the exchange's body handler, as the JDK client would. */

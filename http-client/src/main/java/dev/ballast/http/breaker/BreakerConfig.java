@@ -8,16 +8,25 @@ import java.util.Objects;
  * Immutable and thread-safe.
  *
  * <p>A CLOSED breaker keeps the outcomes of the last {@link #slidingWindowSize()} calls (a
- * count-based sliding window). It opens when either
+ * count-based sliding window), each a success or a failure and each slow or not: slow when it took
+ * longer than {@link #slowCallDurationThreshold()}. It opens when
  * <ul>
  *   <li>at least {@link #minimumNumberOfCalls()} calls are recorded and the failure rate
  *       ({@code failures / recorded * 100}) is at or above {@link #failureRateThreshold()}, or</li>
+ *   <li>at least {@link #minimumNumberOfCalls()} calls are recorded and the slow-call rate
+ *       ({@code slow calls / recorded * 100}, successes and failures alike) is at or above
+ *       {@link #slowCallRateThreshold()}: a dependency that answers 200 in 20 s is as unusable as one
+ *       that answers 503 (resilience4j's slow-call rule, with its names and defaults), or</li>
  *   <li>{@link #consecutiveFailureThreshold()} calls in a row failed (0 disables this rule).</li>
  * </ul>
+ * A call here is one attempt, timed from sending the request until its response is decided (for a
+ * handler that streams the body, until the headers; otherwise until the body is read). Answers that
+ * are neither a success nor a failure (a 404, a 429) are not recorded, slow or not.
  * It then stays OPEN for {@link #waitDurationInOpenState()}, varied by up to
  * &plusmn;{@link #openStateJitter()} so that the breakers of many clients do not probe a recovering
  * dependency at the same instant, and turns HALF_OPEN: {@link #permittedNumberOfCallsInHalfOpenState()}
- * probes are admitted; that many successes close it, a single failure opens it again. Probes that do
+ * probes are admitted; that many successes close it, a single failure opens it again, and so do
+ * successes of which too many were slow (the slow-call rate over the probes). Probes that do
  * not report within {@link #maxWaitDurationInHalfOpenState()} are taken as failed, so a lost probe can
  * never leave the breaker stuck half-open.
  */
@@ -31,6 +40,13 @@ public final class BreakerConfig {
     public static final int DEFAULT_MINIMUM_NUMBER_OF_CALLS = 10;
     /** Default of {@link #consecutiveFailureThreshold()}: {@value} failures in a row. */
     public static final int DEFAULT_CONSECUTIVE_FAILURE_THRESHOLD = 5;
+    /** Default of {@link #slowCallRateThreshold()}: {@value} percent, as resilience4j. */
+    public static final double DEFAULT_SLOW_CALL_RATE_THRESHOLD = 100.0;
+    /**
+     * Default of {@link #slowCallDurationThreshold()}: 60 s, as resilience4j. Above the default attempt
+     * timeout (10 s), so by default only a client with longer attempts meets a slow call.
+     */
+    public static final Duration DEFAULT_SLOW_CALL_DURATION_THRESHOLD = Duration.ofSeconds(60);
     /** Default of {@link #waitDurationInOpenState()}: 5 s. */
     public static final Duration DEFAULT_WAIT_DURATION_IN_OPEN_STATE = Duration.ofSeconds(5);
     /** Default of {@link #openStateJitter()}: {@value}, that is &plusmn;20%. */
@@ -47,6 +63,8 @@ public final class BreakerConfig {
     private final int slidingWindowSize;
     private final int minimumNumberOfCalls;
     private final int consecutiveFailureThreshold;
+    private final double slowCallRateThreshold;
+    private final Duration slowCallDurationThreshold;
     private final Duration waitDurationInOpenState;
     private final double openStateJitter;
     private final int permittedNumberOfCallsInHalfOpenState;
@@ -57,6 +75,8 @@ public final class BreakerConfig {
         this.slidingWindowSize = b.slidingWindowSize;
         this.minimumNumberOfCalls = b.minimumNumberOfCalls;
         this.consecutiveFailureThreshold = b.consecutiveFailureThreshold;
+        this.slowCallRateThreshold = b.slowCallRateThreshold;
+        this.slowCallDurationThreshold = b.slowCallDurationThreshold;
         this.waitDurationInOpenState = b.waitDurationInOpenState;
         this.openStateJitter = b.openStateJitter;
         this.permittedNumberOfCallsInHalfOpenState = b.permittedNumberOfCallsInHalfOpenState;
@@ -65,7 +85,8 @@ public final class BreakerConfig {
 
     /**
      * Returns the defaults: 50% failure rate over the last 20 calls once 10 are recorded, or 5
-     * consecutive failures; open for 5 s &plusmn;20%; 1 half-open probe; lost probes given up after 60 s.
+     * consecutive failures, or 100% of them slower than 60 s; open for 5 s &plusmn;20%; 1 half-open
+     * probe; lost probes given up after 60 s.
      *
      * @return the default configuration; never {@code null}
      */
@@ -133,6 +154,26 @@ public final class BreakerConfig {
     }
 
     /**
+     * Returns the slow-call rate, in percent of the recorded calls, at or above which a CLOSED breaker
+     * opens (and a HALF_OPEN one opens again). Default {@value #DEFAULT_SLOW_CALL_RATE_THRESHOLD}:
+     * every recorded call slow.
+     *
+     * @return the threshold; in {@code (0, 100]}
+     */
+    public double slowCallRateThreshold() {
+        return slowCallRateThreshold;
+    }
+
+    /**
+     * Returns how long a call may take before it counts as slow. Default 60 s.
+     *
+     * @return the slow-call duration threshold; positive
+     */
+    public Duration slowCallDurationThreshold() {
+        return slowCallDurationThreshold;
+    }
+
+    /**
      * Returns how long the breaker stays OPEN before it admits half-open probes, before jitter.
      * Default 5 s.
      *
@@ -181,6 +222,8 @@ public final class BreakerConfig {
                 && slidingWindowSize == other.slidingWindowSize
                 && minimumNumberOfCalls == other.minimumNumberOfCalls
                 && consecutiveFailureThreshold == other.consecutiveFailureThreshold
+                && Double.compare(slowCallRateThreshold, other.slowCallRateThreshold) == 0
+                && slowCallDurationThreshold.equals(other.slowCallDurationThreshold)
                 && waitDurationInOpenState.equals(other.waitDurationInOpenState)
                 && Double.compare(openStateJitter, other.openStateJitter) == 0
                 && permittedNumberOfCallsInHalfOpenState == other.permittedNumberOfCallsInHalfOpenState
@@ -190,7 +233,7 @@ public final class BreakerConfig {
     @Override
     public int hashCode() {
         return Objects.hash(failureRateThreshold, slidingWindowSize, minimumNumberOfCalls, consecutiveFailureThreshold,
-                waitDurationInOpenState, openStateJitter, permittedNumberOfCallsInHalfOpenState,
+                slowCallRateThreshold, slowCallDurationThreshold, waitDurationInOpenState, openStateJitter, permittedNumberOfCallsInHalfOpenState,
                 maxWaitDurationInHalfOpenState);
     }
 
@@ -205,6 +248,8 @@ public final class BreakerConfig {
                 + ", slidingWindowSize=" + slidingWindowSize
                 + ", minimumNumberOfCalls=" + minimumNumberOfCalls
                 + ", consecutiveFailureThreshold=" + consecutiveFailureThreshold
+                + ", slowCallRateThreshold=" + slowCallRateThreshold
+                + ", slowCallDurationThreshold=" + slowCallDurationThreshold
                 + ", waitDurationInOpenState=" + waitDurationInOpenState
                 + ", openStateJitter=" + openStateJitter
                 + ", permittedNumberOfCallsInHalfOpenState=" + permittedNumberOfCallsInHalfOpenState
@@ -218,6 +263,8 @@ public final class BreakerConfig {
         private int slidingWindowSize = DEFAULT_SLIDING_WINDOW_SIZE;
         private int minimumNumberOfCalls = DEFAULT_MINIMUM_NUMBER_OF_CALLS;
         private int consecutiveFailureThreshold = DEFAULT_CONSECUTIVE_FAILURE_THRESHOLD;
+        private double slowCallRateThreshold = DEFAULT_SLOW_CALL_RATE_THRESHOLD;
+        private Duration slowCallDurationThreshold = DEFAULT_SLOW_CALL_DURATION_THRESHOLD;
         private Duration waitDurationInOpenState = DEFAULT_WAIT_DURATION_IN_OPEN_STATE;
         private double openStateJitter = DEFAULT_OPEN_STATE_JITTER;
         private int permittedNumberOfCallsInHalfOpenState = DEFAULT_PERMITTED_NUMBER_OF_CALLS_IN_HALF_OPEN_STATE;
@@ -231,6 +278,8 @@ public final class BreakerConfig {
             this.slidingWindowSize = c.slidingWindowSize;
             this.minimumNumberOfCalls = c.minimumNumberOfCalls;
             this.consecutiveFailureThreshold = c.consecutiveFailureThreshold;
+            this.slowCallRateThreshold = c.slowCallRateThreshold;
+            this.slowCallDurationThreshold = c.slowCallDurationThreshold;
             this.waitDurationInOpenState = c.waitDurationInOpenState;
             this.openStateJitter = c.openStateJitter;
             this.permittedNumberOfCallsInHalfOpenState = c.permittedNumberOfCallsInHalfOpenState;
@@ -281,6 +330,31 @@ public final class BreakerConfig {
          */
         public Builder consecutiveFailureThreshold(int failures) {
             this.consecutiveFailureThreshold = failures;
+            return this;
+        }
+
+        /**
+         * Sets the slow-call rate threshold in percent. Default
+         * {@value BreakerConfig#DEFAULT_SLOW_CALL_RATE_THRESHOLD}.
+         *
+         * @param percent in {@code (0, 100]} (checked by {@link #build()})
+         * @return this builder
+         */
+        public Builder slowCallRateThreshold(double percent) {
+            this.slowCallRateThreshold = percent;
+            return this;
+        }
+
+        /**
+         * Sets how long a call may take before it counts as slow. Default 60 s. To use the slow-call
+         * rule with the default attempt timeout (10 s), set it lower than that.
+         *
+         * @param threshold positive (checked by {@link #build()}); not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code threshold} is {@code null}
+         */
+        public Builder slowCallDurationThreshold(Duration threshold) {
+            this.slowCallDurationThreshold = Objects.requireNonNull(threshold, "slowCallDurationThreshold");
             return this;
         }
 
@@ -355,6 +429,11 @@ public final class BreakerConfig {
                 throw new IllegalArgumentException(
                         "consecutiveFailureThreshold must be >= 0 but was " + consecutiveFailureThreshold);
             }
+            if (!(slowCallRateThreshold > 0 && slowCallRateThreshold <= 100)) {
+                throw new IllegalArgumentException(
+                        "slowCallRateThreshold must be > 0 and <= 100 but was " + slowCallRateThreshold);
+            }
+            requirePositive("slowCallDurationThreshold", slowCallDurationThreshold);
             requirePositive("waitDurationInOpenState", waitDurationInOpenState);
             if (!(openStateJitter >= 0 && openStateJitter < 1)) {
                 throw new IllegalArgumentException("openStateJitter must be >= 0 and < 1 but was " + openStateJitter);

@@ -1,7 +1,6 @@
 package dev.ballast.http.classify;
 
 import dev.ballast.http.CallRejectedException;
-import dev.ballast.http.retry.RetryAfter;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -53,23 +52,30 @@ import javax.net.ssl.SSLHandshakeException;
  *   <tr><td>400, 401, 403, 404, 409, 422</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>RFC 9110 §15.5.1 Bad Request, §15.5.2 Unauthorized, §15.5.4 Forbidden, §15.5.5 Not Found,
  *       §15.5.10 Conflict, §15.5.21 Unprocessable Content: the same request gets the same answer, and
- *       the dependency is healthy, so it is no breaker failure either.</td></tr>
+ *       the dependency is healthy, so it is no breaker failure either. A 422 to a request carrying an
+ *       idempotency key is the key reused with another payload (draft-ietf-httpapi-idempotency-key-header
+ *       §2.7): permanent too.</td></tr>
+ *   <tr><td>409 to a request carrying an idempotency key</td><td>{@link Outcome#THROTTLED THROTTLED}</td>
+ *       <td>draft-ietf-httpapi-idempotency-key-header §2.7: the server is still processing an earlier
+ *       request with the same key. The dependency is healthy and working on it; asking again after the
+ *       backoff (or its {@code Retry-After}) gets the stored answer. See
+ *       {@link #classifyKeyedResponse(int, HttpHeaders)}.</td></tr>
  *   <tr><td>408</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
  *       <td>RFC 9110 §15.5.9 Request Timeout: the server did not receive a complete request in time
  *       and says the client may repeat it; it was not processed.</td></tr>
  *   <tr><td>429</td><td>{@link Outcome#THROTTLED THROTTLED}</td>
- *       <td>RFC 6585 §4 Too Many Requests: the server asks us to slow down, usually with a
- *       {@code Retry-After} (RFC 9110 §10.2.3) that the retry layer honours as a floor.</td></tr>
+ *       <td>RFC 6585 §4 Too Many Requests: the server is up and asks us to slow down, usually with a
+ *       {@code Retry-After} (RFC 9110 §10.2.3) that the retry layer honours as a floor. No breaker
+ *       failure: see {@link Outcome#THROTTLED}.</td></tr>
  *   <tr><td>other 4xx</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>RFC 9110 §15.5: client errors; repeating the request cannot fix it.</td></tr>
  *   <tr><td>500, 502</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
  *       <td>RFC 9110 §15.6.1 Internal Server Error, §15.6.3 Bad Gateway: a fault on the server side
  *       that commonly passes.</td></tr>
- *   <tr><td>503 without {@code Retry-After}</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
- *       <td>RFC 9110 §15.6.4 Service Unavailable: temporary overload or maintenance.</td></tr>
- *   <tr><td>503 with a {@code Retry-After} header</td><td>{@link Outcome#THROTTLED THROTTLED}</td>
- *       <td>RFC 9110 §15.6.4 and §10.2.3: the server states how long the condition lasts; waiting at
- *       least that long is throttling.</td></tr>
+ *   <tr><td>503, with or without {@code Retry-After}</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
+ *       <td>RFC 9110 §15.6.4 Service Unavailable: temporary overload or maintenance; the service cannot
+ *       serve, so it is a breaker failure whatever the header says. A {@code Retry-After} (§10.2.3)
+ *       is still honoured as the floor of the backoff, as it is on every retried response.</td></tr>
  *   <tr><td>501, 505</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>RFC 9110 §15.6.2 Not Implemented, §15.6.6 HTTP Version Not Supported: the server lacks
  *       the capability; it will not gain it between two attempts.</td></tr>
@@ -120,6 +126,20 @@ import javax.net.ssl.SSLHandshakeException;
  *   <tr><td>{@link CallRejectedException}</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>An open circuit or a full bulkhead rejected the call before any I/O; retrying it would only
  *       hammer the protection that produced it.</td></tr>
+ *   <tr><td>The {@link IOException}s by which {@code java.net.http} reports a request the server did
+ *       not process: {@code "Received RST_STREAM: Stream not processed"} (a REFUSED_STREAM on JDK 17
+ *       to 17.0.16 and 21 to 21.0.7), {@code "request not processed by peer"} (REFUSED_STREAM, or a
+ *       stream above a GOAWAY's last stream id, after the JDK's own single re-send, on later
+ *       updates and JDK 24+), {@code "RST_STREAM received Stream not processed"} (a REFUSED_STREAM
+ *       while the request body was still being sent, JDK 25) and {@code "too many concurrent streams"}
+ *       (the server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} reached before the stream was
+ *       opened)</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
+ *       <td>RFC 9113 §8.7: a refused stream, or one above a GOAWAY's last stream identifier, was not
+ *       processed, so it is safe to retry whatever the method (OkHttp, Go and .NET do). The JDK
+ *       exposes these only as plain {@code IOException}s, so they are recognised by their exact
+ *       message. A plain {@code "GOAWAY received"} (JDK 17 to 17.0.16, 21 to 21.0.7) fails every
+ *       open stream, processed ones included, and stays {@link Outcome#AMBIGUOUS AMBIGUOUS}.
+ *       {@link Builder#notProcessed(Outcome)} overrides the row.</td></tr>
  *   <tr><td>{@link IOException} (any other)</td><td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
  *       <td>An I/O failure whose moment is unknown: the request may have been sent.</td></tr>
  *   <tr><td>{@link Throwable} (any other: {@link RuntimeException}, {@link Error})</td>
@@ -141,6 +161,9 @@ import javax.net.ssl.SSLHandshakeException;
  *       they decide only when no throwable in the chain matches a more specific entry, and then the
  *       outermost throwable's catch-all decides. This is why {@code IOException(ConnectException)},
  *       the shape {@code HttpClient.send} rethrows, is {@link Outcome#TRANSIENT}.</li>
+ *   <li>A plain {@code IOException} (not a subclass) carrying one of the JDK's "not processed"
+ *       messages (see the table) anywhere in the chain takes the {@link Builder#notProcessed(Outcome)}
+ *       outcome, unless a more specific entry matched an outer throwable first.</li>
  *   <li>While {@link SSLHandshakeException} keeps its default entry, a handshake failure whose cause
  *       chain holds a certificate exception takes that certificate exception's outcome. Overriding
  *       {@code SSLHandshakeException} replaces this rule with the given outcome.</li>
@@ -148,9 +171,10 @@ import javax.net.ssl.SSLHandshakeException;
  * Cause chains are followed at most {@value #MAX_CAUSE_DEPTH} levels deep and cycles are detected.
  *
  * <h2>Overrides</h2>
- * {@link Builder#status(int, Outcome)} replaces the outcome of one status code, including the 503
- * {@code Retry-After} refinement; {@link Builder#failure(Class, Outcome)} sets the outcome of one
- * exception type and its subclasses that have no more specific entry.
+ * {@link Builder#status(int, Outcome)} replaces the outcome of one status code, for keyed requests
+ * too (an override of 409 replaces the idempotency-key row); {@link Builder#failure(Class, Outcome)}
+ * sets the outcome of one exception type and its subclasses that have no more specific entry;
+ * {@link Builder#notProcessed(Outcome)} sets the outcome of the JDK's "not processed" signals.
  */
 public final class ClassificationTable implements ResponseClassifier {
 
@@ -162,16 +186,30 @@ public final class ClassificationTable implements ResponseClassifier {
     private static final List<Class<? extends Throwable>> CERTIFICATE_TYPES =
             List.of(CertificateException.class, CertPathValidatorException.class, CertPathBuilderException.class);
 
+    /**
+     * The exact messages of the plain {@code IOException}s by which {@code java.net.http} (JDK 17 to
+     * 25, read in the JDK's {@code Stream}, {@code Http2Connection} and {@code MultiExchange}) reports
+     * that the server did not process a request. The JDK's {@code send} rethrows them as a new
+     * {@code IOException} with the same message.
+     */
+    static final Set<String> NOT_PROCESSED_MESSAGES = Set.of(
+            "Received RST_STREAM: Stream not processed",
+            "request not processed by peer",
+            "RST_STREAM received Stream not processed",
+            "too many concurrent streams");
+
     private static final ClassificationTable DEFAULTS = new Builder().build();
 
     private final Map<Integer, Outcome> statuses;
     private final Map<Class<? extends Throwable>, Outcome> failures;
     private final boolean handshakeCertificateRule;
+    private final Outcome notProcessed;
 
     private ClassificationTable(Builder builder) {
         this.statuses = Map.copyOf(builder.statuses);
         this.failures = Map.copyOf(builder.failures);
         this.handshakeCertificateRule = builder.handshakeCertificateRule;
+        this.notProcessed = builder.notProcessed;
     }
 
     /**
@@ -232,8 +270,6 @@ public final class ClassificationTable implements ResponseClassifier {
             case 501:
             case 505:
                 return Outcome.PERMANENT;
-            case 503:
-                return headers.firstValue(RetryAfter.HEADER_NAME).isPresent() ? Outcome.THROTTLED : Outcome.TRANSIENT;
             case 504:
                 return Outcome.AMBIGUOUS;
             default:
@@ -243,6 +279,24 @@ public final class ClassificationTable implements ResponseClassifier {
             return Outcome.TRANSIENT;
         }
         return Outcome.PERMANENT;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A 409 Conflict is {@link Outcome#THROTTLED} (draft-ietf-httpapi-idempotency-key-header
+     * §2.7: an earlier request with the same key is still being processed) unless 409 has a status
+     * override; every other status is classified as by {@link #classifyResponse(int, HttpHeaders)}.
+     *
+     * @throws NullPointerException if {@code headers} is {@code null}
+     */
+    @Override
+    public Outcome classifyKeyedResponse(int statusCode, HttpHeaders headers) {
+        if (statusCode == 409 && !statuses.containsKey(409)) {
+            Objects.requireNonNull(headers, "headers");
+            return Outcome.THROTTLED;
+        }
+        return classifyResponse(statusCode, headers);
     }
 
     /**
@@ -261,11 +315,20 @@ public final class ClassificationTable implements ResponseClassifier {
             if (!CATCH_ALL_TYPES.contains(type)) {
                 return refine(type, t);
             }
+            if (isNotProcessedSignal(t)) {
+                return notProcessed;
+            }
             if (catchAll == null) {
                 catchAll = failures.get(type);
             }
         }
         return catchAll;
+    }
+
+    /** Whether {@code t} is one of the JDK's plain {@code IOException}s saying the request was not processed. */
+    private static boolean isNotProcessedSignal(Throwable t) {
+        return t.getClass() == IOException.class && t.getMessage() != null
+                && NOT_PROCESSED_MESSAGES.contains(t.getMessage());
     }
 
     private Outcome refine(Class<? extends Throwable> matched, Throwable t) {
@@ -320,7 +383,8 @@ public final class ClassificationTable implements ResponseClassifier {
             }
         });
         return "ClassificationTable[statusOverrides=" + new TreeMap<>(statuses)
-                + ", failureOverrides=" + failureNames + "]";
+                + ", failureOverrides=" + failureNames
+                + (notProcessed == Outcome.TRANSIENT ? "" : ", notProcessed=" + notProcessed) + "]";
     }
 
     /**
@@ -332,6 +396,7 @@ public final class ClassificationTable implements ResponseClassifier {
         private final Map<Integer, Outcome> statuses = new LinkedHashMap<>();
         private final Map<Class<? extends Throwable>, Outcome> failures = new LinkedHashMap<>();
         private boolean handshakeCertificateRule = true;
+        private Outcome notProcessed = Outcome.TRANSIENT;
 
         private Builder() {
             failures.put(Throwable.class, Outcome.PERMANENT);
@@ -355,6 +420,7 @@ public final class ClassificationTable implements ResponseClassifier {
             statuses.putAll(table.statuses);
             failures.putAll(table.failures);
             handshakeCertificateRule = table.handshakeCertificateRule;
+            notProcessed = table.notProcessed;
         }
 
         /**
@@ -393,6 +459,21 @@ public final class ClassificationTable implements ResponseClassifier {
             if (type == SSLHandshakeException.class) {
                 handshakeCertificateRule = false;
             }
+            return this;
+        }
+
+        /**
+         * Sets the outcome of the JDK's signals that the server did not process a request (an HTTP/2
+         * REFUSED_STREAM, a stream above a GOAWAY's last stream id, the server's concurrent-stream
+         * limit; see the class description). Default {@link Outcome#TRANSIENT}: RFC 9113 §8.7 makes
+         * such a request safe to retry whatever its method.
+         *
+         * @param outcome the outcome; not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code outcome} is {@code null}
+         */
+        public Builder notProcessed(Outcome outcome) {
+            this.notProcessed = Objects.requireNonNull(outcome, "outcome");
             return this;
         }
 

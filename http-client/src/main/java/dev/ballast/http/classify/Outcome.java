@@ -13,9 +13,14 @@ package dev.ballast.http.classify;
  *   <tr><td>{@link #AMBIGUOUS}</td><td>only if the request is idempotent (RFC 9110 §9.2.2) or carries an
  *       idempotency key</td><td>yes</td></tr>
  *   <tr><td>{@link #THROTTLED}</td><td>yes, waiting at least the server's {@code Retry-After}</td>
- *       <td>yes</td></tr>
+ *       <td>no</td></tr>
  *   </tbody>
  * </table>
+ *
+ * <p>The breaker counts attempts, not calls: every attempt asks it for permission and reports its
+ * outcome, so one call retried three times is three breaker records (as in resilience4j's
+ * {@code Retry(CircuitBreaker(call))}, the .NET standard resilience handler and Envoy's outlier
+ * detection, which all sit inside the retry).
  */
 public enum Outcome {
 
@@ -24,8 +29,9 @@ public enum Outcome {
 
     /**
      * The attempt failed in a way the next attempt may not: the dependency is briefly unavailable, or
-     * the request never reached it (connection refused, connect timeout, unresolved host). Safe to retry
-     * for every method.
+     * the request never reached it (connection refused, connect timeout, unresolved host), or the
+     * server refused it before processing it (HTTP/2 REFUSED_STREAM, RFC 9113 §8.7). Safe to retry for
+     * every method.
      */
     TRANSIENT,
 
@@ -42,16 +48,28 @@ public enum Outcome {
      */
     AMBIGUOUS,
 
-    /** The dependency asked us to slow down (429, or 503 with {@code Retry-After}). */
+    /**
+     * The dependency is up and asked us to wait before asking again: 429 Too Many Requests, or a 409
+     * Conflict to a request carrying an idempotency key (an earlier request with that key is still
+     * being processed). Retried for every method, no sooner than the server's {@code Retry-After}.
+     *
+     * <p>Not a breaker failure: the dependency answered deliberately, protecting itself, and the
+     * retry layer already slows down (backoff, {@code Retry-After}, the retry budget). Opening the
+     * breaker on it would turn one caller's exhausted quota into an outage of every call to the
+     * dependency. Envoy's outlier detection likewise ignores 429 (it ejects on 5xx); the .NET
+     * standard resilience handler counts it, which this client deliberately does not. A 503 is
+     * {@link #TRANSIENT}, with or without {@code Retry-After}: the service says it cannot serve, and
+     * every peer counts that.
+     */
     THROTTLED;
 
     /**
      * Tells whether this outcome counts as a failure of the dependency for its circuit breaker.
      *
-     * @return {@code true} for {@link #TRANSIENT}, {@link #AMBIGUOUS} and {@link #THROTTLED}
+     * @return {@code true} for {@link #TRANSIENT} and {@link #AMBIGUOUS}
      */
     public boolean isBreakerFailure() {
-        return this == TRANSIENT || this == AMBIGUOUS || this == THROTTLED;
+        return this == TRANSIENT || this == AMBIGUOUS;
     }
 
     /**

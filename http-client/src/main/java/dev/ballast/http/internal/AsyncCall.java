@@ -1,12 +1,17 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.RetryDecision;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,15 +40,30 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     /** What the call waits for now: the exchange, a bulkhead wait or a backoff. */
     private volatile Future<?> waitingFor;
+    /**
+     * The call's hedging, or {@code null} when it is not hedged: the dependency does not hedge, or
+     * the request may not be sent twice (neither idempotent nor keyed, or a body that cannot be
+     * replayed).
+     */
+    private final HedgingConfig hedging;
+    /** Hedged calls only: the attempts whose exchanges are in flight. Guarded by this. */
+    private final List<Attempt<T>> running;
+    /** Hedged calls only: how many hedged attempts were sent. Guarded by this. */
+    private int hedges;
+    /** Hedged calls only: the pending hedge, if any. */
+    private volatile HedgeTimeout hedgeTimeout;
 
-    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
               boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
               PushPromiseHandler<T> pushHandler) {
-        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
-                pipeline.decider.maxAttempts(), correlationSeed);
+        super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
+                deadline, pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
         this.handler = handler;
         this.pushHandler = pushHandler;
+        HedgingConfig policy = dependency.hedging();
+        this.hedging = policy != null && this.idempotentOrKeyed && this.replayable ? policy : null;
+        this.running = hedging == null ? null : new ArrayList<>(1 + hedging.maxHedgedAttempts());
     }
 
     /**
@@ -136,6 +156,11 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             decided(attempt.complete(null, attempt.deadlinePassed()));
             return;
         }
+        if (hedging != null) {
+            synchronized (this) {
+                running.add(attempt);
+            }
+        }
         CompletableFuture<HttpResponse<T>> exchange;
         try {
             exchange = pushHandler == null
@@ -149,11 +174,18 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (stopped || attempt.timedOut) {
             exchange.cancel(true); // stopped or timed out before the exchange was published
         }
+        if (hedging != null) {
+            armHedge();
+        }
         exchange.whenComplete(attempt);
     }
 
     /** The exchange of {@code attempt} completed; runs on the wrapped client's thread. */
     void exchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
+        if (hedging != null) {
+            hedgedExchangeCompleted(attempt, response, failure);
+            return;
+        }
         attempt.endExchange();
         if (stopped) {
             // Cancelled or aborted: no answer to report, nobody to hand a body to.
@@ -163,12 +195,147 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         decided(attempt.complete(response, failure));
     }
 
+    // ---- hedging ------------------------------------------------------------------------------------
+
+    @Override
+    boolean othersInFlight(Attempt<?> attempt) {
+        if (hedging == null) {
+            return false;
+        }
+        synchronized (this) {
+            return !running.isEmpty(); // the completing attempt has left it already
+        }
+    }
+
+    /**
+     * A hedged call's exchange completed. The first answer that ends the call wins (the others are
+     * then cancelled by {@link #onStop()}); a failure while another attempt is still in flight waits
+     * for that one; the last attempt to end with none left in flight decides as an unhedged one would.
+     */
+    private void hedgedExchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
+        AttemptOutcome outcome;
+        synchronized (this) {
+            running.remove(attempt);
+            attempt.endExchange();
+            if (stopped) {
+                attempt.abandon(response); // a loser, cancelled once another attempt won
+                return;
+            }
+            outcome = attempt.complete(response, failure);
+            if (outcome.response() == null && !running.isEmpty()) {
+                return; // no answer for the caller yet: another attempt is still in flight
+            }
+            if (running.isEmpty()) {
+                disarmHedge(); // a retry, if decided, starts over with a hedge of its own
+            }
+        }
+        decided(outcome);
+    }
+
+    /** Arms the next hedge after the dependency's hedging delay, unless the call may send no more. */
+    private void armHedge() {
+        long delayNanos;
+        synchronized (this) {
+            if (stopped || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts) {
+                return;
+            }
+            delayNanos = dependency.hedgingDelayNanos();
+        }
+        HedgeTimeout previous = hedgeTimeout;
+        if (previous != null) {
+            previous.disarm();
+        }
+        HedgeTimeout next = new HedgeTimeout(Durations.saturatedAdd(pipeline.ticker.read(), delayNanos), delayNanos,
+                this);
+        hedgeTimeout = next;
+        pipeline.timer.arm(next);
+        if (stopped) {
+            next.disarm();
+        }
+    }
+
+    private void disarmHedge() {
+        HedgeTimeout pending = hedgeTimeout;
+        if (pending != null) {
+            pending.disarm();
+        }
+    }
+
+    /**
+     * The hedging delay passed: unless the call has its answer (or may send no more), send the
+     * request again alongside the attempts in flight. A hedged attempt withdraws a retry budget token
+     * and asks the breaker and the bulkhead like any attempt; if one of them says no, no hedge is sent.
+     */
+    private void hedge(long waitedNanos) {
+        Attempt<T> attempt;
+        synchronized (this) {
+            if (stopped || running.isEmpty() || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts
+                    || deadline.hasPassed() || !dependency.budget().tryAcquireRetry()) {
+                return;
+            }
+            CircuitBreaker.Permit permit;
+            try {
+                permit = dependency.breaker().acquirePermission();
+            } catch (CircuitOpenException open) {
+                dependency.budget().refundRetry();
+                return;
+            }
+            Bulkhead.Permit bulkheadPermit = dependency.bulkhead().tryAcquireNow();
+            if (bulkheadPermit == null) {
+                permit.onNotAttempted();
+                dependency.budget().refundRetry();
+                return;
+            }
+            hedges++;
+            int number = attempts + 1;
+            attempts = number;
+            pipeline.listeners.hedged(this, number, waitedNanos);
+            pipeline.listeners.attemptStarted(this, number);
+            attempt = new Attempt<>(pipeline, this, number, handler);
+            attempt.breakerPermit = permit;
+            attempt.bulkheadPermit = bulkheadPermit;
+        }
+        exchange(attempt);
+    }
+
+    /** The pending hedge of a call, in the client's timer; forgets the call once disarmed. */
+    private static final class HedgeTimeout extends DeadlineTimer.Timeout {
+
+        private final long delayNanos;
+        private volatile AsyncCall<?> call;
+
+        HedgeTimeout(long deadlineNanos, long delayNanos, AsyncCall<?> call) {
+            super(deadlineNanos);
+            this.delayNanos = delayNanos;
+            this.call = call;
+        }
+
+        @Override
+        protected void expire() {
+            AsyncCall<?> c = call;
+            if (c != null) {
+                call = null;
+                c.pipeline.runOffTimer(() -> c.hedge(delayNanos)); // sending is the caller's work: not on the timer
+            }
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private void decided(AttemptOutcome outcome) {
+        RetainedAnswer answer = lastAnswer;
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
         } else if (outcome.response() != null) {
             result.complete((HttpResponse<T>) outcome.response());
+        } else if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
+            // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
+            answer.replay(handler).whenComplete((response, failure) -> {
+                if (failure == null) {
+                    result.complete(response);
+                } else {
+                    result.completeExceptionally(Pipeline.unwrap(failure));
+                }
+            });
         } else {
             result.completeExceptionally(CallResult.failure(this, outcome, pipeline.totalTimeout));
         }
@@ -199,6 +366,19 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (waiting != null) {
             // Cancelling the JDK's exchange future aborts the exchange; a scheduled backoff is only withdrawn.
             waiting.cancel(!(waiting instanceof ScheduledFuture));
+        }
+        if (hedging != null) {
+            disarmHedge();
+            List<Attempt<T>> inFlight;
+            synchronized (this) {
+                inFlight = List.copyOf(running);
+            }
+            for (Attempt<T> attempt : inFlight) {
+                CompletableFuture<HttpResponse<T>> exchange = attempt.exchange;
+                if (exchange != null) {
+                    exchange.cancel(true); // the losers of a hedged call
+                }
+            }
         }
     }
 

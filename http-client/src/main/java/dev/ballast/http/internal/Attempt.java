@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.BodyTimeout;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.classify.Outcome;
@@ -8,20 +9,35 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
-import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 import java.util.function.BiConsumer;
 
 /**
  * One attempt of a call: its breaker and bulkhead permits, its time bound, and the body handler the
  * wrapped client is given. That handler decides about the attempt as soon as the status line and
- * headers arrive, on the client's thread: a response that will be retried is drained and discarded
- * without ever reaching the caller's handler. The same object completes the attempt for
- * {@code sendAsync} (it is the exchange future's completion action), so an attempt allocates no
- * callbacks of its own.
+ * headers arrive, on the client's thread: a response that will be retried is read into memory
+ * ({@link RetainedAnswer}, so the call can still return it if the retry is refused) without ever
+ * reaching the caller's handler. The same object completes the attempt for {@code sendAsync} (it is
+ * the exchange future's completion action), so an attempt allocates no callbacks of its own.
+ *
+ * <p>The same object is also the body subscriber the wrapped client feeds, and the subscription the
+ * caller's subscriber is given: it hands every signal on and notes three things on the way. Whether the body arrived in full (the
+ * client signalled {@code onComplete}): a failure after that, or one the caller's handler or
+ * subscriber threw, is the caller's own, not the dependency's. And whether the caller is still
+ * reading the body after the response was handed over (a streaming handler such as
+ * {@code ofInputStream}): the attempt's bound then still applies, and when it passes the exchange is
+ * cancelled and the caller's subscriber fails with {@link HttpTimeoutException}, unless the handler
+ * was marked {@link BodyTimeout#exempt(BodyHandler)}. And whether the caller cancelled (closed its
+ * stream): then the bound is released at once.
  *
  * <p>Time bound: the attempt may take {@code min(attempt timeout, time left of the total timeout)},
  * headers and body, enforced by the client's {@link DeadlineTimer}: arming it is a compare-and-set.
@@ -31,12 +47,32 @@ import java.util.function.BiConsumer;
  * request that carries a timeout. A timeout the caller set on the request is kept, and the JDK
  * enforces it too.
  */
-final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Throwable> {
+final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscription,
+        BiConsumer<HttpResponse<T>, Throwable> {
+
+    // The body's phase (the low bits of body) and two flags that serialise an abort with the signals
+    // the wrapped client delivers (Reactive Streams §1.3: a subscriber's signals never overlap).
+    private static final int NO_BODY = 0;
+    private static final int RECEIVING = 1;
+    private static final int RECEIVED = 2;
+    private static final int FAILED = 3;
+    private static final int ABORTED = 4;
+    /** The caller cancelled its subscription (closed its stream): it reads no more. */
+    private static final int CANCELLED = 5;
+    private static final int PHASE = 7;
+    /** The wrapped client is inside a signal it hands to the caller's subscriber. */
+    private static final int IN_SIGNAL = 8;
+    /** The bound passed during a signal: the thread leaving it aborts. */
+    private static final int ABORT_REQUESTED = 16;
+    /** The caller's subscriber has had its {@code onSubscribe}: an abort may signal it. */
+    private static final int SUBSCRIBED = 32;
 
     final Pipeline pipeline;
     final Call call;
     final int number;
     private final BodyHandler<T> handler;
+    /** Whether the caller exempted reading the body from the bound ({@link BodyTimeout#exempt}). */
+    private final boolean bodyExempt;
     CircuitBreaker.Permit breakerPermit;
     Bulkhead.Permit bulkheadPermit;
     /** How long the exchange may take, in nanoseconds, from {@link #startNanos}. */
@@ -45,10 +81,18 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
     boolean boundByTotal;
     long startNanos;
     private volatile AttemptOutcome headerDecision;
-    private volatile Throwable handlerFailure;
+    /** What the caller's handler or subscriber threw, if anything. */
+    private volatile Throwable callerFailure;
+    /** The caller's subscriber, once its handler ran. */
+    private BodySubscriber<T> subscriber;
+    private volatile Flow.Subscription upstream;
+    @SuppressWarnings("unused") // accessed through BODY
+    private volatile int body;
     private volatile AttemptTimeout timeout;
     volatile boolean timedOut;
     volatile boolean completed;
+    /** The response was handed to the caller while its body was still being read, under the bound. */
+    private volatile boolean boundingBody;
     /** The wrapped client's future ({@code sendAsync} only). */
     volatile CompletableFuture<HttpResponse<T>> exchange;
 
@@ -57,6 +101,7 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         this.call = call;
         this.number = number;
         this.handler = handler;
+        this.bodyExempt = BodyTimeout.isExempt(handler);
     }
 
     /**
@@ -90,7 +135,7 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         }
         call.dependency.countRejection(rejection);
         pipeline.listeners.rejected(call.dependency.name(), rejection);
-        AttemptOutcome outcome = new AttemptOutcome(number, null, rejection, Outcome.PERMANENT,
+        AttemptOutcome outcome = new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT,
                 rejection instanceof CircuitOpenException ? StopReason.CIRCUIT_OPEN : StopReason.BULKHEAD_FULL,
                 0, 0, 0);
         pipeline.listeners.decision(call, outcome);
@@ -141,6 +186,10 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
 
     /** Called on the timer's thread when the bound has passed. */
     void expired() {
+        if (boundingBody) {
+            pipeline.runOffTimer(this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
+            return;
+        }
         if (completed) {
             return;
         }
@@ -153,17 +202,24 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         return new HttpTimeoutException("total timeout passed before attempt " + number + " could be sent");
     }
 
-    /** Releases the timer and the bulkhead permit once the exchange has ended, however it ended. */
+    /**
+     * Releases the bulkhead permit once the exchange has ended, however it ended. The timer is
+     * released by {@link #complete} or {@link #abandon} (or, for a body the caller still reads,
+     * when that body ends).
+     */
     void endExchange() {
         completed = true;
+        Bulkhead.Permit permit = bulkheadPermit;
+        if (permit != null) {
+            permit.close();
+        }
+    }
+
+    private void disarm() {
         AttemptTimeout t = timeout;
         if (t != null) {
             t.disarm();
             t.attempt = null;
-        }
-        Bulkhead.Permit permit = bulkheadPermit;
-        if (permit != null) {
-            permit.close();
         }
     }
 
@@ -174,14 +230,178 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         headerDecision = decision;
         if (decision.retry()) {
-            // Drain and discard: the connection goes back to the pool, the caller never sees this body.
-            return BodySubscribers.replacing(null);
+            // Read into memory (the connection goes back to the pool): the caller never sees this body
+            // unless the retry is refused, and then as its own handler makes of it.
+            @SuppressWarnings("unchecked")
+            BodySubscriber<T> retaining = (BodySubscriber<T>) RetainedAnswer.subscriber();
+            return retaining;
         }
+        BodySubscriber<T> own;
         try {
-            return handler.apply(info);
+            own = handler.apply(info);
         } catch (RuntimeException | Error e) {
-            handlerFailure = e;
+            callerFailure = e;
             throw e;
+        }
+        if (own == null) {
+            return null; // the wrapped client fails it as it would without us
+        }
+        subscriber = own;
+        body = RECEIVING;
+        return this;
+    }
+
+    // ---- the body subscriber the wrapped client feeds: the caller's, observed ----------------------
+
+    @Override
+    public CompletionStage<T> getBody() {
+        try {
+            return subscriber.getBody();
+        } catch (RuntimeException | Error e) {
+            callerFailure = e;
+            throw e;
+        }
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+        upstream = subscription;
+        int s;
+        do {
+            s = (int) BODY.getVolatile(this);
+        } while (!BODY.compareAndSet(this, s, (s & PHASE) == RECEIVING ? s | IN_SIGNAL | SUBSCRIBED : s | SUBSCRIBED));
+        try {
+            subscriber.onSubscribe(this);
+        } catch (RuntimeException | Error e) {
+            callerFailure = e;
+            leaveSignal(s);
+            throw e;
+        }
+        if ((s & PHASE) == ABORTED) {
+            deliverAbort(); // the bound passed before the body was even subscribed to
+        } else {
+            leaveSignal(s);
+        }
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> item) {
+        int s;
+        do {
+            s = (int) BODY.getVolatile(this);
+            if ((s & PHASE) != RECEIVING) {
+                return; // aborted: the caller has had its error
+            }
+        } while (!BODY.compareAndSet(this, s, s | IN_SIGNAL));
+        try {
+            subscriber.onNext(item);
+        } catch (RuntimeException | Error e) {
+            callerFailure = e;
+            leaveSignal(s);
+            throw e;
+        }
+        leaveSignal(s);
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+        if (endBody(FAILED)) {
+            try {
+                subscriber.onError(throwable);
+            } catch (RuntimeException | Error e) {
+                callerFailure = e;
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void onComplete() {
+        if (endBody(RECEIVED)) {
+            try {
+                subscriber.onComplete();
+            } catch (RuntimeException | Error e) {
+                callerFailure = e;
+                throw e;
+            }
+        }
+    }
+
+    // ---- the subscription the caller's subscriber is given: the wrapped client's, observed ------------
+
+    @Override
+    public void request(long n) {
+        upstream.request(n);
+    }
+
+    @Override
+    public void cancel() {
+        endBody(CANCELLED); // the caller reads no more: nothing left to bound
+        upstream.cancel();
+    }
+
+    /** Leaves a signal entered from state {@code entered}; delivers an abort requested meanwhile. */
+    private void leaveSignal(int entered) {
+        if ((entered & PHASE) != RECEIVING) {
+            return;
+        }
+        while (true) {
+            int s = (int) BODY.getVolatile(this);
+            boolean abort = (s & ABORT_REQUESTED) != 0;
+            if (BODY.compareAndSet(this, s, abort ? ABORTED | SUBSCRIBED : s & ~IN_SIGNAL)) {
+                if (abort) {
+                    deliverAbort();
+                }
+                return;
+            }
+        }
+    }
+
+    /** Ends the body with {@code phase} unless it ended already (aborted); releases the bound. */
+    private boolean endBody(int phase) {
+        while (true) {
+            int s = (int) BODY.getVolatile(this);
+            if ((s & PHASE) != RECEIVING) {
+                return false;
+            }
+            if (BODY.compareAndSet(this, s, phase | (s & SUBSCRIBED))) {
+                disarm();
+                return true;
+            }
+        }
+    }
+
+    /** The bound passed while the caller was still reading the body: abort the exchange, fail the reader. */
+    private void abortBody() {
+        while (true) {
+            int s = (int) BODY.getVolatile(this);
+            if ((s & PHASE) != RECEIVING) {
+                return;
+            }
+            if ((s & IN_SIGNAL) != 0) {
+                if (BODY.compareAndSet(this, s, s | ABORT_REQUESTED)) {
+                    return; // the signal in progress aborts when it ends
+                }
+            } else if (BODY.compareAndSet(this, s, ABORTED | (s & SUBSCRIBED))) {
+                if ((s & SUBSCRIBED) != 0) {
+                    deliverAbort();
+                } // else onSubscribe delivers it
+                return;
+            }
+        }
+    }
+
+    private void deliverAbort() {
+        Flow.Subscription s = upstream;
+        if (s != null) {
+            s.cancel(); // the wrapped client aborts the exchange: closes an HTTP/1.1 connection, resets a stream
+        }
+        HttpTimeoutException timeout = new HttpTimeoutException((boundByTotal ? "total timeout" : "attempt timeout of "
+                + Durations.toMillis(boundNanos) + " ms") + " elapsed while the response body was being read");
+        try {
+            subscriber.onError(timeout);
+        } catch (RuntimeException e) {
+            // the caller's subscriber failed on its error; nothing more to tell it
         }
     }
 
@@ -199,6 +419,7 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
      * body nobody will read is closed.
      */
     void abandon(HttpResponse<?> response) {
+        disarm();
         if (breakerPermit != null) {
             breakerPermit.onAbandoned();
         }
@@ -223,6 +444,7 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         AttemptOutcome outcome;
         boolean answered = response != null || decided != null;
         boolean cutByTotal = false;
+        boolean stillReading = false;
         if (thrown == null) {
             if (decided == null) {
                 // The wrapped client never ran our handler (a test double, say): decide from the response.
@@ -230,21 +452,53 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
                 if (decided.retry()) {
                     Bodies.discard(response);
                 }
+                call.lastAnswer = null;
+                outcome = decided.retry() ? decided : decided.withResponse(response);
+            } else if (decided.retry() && call.othersInFlight(this)) {
+                // A hedged call's other attempt may still answer: wait for it, and give back the token.
+                call.dependency.budget().refundRetry();
+                call.lastAnswer = RetainedAnswer.of(response);
+                outcome = decided.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT);
+            } else if (decided.retry()) {
+                call.lastAnswer = RetainedAnswer.of(response);
+                if (response.previousResponse().isPresent()) {
+                    call.followedTo(response.request()); // retry the hop that failed, not a request that got its answer
+                }
+                outcome = decided;
+            } else {
+                outcome = decided.withResponse(response);
+                stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING && !bodyExempt;
             }
-            outcome = decided.retry() ? decided : decided.withResponse(response);
         } else {
             Throwable failure = attemptFailure(Pipeline.unwrap(thrown));
             call.addFailure(failure);
+            call.lastAnswer = null;
             cutByTotal = boundByTotal && failure instanceof HttpTimeoutException
                     && !(failure instanceof HttpConnectTimeoutException);
             if (cutByTotal) {
-                outcome = AttemptOutcome.stop(number, Outcome.AMBIGUOUS, StopReason.TOTAL_TIMEOUT)
+                outcome = AttemptOutcome.stop(number, -1, Outcome.AMBIGUOUS, StopReason.TOTAL_TIMEOUT)
                         .withFailure(failure);
             } else if (decided != null && decided.retry()) {
-                outcome = decided.withFailure(failure); // the discarded body failed to drain: the retry stands
+                outcome = decided.withFailure(failure); // the retried body failed to drain: the retry stands
+                if (call.othersInFlight(this)) {
+                    call.dependency.budget().refundRetry();
+                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                }
+            } else if (decided != null && callerFailed(failure)) {
+                // The dependency answered, and the caller's own code failed on the answer: the headers
+                // decide what the answer says about the dependency, and the caller's bug is not retried.
+                outcome = decided.withStop(StopReason.BODY_HANDLER_FAILED).withFailure(failure);
             } else {
                 outcome = pipeline.decider.onFailure(call, number, failure);
+                if (outcome.retry() && call.othersInFlight(this)) {
+                    call.dependency.budget().refundRetry();
+                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                }
             }
+        }
+        LatencyWindow latencies = call.dependency.latencies();
+        if (latencies != null && answered) {
+            latencies.record(pipeline.ticker.read() - startNanos);
         }
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
@@ -256,21 +510,40 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
         } else {
             report(outcome.outcome(), answered);
         }
+        if (stillReading) {
+            // Handed to a caller who reads the body after this returns: the bound keeps running until the
+            // body ends. If it passed already (between the exchange's end and now), abort at once.
+            boundingBody = true;
+            AttemptTimeout t = timeout;
+            if (t != null && t.fired()) {
+                pipeline.runOffTimer(this::abortBody);
+            }
+        } else {
+            disarm();
+        }
         pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
     }
 
     /**
-     * What the attempt failed with, as the caller and the classifier should see it: the caller's
-     * own handler failure unwrapped from the JDK's {@code IOException}, and any timeout of ours or
-     * of the JDK's request timeout as one {@link HttpTimeoutException} naming the attempt timeout.
+     * Whether {@code failure} is the caller's own: something its handler or subscriber threw, or any
+     * failure after the body arrived in full (its finisher, such as a parser, failed on it).
+     */
+    private boolean callerFailed(Throwable failure) {
+        Throwable own = callerFailure;
+        return own != null && Pipeline.hasCause(failure, own) || ((int) BODY.getVolatile(this) & PHASE) == RECEIVED;
+    }
+
+    /**
+     * What the attempt failed with, as the caller and the classifier should see it: as the wrapped
+     * client reported it (the JDK's {@code send} wraps what a caller's handler threw in an
+     * {@code IOException}, its {@code sendAsync} does not; either is kept), except any timeout of
+     * ours or of the JDK's request timeout, which is one {@link HttpTimeoutException} naming the
+     * attempt timeout.
      */
     private Throwable attemptFailure(Throwable failure) {
-        Throwable own = handlerFailure;
-        if (own != null && own != failure && Pipeline.hasCause(failure, own)) {
-            return own; // the JDK's send wraps what the caller's handler threw; it is the caller's, as thrown
-        }
-        boolean jdkTimeout = failure instanceof HttpTimeoutException && !(failure instanceof HttpConnectTimeoutException)
+        boolean jdkTimeout = failure instanceof HttpTimeoutException
+                && !(failure instanceof HttpConnectTimeoutException)
                 && pipeline.jdkDelegate && call.request.timeout().isPresent();
         if (timedOut || jdkTimeout) {
             HttpTimeoutException timeout = new HttpTimeoutException("attempt timeout of "
@@ -282,7 +555,8 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
     }
 
     /**
-     * Reports the attempt to its breaker permit. A non-failure outcome is "ignored" only when the
+     * Reports the attempt to its breaker permit, a success or failure with its duration (from sending
+     * to now, for the slow-call rule). A non-failure outcome is "ignored" only when the
      * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
      * counts as a success). A permanent <em>exception</em> without any response (a certificate
      * failure, a body handler that threw before headers were handed over) proves nothing about the
@@ -292,9 +566,9 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
     private void report(Outcome outcome, boolean answered) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess();
+            permit.onSuccess(pipeline.ticker.read() - startNanos);
         } else if (outcome.isBreakerFailure()) {
-            permit.onFailure();
+            permit.onFailure(pipeline.ticker.read() - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {
@@ -318,6 +592,16 @@ final class Attempt<T> implements BodyHandler<T>, BiConsumer<HttpResponse<T>, Th
             if (a != null) {
                 a.expired();
             }
+        }
+    }
+
+    private static final VarHandle BODY;
+
+    static {
+        try {
+            BODY = MethodHandles.lookup().findVarHandle(Attempt.class, "body", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 }

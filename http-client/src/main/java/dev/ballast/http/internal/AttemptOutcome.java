@@ -12,6 +12,7 @@ import java.util.Locale;
  * (the retry budget withdrawal) happens exactly once per attempt.
  *
  * @param attempt the attempt number, 1 for the first
+ * @param status the HTTP status the attempt was answered with, or {@code -1} if it got no answer
  * @param response the response, or null
  * @param failure the failure, or null
  * @param outcome the classification of the response or failure
@@ -21,15 +22,15 @@ import java.util.Locale;
  *     server's Retry-After) and {@code BACKOFF_OVERRUNS_DEADLINE} (the backoff); else zero
  * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; else zero
  */
-record AttemptOutcome(int attempt, HttpResponse<?> response, Throwable failure, Outcome outcome, StopReason stop,
-                      long delayNanos, long detailMillis, long limitMillis) {
+record AttemptOutcome(int attempt, int status, HttpResponse<?> response, Throwable failure, Outcome outcome,
+                      StopReason stop, long delayNanos, long detailMillis, long limitMillis) {
 
-    static AttemptOutcome stop(int attempt, Outcome outcome, StopReason stop) {
-        return new AttemptOutcome(attempt, null, null, outcome, stop, 0, 0, 0);
+    static AttemptOutcome stop(int attempt, int status, Outcome outcome, StopReason stop) {
+        return new AttemptOutcome(attempt, status, null, null, outcome, stop, 0, 0, 0);
     }
 
-    static AttemptOutcome retry(int attempt, Outcome outcome, long delayNanos) {
-        return new AttemptOutcome(attempt, null, null, outcome, null, delayNanos, 0, 0);
+    static AttemptOutcome retry(int attempt, int status, Outcome outcome, long delayNanos) {
+        return new AttemptOutcome(attempt, status, null, null, outcome, null, delayNanos, 0, 0);
     }
 
     boolean retry() {
@@ -55,10 +56,17 @@ record AttemptOutcome(int attempt, HttpResponse<?> response, Throwable failure, 
     }
 
     AttemptOutcome withFailure(Throwable newFailure) {
-        return new AttemptOutcome(attempt, null, newFailure, outcome, stop, delayNanos, detailMillis, limitMillis);
+        return new AttemptOutcome(attempt, status, null, newFailure, outcome, stop, delayNanos, detailMillis,
+                limitMillis);
     }
 
     AttemptOutcome withResponse(HttpResponse<?> newResponse) {
-        return new AttemptOutcome(attempt, newResponse, null, outcome, stop, delayNanos, detailMillis, limitMillis);
+        return new AttemptOutcome(attempt, status, newResponse, null, outcome, stop, delayNanos, detailMillis,
+                limitMillis);
+    }
+
+    /** The same decision with another stop reason (same attempt, status, outcome). */
+    AttemptOutcome withStop(StopReason newStop) {
+        return new AttemptOutcome(attempt, status, response, failure, outcome, newStop, 0, 0, 0);
     }
 }

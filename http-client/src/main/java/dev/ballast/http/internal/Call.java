@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.idempotency.IdempotencyKeys;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,17 +19,32 @@ import java.util.List;
 abstract class Call {
 
     final Dependency dependency;
-    /** The request every attempt sends: the caller's, plus the idempotency key when one was added. */
-    final HttpRequest request;
+    /**
+     * The request every attempt sends: the caller's, plus the idempotency key when one was added;
+     * after a redirect whose last hop was answered with a response to retry, that hop's request
+     * ({@link #followedTo(HttpRequest)}). Written between attempts only.
+     */
+    HttpRequest request;
     /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
-    final boolean idempotentOrKeyed;
-    final boolean replayable;
+    boolean idempotentOrKeyed;
+    /** Whether the request carries an idempotency key (ours or the caller's). */
+    boolean keyed;
+    boolean replayable;
+    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
+    final boolean redirectsFollowed;
+    /**
+     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
+     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
+     */
+    RetainedAnswer lastAnswer;
     final long startNanos;
     final Deadline deadline;
     final int maxAttempts;
     private final long correlationSeed;
     private String correlationId;
     volatile int attempts;
+    /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
+    volatile boolean retried;
     private List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
@@ -36,12 +52,14 @@ abstract class Call {
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
     private volatile int retryPending;
 
-    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean replayable, long startNanos,
-         Deadline deadline, int maxAttempts, long correlationSeed) {
+    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed, boolean replayable,
+         boolean redirectsFollowed, long startNanos, Deadline deadline, int maxAttempts, long correlationSeed) {
         this.dependency = dependency;
         this.request = request;
         this.idempotentOrKeyed = idempotentOrKeyed;
+        this.keyed = keyed;
         this.replayable = replayable;
+        this.redirectsFollowed = redirectsFollowed;
         this.startNanos = startNanos;
         this.deadline = deadline;
         this.maxAttempts = maxAttempts;
@@ -58,20 +76,43 @@ abstract class Call {
         return id;
     }
 
+    /**
+     * The wrapped client followed redirects and the last hop, {@code hop}, was answered with a
+     * response to retry: the retry sends that hop, not the original request, which got its answer
+     * (a POST answered 303 is not sent again because the GET it was redirected to failed). The
+     * dependency stays that of the original request.
+     */
+    final void followedTo(HttpRequest hop) {
+        HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
+        request = copy;
+        // The JDK copies the request's headers, idempotency key included, to every hop.
+        idempotentOrKeyed = keyed || IdempotencyKeys.isIdempotentMethod(copy.method())
+                && !Requests.declaredNonIdempotent(copy);
+        replayable = Requests.bodyReplayable(copy);
+    }
+
     /** The request path for logs: never the query string, which may carry credentials. */
     final String path() {
         return Requests.loggablePath(request);
     }
 
-    final void addFailure(Throwable failure) {
+    final synchronized void addFailure(Throwable failure) {
         if (failures == null) {
             failures = new ArrayList<>(2);
         }
         failures.add(failure);
     }
 
-    final List<Throwable> failures() {
+    final synchronized List<Throwable> failures() {
         return failures == null ? List.of() : List.copyOf(failures);
+    }
+
+    /**
+     * Whether another attempt of this call than {@code attempt} is in flight (a hedged call's). Then
+     * a retryable failure of {@code attempt} waits for it rather than retry.
+     */
+    boolean othersInFlight(Attempt<?> attempt) {
+        return false;
     }
 
     final long previousDelayNanos() {
@@ -88,6 +129,7 @@ abstract class Call {
 
     /** Called when a retry has been decided and its backoff is about to start. */
     final void retryScheduled() {
+        retried = true;
         retryPending = 1;
         if (stopped) {
             refundPendingRetry(); // stop() ran between the decision and now

@@ -47,6 +47,26 @@ final class CallResult {
         return failure;
     }
 
+    /**
+     * What {@code send} throws for {@code failure}, as the JDK client's {@code send} does
+     * ({@code HttpClientImpl.send}): an {@code IOException} as it is; an
+     * {@link IllegalArgumentException} or {@link SecurityException} thrown as it is; anything else
+     * (a body handler's {@code RuntimeException}, say) wrapped in an {@code IOException} with its
+     * message, the cause kept.
+     *
+     * @return the {@code IOException} to throw
+     * @throws RuntimeException {@code failure} itself when it is thrown unwrapped
+     */
+    static IOException asSendThrows(Throwable failure) {
+        if (failure instanceof IOException io) {
+            return io;
+        }
+        if (failure instanceof IllegalArgumentException || failure instanceof SecurityException) {
+            throw (RuntimeException) failure;
+        }
+        return new IOException(failure.getMessage(), failure);
+    }
+
     private static HttpTimeoutException totalTimeout(Call call, int attempts, Duration totalTimeout,
                                                      List<Throwable> failures) {
         HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()

@@ -21,7 +21,8 @@ import java.util.random.RandomGenerator;
  *
  * <h2>Use</h2>
  * Each call asks {@link #acquirePermission()} first and reports its result on the returned
- * {@link Permit} exactly once: {@link Permit#onSuccess()}, {@link Permit#onFailure()} for a breaker
+ * {@link Permit} exactly once: {@link Permit#onSuccess(long)}, {@link Permit#onFailure(long)} (each
+ * with the call's duration, for the slow-call rule) for a breaker
  * failure ({@link dev.ballast.http.classify.Outcome#isBreakerFailure()}), {@link Permit#onIgnored()} for
  * an answer that is no breaker failure (such as a 404), {@link Permit#onAbandoned()} when the call
  * ended without an answer (cancelled, interrupted, timed out by the caller), or
@@ -64,16 +65,26 @@ public final class CircuitBreaker {
      * Written under lock before {@link #state} becomes OPEN.
      */
     private volatile long openUntil;
+    /** How many times the breaker has opened; written under lock before {@link #state} becomes OPEN. */
+    private volatile long openPeriods;
+    /** The open period whose first rejection has been claimed by {@link #firstRejectionOfOpenPeriod()}. */
+    @SuppressWarnings("unused") // accessed through REJECTION_CLAIMED
+    private volatile long rejectionClaimed;
 
     // Everything below is guarded by lock.
     private long generation;
 
     /** Ring buffer of the last slidingWindowSize outcomes, true = failure. */
     private final boolean[] window;
+    /** The same calls, true = slower than the slow-call duration threshold. */
+    private final boolean[] slowWindow;
     private int windowNext;
     private int recorded;
     private int failuresInWindow;
+    private int slowInWindow;
     private int consecutiveFailures;
+    /** {@link BreakerConfig#slowCallDurationThreshold()} in nanoseconds. */
+    private final long slowCallNanos;
 
     private long openedAt;
     private long openNanos;
@@ -81,6 +92,7 @@ public final class CircuitBreaker {
     private long halfOpenedAt;
     private int probesIssued;
     private int probeSuccesses;
+    private int slowProbes;
 
     /**
      * Creates a CLOSED breaker.
@@ -102,6 +114,8 @@ public final class CircuitBreaker {
         this.random = Objects.requireNonNull(random, "random");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.window = new boolean[config.slidingWindowSize()];
+        this.slowWindow = new boolean[config.slidingWindowSize()];
+        this.slowCallNanos = Durations.saturatedNanos(config.slowCallDurationThreshold());
     }
 
     /**
@@ -130,6 +144,20 @@ public final class CircuitBreaker {
      */
     public BreakerState state() {
         return state;
+    }
+
+    /**
+     * Tells whether forgetting this breaker at {@code nowNanos} lifts no protection: it is CLOSED; or
+     * OPEN with its open duration over (its next call would be a half-open probe anyway); or
+     * HALF_OPEN (the caller checks that no call of the dependency is in flight, so no probe is
+     * outstanding). Lock-free; a concurrent transition may make the answer stale at once.
+     *
+     * @param nowNanos a reading of this breaker's ticker
+     * @return whether the breaker holds nothing worth keeping
+     */
+    public boolean atRest(long nowNanos) {
+        BreakerState current = state;
+        return current != BreakerState.OPEN || openUntil - nowNanos <= 0;
     }
 
     /**
@@ -204,13 +232,27 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * Claims the first rejection of the current open period: true exactly once per period (for the
+     * one rejection that logs it), false for every other. Lock-free: one volatile read on the common
+     * path.
+     *
+     * @return whether the caller's rejection is the first of this open period
+     */
+    public boolean firstRejectionOfOpenPeriod() {
+        long period = openPeriods;
+        long claimed = rejectionClaimed;
+        return claimed != period && REJECTION_CLAIMED.compareAndSet(this, claimed, period);
+    }
+
     private long remainingOpenNanos(long now) {
         return Math.max(0, openNanos - (now - openedAt));
     }
 
     private enum Report { SUCCESS, FAILURE, IGNORED, ABANDONED, NOT_ATTEMPTED }
 
-    private void report(long permitGeneration, boolean probe, Report report) {
+    private void report(long permitGeneration, boolean probe, Report report, long durationNanos) {
+        boolean slow = (report == Report.SUCCESS || report == Report.FAILURE) && durationNanos > slowCallNanos;
         lock.lock();
         try {
             if (permitGeneration != generation) {
@@ -223,31 +265,40 @@ public final class CircuitBreaker {
                     probesIssued--;
                 } else if (report == Report.SUCCESS || report == Report.IGNORED) {
                     probeSuccesses++;
-                    if (probeSuccesses >= config.permittedNumberOfCallsInHalfOpenState()) {
-                        transitionTo(BreakerState.CLOSED, now);
+                    if (slow) {
+                        slowProbes++;
+                    }
+                    int permitted = config.permittedNumberOfCallsInHalfOpenState();
+                    if (probeSuccesses >= permitted) {
+                        boolean tooSlow = slowProbes * 100.0 >= config.slowCallRateThreshold() * permitted;
+                        transitionTo(tooSlow ? BreakerState.OPEN : BreakerState.CLOSED, now);
                     }
                 } else {
                     transitionTo(BreakerState.OPEN, now);
                 }
             } else if (report == Report.SUCCESS) {
-                record(false);
+                record(false, slow);
             } else if (report == Report.FAILURE) {
-                record(true);
+                record(true, slow);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private void record(boolean failure) {
+    private void record(boolean failure, boolean slow) {
         if (recorded == window.length) {
             if (window[windowNext]) {
                 failuresInWindow--;
+            }
+            if (slowWindow[windowNext]) {
+                slowInWindow--;
             }
         } else {
             recorded++;
         }
         window[windowNext] = failure;
+        slowWindow[windowNext] = slow;
         windowNext = (windowNext + 1) % window.length;
         if (failure) {
             failuresInWindow++;
@@ -255,11 +306,15 @@ public final class CircuitBreaker {
         } else {
             consecutiveFailures = 0;
         }
+        if (slow) {
+            slowInWindow++;
+        }
         int consecutiveThreshold = config.consecutiveFailureThreshold();
         boolean tooManyInARow = consecutiveThreshold > 0 && consecutiveFailures >= consecutiveThreshold;
-        boolean rateTooHigh = recorded >= config.minimumNumberOfCalls()
-                && failuresInWindow * 100.0 >= config.failureRateThreshold() * recorded;
-        if (tooManyInARow || rateTooHigh) {
+        boolean enough = recorded >= config.minimumNumberOfCalls();
+        boolean rateTooHigh = enough && failuresInWindow * 100.0 >= config.failureRateThreshold() * recorded;
+        boolean tooSlow = enough && slowInWindow * 100.0 >= config.slowCallRateThreshold() * recorded;
+        if (tooManyInARow || rateTooHigh || tooSlow) {
             transitionTo(BreakerState.OPEN, ticker.read());
         }
     }
@@ -272,17 +327,21 @@ public final class CircuitBreaker {
                 openedAt = now;
                 openNanos = jitteredOpenNanos();
                 openUntil = Durations.saturatedAdd(now, openNanos);
+                openPeriods++;
             }
             case HALF_OPEN -> {
                 halfOpenedAt = now;
                 probesIssued = 0;
                 probeSuccesses = 0;
+                slowProbes = 0;
             }
             case CLOSED -> {
                 Arrays.fill(window, false);
+                Arrays.fill(slowWindow, false);
                 windowNext = 0;
                 recorded = 0;
                 failuresInWindow = 0;
+                slowInWindow = 0;
                 consecutiveFailures = 0;
             }
         }
@@ -325,8 +384,29 @@ public final class CircuitBreaker {
         /** The dependency answered and the answer is a success. */
         void onSuccess();
 
-        /** The call ended in a breaker failure (transient, ambiguous or throttled outcome). */
+        /** The call ended in a breaker failure (a transient or ambiguous outcome). */
         void onFailure();
+
+        /**
+         * The dependency answered with a success after {@code durationNanos}: a slow call if that is
+         * above {@link BreakerConfig#slowCallDurationThreshold()}. The default implementation, for test
+         * doubles, is {@link #onSuccess()}.
+         *
+         * @param durationNanos how long the call took, in nanoseconds of the breaker's ticker
+         */
+        default void onSuccess(long durationNanos) {
+            onSuccess();
+        }
+
+        /**
+         * The call ended in a breaker failure after {@code durationNanos}. The default implementation,
+         * for test doubles, is {@link #onFailure()}.
+         *
+         * @param durationNanos how long the call took, in nanoseconds of the breaker's ticker
+         */
+        default void onFailure(long durationNanos) {
+            onFailure();
+        }
 
         /**
          * Dependency answered with a non-breaker-failure (e.g. 404): not a failure; in HALF_OPEN counts
@@ -362,43 +442,56 @@ public final class CircuitBreaker {
             this.probe = probe;
         }
 
-        private void once(Report report) {
+        private void once(Report report, long durationNanos) {
             if (REPORTED.compareAndSet(this, 0, 1)) {
-                report(permitGeneration, probe, report);
+                report(permitGeneration, probe, report, durationNanos);
             }
         }
 
         @Override
         public void onSuccess() {
-            once(Report.SUCCESS);
+            once(Report.SUCCESS, 0);
         }
 
         @Override
         public void onFailure() {
-            once(Report.FAILURE);
+            once(Report.FAILURE, 0);
+        }
+
+        @Override
+        public void onSuccess(long durationNanos) {
+            once(Report.SUCCESS, durationNanos);
+        }
+
+        @Override
+        public void onFailure(long durationNanos) {
+            once(Report.FAILURE, durationNanos);
         }
 
         @Override
         public void onIgnored() {
-            once(Report.IGNORED);
+            once(Report.IGNORED, 0);
         }
 
         @Override
         public void onAbandoned() {
-            once(Report.ABANDONED);
+            once(Report.ABANDONED, 0);
         }
 
         @Override
         public void onNotAttempted() {
-            once(Report.NOT_ATTEMPTED);
+            once(Report.NOT_ATTEMPTED, 0);
         }
     }
 
     private static final VarHandle REPORTED;
+    private static final VarHandle REJECTION_CLAIMED;
 
     static {
         try {
             REPORTED = MethodHandles.lookup().findVarHandle(GenerationPermit.class, "reported", int.class);
+            REJECTION_CLAIMED = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "rejectionClaimed",
+                    long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.Ticker;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,16 +13,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@link Dependency} per dependency key, created on first use from that key's policy.
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
  * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
- * breaker CLOSED); a later call to it starts afresh with a new breaker, bulkhead and retry budget.
- * Dependencies that are not idle are never evicted, because forgetting an OPEN breaker or a busy
- * bulkhead would silently lift the protection it provides; so while more than {@code maxDependencies}
- * keys are busy or open at once the map holds them all. Keys with an explicit policy are evicted like
+ * breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call to it starts afresh
+ * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
+ * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
+ * protection it provides; so while more than {@code maxDependencies} keys are busy or within an open
+ * duration at once the map holds them all. Keys with an explicit policy are evicted like
  * any other (their policy is looked up again on re-creation).
  *
  * <p>Thread-safe: a dependency is taken with {@link #acquire(String)} and given back with
@@ -29,6 +33,8 @@ import java.util.random.RandomGenerator;
  * with respect to an acquire of the same key.
  */
 final class Dependencies {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
     private final Map<String, DependencyPolicy> policies;
     private final DependencyPolicy defaultPolicy;
@@ -69,7 +75,7 @@ final class Dependencies {
             return d;
         });
         if (byName.size() > maxDependencies) {
-            evictIdle();
+            evictIdle(now);
         }
         return dependency;
     }
@@ -87,11 +93,11 @@ final class Dependencies {
         return byName.size();
     }
 
-    private void evictIdle() {
+    private void evictIdle(long now) {
         while (byName.size() > maxDependencies) {
             Dependency oldest = null;
             for (Dependency d : byName.values()) {
-                if (d.idle() && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
+                if (d.idle(now) && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
                     oldest = d;
                 }
             }
@@ -102,7 +108,7 @@ final class Dependencies {
             // Re-checked under the key's lock, and retired there: an acquire that finds it retired makes a new one,
             // under the same lock, so listeners hear of the eviction before any event of the new state.
             byName.computeIfPresent(candidate.name(), (key, d) -> {
-                if (d == candidate && d.idle() && d.retire()) {
+                if (d == candidate && d.idle(now) && d.retire()) {
                     breakerListener.onDependencyEvicted(key);
                     return null;
                 }
@@ -115,11 +121,41 @@ final class Dependencies {
     }
 
     private Dependency create(String name) {
-        DependencyPolicy policy = policies.getOrDefault(name, defaultPolicy);
+        DependencyPolicy policy = policies.get(name);
+        if (policy == null) {
+            policy = defaultPolicy;
+            warnIfNearMiss(name);
+        }
         CircuitBreaker breaker = new CircuitBreaker(name, policy.breaker(), ticker, random, breakerListener);
         Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
         RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
+        HedgingConfig hedging = policy.hedging().orElse(null);
+        LatencyWindow latencies = hedging != null && hedging.delayPercentile() > 0
+                ? new LatencyWindow(hedging.delayPercentile()) : null;
         return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
-                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder());
+                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder(), hedging,
+                latencies);
+    }
+
+    /**
+     * Logs a WARN when a dependency without a policy of its own has the scheme and port of one that
+     * has a policy but another host name ({@code localhost} against {@code 127.0.0.1}): the likely
+     * reason that policy never applies, since host names are compared as written, without DNS.
+     */
+    private void warnIfNearMiss(String name) {
+        int schemeEnd = name.indexOf("://");
+        int portStart = name.lastIndexOf(':');
+        if (policies.isEmpty() || schemeEnd < 0 || portStart <= schemeEnd) {
+            return;
+        }
+        String scheme = name.substring(0, schemeEnd);
+        String port = name.substring(portStart);
+        for (String configured : policies.keySet()) {
+            if (configured.startsWith(scheme + "://") && configured.endsWith(port)) {
+                LOG.warn("dependency {} has no policy of its own and gets the default policy, although {} has one:"
+                        + " dependency keys compare host names as written, without DNS", name, configured);
+                return;
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyStatus;
-import dev.ballast.http.breaker.BreakerState;
+import dev.ballast.http.hedging.HedgingConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -22,10 +22,18 @@ import java.util.concurrent.atomic.LongAdder;
  * @param lastUsedNanos ticker reading of the last call start, for least-recently-used eviction
  * @param circuitOpenRejections attempts the breaker rejected
  * @param bulkheadFullRejections attempts the bulkhead rejected
+ * @param hedging the dependency's hedging, or {@code null} if its calls are not hedged
+ * @param latencies recent attempt latencies for a percentile-derived hedging delay, or {@code null}
  */
 record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int maxConcurrentCalls, RetryBudget budget,
                   AtomicInteger activeCalls, AtomicLong lastUsedNanos, LongAdder circuitOpenRejections,
-                  LongAdder bulkheadFullRejections) {
+                  LongAdder bulkheadFullRejections, HedgingConfig hedging, LatencyWindow latencies) {
+
+    /** The delay before a hedged attempt, in nanoseconds: fixed, or the percentile of recent latencies. */
+    long hedgingDelayNanos() {
+        long derived = latencies == null ? -1 : latencies.percentileNanos();
+        return derived >= 0 ? derived : Durations.saturatedNanos(hedging.delay());
+    }
 
     DependencyStatus status() {
         return new DependencyStatus(name, breaker.state(), bulkhead.availablePermits(), maxConcurrentCalls,
@@ -53,17 +61,28 @@ record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int ma
         return activeCalls.compareAndSet(0, -1);
     }
 
+    /** Counts a rejection; the first circuit-open rejection of each open period is also logged, once. */
     void countRejection(CallRejectedException rejection) {
-        (rejection instanceof CircuitOpenException ? circuitOpenRejections : bulkheadFullRejections).increment();
+        if (rejection instanceof CircuitOpenException open) {
+            circuitOpenRejections.increment();
+            if (breaker.firstRejectionOfOpenPeriod()) {
+                Listeners.firstRejectionOfOpenPeriod(name, open);
+            }
+        } else {
+            bulkheadFullRejections.increment();
+        }
     }
 
     /**
-     * Whether forgetting this dependency loses nothing a caller relies on: no call in flight or in a
-     * backoff, every bulkhead permit free, and a CLOSED breaker (an OPEN or HALF_OPEN one is the very
-     * protection that must not be reset by eviction).
+     * Whether forgetting this dependency at {@code nowNanos} loses nothing a caller relies on: no call
+     * in flight or in a backoff, every bulkhead permit free, and a breaker at rest: CLOSED, HALF_OPEN
+     * with no probe out (no call in flight), or OPEN with its open duration over. An OPEN breaker
+     * within its open duration is the very protection eviction must not reset; once that duration is
+     * over its next call is a probe either way, and keeping it forever would let dead dependencies
+     * grow the state without bound.
      */
-    boolean idle() {
-        return activeCalls.get() == 0 && breaker.state() == BreakerState.CLOSED
+    boolean idle(long nowNanos) {
+        return activeCalls.get() == 0 && breaker.atRest(nowNanos)
                 && bulkhead.availablePermits() == maxConcurrentCalls && bulkhead.waitingCalls() == 0;
     }
 }

@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Fans events out to the SLF4J log and to every registered {@link HttpClientListener}; itself the
@@ -21,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * decision event: no header value, no query string, no exception message (messages may echo URLs),
  * so credentials cannot leak through it.
  *
- * <p>Levels: a decision to give up is WARN; a first attempt's success and every rejection (circuit
- * open, bulkhead full) are DEBUG, since they happen at the rate of calls (rejections are counted per
- * dependency instead); everything else is INFO. Breaker transitions are WARN when opening, INFO
- * otherwise.
+ * <p>Levels, one line per event: a decision to give up is WARN; what happens at the rate of calls
+ * is DEBUG: a success without a retry (hedged or not), an answer simply returned without a retry (a
+ * 404, a 400), a hedged attempt, a bulkhead rejection. A circuit-open rejection is not logged per call at all: it is counted
+ * per dependency, and the first one of each open period logs one INFO line. Everything else (a
+ * retry, a success or answer after retries, a call not retried for the request's sake) is INFO.
+ * Breaker transitions are logged once each: WARN when opening, INFO otherwise.
  */
 public final class Listeners implements HttpClientListener {
 
@@ -87,11 +91,22 @@ public final class Listeners implements HttpClientListener {
 
     /**
      * Whether nothing observes an attempt before its breaker decides: no listener of attempt starts,
-     * decisions or rejections, and no DEBUG log line for a rejection. Then a rejected call may skip
-     * building the call altogether ({@link #rejectedBeforeCall} reports its plain-number ends).
+     * decisions or rejections (a circuit-open rejection has no log line of its own). Then a rejected
+     * call may skip building the call altogether ({@link #rejectedBeforeCall} reports its
+     * plain-number ends).
      */
     boolean quiet() {
-        return !starts && !decisions && !rejections && !LOG.isDebugEnabled();
+        return !starts && !decisions && !rejections;
+    }
+
+    /**
+     * Logs the first circuit-open rejection of an open period, once: the rejections that follow are
+     * counted ({@link dev.ballast.http.DependencyStatus#circuitOpenRejections()}), not logged.
+     */
+    static void firstRejectionOfOpenPeriod(String dependency, CircuitOpenException rejection) {
+        LOG.info("circuit breaker open dependency={} rejects calls without sending them for the next {} ms;"
+                + " further rejections in this open period are counted (circuitOpenRejections), not logged",
+                dependency, rejection.remainingOpenTime().toMillis());
     }
 
     /**
@@ -123,6 +138,30 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
+    /**
+     * The level of a decision's log line, or {@code null} for none; {@code retried} is whether the
+     * call has retried (a hedged attempt is no retry).
+     */
+    private static Level level(AttemptOutcome o, boolean retried) {
+        return switch (o.decision()) {
+            case GAVE_UP -> Level.WARN;
+            case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
+            case SUCCEEDED -> retried ? Level.INFO : Level.DEBUG;
+            case ABORTED -> o.stop() == StopReason.OTHER_ATTEMPT_IN_FLIGHT
+                    || !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
+                    ? Level.DEBUG : Level.INFO;
+            default -> Level.INFO;
+        };
+    }
+
+    private static boolean enabled(Level level) {
+        return level != null && switch (level) {
+            case WARN -> LOG.isWarnEnabled();
+            case INFO -> LOG.isInfoEnabled();
+            default -> LOG.isDebugEnabled();
+        };
+    }
+
     /** The decision about an attempt rejected without any network call. */
     void decision(Call call, AttemptOutcome o) {
         decision(call, o, NO_EXCHANGE);
@@ -135,18 +174,14 @@ public final class Listeners implements HttpClientListener {
      */
     void decision(Call call, AttemptOutcome o, long exchangeStartNanos) {
         RetryDecision decision = o.decision();
-        boolean log = switch (decision) {
-            case GAVE_UP -> LOG.isWarnEnabled();
-            case REJECTED -> LOG.isDebugEnabled();
-            case SUCCEEDED -> o.attempt() == 1 ? LOG.isDebugEnabled() : LOG.isInfoEnabled();
-            default -> LOG.isInfoEnabled();
-        };
+        Level level = level(o, call.retried);
+        boolean log = enabled(level);
         if (!log && !decisions && !ends) {
             return;
         }
         long now = call.deadline.ticker().read();
         if (log || decisions) {
-            event(call, o, decision, log, now);
+            event(call, o, decision, log ? level : null, now);
         }
         if (ends) {
             ended(call, o, decision, exchangeStartNanos == NO_EXCHANGE ? 0 : now - exchangeStartNanos,
@@ -175,29 +210,23 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
-    private void event(Call call, AttemptOutcome o, RetryDecision decision, boolean log, long now) {
-        int status = o.response() == null ? -1 : o.response().statusCode();
+    /** Builds the decision event; logs it at {@code level} unless that is null, and hands it to the listeners. */
+    private void event(Call call, AttemptOutcome o, RetryDecision decision, Level level, long now) {
+        int status = o.response() != null ? o.response().statusCode() : o.status();
         RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
                 call.request.method(), call.path(), o.attempt(), call.maxAttempts,
                 Duration.ofNanos(now - call.startNanos), Duration.ofNanos(o.delayNanos()),
                 o.failure() == null ? null : o.failure().getClass().getName(), status, decision, o.reason());
-        if (log) {
+        if (level != null) {
             String format = "http retry decision correlationId={} dependency={} method={} path={} attempt={}"
                     + " maxAttempts={} elapsedMs={} delayMs={} errorClass={} status={} outcome={} reason=\"{}\"";
             Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
                 e.elapsed().toMillis(), e.delay().toMillis(), e.errorClass() == null ? "-" : e.errorClass(),
                 e.statusCode() < 0 ? "-" : e.statusCode(), decision.logName(), e.reason()};
-            switch (decision) {
-                case GAVE_UP -> LOG.warn(format, args);
-                case REJECTED -> LOG.debug(format, args);
-                case SUCCEEDED -> {
-                    if (o.attempt() == 1) {
-                        LOG.debug(format, args);
-                    } else {
-                        LOG.info(format, args);
-                    }
-                }
-                default -> LOG.info(format, args);
+            switch (level) {
+                case WARN -> LOG.warn(format, args);
+                case INFO -> LOG.info(format, args);
+                default -> LOG.debug(format, args);
             }
         }
         if (decisions) {
@@ -210,6 +239,29 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onRetryDecision(event);
+            } catch (RuntimeException e) {
+                failed(listener, e);
+            }
+        }
+    }
+
+    /** A hedged attempt is sent; one DEBUG line, since hedging happens at the rate of slow calls. */
+    void hedged(Call call, int attempt, long waitedNanos) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("http hedge correlationId={} dependency={} method={} path={} attempt={} afterMs={}",
+                    call.correlationId(), call.dependency.name(), call.request.method(), call.path(), attempt,
+                    Durations.toMillis(waitedNanos));
+        }
+        if (listeners.length > 0) {
+            onHedge(call.correlationId(), call.dependency.name(), attempt, Duration.ofNanos(waitedNanos));
+        }
+    }
+
+    @Override
+    public void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
+        for (HttpClientListener listener : listeners) {
+            try {
+                listener.onHedge(correlationId, dependency, attempt, delay);
             } catch (RuntimeException e) {
                 failed(listener, e);
             }

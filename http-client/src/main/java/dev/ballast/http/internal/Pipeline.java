@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,6 +49,8 @@ public final class Pipeline {
     final HttpClient delegate;
     /** Whether {@link #delegate} is the JDK's own client, which enforces a request's own timeout too. */
     final boolean jdkDelegate;
+    /** Whether {@link #delegate} follows redirects, so that one attempt may be several requests. */
+    final boolean redirectsFollowed;
     final RetryDecider decider;
     final Duration totalTimeout;
     final long attemptTimeoutNanos;
@@ -76,6 +79,7 @@ public final class Pipeline {
     public Pipeline(Settings s) {
         this.delegate = s.delegate();
         this.jdkDelegate = Requests.isJdkClient(s.delegate());
+        this.redirectsFollowed = s.delegate().followRedirects() != HttpClient.Redirect.NEVER;
         this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.random());
         this.idempotencyKeys = s.idempotencyKeys();
         this.totalTimeout = s.totalTimeout();
@@ -118,14 +122,42 @@ public final class Pipeline {
             // so a rejection costs one exception and no more.
             first = permitOrReject(dependency, now);
         }
-        SyncCall call = new SyncCall(this, dependency, effective, idempotentOrKeyed(request, effective),
-                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
+        boolean keyed = keyed(request, effective);
+        boolean replayable = Requests.bodyReplayable(request);
+        if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
+            return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
+        }
+        SyncCall call = new SyncCall(this, dependency, effective, keyed || idempotent(request), keyed,
+                replayable, now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
         register(call, first);
         try {
             return call.run(handler, first);
         } finally {
             ended(call);
+        }
+    }
+
+    /**
+     * A {@code send} of a hedged call: one thread cannot wait on two exchanges, so the call runs as a
+     * {@code sendAsync} and this thread waits for its answer (interruptibly: an interrupt cancels the
+     * call), failing as {@code send} fails.
+     */
+    private <T> HttpResponse<T> sendHedged(HttpRequest effective, boolean idempotentOrKeyed, boolean keyed,
+                                           BodyHandler<T> handler, Dependency dependency,
+                                           CircuitBreaker.Permit first, long now)
+            throws IOException, InterruptedException {
+        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed, keyed, true, now,
+                Deadline.after(ticker, now, totalTimeout), random.get().nextLong(), handler, null);
+        register(call, first);
+        call.start(first);
+        try {
+            return call.result.get();
+        } catch (InterruptedException e) {
+            call.result.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            throw CallResult.asSendThrows(e.getCause());
         }
     }
 
@@ -149,7 +181,8 @@ public final class Pipeline {
                 return CompletableFuture.failedFuture(open);
             }
         }
-        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed(request, effective),
+        boolean keyed = keyed(request, effective);
+        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, keyed || idempotent(request), keyed,
                 Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong(), handler, pushHandler);
         try {
@@ -191,12 +224,14 @@ public final class Pipeline {
         return Requests.withHeader(request, idempotencyKeys.headerName(), idempotencyKeys.newKey());
     }
 
-    /** Whether an ambiguous failure of the call may be retried: idempotent method or idempotency key. */
-    private boolean idempotentOrKeyed(HttpRequest request, HttpRequest effective) {
-        if (effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()) {
-            return true;
-        }
-        return !Requests.declaredNonIdempotent(request) && IdempotencyKeys.isIdempotentMethod(request.method());
+    /** Whether the request every attempt sends carries an idempotency key: ours, or the caller's own. */
+    private boolean keyed(HttpRequest request, HttpRequest effective) {
+        return effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
+    }
+
+    /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */
+    private static boolean idempotent(HttpRequest request) {
+        return IdempotencyKeys.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
@@ -228,6 +263,15 @@ public final class Pipeline {
 
     private static IOException shutDown() {
         return new IOException("ResilientHttpClient is shut down");
+    }
+
+    /** Runs {@code task} on the scheduler, never on the timer's thread, which must not run callers' code. */
+    void runOffTimer(Runnable task) {
+        try {
+            scheduler.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run(); // rather late on the timer's thread than never
+        }
     }
 
     static Throwable unwrap(Throwable failure) {

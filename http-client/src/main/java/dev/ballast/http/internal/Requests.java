@@ -2,6 +2,7 @@ package dev.ballast.http.internal;
 
 import dev.ballast.http.ReplayableBodyPublisher;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest.BodyPublisher;
@@ -51,6 +52,43 @@ public final class Requests {
         String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
         return scheme + "://" + host + ":" + port;
+    }
+
+    /**
+     * Normalises a dependency key given to the client builder the way {@link #defaultDependency}
+     * resolves a request's: lower-case scheme and host, the scheme's default port filled in, path
+     * dropped. So {@code "http://127.0.0.1:8080/"}, {@code "HTTPS://API.example.com"} and
+     * {@code "https://api.example.com:443/v1"} name the dependencies their requests resolve to.
+     *
+     * @param key the key as given
+     * @return the normalised key, {@code scheme://host:port}
+     * @throws IllegalArgumentException if {@code key} cannot be the key of any request: not an
+     *     absolute {@code http} or {@code https} URI with a host, or with user info, a query or a fragment
+     */
+    public static String normalizedDependencyKey(String key) {
+        URI uri;
+        try {
+            uri = new URI(key.strip());
+        } catch (URISyntaxException e) {
+            throw notADependency(key, "it is not a URI (" + e.getReason() + ")");
+        }
+        String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!"http".equals(scheme) && !"https".equals(scheme)) {
+            throw notADependency(key, "its scheme is not http or https");
+        }
+        if (uri.getHost() == null) {
+            throw notADependency(key, "it has no host");
+        }
+        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw notADependency(key, "it has user info, a query or a fragment");
+        }
+        int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
+        return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+    }
+
+    private static IllegalArgumentException notADependency(String key, String why) {
+        return new IllegalArgumentException("dependency key '" + key + "' cannot name a dependency because " + why
+                + "; the default dependency resolver names each by its origin, such as 'https://api.example.com:443'");
     }
 
     /**

@@ -33,6 +33,8 @@ import java.util.random.RandomGenerator;
  */
 final class RetryDecider {
 
+    private static final HttpHeaders NO_HEADERS = HttpHeaders.of(java.util.Map.of(), (name, value) -> true);
+
     private final ResponseClassifier classifier;
     private final RetryConfig retry;
     private final Clock clock;
@@ -51,44 +53,52 @@ final class RetryDecider {
 
     /** Decides about an attempt that produced a response with these status and headers. */
     AttemptOutcome onResponse(Call call, int attempt, int statusCode, HttpHeaders headers) {
-        Outcome outcome = classifier.classifyResponse(statusCode, headers);
-        return decide(call, attempt, outcome, headers);
+        HttpHeaders known = headers != null ? headers : NO_HEADERS; // a test double's response may have none
+        Outcome outcome = call.keyed ? classifier.classifyKeyedResponse(statusCode, known)
+                : classifier.classifyResponse(statusCode, known);
+        return decide(call, attempt, statusCode, outcome, known);
     }
 
     /** Decides about an attempt that ended in {@code failure}. */
     AttemptOutcome onFailure(Call call, int attempt, Throwable failure) {
         Outcome outcome = classifier.classifyFailure(failure);
-        return decide(call, attempt, outcome, null).withFailure(failure);
+        if (outcome == Outcome.TRANSIENT && call.redirectsFollowed && !call.idempotentOrKeyed) {
+            // The wrapped client follows redirects: a failure without any response may be that of a
+            // later hop, after the request itself was answered (a POST answered 303). It proves nothing
+            // about the request, so a request neither idempotent nor keyed must not be re-sent for it.
+            outcome = Outcome.AMBIGUOUS;
+        }
+        return decide(call, attempt, -1, outcome, null).withFailure(failure);
     }
 
-    private AttemptOutcome decide(Call call, int attempt, Outcome outcome, HttpHeaders headers) {
+    private AttemptOutcome decide(Call call, int attempt, int status, Outcome outcome, HttpHeaders headers) {
         if (call.stopped()) {
             // Past the deadline a stop is a timeout, whichever timer noticed first, not a cancellation.
-            return AttemptOutcome.stop(attempt, outcome,
+            return AttemptOutcome.stop(attempt, status, outcome,
                     call.deadline.hasPassed() ? StopReason.TOTAL_TIMEOUT : StopReason.CANCELLED);
         }
         if (outcome == Outcome.SUCCESS) {
-            return AttemptOutcome.stop(attempt, outcome, StopReason.SUCCEEDED);
+            return AttemptOutcome.stop(attempt, status, outcome, StopReason.SUCCEEDED);
         }
         if (!outcome.isRetryable(call.idempotentOrKeyed)) {
-            return AttemptOutcome.stop(attempt, outcome, outcome == Outcome.AMBIGUOUS
+            return AttemptOutcome.stop(attempt, status, outcome, outcome == Outcome.AMBIGUOUS
                     ? StopReason.AMBIGUOUS_NOT_IDEMPOTENT : StopReason.NOT_RETRYABLE);
         }
         if (!call.replayable) {
-            return AttemptOutcome.stop(attempt, outcome, StopReason.BODY_NOT_REPLAYABLE);
+            return AttemptOutcome.stop(attempt, status, outcome, StopReason.BODY_NOT_REPLAYABLE);
         }
         if (call.deadline.hasPassed()) {
-            return AttemptOutcome.stop(attempt, outcome, StopReason.TOTAL_TIMEOUT);
+            return AttemptOutcome.stop(attempt, status, outcome, StopReason.TOTAL_TIMEOUT);
         }
         if (attempt >= retry.maxAttempts()) {
-            return AttemptOutcome.stop(attempt, outcome, StopReason.ATTEMPTS_EXHAUSTED);
+            return AttemptOutcome.stop(attempt, status, outcome, StopReason.ATTEMPTS_EXHAUSTED);
         }
         Duration delay = retry.backoff().delay(attempt, Duration.ofNanos(call.previousDelayNanos()), random.get());
         if (headers != null) {
             Optional<Duration> retryAfter = RetryAfter.from(headers, clock);
             if (retryAfter.isPresent()) {
                 if (retryAfter.get().compareTo(retry.maxRetryAfter()) > 0) {
-                    return new AttemptOutcome(attempt, null, null, outcome, StopReason.RETRY_AFTER_TOO_LONG, 0,
+                    return new AttemptOutcome(attempt, status, null, null, outcome, StopReason.RETRY_AFTER_TOO_LONG, 0,
                             retryAfter.get().toMillis(), retry.maxRetryAfter().toMillis());
                 }
                 if (retryAfter.get().compareTo(delay) > 0) {
@@ -98,13 +108,13 @@ final class RetryDecider {
         }
         long delayNanos = Durations.saturatedNanos(delay);
         if (call.deadline.isReachedWithin(delayNanos)) {
-            return new AttemptOutcome(attempt, null, null, outcome, StopReason.BACKOFF_OVERRUNS_DEADLINE, 0,
+            return new AttemptOutcome(attempt, status, null, null, outcome, StopReason.BACKOFF_OVERRUNS_DEADLINE, 0,
                     delay.toMillis(), 0);
         }
         if (!call.dependency.budget().tryAcquireRetry()) {
-            return AttemptOutcome.stop(attempt, outcome, StopReason.RETRY_BUDGET_EXHAUSTED);
+            return AttemptOutcome.stop(attempt, status, outcome, StopReason.RETRY_BUDGET_EXHAUSTED);
         }
         call.previousDelayNanos(delayNanos);
-        return AttemptOutcome.retry(attempt, outcome, delayNanos);
+        return AttemptOutcome.retry(attempt, status, outcome, delayNanos);
     }
 }

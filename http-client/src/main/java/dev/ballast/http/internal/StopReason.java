@@ -17,6 +17,16 @@ enum StopReason {
     NOT_RETRYABLE(RetryDecision.ABORTED, null),
     /** The outcome is ambiguous and the request neither idempotent nor keyed (RFC 9110 §9.2.2). */
     AMBIGUOUS_NOT_IDEMPOTENT(RetryDecision.ABORTED, "not retried: non-idempotent and outcome unknown"),
+    /**
+     * The dependency answered, and the caller's own body handler failed on the answer: the caller's
+     * failure, retried no more than any other bug in its code.
+     */
+    BODY_HANDLER_FAILED(RetryDecision.ABORTED, "not retried: the body handler failed on the answer"),
+    /**
+     * The attempt failed retryably while another attempt of the same (hedged) call is still in
+     * flight: the call waits for that one rather than retry.
+     */
+    OTHER_ATTEMPT_IN_FLIGHT(RetryDecision.ABORTED, "not retried: another attempt of the call is still in flight"),
     /** The request body cannot be sent again. */
     BODY_NOT_REPLAYABLE(RetryDecision.ABORTED, "not retried: request body cannot be replayed"),
     /** The total timeout expired. */

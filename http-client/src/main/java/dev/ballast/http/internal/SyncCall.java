@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.RetryDecision;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -9,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -43,10 +45,10 @@ final class SyncCall extends Call {
     private volatile int region;
     private volatile IOException abortCause;
 
-    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed,
+    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
              boolean replayable, long startNanos, Deadline deadline, long correlationSeed) {
-        super(dependency, request, idempotentOrKeyed, replayable, startNanos, deadline,
-                pipeline.decider.maxAttempts(), correlationSeed);
+        super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
+                deadline, pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
     }
 
@@ -77,7 +79,7 @@ final class SyncCall extends Call {
                 outcome = exchange(attempt);
             }
             if (!outcome.retry()) {
-                return result(outcome);
+                return result(outcome, handler);
             }
             backoff(number, outcome.delayNanos());
         }
@@ -184,21 +186,21 @@ final class SyncCall extends Call {
     }
 
     @SuppressWarnings("unchecked")
-    private <T> HttpResponse<T> result(AttemptOutcome outcome) throws IOException {
+    private <T> HttpResponse<T> result(AttemptOutcome outcome, BodyHandler<T> handler)
+            throws IOException, InterruptedException {
         if (outcome.response() != null) {
             return (HttpResponse<T>) outcome.response();
         }
-        Throwable failure = CallResult.failure(this, outcome, pipeline.totalTimeout);
-        if (failure instanceof IOException io) {
-            throw io;
+        RetainedAnswer answer = lastAnswer;
+        if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
+            // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
+            try {
+                return answer.replay(handler).get();
+            } catch (ExecutionException e) {
+                throw CallResult.asSendThrows(e.getCause());
+            }
         }
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        throw new IOException(failure);
+        throw CallResult.asSendThrows(CallResult.failure(this, outcome, pipeline.totalTimeout));
     }
 
     private void throwIfAborted() throws IOException {

@@ -23,6 +23,9 @@ class BreakerConfigTest {
         assertThat(config.slidingWindowSize()).isEqualTo(20);
         assertThat(config.minimumNumberOfCalls()).isEqualTo(10);
         assertThat(config.consecutiveFailureThreshold()).isEqualTo(5);
+        assertThat(config.slowCallRateThreshold()).isEqualTo(100.0);
+        assertThat(config.slowCallDurationThreshold()).isEqualTo(Duration.ofSeconds(60))
+                .isEqualTo(BreakerConfig.DEFAULT_SLOW_CALL_DURATION_THRESHOLD);
         assertThat(config.waitDurationInOpenState()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.openStateJitter()).isEqualTo(0.2);
         assertThat(config.permittedNumberOfCallsInHalfOpenState()).isEqualTo(1);
@@ -37,6 +40,8 @@ class BreakerConfigTest {
                 .slidingWindowSize(50)
                 .minimumNumberOfCalls(50)
                 .consecutiveFailureThreshold(0)
+                .slowCallRateThreshold(30)
+                .slowCallDurationThreshold(Duration.ofSeconds(3))
                 .waitDurationInOpenState(Duration.ofMillis(300))
                 .openStateJitter(0)
                 .permittedNumberOfCallsInHalfOpenState(4)
@@ -47,7 +52,9 @@ class BreakerConfigTest {
 
         assertThat(copy).isEqualTo(config);
         assertThat(copy.toString()).contains("failureRateThreshold=25.0", "slidingWindowSize=50",
-                "permittedNumberOfCallsInHalfOpenState=4", "maxWaitDurationInHalfOpenState=PT2S");
+                "permittedNumberOfCallsInHalfOpenState=4", "maxWaitDurationInHalfOpenState=PT2S",
+                "slowCallRateThreshold=30.0", "slowCallDurationThreshold=PT3S");
+        assertThat(config.toBuilder().slowCallDurationThreshold(Duration.ofSeconds(4)).build()).isNotEqualTo(config);
         assertThat(config.toBuilder().slidingWindowSize(60).build()).isNotEqualTo(config);
     }
 
@@ -60,6 +67,9 @@ class BreakerConfigTest {
                 bad(b -> b.minimumNumberOfCalls(0), "minimumNumberOfCalls must be >= 1 and <= slidingWindowSize (20) but was 0"),
                 bad(b -> b.minimumNumberOfCalls(21), "minimumNumberOfCalls must be >= 1 and <= slidingWindowSize (20) but was 21"),
                 bad(b -> b.consecutiveFailureThreshold(-1), "consecutiveFailureThreshold must be >= 0 but was -1"),
+                bad(b -> b.slowCallRateThreshold(0), "slowCallRateThreshold must be > 0 and <= 100 but was 0.0"),
+                bad(b -> b.slowCallRateThreshold(101), "slowCallRateThreshold must be > 0 and <= 100 but was 101.0"),
+                bad(b -> b.slowCallDurationThreshold(Duration.ZERO), "slowCallDurationThreshold must be > 0"),
                 bad(b -> b.waitDurationInOpenState(Duration.ZERO), "waitDurationInOpenState must be > 0"),
                 bad(b -> b.waitDurationInOpenState(Duration.ofDays(365 * 200)), "waitDurationInOpenState must be > 0"),
                 bad(b -> b.openStateJitter(1.0), "openStateJitter must be >= 0 and < 1 but was 1.0"),
@@ -86,5 +96,7 @@ class BreakerConfigTest {
                 .isInstanceOf(NullPointerException.class).hasMessage("waitDurationInOpenState");
         assertThatThrownBy(() -> BreakerConfig.builder().maxWaitDurationInHalfOpenState(null))
                 .isInstanceOf(NullPointerException.class).hasMessage("maxWaitDurationInHalfOpenState");
+        assertThatThrownBy(() -> BreakerConfig.builder().slowCallDurationThreshold(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("slowCallDurationThreshold");
     }
 }

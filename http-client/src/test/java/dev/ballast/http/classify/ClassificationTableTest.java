@@ -68,17 +68,98 @@ class ClassificationTableTest {
     }
 
     @ParameterizedTest(name = "{0} with Retry-After -> {1}")
-    @CsvSource({"503, THROTTLED", "429, THROTTLED", "500, TRANSIENT", "502, TRANSIENT", "504, AMBIGUOUS",
+    @CsvSource({"503, TRANSIENT", "429, THROTTLED", "500, TRANSIENT", "502, TRANSIENT", "504, AMBIGUOUS",
             "200, SUCCESS", "404, PERMANENT"})
-    void onlyA503IsTurnedIntoThrottledByRetryAfter(int status, Outcome expected) {
+    void retryAfterChangesNoStatusOutcome_a503StaysABreakerFailure(int status, Outcome expected) {
         assertThat(table.classifyResponse(status, RETRY_AFTER)).isEqualTo(expected);
+        assertThat(table.classifyResponse(503, RETRY_AFTER).isBreakerFailure()).isTrue();
+    }
+
+    @ParameterizedTest(name = "keyed request answered {0} -> {1}")
+    @CsvSource({"409, THROTTLED", "422, PERMANENT", "200, SUCCESS", "429, THROTTLED", "503, TRANSIENT",
+            "400, PERMANENT"})
+    void idempotencyKeyProtocol_409IsInProgressAndRetryable_422IsAReusedKeyAndPermanent(int status, Outcome expected) {
+        // draft-ietf-httpapi-idempotency-key-header: 409 = the same key is still being processed,
+        // 422 = the key was reused with another payload
+        assertThat(table.classifyKeyedResponse(status, NO_HEADERS)).isEqualTo(expected);
+        assertThat(table.classifyResponse(409, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
     }
 
     @Test
-    void a503WithAnUnparseableRetryAfterIsStillThrottled() {
-        HttpHeaders garbage = headers(Map.of("retry-after", List.of("soon")));
+    void aStatusOverrideOf409AlsoAppliesToKeyedRequests() {
+        ClassificationTable custom = ClassificationTable.builder().status(409, Outcome.PERMANENT).build();
 
-        assertThat(table.classifyResponse(503, garbage)).isEqualTo(Outcome.THROTTLED);
+        assertThat(custom.classifyKeyedResponse(409, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
+    }
+
+    @Test
+    void aCustomClassifierWithoutTheKeyedMethodClassifiesKeyedResponsesAsAnyOther() {
+        ResponseClassifier everything404 = new ResponseClassifier() {
+            @Override
+            public Outcome classifyResponse(int statusCode, HttpHeaders headers) {
+                return Outcome.PERMANENT;
+            }
+
+            @Override
+            public Outcome classifyFailure(Throwable failure) {
+                return Outcome.PERMANENT;
+            }
+        };
+
+        assertThat(everything404.classifyKeyedResponse(409, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
+    }
+
+    /**
+     * What {@code java.net.http} throws when the server did not process a request, as observed on
+     * OpenJDK 17.0.15 and Temurin 25.0.3 against an h2c server refusing streams, and as read in the
+     * JDK sources (17, 21, 25): the exception {@code sendAsync} fails with, and the copy {@code send}
+     * rethrows around it.
+     */
+    static Stream<Arguments> notProcessedSignals() {
+        return Stream.of(
+                "Received RST_STREAM: Stream not processed",  // REFUSED_STREAM, JDK 17.0.15 (before JDK-8335181)
+                "request not processed by peer",              // REFUSED_STREAM or GOAWAY, JDK 25 (after its own re-send)
+                "RST_STREAM received Stream not processed",   // REFUSED_STREAM while the body is still sent, JDK 25
+                "too many concurrent streams"                 // SETTINGS_MAX_CONCURRENT_STREAMS reached, JDK 17 and 25
+        ).flatMap(message -> Stream.of(
+                Arguments.of(message, "sendAsync", new IOException(message)),
+                Arguments.of(message, "sendAsync joined", new CompletionException(new IOException(message))),
+                Arguments.of(message, "send", new IOException(message, new IOException(message)))));
+    }
+
+    @ParameterizedTest(name = "{0} ({1}) -> TRANSIENT")
+    @MethodSource("notProcessedSignals")
+    void everyNotProcessedSignalOfTheJdkIsSafeToRetryForEveryMethod(String message, String path, Throwable failure) {
+        Outcome outcome = table.classifyFailure(failure);
+
+        assertThat(outcome).isEqualTo(Outcome.TRANSIENT);
+        assertThat(outcome.isRetryable(false)).isTrue();
+    }
+
+    @Test
+    void anOldJdksGoAwayFailsProcessedStreamsToo_andStaysAmbiguous() {
+        assertThat(table.classifyFailure(new IOException("/127.0.0.1:60422: GOAWAY received")))
+                .isEqualTo(Outcome.AMBIGUOUS);
+    }
+
+    @Test
+    void onlyThePlainJdkExceptionCarriesTheSignal_notASubclassOrAnotherMessage() {
+        assertThat(table.classifyFailure(new SocketException("request not processed by peer")))
+                .isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(table.classifyFailure(new IOException("Received RST_STREAM: Internal error")))
+                .isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(table.classifyFailure(new IOException("RST_STREAM received"))).isEqualTo(Outcome.AMBIGUOUS);
+    }
+
+    @Test
+    void theNotProcessedRowCanBeOverridden() {
+        ClassificationTable custom = ClassificationTable.builder().notProcessed(Outcome.AMBIGUOUS).build();
+
+        assertThat(custom.classifyFailure(new IOException("request not processed by peer")))
+                .isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(custom.toBuilder().build().classifyFailure(new IOException("too many concurrent streams")))
+                .isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(custom.toString()).contains("notProcessed=AMBIGUOUS");
     }
 
     static Stream<Arguments> failures() {
@@ -194,10 +275,11 @@ class ClassificationTableTest {
     }
 
     @Test
-    void statusOverrideOf503ReplacesTheRetryAfterRefinement() {
-        ClassificationTable custom = ClassificationTable.builder().status(503, Outcome.TRANSIENT).build();
+    void statusOverrideOf503AppliesWithAndWithoutRetryAfter() {
+        ClassificationTable custom = ClassificationTable.builder().status(503, Outcome.THROTTLED).build();
 
-        assertThat(custom.classifyResponse(503, RETRY_AFTER)).isEqualTo(Outcome.TRANSIENT);
+        assertThat(custom.classifyResponse(503, RETRY_AFTER)).isEqualTo(Outcome.THROTTLED);
+        assertThat(custom.classifyResponse(503, NO_HEADERS)).isEqualTo(Outcome.THROTTLED);
     }
 
     @Test

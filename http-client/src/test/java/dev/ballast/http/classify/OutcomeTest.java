@@ -15,7 +15,7 @@ class OutcomeTest {
             "TRANSIENT, true,  true,  true",
             "PERMANENT, false, false, false",
             "AMBIGUOUS, true,  true,  false",
-            "THROTTLED, true,  true,  true",
+            "THROTTLED, false, true,  true",
     })
     void eachOutcomeDecidesBreakerAndRetry(Outcome outcome, boolean breakerFailure,
                                            boolean retriedWhenIdempotent, boolean retriedOtherwise) {

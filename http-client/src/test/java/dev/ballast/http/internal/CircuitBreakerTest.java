@@ -659,6 +659,95 @@ class CircuitBreakerTest {
     }
 
     /** Records transitions as "FROM->TO". */
+    // ---- slow calls (resilience4j's slowCallRateThreshold / slowCallDurationThreshold) -------------
+
+    private static final long SECOND = Duration.ofSeconds(1).toNanos();
+
+    /** Reports successes and failures with durations: "S2" a 2 s success, "F0" an instant failure. */
+    private static void timedCalls(CircuitBreaker breaker, String... outcomes) throws CircuitOpenException {
+        for (String outcome : outcomes) {
+            CircuitBreaker.Permit permit = breaker.acquirePermission();
+            long nanos = Long.parseLong(outcome.substring(1)) * SECOND;
+            if (outcome.charAt(0) == 'S') {
+                permit.onSuccess(nanos);
+            } else {
+                permit.onFailure(nanos);
+            }
+        }
+    }
+
+    private static BreakerConfig.Builder slowAboveOneSecond(double percent) {
+        return config().slowCallRateThreshold(percent).slowCallDurationThreshold(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void successesSlowerThanTheThreshold_atTheSlowCallRate_openTheBreaker() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(60).build());
+
+        timedCalls(breaker, "S0", "S0", "S20", "S20");
+        assertThat(breaker.state()).isEqualTo(CLOSED); // below minimumNumberOfCalls (5)
+        timedCalls(breaker, "S20");
+
+        assertThat(breaker.state()).isEqualTo(OPEN); // 3 of 5 slow: 60 %
+        assertThat(listener.transitions()).containsExactly("CLOSED->OPEN");
+    }
+
+    @Test
+    void slowCallsBelowTheRate_orExactlyAtTheDuration_leaveItClosed() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(60).build());
+
+        timedCalls(breaker, "S0", "S0", "S0", "S20", "S1", "S20", "S0", "S0", "S1", "S0");
+
+        assertThat(breaker.state()).isEqualTo(CLOSED); // 2 of 10 slower than 1 s; 1 s itself is not slow
+    }
+
+    @Test
+    void slowFailuresCountTowardsBothRates_andTheSlowRateAloneCanOpen() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(40).failureRateThreshold(100).build());
+
+        timedCalls(breaker, "F20", "S0", "S0", "F20", "S0");
+
+        assertThat(breaker.state()).isEqualTo(OPEN); // 40 % slow, 40 % failed (threshold 100)
+    }
+
+    @Test
+    void slowCallsLeaveTheWindowAsItSlides() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(50).slidingWindowSize(5).minimumNumberOfCalls(5).build());
+
+        timedCalls(breaker, "S20", "S20", "S0", "S0", "S0"); // 40 %
+        timedCalls(breaker, "S0", "S0", "S20");              // window: S0 S0 S0 S0 S20: 20 %
+
+        assertThat(breaker.state()).isEqualTo(CLOSED);
+    }
+
+    @Test
+    void aHalfOpenProbeThatSucceedsSlowly_opensTheBreakerAgain() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(100).build());
+        calls(breaker, "FFFFF");
+        ticker.advance(WAIT);
+
+        timedCalls(breaker, "S20");
+
+        assertThat(breaker.state()).isEqualTo(OPEN);
+        assertThat(listener.transitions()).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
+        ticker.advance(WAIT);
+        timedCalls(breaker, "S0");
+        assertThat(breaker.state()).isEqualTo(CLOSED);
+    }
+
+    @Test
+    void byDefault_onlyCallsSlowerThanSixtySeconds_allOfThem_open() throws CircuitOpenException {
+        CircuitBreaker breaker = breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
+
+        timedCalls(breaker, "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60");
+        assertThat(breaker.state()).isEqualTo(CLOSED); // exactly 60 s is not slow
+        timedCalls(breaker, "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61");
+        assertThat(breaker.state()).isEqualTo(CLOSED); // 9 of 19
+        CircuitBreaker allSlow = breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
+        timedCalls(allSlow, "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61");
+        assertThat(allSlow.state()).isEqualTo(OPEN);
+    }
+
     static final class RecordingListener implements HttpClientListener {
         private final List<String> transitions = Collections.synchronizedList(new ArrayList<>());
         private final List<String> dependencies = Collections.synchronizedList(new ArrayList<>());

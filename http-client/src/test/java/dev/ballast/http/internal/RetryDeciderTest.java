@@ -50,9 +50,9 @@ class RetryDeciderTest {
                 new CircuitBreaker("d", BreakerConfig.ofDefaults(), ticker, () -> new SplittableRandom(1),
                         HttpClientListener.NONE),
                 new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker),
-                new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder());
+                new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder(), null, null);
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
-        return new Call(dependency, request, idempotentOrKeyed, replayable, 0,
+        return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, false, 0,
                 Deadline.after(ticker, 0, total), 3, 1) {
             @Override
             void onStop() {

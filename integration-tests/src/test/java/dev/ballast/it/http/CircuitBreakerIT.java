@@ -60,15 +60,17 @@ class CircuitBreakerIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void openBreaker_rejectsWithoutANetworkCall_andTheRejectionIsNotRetried(Mode mode) throws Exception {
         // given: 3 consecutive failures open the breaker; a call may make 5 attempts
-        server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
+        server.stubFor(get("/down").willReturn(aResponse().withStatus(503).withBody("down for maintenance")));
         ResilientHttpClient client = clientWithBreaker(consecutiveFailures(3).build(), 5);
 
         // when the first call's third failure opens the breaker mid-call
-        Throwable first = catchThrowable(() -> mode.call(client, httpGet("/down"), BodyHandlers.ofString()));
+        HttpResponse<String> first = mode.call(client, httpGet("/down"), BodyHandlers.ofString());
 
-        // then its fourth attempt is rejected without a request
-        assertThat(first).isInstanceOf(CircuitOpenException.class);
-        assertThat(((CircuitOpenException) first).dependency()).isEqualTo(dependency());
+        // then its fourth attempt is rejected without a request, and the call ends with the answer it had
+        assertThat(first.statusCode()).isEqualTo(503);
+        assertThat(first.body()).isEqualTo("down for maintenance");
+        assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.REJECTED);
+        assertThat(listener.lastDecision().attempt()).isEqualTo(4);
         server.verify(3, getRequestedFor(urlPathEqualTo("/down")));
         assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
 
