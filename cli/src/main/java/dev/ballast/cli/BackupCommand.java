@@ -65,7 +65,7 @@ final class BackupCommand extends BallastCommand {
           ctx.cancellation(), ctx.clock(), ctx.err(),
           () -> Progress.create("backup " + backupName, 0, 0, ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds()),
-          ctx.manifestGrace(), ctx.onFileStored());
+          ctx.manifestGrace(), ctx.onFileStored()).skippingStore(session.localDirectory());
       BackupRunner.Result r = Errors.translate(session.where(), null, runner::run);
       return report(backupName, r, session);
     }

@@ -146,6 +146,18 @@ final class BackupRunner {
   private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
   private Instant trustedBefore;
 
+  /** A local store's directory inside the source tree, never backed up (null: none). */
+  private Path storeDirectory;
+
+  /**
+   * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
+   * when it lies inside the source tree.
+   */
+  BackupRunner skippingStore(Path dir) {
+    this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
+    return this;
+  }
+
   BackupRunner(ObjectStore store, String name, Path source, Settings settings, Cancellation cancellation, Clock clock,
       PrintStream err, Supplier<Progress> progressFactory, Duration manifestGrace,
       Consumer<String> onStored) {
@@ -442,6 +454,16 @@ final class BackupRunner {
     LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
     try {
       Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+          if (storeDirectory != null && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
+            // Backing up the store into itself would change what is being read with every write.
+            skipped.add(relative(dir) + "/ (the store this backup is written to)");
+            return FileVisitResult.SKIP_SUBTREE;
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
         @Override
         public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
           String rel = relative(file);

@@ -145,8 +145,29 @@ public final class Ballast implements Callable<Integer> {
       }
       return failure.exitCode();
     });
+    cl.setParameterExceptionHandler(Ballast::inputError);
     cl.setExitCodeExceptionMapper(ex -> ExitCodes.USAGE);
     return cl;
+  }
+
+  /**
+   * A command line that cannot be parsed: one sentence naming the input and what is accepted, the
+   * closest command or option if one is close, and where the options are listed; never the whole
+   * usage text (that is {@code --help}'s).
+   */
+  private static int inputError(CommandLine.ParameterException ex, String[] args) {
+    CommandLine c = ex.getCommandLine();
+    PrintWriter err = c.getErr();
+    String message = ex.getMessage();
+    if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && c.getCommandSpec().parent() == null
+        && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
+      message = "Unknown command '" + unmatched.getUnmatched().get(0) + "': pass one of "
+          + String.join(", ", COMMANDS.keySet()) + ".";
+    }
+    err.println("Error: " + Errors.printable(message));
+    CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+    err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
+    return ExitCodes.USAGE;
   }
 
   /**

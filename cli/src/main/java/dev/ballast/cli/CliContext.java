@@ -42,10 +42,28 @@ public record CliContext(PrintStream out, PrintStream err, Map<String, String> e
     Objects.requireNonNull(onFileStored, "onFileStored");
   }
 
-  /** The real process: System streams and environment, a terminal when a console exists. */
+  /**
+   * The real process: System streams and environment, a terminal when a console exists, and as home
+   * {@code $HOME} when it is set to an absolute path (as restic, rclone and the shell take it), else
+   * the JVM's {@code user.home} (the account's home directory).
+   */
   public static CliContext system(Cancellation cancellation) {
-    return new CliContext(System.out, System.err, System.getenv(), Path.of(System.getProperty("user.home")),
+    return new CliContext(System.out, System.err, System.getenv(), home(System.getenv("HOME")),
         System.console() != null, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
         Duration.ofSeconds(5), path -> { });
+  }
+
+  static Path home(String homeVariable) {
+    if (homeVariable != null && !homeVariable.isBlank()) {
+      try {
+        Path home = Path.of(homeVariable);
+        if (home.isAbsolute()) {
+          return home;
+        }
+      } catch (java.nio.file.InvalidPathException ignored) {
+        // not a path: fall back to the account's home
+      }
+    }
+    return Path.of(System.getProperty("user.home"));
   }
 }

@@ -1,10 +1,12 @@
 package dev.ballast.cli;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
 
 /** The options every command accepts, the same way. */
@@ -16,7 +18,7 @@ final class CommonOptions {
           + "with --endpoint.")
   Path dataDir;
 
-  @Option(names = "--endpoint", paramLabel = "URL",
+  @Option(names = "--endpoint", paramLabel = "URL", converter = EndpointConverter.class,
       description = "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the local store, e.g. http://localhost:9000.")
   URI endpoint;
 
@@ -58,27 +60,56 @@ final class CommonOptions {
       description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
   boolean verbose;
 
-  /** Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S}. */
+  /**
+   * Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S};
+   * anything else is refused with one sentence saying what is accepted.
+   */
   static final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
       String v = value.trim().toLowerCase(Locale.ROOT);
       Duration d;
-      if (v.startsWith("pt")) {
-        d = Duration.parse(v.toUpperCase(Locale.ROOT));
-      } else if (v.endsWith("ms")) {
-        d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-      } else if (v.endsWith("s")) {
-        d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-      } else if (v.endsWith("m")) {
-        d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-      } else {
-        throw new IllegalArgumentException("timeout must look like 30s, 2m, 500ms or PT30S but was '" + value + "'");
+      try {
+        if (v.startsWith("pt")) {
+          d = Duration.parse(v.toUpperCase(Locale.ROOT));
+        } else if (v.endsWith("ms")) {
+          d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+        } else if (v.endsWith("s")) {
+          d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+        } else if (v.endsWith("m")) {
+          d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+        } else {
+          d = null;
+        }
+      } catch (RuntimeException e) { // NumberFormatException, DateTimeParseException, ArithmeticException
+        d = null;
+      }
+      if (d == null) {
+        throw new TypeConversionException("'" + value + "' is not a duration; give one like 30s, 2m, 500ms or PT30S");
       }
       if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive but was '" + value + "'");
+        throw new TypeConversionException("'" + value + "' is not positive; give a duration above zero, like 30s");
       }
       return d;
+    }
+  }
+
+  /** Accepts an absolute {@code http} or {@code https} URL with a host, such as {@code http://localhost:9000}. */
+  static final class EndpointConverter implements ITypeConverter<URI> {
+    @Override
+    public URI convert(String value) {
+      URI uri;
+      try {
+        uri = new URI(value.trim());
+      } catch (URISyntaxException e) {
+        uri = null;
+      }
+      if (uri == null || uri.getHost() == null || uri.getScheme() == null
+          || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))) {
+        throw new TypeConversionException("'" + value + "' is not an S3 endpoint URL; give one like "
+            + "http://localhost:9000 or https://s3.eu-west-1.amazonaws.com");
+      }
+      return uri;
     }
   }
 }

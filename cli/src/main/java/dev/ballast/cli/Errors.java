@@ -32,6 +32,16 @@ final class Errors {
       return new CliFailure(ExitCodes.USAGE, "The TLS handshake with " + at + " failed (" + rootMessage(e)
           + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.", e);
     }
+    if (e instanceof StorageUnavailableException && String.valueOf(e.getMessage()).contains("in use by another writer")) {
+      // The local store's writer lock: no server involved, and waiting is the whole remedy.
+      return new CliFailure(ExitCodes.UNAVAILABLE, "Another ballast command is writing to " + at
+          + "; wait for it to finish, then run this command again.", e);
+    }
+    if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
+      return new CliFailure(ExitCodes.UNAVAILABLE, "Could not use " + at + ": " + rootMessage(e)
+          + "; check that its directory and files can be read and written and that its disk has space, then run"
+          + " the command again.", e);
+    }
     if (e instanceof StorageUnavailableException) {
       return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
           + "; check that the server is running and reachable, then run the command again.", e);

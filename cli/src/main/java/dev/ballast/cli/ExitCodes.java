@@ -11,7 +11,10 @@ public final class ExitCodes {
   public static final int INCOMPLETE = 1;
   /** The command line or an input was invalid (unknown option, missing directory, bad name). */
   public static final int USAGE = 2;
-  /** The S3 endpoint could not be reached in time (down, breaker open, retries exhausted). */
+  /**
+   * The store could not be used now: the S3 endpoint could not be reached in time (down, breaker
+   * open, retries exhausted), or the local store is being written by another {@code ballast}.
+   */
   public static final int UNAVAILABLE = 3;
   /** Bytes did not match their SHA-256, or a manifest is corrupt or names an unsafe path. */
   public static final int INTEGRITY = 4;
@@ -29,7 +32,7 @@ public final class ExitCodes {
     "  0    every file stored/restored/verified and its SHA-256 confirmed",
     "  1    incomplete: some files were not stored, restored or verified (listed)",
     "  2    invalid command line or input",
-    "  3    S3 endpoint unavailable (down, timed out, circuit breaker open)",
+    "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
     "  4    integrity: SHA-256 mismatch, corrupt manifest or unsafe manifest path",
     "  5    backup, manifest version or object not found",
     "  6    restore would overwrite a different existing file (use --overwrite)",

@@ -49,14 +49,22 @@ final class StoreSession implements AutoCloseable {
   private final ObjectStore objects;
   private final Counting counting;
   private final String where;
+  /** The local store's directory, or null for an S3 bucket. */
+  private final Path localDirectory;
 
   private StoreSession(ResilientHttpClient http, StorageFacade facade, ObjectStore objects, Counting counting,
-      String where) {
+      String where, Path localDirectory) {
     this.http = http;
     this.facade = facade;
     this.objects = objects;
     this.counting = counting;
     this.where = where;
+    this.localDirectory = localDirectory;
+  }
+
+  /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
+  Path localDirectory() {
+    return localDirectory;
   }
 
   /** Counts what the summary reports from the HTTP layer. */
@@ -103,7 +111,7 @@ final class StoreSession implements AutoCloseable {
     } else if (!exists) {
       readableDataDir(dataDir);
       // Nothing was ever backed up here: every command sees an empty store, and nothing is created.
-      return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where);
+      return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where, storeDir);
     }
     LocalStoreConfig config = LocalStoreConfig.builder().readOnly(access == Access.READ).clock(ctx.clock()).build();
     StorageFacade facade = Errors.translate(where, null, () -> {
@@ -114,7 +122,7 @@ final class StoreSession implements AutoCloseable {
             + "); pass another --data-dir or --bucket.", e);
       }
     });
-    return new StoreSession(null, facade, facade.objects(), null, where);
+    return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
   }
 
   private static StoreSession openS3(CommonOptions o, CliContext ctx) {
@@ -149,7 +157,7 @@ final class StoreSession implements AutoCloseable {
           .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
           .clock(ctx.clock())
           .build());
-      return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'");
+      return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
     } catch (RuntimeException e) {
       if (http != null) {
         http.close();

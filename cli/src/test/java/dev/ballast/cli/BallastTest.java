@@ -94,12 +94,101 @@ class BallastTest {
   }
 
   @Test
+  void aValueThatCannotBeParsedIsOneSentenceNamingItAndWhatIsAcceptedWithoutTheUsageText() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    String[][] inputs = {
+      {"backup", dir.toString(), "--transfers", "abc"},
+      {"list", "--timeout", "5"},
+      {"list", "--timeout", "PTsoon"},
+      {"list", "--endpoint", "not a url"},
+      {"list", "--endpoint", "ftp://host/"},
+      {"restore", "only-name"},
+    };
+    String[] expected = {"'abc' is not an int", "'5' is not a duration; give one like 30s, 2m, 500ms or PT30S",
+        "'PTsoon' is not a duration", "'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
+        "'ftp://host/' is not an S3 endpoint URL", "Missing required parameter"};
+    for (int i = 0; i < inputs.length; i++) {
+      err.reset();
+      assertThat(run(inputs[i])).as(String.join(" ", inputs[i])).isEqualTo(ExitCodes.USAGE);
+      assertThat(err()).as(String.join(" ", inputs[i])).startsWith("Error: ").contains(expected[i])
+          .contains("--help' lists the accepted options.")
+          .doesNotContain("Usage:").doesNotContain("Exception").doesNotContain("\tat ");
+      assertThat(err().lines().count()).as(String.join(" ", inputs[i])).isLessThanOrEqualTo(2);
+    }
+    assertNoStoreOpened();
+  }
+
+  @Test
+  void aMistypedCommandIsNamedWithTheCommandsAndTheClosestOne() {
+    assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, verify, versions.")
+        .contains("Did you mean").contains("backup").doesNotContain("Unmatched").doesNotContain("Usage:");
+  }
+
+  @Test
+  void aSecondWriterIsToldAnotherBallastIsWritingNotThatAServerIsDown() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    Files.writeString(dir.resolve("a.txt"), "a");
+    assertThat(run("backup", dir.toString())).isZero();
+    Path store = home.resolve(".ballast/ballast-backups");
+    // Another process holds the store's writer lock (a POSIX record lock, as the JVM takes it).
+    org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/python3").canExecute(), "needs python3");
+    Process holder = new ProcessBuilder("/usr/bin/python3", "-c",
+        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); "
+            + "sys.stdin.read()", store.resolve("lock").toString()).redirectErrorStream(true).start();
+    try {
+      assertThat(new String(holder.getInputStream().readNBytes(6), StandardCharsets.UTF_8)).isEqualTo("locked");
+      err.reset();
+      assertThat(run("backup", dir.toString())).isEqualTo(ExitCodes.UNAVAILABLE);
+      assertThat(err()).contains("Another ballast command is writing to the local store " + store
+          + "; wait for it to finish, then run this command again.").doesNotContain("server");
+    } finally {
+      holder.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void aSourceTreeHoldingTheStoreLeavesTheStoreOut() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("home"));
+    Files.writeString(dir.resolve("notes.txt"), "notes");
+    Path dataDir = dir.resolve(".ballast");
+
+    for (int run = 0; run < 2; run++) {
+      out.reset();
+      err.reset();
+      assertThat(run("backup", dir.toString(), "--data-dir", dataDir.toString())).as(err()).isZero();
+      assertThat(err()).contains(".ballast/ballast-backups/ (the store this backup is written to)");
+    }
+    Path target = home.resolve("restored");
+    assertThat(run("restore", "home", target.toString(), "--data-dir", dataDir.toString())).isZero();
+    assertThat(target.resolve("notes.txt")).hasContent("notes");
+    assertThat(target.resolve(".ballast/ballast-backups")).doesNotExist();
+  }
+
+  @Test
+  void aNewLocalStoreIsReadableByItsOwnerOnly() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    Files.writeString(dir.resolve("private.txt"), "secret");
+    assertThat(run("backup", dir.toString())).isZero();
+    assertThat(Files.getPosixFilePermissions(home.resolve(".ballast/ballast-backups")))
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+  }
+
+  @Test
+  void homeIsTheHomeVariableWhenItIsAnAbsolutePath() {
+    assertThat(CliContext.home("/srv/backup-user")).isEqualTo(Path.of("/srv/backup-user"));
+    assertThat(CliContext.home("relative/home")).isEqualTo(Path.of(System.getProperty("user.home")));
+    assertThat(CliContext.home(null)).isEqualTo(Path.of(System.getProperty("user.home")));
+  }
+
+  @Test
   void aStoreThatCannotBeOpenedGivesItsExitCodeAndTheCauseOnlyWithVerbose() throws Exception {
     Path store = Files.createDirectories(home.resolve(".ballast/ballast-backups"));
     Files.writeString(store.resolve("index.db"), "not a database");
 
     assertThat(run("list")).isEqualTo(ExitCodes.UNAVAILABLE);
-    assertThat(err()).contains("Error: Could not reach the local store " + store).contains("(run with --verbose")
+    assertThat(err()).contains("Error: Could not use the local store " + store).contains("(run with --verbose")
+        .doesNotContain("server")
         .doesNotContain("Cause:").doesNotContain("\tat ");
     err.reset();
     assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.UNAVAILABLE);

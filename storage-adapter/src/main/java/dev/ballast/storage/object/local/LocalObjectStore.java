@@ -247,6 +247,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
       } catch (IOException e) {
         throw unavailable(null, "Creating the local object store directory '" + dir + "'", e);
       }
+      restrictToOwner(dir);
       return;
     }
     try (var entries = Files.list(dir)) {
@@ -257,8 +258,26 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         throw new IllegalArgumentException("'" + dir + "' is not empty and holds no local object store (no "
             + INDEX_FILE + "); pass an empty or new directory, or one that holds a store");
       }
+      if (names.isEmpty()) {
+        restrictToOwner(dir);
+      }
     } catch (IOException e) {
       throw unavailable(null, "Reading the directory '" + dir + "'", e);
+    }
+  }
+
+  /**
+   * A new store's directory is readable by its owner only (mode 700 where the file system has POSIX
+   * permissions), as restic and borg create their repositories: a store holds copies of files that
+   * may be private, and the copies must not be more readable than the originals.
+   */
+  private static void restrictToOwner(Path dir) {
+    try {
+      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    } catch (UnsupportedOperationException ignored) {
+      // no POSIX permissions here (Windows): the directory keeps what its parent gives it
+    } catch (IOException e) {
+      throw unavailable(null, "Restricting the local object store directory '" + dir + "' to its owner", e);
     }
   }
 
