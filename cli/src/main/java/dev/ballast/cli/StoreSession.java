@@ -106,6 +106,11 @@ final class StoreSession implements AutoCloseable {
           + "no longer runs: restore them with ballast 0.1 if you need them, then move that directory aside (or pass "
           + "another --data-dir) to keep new backups in the local store.");
     }
+    if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {
+      throw new CliFailure(ExitCodes.INTEGRITY, "The local store " + storeDir + " holds stored content but no index ("
+          + storeDir.resolve("index.db") + "), which was deleted or lost, so its backups can be neither listed nor "
+          + "restored; restore that directory from a copy (nothing was changed).");
+    }
     if (access == Access.WRITE) {
       usableDataDir(dataDir);
     } else if (!exists) {

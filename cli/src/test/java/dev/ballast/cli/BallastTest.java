@@ -175,6 +175,25 @@ class BallastTest {
   }
 
   @Test
+  void aStoreWhoseIndexWasLostIsAnIntegrityErrorNotAnEmptyStore() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    Files.write(dir.resolve("big.bin"), new byte[200_000]);
+    assertThat(run("backup", dir.toString())).isZero();
+    Path store = home.resolve(".ballast/ballast-backups");
+    try (var files = Files.list(store)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("index.db")).toList()) {
+        Files.delete(f);
+      }
+    }
+    for (String[] args : new String[][] {{"list"}, {"backup", dir.toString()}, {"restore", "src", home.resolve("t").toString()}}) {
+      err.reset();
+      assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.INTEGRITY);
+      assertThat(err()).contains("holds stored content but no index").contains("restore that directory from a copy");
+    }
+    assertThat(store.resolve("index.db")).doesNotExist();
+  }
+
+  @Test
   void homeIsTheHomeVariableWhenItIsAnAbsolutePath() {
     assertThat(CliContext.home("/srv/backup-user")).isEqualTo(Path.of("/srv/backup-user"));
     assertThat(CliContext.home("relative/home")).isEqualTo(Path.of(System.getProperty("user.home")));

@@ -240,6 +240,33 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     return Files.isRegularFile(root.toAbsolutePath().normalize().resolve(INDEX_FILE));
   }
 
+  /**
+   * Whether {@code root} holds stored content (files under {@code blobs/}) but no index: the index
+   * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
+   * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
+   * its directory is restored from a copy.
+   */
+  public static boolean holdsContentWithoutIndex(Path root) {
+    Path dir = root.toAbsolutePath().normalize();
+    if (exists(dir)) {
+      return false;
+    }
+    try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
+      for (Path shard : shards) {
+        if (Files.isDirectory(shard)) {
+          try (var files = Files.newDirectoryStream(shard)) {
+            if (files.iterator().hasNext()) {
+              return true;
+            }
+          }
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      return false; // no blobs directory: no content
+    }
+  }
+
   private static void refuseForeignDirectory(Path dir) {
     if (!Files.isDirectory(dir)) {
       try {
@@ -249,6 +276,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
       }
       restrictToOwner(dir);
       return;
+    }
+    if (holdsContentWithoutIndex(dir)) {
+      throw new IllegalArgumentException("'" + dir + "' holds stored content but no index (" + INDEX_FILE
+          + "): the index was deleted or lost; restore the directory from a copy rather than start a new, empty index"
+          + " over it");
     }
     try (var entries = Files.list(dir)) {
       List<String> names = entries.map(p -> p.getFileName().toString()).toList();
@@ -778,18 +810,18 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
       }
     }
+    VersionIndex ix;
+    while ((ix = idleReaders.poll()) != null) {
+      ix.closeQuietly();
+    }
     if (writer != null) {
       writeLock.lock();
       try {
-        writer.closeQuietly();
+        writer.checkpointAndClose();
       } finally {
         writeLock.unlock();
       }
       shared.release();
-    }
-    VersionIndex ix;
-    while ((ix = idleReaders.poll()) != null) {
-      ix.closeQuietly();
     }
   }
 

@@ -381,6 +381,25 @@ final class VersionIndex implements AutoCloseable {
     connection.close();
   }
 
+  /**
+   * Closes the writer's connection after copying the write-ahead log into the database and
+   * emptying it ({@code PRAGMA wal_checkpoint(TRUNCATE)}), so that between commands the versions
+   * live in the database file, where damage is reported as corruption, rather than in the log, whose
+   * frames SQLite silently ignores from the first damaged one on
+   * (<a href="https://www.sqlite.org/wal.html#checkpointing">Checkpointing</a>). A reader in another
+   * process may hold the log for up to two seconds; after that the checkpoint is left to the next
+   * writer. Never throws: a failure only leaves the log as it was.
+   */
+  void checkpointAndClose() {
+    try (Statement s = connection.createStatement()) {
+      s.execute("PRAGMA busy_timeout = 2000");
+      s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (SQLException ignored) {
+      // busy or failed: the log stays valid and the next writer's checkpoint copies it
+    }
+    closeQuietly();
+  }
+
   void closeQuietly() {
     try {
       connection.close();
