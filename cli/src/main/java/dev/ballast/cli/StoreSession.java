@@ -88,7 +88,7 @@ final class StoreSession implements AutoCloseable {
   }
 
   static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
-    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx);
+    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
   }
 
   private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
@@ -130,7 +130,7 @@ final class StoreSession implements AutoCloseable {
     return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
   }
 
-  private static StoreSession openS3(CommonOptions o, CliContext ctx) {
+  private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
     ResilientHttpClient http = null;
     try {
       Counting counting = new Counting();
@@ -156,10 +156,13 @@ final class StoreSession implements AutoCloseable {
         throw new CliFailure(ExitCodes.USAGE, "The endpoint '" + o.endpoint + "' is not usable (" + e.getMessage()
             + "); pass an absolute http:// or https:// URL.", e);
       }
+      // Only a backup creates the bucket and turns its versioning on: a command that reads must work with
+      // read-only credentials and must not create a bucket whose name was mistyped.
+      boolean writes = access == Access.WRITE;
       StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
           .s3(s3Endpoint)
           .bucket(o.bucket)
-          .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
+          .s3Config(S3StoreConfig.builder().createBucket(writes).enableVersioning(writes).build())
           .clock(ctx.clock())
           .build());
       return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);

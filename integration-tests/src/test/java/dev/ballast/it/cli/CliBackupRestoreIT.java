@@ -81,6 +81,24 @@ class CliBackupRestoreIT {
     return root;
   }
 
+  @org.junit.jupiter.api.Test
+  void commandsThatReadNeverCreateTheBucketNorWriteToIt() throws Exception {
+    String bucket = "never-created-by-a-read";
+    for (String[] args : new String[][] {{"list"}, {"versions", "x/y"}, {"verify", "x"},
+        {"restore", "x", base.resolve("never").toString()}}) {
+      List<String> all = new ArrayList<>(List.of(args));
+      all.addAll(List.of("--endpoint", S3MockServer.endpoint().toString(), "--bucket", bucket, "--access-key",
+          "ballast", "--secret-key", "ballast"));
+      Run run = CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
+      assertThat(run.exitCode()).as(String.join(" ", args)).isNotEqualTo(ExitCodes.OK);
+      assertThat(run.err()).as(String.join(" ", args)).contains("Bucket '" + bucket + "' does not exist");
+    }
+    var head = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+        S3MockServer.endpoint().resolve("/" + bucket)).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
+        .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+    assertThat(head.statusCode()).as("HEAD of the bucket").isEqualTo(404);
+  }
+
   @ParameterizedTest
   @EnumSource(Store.class)
   void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(Store store) throws IOException {

@@ -237,9 +237,30 @@ final class Blobs {
     }
   }
 
-  /** Opens the content file {@code address} for reading. */
+  /**
+   * Opens the content file {@code address} for reading.
+   *
+   * @throws java.nio.file.NoSuchFileException if it is missing
+   * @throws NotAContentFile if something else than a regular file is in its place (a FIFO would
+   *     block the read forever, a directory or device is no content of ours)
+   */
   InputStream open(byte[] address) throws IOException {
-    return Files.newInputStream(path(address));
+    Path file = path(address);
+    java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(file,
+        java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    if (!attrs.isRegularFile()) {
+      throw new NotAContentFile(file);
+    }
+    return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** Something other than a regular file stands where a content file should be. */
+  static final class NotAContentFile extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotAContentFile(Path file) {
+      super(file + " is not a regular file");
+    }
   }
 
   /** Deletes the content file {@code address} if it exists. */

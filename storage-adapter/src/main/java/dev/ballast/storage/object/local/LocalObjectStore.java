@@ -737,6 +737,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     } catch (NoSuchFileException e) {
       throw new IntegrityException(key, "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
           + blobs.path(row.content()) + " is missing");
+    } catch (Blobs.NotAContentFile e) {
+      throw new IntegrityException(key, "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+          + blobs.path(row.content()) + " is not a regular file");
     } catch (IOException e) {
       throw unavailable(key, "Opening the content of '" + key + "'", e);
     }

@@ -248,6 +248,22 @@ class LocalObjectStoreTest {
   }
 
   @Test
+  void aContentFileReplacedByAFifoIsDamageReportedAtOnceNotAReadThatNeverEnds() throws Exception {
+    byte[] content = random(5, 200_000);
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      ObjectVersion v = store.put("pipe.bin", ObjectContent.ofBytes(content));
+      Path file = root().resolve("blobs").resolve(v.sha256().substring(0, 2)).resolve(v.sha256());
+      Files.delete(file);
+      org.junit.jupiter.api.Assumptions.assumeTrue(
+          new ProcessBuilder("mkfifo", file.toString()).start().waitFor() == 0, "needs mkfifo");
+
+      assertThatThrownBy(() -> store.get("pipe.bin").readAllBytes())
+          .isInstanceOf(dev.ballast.storage.IntegrityException.class)
+          .hasMessageContaining("is not a regular file");
+    }
+  }
+
+  @Test
   void damageAtRestIsDetectedAndAPutOfTheSameContentHealsIt() throws IOException {
     byte[] content = random(4, 500_000);
     try (LocalObjectStore store = LocalObjectStore.open(root())) {
