@@ -175,15 +175,39 @@ final class RestoreRunner {
   }
 
   /**
-   * Creates every directory files go to, and returns those that resolve outside the target: a
-   * directory inside it may be a symbolic link planted to redirect the writes elsewhere.
+   * Creates every directory files go to, one level at a time from the target down, and returns
+   * those that resolve outside the target: a directory inside it may be a symbolic link planted to
+   * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
+   * inside the target is followed).
    */
-  private static Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
+  private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
     Set<Path> unsafe = new java.util.HashSet<>();
     for (Path dir : directories) {
-      Files.createDirectories(dir);
-      if (!dir.toRealPath().startsWith(realTarget)) {
-        unsafe.add(dir);
+      Path current = realTarget;
+      for (Path part : target.relativize(dir)) {
+        if (part.toString().isEmpty()) {
+          continue; // the target itself
+        }
+        current = current.resolve(part);
+        if (Files.isSymbolicLink(current)) {
+          Path resolved;
+          try {
+            resolved = current.toRealPath();
+          } catch (java.nio.file.NoSuchFileException dangling) {
+            resolved = null;
+          }
+          if (resolved == null || !resolved.startsWith(realTarget)) {
+            unsafe.add(dir);
+            break;
+          }
+          current = resolved;
+        } else if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
+          try {
+            Files.createDirectory(current);
+          } catch (java.nio.file.FileAlreadyExistsException raced) {
+            // made meanwhile by another directory's walk: checked on the next level like any other
+          }
+        }
       }
     }
     return unsafe;

@@ -88,6 +88,23 @@ class RestoreRunnerTest {
   }
 
   @Test
+  void aLinkInTheTargetPointingOutsideGetsNothingCreatedBeyondIt() throws IOException {
+    Manifest m = manifest(stored("a/b/deep.txt", "deep"), stored("a/top.txt", "top"), stored("c/ok.txt", "ok"));
+    Path target = Files.createDirectories(dir.resolve("out"));
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    Files.createSymbolicLink(target.resolve("a"), outside);
+
+    RestoreRunner.Result r = restore(m, target, false);
+
+    assertThat(r.restored()).isEqualTo(1);
+    assertThat(target.resolve("c/ok.txt")).hasContent("ok");
+    assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactlyInAnyOrder("a/b/deep.txt", "a/top.txt");
+    try (Stream<Path> all = Files.walk(outside)) {
+      assertThat(all).as("nothing created outside the target").containsExactly(outside);
+    }
+  }
+
+  @Test
   void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
     Manifest m = manifest(stored("f.txt", "same"));
     Path target = Files.createDirectories(dir.resolve("out"));

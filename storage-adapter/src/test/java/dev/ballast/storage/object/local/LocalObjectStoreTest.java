@@ -60,6 +60,11 @@ class LocalObjectStoreTest {
     return b;
   }
 
+  /** Where the store keeps the content of {@code v} (a file named by its SHA-256). */
+  Path contentFile(ObjectVersion v) {
+    return root().resolve("blobs").resolve(v.sha256().substring(0, 2)).resolve(v.sha256());
+  }
+
   static long contentFiles(Path root) throws IOException {
     try (Stream<Path> files = Files.walk(root.resolve("blobs"))) {
       return files.filter(Files::isRegularFile).count();
@@ -249,10 +254,8 @@ class LocalObjectStoreTest {
 
   @Test
   void aContentFileReplacedByAFifoIsDamageReportedAtOnceNotAReadThatNeverEnds() throws Exception {
-    byte[] content = random(5, 200_000);
     try (LocalObjectStore store = LocalObjectStore.open(root())) {
-      ObjectVersion v = store.put("pipe.bin", ObjectContent.ofBytes(content));
-      Path file = root().resolve("blobs").resolve(v.sha256().substring(0, 2)).resolve(v.sha256());
+      Path file = contentFile(store.put("pipe.bin", ObjectContent.ofBytes(random(5, 200_000))));
       Files.delete(file);
       org.junit.jupiter.api.Assumptions.assumeTrue(
           new ProcessBuilder("mkfifo", file.toString()).start().waitFor() == 0, "needs mkfifo");
@@ -268,7 +271,7 @@ class LocalObjectStoreTest {
     byte[] content = random(4, 500_000);
     try (LocalObjectStore store = LocalObjectStore.open(root())) {
       ObjectVersion v = store.put("photo.jpg", ObjectContent.ofBytes(content));
-      Path file = root().resolve("blobs").resolve(v.sha256().substring(0, 2)).resolve(v.sha256());
+      Path file = contentFile(v);
       try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
         raf.seek(1234);
         raf.write(content[1234] ^ 0x40);
