@@ -74,6 +74,9 @@ final class RestoreRunner {
 
   private final ObjectStore store;
   private final Manifest manifest;
+  /** The start of every temporary file's name; 16 lowercase hex digits follow. */
+  static final String TEMPORARY_PREFIX = ".ballast-";
+
   private final Path target;
   private final boolean overwrite;
   private final int transfers;
@@ -131,6 +134,7 @@ final class RestoreRunner {
       }
     }
     Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
+    removeTemporaryFiles(destinations, unsafeDirectories);
 
     int already = 0;
     ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
@@ -172,6 +176,41 @@ final class RestoreRunner {
     failures.sort(Comparator.comparing(BackupRunner.Failure::path));
     return new Result(restored.get(), already, bytes.get(), failures, unavailable.get(), degraded.get(),
         cancellation.cancelled(), Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  /**
+   * Removes the temporary files a restore into these directories left when it was killed (each is
+   * named {@code .ballast-} and 16 hex digits; a finished restore leaves none), so a restore run
+   * again after a crash leaves the tree as one that was never interrupted.
+   */
+  private static void removeTemporaryFiles(List<Path> destinations, Set<Path> unsafeDirectories) {
+    Set<Path> seen = new java.util.HashSet<>();
+    for (Path dest : destinations) {
+      Path dir = dest.getParent();
+      if (!seen.add(dir) || unsafeDirectories.contains(dir) || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try (var entries = Files.newDirectoryStream(dir, RestoreRunner::isTemporaryFile)) {
+        for (Path leftover : entries) {
+          Files.deleteIfExists(leftover);
+        }
+      } catch (IOException ignored) {
+        // a leftover that cannot be removed is harmless: no manifest names it
+      }
+    }
+  }
+
+  static boolean isTemporaryFile(Path p) {
+    String name = p.getFileName().toString();
+    if (name.length() != TEMPORARY_PREFIX.length() + 16 || !name.startsWith(TEMPORARY_PREFIX)) {
+      return false;
+    }
+    for (int i = TEMPORARY_PREFIX.length(); i < name.length(); i++) {
+      if (Character.digit(name.charAt(i), 16) < 0 || Character.isUpperCase(name.charAt(i))) {
+        return false;
+      }
+    }
+    return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS);
   }
 
   /**
@@ -276,7 +315,7 @@ final class RestoreRunner {
   /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
   private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
     // A short temporary name of fixed length: every name the file system allowed at backup fits.
-    Path tmp = dest.resolveSibling(".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    Path tmp = dest.resolveSibling(TEMPORARY_PREFIX + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
     String key = Manifest.objectKey(manifest.name(), e.path());
     FileChannel out = null;
     try (ObjectRead read = store.get(key, ReadOptions.version(e.versionId()));

@@ -105,6 +105,23 @@ class RestoreRunnerTest {
   }
 
   @Test
+  void temporaryFilesOfAKilledRestoreAreRemovedWhenItIsRunAgain() throws IOException {
+    Manifest m = manifest(stored("d/f.txt", "restored"), stored("g.txt", "also"));
+    Path target = Files.createDirectories(dir.resolve("out/d"));
+    Files.writeString(target.resolve(".ballast-0123456789abcdef"), "partial");
+    Files.writeString(dir.resolve("out/.ballast-fedcba9876543210"), "partial");
+    Files.writeString(dir.resolve("out/.ballast-notes"), "the user's own file");
+
+    RestoreRunner.Result r = restore(m, dir.resolve("out"), false);
+
+    assertThat(r.ok()).isTrue();
+    try (Stream<Path> all = Files.walk(dir.resolve("out"))) {
+      assertThat(all.filter(Files::isRegularFile).map(p -> dir.resolve("out").relativize(p).toString()))
+          .containsExactlyInAnyOrder("d/f.txt", "g.txt", ".ballast-notes");
+    }
+  }
+
+  @Test
   void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
     Manifest m = manifest(stored("f.txt", "same"));
     Path target = Files.createDirectories(dir.resolve("out"));
