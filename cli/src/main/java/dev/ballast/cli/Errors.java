@@ -54,6 +54,11 @@ final class Errors {
     if (e instanceof UnsupportedCapabilityException) {
       return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
     }
+    if (e instanceof IntegrityException && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
+      return new CliFailure(ExitCodes.INTEGRITY, "The index of " + at + " is damaged (" + rootMessage(e)
+          + "), so its backups can be neither listed nor restored; restore the store's directory from a copy "
+          + "(nothing was changed).", e);
+    }
     if (e instanceof IntegrityException) {
       return new CliFailure(ExitCodes.INTEGRITY, "Bytes read from " + at + " do not match their recorded SHA-256 ("
           + e.getMessage() + "); the stored copy is damaged: restore another version.", e);

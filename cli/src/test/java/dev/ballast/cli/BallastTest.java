@@ -201,16 +201,16 @@ class BallastTest {
   }
 
   @Test
-  void aStoreThatCannotBeOpenedGivesItsExitCodeAndTheCauseOnlyWithVerbose() throws Exception {
+  void aStoreWhoseIndexIsDamagedIsAnIntegrityErrorWithTheCauseOnlyWithVerbose() throws Exception {
     Path store = Files.createDirectories(home.resolve(".ballast/ballast-backups"));
     Files.writeString(store.resolve("index.db"), "not a database");
 
-    assertThat(run("list")).isEqualTo(ExitCodes.UNAVAILABLE);
-    assertThat(err()).contains("Error: Could not use the local store " + store).contains("(run with --verbose")
-        .doesNotContain("server")
-        .doesNotContain("Cause:").doesNotContain("\tat ");
+    assertThat(run("list")).isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(err()).contains("Error: The index of the local store " + store + " is damaged")
+        .contains("restore the store's directory from a copy").contains("(run with --verbose")
+        .doesNotContain("server").doesNotContain("Cause:").doesNotContain("\tat ");
     err.reset();
-    assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.INTEGRITY);
     assertThat(err()).contains("Cause:");
   }
 

@@ -869,12 +869,32 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
   }
 
-  static StorageUnavailableException unavailable(String key, String what, Throwable cause) {
+  /**
+   * The failure of an I/O or index operation: out of space and everything else the store cannot do
+   * now are {@link StorageUnavailableException}s; an index SQLite finds damaged
+   * ({@code SQLITE_CORRUPT}, {@code SQLITE_NOTADB}) is an {@link IntegrityException}, since no
+   * retry can repair it.
+   */
+  static StorageException unavailable(String key, String what, Throwable cause) {
     String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    if (indexDamaged(cause)) {
+      return new IntegrityException(key != null ? key : INDEX_FILE, what + " failed: the store's index is damaged (" + message + "); restore the"
+          + " store's directory from a copy", cause);
+    }
     if (outOfSpace(cause)) {
       return new StorageUnavailableException(key, what + " failed: the store is out of space (" + message + ")", cause);
     }
     return new StorageUnavailableException(key, what + " failed (" + message + ")", cause);
+  }
+
+  /** Whether SQLite reported the index file damaged or not a database at all. */
+  private static boolean indexDamaged(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.sql.SQLException sql && ((sql.getErrorCode() & 0xff) == 11 || (sql.getErrorCode() & 0xff) == 26)) {
+        return true; // SQLITE_CORRUPT, SQLITE_NOTADB
+      }
+    }
+    return false;
   }
 
   private static boolean outOfSpace(Throwable t) {

@@ -117,6 +117,22 @@ class LocalObjectStoreTest {
   }
 
   @Test
+  void aDamagedIndexIsReportedAsDamageNotAsAStoreThatIsDown() throws IOException {
+    try (LocalObjectStore store = LocalObjectStore.open(root())) {
+      store.put("a", ObjectContent.ofBytes(random(8, 100)));
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(root().resolve("index.db").toFile(), "rw")) {
+      raf.write("not a database!!".getBytes(UTF_8)); // over SQLite's 16-byte header
+    }
+    assertThatThrownBy(() -> LocalObjectStore.open(root(), LocalStoreConfig.builder().readOnly(true).build()))
+        .isInstanceOf(dev.ballast.storage.IntegrityException.class)
+        .hasMessageContaining("the store's index is damaged");
+    assertThatThrownBy(() -> LocalObjectStore.open(root()))
+        .isInstanceOf(dev.ballast.storage.IntegrityException.class)
+        .hasMessageContaining("the store's index is damaged");
+  }
+
+  @Test
   void aStoreWhoseIndexWasLostIsRefusedRatherThanStartedAgainEmpty() throws IOException {
     try (LocalObjectStore store = LocalObjectStore.open(root())) {
       store.put("big", ObjectContent.ofBytes(random(7, 300_000))); // above the inline threshold: a content file
