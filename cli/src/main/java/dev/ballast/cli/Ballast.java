@@ -51,7 +51,7 @@ public final class Ballast implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    err.println("Missing command: pass one of backup, restore, list, verify, versions.");
+    err.println("Missing command: pass one of " + String.join(", ", COMMANDS.keySet()) + ".");
     spec.commandLine().usage(err);
     return ExitCodes.USAGE;
   }
@@ -94,6 +94,7 @@ public final class Ballast implements Callable<Integer> {
     commands.put("backup", BackupCommand.class);
     commands.put("restore", RestoreCommand.class);
     commands.put("list", ListCommand.class);
+    commands.put("ls", LsCommand.class);
     commands.put("verify", VerifyCommand.class);
     commands.put("versions", VersionsCommand.class);
     return commands;

@@ -53,12 +53,12 @@ class BallastTest {
   void helpListsEveryCommandAndTheExitCodes() {
     assertThat(run("--help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("backup", "restore", "list", "verify", "versions", "Exit codes:", "130");
+        .contains("backup", "restore", "list", "ls", "verify", "versions", "Exit codes:", "130");
   }
 
   @Test
   void eachCommandsHelpExplainsTheCommonOptions() {
-    for (String cmd : new String[] {"backup", "restore", "list", "verify", "versions"}) {
+    for (String cmd : new String[] {"backup", "restore", "list", "ls", "verify", "versions"}) {
       out.reset();
       assertThat(run(cmd, "--help")).isZero();
       assertThat(out.toString(StandardCharsets.UTF_8))
@@ -121,7 +121,7 @@ class BallastTest {
   @Test
   void aMistypedCommandIsNamedWithTheCommandsAndTheClosestOne() {
     assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, verify, versions.")
+    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions.")
         .contains("Did you mean").contains("backup").doesNotContain("Unmatched").doesNotContain("Usage:");
   }
 
@@ -191,6 +191,29 @@ class BallastTest {
       assertThat(err()).contains("holds stored content but no index").contains("restore that directory from a copy");
     }
     assertThat(store.resolve("index.db")).doesNotExist();
+  }
+
+  @Test
+  void lsListsTheFilesOfABackupWithSizeTimeAndPath() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("photos/2024"));
+    Files.writeString(dir.resolve("a.jpg"), "12345");
+    Files.writeString(home.resolve("photos/notes.txt"), "");
+    Files.setLastModifiedTime(dir.resolve("a.jpg"), java.nio.file.attribute.FileTime.from(
+        java.time.Instant.parse("2024-05-06T07:08:09Z")));
+    assertThat(run("backup", home.resolve("photos").toString())).isZero();
+    out.reset();
+
+    assertThat(run("ls", "photos")).isZero();
+    List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(lines.get(0)).startsWith("Backup 'photos', manifest version ").endsWith("UTC: 2 files, 0.0 MiB");
+    assertThat(lines.subList(1, lines.size())).containsExactly(
+        "           5  2024-05-06 07:08:09  2024/a.jpg",
+        lines.get(2).substring(0, 12 + 2 + 19 + 2) + "notes.txt");
+    assertThat(lines.get(2)).startsWith("           0  ");
+
+    err.reset();
+    assertThat(run("ls", "nope")).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(err()).contains("There is no backup named 'nope'");
   }
 
   @Test
