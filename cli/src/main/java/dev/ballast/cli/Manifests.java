@@ -177,6 +177,16 @@ final class Manifests {
 
   /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
   static void noteStale(Manifest m, VersionEntry v, PrintStream err) {
+    if (m.complete()) {
+      java.util.Set<String> kept = new java.util.HashSet<>();
+      m.stale().forEach(s -> kept.add(s.path()));
+      for (String p : m.notStored()) {
+        if (!kept.contains(p)) {
+          err.println("Not in this backup: " + Errors.printable(p) + " (its run could not store it and no earlier "
+              + "backup had)");
+        }
+      }
+    }
     if (m.stale().isEmpty()) {
       return;
     }

@@ -9,16 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -29,41 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * which ext4 allows, back up and restore. On the default local store and on an S3 endpoint.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class CliPartialRunIT {
-  @TempDir
-  static Path base;
-
-  static StoppableS3Mock s3;
-
-  /** Where the backups go. */
-  enum Store {
-    LOCAL, S3;
-
-    List<String> args() {
-      return this == LOCAL ? List.of("--data-dir", base.resolve("data").toString())
-          : List.of("--endpoint", s3.endpoint().toString(), "--bucket", "partial-it", "--access-key", "ballast",
-              "--secret-key", "ballast");
-    }
-  }
-
-  @BeforeAll
-  static void startS3() {
-    s3 = StoppableS3Mock.start(base.resolve("s3data"));
-  }
-
-  @AfterAll
-  static void stopS3() {
-    if (s3 != null) {
-      s3.close();
-    }
-  }
-
-  static Run ballast(Store store, String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(store.args());
-    return CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
-  }
-
+class CliPartialRunIT extends CliOnBothStores {
   /**
    * Rewrites {@code file} in place until stopped, every pass with another length and a later
    * modification time, as a log or database file that is written all the time.
