@@ -71,6 +71,11 @@ final class BackupCommand extends BallastCommand {
     }
   }
 
+  private static String repaired(BackupRunner.Result r) {
+    return r.repaired() == 0 ? "" : " Stored a good copy of " + r.repaired() + " version(s) verify had found damaged; "
+        + "older backups naming them now read the good copy.";
+  }
+
   private int report(String backupName, BackupRunner.Result r, StoreSession session) {
     for (String s : r.skipped()) {
       ctx.err().println("Skipped: " + Errors.printable(s));
@@ -85,13 +90,27 @@ final class BackupCommand extends BallastCommand {
         ctx.out().println("Nothing to upload: all " + r.unchanged() + " files are unchanged since the last backup.");
       }
       ctx.out().println("Backup '" + backupName + "' complete: " + totals + " Manifest version "
-          + r.manifestVersionId() + ".");
+          + r.manifestVersionId() + "." + repaired(r));
       return ExitCodes.OK;
     }
-    ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
+    java.util.Set<String> stalePaths = new java.util.HashSet<>();
+    r.stale().forEach(s -> stalePaths.add(s.path()));
     for (BackupRunner.Failure f : r.failed()) {
-      ctx.err().println("Not stored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")");
+      ctx.err().println("Not stored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"
+          + (stalePaths.contains(f.path()) ? "; the snapshot keeps its previous version, marked stale" : ""));
     }
+    if (r.manifestComplete() && r.manifestVersionId() != null && r.notAttempted().isEmpty()) {
+      // Every file was attempted: the run is a snapshot; what it could not store is listed above.
+      ctx.out().println("Backup '" + backupName + "' complete except " + r.failed().size() + " file(s) not stored: "
+          + totals + " Manifest version " + r.manifestVersionId() + "." + repaired(r));
+      ctx.err().println(r.failed().size() + " file(s) of '" + backupName + "' were not stored (first: "
+          + String.join(", ", r.failed().stream().map(BackupRunner.Failure::path).map(Errors::printable).limit(3).toList())
+          + "); manifest version " + r.manifestVersionId() + " is a restorable snapshot of everything else"
+          + (r.stale().isEmpty() ? "" : ", in which " + r.stale().size() + " file(s) keep the version an earlier backup "
+              + "stored (stale)") + ". Back up again once the cause is fixed.");
+      return ExitCodes.INCOMPLETE;
+    }
+    ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
     for (String p : r.notAttempted()) {
       ctx.err().println("Not stored: " + Errors.printable(p) + " (not attempted)");
     }
@@ -101,6 +120,8 @@ final class BackupCommand extends BallastCommand {
       first = r.notAttempted().stream().map(Errors::printable).limit(3).toList();
     }
     String what = r.cancelled() ? "it was interrupted"
+        : r.unavailable() != null && Errors.outOfSpace(r.unavailable()) ? "the store is out of space ("
+            + session.where() + ": " + Errors.rootMessage(r.unavailable()) + "); free space there or use another store"
         : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
         : notStored > 0 ? "some files could not be stored"
         : "its manifest could not be written (" + r.manifestProblem() + ")";

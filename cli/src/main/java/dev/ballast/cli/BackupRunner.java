@@ -106,7 +106,9 @@ final class BackupRunner {
       String manifestProblem,
       StorageUnavailableException unavailable,
       boolean cancelled,
-      Duration elapsed) {
+      Duration elapsed,
+      List<Manifest.Stale> stale,
+      int repaired) {
 
     boolean ok() {
       return failed.isEmpty() && notAttempted.isEmpty() && unavailable == null && !cancelled
@@ -144,7 +146,12 @@ final class BackupRunner {
   private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
   private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
   private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicInteger repaired = new AtomicInteger();
   private Instant trustedBefore;
+  /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
+  private volatile DamagedVersions damaged;
+  /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
+  private volatile Map<String, ManifestEntry> previousAll = Map.of();
 
   /** A local store's directory inside the source tree, never backed up (null: none). */
   private Path storeDirectory;
@@ -231,21 +238,27 @@ final class BackupRunner {
       transfers.awaitAll();
     }
 
-    boolean complete = failed.isEmpty() && notAttempted.isEmpty() && unavailable.get() == null
-        && !cancellation.cancelled();
+    // A run that walked the whole tree and attempted every file is a snapshot, even if some files
+    // could not be stored: those keep their previous version, marked stale. Only a run cut short
+    // (Ctrl-C, the store gone) is incomplete.
+    StorageUnavailableException down = unavailable.get();
+    boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
     List<ManifestEntry> listed = new ArrayList<>(entries);
-    listed.sort(Comparator.comparing(ManifestEntry::path));
     List<Failure> failures = new ArrayList<>(failed);
     failures.sort(Comparator.comparing(Failure::path));
+    List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
+    listed.sort(Comparator.comparing(ManifestEntry::path));
     List<String> skippedFiles = new ArrayList<>(notAttempted);
     Collections.sort(skippedFiles);
     List<String> notStored = new ArrayList<>();
     failures.forEach(x -> notStored.add(x.path()));
     notStored.addAll(skippedFiles);
-    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored);
+    String incompleteBecause = complete ? null : cancellation.cancelled() ? "it was interrupted"
+        : down != null ? Errors.unavailableReason(down, "the store became unavailable") : "not every file was attempted";
+    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored, stale,
+        incompleteBecause);
     String manifestVersion = null;
     String manifestProblem = null;
-    StorageUnavailableException down = unavailable.get();
     try {
       manifestVersion = writeManifest(manifest, complete);
     } catch (StorageUnavailableException e) {
@@ -256,9 +269,59 @@ final class BackupRunner {
     } catch (RuntimeException e) {
       manifestProblem = e.getMessage();
     }
+    saveDamagedRecord();
     return new Result(stored.get(), unchangedCount.get(), read.get(), uploaded.get(), total.get(), skipped, failures,
         skippedFiles, manifestVersion, complete, manifestProblem, down, cancellation.cancelled(),
-        Duration.ofNanos(System.nanoTime() - start));
+        Duration.ofNanos(System.nanoTime() - start), stale, repaired.get());
+  }
+
+  /**
+   * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
+   * read, every file under it) this run could not store, and returns them as stale entries with the
+   * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
+   * version found damaged is not kept.
+   */
+  private List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
+    if (failures.isEmpty() || previousAll.isEmpty()) {
+      return List.of();
+    }
+    Set<String> present = new java.util.HashSet<>();
+    listed.forEach(e -> present.add(e.path()));
+    java.util.NavigableMap<String, ManifestEntry> byPath = new java.util.TreeMap<>(previousAll);
+    List<Manifest.Stale> stale = new ArrayList<>();
+    for (Failure f : failures) {
+      List<ManifestEntry> kept = new ArrayList<>();
+      ManifestEntry same = byPath.get(f.path());
+      if (same != null) {
+        kept.add(same);
+      }
+      // A folder that could not be read: every file under it ('0' follows '/').
+      kept.addAll(byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
+      for (ManifestEntry before : kept) {
+        if (present.add(before.path())) {
+          // Its stat is not carried over: the next run reads the file again.
+          listed.add(new ManifestEntry(before.path(), before.size(), before.sha256(), before.versionId(), before.mtime()));
+          stale.add(new Manifest.Stale(before.path(), f.reason()));
+        }
+      }
+    }
+    stale.sort(Comparator.comparing(Manifest.Stale::path));
+    return stale;
+  }
+
+  /** Saves the record of damaged versions when this run stored a replacement for one. */
+  private void saveDamagedRecord() {
+    DamagedVersions d = damaged;
+    if (d == null || repaired.get() == 0) {
+      return;
+    }
+    try {
+      d.save(store);
+    } catch (RuntimeException e) {
+      err.println("Warning: the good copies this backup stored of " + repaired.get() + " damaged version(s) could not "
+          + "be recorded (" + Errors.rootMessage(e) + "); older backups naming them stay damaged until 'ballast verify "
+          + "--repair' or the next backup records them.");
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -338,6 +401,7 @@ final class BackupRunner {
           entries.add(entry(f, v.sha256(), v.versionId()));
           stored.incrementAndGet();
           uploaded.addAndGet(f.size());
+          recordReplacement(f.path(), v.sha256(), v.versionId());
           onStored.accept(f.path());
         }
       } finally {
@@ -345,6 +409,16 @@ final class BackupRunner {
         done.run();
       }
     });
+  }
+
+  /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
+  private void recordReplacement(String path, String sha256, String versionId) {
+    DamagedVersions d = damaged;
+    if (d != null && !d.isEmpty()) {
+      synchronized (d) {
+        repaired.addAndGet(d.replace(path, sha256, versionId));
+      }
+    }
   }
 
   /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
@@ -383,7 +457,7 @@ final class BackupRunner {
     String reason;
     if (e instanceof StorageUnavailableException su) {
       unavailable.compareAndSet(null, su);
-      reason = "the store became unavailable";
+      reason = Errors.unavailableReason(su, "the store became unavailable");
     } else if (e instanceof ChangedWhileReading
         || (e instanceof IllegalArgumentException && String.valueOf(e.getMessage()).contains("must still be"))) {
       reason = "it changed while it was being backed up; run the backup again";
@@ -432,18 +506,48 @@ final class BackupRunner {
     };
   }
 
+  /**
+   * The entries of the newest intact manifest, by path. A damaged newest manifest is reported and
+   * passed over for the next intact one; none at all means every file is read and uploaded. Entries
+   * whose version verify found damaged are left out (so the file is uploaded again), or point at the
+   * recorded good copy.
+   */
   private Map<String, ManifestEntry> previousEntries() {
     Map<String, ManifestEntry> map = new HashMap<>();
     String key = Manifest.key(name);
+    Manifest m = null;
+    String latest = null;
     try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
-      Manifest m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + read.version().versionId());
-      m.files().forEach(e -> map.put(e.path(), e));
+      latest = read.version().versionId();
+      m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
     } catch (ObjectNotFoundException e) {
       // first backup of this name
-    } catch (CliFailure e) {
-      err.println("Warning: the previous manifest of '" + name + "' is unusable, so every file is uploaded again: "
-          + e.getMessage());
+    } catch (CliFailure | IntegrityException e) {
+      err.println("Warning: the newest manifest of '" + name + "'" + (latest == null ? "" : " (version " + latest + ")")
+          + " is damaged (" + Errors.printable(e instanceof CliFailure f ? Manifests.why(f) : e.getMessage())
+          + "); this backup goes on from the newest intact one.");
+      Manifests.Versioned intact = Manifests.newestIntact(store, name, latest, err);
+      if (intact == null) {
+        err.println("Warning: no intact earlier manifest of '" + name + "' was found, so every file is read and "
+            + "uploaded again.");
+      } else {
+        m = intact.manifest();
+      }
     }
+    DamagedVersions d = DamagedVersions.load(store, name, err);
+    if (m != null) {
+      for (ManifestEntry e : m.files()) {
+        DamagedVersions.Entry bad = d.get(e.versionId());
+        if (bad == null) {
+          map.put(e.path(), e);
+        } else if (bad.replacement() != null) {
+          map.put(e.path(), new ManifestEntry(e.path(), e.size(), e.sha256(), bad.replacement(), e.mtime(), e.ctime(),
+              e.inode()));
+        }
+      }
+      previousAll = map;
+    }
+    damaged = d;
     return map;
   }
 

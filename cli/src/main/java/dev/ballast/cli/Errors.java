@@ -32,6 +32,10 @@ final class Errors {
       return new CliFailure(ExitCodes.USAGE, "The TLS handshake with " + at + " failed (" + rootMessage(e)
           + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.", e);
     }
+    if (e instanceof StorageUnavailableException && outOfSpace(e)) {
+      return new CliFailure(ExitCodes.UNAVAILABLE, "The store is out of space (" + at + ": " + rootMessage(e)
+          + "); free space there or use another store, then run the command again.", e);
+    }
     if (e instanceof StorageUnavailableException && String.valueOf(e.getMessage()).contains("in use by another writer")) {
       // The local store's writer lock: no server involved, and waiting is the whole remedy.
       return new CliFailure(ExitCodes.UNAVAILABLE, "Another ballast command is writing to " + at
@@ -68,6 +72,29 @@ final class Errors {
           + (nf.deleted() ? "; an older version may still be listed by 'ballast versions'." : "."), e);
     }
     return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
+  }
+
+  /**
+   * Whether {@code t} says the store ran out of space: a local disk's ENOSPC ("No space left on
+   * device") or SQLite's full database, or an S3 endpoint's answer to it: HTTP 507 Insufficient
+   * Storage (RFC 4918 section 11.5), MinIO's {@code XMinioStorageFull}, or an
+   * {@code InsufficientCapacity} error code, or a server error whose message carries the ENOSPC text.
+   */
+  static boolean outOfSpace(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && (m.contains("out of space") || m.contains("No space left on device")
+          || m.contains("XMinioStorageFull") || m.contains("InsufficientCapacity") || m.contains("Insufficient Storage")
+          || m.contains("SQLITE_FULL") || m.contains("database or disk is full") || m.contains("HTTP 507"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** "the store is out of space", or {@code otherwise}. */
+  static String unavailableReason(Throwable t, String otherwise) {
+    return outOfSpace(t) ? "the store is out of space" : otherwise;
   }
 
   private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {

@@ -1,12 +1,14 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
 import picocli.CommandLine.Command;
 
 @Command(name = "list", sortOptions = false, mixinStandardHelpOptions = true,
     description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
-        + "file counts and sizes; versions from interrupted runs are marked INCOMPLETE.")
+        + "file counts and sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
+        + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable).")
 final class ListCommand extends BallastCommand {
   ListCommand(CliContext ctx) {
     super(ctx);
@@ -29,19 +31,29 @@ final class ListCommand extends BallastCommand {
       ctx.out().println("No backups in " + session.where() + ".");
       return ExitCodes.OK;
     }
+    int damaged = 0;
     for (String name : names) {
       ctx.out().println(name);
       for (VersionEntry v : Manifests.versions(session.objects(), name)) {
         String detail;
         try {
           Manifest m = Manifests.read(session.objects(), name, v.versionId());
-          detail = String.format("%6d files %12s%s", m.files().size(), Summary.mib(m.totalBytes()),
-              m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)");
+          detail = String.format("%6d files %12s%s%s", m.files().size(), Summary.mib(m.totalBytes()),
+              m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
+              m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
+        } catch (ObjectNotFoundException e) {
+          detail = "  removed";
         } catch (CliFailure e) {
-          detail = "  unreadable manifest";
+          damaged++;
+          detail = Manifests.damaged(e) ? "  DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
+              : "  unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
         }
         ctx.out().printf("  %-40s %s %s%s%n", v.versionId(), v.lastModified(), detail, v.latest() ? "  (latest)" : "");
       }
+    }
+    if (damaged > 0) {
+      ctx.err().println("Warning: " + damaged + " manifest version(s) are damaged and cannot be restored; restore and "
+          + "backup pass over them and use the newest intact one.");
     }
     return ExitCodes.OK;
   }

@@ -12,18 +12,37 @@ import java.util.Set;
  * run writes a new version of it, so older backups stay restorable by manifest version ID.
  *
  * <p>A run that did not finish (endpoint down, Ctrl-C) writes its manifest with {@code complete}
- * false, listing only the files it stored and confirmed; {@code restore} skips such a manifest
- * unless it is asked for by version, and says so.
+ * false, listing only the files it stored and confirmed, and says why in {@code incompleteBecause};
+ * {@code restore} skips such a manifest unless it is asked for by version, and says so.
+ *
+ * <p>A run that finished but could not store some files (busy, unreadable) is complete: a
+ * restorable snapshot, as restic's. Each such file that an earlier run stored keeps that earlier
+ * version in {@code files} and is listed in {@code stale} with the reason; one that no run stored
+ * is only in {@code notStored}. Manifests written before these fields existed read with both
+ * empty.
  *
  * @param formatVersion the manifest format, {@link #FORMAT_VERSION}
  * @param name the backup name
  * @param createdAt when the run started
  * @param complete whether every file of the source directory was stored and confirmed
  * @param files the stored files, sorted by path
- * @param notStored paths of files the run did not store (empty when complete)
+ * @param notStored paths of files the run did not store, sorted
+ * @param stale files listed in {@code files} with an earlier run's version because this run could
+ *     not store them, with the reason, sorted by path
+ * @param incompleteBecause why the run did not finish ("it was interrupted", "the store became
+ *     unavailable"), or null for a complete run or a manifest that does not say
  */
 record Manifest(
-    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored) {
+    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored,
+    List<Stale> stale, String incompleteBecause) {
+
+  /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
+  record Stale(String path, String reason) {
+    Stale {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
 
   /** The format this version of ballast writes and reads. */
   static final int FORMAT_VERSION = 1;
@@ -36,6 +55,13 @@ record Manifest(
     Objects.requireNonNull(createdAt, "createdAt");
     files = List.copyOf(Objects.requireNonNull(files, "files"));
     notStored = notStored == null ? List.of() : List.copyOf(notStored);
+    stale = stale == null ? List.of() : List.copyOf(stale);
+  }
+
+  /** A manifest without stale entries or a recorded reason, as manifests before those fields hold. */
+  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
+      List<String> notStored) {
+    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null);
   }
 
   /** The object key of the manifest of backup {@code name}. */

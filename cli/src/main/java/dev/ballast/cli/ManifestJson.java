@@ -54,6 +54,19 @@ final class ManifestJson {
         g.writeString(path);
       }
       g.writeEndArray();
+      if (!m.stale().isEmpty()) {
+        g.writeArrayFieldStart("stale");
+        for (Manifest.Stale st : m.stale()) {
+          g.writeStartObject();
+          g.writeStringField("path", st.path());
+          g.writeStringField("reason", st.reason());
+          g.writeEndObject();
+        }
+        g.writeEndArray();
+      }
+      if (m.incompleteBecause() != null) {
+        g.writeStringField("incompleteBecause", m.incompleteBecause());
+      }
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("Manifest of '" + m.name() + "' could not be serialised", e);
@@ -75,6 +88,8 @@ final class ManifestJson {
       boolean complete = false;
       List<ManifestEntry> files = null;
       List<String> notStored = null;
+      List<Manifest.Stale> stale = null;
+      String incompleteBecause = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
@@ -85,6 +100,8 @@ final class ManifestJson {
           case "complete" -> complete = bool(p, value, field);
           case "files" -> files = value == JsonToken.VALUE_NULL ? null : entries(p, value);
           case "notStored" -> notStored = value == JsonToken.VALUE_NULL ? null : strings(p, value);
+          case "stale" -> stale = value == JsonToken.VALUE_NULL ? null : staleEntries(p, value);
+          case "incompleteBecause" -> incompleteBecause = string(p, value);
           default -> p.skipChildren();
         }
       }
@@ -92,8 +109,30 @@ final class ManifestJson {
       if (p.nextToken() != null) {
         throw new JsonParseException(p, "trailing content after the manifest");
       }
-      return new Manifest(formatVersion, name, createdAt, complete, files, notStored);
+      return new Manifest(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause);
     }
+  }
+
+  private static List<Manifest.Stale> staleEntries(JsonParser p, JsonToken start) throws IOException {
+    expect(p, start, JsonToken.START_ARRAY, "stale");
+    List<Manifest.Stale> stale = new ArrayList<>();
+    JsonToken t;
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      expect(p, t, JsonToken.START_OBJECT, "a stale entry");
+      String path = null;
+      String reason = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "path" -> path = string(p, value);
+          case "reason" -> reason = string(p, value);
+          default -> p.skipChildren();
+        }
+      }
+      stale.add(new Manifest.Stale(path, reason == null ? "not stored" : reason));
+    }
+    return stale;
   }
 
   private static List<ManifestEntry> entries(JsonParser p, JsonToken start) throws IOException {

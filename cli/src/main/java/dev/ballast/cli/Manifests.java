@@ -1,11 +1,13 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Finding and reading the manifest versions of a backup name. */
@@ -47,11 +49,58 @@ final class Manifests {
     return store.versions(Manifest.key(name)).stream().filter(v -> !v.deleteMarker()).toList();
   }
 
+  /**
+   * Reads and parses one manifest version.
+   *
+   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the version is damaged (its bytes do not
+   *     match their SHA-256 or length) or is not a valid manifest ({@link #damaged(CliFailure)})
+   * @throws ObjectNotFoundException if there is no such version
+   */
   static Manifest read(ObjectStore store, String name, String versionId) {
     String key = Manifest.key(name);
-    try (ObjectRead read = store.get(key, ReadOptions.version(versionId))) {
-      return Manifest.parse(read.readAllBytes(), "'" + key + "' version " + versionId);
+    String where = "'" + key + "' version " + versionId;
+    try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+      return Manifest.parse(read.readAllBytes(), where);
+    } catch (IntegrityException e) {
+      throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " is damaged (" + e.getMessage()
+          + "); restore another --manifest-version.", e);
     }
+  }
+
+  /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
+  static boolean damaged(CliFailure f) {
+    return f.exitCode() == ExitCodes.INTEGRITY;
+  }
+
+  /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
+  static String why(CliFailure f) {
+    String m = f.getCause() instanceof IntegrityException ie ? ie.getMessage() : f.getMessage();
+    int advice = m.indexOf("; ");
+    return advice > 0 && !(f.getCause() instanceof IntegrityException) ? m.substring(0, advice) : m;
+  }
+
+  /**
+   * The newest intact manifest version of {@code name} other than {@code skip}, newest first, with a
+   * note on {@code err} for each damaged one passed over; null when there is none.
+   */
+  static Versioned newestIntact(ObjectStore store, String name, String skip, PrintStream err) {
+    for (VersionEntry v : versions(store, name)) {
+      if (v.versionId().equals(skip)) {
+        continue;
+      }
+      try {
+        return new Versioned(read(store, name, v.versionId()), v);
+      } catch (ObjectNotFoundException e) {
+        // removed meanwhile
+      } catch (CliFailure f) {
+        if (!damaged(f)) {
+          throw f;
+        }
+        err.println("Warning: manifest version " + v.versionId() + " of '" + name + "' is damaged and is passed over ("
+            + Errors.printable(why(f)) + ").");
+      }
+    }
+    return null;
   }
 
   /**
@@ -72,30 +121,80 @@ final class Manifests {
               + versionId + "'; 'ballast list' shows its versions."));
       Manifest m = read(store, name, versionId);
       if (!m.complete()) {
-        err.println("Note: manifest version " + versionId + " of '" + name + "' is from an interrupted run: it lists the "
+        err.println("Note: manifest version " + versionId + " of '" + name + "' is incomplete ("
+            + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): it lists the "
             + m.files().size() + " files that run stored and confirmed; " + m.notStored().size()
             + " files of the source were not stored.");
       }
+      noteStale(m, v, err);
       return new Versioned(m, v);
     }
+    String newestPartial = null;
+    List<String> damaged = new ArrayList<>();
     for (VersionEntry v : versions) {
       Manifest m;
       try {
         m = read(store, name, v.versionId());
       } catch (ObjectNotFoundException e) {
         continue;
+      } catch (CliFailure f) {
+        if (!damaged(f)) {
+          throw f;
+        }
+        damaged.add(v.versionId());
+        err.println("Warning: manifest version " + v.versionId() + " of '" + name + "' is damaged and cannot be used ("
+            + Errors.printable(why(f)) + ").");
+        continue;
       }
       if (m.complete()) {
-        if (v != versions.get(0)) {
-          err.println("Note: the newest backup of '" + name + "' (manifest version " + versions.get(0).versionId()
-              + ") is incomplete (an interrupted run); using the newest complete one, version " + v.versionId()
-              + ". Pass --manifest-version " + versions.get(0).versionId() + " to use the partial one.");
+        if (!damaged.isEmpty()) {
+          err.println("Note: using the newest intact backup of '" + name + "', manifest version " + v.versionId()
+              + " of " + m.createdAt() + ", instead of the damaged " + String.join(", ", damaged) + ".");
         }
+        if (newestPartial != null) {
+          err.println("Note: the newest backup of '" + name + "' (manifest version " + newestPartial + ") is "
+              + "incomplete; using the newest complete one, version " + v.versionId() + ". Pass --manifest-version "
+              + newestPartial + " to use the partial one.");
+        }
+        noteStale(m, v, err);
         return new Versioned(m, v);
       }
+      if (newestPartial == null) {
+        newestPartial = v.versionId();
+        err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
+            + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
+            + m.notStored().size() + " files not stored.");
+      }
     }
-    throw new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' has no complete manifest: every run was "
-        + "interrupted; pass --manifest-version " + versions.get(0).versionId()
-        + " to restore the files the newest interrupted run stored.");
+    if (newestPartial == null) {
+      throw new CliFailure(ExitCodes.INTEGRITY, "Every manifest version of '" + name + "' is damaged ("
+          + String.join(", ", damaged) + "), so there is nothing to restore; back the source up again.");
+    }
+    throw new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' has no complete manifest"
+        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version " + newestPartial
+        + " to restore the files that run stored.");
+  }
+
+  /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
+  static void noteStale(Manifest m, VersionEntry v, PrintStream err) {
+    if (m.complete()) {
+      java.util.Set<String> kept = new java.util.HashSet<>();
+      m.stale().forEach(s -> kept.add(s.path()));
+      for (String p : m.notStored()) {
+        if (!kept.contains(p)) {
+          err.println("Not in this backup: " + Errors.printable(p) + " (its run could not store it and no earlier "
+              + "backup had)");
+        }
+      }
+    }
+    if (m.stale().isEmpty()) {
+      return;
+    }
+    err.println("Note: manifest version " + v.versionId() + " of '" + m.name() + "' holds " + m.stale().size()
+        + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
+    for (Manifest.Stale s : m.stale()) {
+      err.println("Stale: " + Errors.printable(s.path()) + " (not stored by this run: " + Errors.printable(s.reason())
+          + ")");
+    }
   }
 }

@@ -9,8 +9,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "restore", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Restore backup NAME into TARGET-DIR: the newest complete backup, or the one given by "
-        + "--manifest-version. Every file is written under a temporary name, its SHA-256 verified "
+    description = "Restore backup NAME into TARGET-DIR: the newest complete backup (a damaged manifest is "
+        + "passed over for the newest intact one, and files the run could not store are listed as stale), or the "
+        + "one given by --manifest-version. Every file is written under a temporary name, its SHA-256 verified "
         + "against the manifest while it is written, synced to disk, then renamed into place; --transfers "
         + "files at a time. Manifest paths that are "
         + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
@@ -60,10 +61,12 @@ final class RestoreCommand extends BallastCommand {
       ctx.out().println("Restoring '" + name + "' (manifest version " + chosen.version().versionId() + " of "
           + m.createdAt() + ", " + m.files().size() + " files, " + Summary.mib(m.totalBytes()) + ") into "
           + target.toAbsolutePath());
+      DamagedVersions damaged = Errors.translate(session.where(), null,
+          () -> DamagedVersions.load(session.objects(), name, ctx.err()));
       RestoreRunner.Result r = new RestoreRunner(session.objects(), m, target, overwrite, transferOptions.transfers,
           ctx.cancellation(),
           x -> Progress.create("restore " + name, x.files().size(), x.totalBytes(), ctx.terminal(), ctx.out(),
-              ctx.progressInterval().toSeconds())).run();
+              ctx.progressInterval().toSeconds()), damaged).run();
       String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
           + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " (" + Summary.rate(r.bytes(), r.elapsed())
           + ")" + counters(session) + ".";
@@ -75,12 +78,14 @@ final class RestoreCommand extends BallastCommand {
       r.failed().forEach(f -> ctx.err().println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"));
       String why = r.cancelled() ? "it was interrupted"
           : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
+          : r.damagedCopies() > 0 ? r.damagedCopies() + " stored copies are damaged ('ballast verify " + name
+              + " --repair SOURCE-DIR' stores good copies from the source)"
           : "some files could not be restored";
       ctx.err().println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
           + r.failed().size() + " files not restored (first: " + Errors.printable(r.failed().get(0).path()) + "); files already "
           + "restored are complete and verified. Run the restore again once the cause is fixed.");
       return r.cancelled() ? ExitCodes.INTERRUPTED : r.unavailable() != null ? ExitCodes.UNAVAILABLE
-          : r.failed().stream().anyMatch(f -> f.reason().contains("SHA-256")) ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+          : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
     }
   }
 }

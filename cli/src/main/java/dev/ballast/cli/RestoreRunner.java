@@ -58,7 +58,8 @@ final class RestoreRunner {
 
   /** What a restore did. */
   record Result(int restored, int alreadyPresent, long bytes, List<BackupRunner.Failure> failed,
-      StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed) {
+      StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed,
+      int damagedCopies) {
     boolean ok() {
       return failed.isEmpty() && unavailable == null && !cancelled;
     }
@@ -82,15 +83,28 @@ final class RestoreRunner {
   private final int transfers;
   private final Cancellation cancellation;
   private final Function<Manifest, Progress> progressFactory;
+  private final DamagedVersions damaged;
 
   private final AtomicInteger restored = new AtomicInteger();
   private final AtomicInteger degraded = new AtomicInteger();
+  private final AtomicInteger damagedCopies = new AtomicInteger();
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
   private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
 
   RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
       Cancellation cancellation, Function<Manifest, Progress> progressFactory) {
+    this(store, manifest, target, overwrite, transfers, cancellation, progressFactory,
+        DamagedVersions.empty(manifest.name()));
+  }
+
+  /**
+   * @param damaged the versions verify found damaged: a file whose version has a recorded good copy
+   *     is read from that copy (same SHA-256)
+   */
+  RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
+      Cancellation cancellation, Function<Manifest, Progress> progressFactory, DamagedVersions damaged) {
+    this.damaged = Objects.requireNonNull(damaged, "damaged");
     this.store = Objects.requireNonNull(store, "store");
     this.manifest = Objects.requireNonNull(manifest, "manifest");
     this.target = Objects.requireNonNull(target, "target").toAbsolutePath().normalize();
@@ -175,7 +189,7 @@ final class RestoreRunner {
     List<BackupRunner.Failure> failures = new ArrayList<>(failed);
     failures.sort(Comparator.comparing(BackupRunner.Failure::path));
     return new Result(restored.get(), already, bytes.get(), failures, unavailable.get(), degraded.get(),
-        cancellation.cancelled(), Duration.ofNanos(System.nanoTime() - start));
+        cancellation.cancelled(), Duration.ofNanos(System.nanoTime() - start), damagedCopies.get());
   }
 
   /**
@@ -292,7 +306,13 @@ final class RestoreRunner {
       unavailable.compareAndSet(null, su);
       failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
     } else if (ex instanceof StorageException) {
+      if (ex instanceof IntegrityException) {
+        damagedCopies.incrementAndGet();
+      }
       failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+    } else if (ex instanceof StoreReadFailure) {
+      failed.add(new BackupRunner.Failure(e.path(), "its stored copy could not be read (" + Errors.rootMessage(ex)
+          + "); nothing was written for it"));
     } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
       failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
     } else {
@@ -318,9 +338,13 @@ final class RestoreRunner {
     Path tmp = dest.resolveSibling(TEMPORARY_PREFIX + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
     String key = Manifest.objectKey(manifest.name(), e.path());
     FileChannel out = null;
-    try (ObjectRead read = store.get(key, ReadOptions.version(e.versionId()));
+    try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
         InputStream in = read.stream()) {
       String recorded = read.version().sha256();
+      if (read.version().size() != e.size()) {
+        throw new IntegrityException(key, "'" + e.path() + "' is stored with " + read.version().size() + " bytes but "
+            + "the manifest records " + e.size() + "; it was not written");
+      }
       // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
       // without one (written by another program) is hashed here instead.
       MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
@@ -382,7 +406,12 @@ final class RestoreRunner {
     byte[] buffer = BUFFERS.get();
     long position = 0;
     while (true) {
-      int n = in.readNBytes(buffer, 0, buffer.length);
+      int n;
+      try {
+        n = in.readNBytes(buffer, 0, buffer.length);
+      } catch (IOException ex) {
+        throw new StoreReadFailure(ex);
+      }
       if (n == 0) {
         break;
       }
@@ -417,6 +446,15 @@ final class RestoreRunner {
       channel.force(true);
     } catch (IOException ignored) {
       // some file systems cannot sync a directory; every file in it was synced before its rename
+    }
+  }
+
+  /** Reading a stored copy failed (not writing the restored file). */
+  static final class StoreReadFailure extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    StoreReadFailure(IOException cause) {
+      super(cause.getMessage(), cause);
     }
   }
 

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -212,6 +213,50 @@ class BackupRunnerTest {
   }
 
   @Test
+  void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
+    AtomicBoolean busy = new AtomicBoolean();
+    InMemoryObjectStore store = new InMemoryObjectStore(true) {
+      @Override
+      public synchronized ObjectVersion put(String key, ObjectContent content) {
+        ObjectVersion v = super.put(key, content);
+        if (busy.get() && key.equals("n/z.txt")) {
+          try {
+            Files.writeString(src.resolve("z.txt"), "z" + System.nanoTime()); // rewritten all the time
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+        return v;
+      }
+    };
+    assertThat(backup(store, new Cancellation(), p -> { }).ok()).isTrue();
+    ManifestEntry before = manifest(store).files().stream().filter(e -> e.path().equals("z.txt")).findFirst()
+        .orElseThrow();
+    Files.writeString(src.resolve("z.txt"), "zz, changed");
+    Files.writeString(src.resolve("empty"), "no longer empty");
+    busy.set(true);
+
+    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+
+    assertThat(r.ok()).isFalse();
+    assertThat(r.manifestComplete()).isTrue();
+    Manifest m = manifest(store);
+    assertThat(m.complete()).isTrue();
+    assertThat(m.incompleteBecause()).isNull();
+    assertThat(m.notStored()).containsExactly("z.txt");
+    assertThat(m.stale()).singleElement().satisfies(st -> {
+      assertThat(st.path()).isEqualTo("z.txt");
+      assertThat(st.reason()).contains("changed while it was being backed up");
+    });
+    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+    ManifestEntry kept = m.files().get(2);
+    assertThat(kept.versionId()).isEqualTo(before.versionId());
+    assertThat(kept.sha256()).isEqualTo(before.sha256());
+    assertThat(kept.ctime()).as("not trusted: the next run reads the file again").isNull();
+    assertThat(m.files().get(1).size()).isEqualTo("no longer empty".length());
+  }
+
+  @Test
   void onlyAChangedFileIsUploadedAgain() throws IOException {
     InMemoryObjectStore store = new InMemoryObjectStore(true);
     backup(store, new Cancellation(), p -> { });
@@ -301,7 +346,9 @@ class BackupRunnerTest {
         .anySatisfy(reason -> assertThat(reason).contains("control character"));
     assertThat(store.puts).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
     Manifest m = manifest(store);
-    assertThat(m.complete()).isFalse();
+    // Every file was attempted: a snapshot of what could be stored, the others listed as not stored.
+    assertThat(m.complete()).isTrue();
+    assertThat(m.notStored()).containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
     assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
   }
 }

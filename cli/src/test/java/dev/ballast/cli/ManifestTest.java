@@ -43,6 +43,22 @@ class ManifestTest {
   }
 
   @Test
+  void roundTripsStaleEntriesAndWhyARunIsIncompleteAndReadsManifestsWithoutThem() {
+    Manifest m = new Manifest(1, "photos", T, true, List.of(new ManifestEntry("busy.log", 3, SHA, "v-0", T)),
+        List.of("busy.log", "new.bin"), List.of(new Manifest.Stale("busy.log", "it changed while it was being backed up")),
+        null);
+    assertThat(Manifest.parse(m.toJson(), "test")).isEqualTo(m);
+    Manifest cut = new Manifest(1, "photos", T, false, List.of(), List.of("a"), List.of(), "it was interrupted");
+    assertThat(Manifest.parse(cut.toJson(), "test")).isEqualTo(cut);
+    Manifest old = Manifest.parse(json("a.txt").getBytes(StandardCharsets.UTF_8), "test");
+    assertThat(old.stale()).isEmpty();
+    assertThat(old.incompleteBecause()).isNull();
+    assertThat(new String(new Manifest(1, "n", T, true, List.of(), List.of()).toJson(), StandardCharsets.UTF_8))
+        .as("a manifest with neither is written as earlier versions wrote it")
+        .doesNotContain("stale").doesNotContain("incompleteBecause");
+  }
+
+  @Test
   void parsesAPlainManifest() {
     Manifest m = Manifest.parse(json("dir/file.txt").getBytes(StandardCharsets.UTF_8), "test");
     assertThat(m.files()).singleElement().satisfies(e -> {
