@@ -275,8 +275,14 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
       store.delete("fresh");
       http.clearExchanges();
       store.put("fresh", ObjectContent.ofBytes("again".getBytes(StandardCharsets.UTF_8)));
+      // S3 takes a key whose latest entry is a delete marker as absent; a store that answers 412
+      // (S3Mock) costs the fallback, never the put.
       assertThat(requestsSinceCleared()).as("a put after this store deleted the key")
-          .isEqualTo(List.of("PUT If-None-Match"));
+          .isEqualTo(has(Behaviour.FAITHFUL_DELETE_MARKERS) ? List.of("PUT If-None-Match")
+              : List.of("PUT If-None-Match", "HEAD", "PUT"));
+      try (ObjectRead read = store.get("fresh")) {
+        assertThat(read.readAllBytes()).isEqualTo("again".getBytes(StandardCharsets.UTF_8));
+      }
     }
   }
 
