@@ -50,9 +50,10 @@ public final class StorageUnavailableException extends StorageException {
    * reached the store and no answer says what it did (a timeout or reset after the request may have
    * been sent, retries exhausted with such an attempt, {@code 500}, {@code 502} or {@code 504}).
    * False when it provably did not: it was refused before any byte was sent (circuit breaker open,
-   * bulkhead full, retry budget exhausted before a retry, connection refused, connect timeout, a
-   * request that had to come first failed), or the store answered that it did nothing ({@code 408},
-   * {@code 429}, {@code 503}, throttling). A write that fails with {@code false} changed nothing: the
+   * bulkhead full, connection refused or connect timeout on every attempt made, a request that had
+   * to come first failed), or the store answered that it did nothing ({@code 408}, {@code 429},
+   * {@code 503}, throttling). A retry budget only ever refuses a retry, so the call then ends with
+   * the previous attempt's failure and that attempt decides. A write that fails with {@code false} changed nothing: the
    * last-known-good copy of its key stays valid, and repeating it later writes it once.
    */
   public boolean outcomeUnknown() {

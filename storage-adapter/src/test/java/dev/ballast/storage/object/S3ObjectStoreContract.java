@@ -275,7 +275,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
       store.delete("fresh");
       http.clearExchanges();
       store.put("fresh", ObjectContent.ofBytes("again".getBytes(StandardCharsets.UTF_8)));
-      // S3 takes a key whose latest entry is a delete marker as absent; a store that answers 412
+      // A key whose latest entry is a delete marker has no current version; a store that answers 412
       // (S3Mock) costs the fallback, never the put.
       assertThat(requestsSinceCleared()).as("a put after this store deleted the key")
           .isEqualTo(has(Behaviour.FAITHFUL_DELETE_MARKERS) ? List.of("PUT If-None-Match")

@@ -133,6 +133,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
   private static final int MAX_READ_RESUMES = 3;
+  /** Versions read to find a put whose answer was lost, when the key changed since. */
+  private static final int MAX_TOKEN_SEARCH = 8;
 
   private final S3Client s3;
   private final boolean ownsClient;
@@ -296,7 +298,13 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             if (sent.holdsFor(head == null ? null : head.eTag())) {
               throw S3Errors.translate(key, describe("PUT", key), e);
             }
-            // The answer was lost, and the key's current version shows the condition did not hold.
+            // The answer was lost and the condition no longer holds: this put was refused, or it landed
+            // and another writer replaced it since. Only the key's history tells; a request still in
+            // flight can no longer land, since its condition fails from now on.
+            HeadObjectResponse mine = landedSince(key, token, sent, e);
+            if (mine != null) {
+              return landed(key, generation, mine, e);
+            }
             generation = nextGeneration(key, head);
             sent = condition;
             implicit = false;
@@ -375,6 +383,44 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       return headOrNull(key);
     } catch (StorageException headFailure) {
       failure.addSuppressed(headFailure);
+      throw S3Errors.translate(key, describe("PUT", key), failure);
+    }
+  }
+
+  /**
+   * The version of {@code key} that carries {@code token} among those written after the version the
+   * condition {@code sent} was on (for {@code If-None-Match: *}, the newest few), or null when none
+   * does: read from the version history, newest first, at most {@value #MAX_TOKEN_SEARCH} of them.
+   *
+   * @throws StorageException the put's failure, when the history cannot be read or is too long to tell
+   */
+  private HeadObjectResponse landedSince(String key, String token, WriteCondition sent, SdkException failure) {
+    try {
+      int read = 0;
+      for (VersionEntry v : versions(key)) {
+        if (v.deleteMarker()) {
+          continue;
+        }
+        if (sent.ifMatch() != null && sent.holdsFor(v.eTag())) {
+          return null; // the version the condition was on: this put's would be newer
+        }
+        if (++read > MAX_TOKEN_SEARCH) {
+          throw S3Errors.translate(key, describe("PUT", key), failure); // too many writers since to tell
+        }
+        String versionId = v.versionId();
+        HeadObjectResponse head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId));
+        if (carriesToken(head, token)) {
+          return head;
+        }
+      }
+      return null; // the whole history read: no version carries this put's token
+    } catch (SdkException historyFailure) {
+      failure.addSuppressed(historyFailure);
+      throw S3Errors.translate(key, describe("PUT", key), failure);
+    } catch (StorageUnavailableException | AccessDeniedException historyFailure) {
+      if (historyFailure.getCause() != failure) {
+        failure.addSuppressed(historyFailure);
+      }
       throw S3Errors.translate(key, describe("PUT", key), failure);
     }
   }
