@@ -15,6 +15,7 @@ import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.S3TestBackend.Feature;
+import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3Errors;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
@@ -315,6 +316,72 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
       assertThat(read.freshness()).isEqualTo(Freshness.FRESH);
     }
     assertThat(store.versions("shared")).hasSize(3);
+  }
+
+  /**
+   * A put sent with a condition in place of its HEAD lands, another writer replaces it, and only then
+   * is the put's answer lost: the key's current version neither carries its token nor meets its
+   * condition, yet it landed. It is found in the history and returned, never written a second time.
+   */
+  @Test
+  void aPutThatLandedAndWasReplacedBeforeItsLostAnswerIsNotWrittenAgain() {
+    assumeThat(store.capabilities().putIfMatch()).as("%s honours If-Match", backend().name()).isTrue();
+    S3Client real = backend().endpoint(backend().newHttpClient()).newClient();
+    java.util.concurrent.atomic.AtomicBoolean replaceThenLoseAnswer = new java.util.concurrent.atomic.AtomicBoolean();
+    S3Client lossy = new S3Client() {
+      @Override
+      public String serviceName() {
+        return real.serviceName();
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.S3ServiceClientConfiguration serviceClientConfiguration() {
+        return real.serviceClientConfiguration();
+      }
+
+      @Override
+      public void close() {
+        real.close();
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.model.PutObjectResponse putObject(
+          software.amazon.awssdk.services.s3.model.PutObjectRequest request, RequestBody body) {
+        var answer = real.putObject(request, body);
+        if (replaceThenLoseAnswer.getAndSet(false)) {
+          store.put("replaced", ObjectContent.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+          throw SdkClientException.create("no answer", new IOException("Connection reset"));
+        }
+        return answer;
+      }
+
+      @Override
+      public HeadObjectResponse headObject(software.amazon.awssdk.services.s3.model.HeadObjectRequest request) {
+        return real.headObject(request);
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse listObjectVersions(
+          software.amazon.awssdk.services.s3.model.ListObjectVersionsRequest request) {
+        return real.listObjectVersions(request);
+      }
+    };
+    try (S3ObjectStore mine = S3ObjectStore.open(S3Endpoint.of(lossy), bucket,
+        S3StoreConfig.builder().declaredCapabilities(declared(store.capabilities())).build())) {
+      mine.put("replaced", ObjectContent.ofBytes("first".getBytes(StandardCharsets.UTF_8)));
+      replaceThenLoseAnswer.set(true);
+
+      ObjectVersion landed = mine.put("replaced", ObjectContent.ofBytes("second".getBytes(StandardCharsets.UTF_8)));
+
+      List<VersionEntry> history = store.versions("replaced");
+      assertThat(history).as("first, second, theirs: nothing written twice").hasSize(3)
+          .extracting(VersionEntry::versionId).contains(landed.versionId());
+      try (ObjectRead read = store.get("replaced", ReadOptions.version(landed.versionId()))) {
+        assertThat(read.readAllBytes()).isEqualTo("second".getBytes(StandardCharsets.UTF_8));
+      }
+    } finally {
+      real.close();
+    }
   }
 
   // ---------------------------------------------------------------- what goes on the wire
