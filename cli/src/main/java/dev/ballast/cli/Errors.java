@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.storage.AccessDeniedException;
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
@@ -54,6 +55,9 @@ final class Errors {
       return new CliFailure(ExitCodes.USAGE, at + " refused the credentials: " + rootMessage(e)
           + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
           + "--profile/AWS_PROFILE profile of ~/.aws/credentials).", e);
+    }
+    if (e instanceof BucketNotFoundException) {
+      return new CliFailure(ExitCodes.USAGE, at + " has no such bucket: " + e.getMessage(), e);
     }
     if (e instanceof UnsupportedCapabilityException) {
       return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);

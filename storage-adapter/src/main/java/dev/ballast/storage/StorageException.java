@@ -17,7 +17,8 @@ public abstract sealed class StorageException extends RuntimeException
         UnsupportedCapabilityException,
         VolumeInUseException,
         AccessDeniedException,
-        RequestRefusedException {
+        RequestRefusedException,
+        BucketNotFoundException {
 
   private static final long serialVersionUID = 1L;
 

@@ -324,13 +324,16 @@ public final class StorageFacade implements AutoCloseable {
 
     /**
      * Builds the facade. With {@link #s3(S3Endpoint)} this opens the store, which runs the
-     * capability probe once (see {@link S3ObjectStore}) and logs its result.
+     * capability probe once (about 10 requests writing and deleting a small object under
+     * {@code .ballast/probe/}; see {@link S3ObjectStore}) unless the capabilities are declared
+     * ({@link S3StoreConfig.Builder#declaredCapabilities}), and logs its result.
      *
      * With {@link #localObjects(Path)} it opens the local store.
      *
      * @throws IllegalStateException if nothing is configured, {@code s3} lacks a bucket (or the
      *     reverse), or more than one of {@code s3}, {@code localObjects} and {@code objectStore} is set
-     * @throws UnsupportedCapabilityException if the bucket is missing or unversioned and may not be fixed
+     * @throws BucketNotFoundException if the bucket is missing and may not be created
+     * @throws UnsupportedCapabilityException if the bucket is unversioned and may not be fixed
      * @throws StorageUnavailableException if the endpoint cannot be reached, or the local store's
      *     directory cannot be used or has another writer
      * @throws IllegalArgumentException if the local store's directory holds something else

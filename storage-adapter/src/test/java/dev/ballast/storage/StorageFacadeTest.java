@@ -96,6 +96,26 @@ class StorageFacadeTest {
   }
 
   @Test
+  void aPutThatNeverLeftTheProcessKeepsTheDegradedCopy() {
+    try (StorageFacade facade = StorageFacade.newBuilder()
+        .objectStore(store).clock(clock).lastKnownGood(LastKnownGoodConfig.ofDefaults()).build()) {
+      facade.objects().put("report", ObjectContent.ofBytes("v1".getBytes(US_ASCII)));
+      facade.objects().get("report").readAllBytes();
+      store.down(true);
+      assertThat(facade.objects().get("report").degraded()).isTrue();
+
+      assertThatThrownBy(() -> facade.objects().put("report", ObjectContent.ofBytes("v2".getBytes(US_ASCII))))
+          .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+
+      try (ObjectRead read = facade.objects().get("report")) {
+        assertThat(read.degraded()).isTrue();
+        assertThat(read.readAllBytes()).isEqualTo("v1".getBytes(US_ASCII));
+      }
+      assertThat(facade.stats().degradedReads()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void theDocumentedReadModifyWriteReplacesTheWholeObjectConditionally() {
     try (StorageFacade facade = StorageFacade.newBuilder().objectStore(store).build()) {
       facade.objects().put("state", ObjectContent.ofBytes("ABCDEF".getBytes(US_ASCII)));

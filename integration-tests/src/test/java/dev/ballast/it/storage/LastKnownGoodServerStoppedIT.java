@@ -7,11 +7,13 @@ import dev.ballast.http.CircuitOpenException;
 import dev.ballast.it.support.FaultProxyFixture;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.Source;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -90,6 +92,56 @@ class LastKnownGoodServerStoppedIT {
 
     assertThat(fixture.facade.stats().degradedReads()).isEqualTo(2);
     assertThat(fixture.facade.stats().unavailableReads()).isGreaterThanOrEqualTo(2);
+  }
+
+  /**
+   * Field input: warm the cache with a get, stop the endpoint, a get serves the degraded copy, a put
+   * is refused by the open breaker before any byte is sent, and the next get still serves the
+   * degraded copy: a write that never left the process drops nothing.
+   */
+  @Test
+  void aPutRefusedByTheOpenBreakerKeepsTheLastKnownGoodCopy() throws Exception {
+    fixture = FaultProxyFixture.create();
+    byte[] settings = "{\"mode\":\"safe\"}".getBytes(StandardCharsets.UTF_8);
+    ObjectStore objects = fixture.facade.objects();
+    objects.put("settings.json", ObjectContent.ofBytes(settings));
+    try (ObjectRead live = objects.get("settings.json")) {
+      assertThat(live.readAllBytes()).isEqualTo(settings);
+    }
+
+    fixture.proxy.stop();
+    // Gets serve the degraded copy until the breaker opens (a bounded number of them).
+    boolean open = false;
+    for (int i = 0; i < 10 && !open; i++) {
+      try (ObjectRead read = objects.get("settings.json")) {
+        assertThat(read.readAllBytes()).isEqualTo(settings);
+        open = read.degraded()
+            && read.degradedReason().orElse("").toLowerCase(java.util.Locale.ROOT).contains("circuit breaker");
+      }
+    }
+    assertThat(open).as("circuit breaker opened").isTrue();
+    // Back up, so that a request that left the process would be seen; the breaker stays open.
+    fixture.proxy.restart();
+    int connections = fixture.proxy.connections();
+    int requests = fixture.proxy.requests();
+
+    byte[] edited = "{\"mode\":\"fast\"}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> objects.put("settings.json", ObjectContent.ofBytes(edited)))
+        .isInstanceOfSatisfying(StorageUnavailableException.class, e -> {
+          assertThat(hasCause(e, CircuitOpenException.class)).isTrue();
+          assertThat(e.outcomeUnknown()).isFalse();
+        });
+    assertThat(objects.putAsync("settings.json", ObjectContent.ofBytes(edited)))
+        .failsWithin(Duration.ofSeconds(30))
+        .withThrowableOfType(ExecutionException.class)
+        .satisfies(e -> assertThat(hasCause(e, CircuitOpenException.class)).isTrue());
+    assertThat(fixture.proxy.connections()).as("connections while the breaker is open").isEqualTo(connections);
+    assertThat(fixture.proxy.requests()).as("requests while the breaker is open").isEqualTo(requests);
+
+    try (ObjectRead degraded = objects.get("settings.json")) {
+      assertThat(degraded.degraded()).isTrue();
+      assertThat(degraded.readAllBytes()).isEqualTo(settings);
+    }
   }
 
   private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {

@@ -3,6 +3,7 @@ package dev.ballast.storage.cache;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StaleReadException;
+import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.Freshness;
@@ -41,10 +42,15 @@ import org.slf4j.LoggerFactory;
  * {@link LastKnownGoodConfig#maxObjectBytes()} is copied into memory as the caller reads it, and
  * committed to the cache only when the caller has read it to the end without an
  * {@link IntegrityException} and, when the version records a SHA-256, the copy matches it. Corrupt,
- * truncated, partly read or stale ({@link Freshness#STALE}) reads are never kept. Writes and
- * deletes through this decorator drop the key's entry (also when their outcome is unknown), and a
- * read that started before such a write never commits, so the cache never serves anything older
- * than what this decorator last wrote. A read that finds the key deleted or missing drops it too.
+ * truncated, partly read or stale ({@link Freshness#STALE}) reads are never kept. A write or delete
+ * through this decorator drops the key's entry once it succeeds or fails with an unknown outcome (it
+ * may have landed: {@link StorageUnavailableException#outcomeUnknown()}, or a failure that is not a
+ * {@code StorageException}). One that provably changed nothing keeps it: refused before any byte was
+ * sent (circuit breaker open, bulkhead full, connection refused), answered that it did nothing (408,
+ * 429, 503), or refused by the store (a failed precondition, a missing key or bucket, access denied,
+ * a body the store rejected, an unsupported condition), or an invalid key. A read that started
+ * before a write never commits, so the cache never serves anything older than what this decorator
+ * last wrote. A read that finds the key deleted or missing drops it too.
  *
  * <h2>What is served</h2>
  * When the store throws {@link StorageUnavailableException} (unreachable, circuit breaker open,
@@ -161,25 +167,22 @@ public final class LastKnownGoodStore implements ObjectStore {
     return writing(key, () -> delegate.put(key, content));
   }
 
-  /** As {@link #put}: the key's entry is dropped before the write and again once it is acknowledged. */
+  /**
+   * As {@link #put}: the key's entry is dropped once the write is acknowledged or fails with an
+   * unknown outcome, and kept when it provably changed nothing.
+   */
   @Override
   public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
     Objects.requireNonNull(key, "key");
     writeEpoch.incrementAndGet();
-    entries.remove(key);
     CompletableFuture<ObjectVersion> write;
     try {
       write = delegate.putAsync(key, content);
     } catch (RuntimeException e) {
-      writeEpoch.incrementAndGet();
-      entries.remove(key);
+      written(key, e);
       throw e;
     }
-    return write.whenComplete((v, e) -> {
-      // Also on failure: an ambiguous failure may have landed a newer version.
-      writeEpoch.incrementAndGet();
-      entries.remove(key);
-    });
+    return write.whenComplete((v, e) -> written(key, e));
   }
 
   @Override
@@ -207,14 +210,45 @@ public final class LastKnownGoodStore implements ObjectStore {
 
   private <T> T writing(String key, java.util.function.Supplier<T> write) {
     writeEpoch.incrementAndGet();
-    entries.remove(key);
+    T result;
     try {
-      return write.get();
-    } finally {
-      // Also on failure: an ambiguous failure may have landed a newer version.
-      writeEpoch.incrementAndGet();
+      result = write.get();
+    } catch (RuntimeException | Error e) {
+      written(key, e);
+      throw e;
+    }
+    written(key, null);
+    return result;
+  }
+
+  /**
+   * After a write or delete of {@code key} that ended with {@code failure} (null: it succeeded):
+   * reads that started before it never commit, and the key's entry is dropped unless the write
+   * provably changed nothing.
+   */
+  private void written(String key, Throwable failure) {
+    writeEpoch.incrementAndGet();
+    if (failure == null || mayHaveTakenEffect(failure)) {
       entries.remove(key);
     }
+  }
+
+  /**
+   * Whether a write that failed with {@code failure} may have changed the store: when its outcome is
+   * unknown, or the failure is not one of ours. A store's refusal (a failed precondition, a missing
+   * key or bucket, access denied, a rejected body, an unsupported condition) changed nothing, and
+   * neither did an invalid argument, refused before anything was sent.
+   */
+  private static boolean mayHaveTakenEffect(Throwable failure) {
+    Throwable f = failure;
+    while (f instanceof java.util.concurrent.CompletionException && f.getCause() != null) {
+      f = f.getCause();
+    }
+    if (f instanceof StorageUnavailableException unavailable) {
+      return unavailable.outcomeUnknown();
+    }
+    return !(f instanceof StorageException || f instanceof IllegalArgumentException
+        || f instanceof NullPointerException);
   }
 
   @Override

@@ -4,8 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.AlreadyExistsException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.FakeObjectStore;
@@ -57,6 +59,14 @@ class LastKnownGoodStoreTest {
 
   private LastKnownGoodStore lkg(LastKnownGoodConfig config) {
     return LastKnownGoodStore.wrap(store, config, clock);
+  }
+
+  /** A cache over the store holding "v1" of key "k", read once, so its last-known-good copy is kept. */
+  private LastKnownGoodStore warmed() {
+    LastKnownGoodStore objects = lkg(LastKnownGoodConfig.ofDefaults());
+    objects.put("k", text("v1"));
+    read(objects.get("k"));
+    return objects;
   }
 
   private static ObjectContent text(String s) {
@@ -237,12 +247,61 @@ class LastKnownGoodStoreTest {
 
   @Test
   void aWriteWhoseOutcomeIsUnknownAlsoDropsTheCopy() {
-    LastKnownGoodStore objects = lkg(LastKnownGoodConfig.ofDefaults());
-    objects.put("k", text("v1"));
-    read(objects.get("k"));
+    LastKnownGoodStore objects = warmed();
+    store.loseNextWriteAnswer();
+    assertThatThrownBy(() -> objects.put("k", text("v2")))
+        .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
     store.down(true);
-    assertThatThrownBy(() -> objects.put("k", text("v2"))).isInstanceOf(StorageUnavailableException.class);
-    assertThatThrownBy(() -> objects.get("k")).isInstanceOf(StorageUnavailableException.class);
+    assertThatThrownBy(() -> objects.get("k")).isInstanceOf(StorageUnavailableException.class)
+        .hasMessageContaining("no last-known-good copy is cached");
+  }
+
+  @Test
+  void anAsyncWriteWhoseOutcomeIsUnknownAlsoDropsTheCopy() {
+    LastKnownGoodStore objects = warmed();
+    store.loseNextWriteAnswer();
+    assertThat(objects.putAsync("k", text("v2"))).isCompletedExceptionally();
+    store.down(true);
+    assertThatThrownBy(() -> objects.get("k")).isInstanceOf(StorageUnavailableException.class)
+        .hasMessageContaining("no last-known-good copy is cached");
+  }
+
+  /**
+   * Field input: warm the cache with a get, stop the endpoint, a get serves the degraded copy, a put
+   * is refused before any byte is sent, and the next get must still serve the degraded copy.
+   */
+  @Test
+  void aWriteRefusedBeforeAnyByteWasSentKeepsTheCopy() {
+    LastKnownGoodStore objects = warmed();
+    store.down(true);
+    assertThat(objects.get("k").degraded()).isTrue();
+
+    assertThatThrownBy(() -> objects.put("k", text("v2")))
+        .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+    assertThatThrownBy(() -> objects.putIfMatch("k", "\"etag\"", text("v2")))
+        .isInstanceOf(StorageUnavailableException.class);
+    assertThatThrownBy(() -> objects.putIfAbsent("k", text("v2"))).isInstanceOf(StorageUnavailableException.class);
+    assertThatThrownBy(() -> objects.delete("k")).isInstanceOf(StorageUnavailableException.class);
+    assertThat(objects.putAsync("k", text("v2"))).isCompletedExceptionally();
+
+    try (ObjectRead again = objects.get("k")) {
+      assertThat(again.degraded()).isTrue();
+      assertThat(read(again)).isEqualTo("v1");
+    }
+    assertThat(objects.counters().degradedReads()).isEqualTo(2);
+  }
+
+  @Test
+  void aWriteTheStoreRefusedKeepsTheCopy() {
+    LastKnownGoodStore objects = warmed();
+
+    assertThatThrownBy(() -> objects.putIfMatch("k", "\"not-the-current-etag\"", text("v2")))
+        .isInstanceOf(PreconditionFailedException.class);
+    assertThatThrownBy(() -> objects.putIfAbsent("k", text("v2"))).isInstanceOf(AlreadyExistsException.class);
+    assertThatThrownBy(() -> objects.put("bad\u0000key", text("v2"))).isInstanceOf(IllegalArgumentException.class);
+
+    store.down(true);
+    assertThat(read(objects.get("k"))).isEqualTo("v1");
   }
 
   @Test

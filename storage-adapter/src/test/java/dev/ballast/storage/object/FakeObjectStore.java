@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * An in-memory versioned store that keeps the {@link ObjectStoreContract} (it runs in
  * {@code FakeObjectStoreContractTest}, so it cannot drift from the real stores), with failures a test
- * switches on: down (every call throws {@link StorageUnavailableException}), a corrupt next read (the
+ * switches on: down (every call throws {@link StorageUnavailableException}, connection refused, so
+ * nothing was sent), a write whose answer is lost after it landed (outcome unknown), a corrupt next read (the
  * stream raises {@link IntegrityException} before its last byte, as the real store does), a silently
  * corrupt next read (a broken store that does not notice), or a stale next read.
  *
@@ -71,6 +72,7 @@ public final class FakeObjectStore implements ObjectStore {
   private volatile boolean staleNextRead;
   private volatile boolean staleExceptionNextRead;
   private volatile boolean silentlyCorruptNextRead;
+  private volatile boolean loseNextWriteAnswer;
 
   /** An empty store with the system clock that honours both conditional writes ({@link #CAPABILITIES}). */
   public FakeObjectStore() {
@@ -115,6 +117,14 @@ public final class FakeObjectStore implements ObjectStore {
 
   public void down(boolean down) {
     this.down = down;
+  }
+
+  /**
+   * The next put or delete lands, then throws {@link StorageUnavailableException} with an unknown
+   * outcome, as a timeout after the request was sent does.
+   */
+  public void loseNextWriteAnswer() {
+    loseNextWriteAnswer = true;
   }
 
   public void corruptNextRead() {
@@ -179,6 +189,7 @@ public final class FakeObjectStore implements ObjectStore {
           clock.instant());
       history(key).add(0, stored);
       knownGenerations.merge(key, generation, Math::max);
+      answerLost(key);
       return toVersion(key, stored);
     }
   }
@@ -256,6 +267,7 @@ public final class FakeObjectStore implements ObjectStore {
     synchronized (storage) {
       Stored marker = new Stored(newVersionId(), null, null, null, 0, clock.instant());
       history(key).add(0, marker);
+      answerLost(key);
       return new VersionEntry(key, marker.versionId(), null, 0, marker.lastModified(), true, true);
     }
   }
@@ -300,7 +312,15 @@ public final class FakeObjectStore implements ObjectStore {
   private void checkUp(String key) {
     if (down) {
       throw new StorageUnavailableException(key, "object store fake-s3.test:9000 is unreachable (connection refused)",
-          new java.net.ConnectException("Connection refused"));
+          new java.net.ConnectException("Connection refused"), false);
+    }
+  }
+
+  private void answerLost(String key) {
+    if (loseNextWriteAnswer) {
+      loseNextWriteAnswer = false;
+      throw new StorageUnavailableException(key, "object store fake-s3.test:9000 sent no answer within the timeout",
+          new java.net.http.HttpTimeoutException("request timed out"), true);
     }
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.ballast.storage.AccessDeniedException;
 import dev.ballast.storage.AlreadyExistsException;
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
@@ -14,6 +15,7 @@ import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.S3TestBackend.Feature;
+import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3Errors;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
@@ -162,11 +164,223 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
           .hasMessageContaining("enableVersioning(true)");
       assertThatThrownBy(() -> S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), plain + "-missing",
               S3StoreConfig.ofDefaults()))
-          .isInstanceOf(UnsupportedCapabilityException.class)
-          .hasMessageContaining("does not exist")
+          .isInstanceOf(BucketNotFoundException.class)
+          .hasMessageContaining("No such bucket")
+          .hasMessageContaining("'" + plain + "-missing'")
+          .hasMessageContaining(backend().endpoint().toString())
           .hasMessageContaining("createBucket(true)");
     } finally {
       raw.deleteBucket(d -> d.bucket(plain));
+    }
+  }
+
+  @Test
+  void theProbeWritesOnlyUnderItsPrefixAndSaysWhatItSent() {
+    // newStore() opened the store through `http`: its exchanges so far are the probe's.
+    List<FaultInjectingHttpClient.Exchange> probe = http.exchanges();
+    System.out.println("[" + backend().name() + "] probe: " + probe.stream()
+        .map(e -> e.method() + " " + e.uri().getRawPath() + (e.query().isEmpty() ? "" : "?" + e.query()))
+        .collect(Collectors.joining(", ")));
+    List<FaultInjectingHttpClient.Exchange> writes = probe.stream()
+        .filter(e -> e.method().equals("PUT") || e.method().equals("DELETE") || e.method().equals("POST"))
+        .filter(e -> !e.query().contains("versioning")) // PutBucketVersioning: asked for by enableVersioning(true)
+        .filter(e -> !e.uri().getRawPath().equals("/" + bucket)) // CreateBucket: asked for by createBucket(true)
+        .toList();
+    assertThat(writes).isNotEmpty().allSatisfy(e -> assertThat(e.uri().getRawPath())
+        .startsWith("/" + bucket + "/.ballast/probe/"));
+    assertThat(writes.stream().map(e -> e.uri().getRawPath()).distinct()).as("one probe key").hasSize(1);
+    // HEAD bucket, CreateBucket, GetBucketVersioning, PutBucketVersioning, GetBucketVersioning, at most
+    // 6 probe PUTs, ListObjectVersions, at most 3 DELETEs.
+    assertThat(probe.size()).isBetween(10, 15);
+  }
+
+  @Test
+  void declaredCapabilitiesSkipTheProbe() {
+    FaultInjectingHttpClient declaredHttp = backend().newHttpClient();
+    S3StoreConfig config = S3StoreConfig.builder().sleeper(pauses::add)
+        .declaredCapabilities(declared(store.capabilities())).build();
+    try (S3ObjectStore declared = S3ObjectStore.open(backend().endpoint(declaredHttp), bucket, config)) {
+      assertThat(declaredHttp.exchanges()).as("requests at open").isEmpty();
+      assertThat(declared.capabilities()).isEqualTo(store.capabilities());
+
+      ObjectVersion v = declared.put("declared.txt", ObjectContent.ofBytes(new byte[] {1, 2, 3}));
+      try (ObjectRead read = store.get("declared.txt")) {
+        assertThat(read.readAllBytes()).containsExactly(1, 2, 3);
+        assertThat(read.version().versionId()).isEqualTo(v.versionId());
+      }
+    }
+    var left = raw.listObjectVersions(l -> l.bucket(bucket).prefix(".ballast/"));
+    assertThat(left.versions()).isEmpty();
+    assertThat(left.deleteMarkers()).isEmpty();
+
+    try (S3ObjectStore missing = S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), bucket + "-none",
+        config)) {
+      assertThatThrownBy(() -> missing.put("k", ObjectContent.ofBytes(new byte[] {1})))
+          .isInstanceOf(BucketNotFoundException.class)
+          .hasMessageContaining("no such bucket");
+    }
+  }
+
+  private static java.util.Set<S3StoreConfig.Capability> declared(StoreCapabilities found) {
+    var declared = java.util.EnumSet.noneOf(S3StoreConfig.Capability.class);
+    if (found.putIfAbsent()) {
+      declared.add(S3StoreConfig.Capability.PUT_IF_ABSENT);
+    }
+    if (found.putIfMatch()) {
+      declared.add(S3StoreConfig.Capability.PUT_IF_MATCH);
+    }
+    if (found.additionalChecksums()) {
+      declared.add(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
+    }
+    return declared;
+  }
+
+  /** What the exchanges since the last clear were, as "METHOD" or "METHOD If-Match"/"METHOD If-None-Match". */
+  private List<String> requestsSinceCleared() {
+    List<String> sent = new ArrayList<>();
+    for (FaultInjectingHttpClient.Exchange e : http.exchanges()) {
+      String condition = e.headers().firstValue("If-Match").map(v -> " If-Match")
+          .or(() -> e.headers().firstValue("If-None-Match").map(v -> " If-None-Match")).orElse("");
+      sent.add(e.method() + condition);
+    }
+    http.clearExchanges();
+    return sent;
+  }
+
+  @Test
+  void aPutSendsNoHeadWhereAConditionStandsInForIt() throws IOException {
+    StoreCapabilities caps = store.capabilities();
+    http.clearExchanges();
+
+    store.put("counted", ObjectContent.ofBytes("v1".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("first put of a key")
+        .isEqualTo(caps.putIfAbsent() ? List.of("PUT If-None-Match") : List.of("HEAD", "PUT"));
+
+    ObjectVersion v2 = store.put("counted", ObjectContent.ofBytes("v2".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("a put of a key this store wrote")
+        .isEqualTo(caps.putIfMatch() ? List.of("PUT If-Match") : List.of("HEAD", "PUT"));
+
+    try (ObjectRead read = store.get("counted")) {
+      assertThat(read.readAllBytes()).isEqualTo("v2".getBytes(StandardCharsets.UTF_8));
+      assertThat(read.version().generation()).isEqualTo(v2.generation());
+    }
+    assertThat(requestsSinceCleared()).as("a get").isEqualTo(List.of("GET"));
+
+    if (caps.putIfMatch()) {
+      store.putIfMatch("counted", v2.eTag(), ObjectContent.ofBytes("v3".getBytes(StandardCharsets.UTF_8)));
+      assertThat(requestsSinceCleared()).as("putIfMatch on the ETag this store wrote").isEqualTo(List.of("PUT If-Match"));
+    }
+    if (caps.putIfAbsent()) {
+      store.putIfAbsent("fresh", ObjectContent.ofBytes("new".getBytes(StandardCharsets.UTF_8)));
+      assertThat(requestsSinceCleared()).as("putIfAbsent").isEqualTo(List.of("PUT If-None-Match"));
+      store.delete("fresh");
+      http.clearExchanges();
+      store.put("fresh", ObjectContent.ofBytes("again".getBytes(StandardCharsets.UTF_8)));
+      // A key whose latest entry is a delete marker has no current version; a store that answers 412
+      // (S3Mock) costs the fallback, never the put.
+      assertThat(requestsSinceCleared()).as("a put after this store deleted the key")
+          .isEqualTo(has(Behaviour.FAITHFUL_DELETE_MARKERS) ? List.of("PUT If-None-Match")
+              : List.of("PUT If-None-Match", "HEAD", "PUT"));
+      try (ObjectRead read = store.get("fresh")) {
+        assertThat(read.readAllBytes()).isEqualTo("again".getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  @Test
+  void aPutAfterAnotherWriterChangedTheKeyLandsAboveItsGeneration() throws IOException {
+    ObjectVersion mine = store.put("shared", ObjectContent.ofBytes("mine".getBytes(StandardCharsets.UTF_8)));
+    ObjectStore other = openAnotherWriter(Clock.fixed(Instant.parse("2100-01-01T00:00:00Z"), java.time.ZoneOffset.UTC));
+    ObjectVersion theirs = other.put("shared", ObjectContent.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+    ObjectVersion mineAgain;
+    try {
+      http.clearExchanges();
+      // Not a conditional put: a condition this store adds in place of the HEAD is never refused to it.
+      mineAgain = store.put("shared", ObjectContent.ofBytes("mine again".getBytes(StandardCharsets.UTF_8)));
+      List<String> sent = requestsSinceCleared();
+      assertThat(sent).as("requests").contains("HEAD").endsWith("PUT");
+    } finally {
+      if (other instanceof AutoCloseable closeable) {
+        try {
+          closeable.close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    assertThat(theirs.generation()).isGreaterThan(mine.generation());
+    assertThat(mineAgain.generation()).as("above the other writer's far-future generation")
+        .isGreaterThan(theirs.generation());
+    try (ObjectRead read = store.get("shared")) {
+      assertThat(read.readAllBytes()).isEqualTo("mine again".getBytes(StandardCharsets.UTF_8));
+      assertThat(read.freshness()).isEqualTo(Freshness.FRESH);
+    }
+    assertThat(store.versions("shared")).hasSize(3);
+  }
+
+  /**
+   * A put sent with a condition in place of its HEAD lands, another writer replaces it, and only then
+   * is the put's answer lost: the key's current version neither carries its token nor meets its
+   * condition, yet it landed. It is found in the history and returned, never written a second time.
+   */
+  @Test
+  void aPutThatLandedAndWasReplacedBeforeItsLostAnswerIsNotWrittenAgain() {
+    assumeThat(store.capabilities().putIfMatch()).as("%s honours If-Match", backend().name()).isTrue();
+    S3Client real = backend().endpoint(backend().newHttpClient()).newClient();
+    java.util.concurrent.atomic.AtomicBoolean replaceThenLoseAnswer = new java.util.concurrent.atomic.AtomicBoolean();
+    S3Client lossy = new S3Client() {
+      @Override
+      public String serviceName() {
+        return real.serviceName();
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.S3ServiceClientConfiguration serviceClientConfiguration() {
+        return real.serviceClientConfiguration();
+      }
+
+      @Override
+      public void close() {
+        real.close();
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.model.PutObjectResponse putObject(
+          software.amazon.awssdk.services.s3.model.PutObjectRequest request, RequestBody body) {
+        var answer = real.putObject(request, body);
+        if (replaceThenLoseAnswer.getAndSet(false)) {
+          store.put("replaced", ObjectContent.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+          throw SdkClientException.create("no answer", new IOException("Connection reset"));
+        }
+        return answer;
+      }
+
+      @Override
+      public HeadObjectResponse headObject(software.amazon.awssdk.services.s3.model.HeadObjectRequest request) {
+        return real.headObject(request);
+      }
+
+      @Override
+      public software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse listObjectVersions(
+          software.amazon.awssdk.services.s3.model.ListObjectVersionsRequest request) {
+        return real.listObjectVersions(request);
+      }
+    };
+    try (S3ObjectStore mine = S3ObjectStore.open(S3Endpoint.of(lossy), bucket,
+        S3StoreConfig.builder().declaredCapabilities(declared(store.capabilities())).build())) {
+      mine.put("replaced", ObjectContent.ofBytes("first".getBytes(StandardCharsets.UTF_8)));
+      replaceThenLoseAnswer.set(true);
+
+      ObjectVersion landed = mine.put("replaced", ObjectContent.ofBytes("second".getBytes(StandardCharsets.UTF_8)));
+
+      List<VersionEntry> history = store.versions("replaced");
+      assertThat(history).as("first, second, theirs: nothing written twice").hasSize(3)
+          .extracting(VersionEntry::versionId).contains(landed.versionId());
+      try (ObjectRead read = store.get("replaced", ReadOptions.version(landed.versionId()))) {
+        assertThat(read.readAllBytes()).isEqualTo("second".getBytes(StandardCharsets.UTF_8));
+      }
+    } finally {
+      real.close();
     }
   }
 

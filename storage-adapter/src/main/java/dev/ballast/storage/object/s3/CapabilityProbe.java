@@ -1,5 +1,6 @@
 package dev.ballast.storage.object.s3;
 
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.ObjectKeys;
@@ -8,6 +9,7 @@ import dev.ballast.storage.object.StoreCapabilities;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -80,10 +82,30 @@ final class CapabilityProbe {
     return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, putIfAbsent, putIfMatch, checksums);
   }
 
+  /**
+   * The capabilities {@code declared} in place of the probe (see
+   * {@link S3StoreConfig.Builder#declaredCapabilities}), checked as a probe result is; sends nothing.
+   *
+   * @throws UnsupportedCapabilityException if checksum mode ALWAYS is set but additional checksums are
+   *     not declared
+   */
+  static StoreCapabilities declared(S3Endpoint endpoint, String bucket, Set<S3StoreConfig.Capability> declared) {
+    boolean checksums = declared.contains(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
+    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
+      throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are required"
+          + " by ChecksumMode.ALWAYS but not among the capabilities declared for " + endpoint.describe() + " bucket '"
+          + bucket + "'; declare ADDITIONAL_CHECKSUMS, or use ChecksumMode.AUTO or NEVER");
+    }
+    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true,
+        declared.contains(S3StoreConfig.Capability.PUT_IF_ABSENT),
+        declared.contains(S3StoreConfig.Capability.PUT_IF_MATCH), checksums);
+  }
+
   /** The answer to the first probe PUT: its ETag, and whether it carried an accepted checksum. */
   private record PutResult(String eTag, boolean checksumAccepted) {}
 
   private void ensureBucket() {
+    AwsServiceException missing;
     try {
       s3.headBucket(h -> h.bucket(bucket));
       return;
@@ -91,12 +113,14 @@ final class CapabilityProbe {
       if (e.statusCode() != 404) {
         throw S3Errors.translate(null, what("HEAD bucket"), e);
       }
+      missing = e;
     } catch (SdkException e) {
       throw S3Errors.translate(null, what("HEAD bucket"), e);
     }
     if (!config.createBucket()) {
-      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' does not exist at " + endpoint.describe()
-          + "; create it, or let Ballast create it: S3StoreConfig.builder().createBucket(true)");
+      throw new BucketNotFoundException("No such bucket: '" + bucket + "' does not exist at " + endpoint.describe()
+          + " (HEAD bucket answered 404); create it, correct the name, or let Ballast create it:"
+          + " S3StoreConfig.builder().createBucket(true)", missing);
     }
     try {
       // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).

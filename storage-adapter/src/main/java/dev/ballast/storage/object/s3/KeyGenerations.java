@@ -18,13 +18,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * the generations it had before. Puts to one key through one instance run one at a time
  * ({@link #lock}), so their generations strictly increase in the order the versions land.
  *
+ * <p>It also keeps the ETag of the version this instance last saw current for each key (its own
+ * put's answer, or a read of the latest version), so that a later put can send it as {@code If-Match}
+ * instead of reading the generation with a HEAD first: if the condition holds, the current version
+ * is the one whose generation is already known.
+ *
  * <p>Thread-safe; memory grows with the number of distinct keys this instance wrote or read.
  */
 final class KeyGenerations {
   /** User metadata key (sent as {@code x-amz-meta-ballast-generation}): the per-key generation. */
   static final String META_GENERATION = S3ObjectStore.META_GENERATION;
 
-  private final Map<String, Long> known = new ConcurrentHashMap<>();
+  private final Map<String, Known> known = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, LockEntry> locks = new ConcurrentHashMap<>();
 
   /** The generation for the next put of {@code key}, given the current version's generation. */
@@ -34,15 +39,36 @@ final class KeyGenerations {
 
   /** The newest generation this instance wrote or read for {@code key}, 0 if none. */
   long known(String key) {
-    return known.getOrDefault(key, 0L);
+    Known k = known.get(key);
+    return k == null ? 0 : k.generation();
   }
 
-  /** Records that {@code generation} of {@code key} was written or read; 0 (not Ballast's) is ignored. */
-  void remember(String key, long generation) {
-    if (generation > 0) {
-      known.merge(key, generation, Math::max);
-    }
+  /**
+   * The ETag of the version of {@code key} this instance last saw current, or null when it saw none
+   * (never read or written here, deleted, or found missing).
+   */
+  String currentETag(String key) {
+    Known k = known.get(key);
+    return k == null ? null : k.eTag();
   }
+
+  /**
+   * Records that {@code generation} of {@code key}, with ETag {@code eTag}, was written or read as
+   * the key's current version. A generation of 0 (not Ballast's) raises nothing; the ETag is kept
+   * unless an older generation arrives after a newer one.
+   */
+  void remember(String key, long generation, String eTag) {
+    known.merge(key, new Known(Math.max(0, generation), eTag), (old, seen) -> seen.generation() >= old.generation()
+        || seen.generation() == 0 ? new Known(Math.max(old.generation(), seen.generation()), eTag) : old);
+  }
+
+  /** Records that {@code key} has no current version (deleted, or found missing); its generation stays. */
+  void forgetCurrent(String key) {
+    known.computeIfPresent(key, (k, old) -> new Known(old.generation(), null));
+  }
+
+  /** The newest generation seen for a key and the ETag of its current version, null if unknown. */
+  private record Known(long generation, String eTag) {}
 
   /** The generation recorded in user metadata, 0 when absent or unreadable (not written by Ballast). */
   static long of(Map<String, String> metadata) {

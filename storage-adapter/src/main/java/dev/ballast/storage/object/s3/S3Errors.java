@@ -3,15 +3,18 @@ package dev.ballast.storage.object.s3;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.RetriesExhaustedException;
 import dev.ballast.storage.AccessDeniedException;
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import java.io.EOFException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -27,6 +30,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  *   <li>401 and 403: {@link AccessDeniedException};</li>
  *   <li>any answer saying the bytes received are not the bytes sent or signed ({@link #DIGEST_CODES}):
  *       {@link IntegrityException};</li>
+ *   <li>404 {@code NoSuchBucket}: {@link BucketNotFoundException};</li>
  *   <li>501 Not Implemented: {@link UnsupportedCapabilityException};</li>
  *   <li>any other 4xx: {@link RequestRefusedException}, with status and error code.</li>
  * </ul>
@@ -52,7 +56,7 @@ public final class S3Errors {
    *
    * @param key the key the operation was about, or null
    * @param what the operation and its target, e.g. "PUT of 'k' in bucket 'b' at http://..."
-   * @return an {@link AccessDeniedException}, {@link IntegrityException},
+   * @return an {@link AccessDeniedException}, {@link BucketNotFoundException}, {@link IntegrityException},
    *     {@link StorageUnavailableException}, {@link UnsupportedCapabilityException} or
    *     {@link RequestRefusedException}
    */
@@ -75,19 +79,34 @@ public final class S3Errors {
       if (status == 501) {
         return new UnsupportedCapabilityException(detail + "; the operation is not implemented by this endpoint", e);
       }
+      if (status == 404 && "NoSuchBucket".equals(code)) {
+        return new BucketNotFoundException(detail + "; no such bucket: create it, or let Ballast create it when the"
+            + " store is opened: S3StoreConfig.builder().createBucket(true)", e);
+      }
       if (status == 408 || status == 429 || status >= 500 || service.isThrottlingException()) {
-        return new StorageUnavailableException(key, detail, e);
+        return new StorageUnavailableException(key, detail, e, ambiguous(e));
       }
       return new RequestRefusedException(key, status, code, detail + "; the store refused the request (not retried)",
           e);
     }
     return new StorageUnavailableException(key, what + " failed: the store could not be reached ("
-        + describeNoAnswer(e) + ")", e);
+        + describeNoAnswer(e) + ")", e, ambiguous(e));
   }
 
-  /** Translation for an I/O failure of our own (reading content, reopening a region, a broken answer). */
+  /**
+   * Translation for an I/O failure of our own (reading content, reopening a region, a broken answer),
+   * whose outcome is unknown.
+   */
   static StorageException translate(String key, String what, UncheckedIOException e) {
-    return new StorageUnavailableException(key, what + " failed: " + describeNoAnswer(e), e);
+    return translate(key, what, e, true);
+  }
+
+  /**
+   * Translation for an I/O failure of our own; {@code outcomeUnknown} false when it happened before
+   * any request was sent (reading the caller's content).
+   */
+  static StorageException translate(String key, String what, UncheckedIOException e, boolean outcomeUnknown) {
+    return new StorageUnavailableException(key, what + " failed: " + describeNoAnswer(e), e, outcomeUnknown);
   }
 
   /**
@@ -136,8 +155,12 @@ public final class S3Errors {
   }
 
   /**
-   * Why no answer came, in the words a user would use: could not connect, connect timed out, no
-   * answer in time, the resilient client's own rejection, or else the innermost failure.
+   * Why no answer came, in the words a user would use: could not connect (connection refused), connect
+   * timed out, no answer in time, the connection closed or reset under the request, the resilient
+   * client's own rejection, or else the innermost failure that says something. The JDK's
+   * {@code HttpClient} reports a refused connection as a {@link ConnectException} without a message
+   * around a {@link ClosedChannelException} (JDK 17 to 25), so the types are read, never the innermost
+   * class name alone.
    */
   static String describeNoAnswer(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -157,6 +180,9 @@ public final class S3Errors {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
+    }
+    if (root instanceof ClosedChannelException || root instanceof EOFException) {
+      return "the connection was closed before the answer was complete";
     }
     String m = root.getMessage();
     return root.getClass().getSimpleName() + (m == null ? "" : ": " + m);

@@ -2,6 +2,7 @@ package dev.ballast.storage.object.s3;
 
 import dev.ballast.storage.AccessDeniedException;
 import dev.ballast.storage.AlreadyExistsException;
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
@@ -54,19 +55,31 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * {@link #open(S3Endpoint, String, S3StoreConfig)}. Thread-safe.
  *
  * <h2>Start-up capability probe</h2>
- * {@code open} checks that the bucket exists (creating it with {@link S3StoreConfig.Builder#createBucket}),
- * that versioning is {@code Enabled} (enabling it with {@link S3StoreConfig.Builder#enableVersioning},
- * otherwise refusing with {@link UnsupportedCapabilityException}), whether each conditional write is
- * honoured ({@code If-Match}: a wrong ETag refused with 412 and the current one accepted;
+ * {@code open} checks that the bucket exists (creating it with {@link S3StoreConfig.Builder#createBucket},
+ * otherwise refusing with {@link BucketNotFoundException}), that versioning is {@code Enabled}
+ * (enabling it with {@link S3StoreConfig.Builder#enableVersioning}, otherwise refusing with
+ * {@link UnsupportedCapabilityException}), whether each conditional write is honoured
+ * ({@code If-Match}: a wrong ETag refused with 412 and the current one accepted;
  * {@code If-None-Match: *}: refused with 412 on an existing key) and whether
- * {@code x-amz-checksum-sha256} is accepted and validated. It writes only under
- * {@value ObjectKeys#RESERVED_PREFIX}probe/ and deletes every version it made. The result is
- * {@link #capabilities()}, logged once at INFO.
+ * {@code x-amz-checksum-sha256} is accepted and validated: about 10 requests (HEAD bucket,
+ * GetBucketVersioning, 5 PUTs of at most 25 bytes, ListObjectVersions, a DELETE by version ID per
+ * version made). It writes only to one key under {@value ObjectKeys#RESERVED_PREFIX}probe/ and deletes
+ * every version it made, so it needs {@code s3:PutObject}, {@code s3:ListBucketVersions} and
+ * {@code s3:DeleteObjectVersion} there, and its writes fire the bucket's event notifications and
+ * replication like any other. With {@link S3StoreConfig.Builder#declaredCapabilities} the probe is
+ * skipped and {@code open} sends nothing. The result is {@link #capabilities()}, logged once at INFO.
  *
  * <h2>Writes</h2>
  * Every put records in user metadata the SHA-256 of the content ({@value #META_SHA256}), a
  * generation ({@value #META_GENERATION}, see {@link KeyGenerations}) and a unique put token
- * ({@value #META_PUT_TOKEN}), and goes up as one PUT or a multipart upload ({@link Uploads}).
+ * ({@value #META_PUT_TOKEN}), and goes up as one PUT or a multipart upload ({@link Uploads}). The
+ * generation must exceed that of the version the put replaces; it is read with a HEAD first only
+ * where no condition can stand in for it: a {@code putIfAbsent}, a {@code putIfMatch} on the ETag
+ * this instance last saw current, and a plain put up to the multipart threshold on a store that
+ * honours the condition (sent with {@code If-Match} on the ETag last seen, or {@code If-None-Match: *}
+ * for a key seen absent or never seen) go as a single PUT. When that added condition is refused
+ * (another writer changed the key), the put HEADs the key and is sent again without it, so a plain
+ * put is never refused for a condition the caller did not ask for.
  *
  * <p><b>Conditional writes</b> ({@code putIfAbsent}: {@code If-None-Match: *}; {@code putIfMatch}:
  * {@code If-Match}) are refused up front with {@link UnsupportedCapabilityException} when the probe
@@ -120,6 +133,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
   private static final int MAX_READ_RESUMES = 3;
+  /** Versions read to find a put whose answer was lost, when the key changed since. */
+  private static final int MAX_TOKEN_SEARCH = 8;
 
   private final S3Client s3;
   private final boolean ownsClient;
@@ -145,8 +160,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * Connects to {@code bucket} at {@code endpoint}, runs the capability probe and logs its result.
    *
    * @throws IllegalArgumentException if {@code bucket} is blank
-   * @throws UnsupportedCapabilityException if the bucket does not exist (and may not be created),
-   *     versioning is not Enabled (and may not be enabled), or checksum mode ALWAYS is not honoured
+   * @throws BucketNotFoundException if the bucket does not exist and may not be created
+   * @throws UnsupportedCapabilityException if versioning is not Enabled (and may not be enabled), or
+   *     checksum mode ALWAYS is not honoured
    * @throws AccessDeniedException if the credentials are refused
    * @throws StorageUnavailableException if the endpoint cannot be reached
    */
@@ -160,9 +176,13 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     S3Client s3 = endpoint.client();
     boolean owns = !endpoint.callerOwnsClient();
     try {
-      StoreCapabilities caps = new CapabilityProbe(s3, endpoint, bucket, config).run();
-      LOG.info("S3 object store {} bucket '{}': versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
+      var declared = config.declaredCapabilities();
+      StoreCapabilities caps = declared.isPresent()
+          ? CapabilityProbe.declared(endpoint, bucket, declared.get())
+          : new CapabilityProbe(s3, endpoint, bucket, config).run();
+      LOG.info("S3 object store {} bucket '{}' ({}): versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
               + " (If-Match)={}, additional SHA-256 checksums={}", endpoint.describe(), bucket,
+          declared.isPresent() ? "capabilities declared, not probed" : "probed",
           caps.versioningEnabled() ? "Enabled" : "off", honoured(caps.putIfAbsent()), honoured(caps.putIfMatch()),
           caps.additionalChecksums() ? "validated" : "not used");
       return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps);
@@ -213,34 +233,51 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     try {
       payload = Payload.prepare(content, config.spoolDirectory());
     } catch (UncheckedIOException e) {
-      throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e);
+      throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e, false);
     }
-    // Puts to one key from this instance go one at a time, from the HEAD that reads the current
-    // generation to the answer: so each one's generation is strictly above the one before, the newest
-    // landed version carries the highest generation, and a later read is never mistaken for stale.
+    // Puts to one key from this instance go one at a time, from reading the current generation to the
+    // answer: so each one's generation is strictly above the one before, the newest landed version
+    // carries the highest generation, and a later read is never mistaken for stale.
     try (payload; KeyGenerations.Held held = generations.lock(key)) {
-      HeadObjectResponse head = headOrNull(key);
-      long generation = generations.next(key, head == null ? 0 : KeyGenerations.of(head.metadata()), config.clock());
       String token = newToken();
-      Map<String, String> metadata = Map.of(
-          META_SHA256, payload.sha256Hex(),
-          META_GENERATION, Long.toString(generation),
-          META_PUT_TOKEN, token);
+      WriteCondition sent = instead(key, payload, condition);
+      boolean implicit = sent != null && sent != condition;
+      long generation;
+      if (sent == null) {
+        HeadObjectResponse head = headBeforeWrite(key);
+        generation = nextGeneration(key, head);
+        sent = condition;
+      } else {
+        generation = generations.next(key, 0, config.clock());
+      }
       for (int conflicts = 1; ; conflicts++) {
         try {
-          Uploads.Written written = uploads.upload(key, payload, metadata, condition);
-          generations.remember(key, generation);
+          Uploads.Written written = uploads.upload(key, payload, metadata(payload, generation, token), sent);
+          generations.remember(key, generation, written.eTag());
           return new ObjectVersion(key, versionIdOrNull(written.versionId()), written.eTag(), payload.length(),
               payload.sha256Hex(), generation, null);
         } catch (AwsServiceException e) {
           int status = e.statusCode();
-          if (status == 412 && condition.any()) {
+          String code = S3Errors.errorCode(e);
+          if (implicit && (status == 412 || status == 409 && "ConditionalRequestConflict".equals(code)
+              || status == 404 && !"NoSuchBucket".equals(code))) {
+            // The condition sent in place of a HEAD did not hold: another writer changed the key.
+            HeadObjectResponse head = headAfterFailure(key, e);
+            if (carriesToken(head, token)) {
+              return landed(key, generation, head, e);
+            }
+            generation = nextGeneration(key, head);
+            sent = condition;
+            implicit = false;
+            continue;
+          }
+          if (status == 412 && sent.any()) {
             return landedOrRefused(key, token, generation, condition, e);
           }
-          if (status == 404 && condition.ifMatch() != null && !"NoSuchBucket".equals(S3Errors.errorCode(e))) {
+          if (status == 404 && condition.ifMatch() != null && !"NoSuchBucket".equals(code)) {
             throw notFound(key, null, e);
           }
-          if (status == 409 && "ConditionalRequestConflict".equals(S3Errors.errorCode(e))) {
+          if (status == 409 && "ConditionalRequestConflict".equals(code)) {
             if (conflicts < config.conditionalConflictAttempts()) {
               LOG.debug("Conditional write of '{}' conflicted with a concurrent write (409); attempt {} of {}",
                   key, conflicts + 1, config.conditionalConflictAttempts());
@@ -253,12 +290,143 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           }
           return landedOrThrow(key, token, generation, condition, e);
         } catch (SdkException e) {
+          if (implicit && S3Errors.ambiguous(e)) {
+            HeadObjectResponse head = headAfterFailure(key, e);
+            if (carriesToken(head, token)) {
+              return landed(key, generation, head, e);
+            }
+            if (sent.holdsFor(head == null ? null : head.eTag())) {
+              throw S3Errors.translate(key, describe("PUT", key), e);
+            }
+            // The answer was lost and the condition no longer holds: this put was refused, or it landed
+            // and another writer replaced it since. Only the key's history tells; a request still in
+            // flight can no longer land, since its condition fails from now on.
+            HeadObjectResponse mine = landedSince(key, token, sent, e);
+            if (mine != null) {
+              return landed(key, generation, mine, e);
+            }
+            generation = nextGeneration(key, head);
+            sent = condition;
+            implicit = false;
+            continue;
+          }
           return landedOrThrow(key, token, generation, condition, e);
         } catch (UncheckedIOException e) {
           throw S3Errors.translate(key, describe("PUT", key), e);
         }
       }
     }
+  }
+
+  /**
+   * The condition to send in place of the HEAD that reads the key's current generation before a put,
+   * or null when that HEAD is needed. With a condition that holds, the version the put replaces is
+   * one whose generation this instance already knows, or there is none:
+   * <ul>
+   *   <li>{@code putIfAbsent} (its {@code If-None-Match: *} is honoured, or it was refused): a put
+   *       that lands replaced no current version, so the HEAD could only have found none;</li>
+   *   <li>{@code putIfMatch} with the ETag of the version this instance last saw current;</li>
+   *   <li>a plain put up to the multipart threshold: {@code If-Match} with the ETag this instance last
+   *       saw current, or {@code If-None-Match: *} for a key it saw none of, where the probe found that
+   *       condition honoured. A refusal (412) only says another writer changed the key: the put then
+   *       HEADs and is sent again unconditionally, so it is never refused to the caller.</li>
+   * </ul>
+   * The HEAD stays for {@code putIfMatch} with an ETag this instance did not see current, for
+   * multipart uploads (a refused completion would waste every part; one HEAD is small beside them),
+   * and on stores that do not honour the condition.
+   */
+  private WriteCondition instead(String key, Payload payload, WriteCondition condition) {
+    if (condition.ifAbsent()) {
+      return condition;
+    }
+    String current = generations.currentETag(key);
+    if (condition.ifMatch() != null) {
+      return condition.holdsFor(current) ? condition : null;
+    }
+    if (payload.length() > config.multipartThreshold()) {
+      return null;
+    }
+    if (current != null) {
+      return capabilities.putIfMatch() ? WriteCondition.ifMatch(current) : null;
+    }
+    return capabilities.putIfAbsent() ? WriteCondition.IF_ABSENT : null;
+  }
+
+  /** The generation for a put of {@code key} whose current version is {@code head} (null if none). */
+  private long nextGeneration(String key, HeadObjectResponse head) {
+    return generations.next(key, head == null ? 0 : KeyGenerations.of(head.metadata()), config.clock());
+  }
+
+  private static Map<String, String> metadata(Payload payload, long generation, String token) {
+    return Map.of(
+        META_SHA256, payload.sha256Hex(),
+        META_GENERATION, Long.toString(generation),
+        META_PUT_TOKEN, token);
+  }
+
+  /**
+   * The key's current version before a put (null if none); a failure to read it means the put was
+   * never sent, which the exception says ({@link StorageUnavailableException#outcomeUnknown()} false).
+   */
+  private HeadObjectResponse headBeforeWrite(String key) {
+    try {
+      return headOrNull(key);
+    } catch (StorageUnavailableException e) {
+      throw new StorageUnavailableException(key, e.getMessage() + "; the PUT was not sent, nothing was written",
+          e.getCause(), false);
+    }
+  }
+
+  /** The key's current version after a failed put (null if none); if it cannot be read, the put's failure. */
+  private HeadObjectResponse headAfterFailure(String key, SdkException failure) {
+    try {
+      return headOrNull(key);
+    } catch (StorageException headFailure) {
+      failure.addSuppressed(headFailure);
+      throw S3Errors.translate(key, describe("PUT", key), failure);
+    }
+  }
+
+  /**
+   * The version of {@code key} that carries {@code token} among those written after the version the
+   * condition {@code sent} was on (for {@code If-None-Match: *}, the newest few), or null when none
+   * does: read from the version history, newest first, at most {@value #MAX_TOKEN_SEARCH} of them.
+   *
+   * @throws StorageException the put's failure, when the history cannot be read or is too long to tell
+   */
+  private HeadObjectResponse landedSince(String key, String token, WriteCondition sent, SdkException failure) {
+    try {
+      int read = 0;
+      for (VersionEntry v : versions(key)) {
+        if (v.deleteMarker()) {
+          continue;
+        }
+        if (sent.ifMatch() != null && sent.holdsFor(v.eTag())) {
+          return null; // the version the condition was on: this put's would be newer
+        }
+        if (++read > MAX_TOKEN_SEARCH) {
+          throw S3Errors.translate(key, describe("PUT", key), failure); // too many writers since to tell
+        }
+        String versionId = v.versionId();
+        HeadObjectResponse head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId));
+        if (carriesToken(head, token)) {
+          return head;
+        }
+      }
+      return null; // the whole history read: no version carries this put's token
+    } catch (SdkException historyFailure) {
+      failure.addSuppressed(historyFailure);
+      throw S3Errors.translate(key, describe("PUT", key), failure);
+    } catch (StorageUnavailableException | AccessDeniedException historyFailure) {
+      if (historyFailure.getCause() != failure) {
+        failure.addSuppressed(historyFailure);
+      }
+      throw S3Errors.translate(key, describe("PUT", key), failure);
+    }
+  }
+
+  private static boolean carriesToken(HeadObjectResponse head, String token) {
+    return head != null && token.equals(head.metadata().get(META_PUT_TOKEN));
   }
 
   private void refuseUnsupported(WriteCondition condition) {
@@ -282,7 +450,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     } catch (StorageException headFailure) {
       refusal.addSuppressed(headFailure);
     }
-    if (head != null && token.equals(head.metadata().get(META_PUT_TOKEN))) {
+    if (carriesToken(head, token)) {
       return landed(key, generation, head, refusal);
     }
     throw refused(key, condition, head, refusal, "");
@@ -298,14 +466,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     if (!S3Errors.ambiguous(failure)) {
       throw S3Errors.translate(key, describe("PUT", key), failure);
     }
-    HeadObjectResponse head;
-    try {
-      head = headOrNull(key);
-    } catch (StorageException headFailure) {
-      failure.addSuppressed(headFailure);
-      throw S3Errors.translate(key, describe("PUT", key), failure);
-    }
-    if (head != null && token.equals(head.metadata().get(META_PUT_TOKEN))) {
+    HeadObjectResponse head = headAfterFailure(key, failure);
+    if (carriesToken(head, token)) {
       return landed(key, generation, head, failure);
     }
     if (condition.any() && !condition.holdsFor(head == null ? null : head.eTag())) {
@@ -318,7 +480,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private ObjectVersion landed(String key, long generation, HeadObjectResponse head, Exception failure) {
     LOG.info("PUT of '{}' in bucket '{}' failed ({}) but the current version {} carries its put token: the write"
         + " landed, not writing again", key, bucket, failure.toString(), head.versionId());
-    generations.remember(key, generation);
+    generations.remember(key, generation, head.eTag());
     return toVersion(key, head);
   }
 
@@ -375,7 +537,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         LOG.warn("Returning a stale read of '{}' marked STALE: generation {} < known {}", key, generation, known);
       }
       if (!stale && versionId == null) {
-        generations.remember(key, generation);
+        generations.remember(key, generation, r.eTag());
       }
       Freshness freshness = generation == 0 ? Freshness.UNKNOWN : stale ? Freshness.STALE : Freshness.FRESH;
       long length = r.contentLength() == null ? 0 : r.contentLength();
@@ -441,6 +603,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           ? !history.isEmpty() && history.get(0).deleteMarker()
           : history.stream().anyMatch(v -> v.deleteMarker() && v.versionId().equals(versionId));
     }
+    if (versionId == null) {
+      generations.forgetCurrent(key);
+    }
     return new ObjectNotFoundException(key, versionId, deleted, e);
   }
 
@@ -496,8 +661,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     try {
       r = s3.deleteObject(d -> d.bucket(bucket).key(key));
     } catch (SdkException e) {
+      generations.forgetCurrent(key);
       throw S3Errors.translate(key, describe("DELETE", key), e);
     }
+    generations.forgetCurrent(key);
     return new VersionEntry(key, versionIdOrNull(r.versionId()), null, 0, config.clock().instant(), true,
         r.deleteMarker() == null || r.deleteMarker());
   }

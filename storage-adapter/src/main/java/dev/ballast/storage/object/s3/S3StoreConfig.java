@@ -4,7 +4,10 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -48,6 +51,7 @@ public final class S3StoreConfig {
   private final Path spoolDirectory;
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
+  private final Set<Capability> declaredCapabilities;
 
   private S3StoreConfig(Builder b) {
     this.createBucket = b.createBucket;
@@ -62,6 +66,8 @@ public final class S3StoreConfig {
     this.spoolDirectory = b.spoolDirectory;
     this.random = b.random;
     this.sleeper = b.sleeper;
+    this.declaredCapabilities = b.declaredCapabilities == null ? null
+        : b.declaredCapabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(b.declaredCapabilities));
   }
 
   /** The defaults: see each builder method. */
@@ -89,6 +95,7 @@ public final class S3StoreConfig {
     b.spoolDirectory = spoolDirectory;
     b.random = random;
     b.sleeper = sleeper;
+    b.declaredCapabilities = declaredCapabilities;
     return b;
   }
 
@@ -152,13 +159,42 @@ public final class S3StoreConfig {
     return sleeper;
   }
 
+  /**
+   * The guarantees declared in place of the capability probe, empty when the probe runs at open (the
+   * default); see {@link Builder#declaredCapabilities}.
+   */
+  public Optional<Set<Capability>> declaredCapabilities() {
+    return Optional.ofNullable(declaredCapabilities);
+  }
+
   @Override
   public String toString() {
     return "S3StoreConfig[createBucket=" + createBucket + ", enableVersioning=" + enableVersioning
         + ", multipartThreshold=" + multipartThreshold + ", partSize=" + partSize
         + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + ", staleReadAttempts="
         + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
-        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + "]";
+        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory
+        + (declaredCapabilities == null ? "" : ", declaredCapabilities=" + declaredCapabilities) + "]";
+  }
+
+  /**
+   * A guarantee of the endpoint that {@link Builder#declaredCapabilities} may declare instead of
+   * having the capability probe find it (see {@link S3ObjectStore}).
+   */
+  public enum Capability {
+    /**
+     * {@code If-None-Match: *} on PutObject is honoured: refused with 412 when the key has a current
+     * version ({@link dev.ballast.storage.object.ObjectStore#putIfAbsent}; AWS S3 since August 2024).
+     */
+    PUT_IF_ABSENT,
+    /**
+     * {@code If-Match} on PutObject is honoured: refused with 412 for an ETag other than the current
+     * one, accepted for the current one ({@link dev.ballast.storage.object.ObjectStore#putIfMatch};
+     * AWS S3 since November 2024).
+     */
+    PUT_IF_MATCH,
+    /** {@code x-amz-checksum-sha256} is accepted and validated: a wrong one is refused with 400. */
+    ADDITIONAL_CHECKSUMS
   }
 
   /** Waits between bounded re-reads; injectable so tests never sleep. */
@@ -182,6 +218,7 @@ public final class S3StoreConfig {
     private Path spoolDirectory = Path.of(System.getProperty("java.io.tmpdir"));
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+    private Set<Capability> declaredCapabilities;
 
     private Builder() {}
 
@@ -306,12 +343,45 @@ public final class S3StoreConfig {
     }
 
     /**
+     * Skip the capability probe and take these guarantees as the endpoint's: opening the store then
+     * sends no request at all, writes nothing under {@code .ballast/probe/} and needs no rights beyond
+     * those of the operations used. The bucket is taken to exist with versioning {@code Enabled}
+     * (a missing bucket surfaces on the first operation as
+     * {@link dev.ballast.storage.BucketNotFoundException}); a guarantee not listed is treated as
+     * absent, so the operations that need it are refused with
+     * {@link dev.ballast.storage.UnsupportedCapabilityException}, as after a probe. Declare only what
+     * the endpoint really does (for example the result the probe logged): a conditional write declared
+     * but ignored by the server would silently replace a concurrent update. If not set (null), the
+     * probe runs at open.
+     *
+     * <pre>{@code
+     * S3StoreConfig.builder()
+     *     .declaredCapabilities(EnumSet.of(Capability.PUT_IF_ABSENT, Capability.PUT_IF_MATCH,
+     *         Capability.ADDITIONAL_CHECKSUMS)) // AWS S3
+     *     .build();
+     * }</pre>
+     *
+     * @param honoured the guarantees the endpoint gives (may be empty), or null to probe
+     */
+    public Builder declaredCapabilities(Set<Capability> honoured) {
+      this.declaredCapabilities = honoured == null ? null : Set.copyOf(honoured);
+      return this;
+    }
+
+    /**
      * A new, immutable config with these settings.
      *
      * @throws IllegalArgumentException if the part size is below 5 MiB, the threshold is below the
-     *     part size, an attempt count is below 1 or the backoff is negative
+     *     part size, an attempt count is below 1, the backoff is negative, or declared capabilities
+     *     are combined with {@code createBucket(true)} or {@code enableVersioning(true)} (which only
+     *     the probe does)
      */
     public S3StoreConfig build() {
+      if (declaredCapabilities != null && (createBucket || enableVersioning)) {
+        throw new IllegalArgumentException("declaredCapabilities skips the capability probe, which is what creates"
+            + " a missing bucket and enables versioning: create the bucket with versioning Enabled beforehand and"
+            + " drop createBucket(true)/enableVersioning(true), or drop declaredCapabilities to probe");
+      }
       if (partSize < MIN_PART_SIZE) {
         throw new IllegalArgumentException("partSize must be >= " + MIN_PART_SIZE + " (S3's minimum part size)"
             + " but was " + partSize);

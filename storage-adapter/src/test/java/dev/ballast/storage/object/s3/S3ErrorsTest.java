@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.RetriesExhaustedException;
 import dev.ballast.storage.AccessDeniedException;
+import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
@@ -57,7 +58,7 @@ class S3ErrorsTest {
       "400, InvalidDigest, IntegrityException",
       "501, NotImplemented, UnsupportedCapabilityException",
       "400, InvalidArgument, RequestRefusedException",
-      "404, NoSuchBucket, RequestRefusedException",
+      "404, NoSuchBucket, BucketNotFoundException",
       "405, MethodNotAllowed, RequestRefusedException",
       "413, EntityTooLarge, RequestRefusedException"})
   void everyAnswerIsTranslatedByKindWithTheSdkExceptionAsCause(int status, String code, String expected) {
@@ -105,6 +106,52 @@ class S3ErrorsTest {
         .hasMessageContaining("Circuit breaker");
     assertThat(S3Errors.translate("k", "GET of 'k'", noAnswer(new HttpConnectTimeoutException("x"))))
         .hasMessageContaining("connect timed out");
+  }
+
+  /** The JDK's HttpClient (17 and 25) reports a refused connection as these, every message null. */
+  @Test
+  void theJdksRefusedConnectionReadsConnectionRefusedNeverItsInnermostClassName() {
+    ConnectException jdk = new ConnectException();
+    jdk.initCause(new ConnectException());
+    jdk.getCause().initCause(new java.nio.channels.ClosedChannelException());
+
+    assertThat(S3Errors.translate("k", "GET of 'k' in bucket 'b' at http://127.0.0.1:9", noAnswer(jdk)))
+        .hasMessageContaining("at http://127.0.0.1:9")
+        .hasMessageContaining("connection refused")
+        .hasMessageNotContaining("ClosedChannelException");
+    assertThat(S3Errors.translate("k", "GET of 'k'",
+            noAnswer(new IOException(new java.nio.channels.ClosedChannelException()))))
+        .hasMessageContaining("the connection was closed")
+        .hasMessageNotContaining("ClosedChannelException");
+  }
+
+  @Test
+  void aMissingBucketIsNamedAsSuch() {
+    assertThat(S3Errors.translate("k", "PUT of 'k' in bucket 'gone' at http://s3.test:9000", answer(404, "NoSuchBucket")))
+        .isInstanceOfSatisfying(BucketNotFoundException.class, e -> assertThat(e.retryable()).isFalse())
+        .isNotInstanceOf(UnsupportedCapabilityException.class)
+        .hasMessageContaining("bucket 'gone' at http://s3.test:9000")
+        .hasMessageContaining("no such bucket")
+        .hasMessageContaining("createBucket(true)");
+  }
+
+  @Test
+  void anUnavailableStoreSaysWhetherTheRequestMayHaveTakenEffect() {
+    SdkException open = noAnswer(new CircuitOpenException("http://s3.test:9000", Duration.ofSeconds(1)));
+    SdkException refused = noAnswer(exhausted(new ConnectException("refused"), new ConnectException("refused")));
+    SdkException reset = noAnswer(new IOException("Connection reset"));
+
+    assertThat(unavailable(S3Errors.translate("k", "PUT of 'k'", open)).outcomeUnknown()).isFalse();
+    assertThat(unavailable(S3Errors.translate("k", "PUT of 'k'", refused)).outcomeUnknown()).isFalse();
+    assertThat(unavailable(S3Errors.translate("k", "PUT of 'k'", answer(503, "SlowDown"))).outcomeUnknown()).isFalse();
+    assertThat(unavailable(S3Errors.translate("k", "PUT of 'k'", reset)).outcomeUnknown()).isTrue();
+    assertThat(unavailable(S3Errors.translate("k", "PUT of 'k'", answer(500, "InternalError"))).outcomeUnknown())
+        .isTrue();
+  }
+
+  private static StorageUnavailableException unavailable(StorageException e) {
+    assertThat(e).isInstanceOf(StorageUnavailableException.class);
+    return (StorageUnavailableException) e;
   }
 
   @ParameterizedTest

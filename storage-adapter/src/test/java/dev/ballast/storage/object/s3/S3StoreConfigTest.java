@@ -3,7 +3,10 @@ package dev.ballast.storage.object.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.object.s3.S3StoreConfig.Capability;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,5 +56,25 @@ class S3StoreConfigTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("staleReadBackoff");
     assertThatThrownBy(() -> S3StoreConfig.builder().clock(null))
         .isInstanceOf(NullPointerException.class).hasMessage("clock");
+  }
+
+  @Test
+  void declaredCapabilitiesAreKeptAndNeverCombinedWithWhatOnlyTheProbeDoes() {
+    assertThat(S3StoreConfig.ofDefaults().declaredCapabilities()).as("probe by default").isEmpty();
+    S3StoreConfig declared = S3StoreConfig.builder()
+        .declaredCapabilities(EnumSet.of(Capability.PUT_IF_MATCH, Capability.PUT_IF_ABSENT)).build();
+    assertThat(declared.declaredCapabilities()).contains(Set.of(Capability.PUT_IF_ABSENT, Capability.PUT_IF_MATCH));
+    assertThat(declared.toBuilder().build().declaredCapabilities()).isEqualTo(declared.declaredCapabilities());
+    assertThat(declared.toBuilder().declaredCapabilities(null).build().declaredCapabilities()).isEmpty();
+    assertThat(S3StoreConfig.builder().declaredCapabilities(Set.of()).build().declaredCapabilities())
+        .contains(Set.of());
+
+    assertThatThrownBy(() -> declared.toBuilder().createBucket(true).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("declaredCapabilities skips the capability probe")
+        .hasMessageContaining("createBucket(true)");
+    assertThatThrownBy(() -> declared.toBuilder().enableVersioning(true).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("enableVersioning(true)");
   }
 }
