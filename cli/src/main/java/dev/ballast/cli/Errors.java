@@ -57,7 +57,9 @@ final class Errors {
           + "--profile/AWS_PROFILE profile of ~/.aws/credentials).", e);
     }
     if (e instanceof BucketNotFoundException) {
-      return new CliFailure(ExitCodes.USAGE, at + " has no such bucket: " + e.getMessage(), e);
+      // Only commands that read meet it: a backup creates its bucket.
+      return new CliFailure(ExitCodes.NOT_FOUND, "There is no such bucket at " + at + "; check --bucket (the first "
+          + "backup into a bucket creates it).", e);
     }
     if (e instanceof UnsupportedCapabilityException) {
       return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);

@@ -34,7 +34,7 @@ public final class ExitCodes {
     "  2    invalid command line or input",
     "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
     "  4    integrity: SHA-256 mismatch, corrupt manifest or unsafe manifest path",
-    "  5    backup, manifest version or object not found",
+    "  5    backup, manifest version, object or bucket not found",
     "  6    restore would overwrite a different existing file (use --overwrite)",
     "  130  interrupted (Ctrl-C)",
   };

@@ -90,8 +90,9 @@ class CliBackupRestoreIT {
       all.addAll(List.of("--endpoint", S3MockServer.endpoint().toString(), "--bucket", bucket, "--access-key",
           "ballast", "--secret-key", "ballast"));
       Run run = CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
-      assertThat(run.exitCode()).as(String.join(" ", args)).isNotEqualTo(ExitCodes.OK);
-      assertThat(run.err()).as(String.join(" ", args)).contains("Bucket '" + bucket + "' does not exist");
+      assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(ExitCodes.NOT_FOUND);
+      assertThat(run.err()).as(String.join(" ", args)).contains("There is no such bucket at the S3 endpoint")
+          .contains("bucket '" + bucket + "'").contains("check --bucket");
     }
     var head = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
         S3MockServer.endpoint().resolve("/" + bucket)).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
