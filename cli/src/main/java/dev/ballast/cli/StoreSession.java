@@ -156,13 +156,16 @@ final class StoreSession implements AutoCloseable {
         throw new CliFailure(ExitCodes.USAGE, "The endpoint '" + o.endpoint + "' is not usable (" + e.getMessage()
             + "); pass an absolute http:// or https:// URL.", e);
       }
-      // Only a backup creates the bucket and turns its versioning on: a command that reads must work with
-      // read-only credentials and must not create a bucket whose name was mistyped.
-      boolean writes = access == Access.WRITE;
+      // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
+      // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
+      // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
+      S3StoreConfig s3Config = access == Access.WRITE
+          ? S3StoreConfig.builder().createBucket(true).enableVersioning(true).build()
+          : S3StoreConfig.builder().declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class)).build();
       StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
           .s3(s3Endpoint)
           .bucket(o.bucket)
-          .s3Config(S3StoreConfig.builder().createBucket(writes).enableVersioning(writes).build())
+          .s3Config(s3Config)
           .clock(ctx.clock())
           .build());
       return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
