@@ -51,7 +51,7 @@ public final class Ballast implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    err.println("Missing command: pass one of backup, restore, list, verify, versions.");
+    err.println("Missing command: pass one of backup, restore, list, verify, versions, forget, prune.");
     spec.commandLine().usage(err);
     return ExitCodes.USAGE;
   }
@@ -96,6 +96,8 @@ public final class Ballast implements Callable<Integer> {
     commands.put("list", ListCommand.class);
     commands.put("verify", VerifyCommand.class);
     commands.put("versions", VersionsCommand.class);
+    commands.put("forget", ForgetCommand.class);
+    commands.put("prune", PruneCommand.class);
     return commands;
   }
 

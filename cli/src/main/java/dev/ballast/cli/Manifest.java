@@ -21,9 +21,12 @@ import java.util.Set;
  * @param complete whether every file of the source directory was stored and confirmed
  * @param files the stored files, sorted by path
  * @param notStored paths of files the run did not store (empty when complete)
+ * @param tree directories, symbolic links and hard links (all empty in a manifest written before
+ *     they were recorded)
  */
 record Manifest(
-    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored) {
+    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored,
+    ManifestTree tree) {
 
   /** The format this version of ballast writes and reads. */
   static final int FORMAT_VERSION = 1;
@@ -36,6 +39,13 @@ record Manifest(
     Objects.requireNonNull(createdAt, "createdAt");
     files = List.copyOf(Objects.requireNonNull(files, "files"));
     notStored = notStored == null ? List.of() : List.copyOf(notStored);
+    tree = tree == null ? ManifestTree.EMPTY : tree;
+  }
+
+  /** A manifest without directories, symbolic links or hard links. */
+  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
+      List<String> notStored) {
+    this(formatVersion, name, createdAt, complete, files, notStored, ManifestTree.EMPTY);
   }
 
   /** The object key of the manifest of backup {@code name}. */
@@ -81,20 +91,41 @@ record Manifest(
     }
     Set<String> seen = new HashSet<>();
     for (ManifestEntry entry : manifest.files()) {
-      String problem = SafePaths.problem(entry.path());
-      if (problem != null) {
-        throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + entry.path()
-            + "', which is refused because " + problem + "; nothing was restored. Restore another "
-            + "--manifest-version or inspect the manifest.");
-      }
+      checkPath(entry.path(), where, seen);
       if (!isSha256Hex(entry.sha256())) {
         throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
       }
-      if (!seen.add(entry.path())) {
-        throw corrupt(where, "it lists '" + entry.path() + "' twice", null);
+    }
+    Set<String> files = Set.copyOf(seen);
+    ManifestTree tree = manifest.tree();
+    tree.directories().forEach(d -> checkPath(d.path(), where, seen));
+    for (ManifestTree.Symlink link : tree.symlinks()) {
+      checkPath(link.path(), where, seen);
+      if (link.target().isEmpty() || link.target().indexOf('\0') >= 0) {
+        throw corrupt(where, "the symbolic link '" + link.path() + "' has an empty target or one with a NUL", null);
+      }
+    }
+    for (ManifestTree.HardLink link : tree.hardLinks()) {
+      checkPath(link.path(), where, seen);
+      if (!files.contains(link.target())) {
+        throw corrupt(where, "the hard link '" + link.path() + "' names '" + link.target()
+            + "', which is not a file of the manifest", null);
       }
     }
     return manifest;
+  }
+
+  /** Refuses an unsafe path and one listed before (as a file, directory or link). */
+  private static void checkPath(String path, String where, Set<String> seen) {
+    String problem = SafePaths.problem(path);
+    if (problem != null) {
+      throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + path
+          + "', which is refused because " + problem + "; nothing was restored. Restore another "
+          + "--manifest-version or inspect the manifest.");
+    }
+    if (!seen.add(path)) {
+      throw corrupt(where, "it lists '" + path + "' twice", null);
+    }
   }
 
   /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */

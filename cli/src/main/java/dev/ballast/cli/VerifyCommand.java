@@ -20,13 +20,20 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "verify", sortOptions = false, mixinStandardHelpOptions = true,
     description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
-        + "the store, never from a cache, and check its SHA-256 against the manifest; --transfers objects at a time.")
+        + "the store, never from a cache, and check its SHA-256 against the manifest; --transfers objects at a time. "
+        + "--read-data-subset reads only part of them and checks that every other one is present with its size, "
+        + "from one listing of the store.")
 final class VerifyCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
   String name;
 
   @Option(names = "--manifest-version", paramLabel = "ID", description = "Verify this manifest version.")
   String manifestVersion;
+
+  @Option(names = "--read-data-subset", paramLabel = "SUBSET",
+      description = "Read only a subset, as restic's check: n/t (the n-th of t fixed groups; 1/t to t/t read "
+          + "everything once), x% (a random x percent of the files) or a size such as 500M (random files up to it).")
+  String readDataSubset;
 
   @Mixin
   TransferOptions transferOptions;
@@ -38,6 +45,12 @@ final class VerifyCommand extends BallastCommand {
   @Override
   public Integer call() {
     Manifests.checkName(name);
+    DataSubset subset;
+    try {
+      subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+    } catch (IllegalArgumentException e) {
+      throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
+    }
     new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
     try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
       Manifests.Versioned chosen = Errors.translate(session.where(), null,
@@ -45,13 +58,17 @@ final class VerifyCommand extends BallastCommand {
       Manifest m = chosen.manifest();
       long start = System.nanoTime();
       List<String> bad = Collections.synchronizedList(new ArrayList<>());
+      List<ManifestEntry> toRead = subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
+      List<String> absent = subset == null ? List.of()
+          : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead));
+      long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
       List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
       AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
       AtomicLong bytes = new AtomicLong();
-      try (Progress progress = Progress.create("verify " + name, m.files().size(), m.totalBytes(), ctx.terminal(),
+      try (Progress progress = Progress.create("verify " + name, toRead.size(), readBytes, ctx.terminal(),
               ctx.out(), ctx.progressInterval().toSeconds());
           Transfers pool = new Transfers(transferOptions.transfers, transferOptions.transfers)) {
-        for (ManifestEntry e : m.files()) {
+        for (ManifestEntry e : toRead) {
           if (unavailable.get() != null || ctx.cancellation().cancelled()) {
             unreadable.add(e.path());
             continue;
@@ -79,21 +96,52 @@ final class VerifyCommand extends BallastCommand {
       Collections.sort(unreadable);
       java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
       bad.forEach(p -> ctx.err().println("SHA-256 mismatch: " + p));
+      absent.forEach(p -> ctx.err().println("Damaged: " + p));
       unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
-      String totals = (m.files().size() - bad.size() - unreadable.size()) + " of " + m.files().size()
-          + " files verified, " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
+      String totals = (m.files().size() - bad.size() - absent.size() - unreadable.size()) + " of " + m.files().size()
+          + " files verified" + (subset == null ? "" : " (subset " + subset + ": " + toRead.size() + " read, the other "
+          + (m.files().size() - toRead.size()) + " checked present with their size)") + ", " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
           + Summary.rate(bytes.get(), elapsed) + ")" + counters(session) + ".";
-      if (bad.isEmpty() && unreadable.isEmpty()) {
+      if (bad.isEmpty() && absent.isEmpty() && unreadable.isEmpty()) {
         ctx.out().println("Verify of '" + name + "' (manifest version " + chosen.version().versionId() + ") OK: " + totals);
         return ExitCodes.OK;
       }
       ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
-      ctx.err().println("Backup '" + name + "' has " + bad.size() + " damaged and " + unreadable.size()
+      ctx.err().println("Backup '" + name + "' has " + (bad.size() + absent.size()) + " damaged and " + unreadable.size()
           + " unreadable files" + (unavailable.get() != null ? " because " + session.where() + " became unavailable" : "")
           + "; back up the source again, or restore an older --manifest-version.");
-      return !bad.isEmpty() ? ExitCodes.INTEGRITY : unavailable.get() != null ? ExitCodes.UNAVAILABLE
+      return !bad.isEmpty() || !absent.isEmpty() ? ExitCodes.INTEGRITY : unavailable.get() != null ? ExitCodes.UNAVAILABLE
           : ExitCodes.INCOMPLETE;
     }
+  }
+
+  /**
+   * The files not read whose version is missing from the store or has another size than the
+   * manifest records, from one listing of {@code NAME/}: each as "path (why)".
+   */
+  private List<String> missingOrResized(StoreSession session, Manifest m, List<ManifestEntry> read) {
+    java.util.Map<String, Long> sizes = new java.util.HashMap<>();
+    for (dev.ballast.storage.object.VersionEntry v : session.objects().listVersions(name + "/")) {
+      if (!v.deleteMarker()) {
+        sizes.put(v.key() + "\n" + v.versionId(), v.size());
+      }
+    }
+    java.util.Set<String> reading = new java.util.HashSet<>();
+    read.forEach(e -> reading.add(e.path()));
+    List<String> problems = new ArrayList<>();
+    for (ManifestEntry e : m.files()) {
+      if (reading.contains(e.path())) {
+        continue;
+      }
+      Long size = sizes.get(Manifest.objectKey(name, e.path()) + "\n" + e.versionId());
+      if (size == null) {
+        problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
+      } else if (size != e.size()) {
+        problems.add(Errors.printable(e.path() + " (stored with " + size + " bytes, the manifest records " + e.size()
+            + ")"));
+      }
+    }
+    return problems;
   }
 
   private enum Verdict { MATCHES, DAMAGED }
