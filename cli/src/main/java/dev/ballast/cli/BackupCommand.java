@@ -88,6 +88,9 @@ final class BackupCommand extends BallastCommand {
       try (RunMarker marker = Errors.translate(session.where(), null,
           () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
         r = Errors.translate(session.where(), null, runner::run);
+        if (r.unavailable() != null) {
+          marker.abandon();
+        }
       }
       if (runner.excluded() > 0) {
         ctx.out().println(runner.excluded() + " files and directories excluded (--exclude, --exclude-file, "

@@ -40,6 +40,7 @@ final class RunMarker implements AutoCloseable {
   private final String key;
   private final byte[] body;
   private final ScheduledExecutorService refresher;
+  private volatile boolean abandoned;
 
   private RunMarker(ObjectStore store, String key, byte[] body) {
     this.store = store;
@@ -89,10 +90,21 @@ final class RunMarker implements AutoCloseable {
     }
   }
 
-  /** Stops refreshing and removes every version of the marker; a failure leaves it to go stale. */
+  /**
+   * Leaves the marker in place when the run ends: the store went away, so removing it would only
+   * wait out another timeout; it goes stale after {@link #STALE}.
+   */
+  void abandon() {
+    abandoned = true;
+  }
+
+  /** Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to go stale. */
   @Override
   public void close() {
     refresher.shutdownNow();
+    if (abandoned) {
+      return;
+    }
     try {
       for (VersionEntry v : store.versions(key)) {
         store.deleteVersion(key, v.versionId());
