@@ -506,7 +506,8 @@ final class BackupRunner {
           }
           try {
             ManifestTree.Directory d = rel.isEmpty() ? null
-                : new ManifestTree.Directory(rel, attrs.lastModifiedTime().toInstant(), FileStat.attrsOf(dir));
+                : new ManifestTree.Directory(rel, attrs.lastModifiedTime().toInstant(),
+                FileStat.attrsOf(dir, linkOptions));
             filter.enter(rel, dir);
             if (d != null) {
               directories.add(d);
@@ -582,7 +583,8 @@ final class BackupRunner {
             + ", so it cannot be recorded as it reads; change the link"));
         return;
       }
-      symlinks.add(new ManifestTree.Symlink(rel, target, attrs.lastModifiedTime().toInstant(), FileStat.attrsOf(file)));
+      symlinks.add(new ManifestTree.Symlink(rel, target, attrs.lastModifiedTime().toInstant(),
+          FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
     } catch (IOException e) {
       failed.add(new Failure(rel, "its link could not be read (" + Errors.describeIo(e) + ")"));
     }

@@ -48,9 +48,12 @@ record FileStat(long size, Instant mtime, Instant ctime, Long inode, PosixAttrs 
         attrsOf(unix), (Integer) unix.get("nlink"));
   }
 
-  /** The mode and owner of {@code path} (not following a symbolic link), or null where the platform has none. */
-  static PosixAttrs attrsOf(Path path) throws IOException {
-    return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", LinkOption.NOFOLLOW_LINKS)) : null;
+  /**
+   * The mode and owner of {@code path} (of a symbolic link itself unless {@code options} is empty),
+   * or null where the platform has none.
+   */
+  static PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
+    return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", options)) : null;
   }
 
   private static PosixAttrs attrsOf(Map<String, Object> unix) {
