@@ -307,7 +307,7 @@ final class RestoreRunner {
       throw ex;
     }
     try {
-      Attributes.apply(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
+      Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
       try {
         Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException ex) {
