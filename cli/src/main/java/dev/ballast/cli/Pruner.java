@@ -33,7 +33,9 @@ import java.util.TreeMap;
  *       never removes the newest manifest version, so it stays referenced.
  * </ol>
  *
- * Manifest versions themselves are removed only by {@code forget}. Not thread-safe; one per run.
+ * Only prefixes that hold a manifest or a run marker are backups: other objects in the bucket are
+ * never touched. Manifest versions themselves are removed only by {@code forget}. Not thread-safe;
+ * one per run.
  */
 final class Pruner {
 
@@ -84,6 +86,10 @@ final class Pruner {
     RunMarker.Found markers = RunMarker.classify(markerVersions, t0);
     Set<String> running = new HashSet<>();
     markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+    // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket
+    // (another program's objects) is never touched.
+    Set<String> ours = new HashSet<>(running);
+    markers.stale().forEach(v -> ours.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
     afterMarkersListed.run();
 
     Map<String, List<VersionEntry>> byName = new TreeMap<>();
@@ -94,9 +100,14 @@ final class Pruner {
       }
       int slash = key.indexOf('/');
       if (slash > 0) {
-        byName.computeIfAbsent(key.substring(0, slash), k -> new ArrayList<>()).add(v);
+        String name = key.substring(0, slash);
+        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(v);
+        if (key.equals(Manifest.key(name))) {
+          ours.add(name);
+        }
       }
     }
+    byName.keySet().retainAll(ours);
     if (only != null) {
       byName.keySet().retainAll(only);
     }

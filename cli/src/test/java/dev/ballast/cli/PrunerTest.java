@@ -61,8 +61,10 @@ class PrunerTest {
     put("m/a", "orphan", T0.minus(Duration.ofDays(2)));
     put(RunMarker.prefix("n") + "live", "{}", T0.minus(Duration.ofMinutes(4)));
     put(RunMarker.prefix("m") + "dead", "{}", T0.minus(RunMarker.STALE).minusSeconds(1));
+    put("other-program/data", "not a backup", T0.minus(Duration.ofDays(2)));
     Pruner.Result r = pruner(Duration.ZERO, () -> { }).run(null);
     assertThat(r.skipped()).extracting(Pruner.NameResult::name).containsExactly("n");
+    assertThat(store.versions("other-program/data")).as("no manifest, no marker: not a backup").hasSize(1);
     assertThat(store.versions("n/a")).hasSize(1);
     assertThat(store.versions("m/a")).as("no manifest references it: orphaned by a run that died").isEmpty();
     assertThat(r.staleMarkers()).extracting(VersionEntry::key).containsExactly(RunMarker.prefix("m") + "dead");
