@@ -44,6 +44,14 @@ final class KeyGenerations {
     }
   }
 
+  /**
+   * Forgets what this instance saw of {@code key}: after one of its versions was removed on purpose,
+   * an older remaining version becomes current without being a stale read.
+   */
+  void forget(String key) {
+    known.remove(key);
+  }
+
   /** The generation recorded in user metadata, 0 when absent or unreadable (not written by Ballast). */
   static long of(Map<String, String> metadata) {
     String g = metadata.get(META_GENERATION);

@@ -562,7 +562,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   /**
    * DeleteObject with the version ID: the version is gone for good. S3 answers 204 whether or not
-   * the version existed, so this returns true either way.
+   * the version existed, so this returns true either way. The generation this store saw for the key
+   * is forgotten, so the version that becomes current reads as fresh, not stale.
    */
   @Override
   public boolean deleteVersion(String key, String versionId) {
@@ -572,6 +573,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(versionId));
     } catch (SdkException e) {
       throw S3Errors.translate(key, describe("DELETE", key + "?versionId=" + versionId), e);
+    } finally {
+      // Also on failure: the version may be gone. An older version that becomes current is no stale read.
+      generations.forget(key);
     }
     return true;
   }
