@@ -13,8 +13,9 @@ import picocli.CommandLine.Parameters;
         + "version of the manifest NAME/.ballast-manifest.json (path, size, SHA-256, version ID, "
         + "modification time). A file whose size, modification time, ctime and inode match the previous "
         + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "
-        + "is not stored again. Symbolic links are not followed (each one skipped is reported) unless "
-        + "--follow-symlinks is given.")
+        + "is not stored again. The manifest also records each file's mode and owner, every directory "
+        + "(empty ones too) with its mode, owner and mtime, hard links, and symbolic links as links, not "
+        + "followed (unless --follow-symlinks is given).")
 final class BackupCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "DIR", description = "The directory to back up.")
   Path dir;
@@ -24,6 +25,21 @@ final class BackupCommand extends BallastCommand {
 
   @Option(names = "--follow-symlinks", description = "Back up what symbolic links point to instead of skipping them.")
   boolean followSymlinks;
+
+  @Option(names = {"-e", "--exclude"}, paramLabel = "PATTERN",
+      description = "Leave out files and directories matching PATTERN (repeatable), as restic: '*.tmp', "
+          + "'node_modules', '/cache' (anchored at DIR), 'a/**/b'; a leading '!' takes a path back in.")
+  List<String> excludes = new java.util.ArrayList<>();
+
+  @Option(names = "--exclude-file", paramLabel = "FILE",
+      description = "Read exclude patterns from FILE, one a line; empty lines and lines starting with '#' are "
+          + "ignored (repeatable). A .ballastignore file in any directory of DIR is read the same way, for the "
+          + "paths below it.")
+  List<Path> excludeFiles = new java.util.ArrayList<>();
+
+  @Option(names = "--exclude-caches", description = "Leave out the content of directories tagged as caches with a "
+      + "CACHEDIR.TAG file (https://bford.info/cachedir/); the directory and its tag are kept.")
+  boolean excludeCaches;
 
   @Option(names = "--checksum", description = "Read and hash every file instead of trusting an unchanged size, "
       + "modification time, ctime and inode; only files whose SHA-256 differs are stored.")
@@ -53,7 +69,8 @@ final class BackupCommand extends BallastCommand {
           + "name; pass --name NAME.");
     }
     Manifests.checkName(backupName);
-    BackupRunner.Settings settings = new BackupRunner.Settings(followSymlinks, transferOptions.transfers, checksum);
+    BackupRunner.Settings settings = new BackupRunner.Settings(followSymlinks, transferOptions.transfers, checksum,
+        patterns(), excludeCaches);
     new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
     try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
       ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
@@ -66,7 +83,19 @@ final class BackupCommand extends BallastCommand {
           () -> Progress.create("backup " + backupName, 0, 0, ctx.terminal(), ctx.out(),
               ctx.progressInterval().toSeconds()),
           ctx.manifestGrace(), ctx.onFileStored()).skippingStore(session.localDirectory());
-      BackupRunner.Result r = Errors.translate(session.where(), null, runner::run);
+      BackupRunner.Result r;
+      // The run's marker keeps 'prune' away from this name until the run has written its manifest.
+      try (RunMarker marker = Errors.translate(session.where(), null,
+          () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
+        r = Errors.translate(session.where(), null, runner::run);
+        if (r.unavailable() != null) {
+          marker.abandon();
+        }
+      }
+      if (runner.excluded() > 0) {
+        ctx.out().println(runner.excluded() + " files and directories excluded (--exclude, --exclude-file, "
+            + BackupFilter.IGNORE_FILE + ", --exclude-caches).");
+      }
       return report(backupName, r, session);
     }
   }
@@ -74,6 +103,31 @@ final class BackupCommand extends BallastCommand {
   private static String repaired(BackupRunner.Result r) {
     return r.repaired() == 0 ? "" : " Stored a good copy of " + r.repaired() + " version(s) verify had found damaged; "
         + "older backups naming them now read the good copy.";
+  }
+
+  /** The --exclude and --exclude-file patterns, each checked. */
+  private List<Glob> patterns() {
+    List<Glob> globs = new java.util.ArrayList<>();
+    for (String e : excludes) {
+      try {
+        globs.add(Glob.parse(e));
+      } catch (IllegalArgumentException ex) {
+        throw new CliFailure(ExitCodes.USAGE, "--exclude '" + e + "' is not a usable pattern: " + ex.getMessage()
+            + "; pass a pattern such as '*.tmp', 'cache' or '/build'.");
+      }
+    }
+    for (Path file : excludeFiles) {
+      try {
+        globs.addAll(BackupFilter.readPatterns(file));
+      } catch (java.io.IOException ex) {
+        throw new CliFailure(ExitCodes.USAGE, "--exclude-file '" + file + "' cannot be read (" + Errors.describeIo(ex)
+            + "); pass a file of patterns, one a line.", ex);
+      } catch (IllegalArgumentException ex) {
+        throw new CliFailure(ExitCodes.USAGE, "--exclude-file " + ex.getMessage()
+            + "; fix the line or remove it.");
+      }
+    }
+    return globs;
   }
 
   private int report(String backupName, BackupRunner.Result r, StoreSession session) {

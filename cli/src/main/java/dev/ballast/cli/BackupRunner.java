@@ -70,8 +70,21 @@ import java.util.function.Supplier;
  */
 final class BackupRunner {
 
-  /** How one run behaves. */
-  record Settings(boolean followSymlinks, int transfers, boolean checksum) {
+  /**
+   * How one run behaves.
+   *
+   * @param excludes {@code --exclude} and {@code --exclude-file} patterns
+   * @param excludeCaches whether directories tagged with {@code CACHEDIR.TAG} are left out
+   */
+  record Settings(boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
+    Settings {
+      excludes = List.copyOf(excludes);
+    }
+
+    Settings(boolean followSymlinks, int transfers, boolean checksum) {
+      this(followSymlinks, transfers, checksum, List.of(), false);
+    }
+
     static Settings defaults() {
       return new Settings(false, Transfers.DEFAULT_THREADS, false);
     }
@@ -147,6 +160,10 @@ final class BackupRunner {
   private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
   private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger repaired = new AtomicInteger();
+  private final List<ManifestTree.Directory> directories = new ArrayList<>();
+  private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
+  private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
+  private BackupFilter filter;
   private Instant trustedBefore;
   /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
   private volatile DamagedVersions damaged;
@@ -207,7 +224,7 @@ final class BackupRunner {
       Consumer<SourceFile> decide = f -> {
         ManifestEntry before = previous[0].get(f.path());
         if (!settings.checksum() && f.stat().sameAs(before)) {
-          entries.add(before);
+          entries.add(before.withAttrs(f.stat().attrs()));
           unchangedCount.incrementAndGet();
           progress.addBytes(f.size());
           progress.fileDone();
@@ -244,6 +261,7 @@ final class BackupRunner {
     StorageUnavailableException down = unavailable.get();
     boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
     List<ManifestEntry> listed = new ArrayList<>(entries);
+    ManifestTree tree = tree(listed);
     List<Failure> failures = new ArrayList<>(failed);
     failures.sort(Comparator.comparing(Failure::path));
     List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
@@ -256,7 +274,7 @@ final class BackupRunner {
     String incompleteBecause = complete ? null : cancellation.cancelled() ? "it was interrupted"
         : down != null ? Errors.unavailableReason(down, "the store became unavailable") : "not every file was attempted";
     Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored, stale,
-        incompleteBecause);
+        incompleteBecause, tree);
     String manifestVersion = null;
     String manifestProblem = null;
     try {
@@ -322,6 +340,32 @@ final class BackupRunner {
           + "be recorded (" + Errors.rootMessage(e) + "); older backups naming them stay damaged until 'ballast verify "
           + "--repair' or the next backup records them.");
     }
+  }
+
+  /** How many files and directories the exclusions left out (after {@link #run}). */
+  int excluded() {
+    return filter == null ? 0 : filter.excluded();
+  }
+
+  /**
+   * The directories, symbolic links and hard links found, sorted; a further name of a hard-linked
+   * file whose first name was not stored is not stored either (it has no content to link to).
+   */
+  private ManifestTree tree(List<ManifestEntry> listed) {
+    java.util.Set<String> stored = new java.util.HashSet<>();
+    listed.forEach(e -> stored.add(e.path()));
+    List<ManifestTree.HardLink> links = new ArrayList<>();
+    for (ManifestTree.HardLink link : hardLinks) {
+      if (stored.contains(link.target())) {
+        links.add(link);
+      } else {
+        failed.add(new Failure(link.path(), "it is a hard link to '" + link.target() + "', which was not stored"));
+      }
+    }
+    links.sort(Comparator.comparing(ManifestTree.HardLink::path));
+    directories.sort(Comparator.comparing(ManifestTree.Directory::path));
+    symlinks.sort(Comparator.comparing(ManifestTree.Symlink::path));
+    return new ManifestTree(directories, symlinks, links);
   }
 
   @SuppressWarnings("unchecked")
@@ -426,7 +470,7 @@ final class BackupRunner {
     FileStat s = f.stat();
     boolean trusted = s.mtime().isBefore(trustedBefore) && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
     return new ManifestEntry(f.path(), s.size(), sha256, versionId, s.mtime(), trusted ? s.ctime() : null,
-        trusted ? s.inode() : null);
+        trusted ? s.inode() : null, s.attrs());
   }
 
   /**
@@ -551,11 +595,16 @@ final class BackupRunner {
     return map;
   }
 
-  /** Walks the source tree, handing each regular file to {@code found} as soon as it is seen. */
+  /**
+   * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
+   * recording directories, symbolic links (unless followed) and further names of hard-linked files.
+   */
   private void walk(List<String> skipped, Consumer<SourceFile> found) {
     boolean follow = settings.followSymlinks();
     Set<FileVisitOption> options = follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
     LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+    filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
+    Map<Object, String> firstNames = new HashMap<>();
     try {
       Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
         @Override
@@ -565,25 +614,55 @@ final class BackupRunner {
             skipped.add(relative(dir) + "/ (the store this backup is written to)");
             return FileVisitResult.SKIP_SUBTREE;
           }
+          String rel = dir.equals(source) ? "" : relative(dir);
+          if (!rel.isEmpty()) {
+            if (filter.excludes(rel, dir)) {
+              return FileVisitResult.SKIP_SUBTREE;
+            }
+            String problem = nameProblem(rel, dir);
+            if (problem != null) {
+              failed.add(new Failure(rel, problem));
+              return FileVisitResult.SKIP_SUBTREE;
+            }
+          }
+          try {
+            ManifestTree.Directory d = rel.isEmpty() ? null
+                : new ManifestTree.Directory(rel, attrs.lastModifiedTime().toInstant(),
+                FileStat.attrsOf(dir, linkOptions));
+            filter.enter(rel, dir);
+            if (d != null) {
+              directories.add(d);
+            }
+          } catch (IOException | IllegalArgumentException e) {
+            String why = e instanceof IOException io ? "it could not be read (" + Errors.describeIo(io) + ")"
+                : "its " + BackupFilter.IGNORE_FILE + " is not valid (" + e.getMessage() + ")";
+            failed.add(new Failure(rel.isEmpty() ? "." : rel, why));
+            return FileVisitResult.SKIP_SUBTREE;
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+          filter.leave();
           return FileVisitResult.CONTINUE;
         }
 
         @Override
         public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
           String rel = relative(file);
-          if (attrs.isSymbolicLink()) {
-            skipped.add(rel + " (symbolic link, not followed; use --follow-symlinks)");
+          if (filter.excludes(rel, file)) {
+            return FileVisitResult.CONTINUE;
+          }
+          String problem = nameProblem(rel, file);
+          if (problem != null) {
+            failed.add(new Failure(rel, problem));
+          } else if (attrs.isSymbolicLink()) {
+            symlink(rel, file, attrs);
           } else if (!attrs.isRegularFile()) {
             skipped.add(rel + " (not a regular file)");
           } else if (rel.equals(Manifest.FILE_NAME)) {
             skipped.add(rel + " (reserved for the backup's manifest)");
-          } else if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
-            // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
-            // would name another file on restore and could collide with a sibling's key.
-            failed.add(new Failure(rel, "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key "
-                + "that restores to the same name; rename it"));
-          } else if (hasControlCharacter(rel)) {
-            failed.add(new Failure(rel, "its name contains a control character, which S3 keys cannot carry; rename it"));
           } else {
             FileStat stat;
             try {
@@ -591,6 +670,13 @@ final class BackupRunner {
             } catch (IOException e) {
               failed.add(new Failure(rel, "it could not be read (" + Errors.describeIo(e) + ")"));
               return FileVisitResult.CONTINUE;
+            }
+            if (stat.links() > 1 && attrs.fileKey() != null) {
+              String first = firstNames.putIfAbsent(attrs.fileKey(), rel);
+              if (first != null) {
+                hardLinks.add(new ManifestTree.HardLink(rel, first));
+                return FileVisitResult.CONTINUE;
+              }
             }
             found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
           }
@@ -607,6 +693,36 @@ final class BackupRunner {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Records a symbolic link as a link: its target as it reads, never followed. */
+  private void symlink(String rel, Path file, BasicFileAttributes attrs) {
+    try {
+      String target = Files.readSymbolicLink(file).toString();
+      if (target.indexOf('\uFFFD') >= 0) {
+        failed.add(new Failure(rel, "it is a symbolic link whose target is not valid " + NAME_ENCODING
+            + ", so it cannot be recorded as it reads; change the link"));
+        return;
+      }
+      symlinks.add(new ManifestTree.Symlink(rel, target, attrs.lastModifiedTime().toInstant(),
+          FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
+    } catch (IOException e) {
+      failed.add(new Failure(rel, "its link could not be read (" + Errors.describeIo(e) + ")"));
+    }
+  }
+
+  /** Why the name {@code rel} found at {@code file} cannot become a key or manifest path, or null. */
+  private String nameProblem(String rel, Path file) {
+    if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
+      // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
+      // would name another file on restore and could collide with a sibling's key.
+      return "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key that restores to the same "
+          + "name; rename it";
+    }
+    if (hasControlCharacter(rel)) {
+      return "its name contains a control character, which S3 keys cannot carry; rename it";
+    }
+    return null;
   }
 
   private String relative(Path file) {

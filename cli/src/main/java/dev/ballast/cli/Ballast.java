@@ -97,6 +97,8 @@ public final class Ballast implements Callable<Integer> {
     commands.put("ls", LsCommand.class);
     commands.put("verify", VerifyCommand.class);
     commands.put("versions", VersionsCommand.class);
+    commands.put("forget", ForgetCommand.class);
+    commands.put("prune", PruneCommand.class);
     return commands;
   }
 

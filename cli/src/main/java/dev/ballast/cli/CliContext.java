@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  * @param home the user's home directory ({@code ~/.ballast} lives there)
  * @param terminal whether {@code out} is a terminal (progress bar) or not (plain lines)
  * @param cancellation set by Ctrl-C
- * @param clock wall time for manifest dates
+ * @param clock wall time for manifest dates; its zone is the local time zone {@code forget} counts
+ *     days, weeks and months in
  * @param progressInterval how often plain progress lines are printed
  * @param manifestGrace how long an incomplete run waits to write its manifest marked incomplete
  * @param onFileStored called with each path a backup has stored and confirmed, from the thread
@@ -49,7 +50,7 @@ public record CliContext(PrintStream out, PrintStream err, Map<String, String> e
    */
   public static CliContext system(Cancellation cancellation) {
     return new CliContext(System.out, System.err, System.getenv(), home(System.getenv("HOME")),
-        System.console() != null, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
+        System.console() != null, cancellation, Clock.systemDefaultZone(), Duration.ofSeconds(5),
         Duration.ofSeconds(5), path -> { });
   }
 

@@ -20,19 +20,45 @@ import java.util.Map;
  * @param mtime last modification
  * @param ctime last status change, or null where the platform has none
  * @param inode the inode number, or null where the platform has none
+ * @param attrs permission bits and owner, or null where the platform has none
+ * @param links the number of hard links to the file (1 where the platform does not say)
  */
-record FileStat(long size, Instant mtime, Instant ctime, Long inode) {
+record FileStat(long size, Instant mtime, Instant ctime, Long inode, PosixAttrs attrs, int links) {
 
-  private static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
+  /** Whether this platform has {@code stat(2)}'s fields (the JDK's "unix" attribute view). */
+  static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
+  private static final String UNIX_FIELDS = "unix:ctime,ino,mode,uid,gid,nlink";
 
-  /** The stat of {@code file}, completing {@code attrs} (one {@code stat} already made) with ctime and inode. */
+  /** A stat without POSIX attributes and with one link. */
+  FileStat(long size, Instant mtime, Instant ctime, Long inode) {
+    this(size, mtime, ctime, inode, null, 1);
+  }
+
+  /**
+   * The stat of {@code file}, completing {@code attrs} (one {@code stat} already made) with ctime,
+   * inode, mode, owner and link count in one more.
+   */
   static FileStat of(Path file, BasicFileAttributes attrs, LinkOption... options) throws IOException {
     Instant mtime = attrs.lastModifiedTime().toInstant();
     if (!UNIX) {
       return new FileStat(attrs.size(), mtime, null, null);
     }
-    Map<String, Object> unix = Files.readAttributes(file, "unix:ctime,ino", options);
-    return new FileStat(attrs.size(), mtime, ((FileTime) unix.get("ctime")).toInstant(), (Long) unix.get("ino"));
+    Map<String, Object> unix = Files.readAttributes(file, UNIX_FIELDS, options);
+    return new FileStat(attrs.size(), mtime, ((FileTime) unix.get("ctime")).toInstant(), (Long) unix.get("ino"),
+        attrsOf(unix), (Integer) unix.get("nlink"));
+  }
+
+  /**
+   * The mode and owner of {@code path} (of a symbolic link itself unless {@code options} is empty),
+   * or null where the platform has none.
+   */
+  static PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
+    return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", options)) : null;
+  }
+
+  private static PosixAttrs attrsOf(Map<String, Object> unix) {
+    return new PosixAttrs((Integer) unix.get("mode") & PosixAttrs.MODE_BITS, (Integer) unix.get("uid"),
+        (Integer) unix.get("gid"));
   }
 
   /**

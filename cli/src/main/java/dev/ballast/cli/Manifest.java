@@ -31,10 +31,12 @@ import java.util.Set;
  *     not store them, with the reason, sorted by path
  * @param incompleteBecause why the run did not finish ("it was interrupted", "the store became
  *     unavailable"), or null for a complete run or a manifest that does not say
+ * @param tree directories, symbolic links and hard links (all empty in a manifest written before
+ *     they were recorded)
  */
 record Manifest(
     int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored,
-    List<Stale> stale, String incompleteBecause) {
+    List<Stale> stale, String incompleteBecause, ManifestTree tree) {
 
   /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
   record Stale(String path, String reason) {
@@ -56,12 +58,28 @@ record Manifest(
     files = List.copyOf(Objects.requireNonNull(files, "files"));
     notStored = notStored == null ? List.of() : List.copyOf(notStored);
     stale = stale == null ? List.of() : List.copyOf(stale);
+    tree = tree == null ? ManifestTree.EMPTY : tree;
   }
 
-  /** A manifest without stale entries or a recorded reason, as manifests before those fields hold. */
+  /**
+   * A manifest without stale entries, a recorded reason, directories, symbolic links or hard links,
+   * as manifests before those fields hold.
+   */
   Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
       List<String> notStored) {
-    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null);
+    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY);
+  }
+
+  /** A manifest without stale entries or a recorded reason. */
+  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
+      List<String> notStored, ManifestTree tree) {
+    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree);
+  }
+
+  /** A manifest without directories, symbolic links or hard links. */
+  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
+      List<String> notStored, List<Stale> stale, String incompleteBecause) {
+    this(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause, ManifestTree.EMPTY);
   }
 
   /** The object key of the manifest of backup {@code name}. */
@@ -107,20 +125,41 @@ record Manifest(
     }
     Set<String> seen = new HashSet<>();
     for (ManifestEntry entry : manifest.files()) {
-      String problem = SafePaths.problem(entry.path());
-      if (problem != null) {
-        throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + entry.path()
-            + "', which is refused because " + problem + "; nothing was restored. Restore another "
-            + "--manifest-version or inspect the manifest.");
-      }
+      checkPath(entry.path(), where, seen);
       if (!isSha256Hex(entry.sha256())) {
         throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
       }
-      if (!seen.add(entry.path())) {
-        throw corrupt(where, "it lists '" + entry.path() + "' twice", null);
+    }
+    Set<String> files = Set.copyOf(seen);
+    ManifestTree tree = manifest.tree();
+    tree.directories().forEach(d -> checkPath(d.path(), where, seen));
+    for (ManifestTree.Symlink link : tree.symlinks()) {
+      checkPath(link.path(), where, seen);
+      if (link.target().isEmpty() || link.target().indexOf('\0') >= 0) {
+        throw corrupt(where, "the symbolic link '" + link.path() + "' has an empty target or one with a NUL", null);
+      }
+    }
+    for (ManifestTree.HardLink link : tree.hardLinks()) {
+      checkPath(link.path(), where, seen);
+      if (!files.contains(link.target())) {
+        throw corrupt(where, "the hard link '" + link.path() + "' names '" + link.target()
+            + "', which is not a file of the manifest", null);
       }
     }
     return manifest;
+  }
+
+  /** Refuses an unsafe path and one listed before (as a file, directory or link). */
+  private static void checkPath(String path, String where, Set<String> seen) {
+    String problem = SafePaths.problem(path);
+    if (problem != null) {
+      throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + path
+          + "', which is refused because " + problem + "; nothing was restored. Restore another "
+          + "--manifest-version or inspect the manifest.");
+    }
+    if (!seen.add(path)) {
+      throw corrupt(where, "it lists '" + path + "' twice", null);
+    }
   }
 
   /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */

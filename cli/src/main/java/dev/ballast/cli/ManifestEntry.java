@@ -14,8 +14,12 @@ import java.util.Objects;
  * @param ctime the file's status-change time when it was backed up, or null when unknown or not to
  *     be trusted (the file changed too close to its backup): the next backup then reads it again
  * @param inode the file's inode number when it was backed up, or null when unknown
+ * @param attrs the file's permission bits and owner, or null when unknown (a manifest written
+ *     before they were recorded, or a platform without POSIX attributes): restore then leaves the
+ *     file as the process creates it
  */
-record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
+record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode,
+    PosixAttrs attrs) {
   ManifestEntry {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(sha256, "sha256");
@@ -26,8 +30,19 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
     }
   }
 
+  /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
+  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
+    this(path, size, sha256, versionId, mtime, ctime, inode, null);
+  }
+
   /** An entry without ctime and inode, as manifests before format 1's ctime and inode fields hold. */
   ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime) {
-    this(path, size, sha256, versionId, mtime, null, null);
+    this(path, size, sha256, versionId, mtime, null, null, null);
+  }
+
+  /** This entry with {@code attrs} (the same entry when they are equal). */
+  ManifestEntry withAttrs(PosixAttrs newAttrs) {
+    return Objects.equals(attrs, newAttrs) ? this
+        : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
   }
 }

@@ -46,6 +46,7 @@ final class ManifestJson {
         if (e.inode() != null) {
           g.writeNumberField("inode", e.inode());
         }
+        writeAttrs(g, e.attrs());
         g.writeEndObject();
       }
       g.writeEndArray();
@@ -67,11 +68,57 @@ final class ManifestJson {
       if (m.incompleteBecause() != null) {
         g.writeStringField("incompleteBecause", m.incompleteBecause());
       }
+      writeTree(g, m.tree());
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("Manifest of '" + m.name() + "' could not be serialised", e);
     }
     return out.toByteArray();
+  }
+
+  /** The tree's lists, each only when it has entries (a manifest without them reads as before). */
+  private static void writeTree(JsonGenerator g, ManifestTree tree) throws IOException {
+    if (!tree.directories().isEmpty()) {
+      g.writeArrayFieldStart("directories");
+      for (ManifestTree.Directory d : tree.directories()) {
+        g.writeStartObject();
+        g.writeStringField("path", d.path());
+        g.writeStringField("mtime", ManifestTimes.format(d.mtime()));
+        writeAttrs(g, d.attrs());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!tree.symlinks().isEmpty()) {
+      g.writeArrayFieldStart("symlinks");
+      for (ManifestTree.Symlink l : tree.symlinks()) {
+        g.writeStartObject();
+        g.writeStringField("path", l.path());
+        g.writeStringField("target", l.target());
+        g.writeStringField("mtime", ManifestTimes.format(l.mtime()));
+        writeAttrs(g, l.attrs());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    if (!tree.hardLinks().isEmpty()) {
+      g.writeArrayFieldStart("hardLinks");
+      for (ManifestTree.HardLink l : tree.hardLinks()) {
+        g.writeStartObject();
+        g.writeStringField("path", l.path());
+        g.writeStringField("target", l.target());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+  }
+
+  private static void writeAttrs(JsonGenerator g, PosixAttrs a) throws IOException {
+    if (a != null) {
+      g.writeNumberField("mode", a.mode());
+      g.writeNumberField("uid", a.uid());
+      g.writeNumberField("gid", a.gid());
+    }
   }
 
   /**
@@ -90,6 +137,9 @@ final class ManifestJson {
       List<String> notStored = null;
       List<Manifest.Stale> stale = null;
       String incompleteBecause = null;
+      List<ManifestTree.Directory> directories = null;
+      List<ManifestTree.Symlink> symlinks = null;
+      List<ManifestTree.HardLink> hardLinks = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
@@ -102,6 +152,12 @@ final class ManifestJson {
           case "notStored" -> notStored = value == JsonToken.VALUE_NULL ? null : strings(p, value);
           case "stale" -> stale = value == JsonToken.VALUE_NULL ? null : staleEntries(p, value);
           case "incompleteBecause" -> incompleteBecause = string(p, value);
+          case "directories" -> directories = value == JsonToken.VALUE_NULL ? null : objects(p, value, field,
+              o -> new ManifestTree.Directory(o.string("path"), o.instant("mtime"), o.attrs()));
+          case "symlinks" -> symlinks = value == JsonToken.VALUE_NULL ? null : objects(p, value, field,
+              o -> new ManifestTree.Symlink(o.string("path"), o.string("target"), o.instant("mtime"), o.attrs()));
+          case "hardLinks" -> hardLinks = value == JsonToken.VALUE_NULL ? null : objects(p, value, field,
+              o -> new ManifestTree.HardLink(o.string("path"), o.string("target")));
           default -> p.skipChildren();
         }
       }
@@ -109,7 +165,8 @@ final class ManifestJson {
       if (p.nextToken() != null) {
         throw new JsonParseException(p, "trailing content after the manifest");
       }
-      return new Manifest(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause);
+      return new Manifest(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause,
+          new ManifestTree(directories, symlinks, hardLinks));
     }
   }
 
@@ -148,6 +205,9 @@ final class ManifestJson {
       Instant mtime = null;
       Instant ctime = null;
       Long inode = null;
+      Integer mode = null;
+      Integer uid = null;
+      Integer gid = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
@@ -159,12 +219,71 @@ final class ManifestJson {
           case "mtime" -> mtime = instant(p, value);
           case "ctime" -> ctime = instant(p, value);
           case "inode" -> inode = value == JsonToken.VALUE_NULL ? null : longValue(p, value, field);
+          case "mode" -> mode = intValue(p, value, field);
+          case "uid" -> uid = intValue(p, value, field);
+          case "gid" -> gid = intValue(p, value, field);
           default -> p.skipChildren();
         }
       }
-      entries.add(new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode));
+      entries.add(new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, attrs(mode, uid, gid)));
     }
     return entries;
+  }
+
+  /** Mode, uid and gid together, or null when the entry has none of them. */
+  private static PosixAttrs attrs(Integer mode, Integer uid, Integer gid) {
+    if (mode == null && uid == null && gid == null) {
+      return null;
+    }
+    if (mode == null || uid == null || gid == null) {
+      throw new IllegalArgumentException("an entry with one of mode, uid and gid must have all three");
+    }
+    return new PosixAttrs(mode, uid, gid);
+  }
+
+  /** The string, instant and number fields of one small object (a directory or link entry). */
+  private record Fields(java.util.Map<String, Object> values) {
+    String string(String name) {
+      return (String) values.get(name);
+    }
+
+    Instant instant(String name) {
+      String text = string(name);
+      return text == null ? null : ManifestTimes.parse(text);
+    }
+
+    PosixAttrs attrs() {
+      return ManifestJson.attrs(number("mode"), number("uid"), number("gid"));
+    }
+
+    private Integer number(String name) {
+      Object v = values.get(name);
+      return v == null ? null : (Integer) v;
+    }
+  }
+
+  /** An array of small objects with string and whole-number fields, each made into a {@code T}. */
+  private static <T> List<T> objects(JsonParser p, JsonToken start, String what,
+      java.util.function.Function<Fields, T> make) throws IOException {
+    expect(p, start, JsonToken.START_ARRAY, what);
+    List<T> list = new ArrayList<>();
+    JsonToken t;
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      expect(p, t, JsonToken.START_OBJECT, "an entry of " + what);
+      java.util.Map<String, Object> values = new java.util.HashMap<>();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (value) {
+          case VALUE_STRING -> values.put(field, p.getText());
+          case VALUE_NUMBER_INT -> values.put(field, intValue(p, value, field));
+          case VALUE_NULL -> { }
+          default -> p.skipChildren();
+        }
+      }
+      list.add(make.apply(new Fields(values)));
+    }
+    return list;
   }
 
   private static List<String> strings(JsonParser p, JsonToken start) throws IOException {

@@ -3,6 +3,8 @@ package dev.ballast.cli;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -16,13 +18,29 @@ import picocli.CommandLine.Parameters;
         + "files at a time. Manifest paths that are "
         + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
         + "differs from the backup is never replaced unless --overwrite is given; identical ones are "
-        + "left as they are.")
+        + "left as they are. Modes, mtimes, directories (empty ones too), hard links and symbolic links are "
+        + "restored as recorded; owners too when run as root. PATH arguments and --include/--exclude "
+        + "restore a part: each PATH is a file or directory of the backup (with everything under it), "
+        + "patterns are restic's, matched against the path in the backup with a leading '/'.")
 final class RestoreCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "NAME", description = "The backup name ('ballast list' shows them).")
   String name;
 
   @Parameters(index = "1", paramLabel = "TARGET-DIR", description = "Where to restore; created if missing.")
   Path target;
+
+  @Parameters(index = "2..*", paramLabel = "PATH", arity = "0..*",
+      description = "Restore only these files or directories of the backup (paths as 'ballast list' and the "
+          + "manifest name them, e.g. 'docs/2026'), kept at their path under TARGET-DIR.")
+  List<String> paths = new ArrayList<>();
+
+  @Option(names = {"-i", "--include"}, paramLabel = "PATTERN",
+      description = "Restore only what matches PATTERN (repeatable), e.g. '*.jpg', '/docs', 'src/**/*.java'.")
+  List<String> includes = new ArrayList<>();
+
+  @Option(names = {"-e", "--exclude"}, paramLabel = "PATTERN",
+      description = "Do not restore what matches PATTERN (repeatable); a directory matched leaves out all under it.")
+  List<String> excludes = new ArrayList<>();
 
   @Option(names = "--manifest-version", paramLabel = "ID",
       description = "Restore this manifest version instead of the newest complete one ('ballast list' shows them).")
@@ -38,9 +56,40 @@ final class RestoreCommand extends BallastCommand {
     super(ctx);
   }
 
+  /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
+  private Manifest select(RestoreSelection selection, Manifests.Versioned chosen) {
+    Manifest full = chosen.manifest();
+    List<String> missing = selection.unmatchedPaths(full);
+    if (!missing.isEmpty()) {
+      throw new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' (manifest version " + chosen.version().versionId()
+          + ") has no file or directory '" + Errors.printable(missing.get(0)) + "'; nothing was restored. Name paths "
+          + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
+    }
+    Manifest m = selection.apply(full);
+    if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
+      throw new CliFailure(ExitCodes.NOT_FOUND, "Nothing in backup '" + name + "' (manifest version "
+          + chosen.version().versionId() + ") matches the paths and patterns given; nothing was restored.");
+    }
+    return m;
+  }
+
+  static List<Glob> globs(String option, List<String> patterns) {
+    List<Glob> globs = new ArrayList<>();
+    for (String p : patterns) {
+      try {
+        globs.add(Glob.parse(p));
+      } catch (IllegalArgumentException e) {
+        throw new CliFailure(ExitCodes.USAGE, option + " '" + p + "' is not a usable pattern: " + e.getMessage()
+            + "; pass a pattern such as '*.jpg', 'docs' or '/docs/2026'.");
+      }
+    }
+    return globs;
+  }
+
   @Override
   public Integer call() throws Exception {
     Manifests.checkName(name);
+    RestoreSelection selection = new RestoreSelection(paths, globs("--include", includes), globs("--exclude", excludes));
     if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
       throw new CliFailure(ExitCodes.USAGE, "'" + target + "' exists and is not a directory; pass a directory to "
           + "restore into.");
@@ -57,9 +106,9 @@ final class RestoreCommand extends BallastCommand {
     try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
       Manifests.Versioned chosen = Errors.translate(session.where(), null,
           () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
-      Manifest m = chosen.manifest();
+      Manifest m = select(selection, chosen);
       ctx.out().println("Restoring '" + name + "' (manifest version " + chosen.version().versionId() + " of "
-          + m.createdAt() + ", " + m.files().size() + " files, " + Summary.mib(m.totalBytes()) + ") into "
+          + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected") + " files, " + Summary.mib(m.totalBytes()) + ") into "
           + target.toAbsolutePath());
       DamagedVersions damaged = Errors.translate(session.where(), null,
           () -> DamagedVersions.load(session.objects(), name, ctx.err()));

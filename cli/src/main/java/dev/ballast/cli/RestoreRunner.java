@@ -16,7 +16,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,6 +90,8 @@ final class RestoreRunner {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
   private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
+  /** Whether owners are restored: only a process running as root may give files away. */
+  private boolean ownership;
 
   RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
       Cancellation cancellation, Function<Manifest, Progress> progressFactory) {
@@ -134,6 +135,7 @@ final class RestoreRunner {
         }
       }
     }
+    TreePlan tree = planTree(conflicts);
     if (!conflicts.isEmpty()) {
       throw new CliFailure(ExitCodes.CONFLICT, "Restore into '" + target + "' refused: " + conflicts.size()
           + " existing file(s) differ from the backup (first: '" + conflicts.get(0) + "'); nothing was written. "
@@ -141,12 +143,15 @@ final class RestoreRunner {
     }
     Files.createDirectories(target);
     Path realTarget = target.toRealPath();
+    ownership = FileStat.UNIX && runsAsRoot(realTarget);
     Set<Path> directories = new LinkedHashSet<>();
+    tree.directories().forEach(d -> directories.add(d.dest()));
     for (int i = 0; i < destinations.size(); i++) {
       if (!present[i]) {
         directories.add(destinations.get(i).getParent());
       }
     }
+    tree.links().forEach(l -> directories.add(l.dest().getParent()));
     Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
     removeTemporaryFiles(destinations, unsafeDirectories);
 
@@ -180,6 +185,15 @@ final class RestoreRunner {
       pool.awaitAll();
     } finally {
       syncers.shutdown();
+    }
+    awaitSyncers(syncers);
+    for (int i = 0; i < destinations.size(); i++) {
+      if (present[i]) {
+        applyQuietly(manifest.files().get(i), destinations.get(i));
+      }
+    }
+    if (!cancellation.cancelled()) {
+      restoreTree(tree, unsafeDirectories);
     }
     for (Path dir : directories) {
       if (!unsafeDirectories.contains(dir)) {
@@ -380,7 +394,7 @@ final class RestoreRunner {
       throw ex;
     }
     try {
-      Files.setLastModifiedTime(w.tmp(), FileTime.from(w.entry().mtime()));
+      Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
       try {
         Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException ex) {
@@ -389,6 +403,157 @@ final class RestoreRunner {
     } catch (IOException ex) {
       Files.deleteIfExists(w.tmp());
       throw ex;
+    }
+  }
+
+  /** A directory or link of the manifest with where it goes. */
+  private record Placed<T>(T entry, Path dest) {}
+
+  /** The manifest's directories and links resolved inside the target. */
+  private record TreePlan(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {}
+
+  /**
+   * Resolves every directory, symbolic link and hard link inside the target (an unsafe path refuses
+   * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
+   * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
+   */
+  private TreePlan planTree(List<String> conflicts) throws IOException {
+    ManifestTree tree = manifest.tree();
+    List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
+    for (ManifestTree.Directory d : tree.directories()) {
+      Path dest = SafePaths.resolveInside(target, d.path());
+      dirs.add(new Placed<>(d, dest));
+      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+          && !overwrite) {
+        conflicts.add(d.path());
+      }
+    }
+    List<Placed<Object>> links = new ArrayList<>();
+    for (ManifestTree.HardLink h : tree.hardLinks()) {
+      Path dest = SafePaths.resolveInside(target, h.path());
+      links.add(new Placed<>(h, dest));
+      Path first = SafePaths.resolveInside(target, h.target());
+      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !overwrite
+          && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
+        conflicts.add(h.path());
+      }
+    }
+    for (ManifestTree.Symlink l : tree.symlinks()) {
+      Path dest = SafePaths.resolveInside(target, l.path());
+      links.add(new Placed<>(l, dest));
+      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !overwrite && !(Files.isSymbolicLink(dest)
+          && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
+        conflicts.add(l.path());
+      }
+    }
+    return new TreePlan(dirs, links);
+  }
+
+  /**
+   * After the files: hard links, then symbolic links (created last, so no write of this restore
+   * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
+   * read-only directory is made read-only only once everything is in it, and creating entries in a
+   * directory does not move its restored mtime).
+   */
+  private void restoreTree(TreePlan tree, Set<Path> unsafeDirectories) {
+    for (Placed<Object> l : tree.links()) {
+      String path = l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
+      if (unsafeDirectories.contains(l.dest().getParent())) {
+        failed.add(new BackupRunner.Failure(path, "its directory resolves outside the target directory; it was not "
+            + "written"));
+        continue;
+      }
+      try {
+        if (l.entry() instanceof ManifestTree.HardLink h) {
+          hardLink(h, l.dest());
+        } else {
+          symlink((ManifestTree.Symlink) l.entry(), l.dest());
+        }
+      } catch (IOException | RuntimeException e) {
+        fail(path, e);
+      }
+    }
+    List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(tree.directories());
+    dirs.sort(Comparator.comparing((Placed<ManifestTree.Directory> d) -> d.entry().path()).reversed());
+    for (Placed<ManifestTree.Directory> d : dirs) {
+      if (unsafeDirectories.contains(d.dest())) {
+        failed.add(new BackupRunner.Failure(d.entry().path(), "it resolves outside the target directory; its "
+            + "attributes were not applied"));
+        continue;
+      }
+      try {
+        Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
+      } catch (IOException | RuntimeException e) {
+        fail(d.entry().path(), e);
+      }
+    }
+  }
+
+  private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
+    Path first = SafePaths.resolveInside(target, h.target());
+    if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+      if (Files.isSameFile(dest, first)) {
+        return;
+      }
+      Files.delete(dest); // checked before anything was written: --overwrite was given
+    }
+    Files.createLink(dest, first);
+  }
+
+  /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
+  private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
+    if (Files.isSymbolicLink(dest) && Files.readSymbolicLink(dest).toString().equals(l.target())) {
+      Attributes.setMtime(dest, l.mtime());
+      return;
+    }
+    Path tmp = dest.resolveSibling(".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    Files.createSymbolicLink(tmp, Path.of(l.target()));
+    try {
+      if (ownership && l.attrs() != null) {
+        Attributes.chown(tmp, l.attrs());
+      }
+      Attributes.setMtime(tmp, l.mtime());
+      Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(tmp);
+      throw e;
+    }
+  }
+
+  /** Gives a file that was already present the recorded mode, owner and mtime; a failure is reported. */
+  private void applyQuietly(ManifestEntry e, Path dest) {
+    try {
+      Attributes.apply(dest, e.attrs(), e.mtime(), ownership);
+    } catch (IOException | RuntimeException ex) {
+      fail(e.path(), ex);
+    }
+  }
+
+  private void fail(String path, Exception ex) {
+    failed.add(new BackupRunner.Failure(path, "its attributes or link could not be restored (" + Errors.describeIo(ex)
+        + ")"));
+  }
+
+  /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
+  private static void awaitSyncers(ExecutorService syncers) {
+    try {
+      syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
+  private static boolean runsAsRoot(Path dir) {
+    try {
+      Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
+      try {
+        return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
+      } finally {
+        Files.deleteIfExists(probe);
+      }
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 

@@ -28,7 +28,9 @@ import picocli.CommandLine.Parameters;
     description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
         + "the store, never from a cache, and check its length and SHA-256 against the manifest; --transfers objects "
         + "at a time. A damaged version is recorded, so no later backup reuses it: the next backup uploads the file "
-        + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source.")
+        + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source. --read-data-subset "
+        + "reads only part of them and checks that every other one is present with its size, from one listing of the "
+        + "store.")
 final class VerifyCommand extends BallastCommand {
   @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
   String name;
@@ -41,6 +43,10 @@ final class VerifyCommand extends BallastCommand {
           + "file there still has the SHA-256 the manifest records; every backup naming the damaged version then "
           + "reads the good copy.")
   Path repairFrom;
+  @Option(names = "--read-data-subset", paramLabel = "SUBSET",
+      description = "Read only a subset, as restic's check: n/t (the n-th of t fixed groups; 1/t to t/t read "
+          + "everything once), x% (a random x percent of the files) or a size such as 500M (random files up to it).")
+  String readDataSubset;
 
   @Mixin
   TransferOptions transferOptions;
@@ -55,6 +61,12 @@ final class VerifyCommand extends BallastCommand {
   @Override
   public Integer call() {
     Manifests.checkName(name);
+    DataSubset subset;
+    try {
+      subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+    } catch (IllegalArgumentException e) {
+      throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
+    }
     new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
     if (repairFrom != null && !Files.isDirectory(repairFrom)) {
       throw new CliFailure(ExitCodes.USAGE, "'" + repairFrom + "' is not a directory; pass --repair the directory "
@@ -69,13 +81,17 @@ final class VerifyCommand extends BallastCommand {
       Manifest m = chosen.manifest();
       long start = System.nanoTime();
       List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
+      List<ManifestEntry> toRead = subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
+      List<String> absent = subset == null ? List.of()
+          : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead));
+      long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
       List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
       AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
       AtomicLong bytes = new AtomicLong();
-      try (Progress progress = Progress.create("verify " + name, m.files().size(), m.totalBytes(), ctx.terminal(),
+      try (Progress progress = Progress.create("verify " + name, toRead.size(), readBytes, ctx.terminal(),
               ctx.out(), ctx.progressInterval().toSeconds());
           Transfers pool = new Transfers(transferOptions.transfers, transferOptions.transfers)) {
-        for (ManifestEntry e : m.files()) {
+        for (ManifestEntry e : toRead) {
           if (unavailable.get() != null || ctx.cancellation().cancelled()) {
             unreadable.add(e.path());
             continue;
@@ -108,11 +124,13 @@ final class VerifyCommand extends BallastCommand {
       java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
       damaged.forEach(d -> ctx.err().println("Damaged: " + Errors.printable(d.entry().path()) + " (version "
           + d.entry().versionId() + ": " + Errors.printable(d.reason()) + ")"));
+      absent.forEach(p -> ctx.err().println("Damaged: " + p));
       unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
       int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
-      int stillBad = damaged.size() - repaired;
-      String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of " + m.files().size()
-          + " files verified, " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
+      int stillBad = damaged.size() - repaired + absent.size();
+      String totals = (m.files().size() - damaged.size() - absent.size() - unreadable.size()) + " of " + m.files().size()
+          + " files verified" + (subset == null ? "" : " (subset " + subset + ": " + toRead.size() + " read, the other "
+          + (m.files().size() - toRead.size()) + " checked present with their size)") + ", " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
           + Summary.rate(bytes.get(), elapsed) + ")" + counters(session) + ".";
       if (stillBad == 0 && unreadable.isEmpty()) {
         ctx.out().println("Verify of '" + name + "' (manifest version " + chosen.version().versionId() + ") OK: " + totals
@@ -200,6 +218,35 @@ final class VerifyCommand extends BallastCommand {
       ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (" + Errors.rootMessage(ex) + ")");
       return false;
     }
+  }
+
+  /**
+   * The files not read whose version is missing from the store or has another size than the
+   * manifest records, from one listing of {@code NAME/}: each as "path (why)".
+   */
+  private List<String> missingOrResized(StoreSession session, Manifest m, List<ManifestEntry> read) {
+    java.util.Map<String, Long> sizes = new java.util.HashMap<>();
+    for (dev.ballast.storage.object.VersionEntry v : session.objects().listVersions(name + "/")) {
+      if (!v.deleteMarker()) {
+        sizes.put(v.key() + "\n" + v.versionId(), v.size());
+      }
+    }
+    java.util.Set<String> reading = new java.util.HashSet<>();
+    read.forEach(e -> reading.add(e.path()));
+    List<String> problems = new ArrayList<>();
+    for (ManifestEntry e : m.files()) {
+      if (reading.contains(e.path())) {
+        continue;
+      }
+      Long size = sizes.get(Manifest.objectKey(name, e.path()) + "\n" + e.versionId());
+      if (size == null) {
+        problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
+      } else if (size != e.size()) {
+        problems.add(Errors.printable(e.path() + " (stored with " + size + " bytes, the manifest records " + e.size()
+            + ")"));
+      }
+    }
+    return problems;
   }
 
   /** One read buffer per transfer thread, not one per file. */

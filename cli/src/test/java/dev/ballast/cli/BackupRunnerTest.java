@@ -278,13 +278,65 @@ class BackupRunnerTest {
   }
 
   @Test
-  void symlinksAreSkippedAndReported() throws IOException {
-    Files.createSymbolicLink(src.resolve("link"), src.resolve("z.txt"));
+  void symlinksAreRecordedAsLinksNotFollowed() throws IOException {
+    Files.createSymbolicLink(src.resolve("link"), Path.of("z.txt"));
+    Files.createSymbolicLink(src.resolve("dangling"), Path.of("/nowhere/at/all"));
     InMemoryObjectStore store = new InMemoryObjectStore(true);
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.skipped()).singleElement().asString().startsWith("link (symbolic link");
-    assertThat(store.puts).doesNotContain("n/link");
+    assertThat(r.skipped()).isEmpty();
+    assertThat(store.puts).doesNotContain("n/link", "n/dangling");
     assertThat(r.ok()).isTrue();
+    assertThat(manifest(store).tree().symlinks()).extracting(ManifestTree.Symlink::path, ManifestTree.Symlink::target)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("dangling", "/nowhere/at/all"),
+            org.assertj.core.groups.Tuple.tuple("link", "z.txt"));
+  }
+
+  @Test
+  void modesDirectoriesAndHardLinksAreRecorded() throws IOException {
+    Files.setPosixFilePermissions(src.resolve("z.txt"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+    Files.createDirectories(src.resolve("empty dir"));
+    Files.setPosixFilePermissions(src.resolve("empty dir"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Files.createLink(src.resolve("z-again.txt"), src.resolve("z.txt"));
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+    assertThat(r.ok()).isTrue();
+    Manifest m = manifest(store);
+    assertThat(m.files()).filteredOn(e -> e.path().startsWith("z")).singleElement()
+        .satisfies(e -> assertThat(e.attrs().mode()).isEqualTo(0750));
+    assertThat(m.tree().directories()).extracting(ManifestTree.Directory::path)
+        .containsExactly("a b", "a b/ü+x", "empty dir");
+    assertThat(m.tree().directories().get(2).attrs().mode()).isEqualTo(0700);
+    // The walk meets one of the two names first and stores it; the other becomes a link to it.
+    assertThat(m.tree().hardLinks()).singleElement().satisfies(l -> {
+      assertThat(List.of(l.path(), l.target())).containsExactlyInAnyOrder("z.txt", "z-again.txt");
+      assertThat(store.puts).contains(Manifest.objectKey("n", l.target())).doesNotContain(Manifest.objectKey("n", l.path()));
+    });
+  }
+
+  @Test
+  void excludesCachesAndIgnoreFilesLeaveOutWhatTheyMatch() throws IOException {
+    Files.createDirectories(src.resolve("cache/sub"));
+    Files.write(src.resolve("cache/CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n# a cache\n".getBytes(StandardCharsets.US_ASCII));
+    Files.writeString(src.resolve("cache/blob"), "x");
+    Files.writeString(src.resolve("cache/sub/blob"), "x");
+    Files.createDirectories(src.resolve("notcache"));
+    Files.writeString(src.resolve("notcache/CACHEDIR.TAG"), "Signature: something else");
+    Files.writeString(src.resolve("notcache/kept"), "x");
+    Files.writeString(src.resolve("a b/.ballastignore"), "# comment\n\n*.log\n/ü+x\n");
+    Files.writeString(src.resolve("a b/x.log"), "x");
+    Files.writeString(src.resolve("trace.tmp"), "x");
+    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    BackupRunner runner = new BackupRunner(store, "n", src,
+        new BackupRunner.Settings(false, 1, false, List.of(Glob.parse("*.tmp")), true), new Cancellation(), CLOCK, err,
+        () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), p -> { });
+    assertThat(runner.run().ok()).isTrue();
+    assertThat(manifest(store).files()).extracting(ManifestEntry::path)
+        .containsExactly("a b/.ballastignore", "cache/CACHEDIR.TAG", "empty", "notcache/CACHEDIR.TAG", "notcache/kept",
+            "z.txt");
+    assertThat(manifest(store).tree().directories()).extracting(ManifestTree.Directory::path)
+        .containsExactly("a b", "cache", "notcache");
+    assertThat(runner.excluded()).isEqualTo(5); // ü+x, x.log, trace.tmp, cache/blob, cache/sub
   }
 
   @Test

@@ -121,7 +121,7 @@ class BallastTest {
   @Test
   void aMistypedCommandIsNamedWithTheCommandsAndTheClosestOne() {
     assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions.")
+    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune.")
         .contains("Did you mean").contains("backup").doesNotContain("Unmatched").doesNotContain("Usage:");
   }
 

@@ -36,6 +36,8 @@ class InMemoryObjectStore implements ObjectStore {
   final List<String> gets = new ArrayList<>();
   private final boolean additionalChecksums;
   private int nextVersion = 1;
+  /** The last-modified time given to the versions written next. */
+  volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
 
   InMemoryObjectStore(boolean additionalChecksums) {
     this.additionalChecksums = additionalChecksums;
@@ -50,8 +52,7 @@ class InMemoryObjectStore implements ObjectStore {
   public synchronized ObjectVersion put(String key, ObjectContent content) {
     byte[] bytes = bytesOf(content);
     puts.add(key);
-    ObjectVersion v = new ObjectVersion(key, "v" + nextVersion++, "\"e\"", bytes.length, sha256(bytes), 0,
-        Instant.parse("2026-01-01T00:00:00Z"));
+    ObjectVersion v = new ObjectVersion(key, "v" + nextVersion++, "\"e\"", bytes.length, sha256(bytes), 0, now);
     objects.computeIfAbsent(key, k -> new ArrayList<>()).add(0, new Stored(v, bytes, false));
     return v;
   }
@@ -122,6 +123,23 @@ class InMemoryObjectStore implements ObjectStore {
         Instant.parse("2026-01-01T00:00:00Z"));
     objects.computeIfAbsent(key, k -> new ArrayList<>()).add(0, new Stored(v, new byte[0], true));
     return versions(key).get(0);
+  }
+
+  @Override
+  public synchronized List<VersionEntry> listVersions(String prefix) {
+    List<VersionEntry> out = new ArrayList<>();
+    objects.keySet().stream().filter(k -> k.startsWith(prefix)).forEach(k -> out.addAll(versions(k)));
+    return out;
+  }
+
+  @Override
+  public synchronized boolean deleteVersion(String key, String versionId) {
+    List<Stored> all = objects.getOrDefault(key, new ArrayList<>());
+    boolean removed = all.removeIf(s -> s.version().versionId().equals(versionId));
+    if (all.isEmpty()) {
+      objects.remove(key);
+    }
+    return removed;
   }
 
   @Override

@@ -98,4 +98,52 @@ class ManifestTest {
     assertThatThrownBy(() -> Manifest.parse(json("a").replace("\"versionId\": \"v1\", ", "")
         .getBytes(StandardCharsets.UTF_8), "m")).isInstanceOf(CliFailure.class);
   }
+
+  /** A manifest exactly as ballast wrote it before modes, owners, directories and links were recorded. */
+  static byte[] fixture() throws java.io.IOException {
+    try (var in = ManifestTest.class.getResourceAsStream("/manifests/format1-before-metadata.json")) {
+      return in.readAllBytes();
+    }
+  }
+
+  @Test
+  void aManifestWrittenBeforeMetadataWasRecordedStillReadsAndIsWrittenBackUnchanged() throws Exception {
+    Manifest m = Manifest.parse(fixture(), "fixture");
+    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("bin/run.sh", "notes/a.txt");
+    assertThat(m.files()).allSatisfy(e -> assertThat(e.attrs()).isNull());
+    assertThat(m.tree()).isEqualTo(ManifestTree.EMPTY);
+    assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).isEqualTo(new String(fixture(), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void roundTripsModesOwnersDirectoriesSymlinksAndHardLinks() {
+    PosixAttrs attrs = new PosixAttrs(04755, 1000, 100);
+    Manifest m = new Manifest(1, "n", T, true,
+        List.of(new ManifestEntry("bin/tool", 3, SHA, "v-1", T, T, 7L, attrs)), List.of(),
+        new ManifestTree(List.of(new ManifestTree.Directory("bin", T, new PosixAttrs(0700, 0, 0)),
+            new ManifestTree.Directory("empty", T, null)),
+            List.of(new ManifestTree.Symlink("latest", "../bin/tool", T, new PosixAttrs(0777, 1000, 100))),
+            List.of(new ManifestTree.HardLink("bin/tool-again", "bin/tool"))));
+    assertThat(Manifest.parse(m.toJson(), "test")).isEqualTo(m);
+    assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).contains("\"mode\":2541", "\"uid\":1000",
+        "\"symlinks\":[{\"path\":\"latest\",\"target\":\"../bin/tool\"");
+  }
+
+  @Test
+  void refusesAHardLinkToNoFileAndALinkOrDirectoryNamingDotDot() {
+    String base = new String(new Manifest(1, "n", T, true, List.of(new ManifestEntry("a", 3, SHA, "v", T)), List.of())
+        .toJson(), StandardCharsets.UTF_8);
+    String orphan = base.replace("\"notStored\":[]", "\"notStored\":[],\"hardLinks\":[{\"path\":\"b\",\"target\":\"c\"}]");
+    assertThatThrownBy(() -> Manifest.parse(orphan.getBytes(StandardCharsets.UTF_8), "test"))
+        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY))
+        .hasMessageContaining("'b'").hasMessageContaining("not a file of the manifest");
+    String escape = base.replace("\"notStored\":[]",
+        "\"notStored\":[],\"symlinks\":[{\"path\":\"../x\",\"target\":\"/etc\",\"mtime\":\"2026-01-01T00:00:00Z\"}]");
+    assertThatThrownBy(() -> Manifest.parse(escape.getBytes(StandardCharsets.UTF_8), "test"))
+        .hasMessageContaining("'../x'");
+    String twice = base.replace("\"notStored\":[]",
+        "\"notStored\":[],\"directories\":[{\"path\":\"a\",\"mtime\":\"2026-01-01T00:00:00Z\"}]");
+    assertThatThrownBy(() -> Manifest.parse(twice.getBytes(StandardCharsets.UTF_8), "test"))
+        .hasMessageContaining("twice");
+  }
 }

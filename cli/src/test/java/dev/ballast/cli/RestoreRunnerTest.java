@@ -180,4 +180,32 @@ class RestoreRunnerTest {
       assertThat(all).as("nothing, not even a temporary file, in the target").isEmpty();
     }
   }
+
+  @Test
+  void restoresModesDirectoriesSymlinksAndHardLinksAndDirectoryTimesLast() throws IOException {
+    ManifestEntry tool = stored("bin/tool", "#!/bin/sh\n").withAttrs(new PosixAttrs(0750, 0, 0));
+    ManifestEntry secret = stored("private/key", "k").withAttrs(new PosixAttrs(0600, 0, 0));
+    Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
+    Manifest m = new Manifest(1, "n", MTIME, true, List.of(tool, secret), List.of(), new ManifestTree(
+        List.of(new ManifestTree.Directory("bin", dirTime, new PosixAttrs(0755, 0, 0)),
+            new ManifestTree.Directory("empty", dirTime, new PosixAttrs(0711, 0, 0)),
+            new ManifestTree.Directory("private", dirTime, new PosixAttrs(0500, 0, 0))),
+        List.of(new ManifestTree.Symlink("current", "bin/tool", MTIME, null)),
+        List.of(new ManifestTree.HardLink("bin/tool-link", "bin/tool"))));
+    Path target = dir.resolve("out");
+    RestoreRunner.Result r = restore(m, target, false);
+    assertThat(r.failed()).isEmpty();
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("bin/tool"))))
+        .isEqualTo("rwxr-x---");
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("private/key"))))
+        .isEqualTo("rw-------");
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("private"))))
+        .isEqualTo("r-x------");
+    assertThat(target.resolve("empty")).isEmptyDirectory();
+    assertThat(Files.getLastModifiedTime(target.resolve("bin")).toInstant()).isEqualTo(dirTime);
+    assertThat(Files.getLastModifiedTime(target.resolve("private")).toInstant()).isEqualTo(dirTime);
+    assertThat(Files.readSymbolicLink(target.resolve("current"))).isEqualTo(Path.of("bin/tool"));
+    assertThat(Files.isSameFile(target.resolve("bin/tool"), target.resolve("bin/tool-link"))).isTrue();
+    Files.setPosixFilePermissions(target.resolve("private"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+  }
 }

@@ -35,11 +35,16 @@ final class CliHarness {
   record Run(int exitCode, String out, String err) {}
 
   static Run run(Path home, Consumer<String> onFileStored, String... args) {
+    return run(home, Clock.systemUTC(), onFileStored, args);
+  }
+
+  /** As {@link #run(Path, Consumer, String...)}, with {@code clock} for the command's time (and local time zone). */
+  static Run run(Path home, Clock clock, Consumer<String> onFileStored, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false, new Cancellation(),
-        Clock.systemUTC(), Duration.ofSeconds(2), Duration.ofSeconds(2), onFileStored);
+        clock, Duration.ofSeconds(2), Duration.ofSeconds(2), onFileStored);
     int code = Ballast.run(args, ctx);
     Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     System.out.println("$ ballast " + String.join(" ", args) + "  -> exit " + code + "\n" + run.out() + run.err());

@@ -336,6 +336,18 @@ public final class LastKnownGoodStore implements ObjectStore {
   }
 
   @Override
+  public List<VersionEntry> listVersions(String prefix) {
+    return delegate.listVersions(prefix);
+  }
+
+  /** Removes the version in the store; the key's cached copy is dropped (it may have been that version). */
+  @Override
+  public boolean deleteVersion(String key, String versionId) {
+    Objects.requireNonNull(key, "key");
+    return writing(key, () -> delegate.deleteVersion(key, versionId));
+  }
+
+  @Override
   public String toString() {
     return "LastKnownGoodStore[" + dependency + ", " + config + "]";
   }

@@ -130,4 +130,45 @@ public interface ObjectStore {
    * paginated to the end.
    */
   List<String> list(String prefix);
+
+  /**
+   * Every version and delete marker of every key that starts with {@code prefix}, keys whose current
+   * version is a delete marker included, as S3's
+   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectVersions.html">ListObjectVersions</a>
+   * with a prefix returns them, paginated to the end: grouped by key in UTF-8 binary order, each
+   * key's newest first.
+   *
+   * <p>The default lists the current keys with {@link #list} and asks {@link #versions} for each,
+   * so it misses keys whose current version is a delete marker; stores override it with one
+   * listing.
+   *
+   * @throws StorageUnavailableException if the store could not be reached
+   */
+  default List<VersionEntry> listVersions(String prefix) {
+    List<VersionEntry> all = new java.util.ArrayList<>();
+    for (String key : list(prefix)) {
+      all.addAll(versions(key));
+    }
+    return List.copyOf(all);
+  }
+
+  /**
+   * Removes one version (or delete marker) of {@code key} for good, as S3's
+   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObject.html">DeleteObject</a>
+   * with a {@code versionId} does: it cannot be read again. When it was the current version, the
+   * newest remaining one becomes current. Removing a version that does not exist is not an error
+   * (S3 answers it with 204 too).
+   *
+   * <p>The default throws {@link UnsupportedCapabilityException}.
+   *
+   * @return false if the store knows the version did not exist; true if it was removed, or if the
+   *     store cannot tell (S3 answers both with 204)
+   * @throws IllegalArgumentException if the key is invalid
+   * @throws StorageUnavailableException if the store could not be reached
+   * @throws UnsupportedCapabilityException if the store cannot remove single versions
+   */
+  default boolean deleteVersion(String key, String versionId) {
+    throw new UnsupportedCapabilityException("Removing a single version of '" + key + "' (" + versionId
+        + ") is not supported by " + getClass().getSimpleName());
+  }
 }

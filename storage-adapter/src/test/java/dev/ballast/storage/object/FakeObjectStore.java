@@ -285,6 +285,33 @@ public final class FakeObjectStore implements ObjectStore {
     }
   }
 
+  @Override
+  public List<VersionEntry> listVersions(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    checkUp(null);
+    synchronized (storage) {
+      List<VersionEntry> all = new ArrayList<>();
+      storage.histories.keySet().stream().filter(k -> k.startsWith(prefix))
+          .sorted((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
+          .forEach(k -> all.addAll(versions(k)));
+      return List.copyOf(all);
+    }
+  }
+
+  @Override
+  public boolean deleteVersion(String key, String versionId) {
+    ObjectKeys.validate(key, false);
+    checkUp(key);
+    synchronized (storage) {
+      List<Stored> history = storage.histories.getOrDefault(key, new ArrayList<>());
+      boolean removed = history.removeIf(s -> s.versionId().equals(versionId));
+      if (history.isEmpty()) {
+        storage.histories.remove(key);
+      }
+      return removed;
+    }
+  }
+
   private List<Stored> history(String key) {
     return storage.histories.computeIfAbsent(key, k -> new ArrayList<>());
   }

@@ -550,6 +550,31 @@ public abstract class ObjectStoreContract {
     assertThat(store.list("logs/")).containsExactly("logs/Z", "logs/a", "logs/\u00e9");
   }
 
+  @Test
+  void listVersionsReturnsEveryVersionUnderAPrefixAndDeleteVersionRemovesOneForGood() {
+    assumeFaithfulDeleteMarkers();
+    ObjectVersion a1 = store.put("lv/a", ObjectContent.ofBytes(new byte[] {1}));
+    ObjectVersion a2 = store.put("lv/a", ObjectContent.ofBytes(new byte[] {2, 2}));
+    store.put("lv/b", ObjectContent.ofBytes(new byte[] {3}));
+    VersionEntry bGone = store.delete("lv/b");
+    store.put("lw/c", ObjectContent.ofBytes(new byte[] {4}));
+
+    List<VersionEntry> all = store.listVersions("lv/");
+    assertThat(all).extracting(VersionEntry::key).containsExactly("lv/a", "lv/a", "lv/b", "lv/b");
+    assertThat(all.subList(0, 2)).extracting(VersionEntry::versionId).containsExactly(a2.versionId(), a1.versionId());
+    assertThat(all.get(2).versionId()).as("a key whose current version is a delete marker is listed too")
+        .isEqualTo(bGone.versionId());
+
+    assertThat(store.deleteVersion("lv/a", a2.versionId())).isTrue();
+    assertThat(store.get("lv/a").readAllBytes()).as("the newest remaining version is current").containsExactly(1);
+    assertThatThrownBy(() -> store.get("lv/a", ReadOptions.version(a2.versionId())))
+        .isInstanceOf(ObjectNotFoundException.class);
+    store.deleteVersion("lv/b", bGone.versionId());
+    assertThat(store.get("lv/b").readAllBytes()).as("removing the delete marker brings the object back")
+        .containsExactly(3);
+    assertThat(store.versions("lv/a")).extracting(VersionEntry::versionId).containsExactly(a1.versionId());
+  }
+
   // ---------------------------------------------------------------- integrity
 
   @Test

@@ -452,6 +452,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
    * @return whether the version existed
    * @throws IllegalStateException if the store is read-only or closed
    */
+  @Override
   public boolean deleteVersion(String key, String versionId) {
     validate(key);
     Objects.requireNonNull(versionId, "versionId");
@@ -761,6 +762,19 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   public List<String> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return List.copyOf(read(ix -> ix.list(prefix), null, "Listing keys under '" + prefix + "'"));
+  }
+
+  /** Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order, newest first. */
+  @Override
+  public List<VersionEntry> listVersions(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    List<VersionIndex.Row> rows = read(ix -> ix.historyUnder(prefix), null, "Listing the versions under '" + prefix + "'");
+    List<VersionEntry> entries = new ArrayList<>(rows.size());
+    for (VersionIndex.Row r : rows) {
+      entries.add(new VersionEntry(r.key(), r.versionId(), r.deleteMarker() ? null : eTag(r.versionId()), r.size(),
+          Instant.ofEpochMilli(r.modifiedMillis()), r.latest(), r.deleteMarker()));
+    }
+    return List.copyOf(entries);
   }
 
   /** One index query on an idle read connection (opening one if none is idle). */

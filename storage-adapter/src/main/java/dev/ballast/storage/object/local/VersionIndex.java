@@ -245,13 +245,29 @@ final class VersionIndex implements AutoCloseable {
     return rows;
   }
 
-  /** Current, non-deleted keys starting with {@code prefix}, in UTF-8 binary order. */
-  List<String> list(String prefix) throws SQLException {
+  /** Every version and delete marker of the keys starting with {@code prefix}: by key in UTF-8 binary order, newest first. */
+  List<Row> historyUnder(String prefix) throws SQLException {
+    return underPrefix("SELECT " + VERSION_COLUMNS + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq, v.k"
+        + " FROM versions v WHERE v.k >= ?", "v.k", " ORDER BY v.k, v.seq DESC", prefix,
+        rs -> row(new String(rs.getBytes(10), StandardCharsets.UTF_8), rs, false, rs.getBoolean(9)));
+  }
+
+  /** Reads one row of a result set. */
+  @FunctionalInterface
+  private interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Runs {@code select} (ending in {@code column >= ?}) limited to the keys starting with
+   * {@code prefix}: a range of the key index.
+   */
+  private <T> List<T> underPrefix(String select, String column, String orderBy, String prefix, RowReader<T> reader)
+      throws SQLException {
     byte[] from = utf8(prefix);
     byte[] to = successor(from);
-    String sql = "SELECT k FROM current WHERE delete_marker = 0 AND k >= ?" + (to == null ? "" : " AND k < ?")
-        + " ORDER BY k";
-    List<String> keys = new ArrayList<>();
+    String sql = select + (to == null ? "" : " AND " + column + " < ?") + orderBy;
+    List<T> out = new ArrayList<>();
     try (PreparedStatement ps = connection.prepareStatement(sql)) {
       ps.setBytes(1, from);
       if (to != null) {
@@ -259,11 +275,17 @@ final class VersionIndex implements AutoCloseable {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          keys.add(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+          out.add(reader.read(rs));
         }
       }
     }
-    return keys;
+    return out;
+  }
+
+  /** Current, non-deleted keys starting with {@code prefix}, in UTF-8 binary order. */
+  List<String> list(String prefix) throws SQLException {
+    return underPrefix("SELECT k FROM current WHERE delete_marker = 0 AND k >= ?", "k", " ORDER BY k", prefix,
+        rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
   }
 
   /** A version just appended: its sequence number and the generation it was given. */

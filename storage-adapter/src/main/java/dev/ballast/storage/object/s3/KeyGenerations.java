@@ -70,6 +70,14 @@ final class KeyGenerations {
   /** The newest generation seen for a key and the ETag of its current version, null if unknown. */
   private record Known(long generation, String eTag) {}
 
+  /**
+   * Forgets what this instance saw of {@code key}: after one of its versions was removed on purpose,
+   * an older remaining version becomes current without being a stale read.
+   */
+  void forget(String key) {
+    known.remove(key);
+  }
+
   /** The generation recorded in user metadata, 0 when absent or unreadable (not written by Ballast). */
   static long of(Map<String, String> metadata) {
     String g = metadata.get(META_GENERATION);

@@ -613,6 +613,31 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   public List<VersionEntry> versions(String key) {
     validate(key);
     List<VersionEntry> entries = new ArrayList<>();
+    // Keys sharing the prefix sort after the exact key, so a page that reached one ends our history.
+    boolean[] passedKey = {false};
+    forEachVersion(key, key, entry -> {
+      if (key.equals(entry.key())) {
+        entries.add(entry);
+      } else {
+        passedKey[0] = true;
+      }
+    }, () -> !passedKey[0]);
+    sortHistory(entries);
+    return List.copyOf(entries);
+  }
+
+  /** The SDK splits versions and delete markers into two lists; a history is newest first. */
+  private static void sortHistory(List<VersionEntry> entries) {
+    entries.sort(Comparator.comparing(VersionEntry::latest).reversed()
+        .thenComparing(VersionEntry::lastModified, Comparator.nullsLast(Comparator.reverseOrder())));
+  }
+
+  /**
+   * Pages through ListObjectVersions with {@code prefix}, handing every version and delete marker to
+   * {@code each}, while pages remain and {@code more} says to go on after a page.
+   */
+  private void forEachVersion(String prefix, String forErrors, java.util.function.Consumer<VersionEntry> each,
+      java.util.function.BooleanSupplier more) {
     String keyMarker = null;
     String versionMarker = null;
     while (true) {
@@ -620,38 +645,24 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       String km = keyMarker;
       String vm = versionMarker;
       try {
-        page = s3.listObjectVersions(r -> r.bucket(bucket).prefix(key).keyMarker(km).versionIdMarker(vm));
+        page = s3.listObjectVersions(r -> r.bucket(bucket).prefix(prefix).keyMarker(km).versionIdMarker(vm));
       } catch (SdkException e) {
-        throw S3Errors.translate(key, describe("ListObjectVersions", key), e);
+        throw S3Errors.translate(forErrors, describe("ListObjectVersions", prefix), e);
       }
-      boolean passedKey = false;
       for (software.amazon.awssdk.services.s3.model.ObjectVersion v : page.versions()) {
-        if (key.equals(v.key())) {
-          entries.add(new VersionEntry(key, v.versionId(), v.eTag(), v.size() == null ? 0 : v.size(),
-              v.lastModified(), Boolean.TRUE.equals(v.isLatest()), false));
-        } else {
-          passedKey = true;
-        }
+        each.accept(new VersionEntry(v.key(), v.versionId(), v.eTag(), v.size() == null ? 0 : v.size(),
+            v.lastModified(), Boolean.TRUE.equals(v.isLatest()), false));
       }
       for (DeleteMarkerEntry d : page.deleteMarkers()) {
-        if (key.equals(d.key())) {
-          entries.add(new VersionEntry(key, d.versionId(), null, 0, d.lastModified(),
-              Boolean.TRUE.equals(d.isLatest()), true));
-        } else {
-          passedKey = true;
-        }
+        each.accept(new VersionEntry(d.key(), d.versionId(), null, 0, d.lastModified(),
+            Boolean.TRUE.equals(d.isLatest()), true));
       }
-      // Keys sharing the prefix sort after the exact key, so a page that reached one ends our history.
-      if (passedKey || !Boolean.TRUE.equals(page.isTruncated())) {
-        break;
+      if (!more.getAsBoolean() || !Boolean.TRUE.equals(page.isTruncated())) {
+        return;
       }
       keyMarker = page.nextKeyMarker();
       versionMarker = page.nextVersionIdMarker();
     }
-    // The SDK splits versions and delete markers into two lists; put them back in one history.
-    entries.sort(Comparator.comparing(VersionEntry::latest).reversed()
-        .thenComparing(VersionEntry::lastModified, Comparator.nullsLast(Comparator.reverseOrder())));
-    return List.copyOf(entries);
   }
 
   @Override
@@ -694,6 +705,46 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     } while (token != null);
     keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
     return List.copyOf(keys);
+  }
+
+  /**
+   * One paginated ListObjectVersions with {@code prefix}; versions and delete markers of a key are
+   * put back in one history, newest first, and keys under the reserved prefix are left out.
+   */
+  @Override
+  public List<VersionEntry> listVersions(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    Map<String, List<VersionEntry>> byKey = new java.util.TreeMap<>(
+        (a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+    forEachVersion(prefix, null, v -> byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v), () -> true);
+    List<VersionEntry> all = new ArrayList<>();
+    byKey.forEach((key, history) -> {
+      if (!key.startsWith(ObjectKeys.RESERVED_PREFIX)) {
+        sortHistory(history);
+        all.addAll(history);
+      }
+    });
+    return List.copyOf(all);
+  }
+
+  /**
+   * DeleteObject with the version ID: the version is gone for good. S3 answers 204 whether or not
+   * the version existed, so this returns true either way. The generation this store saw for the key
+   * is forgotten, so the version that becomes current reads as fresh, not stale.
+   */
+  @Override
+  public boolean deleteVersion(String key, String versionId) {
+    validate(key);
+    Objects.requireNonNull(versionId, "versionId");
+    try {
+      s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(versionId));
+    } catch (SdkException e) {
+      throw S3Errors.translate(key, describe("DELETE", key + "?versionId=" + versionId), e);
+    } finally {
+      // Also on failure: the version may be gone. An older version that becomes current is no stale read.
+      generations.forget(key);
+    }
+    return true;
   }
 
   /**

@@ -1,0 +1,177 @@
+package dev.ballast.cli;
+
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.VersionEntry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Deletes the object versions of backups that no manifest version references any more, safely
+ * beside backups running at the same time, in three steps:
+ *
+ * <ol>
+ *   <li>Note the time {@code t0}, then list the {@link RunMarker run markers}: a backup name with a
+ *       live marker has a run in progress, which may upload versions and reuse the versions of the
+ *       manifest it started from; that name is left alone this time (reported; exit 1). Stale
+ *       markers (a run that died) are removed.
+ *   <li>List every version of every other name and read every manifest version of it; each
+ *       manifest's files name the (key, version ID) pairs it references. A manifest that cannot be
+ *       read as a manifest (damaged) leaves its whole name alone, as its references are unknown.
+ *   <li>Delete each version of a data key that no manifest references and that was written before
+ *       {@code t0 - grace}. A backup that started after the markers were listed wrote its marker,
+ *       and so every version it uploads, after {@code t0}: the grace period covers the clock
+ *       difference between this machine and the store (S3's version timestamps are the server's).
+ *       The version a new run reuses is one its previous manifest references, and {@code forget}
+ *       never removes the newest manifest version, so it stays referenced.
+ * </ol>
+ *
+ * Only prefixes that hold a manifest or a run marker are backups: other objects in the bucket are
+ * never touched. Manifest versions themselves are removed only by {@code forget}. Not thread-safe;
+ * one per run.
+ */
+final class Pruner {
+
+  /** What one name's pruning found. */
+  record NameResult(String name, List<VersionEntry> deleted, int referenced, int tooNew, String skippedBecause) {}
+
+  /** What a prune did (or, dry, would do). */
+  record Result(List<NameResult> names, List<VersionEntry> staleMarkers, boolean dryRun) {
+    long deletedBytes() {
+      return names.stream().flatMap(n -> n.deleted().stream()).mapToLong(VersionEntry::size).sum();
+    }
+
+    int deletedVersions() {
+      return names.stream().mapToInt(n -> n.deleted().size()).sum();
+    }
+
+    List<NameResult> skipped() {
+      return names.stream().filter(n -> n.skippedBecause() != null).toList();
+    }
+  }
+
+  private final ObjectStore store;
+  private final Clock clock;
+  private final Duration grace;
+  private final boolean dryRun;
+  private final Runnable afterMarkersListed;
+
+  /**
+   * @param afterMarkersListed runs once the run markers are listed and before the versions are
+   *     (a test's hook to start a backup in that window)
+   */
+  Pruner(ObjectStore store, Clock clock, Duration grace, boolean dryRun, Runnable afterMarkersListed) {
+    this.store = store;
+    this.clock = clock;
+    this.grace = grace;
+    this.dryRun = dryRun;
+    this.afterMarkersListed = afterMarkersListed;
+  }
+
+  /**
+   * Prunes {@code only} (null: every backup name in the store).
+   *
+   * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
+   */
+  Result run(Set<String> only) {
+    Instant t0 = clock.instant();
+    List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
+    RunMarker.Found markers = RunMarker.classify(markerVersions, t0);
+    Set<String> running = new HashSet<>();
+    markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+    // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket
+    // (another program's objects) is never touched.
+    Set<String> ours = new HashSet<>(running);
+    markers.stale().forEach(v -> ours.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+    afterMarkersListed.run();
+
+    Map<String, List<VersionEntry>> byName = new TreeMap<>();
+    for (VersionEntry v : store.listVersions("")) {
+      String key = v.key();
+      if (key.startsWith(".ballast")) {
+        continue; // markers and anything reserved: no backup name starts with .ballast
+      }
+      int slash = key.indexOf('/');
+      if (slash > 0) {
+        String name = key.substring(0, slash);
+        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(v);
+        if (key.equals(Manifest.key(name))) {
+          ours.add(name);
+        }
+      }
+    }
+    byName.keySet().retainAll(ours);
+    if (only != null) {
+      byName.keySet().retainAll(only);
+    }
+    Instant cutoff = t0.minus(grace);
+    List<NameResult> results = new ArrayList<>();
+    for (Map.Entry<String, List<VersionEntry>> e : byName.entrySet()) {
+      results.add(pruneName(e.getKey(), e.getValue(), running.contains(e.getKey()), cutoff));
+    }
+    if (!dryRun) {
+      for (VersionEntry v : markers.stale()) {
+        store.deleteVersion(v.key(), v.versionId());
+      }
+    }
+    return new Result(results, markers.stale(), dryRun);
+  }
+
+  private NameResult pruneName(String name, List<VersionEntry> versions, boolean running, Instant cutoff) {
+    if (running) {
+      return new NameResult(name, List.of(), 0, 0, "a backup of it is running");
+    }
+    String manifestKey = Manifest.key(name);
+    Set<String> referenced = new HashSet<>();
+    for (VersionEntry v : versions) {
+      if (!v.key().equals(manifestKey) || v.deleteMarker()) {
+        continue;
+      }
+      Manifest m;
+      try {
+        m = Manifests.read(store, name, v.versionId());
+      } catch (ObjectNotFoundException gone) {
+        continue; // forgotten meanwhile: it references nothing any more
+      } catch (CliFailure | dev.ballast.storage.IntegrityException damaged) {
+        return new NameResult(name, List.of(), 0, 0, "its manifest version " + v.versionId() + " is damaged, so what "
+            + "it references is unknown; forget that version first (ballast forget " + name + " --manifest-version "
+            + v.versionId() + ")");
+      }
+      for (ManifestEntry f : m.files()) {
+        referenced.add(Manifest.objectKey(name, f.path()) + "\n" + f.versionId());
+      }
+    }
+    List<VersionEntry> deleted = new ArrayList<>();
+    int kept = 0;
+    int tooNew = 0;
+    for (VersionEntry v : versions) {
+      if (v.key().equals(manifestKey)) {
+        continue;
+      }
+      if (referenced.contains(v.key() + "\n" + v.versionId())) {
+        kept++;
+      } else if (v.lastModified() == null || !v.lastModified().isBefore(cutoff)) {
+        tooNew++;
+      } else {
+        if (!dryRun) {
+          store.deleteVersion(v.key(), v.versionId());
+        }
+        deleted.add(v);
+      }
+    }
+    return new NameResult(name, deleted, kept, tooNew, null);
+  }
+
+  /** The backup name of a marker key's remainder {@code NAME/RUN-ID}. */
+  private static String nameOf(String rest) {
+    int slash = rest.lastIndexOf('/');
+    return slash < 0 ? rest : rest.substring(0, slash);
+  }
+}
