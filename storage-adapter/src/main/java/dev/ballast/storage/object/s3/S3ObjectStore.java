@@ -32,6 +32,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +69,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <h2>Writes</h2>
  * Every put records in user metadata the SHA-256 of the content ({@value #META_SHA256}), a
  * generation ({@value #META_GENERATION}, see {@link KeyGenerations}) and a unique put token
- * ({@value #META_PUT_TOKEN}), and goes up as one PUT or a multipart upload ({@link Uploads}).
+ * ({@value #META_PUT_TOKEN}), and goes up as one PUT or a multipart upload ({@link Uploads}) with
+ * its {@code Content-MD5}, parts in flight concurrently ({@link S3StoreConfig#partConcurrency()}).
+ * The content is read once before the first request: that read computes the SHA-256 recorded, the
+ * MD5 of every body and, over plain HTTP, the SHA-256 the signature covers. The bodies are then
+ * streamed from the content (a file's pages, still in the page cache) without hashing them again.
  *
  * <p><b>Conditional writes</b> ({@code putIfAbsent}: {@code If-None-Match: *}; {@code putIfMatch}:
  * {@code If-Match}) are refused up front with {@link UnsupportedCapabilityException} when the probe
@@ -129,17 +136,28 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private final StoreCapabilities capabilities;
   private final KeyGenerations generations = new KeyGenerations();
   private final Uploads uploads;
+  private final boolean contentMd5Validated;
+  private final ExecutorService partExecutor;
 
   private S3ObjectStore(S3Client s3, boolean ownsClient, S3Endpoint endpoint, String bucket, S3StoreConfig config,
-      StoreCapabilities capabilities) {
+      StoreCapabilities capabilities, boolean contentMd5Validated) {
     this.s3 = s3;
     this.ownsClient = ownsClient;
     this.endpoint = endpoint;
     this.bucket = bucket;
     this.config = config;
     this.capabilities = capabilities;
-    this.uploads = new Uploads(s3, bucket, config, capabilities.additionalChecksums(), endpoint.describe());
+    this.contentMd5Validated = contentMd5Validated;
+    this.partExecutor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "ballast-s3-part-" + PART_THREADS.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.uploads = new Uploads(s3, bucket, config, capabilities.additionalChecksums(), endpoint.plainHttp(),
+        endpoint.describe(), partExecutor, endpoint.attemptTimeouts());
   }
+
+  private static final AtomicInteger PART_THREADS = new AtomicInteger();
 
   /**
    * Connects to {@code bucket} at {@code endpoint}, runs the capability probe and logs its result.
@@ -160,12 +178,17 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     S3Client s3 = endpoint.client();
     boolean owns = !endpoint.callerOwnsClient();
     try {
-      StoreCapabilities caps = new CapabilityProbe(s3, endpoint, bucket, config).run();
+      CapabilityProbe probe = new CapabilityProbe(s3, endpoint, bucket, config);
+      StoreCapabilities caps = probe.run();
       LOG.info("S3 object store {} bucket '{}': versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
-              + " (If-Match)={}, additional SHA-256 checksums={}", endpoint.describe(), bucket,
+              + " (If-Match)={}, additional SHA-256 checksums={}, Content-MD5={}", endpoint.describe(), bucket,
           caps.versioningEnabled() ? "Enabled" : "off", honoured(caps.putIfAbsent()), honoured(caps.putIfMatch()),
-          caps.additionalChecksums() ? "validated" : "not used");
-      return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps);
+          caps.additionalChecksums() ? "validated" : "not used", probe.contentMd5Validated() ? "validated" : "ignored");
+      if (!probe.contentMd5Validated() && !caps.additionalChecksums()) {
+        LOG.warn("{} bucket '{}' validates neither Content-MD5 nor x-amz-checksum-sha256: what it stores is not proven"
+            + " by the write itself (confirmsWrites() is false)", endpoint.describe(), bucket);
+      }
+      return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, probe.contentMd5Validated());
     } catch (RuntimeException e) {
       if (owns) {
         s3.close();
@@ -181,6 +204,17 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public StoreCapabilities capabilities() {
     return capabilities;
+  }
+
+  /**
+   * True when the endpoint validates {@code Content-MD5} (every S3 implementation tested does:
+   * AWS, Ceph RGW, MinIO, S3Mock, s3proxy) or {@code x-amz-checksum-sha256}, as the capability probe
+   * found: every body is sent with its MD5 (and, where validated, its SHA-256), and a multipart
+   * completion is checked, so a put that succeeded stored exactly the bytes hashed.
+   */
+  @Override
+  public boolean confirmsWrites() {
+    return contentMd5Validated || capabilities.additionalChecksums();
   }
 
   /** The settings this store was opened with. */
@@ -211,7 +245,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     refuseUnsupported(condition);
     Payload payload;
     try {
-      payload = Payload.prepare(content, config.spoolDirectory());
+      payload = Payload.prepare(content, config.spoolDirectory(), uploads.digestsFor(content.length()));
     } catch (UncheckedIOException e) {
       throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e);
     }
@@ -548,9 +582,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     return uploads.abortIncomplete(initiatedBefore);
   }
 
-  /** Closes the S3 client if this store built it. */
+  /** Stops the part threads and closes the S3 client if this store built it. */
   @Override
   public void close() {
+    partExecutor.shutdown();
     if (ownsClient) {
       s3.close();
     }

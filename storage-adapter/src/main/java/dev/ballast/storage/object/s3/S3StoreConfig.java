@@ -30,6 +30,12 @@ public final class S3StoreConfig {
   public static final int DEFAULT_STALE_READ_ATTEMPTS = 3;
   /** Default {@link #staleReadBackoff()}: 50 ms. */
   public static final Duration DEFAULT_STALE_READ_BACKOFF = Duration.ofMillis(50);
+  /** Default {@link #partConcurrency()}: 4 parts of one upload in flight. */
+  public static final int DEFAULT_PART_CONCURRENCY = 4;
+  /** Default base of {@link #completeTimeout(int)}: 30 seconds. */
+  public static final Duration DEFAULT_COMPLETE_TIMEOUT_BASE = Duration.ofSeconds(30);
+  /** Default per-part term of {@link #completeTimeout(int)}: 100 milliseconds. */
+  public static final Duration DEFAULT_COMPLETE_TIMEOUT_PER_PART = Duration.ofMillis(100);
   /** Default {@link #conditionalConflictAttempts()}: 3. */
   public static final int DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS = 3;
 
@@ -48,6 +54,9 @@ public final class S3StoreConfig {
   private final Path spoolDirectory;
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
+  private final int partConcurrency;
+  private final Duration completeTimeoutBase;
+  private final Duration completeTimeoutPerPart;
 
   private S3StoreConfig(Builder b) {
     this.createBucket = b.createBucket;
@@ -62,6 +71,9 @@ public final class S3StoreConfig {
     this.spoolDirectory = b.spoolDirectory;
     this.random = b.random;
     this.sleeper = b.sleeper;
+    this.partConcurrency = b.partConcurrency;
+    this.completeTimeoutBase = b.completeTimeoutBase;
+    this.completeTimeoutPerPart = b.completeTimeoutPerPart;
   }
 
   /** The defaults: see each builder method. */
@@ -89,6 +101,9 @@ public final class S3StoreConfig {
     b.spoolDirectory = spoolDirectory;
     b.random = random;
     b.sleeper = sleeper;
+    b.partConcurrency = partConcurrency;
+    b.completeTimeoutBase = completeTimeoutBase;
+    b.completeTimeoutPerPart = completeTimeoutPerPart;
     return b;
   }
 
@@ -115,6 +130,27 @@ public final class S3StoreConfig {
   /** Multipart part size in bytes; see {@link Builder#partSize}. */
   public long partSize() {
     return partSize;
+  }
+
+  /** Parts of one multipart upload in flight at once; see {@link Builder#partConcurrency}. */
+  public int partConcurrency() {
+    return partConcurrency;
+  }
+
+  /**
+   * The attempt timeout of a {@code CompleteMultipartUpload} of {@code parts} parts:
+   * {@code base + parts * perPart} (default {@code 30 s + parts * 100 ms}: 62 s for the 320 parts of
+   * 2.5 GiB, 2 min 38 s for the 1 280 of 10 GiB, 17 min for S3's maximum of 10 000). S3 may take
+   * "several minutes" to complete an upload and its work grows with the parts it assembles
+   * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>);
+   * a fixed attempt timeout would abandon large completions that were going to succeed. Sent as the
+   * request's own timeout, which {@code ResilientHttpClient} takes as its attempt timeout and lets
+   * run even past the client's total timeout (see its {@code totalTimeout}).
+   *
+   * @param parts the part count, at least 1
+   */
+  public Duration completeTimeout(int parts) {
+    return completeTimeoutBase.plus(completeTimeoutPerPart.multipliedBy(Math.max(1, parts)));
   }
 
   /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; see the builder. */
@@ -158,7 +194,8 @@ public final class S3StoreConfig {
         + ", multipartThreshold=" + multipartThreshold + ", partSize=" + partSize
         + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + ", staleReadAttempts="
         + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
-        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + "]";
+        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + ", partConcurrency=" + partConcurrency
+        + ", completeTimeout=" + completeTimeoutBase + " + parts * " + completeTimeoutPerPart + "]";
   }
 
   /** Waits between bounded re-reads; injectable so tests never sleep. */
@@ -182,8 +219,33 @@ public final class S3StoreConfig {
     private Path spoolDirectory = Path.of(System.getProperty("java.io.tmpdir"));
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+    private int partConcurrency = DEFAULT_PART_CONCURRENCY;
+    private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
+    private Duration completeTimeoutPerPart = DEFAULT_COMPLETE_TIMEOUT_PER_PART;
 
     private Builder() {}
+
+    /**
+     * How many parts of one multipart upload are sent at once. No part is held in memory (each
+     * streams from its region of the file or spool file), so this bounds connections, not memory. If
+     * not set, {@value S3StoreConfig#DEFAULT_PART_CONCURRENCY}; at least 1.
+     */
+    public Builder partConcurrency(int parts) {
+      this.partConcurrency = parts;
+      return this;
+    }
+
+    /**
+     * The attempt timeout of {@code CompleteMultipartUpload}, {@code base + parts * perPart}; see
+     * {@link S3StoreConfig#completeTimeout(int)}. If not set, 30 s and 100 ms.
+     *
+     * @throws NullPointerException if either is null
+     */
+    public Builder completeTimeout(Duration base, Duration perPart) {
+      this.completeTimeoutBase = Objects.requireNonNull(base, "base");
+      this.completeTimeoutPerPart = Objects.requireNonNull(perPart, "perPart");
+      return this;
+    }
 
     /**
      * Create the bucket at open when it does not exist (CreateBucket, with the endpoint's region as
@@ -309,7 +371,8 @@ public final class S3StoreConfig {
      * A new, immutable config with these settings.
      *
      * @throws IllegalArgumentException if the part size is below 5 MiB, the threshold is below the
-     *     part size, an attempt count is below 1 or the backoff is negative
+     *     part size, an attempt count or the part concurrency is below 1, the backoff is negative, or
+     *     the completion timeout's base is not positive or its per-part term negative
      */
     public S3StoreConfig build() {
       if (partSize < MIN_PART_SIZE) {
@@ -326,6 +389,13 @@ public final class S3StoreConfig {
       if (conditionalConflictAttempts < 1) {
         throw new IllegalArgumentException("conditionalConflictAttempts must be >= 1 but was "
             + conditionalConflictAttempts);
+      }
+      if (partConcurrency < 1) {
+        throw new IllegalArgumentException("partConcurrency must be >= 1 but was " + partConcurrency);
+      }
+      if (completeTimeoutBase.isZero() || completeTimeoutBase.isNegative() || completeTimeoutPerPart.isNegative()) {
+        throw new IllegalArgumentException("completeTimeout must have a positive base and a per-part term >= 0 but"
+            + " was " + completeTimeoutBase + " + parts * " + completeTimeoutPerPart);
       }
       if (staleReadBackoff.isNegative()) {
         throw new IllegalArgumentException("staleReadBackoff must be >= 0 but was " + staleReadBackoff);

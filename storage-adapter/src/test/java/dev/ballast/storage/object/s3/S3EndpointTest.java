@@ -185,10 +185,13 @@ class S3EndpointTest {
   }
 
   @Test
-  void writesThatCreateAVersionAreNonIdempotentWhileUploadPartAndReadsAreNot() {
+  void writesThatCreateAVersionAreNonIdempotentWhileRequestsKeyedByAnUploadIdAndReadsAreNot() {
     assertThat(VersionedBucketWrites.nonIdempotent(request(SdkHttpMethod.PUT, "/b/k").build())).as("PutObject").isTrue();
     assertThat(VersionedBucketWrites.nonIdempotent(request(SdkHttpMethod.POST, "/b/k")
-        .putRawQueryParameter("uploadId", "u1").build())).as("CompleteMultipartUpload").isTrue();
+        .putRawQueryParameter("uploadId", "u1").build())).as("CompleteMultipartUpload, keyed by its upload ID")
+        .isFalse();
+    assertThat(VersionedBucketWrites.nonIdempotent(request(SdkHttpMethod.POST, "/b/k")
+        .putRawQueryParameter("uploads", "").build())).as("CreateMultipartUpload").isTrue();
     assertThat(VersionedBucketWrites.nonIdempotent(request(SdkHttpMethod.PUT, "/b/k")
         .putRawQueryParameter("partNumber", "3").putRawQueryParameter("uploadId", "u1").build()))
         .as("UploadPart").isFalse();
