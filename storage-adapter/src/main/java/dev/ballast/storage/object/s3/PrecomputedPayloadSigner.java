@@ -95,6 +95,16 @@ final class PrecomputedPayloadSigner implements HttpSigner<AwsCredentialsIdentit
     return delegate.signAsync(request);
   }
 
+  /** Whether a flexible checksum ({@code x-amz-checksum-*}) is already in the headers, not left to the SDK. */
+  private static boolean hasChecksumHeader(SdkHttpRequest http) {
+    for (String name : http.headers().keySet()) {
+      if (name.regionMatches(true, 0, "x-amz-checksum-", 0, "x-amz-checksum-".length())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The payload hash to sign with, or null when the SDK's signer must decide. */
   private static String precomputed(SignRequest<? extends AwsCredentialsIdentity> request) {
     SdkHttpRequest http = request.request();
@@ -106,10 +116,7 @@ final class PrecomputedPayloadSigner implements HttpSigner<AwsCredentialsIdentit
         || request.requireProperty(AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.HEADER)
             != AwsV4FamilyHttpSigner.AuthLocation.HEADER
         || http.firstMatchingHeader("x-amz-trailer").isPresent()
-        || request.property(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM) != null
-            && http.firstMatchingHeader("x-amz-checksum-"
-                + request.property(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM).algorithmId().toLowerCase(Locale.ROOT))
-                .isEmpty()) {
+        || request.property(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM) != null && !hasChecksumHeader(http)) {
       return null;
     }
     String hash = header.get().trim().toLowerCase(Locale.ROOT);

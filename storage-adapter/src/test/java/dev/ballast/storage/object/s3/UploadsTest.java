@@ -65,6 +65,9 @@ class UploadsTest {
   @TempDir java.nio.file.Path dir;
 
   private final List<HttpRequest> sent = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger partsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger maxPartsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.CountDownLatch partsStarted = new java.util.concurrent.CountDownLatch(2);
   private final ExecutorService parts = Executors.newCachedThreadPool();
   private S3Endpoint endpoint;
   private S3Client s3;
@@ -94,7 +97,21 @@ class UploadsTest {
       public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
           HttpResponse.BodyHandler<T> handler) {
         sent.add(request);
-        return super.sendAsync(request, handler);
+        boolean part = request.uri().getRawQuery() != null && request.uri().getRawQuery().contains("partNumber=");
+        if (!part) {
+          return super.sendAsync(request, handler);
+        }
+        int now = partsInFlight.incrementAndGet();
+        maxPartsInFlight.accumulateAndGet(now, Math::max);
+        partsStarted.countDown();
+        try {
+          // Each part waits (boundedly) until two are in flight, so parts sent one after the other
+          // would show as a maximum of one.
+          partsStarted.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return super.sendAsync(request, handler).whenComplete((r, e) -> partsInFlight.decrementAndGet());
       }
     };
     endpoint = S3Endpoint.newBuilder().endpoint(URI.create("http://localhost:" + wireMock.port()))
@@ -114,7 +131,7 @@ class UploadsTest {
   }
 
   private static S3StoreConfig multipartConfig() {
-    return S3StoreConfig.builder().partSize(5 * MIB).multipartThreshold(5 * MIB).partConcurrency(3).build();
+    return S3StoreConfig.builder().partSize(5 * MIB).multipartThreshold(5 * MIB).partConcurrency(2).build();
   }
 
   private static byte[] bytes(int n) {
@@ -201,6 +218,7 @@ class UploadsTest {
     }
 
     assertThat(written.versionId()).isEqualTo("v9");
+    assertThat(maxPartsInFlight.get()).as("parts in flight at once, of 3 with partConcurrency 2").isEqualTo(2);
     List<LoggedRequest> partRequests = new ArrayList<>(wireMock.findAll(putRequestedFor(urlPathEqualTo("/bucket/big"))));
     assertThat(partRequests).hasSize(3);
     partRequests.sort((a, b) -> a.queryParameter("partNumber").firstValue()
