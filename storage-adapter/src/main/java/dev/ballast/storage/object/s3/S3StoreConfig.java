@@ -145,7 +145,8 @@ public final class S3StoreConfig {
    * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>);
    * a fixed attempt timeout would abandon large completions that were going to succeed. Sent as the
    * request's own timeout, which {@code ResilientHttpClient} takes as its attempt timeout and lets
-   * run even past the client's total timeout (see its {@code totalTimeout}).
+   * run even past the client's total timeout (see its {@code totalTimeout}); a caller-built
+   * {@code S3Client} ({@code S3Endpoint.of}) keeps its own timeouts.
    *
    * @param parts the part count, at least 1
    */
