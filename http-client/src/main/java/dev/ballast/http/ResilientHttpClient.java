@@ -501,10 +501,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         /**
          * Sets the total timeout of a logical call, all attempts and backoffs included. If not set,
-         * 30 seconds. A request whose own {@link HttpRequest#timeout()} (its attempt timeout) is
-         * longer gets that timeout plus this one, so that a request known to take long (such as S3's
-         * {@code CompleteMultipartUpload}, which may take minutes) runs its full attempt and keeps the
-         * usual time for retries after it.
+         * 30 seconds.
          *
          * @param totalTimeout a positive duration
          * @return this builder

@@ -119,7 +119,7 @@ public final class Pipeline {
             first = permitOrReject(dependency, now);
         }
         SyncCall call = new SyncCall(this, dependency, effective, idempotentOrKeyed(request, effective),
-                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeoutOf(request)),
+                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
         register(call, first);
         try {
@@ -127,20 +127,6 @@ public final class Pipeline {
         } finally {
             ended(call);
         }
-    }
-
-    /**
-     * The total timeout of a call of {@code request}: the client's, unless the request's own timeout
-     * (its attempt timeout) is longer: then that timeout plus the client's total, so that one attempt
-     * may run its full time and the usual time for retries remains after it.
-     */
-    Duration totalTimeoutOf(HttpRequest request) {
-        Optional<Duration> own = request.timeout();
-        if (own.isEmpty() || own.get().compareTo(totalTimeout) <= 0) {
-            return totalTimeout;
-        }
-        return Duration.ofNanos(Durations.saturatedAdd(Durations.saturatedNanos(own.get()),
-                Durations.saturatedNanos(totalTimeout)));
     }
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
@@ -164,7 +150,7 @@ public final class Pipeline {
             }
         }
         AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed(request, effective),
-                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeoutOf(request)),
+                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong(), handler, pushHandler);
         try {
             register(call, first);

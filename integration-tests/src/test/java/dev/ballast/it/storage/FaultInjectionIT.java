@@ -89,9 +89,9 @@ class FaultInjectionIT {
   }
 
   /**
-   * CompleteMultipartUpload is keyed by its upload ID: completing it again cannot make a second
-   * version, so the HTTP layer retries it after its answer was lost, and the store finds the version
-   * its put token names whether the repeat answered with the object or with NoSuchUpload.
+   * Completing one upload ID again cannot make a second version, so the store sends a completion
+   * whose answer was lost again, and finds the version its put token names whether the repeat
+   * answered with the object or with NoSuchUpload.
    */
   @Test
   void aMultipartCompletionWhoseAnswerIsLostIsRetriedAndLeavesExactlyOneVersion() throws Exception {

@@ -36,6 +36,8 @@ public final class S3StoreConfig {
   public static final Duration DEFAULT_COMPLETE_TIMEOUT_BASE = Duration.ofSeconds(30);
   /** Default per-part term of {@link #completeTimeout(int)}: 100 milliseconds. */
   public static final Duration DEFAULT_COMPLETE_TIMEOUT_PER_PART = Duration.ofMillis(100);
+  /** Default {@link #completeAttempts()}: 3. */
+  public static final int DEFAULT_COMPLETE_ATTEMPTS = 3;
   /** Default {@link #conditionalConflictAttempts()}: 3. */
   public static final int DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS = 3;
 
@@ -57,6 +59,7 @@ public final class S3StoreConfig {
   private final int partConcurrency;
   private final Duration completeTimeoutBase;
   private final Duration completeTimeoutPerPart;
+  private final int completeAttempts;
 
   private S3StoreConfig(Builder b) {
     this.createBucket = b.createBucket;
@@ -74,6 +77,7 @@ public final class S3StoreConfig {
     this.partConcurrency = b.partConcurrency;
     this.completeTimeoutBase = b.completeTimeoutBase;
     this.completeTimeoutPerPart = b.completeTimeoutPerPart;
+    this.completeAttempts = b.completeAttempts;
   }
 
   /** The defaults: see each builder method. */
@@ -104,6 +108,7 @@ public final class S3StoreConfig {
     b.partConcurrency = partConcurrency;
     b.completeTimeoutBase = completeTimeoutBase;
     b.completeTimeoutPerPart = completeTimeoutPerPart;
+    b.completeAttempts = completeAttempts;
     return b;
   }
 
@@ -144,14 +149,22 @@ public final class S3StoreConfig {
    * "several minutes" to complete an upload and its work grows with the parts it assembles
    * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>);
    * a fixed attempt timeout would abandon large completions that were going to succeed. Sent as the
-   * request's own timeout, which {@code ResilientHttpClient} takes as its attempt timeout and lets
-   * run even past the client's total timeout (see its {@code totalTimeout}); a caller-built
-   * {@code S3Client} ({@code S3Endpoint.of}) keeps its own timeouts.
+   * request's own timeout, which {@code ResilientHttpClient} takes as its attempt timeout, within
+   * its total timeout (so raise that, the CLI's {@code --timeout}, for very large objects); a
+   * caller-built {@code S3Client} ({@code S3Endpoint.of}) keeps its own timeouts.
    *
    * @param parts the part count, at least 1
    */
   public Duration completeTimeout(int parts) {
     return completeTimeoutBase.plus(completeTimeoutPerPart.multipliedBy(Math.max(1, parts)));
+  }
+
+  /**
+   * How many times a {@code CompleteMultipartUpload} is sent, the first included, when it fails
+   * ambiguously; see {@link Builder#completeAttempts}.
+   */
+  public int completeAttempts() {
+    return completeAttempts;
   }
 
   /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; see the builder. */
@@ -164,7 +177,7 @@ public final class S3StoreConfig {
     return staleReadAttempts;
   }
 
-  /** Pause between stale re-reads and conditional-conflict retries; see the builder. */
+  /** Pause between stale re-reads, conditional-conflict retries and completion retries; see the builder. */
   public Duration staleReadBackoff() {
     return staleReadBackoff;
   }
@@ -196,7 +209,8 @@ public final class S3StoreConfig {
         + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + ", staleReadAttempts="
         + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
         + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + ", partConcurrency=" + partConcurrency
-        + ", completeTimeout=" + completeTimeoutBase + " + parts * " + completeTimeoutPerPart + "]";
+        + ", completeTimeout=" + completeTimeoutBase + " + parts * " + completeTimeoutPerPart + ", completeAttempts="
+        + completeAttempts + "]";
   }
 
   /** Waits between bounded re-reads; injectable so tests never sleep. */
@@ -223,8 +237,23 @@ public final class S3StoreConfig {
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
     private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
     private Duration completeTimeoutPerPart = DEFAULT_COMPLETE_TIMEOUT_PER_PART;
+    private int completeAttempts = DEFAULT_COMPLETE_ATTEMPTS;
 
     private Builder() {}
+
+    /**
+     * How many times a {@code CompleteMultipartUpload} is sent, the first included, when it gets no
+     * answer, a 5xx, or an error after {@code 200 OK}. Completing one upload ID with the same parts
+     * again cannot create a second version (a repeat gets the object or {@code NoSuchUpload}), and
+     * AWS asks clients to retry it
+     * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
+     * The pause between is {@link #staleReadBackoff}. If not set,
+     * {@value S3StoreConfig#DEFAULT_COMPLETE_ATTEMPTS}; at least 1.
+     */
+    public Builder completeAttempts(int attempts) {
+      this.completeAttempts = attempts;
+      return this;
+    }
 
     /**
      * How many parts of one multipart upload are sent at once. No part is held in memory (each
@@ -390,6 +419,9 @@ public final class S3StoreConfig {
       if (conditionalConflictAttempts < 1) {
         throw new IllegalArgumentException("conditionalConflictAttempts must be >= 1 but was "
             + conditionalConflictAttempts);
+      }
+      if (completeAttempts < 1) {
+        throw new IllegalArgumentException("completeAttempts must be >= 1 but was " + completeAttempts);
       }
       if (partConcurrency < 1) {
         throw new IllegalArgumentException("partConcurrency must be >= 1 but was " + partConcurrency);

@@ -74,9 +74,12 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * {@code CompleteMultipartUpload} may take minutes and may fail after {@code 200 OK} was sent (AWS
  * then sends the error in the body, which the SDK raises)
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
- * Its attempt timeout grows with the part count ({@link S3StoreConfig#completeTimeout(int)}), and
- * since completing one upload ID with the same part list again cannot create a second object, the
- * HTTP layer retries it after an ambiguous failure like any keyed request. Its answer is checked: a
+ * Its attempt timeout grows with the part count ({@link S3StoreConfig#completeTimeout(int)}, capped
+ * by the HTTP client's total timeout), and since completing one upload ID with the same part list
+ * again cannot create a second object, this class sends it again after an ambiguous failure (no
+ * answer, a 5xx, an error after {@code 200 OK}), up to {@link S3StoreConfig#completeAttempts()}
+ * times; it is the one layer that retries it, the HTTP layer never repeating a write into a
+ * versioned bucket. Its answer is checked: a
  * multipart ETag ({@code "<md5>-<parts>"}) must be the MD5 of the parts' MD5s; another ETag form is
  * checked by reading the new version's length and put token. {@code NoSuchUpload} means an earlier
  * attempt may have completed the upload: it is raised as an ambiguous failure, and the object store
@@ -178,33 +181,68 @@ final class Uploads {
     } else if (condition.ifMatch() != null) {
       complete.ifMatch(condition.ifMatch());
     }
-    CompleteMultipartUploadResponse r;
-    Duration timeout = config.completeTimeout(parts.size());
-    try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
-      r = s3.completeMultipartUpload(complete.build());
-    } catch (AwsServiceException e) {
-      if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
-        // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for the
-        // version this put wrote before it reports anything.
-        throw outcomeUnknown(key, uploadId, "answered NoSuchUpload: an earlier attempt may have completed it", e);
-      }
-      if (e.statusCode() / 100 == 2) {
-        // 200 OK, then an error in the body: the completion failed after it began (AWS asks for a
-        // retry). The HTTP layer saw a success; whether anything landed is looked up by the caller.
-        throw outcomeUnknown(key, uploadId, "failed after 200 OK (" + S3Errors.errorCode(e) + ")", e);
-      }
-      abort(key, uploadId, e);
-      throw e;
-    } catch (SdkException e) {
-      if (!S3Errors.ambiguous(e)) {
-        abort(key, uploadId, e);
-      }
-      // After an ambiguous failure the upload may be complete or still completing: aborting could
-      // undo a write that landed, so the parts are left for the sweep (abortIncompleteUploads).
-      throw e;
-    }
+    CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
     checkCompleted(key, payload, metadata, r);
     return new Written(r.versionId(), r.eTag());
+  }
+
+  /**
+   * Sends the completion, again after an ambiguous failure (no answer, a 5xx, an error after
+   * {@code 200 OK}), at most {@link S3StoreConfig#completeAttempts()} times: the one layer that
+   * retries it, since the HTTP layer never repeats a write into a versioned bucket.
+   *
+   * @throws SdkClientException (ambiguous) when the outcome stays unknown or the upload is gone
+   *     ({@code NoSuchUpload}): the caller looks for the version this put wrote
+   */
+  private CompleteMultipartUploadResponse complete(String key, String uploadId, CompleteMultipartUploadRequest request,
+      int partCount) {
+    Duration timeout = config.completeTimeout(partCount);
+    for (int attempt = 1; ; attempt++) {
+      boolean last = attempt >= config.completeAttempts();
+      try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
+        return s3.completeMultipartUpload(request);
+      } catch (AwsServiceException e) {
+        if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
+          // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for
+          // the version this put wrote before it reports anything.
+          throw outcomeUnknown(key, uploadId, "answered NoSuchUpload: an earlier attempt may have completed it", e);
+        }
+        boolean failedAfter200 = e.statusCode() / 100 == 2;
+        if (!failedAfter200 && !S3Errors.ambiguous(e)) {
+          abort(key, uploadId, e);
+          throw e;
+        }
+        if (last) {
+          // 200 OK, then an error in the body: the completion failed after it began (AWS asks for a
+          // retry). Whether anything landed is looked up by the caller; the parts stay for the sweep.
+          throw outcomeUnknown(key, uploadId, "failed " + attempt + " times, last " + (failedAfter200
+              ? "after 200 OK (" + S3Errors.errorCode(e) + ")" : "with " + e.statusCode()), e);
+        }
+        retrying(key, uploadId, attempt, e);
+      } catch (SdkException e) {
+        if (!S3Errors.ambiguous(e)) {
+          abort(key, uploadId, e);
+          throw e;
+        }
+        if (last) {
+          // After an ambiguous failure the upload may be complete or still completing: aborting could
+          // undo a write that landed, so the parts are left for the sweep (abortIncompleteUploads).
+          throw e;
+        }
+        retrying(key, uploadId, attempt, e);
+      }
+    }
+  }
+
+  private void retrying(String key, String uploadId, int attempt, Exception failure) {
+    LOG.debug("CompleteMultipartUpload of '{}' (upload {}) failed ambiguously ({}); completing it again, attempt {}"
+        + " of {}", key, uploadId, failure.toString(), attempt + 1, config.completeAttempts());
+    try {
+      config.sleeper().sleep(config.staleReadBackoff());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw SdkClientException.builder().message("Interrupted while completing '" + key + "'").cause(e).build();
+    }
   }
 
   private static SdkClientException outcomeUnknown(String key, String uploadId, String what, Exception cause) {

@@ -7,14 +7,11 @@ import software.amazon.awssdk.http.SdkHttpRequest;
 
 /**
  * The S3 rule injected into the transport ({@code JdkSdkHttpClient.Builder#nonIdempotentEffect}):
- * in a versioned bucket every PutObject, CopyObject or DeleteObjects that lands creates a new version
- * or delete marker, so although PUT is an idempotent method (RFC 9110 section 9.2.2) its effect here
- * is not, and such a request must never be repeated after an ambiguous failure (the object store
- * checks its put token instead). Requests keyed by an upload ID stay retryable: UploadPart and
- * UploadPartCopy ({@code partNumber} and {@code uploadId} in the query) replace the same part, and
- * CompleteMultipartUpload ({@code POST ?uploadId}) completes that one upload at most once: a repeat
- * gets the same answer or {@code NoSuchUpload}, never a second version, and AWS asks clients to retry
- * it (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
+ * in a versioned bucket every PutObject, CopyObject, CompleteMultipartUpload or DeleteObjects that
+ * lands creates a new version or delete marker, so although PUT is an idempotent method (RFC 9110
+ * section 9.2.2) its effect here is not, and such a request must never be repeated after an
+ * ambiguous failure (the object store checks its put token instead). UploadPart and UploadPartCopy
+ * ({@code partNumber} and {@code uploadId} in the query) replace the same part and stay retryable.
  * Stateless.
  */
 final class VersionedBucketWrites {
@@ -27,10 +24,6 @@ final class VersionedBucketWrites {
       return false;
     }
     Map<String, List<String>> query = request.rawQueryParameters();
-    if (query.containsKey("uploadId")) {
-      // UploadPart, UploadPartCopy (PUT with partNumber) and CompleteMultipartUpload (POST): keyed.
-      return method == SdkHttpMethod.PUT && !query.containsKey("partNumber");
-    }
-    return true;
+    return !(query.containsKey("partNumber") && query.containsKey("uploadId"));
   }
 }
