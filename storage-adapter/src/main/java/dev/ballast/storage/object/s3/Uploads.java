@@ -191,8 +191,9 @@ final class Uploads {
    * {@code 200 OK}), at most {@link S3StoreConfig#completeAttempts()} times: the one layer that
    * retries it, since the HTTP layer never repeats a write into a versioned bucket.
    *
-   * @throws SdkClientException (ambiguous) when the outcome stays unknown or the upload is gone
-   *     ({@code NoSuchUpload}): the caller looks for the version this put wrote
+   * @throws SdkClientException (ambiguous) when the outcome stays unknown, the upload is gone
+   *     ({@code NoSuchUpload}) or only a repeat succeeded: the caller looks for the version this put
+   *     wrote
    */
   private CompleteMultipartUploadResponse complete(String key, String uploadId, CompleteMultipartUploadRequest request,
       int partCount) {
@@ -200,7 +201,14 @@ final class Uploads {
     for (int attempt = 1; ; attempt++) {
       boolean last = attempt >= config.completeAttempts();
       try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
-        return s3.completeMultipartUpload(request);
+        CompleteMultipartUploadResponse r = s3.completeMultipartUpload(request);
+        if (attempt > 1) {
+          // A repeat's answer may describe the earlier completion only in part (Ceph RGW and s3proxy
+          // answer one without the version ID): the version made is read from the key, by its token.
+          throw outcomeUnknown(key, uploadId, "succeeded on attempt " + attempt + " after an ambiguous failure",
+              null);
+        }
+        return r;
       } catch (AwsServiceException e) {
         if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
           // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for
@@ -246,8 +254,9 @@ final class Uploads {
   }
 
   private static SdkClientException outcomeUnknown(String key, String uploadId, String what, Exception cause) {
-    return SdkClientException.builder().message("CompleteMultipartUpload of '" + key + "' (upload " + uploadId + ") "
-        + what).cause(cause).build();
+    SdkClientException.Builder b = SdkClientException.builder().message("CompleteMultipartUpload of '" + key
+        + "' (upload " + uploadId + ") " + what);
+    return cause == null ? b.build() : b.cause(cause).build();
   }
 
   /** Sends every part, at most {@link S3StoreConfig#partConcurrency()} at once, in part-number order. */
