@@ -13,6 +13,9 @@ module dev.ballast.storage {
   requires transitive software.amazon.awssdk.http;
   requires transitive software.amazon.awssdk.services.s3;
   requires software.amazon.awssdk.auth;
+  requires software.amazon.awssdk.http.auth.aws;
+  requires software.amazon.awssdk.http.auth.spi;
+  requires software.amazon.awssdk.identity.spi;
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.regions;
   requires org.slf4j;

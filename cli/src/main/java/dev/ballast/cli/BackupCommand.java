@@ -75,8 +75,8 @@ final class BackupCommand extends BallastCommand {
     try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
       ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
       if (!session.objects().confirmsWrites()) {
-        ctx.err().println("Note: " + session.where() + " does not confirm the SHA-256 of what it stores, so every "
-            + "new version is read back and hashed.");
+        ctx.err().println("Note: " + session.where() + " validates neither Content-MD5 nor SHA-256 checksums, so"
+            + " every new version is read back and hashed to confirm what it stores.");
       }
       BackupRunner runner = new BackupRunner(session.objects(), backupName, source, settings,
           ctx.cancellation(), ctx.clock(), ctx.err(),

@@ -88,6 +88,31 @@ class FaultInjectionIT {
     }
   }
 
+  /**
+   * Completing one upload ID again cannot make a second version, so the store sends a completion
+   * whose answer was lost again, and finds the version its put token names whether the repeat
+   * answered with the object or with NoSuchUpload.
+   */
+  @Test
+  void aMultipartCompletionWhoseAnswerIsLostIsRetriedAndLeavesExactlyOneVersion() throws Exception {
+    fixture = FaultProxyFixture.create(o -> o.partSize(5L << 20).multipartThreshold(5L << 20));
+    byte[] big = new byte[11 << 20];
+    new java.util.SplittableRandom(3).nextBytes(big);
+    Predicate<FaultProxy.Request> complete = r -> r.method().equals("POST") && r.path().endsWith("/big.bin")
+        && r.target().contains("uploadId=");
+    fixture.proxy.dropResponseOnce(complete);
+
+    ObjectVersion written = fixture.facade.objects().put("big.bin", ObjectContent.ofBytes(big));
+
+    assertThat(fixture.proxy.exchanges(complete)).extracting(FaultProxy.Exchange::fault).first().isEqualTo("dropped");
+    assertThat(fixture.proxy.exchanges(complete)).as("the completion sent again").hasSizeGreaterThanOrEqualTo(2);
+    assertThat(fixture.server.versions("big.bin")).extracting(VersionEntry::versionId)
+        .containsExactly(written.versionId());
+    try (ObjectRead read = fixture.server.get("big.bin")) {
+      assertThat(read.readAllBytes()).isEqualTo(big);
+    }
+  }
+
   @Test
   void anOlderVersionServedOnceByALaggingReplicaIsDetectedAsStale() throws Exception {
     fixture = FaultProxyFixture.create(options -> options.staleReadAttempts(1));

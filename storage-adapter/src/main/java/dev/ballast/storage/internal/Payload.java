@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -20,6 +22,12 @@ import java.util.Objects;
  * request headers. A one-shot stream is copied into memory when small, else spooled to a temporary
  * file that {@link #close()} deletes; a consumed stream is never read again.
  *
+ * <p>Every digest an upload needs is computed in the one read {@link #prepare(ObjectContent, Path,
+ * Digests)} makes: the whole content's SHA-256 and, as {@link Digests} asks, the MD5 of each part
+ * ({@code Content-MD5}, RFC 1864) and the SHA-256 of each part (the SigV4 payload hash and
+ * {@code x-amz-checksum-sha256} of an UploadPart). Each byte goes through each digest once; a single
+ * part's SHA-256 is the whole content's, not computed twice.
+ *
  * <p>Not thread-safe for {@link #close()}; {@link #open(long, long)} may be called concurrently.
  */
 public final class Payload implements AutoCloseable {
@@ -27,18 +35,47 @@ public final class Payload implements AutoCloseable {
   /** Streams up to this many bytes are held in memory instead of spooled to disk. */
   public static final int IN_MEMORY_LIMIT = 1024 * 1024;
 
+  /** The read size when hashing a file or spooling a stream. */
+  private static final int BUFFER_SIZE = 64 * 1024;
+
   private final byte[] bytes;
   private final Path file;
   private final boolean temporary;
   private final long length;
   private final byte[] sha256;
+  private final long partSize;
+  private final byte[][] partMd5;
+  private final byte[][] partSha256;
 
-  private Payload(byte[] bytes, Path file, boolean temporary, long length, byte[] sha256) {
+  private Payload(byte[] bytes, Path file, boolean temporary, long length, Hasher hasher) {
     this.bytes = bytes;
     this.file = file;
     this.temporary = temporary;
     this.length = length;
-    this.sha256 = sha256;
+    this.sha256 = hasher.whole.digest();
+    this.partSize = hasher.partSize;
+    this.partMd5 = hasher.md5s();
+    this.partSha256 = hasher.shas(sha256);
+  }
+
+  /**
+   * Which digests {@link #prepare(ObjectContent, Path, Digests)} computes besides the whole
+   * content's SHA-256, in the same read.
+   *
+   * @param partSize the size of each part but the last, in bytes, or 0 for one part holding the
+   *     whole content
+   * @param md5 whether to compute each part's MD5
+   * @param partSha256 whether to compute each part's SHA-256 (with one part, the whole content's)
+   */
+  public record Digests(long partSize, boolean md5, boolean partSha256) {
+    /** The whole content's SHA-256 only. */
+    public static final Digests SHA256_ONLY = new Digests(0, false, false);
+
+    public Digests {
+      if (partSize < 0) {
+        throw new IllegalArgumentException("partSize must be >= 0 but was " + partSize);
+      }
+    }
   }
 
   /**
@@ -50,10 +87,26 @@ public final class Payload implements AutoCloseable {
    * @throws UncheckedIOException if reading the content or spooling fails
    */
   public static Payload prepare(ObjectContent content, Path spoolDirectory) {
+    return prepare(content, spoolDirectory, Digests.SHA256_ONLY);
+  }
+
+  /**
+   * Prepares {@code content} as {@link #prepare(ObjectContent, Path)} does, computing {@code digests}
+   * in the same read.
+   *
+   * @param spoolDirectory where large streams are spooled
+   * @throws IllegalArgumentException if a stream ends before its declared length, or a file's size
+   *     changed since the content was created
+   * @throws UncheckedIOException if reading the content or spooling fails
+   */
+  public static Payload prepare(ObjectContent content, Path spoolDirectory, Digests digests) {
     Objects.requireNonNull(content, "content");
+    Objects.requireNonNull(digests, "digests");
+    Hasher hasher = new Hasher(content.length(), digests);
     try {
       if (content instanceof ObjectContent.Bytes b) {
-        return new Payload(b.bytes(), null, false, b.bytes().length, Sha256.of(b.bytes()));
+        hasher.update(b.bytes(), 0, b.bytes().length);
+        return new Payload(b.bytes(), null, false, b.bytes().length, hasher);
       }
       if (content instanceof ObjectContent.FileRegion f) {
         long size = Files.size(f.file());
@@ -63,9 +116,8 @@ public final class Payload implements AutoCloseable {
         }
         // Hash exactly the bytes that will be sent: a file growing meanwhile must not put bytes past
         // its length into the recorded SHA-256, and one shrinking must not be hashed short.
-        MessageDigest digest = Sha256.newDigest();
         long hashed = 0;
-        byte[] buf = new byte[64 * 1024];
+        byte[] buf = new byte[BUFFER_SIZE];
         try (InputStream in = Files.newInputStream(f.file())) {
           while (hashed < f.length()) {
             int n = in.read(buf, 0, (int) Math.min(buf.length, f.length() - hashed));
@@ -73,48 +125,48 @@ public final class Payload implements AutoCloseable {
               throw new IllegalArgumentException("file " + f.file() + " must still be " + f.length()
                   + " bytes long but ended after " + hashed + " bytes");
             }
-            digest.update(buf, 0, n);
+            hasher.update(buf, 0, n);
             hashed += n;
           }
         }
-        return new Payload(null, f.file(), false, f.length(), digest.digest());
+        return new Payload(null, f.file(), false, f.length(), hasher);
       }
       ObjectContent.Stream s = (ObjectContent.Stream) content;
-      return s.length() <= IN_MEMORY_LIMIT ? bufferStream(s) : spoolStream(s, spoolDirectory);
+      return s.length() <= IN_MEMORY_LIMIT ? bufferStream(s, hasher) : spoolStream(s, spoolDirectory, hasher);
     } catch (IOException e) {
       throw new UncheckedIOException("Could not read the content to upload", e);
     }
   }
 
-  private static Payload bufferStream(ObjectContent.Stream s) throws IOException {
+  private static Payload bufferStream(ObjectContent.Stream s, Hasher hasher) throws IOException {
     byte[] data = s.stream().readNBytes((int) s.length());
     if (data.length < s.length()) {
       throw shortStream(s.length(), data.length);
     }
     requireEnd(s);
-    return new Payload(data, null, false, data.length, Sha256.of(data));
+    hasher.update(data, 0, data.length);
+    return new Payload(data, null, false, data.length, hasher);
   }
 
-  private static Payload spoolStream(ObjectContent.Stream s, Path spoolDirectory) throws IOException {
+  private static Payload spoolStream(ObjectContent.Stream s, Path spoolDirectory, Hasher hasher) throws IOException {
     Objects.requireNonNull(spoolDirectory, "spoolDirectory");
     Path tmp = Files.createTempFile(spoolDirectory, "ballast-put-", ".spool");
     try {
-      MessageDigest digest = Sha256.newDigest();
       long copied = 0;
-      byte[] buf = new byte[64 * 1024];
+      byte[] buf = new byte[BUFFER_SIZE];
       try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE)) {
         while (copied < s.length()) {
           int n = s.stream().read(buf, 0, (int) Math.min(buf.length, s.length() - copied));
           if (n == -1) {
             throw shortStream(s.length(), copied);
           }
-          digest.update(buf, 0, n);
+          hasher.update(buf, 0, n);
           out.write(buf, 0, n);
           copied += n;
         }
       }
       requireEnd(s);
-      return new Payload(null, tmp, true, copied, digest.digest());
+      return new Payload(null, tmp, true, copied, hasher);
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(tmp);
       throw e;
@@ -152,6 +204,45 @@ public final class Payload implements AutoCloseable {
     return Sha256.hex(sha256);
   }
 
+  /** The size of each part but the last, in bytes: the whole length (at least 1) for one part. */
+  public long partSize() {
+    return partSize;
+  }
+
+  /** How many parts the content was hashed in: 1 when {@link Digests#partSize()} was 0. */
+  public int partCount() {
+    return partMd5 != null ? partMd5.length : partSha256 != null ? partSha256.length : 1;
+  }
+
+  /**
+   * The raw MD5 of part {@code index} (0-based), as {@code Content-MD5} carries it in Base64.
+   *
+   * @throws IllegalStateException if MD5s were not asked for
+   */
+  public byte[] md5(int index) {
+    if (partMd5 == null) {
+      throw new IllegalStateException("MD5s were not computed for this payload");
+    }
+    return partMd5[index].clone();
+  }
+
+  /**
+   * The raw SHA-256 of part {@code index} (0-based); with one part, the whole content's.
+   *
+   * @throws IllegalStateException if part SHA-256s were not asked for
+   */
+  public byte[] sha256(int index) {
+    if (partSha256 == null) {
+      throw new IllegalStateException("part SHA-256s were not computed for this payload");
+    }
+    return partSha256[index].clone();
+  }
+
+  /** Whether each part's SHA-256 is known. */
+  public boolean hasPartSha256() {
+    return partSha256 != null;
+  }
+
   /** Whether the content came from a stream spooled to a temporary file. */
   public boolean spooled() {
     return temporary;
@@ -179,15 +270,6 @@ public final class Payload implements AutoCloseable {
     }
   }
 
-  /** SHA-256 of one region, read from the source again. */
-  public byte[] sha256(long offset, long count) {
-    try (InputStream in = open(offset, count)) {
-      return Sha256.of(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Could not hash bytes " + offset + ".." + (offset + count), e);
-    }
-  }
-
   /** Deletes the spool file, if any. */
   @Override
   public void close() {
@@ -197,6 +279,90 @@ public final class Payload implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException("Could not delete spool file " + file, e);
       }
+    }
+  }
+
+  /**
+   * The digests of one read: the whole content's SHA-256 and, per part, the MD5 and SHA-256 asked
+   * for. A part's digests are finished as soon as its last byte has been seen.
+   */
+  private static final class Hasher {
+    final MessageDigest whole = Sha256.newDigest();
+    final long partSize;
+    private final boolean md5;
+    private final boolean partSha;
+    private final boolean wantShas;
+    private final List<byte[]> md5s = new ArrayList<>();
+    private final List<byte[]> shas = new ArrayList<>();
+    private MessageDigest partMd5;
+    private MessageDigest partShaDigest;
+    private long inPart;
+
+    Hasher(long length, Digests digests) {
+      long size = digests.partSize();
+      this.partSize = size == 0 || size >= length ? Math.max(length, 1) : size;
+      boolean onePart = partSize >= length;
+      this.md5 = digests.md5();
+      // One part's SHA-256 is the whole content's: it is taken from there, not computed twice.
+      this.partSha = digests.partSha256() && !onePart;
+      this.partMd5 = md5 ? Md5.newDigest() : null;
+      this.partShaDigest = partSha ? Sha256.newDigest() : null;
+      this.wantShas = digests.partSha256();
+    }
+
+    void update(byte[] b, int off, int len) {
+      whole.update(b, off, len);
+      if (!md5 && !partSha) {
+        return;
+      }
+      while (len > 0) {
+        int take = (int) Math.min(len, partSize - inPart);
+        if (md5) {
+          partMd5.update(b, off, take);
+        }
+        if (partSha) {
+          partShaDigest.update(b, off, take);
+        }
+        inPart += take;
+        off += take;
+        len -= take;
+        if (inPart == partSize) {
+          endPart();
+        }
+      }
+    }
+
+    private void endPart() {
+      if (md5) {
+        md5s.add(partMd5.digest());
+      }
+      if (partSha) {
+        shas.add(partShaDigest.digest());
+      }
+      inPart = 0;
+    }
+
+    byte[][] md5s() {
+      if (!md5) {
+        return null;
+      }
+      if (inPart > 0 || md5s.isEmpty()) {
+        md5s.add(partMd5.digest());
+      }
+      return md5s.toArray(new byte[0][]);
+    }
+
+    byte[][] shas(byte[] wholeSha256) {
+      if (!wantShas) {
+        return null;
+      }
+      if (!partSha) {
+        return new byte[][] {wholeSha256};
+      }
+      if (inPart > 0 || shas.isEmpty()) {
+        shas.add(partShaDigest.digest());
+      }
+      return shas.toArray(new byte[0][]);
     }
   }
 

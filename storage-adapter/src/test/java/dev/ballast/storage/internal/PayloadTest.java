@@ -74,7 +74,7 @@ class PayloadTest {
     Files.write(file, data);
     try (Payload p = Payload.prepare(ObjectContent.ofFile(file), dir)) {
       assertThat(p.length()).isEqualTo(1000);
-      assertThat(Sha256.hex(p.sha256(0, 1000))).isEqualTo(p.sha256Hex());
+      assertThat(Sha256.hex(Sha256.of(p.open(0, 1000)))).isEqualTo(p.sha256Hex());
       assertThatThrownBy(() -> p.open(990, 20)).isInstanceOf(IllegalArgumentException.class);
     }
     assertThat(file).exists();
@@ -101,6 +101,64 @@ class PayloadTest {
     }
     try (var left = Files.list(dir)) {
       assertThat(left).isEmpty();
+    }
+  }
+
+  private static byte[] digest(String algorithm, byte[] data, int from, int to) throws Exception {
+    java.security.MessageDigest d = java.security.MessageDigest.getInstance(algorithm);
+    d.update(data, from, to - from);
+    return d.digest();
+  }
+
+  @Test
+  void oneReadComputesTheWholeSha256AndEachPartsMd5AndSha256() throws Exception {
+    int partSize = 1000;
+    byte[] data = bytes(2 * partSize + 17);
+    Path file = Files.write(dir.resolve("parts"), data);
+
+    try (Payload p = Payload.prepare(ObjectContent.ofFile(file), dir, new Payload.Digests(partSize, true, true))) {
+      assertThat(p.partCount()).isEqualTo(3);
+      assertThat(p.partSize()).isEqualTo(partSize);
+      assertThat(p.sha256()).isEqualTo(digest("SHA-256", data, 0, data.length));
+      for (int i = 0; i < 3; i++) {
+        int from = i * partSize;
+        int to = Math.min(data.length, from + partSize);
+        assertThat(p.md5(i)).as("MD5 of part %d", i).isEqualTo(digest("MD5", data, from, to));
+        assertThat(p.sha256(i)).as("SHA-256 of part %d", i).isEqualTo(digest("SHA-256", data, from, to));
+      }
+    }
+  }
+
+  @Test
+  void contentOfOnePartHasItsWholeDigestsAsThePartsAndAnEmptyOneTooAsExactlyOnePart() throws Exception {
+    byte[] data = bytes(5000);
+    for (byte[] content : new byte[][] {data, new byte[0]}) {
+      try (Payload p = Payload.prepare(ObjectContent.ofBytes(content), dir, new Payload.Digests(0, true, true))) {
+        assertThat(p.partCount()).isEqualTo(1);
+        assertThat(p.md5(0)).isEqualTo(digest("MD5", content, 0, content.length));
+        assertThat(p.sha256(0)).isEqualTo(p.sha256()).isEqualTo(digest("SHA-256", content, 0, content.length));
+      }
+    }
+  }
+
+  @Test
+  void aPartSizeThatSplitsNothingMeansOnePartAndAPartBoundaryOnTheLastByteMakesNoEmptyPart() throws Exception {
+    byte[] data = bytes(3000);
+    try (Payload p = Payload.prepare(ObjectContent.ofBytes(data), dir, new Payload.Digests(1000, true, false))) {
+      assertThat(p.partCount()).isEqualTo(3);
+      assertThat(p.hasPartSha256()).isFalse();
+      assertThat(p.md5(2)).isEqualTo(digest("MD5", data, 2000, 3000));
+    }
+    try (Payload p = Payload.prepare(ObjectContent.ofBytes(data), dir, new Payload.Digests(4000, true, false))) {
+      assertThat(p.partCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void onlyTheWholeSha256IsComputedUnlessMoreIsAskedFor() {
+    try (Payload p = Payload.prepare(ObjectContent.ofBytes(bytes(10)), dir)) {
+      assertThatThrownBy(() -> p.md5(0)).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> p.sha256(0)).isInstanceOf(IllegalStateException.class);
     }
   }
 }

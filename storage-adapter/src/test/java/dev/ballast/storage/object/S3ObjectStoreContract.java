@@ -403,6 +403,19 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
   }
 
   @Test
+  void everyBodyGoesWithItsContentMd5WhichTheEndpointValidatesSoNoWriteNeedsReadingBack() {
+    http.clearExchanges();
+
+    store.put("md5/small", ObjectContent.ofBytes(pseudoRandom(13, 1000)));
+    store.put("md5/big", ObjectContent.ofBytes(pseudoRandom(14, (int) (17 * MIB))));
+
+    assertThat(http.exchanges()).filteredOn(e -> e.method().equals("PUT")).hasSize(4)
+        .allSatisfy(e -> assertThat(e.headers().firstValue("Content-MD5")).as("Content-MD5 of %s", e.query())
+            .isPresent());
+    assertThat(store.confirmsWrites()).as("%s refuses a wrong Content-MD5", backend().name()).isTrue();
+  }
+
+  @Test
   void aLargePutGoesUpInPartsOfThePartSizeAndLeavesNoUploadBehind() {
     byte[] big = pseudoRandom(12, (int) (17 * MIB));
     http.clearExchanges();

@@ -3,6 +3,7 @@ package dev.ballast.storage.object.s3;
 import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.Md5;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.StoreCapabilities;
@@ -32,7 +33,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * write on its own (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html">S3
  * conditional writes</a>, RFC 9110 §13.1.1-2) and additional checksums
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html">S3
- * object integrity</a>). Writes a small object under {@code .ballast/probe/<random>} and deletes
+ * object integrity</a>), and whether a wrong {@code Content-MD5} is refused. Writes a small object under {@code .ballast/probe/<random>} and deletes
  * every version it made, whatever the outcome. Not thread-safe; used once.
  */
 final class CapabilityProbe {
@@ -45,6 +46,7 @@ final class CapabilityProbe {
   private final String bucket;
   private final S3StoreConfig config;
   private final String probeKey;
+  private boolean contentMd5Validated;
 
   CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
     this.s3 = s3;
@@ -71,6 +73,7 @@ final class CapabilityProbe {
       putIfAbsent = refusedWith412(b -> b.ifNoneMatch("*"), "If-None-Match: * on an existing key");
       // Last: a server may close the connection after refusing a body it did not read.
       checksums = first.checksumAccepted() && wrongChecksumRefused();
+      contentMd5Validated = wrongContentMd5Refused();
     } finally {
       cleanUp();
     }
@@ -200,6 +203,29 @@ final class CapabilityProbe {
     } catch (AwsServiceException e) {
       if (e.statusCode() >= 500 || e.statusCode() == 403) {
         throw S3Errors.translate(probeKey, what("PUT with a wrong x-amz-checksum-sha256"), e);
+      }
+      return e.statusCode() == 400;
+    }
+  }
+
+  /**
+   * Whether the endpoint checks {@code Content-MD5} (RFC 1864): a PUT whose header does not match its
+   * body must be refused with 400 ({@code BadDigest} on S3, Ceph RGW, S3Mock and s3proxy). Valid
+   * after {@link #run()}.
+   */
+  boolean contentMd5Validated() {
+    return contentMd5Validated;
+  }
+
+  private boolean wrongContentMd5Refused() {
+    String wrong = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
+    try {
+      putProbe(b -> b.contentMD5(wrong));
+      LOG.debug("Capability probe: a PUT with a wrong Content-MD5 was stored");
+      return false;
+    } catch (AwsServiceException e) {
+      if (e.statusCode() >= 500 || e.statusCode() == 403) {
+        throw S3Errors.translate(probeKey, what("PUT with a wrong Content-MD5"), e);
       }
       return e.statusCode() == 400;
     }

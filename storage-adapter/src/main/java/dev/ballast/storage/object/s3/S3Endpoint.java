@@ -42,7 +42,10 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  *       {@code x-amz-content-sha256}. The streaming forms ({@code STREAMING-AWS4-HMAC-SHA256-PAYLOAD},
  *       with or without trailer) are refused or mishandled by S3-compatible servers: Ceph RGW 16
  *       answers {@code 400} to trailing checksums and {@code XAmzContentSHA256Mismatch} to the framing
- *       of an empty body.</li>
+ *       of an empty body;</li>
+ *   <li>SigV4 signing that takes a body's SHA-256 from the request's {@code x-amz-content-sha256}
+ *       when the object store has set it ({@link PrecomputedPayloadSigner}), so a body is not read
+ *       and hashed a second time just to be signed.</li>
  * </ul>
  *
  * <p>Immutable and thread-safe; builders are not thread-safe.
@@ -73,6 +76,7 @@ public final class S3Endpoint {
   private final HttpClient httpClient;
   private final ChecksumMode checksumMode;
   private final S3Client callerClient;
+  private final AttemptTimeouts attemptTimeouts = new AttemptTimeouts();
 
   private S3Endpoint(Builder b) {
     this.endpoint = b.endpoint;
@@ -154,9 +158,11 @@ public final class S3Endpoint {
     }
     S3ClientBuilder builder = S3Client.builder()
         .httpClient(JdkSdkHttpClient.builder(httpClient).nonIdempotentEffect(VersionedBucketWrites::nonIdempotent)
+            .requestTimeout(attemptTimeouts::of)
             .build())
         .region(Region.of(region))
         .credentialsProvider(credentialsProvider())
+        .putAuthScheme(PrecomputedPayloadSigner.scheme())
         .forcePathStyle(pathStyle)
         .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
@@ -171,6 +177,19 @@ public final class S3Endpoint {
   /** The caller's client, or a new one owned by the caller of this method. */
   S3Client client() {
     return callerClient != null ? callerClient : newClient();
+  }
+
+  /** The attempt timeouts of requests that need their own, shared by the clients built here. */
+  AttemptTimeouts attemptTimeouts() {
+    return attemptTimeouts;
+  }
+
+  /**
+   * Whether requests go over plain {@code http}: then only the signed payload hash protects a body
+   * on the way, so it is signed; over {@code https} (and AWS's own endpoints) TLS does.
+   */
+  boolean plainHttp() {
+    return endpoint != null && "http".equalsIgnoreCase(endpoint.getScheme());
   }
 
   /** Whether the client was built by the caller ({@link #of(S3Client)}). */

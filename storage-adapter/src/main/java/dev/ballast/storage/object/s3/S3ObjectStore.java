@@ -33,6 +33,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +83,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * for a key seen absent or never seen) go as a single PUT. When that added condition is refused
  * (another writer changed the key), the put HEADs the key and is sent again without it, so a plain
  * put is never refused for a condition the caller did not ask for.
+ * The content is read once before the first request: that read computes the SHA-256 recorded, the
+ * MD5 of every body (each PUT and part carries its {@code Content-MD5}) and, over plain HTTP, the
+ * SHA-256 the signature covers; parts go up concurrently ({@link S3StoreConfig#partConcurrency()}).
+ * The bodies are then streamed from the content (a file's pages, still in the page cache) without
+ * hashing them again.
  *
  * <p><b>Conditional writes</b> ({@code putIfAbsent}: {@code If-None-Match: *}; {@code putIfMatch}:
  * {@code If-Match}) are refused up front with {@link UnsupportedCapabilityException} when the probe
@@ -144,17 +152,28 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private final StoreCapabilities capabilities;
   private final KeyGenerations generations = new KeyGenerations();
   private final Uploads uploads;
+  private final boolean contentMd5Validated;
+  private final ExecutorService partExecutor;
 
   private S3ObjectStore(S3Client s3, boolean ownsClient, S3Endpoint endpoint, String bucket, S3StoreConfig config,
-      StoreCapabilities capabilities) {
+      StoreCapabilities capabilities, boolean contentMd5Validated) {
     this.s3 = s3;
     this.ownsClient = ownsClient;
     this.endpoint = endpoint;
     this.bucket = bucket;
     this.config = config;
     this.capabilities = capabilities;
-    this.uploads = new Uploads(s3, bucket, config, capabilities.additionalChecksums(), endpoint.describe());
+    this.contentMd5Validated = contentMd5Validated;
+    this.partExecutor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "ballast-s3-part-" + PART_THREADS.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.uploads = new Uploads(s3, bucket, config, capabilities.additionalChecksums(), endpoint.plainHttp(),
+        endpoint.describe(), partExecutor, endpoint.attemptTimeouts());
   }
+
+  private static final AtomicInteger PART_THREADS = new AtomicInteger();
 
   /**
    * Connects to {@code bucket} at {@code endpoint}, runs the capability probe and logs its result.
@@ -177,15 +196,26 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     boolean owns = !endpoint.callerOwnsClient();
     try {
       var declared = config.declaredCapabilities();
-      StoreCapabilities caps = declared.isPresent()
-          ? CapabilityProbe.declared(endpoint, bucket, declared.get())
-          : new CapabilityProbe(s3, endpoint, bucket, config).run();
+      StoreCapabilities caps;
+      boolean contentMd5;
+      if (declared.isPresent()) {
+        caps = CapabilityProbe.declared(endpoint, bucket, declared.get());
+        contentMd5 = declared.get().contains(S3StoreConfig.Capability.CONTENT_MD5);
+      } else {
+        CapabilityProbe probe = new CapabilityProbe(s3, endpoint, bucket, config);
+        caps = probe.run();
+        contentMd5 = probe.contentMd5Validated();
+      }
       LOG.info("S3 object store {} bucket '{}' ({}): versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
-              + " (If-Match)={}, additional SHA-256 checksums={}", endpoint.describe(), bucket,
+              + " (If-Match)={}, additional SHA-256 checksums={}, Content-MD5={}", endpoint.describe(), bucket,
           declared.isPresent() ? "capabilities declared, not probed" : "probed",
           caps.versioningEnabled() ? "Enabled" : "off", honoured(caps.putIfAbsent()), honoured(caps.putIfMatch()),
-          caps.additionalChecksums() ? "validated" : "not used");
-      return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps);
+          caps.additionalChecksums() ? "validated" : "not used", contentMd5 ? "validated" : "ignored");
+      if (declared.isEmpty() && !contentMd5 && !caps.additionalChecksums()) {
+        LOG.warn("{} bucket '{}' validates neither Content-MD5 nor x-amz-checksum-sha256: what it stores is not proven"
+            + " by the write itself (confirmsWrites() is false)", endpoint.describe(), bucket);
+      }
+      return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, contentMd5);
     } catch (RuntimeException e) {
       if (owns) {
         s3.close();
@@ -201,6 +231,17 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public StoreCapabilities capabilities() {
     return capabilities;
+  }
+
+  /**
+   * True when the endpoint validates {@code Content-MD5} (every S3 implementation tested does:
+   * AWS, Ceph RGW, MinIO, S3Mock, s3proxy) or {@code x-amz-checksum-sha256}, as the capability probe
+   * found: every body is sent with its MD5 (and, where validated, its SHA-256), and a multipart
+   * completion is checked, so a put that succeeded stored exactly the bytes hashed.
+   */
+  @Override
+  public boolean confirmsWrites() {
+    return contentMd5Validated || capabilities.additionalChecksums();
   }
 
   /** The settings this store was opened with. */
@@ -231,7 +272,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     refuseUnsupported(condition);
     Payload payload;
     try {
-      payload = Payload.prepare(content, config.spoolDirectory());
+      payload = Payload.prepare(content, config.spoolDirectory(), uploads.digestsFor(content.length()));
     } catch (UncheckedIOException e) {
       throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e, false);
     }
@@ -766,9 +807,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     return uploads.abortIncomplete(initiatedBefore);
   }
 
-  /** Closes the S3 client if this store built it. */
+  /** Stops the part threads and closes the S3 client if this store built it. */
   @Override
   public void close() {
+    partExecutor.shutdown();
     if (ownsClient) {
       s3.close();
     }

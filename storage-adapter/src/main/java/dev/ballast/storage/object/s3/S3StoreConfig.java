@@ -33,6 +33,14 @@ public final class S3StoreConfig {
   public static final int DEFAULT_STALE_READ_ATTEMPTS = 3;
   /** Default {@link #staleReadBackoff()}: 50 ms. */
   public static final Duration DEFAULT_STALE_READ_BACKOFF = Duration.ofMillis(50);
+  /** Default {@link #partConcurrency()}: 4 parts of one upload in flight. */
+  public static final int DEFAULT_PART_CONCURRENCY = 4;
+  /** Default base of {@link #completeTimeout(int)}: 30 seconds. */
+  public static final Duration DEFAULT_COMPLETE_TIMEOUT_BASE = Duration.ofSeconds(30);
+  /** Default per-part term of {@link #completeTimeout(int)}: 100 milliseconds. */
+  public static final Duration DEFAULT_COMPLETE_TIMEOUT_PER_PART = Duration.ofMillis(100);
+  /** Default {@link #completeAttempts()}: 3. */
+  public static final int DEFAULT_COMPLETE_ATTEMPTS = 3;
   /** Default {@link #conditionalConflictAttempts()}: 3. */
   public static final int DEFAULT_CONDITIONAL_CONFLICT_ATTEMPTS = 3;
 
@@ -52,6 +60,10 @@ public final class S3StoreConfig {
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
   private final Set<Capability> declaredCapabilities;
+  private final int partConcurrency;
+  private final Duration completeTimeoutBase;
+  private final Duration completeTimeoutPerPart;
+  private final int completeAttempts;
 
   private S3StoreConfig(Builder b) {
     this.createBucket = b.createBucket;
@@ -68,6 +80,10 @@ public final class S3StoreConfig {
     this.sleeper = b.sleeper;
     this.declaredCapabilities = b.declaredCapabilities == null ? null
         : b.declaredCapabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(b.declaredCapabilities));
+    this.partConcurrency = b.partConcurrency;
+    this.completeTimeoutBase = b.completeTimeoutBase;
+    this.completeTimeoutPerPart = b.completeTimeoutPerPart;
+    this.completeAttempts = b.completeAttempts;
   }
 
   /** The defaults: see each builder method. */
@@ -96,6 +112,10 @@ public final class S3StoreConfig {
     b.random = random;
     b.sleeper = sleeper;
     b.declaredCapabilities = declaredCapabilities;
+    b.partConcurrency = partConcurrency;
+    b.completeTimeoutBase = completeTimeoutBase;
+    b.completeTimeoutPerPart = completeTimeoutPerPart;
+    b.completeAttempts = completeAttempts;
     return b;
   }
 
@@ -124,6 +144,36 @@ public final class S3StoreConfig {
     return partSize;
   }
 
+  /** Parts of one multipart upload in flight at once; see {@link Builder#partConcurrency}. */
+  public int partConcurrency() {
+    return partConcurrency;
+  }
+
+  /**
+   * The attempt timeout of a {@code CompleteMultipartUpload} of {@code parts} parts:
+   * {@code base + parts * perPart} (default {@code 30 s + parts * 100 ms}: 62 s for the 320 parts of
+   * 2.5 GiB, 2 min 38 s for the 1 280 of 10 GiB, 17 min for S3's maximum of 10 000). S3 may take
+   * "several minutes" to complete an upload and its work grows with the parts it assembles
+   * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>);
+   * a fixed attempt timeout would abandon large completions that were going to succeed. Sent as the
+   * request's own timeout, which {@code ResilientHttpClient} takes as its attempt timeout, within
+   * its total timeout (so raise that, the CLI's {@code --timeout}, for very large objects); a
+   * caller-built {@code S3Client} ({@code S3Endpoint.of}) keeps its own timeouts.
+   *
+   * @param parts the part count, at least 1
+   */
+  public Duration completeTimeout(int parts) {
+    return completeTimeoutBase.plus(completeTimeoutPerPart.multipliedBy(Math.max(1, parts)));
+  }
+
+  /**
+   * How many times a {@code CompleteMultipartUpload} is sent, the first included, when it fails
+   * ambiguously; see {@link Builder#completeAttempts}.
+   */
+  public int completeAttempts() {
+    return completeAttempts;
+  }
+
   /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; see the builder. */
   public boolean allowDotSegmentsAndLeadingSlash() {
     return allowDotSegmentsAndLeadingSlash;
@@ -134,7 +184,7 @@ public final class S3StoreConfig {
     return staleReadAttempts;
   }
 
-  /** Pause between stale re-reads and conditional-conflict retries; see the builder. */
+  /** Pause between stale re-reads, conditional-conflict retries and completion retries; see the builder. */
   public Duration staleReadBackoff() {
     return staleReadBackoff;
   }
@@ -173,8 +223,9 @@ public final class S3StoreConfig {
         + ", multipartThreshold=" + multipartThreshold + ", partSize=" + partSize
         + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + ", staleReadAttempts="
         + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
-        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory
-        + (declaredCapabilities == null ? "" : ", declaredCapabilities=" + declaredCapabilities) + "]";
+        + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + ", partConcurrency=" + partConcurrency
+        + ", completeTimeout=" + completeTimeoutBase + " + parts * " + completeTimeoutPerPart + ", completeAttempts="
+        + completeAttempts + (declaredCapabilities == null ? "" : ", declaredCapabilities=" + declaredCapabilities) + "]";
   }
 
   /**
@@ -194,7 +245,13 @@ public final class S3StoreConfig {
      */
     PUT_IF_MATCH,
     /** {@code x-amz-checksum-sha256} is accepted and validated: a wrong one is refused with 400. */
-    ADDITIONAL_CHECKSUMS
+    ADDITIONAL_CHECKSUMS,
+    /**
+     * {@code Content-MD5} on PutObject and UploadPart is validated: a wrong one is refused with 400
+     * {@code BadDigest} (PutObject API), so a write proves what was stored
+     * ({@link dev.ballast.storage.object.ObjectStore#confirmsWrites}).
+     */
+    CONTENT_MD5
   }
 
   /** Waits between bounded re-reads; injectable so tests never sleep. */
@@ -219,8 +276,48 @@ public final class S3StoreConfig {
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
     private Set<Capability> declaredCapabilities;
+    private int partConcurrency = DEFAULT_PART_CONCURRENCY;
+    private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
+    private Duration completeTimeoutPerPart = DEFAULT_COMPLETE_TIMEOUT_PER_PART;
+    private int completeAttempts = DEFAULT_COMPLETE_ATTEMPTS;
 
     private Builder() {}
+
+    /**
+     * How many times a {@code CompleteMultipartUpload} is sent, the first included, when it gets no
+     * answer, a 5xx, or an error after {@code 200 OK}. Completing one upload ID with the same parts
+     * again cannot create a second version (a repeat gets the object or {@code NoSuchUpload}), and
+     * AWS asks clients to retry it
+     * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
+     * The pause between is {@link #staleReadBackoff}. If not set,
+     * {@value S3StoreConfig#DEFAULT_COMPLETE_ATTEMPTS}; at least 1.
+     */
+    public Builder completeAttempts(int attempts) {
+      this.completeAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * How many parts of one multipart upload are sent at once. No part is held in memory (each
+     * streams from its region of the file or spool file), so this bounds connections, not memory. If
+     * not set, {@value S3StoreConfig#DEFAULT_PART_CONCURRENCY}; at least 1.
+     */
+    public Builder partConcurrency(int parts) {
+      this.partConcurrency = parts;
+      return this;
+    }
+
+    /**
+     * The attempt timeout of {@code CompleteMultipartUpload}, {@code base + parts * perPart}; see
+     * {@link S3StoreConfig#completeTimeout(int)}. If not set, 30 s and 100 ms.
+     *
+     * @throws NullPointerException if either is null
+     */
+    public Builder completeTimeout(Duration base, Duration perPart) {
+      this.completeTimeoutBase = Objects.requireNonNull(base, "base");
+      this.completeTimeoutPerPart = Objects.requireNonNull(perPart, "perPart");
+      return this;
+    }
 
     /**
      * Create the bucket at open when it does not exist (CreateBucket, with the endpoint's region as
@@ -372,9 +469,10 @@ public final class S3StoreConfig {
      * A new, immutable config with these settings.
      *
      * @throws IllegalArgumentException if the part size is below 5 MiB, the threshold is below the
-     *     part size, an attempt count is below 1, the backoff is negative, or declared capabilities
-     *     are combined with {@code createBucket(true)} or {@code enableVersioning(true)} (which only
-     *     the probe does)
+     *     part size, an attempt count or the part concurrency is below 1, the backoff is negative,
+     *     the completion timeout's base is not positive or its per-part term negative, or declared
+     *     capabilities are combined with {@code createBucket(true)} or {@code enableVersioning(true)}
+     *     (which only the probe does)
      */
     public S3StoreConfig build() {
       if (declaredCapabilities != null && (createBucket || enableVersioning)) {
@@ -396,6 +494,16 @@ public final class S3StoreConfig {
       if (conditionalConflictAttempts < 1) {
         throw new IllegalArgumentException("conditionalConflictAttempts must be >= 1 but was "
             + conditionalConflictAttempts);
+      }
+      if (completeAttempts < 1) {
+        throw new IllegalArgumentException("completeAttempts must be >= 1 but was " + completeAttempts);
+      }
+      if (partConcurrency < 1) {
+        throw new IllegalArgumentException("partConcurrency must be >= 1 but was " + partConcurrency);
+      }
+      if (completeTimeoutBase.isZero() || completeTimeoutBase.isNegative() || completeTimeoutPerPart.isNegative()) {
+        throw new IllegalArgumentException("completeTimeout must have a positive base and a per-part term >= 0 but"
+            + " was " + completeTimeoutBase + " + parts * " + completeTimeoutPerPart);
       }
       if (staleReadBackoff.isNegative()) {
         throw new IllegalArgumentException("staleReadBackoff must be >= 0 but was " + staleReadBackoff);

@@ -1,15 +1,26 @@
 package dev.ballast.storage.object.s3;
 
+import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.StorageException;
+import dev.ballast.storage.internal.Md5;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.internal.Sha256;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -18,6 +29,7 @@ import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -31,13 +43,56 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * its region of the payload so the retrying HTTP layer can re-send a single part; a failed multipart
  * upload is aborted so no orphaned parts remain
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_AbortMultipartUpload.html">AbortMultipartUpload</a>),
- * and {@link #abortIncomplete} sweeps the ones an endpoint that died mid-upload left behind. The SHA-256
- * goes along as an additional checksum when the probe found the endpoint validates it. SDK exceptions
- * propagate to the caller, which knows what they mean for its write. Thread-safe.
+ * and {@link #abortIncomplete} sweeps the ones an endpoint that died mid-upload left behind.
+ *
+ * <h2>What proves the stored copy</h2>
+ * Every body carries {@code Content-MD5} (RFC 1864), which S3 checks before it stores anything and
+ * answers {@code 400 BadDigest} to a body that does not match
+ * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html">PutObject</a>,
+ * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPart.html">UploadPart</a>);
+ * {@code x-amz-checksum-sha256} goes along when the probe found the endpoint validates it (for a
+ * part, when its SHA-256 is known anyway, see below). All digests come from the payload's one read
+ * ({@link Payload.Digests}).
+ *
+ * <h2>The SigV4 payload hash</h2>
+ * Over plain HTTP nothing but SigV4 protects a body from being changed on the way, so its SHA-256
+ * is signed ({@code x-amz-content-sha256}): the one the payload already computed goes in that header
+ * and is reused by the signer ({@link PrecomputedPayloadSigner}) instead of hashing the body again.
+ * Over HTTPS, TLS protects the body and the SDK signs {@code UNSIGNED-PAYLOAD}, so a part needs no
+ * SHA-256 of its own; {@code Content-MD5} still proves what was stored. A multipart upload over plain
+ * HTTP therefore hashes each byte twice with SHA-256 (the whole object's digest for the record, the
+ * part's for the signature: SHA-256 is not composable); a single PUT, and any upload over HTTPS,
+ * once.
+ *
+ * <h2>Parts in flight</h2>
+ * Up to {@link S3StoreConfig#partConcurrency()} parts of one upload are sent at once, on the store's
+ * part executor. No part is held in memory: each streams from its region of the file (or spool
+ * file), so an upload adds at most {@code partConcurrency} request bodies of the JDK HTTP client's
+ * buffers (a few tens of KiB each) whatever its size.
+ *
+ * <h2>Completing</h2>
+ * {@code CompleteMultipartUpload} may take minutes and may fail after {@code 200 OK} was sent (AWS
+ * then sends the error in the body, which the SDK raises)
+ * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
+ * Its attempt timeout grows with the part count ({@link S3StoreConfig#completeTimeout(int)}, capped
+ * by the HTTP client's total timeout), and since completing one upload ID with the same part list
+ * again cannot create a second object, this class sends it again after an ambiguous failure (no
+ * answer, a 5xx, an error after {@code 200 OK}), up to {@link S3StoreConfig#completeAttempts()}
+ * times; it is the one layer that retries it, the HTTP layer never repeating a write into a
+ * versioned bucket. Its answer is checked: a
+ * multipart ETag ({@code "<md5>-<parts>"}) must be the MD5 of the parts' MD5s; another ETag form is
+ * checked by reading the new version's length and put token. {@code NoSuchUpload} means an earlier
+ * attempt may have completed the upload: it is raised as an ambiguous failure, and the object store
+ * looks for the version carrying this put's token before it reports anything.
+ *
+ * <p>SDK exceptions propagate to the caller, which knows what they mean for its write. Thread-safe.
  */
 final class Uploads {
   private static final Logger LOG = LoggerFactory.getLogger(Uploads.class);
   private static final String OCTET_STREAM = "application/octet-stream";
+  /** The SigV4 header holding the payload's SHA-256 (lowercase hex). */
+  static final String CONTENT_SHA256 = "x-amz-content-sha256";
+  private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
 
   /** What a completed upload returned. */
   record Written(String versionId, String eTag) {}
@@ -46,14 +101,27 @@ final class Uploads {
   private final String bucket;
   private final S3StoreConfig config;
   private final boolean additionalChecksums;
+  private final boolean plainHttp;
   private final String endpoint;
+  private final ExecutorService partExecutor;
+  private final AttemptTimeouts attemptTimeouts;
 
-  Uploads(S3Client s3, String bucket, S3StoreConfig config, boolean additionalChecksums, String endpoint) {
+  Uploads(S3Client s3, String bucket, S3StoreConfig config, boolean additionalChecksums, boolean plainHttp,
+      String endpoint, ExecutorService partExecutor, AttemptTimeouts attemptTimeouts) {
     this.s3 = s3;
     this.bucket = bucket;
     this.config = config;
     this.additionalChecksums = additionalChecksums;
+    this.plainHttp = plainHttp;
     this.endpoint = endpoint;
+    this.partExecutor = partExecutor;
+    this.attemptTimeouts = attemptTimeouts;
+  }
+
+  /** The digests a payload of {@code length} bytes needs for its upload, computed in its one read. */
+  Payload.Digests digestsFor(long length) {
+    boolean multipart = length > config.multipartThreshold();
+    return new Payload.Digests(multipart ? config.partSize() : 0, true, plainHttp);
   }
 
   /** Uploads {@code payload} to {@code key} with {@code metadata} under {@code condition}. */
@@ -69,9 +137,14 @@ final class Uploads {
         .key(key)
         .contentLength(payload.length())
         .contentType(OCTET_STREAM)
+        .contentMD5(Md5.base64(payload.md5(0)))
         .metadata(metadata);
     if (additionalChecksums) {
       req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(Sha256.base64(payload.sha256()));
+    }
+    if (plainHttp) {
+      String hex = payload.sha256Hex();
+      req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
     }
     if (condition.ifAbsent()) {
       req.ifNoneMatch("*");
@@ -85,49 +158,217 @@ final class Uploads {
   }
 
   private Written multipart(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+    // Parts carry x-amz-checksum-sha256 only when their SHA-256 is known anyway; then every part must.
+    boolean partChecksums = additionalChecksums && payload.hasPartSha256();
     CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
         .bucket(bucket).key(key).contentType(OCTET_STREAM).metadata(metadata);
-    if (additionalChecksums) {
+    if (partChecksums) {
       create.checksumAlgorithm(ChecksumAlgorithm.SHA256);
     }
     String uploadId = s3.createMultipartUpload(create.build()).uploadId();
+    List<CompletedPart> parts;
     try {
-      List<CompletedPart> parts = new ArrayList<>();
-      long partSize = config.partSize();
-      int partNumber = 1;
-      for (long offset = 0; offset < payload.length(); offset += partSize, partNumber++) {
-        long count = Math.min(partSize, payload.length() - offset);
-        parts.add(uploadPart(key, uploadId, partNumber, payload, offset, count));
-      }
-      CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
-          .bucket(bucket).key(key).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts));
-      if (condition.ifAbsent()) {
-        complete.ifNoneMatch("*");
-      } else if (condition.ifMatch() != null) {
-        complete.ifMatch(condition.ifMatch());
-      }
-      CompleteMultipartUploadResponse r = s3.completeMultipartUpload(complete.build());
-      return new Written(r.versionId(), r.eTag());
+      parts = uploadParts(key, uploadId, payload, partChecksums);
     } catch (RuntimeException e) {
       abort(key, uploadId, e);
       throw e;
     }
+    CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
+        .bucket(bucket).key(key).uploadId(uploadId)
+        .multipartUpload(m -> m.parts(parts));
+    if (condition.ifAbsent()) {
+      complete.ifNoneMatch("*");
+    } else if (condition.ifMatch() != null) {
+      complete.ifMatch(condition.ifMatch());
+    }
+    CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
+    checkCompleted(key, payload, metadata, r);
+    return new Written(r.versionId(), r.eTag());
   }
 
-  private CompletedPart uploadPart(String key, String uploadId, int partNumber, Payload payload, long offset,
-      long count) {
+  /**
+   * Sends the completion, again after an ambiguous failure (no answer, a 5xx, an error after
+   * {@code 200 OK}), at most {@link S3StoreConfig#completeAttempts()} times: the one layer that
+   * retries it, since the HTTP layer never repeats a write into a versioned bucket.
+   *
+   * @throws SdkClientException (ambiguous) when the outcome stays unknown, the upload is gone
+   *     ({@code NoSuchUpload}) or only a repeat succeeded: the caller looks for the version this put
+   *     wrote
+   */
+  private CompleteMultipartUploadResponse complete(String key, String uploadId, CompleteMultipartUploadRequest request,
+      int partCount) {
+    Duration timeout = config.completeTimeout(partCount);
+    for (int attempt = 1; ; attempt++) {
+      boolean last = attempt >= config.completeAttempts();
+      try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
+        CompleteMultipartUploadResponse r = s3.completeMultipartUpload(request);
+        if (attempt > 1) {
+          // A repeat's answer may describe the earlier completion only in part (Ceph RGW and s3proxy
+          // answer one without the version ID): the version made is read from the key, by its token.
+          throw outcomeUnknown(key, uploadId, "succeeded on attempt " + attempt + " after an ambiguous failure",
+              null);
+        }
+        return r;
+      } catch (AwsServiceException e) {
+        if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
+          // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for
+          // the version this put wrote before it reports anything.
+          throw outcomeUnknown(key, uploadId, "answered NoSuchUpload: an earlier attempt may have completed it", e);
+        }
+        boolean failedAfter200 = e.statusCode() / 100 == 2;
+        if (!failedAfter200 && !S3Errors.ambiguous(e)) {
+          abort(key, uploadId, e);
+          throw e;
+        }
+        if (last) {
+          // 200 OK, then an error in the body: the completion failed after it began (AWS asks for a
+          // retry). Whether anything landed is looked up by the caller; the parts stay for the sweep.
+          throw outcomeUnknown(key, uploadId, "failed " + attempt + " times, last " + (failedAfter200
+              ? "after 200 OK (" + S3Errors.errorCode(e) + ")" : "with " + e.statusCode()), e);
+        }
+        retrying(key, uploadId, attempt, e);
+      } catch (SdkException e) {
+        if (!S3Errors.ambiguous(e)) {
+          abort(key, uploadId, e);
+          throw e;
+        }
+        if (last) {
+          // After an ambiguous failure the upload may be complete or still completing: aborting could
+          // undo a write that landed, so the parts are left for the sweep (abortIncompleteUploads).
+          throw e;
+        }
+        retrying(key, uploadId, attempt, e);
+      }
+    }
+  }
+
+  private void retrying(String key, String uploadId, int attempt, Exception failure) {
+    LOG.debug("CompleteMultipartUpload of '{}' (upload {}) failed ambiguously ({}); completing it again, attempt {}"
+        + " of {}", key, uploadId, failure.toString(), attempt + 1, config.completeAttempts());
+    try {
+      config.sleeper().sleep(config.staleReadBackoff());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw SdkClientException.builder().message("Interrupted while completing '" + key + "'").cause(e).build();
+    }
+  }
+
+  private static SdkClientException outcomeUnknown(String key, String uploadId, String what, Exception cause) {
+    SdkClientException.Builder b = SdkClientException.builder().message("CompleteMultipartUpload of '" + key
+        + "' (upload " + uploadId + ") " + what);
+    return cause == null ? b.build() : b.cause(cause).build();
+  }
+
+  /** Sends every part, at most {@link S3StoreConfig#partConcurrency()} at once, in part-number order. */
+  private List<CompletedPart> uploadParts(String key, String uploadId, Payload payload, boolean partChecksums) {
+    long partSize = payload.partSize();
+    int count = payload.partCount();
+    List<CompletedPart> parts = new ArrayList<>(count);
+    Deque<CompletableFuture<CompletedPart>> inFlight = new ArrayDeque<>();
+    RuntimeException failure = null;
+    for (int index = 0; index < count && failure == null; index++) {
+      if (inFlight.size() >= config.partConcurrency()) {
+        failure = await(inFlight.removeFirst(), parts);
+        if (failure != null) {
+          break;
+        }
+      }
+      int i = index;
+      long offset = i * partSize;
+      long length = Math.min(partSize, payload.length() - offset);
+      inFlight.addLast(CompletableFuture.supplyAsync(
+          () -> uploadPart(key, uploadId, i, payload, offset, length, partChecksums), partExecutor));
+    }
+    // Every part started is waited for, so none is still sending when the upload is aborted.
+    while (!inFlight.isEmpty()) {
+      RuntimeException e = await(inFlight.removeFirst(), parts);
+      if (failure == null) {
+        failure = e;
+      } else if (e != null && e != failure) {
+        failure.addSuppressed(e);
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return parts;
+  }
+
+  private static RuntimeException await(CompletableFuture<CompletedPart> part, List<CompletedPart> parts) {
+    try {
+      parts.add(part.join());
+      return null;
+    } catch (CompletionException e) {
+      return e.getCause() instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  private CompletedPart uploadPart(String key, String uploadId, int index, Payload payload, long offset, long count,
+      boolean partChecksum) {
+    int partNumber = index + 1;
     UploadPartRequest.Builder req = UploadPartRequest.builder()
-        .bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(count);
-    String partChecksum = null;
-    if (additionalChecksums) {
-      partChecksum = Sha256.base64(payload.sha256(offset, count));
-      req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(partChecksum);
+        .bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(count)
+        .contentMD5(Md5.base64(payload.md5(index)));
+    String checksum = null;
+    if (payload.hasPartSha256()) {
+      byte[] sha = payload.sha256(index);
+      if (partChecksum) {
+        checksum = Sha256.base64(sha);
+        req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(checksum);
+      }
+      if (plainHttp) {
+        String hex = Sha256.hex(sha);
+        req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
+      }
     }
     // Each (re)send of the part opens its region afresh, so a retry never reads a consumed stream.
     UploadPartResponse r = s3.uploadPart(req.build(),
         RequestBody.fromContentProvider(() -> payload.open(offset, count), count, OCTET_STREAM));
-    return CompletedPart.builder().partNumber(partNumber).eTag(r.eTag()).checksumSHA256(partChecksum).build();
+    return CompletedPart.builder().partNumber(partNumber).eTag(r.eTag()).checksumSHA256(checksum).build();
+  }
+
+  /**
+   * Checks the answer of a completed upload: a multipart ETag must be the MD5 of the parts' MD5s;
+   * an answer without one is checked by reading the new version's length and put token.
+   *
+   * @throws IntegrityException if the store holds something other than what was sent
+   */
+  private void checkCompleted(String key, Payload payload, Map<String, String> metadata,
+      CompleteMultipartUploadResponse r) {
+    String eTag = r.eTag();
+    if (eTag != null && MULTIPART_ETAG.matcher(eTag).matches()) {
+      byte[][] md5s = new byte[payload.partCount()][];
+      for (int i = 0; i < md5s.length; i++) {
+        md5s[i] = payload.md5(i);
+      }
+      String expected = Md5.multipartETag(md5s);
+      if (!unquoted(expected).equalsIgnoreCase(unquoted(eTag))) {
+        throw new IntegrityException(key, "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at "
+            + endpoint + " answered ETag " + eTag + " but the parts sent make " + expected);
+      }
+      return;
+    }
+    HeadObjectResponse head;
+    try {
+      head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(r.versionId()));
+    } catch (SdkException e) {
+      throw S3Errors.translate(key, "HEAD of '" + key + "' in bucket '" + bucket + "' at " + endpoint
+          + " after CompleteMultipartUpload", e);
+    }
+    String token = metadata.get(S3ObjectStore.META_PUT_TOKEN);
+    long length = head.contentLength() == null ? -1 : head.contentLength();
+    if (length != payload.length() || !token.equals(head.metadata().get(S3ObjectStore.META_PUT_TOKEN))) {
+      throw new IntegrityException(key, "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at "
+          + endpoint + " made version " + r.versionId() + " of " + length + " bytes and put token "
+          + head.metadata().get(S3ObjectStore.META_PUT_TOKEN) + ", but " + payload.length() + " bytes with token "
+          + token + " were sent");
+    }
+  }
+
+  private static String unquoted(String eTag) {
+    String s = eTag.trim();
+    return (s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1) : s)
+        .toLowerCase(Locale.ROOT);
   }
 
   private void abort(String key, String uploadId, RuntimeException cause) {

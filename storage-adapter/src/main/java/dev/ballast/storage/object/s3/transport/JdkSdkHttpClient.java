@@ -18,6 +18,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
@@ -81,12 +82,14 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
   private final Duration responseTimeout;
   private final HttpClient.Version version;
   private final Predicate<SdkHttpRequest> nonIdempotentEffect;
+  private final Function<SdkHttpRequest, Duration> requestTimeout;
 
   private JdkSdkHttpClient(Builder builder) {
     this.httpClient = builder.httpClient;
     this.responseTimeout = builder.responseTimeout;
     this.version = builder.version;
     this.nonIdempotentEffect = builder.nonIdempotentEffect;
+    this.requestTimeout = builder.requestTimeout;
   }
 
   /**
@@ -144,7 +147,10 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
   HttpRequest toJdkRequest(HttpExecuteRequest executeRequest) {
     SdkHttpRequest sdkRequest = executeRequest.httpRequest();
     HttpRequest.Builder builder = HttpRequest.newBuilder(sdkRequest.getUri()).version(version);
-    if (responseTimeout != null) {
+    Duration own = requestTimeout.apply(sdkRequest);
+    if (own != null) {
+      builder.timeout(own);
+    } else if (responseTimeout != null) {
       builder.timeout(responseTimeout);
     }
     RestrictedHeaders.copy(sdkRequest, builder);
@@ -266,6 +272,7 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
     private Duration responseTimeout;
     private HttpClient.Version version = DEFAULT_VERSION;
     private Predicate<SdkHttpRequest> nonIdempotentEffect = request -> false;
+    private Function<SdkHttpRequest, Duration> requestTimeout = request -> null;
 
     private Builder(HttpClient httpClient) {
       this.httpClient = httpClient;
@@ -311,6 +318,22 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      */
     public Builder nonIdempotentEffect(Predicate<SdkHttpRequest> rule) {
       this.nonIdempotentEffect = Objects.requireNonNull(rule, "rule");
+      return this;
+    }
+
+    /**
+     * Which requests get a timeout of their own, for requests a server may take much longer to
+     * answer than others (S3's {@code CompleteMultipartUpload}, which may take minutes). The rule's
+     * answer is set as the request's {@link HttpRequest#timeout()}, which {@code ResilientHttpClient}
+     * takes as that request's attempt timeout; null leaves the request to
+     * {@link #responseTimeout(Duration)} or the underlying client. If not set, no request has one.
+     *
+     * @param rule tested once per prepared request; must be thread-safe and fast, and return null or
+     *     a positive duration
+     * @throws NullPointerException if {@code rule} is null
+     */
+    public Builder requestTimeout(Function<SdkHttpRequest, Duration> rule) {
+      this.requestTimeout = Objects.requireNonNull(rule, "rule");
       return this;
     }
 

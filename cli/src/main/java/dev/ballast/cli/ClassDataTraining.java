@@ -1,0 +1,48 @@
+package dev.ballast.cli;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The training run of {@code ./ballast}'s class-data-sharing archive: the classes it loads are
+ * archived once per build, and every later command maps them instead of loading them from the jars.
+ * One JVM runs what the commands load: a backup into a local store, and a backup towards an S3
+ * endpoint, which loads the AWS SDK's client, the signer and the HTTP layer (the endpoint is a
+ * loopback port nobody listens on, so nothing leaves the machine and the attempt ends within
+ * seconds). Output is discarded; the exit status is always 0.
+ *
+ * <p>Usage: {@code ClassDataTraining DIR}, an empty directory the run may fill.
+ */
+public final class ClassDataTraining {
+  private ClassDataTraining() {}
+
+  public static void main(String[] args) throws IOException {
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
+    Path dir = Path.of(args[0]);
+    Path source = Files.createDirectories(dir.resolve("src").resolve("dir"));
+    Files.writeString(source.resolve("small.txt"), "small\n");
+    Files.write(dir.resolve("src").resolve("large.bin"), new byte[200_000]);
+    PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
+    Cancellation cancellation = new Cancellation();
+    CliContext ctx = new CliContext(nowhere, nowhere, Map.of("AWS_ACCESS_KEY_ID", "training",
+        "AWS_SECRET_ACCESS_KEY", "training"), dir, false, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
+        Duration.ofSeconds(1), path -> { });
+    String src = dir.resolve("src").toString();
+    Ballast.run(new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
+    int closedPort;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = probe.getLocalPort();
+    }
+    Ballast.run(new String[] {"backup", src, "--endpoint", "http://127.0.0.1:" + closedPort, "--bucket", "training",
+        "--timeout", "2s"}, ctx);
+    System.exit(0);
+  }
+}
