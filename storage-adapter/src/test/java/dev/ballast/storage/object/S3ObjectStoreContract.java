@@ -215,7 +215,9 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
 
     try (S3ObjectStore missing = S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), bucket + "-none",
         config)) {
-      assertThatThrownBy(() -> missing.put("k", ObjectContent.ofBytes(new byte[] {1})))
+      // A read: a PUT's early 404 is answered before its body on some servers (Ceph RGW), and the
+      // plain JDK client this suite uses bounds no body read, while the store's default client does.
+      assertThatThrownBy(() -> missing.versions("k"))
           .isInstanceOf(BucketNotFoundException.class)
           .hasMessageContaining("no such bucket");
     }
