@@ -198,6 +198,13 @@ public final class FaultProxy implements AutoCloseable {
         Socket client = server.accept();
         connections.incrementAndGet();
         clients.add(client);
+        if (listener != server) {
+          // stop() ran between accept() and add(): it set the listener aside before closing the clients
+          // it knew of, so this one is closed here and never served.
+          clients.remove(client);
+          closeQuietly(client);
+          continue;
+        }
         threads.execute(() -> serve(client));
       } catch (IOException closed) {
         return;
