@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
+import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
@@ -16,8 +17,6 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,30 +39,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CliRetentionIT {
   @TempDir
   static Path base;
-
-  /** A clock the test sets: backups on chosen days, in UTC as the local time zone. */
-  static final class SetClock extends Clock {
-    volatile Instant now;
-
-    SetClock(Instant now) {
-      this.now = now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 
   /** Tomorrow at midnight UTC: every command's time is after the S3 server's own version timestamps. */
   static final Instant DAY0 = Instant.now().truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(1));
@@ -94,15 +69,15 @@ class CliRetentionIT {
     String name = "ret-" + store;
     Path source = Files.createDirectories(base.resolve(name));
     Files.writeString(source.resolve("stable.txt"), "never changes");
-    SetClock clock = new SetClock(DAY0);
+    MutableClock clock = new MutableClock(DAY0);
     // Day 1 10:00, day 2 10:00, day 3 09:00 and 18:00, day 4 10:00: five backups, each with new content.
     long[] hours = {24 + 10, 48 + 10, 72 + 9, 72 + 18, 96 + 10};
     for (long h : hours) {
-      clock.now = DAY0.plus(Duration.ofHours(h));
+      clock.set(DAY0.plus(Duration.ofHours(h)));
       Files.writeString(source.resolve("changing.txt"), "content at hour " + h);
       assertThat(ballast(store, clock, "backup", source.toString()).exitCode()).isEqualTo(ExitCodes.OK);
     }
-    clock.now = DAY0.plus(Duration.ofDays(6));
+    clock.set(DAY0.plus(Duration.ofDays(6)));
     assertThat(count(store, name + "/changing.txt")).isEqualTo(5);
 
     Run dry = ballast(store, clock, "forget", name, "--keep-daily", "2", "--dry-run");
@@ -218,7 +193,7 @@ class CliRetentionIT {
     for (int i = 0; i < 10; i++) {
       Files.writeString(source.resolve("file-" + i), "content " + i);
     }
-    SetClock clock = new SetClock(DAY0.plus(Duration.ofDays(20)));
+    MutableClock clock = new MutableClock(DAY0.plus(Duration.ofDays(20)));
     assertThat(ballast(store, clock, "backup", source.toString()).exitCode()).isEqualTo(ExitCodes.OK);
 
     Run half = ballast(store, clock, "verify", name, "--read-data-subset", "50%");
