@@ -11,8 +11,15 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -23,6 +30,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -165,6 +174,87 @@ class FastPathTest {
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().circuitOpenRejections()).isEqualTo(2);
         assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("rejected");
         assertThat(delegate.requests).hasSize(1);
+    }
+
+    @Test
+    void aHealthyCallOnLoopbackHandsTheWrappedJdkClientsExecutorNoMoreTasksThanTheRawClientDoes() throws Exception {
+        ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread serving = new Thread(() -> serveOkUntilClosed(server), "loopback-ok");
+        serving.start();
+        CountingExecutor jdkExecutor = new CountingExecutor();
+        HttpClient raw = HttpClient.newBuilder().executor(jdkExecutor).build();
+        try {
+            ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(raw).scheduler(scheduler).build();
+            HttpRequest request = HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.getLocalPort() + "/item")).build();
+            raw.send(request, BodyHandlers.ofString()); // opens the connection both then reuse
+
+            int before = jdkExecutor.tasks.get();
+            for (int i = 0; i < 20; i++) {
+                raw.send(request, BodyHandlers.ofString());
+            }
+            int rawTasks = jdkExecutor.tasks.get() - before;
+            before = jdkExecutor.tasks.get();
+            for (int i = 0; i < 20; i++) {
+                assertThat(client.send(request, BodyHandlers.ofString()).body()).isEqualTo("ok");
+                client.send(request, BodyHandlers.ofByteArray());
+                client.send(request, BodyHandlers.discarding());
+            }
+            int wrappedTasks = jdkExecutor.tasks.get() - before;
+
+            // A hand-off per call would add 60; the JDK's own housekeeping varies by a task or two per run.
+            assertThat(wrappedTasks).as("JDK executor tasks for 60 wrapped calls, raw client: %d for 20", rawTasks)
+                    .isLessThanOrEqualTo(3 * rawTasks + 20);
+        } finally {
+            server.close();
+            serving.join();
+            jdkExecutor.shutdownNow();
+        }
+    }
+
+    /** Answers every request on every connection with {@code 200 ok}, keeping connections open. */
+    private static void serveOkUntilClosed(ServerSocket server) {
+        byte[] answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII);
+        while (!server.isClosed()) {
+            try {
+                Socket socket = server.accept();
+                Thread connection = new Thread(() -> {
+                    try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
+                        int matched = 0;
+                        for (int b = in.read(); b >= 0; b = in.read()) {
+                            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
+                            if (matched == 4) { // end of a request's headers (GETs carry no body)
+                                out.write(answer);
+                                out.flush();
+                                matched = 0;
+                            }
+                        }
+                    } catch (IOException closed) {
+                        // the client closed the connection
+                    }
+                }, "loopback-ok-connection");
+                connection.setDaemon(true);
+                connection.start();
+            } catch (IOException closed) {
+                return; // the test closed the server
+            }
+        }
+    }
+
+    /** The wrapped JDK client's executor: counts what the client hands it. */
+    static final class CountingExecutor extends ThreadPoolExecutor {
+
+        final AtomicInteger tasks = new AtomicInteger();
+
+        CountingExecutor() {
+            super(2, 2, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>());
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            tasks.incrementAndGet();
+            super.execute(command);
+        }
     }
 
     /** Counts every task handed to it, immediate or delayed, and runs them as a pool would. */

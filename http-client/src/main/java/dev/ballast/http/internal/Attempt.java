@@ -16,6 +16,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -246,9 +247,31 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
         if (own == null) {
             return null; // the wrapped client fails it as it would without us
         }
+        if (isWholeBodyJdkSubscriber(own)) {
+            return own; // nothing to observe, and the JDK completes it without a thread hand-off
+        }
         subscriber = own;
         body = RECEIVING;
         return this;
+    }
+
+    /**
+     * The JDK's own subscribers that read the whole body before the response is handed over and run
+     * none of the caller's code: {@code ofString}, {@code ofByteArray}, {@code ofFile},
+     * {@code discarding}, {@code replacing}. They are given to the wrapped client as they are. Observing
+     * them would tell nothing (the attempt's bound covers their body, and nothing of the caller's can
+     * fail in them), and would cost a thread hand-off per call: the JDK completes a subscriber of its
+     * own on the thread that read the body, but calls any other subscriber's {@code getBody} on the
+     * client's executor ({@code ResponseSubscribers.getBodyAsync}, {@code TrustedSubscriber.needsExecutor}).
+     * Those types are not exported, so they are known by name.
+     */
+    private static final Set<String> WHOLE_BODY_JDK_SUBSCRIBERS = Set.of(
+            "jdk.internal.net.http.ResponseSubscribers$ByteArraySubscriber",
+            "jdk.internal.net.http.ResponseSubscribers$PathSubscriber",
+            "jdk.internal.net.http.ResponseSubscribers$NullSubscriber");
+
+    static boolean isWholeBodyJdkSubscriber(BodySubscriber<?> subscriber) {
+        return WHOLE_BODY_JDK_SUBSCRIBERS.contains(subscriber.getClass().getName());
     }
 
     // ---- the body subscriber the wrapped client feeds: the caller's, observed ----------------------
