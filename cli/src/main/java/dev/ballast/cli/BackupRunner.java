@@ -38,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -160,6 +161,8 @@ final class BackupRunner {
   private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
   private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger repaired = new AtomicInteger();
+  /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
+  private final AtomicBoolean writesPrepared = new AtomicBoolean();
   private final List<ManifestTree.Directory> directories = new ArrayList<>();
   private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
   private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
@@ -416,6 +419,12 @@ final class BackupRunner {
           done.run();
           return;
         }
+      }
+      if (!writesPrepared.get() && writesPrepared.compareAndSet(false, true)) {
+        // Most keys a backup writes are new: one listing of the name's prefix instead of a HEAD per
+        // key, on a store that reads each key's version before a put. Not before the first upload, so
+        // an unchanged backup lists nothing.
+        store.prepareWrites(Manifest.objectKey(name, ""));
       }
       write = store.putAsync(Manifest.objectKey(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
       changedWhileRead = changed(f);

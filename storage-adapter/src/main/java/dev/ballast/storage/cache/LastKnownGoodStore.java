@@ -191,6 +191,11 @@ public final class LastKnownGoodStore implements ObjectStore {
   }
 
   @Override
+  public void prepareWrites(String prefix) {
+    delegate.prepareWrites(prefix);
+  }
+
+  @Override
   public ObjectVersion putIfAbsent(String key, ObjectContent content) {
     Objects.requireNonNull(key, "key");
     return writing(key, () -> delegate.putIfAbsent(key, content));

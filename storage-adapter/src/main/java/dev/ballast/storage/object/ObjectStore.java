@@ -8,6 +8,7 @@ import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -150,6 +151,24 @@ public interface ObjectStore {
       all.addAll(versions(key));
     }
     return List.copyOf(all);
+  }
+
+  /**
+   * Tells the store that puts of keys under {@code prefix}, most of them new, follow (a first backup,
+   * a bulk import). A store that reads a key's current version before each put, to give the new
+   * version a higher generation ({@link dev.ballast.storage.object.s3.S3ObjectStore} does, with a HEAD, where the endpoint has no
+   * conditional writes), may instead list the prefix once, at the first such put, and skip that read
+   * for every key the listing did not hold: one request per 1,000 keys instead of one per key. The
+   * listing is as current as a HEAD would be at that moment; a key another writer creates after it
+   * and before this store's first put of the key is the same race a HEAD followed by a PUT has. Only
+   * a key's first put uses the listing.
+   *
+   * <p>The default does nothing. Thread-safe; calling it again for the same prefix does nothing.
+   *
+   * @param prefix a key prefix, such as {@code "photos/"}
+   */
+  default void prepareWrites(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
   }
 
   /**

@@ -320,6 +320,42 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     assertThat(store.versions("shared")).hasSize(3);
   }
 
+  @Test
+  void putsUnderAPreparedPrefixReadTheVersionOnlyOfKeysItsOneListingHeld() throws Exception {
+    boolean conditional = store.capabilities().putIfAbsent();
+    ObjectStore other = openAnotherWriter(Clock.fixed(Instant.parse("2100-01-01T00:00:00Z"), java.time.ZoneOffset.UTC));
+    ObjectVersion theirs;
+    try {
+      theirs = other.put("prepared/theirs", ObjectContent.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+    } finally {
+      if (other instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+    store.prepareWrites("prepared/");
+    http.clearExchanges();
+
+    store.put("prepared/new-1", ObjectContent.ofBytes("one".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("the first put under the prefix")
+        .isEqualTo(conditional ? List.of("PUT If-None-Match") : List.of("GET", "PUT"));
+    store.put("prepared/new-2", ObjectContent.ofBytes("two".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("a put of another new key")
+        .isEqualTo(conditional ? List.of("PUT If-None-Match") : List.of("PUT"));
+    ObjectVersion mine = store.put("prepared/theirs", ObjectContent.ofBytes("mine".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("a put of a key the listing held").contains("HEAD").endsWith("PUT");
+    assertThat(mine.generation()).as("above the other writer's far-future generation")
+        .isGreaterThan(theirs.generation());
+    store.put("prepared/new-1", ObjectContent.ofBytes("one again".getBytes(StandardCharsets.UTF_8)));
+    assertThat(requestsSinceCleared()).as("a second put of a key the listing did not hold")
+        .isEqualTo(store.capabilities().putIfMatch() ? List.of("PUT If-Match") : List.of("HEAD", "PUT"));
+
+    for (String key : List.of("prepared/new-1", "prepared/new-2", "prepared/theirs")) {
+      try (ObjectRead read = store.get(key)) {
+        assertThat(read.freshness()).as(key).isEqualTo(Freshness.FRESH);
+      }
+    }
+  }
+
   /**
    * A put sent with a condition in place of its HEAD lands, another writer replaces it, and only then
    * is the put's answer lost: the key's current version neither carries its token nor meets its

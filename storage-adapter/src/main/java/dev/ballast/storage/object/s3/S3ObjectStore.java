@@ -28,11 +28,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -151,6 +155,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private final S3StoreConfig config;
   private final StoreCapabilities capabilities;
   private final KeyGenerations generations = new KeyGenerations();
+  /** Prefixes given to {@link #prepareWrites}, each listed at the first put under it that needs a HEAD. */
+  private final Map<String, PrefixListing> listings = new ConcurrentHashMap<>();
   private final Uploads uploads;
   private final boolean contentMd5Validated;
   private final ExecutorService partExecutor;
@@ -285,7 +291,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       boolean implicit = sent != null && sent != condition;
       long generation;
       if (sent == null) {
-        HeadObjectResponse head = headBeforeWrite(key);
+        HeadObjectResponse head = listedAbsent(key) ? null : headBeforeWrite(key);
         generation = nextGeneration(key, head);
         sent = condition;
       } else {
@@ -725,7 +731,20 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   public List<String> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     List<String> keys = new ArrayList<>();
+    listKeys(prefix, Integer.MAX_VALUE, keys);
+    keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+    return List.copyOf(keys);
+  }
+
+  /**
+   * Adds the current keys under {@code prefix} (outside the reserved prefix) to {@code keys},
+   * paginated, and stops after {@code limit} of them.
+   *
+   * @return false if there were more than {@code limit}
+   */
+  private boolean listKeys(String prefix, int limit, Collection<String> keys) {
     String token = null;
+    int listed = 0;
     do {
       ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix);
       if (token != null) {
@@ -738,14 +757,66 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         throw S3Errors.translate(null, describe("ListObjectsV2", prefix), e);
       }
       for (S3Object o : page.contents()) {
+        if (++listed > limit) {
+          return false;
+        }
         if (!o.key().startsWith(ObjectKeys.RESERVED_PREFIX)) {
           keys.add(o.key());
         }
       }
       token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
     } while (token != null);
-    keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-    return List.copyOf(keys);
+    return true;
+  }
+
+  /** Listed at most this many keys per prepared prefix; beyond it, puts read each key's version as before. */
+  static final int MAX_PREPARED_LISTING = 100_000;
+
+  @Override
+  public void prepareWrites(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    listings.putIfAbsent(prefix, new PrefixListing(prefix));
+  }
+
+  /**
+   * Whether a listing of a prepared prefix showed {@code key} has no current version and this is its
+   * first put since: then the HEAD before the put would answer 404, and is skipped.
+   */
+  private boolean listedAbsent(String key) {
+    if (listings.isEmpty() || generations.known(key) != 0) {
+      return false;
+    }
+    for (PrefixListing listing : listings.values()) {
+      if (key.startsWith(listing.prefix)) {
+        return listing.firstPutOfAbsentKey(key);
+      }
+    }
+    return false;
+  }
+
+  /** The keys under one prepared prefix, listed once, at the first put that asks. */
+  private final class PrefixListing {
+    final String prefix;
+    private Set<String> seen;
+    private boolean unusable;
+
+    PrefixListing(String prefix) {
+      this.prefix = prefix;
+    }
+
+    synchronized boolean firstPutOfAbsentKey(String key) {
+      if (seen == null && !unusable) {
+        Set<String> keys = new HashSet<>();
+        try {
+          unusable = !listKeys(prefix, MAX_PREPARED_LISTING, keys);
+        } catch (StorageException e) {
+          LOG.debug("Listing '{}' before its puts failed; each put reads its key's version instead", prefix, e);
+          unusable = true;
+        }
+        seen = keys;
+      }
+      return !unusable && seen.add(key); // a key's later puts read its version as before
+    }
   }
 
   /**
