@@ -88,14 +88,16 @@ final class StoreSession implements AutoCloseable {
   }
 
   static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
-    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
-  }
-
-  private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+    // S3's bucket naming rules (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html),
+    // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
     if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
       throw new CliFailure(ExitCodes.USAGE, "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
           + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.");
     }
+    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
+  }
+
+  private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
     Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast")).toAbsolutePath().normalize();
     Path storeDir = dataDir.resolve(o.bucket);
     String where = "the local store " + storeDir;

@@ -270,6 +270,16 @@ class BallastTest {
   }
 
   @Test
+  void aBucketNameS3RefusesIsOneSentenceNamingTheRulesBeforeAnyRequest() throws Exception {
+    Path dir = Files.createDirectories(home.resolve("src"));
+    assertThat(run("backup", dir.toString(), "--endpoint", "http://127.0.0.1:9", "--bucket", "e1"))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err().lines()).singleElement().asString()
+        .contains("The bucket name 'e1' is not usable: pass --bucket with 3 to 63 lowercase letters");
+    assertNoStoreOpened();
+  }
+
+  @Test
   void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
     Path dir = Files.createDirectories(home.resolve("src"));
     assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);
