@@ -54,6 +54,25 @@ public record CliContext(PrintStream out, PrintStream err, Map<String, String> e
         Duration.ofSeconds(5), path -> { });
   }
 
+  /**
+   * Where the CLI keeps what it may lose: {@code $XDG_CACHE_HOME/ballast} when that is an absolute
+   * path (the XDG Base Directory rule restic follows too), else {@code ~/.cache/ballast}.
+   */
+  Path cacheDir() {
+    String xdg = env.get("XDG_CACHE_HOME");
+    if (xdg != null && !xdg.isBlank()) {
+      try {
+        Path dir = Path.of(xdg);
+        if (dir.isAbsolute()) {
+          return dir.resolve("ballast");
+        }
+      } catch (java.nio.file.InvalidPathException ignored) {
+        // not a path: the default
+      }
+    }
+    return home.resolve(".cache").resolve("ballast");
+  }
+
   static Path home(String homeVariable) {
     if (homeVariable != null && !homeVariable.isBlank()) {
       try {

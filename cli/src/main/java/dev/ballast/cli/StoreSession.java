@@ -42,6 +42,8 @@ final class StoreSession implements AutoCloseable {
   static final String OLD_S3MOCK_FOLDER = "s3";
 
   /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
+  /** How long a backup trusts what the capability probe found about an endpoint's server. */
+  static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
   private final ResilientHttpClient http;
@@ -162,7 +164,8 @@ final class StoreSession implements AutoCloseable {
       // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
       // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
       S3StoreConfig s3Config = access == Access.WRITE
-          ? S3StoreConfig.builder().createBucket(true).enableVersioning(true).build()
+          ? S3StoreConfig.builder().createBucket(true).enableVersioning(true)
+              .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED).build()
           : S3StoreConfig.builder().declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class)).build();
       StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
           .s3(s3Endpoint)

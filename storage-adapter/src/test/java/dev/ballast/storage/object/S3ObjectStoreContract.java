@@ -13,6 +13,7 @@ import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.S3TestBackend.Feature;
 import dev.ballast.storage.object.s3.S3Endpoint;
@@ -24,6 +25,7 @@ import java.io.InputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,6 +36,7 @@ import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -192,6 +195,35 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     // HEAD bucket, CreateBucket, GetBucketVersioning, PutBucketVersioning, GetBucketVersioning, at most
     // 6 probe PUTs, ListObjectVersions, at most 3 DELETEs.
     assertThat(probe.size()).isBetween(10, 15);
+  }
+
+  @Test
+  void aStoreOpenedWithinTheProbeCachesAgeChecksOnlyTheBucketAndItsVersioning(@TempDir Path cacheDir) {
+    Path cache = cacheDir.resolve("probe.properties");
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    S3StoreConfig config = options().clock(clock).probeCache(cache, Duration.ofHours(24)).build();
+    FaultInjectingHttpClient first = backend().newHttpClient();
+    try (S3ObjectStore probed = S3ObjectStore.open(backend().endpoint(first), bucket, config)) {
+      assertThat(probed.capabilities()).isEqualTo(store.capabilities());
+      assertThat(first.exchanges().size()).as("requests at the first open: the probe").isGreaterThan(5);
+    }
+    assertThat(cache).isRegularFile();
+
+    clock.advance(Duration.ofHours(23));
+    FaultInjectingHttpClient second = backend().newHttpClient();
+    try (S3ObjectStore remembered = S3ObjectStore.open(backend().endpoint(second), bucket, config)) {
+      assertThat(second.exchanges()).as("requests at an open 23 h later")
+          .extracting(e -> e.method() + (e.query().isEmpty() ? "" : "?" + e.query()))
+          .containsExactly("HEAD", "GET?versioning");
+      assertThat(remembered.capabilities()).isEqualTo(store.capabilities());
+      assertThat(remembered.confirmsWrites()).isEqualTo(s3Store().confirmsWrites());
+    }
+
+    clock.advance(Duration.ofHours(2));
+    FaultInjectingHttpClient third = backend().newHttpClient();
+    try (S3ObjectStore reprobed = S3ObjectStore.open(backend().endpoint(third), bucket, config)) {
+      assertThat(third.exchanges().size()).as("requests at an open after the findings aged out").isGreaterThan(5);
+    }
   }
 
   @Test

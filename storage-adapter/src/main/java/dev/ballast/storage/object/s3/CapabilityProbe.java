@@ -9,6 +9,7 @@ import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.StoreCapabilities;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -83,6 +84,35 @@ final class CapabilityProbe {
           + " use ChecksumMode.AUTO or NEVER");
     }
     return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, putIfAbsent, putIfMatch, checksums);
+  }
+
+  /**
+   * The bucket checked as {@link #run()} checks it first (created, versioning enabled, as the config
+   * allows), and the server's behaviour taken from {@code remembered} findings of an earlier probe.
+   */
+  StoreCapabilities checkBucket(Set<S3StoreConfig.Capability> remembered) {
+    ensureBucket();
+    ensureVersioning();
+    contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
+    return declared(endpoint, bucket, remembered);
+  }
+
+  /** What {@link #run()} found, as the capabilities {@link S3StoreConfig.Builder#declaredCapabilities} names. */
+  Set<S3StoreConfig.Capability> found(StoreCapabilities caps) {
+    Set<S3StoreConfig.Capability> found = EnumSet.noneOf(S3StoreConfig.Capability.class);
+    if (caps.putIfAbsent()) {
+      found.add(S3StoreConfig.Capability.PUT_IF_ABSENT);
+    }
+    if (caps.putIfMatch()) {
+      found.add(S3StoreConfig.Capability.PUT_IF_MATCH);
+    }
+    if (caps.additionalChecksums()) {
+      found.add(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
+    }
+    if (contentMd5Validated) {
+      found.add(S3StoreConfig.Capability.CONTENT_MD5);
+    }
+    return found;
   }
 
   /**

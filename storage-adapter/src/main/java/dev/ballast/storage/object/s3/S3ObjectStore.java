@@ -204,17 +204,29 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       var declared = config.declaredCapabilities();
       StoreCapabilities caps;
       boolean contentMd5;
+      String source = "capabilities declared, not probed";
       if (declared.isPresent()) {
         caps = CapabilityProbe.declared(endpoint, bucket, declared.get());
         contentMd5 = declared.get().contains(S3StoreConfig.Capability.CONTENT_MD5);
       } else {
         CapabilityProbe probe = new CapabilityProbe(s3, endpoint, bucket, config);
-        caps = probe.run();
+        ProbeCache cache = config.probeCache()
+            .map(file -> new ProbeCache(file, config.probeCacheMaxAge(), config.clock())).orElse(null);
+        Set<S3StoreConfig.Capability> remembered = cache == null ? null : cache.read(endpoint.describe(), bucket);
+        if (remembered != null) {
+          caps = probe.checkBucket(remembered);
+        } else {
+          caps = probe.run();
+          if (cache != null) {
+            cache.write(endpoint.describe(), bucket, probe.found(caps));
+          }
+        }
         contentMd5 = probe.contentMd5Validated();
+        source = remembered != null ? "probe findings remembered in " + config.probeCache().orElseThrow() : "probed";
       }
       LOG.info("S3 object store {} bucket '{}' ({}): versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
               + " (If-Match)={}, additional SHA-256 checksums={}, Content-MD5={}", endpoint.describe(), bucket,
-          declared.isPresent() ? "capabilities declared, not probed" : "probed",
+          source,
           caps.versioningEnabled() ? "Enabled" : "off", honoured(caps.putIfAbsent()), honoured(caps.putIfMatch()),
           caps.additionalChecksums() ? "validated" : "not used", contentMd5 ? "validated" : "ignored");
       if (declared.isEmpty() && !contentMd5 && !caps.additionalChecksums()) {

@@ -60,6 +60,8 @@ public final class S3StoreConfig {
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
   private final Set<Capability> declaredCapabilities;
+  private final Path probeCache;
+  private final Duration probeCacheMaxAge;
   private final int partConcurrency;
   private final Duration completeTimeoutBase;
   private final Duration completeTimeoutPerPart;
@@ -80,6 +82,8 @@ public final class S3StoreConfig {
     this.sleeper = b.sleeper;
     this.declaredCapabilities = b.declaredCapabilities == null ? null
         : b.declaredCapabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(b.declaredCapabilities));
+    this.probeCache = b.probeCache;
+    this.probeCacheMaxAge = b.probeCacheMaxAge;
     this.partConcurrency = b.partConcurrency;
     this.completeTimeoutBase = b.completeTimeoutBase;
     this.completeTimeoutPerPart = b.completeTimeoutPerPart;
@@ -112,6 +116,8 @@ public final class S3StoreConfig {
     b.random = random;
     b.sleeper = sleeper;
     b.declaredCapabilities = declaredCapabilities;
+    b.probeCache = probeCache;
+    b.probeCacheMaxAge = probeCacheMaxAge;
     b.partConcurrency = partConcurrency;
     b.completeTimeoutBase = completeTimeoutBase;
     b.completeTimeoutPerPart = completeTimeoutPerPart;
@@ -217,6 +223,16 @@ public final class S3StoreConfig {
     return Optional.ofNullable(declaredCapabilities);
   }
 
+  /** The file remembering the probe's findings, if set; see {@link Builder#probeCache}. */
+  public Optional<Path> probeCache() {
+    return Optional.ofNullable(probeCache);
+  }
+
+  /** How long the probe's remembered findings are trusted; see {@link Builder#probeCache}. */
+  public Duration probeCacheMaxAge() {
+    return probeCacheMaxAge;
+  }
+
   @Override
   public String toString() {
     return "S3StoreConfig[createBucket=" + createBucket + ", enableVersioning=" + enableVersioning
@@ -225,7 +241,8 @@ public final class S3StoreConfig {
         + staleReadAttempts + ", staleReadBackoff=" + staleReadBackoff + ", conditionalConflictAttempts="
         + conditionalConflictAttempts + ", spoolDirectory=" + spoolDirectory + ", partConcurrency=" + partConcurrency
         + ", completeTimeout=" + completeTimeoutBase + " + parts * " + completeTimeoutPerPart + ", completeAttempts="
-        + completeAttempts + (declaredCapabilities == null ? "" : ", declaredCapabilities=" + declaredCapabilities) + "]";
+        + completeAttempts + (declaredCapabilities == null ? "" : ", declaredCapabilities=" + declaredCapabilities)
+        + (probeCache == null ? "" : ", probeCache=" + probeCache + " for " + probeCacheMaxAge) + "]";
   }
 
   /**
@@ -276,6 +293,8 @@ public final class S3StoreConfig {
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
     private Set<Capability> declaredCapabilities;
+    private Path probeCache;
+    private Duration probeCacheMaxAge = Duration.ZERO;
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
     private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
     private Duration completeTimeoutPerPart = DEFAULT_COMPLETE_TIMEOUT_PER_PART;
@@ -462,6 +481,31 @@ public final class S3StoreConfig {
      */
     public Builder declaredCapabilities(Set<Capability> honoured) {
       this.declaredCapabilities = honoured == null ? null : Set.copyOf(honoured);
+      return this;
+    }
+
+    /**
+     * Remember what the capability probe finds about the server's behaviour (conditional writes,
+     * additional checksums, {@code Content-MD5}) in {@code file}, per endpoint and bucket, and trust
+     * it for {@code maxAge}: a store opened within that time of the last probe only checks the bucket
+     * and its versioning (HEAD bucket and GetBucketVersioning, as the probe does first) instead of
+     * sending the probe's dozen requests, and writes nothing under {@code .ballast/probe/}. Versioning
+     * is always read, since it is the bucket's setting, not the server's. The file is a Java
+     * properties file, replaced atomically; one that cannot be read or written is ignored (the probe
+     * runs). Ignored when {@link #declaredCapabilities} are set. If not set, every open probes.
+     *
+     * @param file where the findings are kept, such as {@code ~/.cache/ballast/s3-probe.properties}
+     * @param maxAge how long findings are trusted; positive
+     * @throws IllegalArgumentException if {@code maxAge} is not positive
+     */
+    public Builder probeCache(Path file, Duration maxAge) {
+      Objects.requireNonNull(file, "file");
+      Objects.requireNonNull(maxAge, "maxAge");
+      if (maxAge.isNegative() || maxAge.isZero()) {
+        throw new IllegalArgumentException("maxAge must be positive but was " + maxAge);
+      }
+      this.probeCache = file;
+      this.probeCacheMaxAge = maxAge;
       return this;
     }
 
