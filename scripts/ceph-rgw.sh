@@ -8,6 +8,9 @@
 #   scripts/ceph-rgw.sh env DIR          print the BALLAST_S3_* variables for it (eval-able)
 #   scripts/ceph-rgw.sh stop DIR         stop every daemon started in DIR (DIR is kept, with its logs)
 #
+# The OSD keeps objects in memory: 4 GiB of them unless CEPH_RGW_MEMSTORE_BYTES says otherwise; a full
+# OSD blocks every write (the gateway then answers nothing, and clients time out).
+#
 # S3 credentials: access key ballast-rgw, secret key ballast-rgw-secret, region us-east-1, path-style
 # URLs. The Debian packages ceph-mon, ceph-osd, radosgw and ceph-common are installed when missing (as
 # root or through sudo); start fails with a clear message when they cannot be.
@@ -165,7 +168,7 @@ osd objectstore = memstore
 # and a command sent before it has the monitor's map fails with "wrong fsid" (and the start with it).
 osd crush update on start = false
 osd class update on start = false
-memstore device bytes = 4294967296
+memstore device bytes = ${CEPH_RGW_MEMSTORE_BYTES:-4294967296}
 [client.rgw.ballast]
 rgw frontends = beast endpoint=127.0.0.1:$port
 rgw data = $dir/rgw

@@ -31,8 +31,8 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -921,7 +921,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   private String newToken() {
     RandomGenerator random = config.random().get();
-    return String.format(Locale.ROOT, "%016x%016x", random.nextLong(), random.nextLong());
+    HexFormat hex = HexFormat.of();
+    return hex.toHexDigits(random.nextLong()) + hex.toHexDigits(random.nextLong()); // once per put: no Formatter
   }
 
   /** S3 reports the version of an object written while versioning was off as the string "null". */
