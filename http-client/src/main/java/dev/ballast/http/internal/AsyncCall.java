@@ -175,7 +175,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             exchange.cancel(true); // stopped or timed out before the exchange was published
         }
         if (hedging != null) {
-            armHedge();
+            armHedge(attempt.startNanos);
         }
         exchange.whenComplete(attempt);
     }
@@ -232,8 +232,12 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         decided(outcome);
     }
 
-    /** Arms the next hedge after the dependency's hedging delay, unless the call may send no more. */
-    private void armHedge() {
+    /**
+     * Arms the next hedge for the dependency's hedging delay after {@code sentNanos}, when the attempt
+     * just sent began (on the ticker: the delay counts from the send, however long handing the
+     * request to the wrapped client took), unless the call may send no more.
+     */
+    private void armHedge(long sentNanos) {
         long delayNanos;
         synchronized (this) {
             if (stopped || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts) {
@@ -245,8 +249,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (previous != null) {
             previous.disarm();
         }
-        HedgeTimeout next = new HedgeTimeout(Durations.saturatedAdd(pipeline.ticker.read(), delayNanos), delayNanos,
-                this);
+        HedgeTimeout next = new HedgeTimeout(Durations.saturatedAdd(sentNanos, delayNanos), delayNanos, this);
         hedgeTimeout = next;
         pipeline.timer.arm(next);
         if (stopped) {
