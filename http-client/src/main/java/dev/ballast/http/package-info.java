@@ -1,7 +1,7 @@
 /**
  * The drop-in resilient {@link java.net.http.HttpClient}: {@link dev.ballast.http.ResilientHttpClient}
  * and its builder, the {@link dev.ballast.http.ForwardingHttpClient} it is built on, the
- * per-dependency {@link dev.ballast.http.DependencyPolicy}, the one observation SPI
+ * per-dependency {@link dev.ballast.http.DependencyConfig}, the one observation SPI
  * {@link dev.ballast.http.HttpClientListener} with its decision vocabulary
  * {@link dev.ballast.http.RetryDecision} and the {@link dev.ballast.http.DependencyStatus}
  * snapshot, the {@link dev.ballast.http.ReplayableBodyPublisher} marker for request bodies that may be

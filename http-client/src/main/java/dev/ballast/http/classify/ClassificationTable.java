@@ -217,7 +217,7 @@ public final class ClassificationTable implements ResponseClassifier {
      *
      * @return the shared default table; never {@code null}
      */
-    public static ClassificationTable defaults() {
+    public static ClassificationTable ofDefaults() {
         return DEFAULTS;
     }
 

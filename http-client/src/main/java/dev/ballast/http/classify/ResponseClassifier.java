@@ -50,11 +50,11 @@ public interface ResponseClassifier {
     Outcome classifyFailure(Throwable failure);
 
     /**
-     * Returns the documented default table, {@link ClassificationTable#defaults()}.
+     * Returns the documented default table, {@link ClassificationTable#ofDefaults()}.
      *
      * @return the default classifier; never {@code null}
      */
-    static ResponseClassifier defaults() {
-        return ClassificationTable.defaults();
+    static ResponseClassifier ofDefaults() {
+        return ClassificationTable.ofDefaults();
     }
 }

@@ -1,6 +1,6 @@
 package dev.ballast.http.internal;
 
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -86,7 +86,7 @@ abstract class Call {
         HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
         request = copy;
         // The JDK copies the request's headers, idempotency key included, to every hop.
-        idempotentOrKeyed = keyed || IdempotencyKeys.isIdempotentMethod(copy.method())
+        idempotentOrKeyed = keyed || IdempotencyKeyConfig.isIdempotentMethod(copy.method())
                 && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);
     }

@@ -1,11 +1,11 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.CircuitOpenException;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.Ticker;
 import dev.ballast.http.classify.ResponseClassifier;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.RetryConfig;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -58,7 +58,7 @@ public final class Pipeline {
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final DeadlineTimer timer;
-    private final IdempotencyKeys idempotencyKeys;
+    private final IdempotencyKeyConfig idempotencyKeys;
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
     private final Supplier<RandomGenerator> random;
@@ -69,9 +69,9 @@ public final class Pipeline {
 
     /** Everything the pipeline needs; validated by the client builder. */
     public record Settings(HttpClient delegate, ResponseClassifier classifier, RetryConfig retry,
-                           IdempotencyKeys idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
-                           Function<HttpRequest, String> dependencyResolver, Map<String, DependencyPolicy> policies,
-                           DependencyPolicy defaultPolicy, Listeners listeners, Clock clock, Ticker ticker,
+                           IdempotencyKeyConfig idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
+                           Function<HttpRequest, String> dependencyResolver, Map<String, DependencyConfig> dependencyConfigs,
+                           DependencyConfig defaultDependency, Listeners listeners, Clock clock, Ticker ticker,
                            Supplier<RandomGenerator> random, ScheduledExecutorService scheduler,
                            int maxDependencies) {
     }
@@ -90,7 +90,7 @@ public final class Pipeline {
         this.random = s.random();
         this.scheduler = s.scheduler();
         this.timer = new DeadlineTimer(s.ticker());
-        this.dependencies = new Dependencies(s.policies(), s.defaultPolicy(), s.ticker(), s.random(), s.listeners(),
+        this.dependencies = new Dependencies(s.dependencyConfigs(), s.defaultDependency(), s.ticker(), s.random(), s.listeners(),
                 s.maxDependencies());
     }
 
@@ -231,7 +231,7 @@ public final class Pipeline {
 
     /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */
     private static boolean idempotent(HttpRequest request) {
-        return IdempotencyKeys.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
+        return IdempotencyKeyConfig.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */

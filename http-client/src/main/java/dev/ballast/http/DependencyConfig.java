@@ -11,9 +11,9 @@ import java.util.Optional;
  * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget,
  * and whether its calls are hedged.
  * Each dependency (by default one per {@code scheme://host:port}) gets its own breaker, bulkhead and
- * budget built from the policy registered for it with
- * {@link ResilientHttpClient.Builder#dependency(String, DependencyPolicy)}, or from
- * {@link ResilientHttpClient.Builder#defaultPolicy(DependencyPolicy)} otherwise. Isolation is per
+ * budget built from the configuration registered for it with
+ * {@link ResilientHttpClient.Builder#dependency(String, DependencyConfig)}, or from
+ * {@link ResilientHttpClient.Builder#defaultDependency(DependencyConfig)} otherwise. Isolation is per
  * dependency, never per client or per page, so one slow or dead dependency cannot use up the
  * capacity of another.
  *
@@ -24,16 +24,16 @@ import java.util.Optional;
  * @see RetryBudgetConfig
  * @see HedgingConfig
  */
-public final class DependencyPolicy {
+public final class DependencyConfig {
 
-    private static final DependencyPolicy DEFAULTS = builder().build();
+    private static final DependencyConfig DEFAULTS = builder().build();
 
     private final BreakerConfig breaker;
     private final BulkheadConfig bulkhead;
     private final RetryBudgetConfig retryBudget;
     private final HedgingConfig hedging;
 
-    private DependencyPolicy(Builder builder) {
+    private DependencyConfig(Builder builder) {
         this.breaker = builder.breaker;
         this.bulkhead = builder.bulkhead;
         this.retryBudget = builder.retryBudget;
@@ -41,12 +41,12 @@ public final class DependencyPolicy {
     }
 
     /**
-     * Returns the default policy: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
+     * Returns the default configuration: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
      * and {@link RetryBudgetConfig#ofDefaults()}, no hedging.
      *
-     * @return the default policy
+     * @return the default configuration
      */
-    public static DependencyPolicy ofDefaults() {
+    public static DependencyConfig ofDefaults() {
         return DEFAULTS;
     }
 
@@ -60,7 +60,7 @@ public final class DependencyPolicy {
     }
 
     /**
-     * Returns a builder starting from this policy's values.
+     * Returns a builder starting from this configuration's values.
      *
      * @return a new builder
      */
@@ -108,11 +108,11 @@ public final class DependencyPolicy {
 
     @Override
     public String toString() {
-        return "DependencyPolicy[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
+        return "DependencyConfig[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
                 + (hedging == null ? "" : ", hedging=" + hedging) + "]";
     }
 
-    /** Builds a {@link DependencyPolicy}. Not thread-safe. */
+    /** Builds a {@link DependencyConfig}. Not thread-safe. */
     public static final class Builder {
 
         private BreakerConfig breaker = BreakerConfig.ofDefaults();
@@ -175,12 +175,12 @@ public final class DependencyPolicy {
         }
 
         /**
-         * Builds the policy.
+         * Builds the configuration.
          *
-         * @return a new immutable policy
+         * @return a new immutable configuration
          */
-        public DependencyPolicy build() {
-            return new DependencyPolicy(this);
+        public DependencyConfig build() {
+            return new DependencyConfig(this);
         }
     }
 }

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * retry. The retry layer adds one key per logical call and sends the same value on every attempt; a
  * key the caller set is kept as it is.
  */
-public final class IdempotencyKeys {
+public final class IdempotencyKeyConfig {
 
     /** Which requests get a key. */
     public enum Policy {
@@ -39,13 +39,13 @@ public final class IdempotencyKeys {
     /** RFC 9110 §5.6.2 {@code tchar}, the characters of a header field name. */
     private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
-    private static final IdempotencyKeys DEFAULTS = new Builder().build();
+    private static final IdempotencyKeyConfig DEFAULTS = new Builder().build();
 
     private final Policy policy;
     private final String headerName;
     private final Supplier<String> generator;
 
-    private IdempotencyKeys(Builder builder) {
+    private IdempotencyKeyConfig(Builder builder) {
         this.policy = builder.policy;
         this.headerName = builder.headerName;
         this.generator = builder.generator;
@@ -57,7 +57,7 @@ public final class IdempotencyKeys {
      *
      * @return the default configuration; never {@code null}
      */
-    public static IdempotencyKeys ofDefaults() {
+    public static IdempotencyKeyConfig ofDefaults() {
         return DEFAULTS;
     }
 
@@ -142,10 +142,10 @@ public final class IdempotencyKeys {
 
     @Override
     public String toString() {
-        return "IdempotencyKeys[policy=" + policy + ", headerName=" + headerName + "]";
+        return "IdempotencyKeyConfig[policy=" + policy + ", headerName=" + headerName + "]";
     }
 
-    /** Builds {@link IdempotencyKeys}. Not thread-safe; validated in {@link #build()}. */
+    /** Builds {@link IdempotencyKeyConfig}. Not thread-safe; validated in {@link #build()}. */
     public static final class Builder {
 
         private Policy policy = DEFAULT_POLICY;
@@ -155,7 +155,7 @@ public final class IdempotencyKeys {
         private Builder() {
         }
 
-        private Builder(IdempotencyKeys keys) {
+        private Builder(IdempotencyKeyConfig keys) {
             this.policy = keys.policy;
             this.headerName = keys.headerName;
             this.generator = keys.generator;
@@ -174,7 +174,7 @@ public final class IdempotencyKeys {
         }
 
         /**
-         * Sets the header that carries the key. Default {@value IdempotencyKeys#DEFAULT_HEADER}.
+         * Sets the header that carries the key. Default {@value IdempotencyKeyConfig#DEFAULT_HEADER}.
          *
          * @param headerName a field name per RFC 9110 §5.1 (checked by {@link #build()}); not {@code null}
          * @return this builder
@@ -205,12 +205,12 @@ public final class IdempotencyKeys {
          * @throws IllegalArgumentException if the header name is empty or holds a character other than
          *                                  an RFC 9110 §5.6.2 token character
          */
-        public IdempotencyKeys build() {
+        public IdempotencyKeyConfig build() {
             if (headerName.isEmpty() || !headerName.chars().allMatch(Builder::isTokenChar)) {
                 throw new IllegalArgumentException("headerName must be a non-empty RFC 9110 token "
                         + "(letters, digits and " + TOKEN_SYMBOLS + ") but was '" + headerName + "'");
             }
-            return new IdempotencyKeys(this);
+            return new IdempotencyKeyConfig(this);
         }
 
         private static boolean isTokenChar(int c) {
