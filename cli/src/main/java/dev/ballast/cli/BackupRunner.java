@@ -84,10 +84,6 @@ final class BackupRunner {
     Settings(boolean followSymlinks, int transfers, boolean checksum) {
       this(followSymlinks, transfers, checksum, List.of(), false);
     }
-
-    static Settings defaults() {
-      return new Settings(false, Transfers.DEFAULT_THREADS, false);
-    }
   }
 
   /**
