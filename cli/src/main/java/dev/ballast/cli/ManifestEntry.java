@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One file of a backup.
@@ -18,8 +19,8 @@ import java.util.Objects;
  *     before they were recorded, or a platform without POSIX attributes): restore then leaves the
  *     file as the process creates it
  */
-record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode,
-    PosixAttrs attrs) {
+record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode,
+    @Nullable PosixAttrs attrs) {
   ManifestEntry {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(sha256, "sha256");

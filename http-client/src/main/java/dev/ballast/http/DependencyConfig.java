@@ -6,6 +6,7 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget,
@@ -31,7 +32,7 @@ public final class DependencyConfig {
     private final BreakerConfig breaker;
     private final BulkheadConfig bulkhead;
     private final RetryBudgetConfig retryBudget;
-    private final HedgingConfig hedging;
+    private final @Nullable HedgingConfig hedging;
 
     private DependencyConfig(Builder builder) {
         this.breaker = builder.breaker;
@@ -118,7 +119,7 @@ public final class DependencyConfig {
         private BreakerConfig breaker = BreakerConfig.ofDefaults();
         private BulkheadConfig bulkhead = BulkheadConfig.ofDefaults();
         private RetryBudgetConfig retryBudget = RetryBudgetConfig.ofDefaults();
-        private HedgingConfig hedging;
+        private @Nullable HedgingConfig hedging;
 
         private Builder() {
         }

@@ -39,6 +39,7 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -198,11 +199,11 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
     private final HttpClient delegate;
     private final Pipeline pipeline;
-    private final ScheduledExecutorService ownedScheduler;
+    private final @Nullable ScheduledExecutorService ownedScheduler;
     private final boolean defaultResolver;
     private final AtomicBoolean shutdown = new AtomicBoolean();
 
-    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler,
+    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, @Nullable ScheduledExecutorService ownedScheduler,
                                 boolean defaultResolver) {
         this.delegate = delegate;
         this.pipeline = pipeline;
@@ -278,7 +279,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
      */
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
-                                                            PushPromiseHandler<T> pushPromiseHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return pipeline.sendAsync(request, responseBodyHandler, pushPromiseHandler);
     }
 
@@ -389,7 +390,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         private final HttpClient.Builder jdk = HttpClient.newBuilder();
         private final List<String> jdkOptions = new ArrayList<>();
-        private HttpClient delegate;
+        private @Nullable HttpClient delegate;
         private RetryConfig retry = RetryConfig.ofDefaults();
         private Duration totalTimeout = DEFAULT_TOTAL_TIMEOUT;
         private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
@@ -402,7 +403,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
-        private ScheduledExecutorService scheduler;
+        private @Nullable ScheduledExecutorService scheduler;
         private int maxDependencies = DEFAULT_MAX_DEPENDENCIES;
 
         private Builder() {

@@ -59,7 +59,7 @@ public final class RetriesExhaustedException extends IOException {
     }
 
     private static Throwable last(List<? extends Throwable> failures) {
-        return failures.isEmpty() ? null : failures.get(failures.size() - 1);
+        return failures.get(failures.size() - 1);
     }
 
     /**

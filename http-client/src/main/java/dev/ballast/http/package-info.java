@@ -16,9 +16,10 @@
  * (their configurations). {@code internal} holds the engines and the pipeline; the module does not
  * export it.
  *
- * <p>Null rule: no parameter of a public method or constructor in this package accepts {@code null}
- * unless its Javadoc says so; passing one throws {@link java.lang.NullPointerException} whose message
- * names the parameter. No public method returns {@code null}: absence is an empty
- * {@link java.util.Optional}.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http;
+
+import org.jspecify.annotations.NullMarked;

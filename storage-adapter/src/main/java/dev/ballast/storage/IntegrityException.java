@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bytes read do not match the SHA-256 recorded when the object was written (or the object was
@@ -26,7 +27,7 @@ public final class IntegrityException extends StorageException {
    * @param message what did not match (expected and actual digest or length)
    * @param cause the underlying failure (for example the store's answer refusing uploaded bytes), may be null
    */
-  public IntegrityException(String key, String message, Throwable cause) {
+  public IntegrityException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = Objects.requireNonNull(key, "key");
   }

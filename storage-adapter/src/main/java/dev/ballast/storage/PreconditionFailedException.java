@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A conditional write's precondition did not hold: the object's current ETag did not match
@@ -18,7 +19,7 @@ public sealed class PreconditionFailedException extends StorageException permits
    * @param message what did not hold
    * @param cause the underlying failure, may be null
    */
-  public PreconditionFailedException(String key, String message, Throwable cause) {
+  public PreconditionFailedException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = Objects.requireNonNull(key, "key");
   }

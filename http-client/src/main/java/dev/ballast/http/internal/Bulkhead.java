@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bulkhead of one dependency: at most {@link BulkheadConfig#maxConcurrentCalls()} calls hold a
@@ -76,7 +77,7 @@ public final class Bulkhead {
      *
      * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
      */
-    public Permit tryAcquireNow() {
+    public @Nullable Permit tryAcquireNow() {
         lock.lock();
         try {
             return takeIfFree();
@@ -231,7 +232,7 @@ public final class Bulkhead {
         }
     }
 
-    private Permit takeIfFree() {
+    private @Nullable Permit takeIfFree() {
         if (available > 0 && waiters.isEmpty()) {
             available--;
             return new BulkheadPermit();

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs logical calls through retry → circuit breaker → bulkhead → attempt timeout → the wrapped
@@ -145,7 +146,7 @@ public final class Pipeline {
      */
     private <T> HttpResponse<T> sendHedged(HttpRequest effective, boolean idempotentOrKeyed, boolean keyed,
                                            BodyHandler<T> handler, Dependency dependency,
-                                           CircuitBreaker.Permit first, long now)
+                                           CircuitBreaker.@Nullable Permit first, long now)
             throws IOException, InterruptedException {
         AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed, keyed, true, now,
                 Deadline.after(ticker, now, totalTimeout), random.get().nextLong(), handler, null);
@@ -163,7 +164,7 @@ public final class Pipeline {
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
-                                                            PushPromiseHandler<T> pushHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         if (shutdown) {
@@ -235,7 +236,7 @@ public final class Pipeline {
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
-    private void register(Call call, CircuitBreaker.Permit first) throws IOException {
+    private void register(Call call, CircuitBreaker.@Nullable Permit first) throws IOException {
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code Retry-After} response header (RFC 9110 §10.2.3): how long the server asks the
@@ -67,7 +68,7 @@ public final class RetryAfter {
      *         not understood
      * @throws NullPointerException if {@code clock} is {@code null}
      */
-    public static Optional<Duration> parse(String headerValue, Clock clock) {
+    public static Optional<Duration> parse(@Nullable String headerValue, Clock clock) {
         Objects.requireNonNull(clock, "clock");
         if (headerValue == null) {
             return Optional.empty();

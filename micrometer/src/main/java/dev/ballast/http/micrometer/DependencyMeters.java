@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one dependency. Gauges and rejection counters are registered at once and read the
@@ -156,7 +157,7 @@ final class DependencyMeters {
     }
 
     /** Registers the slot's meter unless another thread did; {@code null} once the meters were removed. */
-    private synchronized <M extends Meter> M register(AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
+    private synchronized <M extends Meter> @Nullable M register(AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
         if (removed) {
             return null;
         }

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link S3ObjectStore} uses its bucket: what it may fix at open (a missing bucket, versioning
@@ -59,7 +60,7 @@ public final class S3StoreConfig {
   private final Path spoolDirectory;
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
-  private final Set<Capability> declaredCapabilities;
+  private final @Nullable Set<Capability> declaredCapabilities;
   private final int partConcurrency;
   private final Duration completeTimeoutBase;
   private final Duration completeTimeoutPerPart;
@@ -275,7 +276,7 @@ public final class S3StoreConfig {
     private Path spoolDirectory = Path.of(System.getProperty("java.io.tmpdir"));
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
-    private Set<Capability> declaredCapabilities;
+    private @Nullable Set<Capability> declaredCapabilities;
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
     private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
     private Duration completeTimeoutPerPart = DEFAULT_COMPLETE_TIMEOUT_PER_PART;
@@ -460,7 +461,7 @@ public final class S3StoreConfig {
      *
      * @param honoured the guarantees the endpoint gives (may be empty), or null to probe
      */
-    public Builder declaredCapabilities(Set<Capability> honoured) {
+    public Builder declaredCapabilities(@Nullable Set<Capability> honoured) {
       this.declaredCapabilities = honoured == null ? null : Set.copyOf(honoured);
       return this;
     }
