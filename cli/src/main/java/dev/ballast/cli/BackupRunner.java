@@ -387,7 +387,7 @@ final class BackupRunner {
   }
 
   /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
-  private void backUp(SourceFile f, ManifestEntry before, List<ManifestEntry> entries, Progress progress,
+  private void backUp(SourceFile f, @Nullable ManifestEntry before, List<ManifestEntry> entries, Progress progress,
       Runnable done) {
     if (stopping()) {
       notAttempted.add(f.path());

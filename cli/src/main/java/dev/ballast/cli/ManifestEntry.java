@@ -32,7 +32,7 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
   }
 
   /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
-  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
+  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
     this(path, size, sha256, versionId, mtime, ctime, inode, null);
   }
 
@@ -42,7 +42,7 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
   }
 
   /** This entry with {@code attrs} (the same entry when they are equal). */
-  ManifestEntry withAttrs(PosixAttrs newAttrs) {
+  ManifestEntry withAttrs(@Nullable PosixAttrs newAttrs) {
     return Objects.equals(attrs, newAttrs) ? this
         : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
   }

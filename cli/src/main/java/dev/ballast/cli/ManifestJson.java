@@ -114,7 +114,7 @@ final class ManifestJson {
     }
   }
 
-  private static void writeAttrs(JsonGenerator g, PosixAttrs a) throws IOException {
+  private static void writeAttrs(JsonGenerator g, @Nullable PosixAttrs a) throws IOException {
     if (a != null) {
       g.writeNumberField("mode", a.mode());
       g.writeNumberField("uid", a.uid());

@@ -51,10 +51,10 @@ final class StoreSession implements AutoCloseable {
   private final @Nullable Counting counting;
   private final String where;
   /** The local store's directory, or null for an S3 bucket. */
-  private final Path localDirectory;
+  private final @Nullable Path localDirectory;
 
   private StoreSession(@Nullable ResilientHttpClient http, @Nullable StorageFacade facade, ObjectStore objects, @Nullable Counting counting,
-      String where, Path localDirectory) {
+      String where, @Nullable Path localDirectory) {
     this.http = http;
     this.facade = facade;
     this.objects = objects;
@@ -64,7 +64,7 @@ final class StoreSession implements AutoCloseable {
   }
 
   /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
-  Path localDirectory() {
+  @Nullable Path localDirectory() {
     return localDirectory;
   }
 

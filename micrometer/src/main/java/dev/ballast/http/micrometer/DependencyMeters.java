@@ -41,7 +41,7 @@ final class DependencyMeters {
     private final String dependency;
     private final MeterRegistry registry;
     private final Tags tags;
-    private final Supplier<ResilientHttpClient> client;
+    private final Supplier<@Nullable ResilientHttpClient> client;
     private final AtomicReferenceArray<Timer> calls = new AtomicReferenceArray<>(KINDS.length * CALL_OUTCOMES);
     private final AtomicReferenceArray<Timer> attempts = new AtomicReferenceArray<>(OUTCOMES.length);
     private final AtomicReferenceArray<Counter> retries = new AtomicReferenceArray<>(OUTCOMES.length);
@@ -51,7 +51,7 @@ final class DependencyMeters {
     /** Guarded by this. */
     private boolean removed;
 
-    DependencyMeters(String dependency, MeterRegistry registry, Tags tags, Supplier<ResilientHttpClient> client) {
+    DependencyMeters(String dependency, MeterRegistry registry, Tags tags, Supplier<@Nullable ResilientHttpClient> client) {
         this.dependency = dependency;
         this.registry = registry;
         this.tags = tags.and(MetricNames.DEPENDENCY_TAG, dependency);

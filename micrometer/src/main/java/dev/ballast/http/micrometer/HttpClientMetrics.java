@@ -207,7 +207,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
         }
     }
 
-    private ResilientHttpClient client() {
+    private @Nullable ResilientHttpClient client() {
         return client;
     }
 
