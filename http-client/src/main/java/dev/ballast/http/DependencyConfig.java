@@ -74,7 +74,7 @@ public final class DependencyConfig {
     /**
      * Returns the circuit breaker settings.
      *
-     * @return the breaker config, never null
+     * @return the breaker config
      */
     public BreakerConfig breaker() {
         return breaker;
@@ -83,7 +83,7 @@ public final class DependencyConfig {
     /**
      * Returns the bulkhead settings.
      *
-     * @return the bulkhead config, never null
+     * @return the bulkhead config
      */
     public BulkheadConfig bulkhead() {
         return bulkhead;
@@ -92,7 +92,7 @@ public final class DependencyConfig {
     /**
      * Returns the retry budget settings.
      *
-     * @return the retry budget config, never null
+     * @return the retry budget config
      */
     public RetryBudgetConfig retryBudget() {
         return retryBudget;

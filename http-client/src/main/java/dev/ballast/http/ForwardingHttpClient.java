@@ -42,7 +42,7 @@ public abstract class ForwardingHttpClient extends HttpClient implements AutoClo
     /**
      * Returns the client every method forwards to.
      *
-     * @return the delegate; never {@code null}, always the same
+     * @return the delegate; always the same
      */
     protected abstract HttpClient delegate();
 

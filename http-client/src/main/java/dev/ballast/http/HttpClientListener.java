@@ -66,7 +66,7 @@ public interface HttpClientListener {
      * {@code "total timeout exceeded"}. An attempt cancelled by the caller (or by
      * {@link ResilientHttpClient#shutdownNow()}) is not decided about.
      *
-     * @param event the decision, never null
+     * @param event the decision
      */
     default void onRetryDecision(RetryDecisionEvent event) {
     }

@@ -556,7 +556,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         /**
          * Sets how a request maps to its dependency key (one breaker, bulkhead and retry budget per
-         * key). The function must return a non-null key from a bounded set. If not set,
+         * key). The function must return a key from a bounded set. If not set,
          * {@code scheme://host:port} with the scheme's default port filled in.
          *
          * @param dependencyResolver the resolver

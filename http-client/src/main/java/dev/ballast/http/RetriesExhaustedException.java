@@ -65,7 +65,7 @@ public final class RetriesExhaustedException extends IOException {
     /**
      * Returns the dependency key the call was made to.
      *
-     * @return the dependency key, never null
+     * @return the dependency key
      */
     public String dependency() {
         return dependency;

@@ -17,7 +17,7 @@ public final class AccessDeniedException extends StorageException {
   /**
    * @param key the object key the operation was about, or null for an operation on no single key
    * @param message what was refused, by which endpoint and bucket, and the server's error code
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
   public AccessDeniedException(@Nullable String key, String message, @Nullable Throwable cause) {
     super(message, cause);

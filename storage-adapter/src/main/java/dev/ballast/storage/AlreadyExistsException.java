@@ -9,8 +9,8 @@ public final class AlreadyExistsException extends PreconditionFailedException {
   private static final long serialVersionUID = 1L;
 
   /**
-   * @param key the object key, never null
-   * @param cause the underlying failure, may be null
+   * @param key the object key
+   * @param cause the underlying failure
    */
   public AlreadyExistsException(String key, @Nullable Throwable cause) {
     super(key, "Object '" + key + "' already exists; a create-only write (If-None-Match: *) was refused", cause);

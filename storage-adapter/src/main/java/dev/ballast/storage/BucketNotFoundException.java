@@ -15,7 +15,7 @@ public final class BucketNotFoundException extends StorageException {
 
   /**
    * @param message which bucket, at which endpoint, and what to do
-   * @param cause the store's answer, may be null
+   * @param cause the store's answer
    */
   public BucketNotFoundException(String message, @Nullable Throwable cause) {
     super(message, cause);

@@ -25,7 +25,7 @@ public final class IntegrityException extends StorageException {
   /**
    * @param key the object key
    * @param message what did not match (expected and actual digest or length)
-   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes), may be null
+   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes)
    */
   public IntegrityException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);

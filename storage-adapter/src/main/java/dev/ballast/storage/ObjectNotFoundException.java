@@ -16,10 +16,10 @@ public final class ObjectNotFoundException extends StorageException {
   private final boolean deleted;
 
   /**
-   * @param key the object key, never null
+   * @param key the object key
    * @param versionId the requested version ID, or null for the latest version
    * @param deleted true when the latest version is a delete marker
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
   public ObjectNotFoundException(String key, @Nullable String versionId, boolean deleted, @Nullable Throwable cause) {
     super(message(key, versionId, deleted), cause);

@@ -15,9 +15,9 @@ public sealed class PreconditionFailedException extends StorageException permits
   private final String key;
 
   /**
-   * @param key the object key, never null
+   * @param key the object key
    * @param message what did not hold
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
   public PreconditionFailedException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);

@@ -22,7 +22,7 @@ public final class RequestRefusedException extends StorageException {
    * @param statusCode the HTTP status of the refusal, 400 to 499
    * @param errorCode the store's error code (such as {@code NoSuchBucket}), or null if it sent none
    * @param message what was refused, by which endpoint and bucket
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
   public RequestRefusedException(@Nullable String key, int statusCode, @Nullable String errorCode, String message, @Nullable Throwable cause) {
     super(message, cause);

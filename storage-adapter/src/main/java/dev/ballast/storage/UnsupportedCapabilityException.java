@@ -18,7 +18,7 @@ public final class UnsupportedCapabilityException extends StorageException {
 
   /**
    * @param message which capability is missing, on which endpoint, and what to do
-   * @param cause the store's answer that showed it, may be null
+   * @param cause the store's answer that showed it
    */
   public UnsupportedCapabilityException(String message, @Nullable Throwable cause) {
     super(message, cause);

@@ -14,7 +14,7 @@ public final class VolumeInUseException extends StorageException {
 
   /**
    * @param volume the volume name
-   * @param cause the underlying lock failure, may be null
+   * @param cause the underlying lock failure
    */
   public VolumeInUseException(String volume, @Nullable Throwable cause) {
     super("Block volume '" + volume + "' is already open by another writer; close it there first", cause);

@@ -55,7 +55,7 @@ public final class IdempotencyKeyConfig {
      * Returns the defaults: policy {@link Policy#NON_IDEMPOTENT_METHODS}, header
      * {@value #DEFAULT_HEADER}, random UUID keys.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
     public static IdempotencyKeyConfig ofDefaults() {
         return DEFAULTS;
@@ -64,7 +64,7 @@ public final class IdempotencyKeyConfig {
     /**
      * Returns a builder starting from the defaults.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -73,7 +73,7 @@ public final class IdempotencyKeyConfig {
     /**
      * Returns a builder starting from this configuration.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(this);
@@ -82,7 +82,7 @@ public final class IdempotencyKeyConfig {
     /**
      * Returns which requests get a key. Default {@link Policy#NON_IDEMPOTENT_METHODS}.
      *
-     * @return the policy; never {@code null}
+     * @return the policy
      */
     public Policy policy() {
         return policy;
@@ -100,7 +100,7 @@ public final class IdempotencyKeyConfig {
     /**
      * Makes a new key for one logical call.
      *
-     * @return a new key; never {@code null} or blank
+     * @return a new key; never blank
      * @throws IllegalStateException if the configured generator returned {@code null} or a blank key
      */
     public String newKey() {
@@ -115,7 +115,7 @@ public final class IdempotencyKeyConfig {
     /**
      * Tells whether a request with this method gets a key under {@link #policy()}.
      *
-     * @param method the request method, for example {@code "POST"}; not {@code null}
+     * @param method the request method, for example {@code "POST"}
      * @return {@code true} if a key should be added (unless the request carries one already)
      * @throws NullPointerException if {@code method} is {@code null}
      */
@@ -132,7 +132,7 @@ public final class IdempotencyKeyConfig {
      * Tells whether a method is idempotent per RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and
      * DELETE. Method names are case-sensitive (RFC 9110 §9.1), so {@code "get"} is not idempotent.
      *
-     * @param method the request method; not {@code null}
+     * @param method the request method
      * @return {@code true} for the six idempotent methods
      * @throws NullPointerException if {@code method} is {@code null}
      */
@@ -164,7 +164,7 @@ public final class IdempotencyKeyConfig {
         /**
          * Sets which requests get a key. Default {@link Policy#NON_IDEMPOTENT_METHODS}.
          *
-         * @param policy the policy; not {@code null}
+         * @param policy the policy
          * @return this builder
          * @throws NullPointerException if {@code policy} is {@code null}
          */
@@ -176,7 +176,7 @@ public final class IdempotencyKeyConfig {
         /**
          * Sets the header that carries the key. Default {@value IdempotencyKeyConfig#DEFAULT_HEADER}.
          *
-         * @param headerName a field name per RFC 9110 §5.1 (checked by {@link #build()}); not {@code null}
+         * @param headerName a field name per RFC 9110 §5.1 (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code headerName} is {@code null}
          */
@@ -189,7 +189,7 @@ public final class IdempotencyKeyConfig {
          * Sets how keys are made. Default: random UUIDs. The supplier must be thread-safe and should
          * return keys unique across all clients of a dependency.
          *
-         * @param generator the key generator; not {@code null}
+         * @param generator the key generator
          * @return this builder
          * @throws NullPointerException if {@code generator} is {@code null}
          */
@@ -201,7 +201,7 @@ public final class IdempotencyKeyConfig {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if the header name is empty or holds a character other than
          *                                  an RFC 9110 §5.6.2 token character
          */
