@@ -174,7 +174,7 @@ final class BackupRunner {
    * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
    * when it lies inside the source tree.
    */
-  BackupRunner skippingStore(Path dir) {
+  BackupRunner skippingStore(@Nullable Path dir) {
     this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
     return this;
   }

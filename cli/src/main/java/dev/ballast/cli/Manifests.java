@@ -23,7 +23,7 @@ final class Manifests {
    *
    * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
    */
-  static String checkName(String name) {
+  static String checkName(@Nullable String name) {
     String problem = null;
     if (name == null || name.isEmpty()) {
       problem = "it is empty";

@@ -30,7 +30,7 @@ public record StoreCapabilities(
    *
    * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
    */
-  public StoreCapabilities(URI endpoint, String bucket, boolean versioningEnabled, boolean conditionalWrites,
+  public StoreCapabilities(@Nullable URI endpoint, String bucket, boolean versioningEnabled, boolean conditionalWrites,
       boolean additionalChecksums) {
     this(endpoint, bucket, versioningEnabled, conditionalWrites, conditionalWrites, additionalChecksums);
   }

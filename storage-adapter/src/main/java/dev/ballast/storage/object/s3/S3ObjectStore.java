@@ -843,7 +843,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** S3 reports the version of an object written while versioning was off as the string "null". */
-  private static String versionIdOrNull(String versionId) {
+  private static String versionIdOrNull(@Nullable String versionId) {
     return versionId == null ? "null" : versionId;
   }
 
