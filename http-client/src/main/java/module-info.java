@@ -7,6 +7,7 @@
 module dev.ballast.http {
     requires transitive java.net.http;
     requires org.slf4j;
+    requires static org.jspecify;
 
     exports dev.ballast.http;
     exports dev.ballast.http.breaker;

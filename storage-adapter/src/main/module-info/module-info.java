@@ -19,6 +19,7 @@ module dev.ballast.storage {
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.regions;
   requires org.slf4j;
+  requires static org.jspecify;
   requires java.sql;
   requires org.xerial.sqlitejdbc;
 

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A wrapped client that answers at once, without I/O, the way the JDK's does: it hands the status
@@ -68,7 +69,7 @@ final class InstantHttpClient extends ForwardingHttpClient {
 
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
-                                                            PushPromiseHandler<T> pushPromiseHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return sendAsync(request, handler);
     }
 

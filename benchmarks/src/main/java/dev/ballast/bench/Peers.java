@@ -1,6 +1,6 @@
 package dev.ballast.bench;
 
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.failsafe.CircuitBreakerOpenException;
@@ -77,7 +77,7 @@ final class Peers {
     /** The builder of {@link #ballastOpeningForAnHour}, for a variant with a listener. */
     static ResilientHttpClient.Builder ballastOpeningForAnHourBuilder(HttpClient delegate) {
         return ResilientHttpClient.newBuilder().delegate(delegate)
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().waitDurationInOpenState(OPEN_FOR).build())
                         .build());
     }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies recorded attributes to a restored file, directory or symbolic link, never following a
@@ -24,7 +25,7 @@ final class Attributes {
    * mtime when {@code attrs} is null (a manifest written before they were recorded). Never follows
    * a symbolic link at {@code path}.
    */
-  static void apply(Path path, PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
+  static void apply(Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
     apply(path, attrs, mtime, ownership, LinkOption.NOFOLLOW_LINKS);
   }
 
@@ -33,11 +34,11 @@ final class Attributes {
    * created under a name of its own: by path ({@code chown}, {@code utimensat}, {@code chmod}),
    * without opening it.
    */
-  static void applyToOwnFile(Path file, PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
+  static void applyToOwnFile(Path file, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
     apply(file, attrs, mtime, ownership, new LinkOption[0]);
   }
 
-  private static void apply(Path path, PosixAttrs attrs, Instant mtime, boolean ownership, LinkOption... options)
+  private static void apply(Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership, LinkOption... options)
       throws IOException {
     boolean posix = attrs != null && FileStat.UNIX;
     if (posix && ownership) {

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One backup run of a directory into {@code NAME/} of an {@link ObjectStore}, reading each file's
@@ -85,10 +86,6 @@ final class BackupRunner {
     Settings(boolean followSymlinks, int transfers, boolean checksum) {
       this(followSymlinks, transfers, checksum, List.of(), false);
     }
-
-    static Settings defaults() {
-      return new Settings(false, Transfers.DEFAULT_THREADS, false);
-    }
   }
 
   /**
@@ -103,7 +100,7 @@ final class BackupRunner {
   }
 
   /** A file the run did not store, with the reason. */
-  record Failure(String path, String reason) {}
+  record Failure(String path, @Nullable String reason) {}
 
   /** What a run did. */
   record Result(
@@ -115,10 +112,10 @@ final class BackupRunner {
       List<String> skipped,
       List<Failure> failed,
       List<String> notAttempted,
-      String manifestVersionId,
+      @Nullable String manifestVersionId,
       boolean manifestComplete,
-      String manifestProblem,
-      StorageUnavailableException unavailable,
+      @Nullable String manifestProblem,
+      @Nullable StorageUnavailableException unavailable,
       boolean cancelled,
       Duration elapsed,
       List<Manifest.Stale> stale,
@@ -166,21 +163,21 @@ final class BackupRunner {
   private final List<ManifestTree.Directory> directories = new ArrayList<>();
   private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
   private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
-  private BackupFilter filter;
-  private Instant trustedBefore;
+  private @Nullable BackupFilter filter;
+  private @Nullable Instant trustedBefore;
   /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
-  private volatile DamagedVersions damaged;
+  private volatile @Nullable DamagedVersions damaged;
   /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
   private volatile Map<String, ManifestEntry> previousAll = Map.of();
 
   /** A local store's directory inside the source tree, never backed up (null: none). */
-  private Path storeDirectory;
+  private @Nullable Path storeDirectory;
 
   /**
    * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
    * when it lies inside the source tree.
    */
-  BackupRunner skippingStore(Path dir) {
+  BackupRunner skippingStore(@Nullable Path dir) {
     this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
     return this;
   }
@@ -393,7 +390,7 @@ final class BackupRunner {
   }
 
   /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
-  private void backUp(SourceFile f, ManifestEntry before, List<ManifestEntry> entries, Progress progress,
+  private void backUp(SourceFile f, @Nullable ManifestEntry before, List<ManifestEntry> entries, Progress progress,
       Runnable done) {
     if (stopping()) {
       notAttempted.add(f.path());
@@ -721,7 +718,7 @@ final class BackupRunner {
   }
 
   /** Why the name {@code rel} found at {@code file} cannot become a key or manifest path, or null. */
-  private String nameProblem(String rel, Path file) {
+  private @Nullable String nameProblem(String rel, Path file) {
     if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
       // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
       // would name another file on restore and could collide with a sibling's key.

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IFactory;
@@ -107,7 +108,7 @@ public final class Ballast implements Callable<Integer> {
    * each command's annotations by reflection, which costs a noticeable part of a short command's
    * start-up, and a command line holds one subcommand.
    */
-  static CommandLine commandLine(CliContext ctx, String first) {
+  static CommandLine commandLine(CliContext ctx, @Nullable String first) {
     ContextFactory factory = new ContextFactory(ctx);
     CommandLine cl = new CommandLine(new Ballast(), factory);
     Class<? extends BallastCommand> only = first == null ? null : COMMANDS.get(first);

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A failure reported to the user as one sentence (the input, what went wrong, what to do) and an
@@ -11,7 +12,7 @@ final class CliFailure extends RuntimeException {
 
   private final int exitCode;
 
-  CliFailure(int exitCode, String message, Throwable cause) {
+  CliFailure(int exitCode, String message, @Nullable Throwable cause) {
     super(Objects.requireNonNull(message, "message"), cause);
     this.exitCode = exitCode;
   }

@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stored file versions of one backup that {@code verify} found damaged, kept in the object
@@ -48,7 +49,7 @@ final class DamagedVersions {
    * @param reason what verify found
    * @param replacement the version holding a good copy of the same bytes, or null until one is stored
    */
-  record Entry(String path, String versionId, String sha256, Instant foundAt, String reason, String replacement) {
+  record Entry(String path, String versionId, String sha256, Instant foundAt, String reason, @Nullable String replacement) {
     Entry {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(versionId, "versionId");
@@ -106,7 +107,7 @@ final class DamagedVersions {
   }
 
   /** The entry of {@code versionId}, or null when it was never found damaged. */
-  Entry get(String versionId) {
+  @Nullable Entry get(String versionId) {
     return byVersion.get(versionId);
   }
 

@@ -8,13 +8,14 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /** Turns storage failures into one sentence each: the input, what went wrong, what to do. */
 final class Errors {
   private Errors() {}
 
   /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket} (null if unknown). */
-  static <T> T translate(String where, String bucket, Supplier<T> call) {
+  static <T> T translate(String where, @Nullable String bucket, Supplier<T> call) {
     try {
       return call.get();
     } catch (StorageException e) {
@@ -22,7 +23,7 @@ final class Errors {
     }
   }
 
-  static CliFailure toFailure(StorageException e, String where, String bucket) {
+  static CliFailure toFailure(StorageException e, String where, @Nullable String bucket) {
     String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
     if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
       return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
@@ -141,7 +142,7 @@ final class Errors {
    * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
    * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
    */
-  static String printable(String text) {
+  static String printable(@Nullable String text) {
     if (text.chars().noneMatch(Character::isISOControl)) {
       return text;
     }

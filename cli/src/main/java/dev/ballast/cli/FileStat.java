@@ -9,6 +9,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a backup compares to decide, without reading a file, that it is unchanged since the previous
@@ -23,14 +24,14 @@ import java.util.Map;
  * @param attrs permission bits and owner, or null where the platform has none
  * @param links the number of hard links to the file (1 where the platform does not say)
  */
-record FileStat(long size, Instant mtime, Instant ctime, Long inode, PosixAttrs attrs, int links) {
+record FileStat(long size, Instant mtime, @Nullable Instant ctime, @Nullable Long inode, @Nullable PosixAttrs attrs, int links) {
 
   /** Whether this platform has {@code stat(2)}'s fields (the JDK's "unix" attribute view). */
   static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
   private static final String UNIX_FIELDS = "unix:ctime,ino,mode,uid,gid,nlink";
 
   /** A stat without POSIX attributes and with one link. */
-  FileStat(long size, Instant mtime, Instant ctime, Long inode) {
+  FileStat(long size, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
     this(size, mtime, ctime, inode, null, 1);
   }
 
@@ -52,7 +53,7 @@ record FileStat(long size, Instant mtime, Instant ctime, Long inode, PosixAttrs 
    * The mode and owner of {@code path} (of a symbolic link itself unless {@code options} is empty),
    * or null where the platform has none.
    */
-  static PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
+  static @Nullable PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
     return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", options)) : null;
   }
 
@@ -66,7 +67,7 @@ record FileStat(long size, Instant mtime, Instant ctime, Long inode, PosixAttrs 
    * every field this platform has must be equal, and a recorded entry without ctime (written by an
    * earlier version, on another platform, or too close to its backup to be trusted) never matches.
    */
-  boolean sameAs(ManifestEntry recorded) {
+  boolean sameAs(@Nullable ManifestEntry recorded) {
     if (recorded == null || recorded.size() != size || !recorded.mtime().equals(mtime)) {
       return false;
     }

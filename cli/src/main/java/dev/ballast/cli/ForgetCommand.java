@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -99,7 +100,7 @@ final class ForgetCommand extends BallastCommand {
   }
 
   /** One manifest version as forget sees it. */
-  private record Backup(VersionEntry version, Manifest manifest) {
+  private record Backup(VersionEntry version, @Nullable Manifest manifest) {
     Instant time() {
       return manifest != null ? manifest.createdAt() : version.lastModified();
     }
@@ -173,7 +174,7 @@ final class ForgetCommand extends BallastCommand {
     return ExitCodes.OK;
   }
 
-  private Manifest readOrNull(ObjectStore store, VersionEntry v) {
+  private @Nullable Manifest readOrNull(ObjectStore store, VersionEntry v) {
     try {
       return Manifests.read(store, name, v.versionId());
     } catch (CliFailure | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The manifest of one backup run, stored as the object {@code NAME/.ballast-manifest.json}; every
@@ -36,7 +37,7 @@ import java.util.Set;
  */
 record Manifest(
     int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored,
-    List<Stale> stale, String incompleteBecause, ManifestTree tree) {
+    List<Stale> stale, @Nullable String incompleteBecause, ManifestTree tree) {
 
   /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
   record Stale(String path, String reason) {
@@ -176,12 +177,12 @@ record Manifest(
     return true;
   }
 
-  private static CliFailure corrupt(String where, String why, Throwable cause) {
+  private static CliFailure corrupt(String where, String why, @Nullable Throwable cause) {
     return new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " is refused because " + why
         + "; nothing was restored. Restore another --manifest-version.", cause);
   }
 
-  private static String firstLine(String s) {
+  private static String firstLine(@Nullable String s) {
     if (s == null) {
       return "unreadable";
     }

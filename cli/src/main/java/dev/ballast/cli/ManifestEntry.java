@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One file of a backup.
@@ -18,8 +19,8 @@ import java.util.Objects;
  *     before they were recorded, or a platform without POSIX attributes): restore then leaves the
  *     file as the process creates it
  */
-record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode,
-    PosixAttrs attrs) {
+record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode,
+    @Nullable PosixAttrs attrs) {
   ManifestEntry {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(sha256, "sha256");
@@ -31,7 +32,7 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
   }
 
   /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
-  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, Instant ctime, Long inode) {
+  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
     this(path, size, sha256, versionId, mtime, ctime, inode, null);
   }
 
@@ -41,7 +42,7 @@ record ManifestEntry(String path, long size, String sha256, String versionId, In
   }
 
   /** This entry with {@code attrs} (the same entry when they are equal). */
-  ManifestEntry withAttrs(PosixAttrs newAttrs) {
+  ManifestEntry withAttrs(@Nullable PosixAttrs newAttrs) {
     return Objects.equals(attrs, newAttrs) ? this
         : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
   }

@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The manifest's JSON, written and read with Jackson's streaming API: field by field, no data
@@ -113,7 +114,7 @@ final class ManifestJson {
     }
   }
 
-  private static void writeAttrs(JsonGenerator g, PosixAttrs a) throws IOException {
+  private static void writeAttrs(JsonGenerator g, @Nullable PosixAttrs a) throws IOException {
     if (a != null) {
       g.writeNumberField("mode", a.mode());
       g.writeNumberField("uid", a.uid());
@@ -231,7 +232,7 @@ final class ManifestJson {
   }
 
   /** Mode, uid and gid together, or null when the entry has none of them. */
-  private static PosixAttrs attrs(Integer mode, Integer uid, Integer gid) {
+  private static @Nullable PosixAttrs attrs(@Nullable Integer mode, @Nullable Integer uid, @Nullable Integer gid) {
     if (mode == null && uid == null && gid == null) {
       return null;
     }
@@ -243,20 +244,20 @@ final class ManifestJson {
 
   /** The string, instant and number fields of one small object (a directory or link entry). */
   private record Fields(java.util.Map<String, Object> values) {
-    String string(String name) {
+    @Nullable String string(String name) {
       return (String) values.get(name);
     }
 
-    Instant instant(String name) {
+    @Nullable Instant instant(String name) {
       String text = string(name);
       return text == null ? null : ManifestTimes.parse(text);
     }
 
-    PosixAttrs attrs() {
+    @Nullable PosixAttrs attrs() {
       return ManifestJson.attrs(number("mode"), number("uid"), number("gid"));
     }
 
-    private Integer number(String name) {
+    private @Nullable Integer number(String name) {
       Object v = values.get(name);
       return v == null ? null : (Integer) v;
     }
@@ -296,7 +297,7 @@ final class ManifestJson {
     return strings;
   }
 
-  private static String string(JsonParser p, JsonToken t) throws IOException {
+  private static @Nullable String string(JsonParser p, JsonToken t) throws IOException {
     if (t == JsonToken.VALUE_NULL) {
       return null;
     }
@@ -306,7 +307,7 @@ final class ManifestJson {
     return p.getText();
   }
 
-  private static Instant instant(JsonParser p, JsonToken t) throws IOException {
+  private static @Nullable Instant instant(JsonParser p, JsonToken t) throws IOException {
     String text = string(p, t);
     return text == null ? null : ManifestTimes.parse(text);
   }

@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a manifest records beside its files: every directory (empty ones included, with its mode,
@@ -30,7 +31,7 @@ record ManifestTree(List<Directory> directories, List<Symlink> symlinks, List<Ha
    * @param mtime its modification time
    * @param attrs its mode and owner, or null where the platform has none
    */
-  record Directory(String path, Instant mtime, PosixAttrs attrs) {
+  record Directory(String path, Instant mtime, @Nullable PosixAttrs attrs) {
     Directory {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(mtime, "mtime");
@@ -45,7 +46,7 @@ record ManifestTree(List<Directory> directories, List<Symlink> symlinks, List<Ha
    * @param mtime the link's own modification time
    * @param attrs the link's owner (its mode is meaningless on Linux and not applied), or null
    */
-  record Symlink(String path, String target, Instant mtime, PosixAttrs attrs) {
+  record Symlink(String path, String target, Instant mtime, @Nullable PosixAttrs attrs) {
     Symlink {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(target, "target");

@@ -9,6 +9,7 @@ import dev.ballast.storage.object.VersionEntry;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Finding and reading the manifest versions of a backup name. */
 final class Manifests {
@@ -22,7 +23,7 @@ final class Manifests {
    *
    * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
    */
-  static String checkName(String name) {
+  static String checkName(@Nullable String name) {
     String problem = null;
     if (name == null || name.isEmpty()) {
       problem = "it is empty";
@@ -83,7 +84,7 @@ final class Manifests {
    * The newest intact manifest version of {@code name} other than {@code skip}, newest first, with a
    * note on {@code err} for each damaged one passed over; null when there is none.
    */
-  static Versioned newestIntact(ObjectStore store, String name, String skip, PrintStream err) {
+  static @Nullable Versioned newestIntact(ObjectStore store, String name, @Nullable String skip, PrintStream err) {
     for (VersionEntry v : versions(store, name)) {
       if (v.versionId().equals(skip)) {
         continue;

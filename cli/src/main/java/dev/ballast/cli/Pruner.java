@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Deletes the object versions of backups that no manifest version references any more, safely
@@ -40,7 +41,7 @@ import java.util.TreeMap;
 final class Pruner {
 
   /** What one name's pruning found. */
-  record NameResult(String name, List<VersionEntry> deleted, int referenced, int tooNew, String skippedBecause) {}
+  record NameResult(String name, List<VersionEntry> deleted, int referenced, int tooNew, @Nullable String skippedBecause) {}
 
   /** What a prune did (or, dry, would do). */
   record Result(List<NameResult> names, List<VersionEntry> staleMarkers, boolean dryRun) {
@@ -80,7 +81,7 @@ final class Pruner {
    *
    * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
    */
-  Result run(Set<String> only) {
+  Result run(@Nullable Set<String> only) {
     Instant t0 = clock.instant();
     List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
     RunMarker.Found markers = RunMarker.classify(markerVersions, t0);

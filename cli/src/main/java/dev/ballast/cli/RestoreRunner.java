@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Restores the files of one manifest into a target directory, {@code transfers} files at a time.
@@ -57,7 +58,7 @@ final class RestoreRunner {
 
   /** What a restore did. */
   record Result(int restored, int alreadyPresent, long bytes, List<BackupRunner.Failure> failed,
-      StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed,
+      @Nullable StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed,
       int damagedCopies) {
     boolean ok() {
       return failed.isEmpty() && unavailable == null && !cancelled;
@@ -567,7 +568,7 @@ final class RestoreRunner {
   }
 
   /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
-  private void copySparse(InputStream in, FileChannel out, MessageDigest digest, Progress progress) throws IOException {
+  private void copySparse(InputStream in, FileChannel out, @Nullable MessageDigest digest, Progress progress) throws IOException {
     byte[] buffer = BUFFERS.get();
     long position = 0;
     while (true) {

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which backups {@code forget} keeps, with restic's policy semantics ({@code ApplyPolicy} in
@@ -41,7 +42,7 @@ import java.util.regex.Pattern;
  * @param yearly newest of the last n years
  * @param within span before the newest backup within which every backup is kept, or null
  */
-record RetentionPolicy(int last, int hourly, int daily, int weekly, int monthly, int yearly, Within within) {
+record RetentionPolicy(int last, int hourly, int daily, int weekly, int monthly, int yearly, @Nullable Within within) {
 
   RetentionPolicy {
     for (int n : new int[] {last, hourly, daily, weekly, monthly, yearly}) {
@@ -172,11 +173,11 @@ record RetentionPolicy(int last, int hourly, int daily, int weekly, int monthly,
   /** One counting rule while a policy is applied. */
   private static final class Rule {
     int count;
-    final ToLongFunction<ZonedDateTime> bucket;
+    final @Nullable ToLongFunction<ZonedDateTime> bucket;
     final String reason;
     long lastValue = Long.MIN_VALUE;
 
-    Rule(int count, ToLongFunction<ZonedDateTime> bucket, String reason) {
+    Rule(int count, @Nullable ToLongFunction<ZonedDateTime> bucket, String reason) {
       this.count = count;
       this.bucket = bucket;
       this.reason = reason;

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.profiles.Profile;
 import software.amazon.awssdk.profiles.ProfileFile;
 
@@ -104,7 +105,7 @@ record S3Credentials(String accessKey, String secretKey, String source) {
    *
    * @param namedBy the option or variable that named the profile, null for the implicit default
    */
-  private static Optional<S3Credentials> fromProfile(String name, String namedBy, Map<String, String> env,
+  private static Optional<S3Credentials> fromProfile(String name, @Nullable String namedBy, Map<String, String> env,
       Path home) {
     Path credentialsFile = location(env.get(CREDENTIALS_FILE_ENV), home, ".aws/credentials");
     Path configFile = location(env.get(CONFIG_FILE_ENV), home, ".aws/config");
@@ -162,7 +163,7 @@ record S3Credentials(String accessKey, String secretKey, String source) {
   }
 
   /** {@code value} with a leading {@code ~} expanded to {@code home}, else {@code home/fallback}. */
-  private static Path location(String value, Path home, String fallback) {
+  private static Path location(@Nullable String value, Path home, String fallback) {
     if (value == null || value.isBlank()) {
       return home.resolve(fallback);
     }

@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a path read from a manifest before anything is written for it. A manifest is data from
@@ -22,12 +23,12 @@ final class SafePaths {
    * Returns why {@code manifestPath} is unsafe on this platform, or null when it is a plain
    * relative path of {@code /}-separated segments.
    */
-  static String problem(String manifestPath) {
+  static @Nullable String problem(String manifestPath) {
     return problem(manifestPath, BACKSLASH_SEPARATES);
   }
 
   /** As {@link #problem(String)}, for a platform that does or does not separate paths with a backslash. */
-  static String problem(String manifestPath, boolean backslashSeparates) {
+  static @Nullable String problem(String manifestPath, boolean backslashSeparates) {
     Objects.requireNonNull(manifestPath, "manifestPath");
     if (manifestPath.isEmpty()) {
       return "it is empty";
@@ -68,7 +69,7 @@ final class SafePaths {
    * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the path is unsafe or lands outside
    *     {@code target} once normalised
    */
-  static Path resolveInside(Path target, String manifestPath) {
+  static @Nullable Path resolveInside(Path target, String manifestPath) {
     Objects.requireNonNull(target, "target");
     String problem = problem(manifestPath);
     Path root = target.toAbsolutePath().normalize();

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The object store one command works on, through {@link StorageFacade}: by default a
@@ -46,16 +47,16 @@ final class StoreSession implements AutoCloseable {
   static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
-  private final ResilientHttpClient http;
-  private final StorageFacade facade;
+  private final @Nullable ResilientHttpClient http;
+  private final @Nullable StorageFacade facade;
   private final ObjectStore objects;
-  private final Counting counting;
+  private final @Nullable Counting counting;
   private final String where;
   /** The local store's directory, or null for an S3 bucket. */
-  private final Path localDirectory;
+  private final @Nullable Path localDirectory;
 
-  private StoreSession(ResilientHttpClient http, StorageFacade facade, ObjectStore objects, Counting counting,
-      String where, Path localDirectory) {
+  private StoreSession(@Nullable ResilientHttpClient http, @Nullable StorageFacade facade, ObjectStore objects, @Nullable Counting counting,
+      String where, @Nullable Path localDirectory) {
     this.http = http;
     this.facade = facade;
     this.objects = objects;
@@ -65,7 +66,7 @@ final class StoreSession implements AutoCloseable {
   }
 
   /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
-  Path localDirectory() {
+  @Nullable Path localDirectory() {
     return localDirectory;
   }
 

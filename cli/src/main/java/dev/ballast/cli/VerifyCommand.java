@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -252,7 +253,7 @@ final class VerifyCommand extends BallastCommand {
   /** One read buffer per transfer thread, not one per file. */
   private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[256 * 1024]);
 
-  private String verify(StoreSession session, ManifestEntry e, String versionId, Progress progress) throws IOException {
+  private @Nullable String verify(StoreSession session, ManifestEntry e, String versionId, Progress progress) throws IOException {
     return verify(session, e, versionId, progress::addBytes);
   }
 
@@ -261,7 +262,7 @@ final class VerifyCommand extends BallastCommand {
    * and SHA-256 are the manifest's. The store checks the bytes against the SHA-256 it recorded as
    * they stream, so only a version recorded without one (written by another program) is hashed here.
    */
-  private String verify(StoreSession session, ManifestEntry e, String versionId, java.util.function.LongConsumer counted)
+  private @Nullable String verify(StoreSession session, ManifestEntry e, String versionId, java.util.function.LongConsumer counted)
       throws IOException {
     String key = Manifest.objectKey(name, e.path());
     try (ObjectRead read = session.objects().get(key, ReadOptions.version(versionId).withAllowCache(false));

@@ -21,9 +21,9 @@ public final class BulkheadFullException extends CallRejectedException {
     /**
      * Creates the exception.
      *
-     * @param dependency         the dependency key of the bulkhead; not {@code null}
+     * @param dependency         the dependency key of the bulkhead
      * @param maxConcurrentCalls the bulkhead's limit of concurrent calls; at least 1
-     * @param maxWait            how long the call waited for a permit; not {@code null}, not negative
+     * @param maxWait            how long the call waited for a permit; not negative
      * @throws NullPointerException     if {@code dependency} or {@code maxWait} is {@code null}
      * @throws IllegalArgumentException if {@code maxConcurrentCalls} is below 1 or {@code maxWait} is
      *                                  negative
@@ -59,7 +59,7 @@ public final class BulkheadFullException extends CallRejectedException {
     /**
      * Returns how long the rejected call waited for a permit.
      *
-     * @return the maximum wait; never {@code null} or negative
+     * @return the maximum wait; never negative
      */
     public Duration maxWait() {
         return maxWait;

@@ -37,7 +37,7 @@ public abstract sealed class CallRejectedException extends IOException
      * Returns the dependency key whose protection rejected the call, for example
      * {@code "https://api.example.com:443"}.
      *
-     * @return the dependency key; never {@code null}
+     * @return the dependency key
      */
     public String dependency() {
         return dependency;
@@ -46,7 +46,7 @@ public abstract sealed class CallRejectedException extends IOException
     /**
      * Returns the message, built on first use from the rejection's fields.
      *
-     * @return the message; never {@code null}
+     * @return the message
      */
     @Override
     public abstract String getMessage();

@@ -22,10 +22,10 @@ public final class CircuitOpenException extends CallRejectedException {
     /**
      * Creates the exception.
      *
-     * @param dependency        the dependency key of the breaker; not {@code null}
+     * @param dependency        the dependency key of the breaker
      * @param remainingOpenTime how long the breaker stays open before it admits a probe;
      *                          {@link Duration#ZERO} when a probe may be admitted now (half-open slots
-     *                          all taken); not {@code null}, not negative
+     *                          all taken); not negative
      * @throws NullPointerException     if an argument is {@code null}
      * @throws IllegalArgumentException if {@code remainingOpenTime} is negative
      */
@@ -43,9 +43,9 @@ public final class CircuitOpenException extends CallRejectedException {
      * Creates the rejection of an OPEN breaker without converting through {@link Duration}: the
      * allocation-free form for the breaker itself.
      *
-     * @param dependency         the dependency key of the breaker; not {@code null}
+     * @param dependency         the dependency key of the breaker
      * @param remainingOpenNanos how long the breaker stays open, in nanoseconds; not negative
-     * @return the exception; never {@code null}
+     * @return the exception
      * @throws NullPointerException     if {@code dependency} is {@code null}
      * @throws IllegalArgumentException if {@code remainingOpenNanos} is negative
      */
@@ -61,8 +61,8 @@ public final class CircuitOpenException extends CallRejectedException {
      * time is zero, but calls are rejected until the probes in flight have reported. The message reads
      * {@code Circuit breaker 'host:port' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)}.
      *
-     * @param dependency the dependency key of the breaker; not {@code null}
-     * @return the exception; never {@code null}
+     * @param dependency the dependency key of the breaker
+     * @return the exception
      * @throws NullPointerException if {@code dependency} is {@code null}
      */
     public static CircuitOpenException halfOpenProbesInFlight(String dependency) {
@@ -91,7 +91,7 @@ public final class CircuitOpenException extends CallRejectedException {
      * Returns how long the breaker stays open before it admits a half-open probe, measured when the
      * call was rejected.
      *
-     * @return the remaining open time; never {@code null} or negative
+     * @return the remaining open time; never negative
      */
     public Duration remainingOpenTime() {
         return Duration.ofNanos(remainingOpenNanos);

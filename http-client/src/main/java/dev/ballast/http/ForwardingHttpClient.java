@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link HttpClient} that forwards every method to another one, {@link #delegate()}: the base of
@@ -42,7 +43,7 @@ public abstract class ForwardingHttpClient extends HttpClient implements AutoClo
     /**
      * Returns the client every method forwards to.
      *
-     * @return the delegate; never {@code null}, always the same
+     * @return the delegate; always the same
      */
     protected abstract HttpClient delegate();
 
@@ -104,7 +105,7 @@ public abstract class ForwardingHttpClient extends HttpClient implements AutoClo
 
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
-                                                            PushPromiseHandler<T> pushPromiseHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return delegate().sendAsync(request, responseBodyHandler, pushPromiseHandler);
     }
 

@@ -4,6 +4,7 @@ import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.classify.Outcome;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Receives the events of a {@link ResilientHttpClient}: one {@link RetryDecisionEvent} per
@@ -65,7 +66,7 @@ public interface HttpClientListener {
      * {@code "total timeout exceeded"}. An attempt cancelled by the caller (or by
      * {@link ResilientHttpClient#shutdownNow()}) is not decided about.
      *
-     * @param event the decision, never null
+     * @param event the decision
      */
     default void onRetryDecision(RetryDecisionEvent event) {
     }
@@ -169,7 +170,7 @@ public interface HttpClientListener {
      * @param reason a short human-readable reason, e.g. {@code "not retried: non-idempotent and outcome unknown"}
      */
     record RetryDecisionEvent(String correlationId, String dependency, String method, String path, int attempt,
-                              int maxAttempts, Duration elapsed, Duration delay, String errorClass, int statusCode,
+                              int maxAttempts, Duration elapsed, Duration delay, @Nullable String errorClass, int statusCode,
                               RetryDecision decision, String reason) {
 
         /**

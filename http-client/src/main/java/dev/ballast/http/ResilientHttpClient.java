@@ -1,7 +1,7 @@
 package dev.ballast.http;
 
 import dev.ballast.http.classify.ResponseClassifier;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.internal.Durations;
 import dev.ballast.http.internal.JdkLifecycle;
 import dev.ballast.http.internal.Listeners;
@@ -39,6 +39,7 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  *     .connectTimeout(Duration.ofSeconds(2))             // JDK options as on HttpClient.Builder
  *     .totalTimeout(Duration.ofSeconds(10))
  *     .retry(RetryConfig.builder().maxAttempts(4).build())
- *     .dependency("https://payments.internal:443", DependencyPolicy.builder()
+ *     .dependency("https://payments.internal:443", DependencyConfig.builder()
  *         .bulkhead(BulkheadConfig.builder(16).build()).build())
  *     .build();
  * HttpResponse<String> response = client.send(request, BodyHandlers.ofString());
@@ -117,14 +118,14 @@ import org.slf4j.LoggerFactory;
  * caller's own body handler never. The circuit breaker counts attempts: transient and ambiguous
  * outcomes (and, by its slow-call rule, slow attempts) are failures; throttled ones (429) are neutral.
  * With redirects followed, a retry sends the hop whose answer is retried, never a request that got
- * its answer. A dependency may hedge ({@link DependencyPolicy.Builder#hedging}): a second attempt
+ * its answer. A dependency may hedge ({@link DependencyConfig.Builder#hedging}): a second attempt
  * alongside the first when it has not answered after a delay, the first answer winning. {@code maxAttempts} counts all attempts including the first.
  * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
  * {@link RetryConfig#maxRetryAfter()} or beyond the total timeout stops retrying and returns that
  * response. Each dependency's retry budget must also allow the retry. POST and PATCH get an
  * {@code Idempotency-Key} header (the same value on every attempt; a caller-supplied key is kept)
- * per {@link IdempotencyKeys}. Only a replayable body is re-sent; see {@link ReplayableBodyPublisher}.
+ * per {@link IdempotencyKeyConfig}. Only a replayable body is re-sent; see {@link ReplayableBodyPublisher}.
  * Every response that is not handed to the caller is drained without reaching the caller's
  * {@link BodyHandler}.
  *
@@ -177,7 +178,7 @@ import org.slf4j.LoggerFactory;
  * own ticker-driven clock for the same reason.
  *
  * @see Builder
- * @see DependencyPolicy
+ * @see DependencyConfig
  * @see HttpClientListener
  */
 public final class ResilientHttpClient extends ForwardingHttpClient {
@@ -198,11 +199,11 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
     private final HttpClient delegate;
     private final Pipeline pipeline;
-    private final ScheduledExecutorService ownedScheduler;
+    private final @Nullable ScheduledExecutorService ownedScheduler;
     private final boolean defaultResolver;
     private final AtomicBoolean shutdown = new AtomicBoolean();
 
-    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, ScheduledExecutorService ownedScheduler,
+    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, @Nullable ScheduledExecutorService ownedScheduler,
                                 boolean defaultResolver) {
         this.delegate = delegate;
         this.pipeline = pipeline;
@@ -226,7 +227,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
      * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
      *
      * @param dependency the dependency key, as produced by the dependency resolver; with the default
-     *     resolver, normalised as {@link Builder#dependency(String, DependencyPolicy)} normalises it
+     *     resolver, normalised as {@link Builder#dependency(String, DependencyConfig)} normalises it
      * @return the status, or empty if no call has been made to that dependency yet (or its idle state
      *     was evicted)
      * @throws NullPointerException if {@code dependency} is null
@@ -278,7 +279,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
      */
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
-                                                            PushPromiseHandler<T> pushPromiseHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return pipeline.sendAsync(request, responseBodyHandler, pushPromiseHandler);
     }
 
@@ -389,20 +390,20 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         private final HttpClient.Builder jdk = HttpClient.newBuilder();
         private final List<String> jdkOptions = new ArrayList<>();
-        private HttpClient delegate;
+        private @Nullable HttpClient delegate;
         private RetryConfig retry = RetryConfig.ofDefaults();
         private Duration totalTimeout = DEFAULT_TOTAL_TIMEOUT;
         private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
         private Function<HttpRequest, String> dependencyResolver = new Requests.DefaultDependencyResolver();
-        private final Map<String, DependencyPolicy> policies = new HashMap<>();
-        private DependencyPolicy defaultPolicy = DependencyPolicy.ofDefaults();
-        private ResponseClassifier classifier = ResponseClassifier.defaults();
-        private IdempotencyKeys idempotencyKeys = IdempotencyKeys.ofDefaults();
+        private final Map<String, DependencyConfig> dependencyConfigs = new HashMap<>();
+        private DependencyConfig defaultDependency = DependencyConfig.ofDefaults();
+        private ResponseClassifier classifier = ResponseClassifier.ofDefaults();
+        private IdempotencyKeyConfig idempotencyKeys = IdempotencyKeyConfig.ofDefaults();
         private final List<HttpClientListener> listeners = new ArrayList<>();
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
-        private ScheduledExecutorService scheduler;
+        private @Nullable ScheduledExecutorService scheduler;
         private int maxDependencies = DEFAULT_MAX_DEPENDENCIES;
 
         private Builder() {
@@ -555,7 +556,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         /**
          * Sets how a request maps to its dependency key (one breaker, bulkhead and retry budget per
-         * key). The function must return a non-null key from a bounded set. If not set,
+         * key). The function must return a key from a bounded set. If not set,
          * {@code scheme://host:port} with the scheme's default port filled in.
          *
          * @param dependencyResolver the resolver
@@ -590,39 +591,39 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         }
 
         /**
-         * Sets the policy of one dependency, replacing the default policy for it. With the default
+         * Sets the configuration of one dependency, replacing the default one for it. With the default
          * dependency resolver the key is normalised by {@link #build()} the way requests are resolved:
          * scheme and host lower-cased, the scheme's default port filled in, the path dropped, so
          * {@code "https://API.example.com/"} is {@code "https://api.example.com:443"}. Host names are
-         * compared as written, without DNS: a policy for {@code 127.0.0.1} does not apply to requests
+         * compared as written, without DNS: a configuration for {@code 127.0.0.1} does not apply to requests
          * to {@code localhost} ({@code build()} cannot know, but the first call to such a near miss
          * logs a WARN naming both). With a custom {@link #dependencyResolver(Function)} the key is taken
          * as given.
          *
          * @param dependency the dependency key, e.g. {@code "https://api.example.com:443"}
-         * @param policy the policy
+         * @param config the dependency's configuration
          * @return this builder
          * @throws NullPointerException if either argument is null
          */
-        public Builder dependency(String dependency, DependencyPolicy policy) {
-            policies.put(Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(policy, "policy"));
+        public Builder dependency(String dependency, DependencyConfig config) {
+            dependencyConfigs.put(Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(config, "config"));
             return this;
         }
 
         /**
-         * Sets the policy of every dependency without its own. If not set, {@link DependencyPolicy#ofDefaults()}.
+         * Sets the configuration of every dependency without its own. If not set, {@link DependencyConfig#ofDefaults()}.
          *
-         * @param policy the policy
+         * @param config the configuration
          * @return this builder
-         * @throws NullPointerException if {@code policy} is null
+         * @throws NullPointerException if {@code config} is null
          */
-        public Builder defaultPolicy(DependencyPolicy policy) {
-            this.defaultPolicy = Objects.requireNonNull(policy, "policy");
+        public Builder defaultDependency(DependencyConfig config) {
+            this.defaultDependency = Objects.requireNonNull(config, "config");
             return this;
         }
 
         /**
-         * Sets how responses and failures are classified. If not set, {@link ResponseClassifier#defaults()}.
+         * Sets how responses and failures are classified. If not set, {@link ResponseClassifier#ofDefaults()}.
          *
          * @param classifier the classifier
          * @return this builder
@@ -635,14 +636,14 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
 
         /**
          * Sets which requests get an idempotency key and how. If not set,
-         * {@link IdempotencyKeys#ofDefaults()}: a random UUID in {@code Idempotency-Key} for
+         * {@link IdempotencyKeyConfig#ofDefaults()}: a random UUID in {@code Idempotency-Key} for
          * non-idempotent methods.
          *
-         * @param idempotencyKeys the policy
+         * @param idempotencyKeys the configuration
          * @return this builder
          * @throws NullPointerException if {@code idempotencyKeys} is null
          */
-        public Builder idempotencyKeys(IdempotencyKeys idempotencyKeys) {
+        public Builder idempotencyKeys(IdempotencyKeyConfig idempotencyKeys) {
             this.idempotencyKeys = Objects.requireNonNull(idempotencyKeys, "idempotencyKeys");
             return this;
         }
@@ -724,7 +725,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          * @return a new client
          * @throws IllegalStateException if both {@link #delegate(HttpClient)} and JDK options were set
          * @throws IllegalArgumentException with the default dependency resolver, if a key given to
-         *     {@link #dependency(String, DependencyPolicy)} cannot name any request's dependency (not an
+         *     {@link #dependency(String, DependencyConfig)} cannot name any request's dependency (not an
          *     {@code http} or {@code https} URI with a host, or with user info, query or fragment), or if
          *     two keys name the same dependency
          * @throws RuntimeException whatever a listener's {@link HttpClientListener#onClientBuilt} throws
@@ -736,13 +737,13 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                         + jdkOptions + "; configure the delegate instead");
             }
             boolean defaultResolver = dependencyResolver instanceof Requests.DefaultDependencyResolver;
-            Map<String, DependencyPolicy> byDependency = defaultResolver ? normalized(policies) : Map.copyOf(policies);
+            Map<String, DependencyConfig> byDependency = defaultResolver ? normalized(dependencyConfigs) : Map.copyOf(dependencyConfigs);
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Listeners fanOut = new Listeners(listeners);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
-                    totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultPolicy,
+                    totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultDependency,
                     fanOut, clock, ticker, random, scheduler != null ? scheduler : owned,
                     maxDependencies));
             ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
@@ -750,16 +751,16 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
             return client;
         }
 
-        /** The policies by normalised key; two keys that name one dependency are a mistake, not a choice. */
-        private static Map<String, DependencyPolicy> normalized(Map<String, DependencyPolicy> given) {
-            Map<String, DependencyPolicy> byKey = new HashMap<>();
+        /** The configurations by normalised key; two keys that name one dependency are a mistake, not a choice. */
+        private static Map<String, DependencyConfig> normalized(Map<String, DependencyConfig> given) {
+            Map<String, DependencyConfig> byKey = new HashMap<>();
             Map<String, String> givenAs = new HashMap<>();
-            for (Map.Entry<String, DependencyPolicy> entry : given.entrySet()) {
+            for (Map.Entry<String, DependencyConfig> entry : given.entrySet()) {
                 String key = Requests.normalizedDependencyKey(entry.getKey());
                 String earlier = givenAs.putIfAbsent(key, entry.getKey());
                 if (earlier != null) {
                     throw new IllegalArgumentException("dependency keys '" + earlier + "' and '" + entry.getKey()
-                            + "' both name the dependency '" + key + "'; give it one policy");
+                            + "' both name the dependency '" + key + "'; give it one configuration");
                 }
                 byKey.put(key, entry.getValue());
             }

@@ -59,13 +59,13 @@ public final class RetriesExhaustedException extends IOException {
     }
 
     private static Throwable last(List<? extends Throwable> failures) {
-        return failures.isEmpty() ? null : failures.get(failures.size() - 1);
+        return failures.get(failures.size() - 1);
     }
 
     /**
      * Returns the dependency key the call was made to.
      *
-     * @return the dependency key, never null
+     * @return the dependency key
      */
     public String dependency() {
         return dependency;

@@ -34,7 +34,7 @@ public enum RetryDecision {
     /**
      * Returns the lower-case name used in log lines, for example {@code gave_up}.
      *
-     * @return the log name; never {@code null}
+     * @return the log name
      */
     public String logName() {
         return name().toLowerCase(Locale.ROOT);

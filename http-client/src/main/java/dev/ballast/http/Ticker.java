@@ -24,7 +24,7 @@ public interface Ticker {
     /**
      * Returns the ticker backed by {@link System#nanoTime()}.
      *
-     * @return the system ticker; never {@code null}
+     * @return the system ticker
      */
     static Ticker systemTicker() {
         return SystemTicker.INSTANCE;

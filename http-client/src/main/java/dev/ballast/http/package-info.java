@@ -1,7 +1,7 @@
 /**
  * The drop-in resilient {@link java.net.http.HttpClient}: {@link dev.ballast.http.ResilientHttpClient}
  * and its builder, the {@link dev.ballast.http.ForwardingHttpClient} it is built on, the
- * per-dependency {@link dev.ballast.http.DependencyPolicy}, the one observation SPI
+ * per-dependency {@link dev.ballast.http.DependencyConfig}, the one observation SPI
  * {@link dev.ballast.http.HttpClientListener} with its decision vocabulary
  * {@link dev.ballast.http.RetryDecision} and the {@link dev.ballast.http.DependencyStatus}
  * snapshot, the {@link dev.ballast.http.ReplayableBodyPublisher} marker for request bodies that may be
@@ -16,9 +16,10 @@
  * (their configurations). {@code internal} holds the engines and the pipeline; the module does not
  * export it.
  *
- * <p>Null rule: no parameter of a public method or constructor in this package accepts {@code null}
- * unless its Javadoc says so; passing one throws {@link java.lang.NullPointerException} whose message
- * names the parameter. No public method returns {@code null}: absence is an empty
- * {@link java.util.Optional}.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http;
+
+import org.jspecify.annotations.NullMarked;

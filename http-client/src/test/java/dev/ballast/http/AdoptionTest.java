@@ -36,8 +36,8 @@ class AdoptionTest {
         callers.shutdownNow();
     }
 
-    private static DependencyPolicy bulkheadOfOne() {
-        return DependencyPolicy.builder().bulkhead(BulkheadConfig.builder(1).build()).build();
+    private static DependencyConfig bulkheadOfOne() {
+        return DependencyConfig.builder().bulkhead(BulkheadConfig.builder(1).build()).build();
     }
 
     // ---- 1. a policy key is normalised the way requests are resolved, or rejected at build() -------
@@ -115,7 +115,7 @@ class AdoptionTest {
     void twoKeysNamingOneDependencyAreRejectedAtBuild() {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("https://api.example.com", bulkheadOfOne())
-                .dependency("https://api.example.com:443/", DependencyPolicy.ofDefaults());
+                .dependency("https://api.example.com:443/", DependencyConfig.ofDefaults());
 
         assertThatThrownBy(builder::build)
                 .isInstanceOf(IllegalArgumentException.class)
@@ -232,7 +232,7 @@ class AdoptionTest {
     void aBreakerTransitionIsLoggedOnce(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
-                .defaultPolicy(DependencyPolicy.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                .defaultDependency(DependencyConfig.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
                         .consecutiveFailureThreshold(1).build()).build())
                 .build();
         delegate.then(status(500));
@@ -251,7 +251,7 @@ class AdoptionTest {
         ManualTicker ticker = new ManualTicker();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
-                .defaultPolicy(DependencyPolicy.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                .defaultDependency(DependencyConfig.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
                         .consecutiveFailureThreshold(1).openStateJitter(0)
                         .waitDurationInOpenState(java.time.Duration.ofSeconds(5)).build()).build())
                 .build();

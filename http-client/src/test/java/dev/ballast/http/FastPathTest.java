@@ -151,7 +151,7 @@ class FastPathTest {
     @Test
     void openCircuitRejection_hasNoStackTrace_isCounted_andIsNotLoggedAtInfo() throws Exception {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())
                 .build();
         delegate.then(status(503));

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.budget.RetryBudgetConfig;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
@@ -56,7 +56,7 @@ class FieldFailuresTest {
                 .scheduler(immediate)
                 .retry(RetryConfig.builder().maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofNanos(1), Duration.ofNanos(1), Jitter.NONE)).build())
-                .defaultPolicy(DependencyPolicy.builder().retryBudget(RetryBudgetConfig.disabled()).build());
+                .defaultDependency(DependencyConfig.builder().retryBudget(RetryBudgetConfig.disabled()).build());
     }
 
     private static HttpRequest post(String body) {
@@ -68,8 +68,8 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void refusedStream_ofAnUnkeyedPost_isRetried_becauseTheServerDidNotProcessIt(CallMode mode) throws Exception {
-        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeys.builder()
-                .policy(IdempotencyKeys.Policy.NEVER).build()).build();
+        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
+                .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
         delegate.then(failure(new IOException("Received RST_STREAM: Stream not processed"))).then(status(201));
 
         HttpResponse<String> response = mode.call(client, post("{\"item\":1}"), BodyHandlers.ofString());
@@ -97,8 +97,8 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aResetThatIsNotARefusal_ofAnUnkeyedPost_isStillNotRetried(CallMode mode) {
-        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeys.builder()
-                .policy(IdempotencyKeys.Policy.NEVER).build()).build();
+        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
+                .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
         delegate.then(failure(new IOException("Received RST_STREAM: Internal error")));
 
         Throwable thrown = catchThrowable(() -> mode.call(client, post("{}"), BodyHandlers.ofString()));
@@ -116,7 +116,7 @@ class FieldFailuresTest {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .maxDependencies(4)
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
                                 .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
                         .build())
@@ -144,7 +144,7 @@ class FieldFailuresTest {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .maxDependencies(1)
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
                                 .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
                         .build())
@@ -213,7 +213,7 @@ class FieldFailuresTest {
     @EnumSource(CallMode.class)
     void aHandlerFailingOnA503_stillCountsThe503ForTheBreaker_butIsNotRetried(CallMode mode) {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
-                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
                         .consecutiveFailureThreshold(1).build()).build())
                 .build();
         delegate.then(status(503, Map.of(), "<html>down</html>"));
@@ -417,7 +417,7 @@ class FieldFailuresTest {
     void aDependencyAnswering200In20Seconds_opensTheBreakerOnItsSlowCallRate(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
                 .attemptTimeout(Duration.ofSeconds(30)).totalTimeout(Duration.ofSeconds(60))
-                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
                         .slidingWindowSize(4).minimumNumberOfCalls(4)
                         .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
                         .build())
@@ -442,7 +442,7 @@ class FieldFailuresTest {
     @EnumSource(CallMode.class)
     void answersFasterThanTheSlowCallThreshold_neverOpenIt(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
-                .defaultPolicy(DependencyPolicy.builder().breaker(BreakerConfig.builder()
+                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
                         .slidingWindowSize(4).minimumNumberOfCalls(4)
                         .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
                         .build())

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.hedging.HedgingConfig;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -52,7 +52,7 @@ class HedgingTest {
 
     private ResilientHttpClient client(HedgingConfig hedging) {
         return ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker).scheduler(scheduler)
-                .defaultPolicy(DependencyPolicy.builder().hedging(hedging).build())
+                .defaultDependency(DependencyConfig.builder().hedging(hedging).build())
                 .listener(new HttpClientListener() {
                     @Override
                     public void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
@@ -121,9 +121,9 @@ class HedgingTest {
     @EnumSource(CallMode.class)
     void aPostWithoutIdempotencyKey_isNeverHedged(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
-                .scheduler(scheduler).idempotencyKeys(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER)
+                .scheduler(scheduler).idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
                         .build())
-                .defaultPolicy(DependencyPolicy.builder().hedging(HedgingConfig.fixedDelay(Duration.ofMillis(100)))
+                .defaultDependency(DependencyConfig.builder().hedging(HedgingConfig.fixedDelay(Duration.ofMillis(100)))
                         .build())
                 .build();
         java.util.concurrent.CompletableFuture<Object> answer = new java.util.concurrent.CompletableFuture<>();
@@ -173,9 +173,9 @@ class HedgingTest {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(scheduler)
                 // one first attempt deposits 0.1 token and there is no floor: a hedge cannot be paid for
-                .defaultPolicy(DependencyPolicy.builder().hedging(hedging)
+                .defaultDependency(DependencyConfig.builder().hedging(hedging)
                         .retryBudget(RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build()).build())
-                .dependency("http://other.test", DependencyPolicy.builder().hedging(hedging)
+                .dependency("http://other.test", DependencyConfig.builder().hedging(hedging)
                         .retryBudget(RetryBudgetConfig.disabled()).build())
                 .listener(new HttpClientListener() {
                     @Override

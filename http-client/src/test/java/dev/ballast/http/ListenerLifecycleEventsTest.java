@@ -108,7 +108,7 @@ class ListenerLifecycleEventsTest {
 
     private void rejectedCallEndsAsRejected(ResilientHttpClient.Builder builder) throws Exception {
         ResilientHttpClient client = builder
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(dev.ballast.http.breaker.BreakerConfig.builder().consecutiveFailureThreshold(1).build())
                         .build())
                 .retry(RetryConfig.builder().maxAttempts(1).build())

@@ -62,8 +62,8 @@ class PipelineDefectsTest {
         return HttpRequest.newBuilder(URI.create(uri)).GET().build();
     }
 
-    private static DependencyPolicy opensOnOneFailureForOneSecond() {
-        return DependencyPolicy.builder()
+    private static DependencyConfig opensOnOneFailureForOneSecond() {
+        return DependencyConfig.builder()
                 .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
                         .waitDurationInOpenState(Duration.ofSeconds(1)).openStateJitter(0).build())
                 .build();
@@ -73,7 +73,7 @@ class PipelineDefectsTest {
 
     @Test
     void halfOpenProbe_failingWithACertificateError_reopensTheBreaker_insteadOfClosingIt() throws Exception {
-        ResilientHttpClient client = builder().defaultPolicy(opensOnOneFailureForOneSecond()).build();
+        ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
@@ -94,7 +94,7 @@ class PipelineDefectsTest {
 
     @Test
     void halfOpenProbe_answered404_closesTheBreaker_becauseTheDependencyAnswered() throws Exception {
-        ResilientHttpClient client = builder().defaultPolicy(opensOnOneFailureForOneSecond()).build();
+        ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503)).then(status(404));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
         ticker.advance(Duration.ofSeconds(2));
@@ -110,7 +110,7 @@ class PipelineDefectsTest {
         return builder()
                 .retry(RetryConfig.builder().maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .retryBudget(RetryBudgetConfig.builder().ratio(0.5).minRetriesPerSecond(1)
                                 .ttl(Duration.ofSeconds(10)).build())
                         .build())
@@ -163,7 +163,7 @@ class PipelineDefectsTest {
     void bulkheadWait_longerThanTheTotalTimeout_isCappedByTheTimeTheCallHasLeft() {
         ResilientHttpClient client = builder()
                 .totalTimeout(Duration.ofSeconds(5))
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .bulkhead(BulkheadConfig.builder(1).maxWaitDuration(Duration.ofHours(1)).build())
                         .build())
                 .build();
@@ -193,7 +193,7 @@ class PipelineDefectsTest {
                 .totalTimeout(Duration.ofSeconds(5))
                 .retry(RetryConfig.builder().maxAttempts(2)
                         .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .bulkhead(BulkheadConfig.builder(1).maxWaitDuration(Duration.ofHours(1)).build())
                         .retryBudget(RetryBudgetConfig.disabled())
                         .build())
@@ -245,7 +245,7 @@ class PipelineDefectsTest {
     @Test
     void dependencies_withAnOpenBreakerOrACallInFlight_areNeverEvicted() throws Exception {
         ResilientHttpClient client = builder().maxDependencies(2)
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())
                 .build();
         delegate.then(status(503));

@@ -107,7 +107,7 @@ class ResilientHttpClientTest {
                 .hasMessage("listener");
         assertThatThrownBy(() -> builder.dependency("x", null))
                 .isInstanceOf(NullPointerException.class)
-                .hasMessage("policy");
+                .hasMessage("config");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.ballast.storage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The store refused the credentials or the operation (HTTP 403: {@code AccessDenied},
  * {@code SignatureDoesNotMatch}, {@code InvalidAccessKeyId}). Not retryable: repeating the call
@@ -10,20 +12,20 @@ package dev.ballast.storage;
 public final class AccessDeniedException extends StorageException {
   private static final long serialVersionUID = 1L;
 
-  private final String key;
+  private final @Nullable String key;
 
   /**
    * @param key the object key the operation was about, or null for an operation on no single key
    * @param message what was refused, by which endpoint and bucket, and the server's error code
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
-  public AccessDeniedException(String key, String message, Throwable cause) {
+  public AccessDeniedException(@Nullable String key, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = key;
   }
 
   /** The key the operation was about, or null. */
-  public String key() {
+  public @Nullable String key() {
     return key;
   }
 

@@ -1,5 +1,7 @@
 package dev.ballast.storage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The bucket does not exist: S3 answered {@code 404 NoSuchBucket}, or {@code 404} to HeadBucket
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadBucket.html">HeadBucket</a>,
@@ -13,9 +15,9 @@ public final class BucketNotFoundException extends StorageException {
 
   /**
    * @param message which bucket, at which endpoint, and what to do
-   * @param cause the store's answer, may be null
+   * @param cause the store's answer
    */
-  public BucketNotFoundException(String message, Throwable cause) {
+  public BucketNotFoundException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bytes read do not match the SHA-256 recorded when the object was written (or the object was
@@ -24,9 +25,9 @@ public final class IntegrityException extends StorageException {
   /**
    * @param key the object key
    * @param message what did not match (expected and actual digest or length)
-   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes), may be null
+   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes)
    */
-  public IntegrityException(String key, String message, Throwable cause) {
+  public IntegrityException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = Objects.requireNonNull(key, "key");
   }

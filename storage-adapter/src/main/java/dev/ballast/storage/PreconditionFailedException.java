@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A conditional write's precondition did not hold: the object's current ETag did not match
@@ -14,11 +15,11 @@ public sealed class PreconditionFailedException extends StorageException permits
   private final String key;
 
   /**
-   * @param key the object key, never null
+   * @param key the object key
    * @param message what did not hold
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
-  public PreconditionFailedException(String key, String message, Throwable cause) {
+  public PreconditionFailedException(String key, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = Objects.requireNonNull(key, "key");
   }

@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store refused the request with a client error (an HTTP 4xx such as {@code 400 InvalidArgument},
@@ -12,18 +13,18 @@ import java.util.Optional;
 public final class RequestRefusedException extends StorageException {
   private static final long serialVersionUID = 1L;
 
-  private final String key;
+  private final @Nullable String key;
   private final int statusCode;
-  private final String errorCode;
+  private final @Nullable String errorCode;
 
   /**
    * @param key the object key the operation was about, or null for an operation on no single key
    * @param statusCode the HTTP status of the refusal, 400 to 499
    * @param errorCode the store's error code (such as {@code NoSuchBucket}), or null if it sent none
    * @param message what was refused, by which endpoint and bucket
-   * @param cause the underlying failure, may be null
+   * @param cause the underlying failure
    */
-  public RequestRefusedException(String key, int statusCode, String errorCode, String message, Throwable cause) {
+  public RequestRefusedException(@Nullable String key, int statusCode, @Nullable String errorCode, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.key = key;
     this.statusCode = statusCode;

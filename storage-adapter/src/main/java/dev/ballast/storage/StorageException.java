@@ -1,5 +1,7 @@
 package dev.ballast.storage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of every failure the storage facade reports. Unchecked, like the AWS SDK's
  * {@code SdkException}; the underlying SDK or I/O exception is kept as the cause.
@@ -22,7 +24,7 @@ public abstract sealed class StorageException extends RuntimeException
 
   private static final long serialVersionUID = 1L;
 
-  StorageException(String message, Throwable cause) {
+  StorageException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,13 +64,13 @@ public final class StorageFacade implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(StorageFacade.class);
 
-  private final Path localRoot;
-  private final LastKnownGoodStore objects;
-  private final AutoCloseable objectStoreResource;
+  private final @Nullable Path localRoot;
+  private final @Nullable LastKnownGoodStore objects;
+  private final @Nullable AutoCloseable objectStoreResource;
   private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
-  private StorageFacade(Path localRoot, LastKnownGoodStore objects, AutoCloseable objectStoreResource) {
+  private StorageFacade(@Nullable Path localRoot, @Nullable LastKnownGoodStore objects, @Nullable AutoCloseable objectStoreResource) {
     this.localRoot = localRoot;
     this.objects = objects;
     this.objectStoreResource = objectStoreResource;
@@ -199,7 +200,7 @@ public final class StorageFacade implements AutoCloseable {
     }
   }
 
-  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
+  private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException next) {
     if (first == null) {
       return next;
     }
@@ -228,14 +229,14 @@ public final class StorageFacade implements AutoCloseable {
    * or an object store.
    */
   public static final class Builder {
-    private Path localRoot;
-    private S3Endpoint s3;
-    private String bucket;
+    private @Nullable Path localRoot;
+    private @Nullable S3Endpoint s3;
+    private @Nullable String bucket;
     private S3StoreConfig s3Config = S3StoreConfig.ofDefaults();
-    private ObjectStore objectStore;
-    private Path localObjects;
+    private @Nullable ObjectStore objectStore;
+    private @Nullable Path localObjects;
     private LocalStoreConfig localConfig = LocalStoreConfig.ofDefaults();
-    private LastKnownGoodConfig lastKnownGood;
+    private @Nullable LastKnownGoodConfig lastKnownGood;
     private Clock clock = Clock.systemUTC();
     private boolean clockSet;
 

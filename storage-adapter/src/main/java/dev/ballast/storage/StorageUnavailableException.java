@@ -1,5 +1,7 @@
 package dev.ballast.storage;
 
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * The object store could not be reached (endpoint down, circuit breaker open, retries exhausted)
@@ -12,7 +14,7 @@ package dev.ballast.storage;
 public final class StorageUnavailableException extends StorageException {
   private static final long serialVersionUID = 1L;
 
-  private final String key;
+  private final @Nullable String key;
   private final boolean outcomeUnknown;
 
   /**
@@ -23,7 +25,7 @@ public final class StorageUnavailableException extends StorageException {
    * @param message what was attempted and why no fallback applied
    * @param cause the failure of the store
    */
-  public StorageUnavailableException(String key, String message, Throwable cause) {
+  public StorageUnavailableException(@Nullable String key, String message, @Nullable Throwable cause) {
     this(key, message, cause, true);
   }
 
@@ -34,14 +36,14 @@ public final class StorageUnavailableException extends StorageException {
    * @param outcomeUnknown false only when the request provably had no effect on the store; see
    *     {@link #outcomeUnknown()}
    */
-  public StorageUnavailableException(String key, String message, Throwable cause, boolean outcomeUnknown) {
+  public StorageUnavailableException(@Nullable String key, String message, @Nullable Throwable cause, boolean outcomeUnknown) {
     super(message, cause);
     this.key = key;
     this.outcomeUnknown = outcomeUnknown;
   }
 
   /** The key the operation was about, or null. */
-  public String key() {
+  public @Nullable String key() {
     return key;
   }
 

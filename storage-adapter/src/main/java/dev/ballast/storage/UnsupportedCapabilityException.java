@@ -1,5 +1,7 @@
 package dev.ballast.storage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The endpoint does not give a guarantee the operation needs (for example conditional writes or
  * versioning), as found by the capability probe. Ballast refuses rather than pretends.
@@ -16,9 +18,9 @@ public final class UnsupportedCapabilityException extends StorageException {
 
   /**
    * @param message which capability is missing, on which endpoint, and what to do
-   * @param cause the store's answer that showed it, may be null
+   * @param cause the store's answer that showed it
    */
-  public UnsupportedCapabilityException(String message, Throwable cause) {
+  public UnsupportedCapabilityException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

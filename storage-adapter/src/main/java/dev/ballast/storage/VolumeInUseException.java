@@ -1,6 +1,7 @@
 package dev.ballast.storage;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A block volume is already open for writing by another writer, in this JVM or another process.
@@ -13,9 +14,9 @@ public final class VolumeInUseException extends StorageException {
 
   /**
    * @param volume the volume name
-   * @param cause the underlying lock failure, may be null
+   * @param cause the underlying lock failure
    */
-  public VolumeInUseException(String volume, Throwable cause) {
+  public VolumeInUseException(String volume, @Nullable Throwable cause) {
     super("Block volume '" + volume + "' is already open by another writer; close it there first", cause);
     this.volume = Objects.requireNonNull(volume, "volume");
   }

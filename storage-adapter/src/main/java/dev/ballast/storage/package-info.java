@@ -3,8 +3,10 @@
  * byte writes to local block volumes and whole-object, versioned writes to S3, and every failure is
  * a subtype of the sealed, unchecked {@link dev.ballast.storage.StorageException}.
  *
- * <p>Null rule: no method accepts null unless its documentation says so; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter. Methods never return null; absent
- * values are {@link java.util.Optional} or documented empty results.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage;
+
+import org.jspecify.annotations.NullMarked;

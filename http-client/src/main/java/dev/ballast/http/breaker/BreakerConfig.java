@@ -88,7 +88,7 @@ public final class BreakerConfig {
      * consecutive failures, or 100% of them slower than 60 s; open for 5 s &plusmn;20%; 1 half-open
      * probe; lost probes given up after 60 s.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
     public static BreakerConfig ofDefaults() {
         return DEFAULTS;
@@ -97,7 +97,7 @@ public final class BreakerConfig {
     /**
      * Returns a builder starting from the defaults.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -106,7 +106,7 @@ public final class BreakerConfig {
     /**
      * Returns a builder starting from this configuration.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(this);
@@ -349,7 +349,7 @@ public final class BreakerConfig {
          * Sets how long a call may take before it counts as slow. Default 60 s. To use the slow-call
          * rule with the default attempt timeout (10 s), set it lower than that.
          *
-         * @param threshold positive (checked by {@link #build()}); not {@code null}
+         * @param threshold positive (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code threshold} is {@code null}
          */
@@ -361,7 +361,7 @@ public final class BreakerConfig {
         /**
          * Sets the open duration before jitter. Default 5 s.
          *
-         * @param wait positive (checked by {@link #build()}); not {@code null}
+         * @param wait positive (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code wait} is {@code null}
          */
@@ -397,7 +397,7 @@ public final class BreakerConfig {
         /**
          * Sets how long half-open probes may stay unreported. Default 60 s.
          *
-         * @param wait positive (checked by {@link #build()}); not {@code null}
+         * @param wait positive (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code wait} is {@code null}
          */
@@ -409,7 +409,7 @@ public final class BreakerConfig {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if an option is outside the range its setter documents, or a
          *                                  duration is longer than about 146 years
          */

@@ -11,7 +11,10 @@
  * without sleeping. (Failsafe's breaker reads {@code System.nanoTime()} itself, which is why Ballast has
  * its own.)
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.breaker;
+
+import org.jspecify.annotations.NullMarked;

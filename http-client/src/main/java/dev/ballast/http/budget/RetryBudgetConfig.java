@@ -45,7 +45,7 @@ public final class RetryBudgetConfig {
      * Returns the defaults: ratio {@value #DEFAULT_RATIO}, floor {@value #DEFAULT_MIN_RETRIES_PER_SECOND}
      * retries per second, ttl 10 s.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
     public static RetryBudgetConfig ofDefaults() {
         return DEFAULTS;
@@ -55,7 +55,7 @@ public final class RetryBudgetConfig {
      * Returns the unlimited budget: every retry is permitted. For tests and for dependencies whose
      * load a retry cannot hurt.
      *
-     * @return the disabled configuration; never {@code null}
+     * @return the disabled configuration
      */
     public static RetryBudgetConfig disabled() {
         return DISABLED;
@@ -64,7 +64,7 @@ public final class RetryBudgetConfig {
     /**
      * Returns a builder starting from the defaults.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -74,7 +74,7 @@ public final class RetryBudgetConfig {
      * Returns a builder starting from this configuration's values (an enabled budget, even if this one
      * is {@link #disabled()}).
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder().ratio(ratio).minRetriesPerSecond(minRetriesPerSecond).ttl(ttl);
@@ -172,7 +172,7 @@ public final class RetryBudgetConfig {
         /**
          * Sets the decay window. Default 10 s.
          *
-         * @param ttl in {@code [1 s, 60 s]} (checked by {@link #build()}); not {@code null}
+         * @param ttl in {@code [1 s, 60 s]} (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code ttl} is {@code null}
          */
@@ -184,7 +184,7 @@ public final class RetryBudgetConfig {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if an option is outside its documented range
          */
         public RetryBudgetConfig build() {

@@ -4,7 +4,10 @@
  * that is already failing (compare Finagle's {@code RetryBudget}, Envoy's retry budgets and gRPC's
  * retry throttling).
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.budget;
+
+import org.jspecify.annotations.NullMarked;

@@ -30,7 +30,7 @@ public final class BulkheadConfig {
      *
      * @param maxConcurrentCalls the limit of concurrent calls; at least 1 (checked by
      *                           {@link Builder#build()})
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder(int maxConcurrentCalls) {
         return new Builder(maxConcurrentCalls);
@@ -39,7 +39,7 @@ public final class BulkheadConfig {
     /**
      * Returns the defaults: {@value #DEFAULT_MAX_CONCURRENT_CALLS} concurrent calls, no waiting.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
     public static BulkheadConfig ofDefaults() {
         return DEFAULTS;
@@ -48,7 +48,7 @@ public final class BulkheadConfig {
     /**
      * Returns a builder starting from this configuration.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(maxConcurrentCalls).maxWaitDuration(maxWaitDuration);
@@ -68,7 +68,7 @@ public final class BulkheadConfig {
      * {@link dev.ballast.http.BulkheadFullException}. Default zero: reject at once, because a queue in
      * front of a saturated dependency only adds latency.
      *
-     * @return the maximum wait; never {@code null} or negative
+     * @return the maximum wait; never negative
      */
     public Duration maxWaitDuration() {
         return maxWaitDuration;
@@ -103,7 +103,7 @@ public final class BulkheadConfig {
         /**
          * Sets how long a call waits for a free slot. Default zero.
          *
-         * @param maxWait not negative (checked by {@link #build()}); not {@code null}
+         * @param maxWait not negative (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code maxWait} is {@code null}
          */
@@ -115,7 +115,7 @@ public final class BulkheadConfig {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if {@code maxConcurrentCalls} is below 1 or the wait is
          *                                  negative or too long to express in nanoseconds
          */

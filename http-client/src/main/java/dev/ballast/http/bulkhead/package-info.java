@@ -3,7 +3,10 @@
  * dependency cannot take every thread and connection of the client. The bulkhead itself (not API) is
  * a fair (FIFO) semaphore whose asynchronous waits hold no thread.
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.bulkhead;
+
+import org.jspecify.annotations.NullMarked;

@@ -215,16 +215,16 @@ public final class ClassificationTable implements ResponseClassifier {
     /**
      * Returns the default table documented above.
      *
-     * @return the shared default table; never {@code null}
+     * @return the shared default table
      */
-    public static ClassificationTable defaults() {
+    public static ClassificationTable ofDefaults() {
         return DEFAULTS;
     }
 
     /**
      * Returns a builder that starts from the default table.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -233,7 +233,7 @@ public final class ClassificationTable implements ResponseClassifier {
     /**
      * Returns a builder that starts from this table, overrides included.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(this);
@@ -428,7 +428,7 @@ public final class ClassificationTable implements ResponseClassifier {
          * including the 503 {@code Retry-After} refinement.
          *
          * @param statusCode the status code, 100 to 999
-         * @param outcome    its outcome; not {@code null}
+         * @param outcome    its outcome
          * @return this builder
          * @throws IllegalArgumentException if {@code statusCode} is outside 100-999
          * @throws NullPointerException     if {@code outcome} is {@code null}
@@ -447,8 +447,8 @@ public final class ClassificationTable implements ResponseClassifier {
          * certificate-cause rule; setting {@code Throwable}, {@code Exception} or {@code IOException}
          * changes a catch-all (see the class description).
          *
-         * @param type    the exception type; not {@code null}
-         * @param outcome its outcome; not {@code null}
+         * @param type    the exception type
+         * @param outcome its outcome
          * @return this builder
          * @throws NullPointerException if an argument is {@code null}
          */
@@ -468,7 +468,7 @@ public final class ClassificationTable implements ResponseClassifier {
          * limit; see the class description). Default {@link Outcome#TRANSIENT}: RFC 9113 §8.7 makes
          * such a request safe to retry whatever its method.
          *
-         * @param outcome the outcome; not {@code null}
+         * @param outcome the outcome
          * @return this builder
          * @throws NullPointerException if {@code outcome} is {@code null}
          */
@@ -480,7 +480,7 @@ public final class ClassificationTable implements ResponseClassifier {
         /**
          * Builds the immutable table.
          *
-         * @return the table; never {@code null}
+         * @return the table
          */
         public ClassificationTable build() {
             return new ClassificationTable(this);

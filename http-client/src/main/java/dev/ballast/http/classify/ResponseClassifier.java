@@ -19,8 +19,8 @@ public interface ResponseClassifier {
      * Classifies an HTTP response.
      *
      * @param statusCode the response status code, for example {@code 503}
-     * @param headers    the response headers; not {@code null}
-     * @return the outcome; never {@code null}
+     * @param headers    the response headers
+     * @return the outcome
      */
     Outcome classifyResponse(int statusCode, HttpHeaders headers);
 
@@ -31,8 +31,8 @@ public interface ResponseClassifier {
      * The default implementation is {@link #classifyResponse(int, HttpHeaders)}.
      *
      * @param statusCode the response status code, for example {@code 409}
-     * @param headers    the response headers; not {@code null}
-     * @return the outcome; never {@code null}
+     * @param headers    the response headers
+     * @return the outcome
      */
     default Outcome classifyKeyedResponse(int statusCode, HttpHeaders headers) {
         return classifyResponse(statusCode, headers);
@@ -44,17 +44,17 @@ public interface ResponseClassifier {
      * {@code CertificateException} inside an {@code SSLHandshakeException}, or a
      * {@code ConnectException} inside a {@code CompletionException}).
      *
-     * @param failure the exception; not {@code null}
-     * @return the outcome; never {@code null}, never {@link Outcome#SUCCESS} for the default table
+     * @param failure the exception
+     * @return the outcome; never {@link Outcome#SUCCESS} for the default table
      */
     Outcome classifyFailure(Throwable failure);
 
     /**
-     * Returns the documented default table, {@link ClassificationTable#defaults()}.
+     * Returns the documented default table, {@link ClassificationTable#ofDefaults()}.
      *
-     * @return the default classifier; never {@code null}
+     * @return the default classifier
      */
-    static ResponseClassifier defaults() {
-        return ClassificationTable.defaults();
+    static ResponseClassifier ofDefaults() {
+        return ClassificationTable.ofDefaults();
     }
 }

@@ -7,7 +7,10 @@
  * Classification reads the status code and headers only, never the body, so a 503 with an empty or
  * HTML body is still a 503.
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.classify;
+
+import org.jspecify.annotations.NullMarked;

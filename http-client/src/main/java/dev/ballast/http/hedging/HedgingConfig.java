@@ -28,7 +28,7 @@ import java.util.Objects;
  * so that only that share of calls, the slowest, is hedged; until {@value #MIN_LATENCY_SAMPLES}
  * latencies are known, the initial delay applies.
  *
- * @see dev.ballast.http.DependencyPolicy.Builder#hedging(HedgingConfig)
+ * @see dev.ballast.http.DependencyConfig.Builder#hedging(HedgingConfig)
  */
 public final class HedgingConfig {
 

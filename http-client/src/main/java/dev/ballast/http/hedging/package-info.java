@@ -5,7 +5,10 @@
  * Tail at Scale"). Only for requests that may be sent twice: an idempotent method or an idempotency
  * key.
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.hedging;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,7 +3,10 @@
  * non-idempotent request can be deduplicated by the server, and which methods are idempotent by
  * definition (RFC 9110 §9.2.2).
  *
- * <p>Null rule: no method in this package accepts or returns {@code null}; a {@code null} argument
- * throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.idempotency;
+
+import org.jspecify.annotations.NullMarked;

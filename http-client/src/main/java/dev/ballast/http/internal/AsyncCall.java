@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code sendAsync}: the first attempt calls the wrapped client's {@code sendAsync} from the
@@ -35,27 +36,27 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     private final Pipeline pipeline;
     private final BodyHandler<T> handler;
-    private final PushPromiseHandler<T> pushHandler;
+    private final @Nullable PushPromiseHandler<T> pushHandler;
     /** The caller's future. */
     final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     /** What the call waits for now: the exchange, a bulkhead wait or a backoff. */
-    private volatile Future<?> waitingFor;
+    private volatile @Nullable Future<?> waitingFor;
     /**
      * The call's hedging, or {@code null} when it is not hedged: the dependency does not hedge, or
      * the request may not be sent twice (neither idempotent nor keyed, or a body that cannot be
      * replayed).
      */
-    private final HedgingConfig hedging;
+    private final @Nullable HedgingConfig hedging;
     /** Hedged calls only: the attempts whose exchanges are in flight. Guarded by this. */
-    private final List<Attempt<T>> running;
+    private final @Nullable List<Attempt<T>> running;
     /** Hedged calls only: how many hedged attempts were sent. Guarded by this. */
     private int hedges;
     /** Hedged calls only: the pending hedge, if any. */
-    private volatile HedgeTimeout hedgeTimeout;
+    private volatile @Nullable HedgeTimeout hedgeTimeout;
 
     AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
               boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
-              PushPromiseHandler<T> pushHandler) {
+              @Nullable PushPromiseHandler<T> pushHandler) {
         super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
                 deadline, pipeline.decider.maxAttempts(), correlationSeed);
         this.pipeline = pipeline;
@@ -71,7 +72,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
      *
      * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
      */
-    void start(CircuitBreaker.Permit firstPermit) {
+    void start(CircuitBreaker.@Nullable Permit firstPermit) {
         result.whenComplete(this);
         startAttempt(firstPermit);
     }
@@ -87,7 +88,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         startAttempt(null);
     }
 
-    private void startAttempt(CircuitBreaker.Permit granted) {
+    private void startAttempt(CircuitBreaker.@Nullable Permit granted) {
         if (stopped) {
             if (granted != null) {
                 granted.onNotAttempted();
@@ -305,7 +306,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     private static final class HedgeTimeout extends DeadlineTimer.Timeout {
 
         private final long delayNanos;
-        private volatile AsyncCall<?> call;
+        private volatile @Nullable AsyncCall<?> call;
 
         HedgeTimeout(long deadlineNanos, long delayNanos, AsyncCall<?> call) {
             super(deadlineNanos);

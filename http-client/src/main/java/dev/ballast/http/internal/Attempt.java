@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of a call: its breaker and bulkhead permits, its time bound, and the body handler the
@@ -74,28 +75,28 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     private final BodyHandler<T> handler;
     /** Whether the caller exempted reading the body from the bound ({@link BodyTimeout#exempt}). */
     private final boolean bodyExempt;
-    CircuitBreaker.Permit breakerPermit;
-    Bulkhead.Permit bulkheadPermit;
+    CircuitBreaker.@Nullable Permit breakerPermit;
+    Bulkhead.@Nullable Permit bulkheadPermit;
     /** How long the exchange may take, in nanoseconds, from {@link #startNanos}. */
     long boundNanos;
     /** Whether {@link #boundNanos} is what was left of the total timeout rather than the attempt timeout. */
     boolean boundByTotal;
     long startNanos;
-    private volatile AttemptOutcome headerDecision;
+    private volatile @Nullable AttemptOutcome headerDecision;
     /** What the caller's handler or subscriber threw, if anything. */
-    private volatile Throwable callerFailure;
+    private volatile @Nullable Throwable callerFailure;
     /** The caller's subscriber, once its handler ran. */
-    private BodySubscriber<T> subscriber;
-    private volatile Flow.Subscription upstream;
+    private @Nullable BodySubscriber<T> subscriber;
+    private volatile Flow.@Nullable Subscription upstream;
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
-    private volatile AttemptTimeout timeout;
+    private volatile @Nullable AttemptTimeout timeout;
     volatile boolean timedOut;
     volatile boolean completed;
     /** The response was handed to the caller while its body was still being read, under the bound. */
     private volatile boolean boundingBody;
     /** The wrapped client's future ({@code sendAsync} only). */
-    volatile CompletableFuture<HttpResponse<T>> exchange;
+    volatile @Nullable CompletableFuture<HttpResponse<T>> exchange;
 
     Attempt(Pipeline pipeline, Call call, int number, BodyHandler<T> handler) {
         this.pipeline = pipeline;
@@ -111,7 +112,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      *
      * @return {@code null} when the breaker permits the attempt; the rejection outcome otherwise
      */
-    AttemptOutcome acquireBreaker(CircuitBreaker.Permit granted) {
+    @Nullable AttemptOutcome acquireBreaker(CircuitBreaker.@Nullable Permit granted) {
         if (granted != null) {
             breakerPermit = granted;
         } else {
@@ -160,7 +161,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      * @return the request to send, or {@code null} if the total deadline has passed already: then
      *     nothing may be sent
      */
-    HttpRequest prepareExchange() {
+    @Nullable HttpRequest prepareExchange() {
         long now = pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
@@ -227,7 +228,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     // ---- the handler the wrapped client is given --------------------------------------------------
 
     @Override
-    public BodySubscriber<T> apply(ResponseInfo info) {
+    public @Nullable BodySubscriber<T> apply(ResponseInfo info) {
         AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         headerDecision = decision;
         if (decision.retry()) {
@@ -441,7 +442,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      * the breaker learns nothing, a retry decided on the headers gives its budget token back, and a
      * body nobody will read is closed.
      */
-    void abandon(HttpResponse<?> response) {
+    void abandon(@Nullable HttpResponse<?> response) {
         disarm();
         if (breakerPermit != null) {
             breakerPermit.onAbandoned();
@@ -462,7 +463,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      * @param response the response, or {@code null}
      * @param thrown what the exchange failed with, or {@code null}
      */
-    AttemptOutcome complete(HttpResponse<T> response, Throwable thrown) {
+    AttemptOutcome complete(@Nullable HttpResponse<T> response, @Nullable Throwable thrown) {
         AttemptOutcome decided = headerDecision;
         AttemptOutcome outcome;
         boolean answered = response != null || decided != null;
@@ -602,7 +603,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     /** The attempt's entry in the shared timer; forgets the attempt once disarmed. */
     static final class AttemptTimeout extends DeadlineTimer.Timeout {
 
-        volatile Attempt<?> attempt;
+        volatile @Nullable Attempt<?> attempt;
 
         AttemptTimeout(long deadlineNanos, Attempt<?> attempt) {
             super(deadlineNanos);

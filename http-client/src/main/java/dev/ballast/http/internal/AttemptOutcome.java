@@ -4,6 +4,7 @@ import dev.ballast.http.RetryDecision;
 import dev.ballast.http.classify.Outcome;
 import java.net.http.HttpResponse;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one attempt produced and what the retry layer decided about it. At most one of
@@ -22,8 +23,8 @@ import java.util.Locale;
  *     server's Retry-After) and {@code BACKOFF_OVERRUNS_DEADLINE} (the backoff); else zero
  * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; else zero
  */
-record AttemptOutcome(int attempt, int status, HttpResponse<?> response, Throwable failure, Outcome outcome,
-                      StopReason stop, long delayNanos, long detailMillis, long limitMillis) {
+record AttemptOutcome(int attempt, int status, @Nullable HttpResponse<?> response, @Nullable Throwable failure, Outcome outcome,
+                      @Nullable StopReason stop, long delayNanos, long detailMillis, long limitMillis) {
 
     static AttemptOutcome stop(int attempt, int status, Outcome outcome, StopReason stop) {
         return new AttemptOutcome(attempt, status, null, null, outcome, stop, 0, 0, 0);

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bulkhead of one dependency: at most {@link BulkheadConfig#maxConcurrentCalls()} calls hold a
@@ -43,8 +44,8 @@ public final class Bulkhead {
     /**
      * Creates a bulkhead with all permits free.
      *
-     * @param dependency the dependency key, used in rejections; not {@code null}
-     * @param config     the limits; not {@code null}
+     * @param dependency the dependency key, used in rejections
+     * @param config     the limits
      * @throws NullPointerException if an argument is {@code null}
      */
     public Bulkhead(String dependency, BulkheadConfig config) {
@@ -56,7 +57,7 @@ public final class Bulkhead {
     /**
      * Returns the dependency key.
      *
-     * @return the dependency key; never {@code null}
+     * @return the dependency key
      */
     public String dependency() {
         return dependency;
@@ -65,7 +66,7 @@ public final class Bulkhead {
     /**
      * Returns the configuration.
      *
-     * @return the configuration; never {@code null}
+     * @return the configuration
      */
     public BulkheadConfig config() {
         return config;
@@ -76,7 +77,7 @@ public final class Bulkhead {
      *
      * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
      */
-    public Permit tryAcquireNow() {
+    public @Nullable Permit tryAcquireNow() {
         lock.lock();
         try {
             return takeIfFree();
@@ -89,8 +90,8 @@ public final class Bulkhead {
      * Takes a permit, blocking the calling thread up to {@code maxWait} while the bulkhead is full.
      *
      * @param maxWait how long to wait for a free permit; {@link Duration#ZERO} rejects at once when
-     *                full; not {@code null}, not negative
-     * @return the permit, to be closed when the call ends; never {@code null}
+     *                full; not negative
+     * @return the permit, to be closed when the call ends
      * @throws BulkheadFullException    if no permit became free within {@code maxWait}
      * @throws InterruptedException     if the thread is interrupted while waiting (or before); no permit
      *                                  is held then
@@ -142,9 +143,8 @@ public final class Bulkhead {
      * then never handed to it. If the future completes normally, the caller owns the permit and must
      * close it.
      *
-     * @param scheduler runs the wait timeout; not used when the call is admitted or rejected at once;
-     *                  not {@code null}
-     * @return the future permit; never {@code null}. If the scheduler rejects the timeout task the
+     * @param scheduler runs the wait timeout; not used when the call is admitted or rejected at once
+     * @return the future permit. If the scheduler rejects the timeout task the
      *         future fails with its {@link RejectedExecutionException}
      * @throws NullPointerException if {@code scheduler} is {@code null}
      */
@@ -157,10 +157,10 @@ public final class Bulkhead {
      * the configured {@link BulkheadConfig#maxWaitDuration()}. The caller passes the shorter of that and
      * the time its call has left, so a queued call never outlives its own total timeout.
      *
-     * @param scheduler runs the wait timeout; not {@code null}
+     * @param scheduler runs the wait timeout
      * @param maxWait   how long to wait for a free permit; {@link Duration#ZERO} rejects at once when
-     *                  full; not {@code null}, not negative
-     * @return the future permit; never {@code null}
+     *                  full; not negative
+     * @return the future permit
      * @throws NullPointerException     if an argument is {@code null}
      * @throws IllegalArgumentException if {@code maxWait} is negative
      */
@@ -231,7 +231,7 @@ public final class Bulkhead {
         }
     }
 
-    private Permit takeIfFree() {
+    private @Nullable Permit takeIfFree() {
         if (available > 0 && waiters.isEmpty()) {
             available--;
             return new BulkheadPermit();
@@ -279,7 +279,7 @@ public final class Bulkhead {
      * Returns the rejection of a call that found this bulkhead full after waiting {@code maxWait}.
      *
      * @param maxWait how long the call waited; not negative
-     * @return the exception, without a stack trace; never {@code null}
+     * @return the exception, without a stack trace
      */
     public BulkheadFullException full(Duration maxWait) {
         return new BulkheadFullException(dependency, config.maxConcurrentCalls(), maxWait);

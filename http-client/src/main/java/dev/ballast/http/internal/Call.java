@@ -1,12 +1,13 @@
 package dev.ballast.http.internal;
 
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one logical call (one {@code send} or {@code sendAsync}) across its attempts: the
@@ -36,16 +37,16 @@ abstract class Call {
      * The answer of the last attempt that was decided for a retry, kept for the call to return if the
      * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
      */
-    RetainedAnswer lastAnswer;
+    @Nullable RetainedAnswer lastAnswer;
     final long startNanos;
     final Deadline deadline;
     final int maxAttempts;
     private final long correlationSeed;
-    private String correlationId;
+    private @Nullable String correlationId;
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
-    private List<Throwable> failures;
+    private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
     /** 1 while a retry was decided (its budget token withdrawn) and its attempt has not started. */
@@ -86,7 +87,7 @@ abstract class Call {
         HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
         request = copy;
         // The JDK copies the request's headers, idempotency key included, to every hop.
-        idempotentOrKeyed = keyed || IdempotencyKeys.isIdempotentMethod(copy.method())
+        idempotentOrKeyed = keyed || IdempotencyKeyConfig.isIdempotentMethod(copy.method())
                 && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);
     }

@@ -97,13 +97,12 @@ public final class CircuitBreaker {
     /**
      * Creates a CLOSED breaker.
      *
-     * @param dependency the dependency key it protects, used in exceptions, logs and listener events;
-     *                   not {@code null}
-     * @param config     the rules; not {@code null}
-     * @param ticker     the source of elapsed time; not {@code null}
+     * @param dependency the dependency key it protects, used in exceptions, logs and listener events
+     * @param config     the rules
+     * @param ticker     the source of elapsed time
      * @param random     supplies the randomness of the open-duration jitter, for example
-     *                   {@code ThreadLocalRandom::current}; not {@code null}
-     * @param listener   receives state transitions; not {@code null} ({@link HttpClientListener#NONE} for none)
+     *                   {@code ThreadLocalRandom::current}
+     * @param listener   receives state transitions ({@link HttpClientListener#NONE} for none)
      * @throws NullPointerException if an argument is {@code null}
      */
     public CircuitBreaker(String dependency, BreakerConfig config, Ticker ticker,
@@ -121,7 +120,7 @@ public final class CircuitBreaker {
     /**
      * Returns the dependency key this breaker protects.
      *
-     * @return the dependency key; never {@code null}
+     * @return the dependency key
      */
     public String dependency() {
         return dependency;
@@ -130,7 +129,7 @@ public final class CircuitBreaker {
     /**
      * Returns the configuration.
      *
-     * @return the configuration; never {@code null}
+     * @return the configuration
      */
     public BreakerConfig config() {
         return config;
@@ -140,7 +139,7 @@ public final class CircuitBreaker {
      * Returns the current state. An OPEN breaker whose open duration has elapsed stays OPEN until the
      * next {@link #acquirePermission()}.
      *
-     * @return the state; never {@code null}
+     * @return the state
      */
     public BreakerState state() {
         return state;
@@ -189,7 +188,7 @@ public final class CircuitBreaker {
      *       reports count as failures: the breaker opens again and the call is rejected.</li>
      * </ul>
      *
-     * @return the permit on which to report the call's result; never {@code null}
+     * @return the permit on which to report the call's result
      * @throws CircuitOpenException if the call is not permitted; nothing may be sent
      */
     public Permit acquirePermission() throws CircuitOpenException {

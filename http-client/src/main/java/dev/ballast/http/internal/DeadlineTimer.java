@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one timer of a client, for the deadlines the JDK client does not enforce itself: the body of
@@ -41,7 +42,7 @@ public final class DeadlineTimer {
     private final Ticker ticker;
     /** Newly armed timeouts, linked through {@link Timeout#next}; drained by the worker. */
     private final AtomicReference<Timeout> armed = new AtomicReference<>();
-    private volatile Thread worker;
+    private volatile @Nullable Thread worker;
     /** The ticker reading at which the worker plans to wake; meaningful while {@link #worker} is set. */
     private volatile long plannedWakeNanos;
     private volatile boolean shutdown;
@@ -197,7 +198,7 @@ public final class DeadlineTimer {
         final long deadlineNanos;
         @SuppressWarnings("unused") // accessed through STATE
         private volatile int state;
-        Timeout next;
+        @Nullable Timeout next;
 
         /**
          * Creates a pending timeout.

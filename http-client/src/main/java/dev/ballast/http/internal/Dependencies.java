@@ -1,6 +1,6 @@
 package dev.ballast.http.internal;
 
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.Ticker;
 import dev.ballast.http.hedging.HedgingConfig;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One {@link Dependency} per dependency key, created on first use from that key's policy.
+ * One {@link Dependency} per dependency key, created on first use from that key's configuration.
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
  * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
  * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
  * protection it provides; so while more than {@code maxDependencies} keys are busy or within an open
- * duration at once the map holds them all. Keys with an explicit policy are evicted like
- * any other (their policy is looked up again on re-creation).
+ * duration at once the map holds them all. Keys with an explicit configuration are evicted like
+ * any other (their configuration is looked up again on re-creation).
  *
  * <p>Thread-safe: a dependency is taken with {@link #acquire(String)} and given back with
  * {@link #release(Dependency)}, and eviction removes a key only while its entry is idle, atomically
@@ -36,18 +36,18 @@ final class Dependencies {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
-    private final Map<String, DependencyPolicy> policies;
-    private final DependencyPolicy defaultPolicy;
+    private final Map<String, DependencyConfig> configs;
+    private final DependencyConfig defaultDependency;
     private final Ticker ticker;
     private final Supplier<RandomGenerator> random;
     private final HttpClientListener breakerListener;
     private final int maxDependencies;
     private final ConcurrentMap<String, Dependency> byName = new ConcurrentHashMap<>();
 
-    Dependencies(Map<String, DependencyPolicy> policies, DependencyPolicy defaultPolicy, Ticker ticker,
+    Dependencies(Map<String, DependencyConfig> configs, DependencyConfig defaultDependency, Ticker ticker,
                  Supplier<RandomGenerator> random, HttpClientListener breakerListener, int maxDependencies) {
-        this.policies = Map.copyOf(policies);
-        this.defaultPolicy = defaultPolicy;
+        this.configs = Map.copyOf(configs);
+        this.defaultDependency = defaultDependency;
         this.ticker = ticker;
         this.random = random;
         this.breakerListener = breakerListener;
@@ -121,38 +121,38 @@ final class Dependencies {
     }
 
     private Dependency create(String name) {
-        DependencyPolicy policy = policies.get(name);
-        if (policy == null) {
-            policy = defaultPolicy;
+        DependencyConfig config = configs.get(name);
+        if (config == null) {
+            config = defaultDependency;
             warnIfNearMiss(name);
         }
-        CircuitBreaker breaker = new CircuitBreaker(name, policy.breaker(), ticker, random, breakerListener);
-        Bulkhead bulkhead = new Bulkhead(name, policy.bulkhead());
-        RetryBudget budget = new RetryBudget(policy.retryBudget(), ticker);
-        HedgingConfig hedging = policy.hedging().orElse(null);
+        CircuitBreaker breaker = new CircuitBreaker(name, config.breaker(), ticker, random, breakerListener);
+        Bulkhead bulkhead = new Bulkhead(name, config.bulkhead());
+        RetryBudget budget = new RetryBudget(config.retryBudget(), ticker);
+        HedgingConfig hedging = config.hedging().orElse(null);
         LatencyWindow latencies = hedging != null && hedging.delayPercentile() > 0
                 ? new LatencyWindow(hedging.delayPercentile()) : null;
-        return new Dependency(name, breaker, bulkhead, policy.bulkhead().maxConcurrentCalls(), budget,
+        return new Dependency(name, breaker, bulkhead, config.bulkhead().maxConcurrentCalls(), budget,
                 new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder(), hedging,
                 latencies);
     }
 
     /**
-     * Logs a WARN when a dependency without a policy of its own has the scheme and port of one that
-     * has a policy but another host name ({@code localhost} against {@code 127.0.0.1}): the likely
-     * reason that policy never applies, since host names are compared as written, without DNS.
+     * Logs a WARN when a dependency without a configuration of its own has the scheme and port of one that
+     * has one but another host name ({@code localhost} against {@code 127.0.0.1}): the likely
+     * reason that configuration never applies, since host names are compared as written, without DNS.
      */
     private void warnIfNearMiss(String name) {
         int schemeEnd = name.indexOf("://");
         int portStart = name.lastIndexOf(':');
-        if (policies.isEmpty() || schemeEnd < 0 || portStart <= schemeEnd) {
+        if (configs.isEmpty() || schemeEnd < 0 || portStart <= schemeEnd) {
             return;
         }
         String scheme = name.substring(0, schemeEnd);
         String port = name.substring(portStart);
-        for (String configured : policies.keySet()) {
+        for (String configured : configs.keySet()) {
             if (configured.startsWith(scheme + "://") && configured.endsWith(port)) {
-                LOG.warn("dependency {} has no policy of its own and gets the default policy, although {} has one:"
+                LOG.warn("dependency {} has no configuration of its own and gets the default one, although {} has one:"
                         + " dependency keys compare host names as written, without DNS", name, configured);
                 return;
             }

@@ -7,6 +7,7 @@ import dev.ballast.http.hedging.HedgingConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The isolation state of one dependency: its own circuit breaker, bulkhead and retry budget, and
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int maxConcurrentCalls, RetryBudget budget,
                   AtomicInteger activeCalls, AtomicLong lastUsedNanos, LongAdder circuitOpenRejections,
-                  LongAdder bulkheadFullRejections, HedgingConfig hedging, LatencyWindow latencies) {
+                  LongAdder bulkheadFullRejections, @Nullable HedgingConfig hedging, @Nullable LatencyWindow latencies) {
 
     /** The delay before a hedged attempt, in nanoseconds: fixed, or the percentile of recent latencies. */
     long hedgingDelayNanos() {

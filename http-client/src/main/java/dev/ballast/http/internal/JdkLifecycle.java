@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls the lifecycle methods {@code HttpClient} gained in JDK 21 ({@code shutdown},
@@ -14,15 +15,15 @@ import java.time.Duration;
  */
 public final class JdkLifecycle {
 
-    private static final Method SHUTDOWN = find("shutdown");
-    private static final Method SHUTDOWN_NOW = find("shutdownNow");
-    private static final Method AWAIT_TERMINATION = find("awaitTermination", Duration.class);
-    private static final Method IS_TERMINATED = find("isTerminated");
+    private static final @Nullable Method SHUTDOWN = find("shutdown");
+    private static final @Nullable Method SHUTDOWN_NOW = find("shutdownNow");
+    private static final @Nullable Method AWAIT_TERMINATION = find("awaitTermination", Duration.class);
+    private static final @Nullable Method IS_TERMINATED = find("isTerminated");
 
     private JdkLifecycle() {
     }
 
-    private static Method find(String name, Class<?>... parameters) {
+    private static @Nullable Method find(String name, Class<?>... parameters) {
         try {
             return HttpClient.class.getMethod(name, parameters);
         } catch (NoSuchMethodException e) {
@@ -67,7 +68,7 @@ public final class JdkLifecycle {
         }
     }
 
-    private static Object invoke(Method method, HttpClient client) {
+    private static @Nullable Object invoke(@Nullable Method method, HttpClient client) {
         if (method == null) {
             return null;
         }

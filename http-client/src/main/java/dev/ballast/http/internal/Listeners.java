@@ -10,6 +10,7 @@ import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.classify.Outcome;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -142,7 +143,7 @@ public final class Listeners implements HttpClientListener {
      * The level of a decision's log line, or {@code null} for none; {@code retried} is whether the
      * call has retried (a hedged attempt is no retry).
      */
-    private static Level level(AttemptOutcome o, boolean retried) {
+    private static @Nullable Level level(AttemptOutcome o, boolean retried) {
         return switch (o.decision()) {
             case GAVE_UP -> Level.WARN;
             case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
@@ -154,7 +155,7 @@ public final class Listeners implements HttpClientListener {
         };
     }
 
-    private static boolean enabled(Level level) {
+    private static boolean enabled(@Nullable Level level) {
         return level != null && switch (level) {
             case WARN -> LOG.isWarnEnabled();
             case INFO -> LOG.isInfoEnabled();
@@ -211,7 +212,7 @@ public final class Listeners implements HttpClientListener {
     }
 
     /** Builds the decision event; logs it at {@code level} unless that is null, and hands it to the listeners. */
-    private void event(Call call, AttemptOutcome o, RetryDecision decision, Level level, long now) {
+    private void event(Call call, AttemptOutcome o, RetryDecision decision, @Nullable Level level, long now) {
         int status = o.response() != null ? o.response().statusCode() : o.status();
         RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
                 call.request.method(), call.path(), o.attempt(), call.maxAttempts,

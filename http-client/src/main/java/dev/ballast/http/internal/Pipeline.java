@@ -1,11 +1,11 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.CircuitOpenException;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.Ticker;
 import dev.ballast.http.classify.ResponseClassifier;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.RetryConfig;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs logical calls through retry → circuit breaker → bulkhead → attempt timeout → the wrapped
@@ -58,7 +59,7 @@ public final class Pipeline {
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final DeadlineTimer timer;
-    private final IdempotencyKeys idempotencyKeys;
+    private final IdempotencyKeyConfig idempotencyKeys;
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
     private final Supplier<RandomGenerator> random;
@@ -69,9 +70,9 @@ public final class Pipeline {
 
     /** Everything the pipeline needs; validated by the client builder. */
     public record Settings(HttpClient delegate, ResponseClassifier classifier, RetryConfig retry,
-                           IdempotencyKeys idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
-                           Function<HttpRequest, String> dependencyResolver, Map<String, DependencyPolicy> policies,
-                           DependencyPolicy defaultPolicy, Listeners listeners, Clock clock, Ticker ticker,
+                           IdempotencyKeyConfig idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
+                           Function<HttpRequest, String> dependencyResolver, Map<String, DependencyConfig> dependencyConfigs,
+                           DependencyConfig defaultDependency, Listeners listeners, Clock clock, Ticker ticker,
                            Supplier<RandomGenerator> random, ScheduledExecutorService scheduler,
                            int maxDependencies) {
     }
@@ -90,7 +91,7 @@ public final class Pipeline {
         this.random = s.random();
         this.scheduler = s.scheduler();
         this.timer = new DeadlineTimer(s.ticker());
-        this.dependencies = new Dependencies(s.policies(), s.defaultPolicy(), s.ticker(), s.random(), s.listeners(),
+        this.dependencies = new Dependencies(s.dependencyConfigs(), s.defaultDependency(), s.ticker(), s.random(), s.listeners(),
                 s.maxDependencies());
     }
 
@@ -145,7 +146,7 @@ public final class Pipeline {
      */
     private <T> HttpResponse<T> sendHedged(HttpRequest effective, boolean idempotentOrKeyed, boolean keyed,
                                            BodyHandler<T> handler, Dependency dependency,
-                                           CircuitBreaker.Permit first, long now)
+                                           CircuitBreaker.@Nullable Permit first, long now)
             throws IOException, InterruptedException {
         AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed, keyed, true, now,
                 Deadline.after(ticker, now, totalTimeout), random.get().nextLong(), handler, null);
@@ -163,7 +164,7 @@ public final class Pipeline {
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
-                                                            PushPromiseHandler<T> pushHandler) {
+                                                            @Nullable PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         if (shutdown) {
@@ -231,11 +232,11 @@ public final class Pipeline {
 
     /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */
     private static boolean idempotent(HttpRequest request) {
-        return IdempotencyKeys.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
+        return IdempotencyKeyConfig.isIdempotentMethod(request.method()) && !Requests.declaredNonIdempotent(request);
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
-    private void register(Call call, CircuitBreaker.Permit first) throws IOException {
+    private void register(Call call, CircuitBreaker.@Nullable Permit first) throws IOException {
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.

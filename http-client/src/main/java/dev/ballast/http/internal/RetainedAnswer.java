@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer of an attempt that the retry layer decided to retry, kept so that the call can still
@@ -42,7 +43,7 @@ record RetainedAnswer(HttpResponse<?> response, byte[] body) {
     }
 
     /** The kept answer of {@code response}, read with {@link #subscriber()}; null if its body was not kept. */
-    static RetainedAnswer of(HttpResponse<?> response) {
+    static @Nullable RetainedAnswer of(HttpResponse<?> response) {
         return response.body() instanceof byte[] bytes ? new RetainedAnswer(response, bytes) : null;
     }
 

@@ -48,8 +48,8 @@ public final class RetryBudget {
     /**
      * Creates a budget with only the reserve available.
      *
-     * @param config the budget's size; not {@code null}
-     * @param ticker the source of elapsed time; not {@code null}
+     * @param config the budget's size
+     * @param ticker the source of elapsed time
      * @throws NullPointerException if an argument is {@code null}
      */
     public RetryBudget(RetryBudgetConfig config, Ticker ticker) {
@@ -66,7 +66,7 @@ public final class RetryBudget {
     /**
      * Returns the configuration.
      *
-     * @return the configuration; never {@code null}
+     * @return the configuration
      */
     public RetryBudgetConfig config() {
         return config;

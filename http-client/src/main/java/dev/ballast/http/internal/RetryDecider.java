@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides, once per attempt, whether the retry layer retries and after which delay. The checks run
@@ -71,7 +72,7 @@ final class RetryDecider {
         return decide(call, attempt, -1, outcome, null).withFailure(failure);
     }
 
-    private AttemptOutcome decide(Call call, int attempt, int status, Outcome outcome, HttpHeaders headers) {
+    private AttemptOutcome decide(Call call, int attempt, int status, Outcome outcome, @Nullable HttpHeaders headers) {
         if (call.stopped()) {
             // Past the deadline a stop is a timeout, whichever timer noticed first, not a cancellation.
             return AttemptOutcome.stop(attempt, status, outcome,

@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.RetryDecision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why the retry layer made no further attempt after one: the cause of every decision other than
@@ -45,9 +46,9 @@ enum StopReason {
     BULKHEAD_FULL(RetryDecision.REJECTED, "bulkhead full");
 
     private final RetryDecision decision;
-    private final String reason;
+    private final @Nullable String reason;
 
-    StopReason(RetryDecision decision, String reason) {
+    StopReason(RetryDecision decision, @Nullable String reason) {
         this.decision = decision;
         this.reason = reason;
     }
@@ -57,7 +58,7 @@ enum StopReason {
     }
 
     /** The fixed reason text, or {@code null} where the text carries the attempt's numbers. */
-    String fixedReason() {
+    @Nullable String fixedReason() {
         return reason;
     }
 }

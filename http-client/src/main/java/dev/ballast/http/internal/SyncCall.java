@@ -12,6 +12,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code send}: every attempt runs on the caller's thread, with no hand-off. Breaker permission,
@@ -43,7 +44,7 @@ final class SyncCall extends Call {
     /** {@code tag << 2 | phase}. */
     @SuppressWarnings("unused") // accessed through REGION
     private volatile int region;
-    private volatile IOException abortCause;
+    private volatile @Nullable IOException abortCause;
 
     SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
              boolean replayable, long startNanos, Deadline deadline, long correlationSeed) {
@@ -57,7 +58,7 @@ final class SyncCall extends Call {
      *
      * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
      */
-    <T> HttpResponse<T> run(BodyHandler<T> handler, CircuitBreaker.Permit firstPermit)
+    <T> HttpResponse<T> run(BodyHandler<T> handler, CircuitBreaker.@Nullable Permit firstPermit)
             throws IOException, InterruptedException {
         CircuitBreaker.Permit granted = firstPermit;
         while (true) {
@@ -85,7 +86,7 @@ final class SyncCall extends Call {
         }
     }
 
-    private AttemptOutcome acquireBulkhead(Attempt<?> attempt) throws IOException, InterruptedException {
+    private @Nullable AttemptOutcome acquireBulkhead(Attempt<?> attempt) throws IOException, InterruptedException {
         Bulkhead bulkhead = dependency.bulkhead();
         Bulkhead.Permit permit = bulkhead.tryAcquireNow();
         if (permit == null) {

@@ -7,7 +7,9 @@
  * replayability, the decision log and the reflective bridge to the JDK 21 lifecycle methods.
  *
  * <p>Not an API: the module does not export this package, so code outside {@code dev.ballast.http}
- * on the module path cannot compile against it, and it may change in any release. Parameters and
- * return values are non-null unless documented otherwise.
+ * on the module path cannot compile against it, and it may change in any release.
  */
+@NullMarked
 package dev.ballast.http.internal;
+
+import org.jspecify.annotations.NullMarked;

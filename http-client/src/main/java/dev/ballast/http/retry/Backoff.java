@@ -42,8 +42,8 @@ public final class Backoff {
      *
      * @param base   the exponential delay before the first retry; positive
      * @param cap    the longest delay; at least {@code base} and at most {@link #MAX_CAP}
-     * @param jitter how the delay is randomized; not {@code null}
-     * @return the backoff; never {@code null}
+     * @param jitter how the delay is randomized
+     * @return the backoff
      * @throws NullPointerException     if an argument is {@code null}
      * @throws IllegalArgumentException if {@code base} is not positive, or {@code cap} is shorter than
      *                                  {@code base} or longer than {@link #MAX_CAP}
@@ -70,9 +70,9 @@ public final class Backoff {
      * @param retryNumber   which retry this wait precedes: 1 is the wait before attempt 2; at least 1
      * @param previousDelay the delay this method returned for the previous retry, or
      *                      {@link Duration#ZERO} before the first retry; used by
-     *                      {@link Jitter#DECORRELATED} only; not {@code null}, not negative
-     * @param random        the source of randomness; not {@code null}. Not used by {@link Jitter#NONE}
-     * @return the delay, in {@code [0, cap]}; never {@code null}
+     *                      {@link Jitter#DECORRELATED} only; not negative
+     * @param random        the source of randomness. Not used by {@link Jitter#NONE}
+     * @return the delay, in {@code [0, cap]}
      * @throws NullPointerException     if an argument is {@code null}
      * @throws IllegalArgumentException if {@code retryNumber} is below 1 or {@code previousDelay} is
      *                                  negative
@@ -144,7 +144,7 @@ public final class Backoff {
     /**
      * Returns how the delay is randomized.
      *
-     * @return the jitter; never {@code null}
+     * @return the jitter
      */
     public Jitter jitter() {
         return jitter;

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code Retry-After} response header (RFC 9110 §10.2.3): how long the server asks the
@@ -62,12 +63,12 @@ public final class RetryAfter {
      * Parses a {@code Retry-After} value.
      *
      * @param headerValue the header's value, or {@code null} when the header is absent
-     * @param clock       the wall clock an HTTP-date is measured against; not {@code null}
+     * @param clock       the wall clock an HTTP-date is measured against
      * @return the positive delay the server asks for, or empty when it asks for none or the value is
      *         not understood
      * @throws NullPointerException if {@code clock} is {@code null}
      */
-    public static Optional<Duration> parse(String headerValue, Clock clock) {
+    public static Optional<Duration> parse(@Nullable String headerValue, Clock clock) {
         Objects.requireNonNull(clock, "clock");
         if (headerValue == null) {
             return Optional.empty();
@@ -83,8 +84,8 @@ public final class RetryAfter {
      * Reads the first {@code Retry-After} header of a response and parses it with
      * {@link #parse(String, Clock)}.
      *
-     * @param headers the response headers; not {@code null}
-     * @param clock   the wall clock an HTTP-date is measured against; not {@code null}
+     * @param headers the response headers
+     * @param clock   the wall clock an HTTP-date is measured against
      * @return the positive delay the server asks for, or empty
      * @throws NullPointerException if an argument is {@code null}
      */

@@ -47,7 +47,7 @@ public final class RetryConfig {
      * Returns the defaults: {@value #DEFAULT_MAX_ATTEMPTS} attempts, exponential backoff from 100 ms
      * capped at 10 s with full jitter, {@code Retry-After} honoured up to 30 s.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
     public static RetryConfig ofDefaults() {
         return DEFAULTS;
@@ -56,7 +56,7 @@ public final class RetryConfig {
     /**
      * Returns a builder starting from the defaults.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -65,7 +65,7 @@ public final class RetryConfig {
     /**
      * Returns a builder starting from this configuration.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(this);
@@ -85,7 +85,7 @@ public final class RetryConfig {
      * Returns the backoff between attempts. Default {@link #DEFAULT_BACKOFF}: exponential from 100 ms,
      * capped at 10 s, with full jitter.
      *
-     * @return the backoff; never {@code null}
+     * @return the backoff
      */
     public Backoff backoff() {
         return backoff;
@@ -96,7 +96,7 @@ public final class RetryConfig {
      * A longer one ends the retries at once and the response is returned to the caller instead of
      * sleeping. Default 30 s.
      *
-     * @return the maximum {@code Retry-After}; never {@code null} or negative
+     * @return the maximum {@code Retry-After}; never negative
      */
     public Duration maxRetryAfter() {
         return maxRetryAfter;
@@ -154,7 +154,7 @@ public final class RetryConfig {
         /**
          * Sets the backoff between attempts. Default {@link RetryConfig#DEFAULT_BACKOFF}.
          *
-         * @param backoff the backoff; not {@code null}
+         * @param backoff the backoff
          * @return this builder
          * @throws NullPointerException if {@code backoff} is {@code null}
          */
@@ -179,7 +179,7 @@ public final class RetryConfig {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if {@code maxAttempts} is below 1 or {@code maxRetryAfter}
          *                                  is negative
          */

@@ -6,8 +6,10 @@
  * <p>Everything here is a pure function or an immutable value: time and randomness are passed in,
  * so the retry layer can be tested without sleeping.
  *
- * <p>Null rule: no method in this package accepts {@code null}; a {@code null} argument throws
- * {@link java.lang.NullPointerException} naming the parameter. Absence is expressed with
- * {@link java.util.Optional}.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.retry;
+
+import org.jspecify.annotations.NullMarked;

@@ -43,7 +43,7 @@ class ClassificationTableTest {
     private static final HttpHeaders NO_HEADERS = headers(Map.of());
     private static final HttpHeaders RETRY_AFTER = headers(Map.of("Retry-After", List.of("7")));
 
-    private final ClassificationTable table = ClassificationTable.defaults();
+    private final ClassificationTable table = ClassificationTable.ofDefaults();
 
     private static HttpHeaders headers(Map<String, List<String>> map) {
         return HttpHeaders.of(map, (name, value) -> true);
@@ -271,7 +271,7 @@ class ClassificationTableTest {
         assertThat(custom.classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyResponse(400, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
         assertThat(custom.classifyResponse(410, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
-        assertThat(ClassificationTable.defaults().classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
+        assertThat(ClassificationTable.ofDefaults().classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
     }
 
     @Test
@@ -378,7 +378,7 @@ class ClassificationTableTest {
 
     @Test
     void theSpiDefaultIsTheDefaultTable() {
-        assertThat(ResponseClassifier.defaults()).isSameAs(ClassificationTable.defaults());
+        assertThat(ResponseClassifier.ofDefaults()).isSameAs(ClassificationTable.ofDefaults());
     }
 
     @Test

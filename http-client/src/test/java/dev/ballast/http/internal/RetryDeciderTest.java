@@ -38,7 +38,7 @@ class RetryDeciderTest {
     private final AtomicLong nanos = new AtomicLong(0);
     private final Ticker ticker = nanos::get;
     private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
-    private final RetryDecider decider = new RetryDecider(ResponseClassifier.defaults(),
+    private final RetryDecider decider = new RetryDecider(ResponseClassifier.ofDefaults(),
             RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
                     .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE)).build(),
             clock, () -> new SplittableRandom(1));

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
@@ -24,7 +24,7 @@ import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
@@ -206,7 +206,7 @@ class AdversarialIT extends WireMockSupport {
     void inputStreamBodies_neverClosedByTheCaller_doNotLeakBulkheadPermits() throws Exception {
         server.stubFor(get("/stream").willReturn(aResponse().withStatus(200).withBody("x".repeat(100_000))));
         ResilientHttpClient client = track(clientBuilder()
-                .defaultPolicy(DependencyPolicy.builder().bulkhead(BulkheadConfig.builder(2).build())
+                .defaultDependency(DependencyConfig.builder().bulkhead(BulkheadConfig.builder(2).build())
                         .retryBudget(RetryBudgetConfig.disabled()).build())
                 .build());
         List<InputStream> abandoned = new ArrayList<>();
@@ -245,7 +245,7 @@ class AdversarialIT extends WireMockSupport {
     void sendAsyncStorm_againstASlowServer_withASmallBulkhead_holdsNoThreadWhileWaiting() throws Exception {
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(20)));
         ResilientHttpClient client = track(clientBuilder()
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .bulkhead(BulkheadConfig.builder(4).maxWaitDuration(Duration.ofSeconds(60)).build())
                         .retryBudget(RetryBudgetConfig.disabled()).build())
                 .build());
@@ -309,7 +309,7 @@ class AdversarialIT extends WireMockSupport {
                     .retry(RetryConfig.builder().maxAttempts(50)
                             .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(3), Jitter.FULL))
                             .build())
-                    .defaultPolicy(DependencyPolicy.builder()
+                    .defaultDependency(DependencyConfig.builder()
                             .breaker(BreakerConfig.builder().consecutiveFailureThreshold(0)
                                     .slidingWindowSize(1000).minimumNumberOfCalls(1000).build())
                             .bulkhead(BulkheadConfig.builder(2).build())
@@ -344,7 +344,7 @@ class AdversarialIT extends WireMockSupport {
     void attemptTimeoutShorterThanTheServer_retriesAGet_butNotAPostWithoutKey(Mode mode) throws Exception {
         server.stubFor(any(urlPathEqualTo("/late")).willReturn(aResponse().withStatus(200).withFixedDelay(1500)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofMillis(150))
-                .idempotencyKeys(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER).build()).build());
+                .idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build()).build());
 
         Throwable getFailure = catchThrowable(() -> mode.call(client, httpGet("/late"), BodyHandlers.ofString()));
         Throwable postFailure = catchThrowable(() -> mode.call(client, HttpRequest.newBuilder(uri("/late"))

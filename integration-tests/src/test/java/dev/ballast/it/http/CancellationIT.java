@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.HeldScheduler;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
@@ -50,7 +50,7 @@ class CancellationIT extends WireMockSupport {
                 .scheduler(scheduler)
                 .retry(RetryConfig.builder().maxAttempts(maxAttempts)
                         .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build())
                         .retryBudget(RetryBudgetConfig.disabled()).build())
                 .build());
@@ -71,7 +71,7 @@ class CancellationIT extends WireMockSupport {
     }
 
     private void awaitAllPermits(ResilientHttpClient client) {
-        int max = DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls();
+        int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
         awaitTrue("every bulkhead permit released", () -> client.dependencyStatus(dependency()).orElseThrow()
                 .availableBulkheadPermits() == max);
     }
@@ -125,7 +125,7 @@ class CancellationIT extends WireMockSupport {
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         ResilientHttpClient client = client(3);
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(httpGet("/slow"), BodyHandlers.ofString());
-        int max = DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls();
+        int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
         awaitTrue("attempt holds a bulkhead permit", () -> client.dependencyStatus(dependency())
                 .map(s -> s.availableBulkheadPermits() == max - 1).orElse(false));
 
@@ -146,7 +146,7 @@ class CancellationIT extends WireMockSupport {
         // given
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         ResilientHttpClient client = client(3);
-        int max = DependencyPolicy.ofDefaults().bulkhead().maxConcurrentCalls();
+        int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
         AtomicReference<Thread> caller = new AtomicReference<>();
         Future<Throwable> outcome = sendOnCallerThread(client, "/slow", caller);
         awaitTrue("attempt holds a bulkhead permit", () -> client.dependencyStatus(dependency())

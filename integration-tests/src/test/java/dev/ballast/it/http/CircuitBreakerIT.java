@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.ballast.http.ManualTicker;
 import dev.ballast.http.CircuitOpenException;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
@@ -45,7 +45,7 @@ class CircuitBreakerIT extends WireMockSupport {
                 .ticker(ticker)
                 .retry(RetryConfig.builder().maxAttempts(maxAttempts)
                         .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(20), Jitter.FULL)).build())
-                .defaultPolicy(DependencyPolicy.builder().breaker(breaker)
+                .defaultDependency(DependencyConfig.builder().breaker(breaker)
                         .retryBudget(RetryBudgetConfig.disabled()).build())
                 .build());
     }

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.sun.net.httpserver.HttpServer;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerState;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -139,7 +139,7 @@ class FieldFailuresIT extends WireMockSupport {
 
     // ---- 7. redirects and retries -------------------------------------------------------------------
 
-    private ResilientHttpClient followingRedirects(IdempotencyKeys keys) {
+    private ResilientHttpClient followingRedirects(IdempotencyKeyConfig keys) {
         return track(clientBuilder().followRedirects(HttpClient.Redirect.NORMAL).idempotencyKeys(keys).build());
     }
 
@@ -151,7 +151,7 @@ class FieldFailuresIT extends WireMockSupport {
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
         server.stubFor(get("/orders/7").inScenario("result").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200).withBody("{\"id\":7}")));
-        ResilientHttpClient client = followingRedirects(IdempotencyKeys.ofDefaults());
+        ResilientHttpClient client = followingRedirects(IdempotencyKeyConfig.ofDefaults());
 
         HttpResponse<String> response = mode.call(client, HttpRequest.newBuilder(uri("/orders"))
                 .POST(BodyPublishers.ofString("{\"item\":1}")).build(), BodyHandlers.ofString());
@@ -172,8 +172,8 @@ class FieldFailuresIT extends WireMockSupport {
         }
         server.stubFor(post("/orders").willReturn(aResponse().withStatus(303)
                 .withHeader("Location", "http://127.0.0.1:" + closedPort + "/orders/7")));
-        ResilientHttpClient client = followingRedirects(IdempotencyKeys.builder()
-                .policy(IdempotencyKeys.Policy.NEVER).build());
+        ResilientHttpClient client = followingRedirects(IdempotencyKeyConfig.builder()
+                .policy(IdempotencyKeyConfig.Policy.NEVER).build());
 
         Throwable thrown = catchThrowable(() -> mode.call(client, HttpRequest.newBuilder(uri("/orders"))
                 .POST(BodyPublishers.ofString("{\"item\":1}")).build(), BodyHandlers.ofString()));

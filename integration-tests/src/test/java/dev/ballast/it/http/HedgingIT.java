@@ -9,12 +9,12 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.hedging.HedgingConfig;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -35,10 +35,10 @@ class HedgingIT extends WireMockSupport {
 
     private final List<Integer> hedgedAttempts = new CopyOnWriteArrayList<>();
 
-    private ResilientHttpClient hedgingClient(IdempotencyKeys keys) {
+    private ResilientHttpClient hedgingClient(IdempotencyKeyConfig keys) {
         return track(clientBuilder()
                 .idempotencyKeys(keys)
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .hedging(HedgingConfig.fixedDelay(Duration.ofMillis(200)))
                         .retryBudget(RetryBudgetConfig.disabled())
                         .build())
@@ -66,7 +66,7 @@ class HedgingIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void aGetTheServerSitsOn_isHedgedAfterTheDelay_andTheHedgesAnswerWins(Mode mode) throws Exception {
         stubSlowThenFast("/item", false);
-        ResilientHttpClient client = hedgingClient(IdempotencyKeys.ofDefaults());
+        ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.ofDefaults());
 
         HttpResponse<String> response = mode.call(client, httpGet("/item"), BodyHandlers.ofString());
 
@@ -80,7 +80,7 @@ class HedgingIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void aPostWithoutIdempotencyKey_isNeverHedged(Mode mode) throws Exception {
         stubSlowThenFast("/orders", true);
-        ResilientHttpClient client = hedgingClient(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER)
+        ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
                 .build());
 
         HttpResponse<String> response = mode.call(client, HttpRequest.newBuilder(uri("/orders"))

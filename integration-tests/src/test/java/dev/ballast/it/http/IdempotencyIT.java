@@ -10,7 +10,7 @@ import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -65,7 +65,7 @@ class IdempotencyIT extends WireMockSupport {
         stubSlowOrders();
         ResilientHttpClient client = track(clientBuilder()
                 .attemptTimeout(ATTEMPT_TIMEOUT)
-                .idempotencyKeys(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER).build())
+                .idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build())
                 .build());
         warmUp(client);
 
@@ -79,7 +79,7 @@ class IdempotencyIT extends WireMockSupport {
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: non-idempotent and outcome unknown");
         awaitTrue("server logged the order", () -> orders().size() >= 1);
         assertThat(orders()).hasSize(1);
-        assertThat(orders().get(0).getRequest().containsHeader(IdempotencyKeys.DEFAULT_HEADER)).isFalse();
+        assertThat(orders().get(0).getRequest().containsHeader(IdempotencyKeyConfig.DEFAULT_HEADER)).isFalse();
         assertAttemptsEqualServedRequests();
     }
 
@@ -103,7 +103,7 @@ class IdempotencyIT extends WireMockSupport {
         awaitTrue("server logged three orders", () -> orders().size() >= 3);
         List<ServeEvent> served = orders();
         assertThat(served).hasSize(3);
-        List<String> keys = served.stream().map(e -> e.getRequest().getHeader(IdempotencyKeys.DEFAULT_HEADER)).toList();
+        List<String> keys = served.stream().map(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER)).toList();
         assertThat(keys.get(0)).isNotBlank();
         assertThat(keys).containsOnly(keys.get(0));
         assertThat(served).allSatisfy(e -> assertThat(e.getRequest().getBodyAsString()).isEqualTo("{\"sku\":42}"));
@@ -120,7 +120,7 @@ class IdempotencyIT extends WireMockSupport {
                 .willReturn(aResponse().withStatus(201)));
         ResilientHttpClient client = client();
         HttpRequest request = HttpRequest.newBuilder(uri("/orders"))
-                .header(IdempotencyKeys.DEFAULT_HEADER, "caller-key-1")
+                .header(IdempotencyKeyConfig.DEFAULT_HEADER, "caller-key-1")
                 .POST(BodyPublishers.ofString("x")).build();
 
         // when
@@ -128,7 +128,7 @@ class IdempotencyIT extends WireMockSupport {
 
         // then
         assertThat(status).isEqualTo(201);
-        assertThat(served()).extracting(e -> e.getRequest().getHeader(IdempotencyKeys.DEFAULT_HEADER))
+        assertThat(served()).extracting(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
                 .containsExactly("caller-key-1", "caller-key-1");
     }
 

@@ -10,7 +10,7 @@ import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -68,7 +68,7 @@ class NonIdempotentEffectIT extends WireMockSupport {
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: non-idempotent and outcome unknown");
         awaitTrue("server logged the PUT", () -> puts().size() >= 1);
         assertThat(puts()).hasSize(1);
-        assertThat(puts().get(0).getRequest().containsHeader(IdempotencyKeys.DEFAULT_HEADER))
+        assertThat(puts().get(0).getRequest().containsHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
                 .as("no key of ours: the server would ignore it").isFalse();
         assertAttemptsEqualServedRequests();
     }

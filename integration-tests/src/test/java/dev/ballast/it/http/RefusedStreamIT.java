@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
-import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
@@ -43,7 +43,7 @@ class RefusedStreamIT {
         }
     }
 
-    private ResilientHttpClient http2Client(IdempotencyKeys keys) throws Exception {
+    private ResilientHttpClient http2Client(IdempotencyKeyConfig keys) throws Exception {
         client = ResilientHttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_2)
                 .idempotencyKeys(keys)
@@ -61,7 +61,7 @@ class RefusedStreamIT {
     @EnumSource(Mode.class)
     void postWithoutIdempotencyKey_refusedTwice_isRetried_andProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(2);
-        ResilientHttpClient http2 = http2Client(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER).build());
+        ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build());
         HttpRequest post = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/orders"))
                 .POST(BodyPublishers.ofString("{\"item\":1}")).build();
 
@@ -77,7 +77,7 @@ class RefusedStreamIT {
     @EnumSource(Mode.class)
     void putMarkedNonIdempotent_refused_isRetried_andProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(1);
-        ResilientHttpClient http2 = http2Client(IdempotencyKeys.ofDefaults());
+        ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.ofDefaults());
         HttpRequest put = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/bucket/key"))
                 .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2).nonIdempotent())
                 .build();

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.ballast.http.CircuitOpenException;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SlowCallIT extends WireMockSupport {
 
     private ResilientHttpClient clientCallingAbove(Duration slowCallDurationThreshold) {
-        return track(clientBuilder().defaultPolicy(DependencyPolicy.builder()
+        return track(clientBuilder().defaultDependency(DependencyConfig.builder()
                 .breaker(BreakerConfig.builder().slidingWindowSize(4).minimumNumberOfCalls(4)
                         .consecutiveFailureThreshold(0).slowCallRateThreshold(75)
                         .slowCallDurationThreshold(slowCallDurationThreshold).build())

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import dev.ballast.http.Await;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.budget.RetryBudgetConfig;
@@ -76,7 +76,7 @@ abstract class WireMockSupport {
                         .maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
                         .build())
-                .defaultPolicy(DependencyPolicy.builder().retryBudget(RetryBudgetConfig.disabled()).build());
+                .defaultDependency(DependencyConfig.builder().retryBudget(RetryBudgetConfig.disabled()).build());
     }
 
     protected ResilientHttpClient track(ResilientHttpClient client) {
@@ -88,8 +88,8 @@ abstract class WireMockSupport {
         return track(clientBuilder().build());
     }
 
-    protected static DependencyPolicy bulkhead(int maxConcurrentCalls) {
-        return DependencyPolicy.builder()
+    protected static DependencyConfig bulkhead(int maxConcurrentCalls) {
+        return DependencyConfig.builder()
                 .bulkhead(BulkheadConfig.builder(maxConcurrentCalls).build())
                 .retryBudget(RetryBudgetConfig.disabled())
                 .build();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.Ballast;
 import dev.ballast.cli.CliContext;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.micrometer.HttpClientMetrics;
 import dev.ballast.storage.StorageFacade;
@@ -48,8 +48,8 @@ class PublishedJarsIT {
   static Stream<Published> publishedModules() throws NoSuchMethodException {
     return Stream.of(
         new Published("dev.ballast.http", ResilientHttpClient.class,
-            ResilientHttpClient.Builder.class.getMethod("dependency", String.class, DependencyPolicy.class),
-            List.of("dependency", "policy")),
+            ResilientHttpClient.Builder.class.getMethod("dependency", String.class, DependencyConfig.class),
+            List.of("dependency", "config")),
         new Published("dev.ballast.http.micrometer", HttpClientMetrics.class,
             HttpClientMetrics.class.getMethod("bindTo", MeterRegistry.class),
             List.of("registry")),

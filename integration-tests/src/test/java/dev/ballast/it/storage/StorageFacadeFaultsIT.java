@@ -3,7 +3,7 @@ package dev.ballast.it.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.it.support.FaultProxyFixture;
@@ -47,7 +47,7 @@ class StorageFacadeFaultsIT {
   void readsAbandonedHalfWayReleaseTheirBulkheadPermits() throws Exception {
     // Two permits: a leaked permit per abandoned read would refuse the third read.
     try (ResilientHttpClient http = ResilientHttpClient.newBuilder()
-            .defaultPolicy(DependencyPolicy.builder().bulkhead(BulkheadConfig.builder(2).build()).build())
+            .defaultDependency(DependencyConfig.builder().bulkhead(BulkheadConfig.builder(2).build()).build())
             .build();
         StorageFacade facade = StorageFacade.newBuilder()
             .s3(S3Endpoint.newBuilder().endpoint(S3MockServer.endpoint()).region("us-east-1")

@@ -1,6 +1,6 @@
 package dev.ballast.it.support;
 
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.retry.Backoff;
@@ -63,7 +63,7 @@ public final class FaultProxyFixture implements AutoCloseable {
         .ticker(ticker)
         .attemptTimeout(Duration.ofSeconds(10))
         .totalTimeout(Duration.ofSeconds(30))
-        .defaultPolicy(DependencyPolicy.builder()
+        .defaultDependency(DependencyConfig.builder()
             .breaker(BreakerConfig.builder()
                 .consecutiveFailureThreshold(BREAKER_CONSECUTIVE_FAILURES)
                 .waitDurationInOpenState(Duration.ofMinutes(10))

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one dependency. Gauges and rejection counters are registered at once and read the
@@ -40,7 +41,7 @@ final class DependencyMeters {
     private final String dependency;
     private final MeterRegistry registry;
     private final Tags tags;
-    private final Supplier<ResilientHttpClient> client;
+    private final Supplier<@Nullable ResilientHttpClient> client;
     private final AtomicReferenceArray<Timer> calls = new AtomicReferenceArray<>(KINDS.length * CALL_OUTCOMES);
     private final AtomicReferenceArray<Timer> attempts = new AtomicReferenceArray<>(OUTCOMES.length);
     private final AtomicReferenceArray<Counter> retries = new AtomicReferenceArray<>(OUTCOMES.length);
@@ -50,7 +51,7 @@ final class DependencyMeters {
     /** Guarded by this. */
     private boolean removed;
 
-    DependencyMeters(String dependency, MeterRegistry registry, Tags tags, Supplier<ResilientHttpClient> client) {
+    DependencyMeters(String dependency, MeterRegistry registry, Tags tags, Supplier<@Nullable ResilientHttpClient> client) {
         this.dependency = dependency;
         this.registry = registry;
         this.tags = tags.and(MetricNames.DEPENDENCY_TAG, dependency);
@@ -156,7 +157,7 @@ final class DependencyMeters {
     }
 
     /** Registers the slot's meter unless another thread did; {@code null} once the meters were removed. */
-    private synchronized <M extends Meter> M register(AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
+    private synchronized <M extends Meter> @Nullable M register(AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
         if (removed) {
             return null;
         }

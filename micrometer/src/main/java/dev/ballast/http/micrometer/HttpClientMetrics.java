@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes a {@link ResilientHttpClient}'s calls, attempts, retries, circuit breakers, bulkheads
@@ -55,8 +56,8 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     private final ConcurrentMap<String, DependencyMeters> dependencies = new ConcurrentHashMap<>();
     /** Guards the registry and client fields, and every creation and removal of a dependency's meters. */
     private final Object lock = new Object();
-    private volatile MeterRegistry registry;
-    private volatile ResilientHttpClient client;
+    private volatile @Nullable MeterRegistry registry;
+    private volatile @Nullable ResilientHttpClient client;
     private volatile boolean closed;
 
     private HttpClientMetrics(Tags tags) {
@@ -192,7 +193,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     }
 
     /** The dependency's meters, registered on first use; {@code null} while unbound or after close. */
-    private DependencyMeters meters(String dependency) {
+    private @Nullable DependencyMeters meters(String dependency) {
         DependencyMeters meters = dependencies.get(dependency);
         if (meters != null || registry == null || closed) {
             return meters;
@@ -206,7 +207,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
         }
     }
 
-    private ResilientHttpClient client() {
+    private @Nullable ResilientHttpClient client() {
         return client;
     }
 

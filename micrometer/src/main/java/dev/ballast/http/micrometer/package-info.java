@@ -5,8 +5,10 @@
  * every meter it publishes. This module ({@code ballast-micrometer}, module name
  * {@code dev.ballast.http.micrometer}) is the only one that depends on Micrometer.
  *
- * <p>Null rule: no parameter of a public method in this package accepts {@code null}; passing one
- * throws {@link java.lang.NullPointerException} whose message names the parameter. No public method
- * returns {@code null}.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.http.micrometer;
+
+import org.jspecify.annotations.NullMarked;

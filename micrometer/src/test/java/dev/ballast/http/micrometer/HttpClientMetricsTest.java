@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.sun.net.httpserver.HttpServer;
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
-import dev.ballast.http.DependencyPolicy;
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ManualTicker;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
@@ -120,7 +120,7 @@ class HttpClientMetricsTest {
                 .ticker(ticker)
                 .retry(RetryConfig.builder().maxAttempts(2)
                         .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
-                .defaultPolicy(DependencyPolicy.builder()
+                .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(2)
                                 .waitDurationInOpenState(OPEN_FOR).openStateJitter(0).build())
                         .bulkhead(BulkheadConfig.builder(1).build())

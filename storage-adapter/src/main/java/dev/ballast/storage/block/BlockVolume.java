@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A local block volume: one regular file under a root directory, addressed by byte offset, with
@@ -257,7 +258,7 @@ public final class BlockVolume implements AutoCloseable {
     }
   }
 
-  private void fsyncDirectory(Path directory) {
+  private void fsyncDirectory(@Nullable Path directory) {
     FileChannel dir;
     try {
       dir = FileChannel.open(directory, StandardOpenOption.READ);
@@ -323,7 +324,7 @@ public final class BlockVolume implements AutoCloseable {
     return new UncheckedIOException("Block volume '" + name + "' (" + file + ") failed to " + action, e);
   }
 
-  private static void closeQuietly(FileChannel channel) {
+  private static void closeQuietly(@Nullable FileChannel channel) {
     if (channel != null) {
       try {
         channel.close();

@@ -4,7 +4,10 @@
  * exclusive file lock across processes plus a registry inside the JVM), and names validated before
  * any disk access ({@link dev.ballast.storage.block.VolumeNames}).
  *
- * <p>Null rule: no method accepts or returns null; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.block;
+
+import org.jspecify.annotations.NullMarked;

@@ -29,6 +29,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -231,7 +232,7 @@ public final class LastKnownGoodStore implements ObjectStore {
    * reads that started before it never commit, and the key's entry is dropped unless the write
    * provably changed nothing.
    */
-  private void written(String key, Throwable failure) {
+  private void written(String key, @Nullable Throwable failure) {
     writeEpoch.incrementAndGet();
     if (failure == null || mayHaveTakenEffect(failure)) {
       entries.remove(key);
@@ -399,7 +400,7 @@ public final class LastKnownGoodStore implements ObjectStore {
       this.maxBytes = maxBytes;
     }
 
-    synchronized Entry get(String key) {
+    synchronized @Nullable Entry get(String key) {
       return map.get(key);
     }
 

@@ -6,7 +6,10 @@
  * unavailable; {@link dev.ballast.storage.cache.LastKnownGoodConfig} bounds entries, bytes and
  * staleness.
  *
- * <p>Null rule: no method accepts or returns null; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.cache;
+
+import org.jspecify.annotations.NullMarked;

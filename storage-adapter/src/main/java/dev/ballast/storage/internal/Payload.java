@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Content ready to upload: re-readable (bytes or a file, so any region can be sent again by a
@@ -38,16 +39,16 @@ public final class Payload implements AutoCloseable {
   /** The read size when hashing a file or spooling a stream. */
   private static final int BUFFER_SIZE = 64 * 1024;
 
-  private final byte[] bytes;
-  private final Path file;
+  private final byte @Nullable [] bytes;
+  private final @Nullable Path file;
   private final boolean temporary;
   private final long length;
   private final byte[] sha256;
   private final long partSize;
-  private final byte[][] partMd5;
-  private final byte[][] partSha256;
+  private final byte @Nullable [][] partMd5;
+  private final byte @Nullable [][] partSha256;
 
-  private Payload(byte[] bytes, Path file, boolean temporary, long length, Hasher hasher) {
+  private Payload(byte @Nullable [] bytes, @Nullable Path file, boolean temporary, long length, Hasher hasher) {
     this.bytes = bytes;
     this.file = file;
     this.temporary = temporary;
@@ -294,8 +295,8 @@ public final class Payload implements AutoCloseable {
     private final boolean wantShas;
     private final List<byte[]> md5s = new ArrayList<>();
     private final List<byte[]> shas = new ArrayList<>();
-    private MessageDigest partMd5;
-    private MessageDigest partShaDigest;
+    private @Nullable MessageDigest partMd5;
+    private @Nullable MessageDigest partShaDigest;
     private long inPart;
 
     Hasher(long length, Digests digests) {
@@ -342,7 +343,7 @@ public final class Payload implements AutoCloseable {
       inPart = 0;
     }
 
-    byte[][] md5s() {
+    byte @Nullable [][] md5s() {
       if (!md5) {
         return null;
       }
@@ -352,7 +353,7 @@ public final class Payload implements AutoCloseable {
       return md5s.toArray(new byte[0][]);
     }
 
-    byte[][] shas(byte[] wholeSha256) {
+    byte @Nullable [][] shas(byte[] wholeSha256) {
       if (!wantShas) {
         return null;
       }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Passes an object's bytes through while checking them against the length and SHA-256 recorded at
@@ -20,7 +21,7 @@ import java.util.Objects;
 public final class VerifyingInputStream extends FilterInputStream {
   private final String key;
   private final long expectedLength;
-  private final byte[] expectedSha256;
+  private final byte @Nullable [] expectedSha256;
   private final MessageDigest digest = Sha256.newDigest();
   private long position;
   private boolean verified;
@@ -31,7 +32,7 @@ public final class VerifyingInputStream extends FilterInputStream {
    * @param expectedLength the content length the server announced
    * @param expectedSha256Hex the recorded SHA-256 in hex, or null to check the length only
    */
-  public VerifyingInputStream(String key, InputStream in, long expectedLength, String expectedSha256Hex) {
+  public VerifyingInputStream(String key, InputStream in, long expectedLength, @Nullable String expectedSha256Hex) {
     super(Objects.requireNonNull(in, "in"));
     this.key = Objects.requireNonNull(key, "key");
     if (expectedLength < 0) {

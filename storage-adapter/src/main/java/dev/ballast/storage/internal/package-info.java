@@ -4,7 +4,8 @@
  * ({@link dev.ballast.storage.internal.Payload}), SHA-256 ({@link dev.ballast.storage.internal.Sha256})
  * and the verifying read stream ({@link dev.ballast.storage.internal.VerifyingInputStream}). Not an
  * API: anything here may change in any release.
- *
- * <p>Null rule: no method accepts null unless its documentation says so.
  */
+@NullMarked
 package dev.ballast.storage.internal;
+
+import org.jspecify.annotations.NullMarked;

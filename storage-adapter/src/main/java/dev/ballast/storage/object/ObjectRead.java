@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of a read: a stream of the object's bytes, verified against the recorded SHA-256 as
@@ -22,7 +23,7 @@ public final class ObjectRead implements AutoCloseable {
   private final Source source;
   private final Freshness freshness;
   private final Duration age;
-  private final String degradedReason;
+  private final @Nullable String degradedReason;
 
   /**
    * @param version the version being read
@@ -38,7 +39,7 @@ public final class ObjectRead implements AutoCloseable {
       Source source,
       Freshness freshness,
       Duration age,
-      String degradedReason) {
+      @Nullable String degradedReason) {
     this.version = Objects.requireNonNull(version, "version");
     this.stream = Objects.requireNonNull(stream, "stream");
     this.source = Objects.requireNonNull(source, "source");

@@ -2,6 +2,7 @@ package dev.ballast.storage.object;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One stored version of an object, as written or read.
@@ -17,7 +18,7 @@ import java.util.Objects;
  * @param lastModified when the server stored it, or null if not known
  */
 public record ObjectVersion(
-    String key, String versionId, String eTag, long size, String sha256, long generation, Instant lastModified) {
+    String key, String versionId, String eTag, long size, String sha256, long generation, @Nullable Instant lastModified) {
   public ObjectVersion {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(versionId, "versionId");

@@ -2,6 +2,7 @@ package dev.ballast.storage.object;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to read an object. Immutable.
@@ -12,7 +13,7 @@ import java.util.Optional;
  * @param allowCache if true (the default) a last-known-good copy may be served, marked, when the
  *     store is unavailable
  */
-public record ReadOptions(String versionId, boolean acceptStale, boolean allowCache) {
+public record ReadOptions(@Nullable String versionId, boolean acceptStale, boolean allowCache) {
 
   /** The latest version, stale reads raised, cache fallback allowed. */
   public static ReadOptions latest() {

@@ -1,6 +1,7 @@
 package dev.ballast.storage.object;
 
 import java.net.URI;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the capability probe found the endpoint to guarantee. Ballast never relies on a guarantee
@@ -17,7 +18,7 @@ import java.net.URI;
  * @param additionalChecksums the store accepts and validates {@code x-amz-checksum-sha256}
  */
 public record StoreCapabilities(
-    URI endpoint,
+    @Nullable URI endpoint,
     String bucket,
     boolean versioningEnabled,
     boolean putIfAbsent,
@@ -29,7 +30,7 @@ public record StoreCapabilities(
    *
    * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
    */
-  public StoreCapabilities(URI endpoint, String bucket, boolean versioningEnabled, boolean conditionalWrites,
+  public StoreCapabilities(@Nullable URI endpoint, String bucket, boolean versioningEnabled, boolean conditionalWrites,
       boolean additionalChecksums) {
     this(endpoint, bucket, versioningEnabled, conditionalWrites, conditionalWrites, additionalChecksums);
   }

@@ -2,6 +2,7 @@ package dev.ballast.storage.object;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One entry of an object's version history, as in
@@ -16,7 +17,7 @@ import java.util.Objects;
  * @param deleteMarker whether this entry is a delete marker rather than content
  */
 public record VersionEntry(
-    String key, String versionId, String eTag, long size, Instant lastModified, boolean latest, boolean deleteMarker) {
+    String key, String versionId, @Nullable String eTag, long size, Instant lastModified, boolean latest, boolean deleteMarker) {
   public VersionEntry {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(versionId, "versionId");

@@ -7,8 +7,10 @@
  * conditional write ({@code If-Match}) of the whole object. The S3 implementation lives in
  * {@code dev.ballast.storage.object.s3}, the only package that imports the AWS SDK.
  *
- * <p>Null rule: no method accepts null unless its documentation says so (record components marked
- * "or null" may be null); a null argument throws {@link java.lang.NullPointerException} naming the
- * parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.object;
+
+import org.jspecify.annotations.NullMarked;

@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The content files of a {@link LocalObjectStore}: write-once files under {@code blobs/xx/} named by
@@ -86,7 +87,7 @@ final class Blobs {
    * Content read once and hashed: held in memory ({@code inline}) or written to a synced temporary
    * file ({@code temporary}) that {@link #publish} renames into place.
    */
-  record Staged(byte[] address, long size, byte[] inline, Path temporary) {
+  record Staged(byte[] address, long size, byte @Nullable [] inline, @Nullable Path temporary) {
     String sha256Hex() {
       return Sha256.hex(address);
     }
@@ -101,7 +102,7 @@ final class Blobs {
     }
 
     @Override
-    public synchronized IOException getCause() {
+    public synchronized @Nullable IOException getCause() {
       return (IOException) super.getCause();
     }
   }
@@ -213,7 +214,7 @@ final class Blobs {
    *
    * @return the directory to sync
    */
-  Path publish(Staged staged) throws IOException {
+  @Nullable Path publish(Staged staged) throws IOException {
     Path target = path(staged.address());
     try {
       Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -46,6 +46,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,8 +122,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   private final Blobs blobs;
   private final int inlineThreshold;
   private final StoreCapabilities capabilities;
-  private final SharedDirectory shared;
-  private final VersionIndex writer;
+  private final @Nullable SharedDirectory shared;
+  private final @Nullable VersionIndex writer;
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ConcurrentLinkedQueue<VersionIndex> idleReaders = new ConcurrentLinkedQueue<>();
   private final RandomGenerator versionIds;
@@ -136,8 +137,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   private boolean committing;
   private volatile boolean closed;
 
-  private LocalObjectStore(Path root, LocalStoreConfig config, Blobs blobs, int inlineThreshold, SharedDirectory shared,
-      VersionIndex writer) {
+  private LocalObjectStore(Path root, LocalStoreConfig config, Blobs blobs, int inlineThreshold, @Nullable SharedDirectory shared,
+      @Nullable VersionIndex writer) {
     this.root = root;
     this.config = config;
     this.blobs = blobs;
@@ -377,7 +378,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   private enum Condition { NONE, IF_ABSENT, IF_MATCH }
 
   @SuppressWarnings("unchecked")
-  private CompletableFuture<ObjectVersion> write(String key, ObjectContent content, Condition condition, String eTag) {
+  private CompletableFuture<ObjectVersion> write(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
     validate(key);
     Objects.requireNonNull(content, "content");
     requireWritable();
@@ -406,7 +407,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** Reads the content once and, above the inline threshold, publishes its file. */
-  private Pending stage(String key, ObjectContent content, Condition condition, String eTag) {
+  private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
     Blobs.Staged staged;
     try {
       staged = blobs.stage(content, inlineThreshold);
@@ -672,7 +673,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** Why a conditional write must be refused given the key's current version, or null to proceed. */
-  private static RuntimeException refusal(String key, VersionIndex.Row current, Condition condition, String eTag) {
+  private static @Nullable RuntimeException refusal(String key, VersionIndex.@Nullable Row current, Condition condition, @Nullable String eTag) {
     boolean live = current != null && !current.deleteMarker();
     if (condition == Condition.IF_ABSENT && live) {
       return new AlreadyExistsException(key, null);
@@ -778,7 +779,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** One index query on an idle read connection (opening one if none is idle). */
-  private <T> T read(IndexQuery<T> query, String key, String what) {
+  private <T> T read(IndexQuery<T> query, @Nullable String key, String what) {
     ensureOpen();
     VersionIndex ix = idleReaders.poll();
     try {
@@ -889,7 +890,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
    * ({@code SQLITE_CORRUPT}, {@code SQLITE_NOTADB}) is an {@link IntegrityException}, since no
    * retry can repair it.
    */
-  static StorageException unavailable(String key, String what, Throwable cause) {
+  static StorageException unavailable(@Nullable String key, String what, Throwable cause) {
     String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
     if (indexDamaged(cause)) {
       return new IntegrityException(key != null ? key : INDEX_FILE, what + " failed: the store's index is damaged (" + message + "); restore the"
@@ -926,13 +927,13 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
   private static final class Pending {
     final String key;
     final Condition condition;
-    final String eTag;
-    final Blobs.Staged staged;
+    final @Nullable String eTag;
+    final Blobs.@Nullable Staged staged;
     final CompletableFuture<Object> result = new CompletableFuture<>();
-    Path directoryToSync;
-    Object outcome;
+    @Nullable Path directoryToSync;
+    @Nullable Object outcome;
 
-    Pending(String key, Condition condition, String eTag, Blobs.Staged staged) {
+    Pending(String key, Condition condition, @Nullable String eTag, Blobs.@Nullable Staged staged) {
       this.key = key;
       this.condition = condition;
       this.eTag = eTag;
@@ -1042,7 +1043,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
       return pending.containsKey(Sha256.hex(address));
     }
 
-    private static void closeQuietly(FileChannel channel) {
+    private static void closeQuietly(@Nullable FileChannel channel) {
       if (channel != null) {
         try {
           channel.close();

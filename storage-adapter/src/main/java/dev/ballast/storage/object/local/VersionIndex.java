@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -35,14 +36,14 @@ final class VersionIndex implements AutoCloseable {
 
   private final Connection connection;
   private final boolean readOnly;
-  private PreparedStatement currentOf;
-  private PreparedStatement currentWithContent;
-  private PreparedStatement byVersionId;
-  private PreparedStatement historyOf;
-  private PreparedStatement insertVersion;
-  private PreparedStatement setCurrent;
-  private PreparedStatement upsertBlob;
-  private Statement transactions;
+  private @Nullable PreparedStatement currentOf;
+  private @Nullable PreparedStatement currentWithContent;
+  private @Nullable PreparedStatement byVersionId;
+  private @Nullable PreparedStatement historyOf;
+  private @Nullable PreparedStatement insertVersion;
+  private @Nullable PreparedStatement setCurrent;
+  private @Nullable PreparedStatement upsertBlob;
+  private @Nullable Statement transactions;
   private boolean inTransaction;
 
   private VersionIndex(Connection connection, boolean readOnly) {
@@ -52,7 +53,7 @@ final class VersionIndex implements AutoCloseable {
 
   /** One version row, content included when it is stored inline and was asked for. */
   record Row(long seq, String key, String versionId, boolean deleteMarker, long size, byte[] content, byte[] sha256,
-      long generation, long modifiedMillis, byte[] inlineData, boolean latest) {}
+      long generation, long modifiedMillis, byte @Nullable [] inlineData, boolean latest) {}
 
   /**
    * Opens {@code database} for writing, creating the schema when it is new.
@@ -209,7 +210,7 @@ final class VersionIndex implements AutoCloseable {
   }
 
   /** The current version (or delete marker) of {@code key}, without content; null if it never existed. */
-  Row current(String key) throws SQLException {
+  @Nullable Row current(String key) throws SQLException {
     currentOf.setBytes(1, utf8(key));
     try (ResultSet rs = currentOf.executeQuery()) {
       return rs.next() ? row(key, rs, false, true) : null;
@@ -217,7 +218,7 @@ final class VersionIndex implements AutoCloseable {
   }
 
   /** The current version of {@code key} with its inline bytes; null if the key never existed. */
-  Row currentWithContent(String key) throws SQLException {
+  @Nullable Row currentWithContent(String key) throws SQLException {
     currentWithContent.setBytes(1, utf8(key));
     try (ResultSet rs = currentWithContent.executeQuery()) {
       return rs.next() ? row(key, rs, true, true) : null;
@@ -225,7 +226,7 @@ final class VersionIndex implements AutoCloseable {
   }
 
   /** Version {@code versionId} of {@code key} with its inline bytes; null if there is none. */
-  Row version(String key, String versionId) throws SQLException {
+  @Nullable Row version(String key, String versionId) throws SQLException {
     byVersionId.setString(1, versionId);
     byVersionId.setBytes(2, utf8(key));
     try (ResultSet rs = byVersionId.executeQuery()) {
@@ -299,8 +300,8 @@ final class VersionIndex implements AutoCloseable {
    * @param nowMillis the wall clock: the last-modified time, and the least generation
    * @param inlineData the bytes when they are kept in the index, else null
    */
-  Appended append(String key, String versionId, boolean deleteMarker, long size, byte[] content, byte[] sha256,
-      long nowMillis, byte[] inlineData) throws SQLException {
+  Appended append(String key, String versionId, boolean deleteMarker, long size, byte @Nullable [] content, byte @Nullable [] sha256,
+      long nowMillis, byte @Nullable [] inlineData) throws SQLException {
     if (content != null) {
       upsertBlob.setBytes(1, content);
       upsertBlob.setLong(2, size);
@@ -329,7 +330,7 @@ final class VersionIndex implements AutoCloseable {
    * @return the removed row's content address when no other version refers to it any more (its
    *     content row is removed too), else null
    */
-  byte[] removeVersion(Row row) throws SQLException {
+  byte @Nullable [] removeVersion(Row row) throws SQLException {
     byte[] k = utf8(row.key());
     try (PreparedStatement del = connection.prepareStatement("DELETE FROM versions WHERE seq = ?")) {
       del.setLong(1, row.seq());
@@ -366,7 +367,7 @@ final class VersionIndex implements AutoCloseable {
   }
 
   /** Whether {@code address} is stored inline (true), as a file (false), or not at all (null). */
-  Boolean inline(byte[] address) throws SQLException {
+  @Nullable Boolean inline(byte[] address) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("SELECT data IS NOT NULL FROM blobs WHERE address = ?")) {
       ps.setBytes(1, address);
       try (ResultSet rs = ps.executeQuery()) {
@@ -440,7 +441,7 @@ final class VersionIndex implements AutoCloseable {
   }
 
   /** The smallest byte string greater than every string starting with {@code prefix}; null if none. */
-  static byte[] successor(byte[] prefix) {
+  static byte @Nullable [] successor(byte[] prefix) {
     byte[] s = Arrays.copyOf(prefix, prefix.length);
     for (int i = s.length - 1; i >= 0; i--) {
       if (s[i] != (byte) 0xff) {

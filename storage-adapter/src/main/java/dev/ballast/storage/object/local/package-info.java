@@ -5,7 +5,10 @@
  * {@link dev.ballast.storage.object.local.LocalStoreConfig}. Select it with
  * {@code StorageFacade.newBuilder().localObjects(directory)}.
  *
- * <p>Null rule: no method accepts null unless its documentation says so; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.object.local;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
 
@@ -30,7 +31,7 @@ final class AttemptTimeouts {
   }
 
   /** The timeout held for {@code request}, or null for the HTTP client's own. */
-  Duration of(SdkHttpRequest request) {
+  @Nullable Duration of(SdkHttpRequest request) {
     if (request.method() != SdkHttpMethod.POST || byUploadId.isEmpty()) {
       return null;
     }

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-key generations and write ordering of one {@link S3ObjectStore} instance.
@@ -47,7 +48,7 @@ final class KeyGenerations {
    * The ETag of the version of {@code key} this instance last saw current, or null when it saw none
    * (never read or written here, deleted, or found missing).
    */
-  String currentETag(String key) {
+  @Nullable String currentETag(String key) {
     Known k = known.get(key);
     return k == null ? null : k.eTag();
   }
@@ -68,7 +69,7 @@ final class KeyGenerations {
   }
 
   /** The newest generation seen for a key and the ETag of its current version, null if unknown. */
-  private record Known(long generation, String eTag) {}
+  private record Known(long generation, @Nullable String eTag) {}
 
   /**
    * Forgets what this instance saw of {@code key}: after one of its versions was removed on purpose,

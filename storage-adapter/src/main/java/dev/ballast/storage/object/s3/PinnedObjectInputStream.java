@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
@@ -62,7 +63,7 @@ final class PinnedObjectInputStream extends InputStream {
   /** The byte a probe found missing (the version's real length), or -1. */
   private volatile long endsAt = -1;
   private long probedAt = -1;
-  private ScheduledFuture<?> watch;
+  private @Nullable ScheduledFuture<?> watch;
 
   PinnedObjectInputStream(String key, ResponseInputStream<GetObjectResponse> first, long length, RangeOpener opener,
       int maxResumes) {

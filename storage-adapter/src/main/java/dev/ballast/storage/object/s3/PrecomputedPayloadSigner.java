@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.auth.aws.internal.signer.CredentialScope;
 import software.amazon.awssdk.http.auth.aws.internal.signer.V4Properties;
@@ -106,7 +107,7 @@ final class PrecomputedPayloadSigner implements HttpSigner<AwsCredentialsIdentit
   }
 
   /** The payload hash to sign with, or null when the SDK's signer must decide. */
-  private static String precomputed(SignRequest<? extends AwsCredentialsIdentity> request) {
+  private static @Nullable String precomputed(SignRequest<? extends AwsCredentialsIdentity> request) {
     SdkHttpRequest http = request.request();
     Optional<String> header = http.firstMatchingHeader(Uploads.CONTENT_SHA256);
     if (header.isEmpty() || request.payload().isEmpty() || !"http".equals(http.protocol())

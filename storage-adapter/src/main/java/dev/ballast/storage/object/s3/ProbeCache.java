@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The capability probe's findings, remembered per endpoint and bucket in a properties file
@@ -35,7 +36,7 @@ final class ProbeCache {
   }
 
   /** The findings recorded for {@code endpoint} and {@code bucket} less than the maximum age ago, or null. */
-  Set<S3StoreConfig.Capability> read(String endpoint, String bucket) {
+  @Nullable Set<S3StoreConfig.Capability> read(String endpoint, String bucket) {
     String entry = load().getProperty(endpoint + " " + bucket);
     if (entry == null) {
       return null;

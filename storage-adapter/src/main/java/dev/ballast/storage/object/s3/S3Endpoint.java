@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -67,15 +68,15 @@ public final class S3Endpoint {
   /** The region used when none is given: {@value}, the AWS SDK's default. */
   public static final String DEFAULT_REGION = "us-east-1";
 
-  private final URI endpoint;
+  private final @Nullable URI endpoint;
   private final String region;
-  private final String accessKey;
-  private final String secretKey;
-  private final String sessionToken;
+  private final @Nullable String accessKey;
+  private final @Nullable String secretKey;
+  private final @Nullable String sessionToken;
   private final boolean pathStyle;
-  private final HttpClient httpClient;
+  private final @Nullable HttpClient httpClient;
   private final ChecksumMode checksumMode;
-  private final S3Client callerClient;
+  private final @Nullable S3Client callerClient;
   private final AttemptTimeouts attemptTimeouts = new AttemptTimeouts();
 
   private S3Endpoint(Builder b) {
@@ -222,13 +223,13 @@ public final class S3Endpoint {
 
   /** Builder of {@link S3Endpoint}; not thread-safe. */
   public static final class Builder {
-    private URI endpoint;
+    private @Nullable URI endpoint;
     private String region = DEFAULT_REGION;
-    private String accessKey;
-    private String secretKey;
-    private String sessionToken;
-    private Boolean pathStyle;
-    private HttpClient httpClient;
+    private @Nullable String accessKey;
+    private @Nullable String secretKey;
+    private @Nullable String sessionToken;
+    private @Nullable Boolean pathStyle;
+    private @Nullable HttpClient httpClient;
     private ChecksumMode checksumMode = ChecksumMode.AUTO;
 
     private Builder() {}
@@ -273,7 +274,7 @@ public final class S3Endpoint {
      * @param sessionToken the session token, or null for long-term credentials
      * @throws NullPointerException if {@code accessKey} or {@code secretKey} is null
      */
-    public Builder credentials(String accessKey, String secretKey, String sessionToken) {
+    public Builder credentials(String accessKey, String secretKey, @Nullable String sessionToken) {
       this.accessKey = Objects.requireNonNull(accessKey, "accessKey");
       this.secretKey = Objects.requireNonNull(secretKey, "secretKey");
       this.sessionToken = sessionToken;

@@ -16,6 +16,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -60,7 +61,7 @@ public final class S3Errors {
    *     {@link StorageUnavailableException}, {@link UnsupportedCapabilityException} or
    *     {@link RequestRefusedException}
    */
-  public static StorageException translate(String key, String what, SdkException e) {
+  public static StorageException translate(@Nullable String key, String what, SdkException e) {
     if (e instanceof AwsServiceException service) {
       int status = service.statusCode();
       String code = errorCode(service);
@@ -97,7 +98,7 @@ public final class S3Errors {
    * Translation for an I/O failure of our own (reading content, reopening a region, a broken answer),
    * whose outcome is unknown.
    */
-  static StorageException translate(String key, String what, UncheckedIOException e) {
+  static StorageException translate(@Nullable String key, String what, UncheckedIOException e) {
     return translate(key, what, e, true);
   }
 
@@ -105,7 +106,7 @@ public final class S3Errors {
    * Translation for an I/O failure of our own; {@code outcomeUnknown} false when it happened before
    * any request was sent (reading the caller's content).
    */
-  static StorageException translate(String key, String what, UncheckedIOException e, boolean outcomeUnknown) {
+  static StorageException translate(@Nullable String key, String what, UncheckedIOException e, boolean outcomeUnknown) {
     return new StorageUnavailableException(key, what + " failed: " + describeNoAnswer(e), e, outcomeUnknown);
   }
 
@@ -140,7 +141,7 @@ public final class S3Errors {
   }
 
   /** The S3 error code, or null. */
-  static String errorCode(AwsServiceException e) {
+  static @Nullable String errorCode(AwsServiceException e) {
     return e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
   }
 

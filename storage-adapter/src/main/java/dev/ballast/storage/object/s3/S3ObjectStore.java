@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -210,9 +211,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         contentMd5 = declared.get().contains(S3StoreConfig.Capability.CONTENT_MD5);
       } else {
         CapabilityProbe probe = new CapabilityProbe(s3, endpoint, bucket, config);
-        ProbeCache cache = config.probeCache()
+        @Nullable ProbeCache cache = config.probeCache()
             .map(file -> new ProbeCache(file, config.probeCacheMaxAge(), config.clock())).orElse(null);
-        Set<S3StoreConfig.Capability> remembered = cache == null ? null : cache.read(endpoint.describe(), bucket);
+        @Nullable Set<S3StoreConfig.Capability> remembered = cache == null ? null : cache.read(endpoint.describe(), bucket);
         if (remembered != null) {
           caps = probe.checkBucket(remembered);
         } else {
@@ -394,7 +395,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * multipart uploads (a refused completion would waste every part; one HEAD is small beside them),
    * and on stores that do not honour the condition.
    */
-  private WriteCondition instead(String key, Payload payload, WriteCondition condition) {
+  private @Nullable WriteCondition instead(String key, Payload payload, WriteCondition condition) {
     if (condition.ifAbsent()) {
       return condition;
     }
@@ -412,7 +413,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** The generation for a put of {@code key} whose current version is {@code head} (null if none). */
-  private long nextGeneration(String key, HeadObjectResponse head) {
+  private long nextGeneration(String key, @Nullable HeadObjectResponse head) {
     return generations.next(key, head == null ? 0 : KeyGenerations.of(head.metadata()), config.clock());
   }
 
@@ -427,7 +428,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * The key's current version before a put (null if none); a failure to read it means the put was
    * never sent, which the exception says ({@link StorageUnavailableException#outcomeUnknown()} false).
    */
-  private HeadObjectResponse headBeforeWrite(String key) {
+  private @Nullable HeadObjectResponse headBeforeWrite(String key) {
     try {
       return headOrNull(key);
     } catch (StorageUnavailableException e) {
@@ -437,7 +438,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** The key's current version after a failed put (null if none); if it cannot be read, the put's failure. */
-  private HeadObjectResponse headAfterFailure(String key, SdkException failure) {
+  private @Nullable HeadObjectResponse headAfterFailure(String key, SdkException failure) {
     try {
       return headOrNull(key);
     } catch (StorageException headFailure) {
@@ -453,7 +454,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    *
    * @throws StorageException the put's failure, when the history cannot be read or is too long to tell
    */
-  private HeadObjectResponse landedSince(String key, String token, WriteCondition sent, SdkException failure) {
+  private @Nullable HeadObjectResponse landedSince(String key, String token, WriteCondition sent, SdkException failure) {
     try {
       int read = 0;
       for (VersionEntry v : versions(key)) {
@@ -484,7 +485,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     }
   }
 
-  private static boolean carriesToken(HeadObjectResponse head, String token) {
+  private static boolean carriesToken(@Nullable HeadObjectResponse head, String token) {
     return head != null && token.equals(head.metadata().get(META_PUT_TOKEN));
   }
 
@@ -536,7 +537,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     throw S3Errors.translate(key, describe("PUT", key), failure);
   }
 
-  private ObjectVersion landed(String key, long generation, HeadObjectResponse head, Exception failure) {
+  private ObjectVersion landed(String key, long generation, @Nullable HeadObjectResponse head, Exception failure) {
     LOG.info("PUT of '{}' in bucket '{}' failed ({}) but the current version {} carries its put token: the write"
         + " landed, not writing again", key, bucket, failure.toString(), head.versionId());
     generations.remember(key, generation, head.eTag());
@@ -544,7 +545,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** The exception for a conditional put the store refused, given the key's current version (or null). */
-  private StorageException refused(String key, WriteCondition condition, HeadObjectResponse current,
+  private StorageException refused(String key, WriteCondition condition, @Nullable HeadObjectResponse current,
       Exception cause, String note) {
     if (condition.ifAbsent()) {
       AlreadyExistsException e = new AlreadyExistsException(key, cause);
@@ -614,7 +615,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     }
   }
 
-  private ResponseInputStream<GetObjectResponse> open(String key, String versionId, String ifMatch, Long from,
+  private ResponseInputStream<GetObjectResponse> open(String key, @Nullable String versionId, @Nullable String ifMatch, @Nullable Long from,
       long length) {
     GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(key);
     if (versionId != null) {
@@ -645,7 +646,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * (and 405 for a version ID that is a delete marker); a store that does not is asked for the key's
    * version list.
    */
-  private ObjectNotFoundException notFound(String key, String versionId, AwsServiceException e) {
+  private ObjectNotFoundException notFound(String key, @Nullable String versionId, AwsServiceException e) {
     boolean deleted = e.statusCode() == 405 || e.awsErrorDetails() != null
         && e.awsErrorDetails().sdkHttpResponse() != null
         && e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-delete-marker")
@@ -695,7 +696,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * Pages through ListObjectVersions with {@code prefix}, handing every version and delete marker to
    * {@code each}, while pages remain and {@code more} says to go on after a page.
    */
-  private void forEachVersion(String prefix, String forErrors, java.util.function.Consumer<VersionEntry> each,
+  private void forEachVersion(String prefix, @Nullable String forErrors, java.util.function.Consumer<VersionEntry> each,
       java.util.function.BooleanSupplier more) {
     String keyMarker = null;
     String versionMarker = null;
@@ -809,7 +810,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   /** The keys under one prepared prefix, listed once, at the first put that asks. */
   private final class PrefixListing {
     final String prefix;
-    private Set<String> seen;
+    private @Nullable Set<String> seen;
     private boolean unusable;
 
     PrefixListing(String prefix) {
@@ -899,7 +900,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     }
   }
 
-  private HeadObjectResponse headOrNull(String key) {
+  private @Nullable HeadObjectResponse headOrNull(String key) {
     try {
       return s3.headObject(h -> h.bucket(bucket).key(key));
     } catch (AwsServiceException e) {
@@ -926,7 +927,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** S3 reports the version of an object written while versioning was off as the string "null". */
-  private static String versionIdOrNull(String versionId) {
+  private static String versionIdOrNull(@Nullable String versionId) {
     return versionId == null ? "null" : versionId;
   }
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link S3ObjectStore} uses its bucket: what it may fix at open (a missing bucket, versioning
@@ -59,8 +60,8 @@ public final class S3StoreConfig {
   private final Path spoolDirectory;
   private final Supplier<RandomGenerator> random;
   private final Sleeper sleeper;
-  private final Set<Capability> declaredCapabilities;
-  private final Path probeCache;
+  private final @Nullable Set<Capability> declaredCapabilities;
+  private final @Nullable Path probeCache;
   private final Duration probeCacheMaxAge;
   private final int partConcurrency;
   private final Duration completeTimeoutBase;
@@ -292,8 +293,8 @@ public final class S3StoreConfig {
     private Path spoolDirectory = Path.of(System.getProperty("java.io.tmpdir"));
     private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
     private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
-    private Set<Capability> declaredCapabilities;
-    private Path probeCache;
+    private @Nullable Set<Capability> declaredCapabilities;
+    private @Nullable Path probeCache;
     private Duration probeCacheMaxAge = Duration.ZERO;
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
     private Duration completeTimeoutBase = DEFAULT_COMPLETE_TIMEOUT_BASE;
@@ -479,7 +480,7 @@ public final class S3StoreConfig {
      *
      * @param honoured the guarantees the endpoint gives (may be empty), or null to probe
      */
-    public Builder declaredCapabilities(Set<Capability> honoured) {
+    public Builder declaredCapabilities(@Nullable Set<Capability> honoured) {
       this.declaredCapabilities = honoured == null ? null : Set.copyOf(honoured);
       return this;
     }

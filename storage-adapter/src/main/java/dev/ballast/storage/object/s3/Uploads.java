@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -253,7 +254,7 @@ final class Uploads {
     }
   }
 
-  private static SdkClientException outcomeUnknown(String key, String uploadId, String what, Exception cause) {
+  private static SdkClientException outcomeUnknown(String key, String uploadId, String what, @Nullable Exception cause) {
     SdkClientException.Builder b = SdkClientException.builder().message("CompleteMultipartUpload of '" + key
         + "' (upload " + uploadId + ") " + what);
     return cause == null ? b.build() : b.cause(cause).build();
@@ -294,7 +295,7 @@ final class Uploads {
     return parts;
   }
 
-  private static RuntimeException await(CompletableFuture<CompletedPart> part, List<CompletedPart> parts) {
+  private static @Nullable RuntimeException await(CompletableFuture<CompletedPart> part, List<CompletedPart> parts) {
     try {
       parts.add(part.join());
       return null;

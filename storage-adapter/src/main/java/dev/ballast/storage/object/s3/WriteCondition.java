@@ -1,6 +1,7 @@
 package dev.ballast.storage.object.s3;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The precondition of one put: none, {@code If-None-Match: *} (create only) or {@code If-Match} with
@@ -11,7 +12,7 @@ import java.util.Objects;
  * @param ifAbsent send {@code If-None-Match: *}
  * @param ifMatch the ETag to send as {@code If-Match}, or null
  */
-record WriteCondition(boolean ifAbsent, String ifMatch) {
+record WriteCondition(boolean ifAbsent, @Nullable String ifMatch) {
   static final WriteCondition NONE = new WriteCondition(false, null);
   static final WriteCondition IF_ABSENT = new WriteCondition(true, null);
 
@@ -34,7 +35,7 @@ record WriteCondition(boolean ifAbsent, String ifMatch) {
    * satisfies this condition. ETags are compared strongly, ignoring only the quoting some servers
    * drop (RFC 9110 section 8.8.3.2).
    */
-  boolean holdsFor(String currentETag) {
+  boolean holdsFor(@Nullable String currentETag) {
     if (ifAbsent) {
       return currentETag == null;
     }

@@ -7,7 +7,10 @@
  * failures are translated here ({@link dev.ballast.storage.object.s3.S3Errors}) into
  * {@link dev.ballast.storage.StorageException}s that keep them as their cause.
  *
- * <p>Null rule: no method accepts null unless its documentation says so; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.object.s3;
+
+import org.jspecify.annotations.NullMarked;

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
@@ -79,10 +80,10 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
   public static final HttpClient.Version DEFAULT_VERSION = HttpClient.Version.HTTP_1_1;
 
   private final HttpClient httpClient;
-  private final Duration responseTimeout;
+  private final @Nullable Duration responseTimeout;
   private final HttpClient.Version version;
   private final Predicate<SdkHttpRequest> nonIdempotentEffect;
-  private final Function<SdkHttpRequest, Duration> requestTimeout;
+  private final Function<SdkHttpRequest, @Nullable Duration> requestTimeout;
 
   private JdkSdkHttpClient(Builder builder) {
     this.httpClient = builder.httpClient;
@@ -269,10 +270,10 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
    */
   public static final class Builder {
     private final HttpClient httpClient;
-    private Duration responseTimeout;
+    private @Nullable Duration responseTimeout;
     private HttpClient.Version version = DEFAULT_VERSION;
     private Predicate<SdkHttpRequest> nonIdempotentEffect = request -> false;
-    private Function<SdkHttpRequest, Duration> requestTimeout = request -> null;
+    private Function<SdkHttpRequest, @Nullable Duration> requestTimeout = request -> null;
 
     private Builder(HttpClient httpClient) {
       this.httpClient = httpClient;
@@ -288,7 +289,7 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      * @return this builder
      * @throws IllegalArgumentException if {@code timeout} is zero or negative
      */
-    public Builder responseTimeout(Duration timeout) {
+    public Builder responseTimeout(@Nullable Duration timeout) {
       if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
         throw new IllegalArgumentException("responseTimeout must be positive but was " + timeout);
       }
@@ -332,7 +333,7 @@ public final class JdkSdkHttpClient implements SdkHttpClient {
      *     a positive duration
      * @throws NullPointerException if {@code rule} is null
      */
-    public Builder requestTimeout(Function<SdkHttpRequest, Duration> rule) {
+    public Builder requestTimeout(Function<SdkHttpRequest, @Nullable Duration> rule) {
       this.requestTimeout = Objects.requireNonNull(rule, "rule");
       return this;
     }

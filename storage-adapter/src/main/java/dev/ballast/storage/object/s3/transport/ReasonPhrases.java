@@ -1,5 +1,7 @@
 package dev.ballast.storage.object.s3.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Workaround: {@code java.net.http} does not expose the reason phrase that was on the wire, while the
  * SDK's response carries one. This gives the registered phrase of RFC 9110 section 15 (and 429 from
@@ -10,7 +12,7 @@ final class ReasonPhrases {
   private ReasonPhrases() {}
 
   /** The registered reason phrase of {@code status}, or null. */
-  static String of(int status) {
+  static @Nullable String of(int status) {
     return switch (status) {
       case 100 -> "Continue";
       case 200 -> "OK";

@@ -6,6 +6,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.util.concurrent.CancellationException;
 import javax.net.ssl.SSLHandshakeException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Workaround: {@code HttpClient.sendAsync} fails its future with the exception raised on the
@@ -27,7 +28,7 @@ final class TransportFailures {
    * @throws RuntimeException {@code cause} itself when it is unchecked
    * @throws Error {@code cause} itself when it is an error
    */
-  static IOException onCallingThread(String exchange, Throwable cause) {
+  static IOException onCallingThread(String exchange, @Nullable Throwable cause) {
     if (cause instanceof CancellationException) {
       return new IOException("Request was aborted: " + exchange, cause);
     }

@@ -6,7 +6,10 @@
  * request does to the store (a PUT creating a new version) are injected by the caller. Each place where
  * {@code java.net.http} and the SDK disagree is one named, package-private unit stating its reason.
  *
- * <p>Null rule: no method accepts null unless its documentation says so; a null argument throws
- * {@link java.lang.NullPointerException} naming the parameter.
+ * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
+ * naming the parameter.
  */
+@NullMarked
 package dev.ballast.storage.object.s3.transport;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,14 +6,15 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget,
  * and whether its calls are hedged.
  * Each dependency (by default one per {@code scheme://host:port}) gets its own breaker, bulkhead and
- * budget built from the policy registered for it with
- * {@link ResilientHttpClient.Builder#dependency(String, DependencyPolicy)}, or from
- * {@link ResilientHttpClient.Builder#defaultPolicy(DependencyPolicy)} otherwise. Isolation is per
+ * budget built from the configuration registered for it with
+ * {@link ResilientHttpClient.Builder#dependency(String, DependencyConfig)}, or from
+ * {@link ResilientHttpClient.Builder#defaultDependency(DependencyConfig)} otherwise. Isolation is per
  * dependency, never per client or per page, so one slow or dead dependency cannot use up the
  * capacity of another.
  *
@@ -24,16 +25,16 @@ import java.util.Optional;
  * @see RetryBudgetConfig
  * @see HedgingConfig
  */
-public final class DependencyPolicy {
+public final class DependencyConfig {
 
-    private static final DependencyPolicy DEFAULTS = builder().build();
+    private static final DependencyConfig DEFAULTS = builder().build();
 
     private final BreakerConfig breaker;
     private final BulkheadConfig bulkhead;
     private final RetryBudgetConfig retryBudget;
-    private final HedgingConfig hedging;
+    private final @Nullable HedgingConfig hedging;
 
-    private DependencyPolicy(Builder builder) {
+    private DependencyConfig(Builder builder) {
         this.breaker = builder.breaker;
         this.bulkhead = builder.bulkhead;
         this.retryBudget = builder.retryBudget;
@@ -41,12 +42,12 @@ public final class DependencyPolicy {
     }
 
     /**
-     * Returns the default policy: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
+     * Returns the default configuration: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
      * and {@link RetryBudgetConfig#ofDefaults()}, no hedging.
      *
-     * @return the default policy
+     * @return the default configuration
      */
-    public static DependencyPolicy ofDefaults() {
+    public static DependencyConfig ofDefaults() {
         return DEFAULTS;
     }
 
@@ -60,7 +61,7 @@ public final class DependencyPolicy {
     }
 
     /**
-     * Returns a builder starting from this policy's values.
+     * Returns a builder starting from this configuration's values.
      *
      * @return a new builder
      */
@@ -73,7 +74,7 @@ public final class DependencyPolicy {
     /**
      * Returns the circuit breaker settings.
      *
-     * @return the breaker config, never null
+     * @return the breaker config
      */
     public BreakerConfig breaker() {
         return breaker;
@@ -82,7 +83,7 @@ public final class DependencyPolicy {
     /**
      * Returns the bulkhead settings.
      *
-     * @return the bulkhead config, never null
+     * @return the bulkhead config
      */
     public BulkheadConfig bulkhead() {
         return bulkhead;
@@ -91,7 +92,7 @@ public final class DependencyPolicy {
     /**
      * Returns the retry budget settings.
      *
-     * @return the retry budget config, never null
+     * @return the retry budget config
      */
     public RetryBudgetConfig retryBudget() {
         return retryBudget;
@@ -108,17 +109,17 @@ public final class DependencyPolicy {
 
     @Override
     public String toString() {
-        return "DependencyPolicy[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
+        return "DependencyConfig[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
                 + (hedging == null ? "" : ", hedging=" + hedging) + "]";
     }
 
-    /** Builds a {@link DependencyPolicy}. Not thread-safe. */
+    /** Builds a {@link DependencyConfig}. Not thread-safe. */
     public static final class Builder {
 
         private BreakerConfig breaker = BreakerConfig.ofDefaults();
         private BulkheadConfig bulkhead = BulkheadConfig.ofDefaults();
         private RetryBudgetConfig retryBudget = RetryBudgetConfig.ofDefaults();
-        private HedgingConfig hedging;
+        private @Nullable HedgingConfig hedging;
 
         private Builder() {
         }
@@ -175,12 +176,12 @@ public final class DependencyPolicy {
         }
 
         /**
-         * Builds the policy.
+         * Builds the configuration.
          *
-         * @return a new immutable policy
+         * @return a new immutable configuration
          */
-        public DependencyPolicy build() {
-            return new DependencyPolicy(this);
+        public DependencyConfig build() {
+            return new DependencyConfig(this);
         }
     }
 }

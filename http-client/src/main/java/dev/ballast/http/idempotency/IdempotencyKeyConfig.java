@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * retry. The retry layer adds one key per logical call and sends the same value on every attempt; a
  * key the caller set is kept as it is.
  */
-public final class IdempotencyKeys {
+public final class IdempotencyKeyConfig {
 
     /** Which requests get a key. */
     public enum Policy {
@@ -39,13 +39,13 @@ public final class IdempotencyKeys {
     /** RFC 9110 §5.6.2 {@code tchar}, the characters of a header field name. */
     private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
-    private static final IdempotencyKeys DEFAULTS = new Builder().build();
+    private static final IdempotencyKeyConfig DEFAULTS = new Builder().build();
 
     private final Policy policy;
     private final String headerName;
     private final Supplier<String> generator;
 
-    private IdempotencyKeys(Builder builder) {
+    private IdempotencyKeyConfig(Builder builder) {
         this.policy = builder.policy;
         this.headerName = builder.headerName;
         this.generator = builder.generator;
@@ -55,16 +55,16 @@ public final class IdempotencyKeys {
      * Returns the defaults: policy {@link Policy#NON_IDEMPOTENT_METHODS}, header
      * {@value #DEFAULT_HEADER}, random UUID keys.
      *
-     * @return the default configuration; never {@code null}
+     * @return the default configuration
      */
-    public static IdempotencyKeys ofDefaults() {
+    public static IdempotencyKeyConfig ofDefaults() {
         return DEFAULTS;
     }
 
     /**
      * Returns a builder starting from the defaults.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -73,7 +73,7 @@ public final class IdempotencyKeys {
     /**
      * Returns a builder starting from this configuration.
      *
-     * @return a new builder; never {@code null}
+     * @return a new builder
      */
     public Builder toBuilder() {
         return new Builder(this);
@@ -82,7 +82,7 @@ public final class IdempotencyKeys {
     /**
      * Returns which requests get a key. Default {@link Policy#NON_IDEMPOTENT_METHODS}.
      *
-     * @return the policy; never {@code null}
+     * @return the policy
      */
     public Policy policy() {
         return policy;
@@ -100,7 +100,7 @@ public final class IdempotencyKeys {
     /**
      * Makes a new key for one logical call.
      *
-     * @return a new key; never {@code null} or blank
+     * @return a new key; never blank
      * @throws IllegalStateException if the configured generator returned {@code null} or a blank key
      */
     public String newKey() {
@@ -115,7 +115,7 @@ public final class IdempotencyKeys {
     /**
      * Tells whether a request with this method gets a key under {@link #policy()}.
      *
-     * @param method the request method, for example {@code "POST"}; not {@code null}
+     * @param method the request method, for example {@code "POST"}
      * @return {@code true} if a key should be added (unless the request carries one already)
      * @throws NullPointerException if {@code method} is {@code null}
      */
@@ -132,7 +132,7 @@ public final class IdempotencyKeys {
      * Tells whether a method is idempotent per RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and
      * DELETE. Method names are case-sensitive (RFC 9110 §9.1), so {@code "get"} is not idempotent.
      *
-     * @param method the request method; not {@code null}
+     * @param method the request method
      * @return {@code true} for the six idempotent methods
      * @throws NullPointerException if {@code method} is {@code null}
      */
@@ -142,10 +142,10 @@ public final class IdempotencyKeys {
 
     @Override
     public String toString() {
-        return "IdempotencyKeys[policy=" + policy + ", headerName=" + headerName + "]";
+        return "IdempotencyKeyConfig[policy=" + policy + ", headerName=" + headerName + "]";
     }
 
-    /** Builds {@link IdempotencyKeys}. Not thread-safe; validated in {@link #build()}. */
+    /** Builds {@link IdempotencyKeyConfig}. Not thread-safe; validated in {@link #build()}. */
     public static final class Builder {
 
         private Policy policy = DEFAULT_POLICY;
@@ -155,7 +155,7 @@ public final class IdempotencyKeys {
         private Builder() {
         }
 
-        private Builder(IdempotencyKeys keys) {
+        private Builder(IdempotencyKeyConfig keys) {
             this.policy = keys.policy;
             this.headerName = keys.headerName;
             this.generator = keys.generator;
@@ -164,7 +164,7 @@ public final class IdempotencyKeys {
         /**
          * Sets which requests get a key. Default {@link Policy#NON_IDEMPOTENT_METHODS}.
          *
-         * @param policy the policy; not {@code null}
+         * @param policy the policy
          * @return this builder
          * @throws NullPointerException if {@code policy} is {@code null}
          */
@@ -174,9 +174,9 @@ public final class IdempotencyKeys {
         }
 
         /**
-         * Sets the header that carries the key. Default {@value IdempotencyKeys#DEFAULT_HEADER}.
+         * Sets the header that carries the key. Default {@value IdempotencyKeyConfig#DEFAULT_HEADER}.
          *
-         * @param headerName a field name per RFC 9110 §5.1 (checked by {@link #build()}); not {@code null}
+         * @param headerName a field name per RFC 9110 §5.1 (checked by {@link #build()})
          * @return this builder
          * @throws NullPointerException if {@code headerName} is {@code null}
          */
@@ -189,7 +189,7 @@ public final class IdempotencyKeys {
          * Sets how keys are made. Default: random UUIDs. The supplier must be thread-safe and should
          * return keys unique across all clients of a dependency.
          *
-         * @param generator the key generator; not {@code null}
+         * @param generator the key generator
          * @return this builder
          * @throws NullPointerException if {@code generator} is {@code null}
          */
@@ -201,16 +201,16 @@ public final class IdempotencyKeys {
         /**
          * Validates and builds the configuration.
          *
-         * @return the configuration; never {@code null}
+         * @return the configuration
          * @throws IllegalArgumentException if the header name is empty or holds a character other than
          *                                  an RFC 9110 §5.6.2 token character
          */
-        public IdempotencyKeys build() {
+        public IdempotencyKeyConfig build() {
             if (headerName.isEmpty() || !headerName.chars().allMatch(Builder::isTokenChar)) {
                 throw new IllegalArgumentException("headerName must be a non-empty RFC 9110 token "
                         + "(letters, digits and " + TOKEN_SYMBOLS + ") but was '" + headerName + "'");
             }
-            return new IdempotencyKeys(this);
+            return new IdempotencyKeyConfig(this);
         }
 
         private static boolean isTokenChar(int c) {

@@ -3,7 +3,7 @@ package dev.ballast.http.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.http.idempotency.IdempotencyKeys.Policy;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig.Policy;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(10)
-class IdempotencyKeysTest {
+class IdempotencyKeyConfigTest {
 
     @ParameterizedTest(name = "{0} idempotent: {1}")
     @CsvSource({
@@ -25,7 +25,7 @@ class IdempotencyKeysTest {
             "get, false", "Put, false", "delete, false",
     })
     void idempotentMethodsAreTheSixOfRfc9110AndCaseSensitive(String method, boolean idempotent) {
-        assertThat(IdempotencyKeys.isIdempotentMethod(method)).isEqualTo(idempotent);
+        assertThat(IdempotencyKeyConfig.isIdempotentMethod(method)).isEqualTo(idempotent);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -38,17 +38,17 @@ class IdempotencyKeysTest {
             "post,   true,  true, false",
     })
     void shouldAddFollowsThePolicy(String method, boolean always, boolean nonIdempotentOnly, boolean never) {
-        assertThat(IdempotencyKeys.builder().policy(Policy.ALWAYS).build().shouldAdd(method)).isEqualTo(always);
-        assertThat(IdempotencyKeys.ofDefaults().shouldAdd(method)).isEqualTo(nonIdempotentOnly);
-        assertThat(IdempotencyKeys.builder().policy(Policy.NEVER).build().shouldAdd(method)).isEqualTo(never);
+        assertThat(IdempotencyKeyConfig.builder().policy(Policy.ALWAYS).build().shouldAdd(method)).isEqualTo(always);
+        assertThat(IdempotencyKeyConfig.ofDefaults().shouldAdd(method)).isEqualTo(nonIdempotentOnly);
+        assertThat(IdempotencyKeyConfig.builder().policy(Policy.NEVER).build().shouldAdd(method)).isEqualTo(never);
     }
 
     @Test
     void defaultsAreNonIdempotentMethodsIdempotencyKeyHeaderAndRandomUuids() {
-        IdempotencyKeys keys = IdempotencyKeys.ofDefaults();
+        IdempotencyKeyConfig keys = IdempotencyKeyConfig.ofDefaults();
 
         assertThat(keys.policy()).isEqualTo(Policy.NON_IDEMPOTENT_METHODS);
-        assertThat(keys.headerName()).isEqualTo("Idempotency-Key").isEqualTo(IdempotencyKeys.DEFAULT_HEADER);
+        assertThat(keys.headerName()).isEqualTo("Idempotency-Key").isEqualTo(IdempotencyKeyConfig.DEFAULT_HEADER);
         Set<String> generated = new HashSet<>();
         for (int i = 0; i < 1_000; i++) {
             String key = keys.newKey();
@@ -61,7 +61,7 @@ class IdempotencyKeysTest {
     @Test
     void headerNameAndGeneratorAreConfigurable() {
         AtomicInteger counter = new AtomicInteger();
-        IdempotencyKeys keys = IdempotencyKeys.builder()
+        IdempotencyKeyConfig keys = IdempotencyKeyConfig.builder()
                 .headerName("X-Request-Id")
                 .generator(() -> "key-" + counter.incrementAndGet())
                 .build();
@@ -70,7 +70,7 @@ class IdempotencyKeysTest {
         assertThat(keys.newKey()).isEqualTo("key-1");
         assertThat(keys.newKey()).isEqualTo("key-2");
 
-        IdempotencyKeys copy = keys.toBuilder().policy(Policy.ALWAYS).build();
+        IdempotencyKeyConfig copy = keys.toBuilder().policy(Policy.ALWAYS).build();
         assertThat(copy.headerName()).isEqualTo("X-Request-Id");
         assertThat(copy.newKey()).isEqualTo("key-3");
         assertThat(keys.policy()).isEqualTo(Policy.NON_IDEMPOTENT_METHODS);
@@ -79,15 +79,15 @@ class IdempotencyKeysTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "Idempotency Key", "Key:", "Ключ", "key\r\n"})
     void headerNamesMustBeTokens(String headerName) {
-        assertThatThrownBy(() -> IdempotencyKeys.builder().headerName(headerName).build())
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().headerName(headerName).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("headerName must be a non-empty RFC 9110 token");
     }
 
     @Test
     void aGeneratorThatReturnsNoKeyIsReported() {
-        IdempotencyKeys nullKeys = IdempotencyKeys.builder().generator(() -> null).build();
-        IdempotencyKeys blankKeys = IdempotencyKeys.builder().generator(() -> " ").build();
+        IdempotencyKeyConfig nullKeys = IdempotencyKeyConfig.builder().generator(() -> null).build();
+        IdempotencyKeyConfig blankKeys = IdempotencyKeyConfig.builder().generator(() -> " ").build();
 
         assertThatThrownBy(nullKeys::newKey).isInstanceOf(IllegalStateException.class).hasMessageContaining("null");
         assertThatThrownBy(blankKeys::newKey).isInstanceOf(IllegalStateException.class).hasMessageContaining("' '");
@@ -95,10 +95,10 @@ class IdempotencyKeysTest {
 
     @Test
     void nullsAreRejectedByName() {
-        assertThatThrownBy(() -> IdempotencyKeys.isIdempotentMethod(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
-        assertThatThrownBy(() -> IdempotencyKeys.ofDefaults().shouldAdd(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
-        assertThatThrownBy(() -> IdempotencyKeys.builder().policy(null)).isInstanceOf(NullPointerException.class).hasMessage("policy");
-        assertThatThrownBy(() -> IdempotencyKeys.builder().headerName(null)).isInstanceOf(NullPointerException.class).hasMessage("headerName");
-        assertThatThrownBy(() -> IdempotencyKeys.builder().generator(null)).isInstanceOf(NullPointerException.class).hasMessage("generator");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.isIdempotentMethod(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.ofDefaults().shouldAdd(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().policy(null)).isInstanceOf(NullPointerException.class).hasMessage("policy");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().headerName(null)).isInstanceOf(NullPointerException.class).hasMessage("headerName");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().generator(null)).isInstanceOf(NullPointerException.class).hasMessage("generator");
     }
 }
