@@ -165,9 +165,6 @@ final class BackupCommand extends BallastCommand {
       return ExitCodes.INCOMPLETE;
     }
     ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
-    for (String p : r.notAttempted()) {
-      ctx.err().println("Not stored: " + Errors.printable(p) + " (not attempted)");
-    }
     int notStored = r.failed().size() + r.notAttempted().size();
     List<String> first = r.failed().stream().map(BackupRunner.Failure::path).map(Errors::printable).limit(3).toList();
     if (first.isEmpty()) {
@@ -186,7 +183,8 @@ final class BackupCommand extends BallastCommand {
             + "), which restore skips unless given --manifest-version";
     ctx.err().println("Backup '" + backupName + "' did not complete because " + what + ": " + r.stored() + " files "
         + "stored and confirmed, " + notStored + " not stored" + (first.isEmpty() ? "" : " (first: " + String.join(", ", first) + ")")
-        + "; " + manifest + ". Run the backup again once the cause is fixed: unchanged files are not uploaded twice.");
+        + "; " + manifest + ". Run the backup again" + (r.cancelled() ? " to finish it" : " once the cause is fixed")
+        + ": unchanged files are not uploaded twice.");
     if (r.cancelled()) {
       return ExitCodes.INTERRUPTED;
     }

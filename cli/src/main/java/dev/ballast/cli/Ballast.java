@@ -13,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -167,11 +169,26 @@ public final class Ballast implements Callable<Integer> {
         && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
       message = "Unknown command '" + unmatched.getUnmatched().get(0) + "': pass one of "
           + String.join(", ", COMMANDS.keySet()) + ".";
+    } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()
+        && !unmatched.getUnmatched().get(0).startsWith("-")) {
+      // picocli says "Unmatched argument at index 2"; say which argument is one too many.
+      message = "'" + c.getCommandSpec().qualifiedName() + "' takes " + positionals(c.getCommandSpec())
+          + "; '" + unmatched.getUnmatched().get(0) + "' is one argument too many.";
     }
     err.println("Error: " + Errors.printable(message));
     CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
     err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
     return ExitCodes.USAGE;
+  }
+
+  /** The positional parameters of {@code spec} as its usage line names them, e.g. "DIR" or "NAME TARGET-DIR [PATH...]". */
+  private static String positionals(CommandLine.Model.CommandSpec spec) {
+    List<String> labels = new ArrayList<>();
+    for (CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
+      String label = p.paramLabel();
+      labels.add(p.arity().max() > 1 ? "[" + label + "...]" : p.arity().min() == 0 ? "[" + label + "]" : label);
+    }
+    return labels.isEmpty() ? "no arguments" : String.join(" ", labels);
   }
 
   /**

@@ -23,8 +23,9 @@ final class CommonOptions {
   URI endpoint;
 
   @Option(names = "--bucket", paramLabel = "NAME", defaultValue = DEFAULT_BUCKET,
-      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); created with versioning enabled on first "
-          + "use. Without --endpoint, the local store's directory under --data-dir.")
+      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); the first backup creates it with "
+          + "versioning enabled, other commands never create it. Without --endpoint, the local store's directory under "
+          + "--data-dir.")
   String bucket;
 
   @Option(names = "--region", paramLabel = "REGION",

@@ -1,20 +1,29 @@
 package dev.ballast.cli;
 
 import java.io.PrintStream;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * Lists the files of one backup, as {@code restic ls} lists a snapshot: one line per file with its
- * size in bytes, its modification time (UTC) and its path, in the manifest's order (sorted by path).
+ * Lists one backup, as {@code restic ls} lists a snapshot: one line per entry (file, hard link,
+ * symbolic link, directory) with its size in bytes, its modification time (UTC) and its path,
+ * sorted by path as the manifest sorts its files.
  */
 @Command(name = "ls", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "List the files of the newest complete backup of NAME (or of --manifest-version): size in bytes, "
-        + "modification time (UTC) and path, one file per line.")
+    description = "List the newest complete backup of NAME (or --manifest-version), one entry per line: size in "
+        + "bytes, modification time (UTC) and path; hard links name their target, symbolic links show theirs "
+        + "(path -> target), directories end in /.")
 final class LsCommand extends BallastCommand {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
@@ -39,17 +48,48 @@ final class LsCommand extends BallastCommand {
       PrintStream out = ctx.out();
       out.println("Backup '" + name + "', manifest version " + chosen.version().versionId() + " of "
           + TIME.format(m.createdAt()) + " UTC: " + m.files().size() + (m.files().size() == 1 ? " file, " : " files, ")
-          + Summary.mib(m.totalBytes()));
-      StringBuilder line = new StringBuilder(128);
+          + Summary.mib(m.totalBytes()) + extras(m.tree()));
+      // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their
+      // target's size and time), symbolic links and directories, as restic ls lists a snapshot's nodes.
+      TreeMap<String, String> lines = new TreeMap<>();
+      Map<String, ManifestEntry> byPath = new HashMap<>();
       for (ManifestEntry e : m.files()) {
-        line.setLength(0);
-        String size = Long.toString(e.size());
-        line.append(" ".repeat(Math.max(0, 12 - size.length()))).append(size).append("  ")
-            .append(e.mtime() == null ? "                   " : TIME.format(e.mtime())).append("  ")
-            .append(Errors.printable(e.path()));
-        out.println(line);
+        byPath.put(e.path(), e);
+        lines.put(e.path(), line(Long.toString(e.size()), e.mtime(), Errors.printable(e.path())));
       }
+      for (ManifestTree.HardLink h : m.tree().hardLinks()) {
+        ManifestEntry target = byPath.get(h.target());
+        lines.put(h.path(), line(target == null ? "-" : Long.toString(target.size()), target == null ? null : target.mtime(),
+            Errors.printable(h.path()) + "  (hard link to " + Errors.printable(h.target()) + ")"));
+      }
+      for (ManifestTree.Symlink l : m.tree().symlinks()) {
+        lines.put(l.path(), line("-", l.mtime(), Errors.printable(l.path()) + " -> " + Errors.printable(l.target())));
+      }
+      for (ManifestTree.Directory d : m.tree().directories()) {
+        lines.put(d.path(), line("-", d.mtime(), Errors.printable(d.path()) + "/"));
+      }
+      lines.values().forEach(out::println);
       return ExitCodes.OK;
+    }
+  }
+
+  private static String line(String size, @Nullable Instant mtime, String path) {
+    return " ".repeat(Math.max(0, 12 - size.length())) + size + "  "
+        + (mtime == null ? "                   " : TIME.format(mtime)) + "  " + path;
+  }
+
+  /** The header's count of what is not a file with content of its own, if anything. */
+  private static String extras(ManifestTree tree) {
+    List<String> parts = new ArrayList<>();
+    count(parts, tree.hardLinks().size(), "hard link", "hard links");
+    count(parts, tree.symlinks().size(), "symbolic link", "symbolic links");
+    count(parts, tree.directories().size(), "directory", "directories");
+    return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
+  }
+
+  private static void count(List<String> parts, int n, String one, String many) {
+    if (n > 0) {
+      parts.add(n + " " + (n == 1 ? one : many));
     }
   }
 }

@@ -124,7 +124,9 @@ final class RestoreCommand extends BallastCommand {
         return ExitCodes.OK;
       }
       ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
-      r.failed().forEach(f -> ctx.err().println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"));
+      // Files an interruption left unattempted are counted in the summary, not listed one per line.
+      r.failed().stream().filter(f -> !RestoreRunner.NOT_ATTEMPTED.equals(f.reason())).forEach(f ->
+          ctx.err().println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"));
       String why = r.cancelled() ? "it was interrupted"
           : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
           : r.damagedCopies() > 0 ? r.damagedCopies() + " stored copies are damaged ('ballast verify " + name
@@ -132,7 +134,8 @@ final class RestoreCommand extends BallastCommand {
           : "some files could not be restored";
       ctx.err().println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
           + r.failed().size() + " files not restored (first: " + Errors.printable(r.failed().get(0).path()) + "); files already "
-          + "restored are complete and verified. Run the restore again once the cause is fixed.");
+          + "restored are complete and verified. Run the restore again" + (r.cancelled() ? " to finish it."
+              : " once the cause is fixed."));
       return r.cancelled() ? ExitCodes.INTERRUPTED : r.unavailable() != null ? ExitCodes.UNAVAILABLE
           : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
     }

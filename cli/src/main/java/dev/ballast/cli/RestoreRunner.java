@@ -56,6 +56,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class RestoreRunner {
 
+  /** The reason given for a file an interruption left unattempted. */
+  static final String NOT_ATTEMPTED = "not attempted";
+
   /** What a restore did. */
   record Result(int restored, int alreadyPresent, long bytes, List<BackupRunner.Failure> failed,
       @Nullable StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed,
@@ -164,7 +167,7 @@ final class RestoreRunner {
         ManifestEntry e = manifest.files().get(i);
         Path dest = destinations.get(i);
         if (unavailable.get() != null || cancellation.cancelled()) {
-          failed.add(new BackupRunner.Failure(e.path(), "not attempted"));
+          failed.add(new BackupRunner.Failure(e.path(), NOT_ATTEMPTED));
           continue;
         }
         if (present[i]) {

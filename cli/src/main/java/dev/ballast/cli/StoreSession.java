@@ -107,8 +107,8 @@ final class StoreSession implements AutoCloseable {
     boolean exists = LocalObjectStore.exists(storeDir);
     if (!exists && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
       throw new CliFailure(ExitCodes.USAGE, "The data directory '" + dataDir + "' holds backups in the layout of the "
-          + "S3Mock server that ballast 0.1 embedded (" + dataDir.resolve(OLD_S3MOCK_FOLDER) + "), which this version "
-          + "no longer runs: restore them with ballast 0.1 if you need them, then move that directory aside (or pass "
+          + "S3Mock server that earlier builds of ballast embedded (" + dataDir.resolve(OLD_S3MOCK_FOLDER) + "), which this version "
+          + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
           + "another --data-dir) to keep new backups in the local store.");
     }
     if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {

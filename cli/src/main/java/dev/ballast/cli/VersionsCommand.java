@@ -33,7 +33,7 @@ final class VersionsCommand extends BallastCommand {
       }
       if (versions.isEmpty()) {
         throw new CliFailure(ExitCodes.NOT_FOUND, "No versions of '" + key + "' in " + session.where()
-            + "; check the name and path with 'ballast list'.");
+            + "; 'ballast list' shows the backup names and 'ballast ls NAME' the paths in one.");
       }
       ctx.out().println(key);
       for (VersionEntry v : versions) {

@@ -194,22 +194,31 @@ class BallastTest {
   }
 
   @Test
-  void lsListsTheFilesOfABackupWithSizeTimeAndPath() throws Exception {
+  void lsListsEveryEntryOfABackupWithSizeTimeAndPathHardLinksAndSymbolicLinksIncluded() throws Exception {
     Path dir = Files.createDirectories(home.resolve("photos/2024"));
     Files.writeString(dir.resolve("a.jpg"), "12345");
     Files.writeString(home.resolve("photos/notes.txt"), "");
-    Files.setLastModifiedTime(dir.resolve("a.jpg"), java.nio.file.attribute.FileTime.from(
-        java.time.Instant.parse("2024-05-06T07:08:09Z")));
+    java.time.Instant may = java.time.Instant.parse("2024-05-06T07:08:09Z");
+    Files.setLastModifiedTime(dir.resolve("a.jpg"), java.nio.file.attribute.FileTime.from(may));
+    Files.createLink(dir.resolve("b.jpg"), dir.resolve("a.jpg"));
+    Files.createSymbolicLink(home.resolve("photos/latest"), Path.of("2024/a.jpg"));
     assertThat(run("backup", home.resolve("photos").toString())).isZero();
     out.reset();
 
     assertThat(run("ls", "photos")).isZero();
     List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
-    assertThat(lines.get(0)).startsWith("Backup 'photos', manifest version ").endsWith("UTC: 2 files, 0.0 MiB");
-    assertThat(lines.subList(1, lines.size())).containsExactly(
-        "           5  2024-05-06 07:08:09  2024/a.jpg",
-        lines.get(2).substring(0, 12 + 2 + 19 + 2) + "notes.txt");
-    assertThat(lines.get(2)).startsWith("           0  ");
+    assertThat(lines.get(0)).startsWith("Backup 'photos', manifest version ")
+        .endsWith("UTC: 2 files, 0.0 MiB (and 1 hard link, 1 symbolic link, 1 directory)");
+    int pathColumn = 12 + 2 + 19 + 2;
+    // Which of the two names holds the content and which links to it is the order the walk met them in.
+    List<String> paths = lines.subList(1, lines.size()).stream().map(l -> l.substring(pathColumn)).toList();
+    assertThat(paths).satisfiesAnyOf(
+        p -> assertThat(p).containsExactly("2024/", "2024/a.jpg", "2024/b.jpg  (hard link to 2024/a.jpg)",
+            "latest -> 2024/a.jpg", "notes.txt"),
+        p -> assertThat(p).containsExactly("2024/", "2024/a.jpg  (hard link to 2024/b.jpg)", "2024/b.jpg",
+            "latest -> 2024/a.jpg", "notes.txt"));
+    assertThat(lines.subList(2, 4)).allSatisfy(l -> assertThat(l).startsWith("           5  2024-05-06 07:08:09  "));
+    assertThat(lines.get(5)).startsWith("           0  ");
 
     err.reset();
     assertThat(run("ls", "nope")).isEqualTo(ExitCodes.NOT_FOUND);
@@ -256,7 +265,7 @@ class BallastTest {
       err.reset();
       assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
       assertThat(err().lines()).singleElement().asString()
-          .contains("holds backups in the layout of the S3Mock server that ballast 0.1 embedded")
+          .contains("holds backups in the layout of the S3Mock server that earlier builds of ballast embedded")
           .contains("move that directory aside (or pass another --data-dir)");
     }
     assertThat(home.resolve(".ballast/ballast-backups")).doesNotExist();
