@@ -79,13 +79,28 @@ final class PruneCommand extends BallastCommand {
         return Duration.ZERO;
       }
       if (v.endsWith("h")) {
+        long hours;
         try {
-          return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+          hours = Long.parseLong(v.substring(0, v.length() - 1));
         } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("grace must look like 1h, 30m, 0s or PT1H but was '" + value + "'");
+          hours = -1;
         }
+        // At most ten years: a grace reaching before the epoch means nothing, and a negative one would
+        // let prune delete what a backup started after it wrote.
+        if (hours < 0 || hours > MAX_GRACE_HOURS) {
+          throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give one from 0s"
+              + " to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
+        }
+        return Duration.ofHours(hours);
       }
-      return new CommonOptions.DurationConverter().convert(value);
+      Duration d = new CommonOptions.DurationConverter().convert(value);
+      if (d.toHours() > MAX_GRACE_HOURS) {
+        throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give one from 0s"
+            + " to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
+      }
+      return d;
     }
+
+    static final long MAX_GRACE_HOURS = 10L * 366 * 24;
   }
 }

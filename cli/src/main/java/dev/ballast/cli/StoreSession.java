@@ -95,12 +95,16 @@ final class StoreSession implements AutoCloseable {
     // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
     if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
       throw new CliFailure(ExitCodes.USAGE, "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
-          + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.");
+          + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, no two dots in a row.");
     }
     return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
   }
 
   private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+    if (o.dataDir != null && o.dataDir.toString().isBlank()) {
+      throw new CliFailure(ExitCodes.USAGE, "--data-dir is empty: pass a directory for the local store, or leave the"
+          + " option out to use ~/.ballast.");
+    }
     Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast")).toAbsolutePath().normalize();
     Path storeDir = dataDir.resolve(o.bucket);
     String where = "the local store " + storeDir;

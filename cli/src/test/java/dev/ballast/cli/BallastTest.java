@@ -287,6 +287,19 @@ class BallastTest {
   }
 
   @Test
+  void aNegativeOrHugeGraceAndAnEmptyDataDirAreRefusedBeforeTheStoreIsOpened() {
+    for (String grace : new String[] {"-1h", "-5m", "99999999999999h", "PT-1H"}) {
+      err.reset();
+      assertThat(run("prune", "--grace", grace)).as(grace).isEqualTo(ExitCodes.USAGE);
+      assertThat(err()).as(grace).contains("'" + grace + "'");
+    }
+    err.reset();
+    assertThat(run("list", "--data-dir", "")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err()).contains("--data-dir is empty");
+    assertNoStoreOpened();
+  }
+
+  @Test
   void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
     Path dir = Files.createDirectories(home.resolve("src"));
     assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -223,6 +224,27 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     FaultInjectingHttpClient third = backend().newHttpClient();
     try (S3ObjectStore reprobed = S3ObjectStore.open(backend().endpoint(third), bucket, config)) {
       assertThat(third.exchanges().size()).as("requests at an open after the findings aged out").isGreaterThan(5);
+    }
+  }
+
+  @Test
+  void aBucketWhoseVersioningWasSuspendedMakesPutsFailAndIsRefusedAtOpenNotTurnedBackOn() {
+    raw.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)));
+    try {
+      String answered = raw.putObject(p -> p.bucket(bucket).key("plain"), RequestBody.fromBytes(new byte[] {0})).versionId();
+      assumeThat(answered == null || "null".equals(answered))
+          .as("%s answers a put in a suspended bucket without a version ID", backend().name()).isTrue();
+
+      assertThatThrownBy(() -> store.put("after-suspension", ObjectContent.ofBytes(new byte[] {1})))
+          .isInstanceOf(UnsupportedCapabilityException.class)
+          .hasMessageContaining("without a version ID");
+      assertThatThrownBy(() -> S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), bucket,
+              options().build()))
+          .isInstanceOf(UnsupportedCapabilityException.class)
+          .hasMessageContaining("versioning Suspended");
+      assertThat(raw.getBucketVersioning(g -> g.bucket(bucket)).status()).isEqualTo(BucketVersioningStatus.SUSPENDED);
+    } finally {
+      raw.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
     }
   }
 

@@ -176,6 +176,12 @@ final class CapabilityProbe {
       return;
     }
     String found = status == null ? "never enabled" : status.toString();
+    if (status == BucketVersioningStatus.SUSPENDED) {
+      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
+          + " has versioning Suspended: someone turned it off, and Ballast, which keeps every version of every"
+          + " object, does not turn it back on by itself; enable it again (PutBucketVersioning Status=Enabled)"
+          + " if that is right for the bucket, or use another bucket");
+    }
     if (!config.enableVersioning()) {
       throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
           + " has versioning " + found + ", but Ballast keeps every version of every object and needs versioning"

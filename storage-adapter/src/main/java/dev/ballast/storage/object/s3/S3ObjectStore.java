@@ -314,8 +314,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         try {
           Uploads.Written written = uploads.upload(key, payload, metadata(payload, generation, token), sent);
           generations.remember(key, generation, written.eTag());
-          return new ObjectVersion(key, versionIdOrNull(written.versionId()), written.eTag(), payload.length(),
-              payload.sha256Hex(), generation, null);
+          return requireVersion(new ObjectVersion(key, versionIdOrNull(written.versionId()), written.eTag(),
+              payload.length(), payload.sha256Hex(), generation, null));
         } catch (AwsServiceException e) {
           int status = e.statusCode();
           String code = S3Errors.errorCode(e);
@@ -541,7 +541,26 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     LOG.info("PUT of '{}' in bucket '{}' failed ({}) but the current version {} carries its put token: the write"
         + " landed, not writing again", key, bucket, failure.toString(), head.versionId());
     generations.remember(key, generation, head.eTag());
-    return toVersion(key, head);
+    return requireVersion(toVersion(key, head));
+  }
+
+  /**
+   * {@code written}, unless the store answered the put without a version ID (S3 says "null"): then
+   * the bucket's versioning was suspended after the store was opened, and the object written replaces
+   * whatever unversioned object the key held and is itself replaced by the next put of the key
+   * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/troubleshooting-versioning.html">S3
+   * versioning</a>): no version a caller could rely on was made.
+   *
+   * @throws UnsupportedCapabilityException if the put made no version
+   */
+  private ObjectVersion requireVersion(ObjectVersion written) {
+    if (!"null".equals(written.versionId())) {
+      return written;
+    }
+    throw new UnsupportedCapabilityException("The put of '" + written.key() + "' at " + endpoint.describe()
+        + " bucket '" + bucket + "' was answered without a version ID: the bucket's versioning is no longer Enabled"
+        + " (suspended since this store was opened), so the object written is not kept as a version and the next"
+        + " put of the key replaces it; enable versioning again (PutBucketVersioning Status=Enabled)");
   }
 
   /** The exception for a conditional put the store refused, given the key's current version (or null). */

@@ -349,8 +349,11 @@ public final class S3StoreConfig {
     }
 
     /**
-     * Turn bucket versioning on at open when it is not {@code Enabled} (PutBucketVersioning). If not
-     * set, false: an unversioned bucket is refused, since Ballast keeps every version.
+     * Turn bucket versioning on at open when it was never enabled (PutBucketVersioning). A bucket
+     * whose versioning is {@code Suspended} is refused all the same: someone turned it off, and
+     * turning it back on behind their back could undo a decision (a cost cap, a migration) the store
+     * cannot see. If not set, false: an unversioned bucket is refused, since Ballast keeps every
+     * version.
      */
     public Builder enableVersioning(boolean enableVersioning) {
       this.enableVersioning = enableVersioning;
