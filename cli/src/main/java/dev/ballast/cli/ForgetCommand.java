@@ -83,7 +83,8 @@ final class ForgetCommand extends BallastCommand {
       int code = Errors.translate(session.where(), null, () -> forget(session, policy));
       if (prune && !dryRun && code == ExitCodes.OK) {
         Pruner.Result r = Errors.translate(session.where(), null,
-            () -> new Pruner(session.objects(), ctx.clock(), grace, false, () -> { }).run(Set.of(name)));
+            () -> new Pruner(session.objects(), ctx.clock(), grace, false, session.localDirectory() != null, () -> { })
+                .run(Set.of(name)));
         return PruneCommand.report(ctx, r, common.verbose, session.where());
       }
       return code;

@@ -34,7 +34,7 @@ final class PruneCommand extends BallastCommand {
     try (StoreSession session = StoreSession.open(common, ctx,
         dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
       Pruner.Result r = Errors.translate(session.where(), null, () -> new Pruner(session.objects(), ctx.clock(), grace,
-          dryRun, () -> { }).run(names.isEmpty() ? null : Set.copyOf(names)));
+          dryRun, !dryRun && session.localDirectory() != null, () -> { }).run(names.isEmpty() ? null : Set.copyOf(names)));
       return report(ctx, r, common.verbose, session.where());
     }
   }
