@@ -2,9 +2,11 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.FakeTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,10 +18,12 @@ import org.junit.jupiter.api.Test;
 /** The prune protocol's windows, each forced open with the prune's hook rather than by timing. */
 class PrunerTest {
   static final Instant T0 = Instant.parse("2026-06-01T12:00:00Z");
-  final InMemoryObjectStore store = new InMemoryObjectStore(true);
+  /** Stamps the versions written next. */
+  final FakeTime time = new FakeTime();
+  final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, time);
 
   ObjectVersion put(String key, String content, Instant at) {
-    store.now = at;
+    time.set(at);
     return store.put(key, ObjectContent.ofBytes(content.getBytes(StandardCharsets.UTF_8)));
   }
 
@@ -41,7 +45,7 @@ class PrunerTest {
     // The hook runs between the marker listing and the version listing: a backup starts there,
     // writes its marker and uploads a file its manifest (not yet written) will reference.
     Pruner.Result r = pruner(Duration.ZERO, () -> {
-      store.now = T0.plusMillis(5);
+      time.set(T0.plusMillis(5));
       store.put(RunMarker.prefix("n") + "run-1", ObjectContent.ofBytes(new byte[1]));
       store.put("n/b", ObjectContent.ofBytes("fresh".getBytes(StandardCharsets.UTF_8)));
     }).run(null);

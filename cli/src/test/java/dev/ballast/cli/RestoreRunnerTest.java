@@ -3,8 +3,10 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.testkit.FakeTime;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,7 +28,7 @@ class RestoreRunnerTest {
   @TempDir
   Path dir;
 
-  final InMemoryObjectStore store = new InMemoryObjectStore(true);
+  final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
   final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
 
   ManifestEntry stored(String path, String content) {
@@ -134,7 +136,7 @@ class RestoreRunnerTest {
   @Test
   void bytesThatDoNotMatchTheManifestAreNeverRenamedIntoPlace() throws IOException {
     Manifest m = manifest(stored("f.txt", "payload"));
-    store.corrupt("n/f.txt");
+    store.rot("n/f.txt");
     Path target = dir.resolve("out");
     RestoreRunner.Result r = restore(m, target, false);
     assertThat(r.ok()).isFalse();
@@ -149,7 +151,7 @@ class RestoreRunnerTest {
     Cancellation cancel = new Cancellation();
     byte[] big = new byte[1024 * 1024];
     new java.util.Random(5).nextBytes(big);
-    InMemoryObjectStore cancelling = new InMemoryObjectStore(true) {
+    FakeObjectStore cancelling = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
       @Override
       public synchronized dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
         dev.ballast.storage.object.ObjectRead r = super.get(key, o);

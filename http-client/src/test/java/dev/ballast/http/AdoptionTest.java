@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
+import dev.ballast.testkit.FakeTime;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -248,7 +249,7 @@ class AdoptionTest {
     @EnumSource(CallMode.class)
     void rejectionsWhileTheBreakerIsOpen_areLoggedOncePerOpenPeriod_andCountedEachTime(CallMode mode)
             throws Exception {
-        ManualTicker ticker = new ManualTicker();
+        FakeTime ticker = new FakeTime();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
                 .defaultPolicy(DependencyPolicy.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
@@ -281,7 +282,7 @@ class AdoptionTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aTotalTimeoutGiveUpIsLoggedOnce(CallMode mode) throws Exception {
-        ManualTicker ticker = new ManualTicker();
+        FakeTime ticker = new FakeTime();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .totalTimeout(java.time.Duration.ofSeconds(2)).build();
         delegate.then(hang());

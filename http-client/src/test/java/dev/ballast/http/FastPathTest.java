@@ -10,6 +10,7 @@ import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -40,7 +41,7 @@ class FastPathTest {
 
     private static final String ORIGIN = "http://api.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final CountingScheduler scheduler = new CountingScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
 

@@ -12,6 +12,7 @@ import dev.ballast.http.idempotency.IdempotencyKeys;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -33,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(30)
 class FieldFailuresTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final java.util.concurrent.ScheduledThreadPoolExecutor immediate =

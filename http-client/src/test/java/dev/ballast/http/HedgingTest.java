@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import dev.ballast.http.idempotency.IdempotencyKeys;
+import dev.ballast.testkit.FakeTime;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -38,7 +39,7 @@ class HedgingTest {
 
     private static final String ORIGIN = "http://replicas.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ExecutorService callers = Executors.newCachedThreadPool();

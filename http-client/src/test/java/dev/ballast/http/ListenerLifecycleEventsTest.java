@@ -8,6 +8,7 @@ import dev.ballast.http.classify.Outcome;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -33,7 +34,7 @@ class ListenerLifecycleEventsTest {
 
     private static final Duration EXCHANGE = Duration.ofMillis(7);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     private final Recorder recorder = new Recorder();

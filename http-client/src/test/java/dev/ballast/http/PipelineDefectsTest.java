@@ -15,6 +15,7 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -41,7 +42,7 @@ class PipelineDefectsTest {
 
     private static final String ORIGIN = "http://api.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
 

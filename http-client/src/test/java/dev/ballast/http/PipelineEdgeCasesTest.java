@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class PipelineEdgeCasesTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ExecutorService callers = Executors.newSingleThreadExecutor();

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
-import dev.ballast.storage.cache.MutableClock;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import java.nio.ByteBuffer;
@@ -23,7 +23,7 @@ class StorageFacadeTest {
 
   @TempDir Path root;
   private final FakeObjectStore store = new FakeObjectStore();
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final FakeTime clock = new FakeTime(Instant.parse("2026-01-01T00:00:00Z"));
 
   @Test
   void offsetWritesGoToBlockVolumes() {

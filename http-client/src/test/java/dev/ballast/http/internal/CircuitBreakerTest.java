@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 
@@ -36,7 +36,7 @@ class CircuitBreakerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(5);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final RecordingListener listener = new RecordingListener();
     private ExecutorService pool;
 

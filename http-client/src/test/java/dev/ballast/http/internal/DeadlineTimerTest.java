@@ -3,7 +3,7 @@ package dev.ballast.http.internal;
 import static dev.ballast.http.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class DeadlineTimerTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final DeadlineTimer timer = new DeadlineTimer(ticker);
     private final List<String> fired = new CopyOnWriteArrayList<>();
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.budget.RetryBudgetConfig;
 
 import java.time.Duration;
@@ -24,7 +24,7 @@ class RetryBudgetTest {
 
     private static final Duration TTL = Duration.ofSeconds(10);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
 
     private RetryBudget budget(double ratio, int minRetriesPerSecond) {
         return new RetryBudget(RetryBudgetConfig.builder().ratio(ratio).minRetriesPerSecond(minRetriesPerSecond).ttl(TTL)

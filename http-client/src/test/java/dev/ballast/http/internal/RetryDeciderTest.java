@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
-import dev.ballast.http.Ticker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
@@ -35,8 +35,7 @@ import org.junit.jupiter.api.Timeout;
 class RetryDeciderTest {
 
     private static final Duration BACKOFF = Duration.ofMillis(200);
-    private final AtomicLong nanos = new AtomicLong(0);
-    private final Ticker ticker = nanos::get;
+    private final FakeTime ticker = new FakeTime();
     private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
     private final RetryDecider decider = new RetryDecider(ResponseClassifier.defaults(),
             RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
@@ -53,7 +52,7 @@ class RetryDeciderTest {
                 new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder(), null, null);
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
         return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, false, 0,
-                Deadline.after(ticker, 0, total), 3, 1) {
+                Deadline.after(ticker, ticker.read(), total), 3, 1) {
             @Override
             void onStop() {
             }
@@ -146,7 +145,7 @@ class RetryDeciderTest {
     @Test
     void delayReachingTheTotalDeadline_givesUpAtOnce() {
         Call call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
-        nanos.set(Duration.ofMillis(4900).toNanos());
+        ticker.advance(Duration.ofMillis(4900));
 
         AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
 

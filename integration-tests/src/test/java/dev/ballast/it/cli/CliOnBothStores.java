@@ -1,5 +1,7 @@
 package dev.ballast.it.cli;
 
+import dev.ballast.storage.object.S3MockServer;
+
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.VersionEntry;
@@ -25,7 +27,7 @@ abstract class CliOnBothStores {
   @TempDir
   static Path base;
 
-  static StoppableS3Mock s3;
+  static S3MockServer s3;
 
   /** Where the backups go. */
   enum Store {
@@ -36,12 +38,12 @@ abstract class CliOnBothStores {
 
     List<String> args() {
       return this == LOCAL ? List.of("--data-dir", base.resolve("data").toString())
-          : List.of("--endpoint", s3.endpoint().toString(), "--bucket", BUCKET, "--access-key", "ballast",
+          : List.of("--endpoint", s3.uri().toString(), "--bucket", BUCKET, "--access-key", "ballast",
               "--secret-key", "ballast", "--timeout", "20s");
     }
 
     StorageFacade open() {
-      return this == LOCAL ? CliHarness.localReader(base.resolve("data")) : CliHarness.facade(s3.endpoint(), BUCKET);
+      return this == LOCAL ? CliHarness.localReader(base.resolve("data")) : CliHarness.facade(s3.uri(), BUCKET);
     }
 
     /** Damages the stored bytes of one version. */
@@ -67,7 +69,7 @@ abstract class CliOnBothStores {
 
   @BeforeAll
   static void startS3() {
-    s3 = StoppableS3Mock.start(base.resolve("s3data"));
+    s3 = S3MockServer.start(base.resolve("s3data").resolve("s3"));
   }
 
   @AfterAll

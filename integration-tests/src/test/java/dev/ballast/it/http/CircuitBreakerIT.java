@@ -7,7 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
 import dev.ballast.http.RetryDecision;
@@ -38,7 +38,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     private static final Duration OPEN_WAIT = Duration.ofSeconds(10);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
 
     private ResilientHttpClient clientWithBreaker(BreakerConfig breaker, int maxAttempts) {
         return track(clientBuilder()

@@ -14,7 +14,7 @@ import dev.ballast.storage.object.Source;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,14 +26,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LastKnownGoodServerStoppedIT {
 
+  @AutoClose
   private FaultProxyFixture fixture;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
 
   @Test
   void aStoppedServerDegradesVisiblyAndAnOpenBreakerStopsNetworkCalls() throws Exception {
@@ -45,7 +39,7 @@ class LastKnownGoodServerStoppedIT {
       assertThat(live.source()).isEqualTo(Source.LIVE);
       assertThat(live.readAllBytes()).isEqualTo(settings);
     }
-    fixture.clock.advance(Duration.ofMinutes(3));
+    fixture.time.advance(Duration.ofMinutes(3));
 
     fixture.proxy.stop();
 

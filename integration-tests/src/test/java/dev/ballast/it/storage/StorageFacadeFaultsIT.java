@@ -23,7 +23,7 @@ import java.util.Arrays;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,14 +34,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StorageFacadeFaultsIT {
+  @AutoClose
   private FaultProxyFixture fixture;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
 
   @Test
   void readsAbandonedHalfWayReleaseTheirBulkheadPermits() throws Exception {
@@ -106,8 +100,7 @@ class StorageFacadeFaultsIT {
     fixture.server.put("settings.json", ObjectContent.ofBytes(v2));
     fixture.proxy.restart();
     // Past the breaker's open state: 10 minutes, +20 % jitter at most.
-    fixture.ticker.advance(Duration.ofMinutes(13));
-    fixture.clock.advance(Duration.ofMinutes(13));
+    fixture.time.advance(Duration.ofMinutes(13));
 
     try (ObjectRead live = objects.get("settings.json")) {
       assertThat(live.source()).isEqualTo(Source.LIVE);

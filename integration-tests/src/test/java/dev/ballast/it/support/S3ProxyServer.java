@@ -1,5 +1,6 @@
 package dev.ballast.it.support;
 
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.util.Properties;
 import org.gaul.s3proxy.BlobStores;
@@ -31,18 +32,20 @@ public final class S3ProxyServer {
       p.setProperty("s3proxy.authorization", "aws-v2-or-v4");
       p.setProperty("s3proxy.identity", IDENTITY);
       p.setProperty("s3proxy.credential", CREDENTIAL);
-      try {
-        S3Proxy proxy = S3Proxy.Builder.fromProperties(p)
-            .blobStore(BlobStores.create("transient", p))
-            .build();
-        proxy.start();
-        while (!"STARTED".equals(proxy.getState())) {
-          Thread.onSpinWait();
+      endpoint = LeakCheck.sharedFixture(() -> {
+        try {
+          S3Proxy proxy = S3Proxy.Builder.fromProperties(p)
+              .blobStore(BlobStores.create("transient", p))
+              .build();
+          proxy.start();
+          while (!"STARTED".equals(proxy.getState())) {
+            Thread.onSpinWait();
+          }
+          return URI.create("http://127.0.0.1:" + proxy.getPort());
+        } catch (Exception e) {
+          throw new IllegalStateException("s3proxy did not start", e);
         }
-        endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-      } catch (Exception e) {
-        throw new IllegalStateException("s3proxy did not start", e);
-      }
+      });
     }
     return endpoint;
   }

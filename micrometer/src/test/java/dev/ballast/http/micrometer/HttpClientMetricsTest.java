@@ -9,7 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyPolicy;
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
@@ -56,7 +56,7 @@ class HttpClientMetricsTest {
     private static final Duration EXCHANGE = Duration.ofMillis(5);
     private static final Duration OPEN_FOR = Duration.ofSeconds(1);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final List<Server> servers = new ArrayList<>();
     private final List<ResilientHttpClient> clients = new ArrayList<>();
