@@ -7,6 +7,7 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,8 +15,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The prune protocol's windows, each forced open with the prune's hook rather than by timing. */
+@ExtendWith(LeakCheck.class)
 class PrunerTest {
   static final Instant T0 = Instant.parse("2026-06-01T12:00:00Z");
   /** Stamps the versions written next. */

@@ -7,6 +7,7 @@ import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,9 +20,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class RestoreRunnerTest {
   static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
 

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -27,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** What a new user trips on in the first hour, each with the input it was reported with. */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class AdoptionTest {
 
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();

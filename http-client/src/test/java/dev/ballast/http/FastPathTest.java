@@ -11,6 +11,7 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The caller-thread fast path: what a healthy call does not do (hand off to another thread,
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * without leaking an interrupt, and how cheap a rejection is.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class FastPathTest {
 
     private static final String ORIGIN = "http://api.test:80";

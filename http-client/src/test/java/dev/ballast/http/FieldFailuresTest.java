@@ -13,6 +13,7 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -32,6 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the server (here a scripted delegate) answered, and what the caller must observe.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class FieldFailuresTest {
 
     private final FakeTime ticker = new FakeTime();

@@ -9,6 +9,7 @@ import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import dev.ballast.http.idempotency.IdempotencyKeys;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -35,6 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * never for a request that may not be sent twice.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class HedgingTest {
 
     private static final String ORIGIN = "http://replicas.test:80";

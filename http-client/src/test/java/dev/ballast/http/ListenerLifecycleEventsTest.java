@@ -9,6 +9,7 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The listener events made for metrics: the end of every attempt and call as plain numbers, timed on
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * dependency's state, heard before any event of the state that replaces it.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class ListenerLifecycleEventsTest {
 
     private static final Duration EXCHANGE = Duration.ofMillis(7);

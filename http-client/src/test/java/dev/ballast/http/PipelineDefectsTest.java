@@ -16,6 +16,7 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -31,6 +32,7 @@ import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Defects found in the pipeline, each pinned by a test that failed before its fix: breaker reports of
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.Timeout;
  * the bound on per-dependency state, and the warning about the JDK's own re-sends.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class PipelineDefectsTest {
 
     private static final String ORIGIN = "http://api.test:80";

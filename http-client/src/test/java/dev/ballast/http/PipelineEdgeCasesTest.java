@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -25,12 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Inputs a caller should not send and lifecycle races: a broken dependency resolver, shutdown with
  * calls in flight. Each test asserts what the caller sees and what reached the wrapped client.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class PipelineEdgeCasesTest {
 
     private final FakeTime ticker = new FakeTime();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieManager;
@@ -22,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class ResilientHttpClientTest {
 
     private final ExecutorService executor = Executors.newSingleThreadExecutor();

@@ -10,15 +10,18 @@ import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class StorageFacadeTest {
 
   @TempDir Path root;

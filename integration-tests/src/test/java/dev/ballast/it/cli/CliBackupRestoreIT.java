@@ -9,6 +9,7 @@ import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * refuse a crafted manifest that names {@code ../x}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliBackupRestoreIT {
   @TempDir
   static Path base;

@@ -10,6 +10,7 @@ import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * at a time ({@code --transfers 1}), so that which files were stored is certain.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliEndpointDiesIT {
   static final int FILES = 12;
   static final int STOP_AFTER = 3;

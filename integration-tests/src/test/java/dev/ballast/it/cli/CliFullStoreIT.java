@@ -13,6 +13,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.object.S3MockServer;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * root); those tests are skipped elsewhere.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliFullStoreIT {
   private static final String SIZE = "12m";
 

@@ -5,6 +5,7 @@ import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.Random;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * data directory, and an S3Mock whose files (under {@code base/s3data/s3}) a test may damage behind
  * its back. One S3Mock per test class; the classes run one after another.
  */
+@ExtendWith(LeakCheck.class)
 abstract class CliOnBothStores {
   static final String BUCKET = "both-stores-it";
 

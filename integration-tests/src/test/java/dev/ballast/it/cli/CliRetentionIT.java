@@ -9,6 +9,7 @@ import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -36,6 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code verify --read-data-subset}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliRetentionIT {
   @TempDir
   static Path base;

@@ -8,6 +8,7 @@ import dev.ballast.http.idempotency.IdempotencyKeys;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +18,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,6 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * peer"). Either way the server processes the request exactly once.
  */
 @Timeout(60)
+@ExtendWith(LeakCheck.class)
 class RefusedStreamIT {
 
     private RefusingH2cServer server;

@@ -16,6 +16,7 @@ import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults around reads: a caller abandoning a download half-way must give back its connection and
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * that comes back after an outage must be read live again, not served from the cache forever.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class StorageFacadeFaultsIT {
   @AutoClose
   private FaultProxyFixture fixture;

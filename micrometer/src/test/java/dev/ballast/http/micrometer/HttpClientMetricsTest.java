@@ -16,6 +16,7 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.LeakCheck;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -44,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Every meter of {@link HttpClientMetrics}, read from a {@link SimpleMeterRegistry} after calls to a
@@ -51,6 +53,7 @@ import org.junit.jupiter.api.Timeout;
  * {@link #EXCHANGE} while it answers, so every recorded duration is exact.
  */
 @Timeout(60)
+@ExtendWith(LeakCheck.class)
 class HttpClientMetricsTest {
 
     private static final Duration EXCHANGE = Duration.ofMillis(5);

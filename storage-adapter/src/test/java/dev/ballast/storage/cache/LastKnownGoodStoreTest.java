@@ -18,6 +18,7 @@ import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.Source;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,8 +33,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class LastKnownGoodStoreTest {
 
   private final FakeObjectStore store = new FakeObjectStore();

@@ -21,6 +21,7 @@ import com.github.tomakehurst.wiremock.http.trafficlistener.WiremockNetworkTraff
 import com.github.tomakehurst.wiremock.matching.RequestPatternBuilder;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.ballast.storage.object.FaultInjectingHttpClient;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.http.ContentStreamProvider;
@@ -72,6 +74,7 @@ import software.amazon.awssdk.http.SdkHttpMethod;
  * bodies on every transmission, abort, and answers that come before the body is read.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 public abstract class SdkHttpClientContract {
 
   private static final AtomicInteger OPENED_CONNECTIONS = new AtomicInteger();
