@@ -48,7 +48,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void policyKeyWithATrailingSlash_appliesToItsOrigin_threeConcurrentCallsGetOnePermit(CallMode mode)
+    void policyKeyWithATrailingSlashAppliesToItsOriginThreeConcurrentCallsGetOnePermit(CallMode mode)
             throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("http://127.0.0.1:8089/", bulkheadOfOne()).build();
@@ -105,7 +105,7 @@ class AdoptionTest {
     @ParameterizedTest
     @ValueSource(strings = {"payments", "api.example.com:443", "ftp://files.example.com", "https://user@api.example.com",
         "https://api.example.com/?tenant=1", "https://api.example.com/#top", "https:///path", "", "http://a b"})
-    void aKeyThatCannotNameADependencyIsRejectedAtBuild_namingTheKey(String key) {
+    void aKeyThatCannotNameADependencyIsRejectedAtBuildNamingTheKey(String key) {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency(key, bulkheadOfOne());
 
@@ -127,7 +127,7 @@ class AdoptionTest {
     }
 
     @Test
-    void withACustomResolver_keysAreTakenAsGiven() throws Exception {
+    void withACustomResolverKeysAreTakenAsGiven() throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependencyResolver(request -> "payments")
                 .dependency("payments", bulkheadOfOne()).build();
@@ -139,7 +139,7 @@ class AdoptionTest {
     }
 
     @Test
-    void aPolicyForAnotherHostNameOfTheSameOrigin_isCalledOutOnTheFirstCall() throws Exception {
+    void aPolicyForAnotherHostNameOfTheSameOriginIsCalledOutOnTheFirstCall() throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("http://127.0.0.1:8089", bulkheadOfOne()).build();
         delegate.then(status(200));
@@ -155,7 +155,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void twoCallsAnswered500_theBreakerOpensOnTheFifthAttempt_andTheSecondCallReturnsThe500(CallMode mode)
+    void twoCallsAnswered500TheBreakerOpensOnTheFifthAttemptAndTheSecondCallReturnsThe500(CallMode mode)
             throws Exception {
         // defaults (3 attempts, the breaker opens after 5 failures in a row), retried at once
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
@@ -186,7 +186,7 @@ class AdoptionTest {
     }
 
     @Test
-    void aRetryRefusedByAFullBulkhead_returnsTheAnswerTheCallAlreadyHas() throws Exception {
+    void aRetryRefusedByAFullBulkheadReturnsTheAnswerTheCallAlreadyHas() throws Exception {
         HeldScheduler held = new HeldScheduler();
         try {
             ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).scheduler(held)
@@ -216,7 +216,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void a404ThatIsSimplyReturned_isNotLoggedAtInfo(CallMode mode) throws Exception {
+    void a404ThatIsSimplyReturnedIsNotLoggedAtInfo(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).build();
         delegate.then(status(404)).then(status(400));
 
@@ -250,7 +250,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void rejectionsWhileTheBreakerIsOpen_areLoggedOncePerOpenPeriod_andCountedEachTime(CallMode mode)
+    void rejectionsWhileTheBreakerIsOpenAreLoggedOncePerOpenPeriodAndCountedEachTime(CallMode mode)
             throws Exception {
         FakeTime ticker = new FakeTime();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)

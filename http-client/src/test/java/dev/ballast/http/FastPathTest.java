@@ -62,7 +62,7 @@ class FastPathTest {
     }
 
     @Test
-    void healthySend_runsTheWrappedClientOnTheCallersThread_andSchedulesNothing() throws Exception {
+    void healthySendRunsTheWrappedClientOnTheCallersThreadAndSchedulesNothing() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(status(200, java.util.Map.of(), "ok"));
 
@@ -74,7 +74,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncWithoutRetry_callsTheWrappedClientFromTheCallingThread_andSchedulesNothing() throws Exception {
+    void sendAsyncWithoutRetryCallsTheWrappedClientFromTheCallingThreadAndSchedulesNothing() throws Exception {
         ResilientHttpClient client = builder().build();
         AtomicReference<Thread> sentFrom = new AtomicReference<>();
         delegate.then(exchange -> {
@@ -90,7 +90,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncThatRetries_schedulesExactlyItsBackoff() throws Exception {
+    void sendAsyncThatRetriesSchedulesExactlyItsBackoff() throws Exception {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(2)
                         .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
@@ -104,7 +104,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendBlockedInTheWrappedClient_isEndedByItsAttemptTimeout_onTheTicker_withoutLeakingTheInterrupt() {
+    void sendBlockedInTheWrappedClientIsEndedByItsAttemptTimeoutOnTheTickerWithoutLeakingTheInterrupt() {
         ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
                 .retry(RetryConfig.builder().maxAttempts(1).build()).build();
         delegate.then(hang());
@@ -127,7 +127,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncExchangeThatHangs_isCancelledByItsAttemptTimeout_onTheTicker() {
+    void sendAsyncExchangeThatHangsIsCancelledByItsAttemptTimeoutOnTheTicker() {
         ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
                 .retry(RetryConfig.builder().maxAttempts(1).build()).build();
         delegate.then(hang());
@@ -144,7 +144,7 @@ class FastPathTest {
     }
 
     @Test
-    void openCircuitRejection_hasNoStackTrace_isCounted_andIsNotLoggedAtInfo() throws Exception {
+    void openCircuitRejectionHasNoStackTraceIsCountedAndIsNotLoggedAtInfo() throws Exception {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
                 .defaultPolicy(DependencyPolicy.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())

@@ -77,7 +77,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aFirstAttemptWithoutAnswerAfterTheDelay_isHedged_theFirstAnswerWins_andTheOtherIsCancelled(CallMode mode)
+    void aFirstAttemptWithoutAnswerAfterTheDelayIsHedgedTheFirstAnswerWinsAndTheOtherIsCancelled(CallMode mode)
             throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         delegate.then(hang()).then(status(200, Map.of(), "from the second replica"));
@@ -101,7 +101,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void theFirstAttemptAnsweringFirst_winsOverItsHedge(CallMode mode) throws Exception {
+    void theFirstAttemptAnsweringFirstWinsOverItsHedge(CallMode mode) throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         java.util.concurrent.CompletableFuture<Object> first = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> firstExchange =
@@ -123,7 +123,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aPostWithoutIdempotencyKey_isNeverHedged(CallMode mode) throws Exception {
+    void aPostWithoutIdempotencyKeyIsNeverHedged(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(scheduler).idempotencyKeys(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER)
                         .build())
@@ -156,7 +156,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aKeyedPost_isHedged_withTheSameKeyOnBothAttempts(CallMode mode) throws Exception {
+    void aKeyedPostIsHedgedWithTheSameKeyOnBothAttempts(CallMode mode) throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         delegate.then(hang()).then(status(201));
         Future<HttpResponse<String>> call = call(mode, client, HttpRequest.newBuilder(
@@ -172,7 +172,7 @@ class HedgingTest {
     }
 
     @Test
-    void theRetryBudgetBoundsHedges_anEmptyBudgetSendsNone() throws Exception {
+    void theRetryBudgetBoundsHedgesAnEmptyBudgetSendsNone() throws Exception {
         HedgingConfig hedging = HedgingConfig.fixedDelay(Duration.ofMillis(100));
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(scheduler)
@@ -215,7 +215,7 @@ class HedgingTest {
     }
 
     @Test
-    void aPercentileDelay_isThatPercentileOfTheRecentLatencies() throws Exception {
+    void aPercentileDelayIsThatPercentileOfTheRecentLatencies() throws Exception {
         ResilientHttpClient client = client(HedgingConfig.percentileDelay(95, Duration.ofSeconds(1)));
         for (int i = 1; i <= 20; i++) {
             long millis = i * 10L; // latencies 10 ms .. 200 ms: the 95th percentile is 190 ms

@@ -67,7 +67,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aRetriedCall_reportsEachAttemptWithItsOwnDuration_andTheCallOnceWithItsWholeDuration() throws Exception {
+    void aRetriedCallReportsEachAttemptWithItsOwnDurationAndTheCallOnceWithItsWholeDuration() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(slowStatus(503)).then(slowStatus(200));
 
@@ -82,7 +82,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void sendAsync_reportsTheSameEndsAsSend() throws Exception {
+    void sendAsyncReportsTheSameEndsAsSend() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(slowStatus(404));
 
@@ -95,13 +95,13 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aRejectedAttempt_lastsNoTime_andEndsTheCallAsRejected() throws Exception {
+    void aRejectedAttemptLastsNoTimeAndEndsTheCallAsRejected() throws Exception {
         // the plain-number events alone: the open breaker refuses before the call is built
         rejectedCallEndsAsRejected(builder());
     }
 
     @Test
-    void aRejectedAttempt_endsTheSame_whenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
+    void aRejectedAttemptEndsTheSameWhenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
         HttpClientListener rejections = new HttpClientListener() {
             @Override
             public void onRejected(String dependency, CallRejectedException rejection) {
@@ -130,7 +130,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void build_handsEveryListenerItsClient_beforeAnyOtherEvent() throws Exception {
+    void buildHandsEveryListenerItsClientBeforeAnyOtherEvent() throws Exception {
         ResilientHttpClient client = builder().build();
 
         assertThat(recorder.clients).containsExactly(client);
@@ -138,7 +138,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aListenerRefusingTheClient_failsBuild() {
+    void aListenerRefusingTheClientFailsBuild() {
         HttpClientListener refusing = new HttpClientListener() {
             @Override
             public void onClientBuilt(ResilientHttpClient client) {
@@ -153,7 +153,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void anEvictedDependency_isReported_beforeTheEventsOfTheStateThatReplacesIt() throws Exception {
+    void anEvictedDependencyIsReportedBeforeTheEventsOfTheStateThatReplacesIt() throws Exception {
         ResilientHttpClient client = builder().maxDependencies(1).build();
         delegate.then(status(200)).then(status(200)).then(status(200));
 

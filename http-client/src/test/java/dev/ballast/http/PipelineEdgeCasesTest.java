@@ -57,7 +57,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void dependencyResolverReturningNull_failsNamingTheResolver_andSendsNothing() throws Exception {
+    void dependencyResolverReturningNullFailsNamingTheResolverAndSendsNothing() throws Exception {
         ResilientHttpClient client = builder().dependencyResolver(request -> null).build();
 
         assertThatThrownBy(() -> client.send(get("http://api.test/"), BodyHandlers.discarding()))
@@ -69,7 +69,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void dependencyResolverThatThrows_propagatesItsException_sendsNothing_andLeavesTheClientUsable()
+    void dependencyResolverThatThrowsPropagatesItsExceptionSendsNothingAndLeavesTheClientUsable()
             throws Exception {
         ResilientHttpClient client = builder().dependencyResolver(request -> {
             if (request.uri().getPath().equals("/bad")) {
@@ -91,7 +91,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdownNow_withASendInFlight_makesSendThrowIOException_andCancelsTheExchange() throws Exception {
+    void shutdownNowWithASendInFlightMakesSendThrowIOExceptionAndCancelsTheExchange() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(hang());
         Future<Throwable> blocked = callers.submit(() -> {
@@ -115,7 +115,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdownNow_withASendAsyncInFlight_failsItsFutureWithIOException() {
+    void shutdownNowWithASendAsyncInFlightFailsItsFutureWithIOException() {
         ResilientHttpClient client = builder().build();
         delegate.then(hang());
         CompletableFuture<HttpResponse<Void>> call = client.sendAsync(get("http://api.test/slow"),
@@ -130,7 +130,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdown_withACallInFlight_letsItFinish_andRejectsNewCalls() throws Exception {
+    void shutdownWithACallInFlightLetsItFinishAndRejectsNewCalls() throws Exception {
         ResilientHttpClient client = builder().build();
         CompletableFuture<Object> answer = new CompletableFuture<>();
         AtomicReference<ScriptedHttpClient.Exchange<?>> exchange = new AtomicReference<>();

@@ -77,28 +77,28 @@ class RetryDeciderTest {
     }
 
     @Test
-    void success_succeeds() {
+    void aSuccessfulAnswerSucceeds() {
         AttemptOutcome o = decider.onResponse(get(), 1, 200, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.SUCCEEDED);
         assertThat(o.delayNanos()).isZero();
     }
 
     @Test
-    void transient_isRetriedAfterTheBackoff() {
+    void transientIsRetriedAfterTheBackoff() {
         AttemptOutcome o = decider.onResponse(get(), 1, 503, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.RETRYING);
         assertThat(o.delayNanos()).isEqualTo(BACKOFF.toNanos());
     }
 
     @Test
-    void permanent_isAborted() {
+    void permanentIsAborted() {
         AttemptOutcome o = decider.onResponse(get(), 1, 404, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(o.reason()).isEqualTo("not retried: permanent outcome");
     }
 
     @Test
-    void ambiguousPost_withoutKey_isAbortedWithTheReason_butWithKeyIsRetried() {
+    void ambiguousPostWithoutKeyIsAbortedWithTheReasonButWithKeyIsRetried() {
         HttpTimeoutException timeout = new HttpTimeoutException("read timed out");
         Call unkeyed = call("POST", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
         Call keyed = call("POST", true, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
@@ -110,14 +110,14 @@ class RetryDeciderTest {
     }
 
     @Test
-    void bodyThatCannotBeReplayed_isAborted() {
+    void bodyThatCannotBeReplayedIsAborted() {
         Call call = call("PUT", false, false, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
         assertThat(decider.onResponse(call, 1, 503, headers()).reason())
                 .isEqualTo("not retried: request body cannot be replayed");
     }
 
     @Test
-    void lastAttempt_givesUpWithoutADelay() {
+    void lastAttemptGivesUpWithoutADelay() {
         AttemptOutcome o = decider.onResponse(get(), 3, 503, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("attempts exhausted");
@@ -125,7 +125,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void retryAfter_isAFloorUnderTheBackoff_inBothForms() {
+    void retryAfterIsAFloorUnderTheBackoffInBothForms() {
         assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delayNanos())
                 .isEqualTo(Duration.ofSeconds(2).toNanos());
         assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delayNanos())
@@ -136,14 +136,14 @@ class RetryDeciderTest {
     }
 
     @Test
-    void retryAfter_aboveMaxRetryAfter_givesUp() {
+    void retryAfterAboveMaxRetryAfterGivesUp() {
         AttemptOutcome o = decider.onResponse(get(), 1, 429, headers("Retry-After", "31"));
         assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("Retry-After of 31000 ms exceeds maxRetryAfter of 30000 ms");
     }
 
     @Test
-    void delayReachingTheTotalDeadline_givesUpAtOnce() {
+    void delayReachingTheTotalDeadlineGivesUpAtOnce() {
         Call call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
         ticker.advance(Duration.ofMillis(4900));
 
@@ -154,7 +154,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void emptyRetryBudget_givesUp() {
+    void emptyRetryBudgetGivesUp() {
         RetryBudgetConfig tiny = RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
         Call call = call("GET", false, true, Duration.ofSeconds(30), tiny);
 
@@ -165,7 +165,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void stoppedCall_isAborted() {
+    void stoppedCallIsAborted() {
         Call call = get();
         call.stop();
         assertThat(decider.onResponse(call, 1, 503, headers()).reason()).isEqualTo("cancelled");

@@ -58,7 +58,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void openBreaker_rejectsWithoutANetworkCall_andTheRejectionIsNotRetried(Mode mode) throws Exception {
+    void openBreakerRejectsWithoutANetworkCallAndTheRejectionIsNotRetried(Mode mode) throws Exception {
         // given: 3 consecutive failures open the breaker; a call may make 5 attempts
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503).withBody("down for maintenance")));
         ResilientHttpClient client = clientWithBreaker(consecutiveFailures(3).build(), 5);
@@ -88,7 +88,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void notFound_hundredTimes_neverOpensTheBreaker(Mode mode) throws Exception {
+    void aHundredNotFoundAnswersNeverOpenTheBreaker(Mode mode) throws Exception {
         // given a breaker that opens on 5 consecutive failures or a 50 % failure rate over 10 calls
         server.stubFor(get("/missing").willReturn(aResponse().withStatus(404)));
         server.stubFor(get("/broken").willReturn(aResponse().withStatus(500)));
@@ -115,7 +115,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void halfOpenBreaker_underSixteenConcurrentCallers_admitsExactlyThePermittedProbes(Mode mode) throws Exception {
+    void halfOpenBreakerUnderSixteenConcurrentCallersAdmitsExactlyThePermittedProbes(Mode mode) throws Exception {
         // given an open breaker that permits 3 half-open probes
         int probes = 3;
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
@@ -160,7 +160,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void breakers_areIsolatedPerDependency(Mode mode) throws Exception {
+    void breakersAreIsolatedPerDependency(Mode mode) throws Exception {
         // given a second server: a different dependency key
         var other = newServer();
         other.stubFor(get("/ok").willReturn(aResponse().withStatus(200)));

@@ -62,7 +62,7 @@ class RefusedStreamIT {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void postWithoutIdempotencyKey_refusedTwice_isRetried_andProcessedOnce(Mode mode) throws Exception {
+    void postWithoutIdempotencyKeyRefusedTwiceIsRetriedAndProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(2);
         ResilientHttpClient http2 = http2Client(IdempotencyKeys.builder().policy(IdempotencyKeys.Policy.NEVER).build());
         HttpRequest post = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/orders"))
@@ -78,7 +78,7 @@ class RefusedStreamIT {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void putMarkedNonIdempotent_refused_isRetried_andProcessedOnce(Mode mode) throws Exception {
+    void putMarkedNonIdempotentRefusedIsRetriedAndProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(1);
         ResilientHttpClient http2 = http2Client(IdempotencyKeys.ofDefaults());
         HttpRequest put = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/bucket/key"))

@@ -145,7 +145,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void everyMeter_afterASuccess_a503Retried_anOpenCircuit_andAFullBulkhead() throws Exception {
+    void everyMeterAfterASuccessA503RetriedAnOpenCircuitAndAFullBulkhead() throws Exception {
         Server server = new Server();
         String dependency = server.dependency();
         HttpClientMetrics metrics = HttpClientMetrics.create(Tags.of("client", "payments"));
@@ -207,7 +207,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void theMetersOfAnEvictedDependency_areRemoved_andItsNextCallStartsANewSet() throws Exception {
+    void theMetersOfAnEvictedDependencyAreRemovedAndItsNextCallStartsANewSet() throws Exception {
         Server a = new Server();
         Server b = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
@@ -227,7 +227,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void manyDependencies_holdMetersForNoMoreThanTheClientKeeps() throws Exception {
+    void manyDependenciesHoldMetersForNoMoreThanTheClientKeeps() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         // one dependency key per request path: a crawler-like caller
@@ -242,7 +242,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void eventsBeforeBinding_areNotCounted_andTheMetersAppearWithTheFirstEventAfter() throws Exception {
+    void eventsBeforeBindingAreNotCountedAndTheMetersAppearWithTheFirstEventAfter() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         ResilientHttpClient client = client(builder(metrics));
@@ -256,7 +256,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void close_removesEveryMeter_andLaterCallsPublishNothing() throws Exception {
+    void closeRemovesEveryMeterAndLaterCallsPublishNothing() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         ResilientHttpClient client = bound(metrics, builder(metrics));
@@ -271,7 +271,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void oneInstanceObservesOneClient_andPublishesToOneRegistry() {
+    void oneInstanceObservesOneClientAndPublishesToOneRegistry() {
         HttpClientMetrics metrics = HttpClientMetrics.create();
         client(builder(metrics));
 
@@ -290,7 +290,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void aTagNamedDependency_isRefused() {
+    void aTagNamedDependencyIsRefused() {
         assertThatThrownBy(() -> HttpClientMetrics.create(Tags.of("dependency", "x")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'dependency'");
