@@ -2,6 +2,9 @@ package dev.ballast.it.support;
 
 import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.Properties;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
@@ -41,7 +44,11 @@ public final class S3ProxyServer {
           while (!"STARTED".equals(proxy.getState())) {
             Thread.onSpinWait();
           }
-          return URI.create("http://127.0.0.1:" + proxy.getPort());
+          URI started = URI.create("http://127.0.0.1:" + proxy.getPort());
+          // Jetty starts its scheduler thread with the first exchange: have it here, not in a test.
+          HttpClient warmUp = HttpClient.newHttpClient();
+          warmUp.send(HttpRequest.newBuilder(started).build(), HttpResponse.BodyHandlers.discarding());
+          return started;
         } catch (Exception e) {
           throw new IllegalStateException("s3proxy did not start", e);
         }
