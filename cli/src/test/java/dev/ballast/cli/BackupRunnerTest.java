@@ -3,8 +3,12 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.internal.Sha256;
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,9 +27,11 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class BackupRunnerTest {
   /** Runs start a minute after the files were written, so their stat is trusted next time. */
   static final Clock CLOCK = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1));
@@ -45,17 +51,17 @@ class BackupRunnerTest {
   }
 
   /** One file at a time, in path order, so that the order of puts is part of what is checked. */
-  BackupRunner.Result backup(InMemoryObjectStore store, Cancellation cancel, Consumer<String> onStored) {
+  BackupRunner.Result backup(FakeObjectStore store, Cancellation cancel, Consumer<String> onStored) {
     return backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, cancel, onStored);
   }
 
-  BackupRunner.Result backup(InMemoryObjectStore store, BackupRunner.Settings settings, Clock clock, Cancellation cancel,
+  BackupRunner.Result backup(FakeObjectStore store, BackupRunner.Settings settings, Clock clock, Cancellation cancel,
       Consumer<String> onStored) {
     return new BackupRunner(store, "n", src, settings, cancel, clock, err,
         () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), onStored).run();
   }
 
-  Manifest manifest(InMemoryObjectStore store) {
+  Manifest manifest(FakeObjectStore store) {
     return Manifest.parse(store.get(Manifest.key("n")).readAllBytes(), "test");
   }
 
@@ -75,62 +81,62 @@ class BackupRunnerTest {
 
   @Test
   void firstRunStoresEveryFileAndWritesACompleteManifest() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
     assertThat(r.ok()).isTrue();
     assertThat(r.stored()).isEqualTo(3);
-    assertThat(store.puts).containsExactly("n/a b/ü+x/f.txt", "n/empty", "n/z.txt", "n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/a b/ü+x/f.txt", "n/empty", "n/z.txt", "n/.ballast-manifest.json");
     Manifest m = manifest(store);
     assertThat(m.complete()).isTrue();
     assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
-    assertThat(m.files().get(0).sha256()).isEqualTo(InMemoryObjectStore.sha256("hello".getBytes(StandardCharsets.UTF_8)));
+    assertThat(m.files().get(0).sha256()).isEqualTo(Sha256.hex(Sha256.of("hello".getBytes(StandardCharsets.UTF_8))));
     assertThat(m.files().get(0).versionId()).isEqualTo(store.versions("n/a b/ü+x/f.txt").get(0).versionId());
   }
 
   @Test
   void secondRunReadsNoFileAndUploadsNothingButAManifestVersion() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(store, new Cancellation(), p -> { });
-    store.puts.clear();
+    store.forgetRecordedKeys();
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
     assertThat(r.ok()).isTrue();
     assertThat(r.stored()).isZero();
     assertThat(r.unchanged()).isEqualTo(3);
     assertThat(r.bytesRead()).as("bytes read from the source").isZero();
-    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
     assertThat(store.versions(Manifest.key("n"))).hasSize(2);
   }
 
   @Test
   void aFileRewrittenWithItsOldSizeAndMtimeIsFoundByItsCtime() throws IOException {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(store, new Cancellation(), p -> { });
     FileTime mtime = Files.getLastModifiedTime(src.resolve("z.txt"));
     Files.writeString(src.resolve("z.txt"), "zzZ");
     Files.setLastModifiedTime(src.resolve("z.txt"), mtime);
-    store.puts.clear();
+    store.forgetRecordedKeys();
 
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
 
     assertThat(r.stored()).isEqualTo(1);
-    assertThat(store.puts).containsExactly("n/z.txt", "n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
     assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
-        .satisfies(e -> assertThat(e.sha256()).isEqualTo(InMemoryObjectStore.sha256("zzZ".getBytes(StandardCharsets.UTF_8))));
+        .satisfies(e -> assertThat(e.sha256()).isEqualTo(Sha256.hex(Sha256.of("zzZ".getBytes(StandardCharsets.UTF_8)))));
   }
 
   @Test
   void aTouchedFileIsReadButNotStoredAgain() throws IOException {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(store, new Cancellation(), p -> { });
     String versionBefore = store.versions("n/z.txt").get(0).versionId();
     Files.setLastModifiedTime(src.resolve("z.txt"), FileTime.from(Instant.parse("2030-01-01T00:00:00Z")));
-    store.puts.clear();
+    store.forgetRecordedKeys();
 
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
 
     assertThat(r.bytesRead()).isEqualTo(3);
     assertThat(r.unchanged()).isEqualTo(3);
-    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
     assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
         .satisfies(e -> {
           assertThat(e.versionId()).isEqualTo(versionBefore);
@@ -140,29 +146,29 @@ class BackupRunnerTest {
 
   @Test
   void checksumReadsEveryFileAndStoresOnlyWhatDiffers() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(store, new Cancellation(), p -> { });
-    store.puts.clear();
+    store.forgetRecordedKeys();
 
     BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, true), CLOCK, new Cancellation(), p -> { });
 
     assertThat(r.bytesRead()).isEqualTo("hello".length() + "zzz".length());
     assertThat(r.unchanged()).isEqualTo(3);
-    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
   }
 
   @Test
   void aStatTakenTooCloseToItsChangeIsNotTrustedByTheNextRun() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     Clock now = Clock.systemUTC();
     backup(store, new BackupRunner.Settings(false, 1, false), now, new Cancellation(), p -> { });
     assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNull());
-    store.puts.clear();
+    store.forgetRecordedKeys();
 
     BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, new Cancellation(), p -> { });
 
     assertThat(r.bytesRead()).as("every file read again, none stored again").isEqualTo(8);
-    assertThat(store.puts).containsExactly("n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
     assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNotNull());
   }
 
@@ -171,7 +177,7 @@ class BackupRunnerTest {
     for (int i = 0; i < 300; i++) {
       Files.writeString(Files.createDirectories(src.resolve("many/d" + (i % 7))).resolve("f" + i), "content " + i);
     }
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
 
     BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 8, false), CLOCK, new Cancellation(), p -> { });
 
@@ -187,7 +193,7 @@ class BackupRunnerTest {
 
   @Test
   void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
-    InMemoryObjectStore store = new InMemoryObjectStore(true) {
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
       @Override
       public synchronized ObjectVersion put(String key, ObjectContent content) {
         ObjectVersion v = super.put(key, content);
@@ -215,7 +221,7 @@ class BackupRunnerTest {
   @Test
   void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
     AtomicBoolean busy = new AtomicBoolean();
-    InMemoryObjectStore store = new InMemoryObjectStore(true) {
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
       @Override
       public synchronized ObjectVersion put(String key, ObjectContent content) {
         ObjectVersion v = super.put(key, content);
@@ -258,33 +264,33 @@ class BackupRunnerTest {
 
   @Test
   void onlyAChangedFileIsUploadedAgain() throws IOException {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(store, new Cancellation(), p -> { });
     Files.writeString(src.resolve("z.txt"), "zzZ");
-    store.puts.clear();
+    store.forgetRecordedKeys();
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
     assertThat(r.stored()).isEqualTo(1);
-    assertThat(store.puts).containsExactly("n/z.txt", "n/.ballast-manifest.json");
+    assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
   }
 
   @Test
   void readsBackEachUploadWhenTheStoreDoesNotValidateChecksums() {
-    InMemoryObjectStore store = new InMemoryObjectStore(false);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.WITHOUT_ADDITIONAL_CHECKSUMS, new FakeTime());
     backup(store, new Cancellation(), p -> { });
-    assertThat(store.gets).contains("n/a b/ü+x/f.txt", "n/empty", "n/z.txt");
-    InMemoryObjectStore validating = new InMemoryObjectStore(true);
+    assertThat(store.keysRead()).contains("n/a b/ü+x/f.txt", "n/empty", "n/z.txt");
+    FakeObjectStore validating = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     backup(validating, new Cancellation(), p -> { });
-    assertThat(validating.gets).doesNotContain("n/z.txt");
+    assertThat(validating.keysRead()).doesNotContain("n/z.txt");
   }
 
   @Test
   void symlinksAreRecordedAsLinksNotFollowed() throws IOException {
     Files.createSymbolicLink(src.resolve("link"), Path.of("z.txt"));
     Files.createSymbolicLink(src.resolve("dangling"), Path.of("/nowhere/at/all"));
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
     assertThat(r.skipped()).isEmpty();
-    assertThat(store.puts).doesNotContain("n/link", "n/dangling");
+    assertThat(store.keysPut()).doesNotContain("n/link", "n/dangling");
     assertThat(r.ok()).isTrue();
     assertThat(manifest(store).tree().symlinks()).extracting(ManifestTree.Symlink::path, ManifestTree.Symlink::target)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("dangling", "/nowhere/at/all"),
@@ -297,7 +303,7 @@ class BackupRunnerTest {
     Files.createDirectories(src.resolve("empty dir"));
     Files.setPosixFilePermissions(src.resolve("empty dir"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     Files.createLink(src.resolve("z-again.txt"), src.resolve("z.txt"));
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
     assertThat(r.ok()).isTrue();
     Manifest m = manifest(store);
@@ -309,7 +315,7 @@ class BackupRunnerTest {
     // The walk meets one of the two names first and stores it; the other becomes a link to it.
     assertThat(m.tree().hardLinks()).singleElement().satisfies(l -> {
       assertThat(List.of(l.path(), l.target())).containsExactlyInAnyOrder("z.txt", "z-again.txt");
-      assertThat(store.puts).contains(Manifest.objectKey("n", l.target())).doesNotContain(Manifest.objectKey("n", l.path()));
+      assertThat(store.keysPut()).contains(Manifest.objectKey("n", l.target())).doesNotContain(Manifest.objectKey("n", l.path()));
     });
   }
 
@@ -326,7 +332,7 @@ class BackupRunnerTest {
     Files.writeString(src.resolve("a b/.ballastignore"), "# comment\n\n*.log\n/ü+x\n");
     Files.writeString(src.resolve("a b/x.log"), "x");
     Files.writeString(src.resolve("trace.tmp"), "x");
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     BackupRunner runner = new BackupRunner(store, "n", src,
         new BackupRunner.Settings(false, 1, false, List.of(Glob.parse("*.tmp")), true), new Cancellation(), CLOCK, err,
         () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), p -> { });
@@ -341,7 +347,7 @@ class BackupRunnerTest {
 
   @Test
   void aStoreThatDiesMidRunLeavesNoCompleteManifest() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true) {
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
       int puts;
 
       @Override
@@ -365,7 +371,7 @@ class BackupRunnerTest {
 
   @Test
   void cancellingStopsAfterTheCurrentFileAndMarksTheManifestIncomplete() {
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     Cancellation cancel = new Cancellation();
     BackupRunner.Result r = backup(store, cancel, p -> cancel.cancel());
     assertThat(r.cancelled()).isTrue();
@@ -387,7 +393,7 @@ class BackupRunnerTest {
         "printf one > \"$(printf 'x\\377')\"; printf two > \"$(printf 'x\\376')\"; printf 3 > \"$(printf 'nl\\nname')\"")
         .directory(src.toFile()).inheritIO().start();
     assertThat(p.waitFor()).isZero();
-    InMemoryObjectStore store = new InMemoryObjectStore(true);
+    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
     BackupRunner.Result r = backup(store, new Cancellation(), x -> { });
 
     assertThat(r.ok()).isFalse();
@@ -396,7 +402,7 @@ class BackupRunnerTest {
     assertThat(r.failed()).extracting(BackupRunner.Failure::reason)
         .anySatisfy(reason -> assertThat(reason).contains("not valid UTF-8"))
         .anySatisfy(reason -> assertThat(reason).contains("control character"));
-    assertThat(store.puts).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
+    assertThat(store.keysPut()).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
     Manifest m = manifest(store);
     // Every file was attempted: a snapshot of what could be stored, the others listed as not stored.
     assertThat(m.complete()).isTrue();

@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -18,10 +19,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Exit codes and messages of failures found before any store is opened, and of the default store's setup. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class BallastTest {
   @TempDir
   Path home;

@@ -2,9 +2,12 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,14 +15,18 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The prune protocol's windows, each forced open with the prune's hook rather than by timing. */
+@ExtendWith(LeakCheck.class)
 class PrunerTest {
   static final Instant T0 = Instant.parse("2026-06-01T12:00:00Z");
-  final InMemoryObjectStore store = new InMemoryObjectStore(true);
+  /** Stamps the versions written next. */
+  final FakeTime time = new FakeTime();
+  final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, time);
 
   ObjectVersion put(String key, String content, Instant at) {
-    store.now = at;
+    time.set(at);
     return store.put(key, ObjectContent.ofBytes(content.getBytes(StandardCharsets.UTF_8)));
   }
 
@@ -41,7 +48,7 @@ class PrunerTest {
     // The hook runs between the marker listing and the version listing: a backup starts there,
     // writes its marker and uploads a file its manifest (not yet written) will reference.
     Pruner.Result r = pruner(Duration.ZERO, () -> {
-      store.now = T0.plusMillis(5);
+      time.set(T0.plusMillis(5));
       store.put(RunMarker.prefix("n") + "run-1", ObjectContent.ofBytes(new byte[1]));
       store.put("n/b", ObjectContent.ofBytes("fresh".getBytes(StandardCharsets.UTF_8)));
     }).run(null);

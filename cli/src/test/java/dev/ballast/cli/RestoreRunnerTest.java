@@ -3,8 +3,11 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,16 +20,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class RestoreRunnerTest {
   static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
 
   @TempDir
   Path dir;
 
-  final InMemoryObjectStore store = new InMemoryObjectStore(true);
+  final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
   final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
 
   ManifestEntry stored(String path, String content) {
@@ -134,7 +139,7 @@ class RestoreRunnerTest {
   @Test
   void bytesThatDoNotMatchTheManifestAreNeverRenamedIntoPlace() throws IOException {
     Manifest m = manifest(stored("f.txt", "payload"));
-    store.corrupt("n/f.txt");
+    store.rot("n/f.txt");
     Path target = dir.resolve("out");
     RestoreRunner.Result r = restore(m, target, false);
     assertThat(r.ok()).isFalse();
@@ -149,7 +154,7 @@ class RestoreRunnerTest {
     Cancellation cancel = new Cancellation();
     byte[] big = new byte[1024 * 1024];
     new java.util.Random(5).nextBytes(big);
-    InMemoryObjectStore cancelling = new InMemoryObjectStore(true) {
+    FakeObjectStore cancelling = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
       @Override
       public synchronized dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
         dev.ballast.storage.object.ObjectRead r = super.get(key, o);

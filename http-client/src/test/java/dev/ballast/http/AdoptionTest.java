@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** What a new user trips on in the first hour, each with the input it was reported with. */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class AdoptionTest {
 
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
@@ -44,7 +48,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void policyKeyWithATrailingSlash_appliesToItsOrigin_threeConcurrentCallsGetOnePermit(CallMode mode)
+    void policyKeyWithATrailingSlashAppliesToItsOriginThreeConcurrentCallsGetOnePermit(CallMode mode)
             throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("http://127.0.0.1:8089/", bulkheadOfOne()).build();
@@ -101,7 +105,7 @@ class AdoptionTest {
     @ParameterizedTest
     @ValueSource(strings = {"payments", "api.example.com:443", "ftp://files.example.com", "https://user@api.example.com",
         "https://api.example.com/?tenant=1", "https://api.example.com/#top", "https:///path", "", "http://a b"})
-    void aKeyThatCannotNameADependencyIsRejectedAtBuild_namingTheKey(String key) {
+    void aKeyThatCannotNameADependencyIsRejectedAtBuildNamingTheKey(String key) {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency(key, bulkheadOfOne());
 
@@ -123,7 +127,7 @@ class AdoptionTest {
     }
 
     @Test
-    void withACustomResolver_keysAreTakenAsGiven() throws Exception {
+    void withACustomResolverKeysAreTakenAsGiven() throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependencyResolver(request -> "payments")
                 .dependency("payments", bulkheadOfOne()).build();
@@ -135,7 +139,7 @@ class AdoptionTest {
     }
 
     @Test
-    void aPolicyForAnotherHostNameOfTheSameOrigin_isCalledOutOnTheFirstCall() throws Exception {
+    void aPolicyForAnotherHostNameOfTheSameOriginIsCalledOutOnTheFirstCall() throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
                 .dependency("http://127.0.0.1:8089", bulkheadOfOne()).build();
         delegate.then(status(200));
@@ -151,7 +155,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void twoCallsAnswered500_theBreakerOpensOnTheFifthAttempt_andTheSecondCallReturnsThe500(CallMode mode)
+    void twoCallsAnswered500TheBreakerOpensOnTheFifthAttemptAndTheSecondCallReturnsThe500(CallMode mode)
             throws Exception {
         // defaults (3 attempts, the breaker opens after 5 failures in a row), retried at once
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate)
@@ -182,7 +186,7 @@ class AdoptionTest {
     }
 
     @Test
-    void aRetryRefusedByAFullBulkhead_returnsTheAnswerTheCallAlreadyHas() throws Exception {
+    void aRetryRefusedByAFullBulkheadReturnsTheAnswerTheCallAlreadyHas() throws Exception {
         HeldScheduler held = new HeldScheduler();
         try {
             ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).scheduler(held)
@@ -212,7 +216,7 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void a404ThatIsSimplyReturned_isNotLoggedAtInfo(CallMode mode) throws Exception {
+    void a404ThatIsSimplyReturnedIsNotLoggedAtInfo(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).build();
         delegate.then(status(404)).then(status(400));
 
@@ -246,9 +250,9 @@ class AdoptionTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void rejectionsWhileTheBreakerIsOpen_areLoggedOncePerOpenPeriod_andCountedEachTime(CallMode mode)
+    void rejectionsWhileTheBreakerIsOpenAreLoggedOncePerOpenPeriodAndCountedEachTime(CallMode mode)
             throws Exception {
-        ManualTicker ticker = new ManualTicker();
+        FakeTime ticker = new FakeTime();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .retry(dev.ballast.http.retry.RetryConfig.builder().maxAttempts(1).build())
                 .defaultDependency(DependencyConfig.builder().breaker(dev.ballast.http.breaker.BreakerConfig.builder()
@@ -281,7 +285,7 @@ class AdoptionTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aTotalTimeoutGiveUpIsLoggedOnce(CallMode mode) throws Exception {
-        ManualTicker ticker = new ManualTicker();
+        FakeTime ticker = new FakeTime();
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .totalTimeout(java.time.Duration.ofSeconds(2)).build();
         delegate.then(hang());

@@ -10,6 +10,8 @@ import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,6 +40,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The caller-thread fast path: what a healthy call does not do (hand off to another thread,
@@ -45,11 +48,12 @@ import org.junit.jupiter.api.Timeout;
  * without leaking an interrupt, and how cheap a rejection is.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class FastPathTest {
 
     private static final String ORIGIN = "http://api.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final CountingScheduler scheduler = new CountingScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
 
@@ -67,7 +71,7 @@ class FastPathTest {
     }
 
     @Test
-    void healthySend_runsTheWrappedClientOnTheCallersThread_andSchedulesNothing() throws Exception {
+    void healthySendRunsTheWrappedClientOnTheCallersThreadAndSchedulesNothing() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(status(200, java.util.Map.of(), "ok"));
 
@@ -79,7 +83,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncWithoutRetry_callsTheWrappedClientFromTheCallingThread_andSchedulesNothing() throws Exception {
+    void sendAsyncWithoutRetryCallsTheWrappedClientFromTheCallingThreadAndSchedulesNothing() throws Exception {
         ResilientHttpClient client = builder().build();
         AtomicReference<Thread> sentFrom = new AtomicReference<>();
         delegate.then(exchange -> {
@@ -95,7 +99,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncThatRetries_schedulesExactlyItsBackoff() throws Exception {
+    void sendAsyncThatRetriesSchedulesExactlyItsBackoff() throws Exception {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(2)
                         .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
@@ -109,7 +113,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendBlockedInTheWrappedClient_isEndedByItsAttemptTimeout_onTheTicker_withoutLeakingTheInterrupt() {
+    void sendBlockedInTheWrappedClientIsEndedByItsAttemptTimeoutOnTheTickerWithoutLeakingTheInterrupt() {
         ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
                 .retry(RetryConfig.builder().maxAttempts(1).build()).build();
         delegate.then(hang());
@@ -132,7 +136,7 @@ class FastPathTest {
     }
 
     @Test
-    void sendAsyncExchangeThatHangs_isCancelledByItsAttemptTimeout_onTheTicker() {
+    void sendAsyncExchangeThatHangsIsCancelledByItsAttemptTimeoutOnTheTicker() {
         ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
                 .retry(RetryConfig.builder().maxAttempts(1).build()).build();
         delegate.then(hang());
@@ -149,7 +153,7 @@ class FastPathTest {
     }
 
     @Test
-    void openCircuitRejection_hasNoStackTrace_isCounted_andIsNotLoggedAtInfo() throws Exception {
+    void openCircuitRejectionHasNoStackTraceIsCountedAndIsNotLoggedAtInfo() throws Exception {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
                 .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())

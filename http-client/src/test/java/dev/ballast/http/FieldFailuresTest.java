@@ -12,6 +12,8 @@ import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -31,9 +34,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the server (here a scripted delegate) answered, and what the caller must observe.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class FieldFailuresTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final java.util.concurrent.ScheduledThreadPoolExecutor immediate =
@@ -67,7 +71,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void refusedStream_ofAnUnkeyedPost_isRetried_becauseTheServerDidNotProcessIt(CallMode mode) throws Exception {
+    void refusedStreamOfAnUnkeyedPostIsRetriedBecauseTheServerDidNotProcessIt(CallMode mode) throws Exception {
         ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
                 .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
         delegate.then(failure(new IOException("Received RST_STREAM: Stream not processed"))).then(status(201));
@@ -81,7 +85,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void notProcessedByPeer_ofAPutMarkedNonIdempotent_isRetried(CallMode mode) throws Exception {
+    void notProcessedByPeerOfAPutMarkedNonIdempotentIsRetried(CallMode mode) throws Exception {
         ResilientHttpClient client = builder().build();
         HttpRequest put = HttpRequest.newBuilder(URI.create("http://api.test/bucket/key"))
                 .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2).nonIdempotent())
@@ -96,7 +100,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aResetThatIsNotARefusal_ofAnUnkeyedPost_isStillNotRetried(CallMode mode) {
+    void aResetThatIsNotARefusalOfAnUnkeyedPostIsStillNotRetried(CallMode mode) {
         ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
                 .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
         delegate.then(failure(new IOException("Received RST_STREAM: Internal error")));
@@ -111,7 +115,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void fortyDeadHostsWithOpenBreakers_thenFortyHealthyOnes_keepAtMostMaxDependenciesStates(CallMode mode)
+    void fortyDeadHostsWithOpenBreakersThenFortyHealthyOnesKeepAtMostMaxDependenciesStates(CallMode mode)
             throws Exception {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(1).build())
@@ -140,7 +144,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void anOpenBreakerWithinItsOpenWindow_isStillNeverEvicted(CallMode mode) throws Exception {
+    void anOpenBreakerWithinItsOpenWindowIsStillNeverEvicted(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .maxDependencies(1)
@@ -182,7 +186,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aHandlerThatCannotParseAComplete200_isNotRetried_andNeverOpensTheBreaker(CallMode mode) throws Exception {
+    void aHandlerThatCannotParseAComplete200IsNotRetriedAndNeverOpensTheBreaker(CallMode mode) throws Exception {
         // defaults: 3 attempts, the breaker opens after 5 failures in a row
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(immediate).build();
@@ -211,7 +215,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aHandlerFailingOnA503_stillCountsThe503ForTheBreaker_butIsNotRetried(CallMode mode) {
+    void aHandlerFailingOnA503StillCountsThe503ForTheBreakerButIsNotRetried(CallMode mode) {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
                 .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
                         .consecutiveFailureThreshold(1).build()).build())
@@ -229,7 +233,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aHandlerThrowingIllegalStateException_failsAsTheJdkClientFails(CallMode mode) {
+    void aHandlerThrowingIllegalStateExceptionFailsAsTheJdkClientFails(CallMode mode) {
         ResilientHttpClient client = builder().build();
         IllegalStateException bug = new IllegalStateException("handler bug");
         delegate.then(status(200, Map.of(), "ok"));
@@ -259,7 +263,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aStalledBodyReadThroughOfInputStream_failsWithTheAttemptTimeout_andTheExchangeIsAborted(CallMode mode)
+    void aStalledBodyReadThroughOfInputStreamFailsWithTheAttemptTimeoutAndTheExchangeIsAborted(CallMode mode)
             throws Exception {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
@@ -280,7 +284,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aStalledBodyReadThroughOfLines_failsWithTheAttemptTimeout(CallMode mode) throws Exception {
+    void aStalledBodyReadThroughOfLinesFailsWithTheAttemptTimeout(CallMode mode) throws Exception {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, "line 1\nline"));
@@ -297,7 +301,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aStalledBodyReadThroughOfPublisher_failsItsSubscriberWithTheAttemptTimeout(CallMode mode) throws Exception {
+    void aStalledBodyReadThroughOfPublisherFailsItsSubscriberWithTheAttemptTimeout(CallMode mode) throws Exception {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
@@ -334,7 +338,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aStalledBodyReadThroughOfByteArrayConsumer_failsTheCallWithTheAttemptTimeout(CallMode mode) {
+    void aStalledBodyReadThroughOfByteArrayConsumerFailsTheCallWithTheAttemptTimeout(CallMode mode) {
         ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
                 .attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
@@ -355,7 +359,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aBodyExemptedPerRequest_mayBeReadPastTheAttemptTimeout(CallMode mode) throws Exception {
+    void aBodyExemptedPerRequestMayBeReadPastTheAttemptTimeout(CallMode mode) throws Exception {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody bounded = new ScriptedHttpClient.StallingBody();
         ScriptedHttpClient.StallingBody exempt = new ScriptedHttpClient.StallingBody();
@@ -380,7 +384,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aStreamedBodyThatEndsInTime_isReadInFull(CallMode mode) throws Exception {
+    void aStreamedBodyThatEndsInTimeIsReadInFull(CallMode mode) throws Exception {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
@@ -398,7 +402,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aDelegateThatNeverRunsTheHandler_isClassifiedFromItsResponse_evenWithoutHeaders(CallMode mode)
+    void aDelegateThatNeverRunsTheHandlerIsClassifiedFromItsResponseEvenWithoutHeaders(CallMode mode)
             throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(ScriptedHttpClient.responseWithoutRunningTheHandler(503, null))
@@ -414,7 +418,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aDependencyAnswering200In20Seconds_opensTheBreakerOnItsSlowCallRate(CallMode mode) throws Exception {
+    void aDependencyAnswering200In20SecondsOpensTheBreakerOnItsSlowCallRate(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
                 .attemptTimeout(Duration.ofSeconds(30)).totalTimeout(Duration.ofSeconds(60))
                 .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
@@ -440,7 +444,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void answersFasterThanTheSlowCallThreshold_neverOpenIt(CallMode mode) throws Exception {
+    void answersFasterThanTheSlowCallThresholdNeverOpenIt(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
                 .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
                         .slidingWindowSize(4).minimumNumberOfCalls(4)
@@ -466,7 +470,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void keyedPost_answered409BecauseTheKeyIsStillBeingProcessed_isRetriedAfterItsRetryAfter(CallMode mode)
+    void keyedPostAnswered409BecauseTheKeyIsStillBeingProcessedIsRetriedAfterItsRetryAfter(CallMode mode)
             throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(status(409, Map.of("Retry-After", List.of("0")), "{\"detail\":\"request in progress\"}"))
@@ -485,7 +489,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void keyedPost_answered422BecauseTheKeyWasReusedWithAnotherPayload_isReturnedUnretried(CallMode mode)
+    void keyedPostAnswered422BecauseTheKeyWasReusedWithAnotherPayloadIsReturnedUnretried(CallMode mode)
             throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(status(422, Map.of(), "{\"detail\":\"key reused with another payload\"}"));
@@ -498,7 +502,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void unkeyedRequest_answered409_isAnOrdinaryConflict_andReturnedUnretried(CallMode mode) throws Exception {
+    void unkeyedRequestAnswered409IsAnOrdinaryConflictAndReturnedUnretried(CallMode mode) throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(status(409));
 

@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -25,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,11 +37,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * never for a request that may not be sent twice.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class HedgingTest {
 
     private static final String ORIGIN = "http://replicas.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ExecutorService callers = Executors.newCachedThreadPool();
@@ -73,7 +77,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aFirstAttemptWithoutAnswerAfterTheDelay_isHedged_theFirstAnswerWins_andTheOtherIsCancelled(CallMode mode)
+    void aFirstAttemptWithoutAnswerAfterTheDelayIsHedgedTheFirstAnswerWinsAndTheOtherIsCancelled(CallMode mode)
             throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         delegate.then(hang()).then(status(200, Map.of(), "from the second replica"));
@@ -97,7 +101,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void theFirstAttemptAnsweringFirst_winsOverItsHedge(CallMode mode) throws Exception {
+    void theFirstAttemptAnsweringFirstWinsOverItsHedge(CallMode mode) throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         java.util.concurrent.CompletableFuture<Object> first = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> firstExchange =
@@ -119,7 +123,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aPostWithoutIdempotencyKey_isNeverHedged(CallMode mode) throws Exception {
+    void aPostWithoutIdempotencyKeyIsNeverHedged(CallMode mode) throws Exception {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(scheduler).idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
                         .build())
@@ -152,7 +156,7 @@ class HedgingTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aKeyedPost_isHedged_withTheSameKeyOnBothAttempts(CallMode mode) throws Exception {
+    void aKeyedPostIsHedgedWithTheSameKeyOnBothAttempts(CallMode mode) throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         delegate.then(hang()).then(status(201));
         Future<HttpResponse<String>> call = call(mode, client, HttpRequest.newBuilder(
@@ -168,7 +172,7 @@ class HedgingTest {
     }
 
     @Test
-    void theRetryBudgetBoundsHedges_anEmptyBudgetSendsNone() throws Exception {
+    void theRetryBudgetBoundsHedgesAnEmptyBudgetSendsNone() throws Exception {
         HedgingConfig hedging = HedgingConfig.fixedDelay(Duration.ofMillis(100));
         ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
                 .scheduler(scheduler)
@@ -211,7 +215,7 @@ class HedgingTest {
     }
 
     @Test
-    void aPercentileDelay_isThatPercentileOfTheRecentLatencies() throws Exception {
+    void aPercentileDelayIsThatPercentileOfTheRecentLatencies() throws Exception {
         ResilientHttpClient client = client(HedgingConfig.percentileDelay(95, Duration.ofSeconds(1)));
         for (int i = 1; i <= 20; i++) {
             long millis = i * 10L; // latencies 10 ms .. 200 ms: the 95th percentile is 190 ms

@@ -8,6 +8,8 @@ import dev.ballast.http.classify.Outcome;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The listener events made for metrics: the end of every attempt and call as plain numbers, timed on
@@ -29,11 +32,12 @@ import org.junit.jupiter.api.Timeout;
  * dependency's state, heard before any event of the state that replaces it.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class ListenerLifecycleEventsTest {
 
     private static final Duration EXCHANGE = Duration.ofMillis(7);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     private final Recorder recorder = new Recorder();
@@ -63,7 +67,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aRetriedCall_reportsEachAttemptWithItsOwnDuration_andTheCallOnceWithItsWholeDuration() throws Exception {
+    void aRetriedCallReportsEachAttemptWithItsOwnDurationAndTheCallOnceWithItsWholeDuration() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(slowStatus(503)).then(slowStatus(200));
 
@@ -78,7 +82,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void sendAsync_reportsTheSameEndsAsSend() throws Exception {
+    void sendAsyncReportsTheSameEndsAsSend() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(slowStatus(404));
 
@@ -91,13 +95,13 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aRejectedAttempt_lastsNoTime_andEndsTheCallAsRejected() throws Exception {
+    void aRejectedAttemptLastsNoTimeAndEndsTheCallAsRejected() throws Exception {
         // the plain-number events alone: the open breaker refuses before the call is built
         rejectedCallEndsAsRejected(builder());
     }
 
     @Test
-    void aRejectedAttempt_endsTheSame_whenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
+    void aRejectedAttemptEndsTheSameWhenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
         HttpClientListener rejections = new HttpClientListener() {
             @Override
             public void onRejected(String dependency, CallRejectedException rejection) {
@@ -126,7 +130,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void build_handsEveryListenerItsClient_beforeAnyOtherEvent() throws Exception {
+    void buildHandsEveryListenerItsClientBeforeAnyOtherEvent() throws Exception {
         ResilientHttpClient client = builder().build();
 
         assertThat(recorder.clients).containsExactly(client);
@@ -134,7 +138,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void aListenerRefusingTheClient_failsBuild() {
+    void aListenerRefusingTheClientFailsBuild() {
         HttpClientListener refusing = new HttpClientListener() {
             @Override
             public void onClientBuilt(ResilientHttpClient client) {
@@ -149,7 +153,7 @@ class ListenerLifecycleEventsTest {
     }
 
     @Test
-    void anEvictedDependency_isReported_beforeTheEventsOfTheStateThatReplacesIt() throws Exception {
+    void anEvictedDependencyIsReportedBeforeTheEventsOfTheStateThatReplacesIt() throws Exception {
         ResilientHttpClient client = builder().maxDependencies(1).build();
         delegate.then(status(200)).then(status(200)).then(status(200));
 

@@ -26,7 +26,7 @@ class ModuleBoundaryTest {
     Path work;
 
     @Test
-    void aModuleUsingTheExportedApi_compiles() throws Exception {
+    void aModuleUsingTheExportedApiCompiles() throws Exception {
         String result = compileConsumer("import dev.ballast.http.ResilientHttpClient;\n"
                 + "import dev.ballast.http.breaker.BreakerConfig;\n"
                 + "class Consumer { Object o = ResilientHttpClient.newBuilder(); Object c = BreakerConfig.ofDefaults(); }\n");
@@ -35,7 +35,7 @@ class ModuleBoundaryTest {
     }
 
     @Test
-    void aModuleImportingTheInternalPackage_doesNotCompile() throws Exception {
+    void aModuleImportingTheInternalPackageDoesNotCompile() throws Exception {
         String result = compileConsumer("import dev.ballast.http.internal.Durations;\n"
                 + "class Consumer { long n = Durations.saturatedAdd(1, 2); }\n");
 

@@ -15,6 +15,8 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -30,6 +32,7 @@ import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Defects found in the pipeline, each pinned by a test that failed before its fix: breaker reports of
@@ -37,11 +40,12 @@ import org.junit.jupiter.api.Timeout;
  * the bound on per-dependency state, and the warning about the JDK's own re-sends.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class PipelineDefectsTest {
 
     private static final String ORIGIN = "http://api.test:80";
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
 
@@ -72,7 +76,7 @@ class PipelineDefectsTest {
     // ---- a. an answerless permanent failure never closes a half-open breaker ---------------------
 
     @Test
-    void halfOpenProbe_failingWithACertificateError_reopensTheBreaker_insteadOfClosingIt() throws Exception {
+    void halfOpenProbeFailingWithACertificateErrorReopensTheBreakerInsteadOfClosingIt() throws Exception {
         ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
@@ -93,7 +97,7 @@ class PipelineDefectsTest {
     }
 
     @Test
-    void halfOpenProbe_answered404_closesTheBreaker_becauseTheDependencyAnswered() throws Exception {
+    void halfOpenProbeAnswered404ClosesTheBreakerBecauseTheDependencyAnswered() throws Exception {
         ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503)).then(status(404));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
@@ -120,7 +124,7 @@ class PipelineDefectsTest {
     // ---- b. a retry cancelled during its backoff gives its budget token back ----------------------
 
     @Test
-    void cancelDuringBackoff_refundsTheRetryBudgetToken_andSendsNothingMore() {
+    void cancelDuringBackoffRefundsTheRetryBudgetTokenAndSendsNothingMore() {
         ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
         delegate.then(status(503)).then(status(200));
 
@@ -141,7 +145,7 @@ class PipelineDefectsTest {
     }
 
     @Test
-    void cancelAfterTheHeadersDecidedARetry_butBeforeTheBodyDrained_refundsTheToken() {
+    void cancelAfterTheHeadersDecidedARetryButBeforeTheBodyDrainedRefundsTheToken() {
         ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
         delegate.then(ScriptedHttpClient.headersThenStall(503));
 
@@ -160,7 +164,7 @@ class PipelineDefectsTest {
     // ---- c. the bulkhead wait never outlives the total timeout ------------------------------------
 
     @Test
-    void bulkheadWait_longerThanTheTotalTimeout_isCappedByTheTimeTheCallHasLeft() {
+    void bulkheadWaitLongerThanTheTotalTimeoutIsCappedByTheTimeTheCallHasLeft() {
         ResilientHttpClient client = builder()
                 .totalTimeout(Duration.ofSeconds(5))
                 .defaultDependency(DependencyConfig.builder()
@@ -188,7 +192,7 @@ class PipelineDefectsTest {
     }
 
     @Test
-    void bulkheadWait_ofARetry_isCappedByWhatIsLeft_andEndsTheCallWithItsAnswerWhenItExpires() {
+    void bulkheadWaitOfARetryIsCappedByWhatIsLeftAndEndsTheCallWithItsAnswerWhenItExpires() {
         ResilientHttpClient client = builder()
                 .totalTimeout(Duration.ofSeconds(5))
                 .retry(RetryConfig.builder().maxAttempts(2)
@@ -230,7 +234,7 @@ class PipelineDefectsTest {
     // ---- f. per-dependency state is bounded, evicting only idle dependencies ----------------------
 
     @Test
-    void dependencies_beyondTheBound_evictTheLeastRecentlyUsedIdleOne() throws Exception {
+    void dependenciesBeyondTheBoundEvictTheLeastRecentlyUsedIdleOne() throws Exception {
         ResilientHttpClient client = builder().maxDependencies(2).build();
         for (String host : new String[] {"a", "b", "c"}) {
             delegate.then(status(200));
@@ -243,7 +247,7 @@ class PipelineDefectsTest {
     }
 
     @Test
-    void dependencies_withAnOpenBreakerOrACallInFlight_areNeverEvicted() throws Exception {
+    void dependenciesWithAnOpenBreakerOrACallInFlightAreNeverEvicted() throws Exception {
         ResilientHttpClient client = builder().maxDependencies(2)
                 .defaultDependency(DependencyConfig.builder()
                         .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())
@@ -270,7 +274,7 @@ class PipelineDefectsTest {
     }
 
     @Test
-    void maxDependencies_belowOne_isRejectedNamingTheInput() {
+    void maxDependenciesBelowOneIsRejectedNamingTheInput() {
         assertThatThrownBy(() -> ResilientHttpClient.newBuilder().maxDependencies(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxDependencies must be >= 1 but was 0");
@@ -279,7 +283,7 @@ class PipelineDefectsTest {
     // ---- e. the JDK's all-method retry is called out at build time --------------------------------
 
     @Test
-    void build_warnsWhenJdkAllMethodRetryIsEnabled_andOnlyThen() {
+    void buildWarnsWhenJdkAllMethodRetryIsEnabledAndOnlyThen() {
         String property = "jdk.httpclient.enableAllMethodRetry";
         String previous = System.getProperty(property);
         PrintStream originalErr = System.err;

@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -24,15 +26,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Inputs a caller should not send and lifecycle races: a broken dependency resolver, shutdown with
  * calls in flight. Each test asserts what the caller sees and what reached the wrapped client.
  */
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class PipelineEdgeCasesTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final HeldScheduler scheduler = new HeldScheduler();
     private final ScriptedHttpClient delegate = new ScriptedHttpClient();
     private final ExecutorService callers = Executors.newSingleThreadExecutor();
@@ -53,7 +57,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void dependencyResolverReturningNull_failsNamingTheResolver_andSendsNothing() throws Exception {
+    void dependencyResolverReturningNullFailsNamingTheResolverAndSendsNothing() throws Exception {
         ResilientHttpClient client = builder().dependencyResolver(request -> null).build();
 
         assertThatThrownBy(() -> client.send(get("http://api.test/"), BodyHandlers.discarding()))
@@ -65,7 +69,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void dependencyResolverThatThrows_propagatesItsException_sendsNothing_andLeavesTheClientUsable()
+    void dependencyResolverThatThrowsPropagatesItsExceptionSendsNothingAndLeavesTheClientUsable()
             throws Exception {
         ResilientHttpClient client = builder().dependencyResolver(request -> {
             if (request.uri().getPath().equals("/bad")) {
@@ -87,7 +91,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdownNow_withASendInFlight_makesSendThrowIOException_andCancelsTheExchange() throws Exception {
+    void shutdownNowWithASendInFlightMakesSendThrowIOExceptionAndCancelsTheExchange() throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(hang());
         Future<Throwable> blocked = callers.submit(() -> {
@@ -111,7 +115,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdownNow_withASendAsyncInFlight_failsItsFutureWithIOException() {
+    void shutdownNowWithASendAsyncInFlightFailsItsFutureWithIOException() {
         ResilientHttpClient client = builder().build();
         delegate.then(hang());
         CompletableFuture<HttpResponse<Void>> call = client.sendAsync(get("http://api.test/slow"),
@@ -126,7 +130,7 @@ class PipelineEdgeCasesTest {
     }
 
     @Test
-    void shutdown_withACallInFlight_letsItFinish_andRejectsNewCalls() throws Exception {
+    void shutdownWithACallInFlightLetsItFinishAndRejectsNewCalls() throws Exception {
         ResilientHttpClient client = builder().build();
         CompletableFuture<Object> answer = new CompletableFuture<>();
         AtomicReference<ScriptedHttpClient.Exchange<?>> exchange = new AtomicReference<>();

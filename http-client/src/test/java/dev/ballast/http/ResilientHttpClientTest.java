@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieManager;
@@ -22,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class ResilientHttpClientTest {
 
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
@@ -34,7 +37,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void accessors_whenWrappingADelegate_answerAsTheDelegateDoes() {
+    void accessorsWhenWrappingADelegateAnswerAsTheDelegateDoes() {
         // given
         CookieManager cookies = new CookieManager();
         ProxySelector proxy = ProxySelector.of(new InetSocketAddress("proxy.invalid", 3128));
@@ -67,7 +70,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void jdkBuilderOptions_configureTheCreatedDelegate() {
+    void jdkBuilderOptionsConfigureTheCreatedDelegate() {
         // when
         ResilientHttpClient client = ResilientHttpClient.newBuilder()
                 .connectTimeout(Duration.ofMillis(1500))
@@ -82,7 +85,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void build_whenDelegateAndJdkOptionsAreBothSet_throwsNamingTheOptions() {
+    void buildWhenDelegateAndJdkOptionsAreBothSetThrowsNamingTheOptions() {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder()
                 .delegate(HttpClient.newHttpClient())
                 .connectTimeout(Duration.ofSeconds(1));
@@ -93,7 +96,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void builder_rejectsNonPositiveTimeoutsAndNulls() {
+    void builderRejectsNonPositiveTimeoutsAndNulls() {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder();
 
         assertThatThrownBy(() -> builder.totalTimeout(Duration.ZERO))
@@ -111,7 +114,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void shutdown_rejectsNewCalls_andTerminatesOnceIdle() throws Exception {
+    void shutdownRejectsNewCallsAndTerminatesOnceIdle() throws Exception {
         // given
         ResilientHttpClient client = ResilientHttpClient.newBuilder().build();
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:9/")).build();
@@ -132,7 +135,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void lifecycleMethods_overrideHttpClientsOnJdk21AndLater() throws Exception {
+    void lifecycleMethodsOverrideHttpClientsOnJdk21AndLater() throws Exception {
         assumeThat(Runtime.version().feature()).as("HttpClient has lifecycle methods from JDK 21").isGreaterThanOrEqualTo(21);
         // given
         HttpClient client = ResilientHttpClient.newBuilder().build();
@@ -149,7 +152,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void close_onAFreshClient_returnsAndTerminates() {
+    void closeOnAFreshClientReturnsAndTerminates() {
         ResilientHttpClient client = ResilientHttpClient.newBuilder().build();
 
         client.close();
@@ -158,7 +161,7 @@ class ResilientHttpClientTest {
     }
 
     @Test
-    void sendAsync_whenTheCallersSchedulerWasShutDown_failsAtTheFirstBackoffInsteadOfHanging() throws Exception {
+    void sendAsyncWhenTheCallersSchedulerWasShutDownFailsAtTheFirstBackoffInsteadOfHanging() throws Exception {
         // given a scheduler that refuses work, and a dependency that answers 503 (a retry needs a backoff)
         java.util.concurrent.ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         scheduler.shutdown();

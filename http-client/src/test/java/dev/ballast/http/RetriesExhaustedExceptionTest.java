@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 class RetriesExhaustedExceptionTest {
 
     @Test
-    void carriesEveryAttemptsFailureInOrder_andTheLastAsCause() {
+    void carriesEveryAttemptsFailureInOrderAndTheLastAsCause() {
         IOException first = new ConnectException("refused");
         IOException second = new HttpTimeoutException("timed out");
 

@@ -1,7 +1,7 @@
 package dev.ballast.http;
 
+import dev.ballast.testkit.StaticResponse;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +19,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.function.Function;
-import javax.net.ssl.SSLSession;
 
 /**
  * A delegate {@link HttpClient} that answers each exchange from a script, in order, without a
@@ -81,7 +79,7 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
      * when nobody stubbed them.
      */
     static Step responseWithoutRunningTheHandler(int status, HttpHeaders headers) {
-        return exchange -> CompletableFuture.completedFuture(new Response<>(status, exchange.request(), headers, null));
+        return exchange -> CompletableFuture.completedFuture(StaticResponse.of(status, exchange.request(), headers, null));
     }
 
     static Step status(int status) {
@@ -144,7 +142,7 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
                     }
                 });
                 return s.getBody().toCompletableFuture()
-                        .thenApply(body -> new Response<>(status, exchange.request(), headers, body));
+                        .thenApply(body -> StaticResponse.of(status, exchange.request(), headers, body));
             };
         }
 
@@ -189,7 +187,7 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
         }
         subscriber.onComplete();
         T value = subscriber.getBody().toCompletableFuture().join();
-        return new Response<>(status, exchange.request(), httpHeaders, value);
+        return StaticResponse.of(status, exchange.request(), httpHeaders, value);
     }
 
     private static HttpResponse.ResponseInfo info(int status, HttpHeaders httpHeaders) {
@@ -287,29 +285,5 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
 
     @Override
     public void close() {
-    }
-
-    private record Response<T>(int statusCode, HttpRequest request, HttpHeaders headers, T body)
-            implements HttpResponse<T> {
-
-        @Override
-        public Optional<HttpResponse<T>> previousResponse() {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<SSLSession> sslSession() {
-            return Optional.empty();
-        }
-
-        @Override
-        public URI uri() {
-            return request.uri();
-        }
-
-        @Override
-        public Version version() {
-            return Version.HTTP_1_1;
-        }
     }
 }

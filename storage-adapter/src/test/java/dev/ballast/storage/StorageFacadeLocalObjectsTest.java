@@ -8,15 +8,18 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.storage.object.local.LocalStoreConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
+@ExtendWith(LeakCheck.class)
 class StorageFacadeLocalObjectsTest {
 
   @TempDir Path dir;

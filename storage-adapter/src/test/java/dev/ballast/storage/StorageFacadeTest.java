@@ -7,23 +7,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
-import dev.ballast.storage.cache.MutableClock;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class StorageFacadeTest {
 
   @TempDir Path root;
   private final FakeObjectStore store = new FakeObjectStore();
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final FakeTime clock = new FakeTime(Instant.parse("2026-01-01T00:00:00Z"));
 
   @Test
   void offsetWritesGoToBlockVolumes() {

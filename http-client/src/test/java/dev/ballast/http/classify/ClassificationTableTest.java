@@ -70,7 +70,7 @@ class ClassificationTableTest {
     @ParameterizedTest(name = "{0} with Retry-After -> {1}")
     @CsvSource({"503, TRANSIENT", "429, THROTTLED", "500, TRANSIENT", "502, TRANSIENT", "504, AMBIGUOUS",
             "200, SUCCESS", "404, PERMANENT"})
-    void retryAfterChangesNoStatusOutcome_a503StaysABreakerFailure(int status, Outcome expected) {
+    void retryAfterChangesNoStatusOutcomeA503StaysABreakerFailure(int status, Outcome expected) {
         assertThat(table.classifyResponse(status, RETRY_AFTER)).isEqualTo(expected);
         assertThat(table.classifyResponse(503, RETRY_AFTER).isBreakerFailure()).isTrue();
     }
@@ -78,7 +78,7 @@ class ClassificationTableTest {
     @ParameterizedTest(name = "keyed request answered {0} -> {1}")
     @CsvSource({"409, THROTTLED", "422, PERMANENT", "200, SUCCESS", "429, THROTTLED", "503, TRANSIENT",
             "400, PERMANENT"})
-    void idempotencyKeyProtocol_409IsInProgressAndRetryable_422IsAReusedKeyAndPermanent(int status, Outcome expected) {
+    void idempotencyKeyProtocol409IsInProgressAndRetryable422IsAReusedKeyAndPermanent(int status, Outcome expected) {
         // draft-ietf-httpapi-idempotency-key-header: 409 = the same key is still being processed,
         // 422 = the key was reused with another payload
         assertThat(table.classifyKeyedResponse(status, NO_HEADERS)).isEqualTo(expected);
@@ -137,13 +137,13 @@ class ClassificationTableTest {
     }
 
     @Test
-    void anOldJdksGoAwayFailsProcessedStreamsToo_andStaysAmbiguous() {
+    void anOldJdksGoAwayFailsProcessedStreamsTooAndStaysAmbiguous() {
         assertThat(table.classifyFailure(new IOException("/127.0.0.1:60422: GOAWAY received")))
                 .isEqualTo(Outcome.AMBIGUOUS);
     }
 
     @Test
-    void onlyThePlainJdkExceptionCarriesTheSignal_notASubclassOrAnotherMessage() {
+    void onlyThePlainJdkExceptionCarriesTheSignalNotASubclassOrAnotherMessage() {
         assertThat(table.classifyFailure(new SocketException("request not processed by peer")))
                 .isEqualTo(Outcome.AMBIGUOUS);
         assertThat(table.classifyFailure(new IOException("Received RST_STREAM: Internal error")))

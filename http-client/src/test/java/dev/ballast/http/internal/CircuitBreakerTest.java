@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 
@@ -36,7 +36,7 @@ class CircuitBreakerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(5);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final RecordingListener listener = new RecordingListener();
     private ExecutorService pool;
 
@@ -681,7 +681,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void successesSlowerThanTheThreshold_atTheSlowCallRate_openTheBreaker() throws CircuitOpenException {
+    void successesSlowerThanTheThresholdAtTheSlowCallRateOpenTheBreaker() throws CircuitOpenException {
         CircuitBreaker breaker = breaker(slowAboveOneSecond(60).build());
 
         timedCalls(breaker, "S0", "S0", "S20", "S20");
@@ -693,7 +693,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void slowCallsBelowTheRate_orExactlyAtTheDuration_leaveItClosed() throws CircuitOpenException {
+    void slowCallsBelowTheRateOrExactlyAtTheDurationLeaveItClosed() throws CircuitOpenException {
         CircuitBreaker breaker = breaker(slowAboveOneSecond(60).build());
 
         timedCalls(breaker, "S0", "S0", "S0", "S20", "S1", "S20", "S0", "S0", "S1", "S0");
@@ -702,7 +702,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void slowFailuresCountTowardsBothRates_andTheSlowRateAloneCanOpen() throws CircuitOpenException {
+    void slowFailuresCountTowardsBothRatesAndTheSlowRateAloneCanOpen() throws CircuitOpenException {
         CircuitBreaker breaker = breaker(slowAboveOneSecond(40).failureRateThreshold(100).build());
 
         timedCalls(breaker, "F20", "S0", "S0", "F20", "S0");
@@ -721,7 +721,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void aHalfOpenProbeThatSucceedsSlowly_opensTheBreakerAgain() throws CircuitOpenException {
+    void aHalfOpenProbeThatSucceedsSlowlyOpensTheBreakerAgain() throws CircuitOpenException {
         CircuitBreaker breaker = breaker(slowAboveOneSecond(100).build());
         calls(breaker, "FFFFF");
         ticker.advance(WAIT);
@@ -736,7 +736,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void byDefault_onlyCallsSlowerThanSixtySeconds_allOfThem_open() throws CircuitOpenException {
+    void byDefaultOnlyCallsSlowerThanSixtySecondsAllOfThemOpen() throws CircuitOpenException {
         CircuitBreaker breaker = breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
 
         timedCalls(breaker, "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60");

@@ -3,7 +3,7 @@ package dev.ballast.http.internal;
 import static dev.ballast.http.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class DeadlineTimerTest {
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final DeadlineTimer timer = new DeadlineTimer(ticker);
     private final List<String> fired = new CopyOnWriteArrayList<>();
 
@@ -35,7 +35,7 @@ class DeadlineTimerTest {
     }
 
     @Test
-    void aTimeoutFiresOnceTheTickerPassesItsDeadline_andNotBefore() {
+    void aTimeoutFiresOnceTheTickerPassesItsDeadlineAndNotBefore() {
         DeadlineTimer.Timeout t = timeout("a", Duration.ofSeconds(10));
         timer.arm(t);
         ticker.advance(Duration.ofMillis(9_999));
@@ -50,7 +50,7 @@ class DeadlineTimerTest {
     }
 
     @Test
-    void aDisarmedTimeoutNeverFires_andTheOthersDo() {
+    void aDisarmedTimeoutNeverFiresAndTheOthersDo() {
         DeadlineTimer.Timeout disarmed = timeout("disarmed", Duration.ofSeconds(1));
         DeadlineTimer.Timeout early = timeout("early", Duration.ofSeconds(1));
         DeadlineTimer.Timeout late = timeout("late", Duration.ofSeconds(5));
@@ -69,7 +69,7 @@ class DeadlineTimerTest {
     }
 
     @Test
-    void afterShutdown_theThreadEndsOnceNothingIsArmed_andArmedTimeoutsStillFire() throws Exception {
+    void afterShutdownTheThreadEndsOnceNothingIsArmedAndArmedTimeoutsStillFire() throws Exception {
         DeadlineTimer.Timeout t = timeout("in flight", Duration.ofSeconds(1));
         timer.arm(t);
         timer.shutdown();

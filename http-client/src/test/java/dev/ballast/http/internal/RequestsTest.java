@@ -30,7 +30,7 @@ class RequestsTest {
     }
 
     @Test
-    void bodyReplayable_forBodiesTheJdkCanReEmit(@TempDir Path dir) throws Exception {
+    void bodyReplayableForBodiesTheJdkCanReEmit(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("body.txt"), "file body");
 
         assertThat(Requests.bodyReplayable(HttpRequest.newBuilder(URI.create("https://example.com/")).build())).isTrue();
@@ -42,7 +42,7 @@ class RequestsTest {
     }
 
     @Test
-    void bodyReplayable_isFalseForOneShotBodies_unlessWrapped() {
+    void bodyReplayableIsFalseForOneShotBodiesUnlessWrapped() {
         BodyPublisher stream = BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(new byte[] {1}));
         BodyPublisher adapted = BodyPublishers.fromPublisher(new SubmissionPublisher<ByteBuffer>(), 1);
         BodyPublisher chunks = BodyPublishers.ofByteArrays(List.of(new byte[] {1}));
@@ -61,12 +61,12 @@ class RequestsTest {
         "http://example.com:8080/p, http://example.com:8080",
         "https://[::1]:8443/p, https://[::1]:8443"
     })
-    void defaultDependency_isSchemeHostPortWithDefaultPorts(String uri, String expected) {
+    void defaultDependencyIsSchemeHostPortWithDefaultPorts(String uri, String expected) {
         assertThat(Requests.defaultDependency(HttpRequest.newBuilder(URI.create(uri)).build())).isEqualTo(expected);
     }
 
     @Test
-    void loggablePath_dropsQueryAndFragment() {
+    void loggablePathDropsQueryAndFragment() {
         HttpRequest request = HttpRequest.newBuilder(
                 URI.create("https://s3.example.com/bucket/key%20x?X-Amz-Signature=secret#frag")).build();
 
@@ -76,7 +76,7 @@ class RequestsTest {
     }
 
     @Test
-    void withHeader_copiesEverythingAndSetsTheKey() {
+    void withHeaderCopiesEverythingAndSetsTheKey() {
         BodyPublisher body = BodyPublishers.ofString("b");
         HttpRequest original = HttpRequest.newBuilder(URI.create("https://example.com/orders"))
                 .POST(body).header("Authorization", "Bearer t").timeout(Duration.ofSeconds(7))
@@ -95,7 +95,7 @@ class RequestsTest {
     }
 
     @Test
-    void replayableSupplier_createsAFreshPublisherPerSubscription() {
+    void replayableSupplierCreatesAFreshPublisherPerSubscription() {
         AtomicInteger created = new AtomicInteger();
         ReplayableBodyPublisher body = ReplayableBodyPublisher.ofSupplier(() -> {
             created.incrementAndGet();

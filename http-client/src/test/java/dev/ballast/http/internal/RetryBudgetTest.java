@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.budget.RetryBudgetConfig;
 
 import java.time.Duration;
@@ -24,7 +24,7 @@ class RetryBudgetTest {
 
     private static final Duration TTL = Duration.ofSeconds(10);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
 
     private RetryBudget budget(double ratio, int minRetriesPerSecond) {
         return new RetryBudget(RetryBudgetConfig.builder().ratio(ratio).minRetriesPerSecond(minRetriesPerSecond).ttl(TTL)
@@ -47,7 +47,7 @@ class RetryBudgetTest {
     }
 
     @Test
-    void refundRetry_givesBackExactlyTheWithdrawnTokens_andNeverMore() {
+    void refundRetryGivesBackExactlyTheWithdrawnTokensAndNeverMore() {
         RetryBudget budget = budget(0.1, 0);
         firstAttempts(budget, 30); // 3 tokens
         assertThat(budget.tryAcquireRetry()).isTrue();
@@ -65,7 +65,7 @@ class RetryBudgetTest {
     }
 
     @Test
-    void refundRetry_withoutAnyWithdrawal_changesNothing() {
+    void refundRetryWithoutAnyWithdrawalChangesNothing() {
         RetryBudget budget = budget(0.1, 1);
 
         assertThat(budget.refundRetry()).isFalse();
@@ -73,7 +73,7 @@ class RetryBudgetTest {
     }
 
     @Test
-    void refundRetry_afterTheWithdrawalDecayed_hasNothingToGiveBack() {
+    void refundRetryAfterTheWithdrawalDecayedHasNothingToGiveBack() {
         RetryBudget budget = budget(0.1, 0);
         firstAttempts(budget, 10);
         assertThat(budget.tryAcquireRetry()).isTrue();
@@ -85,7 +85,7 @@ class RetryBudgetTest {
     }
 
     @Test
-    void refundRetry_returnsTheTokenToTheSliceItCameFrom_soItDecaysOnSchedule() {
+    void refundRetryReturnsTheTokenToTheSliceItCameFromSoItDecaysOnSchedule() {
         RetryBudget budget = budget(0.1, 0);
         firstAttempts(budget, 10); // 1 token, in slice 0
         assertThat(budget.tryAcquireRetry()).isTrue();
@@ -100,7 +100,7 @@ class RetryBudgetTest {
     }
 
     @Test
-    void refundRetry_onADisabledBudget_isANoOp() {
+    void refundRetryOnADisabledBudgetIsANoOp() {
         RetryBudget budget = new RetryBudget(RetryBudgetConfig.disabled(), ticker);
 
         assertThat(budget.refundRetry()).isFalse();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
-import dev.ballast.http.Ticker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
@@ -35,8 +35,7 @@ import org.junit.jupiter.api.Timeout;
 class RetryDeciderTest {
 
     private static final Duration BACKOFF = Duration.ofMillis(200);
-    private final AtomicLong nanos = new AtomicLong(0);
-    private final Ticker ticker = nanos::get;
+    private final FakeTime ticker = new FakeTime();
     private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
     private final RetryDecider decider = new RetryDecider(ResponseClassifier.ofDefaults(),
             RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
@@ -53,7 +52,7 @@ class RetryDeciderTest {
                 new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder(), null, null);
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
         return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, false, 0,
-                Deadline.after(ticker, 0, total), 3, 1) {
+                Deadline.after(ticker, ticker.read(), total), 3, 1) {
             @Override
             void onStop() {
             }
@@ -78,28 +77,28 @@ class RetryDeciderTest {
     }
 
     @Test
-    void success_succeeds() {
+    void aSuccessfulAnswerSucceeds() {
         AttemptOutcome o = decider.onResponse(get(), 1, 200, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.SUCCEEDED);
         assertThat(o.delayNanos()).isZero();
     }
 
     @Test
-    void transient_isRetriedAfterTheBackoff() {
+    void transientIsRetriedAfterTheBackoff() {
         AttemptOutcome o = decider.onResponse(get(), 1, 503, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.RETRYING);
         assertThat(o.delayNanos()).isEqualTo(BACKOFF.toNanos());
     }
 
     @Test
-    void permanent_isAborted() {
+    void permanentIsAborted() {
         AttemptOutcome o = decider.onResponse(get(), 1, 404, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(o.reason()).isEqualTo("not retried: permanent outcome");
     }
 
     @Test
-    void ambiguousPost_withoutKey_isAbortedWithTheReason_butWithKeyIsRetried() {
+    void ambiguousPostWithoutKeyIsAbortedWithTheReasonButWithKeyIsRetried() {
         HttpTimeoutException timeout = new HttpTimeoutException("read timed out");
         Call unkeyed = call("POST", false, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
         Call keyed = call("POST", true, true, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
@@ -111,14 +110,14 @@ class RetryDeciderTest {
     }
 
     @Test
-    void bodyThatCannotBeReplayed_isAborted() {
+    void bodyThatCannotBeReplayedIsAborted() {
         Call call = call("PUT", false, false, Duration.ofSeconds(30), RetryBudgetConfig.ofDefaults());
         assertThat(decider.onResponse(call, 1, 503, headers()).reason())
                 .isEqualTo("not retried: request body cannot be replayed");
     }
 
     @Test
-    void lastAttempt_givesUpWithoutADelay() {
+    void lastAttemptGivesUpWithoutADelay() {
         AttemptOutcome o = decider.onResponse(get(), 3, 503, headers());
         assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("attempts exhausted");
@@ -126,7 +125,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void retryAfter_isAFloorUnderTheBackoff_inBothForms() {
+    void retryAfterIsAFloorUnderTheBackoffInBothForms() {
         assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delayNanos())
                 .isEqualTo(Duration.ofSeconds(2).toNanos());
         assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delayNanos())
@@ -137,16 +136,16 @@ class RetryDeciderTest {
     }
 
     @Test
-    void retryAfter_aboveMaxRetryAfter_givesUp() {
+    void retryAfterAboveMaxRetryAfterGivesUp() {
         AttemptOutcome o = decider.onResponse(get(), 1, 429, headers("Retry-After", "31"));
         assertThat(o.decision()).isEqualTo(RetryDecision.GAVE_UP);
         assertThat(o.reason()).isEqualTo("Retry-After of 31000 ms exceeds maxRetryAfter of 30000 ms");
     }
 
     @Test
-    void delayReachingTheTotalDeadline_givesUpAtOnce() {
+    void delayReachingTheTotalDeadlineGivesUpAtOnce() {
         Call call = call("GET", false, true, Duration.ofSeconds(5), RetryBudgetConfig.ofDefaults());
-        nanos.set(Duration.ofMillis(4900).toNanos());
+        ticker.advance(Duration.ofMillis(4900));
 
         AttemptOutcome o = decider.onResponse(call, 1, 503, headers());
 
@@ -155,7 +154,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void emptyRetryBudget_givesUp() {
+    void emptyRetryBudgetGivesUp() {
         RetryBudgetConfig tiny = RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
         Call call = call("GET", false, true, Duration.ofSeconds(30), tiny);
 
@@ -166,7 +165,7 @@ class RetryDeciderTest {
     }
 
     @Test
-    void stoppedCall_isAborted() {
+    void stoppedCallIsAborted() {
         Call call = get();
         call.stop();
         assertThat(decider.onResponse(call, 1, 503, headers()).reason()).isEqualTo("cancelled");

@@ -9,6 +9,7 @@ import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,33 +33,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * refuse a crafted manifest that names {@code ../x}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliBackupRestoreIT {
   @TempDir
   static Path base;
 
-  /** Where the backups go. */
-  enum Store {
-    /** The default: the local object store under --data-dir, no server. */
-    LOCAL,
-    /** An S3 endpoint given with --endpoint. */
-    S3;
+  /** The bucket the S3 runs use. */
+  static final String BUCKET = "cli-it";
 
-    List<String> args() {
-      return this == LOCAL ? List.of("--data-dir", base.resolve("data").toString())
-          : List.of("--endpoint", S3MockServer.endpoint().toString(), "--bucket", "cli-it", "--access-key", "ballast",
-              "--secret-key", "ballast");
-    }
-
-    StorageFacade open() {
-      return this == LOCAL
-          ? StorageFacade.newBuilder().localObjects(base.resolve("data").resolve("ballast-backups")).build()
-          : CliHarness.facade(S3MockServer.endpoint(), "cli-it");
-    }
-  }
-
-  static Run ballast(Store store, String... args) {
+  static Run ballast(StoreKind store, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(store.args());
+    all.addAll(store.args(base.resolve("data"), BUCKET));
     return CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
   }
 
@@ -101,8 +87,8 @@ class CliBackupRestoreIT {
   }
 
   @ParameterizedTest
-  @EnumSource(Store.class)
-  void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(Store store) throws IOException {
+  @EnumSource(StoreKind.class)
+  void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(StoreKind store) throws IOException {
     Path source = generateTree(base.resolve("tree-" + store));
     String name = "tree-" + store;
     Map<String, String> expected = CliHarness.hashes(source);
@@ -122,7 +108,7 @@ class CliBackupRestoreIT {
     assertThat(second.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(second.out()).contains("Nothing to upload: all 11 files are unchanged")
         .contains("0 files stored, 11 unchanged");
-    try (StorageFacade facade = store.open()) {
+    try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
       ObjectStore objects = facade.objects();
       assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
       assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
@@ -141,10 +127,10 @@ class CliBackupRestoreIT {
   }
 
   @ParameterizedTest
-  @EnumSource(Store.class)
-  void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(Store store) throws IOException {
+  @EnumSource(StoreKind.class)
+  void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(StoreKind store) throws IOException {
     Path target = Files.createDirectories(base.resolve("victim-" + store + "/target"));
-    try (StorageFacade facade = store.open()) {
+    try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
       ObjectStore objects = facade.objects();
       ObjectVersion payload = objects.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
       String manifest = """
@@ -181,8 +167,8 @@ class CliBackupRestoreIT {
     Files.writeString(source.resolve("dir\\with\\backslashes/inside"), "inside");
     Map<String, String> expected = CliHarness.hashes(source);
 
-    Run backup = ballast(Store.LOCAL, "backup", source.toString());
-    Run restore = ballast(Store.LOCAL, "restore", "odd", base.resolve("odd-restored").toString());
+    Run backup = ballast(StoreKind.LOCAL, "backup", source.toString());
+    Run restore = ballast(StoreKind.LOCAL, "restore", "odd", base.resolve("odd-restored").toString());
 
     assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);

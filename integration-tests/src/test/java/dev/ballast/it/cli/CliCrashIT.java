@@ -8,6 +8,7 @@ import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the next backup completes, and no temporary file of a killed run is left in the store.
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliCrashIT {
   private static final int KILLS = Integer.getInteger("ballast.crash.kills", 20);
   private static final Pattern CREATED_AT = Pattern.compile("\"createdAt\":\"([^\"]+)\"");

@@ -8,7 +8,9 @@ import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +23,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * at a time ({@code --transfers 1}), so that which files were stored is certain.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliEndpointDiesIT {
   static final int FILES = 12;
   static final int STOP_AFTER = 3;
@@ -49,7 +53,7 @@ class CliEndpointDiesIT {
     Map<String, String> expected = CliHarness.hashes(source);
     Path dataDir = base.resolve("data");
 
-    StoppableS3Mock server = StoppableS3Mock.start(dataDir);
+    S3MockServer server = S3MockServer.start(dataDir.resolve("s3"));
     List<String> reportedStored = new ArrayList<>();
     Run run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> CliHarness.run(base.resolve("home"),
         path -> {
@@ -58,7 +62,7 @@ class CliEndpointDiesIT {
             server.close();
           }
         },
-        "backup", source.toString(), "--name", "dying", "--endpoint", server.endpoint().toString(),
+        "backup", source.toString(), "--name", "dying", "--endpoint", server.uri().toString(),
         "--access-key", "ballast", "--secret-key", "ballast", "--transfers", "1", "--timeout", "3s"));
 
     assertThat(run.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
@@ -74,8 +78,8 @@ class CliEndpointDiesIT {
       }
     }
 
-    try (StoppableS3Mock again = StoppableS3Mock.start(dataDir);
-        StorageFacade facade = CliHarness.facade(again.endpoint(), "ballast-backups")) {
+    try (S3MockServer again = S3MockServer.start(dataDir.resolve("s3"));
+        StorageFacade facade = CliHarness.facade(again.uri(), "ballast-backups")) {
       ObjectStore store = facade.objects();
       for (VersionEntry v : store.versions("dying/.ballast-manifest.json")) {
         if (!v.deleteMarker()) {
@@ -91,7 +95,7 @@ class CliEndpointDiesIT {
         }
       }
       Run restore = CliHarness.run(base.resolve("home"), p -> { },
-          "restore", "dying", base.resolve("out").toString(), "--endpoint", again.endpoint().toString(),
+          "restore", "dying", base.resolve("out").toString(), "--endpoint", again.uri().toString(),
           "--access-key", "ballast", "--secret-key", "ballast");
       assertThat(restore.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
       assertThat(restore.err()).containsAnyOf("There is no backup named 'dying'", "has no complete manifest");

@@ -12,6 +12,8 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMoc
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
+import dev.ballast.storage.object.S3MockServer;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * root); those tests are skipped elsewhere.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliFullStoreIT {
   private static final String SIZE = "12m";
 
@@ -116,21 +120,21 @@ class CliFullStoreIT {
   @Test
   void anS3EndpointFillingUpEndsWithAPerFileReportAndOlderBackupsIntact() throws Exception {
     Path data = smallDisk(base.resolve("s3data"));
-    try (StoppableS3Mock server = StoppableS3Mock.start(data)) {
-      fillsUp(List.of("--endpoint", server.endpoint().toString(), "--bucket", "full-it", "--access-key", "ballast",
+    try (S3MockServer server = S3MockServer.start(data.resolve("s3"))) {
+      fillsUp(List.of("--endpoint", server.uri().toString(), "--bucket", "full-it", "--access-key", "ballast",
           "--secret-key", "ballast", "--timeout", "20s"), "the store became unavailable",
-          "the S3 endpoint " + server.endpoint() + ", bucket 'full-it' became unavailable");
+          "the S3 endpoint " + server.uri() + ", bucket 'full-it' became unavailable");
     }
   }
 
   /** MinIO's answer to a PUT on a full disk, in front of S3Mock for everything else. */
   @Test
   void anS3EndpointAnsweringInsufficientStorageIsReportedOutOfSpace() throws Exception {
-    try (StoppableS3Mock server = StoppableS3Mock.start(base.resolve("s3-behind-proxy"))) {
+    try (S3MockServer server = S3MockServer.start(base.resolve("s3-behind-proxy").resolve("s3"))) {
       WireMockServer proxy = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
       proxy.start();
       try {
-        proxy.stubFor(any(anyUrl()).atPriority(10).willReturn(aResponse().proxiedFrom(server.endpoint().toString())));
+        proxy.stubFor(any(anyUrl()).atPriority(10).willReturn(aResponse().proxiedFrom(server.uri().toString())));
         proxy.stubFor(put(urlPathMatching("/full-507/photos/large-.*")).atPriority(1).willReturn(aResponse()
             .withStatus(507).withHeader("Content-Type", "application/xml")
             .withBody("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>XMinioStorageFull</Code><Message>Storage "

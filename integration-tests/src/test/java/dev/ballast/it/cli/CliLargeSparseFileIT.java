@@ -3,6 +3,7 @@ package dev.ballast.it.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.ExitCodes;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * holes, so the test costs little disk. {@code -Dballast.large.mib=10240} runs the 10 GiB case.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliLargeSparseFileIT {
   private static final long MIB = 1024L * 1024;
   private static final long SIZE = Long.getLong("ballast.large.mib", 2560L) * MIB;

@@ -1,8 +1,11 @@
 package dev.ballast.it.cli;
 
+import dev.ballast.storage.object.S3MockServer;
+
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +15,7 @@ import java.util.Random;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,13 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
  * data directory, and an S3Mock whose files (under {@code base/s3data/s3}) a test may damage behind
  * its back. One S3Mock per test class; the classes run one after another.
  */
+@ExtendWith(LeakCheck.class)
 abstract class CliOnBothStores {
   static final String BUCKET = "both-stores-it";
 
   @TempDir
   static Path base;
 
-  static StoppableS3Mock s3;
+  static S3MockServer s3;
 
   /** Where the backups go. */
   enum Store {
@@ -36,12 +41,12 @@ abstract class CliOnBothStores {
 
     List<String> args() {
       return this == LOCAL ? List.of("--data-dir", base.resolve("data").toString())
-          : List.of("--endpoint", s3.endpoint().toString(), "--bucket", BUCKET, "--access-key", "ballast",
+          : List.of("--endpoint", s3.uri().toString(), "--bucket", BUCKET, "--access-key", "ballast",
               "--secret-key", "ballast", "--timeout", "20s");
     }
 
     StorageFacade open() {
-      return this == LOCAL ? CliHarness.localReader(base.resolve("data")) : CliHarness.facade(s3.endpoint(), BUCKET);
+      return this == LOCAL ? CliHarness.localReader(base.resolve("data")) : CliHarness.facade(s3.uri(), BUCKET);
     }
 
     /** Damages the stored bytes of one version. */
@@ -67,7 +72,7 @@ abstract class CliOnBothStores {
 
   @BeforeAll
   static void startS3() {
-    s3 = StoppableS3Mock.start(base.resolve("s3data"));
+    s3 = S3MockServer.start(base.resolve("s3data").resolve("s3"));
   }
 
   @AfterAll

@@ -8,6 +8,7 @@ import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.it.support.S3Backends;
 import dev.ballast.storage.object.S3Buckets;
 import dev.ballast.storage.object.S3TestBackend;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -27,6 +29,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * restored byte-identical. Skipped, with the reason, when the variable is unset.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliOnEnvEndpointIT {
   @TempDir
   Path base;

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.storage.StorageFacade;
-import dev.ballast.storage.cache.MutableClock;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -36,6 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code verify --read-data-subset}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class CliRetentionIT {
   @TempDir
   static Path base;
@@ -69,7 +72,7 @@ class CliRetentionIT {
     String name = "ret-" + store;
     Path source = Files.createDirectories(base.resolve(name));
     Files.writeString(source.resolve("stable.txt"), "never changes");
-    MutableClock clock = new MutableClock(DAY0);
+    FakeTime clock = new FakeTime(DAY0);
     // Day 1 10:00, day 2 10:00, day 3 09:00 and 18:00, day 4 10:00: five backups, each with new content.
     long[] hours = {24 + 10, 48 + 10, 72 + 9, 72 + 18, 96 + 10};
     for (long h : hours) {
@@ -193,7 +196,7 @@ class CliRetentionIT {
     for (int i = 0; i < 10; i++) {
       Files.writeString(source.resolve("file-" + i), "content " + i);
     }
-    MutableClock clock = new MutableClock(DAY0.plus(Duration.ofDays(20)));
+    FakeTime clock = new FakeTime(DAY0.plus(Duration.ofDays(20)));
     assertThat(ballast(store, clock, "backup", source.toString()).exitCode()).isEqualTo(ExitCodes.OK);
 
     Run half = ballast(store, clock, "verify", name, "--read-data-subset", "50%");

@@ -92,7 +92,7 @@ class AdversarialIT extends WireMockSupport {
     @CsvSource(delimiter = '|', value = {
             "abc", "-5", "0", "1.5", "''", "Sun, 06 Nov 1994 08:49:37 GMT", "Thu, 31 Feb 2026 10:00:00 GMT",
             "1e3", "0x10", "+5", "5 5"})
-    void retryAfter_garbageNegativeZeroOrPast_isRetriedOnOurBackoff(String value) throws Exception {
+    void retryAfterGarbageNegativeZeroOrPastIsRetriedOnOurBackoff(String value) throws Exception {
         stubThen("/ra", aResponse().withStatus(503).withHeader("Retry-After", value), aResponse().withStatus(200));
         ResilientHttpClient client = track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC)).build());
 
@@ -108,7 +108,7 @@ class AdversarialIT extends WireMockSupport {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {"99999999999999999999999", "9223372036854775807", "86400",
             "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 15 Jan 2026 12:01:00 GMT"})
-    void retryAfter_hugeOrFarFuture_returnsTheResponseAtOnce(String value) throws Exception {
+    void retryAfterHugeOrFarFutureReturnsTheResponseAtOnce(String value) throws Exception {
         server.stubFor(get("/huge").willReturn(aResponse().withStatus(503).withHeader("Retry-After", value)));
         ResilientHttpClient client = track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC))
                 .scheduler(held).build());
@@ -121,7 +121,7 @@ class AdversarialIT extends WireMockSupport {
     }
 
     @Test
-    void retryAfter_asAnHttpDate_isWaitedOutAsAFloorUnderTheBackoff() throws Exception {
+    void retryAfterAsAnHttpDateIsWaitedOutAsAFloorUnderTheBackoff() throws Exception {
         String inTwoSeconds = DateTimeFormatter.RFC_1123_DATE_TIME.format(NOW.plusSeconds(2).atOffset(ZoneOffset.UTC));
         stubThen("/date", aResponse().withStatus(429).withHeader("Retry-After", inTwoSeconds),
                 aResponse().withStatus(200));
@@ -141,7 +141,7 @@ class AdversarialIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void retryAfter_beyondTheDeadline_onTheSecondAttempt_returnsThatResponseWithoutAThirdRequest(Mode mode)
+    void retryAfterBeyondTheDeadlineOnTheSecondAttemptReturnsThatResponseWithoutAThirdRequest(Mode mode)
             throws Exception {
         String path = "/second";
         server.stubFor(get(path).inScenario(path).whenScenarioStateIs(STARTED)
@@ -162,7 +162,7 @@ class AdversarialIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void redirects_followedByTheJdk_retryTheHopThatFailed_notTheRequestThatWasAnswered(Mode mode) throws Exception {
+    void redirectsFollowedByTheJdkRetryTheHopThatFailedNotTheRequestThatWasAnswered(Mode mode) throws Exception {
         server.stubFor(get("/old").willReturn(aResponse().withStatus(302).withHeader("Location", "/new")));
         stubThen("/new", aResponse().withStatus(503).withBody("discarded"), aResponse().withStatus(200)
                 .withBody("moved"));
@@ -183,7 +183,7 @@ class AdversarialIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void bodyHandlerThatThrows_failsTheCallOnce_releasesItsPermit_andIsNoBreakerFailure(Mode mode) {
+    void bodyHandlerThatThrowsFailsTheCallOnceReleasesItsPermitAndIsNoBreakerFailure(Mode mode) {
         server.stubFor(get("/ok").willReturn(aResponse().withStatus(200).withBody("fine")));
         ResilientHttpClient client = client();
         BodyHandler<String> broken = info -> {
@@ -203,7 +203,7 @@ class AdversarialIT extends WireMockSupport {
     }
 
     @Test
-    void inputStreamBodies_neverClosedByTheCaller_doNotLeakBulkheadPermits() throws Exception {
+    void inputStreamBodiesNeverClosedByTheCallerDoNotLeakBulkheadPermits() throws Exception {
         server.stubFor(get("/stream").willReturn(aResponse().withStatus(200).withBody("x".repeat(100_000))));
         ResilientHttpClient client = track(clientBuilder()
                 .defaultDependency(DependencyConfig.builder().bulkhead(BulkheadConfig.builder(2).build())
@@ -225,7 +225,7 @@ class AdversarialIT extends WireMockSupport {
     }
 
     @Test
-    void sendAsync_withAPushPromiseHandler_overHttp11_retriesAndNeverOffersAPromise() throws Exception {
+    void sendAsyncWithAPushPromiseHandlerOverHttp11RetriesAndNeverOffersAPromise() throws Exception {
         stubThen("/push", aResponse().withStatus(503), aResponse().withStatus(200).withBody("pushed?"));
         ResilientHttpClient client = client();
         AtomicInteger promises = new AtomicInteger();
@@ -242,7 +242,7 @@ class AdversarialIT extends WireMockSupport {
     // ---- load -------------------------------------------------------------------------------------
 
     @Test
-    void sendAsyncStorm_againstASlowServer_withASmallBulkhead_holdsNoThreadWhileWaiting() throws Exception {
+    void sendAsyncStormAgainstASlowServerWithASmallBulkheadHoldsNoThreadWhileWaiting() throws Exception {
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(20)));
         ResilientHttpClient client = track(clientBuilder()
                 .defaultDependency(DependencyConfig.builder()
@@ -272,7 +272,7 @@ class AdversarialIT extends WireMockSupport {
     // ---- cancellation races -----------------------------------------------------------------------
 
     @Test
-    void cancellationAtRandomPoints_neverLeaksPermits_andNoRequestFollowsTheSettledCancel() throws Exception {
+    void cancellationAtRandomPointsNeverLeaksPermitsAndNoRequestFollowsTheSettledCancel() throws Exception {
         server.stubFor(get(urlPathMatching("/race/.*")).willReturn(aResponse().withStatus(503)
                 .withUniformRandomDelay(0, 5)));
         SplittableRandom random = new SplittableRandom(20261129);
@@ -341,7 +341,7 @@ class AdversarialIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void attemptTimeoutShorterThanTheServer_retriesAGet_butNotAPostWithoutKey(Mode mode) throws Exception {
+    void attemptTimeoutShorterThanTheServerRetriesAGetButNotAPostWithoutKey(Mode mode) throws Exception {
         server.stubFor(any(urlPathEqualTo("/late")).willReturn(aResponse().withStatus(200).withFixedDelay(1500)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofMillis(150))
                 .idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build()).build());
@@ -360,7 +360,7 @@ class AdversarialIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void requestTimeoutLargerThanTheTotalTimeout_isCappedByTheTotalTimeout(Mode mode) {
+    void requestTimeoutLargerThanTheTotalTimeoutIsCappedByTheTotalTimeout(Mode mode) {
         server.stubFor(get("/late").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofMillis(400)).build());
         HttpRequest request = HttpRequest.newBuilder(uri("/late")).timeout(Duration.ofMinutes(5)).build();
@@ -374,7 +374,7 @@ class AdversarialIT extends WireMockSupport {
     // ---- secrets in logs --------------------------------------------------------------------------
 
     @Test
-    void logLines_neverCarryQueryStringsOrCredentials_evenWhenFailuresDo() throws Exception {
+    void logLinesNeverCarryQueryStringsOrCredentialsEvenWhenFailuresDo() throws Exception {
         String secret = "s3cr3t-" + System.nanoTime();
         Fault[] faults = {Fault.CONNECTION_RESET_BY_PEER, Fault.EMPTY_RESPONSE, Fault.MALFORMED_RESPONSE_CHUNK,
                 Fault.RANDOM_DATA_THEN_CLOSE};

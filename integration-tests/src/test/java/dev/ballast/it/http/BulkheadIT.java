@@ -25,7 +25,7 @@ class BulkheadIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void slowDependency_fillingItsBulkhead_doesNotDelayCallsToAnotherDependency(Mode mode) throws Exception {
+    void slowDependencyFillingItsBulkheadDoesNotDelayCallsToAnotherDependency(Mode mode) throws Exception {
         // given a slow dependency with room for 2 concurrent calls, and a fast one on another port
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         WireMockServer fast = newServer();

@@ -77,7 +77,7 @@ class CancellationIT extends WireMockSupport {
     }
 
     @Test
-    void sendAsync_cancelledDuringBackoff_sendsNoFurtherRequestAndCompletesWithCancellation() throws Exception {
+    void sendAsyncCancelledDuringBackoffSendsNoFurtherRequestAndCompletesWithCancellation() throws Exception {
         // given a call that failed once and waits out its backoff
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
         ResilientHttpClient client = client(5);
@@ -100,7 +100,7 @@ class CancellationIT extends WireMockSupport {
     }
 
     @Test
-    void send_interruptedDuringBackoff_throwsInterruptedAndSendsNoFurtherRequest() throws Exception {
+    void sendInterruptedDuringBackoffThrowsInterruptedAndSendsNoFurtherRequest() throws Exception {
         // given
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
         ResilientHttpClient client = client(5);
@@ -120,7 +120,7 @@ class CancellationIT extends WireMockSupport {
     }
 
     @Test
-    void sendAsync_cancelledInFlight_releasesItsPermitAndIsNoBreakerFailure() throws Exception {
+    void sendAsyncCancelledInFlightReleasesItsPermitAndIsNoBreakerFailure() throws Exception {
         // given an exchange the server holds for 3 s
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         ResilientHttpClient client = client(3);
@@ -142,7 +142,7 @@ class CancellationIT extends WireMockSupport {
     }
 
     @Test
-    void send_interruptedInFlight_releasesItsPermitAndIsNoBreakerFailure() throws Exception {
+    void sendInterruptedInFlightReleasesItsPermitAndIsNoBreakerFailure() throws Exception {
         // given
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         ResilientHttpClient client = client(3);

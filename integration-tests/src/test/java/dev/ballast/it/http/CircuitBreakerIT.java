@@ -7,7 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.RetryDecision;
@@ -38,7 +38,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     private static final Duration OPEN_WAIT = Duration.ofSeconds(10);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
 
     private ResilientHttpClient clientWithBreaker(BreakerConfig breaker, int maxAttempts) {
         return track(clientBuilder()
@@ -58,7 +58,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void openBreaker_rejectsWithoutANetworkCall_andTheRejectionIsNotRetried(Mode mode) throws Exception {
+    void openBreakerRejectsWithoutANetworkCallAndTheRejectionIsNotRetried(Mode mode) throws Exception {
         // given: 3 consecutive failures open the breaker; a call may make 5 attempts
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503).withBody("down for maintenance")));
         ResilientHttpClient client = clientWithBreaker(consecutiveFailures(3).build(), 5);
@@ -88,7 +88,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void notFound_hundredTimes_neverOpensTheBreaker(Mode mode) throws Exception {
+    void aHundredNotFoundAnswersNeverOpenTheBreaker(Mode mode) throws Exception {
         // given a breaker that opens on 5 consecutive failures or a 50 % failure rate over 10 calls
         server.stubFor(get("/missing").willReturn(aResponse().withStatus(404)));
         server.stubFor(get("/broken").willReturn(aResponse().withStatus(500)));
@@ -115,7 +115,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void halfOpenBreaker_underSixteenConcurrentCallers_admitsExactlyThePermittedProbes(Mode mode) throws Exception {
+    void halfOpenBreakerUnderSixteenConcurrentCallersAdmitsExactlyThePermittedProbes(Mode mode) throws Exception {
         // given an open breaker that permits 3 half-open probes
         int probes = 3;
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
@@ -160,7 +160,7 @@ class CircuitBreakerIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void breakers_areIsolatedPerDependency(Mode mode) throws Exception {
+    void breakersAreIsolatedPerDependency(Mode mode) throws Exception {
         // given a second server: a different dependency key
         var other = newServer();
         other.stubFor(get("/ok").willReturn(aResponse().withStatus(200)));

@@ -65,7 +65,7 @@ class FieldFailuresIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void aHandlerThatCannotParseA200HtmlBody_sendsOnce_andTheOriginStaysUsable(Mode mode) throws Exception {
+    void aHandlerThatCannotParseA200HtmlBodySendsOnceAndTheOriginStaysUsable(Mode mode) throws Exception {
         server.stubFor(get("/api").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "text/html")
                 .withBody("<html><body>Service is being updated</body></html>")));
         ResilientHttpClient client = track(ResilientHttpClient.newBuilder().listener(listener).build()); // defaults
@@ -119,7 +119,7 @@ class FieldFailuresIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void aStalledBodyStreamedThroughOfInputStream_failsWithTheAttemptTimeout_andTheExchangeIsAborted(Mode mode)
+    void aStalledBodyStreamedThroughOfInputStreamFailsWithTheAttemptTimeoutAndTheExchangeIsAborted(Mode mode)
             throws Exception {
         CompletableFuture<IOException> laterWrite = startStallingServer();
         ResilientHttpClient client = track(ResilientHttpClient.newBuilder().listener(listener)
@@ -145,7 +145,7 @@ class FieldFailuresIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void aPostAnswered303_whoseRedirectedGetFailsTransiently_isNeverSentAgain(Mode mode) throws Exception {
+    void aPostAnswered303WhoseRedirectedGetFailsTransientlyIsNeverSentAgain(Mode mode) throws Exception {
         server.stubFor(post("/orders").willReturn(aResponse().withStatus(303).withHeader("Location", "/orders/7")));
         server.stubFor(get("/orders/7").inScenario("result").whenScenarioStateIs(STARTED)
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
@@ -164,7 +164,7 @@ class FieldFailuresIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void anUnkeyedPostAnswered303_whoseRedirectTargetRefusesTheConnection_isNotSentAgain(Mode mode)
+    void anUnkeyedPostAnswered303WhoseRedirectTargetRefusesTheConnectionIsNotSentAgain(Mode mode)
             throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

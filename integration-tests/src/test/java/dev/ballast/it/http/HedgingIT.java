@@ -64,7 +64,7 @@ class HedgingIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void aGetTheServerSitsOn_isHedgedAfterTheDelay_andTheHedgesAnswerWins(Mode mode) throws Exception {
+    void aGetTheServerSitsOnIsHedgedAfterTheDelayAndTheHedgesAnswerWins(Mode mode) throws Exception {
         stubSlowThenFast("/item", false);
         ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.ofDefaults());
 
@@ -78,7 +78,7 @@ class HedgingIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void aPostWithoutIdempotencyKey_isNeverHedged(Mode mode) throws Exception {
+    void aPostWithoutIdempotencyKeyIsNeverHedged(Mode mode) throws Exception {
         stubSlowThenFast("/orders", true);
         ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
                 .build());

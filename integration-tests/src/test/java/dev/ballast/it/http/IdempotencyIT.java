@@ -60,7 +60,7 @@ class IdempotencyIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void post_whenAttemptTimesOutAfterServerReceivedIt_andNoKey_sendsExactlyOneRequest(Mode mode) throws Exception {
+    void postWhenAttemptTimesOutAfterServerReceivedItAndNoKeySendsExactlyOneRequest(Mode mode) throws Exception {
         // given
         stubSlowOrders();
         ResilientHttpClient client = track(clientBuilder()
@@ -85,7 +85,7 @@ class IdempotencyIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void post_whenAttemptsTimeOut_withKeyPolicy_everyAttemptCarriesTheSameIdempotencyKey(Mode mode) throws Exception {
+    void postWhenAttemptsTimeOutWithKeyPolicyEveryAttemptCarriesTheSameIdempotencyKey(Mode mode) throws Exception {
         // given the default key policy (non-idempotent methods get a key)
         stubSlowOrders();
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
@@ -112,7 +112,7 @@ class IdempotencyIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void post_withCallerSuppliedKey_keepsTheCallersKeyOnEveryAttempt(Mode mode) throws Exception {
+    void postWithCallerSuppliedKeyKeepsTheCallersKeyOnEveryAttempt(Mode mode) throws Exception {
         // given
         server.stubFor(post("/orders").inScenario("o").whenScenarioStateIs("Started")
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));
@@ -134,7 +134,7 @@ class IdempotencyIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void bodyThatCannotBeReplayed_isNeverRetried_butAReplayableWrapperIs(Mode mode) throws Exception {
+    void bodyThatCannotBeReplayedIsNeverRetriedButAReplayableWrapperIs(Mode mode) throws Exception {
         // given a server that fails the first PUT of each body
         server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put("/blob").inScenario("b")
                 .whenScenarioStateIs("Started").willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));

@@ -53,7 +53,7 @@ class NonIdempotentEffectIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void put_markedNonIdempotent_whenAttemptTimesOutAfterServerReceivedIt_isNotRepeated(Mode mode) throws Exception {
+    void putMarkedNonIdempotentWhenAttemptTimesOutAfterServerReceivedItIsNotRepeated(Mode mode) throws Exception {
         // given the server stores the PUT but answers only after the attempt timeout
         server.stubFor(put("/bucket/key").willReturn(aResponse().withStatus(200).withFixedDelay(2500)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
@@ -75,7 +75,7 @@ class NonIdempotentEffectIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void put_notMarked_whenAttemptTimesOut_isRepeatedAsAnIdempotentMethod(Mode mode) throws Exception {
+    void putNotMarkedWhenAttemptTimesOutIsRepeatedAsAnIdempotentMethod(Mode mode) throws Exception {
         // given the same slow server, and a PUT whose effect is idempotent
         server.stubFor(put("/bucket/key").willReturn(aResponse().withStatus(200).withFixedDelay(2500)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
@@ -93,7 +93,7 @@ class NonIdempotentEffectIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void put_markedNonIdempotent_whenServerAnswers503_isRetriedWithTheSameBytes(Mode mode) throws Exception {
+    void putMarkedNonIdempotentWhenServerAnswers503IsRetriedWithTheSameBytes(Mode mode) throws Exception {
         // given 503 (the server did not act on it), then 200
         server.stubFor(put("/bucket/key").inScenario("p").whenScenarioStateIs("Started")
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));

@@ -8,6 +8,7 @@ import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +18,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,6 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * peer"). Either way the server processes the request exactly once.
  */
 @Timeout(60)
+@ExtendWith(LeakCheck.class)
 class RefusedStreamIT {
 
     private RefusingH2cServer server;
@@ -59,7 +62,7 @@ class RefusedStreamIT {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void postWithoutIdempotencyKey_refusedTwice_isRetried_andProcessedOnce(Mode mode) throws Exception {
+    void postWithoutIdempotencyKeyRefusedTwiceIsRetriedAndProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(2);
         ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build());
         HttpRequest post = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/orders"))
@@ -75,7 +78,7 @@ class RefusedStreamIT {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void putMarkedNonIdempotent_refused_isRetried_andProcessedOnce(Mode mode) throws Exception {
+    void putMarkedNonIdempotentRefusedIsRetriedAndProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(1);
         ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.ofDefaults());
         HttpRequest put = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/bucket/key"))

@@ -49,7 +49,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void transientThenSuccess_whenServerAnswers503Twice_returns200AfterExactlyThreeRequests(Mode mode) throws Exception {
+    void transientThenSuccessWhenServerAnswers503TwiceReturns200AfterExactlyThreeRequests(Mode mode) throws Exception {
         // given
         stubSequence("/flaky", 503, 503, 200);
         ResilientHttpClient client = client();
@@ -68,7 +68,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void discardedResponses_whenRetried_neverReachTheCallersBodyHandler(Mode mode) throws Exception {
+    void discardedResponsesWhenRetriedNeverReachTheCallersBodyHandler(Mode mode) throws Exception {
         // given a handler that would leak an InputStream for every response it is given
         stubSequence("/stream", 503, 503, 200);
         ResilientHttpClient client = client();
@@ -91,7 +91,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void permanent_whenServerAnswers400_sendsExactlyOneRequest(Mode mode) throws Exception {
+    void permanentWhenServerAnswers400SendsExactlyOneRequest(Mode mode) throws Exception {
         // given
         stubSequence("/bad", 400, 200);
         ResilientHttpClient client = client();
@@ -109,7 +109,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void throttled_whenServerSendsRetryAfterOneSecond_secondRequestArrivesNoEarlierThanOneSecondLater(Mode mode)
+    void throttledWhenServerSendsRetryAfterOneSecondSecondRequestArrivesNoEarlierThanOneSecondLater(Mode mode)
             throws Exception {
         // given: our own backoff is at most 50 ms, so only Retry-After can explain a 1 s gap
         server.stubFor(get("/throttled").inScenario("t").whenScenarioStateIs(STARTED)
@@ -134,7 +134,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void throttled_whenRetryAfterExceedsTotalTimeout_returnsThe429AtOnceWithoutSleeping(Mode mode) throws Exception {
+    void throttledWhenRetryAfterExceedsTotalTimeoutReturnsThe429AtOnceWithoutSleeping(Mode mode) throws Exception {
         // given: maxRetryAfter allows 100 s, but the total timeout is 5 s; any scheduled delay would be held forever
         server.stubFor(get("/slow-down").willReturn(aResponse().withStatus(429).withHeader("Retry-After", "100")));
         HeldScheduler scheduler = new HeldScheduler();
@@ -162,7 +162,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void throttled_whenRetryAfterExceedsMaxRetryAfter_returnsThe429AtOnce(Mode mode) throws Exception {
+    void throttledWhenRetryAfterExceedsMaxRetryAfterReturnsThe429AtOnce(Mode mode) throws Exception {
         // given: default maxRetryAfter is 30 s
         server.stubFor(get("/slow-down").willReturn(aResponse().withStatus(429).withHeader("Retry-After", "100")));
         ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofMinutes(10)).build());
@@ -179,7 +179,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void connectionReset_onGet_isRetried(Mode mode) throws Exception {
+    void connectionResetOnGetIsRetried(Mode mode) throws Exception {
         // given: a fresh client, so the reset hits a fresh connection and the JDK does not re-send on its own
         server.stubFor(get("/reset").inScenario("r").whenScenarioStateIs(STARTED)
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("ok"));
@@ -200,7 +200,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void requestTimeout_isTheAttemptTimeoutForThatRequest(Mode mode) {
+    void requestTimeoutIsTheAttemptTimeoutForThatRequest(Mode mode) {
         // given a client attempt timeout of 10 s, but a request that allows 300 ms per attempt
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(2000)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(10))
@@ -222,7 +222,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void totalTimeout_boundsTheWholeCall_evenWithALongAttemptTimeout(Mode mode) {
+    void totalTimeoutBoundsTheWholeCallEvenWithALongAttemptTimeout(Mode mode) {
         // given
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(5000)));
         ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(30))
@@ -242,7 +242,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void decisionEvents_neverCarryQueryStringsOrCredentials(Mode mode) throws Exception {
+    void decisionEventsNeverCarryQueryStringsOrCredentials(Mode mode) throws Exception {
         // given
         stubSequence("/signed", 503, 200);
         ResilientHttpClient client = client();
@@ -264,7 +264,7 @@ class RetryIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void listeners_areAllCalled_andOneThatThrowsChangesNothing(Mode mode) throws Exception {
+    void listenersAreAllCalledAndOneThatThrowsChangesNothing(Mode mode) throws Exception {
         // given a listener that throws on every event, added before a recording one
         stubSequence("/flaky", 503, 200);
         RecordingListener second = new RecordingListener();

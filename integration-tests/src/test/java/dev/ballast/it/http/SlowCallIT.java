@@ -37,7 +37,7 @@ class SlowCallIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void successesSlowerThanTheThreshold_openTheBreaker_andLaterCallsSendNothing(Mode mode) throws Exception {
+    void successesSlowerThanTheThresholdOpenTheBreakerAndLaterCallsSendNothing(Mode mode) throws Exception {
         server.stubFor(get("/report").willReturn(aResponse().withStatus(200).withBody("done").withFixedDelay(400)));
         ResilientHttpClient client = clientCallingAbove(Duration.ofMillis(100));
 
@@ -54,7 +54,7 @@ class SlowCallIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void successesFasterThanTheThreshold_leaveItClosed(Mode mode) throws Exception {
+    void successesFasterThanTheThresholdLeaveItClosed(Mode mode) throws Exception {
         server.stubFor(get("/quick").willReturn(aResponse().withStatus(200).withBody("done")));
         ResilientHttpClient client = clientCallingAbove(Duration.ofSeconds(5));
 

@@ -14,6 +14,7 @@ import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -24,11 +25,13 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * One WireMock server on a dynamic port per test, and the invariants every test must leave behind:
  * every bulkhead permit back, and exactly as many requests on the server as attempts we counted.
  */
+@ExtendWith(LeakCheck.class)
 abstract class WireMockSupport {
 
     protected WireMockServer server;

@@ -13,6 +13,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -24,6 +25,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * S3; whole-object writes land in S3 as versions and never on the local disk.
  */
 @Timeout(120)
+@ExtendWith(LeakCheck.class)
 class BlockVolumeFacadeIT {
 
   @TempDir Path localRoot;

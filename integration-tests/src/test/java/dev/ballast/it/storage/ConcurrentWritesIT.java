@@ -12,6 +12,7 @@ import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -22,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Puts to one key from several threads of one {@link S3ObjectStore}: generations strictly increase
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * The guarantee is the store's own (one put per key at a time), so one backend shows it.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class ConcurrentWritesIT {
   private final String bucket = "concurrent-" + UUID.randomUUID().toString().substring(0, 8);
 

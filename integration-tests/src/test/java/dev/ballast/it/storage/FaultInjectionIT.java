@@ -14,12 +14,14 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults no S3 server stages on demand, injected by a {@link FaultProxy} between the resilient HTTP
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * replica serving an older version.
  */
 @Timeout(120)
+@ExtendWith(LeakCheck.class)
 class FaultInjectionIT {
 
   private FaultProxyFixture fixture;

@@ -11,12 +11,14 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.Source;
+import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The S3 server stops (the proxy refuses connections): a previously read object comes back from the
@@ -24,16 +26,11 @@ import org.junit.jupiter.api.Timeout;
  * once the circuit breaker is open, reads cost no network call at all.
  */
 @Timeout(120)
+@ExtendWith(LeakCheck.class)
 class LastKnownGoodServerStoppedIT {
 
+  @AutoClose
   private FaultProxyFixture fixture;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
 
   @Test
   void aStoppedServerDegradesVisiblyAndAnOpenBreakerStopsNetworkCalls() throws Exception {
@@ -45,7 +42,7 @@ class LastKnownGoodServerStoppedIT {
       assertThat(live.source()).isEqualTo(Source.LIVE);
       assertThat(live.readAllBytes()).isEqualTo(settings);
     }
-    fixture.clock.advance(Duration.ofMinutes(3));
+    fixture.time.advance(Duration.ofMinutes(3));
 
     fixture.proxy.stop();
 

@@ -16,6 +16,7 @@ import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.testkit.LeakCheck;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -23,9 +24,10 @@ import java.util.Arrays;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults around reads: a caller abandoning a download half-way must give back its connection and
@@ -33,15 +35,10 @@ import org.junit.jupiter.api.Timeout;
  * that comes back after an outage must be read live again, not served from the cache forever.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
 class StorageFacadeFaultsIT {
+  @AutoClose
   private FaultProxyFixture fixture;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
 
   @Test
   void readsAbandonedHalfWayReleaseTheirBulkheadPermits() throws Exception {
@@ -106,8 +103,7 @@ class StorageFacadeFaultsIT {
     fixture.server.put("settings.json", ObjectContent.ofBytes(v2));
     fixture.proxy.restart();
     // Past the breaker's open state: 10 minutes, +20 % jitter at most.
-    fixture.ticker.advance(Duration.ofMinutes(13));
-    fixture.clock.advance(Duration.ofMinutes(13));
+    fixture.time.advance(Duration.ofMinutes(13));
 
     try (ObjectRead live = objects.get("settings.json")) {
       assertThat(live.source()).isEqualTo(Source.LIVE);

@@ -7,7 +7,7 @@ import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.storage.StorageFacade;
-import dev.ballast.storage.cache.MutableClock;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.object.s3.S3Endpoint;
@@ -42,9 +42,11 @@ public final class FaultProxyFixture implements AutoCloseable {
 
   public final FaultProxy proxy;
   public final String bucket;
-  public final MutableClock clock = new MutableClock(Instant.parse("2026-06-01T00:00:00Z"));
-  /** Elapsed time as the HTTP client sees it (circuit breaker open duration); moves only when advanced. */
-  public final SteppedTicker ticker = new SteppedTicker();
+  /**
+   * The facade's wall clock and the HTTP client's ticker (circuit breaker open duration) in one:
+   * both move only when advanced, and together.
+   */
+  public final FakeTime time = new FakeTime(Instant.parse("2026-06-01T00:00:00Z"));
   public final StorageFacade facade;
   /** The same bucket, straight to the server. */
   public final ObjectStore server;
@@ -60,7 +62,7 @@ public final class FaultProxyFixture implements AutoCloseable {
             .maxAttempts(3)
             .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(40), Jitter.FULL))
             .build())
-        .ticker(ticker)
+        .ticker(time)
         .attemptTimeout(Duration.ofSeconds(10))
         .totalTimeout(Duration.ofSeconds(30))
         .defaultDependency(DependencyConfig.builder()
@@ -74,7 +76,7 @@ public final class FaultProxyFixture implements AutoCloseable {
         .s3(endpoint(proxy.uri(), http))
         .bucket(bucket)
         .s3Config(options.apply(S3StoreConfig.builder().createBucket(true).enableVersioning(true)).build())
-        .clock(clock)
+        .clock(time)
         .build();
     direct = HttpClient.newHttpClient();
     server = S3ObjectStore.open(endpoint(s3, direct), bucket, S3StoreConfig.ofDefaults());
@@ -114,21 +116,6 @@ public final class FaultProxyFixture implements AutoCloseable {
     } finally {
       http.close();
       proxy.close();
-    }
-  }
-
-  /** A {@link dev.ballast.http.Ticker} that moves only when a test advances it. Thread-safe. */
-  public static final class SteppedTicker implements dev.ballast.http.Ticker {
-    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
-
-    @Override
-    public long read() {
-      return nanos.get();
-    }
-
-    /** Moves elapsed time forward by {@code d}. */
-    public void advance(Duration d) {
-      nanos.addAndGet(d.toNanos());
     }
   }
 }

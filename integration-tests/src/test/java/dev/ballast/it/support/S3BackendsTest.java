@@ -30,7 +30,7 @@ class S3BackendsTest {
   }
 
   @Test
-  void minioUnavailableReason_whenAnotherBackendIsNamed_skipsWithoutAskingDocker() {
+  void minioUnavailableReasonWhenAnotherBackendIsNamedSkipsWithoutAskingDocker() {
     // given / when
     var reason = S3Backends.minioUnavailableReason(Map.of(S3Backends.BACKEND_VARIABLE, "s3mock"));
 
@@ -39,7 +39,7 @@ class S3BackendsTest {
   }
 
   @Test
-  void minioUnavailableReason_withoutVariable_dependsOnlyOnDocker() {
+  void minioUnavailableReasonWithoutVariableDependsOnlyOnDocker() {
     // given
     boolean docker = dockerAnswers();
 
@@ -55,7 +55,7 @@ class S3BackendsTest {
   }
 
   @Test
-  void minioUnavailableReason_whenMinioIsAskedForWithoutDocker_saysItWasAskedFor() {
+  void minioUnavailableReasonWhenMinioIsAskedForWithoutDockerSaysItWasAskedFor() {
     // given
     boolean docker = dockerAnswers();
 

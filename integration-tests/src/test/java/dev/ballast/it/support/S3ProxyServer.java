@@ -1,6 +1,10 @@
 package dev.ballast.it.support;
 
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.Properties;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
@@ -31,18 +35,24 @@ public final class S3ProxyServer {
       p.setProperty("s3proxy.authorization", "aws-v2-or-v4");
       p.setProperty("s3proxy.identity", IDENTITY);
       p.setProperty("s3proxy.credential", CREDENTIAL);
-      try {
-        S3Proxy proxy = S3Proxy.Builder.fromProperties(p)
-            .blobStore(BlobStores.create("transient", p))
-            .build();
-        proxy.start();
-        while (!"STARTED".equals(proxy.getState())) {
-          Thread.onSpinWait();
+      endpoint = LeakCheck.sharedFixture(() -> {
+        try {
+          S3Proxy proxy = S3Proxy.Builder.fromProperties(p)
+              .blobStore(BlobStores.create("transient", p))
+              .build();
+          proxy.start();
+          while (!"STARTED".equals(proxy.getState())) {
+            Thread.onSpinWait();
+          }
+          URI started = URI.create("http://127.0.0.1:" + proxy.getPort());
+          // Jetty starts its scheduler thread with the first exchange: have it here, not in a test.
+          HttpClient warmUp = HttpClient.newHttpClient();
+          warmUp.send(HttpRequest.newBuilder(started).build(), HttpResponse.BodyHandlers.discarding());
+          return started;
+        } catch (Exception e) {
+          throw new IllegalStateException("s3proxy did not start", e);
         }
-        endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-      } catch (Exception e) {
-        throw new IllegalStateException("s3proxy did not start", e);
-      }
+      });
     }
     return endpoint;
   }

@@ -9,13 +9,14 @@ import com.sun.net.httpserver.HttpServer;
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
-import dev.ballast.http.ManualTicker;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.LeakCheck;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -44,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Every meter of {@link HttpClientMetrics}, read from a {@link SimpleMeterRegistry} after calls to a
@@ -51,12 +53,13 @@ import org.junit.jupiter.api.Timeout;
  * {@link #EXCHANGE} while it answers, so every recorded duration is exact.
  */
 @Timeout(60)
+@ExtendWith(LeakCheck.class)
 class HttpClientMetricsTest {
 
     private static final Duration EXCHANGE = Duration.ofMillis(5);
     private static final Duration OPEN_FOR = Duration.ofSeconds(1);
 
-    private final ManualTicker ticker = new ManualTicker();
+    private final FakeTime ticker = new FakeTime();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final List<Server> servers = new ArrayList<>();
     private final List<ResilientHttpClient> clients = new ArrayList<>();
@@ -142,7 +145,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void everyMeter_afterASuccess_a503Retried_anOpenCircuit_andAFullBulkhead() throws Exception {
+    void everyMeterAfterASuccessA503RetriedAnOpenCircuitAndAFullBulkhead() throws Exception {
         Server server = new Server();
         String dependency = server.dependency();
         HttpClientMetrics metrics = HttpClientMetrics.create(Tags.of("client", "payments"));
@@ -204,7 +207,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void theMetersOfAnEvictedDependency_areRemoved_andItsNextCallStartsANewSet() throws Exception {
+    void theMetersOfAnEvictedDependencyAreRemovedAndItsNextCallStartsANewSet() throws Exception {
         Server a = new Server();
         Server b = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
@@ -224,7 +227,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void manyDependencies_holdMetersForNoMoreThanTheClientKeeps() throws Exception {
+    void manyDependenciesHoldMetersForNoMoreThanTheClientKeeps() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         // one dependency key per request path: a crawler-like caller
@@ -239,7 +242,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void eventsBeforeBinding_areNotCounted_andTheMetersAppearWithTheFirstEventAfter() throws Exception {
+    void eventsBeforeBindingAreNotCountedAndTheMetersAppearWithTheFirstEventAfter() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         ResilientHttpClient client = client(builder(metrics));
@@ -253,7 +256,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void close_removesEveryMeter_andLaterCallsPublishNothing() throws Exception {
+    void closeRemovesEveryMeterAndLaterCallsPublishNothing() throws Exception {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         ResilientHttpClient client = bound(metrics, builder(metrics));
@@ -268,7 +271,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void oneInstanceObservesOneClient_andPublishesToOneRegistry() {
+    void oneInstanceObservesOneClientAndPublishesToOneRegistry() {
         HttpClientMetrics metrics = HttpClientMetrics.create();
         client(builder(metrics));
 
@@ -287,7 +290,7 @@ class HttpClientMetricsTest {
     }
 
     @Test
-    void aTagNamedDependency_isRefused() {
+    void aTagNamedDependencyIsRefused() {
         assertThatThrownBy(() -> HttpClientMetrics.create(Tags.of("dependency", "x")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'dependency'");

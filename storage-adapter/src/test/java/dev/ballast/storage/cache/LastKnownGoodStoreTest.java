@@ -17,6 +17,8 @@ import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.Source;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,12 +33,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(30)
+@ExtendWith(LeakCheck.class)
 class LastKnownGoodStoreTest {
 
   private final FakeObjectStore store = new FakeObjectStore();
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final FakeTime clock = new FakeTime(Instant.parse("2026-01-01T00:00:00Z"));
   private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
   private PrintStream originalStderr;
 

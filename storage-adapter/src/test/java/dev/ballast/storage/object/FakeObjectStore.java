@@ -11,7 +11,9 @@ import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.internal.VerifyingInputStream;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,6 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -41,12 +45,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stream raises {@link IntegrityException} before its last byte, as the real store does), a silently
  * corrupt next read (a broken store that does not notice), or a stale next read.
  *
+ * <p>It records the keys written and read ({@link #keysPut()}, {@link #keysRead()}) and counts the
+ * read streams handed out and not yet closed ({@link #openReads()}; it enrols in the running test's
+ * {@link LeakCheck}, which fails a test that leaves one open). A test may subclass it to step in at one call (a file changed while it is
+ * stored, a store that dies after N writes).
+ *
  * <p>Several instances made with {@link #anotherWriter(Clock)} share one storage, as several
  * processes share a bucket; each keeps its own generations seen. Thread-safe.
  */
-public final class FakeObjectStore implements ObjectStore {
+public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
   public static final StoreCapabilities CAPABILITIES =
       new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, true);
+  /** {@link #CAPABILITIES} without additional checksums: a caller must read an object back to check it. */
+  public static final StoreCapabilities WITHOUT_ADDITIONAL_CHECKSUMS =
+      new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, false);
 
   /** One stored version or delete marker; {@code bytes} is null for a delete marker. */
   private record Stored(String versionId, String eTag, byte[] bytes, String sha256, long generation,
@@ -67,6 +79,9 @@ public final class FakeObjectStore implements ObjectStore {
   private final StoreCapabilities capabilities;
   private final Map<String, Long> knownGenerations = new ConcurrentHashMap<>();
   public final AtomicInteger gets = new AtomicInteger();
+  private final List<String> keysPut = new CopyOnWriteArrayList<>();
+  private final List<String> keysRead = new CopyOnWriteArrayList<>();
+  private final AtomicInteger openReads = new AtomicInteger();
   private volatile boolean down;
   private volatile boolean corruptNextRead;
   private volatile boolean staleNextRead;
@@ -87,10 +102,16 @@ public final class FakeObjectStore implements ObjectStore {
     this(new Storage(), Clock.systemUTC(), capabilities);
   }
 
+  /** An empty store with {@code capabilities} whose versions are stamped by {@code clock}. */
+  public FakeObjectStore(StoreCapabilities capabilities, Clock clock) {
+    this(new Storage(), clock, capabilities);
+  }
+
   private FakeObjectStore(Storage storage, Clock clock, StoreCapabilities capabilities) {
     this.storage = storage;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+    LeakCheck.enrol(this);
   }
 
   /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
@@ -108,6 +129,48 @@ public final class FakeObjectStore implements ObjectStore {
       history(key).add(0, new Stored(newVersionId(), eTagOf(bytes), bytes.clone(), recordedSha256Hex, generation,
           clock.instant()));
     }
+  }
+
+  /**
+   * Flips a byte of {@code key}'s current version where it is stored and keeps its recorded SHA-256,
+   * as bit rot on the server's disk would: every later read of it fails its check.
+   */
+  public void rot(String key) {
+    synchronized (storage) {
+      Stored s = current(key);
+      if (s == null) {
+        throw new IllegalArgumentException("no current version of " + key + " to damage");
+      }
+      history(key).set(0, new Stored(s.versionId(), s.eTag(), flipFirstByte(s.bytes()), s.sha256(), s.generation(),
+          s.lastModified()));
+    }
+  }
+
+  /** The keys written so far, in order (conditional writes only when they landed). */
+  public List<String> keysPut() {
+    return List.copyOf(keysPut);
+  }
+
+  /** The keys read so far, in order. */
+  public List<String> keysRead() {
+    return List.copyOf(keysRead);
+  }
+
+  /** Forgets the keys recorded so far, so that a test checks what one step writes and reads. */
+  public void forgetRecordedKeys() {
+    keysPut.clear();
+    keysRead.clear();
+  }
+
+  /** How many read streams this store handed out and the caller has not closed yet. */
+  public int openReads() {
+    return openReads.get();
+  }
+
+  @Override
+  public String leaks() {
+    int open = openReads.get();
+    return open == 0 ? null : open + " read stream(s) of " + this + " not closed";
   }
 
   /** The next read hands out a flipped byte without noticing, as a broken store would. */
@@ -188,6 +251,7 @@ public final class FakeObjectStore implements ObjectStore {
       Stored stored = new Stored(newVersionId(), eTagOf(bytes), bytes, Sha256.hex(Sha256.of(bytes)), generation,
           clock.instant());
       history(key).add(0, stored);
+      keysPut.add(key);
       knownGenerations.merge(key, generation, Math::max);
       answerLost(key);
       return toVersion(key, stored);
@@ -204,6 +268,7 @@ public final class FakeObjectStore implements ObjectStore {
     ObjectKeys.validate(key, false);
     Objects.requireNonNull(options, "options");
     gets.incrementAndGet();
+    keysRead.add(key);
     checkUp(key);
     Stored stored;
     synchronized (storage) {
@@ -241,7 +306,9 @@ public final class FakeObjectStore implements ObjectStore {
     } else {
       stream = new VerifyingInputStream(key, new ByteArrayInputStream(bytes), bytes.length, stored.sha256());
     }
-    return new ObjectRead(toVersion(key, stored), stream, Source.LIVE, freshness, Duration.ZERO, null);
+    openReads.incrementAndGet();
+    return new ObjectRead(toVersion(key, stored), new CountedStream(stream), Source.LIVE, freshness, Duration.ZERO,
+        null);
   }
 
   @Override
@@ -309,6 +376,23 @@ public final class FakeObjectStore implements ObjectStore {
         storage.histories.remove(key);
       }
       return removed;
+    }
+  }
+
+  /** Counts itself out of {@link #openReads} on its first close. */
+  private final class CountedStream extends FilterInputStream {
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    CountedStream(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed.compareAndSet(false, true)) {
+        openReads.decrementAndGet();
+      }
+      super.close();
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.ballast.storage.object;
 
+import dev.ballast.http.ForwardingHttpClient;
+import dev.ballast.testkit.StaticResponse;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,13 +12,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import javax.net.ssl.SSLSession;
 
 /**
  * A {@link HttpClient} in front of a real one that records every exchange and injects faults no S3
@@ -56,6 +56,7 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
+  private final HttpClient delegate;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
   private volatile BodyObserver requestBodyObserver;
@@ -71,7 +72,36 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
    * do not touch reaches the server as the product sent it.
    */
   public FaultInjectingHttpClient(HttpClient delegate) {
-    super(delegate);
+    this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
+  }
+
+  @Override
+  protected HttpClient delegate() {
+    return delegate;
+  }
+
+  /** Goes through {@link #sendAsync(HttpRequest, HttpResponse.BodyHandler)}, so the faults apply to it too. */
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    try {
+      return sendAsync(request, handler).get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      if (e.getCause() instanceof RuntimeException unchecked) {
+        throw unchecked;
+      }
+      throw new IOException(e.getCause());
+    }
+  }
+
+  /** Goes through {@link #sendAsync(HttpRequest, HttpResponse.BodyHandler)}; push promises are not offered. */
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+      HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
+    return sendAsync(request, handler);
   }
 
   /** Matches requests by method and a predicate on the query (e.g. {@code q -> q.contains("uploadId")}). */
@@ -147,8 +177,11 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     if (fault != null && fault.kind == Kind.S3_ERROR) {
       byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + fault.code + "</Code><Message>injected "
           + fault.code + "</Message></Error>").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      HttpHeaders headers = HttpHeaders.of(java.util.Map.of("Content-Type", List.of("application/xml"),
+          "Content-Length", List.of(Integer.toString(xml.length))), (n, v) -> true);
       @SuppressWarnings("unchecked")
-      HttpResponse<T> answer = (HttpResponse<T>) new SyntheticResponse(request, (int) fault.offset, xml);
+      HttpResponse<T> answer = (HttpResponse<T>) StaticResponse.of((int) fault.offset, request, headers,
+          new java.io.ByteArrayInputStream(xml));
       return CompletableFuture.completedFuture(answer);
     }
     HttpRequest toSend = request;
@@ -178,10 +211,9 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
       if (!(response.body() instanceof InputStream body)) {
         return CompletableFuture.completedFuture(response);
       }
-      InputStream faulty = fault.kind == Kind.FLIP_RESPONSE_BYTE
-          ? new FlippingInputStream(body, fault.offset) : new CuttingInputStream(body, fault.offset);
+      InputStream faulty = new DamagingInputStream(body, fault.offset, fault.kind == Kind.CUT_RESPONSE_BODY);
       @SuppressWarnings("unchecked")
-      HttpResponse<T> replaced = (HttpResponse<T>) new ReplacedBody<>((HttpResponse<InputStream>) response, faulty);
+      HttpResponse<T> replaced = (HttpResponse<T>) StaticResponse.withBody((HttpResponse<InputStream>) response, faulty);
       return CompletableFuture.completedFuture(replaced);
     });
   }
@@ -252,13 +284,16 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
     }
   }
 
-  private static final class FlippingInputStream extends FilterInputStream {
-    private final long flipAt;
+  /** Damages one place of a response body: flips all bits of the byte at, or breaks off before, an offset. */
+  private static final class DamagingInputStream extends FilterInputStream {
+    private final long offset;
+    private final boolean cut;
     private long position;
 
-    FlippingInputStream(InputStream in, long flipAt) {
+    DamagingInputStream(InputStream in, long offset, boolean cut) {
       super(in);
-      this.flipAt = flipAt;
+      this.offset = offset;
+      this.cut = cut;
     }
 
     @Override
@@ -269,120 +304,18 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      int n = super.read(b, off, len);
-      if (n > 0 && flipAt >= position && flipAt < position + n) {
-        int i = off + (int) (flipAt - position);
+      if (cut && position >= offset) {
+        throw new IOException("Connection reset (injected: body cut after " + offset + " bytes)");
+      }
+      int n = super.read(b, off, cut ? (int) Math.min(len, offset - position) : len);
+      if (!cut && n > 0 && offset >= position && offset < position + n) {
+        int i = off + (int) (offset - position);
         b[i] = (byte) ~b[i];
       }
       if (n > 0) {
         position += n;
       }
       return n;
-    }
-  }
-
-  private static final class CuttingInputStream extends FilterInputStream {
-    private final long cutAt;
-    private long position;
-
-    CuttingInputStream(InputStream in, long cutAt) {
-      super(in);
-      this.cutAt = cutAt;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (position >= cutAt) {
-        throw new IOException("Connection reset (injected: body cut after " + cutAt + " bytes)");
-      }
-      int n = super.read(b, off, (int) Math.min(len, cutAt - position));
-      if (n > 0) {
-        position += n;
-      }
-      return n;
-    }
-  }
-
-  private record SyntheticResponse(HttpRequest request, int statusCode, byte[] xml)
-      implements HttpResponse<InputStream> {
-    @Override
-    public Optional<HttpResponse<InputStream>> previousResponse() {
-      return Optional.empty();
-    }
-
-    @Override
-    public HttpHeaders headers() {
-      return HttpHeaders.of(java.util.Map.of("Content-Type", List.of("application/xml"),
-          "Content-Length", List.of(Integer.toString(xml.length))), (n, v) -> true);
-    }
-
-    @Override
-    public InputStream body() {
-      return new java.io.ByteArrayInputStream(xml);
-    }
-
-    @Override
-    public Optional<SSLSession> sslSession() {
-      return Optional.empty();
-    }
-
-    @Override
-    public URI uri() {
-      return request.uri();
-    }
-
-    @Override
-    public Version version() {
-      return Version.HTTP_1_1;
-    }
-  }
-
-  private record ReplacedBody<T>(HttpResponse<InputStream> original, InputStream replacement)
-      implements HttpResponse<InputStream> {
-    @Override
-    public int statusCode() {
-      return original.statusCode();
-    }
-
-    @Override
-    public HttpRequest request() {
-      return original.request();
-    }
-
-    @Override
-    public Optional<HttpResponse<InputStream>> previousResponse() {
-      return original.previousResponse();
-    }
-
-    @Override
-    public HttpHeaders headers() {
-      return original.headers();
-    }
-
-    @Override
-    public InputStream body() {
-      return replacement;
-    }
-
-    @Override
-    public Optional<SSLSession> sslSession() {
-      return original.sslSession();
-    }
-
-    @Override
-    public URI uri() {
-      return original.uri();
-    }
-
-    @Override
-    public Version version() {
-      return original.version();
     }
   }
 }

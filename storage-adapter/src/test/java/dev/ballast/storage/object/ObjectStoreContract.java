@@ -10,6 +10,7 @@ import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Sha256;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
+@ExtendWith(LeakCheck.class)
 public abstract class ObjectStoreContract {
 
   protected static final long MIB = 1024L * 1024;

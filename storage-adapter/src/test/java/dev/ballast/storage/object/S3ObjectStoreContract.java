@@ -13,13 +13,13 @@ import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
-import dev.ballast.storage.cache.MutableClock;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.S3TestBackend.Feature;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3Errors;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.testkit.FakeTime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
@@ -201,7 +201,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
   @Test
   void aStoreOpenedWithinTheProbeCachesAgeChecksOnlyTheBucketAndItsVersioning(@TempDir Path cacheDir) {
     Path cache = cacheDir.resolve("probe.properties");
-    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    FakeTime clock = new FakeTime(Instant.parse("2030-01-01T00:00:00Z"));
     S3StoreConfig config = options().clock(clock).probeCache(cache, Duration.ofHours(24)).build();
     FaultInjectingHttpClient first = backend().newHttpClient();
     try (S3ObjectStore probed = S3ObjectStore.open(backend().endpoint(first), bucket, config)) {

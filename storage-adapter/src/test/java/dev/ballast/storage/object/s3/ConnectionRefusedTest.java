@@ -9,6 +9,7 @@ import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A refused connection, as the JDK's {@code HttpClient} reports it on the running JDK (a
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * resilient one that retries it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class ConnectionRefusedTest {
 
   private static URI refusingEndpoint() throws IOException {

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.storage.internal.Md5;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -22,12 +23,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The capability probe finds out whether the endpoint refuses a body whose {@code Content-MD5} does
  * not match it: only then does the store confirm its writes without a read-back.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class ContentMd5ProbeTest {
   private static final String WRONG_MD5 = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
   private static WireMockServer wireMock;

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpFullRequest;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -48,6 +50,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * version marked so the HTTP layer never repeats them, and a resilient client by default.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class S3EndpointTest {
 
   private static final String ACCESS_KEY = "AKIDEXAMPLE";

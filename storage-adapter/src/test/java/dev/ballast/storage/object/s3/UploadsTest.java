@@ -22,6 +22,7 @@ import dev.ballast.http.ForwardingHttpClient;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.testkit.LeakCheck;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -55,6 +57,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * with an attempt timeout of its own whose answer is checked against the parts sent.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class UploadsTest {
   private static final String ACCESS_KEY = "AKIDEXAMPLE";
   private static final String SECRET_KEY = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";

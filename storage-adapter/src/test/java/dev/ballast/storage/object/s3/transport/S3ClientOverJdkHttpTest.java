@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.storage.object.S3MockServer;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -40,6 +42,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * checksums. (Streaming memory for a 64 MiB object is the object store contract's case.)
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 class S3ClientOverJdkHttpTest {
 
     private static final int MIB = 1024 * 1024;

@@ -20,7 +20,8 @@ import com.github.tomakehurst.wiremock.http.RequestMethod;
 import com.github.tomakehurst.wiremock.http.trafficlistener.WiremockNetworkTrafficListener;
 import com.github.tomakehurst.wiremock.matching.RequestPatternBuilder;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
-import dev.ballast.storage.object.ForwardingHttpClient;
+import dev.ballast.storage.object.FaultInjectingHttpClient;
+import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.http.ContentStreamProvider;
@@ -72,6 +74,7 @@ import software.amazon.awssdk.http.SdkHttpMethod;
  * bodies on every transmission, abort, and answers that come before the body is read.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
 public abstract class SdkHttpClientContract {
 
   private static final AtomicInteger OPENED_CONNECTIONS = new AtomicInteger();
@@ -256,7 +259,11 @@ public abstract class SdkHttpClientContract {
     // twice through the client, then once through a layer below that sends the same request twice
     execute(request, provider);
     execute(request, provider);
-    withClient(new SendsTwiceHttpClient(jdk), resending -> resending.prepareRequest(
+    // FaultInjectingHttpClient stands for a retrying layer such as ResilientHttpClient: it sends the
+    // very same HttpRequest twice, discarding the first response.
+    FaultInjectingHttpClient sendsTwice = new FaultInjectingHttpClient(jdk);
+    sendsTwice.sendTwiceOnce(r -> true);
+    withClient(sendsTwice, resending -> resending.prepareRequest(
         HttpExecuteRequest.builder().request(request).contentStreamProvider(provider).build()).call());
 
     List<LoggedRequest> received = wireMock.findAll(anyRequestedFor(anyUrl()));
@@ -502,22 +509,6 @@ public abstract class SdkHttpClientContract {
 
     @Override
     public void closed(Socket socket) {}
-  }
-
-  /**
-   * Stands for a retrying layer such as {@code ResilientHttpClient}: sends the very same
-   * {@link HttpRequest} twice, discarding the first response.
-   */
-  private static final class SendsTwiceHttpClient extends ForwardingHttpClient {
-    SendsTwiceHttpClient(HttpClient delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-      return delegate.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-          .thenCompose(first -> delegate.sendAsync(request, handler));
-    }
   }
 
   /**
