@@ -26,17 +26,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class InstantHttpClient extends ForwardingHttpClient {
 
-    private static final HttpClient CONFIGURATION = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .build();
+    private static final HttpClient CONFIGURATION =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final HttpHeaders HEADERS = HttpHeaders.of(Map.of(), (name, value) -> true);
     private static final Flow.Subscription SUBSCRIPTION = new Flow.Subscription() {
         @Override
-        public void request(long n) {
-        }
+        public void request(long n) {}
 
         @Override
-        public void cancel() {
-        }
+        public void cancel() {}
     };
 
     private final int status;
@@ -68,8 +66,8 @@ final class InstantHttpClient extends ForwardingHttpClient {
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
-                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return sendAsync(request, handler);
     }
 

@@ -35,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode({Mode.SampleTime, Mode.Throughput})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 2, jvmArgsAppend = {"-Xmx1g", "-Dsun.net.httpserver.nodelay=true"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"-Xmx1g", "-Dsun.net.httpserver.nodelay=true"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class LoopbackBenchmark {
@@ -60,13 +62,20 @@ public class LoopbackBenchmark {
             }
         });
         server.start();
-        HttpClient raw = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        ResilientHttpClient ballast = ResilientHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient raw =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        ResilientHttpClient ballast = ResilientHttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
         peers = new Peers(raw, ballast);
-        request = HttpRequest.newBuilder(URI.create("http://" + server.getAddress().getHostString() + ":"
-                + server.getAddress().getPort() + "/item?q=1")).GET().build();
+        request = HttpRequest.newBuilder(
+                        URI.create("http://" + server.getAddress().getHostString() + ":"
+                                + server.getAddress().getPort() + "/item?q=1"))
+                .GET()
+                .build();
         requestWithTimeout = HttpRequest.newBuilder(request, (name, value) -> true)
-                .timeout(java.time.Duration.ofSeconds(10)).build();
+                .timeout(java.time.Duration.ofSeconds(10))
+                .build();
     }
 
     @TearDown

@@ -42,7 +42,9 @@ public class OpenCircuitBenchmark {
         ResilientHttpClient ballast = Peers.ballastOpeningForAnHour(failing);
         peers = new Peers(failing, ballast);
         metered = new MeteredBallast(Peers.ballastOpeningForAnHourBuilder(failing));
-        request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1")).GET().build();
+        request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1"))
+                .GET()
+                .build();
         peers.failsafeBreaker.open();
         peers.r4jBreaker.transitionToOpenState();
         openByFailures(ballast);
@@ -58,12 +60,14 @@ public class OpenCircuitBenchmark {
             }
         }
         if (!open(ballast)) {
-            throw new IllegalStateException("Ballast's breaker did not open: " + ballast.dependencyStatus("http://127.0.0.1:8080"));
+            throw new IllegalStateException(
+                    "Ballast's breaker did not open: " + ballast.dependencyStatus("http://127.0.0.1:8080"));
         }
     }
 
     private static boolean open(ResilientHttpClient ballast) {
-        return ballast.dependencyStatus("http://127.0.0.1:8080").map(s -> s.breakerState() == BreakerState.OPEN)
+        return ballast.dependencyStatus("http://127.0.0.1:8080")
+                .map(s -> s.breakerState() == BreakerState.OPEN)
                 .orElse(false);
     }
 

@@ -61,12 +61,16 @@ final class Peers {
                 .withDelay(OPEN_FOR)
                 .build();
         failsafe = Failsafe.with(retryPolicy, failsafeBreaker);
-        r4jBreaker = CircuitBreaker.of("bench", CircuitBreakerConfig.custom().waitDurationInOpenState(OPEN_FOR).build());
-        r4jRetry = Retry.of("bench", RetryConfig.<HttpResponse<byte[]>>custom()
-                .maxAttempts(3)
-                .retryOnResult(response -> response.statusCode() >= 500)
-                .ignoreExceptions(CallNotPermittedException.class)
-                .build());
+        r4jBreaker = CircuitBreaker.of(
+                "bench",
+                CircuitBreakerConfig.custom().waitDurationInOpenState(OPEN_FOR).build());
+        r4jRetry = Retry.of(
+                "bench",
+                RetryConfig.<HttpResponse<byte[]>>custom()
+                        .maxAttempts(3)
+                        .retryOnResult(response -> response.statusCode() >= 500)
+                        .ignoreExceptions(CallNotPermittedException.class)
+                        .build());
     }
 
     /** Ballast with every default but a breaker that stays open for {@link #OPEN_FOR} once open. */
@@ -76,9 +80,12 @@ final class Peers {
 
     /** The builder of {@link #ballastOpeningForAnHour}, for a variant with a listener. */
     static ResilientHttpClient.Builder ballastOpeningForAnHourBuilder(HttpClient delegate) {
-        return ResilientHttpClient.newBuilder().delegate(delegate)
+        return ResilientHttpClient.newBuilder()
+                .delegate(delegate)
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().waitDurationInOpenState(OPEN_FOR).build())
+                        .breaker(BreakerConfig.builder()
+                                .waitDurationInOpenState(OPEN_FOR)
+                                .build())
                         .build());
     }
 
@@ -92,7 +99,8 @@ final class Peers {
 
     HttpResponse<byte[]> resilience4j(HttpRequest request) throws Throwable {
         CheckedSupplier<HttpResponse<byte[]>> send = () -> raw.send(request, BodyHandlers.ofByteArray());
-        return Retry.decorateCheckedSupplier(r4jRetry, CircuitBreaker.decorateCheckedSupplier(r4jBreaker, send)).get();
+        return Retry.decorateCheckedSupplier(r4jRetry, CircuitBreaker.decorateCheckedSupplier(r4jBreaker, send))
+                .get();
     }
 
     HttpResponse<byte[]> ballast(HttpRequest request) throws IOException, InterruptedException {

@@ -39,9 +39,12 @@ public class WrapperCostBenchmark {
     @Setup
     public void setUp() {
         InstantHttpClient instant = new InstantHttpClient(200, BODY);
-        peers = new Peers(instant, ResilientHttpClient.newBuilder().delegate(instant).build());
+        peers = new Peers(
+                instant, ResilientHttpClient.newBuilder().delegate(instant).build());
         metered = new MeteredBallast(ResilientHttpClient.newBuilder().delegate(instant));
-        request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1")).GET().build();
+        request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item?q=1"))
+                .GET()
+                .build();
     }
 
     @TearDown

@@ -18,52 +18,54 @@ import org.jspecify.annotations.Nullable;
  * by path for the restore's own files, without opening them).
  */
 final class Attributes {
-  private Attributes() {}
+    private Attributes() {}
 
-  /**
-   * Gives {@code path} the recorded owner (when {@code ownership}), {@code mtime} and mode; only the
-   * mtime when {@code attrs} is null (a manifest written before they were recorded). Never follows
-   * a symbolic link at {@code path}.
-   */
-  static void apply(Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
-    apply(path, attrs, mtime, ownership, LinkOption.NOFOLLOW_LINKS);
-  }
-
-  /**
-   * As {@link #apply(Path, PosixAttrs, Instant, boolean)} for a regular file this restore has just
-   * created under a name of its own: by path ({@code chown}, {@code utimensat}, {@code chmod}),
-   * without opening it.
-   */
-  static void applyToOwnFile(Path file, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
-    apply(file, attrs, mtime, ownership, new LinkOption[0]);
-  }
-
-  private static void apply(Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership, LinkOption... options)
-      throws IOException {
-    boolean posix = attrs != null && FileStat.UNIX;
-    if (posix && ownership) {
-      Files.setAttribute(path, "unix:uid", attrs.uid(), options);
-      Files.setAttribute(path, "unix:gid", attrs.gid(), options);
+    /**
+     * Gives {@code path} the recorded owner (when {@code ownership}), {@code mtime} and mode; only the
+     * mtime when {@code attrs} is null (a manifest written before they were recorded). Never follows
+     * a symbolic link at {@code path}.
+     */
+    static void apply(Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership) throws IOException {
+        apply(path, attrs, mtime, ownership, LinkOption.NOFOLLOW_LINKS);
     }
-    if (options.length == 0) {
-      Files.setLastModifiedTime(path, FileTime.from(mtime));
-    } else {
-      setMtime(path, mtime);
-    }
-    if (posix) {
-      Files.setAttribute(path, "unix:mode", attrs.mode(), options);
-    }
-  }
 
-  /** Gives {@code path} (a link itself, not its target) the recorded owner and group. */
-  static void chown(Path path, PosixAttrs attrs) throws IOException {
-    Files.setAttribute(path, "unix:uid", attrs.uid(), LinkOption.NOFOLLOW_LINKS);
-    Files.setAttribute(path, "unix:gid", attrs.gid(), LinkOption.NOFOLLOW_LINKS);
-  }
+    /**
+     * As {@link #apply(Path, PosixAttrs, Instant, boolean)} for a regular file this restore has just
+     * created under a name of its own: by path ({@code chown}, {@code utimensat}, {@code chmod}),
+     * without opening it.
+     */
+    static void applyToOwnFile(Path file, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership)
+            throws IOException {
+        apply(file, attrs, mtime, ownership, new LinkOption[0]);
+    }
 
-  /** Sets the modification time of {@code path} (of a link itself, where the platform can). */
-  static void setMtime(Path path, Instant mtime) throws IOException {
-    Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-        .setTimes(FileTime.from(mtime), null, null);
-  }
+    private static void apply(
+            Path path, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership, LinkOption... options)
+            throws IOException {
+        boolean posix = attrs != null && FileStat.UNIX;
+        if (posix && ownership) {
+            Files.setAttribute(path, "unix:uid", attrs.uid(), options);
+            Files.setAttribute(path, "unix:gid", attrs.gid(), options);
+        }
+        if (options.length == 0) {
+            Files.setLastModifiedTime(path, FileTime.from(mtime));
+        } else {
+            setMtime(path, mtime);
+        }
+        if (posix) {
+            Files.setAttribute(path, "unix:mode", attrs.mode(), options);
+        }
+    }
+
+    /** Gives {@code path} (a link itself, not its target) the recorded owner and group. */
+    static void chown(Path path, PosixAttrs attrs) throws IOException {
+        Files.setAttribute(path, "unix:uid", attrs.uid(), LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(path, "unix:gid", attrs.gid(), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Sets the modification time of {@code path} (of a link itself, where the platform can). */
+    static void setMtime(Path path, Instant mtime) throws IOException {
+        Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                .setTimes(FileTime.from(mtime), null, null);
+    }
 }

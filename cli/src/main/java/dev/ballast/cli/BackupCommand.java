@@ -8,189 +8,259 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "backup", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Back up every regular file under DIR as the objects NAME/<relative path>, then write a new "
-        + "version of the manifest NAME/.ballast-manifest.json (path, size, SHA-256, version ID, "
-        + "modification time). A file whose size, modification time, ctime and inode match the previous "
-        + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "
-        + "is not stored again. The manifest also records each file's mode and owner, every directory "
-        + "(empty ones too) with its mode, owner and mtime, hard links, and symbolic links as links, not "
-        + "followed (unless --follow-symlinks is given).")
+@Command(
+        name = "backup",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Back up every regular file under DIR as the objects NAME/<relative path>, then write a new "
+                + "version of the manifest NAME/.ballast-manifest.json (path, size, SHA-256, version ID, "
+                + "modification time). A file whose size, modification time, ctime and inode match the previous "
+                + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "
+                + "is not stored again. The manifest also records each file's mode and owner, every directory "
+                + "(empty ones too) with its mode, owner and mtime, hard links, and symbolic links as links, not "
+                + "followed (unless --follow-symlinks is given).")
 final class BackupCommand extends BallastCommand {
-  @Parameters(index = "0", paramLabel = "DIR", description = "The directory to back up.")
-  Path dir;
+    @Parameters(index = "0", paramLabel = "DIR", description = "The directory to back up.")
+    Path dir;
 
-  @Option(names = "--name", paramLabel = "NAME", description = "Backup name (default: the directory's base name).")
-  String name;
+    @Option(names = "--name", paramLabel = "NAME", description = "Backup name (default: the directory's base name).")
+    String name;
 
-  @Option(names = "--follow-symlinks", description = "Back up what symbolic links point to instead of skipping them.")
-  boolean followSymlinks;
+    @Option(names = "--follow-symlinks", description = "Back up what symbolic links point to instead of skipping them.")
+    boolean followSymlinks;
 
-  @Option(names = {"-e", "--exclude"}, paramLabel = "PATTERN",
-      description = "Leave out files and directories matching PATTERN (repeatable), as restic: '*.tmp', "
-          + "'node_modules', '/cache' (anchored at DIR), 'a/**/b'; a leading '!' takes a path back in.")
-  List<String> excludes = new java.util.ArrayList<>();
+    @Option(
+            names = {"-e", "--exclude"},
+            paramLabel = "PATTERN",
+            description = "Leave out files and directories matching PATTERN (repeatable), as restic: '*.tmp', "
+                    + "'node_modules', '/cache' (anchored at DIR), 'a/**/b'; a leading '!' takes a path back in.")
+    List<String> excludes = new java.util.ArrayList<>();
 
-  @Option(names = "--exclude-file", paramLabel = "FILE",
-      description = "Read exclude patterns from FILE, one a line; empty lines and lines starting with '#' are "
-          + "ignored (repeatable). A .ballastignore file in any directory of DIR is read the same way, for the "
-          + "paths below it.")
-  List<Path> excludeFiles = new java.util.ArrayList<>();
+    @Option(
+            names = "--exclude-file",
+            paramLabel = "FILE",
+            description = "Read exclude patterns from FILE, one a line; empty lines and lines starting with '#' are "
+                    + "ignored (repeatable). A .ballastignore file in any directory of DIR is read the same way, for the "
+                    + "paths below it.")
+    List<Path> excludeFiles = new java.util.ArrayList<>();
 
-  @Option(names = "--exclude-caches", description = "Leave out the content of directories tagged as caches with a "
-      + "CACHEDIR.TAG file (https://bford.info/cachedir/); the directory and its tag are kept.")
-  boolean excludeCaches;
+    @Option(
+            names = "--exclude-caches",
+            description = "Leave out the content of directories tagged as caches with a "
+                    + "CACHEDIR.TAG file (https://bford.info/cachedir/); the directory and its tag are kept.")
+    boolean excludeCaches;
 
-  @Option(names = "--checksum", description = "Read and hash every file instead of trusting an unchanged size, "
-      + "modification time, ctime and inode; only files whose SHA-256 differs are stored.")
-  boolean checksum;
+    @Option(
+            names = "--checksum",
+            description = "Read and hash every file instead of trusting an unchanged size, "
+                    + "modification time, ctime and inode; only files whose SHA-256 differs are stored.")
+    boolean checksum;
 
-  @Mixin
-  TransferOptions transferOptions;
+    @Mixin
+    TransferOptions transferOptions;
 
-  BackupCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  @Override
-  public Integer call() throws Exception {
-    if (!Files.exists(dir)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' does not exist; pass the directory to back up.");
+    BackupCommand(CliContext ctx) {
+        super(ctx);
     }
-    if (!Files.isDirectory(dir)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' is not a directory; pass the directory to back up, "
-          + "not a file in it.");
-    }
-    Path source = dir.toRealPath();
-    String backupName = name != null ? name
-        : source.getFileName() == null ? null : source.getFileName().toString();
-    if (backupName == null) {
-      throw new CliFailure(ExitCodes.USAGE, "The directory '" + source + "' has no base name to use as the backup "
-          + "name; pass --name NAME.");
-    }
-    Manifests.checkName(backupName);
-    BackupRunner.Settings settings = new BackupRunner.Settings(followSymlinks, transferOptions.transfers, checksum,
-        patterns(), excludeCaches);
-    new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
-    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
-      ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
-      if (!session.objects().confirmsWrites()) {
-        ctx.err().println("Note: " + session.where() + " validates neither Content-MD5 nor SHA-256 checksums, so"
-            + " every new version is read back and hashed to confirm what it stores.");
-      }
-      BackupRunner runner = new BackupRunner(session.objects(), backupName, source, settings,
-          ctx.cancellation(), ctx.clock(), ctx.err(),
-          () -> Progress.create("backup " + backupName, 0, 0, ctx.terminal(), ctx.out(),
-              ctx.progressInterval().toSeconds()),
-          ctx.manifestGrace(), ctx.onFileStored()).skippingStore(session.localDirectory());
-      BackupRunner.Result r;
-      // The run's marker keeps 'prune' away from this name until the run has written its manifest.
-      try (RunMarker marker = Errors.translate(session.where(), null,
-          () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
-        r = Errors.translate(session.where(), null, runner::run);
-        if (r.unavailable() != null) {
-          marker.abandon();
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.exists(dir)) {
+            throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' does not exist; pass the directory to back up.");
         }
-      }
-      if (runner.excluded() > 0) {
-        ctx.out().println(runner.excluded() + " files and directories excluded (--exclude, --exclude-file, "
-            + BackupFilter.IGNORE_FILE + ", --exclude-caches).");
-      }
-      return report(backupName, r, session);
+        if (!Files.isDirectory(dir)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + dir + "' is not a directory; pass the directory to back up, " + "not a file in it.");
+        }
+        Path source = dir.toRealPath();
+        String backupName = name != null
+                ? name
+                : source.getFileName() == null ? null : source.getFileName().toString();
+        if (backupName == null) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The directory '" + source + "' has no base name to use as the backup "
+                            + "name; pass --name NAME.");
+        }
+        Manifests.checkName(backupName);
+        BackupRunner.Settings settings = new BackupRunner.Settings(
+                followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
+        new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+            ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
+            if (!session.objects().confirmsWrites()) {
+                ctx.err()
+                        .println("Note: " + session.where() + " validates neither Content-MD5 nor SHA-256 checksums, so"
+                                + " every new version is read back and hashed to confirm what it stores.");
+            }
+            BackupRunner runner = new BackupRunner(
+                            session.objects(),
+                            backupName,
+                            source,
+                            settings,
+                            ctx.cancellation(),
+                            ctx.clock(),
+                            ctx.err(),
+                            () -> Progress.create(
+                                    "backup " + backupName,
+                                    0,
+                                    0,
+                                    ctx.terminal(),
+                                    ctx.out(),
+                                    ctx.progressInterval().toSeconds()),
+                            ctx.manifestGrace(),
+                            ctx.onFileStored())
+                    .skippingStore(session.localDirectory());
+            BackupRunner.Result r;
+            // The run's marker keeps 'prune' away from this name until the run has written its manifest.
+            try (RunMarker marker = Errors.translate(
+                    session.where(), null, () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
+                r = Errors.translate(session.where(), null, runner::run);
+                if (r.unavailable() != null) {
+                    marker.abandon();
+                }
+            }
+            if (runner.excluded() > 0) {
+                ctx.out()
+                        .println(runner.excluded() + " files and directories excluded (--exclude, --exclude-file, "
+                                + BackupFilter.IGNORE_FILE + ", --exclude-caches).");
+            }
+            return report(backupName, r, session);
+        }
     }
-  }
 
-  private static String repaired(BackupRunner.Result r) {
-    return r.repaired() == 0 ? "" : " Stored a good copy of " + r.repaired() + " version(s) verify had found damaged; "
-        + "older backups naming them now read the good copy.";
-  }
+    private static String repaired(BackupRunner.Result r) {
+        return r.repaired() == 0
+                ? ""
+                : " Stored a good copy of " + r.repaired() + " version(s) verify had found damaged; "
+                        + "older backups naming them now read the good copy.";
+    }
 
-  /** The --exclude and --exclude-file patterns, each checked. */
-  private List<Glob> patterns() {
-    List<Glob> globs = new java.util.ArrayList<>();
-    for (String e : excludes) {
-      try {
-        globs.add(Glob.parse(e));
-      } catch (IllegalArgumentException ex) {
-        throw new CliFailure(ExitCodes.USAGE, "--exclude '" + e + "' is not a usable pattern: " + ex.getMessage()
-            + "; pass a pattern such as '*.tmp', 'cache' or '/build'.");
-      }
+    /** The --exclude and --exclude-file patterns, each checked. */
+    private List<Glob> patterns() {
+        List<Glob> globs = new java.util.ArrayList<>();
+        for (String e : excludes) {
+            try {
+                globs.add(Glob.parse(e));
+            } catch (IllegalArgumentException ex) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "--exclude '" + e + "' is not a usable pattern: " + ex.getMessage()
+                                + "; pass a pattern such as '*.tmp', 'cache' or '/build'.");
+            }
+        }
+        for (Path file : excludeFiles) {
+            try {
+                globs.addAll(BackupFilter.readPatterns(file));
+            } catch (java.io.IOException ex) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "--exclude-file '" + file + "' cannot be read (" + Errors.describeIo(ex)
+                                + "); pass a file of patterns, one a line.",
+                        ex);
+            } catch (IllegalArgumentException ex) {
+                throw new CliFailure(
+                        ExitCodes.USAGE, "--exclude-file " + ex.getMessage() + "; fix the line or remove it.");
+            }
+        }
+        return globs;
     }
-    for (Path file : excludeFiles) {
-      try {
-        globs.addAll(BackupFilter.readPatterns(file));
-      } catch (java.io.IOException ex) {
-        throw new CliFailure(ExitCodes.USAGE, "--exclude-file '" + file + "' cannot be read (" + Errors.describeIo(ex)
-            + "); pass a file of patterns, one a line.", ex);
-      } catch (IllegalArgumentException ex) {
-        throw new CliFailure(ExitCodes.USAGE, "--exclude-file " + ex.getMessage()
-            + "; fix the line or remove it.");
-      }
-    }
-    return globs;
-  }
 
-  private int report(String backupName, BackupRunner.Result r, StoreSession session) {
-    for (String s : r.skipped()) {
-      ctx.err().println("Skipped: " + Errors.printable(s));
+    private int report(String backupName, BackupRunner.Result r, StoreSession session) {
+        for (String s : r.skipped()) {
+            ctx.err().println("Skipped: " + Errors.printable(s));
+        }
+        String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, " + Summary.mib(r.bytesUploaded())
+                + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
+                + Summary.rate(r.bytesUploaded(), r.elapsed()) + ")" + counters(session) + ".";
+        if (r.ok()) {
+            if (r.stored() == 0 && r.unchanged() == 0) {
+                ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");
+            } else if (r.stored() == 0) {
+                ctx.out()
+                        .println("Nothing to upload: all " + r.unchanged()
+                                + " files are unchanged since the last backup.");
+            }
+            ctx.out()
+                    .println("Backup '" + backupName + "' complete: " + totals + " Manifest version "
+                            + r.manifestVersionId() + "." + repaired(r));
+            return ExitCodes.OK;
+        }
+        java.util.Set<String> stalePaths = new java.util.HashSet<>();
+        r.stale().forEach(s -> stalePaths.add(s.path()));
+        for (BackupRunner.Failure f : r.failed()) {
+            ctx.err()
+                    .println("Not stored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"
+                            + (stalePaths.contains(f.path())
+                                    ? "; the snapshot keeps its previous version, marked stale"
+                                    : ""));
+        }
+        if (r.manifestComplete()
+                && r.manifestVersionId() != null
+                && r.notAttempted().isEmpty()) {
+            // Every file was attempted: the run is a snapshot; what it could not store is listed above.
+            ctx.out()
+                    .println("Backup '" + backupName + "' complete except "
+                            + r.failed().size() + " file(s) not stored: " + totals + " Manifest version "
+                            + r.manifestVersionId() + "." + repaired(r));
+            ctx.err()
+                    .println(r.failed().size() + " file(s) of '" + backupName + "' were not stored (first: "
+                            + String.join(
+                                    ", ",
+                                    r.failed().stream()
+                                            .map(BackupRunner.Failure::path)
+                                            .map(Errors::printable)
+                                            .limit(3)
+                                            .toList())
+                            + "); manifest version " + r.manifestVersionId()
+                            + " is a restorable snapshot of everything else"
+                            + (r.stale().isEmpty()
+                                    ? ""
+                                    : ", in which " + r.stale().size() + " file(s) keep the version an earlier backup "
+                                            + "stored (stale)")
+                            + ". Back up again once the cause is fixed.");
+            return ExitCodes.INCOMPLETE;
+        }
+        ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
+        int notStored = r.failed().size() + r.notAttempted().size();
+        List<String> first = r.failed().stream()
+                .map(BackupRunner.Failure::path)
+                .map(Errors::printable)
+                .limit(3)
+                .toList();
+        if (first.isEmpty()) {
+            first = r.notAttempted().stream().map(Errors::printable).limit(3).toList();
+        }
+        String what = r.cancelled()
+                ? "it was interrupted"
+                : r.unavailable() != null && Errors.outOfSpace(r.unavailable())
+                        ? "the store is out of space (" + session.where() + ": " + Errors.rootMessage(r.unavailable())
+                                + "); free space there or use another store"
+                        : r.unavailable() != null
+                                ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
+                                : notStored > 0
+                                        ? "some files could not be stored"
+                                        : "its manifest could not be written (" + r.manifestProblem() + ")";
+        String manifest = r.manifestVersionId() == null
+                ? "no manifest was written for this run, so restore still uses the previous complete backup"
+                : r.manifestComplete()
+                        ? "manifest version " + r.manifestVersionId() + " was written"
+                        : "its manifest was written marked incomplete (version " + r.manifestVersionId()
+                                + "), which restore skips unless given --manifest-version";
+        ctx.err()
+                .println("Backup '" + backupName + "' did not complete because " + what + ": " + r.stored() + " files "
+                        + "stored and confirmed, " + notStored + " not stored"
+                        + (first.isEmpty() ? "" : " (first: " + String.join(", ", first) + ")")
+                        + "; " + manifest + ". Run the backup again"
+                        + (r.cancelled() ? " to finish it" : " once the cause is fixed")
+                        + ": unchanged files are not uploaded twice.");
+        if (r.cancelled()) {
+            return ExitCodes.INTERRUPTED;
+        }
+        if (r.unavailable() != null || (notStored == 0 && r.manifestVersionId() == null)) {
+            return ExitCodes.UNAVAILABLE;
+        }
+        return ExitCodes.INCOMPLETE;
     }
-    String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, " + Summary.mib(r.bytesUploaded())
-        + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
-        + Summary.rate(r.bytesUploaded(), r.elapsed()) + ")" + counters(session) + ".";
-    if (r.ok()) {
-      if (r.stored() == 0 && r.unchanged() == 0) {
-        ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");
-      } else if (r.stored() == 0) {
-        ctx.out().println("Nothing to upload: all " + r.unchanged() + " files are unchanged since the last backup.");
-      }
-      ctx.out().println("Backup '" + backupName + "' complete: " + totals + " Manifest version "
-          + r.manifestVersionId() + "." + repaired(r));
-      return ExitCodes.OK;
-    }
-    java.util.Set<String> stalePaths = new java.util.HashSet<>();
-    r.stale().forEach(s -> stalePaths.add(s.path()));
-    for (BackupRunner.Failure f : r.failed()) {
-      ctx.err().println("Not stored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"
-          + (stalePaths.contains(f.path()) ? "; the snapshot keeps its previous version, marked stale" : ""));
-    }
-    if (r.manifestComplete() && r.manifestVersionId() != null && r.notAttempted().isEmpty()) {
-      // Every file was attempted: the run is a snapshot; what it could not store is listed above.
-      ctx.out().println("Backup '" + backupName + "' complete except " + r.failed().size() + " file(s) not stored: "
-          + totals + " Manifest version " + r.manifestVersionId() + "." + repaired(r));
-      ctx.err().println(r.failed().size() + " file(s) of '" + backupName + "' were not stored (first: "
-          + String.join(", ", r.failed().stream().map(BackupRunner.Failure::path).map(Errors::printable).limit(3).toList())
-          + "); manifest version " + r.manifestVersionId() + " is a restorable snapshot of everything else"
-          + (r.stale().isEmpty() ? "" : ", in which " + r.stale().size() + " file(s) keep the version an earlier backup "
-              + "stored (stale)") + ". Back up again once the cause is fixed.");
-      return ExitCodes.INCOMPLETE;
-    }
-    ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
-    int notStored = r.failed().size() + r.notAttempted().size();
-    List<String> first = r.failed().stream().map(BackupRunner.Failure::path).map(Errors::printable).limit(3).toList();
-    if (first.isEmpty()) {
-      first = r.notAttempted().stream().map(Errors::printable).limit(3).toList();
-    }
-    String what = r.cancelled() ? "it was interrupted"
-        : r.unavailable() != null && Errors.outOfSpace(r.unavailable()) ? "the store is out of space ("
-            + session.where() + ": " + Errors.rootMessage(r.unavailable()) + "); free space there or use another store"
-        : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-        : notStored > 0 ? "some files could not be stored"
-        : "its manifest could not be written (" + r.manifestProblem() + ")";
-    String manifest = r.manifestVersionId() == null
-        ? "no manifest was written for this run, so restore still uses the previous complete backup"
-        : r.manifestComplete() ? "manifest version " + r.manifestVersionId() + " was written"
-        : "its manifest was written marked incomplete (version " + r.manifestVersionId()
-            + "), which restore skips unless given --manifest-version";
-    ctx.err().println("Backup '" + backupName + "' did not complete because " + what + ": " + r.stored() + " files "
-        + "stored and confirmed, " + notStored + " not stored" + (first.isEmpty() ? "" : " (first: " + String.join(", ", first) + ")")
-        + "; " + manifest + ". Run the backup again" + (r.cancelled() ? " to finish it" : " once the cause is fixed")
-        + ": unchanged files are not uploaded twice.");
-    if (r.cancelled()) {
-      return ExitCodes.INTERRUPTED;
-    }
-    if (r.unavailable() != null || (notStored == 0 && r.manifestVersionId() == null)) {
-      return ExitCodes.UNAVAILABLE;
-    }
-    return ExitCodes.INCOMPLETE;
-  }
 }

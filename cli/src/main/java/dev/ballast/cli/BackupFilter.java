@@ -32,139 +32,144 @@ import java.util.List;
  * Used by the walking thread only; not thread-safe.
  */
 final class BackupFilter {
-  /** The per-directory ignore file's name. */
-  static final String IGNORE_FILE = ".ballastignore";
-  /** The cache tag's name and the first bytes it must hold (the specification's signature). */
-  static final String CACHE_TAG = "CACHEDIR.TAG";
-  static final byte[] CACHE_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55".getBytes(StandardCharsets.US_ASCII);
+    /** The per-directory ignore file's name. */
+    static final String IGNORE_FILE = ".ballastignore";
+    /** The cache tag's name and the first bytes it must hold (the specification's signature). */
+    static final String CACHE_TAG = "CACHEDIR.TAG";
 
-  private final List<Glob> excludes;
-  private final boolean excludeCaches;
-  private final Path source;
-  /** The directories being walked that hold a .ballastignore or a cache tag, innermost first. */
-  private final Deque<Frame> frames = new ArrayDeque<>();
-  private int excluded;
+    static final byte[] CACHE_SIGNATURE =
+            "Signature: 8a477f597d28d172789f06886806bc55".getBytes(StandardCharsets.US_ASCII);
 
-  /** A directory on the walk's path with rules of its own. */
-  private record Frame(String rel, List<Glob> ignores, boolean cache) {}
+    private final List<Glob> excludes;
+    private final boolean excludeCaches;
+    private final Path source;
+    /** The directories being walked that hold a .ballastignore or a cache tag, innermost first. */
+    private final Deque<Frame> frames = new ArrayDeque<>();
 
-  BackupFilter(Path source, List<Glob> excludes, boolean excludeCaches) {
-    this.source = source;
-    this.excludes = List.copyOf(excludes);
-    this.excludeCaches = excludeCaches;
-  }
+    private int excluded;
 
-  /** A filter that leaves nothing out (but still honours {@code .ballastignore}). */
-  static BackupFilter none(Path source) {
-    return new BackupFilter(source, List.of(), false);
-  }
+    /** A directory on the walk's path with rules of its own. */
+    private record Frame(String rel, List<Glob> ignores, boolean cache) {}
 
-  /**
-   * Reads exclude patterns from a file: one a line, surrounding blanks trimmed, empty lines and
-   * lines starting with {@code #} ignored (restic's {@code --exclude-file} format).
-   *
-   * @throws IllegalArgumentException if a line is not a valid pattern
-   */
-  static List<Glob> readPatterns(Path file) throws IOException {
-    List<Glob> globs = new ArrayList<>();
-    int n = 0;
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      n++;
-      String t = line.strip();
-      if (t.isEmpty() || t.startsWith("#")) {
-        continue;
-      }
-      try {
-        globs.add(Glob.parse(t));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(file + " line " + n + ": " + e.getMessage(), e);
-      }
+    BackupFilter(Path source, List<Glob> excludes, boolean excludeCaches) {
+        this.source = source;
+        this.excludes = List.copyOf(excludes);
+        this.excludeCaches = excludeCaches;
     }
-    return globs;
-  }
 
-  /** How many files and directories were left out (a directory counts once, whatever it held). */
-  int excluded() {
-    return excluded;
-  }
-
-  /**
-   * Whether the entry {@code rel} (relative, {@code /}-separated) found at {@code file} is left out;
-   * counts it when it is.
-   */
-  boolean excludes(String rel, Path file) {
-    boolean out = decide(rel, file);
-    if (out) {
-      excluded++;
+    /** A filter that leaves nothing out (but still honours {@code .ballastignore}). */
+    static BackupFilter none(Path source) {
+        return new BackupFilter(source, List.of(), false);
     }
-    return out;
-  }
 
-  private boolean decide(String rel, Path file) {
-    String slashed = "/" + rel;
-    boolean out = false;
-    for (Glob g : excludes) {
-      if (g.matches(slashed) || (g.anchored() && g.matches(file.toAbsolutePath().toString()))) {
-        out = !g.negated();
-      }
-    }
-    // Innermost directories' rules come last, so they decide.
-    var it = frames.descendingIterator();
-    while (it.hasNext()) {
-      Frame f = it.next();
-      if (f.cache() && isChild(f.rel(), rel) && !rel.endsWith("/" + CACHE_TAG) && !rel.equals(CACHE_TAG)) {
-        out = true;
-      }
-      if (!f.ignores().isEmpty()) {
-        String below = f.rel().isEmpty() ? slashed : slashed.substring(f.rel().length() + 1);
-        for (Glob g : f.ignores()) {
-          if (g.matches(below)) {
-            out = !g.negated();
-          }
+    /**
+     * Reads exclude patterns from a file: one a line, surrounding blanks trimmed, empty lines and
+     * lines starting with {@code #} ignored (restic's {@code --exclude-file} format).
+     *
+     * @throws IllegalArgumentException if a line is not a valid pattern
+     */
+    static List<Glob> readPatterns(Path file) throws IOException {
+        List<Glob> globs = new ArrayList<>();
+        int n = 0;
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            n++;
+            String t = line.strip();
+            if (t.isEmpty() || t.startsWith("#")) {
+                continue;
+            }
+            try {
+                globs.add(Glob.parse(t));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + " line " + n + ": " + e.getMessage(), e);
+            }
         }
-      }
+        return globs;
     }
-    return out;
-  }
 
-  private static boolean isChild(String dir, String rel) {
-    if (dir.isEmpty()) {
-      return rel.indexOf('/') < 0;
+    /** How many files and directories were left out (a directory counts once, whatever it held). */
+    int excluded() {
+        return excluded;
     }
-    return rel.startsWith(dir + "/") && rel.indexOf('/', dir.length() + 1) < 0;
-  }
 
-  /**
-   * The walk entered directory {@code rel} ({@code ""} for the backed-up one) at {@code dir}: reads
-   * its {@code .ballastignore} and cache tag.
-   *
-   * @throws IllegalArgumentException if its {@code .ballastignore} holds an invalid pattern
-   */
-  void enter(String rel, Path dir) throws IOException {
-    Path ignore = dir.resolve(IGNORE_FILE);
-    List<Glob> ignores = Files.isRegularFile(ignore, LinkOption.NOFOLLOW_LINKS) ? readPatterns(ignore) : List.of();
-    boolean cache = excludeCaches && isCacheTag(dir.resolve(CACHE_TAG));
-    frames.push(new Frame(rel, ignores, cache));
-  }
-
-  /** The walk left the directory it entered last. */
-  void leave() {
-    frames.pop();
-  }
-
-  /** Whether {@code tag} is a regular file starting with the cache directory signature. */
-  static boolean isCacheTag(Path tag) {
-    if (!Files.isRegularFile(tag, LinkOption.NOFOLLOW_LINKS)) {
-      return false;
+    /**
+     * Whether the entry {@code rel} (relative, {@code /}-separated) found at {@code file} is left out;
+     * counts it when it is.
+     */
+    boolean excludes(String rel, Path file) {
+        boolean out = decide(rel, file);
+        if (out) {
+            excluded++;
+        }
+        return out;
     }
-    try (InputStream in = Files.newInputStream(tag)) {
-      return Arrays.equals(in.readNBytes(CACHE_SIGNATURE.length), CACHE_SIGNATURE);
-    } catch (IOException e) {
-      return false;
-    }
-  }
 
-  Path source() {
-    return source;
-  }
+    private boolean decide(String rel, Path file) {
+        String slashed = "/" + rel;
+        boolean out = false;
+        for (Glob g : excludes) {
+            if (g.matches(slashed)
+                    || (g.anchored() && g.matches(file.toAbsolutePath().toString()))) {
+                out = !g.negated();
+            }
+        }
+        // Innermost directories' rules come last, so they decide.
+        var it = frames.descendingIterator();
+        while (it.hasNext()) {
+            Frame f = it.next();
+            if (f.cache() && isChild(f.rel(), rel) && !rel.endsWith("/" + CACHE_TAG) && !rel.equals(CACHE_TAG)) {
+                out = true;
+            }
+            if (!f.ignores().isEmpty()) {
+                String below =
+                        f.rel().isEmpty() ? slashed : slashed.substring(f.rel().length() + 1);
+                for (Glob g : f.ignores()) {
+                    if (g.matches(below)) {
+                        out = !g.negated();
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean isChild(String dir, String rel) {
+        if (dir.isEmpty()) {
+            return rel.indexOf('/') < 0;
+        }
+        return rel.startsWith(dir + "/") && rel.indexOf('/', dir.length() + 1) < 0;
+    }
+
+    /**
+     * The walk entered directory {@code rel} ({@code ""} for the backed-up one) at {@code dir}: reads
+     * its {@code .ballastignore} and cache tag.
+     *
+     * @throws IllegalArgumentException if its {@code .ballastignore} holds an invalid pattern
+     */
+    void enter(String rel, Path dir) throws IOException {
+        Path ignore = dir.resolve(IGNORE_FILE);
+        List<Glob> ignores = Files.isRegularFile(ignore, LinkOption.NOFOLLOW_LINKS) ? readPatterns(ignore) : List.of();
+        boolean cache = excludeCaches && isCacheTag(dir.resolve(CACHE_TAG));
+        frames.push(new Frame(rel, ignores, cache));
+    }
+
+    /** The walk left the directory it entered last. */
+    void leave() {
+        frames.pop();
+    }
+
+    /** Whether {@code tag} is a regular file starting with the cache directory signature. */
+    static boolean isCacheTag(Path tag) {
+        if (!Files.isRegularFile(tag, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try (InputStream in = Files.newInputStream(tag)) {
+            return Arrays.equals(in.readNBytes(CACHE_SIGNATURE.length), CACHE_SIGNATURE);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    Path source() {
+        return source;
+    }
 }

@@ -72,700 +72,778 @@ import org.jspecify.annotations.Nullable;
  */
 final class BackupRunner {
 
-  /**
-   * How one run behaves.
-   *
-   * @param excludes {@code --exclude} and {@code --exclude-file} patterns
-   * @param excludeCaches whether directories tagged with {@code CACHEDIR.TAG} are left out
-   */
-  record Settings(boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
-    Settings {
-      excludes = List.copyOf(excludes);
-    }
-
-    Settings(boolean followSymlinks, int transfers, boolean checksum) {
-      this(followSymlinks, transfers, checksum, List.of(), false);
-    }
-  }
-
-  /**
-   * A file found in the source tree, with the stat taken while walking.
-   *
-   * @param fileKey what identifies the file on its device ({@link BasicFileAttributes#fileKey()}), or null
-   */
-  record SourceFile(String path, Path file, FileStat stat, Object fileKey) {
-    long size() {
-      return stat.size();
-    }
-  }
-
-  /** A file the run did not store, with the reason. */
-  record Failure(String path, @Nullable String reason) {}
-
-  /** What a run did. */
-  record Result(
-      int stored,
-      int unchanged,
-      long bytesRead,
-      long bytesUploaded,
-      long bytesTotal,
-      List<String> skipped,
-      List<Failure> failed,
-      List<String> notAttempted,
-      @Nullable String manifestVersionId,
-      boolean manifestComplete,
-      @Nullable String manifestProblem,
-      @Nullable StorageUnavailableException unavailable,
-      boolean cancelled,
-      Duration elapsed,
-      List<Manifest.Stale> stale,
-      int repaired) {
-
-    boolean ok() {
-      return failed.isEmpty() && notAttempted.isEmpty() && unavailable == null && !cancelled
-          && manifestVersionId != null && manifestComplete;
-    }
-  }
-
-  private static final boolean SLASH_SEPARATED = java.io.File.separatorChar == '/';
-  /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
-  private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
-  /** Files in flight beyond those being read: what a group commit can gather. */
-  private static final int MAX_AWAITING_COMMIT = 1024;
-  /**
-   * A stat this close to the run's start is not trusted to prove a file unchanged next time: a
-   * change within the same timestamp tick after the walk would leave size and times equal (git's
-   * "racily clean" files). Such a file is hashed again by the next run.
-   */
-  private static final Duration RACY_WINDOW = Duration.ofSeconds(2);
-
-  private final ObjectStore store;
-  private final String name;
-  private final Path source;
-  private final Settings settings;
-  private final Cancellation cancellation;
-  private final Clock clock;
-  private final PrintStream err;
-  private final Supplier<Progress> progressFactory;
-  private final Duration manifestGrace;
-  private final Consumer<String> onStored;
-
-  private final AtomicInteger stored = new AtomicInteger();
-  private final AtomicInteger unchangedCount = new AtomicInteger();
-  private final AtomicLong uploaded = new AtomicLong();
-  private final AtomicLong read = new AtomicLong();
-  private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
-  private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
-  private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
-  private final AtomicInteger repaired = new AtomicInteger();
-  /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
-  private final AtomicBoolean writesPrepared = new AtomicBoolean();
-  private final List<ManifestTree.Directory> directories = new ArrayList<>();
-  private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
-  private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
-  private @Nullable BackupFilter filter;
-  private @Nullable Instant trustedBefore;
-  /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
-  private volatile @Nullable DamagedVersions damaged;
-  /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
-  private volatile Map<String, ManifestEntry> previousAll = Map.of();
-
-  /** A local store's directory inside the source tree, never backed up (null: none). */
-  private @Nullable Path storeDirectory;
-
-  /**
-   * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
-   * when it lies inside the source tree.
-   */
-  BackupRunner skippingStore(@Nullable Path dir) {
-    this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
-    return this;
-  }
-
-  BackupRunner(ObjectStore store, String name, Path source, Settings settings, Cancellation cancellation, Clock clock,
-      PrintStream err, Supplier<Progress> progressFactory, Duration manifestGrace,
-      Consumer<String> onStored) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.name = Objects.requireNonNull(name, "name");
-    this.source = Objects.requireNonNull(source, "source");
-    this.settings = Objects.requireNonNull(settings, "settings");
-    this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.err = Objects.requireNonNull(err, "err");
-    this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
-    this.manifestGrace = Objects.requireNonNull(manifestGrace, "manifestGrace");
-    this.onStored = Objects.requireNonNull(onStored, "onStored");
-  }
-
-  Result run() {
-    long start = System.nanoTime();
-    Instant createdAt = clock.instant();
-    trustedBefore = createdAt.minus(RACY_WINDOW);
-    List<String> skipped = new ArrayList<>();
-    // The previous manifest is read on another thread while the tree is walked: files found before it
-    // is ready wait in a list, the rest are dealt with as they are found.
-    CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try {
-        previousRead.complete(previousEntries());
-      } catch (RuntimeException | Error e) {
-        previousRead.completeExceptionally(e);
-      }
-    }, "ballast-previous-manifest");
-    reader.setDaemon(true);
-    reader.start();
-    List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
-    AtomicLong total = new AtomicLong();
-
-    try (Progress progress = progressFactory.get();
-        Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT)) {
-      List<SourceFile> waiting = new ArrayList<>();
-      Map<String, ManifestEntry>[] previous = newMapHolder();
-      Consumer<SourceFile> decide = f -> {
-        ManifestEntry before = previous[0].get(f.path());
-        if (!settings.checksum() && f.stat().sameAs(before)) {
-          entries.add(before.withAttrs(f.stat().attrs()));
-          unchangedCount.incrementAndGet();
-          progress.addBytes(f.size());
-          progress.fileDone();
-        } else if (stopping()) {
-          notAttempted.add(f.path());
-        } else {
-          transfers.submit(done -> backUp(f, before, entries, progress, done));
+    /**
+     * How one run behaves.
+     *
+     * @param excludes {@code --exclude} and {@code --exclude-file} patterns
+     * @param excludeCaches whether directories tagged with {@code CACHEDIR.TAG} are left out
+     */
+    record Settings(
+            boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
+        Settings {
+            excludes = List.copyOf(excludes);
         }
-      };
-      walk(skipped, f -> {
-        total.addAndGet(f.size());
-        progress.addTotal(1, f.size());
-        if (previous[0] == null && previousRead.isDone()) {
-          previous[0] = joinPrevious(previousRead);
-          waiting.forEach(decide);
-          waiting.clear();
+
+        Settings(boolean followSymlinks, int transfers, boolean checksum) {
+            this(followSymlinks, transfers, checksum, List.of(), false);
         }
-        if (previous[0] == null) {
-          waiting.add(f);
-        } else {
-          decide.accept(f);
+    }
+
+    /**
+     * A file found in the source tree, with the stat taken while walking.
+     *
+     * @param fileKey what identifies the file on its device ({@link BasicFileAttributes#fileKey()}), or null
+     */
+    record SourceFile(String path, Path file, FileStat stat, Object fileKey) {
+        long size() {
+            return stat.size();
         }
-      });
-      if (previous[0] == null) {
-        previous[0] = joinPrevious(previousRead);
-        waiting.forEach(decide);
-      }
-      transfers.awaitAll();
     }
 
-    // A run that walked the whole tree and attempted every file is a snapshot, even if some files
-    // could not be stored: those keep their previous version, marked stale. Only a run cut short
-    // (Ctrl-C, the store gone) is incomplete.
-    StorageUnavailableException down = unavailable.get();
-    boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
-    List<ManifestEntry> listed = new ArrayList<>(entries);
-    ManifestTree tree = tree(listed);
-    List<Failure> failures = new ArrayList<>(failed);
-    failures.sort(Comparator.comparing(Failure::path));
-    List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
-    listed.sort(Comparator.comparing(ManifestEntry::path));
-    List<String> skippedFiles = new ArrayList<>(notAttempted);
-    Collections.sort(skippedFiles);
-    List<String> notStored = new ArrayList<>();
-    failures.forEach(x -> notStored.add(x.path()));
-    notStored.addAll(skippedFiles);
-    String incompleteBecause = complete ? null : cancellation.cancelled() ? "it was interrupted"
-        : down != null ? Errors.unavailableReason(down, "the store became unavailable") : "not every file was attempted";
-    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored, stale,
-        incompleteBecause, tree);
-    String manifestVersion = null;
-    String manifestProblem = null;
-    try {
-      manifestVersion = writeManifest(manifest, complete);
-    } catch (StorageUnavailableException e) {
-      manifestProblem = "the store was unavailable";
-      down = down == null ? e : down;
-    } catch (TimeoutException e) {
-      manifestProblem = "the store did not answer within " + Summary.duration(manifestGrace);
-    } catch (RuntimeException e) {
-      manifestProblem = e.getMessage();
-    }
-    saveDamagedRecord();
-    return new Result(stored.get(), unchangedCount.get(), read.get(), uploaded.get(), total.get(), skipped, failures,
-        skippedFiles, manifestVersion, complete, manifestProblem, down, cancellation.cancelled(),
-        Duration.ofNanos(System.nanoTime() - start), stale, repaired.get());
-  }
+    /** A file the run did not store, with the reason. */
+    record Failure(String path, @Nullable String reason) {}
 
-  /**
-   * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
-   * read, every file under it) this run could not store, and returns them as stale entries with the
-   * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
-   * version found damaged is not kept.
-   */
-  private List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
-    if (failures.isEmpty() || previousAll.isEmpty()) {
-      return List.of();
-    }
-    Set<String> present = new java.util.HashSet<>();
-    listed.forEach(e -> present.add(e.path()));
-    java.util.NavigableMap<String, ManifestEntry> byPath = new java.util.TreeMap<>(previousAll);
-    List<Manifest.Stale> stale = new ArrayList<>();
-    for (Failure f : failures) {
-      List<ManifestEntry> kept = new ArrayList<>();
-      ManifestEntry same = byPath.get(f.path());
-      if (same != null) {
-        kept.add(same);
-      }
-      // A folder that could not be read: every file under it ('0' follows '/').
-      kept.addAll(byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
-      for (ManifestEntry before : kept) {
-        if (present.add(before.path())) {
-          // Its stat is not carried over: the next run reads the file again.
-          listed.add(new ManifestEntry(before.path(), before.size(), before.sha256(), before.versionId(), before.mtime()));
-          stale.add(new Manifest.Stale(before.path(), f.reason()));
+    /** What a run did. */
+    record Result(
+            int stored,
+            int unchanged,
+            long bytesRead,
+            long bytesUploaded,
+            long bytesTotal,
+            List<String> skipped,
+            List<Failure> failed,
+            List<String> notAttempted,
+            @Nullable String manifestVersionId,
+            boolean manifestComplete,
+            @Nullable String manifestProblem,
+            @Nullable StorageUnavailableException unavailable,
+            boolean cancelled,
+            Duration elapsed,
+            List<Manifest.Stale> stale,
+            int repaired) {
+
+        boolean ok() {
+            return failed.isEmpty()
+                    && notAttempted.isEmpty()
+                    && unavailable == null
+                    && !cancelled
+                    && manifestVersionId != null
+                    && manifestComplete;
         }
-      }
     }
-    stale.sort(Comparator.comparing(Manifest.Stale::path));
-    return stale;
-  }
 
-  /** Saves the record of damaged versions when this run stored a replacement for one. */
-  private void saveDamagedRecord() {
-    DamagedVersions d = damaged;
-    if (d == null || repaired.get() == 0) {
-      return;
+    private static final boolean SLASH_SEPARATED = java.io.File.separatorChar == '/';
+    /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
+    private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
+    /** Files in flight beyond those being read: what a group commit can gather. */
+    private static final int MAX_AWAITING_COMMIT = 1024;
+    /**
+     * A stat this close to the run's start is not trusted to prove a file unchanged next time: a
+     * change within the same timestamp tick after the walk would leave size and times equal (git's
+     * "racily clean" files). Such a file is hashed again by the next run.
+     */
+    private static final Duration RACY_WINDOW = Duration.ofSeconds(2);
+
+    private final ObjectStore store;
+    private final String name;
+    private final Path source;
+    private final Settings settings;
+    private final Cancellation cancellation;
+    private final Clock clock;
+    private final PrintStream err;
+    private final Supplier<Progress> progressFactory;
+    private final Duration manifestGrace;
+    private final Consumer<String> onStored;
+
+    private final AtomicInteger stored = new AtomicInteger();
+    private final AtomicInteger unchangedCount = new AtomicInteger();
+    private final AtomicLong uploaded = new AtomicLong();
+    private final AtomicLong read = new AtomicLong();
+    private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+    private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger repaired = new AtomicInteger();
+    /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
+    private final AtomicBoolean writesPrepared = new AtomicBoolean();
+
+    private final List<ManifestTree.Directory> directories = new ArrayList<>();
+    private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
+    private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
+    private @Nullable BackupFilter filter;
+    private @Nullable Instant trustedBefore;
+    /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
+    private volatile @Nullable DamagedVersions damaged;
+    /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
+    private volatile Map<String, ManifestEntry> previousAll = Map.of();
+
+    /** A local store's directory inside the source tree, never backed up (null: none). */
+    private @Nullable Path storeDirectory;
+
+    /**
+     * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
+     * when it lies inside the source tree.
+     */
+    BackupRunner skippingStore(@Nullable Path dir) {
+        this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
+        return this;
     }
-    try {
-      d.save(store);
-    } catch (RuntimeException e) {
-      err.println("Warning: the good copies this backup stored of " + repaired.get() + " damaged version(s) could not "
-          + "be recorded (" + Errors.rootMessage(e) + "); older backups naming them stay damaged until 'ballast verify "
-          + "--repair' or the next backup records them.");
+
+    BackupRunner(
+            ObjectStore store,
+            String name,
+            Path source,
+            Settings settings,
+            Cancellation cancellation,
+            Clock clock,
+            PrintStream err,
+            Supplier<Progress> progressFactory,
+            Duration manifestGrace,
+            Consumer<String> onStored) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.name = Objects.requireNonNull(name, "name");
+        this.source = Objects.requireNonNull(source, "source");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.err = Objects.requireNonNull(err, "err");
+        this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
+        this.manifestGrace = Objects.requireNonNull(manifestGrace, "manifestGrace");
+        this.onStored = Objects.requireNonNull(onStored, "onStored");
     }
-  }
 
-  /** How many files and directories the exclusions left out (after {@link #run}). */
-  int excluded() {
-    return filter == null ? 0 : filter.excluded();
-  }
+    Result run() {
+        long start = System.nanoTime();
+        Instant createdAt = clock.instant();
+        trustedBefore = createdAt.minus(RACY_WINDOW);
+        List<String> skipped = new ArrayList<>();
+        // The previous manifest is read on another thread while the tree is walked: files found before it
+        // is ready wait in a list, the rest are dealt with as they are found.
+        CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        previousRead.complete(previousEntries());
+                    } catch (RuntimeException | Error e) {
+                        previousRead.completeExceptionally(e);
+                    }
+                },
+                "ballast-previous-manifest");
+        reader.setDaemon(true);
+        reader.start();
+        List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong total = new AtomicLong();
 
-  /**
-   * The directories, symbolic links and hard links found, sorted; a further name of a hard-linked
-   * file whose first name was not stored is not stored either (it has no content to link to).
-   */
-  private ManifestTree tree(List<ManifestEntry> listed) {
-    java.util.Set<String> stored = new java.util.HashSet<>();
-    listed.forEach(e -> stored.add(e.path()));
-    List<ManifestTree.HardLink> links = new ArrayList<>();
-    for (ManifestTree.HardLink link : hardLinks) {
-      if (stored.contains(link.target())) {
-        links.add(link);
-      } else {
-        failed.add(new Failure(link.path(), "it is a hard link to '" + link.target() + "', which was not stored"));
-      }
-    }
-    links.sort(Comparator.comparing(ManifestTree.HardLink::path));
-    directories.sort(Comparator.comparing(ManifestTree.Directory::path));
-    symlinks.sort(Comparator.comparing(ManifestTree.Symlink::path));
-    return new ManifestTree(directories, symlinks, links);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, ManifestEntry>[] newMapHolder() {
-    return (Map<String, ManifestEntry>[]) new Map<?, ?>[1];
-  }
-
-  private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
-    try {
-      return read.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw e;
-    }
-  }
-
-  /** Whether no further file should be started: the store went away, or Ctrl-C. */
-  private boolean stopping() {
-    return unavailable.get() != null || cancellation.cancelled();
-  }
-
-  /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
-  private void backUp(SourceFile f, @Nullable ManifestEntry before, List<ManifestEntry> entries, Progress progress,
-      Runnable done) {
-    if (stopping()) {
-      notAttempted.add(f.path());
-      progress.fileDone();
-      done.run();
-      return;
-    }
-    CompletableFuture<ObjectVersion> write;
-    boolean changedWhileRead;
-    try {
-      if (before != null && before.size() == f.size()) {
-        // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
-        // first, so that an upload happens only when they differ.
-        String sha = Sha256.ofFile(f.file(), read::addAndGet);
-        if (changed(f)) {
-          throw new ChangedWhileReading();
-        }
-        if (sha.equals(before.sha256())) {
-          entries.add(entry(f, sha, before.versionId()));
-          unchangedCount.incrementAndGet();
-          progress.addBytes(f.size());
-          progress.fileDone();
-          done.run();
-          return;
-        }
-      }
-      if (!writesPrepared.get() && writesPrepared.compareAndSet(false, true)) {
-        // Most keys a backup writes are new: one listing of the name's prefix instead of a HEAD per
-        // key, on a store that reads each key's version before a put. Not before the first upload, so
-        // an unchanged backup lists nothing.
-        store.prepareWrites(Manifest.objectKey(name, ""));
-      }
-      write = store.putAsync(Manifest.objectKey(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
-      changedWhileRead = changed(f);
-      read.addAndGet(f.size());
-      progress.addBytes(f.size());
-    } catch (RuntimeException | IOException e) {
-      fail(f, e);
-      progress.fileDone();
-      done.run();
-      return;
-    }
-    if (!store.confirmsWrites()) {
-      // A store that does not prove what it stored: read the new version back, on this thread.
-      write = write.thenApply(v -> {
-        readBack(v);
-        return v;
-      });
-    }
-    boolean changed = changedWhileRead;
-    write.whenComplete((v, e) -> {
-      try {
-        if (e != null) {
-          fail(f, e);
-        } else if (changed) {
-          fail(f, new ChangedWhileReading());
-        } else {
-          entries.add(entry(f, v.sha256(), v.versionId()));
-          stored.incrementAndGet();
-          uploaded.addAndGet(f.size());
-          recordReplacement(f.path(), v.sha256(), v.versionId());
-          onStored.accept(f.path());
-        }
-      } finally {
-        progress.fileDone();
-        done.run();
-      }
-    });
-  }
-
-  /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
-  private void recordReplacement(String path, String sha256, String versionId) {
-    DamagedVersions d = damaged;
-    if (d != null && !d.isEmpty()) {
-      synchronized (d) {
-        repaired.addAndGet(d.replace(path, sha256, versionId));
-      }
-    }
-  }
-
-  /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
-  private ManifestEntry entry(SourceFile f, String sha256, String versionId) {
-    FileStat s = f.stat();
-    boolean trusted = s.mtime().isBefore(trustedBefore) && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
-    return new ManifestEntry(f.path(), s.size(), sha256, versionId, s.mtime(), trusted ? s.ctime() : null,
-        trusted ? s.inode() : null, s.attrs());
-  }
-
-  /**
-   * Whether the file changed since the walk: its size, modification time or identity (a file put in
-   * its place) differ now. A writer that changed the bytes moved the mtime.
-   */
-  private boolean changed(SourceFile f) throws IOException {
-    LinkOption[] options = settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-    BasicFileAttributes now = Files.readAttributes(f.file(), BasicFileAttributes.class, options);
-    return now.size() != f.size() || !now.lastModifiedTime().toInstant().equals(f.stat().mtime())
-        || !Objects.equals(now.fileKey(), f.fileKey());
-  }
-
-  private void readBack(ObjectVersion v) {
-    ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
-    try (ObjectRead read = store.get(v.key(), options); InputStream in = read.stream()) {
-      String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> { });
-      if (!stored.equals(v.sha256())) {
-        throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + v.sha256());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private void fail(SourceFile f, Throwable failure) {
-    Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    String reason;
-    if (e instanceof StorageUnavailableException su) {
-      unavailable.compareAndSet(null, su);
-      reason = Errors.unavailableReason(su, "the store became unavailable");
-    } else if (e instanceof ChangedWhileReading
-        || (e instanceof IllegalArgumentException && String.valueOf(e.getMessage()).contains("must still be"))) {
-      reason = "it changed while it was being backed up; run the backup again";
-    } else if (e instanceof IntegrityException) {
-      reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
-    } else if (e instanceof IOException || e instanceof UncheckedIOException) {
-      reason = "it could not be read (" + Errors.describeIo(e) + ")";
-    } else if (e instanceof StorageException || e instanceof IllegalArgumentException) {
-      reason = e.getMessage();
-    } else {
-      reason = "it could not be stored (" + Errors.rootMessage(e) + ")";
-    }
-    failed.add(new Failure(f.path(), reason));
-  }
-
-  /**
-   * Writes the manifest. A complete run waits as long as the store takes; an incomplete one (the
-   * store may be down) waits at most the grace period, so a dead endpoint cannot hold the command.
-   */
-  private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
-    byte[] json = manifest.toJson();
-    if (complete) {
-      return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
-    }
-    CompletableFuture<String> write = CompletableFuture.supplyAsync(
-        () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
-    try {
-      return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(cause);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TimeoutException("interrupted");
-    }
-  }
-
-  private static java.util.concurrent.Executor daemonExecutor() {
-    return r -> {
-      Thread t = new Thread(r, "ballast-manifest-write");
-      t.setDaemon(true);
-      t.start();
-    };
-  }
-
-  /**
-   * The entries of the newest intact manifest, by path. A damaged newest manifest is reported and
-   * passed over for the next intact one; none at all means every file is read and uploaded. Entries
-   * whose version verify found damaged are left out (so the file is uploaded again), or point at the
-   * recorded good copy.
-   */
-  private Map<String, ManifestEntry> previousEntries() {
-    Map<String, ManifestEntry> map = new HashMap<>();
-    String key = Manifest.key(name);
-    Manifest m = null;
-    String latest = null;
-    try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
-      latest = read.version().versionId();
-      m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
-    } catch (ObjectNotFoundException e) {
-      // first backup of this name
-    } catch (CliFailure | IntegrityException e) {
-      err.println("Warning: the newest manifest of '" + name + "'" + (latest == null ? "" : " (version " + latest + ")")
-          + " is damaged (" + Errors.printable(e instanceof CliFailure f ? Manifests.why(f) : e.getMessage())
-          + "); this backup goes on from the newest intact one.");
-      Manifests.Versioned intact = Manifests.newestIntact(store, name, latest, err);
-      if (intact == null) {
-        err.println("Warning: no intact earlier manifest of '" + name + "' was found, so every file is read and "
-            + "uploaded again.");
-      } else {
-        m = intact.manifest();
-      }
-    }
-    DamagedVersions d = DamagedVersions.load(store, name, err);
-    if (m != null) {
-      for (ManifestEntry e : m.files()) {
-        DamagedVersions.Entry bad = d.get(e.versionId());
-        if (bad == null) {
-          map.put(e.path(), e);
-        } else if (bad.replacement() != null) {
-          map.put(e.path(), new ManifestEntry(e.path(), e.size(), e.sha256(), bad.replacement(), e.mtime(), e.ctime(),
-              e.inode()));
-        }
-      }
-      previousAll = map;
-    }
-    damaged = d;
-    return map;
-  }
-
-  /**
-   * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
-   * recording directories, symbolic links (unless followed) and further names of hard-linked files.
-   */
-  private void walk(List<String> skipped, Consumer<SourceFile> found) {
-    boolean follow = settings.followSymlinks();
-    Set<FileVisitOption> options = follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
-    LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-    filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
-    Map<Object, String> firstNames = new HashMap<>();
-    try {
-      Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-          if (storeDirectory != null && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
-            // Backing up the store into itself would change what is being read with every write.
-            skipped.add(relative(dir) + "/ (the store this backup is written to)");
-            return FileVisitResult.SKIP_SUBTREE;
-          }
-          String rel = dir.equals(source) ? "" : relative(dir);
-          if (!rel.isEmpty()) {
-            if (filter.excludes(rel, dir)) {
-              return FileVisitResult.SKIP_SUBTREE;
+        try (Progress progress = progressFactory.get();
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT)) {
+            List<SourceFile> waiting = new ArrayList<>();
+            Map<String, ManifestEntry>[] previous = newMapHolder();
+            Consumer<SourceFile> decide = f -> {
+                ManifestEntry before = previous[0].get(f.path());
+                if (!settings.checksum() && f.stat().sameAs(before)) {
+                    entries.add(before.withAttrs(f.stat().attrs()));
+                    unchangedCount.incrementAndGet();
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                } else if (stopping()) {
+                    notAttempted.add(f.path());
+                } else {
+                    transfers.submit(done -> backUp(f, before, entries, progress, done));
+                }
+            };
+            walk(skipped, f -> {
+                total.addAndGet(f.size());
+                progress.addTotal(1, f.size());
+                if (previous[0] == null && previousRead.isDone()) {
+                    previous[0] = joinPrevious(previousRead);
+                    waiting.forEach(decide);
+                    waiting.clear();
+                }
+                if (previous[0] == null) {
+                    waiting.add(f);
+                } else {
+                    decide.accept(f);
+                }
+            });
+            if (previous[0] == null) {
+                previous[0] = joinPrevious(previousRead);
+                waiting.forEach(decide);
             }
-            String problem = nameProblem(rel, dir);
-            if (problem != null) {
-              failed.add(new Failure(rel, problem));
-              return FileVisitResult.SKIP_SUBTREE;
-            }
-          }
-          try {
-            ManifestTree.Directory d = rel.isEmpty() ? null
-                : new ManifestTree.Directory(rel, attrs.lastModifiedTime().toInstant(),
-                FileStat.attrsOf(dir, linkOptions));
-            filter.enter(rel, dir);
-            if (d != null) {
-              directories.add(d);
-            }
-          } catch (IOException | IllegalArgumentException e) {
-            String why = e instanceof IOException io ? "it could not be read (" + Errors.describeIo(io) + ")"
-                : "its " + BackupFilter.IGNORE_FILE + " is not valid (" + e.getMessage() + ")";
-            failed.add(new Failure(rel.isEmpty() ? "." : rel, why));
-            return FileVisitResult.SKIP_SUBTREE;
-          }
-          return FileVisitResult.CONTINUE;
+            transfers.awaitAll();
         }
 
-        @Override
-        public FileVisitResult postVisitDirectory(Path dir, IOException e) {
-          filter.leave();
-          return FileVisitResult.CONTINUE;
+        // A run that walked the whole tree and attempted every file is a snapshot, even if some files
+        // could not be stored: those keep their previous version, marked stale. Only a run cut short
+        // (Ctrl-C, the store gone) is incomplete.
+        StorageUnavailableException down = unavailable.get();
+        boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
+        List<ManifestEntry> listed = new ArrayList<>(entries);
+        ManifestTree tree = tree(listed);
+        List<Failure> failures = new ArrayList<>(failed);
+        failures.sort(Comparator.comparing(Failure::path));
+        List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
+        listed.sort(Comparator.comparing(ManifestEntry::path));
+        List<String> skippedFiles = new ArrayList<>(notAttempted);
+        Collections.sort(skippedFiles);
+        List<String> notStored = new ArrayList<>();
+        failures.forEach(x -> notStored.add(x.path()));
+        notStored.addAll(skippedFiles);
+        String incompleteBecause = complete
+                ? null
+                : cancellation.cancelled()
+                        ? "it was interrupted"
+                        : down != null
+                                ? Errors.unavailableReason(down, "the store became unavailable")
+                                : "not every file was attempted";
+        Manifest manifest = new Manifest(
+                Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored, stale, incompleteBecause, tree);
+        String manifestVersion = null;
+        String manifestProblem = null;
+        try {
+            manifestVersion = writeManifest(manifest, complete);
+        } catch (StorageUnavailableException e) {
+            manifestProblem = "the store was unavailable";
+            down = down == null ? e : down;
+        } catch (TimeoutException e) {
+            manifestProblem = "the store did not answer within " + Summary.duration(manifestGrace);
+        } catch (RuntimeException e) {
+            manifestProblem = e.getMessage();
         }
+        saveDamagedRecord();
+        return new Result(
+                stored.get(),
+                unchangedCount.get(),
+                read.get(),
+                uploaded.get(),
+                total.get(),
+                skipped,
+                failures,
+                skippedFiles,
+                manifestVersion,
+                complete,
+                manifestProblem,
+                down,
+                cancellation.cancelled(),
+                Duration.ofNanos(System.nanoTime() - start),
+                stale,
+                repaired.get());
+    }
 
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-          String rel = relative(file);
-          if (filter.excludes(rel, file)) {
-            return FileVisitResult.CONTINUE;
-          }
-          String problem = nameProblem(rel, file);
-          if (problem != null) {
-            failed.add(new Failure(rel, problem));
-          } else if (attrs.isSymbolicLink()) {
-            symlink(rel, file, attrs);
-          } else if (!attrs.isRegularFile()) {
-            skipped.add(rel + " (not a regular file)");
-          } else if (rel.equals(Manifest.FILE_NAME)) {
-            skipped.add(rel + " (reserved for the backup's manifest)");
-          } else {
-            FileStat stat;
+    /**
+     * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
+     * read, every file under it) this run could not store, and returns them as stale entries with the
+     * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
+     * version found damaged is not kept.
+     */
+    private List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
+        if (failures.isEmpty() || previousAll.isEmpty()) {
+            return List.of();
+        }
+        Set<String> present = new java.util.HashSet<>();
+        listed.forEach(e -> present.add(e.path()));
+        java.util.NavigableMap<String, ManifestEntry> byPath = new java.util.TreeMap<>(previousAll);
+        List<Manifest.Stale> stale = new ArrayList<>();
+        for (Failure f : failures) {
+            List<ManifestEntry> kept = new ArrayList<>();
+            ManifestEntry same = byPath.get(f.path());
+            if (same != null) {
+                kept.add(same);
+            }
+            // A folder that could not be read: every file under it ('0' follows '/').
+            kept.addAll(
+                    byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
+            for (ManifestEntry before : kept) {
+                if (present.add(before.path())) {
+                    // Its stat is not carried over: the next run reads the file again.
+                    listed.add(new ManifestEntry(
+                            before.path(), before.size(), before.sha256(), before.versionId(), before.mtime()));
+                    stale.add(new Manifest.Stale(before.path(), f.reason()));
+                }
+            }
+        }
+        stale.sort(Comparator.comparing(Manifest.Stale::path));
+        return stale;
+    }
+
+    /** Saves the record of damaged versions when this run stored a replacement for one. */
+    private void saveDamagedRecord() {
+        DamagedVersions d = damaged;
+        if (d == null || repaired.get() == 0) {
+            return;
+        }
+        try {
+            d.save(store);
+        } catch (RuntimeException e) {
+            err.println("Warning: the good copies this backup stored of " + repaired.get()
+                    + " damaged version(s) could not "
+                    + "be recorded (" + Errors.rootMessage(e)
+                    + "); older backups naming them stay damaged until 'ballast verify "
+                    + "--repair' or the next backup records them.");
+        }
+    }
+
+    /** How many files and directories the exclusions left out (after {@link #run}). */
+    int excluded() {
+        return filter == null ? 0 : filter.excluded();
+    }
+
+    /**
+     * The directories, symbolic links and hard links found, sorted; a further name of a hard-linked
+     * file whose first name was not stored is not stored either (it has no content to link to).
+     */
+    private ManifestTree tree(List<ManifestEntry> listed) {
+        java.util.Set<String> stored = new java.util.HashSet<>();
+        listed.forEach(e -> stored.add(e.path()));
+        List<ManifestTree.HardLink> links = new ArrayList<>();
+        for (ManifestTree.HardLink link : hardLinks) {
+            if (stored.contains(link.target())) {
+                links.add(link);
+            } else {
+                failed.add(
+                        new Failure(link.path(), "it is a hard link to '" + link.target() + "', which was not stored"));
+            }
+        }
+        links.sort(Comparator.comparing(ManifestTree.HardLink::path));
+        directories.sort(Comparator.comparing(ManifestTree.Directory::path));
+        symlinks.sort(Comparator.comparing(ManifestTree.Symlink::path));
+        return new ManifestTree(directories, symlinks, links);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, ManifestEntry>[] newMapHolder() {
+        return (Map<String, ManifestEntry>[]) new Map<?, ?>[1];
+    }
+
+    private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
+        try {
+            return read.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    /** Whether no further file should be started: the store went away, or Ctrl-C. */
+    private boolean stopping() {
+        return unavailable.get() != null || cancellation.cancelled();
+    }
+
+    /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
+    private void backUp(
+            SourceFile f,
+            @Nullable ManifestEntry before,
+            List<ManifestEntry> entries,
+            Progress progress,
+            Runnable done) {
+        if (stopping()) {
+            notAttempted.add(f.path());
+            progress.fileDone();
+            done.run();
+            return;
+        }
+        CompletableFuture<ObjectVersion> write;
+        boolean changedWhileRead;
+        try {
+            if (before != null && before.size() == f.size()) {
+                // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
+                // first, so that an upload happens only when they differ.
+                String sha = Sha256.ofFile(f.file(), read::addAndGet);
+                if (changed(f)) {
+                    throw new ChangedWhileReading();
+                }
+                if (sha.equals(before.sha256())) {
+                    entries.add(entry(f, sha, before.versionId()));
+                    unchangedCount.incrementAndGet();
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                    done.run();
+                    return;
+                }
+            }
+            if (!writesPrepared.get() && writesPrepared.compareAndSet(false, true)) {
+                // Most keys a backup writes are new: one listing of the name's prefix instead of a HEAD per
+                // key, on a store that reads each key's version before a put. Not before the first upload, so
+                // an unchanged backup lists nothing.
+                store.prepareWrites(Manifest.objectKey(name, ""));
+            }
+            write = store.putAsync(
+                    Manifest.objectKey(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
+            changedWhileRead = changed(f);
+            read.addAndGet(f.size());
+            progress.addBytes(f.size());
+        } catch (RuntimeException | IOException e) {
+            fail(f, e);
+            progress.fileDone();
+            done.run();
+            return;
+        }
+        if (!store.confirmsWrites()) {
+            // A store that does not prove what it stored: read the new version back, on this thread.
+            write = write.thenApply(v -> {
+                readBack(v);
+                return v;
+            });
+        }
+        boolean changed = changedWhileRead;
+        write.whenComplete((v, e) -> {
             try {
-              stat = FileStat.of(file, attrs, linkOptions);
-            } catch (IOException e) {
-              failed.add(new Failure(rel, "it could not be read (" + Errors.describeIo(e) + ")"));
-              return FileVisitResult.CONTINUE;
+                if (e != null) {
+                    fail(f, e);
+                } else if (changed) {
+                    fail(f, new ChangedWhileReading());
+                } else {
+                    entries.add(entry(f, v.sha256(), v.versionId()));
+                    stored.incrementAndGet();
+                    uploaded.addAndGet(f.size());
+                    recordReplacement(f.path(), v.sha256(), v.versionId());
+                    onStored.accept(f.path());
+                }
+            } finally {
+                progress.fileDone();
+                done.run();
             }
-            if (stat.links() > 1 && attrs.fileKey() != null) {
-              String first = firstNames.putIfAbsent(attrs.fileKey(), rel);
-              if (first != null) {
-                hardLinks.add(new ManifestTree.HardLink(rel, first));
-                return FileVisitResult.CONTINUE;
-              }
+        });
+    }
+
+    /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
+    private void recordReplacement(String path, String sha256, String versionId) {
+        DamagedVersions d = damaged;
+        if (d != null && !d.isEmpty()) {
+            synchronized (d) {
+                repaired.addAndGet(d.replace(path, sha256, versionId));
             }
-            found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
-          }
-          return FileVisitResult.CONTINUE;
         }
+    }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) {
-          String why = e instanceof FileSystemLoopException ? "a symbolic link loop" : "it could not be read (" + Errors.describeIo(e) + ")";
-          failed.add(new Failure(relative(file), why));
-          return FileVisitResult.CONTINUE;
+    /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
+    private ManifestEntry entry(SourceFile f, String sha256, String versionId) {
+        FileStat s = f.stat();
+        boolean trusted = s.mtime().isBefore(trustedBefore)
+                && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
+        return new ManifestEntry(
+                f.path(),
+                s.size(),
+                sha256,
+                versionId,
+                s.mtime(),
+                trusted ? s.ctime() : null,
+                trusted ? s.inode() : null,
+                s.attrs());
+    }
+
+    /**
+     * Whether the file changed since the walk: its size, modification time or identity (a file put in
+     * its place) differ now. A writer that changed the bytes moved the mtime.
+     */
+    private boolean changed(SourceFile f) throws IOException {
+        LinkOption[] options =
+                settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+        BasicFileAttributes now = Files.readAttributes(f.file(), BasicFileAttributes.class, options);
+        return now.size() != f.size()
+                || !now.lastModifiedTime().toInstant().equals(f.stat().mtime())
+                || !Objects.equals(now.fileKey(), f.fileKey());
+    }
+
+    private void readBack(ObjectVersion v) {
+        ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
+        try (ObjectRead read = store.get(v.key(), options);
+                InputStream in = read.stream()) {
+            String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> {});
+            if (!stored.equals(v.sha256())) {
+                throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + v.sha256());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-  }
 
-  /** Records a symbolic link as a link: its target as it reads, never followed. */
-  private void symlink(String rel, Path file, BasicFileAttributes attrs) {
-    try {
-      String target = Files.readSymbolicLink(file).toString();
-      if (target.indexOf('\uFFFD') >= 0) {
-        failed.add(new Failure(rel, "it is a symbolic link whose target is not valid " + NAME_ENCODING
-            + ", so it cannot be recorded as it reads; change the link"));
-        return;
-      }
-      symlinks.add(new ManifestTree.Symlink(rel, target, attrs.lastModifiedTime().toInstant(),
-          FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
-    } catch (IOException e) {
-      failed.add(new Failure(rel, "its link could not be read (" + Errors.describeIo(e) + ")"));
+    private void fail(SourceFile f, Throwable failure) {
+        Throwable e =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        String reason;
+        if (e instanceof StorageUnavailableException su) {
+            unavailable.compareAndSet(null, su);
+            reason = Errors.unavailableReason(su, "the store became unavailable");
+        } else if (e instanceof ChangedWhileReading
+                || (e instanceof IllegalArgumentException
+                        && String.valueOf(e.getMessage()).contains("must still be"))) {
+            reason = "it changed while it was being backed up; run the backup again";
+        } else if (e instanceof IntegrityException) {
+            reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
+        } else if (e instanceof IOException || e instanceof UncheckedIOException) {
+            reason = "it could not be read (" + Errors.describeIo(e) + ")";
+        } else if (e instanceof StorageException || e instanceof IllegalArgumentException) {
+            reason = e.getMessage();
+        } else {
+            reason = "it could not be stored (" + Errors.rootMessage(e) + ")";
+        }
+        failed.add(new Failure(f.path(), reason));
     }
-  }
 
-  /** Why the name {@code rel} found at {@code file} cannot become a key or manifest path, or null. */
-  private @Nullable String nameProblem(String rel, Path file) {
-    if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
-      // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
-      // would name another file on restore and could collide with a sibling's key.
-      return "its name is not valid " + NAME_ENCODING + ", so it cannot become an S3 key that restores to the same "
-          + "name; rename it";
+    /**
+     * Writes the manifest. A complete run waits as long as the store takes; an incomplete one (the
+     * store may be down) waits at most the grace period, so a dead endpoint cannot hold the command.
+     */
+    private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
+        byte[] json = manifest.toJson();
+        if (complete) {
+            return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
+        }
+        CompletableFuture<String> write = CompletableFuture.supplyAsync(
+                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
+        try {
+            return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted");
+        }
     }
-    if (hasControlCharacter(rel)) {
-      return "its name contains a control character, which S3 keys cannot carry; rename it";
-    }
-    return null;
-  }
 
-  private String relative(Path file) {
-    if (SLASH_SEPARATED) {
-      // The walk hands out paths that start with the source directory's: cut it off.
-      String full = file.toString();
-      String prefix = source.toString();
-      if (full.length() > prefix.length() + 1 && full.startsWith(prefix) && full.charAt(prefix.length()) == '/') {
-        return full.substring(prefix.length() + 1);
-      }
+    private static java.util.concurrent.Executor daemonExecutor() {
+        return r -> {
+            Thread t = new Thread(r, "ballast-manifest-write");
+            t.setDaemon(true);
+            t.start();
+        };
     }
-    Path rel = source.relativize(file);
-    StringBuilder sb = new StringBuilder();
-    for (Path part : rel) {
-      if (sb.length() > 0) {
-        sb.append('/');
-      }
-      sb.append(part);
-    }
-    return sb.toString();
-  }
 
-  private static boolean hasControlCharacter(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isISOControl(s.charAt(i))) {
-        return true;
-      }
+    /**
+     * The entries of the newest intact manifest, by path. A damaged newest manifest is reported and
+     * passed over for the next intact one; none at all means every file is read and uploaded. Entries
+     * whose version verify found damaged are left out (so the file is uploaded again), or point at the
+     * recorded good copy.
+     */
+    private Map<String, ManifestEntry> previousEntries() {
+        Map<String, ManifestEntry> map = new HashMap<>();
+        String key = Manifest.key(name);
+        Manifest m = null;
+        String latest = null;
+        try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
+            latest = read.version().versionId();
+            m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
+        } catch (ObjectNotFoundException e) {
+            // first backup of this name
+        } catch (CliFailure | IntegrityException e) {
+            err.println("Warning: the newest manifest of '" + name + "'"
+                    + (latest == null ? "" : " (version " + latest + ")")
+                    + " is damaged (" + Errors.printable(e instanceof CliFailure f ? Manifests.why(f) : e.getMessage())
+                    + "); this backup goes on from the newest intact one.");
+            Manifests.Versioned intact = Manifests.newestIntact(store, name, latest, err);
+            if (intact == null) {
+                err.println("Warning: no intact earlier manifest of '" + name
+                        + "' was found, so every file is read and " + "uploaded again.");
+            } else {
+                m = intact.manifest();
+            }
+        }
+        DamagedVersions d = DamagedVersions.load(store, name, err);
+        if (m != null) {
+            for (ManifestEntry e : m.files()) {
+                DamagedVersions.Entry bad = d.get(e.versionId());
+                if (bad == null) {
+                    map.put(e.path(), e);
+                } else if (bad.replacement() != null) {
+                    map.put(
+                            e.path(),
+                            new ManifestEntry(
+                                    e.path(),
+                                    e.size(),
+                                    e.sha256(),
+                                    bad.replacement(),
+                                    e.mtime(),
+                                    e.ctime(),
+                                    e.inode()));
+                }
+            }
+            previousAll = map;
+        }
+        damaged = d;
+        return map;
     }
-    return false;
-  }
 
-  /** The file's stat changed while its bytes were read. */
-  private static final class ChangedWhileReading extends IOException {
-    private static final long serialVersionUID = 1L;
+    /**
+     * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
+     * recording directories, symbolic links (unless followed) and further names of hard-linked files.
+     */
+    private void walk(List<String> skipped, Consumer<SourceFile> found) {
+        boolean follow = settings.followSymlinks();
+        Set<FileVisitOption> options =
+                follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
+        LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+        filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
+        Map<Object, String> firstNames = new HashMap<>();
+        try {
+            Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    if (storeDirectory != null
+                            && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
+                        // Backing up the store into itself would change what is being read with every write.
+                        skipped.add(relative(dir) + "/ (the store this backup is written to)");
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    String rel = dir.equals(source) ? "" : relative(dir);
+                    if (!rel.isEmpty()) {
+                        if (filter.excludes(rel, dir)) {
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                        String problem = nameProblem(rel, dir);
+                        if (problem != null) {
+                            failed.add(new Failure(rel, problem));
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                    }
+                    try {
+                        ManifestTree.Directory d = rel.isEmpty()
+                                ? null
+                                : new ManifestTree.Directory(
+                                        rel, attrs.lastModifiedTime().toInstant(), FileStat.attrsOf(dir, linkOptions));
+                        filter.enter(rel, dir);
+                        if (d != null) {
+                            directories.add(d);
+                        }
+                    } catch (IOException | IllegalArgumentException e) {
+                        String why = e instanceof IOException io
+                                ? "it could not be read (" + Errors.describeIo(io) + ")"
+                                : "its " + BackupFilter.IGNORE_FILE + " is not valid (" + e.getMessage() + ")";
+                        failed.add(new Failure(rel.isEmpty() ? "." : rel, why));
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
 
-    ChangedWhileReading() {
-      super("it changed while it was being backed up", null);
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                    filter.leave();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    String rel = relative(file);
+                    if (filter.excludes(rel, file)) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String problem = nameProblem(rel, file);
+                    if (problem != null) {
+                        failed.add(new Failure(rel, problem));
+                    } else if (attrs.isSymbolicLink()) {
+                        symlink(rel, file, attrs);
+                    } else if (!attrs.isRegularFile()) {
+                        skipped.add(rel + " (not a regular file)");
+                    } else if (rel.equals(Manifest.FILE_NAME)) {
+                        skipped.add(rel + " (reserved for the backup's manifest)");
+                    } else {
+                        FileStat stat;
+                        try {
+                            stat = FileStat.of(file, attrs, linkOptions);
+                        } catch (IOException e) {
+                            failed.add(new Failure(rel, "it could not be read (" + Errors.describeIo(e) + ")"));
+                            return FileVisitResult.CONTINUE;
+                        }
+                        if (stat.links() > 1 && attrs.fileKey() != null) {
+                            String first = firstNames.putIfAbsent(attrs.fileKey(), rel);
+                            if (first != null) {
+                                hardLinks.add(new ManifestTree.HardLink(rel, first));
+                                return FileVisitResult.CONTINUE;
+                            }
+                        }
+                        found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    String why = e instanceof FileSystemLoopException
+                            ? "a symbolic link loop"
+                            : "it could not be read (" + Errors.describeIo(e) + ")";
+                    failed.add(new Failure(relative(file), why));
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
+
+    /** Records a symbolic link as a link: its target as it reads, never followed. */
+    private void symlink(String rel, Path file, BasicFileAttributes attrs) {
+        try {
+            String target = Files.readSymbolicLink(file).toString();
+            if (target.indexOf('\uFFFD') >= 0) {
+                failed.add(new Failure(
+                        rel,
+                        "it is a symbolic link whose target is not valid " + NAME_ENCODING
+                                + ", so it cannot be recorded as it reads; change the link"));
+                return;
+            }
+            symlinks.add(new ManifestTree.Symlink(
+                    rel,
+                    target,
+                    attrs.lastModifiedTime().toInstant(),
+                    FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
+        } catch (IOException e) {
+            failed.add(new Failure(rel, "its link could not be read (" + Errors.describeIo(e) + ")"));
+        }
+    }
+
+    /** Why the name {@code rel} found at {@code file} cannot become a key or manifest path, or null. */
+    private @Nullable String nameProblem(String rel, Path file) {
+        if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
+            // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
+            // would name another file on restore and could collide with a sibling's key.
+            return "its name is not valid " + NAME_ENCODING
+                    + ", so it cannot become an S3 key that restores to the same " + "name; rename it";
+        }
+        if (hasControlCharacter(rel)) {
+            return "its name contains a control character, which S3 keys cannot carry; rename it";
+        }
+        return null;
+    }
+
+    private String relative(Path file) {
+        if (SLASH_SEPARATED) {
+            // The walk hands out paths that start with the source directory's: cut it off.
+            String full = file.toString();
+            String prefix = source.toString();
+            if (full.length() > prefix.length() + 1 && full.startsWith(prefix) && full.charAt(prefix.length()) == '/') {
+                return full.substring(prefix.length() + 1);
+            }
+        }
+        Path rel = source.relativize(file);
+        StringBuilder sb = new StringBuilder();
+        for (Path part : rel) {
+            if (sb.length() > 0) {
+                sb.append('/');
+            }
+            sb.append(part);
+        }
+        return sb.toString();
+    }
+
+    private static boolean hasControlCharacter(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isISOControl(s.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The file's stat changed while its bytes were read. */
+    private static final class ChangedWhileReading extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ChangedWhileReading() {
+            super("it changed while it was being backed up", null);
+        }
+    }
 }

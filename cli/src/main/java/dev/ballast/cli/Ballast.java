@@ -9,12 +9,12 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.ArrayList;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -30,234 +30,257 @@ import picocli.CommandLine.Spec;
  * {@code ~/.ballast/} (no server); with it, on an S3 bucket. Exit codes are listed in
  * {@link ExitCodes} and at the end of {@code --help}.
  */
-@Command(name = "ballast", mixinStandardHelpOptions = true, version = "ballast 0.1.0",
-    description = {
-      "Back up directories to versioned object storage and restore them byte-identical, through Ballast's "
-          + "storage facade. Without --endpoint the backups live in a local object store under ~/.ballast "
-          + "(or --data-dir), so they need no setup and no server; with --endpoint, in any S3 bucket, through "
-          + "Ballast's resilient HTTP client.",
-      "",
-      "  ballast backup ~/photos",
-      "  ballast restore photos /tmp/photos-restored",
-      ""})
+@Command(
+        name = "ballast",
+        mixinStandardHelpOptions = true,
+        version = "ballast 0.1.0",
+        description = {
+            "Back up directories to versioned object storage and restore them byte-identical, through Ballast's "
+                    + "storage facade. Without --endpoint the backups live in a local object store under ~/.ballast "
+                    + "(or --data-dir), so they need no setup and no server; with --endpoint, in any S3 bucket, through "
+                    + "Ballast's resilient HTTP client.",
+            "",
+            "  ballast backup ~/photos",
+            "  ballast restore photos /tmp/photos-restored",
+            ""
+        })
 public final class Ballast implements Callable<Integer> {
-  private static final long SHUTDOWN_WAIT_SECONDS = 30;
-  /** The subcommands, by name, in the order {@code --help} lists them. */
-  private static final Map<String, Class<? extends BallastCommand>> COMMANDS = commands();
-  private static final String LOG_PREFIX = "org.slf4j.simpleLogger.";
+    private static final long SHUTDOWN_WAIT_SECONDS = 30;
+    /** The subcommands, by name, in the order {@code --help} lists them. */
+    private static final Map<String, Class<? extends BallastCommand>> COMMANDS = commands();
 
-  @Spec
-  CommandSpec spec;
+    private static final String LOG_PREFIX = "org.slf4j.simpleLogger.";
 
-  private Ballast() {}
+    @Spec
+    CommandSpec spec;
 
-  @Override
-  public Integer call() {
-    PrintWriter err = spec.commandLine().getErr();
-    err.println("Missing command: pass one of " + String.join(", ", COMMANDS.keySet()) + ".");
-    spec.commandLine().usage(err);
-    return ExitCodes.USAGE;
-  }
+    private Ballast() {}
 
-  /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
-  public static void main(String[] args) {
-    quietLogs();
-    warmUp();
-    Cancellation cancellation = new Cancellation();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      cancellation.cancel();
-      try {
-        // Let the command stop after its current file, report and write no complete-looking manifest.
-        cancellation.awaitFinished(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "ballast-shutdown"));
-    int code;
-    try {
-      code = run(args, CliContext.system(cancellation));
-    } finally {
-      cancellation.finished();
-    }
-    System.exit(code);
-  }
-
-  /**
-   * Runs one command in this JVM with {@code ctx}'s streams and services, as {@code ballast} would.
-   *
-   * @return the exit code, one of {@link ExitCodes}
-   */
-  public static int run(String[] args, CliContext ctx) {
-    CommandLine cl = commandLine(ctx, args.length > 0 ? args[0] : null);
-    return cl.execute(args);
-  }
-
-  private static Map<String, Class<? extends BallastCommand>> commands() {
-    Map<String, Class<? extends BallastCommand>> commands = new LinkedHashMap<>();
-    commands.put("backup", BackupCommand.class);
-    commands.put("restore", RestoreCommand.class);
-    commands.put("list", ListCommand.class);
-    commands.put("ls", LsCommand.class);
-    commands.put("verify", VerifyCommand.class);
-    commands.put("versions", VersionsCommand.class);
-    commands.put("forget", ForgetCommand.class);
-    commands.put("prune", PruneCommand.class);
-    return commands;
-  }
-
-  /**
-   * The command line; when {@code first} names a subcommand, only that one is built: picocli reads
-   * each command's annotations by reflection, which costs a noticeable part of a short command's
-   * start-up, and a command line holds one subcommand.
-   */
-  static CommandLine commandLine(CliContext ctx, @Nullable String first) {
-    ContextFactory factory = new ContextFactory(ctx);
-    CommandLine cl = new CommandLine(new Ballast(), factory);
-    Class<? extends BallastCommand> only = first == null ? null : COMMANDS.get(first);
-    for (Map.Entry<String, Class<? extends BallastCommand>> c : COMMANDS.entrySet()) {
-      if (only == null || only == c.getValue()) {
-        cl.addSubcommand(c.getKey(), new CommandLine(c.getValue(), factory));
-      }
-    }
-    if (only == null) {
-      cl.addSubcommand("help", new CommandLine.HelpCommand());
-    }
-    cl.setOut(new PrintWriter(ctx.out(), true));
-    cl.setErr(new PrintWriter(ctx.err(), true));
-    cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
-    cl.getSubcommands().values().forEach(sub -> sub.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES));
-    cl.setExecutionStrategy(parseResult -> {
-      CommandLine.ParseResult leaf = parseResult;
-      while (leaf.subcommand() != null) {
-        leaf = leaf.subcommand();
-      }
-      if (leaf.commandSpec().userObject() instanceof BallastCommand bc) {
-        if (bc.common().verbose) {
-          System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
-        }
-        S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
-      }
-      return new CommandLine.RunLast().execute(parseResult);
-    });
-    cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-      boolean verbose = commandLine.getCommand() instanceof BallastCommand bc && bc.common() != null && bc.common().verbose;
-      CliFailure failure = toFailure(ex);
-      ctx.err().println("Error: " + Errors.printable(String.valueOf(failure.getMessage())));
-      if (verbose && failure.getCause() != null) {
-        ctx.err().print("Cause: ");
-        failure.getCause().printStackTrace(ctx.err());
-      } else if (!verbose && failure.getCause() != null) {
-        ctx.err().println("(run with --verbose to see the cause)");
-      }
-      return failure.exitCode();
-    });
-    cl.setParameterExceptionHandler(Ballast::inputError);
-    cl.setExitCodeExceptionMapper(ex -> ExitCodes.USAGE);
-    return cl;
-  }
-
-  /**
-   * A command line that cannot be parsed: one sentence naming the input and what is accepted, the
-   * closest command or option if one is close, and where the options are listed; never the whole
-   * usage text (that is {@code --help}'s).
-   */
-  private static int inputError(CommandLine.ParameterException ex, String[] args) {
-    CommandLine c = ex.getCommandLine();
-    PrintWriter err = c.getErr();
-    String message = ex.getMessage();
-    if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && c.getCommandSpec().parent() == null
-        && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
-      message = "Unknown command '" + unmatched.getUnmatched().get(0) + "': pass one of "
-          + String.join(", ", COMMANDS.keySet()) + ".";
-    } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()
-        && !unmatched.getUnmatched().get(0).startsWith("-")) {
-      // picocli says "Unmatched argument at index 2"; say which argument is one too many.
-      message = "'" + c.getCommandSpec().qualifiedName() + "' takes " + positionals(c.getCommandSpec())
-          + "; '" + unmatched.getUnmatched().get(0) + "' is one argument too many.";
-    }
-    err.println("Error: " + Errors.printable(message));
-    CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
-    err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
-    return ExitCodes.USAGE;
-  }
-
-  /** The positional parameters of {@code spec} as its usage line names them, e.g. "DIR" or "NAME TARGET-DIR [PATH...]". */
-  private static String positionals(CommandLine.Model.CommandSpec spec) {
-    List<String> labels = new ArrayList<>();
-    for (CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
-      String label = p.paramLabel();
-      labels.add(p.arity().max() > 1 ? "[" + label + "...]" : p.arity().min() == 0 ? "[" + label + "]" : label);
-    }
-    return labels.isEmpty() ? "no arguments" : String.join(" ", labels);
-  }
-
-  /**
-   * The terminal stays quiet: warnings and errors only, on standard error, one line each; a call
-   * that gave up is reported by the command itself in one sentence, so the HTTP client's own log
-   * shows errors only. {@code --verbose} raises Ballast's loggers to INFO. Settings given with
-   * {@code -D} (BALLAST_JAVA_OPTS) win.
-   */
-  private static void quietLogs() {
-    setIfAbsent(LOG_PREFIX + "logFile", "System.err");
-    setIfAbsent(LOG_PREFIX + "defaultLogLevel", "warn");
-    setIfAbsent(LOG_PREFIX + "log.dev.ballast.http", "error");
-    setIfAbsent(LOG_PREFIX + "showThreadName", "false");
-    setIfAbsent(LOG_PREFIX + "showShortLogName", "true");
-  }
-
-  /**
-   * Loads, on a second thread while the command line is parsed, what nearly every command needs
-   * next: the local store's SQLite driver and native library, the SHA-256 provider and the JSON
-   * parser. On two or more cores this takes a few hundred milliseconds off a short command. Nothing
-   * waits for it; a failure is met again, and reported, where the command needs the part.
-   */
-  private static void warmUp() {
-    Thread warmUp = new Thread(() -> {
-      LocalObjectStore.preload();
-      try {
-        MessageDigest.getInstance("SHA-256").digest(new byte[64]);
-      } catch (NoSuchAlgorithmException ignored) {
-        // every JDK has SHA-256; the command reports it if not
-      }
-      new JsonFactory();
-    }, "ballast-warm-up");
-    warmUp.setDaemon(true);
-    warmUp.start();
-  }
-
-  private static void setIfAbsent(String property, String value) {
-    if (System.getProperty(property) == null) {
-      System.setProperty(property, value);
-    }
-  }
-
-  private static CliFailure toFailure(Exception ex) {
-    if (ex instanceof CliFailure f) {
-      return f;
-    }
-    if (ex instanceof StorageException se) {
-      return Errors.toFailure(se, "the object store", null);
-    }
-    if (ex instanceof IOException || ex instanceof UncheckedIOException) {
-      return new CliFailure(ExitCodes.INCOMPLETE, "A local file operation failed (" + Errors.describeIo(ex)
-          + "); check the path and its permissions and run the command again.", ex);
-    }
-    return new CliFailure(ExitCodes.INCOMPLETE, "The command failed unexpectedly (" + Errors.rootMessage(ex)
-        + "); run it again with --verbose and report the cause if it repeats.", ex);
-  }
-
-  /** Builds commands with the context passed to their constructor. */
-  private record ContextFactory(CliContext ctx) implements IFactory {
     @Override
-    public <K> K create(Class<K> cls) throws Exception {
-      if (BallastCommand.class.isAssignableFrom(cls)) {
-        Constructor<K> c = cls.getDeclaredConstructor(CliContext.class);
-        return c.newInstance(ctx);
-      }
-      if (cls == Ballast.class) {
-        return cls.cast(new Ballast());
-      }
-      return CommandLine.defaultFactory().create(cls);
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("Missing command: pass one of " + String.join(", ", COMMANDS.keySet()) + ".");
+        spec.commandLine().usage(err);
+        return ExitCodes.USAGE;
     }
-  }
+
+    /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
+    public static void main(String[] args) {
+        quietLogs();
+        warmUp();
+        Cancellation cancellation = new Cancellation();
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            cancellation.cancel();
+                            try {
+                                // Let the command stop after its current file, report and write no complete-looking
+                                // manifest.
+                                cancellation.awaitFinished(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "ballast-shutdown"));
+        int code;
+        try {
+            code = run(args, CliContext.system(cancellation));
+        } finally {
+            cancellation.finished();
+        }
+        System.exit(code);
+    }
+
+    /**
+     * Runs one command in this JVM with {@code ctx}'s streams and services, as {@code ballast} would.
+     *
+     * @return the exit code, one of {@link ExitCodes}
+     */
+    public static int run(String[] args, CliContext ctx) {
+        CommandLine cl = commandLine(ctx, args.length > 0 ? args[0] : null);
+        return cl.execute(args);
+    }
+
+    private static Map<String, Class<? extends BallastCommand>> commands() {
+        Map<String, Class<? extends BallastCommand>> commands = new LinkedHashMap<>();
+        commands.put("backup", BackupCommand.class);
+        commands.put("restore", RestoreCommand.class);
+        commands.put("list", ListCommand.class);
+        commands.put("ls", LsCommand.class);
+        commands.put("verify", VerifyCommand.class);
+        commands.put("versions", VersionsCommand.class);
+        commands.put("forget", ForgetCommand.class);
+        commands.put("prune", PruneCommand.class);
+        return commands;
+    }
+
+    /**
+     * The command line; when {@code first} names a subcommand, only that one is built: picocli reads
+     * each command's annotations by reflection, which costs a noticeable part of a short command's
+     * start-up, and a command line holds one subcommand.
+     */
+    static CommandLine commandLine(CliContext ctx, @Nullable String first) {
+        ContextFactory factory = new ContextFactory(ctx);
+        CommandLine cl = new CommandLine(new Ballast(), factory);
+        Class<? extends BallastCommand> only = first == null ? null : COMMANDS.get(first);
+        for (Map.Entry<String, Class<? extends BallastCommand>> c : COMMANDS.entrySet()) {
+            if (only == null || only == c.getValue()) {
+                cl.addSubcommand(c.getKey(), new CommandLine(c.getValue(), factory));
+            }
+        }
+        if (only == null) {
+            cl.addSubcommand("help", new CommandLine.HelpCommand());
+        }
+        cl.setOut(new PrintWriter(ctx.out(), true));
+        cl.setErr(new PrintWriter(ctx.err(), true));
+        cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
+        cl.getSubcommands()
+                .values()
+                .forEach(sub -> sub.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES));
+        cl.setExecutionStrategy(parseResult -> {
+            CommandLine.ParseResult leaf = parseResult;
+            while (leaf.subcommand() != null) {
+                leaf = leaf.subcommand();
+            }
+            if (leaf.commandSpec().userObject() instanceof BallastCommand bc) {
+                if (bc.common().verbose) {
+                    System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
+                }
+                S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
+            }
+            return new CommandLine.RunLast().execute(parseResult);
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            boolean verbose =
+                    commandLine.getCommand() instanceof BallastCommand bc && bc.common() != null && bc.common().verbose;
+            CliFailure failure = toFailure(ex);
+            ctx.err().println("Error: " + Errors.printable(String.valueOf(failure.getMessage())));
+            if (verbose && failure.getCause() != null) {
+                ctx.err().print("Cause: ");
+                failure.getCause().printStackTrace(ctx.err());
+            } else if (!verbose && failure.getCause() != null) {
+                ctx.err().println("(run with --verbose to see the cause)");
+            }
+            return failure.exitCode();
+        });
+        cl.setParameterExceptionHandler(Ballast::inputError);
+        cl.setExitCodeExceptionMapper(ex -> ExitCodes.USAGE);
+        return cl;
+    }
+
+    /**
+     * A command line that cannot be parsed: one sentence naming the input and what is accepted, the
+     * closest command or option if one is close, and where the options are listed; never the whole
+     * usage text (that is {@code --help}'s).
+     */
+    private static int inputError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine c = ex.getCommandLine();
+        PrintWriter err = c.getErr();
+        String message = ex.getMessage();
+        if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
+                && c.getCommandSpec().parent() == null
+                && !unmatched.getUnmatched().isEmpty()
+                && !unmatched.getUnmatched().get(0).startsWith("-")) {
+            message = "Unknown command '" + unmatched.getUnmatched().get(0) + "': pass one of "
+                    + String.join(", ", COMMANDS.keySet()) + ".";
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
+                && !unmatched.getUnmatched().isEmpty()
+                && !unmatched.getUnmatched().get(0).startsWith("-")) {
+            // picocli says "Unmatched argument at index 2"; say which argument is one too many.
+            message = "'" + c.getCommandSpec().qualifiedName() + "' takes " + positionals(c.getCommandSpec()) + "; '"
+                    + unmatched.getUnmatched().get(0) + "' is one argument too many.";
+        }
+        err.println("Error: " + Errors.printable(message));
+        CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+        err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
+        return ExitCodes.USAGE;
+    }
+
+    /** The positional parameters of {@code spec} as its usage line names them, e.g. "DIR" or "NAME TARGET-DIR [PATH...]". */
+    private static String positionals(CommandLine.Model.CommandSpec spec) {
+        List<String> labels = new ArrayList<>();
+        for (CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
+            String label = p.paramLabel();
+            labels.add(p.arity().max() > 1 ? "[" + label + "...]" : p.arity().min() == 0 ? "[" + label + "]" : label);
+        }
+        return labels.isEmpty() ? "no arguments" : String.join(" ", labels);
+    }
+
+    /**
+     * The terminal stays quiet: warnings and errors only, on standard error, one line each; a call
+     * that gave up is reported by the command itself in one sentence, so the HTTP client's own log
+     * shows errors only. {@code --verbose} raises Ballast's loggers to INFO. Settings given with
+     * {@code -D} (BALLAST_JAVA_OPTS) win.
+     */
+    private static void quietLogs() {
+        setIfAbsent(LOG_PREFIX + "logFile", "System.err");
+        setIfAbsent(LOG_PREFIX + "defaultLogLevel", "warn");
+        setIfAbsent(LOG_PREFIX + "log.dev.ballast.http", "error");
+        setIfAbsent(LOG_PREFIX + "showThreadName", "false");
+        setIfAbsent(LOG_PREFIX + "showShortLogName", "true");
+    }
+
+    /**
+     * Loads, on a second thread while the command line is parsed, what nearly every command needs
+     * next: the local store's SQLite driver and native library, the SHA-256 provider and the JSON
+     * parser. On two or more cores this takes a few hundred milliseconds off a short command. Nothing
+     * waits for it; a failure is met again, and reported, where the command needs the part.
+     */
+    private static void warmUp() {
+        Thread warmUp = new Thread(
+                () -> {
+                    LocalObjectStore.preload();
+                    try {
+                        MessageDigest.getInstance("SHA-256").digest(new byte[64]);
+                    } catch (NoSuchAlgorithmException ignored) {
+                        // every JDK has SHA-256; the command reports it if not
+                    }
+                    new JsonFactory();
+                },
+                "ballast-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
+    }
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
+    }
+
+    private static CliFailure toFailure(Exception ex) {
+        if (ex instanceof CliFailure f) {
+            return f;
+        }
+        if (ex instanceof StorageException se) {
+            return Errors.toFailure(se, "the object store", null);
+        }
+        if (ex instanceof IOException || ex instanceof UncheckedIOException) {
+            return new CliFailure(
+                    ExitCodes.INCOMPLETE,
+                    "A local file operation failed (" + Errors.describeIo(ex)
+                            + "); check the path and its permissions and run the command again.",
+                    ex);
+        }
+        return new CliFailure(
+                ExitCodes.INCOMPLETE,
+                "The command failed unexpectedly (" + Errors.rootMessage(ex)
+                        + "); run it again with --verbose and report the cause if it repeats.",
+                ex);
+    }
+
+    /** Builds commands with the context passed to their constructor. */
+    private record ContextFactory(CliContext ctx) implements IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            if (BallastCommand.class.isAssignableFrom(cls)) {
+                Constructor<K> c = cls.getDeclaredConstructor(CliContext.class);
+                return c.newInstance(ctx);
+            }
+            if (cls == Ballast.class) {
+                return cls.cast(new Ballast());
+            }
+            return CommandLine.defaultFactory().create(cls);
+        }
+    }
 }

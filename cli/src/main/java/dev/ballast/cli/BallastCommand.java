@@ -5,21 +5,21 @@ import picocli.CommandLine.Mixin;
 
 /** What every subcommand shares: the common options and the context it runs in. */
 abstract class BallastCommand implements Callable<Integer> {
-  final CliContext ctx;
+    final CliContext ctx;
 
-  @Mixin
-  CommonOptions common;
+    @Mixin
+    CommonOptions common;
 
-  BallastCommand(CliContext ctx) {
-    this.ctx = ctx;
-  }
+    BallastCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
 
-  CommonOptions common() {
-    return common;
-  }
+    CommonOptions common() {
+        return common;
+    }
 
-  /** The store's counters every summary ends with (none for the local store). */
-  static String counters(StoreSession session) {
-    return session.counters();
-  }
+    /** The store's counters every summary ends with (none for the local store). */
+    static String counters(StoreSession session) {
+        return session.counters();
+    }
 }

@@ -9,29 +9,30 @@ import java.util.concurrent.TimeUnit;
  * it stored and leaves no complete-looking manifest. Thread-safe.
  */
 public final class Cancellation {
-  private volatile boolean cancelled;
+    private volatile boolean cancelled;
 
-  /** A token not yet cancelled. */
-  public Cancellation() {}
-  private final CountDownLatch finished = new CountDownLatch(1);
+    /** A token not yet cancelled. */
+    public Cancellation() {}
 
-  /** Asks the running command to stop after its current file. */
-  public void cancel() {
-    cancelled = true;
-  }
+    private final CountDownLatch finished = new CountDownLatch(1);
 
-  /** Whether {@link #cancel()} was called. */
-  public boolean cancelled() {
-    return cancelled;
-  }
+    /** Asks the running command to stop after its current file. */
+    public void cancel() {
+        cancelled = true;
+    }
 
-  /** Called once the command has reported and released everything. */
-  public void finished() {
-    finished.countDown();
-  }
+    /** Whether {@link #cancel()} was called. */
+    public boolean cancelled() {
+        return cancelled;
+    }
 
-  /** Waits for {@link #finished()}; returns false if {@code timeout} passed first. */
-  public boolean awaitFinished(long timeout, TimeUnit unit) throws InterruptedException {
-    return finished.await(timeout, unit);
-  }
+    /** Called once the command has reported and released everything. */
+    public void finished() {
+        finished.countDown();
+    }
+
+    /** Waits for {@link #finished()}; returns false if {@code timeout} passed first. */
+    public boolean awaitFinished(long timeout, TimeUnit unit) throws InterruptedException {
+        return finished.await(timeout, unit);
+    }
 }

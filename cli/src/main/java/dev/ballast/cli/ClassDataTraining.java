@@ -22,27 +22,46 @@ import java.util.Map;
  * <p>Usage: {@code ClassDataTraining DIR}, an empty directory the run may fill.
  */
 public final class ClassDataTraining {
-  private ClassDataTraining() {}
+    private ClassDataTraining() {}
 
-  public static void main(String[] args) throws IOException {
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
-    Path dir = Path.of(args[0]);
-    Path source = Files.createDirectories(dir.resolve("src").resolve("dir"));
-    Files.writeString(source.resolve("small.txt"), "small\n");
-    Files.write(dir.resolve("src").resolve("large.bin"), new byte[200_000]);
-    PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
-    Cancellation cancellation = new Cancellation();
-    CliContext ctx = new CliContext(nowhere, nowhere, Map.of("AWS_ACCESS_KEY_ID", "training",
-        "AWS_SECRET_ACCESS_KEY", "training"), dir, false, cancellation, Clock.systemUTC(), Duration.ofSeconds(5),
-        Duration.ofSeconds(1), path -> { });
-    String src = dir.resolve("src").toString();
-    Ballast.run(new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
-    int closedPort;
-    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      closedPort = probe.getLocalPort();
+    public static void main(String[] args) throws IOException {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
+        Path dir = Path.of(args[0]);
+        Path source = Files.createDirectories(dir.resolve("src").resolve("dir"));
+        Files.writeString(source.resolve("small.txt"), "small\n");
+        Files.write(dir.resolve("src").resolve("large.bin"), new byte[200_000]);
+        PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
+        Cancellation cancellation = new Cancellation();
+        CliContext ctx = new CliContext(
+                nowhere,
+                nowhere,
+                Map.of("AWS_ACCESS_KEY_ID", "training", "AWS_SECRET_ACCESS_KEY", "training"),
+                dir,
+                false,
+                cancellation,
+                Clock.systemUTC(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
+                path -> {});
+        String src = dir.resolve("src").toString();
+        Ballast.run(
+                new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort();
+        }
+        Ballast.run(
+                new String[] {
+                    "backup",
+                    src,
+                    "--endpoint",
+                    "http://127.0.0.1:" + closedPort,
+                    "--bucket",
+                    "training",
+                    "--timeout",
+                    "2s"
+                },
+                ctx);
+        System.exit(0);
     }
-    Ballast.run(new String[] {"backup", src, "--endpoint", "http://127.0.0.1:" + closedPort, "--bucket", "training",
-        "--timeout", "2s"}, ctx);
-    System.exit(0);
-  }
 }

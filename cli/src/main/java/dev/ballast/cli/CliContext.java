@@ -26,64 +26,80 @@ import java.util.function.Consumer;
  * @param onFileStored called with each path a backup has stored and confirmed, from the thread
  *     that stored it (with {@code --transfers 1}, before the next file is started)
  */
-public record CliContext(PrintStream out, PrintStream err, Map<String, String> env, Path home, boolean terminal,
-    Cancellation cancellation, Clock clock, Duration progressInterval,
-    Duration manifestGrace, Consumer<String> onFileStored) {
+public record CliContext(
+        PrintStream out,
+        PrintStream err,
+        Map<String, String> env,
+        Path home,
+        boolean terminal,
+        Cancellation cancellation,
+        Clock clock,
+        Duration progressInterval,
+        Duration manifestGrace,
+        Consumer<String> onFileStored) {
 
-  /** Validates and copies {@code env}. */
-  public CliContext {
-    Objects.requireNonNull(out, "out");
-    Objects.requireNonNull(err, "err");
-    env = Map.copyOf(Objects.requireNonNull(env, "env"));
-    Objects.requireNonNull(home, "home");
-    Objects.requireNonNull(cancellation, "cancellation");
-    Objects.requireNonNull(clock, "clock");
-    Objects.requireNonNull(progressInterval, "progressInterval");
-    Objects.requireNonNull(manifestGrace, "manifestGrace");
-    Objects.requireNonNull(onFileStored, "onFileStored");
-  }
-
-  /**
-   * The real process: System streams and environment, a terminal when a console exists, and as home
-   * {@code $HOME} when it is set to an absolute path (as restic, rclone and the shell take it), else
-   * the JVM's {@code user.home} (the account's home directory).
-   */
-  public static CliContext system(Cancellation cancellation) {
-    return new CliContext(System.out, System.err, System.getenv(), home(System.getenv("HOME")),
-        System.console() != null, cancellation, Clock.systemDefaultZone(), Duration.ofSeconds(5),
-        Duration.ofSeconds(5), path -> { });
-  }
-
-  /**
-   * Where the CLI keeps what it may lose: {@code $XDG_CACHE_HOME/ballast} when that is an absolute
-   * path (the XDG Base Directory rule restic follows too), else {@code ~/.cache/ballast}.
-   */
-  Path cacheDir() {
-    String xdg = env.get("XDG_CACHE_HOME");
-    if (xdg != null && !xdg.isBlank()) {
-      try {
-        Path dir = Path.of(xdg);
-        if (dir.isAbsolute()) {
-          return dir.resolve("ballast");
-        }
-      } catch (java.nio.file.InvalidPathException ignored) {
-        // not a path: the default
-      }
+    /** Validates and copies {@code env}. */
+    public CliContext {
+        Objects.requireNonNull(out, "out");
+        Objects.requireNonNull(err, "err");
+        env = Map.copyOf(Objects.requireNonNull(env, "env"));
+        Objects.requireNonNull(home, "home");
+        Objects.requireNonNull(cancellation, "cancellation");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(progressInterval, "progressInterval");
+        Objects.requireNonNull(manifestGrace, "manifestGrace");
+        Objects.requireNonNull(onFileStored, "onFileStored");
     }
-    return home.resolve(".cache").resolve("ballast");
-  }
 
-  static Path home(String homeVariable) {
-    if (homeVariable != null && !homeVariable.isBlank()) {
-      try {
-        Path home = Path.of(homeVariable);
-        if (home.isAbsolute()) {
-          return home;
-        }
-      } catch (java.nio.file.InvalidPathException ignored) {
-        // not a path: fall back to the account's home
-      }
+    /**
+     * The real process: System streams and environment, a terminal when a console exists, and as home
+     * {@code $HOME} when it is set to an absolute path (as restic, rclone and the shell take it), else
+     * the JVM's {@code user.home} (the account's home directory).
+     */
+    public static CliContext system(Cancellation cancellation) {
+        return new CliContext(
+                System.out,
+                System.err,
+                System.getenv(),
+                home(System.getenv("HOME")),
+                System.console() != null,
+                cancellation,
+                Clock.systemDefaultZone(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
+                path -> {});
     }
-    return Path.of(System.getProperty("user.home"));
-  }
+
+    /**
+     * Where the CLI keeps what it may lose: {@code $XDG_CACHE_HOME/ballast} when that is an absolute
+     * path (the XDG Base Directory rule restic follows too), else {@code ~/.cache/ballast}.
+     */
+    Path cacheDir() {
+        String xdg = env.get("XDG_CACHE_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            try {
+                Path dir = Path.of(xdg);
+                if (dir.isAbsolute()) {
+                    return dir.resolve("ballast");
+                }
+            } catch (java.nio.file.InvalidPathException ignored) {
+                // not a path: the default
+            }
+        }
+        return home.resolve(".cache").resolve("ballast");
+    }
+
+    static Path home(String homeVariable) {
+        if (homeVariable != null && !homeVariable.isBlank()) {
+            try {
+                Path home = Path.of(homeVariable);
+                if (home.isAbsolute()) {
+                    return home;
+                }
+            } catch (java.nio.file.InvalidPathException ignored) {
+                // not a path: fall back to the account's home
+            }
+        }
+        return Path.of(System.getProperty("user.home"));
+    }
 }

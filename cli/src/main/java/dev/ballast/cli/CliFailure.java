@@ -8,20 +8,20 @@ import org.jspecify.annotations.Nullable;
  * exit code from {@link ExitCodes}; the cause is shown only with {@code --verbose}.
  */
 final class CliFailure extends RuntimeException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final int exitCode;
+    private final int exitCode;
 
-  CliFailure(int exitCode, String message, @Nullable Throwable cause) {
-    super(Objects.requireNonNull(message, "message"), cause);
-    this.exitCode = exitCode;
-  }
+    CliFailure(int exitCode, String message, @Nullable Throwable cause) {
+        super(Objects.requireNonNull(message, "message"), cause);
+        this.exitCode = exitCode;
+    }
 
-  CliFailure(int exitCode, String message) {
-    this(exitCode, message, null);
-  }
+    CliFailure(int exitCode, String message) {
+        this(exitCode, message, null);
+    }
 
-  int exitCode() {
-    return exitCode;
-  }
+    int exitCode() {
+        return exitCode;
+    }
 }

@@ -6,111 +6,145 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /** The options every command accepts, the same way. */
 final class CommonOptions {
-  static final String DEFAULT_BUCKET = "ballast-backups";
+    static final String DEFAULT_BUCKET = "ballast-backups";
 
-  @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Where the local object store keeps the backups, in DIR/BUCKET (default: ~/.ballast). Ignored "
-          + "with --endpoint.")
-  Path dataDir;
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description =
+                    "Where the local object store keeps the backups, in DIR/BUCKET (default: ~/.ballast). Ignored "
+                            + "with --endpoint.")
+    Path dataDir;
 
-  @Option(names = "--endpoint", paramLabel = "URL", converter = EndpointConverter.class,
-      description = "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the local store, e.g. http://localhost:9000.")
-  URI endpoint;
+    @Option(
+            names = "--endpoint",
+            paramLabel = "URL",
+            converter = EndpointConverter.class,
+            description =
+                    "Use this S3 endpoint (MinIO, Ceph, AWS, ...) instead of the local store, e.g. http://localhost:9000.")
+    URI endpoint;
 
-  @Option(names = "--bucket", paramLabel = "NAME", defaultValue = DEFAULT_BUCKET,
-      description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); the first backup creates it with "
-          + "versioning enabled, other commands never create it. Without --endpoint, the local store's directory under "
-          + "--data-dir.")
-  String bucket;
+    @Option(
+            names = "--bucket",
+            paramLabel = "NAME",
+            defaultValue = DEFAULT_BUCKET,
+            description = "Bucket holding the backups (default: ${DEFAULT-VALUE}); the first backup creates it with "
+                    + "versioning enabled, other commands never create it. Without --endpoint, the local store's directory under "
+                    + "--data-dir.")
+    String bucket;
 
-  @Option(names = "--region", paramLabel = "REGION",
-      description = "S3 region (default: $AWS_REGION, else us-east-1).")
-  String region;
+    @Option(
+            names = "--region",
+            paramLabel = "REGION",
+            description = "S3 region (default: $AWS_REGION, else us-east-1).")
+    String region;
 
-  @Option(names = "--path-style", negatable = true,
-      description = "Path-style bucket addressing (http://host/bucket/key); default on with --endpoint, off for AWS.")
-  Boolean pathStyle;
+    @Option(
+            names = "--path-style",
+            negatable = true,
+            description =
+                    "Path-style bucket addressing (http://host/bucket/key); default on with --endpoint, off for AWS.")
+    Boolean pathStyle;
 
-  @Option(names = "--access-key", paramLabel = "KEY",
-      description = "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID, else the profile's; the local store "
-          + "needs none).")
-  String accessKey;
+    @Option(
+            names = "--access-key",
+            paramLabel = "KEY",
+            description =
+                    "Access key ID for --endpoint (default: $AWS_ACCESS_KEY_ID, else the profile's; the local store "
+                            + "needs none).")
+    String accessKey;
 
-  @Option(names = "--secret-key", paramLabel = "SECRET",
-      description = "Secret access key (default: $AWS_SECRET_ACCESS_KEY, else the profile's). Every local user can "
-          + "read it in the process list: prefer the environment variable or a profile.")
-  String secretKey;
+    @Option(
+            names = "--secret-key",
+            paramLabel = "SECRET",
+            description =
+                    "Secret access key (default: $AWS_SECRET_ACCESS_KEY, else the profile's). Every local user can "
+                            + "read it in the process list: prefer the environment variable or a profile.")
+    String secretKey;
 
-  @Option(names = "--profile", paramLabel = "NAME",
-      description = "Take the keys from this profile of ~/.aws/credentials or ~/.aws/config ($AWS_SHARED_CREDENTIALS_FILE, "
-          + "$AWS_CONFIG_FILE), as the AWS CLI does (default: $AWS_PROFILE, else 'default', used when "
-          + "AWS_ACCESS_KEY_ID is not set).")
-  String profile;
+    @Option(
+            names = "--profile",
+            paramLabel = "NAME",
+            description =
+                    "Take the keys from this profile of ~/.aws/credentials or ~/.aws/config ($AWS_SHARED_CREDENTIALS_FILE, "
+                            + "$AWS_CONFIG_FILE), as the AWS CLI does (default: $AWS_PROFILE, else 'default', used when "
+                            + "AWS_ACCESS_KEY_ID is not set).")
+    String profile;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30S", converter = DurationConverter.class,
-      description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "
-          + "endpoint ends the command within about this long.")
-  Duration timeout;
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
+            defaultValue = "PT30S",
+            converter = DurationConverter.class,
+            description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "
+                    + "endpoint ends the command within about this long.")
+    Duration timeout;
 
-  @Option(names = {"-v", "--verbose"},
-      description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
-  boolean verbose;
+    @Option(
+            names = {"-v", "--verbose"},
+            description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
+    boolean verbose;
 
-  /**
-   * Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S};
-   * anything else is refused with one sentence saying what is accepted.
-   */
-  static final class DurationConverter implements ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      String v = value.trim().toLowerCase(Locale.ROOT);
-      Duration d;
-      try {
-        if (v.startsWith("pt")) {
-          d = Duration.parse(v.toUpperCase(Locale.ROOT));
-        } else if (v.endsWith("ms")) {
-          d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-        } else if (v.endsWith("s")) {
-          d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-        } else if (v.endsWith("m")) {
-          d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-        } else {
-          d = null;
+    /**
+     * Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S};
+     * anything else is refused with one sentence saying what is accepted.
+     */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            Duration d;
+            try {
+                if (v.startsWith("pt")) {
+                    d = Duration.parse(v.toUpperCase(Locale.ROOT));
+                } else if (v.endsWith("ms")) {
+                    d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+                } else if (v.endsWith("s")) {
+                    d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+                } else if (v.endsWith("m")) {
+                    d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+                } else {
+                    d = null;
+                }
+            } catch (RuntimeException e) { // NumberFormatException, DateTimeParseException, ArithmeticException
+                d = null;
+            }
+            if (d == null) {
+                throw new TypeConversionException(
+                        "'" + value + "' is not a duration; give one like 30s, 2m, 500ms or PT30S");
+            }
+            if (d.isNegative() || d.isZero()) {
+                throw new TypeConversionException(
+                        "'" + value + "' is not positive; give a duration above zero, like 30s");
+            }
+            return d;
         }
-      } catch (RuntimeException e) { // NumberFormatException, DateTimeParseException, ArithmeticException
-        d = null;
-      }
-      if (d == null) {
-        throw new TypeConversionException("'" + value + "' is not a duration; give one like 30s, 2m, 500ms or PT30S");
-      }
-      if (d.isNegative() || d.isZero()) {
-        throw new TypeConversionException("'" + value + "' is not positive; give a duration above zero, like 30s");
-      }
-      return d;
     }
-  }
 
-  /** Accepts an absolute {@code http} or {@code https} URL with a host, such as {@code http://localhost:9000}. */
-  static final class EndpointConverter implements ITypeConverter<URI> {
-    @Override
-    public URI convert(String value) {
-      URI uri;
-      try {
-        uri = new URI(value.trim());
-      } catch (URISyntaxException e) {
-        uri = null;
-      }
-      if (uri == null || uri.getHost() == null || uri.getScheme() == null
-          || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))) {
-        throw new TypeConversionException("'" + value + "' is not an S3 endpoint URL; give one like "
-            + "http://localhost:9000 or https://s3.eu-west-1.amazonaws.com");
-      }
-      return uri;
+    /** Accepts an absolute {@code http} or {@code https} URL with a host, such as {@code http://localhost:9000}. */
+    static final class EndpointConverter implements ITypeConverter<URI> {
+        @Override
+        public URI convert(String value) {
+            URI uri;
+            try {
+                uri = new URI(value.trim());
+            } catch (URISyntaxException e) {
+                uri = null;
+            }
+            if (uri == null
+                    || uri.getHost() == null
+                    || uri.getScheme() == null
+                    || !(uri.getScheme().equalsIgnoreCase("http")
+                            || uri.getScheme().equalsIgnoreCase("https"))) {
+                throw new TypeConversionException("'" + value + "' is not an S3 endpoint URL; give one like "
+                        + "http://localhost:9000 or https://s3.eu-west-1.amazonaws.com");
+            }
+            return uri;
+        }
     }
-  }
 }

@@ -36,189 +36,202 @@ import org.jspecify.annotations.Nullable;
  * small (one entry per damaged version) and read once per command. Not thread-safe.
  */
 final class DamagedVersions {
-  private static final JsonFactory JSON = new JsonFactory();
-  private static final String PREFIX = ".ballast-damaged/";
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final String PREFIX = ".ballast-damaged/";
 
-  /**
-   * One damaged version.
-   *
-   * @param path the file's path in the backup
-   * @param versionId the damaged version
-   * @param sha256 the SHA-256 the manifest records for it
-   * @param foundAt when verify found it
-   * @param reason what verify found
-   * @param replacement the version holding a good copy of the same bytes, or null until one is stored
-   */
-  record Entry(String path, String versionId, String sha256, Instant foundAt, String reason, @Nullable String replacement) {
-    Entry {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(versionId, "versionId");
-      Objects.requireNonNull(sha256, "sha256");
-      Objects.requireNonNull(foundAt, "foundAt");
-      Objects.requireNonNull(reason, "reason");
-    }
-
-    Entry withReplacement(String versionId) {
-      return new Entry(path, this.versionId, sha256, foundAt, reason, versionId);
-    }
-  }
-
-  private final String name;
-  private final Map<String, Entry> byVersion;
-
-  private DamagedVersions(String name, Map<String, Entry> byVersion) {
-    this.name = name;
-    this.byVersion = byVersion;
-  }
-
-  /** The object key of the record of backup {@code name}. */
-  static String key(String name) {
-    return PREFIX + name + ".json";
-  }
-
-  /**
-   * Reads the record of {@code name}; none yet is an empty record. A record that cannot be read is
-   * reported on {@code err} and treated as empty: it only ever makes a command do more work.
-   */
-  static DamagedVersions load(ObjectStore store, String name, PrintStream err) {
-    Map<String, Entry> entries = new LinkedHashMap<>();
-    try (ObjectRead read = store.get(key(name), ReadOptions.latest().withAllowCache(false))) {
-      parse(read.readAllBytes(), entries);
-    } catch (ObjectNotFoundException e) {
-      // nothing was ever found damaged
-    } catch (IOException | RuntimeException e) {
-      if (e instanceof StorageException se && !(se instanceof IntegrityException)) {
-        throw se;
-      }
-      err.println("Warning: the record of damaged versions of '" + name + "' (" + key(name) + ") cannot be read ("
-          + Errors.rootMessage(e) + "); it is ignored.");
-      entries.clear();
-    }
-    return new DamagedVersions(name, entries);
-  }
-
-  /** The record of a backup, empty. */
-  static DamagedVersions empty(String name) {
-    return new DamagedVersions(name, new LinkedHashMap<>());
-  }
-
-  boolean isEmpty() {
-    return byVersion.isEmpty();
-  }
-
-  /** The entry of {@code versionId}, or null when it was never found damaged. */
-  @Nullable Entry get(String versionId) {
-    return byVersion.get(versionId);
-  }
-
-  /** Whether {@code versionId} was found damaged. */
-  boolean damaged(String versionId) {
-    return byVersion.containsKey(versionId);
-  }
-
-  /** The version to read for {@code entry}: its own, or the replacement of a damaged one. */
-  String versionToRead(ManifestEntry entry) {
-    Entry d = byVersion.get(entry.versionId());
-    return d != null && d.replacement() != null ? d.replacement() : entry.versionId();
-  }
-
-  /** Records a damaged version (keeping a replacement already known); returns whether it is new. */
-  boolean add(Entry entry) {
-    Entry old = byVersion.get(entry.versionId());
-    if (old != null) {
-      return false;
-    }
-    byVersion.put(entry.versionId(), entry);
-    return true;
-  }
-
-  /**
-   * Records {@code versionId} (holding {@code sha256}) as the replacement of every damaged version
-   * of {@code path} with the same SHA-256 and none yet; returns how many it replaces.
-   */
-  int replace(String path, String sha256, String versionId) {
-    int n = 0;
-    for (Map.Entry<String, Entry> e : byVersion.entrySet()) {
-      Entry d = e.getValue();
-      if (d.path().equals(path) && d.sha256().equals(sha256) && d.replacement() == null
-          && !d.versionId().equals(versionId)) {
-        e.setValue(d.withReplacement(versionId));
-        n++;
-      }
-    }
-    return n;
-  }
-
-  Collection<Entry> entries() {
-    return byVersion.values();
-  }
-
-  /** Writes the record as a new version of its object. */
-  void save(ObjectStore store) {
-    store.put(key(name), ObjectContent.ofBytes(toJson()));
-  }
-
-  byte[] toJson() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      g.writeStartObject();
-      g.writeNumberField("formatVersion", 1);
-      g.writeStringField("name", name);
-      g.writeArrayFieldStart("damaged");
-      for (Entry e : byVersion.values()) {
-        g.writeStartObject();
-        g.writeStringField("path", e.path());
-        g.writeStringField("versionId", e.versionId());
-        g.writeStringField("sha256", e.sha256());
-        g.writeStringField("foundAt", ManifestTimes.format(e.foundAt()));
-        g.writeStringField("reason", e.reason());
-        if (e.replacement() != null) {
-          g.writeStringField("replacement", e.replacement());
+    /**
+     * One damaged version.
+     *
+     * @param path the file's path in the backup
+     * @param versionId the damaged version
+     * @param sha256 the SHA-256 the manifest records for it
+     * @param foundAt when verify found it
+     * @param reason what verify found
+     * @param replacement the version holding a good copy of the same bytes, or null until one is stored
+     */
+    record Entry(
+            String path,
+            String versionId,
+            String sha256,
+            Instant foundAt,
+            String reason,
+            @Nullable String replacement) {
+        Entry {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(versionId, "versionId");
+            Objects.requireNonNull(sha256, "sha256");
+            Objects.requireNonNull(foundAt, "foundAt");
+            Objects.requireNonNull(reason, "reason");
         }
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
-  }
 
-  private static void parse(byte[] json, Map<String, Entry> into) throws IOException {
-    try (JsonParser p = JSON.createParser(json)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new IOException("not a JSON object");
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String field = p.currentName();
-        JsonToken value = p.nextToken();
-        if (!field.equals("damaged") || value != JsonToken.START_ARRAY) {
-          p.skipChildren();
-          continue;
+        Entry withReplacement(String versionId) {
+            return new Entry(path, this.versionId, sha256, foundAt, reason, versionId);
         }
-        while (p.nextToken() == JsonToken.START_OBJECT) {
-          Map<String, String> f = new LinkedHashMap<>();
-          while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String k = p.currentName();
-            JsonToken v = p.nextToken();
-            if (v == JsonToken.VALUE_STRING) {
-              f.put(k, p.getText());
-            } else {
-              p.skipChildren();
+    }
+
+    private final String name;
+    private final Map<String, Entry> byVersion;
+
+    private DamagedVersions(String name, Map<String, Entry> byVersion) {
+        this.name = name;
+        this.byVersion = byVersion;
+    }
+
+    /** The object key of the record of backup {@code name}. */
+    static String key(String name) {
+        return PREFIX + name + ".json";
+    }
+
+    /**
+     * Reads the record of {@code name}; none yet is an empty record. A record that cannot be read is
+     * reported on {@code err} and treated as empty: it only ever makes a command do more work.
+     */
+    static DamagedVersions load(ObjectStore store, String name, PrintStream err) {
+        Map<String, Entry> entries = new LinkedHashMap<>();
+        try (ObjectRead read = store.get(key(name), ReadOptions.latest().withAllowCache(false))) {
+            parse(read.readAllBytes(), entries);
+        } catch (ObjectNotFoundException e) {
+            // nothing was ever found damaged
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof StorageException se && !(se instanceof IntegrityException)) {
+                throw se;
             }
-          }
-          Entry e = new Entry(f.get("path"), f.get("versionId"), f.get("sha256"),
-              ManifestTimes.parse(Objects.requireNonNull(f.get("foundAt"), "foundAt")),
-              f.getOrDefault("reason", "damaged"), f.get("replacement"));
-          into.put(e.versionId(), e);
+            err.println("Warning: the record of damaged versions of '" + name + "' (" + key(name) + ") cannot be read ("
+                    + Errors.rootMessage(e) + "); it is ignored.");
+            entries.clear();
         }
-      }
+        return new DamagedVersions(name, entries);
     }
-  }
 
-  /** The entries, newest first, for messages and tests. */
-  java.util.List<Entry> list() {
-    return new ArrayList<>(byVersion.values());
-  }
+    /** The record of a backup, empty. */
+    static DamagedVersions empty(String name) {
+        return new DamagedVersions(name, new LinkedHashMap<>());
+    }
+
+    boolean isEmpty() {
+        return byVersion.isEmpty();
+    }
+
+    /** The entry of {@code versionId}, or null when it was never found damaged. */
+    @Nullable
+    Entry get(String versionId) {
+        return byVersion.get(versionId);
+    }
+
+    /** Whether {@code versionId} was found damaged. */
+    boolean damaged(String versionId) {
+        return byVersion.containsKey(versionId);
+    }
+
+    /** The version to read for {@code entry}: its own, or the replacement of a damaged one. */
+    String versionToRead(ManifestEntry entry) {
+        Entry d = byVersion.get(entry.versionId());
+        return d != null && d.replacement() != null ? d.replacement() : entry.versionId();
+    }
+
+    /** Records a damaged version (keeping a replacement already known); returns whether it is new. */
+    boolean add(Entry entry) {
+        Entry old = byVersion.get(entry.versionId());
+        if (old != null) {
+            return false;
+        }
+        byVersion.put(entry.versionId(), entry);
+        return true;
+    }
+
+    /**
+     * Records {@code versionId} (holding {@code sha256}) as the replacement of every damaged version
+     * of {@code path} with the same SHA-256 and none yet; returns how many it replaces.
+     */
+    int replace(String path, String sha256, String versionId) {
+        int n = 0;
+        for (Map.Entry<String, Entry> e : byVersion.entrySet()) {
+            Entry d = e.getValue();
+            if (d.path().equals(path)
+                    && d.sha256().equals(sha256)
+                    && d.replacement() == null
+                    && !d.versionId().equals(versionId)) {
+                e.setValue(d.withReplacement(versionId));
+                n++;
+            }
+        }
+        return n;
+    }
+
+    Collection<Entry> entries() {
+        return byVersion.values();
+    }
+
+    /** Writes the record as a new version of its object. */
+    void save(ObjectStore store) {
+        store.put(key(name), ObjectContent.ofBytes(toJson()));
+    }
+
+    byte[] toJson() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeNumberField("formatVersion", 1);
+            g.writeStringField("name", name);
+            g.writeArrayFieldStart("damaged");
+            for (Entry e : byVersion.values()) {
+                g.writeStartObject();
+                g.writeStringField("path", e.path());
+                g.writeStringField("versionId", e.versionId());
+                g.writeStringField("sha256", e.sha256());
+                g.writeStringField("foundAt", ManifestTimes.format(e.foundAt()));
+                g.writeStringField("reason", e.reason());
+                if (e.replacement() != null) {
+                    g.writeStringField("replacement", e.replacement());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void parse(byte[] json, Map<String, Entry> into) throws IOException {
+        try (JsonParser p = JSON.createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("not a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (!field.equals("damaged") || value != JsonToken.START_ARRAY) {
+                    p.skipChildren();
+                    continue;
+                }
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    Map<String, String> f = new LinkedHashMap<>();
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String k = p.currentName();
+                        JsonToken v = p.nextToken();
+                        if (v == JsonToken.VALUE_STRING) {
+                            f.put(k, p.getText());
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                    Entry e = new Entry(
+                            f.get("path"),
+                            f.get("versionId"),
+                            f.get("sha256"),
+                            ManifestTimes.parse(Objects.requireNonNull(f.get("foundAt"), "foundAt")),
+                            f.getOrDefault("reason", "damaged"),
+                            f.get("replacement"));
+                    into.put(e.versionId(), e);
+                }
+            }
+        }
+    }
+
+    /** The entries, newest first, for messages and tests. */
+    java.util.List<Entry> list() {
+        return new ArrayList<>(byVersion.values());
+    }
 }

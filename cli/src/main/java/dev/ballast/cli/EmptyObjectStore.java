@@ -17,58 +17,58 @@ import java.util.List;
  * there is no such backup, without creating anything on disk.
  */
 final class EmptyObjectStore implements ObjectStore {
-  private final StoreCapabilities capabilities;
+    private final StoreCapabilities capabilities;
 
-  EmptyObjectStore(Path directory) {
-    this.capabilities = new StoreCapabilities(directory.toUri(), "", true, true, true);
-  }
+    EmptyObjectStore(Path directory) {
+        this.capabilities = new StoreCapabilities(directory.toUri(), "", true, true, true);
+    }
 
-  @Override
-  public StoreCapabilities capabilities() {
-    return capabilities;
-  }
+    @Override
+    public StoreCapabilities capabilities() {
+        return capabilities;
+    }
 
-  @Override
-  public ObjectVersion put(String key, ObjectContent content) {
-    throw readOnly();
-  }
+    @Override
+    public ObjectVersion put(String key, ObjectContent content) {
+        throw readOnly();
+    }
 
-  @Override
-  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-    throw readOnly();
-  }
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+        throw readOnly();
+    }
 
-  @Override
-  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
-    throw readOnly();
-  }
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+        throw readOnly();
+    }
 
-  @Override
-  public ObjectRead get(String key) {
-    throw new ObjectNotFoundException(key, null, false, null);
-  }
+    @Override
+    public ObjectRead get(String key) {
+        throw new ObjectNotFoundException(key, null, false, null);
+    }
 
-  @Override
-  public ObjectRead get(String key, ReadOptions options) {
-    throw new ObjectNotFoundException(key, options.versionId(), false, null);
-  }
+    @Override
+    public ObjectRead get(String key, ReadOptions options) {
+        throw new ObjectNotFoundException(key, options.versionId(), false, null);
+    }
 
-  @Override
-  public List<VersionEntry> versions(String key) {
-    return List.of();
-  }
+    @Override
+    public List<VersionEntry> versions(String key) {
+        return List.of();
+    }
 
-  @Override
-  public VersionEntry delete(String key) {
-    throw readOnly();
-  }
+    @Override
+    public VersionEntry delete(String key) {
+        throw readOnly();
+    }
 
-  @Override
-  public List<String> list(String prefix) {
-    return List.of();
-  }
+    @Override
+    public List<String> list(String prefix) {
+        return List.of();
+    }
 
-  private static IllegalStateException readOnly() {
-    return new IllegalStateException("a reading command does not write");
-  }
+    private static IllegalStateException readOnly() {
+        return new IllegalStateException("a reading command does not write");
+    }
 }

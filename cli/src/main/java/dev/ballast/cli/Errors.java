@@ -12,164 +12,210 @@ import org.jspecify.annotations.Nullable;
 
 /** Turns storage failures into one sentence each: the input, what went wrong, what to do. */
 final class Errors {
-  private Errors() {}
+    private Errors() {}
 
-  /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket} (null if unknown). */
-  static <T> T translate(String where, @Nullable String bucket, Supplier<T> call) {
-    try {
-      return call.get();
-    } catch (StorageException e) {
-      throw toFailure(e, where, bucket);
-    }
-  }
-
-  static CliFailure toFailure(StorageException e, String where, @Nullable String bucket) {
-    String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
-    if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
-      return new CliFailure(ExitCodes.USAGE, "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
-          + "AWS_SECRET_ACCESS_KEY, or name a profile of ~/.aws/credentials with --profile or AWS_PROFILE.", e);
-    }
-    if (e instanceof StorageUnavailableException && hasCause(e, javax.net.ssl.SSLException.class)) {
-      // A failed TLS handshake is no outage: waiting and retrying cannot fix a wrong scheme or certificate.
-      return new CliFailure(ExitCodes.USAGE, "The TLS handshake with " + at + " failed (" + rootMessage(e)
-          + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.", e);
-    }
-    if (e instanceof StorageUnavailableException && outOfSpace(e)) {
-      return new CliFailure(ExitCodes.UNAVAILABLE, "The store is out of space (" + at + ": " + rootMessage(e)
-          + "); free space there or use another store, then run the command again.", e);
-    }
-    if (e instanceof StorageUnavailableException && String.valueOf(e.getMessage()).contains("in use by another writer")) {
-      // The local store's writer lock: no server involved, and waiting is the whole remedy.
-      return new CliFailure(ExitCodes.UNAVAILABLE, "Another ballast command is writing to " + at
-          + "; wait for it to finish, then run this command again.", e);
-    }
-    if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
-      return new CliFailure(ExitCodes.UNAVAILABLE, "Could not use " + at + ": " + rootMessage(e)
-          + "; check that its directory and files can be read and written and that its disk has space, then run"
-          + " the command again.", e);
-    }
-    if (e instanceof StorageUnavailableException) {
-      return new CliFailure(ExitCodes.UNAVAILABLE, "Could not reach " + at + ": " + rootMessage(e)
-          + "; check that the server is running and reachable, then run the command again.", e);
-    }
-    if (e instanceof AccessDeniedException) {
-      return new CliFailure(ExitCodes.USAGE, at + " refused the credentials: " + rootMessage(e)
-          + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
-          + "--profile/AWS_PROFILE profile of ~/.aws/credentials).", e);
-    }
-    if (e instanceof BucketNotFoundException) {
-      // Only commands that read meet it: a backup creates its bucket.
-      return new CliFailure(ExitCodes.NOT_FOUND, "There is no such bucket at " + at + "; check --bucket (the first "
-          + "backup into a bucket creates it).", e);
-    }
-    if (e instanceof UnsupportedCapabilityException) {
-      return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
-    }
-    if (e instanceof IntegrityException && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
-      return new CliFailure(ExitCodes.INTEGRITY, "The index of " + at + " is damaged (" + rootMessage(e)
-          + "), so its backups can be neither listed nor restored; restore the store's directory from a copy "
-          + "(nothing was changed).", e);
-    }
-    if (e instanceof IntegrityException) {
-      return new CliFailure(ExitCodes.INTEGRITY, "Bytes read from " + at + " do not match their recorded SHA-256 ("
-          + e.getMessage() + "); the stored copy is damaged: restore another version.", e);
-    }
-    if (e instanceof ObjectNotFoundException nf) {
-      return new CliFailure(ExitCodes.NOT_FOUND, e.getMessage() + " in " + at
-          + (nf.deleted() ? "; an older version may still be listed by 'ballast versions'." : "."), e);
-    }
-    return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
-  }
-
-  /**
-   * Whether {@code t} says the store ran out of space: a local disk's ENOSPC ("No space left on
-   * device") or SQLite's full database, or an S3 endpoint's answer to it: HTTP 507 Insufficient
-   * Storage (RFC 4918 section 11.5), MinIO's {@code XMinioStorageFull}, or an
-   * {@code InsufficientCapacity} error code, or a server error whose message carries the ENOSPC text.
-   */
-  static boolean outOfSpace(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      String m = c.getMessage();
-      if (m != null && (m.contains("out of space") || m.contains("No space left on device")
-          || m.contains("XMinioStorageFull") || m.contains("InsufficientCapacity") || m.contains("Insufficient Storage")
-          || m.contains("SQLITE_FULL") || m.contains("database or disk is full") || m.contains("HTTP 507"))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** "the store is out of space", or {@code otherwise}. */
-  static String unavailableReason(Throwable t, String otherwise) {
-    return outOfSpace(t) ? "the store is out of space" : otherwise;
-  }
-
-  private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (type.isInstance(c)) {
-        return true;
-      }
-      for (Throwable s : c.getSuppressed()) {
-        if (type.isInstance(s) || type.isInstance(s.getCause())) {
-          return true;
+    /** Runs {@code call}, translating a storage failure about {@code where}/{@code bucket} (null if unknown). */
+    static <T> T translate(String where, @Nullable String bucket, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (StorageException e) {
+            throw toFailure(e, where, bucket);
         }
-      }
     }
-    return false;
-  }
 
-  /** The most specific message in a cause chain, without class names. */
-  static String rootMessage(Throwable t) {
-    String msg = t.getMessage();
-    Throwable c = t.getCause();
-    while (c != null && c != t) {
-      if (c.getMessage() != null && !c.getMessage().isBlank()) {
-        msg = c.getMessage();
-      }
-      t = c;
-      c = c.getCause();
+    static CliFailure toFailure(StorageException e, String where, @Nullable String bucket) {
+        String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
+        if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
+            return new CliFailure(
+                    ExitCodes.USAGE,
+                    "No credentials were found for " + at + "; set AWS_ACCESS_KEY_ID and "
+                            + "AWS_SECRET_ACCESS_KEY, or name a profile of ~/.aws/credentials with --profile or AWS_PROFILE.",
+                    e);
+        }
+        if (e instanceof StorageUnavailableException && hasCause(e, javax.net.ssl.SSLException.class)) {
+            // A failed TLS handshake is no outage: waiting and retrying cannot fix a wrong scheme or certificate.
+            return new CliFailure(
+                    ExitCodes.USAGE,
+                    "The TLS handshake with " + at + " failed (" + rootMessage(e)
+                            + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.",
+                    e);
+        }
+        if (e instanceof StorageUnavailableException && outOfSpace(e)) {
+            return new CliFailure(
+                    ExitCodes.UNAVAILABLE,
+                    "The store is out of space (" + at + ": " + rootMessage(e)
+                            + "); free space there or use another store, then run the command again.",
+                    e);
+        }
+        if (e instanceof StorageUnavailableException
+                && String.valueOf(e.getMessage()).contains("in use by another writer")) {
+            // The local store's writer lock: no server involved, and waiting is the whole remedy.
+            return new CliFailure(
+                    ExitCodes.UNAVAILABLE,
+                    "Another ballast command is writing to " + at
+                            + "; wait for it to finish, then run this command again.",
+                    e);
+        }
+        if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
+            return new CliFailure(
+                    ExitCodes.UNAVAILABLE,
+                    "Could not use " + at + ": " + rootMessage(e)
+                            + "; check that its directory and files can be read and written and that its disk has space, then run"
+                            + " the command again.",
+                    e);
+        }
+        if (e instanceof StorageUnavailableException) {
+            return new CliFailure(
+                    ExitCodes.UNAVAILABLE,
+                    "Could not reach " + at + ": " + rootMessage(e)
+                            + "; check that the server is running and reachable, then run the command again.",
+                    e);
+        }
+        if (e instanceof AccessDeniedException) {
+            return new CliFailure(
+                    ExitCodes.USAGE,
+                    at + " refused the credentials: " + rootMessage(e)
+                            + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
+                            + "--profile/AWS_PROFILE profile of ~/.aws/credentials).",
+                    e);
+        }
+        if (e instanceof BucketNotFoundException) {
+            // Only commands that read meet it: a backup creates its bucket.
+            return new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no such bucket at " + at + "; check --bucket (the first "
+                            + "backup into a bucket creates it).",
+                    e);
+        }
+        if (e instanceof UnsupportedCapabilityException) {
+            return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
+        }
+        if (e instanceof IntegrityException
+                && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
+            return new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The index of " + at + " is damaged (" + rootMessage(e)
+                            + "), so its backups can be neither listed nor restored; restore the store's directory from a copy "
+                            + "(nothing was changed).",
+                    e);
+        }
+        if (e instanceof IntegrityException) {
+            return new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "Bytes read from " + at + " do not match their recorded SHA-256 (" + e.getMessage()
+                            + "); the stored copy is damaged: restore another version.",
+                    e);
+        }
+        if (e instanceof ObjectNotFoundException nf) {
+            return new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    e.getMessage() + " in " + at
+                            + (nf.deleted() ? "; an older version may still be listed by 'ballast versions'." : "."),
+                    e);
+        }
+        return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
     }
-    if (msg == null || msg.isBlank()) {
-      return t.getClass().getSimpleName();
-    }
-    int nl = msg.indexOf('\n');
-    String line = nl < 0 ? msg : msg.substring(0, nl);
-    // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
-    return line.length() > 300 ? line.substring(0, 297) + "..." : line;
-  }
 
-  /**
-   * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
-   * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
-   */
-  static String printable(@Nullable String text) {
-    if (text.chars().noneMatch(Character::isISOControl)) {
-      return text;
+    /**
+     * Whether {@code t} says the store ran out of space: a local disk's ENOSPC ("No space left on
+     * device") or SQLite's full database, or an S3 endpoint's answer to it: HTTP 507 Insufficient
+     * Storage (RFC 4918 section 11.5), MinIO's {@code XMinioStorageFull}, or an
+     * {@code InsufficientCapacity} error code, or a server error whose message carries the ENOSPC text.
+     */
+    static boolean outOfSpace(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (m != null
+                    && (m.contains("out of space")
+                            || m.contains("No space left on device")
+                            || m.contains("XMinioStorageFull")
+                            || m.contains("InsufficientCapacity")
+                            || m.contains("Insufficient Storage")
+                            || m.contains("SQLITE_FULL")
+                            || m.contains("database or disk is full")
+                            || m.contains("HTTP 507"))) {
+                return true;
+            }
+        }
+        return false;
     }
-    StringBuilder sb = new StringBuilder(text.length() + 8);
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      sb.append(Character.isISOControl(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
-    }
-    return sb.toString();
-  }
 
-  /**
-   * What a local file failure was, with the file it concerns: the JDK's file exceptions carry only
-   * the path as their message ({@code AccessDeniedException: /x}), which alone says nothing.
-   */
-  static String describeIo(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof java.nio.file.FileSystemException fse) {
-        String what = fse instanceof java.nio.file.AccessDeniedException ? "permission denied"
-            : fse instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
-            : fse instanceof java.nio.file.FileAlreadyExistsException ? "it already exists, or a folder above it is a file"
-            : fse instanceof java.nio.file.NotDirectoryException ? "not a directory"
-            : fse.getReason() != null ? fse.getReason()
-            : fse.getClass().getSimpleName();
-        return (fse.getFile() == null ? "" : fse.getFile() + ": ") + what;
-      }
+    /** "the store is out of space", or {@code otherwise}. */
+    static String unavailableReason(Throwable t, String otherwise) {
+        return outOfSpace(t) ? "the store is out of space" : otherwise;
     }
-    return rootMessage(t);
-  }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (type.isInstance(s) || type.isInstance(s.getCause())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The most specific message in a cause chain, without class names. */
+    static String rootMessage(Throwable t) {
+        String msg = t.getMessage();
+        Throwable c = t.getCause();
+        while (c != null && c != t) {
+            if (c.getMessage() != null && !c.getMessage().isBlank()) {
+                msg = c.getMessage();
+            }
+            t = c;
+            c = c.getCause();
+        }
+        if (msg == null || msg.isBlank()) {
+            return t.getClass().getSimpleName();
+        }
+        int nl = msg.indexOf('\n');
+        String line = nl < 0 ? msg : msg.substring(0, nl);
+        // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
+        return line.length() > 300 ? line.substring(0, 297) + "..." : line;
+    }
+
+    /**
+     * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
+     * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
+     */
+    static String printable(@Nullable String text) {
+        if (text.chars().noneMatch(Character::isISOControl)) {
+            return text;
+        }
+        StringBuilder sb = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            sb.append(Character.isISOControl(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * What a local file failure was, with the file it concerns: the JDK's file exceptions carry only
+     * the path as their message ({@code AccessDeniedException: /x}), which alone says nothing.
+     */
+    static String describeIo(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.file.FileSystemException fse) {
+                String what = fse instanceof java.nio.file.AccessDeniedException
+                        ? "permission denied"
+                        : fse instanceof java.nio.file.NoSuchFileException
+                                ? "no such file or directory"
+                                : fse instanceof java.nio.file.FileAlreadyExistsException
+                                        ? "it already exists, or a folder above it is a file"
+                                        : fse instanceof java.nio.file.NotDirectoryException
+                                                ? "not a directory"
+                                                : fse.getReason() != null
+                                                        ? fse.getReason()
+                                                        : fse.getClass().getSimpleName();
+                return (fse.getFile() == null ? "" : fse.getFile() + ": ") + what;
+            }
+        }
+        return rootMessage(t);
+    }
 }

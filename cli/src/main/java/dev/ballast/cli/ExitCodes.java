@@ -5,39 +5,39 @@ package dev.ballast.cli;
  * whole job was done and every checksum confirmed.
  */
 public final class ExitCodes {
-  /** Every file was stored (or restored, or verified) and its SHA-256 confirmed. */
-  public static final int OK = 0;
-  /** The job ran but not every file was stored, restored or verified; the message lists which. */
-  public static final int INCOMPLETE = 1;
-  /** The command line or an input was invalid (unknown option, missing directory, bad name). */
-  public static final int USAGE = 2;
-  /**
-   * The store could not be used now: the S3 endpoint could not be reached in time (down, breaker
-   * open, retries exhausted), or the local store is being written by another {@code ballast}.
-   */
-  public static final int UNAVAILABLE = 3;
-  /** Bytes did not match their SHA-256, or a manifest is corrupt or names an unsafe path. */
-  public static final int INTEGRITY = 4;
-  /** The backup, manifest version or object does not exist. */
-  public static final int NOT_FOUND = 5;
-  /** Restore would replace an existing, different file and {@code --overwrite} was not given. */
-  public static final int CONFLICT = 6;
-  /** Interrupted (Ctrl-C): the work done so far is reported, nothing complete-looking is left. */
-  public static final int INTERRUPTED = 130;
+    /** Every file was stored (or restored, or verified) and its SHA-256 confirmed. */
+    public static final int OK = 0;
+    /** The job ran but not every file was stored, restored or verified; the message lists which. */
+    public static final int INCOMPLETE = 1;
+    /** The command line or an input was invalid (unknown option, missing directory, bad name). */
+    public static final int USAGE = 2;
+    /**
+     * The store could not be used now: the S3 endpoint could not be reached in time (down, breaker
+     * open, retries exhausted), or the local store is being written by another {@code ballast}.
+     */
+    public static final int UNAVAILABLE = 3;
+    /** Bytes did not match their SHA-256, or a manifest is corrupt or names an unsafe path. */
+    public static final int INTEGRITY = 4;
+    /** The backup, manifest version or object does not exist. */
+    public static final int NOT_FOUND = 5;
+    /** Restore would replace an existing, different file and {@code --overwrite} was not given. */
+    public static final int CONFLICT = 6;
+    /** Interrupted (Ctrl-C): the work done so far is reported, nothing complete-looking is left. */
+    public static final int INTERRUPTED = 130;
 
-  /** The exit code list as shown at the end of {@code --help}. */
-  static final String[] HELP_LINES = {
-    "",
-    "Exit codes:",
-    "  0    every file stored/restored/verified and its SHA-256 confirmed",
-    "  1    incomplete: some files were not stored, restored or verified (listed)",
-    "  2    invalid command line or input",
-    "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
-    "  4    integrity: SHA-256 mismatch, corrupt manifest or unsafe manifest path",
-    "  5    backup, manifest version, object or bucket not found",
-    "  6    restore would overwrite a different existing file (use --overwrite)",
-    "  130  interrupted (Ctrl-C)",
-  };
+    /** The exit code list as shown at the end of {@code --help}. */
+    static final String[] HELP_LINES = {
+        "",
+        "Exit codes:",
+        "  0    every file stored/restored/verified and its SHA-256 confirmed",
+        "  1    incomplete: some files were not stored, restored or verified (listed)",
+        "  2    invalid command line or input",
+        "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
+        "  4    integrity: SHA-256 mismatch, corrupt manifest or unsafe manifest path",
+        "  5    backup, manifest version, object or bucket not found",
+        "  6    restore would overwrite a different existing file (use --overwrite)",
+        "  130  interrupted (Ctrl-C)",
+    };
 
-  private ExitCodes() {}
+    private ExitCodes() {}
 }

@@ -24,56 +24,69 @@ import org.jspecify.annotations.Nullable;
  * @param attrs permission bits and owner, or null where the platform has none
  * @param links the number of hard links to the file (1 where the platform does not say)
  */
-record FileStat(long size, Instant mtime, @Nullable Instant ctime, @Nullable Long inode, @Nullable PosixAttrs attrs, int links) {
+record FileStat(
+        long size,
+        Instant mtime,
+        @Nullable Instant ctime,
+        @Nullable Long inode,
+        @Nullable PosixAttrs attrs,
+        int links) {
 
-  /** Whether this platform has {@code stat(2)}'s fields (the JDK's "unix" attribute view). */
-  static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
-  private static final String UNIX_FIELDS = "unix:ctime,ino,mode,uid,gid,nlink";
+    /** Whether this platform has {@code stat(2)}'s fields (the JDK's "unix" attribute view). */
+    static final boolean UNIX =
+            FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
 
-  /** A stat without POSIX attributes and with one link. */
-  FileStat(long size, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
-    this(size, mtime, ctime, inode, null, 1);
-  }
+    private static final String UNIX_FIELDS = "unix:ctime,ino,mode,uid,gid,nlink";
 
-  /**
-   * The stat of {@code file}, completing {@code attrs} (one {@code stat} already made) with ctime,
-   * inode, mode, owner and link count in one more.
-   */
-  static FileStat of(Path file, BasicFileAttributes attrs, LinkOption... options) throws IOException {
-    Instant mtime = attrs.lastModifiedTime().toInstant();
-    if (!UNIX) {
-      return new FileStat(attrs.size(), mtime, null, null);
+    /** A stat without POSIX attributes and with one link. */
+    FileStat(long size, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
+        this(size, mtime, ctime, inode, null, 1);
     }
-    Map<String, Object> unix = Files.readAttributes(file, UNIX_FIELDS, options);
-    return new FileStat(attrs.size(), mtime, ((FileTime) unix.get("ctime")).toInstant(), (Long) unix.get("ino"),
-        attrsOf(unix), (Integer) unix.get("nlink"));
-  }
 
-  /**
-   * The mode and owner of {@code path} (of a symbolic link itself unless {@code options} is empty),
-   * or null where the platform has none.
-   */
-  static @Nullable PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
-    return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", options)) : null;
-  }
-
-  private static PosixAttrs attrsOf(Map<String, Object> unix) {
-    return new PosixAttrs((Integer) unix.get("mode") & PosixAttrs.MODE_BITS, (Integer) unix.get("uid"),
-        (Integer) unix.get("gid"));
-  }
-
-  /**
-   * Whether a file with this stat can be taken as unchanged from one recorded with {@code recorded}:
-   * every field this platform has must be equal, and a recorded entry without ctime (written by an
-   * earlier version, on another platform, or too close to its backup to be trusted) never matches.
-   */
-  boolean sameAs(@Nullable ManifestEntry recorded) {
-    if (recorded == null || recorded.size() != size || !recorded.mtime().equals(mtime)) {
-      return false;
+    /**
+     * The stat of {@code file}, completing {@code attrs} (one {@code stat} already made) with ctime,
+     * inode, mode, owner and link count in one more.
+     */
+    static FileStat of(Path file, BasicFileAttributes attrs, LinkOption... options) throws IOException {
+        Instant mtime = attrs.lastModifiedTime().toInstant();
+        if (!UNIX) {
+            return new FileStat(attrs.size(), mtime, null, null);
+        }
+        Map<String, Object> unix = Files.readAttributes(file, UNIX_FIELDS, options);
+        return new FileStat(
+                attrs.size(),
+                mtime,
+                ((FileTime) unix.get("ctime")).toInstant(),
+                (Long) unix.get("ino"),
+                attrsOf(unix),
+                (Integer) unix.get("nlink"));
     }
-    if (ctime == null) {
-      return true;
+
+    /**
+     * The mode and owner of {@code path} (of a symbolic link itself unless {@code options} is empty),
+     * or null where the platform has none.
+     */
+    static @Nullable PosixAttrs attrsOf(Path path, LinkOption... options) throws IOException {
+        return UNIX ? attrsOf(Files.readAttributes(path, "unix:mode,uid,gid", options)) : null;
     }
-    return ctime.equals(recorded.ctime()) && inode.equals(recorded.inode());
-  }
+
+    private static PosixAttrs attrsOf(Map<String, Object> unix) {
+        return new PosixAttrs((Integer) unix.get("mode") & PosixAttrs.MODE_BITS, (Integer) unix.get("uid"), (Integer)
+                unix.get("gid"));
+    }
+
+    /**
+     * Whether a file with this stat can be taken as unchanged from one recorded with {@code recorded}:
+     * every field this platform has must be equal, and a recorded entry without ctime (written by an
+     * earlier version, on another platform, or too close to its backup to be trusted) never matches.
+     */
+    boolean sameAs(@Nullable ManifestEntry recorded) {
+        if (recorded == null || recorded.size() != size || !recorded.mtime().equals(mtime)) {
+            return false;
+        }
+        if (ctime == null) {
+            return true;
+        }
+        return ctime.equals(recorded.ctime()) && inode.equals(recorded.inode());
+    }
 }

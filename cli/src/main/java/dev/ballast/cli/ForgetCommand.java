@@ -15,178 +15,241 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "forget", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Remove manifest versions (backups) of NAME by a retention policy with restic's semantics, or the "
-        + "--manifest-version IDs given. Periods are counted in local time; each rule keeps the newest backup of "
-        + "each of its last N periods, -1 means unlimited. The newest manifest version is never removed. "
-        + "Incomplete runs are not counted by the policy: those newer than the newest complete backup are kept, "
-        + "older ones removed. Stored files stay until 'prune' (or --prune) deletes those no manifest references.")
+@Command(
+        name = "forget",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description =
+                "Remove manifest versions (backups) of NAME by a retention policy with restic's semantics, or the "
+                        + "--manifest-version IDs given. Periods are counted in local time; each rule keeps the newest backup of "
+                        + "each of its last N periods, -1 means unlimited. The newest manifest version is never removed. "
+                        + "Incomplete runs are not counted by the policy: those newer than the newest complete backup are kept, "
+                        + "older ones removed. Stored files stay until 'prune' (or --prune) deletes those no manifest references.")
 final class ForgetCommand extends BallastCommand {
-  private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+    private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
-  String name;
+    @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
+    String name;
 
-  @Option(names = "--keep-last", paramLabel = "N", description = "Keep the N newest backups.")
-  int keepLast;
+    @Option(names = "--keep-last", paramLabel = "N", description = "Keep the N newest backups.")
+    int keepLast;
 
-  @Option(names = "--keep-hourly", paramLabel = "N", description = "Keep the newest backup of each of the last N hours that have one.")
-  int keepHourly;
+    @Option(
+            names = "--keep-hourly",
+            paramLabel = "N",
+            description = "Keep the newest backup of each of the last N hours that have one.")
+    int keepHourly;
 
-  @Option(names = "--keep-daily", paramLabel = "N", description = "Keep the newest backup of each of the last N days that have one.")
-  int keepDaily;
+    @Option(
+            names = "--keep-daily",
+            paramLabel = "N",
+            description = "Keep the newest backup of each of the last N days that have one.")
+    int keepDaily;
 
-  @Option(names = "--keep-weekly", paramLabel = "N", description = "Keep the newest backup of each of the last N ISO weeks that have one.")
-  int keepWeekly;
+    @Option(
+            names = "--keep-weekly",
+            paramLabel = "N",
+            description = "Keep the newest backup of each of the last N ISO weeks that have one.")
+    int keepWeekly;
 
-  @Option(names = "--keep-monthly", paramLabel = "N", description = "Keep the newest backup of each of the last N months that have one.")
-  int keepMonthly;
+    @Option(
+            names = "--keep-monthly",
+            paramLabel = "N",
+            description = "Keep the newest backup of each of the last N months that have one.")
+    int keepMonthly;
 
-  @Option(names = "--keep-yearly", paramLabel = "N", description = "Keep the newest backup of each of the last N years that have one.")
-  int keepYearly;
+    @Option(
+            names = "--keep-yearly",
+            paramLabel = "N",
+            description = "Keep the newest backup of each of the last N years that have one.")
+    int keepYearly;
 
-  @Option(names = "--keep-within", paramLabel = "SPAN",
-      description = "Keep every backup made within SPAN (e.g. 1y2m3d4h, 30d) before the newest one.")
-  String keepWithin;
+    @Option(
+            names = "--keep-within",
+            paramLabel = "SPAN",
+            description = "Keep every backup made within SPAN (e.g. 1y2m3d4h, 30d) before the newest one.")
+    String keepWithin;
 
-  @Option(names = "--manifest-version", paramLabel = "ID", description = "Remove this manifest version (repeatable).")
-  List<String> versionIds = new ArrayList<>();
+    @Option(names = "--manifest-version", paramLabel = "ID", description = "Remove this manifest version (repeatable).")
+    List<String> versionIds = new ArrayList<>();
 
-  @Option(names = {"-n", "--dry-run"}, description = "Print what would be removed; remove nothing.")
-  boolean dryRun;
+    @Option(
+            names = {"-n", "--dry-run"},
+            description = "Print what would be removed; remove nothing.")
+    boolean dryRun;
 
-  @Option(names = "--prune", description = "Run 'prune' for NAME afterwards.")
-  boolean prune;
+    @Option(names = "--prune", description = "Run 'prune' for NAME afterwards.")
+    boolean prune;
 
-  @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "1h", converter = PruneCommand.GraceConverter.class,
-      description = "With --prune: as prune's --grace (default: ${DEFAULT-VALUE}).")
-  Duration grace;
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            defaultValue = "1h",
+            converter = PruneCommand.GraceConverter.class,
+            description = "With --prune: as prune's --grace (default: ${DEFAULT-VALUE}).")
+    Duration grace;
 
-  ForgetCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  @Override
-  public Integer call() {
-    Manifests.checkName(name);
-    RetentionPolicy policy = policy();
-    if (policy.empty() && versionIds.isEmpty()) {
-      throw new CliFailure(ExitCodes.USAGE, "No policy was given, so nothing would be kept; pass --keep-last, "
-          + "--keep-hourly, --keep-daily, --keep-weekly, --keep-monthly, --keep-yearly or --keep-within, or the "
-          + "--manifest-version to remove.");
+    ForgetCommand(CliContext ctx) {
+        super(ctx);
     }
-    if (!policy.empty() && !versionIds.isEmpty()) {
-      throw new CliFailure(ExitCodes.USAGE, "Pass either a policy (--keep-*) or --manifest-version, not both.");
-    }
-    try (StoreSession session = StoreSession.open(common, ctx,
-        dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
-      int code = Errors.translate(session.where(), null, () -> forget(session, policy));
-      if (prune && !dryRun && code == ExitCodes.OK) {
-        Pruner.Result r = Errors.translate(session.where(), null,
-            () -> new Pruner(session.objects(), ctx.clock(), grace, false, session.localDirectory() != null, () -> { })
-                .run(Set.of(name)));
-        return PruneCommand.report(ctx, r, common.verbose, session.where());
-      }
-      return code;
-    }
-  }
 
-  private RetentionPolicy policy() {
-    try {
-      return new RetentionPolicy(keepLast, keepHourly, keepDaily, keepWeekly, keepMonthly, keepYearly,
-          keepWithin == null ? null : RetentionPolicy.Within.parse(keepWithin));
-    } catch (IllegalArgumentException e) {
-      throw new CliFailure(ExitCodes.USAGE, "The retention policy is not usable: " + e.getMessage() + ".");
-    }
-  }
-
-  /** One manifest version as forget sees it. */
-  private record Backup(VersionEntry version, @Nullable Manifest manifest) {
-    Instant time() {
-      return manifest != null ? manifest.createdAt() : version.lastModified();
-    }
-  }
-
-  private int forget(StoreSession session, RetentionPolicy policy) {
-    ObjectStore store = session.objects();
-    List<VersionEntry> versions = Manifests.versions(store, name);
-    if (versions.isEmpty()) {
-      throw new CliFailure(ExitCodes.NOT_FOUND, "There is no backup named '" + name + "' in " + session.where()
-          + "; 'ballast list' shows the backups there.");
-    }
-    String newest = versions.get(0).versionId();
-    List<Backup> remove = new ArrayList<>();
-    List<String> keepLines = new ArrayList<>();
-    ZoneId zone = ctx.clock().getZone();
-    if (!versionIds.isEmpty()) {
-      for (String id : versionIds) {
-        VersionEntry v = versions.stream().filter(e -> e.versionId().equals(id)).findFirst()
-            .orElseThrow(() -> new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' has no manifest version '"
-                + id + "'; 'ballast list' shows its versions."));
-        if (id.equals(newest)) {
-          throw new CliFailure(ExitCodes.USAGE, "Manifest version " + id + " is the newest of '" + name + "' and is "
-              + "never removed: the next backup starts from it. Back up again first, then forget it.");
+    @Override
+    public Integer call() {
+        Manifests.checkName(name);
+        RetentionPolicy policy = policy();
+        if (policy.empty() && versionIds.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "No policy was given, so nothing would be kept; pass --keep-last, "
+                            + "--keep-hourly, --keep-daily, --keep-weekly, --keep-monthly, --keep-yearly or --keep-within, or the "
+                            + "--manifest-version to remove.");
         }
-        remove.add(new Backup(v, null));
-      }
-    } else {
-      List<Backup> all = new ArrayList<>();
-      for (VersionEntry v : versions) {
-        all.add(new Backup(v, readOrNull(store, v)));
-      }
-      Instant newestComplete = all.stream().filter(b -> b.manifest() != null && b.manifest().complete())
-          .map(Backup::time).max(Instant::compareTo).orElse(null);
-      List<RetentionPolicy.Snapshot<Backup>> counted = new ArrayList<>();
-      for (Backup b : all) {
-        if (b.manifest() == null) {
-          keepLines.add(line(b, zone, "unreadable manifest: kept"));
-        } else if (b.manifest().complete()) {
-          counted.add(new RetentionPolicy.Snapshot<>(b, b.time()));
-        } else if (b.version().versionId().equals(newest) || newestComplete == null
-            || b.time().isAfter(newestComplete)) {
-          keepLines.add(line(b, zone, "incomplete, newer than the newest complete backup"));
+        if (!policy.empty() && !versionIds.isEmpty()) {
+            throw new CliFailure(ExitCodes.USAGE, "Pass either a policy (--keep-*) or --manifest-version, not both.");
+        }
+        try (StoreSession session =
+                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
+            int code = Errors.translate(session.where(), null, () -> forget(session, policy));
+            if (prune && !dryRun && code == ExitCodes.OK) {
+                Pruner.Result r = Errors.translate(
+                        session.where(),
+                        null,
+                        () -> new Pruner(
+                                        session.objects(),
+                                        ctx.clock(),
+                                        grace,
+                                        false,
+                                        session.localDirectory() != null,
+                                        () -> {})
+                                .run(Set.of(name)));
+                return PruneCommand.report(ctx, r, common.verbose, session.where());
+            }
+            return code;
+        }
+    }
+
+    private RetentionPolicy policy() {
+        try {
+            return new RetentionPolicy(
+                    keepLast,
+                    keepHourly,
+                    keepDaily,
+                    keepWeekly,
+                    keepMonthly,
+                    keepYearly,
+                    keepWithin == null ? null : RetentionPolicy.Within.parse(keepWithin));
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "The retention policy is not usable: " + e.getMessage() + ".");
+        }
+    }
+
+    /** One manifest version as forget sees it. */
+    private record Backup(VersionEntry version, @Nullable Manifest manifest) {
+        Instant time() {
+            return manifest != null ? manifest.createdAt() : version.lastModified();
+        }
+    }
+
+    private int forget(StoreSession session, RetentionPolicy policy) {
+        ObjectStore store = session.objects();
+        List<VersionEntry> versions = Manifests.versions(store, name);
+        if (versions.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no backup named '" + name + "' in " + session.where()
+                            + "; 'ballast list' shows the backups there.");
+        }
+        String newest = versions.get(0).versionId();
+        List<Backup> remove = new ArrayList<>();
+        List<String> keepLines = new ArrayList<>();
+        ZoneId zone = ctx.clock().getZone();
+        if (!versionIds.isEmpty()) {
+            for (String id : versionIds) {
+                VersionEntry v = versions.stream()
+                        .filter(e -> e.versionId().equals(id))
+                        .findFirst()
+                        .orElseThrow(() -> new CliFailure(
+                                ExitCodes.NOT_FOUND,
+                                "Backup '" + name + "' has no manifest version '" + id
+                                        + "'; 'ballast list' shows its versions."));
+                if (id.equals(newest)) {
+                    throw new CliFailure(
+                            ExitCodes.USAGE,
+                            "Manifest version " + id + " is the newest of '" + name + "' and is "
+                                    + "never removed: the next backup starts from it. Back up again first, then forget it.");
+                }
+                remove.add(new Backup(v, null));
+            }
         } else {
-          remove.add(b);
+            List<Backup> all = new ArrayList<>();
+            for (VersionEntry v : versions) {
+                all.add(new Backup(v, readOrNull(store, v)));
+            }
+            Instant newestComplete = all.stream()
+                    .filter(b -> b.manifest() != null && b.manifest().complete())
+                    .map(Backup::time)
+                    .max(Instant::compareTo)
+                    .orElse(null);
+            List<RetentionPolicy.Snapshot<Backup>> counted = new ArrayList<>();
+            for (Backup b : all) {
+                if (b.manifest() == null) {
+                    keepLines.add(line(b, zone, "unreadable manifest: kept"));
+                } else if (b.manifest().complete()) {
+                    counted.add(new RetentionPolicy.Snapshot<>(b, b.time()));
+                } else if (b.version().versionId().equals(newest)
+                        || newestComplete == null
+                        || b.time().isAfter(newestComplete)) {
+                    keepLines.add(line(b, zone, "incomplete, newer than the newest complete backup"));
+                } else {
+                    remove.add(b);
+                }
+            }
+            ctx.out().println("Applying policy: " + policy.describe() + " (local time zone " + zone + ")");
+            for (RetentionPolicy.Decision<Backup> d :
+                    policy.apply(counted, zone, ctx.clock().instant())) {
+                Backup b = d.snapshot().id();
+                if (d.keep() || b.version().versionId().equals(newest)) {
+                    keepLines.add(line(b, zone, d.keep() ? String.join(", ", d.reasons()) : "newest manifest version"));
+                } else {
+                    remove.add(b);
+                }
+            }
         }
-      }
-      ctx.out().println("Applying policy: " + policy.describe() + " (local time zone " + zone + ")");
-      for (RetentionPolicy.Decision<Backup> d : policy.apply(counted, zone, ctx.clock().instant())) {
-        Backup b = d.snapshot().id();
-        if (d.keep() || b.version().versionId().equals(newest)) {
-          keepLines.add(line(b, zone, d.keep() ? String.join(", ", d.reasons()) : "newest manifest version"));
-        } else {
-          remove.add(b);
+        if (!keepLines.isEmpty()) {
+            ctx.out().println("keep " + keepLines.size() + " backups of '" + name + "':");
+            keepLines.forEach(ctx.out()::println);
         }
-      }
+        ctx.out().println((dryRun ? "would remove " : "remove ") + remove.size() + " backups of '" + name + "':");
+        for (Backup b : remove) {
+            ctx.out().println(line(b, zone, ""));
+            if (!dryRun) {
+                store.deleteVersion(Manifest.key(name), b.version().versionId());
+            }
+        }
+        ctx.out()
+                .println(
+                        dryRun
+                                ? "Dry run: nothing was removed."
+                                : "Removed " + remove.size() + " manifest versions of '" + name
+                                        + "'; 'ballast prune' deletes the stored files no manifest references any more.");
+        return ExitCodes.OK;
     }
-    if (!keepLines.isEmpty()) {
-      ctx.out().println("keep " + keepLines.size() + " backups of '" + name + "':");
-      keepLines.forEach(ctx.out()::println);
-    }
-    ctx.out().println((dryRun ? "would remove " : "remove ") + remove.size() + " backups of '" + name + "':");
-    for (Backup b : remove) {
-      ctx.out().println(line(b, zone, ""));
-      if (!dryRun) {
-        store.deleteVersion(Manifest.key(name), b.version().versionId());
-      }
-    }
-    ctx.out().println(dryRun ? "Dry run: nothing was removed." : "Removed " + remove.size() + " manifest versions of '"
-        + name + "'; 'ballast prune' deletes the stored files no manifest references any more.");
-    return ExitCodes.OK;
-  }
 
-  private @Nullable Manifest readOrNull(ObjectStore store, VersionEntry v) {
-    try {
-      return Manifests.read(store, name, v.versionId());
-    } catch (CliFailure | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {
-      return null;
+    private @Nullable Manifest readOrNull(ObjectStore store, VersionEntry v) {
+        try {
+            return Manifests.read(store, name, v.versionId());
+        } catch (CliFailure | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {
+            return null;
+        }
     }
-  }
 
-  private static String line(Backup b, ZoneId zone, String why) {
-    String when = LOCAL.format(b.time().atZone(zone));
-    String what = b.manifest() == null ? "" : String.format("%6d files %12s", b.manifest().files().size(),
-        Summary.mib(b.manifest().totalBytes()));
-    return String.format("  %-34s %s %s%s", b.version().versionId(), when, what, why.isEmpty() ? "" : "  " + why);
-  }
+    private static String line(Backup b, ZoneId zone, String why) {
+        String when = LOCAL.format(b.time().atZone(zone));
+        String what = b.manifest() == null
+                ? ""
+                : String.format(
+                        "%6d files %12s",
+                        b.manifest().files().size(), Summary.mib(b.manifest().totalBytes()));
+        return String.format("  %-34s %s %s%s", b.version().versionId(), when, what, why.isEmpty() ? "" : "  " + why);
+    }
 }

@@ -5,56 +5,68 @@ import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
 import picocli.CommandLine.Command;
 
-@Command(name = "list", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
-        + "file counts and sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
-        + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable).")
+@Command(
+        name = "list",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
+                + "file counts and sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
+                + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable).")
 final class ListCommand extends BallastCommand {
-  ListCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  @Override
-  public Integer call() {
-    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
-      return Errors.translate(session.where(), null, () -> list(session));
+    ListCommand(CliContext ctx) {
+        super(ctx);
     }
-  }
 
-  private int list(StoreSession session) {
-    String suffix = "/" + Manifest.FILE_NAME;
-    List<String> names = session.objects().list("").stream()
-        .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
-        .map(k -> k.substring(0, k.length() - suffix.length()))
-        .toList();
-    if (names.isEmpty()) {
-      ctx.out().println("No backups in " + session.where() + ".");
-      return ExitCodes.OK;
-    }
-    int damaged = 0;
-    for (String name : names) {
-      ctx.out().println(name);
-      for (VersionEntry v : Manifests.versions(session.objects(), name)) {
-        String detail;
-        try {
-          Manifest m = Manifests.read(session.objects(), name, v.versionId());
-          detail = String.format("%6d files %12s%s%s", m.files().size(), Summary.mib(m.totalBytes()),
-              m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
-              m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
-        } catch (ObjectNotFoundException e) {
-          detail = "  removed";
-        } catch (CliFailure e) {
-          damaged++;
-          detail = Manifests.damaged(e) ? "  DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
-              : "  unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
+    @Override
+    public Integer call() {
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            return Errors.translate(session.where(), null, () -> list(session));
         }
-        ctx.out().printf("  %-40s %s %s%s%n", v.versionId(), v.lastModified(), detail, v.latest() ? "  (latest)" : "");
-      }
     }
-    if (damaged > 0) {
-      ctx.err().println("Warning: " + damaged + " manifest version(s) are damaged and cannot be restored; restore and "
-          + "backup pass over them and use the newest intact one.");
+
+    private int list(StoreSession session) {
+        String suffix = "/" + Manifest.FILE_NAME;
+        List<String> names = session.objects().list("").stream()
+                .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
+                .map(k -> k.substring(0, k.length() - suffix.length()))
+                .toList();
+        if (names.isEmpty()) {
+            ctx.out().println("No backups in " + session.where() + ".");
+            return ExitCodes.OK;
+        }
+        int damaged = 0;
+        for (String name : names) {
+            ctx.out().println(name);
+            for (VersionEntry v : Manifests.versions(session.objects(), name)) {
+                String detail;
+                try {
+                    Manifest m = Manifests.read(session.objects(), name, v.versionId());
+                    detail = String.format(
+                            "%6d files %12s%s%s",
+                            m.files().size(),
+                            Summary.mib(m.totalBytes()),
+                            m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
+                            m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
+                } catch (ObjectNotFoundException e) {
+                    detail = "  removed";
+                } catch (CliFailure e) {
+                    damaged++;
+                    detail = Manifests.damaged(e)
+                            ? "  DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
+                            : "  unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
+                }
+                ctx.out()
+                        .printf(
+                                "  %-40s %s %s%s%n",
+                                v.versionId(), v.lastModified(), detail, v.latest() ? "  (latest)" : "");
+            }
+        }
+        if (damaged > 0) {
+            ctx.err()
+                    .println("Warning: " + damaged
+                            + " manifest version(s) are damaged and cannot be restored; restore and "
+                            + "backup pass over them and use the newest intact one.");
+        }
+        return ExitCodes.OK;
     }
-    return ExitCodes.OK;
-  }
 }

@@ -20,76 +20,89 @@ import picocli.CommandLine.Parameters;
  * symbolic link, directory) with its size in bytes, its modification time (UTC) and its path,
  * sorted by path as the manifest sorts its files.
  */
-@Command(name = "ls", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "List the newest complete backup of NAME (or --manifest-version), one entry per line: size in "
-        + "bytes, modification time (UTC) and path; hard links name their target, symbolic links show theirs "
-        + "(path -> target), directories end in /.")
+@Command(
+        name = "ls",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "List the newest complete backup of NAME (or --manifest-version), one entry per line: size in "
+                + "bytes, modification time (UTC) and path; hard links name their target, symbolic links show theirs "
+                + "(path -> target), directories end in /.")
 final class LsCommand extends BallastCommand {
-  private static final DateTimeFormatter TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
-  String name;
+    @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
+    String name;
 
-  @Option(names = "--manifest-version", paramLabel = "ID", description = "List this manifest version.")
-  String manifestVersion;
+    @Option(names = "--manifest-version", paramLabel = "ID", description = "List this manifest version.")
+    String manifestVersion;
 
-  LsCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  @Override
-  public Integer call() {
-    Manifests.checkName(name);
-    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
-      Manifests.Versioned chosen = Errors.translate(session.where(), null,
-          () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
-      Manifest m = chosen.manifest();
-      PrintStream out = ctx.out();
-      out.println("Backup '" + name + "', manifest version " + chosen.version().versionId() + " of "
-          + TIME.format(m.createdAt()) + " UTC: " + m.files().size() + (m.files().size() == 1 ? " file, " : " files, ")
-          + Summary.mib(m.totalBytes()) + extras(m.tree()));
-      // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their
-      // target's size and time), symbolic links and directories, as restic ls lists a snapshot's nodes.
-      TreeMap<String, String> lines = new TreeMap<>();
-      Map<String, ManifestEntry> byPath = new HashMap<>();
-      for (ManifestEntry e : m.files()) {
-        byPath.put(e.path(), e);
-        lines.put(e.path(), line(Long.toString(e.size()), e.mtime(), Errors.printable(e.path())));
-      }
-      for (ManifestTree.HardLink h : m.tree().hardLinks()) {
-        ManifestEntry target = byPath.get(h.target());
-        lines.put(h.path(), line(target == null ? "-" : Long.toString(target.size()), target == null ? null : target.mtime(),
-            Errors.printable(h.path()) + "  (hard link to " + Errors.printable(h.target()) + ")"));
-      }
-      for (ManifestTree.Symlink l : m.tree().symlinks()) {
-        lines.put(l.path(), line("-", l.mtime(), Errors.printable(l.path()) + " -> " + Errors.printable(l.target())));
-      }
-      for (ManifestTree.Directory d : m.tree().directories()) {
-        lines.put(d.path(), line("-", d.mtime(), Errors.printable(d.path()) + "/"));
-      }
-      lines.values().forEach(out::println);
-      return ExitCodes.OK;
+    LsCommand(CliContext ctx) {
+        super(ctx);
     }
-  }
 
-  private static String line(String size, @Nullable Instant mtime, String path) {
-    return " ".repeat(Math.max(0, 12 - size.length())) + size + "  "
-        + (mtime == null ? "                   " : TIME.format(mtime)) + "  " + path;
-  }
-
-  /** The header's count of what is not a file with content of its own, if anything. */
-  private static String extras(ManifestTree tree) {
-    List<String> parts = new ArrayList<>();
-    count(parts, tree.hardLinks().size(), "hard link", "hard links");
-    count(parts, tree.symlinks().size(), "symbolic link", "symbolic links");
-    count(parts, tree.directories().size(), "directory", "directories");
-    return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
-  }
-
-  private static void count(List<String> parts, int n, String one, String many) {
-    if (n > 0) {
-      parts.add(n + " " + (n == 1 ? one : many));
+    @Override
+    public Integer call() {
+        Manifests.checkName(name);
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            Manifests.Versioned chosen = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+            Manifest m = chosen.manifest();
+            PrintStream out = ctx.out();
+            out.println("Backup '" + name + "', manifest version "
+                    + chosen.version().versionId() + " of "
+                    + TIME.format(m.createdAt()) + " UTC: " + m.files().size()
+                    + (m.files().size() == 1 ? " file, " : " files, ")
+                    + Summary.mib(m.totalBytes()) + extras(m.tree()));
+            // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their
+            // target's size and time), symbolic links and directories, as restic ls lists a snapshot's nodes.
+            TreeMap<String, String> lines = new TreeMap<>();
+            Map<String, ManifestEntry> byPath = new HashMap<>();
+            for (ManifestEntry e : m.files()) {
+                byPath.put(e.path(), e);
+                lines.put(e.path(), line(Long.toString(e.size()), e.mtime(), Errors.printable(e.path())));
+            }
+            for (ManifestTree.HardLink h : m.tree().hardLinks()) {
+                ManifestEntry target = byPath.get(h.target());
+                lines.put(
+                        h.path(),
+                        line(
+                                target == null ? "-" : Long.toString(target.size()),
+                                target == null ? null : target.mtime(),
+                                Errors.printable(h.path()) + "  (hard link to " + Errors.printable(h.target()) + ")"));
+            }
+            for (ManifestTree.Symlink l : m.tree().symlinks()) {
+                lines.put(
+                        l.path(),
+                        line("-", l.mtime(), Errors.printable(l.path()) + " -> " + Errors.printable(l.target())));
+            }
+            for (ManifestTree.Directory d : m.tree().directories()) {
+                lines.put(d.path(), line("-", d.mtime(), Errors.printable(d.path()) + "/"));
+            }
+            lines.values().forEach(out::println);
+            return ExitCodes.OK;
+        }
     }
-  }
+
+    private static String line(String size, @Nullable Instant mtime, String path) {
+        return " ".repeat(Math.max(0, 12 - size.length())) + size + "  "
+                + (mtime == null ? "                   " : TIME.format(mtime)) + "  " + path;
+    }
+
+    /** The header's count of what is not a file with content of its own, if anything. */
+    private static String extras(ManifestTree tree) {
+        List<String> parts = new ArrayList<>();
+        count(parts, tree.hardLinks().size(), "hard link", "hard links");
+        count(parts, tree.symlinks().size(), "symbolic link", "symbolic links");
+        count(parts, tree.directories().size(), "directory", "directories");
+        return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
+    }
+
+    private static void count(List<String> parts, int n, String one, String many) {
+        if (n > 0) {
+            parts.add(n + " " + (n == 1 ? one : many));
+        }
+    }
 }

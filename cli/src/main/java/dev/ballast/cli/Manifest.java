@@ -36,162 +36,197 @@ import org.jspecify.annotations.Nullable;
  *     they were recorded)
  */
 record Manifest(
-    int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files, List<String> notStored,
-    List<Stale> stale, @Nullable String incompleteBecause, ManifestTree tree) {
+        int formatVersion,
+        String name,
+        Instant createdAt,
+        boolean complete,
+        List<ManifestEntry> files,
+        List<String> notStored,
+        List<Stale> stale,
+        @Nullable String incompleteBecause,
+        ManifestTree tree) {
 
-  /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
-  record Stale(String path, String reason) {
-    Stale {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(reason, "reason");
+    /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
+    record Stale(String path, String reason) {
+        Stale {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(reason, "reason");
+        }
     }
-  }
 
-  /** The format this version of ballast writes and reads. */
-  static final int FORMAT_VERSION = 1;
-  /** The file name of the manifest object under {@code NAME/}. */
-  static final String FILE_NAME = ".ballast-manifest.json";
+    /** The format this version of ballast writes and reads. */
+    static final int FORMAT_VERSION = 1;
+    /** The file name of the manifest object under {@code NAME/}. */
+    static final String FILE_NAME = ".ballast-manifest.json";
 
-
-  Manifest {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(createdAt, "createdAt");
-    files = List.copyOf(Objects.requireNonNull(files, "files"));
-    notStored = notStored == null ? List.of() : List.copyOf(notStored);
-    stale = stale == null ? List.of() : List.copyOf(stale);
-    tree = tree == null ? ManifestTree.EMPTY : tree;
-  }
-
-  /**
-   * A manifest without stale entries, a recorded reason, directories, symbolic links or hard links,
-   * as manifests before those fields hold.
-   */
-  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
-      List<String> notStored) {
-    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY);
-  }
-
-  /** A manifest without stale entries or a recorded reason. */
-  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
-      List<String> notStored, ManifestTree tree) {
-    this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree);
-  }
-
-  /** A manifest without directories, symbolic links or hard links. */
-  Manifest(int formatVersion, String name, Instant createdAt, boolean complete, List<ManifestEntry> files,
-      List<String> notStored, List<Stale> stale, String incompleteBecause) {
-    this(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause, ManifestTree.EMPTY);
-  }
-
-  /** The object key of the manifest of backup {@code name}. */
-  static String key(String name) {
-    return name + "/" + FILE_NAME;
-  }
-
-  /** The object key holding {@code entryPath} of backup {@code name}. */
-  static String objectKey(String name, String entryPath) {
-    return name + "/" + entryPath;
-  }
-
-  /** Total bytes of the listed files. */
-  long totalBytes() {
-    return files.stream().mapToLong(ManifestEntry::size).sum();
-  }
-
-  byte[] toJson() {
-    return ManifestJson.write(this);
-  }
-
-  /**
-   * Parses and validates a manifest.
-   *
-   * @param json the manifest bytes
-   * @param where the key and version read, for the message
-   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the JSON is malformed, from a newer
-   *     format, or lists an unsafe or duplicate path, a bad SHA-256 or a missing version ID
-   */
-  static Manifest parse(byte[] json, String where) {
-    Manifest manifest;
-    try {
-      manifest = ManifestJson.read(json);
-    } catch (Exception e) {
-      throw corrupt(where, "it is not a valid manifest (" + firstLine(e.getMessage()) + ")", e);
+    Manifest {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(createdAt, "createdAt");
+        files = List.copyOf(Objects.requireNonNull(files, "files"));
+        notStored = notStored == null ? List.of() : List.copyOf(notStored);
+        stale = stale == null ? List.of() : List.copyOf(stale);
+        tree = tree == null ? ManifestTree.EMPTY : tree;
     }
-    if (manifest == null || manifest.files() == null) {
-      throw corrupt(where, "it has no file list", null);
-    }
-    if (manifest.formatVersion() != FORMAT_VERSION) {
-      throw corrupt(where, "its format version is " + manifest.formatVersion() + " but this ballast reads "
-          + FORMAT_VERSION, null);
-    }
-    Set<String> seen = new HashSet<>();
-    for (ManifestEntry entry : manifest.files()) {
-      checkPath(entry.path(), where, seen);
-      if (!isSha256Hex(entry.sha256())) {
-        throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
-      }
-    }
-    Set<String> files = Set.copyOf(seen);
-    ManifestTree tree = manifest.tree();
-    tree.directories().forEach(d -> checkPath(d.path(), where, seen));
-    for (ManifestTree.Symlink link : tree.symlinks()) {
-      checkPath(link.path(), where, seen);
-      if (link.target().isEmpty() || link.target().indexOf('\0') >= 0) {
-        throw corrupt(where, "the symbolic link '" + link.path() + "' has an empty target or one with a NUL", null);
-      }
-    }
-    for (ManifestTree.HardLink link : tree.hardLinks()) {
-      checkPath(link.path(), where, seen);
-      if (!files.contains(link.target())) {
-        throw corrupt(where, "the hard link '" + link.path() + "' names '" + link.target()
-            + "', which is not a file of the manifest", null);
-      }
-    }
-    return manifest;
-  }
 
-  /** Refuses an unsafe path and one listed before (as a file, directory or link). */
-  private static void checkPath(String path, String where, Set<String> seen) {
-    String problem = SafePaths.problem(path);
-    if (problem != null) {
-      throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " names the path '" + path
-          + "', which is refused because " + problem + "; nothing was restored. Restore another "
-          + "--manifest-version or inspect the manifest.");
+    /**
+     * A manifest without stale entries, a recorded reason, directories, symbolic links or hard links,
+     * as manifests before those fields hold.
+     */
+    Manifest(
+            int formatVersion,
+            String name,
+            Instant createdAt,
+            boolean complete,
+            List<ManifestEntry> files,
+            List<String> notStored) {
+        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY);
     }
-    if (!seen.add(path)) {
-      throw corrupt(where, "it lists '" + path + "' twice", null);
-    }
-  }
 
-  /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */
-  static boolean isSha256Hex(String s) {
-    if (s.length() != 64) {
-      return false;
+    /** A manifest without stale entries or a recorded reason. */
+    Manifest(
+            int formatVersion,
+            String name,
+            Instant createdAt,
+            boolean complete,
+            List<ManifestEntry> files,
+            List<String> notStored,
+            ManifestTree tree) {
+        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree);
     }
-    for (int i = 0; i < 64; i++) {
-      char c = s.charAt(i);
-      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
-        return false;
-      }
+
+    /** A manifest without directories, symbolic links or hard links. */
+    Manifest(
+            int formatVersion,
+            String name,
+            Instant createdAt,
+            boolean complete,
+            List<ManifestEntry> files,
+            List<String> notStored,
+            List<Stale> stale,
+            String incompleteBecause) {
+        this(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause, ManifestTree.EMPTY);
     }
-    return true;
-  }
 
-  private static CliFailure corrupt(String where, String why, @Nullable Throwable cause) {
-    return new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " is refused because " + why
-        + "; nothing was restored. Restore another --manifest-version.", cause);
-  }
-
-  private static String firstLine(@Nullable String s) {
-    if (s == null) {
-      return "unreadable";
+    /** The object key of the manifest of backup {@code name}. */
+    static String key(String name) {
+        return name + "/" + FILE_NAME;
     }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
-  }
 
-  /** Decodes for tests and messages. */
-  static String utf8(byte[] bytes) {
-    return new String(bytes, StandardCharsets.UTF_8);
-  }
+    /** The object key holding {@code entryPath} of backup {@code name}. */
+    static String objectKey(String name, String entryPath) {
+        return name + "/" + entryPath;
+    }
+
+    /** Total bytes of the listed files. */
+    long totalBytes() {
+        return files.stream().mapToLong(ManifestEntry::size).sum();
+    }
+
+    byte[] toJson() {
+        return ManifestJson.write(this);
+    }
+
+    /**
+     * Parses and validates a manifest.
+     *
+     * @param json the manifest bytes
+     * @param where the key and version read, for the message
+     * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the JSON is malformed, from a newer
+     *     format, or lists an unsafe or duplicate path, a bad SHA-256 or a missing version ID
+     */
+    static Manifest parse(byte[] json, String where) {
+        Manifest manifest;
+        try {
+            manifest = ManifestJson.read(json);
+        } catch (Exception e) {
+            throw corrupt(where, "it is not a valid manifest (" + firstLine(e.getMessage()) + ")", e);
+        }
+        if (manifest == null || manifest.files() == null) {
+            throw corrupt(where, "it has no file list", null);
+        }
+        if (manifest.formatVersion() != FORMAT_VERSION) {
+            throw corrupt(
+                    where,
+                    "its format version is " + manifest.formatVersion() + " but this ballast reads " + FORMAT_VERSION,
+                    null);
+        }
+        Set<String> seen = new HashSet<>();
+        for (ManifestEntry entry : manifest.files()) {
+            checkPath(entry.path(), where, seen);
+            if (!isSha256Hex(entry.sha256())) {
+                throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
+            }
+        }
+        Set<String> files = Set.copyOf(seen);
+        ManifestTree tree = manifest.tree();
+        tree.directories().forEach(d -> checkPath(d.path(), where, seen));
+        for (ManifestTree.Symlink link : tree.symlinks()) {
+            checkPath(link.path(), where, seen);
+            if (link.target().isEmpty() || link.target().indexOf('\0') >= 0) {
+                throw corrupt(
+                        where, "the symbolic link '" + link.path() + "' has an empty target or one with a NUL", null);
+            }
+        }
+        for (ManifestTree.HardLink link : tree.hardLinks()) {
+            checkPath(link.path(), where, seen);
+            if (!files.contains(link.target())) {
+                throw corrupt(
+                        where,
+                        "the hard link '" + link.path() + "' names '" + link.target()
+                                + "', which is not a file of the manifest",
+                        null);
+            }
+        }
+        return manifest;
+    }
+
+    /** Refuses an unsafe path and one listed before (as a file, directory or link). */
+    private static void checkPath(String path, String where, Set<String> seen) {
+        String problem = SafePaths.problem(path);
+        if (problem != null) {
+            throw new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The manifest " + where + " names the path '" + path
+                            + "', which is refused because " + problem + "; nothing was restored. Restore another "
+                            + "--manifest-version or inspect the manifest.");
+        }
+        if (!seen.add(path)) {
+            throw corrupt(where, "it lists '" + path + "' twice", null);
+        }
+    }
+
+    /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */
+    static boolean isSha256Hex(String s) {
+        if (s.length() != 64) {
+            return false;
+        }
+        for (int i = 0; i < 64; i++) {
+            char c = s.charAt(i);
+            if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static CliFailure corrupt(String where, String why, @Nullable Throwable cause) {
+        return new CliFailure(
+                ExitCodes.INTEGRITY,
+                "The manifest " + where + " is refused because " + why
+                        + "; nothing was restored. Restore another --manifest-version.",
+                cause);
+    }
+
+    private static String firstLine(@Nullable String s) {
+        if (s == null) {
+            return "unreadable";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /** Decodes for tests and messages. */
+    static String utf8(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
 }

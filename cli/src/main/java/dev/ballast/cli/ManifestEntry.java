@@ -19,31 +19,46 @@ import org.jspecify.annotations.Nullable;
  *     before they were recorded, or a platform without POSIX attributes): restore then leaves the
  *     file as the process creates it
  */
-record ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode,
-    @Nullable PosixAttrs attrs) {
-  ManifestEntry {
-    Objects.requireNonNull(path, "path");
-    Objects.requireNonNull(sha256, "sha256");
-    Objects.requireNonNull(versionId, "versionId");
-    Objects.requireNonNull(mtime, "mtime");
-    if (size < 0) {
-      throw new IllegalArgumentException("size must be >= 0 but was " + size);
+record ManifestEntry(
+        String path,
+        long size,
+        String sha256,
+        String versionId,
+        Instant mtime,
+        @Nullable Instant ctime,
+        @Nullable Long inode,
+        @Nullable PosixAttrs attrs) {
+    ManifestEntry {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(sha256, "sha256");
+        Objects.requireNonNull(versionId, "versionId");
+        Objects.requireNonNull(mtime, "mtime");
+        if (size < 0) {
+            throw new IllegalArgumentException("size must be >= 0 but was " + size);
+        }
     }
-  }
 
-  /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
-  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime, @Nullable Instant ctime, @Nullable Long inode) {
-    this(path, size, sha256, versionId, mtime, ctime, inode, null);
-  }
+    /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
+    ManifestEntry(
+            String path,
+            long size,
+            String sha256,
+            String versionId,
+            Instant mtime,
+            @Nullable Instant ctime,
+            @Nullable Long inode) {
+        this(path, size, sha256, versionId, mtime, ctime, inode, null);
+    }
 
-  /** An entry without ctime and inode, as manifests before format 1's ctime and inode fields hold. */
-  ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime) {
-    this(path, size, sha256, versionId, mtime, null, null, null);
-  }
+    /** An entry without ctime and inode, as manifests before format 1's ctime and inode fields hold. */
+    ManifestEntry(String path, long size, String sha256, String versionId, Instant mtime) {
+        this(path, size, sha256, versionId, mtime, null, null, null);
+    }
 
-  /** This entry with {@code attrs} (the same entry when they are equal). */
-  ManifestEntry withAttrs(@Nullable PosixAttrs newAttrs) {
-    return Objects.equals(attrs, newAttrs) ? this
-        : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
-  }
+    /** This entry with {@code attrs} (the same entry when they are equal). */
+    ManifestEntry withAttrs(@Nullable PosixAttrs newAttrs) {
+        return Objects.equals(attrs, newAttrs)
+                ? this
+                : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
+    }
 }

@@ -16,58 +16,62 @@ import org.jspecify.annotations.Nullable;
  * @param hardLinks names that are hard links to a file listed in the manifest's files
  */
 record ManifestTree(List<Directory> directories, List<Symlink> symlinks, List<HardLink> hardLinks) {
-  static final ManifestTree EMPTY = new ManifestTree(List.of(), List.of(), List.of());
+    static final ManifestTree EMPTY = new ManifestTree(List.of(), List.of(), List.of());
 
-  ManifestTree {
-    directories = directories == null ? List.of() : List.copyOf(directories);
-    symlinks = symlinks == null ? List.of() : List.copyOf(symlinks);
-    hardLinks = hardLinks == null ? List.of() : List.copyOf(hardLinks);
-  }
-
-  /**
-   * A directory.
-   *
-   * @param path its path relative to the backed-up directory
-   * @param mtime its modification time
-   * @param attrs its mode and owner, or null where the platform has none
-   */
-  record Directory(String path, Instant mtime, @Nullable PosixAttrs attrs) {
-    Directory {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(mtime, "mtime");
+    ManifestTree {
+        directories = directories == null ? List.of() : List.copyOf(directories);
+        symlinks = symlinks == null ? List.of() : List.copyOf(symlinks);
+        hardLinks = hardLinks == null ? List.of() : List.copyOf(hardLinks);
     }
-  }
 
-  /**
-   * A symbolic link.
-   *
-   * @param path its path relative to the backed-up directory
-   * @param target what it points to, exactly as {@code readlink(2)} returns it (relative or absolute)
-   * @param mtime the link's own modification time
-   * @param attrs the link's owner (its mode is meaningless on Linux and not applied), or null
-   */
-  record Symlink(String path, String target, Instant mtime, @Nullable PosixAttrs attrs) {
-    Symlink {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(target, "target");
-      Objects.requireNonNull(mtime, "mtime");
+    /**
+     * A directory.
+     *
+     * @param path its path relative to the backed-up directory
+     * @param mtime its modification time
+     * @param attrs its mode and owner, or null where the platform has none
+     */
+    record Directory(String path, Instant mtime, @Nullable PosixAttrs attrs) {
+        Directory {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(mtime, "mtime");
+        }
     }
-  }
 
-  /**
-   * A further name of a file with several hard links: restore makes it a hard link to {@code target}.
-   *
-   * @param path this name, relative to the backed-up directory
-   * @param target the name under which the file's content is listed among the manifest's files
-   */
-  record HardLink(String path, String target) {
-    HardLink {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(target, "target");
+    /**
+     * A symbolic link.
+     *
+     * @param path its path relative to the backed-up directory
+     * @param target what it points to, exactly as {@code readlink(2)} returns it (relative or absolute)
+     * @param mtime the link's own modification time
+     * @param attrs the link's owner (its mode is meaningless on Linux and not applied), or null
+     */
+    record Symlink(
+            String path,
+            String target,
+            Instant mtime,
+            @Nullable PosixAttrs attrs) {
+        Symlink {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(mtime, "mtime");
+        }
     }
-  }
 
-  boolean isEmpty() {
-    return directories.isEmpty() && symlinks.isEmpty() && hardLinks.isEmpty();
-  }
+    /**
+     * A further name of a file with several hard links: restore makes it a hard link to {@code target}.
+     *
+     * @param path this name, relative to the backed-up directory
+     * @param target the name under which the file's content is listed among the manifest's files
+     */
+    record HardLink(String path, String target) {
+        HardLink {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(target, "target");
+        }
+    }
+
+    boolean isEmpty() {
+        return directories.isEmpty() && symlinks.isEmpty() && hardLinks.isEmpty();
+    }
 }

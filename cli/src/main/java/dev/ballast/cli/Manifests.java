@@ -13,189 +13,211 @@ import org.jspecify.annotations.Nullable;
 
 /** Finding and reading the manifest versions of a backup name. */
 final class Manifests {
-  private Manifests() {}
+    private Manifests() {}
 
-  /** A manifest with the version it was read from. */
-  record Versioned(Manifest manifest, VersionEntry version) {}
+    /** A manifest with the version it was read from. */
+    record Versioned(Manifest manifest, VersionEntry version) {}
 
-  /**
-   * Validates a backup name: it becomes the first segment of every object key of the backup.
-   *
-   * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
-   */
-  static String checkName(@Nullable String name) {
-    String problem = null;
-    if (name == null || name.isEmpty()) {
-      problem = "it is empty";
-    } else if (name.length() > 200) {
-      problem = "it is longer than 200 characters";
-    } else if (name.contains("/") || name.contains("\\")) {
-      problem = "it contains a slash";
-    } else if (name.equals(".") || name.equals("..")) {
-      problem = "it is '.' or '..'";
-    } else if (name.startsWith(".ballast")) {
-      problem = "names starting with '.ballast' are reserved";
-    } else if (name.chars().anyMatch(Character::isISOControl)) {
-      problem = "it contains a control character";
-    }
-    if (problem != null) {
-      throw new CliFailure(ExitCodes.USAGE, "The backup name '" + name + "' is not usable because " + problem
-          + "; pass --name with a name such as 'photos-2026' (no slashes).");
-    }
-    return name;
-  }
-
-  /** Manifest versions of {@code name}, newest first, delete markers left out. */
-  static List<VersionEntry> versions(ObjectStore store, String name) {
-    return store.versions(Manifest.key(name)).stream().filter(v -> !v.deleteMarker()).toList();
-  }
-
-  /**
-   * Reads and parses one manifest version.
-   *
-   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the version is damaged (its bytes do not
-   *     match their SHA-256 or length) or is not a valid manifest ({@link #damaged(CliFailure)})
-   * @throws ObjectNotFoundException if there is no such version
-   */
-  static Manifest read(ObjectStore store, String name, String versionId) {
-    String key = Manifest.key(name);
-    String where = "'" + key + "' version " + versionId;
-    try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
-      return Manifest.parse(read.readAllBytes(), where);
-    } catch (IntegrityException e) {
-      throw new CliFailure(ExitCodes.INTEGRITY, "The manifest " + where + " is damaged (" + e.getMessage()
-          + "); restore another --manifest-version.", e);
-    }
-  }
-
-  /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
-  static boolean damaged(CliFailure f) {
-    return f.exitCode() == ExitCodes.INTEGRITY;
-  }
-
-  /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
-  static String why(CliFailure f) {
-    String m = f.getCause() instanceof IntegrityException ie ? ie.getMessage() : f.getMessage();
-    int advice = m.indexOf("; ");
-    return advice > 0 && !(f.getCause() instanceof IntegrityException) ? m.substring(0, advice) : m;
-  }
-
-  /**
-   * The newest intact manifest version of {@code name} other than {@code skip}, newest first, with a
-   * note on {@code err} for each damaged one passed over; null when there is none.
-   */
-  static @Nullable Versioned newestIntact(ObjectStore store, String name, @Nullable String skip, PrintStream err) {
-    for (VersionEntry v : versions(store, name)) {
-      if (v.versionId().equals(skip)) {
-        continue;
-      }
-      try {
-        return new Versioned(read(store, name, v.versionId()), v);
-      } catch (ObjectNotFoundException e) {
-        // removed meanwhile
-      } catch (CliFailure f) {
-        if (!damaged(f)) {
-          throw f;
+    /**
+     * Validates a backup name: it becomes the first segment of every object key of the backup.
+     *
+     * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
+     */
+    static String checkName(@Nullable String name) {
+        String problem = null;
+        if (name == null || name.isEmpty()) {
+            problem = "it is empty";
+        } else if (name.length() > 200) {
+            problem = "it is longer than 200 characters";
+        } else if (name.contains("/") || name.contains("\\")) {
+            problem = "it contains a slash";
+        } else if (name.equals(".") || name.equals("..")) {
+            problem = "it is '.' or '..'";
+        } else if (name.startsWith(".ballast")) {
+            problem = "names starting with '.ballast' are reserved";
+        } else if (name.chars().anyMatch(Character::isISOControl)) {
+            problem = "it contains a control character";
         }
-        err.println("Warning: manifest version " + v.versionId() + " of '" + name + "' is damaged and is passed over ("
-            + Errors.printable(why(f)) + ").");
-      }
+        if (problem != null) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The backup name '" + name + "' is not usable because " + problem
+                            + "; pass --name with a name such as 'photos-2026' (no slashes).");
+        }
+        return name;
     }
-    return null;
-  }
 
-  /**
-   * The manifest to restore or verify: the given version, or the newest complete one. Says on
-   * {@code err} when an incomplete manifest is used or passed over.
-   *
-   * @throws CliFailure with {@link ExitCodes#NOT_FOUND} if there is no such backup or version
-   */
-  static Versioned select(ObjectStore store, String name, String versionId, String where, PrintStream err) {
-    List<VersionEntry> versions = versions(store, name);
-    if (versions.isEmpty()) {
-      throw new CliFailure(ExitCodes.NOT_FOUND, "There is no backup named '" + name + "' in " + where
-          + "; 'ballast list' shows the backups there.");
+    /** Manifest versions of {@code name}, newest first, delete markers left out. */
+    static List<VersionEntry> versions(ObjectStore store, String name) {
+        return store.versions(Manifest.key(name)).stream()
+                .filter(v -> !v.deleteMarker())
+                .toList();
     }
-    if (versionId != null) {
-      VersionEntry v = versions.stream().filter(e -> e.versionId().equals(versionId)).findFirst()
-          .orElseThrow(() -> new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' has no manifest version '"
-              + versionId + "'; 'ballast list' shows its versions."));
-      Manifest m = read(store, name, versionId);
-      if (!m.complete()) {
-        err.println("Note: manifest version " + versionId + " of '" + name + "' is incomplete ("
-            + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): it lists the "
-            + m.files().size() + " files that run stored and confirmed; " + m.notStored().size()
-            + " files of the source were not stored.");
-      }
-      noteStale(m, v, err);
-      return new Versioned(m, v);
-    }
-    String newestPartial = null;
-    List<String> damaged = new ArrayList<>();
-    for (VersionEntry v : versions) {
-      Manifest m;
-      try {
-        m = read(store, name, v.versionId());
-      } catch (ObjectNotFoundException e) {
-        continue;
-      } catch (CliFailure f) {
-        if (!damaged(f)) {
-          throw f;
-        }
-        damaged.add(v.versionId());
-        err.println("Warning: manifest version " + v.versionId() + " of '" + name + "' is damaged and cannot be used ("
-            + Errors.printable(why(f)) + ").");
-        continue;
-      }
-      if (m.complete()) {
-        if (!damaged.isEmpty()) {
-          err.println("Note: using the newest intact backup of '" + name + "', manifest version " + v.versionId()
-              + " of " + m.createdAt() + ", instead of the damaged " + String.join(", ", damaged) + ".");
-        }
-        if (newestPartial != null) {
-          err.println("Note: the newest backup of '" + name + "' (manifest version " + newestPartial + ") is "
-              + "incomplete; using the newest complete one, version " + v.versionId() + ". Pass --manifest-version "
-              + newestPartial + " to use the partial one.");
-        }
-        noteStale(m, v, err);
-        return new Versioned(m, v);
-      }
-      if (newestPartial == null) {
-        newestPartial = v.versionId();
-        err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
-            + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
-            + m.notStored().size() + " files not stored.");
-      }
-    }
-    if (newestPartial == null) {
-      throw new CliFailure(ExitCodes.INTEGRITY, "Every manifest version of '" + name + "' is damaged ("
-          + String.join(", ", damaged) + "), so there is nothing to restore; back the source up again.");
-    }
-    throw new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' has no complete manifest"
-        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version " + newestPartial
-        + " to restore the files that run stored.");
-  }
 
-  /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
-  static void noteStale(Manifest m, VersionEntry v, PrintStream err) {
-    if (m.complete()) {
-      java.util.Set<String> kept = new java.util.HashSet<>();
-      m.stale().forEach(s -> kept.add(s.path()));
-      for (String p : m.notStored()) {
-        if (!kept.contains(p)) {
-          err.println("Not in this backup: " + Errors.printable(p) + " (its run could not store it and no earlier "
-              + "backup had)");
+    /**
+     * Reads and parses one manifest version.
+     *
+     * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the version is damaged (its bytes do not
+     *     match their SHA-256 or length) or is not a valid manifest ({@link #damaged(CliFailure)})
+     * @throws ObjectNotFoundException if there is no such version
+     */
+    static Manifest read(ObjectStore store, String name, String versionId) {
+        String key = Manifest.key(name);
+        String where = "'" + key + "' version " + versionId;
+        try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+            return Manifest.parse(read.readAllBytes(), where);
+        } catch (IntegrityException e) {
+            throw new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The manifest " + where + " is damaged (" + e.getMessage()
+                            + "); restore another --manifest-version.",
+                    e);
         }
-      }
     }
-    if (m.stale().isEmpty()) {
-      return;
+
+    /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
+    static boolean damaged(CliFailure f) {
+        return f.exitCode() == ExitCodes.INTEGRITY;
     }
-    err.println("Note: manifest version " + v.versionId() + " of '" + m.name() + "' holds " + m.stale().size()
-        + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
-    for (Manifest.Stale s : m.stale()) {
-      err.println("Stale: " + Errors.printable(s.path()) + " (not stored by this run: " + Errors.printable(s.reason())
-          + ")");
+
+    /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
+    static String why(CliFailure f) {
+        String m = f.getCause() instanceof IntegrityException ie ? ie.getMessage() : f.getMessage();
+        int advice = m.indexOf("; ");
+        return advice > 0 && !(f.getCause() instanceof IntegrityException) ? m.substring(0, advice) : m;
     }
-  }
+
+    /**
+     * The newest intact manifest version of {@code name} other than {@code skip}, newest first, with a
+     * note on {@code err} for each damaged one passed over; null when there is none.
+     */
+    static @Nullable Versioned newestIntact(ObjectStore store, String name, @Nullable String skip, PrintStream err) {
+        for (VersionEntry v : versions(store, name)) {
+            if (v.versionId().equals(skip)) {
+                continue;
+            }
+            try {
+                return new Versioned(read(store, name, v.versionId()), v);
+            } catch (ObjectNotFoundException e) {
+                // removed meanwhile
+            } catch (CliFailure f) {
+                if (!damaged(f)) {
+                    throw f;
+                }
+                err.println("Warning: manifest version " + v.versionId() + " of '" + name
+                        + "' is damaged and is passed over (" + Errors.printable(why(f)) + ").");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The manifest to restore or verify: the given version, or the newest complete one. Says on
+     * {@code err} when an incomplete manifest is used or passed over.
+     *
+     * @throws CliFailure with {@link ExitCodes#NOT_FOUND} if there is no such backup or version
+     */
+    static Versioned select(ObjectStore store, String name, String versionId, String where, PrintStream err) {
+        List<VersionEntry> versions = versions(store, name);
+        if (versions.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no backup named '" + name + "' in " + where
+                            + "; 'ballast list' shows the backups there.");
+        }
+        if (versionId != null) {
+            VersionEntry v = versions.stream()
+                    .filter(e -> e.versionId().equals(versionId))
+                    .findFirst()
+                    .orElseThrow(() -> new CliFailure(
+                            ExitCodes.NOT_FOUND,
+                            "Backup '" + name + "' has no manifest version '" + versionId
+                                    + "'; 'ballast list' shows its versions."));
+            Manifest m = read(store, name, versionId);
+            if (!m.complete()) {
+                err.println("Note: manifest version " + versionId + " of '" + name + "' is incomplete ("
+                        + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored")
+                        + "): it lists the "
+                        + m.files().size() + " files that run stored and confirmed; "
+                        + m.notStored().size()
+                        + " files of the source were not stored.");
+            }
+            noteStale(m, v, err);
+            return new Versioned(m, v);
+        }
+        String newestPartial = null;
+        List<String> damaged = new ArrayList<>();
+        for (VersionEntry v : versions) {
+            Manifest m;
+            try {
+                m = read(store, name, v.versionId());
+            } catch (ObjectNotFoundException e) {
+                continue;
+            } catch (CliFailure f) {
+                if (!damaged(f)) {
+                    throw f;
+                }
+                damaged.add(v.versionId());
+                err.println("Warning: manifest version " + v.versionId() + " of '" + name
+                        + "' is damaged and cannot be used (" + Errors.printable(why(f)) + ").");
+                continue;
+            }
+            if (m.complete()) {
+                if (!damaged.isEmpty()) {
+                    err.println("Note: using the newest intact backup of '" + name + "', manifest version "
+                            + v.versionId() + " of " + m.createdAt() + ", instead of the damaged "
+                            + String.join(", ", damaged) + ".");
+                }
+                if (newestPartial != null) {
+                    err.println("Note: the newest backup of '" + name + "' (manifest version " + newestPartial + ") is "
+                            + "incomplete; using the newest complete one, version " + v.versionId()
+                            + ". Pass --manifest-version "
+                            + newestPartial + " to use the partial one.");
+                }
+                noteStale(m, v, err);
+                return new Versioned(m, v);
+            }
+            if (newestPartial == null) {
+                newestPartial = v.versionId();
+                err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
+                        + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
+                        + m.notStored().size() + " files not stored.");
+            }
+        }
+        if (newestPartial == null) {
+            throw new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "Every manifest version of '" + name + "' is damaged (" + String.join(", ", damaged)
+                            + "), so there is nothing to restore; back the source up again.");
+        }
+        throw new CliFailure(
+                ExitCodes.NOT_FOUND,
+                "Backup '" + name + "' has no complete manifest"
+                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version " + newestPartial
+                        + " to restore the files that run stored.");
+    }
+
+    /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
+    static void noteStale(Manifest m, VersionEntry v, PrintStream err) {
+        if (m.complete()) {
+            java.util.Set<String> kept = new java.util.HashSet<>();
+            m.stale().forEach(s -> kept.add(s.path()));
+            for (String p : m.notStored()) {
+                if (!kept.contains(p)) {
+                    err.println("Not in this backup: " + Errors.printable(p)
+                            + " (its run could not store it and no earlier " + "backup had)");
+                }
+            }
+        }
+        if (m.stale().isEmpty()) {
+            return;
+        }
+        err.println("Note: manifest version " + v.versionId() + " of '" + m.name() + "' holds "
+                + m.stale().size()
+                + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
+        for (Manifest.Stale s : m.stale()) {
+            err.println("Stale: " + Errors.printable(s.path()) + " (not stored by this run: "
+                    + Errors.printable(s.reason()) + ")");
+        }
+    }
 }

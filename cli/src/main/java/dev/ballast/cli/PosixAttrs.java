@@ -11,12 +11,12 @@ package dev.ballast.cli;
  * @param gid the numeric group
  */
 record PosixAttrs(int mode, int uid, int gid) {
-  /** The bits of {@code st_mode} a manifest keeps (permissions, set-ID and sticky; not the file type). */
-  static final int MODE_BITS = 07777;
+    /** The bits of {@code st_mode} a manifest keeps (permissions, set-ID and sticky; not the file type). */
+    static final int MODE_BITS = 07777;
 
-  PosixAttrs {
-    if ((mode & ~MODE_BITS) != 0) {
-      throw new IllegalArgumentException("mode must be within 07777 but was 0" + Integer.toOctalString(mode));
+    PosixAttrs {
+        if ((mode & ~MODE_BITS) != 0) {
+            throw new IllegalArgumentException("mode must be within 07777 but was 0" + Integer.toOctalString(mode));
+        }
     }
-  }
 }

@@ -15,108 +15,117 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * otherwise a plain line every few seconds so logs and CI output stay readable. Thread-safe.
  */
 abstract class Progress implements AutoCloseable {
-  final AtomicLong files = new AtomicLong();
-  final AtomicLong bytes = new AtomicLong();
-  final AtomicLong totalFiles = new AtomicLong();
-  final AtomicLong totalBytes = new AtomicLong();
+    final AtomicLong files = new AtomicLong();
+    final AtomicLong bytes = new AtomicLong();
+    final AtomicLong totalFiles = new AtomicLong();
+    final AtomicLong totalBytes = new AtomicLong();
 
-  Progress(long totalFiles, long totalBytes) {
-    this.totalFiles.set(totalFiles);
-    this.totalBytes.set(totalBytes);
-  }
-
-  /** A bar when {@code terminal}, plain lines every {@code intervalSeconds} otherwise. */
-  static Progress create(String task, long totalFiles, long totalBytes, boolean terminal, PrintStream out,
-      long intervalSeconds) {
-    return terminal
-        ? new Bar(task, totalFiles, totalBytes, out)
-        : new Lines(task, totalFiles, totalBytes, out, intervalSeconds);
-  }
-
-  void addBytes(long n) {
-    bytes.addAndGet(n);
-    onChange();
-  }
-
-  void fileDone() {
-    files.incrementAndGet();
-    onChange();
-  }
-
-  /** More work found while it is under way (a backup walks its tree while it stores). */
-  void addTotal(long moreFiles, long moreBytes) {
-    totalFiles.addAndGet(moreFiles);
-    totalBytes.addAndGet(moreBytes);
-  }
-
-  abstract void onChange();
-
-  @Override
-  public abstract void close();
-
-  String filesText() {
-    return files.get() + "/" + totalFiles.get() + " files";
-  }
-
-  private static final class Bar extends Progress {
-    private final ProgressBar bar;
-
-    Bar(String task, long totalFiles, long totalBytes, PrintStream out) {
-      super(totalFiles, totalBytes);
-      bar = new ProgressBarBuilder()
-          .setTaskName(task)
-          .setInitialMax(totalBytes)
-          .setUnit(" MiB", 1024 * 1024)
-          .showSpeed()
-          .setStyle(ProgressBarStyle.ASCII)
-          .setUpdateIntervalMillis(200)
-          .setConsumer(new ConsoleProgressBarConsumer(out))
-          .continuousUpdate()
-          .build();
-      bar.setExtraMessage(" " + filesText());
+    Progress(long totalFiles, long totalBytes) {
+        this.totalFiles.set(totalFiles);
+        this.totalBytes.set(totalBytes);
     }
+
+    /** A bar when {@code terminal}, plain lines every {@code intervalSeconds} otherwise. */
+    static Progress create(
+            String task, long totalFiles, long totalBytes, boolean terminal, PrintStream out, long intervalSeconds) {
+        return terminal
+                ? new Bar(task, totalFiles, totalBytes, out)
+                : new Lines(task, totalFiles, totalBytes, out, intervalSeconds);
+    }
+
+    void addBytes(long n) {
+        bytes.addAndGet(n);
+        onChange();
+    }
+
+    void fileDone() {
+        files.incrementAndGet();
+        onChange();
+    }
+
+    /** More work found while it is under way (a backup walks its tree while it stores). */
+    void addTotal(long moreFiles, long moreBytes) {
+        totalFiles.addAndGet(moreFiles);
+        totalBytes.addAndGet(moreBytes);
+    }
+
+    abstract void onChange();
 
     @Override
-    void onChange() {
-      long max = totalBytes.get();
-      bar.maxHint(max);
-      bar.stepTo(Math.min(bytes.get(), max));
-      bar.setExtraMessage(" " + filesText());
+    public abstract void close();
+
+    String filesText() {
+        return files.get() + "/" + totalFiles.get() + " files";
     }
 
-    @Override
-    public void close() {
-      bar.close();
-    }
-  }
+    private static final class Bar extends Progress {
+        private final ProgressBar bar;
 
-  private static final class Lines extends Progress {
-    private final ScheduledExecutorService timer;
-    private final long startNanos = System.nanoTime();
+        Bar(String task, long totalFiles, long totalBytes, PrintStream out) {
+            super(totalFiles, totalBytes);
+            bar = new ProgressBarBuilder()
+                    .setTaskName(task)
+                    .setInitialMax(totalBytes)
+                    .setUnit(" MiB", 1024 * 1024)
+                    .showSpeed()
+                    .setStyle(ProgressBarStyle.ASCII)
+                    .setUpdateIntervalMillis(200)
+                    .setConsumer(new ConsoleProgressBarConsumer(out))
+                    .continuousUpdate()
+                    .build();
+            bar.setExtraMessage(" " + filesText());
+        }
 
-    Lines(String task, long totalFiles, long totalBytes, PrintStream out, long intervalSeconds) {
-      super(totalFiles, totalBytes);
-      timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ballast-progress");
-        t.setDaemon(true);
-        return t;
-      });
-      timer.scheduleAtFixedRate(() -> {
-        double seconds = Math.max((System.nanoTime() - startNanos) / 1e9, 1e-3);
-        out.printf("%s: %s, %s / %s, %.1f MiB/s%n", task, filesText(), Summary.mib(bytes.get()),
-            Summary.mib(this.totalBytes.get()), bytes.get() / 1048576.0 / seconds);
-        out.flush();
-      }, intervalSeconds, intervalSeconds, TimeUnit.SECONDS);
+        @Override
+        void onChange() {
+            long max = totalBytes.get();
+            bar.maxHint(max);
+            bar.stepTo(Math.min(bytes.get(), max));
+            bar.setExtraMessage(" " + filesText());
+        }
+
+        @Override
+        public void close() {
+            bar.close();
+        }
     }
 
-    @Override
-    void onChange() {
-      // the timer prints the counters on its own schedule
-    }
+    private static final class Lines extends Progress {
+        private final ScheduledExecutorService timer;
+        private final long startNanos = System.nanoTime();
 
-    @Override
-    public void close() {
-      timer.shutdownNow();
+        Lines(String task, long totalFiles, long totalBytes, PrintStream out, long intervalSeconds) {
+            super(totalFiles, totalBytes);
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "ballast-progress");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.scheduleAtFixedRate(
+                    () -> {
+                        double seconds = Math.max((System.nanoTime() - startNanos) / 1e9, 1e-3);
+                        out.printf(
+                                "%s: %s, %s / %s, %.1f MiB/s%n",
+                                task,
+                                filesText(),
+                                Summary.mib(bytes.get()),
+                                Summary.mib(this.totalBytes.get()),
+                                bytes.get() / 1048576.0 / seconds);
+                        out.flush();
+                    },
+                    intervalSeconds,
+                    intervalSeconds,
+                    TimeUnit.SECONDS);
+        }
+
+        @Override
+        void onChange() {
+            // the timer prints the counters on its own schedule
+        }
+
+        @Override
+        public void close() {
+            timer.shutdownNow();
+        }
     }
-  }
 }

@@ -7,100 +7,132 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "prune", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Delete the stored versions of backup files that no manifest version references any more (after "
-        + "'forget'), for every backup in the bucket or the NAMEs given. Safe beside a running backup: a name "
-        + "with a backup in progress is left alone (reported, exit 1), and no version written within --grace "
-        + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing.")
+@Command(
+        name = "prune",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Delete the stored versions of backup files that no manifest version references any more (after "
+                + "'forget'), for every backup in the bucket or the NAMEs given. Safe beside a running backup: a name "
+                + "with a backup in progress is left alone (reported, exit 1), and no version written within --grace "
+                + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing.")
 final class PruneCommand extends BallastCommand {
-  @Parameters(paramLabel = "NAME", arity = "0..*", description = "Prune only these backups (default: all).")
-  List<String> names = List.of();
+    @Parameters(paramLabel = "NAME", arity = "0..*", description = "Prune only these backups (default: all).")
+    List<String> names = List.of();
 
-  @Option(names = {"-n", "--dry-run"}, description = "List what would be deleted; delete nothing.")
-  boolean dryRun;
+    @Option(
+            names = {"-n", "--dry-run"},
+            description = "List what would be deleted; delete nothing.")
+    boolean dryRun;
 
-  @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "1h", converter = GraceConverter.class,
-      description = "Never delete a version written less than this long before the prune started, e.g. 1h, 30m, 0s "
-          + "(default: ${DEFAULT-VALUE}): the margin for the clock difference between this machine and the store.")
-  Duration grace;
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            defaultValue = "1h",
+            converter = GraceConverter.class,
+            description =
+                    "Never delete a version written less than this long before the prune started, e.g. 1h, 30m, 0s "
+                            + "(default: ${DEFAULT-VALUE}): the margin for the clock difference between this machine and the store.")
+    Duration grace;
 
-  PruneCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  @Override
-  public Integer call() {
-    names.forEach(Manifests::checkName);
-    try (StoreSession session = StoreSession.open(common, ctx,
-        dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
-      Pruner.Result r = Errors.translate(session.where(), null, () -> new Pruner(session.objects(), ctx.clock(), grace,
-          dryRun, !dryRun && session.localDirectory() != null, () -> { }).run(names.isEmpty() ? null : Set.copyOf(names)));
-      return report(ctx, r, common.verbose, session.where());
+    PruneCommand(CliContext ctx) {
+        super(ctx);
     }
-  }
 
-  /** Prints what a prune did and returns its exit code. */
-  static int report(CliContext ctx, Pruner.Result r, boolean verbose, String where) {
-    String verb = r.dryRun() ? "Would delete" : "Deleted";
-    for (Pruner.NameResult n : r.names()) {
-      if (r.dryRun() || verbose) {
-        n.deleted().forEach(v -> ctx.out().println("  " + verb.toLowerCase(java.util.Locale.ROOT) + " "
-            + Errors.printable(v.key()) + " version " + v.versionId() + " (" + (v.deleteMarker() ? "delete marker"
-            : v.size() + " B") + ", " + v.lastModified() + ")"));
-      }
-      if (n.skippedBecause() == null) {
-        ctx.out().println("'" + n.name() + "': " + verb.toLowerCase(java.util.Locale.ROOT) + " " + n.deleted().size()
-            + " unreferenced versions; kept " + n.referenced() + " referenced by a manifest"
-            + (n.tooNew() > 0 ? " and " + n.tooNew() + " written within the grace period" : "") + ".");
-      }
-    }
-    if (!r.staleMarkers().isEmpty()) {
-      ctx.out().println((r.dryRun() ? "Would remove " : "Removed ") + r.staleMarkers().size()
-          + " stale run markers of backups that stopped without removing theirs.");
-    }
-    ctx.out().println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ") + r.deletedVersions()
-        + " versions, " + Summary.mib(r.deletedBytes()) + (r.dryRun() ? " (nothing was deleted)." : "."));
-    List<Pruner.NameResult> skipped = r.skipped();
-    skipped.forEach(n -> ctx.err().println("Not pruned: '" + n.name() + "' because " + n.skippedBecause() + "."));
-    if (!skipped.isEmpty()) {
-      ctx.err().println("Prune of " + where + " left " + skipped.size() + " backup names alone (first: '"
-          + skipped.get(0).name() + "'); run it again once their backups have finished.");
-      return ExitCodes.INCOMPLETE;
-    }
-    return ExitCodes.OK;
-  }
-
-  /** A grace period: as --timeout takes it, zero allowed. */
-  static final class GraceConverter implements picocli.CommandLine.ITypeConverter<Duration> {
     @Override
-    public Duration convert(String value) {
-      String v = value.trim();
-      if (v.equals("0") || v.equals("0s") || v.equals("0m") || v.equals("0h")) {
-        return Duration.ZERO;
-      }
-      if (v.endsWith("h")) {
-        long hours;
-        try {
-          hours = Long.parseLong(v.substring(0, v.length() - 1));
-        } catch (NumberFormatException e) {
-          hours = -1;
+    public Integer call() {
+        names.forEach(Manifests::checkName);
+        try (StoreSession session =
+                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
+            Pruner.Result r = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> new Pruner(
+                                    session.objects(),
+                                    ctx.clock(),
+                                    grace,
+                                    dryRun,
+                                    !dryRun && session.localDirectory() != null,
+                                    () -> {})
+                            .run(names.isEmpty() ? null : Set.copyOf(names)));
+            return report(ctx, r, common.verbose, session.where());
         }
-        // At most ten years: a grace reaching before the epoch means nothing, and a negative one would
-        // let prune delete what a backup started after it wrote.
-        if (hours < 0 || hours > MAX_GRACE_HOURS) {
-          throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give one from 0s"
-              + " to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
-        }
-        return Duration.ofHours(hours);
-      }
-      Duration d = new CommonOptions.DurationConverter().convert(value);
-      if (d.toHours() > MAX_GRACE_HOURS) {
-        throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give one from 0s"
-            + " to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
-      }
-      return d;
     }
 
-    static final long MAX_GRACE_HOURS = 10L * 366 * 24;
-  }
+    /** Prints what a prune did and returns its exit code. */
+    static int report(CliContext ctx, Pruner.Result r, boolean verbose, String where) {
+        String verb = r.dryRun() ? "Would delete" : "Deleted";
+        for (Pruner.NameResult n : r.names()) {
+            if (r.dryRun() || verbose) {
+                n.deleted()
+                        .forEach(v -> ctx.out()
+                                .println("  " + verb.toLowerCase(java.util.Locale.ROOT) + " "
+                                        + Errors.printable(v.key()) + " version " + v.versionId() + " ("
+                                        + (v.deleteMarker() ? "delete marker" : v.size() + " B") + ", "
+                                        + v.lastModified() + ")"));
+            }
+            if (n.skippedBecause() == null) {
+                ctx.out()
+                        .println("'" + n.name() + "': " + verb.toLowerCase(java.util.Locale.ROOT) + " "
+                                + n.deleted().size()
+                                + " unreferenced versions; kept " + n.referenced() + " referenced by a manifest"
+                                + (n.tooNew() > 0 ? " and " + n.tooNew() + " written within the grace period" : "")
+                                + ".");
+            }
+        }
+        if (!r.staleMarkers().isEmpty()) {
+            ctx.out()
+                    .println((r.dryRun() ? "Would remove " : "Removed ")
+                            + r.staleMarkers().size()
+                            + " stale run markers of backups that stopped without removing theirs.");
+        }
+        ctx.out()
+                .println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ") + r.deletedVersions()
+                        + " versions, " + Summary.mib(r.deletedBytes())
+                        + (r.dryRun() ? " (nothing was deleted)." : "."));
+        List<Pruner.NameResult> skipped = r.skipped();
+        skipped.forEach(n -> ctx.err().println("Not pruned: '" + n.name() + "' because " + n.skippedBecause() + "."));
+        if (!skipped.isEmpty()) {
+            ctx.err()
+                    .println("Prune of " + where + " left " + skipped.size() + " backup names alone (first: '"
+                            + skipped.get(0).name() + "'); run it again once their backups have finished.");
+            return ExitCodes.INCOMPLETE;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** A grace period: as --timeout takes it, zero allowed. */
+    static final class GraceConverter implements picocli.CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim();
+            if (v.equals("0") || v.equals("0s") || v.equals("0m") || v.equals("0h")) {
+                return Duration.ZERO;
+            }
+            if (v.endsWith("h")) {
+                long hours;
+                try {
+                    hours = Long.parseLong(v.substring(0, v.length() - 1));
+                } catch (NumberFormatException e) {
+                    hours = -1;
+                }
+                // At most ten years: a grace reaching before the epoch means nothing, and a negative one would
+                // let prune delete what a backup started after it wrote.
+                if (hours < 0 || hours > MAX_GRACE_HOURS) {
+                    throw new picocli.CommandLine.TypeConversionException(
+                            "'" + value + "' is not a grace period; give one from 0s" + " to " + MAX_GRACE_HOURS
+                                    + "h, like 1h, 30m, 0s or PT1H");
+                }
+                return Duration.ofHours(hours);
+            }
+            Duration d = new CommonOptions.DurationConverter().convert(value);
+            if (d.toHours() > MAX_GRACE_HOURS) {
+                throw new picocli.CommandLine.TypeConversionException(
+                        "'" + value + "' is not a grace period; give one from 0s" + " to " + MAX_GRACE_HOURS
+                                + "h, like 1h, 30m, 0s or PT1H");
+            }
+            return d;
+        }
+
+        static final long MAX_GRACE_HOURS = 10L * 366 * 24;
+    }
 }

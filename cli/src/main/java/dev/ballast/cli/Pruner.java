@@ -40,152 +40,171 @@ import org.jspecify.annotations.Nullable;
  */
 final class Pruner {
 
-  /** What one name's pruning found. */
-  record NameResult(String name, List<VersionEntry> deleted, int referenced, int tooNew, @Nullable String skippedBecause) {}
+    /** What one name's pruning found. */
+    record NameResult(
+            String name,
+            List<VersionEntry> deleted,
+            int referenced,
+            int tooNew,
+            @Nullable String skippedBecause) {}
 
-  /** What a prune did (or, dry, would do). */
-  record Result(List<NameResult> names, List<VersionEntry> staleMarkers, boolean dryRun) {
-    long deletedBytes() {
-      return names.stream().flatMap(n -> n.deleted().stream()).mapToLong(VersionEntry::size).sum();
-    }
-
-    int deletedVersions() {
-      return names.stream().mapToInt(n -> n.deleted().size()).sum();
-    }
-
-    List<NameResult> skipped() {
-      return names.stream().filter(n -> n.skippedBecause() != null).toList();
-    }
-  }
-
-  private final ObjectStore store;
-  private final Clock clock;
-  private final Duration grace;
-  private final boolean dryRun;
-  private final Runnable afterMarkersListed;
-  private final boolean soleWriter;
-
-  /**
-   * @param afterMarkersListed runs once the run markers are listed and before the versions are
-   *     (a test's hook to start a backup in that window)
-   */
-  Pruner(ObjectStore store, Clock clock, Duration grace, boolean dryRun, Runnable afterMarkersListed) {
-    this(store, clock, grace, dryRun, false, afterMarkersListed);
-  }
-
-  /**
-   * @param soleWriter whether this process holds the store's only writer lock (the local store, not
-   *     in a dry run): then no backup can be running, and every run marker is a dead run's
-   * @param afterMarkersListed as above
-   */
-  Pruner(ObjectStore store, Clock clock, Duration grace, boolean dryRun, boolean soleWriter,
-      Runnable afterMarkersListed) {
-    this.soleWriter = soleWriter;
-    this.store = store;
-    this.clock = clock;
-    this.grace = grace;
-    this.dryRun = dryRun;
-    this.afterMarkersListed = afterMarkersListed;
-  }
-
-  /**
-   * Prunes {@code only} (null: every backup name in the store).
-   *
-   * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
-   */
-  Result run(@Nullable Set<String> only) {
-    Instant t0 = clock.instant();
-    List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
-    RunMarker.Found markers = soleWriter ? new RunMarker.Found(List.of(), markerVersions)
-        : RunMarker.classify(markerVersions, t0);
-    Set<String> running = new HashSet<>();
-    markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
-    // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket
-    // (another program's objects) is never touched.
-    Set<String> ours = new HashSet<>(running);
-    markers.stale().forEach(v -> ours.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
-    afterMarkersListed.run();
-
-    Map<String, List<VersionEntry>> byName = new TreeMap<>();
-    for (VersionEntry v : store.listVersions("")) {
-      String key = v.key();
-      if (key.startsWith(".ballast")) {
-        continue; // markers and anything reserved: no backup name starts with .ballast
-      }
-      int slash = key.indexOf('/');
-      if (slash > 0) {
-        String name = key.substring(0, slash);
-        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(v);
-        if (key.equals(Manifest.key(name))) {
-          ours.add(name);
+    /** What a prune did (or, dry, would do). */
+    record Result(List<NameResult> names, List<VersionEntry> staleMarkers, boolean dryRun) {
+        long deletedBytes() {
+            return names.stream()
+                    .flatMap(n -> n.deleted().stream())
+                    .mapToLong(VersionEntry::size)
+                    .sum();
         }
-      }
-    }
-    byName.keySet().retainAll(ours);
-    if (only != null) {
-      byName.keySet().retainAll(only);
-    }
-    Instant cutoff = t0.minus(grace);
-    List<NameResult> results = new ArrayList<>();
-    for (Map.Entry<String, List<VersionEntry>> e : byName.entrySet()) {
-      results.add(pruneName(e.getKey(), e.getValue(), running.contains(e.getKey()), cutoff));
-    }
-    if (!dryRun) {
-      for (VersionEntry v : markers.stale()) {
-        store.deleteVersion(v.key(), v.versionId());
-      }
-    }
-    return new Result(results, markers.stale(), dryRun);
-  }
 
-  private NameResult pruneName(String name, List<VersionEntry> versions, boolean running, Instant cutoff) {
-    if (running) {
-      return new NameResult(name, List.of(), 0, 0, "a backup of it is running");
+        int deletedVersions() {
+            return names.stream().mapToInt(n -> n.deleted().size()).sum();
+        }
+
+        List<NameResult> skipped() {
+            return names.stream().filter(n -> n.skippedBecause() != null).toList();
+        }
     }
-    String manifestKey = Manifest.key(name);
-    Set<String> referenced = new HashSet<>();
-    for (VersionEntry v : versions) {
-      if (!v.key().equals(manifestKey) || v.deleteMarker()) {
-        continue;
-      }
-      Manifest m;
-      try {
-        m = Manifests.read(store, name, v.versionId());
-      } catch (ObjectNotFoundException gone) {
-        continue; // forgotten meanwhile: it references nothing any more
-      } catch (CliFailure | dev.ballast.storage.IntegrityException damaged) {
-        return new NameResult(name, List.of(), 0, 0, "its manifest version " + v.versionId() + " is damaged, so what "
-            + "it references is unknown; forget that version first (ballast forget " + name + " --manifest-version "
-            + v.versionId() + ")");
-      }
-      for (ManifestEntry f : m.files()) {
-        referenced.add(Manifest.objectKey(name, f.path()) + "\n" + f.versionId());
-      }
+
+    private final ObjectStore store;
+    private final Clock clock;
+    private final Duration grace;
+    private final boolean dryRun;
+    private final Runnable afterMarkersListed;
+    private final boolean soleWriter;
+
+    /**
+     * @param afterMarkersListed runs once the run markers are listed and before the versions are
+     *     (a test's hook to start a backup in that window)
+     */
+    Pruner(ObjectStore store, Clock clock, Duration grace, boolean dryRun, Runnable afterMarkersListed) {
+        this(store, clock, grace, dryRun, false, afterMarkersListed);
     }
-    List<VersionEntry> deleted = new ArrayList<>();
-    int kept = 0;
-    int tooNew = 0;
-    for (VersionEntry v : versions) {
-      if (v.key().equals(manifestKey)) {
-        continue;
-      }
-      if (referenced.contains(v.key() + "\n" + v.versionId())) {
-        kept++;
-      } else if (v.lastModified() == null || !v.lastModified().isBefore(cutoff)) {
-        tooNew++;
-      } else {
+
+    /**
+     * @param soleWriter whether this process holds the store's only writer lock (the local store, not
+     *     in a dry run): then no backup can be running, and every run marker is a dead run's
+     * @param afterMarkersListed as above
+     */
+    Pruner(
+            ObjectStore store,
+            Clock clock,
+            Duration grace,
+            boolean dryRun,
+            boolean soleWriter,
+            Runnable afterMarkersListed) {
+        this.soleWriter = soleWriter;
+        this.store = store;
+        this.clock = clock;
+        this.grace = grace;
+        this.dryRun = dryRun;
+        this.afterMarkersListed = afterMarkersListed;
+    }
+
+    /**
+     * Prunes {@code only} (null: every backup name in the store).
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
+     */
+    Result run(@Nullable Set<String> only) {
+        Instant t0 = clock.instant();
+        List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
+        RunMarker.Found markers =
+                soleWriter ? new RunMarker.Found(List.of(), markerVersions) : RunMarker.classify(markerVersions, t0);
+        Set<String> running = new HashSet<>();
+        markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+        // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket
+        // (another program's objects) is never touched.
+        Set<String> ours = new HashSet<>(running);
+        markers.stale().forEach(v -> ours.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+        afterMarkersListed.run();
+
+        Map<String, List<VersionEntry>> byName = new TreeMap<>();
+        for (VersionEntry v : store.listVersions("")) {
+            String key = v.key();
+            if (key.startsWith(".ballast")) {
+                continue; // markers and anything reserved: no backup name starts with .ballast
+            }
+            int slash = key.indexOf('/');
+            if (slash > 0) {
+                String name = key.substring(0, slash);
+                byName.computeIfAbsent(name, k -> new ArrayList<>()).add(v);
+                if (key.equals(Manifest.key(name))) {
+                    ours.add(name);
+                }
+            }
+        }
+        byName.keySet().retainAll(ours);
+        if (only != null) {
+            byName.keySet().retainAll(only);
+        }
+        Instant cutoff = t0.minus(grace);
+        List<NameResult> results = new ArrayList<>();
+        for (Map.Entry<String, List<VersionEntry>> e : byName.entrySet()) {
+            results.add(pruneName(e.getKey(), e.getValue(), running.contains(e.getKey()), cutoff));
+        }
         if (!dryRun) {
-          store.deleteVersion(v.key(), v.versionId());
+            for (VersionEntry v : markers.stale()) {
+                store.deleteVersion(v.key(), v.versionId());
+            }
         }
-        deleted.add(v);
-      }
+        return new Result(results, markers.stale(), dryRun);
     }
-    return new NameResult(name, deleted, kept, tooNew, null);
-  }
 
-  /** The backup name of a marker key's remainder {@code NAME/RUN-ID}. */
-  private static String nameOf(String rest) {
-    int slash = rest.lastIndexOf('/');
-    return slash < 0 ? rest : rest.substring(0, slash);
-  }
+    private NameResult pruneName(String name, List<VersionEntry> versions, boolean running, Instant cutoff) {
+        if (running) {
+            return new NameResult(name, List.of(), 0, 0, "a backup of it is running");
+        }
+        String manifestKey = Manifest.key(name);
+        Set<String> referenced = new HashSet<>();
+        for (VersionEntry v : versions) {
+            if (!v.key().equals(manifestKey) || v.deleteMarker()) {
+                continue;
+            }
+            Manifest m;
+            try {
+                m = Manifests.read(store, name, v.versionId());
+            } catch (ObjectNotFoundException gone) {
+                continue; // forgotten meanwhile: it references nothing any more
+            } catch (CliFailure | dev.ballast.storage.IntegrityException damaged) {
+                return new NameResult(
+                        name,
+                        List.of(),
+                        0,
+                        0,
+                        "its manifest version " + v.versionId() + " is damaged, so what "
+                                + "it references is unknown; forget that version first (ballast forget " + name
+                                + " --manifest-version "
+                                + v.versionId() + ")");
+            }
+            for (ManifestEntry f : m.files()) {
+                referenced.add(Manifest.objectKey(name, f.path()) + "\n" + f.versionId());
+            }
+        }
+        List<VersionEntry> deleted = new ArrayList<>();
+        int kept = 0;
+        int tooNew = 0;
+        for (VersionEntry v : versions) {
+            if (v.key().equals(manifestKey)) {
+                continue;
+            }
+            if (referenced.contains(v.key() + "\n" + v.versionId())) {
+                kept++;
+            } else if (v.lastModified() == null || !v.lastModified().isBefore(cutoff)) {
+                tooNew++;
+            } else {
+                if (!dryRun) {
+                    store.deleteVersion(v.key(), v.versionId());
+                }
+                deleted.add(v);
+            }
+        }
+        return new NameResult(name, deleted, kept, tooNew, null);
+    }
+
+    /** The backup name of a marker key's remainder {@code NAME/RUN-ID}. */
+    private static String nameOf(String rest) {
+        int slash = rest.lastIndexOf('/');
+        return slash < 0 ? rest : rest.substring(0, slash);
+    }
 }

@@ -10,134 +10,190 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "restore", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Restore backup NAME into TARGET-DIR: the newest complete backup (a damaged manifest is "
-        + "passed over for the newest intact one, and files the run could not store are listed as stale), or the "
-        + "one given by --manifest-version. Every file is written under a temporary name, its SHA-256 verified "
-        + "against the manifest while it is written, synced to disk, then renamed into place; --transfers "
-        + "files at a time. Manifest paths that are "
-        + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
-        + "differs from the backup is never replaced unless --overwrite is given; identical ones are "
-        + "left as they are. Modes, mtimes, directories (empty ones too), hard links and symbolic links are "
-        + "restored as recorded; owners too when run as root. PATH arguments and --include/--exclude "
-        + "restore a part: each PATH is a file or directory of the backup (with everything under it), "
-        + "patterns are restic's, matched against the path in the backup with a leading '/'.")
+@Command(
+        name = "restore",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Restore backup NAME into TARGET-DIR: the newest complete backup (a damaged manifest is "
+                + "passed over for the newest intact one, and files the run could not store are listed as stale), or the "
+                + "one given by --manifest-version. Every file is written under a temporary name, its SHA-256 verified "
+                + "against the manifest while it is written, synced to disk, then renamed into place; --transfers "
+                + "files at a time. Manifest paths that are "
+                + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
+                + "differs from the backup is never replaced unless --overwrite is given; identical ones are "
+                + "left as they are. Modes, mtimes, directories (empty ones too), hard links and symbolic links are "
+                + "restored as recorded; owners too when run as root. PATH arguments and --include/--exclude "
+                + "restore a part: each PATH is a file or directory of the backup (with everything under it), "
+                + "patterns are restic's, matched against the path in the backup with a leading '/'.")
 final class RestoreCommand extends BallastCommand {
-  @Parameters(index = "0", paramLabel = "NAME", description = "The backup name ('ballast list' shows them).")
-  String name;
+    @Parameters(index = "0", paramLabel = "NAME", description = "The backup name ('ballast list' shows them).")
+    String name;
 
-  @Parameters(index = "1", paramLabel = "TARGET-DIR", description = "Where to restore; created if missing.")
-  Path target;
+    @Parameters(index = "1", paramLabel = "TARGET-DIR", description = "Where to restore; created if missing.")
+    Path target;
 
-  @Parameters(index = "2..*", paramLabel = "PATH", arity = "0..*",
-      description = "Restore only these files or directories of the backup (paths as 'ballast list' and the "
-          + "manifest name them, e.g. 'docs/2026'), kept at their path under TARGET-DIR.")
-  List<String> paths = new ArrayList<>();
+    @Parameters(
+            index = "2..*",
+            paramLabel = "PATH",
+            arity = "0..*",
+            description = "Restore only these files or directories of the backup (paths as 'ballast list' and the "
+                    + "manifest name them, e.g. 'docs/2026'), kept at their path under TARGET-DIR.")
+    List<String> paths = new ArrayList<>();
 
-  @Option(names = {"-i", "--include"}, paramLabel = "PATTERN",
-      description = "Restore only what matches PATTERN (repeatable), e.g. '*.jpg', '/docs', 'src/**/*.java'.")
-  List<String> includes = new ArrayList<>();
+    @Option(
+            names = {"-i", "--include"},
+            paramLabel = "PATTERN",
+            description = "Restore only what matches PATTERN (repeatable), e.g. '*.jpg', '/docs', 'src/**/*.java'.")
+    List<String> includes = new ArrayList<>();
 
-  @Option(names = {"-e", "--exclude"}, paramLabel = "PATTERN",
-      description = "Do not restore what matches PATTERN (repeatable); a directory matched leaves out all under it.")
-  List<String> excludes = new ArrayList<>();
+    @Option(
+            names = {"-e", "--exclude"},
+            paramLabel = "PATTERN",
+            description =
+                    "Do not restore what matches PATTERN (repeatable); a directory matched leaves out all under it.")
+    List<String> excludes = new ArrayList<>();
 
-  @Option(names = "--manifest-version", paramLabel = "ID",
-      description = "Restore this manifest version instead of the newest complete one ('ballast list' shows them).")
-  String manifestVersion;
+    @Option(
+            names = "--manifest-version",
+            paramLabel = "ID",
+            description =
+                    "Restore this manifest version instead of the newest complete one ('ballast list' shows them).")
+    String manifestVersion;
 
-  @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
-  boolean overwrite;
+    @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
+    boolean overwrite;
 
-  @Mixin
-  TransferOptions transferOptions;
+    @Mixin
+    TransferOptions transferOptions;
 
-  RestoreCommand(CliContext ctx) {
-    super(ctx);
-  }
-
-  /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
-  private Manifest select(RestoreSelection selection, Manifests.Versioned chosen) {
-    Manifest full = chosen.manifest();
-    List<String> missing = selection.unmatchedPaths(full);
-    if (!missing.isEmpty()) {
-      throw new CliFailure(ExitCodes.NOT_FOUND, "Backup '" + name + "' (manifest version " + chosen.version().versionId()
-          + ") has no file or directory '" + Errors.printable(missing.get(0)) + "'; nothing was restored. Name paths "
-          + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
+    RestoreCommand(CliContext ctx) {
+        super(ctx);
     }
-    Manifest m = selection.apply(full);
-    if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
-      throw new CliFailure(ExitCodes.NOT_FOUND, "Nothing in backup '" + name + "' (manifest version "
-          + chosen.version().versionId() + ") matches the paths and patterns given; nothing was restored.");
-    }
-    return m;
-  }
 
-  static List<Glob> globs(String option, List<String> patterns) {
-    List<Glob> globs = new ArrayList<>();
-    for (String p : patterns) {
-      try {
-        globs.add(Glob.parse(p));
-      } catch (IllegalArgumentException e) {
-        throw new CliFailure(ExitCodes.USAGE, option + " '" + p + "' is not a usable pattern: " + e.getMessage()
-            + "; pass a pattern such as '*.jpg', 'docs' or '/docs/2026'.");
-      }
+    /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
+    private Manifest select(RestoreSelection selection, Manifests.Versioned chosen) {
+        Manifest full = chosen.manifest();
+        List<String> missing = selection.unmatchedPaths(full);
+        if (!missing.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "Backup '" + name + "' (manifest version "
+                            + chosen.version().versionId()
+                            + ") has no file or directory '" + Errors.printable(missing.get(0))
+                            + "'; nothing was restored. Name paths "
+                            + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
+        }
+        Manifest m = selection.apply(full);
+        if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "Nothing in backup '" + name + "' (manifest version "
+                            + chosen.version().versionId()
+                            + ") matches the paths and patterns given; nothing was restored.");
+        }
+        return m;
     }
-    return globs;
-  }
 
-  @Override
-  public Integer call() throws Exception {
-    Manifests.checkName(name);
-    RestoreSelection selection = new RestoreSelection(paths, globs("--include", includes), globs("--exclude", excludes));
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + target + "' exists and is not a directory; pass a directory to "
-          + "restore into.");
+    static List<Glob> globs(String option, List<String> patterns) {
+        List<Glob> globs = new ArrayList<>();
+        for (String p : patterns) {
+            try {
+                globs.add(Glob.parse(p));
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        option + " '" + p + "' is not a usable pattern: " + e.getMessage()
+                                + "; pass a pattern such as '*.jpg', 'docs' or '/docs/2026'.");
+            }
+        }
+        return globs;
     }
-    Path existing = target.toAbsolutePath();
-    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
-      existing = existing.getParent();
+
+    @Override
+    public Integer call() throws Exception {
+        Manifests.checkName(name);
+        RestoreSelection selection =
+                new RestoreSelection(paths, globs("--include", includes), globs("--exclude", excludes));
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + target + "' exists and is not a directory; pass a directory to " + "restore into.");
+        }
+        Path existing = target.toAbsolutePath();
+        while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+            existing = existing.getParent();
+        }
+        if (existing != null && !Files.isDirectory(existing)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + target + "' cannot be created because '" + existing
+                            + "' is not a directory; pass a directory to restore into.");
+        }
+        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            Manifests.Versioned chosen = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+            Manifest m = select(selection, chosen);
+            ctx.out()
+                    .println("Restoring '" + name + "' (manifest version "
+                            + chosen.version().versionId() + " of "
+                            + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected")
+                            + " files, " + Summary.mib(m.totalBytes()) + ") into "
+                            + target.toAbsolutePath());
+            DamagedVersions damaged = Errors.translate(
+                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
+            RestoreRunner.Result r = new RestoreRunner(
+                            session.objects(),
+                            m,
+                            target,
+                            overwrite,
+                            transferOptions.transfers,
+                            ctx.cancellation(),
+                            x -> Progress.create(
+                                    "restore " + name,
+                                    x.files().size(),
+                                    x.totalBytes(),
+                                    ctx.terminal(),
+                                    ctx.out(),
+                                    ctx.progressInterval().toSeconds()),
+                            damaged)
+                    .run();
+            String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
+                    + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
+                    + Summary.rate(r.bytes(), r.elapsed())
+                    + ")" + counters(session) + ".";
+            if (r.ok()) {
+                ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
+                return ExitCodes.OK;
+            }
+            ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
+            // Files an interruption left unattempted are counted in the summary, not listed one per line.
+            r.failed().stream()
+                    .filter(f -> !RestoreRunner.NOT_ATTEMPTED.equals(f.reason()))
+                    .forEach(f -> ctx.err()
+                            .println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason())
+                                    + ")"));
+            String why = r.cancelled()
+                    ? "it was interrupted"
+                    : r.unavailable() != null
+                            ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
+                            : r.damagedCopies() > 0
+                                    ? r.damagedCopies() + " stored copies are damaged ('ballast verify " + name
+                                            + " --repair SOURCE-DIR' stores good copies from the source)"
+                                    : "some files could not be restored";
+            ctx.err()
+                    .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
+                            + r.failed().size() + " files not restored (first: "
+                            + Errors.printable(r.failed().get(0).path()) + "); files already "
+                            + "restored are complete and verified. Run the restore again"
+                            + (r.cancelled() ? " to finish it." : " once the cause is fixed."));
+            return r.cancelled()
+                    ? ExitCodes.INTERRUPTED
+                    : r.unavailable() != null
+                            ? ExitCodes.UNAVAILABLE
+                            : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+        }
     }
-    if (existing != null && !Files.isDirectory(existing)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + target + "' cannot be created because '" + existing
-          + "' is not a directory; pass a directory to restore into.");
-    }
-    new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
-    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
-      Manifests.Versioned chosen = Errors.translate(session.where(), null,
-          () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
-      Manifest m = select(selection, chosen);
-      ctx.out().println("Restoring '" + name + "' (manifest version " + chosen.version().versionId() + " of "
-          + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected") + " files, " + Summary.mib(m.totalBytes()) + ") into "
-          + target.toAbsolutePath());
-      DamagedVersions damaged = Errors.translate(session.where(), null,
-          () -> DamagedVersions.load(session.objects(), name, ctx.err()));
-      RestoreRunner.Result r = new RestoreRunner(session.objects(), m, target, overwrite, transferOptions.transfers,
-          ctx.cancellation(),
-          x -> Progress.create("restore " + name, x.files().size(), x.totalBytes(), ctx.terminal(), ctx.out(),
-              ctx.progressInterval().toSeconds()), damaged).run();
-      String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
-          + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " (" + Summary.rate(r.bytes(), r.elapsed())
-          + ")" + counters(session) + ".";
-      if (r.ok()) {
-        ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
-        return ExitCodes.OK;
-      }
-      ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
-      // Files an interruption left unattempted are counted in the summary, not listed one per line.
-      r.failed().stream().filter(f -> !RestoreRunner.NOT_ATTEMPTED.equals(f.reason())).forEach(f ->
-          ctx.err().println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason()) + ")"));
-      String why = r.cancelled() ? "it was interrupted"
-          : r.unavailable() != null ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-          : r.damagedCopies() > 0 ? r.damagedCopies() + " stored copies are damaged ('ballast verify " + name
-              + " --repair SOURCE-DIR' stores good copies from the source)"
-          : "some files could not be restored";
-      ctx.err().println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
-          + r.failed().size() + " files not restored (first: " + Errors.printable(r.failed().get(0).path()) + "); files already "
-          + "restored are complete and verified. Run the restore again" + (r.cancelled() ? " to finish it."
-              : " once the cause is fixed."));
-      return r.cancelled() ? ExitCodes.INTERRUPTED : r.unavailable() != null ? ExitCodes.UNAVAILABLE
-          : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
-    }
-  }
 }

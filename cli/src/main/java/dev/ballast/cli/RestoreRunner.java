@@ -56,583 +56,644 @@ import org.jspecify.annotations.Nullable;
  */
 final class RestoreRunner {
 
-  /** The reason given for a file an interruption left unattempted. */
-  static final String NOT_ATTEMPTED = "not attempted";
+    /** The reason given for a file an interruption left unattempted. */
+    static final String NOT_ATTEMPTED = "not attempted";
 
-  /** What a restore did. */
-  record Result(int restored, int alreadyPresent, long bytes, List<BackupRunner.Failure> failed,
-      @Nullable StorageUnavailableException unavailable, int degradedReads, boolean cancelled, Duration elapsed,
-      int damagedCopies) {
-    boolean ok() {
-      return failed.isEmpty() && unavailable == null && !cancelled;
-    }
-  }
-
-  private static final int BUFFER_BYTES = 1024 * 1024;
-  static final int SYNC_THREADS = 32;
-  static final int MAX_AWAITING_SYNC = 256;
-  private static final int SPARSE_BLOCK = 64 * 1024;
-  private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
-  /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
-  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
-
-  private final ObjectStore store;
-  private final Manifest manifest;
-  /** The start of every temporary file's name; 16 lowercase hex digits follow. */
-  static final String TEMPORARY_PREFIX = ".ballast-";
-
-  private final Path target;
-  private final boolean overwrite;
-  private final int transfers;
-  private final Cancellation cancellation;
-  private final Function<Manifest, Progress> progressFactory;
-  private final DamagedVersions damaged;
-
-  private final AtomicInteger restored = new AtomicInteger();
-  private final AtomicInteger degraded = new AtomicInteger();
-  private final AtomicInteger damagedCopies = new AtomicInteger();
-  private final AtomicLong bytes = new AtomicLong();
-  private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
-  private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
-  /** Whether owners are restored: only a process running as root may give files away. */
-  private boolean ownership;
-
-  RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
-      Cancellation cancellation, Function<Manifest, Progress> progressFactory) {
-    this(store, manifest, target, overwrite, transfers, cancellation, progressFactory,
-        DamagedVersions.empty(manifest.name()));
-  }
-
-  /**
-   * @param damaged the versions verify found damaged: a file whose version has a recorded good copy
-   *     is read from that copy (same SHA-256)
-   */
-  RestoreRunner(ObjectStore store, Manifest manifest, Path target, boolean overwrite, int transfers,
-      Cancellation cancellation, Function<Manifest, Progress> progressFactory, DamagedVersions damaged) {
-    this.damaged = Objects.requireNonNull(damaged, "damaged");
-    this.store = Objects.requireNonNull(store, "store");
-    this.manifest = Objects.requireNonNull(manifest, "manifest");
-    this.target = Objects.requireNonNull(target, "target").toAbsolutePath().normalize();
-    this.overwrite = overwrite;
-    this.transfers = transfers;
-    this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
-    this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
-  }
-
-  Result run() throws IOException {
-    long start = System.nanoTime();
-    // Every path first: one unsafe path refuses the whole manifest before a byte is written.
-    List<Path> destinations = new ArrayList<>();
-    for (ManifestEntry e : manifest.files()) {
-      destinations.add(SafePaths.resolveInside(target, e.path()));
-    }
-    List<String> conflicts = new ArrayList<>();
-    boolean[] present = new boolean[destinations.size()];
-    for (int i = 0; i < destinations.size(); i++) {
-      Path dest = destinations.get(i);
-      ManifestEntry e = manifest.files().get(i);
-      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-        present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS) && Files.size(dest) == e.size()
-            && Sha256.ofFile(dest, n -> { }).equals(e.sha256());
-        if (!present[i] && !overwrite) {
-          conflicts.add(e.path());
+    /** What a restore did. */
+    record Result(
+            int restored,
+            int alreadyPresent,
+            long bytes,
+            List<BackupRunner.Failure> failed,
+            @Nullable StorageUnavailableException unavailable,
+            int degradedReads,
+            boolean cancelled,
+            Duration elapsed,
+            int damagedCopies) {
+        boolean ok() {
+            return failed.isEmpty() && unavailable == null && !cancelled;
         }
-      }
     }
-    TreePlan tree = planTree(conflicts);
-    if (!conflicts.isEmpty()) {
-      throw new CliFailure(ExitCodes.CONFLICT, "Restore into '" + target + "' refused: " + conflicts.size()
-          + " existing file(s) differ from the backup (first: '" + conflicts.get(0) + "'); nothing was written. "
-          + "Restore into an empty directory or rerun with --overwrite to replace them.");
-    }
-    Files.createDirectories(target);
-    Path realTarget = target.toRealPath();
-    ownership = FileStat.UNIX && runsAsRoot(realTarget);
-    Set<Path> directories = new LinkedHashSet<>();
-    tree.directories().forEach(d -> directories.add(d.dest()));
-    for (int i = 0; i < destinations.size(); i++) {
-      if (!present[i]) {
-        directories.add(destinations.get(i).getParent());
-      }
-    }
-    tree.links().forEach(l -> directories.add(l.dest().getParent()));
-    Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
-    removeTemporaryFiles(destinations, unsafeDirectories);
 
-    int already = 0;
-    ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
-    try (Progress progress = progressFactory.apply(manifest);
-        Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
-      for (int i = 0; i < destinations.size(); i++) {
-        ManifestEntry e = manifest.files().get(i);
-        Path dest = destinations.get(i);
-        if (unavailable.get() != null || cancellation.cancelled()) {
-          failed.add(new BackupRunner.Failure(e.path(), NOT_ATTEMPTED));
-          continue;
-        }
-        if (present[i]) {
-          already++;
-          progress.addBytes(e.size());
-          progress.fileDone();
-          continue;
-        }
-        if (unsafeDirectories.contains(dest.getParent())) {
-          failed.add(new BackupRunner.Failure(e.path(), "its directory resolves outside the target directory; it was not "
-              + "written"));
-          continue;
-        }
-        pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
-          progress.fileDone();
-          done.run();
-        }));
-      }
-      pool.awaitAll();
-    } finally {
-      syncers.shutdown();
-    }
-    awaitSyncers(syncers);
-    for (int i = 0; i < destinations.size(); i++) {
-      if (present[i]) {
-        applyQuietly(manifest.files().get(i), destinations.get(i));
-      }
-    }
-    if (!cancellation.cancelled()) {
-      restoreTree(tree, unsafeDirectories);
-    }
-    for (Path dir : directories) {
-      if (!unsafeDirectories.contains(dir)) {
-        syncDirectory(dir);
-      }
-    }
-    List<BackupRunner.Failure> failures = new ArrayList<>(failed);
-    failures.sort(Comparator.comparing(BackupRunner.Failure::path));
-    return new Result(restored.get(), already, bytes.get(), failures, unavailable.get(), degraded.get(),
-        cancellation.cancelled(), Duration.ofNanos(System.nanoTime() - start), damagedCopies.get());
-  }
+    private static final int BUFFER_BYTES = 1024 * 1024;
+    static final int SYNC_THREADS = 32;
+    static final int MAX_AWAITING_SYNC = 256;
+    private static final int SPARSE_BLOCK = 64 * 1024;
+    private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+    /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
+    private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
 
-  /**
-   * Removes the temporary files a restore into these directories left when it was killed (each is
-   * named {@code .ballast-} and 16 hex digits; a finished restore leaves none), so a restore run
-   * again after a crash leaves the tree as one that was never interrupted.
-   */
-  private static void removeTemporaryFiles(List<Path> destinations, Set<Path> unsafeDirectories) {
-    Set<Path> seen = new java.util.HashSet<>();
-    for (Path dest : destinations) {
-      Path dir = dest.getParent();
-      if (!seen.add(dir) || unsafeDirectories.contains(dir) || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-        continue;
-      }
-      try (var entries = Files.newDirectoryStream(dir, RestoreRunner::isTemporaryFile)) {
-        for (Path leftover : entries) {
-          Files.deleteIfExists(leftover);
-        }
-      } catch (IOException ignored) {
-        // a leftover that cannot be removed is harmless: no manifest names it
-      }
-    }
-  }
+    private final ObjectStore store;
+    private final Manifest manifest;
+    /** The start of every temporary file's name; 16 lowercase hex digits follow. */
+    static final String TEMPORARY_PREFIX = ".ballast-";
 
-  static boolean isTemporaryFile(Path p) {
-    String name = p.getFileName().toString();
-    if (name.length() != TEMPORARY_PREFIX.length() + 16 || !name.startsWith(TEMPORARY_PREFIX)) {
-      return false;
-    }
-    for (int i = TEMPORARY_PREFIX.length(); i < name.length(); i++) {
-      if (Character.digit(name.charAt(i), 16) < 0 || Character.isUpperCase(name.charAt(i))) {
-        return false;
-      }
-    }
-    return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS);
-  }
+    private final Path target;
+    private final boolean overwrite;
+    private final int transfers;
+    private final Cancellation cancellation;
+    private final Function<Manifest, Progress> progressFactory;
+    private final DamagedVersions damaged;
 
-  /**
-   * Creates every directory files go to, one level at a time from the target down, and returns
-   * those that resolve outside the target: a directory inside it may be a symbolic link planted to
-   * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
-   * inside the target is followed).
-   */
-  private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
-    Set<Path> unsafe = new java.util.HashSet<>();
-    for (Path dir : directories) {
-      Path current = realTarget;
-      for (Path part : target.relativize(dir)) {
-        if (part.toString().isEmpty()) {
-          continue; // the target itself
-        }
-        current = current.resolve(part);
-        if (Files.isSymbolicLink(current)) {
-          Path resolved;
-          try {
-            resolved = current.toRealPath();
-          } catch (java.nio.file.NoSuchFileException dangling) {
-            resolved = null;
-          }
-          if (resolved == null || !resolved.startsWith(realTarget)) {
-            unsafe.add(dir);
-            break;
-          }
-          current = resolved;
-        } else if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-          try {
-            Files.createDirectory(current);
-          } catch (java.nio.file.FileAlreadyExistsException raced) {
-            // made meanwhile by another directory's walk: checked on the next level like any other
-          }
-        }
-      }
-    }
-    return unsafe;
-  }
+    private final AtomicInteger restored = new AtomicInteger();
+    private final AtomicInteger degraded = new AtomicInteger();
+    private final AtomicInteger damagedCopies = new AtomicInteger();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+    private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
+    /** Whether owners are restored: only a process running as root may give files away. */
+    private boolean ownership;
 
-  /**
-   * Fetches one file into a temporary file on this thread and hands it to a sync thread, which
-   * syncs and renames it; {@code done} runs once its outcome is recorded.
-   */
-  private void restoreOne(ManifestEntry e, Path dest, Progress progress, ExecutorService syncers, Runnable done) {
-    Written written;
-    try {
-      written = write(e, dest, progress);
-    } catch (RuntimeException | IOException ex) {
-      fail(e, ex);
-      done.run();
-      return;
+    RestoreRunner(
+            ObjectStore store,
+            Manifest manifest,
+            Path target,
+            boolean overwrite,
+            int transfers,
+            Cancellation cancellation,
+            Function<Manifest, Progress> progressFactory) {
+        this(
+                store,
+                manifest,
+                target,
+                overwrite,
+                transfers,
+                cancellation,
+                progressFactory,
+                DamagedVersions.empty(manifest.name()));
     }
-    try {
-      syncers.execute(() -> {
-        try {
-          finish(written);
-          degraded.addAndGet(written.degraded() ? 1 : 0);
-          restored.incrementAndGet();
-          bytes.addAndGet(e.size());
-        } catch (RuntimeException | IOException ex) {
-          fail(e, ex);
+
+    /**
+     * @param damaged the versions verify found damaged: a file whose version has a recorded good copy
+     *     is read from that copy (same SHA-256)
+     */
+    RestoreRunner(
+            ObjectStore store,
+            Manifest manifest,
+            Path target,
+            boolean overwrite,
+            int transfers,
+            Cancellation cancellation,
+            Function<Manifest, Progress> progressFactory,
+            DamagedVersions damaged) {
+        this.damaged = Objects.requireNonNull(damaged, "damaged");
+        this.store = Objects.requireNonNull(store, "store");
+        this.manifest = Objects.requireNonNull(manifest, "manifest");
+        this.target = Objects.requireNonNull(target, "target").toAbsolutePath().normalize();
+        this.overwrite = overwrite;
+        this.transfers = transfers;
+        this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
+        this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
+    }
+
+    Result run() throws IOException {
+        long start = System.nanoTime();
+        // Every path first: one unsafe path refuses the whole manifest before a byte is written.
+        List<Path> destinations = new ArrayList<>();
+        for (ManifestEntry e : manifest.files()) {
+            destinations.add(SafePaths.resolveInside(target, e.path()));
+        }
+        List<String> conflicts = new ArrayList<>();
+        boolean[] present = new boolean[destinations.size()];
+        for (int i = 0; i < destinations.size(); i++) {
+            Path dest = destinations.get(i);
+            ManifestEntry e = manifest.files().get(i);
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+                present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
+                        && Files.size(dest) == e.size()
+                        && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
+                if (!present[i] && !overwrite) {
+                    conflicts.add(e.path());
+                }
+            }
+        }
+        TreePlan tree = planTree(conflicts);
+        if (!conflicts.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.CONFLICT,
+                    "Restore into '" + target + "' refused: " + conflicts.size()
+                            + " existing file(s) differ from the backup (first: '" + conflicts.get(0)
+                            + "'); nothing was written. "
+                            + "Restore into an empty directory or rerun with --overwrite to replace them.");
+        }
+        Files.createDirectories(target);
+        Path realTarget = target.toRealPath();
+        ownership = FileStat.UNIX && runsAsRoot(realTarget);
+        Set<Path> directories = new LinkedHashSet<>();
+        tree.directories().forEach(d -> directories.add(d.dest()));
+        for (int i = 0; i < destinations.size(); i++) {
+            if (!present[i]) {
+                directories.add(destinations.get(i).getParent());
+            }
+        }
+        tree.links().forEach(l -> directories.add(l.dest().getParent()));
+        Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
+        removeTemporaryFiles(destinations, unsafeDirectories);
+
+        int already = 0;
+        ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
+        try (Progress progress = progressFactory.apply(manifest);
+                Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
+            for (int i = 0; i < destinations.size(); i++) {
+                ManifestEntry e = manifest.files().get(i);
+                Path dest = destinations.get(i);
+                if (unavailable.get() != null || cancellation.cancelled()) {
+                    failed.add(new BackupRunner.Failure(e.path(), NOT_ATTEMPTED));
+                    continue;
+                }
+                if (present[i]) {
+                    already++;
+                    progress.addBytes(e.size());
+                    progress.fileDone();
+                    continue;
+                }
+                if (unsafeDirectories.contains(dest.getParent())) {
+                    failed.add(new BackupRunner.Failure(
+                            e.path(), "its directory resolves outside the target directory; it was not " + "written"));
+                    continue;
+                }
+                pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
+                    progress.fileDone();
+                    done.run();
+                }));
+            }
+            pool.awaitAll();
         } finally {
-          done.run();
+            syncers.shutdown();
         }
-      });
-    } catch (RuntimeException ex) {
-      written.discard();
-      fail(e, ex);
-      done.run();
+        awaitSyncers(syncers);
+        for (int i = 0; i < destinations.size(); i++) {
+            if (present[i]) {
+                applyQuietly(manifest.files().get(i), destinations.get(i));
+            }
+        }
+        if (!cancellation.cancelled()) {
+            restoreTree(tree, unsafeDirectories);
+        }
+        for (Path dir : directories) {
+            if (!unsafeDirectories.contains(dir)) {
+                syncDirectory(dir);
+            }
+        }
+        List<BackupRunner.Failure> failures = new ArrayList<>(failed);
+        failures.sort(Comparator.comparing(BackupRunner.Failure::path));
+        return new Result(
+                restored.get(),
+                already,
+                bytes.get(),
+                failures,
+                unavailable.get(),
+                degraded.get(),
+                cancellation.cancelled(),
+                Duration.ofNanos(System.nanoTime() - start),
+                damagedCopies.get());
     }
-  }
 
-  private void fail(ManifestEntry e, Exception ex) {
-    if (ex instanceof Interrupted) {
-      failed.add(new BackupRunner.Failure(e.path(), "interrupted before it was complete; nothing was written for it"));
-    } else if (ex instanceof StorageUnavailableException su) {
-      unavailable.compareAndSet(null, su);
-      failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
-    } else if (ex instanceof StorageException) {
-      if (ex instanceof IntegrityException) {
-        damagedCopies.incrementAndGet();
-      }
-      failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
-    } else if (ex instanceof StoreReadFailure) {
-      failed.add(new BackupRunner.Failure(e.path(), "its stored copy could not be read (" + Errors.rootMessage(ex)
-          + "); nothing was written for it"));
-    } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
-      failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
-    } else {
-      failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
+    /**
+     * Removes the temporary files a restore into these directories left when it was killed (each is
+     * named {@code .ballast-} and 16 hex digits; a finished restore leaves none), so a restore run
+     * again after a crash leaves the tree as one that was never interrupted.
+     */
+    private static void removeTemporaryFiles(List<Path> destinations, Set<Path> unsafeDirectories) {
+        Set<Path> seen = new java.util.HashSet<>();
+        for (Path dest : destinations) {
+            Path dir = dest.getParent();
+            if (!seen.add(dir)
+                    || unsafeDirectories.contains(dir)
+                    || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (var entries = Files.newDirectoryStream(dir, RestoreRunner::isTemporaryFile)) {
+                for (Path leftover : entries) {
+                    Files.deleteIfExists(leftover);
+                }
+            } catch (IOException ignored) {
+                // a leftover that cannot be removed is harmless: no manifest names it
+            }
+        }
     }
-  }
 
-  /** A file written and verified under its temporary name, its channel still open for the sync. */
-  private record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
-    void discard() {
-      try {
-        channel.close();
-        Files.deleteIfExists(tmp);
-      } catch (IOException ignored) {
-        // the temporary name is unique; nothing else refers to it
-      }
+    static boolean isTemporaryFile(Path p) {
+        String name = p.getFileName().toString();
+        if (name.length() != TEMPORARY_PREFIX.length() + 16 || !name.startsWith(TEMPORARY_PREFIX)) {
+            return false;
+        }
+        for (int i = TEMPORARY_PREFIX.length(); i < name.length(); i++) {
+            if (Character.digit(name.charAt(i), 16) < 0 || Character.isUpperCase(name.charAt(i))) {
+                return false;
+            }
+        }
+        return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS);
     }
-  }
 
-  /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
-  private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
-    // A short temporary name of fixed length: every name the file system allowed at backup fits.
-    Path tmp = dest.resolveSibling(TEMPORARY_PREFIX + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
-    String key = Manifest.objectKey(manifest.name(), e.path());
-    FileChannel out = null;
-    try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
-        InputStream in = read.stream()) {
-      String recorded = read.version().sha256();
-      if (read.version().size() != e.size()) {
-        throw new IntegrityException(key, "'" + e.path() + "' is stored with " + read.version().size() + " bytes but "
-            + "the manifest records " + e.size() + "; it was not written");
-      }
-      // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
-      // without one (written by another program) is hashed here instead.
-      MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
-      if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
-        throw new IntegrityException(key, "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest"
-            + " records " + e.sha256() + "; it was not written");
-      }
-      out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      copySparse(in, out, digest, progress);
-      if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
-        throw new IntegrityException(key, "'" + e.path() + "' does not match the SHA-256 the manifest records ("
-            + e.sha256() + "); it was not written");
-      }
-      return new Written(tmp, dest, e, out, read.degraded());
-    } catch (IOException | RuntimeException ex) {
-      if (out != null) {
-        out.close();
-      }
-      Files.deleteIfExists(tmp);
-      throw ex;
+    /**
+     * Creates every directory files go to, one level at a time from the target down, and returns
+     * those that resolve outside the target: a directory inside it may be a symbolic link planted to
+     * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
+     * inside the target is followed).
+     */
+    private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
+        Set<Path> unsafe = new java.util.HashSet<>();
+        for (Path dir : directories) {
+            Path current = realTarget;
+            for (Path part : target.relativize(dir)) {
+                if (part.toString().isEmpty()) {
+                    continue; // the target itself
+                }
+                current = current.resolve(part);
+                if (Files.isSymbolicLink(current)) {
+                    Path resolved;
+                    try {
+                        resolved = current.toRealPath();
+                    } catch (java.nio.file.NoSuchFileException dangling) {
+                        resolved = null;
+                    }
+                    if (resolved == null || !resolved.startsWith(realTarget)) {
+                        unsafe.add(dir);
+                        break;
+                    }
+                    current = resolved;
+                } else if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
+                    try {
+                        Files.createDirectory(current);
+                    } catch (java.nio.file.FileAlreadyExistsException raced) {
+                        // made meanwhile by another directory's walk: checked on the next level like any other
+                    }
+                }
+            }
+        }
+        return unsafe;
     }
-  }
 
-  /** Syncs a written file, sets its modification time and renames it into place. */
-  private void finish(Written w) throws IOException {
-    try (FileChannel out = w.channel()) {
-      if (cancellation.cancelled()) {
-        throw new Interrupted();
-      }
-      out.force(false);
-    } catch (IOException | RuntimeException ex) {
-      Files.deleteIfExists(w.tmp());
-      throw ex;
+    /**
+     * Fetches one file into a temporary file on this thread and hands it to a sync thread, which
+     * syncs and renames it; {@code done} runs once its outcome is recorded.
+     */
+    private void restoreOne(ManifestEntry e, Path dest, Progress progress, ExecutorService syncers, Runnable done) {
+        Written written;
+        try {
+            written = write(e, dest, progress);
+        } catch (RuntimeException | IOException ex) {
+            fail(e, ex);
+            done.run();
+            return;
+        }
+        try {
+            syncers.execute(() -> {
+                try {
+                    finish(written);
+                    degraded.addAndGet(written.degraded() ? 1 : 0);
+                    restored.incrementAndGet();
+                    bytes.addAndGet(e.size());
+                } catch (RuntimeException | IOException ex) {
+                    fail(e, ex);
+                } finally {
+                    done.run();
+                }
+            });
+        } catch (RuntimeException ex) {
+            written.discard();
+            fail(e, ex);
+            done.run();
+        }
     }
-    try {
-      Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
-      try {
-        Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException ex) {
-        Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
-      }
-    } catch (IOException ex) {
-      Files.deleteIfExists(w.tmp());
-      throw ex;
-    }
-  }
 
-  /** A directory or link of the manifest with where it goes. */
-  private record Placed<T>(T entry, Path dest) {}
-
-  /** The manifest's directories and links resolved inside the target. */
-  private record TreePlan(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {}
-
-  /**
-   * Resolves every directory, symbolic link and hard link inside the target (an unsafe path refuses
-   * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
-   * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
-   */
-  private TreePlan planTree(List<String> conflicts) throws IOException {
-    ManifestTree tree = manifest.tree();
-    List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
-    for (ManifestTree.Directory d : tree.directories()) {
-      Path dest = SafePaths.resolveInside(target, d.path());
-      dirs.add(new Placed<>(d, dest));
-      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
-          && !overwrite) {
-        conflicts.add(d.path());
-      }
-    }
-    List<Placed<Object>> links = new ArrayList<>();
-    for (ManifestTree.HardLink h : tree.hardLinks()) {
-      Path dest = SafePaths.resolveInside(target, h.path());
-      links.add(new Placed<>(h, dest));
-      Path first = SafePaths.resolveInside(target, h.target());
-      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !overwrite
-          && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-        conflicts.add(h.path());
-      }
-    }
-    for (ManifestTree.Symlink l : tree.symlinks()) {
-      Path dest = SafePaths.resolveInside(target, l.path());
-      links.add(new Placed<>(l, dest));
-      if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS) && !overwrite && !(Files.isSymbolicLink(dest)
-          && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
-        conflicts.add(l.path());
-      }
-    }
-    return new TreePlan(dirs, links);
-  }
-
-  /**
-   * After the files: hard links, then symbolic links (created last, so no write of this restore
-   * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
-   * read-only directory is made read-only only once everything is in it, and creating entries in a
-   * directory does not move its restored mtime).
-   */
-  private void restoreTree(TreePlan tree, Set<Path> unsafeDirectories) {
-    for (Placed<Object> l : tree.links()) {
-      String path = l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
-      if (unsafeDirectories.contains(l.dest().getParent())) {
-        failed.add(new BackupRunner.Failure(path, "its directory resolves outside the target directory; it was not "
-            + "written"));
-        continue;
-      }
-      try {
-        if (l.entry() instanceof ManifestTree.HardLink h) {
-          hardLink(h, l.dest());
+    private void fail(ManifestEntry e, Exception ex) {
+        if (ex instanceof Interrupted) {
+            failed.add(new BackupRunner.Failure(
+                    e.path(), "interrupted before it was complete; nothing was written for it"));
+        } else if (ex instanceof StorageUnavailableException su) {
+            unavailable.compareAndSet(null, su);
+            failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+        } else if (ex instanceof StorageException) {
+            if (ex instanceof IntegrityException) {
+                damagedCopies.incrementAndGet();
+            }
+            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+        } else if (ex instanceof StoreReadFailure) {
+            failed.add(new BackupRunner.Failure(
+                    e.path(),
+                    "its stored copy could not be read (" + Errors.rootMessage(ex) + "); nothing was written for it"));
+        } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
+            failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
         } else {
-          symlink((ManifestTree.Symlink) l.entry(), l.dest());
+            failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
         }
-      } catch (IOException | RuntimeException e) {
-        fail(path, e);
-      }
     }
-    List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(tree.directories());
-    dirs.sort(Comparator.comparing((Placed<ManifestTree.Directory> d) -> d.entry().path()).reversed());
-    for (Placed<ManifestTree.Directory> d : dirs) {
-      if (unsafeDirectories.contains(d.dest())) {
-        failed.add(new BackupRunner.Failure(d.entry().path(), "it resolves outside the target directory; its "
-            + "attributes were not applied"));
-        continue;
-      }
-      try {
-        Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
-      } catch (IOException | RuntimeException e) {
-        fail(d.entry().path(), e);
-      }
-    }
-  }
 
-  private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
-    Path first = SafePaths.resolveInside(target, h.target());
-    if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-      if (Files.isSameFile(dest, first)) {
-        return;
-      }
-      Files.delete(dest); // checked before anything was written: --overwrite was given
-    }
-    Files.createLink(dest, first);
-  }
-
-  /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
-  private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
-    if (Files.isSymbolicLink(dest) && Files.readSymbolicLink(dest).toString().equals(l.target())) {
-      Attributes.setMtime(dest, l.mtime());
-      return;
-    }
-    Path tmp = dest.resolveSibling(".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-    Files.createSymbolicLink(tmp, Path.of(l.target()));
-    try {
-      if (ownership && l.attrs() != null) {
-        Attributes.chown(tmp, l.attrs());
-      }
-      Attributes.setMtime(tmp, l.mtime());
-      Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(tmp);
-      throw e;
-    }
-  }
-
-  /** Gives a file that was already present the recorded mode, owner and mtime; a failure is reported. */
-  private void applyQuietly(ManifestEntry e, Path dest) {
-    try {
-      Attributes.apply(dest, e.attrs(), e.mtime(), ownership);
-    } catch (IOException | RuntimeException ex) {
-      fail(e.path(), ex);
-    }
-  }
-
-  private void fail(String path, Exception ex) {
-    failed.add(new BackupRunner.Failure(path, "its attributes or link could not be restored (" + Errors.describeIo(ex)
-        + ")"));
-  }
-
-  /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
-  private static void awaitSyncers(ExecutorService syncers) {
-    try {
-      syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
-  private static boolean runsAsRoot(Path dir) {
-    try {
-      Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
-      try {
-        return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
-      } finally {
-        Files.deleteIfExists(probe);
-      }
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
-  }
-
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
-  /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
-  private void copySparse(InputStream in, FileChannel out, @Nullable MessageDigest digest, Progress progress) throws IOException {
-    byte[] buffer = BUFFERS.get();
-    long position = 0;
-    while (true) {
-      int n;
-      try {
-        n = in.readNBytes(buffer, 0, buffer.length);
-      } catch (IOException ex) {
-        throw new StoreReadFailure(ex);
-      }
-      if (n == 0) {
-        break;
-      }
-      if (digest != null) {
-        digest.update(buffer, 0, n);
-      }
-      for (int block = 0; block < n; block += SPARSE_BLOCK) {
-        int len = Math.min(SPARSE_BLOCK, n - block);
-        if (Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) != -1) {
-          ByteBuffer bb = ByteBuffer.wrap(buffer, block, len);
-          long at = position + block;
-          while (bb.hasRemaining()) {
-            at += out.write(bb, at);
-          }
+    /** A file written and verified under its temporary name, its channel still open for the sync. */
+    private record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
+        void discard() {
+            try {
+                channel.close();
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the temporary name is unique; nothing else refers to it
+            }
         }
-      }
-      position += n;
-      progress.addBytes(n);
-      // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
-      // and a temporary file must not be left behind in the target.
-      if (cancellation.cancelled()) {
-        throw new Interrupted();
-      }
     }
-    if (out.size() < position) {
-      out.write(ByteBuffer.wrap(new byte[1]), position - 1);
+
+    /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
+    private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
+        // A short temporary name of fixed length: every name the file system allowed at backup fits.
+        Path tmp = dest.resolveSibling(TEMPORARY_PREFIX
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
+        String key = Manifest.objectKey(manifest.name(), e.path());
+        FileChannel out = null;
+        try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
+                InputStream in = read.stream()) {
+            String recorded = read.version().sha256();
+            if (read.version().size() != e.size()) {
+                throw new IntegrityException(
+                        key,
+                        "'" + e.path() + "' is stored with " + read.version().size() + " bytes but "
+                                + "the manifest records " + e.size() + "; it was not written");
+            }
+            // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
+            // without one (written by another program) is hashed here instead.
+            MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
+            if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
+                throw new IntegrityException(
+                        key,
+                        "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
+                                + e.sha256() + "; it was not written");
+            }
+            out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            copySparse(in, out, digest, progress);
+            if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
+                throw new IntegrityException(
+                        key,
+                        "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
+                                + "); it was not written");
+            }
+            return new Written(tmp, dest, e, out, read.degraded());
+        } catch (IOException | RuntimeException ex) {
+            if (out != null) {
+                out.close();
+            }
+            Files.deleteIfExists(tmp);
+            throw ex;
+        }
     }
-  }
 
-  private static void syncDirectory(Path dir) {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException ignored) {
-      // some file systems cannot sync a directory; every file in it was synced before its rename
+    /** Syncs a written file, sets its modification time and renames it into place. */
+    private void finish(Written w) throws IOException {
+        try (FileChannel out = w.channel()) {
+            if (cancellation.cancelled()) {
+                throw new Interrupted();
+            }
+            out.force(false);
+        } catch (IOException | RuntimeException ex) {
+            Files.deleteIfExists(w.tmp());
+            throw ex;
+        }
+        try {
+            Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
+            try {
+                Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException ex) {
+                Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException ex) {
+            Files.deleteIfExists(w.tmp());
+            throw ex;
+        }
     }
-  }
 
-  /** Reading a stored copy failed (not writing the restored file). */
-  static final class StoreReadFailure extends IOException {
-    private static final long serialVersionUID = 1L;
+    /** A directory or link of the manifest with where it goes. */
+    private record Placed<T>(T entry, Path dest) {}
 
-    StoreReadFailure(IOException cause) {
-      super(cause.getMessage(), cause);
+    /** The manifest's directories and links resolved inside the target. */
+    private record TreePlan(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {}
+
+    /**
+     * Resolves every directory, symbolic link and hard link inside the target (an unsafe path refuses
+     * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
+     * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
+     */
+    private TreePlan planTree(List<String> conflicts) throws IOException {
+        ManifestTree tree = manifest.tree();
+        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
+        for (ManifestTree.Directory d : tree.directories()) {
+            Path dest = SafePaths.resolveInside(target, d.path());
+            dirs.add(new Placed<>(d, dest));
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite) {
+                conflicts.add(d.path());
+            }
+        }
+        List<Placed<Object>> links = new ArrayList<>();
+        for (ManifestTree.HardLink h : tree.hardLinks()) {
+            Path dest = SafePaths.resolveInside(target, h.path());
+            links.add(new Placed<>(h, dest));
+            Path first = SafePaths.resolveInside(target, h.target());
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite
+                    && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
+                conflicts.add(h.path());
+            }
+        }
+        for (ManifestTree.Symlink l : tree.symlinks()) {
+            Path dest = SafePaths.resolveInside(target, l.path());
+            links.add(new Placed<>(l, dest));
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite
+                    && !(Files.isSymbolicLink(dest)
+                            && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
+                conflicts.add(l.path());
+            }
+        }
+        return new TreePlan(dirs, links);
     }
-  }
 
-  /** Cancellation noticed while a file's bytes were being written. */
-  private static final class Interrupted extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    Interrupted() {
-      super("interrupted", null, false, false);
+    /**
+     * After the files: hard links, then symbolic links (created last, so no write of this restore
+     * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
+     * read-only directory is made read-only only once everything is in it, and creating entries in a
+     * directory does not move its restored mtime).
+     */
+    private void restoreTree(TreePlan tree, Set<Path> unsafeDirectories) {
+        for (Placed<Object> l : tree.links()) {
+            String path =
+                    l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
+            if (unsafeDirectories.contains(l.dest().getParent())) {
+                failed.add(new BackupRunner.Failure(
+                        path, "its directory resolves outside the target directory; it was not " + "written"));
+                continue;
+            }
+            try {
+                if (l.entry() instanceof ManifestTree.HardLink h) {
+                    hardLink(h, l.dest());
+                } else {
+                    symlink((ManifestTree.Symlink) l.entry(), l.dest());
+                }
+            } catch (IOException | RuntimeException e) {
+                fail(path, e);
+            }
+        }
+        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(tree.directories());
+        dirs.sort(Comparator.comparing(
+                        (Placed<ManifestTree.Directory> d) -> d.entry().path())
+                .reversed());
+        for (Placed<ManifestTree.Directory> d : dirs) {
+            if (unsafeDirectories.contains(d.dest())) {
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "it resolves outside the target directory; its " + "attributes were not applied"));
+                continue;
+            }
+            try {
+                Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
+            } catch (IOException | RuntimeException e) {
+                fail(d.entry().path(), e);
+            }
+        }
     }
-  }
+
+    private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
+        Path first = SafePaths.resolveInside(target, h.target());
+        if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isSameFile(dest, first)) {
+                return;
+            }
+            Files.delete(dest); // checked before anything was written: --overwrite was given
+        }
+        Files.createLink(dest, first);
+    }
+
+    /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
+    private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
+        if (Files.isSymbolicLink(dest)
+                && Files.readSymbolicLink(dest).toString().equals(l.target())) {
+            Attributes.setMtime(dest, l.mtime());
+            return;
+        }
+        Path tmp = dest.resolveSibling(
+                ".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Files.createSymbolicLink(tmp, Path.of(l.target()));
+        try {
+            if (ownership && l.attrs() != null) {
+                Attributes.chown(tmp, l.attrs());
+            }
+            Attributes.setMtime(tmp, l.mtime());
+            Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+    }
+
+    /** Gives a file that was already present the recorded mode, owner and mtime; a failure is reported. */
+    private void applyQuietly(ManifestEntry e, Path dest) {
+        try {
+            Attributes.apply(dest, e.attrs(), e.mtime(), ownership);
+        } catch (IOException | RuntimeException ex) {
+            fail(e.path(), ex);
+        }
+    }
+
+    private void fail(String path, Exception ex) {
+        failed.add(new BackupRunner.Failure(
+                path, "its attributes or link could not be restored (" + Errors.describeIo(ex) + ")"));
+    }
+
+    /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
+    private static void awaitSyncers(ExecutorService syncers) {
+        try {
+            syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
+    private static boolean runsAsRoot(Path dir) {
+        try {
+            Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
+            try {
+                return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
+            } finally {
+                Files.deleteIfExists(probe);
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
+    private void copySparse(InputStream in, FileChannel out, @Nullable MessageDigest digest, Progress progress)
+            throws IOException {
+        byte[] buffer = BUFFERS.get();
+        long position = 0;
+        while (true) {
+            int n;
+            try {
+                n = in.readNBytes(buffer, 0, buffer.length);
+            } catch (IOException ex) {
+                throw new StoreReadFailure(ex);
+            }
+            if (n == 0) {
+                break;
+            }
+            if (digest != null) {
+                digest.update(buffer, 0, n);
+            }
+            for (int block = 0; block < n; block += SPARSE_BLOCK) {
+                int len = Math.min(SPARSE_BLOCK, n - block);
+                if (Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) != -1) {
+                    ByteBuffer bb = ByteBuffer.wrap(buffer, block, len);
+                    long at = position + block;
+                    while (bb.hasRemaining()) {
+                        at += out.write(bb, at);
+                    }
+                }
+            }
+            position += n;
+            progress.addBytes(n);
+            // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
+            // and a temporary file must not be left behind in the target.
+            if (cancellation.cancelled()) {
+                throw new Interrupted();
+            }
+        }
+        if (out.size() < position) {
+            out.write(ByteBuffer.wrap(new byte[1]), position - 1);
+        }
+    }
+
+    private static void syncDirectory(Path dir) {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot sync a directory; every file in it was synced before its rename
+        }
+    }
+
+    /** Reading a stored copy failed (not writing the restored file). */
+    static final class StoreReadFailure extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StoreReadFailure(IOException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    /** Cancellation noticed while a file's bytes were being written. */
+    private static final class Interrupted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Interrupted() {
+            super("interrupted", null, false, false);
+        }
+    }
 }

@@ -15,97 +15,112 @@ import java.util.Set;
  * their attributes, and so is the first name of a selected hard link (the link needs it).
  */
 final class RestoreSelection {
-  private final List<String> paths;
-  private final List<Glob> includes;
-  private final List<Glob> excludes;
+    private final List<String> paths;
+    private final List<Glob> includes;
+    private final List<Glob> excludes;
 
-  RestoreSelection(List<String> paths, List<Glob> includes, List<Glob> excludes) {
-    this.paths = paths.stream().map(RestoreSelection::normalise).toList();
-    this.includes = List.copyOf(includes);
-    this.excludes = List.copyOf(excludes);
-  }
+    RestoreSelection(List<String> paths, List<Glob> includes, List<Glob> excludes) {
+        this.paths = paths.stream().map(RestoreSelection::normalise).toList();
+        this.includes = List.copyOf(includes);
+        this.excludes = List.copyOf(excludes);
+    }
 
-  /** Whether everything is restored. */
-  boolean all() {
-    return paths.isEmpty() && includes.isEmpty() && excludes.isEmpty();
-  }
+    /** Whether everything is restored. */
+    boolean all() {
+        return paths.isEmpty() && includes.isEmpty() && excludes.isEmpty();
+    }
 
-  /** {@code /a/b/} and {@code a/b} both name {@code a/b}. */
-  static String normalise(String path) {
-    String p = path.replace('\\', '/');
-    while (p.startsWith("/") || p.startsWith("./")) {
-      p = p.startsWith("/") ? p.substring(1) : p.substring(2);
+    /** {@code /a/b/} and {@code a/b} both name {@code a/b}. */
+    static String normalise(String path) {
+        String p = path.replace('\\', '/');
+        while (p.startsWith("/") || p.startsWith("./")) {
+            p = p.startsWith("/") ? p.substring(1) : p.substring(2);
+        }
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return p;
     }
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    return p;
-  }
 
-  private boolean selected(String path) {
-    if (!paths.isEmpty() && paths.stream().noneMatch(p -> p.isEmpty() || path.equals(p) || path.startsWith(p + "/"))) {
-      return false;
+    private boolean selected(String path) {
+        if (!paths.isEmpty()
+                && paths.stream().noneMatch(p -> p.isEmpty() || path.equals(p) || path.startsWith(p + "/"))) {
+            return false;
+        }
+        String slashed = "/" + path;
+        if (!includes.isEmpty() && !Glob.anyMatches(includes, slashed)) {
+            return false;
+        }
+        return !Glob.anyMatches(excludes, slashed);
     }
-    String slashed = "/" + path;
-    if (!includes.isEmpty() && !Glob.anyMatches(includes, slashed)) {
-      return false;
-    }
-    return !Glob.anyMatches(excludes, slashed);
-  }
 
-  /** The PATH arguments that name nothing in {@code m} (neither an entry nor a directory above one). */
-  List<String> unmatchedPaths(Manifest m) {
-    Set<String> all = new HashSet<>();
-    m.files().forEach(e -> all.add(e.path()));
-    m.tree().directories().forEach(d -> all.add(d.path()));
-    m.tree().symlinks().forEach(l -> all.add(l.path()));
-    m.tree().hardLinks().forEach(l -> all.add(l.path()));
-    List<String> missing = new ArrayList<>();
-    for (String p : paths) {
-      if (p.isEmpty() || all.contains(p)) {
-        continue;
-      }
-      String prefix = p + "/";
-      if (all.stream().noneMatch(a -> a.startsWith(prefix))) {
-        missing.add(p);
-      }
+    /** The PATH arguments that name nothing in {@code m} (neither an entry nor a directory above one). */
+    List<String> unmatchedPaths(Manifest m) {
+        Set<String> all = new HashSet<>();
+        m.files().forEach(e -> all.add(e.path()));
+        m.tree().directories().forEach(d -> all.add(d.path()));
+        m.tree().symlinks().forEach(l -> all.add(l.path()));
+        m.tree().hardLinks().forEach(l -> all.add(l.path()));
+        List<String> missing = new ArrayList<>();
+        for (String p : paths) {
+            if (p.isEmpty() || all.contains(p)) {
+                continue;
+            }
+            String prefix = p + "/";
+            if (all.stream().noneMatch(a -> a.startsWith(prefix))) {
+                missing.add(p);
+            }
+        }
+        return missing;
     }
-    return missing;
-  }
 
-  /** The part of {@code m} to restore, as a manifest of its own. */
-  Manifest apply(Manifest m) {
-    if (all()) {
-      return m;
+    /** The part of {@code m} to restore, as a manifest of its own. */
+    Manifest apply(Manifest m) {
+        if (all()) {
+            return m;
+        }
+        ManifestTree tree = m.tree();
+        List<ManifestTree.HardLink> links =
+                tree.hardLinks().stream().filter(l -> selected(l.path())).toList();
+        Set<String> linkTargets = new HashSet<>();
+        links.forEach(l -> linkTargets.add(l.target()));
+        List<ManifestEntry> files = m.files().stream()
+                .filter(e -> selected(e.path()) || linkTargets.contains(e.path()))
+                .toList();
+        List<ManifestTree.Symlink> symlinks =
+                tree.symlinks().stream().filter(l -> selected(l.path())).toList();
+        Set<String> parents = new HashSet<>();
+        files.forEach(e -> addParents(e.path(), parents));
+        links.forEach(l -> addParents(l.path(), parents));
+        symlinks.forEach(l -> addParents(l.path(), parents));
+        List<ManifestTree.Directory> dirs = tree.directories().stream()
+                .filter(d -> selected(d.path()) || parents.contains(d.path()))
+                .toList();
+        dirs.forEach(d -> addParents(d.path(), parents));
+        List<ManifestTree.Directory> withParents = tree.directories().stream()
+                .filter(d -> selected(d.path()) || parents.contains(d.path()))
+                .toList();
+        Set<String> kept = new HashSet<>();
+        files.forEach(e -> kept.add(e.path()));
+        List<Manifest.Stale> stale =
+                m.stale().stream().filter(st -> kept.contains(st.path())).toList();
+        return new Manifest(
+                m.formatVersion(),
+                m.name(),
+                m.createdAt(),
+                m.complete(),
+                files,
+                m.notStored(),
+                stale,
+                m.incompleteBecause(),
+                new ManifestTree(withParents, symlinks, links));
     }
-    ManifestTree tree = m.tree();
-    List<ManifestTree.HardLink> links = tree.hardLinks().stream().filter(l -> selected(l.path())).toList();
-    Set<String> linkTargets = new HashSet<>();
-    links.forEach(l -> linkTargets.add(l.target()));
-    List<ManifestEntry> files = m.files().stream()
-        .filter(e -> selected(e.path()) || linkTargets.contains(e.path())).toList();
-    List<ManifestTree.Symlink> symlinks = tree.symlinks().stream().filter(l -> selected(l.path())).toList();
-    Set<String> parents = new HashSet<>();
-    files.forEach(e -> addParents(e.path(), parents));
-    links.forEach(l -> addParents(l.path(), parents));
-    symlinks.forEach(l -> addParents(l.path(), parents));
-    List<ManifestTree.Directory> dirs = tree.directories().stream()
-        .filter(d -> selected(d.path()) || parents.contains(d.path())).toList();
-    dirs.forEach(d -> addParents(d.path(), parents));
-    List<ManifestTree.Directory> withParents = tree.directories().stream()
-        .filter(d -> selected(d.path()) || parents.contains(d.path())).toList();
-    Set<String> kept = new HashSet<>();
-    files.forEach(e -> kept.add(e.path()));
-    List<Manifest.Stale> stale = m.stale().stream().filter(st -> kept.contains(st.path())).toList();
-    return new Manifest(m.formatVersion(), m.name(), m.createdAt(), m.complete(), files, m.notStored(), stale,
-        m.incompleteBecause(), new ManifestTree(withParents, symlinks, links));
-  }
 
-  private static void addParents(String path, Set<String> parents) {
-    for (int slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
-      if (!parents.add(path.substring(0, slash))) {
-        return;
-      }
+    private static void addParents(String path, Set<String> parents) {
+        for (int slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
+            if (!parents.add(path.substring(0, slash))) {
+                return;
+            }
+        }
     }
-  }
 }

@@ -29,108 +29,109 @@ import java.util.concurrent.TimeUnit;
  * {@link #PREFIX}. Thread-safe.
  */
 final class RunMarker implements AutoCloseable {
-  /** Where markers live. */
-  static final String PREFIX = ".ballast-runs/";
-  /** How often a running backup writes its marker again. */
-  static final Duration REFRESH = Duration.ofMinutes(5);
-  /** A marker not written for this long belongs to a run that died. */
-  static final Duration STALE = Duration.ofMinutes(30);
+    /** Where markers live. */
+    static final String PREFIX = ".ballast-runs/";
+    /** How often a running backup writes its marker again. */
+    static final Duration REFRESH = Duration.ofMinutes(5);
+    /** A marker not written for this long belongs to a run that died. */
+    static final Duration STALE = Duration.ofMinutes(30);
 
-  private final ObjectStore store;
-  private final String key;
-  private final byte[] body;
-  private final ScheduledExecutorService refresher;
-  private volatile boolean abandoned;
+    private final ObjectStore store;
+    private final String key;
+    private final byte[] body;
+    private final ScheduledExecutorService refresher;
+    private volatile boolean abandoned;
 
-  private RunMarker(ObjectStore store, String key, byte[] body) {
-    this.store = store;
-    this.key = key;
-    this.body = body;
-    this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ballast-run-marker");
-      t.setDaemon(true);
-      return t;
-    });
-  }
-
-  /** The marker key prefix of backup {@code name}. */
-  static String prefix(String name) {
-    return PREFIX + name + "/";
-  }
-
-  /**
-   * Writes the marker of a run of backup {@code name} and starts refreshing it.
-   *
-   * @throws dev.ballast.storage.StorageException if it cannot be written (the backup cannot run either)
-   */
-  static RunMarker start(ObjectStore store, String name, Clock clock) {
-    String runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-    String json = "{\"name\":\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"startedAt\":\""
-        + clock.instant() + "\",\"host\":\"" + host() + "\",\"pid\":" + ProcessHandle.current().pid() + "}";
-    RunMarker marker = new RunMarker(store, prefix(name) + runId, json.getBytes(StandardCharsets.UTF_8));
-    store.put(marker.key, ObjectContent.ofBytes(marker.body));
-    long every = REFRESH.toMillis();
-    marker.refresher.scheduleWithFixedDelay(marker::refresh, every, every, TimeUnit.MILLISECONDS);
-    return marker;
-  }
-
-  private void refresh() {
-    try {
-      store.put(key, ObjectContent.ofBytes(body));
-    } catch (RuntimeException e) {
-      // the next refresh tries again; the backup itself reports a store that went away
+    private RunMarker(ObjectStore store, String key, byte[] body) {
+        this.store = store;
+        this.key = key;
+        this.body = body;
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ballast-run-marker");
+            t.setDaemon(true);
+            return t;
+        });
     }
-  }
 
-  private static String host() {
-    try {
-      return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "_");
-    } catch (java.io.IOException e) {
-      return "unknown";
+    /** The marker key prefix of backup {@code name}. */
+    static String prefix(String name) {
+        return PREFIX + name + "/";
     }
-  }
 
-  /**
-   * Leaves the marker in place when the run ends: the store went away, so removing it would only
-   * wait out another timeout; it goes stale after {@link #STALE}.
-   */
-  void abandon() {
-    abandoned = true;
-  }
+    /**
+     * Writes the marker of a run of backup {@code name} and starts refreshing it.
+     *
+     * @throws dev.ballast.storage.StorageException if it cannot be written (the backup cannot run either)
+     */
+    static RunMarker start(ObjectStore store, String name, Clock clock) {
+        String runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        String json = "{\"name\":\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"startedAt\":\""
+                + clock.instant() + "\",\"host\":\"" + host() + "\",\"pid\":"
+                + ProcessHandle.current().pid() + "}";
+        RunMarker marker = new RunMarker(store, prefix(name) + runId, json.getBytes(StandardCharsets.UTF_8));
+        store.put(marker.key, ObjectContent.ofBytes(marker.body));
+        long every = REFRESH.toMillis();
+        marker.refresher.scheduleWithFixedDelay(marker::refresh, every, every, TimeUnit.MILLISECONDS);
+        return marker;
+    }
 
-  /** Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to go stale. */
-  @Override
-  public void close() {
-    refresher.shutdownNow();
-    if (abandoned) {
-      return;
+    private void refresh() {
+        try {
+            store.put(key, ObjectContent.ofBytes(body));
+        } catch (RuntimeException e) {
+            // the next refresh tries again; the backup itself reports a store that went away
+        }
     }
-    try {
-      for (VersionEntry v : store.versions(key)) {
-        store.deleteVersion(key, v.versionId());
-      }
-    } catch (RuntimeException e) {
-      // it goes stale after STALE and prune removes it
-    }
-  }
 
-  /** The live and stale markers of one backup name, as prune found them. */
-  record Found(List<VersionEntry> live, List<VersionEntry> stale) {}
+    private static String host() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "_");
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
 
-  /**
-   * Sorts {@code markerVersions} (every version under {@link #prefix(String)}) by whether the newest
-   * version of each marker is younger than {@link #STALE} at {@code now}.
-   */
-  static Found classify(List<VersionEntry> markerVersions, Instant now) {
-    java.util.Map<String, Instant> newest = new java.util.HashMap<>();
-    for (VersionEntry v : markerVersions) {
-      newest.merge(v.key(), v.lastModified(), (a, b) -> a.isAfter(b) ? a : b);
+    /**
+     * Leaves the marker in place when the run ends: the store went away, so removing it would only
+     * wait out another timeout; it goes stale after {@link #STALE}.
+     */
+    void abandon() {
+        abandoned = true;
     }
-    List<VersionEntry> live = new ArrayList<>();
-    List<VersionEntry> stale = new ArrayList<>();
-    for (VersionEntry v : markerVersions) {
-      (newest.get(v.key()).isAfter(now.minus(STALE)) ? live : stale).add(v);
+
+    /** Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to go stale. */
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+        if (abandoned) {
+            return;
+        }
+        try {
+            for (VersionEntry v : store.versions(key)) {
+                store.deleteVersion(key, v.versionId());
+            }
+        } catch (RuntimeException e) {
+            // it goes stale after STALE and prune removes it
+        }
     }
-    return new Found(live, stale);
-  }
+
+    /** The live and stale markers of one backup name, as prune found them. */
+    record Found(List<VersionEntry> live, List<VersionEntry> stale) {}
+
+    /**
+     * Sorts {@code markerVersions} (every version under {@link #prefix(String)}) by whether the newest
+     * version of each marker is younger than {@link #STALE} at {@code now}.
+     */
+    static Found classify(List<VersionEntry> markerVersions, Instant now) {
+        java.util.Map<String, Instant> newest = new java.util.HashMap<>();
+        for (VersionEntry v : markerVersions) {
+            newest.merge(v.key(), v.lastModified(), (a, b) -> a.isAfter(b) ? a : b);
+        }
+        List<VersionEntry> live = new ArrayList<>();
+        List<VersionEntry> stale = new ArrayList<>();
+        for (VersionEntry v : markerVersions) {
+            (newest.get(v.key()).isAfter(now.minus(STALE)) ? live : stale).add(v);
+        }
+        return new Found(live, stale);
+    }
 }

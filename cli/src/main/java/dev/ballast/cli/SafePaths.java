@@ -14,76 +14,76 @@ import org.jspecify.annotations.Nullable;
  * {@code a\b.txt} is one file there and restores as one.
  */
 final class SafePaths {
-  /** Whether this platform separates path segments with a backslash (Windows). */
-  private static final boolean BACKSLASH_SEPARATES = java.io.File.separatorChar == '\\';
+    /** Whether this platform separates path segments with a backslash (Windows). */
+    private static final boolean BACKSLASH_SEPARATES = java.io.File.separatorChar == '\\';
 
-  private SafePaths() {}
+    private SafePaths() {}
 
-  /**
-   * Returns why {@code manifestPath} is unsafe on this platform, or null when it is a plain
-   * relative path of {@code /}-separated segments.
-   */
-  static @Nullable String problem(String manifestPath) {
-    return problem(manifestPath, BACKSLASH_SEPARATES);
-  }
+    /**
+     * Returns why {@code manifestPath} is unsafe on this platform, or null when it is a plain
+     * relative path of {@code /}-separated segments.
+     */
+    static @Nullable String problem(String manifestPath) {
+        return problem(manifestPath, BACKSLASH_SEPARATES);
+    }
 
-  /** As {@link #problem(String)}, for a platform that does or does not separate paths with a backslash. */
-  static @Nullable String problem(String manifestPath, boolean backslashSeparates) {
-    Objects.requireNonNull(manifestPath, "manifestPath");
-    if (manifestPath.isEmpty()) {
-      return "it is empty";
+    /** As {@link #problem(String)}, for a platform that does or does not separate paths with a backslash. */
+    static @Nullable String problem(String manifestPath, boolean backslashSeparates) {
+        Objects.requireNonNull(manifestPath, "manifestPath");
+        if (manifestPath.isEmpty()) {
+            return "it is empty";
+        }
+        for (int i = 0; i < manifestPath.length(); i++) {
+            char c = manifestPath.charAt(i);
+            if (Character.isISOControl(c)) {
+                return "it contains a control character";
+            }
+            if (c == '\\' && backslashSeparates) {
+                return "it contains a backslash, which separates paths here";
+            }
+        }
+        try {
+            if (manifestPath.startsWith("/") || Path.of(manifestPath).isAbsolute()) {
+                return "it is absolute";
+            }
+        } catch (InvalidPathException e) {
+            return "it is not a valid path here (" + e.getReason() + ")";
+        }
+        if (manifestPath.length() >= 2 && manifestPath.charAt(1) == ':') {
+            return "it starts with a drive letter";
+        }
+        for (String segment : manifestPath.split("/", -1)) {
+            if (segment.equals("..")) {
+                return "it contains '..'";
+            }
+            if (segment.isEmpty() || segment.equals(".")) {
+                return "it has an empty or '.' segment";
+            }
+        }
+        return null;
     }
-    for (int i = 0; i < manifestPath.length(); i++) {
-      char c = manifestPath.charAt(i);
-      if (Character.isISOControl(c)) {
-        return "it contains a control character";
-      }
-      if (c == '\\' && backslashSeparates) {
-        return "it contains a backslash, which separates paths here";
-      }
-    }
-    try {
-      if (manifestPath.startsWith("/") || Path.of(manifestPath).isAbsolute()) {
-        return "it is absolute";
-      }
-    } catch (InvalidPathException e) {
-      return "it is not a valid path here (" + e.getReason() + ")";
-    }
-    if (manifestPath.length() >= 2 && manifestPath.charAt(1) == ':') {
-      return "it starts with a drive letter";
-    }
-    for (String segment : manifestPath.split("/", -1)) {
-      if (segment.equals("..")) {
-        return "it contains '..'";
-      }
-      if (segment.isEmpty() || segment.equals(".")) {
-        return "it has an empty or '.' segment";
-      }
-    }
-    return null;
-  }
 
-  /**
-   * Resolves {@code manifestPath} inside {@code target}.
-   *
-   * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the path is unsafe or lands outside
-   *     {@code target} once normalised
-   */
-  static @Nullable Path resolveInside(Path target, String manifestPath) {
-    Objects.requireNonNull(target, "target");
-    String problem = problem(manifestPath);
-    Path root = target.toAbsolutePath().normalize();
-    Path resolved = problem == null ? root.resolve(manifestPath).normalize() : null;
-    if (problem == null && (!resolved.startsWith(root) || resolved.equals(root))) {
-      problem = "it would land outside the target directory";
+    /**
+     * Resolves {@code manifestPath} inside {@code target}.
+     *
+     * @throws CliFailure with {@link ExitCodes#INTEGRITY} if the path is unsafe or lands outside
+     *     {@code target} once normalised
+     */
+    static @Nullable Path resolveInside(Path target, String manifestPath) {
+        Objects.requireNonNull(target, "target");
+        String problem = problem(manifestPath);
+        Path root = target.toAbsolutePath().normalize();
+        Path resolved = problem == null ? root.resolve(manifestPath).normalize() : null;
+        if (problem == null && (!resolved.startsWith(root) || resolved.equals(root))) {
+            problem = "it would land outside the target directory";
+        }
+        if (problem != null) {
+            throw new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The manifest names the path '" + manifestPath + "', which is refused because " + problem
+                            + "; nothing was restored. The manifest is corrupt or crafted: restore another "
+                            + "--manifest-version or inspect it with 'ballast versions NAME/.ballast-manifest.json'.");
+        }
+        return resolved;
     }
-    if (problem != null) {
-      throw new CliFailure(
-          ExitCodes.INTEGRITY,
-          "The manifest names the path '" + manifestPath + "', which is refused because " + problem
-              + "; nothing was restored. The manifest is corrupt or crafted: restore another "
-              + "--manifest-version or inspect it with 'ballast versions NAME/.ballast-manifest.json'.");
-    }
-    return resolved;
-  }
 }

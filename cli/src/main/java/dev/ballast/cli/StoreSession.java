@@ -31,226 +31,266 @@ import org.jspecify.annotations.Nullable;
  */
 final class StoreSession implements AutoCloseable {
 
-  /** What the command does with the store. */
-  enum Access {
-    /** Writes new versions: the local store's writer lock is taken. */
-    WRITE,
-    /** Only reads: any number of readers run beside the writer. */
-    READ
-  }
+    /** What the command does with the store. */
+    enum Access {
+        /** Writes new versions: the local store's writer lock is taken. */
+        WRITE,
+        /** Only reads: any number of readers run beside the writer. */
+        READ
+    }
 
-  /** Where a data directory of the earlier embedded S3 server kept its file store. */
-  static final String OLD_S3MOCK_FOLDER = "s3";
+    /** Where a data directory of the earlier embedded S3 server kept its file store. */
+    static final String OLD_S3MOCK_FOLDER = "s3";
 
-  /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
-  /** How long a backup trusts what the capability probe found about an endpoint's server. */
-  static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
-  private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+    /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
+    /** How long a backup trusts what the capability probe found about an endpoint's server. */
+    static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
 
-  private final @Nullable ResilientHttpClient http;
-  private final @Nullable StorageFacade facade;
-  private final ObjectStore objects;
-  private final @Nullable Counting counting;
-  private final String where;
-  /** The local store's directory, or null for an S3 bucket. */
-  private final @Nullable Path localDirectory;
+    private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
-  private StoreSession(@Nullable ResilientHttpClient http, @Nullable StorageFacade facade, ObjectStore objects, @Nullable Counting counting,
-      String where, @Nullable Path localDirectory) {
-    this.http = http;
-    this.facade = facade;
-    this.objects = objects;
-    this.counting = counting;
-    this.where = where;
-    this.localDirectory = localDirectory;
-  }
+    private final @Nullable ResilientHttpClient http;
+    private final @Nullable StorageFacade facade;
+    private final ObjectStore objects;
+    private final @Nullable Counting counting;
+    private final String where;
+    /** The local store's directory, or null for an S3 bucket. */
+    private final @Nullable Path localDirectory;
 
-  /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
-  @Nullable Path localDirectory() {
-    return localDirectory;
-  }
+    private StoreSession(
+            @Nullable ResilientHttpClient http,
+            @Nullable StorageFacade facade,
+            ObjectStore objects,
+            @Nullable Counting counting,
+            String where,
+            @Nullable Path localDirectory) {
+        this.http = http;
+        this.facade = facade;
+        this.objects = objects;
+        this.counting = counting;
+        this.where = where;
+        this.localDirectory = localDirectory;
+    }
 
-  /** Counts what the summary reports from the HTTP layer. */
-  private static final class Counting implements HttpClientListener {
-    final LongAdder retries = new LongAdder();
-    final LongAdder breakerTrips = new LongAdder();
+    /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
+    @Nullable
+    Path localDirectory() {
+        return localDirectory;
+    }
 
-    @Override
-    public void onRetryDecision(RetryDecisionEvent event) {
-      if (event.decision() == RetryDecision.RETRYING) {
-        retries.increment();
-      }
+    /** Counts what the summary reports from the HTTP layer. */
+    private static final class Counting implements HttpClientListener {
+        final LongAdder retries = new LongAdder();
+        final LongAdder breakerTrips = new LongAdder();
+
+        @Override
+        public void onRetryDecision(RetryDecisionEvent event) {
+            if (event.decision() == RetryDecision.RETRYING) {
+                retries.increment();
+            }
+        }
+
+        @Override
+        public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
+            if (to == BreakerState.OPEN) {
+                breakerTrips.increment();
+            }
+        }
+    }
+
+    static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
+        // S3's bucket naming rules (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html),
+        // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
+        if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
+                            + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, no two dots in a row.");
+        }
+        return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
+    }
+
+    private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+        if (o.dataDir != null && o.dataDir.toString().isBlank()) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--data-dir is empty: pass a directory for the local store, or leave the"
+                            + " option out to use ~/.ballast.");
+        }
+        Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"))
+                .toAbsolutePath()
+                .normalize();
+        Path storeDir = dataDir.resolve(o.bucket);
+        String where = "the local store " + storeDir;
+        boolean exists = LocalObjectStore.exists(storeDir);
+        if (!exists && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The data directory '" + dataDir + "' holds backups in the layout of the "
+                            + "S3Mock server that earlier builds of ballast embedded ("
+                            + dataDir.resolve(OLD_S3MOCK_FOLDER) + "), which this version "
+                            + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
+                            + "another --data-dir) to keep new backups in the local store.");
+        }
+        if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {
+            throw new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The local store " + storeDir + " holds stored content but no index ("
+                            + storeDir.resolve("index.db")
+                            + "), which was deleted or lost, so its backups can be neither listed nor "
+                            + "restored; restore that directory from a copy (nothing was changed).");
+        }
+        if (access == Access.WRITE) {
+            usableDataDir(dataDir);
+        } else if (!exists) {
+            readableDataDir(dataDir);
+            // Nothing was ever backed up here: every command sees an empty store, and nothing is created.
+            return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where, storeDir);
+        }
+        LocalStoreConfig config = LocalStoreConfig.builder()
+                .readOnly(access == Access.READ)
+                .clock(ctx.clock())
+                .build();
+        StorageFacade facade = Errors.translate(where, null, () -> {
+            try {
+                return StorageFacade.newBuilder().localObjects(storeDir, config).build();
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "The directory '" + storeDir + "' cannot hold backups (" + e.getMessage()
+                                + "); pass another --data-dir or --bucket.",
+                        e);
+            }
+        });
+        return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
+    }
+
+    private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
+        ResilientHttpClient http = null;
+        try {
+            Counting counting = new Counting();
+            http = ResilientHttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .totalTimeout(o.timeout)
+                    .listener(counting)
+                    .build();
+            URI endpoint = o.endpoint;
+            S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
+            b.region(o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION));
+            String where = "the S3 endpoint " + endpoint;
+            b.endpoint(endpoint);
+            S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
+            if (o.pathStyle != null) {
+                b.pathStyle(o.pathStyle);
+            }
+            S3Endpoint s3Endpoint;
+            try {
+                s3Endpoint = b.build();
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "The endpoint '" + o.endpoint + "' is not usable (" + e.getMessage()
+                                + "); pass an absolute http:// or https:// URL.",
+                        e);
+            }
+            // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
+            // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
+            // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
+            S3StoreConfig s3Config = access == Access.WRITE
+                    ? S3StoreConfig.builder()
+                            .createBucket(true)
+                            .enableVersioning(true)
+                            .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED)
+                            .build()
+                    : S3StoreConfig.builder()
+                            .declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class))
+                            .build();
+            StorageFacade facade = Errors.translate(
+                    where,
+                    o.bucket,
+                    () -> StorageFacade.newBuilder()
+                            .s3(s3Endpoint)
+                            .bucket(o.bucket)
+                            .s3Config(s3Config)
+                            .clock(ctx.clock())
+                            .build());
+            return new StoreSession(
+                    http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
+        } catch (RuntimeException e) {
+            if (http != null) {
+                http.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Creates the data directory and checks that a file can be created in it, so an unusable one is
+     * reported as the input it is (exit 2) before the store is opened.
+     */
+    private static void usableDataDir(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));
+        } catch (IOException e) {
+            throw unusable(dir, e);
+        }
+    }
+
+    /** A data directory to read from must not sit below a file; it need not exist. */
+    private static void readableDataDir(Path dir) {
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (Files.exists(p) && !Files.isDirectory(p)) {
+                throw unusable(dir, new java.nio.file.NotDirectoryException(p.toString()));
+            }
+        }
+    }
+
+    private static CliFailure unusable(Path dir, IOException e) {
+        return new CliFailure(
+                ExitCodes.USAGE,
+                "The data directory '" + dir + "' cannot be used (" + Errors.describeIo(e)
+                        + "); pass a writable directory with --data-dir.",
+                e);
+    }
+
+    ObjectStore objects() {
+        return objects;
+    }
+
+    /** Where the store is, for messages. */
+    String where() {
+        return where;
+    }
+
+    /** Whether the store is an S3 endpoint (so retries, breaker trips and cached reads can happen). */
+    boolean remote() {
+        return http != null;
+    }
+
+    /**
+     * The counters every summary ends with: attempts retried by the HTTP layer, circuit breaker trips
+     * and reads served from the last-known-good cache, for an S3 endpoint; empty for the local store,
+     * which has none of them.
+     */
+    String counters() {
+        if (!remote()) {
+            return "";
+        }
+        return "; attempts retried " + counting.retries.sum() + ", breaker trips " + counting.breakerTrips.sum()
+                + ", degraded reads " + facade.stats().degradedReads();
     }
 
     @Override
-    public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
-      if (to == BreakerState.OPEN) {
-        breakerTrips.increment();
-      }
+    public void close() {
+        try {
+            if (facade != null) {
+                facade.close();
+            }
+        } finally {
+            if (http != null) {
+                http.close();
+            }
+        }
     }
-  }
-
-  static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
-    // S3's bucket naming rules (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html),
-    // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
-    if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
-      throw new CliFailure(ExitCodes.USAGE, "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
-          + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, no two dots in a row.");
-    }
-    return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
-  }
-
-  private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
-    if (o.dataDir != null && o.dataDir.toString().isBlank()) {
-      throw new CliFailure(ExitCodes.USAGE, "--data-dir is empty: pass a directory for the local store, or leave the"
-          + " option out to use ~/.ballast.");
-    }
-    Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast")).toAbsolutePath().normalize();
-    Path storeDir = dataDir.resolve(o.bucket);
-    String where = "the local store " + storeDir;
-    boolean exists = LocalObjectStore.exists(storeDir);
-    if (!exists && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
-      throw new CliFailure(ExitCodes.USAGE, "The data directory '" + dataDir + "' holds backups in the layout of the "
-          + "S3Mock server that earlier builds of ballast embedded (" + dataDir.resolve(OLD_S3MOCK_FOLDER) + "), which this version "
-          + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
-          + "another --data-dir) to keep new backups in the local store.");
-    }
-    if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {
-      throw new CliFailure(ExitCodes.INTEGRITY, "The local store " + storeDir + " holds stored content but no index ("
-          + storeDir.resolve("index.db") + "), which was deleted or lost, so its backups can be neither listed nor "
-          + "restored; restore that directory from a copy (nothing was changed).");
-    }
-    if (access == Access.WRITE) {
-      usableDataDir(dataDir);
-    } else if (!exists) {
-      readableDataDir(dataDir);
-      // Nothing was ever backed up here: every command sees an empty store, and nothing is created.
-      return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where, storeDir);
-    }
-    LocalStoreConfig config = LocalStoreConfig.builder().readOnly(access == Access.READ).clock(ctx.clock()).build();
-    StorageFacade facade = Errors.translate(where, null, () -> {
-      try {
-        return StorageFacade.newBuilder().localObjects(storeDir, config).build();
-      } catch (IllegalArgumentException e) {
-        throw new CliFailure(ExitCodes.USAGE, "The directory '" + storeDir + "' cannot hold backups (" + e.getMessage()
-            + "); pass another --data-dir or --bucket.", e);
-      }
-    });
-    return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
-  }
-
-  private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
-    ResilientHttpClient http = null;
-    try {
-      Counting counting = new Counting();
-      http = ResilientHttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .totalTimeout(o.timeout)
-          .listener(counting)
-          .build();
-      URI endpoint = o.endpoint;
-      S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
-      b.region(o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION));
-      String where = "the S3 endpoint " + endpoint;
-      b.endpoint(endpoint);
-      S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
-      if (o.pathStyle != null) {
-        b.pathStyle(o.pathStyle);
-      }
-      S3Endpoint s3Endpoint;
-      try {
-        s3Endpoint = b.build();
-      } catch (IllegalArgumentException e) {
-        throw new CliFailure(ExitCodes.USAGE, "The endpoint '" + o.endpoint + "' is not usable (" + e.getMessage()
-            + "); pass an absolute http:// or https:// URL.", e);
-      }
-      // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
-      // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
-      // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
-      S3StoreConfig s3Config = access == Access.WRITE
-          ? S3StoreConfig.builder().createBucket(true).enableVersioning(true)
-              .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED).build()
-          : S3StoreConfig.builder().declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class)).build();
-      StorageFacade facade = Errors.translate(where, o.bucket, () -> StorageFacade.newBuilder()
-          .s3(s3Endpoint)
-          .bucket(o.bucket)
-          .s3Config(s3Config)
-          .clock(ctx.clock())
-          .build());
-      return new StoreSession(http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
-    } catch (RuntimeException e) {
-      if (http != null) {
-        http.close();
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Creates the data directory and checks that a file can be created in it, so an unusable one is
-   * reported as the input it is (exit 2) before the store is opened.
-   */
-  private static void usableDataDir(Path dir) {
-    try {
-      Files.createDirectories(dir);
-      Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));
-    } catch (IOException e) {
-      throw unusable(dir, e);
-    }
-  }
-
-  /** A data directory to read from must not sit below a file; it need not exist. */
-  private static void readableDataDir(Path dir) {
-    for (Path p = dir; p != null; p = p.getParent()) {
-      if (Files.exists(p) && !Files.isDirectory(p)) {
-        throw unusable(dir, new java.nio.file.NotDirectoryException(p.toString()));
-      }
-    }
-  }
-
-  private static CliFailure unusable(Path dir, IOException e) {
-    return new CliFailure(ExitCodes.USAGE, "The data directory '" + dir + "' cannot be used (" + Errors.describeIo(e)
-        + "); pass a writable directory with --data-dir.", e);
-  }
-
-  ObjectStore objects() {
-    return objects;
-  }
-
-  /** Where the store is, for messages. */
-  String where() {
-    return where;
-  }
-
-  /** Whether the store is an S3 endpoint (so retries, breaker trips and cached reads can happen). */
-  boolean remote() {
-    return http != null;
-  }
-
-  /**
-   * The counters every summary ends with: attempts retried by the HTTP layer, circuit breaker trips
-   * and reads served from the last-known-good cache, for an S3 endpoint; empty for the local store,
-   * which has none of them.
-   */
-  String counters() {
-    if (!remote()) {
-      return "";
-    }
-    return "; attempts retried " + counting.retries.sum() + ", breaker trips " + counting.breakerTrips.sum()
-        + ", degraded reads " + facade.stats().degradedReads();
-  }
-
-  @Override
-  public void close() {
-    try {
-      if (facade != null) {
-        facade.close();
-      }
-    } finally {
-      if (http != null) {
-        http.close();
-      }
-    }
-  }
 }

@@ -5,18 +5,18 @@ import java.util.Locale;
 
 /** Formatting of sizes, rates and durations for summaries. */
 final class Summary {
-  private Summary() {}
+    private Summary() {}
 
-  static String mib(long bytes) {
-    return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
-  }
+    static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
 
-  static String rate(long bytes, Duration elapsed) {
-    double seconds = Math.max(elapsed.toNanos() / 1e9, 1e-3);
-    return String.format(Locale.ROOT, "%.1f MiB/s", bytes / 1048576.0 / seconds);
-  }
+    static String rate(long bytes, Duration elapsed) {
+        double seconds = Math.max(elapsed.toNanos() / 1e9, 1e-3);
+        return String.format(Locale.ROOT, "%.1f MiB/s", bytes / 1048576.0 / seconds);
+    }
 
-  static String duration(Duration d) {
-    return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
-  }
+    static String duration(Duration d) {
+        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    }
 }

@@ -4,7 +4,11 @@ import picocli.CommandLine.Option;
 
 /** {@code --transfers}, shared by the commands that move file contents. */
 final class TransferOptions {
-  @Option(names = "--transfers", paramLabel = "N", defaultValue = "" + Transfers.DEFAULT_THREADS,
-      description = "Files read and written at once (default: ${DEFAULT-VALUE}; 1 to " + Transfers.MAX_THREADS + ").")
-  int transfers;
+    @Option(
+            names = "--transfers",
+            paramLabel = "N",
+            defaultValue = "" + Transfers.DEFAULT_THREADS,
+            description =
+                    "Files read and written at once (default: ${DEFAULT-VALUE}; 1 to " + Transfers.MAX_THREADS + ").")
+    int transfers;
 }

@@ -15,78 +15,80 @@ import java.util.function.Consumer;
  */
 final class Transfers implements AutoCloseable {
 
-  /** Default of {@code --transfers}: files read and written at once. */
-  static final int DEFAULT_THREADS = 4;
-  /** Largest {@code --transfers} accepted. */
-  static final int MAX_THREADS = 64;
+    /** Default of {@code --transfers}: files read and written at once. */
+    static final int DEFAULT_THREADS = 4;
+    /** Largest {@code --transfers} accepted. */
+    static final int MAX_THREADS = 64;
 
-  private final ExecutorService pool;
-  private final Semaphore permits;
-  private final int maxInFlight;
-
-  Transfers(int threads, int maxInFlight) {
-    if (threads < 1 || threads > MAX_THREADS) {
-      throw new CliFailure(ExitCodes.USAGE, "--transfers must be between 1 and " + MAX_THREADS + " but was " + threads
-          + "; pass the number of files to transfer at once (default " + DEFAULT_THREADS + ").");
-    }
-    AtomicInteger n = new AtomicInteger();
-    this.pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "ballast-transfer-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    this.maxInFlight = maxInFlight;
-    this.permits = new Semaphore(maxInFlight);
-  }
-
-  /**
-   * Runs {@code task} on a transfer thread once fewer than {@code maxInFlight} tasks are in flight.
-   * The task must call the {@code Runnable} it is given exactly once, when its outcome is recorded
-   * (on its thread, or later on another); a task that throws is counted as done.
-   */
-  void submit(Consumer<Runnable> task) {
-    permits.acquireUninterruptibly();
-    try {
-      pool.execute(() -> {
-        Once done = new Once(permits);
-        try {
-          task.accept(done);
-        } catch (RuntimeException | Error e) {
-          done.run();
-          throw e;
-        }
-      });
-    } catch (RuntimeException e) {
-      permits.release();
-      throw e;
-    }
-  }
-
-  /** Waits until every submitted task has recorded its outcome. */
-  void awaitAll() {
-    permits.acquireUninterruptibly(maxInFlight);
-    permits.release(maxInFlight);
-  }
-
-  @Override
-  public void close() {
-    pool.shutdown();
-  }
-
-  /** Releases one permit, at most once. */
-  private static final class Once implements Runnable {
+    private final ExecutorService pool;
     private final Semaphore permits;
-    private final AtomicInteger runs = new AtomicInteger();
+    private final int maxInFlight;
 
-    Once(Semaphore permits) {
-      this.permits = permits;
+    Transfers(int threads, int maxInFlight) {
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--transfers must be between 1 and " + MAX_THREADS + " but was " + threads
+                            + "; pass the number of files to transfer at once (default " + DEFAULT_THREADS + ").");
+        }
+        AtomicInteger n = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "ballast-transfer-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.maxInFlight = maxInFlight;
+        this.permits = new Semaphore(maxInFlight);
+    }
+
+    /**
+     * Runs {@code task} on a transfer thread once fewer than {@code maxInFlight} tasks are in flight.
+     * The task must call the {@code Runnable} it is given exactly once, when its outcome is recorded
+     * (on its thread, or later on another); a task that throws is counted as done.
+     */
+    void submit(Consumer<Runnable> task) {
+        permits.acquireUninterruptibly();
+        try {
+            pool.execute(() -> {
+                Once done = new Once(permits);
+                try {
+                    task.accept(done);
+                } catch (RuntimeException | Error e) {
+                    done.run();
+                    throw e;
+                }
+            });
+        } catch (RuntimeException e) {
+            permits.release();
+            throw e;
+        }
+    }
+
+    /** Waits until every submitted task has recorded its outcome. */
+    void awaitAll() {
+        permits.acquireUninterruptibly(maxInFlight);
+        permits.release(maxInFlight);
     }
 
     @Override
-    public void run() {
-      if (runs.getAndIncrement() == 0) {
-        permits.release();
-      }
+    public void close() {
+        pool.shutdown();
     }
-  }
+
+    /** Releases one permit, at most once. */
+    private static final class Once implements Runnable {
+        private final Semaphore permits;
+        private final AtomicInteger runs = new AtomicInteger();
+
+        Once(Semaphore permits) {
+            this.permits = permits;
+        }
+
+        @Override
+        public void run() {
+            if (runs.getAndIncrement() == 0) {
+                permits.release();
+            }
+        }
+    }
 }

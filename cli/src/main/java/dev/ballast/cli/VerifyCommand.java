@@ -25,267 +25,315 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "verify", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
-        + "the store, never from a cache, and check its length and SHA-256 against the manifest; --transfers objects "
-        + "at a time. A damaged version is recorded, so no later backup reuses it: the next backup uploads the file "
-        + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source. --read-data-subset "
-        + "reads only part of them and checks that every other one is present with its size, from one listing of the "
-        + "store.")
+@Command(
+        name = "verify",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
+                + "the store, never from a cache, and check its length and SHA-256 against the manifest; --transfers objects "
+                + "at a time. A damaged version is recorded, so no later backup reuses it: the next backup uploads the file "
+                + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source. --read-data-subset "
+                + "reads only part of them and checks that every other one is present with its size, from one listing of the "
+                + "store.")
 final class VerifyCommand extends BallastCommand {
-  @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
-  String name;
+    @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
+    String name;
 
-  @Option(names = "--manifest-version", paramLabel = "ID", description = "Verify this manifest version.")
-  String manifestVersion;
+    @Option(names = "--manifest-version", paramLabel = "ID", description = "Verify this manifest version.")
+    String manifestVersion;
 
-  @Option(names = "--repair", paramLabel = "SOURCE-DIR",
-      description = "Store a good copy of each damaged file from SOURCE-DIR, the backed-up directory, when the "
-          + "file there still has the SHA-256 the manifest records; every backup naming the damaged version then "
-          + "reads the good copy.")
-  Path repairFrom;
-  @Option(names = "--read-data-subset", paramLabel = "SUBSET",
-      description = "Read only a subset, as restic's check: n/t (the n-th of t fixed groups; 1/t to t/t read "
-          + "everything once), x% (a random x percent of the files) or a size such as 500M (random files up to it).")
-  String readDataSubset;
+    @Option(
+            names = "--repair",
+            paramLabel = "SOURCE-DIR",
+            description = "Store a good copy of each damaged file from SOURCE-DIR, the backed-up directory, when the "
+                    + "file there still has the SHA-256 the manifest records; every backup naming the damaged version then "
+                    + "reads the good copy.")
+    Path repairFrom;
 
-  @Mixin
-  TransferOptions transferOptions;
+    @Option(
+            names = "--read-data-subset",
+            paramLabel = "SUBSET",
+            description =
+                    "Read only a subset, as restic's check: n/t (the n-th of t fixed groups; 1/t to t/t read "
+                            + "everything once), x% (a random x percent of the files) or a size such as 500M (random files up to it).")
+    String readDataSubset;
 
-  VerifyCommand(CliContext ctx) {
-    super(ctx);
-  }
+    @Mixin
+    TransferOptions transferOptions;
 
-  /** A damaged file: its entry and what was found. */
-  private record Damage(ManifestEntry entry, String reason) {}
-
-  @Override
-  public Integer call() {
-    Manifests.checkName(name);
-    DataSubset subset;
-    try {
-      subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
-    } catch (IllegalArgumentException e) {
-      throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
+    VerifyCommand(CliContext ctx) {
+        super(ctx);
     }
-    new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
-    if (repairFrom != null && !Files.isDirectory(repairFrom)) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + repairFrom + "' is not a directory; pass --repair the directory "
-          + "that was backed up.");
-    }
-    StoreSession.Access access = repairFrom != null ? StoreSession.Access.WRITE : StoreSession.Access.READ;
-    try (StoreSession session = StoreSession.open(common, ctx, access)) {
-      Manifests.Versioned chosen = Errors.translate(session.where(), null,
-          () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
-      DamagedVersions record = Errors.translate(session.where(), null,
-          () -> DamagedVersions.load(session.objects(), name, ctx.err()));
-      Manifest m = chosen.manifest();
-      long start = System.nanoTime();
-      List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
-      List<ManifestEntry> toRead = subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
-      List<String> absent = subset == null ? List.of()
-          : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead));
-      long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
-      List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
-      AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
-      AtomicLong bytes = new AtomicLong();
-      try (Progress progress = Progress.create("verify " + name, toRead.size(), readBytes, ctx.terminal(),
-              ctx.out(), ctx.progressInterval().toSeconds());
-          Transfers pool = new Transfers(transferOptions.transfers, transferOptions.transfers)) {
-        for (ManifestEntry e : toRead) {
-          if (unavailable.get() != null || ctx.cancellation().cancelled()) {
-            unreadable.add(e.path());
-            continue;
-          }
-          pool.submit(done -> {
-            try {
-              String damage = verify(session, e, record.versionToRead(e), progress);
-              if (damage == null) {
-                bytes.addAndGet(e.size());
-              } else {
-                bad.add(new Damage(e, damage));
-              }
-            } catch (StorageUnavailableException ex) {
-              unavailable.compareAndSet(null, ex);
-              unreadable.add(e.path());
-            } catch (StorageException | IOException ex) {
-              unreadable.add(Errors.printable(e.path() + " (its stored copy could not be read: " + ex.getMessage()
-                  + ")"));
-            } finally {
-              progress.fileDone();
-              done.run();
+
+    /** A damaged file: its entry and what was found. */
+    private record Damage(ManifestEntry entry, String reason) {}
+
+    @Override
+    public Integer call() {
+        Manifests.checkName(name);
+        DataSubset subset;
+        try {
+            subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
+        }
+        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        if (repairFrom != null && !Files.isDirectory(repairFrom)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + repairFrom + "' is not a directory; pass --repair the directory " + "that was backed up.");
+        }
+        StoreSession.Access access = repairFrom != null ? StoreSession.Access.WRITE : StoreSession.Access.READ;
+        try (StoreSession session = StoreSession.open(common, ctx, access)) {
+            Manifests.Versioned chosen = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+            DamagedVersions record = Errors.translate(
+                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
+            Manifest m = chosen.manifest();
+            long start = System.nanoTime();
+            List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
+            List<ManifestEntry> toRead =
+                    subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
+            List<String> absent = subset == null
+                    ? List.of()
+                    : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead));
+            long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
+            List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+            AtomicLong bytes = new AtomicLong();
+            try (Progress progress = Progress.create(
+                            "verify " + name,
+                            toRead.size(),
+                            readBytes,
+                            ctx.terminal(),
+                            ctx.out(),
+                            ctx.progressInterval().toSeconds());
+                    Transfers pool = new Transfers(transferOptions.transfers, transferOptions.transfers)) {
+                for (ManifestEntry e : toRead) {
+                    if (unavailable.get() != null || ctx.cancellation().cancelled()) {
+                        unreadable.add(e.path());
+                        continue;
+                    }
+                    pool.submit(done -> {
+                        try {
+                            String damage = verify(session, e, record.versionToRead(e), progress);
+                            if (damage == null) {
+                                bytes.addAndGet(e.size());
+                            } else {
+                                bad.add(new Damage(e, damage));
+                            }
+                        } catch (StorageUnavailableException ex) {
+                            unavailable.compareAndSet(null, ex);
+                            unreadable.add(e.path());
+                        } catch (StorageException | IOException ex) {
+                            unreadable.add(Errors.printable(
+                                    e.path() + " (its stored copy could not be read: " + ex.getMessage() + ")"));
+                        } finally {
+                            progress.fileDone();
+                            done.run();
+                        }
+                    });
+                }
+                pool.awaitAll();
             }
-          });
+            List<Damage> damaged = new ArrayList<>(bad);
+            damaged.sort(Comparator.comparing(d -> d.entry().path()));
+            Collections.sort(unreadable);
+            java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
+            damaged.forEach(d -> ctx.err()
+                    .println("Damaged: " + Errors.printable(d.entry().path()) + " (version "
+                            + d.entry().versionId() + ": " + Errors.printable(d.reason()) + ")"));
+            absent.forEach(p -> ctx.err().println("Damaged: " + p));
+            unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
+            int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
+            int stillBad = damaged.size() - repaired + absent.size();
+            String totals = (m.files().size() - damaged.size() - absent.size() - unreadable.size()) + " of "
+                    + m.files().size()
+                    + " files verified"
+                    + (subset == null
+                            ? ""
+                            : " (subset " + subset + ": " + toRead.size() + " read, the other "
+                                    + (m.files().size() - toRead.size()) + " checked present with their size)")
+                    + ", " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
+                    + Summary.rate(bytes.get(), elapsed) + ")" + counters(session) + ".";
+            if (stillBad == 0 && unreadable.isEmpty()) {
+                ctx.out()
+                        .println("Verify of '" + name + "' (manifest version "
+                                + chosen.version().versionId() + ") OK: " + totals
+                                + (repaired == 0
+                                        ? ""
+                                        : " " + repaired + " damaged file(s) repaired from " + repairFrom + "."));
+                return ExitCodes.OK;
+            }
+            ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
+            String advice = stillBad == 0
+                    ? "run verify again"
+                    : repairFrom == null
+                            ? "run 'ballast verify " + name + " --repair SOURCE-DIR' or back the source up again to "
+                                    + "store a good copy (the damaged versions are recorded and never reused), or restore an older "
+                                    + "--manifest-version"
+                            : "back the source up again once it holds the files, or restore an older --manifest-version";
+            ctx.err()
+                    .println("Backup '" + name + "' has " + stillBad + " damaged and " + unreadable.size()
+                            + " unreadable files"
+                            + (unavailable.get() != null ? " because " + session.where() + " became unavailable" : "")
+                            + "; " + advice + ".");
+            return stillBad > 0
+                    ? ExitCodes.INTEGRITY
+                    : unavailable.get() != null ? ExitCodes.UNAVAILABLE : ExitCodes.INCOMPLETE;
         }
-        pool.awaitAll();
-      }
-      List<Damage> damaged = new ArrayList<>(bad);
-      damaged.sort(Comparator.comparing(d -> d.entry().path()));
-      Collections.sort(unreadable);
-      java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
-      damaged.forEach(d -> ctx.err().println("Damaged: " + Errors.printable(d.entry().path()) + " (version "
-          + d.entry().versionId() + ": " + Errors.printable(d.reason()) + ")"));
-      absent.forEach(p -> ctx.err().println("Damaged: " + p));
-      unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
-      int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
-      int stillBad = damaged.size() - repaired + absent.size();
-      String totals = (m.files().size() - damaged.size() - absent.size() - unreadable.size()) + " of " + m.files().size()
-          + " files verified" + (subset == null ? "" : " (subset " + subset + ": " + toRead.size() + " read, the other "
-          + (m.files().size() - toRead.size()) + " checked present with their size)") + ", " + Summary.mib(bytes.get()) + " in " + Summary.duration(elapsed) + " ("
-          + Summary.rate(bytes.get(), elapsed) + ")" + counters(session) + ".";
-      if (stillBad == 0 && unreadable.isEmpty()) {
-        ctx.out().println("Verify of '" + name + "' (manifest version " + chosen.version().versionId() + ") OK: " + totals
-            + (repaired == 0 ? "" : " " + repaired + " damaged file(s) repaired from " + repairFrom + "."));
-        return ExitCodes.OK;
-      }
-      ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
-      String advice = stillBad == 0 ? "run verify again"
-          : repairFrom == null ? "run 'ballast verify " + name + " --repair SOURCE-DIR' or back the source up again to "
-              + "store a good copy (the damaged versions are recorded and never reused), or restore an older "
-              + "--manifest-version"
-          : "back the source up again once it holds the files, or restore an older --manifest-version";
-      ctx.err().println("Backup '" + name + "' has " + stillBad + " damaged and " + unreadable.size()
-          + " unreadable files" + (unavailable.get() != null ? " because " + session.where() + " became unavailable" : "")
-          + "; " + advice + ".");
-      return stillBad > 0 ? ExitCodes.INTEGRITY : unavailable.get() != null ? ExitCodes.UNAVAILABLE
-          : ExitCodes.INCOMPLETE;
     }
-  }
 
-  /**
-   * Records the damaged versions (so no backup reuses them) and, with {@code --repair}, stores a good
-   * copy of each from the source; returns how many were repaired.
-   */
-  private int recordAndRepair(StoreSession session, DamagedVersions record, List<Damage> damaged) {
-    java.time.Instant now = ctx.clock().instant();
-    for (Damage d : damaged) {
-      ManifestEntry e = d.entry();
-      record.add(new DamagedVersions.Entry(e.path(), e.versionId(), e.sha256(), now, d.reason(), null));
-    }
-    int repaired = 0;
-    if (repairFrom != null) {
-      for (Damage d : damaged) {
-        if (repair(session, record, d.entry())) {
-          repaired++;
+    /**
+     * Records the damaged versions (so no backup reuses them) and, with {@code --repair}, stores a good
+     * copy of each from the source; returns how many were repaired.
+     */
+    private int recordAndRepair(StoreSession session, DamagedVersions record, List<Damage> damaged) {
+        java.time.Instant now = ctx.clock().instant();
+        for (Damage d : damaged) {
+            ManifestEntry e = d.entry();
+            record.add(new DamagedVersions.Entry(e.path(), e.versionId(), e.sha256(), now, d.reason(), null));
         }
-      }
-    }
-    try {
-      if (repairFrom != null) {
-        record.save(session.objects());
-      } else {
-        // A reading command: the record is written through a short writer session of its own.
-        try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
-          record.save(writer.objects());
+        int repaired = 0;
+        if (repairFrom != null) {
+            for (Damage d : damaged) {
+                if (repair(session, record, d.entry())) {
+                    repaired++;
+                }
+            }
         }
-      }
-      ctx.err().println("Recorded " + damaged.size() + " damaged version(s) of '" + name + "' in "
-          + DamagedVersions.key(name) + ": no backup reuses them.");
-    } catch (RuntimeException ex) {
-      ctx.err().println("Warning: the damaged versions could not be recorded (" + Errors.rootMessage(ex) + "); the next "
-          + "backup may reuse them: run verify again once nothing else writes to the store.");
+        try {
+            if (repairFrom != null) {
+                record.save(session.objects());
+            } else {
+                // A reading command: the record is written through a short writer session of its own.
+                try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+                    record.save(writer.objects());
+                }
+            }
+            ctx.err()
+                    .println("Recorded " + damaged.size() + " damaged version(s) of '" + name + "' in "
+                            + DamagedVersions.key(name) + ": no backup reuses them.");
+        } catch (RuntimeException ex) {
+            ctx.err()
+                    .println("Warning: the damaged versions could not be recorded (" + Errors.rootMessage(ex)
+                            + "); the next "
+                            + "backup may reuse them: run verify again once nothing else writes to the store.");
+        }
+        return repaired;
     }
-    return repaired;
-  }
 
-  /** Stores a good copy of one damaged file from the source, if the source still holds the same bytes. */
-  private boolean repair(StoreSession session, DamagedVersions record, ManifestEntry e) {
-    Path file = SafePaths.resolveInside(repairFrom.toAbsolutePath(), e.path());
-    try {
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (it is not in " + repairFrom + ")");
-        return false;
-      }
-      long size = Files.size(file);
-      String sha = size == e.size() ? Sha256.ofFile(file, n -> { }) : null;
-      if (!e.sha256().equals(sha)) {
-        ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (the file in " + repairFrom
-            + " has changed since the backup; back it up again)");
-        return false;
-      }
-      ObjectVersion v = session.objects().put(Manifest.objectKey(name, e.path()), new ObjectContent.FileRegion(file, size));
-      if (!v.sha256().equals(e.sha256())) {
-        ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (it changed while it was being stored)");
-        return false;
-      }
-      if (!session.objects().confirmsWrites() && verify(session, e, v.versionId(), p -> { }) != null) {
-        ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (the new copy read back damaged)");
-        return false;
-      }
-      record.replace(e.path(), e.sha256(), v.versionId());
-      ctx.err().println("Repaired: " + Errors.printable(e.path()) + " (good copy stored as version " + v.versionId() + ")");
-      return true;
-    } catch (IOException | RuntimeException ex) {
-      ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (" + Errors.rootMessage(ex) + ")");
-      return false;
+    /** Stores a good copy of one damaged file from the source, if the source still holds the same bytes. */
+    private boolean repair(StoreSession session, DamagedVersions record, ManifestEntry e) {
+        Path file = SafePaths.resolveInside(repairFrom.toAbsolutePath(), e.path());
+        try {
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (it is not in " + repairFrom + ")");
+                return false;
+            }
+            long size = Files.size(file);
+            String sha = size == e.size() ? Sha256.ofFile(file, n -> {}) : null;
+            if (!e.sha256().equals(sha)) {
+                ctx.err()
+                        .println("Not repaired: " + Errors.printable(e.path()) + " (the file in " + repairFrom
+                                + " has changed since the backup; back it up again)");
+                return false;
+            }
+            ObjectVersion v =
+                    session.objects().put(Manifest.objectKey(name, e.path()), new ObjectContent.FileRegion(file, size));
+            if (!v.sha256().equals(e.sha256())) {
+                ctx.err()
+                        .println("Not repaired: " + Errors.printable(e.path())
+                                + " (it changed while it was being stored)");
+                return false;
+            }
+            if (!session.objects().confirmsWrites() && verify(session, e, v.versionId(), p -> {}) != null) {
+                ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (the new copy read back damaged)");
+                return false;
+            }
+            record.replace(e.path(), e.sha256(), v.versionId());
+            ctx.err()
+                    .println("Repaired: " + Errors.printable(e.path()) + " (good copy stored as version "
+                            + v.versionId() + ")");
+            return true;
+        } catch (IOException | RuntimeException ex) {
+            ctx.err().println("Not repaired: " + Errors.printable(e.path()) + " (" + Errors.rootMessage(ex) + ")");
+            return false;
+        }
     }
-  }
 
-  /**
-   * The files not read whose version is missing from the store or has another size than the
-   * manifest records, from one listing of {@code NAME/}: each as "path (why)".
-   */
-  private List<String> missingOrResized(StoreSession session, Manifest m, List<ManifestEntry> read) {
-    java.util.Map<String, Long> sizes = new java.util.HashMap<>();
-    for (dev.ballast.storage.object.VersionEntry v : session.objects().listVersions(name + "/")) {
-      if (!v.deleteMarker()) {
-        sizes.put(v.key() + "\n" + v.versionId(), v.size());
-      }
+    /**
+     * The files not read whose version is missing from the store or has another size than the
+     * manifest records, from one listing of {@code NAME/}: each as "path (why)".
+     */
+    private List<String> missingOrResized(StoreSession session, Manifest m, List<ManifestEntry> read) {
+        java.util.Map<String, Long> sizes = new java.util.HashMap<>();
+        for (dev.ballast.storage.object.VersionEntry v : session.objects().listVersions(name + "/")) {
+            if (!v.deleteMarker()) {
+                sizes.put(v.key() + "\n" + v.versionId(), v.size());
+            }
+        }
+        java.util.Set<String> reading = new java.util.HashSet<>();
+        read.forEach(e -> reading.add(e.path()));
+        List<String> problems = new ArrayList<>();
+        for (ManifestEntry e : m.files()) {
+            if (reading.contains(e.path())) {
+                continue;
+            }
+            Long size = sizes.get(Manifest.objectKey(name, e.path()) + "\n" + e.versionId());
+            if (size == null) {
+                problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
+            } else if (size != e.size()) {
+                problems.add(Errors.printable(
+                        e.path() + " (stored with " + size + " bytes, the manifest records " + e.size() + ")"));
+            }
+        }
+        return problems;
     }
-    java.util.Set<String> reading = new java.util.HashSet<>();
-    read.forEach(e -> reading.add(e.path()));
-    List<String> problems = new ArrayList<>();
-    for (ManifestEntry e : m.files()) {
-      if (reading.contains(e.path())) {
-        continue;
-      }
-      Long size = sizes.get(Manifest.objectKey(name, e.path()) + "\n" + e.versionId());
-      if (size == null) {
-        problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
-      } else if (size != e.size()) {
-        problems.add(Errors.printable(e.path() + " (stored with " + size + " bytes, the manifest records " + e.size()
-            + ")"));
-      }
+
+    /** One read buffer per transfer thread, not one per file. */
+    private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[256 * 1024]);
+
+    private @Nullable String verify(StoreSession session, ManifestEntry e, String versionId, Progress progress)
+            throws IOException {
+        return verify(session, e, versionId, progress::addBytes);
     }
-    return problems;
-  }
 
-  /** One read buffer per transfer thread, not one per file. */
-  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[256 * 1024]);
-
-  private @Nullable String verify(StoreSession session, ManifestEntry e, String versionId, Progress progress) throws IOException {
-    return verify(session, e, versionId, progress::addBytes);
-  }
-
-  /**
-   * Reads one object version to its end and returns what is wrong with it, or null when its length
-   * and SHA-256 are the manifest's. The store checks the bytes against the SHA-256 it recorded as
-   * they stream, so only a version recorded without one (written by another program) is hashed here.
-   */
-  private @Nullable String verify(StoreSession session, ManifestEntry e, String versionId, java.util.function.LongConsumer counted)
-      throws IOException {
-    String key = Manifest.objectKey(name, e.path());
-    try (ObjectRead read = session.objects().get(key, ReadOptions.version(versionId).withAllowCache(false));
-        InputStream in = read.stream()) {
-      if (read.version().size() != e.size()) {
-        return "stored with " + read.version().size() + " bytes but the manifest records " + e.size();
-      }
-      String recorded = read.version().sha256();
-      if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
-        return "stored with SHA-256 " + recorded + " but the manifest records " + e.sha256();
-      }
-      if (recorded.isEmpty()) {
-        String sha = Sha256.copy(in, OutputStream.nullOutputStream(), counted);
-        return sha.equals(e.sha256()) ? null : "its bytes hash to " + sha + " but the manifest records " + e.sha256();
-      }
-      byte[] buffer = BUFFERS.get();
-      int n;
-      while ((n = in.read(buffer)) != -1) {
-        counted.accept(n);
-      }
-      return null;
-    } catch (IntegrityException ex) {
-      return ex.getMessage();
+    /**
+     * Reads one object version to its end and returns what is wrong with it, or null when its length
+     * and SHA-256 are the manifest's. The store checks the bytes against the SHA-256 it recorded as
+     * they stream, so only a version recorded without one (written by another program) is hashed here.
+     */
+    private @Nullable String verify(
+            StoreSession session, ManifestEntry e, String versionId, java.util.function.LongConsumer counted)
+            throws IOException {
+        String key = Manifest.objectKey(name, e.path());
+        try (ObjectRead read = session.objects()
+                        .get(key, ReadOptions.version(versionId).withAllowCache(false));
+                InputStream in = read.stream()) {
+            if (read.version().size() != e.size()) {
+                return "stored with " + read.version().size() + " bytes but the manifest records " + e.size();
+            }
+            String recorded = read.version().sha256();
+            if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
+                return "stored with SHA-256 " + recorded + " but the manifest records " + e.sha256();
+            }
+            if (recorded.isEmpty()) {
+                String sha = Sha256.copy(in, OutputStream.nullOutputStream(), counted);
+                return sha.equals(e.sha256())
+                        ? null
+                        : "its bytes hash to " + sha + " but the manifest records " + e.sha256();
+            }
+            byte[] buffer = BUFFERS.get();
+            int n;
+            while ((n = in.read(buffer)) != -1) {
+                counted.accept(n);
+            }
+            return null;
+        } catch (IntegrityException ex) {
+            return ex.getMessage();
+        }
     }
-  }
 }

@@ -5,43 +5,60 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "versions", sortOptions = false, mixinStandardHelpOptions = true,
-    description = "List the stored versions of one file of a backup, newest first, with version IDs, dates "
-        + "and sizes (delete markers included).")
+@Command(
+        name = "versions",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "List the stored versions of one file of a backup, newest first, with version IDs, dates "
+                + "and sizes (delete markers included).")
 final class VersionsCommand extends BallastCommand {
-  @Parameters(index = "0", paramLabel = "NAME/PATH", description = "The backup name and the file's path in it, e.g. jdk/lib/modules.")
-  String key;
+    @Parameters(
+            index = "0",
+            paramLabel = "NAME/PATH",
+            description = "The backup name and the file's path in it, e.g. jdk/lib/modules.")
+    String key;
 
-  VersionsCommand(CliContext ctx) {
-    super(ctx);
-  }
+    VersionsCommand(CliContext ctx) {
+        super(ctx);
+    }
 
-  @Override
-  public Integer call() {
-    int slash = key.indexOf('/');
-    if (slash <= 0 || slash == key.length() - 1) {
-      throw new CliFailure(ExitCodes.USAGE, "'" + key + "' is not NAME/PATH; pass the backup name and the file's "
-          + "path in it, e.g. 'jdk/lib/modules'.");
+    @Override
+    public Integer call() {
+        int slash = key.indexOf('/');
+        if (slash <= 0 || slash == key.length() - 1) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + key + "' is not NAME/PATH; pass the backup name and the file's "
+                            + "path in it, e.g. 'jdk/lib/modules'.");
+        }
+        Manifests.checkName(key.substring(0, slash));
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            List<VersionEntry> versions;
+            try {
+                versions = Errors.translate(
+                        session.where(), null, () -> session.objects().versions(key));
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCodes.USAGE, "'" + key + "' is not a valid object key (" + e.getMessage() + ").", e);
+            }
+            if (versions.isEmpty()) {
+                throw new CliFailure(
+                        ExitCodes.NOT_FOUND,
+                        "No versions of '" + key + "' in " + session.where()
+                                + "; 'ballast list' shows the backup names and 'ballast ls NAME' the paths in one.");
+            }
+            ctx.out().println(key);
+            for (VersionEntry v : versions) {
+                ctx.out()
+                        .printf(
+                                "  %-40s %s %12s%s%s%n",
+                                v.versionId(),
+                                v.lastModified(),
+                                v.deleteMarker() ? "-" : v.size() + " B",
+                                v.latest() ? "  (latest)" : "",
+                                v.deleteMarker() ? "  DELETE MARKER" : "");
+            }
+            return ExitCodes.OK;
+        }
     }
-    Manifests.checkName(key.substring(0, slash));
-    try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
-      List<VersionEntry> versions;
-      try {
-        versions = Errors.translate(session.where(), null, () -> session.objects().versions(key));
-      } catch (IllegalArgumentException e) {
-        throw new CliFailure(ExitCodes.USAGE, "'" + key + "' is not a valid object key (" + e.getMessage() + ").", e);
-      }
-      if (versions.isEmpty()) {
-        throw new CliFailure(ExitCodes.NOT_FOUND, "No versions of '" + key + "' in " + session.where()
-            + "; 'ballast list' shows the backup names and 'ballast ls NAME' the paths in one.");
-      }
-      ctx.out().println(key);
-      for (VersionEntry v : versions) {
-        ctx.out().printf("  %-40s %s %12s%s%s%n", v.versionId(), v.lastModified(),
-            v.deleteMarker() ? "-" : v.size() + " B", v.latest() ? "  (latest)" : "",
-            v.deleteMarker() ? "  DELETE MARKER" : "");
-      }
-      return ExitCodes.OK;
-    }
-  }
 }

@@ -33,380 +33,446 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 @ExtendWith(LeakCheck.class)
 class BackupRunnerTest {
-  /** Runs start a minute after the files were written, so their stat is trusted next time. */
-  static final Clock CLOCK = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1));
+    /** Runs start a minute after the files were written, so their stat is trusted next time. */
+    static final Clock CLOCK = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1));
 
-  @TempDir
-  Path src;
+    @TempDir
+    Path src;
 
-  final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-  final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+    final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
 
-  @BeforeEach
-  void tree() throws IOException {
-    Files.createDirectories(src.resolve("a b/ü+x"));
-    Files.writeString(src.resolve("a b/ü+x/f.txt"), "hello");
-    Files.write(src.resolve("empty"), new byte[0]);
-    Files.writeString(src.resolve("z.txt"), "zzz");
-  }
+    @BeforeEach
+    void tree() throws IOException {
+        Files.createDirectories(src.resolve("a b/ü+x"));
+        Files.writeString(src.resolve("a b/ü+x/f.txt"), "hello");
+        Files.write(src.resolve("empty"), new byte[0]);
+        Files.writeString(src.resolve("z.txt"), "zzz");
+    }
 
-  /** One file at a time, in path order, so that the order of puts is part of what is checked. */
-  BackupRunner.Result backup(FakeObjectStore store, Cancellation cancel, Consumer<String> onStored) {
-    return backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, cancel, onStored);
-  }
+    /** One file at a time, in path order, so that the order of puts is part of what is checked. */
+    BackupRunner.Result backup(FakeObjectStore store, Cancellation cancel, Consumer<String> onStored) {
+        return backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, cancel, onStored);
+    }
 
-  BackupRunner.Result backup(FakeObjectStore store, BackupRunner.Settings settings, Clock clock, Cancellation cancel,
-      Consumer<String> onStored) {
-    return new BackupRunner(store, "n", src, settings, cancel, clock, err,
-        () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), onStored).run();
-  }
+    BackupRunner.Result backup(
+            FakeObjectStore store,
+            BackupRunner.Settings settings,
+            Clock clock,
+            Cancellation cancel,
+            Consumer<String> onStored) {
+        return new BackupRunner(
+                        store,
+                        "n",
+                        src,
+                        settings,
+                        cancel,
+                        clock,
+                        err,
+                        () -> Progress.create("t", 0, 0, false, err, 3600),
+                        Duration.ofSeconds(5),
+                        onStored)
+                .run();
+    }
 
-  Manifest manifest(FakeObjectStore store) {
-    return Manifest.parse(store.get(Manifest.key("n")).readAllBytes(), "test");
-  }
+    Manifest manifest(FakeObjectStore store) {
+        return Manifest.parse(store.get(Manifest.key("n")).readAllBytes(), "test");
+    }
 
-  @Test
-  void aStatIsTheSameOnlyWhenSizeTimesAndInodeAllAre() {
-    Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    ManifestEntry recorded = new ManifestEntry("a", 5, "b".repeat(64), "v1", t, t.plusSeconds(1), 42L);
-    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(recorded)).isTrue();
-    assertThat(new FileStat(6, t, t.plusSeconds(1), 42L).sameAs(recorded)).isFalse();
-    assertThat(new FileStat(5, t.plusNanos(1), t.plusSeconds(1), 42L).sameAs(recorded)).isFalse();
-    assertThat(new FileStat(5, t, t.plusSeconds(2), 42L).sameAs(recorded)).isFalse();
-    assertThat(new FileStat(5, t, t.plusSeconds(1), 43L).sameAs(recorded)).isFalse();
-    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(null)).isFalse();
-    assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(new ManifestEntry("a", 5, "b".repeat(64), "v1", t)))
-        .as("an entry without ctime (an earlier format, or not trusted) never proves a file unchanged").isFalse();
-  }
+    @Test
+    void aStatIsTheSameOnlyWhenSizeTimesAndInodeAllAre() {
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        ManifestEntry recorded = new ManifestEntry("a", 5, "b".repeat(64), "v1", t, t.plusSeconds(1), 42L);
+        assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(recorded)).isTrue();
+        assertThat(new FileStat(6, t, t.plusSeconds(1), 42L).sameAs(recorded)).isFalse();
+        assertThat(new FileStat(5, t.plusNanos(1), t.plusSeconds(1), 42L).sameAs(recorded))
+                .isFalse();
+        assertThat(new FileStat(5, t, t.plusSeconds(2), 42L).sameAs(recorded)).isFalse();
+        assertThat(new FileStat(5, t, t.plusSeconds(1), 43L).sameAs(recorded)).isFalse();
+        assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(null)).isFalse();
+        assertThat(new FileStat(5, t, t.plusSeconds(1), 42L).sameAs(new ManifestEntry("a", 5, "b".repeat(64), "v1", t)))
+                .as("an entry without ctime (an earlier format, or not trusted) never proves a file unchanged")
+                .isFalse();
+    }
 
-  @Test
-  void firstRunStoresEveryFileAndWritesACompleteManifest() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.ok()).isTrue();
-    assertThat(r.stored()).isEqualTo(3);
-    assertThat(store.keysPut()).containsExactly("n/a b/ü+x/f.txt", "n/empty", "n/z.txt", "n/.ballast-manifest.json");
-    Manifest m = manifest(store);
-    assertThat(m.complete()).isTrue();
-    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
-    assertThat(m.files().get(0).sha256()).isEqualTo(Sha256.hex(Sha256.of("hello".getBytes(StandardCharsets.UTF_8))));
-    assertThat(m.files().get(0).versionId()).isEqualTo(store.versions("n/a b/ü+x/f.txt").get(0).versionId());
-  }
+    @Test
+    void firstRunStoresEveryFileAndWritesACompleteManifest() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+        assertThat(r.ok()).isTrue();
+        assertThat(r.stored()).isEqualTo(3);
+        assertThat(store.keysPut())
+                .containsExactly("n/a b/ü+x/f.txt", "n/empty", "n/z.txt", "n/.ballast-manifest.json");
+        Manifest m = manifest(store);
+        assertThat(m.complete()).isTrue();
+        assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+        assertThat(m.files().get(0).sha256())
+                .isEqualTo(Sha256.hex(Sha256.of("hello".getBytes(StandardCharsets.UTF_8))));
+        assertThat(m.files().get(0).versionId())
+                .isEqualTo(store.versions("n/a b/ü+x/f.txt").get(0).versionId());
+    }
 
-  @Test
-  void secondRunReadsNoFileAndUploadsNothingButAManifestVersion() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    store.forgetRecordedKeys();
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.ok()).isTrue();
-    assertThat(r.stored()).isZero();
-    assertThat(r.unchanged()).isEqualTo(3);
-    assertThat(r.bytesRead()).as("bytes read from the source").isZero();
-    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
-    assertThat(store.versions(Manifest.key("n"))).hasSize(2);
-  }
+    @Test
+    void secondRunReadsNoFileAndUploadsNothingButAManifestVersion() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        store.forgetRecordedKeys();
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+        assertThat(r.ok()).isTrue();
+        assertThat(r.stored()).isZero();
+        assertThat(r.unchanged()).isEqualTo(3);
+        assertThat(r.bytesRead()).as("bytes read from the source").isZero();
+        assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
+        assertThat(store.versions(Manifest.key("n"))).hasSize(2);
+    }
 
-  @Test
-  void aFileRewrittenWithItsOldSizeAndMtimeIsFoundByItsCtime() throws IOException {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    FileTime mtime = Files.getLastModifiedTime(src.resolve("z.txt"));
-    Files.writeString(src.resolve("z.txt"), "zzZ");
-    Files.setLastModifiedTime(src.resolve("z.txt"), mtime);
-    store.forgetRecordedKeys();
+    @Test
+    void aFileRewrittenWithItsOldSizeAndMtimeIsFoundByItsCtime() throws IOException {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        FileTime mtime = Files.getLastModifiedTime(src.resolve("z.txt"));
+        Files.writeString(src.resolve("z.txt"), "zzZ");
+        Files.setLastModifiedTime(src.resolve("z.txt"), mtime);
+        store.forgetRecordedKeys();
 
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
 
-    assertThat(r.stored()).isEqualTo(1);
-    assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
-    assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
-        .satisfies(e -> assertThat(e.sha256()).isEqualTo(Sha256.hex(Sha256.of("zzZ".getBytes(StandardCharsets.UTF_8)))));
-  }
+        assertThat(r.stored()).isEqualTo(1);
+        assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
+        assertThat(manifest(store).files())
+                .filteredOn(e -> e.path().equals("z.txt"))
+                .singleElement()
+                .satisfies(e -> assertThat(e.sha256())
+                        .isEqualTo(Sha256.hex(Sha256.of("zzZ".getBytes(StandardCharsets.UTF_8)))));
+    }
 
-  @Test
-  void aTouchedFileIsReadButNotStoredAgain() throws IOException {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    String versionBefore = store.versions("n/z.txt").get(0).versionId();
-    Files.setLastModifiedTime(src.resolve("z.txt"), FileTime.from(Instant.parse("2030-01-01T00:00:00Z")));
-    store.forgetRecordedKeys();
+    @Test
+    void aTouchedFileIsReadButNotStoredAgain() throws IOException {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        String versionBefore = store.versions("n/z.txt").get(0).versionId();
+        Files.setLastModifiedTime(src.resolve("z.txt"), FileTime.from(Instant.parse("2030-01-01T00:00:00Z")));
+        store.forgetRecordedKeys();
 
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
 
-    assertThat(r.bytesRead()).isEqualTo(3);
-    assertThat(r.unchanged()).isEqualTo(3);
-    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
-    assertThat(manifest(store).files()).filteredOn(e -> e.path().equals("z.txt")).singleElement()
-        .satisfies(e -> {
-          assertThat(e.versionId()).isEqualTo(versionBefore);
-          assertThat(e.mtime()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+        assertThat(r.bytesRead()).isEqualTo(3);
+        assertThat(r.unchanged()).isEqualTo(3);
+        assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
+        assertThat(manifest(store).files())
+                .filteredOn(e -> e.path().equals("z.txt"))
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.versionId()).isEqualTo(versionBefore);
+                    assertThat(e.mtime()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+                });
+    }
+
+    @Test
+    void checksumReadsEveryFileAndStoresOnlyWhatDiffers() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        store.forgetRecordedKeys();
+
+        BackupRunner.Result r =
+                backup(store, new BackupRunner.Settings(false, 1, true), CLOCK, new Cancellation(), p -> {});
+
+        assertThat(r.bytesRead()).isEqualTo("hello".length() + "zzz".length());
+        assertThat(r.unchanged()).isEqualTo(3);
+        assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
+    }
+
+    @Test
+    void aStatTakenTooCloseToItsChangeIsNotTrustedByTheNextRun() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        Clock now = Clock.systemUTC();
+        backup(store, new BackupRunner.Settings(false, 1, false), now, new Cancellation(), p -> {});
+        assertThat(manifest(store).files())
+                .allSatisfy(e -> assertThat(e.ctime()).isNull());
+        store.forgetRecordedKeys();
+
+        BackupRunner.Result r =
+                backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, new Cancellation(), p -> {});
+
+        assertThat(r.bytesRead()).as("every file read again, none stored again").isEqualTo(8);
+        assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
+        assertThat(manifest(store).files())
+                .allSatisfy(e -> assertThat(e.ctime()).isNotNull());
+    }
+
+    @Test
+    void manyFilesStoredConcurrentlyAllLandInTheManifestInPathOrder() throws IOException {
+        for (int i = 0; i < 300; i++) {
+            Files.writeString(
+                    Files.createDirectories(src.resolve("many/d" + (i % 7))).resolve("f" + i), "content " + i);
+        }
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+
+        BackupRunner.Result r =
+                backup(store, new BackupRunner.Settings(false, 8, false), CLOCK, new Cancellation(), p -> {});
+
+        assertThat(r.ok()).isTrue();
+        assertThat(r.stored()).isEqualTo(303);
+        Manifest m = manifest(store);
+        assertThat(m.files()).hasSize(303);
+        assertThat(m.files()).extracting(ManifestEntry::path).isSorted();
+        for (ManifestEntry e : m.files()) {
+            assertThat(store.versions(Manifest.objectKey("n", e.path())).get(0).versionId())
+                    .isEqualTo(e.versionId());
+        }
+    }
+
+    @Test
+    void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                ObjectVersion v = super.put(key, content);
+                if (key.equals("n/z.txt")) {
+                    try {
+                        Files.writeString(src.resolve("z.txt"), "zzzz"); // another program appends meanwhile
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return v;
+            }
+        };
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed()).singleElement().satisfies(f -> {
+            assertThat(f.path()).isEqualTo("z.txt");
+            assertThat(f.reason()).contains("changed while it was being backed up");
         });
-  }
-
-  @Test
-  void checksumReadsEveryFileAndStoresOnlyWhatDiffers() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    store.forgetRecordedKeys();
-
-    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, true), CLOCK, new Cancellation(), p -> { });
-
-    assertThat(r.bytesRead()).isEqualTo("hello".length() + "zzz".length());
-    assertThat(r.unchanged()).isEqualTo(3);
-    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
-  }
-
-  @Test
-  void aStatTakenTooCloseToItsChangeIsNotTrustedByTheNextRun() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    Clock now = Clock.systemUTC();
-    backup(store, new BackupRunner.Settings(false, 1, false), now, new Cancellation(), p -> { });
-    assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNull());
-    store.forgetRecordedKeys();
-
-    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 1, false), CLOCK, new Cancellation(), p -> { });
-
-    assertThat(r.bytesRead()).as("every file read again, none stored again").isEqualTo(8);
-    assertThat(store.keysPut()).containsExactly("n/.ballast-manifest.json");
-    assertThat(manifest(store).files()).allSatisfy(e -> assertThat(e.ctime()).isNotNull());
-  }
-
-  @Test
-  void manyFilesStoredConcurrentlyAllLandInTheManifestInPathOrder() throws IOException {
-    for (int i = 0; i < 300; i++) {
-      Files.writeString(Files.createDirectories(src.resolve("many/d" + (i % 7))).resolve("f" + i), "content " + i);
+        assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
     }
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
 
-    BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 8, false), CLOCK, new Cancellation(), p -> { });
+    @Test
+    void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
+        AtomicBoolean busy = new AtomicBoolean();
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                ObjectVersion v = super.put(key, content);
+                if (busy.get() && key.equals("n/z.txt")) {
+                    try {
+                        Files.writeString(src.resolve("z.txt"), "z" + System.nanoTime()); // rewritten all the time
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return v;
+            }
+        };
+        assertThat(backup(store, new Cancellation(), p -> {}).ok()).isTrue();
+        ManifestEntry before = manifest(store).files().stream()
+                .filter(e -> e.path().equals("z.txt"))
+                .findFirst()
+                .orElseThrow();
+        Files.writeString(src.resolve("z.txt"), "zz, changed");
+        Files.writeString(src.resolve("empty"), "no longer empty");
+        busy.set(true);
 
-    assertThat(r.ok()).isTrue();
-    assertThat(r.stored()).isEqualTo(303);
-    Manifest m = manifest(store);
-    assertThat(m.files()).hasSize(303);
-    assertThat(m.files()).extracting(ManifestEntry::path).isSorted();
-    for (ManifestEntry e : m.files()) {
-      assertThat(store.versions(Manifest.objectKey("n", e.path())).get(0).versionId()).isEqualTo(e.versionId());
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.manifestComplete()).isTrue();
+        Manifest m = manifest(store);
+        assertThat(m.complete()).isTrue();
+        assertThat(m.incompleteBecause()).isNull();
+        assertThat(m.notStored()).containsExactly("z.txt");
+        assertThat(m.stale()).singleElement().satisfies(st -> {
+            assertThat(st.path()).isEqualTo("z.txt");
+            assertThat(st.reason()).contains("changed while it was being backed up");
+        });
+        assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+        ManifestEntry kept = m.files().get(2);
+        assertThat(kept.versionId()).isEqualTo(before.versionId());
+        assertThat(kept.sha256()).isEqualTo(before.sha256());
+        assertThat(kept.ctime())
+                .as("not trusted: the next run reads the file again")
+                .isNull();
+        assertThat(m.files().get(1).size()).isEqualTo("no longer empty".length());
     }
-  }
 
-  @Test
-  void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
-      @Override
-      public synchronized ObjectVersion put(String key, ObjectContent content) {
-        ObjectVersion v = super.put(key, content);
-        if (key.equals("n/z.txt")) {
-          try {
-            Files.writeString(src.resolve("z.txt"), "zzzz"); // another program appends meanwhile
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        }
-        return v;
-      }
-    };
+    @Test
+    void onlyAChangedFileIsUploadedAgain() throws IOException {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        Files.writeString(src.resolve("z.txt"), "zzZ");
+        store.forgetRecordedKeys();
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+        assertThat(r.stored()).isEqualTo(1);
+        assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
+    }
 
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+    @Test
+    void readsBackEachUploadWhenTheStoreDoesNotValidateChecksums() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.WITHOUT_ADDITIONAL_CHECKSUMS, new FakeTime());
+        backup(store, new Cancellation(), p -> {});
+        assertThat(store.keysRead()).contains("n/a b/ü+x/f.txt", "n/empty", "n/z.txt");
+        FakeObjectStore validating = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        backup(validating, new Cancellation(), p -> {});
+        assertThat(validating.keysRead()).doesNotContain("n/z.txt");
+    }
 
-    assertThat(r.ok()).isFalse();
-    assertThat(r.failed()).singleElement().satisfies(f -> {
-      assertThat(f.path()).isEqualTo("z.txt");
-      assertThat(f.reason()).contains("changed while it was being backed up");
-    });
-    assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
-  }
+    @Test
+    void symlinksAreRecordedAsLinksNotFollowed() throws IOException {
+        Files.createSymbolicLink(src.resolve("link"), Path.of("z.txt"));
+        Files.createSymbolicLink(src.resolve("dangling"), Path.of("/nowhere/at/all"));
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+        assertThat(r.skipped()).isEmpty();
+        assertThat(store.keysPut()).doesNotContain("n/link", "n/dangling");
+        assertThat(r.ok()).isTrue();
+        assertThat(manifest(store).tree().symlinks())
+                .extracting(ManifestTree.Symlink::path, ManifestTree.Symlink::target)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("dangling", "/nowhere/at/all"),
+                        org.assertj.core.groups.Tuple.tuple("link", "z.txt"));
+    }
 
-  @Test
-  void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
-    AtomicBoolean busy = new AtomicBoolean();
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
-      @Override
-      public synchronized ObjectVersion put(String key, ObjectContent content) {
-        ObjectVersion v = super.put(key, content);
-        if (busy.get() && key.equals("n/z.txt")) {
-          try {
-            Files.writeString(src.resolve("z.txt"), "z" + System.nanoTime()); // rewritten all the time
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        }
-        return v;
-      }
-    };
-    assertThat(backup(store, new Cancellation(), p -> { }).ok()).isTrue();
-    ManifestEntry before = manifest(store).files().stream().filter(e -> e.path().equals("z.txt")).findFirst()
-        .orElseThrow();
-    Files.writeString(src.resolve("z.txt"), "zz, changed");
-    Files.writeString(src.resolve("empty"), "no longer empty");
-    busy.set(true);
+    @Test
+    void modesDirectoriesAndHardLinksAreRecorded() throws IOException {
+        Files.setPosixFilePermissions(
+                src.resolve("z.txt"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        Files.createDirectories(src.resolve("empty dir"));
+        Files.setPosixFilePermissions(
+                src.resolve("empty dir"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.createLink(src.resolve("z-again.txt"), src.resolve("z.txt"));
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+        assertThat(r.ok()).isTrue();
+        Manifest m = manifest(store);
+        assertThat(m.files())
+                .filteredOn(e -> e.path().startsWith("z"))
+                .singleElement()
+                .satisfies(e -> assertThat(e.attrs().mode()).isEqualTo(0750));
+        assertThat(m.tree().directories())
+                .extracting(ManifestTree.Directory::path)
+                .containsExactly("a b", "a b/ü+x", "empty dir");
+        assertThat(m.tree().directories().get(2).attrs().mode()).isEqualTo(0700);
+        // The walk meets one of the two names first and stores it; the other becomes a link to it.
+        assertThat(m.tree().hardLinks()).singleElement().satisfies(l -> {
+            assertThat(List.of(l.path(), l.target())).containsExactlyInAnyOrder("z.txt", "z-again.txt");
+            assertThat(store.keysPut())
+                    .contains(Manifest.objectKey("n", l.target()))
+                    .doesNotContain(Manifest.objectKey("n", l.path()));
+        });
+    }
 
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
+    @Test
+    void excludesCachesAndIgnoreFilesLeaveOutWhatTheyMatch() throws IOException {
+        Files.createDirectories(src.resolve("cache/sub"));
+        Files.write(
+                src.resolve("cache/CACHEDIR.TAG"),
+                "Signature: 8a477f597d28d172789f06886806bc55\n# a cache\n".getBytes(StandardCharsets.US_ASCII));
+        Files.writeString(src.resolve("cache/blob"), "x");
+        Files.writeString(src.resolve("cache/sub/blob"), "x");
+        Files.createDirectories(src.resolve("notcache"));
+        Files.writeString(src.resolve("notcache/CACHEDIR.TAG"), "Signature: something else");
+        Files.writeString(src.resolve("notcache/kept"), "x");
+        Files.writeString(src.resolve("a b/.ballastignore"), "# comment\n\n*.log\n/ü+x\n");
+        Files.writeString(src.resolve("a b/x.log"), "x");
+        Files.writeString(src.resolve("trace.tmp"), "x");
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        BackupRunner runner = new BackupRunner(
+                store,
+                "n",
+                src,
+                new BackupRunner.Settings(false, 1, false, List.of(Glob.parse("*.tmp")), true),
+                new Cancellation(),
+                CLOCK,
+                err,
+                () -> Progress.create("t", 0, 0, false, err, 3600),
+                Duration.ofSeconds(5),
+                p -> {});
+        assertThat(runner.run().ok()).isTrue();
+        assertThat(manifest(store).files())
+                .extracting(ManifestEntry::path)
+                .containsExactly(
+                        "a b/.ballastignore",
+                        "cache/CACHEDIR.TAG",
+                        "empty",
+                        "notcache/CACHEDIR.TAG",
+                        "notcache/kept",
+                        "z.txt");
+        assertThat(manifest(store).tree().directories())
+                .extracting(ManifestTree.Directory::path)
+                .containsExactly("a b", "cache", "notcache");
+        assertThat(runner.excluded()).isEqualTo(5); // ü+x, x.log, trace.tmp, cache/blob, cache/sub
+    }
 
-    assertThat(r.ok()).isFalse();
-    assertThat(r.manifestComplete()).isTrue();
-    Manifest m = manifest(store);
-    assertThat(m.complete()).isTrue();
-    assertThat(m.incompleteBecause()).isNull();
-    assertThat(m.notStored()).containsExactly("z.txt");
-    assertThat(m.stale()).singleElement().satisfies(st -> {
-      assertThat(st.path()).isEqualTo("z.txt");
-      assertThat(st.reason()).contains("changed while it was being backed up");
-    });
-    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
-    ManifestEntry kept = m.files().get(2);
-    assertThat(kept.versionId()).isEqualTo(before.versionId());
-    assertThat(kept.sha256()).isEqualTo(before.sha256());
-    assertThat(kept.ctime()).as("not trusted: the next run reads the file again").isNull();
-    assertThat(m.files().get(1).size()).isEqualTo("no longer empty".length());
-  }
+    @Test
+    void aStoreThatDiesMidRunLeavesNoCompleteManifest() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            int puts;
 
-  @Test
-  void onlyAChangedFileIsUploadedAgain() throws IOException {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    Files.writeString(src.resolve("z.txt"), "zzZ");
-    store.forgetRecordedKeys();
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.stored()).isEqualTo(1);
-    assertThat(store.keysPut()).containsExactly("n/z.txt", "n/.ballast-manifest.json");
-  }
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                if (++puts > 1) {
+                    throw new StorageUnavailableException(key, "down", new IOException("Connection refused"));
+                }
+                return super.put(key, content);
+            }
+        };
+        List<String> stored = new ArrayList<>();
+        BackupRunner.Result r = backup(store, new Cancellation(), stored::add);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.unavailable()).isNotNull();
+        assertThat(stored).containsExactly("a b/ü+x/f.txt");
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("empty");
+        assertThat(r.notAttempted()).containsExactly("z.txt");
+        assertThat(r.manifestVersionId()).isNull();
+        assertThat(store.versions(Manifest.key("n"))).isEmpty();
+    }
 
-  @Test
-  void readsBackEachUploadWhenTheStoreDoesNotValidateChecksums() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.WITHOUT_ADDITIONAL_CHECKSUMS, new FakeTime());
-    backup(store, new Cancellation(), p -> { });
-    assertThat(store.keysRead()).contains("n/a b/ü+x/f.txt", "n/empty", "n/z.txt");
-    FakeObjectStore validating = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    backup(validating, new Cancellation(), p -> { });
-    assertThat(validating.keysRead()).doesNotContain("n/z.txt");
-  }
+    @Test
+    void cancellingStopsAfterTheCurrentFileAndMarksTheManifestIncomplete() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        Cancellation cancel = new Cancellation();
+        BackupRunner.Result r = backup(store, cancel, p -> cancel.cancel());
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.stored()).isEqualTo(1);
+        assertThat(r.notAttempted()).containsExactly("empty", "z.txt");
+        Manifest m = manifest(store);
+        assertThat(m.complete()).isFalse();
+        assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt");
+        assertThat(m.notStored()).containsExactly("empty", "z.txt");
+    }
 
-  @Test
-  void symlinksAreRecordedAsLinksNotFollowed() throws IOException {
-    Files.createSymbolicLink(src.resolve("link"), Path.of("z.txt"));
-    Files.createSymbolicLink(src.resolve("dangling"), Path.of("/nowhere/at/all"));
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.skipped()).isEmpty();
-    assertThat(store.keysPut()).doesNotContain("n/link", "n/dangling");
-    assertThat(r.ok()).isTrue();
-    assertThat(manifest(store).tree().symlinks()).extracting(ManifestTree.Symlink::path, ManifestTree.Symlink::target)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("dangling", "/nowhere/at/all"),
-            org.assertj.core.groups.Tuple.tuple("link", "z.txt"));
-  }
+    @Test
+    void namesThatAreNotValidUtf8OrHoldControlCharactersAreReportedNotStoredAndNeverCollide() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                "UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding")), "file names are decoded as UTF-8");
+        // Two names differing only in bytes that are not UTF-8 decode to the same string (U+FFFD); Java
+        // cannot create them, the shell can.
+        Process p = new ProcessBuilder(
+                        "/bin/sh",
+                        "-c",
+                        "printf one > \"$(printf 'x\\377')\"; printf two > \"$(printf 'x\\376')\"; printf 3 > \"$(printf 'nl\\nname')\"")
+                .directory(src.toFile())
+                .inheritIO()
+                .start();
+        assertThat(p.waitFor()).isZero();
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        BackupRunner.Result r = backup(store, new Cancellation(), x -> {});
 
-  @Test
-  void modesDirectoriesAndHardLinksAreRecorded() throws IOException {
-    Files.setPosixFilePermissions(src.resolve("z.txt"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
-    Files.createDirectories(src.resolve("empty dir"));
-    Files.setPosixFilePermissions(src.resolve("empty dir"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-    Files.createLink(src.resolve("z-again.txt"), src.resolve("z.txt"));
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    BackupRunner.Result r = backup(store, new Cancellation(), p -> { });
-    assertThat(r.ok()).isTrue();
-    Manifest m = manifest(store);
-    assertThat(m.files()).filteredOn(e -> e.path().startsWith("z")).singleElement()
-        .satisfies(e -> assertThat(e.attrs().mode()).isEqualTo(0750));
-    assertThat(m.tree().directories()).extracting(ManifestTree.Directory::path)
-        .containsExactly("a b", "a b/ü+x", "empty dir");
-    assertThat(m.tree().directories().get(2).attrs().mode()).isEqualTo(0700);
-    // The walk meets one of the two names first and stores it; the other becomes a link to it.
-    assertThat(m.tree().hardLinks()).singleElement().satisfies(l -> {
-      assertThat(List.of(l.path(), l.target())).containsExactlyInAnyOrder("z.txt", "z-again.txt");
-      assertThat(store.keysPut()).contains(Manifest.objectKey("n", l.target())).doesNotContain(Manifest.objectKey("n", l.path()));
-    });
-  }
-
-  @Test
-  void excludesCachesAndIgnoreFilesLeaveOutWhatTheyMatch() throws IOException {
-    Files.createDirectories(src.resolve("cache/sub"));
-    Files.write(src.resolve("cache/CACHEDIR.TAG"),
-        "Signature: 8a477f597d28d172789f06886806bc55\n# a cache\n".getBytes(StandardCharsets.US_ASCII));
-    Files.writeString(src.resolve("cache/blob"), "x");
-    Files.writeString(src.resolve("cache/sub/blob"), "x");
-    Files.createDirectories(src.resolve("notcache"));
-    Files.writeString(src.resolve("notcache/CACHEDIR.TAG"), "Signature: something else");
-    Files.writeString(src.resolve("notcache/kept"), "x");
-    Files.writeString(src.resolve("a b/.ballastignore"), "# comment\n\n*.log\n/ü+x\n");
-    Files.writeString(src.resolve("a b/x.log"), "x");
-    Files.writeString(src.resolve("trace.tmp"), "x");
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    BackupRunner runner = new BackupRunner(store, "n", src,
-        new BackupRunner.Settings(false, 1, false, List.of(Glob.parse("*.tmp")), true), new Cancellation(), CLOCK, err,
-        () -> Progress.create("t", 0, 0, false, err, 3600), Duration.ofSeconds(5), p -> { });
-    assertThat(runner.run().ok()).isTrue();
-    assertThat(manifest(store).files()).extracting(ManifestEntry::path)
-        .containsExactly("a b/.ballastignore", "cache/CACHEDIR.TAG", "empty", "notcache/CACHEDIR.TAG", "notcache/kept",
-            "z.txt");
-    assertThat(manifest(store).tree().directories()).extracting(ManifestTree.Directory::path)
-        .containsExactly("a b", "cache", "notcache");
-    assertThat(runner.excluded()).isEqualTo(5); // ü+x, x.log, trace.tmp, cache/blob, cache/sub
-  }
-
-  @Test
-  void aStoreThatDiesMidRunLeavesNoCompleteManifest() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
-      int puts;
-
-      @Override
-      public synchronized ObjectVersion put(String key, ObjectContent content) {
-        if (++puts > 1) {
-          throw new StorageUnavailableException(key, "down", new IOException("Connection refused"));
-        }
-        return super.put(key, content);
-      }
-    };
-    List<String> stored = new ArrayList<>();
-    BackupRunner.Result r = backup(store, new Cancellation(), stored::add);
-    assertThat(r.ok()).isFalse();
-    assertThat(r.unavailable()).isNotNull();
-    assertThat(stored).containsExactly("a b/ü+x/f.txt");
-    assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("empty");
-    assertThat(r.notAttempted()).containsExactly("z.txt");
-    assertThat(r.manifestVersionId()).isNull();
-    assertThat(store.versions(Manifest.key("n"))).isEmpty();
-  }
-
-  @Test
-  void cancellingStopsAfterTheCurrentFileAndMarksTheManifestIncomplete() {
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    Cancellation cancel = new Cancellation();
-    BackupRunner.Result r = backup(store, cancel, p -> cancel.cancel());
-    assertThat(r.cancelled()).isTrue();
-    assertThat(r.stored()).isEqualTo(1);
-    assertThat(r.notAttempted()).containsExactly("empty", "z.txt");
-    Manifest m = manifest(store);
-    assertThat(m.complete()).isFalse();
-    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt");
-    assertThat(m.notStored()).containsExactly("empty", "z.txt");
-  }
-
-  @Test
-  void namesThatAreNotValidUtf8OrHoldControlCharactersAreReportedNotStoredAndNeverCollide() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue("UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding")),
-        "file names are decoded as UTF-8");
-    // Two names differing only in bytes that are not UTF-8 decode to the same string (U+FFFD); Java
-    // cannot create them, the shell can.
-    Process p = new ProcessBuilder("/bin/sh", "-c",
-        "printf one > \"$(printf 'x\\377')\"; printf two > \"$(printf 'x\\376')\"; printf 3 > \"$(printf 'nl\\nname')\"")
-        .directory(src.toFile()).inheritIO().start();
-    assertThat(p.waitFor()).isZero();
-    FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-    BackupRunner.Result r = backup(store, new Cancellation(), x -> { });
-
-    assertThat(r.ok()).isFalse();
-    assertThat(r.failed()).extracting(BackupRunner.Failure::path)
-        .containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
-    assertThat(r.failed()).extracting(BackupRunner.Failure::reason)
-        .anySatisfy(reason -> assertThat(reason).contains("not valid UTF-8"))
-        .anySatisfy(reason -> assertThat(reason).contains("control character"));
-    assertThat(store.keysPut()).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
-    Manifest m = manifest(store);
-    // Every file was attempted: a snapshot of what could be stored, the others listed as not stored.
-    assertThat(m.complete()).isTrue();
-    assertThat(m.notStored()).containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
-    assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
-  }
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path)
+                .containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::reason)
+                .anySatisfy(reason -> assertThat(reason).contains("not valid UTF-8"))
+                .anySatisfy(reason -> assertThat(reason).contains("control character"));
+        assertThat(store.keysPut()).noneMatch(k -> k.contains("\uFFFD") || k.contains("\n"));
+        Manifest m = manifest(store);
+        // Every file was attempted: a snapshot of what could be stored, the others listed as not stored.
+        assertThat(m.complete()).isTrue();
+        assertThat(m.notStored()).containsExactlyInAnyOrder("x\uFFFD", "x\uFFFD", "nl\nname");
+        assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+    }
 }

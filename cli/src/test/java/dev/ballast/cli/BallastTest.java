@@ -26,413 +26,543 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(LeakCheck.class)
 class BallastTest {
-  @TempDir
-  Path home;
+    @TempDir
+    Path home;
 
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-  int run(String... args) {
-    return run(Map.of(), args);
-  }
-
-  int run(Map<String, String> env, String... args) {
-    CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env, home, false,
-        new Cancellation(), Clock.systemUTC(), Duration.ofSeconds(5), Duration.ofSeconds(1), p -> { });
-    return Ballast.run(args, ctx);
-  }
-
-  /** Nothing was created for the default data directory: the input error was found first. */
-  void assertNoStoreOpened() {
-    assertThat(home.resolve(".ballast")).doesNotExist();
-  }
-
-  String err() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
-  @Test
-  void helpListsEveryCommandAndTheExitCodes() {
-    assertThat(run("--help")).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("backup", "restore", "list", "ls", "verify", "versions", "Exit codes:", "130");
-  }
-
-  @Test
-  void eachCommandsHelpExplainsTheCommonOptions() {
-    for (String cmd : new String[] {"backup", "restore", "list", "ls", "verify", "versions"}) {
-      out.reset();
-      assertThat(run(cmd, "--help")).isZero();
-      assertThat(out.toString(StandardCharsets.UTF_8))
-          .contains("--data-dir", "--endpoint", "--bucket", "--region", "path-style", "--profile", "--access-key",
-              "--secret-key", "--timeout", "--verbose", "Exit codes:");
+    int run(String... args) {
+        return run(Map.of(), args);
     }
-  }
 
-  @Test
-  void aMissingDirectoryIsAUsageErrorInOneSentenceWithoutAStackTrace() {
-    assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("does not exist; pass the directory to back up.")
-        .doesNotContain("Exception").doesNotContain("\tat ");
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void anUnusableBackupNameIsRefused() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("d"));
-    assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("The backup name 'a/b' is not usable because it contains a slash");
-    assertThat(run("restore", ".ballast", dir.toString())).isEqualTo(ExitCodes.USAGE);
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void unknownOptionsMissingArgumentsAndBadKeysAreUsageErrors() {
-    assertThat(run("backup", "--bogus")).isEqualTo(ExitCodes.USAGE);
-    assertThat(run("restore", "only-name")).isEqualTo(ExitCodes.USAGE);
-    assertThat(run("versions", "no-slash")).isEqualTo(ExitCodes.USAGE);
-    assertThat(run("list", "--timeout", "soon")).isEqualTo(ExitCodes.USAGE);
-    assertThat(run()).isEqualTo(ExitCodes.USAGE);
-  }
-
-  @Test
-  void aValueThatCannotBeParsedIsOneSentenceNamingItAndWhatIsAcceptedWithoutTheUsageText() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    String[][] inputs = {
-      {"backup", dir.toString(), "--transfers", "abc"},
-      {"list", "--timeout", "5"},
-      {"list", "--timeout", "PTsoon"},
-      {"list", "--endpoint", "not a url"},
-      {"list", "--endpoint", "ftp://host/"},
-      {"restore", "only-name"},
-    };
-    String[] expected = {"'abc' is not an int", "'5' is not a duration; give one like 30s, 2m, 500ms or PT30S",
-        "'PTsoon' is not a duration", "'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
-        "'ftp://host/' is not an S3 endpoint URL", "Missing required parameter"};
-    for (int i = 0; i < inputs.length; i++) {
-      err.reset();
-      assertThat(run(inputs[i])).as(String.join(" ", inputs[i])).isEqualTo(ExitCodes.USAGE);
-      assertThat(err()).as(String.join(" ", inputs[i])).startsWith("Error: ").contains(expected[i])
-          .contains("--help' lists the accepted options.")
-          .doesNotContain("Usage:").doesNotContain("Exception").doesNotContain("\tat ");
-      assertThat(err().lines().count()).as(String.join(" ", inputs[i])).isLessThanOrEqualTo(2);
+    int run(Map<String, String> env, String... args) {
+        CliContext ctx = new CliContext(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                env,
+                home,
+                false,
+                new Cancellation(),
+                Clock.systemUTC(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
+                p -> {});
+        return Ballast.run(args, ctx);
     }
-    assertNoStoreOpened();
-  }
 
-  @Test
-  void aMistypedCommandIsNamedWithTheCommandsAndTheClosestOne() {
-    assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).startsWith("Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune.")
-        .contains("Did you mean").contains("backup").doesNotContain("Unmatched").doesNotContain("Usage:");
-  }
-
-  @Test
-  void aSecondWriterIsToldAnotherBallastIsWritingNotThatAServerIsDown() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    Files.writeString(dir.resolve("a.txt"), "a");
-    assertThat(run("backup", dir.toString())).isZero();
-    Path store = home.resolve(".ballast/ballast-backups");
-    // Another process holds the store's writer lock (a POSIX record lock, as the JVM takes it).
-    org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/python3").canExecute(), "needs python3");
-    Process holder = new ProcessBuilder("/usr/bin/python3", "-c",
-        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); "
-            + "sys.stdin.read()", store.resolve("lock").toString()).redirectErrorStream(true).start();
-    try {
-      assertThat(new String(holder.getInputStream().readNBytes(6), StandardCharsets.UTF_8)).isEqualTo("locked");
-      err.reset();
-      assertThat(run("backup", dir.toString())).isEqualTo(ExitCodes.UNAVAILABLE);
-      assertThat(err()).contains("Another ballast command is writing to the local store " + store
-          + "; wait for it to finish, then run this command again.").doesNotContain("server");
-    } finally {
-      holder.destroyForcibly().waitFor();
+    /** Nothing was created for the default data directory: the input error was found first. */
+    void assertNoStoreOpened() {
+        assertThat(home.resolve(".ballast")).doesNotExist();
     }
-  }
 
-  @Test
-  void aSourceTreeHoldingTheStoreLeavesTheStoreOut() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("home"));
-    Files.writeString(dir.resolve("notes.txt"), "notes");
-    Path dataDir = dir.resolve(".ballast");
-
-    for (int run = 0; run < 2; run++) {
-      out.reset();
-      err.reset();
-      assertThat(run("backup", dir.toString(), "--data-dir", dataDir.toString())).as(err()).isZero();
-      assertThat(err()).contains(".ballast/ballast-backups/ (the store this backup is written to)");
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
     }
-    Path target = home.resolve("restored");
-    assertThat(run("restore", "home", target.toString(), "--data-dir", dataDir.toString())).isZero();
-    assertThat(target.resolve("notes.txt")).hasContent("notes");
-    assertThat(target.resolve(".ballast/ballast-backups")).doesNotExist();
-  }
 
-  @Test
-  void aNewLocalStoreIsReadableByItsOwnerOnly() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    Files.writeString(dir.resolve("private.txt"), "secret");
-    assertThat(run("backup", dir.toString())).isZero();
-    assertThat(Files.getPosixFilePermissions(home.resolve(".ballast/ballast-backups")))
-        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-  }
-
-  @Test
-  void aStoreWhoseIndexWasLostIsAnIntegrityErrorNotAnEmptyStore() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    Files.write(dir.resolve("big.bin"), new byte[200_000]);
-    assertThat(run("backup", dir.toString())).isZero();
-    Path store = home.resolve(".ballast/ballast-backups");
-    try (var files = Files.list(store)) {
-      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("index.db")).toList()) {
-        Files.delete(f);
-      }
+    @Test
+    void helpListsEveryCommandAndTheExitCodes() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("backup", "restore", "list", "ls", "verify", "versions", "Exit codes:", "130");
     }
-    for (String[] args : new String[][] {{"list"}, {"backup", dir.toString()}, {"restore", "src", home.resolve("t").toString()}}) {
-      err.reset();
-      assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.INTEGRITY);
-      assertThat(err()).contains("holds stored content but no index").contains("restore that directory from a copy");
+
+    @Test
+    void eachCommandsHelpExplainsTheCommonOptions() {
+        for (String cmd : new String[] {"backup", "restore", "list", "ls", "verify", "versions"}) {
+            out.reset();
+            assertThat(run(cmd, "--help")).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8))
+                    .contains(
+                            "--data-dir",
+                            "--endpoint",
+                            "--bucket",
+                            "--region",
+                            "path-style",
+                            "--profile",
+                            "--access-key",
+                            "--secret-key",
+                            "--timeout",
+                            "--verbose",
+                            "Exit codes:");
+        }
     }
-    assertThat(store.resolve("index.db")).doesNotExist();
-  }
 
-  @Test
-  void lsListsEveryEntryOfABackupWithSizeTimeAndPathHardLinksAndSymbolicLinksIncluded() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("photos/2024"));
-    Files.writeString(dir.resolve("a.jpg"), "12345");
-    Files.writeString(home.resolve("photos/notes.txt"), "");
-    java.time.Instant may = java.time.Instant.parse("2024-05-06T07:08:09Z");
-    Files.setLastModifiedTime(dir.resolve("a.jpg"), java.nio.file.attribute.FileTime.from(may));
-    Files.createLink(dir.resolve("b.jpg"), dir.resolve("a.jpg"));
-    Files.createSymbolicLink(home.resolve("photos/latest"), Path.of("2024/a.jpg"));
-    assertThat(run("backup", home.resolve("photos").toString())).isZero();
-    out.reset();
-
-    assertThat(run("ls", "photos")).isZero();
-    List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
-    assertThat(lines.get(0)).startsWith("Backup 'photos', manifest version ")
-        .endsWith("UTC: 2 files, 0.0 MiB (and 1 hard link, 1 symbolic link, 1 directory)");
-    int pathColumn = 12 + 2 + 19 + 2;
-    // Which of the two names holds the content and which links to it is the order the walk met them in.
-    List<String> paths = lines.subList(1, lines.size()).stream().map(l -> l.substring(pathColumn)).toList();
-    assertThat(paths).isIn(
-        List.of("2024/", "2024/a.jpg", "2024/b.jpg  (hard link to 2024/a.jpg)", "latest -> 2024/a.jpg", "notes.txt"),
-        List.of("2024/", "2024/a.jpg  (hard link to 2024/b.jpg)", "2024/b.jpg", "latest -> 2024/a.jpg", "notes.txt"));
-    assertThat(lines.subList(2, 4)).allSatisfy(l -> assertThat(l).startsWith("           5  2024-05-06 07:08:09  "));
-    assertThat(lines.get(5)).startsWith("           0  ");
-
-    err.reset();
-    assertThat(run("ls", "nope")).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(err()).contains("There is no backup named 'nope'");
-  }
-
-  @Test
-  void homeIsTheHomeVariableWhenItIsAnAbsolutePath() {
-    assertThat(CliContext.home("/srv/backup-user")).isEqualTo(Path.of("/srv/backup-user"));
-    assertThat(CliContext.home("relative/home")).isEqualTo(Path.of(System.getProperty("user.home")));
-    assertThat(CliContext.home(null)).isEqualTo(Path.of(System.getProperty("user.home")));
-  }
-
-  @Test
-  void aStoreWhoseIndexIsDamagedIsAnIntegrityErrorWithTheCauseOnlyWithVerbose() throws Exception {
-    Path store = Files.createDirectories(home.resolve(".ballast/ballast-backups"));
-    Files.writeString(store.resolve("index.db"), "not a database");
-
-    assertThat(run("list")).isEqualTo(ExitCodes.INTEGRITY);
-    assertThat(err()).contains("Error: The index of the local store " + store + " is damaged")
-        .contains("restore the store's directory from a copy").contains("(run with --verbose")
-        .doesNotContain("server").doesNotContain("Cause:").doesNotContain("\tat ");
-    err.reset();
-    assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.INTEGRITY);
-    assertThat(err()).contains("Cause:");
-  }
-
-  @Test
-  void readingCommandsOnADataDirectoryWithoutBackupsCreateNothing() {
-    assertThat(run("list")).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("No backups in the local store");
-    assertThat(run("restore", "photos", home.resolve("out").toString())).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(err()).contains("There is no backup named 'photos'");
-    assertThat(run("versions", "photos/a.jpg")).isEqualTo(ExitCodes.NOT_FOUND);
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void aDataDirectoryInTheOldEmbeddedServerLayoutIsToldWhatToDoInOneSentence() throws Exception {
-    Files.createDirectories(home.resolve(".ballast/s3/ballast-backups"));
-    Path dir = Files.createDirectories(home.resolve("src"));
-
-    for (String[] args : new String[][] {{"list"}, {"backup", dir.toString()}, {"restore", "src", home.resolve("t").toString()}}) {
-      err.reset();
-      assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
-      assertThat(err().lines()).singleElement().asString()
-          .contains("holds backups in the layout of the S3Mock server that earlier builds of ballast embedded")
-          .contains("move that directory aside (or pass another --data-dir)");
+    @Test
+    void aMissingDirectoryIsAUsageErrorInOneSentenceWithoutAStackTrace() {
+        assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("does not exist; pass the directory to back up.")
+                .doesNotContain("Exception")
+                .doesNotContain("\tat ");
+        assertNoStoreOpened();
     }
-    assertThat(home.resolve(".ballast/ballast-backups")).doesNotExist();
-  }
 
-  @Test
-  void aBucketThatCannotBeADirectoryNameIsRefused() {
-    assertThat(run("list", "--bucket", "../up")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("The bucket name '../up' is not usable");
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void aBucketNameS3RefusesIsOneSentenceNamingTheRulesBeforeAnyRequest() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    assertThat(run("backup", dir.toString(), "--endpoint", "http://127.0.0.1:9", "--bucket", "e1"))
-        .isEqualTo(ExitCodes.USAGE);
-    assertThat(err().lines()).singleElement().asString()
-        .contains("The bucket name 'e1' is not usable: pass --bucket with 3 to 63 lowercase letters");
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void aNegativeOrHugeGraceAndAnEmptyDataDirAreRefusedBeforeTheStoreIsOpened() {
-    for (String grace : new String[] {"-1h", "-5m", "99999999999999h", "PT-1H"}) {
-      err.reset();
-      assertThat(run("prune", "--grace", grace)).as(grace).isEqualTo(ExitCodes.USAGE);
-      assertThat(err()).as(grace).contains("'" + grace + "'");
+    @Test
+    void anUnusableBackupNameIsRefused() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("d"));
+        assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("The backup name 'a/b' is not usable because it contains a slash");
+        assertThat(run("restore", ".ballast", dir.toString())).isEqualTo(ExitCodes.USAGE);
+        assertNoStoreOpened();
     }
-    err.reset();
-    assertThat(run("list", "--data-dir", "")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("--data-dir is empty");
-    assertNoStoreOpened();
-  }
 
-  @Test
-  void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
-    Path dir = Files.createDirectories(home.resolve("src"));
-    assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("--transfers must be between 1 and 64 but was 0");
-    assertNoStoreOpened();
-  }
-
-  @Test
-  void theTimeoutOptionAcceptsShortForms() {
-    CommonOptions.DurationConverter c = new CommonOptions.DurationConverter();
-    assertThat(c.convert("30s")).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
-    assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
-    assertThat(c.convert("PT5S")).isEqualTo(Duration.ofSeconds(5));
-  }
-
-  @Test
-  void aMissingDirectoryAndAFileAreToldApart() throws Exception {
-    assertThat(run("backup", home.resolve("nope").toString(), "--data-dir", home.resolve("d").toString()))
-        .isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("does not exist").doesNotContain("Exception");
-    err.reset();
-    Path file = Files.writeString(home.resolve("f.txt"), "x");
-    assertThat(run("backup", file.toString(), "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("is not a directory").doesNotContain("does not exist");
-    assertThat(home.resolve("d")).doesNotExist();
-  }
-
-  @Test
-  void aDataDirThatIsAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
-    Path file = Files.writeString(home.resolve("data"), "x");
-    for (String[] args : new String[][] {{"list"}, {"versions", "a/b"}, {"restore", "a", home.resolve("t").toString()}}) {
-      err.reset();
-      String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
-          java.util.stream.Stream.of("--data-dir", file.resolve("sub").toString())).toArray(String[]::new);
-      assertThat(run(all)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
-      assertThat(err()).contains("The data directory", "cannot be used", "--data-dir").doesNotContain("Exception");
-      assertThat(err().lines()).hasSize(2);
+    @Test
+    void unknownOptionsMissingArgumentsAndBadKeysAreUsageErrors() {
+        assertThat(run("backup", "--bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("restore", "only-name")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("versions", "no-slash")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("list", "--timeout", "soon")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run()).isEqualTo(ExitCodes.USAGE);
     }
-  }
 
-  @Test
-  void controlCharactersInAnInputAreShownEscapedOnOneLine() {
-    assertThat(run("backup", home.resolve("no\nsuch\u001b[31m").toString(), "--data-dir", home.toString()))
-        .isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("no\\u000Asuch\\u001B[31m").doesNotContain("\u001b");
-    assertThat(err().lines()).hasSize(1);
-  }
-
-  @Test
-  void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
-    Path file = Files.writeString(home.resolve("f.txt"), "x");
-    assertThat(run("restore", "n", file.resolve("sub/dir").toString(), "--data-dir", home.resolve("d").toString()))
-        .isEqualTo(ExitCodes.USAGE);
-    assertThat(err()).contains("cannot be created because '" + file + "' is not a directory")
-        .doesNotContain("Exception");
-    assertThat(home.resolve("d")).doesNotExist();
-  }
-
-  @Test
-  void aLocalFileFailureNamesTheFileAndWhatWentWrong() {
-    assertThat(Errors.describeIo(new java.nio.file.AccessDeniedException("/x/y")))
-        .isEqualTo("/x/y: permission denied");
-    assertThat(Errors.describeIo(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/gone"))))
-        .isEqualTo("/gone: no such file or directory");
-  }
-
-  @Test
-  void aTlsHandshakeFailureIsAnInputErrorThatPointsAtTheScheme() {
-    var e = new dev.ballast.storage.StorageUnavailableException(null, "PUT failed",
-        new java.io.IOException("wrapped", new javax.net.ssl.SSLException("Unrecognized SSL message, plaintext connection?")));
-    CliFailure f = Errors.toFailure(e, "the S3 endpoint https://127.0.0.1:9000", "b");
-    assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
-    assertThat(f.getMessage()).contains("TLS handshake", "plaintext connection", "http://");
-  }
-
-  @Test
-  void aSecretKeyOnTheCommandLineIsWarnedAboutInOneLineAndOnlyThen() {
-    assertThat(run("list", "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.OK);
-    assertThat(err()).doesNotContain("Warning");
-    err.reset();
-    assertThat(run("list", "--access-key", "AK", "--secret-key", "s3cr3t", "--data-dir", home.resolve("d").toString()))
-        .isEqualTo(ExitCodes.OK);
-    assertThat(err().lines()).first().isEqualTo("Warning: --secret-key is visible to every local user in the "
-        + "process list; set AWS_SECRET_ACCESS_KEY or use a profile in ~/.aws/credentials (--profile) instead.");
-    assertThat(err().lines().filter(l -> l.startsWith("Warning"))).hasSize(1);
-    assertThat(err()).doesNotContain("s3cr3t");
-  }
-
-  @Test
-  void theKeysOfAProfileAreTheOnesSentToTheEndpoint() throws Exception {
-    Files.createDirectories(home.resolve(".aws"));
-    Files.writeString(home.resolve(".aws/credentials"),
-        "[default]\naws_access_key_id = AKDEFAULT\naws_secret_access_key = d\n"
-            + "[backup]\naws_access_key_id = AKBACKUP\naws_secret_access_key = b\n");
-    List<String> authorizations = new CopyOnWriteArrayList<>();
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", exchange -> {
-      authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
-      exchange.getRequestBody().readAllBytes();
-      byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>"
-          + "<Message>Access Denied</Message></Error>").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/xml");
-      if ("HEAD".equals(exchange.getRequestMethod())) {
-        exchange.sendResponseHeaders(403, -1);
-      } else {
-        exchange.sendResponseHeaders(403, body.length);
-        exchange.getResponseBody().write(body);
-      }
-      exchange.close();
-    });
-    server.start();
-    try {
-      String endpoint = "http://127.0.0.1:" + server.getAddress().getPort();
-      // given: AWS_PROFILE names the profile, the environment holds no keys
-      assertThat(run(Map.of("AWS_PROFILE", "backup"), "list", "--endpoint", endpoint)).isEqualTo(ExitCodes.USAGE);
-      assertThat(err()).contains("refused the credentials").doesNotContain("Warning");
-      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKBACKUP/"));
-      // the environment's keys win over the implicit default profile
-      authorizations.clear();
-      assertThat(run(Map.of("AWS_ACCESS_KEY_ID", "AKENV", "AWS_SECRET_ACCESS_KEY", "e"), "list", "--endpoint", endpoint))
-          .isEqualTo(ExitCodes.USAGE);
-      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKENV/"));
-      // without either, the default profile
-      authorizations.clear();
-      assertThat(run("list", "--endpoint", endpoint)).isEqualTo(ExitCodes.USAGE);
-      assertThat(authorizations).isNotEmpty().allSatisfy(a -> assertThat(a).contains("Credential=AKDEFAULT/"));
-    } finally {
-      server.stop(0);
+    @Test
+    void aValueThatCannotBeParsedIsOneSentenceNamingItAndWhatIsAcceptedWithoutTheUsageText() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        String[][] inputs = {
+            {"backup", dir.toString(), "--transfers", "abc"},
+            {"list", "--timeout", "5"},
+            {"list", "--timeout", "PTsoon"},
+            {"list", "--endpoint", "not a url"},
+            {"list", "--endpoint", "ftp://host/"},
+            {"restore", "only-name"},
+        };
+        String[] expected = {
+            "'abc' is not an int",
+            "'5' is not a duration; give one like 30s, 2m, 500ms or PT30S",
+            "'PTsoon' is not a duration",
+            "'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
+            "'ftp://host/' is not an S3 endpoint URL",
+            "Missing required parameter"
+        };
+        for (int i = 0; i < inputs.length; i++) {
+            err.reset();
+            assertThat(run(inputs[i])).as(String.join(" ", inputs[i])).isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .as(String.join(" ", inputs[i]))
+                    .startsWith("Error: ")
+                    .contains(expected[i])
+                    .contains("--help' lists the accepted options.")
+                    .doesNotContain("Usage:")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+            assertThat(err().lines().count()).as(String.join(" ", inputs[i])).isLessThanOrEqualTo(2);
+        }
+        assertNoStoreOpened();
     }
-    assertNoStoreOpened();
-  }
+
+    @Test
+    void aMistypedCommandIsNamedWithTheCommandsAndTheClosestOne() {
+        assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith(
+                        "Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune.")
+                .contains("Did you mean")
+                .contains("backup")
+                .doesNotContain("Unmatched")
+                .doesNotContain("Usage:");
+    }
+
+    @Test
+    void aSecondWriterIsToldAnotherBallastIsWritingNotThatAServerIsDown() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        Files.writeString(dir.resolve("a.txt"), "a");
+        assertThat(run("backup", dir.toString())).isZero();
+        Path store = home.resolve(".ballast/ballast-backups");
+        // Another process holds the store's writer lock (a POSIX record lock, as the JVM takes it).
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new java.io.File("/usr/bin/python3").canExecute(), "needs python3");
+        Process holder = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        "-c",
+                        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); "
+                                + "sys.stdin.read()",
+                        store.resolve("lock").toString())
+                .redirectErrorStream(true)
+                .start();
+        try {
+            assertThat(new String(holder.getInputStream().readNBytes(6), StandardCharsets.UTF_8))
+                    .isEqualTo("locked");
+            err.reset();
+            assertThat(run("backup", dir.toString())).isEqualTo(ExitCodes.UNAVAILABLE);
+            assertThat(err())
+                    .contains("Another ballast command is writing to the local store " + store
+                            + "; wait for it to finish, then run this command again.")
+                    .doesNotContain("server");
+        } finally {
+            holder.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aSourceTreeHoldingTheStoreLeavesTheStoreOut() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("home"));
+        Files.writeString(dir.resolve("notes.txt"), "notes");
+        Path dataDir = dir.resolve(".ballast");
+
+        for (int run = 0; run < 2; run++) {
+            out.reset();
+            err.reset();
+            assertThat(run("backup", dir.toString(), "--data-dir", dataDir.toString()))
+                    .as(err())
+                    .isZero();
+            assertThat(err()).contains(".ballast/ballast-backups/ (the store this backup is written to)");
+        }
+        Path target = home.resolve("restored");
+        assertThat(run("restore", "home", target.toString(), "--data-dir", dataDir.toString()))
+                .isZero();
+        assertThat(target.resolve("notes.txt")).hasContent("notes");
+        assertThat(target.resolve(".ballast/ballast-backups")).doesNotExist();
+    }
+
+    @Test
+    void aNewLocalStoreIsReadableByItsOwnerOnly() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        Files.writeString(dir.resolve("private.txt"), "secret");
+        assertThat(run("backup", dir.toString())).isZero();
+        assertThat(Files.getPosixFilePermissions(home.resolve(".ballast/ballast-backups")))
+                .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
+    @Test
+    void aStoreWhoseIndexWasLostIsAnIntegrityErrorNotAnEmptyStore() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        Files.write(dir.resolve("big.bin"), new byte[200_000]);
+        assertThat(run("backup", dir.toString())).isZero();
+        Path store = home.resolve(".ballast/ballast-backups");
+        try (var files = Files.list(store)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("index.db"))
+                    .toList()) {
+                Files.delete(f);
+            }
+        }
+        for (String[] args : new String[][] {
+            {"list"},
+            {"backup", dir.toString()},
+            {"restore", "src", home.resolve("t").toString()}
+        }) {
+            err.reset();
+            assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.INTEGRITY);
+            assertThat(err())
+                    .contains("holds stored content but no index")
+                    .contains("restore that directory from a copy");
+        }
+        assertThat(store.resolve("index.db")).doesNotExist();
+    }
+
+    @Test
+    void lsListsEveryEntryOfABackupWithSizeTimeAndPathHardLinksAndSymbolicLinksIncluded() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("photos/2024"));
+        Files.writeString(dir.resolve("a.jpg"), "12345");
+        Files.writeString(home.resolve("photos/notes.txt"), "");
+        java.time.Instant may = java.time.Instant.parse("2024-05-06T07:08:09Z");
+        Files.setLastModifiedTime(dir.resolve("a.jpg"), java.nio.file.attribute.FileTime.from(may));
+        Files.createLink(dir.resolve("b.jpg"), dir.resolve("a.jpg"));
+        Files.createSymbolicLink(home.resolve("photos/latest"), Path.of("2024/a.jpg"));
+        assertThat(run("backup", home.resolve("photos").toString())).isZero();
+        out.reset();
+
+        assertThat(run("ls", "photos")).isZero();
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines.get(0))
+                .startsWith("Backup 'photos', manifest version ")
+                .endsWith("UTC: 2 files, 0.0 MiB (and 1 hard link, 1 symbolic link, 1 directory)");
+        int pathColumn = 12 + 2 + 19 + 2;
+        // Which of the two names holds the content and which links to it is the order the walk met them in.
+        List<String> paths = lines.subList(1, lines.size()).stream()
+                .map(l -> l.substring(pathColumn))
+                .toList();
+        assertThat(paths)
+                .isIn(
+                        List.of(
+                                "2024/",
+                                "2024/a.jpg",
+                                "2024/b.jpg  (hard link to 2024/a.jpg)",
+                                "latest -> 2024/a.jpg",
+                                "notes.txt"),
+                        List.of(
+                                "2024/",
+                                "2024/a.jpg  (hard link to 2024/b.jpg)",
+                                "2024/b.jpg",
+                                "latest -> 2024/a.jpg",
+                                "notes.txt"));
+        assertThat(lines.subList(2, 4))
+                .allSatisfy(l -> assertThat(l).startsWith("           5  2024-05-06 07:08:09  "));
+        assertThat(lines.get(5)).startsWith("           0  ");
+
+        err.reset();
+        assertThat(run("ls", "nope")).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named 'nope'");
+    }
+
+    @Test
+    void homeIsTheHomeVariableWhenItIsAnAbsolutePath() {
+        assertThat(CliContext.home("/srv/backup-user")).isEqualTo(Path.of("/srv/backup-user"));
+        assertThat(CliContext.home("relative/home")).isEqualTo(Path.of(System.getProperty("user.home")));
+        assertThat(CliContext.home(null)).isEqualTo(Path.of(System.getProperty("user.home")));
+    }
+
+    @Test
+    void aStoreWhoseIndexIsDamagedIsAnIntegrityErrorWithTheCauseOnlyWithVerbose() throws Exception {
+        Path store = Files.createDirectories(home.resolve(".ballast/ballast-backups"));
+        Files.writeString(store.resolve("index.db"), "not a database");
+
+        assertThat(run("list")).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Error: The index of the local store " + store + " is damaged")
+                .contains("restore the store's directory from a copy")
+                .contains("(run with --verbose")
+                .doesNotContain("server")
+                .doesNotContain("Cause:")
+                .doesNotContain("\tat ");
+        err.reset();
+        assertThat(run("list", "--verbose")).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Cause:");
+    }
+
+    @Test
+    void readingCommandsOnADataDirectoryWithoutBackupsCreateNothing() {
+        assertThat(run("list")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("No backups in the local store");
+        assertThat(run("restore", "photos", home.resolve("out").toString())).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named 'photos'");
+        assertThat(run("versions", "photos/a.jpg")).isEqualTo(ExitCodes.NOT_FOUND);
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void aDataDirectoryInTheOldEmbeddedServerLayoutIsToldWhatToDoInOneSentence() throws Exception {
+        Files.createDirectories(home.resolve(".ballast/s3/ballast-backups"));
+        Path dir = Files.createDirectories(home.resolve("src"));
+
+        for (String[] args : new String[][] {
+            {"list"},
+            {"backup", dir.toString()},
+            {"restore", "src", home.resolve("t").toString()}
+        }) {
+            err.reset();
+            assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+            assertThat(err().lines())
+                    .singleElement()
+                    .asString()
+                    .contains(
+                            "holds backups in the layout of the S3Mock server that earlier builds of ballast embedded")
+                    .contains("move that directory aside (or pass another --data-dir)");
+        }
+        assertThat(home.resolve(".ballast/ballast-backups")).doesNotExist();
+    }
+
+    @Test
+    void aBucketThatCannotBeADirectoryNameIsRefused() {
+        assertThat(run("list", "--bucket", "../up")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("The bucket name '../up' is not usable");
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void aBucketNameS3RefusesIsOneSentenceNamingTheRulesBeforeAnyRequest() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        assertThat(run("backup", dir.toString(), "--endpoint", "http://127.0.0.1:9", "--bucket", "e1"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err().lines())
+                .singleElement()
+                .asString()
+                .contains("The bucket name 'e1' is not usable: pass --bucket with 3 to 63 lowercase letters");
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void aNegativeOrHugeGraceAndAnEmptyDataDirAreRefusedBeforeTheStoreIsOpened() {
+        for (String grace : new String[] {"-1h", "-5m", "99999999999999h", "PT-1H"}) {
+            err.reset();
+            assertThat(run("prune", "--grace", grace)).as(grace).isEqualTo(ExitCodes.USAGE);
+            assertThat(err()).as(grace).contains("'" + grace + "'");
+        }
+        err.reset();
+        assertThat(run("list", "--data-dir", "")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("--data-dir is empty");
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
+        Path dir = Files.createDirectories(home.resolve("src"));
+        assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("--transfers must be between 1 and 64 but was 0");
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void theTimeoutOptionAcceptsShortForms() {
+        CommonOptions.DurationConverter c = new CommonOptions.DurationConverter();
+        assertThat(c.convert("30s")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.convert("PT5S")).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aMissingDirectoryAndAFileAreToldApart() throws Exception {
+        assertThat(run(
+                        "backup",
+                        home.resolve("nope").toString(),
+                        "--data-dir",
+                        home.resolve("d").toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("does not exist").doesNotContain("Exception");
+        err.reset();
+        Path file = Files.writeString(home.resolve("f.txt"), "x");
+        assertThat(run(
+                        "backup",
+                        file.toString(),
+                        "--data-dir",
+                        home.resolve("d").toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("is not a directory").doesNotContain("does not exist");
+        assertThat(home.resolve("d")).doesNotExist();
+    }
+
+    @Test
+    void aDataDirThatIsAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
+        Path file = Files.writeString(home.resolve("data"), "x");
+        for (String[] args : new String[][] {
+            {"list"}, {"versions", "a/b"}, {"restore", "a", home.resolve("t").toString()}
+        }) {
+            err.reset();
+            String[] all = java.util.stream.Stream.concat(
+                            java.util.Arrays.stream(args),
+                            java.util.stream.Stream.of(
+                                    "--data-dir", file.resolve("sub").toString()))
+                    .toArray(String[]::new);
+            assertThat(run(all)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .contains("The data directory", "cannot be used", "--data-dir")
+                    .doesNotContain("Exception");
+            assertThat(err().lines()).hasSize(2);
+        }
+    }
+
+    @Test
+    void controlCharactersInAnInputAreShownEscapedOnOneLine() {
+        assertThat(run("backup", home.resolve("no\nsuch\u001b[31m").toString(), "--data-dir", home.toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("no\\u000Asuch\\u001B[31m").doesNotContain("\u001b");
+        assertThat(err().lines()).hasSize(1);
+    }
+
+    @Test
+    void aRestoreTargetBelowAFileIsAnInputErrorFoundBeforeTheStoreIsOpened() throws Exception {
+        Path file = Files.writeString(home.resolve("f.txt"), "x");
+        assertThat(run(
+                        "restore",
+                        "n",
+                        file.resolve("sub/dir").toString(),
+                        "--data-dir",
+                        home.resolve("d").toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("cannot be created because '" + file + "' is not a directory")
+                .doesNotContain("Exception");
+        assertThat(home.resolve("d")).doesNotExist();
+    }
+
+    @Test
+    void aLocalFileFailureNamesTheFileAndWhatWentWrong() {
+        assertThat(Errors.describeIo(new java.nio.file.AccessDeniedException("/x/y")))
+                .isEqualTo("/x/y: permission denied");
+        assertThat(Errors.describeIo(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/gone"))))
+                .isEqualTo("/gone: no such file or directory");
+    }
+
+    @Test
+    void aTlsHandshakeFailureIsAnInputErrorThatPointsAtTheScheme() {
+        var e = new dev.ballast.storage.StorageUnavailableException(
+                null,
+                "PUT failed",
+                new java.io.IOException(
+                        "wrapped", new javax.net.ssl.SSLException("Unrecognized SSL message, plaintext connection?")));
+        CliFailure f = Errors.toFailure(e, "the S3 endpoint https://127.0.0.1:9000", "b");
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(f.getMessage()).contains("TLS handshake", "plaintext connection", "http://");
+    }
+
+    @Test
+    void aSecretKeyOnTheCommandLineIsWarnedAboutInOneLineAndOnlyThen() {
+        assertThat(run("list", "--data-dir", home.resolve("d").toString())).isEqualTo(ExitCodes.OK);
+        assertThat(err()).doesNotContain("Warning");
+        err.reset();
+        assertThat(run(
+                        "list",
+                        "--access-key",
+                        "AK",
+                        "--secret-key",
+                        "s3cr3t",
+                        "--data-dir",
+                        home.resolve("d").toString()))
+                .isEqualTo(ExitCodes.OK);
+        assertThat(err().lines())
+                .first()
+                .isEqualTo(
+                        "Warning: --secret-key is visible to every local user in the "
+                                + "process list; set AWS_SECRET_ACCESS_KEY or use a profile in ~/.aws/credentials (--profile) instead.");
+        assertThat(err().lines().filter(l -> l.startsWith("Warning"))).hasSize(1);
+        assertThat(err()).doesNotContain("s3cr3t");
+    }
+
+    @Test
+    void theKeysOfAProfileAreTheOnesSentToTheEndpoint() throws Exception {
+        Files.createDirectories(home.resolve(".aws"));
+        Files.writeString(
+                home.resolve(".aws/credentials"),
+                "[default]\naws_access_key_id = AKDEFAULT\naws_secret_access_key = d\n"
+                        + "[backup]\naws_access_key_id = AKBACKUP\naws_secret_access_key = b\n");
+        List<String> authorizations = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+            exchange.getRequestBody().readAllBytes();
+            byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>"
+                            + "<Message>Access Denied</Message></Error>")
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/xml");
+            if ("HEAD".equals(exchange.getRequestMethod())) {
+                exchange.sendResponseHeaders(403, -1);
+            } else {
+                exchange.sendResponseHeaders(403, body.length);
+                exchange.getResponseBody().write(body);
+            }
+            exchange.close();
+        });
+        server.start();
+        try {
+            String endpoint = "http://127.0.0.1:" + server.getAddress().getPort();
+            // given: AWS_PROFILE names the profile, the environment holds no keys
+            assertThat(run(Map.of("AWS_PROFILE", "backup"), "list", "--endpoint", endpoint))
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err()).contains("refused the credentials").doesNotContain("Warning");
+            assertThat(authorizations)
+                    .isNotEmpty()
+                    .allSatisfy(a -> assertThat(a).contains("Credential=AKBACKUP/"));
+            // the environment's keys win over the implicit default profile
+            authorizations.clear();
+            assertThat(run(
+                            Map.of("AWS_ACCESS_KEY_ID", "AKENV", "AWS_SECRET_ACCESS_KEY", "e"),
+                            "list",
+                            "--endpoint",
+                            endpoint))
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(authorizations)
+                    .isNotEmpty()
+                    .allSatisfy(a -> assertThat(a).contains("Credential=AKENV/"));
+            // without either, the default profile
+            authorizations.clear();
+            assertThat(run("list", "--endpoint", endpoint)).isEqualTo(ExitCodes.USAGE);
+            assertThat(authorizations)
+                    .isNotEmpty()
+                    .allSatisfy(a -> assertThat(a).contains("Credential=AKDEFAULT/"));
+        } finally {
+            server.stop(0);
+        }
+        assertNoStoreOpened();
+    }
 }

@@ -26,191 +26,227 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 @ExtendWith(LeakCheck.class)
 class RestoreRunnerTest {
-  static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
+    static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
 
-  @TempDir
-  Path dir;
+    @TempDir
+    Path dir;
 
-  final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
-  final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+    final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
 
-  ManifestEntry stored(String path, String content) {
-    byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-    ObjectVersion v = store.put(Manifest.objectKey("n", path), ObjectContent.ofBytes(bytes));
-    return new ManifestEntry(path, bytes.length, v.sha256(), v.versionId(), MTIME);
-  }
-
-  RestoreRunner.Result restore(Manifest m, Path target, boolean overwrite) throws IOException {
-    return new RestoreRunner(store, m, target, overwrite, 4, new Cancellation(),
-        x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
-  }
-
-  static Manifest manifest(ManifestEntry... entries) {
-    return new Manifest(1, "n", MTIME, true, List.of(entries), List.of());
-  }
-
-  @Test
-  void restoresBytesAndModificationTimesWithNoTemporaryFilesLeft() throws IOException {
-    Manifest m = manifest(stored("a b/ü+x.txt", "hello"), stored("empty", ""));
-    Path target = dir.resolve("out");
-    RestoreRunner.Result r = restore(m, target, false);
-    assertThat(r.ok()).isTrue();
-    assertThat(r.restored()).isEqualTo(2);
-    assertThat(target.resolve("a b/ü+x.txt")).hasContent("hello");
-    assertThat(target.resolve("empty")).isEmptyFile();
-    assertThat(Files.getLastModifiedTime(target.resolve("empty")).toInstant()).isEqualTo(MTIME);
-    try (Stream<Path> all = Files.walk(target)) {
-      assertThat(all.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
-          .containsExactlyInAnyOrder("ü+x.txt", "empty");
+    ManifestEntry stored(String path, String content) {
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        ObjectVersion v = store.put(Manifest.objectKey("n", path), ObjectContent.ofBytes(bytes));
+        return new ManifestEntry(path, bytes.length, v.sha256(), v.versionId(), MTIME);
     }
-  }
 
-  @Test
-  void aCraftedDotDotPathIsRefusedBeforeAnythingIsWritten() {
-    ManifestEntry good = stored("good.txt", "fine");
-    ManifestEntry evil = new ManifestEntry("../x", good.size(), good.sha256(), good.versionId(), MTIME);
-    Path target = dir.resolve("out");
-    assertThatThrownBy(() -> restore(manifest(good, evil), target, false))
-        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY));
-    assertThat(dir.resolve("x")).doesNotExist();
-    assertThat(target.resolve("good.txt")).doesNotExist();
-  }
-
-  @Test
-  void neverReplacesADifferentExistingFileWithoutOverwrite() throws IOException {
-    Manifest m = manifest(stored("f.txt", "backup"), stored("g.txt", "other"));
-    Path target = Files.createDirectories(dir.resolve("out"));
-    Files.writeString(target.resolve("f.txt"), "local edit");
-    assertThatThrownBy(() -> restore(m, target, false))
-        .isInstanceOfSatisfying(CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.CONFLICT))
-        .hasMessageContaining("'f.txt'").hasMessageContaining("--overwrite");
-    assertThat(target.resolve("f.txt")).hasContent("local edit");
-    assertThat(target.resolve("g.txt")).doesNotExist();
-
-    RestoreRunner.Result r = restore(m, target, true);
-    assertThat(r.ok()).isTrue();
-    assertThat(target.resolve("f.txt")).hasContent("backup");
-  }
-
-  @Test
-  void aLinkInTheTargetPointingOutsideGetsNothingCreatedBeyondIt() throws IOException {
-    Manifest m = manifest(stored("a/b/deep.txt", "deep"), stored("a/top.txt", "top"), stored("c/ok.txt", "ok"));
-    Path target = Files.createDirectories(dir.resolve("out"));
-    Path outside = Files.createDirectories(dir.resolve("outside"));
-    Files.createSymbolicLink(target.resolve("a"), outside);
-
-    RestoreRunner.Result r = restore(m, target, false);
-
-    assertThat(r.restored()).isEqualTo(1);
-    assertThat(target.resolve("c/ok.txt")).hasContent("ok");
-    assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactlyInAnyOrder("a/b/deep.txt", "a/top.txt");
-    try (Stream<Path> all = Files.walk(outside)) {
-      assertThat(all).as("nothing created outside the target").containsExactly(outside);
+    RestoreRunner.Result restore(Manifest m, Path target, boolean overwrite) throws IOException {
+        return new RestoreRunner(
+                        store,
+                        m,
+                        target,
+                        overwrite,
+                        4,
+                        new Cancellation(),
+                        x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .run();
     }
-  }
 
-  @Test
-  void temporaryFilesOfAKilledRestoreAreRemovedWhenItIsRunAgain() throws IOException {
-    Manifest m = manifest(stored("d/f.txt", "restored"), stored("g.txt", "also"));
-    Path target = Files.createDirectories(dir.resolve("out/d"));
-    Files.writeString(target.resolve(".ballast-0123456789abcdef"), "partial");
-    Files.writeString(dir.resolve("out/.ballast-fedcba9876543210"), "partial");
-    Files.writeString(dir.resolve("out/.ballast-notes"), "the user's own file");
-
-    RestoreRunner.Result r = restore(m, dir.resolve("out"), false);
-
-    assertThat(r.ok()).isTrue();
-    try (Stream<Path> all = Files.walk(dir.resolve("out"))) {
-      assertThat(all.filter(Files::isRegularFile).map(p -> dir.resolve("out").relativize(p).toString()))
-          .containsExactlyInAnyOrder("d/f.txt", "g.txt", ".ballast-notes");
+    static Manifest manifest(ManifestEntry... entries) {
+        return new Manifest(1, "n", MTIME, true, List.of(entries), List.of());
     }
-  }
 
-  @Test
-  void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
-    Manifest m = manifest(stored("f.txt", "same"));
-    Path target = Files.createDirectories(dir.resolve("out"));
-    Files.writeString(target.resolve("f.txt"), "same");
-    RestoreRunner.Result r = restore(m, target, false);
-    assertThat(r.alreadyPresent()).isEqualTo(1);
-    assertThat(r.restored()).isZero();
-  }
-
-  @Test
-  void bytesThatDoNotMatchTheManifestAreNeverRenamedIntoPlace() throws IOException {
-    Manifest m = manifest(stored("f.txt", "payload"));
-    store.rot("n/f.txt");
-    Path target = dir.resolve("out");
-    RestoreRunner.Result r = restore(m, target, false);
-    assertThat(r.ok()).isFalse();
-    assertThat(r.failed()).singleElement().satisfies(f -> assertThat(f.reason()).contains("SHA-256"));
-    try (Stream<Path> all = Files.list(target)) {
-      assertThat(all).isEmpty();
+    @Test
+    void restoresBytesAndModificationTimesWithNoTemporaryFilesLeft() throws IOException {
+        Manifest m = manifest(stored("a b/ü+x.txt", "hello"), stored("empty", ""));
+        Path target = dir.resolve("out");
+        RestoreRunner.Result r = restore(m, target, false);
+        assertThat(r.ok()).isTrue();
+        assertThat(r.restored()).isEqualTo(2);
+        assertThat(target.resolve("a b/ü+x.txt")).hasContent("hello");
+        assertThat(target.resolve("empty")).isEmptyFile();
+        assertThat(Files.getLastModifiedTime(target.resolve("empty")).toInstant())
+                .isEqualTo(MTIME);
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("ü+x.txt", "empty");
+        }
     }
-  }
 
-  @Test
-  void ctrlCWhileAFileIsWrittenStopsItAtOnceAndLeavesNoTemporaryFile() throws IOException {
-    Cancellation cancel = new Cancellation();
-    byte[] big = new byte[1024 * 1024];
-    new java.util.Random(5).nextBytes(big);
-    FakeObjectStore cancelling = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
-      @Override
-      public synchronized dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
-        dev.ballast.storage.object.ObjectRead r = super.get(key, o);
-        java.io.InputStream in = new java.io.FilterInputStream(r.stream()) {
-          @Override
-          public int read(byte[] b, int off, int len) throws IOException {
-            cancel.cancel(); // Ctrl-C arrives once the first bytes are on their way
-            return super.read(b, off, len);
-          }
+    @Test
+    void aCraftedDotDotPathIsRefusedBeforeAnythingIsWritten() {
+        ManifestEntry good = stored("good.txt", "fine");
+        ManifestEntry evil = new ManifestEntry("../x", good.size(), good.sha256(), good.versionId(), MTIME);
+        Path target = dir.resolve("out");
+        assertThatThrownBy(() -> restore(manifest(good, evil), target, false))
+                .isInstanceOfSatisfying(
+                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY));
+        assertThat(dir.resolve("x")).doesNotExist();
+        assertThat(target.resolve("good.txt")).doesNotExist();
+    }
+
+    @Test
+    void neverReplacesADifferentExistingFileWithoutOverwrite() throws IOException {
+        Manifest m = manifest(stored("f.txt", "backup"), stored("g.txt", "other"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(target.resolve("f.txt"), "local edit");
+        assertThatThrownBy(() -> restore(m, target, false))
+                .isInstanceOfSatisfying(
+                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.CONFLICT))
+                .hasMessageContaining("'f.txt'")
+                .hasMessageContaining("--overwrite");
+        assertThat(target.resolve("f.txt")).hasContent("local edit");
+        assertThat(target.resolve("g.txt")).doesNotExist();
+
+        RestoreRunner.Result r = restore(m, target, true);
+        assertThat(r.ok()).isTrue();
+        assertThat(target.resolve("f.txt")).hasContent("backup");
+    }
+
+    @Test
+    void aLinkInTheTargetPointingOutsideGetsNothingCreatedBeyondIt() throws IOException {
+        Manifest m = manifest(stored("a/b/deep.txt", "deep"), stored("a/top.txt", "top"), stored("c/ok.txt", "ok"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.createSymbolicLink(target.resolve("a"), outside);
+
+        RestoreRunner.Result r = restore(m, target, false);
+
+        assertThat(r.restored()).isEqualTo(1);
+        assertThat(target.resolve("c/ok.txt")).hasContent("ok");
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path)
+                .containsExactlyInAnyOrder("a/b/deep.txt", "a/top.txt");
+        try (Stream<Path> all = Files.walk(outside)) {
+            assertThat(all).as("nothing created outside the target").containsExactly(outside);
+        }
+    }
+
+    @Test
+    void temporaryFilesOfAKilledRestoreAreRemovedWhenItIsRunAgain() throws IOException {
+        Manifest m = manifest(stored("d/f.txt", "restored"), stored("g.txt", "also"));
+        Path target = Files.createDirectories(dir.resolve("out/d"));
+        Files.writeString(target.resolve(".ballast-0123456789abcdef"), "partial");
+        Files.writeString(dir.resolve("out/.ballast-fedcba9876543210"), "partial");
+        Files.writeString(dir.resolve("out/.ballast-notes"), "the user's own file");
+
+        RestoreRunner.Result r = restore(m, dir.resolve("out"), false);
+
+        assertThat(r.ok()).isTrue();
+        try (Stream<Path> all = Files.walk(dir.resolve("out"))) {
+            assertThat(all.filter(Files::isRegularFile)
+                            .map(p -> dir.resolve("out").relativize(p).toString()))
+                    .containsExactlyInAnyOrder("d/f.txt", "g.txt", ".ballast-notes");
+        }
+    }
+
+    @Test
+    void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
+        Manifest m = manifest(stored("f.txt", "same"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(target.resolve("f.txt"), "same");
+        RestoreRunner.Result r = restore(m, target, false);
+        assertThat(r.alreadyPresent()).isEqualTo(1);
+        assertThat(r.restored()).isZero();
+    }
+
+    @Test
+    void bytesThatDoNotMatchTheManifestAreNeverRenamedIntoPlace() throws IOException {
+        Manifest m = manifest(stored("f.txt", "payload"));
+        store.rot("n/f.txt");
+        Path target = dir.resolve("out");
+        RestoreRunner.Result r = restore(m, target, false);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed())
+                .singleElement()
+                .satisfies(f -> assertThat(f.reason()).contains("SHA-256"));
+        try (Stream<Path> all = Files.list(target)) {
+            assertThat(all).isEmpty();
+        }
+    }
+
+    @Test
+    void ctrlCWhileAFileIsWrittenStopsItAtOnceAndLeavesNoTemporaryFile() throws IOException {
+        Cancellation cancel = new Cancellation();
+        byte[] big = new byte[1024 * 1024];
+        new java.util.Random(5).nextBytes(big);
+        FakeObjectStore cancelling = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized dev.ballast.storage.object.ObjectRead get(
+                    String key, dev.ballast.storage.object.ReadOptions o) {
+                dev.ballast.storage.object.ObjectRead r = super.get(key, o);
+                java.io.InputStream in = new java.io.FilterInputStream(r.stream()) {
+                    @Override
+                    public int read(byte[] b, int off, int len) throws IOException {
+                        cancel.cancel(); // Ctrl-C arrives once the first bytes are on their way
+                        return super.read(b, off, len);
+                    }
+                };
+                return new dev.ballast.storage.object.ObjectRead(
+                        r.version(), in, r.source(), r.freshness(), r.age(), null);
+            }
         };
-        return new dev.ballast.storage.object.ObjectRead(r.version(), in, r.source(), r.freshness(), r.age(), null);
-      }
-    };
-    ObjectVersion v = cancelling.put(Manifest.objectKey("n", "big.bin"), ObjectContent.ofBytes(big));
-    ObjectVersion w = cancelling.put(Manifest.objectKey("n", "next.bin"), ObjectContent.ofBytes(big));
-    Manifest m = manifest(new ManifestEntry("big.bin", big.length, v.sha256(), v.versionId(), MTIME),
-        new ManifestEntry("next.bin", big.length, w.sha256(), w.versionId(), MTIME));
-    Path target = dir.resolve("out");
+        ObjectVersion v = cancelling.put(Manifest.objectKey("n", "big.bin"), ObjectContent.ofBytes(big));
+        ObjectVersion w = cancelling.put(Manifest.objectKey("n", "next.bin"), ObjectContent.ofBytes(big));
+        Manifest m = manifest(
+                new ManifestEntry("big.bin", big.length, v.sha256(), v.versionId(), MTIME),
+                new ManifestEntry("next.bin", big.length, w.sha256(), w.versionId(), MTIME));
+        Path target = dir.resolve("out");
 
-    RestoreRunner.Result r = new RestoreRunner(cancelling, m, target, false, 1, cancel,
-        x -> Progress.create("t", 0, 0, false, sink, 3600)).run();
+        RestoreRunner.Result r = new RestoreRunner(
+                        cancelling, m, target, false, 1, cancel, x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .run();
 
-    assertThat(r.cancelled()).isTrue();
-    assertThat(r.restored()).isZero();
-    assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("big.bin", "next.bin");
-    assertThat(r.failed().get(0).reason()).contains("interrupted");
-    try (Stream<Path> all = Files.list(target)) {
-      assertThat(all).as("nothing, not even a temporary file, in the target").isEmpty();
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.restored()).isZero();
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("big.bin", "next.bin");
+        assertThat(r.failed().get(0).reason()).contains("interrupted");
+        try (Stream<Path> all = Files.list(target)) {
+            assertThat(all)
+                    .as("nothing, not even a temporary file, in the target")
+                    .isEmpty();
+        }
     }
-  }
 
-  @Test
-  void restoresModesDirectoriesSymlinksAndHardLinksAndDirectoryTimesLast() throws IOException {
-    ManifestEntry tool = stored("bin/tool", "#!/bin/sh\n").withAttrs(new PosixAttrs(0750, 0, 0));
-    ManifestEntry secret = stored("private/key", "k").withAttrs(new PosixAttrs(0600, 0, 0));
-    Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
-    Manifest m = new Manifest(1, "n", MTIME, true, List.of(tool, secret), List.of(), new ManifestTree(
-        List.of(new ManifestTree.Directory("bin", dirTime, new PosixAttrs(0755, 0, 0)),
-            new ManifestTree.Directory("empty", dirTime, new PosixAttrs(0711, 0, 0)),
-            new ManifestTree.Directory("private", dirTime, new PosixAttrs(0500, 0, 0))),
-        List.of(new ManifestTree.Symlink("current", "bin/tool", MTIME, null)),
-        List.of(new ManifestTree.HardLink("bin/tool-link", "bin/tool"))));
-    Path target = dir.resolve("out");
-    RestoreRunner.Result r = restore(m, target, false);
-    assertThat(r.failed()).isEmpty();
-    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("bin/tool"))))
-        .isEqualTo("rwxr-x---");
-    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("private/key"))))
-        .isEqualTo("rw-------");
-    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("private"))))
-        .isEqualTo("r-x------");
-    assertThat(target.resolve("empty")).isEmptyDirectory();
-    assertThat(Files.getLastModifiedTime(target.resolve("bin")).toInstant()).isEqualTo(dirTime);
-    assertThat(Files.getLastModifiedTime(target.resolve("private")).toInstant()).isEqualTo(dirTime);
-    assertThat(Files.readSymbolicLink(target.resolve("current"))).isEqualTo(Path.of("bin/tool"));
-    assertThat(Files.isSameFile(target.resolve("bin/tool"), target.resolve("bin/tool-link"))).isTrue();
-    Files.setPosixFilePermissions(target.resolve("private"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-  }
+    @Test
+    void restoresModesDirectoriesSymlinksAndHardLinksAndDirectoryTimesLast() throws IOException {
+        ManifestEntry tool = stored("bin/tool", "#!/bin/sh\n").withAttrs(new PosixAttrs(0750, 0, 0));
+        ManifestEntry secret = stored("private/key", "k").withAttrs(new PosixAttrs(0600, 0, 0));
+        Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
+        Manifest m = new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(tool, secret),
+                List.of(),
+                new ManifestTree(
+                        List.of(
+                                new ManifestTree.Directory("bin", dirTime, new PosixAttrs(0755, 0, 0)),
+                                new ManifestTree.Directory("empty", dirTime, new PosixAttrs(0711, 0, 0)),
+                                new ManifestTree.Directory("private", dirTime, new PosixAttrs(0500, 0, 0))),
+                        List.of(new ManifestTree.Symlink("current", "bin/tool", MTIME, null)),
+                        List.of(new ManifestTree.HardLink("bin/tool-link", "bin/tool"))));
+        Path target = dir.resolve("out");
+        RestoreRunner.Result r = restore(m, target, false);
+        assertThat(r.failed()).isEmpty();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(target.resolve("bin/tool"))))
+                .isEqualTo("rwxr-x---");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(target.resolve("private/key"))))
+                .isEqualTo("rw-------");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(target.resolve("private"))))
+                .isEqualTo("r-x------");
+        assertThat(target.resolve("empty")).isEmptyDirectory();
+        assertThat(Files.getLastModifiedTime(target.resolve("bin")).toInstant()).isEqualTo(dirTime);
+        assertThat(Files.getLastModifiedTime(target.resolve("private")).toInstant())
+                .isEqualTo(dirTime);
+        assertThat(Files.readSymbolicLink(target.resolve("current"))).isEqualTo(Path.of("bin/tool"));
+        assertThat(Files.isSameFile(target.resolve("bin/tool"), target.resolve("bin/tool-link")))
+                .isTrue();
+        Files.setPosixFilePermissions(
+                target.resolve("private"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
 }

@@ -13,45 +13,61 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class SafePathsTest {
-  @TempDir
-  Path target;
+    @TempDir
+    Path target;
 
-  @ParameterizedTest
-  @ValueSource(strings = {"../x", "a/../../x", "a/..", "..", "/etc/passwd", "/x", "a//b", "./a", "a/./b", "a/",
-      "", "C:/x", "a\u0000b", "a\nb"})
-  void refusesPathsThatAreAbsoluteEscapeOrAreNotPlain(String path) {
-    assertThat(SafePaths.problem(path)).isNotNull();
-    assertThatThrownBy(() -> SafePaths.resolveInside(target, path))
-        .isInstanceOfSatisfying(CliFailure.class, f -> {
-          assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
-          assertThat(f.getMessage()).contains("refused").contains("nothing was restored");
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "../x",
+                "a/../../x",
+                "a/..",
+                "..",
+                "/etc/passwd",
+                "/x",
+                "a//b",
+                "./a",
+                "a/./b",
+                "a/",
+                "",
+                "C:/x",
+                "a\u0000b",
+                "a\nb"
+            })
+    void refusesPathsThatAreAbsoluteEscapeOrAreNotPlain(String path) {
+        assertThat(SafePaths.problem(path)).isNotNull();
+        assertThatThrownBy(() -> SafePaths.resolveInside(target, path)).isInstanceOfSatisfying(CliFailure.class, f -> {
+            assertThat(f.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
+            assertThat(f.getMessage()).contains("refused").contains("nothing was restored");
         });
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"a", "a b/ü+x.txt", "..a/b..", "deep/er/file", ".hidden", "x+y z"})
-  void resolvesPlainRelativePathsInsideTheTarget(String path) {
-    Path resolved = SafePaths.resolveInside(target, path);
-    assertThat(resolved.startsWith(target.toAbsolutePath().normalize())).isTrue();
-    assertThat(resolved.toString()).endsWith(path);
-  }
-
-  @Test
-  void aBackslashIsPartOfAFileNameWhereItDoesNotSeparatePaths() {
-    assertThat(SafePaths.problem("a\\b.txt", false)).isNull();
-    assertThat(SafePaths.problem("a\\..\\x", false)).isNull();
-    assertThat(SafePaths.problem("a\\b.txt", true)).contains("backslash");
-    assertThat(SafePaths.problem("a\\..\\x", true)).contains("backslash");
-    if (java.io.File.separatorChar == '/') {
-      Path resolved = SafePaths.resolveInside(target, "dir/a\\..\\x");
-      assertThat(resolved.getParent()).isEqualTo(target.toAbsolutePath().normalize().resolve("dir"));
-      assertThat(resolved.getFileName().toString()).isEqualTo("a\\..\\x");
     }
-  }
 
-  @Test
-  void theMessageNamesThePathAndTheReason() {
-    assertThatThrownBy(() -> SafePaths.resolveInside(target, "../x"))
-        .hasMessageContaining("'../x'").hasMessageContaining("contains '..'");
-  }
+    @ParameterizedTest
+    @ValueSource(strings = {"a", "a b/ü+x.txt", "..a/b..", "deep/er/file", ".hidden", "x+y z"})
+    void resolvesPlainRelativePathsInsideTheTarget(String path) {
+        Path resolved = SafePaths.resolveInside(target, path);
+        assertThat(resolved.startsWith(target.toAbsolutePath().normalize())).isTrue();
+        assertThat(resolved.toString()).endsWith(path);
+    }
+
+    @Test
+    void aBackslashIsPartOfAFileNameWhereItDoesNotSeparatePaths() {
+        assertThat(SafePaths.problem("a\\b.txt", false)).isNull();
+        assertThat(SafePaths.problem("a\\..\\x", false)).isNull();
+        assertThat(SafePaths.problem("a\\b.txt", true)).contains("backslash");
+        assertThat(SafePaths.problem("a\\..\\x", true)).contains("backslash");
+        if (java.io.File.separatorChar == '/') {
+            Path resolved = SafePaths.resolveInside(target, "dir/a\\..\\x");
+            assertThat(resolved.getParent())
+                    .isEqualTo(target.toAbsolutePath().normalize().resolve("dir"));
+            assertThat(resolved.getFileName().toString()).isEqualTo("a\\..\\x");
+        }
+    }
+
+    @Test
+    void theMessageNamesThePathAndTheReason() {
+        assertThatThrownBy(() -> SafePaths.resolveInside(target, "../x"))
+                .hasMessageContaining("'../x'")
+                .hasMessageContaining("contains '..'");
+    }
 }

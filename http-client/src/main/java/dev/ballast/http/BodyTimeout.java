@@ -27,8 +27,7 @@ import java.util.Objects;
  */
 public final class BodyTimeout {
 
-    private BodyTimeout() {
-    }
+    private BodyTimeout() {}
 
     /**
      * Returns {@code handler}, marked so that the attempt timeout does not bound reading the body it

@@ -17,6 +17,7 @@ public final class CircuitOpenException extends CallRejectedException {
 
     /** How long the breaker stays open, in nanoseconds, measured at the rejection. */
     private final long remainingOpenNanos;
+
     private final boolean halfOpen;
 
     /**
@@ -75,13 +76,15 @@ public final class CircuitOpenException extends CallRejectedException {
             throw new IllegalArgumentException("remainingOpenTime must be >= 0 but was " + remainingOpenTime);
         }
         return remainingOpenTime.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
-                ? Long.MAX_VALUE : remainingOpenTime.toNanos();
+                ? Long.MAX_VALUE
+                : remainingOpenTime.toNanos();
     }
 
     @Override
     public String getMessage() {
         if (halfOpen) {
-            return "Circuit breaker '" + dependency() + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)";
+            return "Circuit breaker '" + dependency()
+                    + "' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)";
         }
         return "Circuit breaker '" + dependency() + "' is OPEN and does not permit further calls (retry in "
                 + remainingOpenNanos / 1_000_000L + " ms)";

@@ -121,8 +121,7 @@ public final class DependencyConfig {
         private RetryBudgetConfig retryBudget = RetryBudgetConfig.ofDefaults();
         private @Nullable HedgingConfig hedging;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Sets the circuit breaker settings. If not set, {@link BreakerConfig#ofDefaults()}.

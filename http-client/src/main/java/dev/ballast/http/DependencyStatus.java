@@ -17,9 +17,14 @@ import java.util.Objects;
  * @param bulkheadFullRejections attempts rejected by the bulkhead ({@link BulkheadFullException})
  *     since this dependency's state was created
  */
-public record DependencyStatus(String dependency, BreakerState breakerState, int availableBulkheadPermits,
-                               int maxConcurrentCalls, double availableRetries, long circuitOpenRejections,
-                               long bulkheadFullRejections) {
+public record DependencyStatus(
+        String dependency,
+        BreakerState breakerState,
+        int availableBulkheadPermits,
+        int maxConcurrentCalls,
+        double availableRetries,
+        long circuitOpenRejections,
+        long bulkheadFullRejections) {
 
     /**
      * Validates the status.

@@ -37,8 +37,7 @@ import org.jspecify.annotations.Nullable;
 public abstract class ForwardingHttpClient extends HttpClient implements AutoCloseable {
 
     /** Creates the forwarding client; {@link #delegate()} supplies the client forwarded to. */
-    protected ForwardingHttpClient() {
-    }
+    protected ForwardingHttpClient() {}
 
     /**
      * Returns the client every method forwards to.
@@ -104,8 +103,10 @@ public abstract class ForwardingHttpClient extends HttpClient implements AutoClo
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
-                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request,
+            BodyHandler<T> responseBodyHandler,
+            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return delegate().sendAsync(request, responseBodyHandler, pushPromiseHandler);
     }
 

@@ -32,8 +32,7 @@ import org.jspecify.annotations.Nullable;
 public interface HttpClientListener {
 
     /** A listener that ignores every event. */
-    HttpClientListener NONE = new HttpClientListener() {
-    };
+    HttpClientListener NONE = new HttpClientListener() {};
 
     /**
      * Called just before an attempt is handed to the circuit breaker, the bulkhead and the wrapped
@@ -43,8 +42,7 @@ public interface HttpClientListener {
      * @param dependency the dependency key
      * @param attempt the attempt number, 1 for the first attempt
      */
-    default void onAttemptStarted(String correlationId, String dependency, int attempt) {
-    }
+    default void onAttemptStarted(String correlationId, String dependency, int attempt) {}
 
     /**
      * Called when a hedged attempt is sent: the call's attempts in flight had not answered within the
@@ -57,8 +55,7 @@ public interface HttpClientListener {
      * @param attempt the number of the hedged attempt
      * @param delay how long the call had waited for an answer before hedging
      */
-    default void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
-    }
+    default void onHedge(String correlationId, String dependency, int attempt, Duration delay) {}
 
     /**
      * Called once per attempt with the retry layer's decision about it; an attempt that ends the
@@ -68,8 +65,7 @@ public interface HttpClientListener {
      *
      * @param event the decision
      */
-    default void onRetryDecision(RetryDecisionEvent event) {
-    }
+    default void onRetryDecision(RetryDecisionEvent event) {}
 
     /**
      * Called when a dependency's circuit breaker changes state.
@@ -78,8 +74,7 @@ public interface HttpClientListener {
      * @param from the previous state
      * @param to the new state
      */
-    default void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
-    }
+    default void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {}
 
     /**
      * Called when an attempt is rejected without any network call because the dependency's circuit
@@ -90,8 +85,7 @@ public interface HttpClientListener {
      * @param dependency the dependency key
      * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}
      */
-    default void onRejected(String dependency, CallRejectedException rejection) {
-    }
+    default void onRejected(String dependency, CallRejectedException rejection) {}
 
     /**
      * Called once per attempt decided about (as {@link #onRetryDecision}, right after it), with
@@ -107,9 +101,8 @@ public interface HttpClientListener {
      *     response handed to the caller is when the wrapped client returned it; {@code 0} for an
      *     attempt rejected without any network call
      */
-    default void onAttemptEnded(String dependency, int attempt, Outcome outcome, RetryDecision decision,
-                                long durationNanos) {
-    }
+    default void onAttemptEnded(
+            String dependency, int attempt, Outcome outcome, RetryDecision decision, long durationNanos) {}
 
     /**
      * Called once per logical call ({@code send} or {@code sendAsync}) that ended with a decision,
@@ -125,9 +118,8 @@ public interface HttpClientListener {
      * @param durationNanos the call's duration on the client's {@link Ticker}, in nanoseconds, backoffs
      *     included, from {@code send}/{@code sendAsync} to the last decision
      */
-    default void onCallEnded(String dependency, int attempts, Outcome outcome, RetryDecision decision,
-                             long durationNanos) {
-    }
+    default void onCallEnded(
+            String dependency, int attempts, Outcome outcome, RetryDecision decision, long durationNanos) {}
 
     /**
      * Called once by {@link ResilientHttpClient.Builder#build()} for the client this listener was added
@@ -138,8 +130,7 @@ public interface HttpClientListener {
      *
      * @param client the client, built and usable
      */
-    default void onClientBuilt(ResilientHttpClient client) {
-    }
+    default void onClientBuilt(ResilientHttpClient client) {}
 
     /**
      * Called when the client forgets the state of an idle dependency to stay within
@@ -150,8 +141,7 @@ public interface HttpClientListener {
      *
      * @param dependency the dependency key
      */
-    default void onDependencyEvicted(String dependency) {
-    }
+    default void onDependencyEvicted(String dependency) {}
 
     /**
      * One retry decision. It never holds header values or the query string.
@@ -169,9 +159,19 @@ public interface HttpClientListener {
      * @param decision what the retry layer decided
      * @param reason a short human-readable reason, e.g. {@code "not retried: non-idempotent and outcome unknown"}
      */
-    record RetryDecisionEvent(String correlationId, String dependency, String method, String path, int attempt,
-                              int maxAttempts, Duration elapsed, Duration delay, @Nullable String errorClass, int statusCode,
-                              RetryDecision decision, String reason) {
+    record RetryDecisionEvent(
+            String correlationId,
+            String dependency,
+            String method,
+            String path,
+            int attempt,
+            int maxAttempts,
+            Duration elapsed,
+            Duration delay,
+            @Nullable String errorClass,
+            int statusCode,
+            RetryDecision decision,
+            String reason) {
 
         /**
          * Validates the event.

@@ -46,8 +46,8 @@ public final class ReplayableBodyPublisher implements BodyPublisher {
     private final long contentLength;
     private final boolean nonIdempotent;
 
-    private ReplayableBodyPublisher(Supplier<? extends BodyPublisher> factory, long contentLength,
-                                    boolean nonIdempotent) {
+    private ReplayableBodyPublisher(
+            Supplier<? extends BodyPublisher> factory, long contentLength, boolean nonIdempotent) {
         this.factory = factory;
         this.contentLength = contentLength;
         this.nonIdempotent = nonIdempotent;

@@ -203,8 +203,11 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     private final boolean defaultResolver;
     private final AtomicBoolean shutdown = new AtomicBoolean();
 
-    private ResilientHttpClient(HttpClient delegate, Pipeline pipeline, @Nullable ScheduledExecutorService ownedScheduler,
-                                boolean defaultResolver) {
+    private ResilientHttpClient(
+            HttpClient delegate,
+            Pipeline pipeline,
+            @Nullable ScheduledExecutorService ownedScheduler,
+            boolean defaultResolver) {
         this.delegate = delegate;
         this.pipeline = pipeline;
         this.ownedScheduler = ownedScheduler;
@@ -278,8 +281,10 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
      * {@code pushPromiseHandler}, as the wrapped client receives them.
      */
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler,
-                                                            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request,
+            BodyHandler<T> responseBodyHandler,
+            @Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return pipeline.sendAsync(request, responseBodyHandler, pushPromiseHandler);
     }
 
@@ -344,7 +349,9 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
      * @return whether this client has terminated
      */
     public boolean isTerminated() {
-        return shutdown.get() && pipeline.idle() && pipeline.timerTerminated()
+        return shutdown.get()
+                && pipeline.idle()
+                && pipeline.timerTerminated()
                 && (ownedScheduler == null || ownedScheduler.isTerminated())
                 && JdkLifecycle.isTerminated(delegate);
     }
@@ -406,8 +413,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private @Nullable ScheduledExecutorService scheduler;
         private int maxDependencies = DEFAULT_MAX_DEPENDENCIES;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder jdkOption(String name) {
             jdkOptions.add(name);
@@ -484,7 +490,9 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          */
         public Builder localAddress(InetAddress localAddr) {
             try {
-                HttpClient.Builder.class.getMethod("localAddress", InetAddress.class).invoke(jdk, localAddr);
+                HttpClient.Builder.class
+                        .getMethod("localAddress", InetAddress.class)
+                        .invoke(jdk, localAddr);
             } catch (NoSuchMethodException e) {
                 throw new UnsupportedOperationException("localAddress requires JDK 19 or later", e);
             } catch (InvocationTargetException e) {
@@ -606,7 +614,8 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
          * @throws NullPointerException if either argument is null
          */
         public Builder dependency(String dependency, DependencyConfig config) {
-            dependencyConfigs.put(Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(config, "config"));
+            dependencyConfigs.put(
+                    Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(config, "config"));
             return this;
         }
 
@@ -737,14 +746,27 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                         + jdkOptions + "; configure the delegate instead");
             }
             boolean defaultResolver = dependencyResolver instanceof Requests.DefaultDependencyResolver;
-            Map<String, DependencyConfig> byDependency = defaultResolver ? normalized(dependencyConfigs) : Map.copyOf(dependencyConfigs);
+            Map<String, DependencyConfig> byDependency =
+                    defaultResolver ? normalized(dependencyConfigs) : Map.copyOf(dependencyConfigs);
             warnAboutJdkRetries();
             HttpClient wrapped = delegate != null ? delegate : jdk.build();
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Listeners fanOut = new Listeners(listeners);
-            Pipeline pipeline = new Pipeline(new Pipeline.Settings(wrapped, classifier, retry, idempotencyKeys,
-                    totalTimeout, attemptTimeout, dependencyResolver, byDependency, defaultDependency,
-                    fanOut, clock, ticker, random, scheduler != null ? scheduler : owned,
+            Pipeline pipeline = new Pipeline(new Pipeline.Settings(
+                    wrapped,
+                    classifier,
+                    retry,
+                    idempotencyKeys,
+                    totalTimeout,
+                    attemptTimeout,
+                    dependencyResolver,
+                    byDependency,
+                    defaultDependency,
+                    fanOut,
+                    clock,
+                    ticker,
+                    random,
+                    scheduler != null ? scheduler : owned,
                     maxDependencies));
             ResilientHttpClient client = new ResilientHttpClient(wrapped, pipeline, owned, defaultResolver);
             fanOut.clientBuilt(client);
@@ -770,9 +792,10 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private static void warnAboutJdkRetries() {
             String allMethodRetry = System.getProperty(ALL_METHOD_RETRY_PROPERTY);
             if (allMethodRetry != null && (allMethodRetry.isEmpty() || Boolean.parseBoolean(allMethodRetry))) {
-                LOG.warn("System property {} is enabled: java.net.http may silently re-send any request, POST"
-                        + " included, when a pooled connection closes, below ResilientHttpClient's retry layer;"
-                        + " the server may then see requests that were never counted or logged as attempts",
+                LOG.warn(
+                        "System property {} is enabled: java.net.http may silently re-send any request, POST"
+                                + " included, when a pooled connection closes, below ResilientHttpClient's retry layer;"
+                                + " the server may then see requests that were never counted or logged as attempts",
                         ALL_METHOD_RETRY_PROPERTY);
             }
         }

@@ -33,7 +33,8 @@ public final class RetriesExhaustedException extends IOException {
      * @throws NullPointerException if {@code dependency}, {@code reason} or {@code failures} is null
      * @throws IllegalArgumentException if {@code attempts < 1} or {@code failures} is empty
      */
-    public RetriesExhaustedException(String dependency, int attempts, String reason, List<? extends Throwable> failures) {
+    public RetriesExhaustedException(
+            String dependency, int attempts, String reason, List<? extends Throwable> failures) {
         super(message(dependency, attempts, reason, failures), last(failures));
         this.dependency = dependency;
         this.attempts = attempts;

@@ -7,8 +7,7 @@ import java.util.function.BooleanSupplier;
 /** Bounded waits for a condition another thread establishes; never a fixed sleep. */
 public final class Await {
 
-    private Await() {
-    }
+    private Await() {}
 
     /**
      * Polls {@code condition} every few milliseconds until it holds.

@@ -18,8 +18,9 @@ class CallRejectedExceptionTest {
         assertThat(e).isInstanceOf(IOException.class).isInstanceOf(CallRejectedException.class);
         assertThat(e.dependency()).isEqualTo("api.example.com:443");
         assertThat(e.remainingOpenTime()).isEqualTo(Duration.ofMillis(1234));
-        assertThat(e.getMessage()).isEqualTo(
-                "Circuit breaker 'api.example.com:443' is OPEN and does not permit further calls (retry in 1234 ms)");
+        assertThat(e.getMessage())
+                .isEqualTo(
+                        "Circuit breaker 'api.example.com:443' is OPEN and does not permit further calls (retry in 1234 ms)");
     }
 
     @Test
@@ -28,8 +29,8 @@ class CallRejectedExceptionTest {
 
         assertThat(e.dependency()).isEqualTo("api:443");
         assertThat(e.remainingOpenTime()).isZero();
-        assertThat(e.getMessage()).isEqualTo(
-                "Circuit breaker 'api:443' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
+        assertThat(e.getMessage())
+                .isEqualTo("Circuit breaker 'api:443' is HALF_OPEN and all probe calls are in flight (retry in 0 ms)");
     }
 
     @Test
@@ -52,13 +53,17 @@ class CallRejectedExceptionTest {
     @Test
     void badArgumentsAreRejectedWithTheirNames() {
         assertThatThrownBy(() -> new CircuitOpenException(null, Duration.ZERO))
-                .isInstanceOf(NullPointerException.class).hasMessage("dependency");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("dependency");
         assertThatThrownBy(() -> new CircuitOpenException("a", Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("remainingOpenTime must be >= 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("remainingOpenTime must be >= 0");
         assertThatThrownBy(() -> new BulkheadFullException("a", 0, Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxConcurrentCalls must be >= 1 but was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxConcurrentCalls must be >= 1 but was 0");
         assertThatThrownBy(() -> new BulkheadFullException("a", 1, null))
-                .isInstanceOf(NullPointerException.class).hasMessage("maxWait");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("maxWait");
     }
 
     @Test

@@ -30,9 +30,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,7 +63,10 @@ class FastPathTest {
     }
 
     private ResilientHttpClient.Builder builder() {
-        return ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker).scheduler(scheduler);
+        return ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(scheduler);
     }
 
     private static HttpRequest get() {
@@ -91,7 +94,8 @@ class FastPathTest {
             return CompletableFuture.completedFuture(ScriptedHttpClient.respond(exchange, 404, java.util.Map.of(), ""));
         });
 
-        HttpResponse<String> response = client.sendAsync(get(), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
+        HttpResponse<String> response =
+                client.sendAsync(get(), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
 
         assertThat(response.statusCode()).isEqualTo(404);
         assertThat(sentFrom.get()).isSameAs(Thread.currentThread());
@@ -101,12 +105,15 @@ class FastPathTest {
     @Test
     void sendAsyncThatRetriesSchedulesExactlyItsBackoff() throws Exception {
         ResilientHttpClient client = builder()
-                .retry(RetryConfig.builder().maxAttempts(2)
-                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
+                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE))
+                        .build())
                 .build();
         delegate.then(status(503)).then(status(200));
 
-        HttpResponse<String> response = client.sendAsync(get(), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
+        HttpResponse<String> response =
+                client.sendAsync(get(), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(scheduler.tasks).as("one backoff").hasValue(1);
@@ -114,8 +121,10 @@ class FastPathTest {
 
     @Test
     void sendBlockedInTheWrappedClientIsEndedByItsAttemptTimeoutOnTheTickerWithoutLeakingTheInterrupt() {
-        ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
-                .retry(RetryConfig.builder().maxAttempts(1).build()).build();
+        ResilientHttpClient client = builder()
+                .attemptTimeout(Duration.ofSeconds(2))
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .build();
         delegate.then(hang());
         AtomicInteger advanced = new AtomicInteger();
         Thread mover = new Thread(() -> {
@@ -128,17 +137,25 @@ class FastPathTest {
         Throwable thrown = catchThrowable(() -> client.send(get(), BodyHandlers.ofString()));
 
         assertThat(advanced).as("only the ticker ends the attempt").hasValue(1);
-        assertThat(thrown).isInstanceOf(RetriesExhaustedException.class).cause()
-                .isInstanceOf(HttpTimeoutException.class).hasMessage("attempt timeout of 2000 ms elapsed");
-        assertThat(Thread.currentThread().isInterrupted()).as("the timer's interrupt stays inside the call").isFalse();
+        assertThat(thrown)
+                .isInstanceOf(RetriesExhaustedException.class)
+                .cause()
+                .isInstanceOf(HttpTimeoutException.class)
+                .hasMessage("attempt timeout of 2000 ms elapsed");
+        assertThat(Thread.currentThread().isInterrupted())
+                .as("the timer's interrupt stays inside the call")
+                .isFalse();
         assertThat(delegate.exchanges.get(0)).isCancelled();
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits()).isEqualTo(64);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits())
+                .isEqualTo(64);
     }
 
     @Test
     void sendAsyncExchangeThatHangsIsCancelledByItsAttemptTimeoutOnTheTicker() {
-        ResilientHttpClient client = builder().attemptTimeout(Duration.ofSeconds(2))
-                .retry(RetryConfig.builder().maxAttempts(1).build()).build();
+        ResilientHttpClient client = builder()
+                .attemptTimeout(Duration.ofSeconds(2))
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .build();
         delegate.then(hang());
 
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(get(), BodyHandlers.ofString());
@@ -146,17 +163,26 @@ class FastPathTest {
         assertThat(call).as("not before the ticker says so").isNotDone();
         ticker.advance(Duration.ofMillis(1));
 
-        assertThat(call).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
-                .isInstanceOf(RetriesExhaustedException.class).havingCause()
-                .isInstanceOf(HttpTimeoutException.class).withMessage("attempt timeout of 2000 ms elapsed");
+        assertThat(call)
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableThat()
+                .havingCause()
+                .isInstanceOf(RetriesExhaustedException.class)
+                .havingCause()
+                .isInstanceOf(HttpTimeoutException.class)
+                .withMessage("attempt timeout of 2000 ms elapsed");
         assertThat(delegate.exchanges.get(0)).isCancelled();
     }
 
     @Test
     void openCircuitRejectionHasNoStackTraceIsCountedAndIsNotLoggedAtInfo() throws Exception {
-        ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
+        ResilientHttpClient client = builder()
+                .retry(RetryConfig.builder().maxAttempts(1).build())
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .build())
+                        .build())
                 .build();
         delegate.then(status(503));
         client.send(get(), BodyHandlers.discarding());
@@ -175,7 +201,8 @@ class FastPathTest {
         assertThat(first).isInstanceOf(CircuitOpenException.class);
         assertThat(first.getStackTrace()).isEmpty();
         assertThat(second).isInstanceOf(CircuitOpenException.class).isNotSameAs(first);
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().circuitOpenRejections()).isEqualTo(2);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().circuitOpenRejections())
+                .isEqualTo(2);
         assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("rejected");
         assertThat(delegate.requests).hasSize(1);
     }
@@ -188,9 +215,13 @@ class FastPathTest {
         CountingExecutor jdkExecutor = new CountingExecutor();
         HttpClient raw = HttpClient.newBuilder().executor(jdkExecutor).build();
         try {
-            ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(raw).scheduler(scheduler).build();
+            ResilientHttpClient client = ResilientHttpClient.newBuilder()
+                    .delegate(raw)
+                    .scheduler(scheduler)
+                    .build();
             HttpRequest request = HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + server.getLocalPort() + "/item")).build();
+                            URI.create("http://127.0.0.1:" + server.getLocalPort() + "/item"))
+                    .build();
             raw.send(request, BodyHandlers.ofString()); // opens the connection both then reuse
 
             int before = jdkExecutor.tasks.get();
@@ -207,7 +238,8 @@ class FastPathTest {
             int wrappedTasks = jdkExecutor.tasks.get() - before;
 
             // A hand-off per call would add 60; the JDK's own housekeeping varies by a task or two per run.
-            assertThat(wrappedTasks).as("JDK executor tasks for 60 wrapped calls, raw client: %d for 20", rawTasks)
+            assertThat(wrappedTasks)
+                    .as("JDK executor tasks for 60 wrapped calls, raw client: %d for 20", rawTasks)
                     .isLessThanOrEqualTo(3 * rawTasks + 20);
         } finally {
             server.close();
@@ -222,21 +254,25 @@ class FastPathTest {
         while (!server.isClosed()) {
             try {
                 Socket socket = server.accept();
-                Thread connection = new Thread(() -> {
-                    try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
-                        int matched = 0;
-                        for (int b = in.read(); b >= 0; b = in.read()) {
-                            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
-                            if (matched == 4) { // end of a request's headers (GETs carry no body)
-                                out.write(answer);
-                                out.flush();
-                                matched = 0;
+                Thread connection = new Thread(
+                        () -> {
+                            try (socket;
+                                    InputStream in = socket.getInputStream();
+                                    OutputStream out = socket.getOutputStream()) {
+                                int matched = 0;
+                                for (int b = in.read(); b >= 0; b = in.read()) {
+                                    matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
+                                    if (matched == 4) { // end of a request's headers (GETs carry no body)
+                                        out.write(answer);
+                                        out.flush();
+                                        matched = 0;
+                                    }
+                                }
+                            } catch (IOException closed) {
+                                // the client closed the connection
                             }
-                        }
-                    } catch (IOException closed) {
-                        // the client closed the connection
-                    }
-                }, "loopback-ok-connection");
+                        },
+                        "loopback-ok-connection");
                 connection.setDaemon(true);
                 connection.start();
             } catch (IOException closed) {
@@ -283,15 +319,14 @@ class FastPathTest {
         }
 
         @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
-                                                      TimeUnit unit) {
+        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
             tasks.incrementAndGet();
             return super.scheduleAtFixedRate(command, initialDelay, period, unit);
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
-                                                         TimeUnit unit) {
+        public ScheduledFuture<?> scheduleWithFixedDelay(
+                Runnable command, long initialDelay, long delay, TimeUnit unit) {
             tasks.incrementAndGet();
             return super.scheduleWithFixedDelay(command, initialDelay, delay, unit);
         }

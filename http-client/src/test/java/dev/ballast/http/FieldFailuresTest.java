@@ -58,13 +58,19 @@ class FieldFailuresTest {
                 .delegate(delegate)
                 .ticker(ticker)
                 .scheduler(immediate)
-                .retry(RetryConfig.builder().maxAttempts(3)
-                        .backoff(Backoff.exponential(Duration.ofNanos(1), Duration.ofNanos(1), Jitter.NONE)).build())
-                .defaultDependency(DependencyConfig.builder().retryBudget(RetryBudgetConfig.disabled()).build());
+                .retry(RetryConfig.builder()
+                        .maxAttempts(3)
+                        .backoff(Backoff.exponential(Duration.ofNanos(1), Duration.ofNanos(1), Jitter.NONE))
+                        .build())
+                .defaultDependency(DependencyConfig.builder()
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build());
     }
 
     private static HttpRequest post(String body) {
-        return HttpRequest.newBuilder(URI.create("http://api.test/orders")).POST(BodyPublishers.ofString(body)).build();
+        return HttpRequest.newBuilder(URI.create("http://api.test/orders"))
+                .POST(BodyPublishers.ofString(body))
+                .build();
     }
 
     // ---- 1. every "not processed" signal of the JDK is safe to retry, whatever the method ----------
@@ -72,15 +78,20 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void refusedStreamOfAnUnkeyedPostIsRetriedBecauseTheServerDidNotProcessIt(CallMode mode) throws Exception {
-        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
-                .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
-        delegate.then(failure(new IOException("Received RST_STREAM: Stream not processed"))).then(status(201));
+        ResilientHttpClient client = builder()
+                .idempotencyKeys(IdempotencyKeyConfig.builder()
+                        .policy(IdempotencyKeyConfig.Policy.NEVER)
+                        .build())
+                .build();
+        delegate.then(failure(new IOException("Received RST_STREAM: Stream not processed")))
+                .then(status(201));
 
         HttpResponse<String> response = mode.call(client, post("{\"item\":1}"), BodyHandlers.ofString());
 
         assertThat(response.statusCode()).isEqualTo(201);
         assertThat(delegate.requests).hasSize(2);
-        assertThat(delegate.requests.get(0).headers().firstValue("Idempotency-Key")).isEmpty();
+        assertThat(delegate.requests.get(0).headers().firstValue("Idempotency-Key"))
+                .isEmpty();
     }
 
     @ParameterizedTest
@@ -88,7 +99,8 @@ class FieldFailuresTest {
     void notProcessedByPeerOfAPutMarkedNonIdempotentIsRetried(CallMode mode) throws Exception {
         ResilientHttpClient client = builder().build();
         HttpRequest put = HttpRequest.newBuilder(URI.create("http://api.test/bucket/key"))
-                .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2).nonIdempotent())
+                .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2)
+                        .nonIdempotent())
                 .build();
         delegate.then(failure(new IOException("request not processed by peer"))).then(status(200));
 
@@ -101,8 +113,11 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aResetThatIsNotARefusalOfAnUnkeyedPostIsStillNotRetried(CallMode mode) {
-        ResilientHttpClient client = builder().idempotencyKeys(IdempotencyKeyConfig.builder()
-                .policy(IdempotencyKeyConfig.Policy.NEVER).build()).build();
+        ResilientHttpClient client = builder()
+                .idempotencyKeys(IdempotencyKeyConfig.builder()
+                        .policy(IdempotencyKeyConfig.Policy.NEVER)
+                        .build())
+                .build();
         delegate.then(failure(new IOException("Received RST_STREAM: Internal error")));
 
         Throwable thrown = catchThrowable(() -> mode.call(client, post("{}"), BodyHandlers.ofString()));
@@ -121,8 +136,11 @@ class FieldFailuresTest {
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .maxDependencies(4)
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
-                                .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .waitDurationInOpenState(Duration.ofMillis(100))
+                                .openStateJitter(0)
+                                .build())
                         .build())
                 .build();
         for (int i = 0; i < 40; i++) {
@@ -149,8 +167,11 @@ class FieldFailuresTest {
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .maxDependencies(1)
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
-                                .waitDurationInOpenState(Duration.ofMillis(100)).openStateJitter(0).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .waitDurationInOpenState(Duration.ofMillis(100))
+                                .openStateJitter(0)
+                                .build())
                         .build())
                 .build();
         delegate.then(status(500));
@@ -179,17 +200,21 @@ class FieldFailuresTest {
 
     // ---- 3. a body handler that cannot parse a complete 200 is the caller's failure, not the dependency's
 
-    private static final HttpResponse.BodyHandler<String> PARSER_THAT_FAILS = info -> HttpResponse.BodySubscribers
-            .mapping(HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8), s -> {
-                throw new java.io.UncheckedIOException(new IOException("parse error"));
-            });
+    private static final HttpResponse.BodyHandler<String> PARSER_THAT_FAILS =
+            info -> HttpResponse.BodySubscribers.mapping(
+                    HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8), s -> {
+                        throw new java.io.UncheckedIOException(new IOException("parse error"));
+                    });
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aHandlerThatCannotParseAComplete200IsNotRetriedAndNeverOpensTheBreaker(CallMode mode) throws Exception {
         // defaults: 3 attempts, the breaker opens after 5 failures in a row
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
-                .scheduler(immediate).build();
+        ResilientHttpClient client = ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(immediate)
+                .build();
         for (int i = 0; i < 6; i++) {
             delegate.then(status(200, Map.of("Content-Type", List.of("text/html")), "<html><body>maintenance</body>"));
         }
@@ -198,7 +223,8 @@ class FieldFailuresTest {
             Throwable thrown = catchThrowable(() -> mode.call(client, get("http://html.test/api"), PARSER_THAT_FAILS));
             if (mode == CallMode.SEND) {
                 // what the JDK's send throws for a failing handler: an IOException, its cause kept
-                assertThat(thrown).isInstanceOf(IOException.class)
+                assertThat(thrown)
+                        .isInstanceOf(IOException.class)
                         .hasCauseInstanceOf(java.io.UncheckedIOException.class);
             } else {
                 assertThat(thrown).isInstanceOf(java.io.UncheckedIOException.class);
@@ -216,9 +242,13 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aHandlerFailingOnA503StillCountsThe503ForTheBreakerButIsNotRetried(CallMode mode) {
-        ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
-                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
-                        .consecutiveFailureThreshold(1).build()).build())
+        ResilientHttpClient client = builder()
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .defaultDependency(DependencyConfig.builder()
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .build())
+                        .build())
                 .build();
         delegate.then(status(503, Map.of(), "<html>down</html>"));
 
@@ -244,7 +274,10 @@ class FieldFailuresTest {
 
         if (mode == CallMode.SEND) {
             // HttpClient.send: "IOException if an I/O error occurs"; the JDK wraps the handler's exception
-            assertThat(thrown).isInstanceOf(IOException.class).hasMessage("handler bug").hasCause(bug);
+            assertThat(thrown)
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("handler bug")
+                    .hasCause(bug);
         } else {
             // HttpClient.sendAsync: the JDK's future fails with the handler's exception itself
             assertThat(thrown).isSameAs(bug);
@@ -256,7 +289,10 @@ class FieldFailuresTest {
 
     /** attemptTimeout 500 ms, totalTimeout 1500 ms; the server sent 10 of 1000 bytes and went silent. */
     private ResilientHttpClient stallingClient() {
-        return builder().attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build();
+        return builder()
+                .attemptTimeout(Duration.ofMillis(500))
+                .totalTimeout(Duration.ofMillis(1500))
+                .build();
     }
 
     private static final String TEN_BYTES = "0123456789";
@@ -268,14 +304,16 @@ class FieldFailuresTest {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
-        HttpResponse<java.io.InputStream> response = mode.call(client, get("http://stall.test/file"),
-                BodyHandlers.ofInputStream());
-        java.util.concurrent.Future<byte[]> read = readers.submit(() -> response.body().readAllBytes());
+        HttpResponse<java.io.InputStream> response =
+                mode.call(client, get("http://stall.test/file"), BodyHandlers.ofInputStream());
+        java.util.concurrent.Future<byte[]> read =
+                readers.submit(() -> response.body().readAllBytes());
 
         ticker.advance(Duration.ofMillis(501));
 
         Throwable thrown = catchThrowable(() -> read.get(10, java.util.concurrent.TimeUnit.SECONDS));
-        assertThat(thrown).isInstanceOf(java.util.concurrent.ExecutionException.class)
+        assertThat(thrown)
+                .isInstanceOf(java.util.concurrent.ExecutionException.class)
                 .hasCauseInstanceOf(IOException.class)
                 .hasRootCauseInstanceOf(java.net.http.HttpTimeoutException.class)
                 .hasRootCauseMessage("attempt timeout of 500 ms elapsed while the response body was being read");
@@ -288,9 +326,10 @@ class FieldFailuresTest {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, "line 1\nline"));
-        HttpResponse<java.util.stream.Stream<String>> response = mode.call(client, get("http://stall.test/log"),
-                BodyHandlers.ofLines());
-        java.util.concurrent.Future<Long> read = readers.submit(() -> response.body().count());
+        HttpResponse<java.util.stream.Stream<String>> response =
+                mode.call(client, get("http://stall.test/log"), BodyHandlers.ofLines());
+        java.util.concurrent.Future<Long> read =
+                readers.submit(() -> response.body().count());
 
         ticker.advance(Duration.ofMillis(501));
 
@@ -305,8 +344,8 @@ class FieldFailuresTest {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
-        HttpResponse<java.util.concurrent.Flow.Publisher<List<java.nio.ByteBuffer>>> response = mode.call(client,
-                get("http://stall.test/feed"), BodyHandlers.ofPublisher());
+        HttpResponse<java.util.concurrent.Flow.Publisher<List<java.nio.ByteBuffer>>> response =
+                mode.call(client, get("http://stall.test/feed"), BodyHandlers.ofPublisher());
         java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
         response.body().subscribe(new java.util.concurrent.Flow.Subscriber<>() {
             @Override
@@ -315,8 +354,7 @@ class FieldFailuresTest {
             }
 
             @Override
-            public void onNext(List<java.nio.ByteBuffer> item) {
-            }
+            public void onNext(List<java.nio.ByteBuffer> item) {}
 
             @Override
             public void onError(Throwable throwable) {
@@ -339,21 +377,27 @@ class FieldFailuresTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aStalledBodyReadThroughOfByteArrayConsumerFailsTheCallWithTheAttemptTimeout(CallMode mode) {
-        ResilientHttpClient client = builder().retry(RetryConfig.builder().maxAttempts(1).build())
-                .attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build();
+        ResilientHttpClient client = builder()
+                .retry(RetryConfig.builder().maxAttempts(1).build())
+                .attemptTimeout(Duration.ofMillis(500))
+                .totalTimeout(Duration.ofMillis(1500))
+                .build();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
-        java.util.concurrent.Future<Throwable> call = readers.submit(() -> catchThrowable(() -> mode.call(client,
-                get("http://stall.test/chunks"), BodyHandlers.ofByteArrayConsumer(bytes -> { }))));
+        java.util.concurrent.Future<Throwable> call = readers.submit(() -> catchThrowable(() ->
+                mode.call(client, get("http://stall.test/chunks"), BodyHandlers.ofByteArrayConsumer(bytes -> {}))));
         Await.awaitTrue("exchange started", () -> delegate.requests.size() == 1);
 
         ticker.advance(Duration.ofMillis(501));
 
         // one attempt, timed out: the retry layer gave up on it
         assertThat(catchThrowable(() -> {
-            throw call.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        })).isInstanceOf(RetriesExhaustedException.class).cause()
-                .isInstanceOf(java.net.http.HttpTimeoutException.class).hasMessageContaining("500 ms");
+                    throw call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                }))
+                .isInstanceOf(RetriesExhaustedException.class)
+                .cause()
+                .isInstanceOf(java.net.http.HttpTimeoutException.class)
+                .hasMessageContaining("500 ms");
         assertThat(delegate.exchanges.get(0)).isCancelled();
     }
 
@@ -364,17 +408,18 @@ class FieldFailuresTest {
         ScriptedHttpClient.StallingBody bounded = new ScriptedHttpClient.StallingBody();
         ScriptedHttpClient.StallingBody exempt = new ScriptedHttpClient.StallingBody();
         delegate.then(bounded.step(200, TEN_BYTES)).then(exempt.step(200, TEN_BYTES));
-        HttpResponse<java.io.InputStream> boundedResponse = mode.call(client, get("http://stall.test/a"),
-                BodyHandlers.ofInputStream());
-        HttpResponse<java.io.InputStream> exemptResponse = mode.call(client, get("http://stall.test/b"),
-                BodyTimeout.exempt(BodyHandlers.ofInputStream()));
-        java.util.concurrent.Future<byte[]> exemptRead = readers.submit(() -> exemptResponse.body().readAllBytes());
+        HttpResponse<java.io.InputStream> boundedResponse =
+                mode.call(client, get("http://stall.test/a"), BodyHandlers.ofInputStream());
+        HttpResponse<java.io.InputStream> exemptResponse =
+                mode.call(client, get("http://stall.test/b"), BodyTimeout.exempt(BodyHandlers.ofInputStream()));
+        java.util.concurrent.Future<byte[]> exemptRead =
+                readers.submit(() -> exemptResponse.body().readAllBytes());
 
         ticker.advance(Duration.ofMillis(501));
         // the bounded body is aborted by the timer's pass over both deadlines; once its abort (run on the
         // client's scheduler) is done, so is anything that pass scheduled
         Await.awaitTrue("bounded body aborted", bounded.cancelled::get);
-        immediate.submit(() -> { }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        immediate.submit(() -> {}).get(10, java.util.concurrent.TimeUnit.SECONDS);
         exempt.finish("x".repeat(990));
 
         assertThat(exemptRead.get(10, java.util.concurrent.TimeUnit.SECONDS)).hasSize(1000);
@@ -388,9 +433,10 @@ class FieldFailuresTest {
         ResilientHttpClient client = stallingClient();
         ScriptedHttpClient.StallingBody stall = new ScriptedHttpClient.StallingBody();
         delegate.then(stall.step(200, TEN_BYTES));
-        HttpResponse<java.io.InputStream> response = mode.call(client, get("http://stall.test/ok"),
-                BodyHandlers.ofInputStream());
-        java.util.concurrent.Future<byte[]> read = readers.submit(() -> response.body().readAllBytes());
+        HttpResponse<java.io.InputStream> response =
+                mode.call(client, get("http://stall.test/ok"), BodyHandlers.ofInputStream());
+        java.util.concurrent.Future<byte[]> read =
+                readers.submit(() -> response.body().readAllBytes());
 
         stall.finish("x".repeat(990));
 
@@ -402,8 +448,7 @@ class FieldFailuresTest {
 
     @ParameterizedTest
     @EnumSource(CallMode.class)
-    void aDelegateThatNeverRunsTheHandlerIsClassifiedFromItsResponseEvenWithoutHeaders(CallMode mode)
-            throws Exception {
+    void aDelegateThatNeverRunsTheHandlerIsClassifiedFromItsResponseEvenWithoutHeaders(CallMode mode) throws Exception {
         ResilientHttpClient client = builder().build();
         delegate.then(ScriptedHttpClient.responseWithoutRunningTheHandler(503, null))
                 .then(ScriptedHttpClient.responseWithoutRunningTheHandler(200, null));
@@ -420,10 +465,15 @@ class FieldFailuresTest {
     @EnumSource(CallMode.class)
     void aDependencyAnswering200In20SecondsOpensTheBreakerOnItsSlowCallRate(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
-                .attemptTimeout(Duration.ofSeconds(30)).totalTimeout(Duration.ofSeconds(60))
-                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
-                        .slidingWindowSize(4).minimumNumberOfCalls(4)
-                        .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
+                .attemptTimeout(Duration.ofSeconds(30))
+                .totalTimeout(Duration.ofSeconds(60))
+                .defaultDependency(DependencyConfig.builder()
+                        .breaker(BreakerConfig.builder()
+                                .slidingWindowSize(4)
+                                .minimumNumberOfCalls(4)
+                                .slowCallRateThreshold(50)
+                                .slowCallDurationThreshold(Duration.ofSeconds(10))
+                                .build())
                         .build())
                 .build();
         for (int i = 0; i < 4; i++) {
@@ -434,7 +484,9 @@ class FieldFailuresTest {
         }
 
         for (int i = 0; i < 4; i++) {
-            assertThat(mode.call(client, get("http://slow.test/"), BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThat(mode.call(client, get("http://slow.test/"), BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(200);
         }
         Throwable rejected = catchThrowable(() -> mode.call(client, get("http://slow.test/"), BodyHandlers.ofString()));
 
@@ -446,9 +498,13 @@ class FieldFailuresTest {
     @EnumSource(CallMode.class)
     void answersFasterThanTheSlowCallThresholdNeverOpenIt(CallMode mode) throws Exception {
         ResilientHttpClient client = builder()
-                .defaultDependency(DependencyConfig.builder().breaker(BreakerConfig.builder()
-                        .slidingWindowSize(4).minimumNumberOfCalls(4)
-                        .slowCallRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(10)).build())
+                .defaultDependency(DependencyConfig.builder()
+                        .breaker(BreakerConfig.builder()
+                                .slidingWindowSize(4)
+                                .minimumNumberOfCalls(4)
+                                .slowCallRateThreshold(50)
+                                .slowCallDurationThreshold(Duration.ofSeconds(10))
+                                .build())
                         .build())
                 .build();
         for (int i = 0; i < 8; i++) {
@@ -481,8 +537,10 @@ class FieldFailuresTest {
         assertThat(response.statusCode()).isEqualTo(201);
         assertThat(response.body()).isEqualTo("{\"id\":7}");
         assertThat(delegate.requests).hasSize(2);
-        String key = delegate.requests.get(0).headers().firstValue("Idempotency-Key").orElseThrow();
-        assertThat(delegate.requests.get(1).headers().firstValue("Idempotency-Key")).contains(key);
+        String key =
+                delegate.requests.get(0).headers().firstValue("Idempotency-Key").orElseThrow();
+        assertThat(delegate.requests.get(1).headers().firstValue("Idempotency-Key"))
+                .contains(key);
         assertThat(client.dependencyStatus("http://api.test:80").orElseThrow().breakerState())
                 .isEqualTo(BreakerState.CLOSED);
     }
@@ -506,8 +564,11 @@ class FieldFailuresTest {
         ResilientHttpClient client = builder().build();
         delegate.then(status(409));
 
-        HttpResponse<String> response = mode.call(client,
-                HttpRequest.newBuilder(URI.create("http://api.test/doc")).PUT(BodyPublishers.ofString("x")).build(),
+        HttpResponse<String> response = mode.call(
+                client,
+                HttpRequest.newBuilder(URI.create("http://api.test/doc"))
+                        .PUT(BodyPublishers.ofString("x"))
+                        .build(),
                 BodyHandlers.ofString());
 
         assertThat(response.statusCode()).isEqualTo(409);

@@ -55,7 +55,10 @@ class HedgingTest {
     }
 
     private ResilientHttpClient client(HedgingConfig hedging) {
-        return ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker).scheduler(scheduler)
+        return ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(scheduler)
                 .defaultDependency(DependencyConfig.builder().hedging(hedging).build())
                 .listener(new HttpClientListener() {
                     @Override
@@ -70,8 +73,8 @@ class HedgingTest {
         return HttpRequest.newBuilder(URI.create("http://replicas.test" + path)).build();
     }
 
-    private <T> Future<HttpResponse<T>> call(CallMode mode, ResilientHttpClient client, HttpRequest request,
-                                             HttpResponse.BodyHandler<T> handler) {
+    private <T> Future<HttpResponse<T>> call(
+            CallMode mode, ResilientHttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         return callers.submit(() -> mode.call(client, request, handler));
     }
 
@@ -90,13 +93,16 @@ class HedgingTest {
         HttpResponse<String> response = call.get(10, TimeUnit.SECONDS);
         assertThat(response.body()).isEqualTo("from the second replica");
         assertThat(delegate.requests).hasSize(2);
-        assertThat(delegate.requests.get(1).uri()).isEqualTo(delegate.requests.get(0).uri());
+        assertThat(delegate.requests.get(1).uri())
+                .isEqualTo(delegate.requests.get(0).uri());
         awaitTrue("the slow attempt cancelled", () -> delegate.exchanges.get(0).isCancelled());
         assertThat(hedges).containsExactly(ORIGIN + " attempt 2 after 100 ms");
         // the hedge withdrew one retry token
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isEqualTo(budgetBefore - 1);
-        awaitTrue("bulkhead permits back", () -> client.dependencyStatus(ORIGIN).orElseThrow()
-                .availableBulkheadPermits() == 64);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries())
+                .isEqualTo(budgetBefore - 1);
+        awaitTrue(
+                "bulkhead permits back",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits() == 64);
     }
 
     @ParameterizedTest
@@ -107,9 +113,10 @@ class HedgingTest {
         java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> firstExchange =
                 new java.util.concurrent.atomic.AtomicReference<>();
         delegate.then(exchange -> {
-            firstExchange.set(exchange);
-            return first;
-        }).then(hang());
+                    firstExchange.set(exchange);
+                    return first;
+                })
+                .then(hang());
         Future<HttpResponse<String>> call = call(mode, client, get("/item"), BodyHandlers.ofString());
         awaitTrue("first attempt sent", () -> delegate.requests.size() == 1);
         ticker.advance(Duration.ofMillis(100));
@@ -124,21 +131,32 @@ class HedgingTest {
     @ParameterizedTest
     @EnumSource(CallMode.class)
     void aPostWithoutIdempotencyKeyIsNeverHedged(CallMode mode) throws Exception {
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
-                .scheduler(scheduler).idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
+        ResilientHttpClient client = ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(scheduler)
+                .idempotencyKeys(IdempotencyKeyConfig.builder()
+                        .policy(IdempotencyKeyConfig.Policy.NEVER)
                         .build())
-                .defaultDependency(DependencyConfig.builder().hedging(HedgingConfig.fixedDelay(Duration.ofMillis(100)))
+                .defaultDependency(DependencyConfig.builder()
+                        .hedging(HedgingConfig.fixedDelay(Duration.ofMillis(100)))
                         .build())
                 .build();
         java.util.concurrent.CompletableFuture<Object> answer = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> post =
                 new java.util.concurrent.atomic.AtomicReference<>();
         delegate.then(exchange -> {
-            post.set(exchange);
-            return answer;
-        }).then(hang()).then(status(200));
-        Future<HttpResponse<String>> unkeyed = call(mode, client, HttpRequest.newBuilder(
-                URI.create("http://replicas.test/orders")).POST(BodyPublishers.ofString("{}")).build(),
+                    post.set(exchange);
+                    return answer;
+                })
+                .then(hang())
+                .then(status(200));
+        Future<HttpResponse<String>> unkeyed = call(
+                mode,
+                client,
+                HttpRequest.newBuilder(URI.create("http://replicas.test/orders"))
+                        .POST(BodyPublishers.ofString("{}"))
+                        .build(),
                 BodyHandlers.ofString());
         awaitTrue("post sent", () -> delegate.requests.size() == 1);
         // a hedgeable call whose delay ends after the POST's: once it is hedged, the POST's would have been
@@ -148,7 +166,7 @@ class HedgingTest {
         ticker.advance(Duration.ofMillis(200));
 
         assertThat(hedged.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        scheduler.submit(() -> { }).get(10, TimeUnit.SECONDS); // whatever that timer pass scheduled has run
+        scheduler.submit(() -> {}).get(10, TimeUnit.SECONDS); // whatever that timer pass scheduled has run
         answer.complete(ScriptedHttpClient.respond(post.get(), 201, Map.of(), "created"));
         assertThat(unkeyed.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
         assertThat(delegate.requests).extracting(HttpRequest::method).containsExactly("POST", "GET", "GET");
@@ -159,28 +177,45 @@ class HedgingTest {
     void aKeyedPostIsHedgedWithTheSameKeyOnBothAttempts(CallMode mode) throws Exception {
         ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
         delegate.then(hang()).then(status(201));
-        Future<HttpResponse<String>> call = call(mode, client, HttpRequest.newBuilder(
-                URI.create("http://replicas.test/orders")).POST(BodyPublishers.ofString("{}")).build(),
+        Future<HttpResponse<String>> call = call(
+                mode,
+                client,
+                HttpRequest.newBuilder(URI.create("http://replicas.test/orders"))
+                        .POST(BodyPublishers.ofString("{}"))
+                        .build(),
                 BodyHandlers.ofString());
         awaitTrue("post sent", () -> delegate.requests.size() == 1);
 
         ticker.advance(Duration.ofMillis(100));
 
         assertThat(call.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-        String key = delegate.requests.get(0).headers().firstValue("Idempotency-Key").orElseThrow();
-        assertThat(delegate.requests.get(1).headers().firstValue("Idempotency-Key")).contains(key);
+        String key =
+                delegate.requests.get(0).headers().firstValue("Idempotency-Key").orElseThrow();
+        assertThat(delegate.requests.get(1).headers().firstValue("Idempotency-Key"))
+                .contains(key);
     }
 
     @Test
     void theRetryBudgetBoundsHedgesAnEmptyBudgetSendsNone() throws Exception {
         HedgingConfig hedging = HedgingConfig.fixedDelay(Duration.ofMillis(100));
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker)
+        ResilientHttpClient client = ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
                 .scheduler(scheduler)
                 // one first attempt deposits 0.1 token and there is no floor: a hedge cannot be paid for
-                .defaultDependency(DependencyConfig.builder().hedging(hedging)
-                        .retryBudget(RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build()).build())
-                .dependency("http://other.test", DependencyConfig.builder().hedging(hedging)
-                        .retryBudget(RetryBudgetConfig.disabled()).build())
+                .defaultDependency(DependencyConfig.builder()
+                        .hedging(hedging)
+                        .retryBudget(RetryBudgetConfig.builder()
+                                .ratio(0.1)
+                                .minRetriesPerSecond(0)
+                                .build())
+                        .build())
+                .dependency(
+                        "http://other.test",
+                        DependencyConfig.builder()
+                                .hedging(hedging)
+                                .retryBudget(RetryBudgetConfig.disabled())
+                                .build())
                 .listener(new HttpClientListener() {
                     @Override
                     public void onHedge(String correlationId, String dependency, int attempt, Duration delay) {
@@ -192,24 +227,30 @@ class HedgingTest {
         java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> only =
                 new java.util.concurrent.atomic.AtomicReference<>();
         delegate.then(exchange -> {
-            only.set(exchange);
-            return answer;
-        }).then(hang()).then(status(200));
+                    only.set(exchange);
+                    return answer;
+                })
+                .then(hang())
+                .then(status(200));
         Future<HttpResponse<String>> call = call(CallMode.SEND_ASYNC, client, get("/item"), BodyHandlers.ofString());
         awaitTrue("sent", () -> delegate.requests.size() == 1);
         // a call to a dependency with budget whose hedge is due after this one's: once it is hedged, this one's
         // hedge has been considered
-        Future<HttpResponse<String>> other = call(CallMode.SEND_ASYNC, client,
-                HttpRequest.newBuilder(URI.create("http://other.test/item")).build(), BodyHandlers.ofString());
+        Future<HttpResponse<String>> other = call(
+                CallMode.SEND_ASYNC,
+                client,
+                HttpRequest.newBuilder(URI.create("http://other.test/item")).build(),
+                BodyHandlers.ofString());
         awaitTrue("other sent", () -> delegate.requests.size() == 2);
 
         ticker.advance(Duration.ofMillis(200));
         assertThat(other.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        scheduler.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        scheduler.submit(() -> {}).get(10, TimeUnit.SECONDS);
         answer.complete(ScriptedHttpClient.respond(only.get(), 200, Map.of(), "only"));
 
         assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("only");
-        assertThat(delegate.requests).extracting(r -> r.uri().getHost())
+        assertThat(delegate.requests)
+                .extracting(r -> r.uri().getHost())
                 .containsExactly("replicas.test", "other.test", "other.test");
         assertThat(hedges).containsExactly("http://other.test:80");
     }

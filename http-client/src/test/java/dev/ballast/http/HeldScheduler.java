@@ -28,10 +28,13 @@ public final class HeldScheduler extends ScheduledThreadPoolExecutor {
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        return schedule(() -> {
-            command.run();
-            return null;
-        }, delay, unit);
+        return schedule(
+                () -> {
+                    command.run();
+                    return null;
+                },
+                delay,
+                unit);
     }
 
     @Override

@@ -48,14 +48,21 @@ class ListenerLifecycleEventsTest {
     }
 
     private ResilientHttpClient.Builder builder() {
-        return ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker).scheduler(scheduler)
-                .retry(RetryConfig.builder().maxAttempts(3)
-                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
+        return ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(scheduler)
+                .retry(RetryConfig.builder()
+                        .maxAttempts(3)
+                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE))
+                        .build())
                 .listener(recorder);
     }
 
     private static HttpRequest get(String host) {
-        return HttpRequest.newBuilder(URI.create("http://" + host + "/item")).GET().build();
+        return HttpRequest.newBuilder(URI.create("http://" + host + "/item"))
+                .GET()
+                .build();
     }
 
     /** Answers {@code status} after the ticker moved {@link #EXCHANGE}: each exchange "takes" 7 ms. */
@@ -75,10 +82,11 @@ class ListenerLifecycleEventsTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         long exchange = EXCHANGE.toNanos();
-        assertThat(recorder.events).containsExactly(
-                "attempt http://a.test:80 #1 TRANSIENT RETRYING " + exchange,
-                "attempt http://a.test:80 #2 SUCCESS SUCCEEDED " + exchange,
-                "call http://a.test:80 x2 SUCCESS SUCCEEDED " + 2 * exchange);
+        assertThat(recorder.events)
+                .containsExactly(
+                        "attempt http://a.test:80 #1 TRANSIENT RETRYING " + exchange,
+                        "attempt http://a.test:80 #2 SUCCESS SUCCEEDED " + exchange,
+                        "call http://a.test:80 x2 SUCCESS SUCCEEDED " + 2 * exchange);
     }
 
     @Test
@@ -89,9 +97,10 @@ class ListenerLifecycleEventsTest {
         client.sendAsync(get("a.test"), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
 
         long exchange = EXCHANGE.toNanos();
-        assertThat(recorder.events).containsExactly(
-                "attempt http://a.test:80 #1 PERMANENT ABORTED " + exchange,
-                "call http://a.test:80 x1 PERMANENT ABORTED " + exchange);
+        assertThat(recorder.events)
+                .containsExactly(
+                        "attempt http://a.test:80 #1 PERMANENT ABORTED " + exchange,
+                        "call http://a.test:80 x1 PERMANENT ABORTED " + exchange);
     }
 
     @Test
@@ -104,16 +113,16 @@ class ListenerLifecycleEventsTest {
     void aRejectedAttemptEndsTheSameWhenAnotherListenerMakesTheClientBuildTheCall() throws Exception {
         HttpClientListener rejections = new HttpClientListener() {
             @Override
-            public void onRejected(String dependency, CallRejectedException rejection) {
-            }
+            public void onRejected(String dependency, CallRejectedException rejection) {}
         };
         rejectedCallEndsAsRejected(builder().listener(rejections));
     }
 
     private void rejectedCallEndsAsRejected(ResilientHttpClient.Builder builder) throws Exception {
-        ResilientHttpClient client = builder
-                .defaultDependency(DependencyConfig.builder()
-                        .breaker(dev.ballast.http.breaker.BreakerConfig.builder().consecutiveFailureThreshold(1).build())
+        ResilientHttpClient client = builder.defaultDependency(DependencyConfig.builder()
+                        .breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .build())
                         .build())
                 .retry(RetryConfig.builder().maxAttempts(1).build())
                 .build();
@@ -124,9 +133,10 @@ class ListenerLifecycleEventsTest {
         Throwable thrown = catchThrowable(() -> client.send(get("a.test"), BodyHandlers.ofString()));
 
         assertThat(thrown).isInstanceOf(CircuitOpenException.class);
-        assertThat(recorder.events).containsExactly(
-                "attempt http://a.test:80 #1 PERMANENT REJECTED 0",
-                "call http://a.test:80 x1 PERMANENT REJECTED 0");
+        assertThat(recorder.events)
+                .containsExactly(
+                        "attempt http://a.test:80 #1 PERMANENT REJECTED 0",
+                        "call http://a.test:80 x1 PERMANENT REJECTED 0");
     }
 
     @Test
@@ -148,7 +158,8 @@ class ListenerLifecycleEventsTest {
 
         Throwable thrown = catchThrowable(() -> builder().listener(refusing).build());
 
-        assertThat(thrown).isInstanceOf(IllegalStateException.class)
+        assertThat(thrown)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("this listener observes one client only");
     }
 
@@ -161,15 +172,16 @@ class ListenerLifecycleEventsTest {
         client.send(get("b.test"), BodyHandlers.ofString()); // a.test is idle: its state goes
         client.send(get("a.test"), BodyHandlers.ofString()); // and b.test's for it
 
-        assertThat(recorder.events).containsExactly(
-                "attempt http://a.test:80 #1 SUCCESS SUCCEEDED 0",
-                "call http://a.test:80 x1 SUCCESS SUCCEEDED 0",
-                "evicted http://a.test:80",
-                "attempt http://b.test:80 #1 SUCCESS SUCCEEDED 0",
-                "call http://b.test:80 x1 SUCCESS SUCCEEDED 0",
-                "evicted http://b.test:80",
-                "attempt http://a.test:80 #1 SUCCESS SUCCEEDED 0",
-                "call http://a.test:80 x1 SUCCESS SUCCEEDED 0");
+        assertThat(recorder.events)
+                .containsExactly(
+                        "attempt http://a.test:80 #1 SUCCESS SUCCEEDED 0",
+                        "call http://a.test:80 x1 SUCCESS SUCCEEDED 0",
+                        "evicted http://a.test:80",
+                        "attempt http://b.test:80 #1 SUCCESS SUCCEEDED 0",
+                        "call http://b.test:80 x1 SUCCESS SUCCEEDED 0",
+                        "evicted http://b.test:80",
+                        "attempt http://a.test:80 #1 SUCCESS SUCCEEDED 0",
+                        "call http://a.test:80 x1 SUCCESS SUCCEEDED 0");
         assertThat(client.dependencyStatus("http://b.test:80")).isEmpty();
     }
 
@@ -180,14 +192,14 @@ class ListenerLifecycleEventsTest {
         final List<ResilientHttpClient> clients = new CopyOnWriteArrayList<>();
 
         @Override
-        public void onAttemptEnded(String dependency, int attempt, Outcome outcome, RetryDecision decision,
-                                   long durationNanos) {
+        public void onAttemptEnded(
+                String dependency, int attempt, Outcome outcome, RetryDecision decision, long durationNanos) {
             events.add("attempt " + dependency + " #" + attempt + " " + outcome + " " + decision + " " + durationNanos);
         }
 
         @Override
-        public void onCallEnded(String dependency, int attempts, Outcome outcome, RetryDecision decision,
-                                long durationNanos) {
+        public void onCallEnded(
+                String dependency, int attempts, Outcome outcome, RetryDecision decision, long durationNanos) {
             events.add("call " + dependency + " x" + attempts + " " + outcome + " " + decision + " " + durationNanos);
         }
 

@@ -17,8 +17,7 @@ public final class LogCapture {
         void run() throws Exception;
     }
 
-    private LogCapture() {
-    }
+    private LogCapture() {}
 
     /**
      * Runs {@code block} and returns the lines printed to {@code System.err} meanwhile that mention
@@ -34,6 +33,9 @@ public final class LogCapture {
         } finally {
             System.setErr(originalErr);
         }
-        return captured.toString(StandardCharsets.UTF_8).lines().filter(line -> line.contains(marker)).toList();
+        return captured.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(line -> line.contains(marker))
+                .toList();
     }
 }

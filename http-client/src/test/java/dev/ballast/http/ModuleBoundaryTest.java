@@ -27,9 +27,10 @@ class ModuleBoundaryTest {
 
     @Test
     void aModuleUsingTheExportedApiCompiles() throws Exception {
-        String result = compileConsumer("import dev.ballast.http.ResilientHttpClient;\n"
-                + "import dev.ballast.http.breaker.BreakerConfig;\n"
-                + "class Consumer { Object o = ResilientHttpClient.newBuilder(); Object c = BreakerConfig.ofDefaults(); }\n");
+        String result = compileConsumer(
+                "import dev.ballast.http.ResilientHttpClient;\n"
+                        + "import dev.ballast.http.breaker.BreakerConfig;\n"
+                        + "class Consumer { Object o = ResilientHttpClient.newBuilder(); Object c = BreakerConfig.ofDefaults(); }\n");
 
         assertThat(result).isEqualTo("exit 0\n");
     }
@@ -48,17 +49,25 @@ class ModuleBoundaryTest {
         Files.createDirectories(src.resolve("consumer"));
         Files.writeString(src.resolve("module-info.java"), "module consumer { requires dev.ballast.http; }\n");
         Files.writeString(src.resolve("consumer/Consumer.java"), "package consumer;\n" + source);
-        String modulePath = location(ResilientHttpClient.class) + java.io.File.pathSeparator
-                + location(org.slf4j.Logger.class);
+        String modulePath =
+                location(ResilientHttpClient.class) + java.io.File.pathSeparator + location(org.slf4j.Logger.class);
         ToolProvider javac = ToolProvider.findFirst("javac").orElseThrow();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-        int exit = javac.run(print, print, "--module-path", modulePath, "-d", work.resolve("out").toString(),
-                src.resolve("module-info.java").toString(), src.resolve("consumer/Consumer.java").toString());
+        int exit = javac.run(
+                print,
+                print,
+                "--module-path",
+                modulePath,
+                "-d",
+                work.resolve("out").toString(),
+                src.resolve("module-info.java").toString(),
+                src.resolve("consumer/Consumer.java").toString());
         return "exit " + exit + "\n" + out.toString(StandardCharsets.UTF_8);
     }
 
     private static String location(Class<?> type) throws URISyntaxException {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
     }
 }

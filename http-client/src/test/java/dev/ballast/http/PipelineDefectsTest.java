@@ -1,7 +1,7 @@
 package dev.ballast.http;
 
-import static dev.ballast.http.ScriptedHttpClient.failure;
 import static dev.ballast.http.Await.awaitTrue;
+import static dev.ballast.http.ScriptedHttpClient.failure;
 import static dev.ballast.http.ScriptedHttpClient.hang;
 import static dev.ballast.http.ScriptedHttpClient.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,8 +68,11 @@ class PipelineDefectsTest {
 
     private static DependencyConfig opensOnOneFailureForOneSecond() {
         return DependencyConfig.builder()
-                .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1)
-                        .waitDurationInOpenState(Duration.ofSeconds(1)).openStateJitter(0).build())
+                .breaker(BreakerConfig.builder()
+                        .consecutiveFailureThreshold(1)
+                        .waitDurationInOpenState(Duration.ofSeconds(1))
+                        .openStateJitter(0)
+                        .build())
                 .build();
     }
 
@@ -77,7 +80,8 @@ class PipelineDefectsTest {
 
     @Test
     void halfOpenProbeFailingWithACertificateErrorReopensTheBreakerInsteadOfClosingIt() throws Exception {
-        ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
+        ResilientHttpClient client =
+                builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
@@ -98,7 +102,8 @@ class PipelineDefectsTest {
 
     @Test
     void halfOpenProbeAnswered404ClosesTheBreakerBecauseTheDependencyAnswered() throws Exception {
-        ResilientHttpClient client = builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
+        ResilientHttpClient client =
+                builder().defaultDependency(opensOnOneFailureForOneSecond()).build();
         delegate.then(status(503)).then(status(404));
         client.send(get("http://api.test/x"), BodyHandlers.discarding());
         ticker.advance(Duration.ofSeconds(2));
@@ -112,11 +117,16 @@ class PipelineDefectsTest {
     /** Retry budget: reserve 10 tokens, each first attempt deposits 0.5. */
     private ResilientHttpClient budgetedClientWithOneSecondBackoff() {
         return builder()
-                .retry(RetryConfig.builder().maxAttempts(3)
-                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(3)
+                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE))
+                        .build())
                 .defaultDependency(DependencyConfig.builder()
-                        .retryBudget(RetryBudgetConfig.builder().ratio(0.5).minRetriesPerSecond(1)
-                                .ttl(Duration.ofSeconds(10)).build())
+                        .retryBudget(RetryBudgetConfig.builder()
+                                .ratio(0.5)
+                                .minRetriesPerSecond(1)
+                                .ttl(Duration.ofSeconds(10))
+                                .build())
                         .build())
                 .build();
     }
@@ -128,19 +138,26 @@ class PipelineDefectsTest {
         ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
         delegate.then(status(503)).then(status(200));
 
-        CompletableFuture<HttpResponse<String>> call = client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> call =
+                client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
         // reserve 10 + deposit 0.5 - the retry's token 1
-        awaitTrue("retry decided", () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() < 10);
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(9.5, within(1e-9));
+        awaitTrue(
+                "retry decided",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() < 10);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries())
+                .isCloseTo(9.5, within(1e-9));
 
         call.cancel(true);
         // the attempt's thread may still be finishing its decision: the refund can land just after
-        awaitTrue("token refunded", () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
+        awaitTrue(
+                "token refunded",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
         scheduler.runHeld();
 
         assertThat(call).isCompletedExceptionally();
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(10.5, within(1e-9));
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries())
+                .isCloseTo(10.5, within(1e-9));
         assertThat(delegate.requests).hasSize(1);
     }
 
@@ -149,15 +166,20 @@ class PipelineDefectsTest {
         ResilientHttpClient client = budgetedClientWithOneSecondBackoff();
         delegate.then(ScriptedHttpClient.headersThenStall(503));
 
-        CompletableFuture<HttpResponse<String>> call = client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
-        awaitTrue("retry decided on the headers",
+        CompletableFuture<HttpResponse<String>> call =
+                client.sendAsync(get("http://api.test/x"), BodyHandlers.ofString());
+        awaitTrue(
+                "retry decided on the headers",
                 () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() < 10);
 
         call.cancel(true);
 
         assertThat(delegate.exchanges.get(0)).isCancelled();
-        awaitTrue("token refunded", () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries()).isCloseTo(10.5, within(1e-9));
+        awaitTrue(
+                "token refunded",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableRetries() > 10);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries())
+                .isCloseTo(10.5, within(1e-9));
         assertThat(delegate.requests).hasSize(1);
     }
 
@@ -168,24 +190,30 @@ class PipelineDefectsTest {
         ResilientHttpClient client = builder()
                 .totalTimeout(Duration.ofSeconds(5))
                 .defaultDependency(DependencyConfig.builder()
-                        .bulkhead(BulkheadConfig.builder(1).maxWaitDuration(Duration.ofHours(1)).build())
+                        .bulkhead(BulkheadConfig.builder(1)
+                                .maxWaitDuration(Duration.ofHours(1))
+                                .build())
                         .build())
                 .build();
         delegate.then(hang());
-        CompletableFuture<HttpResponse<Void>> holder = client.sendAsync(get("http://api.test/a"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> holder =
+                client.sendAsync(get("http://api.test/a"), BodyHandlers.discarding());
         awaitTrue("first call holds the only permit", () -> delegate.requests.size() == 1);
         ticker.advance(Duration.ofSeconds(2));
         int heldBefore = scheduler.held().size();
 
-        CompletableFuture<HttpResponse<Void>> queued = client.sendAsync(get("http://api.test/b"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> queued =
+                client.sendAsync(get("http://api.test/b"), BodyHandlers.discarding());
 
-        awaitTrue("queued call scheduled its bulkhead wait", () -> scheduler.held().size() > heldBefore);
+        awaitTrue(
+                "queued call scheduled its bulkhead wait",
+                () -> scheduler.held().size() > heldBefore);
         assertThat(scheduler.held().subList(heldBefore, scheduler.held().size()))
-                .allSatisfy(task -> assertThat(task.delayNanos).isLessThanOrEqualTo(Duration.ofSeconds(5).toNanos()));
-        assertThat(scheduler.held()).anySatisfy(task -> assertThat(task.delayNanos)
-                .isEqualTo(Duration.ofSeconds(5).toNanos()));
+                .allSatisfy(task -> assertThat(task.delayNanos)
+                        .isLessThanOrEqualTo(Duration.ofSeconds(5).toNanos()));
+        assertThat(scheduler.held())
+                .anySatisfy(task -> assertThat(task.delayNanos)
+                        .isEqualTo(Duration.ofSeconds(5).toNanos()));
         queued.cancel(true);
         holder.cancel(true);
         assertThat(delegate.requests).hasSize(1);
@@ -195,19 +223,23 @@ class PipelineDefectsTest {
     void bulkheadWaitOfARetryIsCappedByWhatIsLeftAndEndsTheCallWithItsAnswerWhenItExpires() {
         ResilientHttpClient client = builder()
                 .totalTimeout(Duration.ofSeconds(5))
-                .retry(RetryConfig.builder().maxAttempts(2)
-                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
+                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE))
+                        .build())
                 .defaultDependency(DependencyConfig.builder()
-                        .bulkhead(BulkheadConfig.builder(1).maxWaitDuration(Duration.ofHours(1)).build())
+                        .bulkhead(BulkheadConfig.builder(1)
+                                .maxWaitDuration(Duration.ofHours(1))
+                                .build())
                         .retryBudget(RetryBudgetConfig.disabled())
                         .build())
                 .build();
         delegate.then(status(503)).then(hang());
-        CompletableFuture<HttpResponse<Void>> retried = client.sendAsync(get("http://api.test/a"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> retried =
+                client.sendAsync(get("http://api.test/a"), BodyHandlers.discarding());
         awaitTrue("backoff scheduled", () -> heldWithDelay(Duration.ofSeconds(1)));
-        CompletableFuture<HttpResponse<Void>> holder = client.sendAsync(get("http://api.test/b"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> holder =
+                client.sendAsync(get("http://api.test/b"), BodyHandlers.discarding());
         awaitTrue("second call holds the only permit", () -> delegate.requests.size() == 2);
 
         ticker.advance(Duration.ofSeconds(3)); // the retried call has 2 s left
@@ -216,8 +248,12 @@ class PipelineDefectsTest {
         runHeldWithDelay(Duration.ofSeconds(2));
 
         // the retry was refused by the full bulkhead: the call ends with the 503 it already had
-        assertThat(retried).succeedsWithin(Duration.ofSeconds(5)).extracting(HttpResponse::statusCode).isEqualTo(503);
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().bulkheadFullRejections()).isOne();
+        assertThat(retried)
+                .succeedsWithin(Duration.ofSeconds(5))
+                .extracting(HttpResponse::statusCode)
+                .isEqualTo(503);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().bulkheadFullRejections())
+                .isOne();
         holder.cancel(true);
         assertThat(delegate.requests).hasSize(2);
     }
@@ -227,8 +263,11 @@ class PipelineDefectsTest {
     }
 
     private void runHeldWithDelay(Duration delay) {
-        scheduler.held().stream().filter(t -> t.delayNanos == delay.toNanos() && !t.isDone()).findFirst()
-                .orElseThrow().run();
+        scheduler.held().stream()
+                .filter(t -> t.delayNanos == delay.toNanos() && !t.isDone())
+                .findFirst()
+                .orElseThrow()
+                .run();
     }
 
     // ---- f. per-dependency state is bounded, evicting only idle dependencies ----------------------
@@ -248,15 +287,19 @@ class PipelineDefectsTest {
 
     @Test
     void dependenciesWithAnOpenBreakerOrACallInFlightAreNeverEvicted() throws Exception {
-        ResilientHttpClient client = builder().maxDependencies(2)
+        ResilientHttpClient client = builder()
+                .maxDependencies(2)
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build()).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .build())
+                        .build())
                 .build();
         delegate.then(status(503));
         client.send(get("http://open.test/"), BodyHandlers.discarding());
         delegate.then(hang());
-        CompletableFuture<HttpResponse<Void>> busy = client.sendAsync(get("http://busy.test/"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> busy =
+                client.sendAsync(get("http://busy.test/"), BodyHandlers.discarding());
         awaitTrue("busy call sent", () -> delegate.requests.size() == 2);
         for (String host : new String[] {"c", "d", "e"}) {
             delegate.then(status(200));

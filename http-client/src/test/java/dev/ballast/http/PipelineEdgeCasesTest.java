@@ -48,7 +48,10 @@ class PipelineEdgeCasesTest {
     }
 
     private ResilientHttpClient.Builder builder() {
-        return ResilientHttpClient.newBuilder().delegate(delegate).ticker(ticker).scheduler(scheduler)
+        return ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .ticker(ticker)
+                .scheduler(scheduler)
                 .retry(RetryConfig.builder().maxAttempts(1).build());
     }
 
@@ -58,25 +61,29 @@ class PipelineEdgeCasesTest {
 
     @Test
     void dependencyResolverReturningNullFailsNamingTheResolverAndSendsNothing() throws Exception {
-        ResilientHttpClient client = builder().dependencyResolver(request -> null).build();
+        ResilientHttpClient client =
+                builder().dependencyResolver(request -> null).build();
 
         assertThatThrownBy(() -> client.send(get("http://api.test/"), BodyHandlers.discarding()))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("dependencyResolver returned null");
         assertThat(delegate.requests).isEmpty();
         client.shutdown();
-        assertThat(client.awaitTermination(Duration.ofSeconds(5))).as("no call left registered").isTrue();
+        assertThat(client.awaitTermination(Duration.ofSeconds(5)))
+                .as("no call left registered")
+                .isTrue();
     }
 
     @Test
-    void dependencyResolverThatThrowsPropagatesItsExceptionSendsNothingAndLeavesTheClientUsable()
-            throws Exception {
-        ResilientHttpClient client = builder().dependencyResolver(request -> {
-            if (request.uri().getPath().equals("/bad")) {
-                throw new IllegalStateException("no dependency for /bad");
-            }
-            return "good";
-        }).build();
+    void dependencyResolverThatThrowsPropagatesItsExceptionSendsNothingAndLeavesTheClientUsable() throws Exception {
+        ResilientHttpClient client = builder()
+                .dependencyResolver(request -> {
+                    if (request.uri().getPath().equals("/bad")) {
+                        throw new IllegalStateException("no dependency for /bad");
+                    }
+                    return "good";
+                })
+                .build();
         delegate.then(status(200));
 
         assertThatThrownBy(() -> client.send(get("http://api.test/bad"), BodyHandlers.discarding()))
@@ -118,13 +125,16 @@ class PipelineEdgeCasesTest {
     void shutdownNowWithASendAsyncInFlightFailsItsFutureWithIOException() {
         ResilientHttpClient client = builder().build();
         delegate.then(hang());
-        CompletableFuture<HttpResponse<Void>> call = client.sendAsync(get("http://api.test/slow"),
-                BodyHandlers.discarding());
+        CompletableFuture<HttpResponse<Void>> call =
+                client.sendAsync(get("http://api.test/slow"), BodyHandlers.discarding());
         awaitTrue("exchange started", () -> delegate.exchanges.size() == 1);
 
         client.shutdownNow();
 
-        assertThat(call).failsWithin(Duration.ofSeconds(5)).withThrowableThat().havingCause()
+        assertThat(call)
+                .failsWithin(Duration.ofSeconds(5))
+                .withThrowableThat()
+                .havingCause()
                 .isInstanceOf(IOException.class);
         assertThat(delegate.exchanges.get(0)).isCancelled();
     }
@@ -138,17 +148,21 @@ class PipelineEdgeCasesTest {
             exchange.set(e);
             return answer;
         });
-        CompletableFuture<HttpResponse<String>> call = client.sendAsync(get("http://api.test/slow"),
-                BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> call =
+                client.sendAsync(get("http://api.test/slow"), BodyHandlers.ofString());
         awaitTrue("exchange started", () -> delegate.exchanges.size() == 1);
 
         client.shutdown();
 
         assertThat(client.isTerminated()).isFalse();
         assertThatThrownBy(() -> client.send(get("http://api.test/new"), BodyHandlers.discarding()))
-                .isInstanceOf(IOException.class).hasMessageContaining("shut down");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("shut down");
         answer.complete(ScriptedHttpClient.respond(exchange.get(), 200, Map.of(), "finished"));
-        assertThat(call).succeedsWithin(Duration.ofSeconds(5)).extracting(HttpResponse::body).isEqualTo("finished");
+        assertThat(call)
+                .succeedsWithin(Duration.ofSeconds(5))
+                .extracting(HttpResponse::body)
+                .isEqualTo("finished");
         assertThat(client.awaitTermination(Duration.ofSeconds(5))).isTrue();
         assertThat(delegate.requests).hasSize(1);
     }

@@ -41,8 +41,7 @@ class ResilientHttpClientTest {
         // given
         CookieManager cookies = new CookieManager();
         ProxySelector proxy = ProxySelector.of(new InetSocketAddress("proxy.invalid", 3128));
-        Authenticator authenticator = new Authenticator() {
-        };
+        Authenticator authenticator = new Authenticator() {};
         HttpClient delegate = HttpClient.newBuilder()
                 .cookieHandler(cookies)
                 .connectTimeout(Duration.ofSeconds(3))
@@ -54,7 +53,8 @@ class ResilientHttpClientTest {
                 .build();
 
         // when
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).build();
+        ResilientHttpClient client =
+                ResilientHttpClient.newBuilder().delegate(delegate).build();
 
         // then
         assertThat(client.cookieHandler()).isEqualTo(delegate.cookieHandler()).contains(cookies);
@@ -65,7 +65,8 @@ class ResilientHttpClientTest {
         assertThat(client.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
         assertThat(client.executor()).isEqualTo(delegate.executor()).contains((Executor) executor);
         assertThat(client.sslContext()).isSameAs(delegate.sslContext());
-        assertThat(client.sslParameters().getProtocols()).isEqualTo(delegate.sslParameters().getProtocols());
+        assertThat(client.sslParameters().getProtocols())
+                .isEqualTo(delegate.sslParameters().getProtocols());
         assertThat(client.newWebSocketBuilder()).isNotNull();
     }
 
@@ -117,7 +118,8 @@ class ResilientHttpClientTest {
     void shutdownRejectsNewCallsAndTerminatesOnceIdle() throws Exception {
         // given
         ResilientHttpClient client = ResilientHttpClient.newBuilder().build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:9/")).build();
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create("http://localhost:9/")).build();
 
         // when
         client.shutdown();
@@ -126,7 +128,8 @@ class ResilientHttpClientTest {
         assertThatThrownBy(() -> client.send(request, BodyHandlers.discarding()))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("shut down");
-        assertThatThrownBy(() -> client.sendAsync(request, BodyHandlers.discarding()).get())
+        assertThatThrownBy(() ->
+                        client.sendAsync(request, BodyHandlers.discarding()).get())
                 .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(IOException.class);
         assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
@@ -136,7 +139,9 @@ class ResilientHttpClientTest {
 
     @Test
     void lifecycleMethodsOverrideHttpClientsOnJdk21AndLater() throws Exception {
-        assumeThat(Runtime.version().feature()).as("HttpClient has lifecycle methods from JDK 21").isGreaterThanOrEqualTo(21);
+        assumeThat(Runtime.version().feature())
+                .as("HttpClient has lifecycle methods from JDK 21")
+                .isGreaterThanOrEqualTo(21);
         // given
         HttpClient client = ResilientHttpClient.newBuilder().build();
 
@@ -144,11 +149,17 @@ class ResilientHttpClientTest {
         HttpClient.class.getMethod("shutdown").invoke(client);
 
         // then our override ran: the client is shut down and terminates
-        assertThat((Boolean) HttpClient.class.getMethod("awaitTermination", Duration.class)
-                .invoke(client, Duration.ofSeconds(10))).isTrue();
-        assertThat((Boolean) HttpClient.class.getMethod("isTerminated").invoke(client)).isTrue();
-        assertThatThrownBy(() -> client.send(HttpRequest.newBuilder(URI.create("http://localhost:9/")).build(),
-                BodyHandlers.discarding())).hasMessageContaining("ResilientHttpClient is shut down");
+        assertThat((Boolean) HttpClient.class
+                        .getMethod("awaitTermination", Duration.class)
+                        .invoke(client, Duration.ofSeconds(10)))
+                .isTrue();
+        assertThat((Boolean) HttpClient.class.getMethod("isTerminated").invoke(client))
+                .isTrue();
+        assertThatThrownBy(() -> client.send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:9/"))
+                                .build(),
+                        BodyHandlers.discarding()))
+                .hasMessageContaining("ResilientHttpClient is shut down");
     }
 
     @Test
@@ -166,11 +177,16 @@ class ResilientHttpClientTest {
         java.util.concurrent.ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         scheduler.shutdown();
         ScriptedHttpClient delegate = new ScriptedHttpClient().then(ScriptedHttpClient.status(503));
-        ResilientHttpClient client = ResilientHttpClient.newBuilder().delegate(delegate).scheduler(scheduler).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://api.test/")).build();
+        ResilientHttpClient client = ResilientHttpClient.newBuilder()
+                .delegate(delegate)
+                .scheduler(scheduler)
+                .build();
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create("http://api.test/")).build();
 
         // when / then the first attempt needs no scheduler; the backoff fails the call
-        assertThatThrownBy(() -> client.sendAsync(request, BodyHandlers.discarding()).get(10, TimeUnit.SECONDS))
+        assertThatThrownBy(() ->
+                        client.sendAsync(request, BodyHandlers.discarding()).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
         assertThat(delegate.requests).hasSize(1);

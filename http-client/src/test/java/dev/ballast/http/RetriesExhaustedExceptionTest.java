@@ -18,25 +18,29 @@ class RetriesExhaustedExceptionTest {
         IOException first = new ConnectException("refused");
         IOException second = new HttpTimeoutException("timed out");
 
-        RetriesExhaustedException e = new RetriesExhaustedException("https://api:443", 2, "attempts exhausted",
-                List.of(first, second));
+        RetriesExhaustedException e =
+                new RetriesExhaustedException("https://api:443", 2, "attempts exhausted", List.of(first, second));
 
         assertThat(e).isInstanceOf(IOException.class);
         assertThat(e.getSuppressed()).containsExactly(first, second);
         assertThat(e.getCause()).isSameAs(second);
         assertThat(e.dependency()).isEqualTo("https://api:443");
         assertThat(e.attempts()).isEqualTo(2);
-        assertThat(e.getMessage()).isEqualTo("Call to dependency 'https://api:443' failed after 2 attempts"
-                + " (attempts exhausted); last failure: java.net.http.HttpTimeoutException");
+        assertThat(e.getMessage())
+                .isEqualTo("Call to dependency 'https://api:443' failed after 2 attempts"
+                        + " (attempts exhausted); last failure: java.net.http.HttpTimeoutException");
     }
 
     @Test
     void rejectsInvalidArguments() {
         assertThatThrownBy(() -> new RetriesExhaustedException("d", 0, "r", List.of(new IOException())))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("attempts must be >= 1 but was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("attempts must be >= 1 but was 0");
         assertThatThrownBy(() -> new RetriesExhaustedException("d", 1, "r", List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("failures must not be empty");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("failures must not be empty");
         assertThatThrownBy(() -> new RetriesExhaustedException(null, 1, "r", List.of(new IOException())))
-                .isInstanceOf(NullPointerException.class).hasMessage("dependency");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("dependency");
     }
 }

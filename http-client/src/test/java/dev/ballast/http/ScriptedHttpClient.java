@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.function.Function;
 
@@ -31,15 +31,15 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
 
     /** Answers the configuration accessors (HTTP/1.1, no redirects); never sends anything. */
     private static final HttpClient CONFIGURATION = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER).build();
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
 
     /** One scripted answer to one exchange. */
-    interface Step extends Function<Exchange<?>, CompletableFuture<?>> {
-    }
+    interface Step extends Function<Exchange<?>, CompletableFuture<?>> {}
 
     /** What a step sees: the request and the body handler of this exchange. */
-    record Exchange<T>(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-    }
+    record Exchange<T>(HttpRequest request, HttpResponse.BodyHandler<T> handler) {}
 
     private final Queue<Step> script = new ConcurrentLinkedQueue<>();
     final List<HttpRequest> requests = new CopyOnWriteArrayList<>();
@@ -79,7 +79,8 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
      * when nobody stubbed them.
      */
     static Step responseWithoutRunningTheHandler(int status, HttpHeaders headers) {
-        return exchange -> CompletableFuture.completedFuture(StaticResponse.of(status, exchange.request(), headers, null));
+        return exchange ->
+                CompletableFuture.completedFuture(StaticResponse.of(status, exchange.request(), headers, null));
     }
 
     static Step status(int status) {
@@ -141,7 +142,8 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
                         cancelled.set(true);
                     }
                 });
-                return s.getBody().toCompletableFuture()
+                return s.getBody()
+                        .toCompletableFuture()
                         .thenApply(body -> StaticResponse.of(status, exchange.request(), headers, body));
             };
         }
@@ -169,18 +171,16 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
     }
 
     /** Feeds {@code body} through the exchange's body handler, as the JDK client would. */
-    static <T> HttpResponse<T> respond(Exchange<T> exchange, int status, Map<String, List<String>> headers,
-                                       String body) {
+    static <T> HttpResponse<T> respond(
+            Exchange<T> exchange, int status, Map<String, List<String>> headers, String body) {
         HttpHeaders httpHeaders = HttpHeaders.of(headers, (name, value) -> true);
         HttpResponse.BodySubscriber<T> subscriber = exchange.handler().apply(info(status, httpHeaders));
         subscriber.onSubscribe(new Flow.Subscription() {
             @Override
-            public void request(long n) {
-            }
+            public void request(long n) {}
 
             @Override
-            public void cancel() {
-            }
+            public void cancel() {}
         });
         if (!body.isEmpty()) {
             subscriber.onNext(List.of(ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8))));
@@ -210,23 +210,24 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
-                                                            HttpResponse.BodyHandler<T> handler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         requests.add(request);
         Step step = script.poll();
         if (step == null) {
             throw new AssertionError("no scripted answer left for request " + requests.size());
         }
         @SuppressWarnings("unchecked")
-        CompletableFuture<HttpResponse<T>> future = (CompletableFuture<HttpResponse<T>>) step.apply(
-                new Exchange<>(request, handler));
+        CompletableFuture<HttpResponse<T>> future =
+                (CompletableFuture<HttpResponse<T>>) step.apply(new Exchange<>(request, handler));
         exchanges.add(future);
         return future;
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                                                            HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request,
+            HttpResponse.BodyHandler<T> handler,
+            HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
         return sendAsync(request, handler);
     }
 
@@ -266,12 +267,10 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
     // terminated at once (the shared configuration client must not be shut down by one test).
 
     @Override
-    public void shutdown() {
-    }
+    public void shutdown() {}
 
     @Override
-    public void shutdownNow() {
-    }
+    public void shutdownNow() {}
 
     @Override
     public boolean awaitTermination(Duration duration) {
@@ -284,6 +283,5 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -49,8 +49,11 @@ import org.junit.jupiter.api.extension.TestInstancePreConstructCallback;
  * line of its own. Thread-safe.
  */
 public final class LeakCheck
-        implements BeforeAllCallback, AfterAllCallback, TestInstancePreConstructCallback, BeforeEachCallback,
-        AfterEachCallback {
+        implements BeforeAllCallback,
+                AfterAllCallback,
+                TestInstancePreConstructCallback,
+                BeforeEachCallback,
+                AfterEachCallback {
 
     /** Something that can tell whether a test left it in use. */
     @FunctionalInterface
@@ -264,7 +267,9 @@ public final class LeakCheck
     private List<String> leaks(boolean threads, boolean resources) {
         List<String> leaks = new ArrayList<>();
         for (Thread t : threads ? liveThreads() : Set.<Thread>of()) {
-            if (!t.isDaemon() && !threadsBefore.contains(t) && !SHARED_FIXTURE_THREADS.contains(t)
+            if (!t.isDaemon()
+                    && !threadsBefore.contains(t)
+                    && !SHARED_FIXTURE_THREADS.contains(t)
                     && !t.getName().startsWith(TEST_FRAMEWORK_THREADS)
                     && SHARED_FIXTURE_POOLS.stream().noneMatch(t.getName()::startsWith)) {
                 leaks.add("non-daemon thread '" + t.getName() + "' still running");

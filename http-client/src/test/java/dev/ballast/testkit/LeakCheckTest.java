@@ -30,7 +30,8 @@ class LeakCheckTest {
         CountDownLatch release = new CountDownLatch(1);
         Thread worker = startWaiting("left-running", release);
 
-        assertThatThrownBy(check::verify).isInstanceOf(AssertionError.class)
+        assertThatThrownBy(check::verify)
+                .isInstanceOf(AssertionError.class)
                 .hasMessageContaining("non-daemon thread 'left-running' still running");
 
         release.countDown();
@@ -80,19 +81,20 @@ class LeakCheckTest {
 
             @Override
             @SuppressWarnings("unchecked")
-            public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
-                                                                    HttpResponse.BodyHandler<T> handler) {
+            public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+                    HttpRequest request, HttpResponse.BodyHandler<T> handler) {
                 return (CompletableFuture<HttpResponse<T>>) (CompletableFuture<?>) answer;
             }
         };
-        ResilientHttpClient client = check.watch(ResilientHttpClient.newBuilder().delegate(neverAnswering).build(),
-                "http://api.test:80");
+        ResilientHttpClient client = check.watch(
+                ResilientHttpClient.newBuilder().delegate(neverAnswering).build(), "http://api.test:80");
         try {
             CompletableFuture<HttpResponse<Void>> call = client.sendAsync(
                     HttpRequest.newBuilder(URI.create("http://api.test/x")).build(),
                     HttpResponse.BodyHandlers.discarding());
 
-            assertThatThrownBy(check::verify).hasMessageContaining("http://api.test:80 holds 1 of")
+            assertThatThrownBy(check::verify)
+                    .hasMessageContaining("http://api.test:80 holds 1 of")
                     .hasMessageContaining("bulkhead permits");
 
             call.cancel(true);
@@ -115,13 +117,15 @@ class LeakCheckTest {
     }
 
     private static Thread startWaiting(String name, CountDownLatch release) {
-        Thread t = new Thread(() -> {
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                name);
         t.start();
         return t;
     }

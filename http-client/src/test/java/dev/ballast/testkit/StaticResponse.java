@@ -23,9 +23,16 @@ import javax.net.ssl.SSLSession;
  * @param version the HTTP version
  * @param <T> the body type
  */
-public record StaticResponse<T>(int statusCode, HttpRequest request, Optional<HttpResponse<T>> previousResponse,
-                                HttpHeaders headers, T body, Optional<SSLSession> sslSession, URI uri,
-                                HttpClient.Version version) implements HttpResponse<T> {
+public record StaticResponse<T>(
+        int statusCode,
+        HttpRequest request,
+        Optional<HttpResponse<T>> previousResponse,
+        HttpHeaders headers,
+        T body,
+        Optional<SSLSession> sslSession,
+        URI uri,
+        HttpClient.Version version)
+        implements HttpResponse<T> {
 
     /** Checks that the request is there; the other parts are taken as given. */
     public StaticResponse {
@@ -43,8 +50,15 @@ public record StaticResponse<T>(int statusCode, HttpRequest request, Optional<Ht
      * @return the response
      */
     public static <T> StaticResponse<T> of(int statusCode, HttpRequest request, HttpHeaders headers, T body) {
-        return new StaticResponse<>(statusCode, request, Optional.empty(), headers, body, Optional.empty(),
-                request.uri(), HttpClient.Version.HTTP_1_1);
+        return new StaticResponse<>(
+                statusCode,
+                request,
+                Optional.empty(),
+                headers,
+                body,
+                Optional.empty(),
+                request.uri(),
+                HttpClient.Version.HTTP_1_1);
     }
 
     /**
@@ -56,7 +70,14 @@ public record StaticResponse<T>(int statusCode, HttpRequest request, Optional<Ht
      * @return the response
      */
     public static <T> StaticResponse<T> withBody(HttpResponse<T> original, T body) {
-        return new StaticResponse<>(original.statusCode(), original.request(), original.previousResponse(),
-                original.headers(), body, original.sslSession(), original.uri(), original.version());
+        return new StaticResponse<>(
+                original.statusCode(),
+                original.request(),
+                original.previousResponse(),
+                original.headers(),
+                body,
+                original.sslSession(),
+                original.uri(),
+                original.version());
     }
 }

@@ -10,27 +10,27 @@ import org.jspecify.annotations.Nullable;
  * bucket policy.
  */
 public final class AccessDeniedException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final @Nullable String key;
+    private final @Nullable String key;
 
-  /**
-   * @param key the object key the operation was about, or null for an operation on no single key
-   * @param message what was refused, by which endpoint and bucket, and the server's error code
-   * @param cause the underlying failure
-   */
-  public AccessDeniedException(@Nullable String key, String message, @Nullable Throwable cause) {
-    super(message, cause);
-    this.key = key;
-  }
+    /**
+     * @param key the object key the operation was about, or null for an operation on no single key
+     * @param message what was refused, by which endpoint and bucket, and the server's error code
+     * @param cause the underlying failure
+     */
+    public AccessDeniedException(@Nullable String key, String message, @Nullable Throwable cause) {
+        super(message, cause);
+        this.key = key;
+    }
 
-  /** The key the operation was about, or null. */
-  public @Nullable String key() {
-    return key;
-  }
+    /** The key the operation was about, or null. */
+    public @Nullable String key() {
+        return key;
+    }
 
-  @Override
-  public boolean retryable() {
-    return false;
-  }
+    @Override
+    public boolean retryable() {
+        return false;
+    }
 }

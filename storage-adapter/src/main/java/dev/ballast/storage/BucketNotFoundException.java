@@ -11,18 +11,18 @@ import org.jspecify.annotations.Nullable;
  * endpoint. Never counts as the store being unavailable and never falls back to a cached copy.
  */
 public final class BucketNotFoundException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /**
-   * @param message which bucket, at which endpoint, and what to do
-   * @param cause the store's answer
-   */
-  public BucketNotFoundException(String message, @Nullable Throwable cause) {
-    super(message, cause);
-  }
+    /**
+     * @param message which bucket, at which endpoint, and what to do
+     * @param cause the store's answer
+     */
+    public BucketNotFoundException(String message, @Nullable Throwable cause) {
+        super(message, cause);
+    }
 
-  @Override
-  public boolean retryable() {
-    return false;
-  }
+    @Override
+    public boolean retryable() {
+        return false;
+    }
 }

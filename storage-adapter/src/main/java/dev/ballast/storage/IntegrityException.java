@@ -10,35 +10,35 @@ import org.jspecify.annotations.Nullable;
  * to the caller past this point and never cached. Retryable: the next transfer may arrive intact.
  */
 public final class IntegrityException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String key;
+    private final String key;
 
-  /**
-   * @param key the object key
-   * @param message what did not match (expected and actual digest or length)
-   */
-  public IntegrityException(String key, String message) {
-    this(key, message, null);
-  }
+    /**
+     * @param key the object key
+     * @param message what did not match (expected and actual digest or length)
+     */
+    public IntegrityException(String key, String message) {
+        this(key, message, null);
+    }
 
-  /**
-   * @param key the object key
-   * @param message what did not match (expected and actual digest or length)
-   * @param cause the underlying failure (for example the store's answer refusing uploaded bytes)
-   */
-  public IntegrityException(String key, String message, @Nullable Throwable cause) {
-    super(message, cause);
-    this.key = Objects.requireNonNull(key, "key");
-  }
+    /**
+     * @param key the object key
+     * @param message what did not match (expected and actual digest or length)
+     * @param cause the underlying failure (for example the store's answer refusing uploaded bytes)
+     */
+    public IntegrityException(String key, String message, @Nullable Throwable cause) {
+        super(message, cause);
+        this.key = Objects.requireNonNull(key, "key");
+    }
 
-  /** The object key. */
-  public String key() {
-    return key;
-  }
+    /** The object key. */
+    public String key() {
+        return key;
+    }
 
-  @Override
-  public boolean retryable() {
-    return true;
-  }
+    @Override
+    public boolean retryable() {
+        return true;
+    }
 }

@@ -10,27 +10,27 @@ import org.jspecify.annotations.Nullable;
  * conditional writes</a>.
  */
 public sealed class PreconditionFailedException extends StorageException permits AlreadyExistsException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String key;
+    private final String key;
 
-  /**
-   * @param key the object key
-   * @param message what did not hold
-   * @param cause the underlying failure
-   */
-  public PreconditionFailedException(String key, String message, @Nullable Throwable cause) {
-    super(message, cause);
-    this.key = Objects.requireNonNull(key, "key");
-  }
+    /**
+     * @param key the object key
+     * @param message what did not hold
+     * @param cause the underlying failure
+     */
+    public PreconditionFailedException(String key, String message, @Nullable Throwable cause) {
+        super(message, cause);
+        this.key = Objects.requireNonNull(key, "key");
+    }
 
-  /** The object key. */
-  public String key() {
-    return key;
-  }
+    /** The object key. */
+    public String key() {
+        return key;
+    }
 
-  @Override
-  public boolean retryable() {
-    return false;
-  }
+    @Override
+    public boolean retryable() {
+        return false;
+    }
 }

@@ -11,43 +11,48 @@ import org.jspecify.annotations.Nullable;
  * copy. The message names the operation, the status and the store's error code.
  */
 public final class RequestRefusedException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final @Nullable String key;
-  private final int statusCode;
-  private final @Nullable String errorCode;
+    private final @Nullable String key;
+    private final int statusCode;
+    private final @Nullable String errorCode;
 
-  /**
-   * @param key the object key the operation was about, or null for an operation on no single key
-   * @param statusCode the HTTP status of the refusal, 400 to 499
-   * @param errorCode the store's error code (such as {@code NoSuchBucket}), or null if it sent none
-   * @param message what was refused, by which endpoint and bucket
-   * @param cause the underlying failure
-   */
-  public RequestRefusedException(@Nullable String key, int statusCode, @Nullable String errorCode, String message, @Nullable Throwable cause) {
-    super(message, cause);
-    this.key = key;
-    this.statusCode = statusCode;
-    this.errorCode = errorCode;
-  }
+    /**
+     * @param key the object key the operation was about, or null for an operation on no single key
+     * @param statusCode the HTTP status of the refusal, 400 to 499
+     * @param errorCode the store's error code (such as {@code NoSuchBucket}), or null if it sent none
+     * @param message what was refused, by which endpoint and bucket
+     * @param cause the underlying failure
+     */
+    public RequestRefusedException(
+            @Nullable String key,
+            int statusCode,
+            @Nullable String errorCode,
+            String message,
+            @Nullable Throwable cause) {
+        super(message, cause);
+        this.key = key;
+        this.statusCode = statusCode;
+        this.errorCode = errorCode;
+    }
 
-  /** The key the operation was about, if any. */
-  public Optional<String> key() {
-    return Optional.ofNullable(key);
-  }
+    /** The key the operation was about, if any. */
+    public Optional<String> key() {
+        return Optional.ofNullable(key);
+    }
 
-  /** The HTTP status of the refusal. */
-  public int statusCode() {
-    return statusCode;
-  }
+    /** The HTTP status of the refusal. */
+    public int statusCode() {
+        return statusCode;
+    }
 
-  /** The store's error code, if it sent one. */
-  public Optional<String> errorCode() {
-    return Optional.ofNullable(errorCode);
-  }
+    /** The store's error code, if it sent one. */
+    public Optional<String> errorCode() {
+        return Optional.ofNullable(errorCode);
+    }
 
-  @Override
-  public boolean retryable() {
-    return false;
-  }
+    @Override
+    public boolean retryable() {
+        return false;
+    }
 }

@@ -9,42 +9,44 @@ import java.util.Objects;
  * {@code Freshness.STALE}.
  */
 public final class StaleReadException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String key;
-  private final long expectedGeneration;
-  private final long observedGeneration;
+    private final String key;
+    private final long expectedGeneration;
+    private final long observedGeneration;
 
-  /**
-   * @param key the object key
-   * @param expectedGeneration the newest generation known for the key
-   * @param observedGeneration the generation the store returned
-   */
-  public StaleReadException(String key, long expectedGeneration, long observedGeneration) {
-    super("Stale read of object '" + key + "': the store returned generation " + observedGeneration
-        + " but generation " + expectedGeneration + " was already written or read", null);
-    this.key = Objects.requireNonNull(key, "key");
-    this.expectedGeneration = expectedGeneration;
-    this.observedGeneration = observedGeneration;
-  }
+    /**
+     * @param key the object key
+     * @param expectedGeneration the newest generation known for the key
+     * @param observedGeneration the generation the store returned
+     */
+    public StaleReadException(String key, long expectedGeneration, long observedGeneration) {
+        super(
+                "Stale read of object '" + key + "': the store returned generation " + observedGeneration
+                        + " but generation " + expectedGeneration + " was already written or read",
+                null);
+        this.key = Objects.requireNonNull(key, "key");
+        this.expectedGeneration = expectedGeneration;
+        this.observedGeneration = observedGeneration;
+    }
 
-  /** The object key. */
-  public String key() {
-    return key;
-  }
+    /** The object key. */
+    public String key() {
+        return key;
+    }
 
-  /** The newest generation known for the key. */
-  public long expectedGeneration() {
-    return expectedGeneration;
-  }
+    /** The newest generation known for the key. */
+    public long expectedGeneration() {
+        return expectedGeneration;
+    }
 
-  /** The (older) generation the store returned. */
-  public long observedGeneration() {
-    return observedGeneration;
-  }
+    /** The (older) generation the store returned. */
+    public long observedGeneration() {
+        return observedGeneration;
+    }
 
-  @Override
-  public boolean retryable() {
-    return true;
-  }
+    @Override
+    public boolean retryable() {
+        return true;
+    }
 }

@@ -11,23 +11,23 @@ import org.jspecify.annotations.Nullable;
  * precondition that does not hold, corrupt bytes, a missing object).
  */
 public abstract sealed class StorageException extends RuntimeException
-    permits ObjectNotFoundException,
-        PreconditionFailedException,
-        StaleReadException,
-        StorageUnavailableException,
-        IntegrityException,
-        UnsupportedCapabilityException,
-        VolumeInUseException,
-        AccessDeniedException,
-        RequestRefusedException,
-        BucketNotFoundException {
+        permits ObjectNotFoundException,
+                PreconditionFailedException,
+                StaleReadException,
+                StorageUnavailableException,
+                IntegrityException,
+                UnsupportedCapabilityException,
+                VolumeInUseException,
+                AccessDeniedException,
+                RequestRefusedException,
+                BucketNotFoundException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  StorageException(String message, @Nullable Throwable cause) {
-    super(message, cause);
-  }
+    StorageException(String message, @Nullable Throwable cause) {
+        super(message, cause);
+    }
 
-  /** Whether repeating the same call later, unchanged, may succeed. */
-  public abstract boolean retryable();
+    /** Whether repeating the same call later, unchanged, may succeed. */
+    public abstract boolean retryable();
 }

@@ -8,26 +8,26 @@ import org.jspecify.annotations.Nullable;
  * A block volume has exactly one writer at a time.
  */
 public final class VolumeInUseException extends StorageException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String volume;
+    private final String volume;
 
-  /**
-   * @param volume the volume name
-   * @param cause the underlying lock failure
-   */
-  public VolumeInUseException(String volume, @Nullable Throwable cause) {
-    super("Block volume '" + volume + "' is already open by another writer; close it there first", cause);
-    this.volume = Objects.requireNonNull(volume, "volume");
-  }
+    /**
+     * @param volume the volume name
+     * @param cause the underlying lock failure
+     */
+    public VolumeInUseException(String volume, @Nullable Throwable cause) {
+        super("Block volume '" + volume + "' is already open by another writer; close it there first", cause);
+        this.volume = Objects.requireNonNull(volume, "volume");
+    }
 
-  /** The volume name. */
-  public String volume() {
-    return volume;
-  }
+    /** The volume name. */
+    public String volume() {
+        return volume;
+    }
 
-  @Override
-  public boolean retryable() {
-    return true;
-  }
+    @Override
+    public boolean retryable() {
+        return true;
+    }
 }

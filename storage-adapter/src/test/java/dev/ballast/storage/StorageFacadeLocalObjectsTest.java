@@ -22,41 +22,53 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(LeakCheck.class)
 class StorageFacadeLocalObjectsTest {
 
-  @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void localObjectsNeedNoServerAndSurviveTheFacade() {
-    Clock clock = Clock.fixed(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
-    ObjectVersion written;
-    try (StorageFacade facade = StorageFacade.newBuilder().localObjects(dir.resolve("objects")).clock(clock).build()) {
-      written = facade.objects().put("reports/2026-11.json", ObjectContent.ofBytes("{}".getBytes(UTF_8)));
-      assertThat(facade.objects().confirmsWrites()).isTrue();
-      assertThat(facade.capabilities().endpoint()).isEqualTo(dir.resolve("objects").toUri());
+    @Test
+    void localObjectsNeedNoServerAndSurviveTheFacade() {
+        Clock clock = Clock.fixed(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
+        ObjectVersion written;
+        try (StorageFacade facade = StorageFacade.newBuilder()
+                .localObjects(dir.resolve("objects"))
+                .clock(clock)
+                .build()) {
+            written = facade.objects().put("reports/2026-11.json", ObjectContent.ofBytes("{}".getBytes(UTF_8)));
+            assertThat(facade.objects().confirmsWrites()).isTrue();
+            assertThat(facade.capabilities().endpoint())
+                    .isEqualTo(dir.resolve("objects").toUri());
+        }
+
+        assertThat(written.generation()).isEqualTo(clock.millis());
+        try (StorageFacade reader = StorageFacade.newBuilder()
+                .localObjects(
+                        dir.resolve("objects"),
+                        LocalStoreConfig.builder().readOnly(true).build())
+                .build()) {
+            assertThat(reader.objects().get("reports/2026-11.json").readAllBytes())
+                    .isEqualTo("{}".getBytes(UTF_8));
+            assertThat(reader.objects().versions("reports/2026-11.json")).hasSize(1);
+        }
     }
 
-    assertThat(written.generation()).isEqualTo(clock.millis());
-    try (StorageFacade reader = StorageFacade.newBuilder()
-        .localObjects(dir.resolve("objects"), LocalStoreConfig.builder().readOnly(true).build()).build()) {
-      assertThat(reader.objects().get("reports/2026-11.json").readAllBytes()).isEqualTo("{}".getBytes(UTF_8));
-      assertThat(reader.objects().versions("reports/2026-11.json")).hasSize(1);
-    }
-  }
+    @Test
+    void closingTheFacadeReleasesTheWriterLock() {
+        StorageFacade.newBuilder().localObjects(dir).build().close();
 
-  @Test
-  void closingTheFacadeReleasesTheWriterLock() {
-    StorageFacade.newBuilder().localObjects(dir).build().close();
-
-    try (LocalObjectStore again = LocalObjectStore.open(dir)) {
-      assertThat(again.list("")).isEmpty();
+        try (LocalObjectStore again = LocalObjectStore.open(dir)) {
+            assertThat(again.list("")).isEmpty();
+        }
     }
-  }
 
-  @Test
-  void oneObjectStoreAtATime() {
-    try (LocalObjectStore other = LocalObjectStore.open(dir.resolve("other"))) {
-      assertThatThrownBy(() -> StorageFacade.newBuilder().localObjects(dir.resolve("mine")).objectStore(other).build())
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("set one of s3(endpoint), localObjects(directory) and objectStore(store)");
+    @Test
+    void oneObjectStoreAtATime() {
+        try (LocalObjectStore other = LocalObjectStore.open(dir.resolve("other"))) {
+            assertThatThrownBy(() -> StorageFacade.newBuilder()
+                            .localObjects(dir.resolve("mine"))
+                            .objectStore(other)
+                            .build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("set one of s3(endpoint), localObjects(directory) and objectStore(store)");
+        }
     }
-  }
 }

@@ -232,8 +232,16 @@ public final class BreakerConfig {
 
     @Override
     public int hashCode() {
-        return Objects.hash(failureRateThreshold, slidingWindowSize, minimumNumberOfCalls, consecutiveFailureThreshold,
-                slowCallRateThreshold, slowCallDurationThreshold, waitDurationInOpenState, openStateJitter, permittedNumberOfCallsInHalfOpenState,
+        return Objects.hash(
+                failureRateThreshold,
+                slidingWindowSize,
+                minimumNumberOfCalls,
+                consecutiveFailureThreshold,
+                slowCallRateThreshold,
+                slowCallDurationThreshold,
+                waitDurationInOpenState,
+                openStateJitter,
+                permittedNumberOfCallsInHalfOpenState,
                 maxWaitDurationInHalfOpenState);
     }
 
@@ -270,8 +278,7 @@ public final class BreakerConfig {
         private int permittedNumberOfCallsInHalfOpenState = DEFAULT_PERMITTED_NUMBER_OF_CALLS_IN_HALF_OPEN_STATE;
         private Duration maxWaitDurationInHalfOpenState = DEFAULT_MAX_WAIT_DURATION_IN_HALF_OPEN_STATE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(BreakerConfig c) {
             this.failureRateThreshold = c.failureRateThreshold;

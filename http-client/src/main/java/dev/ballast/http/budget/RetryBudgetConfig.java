@@ -77,7 +77,10 @@ public final class RetryBudgetConfig {
      * @return a new builder
      */
     public Builder toBuilder() {
-        return new Builder().ratio(ratio).minRetriesPerSecond(minRetriesPerSecond).ttl(ttl);
+        return new Builder()
+                .ratio(ratio)
+                .minRetriesPerSecond(minRetriesPerSecond)
+                .ttl(ttl);
     }
 
     /**
@@ -119,8 +122,10 @@ public final class RetryBudgetConfig {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RetryBudgetConfig other && Double.compare(ratio, other.ratio) == 0
-                && minRetriesPerSecond == other.minRetriesPerSecond && ttl.equals(other.ttl)
+        return o instanceof RetryBudgetConfig other
+                && Double.compare(ratio, other.ratio) == 0
+                && minRetriesPerSecond == other.minRetriesPerSecond
+                && ttl.equals(other.ttl)
                 && enabled == other.enabled;
     }
 
@@ -132,7 +137,8 @@ public final class RetryBudgetConfig {
     @Override
     public String toString() {
         return enabled
-                ? "RetryBudgetConfig[ratio=" + ratio + ", minRetriesPerSecond=" + minRetriesPerSecond + ", ttl=" + ttl + "]"
+                ? "RetryBudgetConfig[ratio=" + ratio + ", minRetriesPerSecond=" + minRetriesPerSecond + ", ttl=" + ttl
+                        + "]"
                 : "RetryBudgetConfig[disabled]";
     }
 
@@ -143,8 +149,7 @@ public final class RetryBudgetConfig {
         private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
         private Duration ttl = DEFAULT_TTL;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Sets the retries permitted per first attempt. Default {@value RetryBudgetConfig#DEFAULT_RATIO}.
@@ -195,7 +200,8 @@ public final class RetryBudgetConfig {
                 throw new IllegalArgumentException("minRetriesPerSecond must be >= 0 but was " + minRetriesPerSecond);
             }
             if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
-                throw new IllegalArgumentException("ttl must be >= " + MIN_TTL + " and <= " + MAX_TTL + " but was " + ttl);
+                throw new IllegalArgumentException(
+                        "ttl must be >= " + MIN_TTL + " and <= " + MAX_TTL + " but was " + ttl);
             }
             return new RetryBudgetConfig(this, true);
         }

@@ -14,7 +14,8 @@ public final class BulkheadConfig {
     /** Default of {@link #maxWaitDuration()}: zero, a full bulkhead rejects at once. */
     public static final Duration DEFAULT_MAX_WAIT_DURATION = Duration.ZERO;
 
-    private static final BulkheadConfig DEFAULTS = builder(DEFAULT_MAX_CONCURRENT_CALLS).build();
+    private static final BulkheadConfig DEFAULTS =
+            builder(DEFAULT_MAX_CONCURRENT_CALLS).build();
 
     private final int maxConcurrentCalls;
     private final Duration maxWaitDuration;
@@ -76,7 +77,8 @@ public final class BulkheadConfig {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof BulkheadConfig other && maxConcurrentCalls == other.maxConcurrentCalls
+        return o instanceof BulkheadConfig other
+                && maxConcurrentCalls == other.maxConcurrentCalls
                 && maxWaitDuration.equals(other.maxWaitDuration);
     }
 

@@ -1,7 +1,6 @@
 package dev.ballast.http.classify;
 
 import dev.ballast.http.CallRejectedException;
-
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -327,7 +326,8 @@ public final class ClassificationTable implements ResponseClassifier {
 
     /** Whether {@code t} is one of the JDK's plain {@code IOException}s saying the request was not processed. */
     private static boolean isNotProcessedSignal(Throwable t) {
-        return t.getClass() == IOException.class && t.getMessage() != null
+        return t.getClass() == IOException.class
+                && t.getMessage() != null
                 && NOT_PROCESSED_MESSAGES.contains(t.getMessage());
     }
 
@@ -355,7 +355,9 @@ public final class ClassificationTable implements ResponseClassifier {
 
     private static boolean isWrapper(Throwable t) {
         return t.getCause() != null
-                && (t instanceof CompletionException || t instanceof ExecutionException || t instanceof UncheckedIOException);
+                && (t instanceof CompletionException
+                        || t instanceof ExecutionException
+                        || t instanceof UncheckedIOException);
     }
 
     private static List<Throwable> causeChain(Throwable failure, boolean skipWrappers) {

@@ -126,8 +126,10 @@ public final class HedgingConfig {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof HedgingConfig other && delay.equals(other.delay)
-                && Double.compare(percentile, other.percentile) == 0 && maxHedgedAttempts == other.maxHedgedAttempts;
+        return o instanceof HedgingConfig other
+                && delay.equals(other.delay)
+                && Double.compare(percentile, other.percentile) == 0
+                && maxHedgedAttempts == other.maxHedgedAttempts;
     }
 
     @Override
@@ -137,8 +139,9 @@ public final class HedgingConfig {
 
     @Override
     public String toString() {
-        return "HedgingConfig[" + (percentile > 0 ? "p" + percentile + " of recent latencies, initially " + delay
-                : "after " + delay) + ", maxHedgedAttempts=" + maxHedgedAttempts + "]";
+        return "HedgingConfig["
+                + (percentile > 0 ? "p" + percentile + " of recent latencies, initially " + delay : "after " + delay)
+                + ", maxHedgedAttempts=" + maxHedgedAttempts + "]";
     }
 
     /** Builds a {@link HedgingConfig}; validated in {@link #build()}. Not thread-safe. */
@@ -188,8 +191,8 @@ public final class HedgingConfig {
                 throw new IllegalArgumentException("hedging delay must be positive but was " + delay);
             }
             if (!(percentile == 0 || percentile > 0 && percentile < 100)) {
-                throw new IllegalArgumentException("delayPercentile must be > 0 and < 100 (or 0 for a fixed delay)"
-                        + " but was " + percentile);
+                throw new IllegalArgumentException(
+                        "delayPercentile must be > 0 and < 100 (or 0 for a fixed delay)" + " but was " + percentile);
             }
             if (maxHedgedAttempts < 1) {
                 throw new IllegalArgumentException("maxHedgedAttempts must be >= 1 but was " + maxHedgedAttempts);

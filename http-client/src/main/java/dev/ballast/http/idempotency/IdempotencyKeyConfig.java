@@ -31,7 +31,8 @@ public final class IdempotencyKeyConfig {
     /** The default policy, {@link Policy#NON_IDEMPOTENT_METHODS}. */
     public static final Policy DEFAULT_POLICY = Policy.NON_IDEMPOTENT_METHODS;
     /** The default key generator: a random (version 4) UUID in its 36-character text form. */
-    public static final Supplier<String> DEFAULT_GENERATOR = () -> UUID.randomUUID().toString();
+    public static final Supplier<String> DEFAULT_GENERATOR =
+            () -> UUID.randomUUID().toString();
 
     /** RFC 9110 §9.2.2: the methods whose intended effect is the same however often they are sent. */
     private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
@@ -152,8 +153,7 @@ public final class IdempotencyKeyConfig {
         private String headerName = DEFAULT_HEADER;
         private Supplier<String> generator = DEFAULT_GENERATOR;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(IdempotencyKeyConfig keys) {
             this.policy = keys.policy;
@@ -214,7 +214,9 @@ public final class IdempotencyKeyConfig {
         }
 
         private static boolean isTokenChar(int c) {
-            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            return (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
                     || TOKEN_SYMBOLS.indexOf(c) >= 0;
         }
     }

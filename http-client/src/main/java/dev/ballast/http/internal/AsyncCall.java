@@ -54,11 +54,29 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     /** Hedged calls only: the pending hedge, if any. */
     private volatile @Nullable HedgeTimeout hedgeTimeout;
 
-    AsyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
-              boolean replayable, long startNanos, Deadline deadline, long correlationSeed, BodyHandler<T> handler,
-              @Nullable PushPromiseHandler<T> pushHandler) {
-        super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
-                deadline, pipeline.decider.maxAttempts(), correlationSeed);
+    AsyncCall(
+            Pipeline pipeline,
+            Dependency dependency,
+            HttpRequest request,
+            boolean idempotentOrKeyed,
+            boolean keyed,
+            boolean replayable,
+            long startNanos,
+            Deadline deadline,
+            long correlationSeed,
+            BodyHandler<T> handler,
+            @Nullable PushPromiseHandler<T> pushHandler) {
+        super(
+                dependency,
+                request,
+                idempotentOrKeyed,
+                keyed,
+                replayable,
+                pipeline.redirectsFollowed,
+                startNanos,
+                deadline,
+                pipeline.decider.maxAttempts(),
+                correlationSeed);
         this.pipeline = pipeline;
         this.handler = handler;
         this.pushHandler = pushHandler;
@@ -273,8 +291,12 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     private void hedge(long waitedNanos) {
         Attempt<T> attempt;
         synchronized (this) {
-            if (stopped || running.isEmpty() || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts
-                    || deadline.hasPassed() || !dependency.budget().tryAcquireRetry()) {
+            if (stopped
+                    || running.isEmpty()
+                    || hedges >= hedging.maxHedgedAttempts()
+                    || attempts >= maxAttempts
+                    || deadline.hasPassed()
+                    || !dependency.budget().tryAcquireRetry()) {
                 return;
             }
             CircuitBreaker.Permit permit;
@@ -351,8 +373,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             return;
         }
         try {
-            ScheduledFuture<?> backoff = pipeline.scheduler.schedule(this::nextAttempt, delayNanos,
-                    TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> backoff =
+                    pipeline.scheduler.schedule(this::nextAttempt, delayNanos, TimeUnit.NANOSECONDS);
             waitingFor = backoff;
             if (stopped) {
                 backoff.cancel(false);

@@ -4,6 +4,8 @@ import dev.ballast.http.BodyTimeout;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.classify.Outcome;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -11,8 +13,6 @@ import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -49,8 +49,8 @@ import org.jspecify.annotations.Nullable;
  * request that carries a timeout. A timeout the caller set on the request is kept, and the JDK
  * enforces it too.
  */
-final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscription,
-        BiConsumer<HttpResponse<T>, Throwable> {
+final class Attempt<T>
+        implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscription, BiConsumer<HttpResponse<T>, Throwable> {
 
     // The body's phase (the low bits of body) and two flags that serialise an abort with the signals
     // the wrapped client delivers (Reactive Streams §1.3: a subscriber's signals never overlap).
@@ -61,6 +61,7 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     private static final int ABORTED = 4;
     /** The caller cancelled its subscription (closed its stream): it reads no more. */
     private static final int CANCELLED = 5;
+
     private static final int PHASE = 7;
     /** The wrapped client is inside a signal it hands to the caller's subscriber. */
     private static final int IN_SIGNAL = 8;
@@ -75,21 +76,26 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     private final BodyHandler<T> handler;
     /** Whether the caller exempted reading the body from the bound ({@link BodyTimeout#exempt}). */
     private final boolean bodyExempt;
+
     CircuitBreaker.@Nullable Permit breakerPermit;
     Bulkhead.@Nullable Permit bulkheadPermit;
     /** How long the exchange may take, in nanoseconds, from {@link #startNanos}. */
     long boundNanos;
     /** Whether {@link #boundNanos} is what was left of the total timeout rather than the attempt timeout. */
     boolean boundByTotal;
+
     long startNanos;
     private volatile @Nullable AttemptOutcome headerDecision;
     /** What the caller's handler or subscriber threw, if anything. */
     private volatile @Nullable Throwable callerFailure;
     /** The caller's subscriber, once its handler ran. */
     private @Nullable BodySubscriber<T> subscriber;
+
     private volatile Flow.@Nullable Subscription upstream;
+
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
+
     private volatile @Nullable AttemptTimeout timeout;
     volatile boolean timedOut;
     volatile boolean completed;
@@ -112,7 +118,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      *
      * @return {@code null} when the breaker permits the attempt; the rejection outcome otherwise
      */
-    @Nullable AttemptOutcome acquireBreaker(CircuitBreaker.@Nullable Permit granted) {
+    @Nullable
+    AttemptOutcome acquireBreaker(CircuitBreaker.@Nullable Permit granted) {
         if (granted != null) {
             breakerPermit = granted;
         } else {
@@ -137,9 +144,16 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
         }
         call.dependency.countRejection(rejection);
         pipeline.listeners.rejected(call.dependency.name(), rejection);
-        AttemptOutcome outcome = new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT,
+        AttemptOutcome outcome = new AttemptOutcome(
+                number,
+                -1,
+                null,
+                rejection,
+                Outcome.PERMANENT,
                 rejection instanceof CircuitOpenException ? StopReason.CIRCUIT_OPEN : StopReason.BULKHEAD_FULL,
-                0, 0, 0);
+                0,
+                0,
+                0);
         pipeline.listeners.decision(call, outcome);
         return outcome;
     }
@@ -161,12 +175,14 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
      * @return the request to send, or {@code null} if the total deadline has passed already: then
      *     nothing may be sent
      */
-    @Nullable HttpRequest prepareExchange() {
+    @Nullable
+    HttpRequest prepareExchange() {
         long now = pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
         long configured = request.timeout().isPresent()
-                ? Durations.saturatedNanos(request.timeout().get()) : pipeline.attemptTimeoutNanos;
+                ? Durations.saturatedNanos(request.timeout().get())
+                : pipeline.attemptTimeoutNanos;
         long remaining = call.deadline.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
@@ -420,8 +436,9 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
         if (s != null) {
             s.cancel(); // the wrapped client aborts the exchange: closes an HTTP/1.1 connection, resets a stream
         }
-        HttpTimeoutException timeout = new HttpTimeoutException((boundByTotal ? "total timeout" : "attempt timeout of "
-                + Durations.toMillis(boundNanos) + " ms") + " elapsed while the response body was being read");
+        HttpTimeoutException timeout = new HttpTimeoutException(
+                (boundByTotal ? "total timeout" : "attempt timeout of " + Durations.toMillis(boundNanos) + " ms")
+                        + " elapsed while the response body was being read");
         try {
             subscriber.onError(timeout);
         } catch (RuntimeException e) {
@@ -497,7 +514,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
             Throwable failure = attemptFailure(Pipeline.unwrap(thrown));
             call.addFailure(failure);
             call.lastAnswer = null;
-            cutByTotal = boundByTotal && failure instanceof HttpTimeoutException
+            cutByTotal = boundByTotal
+                    && failure instanceof HttpTimeoutException
                     && !(failure instanceof HttpConnectTimeoutException);
             if (cutByTotal) {
                 outcome = AttemptOutcome.stop(number, -1, Outcome.AMBIGUOUS, StopReason.TOTAL_TIMEOUT)
@@ -506,7 +524,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
                 outcome = decided.withFailure(failure); // the retried body failed to drain: the retry stands
                 if (call.othersInFlight(this)) {
                     call.dependency.budget().refundRetry();
-                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                    outcome =
+                            outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
                 }
             } else if (decided != null && callerFailed(failure)) {
                 // The dependency answered, and the caller's own code failed on the answer: the headers
@@ -516,7 +535,8 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
                 outcome = pipeline.decider.onFailure(call, number, failure);
                 if (outcome.retry() && call.othersInFlight(this)) {
                     call.dependency.budget().refundRetry();
-                    outcome = outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
+                    outcome =
+                            outcome.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT).withFailure(failure);
                 }
             }
         }
@@ -568,10 +588,11 @@ final class Attempt<T> implements BodyHandler<T>, BodySubscriber<T>, Flow.Subscr
     private Throwable attemptFailure(Throwable failure) {
         boolean jdkTimeout = failure instanceof HttpTimeoutException
                 && !(failure instanceof HttpConnectTimeoutException)
-                && pipeline.jdkDelegate && call.request.timeout().isPresent();
+                && pipeline.jdkDelegate
+                && call.request.timeout().isPresent();
         if (timedOut || jdkTimeout) {
-            HttpTimeoutException timeout = new HttpTimeoutException("attempt timeout of "
-                    + Durations.toMillis(boundNanos) + " ms elapsed");
+            HttpTimeoutException timeout =
+                    new HttpTimeoutException("attempt timeout of " + Durations.toMillis(boundNanos) + " ms elapsed");
             timeout.initCause(failure);
             return timeout;
         }

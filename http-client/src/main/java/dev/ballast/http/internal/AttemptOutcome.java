@@ -23,8 +23,16 @@ import org.jspecify.annotations.Nullable;
  *     server's Retry-After) and {@code BACKOFF_OVERRUNS_DEADLINE} (the backoff); else zero
  * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; else zero
  */
-record AttemptOutcome(int attempt, int status, @Nullable HttpResponse<?> response, @Nullable Throwable failure, Outcome outcome,
-                      @Nullable StopReason stop, long delayNanos, long detailMillis, long limitMillis) {
+record AttemptOutcome(
+        int attempt,
+        int status,
+        @Nullable HttpResponse<?> response,
+        @Nullable Throwable failure,
+        Outcome outcome,
+        @Nullable StopReason stop,
+        long delayNanos,
+        long detailMillis,
+        long limitMillis) {
 
     static AttemptOutcome stop(int attempt, int status, Outcome outcome, StopReason stop) {
         return new AttemptOutcome(attempt, status, null, null, outcome, stop, 0, 0, 0);
@@ -49,21 +57,21 @@ record AttemptOutcome(int attempt, int status, @Nullable HttpResponse<?> respons
         }
         return switch (stop) {
             case NOT_RETRYABLE -> "not retried: " + outcome.name().toLowerCase(Locale.ROOT) + " outcome";
-            case RETRY_AFTER_TOO_LONG -> "Retry-After of " + detailMillis + " ms exceeds maxRetryAfter of "
-                    + limitMillis + " ms";
+            case RETRY_AFTER_TOO_LONG ->
+                "Retry-After of " + detailMillis + " ms exceeds maxRetryAfter of " + limitMillis + " ms";
             case BACKOFF_OVERRUNS_DEADLINE -> "backoff of " + detailMillis + " ms would overrun the total timeout";
             default -> stop.fixedReason();
         };
     }
 
     AttemptOutcome withFailure(Throwable newFailure) {
-        return new AttemptOutcome(attempt, status, null, newFailure, outcome, stop, delayNanos, detailMillis,
-                limitMillis);
+        return new AttemptOutcome(
+                attempt, status, null, newFailure, outcome, stop, delayNanos, detailMillis, limitMillis);
     }
 
     AttemptOutcome withResponse(HttpResponse<?> newResponse) {
-        return new AttemptOutcome(attempt, status, newResponse, null, outcome, stop, delayNanos, detailMillis,
-                limitMillis);
+        return new AttemptOutcome(
+                attempt, status, newResponse, null, outcome, stop, delayNanos, detailMillis, limitMillis);
     }
 
     /** The same decision with another stop reason (same attempt, status, outcome). */

@@ -7,8 +7,7 @@ import java.util.concurrent.Flow;
 /** Disposal of response bodies that will never reach a caller. Stateless. */
 final class Bodies {
 
-    private Bodies() {
-    }
+    private Bodies() {}
 
     /** Closes or cancels the body of a response nobody will read, so its connection is released. */
     static void discard(HttpResponse<?> response) {
@@ -36,15 +35,12 @@ final class Bodies {
         }
 
         @Override
-        public void onNext(Object item) {
-        }
+        public void onNext(Object item) {}
 
         @Override
-        public void onError(Throwable throwable) {
-        }
+        public void onError(Throwable throwable) {}
 
         @Override
-        public void onComplete() {
-        }
+        public void onComplete() {}
     }
 }

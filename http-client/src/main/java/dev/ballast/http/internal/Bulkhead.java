@@ -183,11 +183,14 @@ public final class Bulkhead {
         }
         ScheduledFuture<?> timeout;
         try {
-            timeout = scheduler.schedule(() -> {
-                if (withdraw(waiter)) {
-                    waiter.completeExceptionally(full(maxWait));
-                }
-            }, maxWaitNanos, TimeUnit.NANOSECONDS);
+            timeout = scheduler.schedule(
+                    () -> {
+                        if (withdraw(waiter)) {
+                            waiter.completeExceptionally(full(maxWait));
+                        }
+                    },
+                    maxWaitNanos,
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             if (withdraw(waiter)) {
                 waiter.completeExceptionally(e);

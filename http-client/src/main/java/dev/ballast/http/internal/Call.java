@@ -30,6 +30,7 @@ abstract class Call {
     boolean idempotentOrKeyed;
     /** Whether the request carries an idempotency key (ours or the caller's). */
     boolean keyed;
+
     boolean replayable;
     /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
     final boolean redirectsFollowed;
@@ -37,7 +38,9 @@ abstract class Call {
      * The answer of the last attempt that was decided for a retry, kept for the call to return if the
      * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
      */
-    @Nullable RetainedAnswer lastAnswer;
+    @Nullable
+    RetainedAnswer lastAnswer;
+
     final long startNanos;
     final Deadline deadline;
     final int maxAttempts;
@@ -46,6 +49,7 @@ abstract class Call {
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
+
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
@@ -53,8 +57,17 @@ abstract class Call {
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
     private volatile int retryPending;
 
-    Call(Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed, boolean replayable,
-         boolean redirectsFollowed, long startNanos, Deadline deadline, int maxAttempts, long correlationSeed) {
+    Call(
+            Dependency dependency,
+            HttpRequest request,
+            boolean idempotentOrKeyed,
+            boolean keyed,
+            boolean replayable,
+            boolean redirectsFollowed,
+            long startNanos,
+            Deadline deadline,
+            int maxAttempts,
+            long correlationSeed) {
         this.dependency = dependency;
         this.request = request;
         this.idempotentOrKeyed = idempotentOrKeyed;
@@ -87,8 +100,8 @@ abstract class Call {
         HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
         request = copy;
         // The JDK copies the request's headers, idempotency key included, to every hop.
-        idempotentOrKeyed = keyed || IdempotencyKeyConfig.isIdempotentMethod(copy.method())
-                && !Requests.declaredNonIdempotent(copy);
+        idempotentOrKeyed = keyed
+                || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);
     }
 

@@ -21,8 +21,7 @@ import java.util.List;
  */
 final class CallResult {
 
-    private CallResult() {
-    }
+    private CallResult() {}
 
     static Throwable failure(Call call, AttemptOutcome outcome, Duration totalTimeout) {
         List<Throwable> failures = call.failures();
@@ -31,8 +30,7 @@ final class CallResult {
             return totalTimeout(call, outcome.attempt(), totalTimeout, failures);
         }
         if (outcome.decision() == RetryDecision.GAVE_UP && failure != null) {
-            return new RetriesExhaustedException(call.dependency.name(), outcome.attempt(), outcome.reason(),
-                    failures);
+            return new RetriesExhaustedException(call.dependency.name(), outcome.attempt(), outcome.reason(), failures);
         }
         if (failure == null) {
             // A response whose body was already discarded for a retry that then could not run.
@@ -67,8 +65,8 @@ final class CallResult {
         return new IOException(failure.getMessage(), failure);
     }
 
-    private static HttpTimeoutException totalTimeout(Call call, int attempts, Duration totalTimeout,
-                                                     List<Throwable> failures) {
+    private static HttpTimeoutException totalTimeout(
+            Call call, int attempts, Duration totalTimeout, List<Throwable> failures) {
         HttpTimeoutException timeout = new HttpTimeoutException("total timeout of " + totalTimeout.toMillis()
                 + " ms exceeded for dependency '" + call.dependency.name() + "' after " + attempts
                 + (attempts == 1 ? " attempt" : " attempts"));

@@ -78,6 +78,7 @@ public final class CircuitBreaker {
     private final boolean[] window;
     /** The same calls, true = slower than the slow-call duration threshold. */
     private final boolean[] slowWindow;
+
     private int windowNext;
     private int recorded;
     private int failuresInWindow;
@@ -105,8 +106,12 @@ public final class CircuitBreaker {
      * @param listener   receives state transitions ({@link HttpClientListener#NONE} for none)
      * @throws NullPointerException if an argument is {@code null}
      */
-    public CircuitBreaker(String dependency, BreakerConfig config, Ticker ticker,
-                          Supplier<RandomGenerator> random, HttpClientListener listener) {
+    public CircuitBreaker(
+            String dependency,
+            BreakerConfig config,
+            Ticker ticker,
+            Supplier<RandomGenerator> random,
+            HttpClientListener listener) {
         this.dependency = Objects.requireNonNull(dependency, "dependency");
         this.config = Objects.requireNonNull(config, "config");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -248,7 +253,13 @@ public final class CircuitBreaker {
         return Math.max(0, openNanos - (now - openedAt));
     }
 
-    private enum Report { SUCCESS, FAILURE, IGNORED, ABANDONED, NOT_ATTEMPTED }
+    private enum Report {
+        SUCCESS,
+        FAILURE,
+        IGNORED,
+        ABANDONED,
+        NOT_ATTEMPTED
+    }
 
     private void report(long permitGeneration, boolean probe, Report report, long durationNanos) {
         boolean slow = (report == Report.SUCCESS || report == Report.FAILURE) && durationNanos > slowCallNanos;
@@ -433,6 +444,7 @@ public final class CircuitBreaker {
 
         private final long permitGeneration;
         private final boolean probe;
+
         @SuppressWarnings("unused") // accessed through REPORTED
         private volatile int reported;
 
@@ -489,8 +501,8 @@ public final class CircuitBreaker {
     static {
         try {
             REPORTED = MethodHandles.lookup().findVarHandle(GenerationPermit.class, "reported", int.class);
-            REJECTION_CLAIMED = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "rejectionClaimed",
-                    long.class);
+            REJECTION_CLAIMED =
+                    MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "rejectionClaimed", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -42,9 +42,11 @@ public final class DeadlineTimer {
     private final Ticker ticker;
     /** Newly armed timeouts, linked through {@link Timeout#next}; drained by the worker. */
     private final AtomicReference<Timeout> armed = new AtomicReference<>();
+
     private volatile @Nullable Thread worker;
     /** The ticker reading at which the worker plans to wake; meaningful while {@link #worker} is set. */
     private volatile long plannedWakeNanos;
+
     private volatile boolean shutdown;
 
     /**
@@ -160,7 +162,8 @@ public final class DeadlineTimer {
             if (!live.isEmpty()) {
                 idleSince = System.nanoTime();
             } else if (armed.get() == null
-                    && (shutdown || System.nanoTime() - idleSince > KEEP_ALIVE_NANOS) && retire()) {
+                    && (shutdown || System.nanoTime() - idleSince > KEEP_ALIVE_NANOS)
+                    && retire()) {
                 return;
             }
             plannedWakeNanos = earliest;
@@ -196,9 +199,12 @@ public final class DeadlineTimer {
         private static final int FIRED = 2;
 
         final long deadlineNanos;
+
         @SuppressWarnings("unused") // accessed through STATE
         private volatile int state;
-        @Nullable Timeout next;
+
+        @Nullable
+        Timeout next;
 
         /**
          * Creates a pending timeout.

@@ -44,8 +44,13 @@ final class Dependencies {
     private final int maxDependencies;
     private final ConcurrentMap<String, Dependency> byName = new ConcurrentHashMap<>();
 
-    Dependencies(Map<String, DependencyConfig> configs, DependencyConfig defaultDependency, Ticker ticker,
-                 Supplier<RandomGenerator> random, HttpClientListener breakerListener, int maxDependencies) {
+    Dependencies(
+            Map<String, DependencyConfig> configs,
+            DependencyConfig defaultDependency,
+            Ticker ticker,
+            Supplier<RandomGenerator> random,
+            HttpClientListener breakerListener,
+            int maxDependencies) {
         this.configs = Map.copyOf(configs);
         this.defaultDependency = defaultDependency;
         this.ticker = ticker;
@@ -97,7 +102,11 @@ final class Dependencies {
         while (byName.size() > maxDependencies) {
             Dependency oldest = null;
             for (Dependency d : byName.values()) {
-                if (d.idle(now) && (oldest == null || d.lastUsedNanos().get() - oldest.lastUsedNanos().get() < 0)) {
+                if (d.idle(now)
+                        && (oldest == null
+                                || d.lastUsedNanos().get()
+                                                - oldest.lastUsedNanos().get()
+                                        < 0)) {
                     oldest = d;
                 }
             }
@@ -130,10 +139,19 @@ final class Dependencies {
         Bulkhead bulkhead = new Bulkhead(name, config.bulkhead());
         RetryBudget budget = new RetryBudget(config.retryBudget(), ticker);
         HedgingConfig hedging = config.hedging().orElse(null);
-        LatencyWindow latencies = hedging != null && hedging.delayPercentile() > 0
-                ? new LatencyWindow(hedging.delayPercentile()) : null;
-        return new Dependency(name, breaker, bulkhead, config.bulkhead().maxConcurrentCalls(), budget,
-                new AtomicInteger(), new AtomicLong(ticker.read()), new LongAdder(), new LongAdder(), hedging,
+        LatencyWindow latencies =
+                hedging != null && hedging.delayPercentile() > 0 ? new LatencyWindow(hedging.delayPercentile()) : null;
+        return new Dependency(
+                name,
+                breaker,
+                bulkhead,
+                config.bulkhead().maxConcurrentCalls(),
+                budget,
+                new AtomicInteger(),
+                new AtomicLong(ticker.read()),
+                new LongAdder(),
+                new LongAdder(),
+                hedging,
                 latencies);
     }
 
@@ -152,8 +170,11 @@ final class Dependencies {
         String port = name.substring(portStart);
         for (String configured : configs.keySet()) {
             if (configured.startsWith(scheme + "://") && configured.endsWith(port)) {
-                LOG.warn("dependency {} has no configuration of its own and gets the default one, although {} has one:"
-                        + " dependency keys compare host names as written, without DNS", name, configured);
+                LOG.warn(
+                        "dependency {} has no configuration of its own and gets the default one, although {} has one:"
+                                + " dependency keys compare host names as written, without DNS",
+                        name,
+                        configured);
                 return;
             }
         }

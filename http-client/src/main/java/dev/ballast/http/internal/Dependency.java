@@ -26,9 +26,18 @@ import org.jspecify.annotations.Nullable;
  * @param hedging the dependency's hedging, or {@code null} if its calls are not hedged
  * @param latencies recent attempt latencies for a percentile-derived hedging delay, or {@code null}
  */
-record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int maxConcurrentCalls, RetryBudget budget,
-                  AtomicInteger activeCalls, AtomicLong lastUsedNanos, LongAdder circuitOpenRejections,
-                  LongAdder bulkheadFullRejections, @Nullable HedgingConfig hedging, @Nullable LatencyWindow latencies) {
+record Dependency(
+        String name,
+        CircuitBreaker breaker,
+        Bulkhead bulkhead,
+        int maxConcurrentCalls,
+        RetryBudget budget,
+        AtomicInteger activeCalls,
+        AtomicLong lastUsedNanos,
+        LongAdder circuitOpenRejections,
+        LongAdder bulkheadFullRejections,
+        @Nullable HedgingConfig hedging,
+        @Nullable LatencyWindow latencies) {
 
     /** The delay before a hedged attempt, in nanoseconds: fixed, or the percentile of recent latencies. */
     long hedgingDelayNanos() {
@@ -37,8 +46,14 @@ record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int ma
     }
 
     DependencyStatus status() {
-        return new DependencyStatus(name, breaker.state(), bulkhead.availablePermits(), maxConcurrentCalls,
-                budget.availableRetries(), circuitOpenRejections.sum(), bulkheadFullRejections.sum());
+        return new DependencyStatus(
+                name,
+                breaker.state(),
+                bulkhead.availablePermits(),
+                maxConcurrentCalls,
+                budget.availableRetries(),
+                circuitOpenRejections.sum(),
+                bulkheadFullRejections.sum());
     }
 
     /**
@@ -83,7 +98,9 @@ record Dependency(String name, CircuitBreaker breaker, Bulkhead bulkhead, int ma
      * grow the state without bound.
      */
     boolean idle(long nowNanos) {
-        return activeCalls.get() == 0 && breaker.atRest(nowNanos)
-                && bulkhead.availablePermits() == maxConcurrentCalls && bulkhead.waitingCalls() == 0;
+        return activeCalls.get() == 0
+                && breaker.atRest(nowNanos)
+                && bulkhead.availablePermits() == maxConcurrentCalls
+                && bulkhead.waitingCalls() == 0;
     }
 }

@@ -12,8 +12,7 @@ public final class Durations {
     /** The longest duration whose nanoseconds fit a {@code long}, about 292 years. */
     public static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /**
      * Returns {@code duration} in nanoseconds, saturated to the {@code long} range.

@@ -20,8 +20,7 @@ public final class JdkLifecycle {
     private static final @Nullable Method AWAIT_TERMINATION = find("awaitTermination", Duration.class);
     private static final @Nullable Method IS_TERMINATED = find("isTerminated");
 
-    private JdkLifecycle() {
-    }
+    private JdkLifecycle() {}
 
     private static @Nullable Method find(String name, Class<?>... parameters) {
         try {

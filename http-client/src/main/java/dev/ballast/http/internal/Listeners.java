@@ -41,6 +41,7 @@ public final class Listeners implements HttpClientListener {
     private final HttpClientListener[] listeners;
     /** Whether some listener overrides the method: an event nobody receives is never built. */
     private final boolean starts;
+
     private final boolean decisions;
     private final boolean rejections;
     private final boolean ends;
@@ -50,7 +51,8 @@ public final class Listeners implements HttpClientListener {
         this.starts = overridden("onAttemptStarted", String.class, String.class, int.class);
         this.decisions = overridden("onRetryDecision", RetryDecisionEvent.class);
         this.rejections = overridden("onRejected", String.class, CallRejectedException.class);
-        this.ends = overridden("onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
+        this.ends = overridden(
+                        "onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
                 || overridden("onCallEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class);
     }
 
@@ -105,9 +107,11 @@ public final class Listeners implements HttpClientListener {
      * counted ({@link dev.ballast.http.DependencyStatus#circuitOpenRejections()}), not logged.
      */
     static void firstRejectionOfOpenPeriod(String dependency, CircuitOpenException rejection) {
-        LOG.info("circuit breaker open dependency={} rejects calls without sending them for the next {} ms;"
-                + " further rejections in this open period are counted (circuitOpenRejections), not logged",
-                dependency, rejection.remainingOpenTime().toMillis());
+        LOG.info(
+                "circuit breaker open dependency={} rejects calls without sending them for the next {} ms;"
+                        + " further rejections in this open period are counted (circuitOpenRejections), not logged",
+                dependency,
+                rejection.remainingOpenTime().toMillis());
     }
 
     /**
@@ -148,19 +152,22 @@ public final class Listeners implements HttpClientListener {
             case GAVE_UP -> Level.WARN;
             case REJECTED -> o.stop() == StopReason.CIRCUIT_OPEN ? null : Level.DEBUG;
             case SUCCEEDED -> retried ? Level.INFO : Level.DEBUG;
-            case ABORTED -> o.stop() == StopReason.OTHER_ATTEMPT_IN_FLIGHT
-                    || !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
-                    ? Level.DEBUG : Level.INFO;
+            case ABORTED ->
+                o.stop() == StopReason.OTHER_ATTEMPT_IN_FLIGHT
+                                || !retried && o.stop() == StopReason.NOT_RETRYABLE && o.response() != null
+                        ? Level.DEBUG
+                        : Level.INFO;
             default -> Level.INFO;
         };
     }
 
     private static boolean enabled(@Nullable Level level) {
-        return level != null && switch (level) {
-            case WARN -> LOG.isWarnEnabled();
-            case INFO -> LOG.isInfoEnabled();
-            default -> LOG.isDebugEnabled();
-        };
+        return level != null
+                && switch (level) {
+                    case WARN -> LOG.isWarnEnabled();
+                    case INFO -> LOG.isInfoEnabled();
+                    default -> LOG.isDebugEnabled();
+                };
     }
 
     /** The decision about an attempt rejected without any network call. */
@@ -185,7 +192,11 @@ public final class Listeners implements HttpClientListener {
             event(call, o, decision, log ? level : null, now);
         }
         if (ends) {
-            ended(call, o, decision, exchangeStartNanos == NO_EXCHANGE ? 0 : now - exchangeStartNanos,
+            ended(
+                    call,
+                    o,
+                    decision,
+                    exchangeStartNanos == NO_EXCHANGE ? 0 : now - exchangeStartNanos,
                     now - call.startNanos);
         }
     }
@@ -214,16 +225,36 @@ public final class Listeners implements HttpClientListener {
     /** Builds the decision event; logs it at {@code level} unless that is null, and hands it to the listeners. */
     private void event(Call call, AttemptOutcome o, RetryDecision decision, @Nullable Level level, long now) {
         int status = o.response() != null ? o.response().statusCode() : o.status();
-        RetryDecisionEvent e = new RetryDecisionEvent(call.correlationId(), call.dependency.name(),
-                call.request.method(), call.path(), o.attempt(), call.maxAttempts,
-                Duration.ofNanos(now - call.startNanos), Duration.ofNanos(o.delayNanos()),
-                o.failure() == null ? null : o.failure().getClass().getName(), status, decision, o.reason());
+        RetryDecisionEvent e = new RetryDecisionEvent(
+                call.correlationId(),
+                call.dependency.name(),
+                call.request.method(),
+                call.path(),
+                o.attempt(),
+                call.maxAttempts,
+                Duration.ofNanos(now - call.startNanos),
+                Duration.ofNanos(o.delayNanos()),
+                o.failure() == null ? null : o.failure().getClass().getName(),
+                status,
+                decision,
+                o.reason());
         if (level != null) {
             String format = "http retry decision correlationId={} dependency={} method={} path={} attempt={}"
                     + " maxAttempts={} elapsedMs={} delayMs={} errorClass={} status={} outcome={} reason=\"{}\"";
-            Object[] args = {e.correlationId(), e.dependency(), e.method(), e.path(), e.attempt(), e.maxAttempts(),
-                e.elapsed().toMillis(), e.delay().toMillis(), e.errorClass() == null ? "-" : e.errorClass(),
-                e.statusCode() < 0 ? "-" : e.statusCode(), decision.logName(), e.reason()};
+            Object[] args = {
+                e.correlationId(),
+                e.dependency(),
+                e.method(),
+                e.path(),
+                e.attempt(),
+                e.maxAttempts(),
+                e.elapsed().toMillis(),
+                e.delay().toMillis(),
+                e.errorClass() == null ? "-" : e.errorClass(),
+                e.statusCode() < 0 ? "-" : e.statusCode(),
+                decision.logName(),
+                e.reason()
+            };
             switch (level) {
                 case WARN -> LOG.warn(format, args);
                 case INFO -> LOG.info(format, args);
@@ -249,8 +280,13 @@ public final class Listeners implements HttpClientListener {
     /** A hedged attempt is sent; one DEBUG line, since hedging happens at the rate of slow calls. */
     void hedged(Call call, int attempt, long waitedNanos) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("http hedge correlationId={} dependency={} method={} path={} attempt={} afterMs={}",
-                    call.correlationId(), call.dependency.name(), call.request.method(), call.path(), attempt,
+            LOG.debug(
+                    "http hedge correlationId={} dependency={} method={} path={} attempt={} afterMs={}",
+                    call.correlationId(),
+                    call.dependency.name(),
+                    call.request.method(),
+                    call.path(),
+                    attempt,
                     Durations.toMillis(waitedNanos));
         }
         if (listeners.length > 0) {
@@ -315,6 +351,10 @@ public final class Listeners implements HttpClientListener {
 
     private static void failed(HttpClientListener listener, RuntimeException e) {
         // A listener must never change the outcome of a call; its bug is reported, not propagated.
-        LOG.warn("HttpClientListener {} threw {}", listener.getClass().getName(), e.getClass().getName(), e);
+        LOG.warn(
+                "HttpClientListener {} threw {}",
+                listener.getClass().getName(),
+                e.getClass().getName(),
+                e);
     }
 }

@@ -52,6 +52,7 @@ public final class Pipeline {
     final boolean jdkDelegate;
     /** Whether {@link #delegate} follows redirects, so that one attempt may be several requests. */
     final boolean redirectsFollowed;
+
     final RetryDecider decider;
     final Duration totalTimeout;
     final long attemptTimeoutNanos;
@@ -66,16 +67,25 @@ public final class Pipeline {
     private final Set<Call> inFlight = ConcurrentHashMap.newKeySet();
     private final Object terminationLock = new Object();
     private volatile boolean shutdown;
-    private volatile Runnable onIdleAfterShutdown = () -> { };
+    private volatile Runnable onIdleAfterShutdown = () -> {};
 
     /** Everything the pipeline needs; validated by the client builder. */
-    public record Settings(HttpClient delegate, ResponseClassifier classifier, RetryConfig retry,
-                           IdempotencyKeyConfig idempotencyKeys, Duration totalTimeout, Duration attemptTimeout,
-                           Function<HttpRequest, String> dependencyResolver, Map<String, DependencyConfig> dependencyConfigs,
-                           DependencyConfig defaultDependency, Listeners listeners, Clock clock, Ticker ticker,
-                           Supplier<RandomGenerator> random, ScheduledExecutorService scheduler,
-                           int maxDependencies) {
-    }
+    public record Settings(
+            HttpClient delegate,
+            ResponseClassifier classifier,
+            RetryConfig retry,
+            IdempotencyKeyConfig idempotencyKeys,
+            Duration totalTimeout,
+            Duration attemptTimeout,
+            Function<HttpRequest, String> dependencyResolver,
+            Map<String, DependencyConfig> dependencyConfigs,
+            DependencyConfig defaultDependency,
+            Listeners listeners,
+            Clock clock,
+            Ticker ticker,
+            Supplier<RandomGenerator> random,
+            ScheduledExecutorService scheduler,
+            int maxDependencies) {}
 
     public Pipeline(Settings s) {
         this.delegate = s.delegate();
@@ -91,7 +101,12 @@ public final class Pipeline {
         this.random = s.random();
         this.scheduler = s.scheduler();
         this.timer = new DeadlineTimer(s.ticker());
-        this.dependencies = new Dependencies(s.dependencyConfigs(), s.defaultDependency(), s.ticker(), s.random(), s.listeners(),
+        this.dependencies = new Dependencies(
+                s.dependencyConfigs(),
+                s.defaultDependency(),
+                s.ticker(),
+                s.random(),
+                s.listeners(),
                 s.maxDependencies());
     }
 
@@ -128,8 +143,15 @@ public final class Pipeline {
         if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
             return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
         }
-        SyncCall call = new SyncCall(this, dependency, effective, keyed || idempotent(request), keyed,
-                replayable, now, Deadline.after(ticker, now, totalTimeout),
+        SyncCall call = new SyncCall(
+                this,
+                dependency,
+                effective,
+                keyed || idempotent(request),
+                keyed,
+                replayable,
+                now,
+                Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong());
         register(call, first);
         try {
@@ -144,12 +166,27 @@ public final class Pipeline {
      * {@code sendAsync} and this thread waits for its answer (interruptibly: an interrupt cancels the
      * call), failing as {@code send} fails.
      */
-    private <T> HttpResponse<T> sendHedged(HttpRequest effective, boolean idempotentOrKeyed, boolean keyed,
-                                           BodyHandler<T> handler, Dependency dependency,
-                                           CircuitBreaker.@Nullable Permit first, long now)
+    private <T> HttpResponse<T> sendHedged(
+            HttpRequest effective,
+            boolean idempotentOrKeyed,
+            boolean keyed,
+            BodyHandler<T> handler,
+            Dependency dependency,
+            CircuitBreaker.@Nullable Permit first,
+            long now)
             throws IOException, InterruptedException {
-        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, idempotentOrKeyed, keyed, true, now,
-                Deadline.after(ticker, now, totalTimeout), random.get().nextLong(), handler, null);
+        AsyncCall<T> call = new AsyncCall<>(
+                this,
+                dependency,
+                effective,
+                idempotentOrKeyed,
+                keyed,
+                true,
+                now,
+                Deadline.after(ticker, now, totalTimeout),
+                random.get().nextLong(),
+                handler,
+                null);
         register(call, first);
         call.start(first);
         try {
@@ -163,8 +200,8 @@ public final class Pipeline {
     }
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
-                                                            @Nullable PushPromiseHandler<T> pushHandler) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         if (shutdown) {
@@ -183,9 +220,18 @@ public final class Pipeline {
             }
         }
         boolean keyed = keyed(request, effective);
-        AsyncCall<T> call = new AsyncCall<>(this, dependency, effective, keyed || idempotent(request), keyed,
-                Requests.bodyReplayable(request), now, Deadline.after(ticker, now, totalTimeout),
-                random.get().nextLong(), handler, pushHandler);
+        AsyncCall<T> call = new AsyncCall<>(
+                this,
+                dependency,
+                effective,
+                keyed || idempotent(request),
+                keyed,
+                Requests.bodyReplayable(request),
+                now,
+                Deadline.after(ticker, now, totalTimeout),
+                random.get().nextLong(),
+                handler,
+                pushHandler);
         try {
             register(call, first);
         } catch (IOException e) {
@@ -227,7 +273,8 @@ public final class Pipeline {
 
     /** Whether the request every attempt sends carries an idempotency key: ours, or the caller's own. */
     private boolean keyed(HttpRequest request, HttpRequest effective) {
-        return effective != request || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
+        return effective != request
+                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
     }
 
     /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */

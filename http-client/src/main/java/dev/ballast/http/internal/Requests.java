@@ -3,8 +3,8 @@ package dev.ballast.http.internal;
 import dev.ballast.http.ReplayableBodyPublisher;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.http.HttpRequest;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.util.Locale;
 import java.util.Optional;
@@ -27,8 +27,7 @@ public final class Requests {
     /** The class of the client {@code HttpClient.newBuilder().build()} returns, on JDK 17 through 25. */
     private static final String JDK_CLIENT_CLASS = "jdk.internal.net.http.HttpClientFacade";
 
-    private Requests() {
-    }
+    private Requests() {}
 
     /**
      * Whether {@code client} is the JDK's own implementation, which enforces a request's
@@ -49,7 +48,9 @@ public final class Requests {
     public static String defaultDependency(HttpRequest request) {
         URI uri = request.uri();
         String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
-        String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
+        String host = uri.getHost() == null
+                ? String.valueOf(uri.getAuthority())
+                : uri.getHost().toLowerCase(Locale.ROOT);
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
         return scheme + "://" + host + ":" + port;
     }
@@ -100,8 +101,7 @@ public final class Requests {
 
         static final int MAX_CACHED = 1024;
 
-        private record Known(String scheme, String dependency) {
-        }
+        private record Known(String scheme, String dependency) {}
 
         private final java.util.concurrent.ConcurrentHashMap<String, Known> byAuthority =
                 new java.util.concurrent.ConcurrentHashMap<>();
@@ -160,6 +160,8 @@ public final class Requests {
      * publisher, headers, timeout, version, expect-continue) copied unchanged.
      */
     static HttpRequest withHeader(HttpRequest request, String headerName, String key) {
-        return HttpRequest.newBuilder(request, (name, value) -> true).setHeader(headerName, key).build();
+        return HttpRequest.newBuilder(request, (name, value) -> true)
+                .setHeader(headerName, key)
+                .build();
     }
 }

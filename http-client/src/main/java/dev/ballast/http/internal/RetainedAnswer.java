@@ -55,8 +55,8 @@ record RetainedAnswer(HttpResponse<?> response, byte[] body) {
      */
     <T> CompletableFuture<HttpResponse<T>> replay(BodyHandler<T> handler) {
         try {
-            BodySubscriber<T> subscriber = handler.apply(new Info(response.statusCode(), response.headers(),
-                    response.version()));
+            BodySubscriber<T> subscriber =
+                    handler.apply(new Info(response.statusCode(), response.headers(), response.version()));
             CompletionStage<T> body = subscriber.getBody();
             subscriber.onSubscribe(new Flow.Subscription() {
                 private boolean done;
@@ -83,8 +83,7 @@ record RetainedAnswer(HttpResponse<?> response, byte[] body) {
         }
     }
 
-    private record Info(int statusCode, HttpHeaders headers, HttpClient.Version version) implements ResponseInfo {
-    }
+    private record Info(int statusCode, HttpHeaders headers, HttpClient.Version version) implements ResponseInfo {}
 
     /** The kept answer with the caller's body; everything else as the wrapped client returned it. */
     private record Replayed<T>(HttpResponse<?> original, T body) implements HttpResponse<T> {

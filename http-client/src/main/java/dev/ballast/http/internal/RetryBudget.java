@@ -2,7 +2,6 @@ package dev.ballast.http.internal;
 
 import dev.ballast.http.Ticker;
 import dev.ballast.http.budget.RetryBudgetConfig;
-
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;

@@ -55,7 +55,8 @@ final class RetryDecider {
     /** Decides about an attempt that produced a response with these status and headers. */
     AttemptOutcome onResponse(Call call, int attempt, int statusCode, HttpHeaders headers) {
         HttpHeaders known = headers != null ? headers : NO_HEADERS; // a test double's response may have none
-        Outcome outcome = call.keyed ? classifier.classifyKeyedResponse(statusCode, known)
+        Outcome outcome = call.keyed
+                ? classifier.classifyKeyedResponse(statusCode, known)
                 : classifier.classifyResponse(statusCode, known);
         return decide(call, attempt, statusCode, outcome, known);
     }
@@ -75,15 +76,21 @@ final class RetryDecider {
     private AttemptOutcome decide(Call call, int attempt, int status, Outcome outcome, @Nullable HttpHeaders headers) {
         if (call.stopped()) {
             // Past the deadline a stop is a timeout, whichever timer noticed first, not a cancellation.
-            return AttemptOutcome.stop(attempt, status, outcome,
+            return AttemptOutcome.stop(
+                    attempt,
+                    status,
+                    outcome,
                     call.deadline.hasPassed() ? StopReason.TOTAL_TIMEOUT : StopReason.CANCELLED);
         }
         if (outcome == Outcome.SUCCESS) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.SUCCEEDED);
         }
         if (!outcome.isRetryable(call.idempotentOrKeyed)) {
-            return AttemptOutcome.stop(attempt, status, outcome, outcome == Outcome.AMBIGUOUS
-                    ? StopReason.AMBIGUOUS_NOT_IDEMPOTENT : StopReason.NOT_RETRYABLE);
+            return AttemptOutcome.stop(
+                    attempt,
+                    status,
+                    outcome,
+                    outcome == Outcome.AMBIGUOUS ? StopReason.AMBIGUOUS_NOT_IDEMPOTENT : StopReason.NOT_RETRYABLE);
         }
         if (!call.replayable) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.BODY_NOT_REPLAYABLE);
@@ -99,8 +106,16 @@ final class RetryDecider {
             Optional<Duration> retryAfter = RetryAfter.from(headers, clock);
             if (retryAfter.isPresent()) {
                 if (retryAfter.get().compareTo(retry.maxRetryAfter()) > 0) {
-                    return new AttemptOutcome(attempt, status, null, null, outcome, StopReason.RETRY_AFTER_TOO_LONG, 0,
-                            retryAfter.get().toMillis(), retry.maxRetryAfter().toMillis());
+                    return new AttemptOutcome(
+                            attempt,
+                            status,
+                            null,
+                            null,
+                            outcome,
+                            StopReason.RETRY_AFTER_TOO_LONG,
+                            0,
+                            retryAfter.get().toMillis(),
+                            retry.maxRetryAfter().toMillis());
                 }
                 if (retryAfter.get().compareTo(delay) > 0) {
                     delay = retryAfter.get();
@@ -109,8 +124,8 @@ final class RetryDecider {
         }
         long delayNanos = Durations.saturatedNanos(delay);
         if (call.deadline.isReachedWithin(delayNanos)) {
-            return new AttemptOutcome(attempt, status, null, null, outcome, StopReason.BACKOFF_OVERRUNS_DEADLINE, 0,
-                    delay.toMillis(), 0);
+            return new AttemptOutcome(
+                    attempt, status, null, null, outcome, StopReason.BACKOFF_OVERRUNS_DEADLINE, 0, delay.toMillis(), 0);
         }
         if (!call.dependency.budget().tryAcquireRetry()) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.RETRY_BUDGET_EXHAUSTED);

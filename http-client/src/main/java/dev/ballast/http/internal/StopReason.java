@@ -58,7 +58,8 @@ enum StopReason {
     }
 
     /** The fixed reason text, or {@code null} where the text carries the attempt's numbers. */
-    @Nullable String fixedReason() {
+    @Nullable
+    String fixedReason() {
         return reason;
     }
 }

@@ -44,12 +44,30 @@ final class SyncCall extends Call {
     /** {@code tag << 2 | phase}. */
     @SuppressWarnings("unused") // accessed through REGION
     private volatile int region;
+
     private volatile @Nullable IOException abortCause;
 
-    SyncCall(Pipeline pipeline, Dependency dependency, HttpRequest request, boolean idempotentOrKeyed, boolean keyed,
-             boolean replayable, long startNanos, Deadline deadline, long correlationSeed) {
-        super(dependency, request, idempotentOrKeyed, keyed, replayable, pipeline.redirectsFollowed, startNanos,
-                deadline, pipeline.decider.maxAttempts(), correlationSeed);
+    SyncCall(
+            Pipeline pipeline,
+            Dependency dependency,
+            HttpRequest request,
+            boolean idempotentOrKeyed,
+            boolean keyed,
+            boolean replayable,
+            long startNanos,
+            Deadline deadline,
+            long correlationSeed) {
+        super(
+                dependency,
+                request,
+                idempotentOrKeyed,
+                keyed,
+                replayable,
+                pipeline.redirectsFollowed,
+                startNanos,
+                deadline,
+                pipeline.decider.maxAttempts(),
+                correlationSeed);
         this.pipeline = pipeline;
     }
 

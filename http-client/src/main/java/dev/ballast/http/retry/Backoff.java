@@ -152,8 +152,7 @@ public final class Backoff {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Backoff other
-                && base.equals(other.base) && cap.equals(other.cap) && jitter == other.jitter;
+        return o instanceof Backoff other && base.equals(other.base) && cap.equals(other.cap) && jitter == other.jitter;
     }
 
     @Override

@@ -50,14 +50,15 @@ public final class RetryAfter {
 
     private static final Pattern DELAY_SECONDS = Pattern.compile("\\d+");
     /** IMF-fixdate: {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
-    private static final Pattern IMF_FIXDATE = Pattern.compile(DAY + ", (\\d{2}) " + MONTH + " (\\d{4}) " + TIME + " GMT");
+    private static final Pattern IMF_FIXDATE =
+            Pattern.compile(DAY + ", (\\d{2}) " + MONTH + " (\\d{4}) " + TIME + " GMT");
     /** Obsolete RFC 850 date: {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
-    private static final Pattern RFC_850 = Pattern.compile(LONG_DAY + ", (\\d{2})-" + MONTH + "-(\\d{2}) " + TIME + " GMT");
+    private static final Pattern RFC_850 =
+            Pattern.compile(LONG_DAY + ", (\\d{2})-" + MONTH + "-(\\d{2}) " + TIME + " GMT");
     /** Obsolete asctime date: {@code Sun Nov  6 08:49:37 1994}. */
     private static final Pattern ASCTIME = Pattern.compile(DAY + " " + MONTH + " ([ \\d]\\d) " + TIME + " (\\d{4})");
 
-    private RetryAfter() {
-    }
+    private RetryAfter() {}
 
     /**
      * Parses a {@code Retry-After} value.
@@ -77,7 +78,9 @@ public final class RetryAfter {
         if (DELAY_SECONDS.matcher(value).matches()) {
             return positive(delaySeconds(value));
         }
-        return httpDate(value, clock).map(date -> between(clock.instant(), date)).flatMap(RetryAfter::positive);
+        return httpDate(value, clock)
+                .map(date -> between(clock.instant(), date))
+                .flatMap(RetryAfter::positive);
     }
 
     /**
@@ -130,7 +133,8 @@ public final class RetryAfter {
             }
             m = ASCTIME.matcher(value);
             if (m.matches()) {
-                return Optional.of(instant(Integer.parseInt(m.group(7)), m.group(2), m.group(3).strip(), m, 4));
+                return Optional.of(instant(
+                        Integer.parseInt(m.group(7)), m.group(2), m.group(3).strip(), m, 4));
             }
         } catch (DateTimeException e) {
             // A syntactically valid but impossible date (31 Feb, 25:00) is "not understood".
@@ -142,8 +146,13 @@ public final class RetryAfter {
     private static Instant instant(int year, String month, String day, Matcher m, int firstTimeGroup) {
         // RFC 9110 §5.6.7 allows second 60 (a leap second); java.time does not.
         int second = Math.min(59, Integer.parseInt(m.group(firstTimeGroup + 2)));
-        return LocalDateTime.of(year, MONTHS.indexOf(month) + 1, Integer.parseInt(day),
-                Integer.parseInt(m.group(firstTimeGroup)), Integer.parseInt(m.group(firstTimeGroup + 1)), second)
+        return LocalDateTime.of(
+                        year,
+                        MONTHS.indexOf(month) + 1,
+                        Integer.parseInt(day),
+                        Integer.parseInt(m.group(firstTimeGroup)),
+                        Integer.parseInt(m.group(firstTimeGroup + 1)),
+                        second)
                 .toInstant(ZoneOffset.UTC);
     }
 

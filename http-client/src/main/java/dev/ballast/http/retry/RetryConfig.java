@@ -104,8 +104,10 @@ public final class RetryConfig {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RetryConfig other && maxAttempts == other.maxAttempts
-                && backoff.equals(other.backoff) && maxRetryAfter.equals(other.maxRetryAfter);
+        return o instanceof RetryConfig other
+                && maxAttempts == other.maxAttempts
+                && backoff.equals(other.backoff)
+                && maxRetryAfter.equals(other.maxRetryAfter);
     }
 
     @Override
@@ -120,7 +122,8 @@ public final class RetryConfig {
      */
     @Override
     public String toString() {
-        return "RetryConfig[maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", maxRetryAfter=" + maxRetryAfter + "]";
+        return "RetryConfig[maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", maxRetryAfter=" + maxRetryAfter
+                + "]";
     }
 
     /** Builds a {@link RetryConfig}. Not thread-safe; validated in {@link #build()}. */
@@ -130,8 +133,7 @@ public final class RetryConfig {
         private Backoff backoff = DEFAULT_BACKOFF;
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(RetryConfig config) {
             this.maxAttempts = config.maxAttempts;

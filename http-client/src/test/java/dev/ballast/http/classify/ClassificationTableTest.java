@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
-
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,33 +50,61 @@ class ClassificationTableTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
-            "200, SUCCESS", "201, SUCCESS", "204, SUCCESS", "299, SUCCESS",
-            "301, SUCCESS", "304, SUCCESS", "308, SUCCESS",
-            "400, PERMANENT", "401, PERMANENT", "403, PERMANENT", "404, PERMANENT", "409, PERMANENT",
-            "422, PERMANENT", "405, PERMANENT", "410, PERMANENT", "412, PERMANENT", "451, PERMANENT",
-            "408, TRANSIENT",
-            "429, THROTTLED",
-            "500, TRANSIENT", "502, TRANSIENT", "503, TRANSIENT",
-            "501, PERMANENT", "505, PERMANENT",
-            "504, AMBIGUOUS",
-            "507, TRANSIENT", "511, TRANSIENT", "599, TRANSIENT",
-            "100, PERMANENT", "199, PERMANENT", "600, PERMANENT", "999, PERMANENT",
+        "200, SUCCESS",
+        "201, SUCCESS",
+        "204, SUCCESS",
+        "299, SUCCESS",
+        "301, SUCCESS",
+        "304, SUCCESS",
+        "308, SUCCESS",
+        "400, PERMANENT",
+        "401, PERMANENT",
+        "403, PERMANENT",
+        "404, PERMANENT",
+        "409, PERMANENT",
+        "422, PERMANENT",
+        "405, PERMANENT",
+        "410, PERMANENT",
+        "412, PERMANENT",
+        "451, PERMANENT",
+        "408, TRANSIENT",
+        "429, THROTTLED",
+        "500, TRANSIENT",
+        "502, TRANSIENT",
+        "503, TRANSIENT",
+        "501, PERMANENT",
+        "505, PERMANENT",
+        "504, AMBIGUOUS",
+        "507, TRANSIENT",
+        "511, TRANSIENT",
+        "599, TRANSIENT",
+        "100, PERMANENT",
+        "199, PERMANENT",
+        "600, PERMANENT",
+        "999, PERMANENT",
     })
     void statusWithoutRetryAfter(int status, Outcome expected) {
         assertThat(table.classifyResponse(status, NO_HEADERS)).isEqualTo(expected);
     }
 
     @ParameterizedTest(name = "{0} with Retry-After -> {1}")
-    @CsvSource({"503, TRANSIENT", "429, THROTTLED", "500, TRANSIENT", "502, TRANSIENT", "504, AMBIGUOUS",
-            "200, SUCCESS", "404, PERMANENT"})
+    @CsvSource({
+        "503, TRANSIENT",
+        "429, THROTTLED",
+        "500, TRANSIENT",
+        "502, TRANSIENT",
+        "504, AMBIGUOUS",
+        "200, SUCCESS",
+        "404, PERMANENT"
+    })
     void retryAfterChangesNoStatusOutcomeA503StaysABreakerFailure(int status, Outcome expected) {
         assertThat(table.classifyResponse(status, RETRY_AFTER)).isEqualTo(expected);
         assertThat(table.classifyResponse(503, RETRY_AFTER).isBreakerFailure()).isTrue();
     }
 
     @ParameterizedTest(name = "keyed request answered {0} -> {1}")
-    @CsvSource({"409, THROTTLED", "422, PERMANENT", "200, SUCCESS", "429, THROTTLED", "503, TRANSIENT",
-            "400, PERMANENT"})
+    @CsvSource({"409, THROTTLED", "422, PERMANENT", "200, SUCCESS", "429, THROTTLED", "503, TRANSIENT", "400, PERMANENT"
+    })
     void idempotencyKeyProtocol409IsInProgressAndRetryable422IsAReusedKeyAndPermanent(int status, Outcome expected) {
         // draft-ietf-httpapi-idempotency-key-header: 409 = the same key is still being processed,
         // 422 = the key was reused with another payload
@@ -87,7 +114,8 @@ class ClassificationTableTest {
 
     @Test
     void aStatusOverrideOf409AlsoAppliesToKeyedRequests() {
-        ClassificationTable custom = ClassificationTable.builder().status(409, Outcome.PERMANENT).build();
+        ClassificationTable custom =
+                ClassificationTable.builder().status(409, Outcome.PERMANENT).build();
 
         assertThat(custom.classifyKeyedResponse(409, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
     }
@@ -117,14 +145,16 @@ class ClassificationTableTest {
      */
     static Stream<Arguments> notProcessedSignals() {
         return Stream.of(
-                "Received RST_STREAM: Stream not processed",  // REFUSED_STREAM, JDK 17.0.15 (before JDK-8335181)
-                "request not processed by peer",              // REFUSED_STREAM or GOAWAY, JDK 25 (after its own re-send)
-                "RST_STREAM received Stream not processed",   // REFUSED_STREAM while the body is still sent, JDK 25
-                "too many concurrent streams"                 // SETTINGS_MAX_CONCURRENT_STREAMS reached, JDK 17 and 25
-        ).flatMap(message -> Stream.of(
-                Arguments.of(message, "sendAsync", new IOException(message)),
-                Arguments.of(message, "sendAsync joined", new CompletionException(new IOException(message))),
-                Arguments.of(message, "send", new IOException(message, new IOException(message)))));
+                        "Received RST_STREAM: Stream not processed", // REFUSED_STREAM, JDK 17.0.15 (before JDK-8335181)
+                        "request not processed by peer", // REFUSED_STREAM or GOAWAY, JDK 25 (after its own re-send)
+                        "RST_STREAM received Stream not processed", // REFUSED_STREAM while the body is still sent, JDK
+                        // 25
+                        "too many concurrent streams" // SETTINGS_MAX_CONCURRENT_STREAMS reached, JDK 17 and 25
+                        )
+                .flatMap(message -> Stream.of(
+                        Arguments.of(message, "sendAsync", new IOException(message)),
+                        Arguments.of(message, "sendAsync joined", new CompletionException(new IOException(message))),
+                        Arguments.of(message, "send", new IOException(message, new IOException(message)))));
     }
 
     @ParameterizedTest(name = "{0} ({1}) -> TRANSIENT")
@@ -148,12 +178,14 @@ class ClassificationTableTest {
                 .isEqualTo(Outcome.AMBIGUOUS);
         assertThat(table.classifyFailure(new IOException("Received RST_STREAM: Internal error")))
                 .isEqualTo(Outcome.AMBIGUOUS);
-        assertThat(table.classifyFailure(new IOException("RST_STREAM received"))).isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(table.classifyFailure(new IOException("RST_STREAM received")))
+                .isEqualTo(Outcome.AMBIGUOUS);
     }
 
     @Test
     void theNotProcessedRowCanBeOverridden() {
-        ClassificationTable custom = ClassificationTable.builder().notProcessed(Outcome.AMBIGUOUS).build();
+        ClassificationTable custom =
+                ClassificationTable.builder().notProcessed(Outcome.AMBIGUOUS).build();
 
         assertThat(custom.classifyFailure(new IOException("request not processed by peer")))
                 .isEqualTo(Outcome.AMBIGUOUS);
@@ -165,63 +197,100 @@ class ClassificationTableTest {
     static Stream<Arguments> failures() {
         return Stream.of(
                 row("connection refused", new ConnectException("Connection refused"), Outcome.TRANSIENT),
-                row("send() rethrow: IOException(ConnectException)",
+                row(
+                        "send() rethrow: IOException(ConnectException)",
                         new IOException("Connection refused", new ConnectException("Connection refused")),
                         Outcome.TRANSIENT),
-                row("sendAsync: CompletionException(ConnectException)",
-                        new CompletionException(new ConnectException("Connection refused")), Outcome.TRANSIENT),
-                row("ExecutionException(ConnectException)",
-                        new ExecutionException(new ConnectException("refused")), Outcome.TRANSIENT),
+                row(
+                        "sendAsync: CompletionException(ConnectException)",
+                        new CompletionException(new ConnectException("Connection refused")),
+                        Outcome.TRANSIENT),
+                row(
+                        "ExecutionException(ConnectException)",
+                        new ExecutionException(new ConnectException("refused")),
+                        Outcome.TRANSIENT),
                 row("no route to host", new NoRouteToHostException("No route to host"), Outcome.TRANSIENT),
                 row("connect timeout", new HttpConnectTimeoutException("HTTP connect timed out"), Outcome.TRANSIENT),
-                row("connect timeout caused by ConnectException (the JDK's shape)",
-                        cause(new HttpConnectTimeoutException("HTTP connect timed out"),
-                                new ConnectException("HTTP connect timed out")), Outcome.TRANSIENT),
+                row(
+                        "connect timeout caused by ConnectException (the JDK's shape)",
+                        cause(
+                                new HttpConnectTimeoutException("HTTP connect timed out"),
+                                new ConnectException("HTTP connect timed out")),
+                        Outcome.TRANSIENT),
                 row("unknown host", new UnknownHostException("nowhere.invalid"), Outcome.TRANSIENT),
                 row("unresolved address", new UnresolvedAddressException(), Outcome.TRANSIENT),
-                row("ConnectException(UnresolvedAddressException)",
-                        cause(new ConnectException(), new UnresolvedAddressException()), Outcome.TRANSIENT),
+                row(
+                        "ConnectException(UnresolvedAddressException)",
+                        cause(new ConnectException(), new UnresolvedAddressException()),
+                        Outcome.TRANSIENT),
                 row("request timeout", new HttpTimeoutException("request timed out"), Outcome.AMBIGUOUS),
-                row("CompletionException(request timeout)",
-                        new CompletionException(new HttpTimeoutException("request timed out")), Outcome.AMBIGUOUS),
+                row(
+                        "CompletionException(request timeout)",
+                        new CompletionException(new HttpTimeoutException("request timed out")),
+                        Outcome.AMBIGUOUS),
                 row("connection reset (SocketException)", new SocketException("Connection reset"), Outcome.AMBIGUOUS),
                 row("connection reset (IOException)", new IOException("connection reset"), Outcome.AMBIGUOUS),
-                row("IOException(connection reset SocketException)",
-                        new IOException("Connection reset", new SocketException("Connection reset")), Outcome.AMBIGUOUS),
+                row(
+                        "IOException(connection reset SocketException)",
+                        new IOException("Connection reset", new SocketException("Connection reset")),
+                        Outcome.AMBIGUOUS),
                 row("EOF after send", new EOFException("EOF reached while reading"), Outcome.AMBIGUOUS),
-                row("UncheckedIOException(reset)",
-                        new UncheckedIOException(new SocketException("Connection reset")), Outcome.AMBIGUOUS),
+                row(
+                        "UncheckedIOException(reset)",
+                        new UncheckedIOException(new SocketException("Connection reset")),
+                        Outcome.AMBIGUOUS),
                 row("other IOException", new IOException("stream closed"), Outcome.AMBIGUOUS),
                 row("SSLException outside a handshake", new SSLException("Tag mismatch"), Outcome.AMBIGUOUS),
-                row("handshake caused by CertificateException",
+                row(
+                        "handshake caused by CertificateException",
                         cause(new SSLHandshakeException("PKIX path building failed"), new CertificateException("bad")),
                         Outcome.PERMANENT),
-                row("handshake rethrown around a handshake caused by an expired certificate",
-                        cause(new SSLHandshakeException("rethrown"), cause(new SSLHandshakeException("inner"),
-                                new CertificateExpiredException("NotAfter: 2020"))), Outcome.PERMANENT),
-                row("handshake caused by CertPathValidatorException",
+                row(
+                        "handshake rethrown around a handshake caused by an expired certificate",
+                        cause(
+                                new SSLHandshakeException("rethrown"),
+                                cause(
+                                        new SSLHandshakeException("inner"),
+                                        new CertificateExpiredException("NotAfter: 2020"))),
+                        Outcome.PERMANENT),
+                row(
+                        "handshake caused by CertPathValidatorException",
                         cause(new SSLHandshakeException("validation"), new CertPathValidatorException("revoked")),
                         Outcome.PERMANENT),
-                row("handshake caused by CertificateException caused by CertPathBuilderException",
-                        cause(new SSLHandshakeException("PKIX"), new CertificateException("builder",
-                                new CertPathBuilderException("unable to find valid certification path"))),
+                row(
+                        "handshake caused by CertificateException caused by CertPathBuilderException",
+                        cause(
+                                new SSLHandshakeException("PKIX"),
+                                new CertificateException(
+                                        "builder",
+                                        new CertPathBuilderException("unable to find valid certification path"))),
                         Outcome.PERMANENT),
-                row("handshake caused by a RuntimeException caused by CertPathBuilderException",
-                        cause(new SSLHandshakeException("PKIX"), new IllegalStateException("wrapped",
-                                new CertPathBuilderException("no path"))), Outcome.PERMANENT),
-                row("CompletionException(IOException(handshake(certificate)))",
-                        new CompletionException(new IOException("send", cause(new SSLHandshakeException("x"),
-                                new CertificateException("bad")))), Outcome.PERMANENT),
-                row("handshake terminated by the peer (EOF)",
+                row(
+                        "handshake caused by a RuntimeException caused by CertPathBuilderException",
+                        cause(
+                                new SSLHandshakeException("PKIX"),
+                                new IllegalStateException("wrapped", new CertPathBuilderException("no path"))),
+                        Outcome.PERMANENT),
+                row(
+                        "CompletionException(IOException(handshake(certificate)))",
+                        new CompletionException(new IOException(
+                                "send", cause(new SSLHandshakeException("x"), new CertificateException("bad")))),
+                        Outcome.PERMANENT),
+                row(
+                        "handshake terminated by the peer (EOF)",
                         cause(new SSLHandshakeException("Remote host terminated the handshake"), new EOFException()),
                         Outcome.TRANSIENT),
-                row("handshake without a cause", new SSLHandshakeException("Received fatal alert: handshake_failure"),
+                row(
+                        "handshake without a cause",
+                        new SSLHandshakeException("Received fatal alert: handshake_failure"),
                         Outcome.TRANSIENT),
                 row("certificate exception outside a handshake", new CertificateException("bad"), Outcome.PERMANENT),
                 row("circuit open", new CircuitOpenException("d", Duration.ofSeconds(1)), Outcome.PERMANENT),
                 row("bulkhead full", new BulkheadFullException("d", 1, Duration.ZERO), Outcome.PERMANENT),
-                row("CompletionException(circuit open)",
-                        new CompletionException(new CircuitOpenException("d", Duration.ZERO)), Outcome.PERMANENT),
+                row(
+                        "CompletionException(circuit open)",
+                        new CompletionException(new CircuitOpenException("d", Duration.ZERO)),
+                        Outcome.PERMANENT),
                 row("IllegalStateException", new IllegalStateException("bug"), Outcome.PERMANENT),
                 row("NullPointerException", new NullPointerException(), Outcome.PERMANENT),
                 row("CancellationException", new CancellationException(), Outcome.PERMANENT),
@@ -266,17 +335,20 @@ class ClassificationTableTest {
 
     @Test
     void statusOverrideReplacesOnlyThatCode() {
-        ClassificationTable custom = ClassificationTable.builder().status(404, Outcome.TRANSIENT).build();
+        ClassificationTable custom =
+                ClassificationTable.builder().status(404, Outcome.TRANSIENT).build();
 
         assertThat(custom.classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyResponse(400, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
         assertThat(custom.classifyResponse(410, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
-        assertThat(ClassificationTable.ofDefaults().classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
+        assertThat(ClassificationTable.ofDefaults().classifyResponse(404, NO_HEADERS))
+                .isEqualTo(Outcome.PERMANENT);
     }
 
     @Test
     void statusOverrideOf503AppliesWithAndWithoutRetryAfter() {
-        ClassificationTable custom = ClassificationTable.builder().status(503, Outcome.THROTTLED).build();
+        ClassificationTable custom =
+                ClassificationTable.builder().status(503, Outcome.THROTTLED).build();
 
         assertThat(custom.classifyResponse(503, RETRY_AFTER)).isEqualTo(Outcome.THROTTLED);
         assertThat(custom.classifyResponse(503, NO_HEADERS)).isEqualTo(Outcome.THROTTLED);
@@ -284,7 +356,8 @@ class ClassificationTableTest {
 
     @Test
     void statusOverrideCanMakeASuccessCodeAFailure() {
-        ClassificationTable custom = ClassificationTable.builder().status(299, Outcome.TRANSIENT).build();
+        ClassificationTable custom =
+                ClassificationTable.builder().status(299, Outcome.TRANSIENT).build();
 
         assertThat(custom.classifyResponse(299, NO_HEADERS)).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyResponse(200, NO_HEADERS)).isEqualTo(Outcome.SUCCESS);
@@ -292,12 +365,15 @@ class ClassificationTableTest {
 
     @Test
     void overridingACatchAllKeepsMoreSpecificDefaults() {
-        ClassificationTable custom = ClassificationTable.builder().failure(IOException.class, Outcome.TRANSIENT).build();
+        ClassificationTable custom = ClassificationTable.builder()
+                .failure(IOException.class, Outcome.TRANSIENT)
+                .build();
 
         assertThat(custom.classifyFailure(new IOException("closed"))).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyFailure(new ConnectException())).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyFailure(new HttpTimeoutException("t"))).isEqualTo(Outcome.AMBIGUOUS);
-        assertThat(custom.classifyFailure(new SocketException("Connection reset"))).isEqualTo(Outcome.AMBIGUOUS);
+        assertThat(custom.classifyFailure(new SocketException("Connection reset")))
+                .isEqualTo(Outcome.AMBIGUOUS);
         assertThat(custom.classifyFailure(new java.io.InterruptedIOException())).isEqualTo(Outcome.TRANSIENT);
     }
 
@@ -308,17 +384,21 @@ class ClassificationTableTest {
                 .failure(HttpTimeoutException.class, Outcome.TRANSIENT)
                 .build();
 
-        assertThat(custom.classifyFailure(new SocketException("Connection reset"))).isEqualTo(Outcome.PERMANENT);
-        assertThat(custom.classifyFailure(new java.net.PortUnreachableException())).isEqualTo(Outcome.PERMANENT);
+        assertThat(custom.classifyFailure(new SocketException("Connection reset")))
+                .isEqualTo(Outcome.PERMANENT);
+        assertThat(custom.classifyFailure(new java.net.PortUnreachableException()))
+                .isEqualTo(Outcome.PERMANENT);
         assertThat(custom.classifyFailure(new ConnectException())).isEqualTo(Outcome.TRANSIENT);
         assertThat(custom.classifyFailure(new HttpTimeoutException("read"))).isEqualTo(Outcome.TRANSIENT);
-        assertThat(custom.classifyFailure(new HttpConnectTimeoutException("connect"))).isEqualTo(Outcome.TRANSIENT);
+        assertThat(custom.classifyFailure(new HttpConnectTimeoutException("connect")))
+                .isEqualTo(Outcome.TRANSIENT);
     }
 
     @Test
     void anOverrideOfTheOuterTypeBeatsItsCause() {
         ClassificationTable custom = ClassificationTable.builder()
-                .failure(HttpConnectTimeoutException.class, Outcome.PERMANENT).build();
+                .failure(HttpConnectTimeoutException.class, Outcome.PERMANENT)
+                .build();
 
         Throwable jdkShape = cause(new HttpConnectTimeoutException("connect timed out"), new ConnectException());
 
@@ -328,7 +408,8 @@ class ClassificationTableTest {
     @Test
     void customExceptionTypesAndTheirSubclassesCanBeClassified() {
         ClassificationTable custom = ClassificationTable.builder()
-                .failure(QuotaException.class, Outcome.THROTTLED).build();
+                .failure(QuotaException.class, Outcome.THROTTLED)
+                .build();
 
         assertThat(custom.classifyFailure(new QuotaException())).isEqualTo(Outcome.THROTTLED);
         assertThat(custom.classifyFailure(new DailyQuotaException())).isEqualTo(Outcome.THROTTLED);
@@ -343,7 +424,8 @@ class ClassificationTableTest {
     void overridingTheHandshakeReplacesTheCertificateRule() {
         Throwable certificateFailure = cause(new SSLHandshakeException("PKIX"), new CertificateException("bad"));
         ClassificationTable custom = ClassificationTable.builder()
-                .failure(SSLHandshakeException.class, Outcome.TRANSIENT).build();
+                .failure(SSLHandshakeException.class, Outcome.TRANSIENT)
+                .build();
 
         assertThat(custom.classifyFailure(certificateFailure)).isEqualTo(Outcome.TRANSIENT);
     }
@@ -352,7 +434,8 @@ class ClassificationTableTest {
     void overridingTheCertificateTypeChangesHandshakesCausedByIt() {
         Throwable certificateFailure = cause(new SSLHandshakeException("PKIX"), new CertificateExpiredException("old"));
         ClassificationTable custom = ClassificationTable.builder()
-                .failure(CertificateException.class, Outcome.TRANSIENT).build();
+                .failure(CertificateException.class, Outcome.TRANSIENT)
+                .build();
 
         assertThat(custom.classifyFailure(certificateFailure)).isEqualTo(Outcome.TRANSIENT);
     }
@@ -367,7 +450,8 @@ class ClassificationTableTest {
 
         assertThat(first.classifyResponse(400, NO_HEADERS)).isEqualTo(Outcome.PERMANENT);
 
-        ClassificationTable second = first.toBuilder().status(409, Outcome.AMBIGUOUS).build();
+        ClassificationTable second =
+                first.toBuilder().status(409, Outcome.AMBIGUOUS).build();
 
         assertThat(second.classifyResponse(404, NO_HEADERS)).isEqualTo(Outcome.TRANSIENT);
         assertThat(second.classifyResponse(409, NO_HEADERS)).isEqualTo(Outcome.AMBIGUOUS);
@@ -388,13 +472,18 @@ class ClassificationTableTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("statusCode must be between 100 and 999 but was 99");
         assertThatThrownBy(() -> builder.status(1000, Outcome.SUCCESS)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> builder.status(200, null)).isInstanceOf(NullPointerException.class).hasMessage("outcome");
+        assertThatThrownBy(() -> builder.status(200, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("outcome");
         assertThatThrownBy(() -> builder.failure(null, Outcome.SUCCESS))
-                .isInstanceOf(NullPointerException.class).hasMessage("type");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("type");
         assertThatThrownBy(() -> table.classifyResponse(200, null))
-                .isInstanceOf(NullPointerException.class).hasMessage("headers");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("headers");
         assertThatThrownBy(() -> table.classifyFailure(null))
-                .isInstanceOf(NullPointerException.class).hasMessage("failure");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("failure");
     }
 
     static class QuotaException extends RuntimeException {

@@ -11,14 +11,14 @@ class OutcomeTest {
 
     @ParameterizedTest(name = "{0}: breaker failure {1}, retried when idempotent {2}, otherwise {3}")
     @CsvSource({
-            "SUCCESS,   false, false, false",
-            "TRANSIENT, true,  true,  true",
-            "PERMANENT, false, false, false",
-            "AMBIGUOUS, true,  true,  false",
-            "THROTTLED, false, true,  true",
+        "SUCCESS,   false, false, false",
+        "TRANSIENT, true,  true,  true",
+        "PERMANENT, false, false, false",
+        "AMBIGUOUS, true,  true,  false",
+        "THROTTLED, false, true,  true",
     })
-    void eachOutcomeDecidesBreakerAndRetry(Outcome outcome, boolean breakerFailure,
-                                           boolean retriedWhenIdempotent, boolean retriedOtherwise) {
+    void eachOutcomeDecidesBreakerAndRetry(
+            Outcome outcome, boolean breakerFailure, boolean retriedWhenIdempotent, boolean retriedOtherwise) {
         assertThat(outcome.isBreakerFailure()).isEqualTo(breakerFailure);
         assertThat(outcome.isRetryable(true)).isEqualTo(retriedWhenIdempotent);
         assertThat(outcome.isRetryable(false)).isEqualTo(retriedOtherwise);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.http.idempotency.IdempotencyKeyConfig.Policy;
-
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
@@ -20,9 +19,19 @@ class IdempotencyKeyConfigTest {
 
     @ParameterizedTest(name = "{0} idempotent: {1}")
     @CsvSource({
-            "GET, true", "HEAD, true", "OPTIONS, true", "TRACE, true", "PUT, true", "DELETE, true",
-            "POST, false", "PATCH, false", "CONNECT, false", "PROPFIND, false",
-            "get, false", "Put, false", "delete, false",
+        "GET, true",
+        "HEAD, true",
+        "OPTIONS, true",
+        "TRACE, true",
+        "PUT, true",
+        "DELETE, true",
+        "POST, false",
+        "PATCH, false",
+        "CONNECT, false",
+        "PROPFIND, false",
+        "get, false",
+        "Put, false",
+        "delete, false",
     })
     void idempotentMethodsAreTheSixOfRfc9110AndCaseSensitive(String method, boolean idempotent) {
         assertThat(IdempotencyKeyConfig.isIdempotentMethod(method)).isEqualTo(idempotent);
@@ -30,17 +39,19 @@ class IdempotencyKeyConfigTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({
-            "POST,   true,  true, false",
-            "PATCH,  true,  true, false",
-            "GET,    true,  false, false",
-            "PUT,    true,  false, false",
-            "DELETE, true,  false, false",
-            "post,   true,  true, false",
+        "POST,   true,  true, false",
+        "PATCH,  true,  true, false",
+        "GET,    true,  false, false",
+        "PUT,    true,  false, false",
+        "DELETE, true,  false, false",
+        "post,   true,  true, false",
     })
     void shouldAddFollowsThePolicy(String method, boolean always, boolean nonIdempotentOnly, boolean never) {
-        assertThat(IdempotencyKeyConfig.builder().policy(Policy.ALWAYS).build().shouldAdd(method)).isEqualTo(always);
+        assertThat(IdempotencyKeyConfig.builder().policy(Policy.ALWAYS).build().shouldAdd(method))
+                .isEqualTo(always);
         assertThat(IdempotencyKeyConfig.ofDefaults().shouldAdd(method)).isEqualTo(nonIdempotentOnly);
-        assertThat(IdempotencyKeyConfig.builder().policy(Policy.NEVER).build().shouldAdd(method)).isEqualTo(never);
+        assertThat(IdempotencyKeyConfig.builder().policy(Policy.NEVER).build().shouldAdd(method))
+                .isEqualTo(never);
     }
 
     @Test
@@ -79,26 +90,43 @@ class IdempotencyKeyConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "Idempotency Key", "Key:", "Ключ", "key\r\n"})
     void headerNamesMustBeTokens(String headerName) {
-        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().headerName(headerName).build())
+        assertThatThrownBy(() ->
+                        IdempotencyKeyConfig.builder().headerName(headerName).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("headerName must be a non-empty RFC 9110 token");
     }
 
     @Test
     void aGeneratorThatReturnsNoKeyIsReported() {
-        IdempotencyKeyConfig nullKeys = IdempotencyKeyConfig.builder().generator(() -> null).build();
-        IdempotencyKeyConfig blankKeys = IdempotencyKeyConfig.builder().generator(() -> " ").build();
+        IdempotencyKeyConfig nullKeys =
+                IdempotencyKeyConfig.builder().generator(() -> null).build();
+        IdempotencyKeyConfig blankKeys =
+                IdempotencyKeyConfig.builder().generator(() -> " ").build();
 
-        assertThatThrownBy(nullKeys::newKey).isInstanceOf(IllegalStateException.class).hasMessageContaining("null");
-        assertThatThrownBy(blankKeys::newKey).isInstanceOf(IllegalStateException.class).hasMessageContaining("' '");
+        assertThatThrownBy(nullKeys::newKey)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("null");
+        assertThatThrownBy(blankKeys::newKey)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("' '");
     }
 
     @Test
     void nullsAreRejectedByName() {
-        assertThatThrownBy(() -> IdempotencyKeyConfig.isIdempotentMethod(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
-        assertThatThrownBy(() -> IdempotencyKeyConfig.ofDefaults().shouldAdd(null)).isInstanceOf(NullPointerException.class).hasMessage("method");
-        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().policy(null)).isInstanceOf(NullPointerException.class).hasMessage("policy");
-        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().headerName(null)).isInstanceOf(NullPointerException.class).hasMessage("headerName");
-        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().generator(null)).isInstanceOf(NullPointerException.class).hasMessage("generator");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.isIdempotentMethod(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("method");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.ofDefaults().shouldAdd(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("method");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().policy(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("policy");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().headerName(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("headerName");
+        assertThatThrownBy(() -> IdempotencyKeyConfig.builder().generator(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("generator");
     }
 }

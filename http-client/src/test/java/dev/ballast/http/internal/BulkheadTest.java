@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.bulkhead.BulkheadConfig;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,14 +40,17 @@ class BulkheadTest {
     }
 
     private static Bulkhead bulkhead(int size, Duration maxWait) {
-        return new Bulkhead("db:5432", BulkheadConfig.builder(size).maxWaitDuration(maxWait).build());
+        return new Bulkhead(
+                "db:5432", BulkheadConfig.builder(size).maxWaitDuration(maxWait).build());
     }
 
     /** Waits, without sleeping, until a condition holds; fails after ten seconds. */
     private static void await(BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition not reached in time").isNegative();
+            assertThat(System.nanoTime() - deadline)
+                    .as("condition not reached in time")
+                    .isNegative();
             Thread.yield();
         }
     }
@@ -59,7 +61,8 @@ class BulkheadTest {
 
         Bulkhead.Permit first = bulkhead.tryAcquire(Duration.ZERO);
         bulkhead.tryAcquire(Duration.ZERO);
-        BulkheadFullException e = catchThrowableOfType(BulkheadFullException.class, () -> bulkhead.tryAcquire(Duration.ZERO));
+        BulkheadFullException e =
+                catchThrowableOfType(BulkheadFullException.class, () -> bulkhead.tryAcquire(Duration.ZERO));
 
         assertThat(e.dependency()).isEqualTo("db:5432");
         assertThat(e.maxConcurrentCalls()).isEqualTo(2);
@@ -76,13 +79,15 @@ class BulkheadTest {
         Bulkhead bulkhead = bulkhead(1, Duration.ZERO);
         Bulkhead.Permit holder = bulkhead.tryAcquire(Duration.ZERO);
 
-        BulkheadFullException e = catchThrowableOfType(BulkheadFullException.class,
-                () -> bulkhead.tryAcquire(Duration.ofMillis(20)));
+        BulkheadFullException e =
+                catchThrowableOfType(BulkheadFullException.class, () -> bulkhead.tryAcquire(Duration.ofMillis(20)));
 
         assertThat(e.maxWait()).isEqualTo(Duration.ofMillis(20));
         assertThat(bulkhead.waitingCalls()).isZero();
         holder.close();
-        assertThat(bulkhead.availablePermits()).as("the rejected waiter got no permit").isEqualTo(1);
+        assertThat(bulkhead.availablePermits())
+                .as("the rejected waiter got no permit")
+                .isEqualTo(1);
     }
 
     @Test
@@ -113,7 +118,8 @@ class BulkheadTest {
         Bulkhead.Permit firstPermit = first.get(10, TimeUnit.SECONDS);
 
         assertThat(second).isNotDone();
-        assertThatThrownBy(() -> bulkhead.tryAcquire(Duration.ZERO)).as("a newcomer never overtakes a waiter")
+        assertThatThrownBy(() -> bulkhead.tryAcquire(Duration.ZERO))
+                .as("a newcomer never overtakes a waiter")
                 .isInstanceOf(BulkheadFullException.class);
         firstPermit.close();
         second.get(10, TimeUnit.SECONDS).close();
@@ -260,7 +266,9 @@ class BulkheadTest {
 
         assertThatThrownBy(() -> bulkhead.tryAcquire(LONG_WAIT)).isInstanceOf(InterruptedException.class);
 
-        assertThat(Thread.interrupted()).as("the flag is consumed, as the JDK's blocking methods do").isFalse();
+        assertThat(Thread.interrupted())
+                .as("the flag is consumed, as the JDK's blocking methods do")
+                .isFalse();
         assertThat(bulkhead.availablePermits()).isEqualTo(1);
     }
 
@@ -320,11 +328,17 @@ class BulkheadTest {
     @Test
     void badArgumentsAreRejected() {
         Bulkhead bulkhead = bulkhead(1, Duration.ZERO);
-        assertThatThrownBy(() -> bulkhead.tryAcquire(null)).isInstanceOf(NullPointerException.class).hasMessage("maxWait");
+        assertThatThrownBy(() -> bulkhead.tryAcquire(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("maxWait");
         assertThatThrownBy(() -> bulkhead.tryAcquire(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxWait must be >= 0 but was PT-0.001S");
-        assertThatThrownBy(() -> bulkhead.acquireAsync(null)).isInstanceOf(NullPointerException.class).hasMessage("scheduler");
-        assertThatThrownBy(() -> new Bulkhead(null, BulkheadConfig.ofDefaults())).isInstanceOf(NullPointerException.class);
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxWait must be >= 0 but was PT-0.001S");
+        assertThatThrownBy(() -> bulkhead.acquireAsync(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("scheduler");
+        assertThatThrownBy(() -> new Bulkhead(null, BulkheadConfig.ofDefaults()))
+                .isInstanceOf(NullPointerException.class);
     }
 
     @Test
@@ -332,14 +346,23 @@ class BulkheadTest {
         BulkheadConfig defaults = BulkheadConfig.ofDefaults();
         assertThat(defaults.maxConcurrentCalls()).isEqualTo(64).isEqualTo(BulkheadConfig.DEFAULT_MAX_CONCURRENT_CALLS);
         assertThat(defaults.maxWaitDuration()).isZero();
-        assertThat(defaults.toBuilder().maxWaitDuration(Duration.ofSeconds(1)).build().maxConcurrentCalls()).isEqualTo(64);
+        assertThat(defaults.toBuilder()
+                        .maxWaitDuration(Duration.ofSeconds(1))
+                        .build()
+                        .maxConcurrentCalls())
+                .isEqualTo(64);
         assertThat(BulkheadConfig.builder(64).build()).isEqualTo(defaults);
 
         assertThatThrownBy(() -> BulkheadConfig.builder(0).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxConcurrentCalls must be >= 1 but was 0");
-        assertThatThrownBy(() -> BulkheadConfig.builder(1).maxWaitDuration(Duration.ofSeconds(-1)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxWaitDuration must be >= 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxConcurrentCalls must be >= 1 but was 0");
+        assertThatThrownBy(() -> BulkheadConfig.builder(1)
+                        .maxWaitDuration(Duration.ofSeconds(-1))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxWaitDuration must be >= 0");
         assertThatThrownBy(() -> BulkheadConfig.builder(1).maxWaitDuration(null))
-                .isInstanceOf(NullPointerException.class).hasMessage("maxWaitDuration");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("maxWaitDuration");
     }
 }

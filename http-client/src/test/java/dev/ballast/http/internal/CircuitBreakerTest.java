@@ -9,10 +9,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
-
+import dev.ballast.testkit.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -130,14 +129,16 @@ class CircuitBreakerTest {
         calls(atThreshold, "F");
         assertThat(atThreshold.state()).as("3 of 6 = 50%").isEqualTo(OPEN);
 
-        CircuitBreaker below = breaker(config().failureRateThreshold(50.1).minimumNumberOfCalls(6).build());
+        CircuitBreaker below = breaker(
+                config().failureRateThreshold(50.1).minimumNumberOfCalls(6).build());
         calls(below, "SFSFSF");
         assertThat(below.state()).as("50% < 50.1%").isEqualTo(CLOSED);
     }
 
     @Test
     void theCountBasedWindowHoldsOnlyTheLastSlidingWindowSizeOutcomes() throws Exception {
-        CircuitBreaker breaker = breaker(config().slidingWindowSize(4).minimumNumberOfCalls(4).build());
+        CircuitBreaker breaker =
+                breaker(config().slidingWindowSize(4).minimumNumberOfCalls(4).build());
 
         calls(breaker, "FSSS");
         calls(breaker, "SS");
@@ -146,22 +147,29 @@ class CircuitBreakerTest {
 
         calls(breaker, "F");
 
-        assertThat(breaker.state()).as("window S S F F = 50%; 3 of 8 overall would be 37.5%").isEqualTo(OPEN);
+        assertThat(breaker.state())
+                .as("window S S F F = 50%; 3 of 8 overall would be 37.5%")
+                .isEqualTo(OPEN);
     }
 
     @Test
     void theWindowForgetsFailuresThatSlideOut() throws Exception {
-        CircuitBreaker breaker = breaker(config().slidingWindowSize(4).minimumNumberOfCalls(4).build());
+        CircuitBreaker breaker =
+                breaker(config().slidingWindowSize(4).minimumNumberOfCalls(4).build());
 
         calls(breaker, "FSSSSSSFS");
 
-        assertThat(breaker.state()).as("the first failure slid out; window S S F S = 25%").isEqualTo(CLOSED);
+        assertThat(breaker.state())
+                .as("the first failure slid out; window S S F S = 25%")
+                .isEqualTo(CLOSED);
     }
 
     @Test
     void opensOnConsecutiveFailuresEvenBeforeMinimumNumberOfCalls() throws Exception {
-        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(3).minimumNumberOfCalls(10)
-                .slidingWindowSize(20).build());
+        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(3)
+                .minimumNumberOfCalls(10)
+                .slidingWindowSize(20)
+                .build());
 
         calls(breaker, "FFSFF");
         assertThat(breaker.state()).as("a success resets the run").isEqualTo(CLOSED);
@@ -174,7 +182,8 @@ class CircuitBreakerTest {
 
     @Test
     void zeroDisablesTheConsecutiveFailureRule() throws Exception {
-        CircuitBreaker breaker = breaker(config().minimumNumberOfCalls(10).slidingWindowSize(10).build());
+        CircuitBreaker breaker =
+                breaker(config().minimumNumberOfCalls(10).slidingWindowSize(10).build());
 
         calls(breaker, "FFFFFFFFF");
 
@@ -200,11 +209,14 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = openBreaker(config().build());
 
         ticker.advance(WAIT.minusNanos(1));
-        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission)
+                        .remainingOpenTime())
                 .isEqualTo(Duration.ofNanos(1));
 
         ticker.advanceNanos(1);
-        assertThat(breaker.state()).as("the transition happens on the next acquirePermission").isEqualTo(OPEN);
+        assertThat(breaker.state())
+                .as("the transition happens on the next acquirePermission")
+                .isEqualTo(OPEN);
         assertThat(breaker.remainingOpenTime()).isZero();
         breaker.acquirePermission();
 
@@ -227,7 +239,8 @@ class CircuitBreakerTest {
 
     @Test
     void theOpenWaitIsJitteredUpBy20PercentAtMost() throws Exception {
-        CircuitBreaker breaker = breaker(config().openStateJitter(0.2).build(), () -> new FixedRandom(Math.nextDown(1.0)));
+        CircuitBreaker breaker =
+                breaker(config().openStateJitter(0.2).build(), () -> new FixedRandom(Math.nextDown(1.0)));
         calls(breaker, "FFFFF");
 
         assertThat(breaker.remainingOpenTime()).isBetween(Duration.ofMillis(5999), Duration.ofSeconds(6));
@@ -261,7 +274,8 @@ class CircuitBreakerTest {
 
     @Test
     void halfOpenAdmitsExactlyThePermittedNumberOfProbes() throws Exception {
-        CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(3).build());
+        CircuitBreaker breaker =
+                openBreaker(config().permittedNumberOfCallsInHalfOpenState(3).build());
         ticker.advance(WAIT);
 
         breaker.acquirePermission();
@@ -276,7 +290,8 @@ class CircuitBreakerTest {
 
     @Test
     void halfOpenClosesAfterThatManySuccesses() throws Exception {
-        CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(3).build());
+        CircuitBreaker breaker =
+                openBreaker(config().permittedNumberOfCallsInHalfOpenState(3).build());
         ticker.advance(WAIT);
         CircuitBreaker.Permit a = breaker.acquirePermission();
         CircuitBreaker.Permit b = breaker.acquirePermission();
@@ -285,7 +300,8 @@ class CircuitBreakerTest {
         a.onSuccess();
         b.onSuccess();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
-        assertThatThrownBy(breaker::acquirePermission).as("successes do not free probe slots")
+        assertThatThrownBy(breaker::acquirePermission)
+                .as("successes do not free probe slots")
                 .isInstanceOf(CircuitOpenException.class);
         c.onSuccess();
 
@@ -297,7 +313,8 @@ class CircuitBreakerTest {
 
     @Test
     void aProbeFailureReopensAndLaterProbeReportsAreIgnored() throws Exception {
-        CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(2).build());
+        CircuitBreaker breaker =
+                openBreaker(config().permittedNumberOfCallsInHalfOpenState(2).build());
         ticker.advance(WAIT);
         CircuitBreaker.Permit first = breaker.acquirePermission();
         CircuitBreaker.Permit second = breaker.acquirePermission();
@@ -321,21 +338,24 @@ class CircuitBreakerTest {
         ticker.advance(WAIT);
         breaker.acquirePermission().onSuccess();
         assertThat(breaker.state()).isEqualTo(CLOSED);
-        assertThat(listener.transitions()).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN",
-                "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
+        assertThat(listener.transitions())
+                .containsExactly(
+                        "CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
     }
 
     @Test
     void probesThatNeverReportCannotLeaveTheBreakerStuckHalfOpen() throws Exception {
         Duration maxHalfOpen = Duration.ofSeconds(30);
         CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(2)
-                .maxWaitDurationInHalfOpenState(maxHalfOpen).build());
+                .maxWaitDurationInHalfOpenState(maxHalfOpen)
+                .build());
         ticker.advance(WAIT);
         CircuitBreaker.Permit lost = breaker.acquirePermission();
         breaker.acquirePermission();
 
         ticker.advance(maxHalfOpen.minusNanos(1));
-        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission).remainingOpenTime())
+        assertThat(catchThrowableOfType(CircuitOpenException.class, breaker::acquirePermission)
+                        .remainingOpenTime())
                 .isZero();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
 
@@ -345,7 +365,9 @@ class CircuitBreakerTest {
         assertThat(breaker.state()).isEqualTo(OPEN);
         assertThat(e.remainingOpenTime()).isEqualTo(WAIT);
         lost.onSuccess();
-        assertThat(breaker.state()).as("a report from the given-up probe is stale").isEqualTo(OPEN);
+        assertThat(breaker.state())
+                .as("a report from the given-up probe is stale")
+                .isEqualTo(OPEN);
         ticker.advance(WAIT);
         breaker.acquirePermission();
         assertThat(breaker.state()).isEqualTo(HALF_OPEN);
@@ -374,7 +396,9 @@ class CircuitBreakerTest {
         breaker.acquirePermission().onNotAttempted();
         calls(breaker, "F");
 
-        assertThat(breaker.state()).as("the unsent call neither broke nor extended the run").isEqualTo(OPEN);
+        assertThat(breaker.state())
+                .as("the unsent call neither broke nor extended the run")
+                .isEqualTo(OPEN);
     }
 
     @Test
@@ -409,7 +433,8 @@ class CircuitBreakerTest {
 
     @Test
     void abandonedCallsAreIgnoredWhileClosed() throws Exception {
-        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(1).minimumNumberOfCalls(1).build());
+        CircuitBreaker breaker = breaker(
+                config().consecutiveFailureThreshold(1).minimumNumberOfCalls(1).build());
 
         calls(breaker, "AAAAAAAAAAAAAAAAAAAAAAAA");
 
@@ -418,7 +443,8 @@ class CircuitBreakerTest {
 
     @Test
     void ignoredAnswersNeverCountAsFailures() throws Exception {
-        CircuitBreaker breaker = breaker(config().consecutiveFailureThreshold(1).minimumNumberOfCalls(1).build());
+        CircuitBreaker breaker = breaker(
+                config().consecutiveFailureThreshold(1).minimumNumberOfCalls(1).build());
 
         calls(breaker, "I".repeat(100));
 
@@ -431,7 +457,9 @@ class CircuitBreakerTest {
         CircuitBreaker breaker = breaker(config().build());
 
         calls(breaker, "IIIIIIIIII" + "FSFS" + "IIII");
-        assertThat(breaker.state()).as("4 recorded calls, below the minimum of 5").isEqualTo(CLOSED);
+        assertThat(breaker.state())
+                .as("4 recorded calls, below the minimum of 5")
+                .isEqualTo(CLOSED);
         calls(breaker, "F");
 
         assertThat(breaker.state()).isEqualTo(OPEN);
@@ -449,7 +477,8 @@ class CircuitBreakerTest {
 
     @Test
     void theFirstReportOfAPermitWins() throws Exception {
-        CircuitBreaker breaker = breaker(config().minimumNumberOfCalls(2).failureRateThreshold(60).build());
+        CircuitBreaker breaker = breaker(
+                config().minimumNumberOfCalls(2).failureRateThreshold(60).build());
 
         CircuitBreaker.Permit permit = breaker.acquirePermission();
         permit.onSuccess();
@@ -469,7 +498,8 @@ class CircuitBreakerTest {
 
     @Test
     void permitsFromAnEarlierGenerationDoNotAffectTheCurrentState() throws Exception {
-        CircuitBreaker breaker = breaker(config().minimumNumberOfCalls(1).slidingWindowSize(1).build());
+        CircuitBreaker breaker =
+                breaker(config().minimumNumberOfCalls(1).slidingWindowSize(1).build());
         CircuitBreaker.Permit slowClosedCall = breaker.acquirePermission();
         CircuitBreaker.Permit anotherSlowCall = breaker.acquirePermission();
 
@@ -478,26 +508,32 @@ class CircuitBreakerTest {
         ticker.advance(Duration.ofSeconds(2));
         slowClosedCall.onFailure();
         assertThat(breaker.state()).isEqualTo(OPEN);
-        assertThat(breaker.remainingOpenTime()).as("a stale failure must not restart the open wait")
+        assertThat(breaker.remainingOpenTime())
+                .as("a stale failure must not restart the open wait")
                 .isEqualTo(Duration.ofSeconds(3));
 
         ticker.advance(Duration.ofSeconds(3));
         CircuitBreaker.Permit probe = breaker.acquirePermission();
         anotherSlowCall.onSuccess();
-        assertThat(breaker.state()).as("a stale success must not close a half-open breaker").isEqualTo(HALF_OPEN);
+        assertThat(breaker.state())
+                .as("a stale success must not close a half-open breaker")
+                .isEqualTo(HALF_OPEN);
 
         probe.onSuccess();
         assertThat(breaker.state()).isEqualTo(CLOSED);
         CircuitBreaker.Permit staleProbe = probe;
         staleProbe.onFailure();
         anotherSlowCall.onFailure();
-        assertThat(breaker.state()).as("stale failures must not open the new closed period").isEqualTo(CLOSED);
+        assertThat(breaker.state())
+                .as("stale failures must not open the new closed period")
+                .isEqualTo(CLOSED);
         assertThat(listener.transitions()).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
     }
 
     @Test
     void aProbeFromAnEarlierHalfOpenPeriodDoesNotCountInTheNextOne() throws Exception {
-        CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(2).build());
+        CircuitBreaker breaker =
+                openBreaker(config().permittedNumberOfCallsInHalfOpenState(2).build());
         ticker.advance(WAIT);
         CircuitBreaker.Permit slowProbe = breaker.acquirePermission();
         breaker.acquirePermission().onFailure();
@@ -512,7 +548,8 @@ class CircuitBreakerTest {
 
     @Test
     void aStaleClosedPermitDoesNotCountInTheNextClosedPeriod() throws Exception {
-        CircuitBreaker breaker = breaker(config().minimumNumberOfCalls(1).slidingWindowSize(1).build());
+        CircuitBreaker breaker =
+                breaker(config().minimumNumberOfCalls(1).slidingWindowSize(1).build());
         CircuitBreaker.Permit fromFirstClosedPeriod = breaker.acquirePermission();
         calls(breaker, "F");
         ticker.advance(WAIT);
@@ -534,15 +571,16 @@ class CircuitBreakerTest {
         ticker.advance(WAIT);
         calls(breaker, "S");
 
-        assertThat(listener.transitions()).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN",
-                "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
+        assertThat(listener.transitions())
+                .containsExactly(
+                        "CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
         assertThat(listener.dependencies()).containsOnly("api:443");
     }
 
     @Test
     void aFailingListenerDoesNotBreakTheBreaker() throws Exception {
-        CircuitBreaker breaker = new CircuitBreaker("api:443", config().build(), ticker, () -> new SplittableRandom(1),
-                new HttpClientListener() {
+        CircuitBreaker breaker = new CircuitBreaker(
+                "api:443", config().build(), ticker, () -> new SplittableRandom(1), new HttpClientListener() {
                     @Override
                     public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
                         throw new IllegalStateException("listener bug");
@@ -558,7 +596,8 @@ class CircuitBreakerTest {
 
     @Test
     void concurrentFailuresOpenTheBreakerOnce() throws Exception {
-        CircuitBreaker breaker = breaker(config().slidingWindowSize(100).minimumNumberOfCalls(100).build());
+        CircuitBreaker breaker = breaker(
+                config().slidingWindowSize(100).minimumNumberOfCalls(100).build());
         pool = Executors.newFixedThreadPool(8);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> done = new ArrayList<>();
@@ -590,7 +629,8 @@ class CircuitBreakerTest {
         pool = Executors.newFixedThreadPool(16);
         for (int round = 0; round < 20; round++) {
             listener.clear();
-            CircuitBreaker breaker = openBreaker(config().permittedNumberOfCallsInHalfOpenState(probes).build());
+            CircuitBreaker breaker = openBreaker(
+                    config().permittedNumberOfCallsInHalfOpenState(probes).build());
             ticker.advance(WAIT);
 
             CountDownLatch ready = new CountDownLatch(16);
@@ -628,15 +668,20 @@ class CircuitBreakerTest {
         BreakerConfig config = config().build();
         Supplier<RandomGenerator> random = () -> new SplittableRandom(1);
         assertThatThrownBy(() -> new CircuitBreaker(null, config, ticker, random, listener))
-                .isInstanceOf(NullPointerException.class).hasMessage("dependency");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("dependency");
         assertThatThrownBy(() -> new CircuitBreaker("d", null, ticker, random, listener))
-                .isInstanceOf(NullPointerException.class).hasMessage("config");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("config");
         assertThatThrownBy(() -> new CircuitBreaker("d", config, null, random, listener))
-                .isInstanceOf(NullPointerException.class).hasMessage("ticker");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("ticker");
         assertThatThrownBy(() -> new CircuitBreaker("d", config, ticker, null, listener))
-                .isInstanceOf(NullPointerException.class).hasMessage("random");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("random");
         assertThatThrownBy(() -> new CircuitBreaker("d", config, ticker, random, null))
-                .isInstanceOf(NullPointerException.class).hasMessage("listener");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("listener");
     }
 
     /** A random generator whose nextDouble is fixed, to hit the jitter's bounds exactly. */
@@ -703,7 +748,8 @@ class CircuitBreakerTest {
 
     @Test
     void slowFailuresCountTowardsBothRatesAndTheSlowRateAloneCanOpen() throws CircuitOpenException {
-        CircuitBreaker breaker = breaker(slowAboveOneSecond(40).failureRateThreshold(100).build());
+        CircuitBreaker breaker =
+                breaker(slowAboveOneSecond(40).failureRateThreshold(100).build());
 
         timedCalls(breaker, "F20", "S0", "S0", "F20", "S0");
 
@@ -712,10 +758,13 @@ class CircuitBreakerTest {
 
     @Test
     void slowCallsLeaveTheWindowAsItSlides() throws CircuitOpenException {
-        CircuitBreaker breaker = breaker(slowAboveOneSecond(50).slidingWindowSize(5).minimumNumberOfCalls(5).build());
+        CircuitBreaker breaker = breaker(slowAboveOneSecond(50)
+                .slidingWindowSize(5)
+                .minimumNumberOfCalls(5)
+                .build());
 
         timedCalls(breaker, "S20", "S20", "S0", "S0", "S0"); // 40 %
-        timedCalls(breaker, "S0", "S0", "S20");              // window: S0 S0 S0 S0 S20: 20 %
+        timedCalls(breaker, "S0", "S0", "S20"); // window: S0 S0 S0 S0 S20: 20 %
 
         assertThat(breaker.state()).isEqualTo(CLOSED);
     }
@@ -737,13 +786,15 @@ class CircuitBreakerTest {
 
     @Test
     void byDefaultOnlyCallsSlowerThanSixtySecondsAllOfThemOpen() throws CircuitOpenException {
-        CircuitBreaker breaker = breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
+        CircuitBreaker breaker =
+                breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
 
         timedCalls(breaker, "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60", "S60");
         assertThat(breaker.state()).isEqualTo(CLOSED); // exactly 60 s is not slow
         timedCalls(breaker, "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61");
         assertThat(breaker.state()).isEqualTo(CLOSED); // 9 of 19
-        CircuitBreaker allSlow = breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
+        CircuitBreaker allSlow =
+                breaker(BreakerConfig.builder().consecutiveFailureThreshold(0).build());
         timedCalls(allSlow, "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61", "S61");
         assertThat(allSlow.state()).isEqualTo(OPEN);
     }

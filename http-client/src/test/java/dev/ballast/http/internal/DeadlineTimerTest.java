@@ -73,7 +73,9 @@ class DeadlineTimerTest {
         DeadlineTimer.Timeout t = timeout("in flight", Duration.ofSeconds(1));
         timer.arm(t);
         timer.shutdown();
-        assertThat(timer.awaitTermination(TimeUnit.MILLISECONDS.toNanos(200))).as("still has work").isFalse();
+        assertThat(timer.awaitTermination(TimeUnit.MILLISECONDS.toNanos(200)))
+                .as("still has work")
+                .isFalse();
 
         ticker.advance(Duration.ofSeconds(1));
 
@@ -83,7 +85,9 @@ class DeadlineTimerTest {
 
     @Test
     void aTimerNeverArmedHasNoThread() {
-        assertThat(new DeadlineTimer(ticker).isTerminated()).as("not shut down yet").isFalse();
+        assertThat(new DeadlineTimer(ticker).isTerminated())
+                .as("not shut down yet")
+                .isFalse();
         DeadlineTimer idle = new DeadlineTimer(ticker);
         idle.shutdown();
         assertThat(idle.isTerminated()).isTrue();

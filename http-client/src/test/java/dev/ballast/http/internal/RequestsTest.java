@@ -26,18 +26,24 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RequestsTest {
 
     private static HttpRequest put(BodyPublisher body) {
-        return HttpRequest.newBuilder(URI.create("https://example.com/x")).PUT(body).build();
+        return HttpRequest.newBuilder(URI.create("https://example.com/x"))
+                .PUT(body)
+                .build();
     }
 
     @Test
     void bodyReplayableForBodiesTheJdkCanReEmit(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("body.txt"), "file body");
 
-        assertThat(Requests.bodyReplayable(HttpRequest.newBuilder(URI.create("https://example.com/")).build())).isTrue();
+        assertThat(Requests.bodyReplayable(HttpRequest.newBuilder(URI.create("https://example.com/"))
+                        .build()))
+                .isTrue();
         assertThat(Requests.bodyReplayable(put(BodyPublishers.noBody()))).isTrue();
         assertThat(Requests.bodyReplayable(put(BodyPublishers.ofString("s")))).isTrue();
-        assertThat(Requests.bodyReplayable(put(BodyPublishers.ofByteArray(new byte[] {1, 2, 3})))).isTrue();
-        assertThat(Requests.bodyReplayable(put(BodyPublishers.ofByteArray(new byte[] {1, 2, 3}, 1, 2)))).isTrue();
+        assertThat(Requests.bodyReplayable(put(BodyPublishers.ofByteArray(new byte[] {1, 2, 3}))))
+                .isTrue();
+        assertThat(Requests.bodyReplayable(put(BodyPublishers.ofByteArray(new byte[] {1, 2, 3}, 1, 2))))
+                .isTrue();
         assertThat(Requests.bodyReplayable(put(BodyPublishers.ofFile(file)))).isTrue();
     }
 
@@ -50,8 +56,10 @@ class RequestsTest {
         assertThat(Requests.bodyReplayable(put(stream))).isFalse();
         assertThat(Requests.bodyReplayable(put(adapted))).isFalse();
         assertThat(Requests.bodyReplayable(put(chunks))).isFalse();
-        assertThat(Requests.bodyReplayable(put(ReplayableBodyPublisher.of(chunks)))).isTrue();
-        assertThat(Requests.bodyReplayable(put(ReplayableBodyPublisher.ofSupplier(() -> stream, -1)))).isTrue();
+        assertThat(Requests.bodyReplayable(put(ReplayableBodyPublisher.of(chunks))))
+                .isTrue();
+        assertThat(Requests.bodyReplayable(put(ReplayableBodyPublisher.ofSupplier(() -> stream, -1))))
+                .isTrue();
     }
 
     @ParameterizedTest
@@ -62,16 +70,20 @@ class RequestsTest {
         "https://[::1]:8443/p, https://[::1]:8443"
     })
     void defaultDependencyIsSchemeHostPortWithDefaultPorts(String uri, String expected) {
-        assertThat(Requests.defaultDependency(HttpRequest.newBuilder(URI.create(uri)).build())).isEqualTo(expected);
+        assertThat(Requests.defaultDependency(
+                        HttpRequest.newBuilder(URI.create(uri)).build()))
+                .isEqualTo(expected);
     }
 
     @Test
     void loggablePathDropsQueryAndFragment() {
         HttpRequest request = HttpRequest.newBuilder(
-                URI.create("https://s3.example.com/bucket/key%20x?X-Amz-Signature=secret#frag")).build();
+                        URI.create("https://s3.example.com/bucket/key%20x?X-Amz-Signature=secret#frag"))
+                .build();
 
         assertThat(Requests.loggablePath(request)).isEqualTo("/bucket/key%20x");
-        assertThat(Requests.loggablePath(HttpRequest.newBuilder(URI.create("https://a.example")).build()))
+        assertThat(Requests.loggablePath(
+                        HttpRequest.newBuilder(URI.create("https://a.example")).build()))
                 .isEqualTo("/");
     }
 
@@ -79,8 +91,12 @@ class RequestsTest {
     void withHeaderCopiesEverythingAndSetsTheKey() {
         BodyPublisher body = BodyPublishers.ofString("b");
         HttpRequest original = HttpRequest.newBuilder(URI.create("https://example.com/orders"))
-                .POST(body).header("Authorization", "Bearer t").timeout(Duration.ofSeconds(7))
-                .expectContinue(true).version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+                .POST(body)
+                .header("Authorization", "Bearer t")
+                .timeout(Duration.ofSeconds(7))
+                .expectContinue(true)
+                .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                .build();
 
         HttpRequest copy = Requests.withHeader(original, "Idempotency-Key", "k-1");
 
@@ -97,10 +113,12 @@ class RequestsTest {
     @Test
     void replayableSupplierCreatesAFreshPublisherPerSubscription() {
         AtomicInteger created = new AtomicInteger();
-        ReplayableBodyPublisher body = ReplayableBodyPublisher.ofSupplier(() -> {
-            created.incrementAndGet();
-            return BodyPublishers.ofString("abc");
-        }, 3);
+        ReplayableBodyPublisher body = ReplayableBodyPublisher.ofSupplier(
+                () -> {
+                    created.incrementAndGet();
+                    return BodyPublishers.ofString("abc");
+                },
+                3);
         Flow.Subscriber<ByteBuffer> cancelling = new Flow.Subscriber<>() {
             @Override
             public void onSubscribe(Flow.Subscription subscription) {
@@ -108,16 +126,13 @@ class RequestsTest {
             }
 
             @Override
-            public void onNext(ByteBuffer item) {
-            }
+            public void onNext(ByteBuffer item) {}
 
             @Override
-            public void onError(Throwable throwable) {
-            }
+            public void onError(Throwable throwable) {}
 
             @Override
-            public void onComplete() {
-            }
+            public void onComplete() {}
         };
 
         body.subscribe(cancelling);

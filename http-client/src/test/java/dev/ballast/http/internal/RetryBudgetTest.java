@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.budget.RetryBudgetConfig;
-
+import dev.ballast.testkit.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +26,13 @@ class RetryBudgetTest {
     private final FakeTime ticker = new FakeTime();
 
     private RetryBudget budget(double ratio, int minRetriesPerSecond) {
-        return new RetryBudget(RetryBudgetConfig.builder().ratio(ratio).minRetriesPerSecond(minRetriesPerSecond).ttl(TTL)
-                .build(), ticker);
+        return new RetryBudget(
+                RetryBudgetConfig.builder()
+                        .ratio(ratio)
+                        .minRetriesPerSecond(minRetriesPerSecond)
+                        .ttl(TTL)
+                        .build(),
+                ticker);
     }
 
     private static int drain(RetryBudget budget) {
@@ -127,7 +131,9 @@ class RetryBudgetTest {
         assertThat(budget.tryAcquireRetry()).as("0.9 tokens are not a retry").isFalse();
 
         budget.recordFirstAttempt();
-        assertThat(budget.availableRetries()).as("ten deposits of 0.1 add up exactly").isEqualTo(1.0);
+        assertThat(budget.availableRetries())
+                .as("ten deposits of 0.1 add up exactly")
+                .isEqualTo(1.0);
         assertThat(budget.tryAcquireRetry()).isTrue();
         assertThat(budget.tryAcquireRetry()).isFalse();
     }
@@ -175,7 +181,9 @@ class RetryBudgetTest {
         assertThat(budget.tryAcquireRetry()).isFalse();
 
         ticker.advance(TTL.dividedBy(2));
-        assertThat(budget.tryAcquireRetry()).as("withdrawals still count after half the ttl").isFalse();
+        assertThat(budget.tryAcquireRetry())
+                .as("withdrawals still count after half the ttl")
+                .isFalse();
 
         ticker.advance(TTL.dividedBy(2));
         assertThat(budget.availableRetries()).isEqualTo(10.0);
@@ -207,7 +215,9 @@ class RetryBudgetTest {
         ticker.advance(Duration.ofSeconds(1));
         firstAttempts(budget, 3);
 
-        assertThat(budget.availableRetries()).as("3 new tokens minus 2 retries still in the window").isEqualTo(1.0);
+        assertThat(budget.availableRetries())
+                .as("3 new tokens minus 2 retries still in the window")
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -272,16 +282,26 @@ class RetryBudgetTest {
         assertThat(RetryBudgetConfig.disabled().toBuilder().build()).isEqualTo(defaults);
 
         assertThatThrownBy(() -> RetryBudgetConfig.builder().ratio(-0.1).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("ratio must be >= 0 and <= 1000.0 but was -0.1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ratio must be >= 0 and <= 1000.0 but was -0.1");
         assertThatThrownBy(() -> RetryBudgetConfig.builder().ratio(Double.NaN).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RetryBudgetConfig.builder().minRetriesPerSecond(-1).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("minRetriesPerSecond must be >= 0 but was -1");
-        assertThatThrownBy(() -> RetryBudgetConfig.builder().ttl(Duration.ofMillis(999)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be >= PT1S and <= PT1M");
-        assertThatThrownBy(() -> RetryBudgetConfig.builder().ttl(Duration.ofSeconds(61)).build())
+        assertThatThrownBy(() ->
+                        RetryBudgetConfig.builder().minRetriesPerSecond(-1).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minRetriesPerSecond must be >= 0 but was -1");
+        assertThatThrownBy(() ->
+                        RetryBudgetConfig.builder().ttl(Duration.ofMillis(999)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ttl must be >= PT1S and <= PT1M");
+        assertThatThrownBy(() ->
+                        RetryBudgetConfig.builder().ttl(Duration.ofSeconds(61)).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RetryBudget(null, ticker)).isInstanceOf(NullPointerException.class).hasMessage("config");
-        assertThatThrownBy(() -> new RetryBudget(defaults, null)).isInstanceOf(NullPointerException.class).hasMessage("ticker");
+        assertThatThrownBy(() -> new RetryBudget(null, ticker))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("config");
+        assertThatThrownBy(() -> new RetryBudget(defaults, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("ticker");
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
-import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
@@ -12,6 +11,8 @@ import dev.ballast.http.classify.ResponseClassifier;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
@@ -26,7 +27,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,33 +37,57 @@ class RetryDeciderTest {
     private static final Duration BACKOFF = Duration.ofMillis(200);
     private final FakeTime ticker = new FakeTime();
     private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
-    private final RetryDecider decider = new RetryDecider(ResponseClassifier.ofDefaults(),
-            RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofSeconds(30))
-                    .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE)).build(),
-            clock, () -> new SplittableRandom(1));
+    private final RetryDecider decider = new RetryDecider(
+            ResponseClassifier.ofDefaults(),
+            RetryConfig.builder()
+                    .maxAttempts(3)
+                    .maxRetryAfter(Duration.ofSeconds(30))
+                    .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE))
+                    .build(),
+            clock,
+            () -> new SplittableRandom(1));
 
     private Call call(String method, boolean keyed, boolean replayable, Duration total, RetryBudgetConfig budget) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/x?secret=1"))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build();
-        Dependency dependency = new Dependency("https://api.example.com:443",
-                new CircuitBreaker("d", BreakerConfig.ofDefaults(), ticker, () -> new SplittableRandom(1),
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build();
+        Dependency dependency = new Dependency(
+                "https://api.example.com:443",
+                new CircuitBreaker(
+                        "d",
+                        BreakerConfig.ofDefaults(),
+                        ticker,
+                        () -> new SplittableRandom(1),
                         HttpClientListener.NONE),
-                new Bulkhead("d", BulkheadConfig.ofDefaults()), 64, new RetryBudget(budget, ticker),
-                new AtomicInteger(), new AtomicLong(), new LongAdder(), new LongAdder(), null, null);
+                new Bulkhead("d", BulkheadConfig.ofDefaults()),
+                64,
+                new RetryBudget(budget, ticker),
+                new AtomicInteger(),
+                new AtomicLong(),
+                new LongAdder(),
+                new LongAdder(),
+                null,
+                null);
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
-        return new Call(dependency, request, idempotentOrKeyed, keyed, replayable, false, 0,
-                Deadline.after(ticker, ticker.read(), total), 3, 1) {
+        return new Call(
+                dependency,
+                request,
+                idempotentOrKeyed,
+                keyed,
+                replayable,
+                false,
+                0,
+                Deadline.after(ticker, ticker.read(), total),
+                3,
+                1) {
             @Override
-            void onStop() {
-            }
+            void onStop() {}
 
             @Override
-            void abort(IOException failure) {
-            }
+            void abort(IOException failure) {}
 
             @Override
-            void attemptTimedOut(Attempt<?> attempt) {
-            }
+            void attemptTimedOut(Attempt<?> attempt) {}
         };
     }
 
@@ -72,7 +96,8 @@ class RetryDeciderTest {
     }
 
     private static HttpHeaders headers(String... nameValue) {
-        return nameValue.length == 0 ? HttpHeaders.of(Map.of(), (a, b) -> true)
+        return nameValue.length == 0
+                ? HttpHeaders.of(Map.of(), (a, b) -> true)
                 : HttpHeaders.of(Map.of(nameValue[0], List.of(nameValue[1])), (a, b) -> true);
     }
 
@@ -126,13 +151,19 @@ class RetryDeciderTest {
 
     @Test
     void retryAfterIsAFloorUnderTheBackoffInBothForms() {
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2")).delayNanos())
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "2"))
+                        .delayNanos())
                 .isEqualTo(Duration.ofSeconds(2).toNanos());
-        assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT")).delayNanos())
+        assertThat(decider.onResponse(get(), 1, 503, headers("Retry-After", "Thu, 01 Jan 2026 00:00:05 GMT"))
+                        .delayNanos())
                 .isEqualTo(Duration.ofSeconds(5).toNanos());
         // shorter than our backoff, zero, or garbage: our backoff stands
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "0")).delayNanos()).isEqualTo(BACKOFF.toNanos());
-        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "soon")).delayNanos()).isEqualTo(BACKOFF.toNanos());
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "0"))
+                        .delayNanos())
+                .isEqualTo(BACKOFF.toNanos());
+        assertThat(decider.onResponse(get(), 1, 429, headers("Retry-After", "soon"))
+                        .delayNanos())
+                .isEqualTo(BACKOFF.toNanos());
     }
 
     @Test
@@ -155,7 +186,8 @@ class RetryDeciderTest {
 
     @Test
     void emptyRetryBudgetGivesUp() {
-        RetryBudgetConfig tiny = RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
+        RetryBudgetConfig tiny =
+                RetryBudgetConfig.builder().ratio(0.1).minRetriesPerSecond(0).build();
         Call call = call("GET", false, true, Duration.ofSeconds(30), tiny);
 
         AttemptOutcome o = decider.onResponse(call, 1, 503, headers());

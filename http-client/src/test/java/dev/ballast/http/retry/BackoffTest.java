@@ -24,8 +24,10 @@ class BackoffTest {
 
     /** Retry numbers 1..64 and a few huge ones. */
     private static int[] retryNumbers() {
-        return IntStream.concat(IntStream.rangeClosed(1, 64),
-                IntStream.of(65, 1_000, 1 << 20, Integer.MAX_VALUE - 1, Integer.MAX_VALUE)).toArray();
+        return IntStream.concat(
+                        IntStream.rangeClosed(1, 64),
+                        IntStream.of(65, 1_000, 1 << 20, Integer.MAX_VALUE - 1, Integer.MAX_VALUE))
+                .toArray();
     }
 
     /** {@code min(cap, base * 2^(n-1))} computed exactly, independently of the code under test. */
@@ -38,7 +40,8 @@ class BackoffTest {
     }
 
     static Stream<Backoff> shapes() {
-        return Stream.of(Backoff.exponential(BASE, CAP, Jitter.NONE),
+        return Stream.of(
+                Backoff.exponential(BASE, CAP, Jitter.NONE),
                 Backoff.exponential(Duration.ofNanos(1), Backoff.MAX_CAP, Jitter.NONE),
                 Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE),
                 Backoff.exponential(Duration.ofNanos(3), Duration.ofDays(365), Jitter.NONE));
@@ -57,7 +60,10 @@ class BackoffTest {
                     long nanos = delay.toNanos();
                     long exponential = exponentialNanos(backoff.base(), backoff.cap(), n);
 
-                    assertThat(delay).as("n=%d %s", n, backoff).isGreaterThanOrEqualTo(Duration.ZERO).isLessThanOrEqualTo(backoff.cap());
+                    assertThat(delay)
+                            .as("n=%d %s", n, backoff)
+                            .isGreaterThanOrEqualTo(Duration.ZERO)
+                            .isLessThanOrEqualTo(backoff.cap());
                     switch (jitter) {
                         case NONE -> assertThat(nanos).isEqualTo(exponential);
                         case FULL -> assertThat(nanos).isBetween(0L, exponential);
@@ -65,9 +71,13 @@ class BackoffTest {
                         case DECORRELATED -> {
                             long floor = backoff.base().toNanos();
                             long previousOrBase = Math.max(floor, previous.toNanos());
-                            long ceiling = BigInteger.valueOf(previousOrBase).multiply(BigInteger.valueOf(3))
-                                    .min(BigInteger.valueOf(backoff.cap().toNanos())).longValueExact();
-                            assertThat(nanos).as("n=%d previous=%s", n, previous).isBetween(floor, ceiling);
+                            long ceiling = BigInteger.valueOf(previousOrBase)
+                                    .multiply(BigInteger.valueOf(3))
+                                    .min(BigInteger.valueOf(backoff.cap().toNanos()))
+                                    .longValueExact();
+                            assertThat(nanos)
+                                    .as("n=%d previous=%s", n, previous)
+                                    .isBetween(floor, ceiling);
                         }
                     }
                     previous = delay;
@@ -124,7 +134,8 @@ class BackoffTest {
         LongSummaryStatistics afterTwoSeconds = new LongSummaryStatistics();
         for (int i = 0; i < 1_000; i++) {
             first.accept(backoff.delay(1, Duration.ZERO, random).toNanos());
-            afterTwoSeconds.accept(backoff.delay(1, Duration.ofSeconds(2), random).toNanos());
+            afterTwoSeconds.accept(
+                    backoff.delay(1, Duration.ofSeconds(2), random).toNanos());
         }
 
         assertThat(first.getMax()).isLessThanOrEqualTo(Duration.ofMillis(300).toNanos());
@@ -157,7 +168,8 @@ class BackoffTest {
         assertThat(backoff.base()).isEqualTo(BASE);
         assertThat(backoff.cap()).isEqualTo(CAP);
         assertThat(backoff.jitter()).isEqualTo(Jitter.EQUAL);
-        assertThat(backoff).isEqualTo(Backoff.exponential(BASE, CAP, Jitter.EQUAL))
+        assertThat(backoff)
+                .isEqualTo(Backoff.exponential(BASE, CAP, Jitter.EQUAL))
                 .hasSameHashCodeAs(Backoff.exponential(BASE, CAP, Jitter.EQUAL))
                 .isNotEqualTo(Backoff.exponential(BASE, CAP, Jitter.FULL));
         assertThat(backoff.toString()).contains("PT0.1S", "PT10S", "EQUAL");
@@ -166,26 +178,34 @@ class BackoffTest {
     @Test
     void badArgumentsAreRejected() {
         assertThatThrownBy(() -> Backoff.exponential(Duration.ZERO, CAP, Jitter.FULL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("base must be > 0 but was PT0S");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("base must be > 0 but was PT0S");
         assertThatThrownBy(() -> Backoff.exponential(Duration.ofMillis(-1), CAP, Jitter.FULL))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Backoff.exponential(CAP, BASE, Jitter.FULL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cap must be >= base");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cap must be >= base");
         assertThatThrownBy(() -> Backoff.exponential(BASE, Backoff.MAX_CAP.plusNanos(1), Jitter.FULL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cap must be <=");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cap must be <=");
         assertThatThrownBy(() -> Backoff.exponential(BASE, CAP, null))
-                .isInstanceOf(NullPointerException.class).hasMessage("jitter");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("jitter");
 
         Backoff backoff = Backoff.exponential(BASE, CAP, Jitter.FULL);
         RandomGenerator random = new SplittableRandom(1);
         assertThatThrownBy(() -> backoff.delay(0, Duration.ZERO, random))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("retryNumber must be >= 1 but was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("retryNumber must be >= 1 but was 0");
         assertThatThrownBy(() -> backoff.delay(1, Duration.ofMillis(-1), random))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("previousDelay must be >= 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("previousDelay must be >= 0");
         assertThatThrownBy(() -> backoff.delay(1, null, random))
-                .isInstanceOf(NullPointerException.class).hasMessage("previousDelay");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("previousDelay");
         assertThatThrownBy(() -> backoff.delay(1, Duration.ZERO, null))
-                .isInstanceOf(NullPointerException.class).hasMessage("random");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("random");
     }
 
     /** Proves that {@link Jitter#NONE} draws no randomness. */

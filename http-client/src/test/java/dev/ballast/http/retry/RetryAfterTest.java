@@ -53,7 +53,9 @@ class RetryAfterTest {
                 // obsolete RFC 850 form
                 row("Sunday, 29-Nov-26 12:02:00 GMT", Duration.ofSeconds(120)),
                 row("Sunday, 06-Nov-94 08:49:37 GMT", null),
-                row("Friday, 01-Jan-76 00:00:00 GMT", Duration.between(CLOCK.instant(), Instant.parse("2076-01-01T00:00:00Z"))),
+                row(
+                        "Friday, 01-Jan-76 00:00:00 GMT",
+                        Duration.between(CLOCK.instant(), Instant.parse("2076-01-01T00:00:00Z"))),
                 row("Tuesday, 01-Jan-77 00:00:00 GMT", null),
                 // obsolete asctime form
                 row("Sun Nov 29 12:02:00 2026", Duration.ofSeconds(120)),
@@ -83,7 +85,8 @@ class RetryAfterTest {
     @Test
     void absentHeaderMeansNoWait() {
         assertThat(RetryAfter.parse(null, CLOCK)).isEmpty();
-        assertThat(RetryAfter.from(HttpHeaders.of(Map.of(), (n, v) -> true), CLOCK)).isEmpty();
+        assertThat(RetryAfter.from(HttpHeaders.of(Map.of(), (n, v) -> true), CLOCK))
+                .isEmpty();
     }
 
     @Test
@@ -102,7 +105,11 @@ class RetryAfterTest {
 
     @Test
     void theClockIsRequired() {
-        assertThatThrownBy(() -> RetryAfter.parse("1", null)).isInstanceOf(NullPointerException.class).hasMessage("clock");
-        assertThatThrownBy(() -> RetryAfter.from(null, CLOCK)).isInstanceOf(NullPointerException.class).hasMessage("headers");
+        assertThatThrownBy(() -> RetryAfter.parse("1", null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("clock");
+        assertThatThrownBy(() -> RetryAfter.from(null, CLOCK))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("headers");
     }
 }

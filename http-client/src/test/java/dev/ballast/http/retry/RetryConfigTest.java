@@ -15,7 +15,8 @@ class RetryConfigTest {
         RetryConfig config = RetryConfig.ofDefaults();
 
         assertThat(config.maxAttempts()).isEqualTo(3).isEqualTo(RetryConfig.DEFAULT_MAX_ATTEMPTS);
-        assertThat(config.backoff()).isEqualTo(Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(10), Jitter.FULL));
+        assertThat(config.backoff())
+                .isEqualTo(Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(10), Jitter.FULL));
         assertThat(config.maxRetryAfter()).isEqualTo(Duration.ofSeconds(30));
         assertThat(RetryConfig.builder().build()).isEqualTo(config);
     }
@@ -23,7 +24,11 @@ class RetryConfigTest {
     @Test
     void builderAndToBuilderCarryEveryOption() {
         Backoff backoff = Backoff.exponential(Duration.ofMillis(5), Duration.ofSeconds(1), Jitter.DECORRELATED);
-        RetryConfig config = RetryConfig.builder().maxAttempts(1).backoff(backoff).maxRetryAfter(Duration.ZERO).build();
+        RetryConfig config = RetryConfig.builder()
+                .maxAttempts(1)
+                .backoff(backoff)
+                .maxRetryAfter(Duration.ZERO)
+                .build();
 
         assertThat(config.maxAttempts()).isEqualTo(1);
         assertThat(config.backoff()).isEqualTo(backoff);
@@ -39,10 +44,15 @@ class RetryConfigTest {
     @Test
     void invalidOptionsAreRejectedWithWhatWouldBeAccepted() {
         assertThatThrownBy(() -> RetryConfig.builder().maxAttempts(0).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be >= 1 but was 0");
-        assertThatThrownBy(() -> RetryConfig.builder().maxRetryAfter(Duration.ofSeconds(-1)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxRetryAfter must be >= 0 but was PT-1S");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxAttempts must be >= 1 but was 0");
+        assertThatThrownBy(() -> RetryConfig.builder()
+                        .maxRetryAfter(Duration.ofSeconds(-1))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxRetryAfter must be >= 0 but was PT-1S");
         assertThatThrownBy(() -> RetryConfig.builder().backoff(null))
-                .isInstanceOf(NullPointerException.class).hasMessage("backoff");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("backoff");
     }
 }

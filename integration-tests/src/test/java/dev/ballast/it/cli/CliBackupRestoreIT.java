@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
-import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.S3MockServer;
 import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,143 +35,180 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
 class CliBackupRestoreIT {
-  @TempDir
-  static Path base;
+    @TempDir
+    static Path base;
 
-  /** The bucket the S3 runs use. */
-  static final String BUCKET = "cli-it";
+    /** The bucket the S3 runs use. */
+    static final String BUCKET = "cli-it";
 
-  static Run ballast(StoreKind store, String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(store.args(base.resolve("data"), BUCKET));
-    return CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
-  }
-
-  static Path generateTree(Path root) throws IOException {
-    Random random = new Random(42);
-    Files.createDirectories(root.resolve("nested/deeper/deepest"));
-    Files.writeString(root.resolve("nested/deeper/deepest/leaf.txt"), "leaf");
-    Files.write(root.resolve("empty.bin"), new byte[0]);
-    Files.writeString(root.resolve("name with spaces.txt"), "spaces");
-    Files.createDirectories(root.resolve("ünïcødé"));
-    Files.writeString(root.resolve("ünïcødé/日本語 ✓.txt"), "unicode", StandardCharsets.UTF_8);
-    Files.writeString(root.resolve("a+b=c.txt"), "plus");
-    for (int i = 0; i < 5; i++) {
-      byte[] small = new byte[1000 + i * 777];
-      random.nextBytes(small);
-      Files.write(root.resolve("nested/small-" + i + ".dat"), small);
-    }
-    byte[] big = new byte[20 * 1024 * 1024];
-    random.nextBytes(big);
-    Files.write(root.resolve("nested/twenty-mib.bin"), big);
-    return root;
-  }
-
-  @org.junit.jupiter.api.Test
-  void commandsThatReadNeverCreateTheBucketNorWriteToIt() throws Exception {
-    String bucket = "never-created-by-a-read";
-    for (String[] args : new String[][] {{"list"}, {"versions", "x/y"}, {"verify", "x"},
-        {"restore", "x", base.resolve("never").toString()}}) {
-      List<String> all = new ArrayList<>(List.of(args));
-      all.addAll(List.of("--endpoint", S3MockServer.endpoint().toString(), "--bucket", bucket, "--access-key",
-          "ballast", "--secret-key", "ballast"));
-      Run run = CliHarness.run(base.resolve("home"), p -> { }, all.toArray(String[]::new));
-      assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(ExitCodes.NOT_FOUND);
-      assertThat(run.err()).as(String.join(" ", args)).contains("There is no such bucket at the S3 endpoint")
-          .contains("bucket '" + bucket + "'").contains("check --bucket");
-    }
-    var head = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-        S3MockServer.endpoint().resolve("/" + bucket)).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
-        .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
-    assertThat(head.statusCode()).as("HEAD of the bucket").isEqualTo(404);
-  }
-
-  @ParameterizedTest
-  @EnumSource(StoreKind.class)
-  void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(StoreKind store) throws IOException {
-    Path source = generateTree(base.resolve("tree-" + store));
-    String name = "tree-" + store;
-    Map<String, String> expected = CliHarness.hashes(source);
-    assertThat(expected).hasSize(11).containsKey("nested/twenty-mib.bin").containsKey("empty.bin");
-
-    Run first = ballast(store, "backup", source.toString());
-    assertThat(first.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(first.out()).contains("Backup '" + name + "' complete: 11 files stored, 0 unchanged");
-
-    Path target = base.resolve("restored-" + store);
-    Run restore = ballast(store, "restore", name, target.toString());
-    assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
-    assertThat(CliHarness.hashes(target)).isEqualTo(expected);
-
-    Run second = ballast(store, "backup", source.toString());
-    assertThat(second.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(second.out()).contains("Nothing to upload: all 11 files are unchanged")
-        .contains("0 files stored, 11 unchanged");
-    try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
-      ObjectStore objects = facade.objects();
-      assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
-      assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
-      assertThat(objects.versions(name + "/.ballast-manifest.json")).hasSize(2);
+    static Run ballast(StoreKind store, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(store.args(base.resolve("data"), BUCKET));
+        return CliHarness.run(base.resolve("home"), p -> {}, all.toArray(String[]::new));
     }
 
-    Run list = ballast(store, "list");
-    assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(list.out()).contains(name).contains("11 files");
-    Run verify = ballast(store, "verify", name);
-    assertThat(verify.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(verify.out()).contains("11 of 11 files verified");
-    Run versions = ballast(store, "versions", name + "/a+b=c.txt");
-    assertThat(versions.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(versions.out()).contains("4 B");
-  }
+    static Path generateTree(Path root) throws IOException {
+        Random random = new Random(42);
+        Files.createDirectories(root.resolve("nested/deeper/deepest"));
+        Files.writeString(root.resolve("nested/deeper/deepest/leaf.txt"), "leaf");
+        Files.write(root.resolve("empty.bin"), new byte[0]);
+        Files.writeString(root.resolve("name with spaces.txt"), "spaces");
+        Files.createDirectories(root.resolve("ünïcødé"));
+        Files.writeString(root.resolve("ünïcødé/日本語 ✓.txt"), "unicode", StandardCharsets.UTF_8);
+        Files.writeString(root.resolve("a+b=c.txt"), "plus");
+        for (int i = 0; i < 5; i++) {
+            byte[] small = new byte[1000 + i * 777];
+            random.nextBytes(small);
+            Files.write(root.resolve("nested/small-" + i + ".dat"), small);
+        }
+        byte[] big = new byte[20 * 1024 * 1024];
+        random.nextBytes(big);
+        Files.write(root.resolve("nested/twenty-mib.bin"), big);
+        return root;
+    }
 
-  @ParameterizedTest
-  @EnumSource(StoreKind.class)
-  void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(StoreKind store) throws IOException {
-    Path target = Files.createDirectories(base.resolve("victim-" + store + "/target"));
-    try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
-      ObjectStore objects = facade.objects();
-      ObjectVersion payload = objects.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
-      String manifest = """
+    @org.junit.jupiter.api.Test
+    void commandsThatReadNeverCreateTheBucketNorWriteToIt() throws Exception {
+        String bucket = "never-created-by-a-read";
+        for (String[] args : new String[][] {
+            {"list"},
+            {"versions", "x/y"},
+            {"verify", "x"},
+            {"restore", "x", base.resolve("never").toString()}
+        }) {
+            List<String> all = new ArrayList<>(List.of(args));
+            all.addAll(List.of(
+                    "--endpoint",
+                    S3MockServer.endpoint().toString(),
+                    "--bucket",
+                    bucket,
+                    "--access-key",
+                    "ballast",
+                    "--secret-key",
+                    "ballast"));
+            Run run = CliHarness.run(base.resolve("home"), p -> {}, all.toArray(String[]::new));
+            assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(ExitCodes.NOT_FOUND);
+            assertThat(run.err())
+                    .as(String.join(" ", args))
+                    .contains("There is no such bucket at the S3 endpoint")
+                    .contains("bucket '" + bucket + "'")
+                    .contains("check --bucket");
+        }
+        var head = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        S3MockServer.endpoint().resolve("/" + bucket))
+                                .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+        assertThat(head.statusCode()).as("HEAD of the bucket").isEqualTo(404);
+    }
+
+    @ParameterizedTest
+    @EnumSource(StoreKind.class)
+    void backsUpAndRestoresATreeByteIdenticalAndASecondBackupUploadsNothing(StoreKind store) throws IOException {
+        Path source = generateTree(base.resolve("tree-" + store));
+        String name = "tree-" + store;
+        Map<String, String> expected = CliHarness.hashes(source);
+        assertThat(expected).hasSize(11).containsKey("nested/twenty-mib.bin").containsKey("empty.bin");
+
+        Run first = ballast(store, "backup", source.toString());
+        assertThat(first.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(first.out()).contains("Backup '" + name + "' complete: 11 files stored, 0 unchanged");
+
+        Path target = base.resolve("restored-" + store);
+        Run restore = ballast(store, "restore", name, target.toString());
+        assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
+        assertThat(CliHarness.hashes(target)).isEqualTo(expected);
+
+        Run second = ballast(store, "backup", source.toString());
+        assertThat(second.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(second.out())
+                .contains("Nothing to upload: all 11 files are unchanged")
+                .contains("0 files stored, 11 unchanged");
+        try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
+            ObjectStore objects = facade.objects();
+            assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
+            assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
+            assertThat(objects.versions(name + "/.ballast-manifest.json")).hasSize(2);
+        }
+
+        Run list = ballast(store, "list");
+        assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(list.out()).contains(name).contains("11 files");
+        Run verify = ballast(store, "verify", name);
+        assertThat(verify.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(verify.out()).contains("11 of 11 files verified");
+        Run versions = ballast(store, "versions", name + "/a+b=c.txt");
+        assertThat(versions.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(versions.out()).contains("4 B");
+    }
+
+    @ParameterizedTest
+    @EnumSource(StoreKind.class)
+    void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(StoreKind store) throws IOException {
+        Path target = Files.createDirectories(base.resolve("victim-" + store + "/target"));
+        try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
+            ObjectStore objects = facade.objects();
+            ObjectVersion payload =
+                    objects.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
+            String manifest = """
           {"formatVersion": 1, "name": "evil", "createdAt": "2026-11-29T10:15:30Z", "complete": true,
            "files": [{"path": "../x", "size": 5, "sha256": "%s", "versionId": "%s",
                       "mtime": "2026-11-29T10:15:30Z"}]}
           """.formatted(payload.sha256(), payload.versionId());
-      objects.put("evil/.ballast-manifest.json", ObjectContent.ofBytes(manifest.getBytes(StandardCharsets.UTF_8)));
+            objects.put(
+                    "evil/.ballast-manifest.json", ObjectContent.ofBytes(manifest.getBytes(StandardCharsets.UTF_8)));
+        }
+
+        Run run = ballast(store, "restore", "evil", target.toString());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(run.err()).contains("'../x'").contains("refused").doesNotContain("\tat ");
+        assertThat(base.resolve("victim-" + store + "/x")).doesNotExist();
+        try (Stream<Path> files = Files.list(target)) {
+            assertThat(files).isEmpty();
+        }
     }
 
-    Run run = ballast(store, "restore", "evil", target.toString());
-    assertThat(run.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
-    assertThat(run.err()).contains("'../x'").contains("refused").doesNotContain("\tat ");
-    assertThat(base.resolve("victim-" + store + "/x")).doesNotExist();
-    try (Stream<Path> files = Files.list(target)) {
-      assertThat(files).isEmpty();
+    /**
+     * Names S3 accepts and Linux file systems allow, that the earlier embedded server refused (a
+     * backslash) or that are easy to mangle: each restores under its own name, byte-identical.
+     */
+    @Test
+    void oddFileNamesRestoreUnderTheirOwnNamesFromTheLocalStore() throws IOException {
+        Path source = Files.createDirectories(base.resolve("odd"));
+        List<String> names = List.of(
+                "a\\b.txt",
+                "back\\\\slashes\\",
+                " leading space",
+                "trailing space ",
+                "-dash",
+                "100% #hash? &amp=;",
+                "x y+z",
+                "tab\u00a0nbsp",
+                "café",
+                "cafe\u0301",
+                "emoji \ud83d\ude00",
+                "*star*",
+                "quote\"and'apostrophe",
+                "ends.with.dot.",
+                "n".repeat(255));
+        for (String n : names) {
+            Files.writeString(source.resolve(n), "content of " + n, StandardCharsets.UTF_8);
+        }
+        Files.createDirectories(source.resolve("dir\\with\\backslashes"));
+        Files.writeString(source.resolve("dir\\with\\backslashes/inside"), "inside");
+        Map<String, String> expected = CliHarness.hashes(source);
+
+        Run backup = ballast(StoreKind.LOCAL, "backup", source.toString());
+        Run restore = ballast(
+                StoreKind.LOCAL, "restore", "odd", base.resolve("odd-restored").toString());
+
+        assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(base.resolve("odd-restored")))
+                .isEqualTo(expected)
+                .hasSize(names.size() + 1);
     }
-  }
-
-  /**
-   * Names S3 accepts and Linux file systems allow, that the earlier embedded server refused (a
-   * backslash) or that are easy to mangle: each restores under its own name, byte-identical.
-   */
-  @Test
-  void oddFileNamesRestoreUnderTheirOwnNamesFromTheLocalStore() throws IOException {
-    Path source = Files.createDirectories(base.resolve("odd"));
-    List<String> names = List.of("a\\b.txt", "back\\\\slashes\\", " leading space", "trailing space ", "-dash",
-        "100% #hash? &amp=;", "x y+z", "tab\u00a0nbsp", "café", "cafe\u0301", "emoji \ud83d\ude00", "*star*",
-        "quote\"and'apostrophe", "ends.with.dot.", "n".repeat(255));
-    for (String n : names) {
-      Files.writeString(source.resolve(n), "content of " + n, StandardCharsets.UTF_8);
-    }
-    Files.createDirectories(source.resolve("dir\\with\\backslashes"));
-    Files.writeString(source.resolve("dir\\with\\backslashes/inside"), "inside");
-    Map<String, String> expected = CliHarness.hashes(source);
-
-    Run backup = ballast(StoreKind.LOCAL, "backup", source.toString());
-    Run restore = ballast(StoreKind.LOCAL, "restore", "odd", base.resolve("odd-restored").toString());
-
-    assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(CliHarness.hashes(base.resolve("odd-restored"))).isEqualTo(expected).hasSize(names.size() + 1);
-  }
 }

@@ -35,70 +35,96 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
 class CliEndpointDiesIT {
-  static final int FILES = 12;
-  static final int STOP_AFTER = 3;
+    static final int FILES = 12;
+    static final int STOP_AFTER = 3;
 
-  @TempDir
-  Path base;
+    @TempDir
+    Path base;
 
-  @Test
-  void endpointDyingMidBackupEndsWithAClearMessageAndNoCompleteManifest() throws IOException {
-    Path source = Files.createDirectories(base.resolve("src"));
-    Random random = new Random(7);
-    for (int i = 0; i < FILES; i++) {
-      byte[] bytes = new byte[256 * 1024];
-      random.nextBytes(bytes);
-      Files.write(source.resolve(String.format("file-%02d.bin", i)), bytes);
-    }
-    Map<String, String> expected = CliHarness.hashes(source);
-    Path dataDir = base.resolve("data");
-
-    S3MockServer server = S3MockServer.start(dataDir.resolve("s3"));
-    List<String> reportedStored = new ArrayList<>();
-    Run run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> CliHarness.run(base.resolve("home"),
-        path -> {
-          reportedStored.add(path);
-          if (reportedStored.size() == STOP_AFTER) {
-            server.close();
-          }
-        },
-        "backup", source.toString(), "--name", "dying", "--endpoint", server.uri().toString(),
-        "--access-key", "ballast", "--secret-key", "ballast", "--transfers", "1", "--timeout", "3s"));
-
-    assertThat(run.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
-    assertThat(reportedStored).hasSize(STOP_AFTER);
-    assertThat(run.err())
-        .contains("Backup 'dying' did not complete because")
-        .contains("became unavailable")
-        .contains(STOP_AFTER + " files stored and confirmed, " + (FILES - STOP_AFTER) + " not stored")
-        .doesNotContain("\tat ");
-    for (String path : expected.keySet()) {
-      if (!reportedStored.contains(path)) {
-        assertThat(run.err()).contains("Not stored: " + path);
-      }
-    }
-
-    try (S3MockServer again = S3MockServer.start(dataDir.resolve("s3"));
-        StorageFacade facade = CliHarness.facade(again.uri(), "ballast-backups")) {
-      ObjectStore store = facade.objects();
-      for (VersionEntry v : store.versions("dying/.ballast-manifest.json")) {
-        if (!v.deleteMarker()) {
-          try (ObjectRead read = store.get("dying/.ballast-manifest.json",
-              dev.ballast.storage.object.ReadOptions.version(v.versionId()))) {
-            assertThat(new String(read.readAllBytes(), StandardCharsets.UTF_8)).contains("\"complete\":false");
-          }
+    @Test
+    void endpointDyingMidBackupEndsWithAClearMessageAndNoCompleteManifest() throws IOException {
+        Path source = Files.createDirectories(base.resolve("src"));
+        Random random = new Random(7);
+        for (int i = 0; i < FILES; i++) {
+            byte[] bytes = new byte[256 * 1024];
+            random.nextBytes(bytes);
+            Files.write(source.resolve(String.format("file-%02d.bin", i)), bytes);
         }
-      }
-      for (String path : reportedStored) {
-        try (ObjectRead read = store.get("dying/" + path)) {
-          assertThat(CliHarness.sha256(read.stream())).isEqualTo(expected.get(path));
+        Map<String, String> expected = CliHarness.hashes(source);
+        Path dataDir = base.resolve("data");
+
+        S3MockServer server = S3MockServer.start(dataDir.resolve("s3"));
+        List<String> reportedStored = new ArrayList<>();
+        Run run = assertTimeoutPreemptively(
+                Duration.ofSeconds(120),
+                () -> CliHarness.run(
+                        base.resolve("home"),
+                        path -> {
+                            reportedStored.add(path);
+                            if (reportedStored.size() == STOP_AFTER) {
+                                server.close();
+                            }
+                        },
+                        "backup",
+                        source.toString(),
+                        "--name",
+                        "dying",
+                        "--endpoint",
+                        server.uri().toString(),
+                        "--access-key",
+                        "ballast",
+                        "--secret-key",
+                        "ballast",
+                        "--transfers",
+                        "1",
+                        "--timeout",
+                        "3s"));
+
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(reportedStored).hasSize(STOP_AFTER);
+        assertThat(run.err())
+                .contains("Backup 'dying' did not complete because")
+                .contains("became unavailable")
+                .contains(STOP_AFTER + " files stored and confirmed, " + (FILES - STOP_AFTER) + " not stored")
+                .doesNotContain("\tat ");
+        for (String path : expected.keySet()) {
+            if (!reportedStored.contains(path)) {
+                assertThat(run.err()).contains("Not stored: " + path);
+            }
         }
-      }
-      Run restore = CliHarness.run(base.resolve("home"), p -> { },
-          "restore", "dying", base.resolve("out").toString(), "--endpoint", again.uri().toString(),
-          "--access-key", "ballast", "--secret-key", "ballast");
-      assertThat(restore.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
-      assertThat(restore.err()).containsAnyOf("There is no backup named 'dying'", "has no complete manifest");
+
+        try (S3MockServer again = S3MockServer.start(dataDir.resolve("s3"));
+                StorageFacade facade = CliHarness.facade(again.uri(), "ballast-backups")) {
+            ObjectStore store = facade.objects();
+            for (VersionEntry v : store.versions("dying/.ballast-manifest.json")) {
+                if (!v.deleteMarker()) {
+                    try (ObjectRead read = store.get(
+                            "dying/.ballast-manifest.json",
+                            dev.ballast.storage.object.ReadOptions.version(v.versionId()))) {
+                        assertThat(new String(read.readAllBytes(), StandardCharsets.UTF_8))
+                                .contains("\"complete\":false");
+                    }
+                }
+            }
+            for (String path : reportedStored) {
+                try (ObjectRead read = store.get("dying/" + path)) {
+                    assertThat(CliHarness.sha256(read.stream())).isEqualTo(expected.get(path));
+                }
+            }
+            Run restore = CliHarness.run(
+                    base.resolve("home"),
+                    p -> {},
+                    "restore",
+                    "dying",
+                    base.resolve("out").toString(),
+                    "--endpoint",
+                    again.uri().toString(),
+                    "--access-key",
+                    "ballast",
+                    "--secret-key",
+                    "ballast");
+            assertThat(restore.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+            assertThat(restore.err()).containsAnyOf("There is no backup named 'dying'", "has no complete manifest");
+        }
     }
-  }
 }

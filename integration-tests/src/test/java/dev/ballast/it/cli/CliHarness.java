@@ -29,85 +29,104 @@ import java.util.stream.Stream;
 
 /** Runs the ballast CLI in this JVM and hashes directory trees. */
 final class CliHarness {
-  private CliHarness() {}
+    private CliHarness() {}
 
-  /** What one command printed and returned. */
-  record Run(int exitCode, String out, String err) {}
+    /** What one command printed and returned. */
+    record Run(int exitCode, String out, String err) {}
 
-  static Run run(Path home, Consumer<String> onFileStored, String... args) {
-    return run(home, Clock.systemUTC(), onFileStored, args);
-  }
-
-  /** As {@link #run(Path, Consumer, String...)}, with {@code clock} for the command's time (and local time zone). */
-  static Run run(Path home, Clock clock, Consumer<String> onFileStored, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliContext ctx = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), home, false, new Cancellation(),
-        clock, Duration.ofSeconds(2), Duration.ofSeconds(2), onFileStored);
-    int code = Ballast.run(args, ctx);
-    Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    System.out.println("$ ballast " + String.join(" ", args) + "  -> exit " + code + "\n" + run.out() + run.err());
-    return run;
-  }
-
-  /**
-   * Starts {@code ballast args} in a JVM of its own (the test class path, {@code jvmOptions} first),
-   * its output going to {@code log}: the way to kill a command mid-run, or to hold it to a heap size.
-   */
-  static Process start(List<String> jvmOptions, Path log, String... args) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
-    command.addAll(List.of(args));
-    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-  }
-
-  /** The facade the CLI uses with {@code --endpoint}, opened directly, for checks behind its back. */
-  static StorageFacade facade(URI endpoint, String bucket) {
-    return StorageFacade.newBuilder()
-        .s3(S3Endpoint.newBuilder().endpoint(endpoint).credentials("ballast", "ballast").build())
-        .bucket(bucket)
-        .s3Config(S3StoreConfig.builder().createBucket(true).enableVersioning(true).build())
-        .build();
-  }
-
-  /** The local store the CLI uses by default ({@code DATA-DIR/ballast-backups}), opened read-only. */
-  static StorageFacade localReader(Path dataDir) {
-    return StorageFacade.newBuilder()
-        .localObjects(dataDir.resolve("ballast-backups"), LocalStoreConfig.builder().readOnly(true).build())
-        .build();
-  }
-
-  /** Relative path ({@code /}-separated) to SHA-256 of every regular file under {@code root}. */
-  static Map<String, String> hashes(Path root) throws IOException {
-    Map<String, String> map = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(root)) {
-      for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-        map.put(root.relativize(f).toString().replace('\\', '/'), sha256(f));
-      }
+    static Run run(Path home, Consumer<String> onFileStored, String... args) {
+        return run(home, Clock.systemUTC(), onFileStored, args);
     }
-    return map;
-  }
 
-  static String sha256(Path file) throws IOException {
-    try (InputStream in = Files.newInputStream(file)) {
-      return sha256(in);
+    /** As {@link #run(Path, Consumer, String...)}, with {@code clock} for the command's time (and local time zone). */
+    static Run run(Path home, Clock clock, Consumer<String> onFileStored, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CliContext ctx = new CliContext(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of(),
+                home,
+                false,
+                new Cancellation(),
+                clock,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(2),
+                onFileStored);
+        int code = Ballast.run(args, ctx);
+        Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        System.out.println("$ ballast " + String.join(" ", args) + "  -> exit " + code + "\n" + run.out() + run.err());
+        return run;
     }
-  }
 
-  static String sha256(InputStream in) throws IOException {
-    try {
-      MessageDigest d = MessageDigest.getInstance("SHA-256");
-      byte[] buf = new byte[1 << 20];
-      int n;
-      while ((n = in.read(buf)) >= 0) {
-        d.update(buf, 0, n);
-      }
-      return HexFormat.of().formatHex(d.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+    /**
+     * Starts {@code ballast args} in a JVM of its own (the test class path, {@code jvmOptions} first),
+     * its output going to {@code log}: the way to kill a command mid-run, or to hold it to a heap size.
+     */
+    static Process start(List<String> jvmOptions, Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
-  }
+
+    /** The facade the CLI uses with {@code --endpoint}, opened directly, for checks behind its back. */
+    static StorageFacade facade(URI endpoint, String bucket) {
+        return StorageFacade.newBuilder()
+                .s3(S3Endpoint.newBuilder()
+                        .endpoint(endpoint)
+                        .credentials("ballast", "ballast")
+                        .build())
+                .bucket(bucket)
+                .s3Config(S3StoreConfig.builder()
+                        .createBucket(true)
+                        .enableVersioning(true)
+                        .build())
+                .build();
+    }
+
+    /** The local store the CLI uses by default ({@code DATA-DIR/ballast-backups}), opened read-only. */
+    static StorageFacade localReader(Path dataDir) {
+        return StorageFacade.newBuilder()
+                .localObjects(
+                        dataDir.resolve("ballast-backups"),
+                        LocalStoreConfig.builder().readOnly(true).build())
+                .build();
+    }
+
+    /** Relative path ({@code /}-separated) to SHA-256 of every regular file under {@code root}. */
+    static Map<String, String> hashes(Path root) throws IOException {
+        Map<String, String> map = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                map.put(root.relativize(f).toString().replace('\\', '/'), sha256(f));
+            }
+        }
+        return map;
+    }
+
+    static String sha256(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return sha256(in);
+        }
+    }
+
+    static String sha256(InputStream in) throws IOException {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 20];
+            int n;
+            while ((n = in.read(buf)) >= 0) {
+                d.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(d.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

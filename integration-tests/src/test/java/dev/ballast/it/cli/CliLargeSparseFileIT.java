@@ -25,78 +25,83 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
 class CliLargeSparseFileIT {
-  private static final long MIB = 1024L * 1024;
-  private static final long SIZE = Long.getLong("ballast.large.mib", 2560L) * MIB;
+    private static final long MIB = 1024L * 1024;
+    private static final long SIZE = Long.getLong("ballast.large.mib", 2560L) * MIB;
 
-  @TempDir
-  Path base;
+    @TempDir
+    Path base;
 
-  @Test
-  void aSparseFileOfTwoAndAHalfGibibytesBacksUpAndRestoresWithBoundedMemory() throws Exception {
-    Path source = Files.createDirectories(base.resolve("images"));
-    Path image = source.resolve("disk.img");
-    try (RandomAccessFile raf = new RandomAccessFile(image.toFile(), "rw")) {
-      raf.setLength(SIZE);
-      for (long at : new long[] {0, 123_456_789, SIZE / 2 + 7, SIZE - 32}) {
-        raf.seek(at);
-        raf.write(("data at " + at).getBytes(StandardCharsets.US_ASCII));
-      }
-    }
-    Path dataDir = base.resolve("data");
-    Path out = base.resolve("out");
-
-    Child backup = runBounded("backup", source.toString(), "--data-dir", dataDir.toString());
-    Child restore = runBounded("restore", "images", out.toString(), "--data-dir", dataDir.toString());
-    System.out.printf("[large] %d MiB sparse file: backup %d ms, peak RSS %d MiB; restore %d ms, peak RSS %d MiB%n",
-        SIZE / MIB, backup.millis(), backup.peakRssKib() / 1024, restore.millis(), restore.peakRssKib() / 1024);
-
-    assertThat(backup.exitCode()).as(backup.output()).isEqualTo(ExitCodes.OK);
-    assertThat(restore.exitCode()).as(restore.output()).isEqualTo(ExitCodes.OK);
-    Path restored = out.resolve("disk.img");
-    assertThat(Files.size(restored)).isEqualTo(SIZE);
-    assertThat(CliHarness.sha256(restored)).isEqualTo(CliHarness.sha256(image));
-    Long allocatedKib = allocatedKib(restored);
-    if (allocatedKib != null) {
-      assertThat(allocatedKib).as("disk blocks the restored file takes, in KiB").isLessThan(64 * 1024);
-    }
-  }
-
-  private record Child(int exitCode, long millis, long peakRssKib, String output) {}
-
-  /** Runs one command in a JVM held to a 64 MiB heap, sampling its resident set as it runs. */
-  private Child runBounded(String... args) throws Exception {
-    Path log = Files.createTempFile(base, "child", ".log");
-    long start = System.nanoTime();
-    Process p = CliHarness.start(List.of("-Xmx64m"), log, args);
-    long peak = 0;
-    while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
-      peak = Math.max(peak, residentKib(p.pid()));
-    }
-    return new Child(p.exitValue(), (System.nanoTime() - start) / 1_000_000, peak, Files.readString(log));
-  }
-
-  /** VmHWM (peak resident set) of a running process on Linux, else 0. */
-  private static long residentKib(long pid) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-        if (line.startsWith("VmHWM:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+    @Test
+    void aSparseFileOfTwoAndAHalfGibibytesBacksUpAndRestoresWithBoundedMemory() throws Exception {
+        Path source = Files.createDirectories(base.resolve("images"));
+        Path image = source.resolve("disk.img");
+        try (RandomAccessFile raf = new RandomAccessFile(image.toFile(), "rw")) {
+            raf.setLength(SIZE);
+            for (long at : new long[] {0, 123_456_789, SIZE / 2 + 7, SIZE - 32}) {
+                raf.seek(at);
+                raf.write(("data at " + at).getBytes(StandardCharsets.US_ASCII));
+            }
         }
-      }
-    } catch (IOException | NumberFormatException e) {
-      // the process just ended, or this is not Linux
-    }
-    return 0;
-  }
+        Path dataDir = base.resolve("data");
+        Path out = base.resolve("out");
 
-  /** Disk space a file takes, from du, or null where du is not there. */
-  private static Long allocatedKib(Path file) {
-    try {
-      Process du = new ProcessBuilder("du", "-k", file.toString()).redirectErrorStream(true).start();
-      String out = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      return du.waitFor() == 0 ? Long.parseLong(out.split("\\s+")[0]) : null;
-    } catch (IOException | InterruptedException | NumberFormatException e) {
-      return null;
+        Child backup = runBounded("backup", source.toString(), "--data-dir", dataDir.toString());
+        Child restore = runBounded("restore", "images", out.toString(), "--data-dir", dataDir.toString());
+        System.out.printf(
+                "[large] %d MiB sparse file: backup %d ms, peak RSS %d MiB; restore %d ms, peak RSS %d MiB%n",
+                SIZE / MIB, backup.millis(), backup.peakRssKib() / 1024, restore.millis(), restore.peakRssKib() / 1024);
+
+        assertThat(backup.exitCode()).as(backup.output()).isEqualTo(ExitCodes.OK);
+        assertThat(restore.exitCode()).as(restore.output()).isEqualTo(ExitCodes.OK);
+        Path restored = out.resolve("disk.img");
+        assertThat(Files.size(restored)).isEqualTo(SIZE);
+        assertThat(CliHarness.sha256(restored)).isEqualTo(CliHarness.sha256(image));
+        Long allocatedKib = allocatedKib(restored);
+        if (allocatedKib != null) {
+            assertThat(allocatedKib)
+                    .as("disk blocks the restored file takes, in KiB")
+                    .isLessThan(64 * 1024);
+        }
     }
-  }
+
+    private record Child(int exitCode, long millis, long peakRssKib, String output) {}
+
+    /** Runs one command in a JVM held to a 64 MiB heap, sampling its resident set as it runs. */
+    private Child runBounded(String... args) throws Exception {
+        Path log = Files.createTempFile(base, "child", ".log");
+        long start = System.nanoTime();
+        Process p = CliHarness.start(List.of("-Xmx64m"), log, args);
+        long peak = 0;
+        while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
+            peak = Math.max(peak, residentKib(p.pid()));
+        }
+        return new Child(p.exitValue(), (System.nanoTime() - start) / 1_000_000, peak, Files.readString(log));
+    }
+
+    /** VmHWM (peak resident set) of a running process on Linux, else 0. */
+    private static long residentKib(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // the process just ended, or this is not Linux
+        }
+        return 0;
+    }
+
+    /** Disk space a file takes, from du, or null where du is not there. */
+    private static Long allocatedKib(Path file) {
+        try {
+            Process du = new ProcessBuilder("du", "-k", file.toString())
+                    .redirectErrorStream(true)
+                    .start();
+            String out = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return du.waitFor() == 0 ? Long.parseLong(out.split("\\s+")[0]) : null;
+        } catch (IOException | InterruptedException | NumberFormatException e) {
+            return null;
+        }
+    }
 }

@@ -31,42 +31,55 @@ import software.amazon.awssdk.services.s3.S3Client;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
 class CliOnEnvEndpointIT {
-  @TempDir
-  Path base;
+    @TempDir
+    Path base;
 
-  @Test
-  void backsUpATreeToTheEndpointAndRestoresItByteIdentical() throws IOException {
-    Optional<S3TestBackend> found = S3Backends.fromEnvironment(System.getenv());
-    assumeTrue(found.isPresent(),
-        S3Backends.ENDPOINT_VARIABLE + " is not set, so there is no external endpoint to run against");
-    S3TestBackend backend = found.orElseThrow();
-    String bucket = "ballast-cli-" + UUID.randomUUID().toString().substring(0, 8);
-    Path source = CliBackupRestoreIT.generateTree(base.resolve("tree"));
-    Map<String, String> expected = CliHarness.hashes(source);
-    String[] endpoint = {"--endpoint", backend.endpoint().toString(), "--bucket", bucket, "--region", backend.region(),
-        "--access-key", backend.accessKey(), "--secret-key", backend.secretKey()};
-    try {
-      Run backup = ballast(endpoint, "backup", source.toString());
-      assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
-      assertThat(backup.out()).contains("Backup 'tree' complete: 11 files stored, 0 unchanged");
+    @Test
+    void backsUpATreeToTheEndpointAndRestoresItByteIdentical() throws IOException {
+        Optional<S3TestBackend> found = S3Backends.fromEnvironment(System.getenv());
+        assumeTrue(
+                found.isPresent(),
+                S3Backends.ENDPOINT_VARIABLE + " is not set, so there is no external endpoint to run against");
+        S3TestBackend backend = found.orElseThrow();
+        String bucket = "ballast-cli-" + UUID.randomUUID().toString().substring(0, 8);
+        Path source = CliBackupRestoreIT.generateTree(base.resolve("tree"));
+        Map<String, String> expected = CliHarness.hashes(source);
+        String[] endpoint = {
+            "--endpoint",
+            backend.endpoint().toString(),
+            "--bucket",
+            bucket,
+            "--region",
+            backend.region(),
+            "--access-key",
+            backend.accessKey(),
+            "--secret-key",
+            backend.secretKey()
+        };
+        try {
+            Run backup = ballast(endpoint, "backup", source.toString());
+            assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
+            assertThat(backup.out()).contains("Backup 'tree' complete: 11 files stored, 0 unchanged");
 
-      Path target = base.resolve("restored");
-      Run restore = ballast(endpoint, "restore", "tree", target.toString());
-      assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
-      assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
-      assertThat(CliHarness.hashes(target)).isEqualTo(expected).containsKey("empty.bin")
-          .containsKey("nested/twenty-mib.bin");
-    } finally {
-      try (S3Client s3 = backend.endpoint(HttpClient.newHttpClient()).newClient()) {
-        S3Buckets.removeWithEveryVersion(s3, bucket);
-      }
+            Path target = base.resolve("restored");
+            Run restore = ballast(endpoint, "restore", "tree", target.toString());
+            assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
+            assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
+            assertThat(CliHarness.hashes(target))
+                    .isEqualTo(expected)
+                    .containsKey("empty.bin")
+                    .containsKey("nested/twenty-mib.bin");
+        } finally {
+            try (S3Client s3 = backend.endpoint(HttpClient.newHttpClient()).newClient()) {
+                S3Buckets.removeWithEveryVersion(s3, bucket);
+            }
+        }
     }
-  }
 
-  /** Runs {@code command} with {@code operands}, then the endpoint options. */
-  private Run ballast(String[] endpoint, String command, String... operands) {
-    String[] args = Stream.concat(Stream.concat(Stream.of(command), Stream.of(operands)), Stream.of(endpoint))
-        .toArray(String[]::new);
-    return CliHarness.run(base.resolve("home"), p -> { }, args);
-  }
+    /** Runs {@code command} with {@code operands}, then the endpoint options. */
+    private Run ballast(String[] endpoint, String command, String... operands) {
+        String[] args = Stream.concat(Stream.concat(Stream.of(command), Stream.of(operands)), Stream.of(endpoint))
+                .toArray(String[]::new);
+        return CliHarness.run(base.resolve("home"), p -> {}, args);
+    }
 }

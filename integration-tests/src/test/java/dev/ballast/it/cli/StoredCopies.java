@@ -21,83 +21,84 @@ import java.util.stream.Stream;
  * bytes in. Nothing else (recorded SHA-256, length, version ID) is touched.
  */
 final class StoredCopies {
-  private StoredCopies() {}
+    private StoredCopies() {}
 
-  /** Flips one bit of the byte in the middle. */
-  static byte[] flipOneByte(byte[] bytes) {
-    byte[] damaged = bytes.clone();
-    damaged[damaged.length / 2] ^= 0x20;
-    return damaged;
-  }
-
-  /** The first half. */
-  static byte[] truncateToHalf(byte[] bytes) {
-    return Arrays.copyOf(bytes, bytes.length / 2);
-  }
-
-  /** Ten bytes more. */
-  static byte[] appendTen(byte[] bytes) {
-    return Arrays.copyOf(bytes, bytes.length + 10);
-  }
-
-  /**
-   * Rewrites the bytes of {@code versionId} in the local store under {@code storeDir} (the CLI's
-   * {@code DATA-DIR/ballast-backups}): its row of inline content in the index, or its content file.
-   */
-  static void damageLocal(Path storeDir, String versionId, UnaryOperator<byte[]> damage) {
-    String url = "jdbc:sqlite:" + storeDir.resolve(LocalObjectStore.INDEX_FILE);
-    try (Connection c = DriverManager.getConnection(url)) {
-      byte[] address;
-      try (PreparedStatement s = c.prepareStatement("SELECT content FROM versions WHERE version_id = ?")) {
-        s.setString(1, versionId);
-        try (ResultSet rs = s.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalArgumentException("no version " + versionId + " in " + storeDir);
-          }
-          address = rs.getBytes(1);
-        }
-      }
-      byte[] inline = null;
-      try (PreparedStatement s = c.prepareStatement("SELECT data FROM blobs WHERE address = ?")) {
-        s.setBytes(1, address);
-        try (ResultSet rs = s.executeQuery()) {
-          if (rs.next()) {
-            inline = rs.getBytes(1);
-          }
-        }
-      }
-      if (inline != null) {
-        try (PreparedStatement s = c.prepareStatement("UPDATE blobs SET data = ? WHERE address = ?")) {
-          s.setBytes(1, damage.apply(inline));
-          s.setBytes(2, address);
-          s.executeUpdate();
-        }
-        return;
-      }
-      String hex = java.util.HexFormat.of().formatHex(address);
-      Path file = storeDir.resolve("blobs").resolve(hex.substring(0, 2)).resolve(hex);
-      Files.write(file, damage.apply(Files.readAllBytes(file)));
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** Flips one bit of the byte in the middle. */
+    static byte[] flipOneByte(byte[] bytes) {
+        byte[] damaged = bytes.clone();
+        damaged[damaged.length / 2] ^= 0x20;
+        return damaged;
     }
-  }
 
-  /** Rewrites the file in which S3Mock, with its store under {@code s3Root}, keeps {@code versionId}'s bytes. */
-  static void damageS3Mock(Path s3Root, String versionId, UnaryOperator<byte[]> damage) {
-    try (Stream<Path> files = Files.walk(s3Root)) {
-      List<Path> matches = files.filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().startsWith(versionId) && p.getFileName().toString().endsWith("binaryData"))
-          .toList();
-      if (matches.size() != 1) {
-        throw new IllegalStateException("expected one data file of version " + versionId + " under " + s3Root
-            + " but found " + matches);
-      }
-      Path file = matches.get(0);
-      Files.write(file, damage.apply(Files.readAllBytes(file)));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** The first half. */
+    static byte[] truncateToHalf(byte[] bytes) {
+        return Arrays.copyOf(bytes, bytes.length / 2);
     }
-  }
+
+    /** Ten bytes more. */
+    static byte[] appendTen(byte[] bytes) {
+        return Arrays.copyOf(bytes, bytes.length + 10);
+    }
+
+    /**
+     * Rewrites the bytes of {@code versionId} in the local store under {@code storeDir} (the CLI's
+     * {@code DATA-DIR/ballast-backups}): its row of inline content in the index, or its content file.
+     */
+    static void damageLocal(Path storeDir, String versionId, UnaryOperator<byte[]> damage) {
+        String url = "jdbc:sqlite:" + storeDir.resolve(LocalObjectStore.INDEX_FILE);
+        try (Connection c = DriverManager.getConnection(url)) {
+            byte[] address;
+            try (PreparedStatement s = c.prepareStatement("SELECT content FROM versions WHERE version_id = ?")) {
+                s.setString(1, versionId);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new IllegalArgumentException("no version " + versionId + " in " + storeDir);
+                    }
+                    address = rs.getBytes(1);
+                }
+            }
+            byte[] inline = null;
+            try (PreparedStatement s = c.prepareStatement("SELECT data FROM blobs WHERE address = ?")) {
+                s.setBytes(1, address);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (rs.next()) {
+                        inline = rs.getBytes(1);
+                    }
+                }
+            }
+            if (inline != null) {
+                try (PreparedStatement s = c.prepareStatement("UPDATE blobs SET data = ? WHERE address = ?")) {
+                    s.setBytes(1, damage.apply(inline));
+                    s.setBytes(2, address);
+                    s.executeUpdate();
+                }
+                return;
+            }
+            String hex = java.util.HexFormat.of().formatHex(address);
+            Path file = storeDir.resolve("blobs").resolve(hex.substring(0, 2)).resolve(hex);
+            Files.write(file, damage.apply(Files.readAllBytes(file)));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Rewrites the file in which S3Mock, with its store under {@code s3Root}, keeps {@code versionId}'s bytes. */
+    static void damageS3Mock(Path s3Root, String versionId, UnaryOperator<byte[]> damage) {
+        try (Stream<Path> files = Files.walk(s3Root)) {
+            List<Path> matches = files.filter(Files::isRegularFile)
+                    .filter(p -> p.getFileName().toString().startsWith(versionId)
+                            && p.getFileName().toString().endsWith("binaryData"))
+                    .toList();
+            if (matches.size() != 1) {
+                throw new IllegalStateException("expected one data file of version " + versionId + " under " + s3Root
+                        + " but found " + matches);
+            }
+            Path file = matches.get(0);
+            Files.write(file, damage.apply(Files.readAllBytes(file)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

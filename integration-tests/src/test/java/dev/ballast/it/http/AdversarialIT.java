@@ -16,10 +16,10 @@ import com.github.tomakehurst.wiremock.http.Fault;
 import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.HttpClientListener;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.budget.RetryBudgetConfig;
@@ -79,9 +79,14 @@ class AdversarialIT extends WireMockSupport {
     }
 
     private void stubThen(String path, ResponseDefinitionBuilder first, ResponseDefinitionBuilder second) {
-        server.stubFor(any(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs(STARTED)
-                .willReturn(first).willSetStateTo("second"));
-        server.stubFor(any(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs("second")
+        server.stubFor(any(urlPathEqualTo(path))
+                .inScenario(path)
+                .whenScenarioStateIs(STARTED)
+                .willReturn(first)
+                .willSetStateTo("second"));
+        server.stubFor(any(urlPathEqualTo(path))
+                .inScenario(path)
+                .whenScenarioStateIs("second")
                 .willReturn(second));
     }
 
@@ -89,12 +94,28 @@ class AdversarialIT extends WireMockSupport {
 
     /** Values that ask for no server-imposed wait: the retry follows our own (short) backoff. */
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "abc", "-5", "0", "1.5", "''", "Sun, 06 Nov 1994 08:49:37 GMT", "Thu, 31 Feb 2026 10:00:00 GMT",
-            "1e3", "0x10", "+5", "5 5"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "abc",
+                "-5",
+                "0",
+                "1.5",
+                "''",
+                "Sun, 06 Nov 1994 08:49:37 GMT",
+                "Thu, 31 Feb 2026 10:00:00 GMT",
+                "1e3",
+                "0x10",
+                "+5",
+                "5 5"
+            })
     void retryAfterGarbageNegativeZeroOrPastIsRetriedOnOurBackoff(String value) throws Exception {
-        stubThen("/ra", aResponse().withStatus(503).withHeader("Retry-After", value), aResponse().withStatus(200));
-        ResilientHttpClient client = track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC)).build());
+        stubThen(
+                "/ra",
+                aResponse().withStatus(503).withHeader("Retry-After", value),
+                aResponse().withStatus(200));
+        ResilientHttpClient client =
+                track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC)).build());
 
         HttpResponse<String> response = client.send(httpGet("/ra"), BodyHandlers.ofString());
 
@@ -106,12 +127,21 @@ class AdversarialIT extends WireMockSupport {
 
     /** Values far beyond any deadline: the response is returned at once, never slept on. */
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"99999999999999999999999", "9223372036854775807", "86400",
-            "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 15 Jan 2026 12:01:00 GMT"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "99999999999999999999999",
+                "9223372036854775807",
+                "86400",
+                "Fri, 31 Dec 9999 23:59:59 GMT",
+                "Thu, 15 Jan 2026 12:01:00 GMT"
+            })
     void retryAfterHugeOrFarFutureReturnsTheResponseAtOnce(String value) throws Exception {
         server.stubFor(get("/huge").willReturn(aResponse().withStatus(503).withHeader("Retry-After", value)));
-        ResilientHttpClient client = track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC))
-                .scheduler(held).build());
+        ResilientHttpClient client = track(clientBuilder()
+                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .scheduler(held)
+                .build());
 
         HttpResponse<String> response = client.send(httpGet("/huge"), BodyHandlers.ofString());
 
@@ -122,18 +152,28 @@ class AdversarialIT extends WireMockSupport {
 
     @Test
     void retryAfterAsAnHttpDateIsWaitedOutAsAFloorUnderTheBackoff() throws Exception {
-        String inTwoSeconds = DateTimeFormatter.RFC_1123_DATE_TIME.format(NOW.plusSeconds(2).atOffset(ZoneOffset.UTC));
-        stubThen("/date", aResponse().withStatus(429).withHeader("Retry-After", inTwoSeconds),
+        String inTwoSeconds =
+                DateTimeFormatter.RFC_1123_DATE_TIME.format(NOW.plusSeconds(2).atOffset(ZoneOffset.UTC));
+        stubThen(
+                "/date",
+                aResponse().withStatus(429).withHeader("Retry-After", inTwoSeconds),
                 aResponse().withStatus(200));
-        ResilientHttpClient client = track(clientBuilder().clock(Clock.fixed(NOW, ZoneOffset.UTC))
-                .scheduler(held).build());
+        ResilientHttpClient client = track(clientBuilder()
+                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .scheduler(held)
+                .build());
 
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(httpGet("/date"), BodyHandlers.ofString());
-        awaitTrue("backoff of exactly the server's 2 s scheduled",
-                () -> held.pending().stream().anyMatch(t -> t.delayNanos == Duration.ofSeconds(2).toNanos()));
+        awaitTrue(
+                "backoff of exactly the server's 2 s scheduled",
+                () -> held.pending().stream()
+                        .anyMatch(t -> t.delayNanos == Duration.ofSeconds(2).toNanos()));
         assertThat(server.getAllServeEvents()).hasSize(1);
-        held.pending().stream().filter(t -> t.delayNanos == Duration.ofSeconds(2).toNanos()).findFirst()
-                .orElseThrow().run();
+        held.pending().stream()
+                .filter(t -> t.delayNanos == Duration.ofSeconds(2).toNanos())
+                .findFirst()
+                .orElseThrow()
+                .run();
 
         assertThat(call.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         server.verify(2, getRequestedFor(urlPathEqualTo("/date")));
@@ -144,11 +184,17 @@ class AdversarialIT extends WireMockSupport {
     void retryAfterBeyondTheDeadlineOnTheSecondAttemptReturnsThatResponseWithoutAThirdRequest(Mode mode)
             throws Exception {
         String path = "/second";
-        server.stubFor(get(path).inScenario(path).whenScenarioStateIs(STARTED)
-                .willReturn(aResponse().withStatus(503)).willSetStateTo("throttled"));
-        server.stubFor(get(path).inScenario(path).whenScenarioStateIs("throttled")
+        server.stubFor(get(path)
+                .inScenario(path)
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("throttled"));
+        server.stubFor(get(path)
+                .inScenario(path)
+                .whenScenarioStateIs("throttled")
                 .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "20")));
-        ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofSeconds(5)).build());
+        ResilientHttpClient client =
+                track(clientBuilder().totalTimeout(Duration.ofSeconds(5)).build());
 
         HttpResponse<String> response = mode.call(client, httpGet(path), BodyHandlers.ofString());
 
@@ -164,9 +210,12 @@ class AdversarialIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void redirectsFollowedByTheJdkRetryTheHopThatFailedNotTheRequestThatWasAnswered(Mode mode) throws Exception {
         server.stubFor(get("/old").willReturn(aResponse().withStatus(302).withHeader("Location", "/new")));
-        stubThen("/new", aResponse().withStatus(503).withBody("discarded"), aResponse().withStatus(200)
-                .withBody("moved"));
-        ResilientHttpClient client = track(clientBuilder().followRedirects(HttpClient.Redirect.NORMAL).build());
+        stubThen(
+                "/new",
+                aResponse().withStatus(503).withBody("discarded"),
+                aResponse().withStatus(200).withBody("moved"));
+        ResilientHttpClient client = track(
+                clientBuilder().followRedirects(HttpClient.Redirect.NORMAL).build());
 
         HttpResponse<String> response = mode.call(client, httpGet("/old"), BodyHandlers.ofString());
 
@@ -199,26 +248,31 @@ class AdversarialIT extends WireMockSupport {
             assertThat(thrown).isInstanceOf(java.io.IOException.class).hasMessage("handler bug");
         }
         server.verify(1, getRequestedFor(urlPathEqualTo("/ok")));
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
     }
 
     @Test
     void inputStreamBodiesNeverClosedByTheCallerDoNotLeakBulkheadPermits() throws Exception {
         server.stubFor(get("/stream").willReturn(aResponse().withStatus(200).withBody("x".repeat(100_000))));
         ResilientHttpClient client = track(clientBuilder()
-                .defaultDependency(DependencyConfig.builder().bulkhead(BulkheadConfig.builder(2).build())
-                        .retryBudget(RetryBudgetConfig.disabled()).build())
+                .defaultDependency(DependencyConfig.builder()
+                        .bulkhead(BulkheadConfig.builder(2).build())
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build())
                 .build());
         List<InputStream> abandoned = new ArrayList<>();
 
         for (int i = 0; i < 10; i++) {
-            abandoned.add(client.send(httpGet("/stream"), BodyHandlers.ofInputStream()).body());
+            abandoned.add(client.send(httpGet("/stream"), BodyHandlers.ofInputStream())
+                    .body());
         }
 
         // ten calls through a bulkhead of two: none rejected, though no stream was read or closed
         assertThat(listener.rejections).isEmpty();
         server.verify(10, getRequestedFor(urlPathEqualTo("/stream")));
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().availableBulkheadPermits()).isEqualTo(2);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().availableBulkheadPermits())
+                .isEqualTo(2);
         for (InputStream stream : abandoned) {
             stream.close();
         }
@@ -226,7 +280,10 @@ class AdversarialIT extends WireMockSupport {
 
     @Test
     void sendAsyncWithAPushPromiseHandlerOverHttp11RetriesAndNeverOffersAPromise() throws Exception {
-        stubThen("/push", aResponse().withStatus(503), aResponse().withStatus(200).withBody("pushed?"));
+        stubThen(
+                "/push",
+                aResponse().withStatus(503),
+                aResponse().withStatus(200).withBody("pushed?"));
         ResilientHttpClient client = client();
         AtomicInteger promises = new AtomicInteger();
         PushPromiseHandler<String> handler = (initiating, push, acceptor) -> promises.incrementAndGet();
@@ -246,8 +303,11 @@ class AdversarialIT extends WireMockSupport {
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(20)));
         ResilientHttpClient client = track(clientBuilder()
                 .defaultDependency(DependencyConfig.builder()
-                        .bulkhead(BulkheadConfig.builder(4).maxWaitDuration(Duration.ofSeconds(60)).build())
-                        .retryBudget(RetryBudgetConfig.disabled()).build())
+                        .bulkhead(BulkheadConfig.builder(4)
+                                .maxWaitDuration(Duration.ofSeconds(60))
+                                .build())
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build())
                 .build());
         client.send(httpGet("/slow"), BodyHandlers.discarding()); // start the client's own threads first
         int threadsBefore = Thread.activeCount();
@@ -273,8 +333,8 @@ class AdversarialIT extends WireMockSupport {
 
     @Test
     void cancellationAtRandomPointsNeverLeaksPermitsAndNoRequestFollowsTheSettledCancel() throws Exception {
-        server.stubFor(get(urlPathMatching("/race/.*")).willReturn(aResponse().withStatus(503)
-                .withUniformRandomDelay(0, 5)));
+        server.stubFor(get(urlPathMatching("/race/.*"))
+                .willReturn(aResponse().withStatus(503).withUniformRandomDelay(0, 5)));
         SplittableRandom random = new SplittableRandom(20261129);
         for (int run = 0; run < 25; run++) {
             RecordingListener runListener = new RecordingListener();
@@ -306,14 +366,19 @@ class AdversarialIT extends WireMockSupport {
                             maybeCancel.run();
                         }
                     })
-                    .retry(RetryConfig.builder().maxAttempts(50)
+                    .retry(RetryConfig.builder()
+                            .maxAttempts(50)
                             .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(3), Jitter.FULL))
                             .build())
                     .defaultDependency(DependencyConfig.builder()
-                            .breaker(BreakerConfig.builder().consecutiveFailureThreshold(0)
-                                    .slidingWindowSize(1000).minimumNumberOfCalls(1000).build())
+                            .breaker(BreakerConfig.builder()
+                                    .consecutiveFailureThreshold(0)
+                                    .slidingWindowSize(1000)
+                                    .minimumNumberOfCalls(1000)
+                                    .build())
                             .bulkhead(BulkheadConfig.builder(2).build())
-                            .retryBudget(RetryBudgetConfig.disabled()).build())
+                            .retryBudget(RetryBudgetConfig.disabled())
+                            .build())
                     .build();
             call.set(client.sendAsync(httpGet(path), BodyHandlers.ofString()));
             if (cancelRequested.get()) {
@@ -322,17 +387,22 @@ class AdversarialIT extends WireMockSupport {
 
             Throwable outcome = catchThrowable(() -> call.get().get(30, TimeUnit.SECONDS));
             client.shutdown();
-            assertThat(client.awaitTermination(Duration.ofSeconds(10))).as("run %d settled", run).isTrue();
+            assertThat(client.awaitTermination(Duration.ofSeconds(10)))
+                    .as("run %d settled", run)
+                    .isTrue();
             int started = runListener.attemptsStarted.get();
 
             assertThat(outcome).as("run %d", run).isNotNull();
             assertThat(client.dependencyStatus(dependency()).orElseThrow().availableBulkheadPermits())
-                    .as("run %d permits", run).isEqualTo(2);
+                    .as("run %d permits", run)
+                    .isEqualTo(2);
             // a round trip through the server after the settled cancel: nothing of ours may arrive after it
             HttpClient.newHttpClient().send(httpGet("/race-sentinel-" + run), BodyHandlers.discarding());
             assertThat(server.findAll(getRequestedFor(urlPathEqualTo(path))).size())
-                    .as("run %d: requests on the server vs attempts started", run).isLessThanOrEqualTo(started);
-            assertThat(runListener.attemptsStarted).as("run %d: no attempt after the cancel settled", run)
+                    .as("run %d: requests on the server vs attempts started", run)
+                    .isLessThanOrEqualTo(started);
+            assertThat(runListener.attemptsStarted)
+                    .as("run %d: no attempt after the cancel settled", run)
                     .hasValue(started);
         }
     }
@@ -342,13 +412,22 @@ class AdversarialIT extends WireMockSupport {
     @ParameterizedTest
     @EnumSource(Mode.class)
     void attemptTimeoutShorterThanTheServerRetriesAGetButNotAPostWithoutKey(Mode mode) throws Exception {
-        server.stubFor(any(urlPathEqualTo("/late")).willReturn(aResponse().withStatus(200).withFixedDelay(1500)));
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofMillis(150))
-                .idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build()).build());
+        server.stubFor(any(urlPathEqualTo("/late"))
+                .willReturn(aResponse().withStatus(200).withFixedDelay(1500)));
+        ResilientHttpClient client = track(clientBuilder()
+                .attemptTimeout(Duration.ofMillis(150))
+                .idempotencyKeys(IdempotencyKeyConfig.builder()
+                        .policy(IdempotencyKeyConfig.Policy.NEVER)
+                        .build())
+                .build());
 
         Throwable getFailure = catchThrowable(() -> mode.call(client, httpGet("/late"), BodyHandlers.ofString()));
-        Throwable postFailure = catchThrowable(() -> mode.call(client, HttpRequest.newBuilder(uri("/late"))
-                .POST(HttpRequest.BodyPublishers.ofString("order")).build(), BodyHandlers.ofString()));
+        Throwable postFailure = catchThrowable(() -> mode.call(
+                client,
+                HttpRequest.newBuilder(uri("/late"))
+                        .POST(HttpRequest.BodyPublishers.ofString("order"))
+                        .build(),
+                BodyHandlers.ofString()));
 
         assertThat(getFailure).isInstanceOf(RetriesExhaustedException.class);
         assertThat(getFailure.getSuppressed()).hasSize(3).allMatch(HttpTimeoutException.class::isInstance);
@@ -362,8 +441,11 @@ class AdversarialIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void requestTimeoutLargerThanTheTotalTimeoutIsCappedByTheTotalTimeout(Mode mode) {
         server.stubFor(get("/late").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
-        ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofMillis(400)).build());
-        HttpRequest request = HttpRequest.newBuilder(uri("/late")).timeout(Duration.ofMinutes(5)).build();
+        ResilientHttpClient client =
+                track(clientBuilder().totalTimeout(Duration.ofMillis(400)).build());
+        HttpRequest request = HttpRequest.newBuilder(uri("/late"))
+                .timeout(Duration.ofMinutes(5))
+                .build();
 
         Throwable thrown = catchThrowable(() -> mode.call(client, request, BodyHandlers.ofString()));
 
@@ -376,13 +458,18 @@ class AdversarialIT extends WireMockSupport {
     @Test
     void logLinesNeverCarryQueryStringsOrCredentialsEvenWhenFailuresDo() throws Exception {
         String secret = "s3cr3t-" + System.nanoTime();
-        Fault[] faults = {Fault.CONNECTION_RESET_BY_PEER, Fault.EMPTY_RESPONSE, Fault.MALFORMED_RESPONSE_CHUNK,
-                Fault.RANDOM_DATA_THEN_CLOSE};
+        Fault[] faults = {
+            Fault.CONNECTION_RESET_BY_PEER,
+            Fault.EMPTY_RESPONSE,
+            Fault.MALFORMED_RESPONSE_CHUNK,
+            Fault.RANDOM_DATA_THEN_CLOSE
+        };
         for (Fault fault : faults) {
-            server.stubFor(get(urlPathEqualTo("/fault/" + fault)).willReturn(aResponse().withFault(fault)));
+            server.stubFor(get(urlPathEqualTo("/fault/" + fault))
+                    .willReturn(aResponse().withFault(fault)));
         }
-        server.stubFor(get(urlPathEqualTo("/fault/status")).willReturn(aResponse().withStatus(503)
-                .withHeader("Set-Cookie", "id=" + secret)));
+        server.stubFor(get(urlPathEqualTo("/fault/status"))
+                .willReturn(aResponse().withStatus(503).withHeader("Set-Cookie", "id=" + secret)));
         ResilientHttpClient client = client();
         PrintStream originalErr = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -408,6 +495,7 @@ class AdversarialIT extends WireMockSupport {
 
         String log = captured.toString(StandardCharsets.UTF_8);
         assertThat(log).contains("http retry decision").contains("/fault/").doesNotContain(secret);
-        assertThat(failures.subList(0, faults.length)).allSatisfy(f -> assertThat(f).isNotNull());
+        assertThat(failures.subList(0, faults.length))
+                .allSatisfy(f -> assertThat(f).isNotNull());
     }
 }

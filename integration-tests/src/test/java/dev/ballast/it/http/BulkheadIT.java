@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.http.BulkheadFullException;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.RetryDecision;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -30,11 +30,15 @@ class BulkheadIT extends WireMockSupport {
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(3000)));
         WireMockServer fast = newServer();
         fast.stubFor(get("/fast").willReturn(aResponse().withStatus(200).withBody("fast")));
-        ResilientHttpClient client = track(clientBuilder().dependency(dependency(), bulkhead(2)).build());
+        ResilientHttpClient client =
+                track(clientBuilder().dependency(dependency(), bulkhead(2)).build());
         CompletableFuture<HttpResponse<String>> slow1 = client.sendAsync(httpGet("/slow"), BodyHandlers.ofString());
         CompletableFuture<HttpResponse<String>> slow2 = client.sendAsync(httpGet("/slow"), BodyHandlers.ofString());
-        awaitTrue("slow bulkhead full", () -> client.dependencyStatus(dependency())
-                .map(s -> s.availableBulkheadPermits() == 0).orElse(false));
+        awaitTrue(
+                "slow bulkhead full",
+                () -> client.dependencyStatus(dependency())
+                        .map(s -> s.availableBulkheadPermits() == 0)
+                        .orElse(false));
 
         // when a third call to the slow dependency is made
         Throwable rejected = catchThrowable(() -> mode.call(client, httpGet("/slow"), BodyHandlers.ofString()));
@@ -45,8 +49,10 @@ class BulkheadIT extends WireMockSupport {
         assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.REJECTED);
 
         // when the other dependency is called while the slow calls are still in flight
-        HttpResponse<String> response = mode.call(client,
-                HttpRequest.newBuilder(URI.create(fast.baseUrl() + "/fast")).build(), BodyHandlers.ofString());
+        HttpResponse<String> response = mode.call(
+                client,
+                HttpRequest.newBuilder(URI.create(fast.baseUrl() + "/fast")).build(),
+                BodyHandlers.ofString());
 
         // then it is answered before either slow call finished
         assertThat(response.body()).isEqualTo("fast");
@@ -54,7 +60,9 @@ class BulkheadIT extends WireMockSupport {
         assertThat(slow2).isNotDone();
         assertThat(slow1.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(slow2.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        awaitTrue("server logged both slow calls", () -> server.getAllServeEvents().size() >= 2);
+        awaitTrue(
+                "server logged both slow calls",
+                () -> server.getAllServeEvents().size() >= 2);
         assertThat(server.getAllServeEvents()).hasSize(2);
     }
 }

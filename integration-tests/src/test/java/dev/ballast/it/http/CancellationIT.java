@@ -5,8 +5,8 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.DependencyConfig;
+import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
@@ -48,17 +48,22 @@ class CancellationIT extends WireMockSupport {
     private ResilientHttpClient client(int maxAttempts) {
         return track(clientBuilder()
                 .scheduler(scheduler)
-                .retry(RetryConfig.builder().maxAttempts(maxAttempts)
-                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(maxAttempts)
+                        .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1), Jitter.NONE))
+                        .build())
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(1).build())
-                        .retryBudget(RetryBudgetConfig.disabled()).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(1)
+                                .build())
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build())
                 .build());
     }
 
     /** Runs a blocking {@code send} on a caller thread the test can interrupt; yields what it threw. */
-    private Future<Throwable> sendOnCallerThread(ResilientHttpClient client, String path,
-                                                 AtomicReference<Thread> caller) {
+    private Future<Throwable> sendOnCallerThread(
+            ResilientHttpClient client, String path, AtomicReference<Thread> caller) {
         return callers.submit(() -> {
             caller.set(Thread.currentThread());
             try {
@@ -72,8 +77,9 @@ class CancellationIT extends WireMockSupport {
 
     private void awaitAllPermits(ResilientHttpClient client) {
         int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
-        awaitTrue("every bulkhead permit released", () -> client.dependencyStatus(dependency()).orElseThrow()
-                .availableBulkheadPermits() == max);
+        awaitTrue(
+                "every bulkhead permit released",
+                () -> client.dependencyStatus(dependency()).orElseThrow().availableBulkheadPermits() == max);
     }
 
     @Test
@@ -91,7 +97,8 @@ class CancellationIT extends WireMockSupport {
 
         // then the caller sees a cancellation, and releasing every held delay starts nothing
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
-        assertThat(scheduler.held()).as("the pending backoff was cancelled")
+        assertThat(scheduler.held())
+                .as("the pending backoff was cancelled")
                 .anySatisfy(task -> assertThat(task.isCancelled()).isTrue());
         scheduler.runHeld();
         awaitAllPermits(client);
@@ -126,8 +133,11 @@ class CancellationIT extends WireMockSupport {
         ResilientHttpClient client = client(3);
         CompletableFuture<HttpResponse<String>> call = client.sendAsync(httpGet("/slow"), BodyHandlers.ofString());
         int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
-        awaitTrue("attempt holds a bulkhead permit", () -> client.dependencyStatus(dependency())
-                .map(s -> s.availableBulkheadPermits() == max - 1).orElse(false));
+        awaitTrue(
+                "attempt holds a bulkhead permit",
+                () -> client.dependencyStatus(dependency())
+                        .map(s -> s.availableBulkheadPermits() == max - 1)
+                        .orElse(false));
 
         // when
         call.cancel(true);
@@ -136,7 +146,8 @@ class CancellationIT extends WireMockSupport {
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
         awaitAllPermits(client);
         // one failure would have opened this breaker
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
         scheduler.runHeld();
         assertThat(listener.attemptsStarted).hasValue(1);
     }
@@ -149,8 +160,11 @@ class CancellationIT extends WireMockSupport {
         int max = DependencyConfig.ofDefaults().bulkhead().maxConcurrentCalls();
         AtomicReference<Thread> caller = new AtomicReference<>();
         Future<Throwable> outcome = sendOnCallerThread(client, "/slow", caller);
-        awaitTrue("attempt holds a bulkhead permit", () -> client.dependencyStatus(dependency())
-                .map(s -> s.availableBulkheadPermits() == max - 1).orElse(false));
+        awaitTrue(
+                "attempt holds a bulkhead permit",
+                () -> client.dependencyStatus(dependency())
+                        .map(s -> s.availableBulkheadPermits() == max - 1)
+                        .orElse(false));
 
         // when
         caller.get().interrupt();
@@ -158,7 +172,8 @@ class CancellationIT extends WireMockSupport {
         // then
         assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         awaitAllPermits(client);
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
         scheduler.runHeld();
         assertThat(listener.attemptsStarted).hasValue(1);
     }

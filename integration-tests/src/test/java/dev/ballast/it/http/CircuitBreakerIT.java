@@ -7,17 +7,17 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
@@ -43,17 +43,19 @@ class CircuitBreakerIT extends WireMockSupport {
     private ResilientHttpClient clientWithBreaker(BreakerConfig breaker, int maxAttempts) {
         return track(clientBuilder()
                 .ticker(ticker)
-                .retry(RetryConfig.builder().maxAttempts(maxAttempts)
-                        .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(20), Jitter.FULL)).build())
-                .defaultDependency(DependencyConfig.builder().breaker(breaker)
-                        .retryBudget(RetryBudgetConfig.disabled()).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(maxAttempts)
+                        .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(20), Jitter.FULL))
+                        .build())
+                .defaultDependency(DependencyConfig.builder()
+                        .breaker(breaker)
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build())
                 .build());
     }
 
     private static BreakerConfig.Builder consecutiveFailures(int failures) {
-        return BreakerConfig.builder()
-                .consecutiveFailureThreshold(failures)
-                .waitDurationInOpenState(OPEN_WAIT);
+        return BreakerConfig.builder().consecutiveFailureThreshold(failures).waitDurationInOpenState(OPEN_WAIT);
     }
 
     @ParameterizedTest
@@ -72,7 +74,8 @@ class CircuitBreakerIT extends WireMockSupport {
         assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.REJECTED);
         assertThat(listener.lastDecision().attempt()).isEqualTo(4);
         server.verify(3, getRequestedFor(urlPathEqualTo("/down")));
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
 
         // when another call is made while open
         Throwable second = catchThrowable(() -> mode.call(client, httpGet("/down"), BodyHandlers.ofString()));
@@ -92,24 +95,33 @@ class CircuitBreakerIT extends WireMockSupport {
         // given a breaker that opens on 5 consecutive failures or a 50 % failure rate over 10 calls
         server.stubFor(get("/missing").willReturn(aResponse().withStatus(404)));
         server.stubFor(get("/broken").willReturn(aResponse().withStatus(500)));
-        ResilientHttpClient client = clientWithBreaker(consecutiveFailures(5).minimumNumberOfCalls(10)
-                .slidingWindowSize(20).failureRateThreshold(50).build(), 1);
+        ResilientHttpClient client = clientWithBreaker(
+                consecutiveFailures(5)
+                        .minimumNumberOfCalls(10)
+                        .slidingWindowSize(20)
+                        .failureRateThreshold(50)
+                        .build(),
+                1);
 
         // when
         for (int i = 0; i < 100; i++) {
-            assertThat(mode.call(client, httpGet("/missing"), BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+            assertThat(mode.call(client, httpGet("/missing"), BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(404);
         }
 
         // then
         server.verify(100, getRequestedFor(urlPathEqualTo("/missing")));
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
         assertThat(listener.transitions).isEmpty();
 
         // and the same breaker does open on real failures, so the assertion above could have failed
         for (int i = 0; i < 5; i++) {
             mode.call(client, httpGet("/broken"), BodyHandlers.ofString());
         }
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
         assertAttemptsEqualServedRequests();
     }
 
@@ -121,11 +133,15 @@ class CircuitBreakerIT extends WireMockSupport {
         server.stubFor(get("/down").willReturn(aResponse().withStatus(503)));
         // probes are slow, so every caller arrives while the probe slots are still taken
         server.stubFor(get("/probe").willReturn(aResponse().withStatus(200).withFixedDelay(1500)));
-        ResilientHttpClient client = clientWithBreaker(consecutiveFailures(2)
-                .permittedNumberOfCallsInHalfOpenState(probes).build(), 1);
+        ResilientHttpClient client = clientWithBreaker(
+                consecutiveFailures(2)
+                        .permittedNumberOfCallsInHalfOpenState(probes)
+                        .build(),
+                1);
         mode.call(client, httpGet("/down"), BodyHandlers.ofString());
         mode.call(client, httpGet("/down"), BodyHandlers.ofString());
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
 
         // when the open wait (plus its maximum jitter) has passed on the breaker's ticker
         ticker.advance(OPEN_WAIT.multipliedBy(2));
@@ -154,7 +170,8 @@ class CircuitBreakerIT extends WireMockSupport {
         assertThat(outcomes).filteredOn(HttpResponse.class::isInstance).hasSize(probes);
         assertThat(outcomes).filteredOn(CircuitOpenException.class::isInstance).hasSize(callers - probes);
         server.verify(probes, getRequestedFor(urlPathEqualTo("/probe")));
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
         assertAttemptsEqualServedRequests();
     }
 
@@ -172,11 +189,14 @@ class CircuitBreakerIT extends WireMockSupport {
         mode.call(client, httpGet("/down"), BodyHandlers.ofString());
 
         // then the second dependency is still served
-        HttpResponse<String> response = mode.call(client,
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(other.baseUrl() + "/ok")).build(),
+        HttpResponse<String> response = mode.call(
+                client,
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(other.baseUrl() + "/ok"))
+                        .build(),
                 BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
         assertThat(client.dependencyStatus(dependency(other)).orElseThrow().breakerState())
                 .isEqualTo(BreakerState.CLOSED);
     }

@@ -66,11 +66,15 @@ class FieldFailuresIT extends WireMockSupport {
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aHandlerThatCannotParseA200HtmlBodySendsOnceAndTheOriginStaysUsable(Mode mode) throws Exception {
-        server.stubFor(get("/api").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "text/html")
-                .withBody("<html><body>Service is being updated</body></html>")));
-        ResilientHttpClient client = track(ResilientHttpClient.newBuilder().listener(listener).build()); // defaults
-        BodyHandler<String> parser = info -> BodySubscribers.mapping(BodySubscribers.ofString(StandardCharsets.UTF_8),
-                s -> {
+        server.stubFor(get("/api")
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withHeader("Content-Type", "text/html")
+                        .withBody("<html><body>Service is being updated</body></html>")));
+        ResilientHttpClient client =
+                track(ResilientHttpClient.newBuilder().listener(listener).build()); // defaults
+        BodyHandler<String> parser =
+                info -> BodySubscribers.mapping(BodySubscribers.ofString(StandardCharsets.UTF_8), s -> {
                     throw new UncheckedIOException(new IOException("parse error"));
                 });
 
@@ -83,7 +87,8 @@ class FieldFailuresIT extends WireMockSupport {
 
         server.verify(3, getRequestedFor(urlPathEqualTo("/api")));
         assertThat(plain.statusCode()).isEqualTo(200);
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
     }
 
     // ---- 5. a stalled body, streamed by the caller ----------------------------------------------------
@@ -122,39 +127,55 @@ class FieldFailuresIT extends WireMockSupport {
     void aStalledBodyStreamedThroughOfInputStreamFailsWithTheAttemptTimeoutAndTheExchangeIsAborted(Mode mode)
             throws Exception {
         CompletableFuture<IOException> laterWrite = startStallingServer();
-        ResilientHttpClient client = track(ResilientHttpClient.newBuilder().listener(listener)
-                .attemptTimeout(Duration.ofMillis(500)).totalTimeout(Duration.ofMillis(1500)).build());
+        ResilientHttpClient client = track(ResilientHttpClient.newBuilder()
+                .listener(listener)
+                .attemptTimeout(Duration.ofMillis(500))
+                .totalTimeout(Duration.ofMillis(1500))
+                .build());
         URI uri = URI.create("http://127.0.0.1:" + stallingServer.getAddress().getPort() + "/file");
 
-        HttpResponse<InputStream> response = mode.call(client, HttpRequest.newBuilder(uri).build(),
-                BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response =
+                mode.call(client, HttpRequest.newBuilder(uri).build(), BodyHandlers.ofInputStream());
         Future<byte[]> read = threads.submit(() -> response.body().readAllBytes());
 
         Throwable thrown = catchThrowable(() -> read.get(20, TimeUnit.SECONDS));
         assertThat(thrown).hasCauseInstanceOf(IOException.class).hasRootCauseInstanceOf(HttpTimeoutException.class);
         releaseServer.countDown();
-        assertThat(laterWrite.get(20, TimeUnit.SECONDS)).as("the server's connection was closed by the client")
+        assertThat(laterWrite.get(20, TimeUnit.SECONDS))
+                .as("the server's connection was closed by the client")
                 .isInstanceOf(IOException.class);
     }
 
     // ---- 7. redirects and retries -------------------------------------------------------------------
 
     private ResilientHttpClient followingRedirects(IdempotencyKeyConfig keys) {
-        return track(clientBuilder().followRedirects(HttpClient.Redirect.NORMAL).idempotencyKeys(keys).build());
+        return track(clientBuilder()
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .idempotencyKeys(keys)
+                .build());
     }
 
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aPostAnswered303WhoseRedirectedGetFailsTransientlyIsNeverSentAgain(Mode mode) throws Exception {
         server.stubFor(post("/orders").willReturn(aResponse().withStatus(303).withHeader("Location", "/orders/7")));
-        server.stubFor(get("/orders/7").inScenario("result").whenScenarioStateIs(STARTED)
-                .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
-        server.stubFor(get("/orders/7").inScenario("result").whenScenarioStateIs("up")
+        server.stubFor(get("/orders/7")
+                .inScenario("result")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("up"));
+        server.stubFor(get("/orders/7")
+                .inScenario("result")
+                .whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200).withBody("{\"id\":7}")));
         ResilientHttpClient client = followingRedirects(IdempotencyKeyConfig.ofDefaults());
 
-        HttpResponse<String> response = mode.call(client, HttpRequest.newBuilder(uri("/orders"))
-                .POST(BodyPublishers.ofString("{\"item\":1}")).build(), BodyHandlers.ofString());
+        HttpResponse<String> response = mode.call(
+                client,
+                HttpRequest.newBuilder(uri("/orders"))
+                        .POST(BodyPublishers.ofString("{\"item\":1}"))
+                        .build(),
+                BodyHandlers.ofString());
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).isEqualTo("{\"id\":7}");
@@ -164,19 +185,25 @@ class FieldFailuresIT extends WireMockSupport {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void anUnkeyedPostAnswered303WhoseRedirectTargetRefusesTheConnectionIsNotSentAgain(Mode mode)
-            throws Exception {
+    void anUnkeyedPostAnswered303WhoseRedirectTargetRefusesTheConnectionIsNotSentAgain(Mode mode) throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
-        server.stubFor(post("/orders").willReturn(aResponse().withStatus(303)
-                .withHeader("Location", "http://127.0.0.1:" + closedPort + "/orders/7")));
+        server.stubFor(post("/orders")
+                .willReturn(aResponse()
+                        .withStatus(303)
+                        .withHeader("Location", "http://127.0.0.1:" + closedPort + "/orders/7")));
         ResilientHttpClient client = followingRedirects(IdempotencyKeyConfig.builder()
-                .policy(IdempotencyKeyConfig.Policy.NEVER).build());
+                .policy(IdempotencyKeyConfig.Policy.NEVER)
+                .build());
 
-        Throwable thrown = catchThrowable(() -> mode.call(client, HttpRequest.newBuilder(uri("/orders"))
-                .POST(BodyPublishers.ofString("{\"item\":1}")).build(), BodyHandlers.ofString()));
+        Throwable thrown = catchThrowable(() -> mode.call(
+                client,
+                HttpRequest.newBuilder(uri("/orders"))
+                        .POST(BodyPublishers.ofString("{\"item\":1}"))
+                        .build(),
+                BodyHandlers.ofString()));
 
         // the connect failure may be the redirected GET's, after the POST was answered: no telling, no re-send
         assertThat(thrown).isInstanceOf(ConnectException.class);

@@ -53,10 +53,14 @@ class HedgingIT extends WireMockSupport {
 
     /** The first request is answered after 1.5 s, every later one at once. */
     private void stubSlowThenFast(String path, boolean post) {
-        var first = (post ? post(path) : get(path)).inScenario(path).whenScenarioStateIs(STARTED)
+        var first = (post ? post(path) : get(path))
+                .inScenario(path)
+                .whenScenarioStateIs(STARTED)
                 .willReturn(aResponse().withStatus(200).withBody("slow replica").withFixedDelay(1_500))
                 .willSetStateTo("warm");
-        var later = (post ? post(path) : get(path)).inScenario(path).whenScenarioStateIs("warm")
+        var later = (post ? post(path) : get(path))
+                .inScenario(path)
+                .whenScenarioStateIs("warm")
                 .willReturn(aResponse().withStatus(200).withBody("fast replica"));
         server.stubFor(first);
         server.stubFor(later);
@@ -80,11 +84,16 @@ class HedgingIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void aPostWithoutIdempotencyKeyIsNeverHedged(Mode mode) throws Exception {
         stubSlowThenFast("/orders", true);
-        ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER)
+        ResilientHttpClient client = hedgingClient(IdempotencyKeyConfig.builder()
+                .policy(IdempotencyKeyConfig.Policy.NEVER)
                 .build());
 
-        HttpResponse<String> response = mode.call(client, HttpRequest.newBuilder(uri("/orders"))
-                .POST(BodyPublishers.ofString("{}")).build(), BodyHandlers.ofString());
+        HttpResponse<String> response = mode.call(
+                client,
+                HttpRequest.newBuilder(uri("/orders"))
+                        .POST(BodyPublishers.ofString("{}"))
+                        .build(),
+                BodyHandlers.ofString());
 
         assertThat(response.body()).isEqualTo("slow replica");
         assertThat(hedgedAttempts).isEmpty();

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -36,8 +36,8 @@ class IdempotencyIT extends WireMockSupport {
 
     private void stubSlowOrders() {
         // The server receives and processes the order, but answers only after the attempt timeout.
-        server.stubFor(post("/orders").willReturn(aResponse().withStatus(201)
-                .withFixedDelay((int) SERVER_DELAY.toMillis())));
+        server.stubFor(
+                post("/orders").willReturn(aResponse().withStatus(201).withFixedDelay((int) SERVER_DELAY.toMillis())));
     }
 
     /**
@@ -51,11 +51,15 @@ class IdempotencyIT extends WireMockSupport {
     }
 
     private List<ServeEvent> orders() {
-        return served().stream().filter(e -> e.getRequest().getUrl().equals("/orders")).toList();
+        return served().stream()
+                .filter(e -> e.getRequest().getUrl().equals("/orders"))
+                .toList();
     }
 
     private HttpRequest order() {
-        return HttpRequest.newBuilder(uri("/orders")).POST(BodyPublishers.ofString("{\"sku\":42}")).build();
+        return HttpRequest.newBuilder(uri("/orders"))
+                .POST(BodyPublishers.ofString("{\"sku\":42}"))
+                .build();
     }
 
     @ParameterizedTest
@@ -65,7 +69,9 @@ class IdempotencyIT extends WireMockSupport {
         stubSlowOrders();
         ResilientHttpClient client = track(clientBuilder()
                 .attemptTimeout(ATTEMPT_TIMEOUT)
-                .idempotencyKeys(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build())
+                .idempotencyKeys(IdempotencyKeyConfig.builder()
+                        .policy(IdempotencyKeyConfig.Policy.NEVER)
+                        .build())
                 .build());
         warmUp(client);
 
@@ -74,12 +80,15 @@ class IdempotencyIT extends WireMockSupport {
 
         // then the ambiguous failure is returned unretried, as the attempt's own exception
         assertThat(thrown).isInstanceOf(HttpTimeoutException.class);
-        assertThat(listener.attemptsStarted).as("warm-up plus one order attempt").hasValue(2);
+        assertThat(listener.attemptsStarted)
+                .as("warm-up plus one order attempt")
+                .hasValue(2);
         assertThat(listener.lastDecision().decision()).isEqualTo(RetryDecision.ABORTED);
         assertThat(listener.lastDecision().reason()).isEqualTo("not retried: non-idempotent and outcome unknown");
         awaitTrue("server logged the order", () -> orders().size() >= 1);
         assertThat(orders()).hasSize(1);
-        assertThat(orders().get(0).getRequest().containsHeader(IdempotencyKeyConfig.DEFAULT_HEADER)).isFalse();
+        assertThat(orders().get(0).getRequest().containsHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
+                .isFalse();
         assertAttemptsEqualServedRequests();
     }
 
@@ -88,7 +97,8 @@ class IdempotencyIT extends WireMockSupport {
     void postWhenAttemptsTimeOutWithKeyPolicyEveryAttemptCarriesTheSameIdempotencyKey(Mode mode) throws Exception {
         // given the default key policy (non-idempotent methods get a key)
         stubSlowOrders();
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
+        ResilientHttpClient client =
+                track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
         warmUp(client);
 
         // when
@@ -103,10 +113,13 @@ class IdempotencyIT extends WireMockSupport {
         awaitTrue("server logged three orders", () -> orders().size() >= 3);
         List<ServeEvent> served = orders();
         assertThat(served).hasSize(3);
-        List<String> keys = served.stream().map(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER)).toList();
+        List<String> keys = served.stream()
+                .map(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
+                .toList();
         assertThat(keys.get(0)).isNotBlank();
         assertThat(keys).containsOnly(keys.get(0));
-        assertThat(served).allSatisfy(e -> assertThat(e.getRequest().getBodyAsString()).isEqualTo("{\"sku\":42}"));
+        assertThat(served)
+                .allSatisfy(e -> assertThat(e.getRequest().getBodyAsString()).isEqualTo("{\"sku\":42}"));
         assertAttemptsEqualServedRequests();
     }
 
@@ -114,21 +127,28 @@ class IdempotencyIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void postWithCallerSuppliedKeyKeepsTheCallersKeyOnEveryAttempt(Mode mode) throws Exception {
         // given
-        server.stubFor(post("/orders").inScenario("o").whenScenarioStateIs("Started")
-                .willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));
-        server.stubFor(post("/orders").inScenario("o").whenScenarioStateIs("ok")
+        server.stubFor(post("/orders")
+                .inScenario("o")
+                .whenScenarioStateIs("Started")
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("ok"));
+        server.stubFor(post("/orders")
+                .inScenario("o")
+                .whenScenarioStateIs("ok")
                 .willReturn(aResponse().withStatus(201)));
         ResilientHttpClient client = client();
         HttpRequest request = HttpRequest.newBuilder(uri("/orders"))
                 .header(IdempotencyKeyConfig.DEFAULT_HEADER, "caller-key-1")
-                .POST(BodyPublishers.ofString("x")).build();
+                .POST(BodyPublishers.ofString("x"))
+                .build();
 
         // when
         int status = mode.call(client, request, BodyHandlers.ofString()).statusCode();
 
         // then
         assertThat(status).isEqualTo(201);
-        assertThat(served()).extracting(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
+        assertThat(served())
+                .extracting(e -> e.getRequest().getHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
                 .containsExactly("caller-key-1", "caller-key-1");
     }
 
@@ -136,14 +156,20 @@ class IdempotencyIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void bodyThatCannotBeReplayedIsNeverRetriedButAReplayableWrapperIs(Mode mode) throws Exception {
         // given a server that fails the first PUT of each body
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put("/blob").inScenario("b")
-                .whenScenarioStateIs("Started").willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put("/blob").inScenario("b")
-                .whenScenarioStateIs("ok").willReturn(aResponse().withStatus(200)));
+        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put("/blob")
+                .inScenario("b")
+                .whenScenarioStateIs("Started")
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("ok"));
+        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put("/blob")
+                .inScenario("b")
+                .whenScenarioStateIs("ok")
+                .willReturn(aResponse().withStatus(200)));
         ResilientHttpClient client = client();
         byte[] bytes = "payload".getBytes(StandardCharsets.UTF_8);
         HttpRequest oneShot = HttpRequest.newBuilder(uri("/blob"))
-                .PUT(BodyPublishers.fromPublisher(publisherOf(bytes), bytes.length)).build();
+                .PUT(BodyPublishers.fromPublisher(publisherOf(bytes), bytes.length))
+                .build();
 
         // when a one-shot publisher fails
         int first = mode.call(client, oneShot, BodyHandlers.ofString()).statusCode();
@@ -164,8 +190,8 @@ class IdempotencyIT extends WireMockSupport {
         // then it is retried with the same bytes
         assertThat(second).isEqualTo(200);
         assertThat(served()).hasSize(3);
-        assertThat(served().subList(1, 3)).allSatisfy(e ->
-                assertThat(e.getRequest().getBodyAsString()).isEqualTo("payload"));
+        assertThat(served().subList(1, 3))
+                .allSatisfy(e -> assertThat(e.getRequest().getBodyAsString()).isEqualTo("payload"));
         assertAttemptsEqualServedRequests();
     }
 

@@ -37,6 +37,5 @@ enum Mode {
      * Sends and returns the response, or throws exactly what the caller of this path would see
      * ({@code sendAsync}'s future failure unwrapped).
      */
-    abstract <T> HttpResponse<T> call(HttpClient client, HttpRequest request, BodyHandler<T> handler)
-            throws Exception;
+    abstract <T> HttpResponse<T> call(HttpClient client, HttpRequest request, BodyHandler<T> handler) throws Exception;
 }

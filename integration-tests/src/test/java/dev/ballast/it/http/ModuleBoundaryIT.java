@@ -17,8 +17,8 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.stream.Stream;
 import java.util.spi.ToolProvider;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,22 +39,24 @@ class ModuleBoundaryIT {
     @ParameterizedTest
     @ValueSource(strings = {"storage-adapter", "cli", "micrometer"})
     void noOtherModuleReferencesTheInternalPackage(String module) throws Exception {
-        Path classes = location(switch (module) {
-            case "cli" -> Ballast.class;
-            case "micrometer" -> HttpClientMetrics.class;
-            default -> StorageFacade.class;
-        });
+        Path classes = location(
+                switch (module) {
+                    case "cli" -> Ballast.class;
+                    case "micrometer" -> HttpClientMetrics.class;
+                    default -> StorageFacade.class;
+                });
 
         String found = internalDependencies(classes);
 
-        assertThat(found).as("references from %s (%s) into dev.ballast.http.internal", module, classes).isEmpty();
+        assertThat(found)
+                .as("references from %s (%s) into dev.ballast.http.internal", module, classes)
+                .isEmpty();
     }
 
     @Test
     void theCheckFindsReferencesWhereThereAreSome() throws Exception {
         // http-client's own classes use its internal package: the same check must see them
-        assertThat(internalDependencies(location(ResilientHttpClient.class)))
-                .contains("dev.ballast.http.internal");
+        assertThat(internalDependencies(location(ResilientHttpClient.class))).contains("dev.ballast.http.internal");
     }
 
     /**
@@ -67,11 +69,20 @@ class ModuleBoundaryIT {
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-        int exit = jdeps.run(print, print, "--multi-release", String.valueOf(Runtime.version().feature()),
-                "-verbose:class", "-filter:none", "-e", "dev\\.ballast\\.http\\.internal\\..*", plain.toString());
+        int exit = jdeps.run(
+                print,
+                print,
+                "--multi-release",
+                String.valueOf(Runtime.version().feature()),
+                "-verbose:class",
+                "-filter:none",
+                "-e",
+                "dev\\.ballast\\.http\\.internal\\..*",
+                plain.toString());
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(exit).as("jdeps exit code; report:%n%s", report).isZero();
-        return report.lines().filter(line -> line.contains("-> dev.ballast.http.internal"))
+        return report.lines()
+                .filter(line -> line.contains("-> dev.ballast.http.internal"))
                 .reduce("", (a, b) -> a + b + "\n");
     }
 

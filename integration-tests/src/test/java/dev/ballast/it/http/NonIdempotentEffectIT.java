@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.ReplayableBodyPublisher;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetriesExhaustedException;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -35,14 +35,17 @@ class NonIdempotentEffectIT extends WireMockSupport {
     private static final byte[] CONTENT = "version-2".getBytes(StandardCharsets.UTF_8);
 
     private HttpRequest putObject(boolean markedNonIdempotent) {
-        ReplayableBodyPublisher body = ReplayableBodyPublisher.ofSupplier(
-                () -> BodyPublishers.ofByteArray(CONTENT), CONTENT.length);
+        ReplayableBodyPublisher body =
+                ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofByteArray(CONTENT), CONTENT.length);
         return HttpRequest.newBuilder(uri("/bucket/key"))
-                .PUT(markedNonIdempotent ? body.nonIdempotent() : body).build();
+                .PUT(markedNonIdempotent ? body.nonIdempotent() : body)
+                .build();
     }
 
     private List<ServeEvent> puts() {
-        return served().stream().filter(e -> e.getRequest().getUrl().equals("/bucket/key")).toList();
+        return served().stream()
+                .filter(e -> e.getRequest().getUrl().equals("/bucket/key"))
+                .toList();
     }
 
     private void warmUp(ResilientHttpClient client) throws Exception {
@@ -56,7 +59,8 @@ class NonIdempotentEffectIT extends WireMockSupport {
     void putMarkedNonIdempotentWhenAttemptTimesOutAfterServerReceivedItIsNotRepeated(Mode mode) throws Exception {
         // given the server stores the PUT but answers only after the attempt timeout
         server.stubFor(put("/bucket/key").willReturn(aResponse().withStatus(200).withFixedDelay(2500)));
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
+        ResilientHttpClient client =
+                track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
         warmUp(client);
 
         // when
@@ -69,7 +73,8 @@ class NonIdempotentEffectIT extends WireMockSupport {
         awaitTrue("server logged the PUT", () -> puts().size() >= 1);
         assertThat(puts()).hasSize(1);
         assertThat(puts().get(0).getRequest().containsHeader(IdempotencyKeyConfig.DEFAULT_HEADER))
-                .as("no key of ours: the server would ignore it").isFalse();
+                .as("no key of ours: the server would ignore it")
+                .isFalse();
         assertAttemptsEqualServedRequests();
     }
 
@@ -78,7 +83,8 @@ class NonIdempotentEffectIT extends WireMockSupport {
     void putNotMarkedWhenAttemptTimesOutIsRepeatedAsAnIdempotentMethod(Mode mode) throws Exception {
         // given the same slow server, and a PUT whose effect is idempotent
         server.stubFor(put("/bucket/key").willReturn(aResponse().withStatus(200).withFixedDelay(2500)));
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
+        ResilientHttpClient client =
+                track(clientBuilder().attemptTimeout(ATTEMPT_TIMEOUT).build());
         warmUp(client);
 
         // when
@@ -95,9 +101,14 @@ class NonIdempotentEffectIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void putMarkedNonIdempotentWhenServerAnswers503IsRetriedWithTheSameBytes(Mode mode) throws Exception {
         // given 503 (the server did not act on it), then 200
-        server.stubFor(put("/bucket/key").inScenario("p").whenScenarioStateIs("Started")
-                .willReturn(aResponse().withStatus(503)).willSetStateTo("ok"));
-        server.stubFor(put("/bucket/key").inScenario("p").whenScenarioStateIs("ok")
+        server.stubFor(put("/bucket/key")
+                .inScenario("p")
+                .whenScenarioStateIs("Started")
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("ok"));
+        server.stubFor(put("/bucket/key")
+                .inScenario("p")
+                .whenScenarioStateIs("ok")
                 .willReturn(aResponse().withStatus(200)));
         ResilientHttpClient client = track(clientBuilder().build());
 
@@ -106,7 +117,9 @@ class NonIdempotentEffectIT extends WireMockSupport {
 
         // then
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(puts()).hasSize(2).allSatisfy(e -> assertThat(e.getRequest().getBody()).isEqualTo(CONTENT));
+        assertThat(puts())
+                .hasSize(2)
+                .allSatisfy(e -> assertThat(e.getRequest().getBody()).isEqualTo(CONTENT));
         assertAttemptsEqualServedRequests();
     }
 }

@@ -50,12 +50,14 @@ class RefusedStreamIT {
         client = ResilientHttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_2)
                 .idempotencyKeys(keys)
-                .retry(RetryConfig.builder().maxAttempts(3)
-                        .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(20), Jitter.FULL)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(3)
+                        .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(20), Jitter.FULL))
+                        .build())
                 .build();
         // the first request upgrades the connection to h2c; every later one is an HTTP/2 stream on it
-        HttpResponse<String> upgrade = client.send(HttpRequest.newBuilder(URI.create(server.baseUrl() + "/"))
-                .build(), BodyHandlers.ofString());
+        HttpResponse<String> upgrade = client.send(
+                HttpRequest.newBuilder(URI.create(server.baseUrl() + "/")).build(), BodyHandlers.ofString());
         assertThat(upgrade.version()).isEqualTo(HttpClient.Version.HTTP_2);
         return client;
     }
@@ -64,9 +66,12 @@ class RefusedStreamIT {
     @EnumSource(Mode.class)
     void postWithoutIdempotencyKeyRefusedTwiceIsRetriedAndProcessedOnce(Mode mode) throws Exception {
         server = new RefusingH2cServer(2);
-        ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.builder().policy(IdempotencyKeyConfig.Policy.NEVER).build());
+        ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.builder()
+                .policy(IdempotencyKeyConfig.Policy.NEVER)
+                .build());
         HttpRequest post = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/orders"))
-                .POST(BodyPublishers.ofString("{\"item\":1}")).build();
+                .POST(BodyPublishers.ofString("{\"item\":1}"))
+                .build();
 
         HttpResponse<String> response = mode.call(http2, post, BodyHandlers.ofString());
 
@@ -82,7 +87,8 @@ class RefusedStreamIT {
         server = new RefusingH2cServer(1);
         ResilientHttpClient http2 = http2Client(IdempotencyKeyConfig.ofDefaults());
         HttpRequest put = HttpRequest.newBuilder(URI.create(server.baseUrl() + "/bucket/key"))
-                .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2).nonIdempotent())
+                .PUT(ReplayableBodyPublisher.ofSupplier(() -> BodyPublishers.ofString("v2"), 2)
+                        .nonIdempotent())
                 .build();
 
         HttpResponse<String> response = mode.call(http2, put, BodyHandlers.ofString());

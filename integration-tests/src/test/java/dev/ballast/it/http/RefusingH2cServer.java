@@ -94,7 +94,9 @@ final class RefusingH2cServer implements Closeable {
                 int length = (header[0] & 0xff) << 16 | (header[1] & 0xff) << 8 | header[2] & 0xff;
                 int type = header[3] & 0xff;
                 int flags = header[4] & 0xff;
-                int stream = (header[5] & 0x7f) << 24 | (header[6] & 0xff) << 16 | (header[7] & 0xff) << 8
+                int stream = (header[5] & 0x7f) << 24
+                        | (header[6] & 0xff) << 16
+                        | (header[7] & 0xff) << 8
                         | header[8] & 0xff;
                 byte[] payload = in.readNBytes(length);
                 if (type == SETTINGS && (flags & ACK) == 0) {
@@ -134,8 +136,17 @@ final class RefusingH2cServer implements Closeable {
 
     private static void frame(OutputStream out, int type, int flags, int stream, byte[] payload) throws IOException {
         int length = payload.length;
-        byte[] header = {(byte) (length >>> 16), (byte) (length >>> 8), (byte) length, (byte) type, (byte) flags,
-            (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8), (byte) stream};
+        byte[] header = {
+            (byte) (length >>> 16),
+            (byte) (length >>> 8),
+            (byte) length,
+            (byte) type,
+            (byte) flags,
+            (byte) (stream >>> 24),
+            (byte) (stream >>> 16),
+            (byte) (stream >>> 8),
+            (byte) stream
+        };
         synchronized (out) {
             out.write(header);
             out.write(payload);

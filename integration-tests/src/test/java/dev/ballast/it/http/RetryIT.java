@@ -11,19 +11,19 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import dev.ballast.http.HeldScheduler;
-import dev.ballast.http.RetryDecision;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
 import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.http.RetriesExhaustedException;
+import dev.ballast.http.RetryDecision;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
-import dev.ballast.http.RetriesExhaustedException;
 import java.io.InputStream;
 import java.net.http.HttpRequest;
-import java.net.http.HttpTimeoutException;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +40,9 @@ class RetryIT extends WireMockSupport {
         String state = STARTED;
         for (int i = 0; i < statuses.length; i++) {
             String next = i == statuses.length - 1 ? state : "after-" + i;
-            server.stubFor(get(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs(state)
+            server.stubFor(get(urlPathEqualTo(path))
+                    .inScenario(path)
+                    .whenScenarioStateIs(state)
                     .willReturn(aResponse().withStatus(statuses[i]).withBody("body-" + i))
                     .willSetStateTo(next));
             state = next;
@@ -61,7 +63,8 @@ class RetryIT extends WireMockSupport {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).isEqualTo("body-2");
         server.verify(3, getRequestedFor(urlPathEqualTo("/flaky")));
-        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+        assertThat(listener.decisions)
+                .extracting(RetryDecisionEvent::decision)
                 .containsExactly(RetryDecision.RETRYING, RetryDecision.RETRYING, RetryDecision.SUCCEEDED);
         assertAttemptsEqualServedRequests();
     }
@@ -112,9 +115,14 @@ class RetryIT extends WireMockSupport {
     void throttledWhenServerSendsRetryAfterOneSecondSecondRequestArrivesNoEarlierThanOneSecondLater(Mode mode)
             throws Exception {
         // given: our own backoff is at most 50 ms, so only Retry-After can explain a 1 s gap
-        server.stubFor(get("/throttled").inScenario("t").whenScenarioStateIs(STARTED)
-                .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "1")).willSetStateTo("ok"));
-        server.stubFor(get("/throttled").inScenario("t").whenScenarioStateIs("ok")
+        server.stubFor(get("/throttled")
+                .inScenario("t")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "1"))
+                .willSetStateTo("ok"));
+        server.stubFor(get("/throttled")
+                .inScenario("t")
+                .whenScenarioStateIs("ok")
                 .willReturn(aResponse().withStatus(200)));
         ResilientHttpClient client = client();
 
@@ -141,7 +149,9 @@ class RetryIT extends WireMockSupport {
         ResilientHttpClient client = track(clientBuilder()
                 .scheduler(scheduler)
                 .totalTimeout(Duration.ofSeconds(5))
-                .retry(RetryConfig.builder().maxAttempts(3).maxRetryAfter(Duration.ofMinutes(5))
+                .retry(RetryConfig.builder()
+                        .maxAttempts(3)
+                        .maxRetryAfter(Duration.ofMinutes(5))
                         .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
                         .build())
                 .build());
@@ -165,7 +175,8 @@ class RetryIT extends WireMockSupport {
     void throttledWhenRetryAfterExceedsMaxRetryAfterReturnsThe429AtOnce(Mode mode) throws Exception {
         // given: default maxRetryAfter is 30 s
         server.stubFor(get("/slow-down").willReturn(aResponse().withStatus(429).withHeader("Retry-After", "100")));
-        ResilientHttpClient client = track(clientBuilder().totalTimeout(Duration.ofMinutes(10)).build());
+        ResilientHttpClient client =
+                track(clientBuilder().totalTimeout(Duration.ofMinutes(10)).build());
 
         // when
         HttpResponse<String> response = mode.call(client, httpGet("/slow-down"), BodyHandlers.ofString());
@@ -181,9 +192,14 @@ class RetryIT extends WireMockSupport {
     @EnumSource(Mode.class)
     void connectionResetOnGetIsRetried(Mode mode) throws Exception {
         // given: a fresh client, so the reset hits a fresh connection and the JDK does not re-send on its own
-        server.stubFor(get("/reset").inScenario("r").whenScenarioStateIs(STARTED)
-                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("ok"));
-        server.stubFor(get("/reset").inScenario("r").whenScenarioStateIs("ok")
+        server.stubFor(get("/reset")
+                .inScenario("r")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER))
+                .willSetStateTo("ok"));
+        server.stubFor(get("/reset")
+                .inScenario("r")
+                .whenScenarioStateIs("ok")
                 .willReturn(aResponse().withStatus(200).withBody("recovered")));
         ResilientHttpClient client = client();
 
@@ -203,12 +219,16 @@ class RetryIT extends WireMockSupport {
     void requestTimeoutIsTheAttemptTimeoutForThatRequest(Mode mode) {
         // given a client attempt timeout of 10 s, but a request that allows 300 ms per attempt
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(2000)));
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(10))
-                .retry(RetryConfig.builder().maxAttempts(2)
+        ResilientHttpClient client = track(clientBuilder()
+                .attemptTimeout(Duration.ofSeconds(10))
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
                         .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
                         .build())
                 .build());
-        HttpRequest request = HttpRequest.newBuilder(uri("/slow")).timeout(Duration.ofMillis(300)).build();
+        HttpRequest request = HttpRequest.newBuilder(uri("/slow"))
+                .timeout(Duration.ofMillis(300))
+                .build();
 
         // when
         Throwable thrown = catchThrowable(() -> mode.call(client, request, BodyHandlers.ofString()));
@@ -216,7 +236,8 @@ class RetryIT extends WireMockSupport {
         // then both attempts timed out long before the server answered, and the GET was retried once
         assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
         assertThat(thrown.getSuppressed()).hasSize(2).allMatch(HttpTimeoutException.class::isInstance);
-        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+        assertThat(listener.decisions)
+                .extracting(RetryDecisionEvent::decision)
                 .containsExactly(RetryDecision.RETRYING, RetryDecision.GAVE_UP);
     }
 
@@ -225,14 +246,17 @@ class RetryIT extends WireMockSupport {
     void totalTimeoutBoundsTheWholeCallEvenWithALongAttemptTimeout(Mode mode) {
         // given
         server.stubFor(get("/slow").willReturn(aResponse().withStatus(200).withFixedDelay(5000)));
-        ResilientHttpClient client = track(clientBuilder().attemptTimeout(Duration.ofSeconds(30))
-                .totalTimeout(Duration.ofMillis(700)).build());
+        ResilientHttpClient client = track(clientBuilder()
+                .attemptTimeout(Duration.ofSeconds(30))
+                .totalTimeout(Duration.ofMillis(700))
+                .build());
 
         // when
         Throwable thrown = catchThrowable(() -> mode.call(client, httpGet("/slow"), BodyHandlers.ofString()));
 
         // then the call failed with a timeout, after one attempt, with no retry started past the deadline
-        assertThat(thrown).isInstanceOf(HttpTimeoutException.class)
+        assertThat(thrown)
+                .isInstanceOf(HttpTimeoutException.class)
                 .hasMessage("total timeout of 700 ms exceeded for dependency '" + dependency() + "' after 1 attempt");
         assertThat(thrown.getSuppressed()).allMatch(HttpTimeoutException.class::isInstance);
         assertThat(listener.attemptsStarted).hasValue(1);
@@ -288,10 +312,14 @@ class RetryIT extends WireMockSupport {
 
         // then the call is unaffected and every listener saw every event
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(listener.decisions).extracting(RetryDecisionEvent::decision)
+        assertThat(listener.decisions)
+                .extracting(RetryDecisionEvent::decision)
                 .containsExactly(RetryDecision.RETRYING, RetryDecision.SUCCEEDED);
-        assertThat(second.decisions).extracting(RetryDecisionEvent::correlationId)
-                .containsExactly(listener.decisions.get(0).correlationId(), listener.decisions.get(0).correlationId());
+        assertThat(second.decisions)
+                .extracting(RetryDecisionEvent::correlationId)
+                .containsExactly(
+                        listener.decisions.get(0).correlationId(),
+                        listener.decisions.get(0).correlationId());
         assertThat(second.attemptsStarted).hasValue(2);
     }
 }

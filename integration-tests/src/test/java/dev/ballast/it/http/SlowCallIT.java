@@ -27,27 +27,37 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SlowCallIT extends WireMockSupport {
 
     private ResilientHttpClient clientCallingAbove(Duration slowCallDurationThreshold) {
-        return track(clientBuilder().defaultDependency(DependencyConfig.builder()
-                .breaker(BreakerConfig.builder().slidingWindowSize(4).minimumNumberOfCalls(4)
-                        .consecutiveFailureThreshold(0).slowCallRateThreshold(75)
-                        .slowCallDurationThreshold(slowCallDurationThreshold).build())
-                .retryBudget(RetryBudgetConfig.disabled())
-                .build()).build());
+        return track(clientBuilder()
+                .defaultDependency(DependencyConfig.builder()
+                        .breaker(BreakerConfig.builder()
+                                .slidingWindowSize(4)
+                                .minimumNumberOfCalls(4)
+                                .consecutiveFailureThreshold(0)
+                                .slowCallRateThreshold(75)
+                                .slowCallDurationThreshold(slowCallDurationThreshold)
+                                .build())
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build())
+                .build());
     }
 
     @ParameterizedTest
     @EnumSource(Mode.class)
     void successesSlowerThanTheThresholdOpenTheBreakerAndLaterCallsSendNothing(Mode mode) throws Exception {
-        server.stubFor(get("/report").willReturn(aResponse().withStatus(200).withBody("done").withFixedDelay(400)));
+        server.stubFor(get("/report")
+                .willReturn(aResponse().withStatus(200).withBody("done").withFixedDelay(400)));
         ResilientHttpClient client = clientCallingAbove(Duration.ofMillis(100));
 
         for (int i = 0; i < 4; i++) {
-            assertThat(mode.call(client, httpGet("/report"), BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThat(mode.call(client, httpGet("/report"), BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(200);
         }
         Throwable rejected = catchThrowable(() -> mode.call(client, httpGet("/report"), BodyHandlers.ofString()));
 
         assertThat(rejected).isInstanceOf(CircuitOpenException.class);
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.OPEN);
         assertThat(listener.transitions).containsExactly("CLOSED->OPEN");
         server.verify(4, getRequestedFor(urlPathEqualTo("/report")));
     }
@@ -59,10 +69,13 @@ class SlowCallIT extends WireMockSupport {
         ResilientHttpClient client = clientCallingAbove(Duration.ofSeconds(5));
 
         for (int i = 0; i < 8; i++) {
-            assertThat(mode.call(client, httpGet("/quick"), BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThat(mode.call(client, httpGet("/quick"), BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(200);
         }
 
-        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(dependency()).orElseThrow().breakerState())
+                .isEqualTo(BreakerState.CLOSED);
         assertThat(listener.transitions).isEmpty();
     }
 }

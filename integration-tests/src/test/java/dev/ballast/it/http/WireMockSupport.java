@@ -58,8 +58,11 @@ abstract class WireMockSupport {
             for (ResilientHttpClient client : clients) {
                 for (WireMockServer s : servers) {
                     Optional<DependencyStatus> status = client.dependencyStatus(dependency(s));
-                    status.ifPresent(st -> awaitTrue("bulkhead permits of " + st.dependency() + " returned",
-                            () -> client.dependencyStatus(st.dependency()).orElseThrow().availableBulkheadPermits()
+                    status.ifPresent(st -> awaitTrue(
+                            "bulkhead permits of " + st.dependency() + " returned",
+                            () -> client.dependencyStatus(st.dependency())
+                                            .orElseThrow()
+                                            .availableBulkheadPermits()
                                     == st.maxConcurrentCalls()));
                 }
             }
@@ -79,7 +82,9 @@ abstract class WireMockSupport {
                         .maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(50), Jitter.FULL))
                         .build())
-                .defaultDependency(DependencyConfig.builder().retryBudget(RetryBudgetConfig.disabled()).build());
+                .defaultDependency(DependencyConfig.builder()
+                        .retryBudget(RetryBudgetConfig.disabled())
+                        .build());
     }
 
     protected ResilientHttpClient track(ResilientHttpClient client) {
@@ -122,8 +127,9 @@ abstract class WireMockSupport {
     }
 
     protected void assertAttemptsEqualServedRequests() {
-        awaitTrue("server journal settled", () -> server.getAllServeEvents().size() >= listener.attemptsStarted.get()
-                - listener.rejections.size());
+        awaitTrue(
+                "server journal settled",
+                () -> server.getAllServeEvents().size() >= listener.attemptsStarted.get() - listener.rejections.size());
         assertThat(server.getAllServeEvents())
                 .as("requests the server saw vs attempts the client reported (rejections send nothing)")
                 .hasSize(listener.attemptsStarted.get() - listener.rejections.size());

@@ -16,11 +16,12 @@ import java.util.Optional;
  */
 class EnvEndpointContractIT extends S3ObjectStoreContract {
 
-  @Override
-  protected S3TestBackend backend() {
-    Optional<S3TestBackend> backend = S3Backends.fromEnvironment(System.getenv());
-    assumeTrue(backend.isPresent(),
-        S3Backends.ENDPOINT_VARIABLE + " is not set, so there is no external endpoint to run against");
-    return backend.orElseThrow();
-  }
+    @Override
+    protected S3TestBackend backend() {
+        Optional<S3TestBackend> backend = S3Backends.fromEnvironment(System.getenv());
+        assumeTrue(
+                backend.isPresent(),
+                S3Backends.ENDPOINT_VARIABLE + " is not set, so there is no external endpoint to run against");
+        return backend.orElseThrow();
+    }
 }

@@ -14,10 +14,10 @@ import java.util.Optional;
  */
 class MinioContractIT extends S3ObjectStoreContract {
 
-  @Override
-  protected S3TestBackend backend() {
-    Optional<String> reason = S3Backends.minioUnavailableReason(System.getenv());
-    assumeTrue(reason.isEmpty(), () -> reason.orElse(""));
-    return S3Backends.minio();
-  }
+    @Override
+    protected S3TestBackend backend() {
+        Optional<String> reason = S3Backends.minioUnavailableReason(System.getenv());
+        assumeTrue(reason.isEmpty(), () -> reason.orElse(""));
+        return S3Backends.minio();
+    }
 }

@@ -6,8 +6,8 @@ import dev.ballast.storage.object.S3TestBackend;
 
 /** The object store contract against S3Mock, in-process, through the JDK-based SdkHttpClient. */
 class S3MockContractIT extends S3ObjectStoreContract {
-  @Override
-  protected S3TestBackend backend() {
-    return S3Backends.s3Mock();
-  }
+    @Override
+    protected S3TestBackend backend() {
+        return S3Backends.s3Mock();
+    }
 }

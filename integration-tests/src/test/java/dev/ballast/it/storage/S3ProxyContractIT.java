@@ -10,8 +10,8 @@ import dev.ballast.storage.object.S3TestBackend;
  * removal).
  */
 class S3ProxyContractIT extends S3ObjectStoreContract {
-  @Override
-  protected S3TestBackend backend() {
-    return S3Backends.s3Proxy();
-  }
+    @Override
+    protected S3TestBackend backend() {
+        return S3Backends.s3Proxy();
+    }
 }

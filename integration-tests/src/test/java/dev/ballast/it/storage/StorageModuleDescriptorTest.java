@@ -20,21 +20,32 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class StorageModuleDescriptorTest {
 
-  @Test
-  void theJarExportsEveryPackageButInternal() throws URISyntaxException {
-    Path jar = Path.of(StorageFacade.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    assumeTrue(Files.isRegularFile(jar), "storage-adapter is on the class path as " + jar
-        + ", not as its jar (the descriptor is compiled when the jar is built: run mvn verify)");
+    @Test
+    void theJarExportsEveryPackageButInternal() throws URISyntaxException {
+        Path jar = Path.of(StorageFacade.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+        assumeTrue(
+                Files.isRegularFile(jar),
+                "storage-adapter is on the class path as " + jar
+                        + ", not as its jar (the descriptor is compiled when the jar is built: run mvn verify)");
 
-    ModuleDescriptor module = ModuleFinder.of(jar).findAll().stream().map(ModuleReference::descriptor)
-        .findFirst().orElseThrow();
-    Set<String> exported = module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+        ModuleDescriptor module = ModuleFinder.of(jar).findAll().stream()
+                .map(ModuleReference::descriptor)
+                .findFirst()
+                .orElseThrow();
+        Set<String> exported =
+                module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
 
-    assertThat(module.name()).isEqualTo("dev.ballast.storage");
-    assertThat(module.isAutomatic()).isFalse();
-    assertThat(module.packages()).contains("dev.ballast.storage.internal");
-    assertThat(exported).isEqualTo(module.packages().stream()
-        .filter(p -> !p.equals("dev.ballast.storage.internal")).collect(Collectors.toSet()));
-    assertThat(module.exports()).allMatch(e -> !e.isQualified());
-  }
+        assertThat(module.name()).isEqualTo("dev.ballast.storage");
+        assertThat(module.isAutomatic()).isFalse();
+        assertThat(module.packages()).contains("dev.ballast.storage.internal");
+        assertThat(exported)
+                .isEqualTo(module.packages().stream()
+                        .filter(p -> !p.equals("dev.ballast.storage.internal"))
+                        .collect(Collectors.toSet()));
+        assertThat(module.exports()).allMatch(e -> !e.isQualified());
+    }
 }

@@ -33,8 +33,12 @@ final class DependencyMeters {
 
     private static final Outcome[] OUTCOMES = Outcome.values();
     private static final BreakerState[] STATES = BreakerState.values();
-    private static final String[] KINDS = {MetricNames.SUCCESSFUL_WITHOUT_RETRY, MetricNames.SUCCESSFUL_WITH_RETRY,
-        MetricNames.FAILED_WITHOUT_RETRY, MetricNames.FAILED_WITH_RETRY};
+    private static final String[] KINDS = {
+        MetricNames.SUCCESSFUL_WITHOUT_RETRY,
+        MetricNames.SUCCESSFUL_WITH_RETRY,
+        MetricNames.FAILED_WITHOUT_RETRY,
+        MetricNames.FAILED_WITH_RETRY
+    };
     /** The call outcomes: every {@link Outcome}, then {@link MetricNames#REJECTED}. */
     private static final int CALL_OUTCOMES = OUTCOMES.length + 1;
 
@@ -51,39 +55,56 @@ final class DependencyMeters {
     /** Guarded by this. */
     private boolean removed;
 
-    DependencyMeters(String dependency, MeterRegistry registry, Tags tags, Supplier<@Nullable ResilientHttpClient> client) {
+    DependencyMeters(
+            String dependency, MeterRegistry registry, Tags tags, Supplier<@Nullable ResilientHttpClient> client) {
         this.dependency = dependency;
         this.registry = registry;
         this.tags = tags.and(MetricNames.DEPENDENCY_TAG, dependency);
         this.client = client;
         synchronized (this) {
             for (BreakerState state : STATES) {
-                registered.add(Gauge.builder(MetricNames.CIRCUIT_BREAKER_STATE, this,
+                registered.add(Gauge.builder(
+                                MetricNames.CIRCUIT_BREAKER_STATE,
+                                this,
                                 m -> m.read(s -> s.breakerState() == state ? 1 : 0))
                         .description("1 for the circuit breaker's current state, 0 for the others")
-                        .tags(this.tags).tag(MetricNames.STATE_TAG, lower(state))
+                        .tags(this.tags)
+                        .tag(MetricNames.STATE_TAG, lower(state))
                         .register(registry));
             }
-            registered.add(FunctionCounter.builder(MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS, this,
+            registered.add(FunctionCounter.builder(
+                            MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS,
+                            this,
                             m -> m.read(DependencyStatus::circuitOpenRejections))
                     .description("Attempts the open circuit breaker rejected without a network call")
-                    .tags(this.tags).register(registry));
-            registered.add(Gauge.builder(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, this,
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(Gauge.builder(
+                            MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS,
+                            this,
                             m -> m.read(DependencyStatus::availableBulkheadPermits))
                     .description("Bulkhead permits not held")
-                    .tags(this.tags).register(registry));
-            registered.add(Gauge.builder(MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS, this,
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(Gauge.builder(
+                            MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS,
+                            this,
                             m -> m.read(DependencyStatus::maxConcurrentCalls))
                     .description("The bulkhead's size: attempts allowed in flight at once")
-                    .tags(this.tags).register(registry));
-            registered.add(FunctionCounter.builder(MetricNames.BULKHEAD_NOT_PERMITTED_CALLS, this,
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(FunctionCounter.builder(
+                            MetricNames.BULKHEAD_NOT_PERMITTED_CALLS,
+                            this,
                             m -> m.read(DependencyStatus::bulkheadFullRejections))
                     .description("Attempts the full bulkhead rejected without a network call")
-                    .tags(this.tags).register(registry));
-            registered.add(Gauge.builder(MetricNames.RETRY_BUDGET_TOKENS, this,
-                            m -> m.read(DependencyStatus::availableRetries))
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(Gauge.builder(
+                            MetricNames.RETRY_BUDGET_TOKENS, this, m -> m.read(DependencyStatus::availableRetries))
                     .description("Retries the retry budget would permit now; +Inf when the budget is disabled")
-                    .tags(this.tags).register(registry));
+                    .tags(this.tags)
+                    .register(registry));
         }
     }
 
@@ -101,10 +122,14 @@ final class DependencyMeters {
         int i = outcome.ordinal();
         Timer attempt = attempts.get(i);
         if (attempt == null) {
-            attempt = register(attempts, i, () -> Timer.builder(MetricNames.ATTEMPTS)
-                    .description("Attempts sent to the dependency, by outcome, and the time each exchange took")
-                    .tags(tags).tag(MetricNames.OUTCOME_TAG, lower(outcome))
-                    .register(registry));
+            attempt = register(
+                    attempts,
+                    i,
+                    () -> Timer.builder(MetricNames.ATTEMPTS)
+                            .description("Attempts sent to the dependency, by outcome, and the time each exchange took")
+                            .tags(tags)
+                            .tag(MetricNames.OUTCOME_TAG, lower(outcome))
+                            .register(registry));
         }
         if (attempt != null) {
             attempt.record(durationNanos, TimeUnit.NANOSECONDS);
@@ -112,10 +137,14 @@ final class DependencyMeters {
         if (decision == RetryDecision.RETRYING) {
             Counter retry = retries.get(i);
             if (retry == null) {
-                retry = register(retries, i, () -> Counter.builder(MetricNames.RETRIES)
-                        .description("Retries decided, by the outcome of the attempt that was retried")
-                        .tags(tags).tag(MetricNames.REASON_TAG, lower(outcome))
-                        .register(registry));
+                retry = register(
+                        retries,
+                        i,
+                        () -> Counter.builder(MetricNames.RETRIES)
+                                .description("Retries decided, by the outcome of the attempt that was retried")
+                                .tags(tags)
+                                .tag(MetricNames.REASON_TAG, lower(outcome))
+                                .register(registry));
             }
             if (retry != null) {
                 retry.increment();
@@ -131,11 +160,16 @@ final class DependencyMeters {
         Timer call = calls.get(i);
         if (call == null) {
             String outcomeTag = callOutcome == OUTCOMES.length ? MetricNames.REJECTED : lower(outcome);
-            call = register(calls, i, () -> Timer.builder(MetricNames.CALLS)
-                    .description("Calls (send or sendAsync) that ended with a decision, by kind and outcome,"
-                            + " and the time each took, backoffs included")
-                    .tags(tags).tag(MetricNames.KIND_TAG, KINDS[kind]).tag(MetricNames.OUTCOME_TAG, outcomeTag)
-                    .register(registry));
+            call = register(
+                    calls,
+                    i,
+                    () -> Timer.builder(MetricNames.CALLS)
+                            .description("Calls (send or sendAsync) that ended with a decision, by kind and outcome,"
+                                    + " and the time each took, backoffs included")
+                            .tags(tags)
+                            .tag(MetricNames.KIND_TAG, KINDS[kind])
+                            .tag(MetricNames.OUTCOME_TAG, outcomeTag)
+                            .register(registry));
         }
         if (call != null) {
             call.record(durationNanos, TimeUnit.NANOSECONDS);
@@ -146,10 +180,15 @@ final class DependencyMeters {
         int i = from.ordinal() * STATES.length + to.ordinal();
         Counter transition = transitions.get(i);
         if (transition == null) {
-            transition = register(transitions, i, () -> Counter.builder(MetricNames.CIRCUIT_BREAKER_TRANSITIONS)
-                    .description("Circuit breaker state transitions")
-                    .tags(tags).tag(MetricNames.FROM_TAG, lower(from)).tag(MetricNames.TO_TAG, lower(to))
-                    .register(registry));
+            transition = register(
+                    transitions,
+                    i,
+                    () -> Counter.builder(MetricNames.CIRCUIT_BREAKER_TRANSITIONS)
+                            .description("Circuit breaker state transitions")
+                            .tags(tags)
+                            .tag(MetricNames.FROM_TAG, lower(from))
+                            .tag(MetricNames.TO_TAG, lower(to))
+                            .register(registry));
         }
         if (transition != null) {
             transition.increment();
@@ -157,7 +196,8 @@ final class DependencyMeters {
     }
 
     /** Registers the slot's meter unless another thread did; {@code null} once the meters were removed. */
-    private synchronized <M extends Meter> @Nullable M register(AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
+    private synchronized <M extends Meter> @Nullable M register(
+            AtomicReferenceArray<M> slots, int i, Supplier<M> create) {
         if (removed) {
             return null;
         }

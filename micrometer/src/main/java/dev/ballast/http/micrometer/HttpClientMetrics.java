@@ -56,6 +56,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     private final ConcurrentMap<String, DependencyMeters> dependencies = new ConcurrentHashMap<>();
     /** Guards the registry and client fields, and every creation and removal of a dependency's meters. */
     private final Object lock = new Object();
+
     private volatile @Nullable MeterRegistry registry;
     private volatile @Nullable ResilientHttpClient client;
     private volatile boolean closed;
@@ -153,8 +154,8 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     }
 
     @Override
-    public void onAttemptEnded(String dependency, int attempt, Outcome outcome, RetryDecision decision,
-                               long durationNanos) {
+    public void onAttemptEnded(
+            String dependency, int attempt, Outcome outcome, RetryDecision decision, long durationNanos) {
         if (decision == RetryDecision.REJECTED) {
             return; // no exchange: counted by the not-permitted counters, from the client's own counts
         }
@@ -165,8 +166,8 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     }
 
     @Override
-    public void onCallEnded(String dependency, int attempts, Outcome outcome, RetryDecision decision,
-                            long durationNanos) {
+    public void onCallEnded(
+            String dependency, int attempts, Outcome outcome, RetryDecision decision, long durationNanos) {
         DependencyMeters meters = meters(dependency);
         if (meters != null) {
             meters.callEnded(attempts, outcome, decision, durationNanos);
@@ -202,8 +203,8 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
             if (closed) {
                 return null;
             }
-            return dependencies.computeIfAbsent(dependency,
-                    key -> new DependencyMeters(key, registry, tags, this::client));
+            return dependencies.computeIfAbsent(
+                    dependency, key -> new DependencyMeters(key, registry, tags, this::client));
         }
     }
 

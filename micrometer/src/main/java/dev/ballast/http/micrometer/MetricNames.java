@@ -68,7 +68,8 @@ public final class MetricNames {
     /** Gauge of free bulkhead permits; as resilience4j's. */
     public static final String BULKHEAD_AVAILABLE_CONCURRENT_CALLS = PREFIX + ".bulkhead.available.concurrent.calls";
     /** Gauge of the bulkhead's size; as resilience4j's. */
-    public static final String BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS = PREFIX + ".bulkhead.max.allowed.concurrent.calls";
+    public static final String BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS =
+            PREFIX + ".bulkhead.max.allowed.concurrent.calls";
     /** Function counter of attempts rejected by the full bulkhead. */
     public static final String BULKHEAD_NOT_PERMITTED_CALLS = PREFIX + ".bulkhead.not.permitted.calls";
     /** Gauge of the retries the retry budget would permit now. */
@@ -108,6 +109,5 @@ public final class MetricNames {
     /** The {@value #OUTCOME_TAG} of a call whose last attempt was rejected without a network call. */
     public static final String REJECTED = "rejected";
 
-    private MetricNames() {
-    }
+    private MetricNames() {}
 }

@@ -9,13 +9,13 @@ import com.sun.net.httpserver.HttpServer;
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
-import dev.ballast.testkit.FakeTime;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
+import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -121,11 +121,16 @@ class HttpClientMetricsTest {
         return ResilientHttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1)
                 .ticker(ticker)
-                .retry(RetryConfig.builder().maxAttempts(2)
-                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
+                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE))
+                        .build())
                 .defaultDependency(DependencyConfig.builder()
-                        .breaker(BreakerConfig.builder().consecutiveFailureThreshold(2)
-                                .waitDurationInOpenState(OPEN_FOR).openStateJitter(0).build())
+                        .breaker(BreakerConfig.builder()
+                                .consecutiveFailureThreshold(2)
+                                .waitDurationInOpenState(OPEN_FOR)
+                                .openStateJitter(0)
+                                .build())
                         .bulkhead(BulkheadConfig.builder(1).build())
                         .build())
                 .listener(metrics);
@@ -152,25 +157,31 @@ class HttpClientMetricsTest {
         ResilientHttpClient client = bound(metrics, builder(metrics));
 
         // a success
-        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode())
+                .isEqualTo(200);
         // a 503 retried into a success
         server.statuses.add(503);
-        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode())
+                .isEqualTo(200);
         // two 503s in a row open the circuit; the call returns the last 503
         server.statuses.add(503);
         server.statuses.add(503);
-        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode()).isEqualTo(503);
+        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode())
+                .isEqualTo(503);
         // the open circuit rejects without a network call
         assertThat(catchThrowable(() -> client.send(server.get("/item"), BodyHandlers.discarding())))
                 .isInstanceOf(CircuitOpenException.class);
-        assertThat(gauge(MetricNames.CIRCUIT_BREAKER_STATE, dependency, "state", "open")).isEqualTo(1);
+        assertThat(gauge(MetricNames.CIRCUIT_BREAKER_STATE, dependency, "state", "open"))
+                .isEqualTo(1);
         // its window over, a probe succeeds and closes it
         ticker.advance(OPEN_FOR);
-        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        assertThat(client.send(server.get("/item"), BodyHandlers.discarding()).statusCode())
+                .isEqualTo(200);
         // the bulkhead's one permit is held by a call in flight: the next call is rejected
         CompletableFuture<HttpResponse<Void>> held = client.sendAsync(server.get("/hold"), BodyHandlers.discarding());
         assertThat(server.holdArrived.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(gauge(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, dependency)).isEqualTo(0);
+        assertThat(gauge(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, dependency))
+                .isEqualTo(0);
         assertThat(catchThrowable(() -> client.send(server.get("/item"), BodyHandlers.discarding())))
                 .isInstanceOf(BulkheadFullException.class);
         server.release.countDown();
@@ -178,13 +189,17 @@ class HttpClientMetricsTest {
 
         long ms = EXCHANGE.toMillis();
         Map<String, String> expected = new TreeMap<>();
-        expected.put(line(MetricNames.CALLS, dependency, "kind", "successful_without_retry", "outcome", "success"),
+        expected.put(
+                line(MetricNames.CALLS, dependency, "kind", "successful_without_retry", "outcome", "success"),
                 "count=3 totalMs=" + 3 * ms);
-        expected.put(line(MetricNames.CALLS, dependency, "kind", "successful_with_retry", "outcome", "success"),
+        expected.put(
+                line(MetricNames.CALLS, dependency, "kind", "successful_with_retry", "outcome", "success"),
                 "count=1 totalMs=" + 2 * ms);
-        expected.put(line(MetricNames.CALLS, dependency, "kind", "failed_with_retry", "outcome", "transient"),
+        expected.put(
+                line(MetricNames.CALLS, dependency, "kind", "failed_with_retry", "outcome", "transient"),
                 "count=1 totalMs=" + 2 * ms);
-        expected.put(line(MetricNames.CALLS, dependency, "kind", "failed_without_retry", "outcome", "rejected"),
+        expected.put(
+                line(MetricNames.CALLS, dependency, "kind", "failed_without_retry", "outcome", "rejected"),
                 "count=2 totalMs=0");
         expected.put(line(MetricNames.ATTEMPTS, dependency, "outcome", "success"), "count=4 totalMs=" + 4 * ms);
         expected.put(line(MetricNames.ATTEMPTS, dependency, "outcome", "transient"), "count=3 totalMs=" + 3 * ms);
@@ -193,10 +208,10 @@ class HttpClientMetricsTest {
         expected.put(line(MetricNames.CIRCUIT_BREAKER_STATE, dependency, "state", "open"), "0.0");
         expected.put(line(MetricNames.CIRCUIT_BREAKER_STATE, dependency, "state", "half_open"), "0.0");
         expected.put(line(MetricNames.CIRCUIT_BREAKER_TRANSITIONS, dependency, "from", "closed", "to", "open"), "1.0");
-        expected.put(line(MetricNames.CIRCUIT_BREAKER_TRANSITIONS, dependency, "from", "open", "to", "half_open"),
-                "1.0");
-        expected.put(line(MetricNames.CIRCUIT_BREAKER_TRANSITIONS, dependency, "from", "half_open", "to", "closed"),
-                "1.0");
+        expected.put(
+                line(MetricNames.CIRCUIT_BREAKER_TRANSITIONS, dependency, "from", "open", "to", "half_open"), "1.0");
+        expected.put(
+                line(MetricNames.CIRCUIT_BREAKER_TRANSITIONS, dependency, "from", "half_open", "to", "closed"), "1.0");
         expected.put(line(MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS, dependency), "1.0");
         expected.put(line(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, dependency), "1.0");
         expected.put(line(MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS, dependency), "1.0");
@@ -222,8 +237,12 @@ class HttpClientMetricsTest {
 
         client.send(a.get("/item"), BodyHandlers.discarding()); // and b for a
         assertThat(dependencies(registry)).containsExactly(a.dependency());
-        assertThat(registry.get(MetricNames.CALLS).tag("dependency", a.dependency()).timer().count())
-                .as("calls to a since its state was created again").isEqualTo(1);
+        assertThat(registry.get(MetricNames.CALLS)
+                        .tag("dependency", a.dependency())
+                        .timer()
+                        .count())
+                .as("calls to a since its state was created again")
+                .isEqualTo(1);
     }
 
     @Test
@@ -231,8 +250,11 @@ class HttpClientMetricsTest {
         Server server = new Server();
         HttpClientMetrics metrics = HttpClientMetrics.create();
         // one dependency key per request path: a crawler-like caller
-        ResilientHttpClient client = bound(metrics, builder(metrics).maxDependencies(4)
-                .dependencyResolver(request -> request.uri().getPath()));
+        ResilientHttpClient client = bound(
+                metrics,
+                builder(metrics)
+                        .maxDependencies(4)
+                        .dependencyResolver(request -> request.uri().getPath()));
 
         for (int i = 0; i < 40; i++) {
             client.send(server.get("/page" + i), BodyHandlers.discarding());
@@ -314,7 +336,11 @@ class HttpClientMetricsTest {
     // ---- reading the registry ------------------------------------------------------------------------
 
     private double gauge(String name, String dependency, String... tags) {
-        return registry.get(name).tag("dependency", dependency).tags(tags).gauge().value();
+        return registry.get(name)
+                .tag("dependency", dependency)
+                .tags(tags)
+                .gauge()
+                .value();
     }
 
     /** Every meter as "name{tags}" → its value: count and total of a timer, the value of the others. */
@@ -325,7 +351,8 @@ class HttpClientMetricsTest {
             if (meter instanceof Timer timer) {
                 value = "count=" + timer.count() + " totalMs=" + Math.round(timer.totalTime(TimeUnit.MILLISECONDS));
             } else {
-                value = String.valueOf(Math.round(meter.measure().iterator().next().getValue() * 1e9) / 1e9);
+                value = String.valueOf(
+                        Math.round(meter.measure().iterator().next().getValue() * 1e9) / 1e9);
             }
             meters.put(meter.getId().getName() + meter.getId().getTags(), value);
         }
@@ -334,11 +361,16 @@ class HttpClientMetricsTest {
 
     /** The key {@link #readAll} gives a meter with these tags (besides client=payments and the dependency). */
     static String line(String name, String dependency, String... tags) {
-        List<Tag> all = Tags.of(tags).and("client", "payments").and("dependency", dependency).stream().toList();
+        List<Tag> all = Tags.of(tags).and("client", "payments").and("dependency", dependency).stream()
+                .toList();
         return name + all;
     }
 
     static List<String> dependencies(MeterRegistry registry) {
-        return registry.getMeters().stream().map(m -> m.getId().getTag("dependency")).distinct().sorted().toList();
+        return registry.getMeters().stream()
+                .map(m -> m.getId().getTag("dependency"))
+                .distinct()
+                .sorted()
+                .toList();
     }
 }

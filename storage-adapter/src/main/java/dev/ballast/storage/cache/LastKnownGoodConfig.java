@@ -18,184 +18,185 @@ import java.util.random.RandomGenerator;
  */
 public final class LastKnownGoodConfig {
 
-  /** Default {@link #maxEntries()}: 1000 objects. */
-  public static final int DEFAULT_MAX_ENTRIES = 1000;
-  /** Default {@link #maxObjectBytes()}: 1 MiB. */
-  public static final long DEFAULT_MAX_OBJECT_BYTES = 1024 * 1024;
-  /** Default {@link #maxTotalBytes()}: 64 MiB. */
-  public static final long DEFAULT_MAX_TOTAL_BYTES = 64L * 1024 * 1024;
-  /** Default {@link #maxStaleness()}: 24 hours. */
-  public static final Duration DEFAULT_MAX_STALENESS = Duration.ofHours(24);
-  /** Default {@link #expiryJitter()}: 0.1, entries expire between 90% and 100% of maxStaleness. */
-  public static final double DEFAULT_EXPIRY_JITTER = 0.1;
+    /** Default {@link #maxEntries()}: 1000 objects. */
+    public static final int DEFAULT_MAX_ENTRIES = 1000;
+    /** Default {@link #maxObjectBytes()}: 1 MiB. */
+    public static final long DEFAULT_MAX_OBJECT_BYTES = 1024 * 1024;
+    /** Default {@link #maxTotalBytes()}: 64 MiB. */
+    public static final long DEFAULT_MAX_TOTAL_BYTES = 64L * 1024 * 1024;
+    /** Default {@link #maxStaleness()}: 24 hours. */
+    public static final Duration DEFAULT_MAX_STALENESS = Duration.ofHours(24);
+    /** Default {@link #expiryJitter()}: 0.1, entries expire between 90% and 100% of maxStaleness. */
+    public static final double DEFAULT_EXPIRY_JITTER = 0.1;
 
-  private static final LastKnownGoodConfig DEFAULTS = builder().build();
-  private static final LastKnownGoodConfig DISABLED = builder().enabled(false).build();
+    private static final LastKnownGoodConfig DEFAULTS = builder().build();
+    private static final LastKnownGoodConfig DISABLED = builder().enabled(false).build();
 
-  private final boolean enabled;
-  private final int maxEntries;
-  private final long maxObjectBytes;
-  private final long maxTotalBytes;
-  private final Duration maxStaleness;
-  private final double expiryJitter;
-  private final Supplier<? extends RandomGenerator> random;
+    private final boolean enabled;
+    private final int maxEntries;
+    private final long maxObjectBytes;
+    private final long maxTotalBytes;
+    private final Duration maxStaleness;
+    private final double expiryJitter;
+    private final Supplier<? extends RandomGenerator> random;
 
-  private LastKnownGoodConfig(Builder b) {
-    this.enabled = b.enabled;
-    this.maxEntries = b.maxEntries;
-    this.maxObjectBytes = b.maxObjectBytes;
-    this.maxTotalBytes = b.maxTotalBytes;
-    this.maxStaleness = b.maxStaleness;
-    this.expiryJitter = b.expiryJitter;
-    this.random = b.random;
-  }
-
-  /** The defaults: enabled, 1000 entries, 1 MiB per object, 64 MiB in all, 24 h, jitter 0.1. */
-  public static LastKnownGoodConfig ofDefaults() {
-    return DEFAULTS;
-  }
-
-  /** No cache: reads while the store is unavailable throw {@code StorageUnavailableException}. */
-  public static LastKnownGoodConfig disabled() {
-    return DISABLED;
-  }
-
-  /** A builder starting from the defaults. */
-  public static Builder builder() {
-    return new Builder();
-  }
-
-  /** A builder starting from these settings. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
-    b.enabled = enabled;
-    b.maxEntries = maxEntries;
-    b.maxObjectBytes = maxObjectBytes;
-    b.maxTotalBytes = maxTotalBytes;
-    b.maxStaleness = maxStaleness;
-    b.expiryJitter = expiryJitter;
-    b.random = random;
-    return b;
-  }
-
-  /** Whether reads are cached and served when the store is unavailable. Default true. */
-  public boolean enabled() {
-    return enabled;
-  }
-
-  /** Most objects kept; the least recently used is evicted first. Default 1000. */
-  public int maxEntries() {
-    return maxEntries;
-  }
-
-  /** Largest object kept, in bytes; larger objects are never cached. Default 1 MiB. */
-  public long maxObjectBytes() {
-    return maxObjectBytes;
-  }
-
-  /** Most bytes kept over all entries; least recently used entries are evicted. Default 64 MiB. */
-  public long maxTotalBytes() {
-    return maxTotalBytes;
-  }
-
-  /** Oldest data ever served, measured from the fetch. Default 24 hours. */
-  public Duration maxStaleness() {
-    return maxStaleness;
-  }
-
-  /** Fraction of {@link #maxStaleness()} by which an entry's expiry is drawn earlier. Default 0.1. */
-  public double expiryJitter() {
-    return expiryJitter;
-  }
-
-  /** The source of randomness for expiry jitter. Default {@code ThreadLocalRandom::current}. */
-  public Supplier<? extends RandomGenerator> random() {
-    return random;
-  }
-
-  @Override
-  public String toString() {
-    return enabled
-        ? "LastKnownGoodConfig[maxEntries=" + maxEntries + ", maxObjectBytes=" + maxObjectBytes + ", maxTotalBytes="
-            + maxTotalBytes + ", maxStaleness=" + maxStaleness + ", expiryJitter=" + expiryJitter + "]"
-        : "LastKnownGoodConfig[disabled]";
-  }
-
-  /** Builder for {@link LastKnownGoodConfig}; not thread-safe, validated in {@link #build()}. */
-  public static final class Builder {
-    private boolean enabled = true;
-    private int maxEntries = DEFAULT_MAX_ENTRIES;
-    private long maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES;
-    private long maxTotalBytes = DEFAULT_MAX_TOTAL_BYTES;
-    private Duration maxStaleness = DEFAULT_MAX_STALENESS;
-    private double expiryJitter = DEFAULT_EXPIRY_JITTER;
-    private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
-
-    private Builder() {}
-
-    /** See {@link LastKnownGoodConfig#enabled()}. */
-    public Builder enabled(boolean enabled) {
-      this.enabled = enabled;
-      return this;
+    private LastKnownGoodConfig(Builder b) {
+        this.enabled = b.enabled;
+        this.maxEntries = b.maxEntries;
+        this.maxObjectBytes = b.maxObjectBytes;
+        this.maxTotalBytes = b.maxTotalBytes;
+        this.maxStaleness = b.maxStaleness;
+        this.expiryJitter = b.expiryJitter;
+        this.random = b.random;
     }
 
-    /** See {@link LastKnownGoodConfig#maxEntries()}; must be >= 1. */
-    public Builder maxEntries(int maxEntries) {
-      this.maxEntries = maxEntries;
-      return this;
+    /** The defaults: enabled, 1000 entries, 1 MiB per object, 64 MiB in all, 24 h, jitter 0.1. */
+    public static LastKnownGoodConfig ofDefaults() {
+        return DEFAULTS;
     }
 
-    /** See {@link LastKnownGoodConfig#maxObjectBytes()}; must be >= 0. */
-    public Builder maxObjectBytes(long maxObjectBytes) {
-      this.maxObjectBytes = maxObjectBytes;
-      return this;
+    /** No cache: reads while the store is unavailable throw {@code StorageUnavailableException}. */
+    public static LastKnownGoodConfig disabled() {
+        return DISABLED;
     }
 
-    /** See {@link LastKnownGoodConfig#maxTotalBytes()}; must be >= maxObjectBytes. */
-    public Builder maxTotalBytes(long maxTotalBytes) {
-      this.maxTotalBytes = maxTotalBytes;
-      return this;
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** See {@link LastKnownGoodConfig#maxStaleness()}; must be positive. */
-    public Builder maxStaleness(Duration maxStaleness) {
-      this.maxStaleness = Objects.requireNonNull(maxStaleness, "maxStaleness");
-      return this;
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.enabled = enabled;
+        b.maxEntries = maxEntries;
+        b.maxObjectBytes = maxObjectBytes;
+        b.maxTotalBytes = maxTotalBytes;
+        b.maxStaleness = maxStaleness;
+        b.expiryJitter = expiryJitter;
+        b.random = random;
+        return b;
     }
 
-    /** See {@link LastKnownGoodConfig#expiryJitter()}; must be in {@code [0, 1)}. */
-    public Builder expiryJitter(double expiryJitter) {
-      this.expiryJitter = expiryJitter;
-      return this;
+    /** Whether reads are cached and served when the store is unavailable. Default true. */
+    public boolean enabled() {
+        return enabled;
     }
 
-    /** See {@link LastKnownGoodConfig#random()}. */
-    public Builder random(Supplier<? extends RandomGenerator> random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
+    /** Most objects kept; the least recently used is evicted first. Default 1000. */
+    public int maxEntries() {
+        return maxEntries;
     }
 
-    /**
-     * @throws IllegalArgumentException naming the first setting out of range
-     */
-    public LastKnownGoodConfig build() {
-      if (maxEntries < 1) {
-        throw new IllegalArgumentException("maxEntries must be >= 1 but was " + maxEntries);
-      }
-      if (maxObjectBytes < 0) {
-        throw new IllegalArgumentException("maxObjectBytes must be >= 0 but was " + maxObjectBytes);
-      }
-      if (maxTotalBytes < maxObjectBytes) {
-        throw new IllegalArgumentException("maxTotalBytes must be >= maxObjectBytes (" + maxObjectBytes
-            + ") but was " + maxTotalBytes);
-      }
-      if (maxStaleness.isNegative() || maxStaleness.isZero()) {
-        throw new IllegalArgumentException("maxStaleness must be positive but was " + maxStaleness);
-      }
-      if (!(expiryJitter >= 0.0 && expiryJitter < 1.0)) {
-        throw new IllegalArgumentException("expiryJitter must be in [0, 1) but was " + expiryJitter);
-      }
-      return new LastKnownGoodConfig(this);
+    /** Largest object kept, in bytes; larger objects are never cached. Default 1 MiB. */
+    public long maxObjectBytes() {
+        return maxObjectBytes;
     }
-  }
+
+    /** Most bytes kept over all entries; least recently used entries are evicted. Default 64 MiB. */
+    public long maxTotalBytes() {
+        return maxTotalBytes;
+    }
+
+    /** Oldest data ever served, measured from the fetch. Default 24 hours. */
+    public Duration maxStaleness() {
+        return maxStaleness;
+    }
+
+    /** Fraction of {@link #maxStaleness()} by which an entry's expiry is drawn earlier. Default 0.1. */
+    public double expiryJitter() {
+        return expiryJitter;
+    }
+
+    /** The source of randomness for expiry jitter. Default {@code ThreadLocalRandom::current}. */
+    public Supplier<? extends RandomGenerator> random() {
+        return random;
+    }
+
+    @Override
+    public String toString() {
+        return enabled
+                ? "LastKnownGoodConfig[maxEntries=" + maxEntries + ", maxObjectBytes=" + maxObjectBytes
+                        + ", maxTotalBytes=" + maxTotalBytes + ", maxStaleness=" + maxStaleness + ", expiryJitter="
+                        + expiryJitter + "]"
+                : "LastKnownGoodConfig[disabled]";
+    }
+
+    /** Builder for {@link LastKnownGoodConfig}; not thread-safe, validated in {@link #build()}. */
+    public static final class Builder {
+        private boolean enabled = true;
+        private int maxEntries = DEFAULT_MAX_ENTRIES;
+        private long maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES;
+        private long maxTotalBytes = DEFAULT_MAX_TOTAL_BYTES;
+        private Duration maxStaleness = DEFAULT_MAX_STALENESS;
+        private double expiryJitter = DEFAULT_EXPIRY_JITTER;
+        private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
+
+        private Builder() {}
+
+        /** See {@link LastKnownGoodConfig#enabled()}. */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#maxEntries()}; must be >= 1. */
+        public Builder maxEntries(int maxEntries) {
+            this.maxEntries = maxEntries;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#maxObjectBytes()}; must be >= 0. */
+        public Builder maxObjectBytes(long maxObjectBytes) {
+            this.maxObjectBytes = maxObjectBytes;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#maxTotalBytes()}; must be >= maxObjectBytes. */
+        public Builder maxTotalBytes(long maxTotalBytes) {
+            this.maxTotalBytes = maxTotalBytes;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#maxStaleness()}; must be positive. */
+        public Builder maxStaleness(Duration maxStaleness) {
+            this.maxStaleness = Objects.requireNonNull(maxStaleness, "maxStaleness");
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#expiryJitter()}; must be in {@code [0, 1)}. */
+        public Builder expiryJitter(double expiryJitter) {
+            this.expiryJitter = expiryJitter;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#random()}. */
+        public Builder random(Supplier<? extends RandomGenerator> random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the first setting out of range
+         */
+        public LastKnownGoodConfig build() {
+            if (maxEntries < 1) {
+                throw new IllegalArgumentException("maxEntries must be >= 1 but was " + maxEntries);
+            }
+            if (maxObjectBytes < 0) {
+                throw new IllegalArgumentException("maxObjectBytes must be >= 0 but was " + maxObjectBytes);
+            }
+            if (maxTotalBytes < maxObjectBytes) {
+                throw new IllegalArgumentException(
+                        "maxTotalBytes must be >= maxObjectBytes (" + maxObjectBytes + ") but was " + maxTotalBytes);
+            }
+            if (maxStaleness.isNegative() || maxStaleness.isZero()) {
+                throw new IllegalArgumentException("maxStaleness must be positive but was " + maxStaleness);
+            }
+            if (!(expiryJitter >= 0.0 && expiryJitter < 1.0)) {
+                throw new IllegalArgumentException("expiryJitter must be in [0, 1) but was " + expiryJitter);
+            }
+            return new LastKnownGoodConfig(this);
+        }
+    }
 }

@@ -71,501 +71,535 @@ import org.slf4j.LoggerFactory;
  */
 public final class LastKnownGoodStore implements ObjectStore {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LastKnownGoodStore.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LastKnownGoodStore.class);
 
-  private final ObjectStore delegate;
-  private final LastKnownGoodConfig config;
-  private final Clock clock;
-  private final String dependency;
-  private final Entries entries;
-  /** Bumped before and after every write or delete; a read commits only if it saw no change. */
-  private final AtomicLong writeEpoch = new AtomicLong();
+    private final ObjectStore delegate;
+    private final LastKnownGoodConfig config;
+    private final Clock clock;
+    private final String dependency;
+    private final Entries entries;
+    /** Bumped before and after every write or delete; a read commits only if it saw no change. */
+    private final AtomicLong writeEpoch = new AtomicLong();
 
-  private final LongAdder degradedReads = new LongAdder();
-  private final LongAdder unavailableReads = new LongAdder();
-  private final LongAdder staleReadsDetected = new LongAdder();
-  private final LongAdder integrityFailures = new LongAdder();
+    private final LongAdder degradedReads = new LongAdder();
+    private final LongAdder unavailableReads = new LongAdder();
+    private final LongAdder staleReadsDetected = new LongAdder();
+    private final LongAdder integrityFailures = new LongAdder();
 
-  private LastKnownGoodStore(ObjectStore delegate, LastKnownGoodConfig config, Clock clock, String dependency) {
-    this.delegate = delegate;
-    this.config = config;
-    this.clock = clock;
-    this.dependency = dependency;
-    this.entries = new Entries(config.maxEntries(), config.maxTotalBytes());
-  }
-
-  /**
-   * Wraps {@code delegate}. The dependency named in logs and messages is taken from the
-   * delegate's {@link StoreCapabilities} (endpoint and bucket).
-   *
-   * @param delegate the store to read through
-   * @param config cache settings; {@link LastKnownGoodConfig#disabled()} keeps nothing
-   * @param clock wall time for {@code fetchedAt}, ages and expiry
-   */
-  public static LastKnownGoodStore wrap(ObjectStore delegate, LastKnownGoodConfig config, Clock clock) {
-    Objects.requireNonNull(delegate, "delegate");
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(clock, "clock");
-    return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()));
-  }
-
-  private static String describe(StoreCapabilities capabilities) {
-    if (capabilities == null) {
-      return "object store";
-    }
-    String endpoint = capabilities.endpoint() == null ? "default AWS endpoint" : capabilities.endpoint().toString();
-    boolean bucketless = capabilities.bucket() == null || capabilities.bucket().isEmpty();
-    return "object store " + endpoint + (bucketless ? "" : " bucket '" + capabilities.bucket() + "'");
-  }
-
-  /**
-   * A snapshot of the counters since this decorator was created.
-   *
-   * @param degradedReads reads served from the cache because the store was unavailable
-   * @param unavailableReads reads that threw {@code StorageUnavailableException} (nothing acceptable cached)
-   * @param staleReadsDetected reads the store reported stale ({@code StaleReadException} or {@code Freshness.STALE})
-   * @param integrityFailures reads that raised {@code IntegrityException}
-   * @param cachedObjects entries held now
-   * @param cachedBytes bytes held now
-   */
-  public record Counters(
-      long degradedReads,
-      long unavailableReads,
-      long staleReadsDetected,
-      long integrityFailures,
-      long cachedObjects,
-      long cachedBytes) {}
-
-  /** The counters now. */
-  public Counters counters() {
-    return new Counters(degradedReads.sum(), unavailableReads.sum(), staleReadsDetected.sum(),
-        integrityFailures.sum(), entries.size(), entries.bytes());
-  }
-
-  /** The store this decorator reads through. */
-  public ObjectStore delegate() {
-    return delegate;
-  }
-
-  /** The settings. */
-  public LastKnownGoodConfig config() {
-    return config;
-  }
-
-  /** Drops the cached copy of {@code key}, if any. */
-  public void invalidate(String key) {
-    entries.remove(Objects.requireNonNull(key, "key"));
-  }
-
-  @Override
-  public StoreCapabilities capabilities() {
-    return delegate.capabilities();
-  }
-
-  @Override
-  public ObjectVersion put(String key, ObjectContent content) {
-    Objects.requireNonNull(key, "key");
-    return writing(key, () -> delegate.put(key, content));
-  }
-
-  /**
-   * As {@link #put}: the key's entry is dropped once the write is acknowledged or fails with an
-   * unknown outcome, and kept when it provably changed nothing.
-   */
-  @Override
-  public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-    Objects.requireNonNull(key, "key");
-    writeEpoch.incrementAndGet();
-    CompletableFuture<ObjectVersion> write;
-    try {
-      write = delegate.putAsync(key, content);
-    } catch (RuntimeException e) {
-      written(key, e);
-      throw e;
-    }
-    return write.whenComplete((v, e) -> written(key, e));
-  }
-
-  @Override
-  public boolean confirmsWrites() {
-    return delegate.confirmsWrites();
-  }
-
-  @Override
-  public void prepareWrites(String prefix) {
-    delegate.prepareWrites(prefix);
-  }
-
-  @Override
-  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-    Objects.requireNonNull(key, "key");
-    return writing(key, () -> delegate.putIfAbsent(key, content));
-  }
-
-  @Override
-  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
-    Objects.requireNonNull(key, "key");
-    return writing(key, () -> delegate.putIfMatch(key, eTag, content));
-  }
-
-  @Override
-  public VersionEntry delete(String key) {
-    Objects.requireNonNull(key, "key");
-    return writing(key, () -> delegate.delete(key));
-  }
-
-  private <T> T writing(String key, java.util.function.Supplier<T> write) {
-    writeEpoch.incrementAndGet();
-    T result;
-    try {
-      result = write.get();
-    } catch (RuntimeException | Error e) {
-      written(key, e);
-      throw e;
-    }
-    written(key, null);
-    return result;
-  }
-
-  /**
-   * After a write or delete of {@code key} that ended with {@code failure} (null: it succeeded):
-   * reads that started before it never commit, and the key's entry is dropped unless the write
-   * provably changed nothing.
-   */
-  private void written(String key, @Nullable Throwable failure) {
-    writeEpoch.incrementAndGet();
-    if (failure == null || mayHaveTakenEffect(failure)) {
-      entries.remove(key);
-    }
-  }
-
-  /**
-   * Whether a write that failed with {@code failure} may have changed the store: when its outcome is
-   * unknown, or the failure is not one of ours. A store's refusal (a failed precondition, a missing
-   * key or bucket, access denied, a rejected body, an unsupported condition) changed nothing, and
-   * neither did an invalid argument, refused before anything was sent.
-   */
-  private static boolean mayHaveTakenEffect(Throwable failure) {
-    Throwable f = failure;
-    while (f instanceof java.util.concurrent.CompletionException && f.getCause() != null) {
-      f = f.getCause();
-    }
-    if (f instanceof StorageUnavailableException unavailable) {
-      return unavailable.outcomeUnknown();
-    }
-    return !(f instanceof StorageException || f instanceof IllegalArgumentException
-        || f instanceof NullPointerException);
-  }
-
-  @Override
-  public ObjectRead get(String key) {
-    return get(key, ReadOptions.latest());
-  }
-
-  @Override
-  public ObjectRead get(String key, ReadOptions options) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(options, "options");
-    long epoch = writeEpoch.get();
-    ObjectRead live;
-    try {
-      live = delegate.get(key, options);
-    } catch (StorageUnavailableException unavailable) {
-      return fallback(key, options, unavailable);
-    } catch (StaleReadException stale) {
-      staleReadsDetected.increment();
-      throw stale;
-    } catch (ObjectNotFoundException notFound) {
-      if (options.versionId() == null) {
-        entries.remove(key);
-      }
-      throw notFound;
-    } catch (IntegrityException corrupt) {
-      integrityFailures.increment();
-      throw corrupt;
-    }
-    if (live.freshness() == Freshness.STALE) {
-      staleReadsDetected.increment();
-    }
-    boolean cacheable = config.enabled()
-        && live.source() == Source.LIVE
-        && options.versionId() == null
-        && live.freshness() != Freshness.STALE
-        && live.version().size() <= config.maxObjectBytes();
-    InputStream stream = cacheable ? new CachingStream(live.stream(), live.version(), live.freshness(), epoch)
-        : new CountingStream(live.stream());
-    return new ObjectRead(live.version(), stream, live.source(), live.freshness(), live.age(),
-        live.degradedReason().orElse(null));
-  }
-
-  private ObjectRead fallback(String key, ReadOptions options, StorageUnavailableException unavailable) {
-    if (!config.enabled() || !options.allowCache()) {
-      unavailableReads.increment();
-      throw unavailable;
-    }
-    Instant now = clock.instant();
-    Entry entry = entries.get(key);
-    String wanted = options.versionId();
-    if (entry == null || (wanted != null && !wanted.equals(entry.version().versionId()))) {
-      unavailableReads.increment();
-      String what = wanted == null ? "" : " version '" + wanted + "'";
-      throw new StorageUnavailableException(key, "Object '" + key + "'" + what + " is unavailable: " + dependency
-          + " failed (" + unavailable.getMessage() + ") and no last-known-good copy is cached", unavailable);
-    }
-    Duration age = Duration.between(entry.fetchedAt(), now);
-    if (age.isNegative()) {
-      age = Duration.ZERO; // the wall clock was set back; the data is at least this fresh
-    }
-    if (!now.isBefore(entry.expiresAt())) {
-      entries.remove(key, entry);
-      unavailableReads.increment();
-      throw new StorageUnavailableException(key, "Object '" + key + "' is unavailable: " + dependency + " failed ("
-          + unavailable.getMessage() + ") and its last-known-good copy, fetched " + age + " ago, has expired (maximum staleness "
-          + config.maxStaleness() + ", expiry jitter " + config.expiryJitter() + ")", unavailable);
-    }
-    degradedReads.increment();
-    String reason = unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
-    LOG.warn("Degraded read: serving the last-known-good copy of '{}' (version {}, data age {}) because {} is"
-        + " unavailable: {}", key, entry.version().versionId(), entry.ageText(now), dependency, reason);
-    return new ObjectRead(entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, entry.freshness(), age,
-        reason);
-  }
-
-  @Override
-  public List<VersionEntry> versions(String key) {
-    return delegate.versions(key);
-  }
-
-  @Override
-  public List<String> list(String prefix) {
-    return delegate.list(prefix);
-  }
-
-  @Override
-  public List<VersionEntry> listVersions(String prefix) {
-    return delegate.listVersions(prefix);
-  }
-
-  /** Removes the version in the store; the key's cached copy is dropped (it may have been that version). */
-  @Override
-  public boolean deleteVersion(String key, String versionId) {
-    Objects.requireNonNull(key, "key");
-    return writing(key, () -> delegate.deleteVersion(key, versionId));
-  }
-
-  @Override
-  public String toString() {
-    return "LastKnownGoodStore[" + dependency + ", " + config + "]";
-  }
-
-  private void commit(ObjectVersion version, Freshness freshness, byte[] bytes, long epochAtStart) {
-    if (writeEpoch.get() != epochAtStart) {
-      return; // a write through this decorator may have made these bytes old
-    }
-    Instant fetchedAt = clock.instant();
-    double jitter = config.expiryJitter() == 0.0 ? 0.0 : config.random().get().nextDouble() * config.expiryJitter();
-    long lifetimeNanos = (long) (config.maxStaleness().toNanos() * (1.0 - jitter));
-    Entry entry = new Entry(version, freshness, bytes, fetchedAt, fetchedAt.plusNanos(lifetimeNanos));
-    entries.putIfNotOlder(version.key(), entry);
-    if (writeEpoch.get() != epochAtStart) {
-      entries.remove(version.key(), entry);
-    }
-  }
-
-  private static boolean matchesRecordedSha256(ObjectVersion version, byte[] bytes) {
-    String recorded = version.sha256();
-    if (recorded.length() != 64) {
-      return true; // no SHA-256 recorded; the store verified the length
-    }
-    return Sha256.hex(Sha256.of(bytes)).equalsIgnoreCase(recorded);
-  }
-
-  /** One cached object. */
-  private record Entry(ObjectVersion version, Freshness freshness, byte[] bytes, Instant fetchedAt, Instant expiresAt) {
-    String ageText(Instant now) {
-      Duration age = Duration.between(fetchedAt, now);
-      return (age.isNegative() ? Duration.ZERO : age).toString();
-    }
-  }
-
-  /** LRU map bounded by entry count and total bytes. */
-  private static final class Entries {
-    private final int maxEntries;
-    private final long maxBytes;
-    private final LinkedHashMap<String, Entry> map = new LinkedHashMap<>(16, 0.75f, true);
-    private long bytes;
-
-    Entries(int maxEntries, long maxBytes) {
-      this.maxEntries = maxEntries;
-      this.maxBytes = maxBytes;
+    private LastKnownGoodStore(ObjectStore delegate, LastKnownGoodConfig config, Clock clock, String dependency) {
+        this.delegate = delegate;
+        this.config = config;
+        this.clock = clock;
+        this.dependency = dependency;
+        this.entries = new Entries(config.maxEntries(), config.maxTotalBytes());
     }
 
-    synchronized @Nullable Entry get(String key) {
-      return map.get(key);
+    /**
+     * Wraps {@code delegate}. The dependency named in logs and messages is taken from the
+     * delegate's {@link StoreCapabilities} (endpoint and bucket).
+     *
+     * @param delegate the store to read through
+     * @param config cache settings; {@link LastKnownGoodConfig#disabled()} keeps nothing
+     * @param clock wall time for {@code fetchedAt}, ages and expiry
+     */
+    public static LastKnownGoodStore wrap(ObjectStore delegate, LastKnownGoodConfig config, Clock clock) {
+        Objects.requireNonNull(delegate, "delegate");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
+        return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()));
     }
 
-    synchronized void putIfNotOlder(String key, Entry entry) {
-      Entry existing = map.get(key);
-      if (existing != null && existing.version().generation() > entry.version().generation()
-          && entry.version().generation() > 0) {
-        return; // a concurrent reader already kept a newer generation
-      }
-      Entry replaced = map.put(key, entry);
-      if (replaced != null) {
-        bytes -= replaced.bytes().length;
-      }
-      bytes += entry.bytes().length;
-      var eldest = map.entrySet().iterator();
-      while ((map.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
-        Map.Entry<String, Entry> victim = eldest.next();
-        bytes -= victim.getValue().bytes().length;
-        eldest.remove();
-      }
+    private static String describe(StoreCapabilities capabilities) {
+        if (capabilities == null) {
+            return "object store";
+        }
+        String endpoint = capabilities.endpoint() == null
+                ? "default AWS endpoint"
+                : capabilities.endpoint().toString();
+        boolean bucketless =
+                capabilities.bucket() == null || capabilities.bucket().isEmpty();
+        return "object store " + endpoint + (bucketless ? "" : " bucket '" + capabilities.bucket() + "'");
     }
 
-    synchronized void remove(String key) {
-      Entry removed = map.remove(key);
-      if (removed != null) {
-        bytes -= removed.bytes().length;
-      }
+    /**
+     * A snapshot of the counters since this decorator was created.
+     *
+     * @param degradedReads reads served from the cache because the store was unavailable
+     * @param unavailableReads reads that threw {@code StorageUnavailableException} (nothing acceptable cached)
+     * @param staleReadsDetected reads the store reported stale ({@code StaleReadException} or {@code Freshness.STALE})
+     * @param integrityFailures reads that raised {@code IntegrityException}
+     * @param cachedObjects entries held now
+     * @param cachedBytes bytes held now
+     */
+    public record Counters(
+            long degradedReads,
+            long unavailableReads,
+            long staleReadsDetected,
+            long integrityFailures,
+            long cachedObjects,
+            long cachedBytes) {}
+
+    /** The counters now. */
+    public Counters counters() {
+        return new Counters(
+                degradedReads.sum(),
+                unavailableReads.sum(),
+                staleReadsDetected.sum(),
+                integrityFailures.sum(),
+                entries.size(),
+                entries.bytes());
     }
 
-    synchronized void remove(String key, Entry entry) {
-      if (map.remove(key, entry)) {
-        bytes -= entry.bytes().length;
-      }
+    /** The store this decorator reads through. */
+    public ObjectStore delegate() {
+        return delegate;
     }
 
-    synchronized int size() {
-      return map.size();
+    /** The settings. */
+    public LastKnownGoodConfig config() {
+        return config;
     }
 
-    synchronized long bytes() {
-      return bytes;
-    }
-  }
-
-  /** Passes reads through, counting integrity failures. */
-  private class CountingStream extends InputStream {
-    final InputStream in;
-
-    CountingStream(InputStream in) {
-      this.in = in;
+    /** Drops the cached copy of {@code key}, if any. */
+    public void invalidate(String key) {
+        entries.remove(Objects.requireNonNull(key, "key"));
     }
 
     @Override
-    public int read() throws IOException {
-      try {
-        return in.read();
-      } catch (IntegrityException e) {
-        integrityFailures.increment();
-        throw e;
-      }
+    public StoreCapabilities capabilities() {
+        return delegate.capabilities();
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      try {
-        return in.read(b, off, len);
-      } catch (IntegrityException e) {
-        integrityFailures.increment();
-        throw e;
-      }
+    public ObjectVersion put(String key, ObjectContent content) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.put(key, content));
+    }
+
+    /**
+     * As {@link #put}: the key's entry is dropped once the write is acknowledged or fails with an
+     * unknown outcome, and kept when it provably changed nothing.
+     */
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        Objects.requireNonNull(key, "key");
+        writeEpoch.incrementAndGet();
+        CompletableFuture<ObjectVersion> write;
+        try {
+            write = delegate.putAsync(key, content);
+        } catch (RuntimeException e) {
+            written(key, e);
+            throw e;
+        }
+        return write.whenComplete((v, e) -> written(key, e));
     }
 
     @Override
-    public int available() throws IOException {
-      return in.available();
+    public boolean confirmsWrites() {
+        return delegate.confirmsWrites();
     }
 
     @Override
-    public void close() throws IOException {
-      in.close();
-    }
-  }
-
-  /**
-   * Tees what the caller reads into a buffer and commits it at end of stream. Anything that leaves
-   * the copy incomplete or unverified (skip, an exception, a length or digest mismatch) poisons it.
-   */
-  private final class CachingStream extends CountingStream {
-    private final ObjectVersion version;
-    private final Freshness freshness;
-    private final long epochAtStart;
-    private final ByteArrayOutputStream copy;
-    private boolean poisoned;
-    private boolean finished;
-
-    CachingStream(InputStream in, ObjectVersion version, Freshness freshness, long epochAtStart) {
-      super(in);
-      this.version = version;
-      this.freshness = freshness;
-      this.epochAtStart = epochAtStart;
-      this.copy = new ByteArrayOutputStream((int) Math.min(version.size(), 64 * 1024));
+    public void prepareWrites(String prefix) {
+        delegate.prepareWrites(prefix);
     }
 
     @Override
-    public int read() throws IOException {
-      int b;
-      try {
-        b = super.read();
-      } catch (IOException | RuntimeException e) {
-        poisoned = true;
-        throw e;
-      }
-      if (b < 0) {
-        finish();
-      } else if (keep(1)) {
-        copy.write(b);
-      }
-      return b;
+    public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.putIfAbsent(key, content));
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n;
-      try {
-        n = super.read(b, off, len);
-      } catch (IOException | RuntimeException e) {
-        poisoned = true;
-        throw e;
-      }
-      if (n < 0) {
-        finish();
-      } else if (keep(n)) {
-        copy.write(b, off, n);
-      }
-      return n;
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.putIfMatch(key, eTag, content));
     }
 
     @Override
-    public long skip(long n) throws IOException {
-      poisoned = true; // skipped bytes are not in the copy
-      return in.skip(n);
+    public VersionEntry delete(String key) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.delete(key));
     }
 
-    private boolean keep(int n) {
-      if (!poisoned && copy.size() + (long) n > version.size()) {
-        poisoned = true; // more bytes than the version's size: not what was recorded
-      }
-      return !poisoned;
+    private <T> T writing(String key, java.util.function.Supplier<T> write) {
+        writeEpoch.incrementAndGet();
+        T result;
+        try {
+            result = write.get();
+        } catch (RuntimeException | Error e) {
+            written(key, e);
+            throw e;
+        }
+        written(key, null);
+        return result;
     }
 
-    private void finish() {
-      if (finished) {
-        return;
-      }
-      finished = true;
-      if (poisoned || copy.size() != version.size()) {
-        return;
-      }
-      byte[] bytes = copy.toByteArray();
-      if (!matchesRecordedSha256(version, bytes)) {
-        integrityFailures.increment();
-        throw new IntegrityException(version.key(), "Object '" + version.key() + "' version " + version.versionId()
-            + " does not match its recorded SHA-256 " + version.sha256());
-      }
-      commit(version, freshness, bytes, epochAtStart);
+    /**
+     * After a write or delete of {@code key} that ended with {@code failure} (null: it succeeded):
+     * reads that started before it never commit, and the key's entry is dropped unless the write
+     * provably changed nothing.
+     */
+    private void written(String key, @Nullable Throwable failure) {
+        writeEpoch.incrementAndGet();
+        if (failure == null || mayHaveTakenEffect(failure)) {
+            entries.remove(key);
+        }
     }
-  }
+
+    /**
+     * Whether a write that failed with {@code failure} may have changed the store: when its outcome is
+     * unknown, or the failure is not one of ours. A store's refusal (a failed precondition, a missing
+     * key or bucket, access denied, a rejected body, an unsupported condition) changed nothing, and
+     * neither did an invalid argument, refused before anything was sent.
+     */
+    private static boolean mayHaveTakenEffect(Throwable failure) {
+        Throwable f = failure;
+        while (f instanceof java.util.concurrent.CompletionException && f.getCause() != null) {
+            f = f.getCause();
+        }
+        if (f instanceof StorageUnavailableException unavailable) {
+            return unavailable.outcomeUnknown();
+        }
+        return !(f instanceof StorageException
+                || f instanceof IllegalArgumentException
+                || f instanceof NullPointerException);
+    }
+
+    @Override
+    public ObjectRead get(String key) {
+        return get(key, ReadOptions.latest());
+    }
+
+    @Override
+    public ObjectRead get(String key, ReadOptions options) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
+        long epoch = writeEpoch.get();
+        ObjectRead live;
+        try {
+            live = delegate.get(key, options);
+        } catch (StorageUnavailableException unavailable) {
+            return fallback(key, options, unavailable);
+        } catch (StaleReadException stale) {
+            staleReadsDetected.increment();
+            throw stale;
+        } catch (ObjectNotFoundException notFound) {
+            if (options.versionId() == null) {
+                entries.remove(key);
+            }
+            throw notFound;
+        } catch (IntegrityException corrupt) {
+            integrityFailures.increment();
+            throw corrupt;
+        }
+        if (live.freshness() == Freshness.STALE) {
+            staleReadsDetected.increment();
+        }
+        boolean cacheable = config.enabled()
+                && live.source() == Source.LIVE
+                && options.versionId() == null
+                && live.freshness() != Freshness.STALE
+                && live.version().size() <= config.maxObjectBytes();
+        InputStream stream = cacheable
+                ? new CachingStream(live.stream(), live.version(), live.freshness(), epoch)
+                : new CountingStream(live.stream());
+        return new ObjectRead(
+                live.version(),
+                stream,
+                live.source(),
+                live.freshness(),
+                live.age(),
+                live.degradedReason().orElse(null));
+    }
+
+    private ObjectRead fallback(String key, ReadOptions options, StorageUnavailableException unavailable) {
+        if (!config.enabled() || !options.allowCache()) {
+            unavailableReads.increment();
+            throw unavailable;
+        }
+        Instant now = clock.instant();
+        Entry entry = entries.get(key);
+        String wanted = options.versionId();
+        if (entry == null || (wanted != null && !wanted.equals(entry.version().versionId()))) {
+            unavailableReads.increment();
+            String what = wanted == null ? "" : " version '" + wanted + "'";
+            throw new StorageUnavailableException(
+                    key,
+                    "Object '" + key + "'" + what + " is unavailable: " + dependency + " failed ("
+                            + unavailable.getMessage() + ") and no last-known-good copy is cached",
+                    unavailable);
+        }
+        Duration age = Duration.between(entry.fetchedAt(), now);
+        if (age.isNegative()) {
+            age = Duration.ZERO; // the wall clock was set back; the data is at least this fresh
+        }
+        if (!now.isBefore(entry.expiresAt())) {
+            entries.remove(key, entry);
+            unavailableReads.increment();
+            throw new StorageUnavailableException(
+                    key,
+                    "Object '" + key + "' is unavailable: " + dependency + " failed ("
+                            + unavailable.getMessage() + ") and its last-known-good copy, fetched " + age
+                            + " ago, has expired (maximum staleness "
+                            + config.maxStaleness() + ", expiry jitter " + config.expiryJitter() + ")",
+                    unavailable);
+        }
+        degradedReads.increment();
+        String reason =
+                unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
+        LOG.warn(
+                "Degraded read: serving the last-known-good copy of '{}' (version {}, data age {}) because {} is"
+                        + " unavailable: {}",
+                key,
+                entry.version().versionId(),
+                entry.ageText(now),
+                dependency,
+                reason);
+        return new ObjectRead(
+                entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, entry.freshness(), age, reason);
+    }
+
+    @Override
+    public List<VersionEntry> versions(String key) {
+        return delegate.versions(key);
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public List<VersionEntry> listVersions(String prefix) {
+        return delegate.listVersions(prefix);
+    }
+
+    /** Removes the version in the store; the key's cached copy is dropped (it may have been that version). */
+    @Override
+    public boolean deleteVersion(String key, String versionId) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.deleteVersion(key, versionId));
+    }
+
+    @Override
+    public String toString() {
+        return "LastKnownGoodStore[" + dependency + ", " + config + "]";
+    }
+
+    private void commit(ObjectVersion version, Freshness freshness, byte[] bytes, long epochAtStart) {
+        if (writeEpoch.get() != epochAtStart) {
+            return; // a write through this decorator may have made these bytes old
+        }
+        Instant fetchedAt = clock.instant();
+        double jitter =
+                config.expiryJitter() == 0.0 ? 0.0 : config.random().get().nextDouble() * config.expiryJitter();
+        long lifetimeNanos = (long) (config.maxStaleness().toNanos() * (1.0 - jitter));
+        Entry entry = new Entry(version, freshness, bytes, fetchedAt, fetchedAt.plusNanos(lifetimeNanos));
+        entries.putIfNotOlder(version.key(), entry);
+        if (writeEpoch.get() != epochAtStart) {
+            entries.remove(version.key(), entry);
+        }
+    }
+
+    private static boolean matchesRecordedSha256(ObjectVersion version, byte[] bytes) {
+        String recorded = version.sha256();
+        if (recorded.length() != 64) {
+            return true; // no SHA-256 recorded; the store verified the length
+        }
+        return Sha256.hex(Sha256.of(bytes)).equalsIgnoreCase(recorded);
+    }
+
+    /** One cached object. */
+    private record Entry(
+            ObjectVersion version, Freshness freshness, byte[] bytes, Instant fetchedAt, Instant expiresAt) {
+        String ageText(Instant now) {
+            Duration age = Duration.between(fetchedAt, now);
+            return (age.isNegative() ? Duration.ZERO : age).toString();
+        }
+    }
+
+    /** LRU map bounded by entry count and total bytes. */
+    private static final class Entries {
+        private final int maxEntries;
+        private final long maxBytes;
+        private final LinkedHashMap<String, Entry> map = new LinkedHashMap<>(16, 0.75f, true);
+        private long bytes;
+
+        Entries(int maxEntries, long maxBytes) {
+            this.maxEntries = maxEntries;
+            this.maxBytes = maxBytes;
+        }
+
+        synchronized @Nullable Entry get(String key) {
+            return map.get(key);
+        }
+
+        synchronized void putIfNotOlder(String key, Entry entry) {
+            Entry existing = map.get(key);
+            if (existing != null
+                    && existing.version().generation() > entry.version().generation()
+                    && entry.version().generation() > 0) {
+                return; // a concurrent reader already kept a newer generation
+            }
+            Entry replaced = map.put(key, entry);
+            if (replaced != null) {
+                bytes -= replaced.bytes().length;
+            }
+            bytes += entry.bytes().length;
+            var eldest = map.entrySet().iterator();
+            while ((map.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
+                Map.Entry<String, Entry> victim = eldest.next();
+                bytes -= victim.getValue().bytes().length;
+                eldest.remove();
+            }
+        }
+
+        synchronized void remove(String key) {
+            Entry removed = map.remove(key);
+            if (removed != null) {
+                bytes -= removed.bytes().length;
+            }
+        }
+
+        synchronized void remove(String key, Entry entry) {
+            if (map.remove(key, entry)) {
+                bytes -= entry.bytes().length;
+            }
+        }
+
+        synchronized int size() {
+            return map.size();
+        }
+
+        synchronized long bytes() {
+            return bytes;
+        }
+    }
+
+    /** Passes reads through, counting integrity failures. */
+    private class CountingStream extends InputStream {
+        final InputStream in;
+
+        CountingStream(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            try {
+                return in.read();
+            } catch (IntegrityException e) {
+                integrityFailures.increment();
+                throw e;
+            }
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            try {
+                return in.read(b, off, len);
+            } catch (IntegrityException e) {
+                integrityFailures.increment();
+                throw e;
+            }
+        }
+
+        @Override
+        public int available() throws IOException {
+            return in.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+
+    /**
+     * Tees what the caller reads into a buffer and commits it at end of stream. Anything that leaves
+     * the copy incomplete or unverified (skip, an exception, a length or digest mismatch) poisons it.
+     */
+    private final class CachingStream extends CountingStream {
+        private final ObjectVersion version;
+        private final Freshness freshness;
+        private final long epochAtStart;
+        private final ByteArrayOutputStream copy;
+        private boolean poisoned;
+        private boolean finished;
+
+        CachingStream(InputStream in, ObjectVersion version, Freshness freshness, long epochAtStart) {
+            super(in);
+            this.version = version;
+            this.freshness = freshness;
+            this.epochAtStart = epochAtStart;
+            this.copy = new ByteArrayOutputStream((int) Math.min(version.size(), 64 * 1024));
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b;
+            try {
+                b = super.read();
+            } catch (IOException | RuntimeException e) {
+                poisoned = true;
+                throw e;
+            }
+            if (b < 0) {
+                finish();
+            } else if (keep(1)) {
+                copy.write(b);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n;
+            try {
+                n = super.read(b, off, len);
+            } catch (IOException | RuntimeException e) {
+                poisoned = true;
+                throw e;
+            }
+            if (n < 0) {
+                finish();
+            } else if (keep(n)) {
+                copy.write(b, off, n);
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            poisoned = true; // skipped bytes are not in the copy
+            return in.skip(n);
+        }
+
+        private boolean keep(int n) {
+            if (!poisoned && copy.size() + (long) n > version.size()) {
+                poisoned = true; // more bytes than the version's size: not what was recorded
+            }
+            return !poisoned;
+        }
+
+        private void finish() {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            if (poisoned || copy.size() != version.size()) {
+                return;
+            }
+            byte[] bytes = copy.toByteArray();
+            if (!matchesRecordedSha256(version, bytes)) {
+                integrityFailures.increment();
+                throw new IntegrityException(
+                        version.key(),
+                        "Object '" + version.key() + "' version " + version.versionId()
+                                + " does not match its recorded SHA-256 " + version.sha256());
+            }
+            commit(version, freshness, bytes, epochAtStart);
+        }
+    }
 }

@@ -19,116 +19,120 @@ import org.jspecify.annotations.Nullable;
  * <p>Not thread-safe, like any {@code InputStream}.
  */
 public final class VerifyingInputStream extends FilterInputStream {
-  private final String key;
-  private final long expectedLength;
-  private final byte @Nullable [] expectedSha256;
-  private final MessageDigest digest = Sha256.newDigest();
-  private long position;
-  private boolean verified;
+    private final String key;
+    private final long expectedLength;
+    private final byte @Nullable [] expectedSha256;
+    private final MessageDigest digest = Sha256.newDigest();
+    private long position;
+    private boolean verified;
 
-  /**
-   * @param key the object key, for messages
-   * @param in the raw content
-   * @param expectedLength the content length the server announced
-   * @param expectedSha256Hex the recorded SHA-256 in hex, or null to check the length only
-   */
-  public VerifyingInputStream(String key, InputStream in, long expectedLength, @Nullable String expectedSha256Hex) {
-    super(Objects.requireNonNull(in, "in"));
-    this.key = Objects.requireNonNull(key, "key");
-    if (expectedLength < 0) {
-      throw new IllegalArgumentException("expectedLength must be >= 0 but was " + expectedLength);
+    /**
+     * @param key the object key, for messages
+     * @param in the raw content
+     * @param expectedLength the content length the server announced
+     * @param expectedSha256Hex the recorded SHA-256 in hex, or null to check the length only
+     */
+    public VerifyingInputStream(String key, InputStream in, long expectedLength, @Nullable String expectedSha256Hex) {
+        super(Objects.requireNonNull(in, "in"));
+        this.key = Objects.requireNonNull(key, "key");
+        if (expectedLength < 0) {
+            throw new IllegalArgumentException("expectedLength must be >= 0 but was " + expectedLength);
+        }
+        this.expectedLength = expectedLength;
+        this.expectedSha256 = expectedSha256Hex == null ? null : Sha256.fromHex(expectedSha256Hex);
     }
-    this.expectedLength = expectedLength;
-    this.expectedSha256 = expectedSha256Hex == null ? null : Sha256.fromHex(expectedSha256Hex);
-  }
 
-  @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    int n = read(one, 0, 1);
-    return n == -1 ? -1 : one[0] & 0xff;
-  }
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n == -1 ? -1 : one[0] & 0xff;
+    }
 
-  @Override
-  public int read(byte[] b, int off, int len) throws IOException {
-    Objects.checkFromIndexSize(off, len, b.length);
-    if (len == 0) {
-      return 0;
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        if (verified) {
+            // Anything after the expected end means the object is not the one recorded.
+            if (in.read() != -1) {
+                throw new IntegrityException(
+                        key, "Object '" + key + "' is longer than its recorded length of " + expectedLength + " bytes");
+            }
+            return -1;
+        }
+        long remaining = expectedLength - position;
+        int n = in.read(b, off, (int) Math.min(len, Math.max(remaining, 1)));
+        if (n == -1) {
+            if (position < expectedLength) {
+                throw new IntegrityException(
+                        key,
+                        "Object '" + key + "' was truncated: the stream ended after " + position + " of "
+                                + expectedLength + " bytes");
+            }
+            verify();
+            return -1;
+        }
+        if (n > remaining) {
+            throw new IntegrityException(
+                    key, "Object '" + key + "' is longer than its recorded length of " + expectedLength + " bytes");
+        }
+        digest.update(b, off, n);
+        position += n;
+        if (position == expectedLength) {
+            verify();
+        }
+        return n;
     }
-    if (verified) {
-      // Anything after the expected end means the object is not the one recorded.
-      if (in.read() != -1) {
-        throw new IntegrityException(key, "Object '" + key + "' is longer than its recorded length of "
-            + expectedLength + " bytes");
-      }
-      return -1;
-    }
-    long remaining = expectedLength - position;
-    int n = in.read(b, off, (int) Math.min(len, Math.max(remaining, 1)));
-    if (n == -1) {
-      if (position < expectedLength) {
-        throw new IntegrityException(key, "Object '" + key + "' was truncated: the stream ended after "
-            + position + " of " + expectedLength + " bytes");
-      }
-      verify();
-      return -1;
-    }
-    if (n > remaining) {
-      throw new IntegrityException(key, "Object '" + key + "' is longer than its recorded length of "
-          + expectedLength + " bytes");
-    }
-    digest.update(b, off, n);
-    position += n;
-    if (position == expectedLength) {
-      verify();
-    }
-    return n;
-  }
 
-  private void verify() {
-    if (verified) {
-      return;
+    private void verify() {
+        if (verified) {
+            return;
+        }
+        byte[] actual = digest.digest();
+        if (expectedSha256 != null && !MessageDigest.isEqual(actual, expectedSha256)) {
+            throw new IntegrityException(
+                    key,
+                    "Object '" + key + "' failed verification: recorded SHA-256 " + Sha256.hex(expectedSha256)
+                            + " but the " + expectedLength + " bytes read hash to " + Sha256.hex(actual));
+        }
+        verified = true;
     }
-    byte[] actual = digest.digest();
-    if (expectedSha256 != null && !MessageDigest.isEqual(actual, expectedSha256)) {
-      throw new IntegrityException(key, "Object '" + key + "' failed verification: recorded SHA-256 "
-          + Sha256.hex(expectedSha256) + " but the " + expectedLength + " bytes read hash to " + Sha256.hex(actual));
+
+    @Override
+    public long skip(long n) throws IOException {
+        // Skipped bytes must still be hashed, so skip by reading.
+        byte[] buf = new byte[(int) Math.min(Math.max(n, 0), 8192)];
+        long skipped = 0;
+        while (skipped < n) {
+            int r = read(buf, 0, (int) Math.min(buf.length, n - skipped));
+            if (r == -1) {
+                break;
+            }
+            skipped += r;
+        }
+        return skipped;
     }
-    verified = true;
-  }
 
-  @Override
-  public long skip(long n) throws IOException {
-    // Skipped bytes must still be hashed, so skip by reading.
-    byte[] buf = new byte[(int) Math.min(Math.max(n, 0), 8192)];
-    long skipped = 0;
-    while (skipped < n) {
-      int r = read(buf, 0, (int) Math.min(buf.length, n - skipped));
-      if (r == -1) {
-        break;
-      }
-      skipped += r;
+    @Override
+    public boolean markSupported() {
+        return false;
     }
-    return skipped;
-  }
 
-  @Override
-  public boolean markSupported() {
-    return false;
-  }
+    @Override
+    public synchronized void mark(int readlimit) {
+        // Not supported: a reset would corrupt the running digest.
+    }
 
-  @Override
-  public synchronized void mark(int readlimit) {
-    // Not supported: a reset would corrupt the running digest.
-  }
+    @Override
+    public synchronized void reset() throws IOException {
+        throw new IOException("mark/reset not supported");
+    }
 
-  @Override
-  public synchronized void reset() throws IOException {
-    throw new IOException("mark/reset not supported");
-  }
-
-  /** Bytes handed to the caller so far. */
-  public long position() {
-    return position;
-  }
+    /** Bytes handed to the caller so far. */
+    public long position() {
+        return position;
+    }
 }

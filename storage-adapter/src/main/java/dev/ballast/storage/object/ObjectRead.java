@@ -18,89 +18,89 @@ import org.jspecify.annotations.Nullable;
  * why the store was not used. Close it when done. Not thread-safe.
  */
 public final class ObjectRead implements AutoCloseable {
-  private final ObjectVersion version;
-  private final InputStream stream;
-  private final Source source;
-  private final Freshness freshness;
-  private final Duration age;
-  private final @Nullable String degradedReason;
+    private final ObjectVersion version;
+    private final InputStream stream;
+    private final Source source;
+    private final Freshness freshness;
+    private final Duration age;
+    private final @Nullable String degradedReason;
 
-  /**
-   * @param version the version being read
-   * @param stream the verified content stream
-   * @param source {@code LIVE} or {@code CACHE}
-   * @param freshness the stale-read verdict
-   * @param age time since the bytes were fetched from the store; {@code Duration.ZERO} for live reads
-   * @param degradedReason why the store was not used; required for {@code CACHE}, null for {@code LIVE}
-   */
-  public ObjectRead(
-      ObjectVersion version,
-      InputStream stream,
-      Source source,
-      Freshness freshness,
-      Duration age,
-      @Nullable String degradedReason) {
-    this.version = Objects.requireNonNull(version, "version");
-    this.stream = Objects.requireNonNull(stream, "stream");
-    this.source = Objects.requireNonNull(source, "source");
-    this.freshness = Objects.requireNonNull(freshness, "freshness");
-    this.age = Objects.requireNonNull(age, "age");
-    if (source == Source.CACHE && degradedReason == null) {
-      throw new IllegalArgumentException("a CACHE read must carry a degradedReason");
+    /**
+     * @param version the version being read
+     * @param stream the verified content stream
+     * @param source {@code LIVE} or {@code CACHE}
+     * @param freshness the stale-read verdict
+     * @param age time since the bytes were fetched from the store; {@code Duration.ZERO} for live reads
+     * @param degradedReason why the store was not used; required for {@code CACHE}, null for {@code LIVE}
+     */
+    public ObjectRead(
+            ObjectVersion version,
+            InputStream stream,
+            Source source,
+            Freshness freshness,
+            Duration age,
+            @Nullable String degradedReason) {
+        this.version = Objects.requireNonNull(version, "version");
+        this.stream = Objects.requireNonNull(stream, "stream");
+        this.source = Objects.requireNonNull(source, "source");
+        this.freshness = Objects.requireNonNull(freshness, "freshness");
+        this.age = Objects.requireNonNull(age, "age");
+        if (source == Source.CACHE && degradedReason == null) {
+            throw new IllegalArgumentException("a CACHE read must carry a degradedReason");
+        }
+        this.degradedReason = degradedReason;
     }
-    this.degradedReason = degradedReason;
-  }
 
-  /** The version these bytes belong to. */
-  public ObjectVersion version() {
-    return version;
-  }
-
-  /** The verified content stream. */
-  public InputStream stream() {
-    return stream;
-  }
-
-  /** Reads the rest of the stream fully (verified) and closes it. */
-  public byte[] readAllBytes() {
-    try (InputStream in = stream) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Reading object '" + version.key() + "' failed", e);
+    /** The version these bytes belong to. */
+    public ObjectVersion version() {
+        return version;
     }
-  }
 
-  /** {@code LIVE} or {@code CACHE}. */
-  public Source source() {
-    return source;
-  }
-
-  /** True when served from the last-known-good cache instead of the store. */
-  public boolean degraded() {
-    return source == Source.CACHE;
-  }
-
-  /** Whether the version is known to be the newest seen for this key. */
-  public Freshness freshness() {
-    return freshness;
-  }
-
-  /** Time since the bytes were fetched from the store; zero for live reads. */
-  public Duration age() {
-    return age;
-  }
-
-  /** Why the store was not used, for degraded reads. */
-  public Optional<String> degradedReason() {
-    return Optional.ofNullable(degradedReason);
-  }
-
-  @Override
-  public void close() {
-    try {
-      stream.close();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** The verified content stream. */
+    public InputStream stream() {
+        return stream;
     }
-  }
+
+    /** Reads the rest of the stream fully (verified) and closes it. */
+    public byte[] readAllBytes() {
+        try (InputStream in = stream) {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading object '" + version.key() + "' failed", e);
+        }
+    }
+
+    /** {@code LIVE} or {@code CACHE}. */
+    public Source source() {
+        return source;
+    }
+
+    /** True when served from the last-known-good cache instead of the store. */
+    public boolean degraded() {
+        return source == Source.CACHE;
+    }
+
+    /** Whether the version is known to be the newest seen for this key. */
+    public Freshness freshness() {
+        return freshness;
+    }
+
+    /** Time since the bytes were fetched from the store; zero for live reads. */
+    public Duration age() {
+        return age;
+    }
+
+    /** Why the store was not used, for degraded reads. */
+    public Optional<String> degradedReason() {
+        return Optional.ofNullable(degradedReason);
+    }
+
+    @Override
+    public void close() {
+        try {
+            stream.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

@@ -33,161 +33,161 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface ObjectStore {
 
-  /** What the endpoint was found to guarantee at start-up. */
-  StoreCapabilities capabilities();
+    /** What the endpoint was found to guarantee at start-up. */
+    StoreCapabilities capabilities();
 
-  /**
-   * Writes a new version of {@code key}. A SHA-256 of the content is recorded with the object and
-   * every read verifies it. A put retried after an ambiguous failure never creates a second
-   * version when the first attempt already landed.
-   *
-   * @return the version written
-   * @throws IllegalArgumentException if the key is invalid
-   * @throws StorageUnavailableException if the store could not be reached
-   */
-  ObjectVersion put(String key, ObjectContent content);
+    /**
+     * Writes a new version of {@code key}. A SHA-256 of the content is recorded with the object and
+     * every read verifies it. A put retried after an ambiguous failure never creates a second
+     * version when the first attempt already landed.
+     *
+     * @return the version written
+     * @throws IllegalArgumentException if the key is invalid
+     * @throws StorageUnavailableException if the store could not be reached
+     */
+    ObjectVersion put(String key, ObjectContent content);
 
-  /**
-   * Writes a new version of {@code key} as {@link #put} does, but lets the store acknowledge it
-   * later, so that it can make many writes durable together (group commit). The content has been
-   * read in full when this method returns (a file may then change or be deleted without affecting
-   * the write); the returned future completes with the version once it is as durable as
-   * {@code put} would have made it, or exceptionally with the exception {@code put} would have
-   * thrown. Futures may complete on another caller's thread, so dependent actions must be short.
-   *
-   * <p>The default calls {@code put} and returns its outcome as a completed future.
-   *
-   * <p>This method blocks while the content is read (and, for a store that does not group
-   * commits, while it is written): call it from as many threads as writes should run at once.
-   * @throws IllegalArgumentException if the key is invalid, before any content is read
-   */
-  default CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-    try {
-      return CompletableFuture.completedFuture(put(key, content));
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
+    /**
+     * Writes a new version of {@code key} as {@link #put} does, but lets the store acknowledge it
+     * later, so that it can make many writes durable together (group commit). The content has been
+     * read in full when this method returns (a file may then change or be deleted without affecting
+     * the write); the returned future completes with the version once it is as durable as
+     * {@code put} would have made it, or exceptionally with the exception {@code put} would have
+     * thrown. Futures may complete on another caller's thread, so dependent actions must be short.
+     *
+     * <p>The default calls {@code put} and returns its outcome as a completed future.
+     *
+     * <p>This method blocks while the content is read (and, for a store that does not group
+     * commits, while it is written): call it from as many threads as writes should run at once.
+     * @throws IllegalArgumentException if the key is invalid, before any content is read
+     */
+    default CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        try {
+            return CompletableFuture.completedFuture(put(key, content));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
-  }
 
-  /**
-   * Whether the SHA-256 in the {@link ObjectVersion} a successful put returns is proven to be that of
-   * the bytes the store now holds, so that a caller need not read a new version back to confirm it:
-   * a store that hashes the bytes as it writes them, or an endpoint that validates a checksum sent
-   * with the body. The default is {@link StoreCapabilities#additionalChecksums()}.
-   */
-  default boolean confirmsWrites() {
-    return capabilities().additionalChecksums();
-  }
-
-  /**
-   * Writes {@code key} only if no current version exists ({@code If-None-Match: *}).
-   *
-   * @throws AlreadyExistsException if the key already has a current version (HTTP 412)
-   * @throws UnsupportedCapabilityException if the endpoint does not honour conditional writes
-   */
-  ObjectVersion putIfAbsent(String key, ObjectContent content);
-
-  /**
-   * Writes {@code key} only if its current ETag equals {@code eTag} ({@code If-Match}).
-   *
-   * @throws PreconditionFailedException if the current ETag differs (HTTP 412)
-   * @throws ObjectNotFoundException if the key has no current version (HTTP 404)
-   * @throws UnsupportedCapabilityException if the endpoint does not honour conditional writes
-   */
-  ObjectVersion putIfMatch(String key, String eTag, ObjectContent content);
-
-  /** Reads the latest version; same as {@code get(key, ReadOptions.latest())}. */
-  ObjectRead get(String key);
-
-  /**
-   * Reads {@code key} as a stream verified against its recorded SHA-256 while it is read.
-   *
-   * @throws ObjectNotFoundException if the key or version does not exist (or was deleted)
-   * @throws StaleReadException if the store keeps returning a version older than one already seen
-   *     and the options do not accept stale reads
-   * @throws StorageUnavailableException if the store is unreachable and no acceptable
-   *     last-known-good copy exists
-   * @throws IntegrityException from the returned stream's reads if the bytes do not match
-   */
-  ObjectRead get(String key, ReadOptions options);
-
-  /**
-   * Every version of {@code key}, delete markers included, newest first, paginated to the end.
-   * Empty when the key never existed.
-   */
-  List<VersionEntry> versions(String key);
-
-  /**
-   * Deletes {@code key} by creating a delete marker; earlier versions stay readable by version ID.
-   *
-   * @return the delete marker's version entry
-   */
-  VersionEntry delete(String key);
-
-  /**
-   * Lists the current (non-deleted) keys that start with {@code prefix}, in UTF-8 binary order,
-   * paginated to the end.
-   */
-  List<String> list(String prefix);
-
-  /**
-   * Every version and delete marker of every key that starts with {@code prefix}, keys whose current
-   * version is a delete marker included, as S3's
-   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectVersions.html">ListObjectVersions</a>
-   * with a prefix returns them, paginated to the end: grouped by key in UTF-8 binary order, each
-   * key's newest first.
-   *
-   * <p>The default lists the current keys with {@link #list} and asks {@link #versions} for each,
-   * so it misses keys whose current version is a delete marker; stores override it with one
-   * listing.
-   *
-   * @throws StorageUnavailableException if the store could not be reached
-   */
-  default List<VersionEntry> listVersions(String prefix) {
-    List<VersionEntry> all = new java.util.ArrayList<>();
-    for (String key : list(prefix)) {
-      all.addAll(versions(key));
+    /**
+     * Whether the SHA-256 in the {@link ObjectVersion} a successful put returns is proven to be that of
+     * the bytes the store now holds, so that a caller need not read a new version back to confirm it:
+     * a store that hashes the bytes as it writes them, or an endpoint that validates a checksum sent
+     * with the body. The default is {@link StoreCapabilities#additionalChecksums()}.
+     */
+    default boolean confirmsWrites() {
+        return capabilities().additionalChecksums();
     }
-    return List.copyOf(all);
-  }
 
-  /**
-   * Tells the store that puts of keys under {@code prefix}, most of them new, follow (a first backup,
-   * a bulk import). A store that reads a key's current version before each put, to give the new
-   * version a higher generation ({@link dev.ballast.storage.object.s3.S3ObjectStore} does, with a HEAD, where the endpoint has no
-   * conditional writes), may instead list the prefix once, at the first such put, and skip that read
-   * for every key the listing did not hold: one request per 1,000 keys instead of one per key. The
-   * listing is as current as a HEAD would be at that moment; a key another writer creates after it
-   * and before this store's first put of the key is the same race a HEAD followed by a PUT has. Only
-   * a key's first put uses the listing.
-   *
-   * <p>The default does nothing. Thread-safe; calling it again for the same prefix does nothing.
-   *
-   * @param prefix a key prefix, such as {@code "photos/"}
-   */
-  default void prepareWrites(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-  }
+    /**
+     * Writes {@code key} only if no current version exists ({@code If-None-Match: *}).
+     *
+     * @throws AlreadyExistsException if the key already has a current version (HTTP 412)
+     * @throws UnsupportedCapabilityException if the endpoint does not honour conditional writes
+     */
+    ObjectVersion putIfAbsent(String key, ObjectContent content);
 
-  /**
-   * Removes one version (or delete marker) of {@code key} for good, as S3's
-   * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObject.html">DeleteObject</a>
-   * with a {@code versionId} does: it cannot be read again. When it was the current version, the
-   * newest remaining one becomes current. Removing a version that does not exist is not an error
-   * (S3 answers it with 204 too).
-   *
-   * <p>The default throws {@link UnsupportedCapabilityException}.
-   *
-   * @return false if the store knows the version did not exist; true if it was removed, or if the
-   *     store cannot tell (S3 answers both with 204)
-   * @throws IllegalArgumentException if the key is invalid
-   * @throws StorageUnavailableException if the store could not be reached
-   * @throws UnsupportedCapabilityException if the store cannot remove single versions
-   */
-  default boolean deleteVersion(String key, String versionId) {
-    throw new UnsupportedCapabilityException("Removing a single version of '" + key + "' (" + versionId
-        + ") is not supported by " + getClass().getSimpleName());
-  }
+    /**
+     * Writes {@code key} only if its current ETag equals {@code eTag} ({@code If-Match}).
+     *
+     * @throws PreconditionFailedException if the current ETag differs (HTTP 412)
+     * @throws ObjectNotFoundException if the key has no current version (HTTP 404)
+     * @throws UnsupportedCapabilityException if the endpoint does not honour conditional writes
+     */
+    ObjectVersion putIfMatch(String key, String eTag, ObjectContent content);
+
+    /** Reads the latest version; same as {@code get(key, ReadOptions.latest())}. */
+    ObjectRead get(String key);
+
+    /**
+     * Reads {@code key} as a stream verified against its recorded SHA-256 while it is read.
+     *
+     * @throws ObjectNotFoundException if the key or version does not exist (or was deleted)
+     * @throws StaleReadException if the store keeps returning a version older than one already seen
+     *     and the options do not accept stale reads
+     * @throws StorageUnavailableException if the store is unreachable and no acceptable
+     *     last-known-good copy exists
+     * @throws IntegrityException from the returned stream's reads if the bytes do not match
+     */
+    ObjectRead get(String key, ReadOptions options);
+
+    /**
+     * Every version of {@code key}, delete markers included, newest first, paginated to the end.
+     * Empty when the key never existed.
+     */
+    List<VersionEntry> versions(String key);
+
+    /**
+     * Deletes {@code key} by creating a delete marker; earlier versions stay readable by version ID.
+     *
+     * @return the delete marker's version entry
+     */
+    VersionEntry delete(String key);
+
+    /**
+     * Lists the current (non-deleted) keys that start with {@code prefix}, in UTF-8 binary order,
+     * paginated to the end.
+     */
+    List<String> list(String prefix);
+
+    /**
+     * Every version and delete marker of every key that starts with {@code prefix}, keys whose current
+     * version is a delete marker included, as S3's
+     * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectVersions.html">ListObjectVersions</a>
+     * with a prefix returns them, paginated to the end: grouped by key in UTF-8 binary order, each
+     * key's newest first.
+     *
+     * <p>The default lists the current keys with {@link #list} and asks {@link #versions} for each,
+     * so it misses keys whose current version is a delete marker; stores override it with one
+     * listing.
+     *
+     * @throws StorageUnavailableException if the store could not be reached
+     */
+    default List<VersionEntry> listVersions(String prefix) {
+        List<VersionEntry> all = new java.util.ArrayList<>();
+        for (String key : list(prefix)) {
+            all.addAll(versions(key));
+        }
+        return List.copyOf(all);
+    }
+
+    /**
+     * Tells the store that puts of keys under {@code prefix}, most of them new, follow (a first backup,
+     * a bulk import). A store that reads a key's current version before each put, to give the new
+     * version a higher generation ({@link dev.ballast.storage.object.s3.S3ObjectStore} does, with a HEAD, where the endpoint has no
+     * conditional writes), may instead list the prefix once, at the first such put, and skip that read
+     * for every key the listing did not hold: one request per 1,000 keys instead of one per key. The
+     * listing is as current as a HEAD would be at that moment; a key another writer creates after it
+     * and before this store's first put of the key is the same race a HEAD followed by a PUT has. Only
+     * a key's first put uses the listing.
+     *
+     * <p>The default does nothing. Thread-safe; calling it again for the same prefix does nothing.
+     *
+     * @param prefix a key prefix, such as {@code "photos/"}
+     */
+    default void prepareWrites(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+    }
+
+    /**
+     * Removes one version (or delete marker) of {@code key} for good, as S3's
+     * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObject.html">DeleteObject</a>
+     * with a {@code versionId} does: it cannot be read again. When it was the current version, the
+     * newest remaining one becomes current. Removing a version that does not exist is not an error
+     * (S3 answers it with 204 too).
+     *
+     * <p>The default throws {@link UnsupportedCapabilityException}.
+     *
+     * @return false if the store knows the version did not exist; true if it was removed, or if the
+     *     store cannot tell (S3 answers both with 204)
+     * @throws IllegalArgumentException if the key is invalid
+     * @throws StorageUnavailableException if the store could not be reached
+     * @throws UnsupportedCapabilityException if the store cannot remove single versions
+     */
+    default boolean deleteVersion(String key, String versionId) {
+        throw new UnsupportedCapabilityException("Removing a single version of '" + key + "' (" + versionId
+                + ") is not supported by " + getClass().getSimpleName());
+    }
 }

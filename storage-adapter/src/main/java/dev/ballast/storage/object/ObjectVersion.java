@@ -18,14 +18,20 @@ import org.jspecify.annotations.Nullable;
  * @param lastModified when the server stored it, or null if not known
  */
 public record ObjectVersion(
-    String key, String versionId, String eTag, long size, String sha256, long generation, @Nullable Instant lastModified) {
-  public ObjectVersion {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(versionId, "versionId");
-    Objects.requireNonNull(eTag, "eTag");
-    Objects.requireNonNull(sha256, "sha256");
-    if (size < 0) {
-      throw new IllegalArgumentException("size must be >= 0 but was " + size);
+        String key,
+        String versionId,
+        String eTag,
+        long size,
+        String sha256,
+        long generation,
+        @Nullable Instant lastModified) {
+    public ObjectVersion {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(versionId, "versionId");
+        Objects.requireNonNull(eTag, "eTag");
+        Objects.requireNonNull(sha256, "sha256");
+        if (size < 0) {
+            throw new IllegalArgumentException("size must be >= 0 but was " + size);
+        }
     }
-  }
 }

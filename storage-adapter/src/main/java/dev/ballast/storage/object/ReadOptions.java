@@ -15,28 +15,28 @@ import org.jspecify.annotations.Nullable;
  */
 public record ReadOptions(@Nullable String versionId, boolean acceptStale, boolean allowCache) {
 
-  /** The latest version, stale reads raised, cache fallback allowed. */
-  public static ReadOptions latest() {
-    return new ReadOptions(null, false, true);
-  }
+    /** The latest version, stale reads raised, cache fallback allowed. */
+    public static ReadOptions latest() {
+        return new ReadOptions(null, false, true);
+    }
 
-  /** A specific version. */
-  public static ReadOptions version(String versionId) {
-    return new ReadOptions(Objects.requireNonNull(versionId, "versionId"), false, true);
-  }
+    /** A specific version. */
+    public static ReadOptions version(String versionId) {
+        return new ReadOptions(Objects.requireNonNull(versionId, "versionId"), false, true);
+    }
 
-  /** A copy of these options that returns stale reads marked instead of raising. */
-  public ReadOptions withAcceptStale(boolean accept) {
-    return new ReadOptions(versionId, accept, allowCache);
-  }
+    /** A copy of these options that returns stale reads marked instead of raising. */
+    public ReadOptions withAcceptStale(boolean accept) {
+        return new ReadOptions(versionId, accept, allowCache);
+    }
 
-  /** A copy of these options with the cache fallback allowed or not. */
-  public ReadOptions withAllowCache(boolean allow) {
-    return new ReadOptions(versionId, acceptStale, allow);
-  }
+    /** A copy of these options with the cache fallback allowed or not. */
+    public ReadOptions withAllowCache(boolean allow) {
+        return new ReadOptions(versionId, acceptStale, allow);
+    }
 
-  /** The requested version ID, if any. */
-  public Optional<String> requestedVersion() {
-    return Optional.ofNullable(versionId);
-  }
+    /** The requested version ID, if any. */
+    public Optional<String> requestedVersion() {
+        return Optional.ofNullable(versionId);
+    }
 }

@@ -18,25 +18,29 @@ import org.jspecify.annotations.Nullable;
  * @param additionalChecksums the store accepts and validates {@code x-amz-checksum-sha256}
  */
 public record StoreCapabilities(
-    @Nullable URI endpoint,
-    String bucket,
-    boolean versioningEnabled,
-    boolean putIfAbsent,
-    boolean putIfMatch,
-    boolean additionalChecksums) {
+        @Nullable URI endpoint,
+        String bucket,
+        boolean versioningEnabled,
+        boolean putIfAbsent,
+        boolean putIfMatch,
+        boolean additionalChecksums) {
 
-  /**
-   * Capabilities with both conditional writes honoured or both not.
-   *
-   * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
-   */
-  public StoreCapabilities(@Nullable URI endpoint, String bucket, boolean versioningEnabled, boolean conditionalWrites,
-      boolean additionalChecksums) {
-    this(endpoint, bucket, versioningEnabled, conditionalWrites, conditionalWrites, additionalChecksums);
-  }
+    /**
+     * Capabilities with both conditional writes honoured or both not.
+     *
+     * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
+     */
+    public StoreCapabilities(
+            @Nullable URI endpoint,
+            String bucket,
+            boolean versioningEnabled,
+            boolean conditionalWrites,
+            boolean additionalChecksums) {
+        this(endpoint, bucket, versioningEnabled, conditionalWrites, conditionalWrites, additionalChecksums);
+    }
 
-  /** Whether both conditional writes, {@link #putIfAbsent()} and {@link #putIfMatch()}, are honoured. */
-  public boolean conditionalWrites() {
-    return putIfAbsent && putIfMatch;
-  }
+    /** Whether both conditional writes, {@link #putIfAbsent()} and {@link #putIfMatch()}, are honoured. */
+    public boolean conditionalWrites() {
+        return putIfAbsent && putIfMatch;
+    }
 }

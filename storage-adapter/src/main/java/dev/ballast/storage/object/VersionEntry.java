@@ -17,9 +17,15 @@ import org.jspecify.annotations.Nullable;
  * @param deleteMarker whether this entry is a delete marker rather than content
  */
 public record VersionEntry(
-    String key, String versionId, @Nullable String eTag, long size, Instant lastModified, boolean latest, boolean deleteMarker) {
-  public VersionEntry {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(versionId, "versionId");
-  }
+        String key,
+        String versionId,
+        @Nullable String eTag,
+        long size,
+        Instant lastModified,
+        boolean latest,
+        boolean deleteMarker) {
+    public VersionEntry {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(versionId, "versionId");
+    }
 }

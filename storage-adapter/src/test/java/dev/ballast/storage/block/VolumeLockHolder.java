@@ -8,15 +8,15 @@ import java.nio.file.Path;
  * holds it until its standard input reaches end of stream.
  */
 public final class VolumeLockHolder {
-  private VolumeLockHolder() {}
+    private VolumeLockHolder() {}
 
-  public static void main(String[] args) throws IOException {
-    try (BlockVolume volume = BlockVolume.open(Path.of(args[0]), args[1])) {
-      System.out.println("LOCKED " + volume.name());
-      System.out.flush();
-      while (System.in.read() >= 0) {
-        // hold the lock until the parent closes our stdin
-      }
+    public static void main(String[] args) throws IOException {
+        try (BlockVolume volume = BlockVolume.open(Path.of(args[0]), args[1])) {
+            System.out.println("LOCKED " + volume.name());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // hold the lock until the parent closes our stdin
+            }
+        }
     }
-  }
 }

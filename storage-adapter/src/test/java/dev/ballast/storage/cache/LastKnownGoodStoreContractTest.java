@@ -10,8 +10,8 @@ import java.time.Clock;
  * store is up, the cache must be invisible.
  */
 class LastKnownGoodStoreContractTest extends FakeObjectStoreContractTest {
-  @Override
-  protected ObjectStore wrap(FakeObjectStore fake, Clock clock) {
-    return LastKnownGoodStore.wrap(fake, LastKnownGoodConfig.ofDefaults(), clock);
-  }
+    @Override
+    protected ObjectStore wrap(FakeObjectStore fake, Clock clock) {
+        return LastKnownGoodStore.wrap(fake, LastKnownGoodConfig.ofDefaults(), clock);
+    }
 }

@@ -54,413 +54,461 @@ import java.util.concurrent.atomic.AtomicInteger;
  * processes share a bucket; each keeps its own generations seen. Thread-safe.
  */
 public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
-  public static final StoreCapabilities CAPABILITIES =
-      new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, true);
-  /** {@link #CAPABILITIES} without additional checksums: a caller must read an object back to check it. */
-  public static final StoreCapabilities WITHOUT_ADDITIONAL_CHECKSUMS =
-      new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, false);
+    public static final StoreCapabilities CAPABILITIES =
+            new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, true);
+    /** {@link #CAPABILITIES} without additional checksums: a caller must read an object back to check it. */
+    public static final StoreCapabilities WITHOUT_ADDITIONAL_CHECKSUMS =
+            new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, false);
 
-  /** One stored version or delete marker; {@code bytes} is null for a delete marker. */
-  private record Stored(String versionId, String eTag, byte[] bytes, String sha256, long generation,
-      Instant lastModified) {
-    boolean deleteMarker() {
-      return bytes == null;
-    }
-  }
-
-  /** What writers share: every key's history, newest first. */
-  private static final class Storage {
-    final Map<String, List<Stored>> histories = new HashMap<>();
-    final AtomicInteger ids = new AtomicInteger();
-  }
-
-  private final Storage storage;
-  private final Clock clock;
-  private final StoreCapabilities capabilities;
-  private final Map<String, Long> knownGenerations = new ConcurrentHashMap<>();
-  public final AtomicInteger gets = new AtomicInteger();
-  private final List<String> keysPut = new CopyOnWriteArrayList<>();
-  private final List<String> keysRead = new CopyOnWriteArrayList<>();
-  private final AtomicInteger openReads = new AtomicInteger();
-  private volatile boolean down;
-  private volatile boolean corruptNextRead;
-  private volatile boolean staleNextRead;
-  private volatile boolean staleExceptionNextRead;
-  private volatile boolean silentlyCorruptNextRead;
-  private volatile boolean loseNextWriteAnswer;
-
-  /** An empty store with the system clock that honours both conditional writes ({@link #CAPABILITIES}). */
-  public FakeObjectStore() {
-    this(CAPABILITIES);
-  }
-
-  /**
-   * An empty store with the system clock and {@code capabilities}: a conditional write they do not
-   * list is refused with {@link UnsupportedCapabilityException}, as the S3 store does.
-   */
-  public FakeObjectStore(StoreCapabilities capabilities) {
-    this(new Storage(), Clock.systemUTC(), capabilities);
-  }
-
-  /** An empty store with {@code capabilities} whose versions are stamped by {@code clock}. */
-  public FakeObjectStore(StoreCapabilities capabilities, Clock clock) {
-    this(new Storage(), clock, capabilities);
-  }
-
-  private FakeObjectStore(Storage storage, Clock clock, StoreCapabilities capabilities) {
-    this.storage = storage;
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
-    LeakCheck.enrol(this);
-  }
-
-  /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
-  public FakeObjectStore anotherWriter(Clock clock) {
-    return new FakeObjectStore(storage, clock, capabilities);
-  }
-
-  /**
-   * Stores {@code bytes} under {@code key} as another program or a damaged disk would leave them:
-   * with {@code recordedSha256Hex} (null: none, as an object written without Ballast metadata) and
-   * {@code generation} (0: none).
-   */
-  public void plant(String key, byte[] bytes, String recordedSha256Hex, long generation) {
-    synchronized (storage) {
-      history(key).add(0, new Stored(newVersionId(), eTagOf(bytes), bytes.clone(), recordedSha256Hex, generation,
-          clock.instant()));
-    }
-  }
-
-  /**
-   * Flips a byte of {@code key}'s current version where it is stored and keeps its recorded SHA-256,
-   * as bit rot on the server's disk would: every later read of it fails its check.
-   */
-  public void rot(String key) {
-    synchronized (storage) {
-      Stored s = current(key);
-      if (s == null) {
-        throw new IllegalArgumentException("no current version of " + key + " to damage");
-      }
-      history(key).set(0, new Stored(s.versionId(), s.eTag(), flipFirstByte(s.bytes()), s.sha256(), s.generation(),
-          s.lastModified()));
-    }
-  }
-
-  /** The keys written so far, in order (conditional writes only when they landed). */
-  public List<String> keysPut() {
-    return List.copyOf(keysPut);
-  }
-
-  /** The keys read so far, in order. */
-  public List<String> keysRead() {
-    return List.copyOf(keysRead);
-  }
-
-  /** Forgets the keys recorded so far, so that a test checks what one step writes and reads. */
-  public void forgetRecordedKeys() {
-    keysPut.clear();
-    keysRead.clear();
-  }
-
-  /** How many read streams this store handed out and the caller has not closed yet. */
-  public int openReads() {
-    return openReads.get();
-  }
-
-  @Override
-  public String leaks() {
-    int open = openReads.get();
-    return open == 0 ? null : open + " read stream(s) of " + this + " not closed";
-  }
-
-  /** The next read hands out a flipped byte without noticing, as a broken store would. */
-  public void silentlyCorruptNextRead() {
-    silentlyCorruptNextRead = true;
-  }
-
-  public void down(boolean down) {
-    this.down = down;
-  }
-
-  /**
-   * The next put or delete lands, then throws {@link StorageUnavailableException} with an unknown
-   * outcome, as a timeout after the request was sent does.
-   */
-  public void loseNextWriteAnswer() {
-    loseNextWriteAnswer = true;
-  }
-
-  public void corruptNextRead() {
-    corruptNextRead = true;
-  }
-
-  public void staleNextRead() {
-    staleNextRead = true;
-  }
-
-  public void staleExceptionNextRead() {
-    staleExceptionNextRead = true;
-  }
-
-  @Override
-  public StoreCapabilities capabilities() {
-    return capabilities;
-  }
-
-  @Override
-  public ObjectVersion put(String key, ObjectContent content) {
-    return write(key, content, null);
-  }
-
-  @Override
-  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-    return write(key, content, "*");
-  }
-
-  @Override
-  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
-    Objects.requireNonNull(eTag, "eTag");
-    return write(key, content, eTag);
-  }
-
-  /** {@code condition}: null for none, {@code "*"} for If-None-Match: *, else the ETag to match. */
-  private ObjectVersion write(String key, ObjectContent content, String condition) {
-    ObjectKeys.validate(key, false);
-    Objects.requireNonNull(content, "content");
-    if ("*".equals(condition) ? !capabilities.putIfAbsent() : condition != null && !capabilities.putIfMatch()) {
-      throw new UnsupportedCapabilityException("Conditional writes (" + ("*".equals(condition) ? "If-None-Match: *"
-          : "If-Match") + ") are not supported by this store");
-    }
-    checkUp(key);
-    byte[] bytes = bytesOf(content);
-    synchronized (storage) {
-      Stored current = current(key);
-      if ("*".equals(condition) && current != null) {
-        throw new AlreadyExistsException(key, null);
-      }
-      if (condition != null && !"*".equals(condition)) {
-        if (current == null) {
-          throw new ObjectNotFoundException(key, null, latestIsDeleteMarker(key), null);
+    /** One stored version or delete marker; {@code bytes} is null for a delete marker. */
+    private record Stored(
+            String versionId, String eTag, byte[] bytes, String sha256, long generation, Instant lastModified) {
+        boolean deleteMarker() {
+            return bytes == null;
         }
-        if (!current.eTag().equals(condition)) {
-          throw new PreconditionFailedException(key, "Object '" + key + "' no longer has ETag " + condition, null);
+    }
+
+    /** What writers share: every key's history, newest first. */
+    private static final class Storage {
+        final Map<String, List<Stored>> histories = new HashMap<>();
+        final AtomicInteger ids = new AtomicInteger();
+    }
+
+    private final Storage storage;
+    private final Clock clock;
+    private final StoreCapabilities capabilities;
+    private final Map<String, Long> knownGenerations = new ConcurrentHashMap<>();
+    public final AtomicInteger gets = new AtomicInteger();
+    private final List<String> keysPut = new CopyOnWriteArrayList<>();
+    private final List<String> keysRead = new CopyOnWriteArrayList<>();
+    private final AtomicInteger openReads = new AtomicInteger();
+    private volatile boolean down;
+    private volatile boolean corruptNextRead;
+    private volatile boolean staleNextRead;
+    private volatile boolean staleExceptionNextRead;
+    private volatile boolean silentlyCorruptNextRead;
+    private volatile boolean loseNextWriteAnswer;
+
+    /** An empty store with the system clock that honours both conditional writes ({@link #CAPABILITIES}). */
+    public FakeObjectStore() {
+        this(CAPABILITIES);
+    }
+
+    /**
+     * An empty store with the system clock and {@code capabilities}: a conditional write they do not
+     * list is refused with {@link UnsupportedCapabilityException}, as the S3 store does.
+     */
+    public FakeObjectStore(StoreCapabilities capabilities) {
+        this(new Storage(), Clock.systemUTC(), capabilities);
+    }
+
+    /** An empty store with {@code capabilities} whose versions are stamped by {@code clock}. */
+    public FakeObjectStore(StoreCapabilities capabilities, Clock clock) {
+        this(new Storage(), clock, capabilities);
+    }
+
+    private FakeObjectStore(Storage storage, Clock clock, StoreCapabilities capabilities) {
+        this.storage = storage;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+        LeakCheck.enrol(this);
+    }
+
+    /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
+    public FakeObjectStore anotherWriter(Clock clock) {
+        return new FakeObjectStore(storage, clock, capabilities);
+    }
+
+    /**
+     * Stores {@code bytes} under {@code key} as another program or a damaged disk would leave them:
+     * with {@code recordedSha256Hex} (null: none, as an object written without Ballast metadata) and
+     * {@code generation} (0: none).
+     */
+    public void plant(String key, byte[] bytes, String recordedSha256Hex, long generation) {
+        synchronized (storage) {
+            history(key)
+                    .add(
+                            0,
+                            new Stored(
+                                    newVersionId(),
+                                    eTagOf(bytes),
+                                    bytes.clone(),
+                                    recordedSha256Hex,
+                                    generation,
+                                    clock.instant()));
         }
-      }
-      long newest = history(key).stream().mapToLong(Stored::generation).max().orElse(0);
-      long generation = Math.max(Math.max(knownGenerations.getOrDefault(key, 0L), newest) + 1, clock.millis());
-      Stored stored = new Stored(newVersionId(), eTagOf(bytes), bytes, Sha256.hex(Sha256.of(bytes)), generation,
-          clock.instant());
-      history(key).add(0, stored);
-      keysPut.add(key);
-      knownGenerations.merge(key, generation, Math::max);
-      answerLost(key);
-      return toVersion(key, stored);
     }
-  }
 
-  @Override
-  public ObjectRead get(String key) {
-    return get(key, ReadOptions.latest());
-  }
+    /**
+     * Flips a byte of {@code key}'s current version where it is stored and keeps its recorded SHA-256,
+     * as bit rot on the server's disk would: every later read of it fails its check.
+     */
+    public void rot(String key) {
+        synchronized (storage) {
+            Stored s = current(key);
+            if (s == null) {
+                throw new IllegalArgumentException("no current version of " + key + " to damage");
+            }
+            history(key)
+                    .set(
+                            0,
+                            new Stored(
+                                    s.versionId(),
+                                    s.eTag(),
+                                    flipFirstByte(s.bytes()),
+                                    s.sha256(),
+                                    s.generation(),
+                                    s.lastModified()));
+        }
+    }
 
-  @Override
-  public ObjectRead get(String key, ReadOptions options) {
-    ObjectKeys.validate(key, false);
-    Objects.requireNonNull(options, "options");
-    gets.incrementAndGet();
-    keysRead.add(key);
-    checkUp(key);
-    Stored stored;
-    synchronized (storage) {
-      List<Stored> history = storage.histories.getOrDefault(key, List.of());
-      if (options.versionId() == null) {
-        stored = history.isEmpty() ? null : history.get(0);
-      } else {
-        stored = history.stream().filter(s -> s.versionId().equals(options.versionId())).findFirst().orElse(null);
-      }
-      if (stored == null || stored.deleteMarker()) {
-        throw new ObjectNotFoundException(key, options.versionId(), stored != null, null);
-      }
+    /** The keys written so far, in order (conditional writes only when they landed). */
+    public List<String> keysPut() {
+        return List.copyOf(keysPut);
     }
-    if (staleExceptionNextRead) {
-      staleExceptionNextRead = false;
-      throw new StaleReadException(key, stored.generation() + 1, stored.generation());
-    }
-    Freshness freshness = stored.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
-    if (staleNextRead) {
-      staleNextRead = false;
-      freshness = Freshness.STALE;
-    }
-    if (stored.generation() > 0 && options.versionId() == null) {
-      knownGenerations.merge(key, stored.generation(), Math::max);
-    }
-    byte[] bytes = stored.bytes();
-    InputStream stream;
-    if (silentlyCorruptNextRead) {
-      silentlyCorruptNextRead = false;
-      stream = new ByteArrayInputStream(flipFirstByte(bytes));
-    } else if (corruptNextRead) {
-      corruptNextRead = false;
-      stream = new VerifyingInputStream(key, new ByteArrayInputStream(flipFirstByte(bytes)), bytes.length,
-          stored.sha256() == null ? Sha256.hex(Sha256.of(bytes)) : stored.sha256());
-    } else {
-      stream = new VerifyingInputStream(key, new ByteArrayInputStream(bytes), bytes.length, stored.sha256());
-    }
-    openReads.incrementAndGet();
-    return new ObjectRead(toVersion(key, stored), new CountedStream(stream), Source.LIVE, freshness, Duration.ZERO,
-        null);
-  }
 
-  @Override
-  public List<VersionEntry> versions(String key) {
-    ObjectKeys.validate(key, false);
-    checkUp(key);
-    synchronized (storage) {
-      List<Stored> history = storage.histories.getOrDefault(key, List.of());
-      List<VersionEntry> entries = new ArrayList<>(history.size());
-      for (int i = 0; i < history.size(); i++) {
-        Stored s = history.get(i);
-        entries.add(new VersionEntry(key, s.versionId(), s.deleteMarker() ? null : s.eTag(),
-            s.deleteMarker() ? 0 : s.bytes().length, s.lastModified(), i == 0, s.deleteMarker()));
-      }
-      return List.copyOf(entries);
+    /** The keys read so far, in order. */
+    public List<String> keysRead() {
+        return List.copyOf(keysRead);
     }
-  }
 
-  @Override
-  public VersionEntry delete(String key) {
-    ObjectKeys.validate(key, false);
-    checkUp(key);
-    synchronized (storage) {
-      Stored marker = new Stored(newVersionId(), null, null, null, 0, clock.instant());
-      history(key).add(0, marker);
-      answerLost(key);
-      return new VersionEntry(key, marker.versionId(), null, 0, marker.lastModified(), true, true);
+    /** Forgets the keys recorded so far, so that a test checks what one step writes and reads. */
+    public void forgetRecordedKeys() {
+        keysPut.clear();
+        keysRead.clear();
     }
-  }
 
-  @Override
-  public List<String> list(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    checkUp(null);
-    synchronized (storage) {
-      return storage.histories.entrySet().stream()
-          .filter(e -> e.getKey().startsWith(prefix) && !e.getValue().isEmpty() && !e.getValue().get(0).deleteMarker())
-          .map(Map.Entry::getKey)
-          .sorted((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
-          .toList();
-    }
-  }
-
-  @Override
-  public List<VersionEntry> listVersions(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    checkUp(null);
-    synchronized (storage) {
-      List<VersionEntry> all = new ArrayList<>();
-      storage.histories.keySet().stream().filter(k -> k.startsWith(prefix))
-          .sorted((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
-          .forEach(k -> all.addAll(versions(k)));
-      return List.copyOf(all);
-    }
-  }
-
-  @Override
-  public boolean deleteVersion(String key, String versionId) {
-    ObjectKeys.validate(key, false);
-    checkUp(key);
-    synchronized (storage) {
-      List<Stored> history = storage.histories.getOrDefault(key, new ArrayList<>());
-      boolean removed = history.removeIf(s -> s.versionId().equals(versionId));
-      if (history.isEmpty()) {
-        storage.histories.remove(key);
-      }
-      return removed;
-    }
-  }
-
-  /** Counts itself out of {@link #openReads} on its first close. */
-  private final class CountedStream extends FilterInputStream {
-    private final AtomicBoolean closed = new AtomicBoolean();
-
-    CountedStream(InputStream in) {
-      super(in);
+    /** How many read streams this store handed out and the caller has not closed yet. */
+    public int openReads() {
+        return openReads.get();
     }
 
     @Override
-    public void close() throws IOException {
-      if (closed.compareAndSet(false, true)) {
-        openReads.decrementAndGet();
-      }
-      super.close();
+    public String leaks() {
+        int open = openReads.get();
+        return open == 0 ? null : open + " read stream(s) of " + this + " not closed";
     }
-  }
 
-  private List<Stored> history(String key) {
-    return storage.histories.computeIfAbsent(key, k -> new ArrayList<>());
-  }
-
-  /** The current version, null when the key has none or its latest entry is a delete marker. */
-  private Stored current(String key) {
-    List<Stored> history = storage.histories.getOrDefault(key, List.of());
-    return history.isEmpty() || history.get(0).deleteMarker() ? null : history.get(0);
-  }
-
-  private boolean latestIsDeleteMarker(String key) {
-    List<Stored> history = storage.histories.getOrDefault(key, List.of());
-    return !history.isEmpty() && history.get(0).deleteMarker();
-  }
-
-  private String newVersionId() {
-    return "v" + storage.ids.incrementAndGet();
-  }
-
-  private static ObjectVersion toVersion(String key, Stored s) {
-    return new ObjectVersion(key, s.versionId(), s.eTag(), s.bytes().length, s.sha256() == null ? "" : s.sha256(),
-        s.generation(), s.lastModified());
-  }
-
-  private void checkUp(String key) {
-    if (down) {
-      throw new StorageUnavailableException(key, "object store fake-s3.test:9000 is unreachable (connection refused)",
-          new java.net.ConnectException("Connection refused"), false);
+    /** The next read hands out a flipped byte without noticing, as a broken store would. */
+    public void silentlyCorruptNextRead() {
+        silentlyCorruptNextRead = true;
     }
-  }
 
-  private void answerLost(String key) {
-    if (loseNextWriteAnswer) {
-      loseNextWriteAnswer = false;
-      throw new StorageUnavailableException(key, "object store fake-s3.test:9000 sent no answer within the timeout",
-          new java.net.http.HttpTimeoutException("request timed out"), true);
+    public void down(boolean down) {
+        this.down = down;
     }
-  }
 
-  private static byte[] bytesOf(ObjectContent content) {
-    if (content instanceof ObjectContent.Bytes b) {
-      return b.bytes().clone();
+    /**
+     * The next put or delete lands, then throws {@link StorageUnavailableException} with an unknown
+     * outcome, as a timeout after the request was sent does.
+     */
+    public void loseNextWriteAnswer() {
+        loseNextWriteAnswer = true;
     }
-    try (Payload payload = Payload.prepare(content, Path.of(System.getProperty("java.io.tmpdir")));
-        InputStream in = payload.open(0, payload.length())) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  private static byte[] flipFirstByte(byte[] bytes) {
-    byte[] flipped = bytes.clone();
-    if (flipped.length > 0) {
-      flipped[0] ^= 0x01;
+    public void corruptNextRead() {
+        corruptNextRead = true;
     }
-    return flipped;
-  }
 
-  /** An S3-style ETag: the quoted hex MD5 of the content. */
-  private static String eTagOf(byte[] bytes) {
-    try {
-      return "\"" + HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(bytes)) + "\"";
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+    public void staleNextRead() {
+        staleNextRead = true;
     }
-  }
+
+    public void staleExceptionNextRead() {
+        staleExceptionNextRead = true;
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public ObjectVersion put(String key, ObjectContent content) {
+        return write(key, content, null);
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+        return write(key, content, "*");
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+        Objects.requireNonNull(eTag, "eTag");
+        return write(key, content, eTag);
+    }
+
+    /** {@code condition}: null for none, {@code "*"} for If-None-Match: *, else the ETag to match. */
+    private ObjectVersion write(String key, ObjectContent content, String condition) {
+        ObjectKeys.validate(key, false);
+        Objects.requireNonNull(content, "content");
+        if ("*".equals(condition) ? !capabilities.putIfAbsent() : condition != null && !capabilities.putIfMatch()) {
+            throw new UnsupportedCapabilityException("Conditional writes ("
+                    + ("*".equals(condition) ? "If-None-Match: *" : "If-Match") + ") are not supported by this store");
+        }
+        checkUp(key);
+        byte[] bytes = bytesOf(content);
+        synchronized (storage) {
+            Stored current = current(key);
+            if ("*".equals(condition) && current != null) {
+                throw new AlreadyExistsException(key, null);
+            }
+            if (condition != null && !"*".equals(condition)) {
+                if (current == null) {
+                    throw new ObjectNotFoundException(key, null, latestIsDeleteMarker(key), null);
+                }
+                if (!current.eTag().equals(condition)) {
+                    throw new PreconditionFailedException(
+                            key, "Object '" + key + "' no longer has ETag " + condition, null);
+                }
+            }
+            long newest =
+                    history(key).stream().mapToLong(Stored::generation).max().orElse(0);
+            long generation = Math.max(Math.max(knownGenerations.getOrDefault(key, 0L), newest) + 1, clock.millis());
+            Stored stored = new Stored(
+                    newVersionId(), eTagOf(bytes), bytes, Sha256.hex(Sha256.of(bytes)), generation, clock.instant());
+            history(key).add(0, stored);
+            keysPut.add(key);
+            knownGenerations.merge(key, generation, Math::max);
+            answerLost(key);
+            return toVersion(key, stored);
+        }
+    }
+
+    @Override
+    public ObjectRead get(String key) {
+        return get(key, ReadOptions.latest());
+    }
+
+    @Override
+    public ObjectRead get(String key, ReadOptions options) {
+        ObjectKeys.validate(key, false);
+        Objects.requireNonNull(options, "options");
+        gets.incrementAndGet();
+        keysRead.add(key);
+        checkUp(key);
+        Stored stored;
+        synchronized (storage) {
+            List<Stored> history = storage.histories.getOrDefault(key, List.of());
+            if (options.versionId() == null) {
+                stored = history.isEmpty() ? null : history.get(0);
+            } else {
+                stored = history.stream()
+                        .filter(s -> s.versionId().equals(options.versionId()))
+                        .findFirst()
+                        .orElse(null);
+            }
+            if (stored == null || stored.deleteMarker()) {
+                throw new ObjectNotFoundException(key, options.versionId(), stored != null, null);
+            }
+        }
+        if (staleExceptionNextRead) {
+            staleExceptionNextRead = false;
+            throw new StaleReadException(key, stored.generation() + 1, stored.generation());
+        }
+        Freshness freshness = stored.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
+        if (staleNextRead) {
+            staleNextRead = false;
+            freshness = Freshness.STALE;
+        }
+        if (stored.generation() > 0 && options.versionId() == null) {
+            knownGenerations.merge(key, stored.generation(), Math::max);
+        }
+        byte[] bytes = stored.bytes();
+        InputStream stream;
+        if (silentlyCorruptNextRead) {
+            silentlyCorruptNextRead = false;
+            stream = new ByteArrayInputStream(flipFirstByte(bytes));
+        } else if (corruptNextRead) {
+            corruptNextRead = false;
+            stream = new VerifyingInputStream(
+                    key,
+                    new ByteArrayInputStream(flipFirstByte(bytes)),
+                    bytes.length,
+                    stored.sha256() == null ? Sha256.hex(Sha256.of(bytes)) : stored.sha256());
+        } else {
+            stream = new VerifyingInputStream(key, new ByteArrayInputStream(bytes), bytes.length, stored.sha256());
+        }
+        openReads.incrementAndGet();
+        return new ObjectRead(
+                toVersion(key, stored), new CountedStream(stream), Source.LIVE, freshness, Duration.ZERO, null);
+    }
+
+    @Override
+    public List<VersionEntry> versions(String key) {
+        ObjectKeys.validate(key, false);
+        checkUp(key);
+        synchronized (storage) {
+            List<Stored> history = storage.histories.getOrDefault(key, List.of());
+            List<VersionEntry> entries = new ArrayList<>(history.size());
+            for (int i = 0; i < history.size(); i++) {
+                Stored s = history.get(i);
+                entries.add(new VersionEntry(
+                        key,
+                        s.versionId(),
+                        s.deleteMarker() ? null : s.eTag(),
+                        s.deleteMarker() ? 0 : s.bytes().length,
+                        s.lastModified(),
+                        i == 0,
+                        s.deleteMarker()));
+            }
+            return List.copyOf(entries);
+        }
+    }
+
+    @Override
+    public VersionEntry delete(String key) {
+        ObjectKeys.validate(key, false);
+        checkUp(key);
+        synchronized (storage) {
+            Stored marker = new Stored(newVersionId(), null, null, null, 0, clock.instant());
+            history(key).add(0, marker);
+            answerLost(key);
+            return new VersionEntry(key, marker.versionId(), null, 0, marker.lastModified(), true, true);
+        }
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        checkUp(null);
+        synchronized (storage) {
+            return storage.histories.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith(prefix)
+                            && !e.getValue().isEmpty()
+                            && !e.getValue().get(0).deleteMarker())
+                    .map(Map.Entry::getKey)
+                    .sorted((a, b) -> Arrays.compareUnsigned(
+                            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
+                    .toList();
+        }
+    }
+
+    @Override
+    public List<VersionEntry> listVersions(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        checkUp(null);
+        synchronized (storage) {
+            List<VersionEntry> all = new ArrayList<>();
+            storage.histories.keySet().stream()
+                    .filter(k -> k.startsWith(prefix))
+                    .sorted((a, b) -> Arrays.compareUnsigned(
+                            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
+                    .forEach(k -> all.addAll(versions(k)));
+            return List.copyOf(all);
+        }
+    }
+
+    @Override
+    public boolean deleteVersion(String key, String versionId) {
+        ObjectKeys.validate(key, false);
+        checkUp(key);
+        synchronized (storage) {
+            List<Stored> history = storage.histories.getOrDefault(key, new ArrayList<>());
+            boolean removed = history.removeIf(s -> s.versionId().equals(versionId));
+            if (history.isEmpty()) {
+                storage.histories.remove(key);
+            }
+            return removed;
+        }
+    }
+
+    /** Counts itself out of {@link #openReads} on its first close. */
+    private final class CountedStream extends FilterInputStream {
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        CountedStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed.compareAndSet(false, true)) {
+                openReads.decrementAndGet();
+            }
+            super.close();
+        }
+    }
+
+    private List<Stored> history(String key) {
+        return storage.histories.computeIfAbsent(key, k -> new ArrayList<>());
+    }
+
+    /** The current version, null when the key has none or its latest entry is a delete marker. */
+    private Stored current(String key) {
+        List<Stored> history = storage.histories.getOrDefault(key, List.of());
+        return history.isEmpty() || history.get(0).deleteMarker() ? null : history.get(0);
+    }
+
+    private boolean latestIsDeleteMarker(String key) {
+        List<Stored> history = storage.histories.getOrDefault(key, List.of());
+        return !history.isEmpty() && history.get(0).deleteMarker();
+    }
+
+    private String newVersionId() {
+        return "v" + storage.ids.incrementAndGet();
+    }
+
+    private static ObjectVersion toVersion(String key, Stored s) {
+        return new ObjectVersion(
+                key,
+                s.versionId(),
+                s.eTag(),
+                s.bytes().length,
+                s.sha256() == null ? "" : s.sha256(),
+                s.generation(),
+                s.lastModified());
+    }
+
+    private void checkUp(String key) {
+        if (down) {
+            throw new StorageUnavailableException(
+                    key,
+                    "object store fake-s3.test:9000 is unreachable (connection refused)",
+                    new java.net.ConnectException("Connection refused"),
+                    false);
+        }
+    }
+
+    private void answerLost(String key) {
+        if (loseNextWriteAnswer) {
+            loseNextWriteAnswer = false;
+            throw new StorageUnavailableException(
+                    key,
+                    "object store fake-s3.test:9000 sent no answer within the timeout",
+                    new java.net.http.HttpTimeoutException("request timed out"),
+                    true);
+        }
+    }
+
+    private static byte[] bytesOf(ObjectContent content) {
+        if (content instanceof ObjectContent.Bytes b) {
+            return b.bytes().clone();
+        }
+        try (Payload payload = Payload.prepare(content, Path.of(System.getProperty("java.io.tmpdir")));
+                InputStream in = payload.open(0, payload.length())) {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] flipFirstByte(byte[] bytes) {
+        byte[] flipped = bytes.clone();
+        if (flipped.length > 0) {
+            flipped[0] ^= 0x01;
+        }
+        return flipped;
+    }
+
+    /** An S3-style ETag: the quoted hex MD5 of the content. */
+    private static String eTagOf(byte[] bytes) {
+        try {
+            return "\""
+                    + HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(bytes)) + "\"";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -8,9 +8,9 @@ import java.net.URI;
  * anything is written, and concurrent plain writers still lose no acknowledged update.
  */
 class FakeObjectStoreWithoutConditionalWritesContractTest extends FakeObjectStoreContractTest {
-  @Override
-  protected FakeObjectStore newFake() {
-    return new FakeObjectStore(new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, false,
-        false, false));
-  }
+    @Override
+    protected FakeObjectStore newFake() {
+        return new FakeObjectStore(
+                new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, false, false, false));
+    }
 }

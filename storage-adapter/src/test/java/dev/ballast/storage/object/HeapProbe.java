@@ -6,28 +6,28 @@ package dev.ballast.storage.object;
  * memory shows up as growth of about the object's size. Thread-safe.
  */
 public final class HeapProbe {
-  private long baseline;
-  private long peak;
+    private long baseline;
+    private long peak;
 
-  /** Takes the baseline and resets the peak. */
-  public synchronized void baseline() {
-    baseline = liveHeap();
-    peak = baseline;
-  }
+    /** Takes the baseline and resets the peak. */
+    public synchronized void baseline() {
+        baseline = liveHeap();
+        peak = baseline;
+    }
 
-  /** Records the live heap now. */
-  public synchronized void checkpoint() {
-    peak = Math.max(peak, liveHeap());
-  }
+    /** Records the live heap now. */
+    public synchronized void checkpoint() {
+        peak = Math.max(peak, liveHeap());
+    }
 
-  /** Peak live heap above the baseline, in bytes (0 if never above). */
-  public synchronized long peakGrowth() {
-    return Math.max(0, peak - baseline);
-  }
+    /** Peak live heap above the baseline, in bytes (0 if never above). */
+    public synchronized long peakGrowth() {
+        return Math.max(0, peak - baseline);
+    }
 
-  private long liveHeap() {
-    System.gc();
-    Runtime runtime = Runtime.getRuntime();
-    return runtime.totalMemory() - runtime.freeMemory();
-  }
+    private long liveHeap() {
+        System.gc();
+        Runtime runtime = Runtime.getRuntime();
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
 }

@@ -20,71 +20,71 @@ import java.util.Set;
  * @param features the behaviours the server is known to have
  */
 public record S3TestBackend(
-    String name, URI endpoint, String region, String accessKey, String secretKey, Set<Feature> features) {
+        String name, URI endpoint, String region, String accessKey, String secretKey, Set<Feature> features) {
 
-  /** Server behaviours some backends lack. */
-  public enum Feature {
-    /** Deleting a delete marker by version ID makes the previous version current again. */
-    DELETE_MARKER_REMOVAL_RESTORES,
-    /** SigV4 signatures are checked: a wrong secret key gets 403. */
-    VERIFIES_SIGNATURES,
-    /** A body that does not match its signed or announced digest is refused (BadDigest and kin). */
-    VERIFIES_PAYLOAD_DIGEST,
+    /** Server behaviours some backends lack. */
+    public enum Feature {
+        /** Deleting a delete marker by version ID makes the previous version current again. */
+        DELETE_MARKER_REMOVAL_RESTORES,
+        /** SigV4 signatures are checked: a wrong secret key gets 403. */
+        VERIFIES_SIGNATURES,
+        /** A body that does not match its signed or announced digest is refused (BadDigest and kin). */
+        VERIFIES_PAYLOAD_DIGEST,
+        /**
+         * Keys are taken from the path verbatim: {@code a//b} and {@code a/b} are different keys and
+         * {@code dir/} is an ordinary object, not a directory marker.
+         */
+        PATH_FAITHFUL_KEYS,
+        /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's. */
+        OBJECTS_OUTSIDE_TEST_HEAP,
+        /**
+         * Delete markers behave as in S3: DeleteObject returns the marker's version ID, a GET of that
+         * version ID is answered 405, ListObjectsV2 omits deleted keys, and AbortMultipartUpload leaves
+         * the key's existing object alone.
+         */
+        FAITHFUL_DELETE_MARKERS
+    }
+
+    public S3TestBackend {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(accessKey, "accessKey");
+        Objects.requireNonNull(secretKey, "secretKey");
+        features = features.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(features));
+    }
+
+    /** Whether the backend has {@code feature}. */
+    public boolean has(Feature feature) {
+        return features.contains(feature);
+    }
+
     /**
-     * Keys are taken from the path verbatim: {@code a//b} and {@code a/b} are different keys and
-     * {@code dir/} is an ordinary object, not a directory marker.
+     * A JDK client for this backend, recording exchanges and able to inject faults; it changes nothing
+     * else, so the store talks to the server exactly as it does in production.
      */
-    PATH_FAITHFUL_KEYS,
-    /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's. */
-    OBJECTS_OUTSIDE_TEST_HEAP,
-    /**
-     * Delete markers behave as in S3: DeleteObject returns the marker's version ID, a GET of that
-     * version ID is answered 405, ListObjectsV2 omits deleted keys, and AbortMultipartUpload leaves
-     * the key's existing object alone.
-     */
-    FAITHFUL_DELETE_MARKERS
-  }
+    public FaultInjectingHttpClient newHttpClient() {
+        return new FaultInjectingHttpClient(HttpClient.newHttpClient());
+    }
 
-  public S3TestBackend {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(endpoint, "endpoint");
-    Objects.requireNonNull(region, "region");
-    Objects.requireNonNull(accessKey, "accessKey");
-    Objects.requireNonNull(secretKey, "secretKey");
-    features = features.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(features));
-  }
+    /** An endpoint for this backend sending through {@code httpClient}, with its own credentials. */
+    public S3Endpoint endpoint(HttpClient httpClient) {
+        return endpoint(httpClient, secretKey);
+    }
 
-  /** Whether the backend has {@code feature}. */
-  public boolean has(Feature feature) {
-    return features.contains(feature);
-  }
+    /** An endpoint for this backend sending through {@code httpClient}, signing with {@code secret}. */
+    public S3Endpoint endpoint(HttpClient httpClient, String secret) {
+        return S3Endpoint.newBuilder()
+                .endpoint(endpoint)
+                .region(region)
+                .credentials(accessKey, secret)
+                .pathStyle(true)
+                .httpClient(httpClient)
+                .build();
+    }
 
-  /**
-   * A JDK client for this backend, recording exchanges and able to inject faults; it changes nothing
-   * else, so the store talks to the server exactly as it does in production.
-   */
-  public FaultInjectingHttpClient newHttpClient() {
-    return new FaultInjectingHttpClient(HttpClient.newHttpClient());
-  }
-
-  /** An endpoint for this backend sending through {@code httpClient}, with its own credentials. */
-  public S3Endpoint endpoint(HttpClient httpClient) {
-    return endpoint(httpClient, secretKey);
-  }
-
-  /** An endpoint for this backend sending through {@code httpClient}, signing with {@code secret}. */
-  public S3Endpoint endpoint(HttpClient httpClient, String secret) {
-    return S3Endpoint.newBuilder()
-        .endpoint(endpoint)
-        .region(region)
-        .credentials(accessKey, secret)
-        .pathStyle(true)
-        .httpClient(httpClient)
-        .build();
-  }
-
-  @Override
-  public String toString() {
-    return name + " at " + endpoint;
-  }
+    @Override
+    public String toString() {
+        return name + " at " + endpoint;
+    }
 }

@@ -13,40 +13,43 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * Docker) skips every case for one reason, printed once.
  */
 public final class SkipReasons implements TestWatcher {
-  private static final Set<String> ABSENT = ConcurrentHashMap.newKeySet();
+    private static final Set<String> ABSENT = ConcurrentHashMap.newKeySet();
 
-  @Override
-  public void testAborted(ExtensionContext context, Throwable cause) {
-    String reason = reason(cause);
-    String store;
-    try {
-      store = context.getTestInstance().filter(ObjectStoreContract.class::isInstance)
-          .map(t -> ((ObjectStoreContract) t).storeName()).orElse(context.getRequiredTestClass().getSimpleName());
-    } catch (RuntimeException storeNotThere) {
-      // The store is not there at all (its backend's own assumption failed): every case is skipped
-      // for that one reason, which is printed once.
-      if (!ABSENT.add(context.getRequiredTestClass().getName())) {
-        return;
-      }
-      store = context.getRequiredTestClass().getSimpleName();
+    @Override
+    public void testAborted(ExtensionContext context, Throwable cause) {
+        String reason = reason(cause);
+        String store;
+        try {
+            store = context.getTestInstance()
+                    .filter(ObjectStoreContract.class::isInstance)
+                    .map(t -> ((ObjectStoreContract) t).storeName())
+                    .orElse(context.getRequiredTestClass().getSimpleName());
+        } catch (RuntimeException storeNotThere) {
+            // The store is not there at all (its backend's own assumption failed): every case is skipped
+            // for that one reason, which is printed once.
+            if (!ABSENT.add(context.getRequiredTestClass().getName())) {
+                return;
+            }
+            store = context.getRequiredTestClass().getSimpleName();
+        }
+        System.out.println(
+                "[" + store + "] skipped " + context.getRequiredTestMethod().getName() + ": " + reason);
     }
-    System.out.println("[" + store + "] skipped " + context.getRequiredTestMethod().getName() + ": " + reason);
-  }
 
-  @Override
-  public void testDisabled(ExtensionContext context, Optional<String> reason) {
-    System.out.println("[" + context.getRequiredTestClass().getSimpleName() + "] disabled "
-        + context.getRequiredTestMethod().getName() + ": " + reason.orElse("no reason given"));
-  }
-
-  /** The assumption's own words: AssertJ wraps them as "assumption was not met due to: [...]". */
-  static String reason(Throwable cause) {
-    String message = String.valueOf(cause.getMessage()).strip();
-    int open = message.indexOf('[');
-    int close = message.indexOf("] \n");
-    if (message.startsWith("assumption was not met due to: [") && close > open) {
-      return message.substring(open + 1, close);
+    @Override
+    public void testDisabled(ExtensionContext context, Optional<String> reason) {
+        System.out.println("[" + context.getRequiredTestClass().getSimpleName() + "] disabled "
+                + context.getRequiredTestMethod().getName() + ": " + reason.orElse("no reason given"));
     }
-    return message.lines().findFirst().orElse(message);
-  }
+
+    /** The assumption's own words: AssertJ wraps them as "assumption was not met due to: [...]". */
+    static String reason(Throwable cause) {
+        String message = String.valueOf(cause.getMessage()).strip();
+        int open = message.indexOf('[');
+        int close = message.indexOf("] \n");
+        if (message.startsWith("assumption was not met due to: [") && close > open) {
+            return message.substring(open + 1, close);
+        }
+        return message.lines().findFirst().orElse(message);
+    }
 }

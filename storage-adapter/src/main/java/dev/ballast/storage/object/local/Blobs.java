@@ -32,374 +32,379 @@ import org.jspecify.annotations.Nullable;
  */
 final class Blobs {
 
-  static final String BLOBS = "blobs";
-  static final String TMP = "tmp";
+    static final String BLOBS = "blobs";
+    static final String TMP = "tmp";
 
-  private static final HexFormat HEX = HexFormat.of();
-  private static final int BUFFER_BYTES = 1024 * 1024;
-  private static final int SPARSE_BLOCK = 64 * 1024;
-  private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+    private static final HexFormat HEX = HexFormat.of();
+    private static final int BUFFER_BYTES = 1024 * 1024;
+    private static final int SPARSE_BLOCK = 64 * 1024;
+    private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
 
-  private final Path blobsDir;
-  private final Path tmpDir;
+    private final Path blobsDir;
+    private final Path tmpDir;
 
-  Blobs(Path root) {
-    this.blobsDir = root.resolve(BLOBS);
-    this.tmpDir = root.resolve(TMP);
-  }
-
-  /** Creates {@code blobs/00} to {@code blobs/ff} and {@code tmp/}, syncing what it created. */
-  void create() throws IOException {
-    Files.createDirectories(tmpDir);
-    Files.createDirectories(blobsDir);
-    for (int i = 0; i < 256; i++) {
-      Files.createDirectories(blobsDir.resolve(HEX.toHexDigits((byte) i)));
-    }
-    syncDirectory(blobsDir);
-  }
-
-  /** Deletes what a killed writer left in {@code tmp/}; call only while holding the writer lock. */
-  int removeTemporaryFiles() throws IOException {
-    int removed = 0;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(tmpDir)) {
-      for (Path f : files) {
-        Files.deleteIfExists(f);
-        removed++;
-      }
-    }
-    return removed;
-  }
-
-  /** The file holding the content whose SHA-256 is {@code address}. */
-  Path path(byte[] address) {
-    String hex = HEX.formatHex(address);
-    return blobsDir.resolve(hex.substring(0, 2)).resolve(hex);
-  }
-
-  /** Temporary files present now (for tests and checks). */
-  long temporaryFiles() throws IOException {
-    try (var files = Files.list(tmpDir)) {
-      return files.count();
-    }
-  }
-
-  /**
-   * Content read once and hashed: held in memory ({@code inline}) or written to a synced temporary
-   * file ({@code temporary}) that {@link #publish} renames into place.
-   */
-  record Staged(byte[] address, long size, byte @Nullable [] inline, @Nullable Path temporary) {
-    String sha256Hex() {
-      return Sha256.hex(address);
-    }
-  }
-
-  /** The content's source failed (not the store): a read error of the caller's file or stream. */
-  static final class SourceFailure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    SourceFailure(IOException cause) {
-      super(cause.getMessage(), cause);
+    Blobs(Path root) {
+        this.blobsDir = root.resolve(BLOBS);
+        this.tmpDir = root.resolve(TMP);
     }
 
-    @Override
-    public synchronized @Nullable IOException getCause() {
-      return (IOException) super.getCause();
-    }
-  }
-
-  /**
-   * Reads exactly {@code content.length()} bytes of {@code content} once, hashing them; up to
-   * {@code inlineThreshold} bytes are kept in memory, more are written to a temporary file.
-   *
-   * @throws IllegalArgumentException if the content ends before its length, or a stream has more
-   * @throws SourceFailure if reading the content fails
-   * @throws IOException if writing the temporary file fails
-   */
-  Staged stage(ObjectContent content, int inlineThreshold) throws IOException {
-    long length = content.length();
-    if (content instanceof ObjectContent.Bytes b) {
-      byte[] bytes = b.bytes();
-      if (length <= inlineThreshold) {
-        return new Staged(Sha256.of(bytes), length, bytes, null);
-      }
-      try (Source source = new ArraySource(bytes)) {
-        return writeTemporary(source, length, "byte array");
-      }
-    }
-    try (Source source = open(content)) {
-      if (length <= inlineThreshold) {
-        byte[] bytes = new byte[(int) length];
-        int n = source.readFully(bytes, 0, bytes.length);
-        if (n < length) {
-          throw source.endedEarly(length, n);
+    /** Creates {@code blobs/00} to {@code blobs/ff} and {@code tmp/}, syncing what it created. */
+    void create() throws IOException {
+        Files.createDirectories(tmpDir);
+        Files.createDirectories(blobsDir);
+        for (int i = 0; i < 256; i++) {
+            Files.createDirectories(blobsDir.resolve(HEX.toHexDigits((byte) i)));
         }
-        source.requireEnd(length);
-        return new Staged(Sha256.of(bytes), length, bytes, null);
-      }
-      return writeTemporary(source, length, source.describe());
+        syncDirectory(blobsDir);
     }
-  }
 
-  private static Source open(ObjectContent content) {
-    if (content instanceof ObjectContent.FileRegion f) {
-      try {
-        return new FileSource(f.file(), FileChannel.open(f.file(), StandardOpenOption.READ));
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-    }
-    return new StreamSource(((ObjectContent.Stream) content).stream());
-  }
-
-  private Staged writeTemporary(Source source, long length, String what) throws IOException {
-    Path tmp = tmpDir.resolve(Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
-    MessageDigest digest = Sha256.newDigest();
-    byte[] buffer = new byte[(int) Math.min(BUFFER_BYTES, Math.max(length, 1))];
-    boolean done = false;
-    try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      long position = 0;
-      while (position < length) {
-        int want = (int) Math.min(buffer.length, length - position);
-        int n = source.readFully(buffer, 0, want);
-        digest.update(buffer, 0, n);
-        writeSparse(out, buffer, n, position);
-        position += n;
-        if (n < want) {
-          throw source.endedEarly(length, position);
+    /** Deletes what a killed writer left in {@code tmp/}; call only while holding the writer lock. */
+    int removeTemporaryFiles() throws IOException {
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(tmpDir)) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+                removed++;
+            }
         }
-      }
-      source.requireEnd(length);
-      if (out.size() < length) {
-        out.write(ByteBuffer.wrap(new byte[1]), length - 1); // a trailing hole still counts in the size
-      }
-      out.force(false);
-      done = true;
-    } finally {
-      if (!done) {
-        Files.deleteIfExists(tmp);
-      }
+        return removed;
     }
-    return new Staged(digest.digest(), length, null, tmp);
-  }
 
-  /** Writes {@code buffer[0, n)} at {@code position}, skipping 64 KiB blocks that are all zero. */
-  private static void writeSparse(FileChannel out, byte[] buffer, int n, long position) throws IOException {
-    int start = -1;
-    for (int block = 0; block < n; block += SPARSE_BLOCK) {
-      int len = Math.min(SPARSE_BLOCK, n - block);
-      boolean zero = Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) == -1;
-      if (!zero && start < 0) {
-        start = block;
-      } else if (zero && start >= 0) {
-        writeFully(out, ByteBuffer.wrap(buffer, start, block - start), position + start);
-        start = -1;
-      }
+    /** The file holding the content whose SHA-256 is {@code address}. */
+    Path path(byte[] address) {
+        String hex = HEX.formatHex(address);
+        return blobsDir.resolve(hex.substring(0, 2)).resolve(hex);
     }
-    if (start >= 0) {
-      writeFully(out, ByteBuffer.wrap(buffer, start, n - start), position + start);
-    }
-  }
 
-  private static void writeFully(FileChannel out, ByteBuffer bytes, long position) throws IOException {
-    long at = position;
-    while (bytes.hasRemaining()) {
-      at += out.write(bytes, at);
-    }
-  }
-
-  /**
-   * Renames a synced temporary file to its content file, replacing an existing one atomically
-   * (identical bytes by name; a damaged copy is healed). The caller syncs the returned directory
-   * before committing an index row that points at the file.
-   *
-   * @return the directory to sync
-   */
-  @Nullable Path publish(Staged staged) throws IOException {
-    Path target = path(staged.address());
-    try {
-      Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (NoSuchFileException e) {
-      // blobs/xx/ was removed by hand: create it again (and make its name durable) and retry once.
-      Files.createDirectories(target.getParent());
-      syncDirectory(blobsDir);
-      Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-    return target.getParent();
-  }
-
-  /** Deletes the temporary file of content that will not be published. */
-  void discard(Staged staged) {
-    if (staged != null && staged.temporary() != null) {
-      try {
-        Files.deleteIfExists(staged.temporary());
-      } catch (IOException ignored) {
-        // removed by the next writer's open
-      }
-    }
-  }
-
-  /**
-   * Opens the content file {@code address} for reading.
-   *
-   * @throws java.nio.file.NoSuchFileException if it is missing
-   * @throws NotAContentFile if something else than a regular file is in its place (a FIFO would
-   *     block the read forever, a directory or device is no content of ours)
-   */
-  InputStream open(byte[] address) throws IOException {
-    Path file = path(address);
-    java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(file,
-        java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    if (!attrs.isRegularFile()) {
-      throw new NotAContentFile(file);
-    }
-    return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-  }
-
-  /** Something other than a regular file stands where a content file should be. */
-  static final class NotAContentFile extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    NotAContentFile(Path file) {
-      super(file + " is not a regular file");
-    }
-  }
-
-  /** Deletes the content file {@code address} if it exists. */
-  void delete(byte[] address) throws IOException {
-    Files.deleteIfExists(path(address));
-  }
-
-  /** fsync of a directory, so the names created or renamed in it survive a power cut. */
-  static void syncDirectory(Path dir) throws IOException {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    }
-  }
-
-  /** Where content bytes come from, with the messages the store's contract asks for. */
-  private abstract static class Source implements Closeable {
-    /** Reads up to {@code len} bytes, fewer only at the end of the content. */
-    final int readFully(byte[] b, int off, int len) {
-      int total = 0;
-      try {
-        while (total < len) {
-          int n = read(b, off + total, len - total);
-          if (n < 0) {
-            break;
-          }
-          total += n;
+    /** Temporary files present now (for tests and checks). */
+    long temporaryFiles() throws IOException {
+        try (var files = Files.list(tmpDir)) {
+            return files.count();
         }
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-      return total;
     }
 
-    abstract int read(byte[] b, int off, int len) throws IOException;
-
-    abstract String describe();
-
-    IllegalArgumentException endedEarly(long declared, long actual) {
-      return new IllegalArgumentException(describe() + " must yield its declared length of " + declared
-          + " bytes but ended after " + actual + " bytes");
+    /**
+     * Content read once and hashed: held in memory ({@code inline}) or written to a synced temporary
+     * file ({@code temporary}) that {@link #publish} renames into place.
+     */
+    record Staged(
+            byte[] address,
+            long size,
+            byte @Nullable [] inline,
+            @Nullable Path temporary) {
+        String sha256Hex() {
+            return Sha256.hex(address);
+        }
     }
 
-    /** A stream must end at its declared length; a file may have grown (its first bytes are stored). */
-    void requireEnd(long declared) {}
+    /** The content's source failed (not the store): a read error of the caller's file or stream. */
+    static final class SourceFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
 
-    @Override
-    public void close() {}
-  }
+        SourceFailure(IOException cause) {
+            super(cause.getMessage(), cause);
+        }
 
-  private static final class ArraySource extends Source {
-    private final byte[] bytes;
-    private int position;
-
-    ArraySource(byte[] bytes) {
-      this.bytes = bytes;
+        @Override
+        public synchronized @Nullable IOException getCause() {
+            return (IOException) super.getCause();
+        }
     }
 
-    @Override
-    int read(byte[] b, int off, int len) {
-      if (position >= bytes.length) {
-        return -1;
-      }
-      int n = Math.min(len, bytes.length - position);
-      System.arraycopy(bytes, position, b, off, n);
-      position += n;
-      return n;
+    /**
+     * Reads exactly {@code content.length()} bytes of {@code content} once, hashing them; up to
+     * {@code inlineThreshold} bytes are kept in memory, more are written to a temporary file.
+     *
+     * @throws IllegalArgumentException if the content ends before its length, or a stream has more
+     * @throws SourceFailure if reading the content fails
+     * @throws IOException if writing the temporary file fails
+     */
+    Staged stage(ObjectContent content, int inlineThreshold) throws IOException {
+        long length = content.length();
+        if (content instanceof ObjectContent.Bytes b) {
+            byte[] bytes = b.bytes();
+            if (length <= inlineThreshold) {
+                return new Staged(Sha256.of(bytes), length, bytes, null);
+            }
+            try (Source source = new ArraySource(bytes)) {
+                return writeTemporary(source, length, "byte array");
+            }
+        }
+        try (Source source = open(content)) {
+            if (length <= inlineThreshold) {
+                byte[] bytes = new byte[(int) length];
+                int n = source.readFully(bytes, 0, bytes.length);
+                if (n < length) {
+                    throw source.endedEarly(length, n);
+                }
+                source.requireEnd(length);
+                return new Staged(Sha256.of(bytes), length, bytes, null);
+            }
+            return writeTemporary(source, length, source.describe());
+        }
     }
 
-    @Override
-    String describe() {
-      return "byte array";
-    }
-  }
-
-  private static final class FileSource extends Source {
-    private final Path file;
-    private final FileChannel channel;
-
-    FileSource(Path file, FileChannel channel) {
-      this.file = file;
-      this.channel = channel;
+    private static Source open(ObjectContent content) {
+        if (content instanceof ObjectContent.FileRegion f) {
+            try {
+                return new FileSource(f.file(), FileChannel.open(f.file(), StandardOpenOption.READ));
+            } catch (IOException e) {
+                throw new SourceFailure(e);
+            }
+        }
+        return new StreamSource(((ObjectContent.Stream) content).stream());
     }
 
-    @Override
-    int read(byte[] b, int off, int len) throws IOException {
-      return channel.read(ByteBuffer.wrap(b, off, len));
+    private Staged writeTemporary(Source source, long length, String what) throws IOException {
+        Path tmp = tmpDir.resolve(Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+        MessageDigest digest = Sha256.newDigest();
+        byte[] buffer = new byte[(int) Math.min(BUFFER_BYTES, Math.max(length, 1))];
+        boolean done = false;
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long position = 0;
+            while (position < length) {
+                int want = (int) Math.min(buffer.length, length - position);
+                int n = source.readFully(buffer, 0, want);
+                digest.update(buffer, 0, n);
+                writeSparse(out, buffer, n, position);
+                position += n;
+                if (n < want) {
+                    throw source.endedEarly(length, position);
+                }
+            }
+            source.requireEnd(length);
+            if (out.size() < length) {
+                out.write(ByteBuffer.wrap(new byte[1]), length - 1); // a trailing hole still counts in the size
+            }
+            out.force(false);
+            done = true;
+        } finally {
+            if (!done) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        return new Staged(digest.digest(), length, null, tmp);
     }
 
-    @Override
-    String describe() {
-      return "file " + file;
+    /** Writes {@code buffer[0, n)} at {@code position}, skipping 64 KiB blocks that are all zero. */
+    private static void writeSparse(FileChannel out, byte[] buffer, int n, long position) throws IOException {
+        int start = -1;
+        for (int block = 0; block < n; block += SPARSE_BLOCK) {
+            int len = Math.min(SPARSE_BLOCK, n - block);
+            boolean zero = Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) == -1;
+            if (!zero && start < 0) {
+                start = block;
+            } else if (zero && start >= 0) {
+                writeFully(out, ByteBuffer.wrap(buffer, start, block - start), position + start);
+                start = -1;
+            }
+        }
+        if (start >= 0) {
+            writeFully(out, ByteBuffer.wrap(buffer, start, n - start), position + start);
+        }
     }
 
-    @Override
-    IllegalArgumentException endedEarly(long declared, long actual) {
-      return new IllegalArgumentException("file " + file + " must still be " + declared + " bytes long but ended after "
-          + actual + " bytes");
+    private static void writeFully(FileChannel out, ByteBuffer bytes, long position) throws IOException {
+        long at = position;
+        while (bytes.hasRemaining()) {
+            at += out.write(bytes, at);
+        }
     }
 
-    @Override
-    public void close() {
-      try {
-        channel.close();
-      } catch (IOException ignored) {
-        // a read-only channel: nothing was lost
-      }
-    }
-  }
-
-  private static final class StreamSource extends Source {
-    private final InputStream in;
-
-    StreamSource(InputStream in) {
-      this.in = in;
-    }
-
-    @Override
-    int read(byte[] b, int off, int len) throws IOException {
-      return in.read(b, off, len);
-    }
-
-    @Override
-    String describe() {
-      return "stream";
+    /**
+     * Renames a synced temporary file to its content file, replacing an existing one atomically
+     * (identical bytes by name; a damaged copy is healed). The caller syncs the returned directory
+     * before committing an index row that points at the file.
+     *
+     * @return the directory to sync
+     */
+    @Nullable
+    Path publish(Staged staged) throws IOException {
+        Path target = path(staged.address());
+        try {
+            Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (NoSuchFileException e) {
+            // blobs/xx/ was removed by hand: create it again (and make its name durable) and retry once.
+            Files.createDirectories(target.getParent());
+            syncDirectory(blobsDir);
+            Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return target.getParent();
     }
 
-    @Override
-    void requireEnd(long declared) {
-      int next;
-      try {
-        next = in.read();
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-      if (next != -1) {
-        throw new IllegalArgumentException("stream must yield exactly its declared length of " + declared
-            + " bytes but had more");
-      }
+    /** Deletes the temporary file of content that will not be published. */
+    void discard(Staged staged) {
+        if (staged != null && staged.temporary() != null) {
+            try {
+                Files.deleteIfExists(staged.temporary());
+            } catch (IOException ignored) {
+                // removed by the next writer's open
+            }
+        }
     }
-  }
+
+    /**
+     * Opens the content file {@code address} for reading.
+     *
+     * @throws java.nio.file.NoSuchFileException if it is missing
+     * @throws NotAContentFile if something else than a regular file is in its place (a FIFO would
+     *     block the read forever, a directory or device is no content of ours)
+     */
+    InputStream open(byte[] address) throws IOException {
+        Path file = path(address);
+        java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
+                file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (!attrs.isRegularFile()) {
+            throw new NotAContentFile(file);
+        }
+        return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Something other than a regular file stands where a content file should be. */
+    static final class NotAContentFile extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotAContentFile(Path file) {
+            super(file + " is not a regular file");
+        }
+    }
+
+    /** Deletes the content file {@code address} if it exists. */
+    void delete(byte[] address) throws IOException {
+        Files.deleteIfExists(path(address));
+    }
+
+    /** fsync of a directory, so the names created or renamed in it survive a power cut. */
+    static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    /** Where content bytes come from, with the messages the store's contract asks for. */
+    private abstract static class Source implements Closeable {
+        /** Reads up to {@code len} bytes, fewer only at the end of the content. */
+        final int readFully(byte[] b, int off, int len) {
+            int total = 0;
+            try {
+                while (total < len) {
+                    int n = read(b, off + total, len - total);
+                    if (n < 0) {
+                        break;
+                    }
+                    total += n;
+                }
+            } catch (IOException e) {
+                throw new SourceFailure(e);
+            }
+            return total;
+        }
+
+        abstract int read(byte[] b, int off, int len) throws IOException;
+
+        abstract String describe();
+
+        IllegalArgumentException endedEarly(long declared, long actual) {
+            return new IllegalArgumentException(describe() + " must yield its declared length of " + declared
+                    + " bytes but ended after " + actual + " bytes");
+        }
+
+        /** A stream must end at its declared length; a file may have grown (its first bytes are stored). */
+        void requireEnd(long declared) {}
+
+        @Override
+        public void close() {}
+    }
+
+    private static final class ArraySource extends Source {
+        private final byte[] bytes;
+        private int position;
+
+        ArraySource(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        int read(byte[] b, int off, int len) {
+            if (position >= bytes.length) {
+                return -1;
+            }
+            int n = Math.min(len, bytes.length - position);
+            System.arraycopy(bytes, position, b, off, n);
+            position += n;
+            return n;
+        }
+
+        @Override
+        String describe() {
+            return "byte array";
+        }
+    }
+
+    private static final class FileSource extends Source {
+        private final Path file;
+        private final FileChannel channel;
+
+        FileSource(Path file, FileChannel channel) {
+            this.file = file;
+            this.channel = channel;
+        }
+
+        @Override
+        int read(byte[] b, int off, int len) throws IOException {
+            return channel.read(ByteBuffer.wrap(b, off, len));
+        }
+
+        @Override
+        String describe() {
+            return "file " + file;
+        }
+
+        @Override
+        IllegalArgumentException endedEarly(long declared, long actual) {
+            return new IllegalArgumentException(
+                    "file " + file + " must still be " + declared + " bytes long but ended after " + actual + " bytes");
+        }
+
+        @Override
+        public void close() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // a read-only channel: nothing was lost
+            }
+        }
+    }
+
+    private static final class StreamSource extends Source {
+        private final InputStream in;
+
+        StreamSource(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        int read(byte[] b, int off, int len) throws IOException {
+            return in.read(b, off, len);
+        }
+
+        @Override
+        String describe() {
+            return "stream";
+        }
+
+        @Override
+        void requireEnd(long declared) {
+            int next;
+            try {
+                next = in.read();
+            } catch (IOException e) {
+                throw new SourceFailure(e);
+            }
+            if (next != -1) {
+                throw new IllegalArgumentException(
+                        "stream must yield exactly its declared length of " + declared + " bytes but had more");
+            }
+        }
+    }
 }

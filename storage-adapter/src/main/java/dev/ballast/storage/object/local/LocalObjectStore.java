@@ -100,957 +100,1033 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
-  /** The version index's file name in the store's directory. */
-  public static final String INDEX_FILE = "index.db";
-  /** The writer lock's file name in the store's directory. */
-  public static final String LOCK_FILE = "lock";
+    /** The version index's file name in the store's directory. */
+    public static final String INDEX_FILE = "index.db";
+    /** The writer lock's file name in the store's directory. */
+    public static final String LOCK_FILE = "lock";
 
-  private static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
-  private static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
-  private static final int MAX_BATCH = 4096;
-  /** A batch this large commits at once, without waiting for writers still reading their content. */
-  private static final int FULL_BATCH = 512;
-  /** The longest a committer waits for writers still reading their content to join its batch. */
-  private static final long GATHER_NANOS = 2_000_000;
-  /** Writes arriving less than this apart count as a stream worth gathering into one commit. */
-  private static final long ARRIVAL_GAP_NANOS = 300_000;
-  private static final int MAX_IDLE_READERS = 8;
-  private static final HexFormat HEX = HexFormat.of();
+    private static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
+    private static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
+    private static final int MAX_BATCH = 4096;
+    /** A batch this large commits at once, without waiting for writers still reading their content. */
+    private static final int FULL_BATCH = 512;
+    /** The longest a committer waits for writers still reading their content to join its batch. */
+    private static final long GATHER_NANOS = 2_000_000;
+    /** Writes arriving less than this apart count as a stream worth gathering into one commit. */
+    private static final long ARRIVAL_GAP_NANOS = 300_000;
 
-  private final Path root;
-  private final LocalStoreConfig config;
-  private final Blobs blobs;
-  private final int inlineThreshold;
-  private final StoreCapabilities capabilities;
-  private final @Nullable SharedDirectory shared;
-  private final @Nullable VersionIndex writer;
-  private final ReentrantLock writeLock = new ReentrantLock();
-  private final ConcurrentLinkedQueue<VersionIndex> idleReaders = new ConcurrentLinkedQueue<>();
-  private final RandomGenerator versionIds;
-  private int versionCounter;
-
-  private final Object queueLock = new Object();
-  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
-  private long queuedBytes;
-  private int staging;
-  private long lastArrivalNanos;
-  private boolean committing;
-  private volatile boolean closed;
-
-  private LocalObjectStore(Path root, LocalStoreConfig config, Blobs blobs, int inlineThreshold, @Nullable SharedDirectory shared,
-      @Nullable VersionIndex writer) {
-    this.root = root;
-    this.config = config;
-    this.blobs = blobs;
-    this.inlineThreshold = inlineThreshold;
-    this.shared = shared;
-    this.writer = writer;
-    this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true);
-    this.versionIds = config.random().get();
-  }
-
-  /** Opens (creating if absent) the store in {@code root} as its writer; see {@link #open(Path, LocalStoreConfig)}. */
-  public static LocalObjectStore open(Path root) {
-    return open(root, LocalStoreConfig.ofDefaults());
-  }
-
-  /**
-   * Opens the store in {@code root}. A writer creates the directory and an empty store when there is
-   * none, takes the writer lock and removes temporary files a killed writer left; a reader
-   * ({@link LocalStoreConfig#readOnly()}) needs an existing store and takes no lock.
-   *
-   * @throws IllegalArgumentException if {@code root} exists, is not empty and holds no store (so a
-   *     mistyped path never fills a directory holding something else), or a reader finds no store
-   * @throws StorageUnavailableException if another process holds the writer lock, or the directory or
-   *     its index cannot be created, read or written
-   */
-  public static LocalObjectStore open(Path root, LocalStoreConfig config) {
-    Objects.requireNonNull(root, "root");
-    Objects.requireNonNull(config, "config");
-    Path dir = root.toAbsolutePath().normalize();
-    Path index = dir.resolve(INDEX_FILE);
-    Blobs blobs = new Blobs(dir);
-    if (config.readOnly()) {
-      if (!Files.isRegularFile(index)) {
-        throw new IllegalArgumentException("'" + dir + "' holds no local object store (no " + INDEX_FILE + ")");
-      }
-      VersionIndex probe = null;
-      try {
-        probe = VersionIndex.openReader(index);
-        LocalObjectStore store = new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null);
-        store.idleReaders.add(probe);
-        return store;
-      } catch (SQLException e) {
-        if (probe != null) {
-          probe.closeQuietly();
-        }
-        throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
-      }
-    }
-    boolean existed = Files.isRegularFile(index);
-    if (!existed) {
-      refuseForeignDirectory(dir);
-    }
-    SharedDirectory shared = SharedDirectory.acquire(dir);
-    VersionIndex writer = null;
-    try {
-      if (!existed) {
-        blobs.create();
-      }
-      if (shared.firstUser()) {
-        int removed = blobs.removeTemporaryFiles();
-        if (removed > 0) {
-          LOG.info("Removed {} temporary file(s) a writer of '{}' left when it stopped", removed, dir);
-        }
-      }
-      writer = VersionIndex.openWriter(index, config.inlineThreshold());
-      if (!existed) {
-        Blobs.syncDirectory(dir);
-      }
-      LocalObjectStore store = new LocalObjectStore(dir, config, blobs, writer.inlineThreshold(), shared, writer);
-      LOG.info("Local object store '{}' open for writing (inline threshold {} bytes)", dir, store.inlineThreshold);
-      return store;
-    } catch (IOException | SQLException | RuntimeException e) {
-      if (writer != null) {
-        writer.closeQuietly();
-      }
-      shared.release();
-      if (e instanceof RuntimeException r) {
-        throw r;
-      }
-      throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
-    }
-  }
-
-  /**
-   * Loads the index's SQLite driver and native library now rather than at the first
-   * {@link #open}: a command-line program can do it on a second thread while it parses its
-   * arguments, taking a few hundred milliseconds off its start. Idempotent and thread-safe; a
-   * failure is left for {@code open} to meet and report.
-   */
-  public static void preload() {
-    try {
-      VersionIndex.preload();
-    } catch (Exception | LinkageError ignored) {
-      // open() reports the same failure with its context
-    }
-  }
-
-  /** Whether {@code root} holds a local object store (its index exists). */
-  public static boolean exists(Path root) {
-    return Files.isRegularFile(root.toAbsolutePath().normalize().resolve(INDEX_FILE));
-  }
-
-  /**
-   * Whether {@code root} holds stored content (files under {@code blobs/}) but no index: the index
-   * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
-   * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
-   * its directory is restored from a copy.
-   */
-  public static boolean holdsContentWithoutIndex(Path root) {
-    Path dir = root.toAbsolutePath().normalize();
-    if (exists(dir)) {
-      return false;
-    }
-    try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
-      for (Path shard : shards) {
-        if (Files.isDirectory(shard)) {
-          try (var files = Files.newDirectoryStream(shard)) {
-            if (files.iterator().hasNext()) {
-              return true;
-            }
-          }
-        }
-      }
-      return false;
-    } catch (IOException e) {
-      return false; // no blobs directory: no content
-    }
-  }
-
-  private static void refuseForeignDirectory(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      try {
-        Files.createDirectories(dir);
-      } catch (IOException e) {
-        throw unavailable(null, "Creating the local object store directory '" + dir + "'", e);
-      }
-      restrictToOwner(dir);
-      return;
-    }
-    if (holdsContentWithoutIndex(dir)) {
-      throw new IllegalArgumentException("'" + dir + "' holds stored content but no index (" + INDEX_FILE
-          + "): the index was deleted or lost; restore the directory from a copy rather than start a new, empty index"
-          + " over it");
-    }
-    try (var entries = Files.list(dir)) {
-      List<String> names = entries.map(p -> p.getFileName().toString()).toList();
-      Set<String> ours = Set.of(LOCK_FILE, Blobs.BLOBS, Blobs.TMP, INDEX_FILE + "-wal", INDEX_FILE + "-shm",
-          INDEX_FILE + "-journal");
-      if (!ours.containsAll(names)) {
-        throw new IllegalArgumentException("'" + dir + "' is not empty and holds no local object store (no "
-            + INDEX_FILE + "); pass an empty or new directory, or one that holds a store");
-      }
-      if (names.isEmpty()) {
-        restrictToOwner(dir);
-      }
-    } catch (IOException e) {
-      throw unavailable(null, "Reading the directory '" + dir + "'", e);
-    }
-  }
-
-  /**
-   * A new store's directory is readable by its owner only (mode 700 where the file system has POSIX
-   * permissions), as restic and borg create their repositories: a store holds copies of files that
-   * may be private, and the copies must not be more readable than the originals.
-   */
-  private static void restrictToOwner(Path dir) {
-    try {
-      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-    } catch (UnsupportedOperationException ignored) {
-      // no POSIX permissions here (Windows): the directory keeps what its parent gives it
-    } catch (IOException e) {
-      throw unavailable(null, "Restricting the local object store directory '" + dir + "' to its owner", e);
-    }
-  }
-
-  /** The store's directory, absolute. */
-  public Path root() {
-    return root;
-  }
-
-  /** The configuration it was opened with. */
-  public LocalStoreConfig config() {
-    return config;
-  }
-
-  /** Objects up to this many bytes are kept inside the index (fixed when the store was created). */
-  public int inlineThreshold() {
-    return inlineThreshold;
-  }
-
-  /**
-   * Endpoint: the directory's {@code file:} URI; bucket: empty; versioning, conditional writes and
-   * checksums: always (the store computes the SHA-256 of what it writes).
-   */
-  @Override
-  public StoreCapabilities capabilities() {
-    return capabilities;
-  }
-
-  /** True: the SHA-256 a put returns is computed from the very bytes the store wrote. */
-  @Override
-  public boolean confirmsWrites() {
-    return true;
-  }
-
-  // ------------------------------------------------------------------------------------------ writes
-
-  @Override
-  public ObjectVersion put(String key, ObjectContent content) {
-    return join(putAsync(key, content));
-  }
-
-  @Override
-  public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-    return join(write(key, content, Condition.IF_ABSENT, null));
-  }
-
-  @Override
-  public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
-    Objects.requireNonNull(eTag, "eTag");
-    return join(write(key, content, Condition.IF_MATCH, eTag));
-  }
-
-  /**
-   * Reads and hashes the content on the calling thread (and, above the inline threshold, writes and
-   * syncs its file), then queues the version for the next commit and returns. The first caller to
-   * find no commit running becomes the committer: it commits everything queued (its own write and
-   * whatever other threads queued meanwhile) in one transaction, then the next batch, until the
-   * queue is empty, completing each write's future as its batch commits. Callers beyond 16 MiB of
-   * queued inline content wait before queueing.
-   */
-  @Override
-  public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-    return write(key, content, Condition.NONE, null);
-  }
-
-  private enum Condition { NONE, IF_ABSENT, IF_MATCH }
-
-  @SuppressWarnings("unchecked")
-  private CompletableFuture<ObjectVersion> write(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
-    validate(key);
-    Objects.requireNonNull(content, "content");
-    requireWritable();
-    if (condition != Condition.NONE) {
-      VersionIndex.Row current = read(ix -> ix.current(key), key, "Reading '" + key + "'");
-      RuntimeException refused = refusal(key, current, condition, eTag);
-      if (refused != null) {
-        throw refused; // before reading a byte of content
-      }
-    }
-    Pending pending;
-    synchronized (queueLock) {
-      staging++;
-    }
-    try {
-      pending = stage(key, content, condition, eTag);
-    } catch (RuntimeException e) {
-      synchronized (queueLock) {
-        staging--;
-        queueLock.notifyAll();
-      }
-      throw e;
-    }
-    enqueue(pending);
-    return (CompletableFuture<ObjectVersion>) (CompletableFuture<?>) pending.result;
-  }
-
-  /** Reads the content once and, above the inline threshold, publishes its file. */
-  private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
-    Blobs.Staged staged;
-    try {
-      staged = blobs.stage(content, inlineThreshold);
-    } catch (Blobs.SourceFailure e) {
-      throw new UncheckedIOException("Could not read the content to store as '" + key + "' ("
-          + e.getCause().getMessage() + ")", e.getCause());
-    } catch (IOException e) {
-      throw unavailable(key, "Writing the content of '" + key + "' to the local object store '" + root + "'", e);
-    }
-    Pending pending = new Pending(key, condition, eTag, staged);
-    if (staged.temporary() != null) {
-      shared.addPending(staged.address());
-      try {
-        pending.directoryToSync = blobs.publish(staged);
-      } catch (IOException e) {
-        shared.removePending(staged.address());
-        blobs.discard(staged);
-        throw unavailable(key, "Storing the content of '" + key + "' in the local object store '" + root + "'", e);
-      }
-    }
-    return pending;
-  }
-
-  /** Writes a delete marker, which becomes the key's current version; earlier versions stay readable. */
-  @Override
-  public VersionEntry delete(String key) {
-    validate(key);
-    requireWritable();
-    Pending marker = new Pending(key, Condition.NONE, null, null);
-    synchronized (queueLock) {
-      staging++;
-    }
-    enqueue(marker);
-    return (VersionEntry) join(marker.result);
-  }
-
-  /**
-   * Removes one version or delete marker of {@code key} for good, as S3's {@code DeleteObject} with
-   * a {@code versionId} does: when it was the current version, the newest remaining one becomes
-   * current (removing a delete marker brings the object back). Content no version refers to any more
-   * is deleted.
-   *
-   * @return whether the version existed
-   * @throws IllegalStateException if the store is read-only or closed
-   */
-  @Override
-  public boolean deleteVersion(String key, String versionId) {
-    validate(key);
-    Objects.requireNonNull(versionId, "versionId");
-    requireWritable();
-    byte[] unreferenced;
-    writeLock.lock();
-    try {
-      writer.begin();
-      VersionIndex.Row row = writer.version(key, versionId);
-      if (row == null) {
-        writer.rollback();
-        return false;
-      }
-      unreferenced = writer.removeVersion(row);
-      writer.commit();
-    } catch (SQLException e) {
-      rollbackQuietly();
-      throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
-    } finally {
-      writeLock.unlock();
-    }
-    if (unreferenced != null) {
-      deleteContentFileIfUnreferenced(unreferenced);
-    }
-    return true;
-  }
-
-  /** Queues a staged write (counted in {@code staging} until now) and commits if no one else is. */
-  private void enqueue(Pending pending) {
-    boolean lead;
-    synchronized (queueLock) {
-      staging--;
-      boolean interrupted = false;
-      while (committing && queuedBytes > MAX_QUEUED_BYTES && !closed) {
-        try {
-          queueLock.wait();
-        } catch (InterruptedException e) {
-          interrupted = true; // the content is read: queue it rather than drop a write half done
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-      if (closed) {
-        pending.fail(new IllegalStateException("This LocalObjectStore is closed"));
-        releaseStaging(List.of(pending));
-        return;
-      }
-      queue.add(pending);
-      queuedBytes += pending.queuedBytes();
-      lead = !committing;
-      committing = true;
-      if (!lead) {
-        lastArrivalNanos = System.nanoTime();
-        // A gathering committer wakes on its own within a millisecond or so (Object.wait's
-        // granularity); wake it early only when its batch is full or no writer is left reading.
-        if (queue.size() >= FULL_BATCH || staging == 0 || queuedBytes >= MAX_QUEUED_BYTES / 2) {
-          queueLock.notifyAll();
-        }
-      }
-    }
-    if (lead) {
-      drain();
-    }
-  }
-
-  /**
-   * The committer's loop: commit batch after batch until nothing is queued. Before each batch, while
-   * other writers keep arriving (less than {@value #ARRIVAL_GAP_NANOS} ns apart) or are still
-   * reading their content, and the batch is small, it waits for them, at most
-   * {@value #GATHER_NANOS} ns, so that concurrent writers share one commit and its sync. A lone
-   * writer, or writers that each wait for their own write, never wait.
-   */
-  private void drain() {
-    while (true) {
-      List<Pending> batch = new ArrayList<>();
-      synchronized (queueLock) {
-        gather();
-        if (queue.isEmpty()) {
-          committing = false;
-          queueLock.notifyAll();
-          return;
-        }
-        while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
-          Pending p = queue.poll();
-          queuedBytes -= p.queuedBytes();
-          batch.add(p);
-        }
-        queueLock.notifyAll();
-      }
-      try {
-        commit(batch);
-      } catch (RuntimeException | Error e) {
-        for (Pending p : batch) {
-          p.fail(e instanceof StorageException s ? s : unavailable(p.key, "Committing '" + p.key + "'", e));
-        }
-      }
-      releaseStaging(batch);
-      for (Pending p : batch) {
-        p.complete();
-      }
-    }
-  }
-
-  /** Waits, holding the queue's monitor between waits, while more writes are about to join the batch. */
-  private void gather() {
-    long start = System.nanoTime();
-    boolean interrupted = false;
-    while (queue.size() < FULL_BATCH && queuedBytes < MAX_QUEUED_BYTES / 2 && !closed) {
-      long now = System.nanoTime();
-      long left = start + GATHER_NANOS - now;
-      boolean streaming = now - lastArrivalNanos < ARRIVAL_GAP_NANOS;
-      if (left <= 0 || (staging == 0 && !streaming)) {
-        break;
-      }
-      long wait = Math.min(left, ARRIVAL_GAP_NANOS);
-      try {
-        queueLock.wait(wait / 1_000_000, (int) (wait % 1_000_000));
-      } catch (InterruptedException e) {
-        interrupted = true;
-        break;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void commit(List<Pending> batch) {
-    writeLock.lock();
-    try {
-      Set<Path> directories = new LinkedHashSet<>();
-      for (Pending p : batch) {
-        if (p.directoryToSync != null) {
-          directories.add(p.directoryToSync);
-        }
-      }
-      for (Path dir : directories) {
-        Blobs.syncDirectory(dir);
-      }
-      writer.begin();
-      long now = config.clock().millis();
-      for (Pending p : batch) {
-        if (p.condition != Condition.NONE) {
-          RuntimeException refused = refusal(p.key, writer.current(p.key), p.condition, p.eTag);
-          if (refused != null) {
-            p.outcome = refused;
-            continue;
-          }
-        }
-        String versionId = newVersionId(now);
-        Blobs.Staged s = p.staged;
-        if (s == null) {
-          writer.append(p.key, versionId, true, 0, null, null, now, null);
-          p.outcome = new VersionEntry(p.key, versionId, null, 0, Instant.ofEpochMilli(now), true, true);
-        } else {
-          VersionIndex.Appended a = writer.append(p.key, versionId, false, s.size(), s.address(), s.address(), now,
-              s.inline());
-          p.outcome = new ObjectVersion(p.key, versionId, eTag(versionId), s.size(), s.sha256Hex(), a.generation(),
-              Instant.ofEpochMilli(now));
-        }
-      }
-      writer.commit();
-    } catch (IOException | SQLException e) {
-      rollbackQuietly();
-      for (Pending p : batch) {
-        p.outcome = unavailable(p.key, "Committing the write of '" + p.key + "' to the local object store '" + root
-            + "'", e);
-      }
-    } finally {
-      writeLock.unlock();
-    }
-  }
-
-  /** After a batch: content files of writes that did not commit go unless something else holds them. */
-  private void releaseStaging(List<Pending> batch) {
-    for (Pending p : batch) {
-      if (p.staged != null && p.staged.temporary() != null) {
-        shared.removePending(p.staged.address());
-        if (!(p.outcome instanceof ObjectVersion)) {
-          deleteContentFileIfUnreferenced(p.staged.address());
-        }
-      }
-    }
-  }
-
-  private void deleteContentFileIfUnreferenced(byte[] address) {
-    writeLock.lock();
-    try {
-      if (writer.inline(address) == null && !shared.isPending(address)) {
-        blobs.delete(address);
-      }
-    } catch (IOException | SQLException e) {
-      LOG.warn("Could not remove unreferenced content {} from '{}': {}", Sha256.hex(address), root, e.toString());
-    } finally {
-      writeLock.unlock();
-    }
-  }
-
-  /**
-   * A version ID: the wall clock in milliseconds (48 bits), a counter (16 bits) and 64 random bits,
-   * in hex. Mostly increasing, so the index of version IDs grows at its end instead of taking a
-   * random page per write; unique by the random bits. Drawn only by the committer, under the write
-   * lock.
-   */
-  private String newVersionId(long nowMillis) {
-    long high = (nowMillis << 16) | (versionCounter++ & 0xffff);
-    return HEX.toHexDigits(high) + HEX.toHexDigits(versionIds.nextLong());
-  }
-
-  private void rollbackQuietly() {
-    try {
-      writer.rollback();
-    } catch (SQLException ignored) {
-      // the connection is unusable; the transaction is gone with it
-    }
-  }
-
-  /** Why a conditional write must be refused given the key's current version, or null to proceed. */
-  private static @Nullable RuntimeException refusal(String key, VersionIndex.@Nullable Row current, Condition condition, @Nullable String eTag) {
-    boolean live = current != null && !current.deleteMarker();
-    if (condition == Condition.IF_ABSENT && live) {
-      return new AlreadyExistsException(key, null);
-    }
-    if (condition == Condition.IF_MATCH) {
-      if (!live) {
-        return new ObjectNotFoundException(key, null, current != null, null);
-      }
-      if (!eTag(current.versionId()).equals(eTag)) {
-        return new PreconditionFailedException(key, "Object '" + key + "' no longer has ETag " + eTag
-            + "; a conditional write (If-Match) was refused: read the current version and retry the edit", null);
-      }
-    }
-    return null;
-  }
-
-  // ------------------------------------------------------------------------------------------- reads
-
-  @Override
-  public ObjectRead get(String key) {
-    return get(key, ReadOptions.latest());
-  }
-
-  /**
-   * Reads the latest version, or the one {@link ReadOptions#versionId()} names, verified as it is
-   * read. The store is the single source of its versions, so a read is never stale and never comes
-   * from a cache; a version without a recorded generation reads as {@link Freshness#UNKNOWN}.
-   *
-   * @throws ObjectNotFoundException if the key or version does not exist or is a delete marker
-   * @throws StorageUnavailableException if the index cannot be read
-   */
-  @Override
-  public ObjectRead get(String key, ReadOptions options) {
-    validate(key);
-    Objects.requireNonNull(options, "options");
-    String versionId = options.versionId();
-    VersionIndex.Row row = read(ix -> versionId == null ? ix.currentWithContent(key) : ix.version(key, versionId),
-        key, "Reading '" + key + "'");
-    if (row == null || row.deleteMarker()) {
-      throw new ObjectNotFoundException(key, versionId, row != null, null);
-    }
-    String recorded = row.sha256() == null ? null : Sha256.hex(row.sha256());
-    InputStream raw = open(key, row);
-    // Without a recorded SHA-256 the bytes are still checked against their address, the SHA-256 of
-    // what was stored, so damage at rest is caught either way.
-    String expected = recorded != null ? recorded : Sha256.hex(row.content());
-    ObjectVersion version = new ObjectVersion(key, row.versionId(), eTag(row.versionId()), row.size(),
-        recorded == null ? "" : recorded, row.generation(), Instant.ofEpochMilli(row.modifiedMillis()));
-    Freshness freshness = row.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
-    return new ObjectRead(version, new VerifyingInputStream(key, raw, row.size(), expected), Source.LIVE, freshness,
-        Duration.ZERO, null);
-  }
-
-  private InputStream open(String key, VersionIndex.Row row) {
-    if (row.size() == 0) {
-      return InputStream.nullInputStream();
-    }
-    if (row.inlineData() != null) {
-      return new ByteArrayInputStream(row.inlineData());
-    }
-    try {
-      return blobs.open(row.content());
-    } catch (NoSuchFileException e) {
-      throw new IntegrityException(key, "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
-          + blobs.path(row.content()) + " is missing");
-    } catch (Blobs.NotAContentFile e) {
-      throw new IntegrityException(key, "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
-          + blobs.path(row.content()) + " is not a regular file");
-    } catch (IOException e) {
-      throw unavailable(key, "Opening the content of '" + key + "'", e);
-    }
-  }
-
-  @Override
-  public List<VersionEntry> versions(String key) {
-    validate(key);
-    List<VersionIndex.Row> rows = read(ix -> ix.history(key), key, "Listing the versions of '" + key + "'");
-    List<VersionEntry> entries = new ArrayList<>(rows.size());
-    for (VersionIndex.Row r : rows) {
-      entries.add(new VersionEntry(key, r.versionId(), r.deleteMarker() ? null : eTag(r.versionId()), r.size(),
-          Instant.ofEpochMilli(r.modifiedMillis()), r.latest(), r.deleteMarker()));
-    }
-    return List.copyOf(entries);
-  }
-
-  @Override
-  public List<String> list(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    return List.copyOf(read(ix -> ix.list(prefix), null, "Listing keys under '" + prefix + "'"));
-  }
-
-  /** Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order, newest first. */
-  @Override
-  public List<VersionEntry> listVersions(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    List<VersionIndex.Row> rows = read(ix -> ix.historyUnder(prefix), null, "Listing the versions under '" + prefix + "'");
-    List<VersionEntry> entries = new ArrayList<>(rows.size());
-    for (VersionIndex.Row r : rows) {
-      entries.add(new VersionEntry(r.key(), r.versionId(), r.deleteMarker() ? null : eTag(r.versionId()), r.size(),
-          Instant.ofEpochMilli(r.modifiedMillis()), r.latest(), r.deleteMarker()));
-    }
-    return List.copyOf(entries);
-  }
-
-  /** One index query on an idle read connection (opening one if none is idle). */
-  private <T> T read(IndexQuery<T> query, @Nullable String key, String what) {
-    ensureOpen();
-    VersionIndex ix = idleReaders.poll();
-    try {
-      if (ix == null) {
-        ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
-      }
-      T result = query.run(ix);
-      if (closed || idleReaders.size() >= MAX_IDLE_READERS) {
-        ix.closeQuietly();
-      } else {
-        idleReaders.add(ix);
-      }
-      return result;
-    } catch (SQLException e) {
-      if (ix != null) {
-        ix.closeQuietly();
-      }
-      throw unavailable(key, what + " in the local object store '" + root + "'", e);
-    }
-  }
-
-  @FunctionalInterface
-  private interface IndexQuery<T> {
-    T run(VersionIndex index) throws SQLException;
-  }
-
-  // ------------------------------------------------------------------------------------------ common
-
-  /**
-   * Waits for queued writes to commit, then closes the index and releases the writer lock.
-   * Idempotent.
-   */
-  @Override
-  public void close() {
-    synchronized (queueLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      while (committing) {
-        try {
-          queueLock.wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-      }
-    }
-    VersionIndex ix;
-    while ((ix = idleReaders.poll()) != null) {
-      ix.closeQuietly();
-    }
-    if (writer != null) {
-      writeLock.lock();
-      try {
-        writer.checkpointAndClose();
-      } finally {
-        writeLock.unlock();
-      }
-      shared.release();
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "LocalObjectStore[" + root + (writer == null ? ", read-only" : "") + "]";
-  }
-
-  private void validate(String key) {
-    ObjectKeys.validate(key, config.allowDotSegmentsAndLeadingSlash());
-  }
-
-  private void requireWritable() {
-    ensureOpen();
-    if (writer == null) {
-      throw new IllegalStateException("The local object store '" + root + "' was opened read-only");
-    }
-  }
-
-  private void ensureOpen() {
-    if (closed) {
-      throw new IllegalStateException("This LocalObjectStore is closed");
-    }
-  }
-
-  /** The ETag of a version: its version ID, quoted, so it changes with every write (never an MD5). */
-  static String eTag(String versionId) {
-    return "\"" + versionId + "\"";
-  }
-
-  private static <T> T join(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * The failure of an I/O or index operation: out of space and everything else the store cannot do
-   * now are {@link StorageUnavailableException}s; an index SQLite finds damaged
-   * ({@code SQLITE_CORRUPT}, {@code SQLITE_NOTADB}) is an {@link IntegrityException}, since no
-   * retry can repair it.
-   */
-  static StorageException unavailable(@Nullable String key, String what, Throwable cause) {
-    String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-    if (indexDamaged(cause)) {
-      return new IntegrityException(key != null ? key : INDEX_FILE, what + " failed: the store's index is damaged (" + message + "); restore the"
-          + " store's directory from a copy", cause);
-    }
-    if (outOfSpace(cause)) {
-      return new StorageUnavailableException(key, what + " failed: the store is out of space (" + message + ")", cause);
-    }
-    return new StorageUnavailableException(key, what + " failed (" + message + ")", cause);
-  }
-
-  /** Whether SQLite reported the index file damaged or not a database at all. */
-  private static boolean indexDamaged(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof java.sql.SQLException sql && ((sql.getErrorCode() & 0xff) == 11 || (sql.getErrorCode() & 0xff) == 26)) {
-        return true; // SQLITE_CORRUPT, SQLITE_NOTADB
-      }
-    }
-    return false;
-  }
-
-  private static boolean outOfSpace(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      String m = c.getMessage();
-      if (m != null && (m.contains("No space left on device") || m.contains("SQLITE_FULL")
-          || m.contains("database or disk is full"))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** A write waiting for its commit. */
-  private static final class Pending {
-    final String key;
-    final Condition condition;
-    final @Nullable String eTag;
-    final Blobs.@Nullable Staged staged;
-    final CompletableFuture<Object> result = new CompletableFuture<>();
-    @Nullable Path directoryToSync;
-    @Nullable Object outcome;
-
-    Pending(String key, Condition condition, @Nullable String eTag, Blobs.@Nullable Staged staged) {
-      this.key = key;
-      this.condition = condition;
-      this.eTag = eTag;
-      this.staged = staged;
-    }
-
-    long queuedBytes() {
-      return staged == null || staged.inline() == null ? 0 : staged.inline().length;
-    }
-
-    void fail(RuntimeException e) {
-      outcome = e;
-      complete();
-    }
-
-    void complete() {
-      if (outcome instanceof RuntimeException e) {
-        result.completeExceptionally(e);
-      } else {
-        result.complete(outcome);
-      }
-    }
-  }
-
-  /**
-   * The writer lock of one directory, shared by every writer this process opens on it, and the
-   * content files they are publishing (which must not be deleted as unreferenced before their
-   * version commits).
-   */
-  private static final class SharedDirectory {
-    private static final Map<Path, SharedDirectory> OPEN = new HashMap<>();
+    private static final int MAX_IDLE_READERS = 8;
+    private static final HexFormat HEX = HexFormat.of();
 
     private final Path root;
-    private final FileChannel channel;
-    private final FileLock lock;
-    private final Map<String, Integer> pending = new HashMap<>();
-    private int users;
-    private boolean first = true;
+    private final LocalStoreConfig config;
+    private final Blobs blobs;
+    private final int inlineThreshold;
+    private final StoreCapabilities capabilities;
+    private final @Nullable SharedDirectory shared;
+    private final @Nullable VersionIndex writer;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final ConcurrentLinkedQueue<VersionIndex> idleReaders = new ConcurrentLinkedQueue<>();
+    private final RandomGenerator versionIds;
+    private int versionCounter;
 
-    private SharedDirectory(Path root, FileChannel channel, FileLock lock) {
-      this.root = root;
-      this.channel = channel;
-      this.lock = lock;
+    private final Object queueLock = new Object();
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private long queuedBytes;
+    private int staging;
+    private long lastArrivalNanos;
+    private boolean committing;
+    private volatile boolean closed;
+
+    private LocalObjectStore(
+            Path root,
+            LocalStoreConfig config,
+            Blobs blobs,
+            int inlineThreshold,
+            @Nullable SharedDirectory shared,
+            @Nullable VersionIndex writer) {
+        this.root = root;
+        this.config = config;
+        this.blobs = blobs;
+        this.inlineThreshold = inlineThreshold;
+        this.shared = shared;
+        this.writer = writer;
+        this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true);
+        this.versionIds = config.random().get();
     }
 
-    static SharedDirectory acquire(Path root) {
-      synchronized (OPEN) {
-        SharedDirectory existing = OPEN.get(root);
-        if (existing != null) {
-          existing.users++;
-          existing.first = false;
-          return existing;
+    /** Opens (creating if absent) the store in {@code root} as its writer; see {@link #open(Path, LocalStoreConfig)}. */
+    public static LocalObjectStore open(Path root) {
+        return open(root, LocalStoreConfig.ofDefaults());
+    }
+
+    /**
+     * Opens the store in {@code root}. A writer creates the directory and an empty store when there is
+     * none, takes the writer lock and removes temporary files a killed writer left; a reader
+     * ({@link LocalStoreConfig#readOnly()}) needs an existing store and takes no lock.
+     *
+     * @throws IllegalArgumentException if {@code root} exists, is not empty and holds no store (so a
+     *     mistyped path never fills a directory holding something else), or a reader finds no store
+     * @throws StorageUnavailableException if another process holds the writer lock, or the directory or
+     *     its index cannot be created, read or written
+     */
+    public static LocalObjectStore open(Path root, LocalStoreConfig config) {
+        Objects.requireNonNull(root, "root");
+        Objects.requireNonNull(config, "config");
+        Path dir = root.toAbsolutePath().normalize();
+        Path index = dir.resolve(INDEX_FILE);
+        Blobs blobs = new Blobs(dir);
+        if (config.readOnly()) {
+            if (!Files.isRegularFile(index)) {
+                throw new IllegalArgumentException("'" + dir + "' holds no local object store (no " + INDEX_FILE + ")");
+            }
+            VersionIndex probe = null;
+            try {
+                probe = VersionIndex.openReader(index);
+                LocalObjectStore store = new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null);
+                store.idleReaders.add(probe);
+                return store;
+            } catch (SQLException e) {
+                if (probe != null) {
+                    probe.closeQuietly();
+                }
+                throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
+            }
         }
-        FileChannel channel = null;
+        boolean existed = Files.isRegularFile(index);
+        if (!existed) {
+            refuseForeignDirectory(dir);
+        }
+        SharedDirectory shared = SharedDirectory.acquire(dir);
+        VersionIndex writer = null;
         try {
-          channel = FileChannel.open(root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock lock = channel.tryLock();
-          if (lock == null) {
-            throw new StorageUnavailableException(null, "The local object store '" + root + "' is in use by another"
-                + " writer process (it holds " + root.resolve(LOCK_FILE) + "); wait for it to finish, or open the"
-                + " store read-only to read it", null);
-          }
-          SharedDirectory shared = new SharedDirectory(root, channel, lock);
-          shared.users = 1;
-          OPEN.put(root, shared);
-          return shared;
-        } catch (IOException | OverlappingFileLockException e) {
-          closeQuietly(channel);
-          throw unavailable(null, "Taking the writer lock of the local object store '" + root + "'", e);
+            if (!existed) {
+                blobs.create();
+            }
+            if (shared.firstUser()) {
+                int removed = blobs.removeTemporaryFiles();
+                if (removed > 0) {
+                    LOG.info("Removed {} temporary file(s) a writer of '{}' left when it stopped", removed, dir);
+                }
+            }
+            writer = VersionIndex.openWriter(index, config.inlineThreshold());
+            if (!existed) {
+                Blobs.syncDirectory(dir);
+            }
+            LocalObjectStore store = new LocalObjectStore(dir, config, blobs, writer.inlineThreshold(), shared, writer);
+            LOG.info(
+                    "Local object store '{}' open for writing (inline threshold {} bytes)", dir, store.inlineThreshold);
+            return store;
+        } catch (IOException | SQLException | RuntimeException e) {
+            if (writer != null) {
+                writer.closeQuietly();
+            }
+            shared.release();
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
+        }
+    }
+
+    /**
+     * Loads the index's SQLite driver and native library now rather than at the first
+     * {@link #open}: a command-line program can do it on a second thread while it parses its
+     * arguments, taking a few hundred milliseconds off its start. Idempotent and thread-safe; a
+     * failure is left for {@code open} to meet and report.
+     */
+    public static void preload() {
+        try {
+            VersionIndex.preload();
+        } catch (Exception | LinkageError ignored) {
+            // open() reports the same failure with its context
+        }
+    }
+
+    /** Whether {@code root} holds a local object store (its index exists). */
+    public static boolean exists(Path root) {
+        return Files.isRegularFile(root.toAbsolutePath().normalize().resolve(INDEX_FILE));
+    }
+
+    /**
+     * Whether {@code root} holds stored content (files under {@code blobs/}) but no index: the index
+     * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
+     * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
+     * its directory is restored from a copy.
+     */
+    public static boolean holdsContentWithoutIndex(Path root) {
+        Path dir = root.toAbsolutePath().normalize();
+        if (exists(dir)) {
+            return false;
+        }
+        try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
+            for (Path shard : shards) {
+                if (Files.isDirectory(shard)) {
+                    try (var files = Files.newDirectoryStream(shard)) {
+                        if (files.iterator().hasNext()) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            return false; // no blobs directory: no content
+        }
+    }
+
+    private static void refuseForeignDirectory(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw unavailable(null, "Creating the local object store directory '" + dir + "'", e);
+            }
+            restrictToOwner(dir);
+            return;
+        }
+        if (holdsContentWithoutIndex(dir)) {
+            throw new IllegalArgumentException("'" + dir + "' holds stored content but no index (" + INDEX_FILE
+                    + "): the index was deleted or lost; restore the directory from a copy rather than start a new, empty index"
+                    + " over it");
+        }
+        try (var entries = Files.list(dir)) {
+            List<String> names = entries.map(p -> p.getFileName().toString()).toList();
+            Set<String> ours = Set.of(
+                    LOCK_FILE,
+                    Blobs.BLOBS,
+                    Blobs.TMP,
+                    INDEX_FILE + "-wal",
+                    INDEX_FILE + "-shm",
+                    INDEX_FILE + "-journal");
+            if (!ours.containsAll(names)) {
+                throw new IllegalArgumentException("'" + dir + "' is not empty and holds no local object store (no "
+                        + INDEX_FILE + "); pass an empty or new directory, or one that holds a store");
+            }
+            if (names.isEmpty()) {
+                restrictToOwner(dir);
+            }
+        } catch (IOException e) {
+            throw unavailable(null, "Reading the directory '" + dir + "'", e);
+        }
+    }
+
+    /**
+     * A new store's directory is readable by its owner only (mode 700 where the file system has POSIX
+     * permissions), as restic and borg create their repositories: a store holds copies of files that
+     * may be private, and the copies must not be more readable than the originals.
+     */
+    private static void restrictToOwner(Path dir) {
+        try {
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException ignored) {
+            // no POSIX permissions here (Windows): the directory keeps what its parent gives it
+        } catch (IOException e) {
+            throw unavailable(null, "Restricting the local object store directory '" + dir + "' to its owner", e);
+        }
+    }
+
+    /** The store's directory, absolute. */
+    public Path root() {
+        return root;
+    }
+
+    /** The configuration it was opened with. */
+    public LocalStoreConfig config() {
+        return config;
+    }
+
+    /** Objects up to this many bytes are kept inside the index (fixed when the store was created). */
+    public int inlineThreshold() {
+        return inlineThreshold;
+    }
+
+    /**
+     * Endpoint: the directory's {@code file:} URI; bucket: empty; versioning, conditional writes and
+     * checksums: always (the store computes the SHA-256 of what it writes).
+     */
+    @Override
+    public StoreCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** True: the SHA-256 a put returns is computed from the very bytes the store wrote. */
+    @Override
+    public boolean confirmsWrites() {
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------ writes
+
+    @Override
+    public ObjectVersion put(String key, ObjectContent content) {
+        return join(putAsync(key, content));
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+        return join(write(key, content, Condition.IF_ABSENT, null));
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+        Objects.requireNonNull(eTag, "eTag");
+        return join(write(key, content, Condition.IF_MATCH, eTag));
+    }
+
+    /**
+     * Reads and hashes the content on the calling thread (and, above the inline threshold, writes and
+     * syncs its file), then queues the version for the next commit and returns. The first caller to
+     * find no commit running becomes the committer: it commits everything queued (its own write and
+     * whatever other threads queued meanwhile) in one transaction, then the next batch, until the
+     * queue is empty, completing each write's future as its batch commits. Callers beyond 16 MiB of
+     * queued inline content wait before queueing.
+     */
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        return write(key, content, Condition.NONE, null);
+    }
+
+    private enum Condition {
+        NONE,
+        IF_ABSENT,
+        IF_MATCH
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<ObjectVersion> write(
+            String key, ObjectContent content, Condition condition, @Nullable String eTag) {
+        validate(key);
+        Objects.requireNonNull(content, "content");
+        requireWritable();
+        if (condition != Condition.NONE) {
+            VersionIndex.Row current = read(ix -> ix.current(key), key, "Reading '" + key + "'");
+            RuntimeException refused = refusal(key, current, condition, eTag);
+            if (refused != null) {
+                throw refused; // before reading a byte of content
+            }
+        }
+        Pending pending;
+        synchronized (queueLock) {
+            staging++;
+        }
+        try {
+            pending = stage(key, content, condition, eTag);
         } catch (RuntimeException e) {
-          closeQuietly(channel);
-          throw e;
+            synchronized (queueLock) {
+                staging--;
+                queueLock.notifyAll();
+            }
+            throw e;
         }
-      }
+        enqueue(pending);
+        return (CompletableFuture<ObjectVersion>) (CompletableFuture<?>) pending.result;
     }
 
-    boolean firstUser() {
-      synchronized (OPEN) {
-        return first;
-      }
-    }
-
-    void release() {
-      synchronized (OPEN) {
-        if (--users > 0) {
-          return;
-        }
-        OPEN.remove(root);
+    /** Reads the content once and, above the inline threshold, publishes its file. */
+    private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
+        Blobs.Staged staged;
         try {
-          lock.release();
-        } catch (IOException ignored) {
-          // closing the channel releases it too
+            staged = blobs.stage(content, inlineThreshold);
+        } catch (Blobs.SourceFailure e) {
+            throw new UncheckedIOException(
+                    "Could not read the content to store as '" + key + "' ("
+                            + e.getCause().getMessage() + ")",
+                    e.getCause());
+        } catch (IOException e) {
+            throw unavailable(key, "Writing the content of '" + key + "' to the local object store '" + root + "'", e);
         }
-        closeQuietly(channel);
-      }
+        Pending pending = new Pending(key, condition, eTag, staged);
+        if (staged.temporary() != null) {
+            shared.addPending(staged.address());
+            try {
+                pending.directoryToSync = blobs.publish(staged);
+            } catch (IOException e) {
+                shared.removePending(staged.address());
+                blobs.discard(staged);
+                throw unavailable(
+                        key, "Storing the content of '" + key + "' in the local object store '" + root + "'", e);
+            }
+        }
+        return pending;
     }
 
-    synchronized void addPending(byte[] address) {
-      pending.merge(Sha256.hex(address), 1, Integer::sum);
+    /** Writes a delete marker, which becomes the key's current version; earlier versions stay readable. */
+    @Override
+    public VersionEntry delete(String key) {
+        validate(key);
+        requireWritable();
+        Pending marker = new Pending(key, Condition.NONE, null, null);
+        synchronized (queueLock) {
+            staging++;
+        }
+        enqueue(marker);
+        return (VersionEntry) join(marker.result);
     }
 
-    synchronized void removePending(byte[] address) {
-      pending.computeIfPresent(Sha256.hex(address), (k, n) -> n == 1 ? null : n - 1);
-    }
-
-    synchronized boolean isPending(byte[] address) {
-      return pending.containsKey(Sha256.hex(address));
-    }
-
-    private static void closeQuietly(@Nullable FileChannel channel) {
-      if (channel != null) {
+    /**
+     * Removes one version or delete marker of {@code key} for good, as S3's {@code DeleteObject} with
+     * a {@code versionId} does: when it was the current version, the newest remaining one becomes
+     * current (removing a delete marker brings the object back). Content no version refers to any more
+     * is deleted.
+     *
+     * @return whether the version existed
+     * @throws IllegalStateException if the store is read-only or closed
+     */
+    @Override
+    public boolean deleteVersion(String key, String versionId) {
+        validate(key);
+        Objects.requireNonNull(versionId, "versionId");
+        requireWritable();
+        byte[] unreferenced;
+        writeLock.lock();
         try {
-          channel.close();
-        } catch (IOException ignored) {
-          // nothing more to release
+            writer.begin();
+            VersionIndex.Row row = writer.version(key, versionId);
+            if (row == null) {
+                writer.rollback();
+                return false;
+            }
+            unreferenced = writer.removeVersion(row);
+            writer.commit();
+        } catch (SQLException e) {
+            rollbackQuietly();
+            throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
+        } finally {
+            writeLock.unlock();
         }
-      }
+        if (unreferenced != null) {
+            deleteContentFileIfUnreferenced(unreferenced);
+        }
+        return true;
     }
-  }
+
+    /** Queues a staged write (counted in {@code staging} until now) and commits if no one else is. */
+    private void enqueue(Pending pending) {
+        boolean lead;
+        synchronized (queueLock) {
+            staging--;
+            boolean interrupted = false;
+            while (committing && queuedBytes > MAX_QUEUED_BYTES && !closed) {
+                try {
+                    queueLock.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the content is read: queue it rather than drop a write half done
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (closed) {
+                pending.fail(new IllegalStateException("This LocalObjectStore is closed"));
+                releaseStaging(List.of(pending));
+                return;
+            }
+            queue.add(pending);
+            queuedBytes += pending.queuedBytes();
+            lead = !committing;
+            committing = true;
+            if (!lead) {
+                lastArrivalNanos = System.nanoTime();
+                // A gathering committer wakes on its own within a millisecond or so (Object.wait's
+                // granularity); wake it early only when its batch is full or no writer is left reading.
+                if (queue.size() >= FULL_BATCH || staging == 0 || queuedBytes >= MAX_QUEUED_BYTES / 2) {
+                    queueLock.notifyAll();
+                }
+            }
+        }
+        if (lead) {
+            drain();
+        }
+    }
+
+    /**
+     * The committer's loop: commit batch after batch until nothing is queued. Before each batch, while
+     * other writers keep arriving (less than {@value #ARRIVAL_GAP_NANOS} ns apart) or are still
+     * reading their content, and the batch is small, it waits for them, at most
+     * {@value #GATHER_NANOS} ns, so that concurrent writers share one commit and its sync. A lone
+     * writer, or writers that each wait for their own write, never wait.
+     */
+    private void drain() {
+        while (true) {
+            List<Pending> batch = new ArrayList<>();
+            synchronized (queueLock) {
+                gather();
+                if (queue.isEmpty()) {
+                    committing = false;
+                    queueLock.notifyAll();
+                    return;
+                }
+                while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+                    Pending p = queue.poll();
+                    queuedBytes -= p.queuedBytes();
+                    batch.add(p);
+                }
+                queueLock.notifyAll();
+            }
+            try {
+                commit(batch);
+            } catch (RuntimeException | Error e) {
+                for (Pending p : batch) {
+                    p.fail(e instanceof StorageException s ? s : unavailable(p.key, "Committing '" + p.key + "'", e));
+                }
+            }
+            releaseStaging(batch);
+            for (Pending p : batch) {
+                p.complete();
+            }
+        }
+    }
+
+    /** Waits, holding the queue's monitor between waits, while more writes are about to join the batch. */
+    private void gather() {
+        long start = System.nanoTime();
+        boolean interrupted = false;
+        while (queue.size() < FULL_BATCH && queuedBytes < MAX_QUEUED_BYTES / 2 && !closed) {
+            long now = System.nanoTime();
+            long left = start + GATHER_NANOS - now;
+            boolean streaming = now - lastArrivalNanos < ARRIVAL_GAP_NANOS;
+            if (left <= 0 || (staging == 0 && !streaming)) {
+                break;
+            }
+            long wait = Math.min(left, ARRIVAL_GAP_NANOS);
+            try {
+                queueLock.wait(wait / 1_000_000, (int) (wait % 1_000_000));
+            } catch (InterruptedException e) {
+                interrupted = true;
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void commit(List<Pending> batch) {
+        writeLock.lock();
+        try {
+            Set<Path> directories = new LinkedHashSet<>();
+            for (Pending p : batch) {
+                if (p.directoryToSync != null) {
+                    directories.add(p.directoryToSync);
+                }
+            }
+            for (Path dir : directories) {
+                Blobs.syncDirectory(dir);
+            }
+            writer.begin();
+            long now = config.clock().millis();
+            for (Pending p : batch) {
+                if (p.condition != Condition.NONE) {
+                    RuntimeException refused = refusal(p.key, writer.current(p.key), p.condition, p.eTag);
+                    if (refused != null) {
+                        p.outcome = refused;
+                        continue;
+                    }
+                }
+                String versionId = newVersionId(now);
+                Blobs.Staged s = p.staged;
+                if (s == null) {
+                    writer.append(p.key, versionId, true, 0, null, null, now, null);
+                    p.outcome = new VersionEntry(p.key, versionId, null, 0, Instant.ofEpochMilli(now), true, true);
+                } else {
+                    VersionIndex.Appended a =
+                            writer.append(p.key, versionId, false, s.size(), s.address(), s.address(), now, s.inline());
+                    p.outcome = new ObjectVersion(
+                            p.key,
+                            versionId,
+                            eTag(versionId),
+                            s.size(),
+                            s.sha256Hex(),
+                            a.generation(),
+                            Instant.ofEpochMilli(now));
+                }
+            }
+            writer.commit();
+        } catch (IOException | SQLException e) {
+            rollbackQuietly();
+            for (Pending p : batch) {
+                p.outcome = unavailable(
+                        p.key, "Committing the write of '" + p.key + "' to the local object store '" + root + "'", e);
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** After a batch: content files of writes that did not commit go unless something else holds them. */
+    private void releaseStaging(List<Pending> batch) {
+        for (Pending p : batch) {
+            if (p.staged != null && p.staged.temporary() != null) {
+                shared.removePending(p.staged.address());
+                if (!(p.outcome instanceof ObjectVersion)) {
+                    deleteContentFileIfUnreferenced(p.staged.address());
+                }
+            }
+        }
+    }
+
+    private void deleteContentFileIfUnreferenced(byte[] address) {
+        writeLock.lock();
+        try {
+            if (writer.inline(address) == null && !shared.isPending(address)) {
+                blobs.delete(address);
+            }
+        } catch (IOException | SQLException e) {
+            LOG.warn("Could not remove unreferenced content {} from '{}': {}", Sha256.hex(address), root, e.toString());
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * A version ID: the wall clock in milliseconds (48 bits), a counter (16 bits) and 64 random bits,
+     * in hex. Mostly increasing, so the index of version IDs grows at its end instead of taking a
+     * random page per write; unique by the random bits. Drawn only by the committer, under the write
+     * lock.
+     */
+    private String newVersionId(long nowMillis) {
+        long high = (nowMillis << 16) | (versionCounter++ & 0xffff);
+        return HEX.toHexDigits(high) + HEX.toHexDigits(versionIds.nextLong());
+    }
+
+    private void rollbackQuietly() {
+        try {
+            writer.rollback();
+        } catch (SQLException ignored) {
+            // the connection is unusable; the transaction is gone with it
+        }
+    }
+
+    /** Why a conditional write must be refused given the key's current version, or null to proceed. */
+    private static @Nullable RuntimeException refusal(
+            String key, VersionIndex.@Nullable Row current, Condition condition, @Nullable String eTag) {
+        boolean live = current != null && !current.deleteMarker();
+        if (condition == Condition.IF_ABSENT && live) {
+            return new AlreadyExistsException(key, null);
+        }
+        if (condition == Condition.IF_MATCH) {
+            if (!live) {
+                return new ObjectNotFoundException(key, null, current != null, null);
+            }
+            if (!eTag(current.versionId()).equals(eTag)) {
+                return new PreconditionFailedException(
+                        key,
+                        "Object '" + key + "' no longer has ETag " + eTag
+                                + "; a conditional write (If-Match) was refused: read the current version and retry the edit",
+                        null);
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------- reads
+
+    @Override
+    public ObjectRead get(String key) {
+        return get(key, ReadOptions.latest());
+    }
+
+    /**
+     * Reads the latest version, or the one {@link ReadOptions#versionId()} names, verified as it is
+     * read. The store is the single source of its versions, so a read is never stale and never comes
+     * from a cache; a version without a recorded generation reads as {@link Freshness#UNKNOWN}.
+     *
+     * @throws ObjectNotFoundException if the key or version does not exist or is a delete marker
+     * @throws StorageUnavailableException if the index cannot be read
+     */
+    @Override
+    public ObjectRead get(String key, ReadOptions options) {
+        validate(key);
+        Objects.requireNonNull(options, "options");
+        String versionId = options.versionId();
+        VersionIndex.Row row = read(
+                ix -> versionId == null ? ix.currentWithContent(key) : ix.version(key, versionId),
+                key,
+                "Reading '" + key + "'");
+        if (row == null || row.deleteMarker()) {
+            throw new ObjectNotFoundException(key, versionId, row != null, null);
+        }
+        String recorded = row.sha256() == null ? null : Sha256.hex(row.sha256());
+        InputStream raw = open(key, row);
+        // Without a recorded SHA-256 the bytes are still checked against their address, the SHA-256 of
+        // what was stored, so damage at rest is caught either way.
+        String expected = recorded != null ? recorded : Sha256.hex(row.content());
+        ObjectVersion version = new ObjectVersion(
+                key,
+                row.versionId(),
+                eTag(row.versionId()),
+                row.size(),
+                recorded == null ? "" : recorded,
+                row.generation(),
+                Instant.ofEpochMilli(row.modifiedMillis()));
+        Freshness freshness = row.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
+        return new ObjectRead(
+                version,
+                new VerifyingInputStream(key, raw, row.size(), expected),
+                Source.LIVE,
+                freshness,
+                Duration.ZERO,
+                null);
+    }
+
+    private InputStream open(String key, VersionIndex.Row row) {
+        if (row.size() == 0) {
+            return InputStream.nullInputStream();
+        }
+        if (row.inlineData() != null) {
+            return new ByteArrayInputStream(row.inlineData());
+        }
+        try {
+            return blobs.open(row.content());
+        } catch (NoSuchFileException e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+                            + blobs.path(row.content()) + " is missing");
+        } catch (Blobs.NotAContentFile e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+                            + blobs.path(row.content()) + " is not a regular file");
+        } catch (IOException e) {
+            throw unavailable(key, "Opening the content of '" + key + "'", e);
+        }
+    }
+
+    @Override
+    public List<VersionEntry> versions(String key) {
+        validate(key);
+        List<VersionIndex.Row> rows = read(ix -> ix.history(key), key, "Listing the versions of '" + key + "'");
+        List<VersionEntry> entries = new ArrayList<>(rows.size());
+        for (VersionIndex.Row r : rows) {
+            entries.add(new VersionEntry(
+                    key,
+                    r.versionId(),
+                    r.deleteMarker() ? null : eTag(r.versionId()),
+                    r.size(),
+                    Instant.ofEpochMilli(r.modifiedMillis()),
+                    r.latest(),
+                    r.deleteMarker()));
+        }
+        return List.copyOf(entries);
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        return List.copyOf(read(ix -> ix.list(prefix), null, "Listing keys under '" + prefix + "'"));
+    }
+
+    /** Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order, newest first. */
+    @Override
+    public List<VersionEntry> listVersions(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        List<VersionIndex.Row> rows =
+                read(ix -> ix.historyUnder(prefix), null, "Listing the versions under '" + prefix + "'");
+        List<VersionEntry> entries = new ArrayList<>(rows.size());
+        for (VersionIndex.Row r : rows) {
+            entries.add(new VersionEntry(
+                    r.key(),
+                    r.versionId(),
+                    r.deleteMarker() ? null : eTag(r.versionId()),
+                    r.size(),
+                    Instant.ofEpochMilli(r.modifiedMillis()),
+                    r.latest(),
+                    r.deleteMarker()));
+        }
+        return List.copyOf(entries);
+    }
+
+    /** One index query on an idle read connection (opening one if none is idle). */
+    private <T> T read(IndexQuery<T> query, @Nullable String key, String what) {
+        ensureOpen();
+        VersionIndex ix = idleReaders.poll();
+        try {
+            if (ix == null) {
+                ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
+            }
+            T result = query.run(ix);
+            if (closed || idleReaders.size() >= MAX_IDLE_READERS) {
+                ix.closeQuietly();
+            } else {
+                idleReaders.add(ix);
+            }
+            return result;
+        } catch (SQLException e) {
+            if (ix != null) {
+                ix.closeQuietly();
+            }
+            throw unavailable(key, what + " in the local object store '" + root + "'", e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface IndexQuery<T> {
+        T run(VersionIndex index) throws SQLException;
+    }
+
+    // ------------------------------------------------------------------------------------------ common
+
+    /**
+     * Waits for queued writes to commit, then closes the index and releases the writer lock.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (queueLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            while (committing) {
+                try {
+                    queueLock.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        VersionIndex ix;
+        while ((ix = idleReaders.poll()) != null) {
+            ix.closeQuietly();
+        }
+        if (writer != null) {
+            writeLock.lock();
+            try {
+                writer.checkpointAndClose();
+            } finally {
+                writeLock.unlock();
+            }
+            shared.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LocalObjectStore[" + root + (writer == null ? ", read-only" : "") + "]";
+    }
+
+    private void validate(String key) {
+        ObjectKeys.validate(key, config.allowDotSegmentsAndLeadingSlash());
+    }
+
+    private void requireWritable() {
+        ensureOpen();
+        if (writer == null) {
+            throw new IllegalStateException("The local object store '" + root + "' was opened read-only");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("This LocalObjectStore is closed");
+        }
+    }
+
+    /** The ETag of a version: its version ID, quoted, so it changes with every write (never an MD5). */
+    static String eTag(String versionId) {
+        return "\"" + versionId + "\"";
+    }
+
+    private static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The failure of an I/O or index operation: out of space and everything else the store cannot do
+     * now are {@link StorageUnavailableException}s; an index SQLite finds damaged
+     * ({@code SQLITE_CORRUPT}, {@code SQLITE_NOTADB}) is an {@link IntegrityException}, since no
+     * retry can repair it.
+     */
+    static StorageException unavailable(@Nullable String key, String what, Throwable cause) {
+        String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        if (indexDamaged(cause)) {
+            return new IntegrityException(
+                    key != null ? key : INDEX_FILE,
+                    what + " failed: the store's index is damaged (" + message + "); restore the"
+                            + " store's directory from a copy",
+                    cause);
+        }
+        if (outOfSpace(cause)) {
+            return new StorageUnavailableException(
+                    key, what + " failed: the store is out of space (" + message + ")", cause);
+        }
+        return new StorageUnavailableException(key, what + " failed (" + message + ")", cause);
+    }
+
+    /** Whether SQLite reported the index file damaged or not a database at all. */
+    private static boolean indexDamaged(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof java.sql.SQLException sql
+                    && ((sql.getErrorCode() & 0xff) == 11 || (sql.getErrorCode() & 0xff) == 26)) {
+                return true; // SQLITE_CORRUPT, SQLITE_NOTADB
+            }
+        }
+        return false;
+    }
+
+    private static boolean outOfSpace(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null
+                    && (m.contains("No space left on device")
+                            || m.contains("SQLITE_FULL")
+                            || m.contains("database or disk is full"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A write waiting for its commit. */
+    private static final class Pending {
+        final String key;
+        final Condition condition;
+        final @Nullable String eTag;
+        final Blobs.@Nullable Staged staged;
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+
+        @Nullable
+        Path directoryToSync;
+
+        @Nullable
+        Object outcome;
+
+        Pending(String key, Condition condition, @Nullable String eTag, Blobs.@Nullable Staged staged) {
+            this.key = key;
+            this.condition = condition;
+            this.eTag = eTag;
+            this.staged = staged;
+        }
+
+        long queuedBytes() {
+            return staged == null || staged.inline() == null ? 0 : staged.inline().length;
+        }
+
+        void fail(RuntimeException e) {
+            outcome = e;
+            complete();
+        }
+
+        void complete() {
+            if (outcome instanceof RuntimeException e) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(outcome);
+            }
+        }
+    }
+
+    /**
+     * The writer lock of one directory, shared by every writer this process opens on it, and the
+     * content files they are publishing (which must not be deleted as unreferenced before their
+     * version commits).
+     */
+    private static final class SharedDirectory {
+        private static final Map<Path, SharedDirectory> OPEN = new HashMap<>();
+
+        private final Path root;
+        private final FileChannel channel;
+        private final FileLock lock;
+        private final Map<String, Integer> pending = new HashMap<>();
+        private int users;
+        private boolean first = true;
+
+        private SharedDirectory(Path root, FileChannel channel, FileLock lock) {
+            this.root = root;
+            this.channel = channel;
+            this.lock = lock;
+        }
+
+        static SharedDirectory acquire(Path root) {
+            synchronized (OPEN) {
+                SharedDirectory existing = OPEN.get(root);
+                if (existing != null) {
+                    existing.users++;
+                    existing.first = false;
+                    return existing;
+                }
+                FileChannel channel = null;
+                try {
+                    channel = FileChannel.open(
+                            root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock lock = channel.tryLock();
+                    if (lock == null) {
+                        throw new StorageUnavailableException(
+                                null,
+                                "The local object store '" + root + "' is in use by another"
+                                        + " writer process (it holds " + root.resolve(LOCK_FILE)
+                                        + "); wait for it to finish, or open the"
+                                        + " store read-only to read it",
+                                null);
+                    }
+                    SharedDirectory shared = new SharedDirectory(root, channel, lock);
+                    shared.users = 1;
+                    OPEN.put(root, shared);
+                    return shared;
+                } catch (IOException | OverlappingFileLockException e) {
+                    closeQuietly(channel);
+                    throw unavailable(null, "Taking the writer lock of the local object store '" + root + "'", e);
+                } catch (RuntimeException e) {
+                    closeQuietly(channel);
+                    throw e;
+                }
+            }
+        }
+
+        boolean firstUser() {
+            synchronized (OPEN) {
+                return first;
+            }
+        }
+
+        void release() {
+            synchronized (OPEN) {
+                if (--users > 0) {
+                    return;
+                }
+                OPEN.remove(root);
+                try {
+                    lock.release();
+                } catch (IOException ignored) {
+                    // closing the channel releases it too
+                }
+                closeQuietly(channel);
+            }
+        }
+
+        synchronized void addPending(byte[] address) {
+            pending.merge(Sha256.hex(address), 1, Integer::sum);
+        }
+
+        synchronized void removePending(byte[] address) {
+            pending.computeIfPresent(Sha256.hex(address), (k, n) -> n == 1 ? null : n - 1);
+        }
+
+        synchronized boolean isPending(byte[] address) {
+            return pending.containsKey(Sha256.hex(address));
+        }
+
+        private static void closeQuietly(@Nullable FileChannel channel) {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // nothing more to release
+                }
+            }
+        }
+    }
 }

@@ -15,148 +15,148 @@ import java.util.random.RandomGenerator;
  */
 public final class LocalStoreConfig {
 
-  /**
-   * Default size up to which an object's bytes are kept inside the version index rather than in a
-   * file of their own: 64 KiB. Below about 100 KB SQLite reads and writes a blob faster than the file
-   * system does (<a href="https://www.sqlite.org/intern-v-extern-blob.html">Internal Versus External
-   * BLOBs</a>), and a group of small writes then costs one commit instead of one file sync each.
-   */
-  public static final int DEFAULT_INLINE_THRESHOLD = 64 * 1024;
+    /**
+     * Default size up to which an object's bytes are kept inside the version index rather than in a
+     * file of their own: 64 KiB. Below about 100 KB SQLite reads and writes a blob faster than the file
+     * system does (<a href="https://www.sqlite.org/intern-v-extern-blob.html">Internal Versus External
+     * BLOBs</a>), and a group of small writes then costs one commit instead of one file sync each.
+     */
+    public static final int DEFAULT_INLINE_THRESHOLD = 64 * 1024;
 
-  /** Largest accepted {@link Builder#inlineThreshold(int)}: 1 MiB. */
-  public static final int MAX_INLINE_THRESHOLD = 1024 * 1024;
+    /** Largest accepted {@link Builder#inlineThreshold(int)}: 1 MiB. */
+    public static final int MAX_INLINE_THRESHOLD = 1024 * 1024;
 
-  private static final LocalStoreConfig DEFAULTS = new Builder().build();
+    private static final LocalStoreConfig DEFAULTS = new Builder().build();
 
-  private final boolean readOnly;
-  private final int inlineThreshold;
-  private final boolean allowDotSegmentsAndLeadingSlash;
-  private final Clock clock;
-  private final Supplier<RandomGenerator> random;
+    private final boolean readOnly;
+    private final int inlineThreshold;
+    private final boolean allowDotSegmentsAndLeadingSlash;
+    private final Clock clock;
+    private final Supplier<RandomGenerator> random;
 
-  private LocalStoreConfig(Builder b) {
-    this.readOnly = b.readOnly;
-    this.inlineThreshold = b.inlineThreshold;
-    this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
-    this.clock = b.clock;
-    this.random = b.random;
-  }
-
-  /** The defaults: a writer, 64 KiB inline threshold, S3's key rules, the UTC system clock. */
-  public static LocalStoreConfig ofDefaults() {
-    return DEFAULTS;
-  }
-
-  /** A builder holding the defaults. */
-  public static Builder builder() {
-    return new Builder();
-  }
-
-  /** A builder starting from this configuration. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
-    b.readOnly = readOnly;
-    b.inlineThreshold = inlineThreshold;
-    b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
-    b.clock = clock;
-    b.random = random;
-    return b;
-  }
-
-  /**
-   * Whether the store is opened for reading only: without the writer lock, so any number of readers
-   * (in this process or others) may run beside the one writer; every write throws
-   * {@link IllegalStateException}. Default false.
-   */
-  public boolean readOnly() {
-    return readOnly;
-  }
-
-  /**
-   * Objects up to this many bytes are stored inside the version index; larger ones as files named
-   * by their SHA-256. Applies when a store is created; an existing store keeps the threshold it was
-   * created with. Default {@value #DEFAULT_INLINE_THRESHOLD}.
-   */
-  public int inlineThreshold() {
-    return inlineThreshold;
-  }
-
-  /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; default false. */
-  public boolean allowDotSegmentsAndLeadingSlash() {
-    return allowDotSegmentsAndLeadingSlash;
-  }
-
-  /** Wall clock for generations and last-modified times; default {@link Clock#systemUTC()}. */
-  public Clock clock() {
-    return clock;
-  }
-
-  /**
-   * Source of the 64 random bits of each version ID (which also holds the time it was written),
-   * asked once when the store opens and then drawn from by one thread at a time; default a
-   * {@link SplittableRandom} seeded from {@link SecureRandom} (version IDs must be unique, not
-   * secret).
-   */
-  public Supplier<RandomGenerator> random() {
-    return random;
-  }
-
-  @Override
-  public String toString() {
-    return "LocalStoreConfig[readOnly=" + readOnly + ", inlineThreshold=" + inlineThreshold
-        + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + "]";
-  }
-
-  /** Builder for {@link LocalStoreConfig}; not thread-safe. */
-  public static final class Builder {
-    private boolean readOnly;
-    private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
-    private boolean allowDotSegmentsAndLeadingSlash;
-    private Clock clock = Clock.systemUTC();
-    private Supplier<RandomGenerator> random = () -> new SplittableRandom(new SecureRandom().nextLong());
-
-    private Builder() {}
-
-    /** See {@link LocalStoreConfig#readOnly()}. */
-    public Builder readOnly(boolean readOnly) {
-      this.readOnly = readOnly;
-      return this;
+    private LocalStoreConfig(Builder b) {
+        this.readOnly = b.readOnly;
+        this.inlineThreshold = b.inlineThreshold;
+        this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
+        this.clock = b.clock;
+        this.random = b.random;
     }
 
-    /** See {@link LocalStoreConfig#inlineThreshold()}; 0 stores every object as a file. */
-    public Builder inlineThreshold(int bytes) {
-      this.inlineThreshold = bytes;
-      return this;
+    /** The defaults: a writer, 64 KiB inline threshold, S3's key rules, the UTC system clock. */
+    public static LocalStoreConfig ofDefaults() {
+        return DEFAULTS;
     }
 
-    /** See {@link LocalStoreConfig#allowDotSegmentsAndLeadingSlash()}. */
-    public Builder allowDotSegmentsAndLeadingSlash(boolean allow) {
-      this.allowDotSegmentsAndLeadingSlash = allow;
-      return this;
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** See {@link LocalStoreConfig#clock()}. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** See {@link LocalStoreConfig#random()}. */
-    public Builder random(Supplier<RandomGenerator> random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.readOnly = readOnly;
+        b.inlineThreshold = inlineThreshold;
+        b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
+        b.clock = clock;
+        b.random = random;
+        return b;
     }
 
     /**
-     * @throws IllegalArgumentException if the inline threshold is negative or above
-     *     {@value LocalStoreConfig#MAX_INLINE_THRESHOLD}
+     * Whether the store is opened for reading only: without the writer lock, so any number of readers
+     * (in this process or others) may run beside the one writer; every write throws
+     * {@link IllegalStateException}. Default false.
      */
-    public LocalStoreConfig build() {
-      if (inlineThreshold < 0 || inlineThreshold > MAX_INLINE_THRESHOLD) {
-        throw new IllegalArgumentException("inlineThreshold must be between 0 and " + MAX_INLINE_THRESHOLD
-            + " but was " + inlineThreshold);
-      }
-      return new LocalStoreConfig(this);
+    public boolean readOnly() {
+        return readOnly;
     }
-  }
+
+    /**
+     * Objects up to this many bytes are stored inside the version index; larger ones as files named
+     * by their SHA-256. Applies when a store is created; an existing store keeps the threshold it was
+     * created with. Default {@value #DEFAULT_INLINE_THRESHOLD}.
+     */
+    public int inlineThreshold() {
+        return inlineThreshold;
+    }
+
+    /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; default false. */
+    public boolean allowDotSegmentsAndLeadingSlash() {
+        return allowDotSegmentsAndLeadingSlash;
+    }
+
+    /** Wall clock for generations and last-modified times; default {@link Clock#systemUTC()}. */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * Source of the 64 random bits of each version ID (which also holds the time it was written),
+     * asked once when the store opens and then drawn from by one thread at a time; default a
+     * {@link SplittableRandom} seeded from {@link SecureRandom} (version IDs must be unique, not
+     * secret).
+     */
+    public Supplier<RandomGenerator> random() {
+        return random;
+    }
+
+    @Override
+    public String toString() {
+        return "LocalStoreConfig[readOnly=" + readOnly + ", inlineThreshold=" + inlineThreshold
+                + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + "]";
+    }
+
+    /** Builder for {@link LocalStoreConfig}; not thread-safe. */
+    public static final class Builder {
+        private boolean readOnly;
+        private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
+        private boolean allowDotSegmentsAndLeadingSlash;
+        private Clock clock = Clock.systemUTC();
+        private Supplier<RandomGenerator> random = () -> new SplittableRandom(new SecureRandom().nextLong());
+
+        private Builder() {}
+
+        /** See {@link LocalStoreConfig#readOnly()}. */
+        public Builder readOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#inlineThreshold()}; 0 stores every object as a file. */
+        public Builder inlineThreshold(int bytes) {
+            this.inlineThreshold = bytes;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#allowDotSegmentsAndLeadingSlash()}. */
+        public Builder allowDotSegmentsAndLeadingSlash(boolean allow) {
+            this.allowDotSegmentsAndLeadingSlash = allow;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#clock()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#random()}. */
+        public Builder random(Supplier<RandomGenerator> random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the inline threshold is negative or above
+         *     {@value LocalStoreConfig#MAX_INLINE_THRESHOLD}
+         */
+        public LocalStoreConfig build() {
+            if (inlineThreshold < 0 || inlineThreshold > MAX_INLINE_THRESHOLD) {
+                throw new IllegalArgumentException("inlineThreshold must be between 0 and " + MAX_INLINE_THRESHOLD
+                        + " but was " + inlineThreshold);
+            }
+            return new LocalStoreConfig(this);
+        }
+    }
 }

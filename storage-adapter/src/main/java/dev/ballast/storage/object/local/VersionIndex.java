@@ -28,427 +28,475 @@ import org.sqlite.SQLiteConfig;
  */
 final class VersionIndex implements AutoCloseable {
 
-  /** The schema this code writes and reads, kept in {@code PRAGMA user_version}. */
-  static final int SCHEMA_VERSION = 1;
+    /** The schema this code writes and reads, kept in {@code PRAGMA user_version}. */
+    static final int SCHEMA_VERSION = 1;
 
-  private static final String VERSION_COLUMNS =
-      "v.seq, v.version_id, v.delete_marker, v.size, v.content, v.sha256, v.generation, v.modified_ms";
+    private static final String VERSION_COLUMNS =
+            "v.seq, v.version_id, v.delete_marker, v.size, v.content, v.sha256, v.generation, v.modified_ms";
 
-  private final Connection connection;
-  private final boolean readOnly;
-  private @Nullable PreparedStatement currentOf;
-  private @Nullable PreparedStatement currentWithContent;
-  private @Nullable PreparedStatement byVersionId;
-  private @Nullable PreparedStatement historyOf;
-  private @Nullable PreparedStatement insertVersion;
-  private @Nullable PreparedStatement setCurrent;
-  private @Nullable PreparedStatement upsertBlob;
-  private @Nullable Statement transactions;
-  private boolean inTransaction;
+    private final Connection connection;
+    private final boolean readOnly;
+    private @Nullable PreparedStatement currentOf;
+    private @Nullable PreparedStatement currentWithContent;
+    private @Nullable PreparedStatement byVersionId;
+    private @Nullable PreparedStatement historyOf;
+    private @Nullable PreparedStatement insertVersion;
+    private @Nullable PreparedStatement setCurrent;
+    private @Nullable PreparedStatement upsertBlob;
+    private @Nullable Statement transactions;
+    private boolean inTransaction;
 
-  private VersionIndex(Connection connection, boolean readOnly) {
-    this.connection = connection;
-    this.readOnly = readOnly;
-  }
-
-  /** One version row, content included when it is stored inline and was asked for. */
-  record Row(long seq, String key, String versionId, boolean deleteMarker, long size, byte[] content, byte[] sha256,
-      long generation, long modifiedMillis, byte @Nullable [] inlineData, boolean latest) {}
-
-  /**
-   * Opens {@code database} for writing, creating the schema when it is new.
-   *
-   * @param inlineThresholdIfNew recorded as the store's inline threshold when the schema is created
-   */
-  static VersionIndex openWriter(Path database, int inlineThresholdIfNew) throws SQLException {
-    SQLiteConfig config = baseConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-    Connection c = config.createConnection("jdbc:sqlite:" + database);
-    VersionIndex index = new VersionIndex(c, false);
-    try {
-      index.createOrCheckSchema(inlineThresholdIfNew);
-      index.prepare();
-      return index;
-    } catch (SQLException | RuntimeException e) {
-      index.closeQuietly();
-      throw e;
+    private VersionIndex(Connection connection, boolean readOnly) {
+        this.connection = connection;
+        this.readOnly = readOnly;
     }
-  }
 
-  /** Opens {@code database}, which must exist with a known schema, for reading only. */
-  static VersionIndex openReader(Path database) throws SQLException {
-    SQLiteConfig config = baseConfig();
-    config.setReadOnly(true);
-    Connection c = config.createConnection("jdbc:sqlite:" + database);
-    VersionIndex index = new VersionIndex(c, true);
-    try {
-      index.checkSchemaVersion();
-      index.prepare();
-      return index;
-    } catch (SQLException | RuntimeException e) {
-      index.closeQuietly();
-      throw e;
-    }
-  }
+    /** One version row, content included when it is stored inline and was asked for. */
+    record Row(
+            long seq,
+            String key,
+            String versionId,
+            boolean deleteMarker,
+            long size,
+            byte[] content,
+            byte[] sha256,
+            long generation,
+            long modifiedMillis,
+            byte @Nullable [] inlineData,
+            boolean latest) {}
 
-  /** Initialises the driver (its configuration sets up date formats and locale data) and loads its native library. */
-  static void preload() throws Exception {
-    baseConfig();
-    org.sqlite.SQLiteJDBCLoader.initialize();
-  }
-
-  private static SQLiteConfig baseConfig() {
-    SQLiteConfig config = new SQLiteConfig();
-    // Another connection's commit or checkpoint holds the lock for milliseconds; wait rather than fail.
-    config.setBusyTimeout(30_000);
-    // Otherwise the driver prepares and runs "SELECT last_insert_rowid()" after every INSERT.
-    config.setGetGeneratedKeys(false);
-    return config;
-  }
-
-  private void createOrCheckSchema(int inlineThreshold) throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      // Checkpoints copy the log into the database and sync it; every 16 MiB of log instead of 4 MiB
-      // lets a burst of small writes reach the disk in fewer, larger syncs.
-      s.execute("PRAGMA wal_autocheckpoint = 4096");
-      s.execute("PRAGMA cache_size = -16384"); // 16 MiB of pages: the indexes of a large store stay in memory
-      int version = userVersion(s);
-      if (version == SCHEMA_VERSION) {
-        return;
-      }
-      if (version != 0) {
-        throw schemaMismatch(version);
-      }
-      s.execute("BEGIN IMMEDIATE");
-      try {
-        if (userVersion(s) == 0) {
-          s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
-          s.execute("CREATE TABLE versions (seq INTEGER PRIMARY KEY AUTOINCREMENT, k BLOB NOT NULL,"
-              + " version_id TEXT NOT NULL UNIQUE, delete_marker INTEGER NOT NULL, size INTEGER NOT NULL,"
-              + " content BLOB, sha256 BLOB, generation INTEGER NOT NULL, modified_ms INTEGER NOT NULL)");
-          s.execute("CREATE INDEX versions_by_key ON versions (k, seq)");
-          s.execute("CREATE TABLE current (k BLOB PRIMARY KEY, seq INTEGER NOT NULL,"
-              + " delete_marker INTEGER NOT NULL, generation INTEGER NOT NULL) WITHOUT ROWID");
-          // Every appended version becomes its key's current one inside SQLite, without another
-          // statement (and JNI round trip) per write.
-          s.execute("CREATE TRIGGER versions_become_current AFTER INSERT ON versions BEGIN"
-              + " INSERT INTO current (k, seq, delete_marker, generation)"
-              + " VALUES (new.k, new.seq, new.delete_marker, new.generation)"
-              + " ON CONFLICT (k) DO UPDATE SET seq = excluded.seq, delete_marker = excluded.delete_marker,"
-              + " generation = excluded.generation; END");
-          // refs: how many versions hold the content; a counter rather than an index on versions.content,
-          // whose random keys would dirty a page of its own for nearly every write.
-          s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB,"
-              + " refs INTEGER NOT NULL)");
-          s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
-          s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
+    /**
+     * Opens {@code database} for writing, creating the schema when it is new.
+     *
+     * @param inlineThresholdIfNew recorded as the store's inline threshold when the schema is created
+     */
+    static VersionIndex openWriter(Path database, int inlineThresholdIfNew) throws SQLException {
+        SQLiteConfig config = baseConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        Connection c = config.createConnection("jdbc:sqlite:" + database);
+        VersionIndex index = new VersionIndex(c, false);
+        try {
+            index.createOrCheckSchema(inlineThresholdIfNew);
+            index.prepare();
+            return index;
+        } catch (SQLException | RuntimeException e) {
+            index.closeQuietly();
+            throw e;
         }
-        s.execute("COMMIT");
-      } catch (SQLException e) {
-        s.execute("ROLLBACK");
-        throw e;
-      }
     }
-  }
 
-  private void checkSchemaVersion() throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      int version = userVersion(s);
-      if (version != SCHEMA_VERSION) {
-        throw schemaMismatch(version);
-      }
-    }
-  }
-
-  private static int userVersion(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("PRAGMA user_version")) {
-      return rs.next() ? rs.getInt(1) : 0;
-    }
-  }
-
-  private static SQLException schemaMismatch(int version) {
-    return new SQLException(version == 0 ? "the index has no schema"
-        : "the index has schema version " + version + " but this Ballast reads version " + SCHEMA_VERSION);
-  }
-
-  private void prepare() throws SQLException {
-    currentOf = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-        + " FROM current c JOIN versions v ON v.seq = c.seq WHERE c.k = ?");
-    currentWithContent = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-        + ", b.data FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
-        + " WHERE c.k = ?");
-    byVersionId = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-        + ", b.data, (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
-        + " LEFT JOIN blobs b ON b.address = v.content WHERE v.version_id = ? AND v.k = ?");
-    historyOf = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-        + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v WHERE v.k = ? ORDER BY v.seq DESC");
-    if (!readOnly) {
-      // The generation is the key's previous one plus one, or the wall clock when that is higher (a
-      // hybrid logical clock: never backwards, even with a clock set back).
-      insertVersion = connection.prepareStatement("INSERT INTO versions (k, version_id, delete_marker, size, content,"
-          + " sha256, generation, modified_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-          + " max(?7, coalesce((SELECT generation + 1 FROM current WHERE k = ?1), 1)), ?7) RETURNING seq, generation");
-      setCurrent = connection.prepareStatement("INSERT INTO current (k, seq, delete_marker, generation)"
-          + " VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET seq = excluded.seq,"
-          + " delete_marker = excluded.delete_marker, generation = excluded.generation");
-      upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data, refs) VALUES (?, ?, ?, 1)"
-          + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, refs = refs + 1");
-      transactions = connection.createStatement();
-    }
-  }
-
-  /** The inline threshold recorded when the store was created. */
-  int inlineThreshold() throws SQLException {
-    try (Statement s = connection.createStatement();
-        ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE name = 'inline_threshold'")) {
-      if (!rs.next()) {
-        throw new SQLException("the index records no inline threshold");
-      }
-      return Integer.parseInt(rs.getString(1));
-    }
-  }
-
-  /** The current version (or delete marker) of {@code key}, without content; null if it never existed. */
-  @Nullable Row current(String key) throws SQLException {
-    currentOf.setBytes(1, utf8(key));
-    try (ResultSet rs = currentOf.executeQuery()) {
-      return rs.next() ? row(key, rs, false, true) : null;
-    }
-  }
-
-  /** The current version of {@code key} with its inline bytes; null if the key never existed. */
-  @Nullable Row currentWithContent(String key) throws SQLException {
-    currentWithContent.setBytes(1, utf8(key));
-    try (ResultSet rs = currentWithContent.executeQuery()) {
-      return rs.next() ? row(key, rs, true, true) : null;
-    }
-  }
-
-  /** Version {@code versionId} of {@code key} with its inline bytes; null if there is none. */
-  @Nullable Row version(String key, String versionId) throws SQLException {
-    byVersionId.setString(1, versionId);
-    byVersionId.setBytes(2, utf8(key));
-    try (ResultSet rs = byVersionId.executeQuery()) {
-      return rs.next() ? row(key, rs, true, rs.getBoolean(10)) : null;
-    }
-  }
-
-  /** Every version and delete marker of {@code key}, newest first. */
-  List<Row> history(String key) throws SQLException {
-    historyOf.setBytes(1, utf8(key));
-    List<Row> rows = new ArrayList<>();
-    try (ResultSet rs = historyOf.executeQuery()) {
-      while (rs.next()) {
-        rows.add(row(key, rs, false, rs.getBoolean(9)));
-      }
-    }
-    return rows;
-  }
-
-  /** Every version and delete marker of the keys starting with {@code prefix}: by key in UTF-8 binary order, newest first. */
-  List<Row> historyUnder(String prefix) throws SQLException {
-    return underPrefix("SELECT " + VERSION_COLUMNS + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq, v.k"
-        + " FROM versions v WHERE v.k >= ?", "v.k", " ORDER BY v.k, v.seq DESC", prefix,
-        rs -> row(new String(rs.getBytes(10), StandardCharsets.UTF_8), rs, false, rs.getBoolean(9)));
-  }
-
-  /** Reads one row of a result set. */
-  @FunctionalInterface
-  private interface RowReader<T> {
-    T read(ResultSet rs) throws SQLException;
-  }
-
-  /**
-   * Runs {@code select} (ending in {@code column >= ?}) limited to the keys starting with
-   * {@code prefix}: a range of the key index.
-   */
-  private <T> List<T> underPrefix(String select, String column, String orderBy, String prefix, RowReader<T> reader)
-      throws SQLException {
-    byte[] from = utf8(prefix);
-    byte[] to = successor(from);
-    String sql = select + (to == null ? "" : " AND " + column + " < ?") + orderBy;
-    List<T> out = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
-      ps.setBytes(1, from);
-      if (to != null) {
-        ps.setBytes(2, to);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(reader.read(rs));
+    /** Opens {@code database}, which must exist with a known schema, for reading only. */
+    static VersionIndex openReader(Path database) throws SQLException {
+        SQLiteConfig config = baseConfig();
+        config.setReadOnly(true);
+        Connection c = config.createConnection("jdbc:sqlite:" + database);
+        VersionIndex index = new VersionIndex(c, true);
+        try {
+            index.checkSchemaVersion();
+            index.prepare();
+            return index;
+        } catch (SQLException | RuntimeException e) {
+            index.closeQuietly();
+            throw e;
         }
-      }
     }
-    return out;
-  }
 
-  /** Current, non-deleted keys starting with {@code prefix}, in UTF-8 binary order. */
-  List<String> list(String prefix) throws SQLException {
-    return underPrefix("SELECT k FROM current WHERE delete_marker = 0 AND k >= ?", "k", " ORDER BY k", prefix,
-        rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
-  }
-
-  /** A version just appended: its sequence number and the generation it was given. */
-  record Appended(long seq, long generation) {}
-
-  /**
-   * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits.
-   *
-   * @param content the stored bytes' SHA-256 (their address), null for a delete marker
-   * @param sha256 the SHA-256 to record, null when none is known
-   * @param nowMillis the wall clock: the last-modified time, and the least generation
-   * @param inlineData the bytes when they are kept in the index, else null
-   */
-  Appended append(String key, String versionId, boolean deleteMarker, long size, byte @Nullable [] content, byte @Nullable [] sha256,
-      long nowMillis, byte @Nullable [] inlineData) throws SQLException {
-    if (content != null) {
-      upsertBlob.setBytes(1, content);
-      upsertBlob.setLong(2, size);
-      upsertBlob.setBytes(3, inlineData);
-      upsertBlob.executeUpdate();
+    /** Initialises the driver (its configuration sets up date formats and locale data) and loads its native library. */
+    static void preload() throws Exception {
+        baseConfig();
+        org.sqlite.SQLiteJDBCLoader.initialize();
     }
-    insertVersion.setBytes(1, utf8(key));
-    insertVersion.setString(2, versionId);
-    insertVersion.setInt(3, deleteMarker ? 1 : 0);
-    insertVersion.setLong(4, size);
-    insertVersion.setBytes(5, content);
-    insertVersion.setBytes(6, sha256);
-    insertVersion.setLong(7, nowMillis);
-    try (ResultSet rs = insertVersion.executeQuery()) {
-      if (!rs.next()) {
-        throw new SQLException("the insert of a version of '" + key + "' returned no row");
-      }
-      return new Appended(rs.getLong(1), rs.getLong(2));
-    }
-  }
 
-  /**
-   * Removes one version row; when it was current, the newest remaining version becomes current (or
-   * the key disappears). The caller commits.
-   *
-   * @return the removed row's content address when no other version refers to it any more (its
-   *     content row is removed too), else null
-   */
-  byte @Nullable [] removeVersion(Row row) throws SQLException {
-    byte[] k = utf8(row.key());
-    try (PreparedStatement del = connection.prepareStatement("DELETE FROM versions WHERE seq = ?")) {
-      del.setLong(1, row.seq());
-      del.executeUpdate();
+    private static SQLiteConfig baseConfig() {
+        SQLiteConfig config = new SQLiteConfig();
+        // Another connection's commit or checkpoint holds the lock for milliseconds; wait rather than fail.
+        config.setBusyTimeout(30_000);
+        // Otherwise the driver prepares and runs "SELECT last_insert_rowid()" after every INSERT.
+        config.setGetGeneratedKeys(false);
+        return config;
     }
-    try (PreparedStatement newest = connection.prepareStatement(
-        "SELECT seq, delete_marker, generation FROM versions WHERE k = ? ORDER BY seq DESC LIMIT 1")) {
-      newest.setBytes(1, k);
-      try (ResultSet rs = newest.executeQuery()) {
-        if (rs.next()) {
-          setCurrent.setBytes(1, k);
-          setCurrent.setLong(2, rs.getLong(1));
-          setCurrent.setInt(3, rs.getInt(2));
-          setCurrent.setLong(4, rs.getLong(3));
-          setCurrent.executeUpdate();
-        } else {
-          try (PreparedStatement gone = connection.prepareStatement("DELETE FROM current WHERE k = ?")) {
-            gone.setBytes(1, k);
-            gone.executeUpdate();
-          }
+
+    private void createOrCheckSchema(int inlineThreshold) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            // Checkpoints copy the log into the database and sync it; every 16 MiB of log instead of 4 MiB
+            // lets a burst of small writes reach the disk in fewer, larger syncs.
+            s.execute("PRAGMA wal_autocheckpoint = 4096");
+            s.execute("PRAGMA cache_size = -16384"); // 16 MiB of pages: the indexes of a large store stay in memory
+            int version = userVersion(s);
+            if (version == SCHEMA_VERSION) {
+                return;
+            }
+            if (version != 0) {
+                throw schemaMismatch(version);
+            }
+            s.execute("BEGIN IMMEDIATE");
+            try {
+                if (userVersion(s) == 0) {
+                    s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+                    s.execute("CREATE TABLE versions (seq INTEGER PRIMARY KEY AUTOINCREMENT, k BLOB NOT NULL,"
+                            + " version_id TEXT NOT NULL UNIQUE, delete_marker INTEGER NOT NULL, size INTEGER NOT NULL,"
+                            + " content BLOB, sha256 BLOB, generation INTEGER NOT NULL, modified_ms INTEGER NOT NULL)");
+                    s.execute("CREATE INDEX versions_by_key ON versions (k, seq)");
+                    s.execute("CREATE TABLE current (k BLOB PRIMARY KEY, seq INTEGER NOT NULL,"
+                            + " delete_marker INTEGER NOT NULL, generation INTEGER NOT NULL) WITHOUT ROWID");
+                    // Every appended version becomes its key's current one inside SQLite, without another
+                    // statement (and JNI round trip) per write.
+                    s.execute("CREATE TRIGGER versions_become_current AFTER INSERT ON versions BEGIN"
+                            + " INSERT INTO current (k, seq, delete_marker, generation)"
+                            + " VALUES (new.k, new.seq, new.delete_marker, new.generation)"
+                            + " ON CONFLICT (k) DO UPDATE SET seq = excluded.seq, delete_marker = excluded.delete_marker,"
+                            + " generation = excluded.generation; END");
+                    // refs: how many versions hold the content; a counter rather than an index on versions.content,
+                    // whose random keys would dirty a page of its own for nearly every write.
+                    s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB,"
+                            + " refs INTEGER NOT NULL)");
+                    s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
+                    s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
+                }
+                s.execute("COMMIT");
+            } catch (SQLException e) {
+                s.execute("ROLLBACK");
+                throw e;
+            }
         }
-      }
     }
-    if (row.content() == null) {
-      return null;
+
+    private void checkSchemaVersion() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            int version = userVersion(s);
+            if (version != SCHEMA_VERSION) {
+                throw schemaMismatch(version);
+            }
+        }
     }
-    try (PreparedStatement release = connection.prepareStatement("UPDATE blobs SET refs = refs - 1 WHERE address = ?");
-        PreparedStatement drop = connection.prepareStatement("DELETE FROM blobs WHERE address = ? AND refs <= 0")) {
-      release.setBytes(1, row.content());
-      release.executeUpdate();
-      drop.setBytes(1, row.content());
-      return drop.executeUpdate() > 0 ? row.content() : null;
+
+    private static int userVersion(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("PRAGMA user_version")) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
     }
-  }
 
-  /** Whether {@code address} is stored inline (true), as a file (false), or not at all (null). */
-  @Nullable Boolean inline(byte[] address) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("SELECT data IS NOT NULL FROM blobs WHERE address = ?")) {
-      ps.setBytes(1, address);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getBoolean(1) : null;
-      }
+    private static SQLException schemaMismatch(int version) {
+        return new SQLException(
+                version == 0
+                        ? "the index has no schema"
+                        : "the index has schema version " + version + " but this Ballast reads version "
+                                + SCHEMA_VERSION);
     }
-  }
 
-  /**
-   * Starts a write transaction, taking SQLite's write lock (waiting for another connection's
-   * commit). The connection stays in autocommit mode between transactions, so an idle writer holds
-   * no lock: JDBC's own transaction mode would begin the next transaction the moment one commits.
-   */
-  void begin() throws SQLException {
-    transactions.execute("BEGIN IMMEDIATE");
-    inTransaction = true;
-  }
-
-  void commit() throws SQLException {
-    transactions.execute("COMMIT");
-    inTransaction = false;
-  }
-
-  /** Rolls back the transaction begun, if any. */
-  void rollback() throws SQLException {
-    if (inTransaction) {
-      inTransaction = false;
-      transactions.execute("ROLLBACK");
+    private void prepare() throws SQLException {
+        currentOf = connection.prepareStatement(
+                "SELECT " + VERSION_COLUMNS + " FROM current c JOIN versions v ON v.seq = c.seq WHERE c.k = ?");
+        currentWithContent = connection.prepareStatement("SELECT " + VERSION_COLUMNS
+                + ", b.data FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
+                + " WHERE c.k = ?");
+        byVersionId = connection.prepareStatement("SELECT " + VERSION_COLUMNS
+                + ", b.data, (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
+                + " LEFT JOIN blobs b ON b.address = v.content WHERE v.version_id = ? AND v.k = ?");
+        historyOf = connection.prepareStatement(
+                "SELECT " + VERSION_COLUMNS
+                        + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v WHERE v.k = ? ORDER BY v.seq DESC");
+        if (!readOnly) {
+            // The generation is the key's previous one plus one, or the wall clock when that is higher (a
+            // hybrid logical clock: never backwards, even with a clock set back).
+            insertVersion = connection.prepareStatement(
+                    "INSERT INTO versions (k, version_id, delete_marker, size, content,"
+                            + " sha256, generation, modified_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+                            + " max(?7, coalesce((SELECT generation + 1 FROM current WHERE k = ?1), 1)), ?7) RETURNING seq, generation");
+            setCurrent = connection.prepareStatement("INSERT INTO current (k, seq, delete_marker, generation)"
+                    + " VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET seq = excluded.seq,"
+                    + " delete_marker = excluded.delete_marker, generation = excluded.generation");
+            upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data, refs) VALUES (?, ?, ?, 1)"
+                    + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, refs = refs + 1");
+            transactions = connection.createStatement();
+        }
     }
-  }
 
-  @Override
-  public void close() throws SQLException {
-    connection.close();
-  }
-
-  /**
-   * Closes the writer's connection after copying the write-ahead log into the database and
-   * emptying it ({@code PRAGMA wal_checkpoint(TRUNCATE)}), so that between commands the versions
-   * live in the database file, where damage is reported as corruption, rather than in the log, whose
-   * frames SQLite silently ignores from the first damaged one on
-   * (<a href="https://www.sqlite.org/wal.html#checkpointing">Checkpointing</a>). A reader in another
-   * process may hold the log for up to two seconds; after that the checkpoint is left to the next
-   * writer. Never throws: a failure only leaves the log as it was.
-   */
-  void checkpointAndClose() {
-    try (Statement s = connection.createStatement()) {
-      s.execute("PRAGMA busy_timeout = 2000");
-      s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-    } catch (SQLException ignored) {
-      // busy or failed: the log stays valid and the next writer's checkpoint copies it
+    /** The inline threshold recorded when the store was created. */
+    int inlineThreshold() throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE name = 'inline_threshold'")) {
+            if (!rs.next()) {
+                throw new SQLException("the index records no inline threshold");
+            }
+            return Integer.parseInt(rs.getString(1));
+        }
     }
-    closeQuietly();
-  }
 
-  void closeQuietly() {
-    try {
-      connection.close();
-    } catch (SQLException ignored) {
-      // closing after a failure: the first failure is the one reported
+    /** The current version (or delete marker) of {@code key}, without content; null if it never existed. */
+    @Nullable
+    Row current(String key) throws SQLException {
+        currentOf.setBytes(1, utf8(key));
+        try (ResultSet rs = currentOf.executeQuery()) {
+            return rs.next() ? row(key, rs, false, true) : null;
+        }
     }
-  }
 
-  private static Row row(String key, ResultSet rs, boolean withData, boolean latest) throws SQLException {
-    return new Row(rs.getLong(1), key, rs.getString(2), rs.getInt(3) != 0, rs.getLong(4), rs.getBytes(5),
-        rs.getBytes(6), rs.getLong(7), rs.getLong(8), withData ? rs.getBytes(9) : null, latest);
-  }
-
-  static byte[] utf8(String key) {
-    return key.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** The smallest byte string greater than every string starting with {@code prefix}; null if none. */
-  static byte @Nullable [] successor(byte[] prefix) {
-    byte[] s = Arrays.copyOf(prefix, prefix.length);
-    for (int i = s.length - 1; i >= 0; i--) {
-      if (s[i] != (byte) 0xff) {
-        s[i]++;
-        return Arrays.copyOf(s, i + 1);
-      }
+    /** The current version of {@code key} with its inline bytes; null if the key never existed. */
+    @Nullable
+    Row currentWithContent(String key) throws SQLException {
+        currentWithContent.setBytes(1, utf8(key));
+        try (ResultSet rs = currentWithContent.executeQuery()) {
+            return rs.next() ? row(key, rs, true, true) : null;
+        }
     }
-    return null;
-  }
+
+    /** Version {@code versionId} of {@code key} with its inline bytes; null if there is none. */
+    @Nullable
+    Row version(String key, String versionId) throws SQLException {
+        byVersionId.setString(1, versionId);
+        byVersionId.setBytes(2, utf8(key));
+        try (ResultSet rs = byVersionId.executeQuery()) {
+            return rs.next() ? row(key, rs, true, rs.getBoolean(10)) : null;
+        }
+    }
+
+    /** Every version and delete marker of {@code key}, newest first. */
+    List<Row> history(String key) throws SQLException {
+        historyOf.setBytes(1, utf8(key));
+        List<Row> rows = new ArrayList<>();
+        try (ResultSet rs = historyOf.executeQuery()) {
+            while (rs.next()) {
+                rows.add(row(key, rs, false, rs.getBoolean(9)));
+            }
+        }
+        return rows;
+    }
+
+    /** Every version and delete marker of the keys starting with {@code prefix}: by key in UTF-8 binary order, newest first. */
+    List<Row> historyUnder(String prefix) throws SQLException {
+        return underPrefix(
+                "SELECT " + VERSION_COLUMNS + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq, v.k"
+                        + " FROM versions v WHERE v.k >= ?",
+                "v.k",
+                " ORDER BY v.k, v.seq DESC",
+                prefix,
+                rs -> row(new String(rs.getBytes(10), StandardCharsets.UTF_8), rs, false, rs.getBoolean(9)));
+    }
+
+    /** Reads one row of a result set. */
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * Runs {@code select} (ending in {@code column >= ?}) limited to the keys starting with
+     * {@code prefix}: a range of the key index.
+     */
+    private <T> List<T> underPrefix(String select, String column, String orderBy, String prefix, RowReader<T> reader)
+            throws SQLException {
+        byte[] from = utf8(prefix);
+        byte[] to = successor(from);
+        String sql = select + (to == null ? "" : " AND " + column + " < ?") + orderBy;
+        List<T> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setBytes(1, from);
+            if (to != null) {
+                ps.setBytes(2, to);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(reader.read(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Current, non-deleted keys starting with {@code prefix}, in UTF-8 binary order. */
+    List<String> list(String prefix) throws SQLException {
+        return underPrefix(
+                "SELECT k FROM current WHERE delete_marker = 0 AND k >= ?",
+                "k",
+                " ORDER BY k",
+                prefix,
+                rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
+    }
+
+    /** A version just appended: its sequence number and the generation it was given. */
+    record Appended(long seq, long generation) {}
+
+    /**
+     * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits.
+     *
+     * @param content the stored bytes' SHA-256 (their address), null for a delete marker
+     * @param sha256 the SHA-256 to record, null when none is known
+     * @param nowMillis the wall clock: the last-modified time, and the least generation
+     * @param inlineData the bytes when they are kept in the index, else null
+     */
+    Appended append(
+            String key,
+            String versionId,
+            boolean deleteMarker,
+            long size,
+            byte @Nullable [] content,
+            byte @Nullable [] sha256,
+            long nowMillis,
+            byte @Nullable [] inlineData)
+            throws SQLException {
+        if (content != null) {
+            upsertBlob.setBytes(1, content);
+            upsertBlob.setLong(2, size);
+            upsertBlob.setBytes(3, inlineData);
+            upsertBlob.executeUpdate();
+        }
+        insertVersion.setBytes(1, utf8(key));
+        insertVersion.setString(2, versionId);
+        insertVersion.setInt(3, deleteMarker ? 1 : 0);
+        insertVersion.setLong(4, size);
+        insertVersion.setBytes(5, content);
+        insertVersion.setBytes(6, sha256);
+        insertVersion.setLong(7, nowMillis);
+        try (ResultSet rs = insertVersion.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("the insert of a version of '" + key + "' returned no row");
+            }
+            return new Appended(rs.getLong(1), rs.getLong(2));
+        }
+    }
+
+    /**
+     * Removes one version row; when it was current, the newest remaining version becomes current (or
+     * the key disappears). The caller commits.
+     *
+     * @return the removed row's content address when no other version refers to it any more (its
+     *     content row is removed too), else null
+     */
+    byte @Nullable [] removeVersion(Row row) throws SQLException {
+        byte[] k = utf8(row.key());
+        try (PreparedStatement del = connection.prepareStatement("DELETE FROM versions WHERE seq = ?")) {
+            del.setLong(1, row.seq());
+            del.executeUpdate();
+        }
+        try (PreparedStatement newest = connection.prepareStatement(
+                "SELECT seq, delete_marker, generation FROM versions WHERE k = ? ORDER BY seq DESC LIMIT 1")) {
+            newest.setBytes(1, k);
+            try (ResultSet rs = newest.executeQuery()) {
+                if (rs.next()) {
+                    setCurrent.setBytes(1, k);
+                    setCurrent.setLong(2, rs.getLong(1));
+                    setCurrent.setInt(3, rs.getInt(2));
+                    setCurrent.setLong(4, rs.getLong(3));
+                    setCurrent.executeUpdate();
+                } else {
+                    try (PreparedStatement gone = connection.prepareStatement("DELETE FROM current WHERE k = ?")) {
+                        gone.setBytes(1, k);
+                        gone.executeUpdate();
+                    }
+                }
+            }
+        }
+        if (row.content() == null) {
+            return null;
+        }
+        try (PreparedStatement release =
+                        connection.prepareStatement("UPDATE blobs SET refs = refs - 1 WHERE address = ?");
+                PreparedStatement drop =
+                        connection.prepareStatement("DELETE FROM blobs WHERE address = ? AND refs <= 0")) {
+            release.setBytes(1, row.content());
+            release.executeUpdate();
+            drop.setBytes(1, row.content());
+            return drop.executeUpdate() > 0 ? row.content() : null;
+        }
+    }
+
+    /** Whether {@code address} is stored inline (true), as a file (false), or not at all (null). */
+    @Nullable
+    Boolean inline(byte[] address) throws SQLException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("SELECT data IS NOT NULL FROM blobs WHERE address = ?")) {
+            ps.setBytes(1, address);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getBoolean(1) : null;
+            }
+        }
+    }
+
+    /**
+     * Starts a write transaction, taking SQLite's write lock (waiting for another connection's
+     * commit). The connection stays in autocommit mode between transactions, so an idle writer holds
+     * no lock: JDBC's own transaction mode would begin the next transaction the moment one commits.
+     */
+    void begin() throws SQLException {
+        transactions.execute("BEGIN IMMEDIATE");
+        inTransaction = true;
+    }
+
+    void commit() throws SQLException {
+        transactions.execute("COMMIT");
+        inTransaction = false;
+    }
+
+    /** Rolls back the transaction begun, if any. */
+    void rollback() throws SQLException {
+        if (inTransaction) {
+            inTransaction = false;
+            transactions.execute("ROLLBACK");
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        connection.close();
+    }
+
+    /**
+     * Closes the writer's connection after copying the write-ahead log into the database and
+     * emptying it ({@code PRAGMA wal_checkpoint(TRUNCATE)}), so that between commands the versions
+     * live in the database file, where damage is reported as corruption, rather than in the log, whose
+     * frames SQLite silently ignores from the first damaged one on
+     * (<a href="https://www.sqlite.org/wal.html#checkpointing">Checkpointing</a>). A reader in another
+     * process may hold the log for up to two seconds; after that the checkpoint is left to the next
+     * writer. Never throws: a failure only leaves the log as it was.
+     */
+    void checkpointAndClose() {
+        try (Statement s = connection.createStatement()) {
+            s.execute("PRAGMA busy_timeout = 2000");
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (SQLException ignored) {
+            // busy or failed: the log stays valid and the next writer's checkpoint copies it
+        }
+        closeQuietly();
+    }
+
+    void closeQuietly() {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // closing after a failure: the first failure is the one reported
+        }
+    }
+
+    private static Row row(String key, ResultSet rs, boolean withData, boolean latest) throws SQLException {
+        return new Row(
+                rs.getLong(1),
+                key,
+                rs.getString(2),
+                rs.getInt(3) != 0,
+                rs.getLong(4),
+                rs.getBytes(5),
+                rs.getBytes(6),
+                rs.getLong(7),
+                rs.getLong(8),
+                withData ? rs.getBytes(9) : null,
+                latest);
+    }
+
+    static byte[] utf8(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The smallest byte string greater than every string starting with {@code prefix}; null if none. */
+    static byte @Nullable [] successor(byte[] prefix) {
+        byte[] s = Arrays.copyOf(prefix, prefix.length);
+        for (int i = s.length - 1; i >= 0; i--) {
+            if (s[i] != (byte) 0xff) {
+                s[i]++;
+                return Arrays.copyOf(s, i + 1);
+            }
+        }
+        return null;
+    }
 }

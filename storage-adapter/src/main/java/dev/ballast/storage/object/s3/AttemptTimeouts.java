@@ -16,30 +16,31 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * builds and the stores opened on it. Holds one entry per completion in progress. Thread-safe.
  */
 final class AttemptTimeouts {
-  private final Map<String, Duration> byUploadId = new ConcurrentHashMap<>();
+    private final Map<String, Duration> byUploadId = new ConcurrentHashMap<>();
 
-  /** A held timeout; closing it forgets it. */
-  interface Held extends AutoCloseable {
-    @Override
-    void close();
-  }
-
-  /** Holds {@code timeout} for the completion of {@code uploadId} until the returned handle is closed. */
-  Held hold(String uploadId, Duration timeout) {
-    byUploadId.put(uploadId, timeout);
-    return () -> byUploadId.remove(uploadId);
-  }
-
-  /** The timeout held for {@code request}, or null for the HTTP client's own. */
-  @Nullable Duration of(SdkHttpRequest request) {
-    if (request.method() != SdkHttpMethod.POST || byUploadId.isEmpty()) {
-      return null;
+    /** A held timeout; closing it forgets it. */
+    interface Held extends AutoCloseable {
+        @Override
+        void close();
     }
-    Map<String, List<String>> query = request.rawQueryParameters();
-    List<String> uploadId = query.get("uploadId");
-    if (uploadId == null || uploadId.isEmpty() || query.containsKey("partNumber")) {
-      return null;
+
+    /** Holds {@code timeout} for the completion of {@code uploadId} until the returned handle is closed. */
+    Held hold(String uploadId, Duration timeout) {
+        byUploadId.put(uploadId, timeout);
+        return () -> byUploadId.remove(uploadId);
     }
-    return byUploadId.get(uploadId.get(0));
-  }
+
+    /** The timeout held for {@code request}, or null for the HTTP client's own. */
+    @Nullable
+    Duration of(SdkHttpRequest request) {
+        if (request.method() != SdkHttpMethod.POST || byUploadId.isEmpty()) {
+            return null;
+        }
+        Map<String, List<String>> query = request.rawQueryParameters();
+        List<String> uploadId = query.get("uploadId");
+        if (uploadId == null || uploadId.isEmpty() || query.containsKey("partNumber")) {
+            return null;
+        }
+        return byUploadId.get(uploadId.get(0));
+    }
 }

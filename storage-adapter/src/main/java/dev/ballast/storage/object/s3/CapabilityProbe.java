@@ -38,350 +38,371 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * every version it made, whatever the outcome. Not thread-safe; used once.
  */
 final class CapabilityProbe {
-  private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
-  private static final int PROBE_PUT_ATTEMPTS = 3;
-  private static final byte[] BODY = "ballast capability probe\n".getBytes(StandardCharsets.US_ASCII);
+    private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
+    private static final int PROBE_PUT_ATTEMPTS = 3;
+    private static final byte[] BODY = "ballast capability probe\n".getBytes(StandardCharsets.US_ASCII);
 
-  private final S3Client s3;
-  private final S3Endpoint endpoint;
-  private final String bucket;
-  private final S3StoreConfig config;
-  private final String probeKey;
-  private boolean contentMd5Validated;
+    private final S3Client s3;
+    private final S3Endpoint endpoint;
+    private final String bucket;
+    private final S3StoreConfig config;
+    private final String probeKey;
+    private boolean contentMd5Validated;
 
-  CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
-    this.s3 = s3;
-    this.endpoint = endpoint;
-    this.bucket = bucket;
-    this.config = config;
-    var random = config.random().get();
-    this.probeKey = ObjectKeys.RESERVED_PREFIX + "probe/"
-        + String.format(Locale.ROOT, "%016x%016x", random.nextLong(), random.nextLong());
-  }
+    CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
+        this.s3 = s3;
+        this.endpoint = endpoint;
+        this.bucket = bucket;
+        this.config = config;
+        var random = config.random().get();
+        this.probeKey = ObjectKeys.RESERVED_PREFIX + "probe/"
+                + String.format(Locale.ROOT, "%016x%016x", random.nextLong(), random.nextLong());
+    }
 
-  StoreCapabilities run() {
-    ensureBucket();
-    ensureVersioning();
-    boolean checksums;
-    boolean putIfMatch;
-    boolean putIfAbsent;
-    try {
-      PutResult first = putWithChecksum();
-      // If-Match must refuse a wrong ETag and accept the current one: Ceph RGW 16 refuses both in a
-      // versioned bucket, which would turn every read-modify-write into a 412 loop.
-      putIfMatch = refusedWith412(b -> b.ifMatch("\"0000ballast\""), "If-Match with a wrong ETag")
-          && accepted(b -> b.ifMatch(first.eTag()), "If-Match with the current ETag");
-      putIfAbsent = refusedWith412(b -> b.ifNoneMatch("*"), "If-None-Match: * on an existing key");
-      // Last: a server may close the connection after refusing a body it did not read.
-      checksums = first.checksumAccepted() && wrongChecksumRefused();
-      contentMd5Validated = wrongContentMd5Refused();
-    } finally {
-      cleanUp();
-    }
-    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
-      throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are not"
-          + " supported by this endpoint: " + endpoint.describe() + " bucket '" + bucket + "' did not validate them;"
-          + " use ChecksumMode.AUTO or NEVER");
-    }
-    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true, putIfAbsent, putIfMatch, checksums);
-  }
-
-  /**
-   * The bucket checked as {@link #run()} checks it first (created, versioning enabled, as the config
-   * allows), and the server's behaviour taken from {@code remembered} findings of an earlier probe.
-   */
-  StoreCapabilities checkBucket(Set<S3StoreConfig.Capability> remembered) {
-    ensureBucket();
-    ensureVersioning();
-    contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
-    return declared(endpoint, bucket, remembered);
-  }
-
-  /** What {@link #run()} found, as the capabilities {@link S3StoreConfig.Builder#declaredCapabilities} names. */
-  Set<S3StoreConfig.Capability> found(StoreCapabilities caps) {
-    Set<S3StoreConfig.Capability> found = EnumSet.noneOf(S3StoreConfig.Capability.class);
-    if (caps.putIfAbsent()) {
-      found.add(S3StoreConfig.Capability.PUT_IF_ABSENT);
-    }
-    if (caps.putIfMatch()) {
-      found.add(S3StoreConfig.Capability.PUT_IF_MATCH);
-    }
-    if (caps.additionalChecksums()) {
-      found.add(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
-    }
-    if (contentMd5Validated) {
-      found.add(S3StoreConfig.Capability.CONTENT_MD5);
-    }
-    return found;
-  }
-
-  /**
-   * The capabilities {@code declared} in place of the probe (see
-   * {@link S3StoreConfig.Builder#declaredCapabilities}), checked as a probe result is; sends nothing.
-   *
-   * @throws UnsupportedCapabilityException if checksum mode ALWAYS is set but additional checksums are
-   *     not declared
-   */
-  static StoreCapabilities declared(S3Endpoint endpoint, String bucket, Set<S3StoreConfig.Capability> declared) {
-    boolean checksums = declared.contains(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
-    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
-      throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are required"
-          + " by ChecksumMode.ALWAYS but not among the capabilities declared for " + endpoint.describe() + " bucket '"
-          + bucket + "'; declare ADDITIONAL_CHECKSUMS, or use ChecksumMode.AUTO or NEVER");
-    }
-    return new StoreCapabilities(endpoint.endpoint().orElse(null), bucket, true,
-        declared.contains(S3StoreConfig.Capability.PUT_IF_ABSENT),
-        declared.contains(S3StoreConfig.Capability.PUT_IF_MATCH), checksums);
-  }
-
-  /** The answer to the first probe PUT: its ETag, and whether it carried an accepted checksum. */
-  private record PutResult(String eTag, boolean checksumAccepted) {}
-
-  private void ensureBucket() {
-    AwsServiceException missing;
-    try {
-      s3.headBucket(h -> h.bucket(bucket));
-      return;
-    } catch (AwsServiceException e) {
-      if (e.statusCode() != 404) {
-        throw S3Errors.translate(null, what("HEAD bucket"), e);
-      }
-      missing = e;
-    } catch (SdkException e) {
-      throw S3Errors.translate(null, what("HEAD bucket"), e);
-    }
-    if (!config.createBucket()) {
-      throw new BucketNotFoundException("No such bucket: '" + bucket + "' does not exist at " + endpoint.describe()
-          + " (HEAD bucket answered 404); create it, correct the name, or let Ballast create it:"
-          + " S3StoreConfig.builder().createBucket(true)", missing);
-    }
-    try {
-      // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
-      String region = endpoint.region();
-      s3.createBucket(c -> {
-        c.bucket(bucket);
-        if (!"us-east-1".equals(region)) {
-          c.createBucketConfiguration(l -> l.locationConstraint(region));
+    StoreCapabilities run() {
+        ensureBucket();
+        ensureVersioning();
+        boolean checksums;
+        boolean putIfMatch;
+        boolean putIfAbsent;
+        try {
+            PutResult first = putWithChecksum();
+            // If-Match must refuse a wrong ETag and accept the current one: Ceph RGW 16 refuses both in a
+            // versioned bucket, which would turn every read-modify-write into a 412 loop.
+            putIfMatch = refusedWith412(b -> b.ifMatch("\"0000ballast\""), "If-Match with a wrong ETag")
+                    && accepted(b -> b.ifMatch(first.eTag()), "If-Match with the current ETag");
+            putIfAbsent = refusedWith412(b -> b.ifNoneMatch("*"), "If-None-Match: * on an existing key");
+            // Last: a server may close the connection after refusing a body it did not read.
+            checksums = first.checksumAccepted() && wrongChecksumRefused();
+            contentMd5Validated = wrongContentMd5Refused();
+        } finally {
+            cleanUp();
         }
-      });
-      LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
-    } catch (SdkException e) {
-      throw S3Errors.translate(null, what("CreateBucket"), e);
-    }
-  }
-
-  private void ensureVersioning() {
-    BucketVersioningStatus status = versioningStatus();
-    if (status == BucketVersioningStatus.ENABLED) {
-      return;
-    }
-    String found = status == null ? "never enabled" : status.toString();
-    if (status == BucketVersioningStatus.SUSPENDED) {
-      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
-          + " has versioning Suspended: someone turned it off, and Ballast, which keeps every version of every"
-          + " object, does not turn it back on by itself; enable it again (PutBucketVersioning Status=Enabled)"
-          + " if that is right for the bucket, or use another bucket");
-    }
-    if (!config.enableVersioning()) {
-      throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
-          + " has versioning " + found + ", but Ballast keeps every version of every object and needs versioning"
-          + " Enabled: enable it (PutBucketVersioning Status=Enabled), or let Ballast enable it:"
-          + " S3StoreConfig.builder().enableVersioning(true)");
-    }
-    try {
-      s3.putBucketVersioning(p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
-    } catch (SdkException e) {
-      throw S3Errors.translate(null, what("PutBucketVersioning"), e);
-    }
-    if (versioningStatus() != BucketVersioningStatus.ENABLED) {
-      throw new UnsupportedCapabilityException("Bucket versioning is not supported by this endpoint: "
-          + endpoint.describe() + " accepted PutBucketVersioning Enabled for bucket '" + bucket
-          + "' but still reports it " + found);
-    }
-    LOG.info("Enabled versioning on bucket '{}' at {} (was {})", bucket, endpoint.describe(), found);
-  }
-
-  private BucketVersioningStatus versioningStatus() {
-    try {
-      return s3.getBucketVersioning(g -> g.bucket(bucket)).status();
-    } catch (SdkException e) {
-      throw S3Errors.translate(null, what("GetBucketVersioning"), e);
-    }
-  }
-
-  /**
-   * Writes the probe object with a correct SHA-256 additional checksum (plain when mode NEVER, or
-   * when the endpoint refuses the header).
-   */
-  private PutResult putWithChecksum() {
-    if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.NEVER) {
-      return new PutResult(putProbe(b -> { }).eTag(), false);
-    }
-    String right = Sha256.base64(Sha256.of(BODY));
-    try {
-      return new PutResult(putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right)).eTag(),
-          true);
-    } catch (AwsServiceException e) {
-      if (e.statusCode() >= 500 || e.statusCode() == 403) {
-        throw S3Errors.translate(probeKey, what("PUT with x-amz-checksum-sha256"), e);
-      }
-      LOG.debug("Endpoint refused x-amz-checksum-sha256: {}", e.toString());
-      return new PutResult(putProbe(b -> { }).eTag(), false);
-    }
-  }
-
-  /** A store that accepts a wrong checksum validates nothing: it must answer 400. */
-  private boolean wrongChecksumRefused() {
-    String wrong = Sha256.base64(Sha256.of(new byte[] {0}));
-    try {
-      putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(wrong));
-      return false;
-    } catch (AwsServiceException e) {
-      if (e.statusCode() >= 500 || e.statusCode() == 403) {
-        throw S3Errors.translate(probeKey, what("PUT with a wrong x-amz-checksum-sha256"), e);
-      }
-      return e.statusCode() == 400;
-    }
-  }
-
-  /**
-   * Whether the endpoint checks {@code Content-MD5} (RFC 1864): a PUT whose header does not match its
-   * body must be refused with 400 ({@code BadDigest} on S3, Ceph RGW, S3Mock and s3proxy). Valid
-   * after {@link #run()}.
-   */
-  boolean contentMd5Validated() {
-    return contentMd5Validated;
-  }
-
-  private boolean wrongContentMd5Refused() {
-    String wrong = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
-    try {
-      putProbe(b -> b.contentMD5(wrong));
-      LOG.debug("Capability probe: a PUT with a wrong Content-MD5 was stored");
-      return false;
-    } catch (AwsServiceException e) {
-      if (e.statusCode() >= 500 || e.statusCode() == 403) {
-        throw S3Errors.translate(probeKey, what("PUT with a wrong Content-MD5"), e);
-      }
-      return e.statusCode() == 400;
-    }
-  }
-
-  /** True when a conditional PUT (empty body) on the existing probe key is refused with 412. */
-  private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition, String which) {
-    try {
-      conditionalPut(condition);
-      LOG.debug("Capability probe: {} was not refused", which);
-      return false;
-    } catch (AwsServiceException e) {
-      if (e.statusCode() == 412) {
-        return true;
-      }
-      throwIfNoCapabilityAnswer(e, which);
-      LOG.debug("Capability probe: {} answered {} instead of 412", which, e.statusCode());
-      return false;
-    }
-  }
-
-  /** True when a conditional PUT (empty body) on the existing probe key is accepted. */
-  private boolean accepted(Consumer<PutObjectRequest.Builder> condition, String which) {
-    try {
-      conditionalPut(condition);
-      return true;
-    } catch (AwsServiceException e) {
-      throwIfNoCapabilityAnswer(e, which);
-      LOG.debug("Capability probe: {} answered {} instead of 200", which, e.statusCode());
-      return false;
-    }
-  }
-
-  /** Credentials refused or the store failing say nothing about conditional writes: raise them. */
-  private void throwIfNoCapabilityAnswer(AwsServiceException e, String which) {
-    if (e.statusCode() >= 500 && e.statusCode() != 501 || e.statusCode() == 403) {
-      throw S3Errors.translate(probeKey, what("PUT with " + which), e);
-    }
-  }
-
-  private void conditionalPut(Consumer<PutObjectRequest.Builder> condition) {
-    PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
-    condition.accept(b);
-    send(b.build(), RequestBody::empty);
-  }
-
-  private PutObjectResponse putProbe(Consumer<PutObjectRequest.Builder> customizer) {
-    PutObjectRequest.Builder b = PutObjectRequest.builder().bucket(bucket).key(probeKey)
-        .contentLength((long) BODY.length);
-    customizer.accept(b);
-    return send(b.build(), () -> RequestBody.fromBytes(BODY));
-  }
-
-  /**
-   * Sends one probe PUT. A server that refuses a request before reading its body and then closes
-   * the connection resets it under the client, which sees no answer at all; since probe PUTs only
-   * ever touch the probe key, such a PUT is sent again, at most
-   * {@value #PROBE_PUT_ATTEMPTS} times, before the endpoint is reported unavailable.
-   *
-   * @throws AwsServiceException the server's answer, for the caller to classify
-   */
-  private PutObjectResponse send(PutObjectRequest request, Supplier<RequestBody> body) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return s3.putObject(request, body.get());
-      } catch (AwsServiceException e) {
-        throw e;
-      } catch (SdkException e) {
-        if (attempt >= PROBE_PUT_ATTEMPTS) {
-          throw S3Errors.translate(probeKey, what("probe PUT"), e);
+        if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
+            throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are not"
+                    + " supported by this endpoint: " + endpoint.describe() + " bucket '" + bucket
+                    + "' did not validate them;"
+                    + " use ChecksumMode.AUTO or NEVER");
         }
-        LOG.debug("Probe PUT got no answer ({}); sending it again", e.toString());
-      } catch (UncheckedIOException e) {
-        // The SDK's XML unmarshaller raises this when the answer breaks off while it is parsed
-        // (a connection the server reset after refusing the body): no usable answer either.
-        if (attempt >= PROBE_PUT_ATTEMPTS) {
-          throw S3Errors.translate(probeKey, what("probe PUT"), e);
+        return new StoreCapabilities(
+                endpoint.endpoint().orElse(null), bucket, true, putIfAbsent, putIfMatch, checksums);
+    }
+
+    /**
+     * The bucket checked as {@link #run()} checks it first (created, versioning enabled, as the config
+     * allows), and the server's behaviour taken from {@code remembered} findings of an earlier probe.
+     */
+    StoreCapabilities checkBucket(Set<S3StoreConfig.Capability> remembered) {
+        ensureBucket();
+        ensureVersioning();
+        contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
+        return declared(endpoint, bucket, remembered);
+    }
+
+    /** What {@link #run()} found, as the capabilities {@link S3StoreConfig.Builder#declaredCapabilities} names. */
+    Set<S3StoreConfig.Capability> found(StoreCapabilities caps) {
+        Set<S3StoreConfig.Capability> found = EnumSet.noneOf(S3StoreConfig.Capability.class);
+        if (caps.putIfAbsent()) {
+            found.add(S3StoreConfig.Capability.PUT_IF_ABSENT);
         }
-        LOG.debug("Probe PUT answer broke off ({}); sending it again", e.toString());
-      }
+        if (caps.putIfMatch()) {
+            found.add(S3StoreConfig.Capability.PUT_IF_MATCH);
+        }
+        if (caps.additionalChecksums()) {
+            found.add(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
+        }
+        if (contentMd5Validated) {
+            found.add(S3StoreConfig.Capability.CONTENT_MD5);
+        }
+        return found;
     }
-  }
 
-  /**
-   * Deletes every version and delete marker of the probe key; failures are logged, not raised.
-   * Housekeeping only, and idempotent (deletes by version ID): a first attempt failing without an
-   * answer (a connection the server closed after refusing the last probe body) is made once more.
-   */
-  private void cleanUp() {
-    try {
-      removeProbeVersions();
-    } catch (SdkClientException first) {
-      LOG.debug("Probe clean-up failed without an answer, trying once more: {}", first.toString());
-      try {
-        removeProbeVersions();
-      } catch (SdkException | StorageException e) {
-        LOG.warn("Could not remove the capability probe object '{}' from bucket '{}': {}", probeKey, bucket,
-            e.toString());
-      }
-    } catch (SdkException | StorageException e) {
-      LOG.warn("Could not remove the capability probe object '{}' from bucket '{}': {}", probeKey, bucket,
-          e.toString());
+    /**
+     * The capabilities {@code declared} in place of the probe (see
+     * {@link S3StoreConfig.Builder#declaredCapabilities}), checked as a probe result is; sends nothing.
+     *
+     * @throws UnsupportedCapabilityException if checksum mode ALWAYS is set but additional checksums are
+     *     not declared
+     */
+    static StoreCapabilities declared(S3Endpoint endpoint, String bucket, Set<S3StoreConfig.Capability> declared) {
+        boolean checksums = declared.contains(S3StoreConfig.Capability.ADDITIONAL_CHECKSUMS);
+        if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.ALWAYS && !checksums) {
+            throw new UnsupportedCapabilityException("Additional SHA-256 checksums (x-amz-checksum-sha256) are required"
+                    + " by ChecksumMode.ALWAYS but not among the capabilities declared for " + endpoint.describe()
+                    + " bucket '"
+                    + bucket + "'; declare ADDITIONAL_CHECKSUMS, or use ChecksumMode.AUTO or NEVER");
+        }
+        return new StoreCapabilities(
+                endpoint.endpoint().orElse(null),
+                bucket,
+                true,
+                declared.contains(S3StoreConfig.Capability.PUT_IF_ABSENT),
+                declared.contains(S3StoreConfig.Capability.PUT_IF_MATCH),
+                checksums);
     }
-  }
 
-  private void removeProbeVersions() {
-    ListObjectVersionsResponse r = s3.listObjectVersions(l -> l.bucket(bucket).prefix(probeKey));
-    for (ObjectVersion v : r.versions()) {
-      deleteVersion(v.key(), v.versionId());
+    /** The answer to the first probe PUT: its ETag, and whether it carried an accepted checksum. */
+    private record PutResult(String eTag, boolean checksumAccepted) {}
+
+    private void ensureBucket() {
+        AwsServiceException missing;
+        try {
+            s3.headBucket(h -> h.bucket(bucket));
+            return;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() != 404) {
+                throw S3Errors.translate(null, what("HEAD bucket"), e);
+            }
+            missing = e;
+        } catch (SdkException e) {
+            throw S3Errors.translate(null, what("HEAD bucket"), e);
+        }
+        if (!config.createBucket()) {
+            throw new BucketNotFoundException(
+                    "No such bucket: '" + bucket + "' does not exist at " + endpoint.describe()
+                            + " (HEAD bucket answered 404); create it, correct the name, or let Ballast create it:"
+                            + " S3StoreConfig.builder().createBucket(true)",
+                    missing);
+        }
+        try {
+            // Outside us-east-1, S3 wants the region as the location constraint (CreateBucket API).
+            String region = endpoint.region();
+            s3.createBucket(c -> {
+                c.bucket(bucket);
+                if (!"us-east-1".equals(region)) {
+                    c.createBucketConfiguration(l -> l.locationConstraint(region));
+                }
+            });
+            LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
+        } catch (SdkException e) {
+            throw S3Errors.translate(null, what("CreateBucket"), e);
+        }
     }
-    for (DeleteMarkerEntry d : r.deleteMarkers()) {
-      deleteVersion(d.key(), d.versionId());
+
+    private void ensureVersioning() {
+        BucketVersioningStatus status = versioningStatus();
+        if (status == BucketVersioningStatus.ENABLED) {
+            return;
+        }
+        String found = status == null ? "never enabled" : status.toString();
+        if (status == BucketVersioningStatus.SUSPENDED) {
+            throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
+                    + " has versioning Suspended: someone turned it off, and Ballast, which keeps every version of every"
+                    + " object, does not turn it back on by itself; enable it again (PutBucketVersioning Status=Enabled)"
+                    + " if that is right for the bucket, or use another bucket");
+        }
+        if (!config.enableVersioning()) {
+            throw new UnsupportedCapabilityException("Bucket '" + bucket + "' at " + endpoint.describe()
+                    + " has versioning " + found
+                    + ", but Ballast keeps every version of every object and needs versioning"
+                    + " Enabled: enable it (PutBucketVersioning Status=Enabled), or let Ballast enable it:"
+                    + " S3StoreConfig.builder().enableVersioning(true)");
+        }
+        try {
+            s3.putBucketVersioning(
+                    p -> p.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        } catch (SdkException e) {
+            throw S3Errors.translate(null, what("PutBucketVersioning"), e);
+        }
+        if (versioningStatus() != BucketVersioningStatus.ENABLED) {
+            throw new UnsupportedCapabilityException("Bucket versioning is not supported by this endpoint: "
+                    + endpoint.describe() + " accepted PutBucketVersioning Enabled for bucket '" + bucket
+                    + "' but still reports it " + found);
+        }
+        LOG.info("Enabled versioning on bucket '{}' at {} (was {})", bucket, endpoint.describe(), found);
     }
-  }
 
-  private void deleteVersion(String key, String versionId) {
-    s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(versionId));
-  }
+    private BucketVersioningStatus versioningStatus() {
+        try {
+            return s3.getBucketVersioning(g -> g.bucket(bucket)).status();
+        } catch (SdkException e) {
+            throw S3Errors.translate(null, what("GetBucketVersioning"), e);
+        }
+    }
 
-  private String what(String operation) {
-    return operation + " on bucket '" + bucket + "' at " + endpoint.describe();
-  }
+    /**
+     * Writes the probe object with a correct SHA-256 additional checksum (plain when mode NEVER, or
+     * when the endpoint refuses the header).
+     */
+    private PutResult putWithChecksum() {
+        if (endpoint.checksumMode() == S3Endpoint.ChecksumMode.NEVER) {
+            return new PutResult(putProbe(b -> {}).eTag(), false);
+        }
+        String right = Sha256.base64(Sha256.of(BODY));
+        try {
+            return new PutResult(
+                    putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(right))
+                            .eTag(),
+                    true);
+        } catch (AwsServiceException e) {
+            if (e.statusCode() >= 500 || e.statusCode() == 403) {
+                throw S3Errors.translate(probeKey, what("PUT with x-amz-checksum-sha256"), e);
+            }
+            LOG.debug("Endpoint refused x-amz-checksum-sha256: {}", e.toString());
+            return new PutResult(putProbe(b -> {}).eTag(), false);
+        }
+    }
+
+    /** A store that accepts a wrong checksum validates nothing: it must answer 400. */
+    private boolean wrongChecksumRefused() {
+        String wrong = Sha256.base64(Sha256.of(new byte[] {0}));
+        try {
+            putProbe(b -> b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(wrong));
+            return false;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() >= 500 || e.statusCode() == 403) {
+                throw S3Errors.translate(probeKey, what("PUT with a wrong x-amz-checksum-sha256"), e);
+            }
+            return e.statusCode() == 400;
+        }
+    }
+
+    /**
+     * Whether the endpoint checks {@code Content-MD5} (RFC 1864): a PUT whose header does not match its
+     * body must be refused with 400 ({@code BadDigest} on S3, Ceph RGW, S3Mock and s3proxy). Valid
+     * after {@link #run()}.
+     */
+    boolean contentMd5Validated() {
+        return contentMd5Validated;
+    }
+
+    private boolean wrongContentMd5Refused() {
+        String wrong = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
+        try {
+            putProbe(b -> b.contentMD5(wrong));
+            LOG.debug("Capability probe: a PUT with a wrong Content-MD5 was stored");
+            return false;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() >= 500 || e.statusCode() == 403) {
+                throw S3Errors.translate(probeKey, what("PUT with a wrong Content-MD5"), e);
+            }
+            return e.statusCode() == 400;
+        }
+    }
+
+    /** True when a conditional PUT (empty body) on the existing probe key is refused with 412. */
+    private boolean refusedWith412(Consumer<PutObjectRequest.Builder> condition, String which) {
+        try {
+            conditionalPut(condition);
+            LOG.debug("Capability probe: {} was not refused", which);
+            return false;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() == 412) {
+                return true;
+            }
+            throwIfNoCapabilityAnswer(e, which);
+            LOG.debug("Capability probe: {} answered {} instead of 412", which, e.statusCode());
+            return false;
+        }
+    }
+
+    /** True when a conditional PUT (empty body) on the existing probe key is accepted. */
+    private boolean accepted(Consumer<PutObjectRequest.Builder> condition, String which) {
+        try {
+            conditionalPut(condition);
+            return true;
+        } catch (AwsServiceException e) {
+            throwIfNoCapabilityAnswer(e, which);
+            LOG.debug("Capability probe: {} answered {} instead of 200", which, e.statusCode());
+            return false;
+        }
+    }
+
+    /** Credentials refused or the store failing say nothing about conditional writes: raise them. */
+    private void throwIfNoCapabilityAnswer(AwsServiceException e, String which) {
+        if (e.statusCode() >= 500 && e.statusCode() != 501 || e.statusCode() == 403) {
+            throw S3Errors.translate(probeKey, what("PUT with " + which), e);
+        }
+    }
+
+    private void conditionalPut(Consumer<PutObjectRequest.Builder> condition) {
+        PutObjectRequest.Builder b =
+                PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength(0L);
+        condition.accept(b);
+        send(b.build(), RequestBody::empty);
+    }
+
+    private PutObjectResponse putProbe(Consumer<PutObjectRequest.Builder> customizer) {
+        PutObjectRequest.Builder b =
+                PutObjectRequest.builder().bucket(bucket).key(probeKey).contentLength((long) BODY.length);
+        customizer.accept(b);
+        return send(b.build(), () -> RequestBody.fromBytes(BODY));
+    }
+
+    /**
+     * Sends one probe PUT. A server that refuses a request before reading its body and then closes
+     * the connection resets it under the client, which sees no answer at all; since probe PUTs only
+     * ever touch the probe key, such a PUT is sent again, at most
+     * {@value #PROBE_PUT_ATTEMPTS} times, before the endpoint is reported unavailable.
+     *
+     * @throws AwsServiceException the server's answer, for the caller to classify
+     */
+    private PutObjectResponse send(PutObjectRequest request, Supplier<RequestBody> body) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return s3.putObject(request, body.get());
+            } catch (AwsServiceException e) {
+                throw e;
+            } catch (SdkException e) {
+                if (attempt >= PROBE_PUT_ATTEMPTS) {
+                    throw S3Errors.translate(probeKey, what("probe PUT"), e);
+                }
+                LOG.debug("Probe PUT got no answer ({}); sending it again", e.toString());
+            } catch (UncheckedIOException e) {
+                // The SDK's XML unmarshaller raises this when the answer breaks off while it is parsed
+                // (a connection the server reset after refusing the body): no usable answer either.
+                if (attempt >= PROBE_PUT_ATTEMPTS) {
+                    throw S3Errors.translate(probeKey, what("probe PUT"), e);
+                }
+                LOG.debug("Probe PUT answer broke off ({}); sending it again", e.toString());
+            }
+        }
+    }
+
+    /**
+     * Deletes every version and delete marker of the probe key; failures are logged, not raised.
+     * Housekeeping only, and idempotent (deletes by version ID): a first attempt failing without an
+     * answer (a connection the server closed after refusing the last probe body) is made once more.
+     */
+    private void cleanUp() {
+        try {
+            removeProbeVersions();
+        } catch (SdkClientException first) {
+            LOG.debug("Probe clean-up failed without an answer, trying once more: {}", first.toString());
+            try {
+                removeProbeVersions();
+            } catch (SdkException | StorageException e) {
+                LOG.warn(
+                        "Could not remove the capability probe object '{}' from bucket '{}': {}",
+                        probeKey,
+                        bucket,
+                        e.toString());
+            }
+        } catch (SdkException | StorageException e) {
+            LOG.warn(
+                    "Could not remove the capability probe object '{}' from bucket '{}': {}",
+                    probeKey,
+                    bucket,
+                    e.toString());
+        }
+    }
+
+    private void removeProbeVersions() {
+        ListObjectVersionsResponse r =
+                s3.listObjectVersions(l -> l.bucket(bucket).prefix(probeKey));
+        for (ObjectVersion v : r.versions()) {
+            deleteVersion(v.key(), v.versionId());
+        }
+        for (DeleteMarkerEntry d : r.deleteMarkers()) {
+            deleteVersion(d.key(), d.versionId());
+        }
+    }
+
+    private void deleteVersion(String key, String versionId) {
+        s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(versionId));
+    }
+
+    private String what(String operation) {
+        return operation + " on bucket '" + bucket + "' at " + endpoint.describe();
+    }
 }

@@ -43,84 +43,89 @@ import software.amazon.awssdk.identity.spi.IdentityProviders;
  * signature against an independent implementation). Stateless and thread-safe.
  */
 final class PrecomputedPayloadSigner implements HttpSigner<AwsCredentialsIdentity> {
-  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
-  private final AwsV4HttpSigner delegate = AwsV4HttpSigner.create();
+    private final AwsV4HttpSigner delegate = AwsV4HttpSigner.create();
 
-  /** The {@code aws.auth#sigv4} scheme with this signer, for {@code S3ClientBuilder.putAuthScheme}. */
-  static AuthScheme<AwsCredentialsIdentity> scheme() {
-    PrecomputedPayloadSigner signer = new PrecomputedPayloadSigner();
-    return new AuthScheme<>() {
-      @Override
-      public String schemeId() {
-        return AwsV4AuthScheme.SCHEME_ID;
-      }
+    /** The {@code aws.auth#sigv4} scheme with this signer, for {@code S3ClientBuilder.putAuthScheme}. */
+    static AuthScheme<AwsCredentialsIdentity> scheme() {
+        PrecomputedPayloadSigner signer = new PrecomputedPayloadSigner();
+        return new AuthScheme<>() {
+            @Override
+            public String schemeId() {
+                return AwsV4AuthScheme.SCHEME_ID;
+            }
 
-      @Override
-      public IdentityProvider<AwsCredentialsIdentity> identityProvider(IdentityProviders providers) {
-        return providers.identityProvider(AwsCredentialsIdentity.class);
-      }
+            @Override
+            public IdentityProvider<AwsCredentialsIdentity> identityProvider(IdentityProviders providers) {
+                return providers.identityProvider(AwsCredentialsIdentity.class);
+            }
 
-      @Override
-      public HttpSigner<AwsCredentialsIdentity> signer() {
-        return signer;
-      }
-    };
-  }
-
-  @Override
-  public SignedRequest sign(SignRequest<? extends AwsCredentialsIdentity> request) {
-    String hash = precomputed(request);
-    if (hash == null) {
-      return delegate.sign(request);
+            @Override
+            public HttpSigner<AwsCredentialsIdentity> signer() {
+                return signer;
+            }
+        };
     }
-    Clock clock = request.requireProperty(SIGNING_CLOCK, Clock.systemUTC());
-    V4Properties properties = V4Properties.builder()
-        .credentials(CredentialUtils.sanitizeCredentials(request.identity()))
-        .credentialScope(new CredentialScope(request.requireProperty(AwsV4HttpSigner.REGION_NAME),
-            request.requireProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME), clock.instant()))
-        .signingClock(clock)
-        .doubleUrlEncode(request.requireProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, true))
-        .normalizePath(request.requireProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, true))
-        .build();
-    SdkHttpRequest.Builder builder = request.request().toBuilder().putHeader(Uploads.CONTENT_SHA256, hash);
-    V4RequestSigningResult signed = V4RequestSigner.header(properties).sign(builder);
-    return SignedRequest.builder()
-        .request(signed.getSignedRequest().build())
-        .payload(request.payload().orElse(null))
-        .build();
-  }
 
-  @Override
-  public CompletableFuture<AsyncSignedRequest> signAsync(AsyncSignRequest<? extends AwsCredentialsIdentity> request) {
-    return delegate.signAsync(request);
-  }
-
-  /** Whether a flexible checksum ({@code x-amz-checksum-*}) is already in the headers, not left to the SDK. */
-  private static boolean hasChecksumHeader(SdkHttpRequest http) {
-    for (String name : http.headers().keySet()) {
-      if (name.regionMatches(true, 0, "x-amz-checksum-", 0, "x-amz-checksum-".length())) {
-        return true;
-      }
+    @Override
+    public SignedRequest sign(SignRequest<? extends AwsCredentialsIdentity> request) {
+        String hash = precomputed(request);
+        if (hash == null) {
+            return delegate.sign(request);
+        }
+        Clock clock = request.requireProperty(SIGNING_CLOCK, Clock.systemUTC());
+        V4Properties properties = V4Properties.builder()
+                .credentials(CredentialUtils.sanitizeCredentials(request.identity()))
+                .credentialScope(new CredentialScope(
+                        request.requireProperty(AwsV4HttpSigner.REGION_NAME),
+                        request.requireProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME),
+                        clock.instant()))
+                .signingClock(clock)
+                .doubleUrlEncode(request.requireProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, true))
+                .normalizePath(request.requireProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, true))
+                .build();
+        SdkHttpRequest.Builder builder = request.request().toBuilder().putHeader(Uploads.CONTENT_SHA256, hash);
+        V4RequestSigningResult signed = V4RequestSigner.header(properties).sign(builder);
+        return SignedRequest.builder()
+                .request(signed.getSignedRequest().build())
+                .payload(request.payload().orElse(null))
+                .build();
     }
-    return false;
-  }
 
-  /** The payload hash to sign with, or null when the SDK's signer must decide. */
-  private static @Nullable String precomputed(SignRequest<? extends AwsCredentialsIdentity> request) {
-    SdkHttpRequest http = request.request();
-    Optional<String> header = http.firstMatchingHeader(Uploads.CONTENT_SHA256);
-    if (header.isEmpty() || request.payload().isEmpty() || !"http".equals(http.protocol())
-        || CredentialUtils.isAnonymous(request.identity())
-        || Boolean.TRUE.equals(request.property(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED))
-        || request.property(AwsV4FamilyHttpSigner.EXPIRATION_DURATION) != null
-        || request.requireProperty(AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.HEADER)
-            != AwsV4FamilyHttpSigner.AuthLocation.HEADER
-        || http.firstMatchingHeader("x-amz-trailer").isPresent()
-        || request.property(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM) != null && !hasChecksumHeader(http)) {
-      return null;
+    @Override
+    public CompletableFuture<AsyncSignedRequest> signAsync(AsyncSignRequest<? extends AwsCredentialsIdentity> request) {
+        return delegate.signAsync(request);
     }
-    String hash = header.get().trim().toLowerCase(Locale.ROOT);
-    return SHA256_HEX.matcher(hash).matches() ? hash : null;
-  }
+
+    /** Whether a flexible checksum ({@code x-amz-checksum-*}) is already in the headers, not left to the SDK. */
+    private static boolean hasChecksumHeader(SdkHttpRequest http) {
+        for (String name : http.headers().keySet()) {
+            if (name.regionMatches(true, 0, "x-amz-checksum-", 0, "x-amz-checksum-".length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The payload hash to sign with, or null when the SDK's signer must decide. */
+    private static @Nullable String precomputed(SignRequest<? extends AwsCredentialsIdentity> request) {
+        SdkHttpRequest http = request.request();
+        Optional<String> header = http.firstMatchingHeader(Uploads.CONTENT_SHA256);
+        if (header.isEmpty()
+                || request.payload().isEmpty()
+                || !"http".equals(http.protocol())
+                || CredentialUtils.isAnonymous(request.identity())
+                || Boolean.TRUE.equals(request.property(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED))
+                || request.property(AwsV4FamilyHttpSigner.EXPIRATION_DURATION) != null
+                || request.requireProperty(
+                                AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.HEADER)
+                        != AwsV4FamilyHttpSigner.AuthLocation.HEADER
+                || http.firstMatchingHeader("x-amz-trailer").isPresent()
+                || request.property(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM) != null && !hasChecksumHeader(http)) {
+            return null;
+        }
+        String hash = header.get().trim().toLowerCase(Locale.ROOT);
+        return SHA256_HEX.matcher(hash).matches() ? hash : null;
+    }
 }

@@ -89,349 +89,405 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * <p>SDK exceptions propagate to the caller, which knows what they mean for its write. Thread-safe.
  */
 final class Uploads {
-  private static final Logger LOG = LoggerFactory.getLogger(Uploads.class);
-  private static final String OCTET_STREAM = "application/octet-stream";
-  /** The SigV4 header holding the payload's SHA-256 (lowercase hex). */
-  static final String CONTENT_SHA256 = "x-amz-content-sha256";
-  private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
+    private static final Logger LOG = LoggerFactory.getLogger(Uploads.class);
+    private static final String OCTET_STREAM = "application/octet-stream";
+    /** The SigV4 header holding the payload's SHA-256 (lowercase hex). */
+    static final String CONTENT_SHA256 = "x-amz-content-sha256";
 
-  /** What a completed upload returned. */
-  record Written(String versionId, String eTag) {}
+    private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
 
-  private final S3Client s3;
-  private final String bucket;
-  private final S3StoreConfig config;
-  private final boolean additionalChecksums;
-  private final boolean plainHttp;
-  private final String endpoint;
-  private final ExecutorService partExecutor;
-  private final AttemptTimeouts attemptTimeouts;
+    /** What a completed upload returned. */
+    record Written(String versionId, String eTag) {}
 
-  Uploads(S3Client s3, String bucket, S3StoreConfig config, boolean additionalChecksums, boolean plainHttp,
-      String endpoint, ExecutorService partExecutor, AttemptTimeouts attemptTimeouts) {
-    this.s3 = s3;
-    this.bucket = bucket;
-    this.config = config;
-    this.additionalChecksums = additionalChecksums;
-    this.plainHttp = plainHttp;
-    this.endpoint = endpoint;
-    this.partExecutor = partExecutor;
-    this.attemptTimeouts = attemptTimeouts;
-  }
+    private final S3Client s3;
+    private final String bucket;
+    private final S3StoreConfig config;
+    private final boolean additionalChecksums;
+    private final boolean plainHttp;
+    private final String endpoint;
+    private final ExecutorService partExecutor;
+    private final AttemptTimeouts attemptTimeouts;
 
-  /** The digests a payload of {@code length} bytes needs for its upload, computed in its one read. */
-  Payload.Digests digestsFor(long length) {
-    boolean multipart = length > config.multipartThreshold();
-    return new Payload.Digests(multipart ? config.partSize() : 0, true, plainHttp);
-  }
-
-  /** Uploads {@code payload} to {@code key} with {@code metadata} under {@code condition}. */
-  Written upload(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
-    return payload.length() > config.multipartThreshold()
-        ? multipart(key, payload, metadata, condition)
-        : single(key, payload, metadata, condition);
-  }
-
-  private Written single(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
-    PutObjectRequest.Builder req = PutObjectRequest.builder()
-        .bucket(bucket)
-        .key(key)
-        .contentLength(payload.length())
-        .contentType(OCTET_STREAM)
-        .contentMD5(Md5.base64(payload.md5(0)))
-        .metadata(metadata);
-    if (additionalChecksums) {
-      req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(Sha256.base64(payload.sha256()));
+    Uploads(
+            S3Client s3,
+            String bucket,
+            S3StoreConfig config,
+            boolean additionalChecksums,
+            boolean plainHttp,
+            String endpoint,
+            ExecutorService partExecutor,
+            AttemptTimeouts attemptTimeouts) {
+        this.s3 = s3;
+        this.bucket = bucket;
+        this.config = config;
+        this.additionalChecksums = additionalChecksums;
+        this.plainHttp = plainHttp;
+        this.endpoint = endpoint;
+        this.partExecutor = partExecutor;
+        this.attemptTimeouts = attemptTimeouts;
     }
-    if (plainHttp) {
-      String hex = payload.sha256Hex();
-      req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
-    }
-    if (condition.ifAbsent()) {
-      req.ifNoneMatch("*");
-    } else if (condition.ifMatch() != null) {
-      req.ifMatch(condition.ifMatch());
-    }
-    long length = payload.length();
-    PutObjectResponse r = s3.putObject(req.build(),
-        RequestBody.fromContentProvider(() -> payload.open(0, length), length, OCTET_STREAM));
-    return new Written(r.versionId(), r.eTag());
-  }
 
-  private Written multipart(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
-    // Parts carry x-amz-checksum-sha256 only when their SHA-256 is known anyway; then every part must.
-    boolean partChecksums = additionalChecksums && payload.hasPartSha256();
-    CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
-        .bucket(bucket).key(key).contentType(OCTET_STREAM).metadata(metadata);
-    if (partChecksums) {
-      create.checksumAlgorithm(ChecksumAlgorithm.SHA256);
+    /** The digests a payload of {@code length} bytes needs for its upload, computed in its one read. */
+    Payload.Digests digestsFor(long length) {
+        boolean multipart = length > config.multipartThreshold();
+        return new Payload.Digests(multipart ? config.partSize() : 0, true, plainHttp);
     }
-    String uploadId = s3.createMultipartUpload(create.build()).uploadId();
-    List<CompletedPart> parts;
-    try {
-      parts = uploadParts(key, uploadId, payload, partChecksums);
-    } catch (RuntimeException e) {
-      abort(key, uploadId, e);
-      throw e;
-    }
-    CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
-        .bucket(bucket).key(key).uploadId(uploadId)
-        .multipartUpload(m -> m.parts(parts));
-    if (condition.ifAbsent()) {
-      complete.ifNoneMatch("*");
-    } else if (condition.ifMatch() != null) {
-      complete.ifMatch(condition.ifMatch());
-    }
-    CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
-    checkCompleted(key, payload, metadata, r);
-    return new Written(r.versionId(), r.eTag());
-  }
 
-  /**
-   * Sends the completion, again after an ambiguous failure (no answer, a 5xx, an error after
-   * {@code 200 OK}), at most {@link S3StoreConfig#completeAttempts()} times: the one layer that
-   * retries it, since the HTTP layer never repeats a write into a versioned bucket.
-   *
-   * @throws SdkClientException (ambiguous) when the outcome stays unknown, the upload is gone
-   *     ({@code NoSuchUpload}) or only a repeat succeeded: the caller looks for the version this put
-   *     wrote
-   */
-  private CompleteMultipartUploadResponse complete(String key, String uploadId, CompleteMultipartUploadRequest request,
-      int partCount) {
-    Duration timeout = config.completeTimeout(partCount);
-    for (int attempt = 1; ; attempt++) {
-      boolean last = attempt >= config.completeAttempts();
-      try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
-        CompleteMultipartUploadResponse r = s3.completeMultipartUpload(request);
-        if (attempt > 1) {
-          // A repeat's answer may describe the earlier completion only in part (Ceph RGW and s3proxy
-          // answer one without the version ID): the version made is read from the key, by its token.
-          throw outcomeUnknown(key, uploadId, "succeeded on attempt " + attempt + " after an ambiguous failure",
-              null);
+    /** Uploads {@code payload} to {@code key} with {@code metadata} under {@code condition}. */
+    Written upload(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+        return payload.length() > config.multipartThreshold()
+                ? multipart(key, payload, metadata, condition)
+                : single(key, payload, metadata, condition);
+    }
+
+    private Written single(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+        PutObjectRequest.Builder req = PutObjectRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .contentLength(payload.length())
+                .contentType(OCTET_STREAM)
+                .contentMD5(Md5.base64(payload.md5(0)))
+                .metadata(metadata);
+        if (additionalChecksums) {
+            req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(Sha256.base64(payload.sha256()));
         }
-        return r;
-      } catch (AwsServiceException e) {
-        if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
-          // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for
-          // the version this put wrote before it reports anything.
-          throw outcomeUnknown(key, uploadId, "answered NoSuchUpload: an earlier attempt may have completed it", e);
+        if (plainHttp) {
+            String hex = payload.sha256Hex();
+            req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
         }
-        boolean failedAfter200 = e.statusCode() / 100 == 2;
-        if (!failedAfter200 && !S3Errors.ambiguous(e)) {
-          abort(key, uploadId, e);
-          throw e;
+        if (condition.ifAbsent()) {
+            req.ifNoneMatch("*");
+        } else if (condition.ifMatch() != null) {
+            req.ifMatch(condition.ifMatch());
         }
-        if (last) {
-          // 200 OK, then an error in the body: the completion failed after it began (AWS asks for a
-          // retry). Whether anything landed is looked up by the caller; the parts stay for the sweep.
-          throw outcomeUnknown(key, uploadId, "failed " + attempt + " times, last " + (failedAfter200
-              ? "after 200 OK (" + S3Errors.errorCode(e) + ")" : "with " + e.statusCode()), e);
-        }
-        retrying(key, uploadId, attempt, e);
-      } catch (SdkException e) {
-        if (!S3Errors.ambiguous(e)) {
-          abort(key, uploadId, e);
-          throw e;
-        }
-        if (last) {
-          // After an ambiguous failure the upload may be complete or still completing: aborting could
-          // undo a write that landed, so the parts are left for the sweep (abortIncompleteUploads).
-          throw e;
-        }
-        retrying(key, uploadId, attempt, e);
-      }
+        long length = payload.length();
+        PutObjectResponse r = s3.putObject(
+                req.build(), RequestBody.fromContentProvider(() -> payload.open(0, length), length, OCTET_STREAM));
+        return new Written(r.versionId(), r.eTag());
     }
-  }
 
-  private void retrying(String key, String uploadId, int attempt, Exception failure) {
-    LOG.debug("CompleteMultipartUpload of '{}' (upload {}) failed ambiguously ({}); completing it again, attempt {}"
-        + " of {}", key, uploadId, failure.toString(), attempt + 1, config.completeAttempts());
-    try {
-      config.sleeper().sleep(config.staleReadBackoff());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw SdkClientException.builder().message("Interrupted while completing '" + key + "'").cause(e).build();
+    private Written multipart(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+        // Parts carry x-amz-checksum-sha256 only when their SHA-256 is known anyway; then every part must.
+        boolean partChecksums = additionalChecksums && payload.hasPartSha256();
+        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .contentType(OCTET_STREAM)
+                .metadata(metadata);
+        if (partChecksums) {
+            create.checksumAlgorithm(ChecksumAlgorithm.SHA256);
+        }
+        String uploadId = s3.createMultipartUpload(create.build()).uploadId();
+        List<CompletedPart> parts;
+        try {
+            parts = uploadParts(key, uploadId, payload, partChecksums);
+        } catch (RuntimeException e) {
+            abort(key, uploadId, e);
+            throw e;
+        }
+        CompleteMultipartUploadRequest.Builder complete = CompleteMultipartUploadRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .uploadId(uploadId)
+                .multipartUpload(m -> m.parts(parts));
+        if (condition.ifAbsent()) {
+            complete.ifNoneMatch("*");
+        } else if (condition.ifMatch() != null) {
+            complete.ifMatch(condition.ifMatch());
+        }
+        CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
+        checkCompleted(key, payload, metadata, r);
+        return new Written(r.versionId(), r.eTag());
     }
-  }
 
-  private static SdkClientException outcomeUnknown(String key, String uploadId, String what, @Nullable Exception cause) {
-    SdkClientException.Builder b = SdkClientException.builder().message("CompleteMultipartUpload of '" + key
-        + "' (upload " + uploadId + ") " + what);
-    return cause == null ? b.build() : b.cause(cause).build();
-  }
+    /**
+     * Sends the completion, again after an ambiguous failure (no answer, a 5xx, an error after
+     * {@code 200 OK}), at most {@link S3StoreConfig#completeAttempts()} times: the one layer that
+     * retries it, since the HTTP layer never repeats a write into a versioned bucket.
+     *
+     * @throws SdkClientException (ambiguous) when the outcome stays unknown, the upload is gone
+     *     ({@code NoSuchUpload}) or only a repeat succeeded: the caller looks for the version this put
+     *     wrote
+     */
+    private CompleteMultipartUploadResponse complete(
+            String key, String uploadId, CompleteMultipartUploadRequest request, int partCount) {
+        Duration timeout = config.completeTimeout(partCount);
+        for (int attempt = 1; ; attempt++) {
+            boolean last = attempt >= config.completeAttempts();
+            try (AttemptTimeouts.Held held = attemptTimeouts.hold(uploadId, timeout)) {
+                CompleteMultipartUploadResponse r = s3.completeMultipartUpload(request);
+                if (attempt > 1) {
+                    // A repeat's answer may describe the earlier completion only in part (Ceph RGW and s3proxy
+                    // answer one without the version ID): the version made is read from the key, by its token.
+                    throw outcomeUnknown(
+                            key, uploadId, "succeeded on attempt " + attempt + " after an ambiguous failure", null);
+                }
+                return r;
+            } catch (AwsServiceException e) {
+                if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Errors.errorCode(e))) {
+                    // Completed by an earlier attempt whose answer was lost, or aborted: the caller looks for
+                    // the version this put wrote before it reports anything.
+                    throw outcomeUnknown(
+                            key, uploadId, "answered NoSuchUpload: an earlier attempt may have completed it", e);
+                }
+                boolean failedAfter200 = e.statusCode() / 100 == 2;
+                if (!failedAfter200 && !S3Errors.ambiguous(e)) {
+                    abort(key, uploadId, e);
+                    throw e;
+                }
+                if (last) {
+                    // 200 OK, then an error in the body: the completion failed after it began (AWS asks for a
+                    // retry). Whether anything landed is looked up by the caller; the parts stay for the sweep.
+                    throw outcomeUnknown(
+                            key,
+                            uploadId,
+                            "failed " + attempt + " times, last "
+                                    + (failedAfter200
+                                            ? "after 200 OK (" + S3Errors.errorCode(e) + ")"
+                                            : "with " + e.statusCode()),
+                            e);
+                }
+                retrying(key, uploadId, attempt, e);
+            } catch (SdkException e) {
+                if (!S3Errors.ambiguous(e)) {
+                    abort(key, uploadId, e);
+                    throw e;
+                }
+                if (last) {
+                    // After an ambiguous failure the upload may be complete or still completing: aborting could
+                    // undo a write that landed, so the parts are left for the sweep (abortIncompleteUploads).
+                    throw e;
+                }
+                retrying(key, uploadId, attempt, e);
+            }
+        }
+    }
 
-  /** Sends every part, at most {@link S3StoreConfig#partConcurrency()} at once, in part-number order. */
-  private List<CompletedPart> uploadParts(String key, String uploadId, Payload payload, boolean partChecksums) {
-    long partSize = payload.partSize();
-    int count = payload.partCount();
-    List<CompletedPart> parts = new ArrayList<>(count);
-    Deque<CompletableFuture<CompletedPart>> inFlight = new ArrayDeque<>();
-    RuntimeException failure = null;
-    for (int index = 0; index < count && failure == null; index++) {
-      if (inFlight.size() >= config.partConcurrency()) {
-        failure = await(inFlight.removeFirst(), parts);
+    private void retrying(String key, String uploadId, int attempt, Exception failure) {
+        LOG.debug(
+                "CompleteMultipartUpload of '{}' (upload {}) failed ambiguously ({}); completing it again, attempt {}"
+                        + " of {}",
+                key,
+                uploadId,
+                failure.toString(),
+                attempt + 1,
+                config.completeAttempts());
+        try {
+            config.sleeper().sleep(config.staleReadBackoff());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw SdkClientException.builder()
+                    .message("Interrupted while completing '" + key + "'")
+                    .cause(e)
+                    .build();
+        }
+    }
+
+    private static SdkClientException outcomeUnknown(
+            String key, String uploadId, String what, @Nullable Exception cause) {
+        SdkClientException.Builder b = SdkClientException.builder()
+                .message("CompleteMultipartUpload of '" + key + "' (upload " + uploadId + ") " + what);
+        return cause == null ? b.build() : b.cause(cause).build();
+    }
+
+    /** Sends every part, at most {@link S3StoreConfig#partConcurrency()} at once, in part-number order. */
+    private List<CompletedPart> uploadParts(String key, String uploadId, Payload payload, boolean partChecksums) {
+        long partSize = payload.partSize();
+        int count = payload.partCount();
+        List<CompletedPart> parts = new ArrayList<>(count);
+        Deque<CompletableFuture<CompletedPart>> inFlight = new ArrayDeque<>();
+        RuntimeException failure = null;
+        for (int index = 0; index < count && failure == null; index++) {
+            if (inFlight.size() >= config.partConcurrency()) {
+                failure = await(inFlight.removeFirst(), parts);
+                if (failure != null) {
+                    break;
+                }
+            }
+            int i = index;
+            long offset = i * partSize;
+            long length = Math.min(partSize, payload.length() - offset);
+            inFlight.addLast(CompletableFuture.supplyAsync(
+                    () -> uploadPart(key, uploadId, i, payload, offset, length, partChecksums), partExecutor));
+        }
+        // Every part started is waited for, so none is still sending when the upload is aborted.
+        while (!inFlight.isEmpty()) {
+            RuntimeException e = await(inFlight.removeFirst(), parts);
+            if (failure == null) {
+                failure = e;
+            } else if (e != null && e != failure) {
+                failure.addSuppressed(e);
+            }
+        }
         if (failure != null) {
-          break;
+            throw failure;
         }
-      }
-      int i = index;
-      long offset = i * partSize;
-      long length = Math.min(partSize, payload.length() - offset);
-      inFlight.addLast(CompletableFuture.supplyAsync(
-          () -> uploadPart(key, uploadId, i, payload, offset, length, partChecksums), partExecutor));
+        return parts;
     }
-    // Every part started is waited for, so none is still sending when the upload is aborted.
-    while (!inFlight.isEmpty()) {
-      RuntimeException e = await(inFlight.removeFirst(), parts);
-      if (failure == null) {
-        failure = e;
-      } else if (e != null && e != failure) {
-        failure.addSuppressed(e);
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
-    return parts;
-  }
 
-  private static @Nullable RuntimeException await(CompletableFuture<CompletedPart> part, List<CompletedPart> parts) {
-    try {
-      parts.add(part.join());
-      return null;
-    } catch (CompletionException e) {
-      return e.getCause() instanceof RuntimeException r ? r : e;
-    }
-  }
-
-  private CompletedPart uploadPart(String key, String uploadId, int index, Payload payload, long offset, long count,
-      boolean partChecksum) {
-    int partNumber = index + 1;
-    UploadPartRequest.Builder req = UploadPartRequest.builder()
-        .bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(count)
-        .contentMD5(Md5.base64(payload.md5(index)));
-    String checksum = null;
-    if (payload.hasPartSha256()) {
-      byte[] sha = payload.sha256(index);
-      if (partChecksum) {
-        checksum = Sha256.base64(sha);
-        req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(checksum);
-      }
-      if (plainHttp) {
-        String hex = Sha256.hex(sha);
-        req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
-      }
-    }
-    // Each (re)send of the part opens its region afresh, so a retry never reads a consumed stream.
-    UploadPartResponse r = s3.uploadPart(req.build(),
-        RequestBody.fromContentProvider(() -> payload.open(offset, count), count, OCTET_STREAM));
-    return CompletedPart.builder().partNumber(partNumber).eTag(r.eTag()).checksumSHA256(checksum).build();
-  }
-
-  /**
-   * Checks the answer of a completed upload: a multipart ETag must be the MD5 of the parts' MD5s;
-   * an answer without one is checked by reading the new version's length and put token.
-   *
-   * @throws IntegrityException if the store holds something other than what was sent
-   */
-  private void checkCompleted(String key, Payload payload, Map<String, String> metadata,
-      CompleteMultipartUploadResponse r) {
-    String eTag = r.eTag();
-    if (eTag != null && MULTIPART_ETAG.matcher(eTag).matches()) {
-      byte[][] md5s = new byte[payload.partCount()][];
-      for (int i = 0; i < md5s.length; i++) {
-        md5s[i] = payload.md5(i);
-      }
-      String expected = Md5.multipartETag(md5s);
-      if (!unquoted(expected).equalsIgnoreCase(unquoted(eTag))) {
-        throw new IntegrityException(key, "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at "
-            + endpoint + " answered ETag " + eTag + " but the parts sent make " + expected);
-      }
-      return;
-    }
-    HeadObjectResponse head;
-    try {
-      head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(r.versionId()));
-    } catch (SdkException e) {
-      throw S3Errors.translate(key, "HEAD of '" + key + "' in bucket '" + bucket + "' at " + endpoint
-          + " after CompleteMultipartUpload", e);
-    }
-    String token = metadata.get(S3ObjectStore.META_PUT_TOKEN);
-    long length = head.contentLength() == null ? -1 : head.contentLength();
-    if (length != payload.length() || !token.equals(head.metadata().get(S3ObjectStore.META_PUT_TOKEN))) {
-      throw new IntegrityException(key, "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at "
-          + endpoint + " made version " + r.versionId() + " of " + length + " bytes and put token "
-          + head.metadata().get(S3ObjectStore.META_PUT_TOKEN) + ", but " + payload.length() + " bytes with token "
-          + token + " were sent");
-    }
-  }
-
-  private static String unquoted(String eTag) {
-    String s = eTag.trim();
-    return (s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1) : s)
-        .toLowerCase(Locale.ROOT);
-  }
-
-  private void abort(String key, String uploadId, RuntimeException cause) {
-    try {
-      s3.abortMultipartUpload(a -> a.bucket(bucket).key(key).uploadId(uploadId));
-      LOG.debug("Aborted multipart upload {} of '{}' after a failure", uploadId, key);
-    } catch (SdkException abortFailure) {
-      cause.addSuppressed(abortFailure);
-      LOG.warn("Could not abort multipart upload {} of '{}' in bucket '{}'; its parts stay until a lifecycle rule"
-          + " or abortIncompleteUploads removes them: {}", uploadId, key, bucket, abortFailure.toString());
-    }
-  }
-
-  /**
-   * Aborts every multipart upload in the bucket initiated strictly before {@code initiatedBefore};
-   * see {@link S3ObjectStore#abortIncompleteUploads(Instant)}.
-   *
-   * @return how many uploads were aborted
-   * @throws StorageException translated as every call here, if listing or aborting fails
-   */
-  int abortIncomplete(Instant initiatedBefore) {
-    int aborted = 0;
-    String keyMarker = null;
-    String uploadIdMarker = null;
-    while (true) {
-      String km = keyMarker;
-      String um = uploadIdMarker;
-      ListMultipartUploadsResponse page;
-      try {
-        page = s3.listMultipartUploads(l -> l.bucket(bucket).keyMarker(km).uploadIdMarker(um));
-      } catch (SdkException e) {
-        throw S3Errors.translate(null, "ListMultipartUploads of bucket '" + bucket + "' at " + endpoint, e);
-      }
-      for (MultipartUpload upload : page.uploads()) {
-        if (upload.initiated() == null || upload.initiated().isBefore(initiatedBefore)) {
-          aborted += abortOne(upload) ? 1 : 0;
+    private static @Nullable RuntimeException await(CompletableFuture<CompletedPart> part, List<CompletedPart> parts) {
+        try {
+            parts.add(part.join());
+            return null;
+        } catch (CompletionException e) {
+            return e.getCause() instanceof RuntimeException r ? r : e;
         }
-      }
-      if (!Boolean.TRUE.equals(page.isTruncated())) {
-        break;
-      }
-      keyMarker = page.nextKeyMarker();
-      uploadIdMarker = page.nextUploadIdMarker();
     }
-    if (aborted > 0) {
-      LOG.info("Aborted {} multipart upload(s) initiated before {} in bucket '{}'", aborted, initiatedBefore, bucket);
-    }
-    return aborted;
-  }
 
-  private boolean abortOne(MultipartUpload upload) {
-    String what = "AbortMultipartUpload of '" + upload.key() + "' in bucket '" + bucket + "' at " + endpoint;
-    try {
-      s3.abortMultipartUpload(a -> a.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
-      return true;
-    } catch (AwsServiceException e) {
-      if (e.statusCode() == 404) { // NoSuchUpload: completed or aborted meanwhile
-        return false;
-      }
-      throw S3Errors.translate(upload.key(), what, e);
-    } catch (SdkException e) {
-      throw S3Errors.translate(upload.key(), what, e);
+    private CompletedPart uploadPart(
+            String key, String uploadId, int index, Payload payload, long offset, long count, boolean partChecksum) {
+        int partNumber = index + 1;
+        UploadPartRequest.Builder req = UploadPartRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .uploadId(uploadId)
+                .partNumber(partNumber)
+                .contentLength(count)
+                .contentMD5(Md5.base64(payload.md5(index)));
+        String checksum = null;
+        if (payload.hasPartSha256()) {
+            byte[] sha = payload.sha256(index);
+            if (partChecksum) {
+                checksum = Sha256.base64(sha);
+                req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(checksum);
+            }
+            if (plainHttp) {
+                String hex = Sha256.hex(sha);
+                req.overrideConfiguration(o -> o.putHeader(CONTENT_SHA256, hex));
+            }
+        }
+        // Each (re)send of the part opens its region afresh, so a retry never reads a consumed stream.
+        UploadPartResponse r = s3.uploadPart(
+                req.build(), RequestBody.fromContentProvider(() -> payload.open(offset, count), count, OCTET_STREAM));
+        return CompletedPart.builder()
+                .partNumber(partNumber)
+                .eTag(r.eTag())
+                .checksumSHA256(checksum)
+                .build();
     }
-  }
+
+    /**
+     * Checks the answer of a completed upload: a multipart ETag must be the MD5 of the parts' MD5s;
+     * an answer without one is checked by reading the new version's length and put token.
+     *
+     * @throws IntegrityException if the store holds something other than what was sent
+     */
+    private void checkCompleted(
+            String key, Payload payload, Map<String, String> metadata, CompleteMultipartUploadResponse r) {
+        String eTag = r.eTag();
+        if (eTag != null && MULTIPART_ETAG.matcher(eTag).matches()) {
+            byte[][] md5s = new byte[payload.partCount()][];
+            for (int i = 0; i < md5s.length; i++) {
+                md5s[i] = payload.md5(i);
+            }
+            String expected = Md5.multipartETag(md5s);
+            if (!unquoted(expected).equalsIgnoreCase(unquoted(eTag))) {
+                throw new IntegrityException(
+                        key,
+                        "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at " + endpoint
+                                + " answered ETag " + eTag + " but the parts sent make " + expected);
+            }
+            return;
+        }
+        HeadObjectResponse head;
+        try {
+            head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(r.versionId()));
+        } catch (SdkException e) {
+            throw S3Errors.translate(
+                    key,
+                    "HEAD of '" + key + "' in bucket '" + bucket + "' at " + endpoint
+                            + " after CompleteMultipartUpload",
+                    e);
+        }
+        String token = metadata.get(S3ObjectStore.META_PUT_TOKEN);
+        long length = head.contentLength() == null ? -1 : head.contentLength();
+        if (length != payload.length() || !token.equals(head.metadata().get(S3ObjectStore.META_PUT_TOKEN))) {
+            throw new IntegrityException(
+                    key,
+                    "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at "
+                            + endpoint + " made version " + r.versionId() + " of " + length + " bytes and put token "
+                            + head.metadata().get(S3ObjectStore.META_PUT_TOKEN) + ", but " + payload.length()
+                            + " bytes with token "
+                            + token + " were sent");
+        }
+    }
+
+    private static String unquoted(String eTag) {
+        String s = eTag.trim();
+        return (s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1) : s)
+                .toLowerCase(Locale.ROOT);
+    }
+
+    private void abort(String key, String uploadId, RuntimeException cause) {
+        try {
+            s3.abortMultipartUpload(a -> a.bucket(bucket).key(key).uploadId(uploadId));
+            LOG.debug("Aborted multipart upload {} of '{}' after a failure", uploadId, key);
+        } catch (SdkException abortFailure) {
+            cause.addSuppressed(abortFailure);
+            LOG.warn(
+                    "Could not abort multipart upload {} of '{}' in bucket '{}'; its parts stay until a lifecycle rule"
+                            + " or abortIncompleteUploads removes them: {}",
+                    uploadId,
+                    key,
+                    bucket,
+                    abortFailure.toString());
+        }
+    }
+
+    /**
+     * Aborts every multipart upload in the bucket initiated strictly before {@code initiatedBefore};
+     * see {@link S3ObjectStore#abortIncompleteUploads(Instant)}.
+     *
+     * @return how many uploads were aborted
+     * @throws StorageException translated as every call here, if listing or aborting fails
+     */
+    int abortIncomplete(Instant initiatedBefore) {
+        int aborted = 0;
+        String keyMarker = null;
+        String uploadIdMarker = null;
+        while (true) {
+            String km = keyMarker;
+            String um = uploadIdMarker;
+            ListMultipartUploadsResponse page;
+            try {
+                page = s3.listMultipartUploads(
+                        l -> l.bucket(bucket).keyMarker(km).uploadIdMarker(um));
+            } catch (SdkException e) {
+                throw S3Errors.translate(null, "ListMultipartUploads of bucket '" + bucket + "' at " + endpoint, e);
+            }
+            for (MultipartUpload upload : page.uploads()) {
+                if (upload.initiated() == null || upload.initiated().isBefore(initiatedBefore)) {
+                    aborted += abortOne(upload) ? 1 : 0;
+                }
+            }
+            if (!Boolean.TRUE.equals(page.isTruncated())) {
+                break;
+            }
+            keyMarker = page.nextKeyMarker();
+            uploadIdMarker = page.nextUploadIdMarker();
+        }
+        if (aborted > 0) {
+            LOG.info(
+                    "Aborted {} multipart upload(s) initiated before {} in bucket '{}'",
+                    aborted,
+                    initiatedBefore,
+                    bucket);
+        }
+        return aborted;
+    }
+
+    private boolean abortOne(MultipartUpload upload) {
+        String what = "AbortMultipartUpload of '" + upload.key() + "' in bucket '" + bucket + "' at " + endpoint;
+        try {
+            s3.abortMultipartUpload(a -> a.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
+            return true;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() == 404) { // NoSuchUpload: completed or aborted meanwhile
+                return false;
+            }
+            throw S3Errors.translate(upload.key(), what, e);
+        } catch (SdkException e) {
+            throw S3Errors.translate(upload.key(), what, e);
+        }
+    }
 }

@@ -15,15 +15,15 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * Stateless.
  */
 final class VersionedBucketWrites {
-  private VersionedBucketWrites() {}
+    private VersionedBucketWrites() {}
 
-  /** Whether repeating {@code request} could change the bucket twice. */
-  static boolean nonIdempotent(SdkHttpRequest request) {
-    SdkHttpMethod method = request.method();
-    if (method != SdkHttpMethod.PUT && method != SdkHttpMethod.POST) {
-      return false;
+    /** Whether repeating {@code request} could change the bucket twice. */
+    static boolean nonIdempotent(SdkHttpRequest request) {
+        SdkHttpMethod method = request.method();
+        if (method != SdkHttpMethod.PUT && method != SdkHttpMethod.POST) {
+            return false;
+        }
+        Map<String, List<String>> query = request.rawQueryParameters();
+        return !(query.containsKey("partNumber") && query.containsKey("uploadId"));
     }
-    Map<String, List<String>> query = request.rawQueryParameters();
-    return !(query.containsKey("partNumber") && query.containsKey("uploadId"));
-  }
 }

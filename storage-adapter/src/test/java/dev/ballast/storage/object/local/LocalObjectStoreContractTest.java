@@ -25,64 +25,68 @@ import org.junit.jupiter.api.io.TempDir;
  * and a second writer is a second store opened on the same directory in this process.
  */
 class LocalObjectStoreContractTest extends ObjectStoreContract {
-  @TempDir
-  Path dir;
+    @TempDir
+    Path dir;
 
-  private Path root;
+    private Path root;
 
-  @Override
-  protected ObjectStore newStore() {
-    root = dir.resolve("store");
-    return LocalObjectStore.open(root);
-  }
-
-  @Override
-  protected String storeName() {
-    return "LocalObjectStore";
-  }
-
-  /** Stores {@code bytes}, then records another SHA-256 for that version, as damage at rest would leave it. */
-  @Override
-  protected void plantObject(String key, byte[] bytes, String recordedSha256Hex) {
-    ObjectVersion v = store.put(key, ObjectContent.ofBytes(bytes));
-    rewrite(v, Sha256.fromHex(recordedSha256Hex), 1);
-  }
-
-  /** Stores {@code bytes}, then removes the version's recorded SHA-256 and generation. */
-  @Override
-  protected void plantForeignObject(String key, byte[] bytes) {
-    ObjectVersion v = store.put(key, ObjectContent.ofBytes(bytes));
-    rewrite(v, null, 0);
-  }
-
-  @Override
-  protected ObjectStore openAnotherWriter(Clock clock) {
-    return LocalObjectStore.open(root, LocalStoreConfig.builder().clock(clock).build());
-  }
-
-  @Override
-  protected void assertNoIncompleteWrites() {
-    try (Stream<Path> temporary = Files.list(root.resolve("tmp"))) {
-      assertThat(temporary).as("temporary files left in " + root.resolve("tmp")).isEmpty();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    @Override
+    protected ObjectStore newStore() {
+        root = dir.resolve("store");
+        return LocalObjectStore.open(root);
     }
-  }
 
-  private void rewrite(ObjectVersion v, byte[] sha256, long generation) {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + root.resolve(LocalObjectStore.INDEX_FILE));
-        PreparedStatement version = c.prepareStatement("UPDATE versions SET sha256 = ?, generation = ? WHERE version_id = ?");
-        PreparedStatement current = c.prepareStatement("UPDATE current SET generation = ? WHERE seq ="
-            + " (SELECT seq FROM versions WHERE version_id = ?)")) {
-      version.setBytes(1, sha256);
-      version.setLong(2, generation);
-      version.setString(3, v.versionId());
-      assertThat(version.executeUpdate()).isEqualTo(1);
-      current.setLong(1, generation);
-      current.setString(2, v.versionId());
-      current.executeUpdate();
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
+    @Override
+    protected String storeName() {
+        return "LocalObjectStore";
     }
-  }
+
+    /** Stores {@code bytes}, then records another SHA-256 for that version, as damage at rest would leave it. */
+    @Override
+    protected void plantObject(String key, byte[] bytes, String recordedSha256Hex) {
+        ObjectVersion v = store.put(key, ObjectContent.ofBytes(bytes));
+        rewrite(v, Sha256.fromHex(recordedSha256Hex), 1);
+    }
+
+    /** Stores {@code bytes}, then removes the version's recorded SHA-256 and generation. */
+    @Override
+    protected void plantForeignObject(String key, byte[] bytes) {
+        ObjectVersion v = store.put(key, ObjectContent.ofBytes(bytes));
+        rewrite(v, null, 0);
+    }
+
+    @Override
+    protected ObjectStore openAnotherWriter(Clock clock) {
+        return LocalObjectStore.open(
+                root, LocalStoreConfig.builder().clock(clock).build());
+    }
+
+    @Override
+    protected void assertNoIncompleteWrites() {
+        try (Stream<Path> temporary = Files.list(root.resolve("tmp"))) {
+            assertThat(temporary)
+                    .as("temporary files left in " + root.resolve("tmp"))
+                    .isEmpty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void rewrite(ObjectVersion v, byte[] sha256, long generation) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + root.resolve(LocalObjectStore.INDEX_FILE));
+                PreparedStatement version =
+                        c.prepareStatement("UPDATE versions SET sha256 = ?, generation = ? WHERE version_id = ?");
+                PreparedStatement current = c.prepareStatement("UPDATE current SET generation = ? WHERE seq ="
+                        + " (SELECT seq FROM versions WHERE version_id = ?)")) {
+            version.setBytes(1, sha256);
+            version.setLong(2, generation);
+            version.setString(3, v.versionId());
+            assertThat(version.executeUpdate()).isEqualTo(1);
+            current.setLong(1, generation);
+            current.setString(2, v.versionId());
+            current.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

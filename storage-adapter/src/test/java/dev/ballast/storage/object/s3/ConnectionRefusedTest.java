@@ -31,41 +31,54 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakCheck.class)
 class ConnectionRefusedTest {
 
-  private static URI refusingEndpoint() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+    private static URI refusingEndpoint() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+        }
     }
-  }
 
-  private static S3Endpoint endpoint(URI uri, HttpClient http) {
-    return S3Endpoint.newBuilder().endpoint(uri).region("us-east-1").credentials("ak", "sk").httpClient(http)
-        .build();
-  }
-
-  @Test
-  void openingAStoreWhoseEndpointRefusesConnectionsSaysSo() throws IOException {
-    URI uri = refusingEndpoint();
-    HttpClient jdk = HttpClient.newHttpClient();
-
-    assertThatThrownBy(() -> S3ObjectStore.open(endpoint(uri, jdk), "bucket", S3StoreConfig.ofDefaults()))
-        .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse())
-        .hasMessageContaining("connection refused")
-        .hasMessageContaining(uri.toString())
-        .hasMessageNotContaining("ClosedChannelException");
-  }
-
-  @Test
-  void aRetriedRefusalThroughTheResilientClientSaysSoToo() throws IOException {
-    URI uri = refusingEndpoint();
-    try (ResilientHttpClient http = ResilientHttpClient.newBuilder()
-        .retry(RetryConfig.builder().maxAttempts(2)
-            .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(2), Jitter.FULL)).build())
-        .build()) {
-      assertThatThrownBy(() -> StorageFacade.newBuilder().s3(endpoint(uri, http)).bucket("bucket").build())
-          .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse())
-          .hasMessageContaining("connection refused")
-          .hasMessageContaining(uri.toString())
-          .hasMessageNotContaining("ClosedChannelException");
+    private static S3Endpoint endpoint(URI uri, HttpClient http) {
+        return S3Endpoint.newBuilder()
+                .endpoint(uri)
+                .region("us-east-1")
+                .credentials("ak", "sk")
+                .httpClient(http)
+                .build();
     }
-  }
+
+    @Test
+    void openingAStoreWhoseEndpointRefusesConnectionsSaysSo() throws IOException {
+        URI uri = refusingEndpoint();
+        HttpClient jdk = HttpClient.newHttpClient();
+
+        assertThatThrownBy(() -> S3ObjectStore.open(endpoint(uri, jdk), "bucket", S3StoreConfig.ofDefaults()))
+                .isInstanceOfSatisfying(
+                        StorageUnavailableException.class,
+                        e -> assertThat(e.outcomeUnknown()).isFalse())
+                .hasMessageContaining("connection refused")
+                .hasMessageContaining(uri.toString())
+                .hasMessageNotContaining("ClosedChannelException");
+    }
+
+    @Test
+    void aRetriedRefusalThroughTheResilientClientSaysSoToo() throws IOException {
+        URI uri = refusingEndpoint();
+        try (ResilientHttpClient http = ResilientHttpClient.newBuilder()
+                .retry(RetryConfig.builder()
+                        .maxAttempts(2)
+                        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(2), Jitter.FULL))
+                        .build())
+                .build()) {
+            assertThatThrownBy(() -> StorageFacade.newBuilder()
+                            .s3(endpoint(uri, http))
+                            .bucket("bucket")
+                            .build())
+                    .isInstanceOfSatisfying(
+                            StorageUnavailableException.class,
+                            e -> assertThat(e.outcomeUnknown()).isFalse())
+                    .hasMessageContaining("connection refused")
+                    .hasMessageContaining(uri.toString())
+                    .hasMessageNotContaining("ClosedChannelException");
+        }
+    }
 }

@@ -32,59 +32,74 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 @ExtendWith(LeakCheck.class)
 class ContentMd5ProbeTest {
-  private static final String WRONG_MD5 = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
-  private static WireMockServer wireMock;
+    private static final String WRONG_MD5 = Md5.base64(Md5.newDigest().digest(new byte[] {0}));
+    private static WireMockServer wireMock;
 
-  @BeforeAll
-  static void start() {
-    wireMock = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    wireMock.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    wireMock.stop();
-  }
-
-  /** An endpoint that accepts every PUT, as a store that validates nothing does. */
-  @BeforeEach
-  void acceptingEverything() {
-    wireMock.resetAll();
-    wireMock.stubFor(head(urlPathEqualTo("/bucket")).willReturn(aResponse().withStatus(200)));
-    wireMock.stubFor(get(urlPathEqualTo("/bucket")).withQueryParam("versioning", equalTo(""))
-        .willReturn(aResponse().withStatus(200).withBody("<VersioningConfiguration><Status>Enabled</Status>"
-            + "</VersioningConfiguration>")));
-    wireMock.stubFor(get(urlPathEqualTo("/bucket")).withQueryParam("versions", equalTo(""))
-        .willReturn(aResponse().withStatus(200).withBody("<ListVersionsResult><Name>bucket</Name>"
-            + "<IsTruncated>false</IsTruncated></ListVersionsResult>")));
-    wireMock.stubFor(put(urlPathMatching("/bucket/.*")).willReturn(aResponse().withStatus(200)
-        .withHeader("ETag", "\"e\"").withHeader("x-amz-version-id", "v1")));
-    wireMock.stubFor(delete(urlPathMatching("/bucket/.*")).willReturn(aResponse().withStatus(204)));
-  }
-
-  private static S3ObjectStore open() {
-    S3Endpoint endpoint = S3Endpoint.newBuilder().endpoint(URI.create("http://localhost:" + wireMock.port()))
-        .credentials("key", "secret").httpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build())
-        .checksumMode(S3Endpoint.ChecksumMode.NEVER).build();
-    return S3ObjectStore.open(endpoint, "bucket", S3StoreConfig.ofDefaults());
-  }
-
-  @Test
-  void aStoreThatKeepsABodyWithAWrongContentMd5DoesNotConfirmItsWrites() {
-    try (S3ObjectStore store = open()) {
-      assertThat(store.confirmsWrites()).isFalse();
+    @BeforeAll
+    static void start() {
+        wireMock = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+        wireMock.start();
     }
-  }
 
-  @Test
-  void aStoreThatRefusesAWrongContentMd5With400ConfirmsItsWrites() {
-    wireMock.stubFor(put(urlPathMatching("/bucket/.*")).withHeader("Content-MD5", equalTo(WRONG_MD5))
-        .willReturn(aResponse().withStatus(400).withBody("<Error><Code>BadDigest</Code><Message>The Content-MD5 you"
-            + " specified did not match what we received.</Message></Error>")));
-
-    try (S3ObjectStore store = open()) {
-      assertThat(store.confirmsWrites()).isTrue();
-      assertThat(store.capabilities().additionalChecksums()).isFalse();
+    @AfterAll
+    static void stop() {
+        wireMock.stop();
     }
-  }
+
+    /** An endpoint that accepts every PUT, as a store that validates nothing does. */
+    @BeforeEach
+    void acceptingEverything() {
+        wireMock.resetAll();
+        wireMock.stubFor(head(urlPathEqualTo("/bucket")).willReturn(aResponse().withStatus(200)));
+        wireMock.stubFor(get(urlPathEqualTo("/bucket"))
+                .withQueryParam("versioning", equalTo(""))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("<VersioningConfiguration><Status>Enabled</Status>" + "</VersioningConfiguration>")));
+        wireMock.stubFor(get(urlPathEqualTo("/bucket"))
+                .withQueryParam("versions", equalTo(""))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("<ListVersionsResult><Name>bucket</Name>"
+                                + "<IsTruncated>false</IsTruncated></ListVersionsResult>")));
+        wireMock.stubFor(put(urlPathMatching("/bucket/.*"))
+                .willReturn(
+                        aResponse().withStatus(200).withHeader("ETag", "\"e\"").withHeader("x-amz-version-id", "v1")));
+        wireMock.stubFor(
+                delete(urlPathMatching("/bucket/.*")).willReturn(aResponse().withStatus(204)));
+    }
+
+    private static S3ObjectStore open() {
+        S3Endpoint endpoint = S3Endpoint.newBuilder()
+                .endpoint(URI.create("http://localhost:" + wireMock.port()))
+                .credentials("key", "secret")
+                .httpClient(HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build())
+                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
+                .build();
+        return S3ObjectStore.open(endpoint, "bucket", S3StoreConfig.ofDefaults());
+    }
+
+    @Test
+    void aStoreThatKeepsABodyWithAWrongContentMd5DoesNotConfirmItsWrites() {
+        try (S3ObjectStore store = open()) {
+            assertThat(store.confirmsWrites()).isFalse();
+        }
+    }
+
+    @Test
+    void aStoreThatRefusesAWrongContentMd5With400ConfirmsItsWrites() {
+        wireMock.stubFor(put(urlPathMatching("/bucket/.*"))
+                .withHeader("Content-MD5", equalTo(WRONG_MD5))
+                .willReturn(aResponse()
+                        .withStatus(400)
+                        .withBody("<Error><Code>BadDigest</Code><Message>The Content-MD5 you"
+                                + " specified did not match what we received.</Message></Error>")));
+
+        try (S3ObjectStore store = open()) {
+            assertThat(store.confirmsWrites()).isTrue();
+            assertThat(store.capabilities().additionalChecksums()).isFalse();
+        }
+    }
 }

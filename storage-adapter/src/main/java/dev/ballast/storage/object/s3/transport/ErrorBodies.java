@@ -19,32 +19,32 @@ import java.io.SequenceInputStream;
  * bodies are streamed on unchanged. Stateless.
  */
 final class ErrorBodies {
-  /** Error bodies up to this many bytes are read in full before the SDK parses them. */
-  static final int MAX_BUFFERED = 64 * 1024;
+    /** Error bodies up to this many bytes are read in full before the SDK parses them. */
+    static final int MAX_BUFFERED = 64 * 1024;
 
-  private ErrorBodies() {}
+    private ErrorBodies() {}
 
-  /** The body of an error answer, read ahead as described in the class comment. */
-  static InputStream readAhead(InputStream body) {
-    byte[] head;
-    try {
-      head = body.readNBytes(MAX_BUFFERED);
-    } catch (IOException cutShort) {
-      closeQuietly(body);
-      return InputStream.nullInputStream();
+    /** The body of an error answer, read ahead as described in the class comment. */
+    static InputStream readAhead(InputStream body) {
+        byte[] head;
+        try {
+            head = body.readNBytes(MAX_BUFFERED);
+        } catch (IOException cutShort) {
+            closeQuietly(body);
+            return InputStream.nullInputStream();
+        }
+        if (head.length < MAX_BUFFERED) {
+            closeQuietly(body);
+            return new ByteArrayInputStream(head);
+        }
+        return new SequenceInputStream(new ByteArrayInputStream(head), body);
     }
-    if (head.length < MAX_BUFFERED) {
-      closeQuietly(body);
-      return new ByteArrayInputStream(head);
-    }
-    return new SequenceInputStream(new ByteArrayInputStream(head), body);
-  }
 
-  static void closeQuietly(InputStream stream) {
-    try {
-      stream.close();
-    } catch (IOException e) {
-      // Closing is how an abort releases the connection; a failure to close leaves nothing to do.
+    static void closeQuietly(InputStream stream) {
+        try {
+            stream.close();
+        } catch (IOException e) {
+            // Closing is how an abort releases the connection; a failure to close leaves nothing to do.
+        }
     }
-  }
 }

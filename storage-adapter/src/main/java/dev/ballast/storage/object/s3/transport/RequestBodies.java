@@ -1,9 +1,9 @@
 package dev.ballast.storage.object.s3.transport;
 
 import dev.ballast.http.ReplayableBodyPublisher;
+import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpRequest;
 import java.util.Optional;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -34,75 +34,84 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * Stateless.
  */
 final class RequestBodies {
-  private static final String EXPECT_CONTINUE = "100-continue";
+    private static final String EXPECT_CONTINUE = "100-continue";
 
-  private RequestBodies() {}
+    private RequestBodies() {}
 
-  /**
-   * Sets the method and body of {@code target} for {@code request}.
-   *
-   * @param nonIdempotentEffect whether to mark the body so the layer below never repeats the request
-   * @throws IllegalArgumentException if {@code Content-Length} is not a non-negative number, or is
-   *     positive while there is no content
-   */
-  static void apply(SdkHttpRequest request, Optional<ContentStreamProvider> content, boolean nonIdempotentEffect,
-      HttpRequest.Builder target) {
-    long contentLength = contentLength(request);
-    SdkHttpMethod method = request.method();
-    if (contentLength == 0 || content.isEmpty()) {
-      if (contentLength > 0) {
-        throw new IllegalArgumentException("Content-Length is " + contentLength
-            + " but the request has no content to send");
-      }
-      bodiless(target, method, contentLength == 0, nonIdempotentEffect);
-      return;
+    /**
+     * Sets the method and body of {@code target} for {@code request}.
+     *
+     * @param nonIdempotentEffect whether to mark the body so the layer below never repeats the request
+     * @throws IllegalArgumentException if {@code Content-Length} is not a non-negative number, or is
+     *     positive while there is no content
+     */
+    static void apply(
+            SdkHttpRequest request,
+            Optional<ContentStreamProvider> content,
+            boolean nonIdempotentEffect,
+            HttpRequest.Builder target) {
+        long contentLength = contentLength(request);
+        SdkHttpMethod method = request.method();
+        if (contentLength == 0 || content.isEmpty()) {
+            if (contentLength > 0) {
+                throw new IllegalArgumentException(
+                        "Content-Length is " + contentLength + " but the request has no content to send");
+            }
+            bodiless(target, method, contentLength == 0, nonIdempotentEffect);
+            return;
+        }
+        ReplayableBodyPublisher body = replayable(content.get(), contentLength);
+        target.method(method.name(), nonIdempotentEffect ? body.nonIdempotent() : body);
+        target.expectContinue(request.firstMatchingHeader("Expect")
+                .map(value -> value.trim().equalsIgnoreCase(EXPECT_CONTINUE))
+                .orElse(false));
     }
-    ReplayableBodyPublisher body = replayable(content.get(), contentLength);
-    target.method(method.name(), nonIdempotentEffect ? body.nonIdempotent() : body);
-    target.expectContinue(request.firstMatchingHeader("Expect")
-        .map(value -> value.trim().equalsIgnoreCase(EXPECT_CONTINUE))
-        .orElse(false));
-  }
 
-  private static void bodiless(HttpRequest.Builder target, SdkHttpMethod method, boolean explicitZero,
-      boolean nonIdempotentEffect) {
-    if (nonIdempotentEffect) {
-      target.method(method.name(), ReplayableBodyPublisher.ofSupplier(BodyPublishers::noBody, 0).nonIdempotent());
-      return;
+    private static void bodiless(
+            HttpRequest.Builder target, SdkHttpMethod method, boolean explicitZero, boolean nonIdempotentEffect) {
+        if (nonIdempotentEffect) {
+            target.method(
+                    method.name(),
+                    ReplayableBodyPublisher.ofSupplier(BodyPublishers::noBody, 0)
+                            .nonIdempotent());
+            return;
+        }
+        if (!explicitZero && method == SdkHttpMethod.GET) {
+            target.GET();
+        } else if (!explicitZero && method == SdkHttpMethod.DELETE) {
+            target.DELETE();
+        } else {
+            target.method(method.name(), BodyPublishers.noBody());
+        }
     }
-    if (!explicitZero && method == SdkHttpMethod.GET) {
-      target.GET();
-    } else if (!explicitZero && method == SdkHttpMethod.DELETE) {
-      target.DELETE();
-    } else {
-      target.method(method.name(), BodyPublishers.noBody());
-    }
-  }
 
-  private static ReplayableBodyPublisher replayable(ContentStreamProvider provider, long contentLength) {
-    // BodyPublishers.ofInputStream calls its supplier once per subscription and closes the stream at
-    // its end; the fixed-length wrapper makes the JDK send exactly contentLength as Content-Length.
-    return ReplayableBodyPublisher.ofSupplier(() -> {
-      BodyPublisher stream = BodyPublishers.ofInputStream(provider::newStream);
-      return contentLength < 0 ? stream : BodyPublishers.fromPublisher(stream, contentLength);
-    }, contentLength < 0 ? -1 : contentLength);
-  }
+    private static ReplayableBodyPublisher replayable(ContentStreamProvider provider, long contentLength) {
+        // BodyPublishers.ofInputStream calls its supplier once per subscription and closes the stream at
+        // its end; the fixed-length wrapper makes the JDK send exactly contentLength as Content-Length.
+        return ReplayableBodyPublisher.ofSupplier(
+                () -> {
+                    BodyPublisher stream = BodyPublishers.ofInputStream(provider::newStream);
+                    return contentLength < 0 ? stream : BodyPublishers.fromPublisher(stream, contentLength);
+                },
+                contentLength < 0 ? -1 : contentLength);
+    }
 
-  private static long contentLength(SdkHttpRequest request) {
-    Optional<String> header = request.firstMatchingHeader("Content-Length");
-    if (header.isEmpty()) {
-      return -1;
+    private static long contentLength(SdkHttpRequest request) {
+        Optional<String> header = request.firstMatchingHeader("Content-Length");
+        if (header.isEmpty()) {
+            return -1;
+        }
+        String value = header.get().trim();
+        try {
+            long length = Long.parseLong(value);
+            if (length >= 0) {
+                return length;
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "Content-Length must be a non-negative decimal number but was '" + value + "'", e);
+        }
+        throw new IllegalArgumentException(
+                "Content-Length must be a non-negative decimal number but was '" + value + "'");
     }
-    String value = header.get().trim();
-    try {
-      long length = Long.parseLong(value);
-      if (length >= 0) {
-        return length;
-      }
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Content-Length must be a non-negative decimal number but was '" + value
-          + "'", e);
-    }
-    throw new IllegalArgumentException("Content-Length must be a non-negative decimal number but was '" + value + "'");
-  }
 }

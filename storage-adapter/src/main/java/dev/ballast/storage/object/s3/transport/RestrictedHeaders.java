@@ -29,48 +29,48 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * Stateless.
  */
 final class RestrictedHeaders {
-  private static final Set<String> SET_BY_JDK = caseInsensitive(
-      "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding");
+    private static final Set<String> SET_BY_JDK =
+            caseInsensitive("connection", "content-length", "expect", "host", "upgrade", "transfer-encoding");
 
-  private RestrictedHeaders() {}
+    private RestrictedHeaders() {}
 
-  /**
-   * Copies every header of {@code request} that the JDK lets callers set, all values in order.
-   *
-   * @throws IllegalArgumentException if the signed {@code Host} differs from the one the JDK sends,
-   *     or a header name or value is one {@code java.net.http} refuses
-   */
-  static void copy(SdkHttpRequest request, HttpRequest.Builder target) {
-    request.firstMatchingHeader("Host").ifPresent(signed -> checkHost(request.getUri(), signed));
-    request.forEachHeader((name, values) -> {
-      if (!SET_BY_JDK.contains(name)) {
-        for (String value : values) {
-          target.header(name, value);
-        }
-      }
-    });
-  }
-
-  private static void checkHost(URI uri, String signedHost) {
-    String sent = jdkHost(uri);
-    if (!sent.equalsIgnoreCase(signedHost.trim())) {
-      throw new IllegalArgumentException("The request's Host header '" + signedHost + "' differs from '" + sent
-          + "', which java.net.http derives from " + uri + " and sends; the signature would not match");
+    /**
+     * Copies every header of {@code request} that the JDK lets callers set, all values in order.
+     *
+     * @throws IllegalArgumentException if the signed {@code Host} differs from the one the JDK sends,
+     *     or a header name or value is one {@code java.net.http} refuses
+     */
+    static void copy(SdkHttpRequest request, HttpRequest.Builder target) {
+        request.firstMatchingHeader("Host").ifPresent(signed -> checkHost(request.getUri(), signed));
+        request.forEachHeader((name, values) -> {
+            if (!SET_BY_JDK.contains(name)) {
+                for (String value : values) {
+                    target.header(name, value);
+                }
+            }
+        });
     }
-  }
 
-  /** The JDK's rule for the Host header (and the HTTP/2 {@code :authority}): port only when not default. */
-  static String jdkHost(URI uri) {
-    String host = uri.getHost();
-    int port = uri.getPort();
-    boolean https = "https".equalsIgnoreCase(uri.getScheme());
-    boolean defaultPort = port == -1 || port == (https ? 443 : 80);
-    return defaultPort ? host : host + ":" + port;
-  }
+    private static void checkHost(URI uri, String signedHost) {
+        String sent = jdkHost(uri);
+        if (!sent.equalsIgnoreCase(signedHost.trim())) {
+            throw new IllegalArgumentException("The request's Host header '" + signedHost + "' differs from '" + sent
+                    + "', which java.net.http derives from " + uri + " and sends; the signature would not match");
+        }
+    }
 
-  private static Set<String> caseInsensitive(String... names) {
-    Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    set.addAll(List.of(names));
-    return set;
-  }
+    /** The JDK's rule for the Host header (and the HTTP/2 {@code :authority}): port only when not default. */
+    static String jdkHost(URI uri) {
+        String host = uri.getHost();
+        int port = uri.getPort();
+        boolean https = "https".equalsIgnoreCase(uri.getScheme());
+        boolean defaultPort = port == -1 || port == (https ? 443 : 80);
+        return defaultPort ? host : host + ":" + port;
+    }
+
+    private static Set<String> caseInsensitive(String... names) {
+        Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        set.addAll(List.of(names));
+        return set;
+    }
 }

@@ -19,39 +19,39 @@ import org.jspecify.annotations.Nullable;
  * Stateless.
  */
 final class TransportFailures {
-  private TransportFailures() {}
+    private TransportFailures() {}
 
-  /**
-   * The exception to throw from the calling thread for {@code cause}, the failure of the exchange
-   * {@code exchange} (e.g. "PUT http://host/bucket/key").
-   *
-   * @throws RuntimeException {@code cause} itself when it is unchecked
-   * @throws Error {@code cause} itself when it is an error
-   */
-  static IOException onCallingThread(String exchange, @Nullable Throwable cause) {
-    if (cause instanceof CancellationException) {
-      return new IOException("Request was aborted: " + exchange, cause);
+    /**
+     * The exception to throw from the calling thread for {@code cause}, the failure of the exchange
+     * {@code exchange} (e.g. "PUT http://host/bucket/key").
+     *
+     * @throws RuntimeException {@code cause} itself when it is unchecked
+     * @throws Error {@code cause} itself when it is an error
+     */
+    static IOException onCallingThread(String exchange, @Nullable Throwable cause) {
+        if (cause instanceof CancellationException) {
+            return new IOException("Request was aborted: " + exchange, cause);
+        }
+        if (cause instanceof RuntimeException unchecked) {
+            throw unchecked;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        String message = exchange + ": " + cause;
+        IOException translated;
+        if (cause instanceof HttpConnectTimeoutException) {
+            translated = new HttpConnectTimeoutException(message);
+        } else if (cause instanceof HttpTimeoutException) {
+            translated = new HttpTimeoutException(message);
+        } else if (cause instanceof ConnectException) {
+            translated = new ConnectException(message);
+        } else if (cause instanceof SSLHandshakeException) {
+            translated = new SSLHandshakeException(message);
+        } else {
+            return new IOException(message, cause);
+        }
+        translated.initCause(cause);
+        return translated;
     }
-    if (cause instanceof RuntimeException unchecked) {
-      throw unchecked;
-    }
-    if (cause instanceof Error error) {
-      throw error;
-    }
-    String message = exchange + ": " + cause;
-    IOException translated;
-    if (cause instanceof HttpConnectTimeoutException) {
-      translated = new HttpConnectTimeoutException(message);
-    } else if (cause instanceof HttpTimeoutException) {
-      translated = new HttpTimeoutException(message);
-    } else if (cause instanceof ConnectException) {
-      translated = new ConnectException(message);
-    } else if (cause instanceof SSLHandshakeException) {
-      translated = new SSLHandshakeException(message);
-    } else {
-      return new IOException(message, cause);
-    }
-    translated.initCause(cause);
-    return translated;
-  }
 }

@@ -17,29 +17,33 @@ import software.amazon.awssdk.http.SdkHttpMethod;
  * stack the object store uses by default: the resilient layer must not change what goes on the wire.
  */
 class JdkSdkHttpClientOverResilientHttpClientTest extends SdkHttpClientContract {
-  private static final int MAX_ATTEMPTS = 3;
+    private static final int MAX_ATTEMPTS = 3;
 
-  /** One resilient client per transport, shut down after the test (it forwards to the transport on JDK 21+). */
-  private final Map<HttpClient, ResilientHttpClient> resilientClients = new IdentityHashMap<>();
+    /** One resilient client per transport, shut down after the test (it forwards to the transport on JDK 21+). */
+    private final Map<HttpClient, ResilientHttpClient> resilientClients = new IdentityHashMap<>();
 
-  @Override
-  protected SdkHttpClient createSdkHttpClient(HttpClient transport) {
-    return JdkSdkHttpClient.create(resilientClients.computeIfAbsent(transport, t -> ResilientHttpClient.newBuilder()
-        .delegate(t)
-        .retry(RetryConfig.builder().maxAttempts(MAX_ATTEMPTS)
-            .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE)).build())
-        .build()));
-  }
+    @Override
+    protected SdkHttpClient createSdkHttpClient(HttpClient transport) {
+        return JdkSdkHttpClient.create(resilientClients.computeIfAbsent(
+                transport,
+                t -> ResilientHttpClient.newBuilder()
+                        .delegate(t)
+                        .retry(RetryConfig.builder()
+                                .maxAttempts(MAX_ATTEMPTS)
+                                .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1), Jitter.NONE))
+                                .build())
+                        .build()));
+    }
 
-  /** The resilient layer retries a 5xx answer (POST carries its idempotency key), up to its attempts. */
-  @Override
-  protected int transmissionsOf(SdkHttpMethod method, int status) {
-    return status >= 500 ? MAX_ATTEMPTS : 1;
-  }
+    /** The resilient layer retries a 5xx answer (POST carries its idempotency key), up to its attempts. */
+    @Override
+    protected int transmissionsOf(SdkHttpMethod method, int status) {
+        return status >= 500 ? MAX_ATTEMPTS : 1;
+    }
 
-  @AfterEach
-  void shutDownResilientClients() {
-    resilientClients.values().forEach(ResilientHttpClient::shutdownNow);
-    resilientClients.clear();
-  }
+    @AfterEach
+    void shutDownResilientClients() {
+        resilientClients.values().forEach(ResilientHttpClient::shutdownNow);
+        resilientClients.clear();
+    }
 }

@@ -23,62 +23,87 @@ import software.amazon.awssdk.http.SdkHttpMethod;
 @ExtendWith(LeakCheck.class)
 class JdkSdkHttpClientTest extends SdkHttpClientContract {
 
-  @Override
-  protected SdkHttpClient createSdkHttpClient(HttpClient transport) {
-    return JdkSdkHttpClient.create(transport);
-  }
-
-  @Test
-  void aResponseTimeoutSurfacesAsHttpTimeoutExceptionWithTheJdkCause() throws Exception {
-    try (ScriptedServer server = ScriptedServer.silent()) {
-      JdkSdkHttpClient client = JdkSdkHttpClient.builder(jdk).responseTimeout(Duration.ofMillis(300)).build();
-      ExecutableHttpRequest prepared = client.prepareRequest(HttpExecuteRequest.builder()
-          .request(requestTo(server.uri().toString(), SdkHttpMethod.GET)).build());
-
-      assertThatThrownBy(prepared::call)
-          .isInstanceOf(HttpTimeoutException.class)
-          .hasMessageContaining("GET " + server.uri())
-          .cause().isInstanceOf(HttpTimeoutException.class);
+    @Override
+    protected SdkHttpClient createSdkHttpClient(HttpClient transport) {
+        return JdkSdkHttpClient.create(transport);
     }
-  }
 
-  @Test
-  void theNonIdempotentEffectRuleMarksTheBodiesOfTheRequestsItHoldsFor() {
-    JdkSdkHttpClient client = JdkSdkHttpClient.builder(jdk)
-        .nonIdempotentEffect(r -> r.getUri().getPath().endsWith("/versioned")).build();
-    byte[] content = {1, 2, 3};
+    @Test
+    void aResponseTimeoutSurfacesAsHttpTimeoutExceptionWithTheJdkCause() throws Exception {
+        try (ScriptedServer server = ScriptedServer.silent()) {
+            JdkSdkHttpClient client = JdkSdkHttpClient.builder(jdk)
+                    .responseTimeout(Duration.ofMillis(300))
+                    .build();
+            ExecutableHttpRequest prepared = client.prepareRequest(HttpExecuteRequest.builder()
+                    .request(requestTo(server.uri().toString(), SdkHttpMethod.GET))
+                    .build());
 
-    HttpRequest marked = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", content));
-    HttpRequest markedEmpty = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", new byte[0]));
-    HttpRequest unmarked = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/other", content));
-    HttpRequest byDefault = JdkSdkHttpClient.create(jdk).toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", content));
+            assertThatThrownBy(prepared::call)
+                    .isInstanceOf(HttpTimeoutException.class)
+                    .hasMessageContaining("GET " + server.uri())
+                    .cause()
+                    .isInstanceOf(HttpTimeoutException.class);
+        }
+    }
 
-    assertThat(marked.bodyPublisher()).get().isInstanceOfSatisfying(ReplayableBodyPublisher.class,
-        p -> assertThat(p.isNonIdempotent()).isTrue());
-    assertThat(markedEmpty.bodyPublisher()).get().isInstanceOfSatisfying(ReplayableBodyPublisher.class,
-        p -> assertThat(p.isNonIdempotent()).isTrue());
-    assertThat(markedEmpty.bodyPublisher().orElseThrow().contentLength()).isZero();
-    assertThat(unmarked.bodyPublisher()).get().isInstanceOfSatisfying(ReplayableBodyPublisher.class,
-        p -> assertThat(p.isNonIdempotent()).isFalse());
-    assertThat(byDefault.bodyPublisher()).get().isInstanceOfSatisfying(ReplayableBodyPublisher.class,
-        p -> assertThat(p.isNonIdempotent()).isFalse());
-  }
+    @Test
+    void theNonIdempotentEffectRuleMarksTheBodiesOfTheRequestsItHoldsFor() {
+        JdkSdkHttpClient client = JdkSdkHttpClient.builder(jdk)
+                .nonIdempotentEffect(r -> r.getUri().getPath().endsWith("/versioned"))
+                .build();
+        byte[] content = {1, 2, 3};
 
-  @Test
-  void invalidOptionsAreRefusedNamingTheOption() {
-    assertThatThrownBy(() -> JdkSdkHttpClient.create(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("httpClient");
-    assertThatThrownBy(() -> JdkSdkHttpClient.builder(jdk).responseTimeout(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("responseTimeout");
-    assertThatThrownBy(() -> JdkSdkHttpClient.builder(jdk).nonIdempotentEffect(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("rule");
-  }
+        HttpRequest marked = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", content));
+        HttpRequest markedEmpty = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", new byte[0]));
+        HttpRequest unmarked = client.toJdkRequest(execute(SdkHttpMethod.PUT, "/b/other", content));
+        HttpRequest byDefault =
+                JdkSdkHttpClient.create(jdk).toJdkRequest(execute(SdkHttpMethod.PUT, "/b/versioned", content));
 
-  private static HttpExecuteRequest execute(SdkHttpMethod method, String path, byte[] content) {
-    SdkHttpFullRequest request = SdkHttpFullRequest.builder().method(method)
-        .uri(URI.create("http://localhost:9000" + path)).putHeader("Content-Length", String.valueOf(content.length))
-        .build();
-    return HttpExecuteRequest.builder().request(request)
-        .contentStreamProvider(content.length == 0 ? null : () -> new ByteArrayInputStream(content)).build();
-  }
+        assertThat(marked.bodyPublisher())
+                .get()
+                .isInstanceOfSatisfying(
+                        ReplayableBodyPublisher.class,
+                        p -> assertThat(p.isNonIdempotent()).isTrue());
+        assertThat(markedEmpty.bodyPublisher())
+                .get()
+                .isInstanceOfSatisfying(
+                        ReplayableBodyPublisher.class,
+                        p -> assertThat(p.isNonIdempotent()).isTrue());
+        assertThat(markedEmpty.bodyPublisher().orElseThrow().contentLength()).isZero();
+        assertThat(unmarked.bodyPublisher())
+                .get()
+                .isInstanceOfSatisfying(
+                        ReplayableBodyPublisher.class,
+                        p -> assertThat(p.isNonIdempotent()).isFalse());
+        assertThat(byDefault.bodyPublisher())
+                .get()
+                .isInstanceOfSatisfying(
+                        ReplayableBodyPublisher.class,
+                        p -> assertThat(p.isNonIdempotent()).isFalse());
+    }
+
+    @Test
+    void invalidOptionsAreRefusedNamingTheOption() {
+        assertThatThrownBy(() -> JdkSdkHttpClient.create(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("httpClient");
+        assertThatThrownBy(() -> JdkSdkHttpClient.builder(jdk).responseTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("responseTimeout");
+        assertThatThrownBy(() -> JdkSdkHttpClient.builder(jdk).nonIdempotentEffect(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("rule");
+    }
+
+    private static HttpExecuteRequest execute(SdkHttpMethod method, String path, byte[] content) {
+        SdkHttpFullRequest request = SdkHttpFullRequest.builder()
+                .method(method)
+                .uri(URI.create("http://localhost:9000" + path))
+                .putHeader("Content-Length", String.valueOf(content.length))
+                .build();
+        return HttpExecuteRequest.builder()
+                .request(request)
+                .contentStreamProvider(content.length == 0 ? null : () -> new ByteArrayInputStream(content))
+                .build();
+    }
 }

@@ -72,25 +72,27 @@ class S3ClientOverJdkHttpTest {
             throws IOException {
         try (S3Client s3 = client(checksums)) {
             s3.createBucket(b -> b.bucket(bucket));
-            s3.putBucketVersioning(b -> b.bucket(bucket)
-                    .versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+            s3.putBucketVersioning(
+                    b -> b.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
             assertThat(s3.getBucketVersioning(b -> b.bucket(bucket)).status())
                     .isEqualTo(BucketVersioningStatus.ENABLED);
 
             byte[] empty = new byte[0];
             byte[] oneMiB = pseudoRandom(MIB, 42);
             PutObjectResponse emptyPut = s3.putObject(b -> b.bucket(bucket).key("empty"), RequestBody.fromBytes(empty));
-            PutObjectResponse first = s3.putObject(b -> b.bucket(bucket).key("dir/one-mib"), RequestBody.fromBytes(oneMiB));
+            PutObjectResponse first =
+                    s3.putObject(b -> b.bucket(bucket).key("dir/one-mib"), RequestBody.fromBytes(oneMiB));
             byte[] replaced = "second version".getBytes(UTF_8);
-            PutObjectResponse second = s3.putObject(b -> b.bucket(bucket).key("dir/one-mib"),
-                    RequestBody.fromBytes(replaced));
+            PutObjectResponse second =
+                    s3.putObject(b -> b.bucket(bucket).key("dir/one-mib"), RequestBody.fromBytes(replaced));
 
             assertThat(emptyPut.versionId()).isNotBlank();
             assertThat(first.versionId()).isNotBlank().isNotEqualTo(second.versionId());
             assertThat(read(s3, "empty", null)).isEmpty();
             assertThat(read(s3, "dir/one-mib", null)).isEqualTo(replaced);
             assertThat(read(s3, "dir/one-mib", first.versionId())).isEqualTo(oneMiB);
-            assertThat(s3.headObject(b -> b.bucket(bucket).key("empty")).contentLength()).isZero();
+            assertThat(s3.headObject(b -> b.bucket(bucket).key("empty")).contentLength())
+                    .isZero();
 
             s3.deleteObject(b -> b.bucket(bucket).key("dir/one-mib"));
 
@@ -101,10 +103,14 @@ class S3ClientOverJdkHttpTest {
                 versions.addAll(page.versions());
                 page.deleteMarkers().forEach(m -> deleteMarkers.add(m.versionId()));
             });
-            assertThat(versions).extracting(ObjectVersion::versionId)
+            assertThat(versions)
+                    .extracting(ObjectVersion::versionId)
                     .containsExactlyInAnyOrder(first.versionId(), second.versionId());
-            assertThat(versions).filteredOn(v -> v.versionId().equals(first.versionId()))
-                    .singleElement().extracting(ObjectVersion::size).isEqualTo((long) MIB);
+            assertThat(versions)
+                    .filteredOn(v -> v.versionId().equals(first.versionId()))
+                    .singleElement()
+                    .extracting(ObjectVersion::size)
+                    .isEqualTo((long) MIB);
             assertThat(deleteMarkers).hasSize(1);
             assertThat(read(s3, "dir/one-mib", second.versionId())).isEqualTo(replaced);
         }
