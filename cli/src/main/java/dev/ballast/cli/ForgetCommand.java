@@ -114,14 +114,7 @@ final class ForgetCommand extends BallastCommand {
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,
-                        () -> new Pruner(
-                                        session.objects(),
-                                        ctx.clock(),
-                                        grace,
-                                        false,
-                                        session.localDirectory() != null,
-                                        () -> {})
-                                .run(Set.of(name)));
+                        () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
                 return PruneCommand.report(ctx, r, common.verbose, session.where());
             }
             return code;

@@ -46,13 +46,7 @@ final class PruneCommand extends BallastCommand {
             Pruner.Result r = Errors.translate(
                     session.where(),
                     null,
-                    () -> new Pruner(
-                                    session.objects(),
-                                    ctx.clock(),
-                                    grace,
-                                    dryRun,
-                                    !dryRun && session.localDirectory() != null,
-                                    () -> {})
+                    () -> Pruner.of(session, ctx.clock(), grace, dryRun)
                             .run(names.isEmpty() ? null : Set.copyOf(names)));
             return report(ctx, r, common.verbose, session.where());
         }

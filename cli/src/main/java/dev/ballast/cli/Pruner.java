@@ -74,6 +74,15 @@ final class Pruner {
     private final boolean soleWriter;
 
     /**
+     * The pruner of a command's store session: on the local store (not in a dry run) the command holds
+     * the store's only writer lock, so no backup can be running beside it.
+     */
+    static Pruner of(StoreSession session, Clock clock, Duration grace, boolean dryRun) {
+        return new Pruner(
+                session.objects(), clock, grace, dryRun, !dryRun && session.localDirectory() != null, () -> {});
+    }
+
+    /**
      * @param afterMarkersListed runs once the run markers are listed and before the versions are
      *     (a test's hook to start a backup in that window)
      */

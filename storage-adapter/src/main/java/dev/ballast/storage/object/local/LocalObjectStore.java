@@ -798,10 +798,15 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     public List<VersionEntry> versions(String key) {
         validate(key);
         List<VersionIndex.Row> rows = read(ix -> ix.history(key), key, "Listing the versions of '" + key + "'");
+        return entries(rows);
+    }
+
+    /** The index rows as version entries, in their order. */
+    private List<VersionEntry> entries(List<VersionIndex.Row> rows) {
         List<VersionEntry> entries = new ArrayList<>(rows.size());
         for (VersionIndex.Row r : rows) {
             entries.add(new VersionEntry(
-                    key,
+                    r.key(),
                     r.versionId(),
                     r.deleteMarker() ? null : eTag(r.versionId()),
                     r.size(),
@@ -824,18 +829,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         Objects.requireNonNull(prefix, "prefix");
         List<VersionIndex.Row> rows =
                 read(ix -> ix.historyUnder(prefix), null, "Listing the versions under '" + prefix + "'");
-        List<VersionEntry> entries = new ArrayList<>(rows.size());
-        for (VersionIndex.Row r : rows) {
-            entries.add(new VersionEntry(
-                    r.key(),
-                    r.versionId(),
-                    r.deleteMarker() ? null : eTag(r.versionId()),
-                    r.size(),
-                    Instant.ofEpochMilli(r.modifiedMillis()),
-                    r.latest(),
-                    r.deleteMarker()));
-        }
-        return List.copyOf(entries);
+        return entries(rows);
     }
 
     /** One index query on an idle read connection (opening one if none is idle). */

@@ -365,26 +365,30 @@ final class CapabilityProbe {
      * answer (a connection the server closed after refusing the last probe body) is made once more.
      */
     private void cleanUp() {
-        try {
-            removeProbeVersions();
-        } catch (SdkClientException first) {
-            LOG.debug("Probe clean-up failed without an answer, trying once more: {}", first.toString());
+        for (int attempt = 1; ; attempt++) {
             try {
                 removeProbeVersions();
+                return;
+            } catch (SdkClientException noAnswer) {
+                if (attempt == 1) {
+                    LOG.debug("Probe clean-up failed without an answer, trying once more: {}", noAnswer.toString());
+                    continue;
+                }
+                warnNotRemoved(noAnswer);
+                return;
             } catch (SdkException | StorageException e) {
-                LOG.warn(
-                        "Could not remove the capability probe object '{}' from bucket '{}': {}",
-                        probeKey,
-                        bucket,
-                        e.toString());
+                warnNotRemoved(e);
+                return;
             }
-        } catch (SdkException | StorageException e) {
-            LOG.warn(
-                    "Could not remove the capability probe object '{}' from bucket '{}': {}",
-                    probeKey,
-                    bucket,
-                    e.toString());
         }
+    }
+
+    private void warnNotRemoved(Exception e) {
+        LOG.warn(
+                "Could not remove the capability probe object '{}' from bucket '{}': {}",
+                probeKey,
+                bucket,
+                e.toString());
     }
 
     private void removeProbeVersions() {
