@@ -223,6 +223,12 @@ final class BackupCommand extends BallastCommand {
             return ExitCodes.INCOMPLETE;
         }
         ctx.out().println("Backup '" + backupName + "' INCOMPLETE: " + totals);
+        if (!r.cancelled()) {
+            // Named one per line when the store failed; after Ctrl-C they are only counted below.
+            for (String p : r.notAttempted()) {
+                ctx.err().println("Not stored: " + Errors.printable(p) + " (not attempted)");
+            }
+        }
         int notStored = r.failed().size() + r.notAttempted().size();
         List<String> first = r.failed().stream()
                 .map(BackupRunner.Failure::path)

@@ -71,15 +71,10 @@ final class Pruner {
     private final Duration grace;
     private final boolean dryRun;
     private final Runnable afterMarkersListed;
-    private final boolean soleWriter;
 
-    /**
-     * The pruner of a command's store session: on the local store (not in a dry run) the command holds
-     * the store's only writer lock, so no backup can be running beside it.
-     */
+    /** The pruner of a command's store session, with no hook. */
     static Pruner of(StoreSession session, Clock clock, Duration grace, boolean dryRun) {
-        return new Pruner(
-                session.objects(), clock, grace, dryRun, !dryRun && session.localDirectory() != null, () -> {});
+        return new Pruner(session.objects(), clock, grace, dryRun, () -> {});
     }
 
     /**
@@ -87,22 +82,6 @@ final class Pruner {
      *     (a test's hook to start a backup in that window)
      */
     Pruner(ObjectStore store, Clock clock, Duration grace, boolean dryRun, Runnable afterMarkersListed) {
-        this(store, clock, grace, dryRun, false, afterMarkersListed);
-    }
-
-    /**
-     * @param soleWriter whether this process holds the store's only writer lock (the local store, not
-     *     in a dry run): then no backup can be running, and every run marker is a dead run's
-     * @param afterMarkersListed as above
-     */
-    Pruner(
-            ObjectStore store,
-            Clock clock,
-            Duration grace,
-            boolean dryRun,
-            boolean soleWriter,
-            Runnable afterMarkersListed) {
-        this.soleWriter = soleWriter;
         this.store = store;
         this.clock = clock;
         this.grace = grace;
@@ -118,8 +97,7 @@ final class Pruner {
     Result run(@Nullable Set<String> only) {
         Instant t0 = clock.instant();
         List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
-        RunMarker.Found markers =
-                soleWriter ? new RunMarker.Found(List.of(), markerVersions) : RunMarker.classify(markerVersions, t0);
+        RunMarker.Found markers = RunMarker.classify(markerVersions, t0);
         Set<String> running = new HashSet<>();
         markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
         // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket

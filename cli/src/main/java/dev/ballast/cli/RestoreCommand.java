@@ -169,9 +169,9 @@ final class RestoreCommand extends BallastCommand {
                 return ExitCodes.OK;
             }
             ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
-            // Files an interruption left unattempted are counted in the summary, not listed one per line.
+            // After Ctrl-C the files left unattempted are counted in the summary, not listed one per line.
             r.failed().stream()
-                    .filter(f -> !RestoreRunner.NOT_ATTEMPTED.equals(f.reason()))
+                    .filter(f -> !r.cancelled() || !RestoreRunner.NOT_ATTEMPTED.equals(f.reason()))
                     .forEach(f -> ctx.err()
                             .println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason())
                                     + ")"));

@@ -90,17 +90,6 @@ class PrunerTest {
     }
 
     @Test
-    void aPruneHoldingTheStoresOnlyWriterLockTakesEveryMarkerForADeadRuns() {
-        put("n/a", "orphan", T0.minus(Duration.ofDays(2)));
-        put(RunMarker.prefix("n") + "killed", "{}", T0.minus(Duration.ofMinutes(4)));
-        Pruner.Result r =
-                new Pruner(store, Clock.fixed(T0, ZoneOffset.UTC), Duration.ZERO, false, true, () -> {}).run(null);
-        assertThat(r.skipped()).as("no backup can run beside the lock holder").isEmpty();
-        assertThat(store.versions("n/a")).isEmpty();
-        assertThat(store.versions(RunMarker.prefix("n") + "killed")).isEmpty();
-    }
-
-    @Test
     void theGracePeriodKeepsRecentVersionsAndADryRunDeletesNothing() {
         put("n/a", "old", T0.minus(Duration.ofMinutes(30)));
         ObjectVersion current = put("n/a", "new", T0.minus(Duration.ofMinutes(20)));
