@@ -85,8 +85,11 @@ public final class S3Errors {
                         e);
             }
             if (status == 501) {
+                // RFC 9110 §15.6.2: the server does not support what the request asks for.
                 return new UnsupportedCapabilityException(
-                        detail + "; the operation is not implemented by this endpoint", e);
+                        detail + "; the endpoint answered 501 Not Implemented: its S3 implementation does not offer"
+                                + " this operation",
+                        e);
             }
             if (status == 404 && "NoSuchBucket".equals(code)) {
                 return new BucketNotFoundException(
