@@ -44,6 +44,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -137,6 +140,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private long lastArrivalNanos;
     private boolean committing;
     private volatile boolean closed;
+    /** Runs the commits {@link #putAsync} starts: one thread, ended after a second without work. */
+    private final ThreadPoolExecutor committer;
 
     private LocalObjectStore(
             Path root,
@@ -153,6 +158,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         this.writer = writer;
         this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true);
         this.versionIds = config.random().get();
+        this.committer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "ballast-local-commit");
+            t.setDaemon(true);
+            return t;
+        });
+        this.committer.allowCoreThreadTimeOut(true);
     }
 
     /** Opens (creating if absent) the store in {@code root} as its writer; see {@link #open(Path, LocalStoreConfig)}. */
@@ -360,31 +371,34 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public ObjectVersion put(String key, ObjectContent content) {
-        return join(putAsync(key, content));
+        return join(write(key, content, Condition.NONE, null, true));
     }
 
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return join(write(key, content, Condition.IF_ABSENT, null));
+        return join(write(key, content, Condition.IF_ABSENT, null, true));
     }
 
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         Objects.requireNonNull(eTag, "eTag");
-        return join(write(key, content, Condition.IF_MATCH, eTag));
+        return join(write(key, content, Condition.IF_MATCH, eTag, true));
     }
 
     /**
      * Reads and hashes the content on the calling thread (and, above the inline threshold, writes and
-     * syncs its file), then queues the version for the next commit and returns. The first caller to
-     * find no commit running becomes the committer: it commits everything queued (its own write and
-     * whatever other threads queued meanwhile) in one transaction, then the next batch, until the
-     * queue is empty, completing each write's future as its batch commits. Callers beyond 16 MiB of
-     * queued inline content wait before queueing.
+     * syncs its file), then queues the version for the next commit and returns without waiting for
+     * it. The store's commit thread ({@code ballast-local-commit}, started when needed and ended after
+     * a second without work) commits everything queued in one transaction, then the next batch, until
+     * the queue is empty, completing each write's future as its batch commits: a caller that goes on
+     * reading its next content while a commit runs has that write in the next commit, so even a single
+     * thread's stream of writes shares syncs. The synchronous writes ({@code put}, the conditional puts,
+     * {@code delete}) wait for their commit and run it on the calling thread when no commit is
+     * running. Callers beyond 16 MiB of queued inline content wait before queueing.
      */
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-        return write(key, content, Condition.NONE, null);
+        return write(key, content, Condition.NONE, null, false);
     }
 
     private enum Condition {
@@ -395,7 +409,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private CompletableFuture<ObjectVersion> write(
-            String key, ObjectContent content, Condition condition, @Nullable String eTag) {
+            String key, ObjectContent content, Condition condition, @Nullable String eTag, boolean callerWaits) {
         validate(key);
         Objects.requireNonNull(content, "content");
         requireWritable();
@@ -419,7 +433,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
             throw e;
         }
-        enqueue(pending);
+        enqueue(pending, callerWaits);
         return (CompletableFuture<ObjectVersion>) (CompletableFuture<?>) pending.result;
     }
 
@@ -460,7 +474,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         synchronized (queueLock) {
             staging++;
         }
-        enqueue(marker);
+        enqueue(marker, true);
         return (VersionEntry) join(marker.result);
     }
 
@@ -501,8 +515,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         return true;
     }
 
-    /** Queues a staged write (counted in {@code staging} until now) and commits if no one else is. */
-    private void enqueue(Pending pending) {
+    /**
+     * Queues a staged write (counted in {@code staging} until now) and, if no commit is running, starts
+     * one: on this thread when {@code callerWaits} (it waits for the commit anyway), else on the commit
+     * thread.
+     */
+    private void enqueue(Pending pending, boolean callerWaits) {
         boolean lead;
         synchronized (queueLock) {
             staging--;
@@ -536,7 +554,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         }
         if (lead) {
-            drain();
+            if (callerWaits) {
+                drain();
+            } else {
+                committer.execute(this::drain);
+            }
         }
     }
 
@@ -882,6 +904,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
         }
+        committer.shutdown();
         VersionIndex ix;
         while ((ix = idleReaders.poll()) != null) {
             ix.closeQuietly();
