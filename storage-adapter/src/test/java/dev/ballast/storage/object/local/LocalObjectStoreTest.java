@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -397,6 +398,83 @@ class LocalObjectStoreTest {
                     assertThat(Sha256.hex(Sha256.of(read.readAllBytes()))).isEqualTo(v.sha256());
                 }
             }
+        }
+    }
+
+    /**
+     * A clock whose first reading, taken by the first commit, waits until {@link #release()}: while it
+     * waits, that commit is running. Each reading is one second later than the one before.
+     */
+    static final class FirstCommitHeld extends Clock {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch released = new CountDownLatch(1);
+        volatile String firstReader = "";
+        private final AtomicLong readings = new AtomicLong();
+
+        @Override
+        public long millis() {
+            long n = readings.incrementAndGet();
+            if (n == 1) {
+                firstReader = Thread.currentThread().getName();
+                entered.countDown();
+                try {
+                    released.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 1_700_000_000_000L + n * 1000;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        void release() {
+            released.countDown();
+        }
+    }
+
+    @Test
+    void putAsyncReturnsWhileACommitRunsAndWritesQueuedMeanwhileShareTheNextCommit() throws Exception {
+        FirstCommitHeld clock = new FirstCommitHeld();
+        try (LocalObjectStore store = LocalObjectStore.open(
+                root(), LocalStoreConfig.builder().clock(clock).build())) {
+            CompletableFuture<ObjectVersion> first = store.putAsync("a", ObjectContent.ofBytes(random(1, 3000)));
+            clock.entered.await();
+            // The first commit is running (held by the clock), on the store's commit thread: the caller got
+            // its future back and goes on writing.
+            CompletableFuture<ObjectVersion> second = store.putAsync("b", ObjectContent.ofBytes(random(2, 3000)));
+            CompletableFuture<ObjectVersion> third = store.putAsync("c", ObjectContent.ofBytes(random(3, 200_000)));
+            assertThat(clock.firstReader).isNotEqualTo(Thread.currentThread().getName());
+            assertThat(first).isNotDone();
+            assertThat(second).isNotDone();
+            assertThat(third).isNotDone();
+            clock.release();
+
+            ObjectVersion a = first.join();
+            ObjectVersion b = second.join();
+            ObjectVersion c = third.join();
+            // One commit, one clock reading: the two writes queued during the first commit share the next.
+            assertThat(b.lastModified()).isEqualTo(c.lastModified()).isAfter(a.lastModified());
+            try (ObjectRead read = store.get("c")) {
+                assertThat(read.readAllBytes()).isEqualTo(random(3, 200_000));
+            }
+        }
+        try (LocalObjectStore store = LocalObjectStore.open(
+                root(), LocalStoreConfig.builder().readOnly(true).build())) {
+            assertThat(store.list("")).hasSize(3);
         }
     }
 
