@@ -30,9 +30,21 @@ final class RestoreSelection {
         return paths.isEmpty() && includes.isEmpty() && excludes.isEmpty();
     }
 
-    /** {@code /a/b/} and {@code a/b} both name {@code a/b}. */
+    /**
+     * {@code /a/b/}, {@code ./a//b} and {@code a/b} all name {@code a/b}. A backslash is part of a
+     * name where the platform allows it there (Linux, macOS: {@code a\b} is one file, as the backup
+     * recorded it), and a separator only where it separates paths (Windows).
+     */
     static String normalise(String path) {
-        String p = path.replace('\\', '/');
+        return normalise(path, SafePaths.BACKSLASH_SEPARATES);
+    }
+
+    /** As {@link #normalise(String)}, on a platform that does or does not separate paths with a backslash. */
+    static String normalise(String path, boolean backslashSeparates) {
+        String p = backslashSeparates ? path.replace('\\', '/') : path;
+        while (p.contains("//")) {
+            p = p.replace("//", "/");
+        }
         while (p.startsWith("/") || p.startsWith("./")) {
             p = p.startsWith("/") ? p.substring(1) : p.substring(2);
         }

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class SafePaths {
     /** Whether this platform separates path segments with a backslash (Windows). */
-    private static final boolean BACKSLASH_SEPARATES = java.io.File.separatorChar == '\\';
+    static final boolean BACKSLASH_SEPARATES = java.io.File.separatorChar == '\\';
 
     private SafePaths() {}
 
