@@ -112,6 +112,9 @@ final class BackupCommand extends BallastCommand {
                             ctx.manifestGrace(),
                             ctx.onFileStored())
                     .skippingStore(session.localDirectory());
+            if (name == null) {
+                runner.nameFromDirectory();
+            }
             BackupRunner.Result r;
             // The run's marker keeps 'prune' away from this name until the run has written its manifest.
             try (RunMarker marker = Errors.translate(

@@ -179,12 +179,25 @@ final class BackupRunner {
     /** A local store's directory inside the source tree, never backed up (null: none). */
     private @Nullable Path storeDirectory;
 
+    private boolean nameFromDirectory;
+
     /**
      * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
      * when it lies inside the source tree.
      */
     BackupRunner skippingStore(@Nullable Path dir) {
         this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
+        return this;
+    }
+
+    /**
+     * This run's name was not given but taken from the directory's base name: if the name's newest
+     * backup is of another directory, the run stops before storing anything (two directories called
+     * {@code src} would otherwise become one history, and {@code restore src} would give back the
+     * other one).
+     */
+    BackupRunner nameFromDirectory() {
+        this.nameFromDirectory = true;
         return this;
     }
 
@@ -295,7 +308,16 @@ final class BackupRunner {
                                 ? Errors.unavailableReason(down, "the store became unavailable")
                                 : "not every file was attempted";
         Manifest manifest = new Manifest(
-                Manifest.FORMAT_VERSION, name, createdAt, complete, listed, notStored, stale, incompleteBecause, tree);
+                Manifest.FORMAT_VERSION,
+                name,
+                createdAt,
+                complete,
+                listed,
+                notStored,
+                stale,
+                incompleteBecause,
+                tree,
+                source.toString());
         String manifestVersion = null;
         String manifestProblem = null;
         try {
@@ -422,6 +444,23 @@ final class BackupRunner {
             }
             throw e;
         }
+    }
+
+    /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
+    private void checkSource(Manifest previous) {
+        String before = previous.source();
+        if (before == null || before.equals(source.toString())) {
+            return;
+        }
+        if (nameFromDirectory) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The backup name '" + name + "' holds backups of " + before + ", not of " + source
+                            + "; pass --name NAME to back this directory up under a name of its own, or --name " + name
+                            + " to make it the newest backup of '" + name + "'.");
+        }
+        err.println("Note: '" + name + "' last backed up " + before + "; this backup of " + source
+                + " becomes its newest version.");
     }
 
     /** Whether no further file should be started: the store went away, or Ctrl-C. */
@@ -642,6 +681,9 @@ final class BackupRunner {
             } else {
                 m = intact.manifest();
             }
+        }
+        if (m != null) {
+            checkSource(m);
         }
         DamagedVersions d = DamagedVersions.load(store, name, err);
         if (m != null) {

@@ -34,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  *     unavailable"), or null for a complete run or a manifest that does not say
  * @param tree directories, symbolic links and hard links (all empty in a manifest written before
  *     they were recorded)
+ * @param source the absolute path of the directory the run backed up, or null in a manifest written
+ *     before it was recorded
  */
 record Manifest(
         int formatVersion,
@@ -44,7 +46,8 @@ record Manifest(
         List<String> notStored,
         List<Stale> stale,
         @Nullable String incompleteBecause,
-        ManifestTree tree) {
+        ManifestTree tree,
+        @Nullable String source) {
 
     /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
     record Stale(String path, String reason) {
@@ -79,7 +82,7 @@ record Manifest(
             boolean complete,
             List<ManifestEntry> files,
             List<String> notStored) {
-        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY);
+        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY, null);
     }
 
     /** A manifest without stale entries or a recorded reason. */
@@ -91,7 +94,7 @@ record Manifest(
             List<ManifestEntry> files,
             List<String> notStored,
             ManifestTree tree) {
-        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree);
+        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree, null);
     }
 
     /** A manifest without directories, symbolic links or hard links. */
@@ -104,7 +107,17 @@ record Manifest(
             List<String> notStored,
             List<Stale> stale,
             String incompleteBecause) {
-        this(formatVersion, name, createdAt, complete, files, notStored, stale, incompleteBecause, ManifestTree.EMPTY);
+        this(
+                formatVersion,
+                name,
+                createdAt,
+                complete,
+                files,
+                notStored,
+                stale,
+                incompleteBecause,
+                ManifestTree.EMPTY,
+                null);
     }
 
     /** The object key of the manifest of backup {@code name}. */

@@ -33,6 +33,9 @@ final class ManifestJson {
             g.writeNumberField("formatVersion", m.formatVersion());
             g.writeStringField("name", m.name());
             g.writeStringField("createdAt", ManifestTimes.format(m.createdAt()));
+            if (m.source() != null) {
+                g.writeStringField("source", m.source());
+            }
             g.writeBooleanField("complete", m.complete());
             g.writeArrayFieldStart("files");
             for (ManifestEntry e : m.files()) {
@@ -139,6 +142,7 @@ final class ManifestJson {
             List<String> notStored = null;
             List<Manifest.Stale> stale = null;
             String incompleteBecause = null;
+            String source = null;
             List<ManifestTree.Directory> directories = null;
             List<ManifestTree.Symlink> symlinks = null;
             List<ManifestTree.HardLink> hardLinks = null;
@@ -154,6 +158,7 @@ final class ManifestJson {
                     case "notStored" -> notStored = value == JsonToken.VALUE_NULL ? null : strings(p, value);
                     case "stale" -> stale = value == JsonToken.VALUE_NULL ? null : staleEntries(p, value);
                     case "incompleteBecause" -> incompleteBecause = string(p, value);
+                    case "source" -> source = string(p, value);
                     case "directories" ->
                         directories = value == JsonToken.VALUE_NULL
                                 ? null
@@ -196,7 +201,8 @@ final class ManifestJson {
                     notStored,
                     stale,
                     incompleteBecause,
-                    new ManifestTree(directories, symlinks, hardLinks));
+                    new ManifestTree(directories, symlinks, hardLinks),
+                    source);
         }
     }
 

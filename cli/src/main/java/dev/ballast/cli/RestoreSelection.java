@@ -125,7 +125,8 @@ final class RestoreSelection {
                 m.notStored(),
                 stale,
                 m.incompleteBecause(),
-                new ManifestTree(withParents, symlinks, links));
+                new ManifestTree(withParents, symlinks, links),
+                m.source());
     }
 
     private static void addParents(String path, Set<String> parents) {

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.internal.Sha256;
@@ -110,6 +111,44 @@ class BackupRunnerTest {
                 .isEqualTo(Sha256.hex(Sha256.of("hello".getBytes(StandardCharsets.UTF_8))));
         assertThat(m.files().get(0).versionId())
                 .isEqualTo(store.versions("n/a b/ü+x/f.txt").get(0).versionId());
+    }
+
+    BackupRunner runnerOf(FakeObjectStore store, Path source) {
+        return new BackupRunner(
+                store,
+                "n",
+                source,
+                new BackupRunner.Settings(false, 1, false),
+                new Cancellation(),
+                CLOCK,
+                err,
+                () -> Progress.create("t", 0, 0, false, err, 3600),
+                Duration.ofSeconds(5),
+                p -> {});
+    }
+
+    @Test
+    void aNameTakenFromTheDirectoryIsNotMadeTheHistoryOfAnotherDirectoryWithTheSameBaseName(@TempDir Path other)
+            throws IOException {
+        // /a/src and /b/src are both 'src' by default: a backup of the second became the newest of the first.
+        Files.writeString(other.resolve("only.txt"), "other tree");
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+        assertThat(runnerOf(store, src).nameFromDirectory().run().ok()).isTrue();
+        assertThat(manifest(store).source()).isEqualTo(src.toString());
+        store.forgetRecordedKeys();
+
+        assertThatThrownBy(() -> runnerOf(store, other).nameFromDirectory().run())
+                .isInstanceOfSatisfying(
+                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE))
+                .hasMessageContaining("holds backups of " + src + ", not of " + other)
+                .hasMessageContaining("--name");
+        assertThat(store.keysPut()).as("nothing stored").isEmpty();
+        assertThat(manifest(store).source()).isEqualTo(src.toString());
+
+        // Named on purpose (a directory that moved): allowed, and said.
+        assertThat(runnerOf(store, other).run().ok()).isTrue();
+        assertThat(manifest(store).source()).isEqualTo(other.toString());
+        assertThat(errBytes.toString(StandardCharsets.UTF_8)).contains("'n' last backed up " + src);
     }
 
     @Test
