@@ -62,18 +62,27 @@ class BackupRunnerTest {
             Clock clock,
             Cancellation cancel,
             Consumer<String> onStored) {
+        return runnerOf(store, src, settings, clock, cancel, onStored).run();
+    }
+
+    BackupRunner runnerOf(
+            FakeObjectStore store,
+            Path source,
+            BackupRunner.Settings settings,
+            Clock clock,
+            Cancellation cancel,
+            Consumer<String> onStored) {
         return new BackupRunner(
-                        store,
-                        "n",
-                        src,
-                        settings,
-                        cancel,
-                        clock,
-                        err,
-                        () -> Progress.create("t", 0, 0, false, err, 3600),
-                        Duration.ofSeconds(5),
-                        onStored)
-                .run();
+                store,
+                "n",
+                source,
+                settings,
+                cancel,
+                clock,
+                err,
+                () -> Progress.create("t", 0, 0, false, err, 3600),
+                Duration.ofSeconds(5),
+                onStored);
     }
 
     Manifest manifest(FakeObjectStore store) {
@@ -114,17 +123,7 @@ class BackupRunnerTest {
     }
 
     BackupRunner runnerOf(FakeObjectStore store, Path source) {
-        return new BackupRunner(
-                store,
-                "n",
-                source,
-                new BackupRunner.Settings(false, 1, false),
-                new Cancellation(),
-                CLOCK,
-                err,
-                () -> Progress.create("t", 0, 0, false, err, 3600),
-                Duration.ofSeconds(5),
-                p -> {});
+        return runnerOf(store, source, new BackupRunner.Settings(false, 1, false), CLOCK, new Cancellation(), p -> {});
     }
 
     @Test
