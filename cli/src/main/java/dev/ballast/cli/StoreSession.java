@@ -109,6 +109,20 @@ final class StoreSession implements AutoCloseable {
         return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
     }
 
+    /**
+     * {@code dir} with a leading {@code ~} (alone or before a slash) taken as the home directory, as a
+     * shell would have expanded it: it reaches us unexpanded in {@code --data-dir=~/backups}, where the
+     * shell expands nothing, and a directory literally named {@code ~} in the current one is never
+     * what was meant.
+     */
+    static Path withHome(Path dir, Path home) {
+        String s = dir.toString();
+        if (s.equals("~")) {
+            return home;
+        }
+        return s.startsWith("~/") ? home.resolve(s.substring(2)) : dir;
+    }
+
     private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
         if (o.dataDir != null && o.dataDir.toString().isBlank()) {
             throw new CliFailure(
@@ -116,7 +130,9 @@ final class StoreSession implements AutoCloseable {
                     "--data-dir is empty: pass a directory for the local store, or leave the"
                             + " option out to use ~/.ballast.");
         }
-        Path dataDir = (o.dataDir != null ? o.dataDir : ctx.home().resolve(".ballast"))
+        Path dataDir = (o.dataDir != null
+                        ? withHome(o.dataDir, ctx.home())
+                        : ctx.home().resolve(".ballast"))
                 .toAbsolutePath()
                 .normalize();
         Path storeDir = dataDir.resolve(o.bucket);

@@ -89,6 +89,36 @@ class BallastTest {
     }
 
     @Test
+    void everyHelpFormatsWithoutAWarning() {
+        // An unescaped '%' in verify's help made picocli print "[picocli WARN] Could not format ..." three times.
+        PrintStream systemErr = System.err;
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try {
+            for (String cmd :
+                    new String[] {"backup", "restore", "list", "ls", "verify", "versions", "forget", "prune"}) {
+                out.reset();
+                assertThat(run(cmd, "--help")).isZero();
+                assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("%%");
+            }
+        } finally {
+            System.setErr(systemErr);
+        }
+        assertThat(warnings.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(err()).doesNotContain("WARN");
+    }
+
+    @Test
+    void aTildeInFrontOfTheDataDirectoryIsTheHomeDirectory() {
+        // --data-dir=~/backups reaches the command unexpanded (the shell expands no ~ after '=').
+        Path home = Path.of("/home/u");
+        assertThat(StoreSession.withHome(Path.of("~/backups"), home)).isEqualTo(Path.of("/home/u/backups"));
+        assertThat(StoreSession.withHome(Path.of("~"), home)).isEqualTo(home);
+        assertThat(StoreSession.withHome(Path.of("a/~/b"), home)).isEqualTo(Path.of("a/~/b"));
+        assertThat(StoreSession.withHome(Path.of("~other/x"), home)).isEqualTo(Path.of("~other/x"));
+    }
+
+    @Test
     void aMissingDirectoryIsAUsageErrorInOneSentenceWithoutAStackTrace() {
         assertThat(run("backup", home.resolve("nope").toString())).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
