@@ -319,6 +319,11 @@ final class RestoreRunner {
                     } catch (java.nio.file.FileAlreadyExistsException raced) {
                         // made meanwhile by another directory's walk: checked on the next level like any other
                     }
+                } else if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS) && overwrite) {
+                    // A file where the backup has a directory: --overwrite replaces it, as it replaces a file
+                    // whose bytes differ (without --overwrite the restore was refused before this point).
+                    Files.delete(current);
+                    Files.createDirectory(current);
                 }
             }
         }
@@ -370,6 +375,8 @@ final class RestoreRunner {
                 damagedCopies.incrementAndGet();
             }
             failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+        } else if (ex instanceof TypeInTheWay) {
+            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage() + "; nothing was written for it"));
         } else if (ex instanceof StoreReadFailure) {
             failed.add(new BackupRunner.Failure(
                     e.path(),
@@ -378,6 +385,13 @@ final class RestoreRunner {
             failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
         } else {
             failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
+        }
+    }
+
+    /** An entry of another kind (a directory where a file goes, a file where a directory goes) in the target. */
+    private static final class TypeInTheWay extends IOException {
+        TypeInTheWay(String message) {
+            super(message);
         }
     }
 
@@ -395,6 +409,11 @@ final class RestoreRunner {
 
     /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
     private Written write(ManifestEntry e, Path dest, Progress progress) throws IOException {
+        if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
+            // Replacing a whole directory tree is more than --overwrite promises; say what is in the way.
+            throw new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
+                    + "(or restore into an empty one) and run the restore again");
+        }
         // A short temporary name of fixed length: every name the file system allowed at backup fits.
         Path tmp = dest.resolveSibling(TEMPORARY_PREFIX
                 + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
@@ -541,6 +560,14 @@ final class RestoreRunner {
                 failed.add(new BackupRunner.Failure(
                         d.entry().path(),
                         "it resolves outside the target directory; its " + "attributes were not applied"));
+                continue;
+            }
+            if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
+                // Never a directory's mode and mtime on a file that stands in its place.
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "something other than a directory stands where the backup has this directory; its "
+                                + "attributes were not applied"));
                 continue;
             }
             try {

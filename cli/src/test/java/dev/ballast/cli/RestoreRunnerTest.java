@@ -249,4 +249,44 @@ class RestoreRunnerTest {
         Files.setPosixFilePermissions(
                 target.resolve("private"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     }
+
+    @Test
+    void overwriteReplacesAFileWhereTheBackupHasADirectoryAndNamesADirectoryInTheWayOfAFile() throws IOException {
+        // --overwrite chmod'ed a file standing where the backup has a directory, and reported a temporary name.
+        ManifestEntry inner = stored("d/inner", "inside");
+        ManifestEntry l = stored("l", "a file");
+        Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
+        Manifest m = new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(inner, l),
+                List.of(),
+                new ManifestTree(
+                        List.of(new ManifestTree.Directory("d", dirTime, new PosixAttrs(0700, 0, 0))),
+                        List.of(),
+                        List.of()));
+        Path target = dir.resolve("out");
+        Files.createDirectories(target.resolve("l"));
+        Files.writeString(target.resolve("l/keep.txt"), "mine");
+        Files.writeString(target.resolve("d"), "a file where the backup has a directory");
+        Files.setPosixFilePermissions(
+                target.resolve("d"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+
+        RestoreRunner.Result r = restore(m, target, true);
+
+        assertThat(target.resolve("d/inner")).hasContent("inside");
+        assertThat(Files.getLastModifiedTime(target.resolve("d")).toInstant()).isEqualTo(dirTime);
+        assertThat(target.resolve("l/keep.txt")).hasContent("mine");
+        assertThat(r.failed()).singleElement().satisfies(f -> {
+            assertThat(f.path()).isEqualTo("l");
+            assertThat(f.reason())
+                    .contains("a directory stands where the backup has this file")
+                    .doesNotContain(".ballast-");
+        });
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".ballast-"));
+        }
+    }
 }
