@@ -34,7 +34,10 @@ final class LsCommand extends BallastCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
-    @Option(names = "--manifest-version", paramLabel = "ID", description = "List this manifest version.")
+    @Option(
+            names = "--manifest-version",
+            paramLabel = "ID",
+            description = "List this manifest version: its ID, its first 8 or more characters, or latest.")
     String manifestVersion;
 
     LsCommand(CliContext ctx) {

@@ -111,6 +111,44 @@ final class Manifests {
         return null;
     }
 
+    /** What {@code --manifest-version} takes for the newest complete manifest, as restic's {@code latest}. */
+    static final String LATEST = "latest";
+
+    /** Shortest prefix of a version ID that selects it, as restic's short snapshot IDs (8 hex digits). */
+    static final int MIN_PREFIX = 8;
+
+    /**
+     * The version whose ID is {@code id}, or else the one version whose ID starts with it (at least
+     * {@value #MIN_PREFIX} characters).
+     *
+     * @throws CliFailure with {@link ExitCodes#NOT_FOUND} if none matches, {@link ExitCodes#USAGE} if
+     *     the prefix matches several
+     */
+    static VersionEntry byIdOrPrefix(List<VersionEntry> versions, String name, String id) {
+        for (VersionEntry v : versions) {
+            if (v.versionId().equals(id)) {
+                return v;
+            }
+        }
+        List<VersionEntry> matches = id.length() < MIN_PREFIX
+                ? List.of()
+                : versions.stream().filter(v -> v.versionId().startsWith(id)).toList();
+        if (matches.size() > 1) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + id + "' is the start of " + matches.size() + " manifest versions of '" + name
+                            + "'; pass more of the version ID ('ballast list' shows them).");
+        }
+        if (matches.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "Backup '" + name + "' has no manifest version '" + id + "' (a version ID, its first "
+                            + MIN_PREFIX + " or more characters, or '" + LATEST
+                            + "'); 'ballast list' shows its versions.");
+        }
+        return matches.get(0);
+    }
+
     /**
      * The manifest to restore or verify: the given version, or the newest complete one. Says on
      * {@code err} when an incomplete manifest is used or passed over.
@@ -125,17 +163,11 @@ final class Manifests {
                     "There is no backup named '" + name + "' in " + where
                             + "; 'ballast list' shows the backups there.");
         }
-        if (versionId != null) {
-            VersionEntry v = versions.stream()
-                    .filter(e -> e.versionId().equals(versionId))
-                    .findFirst()
-                    .orElseThrow(() -> new CliFailure(
-                            ExitCodes.NOT_FOUND,
-                            "Backup '" + name + "' has no manifest version '" + versionId
-                                    + "'; 'ballast list' shows its versions."));
-            Manifest m = read(store, name, versionId);
+        if (versionId != null && !versionId.equals(LATEST)) {
+            VersionEntry v = byIdOrPrefix(versions, name, versionId);
+            Manifest m = read(store, name, v.versionId());
             if (!m.complete()) {
-                err.println("Note: manifest version " + versionId + " of '" + name + "' is incomplete ("
+                err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
                         + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored")
                         + "): it lists the "
                         + m.files().size() + " files that run stored and confirmed; "

@@ -57,7 +57,8 @@ final class RestoreCommand extends BallastCommand {
             names = "--manifest-version",
             paramLabel = "ID",
             description =
-                    "Restore this manifest version instead of the newest complete one ('ballast list' shows them).")
+                    "Restore this manifest version instead of the newest complete one: its ID ('ballast list' shows them),"
+                            + " its first 8 or more characters, or latest.")
     String manifestVersion;
 
     @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")

@@ -39,7 +39,10 @@ final class VerifyCommand extends BallastCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
-    @Option(names = "--manifest-version", paramLabel = "ID", description = "Verify this manifest version.")
+    @Option(
+            names = "--manifest-version",
+            paramLabel = "ID",
+            description = "Verify this manifest version: its ID, its first 8 or more characters, or latest.")
     String manifestVersion;
 
     @Option(
