@@ -21,8 +21,10 @@ import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
  * off (the rules' {@code authSchemes} property). Every other case goes to the SDK's rules unchanged:
  * no bucket, a bucket name that is not plain (an ARN, anything needing percent-encoding, names with
  * {@code --} as S3 Express, access point and Outposts aliases have), FIPS, dual-stack, Transfer
- * Acceleration, the global endpoint or an object lambda endpoint asked for, or a region other than
- * the one the client signs for. Stateless and thread-safe.
+ * Acceleration or an object lambda endpoint asked for, or a region other than the one the client
+ * signs for. ({@code UseGlobalEndpoint}, which the SDK sets in {@code us-east-1}, and
+ * {@code UseS3ExpressControlEndpoint}, which it sets for bucket operations, change nothing for a custom
+ * endpoint and a bucket that is not an S3 Express one.) Stateless and thread-safe.
  */
 final class PathStyleEndpointProvider implements S3EndpointProvider {
     /** Lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
@@ -71,9 +73,7 @@ final class PathStyleEndpointProvider implements S3EndpointProvider {
                 || Boolean.TRUE.equals(params.useFips())
                 || Boolean.TRUE.equals(params.useDualStack())
                 || Boolean.TRUE.equals(params.accelerate())
-                || Boolean.TRUE.equals(params.useGlobalEndpoint())
-                || Boolean.TRUE.equals(params.useObjectLambdaEndpoint())
-                || Boolean.TRUE.equals(params.useS3ExpressControlEndpoint())) {
+                || Boolean.TRUE.equals(params.useObjectLambdaEndpoint())) {
             return rules.resolveEndpoint(params);
         }
         return CompletableFuture.completedFuture(Endpoint.builder()

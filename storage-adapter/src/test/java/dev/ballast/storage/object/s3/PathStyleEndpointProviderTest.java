@@ -56,6 +56,11 @@ class PathStyleEndpointProviderTest {
     }
 
     private static S3EndpointParams params(String endpoint, String region, String bucket, String key) {
+        return params(endpoint, region, bucket, key, false);
+    }
+
+    private static S3EndpointParams params(
+            String endpoint, String region, String bucket, String key, boolean sdkFlags) {
         return S3EndpointParams.builder()
                 .endpoint(endpoint)
                 .region(Region.of(region))
@@ -65,7 +70,8 @@ class PathStyleEndpointProviderTest {
                 .useFips(false)
                 .useDualStack(false)
                 .accelerate(false)
-                .useGlobalEndpoint(false)
+                .useGlobalEndpoint(sdkFlags)
+                .useS3ExpressControlEndpoint(sdkFlags)
                 .disableMultiRegionAccessPoints(false)
                 .build();
     }
@@ -103,12 +109,16 @@ class PathStyleEndpointProviderTest {
             throw new AssertionError("the SDK's rules were run for " + params);
         });
         for (String key : new String[] {"k", "dir/file name.txt", "a\\b", "ü/ß?&#%", ""}) {
-            S3EndpointParams params = params(endpoint, region, bucket, key);
+            // The SDK asks for the global endpoint in us-east-1 (its legacy default), and for the S3 Express
+            // control endpoint in bucket operations (CreateBucket, PutBucketVersioning).
+            for (boolean global : new boolean[] {false, true}) {
+                S3EndpointParams params = params(endpoint, region, bucket, key, global);
 
-            Endpoint mine = provider.resolveEndpoint(params).join();
+                Endpoint mine = provider.resolveEndpoint(params).join();
 
-            assertThat(describe(mine))
-                    .isEqualTo(describe(RULES.resolveEndpoint(params).join()));
+                assertThat(describe(mine))
+                        .isEqualTo(describe(RULES.resolveEndpoint(params).join()));
+            }
         }
     }
 
@@ -129,7 +139,8 @@ class PathStyleEndpointProviderTest {
                 b -> b.region(Region.of("eu-west-1")),
                 b -> b.forcePathStyle(false),
                 b -> b.useObjectLambdaEndpoint(true),
-                b -> b.useGlobalEndpoint(true));
+                b -> b.useDualStack(true),
+                b -> b.accelerate(true));
         for (Consumer<S3EndpointParams.Builder> other : others) {
             S3EndpointParams.Builder b = params(endpoint, "us-east-1", "bucket", "k").toBuilder();
             other.accept(b);
