@@ -17,6 +17,7 @@ module dev.ballast.storage {
   requires software.amazon.awssdk.http.auth.spi;
   requires software.amazon.awssdk.identity.spi;
   requires software.amazon.awssdk.awscore;
+  requires software.amazon.awssdk.endpoints;
   requires software.amazon.awssdk.regions;
   requires org.slf4j;
   requires static org.jspecify;

@@ -30,7 +30,8 @@ public final class S3Backends {
     private S3Backends() {}
 
     /**
-     * S3Mock: checks no signatures and no payload digests, keeps objects on disk. Measured here (5.2.0):
+     * S3Mock: checks no signatures and no signed payload hashes (it checks {@code Content-MD5}), keeps
+     * objects on disk. Measured here (5.2.0):
      * DeleteObject returns the deleted version's ID instead of the marker's, ListObjectsV2 still lists
      * deleted keys, a GET of the marker's version ID succeeds, and AbortMultipartUpload deletes the
      * key's existing object.
@@ -46,7 +47,8 @@ public final class S3Backends {
     }
 
     /**
-     * s3proxy over its transient store: keeps objects in this JVM's heap, checks signatures. Measured
+     * s3proxy over its transient store: keeps objects in this JVM's heap, checks signatures and signed
+     * payload hashes. Measured
      * here (4.1.0): {@code //} in a key is collapsed, {@code dir/} reads back empty (a directory
      * marker), and a 412 to a conditional PUT can come before the body is read, followed by a close that
      * may cost the client the answer; the store resolves such a lost answer from the key's current
@@ -63,6 +65,7 @@ public final class S3Backends {
                         Feature.DELETE_MARKER_REMOVAL_RESTORES,
                         Feature.VERIFIES_SIGNATURES,
                         Feature.VERIFIES_PAYLOAD_DIGEST,
+                        Feature.VERIFIES_SIGNED_PAYLOAD,
                         Feature.FAITHFUL_DELETE_MARKERS));
     }
 

@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -216,8 +217,9 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
                 .as("one probe key")
                 .hasSize(1);
         // HEAD bucket, CreateBucket, GetBucketVersioning, PutBucketVersioning, GetBucketVersioning, at most
-        // 6 probe PUTs, ListObjectVersions, at most 3 DELETEs.
-        assertThat(probe.size()).isBetween(10, 15);
+        // 8 probe PUTs (with a retry or two of a PUT whose answer the server cut short), ListObjectVersions, a
+        // DELETE per version made.
+        assertThat(probe.size()).isBetween(10, 22);
     }
 
     @Test
@@ -567,20 +569,43 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     }
 
     @Test
-    void everyBodyGoesWithItsContentMd5WhichTheEndpointValidatesSoNoWriteNeedsReadingBack() {
+    void everyBodyGoesWithADigestTheEndpointValidatesSoNoWriteNeedsReadingBack() {
+        byte[] small = pseudoRandom(13, 1000);
+        byte[] big = pseudoRandom(14, (int) (17 * MIB));
         http.clearExchanges();
 
-        store.put("md5/small", ObjectContent.ofBytes(pseudoRandom(13, 1000)));
-        store.put("md5/big", ObjectContent.ofBytes(pseudoRandom(14, (int) (17 * MIB))));
+        store.put("md5/small", ObjectContent.ofBytes(small));
+        store.put("md5/big", ObjectContent.ofBytes(big));
 
-        assertThat(http.exchanges())
-                .filteredOn(e -> e.method().equals("PUT"))
-                .hasSize(4)
-                .allSatisfy(e -> assertThat(e.headers().firstValue("Content-MD5"))
-                        .as("Content-MD5 of %s", e.query())
-                        .isPresent());
+        List<FaultInjectingHttpClient.Exchange> puts =
+                http.exchanges().stream().filter(e -> e.method().equals("PUT")).toList();
+        assertThat(puts).hasSize(4);
+        boolean signedPayloadValidated = backend().has(Feature.VERIFIES_SIGNED_PAYLOAD)
+                && "http".equals(backend().endpoint().getScheme());
+        if (signedPayloadValidated) {
+            // The server refuses a body whose signed SHA-256 does not match it: that SHA-256, computed in the
+            // content's one read, proves each body, and no MD5 is computed or sent.
+            assertThat(puts)
+                    .allSatisfy(e -> assertThat(e.headers().firstValue("Content-MD5"))
+                            .as("Content-MD5 of %s", e.query())
+                            .isEmpty())
+                    .extracting(
+                            e -> e.headers().firstValue("x-amz-content-sha256").orElse("none"))
+                    .containsExactlyInAnyOrder(
+                            Sha256.hex(Sha256.of(small)),
+                            Sha256.hex(Sha256.of(Arrays.copyOfRange(big, 0, (int) (8 * MIB)))),
+                            Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (8 * MIB), (int) (16 * MIB)))),
+                            Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (16 * MIB), big.length))));
+        } else {
+            assertThat(puts)
+                    .allSatisfy(e -> assertThat(e.headers().firstValue("Content-MD5"))
+                            .as("Content-MD5 of %s", e.query())
+                            .isPresent());
+        }
         assertThat(store.confirmsWrites())
-                .as("%s refuses a wrong Content-MD5", backend().name())
+                .as(
+                        "%s refuses a wrong Content-MD5 or signed payload hash",
+                        backend().name())
                 .isTrue();
     }
 

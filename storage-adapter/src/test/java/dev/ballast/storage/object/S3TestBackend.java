@@ -31,6 +31,12 @@ public record S3TestBackend(
         /** A body that does not match its signed or announced digest is refused (BadDigest and kin). */
         VERIFIES_PAYLOAD_DIGEST,
         /**
+         * A body whose signed payload hash ({@code x-amz-content-sha256}) is not its SHA-256 is refused
+         * with 400 ({@code XAmzContentSHA256Mismatch}); over plain HTTP the store then sends no
+         * {@code Content-MD5}.
+         */
+        VERIFIES_SIGNED_PAYLOAD,
+        /**
          * Keys are taken from the path verbatim: {@code a//b} and {@code a/b} are different keys and
          * {@code dir/} is an ordinary object, not a directory marker.
          */

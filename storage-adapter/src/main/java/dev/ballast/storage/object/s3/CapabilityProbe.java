@@ -34,8 +34,10 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * write on its own (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html">S3
  * conditional writes</a>, RFC 9110 §13.1.1-2) and additional checksums
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/checking-object-integrity.html">S3
- * object integrity</a>), and whether a wrong {@code Content-MD5} is refused. Writes a small object under {@code .ballast/probe/<random>} and deletes
- * every version it made, whatever the outcome. Not thread-safe; used once.
+ * object integrity</a>), whether a wrong {@code Content-MD5} is refused and, over plain HTTP, whether
+ * the signed payload hash ({@code x-amz-content-sha256}) is validated. Writes a small object under
+ * {@code .ballast/probe/<random>} and deletes every version it made, whatever the outcome. Not
+ * thread-safe; used once.
  */
 final class CapabilityProbe {
     private static final Logger LOG = LoggerFactory.getLogger(CapabilityProbe.class);
@@ -48,6 +50,7 @@ final class CapabilityProbe {
     private final S3StoreConfig config;
     private final String probeKey;
     private boolean contentMd5Validated;
+    private boolean signedPayloadValidated;
 
     CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
         this.s3 = s3;
@@ -75,6 +78,7 @@ final class CapabilityProbe {
             // Last: a server may close the connection after refusing a body it did not read.
             checksums = first.checksumAccepted() && wrongChecksumRefused();
             contentMd5Validated = wrongContentMd5Refused();
+            signedPayloadValidated = endpoint.plainHttp() && payloadHashValidated();
         } finally {
             cleanUp();
         }
@@ -96,6 +100,7 @@ final class CapabilityProbe {
         ensureBucket();
         ensureVersioning();
         contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
+        signedPayloadValidated = remembered.contains(S3StoreConfig.Capability.SIGNED_PAYLOAD);
         return declared(endpoint, bucket, remembered);
     }
 
@@ -113,6 +118,9 @@ final class CapabilityProbe {
         }
         if (contentMd5Validated) {
             found.add(S3StoreConfig.Capability.CONTENT_MD5);
+        }
+        if (signedPayloadValidated) {
+            found.add(S3StoreConfig.Capability.SIGNED_PAYLOAD);
         }
         return found;
     }
@@ -264,6 +272,50 @@ final class CapabilityProbe {
      */
     boolean contentMd5Validated() {
         return contentMd5Validated;
+    }
+
+    /**
+     * Whether, over plain HTTP, the endpoint validates the signed payload hash
+     * ({@link S3StoreConfig.Capability#SIGNED_PAYLOAD}). Valid after {@link #run()} or
+     * {@link #checkBucket}.
+     */
+    boolean signedPayloadValidated() {
+        return signedPayloadValidated;
+    }
+
+    /**
+     * A PUT signed with its body's SHA-256 and no {@code Content-MD5} must be stored (a bucket that
+     * demands {@code Content-MD5}, as AWS does under Object Lock, refuses it), and one signed with
+     * another body's SHA-256 must be refused with 400 ({@code XAmzContentSHA256Mismatch} on S3 and Ceph
+     * RGW). The hash goes in {@value Uploads#CONTENT_SHA256} as the object store sends it, and
+     * {@link PrecomputedPayloadSigner} signs it as given.
+     */
+    private boolean payloadHashValidated() {
+        String right = Sha256.hex(Sha256.of(BODY));
+        try {
+            putProbe(b -> b.overrideConfiguration(o -> o.putHeader(Uploads.CONTENT_SHA256, right)));
+        } catch (AwsServiceException e) {
+            if (e.statusCode() >= 500 || e.statusCode() == 403) {
+                throw S3Errors.translate(probeKey, what("PUT signed with its payload's SHA-256"), e);
+            }
+            LOG.debug(
+                    "Capability probe: a PUT signed with its payload's SHA-256 and no Content-MD5 was refused: {}",
+                    e.toString());
+            return false;
+        }
+        String wrong = Sha256.hex(Sha256.of(new byte[] {0}));
+        try {
+            putProbe(b -> b.overrideConfiguration(o -> o.putHeader(Uploads.CONTENT_SHA256, wrong)));
+            LOG.debug("Capability probe: a PUT signed with another payload's SHA-256 was stored");
+            return false;
+        } catch (AwsServiceException e) {
+            if (e.statusCode() >= 500) {
+                throw S3Errors.translate(probeKey, what("PUT signed with a wrong payload SHA-256"), e);
+            }
+            // A 403 (a server that checks the signature against the body it hashed) refuses the body too, but
+            // not as the integrity failure a 400 is: not counted, so bodies keep their Content-MD5.
+            return e.statusCode() == 400;
+        }
     }
 
     private boolean wrongContentMd5Refused() {

@@ -68,10 +68,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * (enabling it with {@link S3StoreConfig.Builder#enableVersioning}, otherwise refusing with
  * {@link UnsupportedCapabilityException}), whether each conditional write is honoured
  * ({@code If-Match}: a wrong ETag refused with 412 and the current one accepted;
- * {@code If-None-Match: *}: refused with 412 on an existing key) and whether
- * {@code x-amz-checksum-sha256} is accepted and validated: about 10 requests (HEAD bucket,
- * GetBucketVersioning, 5 PUTs of at most 25 bytes, ListObjectVersions, a DELETE by version ID per
- * version made). It writes only to one key under {@value ObjectKeys#RESERVED_PREFIX}probe/ and deletes
+ * {@code If-None-Match: *}: refused with 412 on an existing key), whether
+ * {@code x-amz-checksum-sha256} and {@code Content-MD5} are validated and, over plain HTTP, whether
+ * the signed payload hash is ({@link S3StoreConfig.Capability#SIGNED_PAYLOAD}): about 12 requests
+ * (HEAD bucket, GetBucketVersioning, up to 8 PUTs of at most 25 bytes, ListObjectVersions, a DELETE
+ * by version ID per version made). It writes only to one key under {@value ObjectKeys#RESERVED_PREFIX}probe/ and deletes
  * every version it made, so it needs {@code s3:PutObject}, {@code s3:ListBucketVersions} and
  * {@code s3:DeleteObjectVersion} there, and its writes fire the bucket's event notifications and
  * replication like any other. With {@link S3StoreConfig.Builder#declaredCapabilities} the probe is
@@ -88,9 +89,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * for a key seen absent or never seen) go as a single PUT. When that added condition is refused
  * (another writer changed the key), the put HEADs the key and is sent again without it, so a plain
  * put is never refused for a condition the caller did not ask for.
- * The content is read once before the first request: that read computes the SHA-256 recorded, the
- * MD5 of every body (each PUT and part carries its {@code Content-MD5}) and, over plain HTTP, the
- * SHA-256 the signature covers; parts go up concurrently ({@link S3StoreConfig#partConcurrency()}).
+ * The content is read once before the first request: that read computes the SHA-256 recorded,
+ * over plain HTTP the SHA-256 the signature covers and, unless the endpoint validates that signed
+ * SHA-256 ({@link S3StoreConfig.Capability#SIGNED_PAYLOAD}), the MD5 of every body (each PUT and
+ * part then carries its {@code Content-MD5}); parts go up concurrently ({@link S3StoreConfig#partConcurrency()}).
  * The bodies are then streamed from the content (a file's pages, still in the page cache) without
  * hashing them again.
  *
@@ -161,6 +163,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     private final Uploads uploads;
     private final boolean contentMd5Validated;
+    private final boolean signedPayloadValidated;
     private final ExecutorService partExecutor;
 
     private S3ObjectStore(
@@ -170,7 +173,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             String bucket,
             S3StoreConfig config,
             StoreCapabilities capabilities,
-            boolean contentMd5Validated) {
+            boolean contentMd5Validated,
+            boolean signedPayloadValidated) {
         this.s3 = s3;
         this.ownsClient = ownsClient;
         this.endpoint = endpoint;
@@ -178,6 +182,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.config = config;
         this.capabilities = capabilities;
         this.contentMd5Validated = contentMd5Validated;
+        this.signedPayloadValidated = signedPayloadValidated;
         this.partExecutor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "ballast-s3-part-" + PART_THREADS.incrementAndGet());
             t.setDaemon(true);
@@ -189,6 +194,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                 config,
                 capabilities.additionalChecksums(),
                 endpoint.plainHttp(),
+                !signedPayloadValidated,
                 endpoint.describe(),
                 partExecutor,
                 endpoint.attemptTimeouts());
@@ -219,10 +225,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             var declared = config.declaredCapabilities();
             StoreCapabilities caps;
             boolean contentMd5;
+            boolean signedPayload;
             String source = "capabilities declared, not probed";
             if (declared.isPresent()) {
                 caps = CapabilityProbe.declared(endpoint, bucket, declared.get());
                 contentMd5 = declared.get().contains(S3StoreConfig.Capability.CONTENT_MD5);
+                signedPayload = declared.get().contains(S3StoreConfig.Capability.SIGNED_PAYLOAD);
             } else {
                 CapabilityProbe probe = new CapabilityProbe(s3, endpoint, bucket, config);
                 @Nullable
@@ -241,13 +249,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                     }
                 }
                 contentMd5 = probe.contentMd5Validated();
+                signedPayload = probe.signedPayloadValidated();
                 source = remembered != null
                         ? "probe findings remembered in " + config.probeCache().orElseThrow()
                         : "probed";
             }
             LOG.info(
                     "S3 object store {} bucket '{}' ({}): versioning={}, putIfAbsent (If-None-Match: *)={}, putIfMatch"
-                            + " (If-Match)={}, additional SHA-256 checksums={}, Content-MD5={}",
+                            + " (If-Match)={}, additional SHA-256 checksums={}, Content-MD5={}, signed payload SHA-256={}",
                     endpoint.describe(),
                     bucket,
                     source,
@@ -255,15 +264,18 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                     honoured(caps.putIfAbsent()),
                     honoured(caps.putIfMatch()),
                     caps.additionalChecksums() ? "validated" : "not used",
-                    contentMd5 ? "validated" : "ignored");
-            if (declared.isEmpty() && !contentMd5 && !caps.additionalChecksums()) {
+                    contentMd5 ? "validated" : "ignored",
+                    !endpoint.plainHttp() ? "not sent (HTTPS)" : signedPayload ? "validated" : "not relied on");
+            // Over HTTPS bodies are signed UNSIGNED-PAYLOAD: no payload hash proves anything there.
+            signedPayload &= endpoint.plainHttp();
+            if (declared.isEmpty() && !contentMd5 && !caps.additionalChecksums() && !signedPayload) {
                 LOG.warn(
                         "{} bucket '{}' validates neither Content-MD5 nor x-amz-checksum-sha256: what it stores is not proven"
                                 + " by the write itself (confirmsWrites() is false)",
                         endpoint.describe(),
                         bucket);
             }
-            return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, contentMd5);
+            return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, contentMd5, signedPayload);
         } catch (RuntimeException e) {
             if (owns) {
                 s3.close();
@@ -283,13 +295,15 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     /**
      * True when the endpoint validates {@code Content-MD5} (every S3 implementation tested does:
-     * AWS, Ceph RGW, MinIO, S3Mock, s3proxy) or {@code x-amz-checksum-sha256}, as the capability probe
-     * found: every body is sent with its MD5 (and, where validated, its SHA-256), and a multipart
-     * completion is checked, so a put that succeeded stored exactly the bytes hashed.
+     * AWS, Ceph RGW, MinIO, S3Mock, s3proxy), {@code x-amz-checksum-sha256} or, over plain HTTP, the
+     * signed payload hash ({@link S3StoreConfig.Capability#SIGNED_PAYLOAD}), as the capability probe
+     * found: every body is sent with its SHA-256 signed (where that is validated) or its MD5 (and,
+     * where validated, its additional SHA-256), and a multipart completion is checked, so a put that
+     * succeeded stored exactly the bytes hashed.
      */
     @Override
     public boolean confirmsWrites() {
-        return contentMd5Validated || capabilities.additionalChecksums();
+        return contentMd5Validated || capabilities.additionalChecksums() || signedPayloadValidated;
     }
 
     /** The settings this store was opened with. */

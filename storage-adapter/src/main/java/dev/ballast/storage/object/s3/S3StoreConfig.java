@@ -273,7 +273,17 @@ public final class S3StoreConfig {
          * {@code BadDigest} (PutObject API), so a write proves what was stored
          * ({@link dev.ballast.storage.object.ObjectStore#confirmsWrites}).
          */
-        CONTENT_MD5
+        CONTENT_MD5,
+        /**
+         * Over plain HTTP, the SigV4 payload hash is validated: a PUT whose signed
+         * {@code x-amz-content-sha256} is its body's SHA-256 is stored without {@code Content-MD5}, and
+         * one whose signed hash is not is refused with 400 ({@code XAmzContentSHA256Mismatch})
+         * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html">Signature
+         * Calculations for the Authorization Header</a>). Every body then goes with the SHA-256 computed
+         * in the content's one read, which proves what was stored, so no MD5 is computed or sent.
+         * Meaningless over HTTPS, where bodies are signed {@code UNSIGNED-PAYLOAD}.
+         */
+        SIGNED_PAYLOAD
     }
 
     /** Waits between bounded re-reads; injectable so tests never sleep. */

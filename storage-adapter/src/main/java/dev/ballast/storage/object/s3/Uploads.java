@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,10 +48,13 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * and {@link #abortIncomplete} sweeps the ones an endpoint that died mid-upload left behind.
  *
  * <h2>What proves the stored copy</h2>
- * Every body carries {@code Content-MD5} (RFC 1864), which S3 checks before it stores anything and
- * answers {@code 400 BadDigest} to a body that does not match
+ * Over plain HTTP on an endpoint that validates the signed payload hash (the probe's
+ * {@link S3StoreConfig.Capability#SIGNED_PAYLOAD}), the body's SHA-256 in the signature: S3 answers
+ * {@code 400 XAmzContentSHA256Mismatch} to a body that does not match it and stores nothing, so no
+ * MD5 is computed or sent. Otherwise every body carries {@code Content-MD5} (RFC 1864), which S3
+ * checks before it stores anything and answers {@code 400 BadDigest} to a body that does not match
  * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html">PutObject</a>,
- * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPart.html">UploadPart</a>);
+ * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPart.html">UploadPart</a>).
  * {@code x-amz-checksum-sha256} goes along when the probe found the endpoint validates it (for a
  * part, when its SHA-256 is known anyway, see below). All digests come from the payload's one read
  * ({@link Payload.Digests}).
@@ -60,7 +64,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * is signed ({@code x-amz-content-sha256}): the one the payload already computed goes in that header
  * and is reused by the signer ({@link PrecomputedPayloadSigner}) instead of hashing the body again.
  * Over HTTPS, TLS protects the body and the SDK signs {@code UNSIGNED-PAYLOAD}, so a part needs no
- * SHA-256 of its own; {@code Content-MD5} still proves what was stored. A multipart upload over plain
+ * SHA-256 of its own; {@code Content-MD5} then proves what was stored. A multipart upload over plain
  * HTTP therefore hashes each byte twice with SHA-256 (the whole object's digest for the record, the
  * part's for the signature: SHA-256 is not composable); a single PUT, and any upload over HTTPS,
  * once.
@@ -81,8 +85,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * answer, a 5xx, an error after {@code 200 OK}), up to {@link S3StoreConfig#completeAttempts()}
  * times; it is the one layer that retries it, the HTTP layer never repeating a write into a
  * versioned bucket. Its answer is checked: a
- * multipart ETag ({@code "<md5>-<parts>"}) must be the MD5 of the parts' MD5s; another ETag form is
- * checked by reading the new version's length and put token. {@code NoSuchUpload} means an earlier
+ * multipart ETag ({@code "<md5>-<parts>"}) must be the MD5 of the parts' MD5s (those computed here,
+ * or, where no MD5 was computed, the ETags the endpoint answered to the parts whose signed SHA-256 it
+ * validated); another ETag form is checked by reading the new version's length and put token. {@code NoSuchUpload} means an earlier
  * attempt may have completed the upload: it is raised as an ambiguous failure, and the object store
  * looks for the version carrying this put's token before it reports anything.
  *
@@ -94,6 +99,7 @@ final class Uploads {
     /** The SigV4 header holding the payload's SHA-256 (lowercase hex). */
     static final String CONTENT_SHA256 = "x-amz-content-sha256";
 
+    private static final Pattern PART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}\"?");
     private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
 
     /** What a completed upload returned. */
@@ -104,6 +110,7 @@ final class Uploads {
     private final S3StoreConfig config;
     private final boolean additionalChecksums;
     private final boolean plainHttp;
+    private final boolean contentMd5;
     private final String endpoint;
     private final ExecutorService partExecutor;
     private final AttemptTimeouts attemptTimeouts;
@@ -114,6 +121,7 @@ final class Uploads {
             S3StoreConfig config,
             boolean additionalChecksums,
             boolean plainHttp,
+            boolean contentMd5,
             String endpoint,
             ExecutorService partExecutor,
             AttemptTimeouts attemptTimeouts) {
@@ -122,6 +130,8 @@ final class Uploads {
         this.config = config;
         this.additionalChecksums = additionalChecksums;
         this.plainHttp = plainHttp;
+        // Without Content-MD5 only the signed SHA-256 proves a body, so it must be there: plain HTTP.
+        this.contentMd5 = contentMd5 || !plainHttp;
         this.endpoint = endpoint;
         this.partExecutor = partExecutor;
         this.attemptTimeouts = attemptTimeouts;
@@ -130,7 +140,7 @@ final class Uploads {
     /** The digests a payload of {@code length} bytes needs for its upload, computed in its one read. */
     Payload.Digests digestsFor(long length) {
         boolean multipart = length > config.multipartThreshold();
-        return new Payload.Digests(multipart ? config.partSize() : 0, true, plainHttp);
+        return new Payload.Digests(multipart ? config.partSize() : 0, contentMd5, plainHttp);
     }
 
     /** Uploads {@code payload} to {@code key} with {@code metadata} under {@code condition}. */
@@ -146,8 +156,10 @@ final class Uploads {
                 .key(key)
                 .contentLength(payload.length())
                 .contentType(OCTET_STREAM)
-                .contentMD5(Md5.base64(payload.md5(0)))
                 .metadata(metadata);
+        if (contentMd5) {
+            req.contentMD5(Md5.base64(payload.md5(0)));
+        }
         if (additionalChecksums) {
             req.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(Sha256.base64(payload.sha256()));
         }
@@ -196,7 +208,7 @@ final class Uploads {
             complete.ifMatch(condition.ifMatch());
         }
         CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
-        checkCompleted(key, payload, metadata, r);
+        checkCompleted(key, payload, parts, metadata, r);
         return new Written(r.versionId(), r.eTag());
     }
 
@@ -342,8 +354,10 @@ final class Uploads {
                 .key(key)
                 .uploadId(uploadId)
                 .partNumber(partNumber)
-                .contentLength(count)
-                .contentMD5(Md5.base64(payload.md5(index)));
+                .contentLength(count);
+        if (contentMd5) {
+            req.contentMD5(Md5.base64(payload.md5(index)));
+        }
         String checksum = null;
         if (payload.hasPartSha256()) {
             byte[] sha = payload.sha256(index);
@@ -373,13 +387,14 @@ final class Uploads {
      * @throws IntegrityException if the store holds something other than what was sent
      */
     private void checkCompleted(
-            String key, Payload payload, Map<String, String> metadata, CompleteMultipartUploadResponse r) {
+            String key,
+            Payload payload,
+            List<CompletedPart> parts,
+            Map<String, String> metadata,
+            CompleteMultipartUploadResponse r) {
         String eTag = r.eTag();
-        if (eTag != null && MULTIPART_ETAG.matcher(eTag).matches()) {
-            byte[][] md5s = new byte[payload.partCount()][];
-            for (int i = 0; i < md5s.length; i++) {
-                md5s[i] = payload.md5(i);
-            }
+        byte[][] md5s = eTag != null && MULTIPART_ETAG.matcher(eTag).matches() ? partMd5s(payload, parts) : null;
+        if (md5s != null) {
             String expected = Md5.multipartETag(md5s);
             if (!unquoted(expected).equalsIgnoreCase(unquoted(eTag))) {
                 throw new IntegrityException(
@@ -410,6 +425,26 @@ final class Uploads {
                             + " bytes with token "
                             + token + " were sent");
         }
+    }
+
+    /**
+     * The parts' MD5s: those computed in the payload's read or, where none were (the endpoint validates
+     * each part's signed SHA-256 instead), the part ETags it answered when each is a plain MD5; else null.
+     */
+    private byte @Nullable [][] partMd5s(Payload payload, List<CompletedPart> parts) {
+        byte[][] md5s = new byte[payload.partCount()][];
+        for (int i = 0; i < md5s.length; i++) {
+            if (contentMd5) {
+                md5s[i] = payload.md5(i);
+            } else {
+                String partETag = parts.get(i).eTag();
+                if (partETag == null || !PART_ETAG.matcher(partETag).matches()) {
+                    return null;
+                }
+                md5s[i] = HexFormat.of().parseHex(unquoted(partETag));
+            }
+        }
+        return md5s;
     }
 
     private static String unquoted(String eTag) {

@@ -135,12 +135,18 @@ class UploadsTest {
     }
 
     private Uploads uploads(S3StoreConfig config) {
+        return uploads(config, true);
+    }
+
+    /** With {@code contentMd5} false, as on an endpoint that validates the signed payload hash. */
+    private Uploads uploads(S3StoreConfig config, boolean contentMd5) {
         return new Uploads(
                 s3,
                 "bucket",
                 config,
                 false,
                 endpoint.plainHttp(),
+                contentMd5,
                 endpoint.describe(),
                 parts,
                 endpoint.attemptTimeouts());
@@ -174,11 +180,19 @@ class UploadsTest {
         assertThat(r.getHeader("Content-MD5"))
                 .as("Content-MD5 of %s", r.getUrl())
                 .isEqualTo(Base64.getEncoder().encodeToString(digest("MD5", body, 0, body.length)));
+        assertSignedSha256(r);
+        assertThat(S3EndpointTest.SigV4.parse(r.getHeader("Authorization")).signedHeaders())
+                .contains("content-md5");
+    }
+
+    /** The body's SHA-256 signed as its payload hash, with a valid signature. */
+    private static void assertSignedSha256(LoggedRequest r) throws Exception {
+        byte[] body = r.getBody();
         assertThat(r.getHeader("x-amz-content-sha256"))
                 .as("signed payload hash of %s", r.getUrl())
                 .isEqualTo(HexFormat.of().formatHex(digest("SHA-256", body, 0, body.length)));
         S3EndpointTest.SigV4.Authorization auth = S3EndpointTest.SigV4.parse(r.getHeader("Authorization"));
-        assertThat(auth.signedHeaders()).contains("content-md5", "x-amz-content-sha256");
+        assertThat(auth.signedHeaders()).contains("x-amz-content-sha256");
         assertThat(S3EndpointTest.SigV4.expectedSignature(r, auth, SECRET_KEY))
                 .as("signature of %s", r.getUrl())
                 .isEqualTo(auth.signature());
@@ -191,12 +205,17 @@ class UploadsTest {
 
     private static final Map<String, String> METADATA = Map.of(S3ObjectStore.META_PUT_TOKEN, "token-1");
 
-    @Test
-    void aSinglePutCarriesTheMd5AndSha256OfTheOneReadWithAValidSignature() throws Exception {
+    /** The content of a single PUT to "key", which the server accepts as version v1. */
+    private static byte[] singlePutOf100000Bytes() {
         wireMock.stubFor(put(urlPathEqualTo("/bucket/key"))
                 .willReturn(
                         aResponse().withStatus(200).withHeader("ETag", "\"e\"").withHeader("x-amz-version-id", "v1")));
-        byte[] data = bytes(100_000);
+        return bytes(100_000);
+    }
+
+    @Test
+    void aSinglePutCarriesTheMd5AndSha256OfTheOneReadWithAValidSignature() throws Exception {
+        byte[] data = singlePutOf100000Bytes();
         Uploads uploads = uploads(S3StoreConfig.ofDefaults());
 
         Uploads.Written written;
@@ -209,6 +228,66 @@ class UploadsTest {
                 wireMock.findAll(putRequestedFor(urlPathEqualTo("/bucket/key"))).get(0);
         assertThat(putRequest.getBody()).isEqualTo(data);
         assertSignedAndHashed(putRequest);
+    }
+
+    @Test
+    void whereTheSignedPayloadHashIsValidatedASinglePutCarriesItsSignedSha256AndNoMd5() throws Exception {
+        byte[] data = singlePutOf100000Bytes();
+        Uploads uploads = uploads(S3StoreConfig.ofDefaults(), false);
+
+        try (Payload p = payload(data, uploads)) {
+            assertThatThrownBy(() -> p.md5(0)).as("no MD5 computed").isInstanceOf(IllegalStateException.class);
+            uploads.upload("key", p, METADATA, WriteCondition.NONE);
+        }
+
+        LoggedRequest putRequest =
+                wireMock.findAll(putRequestedFor(urlPathEqualTo("/bucket/key"))).get(0);
+        assertThat(putRequest.getBody()).isEqualTo(data);
+        assertThat(putRequest.containsHeader("Content-MD5")).isFalse();
+        assertSignedSha256(putRequest);
+    }
+
+    @Test
+    void whereTheSignedPayloadHashIsValidatedPartsCarryNoMd5AndTheCompletionIsCheckedAgainstThePartETags()
+            throws Exception {
+        byte[] data = bytes(11 * MIB);
+        stubMultipart(multipartETag(data, 5 * MIB));
+        for (int part = 1; part <= 3; part++) {
+            int from = (part - 1) * 5 * MIB;
+            String md5 = HexFormat.of().formatHex(digest("MD5", data, from, Math.min(data.length, from + 5 * MIB)));
+            wireMock.stubFor(put(urlPathEqualTo("/bucket/big"))
+                    .withQueryParam("partNumber", com.github.tomakehurst.wiremock.client.WireMock.equalTo("" + part))
+                    .willReturn(aResponse().withStatus(200).withHeader("ETag", "\"" + md5 + "\"")));
+        }
+        Uploads uploads = uploads(multipartConfig(), false);
+
+        try (Payload p = payload(data, uploads)) {
+            assertThat(uploads.upload("big", p, METADATA, WriteCondition.NONE).versionId())
+                    .isEqualTo("v9");
+        }
+
+        List<LoggedRequest> partRequests = wireMock.findAll(putRequestedFor(urlPathEqualTo("/bucket/big")));
+        assertThat(partRequests).hasSize(3);
+        for (LoggedRequest r : partRequests) {
+            assertThat(r.containsHeader("Content-MD5")).isFalse();
+            assertSignedSha256(r);
+        }
+    }
+
+    @Test
+    void withoutMd5sACompletionWhoseETagIsNotTheMd5OfThePartETagsIsAnIntegrityFailure() throws Exception {
+        byte[] data = bytes(11 * MIB);
+        stubMultipart("\"0123456789abcdef0123456789abcdef-3\"");
+        wireMock.stubFor(put(urlPathEqualTo("/bucket/big"))
+                .withQueryParam("uploadId", containing("u1"))
+                .willReturn(aResponse().withStatus(200).withHeader("ETag", "\"" + "ab".repeat(16) + "\"")));
+        Uploads uploads = uploads(multipartConfig(), false);
+
+        try (Payload p = payload(data, uploads)) {
+            assertThatThrownBy(() -> uploads.upload("big", p, METADATA, WriteCondition.NONE))
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining("0123456789abcdef0123456789abcdef-3");
+        }
     }
 
     private void stubMultipart(String completeETag) {
