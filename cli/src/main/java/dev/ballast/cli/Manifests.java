@@ -220,13 +220,13 @@ final class Manifests {
             throw new CliFailure(
                     ExitCodes.INTEGRITY,
                     "Every manifest version of '" + name + "' is damaged (" + String.join(", ", damaged)
-                            + "), so there is nothing to restore; back the source up again.");
+                            + "), so there is no backup to use; back the source up again.");
         }
         throw new CliFailure(
                 ExitCodes.NOT_FOUND,
                 "Backup '" + name + "' has no complete manifest"
                         + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version " + newestPartial
-                        + " to restore the files that run stored.");
+                        + " to use the files that run stored.");
     }
 
     /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
