@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
+import java.nio.file.FileVisitor;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -722,7 +723,7 @@ final class BackupRunner {
         filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
         Map<Object, String> firstNames = new HashMap<>();
         try {
-            Files.walkFileTree(source, options, Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+            FileVisitor<Path> visitor = new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                     if (storeDirectory != null
@@ -746,7 +747,11 @@ final class BackupRunner {
                         ManifestTree.Directory d = rel.isEmpty()
                                 ? null
                                 : new ManifestTree.Directory(
-                                        rel, attrs.lastModifiedTime().toInstant(), FileStat.attrsOf(dir, linkOptions));
+                                        rel,
+                                        attrs.lastModifiedTime().toInstant(),
+                                        attrs instanceof TreeWalk.Attributes t
+                                                ? t.stat().attrs()
+                                                : FileStat.attrsOf(dir, linkOptions));
                         filter.enter(rel, dir);
                         if (d != null) {
                             directories.add(d);
@@ -785,7 +790,9 @@ final class BackupRunner {
                     } else {
                         FileStat stat;
                         try {
-                            stat = FileStat.of(file, attrs, linkOptions);
+                            stat = attrs instanceof TreeWalk.Attributes t
+                                    ? t.stat()
+                                    : FileStat.of(file, attrs, linkOptions);
                         } catch (IOException e) {
                             failed.add(new Failure(rel, "it could not be read (" + Errors.describeIo(e) + ")"));
                             return FileVisitResult.CONTINUE;
@@ -810,7 +817,12 @@ final class BackupRunner {
                     failed.add(new Failure(relative(file), why));
                     return FileVisitResult.CONTINUE;
                 }
-            });
+            };
+            if (FileStat.UNIX) {
+                TreeWalk.walk(source, follow, visitor); // one stat per entry
+            } else {
+                Files.walkFileTree(source, options, Integer.MAX_VALUE, visitor);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -831,7 +843,9 @@ final class BackupRunner {
                     rel,
                     target,
                     attrs.lastModifiedTime().toInstant(),
-                    FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
+                    attrs instanceof TreeWalk.Attributes t
+                            ? t.stat().attrs()
+                            : FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
         } catch (IOException e) {
             failed.add(new Failure(rel, "its link could not be read (" + Errors.describeIo(e) + ")"));
         }
