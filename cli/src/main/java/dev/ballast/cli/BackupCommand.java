@@ -74,9 +74,11 @@ final class BackupCommand extends BallastCommand {
                     "'" + dir + "' is not a directory; pass the directory to back up, " + "not a file in it.");
         }
         Path source = dir.toRealPath();
+        // The name is the base name of DIR as given (a symbolic link's own name, not its target's).
+        Path given = dir.toAbsolutePath().normalize();
         String backupName = name != null
                 ? name
-                : source.getFileName() == null ? null : source.getFileName().toString();
+                : given.getFileName() == null ? null : given.getFileName().toString();
         if (backupName == null) {
             throw new CliFailure(
                     ExitCodes.USAGE,

@@ -5,6 +5,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -110,11 +111,75 @@ final class RestoreCommand extends BallastCommand {
         return globs;
     }
 
+    /**
+     * A restore never writes into the local store it reads: a target inside the store, or a backup
+     * entry that would land in it (the store lies inside the target), is refused before anything is
+     * written. Replacing the store's {@code index.db} with a backed-up file of that name would lose
+     * every backup in it.
+     */
+    private void refuseWritingIntoTheStore(Manifest m, @Nullable Path storeDirectory) {
+        if (storeDirectory == null) {
+            return;
+        }
+        Path store = realOrAbsolute(storeDirectory);
+        Path into = realOrAbsolute(target);
+        if (into.startsWith(store)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + target + "' lies inside the local store this restore reads (" + store
+                            + "); pass a directory outside it.");
+        }
+        if (!store.startsWith(into)) {
+            return;
+        }
+        StringBuilder relative = new StringBuilder();
+        for (Path part : into.relativize(store)) {
+            relative.append(relative.length() == 0 ? "" : "/").append(part);
+        }
+        String inside = relative.toString();
+        List<String> all = new ArrayList<>();
+        m.files().forEach(e -> all.add(e.path()));
+        m.tree().directories().forEach(d -> all.add(d.path()));
+        m.tree().symlinks().forEach(l -> all.add(l.path()));
+        m.tree().hardLinks().forEach(l -> all.add(l.path()));
+        for (String path : all) {
+            if (path.equals(inside) || path.startsWith(inside + "/")) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "'" + path + "' would be written into the local store this restore reads (" + store
+                                + "); restore into another directory, or leave it out with --exclude '/" + inside
+                                + "'.");
+            }
+        }
+    }
+
+    /** {@code p} with its existing part's symbolic links resolved (the rest need not exist yet). */
+    private static Path realOrAbsolute(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        Path existing = abs;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return abs;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(abs));
+        } catch (java.io.IOException e) {
+            return abs;
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         Manifests.checkName(name);
         RestoreSelection selection =
                 new RestoreSelection(paths, globs("--include", includes), globs("--exclude", excludes));
+        if (target.toString().isBlank()) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "TARGET-DIR is empty; pass the directory to restore into (it is created if missing).");
+        }
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
             throw new CliFailure(
                     ExitCodes.USAGE,
@@ -137,6 +202,7 @@ final class RestoreCommand extends BallastCommand {
                     null,
                     () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
             Manifest m = select(selection, chosen);
+            refuseWritingIntoTheStore(m, session.localDirectory());
             ctx.out()
                     .println("Restoring '" + name + "' (manifest version "
                             + chosen.version().versionId() + " of "

@@ -290,7 +290,8 @@ final class RestoreRunner {
      * Creates every directory files go to, one level at a time from the target down, and returns
      * those that resolve outside the target: a directory inside it may be a symbolic link planted to
      * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
-     * inside the target is followed).
+     * inside the target is followed). With {@code overwrite} a link or a file standing where a
+     * directory goes is replaced by the directory.
      */
     private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
         Set<Path> unsafe = new java.util.HashSet<>();
@@ -301,7 +302,12 @@ final class RestoreRunner {
                     continue; // the target itself
                 }
                 current = current.resolve(part);
-                if (Files.isSymbolicLink(current)) {
+                if (overwrite && Files.isSymbolicLink(current)) {
+                    // A link where the backup has a directory: --overwrite replaces it, as it replaces a link
+                    // where a file goes; following it would write this directory's files wherever it points.
+                    Files.delete(current);
+                    Files.createDirectory(current);
+                } else if (Files.isSymbolicLink(current)) {
                     Path resolved;
                     try {
                         resolved = current.toRealPath();
@@ -580,6 +586,9 @@ final class RestoreRunner {
 
     private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
         Path first = SafePaths.resolveInside(target, h.target());
+        if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
+        }
         if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
             if (Files.isSameFile(dest, first)) {
                 return;

@@ -31,7 +31,8 @@ final class RestoreSelection {
     }
 
     /**
-     * {@code /a/b/}, {@code ./a//b} and {@code a/b} all name {@code a/b}. A backslash is part of a
+     * {@code /a/b/}, {@code ./a//b}, {@code a/./b} and {@code a/b} all name {@code a/b}, and {@code .}
+     * the whole backup. A backslash is part of a
      * name where the platform allows it there (Linux, macOS: {@code a\b} is one file, as the backup
      * recorded it), and a separator only where it separates paths (Windows).
      */
@@ -42,16 +43,14 @@ final class RestoreSelection {
     /** As {@link #normalise(String)}, on a platform that does or does not separate paths with a backslash. */
     static String normalise(String path, boolean backslashSeparates) {
         String p = backslashSeparates ? path.replace('\\', '/') : path;
-        while (p.contains("//")) {
-            p = p.replace("//", "/");
+        StringBuilder normal = new StringBuilder();
+        for (String segment : p.split("/")) {
+            if (segment.isEmpty() || segment.equals(".")) {
+                continue; // "/a", "a//b", "./a", "a/./b" and "a/" all name a/b's entries
+            }
+            normal.append(normal.length() == 0 ? "" : "/").append(segment);
         }
-        while (p.startsWith("/") || p.startsWith("./")) {
-            p = p.startsWith("/") ? p.substring(1) : p.substring(2);
-        }
-        while (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        return p;
+        return normal.toString();
     }
 
     private boolean selected(String path) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -116,6 +117,42 @@ class BallastTest {
         assertThat(StoreSession.withHome(Path.of("~"), home)).isEqualTo(home);
         assertThat(StoreSession.withHome(Path.of("a/~/b"), home)).isEqualTo(Path.of("a/~/b"));
         assertThat(StoreSession.withHome(Path.of("~other/x"), home)).isEqualTo(Path.of("~other/x"));
+    }
+
+    @Test
+    void aRestoreNeverWritesIntoTheStoreItReads() throws IOException {
+        // A backup holding a file named index.db, restored with --overwrite into the store's directory,
+        // replaced the store's index: every backup in it was lost.
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("index.db"), "not a database");
+        Files.createDirectories(src.resolve("ballast-backups"));
+        Files.writeString(src.resolve("ballast-backups/index.db"), "not a database either");
+        Path data = home.resolve("data");
+        assertThat(run("backup", src.toString(), "--data-dir", data.toString())).isZero();
+        Path store = data.resolve("ballast-backups");
+
+        err.reset();
+        assertThat(run("restore", "src", store.toString(), "--overwrite", "--data-dir", data.toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("lies inside the local store this restore reads");
+        assertThat(run("restore", "src", store.resolve("sub").toString(), "--data-dir", data.toString()))
+                .isEqualTo(ExitCodes.USAGE);
+
+        err.reset();
+        assertThat(run("restore", "src", data.toString(), "--overwrite", "--data-dir", data.toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'ballast-backups/index.db' would be written into the local store", "--exclude");
+
+        err.reset();
+        assertThat(run("restore", "src", "", "--data-dir", data.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("TARGET-DIR is empty");
+
+        out.reset();
+        assertThat(run("list", "--data-dir", data.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("src");
+        assertThat(run("restore", "src", home.resolve("out").toString(), "--data-dir", data.toString()))
+                .isZero();
+        assertThat(home.resolve("out/index.db")).hasContent("not a database");
     }
 
     @Test

@@ -289,4 +289,62 @@ class RestoreRunnerTest {
             assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".ballast-"));
         }
     }
+
+    @Test
+    void overwriteReplacesALinkStandingWhereTheBackupHasADirectoryInsteadOfWritingThroughIt() throws IOException {
+        // With a -> e in the target, a's files were written into e and counted as restored.
+        ManifestEntry f = stored("a/f", "f");
+        ManifestEntry g = stored("a/sub/g", "g");
+        Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
+        Manifest m = new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(f, g),
+                List.of(),
+                new ManifestTree(
+                        List.of(
+                                new ManifestTree.Directory("a", dirTime, null),
+                                new ManifestTree.Directory("a/sub", dirTime, null),
+                                new ManifestTree.Directory("e", dirTime, null)),
+                        List.of(),
+                        List.of()));
+        Path target = dir.resolve("out");
+        Files.createDirectories(target.resolve("e"));
+        Files.createSymbolicLink(target.resolve("a"), Path.of("e"));
+
+        RestoreRunner.Result r = restore(m, target, true);
+
+        assertThat(r.failed()).isEmpty();
+        assertThat(target.resolve("a")).isDirectory();
+        assertThat(Files.isSymbolicLink(target.resolve("a"))).isFalse();
+        assertThat(target.resolve("a/f")).hasContent("f");
+        assertThat(target.resolve("a/sub/g")).hasContent("g");
+        assertThat(target.resolve("e")).isEmptyDirectory();
+    }
+
+    @Test
+    void aHardLinkWhoseFirstNameWasNotRestoredSaysSo() throws IOException {
+        ManifestEntry b = stored("b", "content");
+        Manifest m = new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(b),
+                List.of(),
+                new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink("a", "b"))));
+        Path target = dir.resolve("out");
+        Files.createDirectories(target.resolve("b"));
+
+        RestoreRunner.Result r = restore(m, target, true);
+
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactlyInAnyOrder("a", "b");
+        assertThat(r.failed())
+                .filteredOn(x -> x.path().equals("a"))
+                .singleElement()
+                .satisfies(
+                        x -> assertThat(x.reason()).contains("'b', the name it is a hard link to, was not restored"));
+    }
 }

@@ -47,5 +47,7 @@ class RestoreSelectionTest {
         assertThat(selected(m, "/docs/2026/")).containsExactly("docs/2026/x.txt");
         assertThat(selected(m, "./docs//2026")).containsExactly("docs/2026/x.txt");
         assertThat(selected(m, "docs//2026//x.txt")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, "docs/./2026/x.txt/.")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, ".")).containsExactly("docs/2026/x.txt", "docs/other.txt");
     }
 }
