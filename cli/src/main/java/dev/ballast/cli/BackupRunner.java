@@ -248,7 +248,8 @@ final class BackupRunner {
         AtomicLong total = new AtomicLong();
 
         try (Progress progress = progressFactory.get();
-                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT)) {
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
+                Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
             List<SourceFile> waiting = new ArrayList<>();
             Map<String, ManifestEntry>[] previous = newMapHolder();
             Consumer<SourceFile> decide = f -> {
@@ -599,6 +600,11 @@ final class BackupRunner {
     }
 
     private void fail(SourceFile f, Throwable failure) {
+        if (cancellation.cancelled()) {
+            // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
+            notAttempted.add(f.path());
+            return;
+        }
         Throwable e =
                 failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         String reason;

@@ -74,7 +74,7 @@ public final class Ballast implements Callable<Integer> {
                         () -> {
                             cancellation.cancel();
                             try {
-                                // Let the command stop after its current file, report and write no complete-looking
+                                // Let the command stop its files in progress, report and write no complete-looking
                                 // manifest.
                                 cancellation.awaitFinished(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
                             } catch (InterruptedException e) {

@@ -37,6 +37,7 @@ public final class ExitCodes {
         "  5    backup, manifest version, object or bucket not found",
         "  6    restore would overwrite a different existing file (use --overwrite)",
         "  130  interrupted (Ctrl-C)",
+        "  143  terminated (SIGTERM), handled as Ctrl-C",
     };
 
     private ExitCodes() {}

@@ -140,7 +140,12 @@ final class Pruner {
 
     private NameResult pruneName(String name, List<VersionEntry> versions, boolean running, Instant cutoff) {
         if (running) {
-            return new NameResult(name, List.of(), 0, 0, "a backup of it is running");
+            return new NameResult(
+                    name,
+                    List.of(),
+                    0,
+                    0,
+                    "a backup of it may be running (its run marker was written less than 30 minutes ago; a backup killed with kill -9 leaves one that counts until then)");
         }
         String manifestKey = Manifest.key(name);
         Set<String> referenced = new HashSet<>();

@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -21,6 +23,7 @@ final class Transfers implements AutoCloseable {
     static final int MAX_THREADS = 64;
 
     private final ExecutorService pool;
+    private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private final Semaphore permits;
     private final int maxInFlight;
 
@@ -35,6 +38,7 @@ final class Transfers implements AutoCloseable {
         this.pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "ballast-transfer-" + n.incrementAndGet());
             t.setDaemon(true);
+            workers.add(t);
             return t;
         });
         this.maxInFlight = maxInFlight;
@@ -62,6 +66,15 @@ final class Transfers implements AutoCloseable {
             permits.release();
             throw e;
         }
+    }
+
+    /**
+     * Interrupts every transfer thread: a file being read or written stops at once (an interruptible
+     * channel closes, a request is abandoned) instead of running to its end. For Ctrl-C; the tasks
+     * report what they did not finish.
+     */
+    void interrupt() {
+        workers.forEach(Thread::interrupt);
     }
 
     /** Waits until every submitted task has recorded its outcome. */

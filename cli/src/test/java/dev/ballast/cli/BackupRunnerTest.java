@@ -13,6 +13,7 @@ import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -148,6 +150,47 @@ class BackupRunnerTest {
         assertThat(runnerOf(store, other).run().ok()).isTrue();
         assertThat(manifest(store).source()).isEqualTo(other.toString());
         assertThat(errBytes.toString(StandardCharsets.UTF_8)).contains("'n' last backed up " + src);
+    }
+
+    @Test
+    void ctrlCStopsAFileInTheMiddleInsteadOfWaitingForItsEnd() throws Exception {
+        // Ctrl-C during a large file waited for the whole file, past the 30 s the shutdown hook allows,
+        // and the command ended without a word or a manifest.
+        Files.writeString(src.resolve("big.bin"), "large");
+        CountDownLatch started = new CountDownLatch(1);
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public ObjectVersion put(String key, ObjectContent content) {
+                if (key.endsWith("big.bin")) {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(); // a read that ends only when interrupted
+                    } catch (InterruptedException e) {
+                        throw new UncheckedIOException(new java.nio.channels.ClosedByInterruptException());
+                    }
+                }
+                return super.put(key, content);
+            }
+        };
+        Cancellation cancel = new Cancellation();
+        Thread ctrlC = new Thread(() -> {
+            try {
+                started.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            cancel.cancel();
+        });
+        ctrlC.start();
+
+        BackupRunner.Result r = backup(store, new BackupRunner.Settings(false, 2, false), CLOCK, cancel, p -> {});
+        ctrlC.join();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.notAttempted()).contains("big.bin");
+        assertThat(r.failed()).isEmpty();
+        assertThat(r.manifestComplete()).isFalse();
+        assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("big.bin");
     }
 
     @Test
