@@ -13,6 +13,7 @@
 #   --transfers N  files in flight for Ballast and rclone (default 4, both tools' default)
 #   --endpoint URL also run against this S3 endpoint: Ballast --endpoint, rclone and restic's s3
 #                  backends, with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY from the environment
+#                  (Ballast goes first in odd runs, rclone in even ones)
 #   --bucket NAME  the bucket on --endpoint (default ballast-bench; created by Ballast and rclone)
 #   --work DIR     where repositories, copies and restores go (default a new directory in /tmp)
 #   --keep         keep the work directory
@@ -151,15 +152,22 @@ for run in $(seq 1 "$runs"); do
       RCLONE_CONFIG_BENCH_ACCESS_KEY_ID="${AWS_ACCESS_KEY_ID:-}" RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY:-}" \
       RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE=true
     prefix="run$run-$(date +%s)"
-    time_it "s3-ballast-first-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
-    time_it "s3-ballast-unchanged-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
-    if have rclone; then
-      # rclone's S3 client cannot load AWS_CA_BUNDLE with its own transport; it uses the system's CAs.
-      time_it "s3-rclone-first-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
-        "bench:$bucket/rclone-$prefix"
-      time_it "s3-rclone-unchanged-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
-        "bench:$bucket/rclone-$prefix"
-    fi
+    s3_ballast() {
+      time_it "s3-ballast-first-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
+      time_it "s3-ballast-unchanged-$run" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
+    }
+    s3_rclone() {
+      if have rclone; then
+        # rclone's S3 client cannot load AWS_CA_BUNDLE with its own transport; it uses the system's CAs.
+        time_it "s3-rclone-first-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
+          "bench:$bucket/rclone-$prefix"
+        time_it "s3-rclone-unchanged-$run" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" --links "$tree" \
+          "bench:$bucket/rclone-$prefix"
+      fi
+    }
+    # The tools take turns going first: a server is often slower for whoever writes to it first (a new
+    # bucket, cold caches), and the table would otherwise always charge that to the same tool.
+    if (( run % 2 == 1 )); then s3_ballast; s3_rclone; else s3_rclone; s3_ballast; fi
   fi
 
   echo
