@@ -30,16 +30,24 @@ class CliPartialRunIT extends CliOnBothStores {
      * Rewrites {@code file} in place until stopped, every pass with another length and a later
      * modification time, as a log or database file that is written all the time.
      */
+    /**
+     * Keeps {@code file} changing until {@code stop}: 16 MiB of new bytes, then its mtime moved on in a
+     * tight loop (a change every few microseconds), with a rewrite of another length now and then. A
+     * read of the file takes milliseconds, so the stat a backup takes after reading it differs from the
+     * one it took before, whichever moment it reads.
+     */
     static Thread rewriter(Path file, AtomicBoolean stop) {
         Thread t = new Thread(
                 () -> {
-                    byte[] bytes = new byte[2 * 1024 * 1024];
+                    byte[] bytes = new byte[16 * 1024 * 1024];
                     long pass = 0;
                     try {
                         while (!stop.get()) {
+                            if (pass % 2000 == 0) {
+                                Arrays.fill(bytes, (byte) (pass / 2000));
+                                Files.write(file, pass % 4000 == 0 ? bytes : Arrays.copyOf(bytes, bytes.length - 1));
+                            }
                             pass++;
-                            Arrays.fill(bytes, (byte) pass);
-                            Files.write(file, pass % 2 == 0 ? bytes : Arrays.copyOf(bytes, bytes.length - 1));
                             Files.setLastModifiedTime(file, FileTime.fromMillis(1_700_000_000_000L + pass));
                         }
                     } catch (IOException e) {
