@@ -52,6 +52,10 @@ class RestoreRunnerTest {
                 .run();
     }
 
+    static Manifest withTree(List<ManifestEntry> files, ManifestTree tree) {
+        return new Manifest(1, "n", MTIME, true, files, List.of(), tree);
+    }
+
     static Manifest manifest(ManifestEntry... entries) {
         return new Manifest(1, "n", MTIME, true, List.of(entries), List.of());
     }
@@ -213,13 +217,8 @@ class RestoreRunnerTest {
         ManifestEntry tool = stored("bin/tool", "#!/bin/sh\n").withAttrs(new PosixAttrs(0750, 0, 0));
         ManifestEntry secret = stored("private/key", "k").withAttrs(new PosixAttrs(0600, 0, 0));
         Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
+        Manifest m = withTree(
                 List.of(tool, secret),
-                List.of(),
                 new ManifestTree(
                         List.of(
                                 new ManifestTree.Directory("bin", dirTime, new PosixAttrs(0755, 0, 0)),
@@ -256,13 +255,8 @@ class RestoreRunnerTest {
         ManifestEntry inner = stored("d/inner", "inside");
         ManifestEntry l = stored("l", "a file");
         Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
+        Manifest m = withTree(
                 List.of(inner, l),
-                List.of(),
                 new ManifestTree(
                         List.of(new ManifestTree.Directory("d", dirTime, new PosixAttrs(0700, 0, 0))),
                         List.of(),
@@ -296,13 +290,8 @@ class RestoreRunnerTest {
         ManifestEntry f = stored("a/f", "f");
         ManifestEntry g = stored("a/sub/g", "g");
         Instant dirTime = Instant.parse("2024-04-04T04:04:04Z");
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
+        Manifest m = withTree(
                 List.of(f, g),
-                List.of(),
                 new ManifestTree(
                         List.of(
                                 new ManifestTree.Directory("a", dirTime, null),
@@ -327,14 +316,8 @@ class RestoreRunnerTest {
     @Test
     void aHardLinkWhoseFirstNameWasNotRestoredSaysSo() throws IOException {
         ManifestEntry b = stored("b", "content");
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
-                List.of(b),
-                List.of(),
-                new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink("a", "b"))));
+        Manifest m = withTree(
+                List.of(b), new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink("a", "b"))));
         Path target = dir.resolve("out");
         Files.createDirectories(target.resolve("b"));
 
