@@ -26,7 +26,9 @@ final class BackupCommand extends BallastCommand {
     @Option(names = "--name", paramLabel = "NAME", description = "Backup name (default: the directory's base name).")
     String name;
 
-    @Option(names = "--follow-symlinks", description = "Back up what symbolic links point to instead of skipping them.")
+    @Option(
+            names = "--follow-symlinks",
+            description = "Back up what symbolic links point to instead of storing the links themselves.")
     boolean followSymlinks;
 
     @Option(

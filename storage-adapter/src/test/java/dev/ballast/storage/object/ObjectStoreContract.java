@@ -419,26 +419,34 @@ public abstract class ObjectStoreContract {
     }
 
     /**
-     * What a store without conditional writes still guarantees: a conditional write is refused before
-     * anything is written, never downgraded to an unconditional one that could overwrite a concurrent
-     * update unseen.
+     * Every store, with or without conditional writes: a store that honours them refuses a write its
+     * condition forbids (and writes the one it allows); a store without them refuses the conditional
+     * write before anything is written, never downgrading it to an unconditional one that could
+     * overwrite a concurrent update unseen.
      */
     @Test
-    void aConditionalWriteTheStoreCannotHonourIsRefusedAndWritesNothing() {
+    void aConditionalWriteIsEitherHonouredOrRefusedAndNeverWritesWhatItsConditionForbids() {
         StoreCapabilities caps = store.capabilities();
-        assumeThat(caps.putIfAbsent() && caps.putIfMatch())
-                .as("%s honours both conditional writes, so there is no refusal to observe", storeName())
-                .isFalse();
         ObjectVersion v1 = store.put("guarded", ObjectContent.ofBytes("1".getBytes(StandardCharsets.UTF_8)));
 
-        if (!caps.putIfAbsent()) {
+        if (caps.putIfAbsent()) {
+            assertThatThrownBy(() -> store.putIfAbsent("guarded", ObjectContent.ofBytes(new byte[] {2})))
+                    .isInstanceOf(AlreadyExistsException.class);
+            store.putIfAbsent("fresh", ObjectContent.ofBytes(new byte[] {2}));
+            assertThat(store.versions("fresh")).hasSize(1);
+        } else {
             assertThatThrownBy(() -> store.putIfAbsent("guarded", ObjectContent.ofBytes(new byte[] {2})))
                     .isInstanceOf(UnsupportedCapabilityException.class)
                     .hasMessageContaining("If-None-Match");
             assertThatThrownBy(() -> store.putIfAbsent("fresh", ObjectContent.ofBytes(new byte[] {2})))
                     .isInstanceOf(UnsupportedCapabilityException.class);
+            assertThat(store.versions("fresh")).isEmpty();
         }
-        if (!caps.putIfMatch()) {
+        if (caps.putIfMatch()) {
+            assertThatThrownBy(() ->
+                            store.putIfMatch("guarded", "\"not-its-etag\"", ObjectContent.ofBytes(new byte[] {3})))
+                    .isInstanceOf(PreconditionFailedException.class);
+        } else {
             assertThatThrownBy(() -> store.putIfMatch("guarded", v1.eTag(), ObjectContent.ofBytes(new byte[] {3})))
                     .isInstanceOf(UnsupportedCapabilityException.class)
                     .hasMessageContaining("If-Match");
@@ -447,7 +455,6 @@ public abstract class ObjectStoreContract {
         assertThat(store.versions("guarded"))
                 .extracting(VersionEntry::versionId)
                 .containsExactly(v1.versionId());
-        assertThat(store.versions("fresh")).isEmpty();
     }
 
     /**
