@@ -19,11 +19,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The capability probe's findings, remembered per endpoint and bucket in a properties file
- * ({@link S3StoreConfig.Builder#probeCache}): {@code <endpoint> <bucket>=<epoch millis> <CAPABILITY,...>}.
- * A file that cannot be read or written is ignored. Not thread-safe; used once per open.
+ * ({@link S3StoreConfig.Builder#probeCache}):
+ * {@code <endpoint> <bucket>=<epoch millis> <FOUND,...> tested=<CAPABILITY,...>}, where {@code tested}
+ * lists every capability the probe that wrote the entry looked for. An entry whose probe did not look
+ * for a capability this build knows (written by an older build, or in the format without
+ * {@code tested}) is not trusted, so a capability added to the probe is found at the next open rather
+ * than after the maximum age. Each write drops the entries that have aged out, so the file holds at
+ * most the endpoint-and-bucket pairs opened within the maximum age. A file that cannot be read or
+ * written is ignored. Not thread-safe; used once per open.
  */
 final class ProbeCache {
     private static final Logger LOG = LoggerFactory.getLogger(ProbeCache.class);
+
+    private static final String TESTED = "tested=";
 
     private final Path file;
     private final Duration maxAge;
@@ -35,40 +43,75 @@ final class ProbeCache {
         this.clock = clock;
     }
 
-    /** The findings recorded for {@code endpoint} and {@code bucket} less than the maximum age ago, or null. */
+    /**
+     * The findings recorded for {@code endpoint} and {@code bucket} less than the maximum age ago by a
+     * probe that looked for every capability this build knows, or null.
+     */
     @Nullable
     Set<S3StoreConfig.Capability> read(String endpoint, String bucket) {
         String entry = load().getProperty(endpoint + " " + bucket);
         if (entry == null) {
             return null;
         }
+        @Nullable Set<S3StoreConfig.Capability> found = parse(entry);
+        if (found == null) {
+            LOG.debug(
+                    "Probing {} bucket '{}' again: its remembered findings '{}' are aged out, unreadable or from a"
+                            + " probe that did not look for every capability",
+                    endpoint,
+                    bucket,
+                    entry);
+        }
+        return found;
+    }
+
+    /** The capabilities found according to {@code entry} if it is current and complete, else null. */
+    @Nullable
+    private Set<S3StoreConfig.Capability> parse(String entry) {
+        String[] parts = entry.split(" ", -1);
+        if (parts.length != 3 || !parts[2].startsWith(TESTED)) {
+            return null;
+        }
         try {
-            String[] parts = entry.split(" ", 2);
             long age = clock.millis() - Long.parseLong(parts[0]);
             if (age < 0 || age >= maxAge.toMillis()) {
                 return null;
             }
-            Set<S3StoreConfig.Capability> found = EnumSet.noneOf(S3StoreConfig.Capability.class);
-            if (parts.length == 2 && !parts[1].isEmpty()) {
-                for (String name : parts[1].split(",")) {
-                    found.add(S3StoreConfig.Capability.valueOf(name));
-                }
+            Set<S3StoreConfig.Capability> tested = capabilities(parts[2].substring(TESTED.length()));
+            if (!tested.containsAll(EnumSet.allOf(S3StoreConfig.Capability.class))) {
+                return null;
             }
-            return found;
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            LOG.debug("Ignoring the unreadable probe findings '{}' in {}", entry, file);
+            return capabilities(parts[1]);
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }
 
-    /** Records {@code found} for {@code endpoint} and {@code bucket}, as of now. */
+    private static Set<S3StoreConfig.Capability> capabilities(String names) {
+        Set<S3StoreConfig.Capability> set = EnumSet.noneOf(S3StoreConfig.Capability.class);
+        if (!names.isEmpty()) {
+            for (String name : names.split(",")) {
+                set.add(S3StoreConfig.Capability.valueOf(name));
+            }
+        }
+        return set;
+    }
+
+    /**
+     * Records {@code found} for {@code endpoint} and {@code bucket}, as of now, by a probe that looked
+     * for every capability; drops the entries that aged out.
+     */
     void write(String endpoint, String bucket, Set<S3StoreConfig.Capability> found) {
         Properties all = load();
-        StringBuilder value = new StringBuilder().append(clock.millis()).append(' ');
-        for (S3StoreConfig.Capability c : found) {
-            value.append(value.charAt(value.length() - 1) == ' ' ? "" : ",").append(c.name());
-        }
-        all.setProperty(endpoint + " " + bucket, value.toString());
+        all.stringPropertyNames().forEach(key -> {
+            if (parse(all.getProperty(key)) == null) {
+                all.remove(key);
+            }
+        });
+        all.setProperty(
+                endpoint + " " + bucket,
+                clock.millis() + " " + names(found) + " " + TESTED
+                        + names(EnumSet.allOf(S3StoreConfig.Capability.class)));
         try {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);
@@ -88,6 +131,14 @@ final class ProbeCache {
         } catch (IOException | RuntimeException e) {
             LOG.debug("Could not remember the probe's findings in {}", file, e);
         }
+    }
+
+    private static String names(Set<S3StoreConfig.Capability> capabilities) {
+        StringBuilder names = new StringBuilder();
+        for (S3StoreConfig.Capability c : capabilities) {
+            names.append(names.length() == 0 ? "" : ",").append(c.name());
+        }
+        return names.toString();
     }
 
     private Properties load() {

@@ -510,7 +510,10 @@ public final class S3StoreConfig {
          * sending the probe's dozen requests, and writes nothing under {@code .ballast/probe/}. Versioning
          * is always read, since it is the bucket's setting, not the server's. The file is a Java
          * properties file, replaced atomically; one that cannot be read or written is ignored (the probe
-         * runs). Ignored when {@link #declaredCapabilities} are set. If not set, every open probes.
+         * runs). Findings recorded by a probe that did not look for every {@link Capability} this build
+         * knows (an older build's) are probed again, and entries older than {@code maxAge} are dropped
+         * whenever the file is written. Ignored when {@link #declaredCapabilities} are set. If not set,
+         * every open probes.
          *
          * @param file where the findings are kept, such as {@code ~/.cache/ballast/s3-probe.properties}
          * @param maxAge how long findings are trusted; positive
