@@ -129,6 +129,9 @@ for run in $(seq 1 "$runs"); do
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   date="$(date -u '+%Y-%m-%d %H:%M UTC')"
 
+  # Every tool starts after a sync, so no tool's run pays for the writeback of what the one before it
+  # wrote (Ballast syncs what it writes; restic and rclone leave it to the kernel).
+  sync
   time_it "ballast-first-$run" "$root/ballast" backup "$tree" --name bench --data-dir "$r/ballast" --transfers "$transfers"
   time_it "ballast-unchanged-$run" "$root/ballast" backup "$tree" --name bench --data-dir "$r/ballast" --transfers "$transfers"
   time_it "ballast-restore-$run" "$root/ballast" restore bench "$r/ballast-out" --data-dir "$r/ballast" --transfers "$transfers"
@@ -136,12 +139,14 @@ for run in $(seq 1 "$runs"); do
 
   if have restic; then
     restic init -q -r "$r/restic" >/dev/null
+    sync
     time_it "restic-first-$run" restic -q -r "$r/restic" backup "$tree"
     time_it "restic-unchanged-$run" restic -q -r "$r/restic" backup "$tree"
     time_it "restic-restore-$run" restic -q -r "$r/restic" restore latest --target "$r/restic-out"
     restic_same="$(same "$r/restic-out$tree")"
   fi
   if have rclone; then
+    sync
     time_it "rclone-first-$run" rclone copy --transfers "$transfers" --links "$tree" "$r/rclone"
     time_it "rclone-unchanged-$run" rclone copy --transfers "$transfers" --links "$tree" "$r/rclone"
     time_it "rclone-restore-$run" rclone copy --transfers "$transfers" --links "$r/rclone" "$r/rclone-out"
@@ -166,8 +171,14 @@ for run in $(seq 1 "$runs"); do
       fi
     }
     # The tools take turns going first: a server is often slower for whoever writes to it first (a new
-    # bucket, cold caches), and the table would otherwise always charge that to the same tool.
-    if (( run % 2 == 1 )); then s3_ballast; s3_rclone; else s3_rclone; s3_ballast; fi
+    # bucket, cold caches), and the table would otherwise always charge that to the same tool. Each
+    # starts after a sync, so the writeback of the gigabytes the local runs wrote is not charged to
+    # whichever S3 run it lands in.
+    if (( run % 2 == 1 )); then
+      sync; s3_ballast; sync; s3_rclone
+    else
+      sync; s3_rclone; sync; s3_ballast
+    fi
   fi
 
   echo
