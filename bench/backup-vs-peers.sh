@@ -13,7 +13,8 @@
 #   --transfers N  files in flight for Ballast and rclone (default 4, both tools' default)
 #   --endpoint URL also run against this S3 endpoint: Ballast --endpoint, rclone and restic's s3
 #                  backends, with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY from the environment
-#                  (Ballast goes first in odd runs, rclone in even ones)
+#                  (Ballast goes first in odd runs, rclone in even ones, after one untimed
+#                  Ballast backup that warms the server up)
 #   --bucket NAME  the bucket on --endpoint (default ballast-bench; created by Ballast and rclone)
 #   --work DIR     where repositories, copies and restores go (default a new directory in /tmp)
 #   --keep         keep the work directory
@@ -119,6 +120,14 @@ same() { # same DIR : "yes" when DIR holds the same regular files with the same 
 }
 
 export RESTIC_PASSWORD=bench RESTIC_PROGRESS_FPS=0.1
+
+if [[ -n "$endpoint" ]]; then
+  # A server is slower for the first writes it takes (a new bucket, a new store): one untimed backup
+  # first, so that no timed run, whichever tool goes first, pays for that.
+  sync
+  "$root/ballast" backup "$tree" --name "warm-up-$(date +%s)" --endpoint "$endpoint" --bucket "$bucket" \
+    --transfers "$transfers" >"$work/s3-warm-up.log" 2>&1 || true
+fi
 
 for run in $(seq 1 "$runs"); do
   r="$work/run$run"

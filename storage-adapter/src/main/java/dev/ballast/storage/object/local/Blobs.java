@@ -48,14 +48,14 @@ final class Blobs {
         this.tmpDir = root.resolve(TMP);
     }
 
-    /** Creates {@code blobs/00} to {@code blobs/ff} and {@code tmp/}, syncing what it created. */
+    /**
+     * Creates {@code blobs/} and {@code tmp/}; the caller syncs the root. A subdirectory
+     * {@code blobs/xx/} is made when its first content file is published (see {@link #publish}), so a
+     * store that only ever holds inline content has none.
+     */
     void create() throws IOException {
         Files.createDirectories(tmpDir);
         Files.createDirectories(blobsDir);
-        for (int i = 0; i < 256; i++) {
-            Files.createDirectories(blobsDir.resolve(HEX.toHexDigits((byte) i)));
-        }
-        syncDirectory(blobsDir);
     }
 
     /** Deletes what a killed writer left in {@code tmp/}; call only while holding the writer lock. */
@@ -224,7 +224,7 @@ final class Blobs {
         try {
             Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (NoSuchFileException e) {
-            // blobs/xx/ was removed by hand: create it again (and make its name durable) and retry once.
+            // blobs/xx/ is made on first use (or was removed by hand): create it, make its name durable, retry once.
             Files.createDirectories(target.getParent());
             syncDirectory(blobsDir);
             Files.move(staged.temporary(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
