@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
@@ -9,6 +10,7 @@ import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -599,6 +601,15 @@ final class BackupRunner {
         }
     }
 
+    /** Whether {@code f} changed since the walk, or can no longer be looked at (removed, say). */
+    private boolean changedNow(SourceFile f) {
+        try {
+            return changed(f);
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     private void fail(SourceFile f, Throwable failure) {
         if (cancellation.cancelled()) {
             // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
@@ -613,7 +624,11 @@ final class BackupRunner {
             reason = Errors.unavailableReason(su, "the store became unavailable");
         } else if (e instanceof ChangedWhileReading
                 || (e instanceof IllegalArgumentException
-                        && String.valueOf(e.getMessage()).contains("must still be"))) {
+                        && String.valueOf(e.getMessage()).contains("must still be"))
+                || ((e instanceof IntegrityException || e instanceof RequestRefusedException) && changedNow(f))) {
+            // A store refuses or disowns bytes that do not match the digests computed from the first read
+            // (a SHA-256 or MD5 mismatch, a multipart ETag other than the parts sent): when the file changed
+            // meanwhile, that change is the cause to report.
             reason = "it changed while it was being backed up; run the backup again";
         } else if (e instanceof IntegrityException) {
             reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
@@ -671,9 +686,11 @@ final class BackupRunner {
         String key = Manifest.key(name);
         Manifest m = null;
         String latest = null;
+        String base = null;
         try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
             latest = read.version().versionId();
             m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
+            base = latest;
         } catch (ObjectNotFoundException e) {
             // first backup of this name
         } catch (CliFailure | IntegrityException e) {
@@ -687,14 +704,19 @@ final class BackupRunner {
                         + "' was found, so every file is read and " + "uploaded again.");
             } else {
                 m = intact.manifest();
+                base = intact.version().versionId();
             }
         }
         if (m != null) {
             checkSource(m);
         }
+        List<ManifestEntry> files = m == null ? List.of() : m.files();
+        if (m != null && !m.complete()) {
+            files = withEarlierSnapshot(m, base);
+        }
         DamagedVersions d = DamagedVersions.load(store, name, err);
         if (m != null) {
-            for (ManifestEntry e : m.files()) {
+            for (ManifestEntry e : files) {
                 DamagedVersions.Entry bad = d.get(e.versionId());
                 if (bad == null) {
                     map.put(e.path(), e);
@@ -715,6 +737,56 @@ final class BackupRunner {
         }
         damaged = d;
         return map;
+    }
+
+    /** How many manifests an interrupted run's predecessors are looked through for a complete one. */
+    private static final int MAX_INCOMPLETE_PREDECESSORS = 50;
+
+    /**
+     * The files of {@code newest}, a run cut short (which lists only what it stored), over those of the
+     * newest complete snapshot before it: the files it did not reach keep their entries from that
+     * snapshot, so they are not read again when unchanged and keep their previous version, marked
+     * stale, when this run cannot store them. Newer runs' entries win; the runs in between that were
+     * cut short too add what they stored. Damaged manifests are passed over with a note; with no
+     * complete snapshot among the {@value #MAX_INCOMPLETE_PREDECESSORS} before it, the runs found are
+     * used.
+     */
+    private List<ManifestEntry> withEarlierSnapshot(Manifest newest, @Nullable String newestVersion) {
+        List<Manifest> newestFirst = new ArrayList<>(List.of(newest));
+        boolean passedNewest = newestVersion == null;
+        for (VersionEntry v : Manifests.versions(store, name)) {
+            if (!passedNewest) {
+                passedNewest = v.versionId().equals(newestVersion);
+                continue;
+            }
+            if (newestFirst.size() > MAX_INCOMPLETE_PREDECESSORS) {
+                break;
+            }
+            Manifest earlier;
+            try {
+                earlier = Manifests.read(store, name, v.versionId());
+            } catch (ObjectNotFoundException e) {
+                continue; // removed meanwhile
+            } catch (CliFailure f) {
+                if (!Manifests.damaged(f)) {
+                    throw f;
+                }
+                err.println("Warning: manifest version " + v.versionId() + " of '" + name
+                        + "' is damaged and is passed over (" + Errors.printable(Manifests.why(f)) + ").");
+                continue;
+            }
+            newestFirst.add(earlier);
+            if (earlier.complete()) {
+                break;
+            }
+        }
+        Map<String, ManifestEntry> byPath = new HashMap<>();
+        for (int i = newestFirst.size() - 1; i >= 0; i--) {
+            for (ManifestEntry e : newestFirst.get(i).files()) {
+                byPath.put(e.path(), e);
+            }
+        }
+        return new ArrayList<>(byPath.values());
     }
 
     /**

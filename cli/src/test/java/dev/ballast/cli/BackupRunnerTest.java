@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.FakeObjectStore;
@@ -330,16 +331,15 @@ class BackupRunnerTest {
         assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
     }
 
-    @Test
-    void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
-        AtomicBoolean busy = new AtomicBoolean();
-        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+    /** A store that, while {@code busy}, rewrites {@code z.txt} each time it stores it, as a busy log file. */
+    private FakeObjectStore rewritingZWhileBusy(AtomicBoolean busy) {
+        return new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
             @Override
             public synchronized ObjectVersion put(String key, ObjectContent content) {
                 ObjectVersion v = super.put(key, content);
                 if (busy.get() && key.equals("n/z.txt")) {
                     try {
-                        Files.writeString(src.resolve("z.txt"), "z" + System.nanoTime()); // rewritten all the time
+                        Files.writeString(src.resolve("z.txt"), "z" + System.nanoTime());
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
@@ -347,6 +347,12 @@ class BackupRunnerTest {
                 return v;
             }
         };
+    }
+
+    @Test
+    void aFileThatCannotBeStoredKeepsItsPreviousVersionMarkedStaleAndTheRunIsASnapshot() throws IOException {
+        AtomicBoolean busy = new AtomicBoolean();
+        FakeObjectStore store = rewritingZWhileBusy(busy);
         assertThat(backup(store, new Cancellation(), p -> {}).ok()).isTrue();
         ManifestEntry before = manifest(store).files().stream()
                 .filter(e -> e.path().equals("z.txt"))
@@ -376,6 +382,85 @@ class BackupRunnerTest {
                 .as("not trusted: the next run reads the file again")
                 .isNull();
         assertThat(m.files().get(1).size()).isEqualTo("no longer empty".length());
+    }
+
+    @Test
+    void aRunAfterAnInterruptedOneKeepsTheFilesItDidNotReachFromTheCompleteSnapshotBeforeIt() throws IOException {
+        AtomicBoolean busy = new AtomicBoolean();
+        FakeObjectStore store = rewritingZWhileBusy(busy);
+        assertThat(backup(store, new Cancellation(), p -> {}).ok()).isTrue();
+        String zFirst = manifest(store).files().stream()
+                .filter(e -> e.path().equals("z.txt"))
+                .findFirst()
+                .orElseThrow()
+                .versionId();
+        // Stopped (Ctrl-C) after its first file: its manifest lists what it stored, not z.txt.
+        Files.writeString(src.resolve("a b/ü+x/f.txt"), "f, changed");
+        Files.writeString(src.resolve("z.txt"), "zz, changed");
+        Cancellation cancel = new Cancellation();
+        assertThat(backup(store, cancel, p -> cancel.cancel()).cancelled()).isTrue();
+        assertThat(manifest(store).complete()).isFalse();
+        assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
+
+        busy.set(true);
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        Manifest m = manifest(store);
+        assertThat(m.complete()).isTrue();
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactly("z.txt");
+        assertThat(m.stale())
+                .as("z.txt keeps the version the last complete snapshot had")
+                .extracting(Manifest.Stale::path)
+                .containsExactly("z.txt");
+        assertThat(m.files()).extracting(ManifestEntry::path).containsExactly("a b/ü+x/f.txt", "empty", "z.txt");
+        assertThat(m.files().get(2).versionId()).isEqualTo(zFirst);
+    }
+
+    @Test
+    void aStoreRefusingTheBytesOfAFileThatChangedMeanwhileIsReportedAsTheChangeNotAsDamage() throws IOException {
+        // An S3 server answers a multipart upload whose parts were read from a file being rewritten with
+        // an ETag other than the parts sent make; the change is the cause, not the store.
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                if (!key.equals("n/z.txt")) {
+                    return super.put(key, content);
+                }
+                try {
+                    Files.writeString(src.resolve("z.txt"), "z, rewritten during the upload");
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                throw new IntegrityException(key, "the ETag answered is not the one the parts sent make");
+            }
+        };
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.failed()).singleElement().satisfies(f -> {
+            assertThat(f.path()).isEqualTo("z.txt");
+            assertThat(f.reason()).isEqualTo("it changed while it was being backed up; run the backup again");
+        });
+    }
+
+    @Test
+    void aStoreRefusingTheBytesOfAnUnchangedFileIsReportedAsDamage() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                if (key.equals("n/z.txt")) {
+                    throw new IntegrityException(key, "the ETag answered is not the one the parts sent make");
+                }
+                return super.put(key, content);
+            }
+        };
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.failed())
+                .singleElement()
+                .satisfies(f -> assertThat(f.reason())
+                        .startsWith("its stored copy did not match its SHA-256 (the ETag answered"));
     }
 
     @Test

@@ -5,13 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Timeout;
@@ -27,31 +30,37 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CliPartialRunIT extends CliOnBothStores {
     /**
-     * Rewrites {@code file} in place until stopped, every pass with another length and a later
-     * modification time, as a log or database file that is written all the time.
+     * Keeps {@code file} changing until {@code stop}, as a log or database file written all the time:
+     * it becomes 64 MiB once, then a byte of it is rewritten in place and its mtime moved on in a
+     * tight loop (a change every few microseconds; its length never changes, so a backup can never
+     * catch it short and read it in an instant). {@code changing} is counted down once the loop runs,
+     * so a backup started after it cannot read the file before the writer has begun. Reading and
+     * hashing 64 MiB takes far longer than the writer can be kept off a core, so the stat a backup
+     * takes after reading it differs from the one it took before.
      */
-    /**
-     * Keeps {@code file} changing until {@code stop}: 16 MiB of new bytes, then its mtime moved on in a
-     * tight loop (a change every few microseconds), with a rewrite of another length now and then. A
-     * read of the file takes milliseconds, so the stat a backup takes after reading it differs from the
-     * one it took before, whichever moment it reads.
-     */
-    static Thread rewriter(Path file, AtomicBoolean stop) {
+    static Thread rewriter(Path file, AtomicBoolean stop, CountDownLatch changing) {
         Thread t = new Thread(
                 () -> {
-                    byte[] bytes = new byte[16 * 1024 * 1024];
-                    long pass = 0;
+                    int size = 64 * 1024 * 1024;
                     try {
-                        while (!stop.get()) {
-                            if (pass % 2000 == 0) {
-                                Arrays.fill(bytes, (byte) (pass / 2000));
-                                Files.write(file, pass % 4000 == 0 ? bytes : Arrays.copyOf(bytes, bytes.length - 1));
+                        Files.write(file, new byte[size]);
+                        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                            ByteBuffer one = ByteBuffer.allocate(1);
+                            long pass = 0;
+                            while (!stop.get()) {
+                                pass++;
+                                one.clear().put(0, (byte) pass);
+                                channel.write(one, (pass * 4099) % size);
+                                Files.setLastModifiedTime(file, FileTime.fromMillis(1_700_000_000_000L + pass));
+                                if (pass == 100) {
+                                    changing.countDown();
+                                }
                             }
-                            pass++;
-                            Files.setLastModifiedTime(file, FileTime.fromMillis(1_700_000_000_000L + pass));
                         }
                     } catch (IOException e) {
                         throw new IllegalStateException(e);
+                    } finally {
+                        changing.countDown();
                     }
                 },
                 "busy-file-writer");
@@ -71,10 +80,14 @@ class CliPartialRunIT extends CliOnBothStores {
 
         Files.writeString(source.resolve("notes.txt"), "notes, second and longer");
         AtomicBoolean stop = new AtomicBoolean();
-        Thread writer = rewriter(source.resolve("busy.log"), stop);
+        CountDownLatch changing = new CountDownLatch(1);
+        Thread writer = rewriter(source.resolve("busy.log"), stop, changing);
         writer.start();
         Run second;
         try {
+            assertThat(changing.await(60, TimeUnit.SECONDS))
+                    .as("the writer is rewriting busy.log")
+                    .isTrue();
             second = ballast(store, "backup", source.toString(), "--transfers", "1");
         } finally {
             stop.set(true);
