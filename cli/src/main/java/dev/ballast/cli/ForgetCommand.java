@@ -70,7 +70,11 @@ final class ForgetCommand extends BallastCommand {
             description = "Keep every backup made within SPAN (e.g. 1y2m3d4h, 30d) before the newest one.")
     String keepWithin;
 
-    @Option(names = "--manifest-version", paramLabel = "ID", description = "Remove this manifest version (repeatable).")
+    @Option(
+            names = "--manifest-version",
+            paramLabel = "ID",
+            description = "Remove this manifest version (repeatable): its ID or a prefix of at least 8 characters "
+                    + "that only it starts with, as 'ballast list' shows them.")
     List<String> versionIds = new ArrayList<>();
 
     @Option(
@@ -95,7 +99,7 @@ final class ForgetCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        Manifests.checkName(name);
+        name = Manifests.checkExistingName(name);
         RetentionPolicy policy = policy();
         if (policy.empty() && versionIds.isEmpty()) {
             throw new CliFailure(
@@ -158,17 +162,11 @@ final class ForgetCommand extends BallastCommand {
         ZoneId zone = ctx.clock().getZone();
         if (!versionIds.isEmpty()) {
             for (String id : versionIds) {
-                VersionEntry v = versions.stream()
-                        .filter(e -> e.versionId().equals(id))
-                        .findFirst()
-                        .orElseThrow(() -> new CliFailure(
-                                ExitCodes.NOT_FOUND,
-                                "Backup '" + name + "' has no manifest version '" + id
-                                        + "'; 'ballast list' shows its versions."));
-                if (id.equals(newest)) {
+                VersionEntry v = Manifests.byIdOrPrefix(versions, name, id);
+                if (v.versionId().equals(newest)) {
                     throw new CliFailure(
                             ExitCodes.USAGE,
-                            "Manifest version " + id + " is the newest of '" + name + "' and is "
+                            "Manifest version " + v.versionId() + " is the newest of '" + name + "' and is "
                                     + "never removed: the next backup starts from it. Back up again first, then forget it.");
                 }
                 remove.add(new Backup(v, null));

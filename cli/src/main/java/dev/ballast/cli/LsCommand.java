@@ -46,7 +46,7 @@ final class LsCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        Manifests.checkName(name);
+        name = Manifests.checkExistingName(name);
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),

@@ -24,6 +24,23 @@ final class Manifests {
      * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
      */
     static String checkName(@Nullable String name) {
+        return checkName(name, "pass --name with a name such as 'photos-2026' (no slashes).");
+    }
+
+    /**
+     * Validates the name of an existing backup given to a command that reads it; one trailing slash
+     * (a directory of that name completed by the shell) is dropped.
+     *
+     * @return the name without a trailing slash
+     * @throws CliFailure with {@link ExitCodes#USAGE} if it is not usable
+     */
+    static String checkExistingName(@Nullable String name) {
+        String n =
+                name != null && name.length() > 1 && name.endsWith("/") ? name.substring(0, name.length() - 1) : name;
+        return checkName(n, "pass a backup's name as 'ballast list' shows it.");
+    }
+
+    private static String checkName(@Nullable String name, String advice) {
         String problem = null;
         if (name == null || name.isEmpty()) {
             problem = "it is empty";
@@ -40,9 +57,7 @@ final class Manifests {
         }
         if (problem != null) {
             throw new CliFailure(
-                    ExitCodes.USAGE,
-                    "The backup name '" + name + "' is not usable because " + problem
-                            + "; pass --name with a name such as 'photos-2026' (no slashes).");
+                    ExitCodes.USAGE, "The backup name '" + name + "' is not usable because " + problem + "; " + advice);
         }
         return name;
     }

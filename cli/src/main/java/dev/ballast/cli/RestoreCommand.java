@@ -37,7 +37,7 @@ final class RestoreCommand extends BallastCommand {
             index = "2..*",
             paramLabel = "PATH",
             arity = "0..*",
-            description = "Restore only these files or directories of the backup (paths as 'ballast list' and the "
+            description = "Restore only these files or directories of the backup (paths as 'ballast ls NAME' and the "
                     + "manifest name them, e.g. 'docs/2026'), kept at their path under TARGET-DIR.")
     List<String> paths = new ArrayList<>();
 
@@ -172,7 +172,7 @@ final class RestoreCommand extends BallastCommand {
 
     @Override
     public Integer call() throws Exception {
-        Manifests.checkName(name);
+        name = Manifests.checkExistingName(name);
         RestoreSelection selection =
                 new RestoreSelection(paths, globs("--include", includes), globs("--exclude", excludes));
         if (target.toString().isBlank()) {

@@ -73,7 +73,7 @@ final class VerifyCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        Manifests.checkName(name);
+        name = Manifests.checkExistingName(name);
         DataSubset subset;
         try {
             subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);

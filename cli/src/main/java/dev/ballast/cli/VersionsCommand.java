@@ -31,7 +31,7 @@ final class VersionsCommand extends BallastCommand {
                     "'" + key + "' is not NAME/PATH; pass the backup name and the file's "
                             + "path in it, e.g. 'jdk/lib/modules'.");
         }
-        Manifests.checkName(key.substring(0, slash));
+        Manifests.checkExistingName(key.substring(0, slash));
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
             List<VersionEntry> versions;
             try {

@@ -170,7 +170,25 @@ class BallastTest {
         Path dir = Files.createDirectories(home.resolve("d"));
         assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);
         assertThat(err()).contains("The backup name 'a/b' is not usable because it contains a slash");
+        assertThat(err()).contains("pass --name with a name such as 'photos-2026'");
         assertThat(run("restore", ".ballast", dir.toString())).isEqualTo(ExitCodes.USAGE);
+        assertNoStoreOpened();
+    }
+
+    @Test
+    void aCommandReadingABackupAdvisesTheNameAsListShowsItNotAnOptionItDoesNotHave() {
+        // A source path given where the backup's name goes: restore, ls, verify and forget have no --name.
+        for (String[] args : List.of(
+                new String[] {"restore", "/home/me/src", home.resolve("out").toString()},
+                new String[] {"ls", "/home/me/src"},
+                new String[] {"verify", "/home/me/src"},
+                new String[] {"forget", "/home/me/src", "--keep-last", "3"})) {
+            assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .contains("The backup name '/home/me/src' is not usable because it contains a slash;"
+                            + " pass a backup's name as 'ballast list' shows it.")
+                    .doesNotContain("--name");
+        }
         assertNoStoreOpened();
     }
 

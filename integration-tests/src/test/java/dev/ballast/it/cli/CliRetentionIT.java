@@ -125,6 +125,23 @@ class CliRetentionIT {
         assertThat(ballast(store, clock, "forget", "no-such-backup", "--keep-last", "1")
                         .exitCode())
                 .isEqualTo(ExitCodes.NOT_FOUND);
+
+        // A manifest version is named by its ID or a unique prefix of at least 8 characters, as everywhere.
+        List<String> lines = ballast(store, clock, "list").out().lines().toList();
+        List<String> ids = lines.stream()
+                .skip(lines.indexOf(name) + 1L)
+                .takeWhile(l -> l.startsWith(" "))
+                .map(String::trim)
+                .map(l -> l.substring(0, l.indexOf(' ')))
+                .toList();
+        assertThat(ids).hasSize(2);
+        String older = ids.get(1);
+        Run byPrefix = ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 12), "--dry-run");
+        assertThat(byPrefix.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(byPrefix.out()).contains(older);
+        assertThat(ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 4))
+                        .exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
     }
 
     /**

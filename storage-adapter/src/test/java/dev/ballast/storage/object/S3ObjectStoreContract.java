@@ -22,8 +22,10 @@ import dev.ballast.storage.object.s3.S3StoreConfig;
 import dev.ballast.testkit.FakeTime;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,6 +34,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
@@ -254,6 +257,54 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
             assertThat(third.exchanges().size())
                     .as("requests at an open after the findings aged out")
                     .isGreaterThan(5);
+        }
+    }
+
+    @Test
+    void rememberedFindingsAreNotTrustedForABucketTheOpenHadToCreate(@TempDir Path cacheDir) throws IOException {
+        // Findings for this URL may come from another server that answered there before (MinIO swapped
+        // for Ceph on the same port): a bucket that did not exist is probed, whatever is remembered.
+        String fresh = bucket + "-new";
+        Path cache = cacheDir.resolve("probe.properties");
+        FakeTime clock = new FakeTime(Instant.parse("2030-01-01T00:00:00Z"));
+        S3StoreConfig config =
+                options().clock(clock).probeCache(cache, Duration.ofHours(24)).build();
+        try {
+            S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), fresh, config)
+                    .close();
+            S3Buckets.removeWithEveryVersion(raw, fresh);
+            // What a server honouring everything would have left in the cache.
+            Properties remembered = new Properties();
+            try (InputStream in = Files.newInputStream(cache)) {
+                remembered.load(in);
+            }
+            String everything = "PUT_IF_ABSENT,PUT_IF_MATCH,ADDITIONAL_CHECKSUMS,CONTENT_MD5,SIGNED_PAYLOAD";
+            for (String key : remembered.stringPropertyNames()) {
+                remembered.setProperty(key, clock.millis() + " " + everything + " tested=" + everything);
+            }
+            try (OutputStream out = Files.newOutputStream(cache)) {
+                remembered.store(out, null);
+            }
+
+            FaultInjectingHttpClient client = backend().newHttpClient();
+            try (S3ObjectStore opened = S3ObjectStore.open(backend().endpoint(client), fresh, config)) {
+                assertThat(client.exchanges().size())
+                        .as("requests at the open: the bucket created, then the probe")
+                        .isGreaterThan(5);
+                assertThat(opened.capabilities().putIfAbsent())
+                        .isEqualTo(store.capabilities().putIfAbsent());
+                assertThat(opened.capabilities().putIfMatch())
+                        .isEqualTo(store.capabilities().putIfMatch());
+                assertThat(opened.capabilities().additionalChecksums())
+                        .isEqualTo(store.capabilities().additionalChecksums());
+                assertThat(opened.confirmsWrites()).isEqualTo(store.confirmsWrites());
+            }
+        } finally {
+            try {
+                S3Buckets.removeWithEveryVersion(raw, fresh);
+            } catch (RuntimeException e) {
+                // already removed, or never created by a failed open: nothing to clean up
+            }
         }
     }
 

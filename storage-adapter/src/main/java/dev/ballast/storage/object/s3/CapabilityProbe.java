@@ -51,6 +51,7 @@ final class CapabilityProbe {
     private final String probeKey;
     private boolean contentMd5Validated;
     private boolean signedPayloadValidated;
+    private boolean createdBucket;
 
     CapabilityProbe(S3Client s3, S3Endpoint endpoint, String bucket, S3StoreConfig config) {
         this.s3 = s3;
@@ -102,6 +103,14 @@ final class CapabilityProbe {
         contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
         signedPayloadValidated = remembered.contains(S3StoreConfig.Capability.SIGNED_PAYLOAD);
         return declared(endpoint, bucket, remembered);
+    }
+
+    /**
+     * Whether this probe created the bucket: remembered findings are then not trusted, since a bucket
+     * that did not exist may be on another server than the one that answered at this URL before.
+     */
+    boolean createdBucket() {
+        return createdBucket;
     }
 
     /** What {@link #run()} found, as the capabilities {@link S3StoreConfig.Builder#declaredCapabilities} names. */
@@ -181,6 +190,7 @@ final class CapabilityProbe {
                     c.createBucketConfiguration(l -> l.locationConstraint(region));
                 }
             });
+            createdBucket = true;
             LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
         } catch (SdkException e) {
             throw S3Errors.translate(null, what("CreateBucket"), e);

@@ -1,5 +1,6 @@
 package dev.ballast.storage.object.s3;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,12 +27,19 @@ import org.slf4j.LoggerFactory;
  * {@code tested}) is not trusted, so a capability added to the probe is found at the next open rather
  * than after the maximum age. Each write drops the entries that have aged out, so the file holds at
  * most the endpoint-and-bucket pairs opened within the maximum age. A file that cannot be read or
- * written is ignored. Not thread-safe; used once per open.
+ * written, is not a regular file or is larger than {@value #MAX_BYTES} bytes is ignored. Not
+ * thread-safe; used once per open.
  */
 final class ProbeCache {
     private static final Logger LOG = LoggerFactory.getLogger(ProbeCache.class);
 
     private static final String TESTED = "tested=";
+
+    /**
+     * The largest file read: far more than the entries of every endpoint and bucket opened within a
+     * day (about 130 bytes each), and small enough that a damaged file costs nothing to skip.
+     */
+    static final int MAX_BYTES = 1024 * 1024;
 
     private final Path file;
     private final Duration maxAge;
@@ -129,7 +137,7 @@ final class ProbeCache {
                 Files.deleteIfExists(temporary);
             }
         } catch (IOException | RuntimeException e) {
-            LOG.debug("Could not remember the probe's findings in {}", file, e);
+            LOG.info("Could not remember the probe's findings in {}: {}", file, e.toString());
         }
     }
 
@@ -141,14 +149,34 @@ final class ProbeCache {
         return names.toString();
     }
 
+    /**
+     * The file's entries; none when it is missing, is not a regular file (a FIFO would block the read,
+     * a device never end), is larger than {@value #MAX_BYTES} bytes or cannot be read. The next write
+     * replaces such a file.
+     */
     private Properties load() {
         Properties all = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            all.load(in);
+        try {
+            if (Files.notExists(file)) {
+                return all;
+            }
+            if (!Files.isRegularFile(file)) {
+                LOG.info("Ignoring the probe cache {}: it is not a regular file", file);
+                return all;
+            }
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(file)) {
+                bytes = in.readNBytes(MAX_BYTES + 1);
+            }
+            if (bytes.length > MAX_BYTES) {
+                LOG.info("Ignoring the probe cache {}: it is larger than {} bytes", file, MAX_BYTES);
+                return all;
+            }
+            all.load(new ByteArrayInputStream(bytes));
         } catch (NoSuchFileException e) {
-            // nothing remembered yet
+            // removed meanwhile: nothing remembered
         } catch (IOException | RuntimeException e) {
-            LOG.debug("Ignoring the unreadable probe cache {}", file, e);
+            LOG.info("Ignoring the unreadable probe cache {}: {}", file, e.toString());
         }
         return all;
     }

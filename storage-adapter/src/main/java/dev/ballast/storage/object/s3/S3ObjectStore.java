@@ -240,8 +240,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                 @Nullable
                 Set<S3StoreConfig.Capability> remembered =
                         cache == null ? null : cache.read(endpoint.describe(), bucket);
-                if (remembered != null) {
-                    caps = probe.checkBucket(remembered);
+                @Nullable StoreCapabilities fromMemory = remembered == null ? null : probe.checkBucket(remembered);
+                if (probe.createdBucket()) {
+                    // A bucket that did not exist may be on another server than the one remembered for this URL.
+                    remembered = null;
+                    fromMemory = null;
+                }
+                if (fromMemory != null) {
+                    caps = fromMemory;
                 } else {
                     caps = probe.run();
                     if (cache != null) {

@@ -512,8 +512,10 @@ public final class S3StoreConfig {
          * properties file, replaced atomically; one that cannot be read or written is ignored (the probe
          * runs). Findings recorded by a probe that did not look for every {@link Capability} this build
          * knows (an older build's) are probed again, and entries older than {@code maxAge} are dropped
-         * whenever the file is written. Ignored when {@link #declaredCapabilities} are set. If not set,
-         * every open probes.
+         * whenever the file is written. Findings are not used for a bucket the open had to create (it
+         * may be on another server than the one remembered for the URL), nor read from a file that is
+         * not a regular file or is larger than 1 MiB. Ignored when {@link #declaredCapabilities} are
+         * set. If not set, every open probes.
          *
          * @param file where the findings are kept, such as {@code ~/.cache/ballast/s3-probe.properties}
          * @param maxAge how long findings are trusted; positive

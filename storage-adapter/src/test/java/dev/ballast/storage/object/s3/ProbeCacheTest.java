@@ -90,6 +90,35 @@ class ProbeCacheTest {
     }
 
     @Test
+    void aFileLargerThanAMebibyteIsNotReadAndTheNextWriteReplacesIt() throws IOException {
+        cache().write(ENDPOINT, "bucket", EnumSet.of(Capability.CONTENT_MD5));
+        Files.write(file(), new byte[ProbeCache.MAX_BYTES + 1], java.nio.file.StandardOpenOption.APPEND);
+
+        assertThat(cache().read(ENDPOINT, "bucket")).isNull();
+        cache().write(ENDPOINT, "other", EnumSet.of(Capability.PUT_IF_ABSENT));
+        assertThat(Files.size(file())).isLessThan(1000);
+        assertThat(cache().read(ENDPOINT, "other")).containsExactly(Capability.PUT_IF_ABSENT);
+    }
+
+    @Test
+    void somethingOtherThanARegularFileIsNeitherReadNorWaitedOn() throws Exception {
+        // A link to /dev/zero would never end; a FIFO would block the read until someone writes to it.
+        Path zero = Path.of("/dev/zero");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(zero), "a /dev/zero to link to");
+        Files.createSymbolicLink(file(), zero);
+        assertThat(cache().read(ENDPOINT, "bucket")).isNull();
+        cache().write(ENDPOINT, "bucket", EnumSet.of(Capability.PUT_IF_MATCH));
+        assertThat(file()).isRegularFile();
+        assertThat(cache().read(ENDPOINT, "bucket")).containsExactly(Capability.PUT_IF_MATCH);
+
+        Files.delete(file());
+        Process mkfifo =
+                new ProcessBuilder("mkfifo", file().toString()).inheritIO().start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mkfifo.waitFor() == 0, "mkfifo made a FIFO");
+        assertThat(cache().read(ENDPOINT, "bucket")).isNull();
+    }
+
+    @Test
     void anUnreadableFileIsIgnoredAndReplacedByTheNextWrite() throws IOException {
         Files.write(file(), new byte[] {'\\', 'u', 'z', 'z'});
 
