@@ -159,8 +159,10 @@ final class StoreSession implements AutoCloseable {
             usableDataDir(dataDir);
         } else if (!exists) {
             readableDataDir(dataDir);
-            // Nothing was ever backed up here: every command sees an empty store, and nothing is created.
-            return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, where, storeDir);
+            // Nothing was ever backed up here: every command sees an empty store, and nothing is created. A
+            // mistyped --data-dir looks just like that, so every message about it says so.
+            String empty = where + ", where nothing was ever backed up (is --data-dir the one your backups went to?)";
+            return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, empty, storeDir);
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)

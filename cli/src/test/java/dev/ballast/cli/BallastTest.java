@@ -408,7 +408,9 @@ class BallastTest {
     @Test
     void readingCommandsOnADataDirectoryWithoutBackupsCreateNothing() {
         assertThat(run("list")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("No backups in the local store");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("No backups in the local store")
+                .contains("where nothing was ever backed up (is --data-dir the one your backups went to?)");
         assertThat(run("restore", "photos", home.resolve("out").toString())).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(err()).contains("There is no backup named 'photos'");
         assertThat(run("versions", "photos/a.jpg")).isEqualTo(ExitCodes.NOT_FOUND);
