@@ -762,17 +762,8 @@ final class BackupRunner {
             if (newestFirst.size() > MAX_INCOMPLETE_PREDECESSORS) {
                 break;
             }
-            Manifest earlier;
-            try {
-                earlier = Manifests.read(store, name, v.versionId());
-            } catch (ObjectNotFoundException e) {
-                continue; // removed meanwhile
-            } catch (CliFailure f) {
-                if (!Manifests.damaged(f)) {
-                    throw f;
-                }
-                err.println("Warning: manifest version " + v.versionId() + " of '" + name
-                        + "' is damaged and is passed over (" + Errors.printable(Manifests.why(f)) + ").");
+            Manifest earlier = Manifests.readOrPassOver(store, name, v.versionId(), err);
+            if (earlier == null) {
                 continue;
             }
             newestFirst.add(earlier);

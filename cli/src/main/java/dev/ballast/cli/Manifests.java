@@ -111,19 +111,33 @@ final class Manifests {
             if (v.versionId().equals(skip)) {
                 continue;
             }
-            try {
-                return new Versioned(read(store, name, v.versionId()), v);
-            } catch (ObjectNotFoundException e) {
-                // removed meanwhile
-            } catch (CliFailure f) {
-                if (!damaged(f)) {
-                    throw f;
-                }
-                err.println("Warning: manifest version " + v.versionId() + " of '" + name
-                        + "' is damaged and is passed over (" + Errors.printable(why(f)) + ").");
+            Manifest m = readOrPassOver(store, name, v.versionId(), err);
+            if (m != null) {
+                return new Versioned(m, v);
             }
         }
         return null;
+    }
+
+    /**
+     * Reads one manifest version as {@link #read} does, or returns null when it was removed meanwhile
+     * or is damaged (with a note on {@code err} saying it is passed over).
+     *
+     * @throws CliFailure for any other failure than damage
+     */
+    static @Nullable Manifest readOrPassOver(ObjectStore store, String name, String versionId, PrintStream err) {
+        try {
+            return read(store, name, versionId);
+        } catch (ObjectNotFoundException e) {
+            return null;
+        } catch (CliFailure f) {
+            if (!damaged(f)) {
+                throw f;
+            }
+            err.println("Warning: manifest version " + versionId + " of '" + name + "' is damaged and is passed over ("
+                    + Errors.printable(why(f)) + ").");
+            return null;
+        }
     }
 
     /** What {@code --manifest-version} takes for the newest complete manifest, as restic's {@code latest}. */
