@@ -119,7 +119,9 @@ final class ForgetCommand extends BallastCommand {
                         session.where(),
                         null,
                         () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
-                return PruneCommand.report(ctx, r, common.verbose, session.where());
+                int pruned = PruneCommand.report(ctx, r, common.verbose, session.where());
+                PruneCommand.compact(ctx, session);
+                return pruned;
             }
             return code;
         }

@@ -1,5 +1,8 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.local.LocalObjectStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -48,7 +51,32 @@ final class PruneCommand extends BallastCommand {
                     null,
                     () -> Pruner.of(session, ctx.clock(), grace, dryRun)
                             .run(names.isEmpty() ? null : Set.copyOf(names)));
-            return report(ctx, r, common.verbose, session.where());
+            int code = report(ctx, r, common.verbose, session.where());
+            if (!dryRun) {
+                compact(ctx, session);
+            }
+            return code;
+        }
+    }
+
+    /**
+     * Gives back the space of small files' contents that are no longer referenced, in the local
+     * store (its pack files, as {@code restic prune} repacks); an S3 bucket frees the space of each
+     * deleted version itself.
+     */
+    static void compact(CliContext ctx, StoreSession session) {
+        ObjectStore objects = session.objects();
+        if (objects instanceof LastKnownGoodStore cached) {
+            objects = cached.delegate();
+        }
+        if (objects instanceof LocalObjectStore local) {
+            LocalObjectStore.Compaction c = Errors.translate(session.where(), null, local::compact);
+            if (c.packsRemoved() > 0) {
+                ctx.out()
+                        .println("Repacked small files' contents: " + c.packsRemoved() + " pack file"
+                                + (c.packsRemoved() == 1 ? "" : "s") + " removed, " + Summary.mib(c.bytesReclaimed())
+                                + " given back.");
+            }
         }
     }
 

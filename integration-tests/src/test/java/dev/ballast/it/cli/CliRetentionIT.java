@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +64,87 @@ class CliRetentionIT {
     static int count(StoreKind store, String prefix) {
         try (StorageFacade f = open(store)) {
             return f.objects().listVersions(prefix).size();
+        }
+    }
+
+    static long bytesUnder(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
+        }
+    }
+
+    /**
+     * Small files' contents live in pack files in the local store; after forget drops two of three
+     * backups whose every file changed, prune gives their space back by repacking (as restic prune
+     * does), and what is kept restores unchanged.
+     */
+    @org.junit.jupiter.api.Test
+    void pruneGivesBackTheSpaceOfSmallFilesInTheLocalStoreByRepacking() throws IOException {
+        Path data = base.resolve("data-repack");
+        Path source = Files.createDirectories(base.resolve("repack-src"));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        FakeTime clock = new FakeTime(DAY0);
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 200; i++) {
+                byte[] b = new byte[2048];
+                random.nextBytes(b);
+                Files.write(source.resolve("f" + i + ".bin"), b);
+            }
+            clock.set(DAY0.plus(Duration.ofHours(1 + round)));
+            assertThat(CliHarness.run(
+                                    base.resolve("home"),
+                                    clock,
+                                    p -> {},
+                                    "backup",
+                                    source.toString(),
+                                    "--data-dir",
+                                    data.toString())
+                            .exitCode())
+                    .isEqualTo(ExitCodes.OK);
+        }
+        Path packs = data.resolve("ballast-backups/packs");
+        long before = bytesUnder(packs);
+        assertThat(before).isGreaterThan(3 * 200 * 2048);
+
+        clock.set(DAY0.plus(Duration.ofDays(1)));
+        assertThat(CliHarness.run(
+                                base.resolve("home"),
+                                clock,
+                                p -> {},
+                                "forget",
+                                "repack-src",
+                                "--keep-last",
+                                "1",
+                                "--data-dir",
+                                data.toString())
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        Run prune = CliHarness.run(
+                base.resolve("home"), clock, p -> {}, "prune", "--grace", "0s", "--data-dir", data.toString());
+
+        assertThat(prune.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(prune.out())
+                .contains("deleted 400 unreferenced versions")
+                .contains("Repacked small files' contents: 1 pack file removed, ");
+        long after = bytesUnder(packs);
+        assertThat(after).isLessThan(before / 2).isGreaterThanOrEqualTo(200 * 2048);
+        Path target = base.resolve("repack-restored");
+        assertThat(CliHarness.run(
+                                base.resolve("home"),
+                                clock,
+                                p -> {},
+                                "restore",
+                                "repack-src",
+                                target.toString(),
+                                "--data-dir",
+                                data.toString())
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        for (int i = 0; i < 200; i++) {
+            assertThat(Files.readAllBytes(target.resolve("f" + i + ".bin")))
+                    .isEqualTo(Files.readAllBytes(source.resolve("f" + i + ".bin")));
         }
     }
 

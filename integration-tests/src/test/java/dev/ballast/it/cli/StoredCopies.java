@@ -2,6 +2,7 @@ package dev.ballast.it.cli;
 
 import dev.ballast.storage.object.local.LocalObjectStore;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ import java.util.stream.Stream;
 
 /**
  * Damages one stored object version behind the store's back, as a failing disk or a careless hand
- * would: in the local store's content file or index row, or in the file S3Mock keeps the version's
+ * would: in the local store's pack file, content file or index row, or in the file S3Mock keeps the version's
  * bytes in. Nothing else (recorded SHA-256, length, version ID) is touched.
  */
 final class StoredCopies {
@@ -42,7 +43,8 @@ final class StoredCopies {
 
     /**
      * Rewrites the bytes of {@code versionId} in the local store under {@code storeDir} (the CLI's
-     * {@code DATA-DIR/ballast-backups}): its row of inline content in the index, or its content file.
+     * {@code DATA-DIR/ballast-backups}): in its pack file (the same length, or cut short when it is the pack's last), its row of inline
+     * content in the index (a store of the earlier layout), or its content file.
      */
     static void damageLocal(Path storeDir, String versionId, UnaryOperator<byte[]> damage) {
         String url = "jdbc:sqlite:" + storeDir.resolve(LocalObjectStore.INDEX_FILE);
@@ -58,13 +60,42 @@ final class StoredCopies {
                 }
             }
             byte[] inline = null;
-            try (PreparedStatement s = c.prepareStatement("SELECT data FROM blobs WHERE address = ?")) {
+            long pack = 0;
+            long offset = 0;
+            int size = 0;
+            try (PreparedStatement s =
+                    c.prepareStatement("SELECT data, pack, pack_offset, size FROM blobs WHERE address = ?")) {
                 s.setBytes(1, address);
                 try (ResultSet rs = s.executeQuery()) {
                     if (rs.next()) {
                         inline = rs.getBytes(1);
+                        pack = rs.getLong(2);
+                        offset = rs.getLong(3);
+                        size = rs.getInt(4);
                     }
                 }
+            }
+            if (pack != 0) {
+                // A small content in a pack file: its length is the index's, so only its bytes can change.
+                Path file = storeDir.resolve("packs").resolve(String.format("%08x.pack", pack));
+                byte[] bytes = new byte[size];
+                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                    raf.seek(offset);
+                    raf.readFully(bytes);
+                    byte[] damaged = damage.apply(bytes);
+                    boolean last = offset + size == raf.length();
+                    if (damaged.length > size || (damaged.length < size && !last)) {
+                        throw new IllegalArgumentException("the length of a content in a pack file is recorded in the"
+                                + " index: only the last one can come up short (the pack cut); damage a larger"
+                                + " (file) content to change a length");
+                    }
+                    raf.seek(offset);
+                    raf.write(damaged);
+                    if (damaged.length < size) {
+                        raf.setLength(offset + damaged.length);
+                    }
+                }
+                return;
             }
             if (inline != null) {
                 try (PreparedStatement s = c.prepareStatement("UPDATE blobs SET data = ? WHERE address = ?")) {

@@ -51,7 +51,7 @@ final class Blobs {
     /**
      * Creates {@code blobs/} and {@code tmp/}; the caller syncs the root. A subdirectory
      * {@code blobs/xx/} is made when its first content file is published (see {@link #publish}), so a
-     * store that only ever holds inline content has none.
+     * store that only ever holds small contents (in packs) has none.
      */
     void create() throws IOException {
         Files.createDirectories(tmpDir);

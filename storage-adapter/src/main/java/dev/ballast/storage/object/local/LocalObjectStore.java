@@ -35,15 +35,19 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -62,20 +66,26 @@ import org.slf4j.LoggerFactory;
  * <h2>Layout and durability</h2>
  * <pre>
  *   ROOT/index.db   the version index: SQLite in WAL mode, synchronous=FULL (plus -wal, -shm)
+ *   ROOT/packs/     pack files: small contents appended one after another (NNNNNNNN.pack)
  *   ROOT/blobs/xx/  content files named by the SHA-256 of their bytes, xx its first two hex digits
  *   ROOT/tmp/       content being written
  *   ROOT/lock       held (fcntl) by the one writer process
  * </pre>
- * Content is addressed by its SHA-256, so identical content is stored once however many keys and
- * versions hold it. Objects up to {@link LocalStoreConfig#inlineThreshold()} (64 KiB by default) are
- * kept inside the index; larger ones are written to {@code tmp/}, synced, renamed into
- * {@code blobs/xx/} and their directory synced (see {@link Blobs}) before the index may point at them.
- * Every write then becomes durable in one SQLite transaction: a crash at any point leaves the old or
- * the new version, never a torn one, and a write acknowledged (its future completed, its
- * {@code put} returned) survives a power cut. Concurrent writes are committed together (group
- * commit), so a burst of small writes costs a few syncs rather than one each; see
- * {@link #putAsync(String, ObjectContent)}. One write is O(log n) in the number of versions, and
- * opening a store of any size takes milliseconds (nothing is scanned).
+ * Content is addressed by its SHA-256, so identical content is referred to by one index row however
+ * many keys and versions hold it. Objects up to {@link LocalStoreConfig#inlineThreshold()} (64 KiB by
+ * default) are appended to the current pack file, a whole commit's worth in one write, and located
+ * by their index row (pack, offset); larger ones are written to {@code tmp/}, synced, renamed into
+ * {@code blobs/xx/} and their directory synced (see {@link Blobs}). The pack and the directories are
+ * synced before the index transaction naming their bytes commits, so every write becomes durable in
+ * that one SQLite transaction: a crash at any point leaves the old or the new version, never a torn
+ * one (bytes a crash left in a pack past its last commit belong to no row), and a write acknowledged
+ * (its future completed, its {@code put} returned) survives a power cut. Concurrent writes are
+ * committed together (group commit), so a burst of small writes costs a few syncs rather than one
+ * each; see {@link #putAsync(String, ObjectContent)}. One write is O(log n) in the number of
+ * versions, and opening a store of any size takes milliseconds (nothing is scanned). Space that
+ * removed versions held in packs is given back by {@link #compact()}. A store written by an earlier
+ * version of this class, which kept small contents inside the index (schema 1), is read as it is and
+ * upgraded in place by its next writer (two columns added, no row rewritten).
  *
  * <h2>Writers and readers</h2>
  * One process writes a directory at a time: a writer holds an exclusive lock on {@code ROOT/lock}
@@ -84,17 +94,18 @@ import org.slf4j.LoggerFactory;
  * {@link LocalStoreConfig#readOnly()} take no lock: any number of them, in any process, read beside
  * the writer and see each write once it is acknowledged. Several writers opened in one process share
  * the lock and are serialised by the index. When a writer opens the store it removes what a killed
- * writer left in {@code tmp/}.
+ * writer left in {@code tmp/}, and pack files no index row names.
  *
  * <h2>Reads</h2>
- * A read streams the content (from the index or its file, never held whole in memory beyond the
- * inline threshold) through a check against the recorded length and SHA-256: a damaged or missing
- * content file raises {@link IntegrityException} before the last bytes are handed over. A put of
- * content already stored rewrites its file, which also heals a damaged copy.
+ * A read streams the content (from its pack or its file, never held whole in memory beyond the
+ * inline threshold) through a check against the recorded length and SHA-256: a damaged, cut short or
+ * missing pack or content file raises {@link IntegrityException} before the last bytes are handed
+ * over. A put of content already stored writes it again (to the pack, or over its file) and points
+ * its index row at the new copy, which also heals a damaged one.
  *
  * <h2>Memory</h2>
  * A write streams its content through one buffer of at most 1 MiB; writes waiting for their commit
- * hold at most 16 MiB of inline content in all (a writer beyond that waits).
+ * hold at most 16 MiB of small contents in all (a writer beyond that waits).
  *
  * <p>Failures of the directory (out of space, an I/O error, a damaged index) are
  * {@link StorageUnavailableException} naming the directory and the cause; a content source that
@@ -124,6 +135,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private final Path root;
     private final LocalStoreConfig config;
     private final Blobs blobs;
+    private final Packs packs;
     private final int inlineThreshold;
     private final StoreCapabilities capabilities;
     private final @Nullable SharedDirectory shared;
@@ -143,6 +155,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     /** Runs the commits {@link #putAsync} starts: one thread, ended after a second without work. */
     private final ThreadPoolExecutor committer;
 
+    /** Syncs a batch's pack file and directories while the committer inserts its rows. */
+    private final ThreadPoolExecutor syncer;
+
     private LocalObjectStore(
             Path root,
             LocalStoreConfig config,
@@ -153,6 +168,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         this.root = root;
         this.config = config;
         this.blobs = blobs;
+        this.packs = new Packs(root, config.packSize());
         this.inlineThreshold = inlineThreshold;
         this.shared = shared;
         this.writer = writer;
@@ -164,6 +180,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             return t;
         });
         this.committer.allowCoreThreadTimeOut(true);
+        this.syncer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "ballast-local-sync");
+            t.setDaemon(true);
+            return t;
+        });
+        this.syncer.allowCoreThreadTimeOut(true);
     }
 
     /** Opens (creating if absent) the store in {@code root} as its writer; see {@link #open(Path, LocalStoreConfig)}. */
@@ -221,6 +243,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
             writer = VersionIndex.openWriter(index, config.inlineThreshold());
+            if (shared.firstUser()) {
+                int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
+                if (orphans > 0) {
+                    LOG.info("Removed {} pack file(s) no index row names from '{}'", orphans, dir);
+                }
+            }
             if (!existed) {
                 Blobs.syncDirectory(dir);
             }
@@ -260,7 +288,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
 
     /**
-     * Whether {@code root} holds stored content (files under {@code blobs/}) but no index: the index
+     * Whether {@code root} holds stored content (files under {@code blobs/} or {@code packs/}) but no
+     * index: the index
      * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
      * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
      * its directory is restored from a copy.
@@ -269,6 +298,13 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         Path dir = root.toAbsolutePath().normalize();
         if (exists(dir)) {
             return false;
+        }
+        try (var packFiles = Files.newDirectoryStream(dir.resolve(Packs.PACKS))) {
+            if (packFiles.iterator().hasNext()) {
+                return true;
+            }
+        } catch (IOException e) {
+            // no packs directory: no small contents
         }
         try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
             for (Path shard : shards) {
@@ -307,6 +343,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     LOCK_FILE,
                     Blobs.BLOBS,
                     Blobs.TMP,
+                    Packs.PACKS,
                     INDEX_FILE + "-wal",
                     INDEX_FILE + "-shm",
                     INDEX_FILE + "-journal");
@@ -347,7 +384,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         return config;
     }
 
-    /** Objects up to this many bytes are kept inside the index (fixed when the store was created). */
+    /** Objects up to this many bytes are appended to pack files (fixed when the store was created). */
     public int inlineThreshold() {
         return inlineThreshold;
     }
@@ -394,7 +431,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      * reading its next content while a commit runs has that write in the next commit, so even a single
      * thread's stream of writes shares syncs. The synchronous writes ({@code put}, the conditional puts,
      * {@code delete}) wait for their commit and run it on the calling thread when no commit is
-     * running. Callers beyond 16 MiB of queued inline content wait before queueing.
+     * running. Callers beyond 16 MiB of queued small contents wait before queueing.
      */
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
@@ -516,6 +553,151 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
 
     /**
+     * What {@link #compact()} did.
+     *
+     * @param packsRemoved pack files deleted (no content in them was referenced any more, or it was
+     *     copied to another pack)
+     * @param contentsMoved contents copied out of packs that were more than half unreferenced
+     * @param bytesReclaimed disk space given back: the deleted packs' lengths minus what was copied
+     */
+    public record Compaction(int packsRemoved, int contentsMoved, long bytesReclaimed) {}
+
+    /**
+     * Gives back the space of small contents no version refers to any more (after
+     * {@link #deleteVersion}), as {@code restic prune} repacks: a pack file none of whose bytes are
+     * referenced is deleted; one less than half referenced has its referenced contents copied to the
+     * newest pack (synced, then the index rows moved in one transaction) and is then deleted; when the
+     * pack being appended to is among them, writes go on in a new one. A content that cannot be read from its pack
+     * stays where it is, and so does its pack. Readers beside a compaction keep reading: one that
+     * meets a pack deleted under it reads the content from its new place.
+     *
+     * <p>Costs one scan of the content rows, and holds one entry per content of the packs it
+     * rewrites; writes wait while it runs.
+     *
+     * @throws IllegalStateException if the store is read-only or closed
+     * @throws StorageUnavailableException if the index or a pack file cannot be read or written
+     */
+    public Compaction compact() {
+        requireWritable();
+        writeLock.lock();
+        try {
+            Map<Long, Long> live = writer.liveBytesByPack();
+            long newest = writer.newestPack();
+            Set<Long> remove = new TreeSet<>();
+            Set<Long> rewrite = new TreeSet<>();
+            long reclaimed = 0;
+            for (long id : writer.packs()) {
+                long length = packLength(id);
+                long referenced = live.getOrDefault(id, 0L);
+                if (referenced == 0) {
+                    remove.add(id);
+                    reclaimed += length;
+                } else if (referenced * 2 < length) {
+                    rewrite.add(id);
+                    reclaimed += length - referenced;
+                }
+            }
+            if (remove.contains(newest) || rewrite.contains(newest)) {
+                packs.startNewPack(); // nothing may be appended to a pack about to be deleted
+            }
+            int moved = 0;
+            if (!rewrite.isEmpty()) {
+                List<VersionIndex.Packed> contents = writer.packedIn(rewrite);
+                Set<Long> kept = new HashSet<>();
+                int from = 0;
+                while (from < contents.size()) {
+                    int to = from;
+                    long bytes = 0;
+                    while (to < contents.size()
+                            && (to == from || bytes + contents.get(to).size() <= MAX_QUEUED_BYTES)) {
+                        bytes += contents.get(to).size();
+                        to++;
+                    }
+                    moved += copyToNewestPack(contents.subList(from, to), kept);
+                    from = to;
+                }
+                for (long id : rewrite) {
+                    if (kept.contains(id)) {
+                        reclaimed -= packLength(id) - live.getOrDefault(id, 0L);
+                    } else {
+                        remove.add(id);
+                    }
+                }
+            }
+            if (!remove.isEmpty()) {
+                writer.begin();
+                for (long id : remove) {
+                    writer.removePack(id);
+                }
+                writer.commit();
+                for (long id : remove) {
+                    Files.deleteIfExists(packs.path(id));
+                }
+            }
+            if (!remove.isEmpty()) {
+                LOG.info(
+                        "Compacted '{}': removed {} pack file(s), moved {} content(s), reclaimed {} bytes",
+                        root,
+                        remove.size(),
+                        moved,
+                        reclaimed);
+            }
+            return new Compaction(remove.size(), moved, reclaimed);
+        } catch (IOException | SQLException e) {
+            rollbackQuietly();
+            throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** A pack file's length, 0 when it is missing. */
+    private long packLength(long id) throws IOException {
+        try {
+            return Files.size(packs.path(id));
+        } catch (NoSuchFileException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Copies {@code contents} to the newest pack in one transaction; those that cannot be read stay,
+     * and their packs are added to {@code kept}.
+     *
+     * @return how many were copied
+     */
+    private int copyToNewestPack(List<VersionIndex.Packed> contents, Set<Long> kept) throws IOException, SQLException {
+        writer.begin();
+        long pack = packs.beginBatch(writer);
+        List<VersionIndex.Packed> copied = new ArrayList<>(contents.size());
+        List<Long> offsets = new ArrayList<>(contents.size());
+        for (VersionIndex.Packed c : contents) {
+            byte[] bytes;
+            try {
+                bytes = packs.read(c.pack(), c.offset(), (int) c.size());
+            } catch (IOException e) {
+                LOG.warn(
+                        "Compaction left content {} in pack {} of '{}': {}",
+                        Sha256.hex(c.address()),
+                        c.pack(),
+                        root,
+                        e.toString());
+                kept.add(c.pack());
+                continue;
+            }
+            offsets.add(packs.add(bytes));
+            copied.add(c);
+        }
+        packs.writeBatch();
+        packs.force();
+        for (int i = 0; i < copied.size(); i++) {
+            writer.movePacked(copied.get(i), pack, offsets.get(i));
+        }
+        writer.commit();
+        return copied.size();
+    }
+
+    /**
      * Queues a staged write (counted in {@code staging} until now) and, if no commit is running, starts
      * one: on this thread when {@code callerWaits} (it waits for the commit anyway), else on the commit
      * thread.
@@ -633,11 +815,39 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     directories.add(p.directoryToSync);
                 }
             }
-            for (Path dir : directories) {
-                Blobs.syncDirectory(dir);
-            }
             writer.begin();
+            // Small contents go to the pack file first, all of them in one write (a conditional write
+            // refused below leaves bytes no row names, reclaimed by compact()); the pack and the
+            // directories of new content files are synced on the sync thread while the rows are
+            // inserted here, and the transaction commits once they are on disk.
+            long pack = 0;
+            for (Pending p : batch) {
+                Blobs.Staged s = p.staged;
+                if (s != null && s.inline() != null && s.size() > 0) {
+                    if (pack == 0) {
+                        pack = packs.beginBatch(writer);
+                    }
+                    p.packOffset = packs.add(s.inline());
+                }
+            }
+            if (pack != 0) {
+                packs.writeBatch();
+            }
+            boolean packWritten = pack != 0;
+            Future<Void> synced = !packWritten && directories.isEmpty()
+                    ? null
+                    : syncer.submit(() -> {
+                        if (packWritten) {
+                            packs.force();
+                        }
+                        for (Path dir : directories) {
+                            Blobs.syncDirectory(dir);
+                        }
+                        return null;
+                    });
             long now = config.clock().millis();
+            List<Pending> appended = new ArrayList<>(batch.size());
+            List<String> versionIds = new ArrayList<>(batch.size());
             for (Pending p : batch) {
                 if (p.condition != Condition.NONE) {
                     RuntimeException refused = refusal(p.key, writer.current(p.key), p.condition, p.eTag);
@@ -649,20 +859,42 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 String versionId = newVersionId(now);
                 Blobs.Staged s = p.staged;
                 if (s == null) {
-                    writer.append(p.key, versionId, true, 0, null, null, now, null);
-                    p.outcome = new VersionEntry(p.key, versionId, null, 0, Instant.ofEpochMilli(now), true, true);
+                    writer.append(p.key, versionId, true, 0, null, null, now, null, 0, 0);
                 } else {
-                    VersionIndex.Appended a =
-                            writer.append(p.key, versionId, false, s.size(), s.address(), s.address(), now, s.inline());
-                    p.outcome = new ObjectVersion(
+                    boolean packed = s.inline() != null && s.size() > 0;
+                    writer.append(
                             p.key,
                             versionId,
-                            eTag(versionId),
+                            false,
                             s.size(),
-                            s.sha256Hex(),
-                            a.generation(),
-                            Instant.ofEpochMilli(now));
+                            s.address(),
+                            s.address(),
+                            now,
+                            packed ? null : s.inline(),
+                            packed ? pack : 0,
+                            p.packOffset);
                 }
+                appended.add(p);
+                versionIds.add(versionId);
+            }
+            long[] generations = appended.isEmpty() ? new long[0] : writer.generationsOfNewest(appended.size());
+            for (int i = 0; i < appended.size(); i++) {
+                Pending p = appended.get(i);
+                String versionId = versionIds.get(i);
+                Blobs.Staged s = p.staged;
+                p.outcome = s == null
+                        ? new VersionEntry(p.key, versionId, null, 0, Instant.ofEpochMilli(now), true, true)
+                        : new ObjectVersion(
+                                p.key,
+                                versionId,
+                                eTag(versionId),
+                                s.size(),
+                                s.sha256Hex(),
+                                generations[i],
+                                Instant.ofEpochMilli(now));
+            }
+            if (synced != null) {
+                awaitSync(synced);
             }
             writer.commit();
         } catch (IOException | SQLException e) {
@@ -673,6 +905,30 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /** Waits for the sync thread's syncs of a batch; their failure fails the batch. */
+    private static void awaitSync(Future<Void> synced) throws IOException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    synced.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the rows are inserted: finish the batch rather than leave it half done
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof IOException io) {
+                        throw io;
+                    }
+                    throw new IOException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -799,6 +1055,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         if (row.inlineData() != null) {
             return new ByteArrayInputStream(row.inlineData());
         }
+        if (row.packed()) {
+            return openPacked(key, row);
+        }
         try {
             return blobs.open(row.content());
         } catch (NoSuchFileException e) {
@@ -813,6 +1072,34 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                             + blobs.path(row.content()) + " is not a regular file");
         } catch (IOException e) {
             throw unavailable(key, "Opening the content of '" + key + "'", e);
+        }
+    }
+
+    private InputStream openPacked(String key, VersionIndex.Row row) {
+        Path file = packs.path(row.pack());
+        try {
+            return new ByteArrayInputStream(packs.read(row.pack(), row.packOffset(), (int) row.size()));
+        } catch (NoSuchFileException e) {
+            // A compaction may have moved the content and deleted the pack since the row was read.
+            VersionIndex.Row now = read(ix -> ix.version(key, row.versionId()), key, "Reading '" + key + "'");
+            if (now != null && now.packed() && (now.pack() != row.pack() || now.packOffset() != row.packOffset())) {
+                return openPacked(key, now);
+            }
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its pack file " + file
+                            + " is missing");
+        } catch (Blobs.NotAContentFile e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its pack file " + file
+                            + " is not a regular file");
+        } catch (java.io.EOFException e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its pack file " + e.getMessage());
+        } catch (IOException e) {
+            throw unavailable(key, "Reading the content of '" + key + "' from " + file, e);
         }
     }
 
@@ -905,6 +1192,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         }
         committer.shutdown();
+        syncer.shutdown();
         VersionIndex ix;
         while ((ix = idleReaders.poll()) != null) {
             ix.closeQuietly();
@@ -912,6 +1200,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         if (writer != null) {
             writeLock.lock();
             try {
+                packs.close();
                 writer.checkpointAndClose();
             } finally {
                 writeLock.unlock();
@@ -1017,6 +1306,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
         @Nullable
         Path directoryToSync;
+
+        /** Where in the batch's pack file the content was written. */
+        long packOffset;
 
         @Nullable
         Object outcome;

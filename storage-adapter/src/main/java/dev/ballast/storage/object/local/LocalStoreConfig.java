@@ -16,12 +16,21 @@ import java.util.random.RandomGenerator;
 public final class LocalStoreConfig {
 
     /**
-     * Default size up to which an object's bytes are kept inside the version index rather than in a
-     * file of their own: 64 KiB. Below about 100 KB SQLite reads and writes a blob faster than the file
-     * system does (<a href="https://www.sqlite.org/intern-v-extern-blob.html">Internal Versus External
-     * BLOBs</a>), and a group of small writes then costs one commit instead of one file sync each.
+     * Default size up to which an object's bytes are appended to a pack file rather than given a file
+     * of their own: 64 KiB. A file per small object costs an inode, a rename and a directory entry
+     * each; in a pack a group of small writes costs one write and one sync, as restic packs small
+     * blobs.
      */
     public static final int DEFAULT_INLINE_THRESHOLD = 64 * 1024;
+
+    /** Default {@link #packSize()}: 64 MiB. */
+    public static final long DEFAULT_PACK_SIZE = 64L * 1024 * 1024;
+
+    /** Smallest accepted {@link Builder#packSize(long)}: 1 KiB. */
+    public static final long MIN_PACK_SIZE = 1024;
+
+    /** Largest accepted {@link Builder#packSize(long)}: 1 GiB. */
+    public static final long MAX_PACK_SIZE = 1024L * 1024 * 1024;
 
     /** Largest accepted {@link Builder#inlineThreshold(int)}: 1 MiB. */
     public static final int MAX_INLINE_THRESHOLD = 1024 * 1024;
@@ -30,6 +39,7 @@ public final class LocalStoreConfig {
 
     private final boolean readOnly;
     private final int inlineThreshold;
+    private final long packSize;
     private final boolean allowDotSegmentsAndLeadingSlash;
     private final Clock clock;
     private final Supplier<RandomGenerator> random;
@@ -37,6 +47,7 @@ public final class LocalStoreConfig {
     private LocalStoreConfig(Builder b) {
         this.readOnly = b.readOnly;
         this.inlineThreshold = b.inlineThreshold;
+        this.packSize = b.packSize;
         this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
         this.clock = b.clock;
         this.random = b.random;
@@ -57,6 +68,7 @@ public final class LocalStoreConfig {
         Builder b = new Builder();
         b.readOnly = readOnly;
         b.inlineThreshold = inlineThreshold;
+        b.packSize = packSize;
         b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
         b.clock = clock;
         b.random = random;
@@ -73,12 +85,23 @@ public final class LocalStoreConfig {
     }
 
     /**
-     * Objects up to this many bytes are stored inside the version index; larger ones as files named
-     * by their SHA-256. Applies when a store is created; an existing store keeps the threshold it was
-     * created with. Default {@value #DEFAULT_INLINE_THRESHOLD}.
+     * Objects up to this many bytes are appended to pack files (see {@link #packSize()}); larger ones
+     * are stored as files named by their SHA-256. Applies when a store is created; an existing store
+     * keeps the threshold it was created with. Default {@value #DEFAULT_INLINE_THRESHOLD}.
      */
     public int inlineThreshold() {
         return inlineThreshold;
+    }
+
+    /**
+     * The size in bytes at which a pack file is closed and the next small contents go to a new one
+     * (as restic's {@code --pack-size}): larger packs mean fewer files, smaller ones let
+     * {@link LocalObjectStore#compact()} give space back sooner. A pack ends at the first commit that
+     * reaches this size, so it can exceed it by one commit's contents (at most 16 MiB). Default
+     * {@value #DEFAULT_PACK_SIZE}.
+     */
+    public long packSize() {
+        return packSize;
     }
 
     /** Whether keys with {@code ..} segments or a leading {@code /} are accepted; default false. */
@@ -103,14 +126,15 @@ public final class LocalStoreConfig {
 
     @Override
     public String toString() {
-        return "LocalStoreConfig[readOnly=" + readOnly + ", inlineThreshold=" + inlineThreshold
-                + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + "]";
+        return "LocalStoreConfig[readOnly=" + readOnly + ", inlineThreshold=" + inlineThreshold + ", packSize="
+                + packSize + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + "]";
     }
 
     /** Builder for {@link LocalStoreConfig}; not thread-safe. */
     public static final class Builder {
         private boolean readOnly;
         private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
+        private long packSize = DEFAULT_PACK_SIZE;
         private boolean allowDotSegmentsAndLeadingSlash;
         private Clock clock = Clock.systemUTC();
         private Supplier<RandomGenerator> random = () -> new SplittableRandom(new SecureRandom().nextLong());
@@ -126,6 +150,12 @@ public final class LocalStoreConfig {
         /** See {@link LocalStoreConfig#inlineThreshold()}; 0 stores every object as a file. */
         public Builder inlineThreshold(int bytes) {
             this.inlineThreshold = bytes;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#packSize()}. */
+        public Builder packSize(long bytes) {
+            this.packSize = bytes;
             return this;
         }
 
@@ -149,12 +179,17 @@ public final class LocalStoreConfig {
 
         /**
          * @throws IllegalArgumentException if the inline threshold is negative or above
-         *     {@value LocalStoreConfig#MAX_INLINE_THRESHOLD}
+         *     {@value LocalStoreConfig#MAX_INLINE_THRESHOLD}, or the pack size is outside
+         *     {@value LocalStoreConfig#MIN_PACK_SIZE} to {@value LocalStoreConfig#MAX_PACK_SIZE}
          */
         public LocalStoreConfig build() {
             if (inlineThreshold < 0 || inlineThreshold > MAX_INLINE_THRESHOLD) {
                 throw new IllegalArgumentException("inlineThreshold must be between 0 and " + MAX_INLINE_THRESHOLD
                         + " but was " + inlineThreshold);
+            }
+            if (packSize < MIN_PACK_SIZE || packSize > MAX_PACK_SIZE) {
+                throw new IllegalArgumentException("packSize must be between " + MIN_PACK_SIZE + " and " + MAX_PACK_SIZE
+                        + " bytes but was " + packSize);
             }
             return new LocalStoreConfig(this);
         }

@@ -26,21 +26,28 @@ import org.sqlite.SQLiteConfig;
  *
  * <p>One instance wraps one JDBC connection and is not thread-safe; callers serialise its use.
  */
-final class VersionIndex implements AutoCloseable {
+final class VersionIndex implements AutoCloseable, Packs.Catalogue {
 
     /** The schema this code writes and reads, kept in {@code PRAGMA user_version}. */
-    static final int SCHEMA_VERSION = 1;
+    static final int SCHEMA_VERSION = 2;
+
+    /** The first schema: small contents inline in {@code blobs.data}, no pack files. Read, and migrated by a writer. */
+    static final int SCHEMA_VERSION_INLINE_ONLY = 1;
 
     private static final String VERSION_COLUMNS =
             "v.seq, v.version_id, v.delete_marker, v.size, v.content, v.sha256, v.generation, v.modified_ms";
 
     private final Connection connection;
     private final boolean readOnly;
+    /** The schema of the database this connection reads: {@link #SCHEMA_VERSION}, or 1 for a reader of an unmigrated store. */
+    private int schema;
+
     private @Nullable PreparedStatement currentOf;
     private @Nullable PreparedStatement currentWithContent;
     private @Nullable PreparedStatement byVersionId;
     private @Nullable PreparedStatement historyOf;
     private @Nullable PreparedStatement insertVersion;
+    private @Nullable PreparedStatement newestGenerations;
     private @Nullable PreparedStatement setCurrent;
     private @Nullable PreparedStatement upsertBlob;
     private @Nullable Statement transactions;
@@ -63,7 +70,14 @@ final class VersionIndex implements AutoCloseable {
             long generation,
             long modifiedMillis,
             byte @Nullable [] inlineData,
-            boolean latest) {}
+            long pack,
+            long packOffset,
+            boolean latest) {
+        /** Whether the content lives in a pack file ({@link #pack()}, at {@link #packOffset()}). */
+        boolean packed() {
+            return pack != 0;
+        }
+    }
 
     /**
      * Opens {@code database} for writing, creating the schema when it is new.
@@ -125,14 +139,16 @@ final class VersionIndex implements AutoCloseable {
             s.execute("PRAGMA cache_size = -16384"); // 16 MiB of pages: the indexes of a large store stay in memory
             int version = userVersion(s);
             if (version == SCHEMA_VERSION) {
+                schema = version;
                 return;
             }
-            if (version != 0) {
+            if (version != 0 && version != SCHEMA_VERSION_INLINE_ONLY) {
                 throw schemaMismatch(version);
             }
             s.execute("BEGIN IMMEDIATE");
             try {
-                if (userVersion(s) == 0) {
+                version = userVersion(s);
+                if (version == 0) {
                     s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
                     s.execute("CREATE TABLE versions (seq INTEGER PRIMARY KEY AUTOINCREMENT, k BLOB NOT NULL,"
                             + " version_id TEXT NOT NULL UNIQUE, delete_marker INTEGER NOT NULL, size INTEGER NOT NULL,"
@@ -148,26 +164,38 @@ final class VersionIndex implements AutoCloseable {
                             + " ON CONFLICT (k) DO UPDATE SET seq = excluded.seq, delete_marker = excluded.delete_marker,"
                             + " generation = excluded.generation; END");
                     // refs: how many versions hold the content; a counter rather than an index on versions.content,
-                    // whose random keys would dirty a page of its own for nearly every write.
+                    // whose random keys would dirty a page of its own for nearly every write. The bytes are in
+                    // data (schema 1's small contents), in pack file pack at pack_offset, or in a content file.
                     s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB,"
-                            + " refs INTEGER NOT NULL)");
+                            + " refs INTEGER NOT NULL, pack INTEGER, pack_offset INTEGER)");
+                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY)");
                     s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
                     s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
+                } else if (version == SCHEMA_VERSION_INLINE_ONLY) {
+                    // Adding nullable columns rewrites no row: schema 1's inline contents stay where they are.
+                    s.execute("ALTER TABLE blobs ADD COLUMN pack INTEGER");
+                    s.execute("ALTER TABLE blobs ADD COLUMN pack_offset INTEGER");
+                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY)");
+                    s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
+                } else if (version != SCHEMA_VERSION) {
+                    throw schemaMismatch(version);
                 }
                 s.execute("COMMIT");
             } catch (SQLException e) {
                 s.execute("ROLLBACK");
                 throw e;
             }
+            schema = SCHEMA_VERSION;
         }
     }
 
     private void checkSchemaVersion() throws SQLException {
         try (Statement s = connection.createStatement()) {
             int version = userVersion(s);
-            if (version != SCHEMA_VERSION) {
+            if (version != SCHEMA_VERSION && version != SCHEMA_VERSION_INLINE_ONLY) {
                 throw schemaMismatch(version);
             }
+            schema = version;
         }
     }
 
@@ -188,11 +216,14 @@ final class VersionIndex implements AutoCloseable {
     private void prepare() throws SQLException {
         currentOf = connection.prepareStatement(
                 "SELECT " + VERSION_COLUMNS + " FROM current c JOIN versions v ON v.seq = c.seq WHERE c.k = ?");
+        // Schema 1 has no pack columns: its contents are inline or in files.
+        String location = schema == SCHEMA_VERSION_INLINE_ONLY ? ", b.data, 0, 0" : ", b.data, b.pack, b.pack_offset";
         currentWithContent = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-                + ", b.data FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
+                + location
+                + " FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
                 + " WHERE c.k = ?");
         byVersionId = connection.prepareStatement("SELECT " + VERSION_COLUMNS
-                + ", b.data, (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
+                + location + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
                 + " LEFT JOIN blobs b ON b.address = v.content WHERE v.version_id = ? AND v.k = ?");
         historyOf = connection.prepareStatement(
                 "SELECT " + VERSION_COLUMNS
@@ -200,15 +231,22 @@ final class VersionIndex implements AutoCloseable {
         if (!readOnly) {
             // The generation is the key's previous one plus one, or the wall clock when that is higher (a
             // hybrid logical clock: never backwards, even with a clock set back).
-            insertVersion = connection.prepareStatement(
-                    "INSERT INTO versions (k, version_id, delete_marker, size, content,"
+            insertVersion =
+                    connection.prepareStatement("INSERT INTO versions (k, version_id, delete_marker, size, content,"
                             + " sha256, generation, modified_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-                            + " max(?7, coalesce((SELECT generation + 1 FROM current WHERE k = ?1), 1)), ?7) RETURNING seq, generation");
+                            + " max(?7, coalesce((SELECT generation + 1 FROM current WHERE k = ?1), 1)), ?7)");
+            // The generations a batch's inserts were given, read back in one query rather than one
+            // RETURNING result set per insert (a third of an insert's cost through JDBC).
+            newestGenerations =
+                    connection.prepareStatement("SELECT generation FROM versions ORDER BY seq DESC LIMIT ?");
             setCurrent = connection.prepareStatement("INSERT INTO current (k, seq, delete_marker, generation)"
                     + " VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET seq = excluded.seq,"
                     + " delete_marker = excluded.delete_marker, generation = excluded.generation");
-            upsertBlob = connection.prepareStatement("INSERT INTO blobs (address, size, data, refs) VALUES (?, ?, ?, 1)"
-                    + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, refs = refs + 1");
+            // Content written again (a repair among them) takes its new place: the old bytes may be damaged.
+            upsertBlob = connection.prepareStatement(
+                    "INSERT INTO blobs (address, size, data, refs, pack, pack_offset) VALUES (?, ?, ?, 1, ?, ?)"
+                            + " ON CONFLICT (address) DO UPDATE SET data = excluded.data, pack = excluded.pack,"
+                            + " pack_offset = excluded.pack_offset, refs = refs + 1");
             transactions = connection.createStatement();
         }
     }
@@ -248,7 +286,7 @@ final class VersionIndex implements AutoCloseable {
         byVersionId.setString(1, versionId);
         byVersionId.setBytes(2, utf8(key));
         try (ResultSet rs = byVersionId.executeQuery()) {
-            return rs.next() ? row(key, rs, true, rs.getBoolean(10)) : null;
+            return rs.next() ? row(key, rs, true, rs.getBoolean(12)) : null;
         }
     }
 
@@ -315,18 +353,18 @@ final class VersionIndex implements AutoCloseable {
                 rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
     }
 
-    /** A version just appended: its sequence number and the generation it was given. */
-    record Appended(long seq, long generation) {}
-
     /**
-     * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits.
+     * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits,
+     * and reads the generations it was given with {@link #generationsOfNewest}.
      *
      * @param content the stored bytes' SHA-256 (their address), null for a delete marker
      * @param sha256 the SHA-256 to record, null when none is known
      * @param nowMillis the wall clock: the last-modified time, and the least generation
      * @param inlineData the bytes when they are kept in the index, else null
+     * @param pack the pack file holding the bytes, 0 when they are not in one
+     * @param packOffset where in that pack file they start
      */
-    Appended append(
+    void append(
             String key,
             String versionId,
             boolean deleteMarker,
@@ -334,12 +372,21 @@ final class VersionIndex implements AutoCloseable {
             byte @Nullable [] content,
             byte @Nullable [] sha256,
             long nowMillis,
-            byte @Nullable [] inlineData)
+            byte @Nullable [] inlineData,
+            long pack,
+            long packOffset)
             throws SQLException {
         if (content != null) {
             upsertBlob.setBytes(1, content);
             upsertBlob.setLong(2, size);
             upsertBlob.setBytes(3, inlineData);
+            if (pack != 0) {
+                upsertBlob.setLong(4, pack);
+                upsertBlob.setLong(5, packOffset);
+            } else {
+                upsertBlob.setNull(4, java.sql.Types.INTEGER);
+                upsertBlob.setNull(5, java.sql.Types.INTEGER);
+            }
             upsertBlob.executeUpdate();
         }
         insertVersion.setBytes(1, utf8(key));
@@ -349,12 +396,28 @@ final class VersionIndex implements AutoCloseable {
         insertVersion.setBytes(5, content);
         insertVersion.setBytes(6, sha256);
         insertVersion.setLong(7, nowMillis);
-        try (ResultSet rs = insertVersion.executeQuery()) {
-            if (!rs.next()) {
-                throw new SQLException("the insert of a version of '" + key + "' returned no row");
+        insertVersion.executeUpdate();
+    }
+
+    /**
+     * The generations of the newest {@code count} versions, oldest first: after {@code count}
+     * {@link #append}s in one transaction, theirs in the order they were appended (sequence numbers
+     * only grow, and the writer is the only one appending).
+     */
+    long[] generationsOfNewest(int count) throws SQLException {
+        long[] generations = new long[count];
+        newestGenerations.setInt(1, count);
+        int i = count;
+        try (ResultSet rs = newestGenerations.executeQuery()) {
+            while (rs.next() && i > 0) {
+                generations[--i] = rs.getLong(1);
             }
-            return new Appended(rs.getLong(1), rs.getLong(2));
         }
+        if (i != 0) {
+            throw new SQLException(
+                    "the index returned " + (count - i) + " of the " + count + " versions just appended");
+        }
+        return generations;
     }
 
     /**
@@ -402,15 +465,99 @@ final class VersionIndex implements AutoCloseable {
         }
     }
 
-    /** Whether {@code address} is stored inline (true), as a file (false), or not at all (null). */
+    /**
+     * Whether {@code address} is stored in the index or a pack file (true), as a content file (false),
+     * or not at all (null).
+     */
     @Nullable
     Boolean inline(byte[] address) throws SQLException {
-        try (PreparedStatement ps =
-                connection.prepareStatement("SELECT data IS NOT NULL FROM blobs WHERE address = ?")) {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT data IS NOT NULL OR pack IS NOT NULL FROM blobs WHERE address = ?")) {
             ps.setBytes(1, address);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getBoolean(1) : null;
             }
+        }
+    }
+
+    /** The ID of the newest pack file, 0 when there is none. */
+    @Override
+    public long newestPack() throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT coalesce(max(id), 0) FROM packs")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** Records pack file {@code id}; the caller commits. */
+    @Override
+    public void addPack(long id) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO packs (id) VALUES (?)")) {
+            ps.setLong(1, id);
+            ps.executeUpdate();
+        }
+    }
+
+    /** The IDs of the recorded pack files. */
+    java.util.Set<Long> packs() throws SQLException {
+        java.util.Set<Long> ids = new java.util.HashSet<>();
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id FROM packs")) {
+            while (rs.next()) {
+                ids.add(rs.getLong(1));
+            }
+        }
+        return ids;
+    }
+
+    /** How many bytes of content rows still refer to in each pack file (a pack no row refers to is absent). */
+    java.util.Map<Long, Long> liveBytesByPack() throws SQLException {
+        java.util.Map<Long, Long> live = new java.util.HashMap<>();
+        try (Statement s = connection.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT pack, sum(size) FROM blobs WHERE pack IS NOT NULL GROUP BY pack")) {
+            while (rs.next()) {
+                live.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        return live;
+    }
+
+    /** A content row located in a pack file. */
+    record Packed(byte[] address, long size, long pack, long offset) {}
+
+    /** The content rows located in the packs {@code ids}, by pack and offset. */
+    List<Packed> packedIn(java.util.Set<Long> ids) throws SQLException {
+        List<Packed> rows = new ArrayList<>();
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT address, size, pack, pack_offset FROM blobs WHERE pack IN ("
+                        + String.join(",", ids.stream().map(String::valueOf).toList())
+                        + ") ORDER BY pack, pack_offset")) {
+            while (rs.next()) {
+                rows.add(new Packed(rs.getBytes(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+            }
+        }
+        return rows;
+    }
+
+    /** Points the content row {@code from} at its copy in {@code pack} at {@code offset}; the caller commits. */
+    void movePacked(Packed from, long pack, long offset) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "UPDATE blobs SET pack = ?, pack_offset = ? WHERE address = ? AND pack = ? AND pack_offset = ?")) {
+            ps.setLong(1, pack);
+            ps.setLong(2, offset);
+            ps.setBytes(3, from.address());
+            ps.setLong(4, from.pack());
+            ps.setLong(5, from.offset());
+            ps.executeUpdate();
+        }
+    }
+
+    /** Forgets pack file {@code id}; the caller commits, then deletes the file. */
+    void removePack(long id) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("DELETE FROM packs WHERE id = ?")) {
+            ps.setLong(1, id);
+            ps.executeUpdate();
         }
     }
 
@@ -481,6 +628,8 @@ final class VersionIndex implements AutoCloseable {
                 rs.getLong(7),
                 rs.getLong(8),
                 withData ? rs.getBytes(9) : null,
+                withData ? rs.getLong(10) : 0,
+                withData ? rs.getLong(11) : 0,
                 latest);
     }
 

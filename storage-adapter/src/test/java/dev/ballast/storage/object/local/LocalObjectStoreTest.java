@@ -181,7 +181,7 @@ class LocalObjectStoreTest {
             assertThat(a.versionId()).isNotEqualTo(b.versionId());
             assertThat(a.eTag()).isNotEqualTo(b.eTag());
             assertThat(contentFiles(root()))
-                    .as("files holding the 200 KB content (small content lives in the index)")
+                    .as("files holding the 200 KB content (small content lives in a pack)")
                     .isEqualTo(1);
             assertThat(store.get("b/copy").readAllBytes()).isEqualTo(big);
         }

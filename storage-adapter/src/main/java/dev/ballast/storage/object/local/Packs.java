@@ -1,0 +1,228 @@
+package dev.ballast.storage.object.local;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pack files of a {@link LocalObjectStore}: small contents (up to the inline threshold) appended
+ * one after another to {@code packs/NNNNNNNN.pack}, each located by an index row (pack, offset,
+ * size), as restic packs small blobs rather than giving each a file or a database page of its own. A
+ * commit appends its batch's contents in one write and syncs the pack before the index transaction
+ * naming them commits, so a committed row never points at bytes that are not on disk; bytes a crash
+ * or a failed commit left behind belong to no row and are reclaimed by {@link
+ * LocalObjectStore#compact()}.
+ *
+ * <p>A pack is created (its {@code packs} row inserted in the transaction of the first batch written
+ * to it) when there is none or the current one has reached {@link LocalStoreConfig#packSize()}; a pack file with no
+ * row is left over from a crash or a compaction and is deleted when a writer opens the store.
+ *
+ * <p>Writing is confined to the store's writer under its write lock; reading is thread-safe.
+ */
+final class Packs {
+
+    static final String PACKS = "packs";
+
+    private final Path dir;
+    /** A pack this large is not appended to any more: the next batch starts a new one. */
+    private final long packSize;
+
+    // The writer's state: the pack being appended to, its length, and the batch being gathered.
+    private @Nullable FileChannel current;
+    private long currentId;
+    private long end;
+    /** Set when the next batch must go to a new pack, not the newest one (which is being compacted). */
+    private boolean startNew;
+
+    private final List<ByteBuffer> batch = new ArrayList<>();
+    private long batchBytes;
+
+    Packs(Path root, long packSize) {
+        this.dir = root.resolve(PACKS);
+        this.packSize = packSize;
+    }
+
+    /** The file of pack {@code id}. */
+    Path path(long id) {
+        return dir.resolve(String.format("%08x.pack", id));
+    }
+
+    /**
+     * Deletes pack files that no {@code packs} row names (a crash between creating a pack and its
+     * first commit, or between a compaction's commit and its deletions); call only while holding the
+     * writer lock, before the first write.
+     *
+     * @return how many were deleted
+     */
+    int removeOrphans(Set<Long> known) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                Long id = idOf(f.getFileName().toString());
+                if (id == null || !known.contains(id)) {
+                    Files.deleteIfExists(f);
+                    removed++;
+                }
+            }
+        }
+        return removed;
+    }
+
+    private static @Nullable Long idOf(String name) {
+        if (!name.endsWith(".pack") || name.length() != 13) {
+            return null;
+        }
+        try {
+            return Long.parseLong(name.substring(0, 8), 16);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The callbacks a batch needs from the index: the newest pack's ID, and recording a new one. */
+    interface Catalogue {
+        long newestPack() throws java.sql.SQLException;
+
+        void addPack(long id) throws java.sql.SQLException;
+    }
+
+    /**
+     * Starts a batch: picks the pack to append to (the newest one, if it is below
+     * the pack size; else a new one, recorded in the caller's open transaction).
+     *
+     * @return the pack the batch's contents go to
+     */
+    long beginBatch(Catalogue catalogue) throws IOException, java.sql.SQLException {
+        batch.clear();
+        batchBytes = 0;
+        if (current == null && !startNew) {
+            long newest = catalogue.newestPack();
+            if (newest != 0) {
+                try {
+                    FileChannel channel = FileChannel.open(path(newest), StandardOpenOption.WRITE);
+                    current = channel;
+                    currentId = newest;
+                } catch (NoSuchFileException e) {
+                    // gone (removed by hand): its contents are reported damaged when read; start a new pack
+                }
+            }
+        }
+        if (current != null) {
+            // The file's own length, not the last known end: a failed write may have left bytes past it.
+            end = current.size();
+            if (end < packSize) {
+                return currentId;
+            }
+            closeCurrent();
+        }
+        long id = Math.max(catalogue.newestPack(), currentId) + 1;
+        Files.createDirectories(dir);
+        // No row names this ID yet, so any file by its name is a leftover of a failed batch: start it anew.
+        current = FileChannel.open(
+                path(id), StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        currentId = id;
+        end = 0;
+        startNew = false;
+        Blobs.syncDirectory(dir);
+        catalogue.addPack(id);
+        return id;
+    }
+
+    /** Adds {@code bytes} to the batch; returns their offset in the batch's pack. */
+    long add(byte[] bytes) {
+        long offset = end + batchBytes;
+        batch.add(ByteBuffer.wrap(bytes));
+        batchBytes += bytes.length;
+        return offset;
+    }
+
+    /**
+     * Writes the batch's contents after the pack's end; {@link #force} then syncs them, before the
+     * rows naming them commit.
+     */
+    void writeBatch() throws IOException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        FileChannel channel = current;
+        ByteBuffer[] buffers = batch.toArray(new ByteBuffer[0]);
+        channel.position(end);
+        long left = batchBytes;
+        while (left > 0) {
+            left -= channel.write(buffers);
+        }
+        end += batchBytes;
+        batch.clear();
+        batchBytes = 0;
+    }
+
+    /** Syncs the pack being appended to (its data; its length is synced with it, as fdatasync does). */
+    void force() throws IOException {
+        FileChannel channel = current;
+        if (channel != null) {
+            channel.force(false);
+        }
+    }
+
+    /** Closes the pack being appended to; the next batch starts a new one (the old one may be deleted). */
+    void startNewPack() {
+        closeCurrent();
+        startNew = true;
+    }
+
+    /** Closes the pack being appended to. */
+    void close() {
+        closeCurrent();
+    }
+
+    private void closeCurrent() {
+        if (current != null) {
+            try {
+                current.close();
+            } catch (IOException ignored) {
+                // written and synced batch by batch: nothing is lost by a failed close
+            }
+            current = null;
+        }
+    }
+
+    /**
+     * Reads {@code size} bytes at {@code offset} of pack {@code id}.
+     *
+     * @throws NoSuchFileException if the pack file is missing
+     * @throws Blobs.NotAContentFile if something other than a regular file stands in its place
+     * @throws java.io.EOFException if the pack file ends before those bytes
+     */
+    byte[] read(long id, long offset, int size) throws IOException {
+        Path file = path(id);
+        BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!attrs.isRegularFile()) {
+            throw new Blobs.NotAContentFile(file);
+        }
+        byte[] bytes = new byte[size];
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            while (buffer.hasRemaining()) {
+                if (channel.read(buffer, offset + buffer.position()) < 0) {
+                    throw new java.io.EOFException(file + " ends at byte " + channel.size() + ", before the end of the "
+                            + size + " bytes at offset " + offset);
+                }
+            }
+        }
+        return bytes;
+    }
+}
