@@ -632,6 +632,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 writer.commit();
                 for (long id : remove) {
                     Files.deleteIfExists(packs.path(id));
+                    packs.closeReader(id);
                 }
             }
             if (!remove.isEmpty()) {
@@ -1193,6 +1194,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
         committer.shutdown();
         syncer.shutdown();
+        packs.closeReaders();
         VersionIndex ix;
         while ((ix = idleReaders.poll()) != null) {
             ix.closeQuietly();

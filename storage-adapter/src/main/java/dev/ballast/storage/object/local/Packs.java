@@ -93,9 +93,11 @@ final class Packs {
         }
     }
 
-    /** The callbacks a batch needs from the index: the newest pack's ID, and recording a new one. */
+    /** The callbacks a batch needs from the index: the newest pack's ID, a new one, and recording it. */
     interface Catalogue {
         long newestPack() throws java.sql.SQLException;
+
+        long nextPackId() throws java.sql.SQLException;
 
         void addPack(long id) throws java.sql.SQLException;
     }
@@ -129,7 +131,7 @@ final class Packs {
             }
             closeCurrent();
         }
-        long id = Math.max(catalogue.newestPack(), currentId) + 1;
+        long id = Math.max(catalogue.nextPackId(), currentId + 1);
         Files.createDirectories(dir);
         // No row names this ID yet, so any file by its name is a leftover of a failed batch: start it anew.
         current = FileChannel.open(
@@ -200,29 +202,88 @@ final class Packs {
         }
     }
 
+    /** Pack files open for reading, by ID; bounded by {@link #MAX_OPEN_FOR_READING}. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, FileChannel> reading =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** At most this many packs are kept open for reading (a restore reads one pack after another). */
+    static final int MAX_OPEN_FOR_READING = 16;
+
     /**
-     * Reads {@code size} bytes at {@code offset} of pack {@code id}.
+     * Reads {@code size} bytes at {@code offset} of pack {@code id}, through a channel kept open for
+     * the next read of that pack. Thread-safe (positional reads).
      *
      * @throws NoSuchFileException if the pack file is missing
      * @throws Blobs.NotAContentFile if something other than a regular file stands in its place
      * @throws java.io.EOFException if the pack file ends before those bytes
      */
     byte[] read(long id, long offset, int size) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            FileChannel channel = reading.get(id);
+            if (channel == null) {
+                channel = openForReading(id);
+            }
+            byte[] bytes = new byte[size];
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            try {
+                while (buffer.hasRemaining()) {
+                    if (channel.read(buffer, offset + buffer.position()) < 0) {
+                        throw new java.io.EOFException(path(id) + " ends at byte " + channel.size()
+                                + ", before the end of the " + size + " bytes at offset " + offset);
+                    }
+                }
+                return bytes;
+            } catch (java.nio.channels.ClosedChannelException e) {
+                // Closed by another thread making room for its pack (or by a compaction): open it again, once.
+                reading.remove(id, channel);
+                if (attempt == 2 || Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private FileChannel openForReading(long id) throws IOException {
         Path file = path(id);
         BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isRegularFile()) {
             throw new Blobs.NotAContentFile(file);
         }
-        byte[] bytes = new byte[size];
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            while (buffer.hasRemaining()) {
-                if (channel.read(buffer, offset + buffer.position()) < 0) {
-                    throw new java.io.EOFException(file + " ends at byte " + channel.size() + ", before the end of the "
-                            + size + " bytes at offset " + offset);
+        FileChannel opened = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        if (reading.size() >= MAX_OPEN_FOR_READING) {
+            closeReaders(); // a reader still using one of them reopens it
+        }
+        FileChannel raced = reading.putIfAbsent(id, opened);
+        if (raced != null) {
+            opened.close();
+            return raced;
+        }
+        return opened;
+    }
+
+    /** Closes pack {@code id} if it is open for reading (it was deleted). */
+    void closeReader(long id) {
+        FileChannel c = reading.remove(id);
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // read-only
+            }
+        }
+    }
+
+    /** Closes the packs open for reading. */
+    void closeReaders() {
+        for (Long id : List.copyOf(reading.keySet())) {
+            FileChannel c = reading.remove(id);
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (IOException ignored) {
+                    // read-only
                 }
             }
         }
-        return bytes;
     }
 }

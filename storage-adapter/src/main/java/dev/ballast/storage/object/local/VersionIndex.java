@@ -168,14 +168,16 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                     // data (schema 1's small contents), in pack file pack at pack_offset, or in a content file.
                     s.execute("CREATE TABLE blobs (address BLOB PRIMARY KEY, size INTEGER NOT NULL, data BLOB,"
                             + " refs INTEGER NOT NULL, pack INTEGER, pack_offset INTEGER)");
-                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY)");
+                    // AUTOINCREMENT: an ID is never given twice, so a reader holding a row read before a
+                    // compaction deleted its pack never reads another pack by that name.
+                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY AUTOINCREMENT)");
                     s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
                     s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
                 } else if (version == SCHEMA_VERSION_INLINE_ONLY) {
                     // Adding nullable columns rewrites no row: schema 1's inline contents stay where they are.
                     s.execute("ALTER TABLE blobs ADD COLUMN pack INTEGER");
                     s.execute("ALTER TABLE blobs ADD COLUMN pack_offset INTEGER");
-                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY)");
+                    s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY AUTOINCREMENT)");
                     s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
                 } else if (version != SCHEMA_VERSION) {
                     throw schemaMismatch(version);
@@ -486,6 +488,17 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("SELECT coalesce(max(id), 0) FROM packs")) {
             return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** An ID no pack file ever had: one above the highest ever recorded, removed ones included. */
+    @Override
+    public long nextPackId() throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'packs'),"
+                                + " 0), coalesce((SELECT max(id) FROM packs), 0)) + 1")) {
+            return rs.next() ? rs.getLong(1) : 1;
         }
     }
 

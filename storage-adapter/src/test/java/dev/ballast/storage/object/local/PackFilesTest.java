@@ -194,8 +194,10 @@ class PackFilesTest {
                     .isInstanceOf(IntegrityException.class)
                     .hasMessageContaining("pack file")
                     .hasMessageContaining("ends at byte 2100");
-
-            Files.delete(pack);
+        }
+        // A store opened after the pack went (one already reading it keeps its open file).
+        Files.delete(packFiles().get(0));
+        try (LocalObjectStore store = LocalObjectStore.open(root())) {
             assertThatThrownBy(() -> store.get("first"))
                     .isInstanceOf(IntegrityException.class)
                     .hasMessageContaining("pack file")
