@@ -646,6 +646,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             return new Compaction(remove.size(), moved, reclaimed);
         } catch (IOException | SQLException e) {
             rollbackQuietly();
+            packs.batchFailed();
             throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
         } finally {
             writeLock.unlock();
@@ -900,10 +901,15 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             writer.commit();
         } catch (IOException | SQLException e) {
             rollbackQuietly();
+            packs.batchFailed();
             for (Pending p : batch) {
                 p.outcome = unavailable(
                         p.key, "Committing the write of '" + p.key + "' to the local object store '" + root + "'", e);
             }
+        } catch (RuntimeException | Error e) {
+            rollbackQuietly();
+            packs.batchFailed();
+            throw e;
         } finally {
             writeLock.unlock();
         }

@@ -44,6 +44,8 @@ final class Packs {
     private long end;
     /** Set when the next batch must go to a new pack, not the newest one (which is being compacted). */
     private boolean startNew;
+    /** Whether the current batch created the pack it appends to (its row is in the batch's transaction). */
+    private boolean createdInBatch;
 
     private final List<ByteBuffer> batch = new ArrayList<>();
     private long batchBytes;
@@ -111,6 +113,7 @@ final class Packs {
     long beginBatch(Catalogue catalogue) throws IOException, java.sql.SQLException {
         batch.clear();
         batchBytes = 0;
+        createdInBatch = false;
         if (current == null && !startNew) {
             long newest = catalogue.newestPack();
             if (newest != 0) {
@@ -139,6 +142,7 @@ final class Packs {
         currentId = id;
         end = 0;
         startNew = false;
+        createdInBatch = true;
         Blobs.syncDirectory(dir);
         catalogue.addPack(id);
         return id;
@@ -177,6 +181,20 @@ final class Packs {
         FileChannel channel = current;
         if (channel != null) {
             channel.force(false);
+        }
+    }
+
+    /**
+     * After a batch whose transaction rolled back: a pack it created has no row (the row went with the
+     * transaction), so nothing more may be appended to it; the next batch starts a new one, and the
+     * next writer to open the store deletes the file.
+     */
+    void batchFailed() {
+        batch.clear();
+        batchBytes = 0;
+        if (createdInBatch) {
+            createdInBatch = false;
+            startNewPack();
         }
     }
 
