@@ -254,7 +254,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
             LocalObjectStore store = new LocalObjectStore(dir, config, blobs, writer.inlineThreshold(), shared, writer);
             LOG.info(
-                    "Local object store '{}' open for writing (inline threshold {} bytes)", dir, store.inlineThreshold);
+                    "Local object store '{}' open for writing (contents up to {} bytes go to pack files)",
+                    dir,
+                    store.inlineThreshold);
             return store;
         } catch (IOException | SQLException | RuntimeException e) {
             if (writer != null) {

@@ -75,7 +75,7 @@ final class Packs {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 Long id = idOf(f.getFileName().toString());
-                if (id == null || !known.contains(id)) {
+                if (id != null && !known.contains(id)) { // a file that is no pack's name is not ours to delete
                     Files.deleteIfExists(f);
                     removed++;
                 }
@@ -84,12 +84,13 @@ final class Packs {
         return removed;
     }
 
-    private static @Nullable Long idOf(String name) {
-        if (!name.endsWith(".pack") || name.length() != 13) {
+    /** The ID a pack file's name gives, or null for a name that is not a pack's. */
+    static @Nullable Long idOf(String name) {
+        if (!name.endsWith(".pack") || name.length() < 13 || name.length() > 21) {
             return null;
         }
         try {
-            return Long.parseLong(name.substring(0, 8), 16);
+            return Long.parseUnsignedLong(name.substring(0, name.length() - ".pack".length()), 16);
         } catch (NumberFormatException e) {
             return null;
         }

@@ -96,4 +96,21 @@ class PacksTest {
                 .isEqualTo(130);
         packs.close();
     }
+
+    @Test
+    void orphanRemovalDeletesOnlyPackFilesNoRowNamesWhateverTheirIdAndLeavesOtherFilesAlone() throws Exception {
+        Packs packs = new Packs(root, 1024 * 1024);
+        Files.createDirectories(root.resolve(Packs.PACKS));
+        Path recorded = Files.write(packs.path(1), new byte[1]);
+        Path large = Files.write(packs.path(0x1_0000_0000L), new byte[1]); // past eight hex digits
+        Path orphan = Files.write(packs.path(7), new byte[1]);
+        Path notes = Files.write(root.resolve(Packs.PACKS).resolve("notes.txt"), new byte[1]);
+
+        assertThat(packs.removeOrphans(java.util.Set.of(1L, 0x1_0000_0000L))).isEqualTo(1);
+
+        assertThat(orphan).doesNotExist();
+        assertThat(recorded).exists();
+        assertThat(large).exists();
+        assertThat(notes).exists();
+    }
 }
