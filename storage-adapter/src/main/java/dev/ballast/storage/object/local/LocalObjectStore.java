@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -490,6 +491,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             throw unavailable(key, "Writing the content of '" + key + "' to the local object store '" + root + "'", e);
         }
         Pending pending = new Pending(key, condition, eTag, staged);
+        if (staged.inline() != null && staged.size() > 0) {
+            pending.existing = storedCopy(staged);
+        }
         if (staged.temporary() != null) {
             shared.addPending(staged.address());
             try {
@@ -502,6 +506,26 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         }
         return pending;
+    }
+
+    /**
+     * Where the store already holds the small content {@code s}, read back and compared byte for byte
+     * (so a damaged copy is written anew, which heals it), or null: identical small contents are
+     * stored once, as larger ones are (a file moved or copied in a backed-up tree costs no space).
+     * Runs on the writer's thread, on a read connection, so the commit thread only counts the
+     * reference.
+     */
+    private VersionIndex.@Nullable Location storedCopy(Blobs.Staged s) {
+        try {
+            VersionIndex.Location at = read(ix -> ix.location(s.address()), null, "Looking up stored content");
+            if (at == null) {
+                return null;
+            }
+            byte[] stored = at.data() != null ? at.data() : packs.read(at.pack(), at.offset(), (int) s.size());
+            return Arrays.equals(stored, s.inline()) ? at : null;
+        } catch (IOException | RuntimeException e) {
+            return null; // unreadable: the bytes are written again
+        }
     }
 
     /** Writes a delete marker, which becomes the key's current version; earlier versions stay readable. */
@@ -827,7 +851,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             long pack = 0;
             for (Pending p : batch) {
                 Blobs.Staged s = p.staged;
-                if (s != null && s.inline() != null && s.size() > 0) {
+                if (s != null && s.inline() != null && s.size() > 0 && p.existing == null) {
                     if (pack == 0) {
                         pack = packs.beginBatch(writer);
                     }
@@ -852,6 +876,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             long now = config.clock().millis();
             List<Pending> appended = new ArrayList<>(batch.size());
             List<String> versionIds = new ArrayList<>(batch.size());
+            List<Pending> late = new ArrayList<>();
             for (Pending p : batch) {
                 if (p.condition != Condition.NONE) {
                     RuntimeException refused = refusal(p.key, writer.current(p.key), p.condition, p.eTag);
@@ -863,9 +888,15 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 String versionId = newVersionId(now);
                 Blobs.Staged s = p.staged;
                 if (s == null) {
-                    writer.append(p.key, versionId, true, 0, null, null, now, null, 0, 0);
+                    writer.append(p.key, versionId, true, 0, null, null, now, null, 0, 0, false);
                 } else {
                     boolean packed = s.inline() != null && s.size() > 0;
+                    boolean counted = false;
+                    if (p.existing != null) {
+                        counted = true;
+                        // Gone or moved since it was read (removed and compacted in this process): written below.
+                        p.late = !writer.addReference(s.address(), p.existing);
+                    }
                     writer.append(
                             p.key,
                             versionId,
@@ -876,7 +907,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                             now,
                             packed ? null : s.inline(),
                             packed ? pack : 0,
-                            p.packOffset);
+                            p.packOffset,
+                            counted && !p.late);
+                    if (p.late) {
+                        late.add(p);
+                    }
                 }
                 appended.add(p);
                 versionIds.add(versionId);
@@ -900,6 +935,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             if (synced != null) {
                 awaitSync(synced);
             }
+            if (!late.isEmpty()) {
+                writeLate(late, pack);
+            }
             writer.commit();
         } catch (IOException | SQLException e) {
             rollbackQuietly();
@@ -914,6 +952,24 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             throw e;
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /**
+     * Writes to the pack, syncs and records the contents whose stored copy was gone by the commit
+     * (their versions are appended already, in this transaction).
+     */
+    private void writeLate(List<Pending> late, long batchPack) throws IOException, SQLException {
+        long pack = batchPack != 0 ? batchPack : packs.beginBatch(writer);
+        long[] offsets = new long[late.size()];
+        for (int i = 0; i < late.size(); i++) {
+            offsets[i] = packs.add(late.get(i).staged.inline());
+        }
+        packs.writeBatch();
+        packs.force();
+        for (int i = 0; i < late.size(); i++) {
+            Blobs.Staged s = late.get(i).staged;
+            writer.putContent(s.address(), s.size(), null, pack, offsets[i]);
         }
     }
 
@@ -1319,6 +1375,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
         /** Where in the batch's pack file the content was written. */
         long packOffset;
+
+        /** Where the store already holds these very bytes (checked byte for byte), or null. */
+        VersionIndex.@Nullable Location existing;
+
+        /** Whether the copy found at {@link #existing} was gone by the commit, so the bytes are written after all. */
+        boolean late;
 
         @Nullable
         Object outcome;

@@ -48,6 +48,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
     private @Nullable PreparedStatement historyOf;
     private @Nullable PreparedStatement insertVersion;
     private @Nullable PreparedStatement newestGenerations;
+    private @Nullable PreparedStatement locationOf;
+    private @Nullable PreparedStatement addReference;
     private @Nullable PreparedStatement setCurrent;
     private @Nullable PreparedStatement upsertBlob;
     private @Nullable Statement transactions;
@@ -230,7 +232,13 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         historyOf = connection.prepareStatement(
                 "SELECT " + VERSION_COLUMNS
                         + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v WHERE v.k = ? ORDER BY v.seq DESC");
+        locationOf = connection.prepareStatement(
+                schema == SCHEMA_VERSION_INLINE_ONLY
+                        ? "SELECT data, 0, 0 FROM blobs WHERE address = ?"
+                        : "SELECT data, pack, pack_offset FROM blobs WHERE address = ?");
         if (!readOnly) {
+            addReference = connection.prepareStatement("UPDATE blobs SET refs = refs + 1 WHERE address = ?"
+                    + " AND coalesce(pack, 0) = ? AND coalesce(pack_offset, 0) = ?");
             // The generation is the key's previous one plus one, or the wall clock when that is higher (a
             // hybrid logical clock: never backwards, even with a clock set back).
             insertVersion =
@@ -355,6 +363,54 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                 rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
     }
 
+    /** Where a content's bytes are: inline ({@code data}), or in pack {@code pack} at {@code offset}. */
+    record Location(byte @Nullable [] data, long pack, long offset) {}
+
+    /** Where the content {@code address} is kept, when it is kept in the index or a pack; else null. */
+    @Nullable
+    Location location(byte[] address) throws SQLException {
+        locationOf.setBytes(1, address);
+        try (ResultSet rs = locationOf.executeQuery()) {
+            if (!rs.next()) {
+                return null;
+            }
+            Location l = new Location(rs.getBytes(1), rs.getLong(2), rs.getLong(3));
+            return l.data() == null && l.pack() == 0 ? null : l;
+        }
+    }
+
+    /**
+     * Counts one more version holding the content {@code address}, if it is still at {@code at}; the
+     * caller commits, then appends the version with {@code content} already counted.
+     *
+     * @return false if the content row is gone or has moved since {@code at} was read
+     */
+    boolean addReference(byte[] address, Location at) throws SQLException {
+        addReference.setBytes(1, address);
+        addReference.setLong(2, at.pack());
+        addReference.setLong(3, at.offset());
+        return addReference.executeUpdate() > 0;
+    }
+
+    /**
+     * Records the content {@code address} (or one more version holding it) at its new place; the
+     * caller commits. {@link #append} does this itself unless told the content is already counted.
+     */
+    void putContent(byte[] address, long size, byte @Nullable [] inlineData, long pack, long packOffset)
+            throws SQLException {
+        upsertBlob.setBytes(1, address);
+        upsertBlob.setLong(2, size);
+        upsertBlob.setBytes(3, inlineData);
+        if (pack != 0) {
+            upsertBlob.setLong(4, pack);
+            upsertBlob.setLong(5, packOffset);
+        } else {
+            upsertBlob.setNull(4, java.sql.Types.INTEGER);
+            upsertBlob.setNull(5, java.sql.Types.INTEGER);
+        }
+        upsertBlob.executeUpdate();
+    }
+
     /**
      * Appends a version (or delete marker) of {@code key} and makes it current; the caller commits,
      * and reads the generations it was given with {@link #generationsOfNewest}.
@@ -365,6 +421,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
      * @param inlineData the bytes when they are kept in the index, else null
      * @param pack the pack file holding the bytes, 0 when they are not in one
      * @param packOffset where in that pack file they start
+     * @param contentCounted whether {@link #addReference} (or {@link #putContent}) already counted this
+     *     version's content
      */
     void append(
             String key,
@@ -376,20 +434,11 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
             long nowMillis,
             byte @Nullable [] inlineData,
             long pack,
-            long packOffset)
+            long packOffset,
+            boolean contentCounted)
             throws SQLException {
-        if (content != null) {
-            upsertBlob.setBytes(1, content);
-            upsertBlob.setLong(2, size);
-            upsertBlob.setBytes(3, inlineData);
-            if (pack != 0) {
-                upsertBlob.setLong(4, pack);
-                upsertBlob.setLong(5, packOffset);
-            } else {
-                upsertBlob.setNull(4, java.sql.Types.INTEGER);
-                upsertBlob.setNull(5, java.sql.Types.INTEGER);
-            }
-            upsertBlob.executeUpdate();
+        if (content != null && !contentCounted) {
+            putContent(content, size, inlineData, pack, packOffset);
         }
         insertVersion.setBytes(1, utf8(key));
         insertVersion.setString(2, versionId);

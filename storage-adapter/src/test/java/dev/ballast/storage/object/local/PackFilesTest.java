@@ -112,6 +112,30 @@ class PackFilesTest {
     }
 
     @Test
+    void identicalSmallContentsAreStoredOnceWhateverTheirKeysAndLastAsLongAsAVersionHoldsThem() throws IOException {
+        byte[] content = random(11, 3000);
+        try (LocalObjectStore store = LocalObjectStore.open(root())) {
+            ObjectVersion a = store.put("a", ObjectContent.ofBytes(content));
+            store.put("moved/a", ObjectContent.ofBytes(content.clone()));
+            ObjectVersion copy = store.put("copy-of-a", ObjectContent.ofBytes(content.clone()));
+            assertThat(packBytes()).as("one copy of the bytes").isEqualTo(3000);
+
+            store.deleteVersion("a", a.versionId());
+            store.deleteVersion("copy-of-a", copy.versionId());
+            assertThat(store.compact().packsRemoved())
+                    .as("still held by 'moved/a'")
+                    .isZero();
+            assertThat(store.get("moved/a").readAllBytes()).isEqualTo(content);
+        }
+        try (LocalObjectStore store = LocalObjectStore.open(root())) {
+            assertThat(store.get("moved/a").readAllBytes()).isEqualTo(content);
+            store.deleteVersion("moved/a", store.versions("moved/a").get(0).versionId());
+            assertThat(store.compact().packsRemoved()).isEqualTo(1);
+            assertThat(packBytes()).isZero();
+        }
+    }
+
+    @Test
     void bytesAKilledWriterLeftPastTheLastCommitAreSkippedAndLaterWritesFollowThem() throws IOException {
         try (LocalObjectStore store = LocalObjectStore.open(root())) {
             store.put("a", ObjectContent.ofBytes(random(1, 3000)));
