@@ -119,7 +119,7 @@ final class ForgetCommand extends BallastCommand {
                         session.where(),
                         null,
                         () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
-                int pruned = PruneCommand.report(ctx, r, common.verbose, session.where());
+                int pruned = PruneCommand.report(ctx, r, common.verbose, session.where(), grace);
                 PruneCommand.compact(ctx, session);
                 return pruned;
             }

@@ -51,7 +51,7 @@ final class PruneCommand extends BallastCommand {
                     null,
                     () -> Pruner.of(session, ctx.clock(), grace, dryRun)
                             .run(names.isEmpty() ? null : Set.copyOf(names)));
-            int code = report(ctx, r, common.verbose, session.where());
+            int code = report(ctx, r, common.verbose, session.where(), grace);
             if (!dryRun) {
                 compact(ctx, session);
             }
@@ -81,7 +81,7 @@ final class PruneCommand extends BallastCommand {
     }
 
     /** Prints what a prune did and returns its exit code. */
-    static int report(CliContext ctx, Pruner.Result r, boolean verbose, String where) {
+    static int report(CliContext ctx, Pruner.Result r, boolean verbose, String where, Duration grace) {
         String verb = r.dryRun() ? "Would delete" : "Deleted";
         for (Pruner.NameResult n : r.names()) {
             if (r.dryRun() || verbose) {
@@ -97,7 +97,10 @@ final class PruneCommand extends BallastCommand {
                         .println("'" + n.name() + "': " + verb.toLowerCase(java.util.Locale.ROOT) + " "
                                 + n.deleted().size()
                                 + " unreferenced versions; kept " + n.referenced() + " referenced by a manifest"
-                                + (n.tooNew() > 0 ? " and " + n.tooNew() + " written within the grace period" : "")
+                                + (n.tooNew() > 0
+                                        ? " and " + n.tooNew() + " written within the grace period (--grace "
+                                                + graceText(grace) + "; --grace 0s prunes them too)"
+                                        : "")
                                 + ".");
             }
         }
@@ -120,6 +123,15 @@ final class PruneCommand extends BallastCommand {
             return ExitCodes.INCOMPLETE;
         }
         return ExitCodes.OK;
+    }
+
+    /** A grace period as --grace takes it: whole hours, minutes or seconds. */
+    static String graceText(Duration grace) {
+        long s = grace.getSeconds();
+        if (s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        return s % 60 == 0 ? s / 60 + "m" : s + "s";
     }
 
     /** A grace period: as --timeout takes it, zero allowed. */

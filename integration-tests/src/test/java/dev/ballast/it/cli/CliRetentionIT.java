@@ -92,7 +92,7 @@ class CliRetentionIT {
                 random.nextBytes(b);
                 Files.write(source.resolve("f" + i + ".bin"), b);
             }
-            clock.set(DAY0.plus(Duration.ofHours(1 + round)));
+            clock.set(DAY0.plus(Duration.ofMinutes(60 + 10 * round)));
             assertThat(CliHarness.run(
                                     base.resolve("home"),
                                     clock,
@@ -108,7 +108,7 @@ class CliRetentionIT {
         long before = bytesUnder(packs);
         assertThat(before).isGreaterThan(3 * 200 * 2048);
 
-        clock.set(DAY0.plus(Duration.ofDays(1)));
+        clock.set(DAY0.plus(Duration.ofMinutes(100)));
         assertThat(CliHarness.run(
                                 base.resolve("home"),
                                 clock,
@@ -121,6 +121,15 @@ class CliRetentionIT {
                                 data.toString())
                         .exitCode())
                 .isEqualTo(ExitCodes.OK);
+        // Within the default grace of an hour, the two older backups' versions are kept, and the output says
+        // which option would prune them.
+        Run graced = CliHarness.run(base.resolve("home"), clock, p -> {}, "prune", "--data-dir", data.toString());
+        assertThat(graced.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(graced.out())
+                .contains("deleted 0 unreferenced versions; kept 200 referenced by a manifest and 400 written"
+                        + " within the grace period (--grace 1h; --grace 0s prunes them too).")
+                .doesNotContain("Repacked");
+
         Run prune = CliHarness.run(
                 base.resolve("home"), clock, p -> {}, "prune", "--grace", "0s", "--data-dir", data.toString());
 
