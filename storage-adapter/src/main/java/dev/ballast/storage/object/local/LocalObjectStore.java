@@ -1211,6 +1211,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         ensureOpen();
         VersionIndex ix = idleReaders.poll();
         try {
+            if (ix != null && ix.outdated()) {
+                ix.closeQuietly(); // opened on the earlier schema, which a writer has upgraded since
+                ix = null;
+            }
             if (ix == null) {
                 ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
             }

@@ -118,12 +118,24 @@ final class Packs {
         if (current == null && !startNew) {
             long newest = catalogue.newestPack();
             if (newest != 0) {
+                // Only a regular file is appended to: a FIFO would block the write forever, a directory
+                // refuses it, and a link would be written through while readers (which do not follow
+                // links) call its contents damaged. Anything else is treated as a missing pack: its
+                // contents are reported damaged when read, and the batch starts a new pack.
+                Path file = path(newest);
                 try {
-                    FileChannel channel = FileChannel.open(path(newest), StandardOpenOption.WRITE);
-                    current = channel;
-                    currentId = newest;
+                    BasicFileAttributes attrs =
+                            Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (attrs.isRegularFile()) {
+                        current = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                        currentId = newest;
+                    } else {
+                        currentId = newest; // the new pack's ID comes after it
+                    }
                 } catch (NoSuchFileException e) {
-                    // gone (removed by hand): its contents are reported damaged when read; start a new pack
+                    currentId = newest;
+                } catch (IOException e) {
+                    currentId = newest; // unreadable (permissions): start a new pack rather than fail every write
                 }
             }
         }
@@ -139,7 +151,11 @@ final class Packs {
         Files.createDirectories(dir);
         // No row names this ID yet, so any file by its name is a leftover of a failed batch: start it anew.
         current = FileChannel.open(
-                path(id), StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+                path(id),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                LinkOption.NOFOLLOW_LINKS);
         currentId = id;
         end = 0;
         startNew = false;

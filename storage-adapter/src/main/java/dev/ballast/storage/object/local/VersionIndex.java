@@ -261,6 +261,19 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
+    /**
+     * Whether this connection was opened on a store of the earlier schema that a writer has upgraded
+     * since: its statements do not see the pack columns, so it must be replaced before its next query.
+     */
+    boolean outdated() throws SQLException {
+        if (schema != SCHEMA_VERSION_INLINE_ONLY) {
+            return false;
+        }
+        try (Statement s = connection.createStatement()) {
+            return userVersion(s) != SCHEMA_VERSION_INLINE_ONLY;
+        }
+    }
+
     /** The inline threshold recorded when the store was created. */
     int inlineThreshold() throws SQLException {
         try (Statement s = connection.createStatement();

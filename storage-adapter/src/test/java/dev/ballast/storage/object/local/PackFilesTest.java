@@ -370,4 +370,61 @@ class PackFilesTest {
         }
         assertThat(packBytes()).isEqualTo(4000);
     }
+
+    @Test
+    void aReaderOpenedOnTheEarlierLayoutReadsOnAfterAWriterUpgradesItAndMovesAContentIntoAPack() throws Exception {
+        byte[] old = "written when small contents lived in the index".getBytes(UTF_8);
+        createSchemaOneStore(old, "old.txt");
+        // The inline copy goes bad: the next put of the same bytes writes a good copy to a pack.
+        try (Connection c = index();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE blobs SET data = x'00'");
+        }
+        try (LocalObjectStore reader = LocalObjectStore.open(
+                root(), LocalStoreConfig.builder().readOnly(true).build())) {
+            assertThatThrownBy(() -> reader.get("old.txt").readAllBytes()).isInstanceOf(IntegrityException.class);
+
+            try (LocalObjectStore writer = LocalObjectStore.open(root())) {
+                writer.put("copy.txt", ObjectContent.ofBytes(old));
+            }
+
+            assertThat(reader.get("old.txt").readAllBytes())
+                    .as("read through a connection that sees the pack columns")
+                    .isEqualTo(old);
+        }
+    }
+
+    @Test
+    void aNewestPackReplacedByAFifoADirectoryOrALinkIsNotWrittenToTheNextWriteStartsANewPack() throws Exception {
+        String[] kinds = {"fifo", "directory", "link"};
+        for (String kind : kinds) {
+            Path store = dir.resolve("store-" + kind);
+            try (LocalObjectStore s = LocalObjectStore.open(store)) {
+                s.put("before", ObjectContent.ofBytes(random(1, 2000)));
+            }
+            Path pack = store.resolve("packs").resolve("00000001.pack");
+            Path moved = Files.move(pack, dir.resolve("moved-" + kind + ".pack"));
+            switch (kind) {
+                case "fifo" ->
+                    new ProcessBuilder("mkfifo", pack.toString())
+                            .inheritIO()
+                            .start()
+                            .waitFor();
+                case "directory" -> Files.createDirectory(pack);
+                default -> Files.createSymbolicLink(pack, moved);
+            }
+
+            try (LocalObjectStore s = LocalObjectStore.open(store)) {
+                s.put("after", ObjectContent.ofBytes(random(2, 2000)));
+                assertThat(s.get("after").readAllBytes()).isEqualTo(random(2, 2000));
+                assertThatThrownBy(() -> s.get("before"))
+                        .as(kind)
+                        .isInstanceOf(IntegrityException.class)
+                        .hasMessageContaining("not a regular file");
+            }
+            assertThat(Files.size(moved))
+                    .as("nothing was written through the " + kind)
+                    .isEqualTo(2000);
+        }
+    }
 }
