@@ -274,6 +274,14 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
+    /** Whether the store holds no content at all (a new store, or one whose every version was removed). */
+    boolean holdsNoContent() throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM blobs)")) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
     /** The inline threshold recorded when the store was created. */
     int inlineThreshold() throws SQLException {
         try (Statement s = connection.createStatement();

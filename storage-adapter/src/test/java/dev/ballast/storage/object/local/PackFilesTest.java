@@ -129,6 +129,10 @@ class PackFilesTest {
         }
         try (LocalObjectStore store = LocalObjectStore.open(root())) {
             assertThat(store.get("moved/a").readAllBytes()).isEqualTo(content);
+            // A later writer finds the stored copy through the index (a file moved since the last backup).
+            ObjectVersion again = store.put("moved-again/a", ObjectContent.ofBytes(content.clone()));
+            assertThat(packBytes()).isEqualTo(3000);
+            store.deleteVersion("moved-again/a", again.versionId());
             store.deleteVersion("moved/a", store.versions("moved/a").get(0).versionId());
             assertThat(store.compact().packsRemoved()).isEqualTo(1);
             assertThat(packBytes()).isZero();
