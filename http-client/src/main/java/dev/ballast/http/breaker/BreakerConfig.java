@@ -21,7 +21,8 @@ import java.util.Objects;
  * </ul>
  * A call here is one attempt, timed from sending the request until its response is decided (for a
  * handler that streams the body, until the headers; otherwise until the body is read). Answers that
- * are neither a success nor a failure (a 404, a 429) are not recorded, slow or not.
+ * are neither a success nor a failure (a 404, a 409) are not recorded, slow or not. A 429 Too Many
+ * Requests is a failure by default ({@link #throttlingIsFailure()}).
  * It then stays OPEN for {@link #waitDurationInOpenState()}, varied by up to
  * &plusmn;{@link #openStateJitter()} so that the breakers of many clients do not probe a recovering
  * dependency at the same instant, and turns HALF_OPEN: {@link #permittedNumberOfCallsInHalfOpenState()}
@@ -55,6 +56,8 @@ public final class BreakerConfig {
     public static final int DEFAULT_PERMITTED_NUMBER_OF_CALLS_IN_HALF_OPEN_STATE = 1;
     /** Default of {@link #maxWaitDurationInHalfOpenState()}: 60 s. */
     public static final Duration DEFAULT_MAX_WAIT_DURATION_IN_HALF_OPEN_STATE = Duration.ofSeconds(60);
+    /** Default of {@link #throttlingIsFailure()}: {@value}, a 429 counts as a failure. */
+    public static final boolean DEFAULT_THROTTLING_IS_FAILURE = true;
 
     private static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE / 2);
     private static final BreakerConfig DEFAULTS = new Builder().build();
@@ -69,6 +72,7 @@ public final class BreakerConfig {
     private final double openStateJitter;
     private final int permittedNumberOfCallsInHalfOpenState;
     private final Duration maxWaitDurationInHalfOpenState;
+    private final boolean throttlingIsFailure;
 
     private BreakerConfig(Builder b) {
         this.failureRateThreshold = b.failureRateThreshold;
@@ -81,6 +85,7 @@ public final class BreakerConfig {
         this.openStateJitter = b.openStateJitter;
         this.permittedNumberOfCallsInHalfOpenState = b.permittedNumberOfCallsInHalfOpenState;
         this.maxWaitDurationInHalfOpenState = b.maxWaitDurationInHalfOpenState;
+        this.throttlingIsFailure = b.throttlingIsFailure;
     }
 
     /**
@@ -215,6 +220,25 @@ public final class BreakerConfig {
         return maxWaitDurationInHalfOpenState;
     }
 
+    /**
+     * Returns whether a throttled answer, a 429 Too Many Requests (or any status a custom
+     * {@link dev.ballast.http.classify.ResponseClassifier} classifies
+     * {@link dev.ballast.http.classify.Outcome#THROTTLED THROTTLED}), counts as a failure of the
+     * dependency. Default {@value #DEFAULT_THROTTLING_IS_FAILURE}, following the breaker table of
+     * the design notes ("Throttling signal, 429 Too Many Requests: counts, but honour Retry-After
+     * first"): throttling is a genuine server-pressure signal, and the retry layer still waits at
+     * least the server's {@code Retry-After} before the next attempt. {@code false} makes a 429
+     * neutral, as Envoy's outlier detection treats it: for a dependency whose 429s mean one caller's
+     * quota rather than its own overload, so that one exhausted quota does not open the breaker for
+     * every call. A 409 Conflict to a request carrying an idempotency key (also throttled: the key is
+     * still being processed) is never a failure: it is a state of that key, not of the dependency.
+     *
+     * @return whether a throttled answer is a breaker failure
+     */
+    public boolean throttlingIsFailure() {
+        return throttlingIsFailure;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof BreakerConfig other
@@ -227,7 +251,8 @@ public final class BreakerConfig {
                 && waitDurationInOpenState.equals(other.waitDurationInOpenState)
                 && Double.compare(openStateJitter, other.openStateJitter) == 0
                 && permittedNumberOfCallsInHalfOpenState == other.permittedNumberOfCallsInHalfOpenState
-                && maxWaitDurationInHalfOpenState.equals(other.maxWaitDurationInHalfOpenState);
+                && maxWaitDurationInHalfOpenState.equals(other.maxWaitDurationInHalfOpenState)
+                && throttlingIsFailure == other.throttlingIsFailure;
     }
 
     @Override
@@ -242,7 +267,8 @@ public final class BreakerConfig {
                 waitDurationInOpenState,
                 openStateJitter,
                 permittedNumberOfCallsInHalfOpenState,
-                maxWaitDurationInHalfOpenState);
+                maxWaitDurationInHalfOpenState,
+                throttlingIsFailure);
     }
 
     /**
@@ -261,7 +287,8 @@ public final class BreakerConfig {
                 + ", waitDurationInOpenState=" + waitDurationInOpenState
                 + ", openStateJitter=" + openStateJitter
                 + ", permittedNumberOfCallsInHalfOpenState=" + permittedNumberOfCallsInHalfOpenState
-                + ", maxWaitDurationInHalfOpenState=" + maxWaitDurationInHalfOpenState + "]";
+                + ", maxWaitDurationInHalfOpenState=" + maxWaitDurationInHalfOpenState
+                + ", throttlingIsFailure=" + throttlingIsFailure + "]";
     }
 
     /** Builds a {@link BreakerConfig}. Not thread-safe; validated in {@link #build()}. */
@@ -277,6 +304,7 @@ public final class BreakerConfig {
         private double openStateJitter = DEFAULT_OPEN_STATE_JITTER;
         private int permittedNumberOfCallsInHalfOpenState = DEFAULT_PERMITTED_NUMBER_OF_CALLS_IN_HALF_OPEN_STATE;
         private Duration maxWaitDurationInHalfOpenState = DEFAULT_MAX_WAIT_DURATION_IN_HALF_OPEN_STATE;
+        private boolean throttlingIsFailure = DEFAULT_THROTTLING_IS_FAILURE;
 
         private Builder() {}
 
@@ -291,6 +319,7 @@ public final class BreakerConfig {
             this.openStateJitter = c.openStateJitter;
             this.permittedNumberOfCallsInHalfOpenState = c.permittedNumberOfCallsInHalfOpenState;
             this.maxWaitDurationInHalfOpenState = c.maxWaitDurationInHalfOpenState;
+            this.throttlingIsFailure = c.throttlingIsFailure;
         }
 
         /**
@@ -410,6 +439,20 @@ public final class BreakerConfig {
          */
         public Builder maxWaitDurationInHalfOpenState(Duration wait) {
             this.maxWaitDurationInHalfOpenState = Objects.requireNonNull(wait, "maxWaitDurationInHalfOpenState");
+            return this;
+        }
+
+        /**
+         * Sets whether a throttled answer (429 Too Many Requests) counts as a failure of the
+         * dependency; see {@link BreakerConfig#throttlingIsFailure()}. Default
+         * {@value BreakerConfig#DEFAULT_THROTTLING_IS_FAILURE}; {@code false} makes 429 neutral for this
+         * dependency's breaker (it is still retried after its {@code Retry-After}).
+         *
+         * @param failure whether a throttled answer is a breaker failure
+         * @return this builder
+         */
+        public Builder throttlingIsFailure(boolean failure) {
+            this.throttlingIsFailure = failure;
             return this;
         }
 

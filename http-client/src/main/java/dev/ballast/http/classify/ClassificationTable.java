@@ -64,8 +64,9 @@ import javax.net.ssl.SSLHandshakeException;
  *       and says the client may repeat it; it was not processed.</td></tr>
  *   <tr><td>429</td><td>{@link Outcome#THROTTLED THROTTLED}</td>
  *       <td>RFC 6585 §4 Too Many Requests: the server is up and asks us to slow down, usually with a
- *       {@code Retry-After} (RFC 9110 §10.2.3) that the retry layer honours as a floor. No breaker
- *       failure: see {@link Outcome#THROTTLED}.</td></tr>
+ *       {@code Retry-After} (RFC 9110 §10.2.3) that the retry layer honours as a floor. A breaker
+ *       failure by default, a genuine server-pressure signal (neutral with
+ *       {@code BreakerConfig.throttlingIsFailure(false)}): see {@link Outcome#THROTTLED}.</td></tr>
  *   <tr><td>other 4xx</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>RFC 9110 §15.5: client errors; repeating the request cannot fix it.</td></tr>
  *   <tr><td>500, 502</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>

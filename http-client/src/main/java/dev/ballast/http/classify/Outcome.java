@@ -13,7 +13,8 @@ package dev.ballast.http.classify;
  *   <tr><td>{@link #AMBIGUOUS}</td><td>only if the request is idempotent (RFC 9110 §9.2.2) or carries an
  *       idempotency key</td><td>yes</td></tr>
  *   <tr><td>{@link #THROTTLED}</td><td>yes, waiting at least the server's {@code Retry-After}</td>
- *       <td>no</td></tr>
+ *       <td>a 429: yes, unless the dependency's {@code BreakerConfig.throttlingIsFailure(false)}; a 409 to a
+ *       keyed request: no</td></tr>
  *   </tbody>
  * </table>
  *
@@ -53,18 +54,22 @@ public enum Outcome {
      * Conflict to a request carrying an idempotency key (an earlier request with that key is still
      * being processed). Retried for every method, no sooner than the server's {@code Retry-After}.
      *
-     * <p>Not a breaker failure: the dependency answered deliberately, protecting itself, and the
-     * retry layer already slows down (backoff, {@code Retry-After}, the retry budget). Opening the
-     * breaker on it would turn one caller's exhausted quota into an outage of every call to the
-     * dependency. Envoy's outlier detection likewise ignores 429 (it ejects on 5xx); the .NET
-     * standard resilience handler counts it, which this client deliberately does not. A 503 is
-     * {@link #TRANSIENT}, with or without {@code Retry-After}: the service says it cannot serve, and
-     * every peer counts that.
+     * <p>A 429 is a breaker failure by default, after its {@code Retry-After} is honoured: throttling
+     * is a genuine server-pressure signal (the breaker table of the design notes; the .NET standard
+     * resilience handler counts it too). A dependency whose 429s mean one caller's quota rather than
+     * its own overload can make them neutral with
+     * {@link dev.ballast.http.breaker.BreakerConfig.Builder#throttlingIsFailure(boolean)
+     * BreakerConfig.throttlingIsFailure(false)}, as Envoy's outlier detection treats them. A 409 to a
+     * keyed request is never a failure: it is the state of that key. A 503 is {@link #TRANSIENT},
+     * with or without {@code Retry-After}: the service says it cannot serve, and every peer counts
+     * that.
      */
     THROTTLED;
 
     /**
-     * Tells whether this outcome counts as a failure of the dependency for its circuit breaker.
+     * Tells whether this outcome always counts as a failure of the dependency for its circuit
+     * breaker. {@link #THROTTLED} is not always one: whether a 429 counts is the dependency's
+     * {@link dev.ballast.http.breaker.BreakerConfig#throttlingIsFailure()} (by default it does).
      *
      * @return {@code true} for {@link #TRANSIENT} and {@link #AMBIGUOUS}
      */

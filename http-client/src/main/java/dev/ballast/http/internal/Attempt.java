@@ -552,7 +552,7 @@ final class Attempt<T>
                 call.dependency.budget().refundRetry();
             }
         } else {
-            report(outcome.outcome(), answered);
+            report(outcome.outcome(), outcome.status(), answered);
         }
         if (stillReading) {
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
@@ -608,17 +608,29 @@ final class Attempt<T>
      * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
      * the breaker never closes on a dependency that has not answered.
      */
-    private void report(Outcome outcome, boolean answered) {
+    private void report(Outcome outcome, int status, boolean answered) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
             permit.onSuccess(pipeline.ticker.read() - startNanos);
-        } else if (outcome.isBreakerFailure()) {
+        } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
             permit.onFailure(pipeline.ticker.read() - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {
             permit.onAbandoned();
         }
+    }
+
+    /**
+     * Whether a throttled answer counts as a failure: by default it does (the design notes' breaker
+     * table: "Throttling signal, 429: counts, but honour Retry-After first"), unless the dependency's
+     * {@code BreakerConfig.throttlingIsFailure(false)}; a 409 to a keyed request never does (the key's
+     * state, not the dependency's, like any other 409).
+     */
+    private boolean throttlingFailure(Outcome outcome, int status) {
+        return outcome == Outcome.THROTTLED
+                && status != 409
+                && call.dependency.breaker().config().throttlingIsFailure();
     }
 
     /** The attempt's entry in the shared timer; forgets the attempt once disarmed. */
