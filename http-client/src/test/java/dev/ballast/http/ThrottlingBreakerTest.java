@@ -67,8 +67,7 @@ class ThrottlingBreakerTest {
             assertThat(response.statusCode()).isEqualTo(429);
         }
 
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState())
-                .isEqualTo(BreakerState.OPEN);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.OPEN);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> mode.call(client, get(), BodyHandlers.ofString()))
                 .isInstanceOf(CircuitOpenException.class);
         assertThat(delegate.requests).hasSize(BreakerConfig.DEFAULT_CONSECUTIVE_FAILURE_THRESHOLD);
@@ -89,8 +88,7 @@ class ThrottlingBreakerTest {
                     .isEqualTo(429);
         }
 
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState())
-                .isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
     }
 
     @ParameterizedTest
@@ -109,7 +107,6 @@ class ThrottlingBreakerTest {
                     .isEqualTo(409);
         }
 
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState())
-                .isEqualTo(BreakerState.CLOSED);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().breakerState()).isEqualTo(BreakerState.CLOSED);
     }
 }

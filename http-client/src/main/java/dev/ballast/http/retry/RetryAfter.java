@@ -1,35 +1,41 @@
 package dev.ballast.http.retry;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.http.HttpHeaders;
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code Retry-After} response header (RFC 9110 §10.2.3): how long the server asks the
- * client to wait before the next request.
+ * client to wait before the next request. The rule throughout: a wait the server asked for is never
+ * shortened, so what a server plausibly meant is read as it meant it rather than dropped.
  *
- * <p>Both forms are accepted: {@code delay-seconds} (one or more ASCII digits) and an
- * {@code HTTP-date} (RFC 9110 §5.6.7) in its preferred IMF-fixdate form
- * ({@code Sun, 06 Nov 1994 08:49:37 GMT}) and the two obsolete forms recipients must still accept,
- * RFC 850 ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and ANSI C asctime ({@code Sun Nov  6 08:49:37 1994}).
- * A date is turned into a delay against the injected {@link Clock}.
+ * <p>{@code delay-seconds}: ASCII digits, with surrounding whitespace and leading zeros; a value
+ * longer than a {@code long} holds is clamped (below). Beyond RFC 9110's grammar, a decimal fraction
+ * ({@code 1.5}) is read as that many seconds rather than ignored, and a list of numbers (two
+ * {@code Retry-After} fields an intermediary joined with a comma) as the largest.
  *
- * <p>A missing header, {@code 0}, a negative or fractional number ({@code -5}, {@code 1.5}), text that
- * is neither form, and a date that is not in the future all mean "no server-imposed wait": the result
- * is empty, never an error, because a malformed header must not fail a request that could otherwise
- * be retried. Surrounding whitespace is ignored. The day name of a date is not cross-checked against
- * the date, as RFC 9110 §5.6.7 asks recipients to be tolerant of such producers.
+ * <p>{@code HTTP-date}: RFC 9110 §5.6.7's three forms, IMF-fixdate
+ * ({@code Sun, 06 Nov 1994 08:49:37 GMT}), RFC 850 ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and
+ * asctime ({@code Sun Nov  6 08:49:37 1994}), and the variations browsers and curl accept: a
+ * one-digit day ({@code Tue, 1 Dec 2026 18:39:01 GMT}, as Java's
+ * {@code DateTimeFormatter.RFC_1123_DATE_TIME} writes it), any case, extra whitespace, no weekday,
+ * numeric zones ({@code +0000}), two-digit years (see {@code HttpDate} in this package for the whole
+ * list). A date becomes a delay against the injected {@link Clock}. When the response also carries a
+ * {@code Date} header (RFC 9110 §6.6.1, the server's clock when it answered), {@link #from} takes the
+ * longer of "the date less now" and "the date less the server's {@code Date}": a client whose clock
+ * runs ahead of the server's would otherwise wait less than the server asked.
+ *
+ * <p>A missing header, {@code 0}, a negative number, text that is neither form, and a date that is
+ * not in the future all mean "no server-imposed wait": the result is empty, never an error, because a
+ * malformed header must not fail a request that could otherwise be retried. Several
+ * {@code Retry-After} fields: the longest wait any of them asks for.
  *
  * <p>Delays longer than {@link Backoff#MAX_CAP} (about 292 years) are clamped to it, so the result can
  * always be converted to nanoseconds.
@@ -41,22 +47,12 @@ public final class RetryAfter {
     /** The header name, {@value}. */
     public static final String HEADER_NAME = "Retry-After";
 
-    private static final String DAY = "(Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-    private static final String LONG_DAY = "(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
-    private static final String MONTH = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
-    private static final String TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
-    private static final List<String> MONTHS =
-            List.of("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec");
+    /** The {@code Date} response header (RFC 9110 §6.6.1), {@value}. */
+    static final String DATE_HEADER_NAME = "Date";
 
-    private static final Pattern DELAY_SECONDS = Pattern.compile("\\d+");
-    /** IMF-fixdate: {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
-    private static final Pattern IMF_FIXDATE =
-            Pattern.compile(DAY + ", (\\d{2}) " + MONTH + " (\\d{4}) " + TIME + " GMT");
-    /** Obsolete RFC 850 date: {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
-    private static final Pattern RFC_850 =
-            Pattern.compile(LONG_DAY + ", (\\d{2})-" + MONTH + "-(\\d{2}) " + TIME + " GMT");
-    /** Obsolete asctime date: {@code Sun Nov  6 08:49:37 1994}. */
-    private static final Pattern ASCTIME = Pattern.compile(DAY + " " + MONTH + " ([ \\d]\\d) " + TIME + " (\\d{4})");
+    private static final Pattern DELAY_SECONDS = Pattern.compile("\\d+(\\.\\d*)?");
+    private static final Pattern NUMBER_LIST = Pattern.compile("\\d+(\\.\\d*)?(\\s*,\\s*\\d+(\\.\\d*)?)+");
+    private static final BigDecimal MAX_SECONDS = BigDecimal.valueOf(Backoff.MAX_CAP.getSeconds());
 
     private RetryAfter() {}
 
@@ -70,6 +66,46 @@ public final class RetryAfter {
      * @throws NullPointerException if {@code clock} is {@code null}
      */
     public static Optional<Duration> parse(@Nullable String headerValue, Clock clock) {
+        return parse(headerValue, clock, null);
+    }
+
+    /**
+     * Reads every {@code Retry-After} field of a response and parses each with
+     * {@link #parse(String, Clock)}, an HTTP-date measured also against the response's {@code Date}
+     * field when it has one (the longer wait wins).
+     *
+     * @param headers the response headers
+     * @param clock   the wall clock an HTTP-date is measured against
+     * @return the longest positive delay the server asks for, or empty
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static Optional<Duration> from(HttpHeaders headers, Clock clock) {
+        Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(clock, "clock");
+        Optional<Duration> longest = Optional.empty();
+        @Nullable Instant serverNow = null;
+        boolean serverNowRead = false;
+        for (String value : headers.allValues(HEADER_NAME)) {
+            if (!serverNowRead && !isNumeric(value)) {
+                serverNow = headers.firstValue(DATE_HEADER_NAME)
+                        .flatMap(date -> HttpDate.parse(date, clock))
+                        .orElse(null);
+                serverNowRead = true;
+            }
+            Optional<Duration> delay = parse(value, clock, serverNow);
+            if (delay.isPresent() && (longest.isEmpty() || delay.get().compareTo(longest.get()) > 0)) {
+                longest = delay;
+            }
+        }
+        return longest;
+    }
+
+    private static boolean isNumeric(String value) {
+        String v = value.strip();
+        return !v.isEmpty() && Character.isDigit(v.charAt(0));
+    }
+
+    private static Optional<Duration> parse(@Nullable String headerValue, Clock clock, @Nullable Instant serverNow) {
         Objects.requireNonNull(clock, "clock");
         if (headerValue == null) {
             return Optional.empty();
@@ -78,37 +114,37 @@ public final class RetryAfter {
         if (DELAY_SECONDS.matcher(value).matches()) {
             return positive(delaySeconds(value));
         }
-        return httpDate(value, clock)
-                .map(date -> between(clock.instant(), date))
-                .flatMap(RetryAfter::positive);
-    }
-
-    /**
-     * Reads the first {@code Retry-After} header of a response and parses it with
-     * {@link #parse(String, Clock)}.
-     *
-     * @param headers the response headers
-     * @param clock   the wall clock an HTTP-date is measured against
-     * @return the positive delay the server asks for, or empty
-     * @throws NullPointerException if an argument is {@code null}
-     */
-    public static Optional<Duration> from(HttpHeaders headers, Clock clock) {
-        Objects.requireNonNull(headers, "headers");
-        Objects.requireNonNull(clock, "clock");
-        return parse(headers.firstValue(HEADER_NAME).orElse(null), clock);
-    }
-
-    private static Duration delaySeconds(String digits) {
-        // More digits than a long holds is still valid delay-seconds syntax: clamp, do not fail.
-        if (digits.length() > 18) {
-            String significant = digits.replaceFirst("^0+(?=\\d)", "");
-            if (significant.length() > 18) {
-                return Backoff.MAX_CAP;
+        if (NUMBER_LIST.matcher(value).matches()) {
+            Duration longest = Duration.ZERO;
+            for (String part : value.split(",")) {
+                Duration d = delaySeconds(part.strip());
+                longest = d.compareTo(longest) > 0 ? d : longest;
             }
-            digits = significant;
+            return positive(longest);
         }
-        long seconds = Long.parseLong(digits);
-        return seconds > Backoff.MAX_CAP.getSeconds() ? Backoff.MAX_CAP : Duration.ofSeconds(seconds);
+        Optional<Instant> date = HttpDate.parse(value, clock);
+        if (date.isEmpty()) {
+            return Optional.empty();
+        }
+        Duration delay = between(clock.instant(), date.get());
+        if (serverNow != null) {
+            Duration byServerClock = between(serverNow, date.get());
+            if (byServerClock.compareTo(delay) > 0) {
+                delay = byServerClock;
+            }
+        }
+        return positive(delay);
+    }
+
+    /** Whole or fractional seconds, clamped to {@link Backoff#MAX_CAP}; never rounded down below a nanosecond. */
+    private static Duration delaySeconds(String number) {
+        // More digits than a long holds is still valid delay-seconds syntax: clamp, do not fail.
+        BigDecimal seconds = new BigDecimal(number.endsWith(".") ? number + "0" : number);
+        if (seconds.compareTo(MAX_SECONDS) >= 0) {
+            return Backoff.MAX_CAP;
+        }
+        BigDecimal nanos = seconds.movePointRight(9).setScale(0, RoundingMode.CEILING);
+        return Duration.ofSeconds(0, nanos.longValueExact());
     }
 
     private static Duration between(Instant now, Instant date) {
@@ -118,56 +154,5 @@ public final class RetryAfter {
 
     private static Optional<Duration> positive(Duration delay) {
         return delay.isNegative() || delay.isZero() ? Optional.empty() : Optional.of(delay);
-    }
-
-    private static Optional<Instant> httpDate(String value, Clock clock) {
-        try {
-            Matcher m = IMF_FIXDATE.matcher(value);
-            if (m.matches()) {
-                return Optional.of(instant(Integer.parseInt(m.group(4)), m.group(3), m.group(2), m, 5));
-            }
-            m = RFC_850.matcher(value);
-            if (m.matches()) {
-                int year = rfc850Year(Integer.parseInt(m.group(4)), clock);
-                return Optional.of(instant(year, m.group(3), m.group(2), m, 5));
-            }
-            m = ASCTIME.matcher(value);
-            if (m.matches()) {
-                return Optional.of(instant(
-                        Integer.parseInt(m.group(7)), m.group(2), m.group(3).strip(), m, 4));
-            }
-        } catch (DateTimeException e) {
-            // A syntactically valid but impossible date (31 Feb, 25:00) is "not understood".
-            return Optional.empty();
-        }
-        return Optional.empty();
-    }
-
-    private static Instant instant(int year, String month, String day, Matcher m, int firstTimeGroup) {
-        // RFC 9110 §5.6.7 allows second 60 (a leap second); java.time does not.
-        int second = Math.min(59, Integer.parseInt(m.group(firstTimeGroup + 2)));
-        return LocalDateTime.of(
-                        year,
-                        MONTHS.indexOf(month) + 1,
-                        Integer.parseInt(day),
-                        Integer.parseInt(m.group(firstTimeGroup)),
-                        Integer.parseInt(m.group(firstTimeGroup + 1)),
-                        second)
-                .toInstant(ZoneOffset.UTC);
-    }
-
-    /**
-     * RFC 9110 §5.6.7: a two-digit year that appears to be more than 50 years in the future is the
-     * most recent past year with the same last two digits.
-     */
-    private static int rfc850Year(int twoDigits, Clock clock) {
-        int currentYear = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).getYear();
-        int year = currentYear - Math.floorMod(currentYear, 100) + twoDigits;
-        if (year > currentYear + 50) {
-            year -= 100;
-        } else if (year <= currentYear - 50) {
-            year += 100;
-        }
-        return year;
     }
 }
