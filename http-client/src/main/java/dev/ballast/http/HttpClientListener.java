@@ -24,8 +24,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
  * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
- * {@code sendAsync}); they must be fast, must not block, must not throw (an exception is logged and
- * otherwise ignored, except from {@link #onClientBuilt}) and must not call back into the client. Breaker transitions are reported while
+ * {@code sendAsync}); they must be fast, must not block, must not throw and must not call back into
+ * the client. Whatever a callback throws other than {@link #onClientBuilt} is caught, logged with
+ * the listener's class (an exception at WARN, an {@link Error} at ERROR) and otherwise ignored: the
+ * call goes on and ends as it would have without that listener, so a {@code NoClassDefFoundError}
+ * of a metrics class missing at run time neither fails nor hangs a call, nor {@code close()}. That
+ * includes a {@link VirtualMachineError} such as {@code OutOfMemoryError}: rethrowing it on the
+ * completion thread that called the listener would leave the call's future incomplete, so it is
+ * logged and left to whatever meets the condition next. Breaker transitions are reported while
  * that breaker's lock is held, so each listener sees one breaker's transitions once and in order.
  * Implementations must be thread-safe.
  */

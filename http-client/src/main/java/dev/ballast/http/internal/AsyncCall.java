@@ -103,7 +103,20 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     }
 
     private void nextAttempt() {
-        startAttempt(null);
+        try {
+            startAttempt(null);
+        } catch (Throwable t) {
+            failUnexpectedly(t);
+        }
+    }
+
+    /**
+     * A step of ours threw where nobody waits for it (a completion or scheduler thread would swallow
+     * it): the caller's future fails with it rather than never completing. Listener failures never get
+     * here ({@link Listeners} catches them all); this is the net under our own bugs.
+     */
+    private void failUnexpectedly(Throwable t) {
+        result.completeExceptionally(t);
     }
 
     private void startAttempt(CircuitBreaker.@Nullable Permit granted) {
@@ -201,17 +214,21 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     /** The exchange of {@code attempt} completed; runs on the wrapped client's thread. */
     void exchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
-        if (hedging != null) {
-            hedgedExchangeCompleted(attempt, response, failure);
-            return;
+        try {
+            if (hedging != null) {
+                hedgedExchangeCompleted(attempt, response, failure);
+                return;
+            }
+            attempt.endExchange();
+            if (stopped) {
+                // Cancelled or aborted: no answer to report, nobody to hand a body to.
+                attempt.abandon(response);
+                return;
+            }
+            decided(attempt.complete(response, failure));
+        } catch (Throwable t) {
+            failUnexpectedly(t);
         }
-        attempt.endExchange();
-        if (stopped) {
-            // Cancelled or aborted: no answer to report, nobody to hand a body to.
-            attempt.abandon(response);
-            return;
-        }
-        decided(attempt.complete(response, failure));
     }
 
     // ---- hedging ------------------------------------------------------------------------------------
@@ -341,7 +358,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             AsyncCall<?> c = call;
             if (c != null) {
                 call = null;
-                c.pipeline.runOffTimer(() -> c.hedge(delayNanos)); // sending is the caller's work: not on the timer
+                c.pipeline.runOffTimer(
+                        () -> { // sending is the caller's work: not on the timer
+                            try {
+                                c.hedge(delayNanos);
+                            } catch (Throwable t) {
+                                c.failUnexpectedly(t);
+                            }
+                        });
             }
         }
     }

@@ -359,7 +359,7 @@ public final class CircuitBreaker {
         closedGeneration = to == BreakerState.CLOSED ? generation : -1;
         try {
             listener.onBreakerStateTransition(dependency, from, to);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             // A listener must never change the breaker's state; the client's own fan-out logs such bugs.
         }
     }

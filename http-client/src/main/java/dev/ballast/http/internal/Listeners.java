@@ -86,7 +86,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onAttemptStarted(correlationId, dependency, attempt);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -131,7 +131,7 @@ public final class Listeners implements HttpClientListener {
             try {
                 listener.onAttemptEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, 0);
                 listener.onCallEnded(name, 1, Outcome.PERMANENT, RetryDecision.REJECTED, callNanos);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -206,7 +206,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onAttemptEnded(dependency, o.attempt(), o.outcome(), decision, attemptNanos);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -216,7 +216,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onCallEnded(dependency, o.attempt(), o.outcome(), decision, callNanos);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -271,7 +271,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onRetryDecision(event);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -299,7 +299,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onHedge(correlationId, dependency, attempt, delay);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -316,7 +316,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onRejected(dependency, rejection);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -332,7 +332,7 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onBreakerStateTransition(dependency, from, to);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
@@ -343,18 +343,37 @@ public final class Listeners implements HttpClientListener {
         for (HttpClientListener listener : listeners) {
             try {
                 listener.onDependencyEvicted(dependency);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(listener, e);
             }
         }
     }
 
-    private static void failed(HttpClientListener listener, RuntimeException e) {
-        // A listener must never change the outcome of a call; its bug is reported, not propagated.
-        LOG.warn(
-                "HttpClientListener {} threw {}",
-                listener.getClass().getName(),
-                e.getClass().getName(),
-                e);
+    /**
+     * A listener threw: logged, never propagated. A listener must never change the outcome of a call,
+     * and a failure thrown into the pipeline on a completion thread would leave the call's future
+     * incomplete (and {@code close()} waiting for it). That holds for an {@code Error} too (a
+     * {@code NoClassDefFoundError} of a metrics class missing at run time, a {@code StackOverflowError}
+     * of a recursive listener), logged at ERROR, and for a {@link VirtualMachineError} (out of memory):
+     * the call still ends, and the JVM's condition is left to whatever meets it next.
+     */
+    private static void failed(HttpClientListener listener, Throwable e) {
+        try {
+            if (e instanceof Error) {
+                LOG.error(
+                        "HttpClientListener {} threw {}; the call goes on without that listener's callback",
+                        listener.getClass().getName(),
+                        e.getClass().getName(),
+                        e);
+            } else {
+                LOG.warn(
+                        "HttpClientListener {} threw {}",
+                        listener.getClass().getName(),
+                        e.getClass().getName(),
+                        e);
+            }
+        } catch (Throwable logFailure) {
+            // Logging failed too (out of memory, a broken appender): the call must still go on.
+        }
     }
 }
