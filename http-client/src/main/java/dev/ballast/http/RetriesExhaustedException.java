@@ -56,7 +56,7 @@ public final class RetriesExhaustedException extends IOException {
         Throwable last = last(failures);
         return "Call to dependency '" + dependency + "' failed after " + attempts
                 + (attempts == 1 ? " attempt" : " attempts") + " (" + reason + "); last failure: "
-                + last.getClass().getName();
+                + last.getClass().getName() + (last.getMessage() == null ? "" : ": " + last.getMessage());
     }
 
     private static Throwable last(List<? extends Throwable> failures) {

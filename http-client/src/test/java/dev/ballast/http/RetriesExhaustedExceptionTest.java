@@ -28,7 +28,7 @@ class RetriesExhaustedExceptionTest {
         assertThat(e.attempts()).isEqualTo(2);
         assertThat(e.getMessage())
                 .isEqualTo("Call to dependency 'https://api:443' failed after 2 attempts"
-                        + " (attempts exhausted); last failure: java.net.http.HttpTimeoutException");
+                        + " (attempts exhausted); last failure: java.net.http.HttpTimeoutException: timed out");
     }
 
     @Test

@@ -583,9 +583,11 @@ final class Attempt<T>
      * client reported it (the JDK's {@code send} wraps what a caller's handler threw in an
      * {@code IOException}, its {@code sendAsync} does not; either is kept), except any timeout of
      * ours or of the JDK's request timeout, which is one {@link HttpTimeoutException} naming the
-     * attempt timeout.
+     * attempt timeout, and an unresolved host, which the JDK reports as a {@code ConnectException}
+     * without a message: the same type, naming the host.
      */
-    private Throwable attemptFailure(Throwable failure) {
+    private Throwable attemptFailure(Throwable thrown) {
+        Throwable failure = FailureReasons.namingUnresolvedHost(thrown, call.request.uri());
         boolean jdkTimeout = failure instanceof HttpTimeoutException
                 && !(failure instanceof HttpConnectTimeoutException)
                 && pipeline.jdkDelegate

@@ -16,7 +16,8 @@ import java.util.List;
  *   <li>the retry layer gave up on a retryable failure: a {@link RetriesExhaustedException} holding
  *       every attempt's failure;</li>
  *   <li>otherwise the last attempt's own failure (a rejection, a permanent failure, the caller's
- *       handler's exception), with the earlier attempts' failures suppressed.</li>
+ *       handler's exception), with the earlier attempts' failures suppressed and, when the retry layer
+ *       decided not to retry it, the reason ({@link FailureReasons#withDecision}).</li>
  * </ul>
  */
 final class CallResult {
@@ -37,8 +38,10 @@ final class CallResult {
             failure = new IOException("call to dependency '" + call.dependency.name() + "' stopped after attempt "
                     + outcome.attempt() + " (" + outcome.reason() + ")");
         }
+        Throwable original = failure;
+        failure = FailureReasons.withDecision(call, outcome, failure); // say why it was not retried
         for (Throwable earlier : failures) {
-            if (earlier != failure) {
+            if (earlier != original && earlier != failure) {
                 failure.addSuppressed(earlier);
             }
         }

@@ -60,6 +60,9 @@ public final class Pipeline {
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final DeadlineTimer timer;
+    /** The once-per-dependency warning about bodies that cannot be replayed. */
+    private final FailureReasons failureReasons = new FailureReasons();
+
     private final IdempotencyKeyConfig idempotencyKeys;
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
@@ -140,6 +143,9 @@ public final class Pipeline {
         }
         boolean keyed = keyed(request, effective);
         boolean replayable = Requests.bodyReplayable(request);
+        if (!replayable) {
+            failureReasons.unreplayableBody(name, decider.maxAttempts());
+        }
         if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
             return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
         }
@@ -220,13 +226,17 @@ public final class Pipeline {
             }
         }
         boolean keyed = keyed(request, effective);
+        boolean replayable = Requests.bodyReplayable(request);
+        if (!replayable) {
+            failureReasons.unreplayableBody(name, decider.maxAttempts());
+        }
         AsyncCall<T> call = new AsyncCall<>(
                 this,
                 dependency,
                 effective,
                 keyed || idempotent(request),
                 keyed,
-                Requests.bodyReplayable(request),
+                replayable,
                 now,
                 Deadline.after(ticker, now, totalTimeout),
                 random.get().nextLong(),
