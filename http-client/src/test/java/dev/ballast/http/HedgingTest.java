@@ -277,4 +277,72 @@ class HedgingTest {
         assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("hedged");
         assertThat(hedges).containsExactly(ORIGIN + " attempt 2 after 190 ms");
     }
+    /**
+     * The field case: a hedged GET whose first attempt answers late. The hedge's headers are kept first,
+     * so the call commits to it; the first attempt, answering while the hedge's body still arrives, runs
+     * nothing of the caller's.
+     */
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void theCallersHandlerRunsOnceForTheAttemptWhoseHeadersCameFirstNeverForTheLateOne(CallMode mode) throws Exception {
+        ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
+        java.util.concurrent.CompletableFuture<Object> first = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> firstExchange =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        ScriptedHttpClient.StallingBody hedgeBody = new ScriptedHttpClient.StallingBody();
+        delegate.then(exchange -> {
+                    firstExchange.set(exchange);
+                    return first;
+                })
+                .then(hedgeBody.step(200, "from the second "));
+        java.util.concurrent.atomic.AtomicInteger handlerRuns = new java.util.concurrent.atomic.AtomicInteger();
+        HttpResponse.BodyHandler<String> counting = info -> {
+            handlerRuns.incrementAndGet();
+            return HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8);
+        };
+        Future<HttpResponse<String>> call = call(mode, client, get("/item"), counting);
+        awaitTrue("first attempt sent", () -> delegate.requests.size() == 1);
+
+        ticker.advance(Duration.ofMillis(100));
+        awaitTrue("the hedge's headers handed to the handler", () -> handlerRuns.get() == 1);
+        awaitTrue(
+                "the late first attempt cancelled",
+                () -> delegate.exchanges.get(0).isCancelled());
+        // the first attempt's answer arrives anyway (it was on the wire when it was cancelled)
+        first.complete(ScriptedHttpClient.respond(firstExchange.get(), 200, Map.of(), "from the first replica"));
+        hedgeBody.finish("replica");
+
+        assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("from the second replica");
+        assertThat(handlerRuns).hasValue(1);
+        awaitTrue(
+                "bulkhead permits back",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits() == 64);
+    }
+
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void anOfFileHandlerIsNeverTruncatedByTheAttemptTheCallDidNotReturn(
+            CallMode mode, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        ResilientHttpClient client = client(HedgingConfig.fixedDelay(Duration.ofMillis(100)));
+        java.util.concurrent.CompletableFuture<Object> first = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicReference<ScriptedHttpClient.Exchange<?>> firstExchange =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        ScriptedHttpClient.StallingBody hedgeBody = new ScriptedHttpClient.StallingBody();
+        delegate.then(exchange -> {
+                    firstExchange.set(exchange);
+                    return first;
+                })
+                .then(hedgeBody.step(200, "from the second "));
+        java.nio.file.Path file = dir.resolve("download");
+        Future<HttpResponse<java.nio.file.Path>> call = call(mode, client, get("/item"), BodyHandlers.ofFile(file));
+        awaitTrue("first attempt sent", () -> delegate.requests.size() == 1);
+
+        ticker.advance(Duration.ofMillis(100));
+        awaitTrue("the hedge's body is being written", () -> java.nio.file.Files.exists(file));
+        first.complete(ScriptedHttpClient.respond(firstExchange.get(), 200, Map.of(), "from the first replica"));
+        hedgeBody.finish("replica");
+
+        assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo(file);
+        assertThat(java.nio.file.Files.readString(file)).isEqualTo("from the second replica");
+    }
 }

@@ -8,10 +8,13 @@ import java.util.Objects;
  *
  * <p>A hedged call sends its first attempt as usual. If no answer has arrived after the hedging
  * delay, it sends the same request again, alongside (a <em>hedged attempt</em>), up to
- * {@link #maxHedgedAttempts()} times; the first attempt that produces an answer the retry layer
- * would not retry (a success, or any final answer such as a 404) wins, and every other attempt still
- * in flight is cancelled. An attempt that fails retryably while another is still in flight is not
- * retried: the call waits for the other. Once none is in flight, the call retries as any other.
+ * {@link #maxHedgedAttempts()} times. The call commits to the first attempt whose response headers
+ * show an answer the retry layer would not retry (a success, or any final answer such as a 404), as
+ * gRPC (proposal A6) and Envoy commit a hedged call: every other attempt still in flight is cancelled,
+ * no further hedge is sent, and the caller's {@code BodyHandler} runs for the committed response only,
+ * never for a response the call drops (headers of a losing attempt that still arrive are discarded
+ * unread). An attempt that fails retryably while another is still in flight is not retried: the call
+ * waits for the other. Once none is in flight, the call retries as any other.
  *
  * <p>Hedged attempts are attempts: each asks the circuit breaker and takes a bulkhead permit (if
  * either refuses, no hedge is sent), each counts towards {@code maxAttempts} (so with

@@ -53,6 +53,11 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     private int hedges;
     /** Hedged calls only: the pending hedge, if any. */
     private volatile @Nullable HedgeTimeout hedgeTimeout;
+    /**
+     * Hedged calls only: the attempt whose headers were kept first, to which the call is committed
+     * until it ends (or its failure is retried); {@code null} before. Guarded by this.
+     */
+    private @Nullable Attempt<T> committed;
 
     AsyncCall(
             Pipeline pipeline,
@@ -189,8 +194,18 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             return;
         }
         if (hedging != null) {
+            boolean tooLate;
             synchronized (this) {
-                running.add(attempt);
+                tooLate = committed != null; // a hedge decided just before another attempt's headers were kept
+                if (!tooLate) {
+                    running.add(attempt);
+                }
+            }
+            if (tooLate) {
+                attempt.endExchange();
+                attempt.breakerPermit.onNotAttempted();
+                dependency.budget().refundRetry();
+                return;
             }
         }
         CompletableFuture<HttpResponse<T>> exchange;
@@ -239,8 +254,44 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             return false;
         }
         synchronized (this) {
-            return !running.isEmpty(); // the completing attempt has left it already
+            // the completing attempt has left it already; once committed, the others are being cancelled
+            return committed == null && !running.isEmpty();
         }
+    }
+
+    /**
+     * Commits a hedged call to {@code attempt}, whose headers are kept: the first to get here wins,
+     * every other attempt in flight is marked lost and cancelled, and no further hedge is sent. gRPC
+     * (A6 "commit") and Envoy's hedging do the same, so the caller's handler runs for one response.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    boolean commit(Attempt<?> attempt) {
+        if (hedging == null) {
+            return true;
+        }
+        List<Attempt<T>> losers;
+        synchronized (this) {
+            if (attempt.lost || committed != null && committed != attempt) {
+                return false;
+            }
+            committed = (Attempt<T>) attempt;
+            losers = new ArrayList<>(running.size());
+            for (Attempt<T> other : running) {
+                if (other != attempt) {
+                    other.lost = true;
+                    losers.add(other);
+                }
+            }
+        }
+        disarmHedge();
+        for (Attempt<T> loser : losers) {
+            CompletableFuture<HttpResponse<T>> exchange = loser.exchange;
+            if (exchange != null) {
+                exchange.cancel(true);
+            }
+        }
+        return true;
     }
 
     /**
@@ -253,15 +304,19 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         synchronized (this) {
             running.remove(attempt);
             attempt.endExchange();
-            if (stopped) {
+            if (stopped || attempt.lost) {
                 attempt.abandon(response); // a loser, cancelled once another attempt won
                 return;
             }
             outcome = attempt.complete(response, failure);
-            if (outcome.response() == null && !running.isEmpty()) {
+            boolean isCommitted = committed == attempt;
+            if (outcome.response() == null && !running.isEmpty() && !isCommitted) {
                 return; // no answer for the caller yet: another attempt is still in flight
             }
-            if (running.isEmpty()) {
+            if (outcome.retry()) {
+                committed = null; // the committed response's body failed and is retried: a new round
+            }
+            if (running.isEmpty() || isCommitted) {
                 disarmHedge(); // a retry, if decided, starts over with a hedge of its own
             }
         }
@@ -309,6 +364,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         Attempt<T> attempt;
         synchronized (this) {
             if (stopped
+                    || committed != null
                     || running.isEmpty()
                     || hedges >= hedging.maxHedgedAttempts()
                     || attempts >= maxAttempts

@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
@@ -103,6 +104,11 @@ final class Attempt<T>
     private volatile boolean boundingBody;
     /** The wrapped client's future ({@code sendAsync} only). */
     volatile @Nullable CompletableFuture<HttpResponse<T>> exchange;
+    /**
+     * A hedged call committed to another attempt's response: this one is cancelled, its response (if
+     * its headers still arrive) discarded without running the caller's handler, and its end abandoned.
+     */
+    volatile boolean lost;
 
     Attempt(Pipeline pipeline, Call call, int number, BodyHandler<T> handler) {
         this.pipeline = pipeline;
@@ -245,6 +251,9 @@ final class Attempt<T>
 
     @Override
     public @Nullable BodySubscriber<T> apply(ResponseInfo info) {
+        if (lost) {
+            return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
+        }
         AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         headerDecision = decision;
         if (decision.retry()) {
@@ -253,6 +262,11 @@ final class Attempt<T>
             @SuppressWarnings("unchecked")
             BodySubscriber<T> retaining = (BodySubscriber<T>) RetainedAnswer.subscriber();
             return retaining;
+        }
+        if (!call.commit(this)) {
+            // Another attempt of a hedged call had its headers kept first: the call is committed to that
+            // response (as gRPC and Envoy commit a hedged call), so the caller's handler never runs for this one.
+            return BodySubscribers.replacing(null);
         }
         BodySubscriber<T> own;
         try {

@@ -129,6 +129,16 @@ abstract class Call {
         return false;
     }
 
+    /**
+     * Called when {@code attempt}'s headers are kept, just before the caller's body handler runs for
+     * them: whether it may run. An unhedged call's attempts never overlap, so always; a hedged call
+     * commits to the first attempt whose headers are kept, cancels the others, and answers
+     * {@code false} for every other, so that the caller's handler runs for one response only.
+     */
+    boolean commit(Attempt<?> attempt) {
+        return true;
+    }
+
     final long previousDelayNanos() {
         return previousDelayNanos;
     }
