@@ -6,6 +6,7 @@ import dev.ballast.http.internal.Durations;
 import dev.ballast.http.internal.JdkLifecycle;
 import dev.ballast.http.internal.Listeners;
 import dev.ballast.http.internal.Pipeline;
+import dev.ballast.http.internal.RedirectFollowingClient;
 import dev.ballast.http.internal.Requests;
 import dev.ballast.http.retry.RetryConfig;
 import java.io.IOException;
@@ -116,9 +117,13 @@ import org.slf4j.LoggerFactory;
  * ambiguous ones (read timeout, reset after send, 504) only for an idempotent method (RFC 9110
  * §9.2.2) or a request carrying an idempotency key; permanent ones, rejections and failures of the
  * caller's own body handler never. The circuit breaker counts attempts: transient and ambiguous
- * outcomes (and, by its slow-call rule, slow attempts) are failures; throttled ones (429) are neutral.
+ * outcomes (and, by its slow-call rule, slow attempts) are failures, and so is a 429 unless the
+ * dependency's {@code BreakerConfig.throttlingIsFailure(false)}; its {@code Retry-After} is honoured first.
  * With redirects followed, a retry sends the hop whose answer is retried, never a request that got
- * its answer. A dependency may hedge ({@link DependencyConfig.Builder#hedging}): a second attempt
+ * its answer. Redirects set with {@link Builder#followRedirects} are followed by this client with the
+ * JDK's rules, except that a hop to another origin carries no {@code Authorization},
+ * {@code Proxy-Authorization}, {@code Cookie}, {@code Origin}, {@code Referer} or idempotency key
+ * (the Fetch standard, curl, OkHttp), on every JDK. A dependency may hedge ({@link DependencyConfig.Builder#hedging}): a second attempt
  * alongside the first when it has not answered after a delay, the first answer winning. {@code maxAttempts} counts all attempts including the first.
  * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
@@ -412,6 +417,8 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
         private @Nullable ScheduledExecutorService scheduler;
         private int maxDependencies = DEFAULT_MAX_DEPENDENCIES;
+        /** The caller's redirect policy; followed by Ballast, the JDK client is built with NEVER. */
+        private Redirect redirects = Redirect.NEVER;
 
         private Builder() {}
 
@@ -450,9 +457,22 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
             return jdkOption("executor");
         }
 
+        /**
+         * Sets the redirect policy, as {@link HttpClient.Builder#followRedirects(Redirect)} does. If not
+         * set, {@code NEVER}. With {@code NORMAL} or {@code ALWAYS} the redirects are followed by this
+         * client rather than the JDK's (which is built with {@code NEVER}), with the JDK's rules but one:
+         * a hop to another origin carries no {@code Authorization}, {@code Proxy-Authorization},
+         * {@code Cookie}, {@code Origin}, {@code Referer} or idempotency key header, on every JDK (the
+         * JDK 17 client forwards them all). See the class documentation, "Redirects".
+         *
+         * @param policy the redirect policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
         @Override
         public Builder followRedirects(Redirect policy) {
             jdk.followRedirects(policy);
+            this.redirects = Objects.requireNonNull(policy, "policy");
             return jdkOption("followRedirects");
         }
 
@@ -749,7 +769,18 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
             Map<String, DependencyConfig> byDependency =
                     defaultResolver ? normalized(dependencyConfigs) : Map.copyOf(dependencyConfigs);
             warnAboutJdkRetries();
-            HttpClient wrapped = delegate != null ? delegate : jdk.build();
+            HttpClient wrapped;
+            if (delegate != null) {
+                wrapped = delegate;
+                warnAboutDelegateRedirects(delegate);
+            } else if (redirects != Redirect.NEVER) {
+                // The JDK's own hop leaks credentials across origins (all of them on 17): follow them here.
+                jdk.followRedirects(Redirect.NEVER);
+                wrapped = new RedirectFollowingClient(jdk.build(), redirects, idempotencyKeys.headerName());
+                jdk.followRedirects(redirects);
+            } else {
+                wrapped = jdk.build();
+            }
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
             Listeners fanOut = new Listeners(listeners);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(
@@ -787,6 +818,17 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                 byKey.put(key, entry.getValue());
             }
             return Map.copyOf(byKey);
+        }
+
+        private static void warnAboutDelegateRedirects(HttpClient delegate) {
+            if (delegate.followRedirects() != Redirect.NEVER && !(delegate instanceof ResilientHttpClient)) {
+                LOG.warn(
+                        "The wrapped client follows redirects itself ({}): its hops to another origin may carry the"
+                                + " request's Authorization, Cookie and Idempotency-Key headers (the JDK 17 client forwards"
+                                + " them all); build it with Redirect.NEVER and set followRedirects on"
+                                + " ResilientHttpClient.newBuilder() instead to have them dropped",
+                        delegate.followRedirects());
+            }
         }
 
         private static void warnAboutJdkRetries() {

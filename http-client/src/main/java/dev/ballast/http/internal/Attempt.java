@@ -517,7 +517,10 @@ final class Attempt<T>
             } else if (decided.retry()) {
                 call.lastAnswer = RetainedAnswer.of(response);
                 if (response.previousResponse().isPresent()) {
-                    call.followedTo(response.request()); // retry the hop that failed, not a request that got its answer
+                    call.followedTo(
+                            response.request(),
+                            pipeline.idempotencyKeyHeader()); // retry the hop that failed, not a request that got its
+                    // answer
                 }
                 outcome = decided;
             } else {

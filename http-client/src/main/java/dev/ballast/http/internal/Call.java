@@ -96,10 +96,12 @@ abstract class Call {
      * (a POST answered 303 is not sent again because the GET it was redirected to failed). The
      * dependency stays that of the original request.
      */
-    final void followedTo(HttpRequest hop) {
+    final void followedTo(HttpRequest hop, String idempotencyKeyHeader) {
         HttpRequest copy = HttpRequest.newBuilder(hop, (name, value) -> true).build();
         request = copy;
-        // The JDK copies the request's headers, idempotency key included, to every hop.
+        // A hop to the same origin carries the request's idempotency key; one to another origin does not
+        // (redirects followed by this client drop it there, as they drop credentials).
+        keyed = keyed && copy.headers().firstValue(idempotencyKeyHeader).isPresent();
         idempotentOrKeyed = keyed
                 || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);

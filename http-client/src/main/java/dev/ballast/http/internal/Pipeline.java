@@ -113,6 +113,11 @@ public final class Pipeline {
                 s.maxDependencies());
     }
 
+    /** The name of the idempotency key header requests are given. */
+    String idempotencyKeyHeader() {
+        return idempotencyKeys.headerName();
+    }
+
     /** The idle hook runs once every in-flight call has finished after {@link #shutdown()}. */
     public void onIdleAfterShutdown(Runnable hook) {
         this.onIdleAfterShutdown = Objects.requireNonNull(hook, "hook");

@@ -35,6 +35,9 @@ public final class Requests {
      * {@code HttpTimeoutException}.
      */
     static boolean isJdkClient(HttpClient client) {
+        if (client instanceof RedirectFollowingClient redirecting) {
+            return isJdkClient(redirecting.raw()); // every hop is the JDK's own exchange
+        }
         return JDK_CLIENT_CLASS.equals(client.getClass().getName());
     }
 
