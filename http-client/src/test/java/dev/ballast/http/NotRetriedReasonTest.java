@@ -142,6 +142,30 @@ class NotRetriedReasonTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(CallMode.class)
+    void aResponseReturnedUnretriedCarriesItsReasonInTheDecisionEvent(CallMode mode) throws Exception {
+        List<HttpClientListener.RetryDecisionEvent> decisions = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ResilientHttpClient client = builder()
+                .listener(new HttpClientListener() {
+                    @Override
+                    public void onRetryDecision(RetryDecisionEvent event) {
+                        decisions.add(event);
+                    }
+                })
+                .build();
+        delegate.then(status(503));
+
+        assertThat(mode.call(client, streamedPost("answer.test"), BodyHandlers.ofString())
+                        .statusCode())
+                .isEqualTo(503);
+
+        assertThat(decisions).singleElement().satisfies(event -> {
+            assertThat(event.decision()).isEqualTo(RetryDecision.ABORTED);
+            assertThat(event.reason()).isEqualTo("not retried: request body cannot be replayed");
+        });
+    }
+
     @Test
     void aClientThatRetriesWarnsOncePerDependencyAboutBodiesItCannotReplay() throws Exception {
         ResilientHttpClient client = builder().build();
