@@ -124,7 +124,8 @@ import org.slf4j.LoggerFactory;
  * JDK's rules, except that a hop to another origin carries no {@code Authorization},
  * {@code Proxy-Authorization}, {@code Cookie}, {@code Origin}, {@code Referer} or idempotency key
  * (the Fetch standard, curl, OkHttp), on every JDK. A dependency may hedge ({@link DependencyConfig.Builder#hedging}): a second attempt
- * alongside the first when it has not answered after a delay, the first answer winning. {@code maxAttempts} counts all attempts including the first.
+ * alongside the first when it has not answered after a delay, the call committing to the first response
+ * whose headers are kept (the others cancelled, the caller's body handler run for that one only). {@code maxAttempts} counts all attempts including the first.
  * The delay is our {@link dev.ballast.http.retry.Backoff} (full jitter by default) with the server's
  * {@code Retry-After} (RFC 9110 §10.2.3) as a floor; a {@code Retry-After} above
  * {@link RetryConfig#maxRetryAfter()} or beyond the total timeout stops retrying and returns that

@@ -295,7 +295,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     }
 
     /**
-     * A hedged call's exchange completed. The first answer that ends the call wins (the others are
+     * A hedged call's exchange completed. An attempt that lost to a committed one is abandoned; the
+     * committed attempt (or, with a wrapped client that never runs the handler, the first answer that
+     * ends the call) decides as an unhedged one would. Otherwise the first answer that ends the call wins (the others are
      * then cancelled by {@link #onStop()}); a failure while another attempt is still in flight waits
      * for that one; the last attempt to end with none left in flight decides as an unhedged one would.
      */
