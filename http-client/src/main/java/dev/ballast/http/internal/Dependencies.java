@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
  * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
+ * which also forgets what its concurrency limit learned,
  * breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call to it starts afresh
  * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
  * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
@@ -136,7 +137,8 @@ final class Dependencies {
             warnIfNearMiss(name);
         }
         CircuitBreaker breaker = new CircuitBreaker(name, config.breaker(), ticker, random, breakerListener);
-        Bulkhead bulkhead = new Bulkhead(name, config.bulkhead());
+        Bulkhead bulkhead = config.bulkhead().enabled() ? new Bulkhead(name, config.bulkhead()) : null;
+        ConcurrencyLimiter limiter = new ConcurrencyLimiter(name, config.concurrencyLimit(), ticker.read());
         RetryBudget budget = new RetryBudget(config.retryBudget(), ticker);
         HedgingConfig hedging = config.hedging().orElse(null);
         LatencyWindow latencies =
@@ -145,10 +147,12 @@ final class Dependencies {
                 name,
                 breaker,
                 bulkhead,
+                limiter,
                 config.bulkhead().maxConcurrentCalls(),
                 budget,
                 new AtomicInteger(),
                 new AtomicLong(ticker.read()),
+                new LongAdder(),
                 new LongAdder(),
                 new LongAdder(),
                 hedging,
