@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A drop-in {@link HttpClient} that classifies every outcome, retries only what is safe to retry,
  * honours the server's {@code Retry-After}, and isolates each dependency behind its own circuit
- * breaker, bulkhead and retry budget. Replace {@code HttpClient.newHttpClient()} with
+ * breaker, adaptive concurrency limit (and fixed bulkhead, if configured) and retry budget. Replace {@code HttpClient.newHttpClient()} with
  * {@code ResilientHttpClient.newBuilder().build()}; existing {@code send}/{@code sendAsync} code
  * keeps working, with the same signatures and exceptions.
  *
@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Pipeline</h2>
  * Each {@code send}/{@code sendAsync} is one <em>logical call</em> that runs, outermost first,
- * {@code TotalTimeout(Retry(CircuitBreaker(Bulkhead(AttemptTimeout(delegate)))))}:
+ * {@code TotalTimeout(Retry(CircuitBreaker(Bulkhead(ConcurrencyLimit(AttemptTimeout(delegate))))))}:
  * <ol>
  *   <li><b>Total timeout</b> (default 30 s) is outermost because it bounds everything the caller
  *       waits for, backoffs included. The retry layer never starts a backoff that would end past
@@ -77,8 +77,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Circuit breaker</b> sits outside the bulkhead so that an open circuit rejects in
  *       microseconds without even queueing for a bulkhead permit, and so that bulkhead rejections
  *       (our own saturation) are not mistaken for the dependency failing.</li>
- *   <li><b>Bulkhead</b> bounds concurrent attempts per dependency, so a slow dependency cannot
- *       take every connection and thread from the others.</li>
+ *   <li><b>Bulkhead</b> (none unless configured) bounds concurrent attempts per dependency at a fixed
+ *       number, so a slow dependency cannot take every connection and thread from the others.</li>
+ *   <li><b>Concurrency limit</b> (on by default, {@link dev.ballast.http.limit.ConcurrencyLimitConfig})
+ *       bounds them at what the dependency's latency says it serves: it comes down when the
+ *       dependency queues and grows while latency holds, refusing with
+ *       {@link ConcurrencyLimitExceededException}. It sits inside the bulkhead so that it counts, and
+ *       times, only attempts on their way to the wire, not ones waiting for a bulkhead permit.</li>
  *   <li><b>Attempt timeout</b> (default 10 s, or the request's own {@link HttpRequest#timeout()},
  *       capped by the time left of the total timeout) is innermost so that it measures only the
  *       exchange, covering response headers and body; on expiry the exchange is cancelled and the

@@ -260,17 +260,18 @@ final class Attempt<T>
     }
 
     /**
-     * Gives the concurrency limit this attempt's latency: to its response headers if they came, else,
-     * if our attempt timeout cut it, its elapsed time. An attempt that failed otherwise (refused
-     * connection, reset, cancelled) says nothing about queueing and is no sample.
+     * Gives the concurrency limit this attempt's latency: to its response headers if it succeeded,
+     * else, if our attempt timeout cut it, its elapsed time. An error answer (a fast 503, a 404) has a
+     * latency of its own, and an attempt that failed otherwise (refused connection, reset, cancelled)
+     * says nothing about queueing: neither is a sample.
      */
-    private void sampleLatency() {
+    private void sampleLatency(Outcome outcome) {
         ConcurrencyLimiter limiter = call.dependency.limiter();
         if (limitInFlightBefore < 0 || !limiter.adaptive()) {
             return;
         }
         long headers = headersNanos;
-        if (headers != 0 || timedOut) {
+        if (headers != 0 && outcome == Outcome.SUCCESS || timedOut) {
             long now = pipeline.ticker.read();
             limiter.sample((headers != 0 ? headers : now) - startNanos, limitInFlightBefore, now);
         }
@@ -587,7 +588,7 @@ final class Attempt<T>
                 }
             }
         }
-        sampleLatency();
+        sampleLatency(outcome.outcome());
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
             latencies.record(pipeline.ticker.read() - startNanos);

@@ -20,10 +20,10 @@ import org.slf4j.LoggerFactory;
  * One {@link Dependency} per dependency key, created on first use from that key's configuration.
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
- * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
- * which also forgets what its concurrency limit learned,
- * breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call to it starts afresh
- * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
+ * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, no attempt in flight,
+ * bulkhead fully free, breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call
+ * to it starts afresh with a new breaker, concurrency limit (at its initial value), bulkhead and
+ * retry budget. Dependencies that are not idle are never evicted,
  * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
  * protection it provides; so while more than {@code maxDependencies} keys are busy or within an open
  * duration at once the map holds them all. Keys with an explicit configuration are evicted like

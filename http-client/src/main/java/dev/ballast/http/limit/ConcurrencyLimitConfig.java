@@ -9,9 +9,11 @@ import java.util.Objects;
  * ({@link #ofDefaults()}); {@link #disabled()} turns it off. Immutable and thread-safe.
  *
  * <h2>The algorithm</h2>
- * Every attempt that gets an answer is a sample: its latency to the response headers (the body's
+ * Every attempt that succeeds is a sample: its latency to the response headers (the body's
  * transfer, which the caller paces, is not counted) and the number of attempts in flight when it
- * started. An attempt our own attempt timeout cut is a sample of its elapsed time. Samples are
+ * started. An attempt our own attempt timeout cut is a sample of its elapsed time. Error answers (a
+ * fast 503, a 404) have latencies of their own and failures without an answer say nothing about
+ * queueing: neither is a sample. Samples are
  * gathered in windows; a window closes once it is at least {@link #window()} long and holds at least
  * {@link #minWindowSamples()} samples, and then, with {@code m} the window's median latency,
  * {@code n} the mean number in flight its samples saw, {@code b} the no-load latency estimate,
