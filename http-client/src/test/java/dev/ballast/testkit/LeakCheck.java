@@ -169,9 +169,12 @@ public final class LeakCheck
                 Optional<DependencyStatus> status = client.dependencyStatus(name);
                 status.filter(s -> s.attemptsInFlight() != 0 || s.availableBulkheadPermits() != s.maxConcurrentCalls())
                         .ifPresent(s -> held.add(s.dependency() + " has " + s.attemptsInFlight()
-                                + " attempts in flight and holds "
-                                + (s.maxConcurrentCalls() - s.availableBulkheadPermits()) + " of "
-                                + s.maxConcurrentCalls() + " bulkhead permits (a call still in flight)"));
+                                + " attempt(s) in flight"
+                                + (s.maxConcurrentCalls() == Integer.MAX_VALUE
+                                        ? ""
+                                        : " and holds " + (s.maxConcurrentCalls() - s.availableBulkheadPermits())
+                                                + " of " + s.maxConcurrentCalls() + " bulkhead permits")
+                                + " (a call still in flight)"));
             }
             return held.isEmpty() ? null : String.join("; ", held);
         });
