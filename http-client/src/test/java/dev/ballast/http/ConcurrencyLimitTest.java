@@ -121,6 +121,50 @@ class ConcurrencyLimitTest {
     }
 
     @Test
+    void slowErrorAnswersAreNoEvidenceOfQueueing() throws Exception {
+        // given a dependency that learned a no-load latency of 10 ms
+        ResilientHttpClient client = leaks.watch(
+                ResilientHttpClient.newBuilder()
+                        .delegate(delegate)
+                        .ticker(time)
+                        .retry(dev.ballast.http.retry.RetryConfig.builder()
+                                .maxAttempts(1)
+                                .build())
+                        .defaultDependency(DependencyConfig.builder()
+                                .breaker(dev.ballast.http.breaker.BreakerConfig.builder()
+                                        .consecutiveFailureThreshold(0)
+                                        .failureRateThreshold(100)
+                                        .build())
+                                .concurrencyLimit(ConcurrencyLimitConfig.builder()
+                                        .initialLimit(100)
+                                        .maxLimit(100)
+                                        .minLimit(2)
+                                        .minWindowSamples(5)
+                                        .build())
+                                .build())
+                        .build(),
+                SLOW);
+        window(client, 10, 6);
+
+        // when it answers 503 slowly, window after window
+        for (int i = 0; i < 18; i++) {
+            if (i % 6 == 5) {
+                time.advance(ConcurrencyLimitConfig.DEFAULT_WINDOW);
+            }
+            delegate.then(exchange -> {
+                time.advance(Duration.ofMillis(500));
+                return CompletableFuture.completedFuture(ScriptedHttpClient.respond(exchange, 503, Map.of(), ""));
+            });
+            assertThat(client.send(get(SLOW), BodyHandlers.ofString()).statusCode())
+                    .isEqualTo(503);
+        }
+
+        // then the limit has not come down: an error's latency is its own (the breaker deals with errors)
+        assertThat(client.dependencyStatus(SLOW).orElseThrow().concurrencyLimit())
+                .isEqualTo(100);
+    }
+
+    @Test
     void byDefaultADependencyHasAnAdaptiveLimitAndNoFixedBulkhead() throws Exception {
         ResilientHttpClient client = leaks.watch(
                 ResilientHttpClient.newBuilder().delegate(delegate).ticker(time).build(), SLOW);

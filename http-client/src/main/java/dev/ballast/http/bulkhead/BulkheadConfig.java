@@ -75,7 +75,8 @@ public final class BulkheadConfig {
     }
 
     /**
-     * Returns a builder starting from this configuration.
+     * Returns a builder starting from this configuration (of {@link Integer#MAX_VALUE} calls for
+     * {@link #disabled()}, whose builder makes an enabled bulkhead of that size).
      *
      * @return a new builder
      */
