@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A drop-in {@link HttpClient} that classifies every outcome, retries only what is safe to retry,
  * honours the server's {@code Retry-After}, and isolates each dependency behind its own circuit
- * breaker, adaptive concurrency limit (and fixed bulkhead, if configured) and retry budget. Replace {@code HttpClient.newHttpClient()} with
- * {@code ResilientHttpClient.newBuilder().build()}; existing {@code send}/{@code sendAsync} code
- * keeps working, with the same signatures and exceptions.
+ * breaker, adaptive concurrency limit (and fixed bulkhead, if configured) and retry budget. Replace
+ * {@code HttpClient.newHttpClient()} with {@code ResilientHttpClient.newBuilder().build()}; existing
+ * {@code send}/{@code sendAsync} code keeps working, with the same signatures and exceptions.
  *
  * <pre>{@code
  * HttpClient client = ResilientHttpClient.newBuilder()
@@ -136,11 +136,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Final outcome</h2>
  * If the last attempt produced a response, it is returned whatever its status, also when the next
- * attempt was then refused by the breaker, the bulkhead or the retry budget (a retried response's
+ * attempt was then refused by the breaker, the concurrency limit, the bulkhead or the retry budget (a retried response's
  * body is kept in memory for that, up to 256 KiB). If it produced an exception: a
  * {@link RetriesExhaustedException} when the retry layer gave up on a retryable failure (every
  * attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the total timeout
- * expired, the {@link CallRejectedException} when the breaker or bulkhead rejected a call that had no
+ * expired, the {@link CallRejectedException} when the breaker, limit or bulkhead rejected a call that had no
  * answer yet, and otherwise the attempt's own exception (earlier failures suppressed). A failure of
  * the caller's body handler reaches the caller as the JDK client delivers it: {@code send} throws an
  * {@code IOException} with it as the cause, {@code sendAsync}'s future fails with it.
@@ -232,7 +232,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     }
 
     /**
-     * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
+     * Returns a point-in-time view of a dependency's breaker, concurrency limit, bulkhead and retry budget.
      *
      * @param dependency the dependency key, as produced by the dependency resolver; with the default
      *     resolver, normalised as {@link Builder#dependency(String, DependencyConfig)} normalises it
