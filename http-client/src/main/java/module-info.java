@@ -1,7 +1,7 @@
 /**
  * Ballast's resilient HTTP client: {@link dev.ballast.http.ResilientHttpClient}, a drop-in
  * {@link java.net.http.HttpClient}. Every package is exported except
- * {@code dev.ballast.http.internal}, the call pipeline and the breaker, bulkhead and retry budget
+ * {@code dev.ballast.http.internal}, the call pipeline and the breaker, bulkhead, concurrency limit and retry budget
  * engines, which may change in any release.
  */
 module dev.ballast.http {
@@ -16,5 +16,6 @@ module dev.ballast.http {
     exports dev.ballast.http.classify;
     exports dev.ballast.http.hedging;
     exports dev.ballast.http.idempotency;
+    exports dev.ballast.http.limit;
     exports dev.ballast.http.retry;
 }

@@ -17,11 +17,12 @@ import java.util.Objects;
  * when {@link #getMessage()} is called. Suppressed exceptions (earlier attempts of the same call)
  * are kept.
  *
- * <p>The hierarchy is sealed: a rejection is either a {@link CircuitOpenException} or a
- * {@link BulkheadFullException}, so callers can switch over it exhaustively.
+ * <p>The hierarchy is sealed: a rejection is a {@link CircuitOpenException}, a
+ * {@link BulkheadFullException} or a {@link ConcurrencyLimitExceededException}, so callers can switch
+ * over it exhaustively.
  */
 public abstract sealed class CallRejectedException extends IOException
-        permits CircuitOpenException, BulkheadFullException {
+        permits CircuitOpenException, BulkheadFullException, ConcurrencyLimitExceededException {
 
     private static final long serialVersionUID = 1L;
 

@@ -4,14 +4,15 @@ import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.hedging.HedgingConfig;
+import dev.ballast.http.limit.ConcurrencyLimitConfig;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The isolation settings of one dependency: its circuit breaker, its bulkhead and its retry budget,
- * and whether its calls are hedged.
- * Each dependency (by default one per {@code scheme://host:port}) gets its own breaker, bulkhead and
+ * The isolation settings of one dependency: its circuit breaker, its adaptive concurrency limit, its
+ * fixed bulkhead if it has one, its retry budget, and whether its calls are hedged.
+ * Each dependency (by default one per {@code scheme://host:port}) gets its own breaker, limit, bulkhead and
  * budget built from the configuration registered for it with
  * {@link ResilientHttpClient.Builder#dependency(String, DependencyConfig)}, or from
  * {@link ResilientHttpClient.Builder#defaultDependency(DependencyConfig)} otherwise. Isolation is per
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe. Builders are not thread-safe.
  *
  * @see BreakerConfig
+ * @see ConcurrencyLimitConfig
  * @see BulkheadConfig
  * @see RetryBudgetConfig
  * @see HedgingConfig
@@ -31,19 +33,22 @@ public final class DependencyConfig {
 
     private final BreakerConfig breaker;
     private final BulkheadConfig bulkhead;
+    private final ConcurrencyLimitConfig concurrencyLimit;
     private final RetryBudgetConfig retryBudget;
     private final @Nullable HedgingConfig hedging;
 
     private DependencyConfig(Builder builder) {
         this.breaker = builder.breaker;
         this.bulkhead = builder.bulkhead;
+        this.concurrencyLimit = builder.concurrencyLimit;
         this.retryBudget = builder.retryBudget;
         this.hedging = builder.hedging;
     }
 
     /**
-     * Returns the default configuration: {@link BreakerConfig#ofDefaults()}, {@link BulkheadConfig#ofDefaults()}
-     * and {@link RetryBudgetConfig#ofDefaults()}, no hedging.
+     * Returns the default configuration: {@link BreakerConfig#ofDefaults()},
+     * {@link ConcurrencyLimitConfig#ofDefaults()}, no fixed bulkhead ({@link BulkheadConfig#disabled()}),
+     * {@link RetryBudgetConfig#ofDefaults()}, no hedging.
      *
      * @return the default configuration
      */
@@ -66,7 +71,11 @@ public final class DependencyConfig {
      * @return a new builder
      */
     public Builder toBuilder() {
-        Builder builder = new Builder().breaker(breaker).bulkhead(bulkhead).retryBudget(retryBudget);
+        Builder builder = new Builder()
+                .breaker(breaker)
+                .bulkhead(bulkhead)
+                .concurrencyLimit(concurrencyLimit)
+                .retryBudget(retryBudget);
         builder.hedging = hedging;
         return builder;
     }
@@ -81,12 +90,21 @@ public final class DependencyConfig {
     }
 
     /**
-     * Returns the bulkhead settings.
+     * Returns the fixed bulkhead settings.
      *
-     * @return the bulkhead config
+     * @return the bulkhead config; {@link BulkheadConfig#disabled()} (the default) for none
      */
     public BulkheadConfig bulkhead() {
         return bulkhead;
+    }
+
+    /**
+     * Returns the adaptive concurrency limit settings.
+     *
+     * @return the limit's config; {@link ConcurrencyLimitConfig#ofDefaults()} unless set
+     */
+    public ConcurrencyLimitConfig concurrencyLimit() {
+        return concurrencyLimit;
     }
 
     /**
@@ -109,7 +127,8 @@ public final class DependencyConfig {
 
     @Override
     public String toString() {
-        return "DependencyConfig[breaker=" + breaker + ", bulkhead=" + bulkhead + ", retryBudget=" + retryBudget
+        return "DependencyConfig[breaker=" + breaker + ", bulkhead=" + bulkhead + ", concurrencyLimit="
+                + concurrencyLimit + ", retryBudget=" + retryBudget
                 + (hedging == null ? "" : ", hedging=" + hedging) + "]";
     }
 
@@ -117,7 +136,8 @@ public final class DependencyConfig {
     public static final class Builder {
 
         private BreakerConfig breaker = BreakerConfig.ofDefaults();
-        private BulkheadConfig bulkhead = BulkheadConfig.ofDefaults();
+        private BulkheadConfig bulkhead = BulkheadConfig.disabled();
+        private ConcurrencyLimitConfig concurrencyLimit = ConcurrencyLimitConfig.ofDefaults();
         private RetryBudgetConfig retryBudget = RetryBudgetConfig.ofDefaults();
         private @Nullable HedgingConfig hedging;
 
@@ -136,7 +156,11 @@ public final class DependencyConfig {
         }
 
         /**
-         * Sets the bulkhead settings. If not set, {@link BulkheadConfig#ofDefaults()}.
+         * Sets a fixed bulkhead: at most {@link BulkheadConfig#maxConcurrentCalls()} attempts in flight,
+         * whatever the dependency's latency. If not set, none ({@link BulkheadConfig#disabled()}): the
+         * adaptive {@linkplain #concurrencyLimit(ConcurrencyLimitConfig) concurrency limit} bounds the
+         * calls instead. With both, an attempt takes a bulkhead permit first (waiting for one if
+         * configured), then a place under the limit.
          *
          * @param bulkhead the bulkhead config
          * @return this builder
@@ -144,6 +168,21 @@ public final class DependencyConfig {
          */
         public Builder bulkhead(BulkheadConfig bulkhead) {
             this.bulkhead = Objects.requireNonNull(bulkhead, "bulkhead");
+            return this;
+        }
+
+        /**
+         * Sets the adaptive concurrency limit, which grows while the dependency's latency holds and
+         * comes down when it queues (see {@link ConcurrencyLimitConfig} for the algorithm). If not set,
+         * {@link ConcurrencyLimitConfig#ofDefaults()}; {@link ConcurrencyLimitConfig#disabled()} turns
+         * it off.
+         *
+         * @param concurrencyLimit the limit's config
+         * @return this builder
+         * @throws NullPointerException if {@code concurrencyLimit} is null
+         */
+        public Builder concurrencyLimit(ConcurrencyLimitConfig concurrencyLimit) {
+            this.concurrencyLimit = Objects.requireNonNull(concurrencyLimit, "concurrencyLimit");
             return this;
         }
 

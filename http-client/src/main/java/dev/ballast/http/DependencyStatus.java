@@ -9,13 +9,19 @@ import java.util.Objects;
  *
  * @param dependency the dependency key
  * @param breakerState the circuit breaker's current state
- * @param availableBulkheadPermits bulkhead permits not currently held
- * @param maxConcurrentCalls the bulkhead's size
+ * @param availableBulkheadPermits bulkhead permits not currently held; with no fixed bulkhead (the
+ *     default), {@link Integer#MAX_VALUE} less the attempts in flight
+ * @param maxConcurrentCalls the bulkhead's size; {@link Integer#MAX_VALUE} with no fixed bulkhead
  * @param availableRetries the retry budget's current balance
  * @param circuitOpenRejections attempts rejected by the circuit breaker ({@link CircuitOpenException})
  *     since this dependency's state was created; rejections are counted rather than logged one by one
  * @param bulkheadFullRejections attempts rejected by the bulkhead ({@link BulkheadFullException})
  *     since this dependency's state was created
+ * @param attemptsInFlight attempts sent and not yet ended (a call in its backoff has none)
+ * @param concurrencyLimit the adaptive concurrency limit now; {@link Integer#MAX_VALUE} when the limit
+ *     is {@linkplain dev.ballast.http.limit.ConcurrencyLimitConfig#disabled() disabled}
+ * @param concurrencyLimitRejections attempts rejected by the concurrency limit
+ *     ({@link ConcurrencyLimitExceededException}) since this dependency's state was created
  */
 public record DependencyStatus(
         String dependency,
@@ -24,7 +30,10 @@ public record DependencyStatus(
         int maxConcurrentCalls,
         double availableRetries,
         long circuitOpenRejections,
-        long bulkheadFullRejections) {
+        long bulkheadFullRejections,
+        int attemptsInFlight,
+        int concurrencyLimit,
+        long concurrencyLimitRejections) {
 
     /**
      * Validates the status.

@@ -84,12 +84,14 @@ public interface HttpClientListener {
 
     /**
      * Called when an attempt is rejected without any network call because the dependency's circuit
-     * breaker is open or its bulkhead is full. Rejections are also counted per dependency
-     * ({@link DependencyStatus}); a storm of them costs no log I/O: a circuit-open rejection is logged
-     * only as the first of its open period (one INFO line), a bulkhead rejection at DEBUG.
+     * breaker is open, its concurrency limit is reached or its bulkhead is full. Rejections are also
+     * counted per dependency ({@link DependencyStatus}); a storm of them costs no log I/O: a
+     * circuit-open rejection is logged only as the first of its open period (one INFO line), a
+     * concurrency-limit or bulkhead rejection at DEBUG.
      *
      * @param dependency the dependency key
-     * @param rejection the rejection, a {@link CircuitOpenException} or {@link BulkheadFullException}
+     * @param rejection the rejection, a {@link CircuitOpenException}, {@link ConcurrencyLimitExceededException}
+     *     or {@link BulkheadFullException}
      */
     default void onRejected(String dependency, CallRejectedException rejection) {}
 

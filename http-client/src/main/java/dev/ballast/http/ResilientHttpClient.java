@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A drop-in {@link HttpClient} that classifies every outcome, retries only what is safe to retry,
  * honours the server's {@code Retry-After}, and isolates each dependency behind its own circuit
- * breaker, bulkhead and retry budget. Replace {@code HttpClient.newHttpClient()} with
- * {@code ResilientHttpClient.newBuilder().build()}; existing {@code send}/{@code sendAsync} code
- * keeps working, with the same signatures and exceptions.
+ * breaker, adaptive concurrency limit (and fixed bulkhead, if configured) and retry budget. Replace
+ * {@code HttpClient.newHttpClient()} with {@code ResilientHttpClient.newBuilder().build()}; existing
+ * {@code send}/{@code sendAsync} code keeps working, with the same signatures and exceptions.
  *
  * <pre>{@code
  * HttpClient client = ResilientHttpClient.newBuilder()
@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Pipeline</h2>
  * Each {@code send}/{@code sendAsync} is one <em>logical call</em> that runs, outermost first,
- * {@code TotalTimeout(Retry(CircuitBreaker(Bulkhead(AttemptTimeout(delegate)))))}:
+ * {@code TotalTimeout(Retry(CircuitBreaker(Bulkhead(ConcurrencyLimit(AttemptTimeout(delegate))))))}:
  * <ol>
  *   <li><b>Total timeout</b> (default 30 s) is outermost because it bounds everything the caller
  *       waits for, backoffs included. The retry layer never starts a backoff that would end past
@@ -78,8 +78,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Circuit breaker</b> sits outside the bulkhead so that an open circuit rejects in
  *       microseconds without even queueing for a bulkhead permit, and so that bulkhead rejections
  *       (our own saturation) are not mistaken for the dependency failing.</li>
- *   <li><b>Bulkhead</b> bounds concurrent attempts per dependency, so a slow dependency cannot
- *       take every connection and thread from the others.</li>
+ *   <li><b>Bulkhead</b> (none unless configured) bounds concurrent attempts per dependency at a fixed
+ *       number, so a slow dependency cannot take every connection and thread from the others.</li>
+ *   <li><b>Concurrency limit</b> (on by default, {@link dev.ballast.http.limit.ConcurrencyLimitConfig})
+ *       bounds them at what the dependency's latency says it serves: it comes down when the
+ *       dependency queues and grows while latency holds, refusing with
+ *       {@link ConcurrencyLimitExceededException}. It sits inside the bulkhead so that it counts, and
+ *       times, only attempts on their way to the wire, not ones waiting for a bulkhead permit.</li>
  *   <li><b>Attempt timeout</b> (default 10 s, or the request's own {@link HttpRequest#timeout()},
  *       capped by the time left of the total timeout) is innermost so that it measures only the
  *       exchange, covering response headers and body; on expiry the exchange is cancelled and the
@@ -137,11 +142,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Final outcome</h2>
  * If the last attempt produced a response, it is returned whatever its status, also when the next
- * attempt was then refused by the breaker, the bulkhead or the retry budget (a retried response's
+ * attempt was then refused by the breaker, the concurrency limit, the bulkhead or the retry budget (a retried response's
  * body is kept in memory for that, up to 256 KiB). If it produced an exception: a
  * {@link RetriesExhaustedException} when the retry layer gave up on a retryable failure (every
  * attempt's failure suppressed), an {@link java.net.http.HttpTimeoutException} when the total timeout
- * expired, the {@link CallRejectedException} when the breaker or bulkhead rejected a call that had no
+ * expired, the {@link CallRejectedException} when the breaker, limit or bulkhead rejected a call that had no
  * answer yet, and otherwise the attempt's own exception (earlier failures suppressed). A failure of
  * the caller's body handler reaches the caller as the JDK client delivers it: {@code send} throws an
  * {@code IOException} with it as the cause, {@code sendAsync}'s future fails with it.
@@ -233,7 +238,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
     }
 
     /**
-     * Returns a point-in-time view of a dependency's breaker, bulkhead and retry budget.
+     * Returns a point-in-time view of a dependency's breaker, concurrency limit, bulkhead and retry budget.
      *
      * @param dependency the dependency key, as produced by the dependency resolver; with the default
      *     resolver, normalised as {@link Builder#dependency(String, DependencyConfig)} normalises it

@@ -45,9 +45,12 @@ class CallRejectedExceptionTest {
     }
 
     @Test
-    void rejectionsAreSealedIntoExactlyTwoKinds() {
+    void rejectionsAreSealedIntoExactlyThreeKinds() {
         assertThat(CallRejectedException.class.getPermittedSubclasses())
-                .containsExactlyInAnyOrder(CircuitOpenException.class, BulkheadFullException.class);
+                .containsExactlyInAnyOrder(
+                        CircuitOpenException.class,
+                        BulkheadFullException.class,
+                        ConcurrencyLimitExceededException.class);
     }
 
     @Test
@@ -64,6 +67,12 @@ class CallRejectedExceptionTest {
         assertThatThrownBy(() -> new BulkheadFullException("a", 1, null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("maxWait");
+        assertThatThrownBy(() -> new ConcurrencyLimitExceededException("a", 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit must be >= 1 but was 0");
+        assertThatThrownBy(() -> new ConcurrencyLimitExceededException(null, 1))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("dependency");
     }
 
     @Test

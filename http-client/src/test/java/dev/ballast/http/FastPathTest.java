@@ -146,8 +146,8 @@ class FastPathTest {
                 .as("the timer's interrupt stays inside the call")
                 .isFalse();
         assertThat(delegate.exchanges.get(0)).isCancelled();
-        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits())
-                .isEqualTo(64);
+        assertThat(client.dependencyStatus(ORIGIN).orElseThrow().attemptsInFlight())
+                .isZero();
     }
 
     @Test

@@ -101,8 +101,8 @@ class HedgingTest {
         assertThat(client.dependencyStatus(ORIGIN).orElseThrow().availableRetries())
                 .isEqualTo(budgetBefore - 1);
         awaitTrue(
-                "bulkhead permits back",
-                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits() == 64);
+                "attempts in flight ended",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().attemptsInFlight() == 0);
     }
 
     @ParameterizedTest

@@ -152,8 +152,8 @@ public final class LeakCheck
     }
 
     /**
-     * Watches {@code client}: after the test, every bulkhead permit of each named dependency must
-     * be back (a call in flight holds one).
+     * Watches {@code client}: after the test, each named dependency must have no attempt in flight
+     * and every bulkhead permit back.
      *
      * @param client the client the test built
      * @param dependencies dependency keys as {@link ResilientHttpClient#dependencyStatus(String)}
@@ -167,10 +167,14 @@ public final class LeakCheck
             List<String> held = new ArrayList<>();
             for (String name : names) {
                 Optional<DependencyStatus> status = client.dependencyStatus(name);
-                status.filter(s -> s.availableBulkheadPermits() != s.maxConcurrentCalls())
-                        .ifPresent(s -> held.add(s.dependency() + " holds "
-                                + (s.maxConcurrentCalls() - s.availableBulkheadPermits()) + " of "
-                                + s.maxConcurrentCalls() + " bulkhead permits (a call still in flight)"));
+                status.filter(s -> s.attemptsInFlight() != 0 || s.availableBulkheadPermits() != s.maxConcurrentCalls())
+                        .ifPresent(s -> held.add(s.dependency() + " has " + s.attemptsInFlight()
+                                + " attempt(s) in flight"
+                                + (s.maxConcurrentCalls() == Integer.MAX_VALUE
+                                        ? ""
+                                        : " and holds " + (s.maxConcurrentCalls() - s.availableBulkheadPermits())
+                                                + " of " + s.maxConcurrentCalls() + " bulkhead permits")
+                                + " (a call still in flight)"));
             }
             return held.isEmpty() ? null : String.join("; ", held);
         });

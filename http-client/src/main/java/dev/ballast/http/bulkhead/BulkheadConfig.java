@@ -4,8 +4,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How many calls a dependency may have in flight and how long a further call waits for a free slot.
- * Immutable and thread-safe.
+ * A fixed bulkhead: how many calls a dependency may have in flight and how long a further call waits
+ * for a free slot. Immutable and thread-safe.
+ *
+ * <p>A dependency has no fixed bulkhead unless one is configured
+ * ({@link dev.ballast.http.DependencyConfig.Builder#bulkhead(BulkheadConfig)}): by default its
+ * {@linkplain dev.ballast.http.limit.ConcurrencyLimitConfig adaptive concurrency limit} bounds its calls
+ * instead, because a fixed size that is right for one dependency refuses bursts another serves.
+ * {@link #ofDefaults()} is the size to start from when a fixed one is wanted.
  */
 public final class BulkheadConfig {
 
@@ -16,13 +22,16 @@ public final class BulkheadConfig {
 
     private static final BulkheadConfig DEFAULTS =
             builder(DEFAULT_MAX_CONCURRENT_CALLS).build();
+    private static final BulkheadConfig DISABLED = new BulkheadConfig(new Builder(Integer.MAX_VALUE), false);
 
     private final int maxConcurrentCalls;
     private final Duration maxWaitDuration;
+    private final boolean enabled;
 
-    private BulkheadConfig(Builder builder) {
+    private BulkheadConfig(Builder builder, boolean enabled) {
         this.maxConcurrentCalls = builder.maxConcurrentCalls;
         this.maxWaitDuration = builder.maxWaitDuration;
+        this.enabled = enabled;
     }
 
     /**
@@ -47,7 +56,27 @@ public final class BulkheadConfig {
     }
 
     /**
-     * Returns a builder starting from this configuration.
+     * Returns the configuration of no fixed bulkhead, a dependency's default: any number of calls may
+     * be in flight ({@link #maxConcurrentCalls()} is {@link Integer#MAX_VALUE}) and none waits.
+     *
+     * @return the disabled configuration
+     */
+    public static BulkheadConfig disabled() {
+        return DISABLED;
+    }
+
+    /**
+     * Tells whether this is a bulkhead at all.
+     *
+     * @return {@code false} only for {@link #disabled()}
+     */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /**
+     * Returns a builder starting from this configuration (of {@link Integer#MAX_VALUE} calls for
+     * {@link #disabled()}, whose builder makes an enabled bulkhead of that size).
      *
      * @return a new builder
      */
@@ -58,7 +87,7 @@ public final class BulkheadConfig {
     /**
      * Returns the limit of calls in flight at once. Default {@value #DEFAULT_MAX_CONCURRENT_CALLS}.
      *
-     * @return the limit; at least 1
+     * @return the limit; at least 1; {@link Integer#MAX_VALUE} for {@link #disabled()}
      */
     public int maxConcurrentCalls() {
         return maxConcurrentCalls;
@@ -79,17 +108,21 @@ public final class BulkheadConfig {
     public boolean equals(Object o) {
         return o instanceof BulkheadConfig other
                 && maxConcurrentCalls == other.maxConcurrentCalls
-                && maxWaitDuration.equals(other.maxWaitDuration);
+                && maxWaitDuration.equals(other.maxWaitDuration)
+                && enabled == other.enabled;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(maxConcurrentCalls, maxWaitDuration);
+        return Objects.hash(maxConcurrentCalls, maxWaitDuration, enabled);
     }
 
     @Override
     public String toString() {
-        return "BulkheadConfig[maxConcurrentCalls=" + maxConcurrentCalls + ", maxWaitDuration=" + maxWaitDuration + "]";
+        return enabled
+                ? "BulkheadConfig[maxConcurrentCalls=" + maxConcurrentCalls + ", maxWaitDuration=" + maxWaitDuration
+                        + "]"
+                : "BulkheadConfig[disabled]";
     }
 
     /** Builds a {@link BulkheadConfig}. Not thread-safe; validated in {@link #build()}. */
@@ -129,7 +162,7 @@ public final class BulkheadConfig {
                 throw new IllegalArgumentException("maxWaitDuration must be >= 0 and <= "
                         + Duration.ofNanos(Long.MAX_VALUE) + " but was " + maxWaitDuration);
             }
-            return new BulkheadConfig(this);
+            return new BulkheadConfig(this, true);
         }
     }
 }

@@ -148,8 +148,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             return;
         }
         Bulkhead bulkhead = dependency.bulkhead();
-        Bulkhead.Permit permit = bulkhead.tryAcquireNow();
-        if (permit != null) {
+        Bulkhead.Permit permit = bulkhead == null ? null : bulkhead.tryAcquireNow();
+        if (permit != null || bulkhead == null) {
             attempt.bulkheadPermit = permit;
             exchange(attempt);
             return;
@@ -185,6 +185,11 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (stopped) {
             attempt.endExchange();
             attempt.breakerPermit.onNotAttempted();
+            return;
+        }
+        AttemptOutcome limited = attempt.acquireLimit();
+        if (limited != null) {
+            decided(limited);
             return;
         }
         HttpRequest request = attempt.prepareExchange();
@@ -381,8 +386,15 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 dependency.budget().refundRetry();
                 return;
             }
-            Bulkhead.Permit bulkheadPermit = dependency.bulkhead().tryAcquireNow();
-            if (bulkheadPermit == null) {
+            Bulkhead bulkhead = dependency.bulkhead();
+            Bulkhead.Permit bulkheadPermit = bulkhead == null ? null : bulkhead.tryAcquireNow();
+            int limitInFlightBefore = bulkhead != null && bulkheadPermit == null
+                    ? -1
+                    : dependency.limiter().tryAcquire();
+            if (limitInFlightBefore < 0) {
+                if (bulkheadPermit != null) {
+                    bulkheadPermit.close();
+                }
                 permit.onNotAttempted();
                 dependency.budget().refundRetry();
                 return;
@@ -395,6 +407,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             attempt = new Attempt<>(pipeline, this, number, handler);
             attempt.breakerPermit = permit;
             attempt.bulkheadPermit = bulkheadPermit;
+            attempt.limitInFlightBefore = limitInFlightBefore;
         }
         exchange(attempt);
     }

@@ -80,6 +80,13 @@ final class Attempt<T>
 
     CircuitBreaker.@Nullable Permit breakerPermit;
     Bulkhead.@Nullable Permit bulkheadPermit;
+    /**
+     * The attempts in flight before this one took its place under the concurrency limit;
+     * {@code -1} while it holds none. Released at most once ({@link #LIMIT_RELEASED}).
+     */
+    int limitInFlightBefore = -1;
+    /** Ticker reading when the response headers arrived, for the concurrency limit's sample; 0 if not (yet). */
+    private long headersNanos;
     /** How long the exchange may take, in nanoseconds, from {@link #startNanos}. */
     long boundNanos;
     /** Whether {@link #boundNanos} is what was left of the total timeout rather than the attempt timeout. */
@@ -150,18 +157,34 @@ final class Attempt<T>
         }
         call.dependency.countRejection(rejection);
         pipeline.listeners.rejected(call.dependency.name(), rejection);
-        AttemptOutcome outcome = new AttemptOutcome(
-                number,
-                -1,
-                null,
-                rejection,
-                Outcome.PERMANENT,
-                rejection instanceof CircuitOpenException ? StopReason.CIRCUIT_OPEN : StopReason.BULKHEAD_FULL,
-                0,
-                0,
-                0);
+        AttemptOutcome outcome =
+                new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT, StopReason.of(rejection), 0, 0, 0);
         pipeline.listeners.decision(call, outcome);
         return outcome;
+    }
+
+    /**
+     * Takes a place under the dependency's concurrency limit, after the bulkhead (if any) admitted the
+     * attempt; nothing if the attempt holds one already (a hedge takes its own before it is built).
+     *
+     * @return {@code null} when admitted; the rejection outcome otherwise, the bulkhead permit then given back
+     */
+    @Nullable
+    AttemptOutcome acquireLimit() {
+        if (limitInFlightBefore >= 0) {
+            return null;
+        }
+        ConcurrencyLimiter limiter = call.dependency.limiter();
+        int before = limiter.tryAcquire();
+        if (before < 0) {
+            Bulkhead.Permit permit = bulkheadPermit;
+            if (permit != null) {
+                permit.close();
+            }
+            return rejected(limiter.rejection());
+        }
+        limitInFlightBefore = before;
+        return null;
     }
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
@@ -237,6 +260,27 @@ final class Attempt<T>
         if (permit != null) {
             permit.close();
         }
+        if (limitInFlightBefore >= 0 && LIMIT_RELEASED.compareAndSet(this, false, true)) {
+            call.dependency.limiter().release();
+        }
+    }
+
+    /**
+     * Gives the concurrency limit this attempt's latency: to its response headers if it succeeded,
+     * else, if our attempt timeout cut it, its elapsed time. An error answer (a fast 503, a 404) has a
+     * latency of its own, and an attempt that failed otherwise (refused connection, reset, cancelled)
+     * says nothing about queueing: neither is a sample.
+     */
+    private void sampleLatency(Outcome outcome) {
+        ConcurrencyLimiter limiter = call.dependency.limiter();
+        if (limitInFlightBefore < 0 || !limiter.adaptive()) {
+            return;
+        }
+        long headers = headersNanos;
+        if (headers != 0 && outcome == Outcome.SUCCESS || timedOut) {
+            long now = pipeline.ticker.read();
+            limiter.sample((headers != 0 ? headers : now) - startNanos, limitInFlightBefore, now);
+        }
     }
 
     private void disarm() {
@@ -251,6 +295,10 @@ final class Attempt<T>
 
     @Override
     public @Nullable BodySubscriber<T> apply(ResponseInfo info) {
+        if (limitInFlightBefore >= 0 && call.dependency.limiter().adaptive()) {
+            long now = pipeline.ticker.read();
+            headersNanos = now == 0 ? 1 : now;
+        }
         if (lost) {
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
@@ -557,6 +605,7 @@ final class Attempt<T>
                 }
             }
         }
+        sampleLatency(outcome.outcome());
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
             latencies.record(pipeline.ticker.read() - startNanos);
@@ -671,11 +720,16 @@ final class Attempt<T>
         }
     }
 
+    @SuppressWarnings("unused") // accessed through LIMIT_RELEASED
+    private volatile boolean limitReleased;
+
     private static final VarHandle BODY;
+    private static final VarHandle LIMIT_RELEASED;
 
     static {
         try {
             BODY = MethodHandles.lookup().findVarHandle(Attempt.class, "body", int.class);
+            LIMIT_RELEASED = MethodHandles.lookup().findVarHandle(Attempt.class, "limitReleased", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * One {@link Dependency} per dependency key, created on first use from that key's configuration.
  *
  * <p>Bounded: once more than {@code maxDependencies} keys are held, the least recently used
- * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, bulkhead fully free,
- * breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call to it starts afresh
- * with a new breaker, bulkhead and retry budget. Dependencies that are not idle are never evicted,
+ * <em>idle</em> dependency is forgotten (no call in flight or in a backoff, no attempt in flight,
+ * bulkhead fully free, breaker CLOSED, HALF_OPEN, or OPEN with its open duration over); a later call
+ * to it starts afresh with a new breaker, concurrency limit (at its initial value), bulkhead and
+ * retry budget. Dependencies that are not idle are never evicted,
  * because forgetting a breaker within its open duration or a busy bulkhead would silently lift the
  * protection it provides; so while more than {@code maxDependencies} keys are busy or within an open
  * duration at once the map holds them all. Keys with an explicit configuration are evicted like
@@ -136,7 +137,8 @@ final class Dependencies {
             warnIfNearMiss(name);
         }
         CircuitBreaker breaker = new CircuitBreaker(name, config.breaker(), ticker, random, breakerListener);
-        Bulkhead bulkhead = new Bulkhead(name, config.bulkhead());
+        Bulkhead bulkhead = config.bulkhead().enabled() ? new Bulkhead(name, config.bulkhead()) : null;
+        ConcurrencyLimiter limiter = new ConcurrencyLimiter(name, config.concurrencyLimit(), ticker.read());
         RetryBudget budget = new RetryBudget(config.retryBudget(), ticker);
         HedgingConfig hedging = config.hedging().orElse(null);
         LatencyWindow latencies =
@@ -145,10 +147,12 @@ final class Dependencies {
                 name,
                 breaker,
                 bulkhead,
+                limiter,
                 config.bulkhead().maxConcurrentCalls(),
                 budget,
                 new AtomicInteger(),
                 new AtomicLong(ticker.read()),
+                new LongAdder(),
                 new LongAdder(),
                 new LongAdder(),
                 hedging,

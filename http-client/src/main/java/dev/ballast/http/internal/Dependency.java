@@ -2,6 +2,7 @@ package dev.ballast.http.internal;
 
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.DependencyStatus;
 import dev.ballast.http.hedging.HedgingConfig;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,32 +11,36 @@ import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The isolation state of one dependency: its own circuit breaker, bulkhead and retry budget, and
+ * The isolation state of one dependency: its own circuit breaker, concurrency limit, bulkhead and retry budget, and
  * the count of attempts they rejected (counted, not logged one by one: an open circuit may reject
  * thousands of calls a second).
  *
  * @param name the dependency key
  * @param breaker the dependency's circuit breaker
- * @param bulkhead the dependency's bulkhead
- * @param maxConcurrentCalls the bulkhead's size
+ * @param bulkhead the dependency's fixed bulkhead, or {@code null} if it has none
+ * @param limiter the dependency's adaptive concurrency limit, and its count of attempts in flight
+ * @param maxConcurrentCalls the bulkhead's size; {@link Integer#MAX_VALUE} without one
  * @param budget the dependency's retry budget
  * @param activeCalls logical calls in flight (backoffs included), for eviction
  * @param lastUsedNanos ticker reading of the last call start, for least-recently-used eviction
  * @param circuitOpenRejections attempts the breaker rejected
  * @param bulkheadFullRejections attempts the bulkhead rejected
+ * @param limitRejections attempts the concurrency limit rejected
  * @param hedging the dependency's hedging, or {@code null} if its calls are not hedged
  * @param latencies recent attempt latencies for a percentile-derived hedging delay, or {@code null}
  */
 record Dependency(
         String name,
         CircuitBreaker breaker,
-        Bulkhead bulkhead,
+        @Nullable Bulkhead bulkhead,
+        ConcurrencyLimiter limiter,
         int maxConcurrentCalls,
         RetryBudget budget,
         AtomicInteger activeCalls,
         AtomicLong lastUsedNanos,
         LongAdder circuitOpenRejections,
         LongAdder bulkheadFullRejections,
+        LongAdder limitRejections,
         @Nullable HedgingConfig hedging,
         @Nullable LatencyWindow latencies) {
 
@@ -49,11 +54,14 @@ record Dependency(
         return new DependencyStatus(
                 name,
                 breaker.state(),
-                bulkhead.availablePermits(),
+                bulkhead != null ? bulkhead.availablePermits() : Integer.MAX_VALUE - limiter.inFlight(),
                 maxConcurrentCalls,
                 budget.availableRetries(),
                 circuitOpenRejections.sum(),
-                bulkheadFullRejections.sum());
+                bulkheadFullRejections.sum(),
+                limiter.inFlight(),
+                limiter.limit(),
+                limitRejections.sum());
     }
 
     /**
@@ -84,6 +92,8 @@ record Dependency(
             if (breaker.firstRejectionOfOpenPeriod()) {
                 Listeners.firstRejectionOfOpenPeriod(name, open);
             }
+        } else if (rejection instanceof ConcurrencyLimitExceededException) {
+            limitRejections.increment();
         } else {
             bulkheadFullRejections.increment();
         }
@@ -91,7 +101,7 @@ record Dependency(
 
     /**
      * Whether forgetting this dependency at {@code nowNanos} loses nothing a caller relies on: no call
-     * in flight or in a backoff, every bulkhead permit free, and a breaker at rest: CLOSED, HALF_OPEN
+     * in flight or in a backoff, no attempt in flight, every bulkhead permit free, and a breaker at rest: CLOSED, HALF_OPEN
      * with no probe out (no call in flight), or OPEN with its open duration over. An OPEN breaker
      * within its open duration is the very protection eviction must not reset; once that duration is
      * over its next call is a probe either way, and keeping it forever would let dead dependencies
@@ -100,7 +110,8 @@ record Dependency(
     boolean idle(long nowNanos) {
         return activeCalls.get() == 0
                 && breaker.atRest(nowNanos)
-                && bulkhead.availablePermits() == maxConcurrentCalls
-                && bulkhead.waitingCalls() == 0;
+                && limiter.inFlight() == 0
+                && (bulkhead == null
+                        || bulkhead.availablePermits() == maxConcurrentCalls && bulkhead.waitingCalls() == 0);
     }
 }

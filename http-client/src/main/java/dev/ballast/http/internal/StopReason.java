@@ -1,5 +1,8 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.RetryDecision;
 import org.jspecify.annotations.Nullable;
 
@@ -43,7 +46,17 @@ enum StopReason {
     /** The circuit breaker rejected the attempt. */
     CIRCUIT_OPEN(RetryDecision.REJECTED, "circuit breaker open"),
     /** The bulkhead rejected the attempt. */
-    BULKHEAD_FULL(RetryDecision.REJECTED, "bulkhead full");
+    BULKHEAD_FULL(RetryDecision.REJECTED, "bulkhead full"),
+    /** The adaptive concurrency limit rejected the attempt. */
+    CONCURRENCY_LIMIT(RetryDecision.REJECTED, "concurrency limit reached");
+
+    /** The stop reason of an attempt {@code rejection} refused before any network call. */
+    static StopReason of(CallRejectedException rejection) {
+        if (rejection instanceof CircuitOpenException) {
+            return CIRCUIT_OPEN;
+        }
+        return rejection instanceof ConcurrencyLimitExceededException ? CONCURRENCY_LIMIT : BULKHEAD_FULL;
+    }
 
     private final RetryDecision decision;
     private final @Nullable String reason;

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code send}: every attempt runs on the caller's thread, with no hand-off. Breaker permission,
- * bulkhead permit (a timed wait only if one is configured), the wrapped client's own blocking
+ * bulkhead permit (a timed wait only if one is configured), a place under the concurrency limit, the wrapped client's own blocking
  * {@code send}, classification and the decision all happen here; a backoff parks this thread.
  * Nothing is scheduled: the JDK bounds the response headers through the request's timeout, and the
  * client's {@link DeadlineTimer} the rest.
@@ -95,6 +95,9 @@ final class SyncCall extends Call {
                 outcome = acquireBulkhead(attempt);
             }
             if (outcome == null) {
+                outcome = attempt.acquireLimit();
+            }
+            if (outcome == null) {
                 outcome = exchange(attempt);
             }
             if (!outcome.retry()) {
@@ -106,6 +109,9 @@ final class SyncCall extends Call {
 
     private @Nullable AttemptOutcome acquireBulkhead(Attempt<?> attempt) throws IOException, InterruptedException {
         Bulkhead bulkhead = dependency.bulkhead();
+        if (bulkhead == null) {
+            return null; // no fixed bulkhead: the concurrency limit alone bounds the attempts
+        }
         Bulkhead.Permit permit = bulkhead.tryAcquireNow();
         if (permit == null) {
             Duration wait = attempt.bulkheadWait();

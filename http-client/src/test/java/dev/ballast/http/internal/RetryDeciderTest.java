@@ -8,6 +8,7 @@ import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.classify.ResponseClassifier;
+import dev.ballast.http.limit.ConcurrencyLimitConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
 import dev.ballast.http.retry.RetryConfig;
@@ -60,10 +61,12 @@ class RetryDeciderTest {
                         () -> new SplittableRandom(1),
                         HttpClientListener.NONE),
                 new Bulkhead("d", BulkheadConfig.ofDefaults()),
+                new ConcurrencyLimiter("d", ConcurrencyLimitConfig.ofDefaults(), ticker.read()),
                 64,
                 new RetryBudget(budget, ticker),
                 new AtomicInteger(),
                 new AtomicLong(),
+                new LongAdder(),
                 new LongAdder(),
                 new LongAdder(),
                 null,

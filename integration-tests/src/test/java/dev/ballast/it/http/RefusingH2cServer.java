@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -47,7 +49,13 @@ final class RefusingH2cServer implements Closeable {
         return thread;
     });
     private final Set<Integer> ended = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService delays = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "h2c-server-delay");
+        thread.setDaemon(true);
+        return thread;
+    });
     private final int refuse;
+    private final long answerDelayMillis;
     final AtomicInteger refused = new AtomicInteger();
     final AtomicInteger answered = new AtomicInteger();
 
@@ -57,7 +65,19 @@ final class RefusingH2cServer implements Closeable {
      * @param refuse how many request streams after the upgraded first request to refuse
      */
     RefusingH2cServer(int refuse) throws IOException {
+        this(refuse, 0);
+    }
+
+    /**
+     * Starts the server.
+     *
+     * @param refuse how many request streams after the upgraded first request to refuse
+     * @param answerDelayMillis how long after a request stream ends its answer is sent (the upgraded
+     *     first request is answered at once), so that many streams are in flight together
+     */
+    RefusingH2cServer(int refuse, long answerDelayMillis) throws IOException {
         this.refuse = refuse;
+        this.answerDelayMillis = answerDelayMillis;
         threads.execute(this::accept);
     }
 
@@ -107,6 +127,19 @@ final class RefusingH2cServer implements Closeable {
                     if (refused.get() < refuse) {
                         refused.incrementAndGet();
                         frame(out, RST_STREAM, 0, stream, new byte[] {0, 0, 0, REFUSED_STREAM});
+                    } else if (answerDelayMillis > 0) {
+                        int delayed = stream;
+                        delays.schedule(
+                                () -> {
+                                    try {
+                                        answered.incrementAndGet();
+                                        respond(out, delayed);
+                                    } catch (IOException e) {
+                                        // the client went away
+                                    }
+                                },
+                                answerDelayMillis,
+                                TimeUnit.MILLISECONDS);
                     } else {
                         answered.incrementAndGet();
                         respond(out, stream);
@@ -158,5 +191,6 @@ final class RefusingH2cServer implements Closeable {
     public void close() throws IOException {
         socket.close();
         threads.shutdownNow();
+        delays.shutdownNow();
     }
 }

@@ -82,14 +82,14 @@ final class DependencyMeters {
             registered.add(Gauge.builder(
                             MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS,
                             this,
-                            m -> m.read(DependencyStatus::availableBulkheadPermits))
+                            m -> m.read(s -> unbounded(s.availableBulkheadPermits(), s.maxConcurrentCalls())))
                     .description("Bulkhead permits not held")
                     .tags(this.tags)
                     .register(registry));
             registered.add(Gauge.builder(
                             MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS,
                             this,
-                            m -> m.read(DependencyStatus::maxConcurrentCalls))
+                            m -> m.read(s -> unbounded(s.maxConcurrentCalls(), s.maxConcurrentCalls())))
                     .description("The bulkhead's size: attempts allowed in flight at once")
                     .tags(this.tags)
                     .register(registry));
@@ -101,11 +101,38 @@ final class DependencyMeters {
                     .tags(this.tags)
                     .register(registry));
             registered.add(Gauge.builder(
+                            MetricNames.CONCURRENCY_LIMIT,
+                            this,
+                            m -> m.read(s -> unbounded(s.concurrencyLimit(), s.concurrencyLimit())))
+                    .description("The adaptive concurrency limit: attempts allowed in flight at once now;"
+                            + " +Inf when the limit is disabled")
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(Gauge.builder(
+                            MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT,
+                            this,
+                            m -> m.read(DependencyStatus::attemptsInFlight))
+                    .description("Attempts in flight now")
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(FunctionCounter.builder(
+                            MetricNames.CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS,
+                            this,
+                            m -> m.read(DependencyStatus::concurrencyLimitRejections))
+                    .description("Attempts the concurrency limit rejected without a network call")
+                    .tags(this.tags)
+                    .register(registry));
+            registered.add(Gauge.builder(
                             MetricNames.RETRY_BUDGET_TOKENS, this, m -> m.read(DependencyStatus::availableRetries))
                     .description("Retries the retry budget would permit now; +Inf when the budget is disabled")
                     .tags(this.tags)
                     .register(registry));
         }
+    }
+
+    /** {@code value}, or positive infinity when {@code size} says there is no bound ({@link Integer#MAX_VALUE}). */
+    private static double unbounded(int value, int size) {
+        return size == Integer.MAX_VALUE ? Double.POSITIVE_INFINITY : value;
     }
 
     /** A field of the dependency's current status; NaN while the client does not hold the dependency. */

@@ -13,7 +13,7 @@ package dev.ballast.http.micrometer;
  * own because the meters are Ballast's, not resilience4j's: a service that also uses resilience4j
  * would otherwise publish two meanings under one name, with different tag keys, which a Prometheus
  * registry refuses. Where Ballast has no resilience4j counterpart (the call timer's outcome, retries
- * by reason, breaker transitions, bulkhead rejections, the retry budget), the name follows the same
+ * by reason, breaker transitions, bulkhead rejections, the concurrency limit, the retry budget), the name follows the same
  * pattern.
  *
  * <table class="striped">
@@ -39,6 +39,12 @@ package dev.ballast.http.micrometer;
  *       <td>the bulkhead's size</td></tr>
  *   <tr><td>{@value #BULKHEAD_NOT_PERMITTED_CALLS}</td><td>function counter</td><td>—</td>
  *       <td>attempts the full bulkhead rejected</td></tr>
+ *   <tr><td>{@value #CONCURRENCY_LIMIT}</td><td>gauge</td><td>—</td>
+ *       <td>the adaptive concurrency limit now (positive infinity when it is disabled)</td></tr>
+ *   <tr><td>{@value #CONCURRENCY_LIMIT_IN_FLIGHT}</td><td>gauge</td><td>—</td>
+ *       <td>attempts in flight now</td></tr>
+ *   <tr><td>{@value #CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS}</td><td>function counter</td><td>—</td>
+ *       <td>attempts the concurrency limit rejected</td></tr>
  *   <tr><td>{@value #RETRY_BUDGET_TOKENS}</td><td>gauge</td><td>—</td>
  *       <td>retries the retry budget would permit now (positive infinity when it is disabled)</td></tr>
  *   </tbody>
@@ -65,13 +71,23 @@ public final class MetricNames {
     public static final String CIRCUIT_BREAKER_TRANSITIONS = PREFIX + ".circuitbreaker.transitions";
     /** Function counter of attempts rejected by the open breaker; as resilience4j's. */
     public static final String CIRCUIT_BREAKER_NOT_PERMITTED_CALLS = PREFIX + ".circuitbreaker.not.permitted.calls";
-    /** Gauge of free bulkhead permits; as resilience4j's. */
+    /** Gauge of free bulkhead permits; as resilience4j's. Positive infinity with no fixed bulkhead (the default). */
     public static final String BULKHEAD_AVAILABLE_CONCURRENT_CALLS = PREFIX + ".bulkhead.available.concurrent.calls";
-    /** Gauge of the bulkhead's size; as resilience4j's. */
+    /** Gauge of the bulkhead's size; as resilience4j's. Positive infinity with no fixed bulkhead (the default). */
     public static final String BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS =
             PREFIX + ".bulkhead.max.allowed.concurrent.calls";
     /** Function counter of attempts rejected by the full bulkhead. */
     public static final String BULKHEAD_NOT_PERMITTED_CALLS = PREFIX + ".bulkhead.not.permitted.calls";
+    /**
+     * Gauge of the adaptive concurrency limit; as Netflix concurrency-limits' {@code limit} gauge. Positive
+     * infinity when the limit is disabled.
+     */
+    public static final String CONCURRENCY_LIMIT = PREFIX + ".concurrency.limit";
+    /** Gauge of the attempts in flight, which the concurrency limit bounds. */
+    public static final String CONCURRENCY_LIMIT_IN_FLIGHT = PREFIX + ".concurrency.limit.in.flight";
+    /** Function counter of attempts rejected by the concurrency limit. */
+    public static final String CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS =
+            PREFIX + ".concurrency.limit.not.permitted.calls";
     /** Gauge of the retries the retry budget would permit now. */
     public static final String RETRY_BUDGET_TOKENS = PREFIX + ".retry.budget.tokens";
 

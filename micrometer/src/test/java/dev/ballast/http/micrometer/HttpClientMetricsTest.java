@@ -216,6 +216,9 @@ class HttpClientMetricsTest {
         expected.put(line(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, dependency), "1.0");
         expected.put(line(MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS, dependency), "1.0");
         expected.put(line(MetricNames.BULKHEAD_NOT_PERMITTED_CALLS, dependency), "1.0");
+        expected.put(line(MetricNames.CONCURRENCY_LIMIT, dependency), "10000.0");
+        expected.put(line(MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT, dependency), "0.0");
+        expected.put(line(MetricNames.CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS, dependency), "0.0");
         // the reserve (10 retries/s over 10 s), plus 0.1 per first attempt the breaker let through (6), less 2 retries
         expected.put(line(MetricNames.RETRY_BUDGET_TOKENS, dependency), "98.6");
         assertThat(readAll(registry)).containsExactlyEntriesOf(expected);
@@ -331,6 +334,28 @@ class HttpClientMetricsTest {
                 .isCloseTo(status.availableRetries(), within(1e-9));
         assertThat(gauge(MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS, server.dependency()))
                 .isEqualTo(status.maxConcurrentCalls());
+        assertThat(gauge(MetricNames.CONCURRENCY_LIMIT, server.dependency())).isEqualTo(status.concurrencyLimit());
+    }
+
+    @Test
+    void withNoFixedBulkheadTheBulkheadGaugesReadInfinityAndTheLimitItsValue() throws Exception {
+        Server server = new Server();
+        HttpClientMetrics metrics = HttpClientMetrics.create();
+        ResilientHttpClient client = bound(metrics, builder(metrics).defaultDependency(DependencyConfig.ofDefaults()));
+
+        client.send(server.get("/item"), BodyHandlers.discarding());
+
+        assertThat(gauge(MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS, server.dependency()))
+                .isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(gauge(MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS, server.dependency()))
+                .isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(gauge(MetricNames.CONCURRENCY_LIMIT, server.dependency()))
+                .isEqualTo(client.dependencyStatus(server.dependency())
+                        .orElseThrow()
+                        .concurrencyLimit())
+                .isEqualTo(10_000);
+        assertThat(gauge(MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT, server.dependency()))
+                .isZero();
     }
 
     // ---- reading the registry ------------------------------------------------------------------------
