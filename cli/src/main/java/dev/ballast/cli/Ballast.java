@@ -66,6 +66,9 @@ public final class Ballast implements Callable<Integer> {
 
     /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
     public static void main(String[] args) {
+        // Output is UTF-8 whatever the locale (under cron or systemd, env -i, the JVM's default is ASCII on JDK 17).
+        System.setOut(utf8(java.io.FileDescriptor.out));
+        System.setErr(utf8(java.io.FileDescriptor.err));
         quietLogs();
         warmUp();
         Cancellation cancellation = new Cancellation();
@@ -89,6 +92,13 @@ public final class Ballast implements Callable<Integer> {
             cancellation.finished();
         }
         System.exit(code);
+    }
+
+    private static java.io.PrintStream utf8(java.io.FileDescriptor fd) {
+        return new java.io.PrintStream(
+                new java.io.BufferedOutputStream(new java.io.FileOutputStream(fd), 8192),
+                true,
+                java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**
@@ -131,8 +141,11 @@ public final class Ballast implements Callable<Integer> {
         if (only == null) {
             cl.addSubcommand("help", new CommandLine.HelpCommand());
         }
-        cl.setOut(new PrintWriter(ctx.out(), true));
-        cl.setErr(new PrintWriter(ctx.err(), true));
+        // UTF-8 as the streams are (CliContext), never the default charset of the locale.
+        cl.setOut(new PrintWriter(
+                new java.io.OutputStreamWriter(ctx.out(), java.nio.charset.StandardCharsets.UTF_8), true));
+        cl.setErr(new PrintWriter(
+                new java.io.OutputStreamWriter(ctx.err(), java.nio.charset.StandardCharsets.UTF_8), true));
         cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
         cl.getSubcommands()
                 .values()

@@ -226,6 +226,7 @@ final class RestoreCommand extends BallastCommand {
                                     ctx.out(),
                                     ctx.progressInterval().toSeconds()),
                             damaged)
+                    .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                     .run();
             String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
                     + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
