@@ -109,8 +109,7 @@ final class BackupFilter {
         String slashed = "/" + rel;
         boolean out = false;
         for (Glob g : excludes) {
-            if (g.matches(slashed)
-                    || (g.anchored() && g.matches(file.toAbsolutePath().toString()))) {
+            if (g.matches(slashed) || (g.anchored() && g.matches(Names.name(file.toAbsolutePath())))) {
                 out = !g.negated();
             }
         }

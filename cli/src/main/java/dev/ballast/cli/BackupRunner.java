@@ -320,7 +320,7 @@ final class BackupRunner {
                 stale,
                 incompleteBecause,
                 tree,
-                source.toString());
+                Names.name(source));
         String manifestVersion = null;
         String manifestProblem = null;
         try {
@@ -452,7 +452,7 @@ final class BackupRunner {
     /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
     private void checkSource(Manifest previous) {
         String before = previous.source();
-        if (before == null || before.equals(source.toString())) {
+        if (before == null || before.equals(Names.name(source))) {
             return;
         }
         if (nameFromDirectory) {

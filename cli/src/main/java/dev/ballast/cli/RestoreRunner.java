@@ -532,7 +532,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite
                     && !(Files.isSymbolicLink(dest)
-                            && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
+                            && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
                 conflicts.add(l.path());
             }
         }
