@@ -87,7 +87,7 @@ public final class Ballast implements Callable<Integer> {
                         "ballast-shutdown"));
         int code;
         try {
-            code = run(args, CliContext.system(cancellation));
+            code = run(Names.arguments(args), CliContext.system(cancellation));
         } finally {
             cancellation.finished();
         }
@@ -141,6 +141,8 @@ public final class Ballast implements Callable<Integer> {
         if (only == null) {
             cl.addSubcommand("help", new CommandLine.HelpCommand());
         }
+        // A path argument made from its bytes (Names), whatever the locale; after the subcommands, which it reaches.
+        cl.registerConverter(java.nio.file.Path.class, Names::path);
         // UTF-8 as the streams are (CliContext), never the default charset of the locale.
         cl.setOut(new PrintWriter(
                 new java.io.OutputStreamWriter(ctx.out(), java.nio.charset.StandardCharsets.UTF_8), true));

@@ -303,6 +303,65 @@ final class Names {
         return sb == null ? name : sb.toString();
     }
 
+    /**
+     * The command line's arguments as names (their bytes, see the class comment): the JVM decodes them
+     * with the locale's character set, which loses every byte that is not ASCII when there is no
+     * {@code LANG} (cron, systemd). On Linux, when names are {@link #exact()}, they are read again from
+     * {@code /proc/self/cmdline}, whose last entries are {@code args}' bytes; they replace {@code args}
+     * only when each decodes, as the JVM decoded it, to the same string (a byte it could not decode
+     * counted as any), else {@code args} is returned as it is.
+     */
+    static String[] arguments(String[] args) {
+        if (!exact() || args.length == 0) {
+            return args;
+        }
+        byte[] cmdline;
+        try {
+            cmdline = java.nio.file.Files.readAllBytes(Path.of("/proc/self/cmdline"));
+        } catch (java.io.IOException | RuntimeException e) {
+            return args;
+        }
+        java.util.List<byte[]> parts = new java.util.ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < cmdline.length; i++) {
+            if (cmdline[i] == 0) {
+                parts.add(java.util.Arrays.copyOfRange(cmdline, start, i));
+                start = i + 1;
+            }
+        }
+        if (parts.size() < args.length) {
+            return args;
+        }
+        java.nio.charset.Charset jnu = jnuCharset();
+        String[] exact = new String[args.length];
+        boolean changed = false;
+        for (int i = 0; i < args.length; i++) {
+            byte[] raw = parts.get(parts.size() - args.length + i);
+            if (!sameUpToUndecodable(new String(raw, jnu), args[i])) {
+                return args;
+            }
+            exact[i] = decode(raw);
+            changed |= !exact[i].equals(args[i]);
+        }
+        return changed ? exact : args;
+    }
+
+    /** Equal but where either has U+FFFD or '?' (how the JVM shows a byte its encoding cannot decode). */
+    private static boolean sameUpToUndecodable(String a, String b) {
+        if (a.length() != b.length()) {
+            return false;
+        }
+        for (int i = 0; i < a.length(); i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            boolean wildcard = x == '\uFFFD' || x == '?' || y == '\uFFFD' || y == '?';
+            if (x != y && !wildcard) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean startsWith(byte[] a, byte[] prefix) {
         return a.length >= prefix.length && java.util.Arrays.equals(a, 0, prefix.length, prefix, 0, prefix.length);
     }

@@ -24,8 +24,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * 2, 3 and 11): every name a Linux file system allows comes back byte for byte — bytes that are not
  * UTF-8, control characters, a relative path over S3's 1,024-byte key limit, the manifest's own file
  * name and a restore temporary's — and {@code café.txt} backs up and restores under an empty
- * environment (no {@code LANG}, as cron and systemd run jobs), the JVM started as the launcher starts
- * it. The trees are made by the shell from bytes, and compared as bytes ({@code find -print0}).
+ * environment (no {@code LANG}, as cron and systemd run jobs), from and into accented directories,
+ * the JVM started with the launcher's JVM options but not its {@code LC_ALL=C.UTF-8}, so the CLI itself
+ * reads the arguments' bytes. The trees are made by the shell from bytes, and compared as bytes ({@code find -print0}).
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
@@ -107,7 +108,8 @@ class CliNamesIT {
     @ParameterizedTest
     @EnumSource(StoreKind.class)
     void anAccentedNameBacksUpAndRestoresWithoutALocaleAsCronRunsIt(StoreKind store) throws Exception {
-        Path source = Files.createDirectories(base.resolve("cron-" + store));
+        // The directory's own name and the target's are accented too: arguments are read as their bytes.
+        Path source = Files.createDirectories(base.resolve("cron-caf\u00e9-" + store));
         Files.writeString(source.resolve("caf\u00e9.txt"), "accent", StandardCharsets.UTF_8);
         Files.writeString(source.resolve("plain.txt"), "plain");
         byte[] expected = namesAndContents(source);
@@ -128,7 +130,7 @@ class CliNamesIT {
         assertThat(b.exitValue()).as(backupLog).isEqualTo(ExitCodes.OK);
         assertThat(backupLog).doesNotContain("Malformed").contains("complete");
 
-        Path target = base.resolve("cron-restored-" + store);
+        Path target = base.resolve("cron-restaur\u00e9-" + store);
         List<String> restore = new ArrayList<>(List.of("restore", "cron-" + store, target.toString()));
         restore.addAll(storeArgs);
         log = base.resolve("cron-restore-" + store + ".log");
@@ -138,6 +140,8 @@ class CliNamesIT {
         assertThat(r.exitValue()).as(restoreLog).isEqualTo(ExitCodes.OK);
         assertThat(restoreLog).doesNotContain("damaged").contains("Every SHA-256 matched");
         assertThat(namesAndContents(target)).isEqualTo(expected);
+        assertThat(bash(base, "ls -d cron-restaur*-" + store))
+                .isEqualTo(("cron-restaur\u00e9-" + store + "\n").getBytes(StandardCharsets.UTF_8));
 
         // And the listing, written as UTF-8 whatever the locale.
         List<String> ls = new ArrayList<>(List.of("ls", "cron-" + store));
