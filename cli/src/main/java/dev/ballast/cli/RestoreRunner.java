@@ -84,8 +84,6 @@ final class RestoreRunner {
 
     private final ObjectStore store;
     private final Manifest manifest;
-    /** The start of every temporary file's name: this run's token, a dash and a counter follow ({@link RestoreTemporaries}). */
-    static final String TEMPORARY_PREFIX = RestoreTemporaries.PREFIX;
 
     private final Path target;
     private final boolean overwrite;
