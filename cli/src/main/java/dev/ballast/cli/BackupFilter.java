@@ -64,14 +64,16 @@ final class BackupFilter {
 
     /**
      * Reads exclude patterns from a file: one a line, surrounding blanks trimmed, empty lines and
-     * lines starting with {@code #} ignored (restic's {@code --exclude-file} format).
+     * lines starting with {@code #} ignored (restic's {@code --exclude-file} format). The file is
+     * UTF-8 whatever the locale; bytes that are not UTF-8 stand for themselves, as in file names.
      *
      * @throws IllegalArgumentException if a line is not a valid pattern
      */
     static List<Glob> readPatterns(Path file) throws IOException {
         List<Glob> globs = new ArrayList<>();
         int n = 0;
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        // Decoded as file names are (Names): a pattern may hold a name's bytes that are not UTF-8.
+        for (String line : Names.decode(Files.readAllBytes(file)).split("\n", -1)) {
             n++;
             String t = line.strip();
             if (t.isEmpty() || t.startsWith("#")) {
@@ -107,8 +109,7 @@ final class BackupFilter {
         String slashed = "/" + rel;
         boolean out = false;
         for (Glob g : excludes) {
-            if (g.matches(slashed)
-                    || (g.anchored() && g.matches(file.toAbsolutePath().toString()))) {
+            if (g.matches(slashed) || (g.anchored() && g.matches(Names.name(file.toAbsolutePath())))) {
                 out = !g.negated();
             }
         }

@@ -135,7 +135,6 @@ final class BackupRunner {
         }
     }
 
-    private static final boolean SLASH_SEPARATED = java.io.File.separatorChar == '/';
     /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
     private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
     /** Files in flight beyond those being read: what a group commit can gather. */
@@ -321,7 +320,7 @@ final class BackupRunner {
                 stale,
                 incompleteBecause,
                 tree,
-                source.toString());
+                Names.name(source));
         String manifestVersion = null;
         String manifestProblem = null;
         try {
@@ -453,7 +452,7 @@ final class BackupRunner {
     /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
     private void checkSource(Manifest previous) {
         String before = previous.source();
-        if (before == null || before.equals(source.toString())) {
+        if (before == null || before.equals(Names.name(source))) {
             return;
         }
         if (nameFromDirectory) {
@@ -510,8 +509,7 @@ final class BackupRunner {
                 // an unchanged backup lists nothing.
                 store.prepareWrites(Manifest.objectKey(name, ""));
             }
-            write = store.putAsync(
-                    Manifest.objectKey(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
+            write = store.putAsync(Manifest.keyFor(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
             changedWhileRead = changed(f);
             read.addAndGet(f.size());
             progress.addBytes(f.size());
@@ -710,7 +708,8 @@ final class BackupRunner {
         if (m != null) {
             checkSource(m);
         }
-        List<ManifestEntry> files = m == null ? List.of() : m.files();
+        // A file a manifest of an earlier format stored under a key this format chooses otherwise is stored again.
+        List<ManifestEntry> files = m == null ? List.of() : m.filesWithCurrentKeys();
         if (m != null && !m.complete()) {
             files = withEarlierSnapshot(m, base);
         }
@@ -773,7 +772,7 @@ final class BackupRunner {
         }
         Map<String, ManifestEntry> byPath = new HashMap<>();
         for (int i = newestFirst.size() - 1; i >= 0; i--) {
-            for (ManifestEntry e : newestFirst.get(i).files()) {
+            for (ManifestEntry e : newestFirst.get(i).filesWithCurrentKeys()) {
                 byPath.put(e.path(), e);
             }
         }
@@ -854,8 +853,6 @@ final class BackupRunner {
                         symlink(rel, file, attrs);
                     } else if (!attrs.isRegularFile()) {
                         skipped.add(rel + " (not a regular file)");
-                    } else if (rel.equals(Manifest.FILE_NAME)) {
-                        skipped.add(rel + " (reserved for the backup's manifest)");
                     } else {
                         FileStat stat;
                         try {
@@ -900,8 +897,9 @@ final class BackupRunner {
     /** Records a symbolic link as a link: its target as it reads, never followed. */
     private void symlink(String rel, Path file, BasicFileAttributes attrs) {
         try {
-            String target = Files.readSymbolicLink(file).toString();
-            if (target.indexOf('\uFFFD') >= 0) {
+            Path link = Files.readSymbolicLink(file);
+            String target = Names.name(link);
+            if (!Names.exact() && target.indexOf('\uFFFD') >= 0) {
                 failed.add(new Failure(
                         rel,
                         "it is a symbolic link whose target is not valid " + NAME_ENCODING
@@ -920,47 +918,33 @@ final class BackupRunner {
         }
     }
 
-    /** Why the name {@code rel} found at {@code file} cannot become a key or manifest path, or null. */
+    /**
+     * Why the name {@code rel} found at {@code file} cannot be recorded so that it restores to the same
+     * name, or null. Names are read as their bytes ({@link Names}): every name the file system allows is
+     * kept, whatever the locale, and this is null. Only a JVM that cannot read names as bytes (the
+     * launcher's {@code --add-opens} missing, or not a Unix JDK) reports a name its file name encoding
+     * decoded lossily.
+     */
     private @Nullable String nameProblem(String rel, Path file) {
-        if (rel.indexOf('\uFFFD') >= 0 && !source.resolve(rel).equals(file)) {
-            // The name's bytes are not valid in the file-name encoding: its decoded form (with U+FFFD)
-            // would name another file on restore and could collide with a sibling's key.
-            return "its name is not valid " + NAME_ENCODING
-                    + ", so it cannot become an S3 key that restores to the same " + "name; rename it";
+        if (Names.exact() || rel.indexOf('\uFFFD') < 0) {
+            return null;
         }
-        if (hasControlCharacter(rel)) {
-            return "its name contains a control character, which S3 keys cannot carry; rename it";
+        boolean same;
+        try {
+            same = source.resolve(rel).equals(file);
+        } catch (java.nio.file.InvalidPathException e) {
+            same = false;
         }
-        return null;
+        // Its decoded form (with U+FFFD) would name another file on restore.
+        return same
+                ? null
+                : "its name is not valid " + NAME_ENCODING + " (the JVM's file name encoding, from the locale) and "
+                        + "this JVM cannot read names as bytes (run it with --add-opens "
+                        + "java.base/sun.nio.fs=ALL-UNNAMED, as the ballast launcher does)";
     }
 
     private String relative(Path file) {
-        if (SLASH_SEPARATED) {
-            // The walk hands out paths that start with the source directory's: cut it off.
-            String full = file.toString();
-            String prefix = source.toString();
-            if (full.length() > prefix.length() + 1 && full.startsWith(prefix) && full.charAt(prefix.length()) == '/') {
-                return full.substring(prefix.length() + 1);
-            }
-        }
-        Path rel = source.relativize(file);
-        StringBuilder sb = new StringBuilder();
-        for (Path part : rel) {
-            if (sb.length() > 0) {
-                sb.append('/');
-            }
-            sb.append(part);
-        }
-        return sb.toString();
-    }
-
-    private static boolean hasControlCharacter(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (Character.isISOControl(s.charAt(i))) {
-                return true;
-            }
-        }
-        return false;
+        return Names.relative(source, file);
     }
 
     /** The file's stat changed while its bytes were read. */

@@ -66,6 +66,9 @@ public final class Ballast implements Callable<Integer> {
 
     /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
     public static void main(String[] args) {
+        // Output is UTF-8 whatever the locale (under cron or systemd, env -i, the JVM's default is ASCII on JDK 17).
+        System.setOut(utf8(java.io.FileDescriptor.out));
+        System.setErr(utf8(java.io.FileDescriptor.err));
         quietLogs();
         warmUp();
         Cancellation cancellation = new Cancellation();
@@ -84,11 +87,18 @@ public final class Ballast implements Callable<Integer> {
                         "ballast-shutdown"));
         int code;
         try {
-            code = run(args, CliContext.system(cancellation));
+            code = run(Names.arguments(args), CliContext.system(cancellation));
         } finally {
             cancellation.finished();
         }
         System.exit(code);
+    }
+
+    private static java.io.PrintStream utf8(java.io.FileDescriptor fd) {
+        return new java.io.PrintStream(
+                new java.io.BufferedOutputStream(new java.io.FileOutputStream(fd), 8192),
+                true,
+                java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**
@@ -131,8 +141,13 @@ public final class Ballast implements Callable<Integer> {
         if (only == null) {
             cl.addSubcommand("help", new CommandLine.HelpCommand());
         }
-        cl.setOut(new PrintWriter(ctx.out(), true));
-        cl.setErr(new PrintWriter(ctx.err(), true));
+        // A path argument made from its bytes (Names), whatever the locale; after the subcommands, which it reaches.
+        cl.registerConverter(java.nio.file.Path.class, Names::path);
+        // UTF-8 as the streams are (CliContext), never the default charset of the locale.
+        cl.setOut(new PrintWriter(
+                new java.io.OutputStreamWriter(ctx.out(), java.nio.charset.StandardCharsets.UTF_8), true));
+        cl.setErr(new PrintWriter(
+                new java.io.OutputStreamWriter(ctx.err(), java.nio.charset.StandardCharsets.UTF_8), true));
         cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
         cl.getSubcommands()
                 .values()

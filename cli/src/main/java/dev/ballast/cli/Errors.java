@@ -180,19 +180,13 @@ final class Errors {
     }
 
     /**
-     * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits: Linux file names may
-     * hold newlines or escape sequences, and a message must stay one line that cannot drive the terminal.
+     * {@code text} with every ISO control character shown as a backslash, {@code u} and four hex digits, and
+     * each byte of a file name that is not valid UTF-8 as a backslash, {@code x} and two hex digits
+     * ({@link Names#printable}): Linux file names may hold newlines, escape sequences or any bytes, and a message
+     * must stay one line that cannot drive the terminal.
      */
     static String printable(@Nullable String text) {
-        if (text.chars().noneMatch(Character::isISOControl)) {
-            return text;
-        }
-        StringBuilder sb = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            sb.append(Character.isISOControl(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
-        }
-        return sb.toString();
+        return Names.printable(text);
     }
 
     /**

@@ -57,10 +57,25 @@ record Manifest(
         }
     }
 
-    /** The format this version of ballast writes and reads. */
-    static final int FORMAT_VERSION = 1;
+    /**
+     * The format this version of ballast writes. Format 2 stores a file whose name cannot be its own
+     * key under {@link #HASHED_KEYS} (see {@link #keyFor}); format 1 stored every file under
+     * {@code NAME/path}.
+     */
+    static final int FORMAT_VERSION = 2;
+    /** The oldest format this version of ballast reads. */
+    static final int OLDEST_FORMAT_VERSION = 1;
     /** The file name of the manifest object under {@code NAME/}. */
     static final String FILE_NAME = ".ballast-manifest.json";
+    /**
+     * Top-level names under {@code NAME/} starting with this are Ballast's own (the manifest, the
+     * hashed keys): no backed-up file is stored under such a key.
+     */
+    static final String RESERVED_PREFIX = ".ballast-";
+    /** Where under {@code NAME/} a file whose name cannot be a key is stored: then the SHA-256 of its name's bytes. */
+    static final String HASHED_KEYS = ".ballast-names/";
+    /** S3's limit on a key, in UTF-8 bytes. */
+    static final int MAX_KEY_BYTES = 1024;
 
     Manifest {
         Objects.requireNonNull(name, "name");
@@ -125,9 +140,66 @@ record Manifest(
         return name + "/" + FILE_NAME;
     }
 
-    /** The object key holding {@code entryPath} of backup {@code name}. */
+    /**
+     * The object key holding {@code entryPath} of backup {@code name} in a manifest of format 1:
+     * {@code NAME/path}.
+     */
     static String objectKey(String name, String entryPath) {
         return name + "/" + entryPath;
+    }
+
+    /** The object key holding the content of the file at {@code entryPath} of this manifest. */
+    String objectKeyOf(String entryPath) {
+        return formatVersion >= 2 ? keyFor(name, entryPath) : objectKey(name, entryPath);
+    }
+
+    /**
+     * The object key a backup of format 2 stores the file {@code entryPath} of backup {@code name}
+     * under: {@code NAME/path} when that is a key every S3 store takes as it is and names no record of
+     * Ballast's: valid UTF-8, no control character, at most {@value #MAX_KEY_BYTES} bytes, and a
+     * first segment not starting with {@value #RESERVED_PREFIX}. Any other name (bytes that are not
+     * UTF-8, a control character, a long path, {@code .ballast-manifest.json}) goes under
+     * {@code NAME/.ballast-names/} and the lowercase hex SHA-256 of its bytes: a fixed-length key
+     * that no other name has and no file's own key can equal. The name itself is in the manifest.
+     */
+    static String keyFor(String name, String entryPath) {
+        String plain = name + "/" + entryPath;
+        if (!entryPath.startsWith(RESERVED_PREFIX)
+                && Names.isUtf8(entryPath)
+                && !hasControlCharacter(entryPath)
+                && Names.byteLength(plain) <= MAX_KEY_BYTES) {
+            return plain;
+        }
+        return name + "/" + HASHED_KEYS + sha256Hex(Names.encode(entryPath));
+    }
+
+    /**
+     * The files of this manifest a backup of the current format may keep as they are: all of them,
+     * but in a manifest of format 1 those whose key the current format would choose differently
+     * (a name starting with {@value #RESERVED_PREFIX}): such a file is read and stored again.
+     */
+    List<ManifestEntry> filesWithCurrentKeys() {
+        if (formatVersion >= FORMAT_VERSION) {
+            return files;
+        }
+        return files.stream()
+                .filter(e -> keyFor(name, e.path()).equals(objectKey(name, e.path())))
+                .toList();
+    }
+
+    private static String sha256Hex(byte[] bytes) {
+        java.security.MessageDigest d = Sha256.newDigest();
+        d.update(bytes);
+        return Sha256.hex(d);
+    }
+
+    private static boolean hasControlCharacter(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isISOControl(s.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Total bytes of the listed files. */
@@ -157,10 +229,11 @@ record Manifest(
         if (manifest == null || manifest.files() == null) {
             throw corrupt(where, "it has no file list", null);
         }
-        if (manifest.formatVersion() != FORMAT_VERSION) {
+        if (manifest.formatVersion() < OLDEST_FORMAT_VERSION || manifest.formatVersion() > FORMAT_VERSION) {
             throw corrupt(
                     where,
-                    "its format version is " + manifest.formatVersion() + " but this ballast reads " + FORMAT_VERSION,
+                    "its format version is " + manifest.formatVersion() + " but this ballast reads "
+                            + OLDEST_FORMAT_VERSION + " to " + FORMAT_VERSION,
                     null);
         }
         Set<String> seen = new HashSet<>();
@@ -199,7 +272,7 @@ record Manifest(
         if (problem != null) {
             throw new CliFailure(
                     ExitCodes.INTEGRITY,
-                    "The manifest " + where + " names the path '" + path
+                    "The manifest " + where + " names the path '" + Names.printable(path)
                             + "', which is refused because " + problem + "; nothing was restored. Restore another "
                             + "--manifest-version or inspect the manifest.");
         }

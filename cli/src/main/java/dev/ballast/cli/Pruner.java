@@ -170,7 +170,7 @@ final class Pruner {
                                 + v.versionId() + ")");
             }
             for (ManifestEntry f : m.files()) {
-                referenced.add(Manifest.objectKey(name, f.path()) + "\n" + f.versionId());
+                referenced.add(m.objectKeyOf(f.path()) + "\n" + f.versionId());
             }
         }
         List<VersionEntry> deleted = new ArrayList<>();

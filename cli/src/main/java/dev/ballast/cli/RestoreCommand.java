@@ -132,11 +132,7 @@ final class RestoreCommand extends BallastCommand {
         if (!store.startsWith(into)) {
             return;
         }
-        StringBuilder relative = new StringBuilder();
-        for (Path part : into.relativize(store)) {
-            relative.append(relative.length() == 0 ? "" : "/").append(part);
-        }
-        String inside = relative.toString();
+        String inside = Names.relative(into, store);
         List<String> all = new ArrayList<>();
         m.files().forEach(e -> all.add(e.path()));
         m.tree().directories().forEach(d -> all.add(d.path()));
@@ -226,6 +222,7 @@ final class RestoreCommand extends BallastCommand {
                                     ctx.out(),
                                     ctx.progressInterval().toSeconds()),
                             damaged)
+                    .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                     .run();
             String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
                     + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("

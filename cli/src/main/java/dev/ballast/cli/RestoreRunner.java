@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -85,8 +84,6 @@ final class RestoreRunner {
 
     private final ObjectStore store;
     private final Manifest manifest;
-    /** The start of every temporary file's name; 16 lowercase hex digits follow. */
-    static final String TEMPORARY_PREFIX = ".ballast-";
 
     private final Path target;
     private final boolean overwrite;
@@ -103,6 +100,19 @@ final class RestoreRunner {
     private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
     /** Whether owners are restored: only a process running as root may give files away. */
     private boolean ownership;
+    /** Where runs record their temporary names' token (null: nowhere, and no leftovers are removed). */
+    private @Nullable Path temporaryRecords;
+
+    private @Nullable RestoreTemporaries temporaries;
+
+    /**
+     * Records this run's temporary names in {@code dir} (the CLI's cache directory), so that a later
+     * run into the same target removes them if this one is killed; see {@link RestoreTemporaries}.
+     */
+    RestoreRunner recordingTemporariesIn(@Nullable Path dir) {
+        this.temporaryRecords = dir;
+        return this;
+    }
 
     RestoreRunner(
             ObjectStore store,
@@ -147,6 +157,13 @@ final class RestoreRunner {
     }
 
     Result run() throws IOException {
+        try (RestoreTemporaries t = new RestoreTemporaries(target, temporaryRecords)) {
+            temporaries = t;
+            return runWithTemporaries();
+        }
+    }
+
+    private Result runWithTemporaries() throws IOException {
         long start = System.nanoTime();
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
         List<Path> destinations = new ArrayList<>();
@@ -188,7 +205,7 @@ final class RestoreRunner {
         }
         tree.links().forEach(l -> directories.add(l.dest().getParent()));
         Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
-        removeTemporaryFiles(destinations, unsafeDirectories);
+        removeTemporaryFiles(destinations, unsafeDirectories, temporaries);
 
         int already = 0;
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
@@ -250,40 +267,21 @@ final class RestoreRunner {
     }
 
     /**
-     * Removes the temporary files a restore into these directories left when it was killed (each is
-     * named {@code .ballast-} and 16 hex digits; a finished restore leaves none), so a restore run
-     * again after a crash leaves the tree as one that was never interrupted.
+     * Records this run and removes the temporary files a killed restore into this target left in these
+     * directories (a finished restore leaves none), so a restore run again after a crash leaves the tree
+     * as one that was never interrupted. Only names carrying a recorded run's token are removed: no
+     * name a user's file may have is taken ({@link RestoreTemporaries}).
      */
-    private static void removeTemporaryFiles(List<Path> destinations, Set<Path> unsafeDirectories) {
-        Set<Path> seen = new java.util.HashSet<>();
+    private static void removeTemporaryFiles(
+            List<Path> destinations, Set<Path> unsafeDirectories, RestoreTemporaries temporaries) {
+        Set<Path> dirs = new LinkedHashSet<>();
         for (Path dest : destinations) {
             Path dir = dest.getParent();
-            if (!seen.add(dir)
-                    || unsafeDirectories.contains(dir)
-                    || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            try (var entries = Files.newDirectoryStream(dir, RestoreRunner::isTemporaryFile)) {
-                for (Path leftover : entries) {
-                    Files.deleteIfExists(leftover);
-                }
-            } catch (IOException ignored) {
-                // a leftover that cannot be removed is harmless: no manifest names it
+            if (!unsafeDirectories.contains(dir)) {
+                dirs.add(dir);
             }
         }
-    }
-
-    static boolean isTemporaryFile(Path p) {
-        String name = p.getFileName().toString();
-        if (name.length() != TEMPORARY_PREFIX.length() + 16 || !name.startsWith(TEMPORARY_PREFIX)) {
-            return false;
-        }
-        for (int i = TEMPORARY_PREFIX.length(); i < name.length(); i++) {
-            if (Character.digit(name.charAt(i), 16) < 0 || Character.isUpperCase(name.charAt(i))) {
-                return false;
-            }
-        }
-        return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS);
+        temporaries.begin(dirs);
     }
 
     /**
@@ -420,11 +418,9 @@ final class RestoreRunner {
             throw new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
                     + "(or restore into an empty one) and run the restore again");
         }
-        // A short temporary name of fixed length: every name the file system allowed at backup fits.
-        Path tmp = dest.resolveSibling(TEMPORARY_PREFIX
-                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
-        String key = Manifest.objectKey(manifest.name(), e.path());
+        String key = manifest.objectKeyOf(e.path());
         FileChannel out = null;
+        Path tmp = null;
         try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
                 InputStream in = read.stream()) {
             String recorded = read.version().sha256();
@@ -443,7 +439,14 @@ final class RestoreRunner {
                         "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
                                 + e.sha256() + "; it was not written");
             }
-            out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            // A short temporary name of this run: every name the file system allowed at backup fits.
+            Path[] created = new Path[1];
+            out = temporaries.create(dest, t -> {
+                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                created[0] = t;
+                return c;
+            });
+            tmp = created[0];
             copySparse(in, out, digest, progress);
             if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
                 throw new IntegrityException(
@@ -456,7 +459,9 @@ final class RestoreRunner {
             if (out != null) {
                 out.close();
             }
-            Files.deleteIfExists(tmp);
+            if (tmp != null) {
+                Files.deleteIfExists(tmp);
+            }
             throw ex;
         }
     }
@@ -525,7 +530,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite
                     && !(Files.isSymbolicLink(dest)
-                            && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
+                            && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
                 conflicts.add(l.path());
             }
         }
@@ -601,13 +606,13 @@ final class RestoreRunner {
     /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
     private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
         if (Files.isSymbolicLink(dest)
-                && Files.readSymbolicLink(dest).toString().equals(l.target())) {
+                && Names.name(Files.readSymbolicLink(dest)).equals(l.target())) {
             Attributes.setMtime(dest, l.mtime());
             return;
         }
-        Path tmp = dest.resolveSibling(
-                ".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        Files.createSymbolicLink(tmp, Path.of(l.target()));
+        // The target from its bytes (any locale), exactly as it was read.
+        Path linkTarget = Names.linkTarget(l.target());
+        Path tmp = temporaries.create(dest, t -> Files.createSymbolicLink(t, linkTarget));
         try {
             if (ownership && l.attrs() != null) {
                 Attributes.chown(tmp, l.attrs());

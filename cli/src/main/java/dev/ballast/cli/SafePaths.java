@@ -8,10 +8,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Checks a path read from a manifest before anything is written for it. A manifest is data from
  * the store and may have been crafted: a path that is absolute, has an empty, {@code .} or
- * {@code ..} segment, contains a control character (or, where the platform separates paths with
- * it, a backslash), or would resolve outside the restore target is refused (the "zip slip" class
- * of bug, CWE-22). On Linux and macOS a backslash is an ordinary character of a file name, so
- * {@code a\b.txt} is one file there and restores as one.
+ * {@code ..} segment, contains a NUL (or, where the platform separates paths with it, a backslash
+ * or any control character), or would resolve outside the restore target is refused (the "zip
+ * slip" class of bug, CWE-22). On Linux and macOS a backslash and a control character are ordinary
+ * characters of a file name, so {@code a\b.txt} is one file there and restores as one, as does a
+ * name with a tab or newline in it. A path is a name in the sense of {@link Names} (its bytes,
+ * whatever the JVM's locale), and is resolved from its bytes.
  */
 final class SafePaths {
     /** Whether this platform separates path segments with a backslash (Windows). */
@@ -35,19 +37,27 @@ final class SafePaths {
         }
         for (int i = 0; i < manifestPath.length(); i++) {
             char c = manifestPath.charAt(i);
-            if (Character.isISOControl(c)) {
+            if (c == '\0') {
+                return "it contains a NUL character";
+            }
+            if (backslashSeparates && Character.isISOControl(c)) {
                 return "it contains a control character";
             }
             if (c == '\\' && backslashSeparates) {
                 return "it contains a backslash, which separates paths here";
             }
         }
+        if (manifestPath.startsWith("/")) {
+            return "it is absolute";
+        }
         try {
-            if (manifestPath.startsWith("/") || Path.of(manifestPath).isAbsolute()) {
+            // From its bytes where the platform allows (any locale); else as the JDK encodes names.
+            if (Names.path(manifestPath).isAbsolute()) {
                 return "it is absolute";
             }
-        } catch (InvalidPathException e) {
-            return "it is not a valid path here (" + e.getReason() + ")";
+        } catch (IllegalArgumentException e) { // InvalidPathException too
+            return "it is not a valid path here ("
+                    + (e instanceof InvalidPathException ip ? ip.getReason() : e.getMessage()) + ")";
         }
         if (manifestPath.length() >= 2 && manifestPath.charAt(1) == ':') {
             return "it starts with a drive letter";
@@ -73,14 +83,15 @@ final class SafePaths {
         Objects.requireNonNull(target, "target");
         String problem = problem(manifestPath);
         Path root = target.toAbsolutePath().normalize();
-        Path resolved = problem == null ? root.resolve(manifestPath).normalize() : null;
+        Path resolved = problem == null ? Names.resolve(root, manifestPath).normalize() : null;
         if (problem == null && (!resolved.startsWith(root) || resolved.equals(root))) {
             problem = "it would land outside the target directory";
         }
         if (problem != null) {
             throw new CliFailure(
                     ExitCodes.INTEGRITY,
-                    "The manifest names the path '" + manifestPath + "', which is refused because " + problem
+                    "The manifest names the path '" + Names.printable(manifestPath) + "', which is refused because "
+                            + problem
                             + "; nothing was restored. The manifest is corrupt or crafted: restore another "
                             + "--manifest-version or inspect it with 'ballast versions NAME/.ballast-manifest.json'.");
         }

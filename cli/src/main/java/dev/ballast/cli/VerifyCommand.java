@@ -68,6 +68,9 @@ final class VerifyCommand extends BallastCommand {
         super(ctx);
     }
 
+    /** The manifest being verified, whose format decides each file's object key. */
+    private Manifest verified;
+
     /** A damaged file: its entry and what was found. */
     private record Damage(ManifestEntry entry, String reason) {}
 
@@ -95,6 +98,7 @@ final class VerifyCommand extends BallastCommand {
             DamagedVersions record = Errors.translate(
                     session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
             Manifest m = chosen.manifest();
+            verified = m;
             long start = System.nanoTime();
             List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
             List<ManifestEntry> toRead =
@@ -245,7 +249,7 @@ final class VerifyCommand extends BallastCommand {
                 return false;
             }
             ObjectVersion v =
-                    session.objects().put(Manifest.objectKey(name, e.path()), new ObjectContent.FileRegion(file, size));
+                    session.objects().put(verified.objectKeyOf(e.path()), new ObjectContent.FileRegion(file, size));
             if (!v.sha256().equals(e.sha256())) {
                 ctx.err()
                         .println("Not repaired: " + Errors.printable(e.path())
@@ -285,7 +289,7 @@ final class VerifyCommand extends BallastCommand {
             if (reading.contains(e.path())) {
                 continue;
             }
-            Long size = sizes.get(Manifest.objectKey(name, e.path()) + "\n" + e.versionId());
+            Long size = sizes.get(m.objectKeyOf(e.path()) + "\n" + e.versionId());
             if (size == null) {
                 problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
             } else if (size != e.size()) {
@@ -312,7 +316,7 @@ final class VerifyCommand extends BallastCommand {
     private @Nullable String verify(
             StoreSession session, ManifestEntry e, String versionId, java.util.function.LongConsumer counted)
             throws IOException {
-        String key = Manifest.objectKey(name, e.path());
+        String key = verified.objectKeyOf(e.path());
         try (ObjectRead read = session.objects()
                         .get(key, ReadOptions.version(versionId).withAllowCache(false));
                 InputStream in = read.stream()) {

@@ -107,8 +107,8 @@ class ManifestTest {
 
     @Test
     void refusesANewerFormatABadDigestDuplicatesAndMalformedJson() {
-        assertThatThrownBy(() -> Manifest.parse(json(2, "a", SHA).getBytes(StandardCharsets.UTF_8), "m"))
-                .hasMessageContaining("format version is 2");
+        assertThatThrownBy(() -> Manifest.parse(json(3, "a", SHA).getBytes(StandardCharsets.UTF_8), "m"))
+                .hasMessageContaining("format version is 3");
         assertThatThrownBy(() -> Manifest.parse(json(1, "a", "ABC").getBytes(StandardCharsets.UTF_8), "m"))
                 .hasMessageContaining("SHA-256");
         String dup = json("a")
@@ -189,5 +189,69 @@ class ManifestTest {
                 "\"notStored\":[],\"directories\":[{\"path\":\"a\",\"mtime\":\"2026-01-01T00:00:00Z\"}]");
         assertThatThrownBy(() -> Manifest.parse(twice.getBytes(StandardCharsets.UTF_8), "test"))
                 .hasMessageContaining("twice");
+    }
+
+    @Test
+    void aFileWhoseNameCannotBeItsOwnKeyIsStoredUnderTheHashOfItsBytes() {
+        String notUtf8 = "x" + Names.decode(new byte[] {(byte) 0xFF});
+        String longPath = "d".repeat(600) + "/" + "f".repeat(600);
+        assertThat(Manifest.keyFor("n", "a b/ü+x.txt")).isEqualTo("n/a b/ü+x.txt");
+        assertThat(Manifest.keyFor("n", ".ballastignore")).isEqualTo("n/.ballastignore");
+        assertThat(Manifest.keyFor("n", "sub/.ballast-manifest.json")).isEqualTo("n/sub/.ballast-manifest.json");
+        for (String path : new String[] {
+            notUtf8,
+            "nl\nname",
+            "del\u007F",
+            longPath,
+            ".ballast-manifest.json",
+            ".ballast-0123456789abcdef",
+            ".ballast-names/x"
+        }) {
+            String key = Manifest.keyFor("n", path);
+            assertThat(key).as(Names.printable(path)).matches("n/\\.ballast-names/[0-9a-f]{64}");
+            assertThat(key).isNotEqualTo(Manifest.key("n"));
+        }
+        assertThat(Manifest.keyFor("n", "x" + Names.decode(new byte[] {(byte) 0xFE})))
+                .isNotEqualTo(Manifest.keyFor("n", notUtf8));
+        // The limit counts the key's bytes, the name's included.
+        String fits = "é".repeat(511); // 1,022 bytes: with "n/" exactly 1,024
+        assertThat(Manifest.keyFor("n", fits)).isEqualTo("n/" + fits);
+        assertThat(Manifest.keyFor("n", fits + "x")).startsWith("n/.ballast-names/");
+    }
+
+    @Test
+    void namesRoundTripThroughTheJsonByteForByteAndFormatOneKeepsItsKeys() {
+        String notUtf8 = "d" + Names.decode(new byte[] {(byte) 0xC0}) + "/x" + Names.decode(new byte[] {(byte) 0xFF});
+        Manifest m = new Manifest(
+                Manifest.FORMAT_VERSION,
+                "n",
+                T,
+                true,
+                List.of(
+                        new ManifestEntry(".ballast-manifest.json", 3, SHA, "v-1", T),
+                        new ManifestEntry("café.txt", 3, SHA, "v-2", T),
+                        new ManifestEntry(notUtf8, 3, SHA, "v-3", T),
+                        new ManifestEntry("tab\there", 3, SHA, "v-4", T)),
+                List.of("nl\nnot stored"));
+        byte[] json = m.toJson();
+        assertThat(Names.validUtf8(json)).as("the manifest is valid UTF-8 JSON").isTrue();
+        Manifest back = Manifest.parse(json, "test");
+        assertThat(back).isEqualTo(m);
+        assertThat(back.files().get(2).path()).isEqualTo(notUtf8);
+        assertThat(new String(json, StandardCharsets.UTF_8))
+                .as("a byte that is not UTF-8 as the escape of its lone surrogate, valid JSON and UTF-8")
+                .containsIgnoringCase("\\udcc0")
+                .containsIgnoringCase("\\udcff")
+                .contains("\"path\":\"café.txt\"", "\\t");
+        assertThat(back.objectKeyOf(".ballast-manifest.json")).startsWith("n/.ballast-names/");
+
+        // A manifest of format 1 stored every file under NAME/path: it reads, with those keys.
+        Manifest old = Manifest.parse(json(1, ".ballast-x", SHA).getBytes(StandardCharsets.UTF_8), "old");
+        assertThat(old.objectKeyOf(".ballast-x")).isEqualTo("n/.ballast-x");
+        assertThat(old.filesWithCurrentKeys())
+                .as("stored again under the current key")
+                .isEmpty();
+        Manifest oldPlain = Manifest.parse(json(1, "a.txt", SHA).getBytes(StandardCharsets.UTF_8), "old");
+        assertThat(oldPlain.filesWithCurrentKeys()).hasSize(1);
     }
 }

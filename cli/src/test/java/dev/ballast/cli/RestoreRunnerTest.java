@@ -127,20 +127,44 @@ class RestoreRunnerTest {
     }
 
     @Test
-    void temporaryFilesOfAKilledRestoreAreRemovedWhenItIsRunAgain() throws IOException {
+    void temporaryFilesOfAKilledRestoreAreRemovedWhenItIsRunAgainAndNoUserFileEver() throws IOException {
         Manifest m = manifest(stored("d/f.txt", "restored"), stored("g.txt", "also"));
-        Path target = Files.createDirectories(dir.resolve("out/d"));
-        Files.writeString(target.resolve(".ballast-0123456789abcdef"), "partial");
-        Files.writeString(dir.resolve("out/.ballast-fedcba9876543210"), "partial");
-        Files.writeString(dir.resolve("out/.ballast-notes"), "the user's own file");
+        Path out = dir.resolve("out");
+        Path records = dir.resolve("cache/restores");
+        Files.createDirectories(records);
+        Path target = Files.createDirectories(out.resolve("d"));
+        // A run killed with kill -9 left its record and two temporary files.
+        String killed = "00112233aabbccdd";
+        Files.write(records.resolve(killed), Names.bytes(out.toAbsolutePath().normalize()));
+        Files.writeString(target.resolve(".ballast-" + killed + "-1"), "partial");
+        Files.writeString(out.resolve(".ballast-" + killed + "-2"), "partial");
+        // A run killed into another target: its record stays.
+        Files.write(records.resolve("ffffffffffffffff"), Names.bytes(dir.resolve("elsewhere")));
+        // The user's own files, one named as temporary files were named before (".ballast-" and 16 hex digits).
+        Files.writeString(out.resolve(".ballast-notes"), "the user's own file");
+        Files.writeString(target.resolve(".ballast-0123456789abcdef"), "the user's own file too");
+        Files.writeString(out.resolve(".ballast-" + "0123456789abcdef" + "-1"), "and this");
 
-        RestoreRunner.Result r = restore(m, dir.resolve("out"), false);
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, out, false, 4, new Cancellation(), x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .recordingTemporariesIn(records)
+                .run();
 
         assertThat(r.ok()).isTrue();
-        try (Stream<Path> all = Files.walk(dir.resolve("out"))) {
+        try (Stream<Path> all = Files.walk(out)) {
             assertThat(all.filter(Files::isRegularFile)
-                            .map(p -> dir.resolve("out").relativize(p).toString()))
-                    .containsExactlyInAnyOrder("d/f.txt", "g.txt", ".ballast-notes");
+                            .map(p -> out.relativize(p).toString()))
+                    .containsExactlyInAnyOrder(
+                            "d/f.txt",
+                            "g.txt",
+                            ".ballast-notes",
+                            "d/.ballast-0123456789abcdef",
+                            ".ballast-0123456789abcdef-1");
+        }
+        try (Stream<Path> left = Files.list(records)) {
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .as("the killed run's record is gone, as is this run's; the other target's stays")
+                    .containsExactly("ffffffffffffffff");
         }
     }
 

@@ -31,8 +31,7 @@ class SafePathsTest {
                 "a/",
                 "",
                 "C:/x",
-                "a\u0000b",
-                "a\nb"
+                "a\u0000b"
             })
     void refusesPathsThatAreAbsoluteEscapeOrAreNotPlain(String path) {
         assertThat(SafePaths.problem(path)).isNotNull();
@@ -69,5 +68,17 @@ class SafePathsTest {
         assertThatThrownBy(() -> SafePaths.resolveInside(target, "../x"))
                 .hasMessageContaining("'../x'")
                 .hasMessageContaining("contains '..'");
+    }
+
+    @Test
+    void aControlCharacterIsPartOfAFileNameWhereBackslashesDoNotSeparatePaths() {
+        // Linux allows every byte but '/' and NUL in a name: a newline or escape is restored as it was.
+        assertThat(SafePaths.problem("a\nb/\u001B[31m", false)).isNull();
+        assertThat(SafePaths.problem("a\nb", true)).contains("control character");
+        assertThat(SafePaths.problem("a\u0000b", false)).contains("NUL");
+        if (java.io.File.separatorChar == '/') {
+            assertThat(SafePaths.resolveInside(target, "d/a\nb").getFileName().toString())
+                    .isEqualTo("a\nb");
+        }
     }
 }

@@ -75,6 +75,24 @@ final class CliHarness {
                 .start();
     }
 
+    /**
+     * As {@link #start(List, Path, String...)}, with exactly {@code env} as the process's environment
+     * (as {@code env -i} starts it: no {@code LANG}, as cron and systemd run jobs).
+     */
+    static Process startInEnvironment(List<String> jvmOptions, Map<String, String> env, Path log, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
     /** The facade the CLI uses with {@code --endpoint}, opened directly, for checks behind its back. */
     static StorageFacade facade(URI endpoint, String bucket) {
         return StorageFacade.newBuilder()
