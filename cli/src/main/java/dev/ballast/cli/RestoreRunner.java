@@ -155,7 +155,7 @@ final class RestoreRunner {
         }
         List<String> conflicts = new ArrayList<>();
         boolean[] present = new boolean[destinations.size()];
-        for (int i = 0; i < destinations.size(); i++) {
+        for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
@@ -187,8 +187,11 @@ final class RestoreRunner {
             }
         }
         tree.links().forEach(l -> directories.add(l.dest().getParent()));
-        Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
-        removeTemporaryFiles(destinations, unsafeDirectories);
+        RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
+        for (Path dir : directories) {
+            prepared.prepare(dir);
+        }
+        removeTemporaryFiles(destinations, prepared);
 
         int already = 0;
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
@@ -207,9 +210,9 @@ final class RestoreRunner {
                     progress.fileDone();
                     continue;
                 }
-                if (unsafeDirectories.contains(dest.getParent())) {
-                    failed.add(new BackupRunner.Failure(
-                            e.path(), "its directory resolves outside the target directory; it was not " + "written"));
+                String blocked = blocked(prepared, dest.getParent());
+                if (blocked != null) {
+                    failed.add(new BackupRunner.Failure(e.path(), blocked));
                     continue;
                 }
                 pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
@@ -222,16 +225,19 @@ final class RestoreRunner {
             syncers.shutdown();
         }
         awaitSyncers(syncers);
-        for (int i = 0; i < destinations.size(); i++) {
+        for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             if (present[i]) {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
             }
         }
         if (!cancellation.cancelled()) {
-            restoreTree(tree, unsafeDirectories);
+            restoreTree(tree, prepared);
         }
         for (Path dir : directories) {
-            if (!unsafeDirectories.contains(dir)) {
+            if (cancellation.cancelled()) {
+                break; // each file was synced before its rename; only the directory entries may wait
+            }
+            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
                 syncDirectory(dir);
             }
         }
@@ -254,12 +260,12 @@ final class RestoreRunner {
      * named {@code .ballast-} and 16 hex digits; a finished restore leaves none), so a restore run
      * again after a crash leaves the tree as one that was never interrupted.
      */
-    private static void removeTemporaryFiles(List<Path> destinations, Set<Path> unsafeDirectories) {
+    private static void removeTemporaryFiles(List<Path> destinations, RestoreDirectories prepared) {
         Set<Path> seen = new java.util.HashSet<>();
         for (Path dest : destinations) {
             Path dir = dest.getParent();
             if (!seen.add(dir)
-                    || unsafeDirectories.contains(dir)
+                    || !(prepared.stateOf(dir) instanceof RestoreDirectories.Usable)
                     || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 continue;
             }
@@ -287,53 +293,18 @@ final class RestoreRunner {
     }
 
     /**
-     * Creates every directory files go to, one level at a time from the target down, and returns
-     * those that resolve outside the target: a directory inside it may be a symbolic link planted to
-     * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
-     * inside the target is followed). With {@code overwrite} a link or a file standing where a
-     * directory goes is replaced by the directory.
+     * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
+     * directory could not be created), as a failure's reason, or null when it is usable.
      */
-    private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
-        Set<Path> unsafe = new java.util.HashSet<>();
-        for (Path dir : directories) {
-            Path current = realTarget;
-            for (Path part : target.relativize(dir)) {
-                if (part.toString().isEmpty()) {
-                    continue; // the target itself
-                }
-                current = current.resolve(part);
-                if (overwrite && Files.isSymbolicLink(current)) {
-                    // A link where the backup has a directory: --overwrite replaces it, as it replaces a link
-                    // where a file goes; following it would write this directory's files wherever it points.
-                    Files.delete(current);
-                    Files.createDirectory(current);
-                } else if (Files.isSymbolicLink(current)) {
-                    Path resolved;
-                    try {
-                        resolved = current.toRealPath();
-                    } catch (java.nio.file.NoSuchFileException dangling) {
-                        resolved = null;
-                    }
-                    if (resolved == null || !resolved.startsWith(realTarget)) {
-                        unsafe.add(dir);
-                        break;
-                    }
-                    current = resolved;
-                } else if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-                    try {
-                        Files.createDirectory(current);
-                    } catch (java.nio.file.FileAlreadyExistsException raced) {
-                        // made meanwhile by another directory's walk: checked on the next level like any other
-                    }
-                } else if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS) && overwrite) {
-                    // A file where the backup has a directory: --overwrite replaces it, as it replaces a file
-                    // whose bytes differ (without --overwrite the restore was refused before this point).
-                    Files.delete(current);
-                    Files.createDirectory(current);
-                }
-            }
+    private static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
+        RestoreDirectories.State state = prepared.stateOf(dir);
+        if (state instanceof RestoreDirectories.Unsafe) {
+            return "its directory resolves outside the target directory; it was not written";
         }
-        return unsafe;
+        if (state instanceof RestoreDirectories.Failed f) {
+            return f.reason() + "; it was not written";
+        }
+        return null;
     }
 
     /**
@@ -388,7 +359,8 @@ final class RestoreRunner {
                     e.path(),
                     "its stored copy could not be read (" + Errors.rootMessage(ex) + "); nothing was written for it"));
         } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
-            failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+            failed.add(new BackupRunner.Failure(
+                    e.path(), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
         } else {
             failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
         }
@@ -538,13 +510,17 @@ final class RestoreRunner {
      * read-only directory is made read-only only once everything is in it, and creating entries in a
      * directory does not move its restored mtime).
      */
-    private void restoreTree(TreePlan tree, Set<Path> unsafeDirectories) {
+    private void restoreTree(TreePlan tree, RestoreDirectories prepared) {
         for (Placed<Object> l : tree.links()) {
             String path =
                     l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
-            if (unsafeDirectories.contains(l.dest().getParent())) {
-                failed.add(new BackupRunner.Failure(
-                        path, "its directory resolves outside the target directory; it was not " + "written"));
+            if (cancellation.cancelled()) {
+                failed.add(new BackupRunner.Failure(path, NOT_ATTEMPTED));
+                continue;
+            }
+            String blocked = blocked(prepared, l.dest().getParent());
+            if (blocked != null) {
+                failed.add(new BackupRunner.Failure(path, blocked));
                 continue;
             }
             try {
@@ -562,10 +538,18 @@ final class RestoreRunner {
                         (Placed<ManifestTree.Directory> d) -> d.entry().path())
                 .reversed());
         for (Placed<ManifestTree.Directory> d : dirs) {
-            if (unsafeDirectories.contains(d.dest())) {
+            if (cancellation.cancelled()) {
+                break; // the directories stay as created, their attributes not yet applied: run the restore again
+            }
+            RestoreDirectories.State state = prepared.stateOf(d.dest());
+            if (state instanceof RestoreDirectories.Unsafe) {
                 failed.add(new BackupRunner.Failure(
                         d.entry().path(),
                         "it resolves outside the target directory; its " + "attributes were not applied"));
+                continue;
+            }
+            if (state instanceof RestoreDirectories.Failed f) {
+                failed.add(new BackupRunner.Failure(d.entry().path(), f.reason()));
                 continue;
             }
             if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
