@@ -96,7 +96,8 @@ final class RestoreDirectories {
     }
 
     /** The state {@link #prepare} found for {@code dir}, or null if it was not prepared. */
-    @Nullable State stateOf(Path dir) {
+    @Nullable
+    State stateOf(Path dir) {
         return states.get(dir);
     }
 

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectRead;
@@ -146,14 +147,25 @@ final class RestoreRunner {
         this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
     }
 
+    /**
+     * Writes the files whose stored path is a key of {@code writtenAs} under the path it maps to
+     * (a hard-linked file whose stored name was not selected: {@link RestoreSelection.Selected}).
+     */
+    RestoreRunner writingAs(java.util.Map<String, String> writtenAs) {
+        this.writtenAs = java.util.Map.copyOf(writtenAs);
+        return this;
+    }
+
+    private java.util.Map<String, String> writtenAs = java.util.Map.of();
+
     Result run() throws IOException {
         long start = System.nanoTime();
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
         List<Path> destinations = new ArrayList<>();
         for (ManifestEntry e : manifest.files()) {
-            destinations.add(SafePaths.resolveInside(target, e.path()));
+            destinations.add(SafePaths.resolveInside(target, writtenAs.getOrDefault(e.path(), e.path())));
         }
-        List<String> conflicts = new ArrayList<>();
+        RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
@@ -163,18 +175,19 @@ final class RestoreRunner {
                         && Files.size(dest) == e.size()
                         && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
                 if (!present[i] && !overwrite) {
-                    conflicts.add(e.path());
+                    conflicts.add(
+                            e.path(),
+                            Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+                                    ? RestoreConflicts.Kind.DIRECTORY_WHERE_FILE
+                                    : Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
+                                            ? RestoreConflicts.Kind.DIFFERENT_FILE
+                                            : RestoreConflicts.Kind.OTHER_WHERE_FILE);
                 }
             }
         }
         TreePlan tree = planTree(conflicts);
         if (!conflicts.isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.CONFLICT,
-                    "Restore into '" + target + "' refused: " + conflicts.size()
-                            + " existing file(s) differ from the backup (first: '" + conflicts.get(0)
-                            + "'); nothing was written. "
-                            + "Restore into an empty directory or rerun with --overwrite to replace them.");
+            throw conflicts.refusal(target);
         }
         Files.createDirectories(target);
         Path realTarget = target.toRealPath();
@@ -347,6 +360,13 @@ final class RestoreRunner {
         } else if (ex instanceof StorageUnavailableException su) {
             unavailable.compareAndSet(null, su);
             failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+        } else if (ex instanceof ObjectNotFoundException) {
+            // The manifest references a version the store no longer has: the backup is damaged, as verify
+            // reports it (exit 4 from both), not a file this restore failed to write.
+            damagedCopies.incrementAndGet();
+            failed.add(new BackupRunner.Failure(
+                    e.path(),
+                    "its stored version " + e.versionId() + " is missing from the store; nothing was written for it"));
         } else if (ex instanceof StorageException) {
             if (ex instanceof IntegrityException) {
                 damagedCopies.incrementAndGet();
@@ -468,7 +488,7 @@ final class RestoreRunner {
      * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
      * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
      */
-    private TreePlan planTree(List<String> conflicts) throws IOException {
+    private TreePlan planTree(RestoreConflicts conflicts) throws IOException {
         ManifestTree tree = manifest.tree();
         List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
         for (ManifestTree.Directory d : tree.directories()) {
@@ -477,7 +497,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite) {
-                conflicts.add(d.path());
+                conflicts.add(d.path(), RestoreConflicts.Kind.NOT_A_DIRECTORY);
             }
         }
         List<Placed<Object>> links = new ArrayList<>();
@@ -488,7 +508,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite
                     && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-                conflicts.add(h.path());
+                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
             }
         }
         for (ManifestTree.Symlink l : tree.symlinks()) {
@@ -498,7 +518,7 @@ final class RestoreRunner {
                     && !overwrite
                     && !(Files.isSymbolicLink(dest)
                             && Files.readSymbolicLink(dest).toString().equals(l.target()))) {
-                conflicts.add(l.path());
+                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
             }
         }
         return new TreePlan(dirs, links);

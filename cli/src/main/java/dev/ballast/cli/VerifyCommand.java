@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
@@ -337,6 +338,10 @@ final class VerifyCommand extends BallastCommand {
             return null;
         } catch (IntegrityException ex) {
             return ex.getMessage();
+        } catch (ObjectNotFoundException ex) {
+            // A version the manifest references is gone: damaged (exit 4), as restore and
+            // --read-data-subset report it, not "could not be read".
+            return "version " + versionId + " is missing from the store";
         }
     }
 }

@@ -7,15 +7,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.nio.file.FileVisitResult;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -127,7 +127,8 @@ class DeepTreeTest {
         while (target.toString().length() < 3900 - 201) {
             target = target.resolve("t".repeat(200));
         }
-        target = Files.createDirectories(target.resolve("t".repeat(3900 - target.toString().length() - 1)));
+        target = Files.createDirectories(
+                target.resolve("t".repeat(3900 - target.toString().length() - 1)));
         err.reset();
         out.reset();
 
