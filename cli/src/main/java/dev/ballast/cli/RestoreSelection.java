@@ -64,7 +64,34 @@ final class RestoreSelection {
         if (!includes.isEmpty() && !Glob.anyMatches(includes, slashed)) {
             return false;
         }
-        return !Glob.anyMatches(excludes, slashed);
+        return !excluded(slashed);
+    }
+
+    /** The exclude verdict of each directory met, so a deep tree costs one verdict per directory. */
+    private final Map<String, Boolean> excludedDirectories = new HashMap<>();
+
+    /**
+     * Whether {@code slashed} or a directory above it is excluded: as restic (and {@code .gitignore}), an
+     * excluded directory is not descended into, so a later {@code !} pattern brings back a path only
+     * when no directory above it is excluded, on restore as on backup ({@link BackupFilter}).
+     */
+    private boolean excluded(String slashed) {
+        if (excludes.isEmpty()) {
+            return false;
+        }
+        int slash = slashed.lastIndexOf('/');
+        if (slash > 0) {
+            String parent = slashed.substring(0, slash);
+            Boolean known = excludedDirectories.get(parent);
+            if (known == null) {
+                known = excluded(parent);
+                excludedDirectories.put(parent, known);
+            }
+            if (known) {
+                return true;
+            }
+        }
+        return Glob.anyMatches(excludes, slashed);
     }
 
     /** The PATH arguments that name nothing in {@code m} (neither an entry nor a directory above one). */
