@@ -149,10 +149,10 @@ final class Manifests {
     /**
      * The short ID {@code list} shows for a version: the first 8 hex digits of the SHA-256 of its
      * version ID (UTF-8). Version IDs are time-ordered (the local store's start with the time in
-     * milliseconds), so versions written in the same hour share their first 8 characters and about 12
-     * are needed to tell them apart; a hash's first 8 differ as restic's short snapshot IDs do (two
-     * of 1,000 versions share one with a probability of about 1 in 10,000, and then the command asks
-     * for more).
+     * milliseconds, 12 hex digits), so versions written within about a minute of each other share
+     * their first 8 characters and up to 12 are needed to tell them apart; a hash's first 8 differ
+     * as restic's short snapshot IDs do (two of 1,000 versions share one with a probability of about
+     * 1 in 10,000, and then the command names both and asks for more).
      */
     static String shortId(String versionId) {
         java.security.MessageDigest digest = Sha256.newDigest();

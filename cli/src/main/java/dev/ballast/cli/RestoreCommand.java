@@ -59,7 +59,8 @@ final class RestoreCommand extends BallastCommand {
             paramLabel = "ID",
             description =
                     "Restore this manifest version instead of the newest complete one: its ID ('ballast list' shows them),"
-                            + " its first 8 or more characters, or latest.")
+                            + " its short ID or ID as 'ballast list' shows them, the ID's first 8 or more characters, or "
+                            + "latest.")
     String manifestVersion;
 
     @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")

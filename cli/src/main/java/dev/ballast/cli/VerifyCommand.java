@@ -43,7 +43,9 @@ final class VerifyCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description = "Verify this manifest version: its ID, its first 8 or more characters, or latest.")
+            description =
+                    "Verify this manifest version: its short ID or ID as 'ballast list' shows them, the ID's first 8 "
+                            + "or more characters, or latest.")
     String manifestVersion;
 
     @Option(

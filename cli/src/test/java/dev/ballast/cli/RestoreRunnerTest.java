@@ -201,6 +201,30 @@ class RestoreRunnerTest {
     }
 
     @Test
+    void aRestoreCancelledAsItStartsCreatesNoDirectoryAndWritesNothing() throws IOException {
+        // Field input: a deep tree's restore did not stop within 5 s of SIGTERM; the shutdown hook's flag
+        // is now checked for every directory and entry, not only between files.
+        List<ManifestTree.Directory> dirs = new java.util.ArrayList<>();
+        StringBuilder path = new StringBuilder("d");
+        for (int i = 0; i < 200; i++) {
+            dirs.add(new ManifestTree.Directory(path.toString(), MTIME, null));
+            path.append("/d");
+        }
+        Manifest m = withTree(List.of(stored("d/f.txt", "f")), new ManifestTree(dirs, List.of(), List.of()));
+        Cancellation cancellation = new Cancellation();
+        cancellation.cancel();
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, target, false, 4, cancellation, x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .run();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.restored()).isZero();
+        assertThat(target).isEmptyDirectory();
+    }
+
+    @Test
     void aLinkInTheTargetPointingOutsideGetsNothingCreatedBeyondIt() throws IOException {
         Manifest m = manifest(stored("a/b/deep.txt", "deep"), stored("a/top.txt", "top"), stored("c/ok.txt", "ok"));
         Path target = Files.createDirectories(dir.resolve("out"));
