@@ -158,6 +158,11 @@ final class RestoreRunner {
 
     private java.util.Map<String, String> writtenAs = java.util.Map.of();
 
+    /** The path {@code e} is written at, as messages name it. */
+    private String shown(ManifestEntry e) {
+        return writtenAs.getOrDefault(e.path(), e.path());
+    }
+
     Result run() throws IOException {
         long start = System.nanoTime();
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
@@ -176,7 +181,7 @@ final class RestoreRunner {
                         && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
                 if (!present[i] && !overwrite) {
                     conflicts.add(
-                            e.path(),
+                            shown(e),
                             Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
                                     ? RestoreConflicts.Kind.DIRECTORY_WHERE_FILE
                                     : Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
@@ -191,7 +196,7 @@ final class RestoreRunner {
         }
         Files.createDirectories(target);
         Path realTarget = target.toRealPath();
-        ownership = FileStat.UNIX && runsAsRoot(realTarget);
+        ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
         Set<Path> directories = new LinkedHashSet<>();
         tree.directories().forEach(d -> directories.add(d.dest()));
         for (int i = 0; i < destinations.size(); i++) {
@@ -214,7 +219,7 @@ final class RestoreRunner {
                 ManifestEntry e = manifest.files().get(i);
                 Path dest = destinations.get(i);
                 if (unavailable.get() != null || cancellation.cancelled()) {
-                    failed.add(new BackupRunner.Failure(e.path(), NOT_ATTEMPTED));
+                    failed.add(new BackupRunner.Failure(shown(e), NOT_ATTEMPTED));
                     continue;
                 }
                 if (present[i]) {
@@ -225,7 +230,7 @@ final class RestoreRunner {
                 }
                 String blocked = blocked(prepared, dest.getParent());
                 if (blocked != null) {
-                    failed.add(new BackupRunner.Failure(e.path(), blocked));
+                    failed.add(new BackupRunner.Failure(shown(e), blocked));
                     continue;
                 }
                 pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
@@ -251,7 +256,7 @@ final class RestoreRunner {
                 break; // each file was synced before its rename; only the directory entries may wait
             }
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
-                syncDirectory(dir);
+                RestoreLinks.syncDirectory(dir);
             }
         }
         List<BackupRunner.Failure> failures = new ArrayList<>(failed);
@@ -356,33 +361,33 @@ final class RestoreRunner {
     private void fail(ManifestEntry e, Exception ex) {
         if (ex instanceof Interrupted) {
             failed.add(new BackupRunner.Failure(
-                    e.path(), "interrupted before it was complete; nothing was written for it"));
+                    shown(e), "interrupted before it was complete; nothing was written for it"));
         } else if (ex instanceof StorageUnavailableException su) {
             unavailable.compareAndSet(null, su);
-            failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+            failed.add(new BackupRunner.Failure(shown(e), "the store became unavailable"));
         } else if (ex instanceof ObjectNotFoundException) {
             // The manifest references a version the store no longer has: the backup is damaged, as verify
             // reports it (exit 4 from both), not a file this restore failed to write.
             damagedCopies.incrementAndGet();
             failed.add(new BackupRunner.Failure(
-                    e.path(),
+                    shown(e),
                     "its stored version " + e.versionId() + " is missing from the store; nothing was written for it"));
         } else if (ex instanceof StorageException) {
             if (ex instanceof IntegrityException) {
                 damagedCopies.incrementAndGet();
             }
-            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+            failed.add(new BackupRunner.Failure(shown(e), ex.getMessage()));
         } else if (ex instanceof TypeInTheWay) {
-            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage() + "; nothing was written for it"));
+            failed.add(new BackupRunner.Failure(shown(e), ex.getMessage() + "; nothing was written for it"));
         } else if (ex instanceof StoreReadFailure) {
             failed.add(new BackupRunner.Failure(
-                    e.path(),
+                    shown(e),
                     "its stored copy could not be read (" + Errors.rootMessage(ex) + "); nothing was written for it"));
         } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
             failed.add(new BackupRunner.Failure(
-                    e.path(), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
+                    shown(e), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
         } else {
-            failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
+            failed.add(new BackupRunner.Failure(shown(e), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
         }
     }
 
@@ -545,9 +550,9 @@ final class RestoreRunner {
             }
             try {
                 if (l.entry() instanceof ManifestTree.HardLink h) {
-                    hardLink(h, l.dest());
+                    RestoreLinks.hardLink(target, h, l.dest());
                 } else {
-                    symlink((ManifestTree.Symlink) l.entry(), l.dest());
+                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership);
                 }
             } catch (IOException | RuntimeException e) {
                 fail(path, e);
@@ -588,42 +593,6 @@ final class RestoreRunner {
         }
     }
 
-    private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
-        Path first = SafePaths.resolveInside(target, h.target());
-        if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
-        }
-        if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-            if (Files.isSameFile(dest, first)) {
-                return;
-            }
-            Files.delete(dest); // checked before anything was written: --overwrite was given
-        }
-        Files.createLink(dest, first);
-    }
-
-    /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
-    private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
-        if (Files.isSymbolicLink(dest)
-                && Files.readSymbolicLink(dest).toString().equals(l.target())) {
-            Attributes.setMtime(dest, l.mtime());
-            return;
-        }
-        Path tmp = dest.resolveSibling(
-                ".ballast-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        Files.createSymbolicLink(tmp, Path.of(l.target()));
-        try {
-            if (ownership && l.attrs() != null) {
-                Attributes.chown(tmp, l.attrs());
-            }
-            Attributes.setMtime(tmp, l.mtime());
-            Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-    }
-
     /** Gives a file that was already present the recorded mode, owner and mtime; a failure is reported. */
     private void applyQuietly(ManifestEntry e, Path dest) {
         try {
@@ -644,20 +613,6 @@ final class RestoreRunner {
             syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
-    private static boolean runsAsRoot(Path dir) {
-        try {
-            Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
-            try {
-                return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
-            } finally {
-                Files.deleteIfExists(probe);
-            }
-        } catch (IOException | RuntimeException e) {
-            return false;
         }
     }
 
@@ -708,14 +663,6 @@ final class RestoreRunner {
         }
         if (out.size() < position) {
             out.write(ByteBuffer.wrap(new byte[1]), position - 1);
-        }
-    }
-
-    private static void syncDirectory(Path dir) {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException ignored) {
-            // some file systems cannot sync a directory; every file in it was synced before its rename
         }
     }
 
