@@ -251,14 +251,23 @@ final class RestoreRunner {
         if (!cancellation.cancelled()) {
             restoreTree(tree, prepared);
         }
-        for (Path dir : directories) {
-            if (cancellation.cancelled()) {
-                break; // each file was synced before its rename; only the directory entries may wait
+        // Each directory once, SYNC_THREADS at a time: syncs issued together share the journal's commit
+        // (one after another, 2,000 nested directories took seconds of the restore's time).
+        ExecutorService directorySyncers =
+                Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-directory-sync-"));
+        try {
+            for (Path dir : directories) {
+                if (cancellation.cancelled()) {
+                    break; // each file was synced before its rename; only the directory entries may wait
+                }
+                if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
+                    directorySyncers.execute(() -> RestoreLinks.syncDirectory(dir));
+                }
             }
-            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
-                RestoreLinks.syncDirectory(dir);
-            }
+        } finally {
+            directorySyncers.shutdown();
         }
+        awaitSyncers(directorySyncers);
         List<BackupRunner.Failure> failures = new ArrayList<>(failed);
         failures.sort(Comparator.comparing(BackupRunner.Failure::path));
         return new Result(
