@@ -247,6 +247,12 @@ final class ForgetCommand extends BallastCommand {
                 : String.format(
                         "%6d files %12s",
                         b.manifest().files().size(), Summary.mib(b.manifest().totalBytes()));
-        return String.format("  %-34s %s %s%s", b.version().versionId(), when, what, why.isEmpty() ? "" : "  " + why);
+        return String.format(
+                "  %s  %-34s %s %s%s",
+                Manifests.shortId(b.version().versionId()),
+                b.version().versionId(),
+                when,
+                what,
+                why.isEmpty() ? "" : "  " + why);
     }
 }
