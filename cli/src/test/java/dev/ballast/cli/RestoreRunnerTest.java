@@ -225,6 +225,28 @@ class RestoreRunnerTest {
     }
 
     @Test
+    void namesLongerThanTheTargetAllowsAreListedEachAndEveryOtherFileIsRestored() throws IOException {
+        // Field input: one path the target file system could not hold ended the restore at once, 0 of 3
+        // stored files restored. Here a file name and a directory name over NAME_MAX (255 bytes).
+        String longFile = "f".repeat(300) + ".txt";
+        String longDir = "d".repeat(300) + "/in.txt";
+        Manifest m = manifest(stored("ok.txt", "ok"), stored(longFile, "long file"), stored(longDir, "in"));
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = restore(m, target, false);
+
+        assertThat(r.restored()).isEqualTo(1);
+        assertThat(target.resolve("ok.txt")).hasContent("ok");
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactlyInAnyOrder(longFile, longDir);
+        assertThat(r.failed()).allSatisfy(f -> assertThat(f.reason()).contains("File name too long"));
+        assertThat(r.damagedCopies()).isZero();
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+                    .containsExactly("ok.txt"); // no temporary file left beside the long name
+        }
+    }
+
+    @Test
     void aLinkInTheTargetPointingOutsideGetsNothingCreatedBeyondIt() throws IOException {
         Manifest m = manifest(stored("a/b/deep.txt", "deep"), stored("a/top.txt", "top"), stored("c/ok.txt", "ok"));
         Path target = Files.createDirectories(dir.resolve("out"));
