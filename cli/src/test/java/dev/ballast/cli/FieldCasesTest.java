@@ -232,4 +232,52 @@ class FieldCasesTest {
                 .containsPattern("Space given back: 0\\.0 MiB \\(\\d{1,4} bytes\\) \\(the store's files: 0\\.2 MiB")
                 .contains("contents also held by kept versions");
     }
+
+    @Test
+    void restoreExcludingEitherNameOfAHardLinkPairWritesOnlyTheOtherWithTheContent() throws IOException {
+        // Field input: `restore --exclude secret.key`, secret.key the stored name of a hard-link pair,
+        // still wrote secret.key.
+        Path src = Files.createDirectories(home.resolve("s"));
+        Files.writeString(src.resolve("secret.key"), "k3y");
+        Files.createLink(src.resolve("copy.key"), src.resolve("secret.key"));
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+
+        for (String[] pair : new String[][] {{"secret.key", "copy.key"}, {"copy.key", "secret.key"}}) {
+            Path target = home.resolve("r-" + pair[0]);
+            assertThat(run("restore", "s", target.toString(), "--exclude", pair[0], "--data-dir", data().toString()))
+                    .as(err())
+                    .isZero();
+            assertThat(files(target)).containsExactly(pair[1]);
+            assertThat(target.resolve(pair[1])).hasContent("k3y");
+        }
+    }
+
+    @Test
+    void aRefusedRestoreListsEveryEntryInTheWayOneALineThenOneSentence() throws IOException {
+        Path src = Files.createDirectories(home.resolve("s/sub"));
+        Files.writeString(src.getParent().resolve("a.txt"), "backup");
+        Files.writeString(src.getParent().resolve("b.txt"), "backup");
+        Files.writeString(src.resolve("c.txt"), "c");
+        assertThat(run("backup", src.getParent().toString(), "--data-dir", data().toString()))
+                .isZero();
+        Path target = Files.createDirectories(home.resolve("r"));
+        Files.writeString(target.resolve("a.txt"), "local edit");
+        Files.createDirectories(target.resolve("b.txt"));
+        Files.writeString(target.resolve("sub"), "a file");
+
+        assertThat(run("restore", "s", target.toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.CONFLICT);
+
+        assertThat(err().lines().toList())
+                .containsSubsequence(
+                        "In the way: a.txt (an existing file differs from the backup's)",
+                        "In the way: b.txt (a directory stands where the backup has a file)")
+                .contains("In the way: sub (a file or link stands where the backup has a directory)")
+                .hasSize(4);
+        assertThat(err().lines().toList().get(3))
+                .startsWith("Error: Restore into '")
+                .contains("3 existing entries are in the way", "--overwrite never replaces a directory");
+        assertThat(target.resolve("a.txt")).hasContent("local edit");
+    }
 }
