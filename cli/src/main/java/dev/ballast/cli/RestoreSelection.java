@@ -14,7 +14,10 @@ import java.util.Set;
  * leading {@code /}. An entry is restored when it is under a {@code PATH} (or none was given),
  * matches an include (or none was given) and matches no exclude. Restored entries keep their path
  * under the target, as restic restores them; the directories above them are restored too, with
- * their attributes, and so is the first name of a selected hard link (the link needs it).
+ * their attributes. An excluded directory excludes everything under it, whatever later {@code !}
+ * patterns say (restic's backup and restore both stop descending there). A hard-link group whose
+ * stored name is not selected but another name is gets its content under the first selected name
+ * ({@link Selected#writtenAs}). Not thread-safe (it remembers the verdict of each directory).
  */
 final class RestoreSelection {
     private final List<String> paths;
