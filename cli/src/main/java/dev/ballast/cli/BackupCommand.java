@@ -67,6 +67,12 @@ final class BackupCommand extends BallastCommand {
 
     @Override
     public Integer call() throws Exception {
+        if (dir.toString().isEmpty()) {
+            // Path.of("") is the current directory: an empty variable in a script ("backup $SRC") would
+            // otherwise back up wherever the script happens to run.
+            throw new CliFailure(
+                    ExitCodes.USAGE, "DIR is empty; pass the directory to back up ('.' for the current directory).");
+        }
         if (!Files.exists(dir)) {
             throw new CliFailure(ExitCodes.USAGE, "'" + dir + "' does not exist; pass the directory to back up.");
         }

@@ -169,6 +169,7 @@ public final class Ballast implements Callable<Integer> {
             boolean verbose =
                     commandLine.getCommand() instanceof BallastCommand bc && bc.common() != null && bc.common().verbose;
             CliFailure failure = toFailure(ex);
+            failure.details().forEach(line -> ctx.err().println(Errors.printable(line)));
             ctx.err().println("Error: " + Errors.printable(String.valueOf(failure.getMessage())));
             if (verbose && failure.getCause() != null) {
                 ctx.err().print("Cause: ");

@@ -16,7 +16,10 @@ public final class ExitCodes {
      * open, retries exhausted), or the local store is being written by another {@code ballast}.
      */
     public static final int UNAVAILABLE = 3;
-    /** Bytes did not match their SHA-256, or a manifest is corrupt or names an unsafe path. */
+    /**
+     * Bytes did not match their SHA-256, a stored version a manifest references is missing, or a
+     * manifest is corrupt or names an unsafe path.
+     */
     public static final int INTEGRITY = 4;
     /** The backup, manifest version or object does not exist. */
     public static final int NOT_FOUND = 5;
@@ -33,7 +36,7 @@ public final class ExitCodes {
         "  1    incomplete: some files were not stored, restored or verified (listed)",
         "  2    invalid command line or input",
         "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
-        "  4    integrity: SHA-256 mismatch, corrupt manifest or unsafe manifest path",
+        "  4    integrity: SHA-256 mismatch, stored version missing, corrupt manifest or unsafe manifest path",
         "  5    backup, manifest version, object or bucket not found",
         "  6    restore would overwrite a different existing file (use --overwrite)",
         "  130  interrupted (Ctrl-C)",

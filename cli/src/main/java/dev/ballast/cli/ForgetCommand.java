@@ -115,12 +115,16 @@ final class ForgetCommand extends BallastCommand {
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
             if (prune && !dryRun && code == ExitCodes.OK) {
+                Long before = StoreSpace.bytesOf(session.localDirectory());
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,
                         () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
                 int pruned = PruneCommand.report(ctx, r, common.verbose, session.where(), grace);
                 PruneCommand.compact(ctx, session);
+                ctx.out()
+                        .println(StoreSpace.report(
+                                before, StoreSpace.bytesOf(session.localDirectory()), r.deletedBytes()));
                 return pruned;
             }
             return code;
@@ -243,6 +247,12 @@ final class ForgetCommand extends BallastCommand {
                 : String.format(
                         "%6d files %12s",
                         b.manifest().files().size(), Summary.mib(b.manifest().totalBytes()));
-        return String.format("  %-34s %s %s%s", b.version().versionId(), when, what, why.isEmpty() ? "" : "  " + why);
+        return String.format(
+                "  %s  %-34s %s %s%s",
+                Manifests.shortId(b.version().versionId()),
+                b.version().versionId(),
+                when,
+                what,
+                why.isEmpty() ? "" : "  " + why);
     }
 }

@@ -57,8 +57,12 @@ final class ListCommand extends BallastCommand {
                 }
                 ctx.out()
                         .printf(
-                                "  %-40s %s %s%s%n",
-                                v.versionId(), v.lastModified(), detail, v.latest() ? "  (latest)" : "");
+                                "  %s  %-40s %s %s%s%n",
+                                Manifests.shortId(v.versionId()),
+                                v.versionId(),
+                                v.lastModified(),
+                                detail,
+                                v.latest() ? "  (latest)" : "");
             }
         }
         if (damaged > 0) {

@@ -37,7 +37,9 @@ final class LsCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description = "List this manifest version: its ID, its first 8 or more characters, or latest.")
+            description =
+                    "List this manifest version: its short ID or ID as 'ballast list' shows them, the ID's first 8 "
+                            + "or more characters, or latest.")
     String manifestVersion;
 
     LsCommand(CliContext ctx) {

@@ -147,11 +147,26 @@ final class Manifests {
     static final int MIN_PREFIX = 8;
 
     /**
-     * The version whose ID is {@code id}, or else the one version whose ID starts with it (at least
-     * {@value #MIN_PREFIX} characters).
+     * The short ID {@code list} shows for a version: the first 8 hex digits of the SHA-256 of its
+     * version ID (UTF-8). Version IDs are time-ordered (the local store's start with the time in
+     * milliseconds, 12 hex digits), so versions written within about a minute of each other share
+     * their first 8 characters and up to 12 are needed to tell them apart; a hash's first 8 differ
+     * as restic's short snapshot IDs do (two of 1,000 versions share one with a probability of about
+     * 1 in 10,000, and then the command names both and asks for more).
+     */
+    static String shortId(String versionId) {
+        java.security.MessageDigest digest = Sha256.newDigest();
+        digest.update(versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Sha256.hex(digest).substring(0, MIN_PREFIX);
+    }
+
+    /**
+     * The version whose ID is {@code id}, or else the one version whose short ID ({@link #shortId})
+     * is {@code id} or whose ID starts with it (at least {@value #MIN_PREFIX} characters: IDs and
+     * prefixes used before short IDs were shown go on selecting the same version).
      *
      * @throws CliFailure with {@link ExitCodes#NOT_FOUND} if none matches, {@link ExitCodes#USAGE} if
-     *     the prefix matches several
+     *     several do (each is named)
      */
     static VersionEntry byIdOrPrefix(List<VersionEntry> versions, String name, String id) {
         for (VersionEntry v : versions) {
@@ -161,19 +176,32 @@ final class Manifests {
         }
         List<VersionEntry> matches = id.length() < MIN_PREFIX
                 ? List.of()
-                : versions.stream().filter(v -> v.versionId().startsWith(id)).toList();
+                : versions.stream()
+                        .filter(v -> v.versionId().startsWith(id)
+                                || shortId(v.versionId()).equals(id))
+                        .toList();
         if (matches.size() > 1) {
+            StringBuilder each = new StringBuilder();
+            for (VersionEntry v : matches) {
+                each.append(each.length() == 0 ? "" : ", ")
+                        .append(v.versionId())
+                        .append(" (short ID ")
+                        .append(shortId(v.versionId()))
+                        .append(", ")
+                        .append(v.lastModified())
+                        .append(")");
+            }
             throw new CliFailure(
                     ExitCodes.USAGE,
-                    "'" + id + "' is the start of " + matches.size() + " manifest versions of '" + name
-                            + "'; pass more of the version ID ('ballast list' shows them).");
+                    "'" + id + "' matches " + matches.size() + " manifest versions of '" + name + "': " + each
+                            + "; pass the short ID 'ballast list' shows or the whole version ID.");
         }
         if (matches.isEmpty()) {
             throw new CliFailure(
                     ExitCodes.NOT_FOUND,
-                    "Backup '" + name + "' has no manifest version '" + id + "' (a version ID, its first "
-                            + MIN_PREFIX + " or more characters, or '" + LATEST
-                            + "'); 'ballast list' shows its versions.");
+                    "Backup '" + name + "' has no manifest version '" + id + "' (a short ID as 'ballast list' "
+                            + "shows it, a version ID or its first " + MIN_PREFIX + " or more characters, or '"
+                            + LATEST + "'); 'ballast list' shows its versions.");
         }
         return matches.get(0);
     }

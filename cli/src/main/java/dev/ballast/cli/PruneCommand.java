@@ -46,6 +46,7 @@ final class PruneCommand extends BallastCommand {
         names.forEach(Manifests::checkName);
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
+            Long before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
             Pruner.Result r = Errors.translate(
                     session.where(),
                     null,
@@ -54,6 +55,9 @@ final class PruneCommand extends BallastCommand {
             int code = report(ctx, r, common.verbose, session.where(), grace);
             if (!dryRun) {
                 compact(ctx, session);
+                ctx.out()
+                        .println(StoreSpace.report(
+                                before, StoreSpace.bytesOf(session.localDirectory()), r.deletedBytes()));
             }
             return code;
         }
@@ -74,7 +78,8 @@ final class PruneCommand extends BallastCommand {
             if (c.packsRemoved() > 0) {
                 ctx.out()
                         .println("Repacked small files' contents: " + c.packsRemoved() + " pack file"
-                                + (c.packsRemoved() == 1 ? "" : "s") + " removed, " + Summary.mib(c.bytesReclaimed())
+                                + (c.packsRemoved() == 1 ? "" : "s") + " removed, "
+                                + StoreSpace.exact(c.bytesReclaimed())
                                 + " given back.");
             }
         }
@@ -112,8 +117,11 @@ final class PruneCommand extends BallastCommand {
         }
         ctx.out()
                 .println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ") + r.deletedVersions()
-                        + " versions, " + Summary.mib(r.deletedBytes())
-                        + (r.dryRun() ? " (nothing was deleted)." : "."));
+                        + " versions holding " + StoreSpace.exact(r.deletedBytes()) + " of file contents"
+                        + (r.dryRun()
+                                ? " (nothing was deleted; the space a prune gives back is at most that: contents "
+                                        + "kept versions also hold stay)."
+                                : "."));
         List<Pruner.NameResult> skipped = r.skipped();
         skipped.forEach(n -> ctx.err().println("Not pruned: '" + n.name() + "' because " + n.skippedBecause() + "."));
         if (!skipped.isEmpty()) {

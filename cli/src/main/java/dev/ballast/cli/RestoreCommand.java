@@ -59,7 +59,8 @@ final class RestoreCommand extends BallastCommand {
             paramLabel = "ID",
             description =
                     "Restore this manifest version instead of the newest complete one: its ID ('ballast list' shows them),"
-                            + " its first 8 or more characters, or latest.")
+                            + " its short ID or ID as 'ballast list' shows them, the ID's first 8 or more characters, or "
+                            + "latest.")
     String manifestVersion;
 
     @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
@@ -73,7 +74,7 @@ final class RestoreCommand extends BallastCommand {
     }
 
     /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
-    private Manifest select(RestoreSelection selection, Manifests.Versioned chosen) {
+    private RestoreSelection.Selected select(RestoreSelection selection, Manifests.Versioned chosen) {
         Manifest full = chosen.manifest();
         List<String> missing = selection.unmatchedPaths(full);
         if (!missing.isEmpty()) {
@@ -85,7 +86,8 @@ final class RestoreCommand extends BallastCommand {
                             + "'; nothing was restored. Name paths "
                             + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
         }
-        Manifest m = selection.apply(full);
+        RestoreSelection.Selected selected = selection.select(full);
+        Manifest m = selected.manifest();
         if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
             throw new CliFailure(
                     ExitCodes.NOT_FOUND,
@@ -93,7 +95,7 @@ final class RestoreCommand extends BallastCommand {
                             + chosen.version().versionId()
                             + ") matches the paths and patterns given; nothing was restored.");
         }
-        return m;
+        return selected;
     }
 
     static List<Glob> globs(String option, List<String> patterns) {
@@ -197,7 +199,8 @@ final class RestoreCommand extends BallastCommand {
                     session.where(),
                     null,
                     () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
-            Manifest m = select(selection, chosen);
+            RestoreSelection.Selected selected = select(selection, chosen);
+            Manifest m = selected.manifest();
             refuseWritingIntoTheStore(m, session.localDirectory());
             ctx.out()
                     .println("Restoring '" + name + "' (manifest version "
@@ -223,6 +226,7 @@ final class RestoreCommand extends BallastCommand {
                                     ctx.progressInterval().toSeconds()),
                             damaged)
                     .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
+                    .writingAs(selected.writtenAs())
                     .run();
             String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
                     + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
@@ -244,8 +248,8 @@ final class RestoreCommand extends BallastCommand {
                     : r.unavailable() != null
                             ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
                             : r.damagedCopies() > 0
-                                    ? r.damagedCopies() + " stored copies are damaged ('ballast verify " + name
-                                            + " --repair SOURCE-DIR' stores good copies from the source)"
+                                    ? r.damagedCopies() + " stored copies are damaged or missing ('ballast verify "
+                                            + name + " --repair SOURCE-DIR' stores good copies from the source)"
                                     : "some files could not be restored";
             ctx.err()
                     .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectRead;
@@ -156,6 +157,22 @@ final class RestoreRunner {
         this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
     }
 
+    /**
+     * Writes the files whose stored path is a key of {@code writtenAs} under the path it maps to
+     * (a hard-linked file whose stored name was not selected: {@link RestoreSelection.Selected}).
+     */
+    RestoreRunner writingAs(java.util.Map<String, String> writtenAs) {
+        this.writtenAs = java.util.Map.copyOf(writtenAs);
+        return this;
+    }
+
+    private java.util.Map<String, String> writtenAs = java.util.Map.of();
+
+    /** The path {@code e} is written at, as messages name it. */
+    private String shown(ManifestEntry e) {
+        return writtenAs.getOrDefault(e.path(), e.path());
+    }
+
     Result run() throws IOException {
         try (RestoreTemporaries t = new RestoreTemporaries(target, temporaryRecords)) {
             temporaries = t;
@@ -168,11 +185,11 @@ final class RestoreRunner {
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
         List<Path> destinations = new ArrayList<>();
         for (ManifestEntry e : manifest.files()) {
-            destinations.add(SafePaths.resolveInside(target, e.path()));
+            destinations.add(SafePaths.resolveInside(target, writtenAs.getOrDefault(e.path(), e.path())));
         }
-        List<String> conflicts = new ArrayList<>();
+        RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
-        for (int i = 0; i < destinations.size(); i++) {
+        for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
@@ -180,22 +197,23 @@ final class RestoreRunner {
                         && Files.size(dest) == e.size()
                         && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
                 if (!present[i] && !overwrite) {
-                    conflicts.add(e.path());
+                    conflicts.add(
+                            shown(e),
+                            Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+                                    ? RestoreConflicts.Kind.DIRECTORY_WHERE_FILE
+                                    : Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
+                                            ? RestoreConflicts.Kind.DIFFERENT_FILE
+                                            : RestoreConflicts.Kind.OTHER_WHERE_FILE);
                 }
             }
         }
         TreePlan tree = planTree(conflicts);
         if (!conflicts.isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.CONFLICT,
-                    "Restore into '" + target + "' refused: " + conflicts.size()
-                            + " existing file(s) differ from the backup (first: '" + conflicts.get(0)
-                            + "'); nothing was written. "
-                            + "Restore into an empty directory or rerun with --overwrite to replace them.");
+            throw conflicts.refusal(target);
         }
         Files.createDirectories(target);
         Path realTarget = target.toRealPath();
-        ownership = FileStat.UNIX && runsAsRoot(realTarget);
+        ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
         Set<Path> directories = new LinkedHashSet<>();
         tree.directories().forEach(d -> directories.add(d.dest()));
         for (int i = 0; i < destinations.size(); i++) {
@@ -204,8 +222,11 @@ final class RestoreRunner {
             }
         }
         tree.links().forEach(l -> directories.add(l.dest().getParent()));
-        Set<Path> unsafeDirectories = prepareDirectories(directories, realTarget);
-        removeTemporaryFiles(destinations, unsafeDirectories, temporaries);
+        RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
+        for (Path dir : directories) {
+            prepared.prepare(dir);
+        }
+        removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
@@ -215,7 +236,7 @@ final class RestoreRunner {
                 ManifestEntry e = manifest.files().get(i);
                 Path dest = destinations.get(i);
                 if (unavailable.get() != null || cancellation.cancelled()) {
-                    failed.add(new BackupRunner.Failure(e.path(), NOT_ATTEMPTED));
+                    failed.add(new BackupRunner.Failure(shown(e), NOT_ATTEMPTED));
                     continue;
                 }
                 if (present[i]) {
@@ -224,9 +245,9 @@ final class RestoreRunner {
                     progress.fileDone();
                     continue;
                 }
-                if (unsafeDirectories.contains(dest.getParent())) {
-                    failed.add(new BackupRunner.Failure(
-                            e.path(), "its directory resolves outside the target directory; it was not " + "written"));
+                String blocked = blocked(prepared, dest.getParent());
+                if (blocked != null) {
+                    failed.add(new BackupRunner.Failure(shown(e), blocked));
                     continue;
                 }
                 pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
@@ -239,19 +260,31 @@ final class RestoreRunner {
             syncers.shutdown();
         }
         awaitSyncers(syncers);
-        for (int i = 0; i < destinations.size(); i++) {
+        for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             if (present[i]) {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
             }
         }
         if (!cancellation.cancelled()) {
-            restoreTree(tree, unsafeDirectories);
+            restoreTree(tree, prepared);
         }
-        for (Path dir : directories) {
-            if (!unsafeDirectories.contains(dir)) {
-                syncDirectory(dir);
+        // Each directory once, SYNC_THREADS at a time: syncs issued together share the journal's commit
+        // (one after another, 2,000 nested directories took seconds of the restore's time).
+        ExecutorService directorySyncers =
+                Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-directory-sync-"));
+        try {
+            for (Path dir : directories) {
+                if (cancellation.cancelled()) {
+                    break; // each file was synced before its rename; only the directory entries may wait
+                }
+                if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
+                    directorySyncers.execute(() -> RestoreLinks.syncDirectory(dir));
+                }
             }
+        } finally {
+            directorySyncers.shutdown();
         }
+        awaitSyncers(directorySyncers);
         List<BackupRunner.Failure> failures = new ArrayList<>(failed);
         failures.sort(Comparator.comparing(BackupRunner.Failure::path));
         return new Result(
@@ -273,11 +306,12 @@ final class RestoreRunner {
      * name a user's file may have is taken ({@link RestoreTemporaries}).
      */
     private static void removeTemporaryFiles(
-            List<Path> destinations, Set<Path> unsafeDirectories, RestoreTemporaries temporaries) {
+            List<Path> destinations, RestoreDirectories prepared, RestoreTemporaries temporaries) {
         Set<Path> dirs = new LinkedHashSet<>();
         for (Path dest : destinations) {
             Path dir = dest.getParent();
-            if (!unsafeDirectories.contains(dir)) {
+            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
+                    && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 dirs.add(dir);
             }
         }
@@ -285,53 +319,18 @@ final class RestoreRunner {
     }
 
     /**
-     * Creates every directory files go to, one level at a time from the target down, and returns
-     * those that resolve outside the target: a directory inside it may be a symbolic link planted to
-     * redirect the writes elsewhere, and nothing is created beyond such a link (a link that stays
-     * inside the target is followed). With {@code overwrite} a link or a file standing where a
-     * directory goes is replaced by the directory.
+     * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
+     * directory could not be created), as a failure's reason, or null when it is usable.
      */
-    private Set<Path> prepareDirectories(Set<Path> directories, Path realTarget) throws IOException {
-        Set<Path> unsafe = new java.util.HashSet<>();
-        for (Path dir : directories) {
-            Path current = realTarget;
-            for (Path part : target.relativize(dir)) {
-                if (part.toString().isEmpty()) {
-                    continue; // the target itself
-                }
-                current = current.resolve(part);
-                if (overwrite && Files.isSymbolicLink(current)) {
-                    // A link where the backup has a directory: --overwrite replaces it, as it replaces a link
-                    // where a file goes; following it would write this directory's files wherever it points.
-                    Files.delete(current);
-                    Files.createDirectory(current);
-                } else if (Files.isSymbolicLink(current)) {
-                    Path resolved;
-                    try {
-                        resolved = current.toRealPath();
-                    } catch (java.nio.file.NoSuchFileException dangling) {
-                        resolved = null;
-                    }
-                    if (resolved == null || !resolved.startsWith(realTarget)) {
-                        unsafe.add(dir);
-                        break;
-                    }
-                    current = resolved;
-                } else if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-                    try {
-                        Files.createDirectory(current);
-                    } catch (java.nio.file.FileAlreadyExistsException raced) {
-                        // made meanwhile by another directory's walk: checked on the next level like any other
-                    }
-                } else if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS) && overwrite) {
-                    // A file where the backup has a directory: --overwrite replaces it, as it replaces a file
-                    // whose bytes differ (without --overwrite the restore was refused before this point).
-                    Files.delete(current);
-                    Files.createDirectory(current);
-                }
-            }
+    private static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
+        RestoreDirectories.State state = prepared.stateOf(dir);
+        if (state instanceof RestoreDirectories.Unsafe) {
+            return "its directory resolves outside the target directory; it was not written";
         }
-        return unsafe;
+        if (state instanceof RestoreDirectories.Failed f) {
+            return f.reason() + "; it was not written";
+        }
+        return null;
     }
 
     /**
@@ -370,25 +369,33 @@ final class RestoreRunner {
     private void fail(ManifestEntry e, Exception ex) {
         if (ex instanceof Interrupted) {
             failed.add(new BackupRunner.Failure(
-                    e.path(), "interrupted before it was complete; nothing was written for it"));
+                    shown(e), "interrupted before it was complete; nothing was written for it"));
         } else if (ex instanceof StorageUnavailableException su) {
             unavailable.compareAndSet(null, su);
-            failed.add(new BackupRunner.Failure(e.path(), "the store became unavailable"));
+            failed.add(new BackupRunner.Failure(shown(e), "the store became unavailable"));
+        } else if (ex instanceof ObjectNotFoundException) {
+            // The manifest references a version the store no longer has: the backup is damaged, as verify
+            // reports it (exit 4 from both), not a file this restore failed to write.
+            damagedCopies.incrementAndGet();
+            failed.add(new BackupRunner.Failure(
+                    shown(e),
+                    "its stored version " + e.versionId() + " is missing from the store; nothing was written for it"));
         } else if (ex instanceof StorageException) {
             if (ex instanceof IntegrityException) {
                 damagedCopies.incrementAndGet();
             }
-            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage()));
+            failed.add(new BackupRunner.Failure(shown(e), ex.getMessage()));
         } else if (ex instanceof TypeInTheWay) {
-            failed.add(new BackupRunner.Failure(e.path(), ex.getMessage() + "; nothing was written for it"));
+            failed.add(new BackupRunner.Failure(shown(e), ex.getMessage() + "; nothing was written for it"));
         } else if (ex instanceof StoreReadFailure) {
             failed.add(new BackupRunner.Failure(
-                    e.path(),
+                    shown(e),
                     "its stored copy could not be read (" + Errors.rootMessage(ex) + "); nothing was written for it"));
         } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
-            failed.add(new BackupRunner.Failure(e.path(), "it could not be written (" + Errors.describeIo(ex) + ")"));
+            failed.add(new BackupRunner.Failure(
+                    shown(e), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
         } else {
-            failed.add(new BackupRunner.Failure(e.path(), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
+            failed.add(new BackupRunner.Failure(shown(e), "it could not be restored (" + Errors.rootMessage(ex) + ")"));
         }
     }
 
@@ -501,7 +508,7 @@ final class RestoreRunner {
      * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
      * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
      */
-    private TreePlan planTree(List<String> conflicts) throws IOException {
+    private TreePlan planTree(RestoreConflicts conflicts) throws IOException {
         ManifestTree tree = manifest.tree();
         List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
         for (ManifestTree.Directory d : tree.directories()) {
@@ -510,7 +517,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite) {
-                conflicts.add(d.path());
+                conflicts.add(d.path(), RestoreConflicts.Kind.NOT_A_DIRECTORY);
             }
         }
         List<Placed<Object>> links = new ArrayList<>();
@@ -521,7 +528,7 @@ final class RestoreRunner {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite
                     && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-                conflicts.add(h.path());
+                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
             }
         }
         for (ManifestTree.Symlink l : tree.symlinks()) {
@@ -531,7 +538,7 @@ final class RestoreRunner {
                     && !overwrite
                     && !(Files.isSymbolicLink(dest)
                             && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
-                conflicts.add(l.path());
+                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
             }
         }
         return new TreePlan(dirs, links);
@@ -543,20 +550,24 @@ final class RestoreRunner {
      * read-only directory is made read-only only once everything is in it, and creating entries in a
      * directory does not move its restored mtime).
      */
-    private void restoreTree(TreePlan tree, Set<Path> unsafeDirectories) {
+    private void restoreTree(TreePlan tree, RestoreDirectories prepared) {
         for (Placed<Object> l : tree.links()) {
             String path =
                     l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
-            if (unsafeDirectories.contains(l.dest().getParent())) {
-                failed.add(new BackupRunner.Failure(
-                        path, "its directory resolves outside the target directory; it was not " + "written"));
+            if (cancellation.cancelled()) {
+                failed.add(new BackupRunner.Failure(path, NOT_ATTEMPTED));
+                continue;
+            }
+            String blocked = blocked(prepared, l.dest().getParent());
+            if (blocked != null) {
+                failed.add(new BackupRunner.Failure(path, blocked));
                 continue;
             }
             try {
                 if (l.entry() instanceof ManifestTree.HardLink h) {
-                    hardLink(h, l.dest());
+                    RestoreLinks.hardLink(target, h, l.dest());
                 } else {
-                    symlink((ManifestTree.Symlink) l.entry(), l.dest());
+                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
                 }
             } catch (IOException | RuntimeException e) {
                 fail(path, e);
@@ -567,10 +578,18 @@ final class RestoreRunner {
                         (Placed<ManifestTree.Directory> d) -> d.entry().path())
                 .reversed());
         for (Placed<ManifestTree.Directory> d : dirs) {
-            if (unsafeDirectories.contains(d.dest())) {
+            if (cancellation.cancelled()) {
+                break; // the directories stay as created, their attributes not yet applied: run the restore again
+            }
+            RestoreDirectories.State state = prepared.stateOf(d.dest());
+            if (state instanceof RestoreDirectories.Unsafe) {
                 failed.add(new BackupRunner.Failure(
                         d.entry().path(),
                         "it resolves outside the target directory; its " + "attributes were not applied"));
+                continue;
+            }
+            if (state instanceof RestoreDirectories.Failed f) {
+                failed.add(new BackupRunner.Failure(d.entry().path(), f.reason()));
                 continue;
             }
             if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
@@ -586,42 +605,6 @@ final class RestoreRunner {
             } catch (IOException | RuntimeException e) {
                 fail(d.entry().path(), e);
             }
-        }
-    }
-
-    private void hardLink(ManifestTree.HardLink h, Path dest) throws IOException {
-        Path first = SafePaths.resolveInside(target, h.target());
-        if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
-        }
-        if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-            if (Files.isSameFile(dest, first)) {
-                return;
-            }
-            Files.delete(dest); // checked before anything was written: --overwrite was given
-        }
-        Files.createLink(dest, first);
-    }
-
-    /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
-    private void symlink(ManifestTree.Symlink l, Path dest) throws IOException {
-        if (Files.isSymbolicLink(dest)
-                && Names.name(Files.readSymbolicLink(dest)).equals(l.target())) {
-            Attributes.setMtime(dest, l.mtime());
-            return;
-        }
-        // The target from its bytes (any locale), exactly as it was read.
-        Path linkTarget = Names.linkTarget(l.target());
-        Path tmp = temporaries.create(dest, t -> Files.createSymbolicLink(t, linkTarget));
-        try {
-            if (ownership && l.attrs() != null) {
-                Attributes.chown(tmp, l.attrs());
-            }
-            Attributes.setMtime(tmp, l.mtime());
-            Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
         }
     }
 
@@ -645,20 +628,6 @@ final class RestoreRunner {
             syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
-    private static boolean runsAsRoot(Path dir) {
-        try {
-            Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
-            try {
-                return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
-            } finally {
-                Files.deleteIfExists(probe);
-            }
-        } catch (IOException | RuntimeException e) {
-            return false;
         }
     }
 
@@ -709,14 +678,6 @@ final class RestoreRunner {
         }
         if (out.size() < position) {
             out.write(ByteBuffer.wrap(new byte[1]), position - 1);
-        }
-    }
-
-    private static void syncDirectory(Path dir) {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException ignored) {
-            // some file systems cannot sync a directory; every file in it was synced before its rename
         }
     }
 

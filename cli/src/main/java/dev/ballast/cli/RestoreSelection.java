@@ -1,8 +1,10 @@
 package dev.ballast.cli;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,7 +14,10 @@ import java.util.Set;
  * leading {@code /}. An entry is restored when it is under a {@code PATH} (or none was given),
  * matches an include (or none was given) and matches no exclude. Restored entries keep their path
  * under the target, as restic restores them; the directories above them are restored too, with
- * their attributes, and so is the first name of a selected hard link (the link needs it).
+ * their attributes. An excluded directory excludes everything under it, whatever later {@code !}
+ * patterns say (restic's backup and restore both stop descending there). A hard-link group whose
+ * stored name is not selected but another name is gets its content under the first selected name
+ * ({@link Selected#writtenAs}). Not thread-safe (it remembers the verdict of each directory).
  */
 final class RestoreSelection {
     private final List<String> paths;
@@ -62,7 +67,34 @@ final class RestoreSelection {
         if (!includes.isEmpty() && !Glob.anyMatches(includes, slashed)) {
             return false;
         }
-        return !Glob.anyMatches(excludes, slashed);
+        return !excluded(slashed);
+    }
+
+    /** The exclude verdict of each directory met, so a deep tree costs one verdict per directory. */
+    private final Map<String, Boolean> excludedDirectories = new HashMap<>();
+
+    /**
+     * Whether {@code slashed} or a directory above it is excluded: as restic (and {@code .gitignore}), an
+     * excluded directory is not descended into, so a later {@code !} pattern brings back a path only
+     * when no directory above it is excluded, on restore as on backup ({@link BackupFilter}).
+     */
+    private boolean excluded(String slashed) {
+        if (excludes.isEmpty()) {
+            return false;
+        }
+        int slash = slashed.lastIndexOf('/');
+        if (slash > 0) {
+            String parent = slashed.substring(0, slash);
+            Boolean known = excludedDirectories.get(parent);
+            if (known == null) {
+                known = excluded(parent);
+                excludedDirectories.put(parent, known);
+            }
+            if (known) {
+                return true;
+            }
+        }
+        return Glob.anyMatches(excludes, slashed);
     }
 
     /** The PATH arguments that name nothing in {@code m} (neither an entry nor a directory above one). */
@@ -87,21 +119,49 @@ final class RestoreSelection {
 
     /** The part of {@code m} to restore, as a manifest of its own. */
     Manifest apply(Manifest m) {
+        return select(m).manifest();
+    }
+
+    /**
+     * The part of a manifest to restore.
+     *
+     * @param manifest the selected entries; a file is listed under the path its content is stored at
+     * @param writtenAs for a hard-linked file whose stored name is not selected but another of its
+     *     names is: its stored path mapped to the first selected name, which gets the content (the
+     *     other selected names link to it, and the stored name is not written), as restic restores a
+     *     hard-link group from the names it selects
+     */
+    record Selected(Manifest manifest, Map<String, String> writtenAs) {}
+
+    /** As {@link #apply}, with the names hard-linked files are written under. */
+    Selected select(Manifest m) {
         if (all()) {
-            return m;
+            return new Selected(m, Map.of());
         }
         ManifestTree tree = m.tree();
-        List<ManifestTree.HardLink> links =
+        List<ManifestTree.HardLink> selectedLinks =
                 tree.hardLinks().stream().filter(l -> selected(l.path())).toList();
         Set<String> linkTargets = new HashSet<>();
-        links.forEach(l -> linkTargets.add(l.target()));
+        selectedLinks.forEach(l -> linkTargets.add(l.target()));
         List<ManifestEntry> files = m.files().stream()
                 .filter(e -> selected(e.path()) || linkTargets.contains(e.path()))
                 .toList();
+        // A group whose stored name is left out: its first selected name takes the content.
+        Map<String, String> writtenAs = new HashMap<>();
+        List<ManifestTree.HardLink> links = new ArrayList<>();
+        for (ManifestTree.HardLink l : selectedLinks) {
+            if (selected(l.target())) {
+                links.add(l);
+            } else if (writtenAs.containsKey(l.target())) {
+                links.add(new ManifestTree.HardLink(l.path(), writtenAs.get(l.target())));
+            } else {
+                writtenAs.put(l.target(), l.path());
+            }
+        }
         List<ManifestTree.Symlink> symlinks =
                 tree.symlinks().stream().filter(l -> selected(l.path())).toList();
         Set<String> parents = new HashSet<>();
-        files.forEach(e -> addParents(e.path(), parents));
+        files.forEach(e -> addParents(writtenAs.getOrDefault(e.path(), e.path()), parents));
         links.forEach(l -> addParents(l.path(), parents));
         symlinks.forEach(l -> addParents(l.path(), parents));
         List<ManifestTree.Directory> dirs = tree.directories().stream()
@@ -115,17 +175,19 @@ final class RestoreSelection {
         files.forEach(e -> kept.add(e.path()));
         List<Manifest.Stale> stale =
                 m.stale().stream().filter(st -> kept.contains(st.path())).toList();
-        return new Manifest(
-                m.formatVersion(),
-                m.name(),
-                m.createdAt(),
-                m.complete(),
-                files,
-                m.notStored(),
-                stale,
-                m.incompleteBecause(),
-                new ManifestTree(withParents, symlinks, links),
-                m.source());
+        return new Selected(
+                new Manifest(
+                        m.formatVersion(),
+                        m.name(),
+                        m.createdAt(),
+                        m.complete(),
+                        files,
+                        m.notStored(),
+                        stale,
+                        m.incompleteBecause(),
+                        new ManifestTree(withParents, symlinks, links),
+                        m.source()),
+                Map.copyOf(writtenAs));
     }
 
     private static void addParents(String path, Set<String> parents) {

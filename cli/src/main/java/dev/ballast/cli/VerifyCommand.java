@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
@@ -42,7 +43,9 @@ final class VerifyCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description = "Verify this manifest version: its ID, its first 8 or more characters, or latest.")
+            description =
+                    "Verify this manifest version: its short ID or ID as 'ballast list' shows them, the ID's first 8 "
+                            + "or more characters, or latest.")
     String manifestVersion;
 
     @Option(
@@ -341,6 +344,10 @@ final class VerifyCommand extends BallastCommand {
             return null;
         } catch (IntegrityException ex) {
             return ex.getMessage();
+        } catch (ObjectNotFoundException ex) {
+            // A version the manifest references is gone: damaged (exit 4), as restore and
+            // --read-data-subset report it, not "could not be read".
+            return "version " + versionId + " is missing from the store";
         }
     }
 }

@@ -166,6 +166,15 @@ class BallastTest {
     }
 
     @Test
+    void anEmptyDirectoryArgumentIsRefusedNotTakenForTheCurrentDirectory() {
+        // Field input: `backup ""` backed up the current directory.
+        assertThat(run("backup", "")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("DIR is empty; pass the directory to back up");
+        assertThat(err().lines().count()).isEqualTo(1);
+        assertNoStoreOpened();
+    }
+
+    @Test
     void anUnusableBackupNameIsRefused() throws Exception {
         Path dir = Files.createDirectories(home.resolve("d"));
         assertThat(run("backup", dir.toString(), "--name", "a/b")).isEqualTo(ExitCodes.USAGE);

@@ -35,13 +35,44 @@ class ManifestsTest {
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22d7f56a9"))
                 .isInstanceOfSatisfying(
                         CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE))
-                .hasMessageContaining("is the start of 2 manifest versions");
+                .hasMessageContaining("matches 2 manifest versions")
+                .hasMessageContaining("01a22d7f56a9aaaa0000000000000001 (short ID ")
+                .hasMessageContaining("01a22d7f56a9bbbb0000000000000002 (short ID ");
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22e0"))
                 .isInstanceOfSatisfying(
                         CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.NOT_FOUND))
-                .hasMessageContaining("first 8 or more characters, or 'latest'");
+                .hasMessageContaining("a short ID as 'ballast list' shows it, a version ID or its first 8 or more "
+                        + "characters, or 'latest'");
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "ffffffffff"))
                 .isInstanceOfSatisfying(
                         CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.NOT_FOUND));
+    }
+
+    @Test
+    void versionsWrittenTheSameHourHaveDistinctEightCharacterShortIdsThatSelectThem() {
+        // Field input: time-ordered IDs needed about 12 characters to be unique, so restic's
+        // 8-character habit matched several backups.
+        List<VersionEntry> sameHour = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            sameHour.add(version(String.format("01a23354%04x0002ec1a66cad048ef%02x", i * 997, i)));
+        }
+        java.util.Set<String> shortIds = new java.util.HashSet<>();
+        for (VersionEntry v : sameHour) {
+            String s = Manifests.shortId(v.versionId());
+            assertThat(s).hasSize(8).matches("[0-9a-f]{8}");
+            shortIds.add(s);
+            assertThat(Manifests.byIdOrPrefix(sameHour, "n", s)).isEqualTo(v);
+        }
+        assertThat(shortIds).hasSize(50);
+        // The old habit is one sentence naming every match, not a wrong version.
+        assertThatThrownBy(() -> Manifests.byIdOrPrefix(sameHour, "n", "01a23354"))
+                .isInstanceOfSatisfying(
+                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE))
+                .hasMessageContaining("matches 50 manifest versions");
+        // A whole ID and a unique long prefix still select their version.
+        VersionEntry third = sameHour.get(3);
+        assertThat(Manifests.byIdOrPrefix(sameHour, "n", third.versionId())).isEqualTo(third);
+        assertThat(Manifests.byIdOrPrefix(sameHour, "n", third.versionId().substring(0, 14)))
+                .isEqualTo(third);
     }
 }

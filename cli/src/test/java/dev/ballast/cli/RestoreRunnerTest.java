@@ -96,8 +96,9 @@ class RestoreRunnerTest {
         Files.writeString(target.resolve("f.txt"), "local edit");
         assertThatThrownBy(() -> restore(m, target, false))
                 .isInstanceOfSatisfying(
-                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.CONFLICT))
-                .hasMessageContaining("'f.txt'")
+                        CliFailure.class,
+                        f -> assertThat(f.details())
+                                .containsExactly("In the way: f.txt (an existing file differs from the backup's)"))
                 .hasMessageContaining("--overwrite");
         assertThat(target.resolve("f.txt")).hasContent("local edit");
         assertThat(target.resolve("g.txt")).doesNotExist();
@@ -105,6 +106,144 @@ class RestoreRunnerTest {
         RestoreRunner.Result r = restore(m, target, true);
         assertThat(r.ok()).isTrue();
         assertThat(target.resolve("f.txt")).hasContent("backup");
+    }
+
+    @Test
+    void aRefusedRestoreNamesEveryConflictByKindAndNeverAdvisesOverwriteForADirectory() throws IOException {
+        // Field input: three conflicts, only the first named, a directory where a file was called a
+        // differing file, and --overwrite advised, which does not replace directories.
+        Manifest m = manifest(stored("a.txt", "backup"), stored("b.txt", "backup"), stored("sub/c.txt", "c"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(target.resolve("a.txt"), "local edit");
+        Files.createDirectories(target.resolve("b.txt"));
+        Files.writeString(target.resolve("sub"), "a file where the backup has a directory");
+        Manifest withDir = withTree(
+                m.files(),
+                new ManifestTree(List.of(new ManifestTree.Directory("sub", MTIME, null)), List.of(), List.of()));
+
+        assertThatThrownBy(() -> restore(withDir, target, false)).isInstanceOfSatisfying(CliFailure.class, f -> {
+            assertThat(f.exitCode()).isEqualTo(ExitCodes.CONFLICT);
+            assertThat(f.details())
+                    .containsExactlyInAnyOrder(
+                            "In the way: a.txt (an existing file differs from the backup's)",
+                            "In the way: b.txt (a directory stands where the backup has a file)",
+                            "In the way: sub (a file or link stands where the backup has a directory)");
+            assertThat(f.getMessage())
+                    .contains("3 existing entries are in the way", "nothing was written")
+                    .contains("--overwrite to replace the files and links")
+                    .contains("remove the directories listed yourself (--overwrite never replaces a directory)");
+        });
+        assertThat(target.resolve("a.txt")).hasContent("local edit");
+    }
+
+    @Test
+    void aDirectoryAloneInTheWayIsNotAdvisedAwayWithOverwrite() throws IOException {
+        Manifest m = manifest(stored("b.txt", "backup"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Files.createDirectories(target.resolve("b.txt"));
+        assertThatThrownBy(() -> restore(m, target, false))
+                .isInstanceOf(CliFailure.class)
+                .hasMessageNotContaining("rerun with --overwrite")
+                .hasMessageContaining("remove the directories listed yourself");
+    }
+
+    @Test
+    void aVersionMissingFromTheStoreIsADamagedCopyAndTheOtherFilesAreRestored() throws IOException {
+        ManifestEntry kept = stored("kept.txt", "kept");
+        ManifestEntry gone = stored("gone.txt", "gone");
+        store.deleteVersion(Manifest.objectKey("n", "gone.txt"), gone.versionId());
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = restore(manifest(kept, gone), target, false);
+
+        assertThat(r.damagedCopies()).isEqualTo(1);
+        assertThat(r.failed())
+                .singleElement()
+                .satisfies(f -> assertThat(f.reason()).contains("is missing from the store"));
+        assertThat(target.resolve("kept.txt")).hasContent("kept");
+    }
+
+    @Test
+    void anExcludedStoredNameOfAHardLinkPairIsNotWrittenAndTheOtherNameGetsTheContent() throws IOException {
+        // Field input: `restore --exclude secret.key`, secret.key the stored name of a hard-link pair,
+        // still wrote secret.key.
+        ManifestEntry secret = stored("secret.key", "k3y");
+        Manifest m = withTree(
+                List.of(secret, stored("other.txt", "o")),
+                new ManifestTree(
+                        List.of(),
+                        List.of(),
+                        List.of(
+                                new ManifestTree.HardLink("backup.key", "secret.key"),
+                                new ManifestTree.HardLink("third.key", "secret.key"))));
+        RestoreSelection.Selected selected =
+                new RestoreSelection(List.of(), List.of(), List.of(Glob.parse("secret.key"))).select(m);
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        store,
+                        selected.manifest(),
+                        target,
+                        false,
+                        4,
+                        new Cancellation(),
+                        x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .writingAs(selected.writtenAs())
+                .run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(target.resolve("secret.key")).doesNotExist();
+        assertThat(target.resolve("backup.key")).hasContent("k3y");
+        assertThat(target.resolve("third.key")).hasContent("k3y");
+        assertThat(Files.isSameFile(target.resolve("backup.key"), target.resolve("third.key")))
+                .isTrue();
+        assertThat(target.resolve("other.txt")).hasContent("o");
+    }
+
+    @Test
+    void aRestoreCancelledAsItStartsCreatesNoDirectoryAndWritesNothing() throws IOException {
+        // Field input: a deep tree's restore did not stop within 5 s of SIGTERM; the shutdown hook's flag
+        // is now checked for every directory and entry, not only between files.
+        List<ManifestTree.Directory> dirs = new java.util.ArrayList<>();
+        StringBuilder path = new StringBuilder("d");
+        for (int i = 0; i < 200; i++) {
+            dirs.add(new ManifestTree.Directory(path.toString(), MTIME, null));
+            path.append("/d");
+        }
+        Manifest m = withTree(List.of(stored("d/f.txt", "f")), new ManifestTree(dirs, List.of(), List.of()));
+        Cancellation cancellation = new Cancellation();
+        cancellation.cancel();
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, target, false, 4, cancellation, x -> Progress.create("t", 0, 0, false, sink, 3600))
+                .run();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.restored()).isZero();
+        assertThat(target).isEmptyDirectory();
+    }
+
+    @Test
+    void namesLongerThanTheTargetAllowsAreListedEachAndEveryOtherFileIsRestored() throws IOException {
+        // Field input: one path the target file system could not hold ended the restore at once, 0 of 3
+        // stored files restored. Here a file name and a directory name over NAME_MAX (255 bytes).
+        String longFile = "f".repeat(300) + ".txt";
+        String longDir = "d".repeat(300) + "/in.txt";
+        Manifest m = manifest(stored("ok.txt", "ok"), stored(longFile, "long file"), stored(longDir, "in"));
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = restore(m, target, false);
+
+        assertThat(r.restored()).isEqualTo(1);
+        assertThat(target.resolve("ok.txt")).hasContent("ok");
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).containsExactlyInAnyOrder(longFile, longDir);
+        assertThat(r.failed()).allSatisfy(f -> assertThat(f.reason()).contains("File name too long"));
+        assertThat(r.damagedCopies()).isZero();
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+                    .containsExactly("ok.txt"); // no temporary file left beside the long name
+        }
     }
 
     @Test

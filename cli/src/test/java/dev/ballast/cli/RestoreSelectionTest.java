@@ -50,4 +50,19 @@ class RestoreSelectionTest {
         assertThat(selected(m, "docs/./2026/x.txt/.")).containsExactly("docs/2026/x.txt");
         assertThat(selected(m, ".")).containsExactly("docs/2026/x.txt", "docs/other.txt");
     }
+
+    static List<String> excluding(Manifest m, String... patterns) {
+        return new RestoreSelection(List.of(), List.of(), RestoreCommand.globs("--exclude", List.of(patterns)))
+                .apply(m).files().stream().map(ManifestEntry::path).toList();
+    }
+
+    @Test
+    void aNegationDoesNotBringBackAFileOfAnExcludedDirectoryAsOnBackup() {
+        // Field input: -e dir -e '!dir/keep.txt' dropped keep.txt on backup but restored it.
+        Manifest m = manifest("dir/keep.txt", "dir/other.txt", "dir/sub/x.txt", "top.txt");
+        assertThat(excluding(m, "dir", "!dir/keep.txt")).containsExactly("top.txt");
+        // Excluding what is in the directory, not the directory, lets the negation take one file back.
+        assertThat(excluding(m, "dir/*", "!dir/keep.txt")).containsExactly("dir/keep.txt", "top.txt");
+        assertThat(excluding(m, "*.txt", "!keep.txt")).containsExactly("dir/keep.txt");
+    }
 }

@@ -217,16 +217,19 @@ class CliRetentionIT {
                         .exitCode())
                 .isEqualTo(ExitCodes.NOT_FOUND);
 
-        // A manifest version is named by its ID or a unique prefix of at least 8 characters, as everywhere.
+        // A manifest version is named by its short ID (list's first column), its ID (the second) or a unique
+        // prefix of at least 8 characters, as everywhere.
         List<String> lines = ballast(store, clock, "list").out().lines().toList();
-        List<String> ids = lines.stream()
+        List<String[]> columns = lines.stream()
                 .skip(lines.indexOf(name) + 1L)
                 .takeWhile(l -> l.startsWith(" "))
-                .map(String::trim)
-                .map(l -> l.substring(0, l.indexOf(' ')))
+                .map(l -> l.trim().split("\\s+"))
                 .toList();
-        assertThat(ids).hasSize(2);
-        String older = ids.get(1);
+        assertThat(columns).hasSize(2);
+        String older = columns.get(1)[1];
+        Run byShortId = ballast(store, clock, "forget", name, "--manifest-version", columns.get(1)[0], "--dry-run");
+        assertThat(byShortId.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(byShortId.out()).contains(older);
         Run byPrefix = ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 12), "--dry-run");
         assertThat(byPrefix.exitCode()).isEqualTo(ExitCodes.OK);
         assertThat(byPrefix.out()).contains(older);

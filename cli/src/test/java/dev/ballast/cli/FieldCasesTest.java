@@ -1,0 +1,283 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The smaller field inputs of issue 20 (item 14), each through the commands on the local store. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
+class FieldCasesTest {
+    @TempDir
+    Path home;
+
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int run(String... args) {
+        out.reset();
+        err.reset();
+        CliContext ctx = new CliContext(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of(),
+                home,
+                false,
+                new Cancellation(),
+                Clock.systemUTC(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
+                p -> {});
+        return Ballast.run(args, ctx);
+    }
+
+    String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    Path data() {
+        return home.resolve("data");
+    }
+
+    static List<String> files(Path root) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
+            return all.filter(p -> !p.equals(root))
+                    .map(p -> root.relativize(p).toString())
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    @Test
+    void aNegationAfterAnExcludedDirectoryLeavesTheSameOutOnBackupAndOnRestore() throws IOException {
+        Path src = Files.createDirectories(home.resolve("src/dir"));
+        Files.writeString(src.resolve("keep.txt"), "keep");
+        Files.writeString(src.resolve("other.txt"), "other");
+        Files.writeString(src.getParent().resolve("top.txt"), "top");
+        Path tree = src.getParent();
+
+        assertThat(run(
+                        "backup",
+                        tree.toString(),
+                        "--name",
+                        "excl",
+                        "-e",
+                        "dir",
+                        "-e",
+                        "!dir/keep.txt",
+                        "--data-dir",
+                        data().toString()))
+                .isZero();
+        assertThat(run("restore", "excl", home.resolve("r1").toString(), "--data-dir", data().toString()))
+                .isZero();
+        assertThat(run("backup", tree.toString(), "--name", "all", "--data-dir", data().toString()))
+                .isZero();
+        assertThat(run(
+                        "restore",
+                        "all",
+                        home.resolve("r2").toString(),
+                        "-e",
+                        "dir",
+                        "-e",
+                        "!dir/keep.txt",
+                        "--data-dir",
+                        data().toString()))
+                .isZero();
+
+        // As restic: an excluded directory is not entered, so the negation brings nothing back.
+        assertThat(files(home.resolve("r1"))).containsExactly("top.txt");
+        assertThat(files(home.resolve("r2"))).containsExactly("top.txt");
+
+        // Excluding what is in the directory lets the negation keep one file, on both.
+        assertThat(run(
+                        "backup",
+                        tree.toString(),
+                        "--name",
+                        "excl2",
+                        "-e",
+                        "dir/*",
+                        "-e",
+                        "!dir/keep.txt",
+                        "--data-dir",
+                        data().toString()))
+                .isZero();
+        assertThat(run("restore", "excl2", home.resolve("r3").toString(), "--data-dir", data().toString()))
+                .isZero();
+        assertThat(run(
+                        "restore",
+                        "all",
+                        home.resolve("r4").toString(),
+                        "-e",
+                        "dir/*",
+                        "-e",
+                        "!dir/keep.txt",
+                        "--data-dir",
+                        data().toString()))
+                .isZero();
+        assertThat(files(home.resolve("r3"))).containsExactly("dir", "dir/keep.txt", "top.txt");
+        assertThat(files(home.resolve("r4"))).containsExactly("dir", "dir/keep.txt", "top.txt");
+    }
+
+    @Test
+    void aStoredVersionMissingFromTheStoreIsExitFourFromVerifyAndFromRestore() throws IOException {
+        Path src = Files.createDirectories(home.resolve("s"));
+        Files.writeString(src.resolve("kept.txt"), "kept");
+        Files.writeString(src.resolve("gone.txt"), "gone");
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            for (VersionEntry v : store.listVersions("s/gone.txt")) {
+                assertThat(store.deleteVersion(v.key(), v.versionId())).isTrue();
+            }
+        }
+
+        assertThat(run("verify", "s", "--data-dir", data().toString())).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Damaged: gone.txt", "is missing from the store");
+
+        assertThat(run("restore", "s", home.resolve("r").toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Not restored: gone.txt (its stored version", "is missing from the store");
+        assertThat(home.resolve("r/kept.txt")).hasContent("kept");
+    }
+
+    @Test
+    void listShowsEightCharacterShortIdsThatSelectTheirBackup() throws IOException {
+        Path src = Files.createDirectories(home.resolve("s"));
+        Files.writeString(src.resolve("f.txt"), "one");
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+        Files.writeString(src.resolve("f.txt"), "two");
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+
+        assertThat(run("list", "--data-dir", data().toString())).isZero();
+        List<String[]> rows = out().lines()
+                .filter(l -> l.startsWith("  "))
+                .map(l -> l.trim().split("\\s+"))
+                .toList();
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0)[0]).hasSize(8).isNotEqualTo(rows.get(1)[0]);
+        // Time-ordered version IDs of two backups a moment apart share their first 8 characters.
+        String older = rows.get(1)[0];
+        assertThat(rows.get(1)[1]).startsWith(rows.get(0)[1].substring(0, 8));
+
+        assertThat(run(
+                        "restore",
+                        "s",
+                        home.resolve("r").toString(),
+                        "--manifest-version",
+                        older,
+                        "--data-dir",
+                        data().toString()))
+                .isZero();
+        assertThat(home.resolve("r/f.txt")).hasContent("one");
+        assertThat(run(
+                        "restore",
+                        "s",
+                        home.resolve("r2").toString(),
+                        "--manifest-version",
+                        rows.get(1)[1].substring(0, 8),
+                        "--data-dir",
+                        data().toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("matches 2 manifest versions of 's'", rows.get(0)[1], rows.get(1)[1]);
+    }
+
+    @Test
+    void pruneReportsTheSpaceItGaveBackNotTheSizesOfTheVersionsItDeleted() throws IOException {
+        // Field input: prune reported 196.3 MiB freed where 152.8 MB was: the deleted versions' sizes
+        // count contents that kept versions also hold.
+        byte[] shared = new byte[200_000];
+        new Random(1).nextBytes(shared);
+        Path src = Files.createDirectories(home.resolve("s"));
+        Files.write(src.resolve("a.bin"), shared);
+        Files.write(src.resolve("b.bin"), shared); // the same content: stored once
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+        Files.writeString(src.resolve("a.bin"), "now small");
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+
+        assertThat(run("forget", "s", "--keep-last", "1", "--prune", "--grace", "0s", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+
+        // a.bin's first version (200,000 bytes) is deleted, but b.bin still holds its content.
+        // What is given back is the old manifest's few hundred bytes in a repacked pack file.
+        assertThat(out())
+                .contains("deleted 1 versions holding 0.2 MiB (200,000 bytes) of file contents")
+                .containsPattern("Space given back: 0\\.0 MiB \\(\\d{1,4} bytes\\) \\(the store's files: 0\\.2 MiB")
+                .contains("contents also held by kept versions");
+    }
+
+    @Test
+    void restoreExcludingEitherNameOfAHardLinkPairWritesOnlyTheOtherWithTheContent() throws IOException {
+        // Field input: `restore --exclude secret.key`, secret.key the stored name of a hard-link pair,
+        // still wrote secret.key.
+        Path src = Files.createDirectories(home.resolve("s"));
+        Files.writeString(src.resolve("secret.key"), "k3y");
+        Files.createLink(src.resolve("copy.key"), src.resolve("secret.key"));
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .isZero();
+
+        for (String[] pair : new String[][] {{"secret.key", "copy.key"}, {"copy.key", "secret.key"}}) {
+            Path target = home.resolve("r-" + pair[0]);
+            assertThat(run("restore", "s", target.toString(), "--exclude", pair[0], "--data-dir", data().toString()))
+                    .as(err())
+                    .isZero();
+            assertThat(files(target)).containsExactly(pair[1]);
+            assertThat(target.resolve(pair[1])).hasContent("k3y");
+        }
+    }
+
+    @Test
+    void aRefusedRestoreListsEveryEntryInTheWayOneALineThenOneSentence() throws IOException {
+        Path src = Files.createDirectories(home.resolve("s/sub"));
+        Files.writeString(src.getParent().resolve("a.txt"), "backup");
+        Files.writeString(src.getParent().resolve("b.txt"), "backup");
+        Files.writeString(src.resolve("c.txt"), "c");
+        assertThat(run("backup", src.getParent().toString(), "--data-dir", data().toString()))
+                .isZero();
+        Path target = Files.createDirectories(home.resolve("r"));
+        Files.writeString(target.resolve("a.txt"), "local edit");
+        Files.createDirectories(target.resolve("b.txt"));
+        Files.writeString(target.resolve("sub"), "a file");
+
+        assertThat(run("restore", "s", target.toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.CONFLICT);
+
+        assertThat(err().lines().toList())
+                .containsSubsequence(
+                        "In the way: a.txt (an existing file differs from the backup's)",
+                        "In the way: b.txt (a directory stands where the backup has a file)")
+                .contains("In the way: sub (a file or link stands where the backup has a directory)")
+                .hasSize(4);
+        assertThat(err().lines().toList().get(3))
+                .startsWith("Error: Restore into '")
+                .contains("3 existing entries are in the way", "--overwrite never replaces a directory");
+        assertThat(target.resolve("a.txt")).hasContent("local edit");
+    }
+}
