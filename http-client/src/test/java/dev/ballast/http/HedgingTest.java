@@ -315,8 +315,8 @@ class HedgingTest {
         assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("from the second replica");
         assertThat(handlerRuns).hasValue(1);
         awaitTrue(
-                "bulkhead permits back",
-                () -> client.dependencyStatus(ORIGIN).orElseThrow().availableBulkheadPermits() == 64);
+                "every attempt ended",
+                () -> client.dependencyStatus(ORIGIN).orElseThrow().attemptsInFlight() == 0);
     }
 
     @ParameterizedTest
