@@ -413,25 +413,4 @@ class CliRetentionIT {
         }
         assertThat(failed).as("verify runs of the 7 groups that exit 4").isEqualTo(7);
     }
-        String newestSmall = null;
-        long newestOffset = -1;
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-                "jdbc:sqlite:" + base.resolve("data").resolve("ballast-backups").resolve("index.db"))) {
-            try (java.sql.ResultSet rs = c.createStatement()
-                    .executeQuery("SELECT v.version_id, b.pack_offset FROM versions v JOIN blobs b ON b.address ="
-                            + " v.content WHERE b.pack != 0 ORDER BY b.pack DESC, b.pack_offset DESC LIMIT 1")) {
-                assertThat(rs.next()).isTrue();
-                newestSmall = rs.getString(1);
-                newestOffset = rs.getLong(2);
-            }
-        }
-        assertThat(newestOffset).isGreaterThanOrEqualTo(0);
-        assertThat(last).isNotNull();
-        base.resolve("data").resolve("ballast-backups").resolve("ballast-backups");
-        StoredCopies.damageLocal(
-                base.resolve("data").resolve("ballast-backups"), newestSmall, StoredCopies::truncateToHalf);
-        Run all = ballast(store, clock, "verify", name, "--read-data-subset", "1%");
-        assertThat(all.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
-        assertThat(all.err()).contains("(version " + newestSmall);
-    }
 }
