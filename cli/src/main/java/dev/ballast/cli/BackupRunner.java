@@ -123,7 +123,8 @@ final class BackupRunner {
             boolean cancelled,
             Duration elapsed,
             List<Manifest.Stale> stale,
-            int repaired) {
+            int repaired,
+            int reused) {
 
         boolean ok() {
             return failed.isEmpty()
@@ -166,6 +167,14 @@ final class BackupRunner {
     private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
     private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger repaired = new AtomicInteger();
+    /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
+    private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
+    /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
+    private final AtomicInteger reused = new AtomicInteger();
+    /** The versions under {@code NAME/} when another run's marker was found at the start, by key; else empty. */
+    private volatile Map<String, List<VersionEntry>> leftByOtherRuns = Map.of();
+    /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
+    private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
     private final AtomicBoolean writesPrepared = new AtomicBoolean();
 
@@ -183,6 +192,39 @@ final class BackupRunner {
     private @Nullable Path storeDirectory;
 
     private boolean nameFromDirectory;
+
+    /** A file whose entry names a version no manifest references yet, and whether it was reused rather than stored. */
+    private record Uploaded(SourceFile file, boolean reused) {}
+
+    /**
+     * What a run's marker tells the run ({@link RunMarker}): whether a prune took it for dead, and
+     * whether another run of the name had left its marker when this one started.
+     */
+    interface Guard {
+        /**
+         * Writes the marker again and returns how many times so far a prune was found to have removed
+         * it.
+         *
+         * @throws StorageException if the store cannot be written
+         */
+        int refresh();
+
+        /** Whether another run's marker of the name was in the store just after this run wrote its own. */
+        boolean othersAtStart();
+    }
+
+    /**
+     * Guards the run with its marker: before its manifest is written the marker is written again, and
+     * if a prune removed it meanwhile (the run was paused past {@link RunMarker#STALE}), every file the
+     * run stored is stored again, since the prune may have deleted it; a manifest written while a prune
+     * removed the marker is withdrawn. When {@code guard} found another run's marker at the start, the
+     * versions that run stored (a killed first backup's uploads, say) are reused for files with the
+     * same SHA-256 instead of being uploaded again.
+     */
+    BackupRunner guardedBy(@Nullable Guard guard) {
+        this.guard = guard;
+        return this;
+    }
 
     /**
      * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
@@ -288,6 +330,7 @@ final class BackupRunner {
             transfers.awaitAll();
         }
 
+        int losses = storeAgainIfTakenForDead(entries);
         // A run that walked the whole tree and attempted every file is a snapshot, even if some files
         // could not be stored: those keep their previous version, marked stale. Only a run cut short
         // (Ctrl-C, the store gone) is incomplete.
@@ -325,7 +368,19 @@ final class BackupRunner {
         String manifestVersion = null;
         String manifestProblem = null;
         try {
-            manifestVersion = writeManifest(manifest, complete);
+            if (losses < 0) {
+                manifestProblem = "a prune took this run for dead while it was paused, so what it stored may be gone;"
+                        + " no manifest references it";
+            } else {
+                manifestVersion = writeManifest(manifest, complete);
+                if (complete && takenForDeadSince(losses)) {
+                    // A prune removed the marker between the check and the manifest: withdraw the manifest.
+                    store.deleteVersion(Manifest.key(name), manifestVersion);
+                    manifestVersion = null;
+                    manifestProblem = "a prune took this run for dead while its manifest was being written, so the"
+                            + " manifest was withdrawn";
+                }
+            }
         } catch (StorageUnavailableException e) {
             manifestProblem = "the store was unavailable";
             down = down == null ? e : down;
@@ -351,7 +406,126 @@ final class BackupRunner {
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
                 stale,
-                repaired.get());
+                repaired.get(),
+                reused.get());
+    }
+
+    /**
+     * Writes the run's marker again before the manifest is written; when a prune removed it meanwhile,
+     * stores again every file whose entry names a version this run stored or reused (the prune may have
+     * deleted it: they were referenced by no manifest), up to three rounds.
+     *
+     * @return the marker's losses handled, or -1 when the run was taken for dead and is not complete (its
+     *     manifest must not be written)
+     */
+    private int storeAgainIfTakenForDead(List<ManifestEntry> entries) {
+        if (guard == null) {
+            return 0;
+        }
+        int handled = 0;
+        for (int round = 0; ; round++) {
+            int losses;
+            try {
+                losses = guard.refresh();
+            } catch (StorageUnavailableException e) {
+                unavailable.compareAndSet(null, e);
+                return handled;
+            }
+            if (losses == handled) {
+                return handled;
+            }
+            if (round == 3 || stopping() || !notAttempted.isEmpty()) {
+                return -1;
+            }
+            handled = losses;
+            List<Uploaded> again = new ArrayList<>(uploadedFiles);
+            err.println("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
+                    + " run marker, so it may have deleted what the run stored: the " + again.size()
+                    + " file(s) the run stored are stored again before its snapshot is written.");
+            storeAgain(again, entries);
+        }
+    }
+
+    /** Whether the marker, written again now, finds that a prune removed it since {@code handled} losses. */
+    private boolean takenForDeadSince(int handled) {
+        if (guard == null) {
+            return false;
+        }
+        try {
+            return guard.refresh() > handled;
+        } catch (RuntimeException e) {
+            return false; // the manifest is written; the marker goes with the run
+        }
+    }
+
+    /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
+    private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
+        leftByOtherRuns = Map.of();
+        Set<String> paths = new java.util.HashSet<>();
+        for (Uploaded u : files) {
+            paths.add(u.file().path());
+            if (u.reused()) {
+                reused.decrementAndGet();
+            } else {
+                stored.decrementAndGet();
+                uploaded.addAndGet(-u.file().size());
+            }
+        }
+        entries.removeIf(e -> paths.contains(e.path()));
+        uploadedFiles.removeAll(files);
+        try (Progress progress = progressFactory.get();
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
+                Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
+            for (Uploaded u : files) {
+                progress.addTotal(1, u.file().size());
+                transfers.submit(done -> backUp(u.file(), null, entries, progress, done));
+            }
+            transfers.awaitAll();
+        }
+    }
+
+    /**
+     * The newest version another run of the name left under {@code f}'s key with {@code f}'s size
+     * (none when no other run's marker was found at the start, or the store does not prove what it
+     * stores), not recorded damaged.
+     */
+    private @Nullable VersionEntry leftBehind(SourceFile f) {
+        List<VersionEntry> versions = leftByOtherRuns.get(Manifest.objectKey(name, f.path()));
+        if (versions == null) {
+            return null;
+        }
+        DamagedVersions d = damaged;
+        for (VersionEntry v : versions) {
+            if (v.size() == f.size() && (d == null || !d.damaged(v.versionId()))) {
+                return v;
+            }
+        }
+        return null;
+    }
+
+    /** The SHA-256 the store recorded and proved for {@code v} on upload, or null when it cannot say. */
+    private @Nullable String recordedSha256(VersionEntry v) {
+        try (ObjectRead r =
+                store.get(v.key(), ReadOptions.version(v.versionId()).withAllowCache(false))) {
+            String sha = r.version().sha256();
+            return sha.isEmpty() ? null : sha;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Lists what other runs of the name left, when one's marker was found at the start (see {@link #guardedBy}). */
+    private void listLeftByOtherRuns() {
+        if (guard == null || !guard.othersAtStart() || !store.confirmsWrites()) {
+            return;
+        }
+        Map<String, List<VersionEntry>> byKey = new HashMap<>();
+        for (VersionEntry v : store.listVersions(Manifest.objectKey(name, ""))) {
+            if (!v.deleteMarker()) {
+                byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
+            }
+        }
+        leftByOtherRuns = byKey;
     }
 
     /**
@@ -488,16 +662,37 @@ final class BackupRunner {
         CompletableFuture<ObjectVersion> write;
         boolean changedWhileRead;
         try {
+            String sha = null;
             if (before != null && before.size() == f.size()) {
                 // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
                 // first, so that an upload happens only when they differ.
-                String sha = Sha256.ofFile(f.file(), read::addAndGet);
+                sha = Sha256.ofFile(f.file(), read::addAndGet);
                 if (changed(f)) {
                     throw new ChangedWhileReading();
                 }
                 if (sha.equals(before.sha256())) {
                     entries.add(entry(f, sha, before.versionId()));
                     unchangedCount.incrementAndGet();
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                    done.run();
+                    return;
+                }
+            }
+            VersionEntry left = leftBehind(f);
+            String recorded = left == null ? null : recordedSha256(left);
+            if (recorded != null) {
+                // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
+                if (sha == null) {
+                    sha = Sha256.ofFile(f.file(), read::addAndGet);
+                    if (changed(f)) {
+                        throw new ChangedWhileReading();
+                    }
+                }
+                if (sha.equals(recorded)) {
+                    entries.add(entry(f, sha, left.versionId()));
+                    reused.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, true));
                     progress.addBytes(f.size());
                     progress.fileDone();
                     done.run();
@@ -538,6 +733,7 @@ final class BackupRunner {
                 } else {
                     entries.add(entry(f, v.sha256(), v.versionId()));
                     stored.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, false));
                     uploaded.addAndGet(f.size());
                     recordReplacement(f.path(), v.sha256(), v.versionId());
                     onStored.accept(f.path());
@@ -736,6 +932,7 @@ final class BackupRunner {
             previousAll = map;
         }
         damaged = d;
+        listLeftByOtherRuns();
         return map;
     }
 
