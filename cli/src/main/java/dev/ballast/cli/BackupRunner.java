@@ -171,8 +171,8 @@ final class BackupRunner {
     private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
     /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
     private final AtomicInteger reused = new AtomicInteger();
-    /** The versions under {@code NAME/} when another run's marker was found at the start, by key; else empty. */
-    private volatile Map<String, List<VersionEntry>> leftByOtherRuns = Map.of();
+    /** What other runs of the name left, when another run's marker was found at the start. */
+    private volatile LeftBehind leftBehind = LeftBehind.NONE;
     /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
     private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
@@ -460,7 +460,7 @@ final class BackupRunner {
 
     /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
     private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
-        leftByOtherRuns = Map.of();
+        leftBehind = LeftBehind.NONE;
         Set<String> paths = new java.util.HashSet<>();
         for (Uploaded u : files) {
             paths.add(u.file().path());
@@ -482,50 +482,6 @@ final class BackupRunner {
             }
             transfers.awaitAll();
         }
-    }
-
-    /**
-     * The newest version another run of the name left under {@code f}'s key with {@code f}'s size
-     * (none when no other run's marker was found at the start, or the store does not prove what it
-     * stores), not recorded damaged.
-     */
-    private @Nullable VersionEntry leftBehind(SourceFile f) {
-        List<VersionEntry> versions = leftByOtherRuns.get(Manifest.objectKey(name, f.path()));
-        if (versions == null) {
-            return null;
-        }
-        DamagedVersions d = damaged;
-        for (VersionEntry v : versions) {
-            if (v.size() == f.size() && (d == null || !d.damaged(v.versionId()))) {
-                return v;
-            }
-        }
-        return null;
-    }
-
-    /** The SHA-256 the store recorded and proved for {@code v} on upload, or null when it cannot say. */
-    private @Nullable String recordedSha256(VersionEntry v) {
-        try (ObjectRead r =
-                store.get(v.key(), ReadOptions.version(v.versionId()).withAllowCache(false))) {
-            String sha = r.version().sha256();
-            return sha.isEmpty() ? null : sha;
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** Lists what other runs of the name left, when one's marker was found at the start (see {@link #guardedBy}). */
-    private void listLeftByOtherRuns() {
-        if (guard == null || !guard.othersAtStart() || !store.confirmsWrites()) {
-            return;
-        }
-        Map<String, List<VersionEntry>> byKey = new HashMap<>();
-        for (VersionEntry v : store.listVersions(Manifest.objectKey(name, ""))) {
-            if (!v.deleteMarker()) {
-                byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
-            }
-        }
-        leftByOtherRuns = byKey;
     }
 
     /**
@@ -679,9 +635,8 @@ final class BackupRunner {
                     return;
                 }
             }
-            VersionEntry left = leftBehind(f);
-            String recorded = left == null ? null : recordedSha256(left);
-            if (recorded != null) {
+            LeftBehind.Candidate left = leftBehind.candidate(Manifest.objectKey(name, f.path()), f.size(), damaged);
+            if (left != null) {
                 // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
                 if (sha == null) {
                     sha = Sha256.ofFile(f.file(), read::addAndGet);
@@ -689,7 +644,7 @@ final class BackupRunner {
                         throw new ChangedWhileReading();
                     }
                 }
-                if (sha.equals(recorded)) {
+                if (sha.equals(left.sha256())) {
                     entries.add(entry(f, sha, left.versionId()));
                     reused.incrementAndGet();
                     uploadedFiles.add(new Uploaded(f, true));
@@ -932,7 +887,9 @@ final class BackupRunner {
             previousAll = map;
         }
         damaged = d;
-        listLeftByOtherRuns();
+        if (guard != null && guard.othersAtStart()) {
+            leftBehind = LeftBehind.list(store, Manifest.objectKey(name, ""));
+        }
         return map;
     }
 

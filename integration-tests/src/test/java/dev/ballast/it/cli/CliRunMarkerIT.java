@@ -252,9 +252,12 @@ class CliRunMarkerIT {
         Path source = Files.createDirectories(base.resolve(name));
         writeRandomFiles(source, 60, 256 * 1024, 12);
         Process child = child(store, name, source);
-        waitFor(() -> !versions(store, ".ballast-runs/" + name + "/").isEmpty(), child);
-        child.destroyForcibly();
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        try {
+            waitFor(() -> !versions(store, ".ballast-runs/" + name + "/").isEmpty(), child);
+        } finally {
+            child.destroyForcibly();
+            assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
         assertThat(versions(store, ".ballast-runs/" + name + "/"))
                 .as("the killed run left its marker")
                 .isNotEmpty();
@@ -280,9 +283,12 @@ class CliRunMarkerIT {
         writeRandomFiles(source, 40, 256 * 1024, 13);
         for (int stored : new int[] {4, 14, 24}) {
             Process child = child(store, name, source);
-            waitFor(() -> dataVersions(store, name).size() >= stored, child);
-            child.destroyForcibly();
-            assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            try {
+                waitFor(() -> dataVersions(store, name).size() >= stored, child);
+            } finally {
+                child.destroyForcibly();
+                assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            }
             System.out.printf(
                     "[resume] killed with %d versions stored%n",
                     dataVersions(store, name).size());
@@ -345,10 +351,19 @@ class CliRunMarkerIT {
         return pb.start();
     }
 
+    /** Whether {@code condition} holds; false while the store cannot be read yet (the child is creating it). */
+    static boolean holds(java.util.function.BooleanSupplier condition) {
+        try {
+            return condition.getAsBoolean();
+        } catch (dev.ballast.storage.StorageException e) {
+            return false;
+        }
+    }
+
     /** Polls {@code condition} until it holds; fails if {@code child} ends first. */
     static void waitFor(java.util.function.BooleanSupplier condition, Process child) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        while (!condition.getAsBoolean()) {
+        while (!holds(condition)) {
             assertThat(child.isAlive())
                     .as("the backup ended before it could be killed (its output is in " + base + ")")
                     .isTrue();
