@@ -1,8 +1,6 @@
 package dev.ballast.cli;
 
-import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
-import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * backup's manifest names it: a prune that removes the other run's marker lists the markers again
  * afterwards and finds this run's ({@link RunMarker}).
  *
- * <p>Costs one listing of the prefix (one request per 1,000 versions on S3) and one read of the
- * recorded SHA-256 per candidate. Thread-safe once built.
+ * <p>Costs one listing of the prefix (one request per 1,000 versions on S3) and one HEAD per candidate
+ * (the SHA-256 recorded with the version). Thread-safe once built.
  */
 final class LeftBehind {
     /** Nothing to reuse. */
@@ -73,9 +71,8 @@ final class LeftBehind {
 
     /** The SHA-256 the store recorded and proved for {@code v} on upload, or null when it cannot say. */
     private static @Nullable String recordedSha256(ObjectStore store, VersionEntry v) {
-        try (ObjectRead r =
-                store.get(v.key(), ReadOptions.version(v.versionId()).withAllowCache(false))) {
-            String sha = r.version().sha256();
+        try {
+            String sha = store.head(v.key(), v.versionId()).sha256();
             return sha.isEmpty() ? null : sha;
         } catch (RuntimeException e) {
             return null;

@@ -21,8 +21,12 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Note the time {@code t0}, then list the {@link RunMarker run markers}: a backup name with a
  *       live marker has a run in progress, which may upload versions and reuse the versions of the
- *       manifest it started from; that name is left alone this time (reported; exit 1). Stale
- *       markers (a run that died) are removed.
+ *       manifest it started from; that name is left alone this time (reported; exit 1). The markers
+ *       of runs that died (not written for {@link RunMarker#STALE}, or written by a process of this
+ *       host that is gone) are removed first, before anything else is deleted, and the markers are
+ *       then listed again: a name live in either listing is left alone. A run that was only paused
+ *       and writes its marker again finds its previous version gone if this prune removed it first
+ *       (and then stores its files again), and is otherwise seen live by the second listing.
  *   <li>List every version of every other name and read every manifest version of it; each
  *       manifest's files name the (key, version ID) pairs it references. A manifest that cannot be
  *       read as a manifest (damaged) leaves its whole name alone, as its references are unknown.

@@ -154,6 +154,23 @@ public interface ObjectStore {
     }
 
     /**
+     * What the store recorded of one version, its bytes not read: as S3's HeadObject with a
+     * {@code versionId}, one request. The SHA-256 is the one recorded at write time (empty when the
+     * version was not written by Ballast).
+     *
+     * <p>The default opens the version with {@link #get(String, ReadOptions)} (no cache) and closes it
+     * unread.
+     *
+     * @throws ObjectNotFoundException if there is no such version (or it is a delete marker)
+     * @throws StorageUnavailableException if the store could not be reached
+     */
+    default ObjectVersion head(String key, String versionId) {
+        try (ObjectRead read = get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+            return read.version();
+        }
+    }
+
+    /**
      * Of {@code listed}, versions this store's {@link #listVersions} or {@link #versions} returned,
      * those whose stored bytes it does not hold in full, each with why (one clause, such as "its
      * content file /d/blobs/ab/ab12... is missing"), found without reading the bytes: what a partial
