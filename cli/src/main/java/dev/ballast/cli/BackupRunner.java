@@ -169,6 +169,10 @@ final class BackupRunner {
     private final AtomicInteger repaired = new AtomicInteger();
     /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
     private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
+    /** Files found unchanged, whose entries name a version of a previous manifest. */
+    private final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
+    /** The manifest versions the previous entries were taken from; set with {@link #damaged}. */
+    private volatile Set<String> previousVersions = Set.of();
     /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
     private final AtomicInteger reused = new AtomicInteger();
     /** What other runs of the name left, when another run's marker was found at the start. */
@@ -193,8 +197,15 @@ final class BackupRunner {
 
     private boolean nameFromDirectory;
 
-    /** A file whose entry names a version no manifest references yet, and whether it was reused rather than stored. */
-    private record Uploaded(SourceFile file, boolean reused) {}
+    /**
+     * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from
+     * a previous manifest.
+     */
+    private record Uploaded(SourceFile file, boolean reused, boolean kept) {
+        Uploaded(SourceFile file, boolean reused) {
+            this(file, reused, false);
+        }
+    }
 
     /**
      * What a run's marker tells the run ({@link RunMarker}): whether a prune took it for dead, and
@@ -301,6 +312,7 @@ final class BackupRunner {
                 if (!settings.checksum() && f.stat().sameAs(before)) {
                     entries.add(before.withAttrs(f.stat().attrs()));
                     unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
                     progress.addBytes(f.size());
                     progress.fileDone();
                 } else if (stopping()) {
@@ -439,9 +451,23 @@ final class BackupRunner {
             }
             handled = losses;
             List<Uploaded> again = new ArrayList<>(uploadedFiles);
+            // The unchanged files keep versions a manifest references, which prune keeps while that manifest
+            // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
+            boolean previousGone = !previousVersions.isEmpty()
+                    && !Manifests.versions(store, name).stream()
+                            .map(VersionEntry::versionId)
+                            .collect(java.util.stream.Collectors.toSet())
+                            .containsAll(previousVersions);
+            List<SourceFile> kept = previousGone ? new ArrayList<>(keptFromPrevious) : List.of();
+            kept.forEach(f -> again.add(new Uploaded(f, false, true)));
             err.println("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
-                    + " run marker, so it may have deleted what the run stored: the " + again.size()
-                    + " file(s) the run stored are stored again before its snapshot is written.");
+                    + " run marker, so it may have deleted what the run stored: the " + (again.size() - kept.size())
+                    + " file(s) the run stored"
+                    + (kept.isEmpty()
+                            ? ""
+                            : " and the " + kept.size()
+                                    + " unchanged one(s), whose previous manifest was removed meanwhile,")
+                    + " are stored again before its snapshot is written.");
             storeAgain(again, entries);
         }
     }
@@ -464,7 +490,10 @@ final class BackupRunner {
         Set<String> paths = new java.util.HashSet<>();
         for (Uploaded u : files) {
             paths.add(u.file().path());
-            if (u.reused()) {
+            if (u.kept()) {
+                unchangedCount.decrementAndGet();
+                keptFromPrevious.remove(u.file());
+            } else if (u.reused()) {
                 reused.decrementAndGet();
             } else {
                 stored.decrementAndGet();
@@ -629,6 +658,7 @@ final class BackupRunner {
                 if (sha.equals(before.sha256())) {
                     entries.add(entry(f, sha, before.versionId()));
                     unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
                     progress.addBytes(f.size());
                     progress.fileDone();
                     done.run();
@@ -862,9 +892,14 @@ final class BackupRunner {
             checkSource(m);
         }
         List<ManifestEntry> files = m == null ? List.of() : m.files();
-        if (m != null && !m.complete()) {
-            files = withEarlierSnapshot(m, base);
+        Set<String> from = new java.util.HashSet<>();
+        if (base != null) {
+            from.add(base);
         }
+        if (m != null && !m.complete()) {
+            files = withEarlierSnapshot(m, base, from);
+        }
+        previousVersions = from;
         DamagedVersions d = DamagedVersions.load(store, name, err);
         if (m != null) {
             for (ManifestEntry e : files) {
@@ -905,7 +940,8 @@ final class BackupRunner {
      * complete snapshot among the {@value #MAX_INCOMPLETE_PREDECESSORS} before it, the runs found are
      * used.
      */
-    private List<ManifestEntry> withEarlierSnapshot(Manifest newest, @Nullable String newestVersion) {
+    private List<ManifestEntry> withEarlierSnapshot(
+            Manifest newest, @Nullable String newestVersion, Set<String> readVersions) {
         List<Manifest> newestFirst = new ArrayList<>(List.of(newest));
         boolean passedNewest = newestVersion == null;
         for (VersionEntry v : Manifests.versions(store, name)) {
@@ -921,6 +957,7 @@ final class BackupRunner {
                 continue;
             }
             newestFirst.add(earlier);
+            readVersions.add(v.versionId());
             if (earlier.complete()) {
                 break;
             }

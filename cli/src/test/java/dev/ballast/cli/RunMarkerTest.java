@@ -204,4 +204,56 @@ class RunMarkerTest {
                 .singleElement()
                 .satisfies(e -> assertThat(e.versionId()).isEqualTo(a.get(0).versionId()));
     }
+
+    /**
+     * Taken for dead while a forget removed the manifest its unchanged files came from: those versions
+     * are no longer kept by any manifest, so they are stored again too.
+     */
+    @Test
+    void aBackupTakenForDeadWhosePreviousManifestWasForgottenStoresItsUnchangedFilesAgain() throws IOException {
+        Files.writeString(src.resolve("a.txt"), "a");
+        Files.writeString(src.resolve("b.txt"), "b");
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, time);
+        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+        assertThat(runner(store, err).run().ok()).isTrue();
+        String first = store.versions(Manifest.key("n")).get(0).versionId();
+        AtomicInteger refreshes = new AtomicInteger();
+        BackupRunner.Guard guard = new BackupRunner.Guard() {
+            @Override
+            public int refresh() {
+                if (refreshes.incrementAndGet() == 1) {
+                    store.deleteVersion(Manifest.key("n"), first); // forgotten while the run was paused
+                }
+                return 1;
+            }
+
+            @Override
+            public boolean othersAtStart() {
+                return false;
+            }
+        };
+        BackupRunner.Result r = runner(store, err).guardedBy(guard).run();
+        assertThat(r.ok()).isTrue();
+        assertThat(r.unchanged()).isZero();
+        assertThat(r.stored()).isEqualTo(2);
+        assertThat(errBytes.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "the 0 file(s) the run stored and the 2 unchanged one(s), whose previous manifest was removed");
+        assertThat(store.versions("n/a.txt")).hasSize(2);
+    }
+
+    BackupRunner runner(FakeObjectStore store, PrintStream err) {
+        return new BackupRunner(
+                store,
+                "n",
+                src,
+                new BackupRunner.Settings(false, 1, false),
+                new Cancellation(),
+                time,
+                err,
+                () -> Progress.create("t", 0, 0, false, err, 3600),
+                Duration.ofSeconds(5),
+                p -> {});
+    }
 }
