@@ -39,25 +39,32 @@ final class UnlockCommand extends BallastCommand {
     @Override
     public Integer call() {
         names.forEach(Manifests::checkExistingName);
+        // Looked at first as a reading command does: with nothing to remove, nothing is created or written.
+        try (StoreSession reader = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            List<RunMarker.Found> found = Errors.translate(reader.where(), null, () -> markers(reader));
+            if (found.stream().allMatch(m -> m.live() && !removeAll)) {
+                return report(reader, found, 0);
+            }
+        }
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
             return Errors.translate(session.where(), null, () -> unlock(session));
         }
     }
 
-    private int unlock(StoreSession session) {
+    /** The run markers of the names asked for (all without names), each judged now. */
+    private List<RunMarker.Found> markers(StoreSession session) {
         List<VersionEntry> versions = session.objects().listVersions(RunMarker.PREFIX).stream()
                 .filter(v -> names.isEmpty() || names.contains(RunMarker.nameOf(v.key())))
                 .toList();
-        List<RunMarker.Found> found =
-                RunMarker.classify(session.objects(), versions, ctx.clock().instant());
+        return RunMarker.classify(session.objects(), versions, ctx.clock().instant());
+    }
+
+    /** Removes the markers of runs that ended (every one with --remove-all), naming each. */
+    private int unlock(StoreSession session) {
+        List<RunMarker.Found> found = markers(session);
         int removed = 0;
-        int kept = 0;
         for (RunMarker.Found m : found) {
             if (m.live() && !removeAll) {
-                kept++;
-                ctx.out()
-                        .println("Kept the run marker of '" + m.name() + "' (" + m.describe() + ", last written "
-                                + m.written() + "): its backup may be running.");
                 continue;
             }
             for (VersionEntry v : m.versions()) {
@@ -67,6 +74,20 @@ final class UnlockCommand extends BallastCommand {
             ctx.out()
                     .println("Removed the run marker of '" + m.name() + "' (" + m.describe() + ": "
                             + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
+        }
+        return report(session, found, removed);
+    }
+
+    /** Names each marker kept, then one line of totals; exit 0. */
+    private int report(StoreSession session, List<RunMarker.Found> found, int removed) {
+        int kept = 0;
+        for (RunMarker.Found m : found) {
+            if (m.live() && !removeAll) {
+                kept++;
+                ctx.out()
+                        .println("Kept the run marker of '" + m.name() + "' (" + m.describe() + ", last written "
+                                + m.written() + "): its backup may be running.");
+            }
         }
         ctx.out()
                 .println(
