@@ -129,7 +129,7 @@ final class BackupCommand extends BallastCommand {
             // The run's marker keeps 'prune' away from this name until the run has written its manifest.
             try (RunMarker marker = Errors.translate(
                     session.where(), null, () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
-                r = Errors.translate(session.where(), null, runner::run);
+                r = Errors.translate(session.where(), null, runner.guardedBy(marker)::run);
                 if (r.unavailable() != null) {
                     marker.abandon();
                 }
@@ -184,13 +184,15 @@ final class BackupCommand extends BallastCommand {
         for (String s : r.skipped()) {
             ctx.err().println("Skipped: " + Errors.printable(s));
         }
-        String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, " + Summary.mib(r.bytesUploaded())
+        String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, "
+                + (r.reused() > 0 ? r.reused() + " already stored by an interrupted run, " : "")
+                + Summary.mib(r.bytesUploaded())
                 + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytesUploaded(), r.elapsed()) + ")" + counters(session) + ".";
         if (r.ok()) {
             if (r.stored() == 0 && r.unchanged() == 0) {
                 ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");
-            } else if (r.stored() == 0) {
+            } else if (r.stored() == 0 && r.reused() == 0) {
                 ctx.out()
                         .println("Nothing to upload: all " + r.unchanged()
                                 + " files are unchanged since the last backup.");

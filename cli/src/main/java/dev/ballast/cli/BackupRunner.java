@@ -123,7 +123,8 @@ final class BackupRunner {
             boolean cancelled,
             Duration elapsed,
             List<Manifest.Stale> stale,
-            int repaired) {
+            int repaired,
+            int reused) {
 
         boolean ok() {
             return failed.isEmpty()
@@ -165,6 +166,18 @@ final class BackupRunner {
     private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
     private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger repaired = new AtomicInteger();
+    /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
+    private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
+    /** Files found unchanged, whose entries name a version of a previous manifest. */
+    private final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
+    /** The manifest versions the previous entries were taken from; set with {@link #damaged}. */
+    private volatile Set<String> previousVersions = Set.of();
+    /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
+    private final AtomicInteger reused = new AtomicInteger();
+    /** What other runs of the name left, when another run's marker was found at the start. */
+    private volatile LeftBehind leftBehind = LeftBehind.NONE;
+    /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
+    private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
     private final AtomicBoolean writesPrepared = new AtomicBoolean();
 
@@ -182,6 +195,46 @@ final class BackupRunner {
     private @Nullable Path storeDirectory;
 
     private boolean nameFromDirectory;
+
+    /**
+     * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from
+     * a previous manifest.
+     */
+    private record Uploaded(SourceFile file, boolean reused, boolean kept) {
+        Uploaded(SourceFile file, boolean reused) {
+            this(file, reused, false);
+        }
+    }
+
+    /**
+     * What a run's marker tells the run ({@link RunMarker}): whether a prune took it for dead, and
+     * whether another run of the name had left its marker when this one started.
+     */
+    interface Guard {
+        /**
+         * Writes the marker again and returns how many times so far a prune was found to have removed
+         * it.
+         *
+         * @throws StorageException if the store cannot be written
+         */
+        int refresh();
+
+        /** Whether another run's marker of the name was in the store just after this run wrote its own. */
+        boolean othersAtStart();
+    }
+
+    /**
+     * Guards the run with its marker: before its manifest is written the marker is written again, and
+     * if a prune removed it meanwhile (the run was paused past {@link RunMarker#STALE}), every file the
+     * run stored is stored again, since the prune may have deleted it; a manifest written while a prune
+     * removed the marker is withdrawn. When {@code guard} found another run's marker at the start, the
+     * versions that run stored (a killed first backup's uploads, say) are reused for files with the
+     * same SHA-256 instead of being uploaded again.
+     */
+    BackupRunner guardedBy(@Nullable Guard guard) {
+        this.guard = guard;
+        return this;
+    }
 
     /**
      * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
@@ -258,6 +311,7 @@ final class BackupRunner {
                 if (!settings.checksum() && f.stat().sameAs(before)) {
                     entries.add(before.withAttrs(f.stat().attrs()));
                     unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
                     progress.addBytes(f.size());
                     progress.fileDone();
                 } else if (stopping()) {
@@ -287,6 +341,7 @@ final class BackupRunner {
             transfers.awaitAll();
         }
 
+        int losses = storeAgainIfTakenForDead(entries);
         // A run that walked the whole tree and attempted every file is a snapshot, even if some files
         // could not be stored: those keep their previous version, marked stale. Only a run cut short
         // (Ctrl-C, the store gone) is incomplete.
@@ -324,7 +379,19 @@ final class BackupRunner {
         String manifestVersion = null;
         String manifestProblem = null;
         try {
-            manifestVersion = writeManifest(manifest, complete);
+            if (losses < 0) {
+                manifestProblem = "a prune took this run for dead while it was paused, so what it stored may be gone;"
+                        + " no manifest references it";
+            } else {
+                manifestVersion = writeManifest(manifest, complete);
+                if (complete && takenForDeadSince(losses)) {
+                    // A prune removed the marker between the check and the manifest: withdraw the manifest.
+                    store.deleteVersion(Manifest.key(name), manifestVersion);
+                    manifestVersion = null;
+                    manifestProblem = "a prune took this run for dead while its manifest was being written, so the"
+                            + " manifest was withdrawn";
+                }
+            }
         } catch (StorageUnavailableException e) {
             manifestProblem = "the store was unavailable";
             down = down == null ? e : down;
@@ -350,7 +417,99 @@ final class BackupRunner {
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
                 stale,
-                repaired.get());
+                repaired.get(),
+                reused.get());
+    }
+
+    /**
+     * Writes the run's marker again before the manifest is written; when a prune removed it meanwhile,
+     * stores again every file whose entry names a version this run stored or reused (the prune may have
+     * deleted it: they were referenced by no manifest), up to three rounds.
+     *
+     * @return the marker's losses handled, or -1 when the run was taken for dead and is not complete (its
+     *     manifest must not be written)
+     */
+    private int storeAgainIfTakenForDead(List<ManifestEntry> entries) {
+        if (guard == null) {
+            return 0;
+        }
+        int handled = 0;
+        for (int round = 0; ; round++) {
+            int losses;
+            try {
+                losses = guard.refresh();
+            } catch (StorageUnavailableException e) {
+                unavailable.compareAndSet(null, e);
+                return handled;
+            }
+            if (losses == handled) {
+                return handled;
+            }
+            if (round == 3 || stopping() || !notAttempted.isEmpty()) {
+                return -1;
+            }
+            handled = losses;
+            List<Uploaded> again = new ArrayList<>(uploadedFiles);
+            // The unchanged files keep versions a manifest references, which prune keeps while that manifest
+            // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
+            boolean previousGone = !previousVersions.isEmpty()
+                    && !Manifests.versions(store, name).stream()
+                            .map(VersionEntry::versionId)
+                            .collect(java.util.stream.Collectors.toSet())
+                            .containsAll(previousVersions);
+            List<SourceFile> kept = previousGone ? new ArrayList<>(keptFromPrevious) : List.of();
+            kept.forEach(f -> again.add(new Uploaded(f, false, true)));
+            err.println("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
+                    + " run marker, so it may have deleted what the run stored: the " + (again.size() - kept.size())
+                    + " file(s) the run stored"
+                    + (kept.isEmpty()
+                            ? ""
+                            : " and the " + kept.size()
+                                    + " unchanged one(s), whose previous manifest was removed meanwhile,")
+                    + " are stored again before its snapshot is written.");
+            storeAgain(again, entries);
+        }
+    }
+
+    /** Whether the marker, written again now, finds that a prune removed it since {@code handled} losses. */
+    private boolean takenForDeadSince(int handled) {
+        if (guard == null) {
+            return false;
+        }
+        try {
+            return guard.refresh() > handled;
+        } catch (RuntimeException e) {
+            return false; // the manifest is written; the marker goes with the run
+        }
+    }
+
+    /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
+    private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
+        leftBehind = LeftBehind.NONE;
+        Set<String> paths = new java.util.HashSet<>();
+        for (Uploaded u : files) {
+            paths.add(u.file().path());
+            if (u.kept()) {
+                unchangedCount.decrementAndGet();
+                keptFromPrevious.remove(u.file());
+            } else if (u.reused()) {
+                reused.decrementAndGet();
+            } else {
+                stored.decrementAndGet();
+                uploaded.addAndGet(-u.file().size());
+            }
+        }
+        entries.removeIf(e -> paths.contains(e.path()));
+        uploadedFiles.removeAll(files);
+        try (Progress progress = progressFactory.get();
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
+                Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
+            for (Uploaded u : files) {
+                progress.addTotal(1, u.file().size());
+                transfers.submit(done -> backUp(u.file(), null, entries, progress, done));
+            }
+            transfers.awaitAll();
+        }
     }
 
     /**
@@ -487,16 +646,37 @@ final class BackupRunner {
         CompletableFuture<ObjectVersion> write;
         boolean changedWhileRead;
         try {
+            String sha = null;
             if (before != null && before.size() == f.size()) {
                 // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
                 // first, so that an upload happens only when they differ.
-                String sha = Sha256.ofFile(f.file(), read::addAndGet);
+                sha = Sha256.ofFile(f.file(), read::addAndGet);
                 if (changed(f)) {
                     throw new ChangedWhileReading();
                 }
                 if (sha.equals(before.sha256())) {
                     entries.add(entry(f, sha, before.versionId()));
                     unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                    done.run();
+                    return;
+                }
+            }
+            LeftBehind.Candidate left = leftBehind.candidate(Manifest.keyFor(name, f.path()), f.size(), damaged);
+            if (left != null) {
+                // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
+                if (sha == null) {
+                    sha = Sha256.ofFile(f.file(), read::addAndGet);
+                    if (changed(f)) {
+                        throw new ChangedWhileReading();
+                    }
+                }
+                if (sha.equals(left.sha256())) {
+                    entries.add(entry(f, sha, left.versionId()));
+                    reused.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, true));
                     progress.addBytes(f.size());
                     progress.fileDone();
                     done.run();
@@ -536,6 +716,7 @@ final class BackupRunner {
                 } else {
                     entries.add(entry(f, v.sha256(), v.versionId()));
                     stored.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, false));
                     uploaded.addAndGet(f.size());
                     recordReplacement(f.path(), v.sha256(), v.versionId());
                     onStored.accept(f.path());
@@ -710,9 +891,14 @@ final class BackupRunner {
         }
         // A file a manifest of an earlier format stored under a key this format chooses otherwise is stored again.
         List<ManifestEntry> files = m == null ? List.of() : m.filesWithCurrentKeys();
-        if (m != null && !m.complete()) {
-            files = withEarlierSnapshot(m, base);
+        Set<String> from = new java.util.HashSet<>();
+        if (base != null) {
+            from.add(base);
         }
+        if (m != null && !m.complete()) {
+            files = withEarlierSnapshot(m, base, from);
+        }
+        previousVersions = from;
         DamagedVersions d = DamagedVersions.load(store, name, err);
         if (m != null) {
             for (ManifestEntry e : files) {
@@ -735,6 +921,9 @@ final class BackupRunner {
             previousAll = map;
         }
         damaged = d;
+        if (guard != null && guard.othersAtStart()) {
+            leftBehind = LeftBehind.list(store, Manifest.objectKey(name, ""));
+        }
         return map;
     }
 
@@ -750,7 +939,8 @@ final class BackupRunner {
      * complete snapshot among the {@value #MAX_INCOMPLETE_PREDECESSORS} before it, the runs found are
      * used.
      */
-    private List<ManifestEntry> withEarlierSnapshot(Manifest newest, @Nullable String newestVersion) {
+    private List<ManifestEntry> withEarlierSnapshot(
+            Manifest newest, @Nullable String newestVersion, Set<String> readVersions) {
         List<Manifest> newestFirst = new ArrayList<>(List.of(newest));
         boolean passedNewest = newestVersion == null;
         for (VersionEntry v : Manifests.versions(store, name)) {
@@ -766,6 +956,7 @@ final class BackupRunner {
                 continue;
             }
             newestFirst.add(earlier);
+            readVersions.add(v.versionId());
             if (earlier.complete()) {
                 break;
             }

@@ -121,6 +121,7 @@ public final class Ballast implements Callable<Integer> {
         commands.put("versions", VersionsCommand.class);
         commands.put("forget", ForgetCommand.class);
         commands.put("prune", PruneCommand.class);
+        commands.put("unlock", UnlockCommand.class);
         return commands;
     }
 

@@ -25,6 +25,12 @@ public final class ExitCodes {
     public static final int NOT_FOUND = 5;
     /** Restore would replace an existing, different file and {@code --overwrite} was not given. */
     public static final int CONFLICT = 6;
+    /**
+     * The newest backup's manifest is damaged, so {@code restore} or {@code verify} used the newest
+     * intact backup before it, and that one completely (restored, or verified, every file): one
+     * restore point is lost, the name is not. Any other failure of the command takes precedence.
+     */
+    public static final int OLDER_BACKUP_USED = 7;
     /** Interrupted (Ctrl-C): the work done so far is reported, nothing complete-looking is left. */
     public static final int INTERRUPTED = 130;
 
@@ -39,6 +45,7 @@ public final class ExitCodes {
         "  4    integrity: SHA-256 mismatch, stored version missing, corrupt manifest or unsafe manifest path",
         "  5    backup, manifest version, object or bucket not found",
         "  6    restore would overwrite a different existing file (use --overwrite)",
+        "  7    the newest backup is damaged: restore or verify used the newest intact older one",
         "  130  interrupted (Ctrl-C)",
         "  143  terminated (SIGTERM), handled as Ctrl-C",
     };

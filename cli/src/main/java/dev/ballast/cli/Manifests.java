@@ -15,8 +15,26 @@ import org.jspecify.annotations.Nullable;
 final class Manifests {
     private Manifests() {}
 
-    /** A manifest with the version it was read from. */
-    record Versioned(Manifest manifest, VersionEntry version) {}
+    /**
+     * A manifest with the version it was read from.
+     *
+     * @param passedOver the newer manifest versions that were damaged and passed over to choose this one,
+     *     newest first (empty when it is the newest usable one)
+     */
+    record Versioned(Manifest manifest, VersionEntry version, List<String> passedOver) {
+        Versioned {
+            passedOver = List.copyOf(passedOver);
+        }
+
+        Versioned(Manifest manifest, VersionEntry version) {
+            this(manifest, version, List.of());
+        }
+
+        /** Whether a damaged newer manifest version was passed over for this one. */
+        boolean olderThanNewest() {
+            return !passedOver.isEmpty();
+        }
+    }
 
     /**
      * Validates a backup name: it becomes the first segment of every object key of the backup.
@@ -264,7 +282,7 @@ final class Manifests {
                             + newestPartial + " to use the partial one.");
                 }
                 noteStale(m, v, err);
-                return new Versioned(m, v);
+                return new Versioned(m, v, damaged);
             }
             if (newestPartial == null) {
                 newestPartial = v.versionId();

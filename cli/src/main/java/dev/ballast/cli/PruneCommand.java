@@ -110,9 +110,13 @@ final class PruneCommand extends BallastCommand {
             }
         }
         if (!r.staleMarkers().isEmpty()) {
+            long markers = r.staleMarkers().stream()
+                    .map(dev.ballast.storage.object.VersionEntry::key)
+                    .distinct()
+                    .count();
             ctx.out()
                     .println((r.dryRun() ? "Would remove " : "Removed ")
-                            + r.staleMarkers().size()
+                            + markers
                             + " stale run markers of backups that stopped without removing theirs.");
         }
         ctx.out()

@@ -21,8 +21,12 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Note the time {@code t0}, then list the {@link RunMarker run markers}: a backup name with a
  *       live marker has a run in progress, which may upload versions and reuse the versions of the
- *       manifest it started from; that name is left alone this time (reported; exit 1). Stale
- *       markers (a run that died) are removed.
+ *       manifest it started from; that name is left alone this time (reported; exit 1). The markers
+ *       of runs that died (not written for {@link RunMarker#STALE}, or written by a process of this
+ *       host that is gone) are removed first, before anything else is deleted, and the markers are
+ *       then listed again: a name live in either listing is left alone. A run that was only paused
+ *       and writes its marker again finds its previous version gone if this prune removed it first
+ *       (and then stores its files again), and is otherwise seen live by the second listing.
  *   <li>List every version of every other name and read every manifest version of it; each
  *       manifest's files name the (key, version ID) pairs it references. A manifest that cannot be
  *       read as a manifest (damaged) leaves its whole name alone, as its references are unknown.
@@ -96,14 +100,34 @@ final class Pruner {
      */
     Result run(@Nullable Set<String> only) {
         Instant t0 = clock.instant();
-        List<VersionEntry> markerVersions = store.listVersions(RunMarker.PREFIX);
-        RunMarker.Found markers = RunMarker.classify(markerVersions, t0);
-        Set<String> running = new HashSet<>();
-        markers.live().forEach(v -> running.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+        List<RunMarker.Found> markers = RunMarker.classify(store, store.listVersions(RunMarker.PREFIX), t0);
+        Map<String, RunMarker.Found> running = new TreeMap<>();
         // A prefix is a backup's when it holds a manifest or a run marker: anything else in the bucket
         // (another program's objects) is never touched.
-        Set<String> ours = new HashSet<>(running);
-        markers.stale().forEach(v -> ours.add(nameOf(v.key().substring(RunMarker.PREFIX.length()))));
+        Set<String> ours = new HashSet<>();
+        List<VersionEntry> removed = new ArrayList<>();
+        for (RunMarker.Found m : markers) {
+            ours.add(m.name());
+            if (m.live()) {
+                running.putIfAbsent(m.name(), m);
+            } else {
+                removed.addAll(m.versions());
+            }
+        }
+        if (!dryRun && !removed.isEmpty()) {
+            // The markers of runs taken for dead go before anything is deleted, and the markers are listed again
+            // afterwards: a run that was only paused and writes its marker again meanwhile either finds its
+            // previous version gone (and stores its files again before it writes a manifest) or is seen live here.
+            for (VersionEntry v : removed) {
+                store.deleteVersion(v.key(), v.versionId());
+            }
+            for (RunMarker.Found m : RunMarker.classify(store, store.listVersions(RunMarker.PREFIX), t0)) {
+                ours.add(m.name());
+                if (m.live()) {
+                    running.putIfAbsent(m.name(), m);
+                }
+            }
+        }
         afterMarkersListed.run();
 
         Map<String, List<VersionEntry>> byName = new TreeMap<>();
@@ -128,24 +152,23 @@ final class Pruner {
         Instant cutoff = t0.minus(grace);
         List<NameResult> results = new ArrayList<>();
         for (Map.Entry<String, List<VersionEntry>> e : byName.entrySet()) {
-            results.add(pruneName(e.getKey(), e.getValue(), running.contains(e.getKey()), cutoff));
+            results.add(pruneName(e.getKey(), e.getValue(), running.get(e.getKey()), cutoff));
         }
-        if (!dryRun) {
-            for (VersionEntry v : markers.stale()) {
-                store.deleteVersion(v.key(), v.versionId());
-            }
-        }
-        return new Result(results, markers.stale(), dryRun);
+        return new Result(results, removed, dryRun);
     }
 
-    private NameResult pruneName(String name, List<VersionEntry> versions, boolean running, Instant cutoff) {
-        if (running) {
+    private NameResult pruneName(
+            String name, List<VersionEntry> versions, RunMarker.@Nullable Found running, Instant cutoff) {
+        if (running != null) {
             return new NameResult(
                     name,
                     List.of(),
                     0,
                     0,
-                    "a backup of it may be running (its run marker was written less than 30 minutes ago; a backup killed with kill -9 leaves one that counts until then)");
+                    "a backup of it may be running (its run marker, " + running.describe()
+                            + ", was written less than " + RunMarker.STALE.toMinutes()
+                            + " minutes ago; if no backup of '"
+                            + name + "' is running, 'ballast unlock --remove-all' removes the marker)");
         }
         String manifestKey = Manifest.key(name);
         Set<String> referenced = new HashSet<>();
@@ -192,11 +215,5 @@ final class Pruner {
             }
         }
         return new NameResult(name, deleted, kept, tooNew, null);
-    }
-
-    /** The backup name of a marker key's remainder {@code NAME/RUN-ID}. */
-    private static String nameOf(String rest) {
-        int slash = rest.lastIndexOf('/');
-        return slash < 0 ? rest : rest.substring(0, slash);
     }
 }

@@ -234,6 +234,10 @@ final class RestoreCommand extends BallastCommand {
                     + ")" + counters(session) + ".";
             if (r.ok()) {
                 ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
+                if (chosen.olderThanNewest()) {
+                    ctx.err().println(olderBackupUsed("Restored", name, chosen));
+                    return ExitCodes.OLDER_BACKUP_USED;
+                }
                 return ExitCodes.OK;
             }
             ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
@@ -263,5 +267,17 @@ final class RestoreCommand extends BallastCommand {
                             ? ExitCodes.UNAVAILABLE
                             : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
         }
+    }
+
+    /**
+     * The one line that ends a restore or verify which used an older backup because the newest
+     * manifest version is damaged (exit {@link ExitCodes#OLDER_BACKUP_USED}).
+     */
+    static String olderBackupUsed(String verb, String name, Manifests.Versioned chosen) {
+        return verb + " an older backup of '" + name + "' (manifest version "
+                + chosen.version().versionId() + " of "
+                + chosen.manifest().createdAt() + ") because the newest, manifest version "
+                + chosen.passedOver().get(0) + ", is damaged (exit " + ExitCodes.OLDER_BACKUP_USED
+                + "); back the source up again to make a new restore point.";
     }
 }

@@ -8,6 +8,7 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -106,9 +107,9 @@ final class VerifyCommand extends BallastCommand {
             List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
             List<ManifestEntry> toRead =
                     subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
-            List<String> absent = subset == null
+            List<Damage> absent = subset == null
                     ? List.of()
-                    : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead));
+                    : Errors.translate(session.where(), null, () -> missingOrResized(session, m, toRead, record));
             long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
             List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
             AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
@@ -134,6 +135,10 @@ final class VerifyCommand extends BallastCommand {
                             } else {
                                 bad.add(new Damage(e, damage));
                             }
+                        } catch (ObjectNotFoundException ex) {
+                            // Gone from the store (a prune, a hand): damage to record, so the next backup stores it
+                            // again.
+                            bad.add(new Damage(e, "it is missing from the store"));
                         } catch (StorageUnavailableException ex) {
                             unavailable.compareAndSet(null, ex);
                             unreadable.add(e.path());
@@ -149,17 +154,17 @@ final class VerifyCommand extends BallastCommand {
                 pool.awaitAll();
             }
             List<Damage> damaged = new ArrayList<>(bad);
+            damaged.addAll(absent);
             damaged.sort(Comparator.comparing(d -> d.entry().path()));
             Collections.sort(unreadable);
             java.time.Duration elapsed = java.time.Duration.ofNanos(System.nanoTime() - start);
             damaged.forEach(d -> ctx.err()
                     .println("Damaged: " + Errors.printable(d.entry().path()) + " (version "
                             + d.entry().versionId() + ": " + Errors.printable(d.reason()) + ")"));
-            absent.forEach(p -> ctx.err().println("Damaged: " + p));
             unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
             int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
-            int stillBad = damaged.size() - repaired + absent.size();
-            String totals = (m.files().size() - damaged.size() - absent.size() - unreadable.size()) + " of "
+            int stillBad = damaged.size() - repaired;
+            String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of "
                     + m.files().size()
                     + " files verified"
                     + (subset == null
@@ -175,6 +180,10 @@ final class VerifyCommand extends BallastCommand {
                                 + (repaired == 0
                                         ? ""
                                         : " " + repaired + " damaged file(s) repaired from " + repairFrom + "."));
+                if (chosen.olderThanNewest()) {
+                    ctx.err().println(RestoreCommand.olderBackupUsed("Verified", name, chosen));
+                    return ExitCodes.OLDER_BACKUP_USED;
+                }
                 return ExitCodes.OK;
             }
             ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
@@ -275,31 +284,40 @@ final class VerifyCommand extends BallastCommand {
     }
 
     /**
-     * The files not read whose version is missing from the store or has another size than the
-     * manifest records, from one listing of {@code NAME/}: each as "path (why)".
+     * The files not read whose version is missing from the store, has another size than the manifest
+     * records, or whose stored bytes the store does not hold in full (a content or pack file gone or
+     * cut short: {@link dev.ballast.storage.object.ObjectStore#missingContent}), from one listing of
+     * {@code NAME/} and that check, without reading a byte of them.
      */
-    private List<String> missingOrResized(StoreSession session, Manifest m, List<ManifestEntry> read) {
-        java.util.Map<String, Long> sizes = new java.util.HashMap<>();
-        for (dev.ballast.storage.object.VersionEntry v : session.objects().listVersions(name + "/")) {
+    private List<Damage> missingOrResized(
+            StoreSession session, Manifest m, List<ManifestEntry> read, DamagedVersions record) {
+        java.util.Map<String, VersionEntry> listed = new java.util.HashMap<>();
+        for (VersionEntry v : session.objects().listVersions(name + "/")) {
             if (!v.deleteMarker()) {
-                sizes.put(v.key() + "\n" + v.versionId(), v.size());
+                listed.put(v.key() + "\n" + v.versionId(), v);
             }
         }
         java.util.Set<String> reading = new java.util.HashSet<>();
         read.forEach(e -> reading.add(e.path()));
-        List<String> problems = new ArrayList<>();
+        List<Damage> problems = new ArrayList<>();
+        java.util.Map<VersionEntry, ManifestEntry> toCheck = new java.util.LinkedHashMap<>();
         for (ManifestEntry e : m.files()) {
             if (reading.contains(e.path())) {
                 continue;
             }
-            Long size = sizes.get(m.objectKeyOf(e.path()) + "\n" + e.versionId());
-            if (size == null) {
-                problems.add(Errors.printable(e.path() + " (version " + e.versionId() + " is missing from the store)"));
-            } else if (size != e.size()) {
-                problems.add(Errors.printable(
-                        e.path() + " (stored with " + size + " bytes, the manifest records " + e.size() + ")"));
+            String version = record.versionToRead(e);
+            VersionEntry v = listed.get(m.objectKeyOf(e.path()) + "\n" + version);
+            if (v == null) {
+                problems.add(new Damage(e, "it is missing from the store"));
+            } else if (v.size() != e.size()) {
+                problems.add(new Damage(e, "stored with " + v.size() + " bytes, the manifest records " + e.size()));
+            } else {
+                toCheck.put(v, e);
             }
         }
+        session.objects()
+                .missingContent(toCheck.keySet())
+                .forEach((v, why) -> problems.add(new Damage(toCheck.get(v), why)));
         return problems;
     }
 

@@ -70,14 +70,28 @@ class CliDamagedStoreIT extends CliOnBothStores {
                     .contains("2 files")
                     .doesNotContain("DAMAGED");
 
+            // Restore falls back to the newest intact backup, but a script must see that a restore point was lost:
+            // a documented exit code, not 0, and one line saying so.
             Path target = base.resolve(name + "-restored");
             Run restore = ballast(store, "restore", name, target.toString());
-            assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
+            assertThat(restore.exitCode())
+                    .isEqualTo(ExitCodes.OLDER_BACKUP_USED)
+                    .isEqualTo(7);
             assertThat(restore.err())
                     .contains("manifest version " + secondVersion + " of '" + name + "' is damaged")
                     .contains("using the newest intact backup of '" + name + "', manifest version " + firstVersion)
+                    .contains("Restored an older backup of '" + name + "' (manifest version " + firstVersion)
+                    .contains("because the newest, manifest version " + secondVersion + ", is damaged (exit 7)")
                     .doesNotContain("\tat ");
             assertThat(CliHarness.hashes(target)).isEqualTo(first);
+            Run verify = ballast(store, "verify", name);
+            assertThat(verify.exitCode()).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
+            assertThat(verify.err())
+                    .contains("Verified an older backup of '" + name + "' (manifest version " + firstVersion);
+            assertThat(ballast(store, "verify", name, "--manifest-version", firstVersion)
+                            .exitCode())
+                    .as("the older backup itself, asked for by ID, is intact")
+                    .isEqualTo(ExitCodes.OK);
 
             Files.writeString(source.resolve("a.txt"), "third a");
             Run backup = ballast(store, "backup", source.toString());

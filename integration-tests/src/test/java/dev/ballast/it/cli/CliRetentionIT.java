@@ -373,4 +373,47 @@ class CliRetentionIT {
                         .exitCode())
                 .isEqualTo(ExitCodes.USAGE);
     }
+
+    /**
+     * The field input: one large file's content file deleted from the local store. Every one of the
+     * seven groups of {@code --read-data-subset n/7} finds it, the group that reads it by reading, the
+     * six others by checking the store itself (the index still lists the version); before, 6 of 7
+     * exited 0.
+     */
+    @org.junit.jupiter.api.Test
+    void verifySubsetChecksTheUnreadFilesArePresentInTheStoreNotOnlyInItsIndex() throws Exception {
+        StoreKind store = StoreKind.LOCAL;
+        String name = "subset-presence";
+        Path source = Files.createDirectories(base.resolve(name));
+        for (int i = 0; i < 12; i++) {
+            Files.writeString(source.resolve("small-" + i), "small content " + i);
+        }
+        byte[] large = new byte[300_000];
+        new java.util.Random(5).nextBytes(large);
+        Files.write(source.resolve("large.bin"), large);
+        FakeTime clock = new FakeTime(DAY0.plus(Duration.ofDays(30)));
+        assertThat(ballast(store, clock, "backup", source.toString()).exitCode())
+                .isEqualTo(ExitCodes.OK);
+        for (int n = 1; n <= 7; n++) {
+            assertThat(ballast(store, clock, "verify", name, "--read-data-subset", n + "/7")
+                            .exitCode())
+                    .isEqualTo(ExitCodes.OK);
+        }
+        String version;
+        try (StorageFacade f = open(store)) {
+            version = f.objects().versions(name + "/large.bin").get(0).versionId();
+        }
+        Path deleted = StoredCopies.deleteLocalContentFile(base.resolve("data").resolve("ballast-backups"), version);
+
+        int failed = 0;
+        for (int n = 1; n <= 7; n++) {
+            Run part = ballast(store, clock, "verify", name, "--read-data-subset", n + "/7");
+            assertThat(part.err()).contains("Damaged: large.bin (version " + version);
+            if (n != group("large.bin", 7)) {
+                assertThat(part.err()).contains("its content file " + deleted + " is missing");
+            }
+            failed += part.exitCode() == ExitCodes.INTEGRITY ? 1 : 0;
+        }
+        assertThat(failed).as("verify runs of the 7 groups that exit 4").isEqualTo(7);
+    }
 }

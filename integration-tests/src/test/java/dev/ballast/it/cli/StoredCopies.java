@@ -115,6 +115,34 @@ final class StoredCopies {
         }
     }
 
+    /**
+     * Deletes the content file holding {@code versionId}'s bytes in the local store under
+     * {@code storeDir}, as a careless hand or a failing disk would, leaving its index row; returns the
+     * file deleted.
+     */
+    static Path deleteLocalContentFile(Path storeDir, String versionId) {
+        String url = "jdbc:sqlite:" + storeDir.resolve(LocalObjectStore.INDEX_FILE);
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement s = c.prepareStatement("SELECT content FROM versions WHERE version_id = ?")) {
+            s.setString(1, versionId);
+            byte[] address;
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalArgumentException("no version " + versionId + " in " + storeDir);
+                }
+                address = rs.getBytes(1);
+            }
+            String hex = java.util.HexFormat.of().formatHex(address);
+            Path file = storeDir.resolve("blobs").resolve(hex.substring(0, 2)).resolve(hex);
+            Files.delete(file);
+            return file;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Rewrites the file in which S3Mock, with its store under {@code s3Root}, keeps {@code versionId}'s bytes. */
     static void damageS3Mock(Path s3Root, String versionId, UnaryOperator<byte[]> damage) {
         try (Stream<Path> files = Files.walk(s3Root)) {

@@ -375,6 +375,18 @@ public final class LastKnownGoodStore implements ObjectStore {
         return delegate.listVersions(prefix);
     }
 
+    /** The delegate's answer, never the cache's. */
+    @Override
+    public dev.ballast.storage.object.ObjectVersion head(String key, String versionId) {
+        return delegate.head(key, versionId);
+    }
+
+    /** The delegate's answer: presence is the store's, never the cache's. */
+    @Override
+    public java.util.Map<VersionEntry, String> missingContent(java.util.Collection<VersionEntry> listed) {
+        return delegate.missingContent(listed);
+    }
+
     /** Removes the version in the store; the key's cached copy is dropped (it may have been that version). */
     @Override
     public boolean deleteVersion(String key, String versionId) {

@@ -154,6 +154,45 @@ public interface ObjectStore {
     }
 
     /**
+     * What the store recorded of one version, its bytes not read: as S3's HeadObject with a
+     * {@code versionId}, one request. The SHA-256 is the one recorded at write time (empty when the
+     * version was not written by Ballast).
+     *
+     * <p>The default opens the version with {@link #get(String, ReadOptions)} (no cache) and closes it
+     * unread.
+     *
+     * @throws ObjectNotFoundException if there is no such version (or it is a delete marker)
+     * @throws StorageUnavailableException if the store could not be reached
+     */
+    default ObjectVersion head(String key, String versionId) {
+        try (ObjectRead read = get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+            return read.version();
+        }
+    }
+
+    /**
+     * Of {@code listed}, versions this store's {@link #listVersions} or {@link #versions} returned,
+     * those whose stored bytes it does not hold in full, each with why (one clause, such as "its
+     * content file /d/blobs/ab/ab12... is missing"), found without reading the bytes: what a partial
+     * check ({@code ballast verify --read-data-subset}) asks of the versions it does not read. Delete
+     * markers and empty versions are always held.
+     *
+     * <p>The default finds none: a store whose listing is made from the objects it holds, as S3's
+     * ListObjectVersions is, lists only versions it holds, with their stored size, so the listing
+     * itself is the check. A store that lists from an index kept apart from the bytes
+     * ({@link dev.ballast.storage.object.local.LocalObjectStore}) checks, for each version, that its
+     * content file or pack file exists and is long enough. Thread-safe.
+     *
+     * @return the versions of {@code listed} not held in full (the same instances), each with why;
+     *     empty when every one is held
+     * @throws StorageUnavailableException if the store could not be asked
+     */
+    default java.util.Map<VersionEntry, String> missingContent(java.util.Collection<VersionEntry> listed) {
+        Objects.requireNonNull(listed, "listed");
+        return java.util.Map.of();
+    }
+
+    /**
      * Tells the store that puts of keys under {@code prefix}, most of them new, follow (a first backup,
      * a bulk import). A store that reads a key's current version before each put, to give the new
      * version a higher generation ({@link dev.ballast.storage.object.s3.S3ObjectStore} does, with a HEAD, where the endpoint has no

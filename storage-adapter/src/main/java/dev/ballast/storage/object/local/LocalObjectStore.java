@@ -27,9 +27,11 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -1248,6 +1250,60 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         List<VersionIndex.Row> rows =
                 read(ix -> ix.historyUnder(prefix), null, "Listing the versions under '" + prefix + "'");
         return entries(rows);
+    }
+
+    /**
+     * Checks each listed version's bytes without reading them: its index row still exists, and its
+     * content file has the recorded length, or its pack file reaches past the end of its content.
+     */
+    @Override
+    public java.util.Map<VersionEntry, String> missingContent(java.util.Collection<VersionEntry> listed) {
+        Objects.requireNonNull(listed, "listed");
+        java.util.Map<VersionEntry, String> missing = new java.util.LinkedHashMap<>();
+        for (VersionEntry v : listed) {
+            if (v.deleteMarker() || v.size() == 0) {
+                continue;
+            }
+            VersionIndex.Row row =
+                    read(ix -> ix.version(v.key(), v.versionId()), v.key(), "Looking up '" + v.key() + "'");
+            String why = row == null ? "it is no longer in the index" : contentProblem(row);
+            if (why != null) {
+                missing.put(v, why);
+            }
+        }
+        return missing;
+    }
+
+    /** What is wrong with where the bytes of {@code row} are kept, seen without reading them; null if nothing. */
+    private @Nullable String contentProblem(VersionIndex.Row row) {
+        if (row.inlineData() != null) {
+            return row.inlineData().length == row.size()
+                    ? null
+                    : "its content in the index has " + row.inlineData().length + " bytes, not " + row.size();
+        }
+        Path file = row.packed() ? packs.path(row.pack()) : blobs.path(row.content());
+        String what = row.packed() ? "pack file " : "content file ";
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return "its " + what + file + " is missing";
+        } catch (IOException e) {
+            throw unavailable(row.key(), "Looking at " + file, e);
+        }
+        if (!attrs.isRegularFile()) {
+            return "its " + what + file + " is not a regular file";
+        }
+        if (row.packed()) {
+            long end = row.packOffset() + row.size();
+            return attrs.size() >= end
+                    ? null
+                    : "its pack file " + file + " ends at byte " + attrs.size() + ", before the content's end at "
+                            + end;
+        }
+        return attrs.size() == row.size()
+                ? null
+                : "its content file " + file + " has " + attrs.size() + " bytes but " + row.size() + " are recorded";
     }
 
     /** One index query on an idle read connection (opening one if none is idle). */

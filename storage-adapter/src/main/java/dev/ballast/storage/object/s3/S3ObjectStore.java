@@ -1065,6 +1065,18 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
+    /** One HeadObject of the version: its recorded SHA-256 and generation, no body. */
+    @Override
+    public ObjectVersion head(String key, String versionId) {
+        validate(key);
+        Objects.requireNonNull(versionId, "versionId");
+        try {
+            return toVersion(key, s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId)));
+        } catch (SdkException e) {
+            throw S3Errors.translate(key, describe("HEAD", key), e);
+        }
+    }
+
     private @Nullable HeadObjectResponse headOrNull(String key) {
         try {
             return s3.headObject(h -> h.bucket(bucket).key(key));

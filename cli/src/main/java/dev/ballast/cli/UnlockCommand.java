@@ -1,0 +1,103 @@
+package dev.ballast.cli;
+
+import dev.ballast.storage.object.VersionEntry;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code ballast unlock}: removes the run markers that keep {@code prune} away from a backup name,
+ * as restic's {@code unlock}: by default only those of runs known to have ended (not written for
+ * {@link RunMarker#STALE}, or written by a process of this host that no longer runs), with
+ * {@code --remove-all} every one (restic's {@code unlock --remove-all}), for a backup killed on
+ * another machine when none runs any more.
+ */
+@Command(
+        name = "unlock",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Remove the run markers of backups that are no longer running, which keep 'prune' away from "
+                + "their names: a marker not written for 30 minutes, or written by a process of this host that no longer "
+                + "runs. A backup killed on another host keeps its marker until then; if no backup of the name runs "
+                + "anywhere, --remove-all removes every marker (as restic's unlock --remove-all). Only the NAMEs given, "
+                + "or every backup name.")
+final class UnlockCommand extends BallastCommand {
+    @Parameters(paramLabel = "NAME", arity = "0..*", description = "Only the markers of these backups (default: all).")
+    List<String> names = List.of();
+
+    @Option(
+            names = "--remove-all",
+            description = "Remove every run marker, also of backups that may still be running: only when no backup of "
+                    + "these names runs on any machine (a prune could then delete what such a backup stores).")
+    boolean removeAll;
+
+    UnlockCommand(CliContext ctx) {
+        super(ctx);
+    }
+
+    @Override
+    public Integer call() {
+        names.forEach(Manifests::checkExistingName);
+        // Looked at first as a reading command does: with nothing to remove, nothing is created or written.
+        try (StoreSession reader = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            List<RunMarker.Found> found = Errors.translate(reader.where(), null, () -> markers(reader));
+            if (found.stream().allMatch(m -> m.live() && !removeAll)) {
+                return report(reader, found, 0);
+            }
+        }
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+            return Errors.translate(session.where(), null, () -> unlock(session));
+        }
+    }
+
+    /** The run markers of the names asked for (all without names), each judged now. */
+    private List<RunMarker.Found> markers(StoreSession session) {
+        List<VersionEntry> versions = session.objects().listVersions(RunMarker.PREFIX).stream()
+                .filter(v -> names.isEmpty() || names.contains(RunMarker.nameOf(v.key())))
+                .toList();
+        return RunMarker.classify(session.objects(), versions, ctx.clock().instant());
+    }
+
+    /** Removes the markers of runs that ended (every one with --remove-all), naming each. */
+    private int unlock(StoreSession session) {
+        List<RunMarker.Found> found = markers(session);
+        int removed = 0;
+        for (RunMarker.Found m : found) {
+            if (m.live() && !removeAll) {
+                continue;
+            }
+            for (VersionEntry v : m.versions()) {
+                session.objects().deleteVersion(v.key(), v.versionId());
+            }
+            removed++;
+            ctx.out()
+                    .println("Removed the run marker of '" + m.name() + "' (" + m.describe() + ": "
+                            + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
+        }
+        return report(session, found, removed);
+    }
+
+    /** Names each marker kept, then one line of totals; exit 0. */
+    private int report(StoreSession session, List<RunMarker.Found> found, int removed) {
+        int kept = 0;
+        for (RunMarker.Found m : found) {
+            if (m.live() && !removeAll) {
+                kept++;
+                ctx.out()
+                        .println("Kept the run marker of '" + m.name() + "' (" + m.describe() + ", last written "
+                                + m.written() + "): its backup may be running.");
+            }
+        }
+        ctx.out()
+                .println(
+                        found.isEmpty()
+                                ? "No run markers in " + session.where() + ": no backup name is locked."
+                                : "Removed " + removed + " run marker(s), kept " + kept + "."
+                                        + (kept > 0
+                                                ? " If none of those backups is running on any machine, 'ballast unlock"
+                                                        + " --remove-all' removes them too."
+                                                : ""));
+        return ExitCodes.OK;
+    }
+}
