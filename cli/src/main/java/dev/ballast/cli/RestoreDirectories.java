@@ -112,7 +112,8 @@ final class RestoreDirectories {
             return new Failed("the restore was interrupted before its directory was created");
         }
         examined++;
-        Path current = parentReal.resolve(dir.getFileName()) // the name as bytes: toString() is lossy for a name that is not UTF-8;
+        // the name as bytes: toString() is lossy for a name that is not UTF-8
+        Path current = parentReal.resolve(dir.getFileName());
         try {
             if (Files.isSymbolicLink(current)) {
                 if (overwrite) {
