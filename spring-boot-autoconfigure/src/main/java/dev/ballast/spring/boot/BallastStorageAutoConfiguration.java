@@ -43,6 +43,13 @@ public final class BallastStorageAutoConfiguration {
             builder.localRoot(properties.blockRoot());
         }
         BallastStorageProperties.S3 s3 = properties.s3();
+        if (s3.bucket() != null && properties.localObjects() != null) {
+            throw new InvalidBallastPropertyException(
+                    PREFIX + ".local-objects",
+                    "objects go to one store: set ballast.storage.s3.bucket (S3) or ballast.storage.local-objects"
+                            + " (a local directory), not both",
+                    new IllegalStateException("both s3.bucket and local-objects are set"));
+        }
         if (s3.bucket() != null) {
             S3Endpoint endpoint = HttpClientSettings.checked(
                     PREFIX + ".s3", List.of("endpoint", "region", "accessKey", "secretKey"), () -> {
