@@ -1,8 +1,6 @@
 package dev.ballast.spring.http;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.BodySubscribers;
@@ -12,7 +10,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A whole response body read into memory, at most a limit. A body that declares its length gets the
@@ -30,7 +27,7 @@ final class LimitedBodies {
                 if (declared.getAsLong() > maxBytes) {
                     // Thrown by the caller's handler: the caller's limit, never retried or counted against the
                     // dependency.
-                    throw new UncheckedIOException(tooLarge(declared.getAsLong() + " bytes", maxBytes));
+                    throw tooLarge(declared.getAsLong() + " bytes", maxBytes);
                 }
                 return BodySubscribers.ofByteArray();
             }
@@ -38,17 +35,17 @@ final class LimitedBodies {
         };
     }
 
-    private static IOException tooLarge(String size, int maxBytes) {
-        return new IOException("response body of " + size + " exceeds maxBufferedResponseBytes (" + maxBytes
-                + " bytes); raise the limit or read it with ResponseBody.STREAMED"
-                + " (ballast.http.request-factory.response-body=streamed)");
+    private static ResponseBodyTooLargeException tooLarge(String size, int maxBytes) {
+        return new ResponseBodyTooLargeException(
+                "response body of " + size + " exceeds maxBufferedResponseBytes (" + maxBytes
+                        + " bytes); raise the limit or read it with ResponseBody.STREAMED"
+                        + " (ballast.http.request-factory.response-body=streamed)");
     }
 
     private static final class Counting implements BodySubscriber<byte[]> {
         private final int maxBytes;
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         private final CompletableFuture<byte[]> result = new CompletableFuture<>();
-        private Flow.@Nullable Subscription subscription;
 
         Counting(int maxBytes) {
             this.maxBytes = maxBytes;
@@ -61,7 +58,6 @@ final class LimitedBodies {
 
         @Override
         public void onSubscribe(Flow.Subscription subscription) {
-            this.subscription = subscription;
             subscription.request(Long.MAX_VALUE);
         }
 
@@ -72,13 +68,11 @@ final class LimitedBodies {
             }
             for (ByteBuffer buffer : item) {
                 if ((long) bytes.size() + buffer.remaining() > maxBytes) {
-                    IOException tooLarge = tooLarge("more than " + maxBytes + " bytes", maxBytes);
+                    ResponseBodyTooLargeException tooLarge = tooLarge("more than " + maxBytes + " bytes", maxBytes);
                     result.completeExceptionally(tooLarge);
-                    if (subscription != null) {
-                        subscription.cancel();
-                    }
-                    // Thrown as well, so that the client sees the caller's own failure, not the dependency's.
-                    throw new UncheckedIOException(tooLarge);
+                    // Thrown, so that the client sees the caller's own failure (not the dependency's) and
+                    // cancels the exchange.
+                    throw tooLarge;
                 }
                 byte[] chunk = new byte[buffer.remaining()];
                 buffer.get(chunk);
