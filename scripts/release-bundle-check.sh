@@ -89,11 +89,13 @@ for artifact in $expected; do
     case "$file" in *.asc|*.md5|*.sha1|*.sha256|*.sha512|*maven-metadata*) continue ;; esac
     [ -s "$file.asc" ] || fail "$artifact: $(basename "$file") is not signed"
   done
-  for element in name description; do
-    [ -n "$(pom_value "$pom" "$element")" ] || fail "$artifact: POM has no <$element>"
-  done
-  # url, licenses, developers and scm: in the POM or in ballast-parent's, which it inherits.
+  [ -n "$(pom_value "$pom" name)" ] || fail "$artifact: POM has no <name>"
+  # description, url, licenses, developers and scm: in the POM or in ballast-parent's, which it inherits.
   parent_pom=$(ls "$base/ballast-parent"/*/*.pom 2>/dev/null | sort | tail -1)
+  if [ -z "$(pom_value "$pom" description)" ]; then
+    echo "release-bundle-check: WARN $artifact has no <description> of its own and inherits ballast-parent's"
+    [ -n "$(pom_value "$parent_pom" description)" ] || fail "$artifact: POM has no <description>, nor its parent"
+  fi
   for element in url licenses/license/name licenses/license/url developers/developer/name scm/url scm/connection; do
     value=$(pom_value "$pom" "$element")
     if [ -z "$value" ] && [ "$(pom_value "$pom" parent/artifactId)" = ballast-parent ] && [ -n "$parent_pom" ]; then
