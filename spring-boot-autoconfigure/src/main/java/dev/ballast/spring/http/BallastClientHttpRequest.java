@@ -2,6 +2,7 @@ package dev.ballast.spring.http;
 
 import dev.ballast.spring.http.BallastClientHttpRequestFactory.ResponseBody;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -26,14 +27,25 @@ import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.client.AbstractStreamingClientHttpRequest;
+import org.springframework.http.StreamingHttpOutputMessage;
+import org.springframework.http.client.AbstractClientHttpRequest;
 import org.springframework.http.client.ClientHttpResponse;
 
-/** One request of a {@link BallastClientHttpRequestFactory}; see there for what it does with bodies. */
-final class BallastClientHttpRequest extends AbstractStreamingClientHttpRequest {
+/**
+ * One request of a {@link BallastClientHttpRequestFactory}; see there for what it does with bodies.
+ * Spring hands the body either as a {@link StreamingHttpOutputMessage.Body} (RestClient, message
+ * converters) or by writing to {@link #getBody()} (which Spring buffers anyway); both end in
+ * one send. It extends {@code AbstractClientHttpRequest}, public in every
+ * Spring Framework 7 (its streaming subclass is public only from 7.0.x releases that Spring Boot 4.1
+ * brings).
+ */
+final class BallastClientHttpRequest extends AbstractClientHttpRequest implements StreamingHttpOutputMessage {
 
     /** What {@code java.net.http} refuses to be given (jdk.internal.net.http.common.Utils), as Spring's factory. */
     private static final Set<String> DISALLOWED_HEADERS = disallowedHeaders();
+
+    /** The pipe of a body that was buffered whole: never written to or read. */
+    private static final BodyPipe NO_PIPE = new BodyPipe();
 
     private final BallastClientHttpRequestFactory factory;
     private final URI uri;
@@ -43,6 +55,35 @@ final class BallastClientHttpRequest extends AbstractStreamingClientHttpRequest 
         this.factory = factory;
         this.uri = uri;
         this.method = method;
+    }
+
+    private @Nullable Body body;
+    private @Nullable ByteArrayOutputStream written;
+
+    @Override
+    public void setBody(Body body) {
+        assertNotExecuted();
+        if (written != null) {
+            throw new IllegalStateException("Invoke either getBody or setBody; not both");
+        }
+        this.body = body;
+    }
+
+    @Override
+    protected OutputStream getBodyInternal(HttpHeaders headers) {
+        if (body != null) {
+            throw new IllegalStateException("Invoke either getBody or setBody; not both");
+        }
+        if (written == null) {
+            written = new ByteArrayOutputStream(1024);
+        }
+        return written;
+    }
+
+    @Override
+    protected ClientHttpResponse executeInternal(HttpHeaders headers) throws IOException {
+        ByteArrayOutputStream bytes = written;
+        return send(headers, body != null ? body : bytes != null ? bytes::writeTo : null);
     }
 
     @Override
@@ -55,8 +96,7 @@ final class BallastClientHttpRequest extends AbstractStreamingClientHttpRequest 
         return uri;
     }
 
-    @Override
-    protected ClientHttpResponse executeInternal(HttpHeaders headers, @Nullable Body body) throws IOException {
+    private ClientHttpResponse send(HttpHeaders headers, @Nullable Body body) throws IOException {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri);
         headers.forEach((name, values) -> {
             if (!DISALLOWED_HEADERS.contains(name)) {
@@ -207,6 +247,8 @@ final class BallastClientHttpRequest extends AbstractStreamingClientHttpRequest 
         }
 
         private void startStreaming() {
+            BodyPipe pipe = new BodyPipe();
+            this.pipe = pipe;
             byte[] head = Arrays.copyOf(bytes, count);
             bytes = new byte[0];
             long contentLength = headers.getContentLength();
