@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -19,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
  * The configuration metadata generated at build time (what IDEs complete and document) describes
  * every ballast.* property, and docs/spring-boot.md's tables name exactly those.
  */
+@Timeout(30)
 class ConfigurationMetadataTest {
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.env.YamlPropertySourceLoader;
@@ -21,6 +22,7 @@ import org.springframework.core.io.ByteArrayResource;
  * Every ```yaml block of README.md and docs/spring-boot.md binds to the ballast.* properties and
  * builds a client, and the README's binds as it says (a dependency keyed by its origin).
  */
+@Timeout(30)
 class DocumentedYamlTest {
 
     private static final Path ROOT = Path.of("..");

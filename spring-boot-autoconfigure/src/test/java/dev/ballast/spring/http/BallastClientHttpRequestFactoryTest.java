@@ -241,6 +241,34 @@ class BallastClientHttpRequestFactoryTest {
     }
 
     @Test
+    void aChunkedResponseBodyIsCountedAgainstTheLimitAsItArrives() {
+        // given bodies without a Content-Length (chunked): one within the limit, one above
+        server.stubFor(get("/small")
+                .willReturn(aResponse().withStatus(200).withBody("y".repeat(10)).withChunkedDribbleDelay(2, 20)));
+        server.stubFor(get("/large")
+                .willReturn(
+                        aResponse().withStatus(200).withBody("y".repeat(100)).withChunkedDribbleDelay(4, 20)));
+        BallastClientHttpRequestFactory factory = BallastClientHttpRequestFactory.newBuilder(client)
+                .maxBufferedResponseBytes(10)
+                .build();
+
+        // when
+        String small = rest(factory).get().uri("/small").retrieve().body(String.class);
+        Throwable large = catchThrowable(
+                () -> rest(factory).get().uri("/large").retrieve().body(String.class));
+
+        // then
+        assertThat(small).isEqualTo("y".repeat(10));
+        assertThat(large)
+                .isInstanceOf(ResourceAccessException.class)
+                .hasRootCauseInstanceOf(ResponseBodyTooLargeException.class)
+                .hasMessageContaining("more than 10 bytes");
+        assertThat(server.findAll(
+                        com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor(urlEqualTo("/large"))))
+                .hasSize(1);
+    }
+
+    @Test
     void aStreamedResponseHasNoSizeLimit() {
         server.stubFor(get("/report").willReturn(aResponse().withStatus(200).withBody("y".repeat(5000))));
         BallastClientHttpRequestFactory factory = BallastClientHttpRequestFactory.newBuilder(client)
