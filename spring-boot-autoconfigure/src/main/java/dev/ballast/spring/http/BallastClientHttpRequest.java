@@ -257,9 +257,14 @@ final class BallastClientHttpRequest extends AbstractClientHttpRequest implement
                     () -> new SequenceInputStream(new ByteArrayInputStream(head), pipe.source()));
             BodyPublisher sized = contentLength > 0 ? BodyPublishers.fromPublisher(once, contentLength) : once;
             HttpRequest request = builder.method(method.name(), sized).build();
-            streaming = factory.responseBody() == ResponseBody.STREAMED
-                    ? factory.client().sendAsync(request, BodyHandlers.ofInputStream())
-                    : factory.client().sendAsync(request, bufferedBody());
+            // Started from another thread: a client may read the first body bytes inside sendAsync
+            // itself (JDK 25 does, over HTTP/1.1), and this thread must be free to write them.
+            CompletableFuture<CompletableFuture<? extends HttpResponse<?>>> started = CompletableFuture.supplyAsync(
+                    () -> factory.responseBody() == ResponseBody.STREAMED
+                            ? factory.client().sendAsync(request, BodyHandlers.ofInputStream())
+                            : factory.client().sendAsync(request, bufferedBody()),
+                    factory.streamingExecutor());
+            streaming = started.thenCompose(exchange -> exchange);
         }
     }
 

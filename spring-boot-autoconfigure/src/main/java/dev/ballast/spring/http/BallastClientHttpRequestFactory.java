@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequest;
@@ -72,8 +73,10 @@ public final class BallastClientHttpRequestFactory implements ClientHttpRequestF
     private final int maxBufferedResponseBytes;
     private final ResponseBody responseBody;
     private final @Nullable Duration readTimeout;
+    private final Executor streamingExecutor;
 
     private BallastClientHttpRequestFactory(Builder builder) {
+        this.streamingExecutor = builder.streamingExecutor;
         this.client = builder.client;
         this.maxBufferedRequestBytes = (int) builder.maxBufferedRequestBytes;
         this.maxBufferedResponseBytes = (int) builder.maxBufferedResponseBytes;
@@ -129,6 +132,17 @@ public final class BallastClientHttpRequestFactory implements ClientHttpRequestF
         return readTimeout;
     }
 
+    Executor streamingExecutor() {
+        return streamingExecutor;
+    }
+
+    /** One short-lived daemon thread per streamed body: such bodies are over the buffer limit, so rare and long. */
+    private static void newStreamingThread(Runnable task) {
+        Thread thread = new Thread(task, "ballast-request-body");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
     @Override
     public String toString() {
         return "BallastClientHttpRequestFactory[maxBufferedRequestBytes=" + maxBufferedRequestBytes
@@ -144,6 +158,7 @@ public final class BallastClientHttpRequestFactory implements ClientHttpRequestF
         private long maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES;
         private ResponseBody responseBody = ResponseBody.BUFFERED;
         private @Nullable Duration readTimeout;
+        private Executor streamingExecutor = BallastClientHttpRequestFactory::newStreamingThread;
 
         private Builder(HttpClient client) {
             this.client = client;
@@ -203,6 +218,20 @@ public final class BallastClientHttpRequestFactory implements ClientHttpRequestF
                 throw new IllegalArgumentException("readTimeout must be positive but was " + readTimeout);
             }
             this.readTimeout = readTimeout;
+            return this;
+        }
+
+        /**
+         * Sets where the exchange of a body above the buffer limit is started, while the calling thread
+         * writes the body into it: the task may block until the body is read. If not set, a new daemon
+         * thread per such request ({@code ballast-request-body}); buffered bodies never use it.
+         *
+         * @param streamingExecutor runs one task per streamed request body
+         * @return this builder
+         * @throws NullPointerException if {@code streamingExecutor} is null
+         */
+        public Builder streamingExecutor(Executor streamingExecutor) {
+            this.streamingExecutor = Objects.requireNonNull(streamingExecutor, "streamingExecutor");
             return this;
         }
 

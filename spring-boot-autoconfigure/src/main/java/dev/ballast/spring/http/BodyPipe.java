@@ -21,11 +21,16 @@ final class BodyPipe {
 
     static final int CHUNKS = 16;
     static final int CHUNK_BYTES = 64 * 1024;
-    private static final byte[] END = new byte[0];
+    /** Wakes a waiting reader to look at {@link #ended}; carries no data. */
+    private static final byte[] WAKE = new byte[0];
+
     private static final long POLL_MILLIS = 50;
 
-    private final BlockingQueue<byte[]> chunks = new ArrayBlockingQueue<>(CHUNKS + 1);
+    private final BlockingQueue<byte[]> chunks = new ArrayBlockingQueue<>(CHUNKS);
     private volatile boolean readerClosed;
+    /** Set after the writer's last chunk is queued: the reader ends once the queue is empty. */
+    private volatile boolean ended;
+
     private volatile @Nullable Throwable writerFailure;
 
     /** Hands {@code len} bytes to the reader, waiting while the pipe is full. */
@@ -46,20 +51,22 @@ final class BodyPipe {
         }
     }
 
-    /** Ends the body: the reader sees end of stream after the bytes written. */
+    /** Ends the body: the reader sees end of stream after the bytes written. Never blocks. */
     void finish() {
-        offerEnd();
+        end();
     }
 
-    /** Ends the body with a failure: the reader's next read throws. */
+    /** Ends the body with a failure: the reader's read after the bytes written throws. Never blocks. */
     void fail(Throwable failure) {
         writerFailure = failure;
-        offerEnd();
+        end();
     }
 
-    private void offerEnd() {
-        // Room is kept for the end marker (capacity CHUNKS + 1); a full pipe whose reader left needs none.
-        chunks.offer(END);
+    private void end() {
+        ended = true;
+        // A reader waiting on an empty queue wakes now rather than at its next poll; a full queue
+        // needs no wake-up (the reader will find it empty and ended).
+        chunks.offer(WAKE);
     }
 
     /** The reading end, for one reader. */
@@ -81,23 +88,29 @@ final class BodyPipe {
                     return 0;
                 }
                 while (current == null || position == current.length) {
-                    if (current == END) {
-                        return -1;
-                    }
+                    byte[] next;
                     try {
-                        current = chunks.take();
+                        next = chunks.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new InterruptedIOException("interrupted while reading the request body");
                     }
-                    position = 0;
-                    if (current == END) {
-                        Throwable failure = writerFailure;
-                        if (failure != null) {
-                            throw new IOException("writing the request body failed", failure);
+                    if (next == null || next.length == 0) {
+                        // ended is written after the last chunk was queued: ended and empty means all read.
+                        if (ended && chunks.isEmpty()) {
+                            Throwable failure = writerFailure;
+                            if (failure != null) {
+                                throw new IOException("writing the request body failed", failure);
+                            }
+                            return -1;
                         }
-                        return -1;
+                        if (readerClosed) {
+                            throw new IOException("the request body stream is closed");
+                        }
+                        continue;
                     }
+                    current = next;
+                    position = 0;
                 }
                 int n = Math.min(len, current.length - position);
                 System.arraycopy(current, position, b, off, n);
