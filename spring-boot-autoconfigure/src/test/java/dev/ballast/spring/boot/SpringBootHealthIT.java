@@ -4,8 +4,11 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.ballast.http.ResilientHttpClient;
+import dev.ballast.storage.StorageFacade;
 import dev.ballast.testkit.FakeTime;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -56,7 +59,8 @@ class SpringBootHealthIT {
     }
 
     @Test
-    void healthTurnsDownWhileTheBreakerIsOpenAndUpAgainAfterASuccessfulProbe() throws Exception {
+    void healthTurnsDownWhileTheBreakerIsOpenAndUpAgainAfterASuccessfulProbeAndShutdownClosesTheBeans()
+            throws Exception {
         // given a dependency that fails, and a breaker that opens after 3 failures in a row for 30 s
         payments = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
         payments.start();
@@ -94,5 +98,18 @@ class SpringBootHealthIT {
         assertThat(ballastUp.at("/status").asString()).isEqualTo("UP");
         assertThat(ballastUp.at("/details/breakers").get(payments.baseUrl()).asString())
                 .isEqualTo("CLOSED");
+
+        // and shutting the application down closes the client and the storage facade (bean destroy methods)
+        ResilientHttpClient client = app.context.getBean(ResilientHttpClient.class);
+        StorageFacade storage = app.context.getBean(StorageFacade.class);
+        app.close();
+        assertThatThrownBy(() -> client.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(payments.baseUrl()))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding()))
+                .isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(storage::objects)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
     }
 }

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.restclient.RestTemplateBuilder;
+import org.springframework.web.client.RestTemplate;
 
 /**
  * The starter in a real Spring Boot application (the sample's main class, its application.yml, an
@@ -91,6 +93,30 @@ class SpringBootStarterIT {
         assertThat(attempts)
                 .extracting(r -> r.getHeader(KEY))
                 .containsOnly(attempts.get(0).getHeader(KEY));
+    }
+
+    @Test
+    void aRestTemplateFromBootsBuilderRetriesAPostWithItsBody() {
+        // given
+        payments.stubFor(post("/refund")
+                .inScenario("refund")
+                .whenScenarioStateIs("Started")
+                .willReturn(aResponse().withStatus(503))
+                .willSetStateTo("up"));
+        payments.stubFor(post("/refund")
+                .inScenario("refund")
+                .whenScenarioStateIs("up")
+                .willReturn(aResponse().withStatus(200).withBody("refunded")));
+        RestTemplate template = app.context.getBean(RestTemplateBuilder.class).build();
+
+        // when
+        String body = template.postForObject(payments.baseUrl() + "/refund", "{\"order\":9}", String.class);
+
+        // then
+        assertThat(body).isEqualTo("refunded");
+        assertThat(payments.findAll(postRequestedFor(urlEqualTo("/refund"))))
+                .hasSize(2)
+                .allSatisfy(r -> assertThat(r.getBodyAsString()).isEqualTo("{\"order\":9}"));
     }
 
     @Test
