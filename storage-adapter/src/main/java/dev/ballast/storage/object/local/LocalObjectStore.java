@@ -139,6 +139,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private final LocalStoreConfig config;
     private final Blobs blobs;
     private final Packs packs;
+    private final IndexReaders indexReaders;
 
     /**
      * Small contents this writer put in a pack, by address, so that the same bytes put again (a copy
@@ -184,8 +185,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             int inlineThreshold,
             @Nullable SharedDirectory shared,
             @Nullable VersionIndex writer,
-            boolean emptyWhenOpened) {
+            boolean emptyWhenOpened,
+            IndexReaders indexReaders) {
         this.root = root;
+        this.indexReaders = indexReaders;
         this.emptyWhenOpened = emptyWhenOpened;
         this.config = config;
         this.blobs = blobs;
@@ -235,16 +238,18 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 throw new IllegalArgumentException("'" + dir + "' holds no local object store (no " + INDEX_FILE + ")");
             }
             VersionIndex probe = null;
+            IndexReaders readers = new IndexReaders(index);
             try {
-                probe = VersionIndex.openReader(index);
-                LocalObjectStore store =
-                        new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null, false);
+                probe = readers.open();
+                LocalObjectStore store = new LocalObjectStore(
+                        dir, config, blobs, probe.inlineThreshold(), null, null, false, readers);
                 store.idleReaders.add(probe);
                 return store;
             } catch (SQLException e) {
                 if (probe != null) {
                     probe.closeQuietly();
                 }
+                readers.close();
                 throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
             }
         }
@@ -275,7 +280,14 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 Blobs.syncDirectory(dir);
             }
             LocalObjectStore store = new LocalObjectStore(
-                    dir, config, blobs, writer.inlineThreshold(), shared, writer, writer.holdsNoContent());
+                    dir,
+                    config,
+                    blobs,
+                    writer.inlineThreshold(),
+                    shared,
+                    writer,
+                    writer.holdsNoContent(),
+                    new IndexReaders(index));
             LOG.info(
                     "Local object store '{}' open for writing (contents up to {} bytes go to pack files)",
                     dir,
@@ -1260,7 +1272,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 ix = null;
             }
             if (ix == null) {
-                ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
+                ix = indexReaders.open();
             }
             T result = query.run(ix);
             if (closed || idleReaders.size() >= MAX_IDLE_READERS) {
@@ -1311,6 +1323,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         while ((ix = idleReaders.poll()) != null) {
             ix.closeQuietly();
         }
+        indexReaders.close();
         if (writer != null) {
             writeLock.lock();
             try {

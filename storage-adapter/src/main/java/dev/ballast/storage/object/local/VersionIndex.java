@@ -102,11 +102,16 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
-    /** Opens {@code database}, which must exist with a known schema, for reading only. */
-    static VersionIndex openReader(Path database) throws SQLException {
+    /**
+     * Opens the database at {@code url} (a JDBC URL: {@code jdbc:sqlite:PATH}, or an SQLite URI
+     * filename such as {@code jdbc:sqlite:file:/PATH?immutable=1}; see {@link IndexReaders}), which
+     * must exist with a known schema, for reading only. The first query runs here, so a database
+     * that cannot be read (its {@code -shm} cannot be created, say) fails here, not later.
+     */
+    static VersionIndex openReader(String url) throws SQLException {
         SQLiteConfig config = baseConfig();
         config.setReadOnly(true);
-        Connection c = config.createConnection("jdbc:sqlite:" + database);
+        Connection c = config.createConnection(url);
         VersionIndex index = new VersionIndex(c, true);
         try {
             index.checkSchemaVersion();
