@@ -118,8 +118,8 @@ final class IndexReaders {
             } catch (IOException e) {
                 deleteQuietly(dir);
                 throw new SQLException(
-                        "the index " + database + " could not be read in place and could not be copied to read it ("
-                                + e + ")",
+                        "the index " + database + " could not be read in place and could not be copied to read it (" + e
+                                + ")",
                         e);
             }
         }

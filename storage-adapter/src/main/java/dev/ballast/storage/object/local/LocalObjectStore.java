@@ -241,8 +241,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             IndexReaders readers = new IndexReaders(index);
             try {
                 probe = readers.open();
-                LocalObjectStore store = new LocalObjectStore(
-                        dir, config, blobs, probe.inlineThreshold(), null, null, false, readers);
+                LocalObjectStore store =
+                        new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null, false, readers);
                 store.idleReaders.add(probe);
                 return store;
             } catch (SQLException e) {
