@@ -35,6 +35,11 @@ final class StoreSession implements AutoCloseable {
     enum Access {
         /** Writes new versions: the local store's writer lock is taken. */
         WRITE,
+        /**
+         * Removes versions (forget, prune): the writer lock is taken, and on a full disk the local
+         * store's space reserve may be used, since removing is what frees space.
+         */
+        REMOVE,
         /** Only reads: any number of readers run beside the writer. */
         READ
     }
@@ -155,7 +160,7 @@ final class StoreSession implements AutoCloseable {
                             + "), which was deleted or lost, so its backups can be neither listed nor "
                             + "restored; restore that directory from a copy (nothing was changed).");
         }
-        if (access == Access.WRITE) {
+        if (access != Access.READ) {
             usableDataDir(dataDir);
         } else if (!exists) {
             readableDataDir(dataDir);
@@ -166,6 +171,7 @@ final class StoreSession implements AutoCloseable {
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
+                .forRemoval(access == Access.REMOVE)
                 .clock(ctx.clock())
                 .build();
         StorageFacade facade = Errors.translate(where, null, () -> {
@@ -214,7 +220,7 @@ final class StoreSession implements AutoCloseable {
             // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
             // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
             // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
-            S3StoreConfig s3Config = access == Access.WRITE
+            S3StoreConfig s3Config = access != Access.READ
                     ? S3StoreConfig.builder()
                             .createBucket(true)
                             .enableVersioning(true)

@@ -140,6 +140,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private final Blobs blobs;
     private final Packs packs;
     private final IndexReaders indexReaders;
+    private final SpaceReserve reserve;
 
     /**
      * Small contents this writer put in a pack, by address, so that the same bytes put again (a copy
@@ -189,6 +190,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             IndexReaders indexReaders) {
         this.root = root;
         this.indexReaders = indexReaders;
+        this.reserve = new SpaceReserve(root);
         this.emptyWhenOpened = emptyWhenOpened;
         this.config = config;
         this.blobs = blobs;
@@ -269,7 +271,16 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     LOG.info("Removed {} temporary file(s) a writer of '{}' left when it stopped", removed, dir);
                 }
             }
-            writer = VersionIndex.openWriter(index, config.inlineThreshold());
+            SpaceReserve reserve = new SpaceReserve(dir);
+            try {
+                writer = VersionIndex.openWriter(index, config.inlineThreshold(), config.forRemoval());
+            } catch (SQLException e) {
+                if (!mayUseReserve(dir, config, reserve)) {
+                    throw e;
+                }
+                writer = VersionIndex.openWriter(index, config.inlineThreshold(), true);
+            }
+            reserve.ensure();
             if (shared.firstUser()) {
                 int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
                 if (orphans > 0) {
@@ -381,6 +392,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     Blobs.BLOBS,
                     Blobs.TMP,
                     Packs.PACKS,
+                    SpaceReserve.FILE,
                     INDEX_FILE + "-wal",
                     INDEX_FILE + "-shm",
                     INDEX_FILE + "-journal");
@@ -600,20 +612,27 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         validate(key);
         Objects.requireNonNull(versionId, "versionId");
         requireWritable();
-        byte[] unreferenced;
+        byte[] unreferenced = null;
         writeLock.lock();
         try {
-            writer.begin();
-            VersionIndex.Row row = writer.version(key, versionId);
-            if (row == null) {
-                writer.rollback();
-                return false;
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    writer.begin();
+                    VersionIndex.Row row = writer.version(key, versionId);
+                    if (row == null) {
+                        writer.rollback();
+                        return false;
+                    }
+                    unreferenced = writer.removeVersion(row);
+                    writer.commit();
+                    break;
+                } catch (SQLException e) {
+                    rollbackQuietly();
+                    if (attempt > 1 || !mayUseReserve(root, config, reserve)) {
+                        throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
+                    }
+                }
             }
-            unreferenced = writer.removeVersion(row);
-            writer.commit();
-        } catch (SQLException e) {
-            rollbackQuietly();
-            throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
         } finally {
             writeLock.unlock();
         }
@@ -652,6 +671,40 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         requireWritable();
         writeLock.lock();
         try {
+            try {
+                return compactOnce();
+            } catch (StorageException e) {
+                if (!mayUseReserve(root, config, reserve)) {
+                    throw e;
+                }
+                return compactOnce();
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Whether an index or file operation that failed may be retried in the space reserve: the writer
+     * was opened {@link LocalStoreConfig#forRemoval()}, the disk has less than the reserve's size
+     * free, and the reserve file was there to release.
+     */
+    private static boolean mayUseReserve(Path root, LocalStoreConfig config, SpaceReserve reserve) {
+        if (!config.forRemoval()) {
+            return false;
+        }
+        try {
+            if (Files.getFileStore(root).getUsableSpace() >= SpaceReserve.BYTES) {
+                return false; // not a full disk: the failure is reported as it is
+            }
+        } catch (IOException e) {
+            // cannot tell: release the reserve, the retry says whether it helped
+        }
+        return reserve.release();
+    }
+
+    private Compaction compactOnce() {
+        try {
             Map<Long, Long> live = writer.liveBytesByPack();
             long newest = writer.newestPack();
             Set<Long> remove = new TreeSet<>();
@@ -671,6 +724,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             if (remove.contains(newest) || rewrite.contains(newest)) {
                 packs.startNewPack(); // nothing may be appended to a pack about to be deleted
             }
+            // Packs nothing refers to go first: on a full disk their space is what the copies below need.
+            removePacks(remove);
+            int removed = remove.size();
+            remove.clear();
             int moved = 0;
             if (!rewrite.isEmpty()) {
                 List<VersionIndex.Packed> contents = writer.packedIn(rewrite);
@@ -695,32 +752,37 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     }
                 }
             }
-            if (!remove.isEmpty()) {
-                writer.begin();
-                for (long id : remove) {
-                    writer.removePack(id);
-                }
-                writer.commit();
-                for (long id : remove) {
-                    Files.deleteIfExists(packs.path(id));
-                    packs.closeReader(id);
-                }
-            }
-            if (!remove.isEmpty()) {
+            removePacks(remove);
+            removed += remove.size();
+            if (removed > 0) {
                 LOG.info(
                         "Compacted '{}': removed {} pack file(s), moved {} content(s), reclaimed {} bytes",
                         root,
-                        remove.size(),
+                        removed,
                         moved,
                         reclaimed);
             }
-            return new Compaction(remove.size(), moved, reclaimed);
+            return new Compaction(removed, moved, reclaimed);
         } catch (IOException | SQLException e) {
             rollbackQuietly();
             packs.batchFailed();
             throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
-        } finally {
-            writeLock.unlock();
+        }
+    }
+
+    /** Forgets the packs {@code ids} in one transaction, then deletes their files. */
+    private void removePacks(Set<Long> ids) throws IOException, SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        writer.begin();
+        for (long id : ids) {
+            writer.removePack(id);
+        }
+        writer.commit();
+        for (long id : ids) {
+            Files.deleteIfExists(packs.path(id));
+            packs.closeReader(id);
         }
     }
 
@@ -1329,6 +1391,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             try {
                 packs.close();
                 writer.checkpointAndClose();
+                reserve.ensure();
             } finally {
                 writeLock.unlock();
             }

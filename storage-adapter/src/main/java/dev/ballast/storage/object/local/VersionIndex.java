@@ -85,8 +85,11 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
      * Opens {@code database} for writing, creating the schema when it is new.
      *
      * @param inlineThresholdIfNew recorded as the store's inline threshold when the schema is created
+     * @param smallLog whether the write-ahead log is checkpointed every 128 pages (512 KiB) and
+     *     truncated to that size, so that a writer removing versions on a full disk needs little
+     *     space (see {@link LocalStoreConfig#forRemoval()}); else every 4096 pages
      */
-    static VersionIndex openWriter(Path database, int inlineThresholdIfNew) throws SQLException {
+    static VersionIndex openWriter(Path database, int inlineThresholdIfNew, boolean smallLog) throws SQLException {
         SQLiteConfig config = baseConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -94,6 +97,12 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         VersionIndex index = new VersionIndex(c, false);
         try {
             index.createOrCheckSchema(inlineThresholdIfNew);
+            if (smallLog) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("PRAGMA wal_autocheckpoint = 128");
+                    s.execute("PRAGMA journal_size_limit = 524288");
+                }
+            }
             index.prepare();
             return index;
         } catch (SQLException | RuntimeException e) {

@@ -140,4 +140,67 @@ class ReadOnlyAndFullDiskTest {
             assertThat(read(store, "photos/large.bin")).isEqualTo(random(1, 200_000));
         }
     }
+
+    /** Fills the disk under {@code disk} with versions of the store at {@code root}, then to the last byte. */
+    private static List<String> filledWithVersions(Path disk, Path root) throws IOException {
+        List<String> keys = new java.util.ArrayList<>();
+        try (LocalObjectStore store = LocalObjectStore.open(root)) {
+            for (int i = 0; ; i++) {
+                try {
+                    store.put("big/" + i, ObjectContent.ofBytes(random(i, 1024 * 1024)));
+                    store.put("small/" + i, ObjectContent.ofBytes(random(-i, 10_000)));
+                    keys.add("big/" + i);
+                    keys.add("small/" + i);
+                } catch (dev.ballast.storage.StorageUnavailableException full) {
+                    assertThat(full).hasMessageContaining("out of space");
+                    break;
+                }
+            }
+        }
+        Disks.fill(disk);
+        assertThat(disk.toFile().getUsableSpace()).isZero();
+        return keys;
+    }
+
+    @Test
+    void versionsAreRemovedAndTheirSpaceGivenBackOnADiskFilledToTheLastByte() throws Exception {
+        Path disk = dir.resolve("disk");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                disks.mountTmpfs(disk, "24m"), "a tmpfs can be mounted (root) to fill it");
+        Path root = disk.resolve("store");
+        List<String> keys = filledWithVersions(disk, root);
+        assertThat(keys).hasSizeGreaterThan(4);
+
+        LocalStoreConfig removal = LocalStoreConfig.builder().forRemoval(true).build();
+        try (LocalObjectStore store = LocalObjectStore.open(root, removal)) {
+            for (String key : keys.subList(0, keys.size() - 2)) {
+                for (var v : store.versions(key)) {
+                    assertThat(store.deleteVersion(key, v.versionId())).isTrue();
+                }
+            }
+            assertThat(store.compact().packsRemoved()).isPositive();
+            assertThat(store.list("")).containsExactlyElementsOf(keys.subList(keys.size() - 2, keys.size()));
+        }
+        assertThat(disk.toFile().getUsableSpace()).isGreaterThan(8L * 1024 * 1024);
+        // The reserve is back for the next time the disk fills, and the store takes writes again.
+        assertThat(Files.size(root.resolve(SpaceReserve.FILE))).isEqualTo(SpaceReserve.BYTES);
+        try (LocalObjectStore store = LocalObjectStore.open(root)) {
+            store.put("after", ObjectContent.ofBytes(random(7, 2 * 1024 * 1024)));
+            assertThat(read(store, keys.get(keys.size() - 2))).isEqualTo(random((keys.size() - 2) / 2, 1024 * 1024));
+        }
+    }
+
+    @Test
+    void aBackupWriterNeverUsesTheReserve() throws Exception {
+        Path disk = dir.resolve("disk");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                disks.mountTmpfs(disk, "16m"), "a tmpfs can be mounted (root) to fill it");
+        Path root = disk.resolve("store");
+        filledWithVersions(disk, root);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> LocalObjectStore.open(root).close())
+                .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class);
+        assertThat(Files.size(root.resolve(SpaceReserve.FILE))).isEqualTo(SpaceReserve.BYTES);
+    }
 }
