@@ -141,6 +141,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private final Packs packs;
     private final IndexReaders indexReaders;
     private final SpaceReserve reserve;
+    /** The journal of every version written and removed, shared by this process's writers of the directory; null for a reader. */
+    private final @Nullable Journal journal;
 
     /**
      * Small contents this writer put in a pack, by address, so that the same bytes put again (a copy
@@ -191,6 +193,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         this.root = root;
         this.indexReaders = indexReaders;
         this.reserve = new SpaceReserve(root);
+        this.journal = shared == null ? null : shared.journal(inlineThreshold);
         this.emptyWhenOpened = emptyWhenOpened;
         this.config = config;
         this.blobs = blobs;
@@ -281,6 +284,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 writer = VersionIndex.openWriter(index, config.inlineThreshold(), true);
             }
             reserve.ensure();
+            journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
             if (shared.firstUser()) {
                 int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
                 if (orphans > 0) {
@@ -313,6 +317,48 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 throw r;
             }
             throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
+        }
+    }
+
+    /**
+     * Writes every version of a store written before journals to its journal, once (the index then
+     * records that it did), so that its index can be rebuilt from then on.
+     */
+    private static void journalEveryVersion(Path dir, VersionIndex writer, Journal journal)
+            throws SQLException, IOException {
+        if (writer.journalled()) {
+            return;
+        }
+        writer.begin();
+        try {
+            long[] count = new long[1];
+            long inline = writer.forEachVersion(v -> {
+                journal.version(v);
+                if (++count[0] % 4096 == 0) {
+                    journal.write();
+                }
+            });
+            journal.write();
+            journal.force();
+            writer.markJournalled();
+            writer.commit();
+            journal.committed();
+            LOG.info("Wrote the {} version(s) of '{}' to its journal, so that its index can be rebuilt", count[0], dir);
+            if (inline > 0) {
+                LOG.warn(
+                        "{} version(s) of '{}' keep their content inside its index (the first layout): a rebuilt"
+                                + " index cannot recover that content",
+                        inline,
+                        dir);
+            }
+        } catch (SQLException | IOException | RuntimeException e) {
+            try {
+                writer.rollback();
+            } catch (SQLException ignored) {
+                // the first failure is the one reported
+            }
+            journal.rolledBack();
+            throw e;
         }
     }
 
@@ -393,6 +439,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     Blobs.TMP,
                     Packs.PACKS,
                     SpaceReserve.FILE,
+                    Journal.DIR,
                     INDEX_FILE + "-wal",
                     INDEX_FILE + "-shm",
                     INDEX_FILE + "-journal");
@@ -624,10 +671,15 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                         return false;
                     }
                     unreferenced = writer.removeVersion(row);
+                    journal.remove(key, versionId);
+                    journal.write();
+                    journal.force();
                     writer.commit();
+                    journal.committed();
                     break;
-                } catch (SQLException e) {
+                } catch (SQLException | IOException e) {
                     rollbackQuietly();
+                    journal.rolledBack();
                     if (attempt > 1 || !mayUseReserve(root, config, reserve)) {
                         throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
                     }
@@ -766,6 +818,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (IOException | SQLException e) {
             rollbackQuietly();
             packs.batchFailed();
+            journal.rolledBack();
             throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
         }
     }
@@ -827,8 +880,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         packs.force();
         for (int i = 0; i < copied.size(); i++) {
             writer.movePacked(copied.get(i), pack, offsets.get(i));
+            journal.locate(copied.get(i).address(), pack, offsets.get(i));
         }
+        journal.write();
+        journal.force();
         writer.commit();
+        journal.committed();
         return copied.size();
     }
 
@@ -951,10 +1008,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
             writer.begin();
-            // Small contents go to the pack file first, all of them in one write (a conditional write
-            // refused below leaves bytes no row names, reclaimed by compact()); the pack and the
-            // directories of new content files are synced on the sync thread while the rows are
-            // inserted here, and the transaction commits once they are on disk.
+            // Small contents get their place in the pack file first (a conditional write refused below
+            // leaves bytes no row names, reclaimed by compact()), then the rows are inserted; the pack's
+            // bytes (all of them in one write) and the journal's frames naming the versions are written,
+            // synced on the sync thread with the directories of new content files, and the transaction
+            // commits once they are on disk.
             long pack = 0;
             for (Pending p : batch) {
                 Blobs.Staged s = p.staged;
@@ -965,21 +1023,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     p.packOffset = packs.add(s.inline());
                 }
             }
-            if (pack != 0) {
-                packs.writeBatch();
-            }
-            boolean packWritten = pack != 0;
-            Future<Void> synced = !packWritten && directories.isEmpty()
-                    ? null
-                    : syncer.submit(() -> {
-                        if (packWritten) {
-                            packs.force();
-                        }
-                        for (Path dir : directories) {
-                            Blobs.syncDirectory(dir);
-                        }
-                        return null;
-                    });
             long now = config.clock().millis();
             List<Pending> appended = new ArrayList<>(batch.size());
             List<String> versionIds = new ArrayList<>(batch.size());
@@ -1026,6 +1069,43 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             long[] generations = appended.isEmpty() ? new long[0] : writer.generationsOfNewest(appended.size());
             for (int i = 0; i < appended.size(); i++) {
                 Pending p = appended.get(i);
+                Blobs.Staged s = p.staged;
+                long at = 0;
+                long atOffset = 0;
+                if (s != null && s.inline() != null && s.size() > 0) {
+                    VersionIndex.Location where = p.existing;
+                    at = where == null ? pack : where.pack();
+                    atOffset = where == null ? p.packOffset : where.offset();
+                }
+                journal.version(new Journal.Version(
+                        p.key,
+                        versionIds.get(i),
+                        s == null,
+                        s == null ? 0 : s.size(),
+                        s == null ? null : s.address(),
+                        s == null ? null : s.address(),
+                        generations[i],
+                        now,
+                        at,
+                        atOffset));
+            }
+            if (pack != 0) {
+                packs.writeBatch();
+            }
+            journal.write();
+            boolean packWritten = pack != 0;
+            Future<Void> synced = syncer.submit(() -> {
+                if (packWritten) {
+                    packs.force();
+                }
+                for (Path dir : directories) {
+                    Blobs.syncDirectory(dir);
+                }
+                journal.force();
+                return null;
+            });
+            for (int i = 0; i < appended.size(); i++) {
+                Pending p = appended.get(i);
                 String versionId = versionIds.get(i);
                 Blobs.Staged s = p.staged;
                 p.outcome = s == null
@@ -1039,13 +1119,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                                 generations[i],
                                 Instant.ofEpochMilli(now));
             }
-            if (synced != null) {
-                awaitSync(synced);
-            }
+            awaitSync(synced);
             if (!late.isEmpty()) {
                 writeLate(late, pack);
             }
             writer.commit();
+            journal.committed();
             for (Pending p : appended) {
                 Blobs.Staged st = p.staged;
                 if (st != null
@@ -1060,6 +1139,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (IOException | SQLException e) {
             rollbackQuietly();
             packs.batchFailed();
+            journal.rolledBack();
             for (Pending p : batch) {
                 p.outcome = unavailable(
                         p.key, "Committing the write of '" + p.key + "' to the local object store '" + root + "'", e);
@@ -1067,6 +1147,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (RuntimeException | Error e) {
             rollbackQuietly();
             packs.batchFailed();
+            journal.rolledBack();
             throw e;
         } finally {
             writeLock.unlock();
@@ -1088,7 +1169,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         for (int i = 0; i < late.size(); i++) {
             Blobs.Staged s = late.get(i).staged;
             writer.putContent(s.address(), s.size(), null, pack, offsets[i]);
+            journal.locate(s.address(), pack, offsets[i]);
         }
+        journal.write();
+        journal.force();
     }
 
     /** Waits for the sync thread's syncs of a batch; their failure fails the batch. */
@@ -1546,6 +1630,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         private final FileChannel channel;
         private final FileLock lock;
         private final Map<String, Integer> pending = new HashMap<>();
+        private @Nullable Journal journal;
         private int users;
         private boolean first = true;
 
@@ -1591,6 +1676,16 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         }
 
+        /** The directory's journal, shared by this process's writers of it. */
+        Journal journal(int inlineThreshold) {
+            synchronized (OPEN) {
+                if (journal == null) {
+                    journal = new Journal(root, inlineThreshold);
+                }
+                return journal;
+            }
+        }
+
         boolean firstUser() {
             synchronized (OPEN) {
                 return first;
@@ -1603,6 +1698,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     return;
                 }
                 OPEN.remove(root);
+                if (journal != null) {
+                    journal.close();
+                }
                 try {
                     lock.release();
                 } catch (IOException ignored) {
