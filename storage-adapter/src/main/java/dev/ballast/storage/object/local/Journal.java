@@ -284,7 +284,11 @@ final class Journal {
             int count) {}
 
     /** What reading one journal file found. */
-    record FileContents(Path file, int inlineThreshold, List<Frame> frames, @Nullable String damage) {}
+    record FileContents(
+            Path file,
+            int inlineThreshold,
+            List<Frame> frames,
+            @Nullable String damage) {}
 
     /** Reads one journal file up to its end or its first frame that is cut short or fails its CRC. */
     static FileContents read(Path file) throws IOException {
@@ -363,7 +367,15 @@ final class Journal {
                     p.readFully(sha);
                 }
                 Version v = new Version(
-                        key, versionId, marker, size, address, sha, p.readLong(), p.readLong(), p.readLong(),
+                        key,
+                        versionId,
+                        marker,
+                        size,
+                        address,
+                        sha,
+                        p.readLong(),
+                        p.readLong(),
+                        p.readLong(),
                         p.readLong());
                 return new Frame(type, v, key, versionId, address, v.pack(), v.offset(), 0);
             }

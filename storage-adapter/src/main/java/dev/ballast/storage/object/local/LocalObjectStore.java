@@ -470,6 +470,77 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
+    /**
+     * What {@link #rebuildIndex(Path)} did.
+     *
+     * @param journalFound whether the store has a journal to rebuild from; false for a store written
+     *     only by versions of Ballast before journals, whose index was left as it was
+     * @param journalFiles how many journal files were read
+     * @param versions the versions and delete markers the rebuilt index holds
+     * @param contentMissing the key and version ID of versions whose content is in no pack and no
+     *     content file, at most 1,000 of them; reading such a version is {@link IntegrityException}
+     * @param contentMissingCount how many versions have their content missing
+     * @param journalDamage for each journal file that ends in a frame cut short or damaged, its name
+     *     and where (what was after it could not be read)
+     * @param previousIndex where the old index was moved ({@code index.db.before-repair-MILLIS}),
+     *     null when there was none
+     * @param packFiles pack files found
+     * @param contentFiles content files found
+     */
+    public record IndexRebuild(
+            boolean journalFound,
+            int journalFiles,
+            int versions,
+            List<String> contentMissing,
+            long contentMissingCount,
+            List<String> journalDamage,
+            @Nullable Path previousIndex,
+            int packFiles,
+            long contentFiles) {}
+
+    /**
+     * Rebuilds the index of the store in {@code root} from the store's own files, as
+     * {@code restic repair index} does: for an index that is damaged (SQLite calls it corrupt or not
+     * a database), cut short, deleted, or missing rows. Every version and delete marker the store's
+     * journal ({@code journal/}) records and no later removal removed is put back, with its version
+     * ID, generation, time, size and SHA-256; its content is looked for in the pack the journal names
+     * (checked against its SHA-256) and in its content file, and a version whose content is in
+     * neither is kept and reported ({@link IndexRebuild#contentMissing()}), so a reader meets damage,
+     * never a missing key. The old index is renamed, never deleted, and the new one is renamed into
+     * place only once complete.
+     *
+     * <p>A store whose every writer predates journals has none: nothing is changed, and the report
+     * says so ({@link IndexRebuild#journalFound()} false). A store of the earlier format that a
+     * writer of this version opened since has every version it held then in its journal.
+     *
+     * @throws IllegalArgumentException if {@code root} holds no store
+     * @throws StorageUnavailableException if a writer holds the store, or its files cannot be read or
+     *     written
+     */
+    public static IndexRebuild rebuildIndex(Path root) {
+        Objects.requireNonNull(root, "root");
+        Path dir = root.toAbsolutePath().normalize();
+        if (!Files.isDirectory(dir)
+                || !(exists(dir)
+                        || Files.isDirectory(dir.resolve(Journal.DIR))
+                        || Files.isDirectory(dir.resolve(Packs.PACKS))
+                        || Files.isDirectory(dir.resolve(Blobs.BLOBS)))) {
+            throw new IllegalArgumentException("'" + dir + "' holds no local object store");
+        }
+        SharedDirectory shared = SharedDirectory.acquire(dir);
+        try {
+            if (!shared.firstUser()) {
+                throw new StorageUnavailableException(
+                        null, "The local object store '" + dir + "' is open for writing in this process", null);
+            }
+            return IndexRepair.rebuild(dir);
+        } catch (IOException | SQLException e) {
+            throw unavailable(null, "Rebuilding the index of the local object store '" + dir + "'", e);
+        } finally {
+            shared.release();
+        }
+    }
+
     /** The store's directory, absolute. */
     public Path root() {
         return root;

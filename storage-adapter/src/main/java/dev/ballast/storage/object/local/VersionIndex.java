@@ -341,7 +341,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
      * @return how many versions have content kept inside the index (schema 1), which no journal holds
      */
     long forEachVersion(VersionSink sink) throws SQLException, java.io.IOException {
-        String location = schema == SCHEMA_VERSION_INLINE_ONLY ? "0, 0" : "coalesce(b.pack, 0), coalesce(b.pack_offset, 0)";
+        String location =
+                schema == SCHEMA_VERSION_INLINE_ONLY ? "0, 0" : "coalesce(b.pack, 0), coalesce(b.pack_offset, 0)";
         long inline = 0;
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("SELECT v.k, v.version_id, v.delete_marker, v.size, v.content, v.sha256,"
