@@ -111,6 +111,7 @@ public final class Ballast implements Callable<Integer> {
         commands.put("versions", VersionsCommand.class);
         commands.put("forget", ForgetCommand.class);
         commands.put("prune", PruneCommand.class);
+        commands.put("repair", RepairCommand.class);
         return commands;
     }
 

@@ -645,7 +645,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
         Blobs.Staged staged;
         try {
-            staged = blobs.stage(content, inlineThreshold);
+            staged = blobs.stage(content, config.ownFiles().test(key) ? -1 : inlineThreshold);
         } catch (Blobs.SourceFailure e) {
             throw new UncheckedIOException(
                     "Could not read the content to store as '" + key + "' ("

@@ -39,6 +39,7 @@ public final class LocalStoreConfig {
 
     private final boolean readOnly;
     private final boolean forRemoval;
+    private final java.util.function.Predicate<String> ownFiles;
     private final int inlineThreshold;
     private final long packSize;
     private final boolean allowDotSegmentsAndLeadingSlash;
@@ -48,6 +49,7 @@ public final class LocalStoreConfig {
     private LocalStoreConfig(Builder b) {
         this.readOnly = b.readOnly;
         this.forRemoval = b.forRemoval;
+        this.ownFiles = b.ownFiles;
         this.inlineThreshold = b.inlineThreshold;
         this.packSize = b.packSize;
         this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
@@ -70,6 +72,7 @@ public final class LocalStoreConfig {
         Builder b = new Builder();
         b.readOnly = readOnly;
         b.forRemoval = forRemoval;
+        b.ownFiles = ownFiles;
         b.inlineThreshold = inlineThreshold;
         b.packSize = packSize;
         b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
@@ -99,6 +102,15 @@ public final class LocalStoreConfig {
      */
     public boolean forRemoval() {
         return forRemoval;
+    }
+
+    /**
+     * The keys whose content is kept in a content file of its own whatever its size, never in a pack
+     * file: a backup's manifest, say, so that losing one pack (which holds the small contents of many
+     * keys) never loses the record that names every file of a backup. Default: none.
+     */
+    public java.util.function.Predicate<String> ownFiles() {
+        return ownFiles;
     }
 
     /**
@@ -152,6 +164,7 @@ public final class LocalStoreConfig {
     public static final class Builder {
         private boolean readOnly;
         private boolean forRemoval;
+        private java.util.function.Predicate<String> ownFiles = key -> false;
         private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
         private long packSize = DEFAULT_PACK_SIZE;
         private boolean allowDotSegmentsAndLeadingSlash;
@@ -163,6 +176,12 @@ public final class LocalStoreConfig {
         /** See {@link LocalStoreConfig#readOnly()}. */
         public Builder readOnly(boolean readOnly) {
             this.readOnly = readOnly;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#ownFiles()}. */
+        public Builder ownFiles(java.util.function.Predicate<String> keys) {
+            this.ownFiles = Objects.requireNonNull(keys, "keys");
             return this;
         }
 

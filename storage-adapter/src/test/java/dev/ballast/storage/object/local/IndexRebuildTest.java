@@ -296,4 +296,29 @@ class IndexRebuildTest {
             assertThat(store.list("")).containsExactly("a");
         }
     }
+
+    @Test
+    void aKeyKeptInAFileOfItsOwnSurvivesTheLossOfEveryPack() throws Exception {
+        LocalStoreConfig config = LocalStoreConfig.builder()
+                .ownFiles(k -> k.endsWith("/manifest"))
+                .build();
+        try (LocalObjectStore store = LocalObjectStore.open(root(), config)) {
+            store.put("b/manifest", ObjectContent.ofBytes("{}".getBytes(UTF_8)));
+            store.put("b/small", ObjectContent.ofBytes("small".getBytes(UTF_8)));
+        }
+        try (Stream<Path> packs = Files.list(root().resolve("packs"))) {
+            for (Path p : packs.toList()) {
+                Files.delete(p);
+            }
+        }
+        Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
+
+        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+
+        assertThat(report.contentMissing()).singleElement().asString().startsWith("b/small (version ");
+        try (LocalObjectStore store = reader(root());
+                ObjectRead r = store.get("b/manifest")) {
+            assertThat(r.readAllBytes()).isEqualTo("{}".getBytes(UTF_8));
+        }
+    }
 }
