@@ -71,6 +71,8 @@ import org.slf4j.LoggerFactory;
  *   ROOT/index.db   the version index: SQLite in WAL mode, synchronous=FULL (plus -wal, -shm)
  *   ROOT/packs/     pack files: small contents appended one after another (NNNNNNNN.pack)
  *   ROOT/blobs/xx/  content files named by the SHA-256 of their bytes, xx its first two hex digits
+ *   ROOT/journal/   every version written, removed or moved (NNNNNNNN.log; see docs/storage.md)
+ *   ROOT/reserve    space kept for removing versions on a full disk (see {@link LocalStoreConfig#forRemoval()})
  *   ROOT/tmp/       content being written
  *   ROOT/lock       held (fcntl) by the one writer process
  * </pre>
@@ -89,6 +91,14 @@ import org.slf4j.LoggerFactory;
  * removed versions held in packs is given back by {@link #compact()}. A store written by an earlier
  * version of this class, which kept small contents inside the index (schema 1), is read as it is and
  * upgraded in place by its next writer (two columns added, no row rewritten).
+ *
+ * <h2>The index can be rebuilt</h2>
+ * Every version a commit records, every removal and every content a compaction moves is appended to
+ * the journal and synced before the index transaction commits, so {@link #rebuildIndex(Path)}
+ * rebuilds a damaged, cut short, deleted or incomplete index from the store's own files. A store of
+ * an earlier version of this class gets its journal (every version it holds) from its first writer.
+ * Readers need neither write access to the directory nor free space on its disk (see
+ * docs/storage.md).
  *
  * <h2>Writers and readers</h2>
  * One process writes a directory at a time: a writer holds an exclusive lock on {@code ROOT/lock}
