@@ -1174,17 +1174,26 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 packs.writeBatch();
             }
             journal.write();
+            // The pack and the directories are synced on the sync thread while this one syncs the journal.
             boolean packWritten = pack != 0;
-            Future<Void> synced = syncer.submit(() -> {
-                if (packWritten) {
-                    packs.force();
-                }
-                for (Path dir : directories) {
-                    Blobs.syncDirectory(dir);
-                }
+            Future<Void> synced = !packWritten && directories.isEmpty()
+                    ? null
+                    : syncer.submit(() -> {
+                        if (packWritten) {
+                            packs.force();
+                        }
+                        for (Path dir : directories) {
+                            Blobs.syncDirectory(dir);
+                        }
+                        return null;
+                    });
+            try {
                 journal.force();
-                return null;
-            });
+            } finally {
+                if (synced != null) {
+                    awaitSync(synced); // never leave the sync thread writing for a batch that failed
+                }
+            }
             for (int i = 0; i < appended.size(); i++) {
                 Pending p = appended.get(i);
                 String versionId = versionIds.get(i);
@@ -1200,7 +1209,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                                 generations[i],
                                 Instant.ofEpochMilli(now));
             }
-            awaitSync(synced);
             if (!late.isEmpty()) {
                 writeLate(late, pack);
             }
