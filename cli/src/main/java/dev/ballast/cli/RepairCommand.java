@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.object.local.IndexRebuild;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +47,7 @@ final class RepairCommand extends BallastCommand {
                     ExitCodes.NOT_FOUND,
                     "There is no local store at " + dir + " (is --data-dir the one your backups went to?).");
         }
-        LocalObjectStore.IndexRebuild r;
+        IndexRebuild r;
         try {
             r = Errors.translate(where, null, () -> LocalObjectStore.rebuildIndex(dir));
         } catch (IllegalArgumentException e) {
@@ -59,7 +60,7 @@ final class RepairCommand extends BallastCommand {
         return report(r, dir);
     }
 
-    private int report(LocalObjectStore.IndexRebuild r, Path dir) {
+    private int report(IndexRebuild r, Path dir) {
         if (!r.journalFound()) {
             ctx.err()
                     .println("The local store " + dir + " has no journal: it was written only by builds of ballast that"

@@ -36,14 +36,13 @@ final class IndexRepair {
     private record Hint(long pack, long offset) {}
 
     /** Rebuilds the index of the store in {@code dir}; the caller holds the writer lock. */
-    static LocalObjectStore.IndexRebuild rebuild(Path dir) throws IOException, SQLException {
+    static IndexRebuild rebuild(Path dir) throws IOException, SQLException {
         Path index = dir.resolve(LocalObjectStore.INDEX_FILE);
         var files = Journal.files(dir.resolve(Journal.DIR));
         TreeSet<Long> packIds = packFiles(dir);
         long contentFiles = contentFiles(dir);
         if (files.isEmpty()) {
-            return new LocalObjectStore.IndexRebuild(
-                    false, 0, 0, List.of(), 0, List.of(), null, packIds.size(), contentFiles);
+            return new IndexRebuild(false, 0, 0, List.of(), 0, List.of(), null, packIds.size(), contentFiles);
         }
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         boolean first = true;
@@ -139,7 +138,7 @@ final class IndexRepair {
         Path previous = moveAside(index);
         Files.move(building, index, StandardCopyOption.ATOMIC_MOVE);
         Blobs.syncDirectory(dir);
-        return new LocalObjectStore.IndexRebuild(
+        return new IndexRebuild(
                 true,
                 files.size(),
                 versions,

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -249,6 +250,48 @@ final class Journal {
     private static void bytes(DataOutputStream p, byte[] b) throws IOException {
         p.writeInt(b.length);
         p.write(b);
+    }
+
+    /**
+     * Writes every version of a store written before journals to its journal, once (the index then
+     * records that it did), so that its index can be rebuilt from then on.
+     */
+    static void journalEveryVersion(Path dir, VersionIndex writer, Journal journal) throws SQLException, IOException {
+        if (writer.journalled()) {
+            return;
+        }
+        writer.begin();
+        try {
+            long[] count = new long[1];
+            long inline = writer.forEachVersion(v -> {
+                journal.version(v);
+                if (++count[0] % 4096 == 0) {
+                    journal.write();
+                }
+            });
+            journal.write();
+            journal.force();
+            writer.markJournalled();
+            writer.commit();
+            journal.committed();
+            LocalObjectStore.LOG.info(
+                    "Wrote the {} version(s) of '{}' to its journal, so that its index can be rebuilt", count[0], dir);
+            if (inline > 0) {
+                LocalObjectStore.LOG.warn(
+                        "{} version(s) of '{}' keep their content inside its index (the first layout): a rebuilt"
+                                + " index cannot recover that content",
+                        inline,
+                        dir);
+            }
+        } catch (SQLException | IOException | RuntimeException e) {
+            try {
+                writer.rollback();
+            } catch (SQLException ignored) {
+                // the first failure is the one reported
+            }
+            journal.rolledBack();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------------------------------ reading

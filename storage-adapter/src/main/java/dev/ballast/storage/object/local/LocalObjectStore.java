@@ -23,28 +23,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -132,8 +125,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     /** The writer lock's file name in the store's directory. */
     public static final String LOCK_FILE = "lock";
 
-    private static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
-    private static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
+    static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
+    static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
     private static final int MAX_BATCH = 4096;
     /** A batch this large commits at once, without waiting for writers still reading their content. */
     private static final int FULL_BATCH = 512;
@@ -294,7 +287,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 writer = VersionIndex.openWriter(index, config.inlineThreshold(), true);
             }
             reserve.ensure();
-            journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
+            Journal.journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
             if (shared.firstUser()) {
                 int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
                 if (orphans > 0) {
@@ -327,48 +320,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 throw r;
             }
             throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
-        }
-    }
-
-    /**
-     * Writes every version of a store written before journals to its journal, once (the index then
-     * records that it did), so that its index can be rebuilt from then on.
-     */
-    private static void journalEveryVersion(Path dir, VersionIndex writer, Journal journal)
-            throws SQLException, IOException {
-        if (writer.journalled()) {
-            return;
-        }
-        writer.begin();
-        try {
-            long[] count = new long[1];
-            long inline = writer.forEachVersion(v -> {
-                journal.version(v);
-                if (++count[0] % 4096 == 0) {
-                    journal.write();
-                }
-            });
-            journal.write();
-            journal.force();
-            writer.markJournalled();
-            writer.commit();
-            journal.committed();
-            LOG.info("Wrote the {} version(s) of '{}' to its journal, so that its index can be rebuilt", count[0], dir);
-            if (inline > 0) {
-                LOG.warn(
-                        "{} version(s) of '{}' keep their content inside its index (the first layout): a rebuilt"
-                                + " index cannot recover that content",
-                        inline,
-                        dir);
-            }
-        } catch (SQLException | IOException | RuntimeException e) {
-            try {
-                writer.rollback();
-            } catch (SQLException ignored) {
-                // the first failure is the one reported
-            }
-            journal.rolledBack();
-            throw e;
         }
     }
 
@@ -479,34 +430,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             throw unavailable(null, "Restricting the local object store directory '" + dir + "' to its owner", e);
         }
     }
-
-    /**
-     * What {@link #rebuildIndex(Path)} did.
-     *
-     * @param journalFound whether the store has a journal to rebuild from; false for a store written
-     *     only by versions of Ballast before journals, whose index was left as it was
-     * @param journalFiles how many journal files were read
-     * @param versions the versions and delete markers the rebuilt index holds
-     * @param contentMissing the key and version ID of versions whose content is in no pack and no
-     *     content file, at most 1,000 of them; reading such a version is {@link IntegrityException}
-     * @param contentMissingCount how many versions have their content missing
-     * @param journalDamage for each journal file that ends in a frame cut short or damaged, its name
-     *     and where (what was after it could not be read)
-     * @param previousIndex where the old index was moved ({@code index.db.before-repair-MILLIS}),
-     *     null when there was none
-     * @param packFiles pack files found
-     * @param contentFiles content files found
-     */
-    public record IndexRebuild(
-            boolean journalFound,
-            int journalFiles,
-            int versions,
-            List<String> contentMissing,
-            long contentMissingCount,
-            List<String> journalDamage,
-            @Nullable Path previousIndex,
-            int packFiles,
-            long contentFiles) {}
 
     /**
      * Rebuilds the index of the store in {@code root} from the store's own files, as
@@ -805,12 +728,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         writeLock.lock();
         try {
             try {
-                return compactOnce();
+                return new PackCompactor(root, writer, packs, journal).run();
             } catch (StorageException e) {
                 if (!mayUseReserve(root, config, reserve)) {
                     throw e;
                 }
-                return compactOnce();
+                return new PackCompactor(root, writer, packs, journal).run();
             }
         } finally {
             writeLock.unlock();
@@ -834,140 +757,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             // cannot tell: release the reserve, the retry says whether it helped
         }
         return reserve.release();
-    }
-
-    private Compaction compactOnce() {
-        try {
-            Map<Long, Long> live = writer.liveBytesByPack();
-            long newest = writer.newestPack();
-            Set<Long> remove = new TreeSet<>();
-            Set<Long> rewrite = new TreeSet<>();
-            long reclaimed = 0;
-            for (long id : writer.packs()) {
-                long length = packLength(id);
-                long referenced = live.getOrDefault(id, 0L);
-                if (referenced == 0) {
-                    remove.add(id);
-                    reclaimed += length;
-                } else if (referenced * 2 < length) {
-                    rewrite.add(id);
-                    reclaimed += length - referenced;
-                }
-            }
-            if (remove.contains(newest) || rewrite.contains(newest)) {
-                packs.startNewPack(); // nothing may be appended to a pack about to be deleted
-            }
-            // Packs nothing refers to go first: on a full disk their space is what the copies below need.
-            removePacks(remove);
-            int removed = remove.size();
-            remove.clear();
-            int moved = 0;
-            if (!rewrite.isEmpty()) {
-                List<VersionIndex.Packed> contents = writer.packedIn(rewrite);
-                Set<Long> kept = new HashSet<>();
-                int from = 0;
-                while (from < contents.size()) {
-                    int to = from;
-                    long bytes = 0;
-                    while (to < contents.size()
-                            && (to == from || bytes + contents.get(to).size() <= MAX_QUEUED_BYTES)) {
-                        bytes += contents.get(to).size();
-                        to++;
-                    }
-                    moved += copyToNewestPack(contents.subList(from, to), kept);
-                    from = to;
-                }
-                for (long id : rewrite) {
-                    if (kept.contains(id)) {
-                        reclaimed -= packLength(id) - live.getOrDefault(id, 0L);
-                    } else {
-                        remove.add(id);
-                    }
-                }
-            }
-            removePacks(remove);
-            removed += remove.size();
-            if (removed > 0) {
-                LOG.info(
-                        "Compacted '{}': removed {} pack file(s), moved {} content(s), reclaimed {} bytes",
-                        root,
-                        removed,
-                        moved,
-                        reclaimed);
-            }
-            return new Compaction(removed, moved, reclaimed);
-        } catch (IOException | SQLException e) {
-            rollbackQuietly();
-            packs.batchFailed();
-            journal.rolledBack();
-            throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
-        }
-    }
-
-    /** Forgets the packs {@code ids} in one transaction, then deletes their files. */
-    private void removePacks(Set<Long> ids) throws IOException, SQLException {
-        if (ids.isEmpty()) {
-            return;
-        }
-        writer.begin();
-        for (long id : ids) {
-            writer.removePack(id);
-        }
-        writer.commit();
-        for (long id : ids) {
-            Files.deleteIfExists(packs.path(id));
-            packs.closeReader(id);
-        }
-    }
-
-    /** A pack file's length, 0 when it is missing. */
-    private long packLength(long id) throws IOException {
-        try {
-            return Files.size(packs.path(id));
-        } catch (NoSuchFileException e) {
-            return 0;
-        }
-    }
-
-    /**
-     * Copies {@code contents} to the newest pack in one transaction; those that cannot be read stay,
-     * and their packs are added to {@code kept}.
-     *
-     * @return how many were copied
-     */
-    private int copyToNewestPack(List<VersionIndex.Packed> contents, Set<Long> kept) throws IOException, SQLException {
-        writer.begin();
-        long pack = packs.beginBatch(writer);
-        List<VersionIndex.Packed> copied = new ArrayList<>(contents.size());
-        List<Long> offsets = new ArrayList<>(contents.size());
-        for (VersionIndex.Packed c : contents) {
-            byte[] bytes;
-            try {
-                bytes = packs.read(c.pack(), c.offset(), (int) c.size());
-            } catch (IOException e) {
-                LOG.warn(
-                        "Compaction left content {} in pack {} of '{}': {}",
-                        Sha256.hex(c.address()),
-                        c.pack(),
-                        root,
-                        e.toString());
-                kept.add(c.pack());
-                continue;
-            }
-            offsets.add(packs.add(bytes));
-            copied.add(c);
-        }
-        packs.writeBatch();
-        packs.force();
-        for (int i = 0; i < copied.size(); i++) {
-            writer.movePacked(copied.get(i), pack, offsets.get(i));
-            journal.locate(copied.get(i).address(), pack, offsets.get(i));
-        }
-        journal.write();
-        journal.force();
-        writer.commit();
-        journal.committed();
-        return copied.size();
     }
 
     /**
@@ -1703,121 +1492,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 result.completeExceptionally(e);
             } else {
                 result.complete(outcome);
-            }
-        }
-    }
-
-    /**
-     * The writer lock of one directory, shared by every writer this process opens on it, and the
-     * content files they are publishing (which must not be deleted as unreferenced before their
-     * version commits).
-     */
-    private static final class SharedDirectory {
-        private static final Map<Path, SharedDirectory> OPEN = new HashMap<>();
-
-        private final Path root;
-        private final FileChannel channel;
-        private final FileLock lock;
-        private final Map<String, Integer> pending = new HashMap<>();
-        private @Nullable Journal journal;
-        private int users;
-        private boolean first = true;
-
-        private SharedDirectory(Path root, FileChannel channel, FileLock lock) {
-            this.root = root;
-            this.channel = channel;
-            this.lock = lock;
-        }
-
-        static SharedDirectory acquire(Path root) {
-            synchronized (OPEN) {
-                SharedDirectory existing = OPEN.get(root);
-                if (existing != null) {
-                    existing.users++;
-                    existing.first = false;
-                    return existing;
-                }
-                FileChannel channel = null;
-                try {
-                    channel = FileChannel.open(
-                            root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                    FileLock lock = channel.tryLock();
-                    if (lock == null) {
-                        throw new StorageUnavailableException(
-                                null,
-                                "The local object store '" + root + "' is in use by another"
-                                        + " writer process (it holds " + root.resolve(LOCK_FILE)
-                                        + "); wait for it to finish, or open the"
-                                        + " store read-only to read it",
-                                null);
-                    }
-                    SharedDirectory shared = new SharedDirectory(root, channel, lock);
-                    shared.users = 1;
-                    OPEN.put(root, shared);
-                    return shared;
-                } catch (IOException | OverlappingFileLockException e) {
-                    closeQuietly(channel);
-                    throw unavailable(null, "Taking the writer lock of the local object store '" + root + "'", e);
-                } catch (RuntimeException e) {
-                    closeQuietly(channel);
-                    throw e;
-                }
-            }
-        }
-
-        /** The directory's journal, shared by this process's writers of it. */
-        Journal journal(int inlineThreshold) {
-            synchronized (OPEN) {
-                if (journal == null) {
-                    journal = new Journal(root, inlineThreshold);
-                }
-                return journal;
-            }
-        }
-
-        boolean firstUser() {
-            synchronized (OPEN) {
-                return first;
-            }
-        }
-
-        void release() {
-            synchronized (OPEN) {
-                if (--users > 0) {
-                    return;
-                }
-                OPEN.remove(root);
-                if (journal != null) {
-                    journal.close();
-                }
-                try {
-                    lock.release();
-                } catch (IOException ignored) {
-                    // closing the channel releases it too
-                }
-                closeQuietly(channel);
-            }
-        }
-
-        synchronized void addPending(byte[] address) {
-            pending.merge(Sha256.hex(address), 1, Integer::sum);
-        }
-
-        synchronized void removePending(byte[] address) {
-            pending.computeIfPresent(Sha256.hex(address), (k, n) -> n == 1 ? null : n - 1);
-        }
-
-        synchronized boolean isPending(byte[] address) {
-            return pending.containsKey(Sha256.hex(address));
-        }
-
-        private static void closeQuietly(@Nullable FileChannel channel) {
-            if (channel != null) {
-                try {
-                    channel.close();
-                } catch (IOException ignored) {
-                    // nothing more to release
-                }
             }
         }
     }

@@ -164,7 +164,7 @@ class IndexRebuildTest {
             assertThat(everythingOrFailure()).isNotEqualTo(before);
         }
 
-        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild report = LocalObjectStore.rebuildIndex(root());
 
         assertThat(report.journalFound()).isTrue();
         assertThat(report.contentMissing()).isEmpty();
@@ -201,7 +201,7 @@ class IndexRebuildTest {
         Files.delete(newestPack);
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
 
-        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild report = LocalObjectStore.rebuildIndex(root());
 
         assertThat(report.contentMissingCount()).isPositive().isLessThan(before.size());
         assertThat(report.contentMissing()).hasSize((int) report.contentMissingCount());
@@ -238,7 +238,7 @@ class IndexRebuildTest {
         Files.copy(root().resolve(LocalObjectStore.INDEX_FILE), dir.resolve("saved-index.db"));
 
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
-        LocalObjectStore.IndexRebuild none = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild none = LocalObjectStore.rebuildIndex(root());
         assertThat(none.journalFound()).isFalse();
         assertThat(none.packFiles()).isPositive();
         assertThat(none.contentFiles()).isPositive();
@@ -249,7 +249,7 @@ class IndexRebuildTest {
             assertThat(everything(store)).isEqualTo(before); // still read as it is
         }
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
-        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild report = LocalObjectStore.rebuildIndex(root());
         assertThat(report.journalFound()).isTrue();
         try (LocalObjectStore store = reader(root())) {
             assertThat(everything(store)).isEqualTo(before);
@@ -286,7 +286,7 @@ class IndexRebuildTest {
         }
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
 
-        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild report = LocalObjectStore.rebuildIndex(root());
 
         assertThat(report.journalDamage())
                 .singleElement()
@@ -313,7 +313,7 @@ class IndexRebuildTest {
         }
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
 
-        LocalObjectStore.IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+        IndexRebuild report = LocalObjectStore.rebuildIndex(root());
 
         assertThat(report.contentMissing()).singleElement().asString().startsWith("b/small (version ");
         try (LocalObjectStore store = reader(root());
