@@ -184,6 +184,7 @@ class CliRepairIndexIT {
         Path target = base.resolve("restored");
         Run restore = ballast("restore", "photos", target.toString());
         assertThat(restore.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(restore.err()).containsPattern("Not restored: small-1.txt \\(.*its pack file .* is missing");
         Map<String, String> large = new TreeMap<>(tree);
         large.keySet().removeIf(k -> k.startsWith("small-"));
         assertThat(CliHarness.hashes(target)).containsAllEntriesOf(large).hasSize(6);

@@ -95,6 +95,7 @@ final class IndexRepair {
         int versions = 0;
         try {
             ix.begin();
+            Set<Long> recordedPacks = new HashSet<>(packIds);
             for (long id : packIds) {
                 ix.addPack(id);
             }
@@ -121,7 +122,17 @@ final class IndexRepair {
                     if (missing.size() < MAX_NAMED) {
                         missing.add(v.key() + " (version " + v.versionId() + ")");
                     }
-                    ix.putContent(v.address(), v.size(), null, 0, 0); // read as missing: damage, never "not found"
+                    // Kept where the journal last put it, so a read reports that pack (or content file) missing:
+                    // damage, never "not found". The pack's ID is recorded so that no new pack takes it.
+                    Hint hint = hints.get(hex);
+                    if (hint != null && v.size() <= LocalStoreConfig.MAX_INLINE_THRESHOLD) {
+                        if (recordedPacks.add(hint.pack())) {
+                            ix.addPack(hint.pack());
+                        }
+                        ix.putContent(v.address(), v.size(), null, hint.pack(), hint.offset());
+                    } else {
+                        ix.putContent(v.address(), v.size(), null, 0, 0);
+                    }
                 } else {
                     ix.putContent(v.address(), v.size(), at.data(), at.pack(), at.offset());
                 }
