@@ -343,11 +343,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
 
     /**
-     * Whether {@code root} holds stored content (files under {@code blobs/} or {@code packs/}) but no
-     * index: the index
+     * Whether {@code root} holds stored content (files under {@code blobs/}, {@code packs/} or
+     * {@code journal/}) but no index: the index
      * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
      * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
-     * its directory is restored from a copy.
+     * its index is rebuilt ({@link #rebuildIndex(Path)}) or its directory is restored from a copy.
      */
     public static boolean holdsContentWithoutIndex(Path root) {
         Path dir = root.toAbsolutePath().normalize();
@@ -360,6 +360,13 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         } catch (IOException e) {
             // no packs directory: no small contents
+        }
+        try (var journalFiles = Files.newDirectoryStream(dir.resolve(Journal.DIR))) {
+            if (journalFiles.iterator().hasNext()) {
+                return true; // versions are recorded: rebuildIndex brings them back
+            }
+        } catch (IOException e) {
+            // no journal
         }
         try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
             for (Path shard : shards) {
@@ -389,8 +396,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
         if (holdsContentWithoutIndex(dir)) {
             throw new IllegalArgumentException("'" + dir + "' holds stored content but no index (" + INDEX_FILE
-                    + "): the index was deleted or lost; restore the directory from a copy rather than start a new, empty index"
-                    + " over it");
+                    + "): the index was deleted or lost; rebuild it (LocalObjectStore.rebuildIndex, 'ballast repair index')"
+                    + " or restore the directory from a copy rather than start a new, empty index over it");
         }
         try (var entries = Files.list(dir)) {
             List<String> names = entries.map(p -> p.getFileName().toString()).toList();
