@@ -40,8 +40,13 @@ import org.jspecify.annotations.Nullable;
  *              pack (long)
  *   2 REMOVE   key, version ID: the version was removed for good
  *   3 LOCATE   content address (32 bytes), pack (long), offset (long): the content is now there
- *   4 ABORT    count (int): the last count VERSION frames of this file did not commit
+ *   4 ABORT    count (int): the last count frames of this file belong to a transaction that rolled back
+ *   5 COMMIT   (nothing): the frames before it committed
  * </pre>
+ * The frames after a file's last COMMIT belong to a transaction that may or may not have committed
+ * (its writer was killed between syncing them and committing, or after committing but before the
+ * marker): a rebuild keeps their versions (their content is on disk) and ignores their removals, so
+ * it never loses a version the index held.
  * Each writer opening a store appends to a new file, numbered one above the highest present, whose
  * first frame is a HEADER. A frame cut short or failing its CRC ends the file's reading (a writer
  * killed while writing it; nothing after it was committed). A store written before journals has
@@ -59,6 +64,7 @@ final class Journal {
     static final byte REMOVE = 2;
     static final byte LOCATE = 3;
     static final byte ABORT = 4;
+    static final byte COMMIT = 5;
 
     /** A frame's payload is never larger than this (a key is at most 1 KiB in S3, 64 KiB here). */
     private static final int MAX_PAYLOAD = 1 << 20;
@@ -165,6 +171,20 @@ final class Journal {
 
     /** The transaction whose frames were written since the last call committed. */
     synchronized void committed() {
+        int n = uncommitted;
+        uncommitted = 0;
+        if (n == 0 || current == null) {
+            return;
+        }
+        // Written, not synced: it survives the process being killed, and a rebuild that misses it
+        // (a power cut) only treats the transaction as possibly uncommitted, keeping every version.
+        try {
+            frame(new byte[] {COMMIT});
+            write();
+        } catch (IOException e) {
+            pending.reset(); // the transaction did commit; a missing marker costs no version
+            pendingFrames = 0;
+        }
         uncommitted = 0;
     }
 
@@ -336,6 +356,7 @@ final class Journal {
     /** Reads one journal file up to its end or its first frame that is cut short or fails its CRC. */
     static FileContents read(Path file) throws IOException {
         List<Frame> frames = new ArrayList<>();
+        int lastCommit = 0;
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         String damage = null;
         long at = 0;
@@ -371,8 +392,10 @@ final class Journal {
                 at += 8 + length;
                 if (f.type() == HEADER) {
                     threshold = f.count();
+                } else if (f.type() == COMMIT) {
+                    lastCommit = frames.size();
                 } else if (f.type() == ABORT) {
-                    for (int i = 0; i < f.count() && !frames.isEmpty(); i++) {
+                    for (int i = 0; i < f.count() && frames.size() > lastCommit; i++) {
                         frames.remove(frames.size() - 1); // a transaction that rolled back
                     }
                 } else {
@@ -382,7 +405,14 @@ final class Journal {
         } catch (EOFException cut) {
             damage = "it ends inside the frame at byte " + at + " (a writer stopped while writing it)";
         }
-        return new FileContents(file, threshold, frames, damage);
+        // The last transaction's removals are uncertain: the version stays (see the class comment).
+        List<Frame> certain = new ArrayList<>(frames.subList(0, lastCommit));
+        for (Frame f : frames.subList(lastCommit, frames.size())) {
+            if (f.type() != REMOVE) {
+                certain.add(f);
+            }
+        }
+        return new FileContents(file, threshold, certain, damage);
     }
 
     private static Frame parse(byte[] payload) throws IOException {
@@ -434,6 +464,9 @@ final class Journal {
             }
             case ABORT -> {
                 return new Frame(type, null, null, null, null, 0, 0, p.readInt());
+            }
+            case COMMIT -> {
+                return new Frame(type, null, null, null, null, 0, 0, 0);
             }
             default -> throw new IOException("unknown journal frame type " + type);
         }
