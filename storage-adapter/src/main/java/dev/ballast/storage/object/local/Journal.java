@@ -52,7 +52,12 @@ import org.jspecify.annotations.Nullable;
  * killed while writing it; nothing after it was committed). A store written before journals has
  * none; its first writer of this version writes the versions it holds as the first file.
  *
- * <p>The writer's use is confined to the store's write lock; reading is static.
+ * <p>The writer's use is confined to the store's write lock; reading is static. Writers of one
+ * directory in one process share one journal, and its frames are written inside their index
+ * transactions, so the journal's order is the order in which they commit; its COMMIT and ABORT
+ * markers assume one transaction at a time, which SQLite's write lock gives, except in the moment
+ * between one writer's commit and its marker, where another writer of the same process may begin:
+ * a rebuild then takes that other writer's frames for committed ones.
  */
 final class Journal {
 
