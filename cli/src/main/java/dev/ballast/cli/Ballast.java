@@ -122,6 +122,7 @@ public final class Ballast implements Callable<Integer> {
         commands.put("forget", ForgetCommand.class);
         commands.put("prune", PruneCommand.class);
         commands.put("unlock", UnlockCommand.class);
+        commands.put("repair", RepairCommand.class);
         return commands;
     }
 

@@ -95,8 +95,8 @@ final class Errors {
             return new CliFailure(
                     ExitCodes.INTEGRITY,
                     "The index of " + at + " is damaged (" + rootMessage(e)
-                            + "), so its backups can be neither listed nor restored; restore the store's directory from a copy "
-                            + "(nothing was changed).",
+                            + "), so its backups can be neither listed nor restored; run 'ballast repair index' to rebuild it"
+                            + " from the store's journal, or restore the store's directory from a copy (nothing was changed).",
                     e);
         }
         if (e instanceof IntegrityException) {

@@ -112,7 +112,7 @@ final class ForgetCommand extends BallastCommand {
             throw new CliFailure(ExitCodes.USAGE, "Pass either a policy (--keep-*) or --manifest-version, not both.");
         }
         try (StoreSession session =
-                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
+                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
             if (prune && !dryRun && code == ExitCodes.OK) {
                 Long before = StoreSpace.bytesOf(session.localDirectory());

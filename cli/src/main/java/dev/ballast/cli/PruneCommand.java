@@ -45,7 +45,7 @@ final class PruneCommand extends BallastCommand {
     public Integer call() {
         names.forEach(Manifests::checkName);
         try (StoreSession session =
-                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.WRITE)) {
+                StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             Long before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
             Pruner.Result r = Errors.translate(
                     session.where(),

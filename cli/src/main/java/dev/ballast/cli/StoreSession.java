@@ -35,6 +35,11 @@ final class StoreSession implements AutoCloseable {
     enum Access {
         /** Writes new versions: the local store's writer lock is taken. */
         WRITE,
+        /**
+         * Removes versions (forget, prune): the writer lock is taken, and on a full disk the local
+         * store's space reserve may be used, since removing is what frees space.
+         */
+        REMOVE,
         /** Only reads: any number of readers run beside the writer. */
         READ
     }
@@ -98,6 +103,11 @@ final class StoreSession implements AutoCloseable {
     }
 
     static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
+        checkBucket(o);
+        return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
+    }
+
+    private static void checkBucket(CommonOptions o) {
         // S3's bucket naming rules (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html),
         // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
         if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
@@ -106,7 +116,6 @@ final class StoreSession implements AutoCloseable {
                     "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
                             + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, no two dots in a row.");
         }
-        return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
     }
 
     /**
@@ -123,18 +132,27 @@ final class StoreSession implements AutoCloseable {
         return s.startsWith("~/") ? home.resolve(s.substring(2)) : dir;
     }
 
-    private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+    /** The data directory the options name: {@code --data-dir} (a leading {@code ~} expanded) or {@code ~/.ballast}. */
+    private static Path dataDirectory(CommonOptions o, CliContext ctx) {
         if (o.dataDir != null && o.dataDir.toString().isBlank()) {
             throw new CliFailure(
                     ExitCodes.USAGE,
                     "--data-dir is empty: pass a directory for the local store, or leave the"
                             + " option out to use ~/.ballast.");
         }
-        Path dataDir = (o.dataDir != null
-                        ? withHome(o.dataDir, ctx.home())
-                        : ctx.home().resolve(".ballast"))
+        return (o.dataDir != null ? withHome(o.dataDir, ctx.home()) : ctx.home().resolve(".ballast"))
                 .toAbsolutePath()
                 .normalize();
+    }
+
+    /** The local store's directory the options name: {@code DATA-DIR/BUCKET}; nothing is opened or created. */
+    static Path localStoreDirectory(CommonOptions o, CliContext ctx) {
+        checkBucket(o);
+        return dataDirectory(o, ctx).resolve(o.bucket);
+    }
+
+    private static StoreSession openLocal(CommonOptions o, CliContext ctx, Access access) {
+        Path dataDir = dataDirectory(o, ctx);
         Path storeDir = dataDir.resolve(o.bucket);
         String where = "the local store " + storeDir;
         boolean exists = LocalObjectStore.exists(storeDir);
@@ -153,9 +171,10 @@ final class StoreSession implements AutoCloseable {
                     "The local store " + storeDir + " holds stored content but no index ("
                             + storeDir.resolve("index.db")
                             + "), which was deleted or lost, so its backups can be neither listed nor "
-                            + "restored; restore that directory from a copy (nothing was changed).");
+                            + "restored; run 'ballast repair index' to rebuild it from the store's journal, or restore that"
+                            + " directory from a copy (nothing was changed).");
         }
-        if (access == Access.WRITE) {
+        if (access != Access.READ) {
             usableDataDir(dataDir);
         } else if (!exists) {
             readableDataDir(dataDir);
@@ -166,6 +185,9 @@ final class StoreSession implements AutoCloseable {
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
+                .forRemoval(access == Access.REMOVE)
+                // A manifest in a file of its own: losing a pack of small files never loses a whole backup's record.
+                .ownFiles(key -> key.endsWith("/" + Manifest.FILE_NAME))
                 .clock(ctx.clock())
                 .build();
         StorageFacade facade = Errors.translate(where, null, () -> {
@@ -214,7 +236,7 @@ final class StoreSession implements AutoCloseable {
             // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
             // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
             // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
-            S3StoreConfig s3Config = access == Access.WRITE
+            S3StoreConfig s3Config = access != Access.READ
                     ? S3StoreConfig.builder()
                             .createBucket(true)
                             .enableVersioning(true)

@@ -250,7 +250,7 @@ class BallastTest {
         assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .startsWith(
-                        "Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune, unlock.")
+                        "Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune, unlock, repair.")
                 .contains("Did you mean")
                 .contains("backup")
                 .doesNotContain("Unmatched")

@@ -23,14 +23,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -38,15 +34,12 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,6 +66,8 @@ import org.slf4j.LoggerFactory;
  *   ROOT/index.db   the version index: SQLite in WAL mode, synchronous=FULL (plus -wal, -shm)
  *   ROOT/packs/     pack files: small contents appended one after another (NNNNNNNN.pack)
  *   ROOT/blobs/xx/  content files named by the SHA-256 of their bytes, xx its first two hex digits
+ *   ROOT/journal/   every version written, removed or moved (NNNNNNNN.log; see docs/storage.md)
+ *   ROOT/reserve    space kept for removing versions on a full disk (see {@link LocalStoreConfig#forRemoval()})
  *   ROOT/tmp/       content being written
  *   ROOT/lock       held (fcntl) by the one writer process
  * </pre>
@@ -91,6 +86,14 @@ import org.slf4j.LoggerFactory;
  * removed versions held in packs is given back by {@link #compact()}. A store written by an earlier
  * version of this class, which kept small contents inside the index (schema 1), is read as it is and
  * upgraded in place by its next writer (two columns added, no row rewritten).
+ *
+ * <h2>The index can be rebuilt</h2>
+ * Every version a commit records, every removal and every content a compaction moves is appended to
+ * the journal and synced before the index transaction commits, so {@link #rebuildIndex(Path)}
+ * rebuilds a damaged, cut short, deleted or incomplete index from the store's own files. A store of
+ * an earlier version of this class gets its journal (every version it holds) from its first writer.
+ * Readers need neither write access to the directory nor free space on its disk (see
+ * docs/storage.md).
  *
  * <h2>Writers and readers</h2>
  * One process writes a directory at a time: a writer holds an exclusive lock on {@code ROOT/lock}
@@ -124,8 +127,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     /** The writer lock's file name in the store's directory. */
     public static final String LOCK_FILE = "lock";
 
-    private static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
-    private static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
+    static final Logger LOG = LoggerFactory.getLogger(LocalObjectStore.class);
+    static final long MAX_QUEUED_BYTES = 16L * 1024 * 1024;
     private static final int MAX_BATCH = 4096;
     /** A batch this large commits at once, without waiting for writers still reading their content. */
     private static final int FULL_BATCH = 512;
@@ -141,6 +144,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private final LocalStoreConfig config;
     private final Blobs blobs;
     private final Packs packs;
+    private final IndexReaders indexReaders;
+    private final SpaceReserve reserve;
+    /** The journal of every version written and removed, shared by this process's writers of the directory; null for a reader. */
+    private final @Nullable Journal journal;
 
     /**
      * Small contents this writer put in a pack, by address, so that the same bytes put again (a copy
@@ -186,8 +193,12 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             int inlineThreshold,
             @Nullable SharedDirectory shared,
             @Nullable VersionIndex writer,
-            boolean emptyWhenOpened) {
+            boolean emptyWhenOpened,
+            IndexReaders indexReaders) {
         this.root = root;
+        this.indexReaders = indexReaders;
+        this.reserve = new SpaceReserve(root);
+        this.journal = shared == null ? null : shared.journal(inlineThreshold);
         this.emptyWhenOpened = emptyWhenOpened;
         this.config = config;
         this.blobs = blobs;
@@ -237,16 +248,18 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 throw new IllegalArgumentException("'" + dir + "' holds no local object store (no " + INDEX_FILE + ")");
             }
             VersionIndex probe = null;
+            IndexReaders readers = new IndexReaders(index);
             try {
-                probe = VersionIndex.openReader(index);
+                probe = readers.open();
                 LocalObjectStore store =
-                        new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null, false);
+                        new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null, false, readers);
                 store.idleReaders.add(probe);
                 return store;
             } catch (SQLException e) {
                 if (probe != null) {
                     probe.closeQuietly();
                 }
+                readers.close();
                 throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
             }
         }
@@ -266,7 +279,17 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     LOG.info("Removed {} temporary file(s) a writer of '{}' left when it stopped", removed, dir);
                 }
             }
-            writer = VersionIndex.openWriter(index, config.inlineThreshold());
+            SpaceReserve reserve = new SpaceReserve(dir);
+            try {
+                writer = VersionIndex.openWriter(index, config.inlineThreshold(), config.forRemoval());
+            } catch (SQLException e) {
+                if (!mayUseReserve(dir, config, reserve)) {
+                    throw e;
+                }
+                writer = VersionIndex.openWriter(index, config.inlineThreshold(), true);
+            }
+            reserve.ensure();
+            Journal.journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
             if (shared.firstUser()) {
                 int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
                 if (orphans > 0) {
@@ -277,7 +300,14 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 Blobs.syncDirectory(dir);
             }
             LocalObjectStore store = new LocalObjectStore(
-                    dir, config, blobs, writer.inlineThreshold(), shared, writer, writer.holdsNoContent());
+                    dir,
+                    config,
+                    blobs,
+                    writer.inlineThreshold(),
+                    shared,
+                    writer,
+                    writer.holdsNoContent(),
+                    new IndexReaders(index));
             LOG.info(
                     "Local object store '{}' open for writing (contents up to {} bytes go to pack files)",
                     dir,
@@ -315,11 +345,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
 
     /**
-     * Whether {@code root} holds stored content (files under {@code blobs/} or {@code packs/}) but no
-     * index: the index
+     * Whether {@code root} holds stored content (files under {@code blobs/}, {@code packs/} or
+     * {@code journal/}) but no index: the index
      * was deleted or lost. Such a store must not be taken for an empty one (its versions would be
      * reported as none) nor get a new, empty index (they would be lost for good); it is refused until
-     * its directory is restored from a copy.
+     * its index is rebuilt ({@link #rebuildIndex(Path)}) or its directory is restored from a copy.
      */
     public static boolean holdsContentWithoutIndex(Path root) {
         Path dir = root.toAbsolutePath().normalize();
@@ -332,6 +362,13 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             }
         } catch (IOException e) {
             // no packs directory: no small contents
+        }
+        try (var journalFiles = Files.newDirectoryStream(dir.resolve(Journal.DIR))) {
+            if (journalFiles.iterator().hasNext()) {
+                return true; // versions are recorded: rebuildIndex brings them back
+            }
+        } catch (IOException e) {
+            // no journal
         }
         try (var shards = Files.newDirectoryStream(dir.resolve(Blobs.BLOBS))) {
             for (Path shard : shards) {
@@ -361,8 +398,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
         if (holdsContentWithoutIndex(dir)) {
             throw new IllegalArgumentException("'" + dir + "' holds stored content but no index (" + INDEX_FILE
-                    + "): the index was deleted or lost; restore the directory from a copy rather than start a new, empty index"
-                    + " over it");
+                    + "): the index was deleted or lost; rebuild it (LocalObjectStore.rebuildIndex, 'ballast repair index')"
+                    + " or restore the directory from a copy rather than start a new, empty index over it");
         }
         try (var entries = Files.list(dir)) {
             List<String> names = entries.map(p -> p.getFileName().toString()).toList();
@@ -371,6 +408,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     Blobs.BLOBS,
                     Blobs.TMP,
                     Packs.PACKS,
+                    SpaceReserve.FILE,
+                    Journal.DIR,
                     INDEX_FILE + "-wal",
                     INDEX_FILE + "-shm",
                     INDEX_FILE + "-journal");
@@ -398,6 +437,49 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             // no POSIX permissions here (Windows): the directory keeps what its parent gives it
         } catch (IOException e) {
             throw unavailable(null, "Restricting the local object store directory '" + dir + "' to its owner", e);
+        }
+    }
+
+    /**
+     * Rebuilds the index of the store in {@code root} from the store's own files, as
+     * {@code restic repair index} does: for an index that is damaged (SQLite calls it corrupt or not
+     * a database), cut short, deleted, or missing rows. Every version and delete marker the store's
+     * journal ({@code journal/}) records and no later removal removed is put back, with its version
+     * ID, generation, time, size and SHA-256; its content is looked for in the pack the journal names
+     * (checked against its SHA-256) and in its content file, and a version whose content is in
+     * neither is kept and reported ({@link IndexRebuild#contentMissing()}), so a reader meets damage,
+     * never a missing key. The old index is renamed, never deleted, and the new one is renamed into
+     * place only once complete.
+     *
+     * <p>A store whose every writer predates journals has none: nothing is changed, and the report
+     * says so ({@link IndexRebuild#journalFound()} false). A store of the earlier format that a
+     * writer of this version opened since has every version it held then in its journal.
+     *
+     * @throws IllegalArgumentException if {@code root} holds no store
+     * @throws StorageUnavailableException if a writer holds the store, or its files cannot be read or
+     *     written
+     */
+    public static IndexRebuild rebuildIndex(Path root) {
+        Objects.requireNonNull(root, "root");
+        Path dir = root.toAbsolutePath().normalize();
+        if (!Files.isDirectory(dir)
+                || !(exists(dir)
+                        || Files.isDirectory(dir.resolve(Journal.DIR))
+                        || Files.isDirectory(dir.resolve(Packs.PACKS))
+                        || Files.isDirectory(dir.resolve(Blobs.BLOBS)))) {
+            throw new IllegalArgumentException("'" + dir + "' holds no local object store");
+        }
+        SharedDirectory shared = SharedDirectory.acquire(dir);
+        try {
+            if (!shared.firstUser()) {
+                throw new StorageUnavailableException(
+                        null, "The local object store '" + dir + "' is open for writing in this process", null);
+            }
+            return IndexRepair.rebuild(dir);
+        } catch (IOException | SQLException e) {
+            throw unavailable(null, "Rebuilding the index of the local object store '" + dir + "'", e);
+        } finally {
+            shared.release();
         }
     }
 
@@ -505,7 +587,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
         Blobs.Staged staged;
         try {
-            staged = blobs.stage(content, inlineThreshold);
+            staged = blobs.stage(content, config.ownFiles().test(key) ? -1 : inlineThreshold);
         } catch (Blobs.SourceFailure e) {
             throw new UncheckedIOException(
                     "Could not read the content to store as '" + key + "' ("
@@ -590,20 +672,32 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         validate(key);
         Objects.requireNonNull(versionId, "versionId");
         requireWritable();
-        byte[] unreferenced;
+        byte[] unreferenced = null;
         writeLock.lock();
         try {
-            writer.begin();
-            VersionIndex.Row row = writer.version(key, versionId);
-            if (row == null) {
-                writer.rollback();
-                return false;
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    writer.begin();
+                    VersionIndex.Row row = writer.version(key, versionId);
+                    if (row == null) {
+                        writer.rollback();
+                        return false;
+                    }
+                    unreferenced = writer.removeVersion(row);
+                    journal.remove(key, versionId);
+                    journal.write();
+                    journal.force();
+                    writer.commit();
+                    journal.committed();
+                    break;
+                } catch (SQLException | IOException e) {
+                    rollbackQuietly();
+                    journal.rolledBack();
+                    if (attempt > 1 || !mayUseReserve(root, config, reserve)) {
+                        throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
+                    }
+                }
             }
-            unreferenced = writer.removeVersion(row);
-            writer.commit();
-        } catch (SQLException e) {
-            rollbackQuietly();
-            throw unavailable(key, "Removing version '" + versionId + "' of '" + key + "'", e);
         } finally {
             writeLock.unlock();
         }
@@ -642,122 +736,36 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         requireWritable();
         writeLock.lock();
         try {
-            Map<Long, Long> live = writer.liveBytesByPack();
-            long newest = writer.newestPack();
-            Set<Long> remove = new TreeSet<>();
-            Set<Long> rewrite = new TreeSet<>();
-            long reclaimed = 0;
-            for (long id : writer.packs()) {
-                long length = packLength(id);
-                long referenced = live.getOrDefault(id, 0L);
-                if (referenced == 0) {
-                    remove.add(id);
-                    reclaimed += length;
-                } else if (referenced * 2 < length) {
-                    rewrite.add(id);
-                    reclaimed += length - referenced;
+            try {
+                return new PackCompactor(root, writer, packs, journal).run();
+            } catch (StorageException e) {
+                if (!mayUseReserve(root, config, reserve)) {
+                    throw e;
                 }
+                return new PackCompactor(root, writer, packs, journal).run();
             }
-            if (remove.contains(newest) || rewrite.contains(newest)) {
-                packs.startNewPack(); // nothing may be appended to a pack about to be deleted
-            }
-            int moved = 0;
-            if (!rewrite.isEmpty()) {
-                List<VersionIndex.Packed> contents = writer.packedIn(rewrite);
-                Set<Long> kept = new HashSet<>();
-                int from = 0;
-                while (from < contents.size()) {
-                    int to = from;
-                    long bytes = 0;
-                    while (to < contents.size()
-                            && (to == from || bytes + contents.get(to).size() <= MAX_QUEUED_BYTES)) {
-                        bytes += contents.get(to).size();
-                        to++;
-                    }
-                    moved += copyToNewestPack(contents.subList(from, to), kept);
-                    from = to;
-                }
-                for (long id : rewrite) {
-                    if (kept.contains(id)) {
-                        reclaimed -= packLength(id) - live.getOrDefault(id, 0L);
-                    } else {
-                        remove.add(id);
-                    }
-                }
-            }
-            if (!remove.isEmpty()) {
-                writer.begin();
-                for (long id : remove) {
-                    writer.removePack(id);
-                }
-                writer.commit();
-                for (long id : remove) {
-                    Files.deleteIfExists(packs.path(id));
-                    packs.closeReader(id);
-                }
-            }
-            if (!remove.isEmpty()) {
-                LOG.info(
-                        "Compacted '{}': removed {} pack file(s), moved {} content(s), reclaimed {} bytes",
-                        root,
-                        remove.size(),
-                        moved,
-                        reclaimed);
-            }
-            return new Compaction(remove.size(), moved, reclaimed);
-        } catch (IOException | SQLException e) {
-            rollbackQuietly();
-            packs.batchFailed();
-            throw unavailable(null, "Compacting the pack files of the local object store '" + root + "'", e);
         } finally {
             writeLock.unlock();
         }
     }
 
-    /** A pack file's length, 0 when it is missing. */
-    private long packLength(long id) throws IOException {
-        try {
-            return Files.size(packs.path(id));
-        } catch (NoSuchFileException e) {
-            return 0;
-        }
-    }
-
     /**
-     * Copies {@code contents} to the newest pack in one transaction; those that cannot be read stay,
-     * and their packs are added to {@code kept}.
-     *
-     * @return how many were copied
+     * Whether an index or file operation that failed may be retried in the space reserve: the writer
+     * was opened {@link LocalStoreConfig#forRemoval()}, the disk has less than the reserve's size
+     * free, and the reserve file was there to release.
      */
-    private int copyToNewestPack(List<VersionIndex.Packed> contents, Set<Long> kept) throws IOException, SQLException {
-        writer.begin();
-        long pack = packs.beginBatch(writer);
-        List<VersionIndex.Packed> copied = new ArrayList<>(contents.size());
-        List<Long> offsets = new ArrayList<>(contents.size());
-        for (VersionIndex.Packed c : contents) {
-            byte[] bytes;
-            try {
-                bytes = packs.read(c.pack(), c.offset(), (int) c.size());
-            } catch (IOException e) {
-                LOG.warn(
-                        "Compaction left content {} in pack {} of '{}': {}",
-                        Sha256.hex(c.address()),
-                        c.pack(),
-                        root,
-                        e.toString());
-                kept.add(c.pack());
-                continue;
+    private static boolean mayUseReserve(Path root, LocalStoreConfig config, SpaceReserve reserve) {
+        if (!config.forRemoval()) {
+            return false;
+        }
+        try {
+            if (Files.getFileStore(root).getUsableSpace() >= SpaceReserve.BYTES) {
+                return false; // not a full disk: the failure is reported as it is
             }
-            offsets.add(packs.add(bytes));
-            copied.add(c);
+        } catch (IOException e) {
+            // cannot tell: release the reserve, the retry says whether it helped
         }
-        packs.writeBatch();
-        packs.force();
-        for (int i = 0; i < copied.size(); i++) {
-            writer.movePacked(copied.get(i), pack, offsets.get(i));
-        }
-        writer.commit();
-        return copied.size();
+        return reserve.release();
     }
 
     /**
@@ -879,10 +887,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
             writer.begin();
-            // Small contents go to the pack file first, all of them in one write (a conditional write
-            // refused below leaves bytes no row names, reclaimed by compact()); the pack and the
-            // directories of new content files are synced on the sync thread while the rows are
-            // inserted here, and the transaction commits once they are on disk.
+            // Small contents get their place in the pack file first (a conditional write refused below
+            // leaves bytes no row names, reclaimed by compact()), then the rows are inserted; the pack's
+            // bytes (all of them in one write) and the journal's frames naming the versions are written,
+            // synced on the sync thread with the directories of new content files, and the transaction
+            // commits once they are on disk.
             long pack = 0;
             for (Pending p : batch) {
                 Blobs.Staged s = p.staged;
@@ -893,21 +902,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                     p.packOffset = packs.add(s.inline());
                 }
             }
-            if (pack != 0) {
-                packs.writeBatch();
-            }
-            boolean packWritten = pack != 0;
-            Future<Void> synced = !packWritten && directories.isEmpty()
-                    ? null
-                    : syncer.submit(() -> {
-                        if (packWritten) {
-                            packs.force();
-                        }
-                        for (Path dir : directories) {
-                            Blobs.syncDirectory(dir);
-                        }
-                        return null;
-                    });
             long now = config.clock().millis();
             List<Pending> appended = new ArrayList<>(batch.size());
             List<String> versionIds = new ArrayList<>(batch.size());
@@ -954,6 +948,52 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             long[] generations = appended.isEmpty() ? new long[0] : writer.generationsOfNewest(appended.size());
             for (int i = 0; i < appended.size(); i++) {
                 Pending p = appended.get(i);
+                Blobs.Staged s = p.staged;
+                long at = 0;
+                long atOffset = 0;
+                if (s != null && s.inline() != null && s.size() > 0) {
+                    VersionIndex.Location where = p.existing;
+                    at = where == null ? pack : where.pack();
+                    atOffset = where == null ? p.packOffset : where.offset();
+                }
+                journal.version(new Journal.Version(
+                        p.key,
+                        versionIds.get(i),
+                        s == null,
+                        s == null ? 0 : s.size(),
+                        s == null ? null : s.address(),
+                        s == null ? null : s.address(),
+                        generations[i],
+                        now,
+                        at,
+                        atOffset));
+            }
+            if (pack != 0) {
+                packs.writeBatch();
+            }
+            journal.write();
+            // The pack and the directories are synced on the sync thread while this one syncs the journal.
+            boolean packWritten = pack != 0;
+            Future<Void> synced = !packWritten && directories.isEmpty()
+                    ? null
+                    : syncer.submit(() -> {
+                        if (packWritten) {
+                            packs.force();
+                        }
+                        for (Path dir : directories) {
+                            Blobs.syncDirectory(dir);
+                        }
+                        return null;
+                    });
+            try {
+                journal.force();
+            } finally {
+                if (synced != null) {
+                    awaitSync(synced); // never leave the sync thread writing for a batch that failed
+                }
+            }
+            for (int i = 0; i < appended.size(); i++) {
+                Pending p = appended.get(i);
                 String versionId = versionIds.get(i);
                 Blobs.Staged s = p.staged;
                 p.outcome = s == null
@@ -967,13 +1007,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                                 generations[i],
                                 Instant.ofEpochMilli(now));
             }
-            if (synced != null) {
-                awaitSync(synced);
-            }
             if (!late.isEmpty()) {
                 writeLate(late, pack);
             }
             writer.commit();
+            journal.committed();
             for (Pending p : appended) {
                 Blobs.Staged st = p.staged;
                 if (st != null
@@ -988,6 +1026,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (IOException | SQLException e) {
             rollbackQuietly();
             packs.batchFailed();
+            journal.rolledBack();
             for (Pending p : batch) {
                 p.outcome = unavailable(
                         p.key, "Committing the write of '" + p.key + "' to the local object store '" + root + "'", e);
@@ -995,6 +1034,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (RuntimeException | Error e) {
             rollbackQuietly();
             packs.batchFailed();
+            journal.rolledBack();
             throw e;
         } finally {
             writeLock.unlock();
@@ -1016,7 +1056,10 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         for (int i = 0; i < late.size(); i++) {
             Blobs.Staged s = late.get(i).staged;
             writer.putContent(s.address(), s.size(), null, pack, offsets[i]);
+            journal.locate(s.address(), pack, offsets[i]);
         }
+        journal.write();
+        journal.force();
     }
 
     /** Waits for the sync thread's syncs of a batch; their failure fails the batch. */
@@ -1316,7 +1359,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 ix = null;
             }
             if (ix == null) {
-                ix = VersionIndex.openReader(root.resolve(INDEX_FILE));
+                ix = indexReaders.open();
             }
             T result = query.run(ix);
             if (closed || idleReaders.size() >= MAX_IDLE_READERS) {
@@ -1367,11 +1410,13 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         while ((ix = idleReaders.poll()) != null) {
             ix.closeQuietly();
         }
+        indexReaders.close();
         if (writer != null) {
             writeLock.lock();
             try {
                 packs.close();
                 writer.checkpointAndClose();
+                reserve.ensure();
             } finally {
                 writeLock.unlock();
             }
@@ -1510,107 +1555,6 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 result.completeExceptionally(e);
             } else {
                 result.complete(outcome);
-            }
-        }
-    }
-
-    /**
-     * The writer lock of one directory, shared by every writer this process opens on it, and the
-     * content files they are publishing (which must not be deleted as unreferenced before their
-     * version commits).
-     */
-    private static final class SharedDirectory {
-        private static final Map<Path, SharedDirectory> OPEN = new HashMap<>();
-
-        private final Path root;
-        private final FileChannel channel;
-        private final FileLock lock;
-        private final Map<String, Integer> pending = new HashMap<>();
-        private int users;
-        private boolean first = true;
-
-        private SharedDirectory(Path root, FileChannel channel, FileLock lock) {
-            this.root = root;
-            this.channel = channel;
-            this.lock = lock;
-        }
-
-        static SharedDirectory acquire(Path root) {
-            synchronized (OPEN) {
-                SharedDirectory existing = OPEN.get(root);
-                if (existing != null) {
-                    existing.users++;
-                    existing.first = false;
-                    return existing;
-                }
-                FileChannel channel = null;
-                try {
-                    channel = FileChannel.open(
-                            root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                    FileLock lock = channel.tryLock();
-                    if (lock == null) {
-                        throw new StorageUnavailableException(
-                                null,
-                                "The local object store '" + root + "' is in use by another"
-                                        + " writer process (it holds " + root.resolve(LOCK_FILE)
-                                        + "); wait for it to finish, or open the"
-                                        + " store read-only to read it",
-                                null);
-                    }
-                    SharedDirectory shared = new SharedDirectory(root, channel, lock);
-                    shared.users = 1;
-                    OPEN.put(root, shared);
-                    return shared;
-                } catch (IOException | OverlappingFileLockException e) {
-                    closeQuietly(channel);
-                    throw unavailable(null, "Taking the writer lock of the local object store '" + root + "'", e);
-                } catch (RuntimeException e) {
-                    closeQuietly(channel);
-                    throw e;
-                }
-            }
-        }
-
-        boolean firstUser() {
-            synchronized (OPEN) {
-                return first;
-            }
-        }
-
-        void release() {
-            synchronized (OPEN) {
-                if (--users > 0) {
-                    return;
-                }
-                OPEN.remove(root);
-                try {
-                    lock.release();
-                } catch (IOException ignored) {
-                    // closing the channel releases it too
-                }
-                closeQuietly(channel);
-            }
-        }
-
-        synchronized void addPending(byte[] address) {
-            pending.merge(Sha256.hex(address), 1, Integer::sum);
-        }
-
-        synchronized void removePending(byte[] address) {
-            pending.computeIfPresent(Sha256.hex(address), (k, n) -> n == 1 ? null : n - 1);
-        }
-
-        synchronized boolean isPending(byte[] address) {
-            return pending.containsKey(Sha256.hex(address));
-        }
-
-        private static void closeQuietly(@Nullable FileChannel channel) {
-            if (channel != null) {
-                try {
-                    channel.close();
-                } catch (IOException ignored) {
-                    // nothing more to release
-                }
             }
         }
     }

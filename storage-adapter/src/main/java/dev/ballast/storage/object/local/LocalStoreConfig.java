@@ -38,6 +38,8 @@ public final class LocalStoreConfig {
     private static final LocalStoreConfig DEFAULTS = new Builder().build();
 
     private final boolean readOnly;
+    private final boolean forRemoval;
+    private final java.util.function.Predicate<String> ownFiles;
     private final int inlineThreshold;
     private final long packSize;
     private final boolean allowDotSegmentsAndLeadingSlash;
@@ -46,6 +48,8 @@ public final class LocalStoreConfig {
 
     private LocalStoreConfig(Builder b) {
         this.readOnly = b.readOnly;
+        this.forRemoval = b.forRemoval;
+        this.ownFiles = b.ownFiles;
         this.inlineThreshold = b.inlineThreshold;
         this.packSize = b.packSize;
         this.allowDotSegmentsAndLeadingSlash = b.allowDotSegmentsAndLeadingSlash;
@@ -67,6 +71,8 @@ public final class LocalStoreConfig {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.readOnly = readOnly;
+        b.forRemoval = forRemoval;
+        b.ownFiles = ownFiles;
         b.inlineThreshold = inlineThreshold;
         b.packSize = packSize;
         b.allowDotSegmentsAndLeadingSlash = allowDotSegmentsAndLeadingSlash;
@@ -82,6 +88,29 @@ public final class LocalStoreConfig {
      */
     public boolean readOnly() {
         return readOnly;
+    }
+
+    /**
+     * Whether the writer is opened to remove versions ({@link LocalObjectStore#deleteVersion},
+     * {@link LocalObjectStore#compact()}: forget and prune): on a disk filled to the last byte it
+     * deletes the store's space reserve ({@code ROOT/reserve}, 4 MiB, recreated by a writer when
+     * there is room again) when its index runs out of space, so that removing versions, which frees
+     * space, can begin. A writer opened without it (a backup) never uses the reserve. Its index
+     * checkpoints its write-ahead log every 512 KiB rather than every 16 MiB, and truncates it to
+     * that size, so removals never need more than the reserve. Ignored when {@link #readOnly()};
+     * default false.
+     */
+    public boolean forRemoval() {
+        return forRemoval;
+    }
+
+    /**
+     * The keys whose content is kept in a content file of its own whatever its size, never in a pack
+     * file: a backup's manifest, say, so that losing one pack (which holds the small contents of many
+     * keys) never loses the record that names every file of a backup. Default: none.
+     */
+    public java.util.function.Predicate<String> ownFiles() {
+        return ownFiles;
     }
 
     /**
@@ -126,13 +155,16 @@ public final class LocalStoreConfig {
 
     @Override
     public String toString() {
-        return "LocalStoreConfig[readOnly=" + readOnly + ", inlineThreshold=" + inlineThreshold + ", packSize="
-                + packSize + ", allowDotSegmentsAndLeadingSlash=" + allowDotSegmentsAndLeadingSlash + "]";
+        return "LocalStoreConfig[readOnly=" + readOnly + ", forRemoval=" + forRemoval + ", inlineThreshold="
+                + inlineThreshold + ", packSize=" + packSize + ", allowDotSegmentsAndLeadingSlash="
+                + allowDotSegmentsAndLeadingSlash + "]";
     }
 
     /** Builder for {@link LocalStoreConfig}; not thread-safe. */
     public static final class Builder {
         private boolean readOnly;
+        private boolean forRemoval;
+        private java.util.function.Predicate<String> ownFiles = key -> false;
         private int inlineThreshold = DEFAULT_INLINE_THRESHOLD;
         private long packSize = DEFAULT_PACK_SIZE;
         private boolean allowDotSegmentsAndLeadingSlash;
@@ -144,6 +176,18 @@ public final class LocalStoreConfig {
         /** See {@link LocalStoreConfig#readOnly()}. */
         public Builder readOnly(boolean readOnly) {
             this.readOnly = readOnly;
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#ownFiles()}. */
+        public Builder ownFiles(java.util.function.Predicate<String> keys) {
+            this.ownFiles = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /** See {@link LocalStoreConfig#forRemoval()}. */
+        public Builder forRemoval(boolean forRemoval) {
+            this.forRemoval = forRemoval;
             return this;
         }
 

@@ -85,8 +85,11 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
      * Opens {@code database} for writing, creating the schema when it is new.
      *
      * @param inlineThresholdIfNew recorded as the store's inline threshold when the schema is created
+     * @param smallLog whether the write-ahead log is checkpointed every 128 pages (512 KiB) and
+     *     truncated to that size, so that a writer removing versions on a full disk needs little
+     *     space (see {@link LocalStoreConfig#forRemoval()}); else every 4096 pages
      */
-    static VersionIndex openWriter(Path database, int inlineThresholdIfNew) throws SQLException {
+    static VersionIndex openWriter(Path database, int inlineThresholdIfNew, boolean smallLog) throws SQLException {
         SQLiteConfig config = baseConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -94,6 +97,12 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         VersionIndex index = new VersionIndex(c, false);
         try {
             index.createOrCheckSchema(inlineThresholdIfNew);
+            if (smallLog) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("PRAGMA wal_autocheckpoint = 128");
+                    s.execute("PRAGMA journal_size_limit = 524288");
+                }
+            }
             index.prepare();
             return index;
         } catch (SQLException | RuntimeException e) {
@@ -102,11 +111,16 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
-    /** Opens {@code database}, which must exist with a known schema, for reading only. */
-    static VersionIndex openReader(Path database) throws SQLException {
+    /**
+     * Opens the database at {@code url} (a JDBC URL: {@code jdbc:sqlite:PATH}, or an SQLite URI
+     * filename such as {@code jdbc:sqlite:file:/PATH?immutable=1}; see {@link IndexReaders}), which
+     * must exist with a known schema, for reading only. The first query runs here, so a database
+     * that cannot be read (its {@code -shm} cannot be created, say) fails here, not later.
+     */
+    static VersionIndex openReader(String url) throws SQLException {
         SQLiteConfig config = baseConfig();
         config.setReadOnly(true);
-        Connection c = config.createConnection("jdbc:sqlite:" + database);
+        Connection c = config.createConnection(url);
         VersionIndex index = new VersionIndex(c, true);
         try {
             index.checkSchemaVersion();
@@ -174,6 +188,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                     // compaction deleted its pack never reads another pack by that name.
                     s.execute("CREATE TABLE packs (id INTEGER PRIMARY KEY AUTOINCREMENT)");
                     s.execute("INSERT INTO meta VALUES ('inline_threshold', '" + inlineThreshold + "')");
+                    // Every version of a new store is in its journal from the first.
+                    s.execute("INSERT INTO meta VALUES ('" + JOURNALLED + "', '1')");
                     s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
                 } else if (version == SCHEMA_VERSION_INLINE_ONLY) {
                     // Adding nullable columns rewrites no row: schema 1's inline contents stay where they are.
@@ -279,6 +295,96 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM blobs)")) {
             return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    /** The meta row saying that every version of the index is in the store's journal too. */
+    static final String JOURNALLED = "journalled";
+
+    /** Whether every version of the index is in the store's journal (a store written before journals is not, until its first writer of this version has written them there). */
+    boolean journalled() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM meta WHERE name = ?")) {
+            ps.setString(1, JOURNALLED);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /** Records that every version of the index is in the journal; the caller commits. */
+    void markJournalled() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("INSERT OR REPLACE INTO meta VALUES (?, '1')")) {
+            ps.setString(1, JOURNALLED);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Records the store's inline threshold (a rebuilt index); the caller commits. */
+    void setInlineThreshold(int threshold) throws SQLException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("INSERT OR REPLACE INTO meta VALUES ('inline_threshold', ?)")) {
+            ps.setString(1, Integer.toString(threshold));
+            ps.executeUpdate();
+        }
+    }
+
+    /** Receives versions one at a time. */
+    @FunctionalInterface
+    interface VersionSink {
+        void accept(Journal.Version v) throws java.io.IOException;
+    }
+
+    /**
+     * Every version and delete marker, in the order they were written, with where its content is
+     * (pack and offset; 0 for a content file or content kept in the index).
+     *
+     * @return how many versions have content kept inside the index (schema 1), which no journal holds
+     */
+    long forEachVersion(VersionSink sink) throws SQLException, java.io.IOException {
+        String location =
+                schema == SCHEMA_VERSION_INLINE_ONLY ? "0, 0" : "coalesce(b.pack, 0), coalesce(b.pack_offset, 0)";
+        long inline = 0;
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT v.k, v.version_id, v.delete_marker, v.size, v.content, v.sha256,"
+                        + " v.generation, v.modified_ms, " + location + ", b.data IS NOT NULL AND v.size > 0"
+                        + " FROM versions v LEFT JOIN blobs b ON b.address = v.content ORDER BY v.seq")) {
+            while (rs.next()) {
+                if (rs.getBoolean(11)) {
+                    inline++;
+                }
+                sink.accept(new Journal.Version(
+                        new String(rs.getBytes(1), StandardCharsets.UTF_8),
+                        rs.getString(2),
+                        rs.getInt(3) != 0,
+                        rs.getLong(4),
+                        rs.getBytes(5),
+                        rs.getBytes(6),
+                        rs.getLong(7),
+                        rs.getLong(8),
+                        rs.getLong(9),
+                        rs.getLong(10)));
+            }
+        }
+        return inline;
+    }
+
+    /**
+     * Inserts a version exactly as the journal recorded it, its generation included, making it its
+     * key's current one (a rebuild replays versions in the order they were written); the caller
+     * records its content with {@link #putContent} and commits.
+     */
+    void insertRecorded(Journal.Version v) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO versions (k, version_id, delete_marker,"
+                + " size, content, sha256, generation, modified_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setBytes(1, utf8(v.key()));
+            ps.setString(2, v.versionId());
+            ps.setInt(3, v.deleteMarker() ? 1 : 0);
+            ps.setLong(4, v.size());
+            ps.setBytes(5, v.address());
+            ps.setBytes(6, v.sha256());
+            ps.setLong(7, v.generation());
+            ps.setLong(8, v.modifiedMillis());
+            ps.executeUpdate();
         }
     }
 

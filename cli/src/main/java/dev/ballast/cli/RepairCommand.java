@@ -1,0 +1,106 @@
+package dev.ballast.cli;
+
+import dev.ballast.storage.object.local.IndexRebuild;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "repair",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description =
+                "'ballast repair index': rebuild the local store's index (index.db) from the store's own files when "
+                        + "it is damaged, cut short, deleted or missing rows, as 'restic repair index' does. Every backup version "
+                        + "the store's journal records comes back with its content, checked against its SHA-256; a version whose "
+                        + "content is gone (a lost pack or content file) is named, and reading it is reported as damage. The old "
+                        + "index is kept beside the new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, "
+                        + "4 when content is lost or the store has no journal, 1 when a journal file was cut short.")
+final class RepairCommand extends BallastCommand {
+    @Parameters(index = "0", paramLabel = "index", description = "What to repair: 'index', the local store's index.")
+    String what;
+
+    RepairCommand(CliContext ctx) {
+        super(ctx);
+    }
+
+    @Override
+    public Integer call() {
+        if (!"index".equals(what)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'ballast repair " + what
+                            + "' is not something ballast repairs; pass 'index' (ballast repair index).");
+        }
+        if (common.endpoint != null) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'ballast repair index' rebuilds the local store's index, and an S3 bucket has none to repair; run it"
+                            + " without --endpoint.");
+        }
+        Path dir = StoreSession.localStoreDirectory(common, ctx);
+        String where = "the local store " + dir;
+        if (!Files.isDirectory(dir)) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no local store at " + dir + " (is --data-dir the one your backups went to?).");
+        }
+        IndexRebuild r;
+        try {
+            r = Errors.translate(where, null, () -> LocalObjectStore.rebuildIndex(dir));
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no local store at " + dir + " (" + e.getMessage()
+                            + "); is --data-dir the one your backups went to?",
+                    e);
+        }
+        return report(r, dir);
+    }
+
+    private int report(IndexRebuild r, Path dir) {
+        if (!r.journalFound()) {
+            ctx.err()
+                    .println("The local store " + dir + " has no journal: it was written only by builds of ballast that"
+                            + " kept none, so which backup and file each of its " + r.packFiles() + " pack file(s) and "
+                            + r.contentFiles()
+                            + " content file(s) belongs to was recorded only in its index, which cannot"
+                            + " be rebuilt without it. Nothing was changed; restore the store's directory from a copy."
+                            + " (A store that a backup of this build has written to since has a journal.)");
+            return ExitCodes.INTEGRITY;
+        }
+        ctx.out()
+                .println("Rebuilt the index of " + dir + " from its journal (" + r.journalFiles() + " file"
+                        + (r.journalFiles() == 1 ? "" : "s") + "): " + r.versions() + " version"
+                        + (r.versions() == 1 ? "" : "s") + " of stored files and manifests.");
+        if (r.previousIndex() != null) {
+            ctx.out()
+                    .println("The previous index was kept as " + r.previousIndex()
+                            + "; delete it when you no longer need it.");
+        }
+        for (String d : r.journalDamage()) {
+            ctx.err()
+                    .println("Journal damaged: " + Errors.printable(d)
+                            + "; what it recorded after that point is not in the rebuilt index.");
+        }
+        if (r.contentMissingCount() > 0) {
+            for (String lost : r.contentMissing()) {
+                ctx.err().println("Content lost: " + Errors.printable(lost));
+            }
+            if (r.contentMissingCount() > r.contentMissing().size()) {
+                ctx.err()
+                        .println("... and "
+                                + (r.contentMissingCount() - r.contentMissing().size()) + " more.");
+            }
+            ctx.err()
+                    .println(
+                            r.contentMissingCount() + " version(s) have no content left in the store (listed above, as"
+                                    + " BACKUP/PATH): 'ballast restore' writes every other file and names these, and a manifest"
+                                    + " among them is listed DAMAGED by 'ballast list'. Back the sources up again to store them anew.");
+            return ExitCodes.INTEGRITY;
+        }
+        return r.journalDamage().isEmpty() ? ExitCodes.OK : ExitCodes.INCOMPLETE;
+    }
+}

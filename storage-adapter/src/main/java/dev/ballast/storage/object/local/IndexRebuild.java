@@ -1,0 +1,34 @@
+package dev.ballast.storage.object.local;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link LocalObjectStore#rebuildIndex(Path)} did: the result of rebuilding a local object store's
+ * index from its journal. Immutable.
+ *
+ * @param journalFound whether the store has a journal to rebuild from; false for a store written
+ *     only by versions of Ballast before journals, whose index was left as it was
+ * @param journalFiles how many journal files were read
+ * @param versions the versions and delete markers the rebuilt index holds
+ * @param contentMissing the key and version ID of versions whose content is in no pack and no
+ *     content file, at most 1,000 of them; reading such a version is {@link dev.ballast.storage.IntegrityException}
+ * @param contentMissingCount how many versions have their content missing
+ * @param journalDamage for each journal file that ends in a frame cut short or damaged, its name
+ *     and where (what was after it could not be read)
+ * @param previousIndex where the old index was moved ({@code index.db.before-repair-MILLIS}),
+ *     null when there was none
+ * @param packFiles pack files found
+ * @param contentFiles content files found
+ */
+public record IndexRebuild(
+        boolean journalFound,
+        int journalFiles,
+        int versions,
+        List<String> contentMissing,
+        long contentMissingCount,
+        List<String> journalDamage,
+        @Nullable Path previousIndex,
+        int packFiles,
+        long contentFiles) {}

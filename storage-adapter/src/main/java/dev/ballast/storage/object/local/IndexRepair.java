@@ -1,0 +1,241 @@
+package dev.ballast.storage.object.local;
+
+import dev.ballast.storage.internal.Sha256;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Rebuilds the index of a {@link LocalObjectStore} from the store's own files, as
+ * {@code restic repair index} rebuilds restic's index from its pack files: the journal
+ * ({@code journal/*.log}, see {@link Journal}) names every version written and removed, with its
+ * key, version ID, generation, size, SHA-256 and where its content was put; the content is then
+ * looked for where the journal says (a pack, checked against its SHA-256) or in its content file.
+ * Called by {@link LocalObjectStore#rebuildIndex(Path)}.
+ */
+final class IndexRepair {
+    private IndexRepair() {}
+
+    /** At most this many versions whose content is missing are named in a report (all are counted). */
+    static final int MAX_NAMED = 1000;
+
+    private record Hint(long pack, long offset) {}
+
+    /** Rebuilds the index of the store in {@code dir}; the caller holds the writer lock. */
+    static IndexRebuild rebuild(Path dir) throws IOException, SQLException {
+        Path index = dir.resolve(LocalObjectStore.INDEX_FILE);
+        var files = Journal.files(dir.resolve(Journal.DIR));
+        TreeSet<Long> packIds = packFiles(dir);
+        long contentFiles = contentFiles(dir);
+        if (files.isEmpty()) {
+            return new IndexRebuild(false, 0, 0, List.of(), 0, List.of(), null, packIds.size(), contentFiles);
+        }
+        int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
+        boolean first = true;
+        List<String> damage = new ArrayList<>();
+        Map<String, Journal.Version> live = new LinkedHashMap<>();
+        Set<String> seen = new HashSet<>();
+        Map<String, Hint> hints = new HashMap<>();
+        for (Path file : files.values()) {
+            Journal.FileContents contents = Journal.read(file);
+            if (first) {
+                threshold = contents.inlineThreshold();
+                first = false;
+            }
+            if (contents.damage() != null) {
+                damage.add(file.getFileName() + ": " + contents.damage());
+            }
+            for (Journal.Frame f : contents.frames()) {
+                switch (f.type()) {
+                    case Journal.VERSION -> {
+                        Journal.Version v = f.version();
+                        if (seen.add(v.versionId())) { // a store's versions journalled twice (a crash) count once
+                            live.put(v.versionId(), v);
+                        }
+                        if (v.address() != null && v.pack() != 0) {
+                            hints.put(Sha256.hex(v.address()), new Hint(v.pack(), v.offset()));
+                        }
+                    }
+                    case Journal.REMOVE -> live.remove(f.versionId());
+                    case Journal.LOCATE -> hints.put(Sha256.hex(f.address()), new Hint(f.pack(), f.offset()));
+                    default -> {
+                        // HEADER and ABORT are handled by Journal.read
+                    }
+                }
+            }
+        }
+
+        // Built beside the old index and renamed into place once complete: a rebuild that fails leaves
+        // the store as it found it.
+        Path building = index.resolveSibling(index.getFileName() + ".rebuilding");
+        for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+            Files.deleteIfExists(building.resolveSibling(building.getFileName() + suffix));
+        }
+        Packs packs = new Packs(dir, LocalStoreConfig.DEFAULT_PACK_SIZE);
+        Blobs blobs = new Blobs(dir);
+        Files.createDirectories(dir.resolve(Blobs.TMP));
+        Files.createDirectories(dir.resolve(Blobs.BLOBS));
+        VersionIndex ix = VersionIndex.openWriter(building, threshold, false);
+        List<String> missing = new ArrayList<>();
+        long missingCount = 0;
+        int versions = 0;
+        try {
+            ix.begin();
+            Set<Long> recordedPacks = new HashSet<>(packIds);
+            for (long id : packIds) {
+                ix.addPack(id);
+            }
+            Map<String, VersionIndex.Location> located = new HashMap<>();
+            Set<String> lost = new HashSet<>();
+            for (Journal.Version v : live.values()) {
+                ix.insertRecorded(v);
+                versions++;
+                if (v.deleteMarker()) {
+                    continue;
+                }
+                String hex = Sha256.hex(v.address());
+                VersionIndex.Location at = located.get(hex);
+                if (at == null && !lost.contains(hex)) {
+                    at = locate(v, hints.get(hex), packs, blobs);
+                    if (at == null) {
+                        lost.add(hex);
+                    } else {
+                        located.put(hex, at);
+                    }
+                }
+                if (at == null) {
+                    missingCount++;
+                    if (missing.size() < MAX_NAMED) {
+                        missing.add(v.key() + " (version " + v.versionId() + ")");
+                    }
+                    // Kept where the journal last put it, so a read reports that pack (or content file) missing:
+                    // damage, never "not found". The pack's ID is recorded so that no new pack takes it.
+                    Hint hint = hints.get(hex);
+                    if (hint != null && v.size() <= LocalStoreConfig.MAX_INLINE_THRESHOLD) {
+                        if (recordedPacks.add(hint.pack())) {
+                            ix.addPack(hint.pack());
+                        }
+                        ix.putContent(v.address(), v.size(), null, hint.pack(), hint.offset());
+                    } else {
+                        ix.putContent(v.address(), v.size(), null, 0, 0);
+                    }
+                } else {
+                    ix.putContent(v.address(), v.size(), at.data(), at.pack(), at.offset());
+                }
+            }
+            ix.commit();
+        } catch (SQLException | RuntimeException e) {
+            ix.rollback();
+            ix.closeQuietly();
+            packs.closeReaders();
+            throw e;
+        }
+        ix.checkpointAndClose();
+        packs.closeReaders();
+        Path previous = moveAside(index);
+        Files.move(building, index, StandardCopyOption.ATOMIC_MOVE);
+        Blobs.syncDirectory(dir);
+        return new IndexRebuild(
+                true,
+                files.size(),
+                versions,
+                List.copyOf(missing),
+                missingCount,
+                List.copyOf(damage),
+                previous,
+                packIds.size(),
+                contentFiles);
+    }
+
+    /** Where the content of {@code v} is now, checked; null when it is nowhere. */
+    private static VersionIndex.@Nullable Location locate(
+            Journal.Version v, @Nullable Hint hint, Packs packs, Blobs blobs) {
+        if (v.size() == 0) {
+            return new VersionIndex.Location(new byte[0], 0, 0);
+        }
+        if (hint != null && v.size() <= Integer.MAX_VALUE) {
+            try {
+                byte[] bytes = packs.read(hint.pack(), hint.offset(), (int) v.size());
+                if (Arrays.equals(Sha256.of(bytes), v.address())) {
+                    return new VersionIndex.Location(null, hint.pack(), hint.offset());
+                }
+            } catch (IOException e) {
+                // pack missing, cut short or not a file: the content may still be in a content file
+            }
+        }
+        Path file = blobs.path(v.address());
+        try {
+            if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && Files.size(file) == v.size()) {
+                return new VersionIndex.Location(null, 0, 0);
+            }
+        } catch (IOException e) {
+            // unreadable: missing
+        }
+        return null;
+    }
+
+    /**
+     * Renames the index and its {@code -wal} and {@code -shm} to {@code index.db.before-repair-MILLIS}
+     * (and that name's {@code -wal}, {@code -shm}), so nothing of the old index is deleted.
+     *
+     * @return the old index's new name, or null when there was none
+     */
+    private static @Nullable Path moveAside(Path index) throws IOException {
+        Path aside = index.resolveSibling(index.getFileName() + ".before-repair-" + System.currentTimeMillis());
+        Path moved = null;
+        for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+            Path from = index.resolveSibling(index.getFileName() + suffix);
+            if (Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+                Path to = aside.resolveSibling(aside.getFileName() + suffix);
+                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+                if (suffix.isEmpty()) {
+                    moved = to;
+                }
+            }
+        }
+        Blobs.syncDirectory(index.getParent());
+        return moved;
+    }
+
+    private static TreeSet<Long> packFiles(Path dir) throws IOException {
+        TreeSet<Long> ids = new TreeSet<>();
+        Path packs = dir.resolve(Packs.PACKS);
+        if (!Files.isDirectory(packs)) {
+            return ids;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(packs)) {
+            for (Path f : files) {
+                Long id = Packs.idOf(f.getFileName().toString());
+                if (id != null && Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+                    ids.add(id);
+                }
+            }
+        }
+        return ids;
+    }
+
+    private static long contentFiles(Path dir) throws IOException {
+        Path blobs = dir.resolve(Blobs.BLOBS);
+        if (!Files.isDirectory(blobs)) {
+            return 0;
+        }
+        try (var files = Files.walk(blobs, 2)) {
+            return files.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                    .count();
+        }
+    }
+}

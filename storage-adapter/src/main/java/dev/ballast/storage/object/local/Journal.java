@@ -1,0 +1,489 @@
+package dev.ballast.storage.object.local;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The journal of a {@link LocalObjectStore}: every version the index records, every version it
+ * removes and every content a compaction moves, appended to {@code journal/NNNNNNNN.log} and synced
+ * before the index transaction that records them commits, so that the index can be rebuilt from
+ * the store's own files when it is damaged, cut short or lost ({@link IndexRepair}), as restic
+ * rebuilds its index from its pack files' headers.
+ *
+ * <h2>Format</h2>
+ * A journal file is a sequence of frames: a 4-byte big-endian payload length, the CRC-32C of the
+ * payload (4 bytes), the payload. A payload's first byte is its type:
+ * <pre>
+ *   0 HEADER   format version (int, 1), the store's inline threshold (int)
+ *   1 VERSION  key (int length, UTF-8 bytes), version ID (int length, ASCII), flags (byte: 1 delete
+ *              marker, 2 a SHA-256 is recorded), size (long), content address (32 bytes, not for a
+ *              delete marker), SHA-256 (32 bytes, when recorded), generation (long), last-modified
+ *              milliseconds (long), pack (long, 0 when the content is not in a pack), offset in the
+ *              pack (long)
+ *   2 REMOVE   key, version ID: the version was removed for good
+ *   3 LOCATE   content address (32 bytes), pack (long), offset (long): the content is now there
+ *   4 ABORT    count (int): the last count frames of this file belong to a transaction that rolled back
+ *   5 COMMIT   (nothing): the frames before it committed
+ * </pre>
+ * The frames after a file's last COMMIT belong to a transaction that may or may not have committed
+ * (its writer was killed between syncing them and committing, or after committing but before the
+ * marker): a rebuild keeps their versions (their content is on disk) and ignores their removals, so
+ * it never loses a version the index held.
+ * Each writer opening a store appends to a new file, numbered one above the highest present, whose
+ * first frame is a HEADER. A frame cut short or failing its CRC ends the file's reading (a writer
+ * killed while writing it; nothing after it was committed). A store written before journals has
+ * none; its first writer of this version writes the versions it holds as the first file.
+ *
+ * <p>The writer's use is confined to the store's write lock; reading is static. Writers of one
+ * directory in one process share one journal, and its frames are written inside their index
+ * transactions, so the journal's order is the order in which they commit; its COMMIT and ABORT
+ * markers assume one transaction at a time, which SQLite's write lock gives, except in the moment
+ * between one writer's commit and its marker, where another writer of the same process may begin:
+ * a rebuild then takes that other writer's frames for committed ones.
+ */
+final class Journal {
+
+    static final String DIR = "journal";
+    static final int FORMAT = 1;
+
+    static final byte HEADER = 0;
+    static final byte VERSION = 1;
+    static final byte REMOVE = 2;
+    static final byte LOCATE = 3;
+    static final byte ABORT = 4;
+    static final byte COMMIT = 5;
+
+    /** A frame's payload is never larger than this (a key is at most 1 KiB in S3, 64 KiB here). */
+    private static final int MAX_PAYLOAD = 1 << 20;
+
+    private final Path dir;
+    private final int inlineThreshold;
+    private @Nullable FileChannel current;
+    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final DataOutputStream out = new DataOutputStream(pending);
+    /** Frames added and not yet written. */
+    private int pendingFrames;
+    /** Frames written since the last {@link #committed} (for ABORT). */
+    private int uncommitted;
+
+    Journal(Path root, int inlineThreshold) {
+        this.dir = root.resolve(DIR);
+        this.inlineThreshold = inlineThreshold;
+    }
+
+    /** One recorded version (or delete marker). */
+    record Version(
+            String key,
+            String versionId,
+            boolean deleteMarker,
+            long size,
+            byte @Nullable [] address,
+            byte @Nullable [] sha256,
+            long generation,
+            long modifiedMillis,
+            long pack,
+            long offset) {}
+
+    /** Adds a VERSION frame to the next {@link #write}. */
+    void version(Version v) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream(96 + v.key().length());
+        DataOutputStream p = new DataOutputStream(payload);
+        p.writeByte(VERSION);
+        bytes(p, v.key().getBytes(StandardCharsets.UTF_8));
+        bytes(p, v.versionId().getBytes(StandardCharsets.US_ASCII));
+        p.writeByte((v.deleteMarker() ? 1 : 0) | (v.sha256() != null ? 2 : 0));
+        p.writeLong(v.size());
+        if (!v.deleteMarker()) {
+            p.write(v.address());
+        }
+        if (v.sha256() != null) {
+            p.write(v.sha256());
+        }
+        p.writeLong(v.generation());
+        p.writeLong(v.modifiedMillis());
+        p.writeLong(v.pack());
+        p.writeLong(v.offset());
+        frame(payload.toByteArray());
+    }
+
+    /** Adds a REMOVE frame to the next {@link #write}. */
+    void remove(String key, String versionId) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream(32 + key.length());
+        DataOutputStream p = new DataOutputStream(payload);
+        p.writeByte(REMOVE);
+        bytes(p, key.getBytes(StandardCharsets.UTF_8));
+        bytes(p, versionId.getBytes(StandardCharsets.US_ASCII));
+        frame(payload.toByteArray());
+    }
+
+    /** Adds a LOCATE frame to the next {@link #write}. */
+    void locate(byte[] address, long pack, long offset) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream(49);
+        DataOutputStream p = new DataOutputStream(payload);
+        p.writeByte(LOCATE);
+        p.write(address);
+        p.writeLong(pack);
+        p.writeLong(offset);
+        frame(payload.toByteArray());
+    }
+
+    /**
+     * Appends the frames added since the last write to the journal file (opening a new one first if
+     * needed). Called only inside an index transaction, so that the journal's order is the order in
+     * which the transactions commit.
+     */
+    synchronized void write() throws IOException {
+        if (pending.size() == 0) {
+            return;
+        }
+        if (current == null) {
+            open();
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(pending.toByteArray());
+        int frames = pendingFrames;
+        pending.reset();
+        pendingFrames = 0;
+        while (buffer.hasRemaining()) {
+            current.write(buffer);
+        }
+        uncommitted += frames;
+    }
+
+    /** Syncs what was written. */
+    synchronized void force() throws IOException {
+        if (current != null) {
+            current.force(false);
+        }
+    }
+
+    /** The transaction whose frames were written since the last call committed. */
+    synchronized void committed() {
+        int n = uncommitted;
+        uncommitted = 0;
+        if (n == 0 || current == null) {
+            return;
+        }
+        // Written, not synced: it survives the process being killed, and a rebuild that misses it
+        // (a power cut) only treats the transaction as possibly uncommitted, keeping every version.
+        try {
+            frame(new byte[] {COMMIT});
+            write();
+        } catch (IOException e) {
+            pending.reset(); // the transaction did commit; a missing marker costs no version
+            pendingFrames = 0;
+        }
+        uncommitted = 0;
+    }
+
+    /**
+     * The batch written since the last {@link #committed} rolled back: drops frames not yet written
+     * and appends an ABORT frame for those that were (unsynced: a rebuild that misses it keeps
+     * versions whose content is on disk, never loses one).
+     */
+    synchronized void rolledBack() {
+        pending.reset();
+        pendingFrames = 0;
+        int n = uncommitted;
+        uncommitted = 0;
+        if (n == 0 || current == null) {
+            return;
+        }
+        try {
+            ByteArrayOutputStream payload = new ByteArrayOutputStream(5);
+            DataOutputStream p = new DataOutputStream(payload);
+            p.writeByte(ABORT);
+            p.writeInt(n);
+            frame(payload.toByteArray());
+            write();
+            uncommitted = 0;
+        } catch (IOException e) {
+            pending.reset(); // the journal file is failing: the next write reports it
+            pendingFrames = 0;
+        }
+    }
+
+    synchronized void close() {
+        if (current != null) {
+            try {
+                current.close();
+            } catch (IOException ignored) {
+                // synced frame by frame
+            }
+            current = null;
+        }
+    }
+
+    private void open() throws IOException {
+        Files.createDirectories(dir);
+        long id = 1;
+        for (long existing : files(dir).keySet()) {
+            id = Math.max(id, existing + 1);
+        }
+        while (true) {
+            try {
+                current = FileChannel.open(
+                        dir.resolve(String.format("%08x.log", id)),
+                        StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE,
+                        LinkOption.NOFOLLOW_LINKS);
+                break;
+            } catch (java.nio.file.FileAlreadyExistsException taken) {
+                id++;
+            }
+        }
+        Blobs.syncDirectory(dir);
+        ByteArrayOutputStream payload = new ByteArrayOutputStream(9);
+        DataOutputStream p = new DataOutputStream(payload);
+        p.writeByte(HEADER);
+        p.writeInt(FORMAT);
+        p.writeInt(inlineThreshold);
+        byte[] rest = pending.toByteArray();
+        int frames = pendingFrames;
+        pending.reset();
+        frame(payload.toByteArray());
+        out.write(rest);
+        pendingFrames = frames; // the header is not part of any transaction
+    }
+
+    private synchronized void frame(byte[] payload) throws IOException {
+        pendingFrames++;
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        out.writeInt(payload.length);
+        out.writeInt((int) crc.getValue());
+        out.write(payload);
+    }
+
+    private static void bytes(DataOutputStream p, byte[] b) throws IOException {
+        p.writeInt(b.length);
+        p.write(b);
+    }
+
+    /**
+     * Writes every version of a store written before journals to its journal, once (the index then
+     * records that it did), so that its index can be rebuilt from then on.
+     */
+    static void journalEveryVersion(Path dir, VersionIndex writer, Journal journal) throws SQLException, IOException {
+        if (writer.journalled()) {
+            return;
+        }
+        writer.begin();
+        try {
+            long[] count = new long[1];
+            long inline = writer.forEachVersion(v -> {
+                journal.version(v);
+                if (++count[0] % 4096 == 0) {
+                    journal.write();
+                }
+            });
+            journal.write();
+            journal.force();
+            writer.markJournalled();
+            writer.commit();
+            journal.committed();
+            LocalObjectStore.LOG.info(
+                    "Wrote the {} version(s) of '{}' to its journal, so that its index can be rebuilt", count[0], dir);
+            if (inline > 0) {
+                LocalObjectStore.LOG.warn(
+                        "{} version(s) of '{}' keep their content inside its index (the first layout): a rebuilt"
+                                + " index cannot recover that content",
+                        inline,
+                        dir);
+            }
+        } catch (SQLException | IOException | RuntimeException e) {
+            try {
+                writer.rollback();
+            } catch (SQLException ignored) {
+                // the first failure is the one reported
+            }
+            journal.rolledBack();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ reading
+
+    /** The journal files under {@code dir}, by number. */
+    static TreeMap<Long, Path> files(Path dir) throws IOException {
+        TreeMap<Long, Path> files = new TreeMap<>();
+        if (!Files.isDirectory(dir)) {
+            return files;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "*.log")) {
+            for (Path f : entries) {
+                String name = f.getFileName().toString();
+                try {
+                    files.put(Long.parseUnsignedLong(name.substring(0, name.length() - 4), 16), f);
+                } catch (NumberFormatException e) {
+                    // not one of ours
+                }
+            }
+        }
+        return files;
+    }
+
+    /** A frame read back: its type and, for each type, the fields it carries. */
+    record Frame(
+            byte type,
+            @Nullable Version version,
+            @Nullable String key,
+            @Nullable String versionId,
+            byte @Nullable [] address,
+            long pack,
+            long offset,
+            int count) {}
+
+    /** What reading one journal file found. */
+    record FileContents(
+            Path file,
+            int inlineThreshold,
+            List<Frame> frames,
+            @Nullable String damage) {}
+
+    /** Reads one journal file up to its end or its first frame that is cut short or fails its CRC. */
+    static FileContents read(Path file) throws IOException {
+        List<Frame> frames = new ArrayList<>();
+        int lastCommit = 0;
+        int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
+        String damage = null;
+        long at = 0;
+        try (InputStream raw = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
+                DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(raw, 1 << 16))) {
+            while (true) {
+                int length;
+                try {
+                    length = in.readInt();
+                } catch (EOFException end) {
+                    break;
+                }
+                int crc = in.readInt();
+                if (length <= 0 || length > MAX_PAYLOAD) {
+                    damage = "a frame at byte " + at + " has an impossible length (" + length + ")";
+                    break;
+                }
+                byte[] payload = new byte[length];
+                in.readFully(payload);
+                CRC32C check = new CRC32C();
+                check.update(payload);
+                if ((int) check.getValue() != crc) {
+                    damage = "the frame at byte " + at + " fails its CRC";
+                    break;
+                }
+                Frame f;
+                try {
+                    f = parse(payload);
+                } catch (IOException e) {
+                    damage = "the frame at byte " + at + " cannot be read (" + e.getMessage() + ")";
+                    break;
+                }
+                at += 8 + length;
+                if (f.type() == HEADER) {
+                    threshold = f.count();
+                } else if (f.type() == COMMIT) {
+                    lastCommit = frames.size();
+                } else if (f.type() == ABORT) {
+                    for (int i = 0; i < f.count() && frames.size() > lastCommit; i++) {
+                        frames.remove(frames.size() - 1); // a transaction that rolled back
+                    }
+                } else {
+                    frames.add(f);
+                }
+            }
+        } catch (EOFException cut) {
+            damage = "it ends inside the frame at byte " + at + " (a writer stopped while writing it)";
+        }
+        // The last transaction's removals are uncertain: the version stays (see the class comment).
+        List<Frame> certain = new ArrayList<>(frames.subList(0, lastCommit));
+        for (Frame f : frames.subList(lastCommit, frames.size())) {
+            if (f.type() != REMOVE) {
+                certain.add(f);
+            }
+        }
+        return new FileContents(file, threshold, certain, damage);
+    }
+
+    private static Frame parse(byte[] payload) throws IOException {
+        DataInputStream p = new DataInputStream(new java.io.ByteArrayInputStream(payload));
+        byte type = p.readByte();
+        switch (type) {
+            case HEADER -> {
+                p.readInt(); // format
+                return new Frame(type, null, null, null, null, 0, 0, p.readInt());
+            }
+            case VERSION -> {
+                String key = new String(readBytes(p), StandardCharsets.UTF_8);
+                String versionId = new String(readBytes(p), StandardCharsets.US_ASCII);
+                int flags = p.readByte();
+                boolean marker = (flags & 1) != 0;
+                long size = p.readLong();
+                byte[] address = null;
+                if (!marker) {
+                    address = new byte[32];
+                    p.readFully(address);
+                }
+                byte[] sha = null;
+                if ((flags & 2) != 0) {
+                    sha = new byte[32];
+                    p.readFully(sha);
+                }
+                Version v = new Version(
+                        key,
+                        versionId,
+                        marker,
+                        size,
+                        address,
+                        sha,
+                        p.readLong(),
+                        p.readLong(),
+                        p.readLong(),
+                        p.readLong());
+                return new Frame(type, v, key, versionId, address, v.pack(), v.offset(), 0);
+            }
+            case REMOVE -> {
+                String key = new String(readBytes(p), StandardCharsets.UTF_8);
+                String versionId = new String(readBytes(p), StandardCharsets.US_ASCII);
+                return new Frame(type, null, key, versionId, null, 0, 0, 0);
+            }
+            case LOCATE -> {
+                byte[] address = new byte[32];
+                p.readFully(address);
+                return new Frame(type, null, null, null, address, p.readLong(), p.readLong(), 0);
+            }
+            case ABORT -> {
+                return new Frame(type, null, null, null, null, 0, 0, p.readInt());
+            }
+            case COMMIT -> {
+                return new Frame(type, null, null, null, null, 0, 0, 0);
+            }
+            default -> throw new IOException("unknown journal frame type " + type);
+        }
+    }
+
+    private static byte[] readBytes(DataInputStream p) throws IOException {
+        int n = p.readInt();
+        if (n < 0 || n > MAX_PAYLOAD) {
+            throw new IOException("impossible length " + n);
+        }
+        byte[] b = new byte[n];
+        p.readFully(b);
+        return b;
+    }
+}
