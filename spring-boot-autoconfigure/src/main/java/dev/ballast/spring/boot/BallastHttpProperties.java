@@ -25,8 +25,8 @@ import org.springframework.util.unit.DataSize;
  * @param version the JDK client's preferred HTTP version (HTTP_1_1, HTTP_2); if not set, HTTP_2
  * @param retry when and how a call is retried
  * @param idempotencyKeys which requests get an idempotency key
- * @param defaults the settings of every dependency without its own: circuit breaker, bulkhead, retry
- *     budget, hedging
+ * @param defaults the settings of every dependency without its own: circuit breaker, concurrency limit,
+ *     bulkhead, retry budget, hedging
  * @param dependencies settings of named dependencies, keyed as {@code ResilientHttpClient.Builder.dependency(key, ...)}
  *     is: {@code scheme://host:port} (normalised the same way); in YAML, write the key in brackets,
  *     {@code "[https://payments.internal:443]"}, so that Spring keeps its dots and colons. Any setting
@@ -87,12 +87,15 @@ public record BallastHttpProperties(
      * {@code defaults} itself.
      *
      * @param breaker the circuit breaker
-     * @param bulkhead the bulkhead
+     * @param concurrencyLimit the adaptive concurrency limit; on unless {@code enabled} is false
+     * @param bulkhead a fixed bulkhead; none unless {@code max-concurrent-calls} (or {@code enabled: true})
+     *     is set
      * @param retryBudget the retry budget
      * @param hedging hedged attempts; off unless a delay is set
      */
     public record Dependency(
             @DefaultValue Breaker breaker,
+            @DefaultValue ConcurrencyLimit concurrencyLimit,
             @DefaultValue Bulkhead bulkhead,
             @DefaultValue RetryBudget retryBudget,
             @DefaultValue Hedging hedging) {}
@@ -110,6 +113,7 @@ public record BallastHttpProperties(
      * @param openStateJitter the fraction by which the open duration is varied, in [0, 1) [0.2]
      * @param permittedNumberOfCallsInHalfOpenState probes admitted when half-open [1]
      * @param maxWaitDurationInHalfOpenState a probe not reported in this time counts as failed [60s]
+     * @param throttlingIsFailure whether a 429 answer counts as a failure; false makes it neutral [true]
      */
     public record Breaker(
             @Nullable Double failureRateThreshold,
@@ -121,16 +125,46 @@ public record BallastHttpProperties(
             @Nullable Duration waitDurationInOpenState,
             @Nullable Double openStateJitter,
             @Nullable Integer permittedNumberOfCallsInHalfOpenState,
-            @Nullable Duration maxWaitDurationInHalfOpenState) {}
+            @Nullable Duration maxWaitDurationInHalfOpenState,
+            @Nullable Boolean throttlingIsFailure) {}
 
     /**
-     * Bulkhead ({@code BulkheadConfig}); library defaults in brackets.
+     * Adaptive concurrency limit ({@code ConcurrencyLimitConfig}); library defaults in brackets. On for
+     * every dependency unless {@code enabled} is false.
      *
-     * @param maxConcurrentCalls attempts in flight at once [64]
+     * @param enabled false turns the limit off: any number of attempts may be in flight [true]
+     * @param initialLimit the limit before any window has closed, in [min-limit, max-limit] [max-limit,
+     *     10000 by default: no limit before evidence of queueing]
+     * @param minLimit the floor of the limit; at least 1 [20]
+     * @param maxLimit the ceiling of the limit; at least min-limit [10000]
+     * @param latencyTolerance how many times the no-load latency a window's median may reach before the
+     *     limit comes down; in (1, 100] [2.0]
+     * @param window the shortest sampling window, 10ms to 1m [1s]
+     * @param minWindowSamples the fewest samples a window needs before it closes; 1 to 1000 [10]
+     */
+    public record ConcurrencyLimit(
+            @Nullable Boolean enabled,
+            @Nullable Integer initialLimit,
+            @Nullable Integer minLimit,
+            @Nullable Integer maxLimit,
+            @Nullable Double latencyTolerance,
+            @Nullable Duration window,
+            @Nullable Integer minWindowSamples) {}
+
+    /**
+     * A fixed bulkhead ({@code BulkheadConfig}): none unless configured, as in the library, where the
+     * adaptive concurrency limit bounds a dependency's calls instead. Setting {@code max-concurrent-calls}
+     * or {@code max-wait-duration} turns it on; library defaults in brackets.
+     *
+     * @param enabled true turns a bulkhead on (of 64 calls unless {@code max-concurrent-calls} says);
+     *     false turns off one that {@code ballast.http.defaults} configures [false: no fixed bulkhead]
+     * @param maxConcurrentCalls attempts in flight at once; at least 1 [64 once enabled]
      * @param maxWaitDuration how long an attempt waits for a permit [0s, no waiting]
      */
     public record Bulkhead(
-            @Nullable Integer maxConcurrentCalls, @Nullable Duration maxWaitDuration) {}
+            @Nullable Boolean enabled,
+            @Nullable Integer maxConcurrentCalls,
+            @Nullable Duration maxWaitDuration) {}
 
     /**
      * Retry budget ({@code RetryBudgetConfig}); library defaults in brackets.

@@ -7,10 +7,12 @@ import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
+import dev.ballast.http.limit.ConcurrencyLimitConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.spring.boot.BallastHttpProperties.Breaker;
 import dev.ballast.spring.boot.BallastHttpProperties.Bulkhead;
+import dev.ballast.spring.boot.BallastHttpProperties.ConcurrencyLimit;
 import dev.ballast.spring.boot.BallastHttpProperties.Dependency;
 import dev.ballast.spring.boot.BallastHttpProperties.Hedging;
 import dev.ballast.spring.boot.BallastHttpProperties.RetryBudget;
@@ -94,9 +96,17 @@ final class HttpClientSettings {
         }
     }
 
-    private static DependencyConfig dependency(String prefix, Dependency own, @Nullable Dependency inherited) {
+    /**
+     * The dependency's config: {@code own} settings over {@code inherited} ones (those of
+     * {@code ballast.http.defaults}, or null for the defaults themselves) over the library's defaults.
+     */
+    static DependencyConfig dependency(String prefix, Dependency own, @Nullable Dependency inherited) {
         DependencyConfig.Builder config = DependencyConfig.builder();
         config.breaker(breaker(prefix + ".breaker", own.breaker(), inherited != null ? inherited.breaker() : null));
+        config.concurrencyLimit(concurrencyLimit(
+                prefix + ".concurrency-limit",
+                own.concurrencyLimit(),
+                inherited != null ? inherited.concurrencyLimit() : null));
         config.bulkhead(
                 bulkhead(prefix + ".bulkhead", own.bulkhead(), inherited != null ? inherited.bulkhead() : null));
         config.retryBudget(retryBudget(
@@ -122,6 +132,7 @@ final class HttpClientSettings {
             set(layer.openStateJitter(), b::openStateJitter);
             set(layer.permittedNumberOfCallsInHalfOpenState(), b::permittedNumberOfCallsInHalfOpenState);
             set(layer.maxWaitDurationInHalfOpenState(), b::maxWaitDurationInHalfOpenState);
+            set(layer.throttlingIsFailure(), b::throttlingIsFailure);
         }
         return checked(
                 prefix,
@@ -139,12 +150,50 @@ final class HttpClientSettings {
                 b::build);
     }
 
+    /**
+     * The adaptive limit: on unless a layer says {@code enabled: false}. {@code initial-limit} left out
+     * is the ceiling, {@code max-limit} (as in the library, whose default starts at its default ceiling),
+     * so that a lower {@code max-limit} alone is accepted.
+     */
+    private static ConcurrencyLimitConfig concurrencyLimit(
+            String prefix, ConcurrencyLimit own, @Nullable ConcurrencyLimit inherited) {
+        ConcurrencyLimitConfig.Builder b = ConcurrencyLimitConfig.builder();
+        boolean enabled = true;
+        Integer initial = null;
+        int max = ConcurrencyLimitConfig.DEFAULT_MAX_LIMIT;
+        for (ConcurrencyLimit layer : layers(inherited, own)) {
+            enabled = layer.enabled() != null ? layer.enabled() : enabled;
+            initial = layer.initialLimit() != null ? layer.initialLimit() : initial;
+            max = layer.maxLimit() != null ? layer.maxLimit() : max;
+            set(layer.minLimit(), b::minLimit);
+            set(layer.latencyTolerance(), b::latencyTolerance);
+            set(layer.window(), b::window);
+            set(layer.minWindowSamples(), b::minWindowSamples);
+        }
+        b.maxLimit(max).initialLimit(initial != null ? initial : max);
+        ConcurrencyLimitConfig built = checked(
+                prefix,
+                List.of("initialLimit", "minLimit", "maxLimit", "latencyTolerance", "window", "minWindowSamples"),
+                b::build);
+        return enabled ? built : ConcurrencyLimitConfig.disabled();
+    }
+
+    /**
+     * The fixed bulkhead: none (the library's default) unless a layer sets {@code enabled: true}, a size
+     * or a wait; a later layer's {@code enabled: false} turns an inherited one off.
+     */
     private static BulkheadConfig bulkhead(String prefix, Bulkhead own, @Nullable Bulkhead inherited) {
+        boolean enabled = false;
         int max = BulkheadConfig.DEFAULT_MAX_CONCURRENT_CALLS;
         java.time.Duration wait = BulkheadConfig.DEFAULT_MAX_WAIT_DURATION;
         for (Bulkhead layer : layers(inherited, own)) {
+            boolean configures = layer.maxConcurrentCalls() != null || layer.maxWaitDuration() != null;
+            enabled = layer.enabled() != null ? layer.enabled() : enabled || configures;
             max = layer.maxConcurrentCalls() != null ? layer.maxConcurrentCalls() : max;
             wait = layer.maxWaitDuration() != null ? layer.maxWaitDuration() : wait;
+        }
+        if (!enabled) {
+            return BulkheadConfig.disabled();
         }
         int size = max;
         java.time.Duration maxWait = wait;

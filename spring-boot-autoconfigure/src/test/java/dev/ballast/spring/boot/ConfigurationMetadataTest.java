@@ -55,7 +55,18 @@ class ConfigurationMetadataTest {
         }
         documented.removeIf(name -> !name.startsWith("ballast."));
 
-        // then
+        // then: the options of the client's builder are all there, the newer ones included
+        assertThat(generated)
+                .contains(
+                        "ballast.http.defaults.breaker.throttling-is-failure",
+                        "ballast.http.defaults.concurrency-limit.enabled",
+                        "ballast.http.defaults.concurrency-limit.initial-limit",
+                        "ballast.http.defaults.concurrency-limit.min-limit",
+                        "ballast.http.defaults.concurrency-limit.max-limit",
+                        "ballast.http.defaults.concurrency-limit.latency-tolerance",
+                        "ballast.http.defaults.concurrency-limit.window",
+                        "ballast.http.defaults.concurrency-limit.min-window-samples",
+                        "ballast.http.defaults.bulkhead.enabled");
         Set<String> expected = new TreeSet<>(generated);
         expected.remove("ballast.http.dependencies"); // the map itself: its rows are the defaults' rows
         assertThat(documented).containsExactlyInAnyOrderElementsOf(expected);

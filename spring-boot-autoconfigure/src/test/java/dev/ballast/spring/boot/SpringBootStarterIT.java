@@ -187,7 +187,7 @@ class SpringBootStarterIT {
     }
 
     @Test
-    void theBallastEndpointListsEachDependencyWithItsBreakerState() throws Exception {
+    void theBallastEndpointListsEachDependencyWithItsBreakerStateAndConcurrencyLimit() throws Exception {
         // given
         payments.stubFor(get("/balance").willReturn(aResponse().withStatus(200).withBody("5")));
         assertThat(app.get("/balance").statusCode()).isEqualTo(200);
@@ -199,7 +199,12 @@ class SpringBootStarterIT {
         assertThat(report.statusCode()).isEqualTo(200);
         assertThat(report.body())
                 .contains("\"dependency\":\"" + payments.baseUrl() + "\"")
-                .contains("\"breakerState\":\"CLOSED\"");
+                .contains("\"breakerState\":\"CLOSED\"")
+                // the adaptive limit at its ceiling, nothing in flight, and no fixed bulkhead (none configured)
+                .contains("\"concurrencyLimit\":10000")
+                .contains("\"attemptsInFlight\":0")
+                .doesNotContain("maxConcurrentCalls")
+                .doesNotContain("2147483647");
     }
 
     @Test

@@ -34,6 +34,20 @@ class SpringBootStartupFailureIT {
                 "ballast.http.dependencies[http://127.0.0.1:1].bulkhead.max-concurrent-calls=0"
                         + " | ballast.http.dependencies[http://127.0.0.1:1].bulkhead.max-concurrent-calls"
                         + " | maxConcurrentCalls must be >= 1 but was 0",
+                "ballast.http.defaults.concurrency-limit.min-limit=0 | ballast.http.defaults.concurrency-limit.min-limit"
+                        + " | minLimit must be >= 1 but was 0",
+                "ballast.http.defaults.concurrency-limit.latency-tolerance=1 | ballast.http.defaults.concurrency-limit"
+                        + ".latency-tolerance | latencyTolerance must be > 1 and <= 100.0 but was 1.0",
+                "ballast.http.defaults.concurrency-limit.window=5ms | ballast.http.defaults.concurrency-limit.window"
+                        + " | window must be >= PT0.01S and <= PT1M but was PT0.005S",
+                "ballast.http.dependencies[http://127.0.0.1:1].concurrency-limit.min-window-samples=0"
+                        + " | ballast.http.dependencies[http://127.0.0.1:1].concurrency-limit.min-window-samples"
+                        + " | minWindowSamples must be >= 1 and <= 1000 but was 0",
+                "ballast.http.dependencies[http://127.0.0.1:1].concurrency-limit.initial-limit=5"
+                        + " | ballast.http.dependencies[http://127.0.0.1:1].concurrency-limit.initial-limit"
+                        + " | initialLimit must be >= minLimit (20) and <= maxLimit (10000) but was 5",
+                "ballast.http.defaults.concurrency-limit.max-limit=10 | ballast.http.defaults.concurrency-limit.max-limit"
+                        + " | maxLimit must be >= minLimit (20) but was 10",
                 "ballast.http.dependencies[ftp://files.example].retry-budget.ratio=0.5 | ballast.http.dependencies[ftp://files.example]"
                         + " | ftp://files.example",
                 "ballast.http.defaults.hedging.delay-percentile=95 | ballast.http.defaults.hedging.delay | hedging needs a delay",
