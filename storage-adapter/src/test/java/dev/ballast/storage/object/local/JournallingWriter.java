@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 public final class JournallingWriter {
     private JournallingWriter() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         SplittableRandom random = new SplittableRandom(Long.parseLong(args[1]));
         LocalStoreConfig config =
                 LocalStoreConfig.builder().packSize(256 * 1024).build();
@@ -38,6 +38,13 @@ public final class JournallingWriter {
                 String key = "k/" + random.nextInt(200);
                 var versions = store.versions(key);
                 if (versions.size() > 1) {
+                    // Said before it happens: a kill between the index's commit of a removal and the
+                    // journal's COMMIT marker leaves that removal in doubt, and a rebuild keeps the version.
+                    java.nio.file.Files.writeString(
+                            Path.of(args[2]),
+                            versions.get(versions.size() - 1).versionId() + "\n",
+                            java.nio.file.StandardOpenOption.CREATE,
+                            java.nio.file.StandardOpenOption.APPEND);
                     store.deleteVersion(key, versions.get(versions.size() - 1).versionId());
                 }
                 if (round % 5 == 4) {
