@@ -271,14 +271,13 @@ final class Attempt<T>
      * latency of its own, and an attempt that failed otherwise (refused connection, reset, cancelled)
      * says nothing about queueing: neither is a sample.
      */
-    private void sampleLatency(Outcome outcome) {
+    private void sampleLatency(Outcome outcome, long now) {
         ConcurrencyLimiter limiter = call.dependency.limiter();
         if (limitInFlightBefore < 0 || !limiter.adaptive()) {
             return;
         }
         long headers = headersNanos;
         if (headers != 0 && outcome == Outcome.SUCCESS || timedOut) {
-            long now = pipeline.ticker.read();
             limiter.sample((headers != 0 ? headers : now) - startNanos, limitInFlightBefore, now);
         }
     }
@@ -605,10 +604,11 @@ final class Attempt<T>
                 }
             }
         }
-        sampleLatency(outcome.outcome());
+        long now = pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
+        sampleLatency(outcome.outcome(), now);
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
-            latencies.record(pipeline.ticker.read() - startNanos);
+            latencies.record(now - startNanos);
         }
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
@@ -618,7 +618,7 @@ final class Attempt<T>
                 call.dependency.budget().refundRetry();
             }
         } else {
-            report(outcome.outcome(), outcome.status(), answered);
+            report(outcome.outcome(), outcome.status(), answered, now);
         }
         if (stillReading) {
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
@@ -676,12 +676,12 @@ final class Attempt<T>
      * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
      * the breaker never closes on a dependency that has not answered.
      */
-    private void report(Outcome outcome, int status, boolean answered) {
+    private void report(Outcome outcome, int status, boolean answered, long now) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess(pipeline.ticker.read() - startNanos);
+            permit.onSuccess(now - startNanos);
         } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
-            permit.onFailure(pipeline.ticker.read() - startNanos);
+            permit.onFailure(now - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {

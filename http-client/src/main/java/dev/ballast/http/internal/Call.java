@@ -101,7 +101,7 @@ abstract class Call {
         request = copy;
         // A hop to the same origin carries the request's idempotency key; one to another origin does not
         // (redirects followed by this client drop it there, as they drop credentials).
-        keyed = keyed && copy.headers().firstValue(idempotencyKeyHeader).isPresent();
+        keyed = keyed && Requests.hasHeader(copy, idempotencyKeyHeader);
         idempotentOrKeyed = keyed
                 || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);

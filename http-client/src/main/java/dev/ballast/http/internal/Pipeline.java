@@ -279,7 +279,7 @@ public final class Pipeline {
      */
     private HttpRequest withIdempotencyKey(HttpRequest request) {
         if (!idempotencyKeys.shouldAdd(request.method())
-                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()
+                || Requests.hasHeader(request, idempotencyKeys.headerName())
                 || Requests.declaredNonIdempotent(request)) {
             return request;
         }
@@ -289,7 +289,7 @@ public final class Pipeline {
     /** Whether the request every attempt sends carries an idempotency key: ours, or the caller's own. */
     private boolean keyed(HttpRequest request, HttpRequest effective) {
         return effective != request
-                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
+                || Requests.hasHeader(request, idempotencyKeys.headerName());
     }
 
     /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */
