@@ -143,7 +143,8 @@ final class Attempt<T>
             }
         }
         if (number == 1) {
-            call.dependency.budget().recordFirstAttempt();
+            // The call's start is this attempt's time to within the breaker check: no second clock reading.
+            call.dependency.budget().recordFirstAttempt(call.startNanos);
         }
         return null;
     }
@@ -348,8 +349,16 @@ final class Attempt<T>
             "jdk.internal.net.http.ResponseSubscribers$PathSubscriber",
             "jdk.internal.net.http.ResponseSubscribers$NullSubscriber");
 
+    /** The answer for each subscriber class, worked out once per class rather than by name on every call. */
+    private static final ClassValue<Boolean> WHOLE_BODY_JDK_SUBSCRIBER = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return WHOLE_BODY_JDK_SUBSCRIBERS.contains(type.getName());
+        }
+    };
+
     static boolean isWholeBodyJdkSubscriber(BodySubscriber<?> subscriber) {
-        return WHOLE_BODY_JDK_SUBSCRIBERS.contains(subscriber.getClass().getName());
+        return WHOLE_BODY_JDK_SUBSCRIBER.get(subscriber.getClass());
     }
 
     // ---- the body subscriber the wrapped client feeds: the caller's, observed ----------------------

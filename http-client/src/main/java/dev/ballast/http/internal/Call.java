@@ -80,6 +80,21 @@ abstract class Call {
         this.correlationSeed = correlationSeed;
     }
 
+    /**
+     * From the call's random correlation seed: a call is a key of the pipeline's in-flight set, and
+     * this spares every call the identity hash, which the JVM installs in the object's header with a
+     * compare-and-set. Equality stays identity.
+     */
+    @Override
+    public final int hashCode() {
+        return Long.hashCode(correlationSeed);
+    }
+
+    @Override
+    public final boolean equals(@Nullable Object other) {
+        return this == other;
+    }
+
     /** The id that ties the decisions of this call together in logs; made on first use. */
     final String correlationId() {
         String id = correlationId;
