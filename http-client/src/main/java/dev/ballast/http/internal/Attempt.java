@@ -194,7 +194,7 @@ final class Attempt<T>
         if (configured.isZero()) {
             return configured;
         }
-        long remaining = Math.max(0, call.deadline.remainingNanos());
+        long remaining = Math.max(0, call.remainingNanos());
         return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
     }
 
@@ -213,7 +213,7 @@ final class Attempt<T>
         long configured = request.timeout().isPresent()
                 ? Durations.saturatedNanos(request.timeout().get())
                 : pipeline.attemptTimeoutNanos;
-        long remaining = call.deadline.remainingNanos(now);
+        long remaining = call.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
             return null;

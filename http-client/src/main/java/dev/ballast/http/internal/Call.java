@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.Ticker;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -42,7 +43,14 @@ abstract class Call {
     RetainedAnswer lastAnswer;
 
     final long startNanos;
-    final Deadline deadline;
+    /** The ticker every time of this call is a reading of. */
+    final Ticker ticker;
+    /**
+     * The reading of {@link #ticker} at which the total timeout passes. Kept as a number, not a
+     * {@link Deadline}, so that a call allocates nothing for it; compared by subtraction.
+     */
+    final long deadlineNanos;
+
     final int maxAttempts;
     private final long correlationSeed;
     private @Nullable String correlationId;
@@ -65,7 +73,8 @@ abstract class Call {
             boolean replayable,
             boolean redirectsFollowed,
             long startNanos,
-            Deadline deadline,
+            Ticker ticker,
+            long deadlineNanos,
             int maxAttempts,
             long correlationSeed) {
         this.dependency = dependency;
@@ -75,7 +84,8 @@ abstract class Call {
         this.replayable = replayable;
         this.redirectsFollowed = redirectsFollowed;
         this.startNanos = startNanos;
-        this.deadline = deadline;
+        this.ticker = ticker;
+        this.deadlineNanos = deadlineNanos;
         this.maxAttempts = maxAttempts;
         this.correlationSeed = correlationSeed;
     }
@@ -93,6 +103,26 @@ abstract class Call {
     @Override
     public final boolean equals(@Nullable Object other) {
         return this == other;
+    }
+
+    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker}; zero or negative once passed. */
+    final long remainingNanos(long now) {
+        return deadlineNanos - now;
+    }
+
+    /** Nanoseconds left of the total timeout now; zero or negative once passed. */
+    final long remainingNanos() {
+        return remainingNanos(ticker.read());
+    }
+
+    /** Whether the total timeout has passed. */
+    final boolean deadlinePassed() {
+        return remainingNanos() <= 0;
+    }
+
+    /** Whether a wait of {@code nanos} from now would reach or pass the total deadline. */
+    final boolean deadlineReachedWithin(long nanos) {
+        return remainingNanos() <= nanos;
     }
 
     /** The id that ties the decisions of this call together in logs; made on first use. */
