@@ -36,7 +36,8 @@ class RequestsTest {
         HttpRequest keyed = HttpRequest.newBuilder(URI.create("https://example.com/x"))
                 .header("Idempotency-Key", "k-1")
                 .build();
-        HttpRequest plain = HttpRequest.newBuilder(URI.create("https://example.com/x")).build();
+        HttpRequest plain =
+                HttpRequest.newBuilder(URI.create("https://example.com/x")).build();
 
         for (String name : List.of("Idempotency-Key", "idempotency-key", "IDEMPOTENCY-KEY", "X-Other")) {
             assertThat(Requests.hasHeader(keyed, name))
