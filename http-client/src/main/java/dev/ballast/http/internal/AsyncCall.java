@@ -67,7 +67,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             boolean keyed,
             boolean replayable,
             long startNanos,
-            Deadline deadline,
+            long deadlineNanos,
             long correlationSeed,
             BodyHandler<T> handler,
             @Nullable PushPromiseHandler<T> pushHandler) {
@@ -79,7 +79,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 replayable,
                 pipeline.redirectsFollowed,
                 startNanos,
-                deadline,
+                pipeline.ticker,
+                deadlineNanos,
                 pipeline.decider.maxAttempts(),
                 correlationSeed);
         this.pipeline = pipeline;
@@ -375,7 +376,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                     || running.isEmpty()
                     || hedges >= hedging.maxHedgedAttempts()
                     || attempts >= maxAttempts
-                    || deadline.hasPassed()
+                    || deadlinePassed()
                     || !dependency.budget().tryAcquireRetry()) {
                 return;
             }

@@ -143,7 +143,8 @@ final class Attempt<T>
             }
         }
         if (number == 1) {
-            call.dependency.budget().recordFirstAttempt();
+            // The call's start is this attempt's time to within the breaker check: no second clock reading.
+            call.dependency.budget().recordFirstAttempt(call.startNanos);
         }
         return null;
     }
@@ -193,7 +194,7 @@ final class Attempt<T>
         if (configured.isZero()) {
             return configured;
         }
-        long remaining = Math.max(0, call.deadline.remainingNanos());
+        long remaining = Math.max(0, call.remainingNanos());
         return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
     }
 
@@ -212,7 +213,7 @@ final class Attempt<T>
         long configured = request.timeout().isPresent()
                 ? Durations.saturatedNanos(request.timeout().get())
                 : pipeline.attemptTimeoutNanos;
-        long remaining = call.deadline.remainingNanos(now);
+        long remaining = call.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
             return null;
@@ -271,14 +272,13 @@ final class Attempt<T>
      * latency of its own, and an attempt that failed otherwise (refused connection, reset, cancelled)
      * says nothing about queueing: neither is a sample.
      */
-    private void sampleLatency(Outcome outcome) {
+    private void sampleLatency(Outcome outcome, long now) {
         ConcurrencyLimiter limiter = call.dependency.limiter();
         if (limitInFlightBefore < 0 || !limiter.adaptive()) {
             return;
         }
         long headers = headersNanos;
         if (headers != 0 && outcome == Outcome.SUCCESS || timedOut) {
-            long now = pipeline.ticker.read();
             limiter.sample((headers != 0 ? headers : now) - startNanos, limitInFlightBefore, now);
         }
     }
@@ -349,8 +349,16 @@ final class Attempt<T>
             "jdk.internal.net.http.ResponseSubscribers$PathSubscriber",
             "jdk.internal.net.http.ResponseSubscribers$NullSubscriber");
 
+    /** The answer for each subscriber class, worked out once per class rather than by name on every call. */
+    private static final ClassValue<Boolean> WHOLE_BODY_JDK_SUBSCRIBER = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return WHOLE_BODY_JDK_SUBSCRIBERS.contains(type.getName());
+        }
+    };
+
     static boolean isWholeBodyJdkSubscriber(BodySubscriber<?> subscriber) {
-        return WHOLE_BODY_JDK_SUBSCRIBERS.contains(subscriber.getClass().getName());
+        return WHOLE_BODY_JDK_SUBSCRIBER.get(subscriber.getClass());
     }
 
     // ---- the body subscriber the wrapped client feeds: the caller's, observed ----------------------
@@ -605,10 +613,11 @@ final class Attempt<T>
                 }
             }
         }
-        sampleLatency(outcome.outcome());
+        long now = pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
+        sampleLatency(outcome.outcome(), now);
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
-            latencies.record(pipeline.ticker.read() - startNanos);
+            latencies.record(now - startNanos);
         }
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
@@ -618,7 +627,7 @@ final class Attempt<T>
                 call.dependency.budget().refundRetry();
             }
         } else {
-            report(outcome.outcome(), outcome.status(), answered);
+            report(outcome.outcome(), outcome.status(), answered, now);
         }
         if (stillReading) {
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
@@ -676,12 +685,12 @@ final class Attempt<T>
      * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
      * the breaker never closes on a dependency that has not answered.
      */
-    private void report(Outcome outcome, int status, boolean answered) {
+    private void report(Outcome outcome, int status, boolean answered, long now) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess(pipeline.ticker.read() - startNanos);
+            permit.onSuccess(now - startNanos);
         } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
-            permit.onFailure(pipeline.ticker.read() - startNanos);
+            permit.onFailure(now - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {

@@ -55,7 +55,7 @@ final class SyncCall extends Call {
             boolean keyed,
             boolean replayable,
             long startNanos,
-            Deadline deadline,
+            long deadlineNanos,
             long correlationSeed) {
         super(
                 dependency,
@@ -65,7 +65,8 @@ final class SyncCall extends Call {
                 replayable,
                 pipeline.redirectsFollowed,
                 startNanos,
-                deadline,
+                pipeline.ticker,
+                deadlineNanos,
                 pipeline.decider.maxAttempts(),
                 correlationSeed);
         this.pipeline = pipeline;
