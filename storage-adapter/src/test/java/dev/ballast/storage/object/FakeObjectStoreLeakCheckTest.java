@@ -3,13 +3,14 @@ package dev.ballast.storage.object;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The in-memory store enrols in the running test's leak check, which fails on a read stream left open. */
+/** The in-memory store, enrolled in the running test's leak check, fails it on a read stream left open. */
 class FakeObjectStoreLeakCheckTest {
 
     @Test
@@ -17,6 +18,7 @@ class FakeObjectStoreLeakCheckTest {
         LeakCheck check = new LeakCheck(Duration.ofMillis(50));
         check.begin();
         FakeObjectStore store = new FakeObjectStore();
+        LeakCheck.enrol(store::leaks);
         store.put("k", ObjectContent.ofBytes("v".getBytes(StandardCharsets.UTF_8)));
         ObjectRead read = store.get("k");
         assertThat(read.stream().read()).isEqualTo((int) 'v');
@@ -28,7 +30,7 @@ class FakeObjectStoreLeakCheckTest {
         read.close();
         assertThat(store.openReads()).isZero();
         check.begin();
-        check.watch(store);
+        check.watch(store::leaks);
         check.verify();
     }
 }
