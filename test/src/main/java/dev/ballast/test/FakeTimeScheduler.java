@@ -95,6 +95,32 @@ public final class FakeTimeScheduler extends ScheduledThreadPoolExecutor {
         }
     }
 
+    /**
+     * Runs {@code call} to its end on fake time: whenever a delayed task is pending, moves the time to
+     * the soonest and runs it, until {@code call} is done (the asynchronous steps between run on
+     * their own threads, so this waits for them, up to {@code timeout} of real time in all).
+     *
+     * @return the fake time that passed
+     * @throws IllegalStateException naming the pending delays if {@code call} is not done within
+     *     {@code timeout}
+     */
+    public Duration advanceUntilDone(java.util.concurrent.Future<?> call, Duration timeout) {
+        long start = time.read();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!call.isDone()) {
+            List<Duration> pending = pendingDelays();
+            if (!pending.isEmpty()) {
+                advance(pending.get(0).isNegative() ? Duration.ZERO : pending.get(0));
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(
+                        "the call was not done within " + timeout + " and no delayed task is pending");
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
+        }
+        return Duration.ofNanos(time.read() - start);
+    }
+
     /** The time left until each pending delayed task falls due, soonest first. */
     public List<Duration> pendingDelays() {
         synchronized (delayed) {

@@ -49,8 +49,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Time.</b> {@link StoreFault#latency} passes time with the function given to
  * {@link Builder#passTimeWith} (the default sleeps; a test gives {@code fakeTime::advance} and never
  * sleeps). A {@link StoreFault#hang()} blocks the calling thread until the test calls
- * {@link #releaseHangs()}; {@link #awaitHanging} lets the test wait until the calls it expects are
- * blocked. A bounded hang gives up after its bound in real time.
+ * {@link #releaseHangs()} (the call goes on) or {@link #timeOutHangs()} (it fails as a timeout);
+ * {@link #awaitHanging} lets the test wait until the calls it expects are blocked. A bounded hang
+ * also gives up after its bound in real time.
  *
  * <p>A stale read costs the delegate one extra read of the current version (to learn its
  * generation), closed at once. Thread-safe: rules and records may be used from any thread.
@@ -65,6 +66,7 @@ public final class FaultInjectingObjectStore implements ObjectStore, AutoCloseab
     private long calls;
     private final Object hangs = new Object();
     private long releasedThrough;
+    private long timedOutThrough;
     private long hangTickets;
     private int hanging;
 
@@ -246,6 +248,18 @@ public final class FaultInjectingObjectStore implements ObjectStore, AutoCloseab
     public void releaseHangs() {
         synchronized (hangs) {
             releasedThrough = hangTickets;
+            hangs.notifyAll();
+        }
+    }
+
+    /**
+     * Makes every call hanging now fail as a timeout would ({@link StorageUnavailableException}, its
+     * outcome unknown for a write), as if the caller's deadline had passed: a test on
+     * {@link FakeTime} ends a hang this way without waiting.
+     */
+    public void timeOutHangs() {
+        synchronized (hangs) {
+            timedOutThrough = hangTickets;
             hangs.notifyAll();
         }
     }
@@ -465,6 +479,13 @@ public final class FaultInjectingObjectStore implements ObjectStore, AutoCloseab
             hangs.notifyAll();
             try {
                 while (releasedThrough < ticket) {
+                    if (timedOutThrough >= ticket) {
+                        throw new StorageUnavailableException(
+                                key,
+                                what + " failed: no answer before the deadline (the store hung)",
+                                new java.net.http.HttpTimeoutException("request timed out"),
+                                op.writes());
+                    }
                     if (bound == null) {
                         hangs.wait();
                     } else {

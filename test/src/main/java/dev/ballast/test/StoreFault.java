@@ -63,7 +63,8 @@ public sealed interface StoreFault {
 
     /**
      * Blocks the call until the test calls {@link FaultInjectingObjectStore#releaseHangs()}, then
-     * lets it through; with a {@code bound}, a call not released within it (real time) fails as a
+     * lets it through, or {@link FaultInjectingObjectStore#timeOutHangs()}, then fails it as a timeout
+     * ({@link StorageUnavailableException}, outcome unknown for a write); with a {@code bound}, a call not released within it (real time) fails as a
      * timeout would ({@link StorageUnavailableException}, outcome unknown for a write).
      */
     record Hang(@Nullable Duration bound) implements StoreFault {

@@ -112,6 +112,21 @@ class FaultInjectingObjectStoreTest {
     }
 
     @Test
+    void aHangTheTestTimesOutFailsAsATimeoutWithoutWaiting() throws Exception {
+        store.put("k", text("v"));
+        store.inject(StoreFault.hang()).on(StoreOperation.GET).times(1);
+
+        CompletableFuture<byte[]> read =
+                CompletableFuture.supplyAsync(() -> store.get("k").readAllBytes());
+        assertThat(store.awaitHanging(1, Duration.ofSeconds(30))).isTrue();
+        store.timeOutHangs();
+
+        assertThatThrownBy(() -> read.get(30, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(StorageUnavailableException.class)
+                .hasMessageContaining("no answer before the deadline");
+    }
+
+    @Test
     void aBoundedHangFailsAsATimeoutWhoseOutcomeIsUnknownForAWrite() {
         store.inject(StoreFault.hang(Duration.ofMillis(20))).on(StoreOperation.PUT);
 
