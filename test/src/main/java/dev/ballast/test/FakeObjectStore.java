@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -121,7 +122,25 @@ public class FakeObjectStore implements ObjectStore {
         this.storage = storage;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+        for (Listener listener : LISTENERS) {
+            listener.created(this);
+        }
     }
+
+    /**
+     * Told of every {@link FakeObjectStore} made, for a test suite's own checks (a leak check that
+     * fails a test leaving a read stream open: see {@link #leaks()}). Implementations are found with
+     * {@link ServiceLoader} ({@code META-INF/services/dev.ballast.test.FakeObjectStore$Listener} on the
+     * test class path) once, when this class is loaded; they must be thread-safe.
+     */
+    public interface Listener {
+        /** {@code store} was just made (its constructor is running: do not call it back yet). */
+        void created(FakeObjectStore store);
+    }
+
+    private static final List<Listener> LISTENERS = ServiceLoader.load(Listener.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .toList();
 
     /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
     public FakeObjectStore anotherWriter(Clock clock) {

@@ -10,7 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The in-memory store, enrolled in the running test's leak check, fails it on a read stream left open. */
+/**
+ * The in-memory store enrols in the running test's leak check (through {@link LeakCheckEnrolment}),
+ * which fails on a read stream left open.
+ */
 class FakeObjectStoreLeakCheckTest {
 
     @Test
@@ -18,7 +21,6 @@ class FakeObjectStoreLeakCheckTest {
         LeakCheck check = new LeakCheck(Duration.ofMillis(50));
         check.begin();
         FakeObjectStore store = new FakeObjectStore();
-        LeakCheck.enrol(store::leaks);
         store.put("k", ObjectContent.ofBytes("v".getBytes(StandardCharsets.UTF_8)));
         ObjectRead read = store.get("k");
         assertThat(read.stream().read()).isEqualTo((int) 'v');
