@@ -2,7 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.storage.object.FakeObjectStore;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.testkit.FakeTime;
