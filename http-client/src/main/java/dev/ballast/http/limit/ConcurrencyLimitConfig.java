@@ -72,6 +72,14 @@ public final class ConcurrencyLimitConfig {
     public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(1);
     /** Default of {@link #minWindowSamples()}: {@value}. */
     public static final int DEFAULT_MIN_WINDOW_SAMPLES = 10;
+    /**
+     * Default of {@link #maxWaitDuration()}: 5 s. A burst of 500 calls over the limit drains in about
+     * 1.3 s from a dependency serving 400 calls a second, so it completes; under a sustained overload
+     * no call waits longer, which keeps its latency bounded, and the call's total timeout caps it too.
+     */
+    public static final Duration DEFAULT_MAX_WAIT_DURATION = Duration.ofSeconds(5);
+    /** Default of {@link #maxWaitingCalls()}: {@value}, as many as the default ceiling of the limit. */
+    public static final int DEFAULT_MAX_WAITING_CALLS = 10_000;
 
     /** The shortest {@link #window()} accepted: 10 ms. */
     public static final Duration MIN_WINDOW = Duration.ofMillis(10);
@@ -91,6 +99,8 @@ public final class ConcurrencyLimitConfig {
     private final double latencyTolerance;
     private final Duration window;
     private final int minWindowSamples;
+    private final Duration maxWaitDuration;
+    private final int maxWaitingCalls;
     private final boolean enabled;
 
     private ConcurrencyLimitConfig(Builder builder, boolean enabled) {
@@ -100,6 +110,8 @@ public final class ConcurrencyLimitConfig {
         this.latencyTolerance = builder.latencyTolerance;
         this.window = builder.window;
         this.minWindowSamples = builder.minWindowSamples;
+        this.maxWaitDuration = builder.maxWaitDuration;
+        this.maxWaitingCalls = builder.maxWaitingCalls;
         this.enabled = enabled;
     }
 
@@ -146,6 +158,8 @@ public final class ConcurrencyLimitConfig {
                 .initialLimit(initialLimit)
                 .minLimit(minLimit)
                 .maxLimit(maxLimit)
+                .maxWaitDuration(maxWaitDuration)
+                .maxWaitingCalls(maxWaitingCalls)
                 .latencyTolerance(latencyTolerance)
                 .window(window)
                 .minWindowSamples(minWindowSamples);
@@ -217,6 +231,27 @@ public final class ConcurrencyLimitConfig {
         return minWindowSamples;
     }
 
+    /**
+     * Returns how long an attempt that finds the limit reached waits for a place (in FIFO order) before
+     * it is refused with {@link dev.ballast.http.ConcurrencyLimitExceededException}; what is left of the
+     * call's total timeout caps the wait too. {@link Duration#ZERO} refuses at once.
+     *
+     * @return the longest wait; not negative
+     */
+    public Duration maxWaitDuration() {
+        return maxWaitDuration;
+    }
+
+    /**
+     * Returns how many attempts may wait for a place at once; one more is refused at once. Bounds the
+     * state a dependency keeps.
+     *
+     * @return at least 0
+     */
+    public int maxWaitingCalls() {
+        return maxWaitingCalls;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof ConcurrencyLimitConfig other
@@ -226,12 +261,23 @@ public final class ConcurrencyLimitConfig {
                 && Double.compare(latencyTolerance, other.latencyTolerance) == 0
                 && window.equals(other.window)
                 && minWindowSamples == other.minWindowSamples
+                && maxWaitDuration.equals(other.maxWaitDuration)
+                && maxWaitingCalls == other.maxWaitingCalls
                 && enabled == other.enabled;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(initialLimit, minLimit, maxLimit, latencyTolerance, window, minWindowSamples, enabled);
+        return Objects.hash(
+                initialLimit,
+                minLimit,
+                maxLimit,
+                latencyTolerance,
+                window,
+                minWindowSamples,
+                maxWaitDuration,
+                maxWaitingCalls,
+                enabled);
     }
 
     @Override
@@ -239,7 +285,8 @@ public final class ConcurrencyLimitConfig {
         return enabled
                 ? "ConcurrencyLimitConfig[initialLimit=" + initialLimit + ", minLimit=" + minLimit + ", maxLimit="
                         + maxLimit + ", latencyTolerance=" + latencyTolerance + ", window=" + window
-                        + ", minWindowSamples=" + minWindowSamples + "]"
+                        + ", minWindowSamples=" + minWindowSamples + ", maxWaitDuration=" + maxWaitDuration
+                        + ", maxWaitingCalls=" + maxWaitingCalls + "]"
                 : "ConcurrencyLimitConfig[disabled]";
     }
 
@@ -252,6 +299,8 @@ public final class ConcurrencyLimitConfig {
         private double latencyTolerance = DEFAULT_LATENCY_TOLERANCE;
         private Duration window = DEFAULT_WINDOW;
         private int minWindowSamples = DEFAULT_MIN_WINDOW_SAMPLES;
+        private Duration maxWaitDuration = DEFAULT_MAX_WAIT_DURATION;
+        private int maxWaitingCalls = DEFAULT_MAX_WAITING_CALLS;
 
         private Builder() {}
 
@@ -325,6 +374,31 @@ public final class ConcurrencyLimitConfig {
         }
 
         /**
+         * Sets how long an attempt waits for a place when the limit is reached. Default 5 s.
+         *
+         * @param maxWaitDuration not negative (checked by {@link #build()}); {@link Duration#ZERO}
+         *                        refuses at once
+         * @return this builder
+         * @throws NullPointerException if {@code maxWaitDuration} is {@code null}
+         */
+        public Builder maxWaitDuration(Duration maxWaitDuration) {
+            this.maxWaitDuration = Objects.requireNonNull(maxWaitDuration, "maxWaitDuration");
+            return this;
+        }
+
+        /**
+         * Sets how many attempts may wait for a place at once. Default
+         * {@value ConcurrencyLimitConfig#DEFAULT_MAX_WAITING_CALLS}.
+         *
+         * @param maxWaitingCalls at least 0 (checked by {@link #build()})
+         * @return this builder
+         */
+        public Builder maxWaitingCalls(int maxWaitingCalls) {
+            this.maxWaitingCalls = maxWaitingCalls;
+            return this;
+        }
+
+        /**
          * Validates and builds the configuration.
          *
          * @return the configuration
@@ -353,6 +427,12 @@ public final class ConcurrencyLimitConfig {
             if (minWindowSamples < 1 || minWindowSamples > MAX_MIN_WINDOW_SAMPLES) {
                 throw new IllegalArgumentException("minWindowSamples must be >= 1 and <= " + MAX_MIN_WINDOW_SAMPLES
                         + " but was " + minWindowSamples);
+            }
+            if (maxWaitDuration.isNegative()) {
+                throw new IllegalArgumentException("maxWaitDuration must be >= 0 but was " + maxWaitDuration);
+            }
+            if (maxWaitingCalls < 0) {
+                throw new IllegalArgumentException("maxWaitingCalls must be >= 0 but was " + maxWaitingCalls);
             }
             return new ConcurrencyLimitConfig(this, true);
         }
