@@ -12,7 +12,7 @@ import java.util.Objects;
  * ({@link dev.ballast.http.limit.ConcurrencyLimitConfig#maxWaitingCalls()}). Nothing was sent. Like
  * every {@link CallRejectedException} it has no stack trace and builds its message lazily, for example
  * {@code Concurrency limit of 'https://api.example.com:443' reached: 20 attempts in flight, as many as
- * its latency allows now; waited 5000 ms for a place}.
+ * its latency allows now; waited 2000 ms for a place}.
  *
  * <p>The limit came down because the dependency's median latency more than doubled (by default)
  * while calls piled up: it is queueing, and more calls would only wait in its queue. Shed the load

@@ -229,9 +229,9 @@ class ConcurrencyLimitWaitTest {
         Await.awaitTrue("the place taken", () -> atServer.get() == 1);
         CompletableFuture<HttpResponse<String>> second = client.sendAsync(get(), BodyHandlers.ofString());
         Await.awaitTrue(
-                "the second call waits with the default 5 s wait",
+                "the second call waits with the default 2 s wait",
                 () -> scheduler.pending().stream()
-                        .anyMatch(t -> t.delayNanos == Duration.ofSeconds(5).toNanos()));
+                        .anyMatch(t -> t.delayNanos == ConcurrencyLimitConfig.DEFAULT_MAX_WAIT_DURATION.toNanos()));
         assertThat(delegate.requests).hasSize(1);
 
         serveOne();
@@ -242,7 +242,7 @@ class ConcurrencyLimitWaitTest {
         assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(scheduler.pending())
                 .as("the wait's timeout was cancelled")
-                .noneMatch(t -> t.delayNanos == Duration.ofSeconds(5).toNanos());
+                .noneMatch(t -> t.delayNanos == ConcurrencyLimitConfig.DEFAULT_MAX_WAIT_DURATION.toNanos());
     }
 
     @ParameterizedTest
@@ -261,7 +261,7 @@ class ConcurrencyLimitWaitTest {
         Await.awaitTrue(
                 "one call waits",
                 () -> scheduler.pending().stream()
-                        .anyMatch(t -> t.delayNanos == Duration.ofSeconds(5).toNanos()));
+                        .anyMatch(t -> t.delayNanos == ConcurrencyLimitConfig.DEFAULT_MAX_WAIT_DURATION.toNanos()));
 
         Throwable refused = catchThrowable(() -> mode.call(client, get(), BodyHandlers.ofString()));
 

@@ -31,6 +31,20 @@ import java.util.Objects;
  *       the calls and the limit doubles, relaxing back towards {@link #maxLimit()}.
  *   <li>The limit never leaves {@code [minLimit, maxLimit]}.
  * </ul>
+ * Windows close only on samples, so idle time is judged at admission: a window that passed without
+ * enough samples to close, while fewer than half the limit were in flight and no attempt waited, is
+ * a quiet one, and the limit doubles for each quiet window since the last window closed (the current
+ * one not counted), relaxing back towards {@link #maxLimit()}: a dependency that queued once and has
+ * been idle since does not keep the low limit of that burst.
+ *
+ * <h2>Over the limit</h2>
+ * An attempt that finds the limit reached waits for a place, as Netflix's {@code BlockingLimiter}
+ * makes a client wait: in arrival order (a freed place goes to the longest waiter, never to a
+ * newcomer; a limit that grows hands its new places to the waiters), {@code send} parked and
+ * {@code sendAsync} holding no thread, for at most {@link #maxWaitDuration()} and never beyond what
+ * is left of the call's total timeout. Only a wait that runs out is refused, with
+ * {@link dev.ballast.http.ConcurrencyLimitExceededException}; at most {@link #maxWaitingCalls()}
+ * attempts wait at once, and one more is refused without waiting.
  * The no-load estimate {@code b} follows faster medians at once (half-way each window), slower
  * ones slowly: an eighth of the way while latency holds, a sixty-fourth while the dependency
  * queues, so that an overload does not become the new normal (the drift Netflix's Gradient2 corrects
@@ -48,7 +62,9 @@ import java.util.Objects;
  * to a new dependency (2,000 virtual threads at once, a fan-out of 100 over HTTP/2) goes through.
  * The first window in which the median more than doubles brings it down to what the dependency
  * serves; it never goes below {@value #DEFAULT_MIN_LIMIT} (Netflix Gradient2's floor), so a caller
- * with fewer calls in flight than that is never refused.
+ * with fewer calls in flight than that never waits. A burst larger than a lowered limit waits rather
+ * than fails: {@link #DEFAULT_MAX_WAIT_DURATION 2 s} lets 500 calls drain from a dependency serving 400
+ * a second, and bounds the latency a sustained overload adds.
  *
  * <p>Sources: Netflix concurrency-limits ({@code VegasLimit}, {@code Gradient2Limit},
  * {@code AIMDLimit}, {@code WindowedLimit}) and the blog post "Performance Under Load" (2018);
@@ -73,11 +89,13 @@ public final class ConcurrencyLimitConfig {
     /** Default of {@link #minWindowSamples()}: {@value}. */
     public static final int DEFAULT_MIN_WINDOW_SAMPLES = 10;
     /**
-     * Default of {@link #maxWaitDuration()}: 5 s. A burst of 500 calls over the limit drains in about
-     * 1.3 s from a dependency serving 400 calls a second, so it completes; under a sustained overload
-     * no call waits longer, which keeps its latency bounded, and the call's total timeout caps it too.
+     * Default of {@link #maxWaitDuration()}: 2 s. A burst of 500 calls over a limit of 20 drains in
+     * about 1.3 s from a dependency serving 400 calls a second, so it completes; under a sustained
+     * overload no call waits longer, so the latency of the calls that are sent stays within about 2 s
+     * plus what the limit allows (2.8 s p99 at twice the capacity in the benchmark of
+     * docs/http-client.md, against 6.5 s without a limit). The call's total timeout caps the wait too.
      */
-    public static final Duration DEFAULT_MAX_WAIT_DURATION = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_MAX_WAIT_DURATION = Duration.ofSeconds(2);
     /** Default of {@link #maxWaitingCalls()}: {@value}, as many as the default ceiling of the limit. */
     public static final int DEFAULT_MAX_WAITING_CALLS = 10_000;
 
@@ -119,7 +137,7 @@ public final class ConcurrencyLimitConfig {
      * Returns the defaults: limit starting at {@value #DEFAULT_INITIAL_LIMIT}, within
      * [{@value #DEFAULT_MIN_LIMIT}, {@value #DEFAULT_MAX_LIMIT}], tolerance
      * {@value #DEFAULT_LATENCY_TOLERANCE}, windows of 1 s and at least {@value #DEFAULT_MIN_WINDOW_SAMPLES}
-     * samples.
+     * samples, waits of up to 2 s for a place with at most {@value #DEFAULT_MAX_WAITING_CALLS} waiting.
      *
      * @return the default configuration
      */
@@ -374,7 +392,7 @@ public final class ConcurrencyLimitConfig {
         }
 
         /**
-         * Sets how long an attempt waits for a place when the limit is reached. Default 5 s.
+         * Sets how long an attempt waits for a place when the limit is reached. Default 2 s.
          *
          * @param maxWaitDuration not negative (checked by {@link #build()}); {@link Duration#ZERO}
          *                        refuses at once

@@ -425,7 +425,7 @@ class ConcurrencyLimiterTest {
         assertThat(defaults.latencyTolerance()).isEqualTo(2.0);
         assertThat(defaults.window()).isEqualTo(Duration.ofSeconds(1));
         assertThat(defaults.minWindowSamples()).isEqualTo(10);
-        assertThat(defaults.maxWaitDuration()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(defaults.maxWaitDuration()).isEqualTo(Duration.ofSeconds(2));
         assertThat(defaults.maxWaitingCalls()).isEqualTo(10_000);
         assertThat(defaults.toBuilder().build()).isEqualTo(defaults);
         assertThat(ConcurrencyLimitConfig.disabled().enabled()).isFalse();
