@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.BodyTimeout;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.classify.Outcome;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -165,27 +166,58 @@ final class Attempt<T>
     }
 
     /**
-     * Takes a place under the dependency's concurrency limit, after the bulkhead (if any) admitted the
-     * attempt; nothing if the attempt holds one already (a hedge takes its own before it is built).
+     * Takes a place under the dependency's concurrency limit if one is free now, after the bulkhead
+     * (if any) admitted the attempt; nothing if the attempt holds one already (a hedge takes its own
+     * before it is built). Never waits.
      *
-     * @return {@code null} when admitted; the rejection outcome otherwise, the bulkhead permit then given back
+     * @return whether the attempt holds a place; if not, the caller waits for one ({@link #limitWait()})
      */
-    @Nullable
-    AttemptOutcome acquireLimit() {
+    boolean tryAcquireLimit() {
         if (limitInFlightBefore >= 0) {
-            return null;
+            return true;
         }
-        ConcurrencyLimiter limiter = call.dependency.limiter();
-        int before = limiter.tryAcquire();
+        int before = call.dependency.limiter().tryAcquire(pipeline.ticker.read());
         if (before < 0) {
-            Bulkhead.Permit permit = bulkheadPermit;
-            if (permit != null) {
-                permit.close();
-            }
-            return rejected(limiter.rejection());
+            return false;
         }
         limitInFlightBefore = before;
-        return null;
+        return true;
+    }
+
+    /** The limit's configured wait, capped by what is left of the total timeout. */
+    Duration limitWait() {
+        return call.dependency.limiter().maxWait(call.deadline.remainingNanos());
+    }
+
+    /** A place under the limit was taken after a wait; {@code before} is what the limiter returned. */
+    void limitAcquired(int before) {
+        limitInFlightBefore = before;
+    }
+
+    /**
+     * The wait for a place under the limit ran out: gives back the bulkhead permit and rejects.
+     *
+     * @param refusal the limiter's rejection
+     * @return the rejection outcome
+     */
+    AttemptOutcome limitRefused(ConcurrencyLimitExceededException refusal) {
+        Bulkhead.Permit permit = bulkheadPermit;
+        if (permit != null) {
+            permit.close();
+        }
+        return rejected(refusal);
+    }
+
+    /** Gives back the bulkhead permit of an attempt that stopped while waiting under the limit. */
+    void limitWaitAbandoned() {
+        Bulkhead.Permit permit = bulkheadPermit;
+        if (permit != null) {
+            permit.close();
+        }
+        CircuitBreaker.Permit breaker = breakerPermit;
+        if (breaker != null) {
+            breaker.onNotAttempted();
+        }
     }
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
