@@ -280,6 +280,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
             SpaceReserve reserve = new SpaceReserve(dir);
+            refuseEmptiedIndex(index);
             try {
                 writer = VersionIndex.openWriter(index, config.inlineThreshold(), config.forRemoval());
             } catch (SQLException e) {
@@ -384,6 +385,34 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         } catch (IOException e) {
             return false; // no blobs directory: no content
         }
+    }
+
+    /**
+     * Refuses an index file of 0 bytes, with no write-ahead log to hold its schema, in a store that has
+     * written versions: the writer would otherwise give it a new, empty schema over every version.
+     */
+    private static void refuseEmptiedIndex(Path index) throws SQLException, IOException {
+        Path wal = index.resolveSibling(index.getFileName() + "-wal");
+        if (Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)
+                && Files.size(index) == 0
+                && (!Files.exists(wal) || Files.size(wal) == 0)
+                && holdsRecords(index.getParent())) {
+            throw IndexReaders.damaged(new SQLException("the index has no schema"));
+        }
+    }
+
+    /** Whether the store in {@code dir} has written anything: a journal file or a pack file exists. */
+    static boolean holdsRecords(Path dir) {
+        for (String sub : List.of(Journal.DIR, Packs.PACKS)) {
+            try (var files = Files.newDirectoryStream(dir.resolve(sub))) {
+                if (files.iterator().hasNext()) {
+                    return true;
+                }
+            } catch (IOException e) {
+                // no such directory
+            }
+        }
+        return false;
     }
 
     private static void refuseForeignDirectory(Path dir) {
