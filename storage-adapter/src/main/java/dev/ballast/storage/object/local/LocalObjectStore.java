@@ -477,8 +477,14 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      * ID, generation, time, size and SHA-256; its content is looked for in the pack the journal names
      * (checked against its SHA-256) and in its content file, and a version whose content is in
      * neither is kept and reported ({@link IndexRebuild#contentMissing()}), so a reader meets damage,
-     * never a missing key. The old index is renamed, never deleted, and the new one is renamed into
-     * place only once complete.
+     * never a missing key; a content file is hashed and checked against its SHA-256 like a pack's
+     * content. When the current index opens and SQLite's {@code PRAGMA quick_check} passes, every
+     * version it holds is kept beside those the journal adds ({@link IndexRebuild#previousIndexKept()}):
+     * a rebuild never makes a readable index worse. A journal frame that fails its CRC is skipped
+     * (reading resumes at the next valid frame), and the version it named, when it is in the rebuilt
+     * index neither, is reported ({@link IndexRebuild#unrecovered()}). The old index is renamed, never
+     * deleted (a {@code -wal} or {@code -shm} without its database file is deleted), and the new one
+     * is renamed into place only once complete.
      *
      * <p>A store whose every writer predates journals has none: nothing is changed, and the report
      * says so ({@link IndexRebuild#journalFound()} false). A store of the earlier format that a
