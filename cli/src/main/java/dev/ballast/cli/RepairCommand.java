@@ -15,9 +15,11 @@ import picocli.CommandLine.Parameters;
                 "'ballast repair index': rebuild the local store's index (index.db) from the store's own files when "
                         + "it is damaged, cut short, deleted or missing rows, as 'restic repair index' does. Every backup version "
                         + "the store's journal records comes back with its content, checked against its SHA-256; a version whose "
-                        + "content is gone (a lost pack or content file) is named, and reading it is reported as damage. The old "
-                        + "index is kept beside the new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, "
-                        + "4 when content is lost or the store has no journal, 1 when a journal file was cut short.")
+                        + "content is gone or damaged (a lost pack or content file, or bytes that no longer match) is named, and "
+                        + "reading it is reported as damage. An index that is still intact keeps every version it holds. Damaged "
+                        + "journal frames are skipped, and the versions they named are listed. The old index is kept beside the "
+                        + "new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, 4 when content is lost or "
+                        + "the store has no journal, 1 when the journal is damaged, 2 when the store cannot be written.")
 final class RepairCommand extends BallastCommand {
     @Parameters(index = "0", paramLabel = "index", description = "What to repair: 'index', the local store's index.")
     String what;
@@ -47,6 +49,9 @@ final class RepairCommand extends BallastCommand {
                     ExitCodes.NOT_FOUND,
                     "There is no local store at " + dir + " (is --data-dir the one your backups went to?).");
         }
+        // A store it cannot write is refused as 'backup' and 'prune' refuse it (exit 2), before the lock is taken.
+        StoreSession.usableDataDir(dir.getParent());
+        StoreSession.usableDataDir(dir);
         IndexRebuild r;
         try {
             r = Errors.translate(where, null, () -> LocalObjectStore.rebuildIndex(dir));
@@ -80,14 +85,34 @@ final class RepairCommand extends BallastCommand {
                     .println("The previous index was kept as " + r.previousIndex()
                             + "; delete it when you no longer need it.");
         }
+        if (r.previousIndexKept() && !r.journalDamage().isEmpty()) {
+            ctx.out()
+                    .println("The previous index was intact (SQLite's quick_check passed): every version it held was"
+                            + " kept, and the journal added what it lacked.");
+        }
         for (String d : r.journalDamage()) {
+            ctx.err().println("Journal damaged: " + Errors.printable(d) + ".");
+        }
+        for (String lost : r.unrecovered()) {
+            ctx.err().println("Version lost from the index: " + Errors.printable(lost));
+        }
+        boolean unknownLoss = !r.journalDamage().isEmpty() && !r.previousIndexKept();
+        if (!r.unrecovered().isEmpty() || unknownLoss) {
             ctx.err()
-                    .println("Journal damaged: " + Errors.printable(d)
-                            + "; what it recorded after that point is not in the rebuilt index.");
+                    .println((r.unrecovered().isEmpty()
+                                    ? "The journal's damaged frames may have recorded versions"
+                                    : r.unrecovered().size()
+                                            + " version(s) recorded only in damaged journal frames (listed"
+                                            + " above, as BACKUP/PATH)")
+                            + " are not in the rebuilt index and may be lost"
+                            + (unknownLoss ? " (the previous index could not be read to keep them)" : "")
+                            + ": a backup whose manifest is among them is no longer listed, and 'ballast restore' of"
+                            + " its name restores the newest backup left. Restore the store's directory from a copy, or"
+                            + " back the sources up again.");
         }
         if (r.contentMissingCount() > 0) {
             for (String lost : r.contentMissing()) {
-                ctx.err().println("Content lost: " + Errors.printable(lost));
+                ctx.err().println("Content lost/damaged: " + Errors.printable(lost));
             }
             if (r.contentMissingCount() > r.contentMissing().size()) {
                 ctx.err()
@@ -96,7 +121,8 @@ final class RepairCommand extends BallastCommand {
             }
             ctx.err()
                     .println(
-                            r.contentMissingCount() + " version(s) have no content left in the store (listed above, as"
+                            r.contentMissingCount() + " version(s) have no intact content left in the store (a pack or"
+                                    + " content file is missing, or its bytes no longer match their SHA-256; listed above, as"
                                     + " BACKUP/PATH): 'ballast restore' writes every other file and names these, and a manifest"
                                     + " among them is listed DAMAGED by 'ballast list'. Back the sources up again to store them anew.");
             return ExitCodes.INTEGRITY;

@@ -268,7 +268,7 @@ final class StoreSession implements AutoCloseable {
      * Creates the data directory and checks that a file can be created in it, so an unusable one is
      * reported as the input it is (exit 2) before the store is opened.
      */
-    private static void usableDataDir(Path dir) {
+    static void usableDataDir(Path dir) {
         try {
             Files.createDirectories(dir);
             Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));

@@ -179,8 +179,8 @@ class CliRepairIndexIT {
 
         assertThat(repair.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(repair.err())
-                .contains("Content lost: photos/small-1.txt (version ")
-                .contains("Content lost: photos/small-2.txt (version ");
+                .contains("Content lost/damaged: photos/small-1.txt (version ")
+                .contains("Content lost/damaged: photos/small-2.txt (version ");
         Path target = base.resolve("restored");
         Run restore = ballast("restore", "photos", target.toString());
         assertThat(restore.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
@@ -213,5 +213,176 @@ class CliRepairIndexIT {
         assertThat(ballast("repair", "index", "--endpoint", "http://localhost:1")
                         .exitCode())
                 .isEqualTo(ExitCodes.USAGE);
+    }
+
+    private Path newestJournalFile() throws IOException {
+        try (Stream<Path> logs = Files.list(store().resolve("journal"))) {
+            return logs.sorted().reduce((a, b) -> b).orElseThrow();
+        }
+    }
+
+    @Test
+    void aJournalCutShortNeverMakesAnIntactIndexWorse() throws Exception {
+        Path source = Files.createDirectories(base.resolve("src"));
+        Files.writeString(source.resolve("a.txt"), "v1\n");
+        assertThat(ballast("backup", source.toString(), "--name", "r").exitCode())
+                .isEqualTo(ExitCodes.OK);
+        Files.writeString(source.resolve("a.txt"), "v2\n");
+        assertThat(ballast("backup", source.toString(), "--name", "r").exitCode())
+                .isEqualTo(ExitCodes.OK);
+        String listed = ballast("list").out();
+        Path newest = newestJournalFile();
+        try (RandomAccessFile f = new RandomAccessFile(newest.toFile(), "rw")) {
+            f.setLength(f.length() / 2);
+        }
+
+        Run repair = ballast("repair", "index");
+
+        assertThat(repair.exitCode()).as(repair.err()).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(repair.out()).contains("every version it held was kept");
+        assertThat(repair.err()).contains("Journal damaged: " + newest.getFileName());
+        assertThat(ballast("list").out()).isEqualTo(listed);
+        Path target = base.resolve("out");
+        Run restore = ballast("restore", "r", target.toString());
+        assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
+        assertThat(Files.readString(target.resolve("a.txt"))).isEqualTo("v2\n");
+    }
+
+    @Test
+    void aFlippedJournalByteWithTheIndexLostNamesTheVersionsItCostAndExitsNonZero() throws Exception {
+        twoBackups(base.resolve("photos"));
+        Path first;
+        try (Stream<Path> logs = Files.list(store().resolve("journal"))) {
+            first = logs.sorted().findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(first);
+        // The last byte of the first file's second VERSION frame (after its HEADER and first VERSION).
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
+        int at = 0;
+        int versions = 0;
+        while (true) {
+            int length = b.getInt(at);
+            if (bytes[at + 8] == 1 && ++versions == 2) {
+                bytes[at + 8 + length - 1] ^= 0x01;
+                break;
+            }
+            at += 8 + length;
+        }
+        Files.write(first, bytes);
+        Files.delete(store().resolve("index.db"));
+
+        Run repair = ballast("repair", "index");
+
+        assertThat(repair.exitCode()).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(repair.err())
+                .contains("Journal damaged: " + first.getFileName())
+                .contains("skipped")
+                .containsPattern("Version lost from the index: photos/.* \\(version ")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void aContentFileWithADamagedByteIsNamedAsLostOrDamaged() throws Exception {
+        twoBackups(base.resolve("photos"));
+        Path damaged;
+        try (Stream<Path> files = Files.walk(store().resolve("blobs"))) {
+            damaged = files.filter(p -> {
+                        try {
+                            return Files.isRegularFile(p) && Files.size(p) == 100_000;
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .findFirst()
+                    .orElseThrow();
+        }
+        try (RandomAccessFile f = new RandomAccessFile(damaged.toFile(), "rw")) {
+            f.seek(50_000);
+            int x = f.read();
+            f.seek(50_000);
+            f.write(x ^ 0x08);
+        }
+
+        Run repair = ballast("repair", "index");
+
+        assertThat(repair.exitCode()).as(repair.out()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(repair.err()).containsPattern("Content lost/damaged: photos/large-\\d\\.bin \\(version ");
+    }
+
+    @Test
+    void anEmptiedIndexIsDamageThatPointsToRepairIndex() throws Exception {
+        Map<String, String> tree = twoBackups(base.resolve("photos"));
+        String listed = ballast("list").out();
+        Files.write(store().resolve("index.db"), new byte[0]);
+
+        for (String[] command : List.of(new String[] {"list"}, new String[] {"verify", "photos"}, new String[] {
+            "restore", "photos", base.resolve("early").toString()
+        })) {
+            Run run = ballast(command);
+            assertThat(run.exitCode())
+                    .as(String.join(" ", command) + ": " + run.err())
+                    .isEqualTo(ExitCodes.INTEGRITY);
+            assertThat(run.err()).contains("ballast repair index").doesNotContain("\tat ");
+        }
+
+        Run repair = ballast("repair", "index");
+        assertThat(repair.exitCode()).as(repair.err()).isEqualTo(ExitCodes.OK);
+        assertThat(ballast("list").out()).isEqualTo(listed);
+        Path target = base.resolve("restored");
+        assertThat(ballast("restore", "photos", target.toString()).exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(target)).isEqualTo(tree);
+    }
+
+    @Test
+    void aLostIndexLeavesNoOrphanLogFiles() throws Exception {
+        twoBackups(base.resolve("photos"));
+        Files.delete(store().resolve("index.db"));
+        Files.write(store().resolve("index.db-wal"), new byte[64]);
+        Files.write(store().resolve("index.db-shm"), new byte[64]);
+
+        assertThat(ballast("repair", "index").exitCode()).isEqualTo(ExitCodes.OK);
+
+        try (Stream<Path> files = Files.list(store())) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains("before-repair"));
+        }
+    }
+
+    @Test
+    void aReadOnlyStoreIsRefusedAsBackupRefusesIt() throws Exception {
+        Path disk = Files.createDirectories(base.resolve("disk"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", disk.toString()),
+                "a tmpfs can be mounted (root)");
+        try {
+            Path source = Files.createDirectories(base.resolve("photos"));
+            randomFile(source.resolve("a.bin"), 5_000, 1);
+            List<String> data = List.of("--data-dir", disk.toString());
+            assertThat(run("backup", source.toString(), data).exitCode()).isEqualTo(ExitCodes.OK);
+            assertThat(sh("mount", "-o", "remount,ro", disk.toString())).isTrue();
+
+            Run backup = run("backup", source.toString(), data);
+            Run repair = run("repair", "index", data);
+
+            assertThat(backup.exitCode()).isEqualTo(ExitCodes.USAGE);
+            assertThat(repair.exitCode()).as(repair.err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(repair.err().replaceAll("\\.ballast-probe-\\d+\\.tmp", ""))
+                    .isEqualTo(backup.err().replaceAll("\\.ballast-probe-\\d+\\.tmp", ""))
+                    .contains("Read-only file system")
+                    .doesNotContain("\tat ");
+        } finally {
+            sh("umount", "-l", disk.toString());
+        }
+    }
+
+    private Run run(String command, String arg, List<String> data) {
+        List<String> all = new ArrayList<>(List.of(command, arg));
+        all.addAll(data);
+        return CliHarness.run(base.resolve("home"), p -> {}, all.toArray(String[]::new));
+    }
+
+    private static boolean sh(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 }

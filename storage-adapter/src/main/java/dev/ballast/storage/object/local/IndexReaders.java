@@ -71,6 +71,31 @@ final class IndexReaders {
      *     way's failure as the cause when a fallback fails too
      */
     VersionIndex open() throws SQLException {
+        try {
+            return openAnyWay();
+        } catch (SQLException e) {
+            if (String.valueOf(e.getMessage()).contains("the index has no schema")
+                    && LocalObjectStore.holdsRecords(database.getParent())) {
+                // A store that has written (its journal or packs exist) has a schema: an index without one
+                // was emptied (a 0-byte file) and is damage, not a store before its first write.
+                throw damaged(e);
+            }
+            throw e;
+        }
+    }
+
+    /** SQLITE_CORRUPT (11): an index that has lost its schema is damaged, not unavailable. */
+    static SQLException damaged(SQLException noSchema) {
+        SQLException damaged = new SQLException(
+                "the index has no schema although the store has written versions (its journal or packs exist):"
+                        + " the file was emptied or cut short",
+                null,
+                11);
+        damaged.initCause(noSchema);
+        return damaged;
+    }
+
+    private VersionIndex openAnyWay() throws SQLException {
         Mode m = mode;
         if (m == Mode.SHARED) {
             try {

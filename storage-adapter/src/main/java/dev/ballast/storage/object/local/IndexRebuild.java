@@ -15,8 +15,15 @@ import org.jspecify.annotations.Nullable;
  * @param contentMissing the key and version ID of versions whose content is in no pack and no
  *     content file, at most 1,000 of them; reading such a version is {@link dev.ballast.storage.IntegrityException}
  * @param contentMissingCount how many versions have their content missing
- * @param journalDamage for each journal file that ends in a frame cut short or damaged, its name
- *     and where (what was after it could not be read)
+ * @param journalDamage for each damaged region of a journal file (frames failing their CRC, skipped
+ *     up to the next valid frame) and each file ending in a frame cut short, the file's name and where
+ * @param previousIndexKept whether the index found was intact (it opened and SQLite's
+ *     {@code PRAGMA quick_check} passed), so every row it held was kept beside what the journal adds
+ * @param unrecovered the versions, as "KEY (version ID)", that a damaged journal frame named and that
+ *     the rebuilt index does not hold (neither a valid frame nor the previous index had them): lost
+ *     from the index. Read from damaged bytes, a name may itself be damaged; a frame damaged past
+ *     reading names nothing, so when the previous index was not kept, journal damage may have cost
+ *     versions this list cannot name
  * @param previousIndex where the old index was moved ({@code index.db.before-repair-MILLIS}),
  *     null when there was none
  * @param packFiles pack files found
@@ -29,6 +36,8 @@ public record IndexRebuild(
         List<String> contentMissing,
         long contentMissingCount,
         List<String> journalDamage,
+        boolean previousIndexKept,
+        List<String> unrecovered,
         @Nullable Path previousIndex,
         int packFiles,
         long contentFiles) {}

@@ -42,11 +42,13 @@ final class IndexRepair {
         TreeSet<Long> packIds = packFiles(dir);
         long contentFiles = contentFiles(dir);
         if (files.isEmpty()) {
-            return new IndexRebuild(false, 0, 0, List.of(), 0, List.of(), null, packIds.size(), contentFiles);
+            return new IndexRebuild(
+                    false, 0, 0, List.of(), 0, List.of(), false, List.of(), null, packIds.size(), contentFiles);
         }
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         boolean first = true;
         List<String> damage = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
         Map<String, Journal.Version> live = new LinkedHashMap<>();
         Set<String> seen = new HashSet<>();
         Map<String, Hint> hints = new HashMap<>();
@@ -56,9 +58,10 @@ final class IndexRepair {
                 threshold = contents.inlineThreshold();
                 first = false;
             }
-            if (contents.damage() != null) {
-                damage.add(file.getFileName() + ": " + contents.damage());
+            for (String d : contents.damage()) {
+                damage.add(file.getFileName() + ": " + d);
             }
+            unreadable.addAll(contents.unreadable());
             for (Journal.Frame f : contents.frames()) {
                 switch (f.type()) {
                     case Journal.VERSION -> {
@@ -76,6 +79,41 @@ final class IndexRepair {
                         // HEADER and ABORT are handled by Journal.read
                     }
                 }
+            }
+        }
+
+        // Never make a readable index worse: when the current one opens and SQLite's quick_check finds
+        // it intact, every row it holds is kept beside what the journal adds (a journal damaged or cut
+        // short then costs nothing the index held).
+        List<Journal.Version> previousRows = intactRows(index);
+        Map<String, Hint> previousHints = new HashMap<>();
+        if (previousRows != null) {
+            boolean added = false;
+            for (Journal.Version v : previousRows) {
+                if (v.address() != null && v.pack() != 0) {
+                    previousHints.putIfAbsent(Sha256.hex(v.address()), new Hint(v.pack(), v.offset()));
+                }
+                if (!live.containsKey(v.versionId())) {
+                    live.put(v.versionId(), v);
+                    added = true;
+                }
+            }
+            if (added) {
+                // A key's versions in the order they were written: its newest (highest generation) last.
+                List<Journal.Version> ordered = new ArrayList<>(live.values());
+                ordered.sort(java.util.Comparator.comparingLong(Journal.Version::generation));
+                live.clear();
+                for (Journal.Version v : ordered) {
+                    live.put(v.versionId(), v);
+                }
+            }
+        }
+        List<String> unrecovered = new ArrayList<>();
+        for (String name : unreadable) {
+            int open = name.lastIndexOf(" (version ");
+            String id = open < 0 ? "" : name.substring(open + 10, name.length() - 1);
+            if (!live.containsKey(id)) {
+                unrecovered.add(name);
             }
         }
 
@@ -111,6 +149,9 @@ final class IndexRepair {
                 VersionIndex.Location at = located.get(hex);
                 if (at == null && !lost.contains(hex)) {
                     at = locate(v, hints.get(hex), packs, blobs);
+                    if (at == null && previousHints.containsKey(hex)) {
+                        at = locate(v, previousHints.get(hex), packs, blobs);
+                    }
                     if (at == null) {
                         lost.add(hex);
                     } else {
@@ -124,7 +165,7 @@ final class IndexRepair {
                     }
                     // Kept where the journal last put it, so a read reports that pack (or content file) missing:
                     // damage, never "not found". The pack's ID is recorded so that no new pack takes it.
-                    Hint hint = hints.get(hex);
+                    Hint hint = hints.getOrDefault(hex, previousHints.get(hex));
                     if (hint != null && v.size() <= LocalStoreConfig.MAX_INLINE_THRESHOLD) {
                         if (recordedPacks.add(hint.pack())) {
                             ix.addPack(hint.pack());
@@ -156,6 +197,8 @@ final class IndexRepair {
                 List.copyOf(missing),
                 missingCount,
                 List.copyOf(damage),
+                previousRows != null,
+                List.copyOf(unrecovered),
                 previous,
                 packIds.size(),
                 contentFiles);
@@ -180,12 +223,37 @@ final class IndexRepair {
         Path file = blobs.path(v.address());
         try {
             if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && Files.size(file) == v.size()) {
-                return new VersionIndex.Location(null, 0, 0);
+                // Checked against its SHA-256 like a pack's content: a damaged byte is no recovered version.
+                try (var in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                    if (Arrays.equals(Sha256.of(in), v.address())) {
+                        return new VersionIndex.Location(null, 0, 0);
+                    }
+                }
             }
         } catch (IOException e) {
             // unreadable: missing
         }
         return null;
+    }
+
+    /**
+     * The rows of the index at {@code index} when SQLite opens it and {@code PRAGMA quick_check}
+     * finds it intact; null when it is missing, empty, damaged or of an unknown schema.
+     */
+    private static @Nullable List<Journal.Version> intactRows(Path index) {
+        if (!Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        try (VersionIndex ix = VersionIndex.openReader("jdbc:sqlite:" + index)) {
+            if (!ix.quickCheck()) {
+                return null;
+            }
+            List<Journal.Version> rows = new ArrayList<>();
+            ix.forEachVersion(rows::add);
+            return rows;
+        } catch (SQLException | IOException | RuntimeException e) {
+            return null; // damaged: rebuilt from the journal alone
+        }
     }
 
     /**
@@ -197,6 +265,14 @@ final class IndexRepair {
     private static @Nullable Path moveAside(Path index) throws IOException {
         Path aside = index.resolveSibling(index.getFileName() + ".before-repair-" + System.currentTimeMillis());
         Path moved = null;
+        if (!Files.exists(index, LinkOption.NOFOLLOW_LINKS)) {
+            // Without its database file a -wal or -shm is no index anyone can open: nothing to keep.
+            for (String suffix : List.of("-wal", "-shm", "-journal")) {
+                Files.deleteIfExists(index.resolveSibling(index.getFileName() + suffix));
+            }
+            Blobs.syncDirectory(index.getParent());
+            return null;
+        }
         for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
             Path from = index.resolveSibling(index.getFileName() + suffix);
             if (Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {

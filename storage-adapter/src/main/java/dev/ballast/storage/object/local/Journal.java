@@ -3,9 +3,7 @@ package dev.ballast.storage.object.local;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -48,8 +46,9 @@ import org.jspecify.annotations.Nullable;
  * marker): a rebuild keeps their versions (their content is on disk) and ignores their removals, so
  * it never loses a version the index held.
  * Each writer opening a store appends to a new file, numbered one above the highest present, whose
- * first frame is a HEADER. A frame cut short or failing its CRC ends the file's reading (a writer
- * killed while writing it; nothing after it was committed). A store written before journals has
+ * first frame is a HEADER. A frame cut short at the end of a file (a writer killed while writing
+ * it) ends the file's reading; a frame that fails its CRC (a damaged byte) is skipped, and reading
+ * resumes at the next valid frame (see {@link #read}). A store written before journals has
  * none; its first writer of this version writes the versions it holds as the first file.
  *
  * <p>The writer's use is confined to the store's write lock; reading is static. Writers of one
@@ -351,64 +350,66 @@ final class Journal {
             long offset,
             int count) {}
 
-    /** What reading one journal file found. */
+    /**
+     * What reading one journal file found.
+     *
+     * @param damage where the file was damaged (each region skipped or the cut at its end), empty when intact
+     * @param unreadable the versions named by frames that fail their CRC, as "KEY (version ID)", read
+     *     from the damaged payload as it stands (so a name may itself be damaged)
+     */
     record FileContents(
-            Path file,
-            int inlineThreshold,
-            List<Frame> frames,
-            @Nullable String damage) {}
+            Path file, int inlineThreshold, List<Frame> frames, List<String> damage, List<String> unreadable) {}
 
-    /** Reads one journal file up to its end or its first frame that is cut short or fails its CRC. */
+    /**
+     * Reads one journal file. A frame that fails its CRC, has an impossible length or cannot be parsed
+     * is skipped: reading resumes at the next byte where a whole frame with a plausible length, a
+     * matching CRC-32C and a known type begins (the chance that damaged bytes pass as such a frame is
+     * about one in four billion per candidate). A frame cut short by the end of the file ends it.
+     */
     static FileContents read(Path file) throws IOException {
+        byte[] all = Files.readAllBytes(file);
+        ByteBuffer in = ByteBuffer.wrap(all);
         List<Frame> frames = new ArrayList<>();
+        List<String> damage = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
         int lastCommit = 0;
+        int floor = 0; // an ABORT never reaches back across a skipped region
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
-        String damage = null;
-        long at = 0;
-        try (InputStream raw = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
-                DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(raw, 1 << 16))) {
-            while (true) {
-                int length;
-                try {
-                    length = in.readInt();
-                } catch (EOFException end) {
+        int at = 0;
+        while (at < all.length) {
+            Frame f = frameAt(in, at);
+            if (f == null) {
+                if (all.length - at < 8 || cutShort(in, at)) {
+                    damage.add("it ends inside the frame at byte " + at + " (a writer stopped while writing it)");
                     break;
                 }
-                int crc = in.readInt();
-                if (length <= 0 || length > MAX_PAYLOAD) {
-                    damage = "a frame at byte " + at + " has an impossible length (" + length + ")";
-                    break;
+                nameDamaged(in, at, unreadable);
+                int next = at + 1;
+                while (next < all.length && frameAt(in, next) == null) {
+                    next++;
                 }
-                byte[] payload = new byte[length];
-                in.readFully(payload);
-                CRC32C check = new CRC32C();
-                check.update(payload);
-                if ((int) check.getValue() != crc) {
-                    damage = "the frame at byte " + at + " fails its CRC";
-                    break;
-                }
-                Frame f;
-                try {
-                    f = parse(payload);
-                } catch (IOException e) {
-                    damage = "the frame at byte " + at + " cannot be read (" + e.getMessage() + ")";
-                    break;
-                }
-                at += 8 + length;
-                if (f.type() == HEADER) {
-                    threshold = f.count();
-                } else if (f.type() == COMMIT) {
-                    lastCommit = frames.size();
-                } else if (f.type() == ABORT) {
-                    for (int i = 0; i < f.count() && frames.size() > lastCommit; i++) {
-                        frames.remove(frames.size() - 1); // a transaction that rolled back
-                    }
-                } else {
-                    frames.add(f);
-                }
+                damage.add(
+                        next >= all.length
+                                ? "bytes " + at + " to its end (" + (all.length - at)
+                                        + " bytes) are damaged and were skipped"
+                                : "bytes " + at + " to " + next + " (" + (next - at)
+                                        + " bytes) are damaged and were skipped; reading resumed after them");
+                at = next;
+                floor = frames.size();
+                continue;
             }
-        } catch (EOFException cut) {
-            damage = "it ends inside the frame at byte " + at + " (a writer stopped while writing it)";
+            at += 8 + in.getInt(at);
+            if (f.type() == HEADER) {
+                threshold = f.count();
+            } else if (f.type() == COMMIT) {
+                lastCommit = frames.size();
+            } else if (f.type() == ABORT) {
+                for (int i = 0; i < f.count() && frames.size() > Math.max(lastCommit, floor); i++) {
+                    frames.remove(frames.size() - 1); // a transaction that rolled back
+                }
+            } else {
+                frames.add(f);
+            }
         }
         // The last transaction's removals are uncertain: the version stays (see the class comment).
         List<Frame> certain = new ArrayList<>(frames.subList(0, lastCommit));
@@ -417,7 +418,65 @@ final class Journal {
                 certain.add(f);
             }
         }
-        return new FileContents(file, threshold, certain, damage);
+        return new FileContents(file, threshold, certain, List.copyOf(damage), List.copyOf(unreadable));
+    }
+
+    /** The whole, valid frame at {@code at}, or null. */
+    private static @Nullable Frame frameAt(ByteBuffer in, int at) {
+        if (in.limit() - at < 9) {
+            return null;
+        }
+        int length = in.getInt(at);
+        if (length <= 0 || length > MAX_PAYLOAD || length > in.limit() - at - 8) {
+            return null;
+        }
+        byte type = in.get(at + 8);
+        if (type < HEADER || type > COMMIT) {
+            return null;
+        }
+        CRC32C check = new CRC32C();
+        check.update(in.array(), at + 8, length);
+        if ((int) check.getValue() != in.getInt(at + 4)) {
+            return null;
+        }
+        try {
+            return parse(java.util.Arrays.copyOfRange(in.array(), at + 8, at + 8 + length));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the frame at {@code at} is whole but for the end of the file: a plausible length that
+     * runs past it, and no valid frame after (a writer stopped while writing its last frame).
+     */
+    private static boolean cutShort(ByteBuffer in, int at) {
+        int length = in.getInt(at);
+        if (length <= 0 || length > MAX_PAYLOAD || length <= in.limit() - at - 8) {
+            return false;
+        }
+        for (int next = at + 1; next < in.limit(); next++) {
+            if (frameAt(in, next) != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Names the version a damaged VERSION frame at {@code at} records, when its payload still parses. */
+    private static void nameDamaged(ByteBuffer in, int at, List<String> names) {
+        int length = in.getInt(at);
+        if (length <= 0 || length > MAX_PAYLOAD || length > in.limit() - at - 8) {
+            return;
+        }
+        try {
+            Frame f = parse(java.util.Arrays.copyOfRange(in.array(), at + 8, at + 8 + length));
+            if (f.type() == VERSION && f.version() != null) {
+                names.add(f.key() + " (version " + f.versionId() + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            // too damaged to name
+        }
     }
 
     private static Frame parse(byte[] payload) throws IOException {

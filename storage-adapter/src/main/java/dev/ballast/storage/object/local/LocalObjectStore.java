@@ -280,6 +280,7 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
             }
             SpaceReserve reserve = new SpaceReserve(dir);
+            refuseEmptiedIndex(index);
             try {
                 writer = VersionIndex.openWriter(index, config.inlineThreshold(), config.forRemoval());
             } catch (SQLException e) {
@@ -386,6 +387,34 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
+    /**
+     * Refuses an index file of 0 bytes, with no write-ahead log to hold its schema, in a store that has
+     * written versions: the writer would otherwise give it a new, empty schema over every version.
+     */
+    private static void refuseEmptiedIndex(Path index) throws SQLException, IOException {
+        Path wal = index.resolveSibling(index.getFileName() + "-wal");
+        if (Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)
+                && Files.size(index) == 0
+                && (!Files.exists(wal) || Files.size(wal) == 0)
+                && holdsRecords(index.getParent())) {
+            throw IndexReaders.damaged(new SQLException("the index has no schema"));
+        }
+    }
+
+    /** Whether the store in {@code dir} has written anything: a journal file or a pack file exists. */
+    static boolean holdsRecords(Path dir) {
+        for (String sub : List.of(Journal.DIR, Packs.PACKS)) {
+            try (var files = Files.newDirectoryStream(dir.resolve(sub))) {
+                if (files.iterator().hasNext()) {
+                    return true;
+                }
+            } catch (IOException e) {
+                // no such directory
+            }
+        }
+        return false;
+    }
+
     private static void refuseForeignDirectory(Path dir) {
         if (!Files.isDirectory(dir)) {
             try {
@@ -448,8 +477,14 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      * ID, generation, time, size and SHA-256; its content is looked for in the pack the journal names
      * (checked against its SHA-256) and in its content file, and a version whose content is in
      * neither is kept and reported ({@link IndexRebuild#contentMissing()}), so a reader meets damage,
-     * never a missing key. The old index is renamed, never deleted, and the new one is renamed into
-     * place only once complete.
+     * never a missing key; a content file is hashed and checked against its SHA-256 like a pack's
+     * content. When the current index opens and SQLite's {@code PRAGMA quick_check} passes, every
+     * version it holds is kept beside those the journal adds ({@link IndexRebuild#previousIndexKept()}):
+     * a rebuild never makes a readable index worse. A journal frame that fails its CRC is skipped
+     * (reading resumes at the next valid frame), and the version it named, when it is in the rebuilt
+     * index neither, is reported ({@link IndexRebuild#unrecovered()}). The old index is renamed, never
+     * deleted (a {@code -wal} or {@code -shm} without its database file is deleted), and the new one
+     * is renamed into place only once complete.
      *
      * <p>A store whose every writer predates journals has none: nothing is changed, and the report
      * says so ({@link IndexRebuild#journalFound()} false). A store of the earlier format that a

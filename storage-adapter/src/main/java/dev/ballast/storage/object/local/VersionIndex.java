@@ -388,6 +388,14 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
+    /** Whether SQLite's {@code PRAGMA quick_check} finds the database intact (its answer is "ok"). */
+    boolean quickCheck() throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("PRAGMA quick_check")) {
+            return rs.next() && "ok".equals(rs.getString(1)) && !rs.next();
+        }
+    }
+
     /** The inline threshold recorded when the store was created. */
     int inlineThreshold() throws SQLException {
         try (Statement s = connection.createStatement();
