@@ -229,7 +229,8 @@ class FieldCasesTest {
         // What is given back is the old manifest's few hundred bytes in a repacked pack file.
         assertThat(out())
                 .contains("deleted 1 versions holding 0.2 MiB (200,000 bytes) of file contents")
-                .containsPattern("Space given back: 0\\.0 MiB \\([\\d,]{1,5} bytes\\) \\(the store's files: [\\d.]+ MiB")
+                .containsPattern(
+                        "Space given back: 0\\.0 MiB \\([\\d,]{1,5} bytes\\) \\(the store's files: [\\d.]+ MiB")
                 .contains("contents also held by kept versions");
     }
 
