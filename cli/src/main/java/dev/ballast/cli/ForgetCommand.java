@@ -114,7 +114,7 @@ final class ForgetCommand extends BallastCommand {
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
             if (prune && !dryRun && code == ExitCodes.OK) {
-                Long before = StoreSpace.bytesOf(session.localDirectory());
+                StoreSpace.Measure before = StoreSpace.bytesOf(session.localDirectory());
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,

@@ -290,9 +290,11 @@ final class Manifests {
                 err.println("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
                         + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored")
                         + "): it lists the "
-                        + m.files().size() + " files that run stored and confirmed; "
-                        + m.notStored().size()
-                        + " files of the source were not stored.");
+                        + Summary.count(m.files().size(), "file") + " that run stored and confirmed; "
+                        + Summary.count(m.notStored().size(), "file")
+                        + " of the source "
+                        + (m.notStored().size() == 1 ? "was" : "were")
+                        + " not stored.");
             }
             noteStale(m, v, err);
             return new Versioned(m, v);
@@ -335,7 +337,7 @@ final class Manifests {
                 newestPartial = v.versionId();
                 err.println("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
                         + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
-                        + m.notStored().size() + " files not stored.");
+                        + Summary.count(m.notStored().size(), "file") + " not stored.");
             }
         }
         if (newestPartial == null) {

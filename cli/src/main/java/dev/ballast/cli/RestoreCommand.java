@@ -203,7 +203,7 @@ final class RestoreCommand extends BallastCommand {
                     .println("Restoring '" + name + "' (manifest version "
                             + Manifests.label(chosen.version().versionId()) + " of "
                             + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected")
-                            + " files, " + Summary.mib(m.totalBytes()) + ") into "
+                            + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                             + target.toAbsolutePath());
             DamagedVersions damaged = Errors.translate(
                     session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));

@@ -78,16 +78,20 @@ class CliDamagedStoreIT extends CliOnBothStores {
                     .isEqualTo(ExitCodes.OLDER_BACKUP_USED)
                     .isEqualTo(7);
             assertThat(restore.err())
-                    .contains("manifest version " + secondVersion + " of '" + name + "' is damaged")
-                    .contains("using the newest intact backup of '" + name + "', manifest version " + firstVersion)
-                    .contains("Restored an older backup of '" + name + "' (manifest version " + firstVersion)
-                    .contains("because the newest, manifest version " + secondVersion + ", is damaged (exit 7)")
+                    .contains("manifest version " + CliHarness.label(secondVersion) + " of '" + name + "' is damaged")
+                    .contains("using the newest intact backup of '" + name + "', manifest version "
+                            + CliHarness.label(firstVersion))
+                    .contains("Restored an older backup of '" + name + "' (manifest version "
+                            + CliHarness.label(firstVersion))
+                    .contains("because the newest, manifest version " + CliHarness.label(secondVersion)
+                            + ", is damaged (exit 7)")
                     .doesNotContain("\tat ");
             assertThat(CliHarness.hashes(target)).isEqualTo(first);
             Run verify = ballast(store, "verify", name);
             assertThat(verify.exitCode()).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
             assertThat(verify.err())
-                    .contains("Verified an older backup of '" + name + "' (manifest version " + firstVersion);
+                    .contains("Verified an older backup of '" + name + "' (manifest version "
+                            + CliHarness.label(firstVersion));
             assertThat(ballast(store, "verify", name, "--manifest-version", firstVersion)
                             .exitCode())
                     .as("the older backup itself, asked for by ID, is intact")
