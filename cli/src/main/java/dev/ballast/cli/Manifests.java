@@ -181,7 +181,10 @@ final class Manifests {
      * 1 in 10,000, and then the command names both and asks for more).
      */
     static String shortId(String versionId) {
-        return shortIdOf(versionId);
+
+        java.security.MessageDigest digest = Sha256.newDigest();
+        digest.update(versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Sha256.hex(digest).substring(0, MIN_PREFIX);
     }
 
     /**
@@ -190,13 +193,7 @@ final class Manifests {
      * {@code --manifest-version}.
      */
     static String label(String versionId) {
-        return shortIdOf(versionId) + " (" + versionId + ")";
-    }
-
-    private static String shortIdOf(String versionId) {
-        java.security.MessageDigest digest = Sha256.newDigest();
-        digest.update(versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        return Sha256.hex(digest).substring(0, MIN_PREFIX);
+        return shortId(versionId) + " (" + versionId + ")";
     }
 
     /**

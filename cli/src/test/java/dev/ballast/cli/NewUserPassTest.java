@@ -107,6 +107,23 @@ class NewUserPassTest {
     }
 
     @Test
+    void forgetTakesLatestAsTheOtherCommandsDoTheNewestCompleteVersion() throws IOException {
+        // The shared help says every command takes 'latest'; forget used to look for a version called "latest".
+        String older = backUp("one");
+        String complete = backUp("two");
+        assertThat(run("forget", "src", "--manifest-version", "latest", "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Manifest version " + Manifests.label(complete) + " is the newest of 'src'");
+
+        String incomplete = writeIncompleteManifest();
+        assertThat(run("forget", "src", "--manifest-version", "latest", "--dry-run", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("would remove 1 backup of 'src':").contains(complete);
+        assertThat(out()).doesNotContain(older).doesNotContain(incomplete);
+    }
+
+    @Test
     void everyCommandDescribesManifestVersionAsDocsCliMdDoes() {
         // Field input (F4): forget's help still said "its ID or a prefix of at least 8 characters", restore's
         // repeated itself.

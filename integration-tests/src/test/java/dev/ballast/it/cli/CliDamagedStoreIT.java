@@ -104,7 +104,7 @@ class CliDamagedStoreIT extends CliOnBothStores {
                     .contains("Warning: the newest manifest of '" + name + "'")
                     .contains("is damaged");
             // It goes on from the newest intact manifest: b.txt is unchanged since then and not uploaded.
-            assertThat(backup.out()).contains("1 files stored, 1 unchanged");
+            assertThat(backup.out()).contains("1 file stored, 1 unchanged");
             Path again = base.resolve(name + "-restored-again");
             assertThat(ballast(store, "restore", name, again.toString()).exitCode())
                     .isEqualTo(ExitCodes.OK);
@@ -178,7 +178,7 @@ class CliDamagedStoreIT extends CliOnBothStores {
 
         Run backup = ballast(store, "backup", source.toString());
         assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
-        assertThat(backup.out()).contains("1 files stored, 0 unchanged").doesNotContain("Nothing to upload");
+        assertThat(backup.out()).contains("1 file stored, 0 unchanged").doesNotContain("Nothing to upload");
 
         assertThat(ballast(store, "verify", name).exitCode()).isEqualTo(ExitCodes.OK);
         Path target = base.resolve(name + "-first");
