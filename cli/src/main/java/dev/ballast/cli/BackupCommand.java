@@ -101,7 +101,7 @@ final class BackupCommand extends BallastCommand {
             if (name == null) {
                 // A name clash is refused before the run is announced.
                 Errors.translate(session.where(), null, () -> {
-                    BackupRunner.refuseOtherSource(session.objects(), backupName, source);
+                    NameClash.refuseOtherSource(session.objects(), backupName, source);
                     return null;
                 });
             }

@@ -608,36 +608,6 @@ final class BackupRunner {
         }
     }
 
-    /**
-     * Refuses, before anything is printed or stored, a backup whose name was taken from the directory
-     * when the newest manifest of that name is of another directory (the run itself checks again
-     * against the manifest it goes on from). A manifest that is missing or cannot be read is left to
-     * the run, which reports it.
-     *
-     * @throws CliFailure with {@link ExitCodes#USAGE} naming both directories
-     */
-    static void refuseOtherSource(ObjectStore store, String name, Path source) {
-        Manifest previous;
-        try (ObjectRead read =
-                store.get(Manifest.key(name), ReadOptions.latest().withAllowCache(false))) {
-            previous = Manifest.parse(read.readAllBytes(), "'" + Manifest.key(name) + "'");
-        } catch (ObjectNotFoundException | CliFailure | IntegrityException e) {
-            return;
-        }
-        String before = previous.source();
-        if (before != null && !before.equals(Names.name(source))) {
-            throw otherSource(name, source, before);
-        }
-    }
-
-    private static CliFailure otherSource(String name, Path source, String before) {
-        return new CliFailure(
-                ExitCodes.USAGE,
-                "The backup name '" + name + "' holds backups of " + before + ", not of " + source
-                        + "; pass --name NAME to back this directory up under a name of its own, or --name " + name
-                        + " to make it the newest backup of '" + name + "'.");
-    }
-
     /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
     private void checkSource(Manifest previous) {
         String before = previous.source();
@@ -645,7 +615,7 @@ final class BackupRunner {
             return;
         }
         if (nameFromDirectory) {
-            throw otherSource(name, source, before);
+            throw NameClash.otherSource(name, source, before);
         }
         err.println("Note: '" + name + "' last backed up " + before + "; this backup of " + source
                 + " becomes its newest version.");
