@@ -363,7 +363,7 @@ final class VerifyCommand extends BallastCommand {
         } catch (ObjectNotFoundException ex) {
             // A version the manifest references is gone: damaged (exit 4), as restore and
             // --read-data-subset report it, not "could not be read".
-            return "version " + versionId + " is missing from the store";
+            return "it is missing from the store";
         }
     }
 }
