@@ -12,6 +12,7 @@ module dev.ballast.http {
     exports dev.ballast.http;
     exports dev.ballast.http.breaker;
     exports dev.ballast.http.budget;
+    exports dev.ballast.http.chaos;
     exports dev.ballast.http.bulkhead;
     exports dev.ballast.http.classify;
     exports dev.ballast.http.hedging;

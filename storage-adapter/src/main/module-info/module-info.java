@@ -2,7 +2,7 @@
  * Ballast storage-adapter: block volumes and versioned, SHA-256-verified objects on S3 or in a local
  * object store, behind
  * {@link dev.ballast.storage.StorageFacade}. Every package is exported except
- * {@code dev.ballast.storage.internal}. The AWS SDK types that appear in the S3 packages' public
+ * {@code dev.ballast.storage.internal}, which only the test kit ({@code dev.ballast.test}) reads. The AWS SDK types that appear in the S3 packages' public
  * signatures ({@code S3Client}, {@code SdkHttpClient}, {@code SdkException}) and the
  * {@code java.net.http} client are read transitively.
  */
@@ -27,8 +27,12 @@ module dev.ballast.storage {
   exports dev.ballast.storage;
   exports dev.ballast.storage.block;
   exports dev.ballast.storage.cache;
+  exports dev.ballast.storage.chaos;
   exports dev.ballast.storage.object;
   exports dev.ballast.storage.object.local;
   exports dev.ballast.storage.object.s3;
   exports dev.ballast.storage.object.s3.transport;
+  // The test kit (ballast-test, automatic module dev.ballast.test) verifies reads and validates keys
+  // exactly as the stores do, with these classes.
+  exports dev.ballast.storage.internal to dev.ballast.test;
 }

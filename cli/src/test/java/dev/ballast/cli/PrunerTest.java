@@ -2,10 +2,10 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
 import java.nio.charset.StandardCharsets;

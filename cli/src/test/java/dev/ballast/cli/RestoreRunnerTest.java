@@ -3,9 +3,9 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;

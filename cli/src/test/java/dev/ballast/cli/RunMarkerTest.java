@@ -2,9 +2,9 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;

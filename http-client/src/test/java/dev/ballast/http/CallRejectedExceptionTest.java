@@ -73,6 +73,12 @@ class CallRejectedExceptionTest {
         assertThatThrownBy(() -> new ConcurrencyLimitExceededException(null, 1))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("dependency");
+        assertThatThrownBy(() -> new ConcurrencyLimitExceededException("a", 1, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("waited");
+        assertThatThrownBy(() -> new ConcurrencyLimitExceededException("a", 1, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("waited must be >= 0 but was PT-0.001S");
     }
 
     @Test

@@ -74,6 +74,7 @@ class ConcurrencyLimitTest {
                                                 .minLimit(2)
                                                 .maxLimit(100)
                                                 .minWindowSamples(5)
+                                                .maxWaitDuration(Duration.ZERO)
                                                 .build())
                                         .build())
                         .build(),
@@ -94,11 +95,11 @@ class ConcurrencyLimitTest {
         int sent = delegate.requests.size();
         Throwable refused = catchThrowable(() -> mode.call(client, get(SLOW), BodyHandlers.ofString()));
 
-        // then it is refused at once, with nothing sent, and not retried
+        // then, configured not to wait, it is refused at once, with nothing sent, and not retried
         assertThat(refused)
                 .isInstanceOf(ConcurrencyLimitExceededException.class)
                 .hasMessage("Concurrency limit of 'http://slow.test:80' reached: 2 attempts in flight,"
-                        + " as many as its latency allows now");
+                        + " as many as its latency allows now; did not wait for a place");
         assertThat(((ConcurrencyLimitExceededException) refused).dependency()).isEqualTo(SLOW);
         assertThat(delegate.requests).hasSize(sent);
         DependencyStatus status = client.dependencyStatus(SLOW).orElseThrow();

@@ -1,9 +1,11 @@
 package dev.ballast.storage;
 
+import dev.ballast.http.chaos.ChaosPolicy;
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.block.VolumeNames;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.chaos.ChaosObjectStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -251,6 +253,7 @@ public final class StorageFacade implements AutoCloseable {
         private @Nullable LastKnownGoodConfig lastKnownGood;
         private Clock clock = Clock.systemUTC();
         private boolean clockSet;
+        private ChaosPolicy chaos = ChaosPolicy.disabled();
 
         private Builder() {}
 
@@ -328,6 +331,16 @@ public final class StorageFacade implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Chaos for game days: the object store's calls fail or slow down as the policy says, while its
+         * flag is on, under the last-known-good cache (so reads degrade visibly as on a real outage);
+         * see {@link ChaosObjectStore}. Default {@link ChaosPolicy#disabled()}: nothing is injected.
+         */
+        public Builder chaos(ChaosPolicy chaos) {
+            this.chaos = Objects.requireNonNull(chaos, "chaos");
+            return this;
+        }
+
         /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -383,7 +396,8 @@ public final class StorageFacade implements AutoCloseable {
             }
             LastKnownGoodStore objects = null;
             if (store != null) {
-                objects = LastKnownGoodStore.wrap(store, cache, clock);
+                ObjectStore under = chaos == ChaosPolicy.disabled() ? store : ChaosObjectStore.wrap(store, chaos);
+                objects = LastKnownGoodStore.wrap(under, cache, clock);
                 LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
             }
             return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
-import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
 import java.nio.ByteBuffer;

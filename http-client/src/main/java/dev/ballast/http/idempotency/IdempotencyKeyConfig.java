@@ -41,6 +41,8 @@ public final class IdempotencyKeyConfig {
     private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
     private static final IdempotencyKeyConfig DEFAULTS = new Builder().build();
+    private static final IdempotencyKeyConfig DISABLED =
+            new Builder().policy(Policy.NEVER).build();
 
     private final Policy policy;
     private final String headerName;
@@ -60,6 +62,28 @@ public final class IdempotencyKeyConfig {
      */
     public static IdempotencyKeyConfig ofDefaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * Returns the configuration of no idempotency keys: no request gets one (policy
+     * {@link Policy#NEVER}); a key the caller set is still kept and still makes its request safe to
+     * retry. Ambiguous failures (read timeout, reset after send, 504) of non-idempotent requests
+     * without a key of their own are then never retried. The same as
+     * {@code builder().policy(Policy.NEVER).build()}.
+     *
+     * @return the disabled configuration
+     */
+    public static IdempotencyKeyConfig disabled() {
+        return DISABLED;
+    }
+
+    /**
+     * Tells whether any request gets a key.
+     *
+     * @return {@code false} only for policy {@link Policy#NEVER} ({@link #disabled()})
+     */
+    public boolean enabled() {
+        return policy != Policy.NEVER;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.RetryDecision;
 import dev.ballast.http.hedging.HedgingConfig;
 import java.io.IOException;
@@ -67,7 +68,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             boolean keyed,
             boolean replayable,
             long startNanos,
-            Deadline deadline,
+            long deadlineNanos,
             long correlationSeed,
             BodyHandler<T> handler,
             @Nullable PushPromiseHandler<T> pushHandler) {
@@ -79,7 +80,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 replayable,
                 pipeline.redirectsFollowed,
                 startNanos,
-                deadline,
+                pipeline.ticker,
+                deadlineNanos,
                 pipeline.decider.maxAttempts(),
                 correlationSeed);
         this.pipeline = pipeline;
@@ -187,11 +189,52 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             attempt.breakerPermit.onNotAttempted();
             return;
         }
-        AttemptOutcome limited = attempt.acquireLimit();
-        if (limited != null) {
-            decided(limited);
+        if (!attempt.tryAcquireLimit()) {
+            waitForLimit(attempt);
             return;
         }
+        send(attempt);
+    }
+
+    /**
+     * Waits for a place under the concurrency limit without holding a thread: a FIFO waiter in the
+     * limiter, its timeout a task on the scheduler, withdrawn if the call stops meanwhile.
+     */
+    private void waitForLimit(Attempt<T> attempt) {
+        ConcurrencyLimiter limiter = dependency.limiter();
+        Duration wait = attempt.limitWait();
+        if (wait.isZero()) {
+            decided(attempt.limitRefused(limiter.rejection()));
+            return;
+        }
+        CompletableFuture<Integer> waiter = limiter.acquireAsync(pipeline.scheduler, wait);
+        waitingFor = waiter;
+        if (stopped) {
+            waiter.cancel(false); // withdraws the waiter
+        }
+        waiter.whenComplete((before, failure) -> {
+            if (failure == null) {
+                attempt.limitAcquired(before);
+                if (stopped) {
+                    attempt.endExchange();
+                    attempt.limitWaitAbandoned();
+                    return;
+                }
+                send(attempt);
+                return;
+            }
+            Throwable cause = Pipeline.unwrap(failure);
+            if (cause instanceof ConcurrencyLimitExceededException refused) {
+                decided(attempt.limitRefused(refused));
+            } else {
+                // Withdrawn (the call stopped) or the scheduler refused the wait's timeout.
+                attempt.limitWaitAbandoned();
+                result.completeExceptionally(cause);
+            }
+        });
+    }
+
+    private void send(Attempt<T> attempt) {
         HttpRequest request = attempt.prepareExchange();
         if (request == null) {
             attempt.endExchange();
@@ -375,7 +418,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                     || running.isEmpty()
                     || hedges >= hedging.maxHedgedAttempts()
                     || attempts >= maxAttempts
-                    || deadline.hasPassed()
+                    || deadlinePassed()
                     || !dependency.budget().tryAcquireRetry()) {
                 return;
             }
@@ -390,7 +433,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             Bulkhead.Permit bulkheadPermit = bulkhead == null ? null : bulkhead.tryAcquireNow();
             int limitInFlightBefore = bulkhead != null && bulkheadPermit == null
                     ? -1
-                    : dependency.limiter().tryAcquire();
+                    : dependency.limiter().tryAcquire(pipeline.ticker.read());
             if (limitInFlightBefore < 0) {
                 if (bulkheadPermit != null) {
                     bulkheadPermit.close();

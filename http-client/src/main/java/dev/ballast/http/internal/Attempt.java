@@ -3,6 +3,7 @@ package dev.ballast.http.internal;
 import dev.ballast.http.BodyTimeout;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.classify.Outcome;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -143,7 +144,8 @@ final class Attempt<T>
             }
         }
         if (number == 1) {
-            call.dependency.budget().recordFirstAttempt();
+            // The call's start is this attempt's time to within the breaker check: no second clock reading.
+            call.dependency.budget().recordFirstAttempt(call.startNanos);
         }
         return null;
     }
@@ -164,27 +166,58 @@ final class Attempt<T>
     }
 
     /**
-     * Takes a place under the dependency's concurrency limit, after the bulkhead (if any) admitted the
-     * attempt; nothing if the attempt holds one already (a hedge takes its own before it is built).
+     * Takes a place under the dependency's concurrency limit if one is free now, after the bulkhead
+     * (if any) admitted the attempt; nothing if the attempt holds one already (a hedge takes its own
+     * before it is built). Never waits.
      *
-     * @return {@code null} when admitted; the rejection outcome otherwise, the bulkhead permit then given back
+     * @return whether the attempt holds a place; if not, the caller waits for one ({@link #limitWait()})
      */
-    @Nullable
-    AttemptOutcome acquireLimit() {
+    boolean tryAcquireLimit() {
         if (limitInFlightBefore >= 0) {
-            return null;
+            return true;
         }
-        ConcurrencyLimiter limiter = call.dependency.limiter();
-        int before = limiter.tryAcquire();
+        int before = call.dependency.limiter().tryAcquire(pipeline.ticker.read());
         if (before < 0) {
-            Bulkhead.Permit permit = bulkheadPermit;
-            if (permit != null) {
-                permit.close();
-            }
-            return rejected(limiter.rejection());
+            return false;
         }
         limitInFlightBefore = before;
-        return null;
+        return true;
+    }
+
+    /** The limit's configured wait, capped by what is left of the total timeout. */
+    Duration limitWait() {
+        return call.dependency.limiter().maxWait(call.remainingNanos());
+    }
+
+    /** A place under the limit was taken after a wait; {@code before} is what the limiter returned. */
+    void limitAcquired(int before) {
+        limitInFlightBefore = before;
+    }
+
+    /**
+     * The wait for a place under the limit ran out: gives back the bulkhead permit and rejects.
+     *
+     * @param refusal the limiter's rejection
+     * @return the rejection outcome
+     */
+    AttemptOutcome limitRefused(ConcurrencyLimitExceededException refusal) {
+        Bulkhead.Permit permit = bulkheadPermit;
+        if (permit != null) {
+            permit.close();
+        }
+        return rejected(refusal);
+    }
+
+    /** Gives back the bulkhead permit of an attempt that stopped while waiting under the limit. */
+    void limitWaitAbandoned() {
+        Bulkhead.Permit permit = bulkheadPermit;
+        if (permit != null) {
+            permit.close();
+        }
+        CircuitBreaker.Permit breaker = breakerPermit;
+        if (breaker != null) {
+            breaker.onNotAttempted();
+        }
     }
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
@@ -193,7 +226,7 @@ final class Attempt<T>
         if (configured.isZero()) {
             return configured;
         }
-        long remaining = Math.max(0, call.deadline.remainingNanos());
+        long remaining = Math.max(0, call.remainingNanos());
         return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
     }
 
@@ -212,7 +245,7 @@ final class Attempt<T>
         long configured = request.timeout().isPresent()
                 ? Durations.saturatedNanos(request.timeout().get())
                 : pipeline.attemptTimeoutNanos;
-        long remaining = call.deadline.remainingNanos(now);
+        long remaining = call.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
             return null;
@@ -271,14 +304,13 @@ final class Attempt<T>
      * latency of its own, and an attempt that failed otherwise (refused connection, reset, cancelled)
      * says nothing about queueing: neither is a sample.
      */
-    private void sampleLatency(Outcome outcome) {
+    private void sampleLatency(Outcome outcome, long now) {
         ConcurrencyLimiter limiter = call.dependency.limiter();
         if (limitInFlightBefore < 0 || !limiter.adaptive()) {
             return;
         }
         long headers = headersNanos;
         if (headers != 0 && outcome == Outcome.SUCCESS || timedOut) {
-            long now = pipeline.ticker.read();
             limiter.sample((headers != 0 ? headers : now) - startNanos, limitInFlightBefore, now);
         }
     }
@@ -349,8 +381,16 @@ final class Attempt<T>
             "jdk.internal.net.http.ResponseSubscribers$PathSubscriber",
             "jdk.internal.net.http.ResponseSubscribers$NullSubscriber");
 
+    /** The answer for each subscriber class, worked out once per class rather than by name on every call. */
+    private static final ClassValue<Boolean> WHOLE_BODY_JDK_SUBSCRIBER = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return WHOLE_BODY_JDK_SUBSCRIBERS.contains(type.getName());
+        }
+    };
+
     static boolean isWholeBodyJdkSubscriber(BodySubscriber<?> subscriber) {
-        return WHOLE_BODY_JDK_SUBSCRIBERS.contains(subscriber.getClass().getName());
+        return WHOLE_BODY_JDK_SUBSCRIBER.get(subscriber.getClass());
     }
 
     // ---- the body subscriber the wrapped client feeds: the caller's, observed ----------------------
@@ -605,10 +645,11 @@ final class Attempt<T>
                 }
             }
         }
-        sampleLatency(outcome.outcome());
+        long now = pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
+        sampleLatency(outcome.outcome(), now);
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
-            latencies.record(pipeline.ticker.read() - startNanos);
+            latencies.record(now - startNanos);
         }
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
@@ -618,7 +659,7 @@ final class Attempt<T>
                 call.dependency.budget().refundRetry();
             }
         } else {
-            report(outcome.outcome(), outcome.status(), answered);
+            report(outcome.outcome(), outcome.status(), answered, now);
         }
         if (stillReading) {
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
@@ -676,12 +717,12 @@ final class Attempt<T>
      * dependency's health, so it is "abandoned": ignored while CLOSED, but a failed half-open probe, so
      * the breaker never closes on a dependency that has not answered.
      */
-    private void report(Outcome outcome, int status, boolean answered) {
+    private void report(Outcome outcome, int status, boolean answered, long now) {
         CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess(pipeline.ticker.read() - startNanos);
+            permit.onSuccess(now - startNanos);
         } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
-            permit.onFailure(pipeline.ticker.read() - startNanos);
+            permit.onFailure(now - startNanos);
         } else if (answered) {
             permit.onIgnored();
         } else {

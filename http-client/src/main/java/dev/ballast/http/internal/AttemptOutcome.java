@@ -34,6 +34,29 @@ record AttemptOutcome(
         long detailMillis,
         long limitMillis) {
 
+    /** Attempts 1 to this many share their "succeeded" decisions for a 2xx status. */
+    private static final int SHARED_ATTEMPTS = 4;
+    /**
+     * The "succeeded" decisions at the headers of a 2xx answer to one of the first attempts, made
+     * once each and shared by every call: the decision an attempt makes most, and immutable. Filled
+     * on first use; a race makes an equal one twice, and the record's final fields publish either safely.
+     */
+    private static final AttemptOutcome[] SUCCEEDED = new AttemptOutcome[SHARED_ATTEMPTS * 100];
+
+    /** The decision that attempt {@code attempt}, answered with {@code status}, succeeded. */
+    static AttemptOutcome succeeded(int attempt, int status) {
+        if (attempt < 1 || attempt > SHARED_ATTEMPTS || status < 200 || status > 299) {
+            return stop(attempt, status, Outcome.SUCCESS, StopReason.SUCCEEDED);
+        }
+        int i = (attempt - 1) * 100 + status - 200;
+        AttemptOutcome shared = SUCCEEDED[i];
+        if (shared == null) {
+            shared = stop(attempt, status, Outcome.SUCCESS, StopReason.SUCCEEDED);
+            SUCCEEDED[i] = shared;
+        }
+        return shared;
+    }
+
     static AttemptOutcome stop(int attempt, int status, Outcome outcome, StopReason stop) {
         return new AttemptOutcome(attempt, status, null, null, outcome, stop, 0, 0, 0);
     }

@@ -28,6 +28,10 @@ import org.jspecify.annotations.Nullable;
  * asynchronous path ({@link #acquireAsync(ScheduledExecutorService)}) holds no thread while it waits:
  * its timeout is a task on the given scheduler and cancelling its future withdraws the waiter.
  *
+ * <p>The adaptive concurrency limit ({@link ConcurrencyLimiter}) waits in one of these too: its
+ * capacity follows the limit ({@link #resize(int)}) and its queue is bounded
+ * ({@link #Bulkhead(String, BulkheadConfig, int)}).
+ *
  * <p>Thread-safe. Futures are completed outside the internal lock, so dependent actions of a caller
  * never run while the bulkhead is locked.
  */
@@ -37,8 +41,11 @@ public final class Bulkhead {
     private final BulkheadConfig config;
     private final ReentrantLock lock = new ReentrantLock();
 
-    // Guarded by lock. Invariant: available > 0 only while waiters is empty.
-    private int available;
+    private final int maxWaiters;
+
+    // Guarded by lock. Invariant: held < capacity only while waiters is empty.
+    private int capacity;
+    private int held;
     private final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
 
     /**
@@ -49,9 +56,47 @@ public final class Bulkhead {
      * @throws NullPointerException if an argument is {@code null}
      */
     public Bulkhead(String dependency, BulkheadConfig config) {
+        this(dependency, config, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Creates a bulkhead with all permits free and at most {@code maxWaiters} calls waiting: one more
+     * is rejected at once, as if its wait had run out.
+     *
+     * @param dependency the dependency key, used in rejections
+     * @param config     the limits
+     * @param maxWaiters the most waiting calls; at least 0
+     * @throws NullPointerException     if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code maxWaiters} is negative
+     */
+    Bulkhead(String dependency, BulkheadConfig config, int maxWaiters) {
         this.dependency = Objects.requireNonNull(dependency, "dependency");
         this.config = Objects.requireNonNull(config, "config");
-        this.available = config.maxConcurrentCalls();
+        if (maxWaiters < 0) {
+            throw new IllegalArgumentException("maxWaiters must be >= 0 but was " + maxWaiters);
+        }
+        this.maxWaiters = maxWaiters;
+        this.capacity = config.maxConcurrentCalls();
+    }
+
+    /**
+     * Sets how many permits may be held at once. Growing it hands the new places to the longest
+     * waiting calls at once; shrinking it takes nothing back: the holders keep their permits, and
+     * released ones go back to no one until fewer than {@code capacity} are held.
+     *
+     * @param capacity the new number of permits; at least 1
+     */
+    void resize(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be >= 1 but was " + capacity);
+        }
+        lock.lock();
+        try {
+            this.capacity = capacity;
+        } finally {
+            lock.unlock();
+        }
+        handOff();
     }
 
     /**
@@ -110,8 +155,8 @@ public final class Bulkhead {
             if (permit != null) {
                 return permit;
             }
-            if (waitNanos == 0) {
-                throw full(maxWait);
+            if (waitNanos == 0 || waiters.size() >= maxWaiters) {
+                throw full(Duration.ZERO); // refused without waiting
             }
             waiter = enqueue();
         } finally {
@@ -174,8 +219,8 @@ public final class Bulkhead {
             if (permit != null) {
                 return CompletableFuture.completedFuture(permit);
             }
-            if (maxWait.isZero()) {
-                return CompletableFuture.failedFuture(full(maxWait));
+            if (maxWait.isZero() || waiters.size() >= maxWaiters) {
+                return CompletableFuture.failedFuture(full(Duration.ZERO)); // refused without waiting
             }
             waiter = enqueue();
         } finally {
@@ -214,7 +259,7 @@ public final class Bulkhead {
     public int availablePermits() {
         lock.lock();
         try {
-            return available;
+            return Math.max(0, capacity - held);
         } finally {
             lock.unlock();
         }
@@ -235,8 +280,8 @@ public final class Bulkhead {
     }
 
     private @Nullable Permit takeIfFree() {
-        if (available > 0 && waiters.isEmpty()) {
-            available--;
+        if (held < capacity && waiters.isEmpty()) {
+            held++;
             return new BulkheadPermit();
         }
         return null;
@@ -258,23 +303,50 @@ public final class Bulkhead {
         }
     }
 
+    /**
+     * Gives back a place held by a permit its taker dropped rather than closed (the concurrency
+     * limiter counts its own places, and releases each exactly once).
+     */
+    void releaseHeld() {
+        release();
+    }
+
     private void release() {
+        lock.lock();
+        try {
+            held--;
+        } finally {
+            lock.unlock();
+        }
+        handOff();
+    }
+
+    /** Hands free places, if any, to the longest-waiting calls; completes them outside the lock. */
+    private void handOff() {
         while (true) {
             CompletableFuture<Permit> next;
             lock.lock();
             try {
-                next = waiters.pollFirst();
-                if (next == null) {
-                    available++;
+                if (held >= capacity) {
                     return;
                 }
+                next = waiters.pollFirst();
+                if (next == null) {
+                    return;
+                }
+                held++;
             } finally {
                 lock.unlock();
             }
-            if (next.complete(new BulkheadPermit())) {
-                return;
+            if (!next.complete(new BulkheadPermit())) {
+                // That waiter was cancelled or completed meanwhile: the place goes to the next one.
+                lock.lock();
+                try {
+                    held--;
+                } finally {
+                    lock.unlock();
+                }
             }
-            // That waiter was cancelled or completed meanwhile: the slot goes to the next one.
         }
     }
 

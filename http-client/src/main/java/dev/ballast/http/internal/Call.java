@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.Ticker;
 import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -42,7 +43,14 @@ abstract class Call {
     RetainedAnswer lastAnswer;
 
     final long startNanos;
-    final Deadline deadline;
+    /** The ticker every time of this call is a reading of. */
+    final Ticker ticker;
+    /**
+     * The reading of {@link #ticker} at which the total timeout passes. Kept as a number, not a
+     * {@link Deadline}, so that a call allocates nothing for it; compared by subtraction.
+     */
+    final long deadlineNanos;
+
     final int maxAttempts;
     private final long correlationSeed;
     private @Nullable String correlationId;
@@ -65,7 +73,8 @@ abstract class Call {
             boolean replayable,
             boolean redirectsFollowed,
             long startNanos,
-            Deadline deadline,
+            Ticker ticker,
+            long deadlineNanos,
             int maxAttempts,
             long correlationSeed) {
         this.dependency = dependency;
@@ -75,9 +84,45 @@ abstract class Call {
         this.replayable = replayable;
         this.redirectsFollowed = redirectsFollowed;
         this.startNanos = startNanos;
-        this.deadline = deadline;
+        this.ticker = ticker;
+        this.deadlineNanos = deadlineNanos;
         this.maxAttempts = maxAttempts;
         this.correlationSeed = correlationSeed;
+    }
+
+    /**
+     * From the call's random correlation seed: a call is a key of the pipeline's in-flight set, and
+     * this spares every call the identity hash, which the JVM installs in the object's header with a
+     * compare-and-set. Equality stays identity.
+     */
+    @Override
+    public final int hashCode() {
+        return Long.hashCode(correlationSeed);
+    }
+
+    @Override
+    public final boolean equals(@Nullable Object other) {
+        return this == other;
+    }
+
+    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker}; zero or negative once passed. */
+    final long remainingNanos(long now) {
+        return deadlineNanos - now;
+    }
+
+    /** Nanoseconds left of the total timeout now; zero or negative once passed. */
+    final long remainingNanos() {
+        return remainingNanos(ticker.read());
+    }
+
+    /** Whether the total timeout has passed. */
+    final boolean deadlinePassed() {
+        return remainingNanos() <= 0;
+    }
+
+    /** Whether a wait of {@code nanos} from now would reach or pass the total deadline. */
+    final boolean deadlineReachedWithin(long nanos) {
+        return remainingNanos() <= nanos;
     }
 
     /** The id that ties the decisions of this call together in logs; made on first use. */
@@ -101,7 +146,7 @@ abstract class Call {
         request = copy;
         // A hop to the same origin carries the request's idempotency key; one to another origin does not
         // (redirects followed by this client drop it there, as they drop credentials).
-        keyed = keyed && copy.headers().firstValue(idempotencyKeyHeader).isPresent();
+        keyed = keyed && Requests.hasHeader(copy, idempotencyKeyHeader);
         idempotentOrKeyed = keyed
                 || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
         replayable = Requests.bodyReplayable(copy);

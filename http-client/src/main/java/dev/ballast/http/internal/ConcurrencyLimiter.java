@@ -1,27 +1,43 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.ConcurrencyLimitExceededException;
+import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.limit.ConcurrencyLimitConfig;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The adaptive concurrency limit of one dependency (the algorithm is described in
  * {@link ConcurrencyLimitConfig}), and the count of its attempts in flight, which it keeps even when
  * the limit is {@linkplain ConcurrencyLimitConfig#disabled() disabled}.
  *
- * <p>Admission is one compare-and-set on the in-flight count against the current limit, a volatile
- * read: a refusal costs no lock, no allocation but its exception, and no network call. A sample is
+ * <p>Admission goes through a {@link Bulkhead} whose capacity follows the limit: an attempt that
+ * finds the limit reached waits for a place in FIFO order, up to
+ * {@link ConcurrencyLimitConfig#maxWaitDuration()} and what is left of its call's total timeout, as
+ * Netflix concurrency-limits' {@code BlockingLimiter} makes a client wait; only a wait that runs out
+ * (or finds {@link ConcurrencyLimitConfig#maxWaitingCalls()} waiting already) is refused, and costs
+ * no network call. A disabled limit only counts, with one atomic addition. A sample is
  * three atomic additions and a store into a ring of the window's {@value #RING} most recent
  * latencies; the thread whose sample finds the window due closes it under a try-lock, so no sample
  * ever waits. Samples that race a window's close may land in either window: the median and the mean
  * are estimates, and one sample more or less does not move them.
  *
- * <p>State is bounded: a few counters and {@value #RING} latencies per dependency. Time is read only
+ * <p>A window that ends without enough samples, while fewer than half the limit are in flight and
+ * nobody waits, is a quiet one: the limit doubles for each such window, so a dependency that was
+ * queueing once and has been idle since relaxes back towards {@link ConcurrencyLimitConfig#maxLimit()}
+ * (checked at admission and at each sample, from the ticker reading they are given).
+ *
+ * <p>State is bounded: a few counters, {@value #RING} latencies and at most
+ * {@link ConcurrencyLimitConfig#maxWaitingCalls()} waiters per dependency. Time is read only
  * from the {@code nowNanos} its callers pass (the client's ticker), so tests drive it with a fake one.
  * Thread-safe.
  */
@@ -34,6 +50,9 @@ public final class ConcurrencyLimiter {
     private final ConcurrencyLimitConfig config;
     private final long windowNanos;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** The places under the limit and the queue of attempts waiting for one; null for a disabled limit. */
+    private final @Nullable Bulkhead gate;
+
     private volatile int limit;
 
     private final AtomicInteger samples = new AtomicInteger();
@@ -61,6 +80,14 @@ public final class ConcurrencyLimiter {
         this.config = Objects.requireNonNull(config, "config");
         this.windowNanos = Durations.saturatedNanos(config.window());
         this.limit = config.enabled() ? config.initialLimit() : Integer.MAX_VALUE;
+        this.gate = config.enabled()
+                ? new Bulkhead(
+                        dependency,
+                        BulkheadConfig.builder(limit)
+                                .maxWaitDuration(config.maxWaitDuration())
+                                .build(),
+                        config.maxWaitingCalls())
+                : null;
         this.estimate = limit;
         this.windowStartNanos = nowNanos;
     }
@@ -75,28 +102,161 @@ public final class ConcurrencyLimiter {
     }
 
     /**
-     * Takes a place if fewer attempts than the limit are in flight. Pair a success with
-     * {@link #release()}.
+     * Takes a place if fewer attempts than the limit are in flight and none waits for one; never
+     * waits. Pair a success with {@link #release()}.
      *
+     * @param nowNanos a reading of the client's ticker, to relax the limit after quiet windows
      * @return the number of attempts that were in flight before this one, or {@code -1} if the limit
      *     is reached (then nothing is held)
      */
-    public int tryAcquire() {
-        int max = limit;
-        while (true) {
-            int n = inFlight.get();
-            if (n >= max) {
-                return -1;
+    public int tryAcquire(long nowNanos) {
+        Bulkhead g = gate;
+        if (g == null) {
+            return inFlight.getAndIncrement();
+        }
+        relaxIfQuiet(nowNanos);
+        return g.tryAcquireNow() != null ? inFlight.getAndIncrement() : -1;
+    }
+
+    /**
+     * Takes a place, blocking the calling thread in FIFO order up to {@code maxWait} while the limit
+     * is reached. Pair a success with {@link #release()}.
+     *
+     * @param maxWait the longest wait; the caller passes the shorter of
+     *                {@link ConcurrencyLimitConfig#maxWaitDuration()} and what its call has left
+     * @return the number of attempts that were in flight before this one
+     * @throws ConcurrencyLimitExceededException if no place came free within {@code maxWait}, or the
+     *                                           queue of waiters was full
+     * @throws InterruptedException              if interrupted while waiting; nothing is held then
+     */
+    public int acquire(Duration maxWait) throws ConcurrencyLimitExceededException, InterruptedException {
+        Bulkhead g = gate;
+        if (g == null) {
+            return inFlight.getAndIncrement();
+        }
+        try {
+            g.tryAcquire(maxWait);
+        } catch (BulkheadFullException full) {
+            throw rejection(full.maxWait());
+        }
+        return inFlight.getAndIncrement();
+    }
+
+    /**
+     * Takes a place without blocking a thread: the future completes with the number of attempts in
+     * flight before this one as soon as a place is free, in FIFO order, or exceptionally with
+     * {@link ConcurrencyLimitExceededException} after {@code maxWait}. Cancelling it withdraws the
+     * waiter. If it completes normally the caller holds a place: pair it with {@link #release()}.
+     *
+     * @param scheduler runs the wait's timeout
+     * @param maxWait   the longest wait, as for {@link #acquire(Duration)}
+     * @return the future
+     */
+    public CompletableFuture<Integer> acquireAsync(ScheduledExecutorService scheduler, Duration maxWait) {
+        Bulkhead g = gate;
+        if (g == null) {
+            return CompletableFuture.completedFuture(inFlight.getAndIncrement());
+        }
+        CompletableFuture<Integer> place = new CompletableFuture<>();
+        CompletableFuture<Bulkhead.Permit> waiter = g.acquireAsync(scheduler, maxWait);
+        waiter.whenComplete((permit, failure) -> {
+            if (failure == null) {
+                if (!place.complete(inFlight.getAndIncrement())) {
+                    release(); // the caller cancelled just as the place came
+                }
+                return;
             }
-            if (inFlight.compareAndSet(n, n + 1)) {
-                return n;
+            Throwable cause = Pipeline.unwrap(failure);
+            place.completeExceptionally(
+                    cause instanceof BulkheadFullException full ? rejection(full.maxWait()) : cause);
+        });
+        place.whenComplete((n, failure) -> {
+            if (failure != null) {
+                waiter.cancel(false); // withdraws the waiter if it still waits
             }
+        });
+        return place;
+    }
+
+    /**
+     * The longest wait an attempt may spend for a place: {@link ConcurrencyLimitConfig#maxWaitDuration()},
+     * capped by {@code remainingNanos}.
+     *
+     * @param remainingNanos what is left of the call's total timeout
+     * @return the wait; zero for a disabled limit
+     */
+    public Duration maxWait(long remainingNanos) {
+        if (gate == null) {
+            return Duration.ZERO;
+        }
+        Duration configured = config.maxWaitDuration();
+        long remaining = Math.max(0, remainingNanos);
+        return Durations.saturatedNanos(configured) <= remaining ? configured : Duration.ofNanos(remaining);
+    }
+
+    /** Gives back a place taken by {@link #tryAcquire}, {@link #acquire} or {@link #acquireAsync}. */
+    public void release() {
+        inFlight.decrementAndGet();
+        Bulkhead g = gate;
+        if (g != null) {
+            g.releaseHeld();
         }
     }
 
-    /** Gives back a place taken by {@link #tryAcquire()}. */
-    public void release() {
-        inFlight.decrementAndGet();
+    /**
+     * Returns how many attempts wait for a place now. For status and tests.
+     *
+     * @return the number of waiters; at least 0
+     */
+    public int waiting() {
+        Bulkhead g = gate;
+        return g == null ? 0 : g.waitingCalls();
+    }
+
+    /**
+     * Doubles the limit once per quiet window that has passed since the current window started: one
+     * that could not close for want of samples while fewer than half the limit were in flight and
+     * nobody waited.
+     */
+    private void relaxIfQuiet(long nowNanos) {
+        long elapsed = nowNanos - windowStartNanos;
+        if (elapsed < 2 * windowNanos || limit >= config.maxLimit() || !closing.tryLock()) {
+            return;
+        }
+        boolean changed = false;
+        try {
+            elapsed = nowNanos - windowStartNanos;
+            if (elapsed < 2 * windowNanos
+                    || samples.get() >= config.minWindowSamples()
+                    || inFlight.get() * 2 >= limit
+                    || waiting() > 0) {
+                return;
+            }
+            long quiet = elapsed / windowNanos - 1; // the last, current window may yet see traffic
+            windowStartNanos = nowNanos;
+            samples.set(0);
+            inFlightSum.set(0);
+            peakInFlight.set(0);
+            double next = estimate;
+            for (long k = 0; k < quiet && next < config.maxLimit(); k++) {
+                next *= 2;
+            }
+            estimate = Math.min(config.maxLimit(), next);
+            limit = (int) estimate;
+            changed = true;
+        } finally {
+            closing.unlock();
+        }
+        if (changed) {
+            resizeGate();
+        }
+    }
+
+    private void resizeGate() {
+        Bulkhead g = gate;
+        if (g != null) {
+            g.resize(limit);
+        }
     }
 
     /**
@@ -124,6 +284,7 @@ public final class ConcurrencyLimiter {
             } finally {
                 closing.unlock();
             }
+            resizeGate();
         }
     }
 
@@ -209,7 +370,17 @@ public final class ConcurrencyLimiter {
      * @return the exception, without a stack trace
      */
     public ConcurrencyLimitExceededException rejection() {
-        return new ConcurrencyLimitExceededException(dependency, Math.max(1, limit));
+        return rejection(Duration.ZERO);
+    }
+
+    /**
+     * Returns the rejection of an attempt that waited {@code waited} for a place and found none.
+     *
+     * @param waited how long it waited; not negative
+     * @return the exception, without a stack trace
+     */
+    public ConcurrencyLimitExceededException rejection(Duration waited) {
+        return new ConcurrencyLimitExceededException(dependency, Math.max(1, Math.min(limit, 1 << 30)), waited);
     }
 
     @Override

@@ -91,18 +91,20 @@ final class FailureReasons {
         if (stop == null || !(failure instanceof IOException)) {
             return failure;
         }
-        String reason = switch (stop) {
-            case NOT_RETRYABLE, AMBIGUOUS_NOT_IDEMPOTENT, OTHER_ATTEMPT_IN_FLIGHT -> outcome.reason();
-            case BODY_NOT_REPLAYABLE -> outcome.reason() + "; " + REPLAYABLE_BODY_FIX;
+        String fix = switch (stop) {
+            case NOT_RETRYABLE, AMBIGUOUS_NOT_IDEMPOTENT, OTHER_ATTEMPT_IN_FLIGHT -> "";
+            case BODY_NOT_REPLAYABLE -> "; " + REPLAYABLE_BODY_FIX;
             default -> null; // rejections, timeouts and give-ups say so in their own type and message
         };
-        if (reason == null) {
+        if (fix == null) {
             return failure;
         }
+        // The reason and the attempt it ended on first, then the fix: "... cannot be replayed after attempt 1; wrap
+        // ..."
         return withMessage(
                 failure,
-                "call to dependency '" + call.dependency.name() + "' " + reason + " after attempt "
-                        + outcome.attempt());
+                "call to dependency '" + call.dependency.name() + "' " + outcome.reason() + " after attempt "
+                        + outcome.attempt() + fix);
     }
 
     /**

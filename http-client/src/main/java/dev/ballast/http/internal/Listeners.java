@@ -187,7 +187,7 @@ public final class Listeners implements HttpClientListener {
         if (!log && !decisions && !ends) {
             return;
         }
-        long now = call.deadline.ticker().read();
+        long now = call.ticker.read();
         if (log || decisions) {
             event(call, o, decision, log ? level : null, now);
         }

@@ -55,6 +55,7 @@ public final class Pipeline {
 
     final RetryDecider decider;
     final Duration totalTimeout;
+    private final long totalTimeoutNanos;
     final long attemptTimeoutNanos;
     final Listeners listeners;
     final Ticker ticker;
@@ -97,6 +98,7 @@ public final class Pipeline {
         this.decider = new RetryDecider(s.classifier(), s.retry(), s.clock(), s.random());
         this.idempotencyKeys = s.idempotencyKeys();
         this.totalTimeout = s.totalTimeout();
+        this.totalTimeoutNanos = Durations.saturatedNanos(s.totalTimeout());
         this.attemptTimeoutNanos = Durations.saturatedNanos(s.attemptTimeout());
         this.dependencyResolver = s.dependencyResolver();
         this.listeners = s.listeners();
@@ -162,7 +164,7 @@ public final class Pipeline {
                 keyed,
                 replayable,
                 now,
-                Deadline.after(ticker, now, totalTimeout),
+                Durations.saturatedAdd(now, totalTimeoutNanos),
                 random.get().nextLong());
         register(call, first);
         try {
@@ -194,7 +196,7 @@ public final class Pipeline {
                 keyed,
                 true,
                 now,
-                Deadline.after(ticker, now, totalTimeout),
+                Durations.saturatedAdd(now, totalTimeoutNanos),
                 random.get().nextLong(),
                 handler,
                 null);
@@ -243,7 +245,7 @@ public final class Pipeline {
                 keyed,
                 replayable,
                 now,
-                Deadline.after(ticker, now, totalTimeout),
+                Durations.saturatedAdd(now, totalTimeoutNanos),
                 random.get().nextLong(),
                 handler,
                 pushHandler);
@@ -279,7 +281,7 @@ public final class Pipeline {
      */
     private HttpRequest withIdempotencyKey(HttpRequest request) {
         if (!idempotencyKeys.shouldAdd(request.method())
-                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent()
+                || Requests.hasHeader(request, idempotencyKeys.headerName())
                 || Requests.declaredNonIdempotent(request)) {
             return request;
         }
@@ -288,8 +290,7 @@ public final class Pipeline {
 
     /** Whether the request every attempt sends carries an idempotency key: ours, or the caller's own. */
     private boolean keyed(HttpRequest request, HttpRequest effective) {
-        return effective != request
-                || request.headers().firstValue(idempotencyKeys.headerName()).isPresent();
+        return effective != request || Requests.hasHeader(request, idempotencyKeys.headerName());
     }
 
     /** Whether the request's effect is idempotent: an idempotent method (RFC 9110 §9.2.2) not declared otherwise. */

@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -137,6 +138,17 @@ public final class Requests {
     static String loggablePath(HttpRequest request) {
         String path = request.uri().getRawPath();
         return path == null || path.isEmpty() ? "/" : path;
+    }
+
+    /**
+     * Whether the request carries a header {@code name} (case-insensitive, as
+     * {@link java.net.http.HttpHeaders} compares names) with at least one value: what
+     * {@code headers().firstValue(name).isPresent()} says, without building a stream and an
+     * {@code Optional} for every call.
+     */
+    static boolean hasHeader(HttpRequest request, String name) {
+        List<String> values = request.headers().map().get(name);
+        return values != null && !values.isEmpty();
     }
 
     /** Whether the request's body says its effect is not idempotent, whatever its method. */

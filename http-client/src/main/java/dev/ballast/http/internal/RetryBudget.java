@@ -73,12 +73,23 @@ public final class RetryBudget {
 
     /** Records the first attempt of a logical call: deposits {@link RetryBudgetConfig#ratio()} tokens. */
     public void recordFirstAttempt() {
+        recordFirstAttempt(ticker.read());
+    }
+
+    /**
+     * Records the first attempt of a logical call made at {@code nowNanos}: deposits
+     * {@link RetryBudgetConfig#ratio()} tokens. For a caller that has just read the ticker, so that a
+     * call reads it once fewer.
+     *
+     * @param nowNanos a reading of this budget's ticker, taken when the attempt started
+     */
+    public void recordFirstAttempt(long nowNanos) {
         if (!config.enabled()) {
             return;
         }
         lock.lock();
         try {
-            long slice = currentSlice();
+            long slice = sliceAt(nowNanos);
             add(slice, depositUnits);
         } finally {
             lock.unlock();
@@ -160,11 +171,18 @@ public final class RetryBudget {
     }
 
     private long currentSlice() {
-        return Math.floorDiv(ticker.read() - origin, sliceNanos);
+        return sliceAt(ticker.read());
+    }
+
+    private long sliceAt(long nowNanos) {
+        return Math.floorDiv(nowNanos - origin, sliceNanos);
     }
 
     private void add(long slice, long units) {
         int i = Math.floorMod(slice, SLICES);
+        if (sliceIndex[i] > slice) {
+            return; // a deposit read a whole ttl before another got the lock: it has decayed already
+        }
         if (sliceIndex[i] != slice) {
             sliceIndex[i] = slice;
             sliceUnits[i] = 0;

@@ -77,13 +77,10 @@ final class RetryDecider {
         if (call.stopped()) {
             // Past the deadline a stop is a timeout, whichever timer noticed first, not a cancellation.
             return AttemptOutcome.stop(
-                    attempt,
-                    status,
-                    outcome,
-                    call.deadline.hasPassed() ? StopReason.TOTAL_TIMEOUT : StopReason.CANCELLED);
+                    attempt, status, outcome, call.deadlinePassed() ? StopReason.TOTAL_TIMEOUT : StopReason.CANCELLED);
         }
         if (outcome == Outcome.SUCCESS) {
-            return AttemptOutcome.stop(attempt, status, outcome, StopReason.SUCCEEDED);
+            return AttemptOutcome.succeeded(attempt, status);
         }
         if (!outcome.isRetryable(call.idempotentOrKeyed)) {
             return AttemptOutcome.stop(
@@ -95,7 +92,7 @@ final class RetryDecider {
         if (!call.replayable) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.BODY_NOT_REPLAYABLE);
         }
-        if (call.deadline.hasPassed()) {
+        if (call.deadlinePassed()) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.TOTAL_TIMEOUT);
         }
         if (attempt >= retry.maxAttempts()) {
@@ -123,7 +120,7 @@ final class RetryDecider {
             }
         }
         long delayNanos = Durations.saturatedNanos(delay);
-        if (call.deadline.isReachedWithin(delayNanos)) {
+        if (call.deadlineReachedWithin(delayNanos)) {
             return new AttemptOutcome(
                     attempt, status, null, null, outcome, StopReason.BACKOFF_OVERRUNS_DEADLINE, 0, delay.toMillis(), 0);
         }

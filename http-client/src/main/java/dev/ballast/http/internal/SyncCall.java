@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.RetryDecision;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -55,7 +56,7 @@ final class SyncCall extends Call {
             boolean keyed,
             boolean replayable,
             long startNanos,
-            Deadline deadline,
+            long deadlineNanos,
             long correlationSeed) {
         super(
                 dependency,
@@ -65,7 +66,8 @@ final class SyncCall extends Call {
                 replayable,
                 pipeline.redirectsFollowed,
                 startNanos,
-                deadline,
+                pipeline.ticker,
+                deadlineNanos,
                 pipeline.decider.maxAttempts(),
                 correlationSeed);
         this.pipeline = pipeline;
@@ -95,7 +97,7 @@ final class SyncCall extends Call {
                 outcome = acquireBulkhead(attempt);
             }
             if (outcome == null) {
-                outcome = attempt.acquireLimit();
+                outcome = acquireLimit(attempt);
             }
             if (outcome == null) {
                 outcome = exchange(attempt);
@@ -142,6 +144,46 @@ final class SyncCall extends Call {
             }
         }
         attempt.bulkheadPermit = permit;
+        return null;
+    }
+
+    /**
+     * Takes a place under the concurrency limit, waiting for one in FIFO order (parked, not spinning)
+     * up to the limit's wait capped by the time the call has left.
+     */
+    private @Nullable AttemptOutcome acquireLimit(Attempt<?> attempt) throws IOException, InterruptedException {
+        if (attempt.tryAcquireLimit()) {
+            return null;
+        }
+        ConcurrencyLimiter limiter = dependency.limiter();
+        Duration wait = attempt.limitWait();
+        if (wait.isZero()) {
+            return attempt.limitRefused(limiter.rejection());
+        }
+        int before = -1;
+        enter(attempt.number << 1);
+        try {
+            if (abortCause == null) {
+                before = limiter.acquire(wait);
+            }
+        } catch (ConcurrencyLimitExceededException refused) {
+            exit();
+            return attempt.limitRefused(refused);
+        } catch (InterruptedException e) {
+            exit();
+            attempt.limitWaitAbandoned();
+            throwIfAborted(); // our interrupt: shutdownNow
+            throw e;
+        }
+        exit();
+        if (before >= 0) {
+            attempt.limitAcquired(before); // held from here on: endExchange gives it back
+        }
+        if (abortCause != null) {
+            attempt.endExchange();
+            attempt.limitWaitAbandoned();
+            throwIfAborted();
+        }
         return null;
     }
 

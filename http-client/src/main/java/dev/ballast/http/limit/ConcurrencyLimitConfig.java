@@ -31,6 +31,20 @@ import java.util.Objects;
  *       the calls and the limit doubles, relaxing back towards {@link #maxLimit()}.
  *   <li>The limit never leaves {@code [minLimit, maxLimit]}.
  * </ul>
+ * Windows close only on samples, so idle time is judged at admission: a window that passed without
+ * enough samples to close, while fewer than half the limit were in flight and no attempt waited, is
+ * a quiet one, and the limit doubles for each quiet window since the last window closed (the current
+ * one not counted), relaxing back towards {@link #maxLimit()}: a dependency that queued once and has
+ * been idle since does not keep the low limit of that burst.
+ *
+ * <h2>Over the limit</h2>
+ * An attempt that finds the limit reached waits for a place, as Netflix's {@code BlockingLimiter}
+ * makes a client wait: in arrival order (a freed place goes to the longest waiter, never to a
+ * newcomer; a limit that grows hands its new places to the waiters), {@code send} parked and
+ * {@code sendAsync} holding no thread, for at most {@link #maxWaitDuration()} and never beyond what
+ * is left of the call's total timeout. Only a wait that runs out is refused, with
+ * {@link dev.ballast.http.ConcurrencyLimitExceededException}; at most {@link #maxWaitingCalls()}
+ * attempts wait at once, and one more is refused without waiting.
  * The no-load estimate {@code b} follows faster medians at once (half-way each window), slower
  * ones slowly: an eighth of the way while latency holds, a sixty-fourth while the dependency
  * queues, so that an overload does not become the new normal (the drift Netflix's Gradient2 corrects
@@ -48,7 +62,9 @@ import java.util.Objects;
  * to a new dependency (2,000 virtual threads at once, a fan-out of 100 over HTTP/2) goes through.
  * The first window in which the median more than doubles brings it down to what the dependency
  * serves; it never goes below {@value #DEFAULT_MIN_LIMIT} (Netflix Gradient2's floor), so a caller
- * with fewer calls in flight than that is never refused.
+ * with fewer calls in flight than that never waits. A burst larger than a lowered limit waits rather
+ * than fails: {@link #DEFAULT_MAX_WAIT_DURATION 2 s} lets 500 calls drain from a dependency serving 400
+ * a second, and bounds the latency a sustained overload adds.
  *
  * <p>Sources: Netflix concurrency-limits ({@code VegasLimit}, {@code Gradient2Limit},
  * {@code AIMDLimit}, {@code WindowedLimit}) and the blog post "Performance Under Load" (2018);
@@ -72,6 +88,16 @@ public final class ConcurrencyLimitConfig {
     public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(1);
     /** Default of {@link #minWindowSamples()}: {@value}. */
     public static final int DEFAULT_MIN_WINDOW_SAMPLES = 10;
+    /**
+     * Default of {@link #maxWaitDuration()}: 2 s. A burst of 500 calls over a limit of 20 drains in
+     * about 1.3 s from a dependency serving 400 calls a second, so it completes; under a sustained
+     * overload no call waits longer, so the latency of the calls that are sent stays within about 2 s
+     * plus what the limit allows (2.8 s p99 at twice the capacity in the benchmark of
+     * docs/http-client.md, against 6.5 s without a limit). The call's total timeout caps the wait too.
+     */
+    public static final Duration DEFAULT_MAX_WAIT_DURATION = Duration.ofSeconds(2);
+    /** Default of {@link #maxWaitingCalls()}: {@value}, as many as the default ceiling of the limit. */
+    public static final int DEFAULT_MAX_WAITING_CALLS = 10_000;
 
     /** The shortest {@link #window()} accepted: 10 ms. */
     public static final Duration MIN_WINDOW = Duration.ofMillis(10);
@@ -91,6 +117,8 @@ public final class ConcurrencyLimitConfig {
     private final double latencyTolerance;
     private final Duration window;
     private final int minWindowSamples;
+    private final Duration maxWaitDuration;
+    private final int maxWaitingCalls;
     private final boolean enabled;
 
     private ConcurrencyLimitConfig(Builder builder, boolean enabled) {
@@ -100,6 +128,8 @@ public final class ConcurrencyLimitConfig {
         this.latencyTolerance = builder.latencyTolerance;
         this.window = builder.window;
         this.minWindowSamples = builder.minWindowSamples;
+        this.maxWaitDuration = builder.maxWaitDuration;
+        this.maxWaitingCalls = builder.maxWaitingCalls;
         this.enabled = enabled;
     }
 
@@ -107,7 +137,7 @@ public final class ConcurrencyLimitConfig {
      * Returns the defaults: limit starting at {@value #DEFAULT_INITIAL_LIMIT}, within
      * [{@value #DEFAULT_MIN_LIMIT}, {@value #DEFAULT_MAX_LIMIT}], tolerance
      * {@value #DEFAULT_LATENCY_TOLERANCE}, windows of 1 s and at least {@value #DEFAULT_MIN_WINDOW_SAMPLES}
-     * samples.
+     * samples, waits of up to 2 s for a place with at most {@value #DEFAULT_MAX_WAITING_CALLS} waiting.
      *
      * @return the default configuration
      */
@@ -146,6 +176,8 @@ public final class ConcurrencyLimitConfig {
                 .initialLimit(initialLimit)
                 .minLimit(minLimit)
                 .maxLimit(maxLimit)
+                .maxWaitDuration(maxWaitDuration)
+                .maxWaitingCalls(maxWaitingCalls)
                 .latencyTolerance(latencyTolerance)
                 .window(window)
                 .minWindowSamples(minWindowSamples);
@@ -217,6 +249,27 @@ public final class ConcurrencyLimitConfig {
         return minWindowSamples;
     }
 
+    /**
+     * Returns how long an attempt that finds the limit reached waits for a place (in FIFO order) before
+     * it is refused with {@link dev.ballast.http.ConcurrencyLimitExceededException}; what is left of the
+     * call's total timeout caps the wait too. {@link Duration#ZERO} refuses at once.
+     *
+     * @return the longest wait; not negative
+     */
+    public Duration maxWaitDuration() {
+        return maxWaitDuration;
+    }
+
+    /**
+     * Returns how many attempts may wait for a place at once; one more is refused at once. Bounds the
+     * state a dependency keeps.
+     *
+     * @return at least 0
+     */
+    public int maxWaitingCalls() {
+        return maxWaitingCalls;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof ConcurrencyLimitConfig other
@@ -226,12 +279,23 @@ public final class ConcurrencyLimitConfig {
                 && Double.compare(latencyTolerance, other.latencyTolerance) == 0
                 && window.equals(other.window)
                 && minWindowSamples == other.minWindowSamples
+                && maxWaitDuration.equals(other.maxWaitDuration)
+                && maxWaitingCalls == other.maxWaitingCalls
                 && enabled == other.enabled;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(initialLimit, minLimit, maxLimit, latencyTolerance, window, minWindowSamples, enabled);
+        return Objects.hash(
+                initialLimit,
+                minLimit,
+                maxLimit,
+                latencyTolerance,
+                window,
+                minWindowSamples,
+                maxWaitDuration,
+                maxWaitingCalls,
+                enabled);
     }
 
     @Override
@@ -239,7 +303,8 @@ public final class ConcurrencyLimitConfig {
         return enabled
                 ? "ConcurrencyLimitConfig[initialLimit=" + initialLimit + ", minLimit=" + minLimit + ", maxLimit="
                         + maxLimit + ", latencyTolerance=" + latencyTolerance + ", window=" + window
-                        + ", minWindowSamples=" + minWindowSamples + "]"
+                        + ", minWindowSamples=" + minWindowSamples + ", maxWaitDuration=" + maxWaitDuration
+                        + ", maxWaitingCalls=" + maxWaitingCalls + "]"
                 : "ConcurrencyLimitConfig[disabled]";
     }
 
@@ -252,6 +317,8 @@ public final class ConcurrencyLimitConfig {
         private double latencyTolerance = DEFAULT_LATENCY_TOLERANCE;
         private Duration window = DEFAULT_WINDOW;
         private int minWindowSamples = DEFAULT_MIN_WINDOW_SAMPLES;
+        private Duration maxWaitDuration = DEFAULT_MAX_WAIT_DURATION;
+        private int maxWaitingCalls = DEFAULT_MAX_WAITING_CALLS;
 
         private Builder() {}
 
@@ -325,6 +392,31 @@ public final class ConcurrencyLimitConfig {
         }
 
         /**
+         * Sets how long an attempt waits for a place when the limit is reached. Default 2 s.
+         *
+         * @param maxWaitDuration not negative (checked by {@link #build()}); {@link Duration#ZERO}
+         *                        refuses at once
+         * @return this builder
+         * @throws NullPointerException if {@code maxWaitDuration} is {@code null}
+         */
+        public Builder maxWaitDuration(Duration maxWaitDuration) {
+            this.maxWaitDuration = Objects.requireNonNull(maxWaitDuration, "maxWaitDuration");
+            return this;
+        }
+
+        /**
+         * Sets how many attempts may wait for a place at once. Default
+         * {@value ConcurrencyLimitConfig#DEFAULT_MAX_WAITING_CALLS}.
+         *
+         * @param maxWaitingCalls at least 0 (checked by {@link #build()})
+         * @return this builder
+         */
+        public Builder maxWaitingCalls(int maxWaitingCalls) {
+            this.maxWaitingCalls = maxWaitingCalls;
+            return this;
+        }
+
+        /**
          * Validates and builds the configuration.
          *
          * @return the configuration
@@ -353,6 +445,12 @@ public final class ConcurrencyLimitConfig {
             if (minWindowSamples < 1 || minWindowSamples > MAX_MIN_WINDOW_SAMPLES) {
                 throw new IllegalArgumentException("minWindowSamples must be >= 1 and <= " + MAX_MIN_WINDOW_SAMPLES
                         + " but was " + minWindowSamples);
+            }
+            if (maxWaitDuration.isNegative()) {
+                throw new IllegalArgumentException("maxWaitDuration must be >= 0 but was " + maxWaitDuration);
+            }
+            if (maxWaitingCalls < 0) {
+                throw new IllegalArgumentException("maxWaitingCalls must be >= 0 but was " + maxWaitingCalls);
             }
             return new ConcurrencyLimitConfig(this, true);
         }

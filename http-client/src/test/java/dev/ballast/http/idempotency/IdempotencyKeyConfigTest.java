@@ -129,4 +129,18 @@ class IdempotencyKeyConfigTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("generator");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"POST", "PATCH", "GET", "PUT", "CONNECT"})
+    void disabledKeysNoRequestAsPolicyNeverDoes(String method) {
+        IdempotencyKeyConfig disabled = IdempotencyKeyConfig.disabled();
+
+        assertThat(disabled.shouldAdd(method)).isFalse();
+        assertThat(disabled.enabled()).isFalse();
+        assertThat(disabled.policy()).isEqualTo(Policy.NEVER);
+        assertThat(disabled.headerName()).isEqualTo(IdempotencyKeyConfig.DEFAULT_HEADER);
+        assertThat(IdempotencyKeyConfig.ofDefaults().enabled()).isTrue();
+        assertThat(IdempotencyKeyConfig.builder().policy(Policy.ALWAYS).build().enabled())
+                .isTrue();
+    }
 }

@@ -60,14 +60,113 @@ class ConcurrencyLimiterTest {
     void admitsUpToTheLimitAndRefusesTheNextWithoutWaiting() {
         ConcurrencyLimiter limiter = limiter(config(20).build());
         for (int i = 0; i < 20; i++) {
-            assertThat(limiter.tryAcquire()).isEqualTo(i);
+            assertThat(limiter.tryAcquire(time.read())).isEqualTo(i);
         }
 
-        assertThat(limiter.tryAcquire()).isEqualTo(-1);
+        assertThat(limiter.tryAcquire(time.read())).isEqualTo(-1);
         assertThat(limiter.inFlight()).isEqualTo(20);
 
         limiter.release();
-        assertThat(limiter.tryAcquire()).isEqualTo(19);
+        assertThat(limiter.tryAcquire(time.read())).isEqualTo(19);
+    }
+
+    @Test
+    void anAttemptOverTheLimitWaitsForTheFirstPlaceThatComesFree() throws Exception {
+        ConcurrencyLimiter limiter = limiter(config(20).build());
+        for (int i = 0; i < 20; i++) {
+            assertThat(limiter.tryAcquire(time.read())).isNotNegative();
+        }
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> waiter = threads.submit(() -> limiter.acquire(Duration.ofMinutes(1)));
+            dev.ballast.http.Await.awaitTrue("the attempt waits", () -> limiter.waiting() == 1);
+            assertThat(limiter.tryAcquire(time.read()))
+                    .as("a newcomer does not overtake the waiter")
+                    .isEqualTo(-1);
+
+            limiter.release();
+
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(19);
+            assertThat(limiter.inFlight()).isEqualTo(20);
+            assertThat(limiter.waiting()).isZero();
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aWaitThatRunsOutIsRefusedSayingItWaited() {
+        ConcurrencyLimiter limiter = limiter(config(20).build());
+        for (int i = 0; i < 20; i++) {
+            limiter.tryAcquire(time.read());
+        }
+
+        assertThatThrownBy(() -> limiter.acquire(Duration.ofMillis(20)))
+                .isInstanceOf(ConcurrencyLimitExceededException.class)
+                .hasMessage("Concurrency limit of 'api:443' reached: 20 attempts in flight,"
+                        + " as many as its latency allows now; waited 20 ms for a place");
+        assertThat(limiter.inFlight()).isEqualTo(20);
+        assertThat(limiter.waiting()).isZero();
+    }
+
+    @Test
+    void aLimitThatGrowsHandsItsNewPlacesToTheWaiters() throws Exception {
+        ConcurrencyLimiter limiter = learned(config(20).build());
+        for (int i = 0; i < 20; i++) {
+            limiter.tryAcquire(time.read());
+        }
+        java.util.concurrent.ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try {
+            java.util.concurrent.CompletableFuture<Integer> waiter =
+                    limiter.acquireAsync(scheduler, Duration.ofMinutes(1));
+            assertThat(waiter).isNotDone();
+
+            window(limiter, 10, 20, 20); // no queue at the limit: it grows by half
+
+            assertThat(limiter.limit()).isEqualTo(30);
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
+    void aQuietDependencyRelaxesTowardsTheCeilingOnePowerOfTwoPerIdleWindow() {
+        ConcurrencyLimiter limiter = learned(config(1000).maxLimit(1000).build());
+        window(limiter, 500, 200, 20);
+        assertThat(limiter.limit()).isEqualTo(20);
+
+        // under two windows of quiet: no change yet (the current window may still see traffic)
+        time.advance(WINDOW.multipliedBy(2).minusNanos(1));
+        limiter.tryAcquire(time.read());
+        limiter.release();
+        assertThat(limiter.limit()).isEqualTo(20);
+
+        // three windows without a sample: two quiet ones behind the current
+        time.advance(WINDOW.plusNanos(1));
+        limiter.tryAcquire(time.read());
+        limiter.release();
+        assertThat(limiter.limit()).isEqualTo(80);
+
+        // a long idle spell: back to the ceiling, not beyond
+        time.advance(Duration.ofMinutes(1));
+        limiter.tryAcquire(time.read());
+        limiter.release();
+        assertThat(limiter.limit()).isEqualTo(1000);
+    }
+
+    @Test
+    void windowsWithCallsPressingOnTheLimitAreNotQuiet() {
+        ConcurrencyLimiter limiter = learned(config(1000).build());
+        window(limiter, 500, 200, 20);
+        for (int i = 0; i < 10; i++) {
+            assertThat(limiter.tryAcquire(time.read())).isNotNegative(); // half the limit in flight, few samples
+        }
+
+        time.advance(Duration.ofSeconds(8));
+        limiter.tryAcquire(time.read());
+
+        assertThat(limiter.limit()).isEqualTo(20);
     }
 
     @Test
@@ -75,7 +174,7 @@ class ConcurrencyLimiterTest {
         ConcurrencyLimiter limiter = limiter(ConcurrencyLimitConfig.ofDefaults());
 
         for (int i = 0; i < 2_000; i++) {
-            assertThat(limiter.tryAcquire()).isNotNegative();
+            assertThat(limiter.tryAcquire(time.read())).isNotNegative();
         }
         assertThat(limiter.limit()).isEqualTo(ConcurrencyLimitConfig.DEFAULT_INITIAL_LIMIT);
     }
@@ -150,9 +249,9 @@ class ConcurrencyLimiterTest {
 
         assertThat(limiter.limit()).isEqualTo(7);
         for (int i = 0; i < 7; i++) {
-            assertThat(limiter.tryAcquire()).isNotNegative();
+            assertThat(limiter.tryAcquire(time.read())).isNotNegative();
         }
-        assertThat(limiter.tryAcquire()).isEqualTo(-1);
+        assertThat(limiter.tryAcquire(time.read())).isEqualTo(-1);
     }
 
     @Test
@@ -222,7 +321,7 @@ class ConcurrencyLimiterTest {
     void aDisabledLimitCountsButNeverRefusesNorSamples() {
         ConcurrencyLimiter limiter = limiter(ConcurrencyLimitConfig.disabled());
         for (int i = 0; i < 10_000; i++) {
-            assertThat(limiter.tryAcquire()).isNotNegative();
+            assertThat(limiter.tryAcquire(time.read())).isNotNegative();
         }
         window(limiter, 10, 10_000, 20);
         window(limiter, 10_000, 10_000, 20);
@@ -243,7 +342,7 @@ class ConcurrencyLimiterTest {
         assertThat(rejection.limit()).isEqualTo(20);
         assertThat(rejection.getMessage())
                 .isEqualTo("Concurrency limit of 'api:443' reached: 20 attempts in flight,"
-                        + " as many as its latency allows now");
+                        + " as many as its latency allows now; did not wait for a place");
         assertThat(rejection.getStackTrace()).isEmpty();
     }
 
@@ -260,7 +359,7 @@ class ConcurrencyLimiterTest {
                         start.await();
                         int n = 0;
                         for (int i = 0; i < 100; i++) {
-                            if (limiter.tryAcquire() >= 0) {
+                            if (limiter.tryAcquire(time.read()) >= 0) {
                                 n++;
                             }
                         }
@@ -304,6 +403,13 @@ class ConcurrencyLimiterTest {
         assertThatThrownBy(() ->
                         ConcurrencyLimitConfig.builder().minWindowSamples(0).build())
                 .hasMessage("minWindowSamples must be >= 1 and <= 1000 but was 0");
+        assertThatThrownBy(() -> ConcurrencyLimitConfig.builder()
+                        .maxWaitDuration(Duration.ofMillis(-1))
+                        .build())
+                .hasMessage("maxWaitDuration must be >= 0 but was PT-0.001S");
+        assertThatThrownBy(() ->
+                        ConcurrencyLimitConfig.builder().maxWaitingCalls(-1).build())
+                .hasMessage("maxWaitingCalls must be >= 0 but was -1");
         assertThatThrownBy(() -> ConcurrencyLimitConfig.builder().window(null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("window");
@@ -319,6 +425,8 @@ class ConcurrencyLimiterTest {
         assertThat(defaults.latencyTolerance()).isEqualTo(2.0);
         assertThat(defaults.window()).isEqualTo(Duration.ofSeconds(1));
         assertThat(defaults.minWindowSamples()).isEqualTo(10);
+        assertThat(defaults.maxWaitDuration()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(defaults.maxWaitingCalls()).isEqualTo(10_000);
         assertThat(defaults.toBuilder().build()).isEqualTo(defaults);
         assertThat(ConcurrencyLimitConfig.disabled().enabled()).isFalse();
         assertThat(ConcurrencyLimitConfig.disabled().toString()).isEqualTo("ConcurrencyLimitConfig[disabled]");

@@ -32,6 +32,23 @@ class RequestsTest {
     }
 
     @Test
+    void hasHeaderAnswersAsFirstValueDoesWhateverTheCase() {
+        HttpRequest keyed = HttpRequest.newBuilder(URI.create("https://example.com/x"))
+                .header("Idempotency-Key", "k-1")
+                .build();
+        HttpRequest plain =
+                HttpRequest.newBuilder(URI.create("https://example.com/x")).build();
+
+        for (String name : List.of("Idempotency-Key", "idempotency-key", "IDEMPOTENCY-KEY", "X-Other")) {
+            assertThat(Requests.hasHeader(keyed, name))
+                    .as(name)
+                    .isEqualTo(keyed.headers().firstValue(name).isPresent());
+            assertThat(Requests.hasHeader(plain, name)).as(name).isFalse();
+        }
+        assertThat(Requests.hasHeader(keyed, "idempotency-key")).isTrue();
+    }
+
+    @Test
     void bodyReplayableForBodiesTheJdkCanReEmit(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("body.txt"), "file body");
 

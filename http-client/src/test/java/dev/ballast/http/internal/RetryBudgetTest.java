@@ -51,6 +51,28 @@ class RetryBudgetTest {
     }
 
     @Test
+    void aFirstAttemptCountsInTheSliceOfTheReadingItWasGiven() {
+        RetryBudget budget = budget(1.0, 0);
+        long start = ticker.read();
+        ticker.advance(TTL.minusSeconds(1)); // the deposit still counts at TTL - 1 s after the reading
+        budget.recordFirstAttempt(start);
+        assertThat(budget.availableRetries()).isEqualTo(1.0);
+
+        ticker.advance(Duration.ofSeconds(1)); // a whole ttl after the reading: decayed
+        assertThat(budget.availableRetries()).isZero();
+    }
+
+    @Test
+    void aFirstAttemptReadAWholeTtlBeforeItGotTheBudgetNeitherCountsNorEvictsNewerDeposits() {
+        RetryBudget budget = budget(1.0, 0);
+        long stale = ticker.read();
+        ticker.advance(TTL); // a caller stalled a whole ttl between its reading and the deposit
+        budget.recordFirstAttempt(); // a deposit now, in the slot the stale reading maps to
+        budget.recordFirstAttempt(stale);
+        assertThat(budget.availableRetries()).isEqualTo(1.0);
+    }
+
+    @Test
     void refundRetryGivesBackExactlyTheWithdrawnTokensAndNeverMore() {
         RetryBudget budget = budget(0.1, 0);
         firstAttempts(budget, 30); // 3 tokens

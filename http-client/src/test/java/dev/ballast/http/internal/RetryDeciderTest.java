@@ -80,7 +80,8 @@ class RetryDeciderTest {
                 replayable,
                 false,
                 0,
-                Deadline.after(ticker, ticker.read(), total),
+                ticker,
+                Deadline.after(ticker, ticker.read(), total).atNanos(),
                 3,
                 1) {
             @Override

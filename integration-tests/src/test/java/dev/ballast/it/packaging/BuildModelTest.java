@@ -118,6 +118,7 @@ class BuildModelTest {
                 .contains(
                         "dev.ballast:ballast-http-client",
                         "dev.ballast:ballast-storage-adapter",
+                        "dev.ballast:ballast-test",
                         "dev.ballast:ballast-cli");
         assertThat(managed(bom)).extracting(Dep::key).containsExactlyInAnyOrderElementsOf(publishedArtifacts);
     }

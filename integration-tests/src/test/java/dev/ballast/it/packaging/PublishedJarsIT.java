@@ -10,6 +10,7 @@ import dev.ballast.http.micrometer.HttpClientMetrics;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.test.StoreFault;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
@@ -62,6 +63,11 @@ class PublishedJarsIT {
                         StorageFacade.class,
                         ObjectStore.class.getMethod("putIfMatch", String.class, String.class, ObjectContent.class),
                         List.of("key", "eTag", "content")),
+                new Published(
+                        "dev.ballast.test",
+                        StoreFault.class,
+                        StoreFault.class.getMethod("truncatedBody", long.class),
+                        List.of("afterBytes")),
                 new Published(
                         "dev.ballast.cli",
                         Ballast.class,

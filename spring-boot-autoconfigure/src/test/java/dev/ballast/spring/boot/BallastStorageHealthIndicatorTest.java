@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
-import dev.ballast.storage.object.FakeObjectStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

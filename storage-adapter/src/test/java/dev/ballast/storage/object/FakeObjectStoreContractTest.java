@@ -1,11 +1,16 @@
 package dev.ballast.storage.object;
 
+import dev.ballast.test.FakeObjectStore;
+import dev.ballast.test.ObjectStoreContract;
+import dev.ballast.testkit.LeakCheck;
 import java.time.Clock;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The object store contract against the in-memory fake the unit tests use, so it cannot drift from
  * the contract; a subclass runs it through a wrapper of the fake with {@link #wrap}.
  */
+@ExtendWith(LeakCheck.class)
 public class FakeObjectStoreContractTest extends ObjectStoreContract {
     private FakeObjectStore fake;
 

@@ -3,13 +3,17 @@ package dev.ballast.storage.object;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The in-memory store enrols in the running test's leak check, which fails on a read stream left open. */
+/**
+ * The in-memory store enrols in the running test's leak check (through {@link LeakCheckEnrolment}),
+ * which fails on a read stream left open.
+ */
 class FakeObjectStoreLeakCheckTest {
 
     @Test
@@ -28,7 +32,7 @@ class FakeObjectStoreLeakCheckTest {
         read.close();
         assertThat(store.openReads()).isZero();
         check.begin();
-        check.watch(store);
+        check.watch(store::leaks);
         check.verify();
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.storage.object;
 
+import dev.ballast.test.FakeObjectStore;
 import java.net.URI;
 
 /**

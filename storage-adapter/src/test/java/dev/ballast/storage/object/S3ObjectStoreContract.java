@@ -19,7 +19,9 @@ import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3Errors;
 import dev.ballast.storage.object.s3.S3ObjectStore;
 import dev.ballast.storage.object.s3.S3StoreConfig;
+import dev.ballast.test.ObjectStoreContract;
 import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,6 +42,7 @@ import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -57,6 +60,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * by the store's own open) and removes it afterwards. Cases needing a behaviour the backend does not
  * declare, or a capability its probe did not find, are skipped with the reason.
  */
+@ExtendWith(LeakCheck.class)
 public abstract class S3ObjectStoreContract extends ObjectStoreContract {
 
     /** The backend to run against; may be the same instance for every test. */

@@ -1,6 +1,7 @@
 package dev.ballast.storage.object;
 
 import dev.ballast.storage.object.s3.S3Endpoint;
+import dev.ballast.test.ObjectStoreContract;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.EnumSet;

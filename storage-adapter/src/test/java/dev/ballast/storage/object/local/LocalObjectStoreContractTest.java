@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
-import dev.ballast.storage.object.ObjectStoreContract;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.test.ObjectStoreContract;
+import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and objects without Ballast metadata are staged by changing the index behind the store's back,
  * and a second writer is a second store opened on the same directory in this process.
  */
+@ExtendWith(LeakCheck.class)
 class LocalObjectStoreContractTest extends ObjectStoreContract {
     @TempDir
     Path dir;

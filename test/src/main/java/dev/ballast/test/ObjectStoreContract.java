@@ -1,4 +1,4 @@
-package dev.ballast.storage.object;
+package dev.ballast.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,15 @@ import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Sha256;
-import dev.ballast.testkit.LeakCheck;
+import dev.ballast.storage.object.Freshness;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.Source;
+import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.VersionEntry;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,9 +50,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The behaviour every {@link ObjectStore} must show, written once and run against each store by a
- * subclass that supplies {@link #newStore()}: the in-memory fake, the cache wrapper, the local store,
- * and every S3 server through {@link S3ObjectStoreContract}.
+ * The behaviour every {@link ObjectStore} must show, as a public JUnit 5 suite: Ballast runs it
+ * against the in-memory {@link FakeObjectStore}, the last-known-good cache wrapper, the local store
+ * and every S3 server it supports (S3Mock, s3proxy, MinIO, Ceph RGW); a user extends it to run the
+ * same guarantees against their own endpoint (their MinIO, their Ceph, their cloud bucket), for
+ * example an {@code S3ObjectStore} opened with {@code StorageFacade.newBuilder().s3(...)} on a test
+ * bucket. Each case writes under its own keys; a store that is not reachable should abort (skip)
+ * in {@link #newStore()} with {@code Assumptions.abort(reason)}, and {@link SkipReasons} prints one
+ * line per skipped case with its reason.
  *
  * <h2>Plugging a store in</h2>
  * <ol>
@@ -56,12 +69,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@link #plantForeignObject}, {@link #openAnotherWriter}); each case that needs a hook the store
  *       does not override is skipped with the reason, never passed.
  *   <li>Cases only one kind of store can stage (fault injection on the wire, multipart uploads) go in
- *       that store's own subclass, as {@link S3ObjectStoreContract} does.
+ *       that store's own subclass, as Ballast's S3 contract adds the S3 wire faults.
  * </ol>
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
-@ExtendWith(LeakCheck.class)
 public abstract class ObjectStoreContract {
 
     protected static final long MIB = 1024L * 1024;

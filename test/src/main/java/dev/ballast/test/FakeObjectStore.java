@@ -1,4 +1,4 @@
-package dev.ballast.storage.object;
+package dev.ballast.test;
 
 import dev.ballast.storage.AlreadyExistsException;
 import dev.ballast.storage.IntegrityException;
@@ -11,7 +11,15 @@ import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.internal.VerifyingInputStream;
-import dev.ballast.testkit.LeakCheck;
+import dev.ballast.storage.object.Freshness;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.Source;
+import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.VersionEntry;
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -32,28 +40,31 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * An in-memory versioned store that keeps the {@link ObjectStoreContract} (it runs in
- * {@code FakeObjectStoreContractTest}, so it cannot drift from the real stores), with failures a test
+ * An in-memory versioned store that keeps the {@link ObjectStoreContract} (Ballast's build runs
+ * the contract against it, so it cannot drift from the real stores), with failures a test
  * switches on: down (every call throws {@link StorageUnavailableException}, connection refused, so
  * nothing was sent), a write whose answer is lost after it landed (outcome unknown), a corrupt next read (the
  * stream raises {@link IntegrityException} before its last byte, as the real store does), a silently
  * corrupt next read (a broken store that does not notice), or a stale next read.
  *
  * <p>It records the keys written and read ({@link #keysPut()}, {@link #keysRead()}) and counts the
- * read streams handed out and not yet closed ({@link #openReads()}; it enrols in the running test's
- * {@link LeakCheck}, which fails a test that leaves one open). A test may subclass it to step in at one call (a file changed while it is
+ * read streams handed out and not yet closed ({@link #openReads()}; {@link #leaks()} names them in one sentence, for
+ * a leak check to fail a test that leaves one open). A test may subclass it to step in at one call (a file changed while it is
  * stored, a store that dies after N writes).
  *
  * <p>Several instances made with {@link #anotherWriter(Clock)} share one storage, as several
  * processes share a bucket; each keeps its own generations seen. Thread-safe.
  */
-public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
+public class FakeObjectStore implements ObjectStore {
     public static final StoreCapabilities CAPABILITIES =
             new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, true);
     /** {@link #CAPABILITIES} without additional checksums: a caller must read an object back to check it. */
@@ -111,8 +122,25 @@ public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
         this.storage = storage;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
-        LeakCheck.enrol(this);
+        for (Listener listener : LISTENERS) {
+            listener.created(this);
+        }
     }
+
+    /**
+     * Told of every {@link FakeObjectStore} made, for a test suite's own checks (a leak check that
+     * fails a test leaving a read stream open: see {@link #leaks()}). Implementations are found with
+     * {@link ServiceLoader} ({@code META-INF/services/dev.ballast.test.FakeObjectStore$Listener} on the
+     * test class path) once, when this class is loaded; they must be thread-safe.
+     */
+    public interface Listener {
+        /** {@code store} was just made (its constructor is running: do not call it back yet). */
+        void created(FakeObjectStore store);
+    }
+
+    private static final List<Listener> LISTENERS = ServiceLoader.load(Listener.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .toList();
 
     /** A second writer over this store's storage, with its own generations seen and {@code clock}. */
     public FakeObjectStore anotherWriter(Clock clock) {
@@ -124,7 +152,7 @@ public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
      * with {@code recordedSha256Hex} (null: none, as an object written without Ballast metadata) and
      * {@code generation} (0: none).
      */
-    public void plant(String key, byte[] bytes, String recordedSha256Hex, long generation) {
+    public void plant(String key, byte[] bytes, @Nullable String recordedSha256Hex, long generation) {
         synchronized (storage) {
             history(key)
                     .add(
@@ -162,6 +190,80 @@ public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
         }
     }
 
+    /**
+     * One version of a key as the store holds it, for a test to inspect: the bytes as stored (a copy;
+     * null for a delete marker), the recorded SHA-256 in hex (null when none was recorded, as for an
+     * object written by another program), the generation (0: none) and when it was written by the
+     * store's clock.
+     */
+    public record StoredVersion(
+            String key,
+            String versionId,
+            byte @Nullable [] bytes,
+            @Nullable String sha256,
+            long generation,
+            Instant lastModified) {
+        /** Whether this version is a delete marker. */
+        public boolean deleteMarker() {
+            return bytes == null;
+        }
+
+        /** The bytes as UTF-8 text; throws {@link IllegalStateException} for a delete marker. */
+        public String text() {
+            if (bytes == null) {
+                throw new IllegalStateException(versionId + " of " + key + " is a delete marker and has no bytes");
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * Every version and delete marker of {@code key}, newest first, as stored (no failure switched on
+     * applies, nothing is recorded as read); empty for a key never written.
+     */
+    public List<StoredVersion> storedVersions(String key) {
+        synchronized (storage) {
+            return storage.histories.getOrDefault(key, List.of()).stream()
+                    .map(s -> new StoredVersion(
+                            key,
+                            s.versionId(),
+                            s.bytes() == null ? null : s.bytes().clone(),
+                            s.sha256(),
+                            s.generation(),
+                            s.lastModified()))
+                    .toList();
+        }
+    }
+
+    /**
+     * The bytes of {@code key}'s current version, or empty when the key was never written or its
+     * newest entry is a delete marker. Reads nothing through the store's API (no failure applies).
+     */
+    public Optional<byte[]> currentBytes(String key) {
+        List<StoredVersion> versions = storedVersions(key);
+        return versions.isEmpty() || versions.get(0).deleteMarker()
+                ? Optional.empty()
+                : Optional.of(versions.get(0).bytes());
+    }
+
+    /** The version IDs of {@code key}'s delete markers, newest first. */
+    public List<String> deleteMarkers(String key) {
+        return storedVersions(key).stream()
+                .filter(StoredVersion::deleteMarker)
+                .map(StoredVersion::versionId)
+                .toList();
+    }
+
+    /** Every key that has any version or delete marker, in UTF-8 byte order. */
+    public List<String> allKeys() {
+        synchronized (storage) {
+            return storage.histories.keySet().stream()
+                    .sorted((a, b) -> Arrays.compareUnsigned(
+                            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)))
+                    .toList();
+        }
+    }
+
     /** The keys written so far, in order (conditional writes only when they landed). */
     public List<String> keysPut() {
         return List.copyOf(keysPut);
@@ -183,7 +285,7 @@ public class FakeObjectStore implements ObjectStore, LeakCheck.Watched {
         return openReads.get();
     }
 
-    @Override
+    /** One sentence naming the read streams still open, or {@code null} when none is. */
     public String leaks() {
         int open = openReads.get();
         return open == 0 ? null : open + " read stream(s) of " + this + " not closed";

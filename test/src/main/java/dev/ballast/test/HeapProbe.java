@@ -1,11 +1,11 @@
-package dev.ballast.storage.object;
+package dev.ballast.test;
 
 /**
  * Measures live heap (used after a requested full collection) at checkpoints against a baseline.
  * Callers checkpoint every few MiB of streamed content, so a client that held the whole object in
  * memory shows up as growth of about the object's size. Thread-safe.
  */
-public final class HeapProbe {
+final class HeapProbe {
     private long baseline;
     private long peak;
 

@@ -1,4 +1,4 @@
-package dev.ballast.storage.object;
+package dev.ballast.test;
 
 import java.util.Optional;
 import java.util.Set;
