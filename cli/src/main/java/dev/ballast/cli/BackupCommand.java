@@ -98,6 +98,13 @@ final class BackupCommand extends BallastCommand {
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
         new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+            if (name == null) {
+                // A name clash is refused before the run is announced.
+                Errors.translate(session.where(), null, () -> {
+                    NameClash.refuseOtherSource(session.objects(), backupName, source);
+                    return null;
+                });
+            }
             ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
             if (!session.objects().confirmsWrites()) {
                 ctx.err()
@@ -184,7 +191,7 @@ final class BackupCommand extends BallastCommand {
         for (String s : r.skipped()) {
             ctx.err().println("Skipped: " + Errors.printable(s));
         }
-        String totals = r.stored() + " files stored, " + r.unchanged() + " unchanged, "
+        String totals = Summary.count(r.stored(), "file") + " stored, " + r.unchanged() + " unchanged, "
                 + (r.reused() > 0 ? r.reused() + " already stored by an interrupted run, " : "")
                 + Summary.mib(r.bytesUploaded())
                 + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
@@ -198,8 +205,8 @@ final class BackupCommand extends BallastCommand {
                                 + " files are unchanged since the last backup.");
             }
             ctx.out()
-                    .println("Backup '" + backupName + "' complete: " + totals + " Manifest version "
-                            + r.manifestVersionId() + "." + repaired(r));
+                    .println("Backup '" + backupName + "' complete: " + totals + " Snapshot "
+                            + Manifests.label(r.manifestVersionId()) + " saved." + repaired(r));
             return ExitCodes.OK;
         }
         java.util.Set<String> stalePaths = new java.util.HashSet<>();
@@ -217,8 +224,8 @@ final class BackupCommand extends BallastCommand {
             // Every file was attempted: the run is a snapshot; what it could not store is listed above.
             ctx.out()
                     .println("Backup '" + backupName + "' complete except "
-                            + r.failed().size() + " file(s) not stored: " + totals + " Manifest version "
-                            + r.manifestVersionId() + "." + repaired(r));
+                            + r.failed().size() + " file(s) not stored: " + totals + " Snapshot "
+                            + Manifests.label(r.manifestVersionId()) + " saved." + repaired(r));
             ctx.err()
                     .println(r.failed().size() + " file(s) of '" + backupName + "' were not stored (first: "
                             + String.join(
@@ -228,7 +235,7 @@ final class BackupCommand extends BallastCommand {
                                             .map(Errors::printable)
                                             .limit(3)
                                             .toList())
-                            + "); manifest version " + r.manifestVersionId()
+                            + "); manifest version " + Manifests.label(r.manifestVersionId())
                             + " is a restorable snapshot of everything else"
                             + (r.stale().isEmpty()
                                     ? ""
@@ -266,9 +273,11 @@ final class BackupCommand extends BallastCommand {
         String manifest = r.manifestVersionId() == null
                 ? "no manifest was written for this run, so restore still uses the previous complete backup"
                 : r.manifestComplete()
-                        ? "manifest version " + r.manifestVersionId() + " was written"
-                        : "its manifest was written marked incomplete (version " + r.manifestVersionId()
-                                + "), which restore skips unless given --manifest-version";
+                        ? "manifest version " + Manifests.label(r.manifestVersionId()) + " was written"
+                        : "its manifest was written marked incomplete (version "
+                                + Manifests.label(r.manifestVersionId())
+                                + "), which restore skips unless given --manifest-version "
+                                + Manifests.shortId(r.manifestVersionId());
         ctx.err()
                 .println("Backup '" + backupName + "' did not complete because " + what + ": " + r.stored() + " files "
                         + "stored and confirmed, " + notStored + " not stored"

@@ -615,11 +615,7 @@ final class BackupRunner {
             return;
         }
         if (nameFromDirectory) {
-            throw new CliFailure(
-                    ExitCodes.USAGE,
-                    "The backup name '" + name + "' holds backups of " + before + ", not of " + source
-                            + "; pass --name NAME to back this directory up under a name of its own, or --name " + name
-                            + " to make it the newest backup of '" + name + "'.");
+            throw NameClash.otherSource(name, source, before);
         }
         err.println("Note: '" + name + "' last backed up " + before + "; this backup of " + source
                 + " becomes its newest version.");

@@ -151,9 +151,7 @@ public final class Ballast implements Callable<Integer> {
         cl.setErr(new PrintWriter(
                 new java.io.OutputStreamWriter(ctx.err(), java.nio.charset.StandardCharsets.UTF_8), true));
         cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
-        cl.getSubcommands()
-                .values()
-                .forEach(sub -> sub.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES));
+        footers(cl);
         cl.setExecutionStrategy(parseResult -> {
             CommandLine.ParseResult leaf = parseResult;
             while (leaf.subcommand() != null) {
@@ -210,8 +208,19 @@ public final class Ballast implements Callable<Integer> {
         }
         err.println("Error: " + Errors.printable(message));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
-        err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
+        err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted "
+                + (c.getCommandSpec().parent() == null ? "commands and options." : "options."));
         return ExitCodes.USAGE;
+    }
+
+    /** Gives every subcommand, at any depth, the exit-code list of its own (ExitCodes.helpLines). */
+    private static void footers(CommandLine parent) {
+        for (CommandLine sub : parent.getSubcommands().values()) {
+            sub.getCommandSpec()
+                    .usageMessage()
+                    .footer(ExitCodes.helpLines(sub.getCommandSpec().qualifiedName()));
+            footers(sub);
+        }
     }
 
     /** The positional parameters of {@code spec} as its usage line names them, e.g. "DIR" or "NAME TARGET-DIR [PATH...]". */

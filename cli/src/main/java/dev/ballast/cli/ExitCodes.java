@@ -50,5 +50,88 @@ public final class ExitCodes {
         "  143  terminated (SIGTERM), handled as Ctrl-C",
     };
 
+    /**
+     * The exit code list at the end of {@code ballast COMMAND --help}: the codes that command can end
+     * with, each in that command's words ({@code command} is its qualified name, e.g.
+     * {@code "ballast repair index"}). An unknown command gets {@link #HELP_LINES}.
+     */
+    static String[] helpLines(String command) {
+        String store =
+                "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup";
+        String integrity = "  4    integrity: the local store's index damaged or missing, or a corrupt manifest";
+        String notFound = "  5    backup, manifest version or bucket not found";
+        String usage = "  2    invalid command line or input";
+        String interrupted = "  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), handled as Ctrl-C";
+        java.util.List<String> l = new java.util.ArrayList<>(java.util.List.of("", "Exit codes:"));
+        switch (command.replaceFirst("^ballast ", "")) {
+            case "backup" ->
+                l.addAll(java.util.List.of(
+                        "  0    every file stored and its SHA-256 confirmed",
+                        "  1    incomplete: some files were not stored (listed)",
+                        usage,
+                        store,
+                        integrity,
+                        notFound,
+                        interrupted));
+            case "restore" ->
+                l.addAll(java.util.List.of(
+                        "  0    every file restored and its SHA-256 confirmed",
+                        "  1    incomplete: some files were not restored (listed)",
+                        usage,
+                        store,
+                        "  4    integrity: SHA-256 mismatch, stored version missing, corrupt manifest or unsafe manifest path",
+                        notFound,
+                        "  6    restore would overwrite a different existing file (use --overwrite)",
+                        "  7    the newest backup is damaged: the newest intact older one was restored",
+                        interrupted));
+            case "verify" ->
+                l.addAll(java.util.List.of(
+                        "  0    every file verified and its SHA-256 confirmed",
+                        "  1    incomplete: some files could not be verified (listed)",
+                        usage,
+                        store,
+                        "  4    integrity: SHA-256 mismatch, stored version missing or corrupt manifest",
+                        notFound,
+                        "  7    the newest backup is damaged: the newest intact older one was verified",
+                        interrupted));
+            case "list", "ls", "versions" ->
+                l.addAll(java.util.List.of("  0    listed", usage, store, integrity, notFound, interrupted));
+            case "forget" ->
+                l.addAll(java.util.List.of(
+                        "  0    the manifest versions were removed (with --dry-run: listed)",
+                        "  1    with --prune: some unreferenced objects could not be deleted (listed)",
+                        "  2    invalid command line or input, or the newest manifest version named",
+                        store,
+                        integrity,
+                        notFound,
+                        interrupted));
+            case "prune" ->
+                l.addAll(java.util.List.of(
+                        "  0    every unreferenced object past the grace period deleted (with --dry-run: listed)",
+                        "  1    some unreferenced objects could not be deleted (listed)",
+                        usage,
+                        store,
+                        integrity,
+                        notFound,
+                        interrupted));
+            case "unlock" ->
+                l.addAll(java.util.List.of(
+                        "  0    the stale run markers were removed, or there were none", usage, store, interrupted));
+            case "repair", "repair index" ->
+                l.addAll(java.util.List.of(
+                        "  0    the index was rebuilt from the journal; nothing lost",
+                        "  1    rebuilt, but the journal was damaged: what it recorded after that point is missing (listed)",
+                        usage,
+                        store,
+                        "  4    content lost (listed), or no journal to rebuild from",
+                        "  5    the local store not found",
+                        interrupted));
+            default -> {
+                return HELP_LINES;
+            }
+        }
+        return l.toArray(String[]::new);
+    }
+
     private ExitCodes() {}
 }

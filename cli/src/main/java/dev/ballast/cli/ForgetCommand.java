@@ -73,8 +73,7 @@ final class ForgetCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description = "Remove this manifest version (repeatable): its ID or a prefix of at least 8 characters "
-                    + "that only it starts with, as 'ballast list' shows them.")
+            description = "Remove this manifest version (repeatable): " + Manifests.VERSION_HELP)
     List<String> versionIds = new ArrayList<>();
 
     @Option(
@@ -115,7 +114,7 @@ final class ForgetCommand extends BallastCommand {
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
             if (prune && !dryRun && code == ExitCodes.OK) {
-                Long before = StoreSpace.bytesOf(session.localDirectory());
+                StoreSpace.Measure before = StoreSpace.bytesOf(session.localDirectory());
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,
@@ -168,11 +167,20 @@ final class ForgetCommand extends BallastCommand {
         ZoneId zone = ctx.clock().getZone();
         if (!versionIds.isEmpty()) {
             for (String id : versionIds) {
-                VersionEntry v = Manifests.byIdOrPrefix(versions, name, id);
+                VersionEntry v = id.equals(Manifests.LATEST)
+                        ? Manifests.newestComplete(store, name, versions)
+                        : Manifests.byIdOrPrefix(versions, name, id);
+                if (v == null) {
+                    throw new CliFailure(
+                            ExitCodes.NOT_FOUND,
+                            "Backup '" + name + "' has no complete manifest version, so '" + Manifests.LATEST
+                                    + "' names none; 'ballast list' shows its versions.");
+                }
                 if (v.versionId().equals(newest)) {
                     throw new CliFailure(
                             ExitCodes.USAGE,
-                            "Manifest version " + v.versionId() + " is the newest of '" + name + "' and is "
+                            "Manifest version " + Manifests.label(v.versionId()) + " is the newest of '" + name
+                                    + "' and is "
                                     + "never removed: the next backup starts from it. Back up again first, then forget it.");
                 }
                 remove.add(new Backup(v, null));
@@ -213,10 +221,15 @@ final class ForgetCommand extends BallastCommand {
             }
         }
         if (!keepLines.isEmpty()) {
-            ctx.out().println("keep " + keepLines.size() + " backups of '" + name + "':");
+            ctx.out().println("keep " + Summary.count(keepLines.size(), "backup") + " of '" + name + "':");
             keepLines.forEach(ctx.out()::println);
         }
-        ctx.out().println((dryRun ? "would remove " : "remove ") + remove.size() + " backups of '" + name + "':");
+        ctx.out()
+                .println(
+                        remove.isEmpty()
+                                ? "nothing to remove of '" + name + "'."
+                                : (dryRun ? "would remove " : "remove ") + Summary.count(remove.size(), "backup")
+                                        + " of '" + name + "':");
         for (Backup b : remove) {
             ctx.out().println(line(b, zone, ""));
             if (!dryRun) {
@@ -227,7 +240,7 @@ final class ForgetCommand extends BallastCommand {
                 .println(
                         dryRun
                                 ? "Dry run: nothing was removed."
-                                : "Removed " + remove.size() + " manifest versions of '" + name
+                                : "Removed " + Summary.count(remove.size(), "manifest version") + " of '" + name
                                         + "'; 'ballast prune' deletes the stored files no manifest references any more.");
         return ExitCodes.OK;
     }

@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
                 + "file counts and sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
-                + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable).")
+                + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable); "
+                + "(latest) marks the newest complete one, the one --manifest-version latest selects.")
 final class ListCommand extends BallastCommand {
     ListCommand(CliContext ctx) {
         super(ctx);
@@ -37,10 +38,15 @@ final class ListCommand extends BallastCommand {
         int damaged = 0;
         for (String name : names) {
             ctx.out().println(name);
+            boolean latestShown = false;
             for (VersionEntry v : Manifests.versions(session.objects(), name)) {
                 String detail;
+                // "(latest)" marks what --manifest-version latest selects: the newest complete, intact one.
+                boolean latest = false;
                 try {
                     Manifest m = Manifests.read(session.objects(), name, v.versionId());
+                    latest = !latestShown && m.complete();
+                    latestShown |= latest;
                     detail = String.format(
                             "%6d files %12s%s%s",
                             m.files().size(),
@@ -62,7 +68,7 @@ final class ListCommand extends BallastCommand {
                                 v.versionId(),
                                 v.lastModified(),
                                 detail,
-                                v.latest() ? "  (latest)" : "");
+                                latest ? "  (latest)" : "");
             }
         }
         if (damaged > 0) {

@@ -37,9 +37,7 @@ final class LsCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description =
-                    "List this manifest version: its short ID or ID as 'ballast list' shows them, the ID's first 8 "
-                            + "or more characters, or latest.")
+            description = "List this manifest version instead of the newest complete one: " + Manifests.VERSION_HELP)
     String manifestVersion;
 
     LsCommand(CliContext ctx) {
@@ -57,7 +55,7 @@ final class LsCommand extends BallastCommand {
             Manifest m = chosen.manifest();
             PrintStream out = ctx.out();
             out.println("Backup '" + name + "', manifest version "
-                    + chosen.version().versionId() + " of "
+                    + Manifests.label(chosen.version().versionId()) + " of "
                     + TIME.format(m.createdAt()) + " UTC: " + m.files().size()
                     + (m.files().size() == 1 ? " file, " : " files, ")
                     + Summary.mib(m.totalBytes()) + extras(m.tree()));

@@ -152,8 +152,8 @@ final class Manifests {
             if (!damaged(f)) {
                 throw f;
             }
-            err.println("Warning: manifest version " + versionId + " of '" + name + "' is damaged and is passed over ("
-                    + Errors.printable(why(f)) + ").");
+            err.println("Warning: manifest version " + label(versionId) + " of '" + name
+                    + "' is damaged and is passed over (" + Errors.printable(why(f)) + ").");
             return null;
         }
     }
@@ -165,6 +165,14 @@ final class Manifests {
     static final int MIN_PREFIX = 8;
 
     /**
+     * What {@code --manifest-version} accepts, as every command's help says it (the same as
+     * docs/cli.md): one shared description so the commands cannot drift apart.
+     */
+    static final String VERSION_HELP = "the short ID 'ballast list' shows (8 hex digits), the version ID, its first "
+            + MIN_PREFIX + " or more characters when no other version starts with them, or '" + LATEST
+            + "' (the newest complete one, as without the option).";
+
+    /**
      * The short ID {@code list} shows for a version: the first 8 hex digits of the SHA-256 of its
      * version ID (UTF-8). Version IDs are time-ordered (the local store's start with the time in
      * milliseconds, 12 hex digits), so versions written within about a minute of each other share
@@ -173,9 +181,19 @@ final class Manifests {
      * 1 in 10,000, and then the command names both and asks for more).
      */
     static String shortId(String versionId) {
+
         java.security.MessageDigest digest = Sha256.newDigest();
         digest.update(versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return Sha256.hex(digest).substring(0, MIN_PREFIX);
+    }
+
+    /**
+     * A version as messages name it to the user: its short ID, then its version ID in parentheses
+     * ({@code "3dc7957f (0194f1c2a3b40000a1b2c3d4e5f60718)"}), so either can be passed back to
+     * {@code --manifest-version}.
+     */
+    static String label(String versionId) {
+        return shortId(versionId) + " (" + versionId + ")";
     }
 
     /**
@@ -192,12 +210,17 @@ final class Manifests {
                 return v;
             }
         }
-        List<VersionEntry> matches = id.length() < MIN_PREFIX
-                ? List.of()
-                : versions.stream()
-                        .filter(v -> v.versionId().startsWith(id)
-                                || shortId(v.versionId()).equals(id))
-                        .toList();
+        if (id.length() < MIN_PREFIX) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "Manifest version '" + id + "' is too short: give the " + MIN_PREFIX
+                            + "-character short ID or at least " + MIN_PREFIX
+                            + " characters of the version ID ('ballast list' shows both), or '" + LATEST + "'.");
+        }
+        List<VersionEntry> matches = versions.stream()
+                .filter(v ->
+                        v.versionId().startsWith(id) || shortId(v.versionId()).equals(id))
+                .toList();
         if (matches.size() > 1) {
             StringBuilder each = new StringBuilder();
             for (VersionEntry v : matches) {
@@ -225,6 +248,25 @@ final class Manifests {
     }
 
     /**
+     * The version {@code --manifest-version latest} (and a command without the option) selects: the
+     * newest whose manifest is readable, intact and complete; {@code null} if there is none.
+     *
+     * @param versions the versions of {@code name}, newest first, as {@link #versions} returns them
+     */
+    static @Nullable VersionEntry newestComplete(ObjectStore store, String name, List<VersionEntry> versions) {
+        for (VersionEntry v : versions) {
+            try {
+                if (read(store, name, v.versionId()).complete()) {
+                    return v;
+                }
+            } catch (ObjectNotFoundException | IntegrityException | CliFailure e) {
+                // removed, damaged or unreadable: select() passes over it too
+            }
+        }
+        return null;
+    }
+
+    /**
      * The manifest to restore or verify: the given version, or the newest complete one. Says on
      * {@code err} when an incomplete manifest is used or passed over.
      *
@@ -242,12 +284,14 @@ final class Manifests {
             VersionEntry v = byIdOrPrefix(versions, name, versionId);
             Manifest m = read(store, name, v.versionId());
             if (!m.complete()) {
-                err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
+                err.println("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
                         + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored")
                         + "): it lists the "
-                        + m.files().size() + " files that run stored and confirmed; "
-                        + m.notStored().size()
-                        + " files of the source were not stored.");
+                        + Summary.count(m.files().size(), "file") + " that run stored and confirmed; "
+                        + Summary.count(m.notStored().size(), "file")
+                        + " of the source "
+                        + (m.notStored().size() == 1 ? "was" : "were")
+                        + " not stored.");
             }
             noteStale(m, v, err);
             return new Versioned(m, v);
@@ -265,42 +309,47 @@ final class Manifests {
                     throw f;
                 }
                 damaged.add(v.versionId());
-                err.println("Warning: manifest version " + v.versionId() + " of '" + name
+                err.println("Warning: manifest version " + label(v.versionId()) + " of '" + name
                         + "' is damaged and cannot be used (" + Errors.printable(why(f)) + ").");
                 continue;
             }
             if (m.complete()) {
                 if (!damaged.isEmpty()) {
                     err.println("Note: using the newest intact backup of '" + name + "', manifest version "
-                            + v.versionId() + " of " + m.createdAt() + ", instead of the damaged "
-                            + String.join(", ", damaged) + ".");
+                            + label(v.versionId()) + " of " + m.createdAt() + ", instead of the damaged "
+                            + String.join(
+                                    ", ", damaged.stream().map(Manifests::label).toList()) + ".");
                 }
                 if (newestPartial != null) {
-                    err.println("Note: the newest backup of '" + name + "' (manifest version " + newestPartial + ") is "
-                            + "incomplete; using the newest complete one, version " + v.versionId()
+                    err.println("Note: the newest backup of '" + name + "' (manifest version " + label(newestPartial)
+                            + ") is "
+                            + "incomplete; using the newest complete one, version " + label(v.versionId())
                             + ". Pass --manifest-version "
-                            + newestPartial + " to use the partial one.");
+                            + shortId(newestPartial) + " to use the partial one.");
                 }
                 noteStale(m, v, err);
                 return new Versioned(m, v, damaged);
             }
             if (newestPartial == null) {
                 newestPartial = v.versionId();
-                err.println("Note: manifest version " + v.versionId() + " of '" + name + "' is incomplete ("
+                err.println("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
                         + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
-                        + m.notStored().size() + " files not stored.");
+                        + Summary.count(m.notStored().size(), "file") + " not stored.");
             }
         }
         if (newestPartial == null) {
             throw new CliFailure(
                     ExitCodes.INTEGRITY,
-                    "Every manifest version of '" + name + "' is damaged (" + String.join(", ", damaged)
+                    "Every manifest version of '" + name + "' is damaged ("
+                            + String.join(
+                                    ", ", damaged.stream().map(Manifests::label).toList())
                             + "), so there is no backup to use; back the source up again.");
         }
         throw new CliFailure(
                 ExitCodes.NOT_FOUND,
                 "Backup '" + name + "' has no complete manifest"
-                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version " + newestPartial
+                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version "
+                        + shortId(newestPartial)
                         + " to use the files that run stored.");
     }
 
@@ -319,7 +368,7 @@ final class Manifests {
         if (m.stale().isEmpty()) {
             return;
         }
-        err.println("Note: manifest version " + v.versionId() + " of '" + m.name() + "' holds "
+        err.println("Note: manifest version " + label(v.versionId()) + " of '" + m.name() + "' holds "
                 + m.stale().size()
                 + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
         for (Manifest.Stale s : m.stale()) {

@@ -46,7 +46,7 @@ final class PruneCommand extends BallastCommand {
         names.forEach(Manifests::checkName);
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
-            Long before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
+            StoreSpace.Measure before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
             Pruner.Result r = Errors.translate(
                     session.where(),
                     null,
@@ -120,8 +120,9 @@ final class PruneCommand extends BallastCommand {
                             + " stale run markers of backups that stopped without removing theirs.");
         }
         ctx.out()
-                .println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ") + r.deletedVersions()
-                        + " versions holding " + StoreSpace.exact(r.deletedBytes()) + " of file contents"
+                .println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ")
+                        + Summary.count(r.deletedVersions(), "version") + " holding "
+                        + StoreSpace.exact(r.deletedBytes()) + " of file contents"
                         + (r.dryRun()
                                 ? " (nothing was deleted; the space a prune gives back is at most that: contents "
                                         + "kept versions also hold stay)."

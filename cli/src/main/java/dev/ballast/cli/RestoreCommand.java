@@ -57,10 +57,7 @@ final class RestoreCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description =
-                    "Restore this manifest version instead of the newest complete one: its ID ('ballast list' shows them),"
-                            + " its short ID or ID as 'ballast list' shows them, the ID's first 8 or more characters, or "
-                            + "latest.")
+            description = "Restore this manifest version instead of the newest complete one: " + Manifests.VERSION_HELP)
     String manifestVersion;
 
     @Option(names = "--overwrite", description = "Replace existing files that differ from the backup.")
@@ -204,9 +201,9 @@ final class RestoreCommand extends BallastCommand {
             refuseWritingIntoTheStore(m, session.localDirectory());
             ctx.out()
                     .println("Restoring '" + name + "' (manifest version "
-                            + chosen.version().versionId() + " of "
+                            + Manifests.label(chosen.version().versionId()) + " of "
                             + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected")
-                            + " files, " + Summary.mib(m.totalBytes()) + ") into "
+                            + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                             + target.toAbsolutePath());
             DamagedVersions damaged = Errors.translate(
                     session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
@@ -228,10 +225,11 @@ final class RestoreCommand extends BallastCommand {
                     .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                     .writingAs(selected.writtenAs())
                     .run();
-            String totals = r.restored() + " files restored, " + r.alreadyPresent() + " already present, "
-                    + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
-                    + Summary.rate(r.bytes(), r.elapsed())
-                    + ")" + counters(session) + ".";
+            String totals =
+                    Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present, "
+                            + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
+                            + Summary.rate(r.bytes(), r.elapsed())
+                            + ")" + counters(session) + ".";
             if (r.ok()) {
                 ctx.out().println("Restore of '" + name + "' complete: " + totals + " Every SHA-256 matched.");
                 if (chosen.olderThanNewest()) {
@@ -275,9 +273,9 @@ final class RestoreCommand extends BallastCommand {
      */
     static String olderBackupUsed(String verb, String name, Manifests.Versioned chosen) {
         return verb + " an older backup of '" + name + "' (manifest version "
-                + chosen.version().versionId() + " of "
+                + Manifests.label(chosen.version().versionId()) + " of "
                 + chosen.manifest().createdAt() + ") because the newest, manifest version "
-                + chosen.passedOver().get(0) + ", is damaged (exit " + ExitCodes.OLDER_BACKUP_USED
+                + Manifests.label(chosen.passedOver().get(0)) + ", is damaged (exit " + ExitCodes.OLDER_BACKUP_USED
                 + "); back the source up again to make a new restore point.";
     }
 }

@@ -108,7 +108,9 @@ record RetentionPolicy(
         add(keeps, weekly, "weekly");
         add(keeps, monthly, "monthly");
         add(keeps, yearly, "yearly");
-        String s = keeps.isEmpty() ? "" : String.join(", ", keeps) + " backups";
+        // "keep 1 latest backup", "keep 2 latest backups", "keep 1 latest, 1 daily backups" (as restic words it).
+        boolean one = keeps.size() == 1 && keeps.get(0).startsWith("1 ");
+        String s = keeps.isEmpty() ? "" : String.join(", ", keeps) + (one ? " backup" : " backups");
         if (within != null) {
             s += (s.isEmpty() ? "" : " and ") + "all backups within " + within.text() + " of the newest";
         }

@@ -12,54 +12,105 @@ import org.jspecify.annotations.Nullable;
  * The space a prune gives back, measured rather than summed from the versions it deleted: in the
  * local store identical contents are stored once and small files' contents share pack files, so
  * deleting a version frees its bytes only when no kept version holds the same content and its pack
- * is repacked. The local store's figure is the bytes of its content and pack files before the prune minus after it
- * (the repacking included); an S3 bucket frees each deleted version's bytes, so there it is their
- * sum. Sizes are printed in MiB (2^20 bytes) with the exact byte count, as every summary prints them.
+ * is repacked. The local store's figure is the bytes of its content, pack and manifest files
+ * ({@code blobs/} and {@code packs/}) before the prune minus after it (the repacking included); its
+ * bookkeeping (the index {@code index.db}, SQLite's files beside it, the {@code journal/}) records
+ * the removals and is reported apart, and the 4 MiB {@code reserve} and {@code tmp/} not at all. An
+ * S3 bucket frees each deleted version's bytes, so there it is their sum. Sizes are printed in MiB
+ * (2^20 bytes) with the exact byte count, as every summary prints them.
  */
 final class StoreSpace {
     private StoreSpace() {}
 
+    /** The directories of the local store that hold content, pack and manifest files. */
+    private static final java.util.List<String> CONTENT = java.util.List.of("blobs", "packs");
+
     /**
-     * The bytes of every regular file under {@code dir} but the index ({@code index.db} and SQLite's
-     * {@code -wal} and {@code -shm} files beside it, which grow and shrink with its journal, not with
-     * what is stored), or null when there is no such directory or it cannot be read.
+     * The local store's bytes at one moment.
+     *
+     * @param content bytes of its content, pack and manifest files
+     * @param bookkeeping bytes of its index (with SQLite's -wal, -shm and -journal files) and journal
      */
-    static @Nullable Long bytesOf(@Nullable Path dir) {
+    record Measure(long content, long bookkeeping) {}
+
+    /**
+     * The local store's bytes in {@code dir}, or null when there is no such directory or it cannot be
+     * read (an S3 store: {@code dir} null).
+     */
+    static @Nullable Measure bytesOf(@Nullable Path dir) {
         if (dir == null || !Files.isDirectory(dir)) {
             return null;
         }
-        try (Stream<Path> all = Files.walk(dir)) {
-            return all.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-                            && !p.getFileName().toString().startsWith("index.db"))
-                    .mapToLong(p -> {
-                        try {
-                            return Files.size(p);
-                        } catch (IOException e) {
-                            return 0; // removed meanwhile (a temporary file)
-                        }
-                    })
-                    .sum();
+        try {
+            long content = 0;
+            for (String d : CONTENT) {
+                content += bytesUnder(dir.resolve(d));
+            }
+            long bookkeeping = bytesUnder(dir.resolve("journal"));
+            try (Stream<Path> top = Files.list(dir)) {
+                bookkeeping += top.filter(p -> p.getFileName().toString().startsWith("index.db"))
+                        .mapToLong(StoreSpace::size)
+                        .sum();
+            }
+            return new Measure(content, bookkeeping);
         } catch (IOException | UncheckedIOException e) {
             return null;
         }
     }
 
+    private static long bytesUnder(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return 0;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                    .mapToLong(StoreSpace::size)
+                    .sum();
+        }
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return 0; // removed meanwhile (a temporary file)
+        }
+    }
+
     /**
      * The line that says what was given back: measured on the local store ({@code before} and
-     * {@code after} its files' bytes), the deleted versions' bytes on S3 ({@code before} null).
+     * {@code after}), the deleted versions' bytes on S3 ({@code before} null). A store whose content
+     * grew gives back nothing and says by how much it grew, never a figure clamped to zero; growth
+     * of the index and journal, which record the removals, is said apart.
      */
-    static String report(@Nullable Long before, @Nullable Long after, long deletedVersionBytes) {
+    static String report(@Nullable Measure before, @Nullable Measure after, long deletedVersionBytes) {
         if (before == null || after == null) {
             return "Space given back: " + exact(deletedVersionBytes) + " (the deleted versions' sizes; the bucket "
                     + "frees each deleted version).";
         }
-        long freed = Math.max(0, before - after);
-        return "Space given back: " + exact(freed) + " (the store's files: " + exact(before) + " before, "
-                + exact(after) + " after"
-                + (freed < deletedVersionBytes
-                        ? "; contents also held by kept versions, or by pack files still in use, stay"
-                        : "")
-                + ").";
+        long freed = before.content() - after.content();
+        String files = "content, pack and manifest files: " + exact(before.content()) + " before, "
+                + exact(after.content()) + " after";
+        String head = freed > 0
+                ? "Space given back: " + exact(freed) + " (" + files
+                        + (freed < deletedVersionBytes
+                                ? "; contents also held by kept versions, or by pack files still in use, stay"
+                                : "")
+                        + ")"
+                : freed == 0
+                        ? "Space given back: none (" + files
+                                + (deletedVersionBytes > 0
+                                        ? "; contents also held by kept versions, or by pack files still in use, stay"
+                                        : "")
+                                + ")"
+                        : "Space given back: none; the content, pack and manifest files grew by " + exact(-freed) + " ("
+                                + files + ")";
+        long grown = after.bookkeeping() - before.bookkeeping();
+        return head
+                + (grown > 0
+                        ? "; the index and journal, which record the removals, grew by " + exact(grown)
+                        : grown < 0 ? "; the index and journal shrank by " + exact(-grown) : "")
+                + ".";
     }
 
     /** {@code 152.8 MiB (160,200,000 bytes)}. */

@@ -7,6 +7,11 @@ import java.util.Locale;
 final class Summary {
     private Summary() {}
 
+    /** {@code n} and the noun, plural unless {@code n} is 1: "1 file", "2 files", "0 backups". */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     static String mib(long bytes) {
         return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }

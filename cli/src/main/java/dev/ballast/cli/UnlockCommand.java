@@ -89,6 +89,17 @@ final class UnlockCommand extends BallastCommand {
                                 + m.written() + "): its backup may be running.");
             }
         }
+        for (String name : names) {
+            // restic's unlock ends with 0 whatever it found; a name that matches nothing is said, not an error.
+            if (found.stream().noneMatch(m -> m.name().equals(name))) {
+                ctx.out()
+                        .println("'" + name + "' has "
+                                + (Manifests.versions(session.objects(), name).isEmpty()
+                                        ? "no backups and no run marker in " + session.where()
+                                                + "; 'ballast list' shows the backups there."
+                                        : "no run marker: it is not locked."));
+            }
+        }
         ctx.out()
                 .println(
                         found.isEmpty()

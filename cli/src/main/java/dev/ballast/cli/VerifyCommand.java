@@ -44,9 +44,7 @@ final class VerifyCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description =
-                    "Verify this manifest version: its short ID or ID as 'ballast list' shows them, the ID's first 8 "
-                            + "or more characters, or latest.")
+            description = "Verify this manifest version instead of the newest complete one: " + Manifests.VERSION_HELP)
     String manifestVersion;
 
     @Option(
@@ -165,8 +163,8 @@ final class VerifyCommand extends BallastCommand {
             int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
             int stillBad = damaged.size() - repaired;
             String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of "
-                    + m.files().size()
-                    + " files verified"
+                    + Summary.count(m.files().size(), "file")
+                    + " verified"
                     + (subset == null
                             ? ""
                             : " (subset " + subset + ": " + toRead.size() + " read, the other "
@@ -176,7 +174,7 @@ final class VerifyCommand extends BallastCommand {
             if (stillBad == 0 && unreadable.isEmpty()) {
                 ctx.out()
                         .println("Verify of '" + name + "' (manifest version "
-                                + chosen.version().versionId() + ") OK: " + totals
+                                + Manifests.label(chosen.version().versionId()) + ") OK: " + totals
                                 + (repaired == 0
                                         ? ""
                                         : " " + repaired + " damaged file(s) repaired from " + repairFrom + "."));
@@ -365,7 +363,7 @@ final class VerifyCommand extends BallastCommand {
         } catch (ObjectNotFoundException ex) {
             // A version the manifest references is gone: damaged (exit 4), as restore and
             // --read-data-subset report it, not "could not be read".
-            return "version " + versionId + " is missing from the store";
+            return "it is missing from the store";
         }
     }
 }

@@ -31,14 +31,22 @@ class ManifestsTest {
     }
 
     @Test
-    void aPrefixOfSeveralIsAUsageErrorAndATooShortOrUnknownOneIsNotFound() {
+    void aPrefixOfSeveralOrOfFewerThanEightIsAUsageErrorAndAnUnknownOneIsNotFound() {
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22d7f56a9"))
                 .isInstanceOfSatisfying(
                         CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE))
                 .hasMessageContaining("matches 2 manifest versions")
                 .hasMessageContaining("01a22d7f56a9aaaa0000000000000001 (short ID ")
                 .hasMessageContaining("01a22d7f56a9bbbb0000000000000002 (short ID ");
+        // Field input (new-user pass): a 7-character prefix was "has no manifest version", as if none matched.
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22e0"))
+                .isInstanceOfSatisfying(
+                        CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE))
+                .hasMessageContaining("Manifest version '01a22e0' is too short: give the 8-character short ID or at "
+                        + "least 8 characters of the version ID")
+                .message()
+                .doesNotContain("has no manifest version");
+        assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22e01"))
                 .isInstanceOfSatisfying(
                         CliFailure.class, f -> assertThat(f.exitCode()).isEqualTo(ExitCodes.NOT_FOUND))
                 .hasMessageContaining("a short ID as 'ballast list' shows it, a version ID or its first 8 or more "

@@ -78,16 +78,20 @@ class CliDamagedStoreIT extends CliOnBothStores {
                     .isEqualTo(ExitCodes.OLDER_BACKUP_USED)
                     .isEqualTo(7);
             assertThat(restore.err())
-                    .contains("manifest version " + secondVersion + " of '" + name + "' is damaged")
-                    .contains("using the newest intact backup of '" + name + "', manifest version " + firstVersion)
-                    .contains("Restored an older backup of '" + name + "' (manifest version " + firstVersion)
-                    .contains("because the newest, manifest version " + secondVersion + ", is damaged (exit 7)")
+                    .contains("manifest version " + CliHarness.label(secondVersion) + " of '" + name + "' is damaged")
+                    .contains("using the newest intact backup of '" + name + "', manifest version "
+                            + CliHarness.label(firstVersion))
+                    .contains("Restored an older backup of '" + name + "' (manifest version "
+                            + CliHarness.label(firstVersion))
+                    .contains("because the newest, manifest version " + CliHarness.label(secondVersion)
+                            + ", is damaged (exit 7)")
                     .doesNotContain("\tat ");
             assertThat(CliHarness.hashes(target)).isEqualTo(first);
             Run verify = ballast(store, "verify", name);
             assertThat(verify.exitCode()).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
             assertThat(verify.err())
-                    .contains("Verified an older backup of '" + name + "' (manifest version " + firstVersion);
+                    .contains("Verified an older backup of '" + name + "' (manifest version "
+                            + CliHarness.label(firstVersion));
             assertThat(ballast(store, "verify", name, "--manifest-version", firstVersion)
                             .exitCode())
                     .as("the older backup itself, asked for by ID, is intact")
@@ -100,7 +104,7 @@ class CliDamagedStoreIT extends CliOnBothStores {
                     .contains("Warning: the newest manifest of '" + name + "'")
                     .contains("is damaged");
             // It goes on from the newest intact manifest: b.txt is unchanged since then and not uploaded.
-            assertThat(backup.out()).contains("1 files stored, 1 unchanged");
+            assertThat(backup.out()).contains("1 file stored, 1 unchanged");
             Path again = base.resolve(name + "-restored-again");
             assertThat(ballast(store, "restore", name, again.toString()).exitCode())
                     .isEqualTo(ExitCodes.OK);
@@ -174,7 +178,7 @@ class CliDamagedStoreIT extends CliOnBothStores {
 
         Run backup = ballast(store, "backup", source.toString());
         assertThat(backup.exitCode()).isEqualTo(ExitCodes.OK);
-        assertThat(backup.out()).contains("1 files stored, 0 unchanged").doesNotContain("Nothing to upload");
+        assertThat(backup.out()).contains("1 file stored, 0 unchanged").doesNotContain("Nothing to upload");
 
         assertThat(ballast(store, "verify", name).exitCode()).isEqualTo(ExitCodes.OK);
         Path target = base.resolve(name + "-first");

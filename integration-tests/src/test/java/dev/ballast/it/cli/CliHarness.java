@@ -147,4 +147,19 @@ final class CliHarness {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * A manifest version as the CLI names it in messages: its short ID (the first 8 hex digits of the
+     * SHA-256 of the version ID, as 'ballast list' shows it), then the version ID in parentheses.
+     */
+    static String label(String versionId) {
+        try {
+            String shortId = sha256(new java.io.ByteArrayInputStream(
+                            versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                    .substring(0, 8);
+            return shortId + " (" + versionId + ")";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 }

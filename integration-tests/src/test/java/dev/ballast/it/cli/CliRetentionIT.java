@@ -233,9 +233,10 @@ class CliRetentionIT {
         Run byPrefix = ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 12), "--dry-run");
         assertThat(byPrefix.exitCode()).isEqualTo(ExitCodes.OK);
         assertThat(byPrefix.out()).contains(older);
-        assertThat(ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 4))
-                        .exitCode())
-                .isEqualTo(ExitCodes.NOT_FOUND);
+        // Fewer than 8 characters is too short to name a version: bad input, said as such.
+        Run tooShort = ballast(store, clock, "forget", name, "--manifest-version", older.substring(0, 4));
+        assertThat(tooShort.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(tooShort.err()).contains("is too short: give the 8-character short ID or at least 8 characters");
     }
 
     /**

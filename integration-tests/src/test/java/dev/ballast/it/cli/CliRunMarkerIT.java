@@ -177,7 +177,7 @@ class CliRunMarkerIT {
 
         Run next = ballast(store, "backup", source.toString());
         assertThat(next.exitCode()).isEqualTo(ExitCodes.OK);
-        assertThat(next.out()).contains("1 files stored, 1 unchanged").doesNotContain("Nothing to upload");
+        assertThat(next.out()).contains("1 file stored, 1 unchanged").doesNotContain("Nothing to upload");
         assertThat(ballast(store, "verify", name).exitCode()).isEqualTo(ExitCodes.OK);
         Path target = base.resolve(name + "-restored");
         assertThat(ballast(store, "restore", name, target.toString()).exitCode())

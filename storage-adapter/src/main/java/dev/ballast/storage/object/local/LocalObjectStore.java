@@ -757,7 +757,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      * {@link #deleteVersion}), as {@code restic prune} repacks: a pack file none of whose bytes are
      * referenced is deleted; one less than half referenced has its referenced contents copied to the
      * newest pack (synced, then the index rows moved in one transaction) and is then deleted; when the
-     * pack being appended to is among them, writes go on in a new one. A content that cannot be read from its pack
+     * pack being appended to is among them, writes go on in a new one (this writer's and those of
+     * other writers of the directory in this process, which append only to the pack the index names
+     * as newest). A content that cannot be read from its pack
      * stays where it is, and so does its pack. Readers beside a compaction keep reading: one that
      * meets a pack deleted under it reads the content from its new place.
      *

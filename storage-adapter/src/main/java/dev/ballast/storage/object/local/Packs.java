@@ -107,7 +107,9 @@ final class Packs {
 
     /**
      * Starts a batch: picks the pack to append to (the newest one, if it is below
-     * the pack size; else a new one, recorded in the caller's open transaction).
+     * the pack size; else a new one, recorded in the caller's open transaction). The pack this writer
+     * appended to last is kept only while it is still the newest one the index names: another writer
+     * of the directory may have compacted it away. Call inside the caller's write transaction.
      *
      * @return the pack the batch's contents go to
      */
@@ -115,6 +117,13 @@ final class Packs {
         batch.clear();
         batchBytes = 0;
         createdInBatch = false;
+        if (current != null && catalogue.newestPack() != currentId) {
+            // Another writer of this directory (a second store opened in this process) started a newer
+            // pack or compacted this one away: its row is gone and its file deleted, so bytes appended
+            // through this channel would land in no file a row can name. IDs are never reused, so the
+            // newest row still naming this ID means the file is the one this channel has open.
+            closeCurrent();
+        }
         if (current == null && !startNew) {
             long newest = catalogue.newestPack();
             if (newest != 0) {

@@ -276,6 +276,35 @@ class PackFilesTest {
         }
     }
 
+    /**
+     * Two writers of one directory in one process (a backup paused while a prune ran): the second
+     * removes the first's versions and compacts its pack away. The first writer's next puts, of the
+     * same bytes again and of new ones, must land in a pack file the index names, not in the deleted
+     * one it still has open.
+     */
+    @Test
+    void aWriteAfterAnotherWriterCompactedItsPackAwayIsStoredInAPackThatExists() throws IOException {
+        byte[] first = random(1, 3000);
+        byte[] other = random(2, 3000);
+        try (LocalObjectStore paused = LocalObjectStore.open(root())) {
+            ObjectVersion v = paused.put("f/a", ObjectContent.ofBytes(first));
+            try (LocalObjectStore prune = LocalObjectStore.open(root())) {
+                assertThat(prune.deleteVersion("f/a", v.versionId())).isTrue();
+                assertThat(prune.compact().packsRemoved()).isEqualTo(1);
+            }
+            assertThat(packFiles()).isEmpty();
+
+            paused.put("f/a", ObjectContent.ofBytes(first)); // stored again: the session's copy is gone
+            paused.put("f/b", ObjectContent.ofBytes(other));
+            assertThat(paused.get("f/a").readAllBytes()).isEqualTo(first);
+        }
+        assertThat(packFiles()).hasSize(1);
+        try (LocalObjectStore store = LocalObjectStore.open(root())) {
+            assertThat(store.get("f/a").readAllBytes()).isEqualTo(first);
+            assertThat(store.get("f/b").readAllBytes()).isEqualTo(other);
+        }
+    }
+
     @Test
     void aContentCompactCannotReadStaysWhereItIsWithItsPack() throws IOException {
         LocalStoreConfig config = LocalStoreConfig.builder().packSize(8 * 1024).build();

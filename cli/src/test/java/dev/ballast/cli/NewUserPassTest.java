@@ -1,0 +1,274 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a restic user reading only the README met on a first pass (items F2, F4, F5, F7, F9): each
+ * through the commands on the local store, asserting what the user reads.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
+class NewUserPassTest {
+    @TempDir
+    Path home;
+
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int run(String... args) {
+        out.reset();
+        err.reset();
+        CliContext ctx = new CliContext(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of(),
+                home,
+                false,
+                new Cancellation(),
+                Clock.systemUTC(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
+                p -> {});
+        return Ballast.run(args, ctx);
+    }
+
+    String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    Path data() {
+        return home.resolve("data");
+    }
+
+    /** Backs up a one-file directory {@code src} and returns the version ID of its manifest. */
+    String backUp(String content) throws IOException {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("f.txt"), content);
+        assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            return store.listVersions(Manifest.key("src")).get(0).versionId();
+        }
+    }
+
+    /** Writes a manifest marked incomplete as the newest version of {@code src}, as an interrupted run leaves it. */
+    String writeIncompleteManifest() throws IOException {
+        Manifest cut = new Manifest(
+                1, "src", Instant.now(), false, List.of(), List.of("f.txt"), List.of(), "it was interrupted");
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            return store.put(Manifest.key("src"), ObjectContent.ofBytes(cut.toJson()))
+                    .versionId();
+        }
+    }
+
+    @Test
+    void listMarksAsLatestTheVersionThatLatestSelectsNotAnIncompleteNewerOne() throws IOException {
+        // Field input (F2): list marked an INCOMPLETE manifest "(latest)", while --manifest-version latest
+        // selects the newest complete one.
+        String complete = backUp("one");
+        String incomplete = writeIncompleteManifest();
+
+        assertThat(run("list", "--data-dir", data().toString())).isZero();
+        String incompleteLine =
+                out().lines().filter(l -> l.contains(incomplete)).findFirst().orElseThrow();
+        String completeLine =
+                out().lines().filter(l -> l.contains(complete)).findFirst().orElseThrow();
+        assertThat(incompleteLine).contains("INCOMPLETE").doesNotContain("(latest)");
+        assertThat(completeLine).endsWith("(latest)");
+
+        assertThat(run("ls", "src", "--manifest-version", "latest", "--data-dir", data().toString()))
+                .isZero();
+        assertThat(out()).contains(Manifests.label(complete));
+    }
+
+    @Test
+    void forgetTakesLatestAsTheOtherCommandsDoTheNewestCompleteVersion() throws IOException {
+        // The shared help says every command takes 'latest'; forget used to look for a version called "latest".
+        String older = backUp("one");
+        String complete = backUp("two");
+        assertThat(run("forget", "src", "--manifest-version", "latest", "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Manifest version " + Manifests.label(complete) + " is the newest of 'src'");
+
+        String incomplete = writeIncompleteManifest();
+        assertThat(run("forget", "src", "--manifest-version", "latest", "--dry-run", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("would remove 1 backup of 'src':").contains(complete);
+        assertThat(out()).doesNotContain(older).doesNotContain(incomplete);
+    }
+
+    @Test
+    void everyCommandDescribesManifestVersionAsDocsCliMdDoes() {
+        // Field input (F4): forget's help still said "its ID or a prefix of at least 8 characters", restore's
+        // repeated itself.
+        for (String command : List.of("restore", "ls", "verify", "forget")) {
+            assertThat(run(command, "--help")).isZero();
+            String help = out().replaceAll("\\s+", " ");
+            assertThat(help)
+                    .as(command)
+                    .contains("the short ID 'ballast list' shows (8 hex digits), the version ID, its first 8 or more "
+                            + "characters when no other version starts with them, or 'latest'")
+                    .doesNotContain("prefix of at least 8")
+                    .doesNotContain("its short ID or ID as");
+        }
+    }
+
+    @Test
+    void versionsAreNamedWithTheirShortIdsWhereTheUserReadsThem() throws IOException {
+        // Field input (F5): short IDs appeared only in list and forget.
+        String first = backUp("one");
+        String shortId = Manifests.shortId(first);
+        assertThat(out()).contains("Snapshot " + shortId + " (" + first + ") saved.");
+
+        assertThat(run("ls", "src", "--data-dir", data().toString())).isZero();
+        assertThat(out()).contains("manifest version " + shortId + " (" + first + ")");
+        assertThat(run("verify", "src", "--data-dir", data().toString())).isZero();
+        assertThat(out()).contains("(manifest version " + shortId + " (" + first + ")) OK");
+        assertThat(run("restore", "src", home.resolve("r").toString(), "--data-dir", data().toString()))
+                .isZero();
+        assertThat(out()).contains("(manifest version " + shortId + " (" + first + ") of ");
+
+        String incomplete = writeIncompleteManifest();
+        assertThat(run("restore", "src", home.resolve("r2").toString(), "--data-dir", data().toString()))
+                .isZero();
+        assertThat(err())
+                .contains("Pass --manifest-version " + Manifests.shortId(incomplete) + " to use the partial one");
+
+        // The short ID printed is accepted back.
+        assertThat(run("ls", "src", "--manifest-version", shortId, "--data-dir", data().toString()))
+                .isZero();
+        // Fewer than 8 characters is too short, not "no such version".
+        assertThat(run("ls", "src", "--manifest-version", shortId.substring(0, 5), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("is too short: give the 8-character short ID or at least 8 characters of the version ID")
+                .doesNotContain("has no manifest version");
+    }
+
+    @Test
+    void pruneMeasuresOnlyContentPackAndManifestFilesAndNeverClampsGrowthToZero() {
+        // Field input (F7): "Space given back" counted the 4 MiB reserve and clamped a negative figure to 0.
+        StoreSpace.Measure before = new StoreSpace.Measure(10_000, 5_000);
+        assertThat(StoreSpace.report(before, new StoreSpace.Measure(4_000, 9_096), 6_000))
+                .startsWith("Space given back: 0.0 MiB (6,000 bytes) (content, pack and manifest files: ")
+                .contains("; the index and journal, which record the removals, grew by 0.0 MiB (4,096 bytes).");
+        assertThat(StoreSpace.report(before, new StoreSpace.Measure(10_500, 5_000), 0))
+                .isEqualTo("Space given back: none; the content, pack and manifest files grew by 0.0 MiB (500 bytes)"
+                        + " (content, pack and manifest files: 0.0 MiB (10,000 bytes) before, 0.0 MiB (10,500 bytes)"
+                        + " after).");
+    }
+
+    @Test
+    void theSpaceReportOfARealPruneLeavesOutTheReserveIndexAndJournal() throws IOException {
+        backUp("a".repeat(100_000));
+        backUp("b".repeat(100_000));
+        assertThat(run(
+                        "forget",
+                        "src",
+                        "--keep-last",
+                        "1",
+                        "--prune",
+                        "--grace",
+                        "0s",
+                        "--data-dir",
+                        data().toString()))
+                .as(err())
+                .isZero();
+        Path store = data().resolve("ballast-backups");
+        assertThat(store.resolve("reserve")).exists();
+        // The first backup's 100,000-byte content is given back; the 4 MiB reserve is no part of the figures.
+        assertThat(out())
+                .containsPattern("Space given back: 0\\.1 MiB \\(100,\\d{3} bytes\\) \\(content, pack and manifest "
+                        + "files: 0\\.2 MiB \\(")
+                .doesNotContain("4.0 MiB");
+    }
+
+    @Test
+    void countsAreSingularForOneAndForgetSaysWhenThereIsNothingToRemove() throws IOException {
+        // Field input (F9): "1 files restored", "keep 1 latest backups", "would remove 0 backups of 'src':".
+        backUp("one");
+        assertThat(run("restore", "src", home.resolve("r").toString(), "--data-dir", data().toString()))
+                .isZero();
+        assertThat(out()).contains(", 1 file, ").contains("1 file restored").doesNotContain("1 files");
+
+        assertThat(run("forget", "src", "--keep-last", "1", "--dry-run", "--data-dir", data().toString()))
+                .isZero();
+        assertThat(out())
+                .contains("Applying policy: keep 1 latest backup (")
+                .contains("keep 1 backup of 'src':")
+                .contains("nothing to remove of 'src'.")
+                .doesNotContain("0 backups");
+    }
+
+    @Test
+    void unknownCommandPointsAtTheCommandList() {
+        assertThat(run("bakup")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'ballast --help' lists the accepted commands and options.");
+    }
+
+    @Test
+    void unlockOfANameWithNoBackupsSaysSoAndEndsWithZeroAsResticsUnlockDoes() throws IOException {
+        backUp("one");
+        assertThat(run("unlock", "nosuch", "--data-dir", data().toString())).isZero();
+        assertThat(out()).contains("'nosuch' has no backups and no run marker in ");
+        assertThat(run("unlock", "src", "--data-dir", data().toString())).isZero();
+        assertThat(out()).contains("'src' has no run marker: it is not locked.");
+    }
+
+    @Test
+    void backupRefusesANameClashBeforeAnnouncingTheRun() throws IOException {
+        backUp("one");
+        Path other = Files.createDirectories(home.resolve("elsewhere/src"));
+        Files.writeString(other.resolve("g.txt"), "other");
+        assertThat(run("backup", other.toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("holds backups of");
+        assertThat(out()).doesNotContain("Backing up");
+    }
+
+    @Test
+    void eachCommandsHelpListsItsOwnExitCodes() {
+        assertThat(run("repair", "index", "--help")).isZero();
+        assertThat(out()).contains("  5    the local store not found").doesNotContain("restored/verified");
+        assertThat(run("forget", "--help")).isZero();
+        assertThat(out())
+                .contains("  0    the manifest versions were removed")
+                .doesNotContain("every file stored")
+                .doesNotContain("  6 ");
+        assertThat(run("prune", "--help")).isZero();
+        assertThat(out())
+                .contains("  1    some unreferenced objects could not be deleted")
+                .doesNotContain("  7 ");
+        assertThat(run("restore", "--help")).isZero();
+        assertThat(out())
+                .contains("  0    every file restored")
+                .contains("  6 ")
+                .contains("  7 ");
+    }
+}
