@@ -186,7 +186,7 @@ final class Attempt<T>
 
     /** The limit's configured wait, capped by what is left of the total timeout. */
     Duration limitWait() {
-        return call.dependency.limiter().maxWait(call.deadline.remainingNanos());
+        return call.dependency.limiter().maxWait(call.remainingNanos());
     }
 
     /** A place under the limit was taken after a wait; {@code before} is what the limiter returned. */
