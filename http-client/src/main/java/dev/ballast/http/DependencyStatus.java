@@ -1,6 +1,7 @@
 package dev.ballast.http;
 
 import dev.ballast.http.breaker.BreakerState;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -22,6 +23,9 @@ import java.util.Objects;
  *     is {@linkplain dev.ballast.http.limit.ConcurrencyLimitConfig#disabled() disabled}
  * @param concurrencyLimitRejections attempts rejected by the concurrency limit
  *     ({@link ConcurrencyLimitExceededException}) since this dependency's state was created
+ * @param remainingOpenTime how long an OPEN breaker keeps refusing calls before it lets a probe through;
+ *     {@link Duration#ZERO} in every other state, and for an OPEN breaker whose wait is over (its next
+ *     call is a half-open probe: nothing moves it to HALF_OPEN but a call)
  */
 public record DependencyStatus(
         String dependency,
@@ -33,15 +37,18 @@ public record DependencyStatus(
         long bulkheadFullRejections,
         int attemptsInFlight,
         int concurrencyLimit,
-        long concurrencyLimitRejections) {
+        long concurrencyLimitRejections,
+        Duration remainingOpenTime) {
 
     /**
      * Validates the status.
      *
-     * @throws NullPointerException if {@code dependency} or {@code breakerState} is null
+     * @throws NullPointerException if {@code dependency}, {@code breakerState} or {@code remainingOpenTime}
+     *     is null
      */
     public DependencyStatus {
         Objects.requireNonNull(dependency, "dependency");
         Objects.requireNonNull(breakerState, "breakerState");
+        Objects.requireNonNull(remainingOpenTime, "remainingOpenTime");
     }
 }

@@ -76,7 +76,8 @@ class NotRetriedReasonTest {
                 .hasMessageContaining("request body cannot be replayed after attempt 1; wrap the body in"
                         + " dev.ballast.http.ReplayableBodyPublisher")
                 .hasMessageEndingWith("use the Spring request factory of ballast-spring-boot-starter,"
-                        + " which sends replayable bodies)");
+                        + " which sends bodies up to ballast.http.request-factory.max-buffered-request-size"
+                        + " (1 MiB by default) replayably)");
         assertThat(thrown.getCause()).hasMessage("Connection refused");
         assertThat(delegate.requests).hasSize(1);
     }

@@ -61,7 +61,8 @@ record Dependency(
                 bulkheadFullRejections.sum(),
                 limiter.inFlight(),
                 limiter.limit(),
-                limitRejections.sum());
+                limitRejections.sum(),
+                breaker.remainingOpenTime());
     }
 
     /**

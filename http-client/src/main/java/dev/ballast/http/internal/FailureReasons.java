@@ -59,7 +59,8 @@ final class FailureReasons {
      */
     static final String REPLAYABLE_BODY_FIX = "wrap the body in dev.ballast.http.ReplayableBodyPublisher"
             + " (ReplayableBodyPublisher.ofSupplier(...)), or with Spring's RestClient or RestTemplate use the"
-            + " Spring request factory of ballast-spring-boot-starter, which sends replayable bodies";
+            + " Spring request factory of ballast-spring-boot-starter, which sends bodies up to"
+            + " ballast.http.request-factory.max-buffered-request-size (1 MiB by default) replayably";
 
     /**
      * Logs one WARN per dependency the first time a client configured to retry ({@code maxAttempts}

@@ -10,10 +10,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * {@code ballastHttp}: UP while no dependency's circuit breaker is OPEN, else
+ * {@code ballastHttp}: UP while no dependency's circuit breaker is OPEN and refusing calls, else
  * {@code ballast.health.open-circuit-status} (DOWN by default), with each dependency's breaker state
- * and the OPEN ones listed. A HALF_OPEN breaker is probing and reports UP. Reads the client's state
- * only; it makes no call.
+ * and the OPEN ones listed. A HALF_OPEN breaker is probing and reports UP, and so does an OPEN one whose
+ * wait is over: its next call is a probe, so a load balancer that took the instance out on DOWN puts it
+ * back and sends the traffic that lets the breaker close (nothing probes without a call). Reads the
+ * client's state only; it makes no call.
  */
 final class BallastHttpHealthIndicator implements HealthIndicator {
 
@@ -31,8 +33,14 @@ final class BallastHttpHealthIndicator implements HealthIndicator {
         Map<String, String> breakers = new LinkedHashMap<>();
         List<String> open = new java.util.ArrayList<>();
         for (DependencyStatus status : statuses) {
-            breakers.put(status.dependency(), status.breakerState().name());
-            if (status.breakerState() == BreakerState.OPEN) {
+            boolean refusing = status.breakerState() == BreakerState.OPEN
+                    && status.remainingOpenTime().compareTo(java.time.Duration.ZERO) > 0;
+            breakers.put(
+                    status.dependency(),
+                    status.breakerState() == BreakerState.OPEN && !refusing
+                            ? "OPEN (wait over: the next call is a probe)"
+                            : status.breakerState().name());
+            if (refusing) {
                 open.add(status.dependency());
             }
         }

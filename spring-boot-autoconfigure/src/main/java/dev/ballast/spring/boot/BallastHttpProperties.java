@@ -141,6 +141,10 @@ public record BallastHttpProperties(
      *     limit comes down; in (1, 100] [2.0]
      * @param window the shortest sampling window, 10ms to 1m [1s]
      * @param minWindowSamples the fewest samples a window needs before it closes; 1 to 1000 [10]
+     * @param maxWaitDuration how long an attempt over the limit waits for a place before it is refused;
+     *     0 refuses at once [2s]
+     * @param maxWaitingCalls how many attempts may wait for a place at once; one more is refused at once
+     *     [10000]
      */
     public record ConcurrencyLimit(
             @Nullable Boolean enabled,
@@ -149,7 +153,9 @@ public record BallastHttpProperties(
             @Nullable Integer maxLimit,
             @Nullable Double latencyTolerance,
             @Nullable Duration window,
-            @Nullable Integer minWindowSamples) {}
+            @Nullable Integer minWindowSamples,
+            @Nullable Duration maxWaitDuration,
+            @Nullable Integer maxWaitingCalls) {}
 
     /**
      * A fixed bulkhead ({@code BulkheadConfig}): none unless configured, as in the library, where the

@@ -169,11 +169,21 @@ final class HttpClientSettings {
             set(layer.latencyTolerance(), b::latencyTolerance);
             set(layer.window(), b::window);
             set(layer.minWindowSamples(), b::minWindowSamples);
+            set(layer.maxWaitDuration(), b::maxWaitDuration);
+            set(layer.maxWaitingCalls(), b::maxWaitingCalls);
         }
         b.maxLimit(max).initialLimit(initial != null ? initial : max);
         ConcurrencyLimitConfig built = checked(
                 prefix,
-                List.of("initialLimit", "minLimit", "maxLimit", "latencyTolerance", "window", "minWindowSamples"),
+                List.of(
+                        "initialLimit",
+                        "minLimit",
+                        "maxLimit",
+                        "latencyTolerance",
+                        "window",
+                        "minWindowSamples",
+                        "maxWaitDuration",
+                        "maxWaitingCalls"),
                 b::build);
         return enabled ? built : ConcurrencyLimitConfig.disabled();
     }

@@ -24,7 +24,8 @@ class BallastEndpointTest {
                 0,
                 3,
                 140,
-                7);
+                7,
+                java.time.Duration.ZERO);
 
         // when
         BallastEndpoint.Dependency shown = BallastEndpoint.Dependency.of(status);
@@ -39,7 +40,17 @@ class BallastEndpointTest {
     void aFixedBulkheadIsShownAndATurnedOffLimitIsNot() {
         // given: a bulkhead of 16 with 5 held, the concurrency limit disabled (reported as Integer.MAX_VALUE)
         DependencyStatus status = new DependencyStatus(
-                "https://batch.internal:443", BreakerState.OPEN, 11, 16, 0.0, 4, 2, 5, Integer.MAX_VALUE, 0);
+                "https://batch.internal:443",
+                BreakerState.OPEN,
+                11,
+                16,
+                0.0,
+                4,
+                2,
+                5,
+                Integer.MAX_VALUE,
+                0,
+                java.time.Duration.ofSeconds(3));
 
         // when
         BallastEndpoint.Dependency shown = BallastEndpoint.Dependency.of(status);

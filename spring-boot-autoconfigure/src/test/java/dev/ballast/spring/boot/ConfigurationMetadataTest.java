@@ -66,6 +66,8 @@ class ConfigurationMetadataTest {
                         "ballast.http.defaults.concurrency-limit.latency-tolerance",
                         "ballast.http.defaults.concurrency-limit.window",
                         "ballast.http.defaults.concurrency-limit.min-window-samples",
+                        "ballast.http.defaults.concurrency-limit.max-wait-duration",
+                        "ballast.http.defaults.concurrency-limit.max-waiting-calls",
                         "ballast.http.defaults.bulkhead.enabled");
         Set<String> expected = new TreeSet<>(generated);
         expected.remove("ballast.http.dependencies"); // the map itself: its rows are the defaults' rows

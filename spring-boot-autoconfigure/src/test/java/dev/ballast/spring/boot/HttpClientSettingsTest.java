@@ -51,7 +51,11 @@ class HttpClientSettingsTest {
                 "ballast.http.dependencies[" + PAYMENTS + "].concurrency-limit.initial-limit",
                 "100",
                 "ballast.http.dependencies[" + PAYMENTS + "].concurrency-limit.max-limit",
-                "400"));
+                "400",
+                "ballast.http.dependencies[" + PAYMENTS + "].concurrency-limit.max-wait-duration",
+                "250ms",
+                "ballast.http.dependencies[" + PAYMENTS + "].concurrency-limit.max-waiting-calls",
+                "64"));
 
         // when
         ConcurrencyLimitConfig defaults = defaults(http).concurrencyLimit();
@@ -71,6 +75,8 @@ class HttpClientSettingsTest {
                         .minWindowSamples(25)
                         .initialLimit(100)
                         .maxLimit(400)
+                        .maxWaitDuration(Duration.ofMillis(250))
+                        .maxWaitingCalls(64)
                         .build());
     }
 

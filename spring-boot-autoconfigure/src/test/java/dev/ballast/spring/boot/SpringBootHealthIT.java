@@ -89,6 +89,17 @@ class SpringBootHealthIT {
         payments.resetAll();
         payments.stubFor(post("/charge").willReturn(aResponse().withStatus(200).withBody("charged")));
         time.advance(Duration.ofSeconds(40));
+
+        // then, before any call: the wait is over and the next call is a probe, so health is UP again (a load
+        // balancer that took the instance out on DOWN sends it the traffic that lets the breaker close)
+        HttpResponse<String> waitOver = app.get("/actuator/health");
+        assertThat(waitOver.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(waitOver.body())
+                        .at("/components/ballastHttp/details/breakers")
+                        .get(payments.baseUrl())
+                        .asString())
+                .isEqualTo("OPEN (wait over: the next call is a probe)");
+
         assertThat(app.post("/checkout", "{}").body()).isEqualTo("charged");
 
         // then

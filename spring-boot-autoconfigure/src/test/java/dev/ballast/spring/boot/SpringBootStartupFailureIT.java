@@ -48,6 +48,9 @@ class SpringBootStartupFailureIT {
                         + " | initialLimit must be >= minLimit (20) and <= maxLimit (10000) but was 5",
                 "ballast.http.defaults.concurrency-limit.max-limit=10 | ballast.http.defaults.concurrency-limit.max-limit"
                         + " | maxLimit must be >= minLimit (20) but was 10",
+                "ballast.http.defaults.concurrency-limit.max-waiting-calls=-1"
+                        + " | ballast.http.defaults.concurrency-limit.max-waiting-calls"
+                        + " | maxWaitingCalls must be >= 0 but was -1",
                 "ballast.http.dependencies[ftp://files.example].retry-budget.ratio=0.5 | ballast.http.dependencies[ftp://files.example]"
                         + " | ftp://files.example",
                 "ballast.http.defaults.hedging.delay-percentile=95 | ballast.http.defaults.hedging.delay | hedging needs a delay",
