@@ -56,6 +56,10 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Read the previous manifest, then walk the tree; each file is dealt with as the walk finds
  *       it, while the walk goes on.
+ *   <li>Before any version of the previous manifest is kept, the name's prefix is listed once and the
+ *       store asked once, for all of them, whether their bytes are still held
+ *       ({@link ObjectStore#missingContent}); a file whose version is gone is stored again, as is every
+ *       file when the record of damaged versions cannot be read ({@link DamagedVersions}).
  *   <li>A file whose size, mtime, ctime and inode equal its previous entry is unchanged and not read
  *       (as restic and rclone decide); {@code --checksum} reads and hashes every file instead.
  *   <li>A file whose size equals its previous entry's but whose stat differs (touched, copied,
