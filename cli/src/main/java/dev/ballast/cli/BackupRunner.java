@@ -56,6 +56,10 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Read the previous manifest, then walk the tree; each file is dealt with as the walk finds
  *       it, while the walk goes on.
+ *   <li>Before any version of the previous manifest is kept, the name's prefix is listed once and the
+ *       store asked once, for all of them, whether their bytes are still held
+ *       ({@link ObjectStore#missingContent}); a file whose version is gone is stored again, as is every
+ *       file when the record of damaged versions cannot be read ({@link DamagedVersions}).
  *   <li>A file whose size, mtime, ctime and inode equal its previous entry is unchanged and not read
  *       (as restic and rclone decide); {@code --checksum} reads and hashes every file instead.
  *   <li>A file whose size equals its previous entry's but whose stat differs (touched, copied,
@@ -895,8 +899,16 @@ final class BackupRunner {
             files = withEarlierSnapshot(m, base, from);
         }
         previousVersions = from;
-        DamagedVersions d = DamagedVersions.load(store, name, err);
-        if (m != null) {
+        boolean reuses = m != null && !files.isEmpty();
+        DamagedVersions d = DamagedVersions.load(
+                store,
+                name,
+                err,
+                reuses
+                        ? "since any version of the previous snapshot may be damaged, every file is read and stored"
+                                + " again"
+                        : "it is ignored");
+        if (m != null && !d.unreadable()) {
             for (ManifestEntry e : files) {
                 DamagedVersions.Entry bad = d.get(e.versionId());
                 if (bad == null) {
@@ -914,11 +926,18 @@ final class BackupRunner {
                                     e.inode()));
                 }
             }
-            previousAll = map;
         }
+        List<VersionEntry> listing = null;
+        if (!map.isEmpty()) {
+            listing = store.listVersions(Manifest.objectKey(name, ""));
+            LostVersions.drop(store, name, map, listing, err);
+        }
+        previousAll = map;
         damaged = d;
-        if (guard != null && guard.othersAtStart()) {
-            leftBehind = LeftBehind.list(store, Manifest.objectKey(name, ""));
+        if (guard != null && guard.othersAtStart() && !d.unreadable()) {
+            leftBehind = listing == null
+                    ? LeftBehind.list(store, Manifest.objectKey(name, ""))
+                    : LeftBehind.of(store, listing);
         }
         return map;
     }

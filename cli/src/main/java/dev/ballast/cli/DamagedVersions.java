@@ -71,10 +71,16 @@ final class DamagedVersions {
 
     private final String name;
     private final Map<String, Entry> byVersion;
+    private final boolean unreadable;
 
     private DamagedVersions(String name, Map<String, Entry> byVersion) {
+        this(name, byVersion, false);
+    }
+
+    private DamagedVersions(String name, Map<String, Entry> byVersion, boolean unreadable) {
         this.name = name;
         this.byVersion = byVersion;
+        this.unreadable = unreadable;
     }
 
     /** The object key of the record of backup {@code name}. */
@@ -87,6 +93,15 @@ final class DamagedVersions {
      * reported on {@code err} and treated as empty: it only ever makes a command do more work.
      */
     static DamagedVersions load(ObjectStore store, String name, PrintStream err) {
+        return load(store, name, err, "it is ignored");
+    }
+
+    /**
+     * Reads the record of {@code name} as {@link #load(ObjectStore, String, PrintStream)} does; a
+     * record that cannot be read is reported on {@code err} with {@code consequence} (one clause: what
+     * the command does instead) and comes back empty and {@link #unreadable()}.
+     */
+    static DamagedVersions load(ObjectStore store, String name, PrintStream err, String consequence) {
         Map<String, Entry> entries = new LinkedHashMap<>();
         try (ObjectRead read = store.get(key(name), ReadOptions.latest().withAllowCache(false))) {
             parse(read.readAllBytes(), entries);
@@ -97,8 +112,8 @@ final class DamagedVersions {
                 throw se;
             }
             err.println("Warning: the record of damaged versions of '" + name + "' (" + key(name) + ") cannot be read ("
-                    + Errors.rootMessage(e) + "); it is ignored.");
-            entries.clear();
+                    + Errors.rootMessage(e) + "); " + consequence + ".");
+            return new DamagedVersions(name, new LinkedHashMap<>(), true);
         }
         return new DamagedVersions(name, entries);
     }
@@ -106,6 +121,14 @@ final class DamagedVersions {
     /** The record of a backup, empty. */
     static DamagedVersions empty(String name) {
         return new DamagedVersions(name, new LinkedHashMap<>());
+    }
+
+    /**
+     * Whether the record exists but could not be read: which versions verify found damaged is then
+     * unknown, so none of the backup's stored versions is known good.
+     */
+    boolean unreadable() {
+        return unreadable;
     }
 
     boolean isEmpty() {

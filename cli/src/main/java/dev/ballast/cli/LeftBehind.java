@@ -38,8 +38,19 @@ final class LeftBehind {
         if (!store.confirmsWrites()) {
             return NONE;
         }
+        return of(store, store.listVersions(prefix));
+    }
+
+    /**
+     * Like {@link #list}, from {@code listing}, a listing of the prefix the backup already made (the
+     * backup lists it once to check that the previous snapshot's versions are still held).
+     */
+    static LeftBehind of(ObjectStore store, List<VersionEntry> listing) {
+        if (!store.confirmsWrites()) {
+            return NONE;
+        }
         Map<String, List<VersionEntry>> byKey = new HashMap<>();
-        for (VersionEntry v : store.listVersions(prefix)) {
+        for (VersionEntry v : listing) {
             if (!v.deleteMarker()) {
                 byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
             }

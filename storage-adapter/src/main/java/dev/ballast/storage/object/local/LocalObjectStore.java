@@ -1334,28 +1334,51 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
     /**
      * Checks each listed version's bytes without reading them: its index row still exists, and its
-     * content file has the recorded length, or its pack file reaches past the end of its content.
+     * content file has the recorded length, or its pack file reaches past the end of its content. All
+     * rows are looked up on one index connection, and each file is looked at once however many
+     * versions it holds (a pack file holds many): for a backup's unchanged files, one query per
+     * version and one stat per file.
      */
     @Override
     public java.util.Map<VersionEntry, String> missingContent(java.util.Collection<VersionEntry> listed) {
         Objects.requireNonNull(listed, "listed");
-        java.util.Map<VersionEntry, String> missing = new java.util.LinkedHashMap<>();
+        List<VersionEntry> toCheck = new ArrayList<>(listed.size());
         for (VersionEntry v : listed) {
-            if (v.deleteMarker() || v.size() == 0) {
-                continue;
+            if (!v.deleteMarker() && v.size() != 0) {
+                toCheck.add(v);
             }
-            VersionIndex.Row row =
-                    read(ix -> ix.version(v.key(), v.versionId()), v.key(), "Looking up '" + v.key() + "'");
-            String why = row == null ? "it is no longer in the index" : contentProblem(row);
+        }
+        java.util.Map<VersionEntry, String> missing = new java.util.LinkedHashMap<>();
+        if (toCheck.isEmpty()) {
+            return missing;
+        }
+        List<VersionIndex.Row> rows = read(
+                ix -> {
+                    List<VersionIndex.Row> found = new ArrayList<>(toCheck.size());
+                    for (VersionEntry v : toCheck) {
+                        found.add(ix.version(v.key(), v.versionId()));
+                    }
+                    return found;
+                },
+                null,
+                "Looking up " + toCheck.size() + " versions");
+        java.util.Map<Path, java.util.Optional<BasicFileAttributes>> looked = new java.util.HashMap<>();
+        for (int i = 0; i < toCheck.size(); i++) {
+            VersionIndex.Row row = rows.get(i);
+            String why = row == null ? "it is no longer in the index" : contentProblem(row, looked);
             if (why != null) {
-                missing.put(v, why);
+                missing.put(toCheck.get(i), why);
             }
         }
         return missing;
     }
 
-    /** What is wrong with where the bytes of {@code row} are kept, seen without reading them; null if nothing. */
-    private @Nullable String contentProblem(VersionIndex.Row row) {
+    /**
+     * What is wrong with where the bytes of {@code row} are kept, seen without reading them; null if
+     * nothing. {@code looked} keeps the files already looked at (empty: missing).
+     */
+    private @Nullable String contentProblem(
+            VersionIndex.Row row, java.util.Map<Path, java.util.Optional<BasicFileAttributes>> looked) {
         if (row.inlineData() != null) {
             return row.inlineData().length == row.size()
                     ? null
@@ -1363,14 +1386,22 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
         Path file = row.packed() ? packs.path(row.pack()) : blobs.path(row.content());
         String what = row.packed() ? "pack file " : "content file ";
-        BasicFileAttributes attrs;
-        try {
-            attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return "its " + what + file + " is missing";
-        } catch (IOException e) {
-            throw unavailable(row.key(), "Looking at " + file, e);
+        java.util.Optional<BasicFileAttributes> seen = looked.get(file);
+        if (seen == null) {
+            try {
+                seen = java.util.Optional.of(
+                        Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+            } catch (NoSuchFileException e) {
+                seen = java.util.Optional.empty();
+            } catch (IOException e) {
+                throw unavailable(row.key(), "Looking at " + file, e);
+            }
+            looked.put(file, seen);
         }
+        if (seen.isEmpty()) {
+            return "its " + what + file + " is missing";
+        }
+        BasicFileAttributes attrs = seen.get();
         if (!attrs.isRegularFile()) {
             return "its " + what + file + " is not a regular file";
         }
