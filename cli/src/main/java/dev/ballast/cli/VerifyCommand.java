@@ -189,8 +189,11 @@ final class VerifyCommand extends BallastCommand {
                     ? "run verify again"
                     : repairFrom == null
                             ? "run 'ballast verify " + name + " --repair SOURCE-DIR' or back the source up again to "
-                                    + "store a good copy (the damaged versions are recorded and never reused), or restore an older "
-                                    + "--manifest-version"
+                                    + "store a good copy"
+                                    + (recorded
+                                            ? " (the damaged versions are recorded and never reused)"
+                                            : " (the damaged versions could not be recorded: see the warning above)")
+                                    + ", or restore an older --manifest-version"
                             : "back the source up again once it holds the files, or restore an older --manifest-version";
             ctx.err()
                     .println("Backup '" + name + "' has " + stillBad + " damaged and " + unreadable.size()
@@ -207,6 +210,9 @@ final class VerifyCommand extends BallastCommand {
      * Records the damaged versions (so no backup reuses them) and, with {@code --repair}, stores a good
      * copy of each from the source; returns how many were repaired.
      */
+    /** Whether {@link #recordAndRepair} saved the record of damaged versions. */
+    private boolean recorded;
+
     private int recordAndRepair(StoreSession session, DamagedVersions record, List<Damage> damaged) {
         java.time.Instant now = ctx.clock().instant();
         for (Damage d : damaged) {
@@ -230,6 +236,7 @@ final class VerifyCommand extends BallastCommand {
                     record.save(writer.objects());
                 }
             }
+            recorded = true;
             ctx.err()
                     .println("Recorded " + damaged.size() + " damaged version(s) of '" + name + "' in "
                             + DamagedVersions.key(name) + ": no backup reuses them.");

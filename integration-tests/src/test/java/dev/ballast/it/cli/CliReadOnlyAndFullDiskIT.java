@@ -108,6 +108,30 @@ class CliReadOnlyAndFullDiskIT {
     }
 
     @Test
+    void verifyOnAReadOnlyDiskNamesTheDamageAndDoesNotClaimItRecordedIt() throws Exception {
+        Path data = disk("32m");
+        Path source = Files.createDirectories(base.resolve("photos"));
+        randomFiles(source, "large", 2, 300_000, 3);
+        assertThat(ballast(data, "backup", source.toString()).exitCode()).isEqualTo(ExitCodes.OK);
+        Path store = data.resolve("ballast-backups");
+        String version;
+        try (var objects = dev.ballast.storage.object.local.LocalObjectStore.open(store)) {
+            version = objects.versions("photos/large-00.bin").get(0).versionId();
+        }
+        StoredCopies.deleteLocalContentFile(store, version);
+        assertThat(sh("mount", "-o", "remount,ro", data.toString())).isTrue();
+
+        Run verify = ballast(data, "verify", "photos");
+
+        assertThat(verify.exitCode()).as(verify.err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(verify.err())
+                .contains("Damaged: large-00.bin")
+                .contains("Warning: the damaged versions could not be recorded")
+                .contains("the damaged versions could not be recorded: see the warning above")
+                .doesNotContain("are recorded and never reused");
+    }
+
+    @Test
     void aFullDiskIsReadAndForgetPruneFreesItsSpace() throws Exception {
         Path data = disk("24m");
         Path source = Files.createDirectories(base.resolve("photos"));
