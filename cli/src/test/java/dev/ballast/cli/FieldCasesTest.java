@@ -5,63 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.testkit.LeakCheck;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The smaller field inputs of issue 20 (item 14), each through the commands on the local store. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
-class FieldCasesTest {
-    @TempDir
-    Path home;
-
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-    int run(String... args) {
-        out.reset();
-        err.reset();
-        CliContext ctx = new CliContext(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                Map.of(),
-                home,
-                false,
-                new Cancellation(),
-                Clock.systemUTC(),
-                Duration.ofSeconds(5),
-                Duration.ofSeconds(1),
-                p -> {});
-        return Ballast.run(args, ctx);
-    }
-
-    String out() {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    String err() {
-        return err.toString(StandardCharsets.UTF_8);
-    }
-
-    Path data() {
-        return home.resolve("data");
-    }
-
+class FieldCasesTest extends InProcessCli {
     static List<String> files(Path root) throws IOException {
         try (Stream<Path> all = Files.walk(root)) {
             return all.filter(p -> !p.equals(root))

@@ -5,22 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.testkit.LeakCheck;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a restic user reading only the README met on a first pass (items F2, F4, F5, F7, F9): each
@@ -28,42 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
-class NewUserPassTest {
-    @TempDir
-    Path home;
-
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-    int run(String... args) {
-        out.reset();
-        err.reset();
-        CliContext ctx = new CliContext(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                Map.of(),
-                home,
-                false,
-                new Cancellation(),
-                Clock.systemUTC(),
-                Duration.ofSeconds(5),
-                Duration.ofSeconds(1),
-                p -> {});
-        return Ballast.run(args, ctx);
-    }
-
-    String out() {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    String err() {
-        return err.toString(StandardCharsets.UTF_8);
-    }
-
-    Path data() {
-        return home.resolve("data");
-    }
-
+class NewUserPassTest extends InProcessCli {
     /** Backs up a one-file directory {@code src} and returns the version ID of its manifest. */
     String backUp(String content) throws IOException {
         Path src = Files.createDirectories(home.resolve("src"));
