@@ -3,18 +3,13 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.testkit.LeakCheck;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,21 +20,26 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** Deep directory chains back up and restore (the timings are in bench/deep-tree.sh, not here). */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
-class DeepTreeTest {
+class DeepTreeTest extends InProcessCli {
     /**
      * Not JUnit's {@code @TempDir}: its clean-up resolves the real path of every directory it deletes,
      * which takes minutes on a chain of 2,000.
      */
-    Path home;
+    Path ownHome;
 
     @BeforeEach
     void createHome() throws IOException {
-        home = Files.createTempDirectory("ballast-deep-tree-");
+        ownHome = Files.createTempDirectory("ballast-deep-tree-");
+    }
+
+    @Override
+    Path cliHome() {
+        return ownHome;
     }
 
     @AfterEach
     void deleteHome() throws IOException {
-        Files.walkFileTree(home, new SimpleFileVisitor<>() {
+        Files.walkFileTree(ownHome, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 Files.delete(file);
@@ -54,24 +54,6 @@ class DeepTreeTest {
         });
     }
 
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-    int run(String... args) {
-        CliContext ctx = new CliContext(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                Map.of(),
-                home,
-                false,
-                new Cancellation(),
-                Clock.systemUTC(),
-                Duration.ofSeconds(5),
-                Duration.ofSeconds(1),
-                p -> {});
-        return Ballast.run(args, ctx);
-    }
-
     /** {@code depth} directories named {@code d}, one in the other. */
     static String chain(int depth) {
         StringBuilder rel = new StringBuilder();
@@ -81,6 +63,7 @@ class DeepTreeTest {
         return rel.toString();
     }
 
+    @Override
     String err() {
         String all = err.toString(StandardCharsets.UTF_8);
         return all.length() > 400 ? all.substring(0, 400) + "..." : all;
@@ -91,15 +74,15 @@ class DeepTreeTest {
         // 4,000 bytes of directories below the backed-up one: near Linux's PATH_MAX (4,096) with the
         // temporary directory's path in front. A file's path in the backup is at most 1,024 bytes (an S3
         // key), so the files sit 400 levels down; the directories below them are restored empty.
-        Path src = Files.createDirectories(home.resolve("s"));
+        Path src = Files.createDirectories(ownHome.resolve("s"));
         Path bottom = Files.createDirectories(src.resolve(chain(2000)));
         Files.writeString(src.resolve(chain(400)).resolve("f"), "deep");
         Files.writeString(src.resolve("top.txt"), "top");
-        Path data = home.resolve("data");
+        Path data = ownHome.resolve("data");
         assertThat(run("backup", src.toString(), "--data-dir", data.toString()))
                 .as(this::err)
                 .isZero();
-        Path target = home.resolve("r");
+        Path target = ownHome.resolve("r");
         assertThat(run("restore", "s", target.toString(), "--data-dir", data.toString()))
                 .as(this::err)
                 .isZero();
@@ -112,26 +95,23 @@ class DeepTreeTest {
     void aPathLongerThanTheTargetAllowsIsListedAndTheOtherFilesAreRestored() throws IOException {
         // Field input: a directory path longer than the target file system allows ended the restore at
         // once, 0 of 3 stored files restored.
-        Path src = Files.createDirectories(home.resolve("s"));
+        Path src = Files.createDirectories(ownHome.resolve("s"));
         Files.writeString(src.resolve("one.txt"), "one");
         Files.writeString(src.resolve("two.txt"), "two");
         String deep = "x".repeat(200) + "/" + "y".repeat(200);
         Files.createDirectories(src.resolve(deep));
         Files.writeString(src.resolve(deep).resolve("three.txt"), "three");
-        Path data = home.resolve("data");
+        Path data = ownHome.resolve("data");
         assertThat(run("backup", src.toString(), "--data-dir", data.toString()))
                 .as(this::err)
                 .isZero();
         // A target 3,900 bytes deep: the top-level files fit under Linux's PATH_MAX (4,096), the deep one not.
-        Path target = home;
+        Path target = ownHome;
         while (target.toString().length() < 3900 - 201) {
             target = target.resolve("t".repeat(200));
         }
         target = Files.createDirectories(
                 target.resolve("t".repeat(3900 - target.toString().length() - 1)));
-        err.reset();
-        out.reset();
-
         assertThat(run("restore", "s", target.toString(), "--data-dir", data.toString()))
                 .isEqualTo(ExitCodes.INCOMPLETE);
 

@@ -20,6 +20,11 @@ abstract class InProcessCli {
     final ByteArrayOutputStream out = new ByteArrayOutputStream();
     final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
+    /** The home directory the commands see: the {@code @TempDir} unless a test keeps its own. */
+    Path cliHome() {
+        return home;
+    }
+
     /** Runs one command line; {@link #out()} and {@link #err()} then hold what it printed. */
     int run(String... args) {
         out.reset();
@@ -28,7 +33,7 @@ abstract class InProcessCli {
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 Map.of(),
-                home,
+                cliHome(),
                 false,
                 new Cancellation(),
                 Clock.systemUTC(),
@@ -47,6 +52,6 @@ abstract class InProcessCli {
     }
 
     Path data() {
-        return home.resolve("data");
+        return cliHome().resolve("data");
     }
 }
