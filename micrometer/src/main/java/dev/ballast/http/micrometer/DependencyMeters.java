@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
@@ -50,85 +51,102 @@ final class DependencyMeters {
     private final AtomicReferenceArray<Timer> attempts = new AtomicReferenceArray<>(OUTCOMES.length);
     private final AtomicReferenceArray<Counter> retries = new AtomicReferenceArray<>(OUTCOMES.length);
     private final AtomicReferenceArray<Counter> transitions = new AtomicReferenceArray<>(STATES.length * STATES.length);
+    private final MeterPool pool;
     /** Guarded by this. */
-    private final List<Meter> registered = new ArrayList<>();
+    private final List<Held> registered = new ArrayList<>();
     /** Guarded by this. */
     private boolean removed;
 
     DependencyMeters(
-            String dependency, MeterRegistry registry, Tags tags, Supplier<@Nullable ResilientHttpClient> client) {
+            String dependency,
+            MeterRegistry registry,
+            MeterPool pool,
+            Tags tags,
+            Supplier<@Nullable ResilientHttpClient> client) {
         this.dependency = dependency;
         this.registry = registry;
         this.tags = tags.and(MetricNames.DEPENDENCY_TAG, dependency);
         this.client = client;
+        this.pool = pool;
         synchronized (this) {
             for (BreakerState state : STATES) {
-                registered.add(Gauge.builder(
-                                MetricNames.CIRCUIT_BREAKER_STATE,
-                                this,
-                                m -> m.read(s -> s.breakerState() == state ? 1 : 0))
-                        .description("1 for the circuit breaker's current state, 0 for the others")
-                        .tags(this.tags)
-                        .tag(MetricNames.STATE_TAG, lower(state))
-                        .register(registry));
+                gauge(
+                        MetricNames.CIRCUIT_BREAKER_STATE,
+                        "1 for the circuit breaker's current state, 0 for the others",
+                        Tags.of(MetricNames.STATE_TAG, lower(state)),
+                        s -> s.breakerState() == state ? 1 : 0);
             }
-            registered.add(FunctionCounter.builder(
-                            MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS,
-                            this,
-                            m -> m.read(DependencyStatus::circuitOpenRejections))
-                    .description("Attempts the open circuit breaker rejected without a network call")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(Gauge.builder(
-                            MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS,
-                            this,
-                            m -> m.read(s -> unbounded(s.availableBulkheadPermits(), s.maxConcurrentCalls())))
-                    .description("Bulkhead permits not held")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(Gauge.builder(
-                            MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS,
-                            this,
-                            m -> m.read(s -> unbounded(s.maxConcurrentCalls(), s.maxConcurrentCalls())))
-                    .description("The bulkhead's size: attempts allowed in flight at once")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(FunctionCounter.builder(
-                            MetricNames.BULKHEAD_NOT_PERMITTED_CALLS,
-                            this,
-                            m -> m.read(DependencyStatus::bulkheadFullRejections))
-                    .description("Attempts the full bulkhead rejected without a network call")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(Gauge.builder(
-                            MetricNames.CONCURRENCY_LIMIT,
-                            this,
-                            m -> m.read(s -> unbounded(s.concurrencyLimit(), s.concurrencyLimit())))
-                    .description("The adaptive concurrency limit: attempts allowed in flight at once now;"
-                            + " +Inf when the limit is disabled")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(Gauge.builder(
-                            MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT,
-                            this,
-                            m -> m.read(DependencyStatus::attemptsInFlight))
-                    .description("Attempts in flight now")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(FunctionCounter.builder(
-                            MetricNames.CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS,
-                            this,
-                            m -> m.read(DependencyStatus::concurrencyLimitRejections))
-                    .description("Attempts the concurrency limit rejected without a network call")
-                    .tags(this.tags)
-                    .register(registry));
-            registered.add(Gauge.builder(
-                            MetricNames.RETRY_BUDGET_TOKENS, this, m -> m.read(DependencyStatus::availableRetries))
-                    .description("Retries the retry budget would permit now; +Inf when the budget is disabled")
-                    .tags(this.tags)
-                    .register(registry));
+            functionCounter(
+                    MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS,
+                    "Attempts the open circuit breaker rejected without a network call",
+                    DependencyStatus::circuitOpenRejections);
+            gauge(
+                    MetricNames.BULKHEAD_AVAILABLE_CONCURRENT_CALLS,
+                    "Bulkhead permits not held",
+                    Tags.empty(),
+                    s -> unbounded(s.availableBulkheadPermits(), s.maxConcurrentCalls()));
+            gauge(
+                    MetricNames.BULKHEAD_MAX_ALLOWED_CONCURRENT_CALLS,
+                    "The bulkhead's size: attempts allowed in flight at once",
+                    Tags.empty(),
+                    s -> unbounded(s.maxConcurrentCalls(), s.maxConcurrentCalls()));
+            functionCounter(
+                    MetricNames.BULKHEAD_NOT_PERMITTED_CALLS,
+                    "Attempts the full bulkhead rejected without a network call",
+                    DependencyStatus::bulkheadFullRejections);
+            gauge(
+                    MetricNames.CONCURRENCY_LIMIT,
+                    "The adaptive concurrency limit: attempts allowed in flight at once now;"
+                            + " +Inf when the limit is disabled",
+                    Tags.empty(),
+                    s -> unbounded(s.concurrencyLimit(), s.concurrencyLimit()));
+            gauge(
+                    MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT,
+                    "Attempts in flight now",
+                    Tags.empty(),
+                    DependencyStatus::attemptsInFlight);
+            functionCounter(
+                    MetricNames.CONCURRENCY_LIMIT_NOT_PERMITTED_CALLS,
+                    "Attempts the concurrency limit rejected without a network call",
+                    DependencyStatus::concurrencyLimitRejections);
+            gauge(
+                    MetricNames.RETRY_BUDGET_TOKENS,
+                    "Retries the retry budget would permit now; +Inf when the budget is disabled",
+                    Tags.empty(),
+                    DependencyStatus::availableRetries);
         }
     }
+
+    /** Registers a gauge reading {@code field} of this dependency's status, through the pool. */
+    private void gauge(String name, String description, Tags extra, ToDoubleFunction<DependencyStatus> field) {
+        DoubleSupplier reader = () -> read(field);
+        Meter meter = pool.share(
+                false,
+                holders -> Gauge.builder(name, holders, MeterPool.Holders::value)
+                        .description(description)
+                        .tags(tags)
+                        .tags(extra)
+                        .strongReference(true)
+                        .register(registry),
+                reader);
+        registered.add(new Held(meter, reader));
+    }
+
+    /** Registers a function counter reading {@code field} of this dependency's status, through the pool. */
+    private void functionCounter(String name, String description, ToDoubleFunction<DependencyStatus> field) {
+        DoubleSupplier reader = () -> read(field);
+        Meter meter = pool.share(
+                true,
+                holders -> FunctionCounter.builder(name, holders, MeterPool.Holders::value)
+                        .description(description)
+                        .tags(tags)
+                        .register(registry),
+                reader);
+        registered.add(new Held(meter, reader));
+    }
+
+    /** A meter this dependency holds in the pool, and what it reads for a shared one. */
+    private record Held(Meter meter, @Nullable DoubleSupplier reader) {}
 
     /** {@code value}, or positive infinity when {@code size} says there is no bound ({@link Integer#MAX_VALUE}). */
     private static double unbounded(int value, int size) {
@@ -230,18 +248,22 @@ final class DependencyMeters {
         }
         M meter = slots.get(i);
         if (meter == null) {
-            meter = create.get();
-            registered.add(meter);
+            meter = pool.hold(create.get());
+            registered.add(new Held(meter, null));
             slots.set(i, meter);
         }
         return meter;
     }
 
-    /** Removes every meter of this dependency from the registry; later events record nothing. */
-    synchronized void remove() {
+    /**
+     * Lets go of every meter of this dependency; later events record nothing. A meter only this
+     * dependency held is removed from the registry; one a filter merged with others' stays (see
+     * {@link MeterPool#release}), unless {@code closing}.
+     */
+    synchronized void remove(boolean closing) {
         removed = true;
-        for (Meter meter : registered) {
-            registry.remove(meter);
+        for (Held held : registered) {
+            pool.release(registry, held.meter(), held.reader(), dependency, closing);
         }
         registered.clear();
         for (AtomicReferenceArray<? extends Meter> slots : List.of(calls, attempts, retries, transitions)) {

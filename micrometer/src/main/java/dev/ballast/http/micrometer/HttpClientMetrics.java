@@ -58,6 +58,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     private final Object lock = new Object();
 
     private volatile @Nullable MeterRegistry registry;
+    private volatile @Nullable MeterPool pool;
     private volatile @Nullable ResilientHttpClient client;
     private volatile boolean closed;
 
@@ -114,6 +115,9 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
                 throw new IllegalStateException("HttpClientMetrics is bound to " + bound
                         + " already; bind a CompositeMeterRegistry to publish to several registries");
             }
+            MeterPool pool = MeterPool.of(registry);
+            pool.bind(this, tags, registry);
+            this.pool = pool;
             this.registry = registry;
         }
     }
@@ -126,8 +130,12 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     public void close() {
         synchronized (lock) {
             closed = true;
-            dependencies.values().forEach(DependencyMeters::remove);
+            dependencies.values().forEach(meters -> meters.remove(true));
             dependencies.clear();
+            MeterPool pool = this.pool;
+            if (pool != null) {
+                pool.unbind(this);
+            }
         }
     }
 
@@ -188,7 +196,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
         synchronized (lock) {
             DependencyMeters meters = dependencies.remove(dependency);
             if (meters != null) {
-                meters.remove();
+                meters.remove(false);
             }
         }
     }
@@ -203,8 +211,13 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
             if (closed) {
                 return null;
             }
+            MeterRegistry bound = registry;
+            MeterPool shared = pool;
+            if (bound == null || shared == null) {
+                return null;
+            }
             return dependencies.computeIfAbsent(
-                    dependency, key -> new DependencyMeters(key, registry, tags, this::client));
+                    dependency, key -> new DependencyMeters(key, bound, shared, tags, this::client));
         }
     }
 
@@ -212,8 +225,15 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
         return client;
     }
 
+    /** The tags given to {@link #create(Iterable)}. */
+    Tags tags() {
+        return tags;
+    }
+
     @Override
     public String toString() {
-        return "HttpClientMetrics[tags=" + tags + ", dependencies=" + dependencies.size() + "]";
+        ResilientHttpClient observed = client;
+        return "HttpClientMetrics[tags=" + tags + ", "
+                + (observed == null ? "not yet added to a client" : "observing " + observed) + "]";
     }
 }

@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -356,6 +357,115 @@ class HttpClientMetricsTest {
                 .isEqualTo(10_000);
         assertThat(gauge(MetricNames.CONCURRENCY_LIMIT_IN_FLIGHT, server.dependency()))
                 .isZero();
+    }
+
+    @Test
+    void withTheDependencyTagIgnoredEveryCallIsCountedThroughEvictions() throws Exception {
+        registry.config().meterFilter(MeterFilter.ignoreTags("dependency"));
+        Server server = new Server();
+        HttpClientMetrics metrics = HttpClientMetrics.create();
+        // one dependency key per path, four kept: every few calls evict one
+        ResilientHttpClient client = bound(
+                metrics,
+                builder(metrics)
+                        .maxDependencies(4)
+                        .dependencyResolver(request -> request.uri().getPath()));
+
+        for (int i = 0; i < 3_000; i++) {
+            client.send(server.get("/page" + i % 40), BodyHandlers.discarding());
+        }
+
+        assertThat(registry.get(MetricNames.CALLS).timer().count()).isEqualTo(3_000);
+        assertThat(registry.get(MetricNames.ATTEMPTS).timer().count()).isEqualTo(3_000);
+        // the merged gauge adds up the dependencies the client holds now: four, all closed
+        assertThat(registry.get(MetricNames.CIRCUIT_BREAKER_STATE)
+                        .tag("state", "closed")
+                        .gauge()
+                        .value())
+                .isEqualTo(4);
+        assertThat(registry.get(MetricNames.CIRCUIT_BREAKER_STATE)
+                        .tag("state", "open")
+                        .gauge()
+                        .value())
+                .isZero();
+    }
+
+    @Test
+    void mergedRejectionCountersKeepTheCountsOfEvictedDependencies() throws Exception {
+        registry.config().meterFilter(MeterFilter.ignoreTags("dependency"));
+        Server server = new Server();
+        HttpClientMetrics metrics = HttpClientMetrics.create();
+        ResilientHttpClient client = bound(
+                metrics,
+                builder(metrics)
+                        .maxDependencies(1)
+                        .dependencyResolver(request -> request.uri().getPath()));
+        // /a: two 503s open its breaker, then one call is refused
+        server.statuses.add(503);
+        server.statuses.add(503);
+        client.send(server.get("/a"), BodyHandlers.discarding());
+        assertThat(catchThrowable(() -> client.send(server.get("/a"), BodyHandlers.discarding())))
+                .isInstanceOf(CircuitOpenException.class);
+
+        // not published before the eviction: the count is taken when the client lets /a go
+        ticker.advance(OPEN_FOR.multipliedBy(100)); // /a idle long enough to be forgotten
+        client.send(server.get("/b"), BodyHandlers.discarding());
+
+        assertThat(registry.get(MetricNames.CIRCUIT_BREAKER_NOT_PERMITTED_CALLS)
+                        .functionCounter()
+                        .count())
+                .as("the refusal counted for /a, which the client no longer holds")
+                .isEqualTo(1);
+        assertThat(registry.get(MetricNames.CALLS).timers().stream()
+                        .mapToLong(Timer::count)
+                        .sum())
+                .isEqualTo(3);
+    }
+
+    @Test
+    void twoClientsWithTheSameTagsOnOneRegistryAreRefusedAtBindTime() throws Exception {
+        HttpClientMetrics first = HttpClientMetrics.create();
+        bound(first, builder(first));
+        HttpClientMetrics second = HttpClientMetrics.create();
+        client(builder(second));
+
+        assertThatThrownBy(() -> second.bindTo(registry))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("same tags")
+                .hasMessageContaining(first.toString())
+                .hasMessageContaining(second.toString())
+                .hasMessageContaining("Tags.of(\"client\"");
+
+        // distinct tags: both publish, one breaker-state series each
+        Server server = new Server();
+        HttpClientMetrics payments = HttpClientMetrics.create(Tags.of("client", "payments"));
+        HttpClientMetrics search = HttpClientMetrics.create(Tags.of("client", "search"));
+        ResilientHttpClient a = bound(payments, builder(payments));
+        ResilientHttpClient b = bound(search, builder(search));
+        server.statuses.add(503);
+        server.statuses.add(503);
+        a.send(server.get("/item"), BodyHandlers.discarding()); // opens a's breaker only
+        b.send(server.get("/item"), BodyHandlers.discarding());
+        assertThat(registry.get(MetricNames.CIRCUIT_BREAKER_STATE)
+                        .tags("client", "payments", "state", "open")
+                        .gauge()
+                        .value())
+                .isEqualTo(1);
+        assertThat(registry.get(MetricNames.CIRCUIT_BREAKER_STATE)
+                        .tags("client", "search", "state", "open")
+                        .gauge()
+                        .value())
+                .isZero();
+    }
+
+    @Test
+    void aClosedInstanceFreesItsTagsForAnother() {
+        HttpClientMetrics first = HttpClientMetrics.create();
+        first.bindTo(registry);
+        first.close();
+        HttpClientMetrics second = HttpClientMetrics.create();
+        second.bindTo(registry); // no refusal: the first publishes nothing any more
+        assertThat(registry.getMeters()).isEmpty();
     }
 
     // ---- reading the registry ------------------------------------------------------------------------

@@ -1,0 +1,160 @@
+package dev.ballast.http.micrometer;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.function.DoubleSupplier;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What every {@link HttpClientMetrics} bound to one registry shares: which instances are bound (two
+ * with the same tags are refused), and every meter they registered with who holds it. A
+ * {@link io.micrometer.core.instrument.config.MeterFilter} that drops or rewrites a tag (for
+ * example {@code ignoreTags("dependency")}) makes the registry hand several dependencies (or
+ * clients) one meter; the pool then keeps it while any of them holds it, never removes it on an
+ * eviction while the filter merges it (its counts would be lost), and makes a merged gauge or
+ * function counter the sum over its holders. Thread-safe: every method is serialized on the pool.
+ */
+final class MeterPool {
+
+    private static final Map<MeterRegistry, MeterPool> POOLS = new WeakHashMap<>();
+
+    /** The instances bound to the registry and not closed, in binding order. */
+    private final List<HttpClientMetrics> bound = new ArrayList<>();
+    /** Every meter registered through this pool, with its holders. */
+    private final Map<Meter, Holders> meters = new IdentityHashMap<>();
+
+    private MeterPool() {}
+
+    /** The pool of {@code registry}; the pool lives as long as the registry does. */
+    static MeterPool of(MeterRegistry registry) {
+        synchronized (POOLS) {
+            return POOLS.computeIfAbsent(registry, r -> new MeterPool());
+        }
+    }
+
+    /**
+     * Records that {@code metrics}, whose meters carry {@code tags}, publishes to this pool's registry.
+     *
+     * @throws IllegalStateException if another open instance with equal tags is bound already: both
+     *     would register the same meters, and the registry would merge two clients into one series
+     */
+    synchronized void bind(HttpClientMetrics metrics, Tags tags, MeterRegistry registry) {
+        for (HttpClientMetrics other : bound) {
+            if (other != metrics && other.tags().equals(tags)) {
+                throw new IllegalStateException("Two HttpClientMetrics with the same tags " + tags
+                        + " cannot publish to one registry ("
+                        + registry.getClass().getSimpleName()
+                        + "): " + other + " is bound to it already, and " + metrics
+                        + " would register the same meters, merging the two clients into one series;"
+                        + " create each with a tag naming its client, e.g."
+                        + " HttpClientMetrics.create(Tags.of(\"client\", \"payments\"))");
+            }
+        }
+        if (!bound.contains(metrics)) {
+            bound.add(metrics);
+        }
+    }
+
+    synchronized void unbind(HttpClientMetrics metrics) {
+        bound.remove(metrics);
+    }
+
+    /**
+     * Registers a meter whose value is read from holders (a gauge or a function counter): {@code
+     * register} is given the holders to read and returns the meter the registry gave back. When the
+     * registry gave back a meter this pool holds already (a filter merged the two), {@code reader}
+     * joins its holders and the meter reads their sum.
+     *
+     * @param cumulative a function counter: the last value of a holder that leaves is kept in the sum
+     */
+    synchronized Meter share(boolean cumulative, Function<Holders, Meter> register, DoubleSupplier reader) {
+        Holders candidate = new Holders(cumulative);
+        Meter meter = register.apply(candidate);
+        Holders holders = meters.computeIfAbsent(meter, m -> candidate);
+        holders.add(reader);
+        return meter;
+    }
+
+    /** Records one more holder of a counter or timer the registry gave back. */
+    synchronized <M extends Meter> M hold(M meter) {
+        meters.computeIfAbsent(meter, m -> new Holders(false)).add(null);
+        return meter;
+    }
+
+    /**
+     * One holder of {@code meter}, {@code reader} for a shared one, leaves. The meter is removed from
+     * the registry when no holder is left and either {@code closing}, or its id still carries the
+     * {@code dependency} tag with {@code dependency} as value: then it was this dependency's alone.
+     * A meter a filter merged stays, keeping its counts; its cardinality is bounded by the filter.
+     */
+    synchronized void release(
+            MeterRegistry registry, Meter meter, @Nullable DoubleSupplier reader, String dependency, boolean closing) {
+        Holders holders = meters.get(meter);
+        if (holders == null) {
+            return;
+        }
+        holders.remove(reader);
+        if (holders.isEmpty() && (closing || dependency.equals(meter.getId().getTag(MetricNames.DEPENDENCY_TAG)))) {
+            meters.remove(meter);
+            registry.remove(meter);
+        }
+    }
+
+    /** Who holds one meter; for a gauge or function counter, what it reads. */
+    static final class Holders {
+        private final boolean cumulative;
+        private final List<@Nullable DoubleSupplier> readers = new ArrayList<>();
+        /** For a function counter: what holders that left had counted. */
+        private double retired;
+
+        Holders(boolean cumulative) {
+            this.cumulative = cumulative;
+        }
+
+        synchronized void add(@Nullable DoubleSupplier reader) {
+            readers.add(reader);
+        }
+
+        synchronized void remove(@Nullable DoubleSupplier reader) {
+            if (readers.remove(reader) && cumulative && reader != null) {
+                double last = reader.getAsDouble();
+                if (!Double.isNaN(last)) {
+                    retired += last;
+                }
+            }
+        }
+
+        synchronized boolean isEmpty() {
+            return readers.isEmpty();
+        }
+
+        /**
+         * The sum of the holders' values (NaN values left out); NaN when none has a value, except for
+         * a function counter, which keeps what its departed holders counted.
+         */
+        synchronized double value() {
+            double sum = 0;
+            boolean any = false;
+            for (DoubleSupplier reader : readers) {
+                if (reader != null) {
+                    double v = reader.getAsDouble();
+                    if (!Double.isNaN(v)) {
+                        sum += v;
+                        any = true;
+                    }
+                }
+            }
+            if (cumulative) {
+                return retired + sum;
+            }
+            return any ? sum : Double.NaN;
+        }
+    }
+}
