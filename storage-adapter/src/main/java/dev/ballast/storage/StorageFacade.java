@@ -1,5 +1,6 @@
 package dev.ballast.storage;
 
+import dev.ballast.http.Ticker;
 import dev.ballast.http.chaos.ChaosPolicy;
 import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.block.VolumeNames;
@@ -254,6 +255,8 @@ public final class StorageFacade implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean clockSet;
         private ChaosPolicy chaos = ChaosPolicy.disabled();
+        private StorageListener listener = StorageListener.NONE;
+        private Ticker ticker = Ticker.systemTicker();
 
         private Builder() {}
 
@@ -341,6 +344,29 @@ public final class StorageFacade implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Told of what the object store does ({@link StorageListener}): every operation, as an
+         * {@link ObservedObjectStore} under the last-known-good cache (so it sees the store's own
+         * work, not reads the cache served), the cache's degraded, unavailable, stale and
+         * integrity-failed reads, conditional-write refusals, and the capabilities once at
+         * {@link #build()}. The events' store kind is {@code s3}, {@code local}, or for
+         * {@link #objectStore(ObjectStore)} the one {@link ObservedObjectStore#storeKind} gives. Default
+         * {@link StorageListener#NONE}: nothing is wrapped. Combine several in one listener of your own.
+         */
+        public Builder listener(StorageListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Monotonic time for the durations the {@link #listener(StorageListener)} is told; default
+         * {@link Ticker#systemTicker()}. Tests move a fake one.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
         /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -396,8 +422,21 @@ public final class StorageFacade implements AutoCloseable {
             }
             LastKnownGoodStore objects = null;
             if (store != null) {
+                String kind = s3 != null
+                        ? StorageListener.STORE_S3
+                        : localObjects != null ? StorageListener.STORE_LOCAL : ObservedObjectStore.storeKind(store);
                 ObjectStore under = chaos == ChaosPolicy.disabled() ? store : ChaosObjectStore.wrap(store, chaos);
-                objects = LastKnownGoodStore.wrap(under, cache, clock);
+                if (listener != StorageListener.NONE) {
+                    under = ObservedObjectStore.wrap(under, kind, listener, ticker);
+                    StorageListener.CapabilitiesKnown known =
+                            new StorageListener.CapabilitiesKnown(kind, under.capabilities());
+                    try {
+                        listener.onCapabilities(known);
+                    } catch (RuntimeException e) {
+                        LOG.warn("StorageListener {} failed in onCapabilities; ignored", listener, e);
+                    }
+                }
+                objects = LastKnownGoodStore.wrap(under, cache, clock, listener);
                 LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
             }
             return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);

@@ -2,8 +2,10 @@ package dev.ballast.storage.cache;
 
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.ObservedObjectStore;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageException;
+import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.Freshness;
@@ -86,8 +88,20 @@ public final class LastKnownGoodStore implements ObjectStore {
     private final LongAdder staleReadsDetected = new LongAdder();
     private final LongAdder integrityFailures = new LongAdder();
 
-    private LastKnownGoodStore(ObjectStore delegate, LastKnownGoodConfig config, Clock clock, String dependency) {
+    /** Told of degraded, unavailable, stale and integrity-failed reads; see {@link #wrap(ObjectStore, LastKnownGoodConfig, Clock, StorageListener)}. */
+    private final StorageListener listener;
+    /** The store kind the listener's events carry. */
+    private final String store;
+
+    private LastKnownGoodStore(
+            ObjectStore delegate,
+            LastKnownGoodConfig config,
+            Clock clock,
+            String dependency,
+            StorageListener listener) {
         this.delegate = delegate;
+        this.listener = listener;
+        this.store = ObservedObjectStore.storeKind(delegate);
         this.config = config;
         this.clock = clock;
         this.dependency = dependency;
@@ -106,7 +120,48 @@ public final class LastKnownGoodStore implements ObjectStore {
         Objects.requireNonNull(delegate, "delegate");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
-        return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()));
+        return wrap(delegate, config, clock, StorageListener.NONE);
+    }
+
+    /**
+     * As {@link #wrap(ObjectStore, LastKnownGoodConfig, Clock)}, telling {@code listener} of every
+     * read served degraded ({@link StorageListener#onDegradedRead}, with the reason and the data's
+     * age), every read that found no acceptable copy ({@link StorageListener#onUnavailableRead}),
+     * every stale read detected and every integrity failure, as the {@link #counters()} count them.
+     * The events carry the store kind of {@code delegate} ({@link ObservedObjectStore#storeKind}). A
+     * listener's exception is logged and ignored.
+     *
+     * @param listener told of the reads above; {@link StorageListener#NONE} for none
+     */
+    public static LastKnownGoodStore wrap(
+            ObjectStore delegate, LastKnownGoodConfig config, Clock clock, StorageListener listener) {
+        Objects.requireNonNull(delegate, "delegate");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(listener, "listener");
+        return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()), listener);
+    }
+
+    /** Tells the listener; its exception is logged and ignored, never the read's outcome. */
+    private void emit(java.util.function.Consumer<StorageListener> event) {
+        try {
+            event.accept(listener);
+        } catch (RuntimeException e) {
+            LOG.warn("StorageListener {} failed; ignored", listener, e);
+        }
+    }
+
+    private void integrityFailed(IntegrityException e, @Nullable String versionId) {
+        integrityFailures.increment();
+        String detail = e.getMessage() == null ? "IntegrityException" : e.getMessage();
+        String key = e.key() == null ? "" : e.key();
+        emit(l -> l.onIntegrityFailure(new StorageListener.IntegrityFailure(store, key, versionId, detail)));
+    }
+
+    private void unavailable(String key, StorageUnavailableException failure, boolean expiredCopy) {
+        unavailableReads.increment();
+        StorageListener.DegradeReason reason = StorageListener.DegradeReason.of(failure);
+        emit(l -> l.onUnavailableRead(new StorageListener.UnavailableRead(store, key, reason, expiredCopy)));
     }
 
     private static String describe(StoreCapabilities capabilities) {
@@ -283,6 +338,7 @@ public final class LastKnownGoodStore implements ObjectStore {
             return fallback(key, options, unavailable);
         } catch (StaleReadException stale) {
             staleReadsDetected.increment();
+            emit(l -> l.onStaleRead(new StorageListener.StaleRead(store, key, true)));
             throw stale;
         } catch (ObjectNotFoundException notFound) {
             if (options.versionId() == null) {
@@ -290,11 +346,12 @@ public final class LastKnownGoodStore implements ObjectStore {
             }
             throw notFound;
         } catch (IntegrityException corrupt) {
-            integrityFailures.increment();
+            integrityFailed(corrupt, options.versionId());
             throw corrupt;
         }
         if (live.freshness() == Freshness.STALE) {
             staleReadsDetected.increment();
+            emit(l -> l.onStaleRead(new StorageListener.StaleRead(store, key, false)));
         }
         boolean cacheable = config.enabled()
                 && live.source() == Source.LIVE
@@ -315,14 +372,14 @@ public final class LastKnownGoodStore implements ObjectStore {
 
     private ObjectRead fallback(String key, ReadOptions options, StorageUnavailableException unavailable) {
         if (!config.enabled() || !options.allowCache()) {
-            unavailableReads.increment();
+            unavailable(key, unavailable, false);
             throw unavailable;
         }
         Instant now = clock.instant();
         Entry entry = entries.get(key);
         String wanted = options.versionId();
         if (entry == null || (wanted != null && !wanted.equals(entry.version().versionId()))) {
-            unavailableReads.increment();
+            unavailable(key, unavailable, false);
             String what = wanted == null ? "" : " version '" + wanted + "'";
             throw new StorageUnavailableException(
                     key,
@@ -336,7 +393,7 @@ public final class LastKnownGoodStore implements ObjectStore {
         }
         if (!now.isBefore(entry.expiresAt())) {
             entries.remove(key, entry);
-            unavailableReads.increment();
+            unavailable(key, unavailable, true);
             throw new StorageUnavailableException(
                     key,
                     "Object '" + key + "' is unavailable: " + dependency + " failed ("
@@ -348,6 +405,14 @@ public final class LastKnownGoodStore implements ObjectStore {
         degradedReads.increment();
         String reason =
                 unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
+        Duration served = age;
+        emit(l -> l.onDegradedRead(new StorageListener.DegradedRead(
+                store,
+                key,
+                entry.version().versionId(),
+                StorageListener.DegradeReason.of(unavailable),
+                served,
+                reason)));
         LOG.warn(
                 "Degraded read: serving the last-known-good copy of '{}' (version {}, data age {}) because {} is"
                         + " unavailable: {}",
@@ -502,7 +567,7 @@ public final class LastKnownGoodStore implements ObjectStore {
             try {
                 return in.read();
             } catch (IntegrityException e) {
-                integrityFailures.increment();
+                integrityFailed(e, null);
                 throw e;
             }
         }
@@ -512,7 +577,7 @@ public final class LastKnownGoodStore implements ObjectStore {
             try {
                 return in.read(b, off, len);
             } catch (IntegrityException e) {
-                integrityFailures.increment();
+                integrityFailed(e, null);
                 throw e;
             }
         }
@@ -605,11 +670,12 @@ public final class LastKnownGoodStore implements ObjectStore {
             }
             byte[] bytes = copy.toByteArray();
             if (!matchesRecordedSha256(version, bytes)) {
-                integrityFailures.increment();
-                throw new IntegrityException(
+                IntegrityException mismatch = new IntegrityException(
                         version.key(),
                         "Object '" + version.key() + "' version " + version.versionId()
                                 + " does not match its recorded SHA-256 " + version.sha256());
+                integrityFailed(mismatch, version.versionId());
+                throw mismatch;
             }
             commit(version, freshness, bytes, epochAtStart);
         }
