@@ -1,0 +1,242 @@
+package dev.ballast.storage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.test.FakeObjectStore;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The events a {@link StorageFacade} tells its {@link StorageListener}, over a {@link FakeObjectStore}
+ * whose faults the test switches on, on a ticker and a clock the test moves.
+ */
+@Timeout(30)
+@ExtendWith(LeakCheck.class)
+class StorageListenerTest {
+
+    private final FakeObjectStore store = new FakeObjectStore();
+    private final FakeTime time = new FakeTime(Instant.parse("2026-06-01T00:00:00Z"));
+    private final Recording events = new Recording();
+
+    /** Every event as a line; each start returns a fresh context, which its end must be handed. */
+    static final class Recording implements StorageListener {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        private final AtomicInteger contexts = new AtomicInteger();
+
+        @Override
+        public Object onOperationStarted(OperationStarted e) {
+            String context = "ctx" + contexts.incrementAndGet();
+            lines.add("start " + e.store() + " " + e.operation().tag() + " " + e.key() + " " + context);
+            return context;
+        }
+
+        @Override
+        public void onOperationEnded(OperationEnded e, @Nullable Object context) {
+            lines.add("end " + e.store() + " " + e.operation().tag() + " " + e.key() + " " + context + " "
+                    + e.outcome().tag() + " " + Duration.ofNanos(e.durationNanos()) + " " + e.bytes() + "B");
+        }
+
+        @Override
+        public void onDegradedRead(DegradedRead e) {
+            lines.add("degraded " + e.store() + " " + e.key() + " " + e.reason().tag() + " age=" + e.age());
+        }
+
+        @Override
+        public void onUnavailableRead(UnavailableRead e) {
+            lines.add("unavailable " + e.store() + " " + e.key() + " "
+                    + e.reason().tag() + " expired=" + e.expiredCopy());
+        }
+
+        @Override
+        public void onStaleRead(StaleRead e) {
+            lines.add("stale " + e.store() + " " + e.key() + " refused=" + e.refused());
+        }
+
+        @Override
+        public void onIntegrityFailure(IntegrityFailure e) {
+            lines.add("integrity " + e.store() + " " + e.key());
+        }
+
+        @Override
+        public void onConditionalWriteRefused(ConditionalWriteRefused e) {
+            lines.add("refused " + e.store() + " " + e.operation().tag() + " " + e.key() + " "
+                    + e.refusal().tag());
+        }
+
+        @Override
+        public void onCapabilities(CapabilitiesKnown e) {
+            lines.add("capabilities " + e.store() + " conditional="
+                    + e.capabilities().conditionalWrites());
+        }
+
+        List<String> take() {
+            List<String> all = List.copyOf(lines);
+            lines.clear();
+            return all;
+        }
+    }
+
+    private StorageFacade facade(StorageListener listener) {
+        return StorageFacade.newBuilder()
+                .objectStore(store)
+                .listener(listener)
+                .clock(time)
+                .ticker(time)
+                .build();
+    }
+
+    @Test
+    void operationsStartAndEndInPairsWithOutcomeDurationAndBytes() {
+        try (StorageFacade facade = facade(events)) {
+            assertThat(events.take()).containsExactly("capabilities fake conditional=true");
+            ObjectStore objects = facade.objects();
+
+            ObjectVersion v1 = objects.put("a.txt", ObjectContent.ofBytes("hello".getBytes(UTF_8)));
+            ObjectRead read = objects.get("a.txt");
+            time.advance(Duration.ofMillis(7)); // the caller takes 7 ms to read the body
+            assertThat(read.readAllBytes()).hasSize(5);
+            read.close();
+            assertThatThrownBy(() -> objects.get("missing")).isInstanceOf(ObjectNotFoundException.class);
+            assertThatThrownBy(() -> objects.putIfAbsent("a.txt", ObjectContent.ofBytes(new byte[1])))
+                    .isInstanceOf(AlreadyExistsException.class);
+            assertThatThrownBy(() -> objects.putIfMatch("a.txt", "\"not-it\"", ObjectContent.ofBytes(new byte[1])))
+                    .isInstanceOf(PreconditionFailedException.class);
+            objects.putIfMatch("a.txt", v1.eTag(), ObjectContent.ofBytes("hello!".getBytes(UTF_8)));
+            assertThat(objects.list("a")).containsExactly("a.txt");
+
+            assertThat(events.take())
+                    .containsExactly(
+                            "start fake put a.txt ctx1",
+                            "end fake put a.txt ctx1 success PT0S 5B",
+                            "start fake get a.txt ctx2",
+                            "end fake get a.txt ctx2 success PT0.007S 5B",
+                            "start fake get missing ctx3",
+                            "end fake get missing ctx3 not_found PT0S 0B",
+                            "start fake put_if_absent a.txt ctx4",
+                            "end fake put_if_absent a.txt ctx4 precondition_failed PT0S 0B",
+                            "refused fake put_if_absent a.txt exists",
+                            "start fake put_if_match a.txt ctx5",
+                            "end fake put_if_match a.txt ctx5 precondition_failed PT0S 0B",
+                            "refused fake put_if_match a.txt etag_mismatch",
+                            "start fake put_if_match a.txt ctx6",
+                            "end fake put_if_match a.txt ctx6 success PT0S 6B",
+                            "start fake list a ctx7",
+                            "end fake list a ctx7 success PT0S 0B");
+        }
+    }
+
+    @Test
+    void degradedReadsCarryTheirReasonAndAgeAndReadsWithNothingCachedAreUnavailable() {
+        try (StorageFacade facade = facade(events)) {
+            ObjectStore objects = facade.objects();
+            objects.put("settings.json", ObjectContent.ofBytes("{}".getBytes(UTF_8)));
+            try (ObjectRead read = objects.get("settings.json")) {
+                read.readAllBytes(); // kept as the last-known-good copy
+            }
+            events.take();
+
+            store.down(true);
+            time.advance(Duration.ofSeconds(90));
+            try (ObjectRead degraded = objects.get("settings.json")) {
+                assertThat(degraded.degraded()).isTrue();
+                assertThat(degraded.readAllBytes()).isEqualTo("{}".getBytes(UTF_8));
+            }
+            assertThatThrownBy(() -> objects.get("never-read.json")).isInstanceOf(StorageUnavailableException.class);
+
+            assertThat(events.take())
+                    .containsExactly(
+                            "start fake get settings.json ctx3",
+                            "end fake get settings.json ctx3 unavailable PT0S 0B",
+                            "degraded fake settings.json unreachable age=PT1M30S",
+                            "start fake get never-read.json ctx4",
+                            "end fake get never-read.json ctx4 unavailable PT0S 0B",
+                            "unavailable fake never-read.json unreachable expired=false");
+            assertThat(facade.stats().degradedReads()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void integrityFailuresAndStaleReadsAreToldOnce() {
+        try (StorageFacade facade = facade(events)) {
+            ObjectStore objects = facade.objects();
+            objects.put("k", ObjectContent.ofBytes("v1".getBytes(UTF_8)));
+            events.take();
+
+            store.corruptNextRead();
+            ObjectRead corrupt = objects.get("k");
+            assertThatThrownBy(corrupt::readAllBytes).isInstanceOf(IntegrityException.class);
+            corrupt.close();
+            store.staleNextRead();
+            try (ObjectRead stale = objects.get("k", ReadOptions.latest().withAcceptStale(true))) {
+                stale.readAllBytes();
+            }
+            store.staleExceptionNextRead();
+            assertThatThrownBy(() -> objects.get("k")).isInstanceOf(StaleReadException.class);
+
+            assertThat(events.take())
+                    .containsExactly(
+                            "start fake get k ctx2",
+                            "end fake get k ctx2 integrity_failure PT0S 0B",
+                            "integrity fake k",
+                            "start fake get k ctx3",
+                            "stale fake k refused=false",
+                            "end fake get k ctx3 success PT0S 2B",
+                            "start fake get k ctx4",
+                            "end fake get k ctx4 stale PT0S 0B",
+                            "stale fake k refused=true");
+            assertThat(facade.stats().integrityFailures()).isEqualTo(1);
+            assertThat(facade.stats().staleReadsDetected()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aListenerThatThrowsChangesNoOutcome() {
+        StorageListener broken = new StorageListener() {
+            @Override
+            public @Nullable Object onOperationStarted(OperationStarted event) {
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onCapabilities(CapabilitiesKnown event) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        try (StorageFacade facade = facade(broken)) {
+            facade.objects().put("k", ObjectContent.ofBytes("v1".getBytes(UTF_8)));
+            try (ObjectRead read = facade.objects().get("k")) {
+                assertThat(read.readAllBytes()).isEqualTo("v1".getBytes(UTF_8));
+            }
+        }
+    }
+
+    @Test
+    void theDegradeReasonIsTheFirstCauseThatNamesOne() {
+        assertThat(StorageListener.DegradeReason.of(new StorageUnavailableException(
+                        "k", "down", new java.io.IOException("x", new java.net.http.HttpTimeoutException("t")))))
+                .isEqualTo(StorageListener.DegradeReason.TIMEOUT);
+        assertThat(StorageListener.DegradeReason.of(new StorageUnavailableException("k", "503", null)))
+                .isEqualTo(StorageListener.DegradeReason.UNAVAILABLE);
+    }
+}
