@@ -3,10 +3,9 @@ package dev.ballast.storage;
 import dev.ballast.http.Ticker;
 import dev.ballast.storage.StorageListener.ConditionalWriteRefused;
 import dev.ballast.storage.StorageListener.Operation;
-import dev.ballast.storage.StorageListener.OperationEnded;
-import dev.ballast.storage.StorageListener.OperationStarted;
 import dev.ballast.storage.StorageListener.Outcome;
 import dev.ballast.storage.StorageListener.Refusal;
+import dev.ballast.storage.internal.ObservedOperation;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -128,7 +126,7 @@ public final class ObservedObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-        Span span = start(Operation.PUT_ASYNC, key);
+        ObservedOperation span = start(Operation.PUT_ASYNC, key);
         CompletableFuture<ObjectVersion> write;
         try {
             write = delegate.putAsync(key, content);
@@ -156,7 +154,7 @@ public final class ObservedObjectStore implements ObjectStore {
 
     @Override
     public ObjectRead get(String key, ReadOptions options) {
-        Span span = start(Operation.GET, key);
+        ObservedOperation span = start(Operation.GET, key);
         ObjectRead read;
         try {
             read = delegate.get(key, options);
@@ -214,7 +212,7 @@ public final class ObservedObjectStore implements ObjectStore {
     }
 
     private ObjectVersion write(Operation operation, String key, Supplier<ObjectVersion> write) {
-        Span span = start(operation, key);
+        ObservedOperation span = start(operation, key);
         ObjectVersion version;
         try {
             version = write.get();
@@ -228,7 +226,7 @@ public final class ObservedObjectStore implements ObjectStore {
     }
 
     private <T> T call(Operation operation, @Nullable String key, Supplier<T> call) {
-        Span span = start(operation, key);
+        ObservedOperation span = start(operation, key);
         T result;
         try {
             result = call.get();
@@ -261,54 +259,17 @@ public final class ObservedObjectStore implements ObjectStore {
         }
     }
 
-    private Span start(Operation operation, @Nullable String key) {
-        long now = ticker.read();
-        Object context = null;
-        try {
-            context = listener.onOperationStarted(new OperationStarted(store, operation, key, now));
-        } catch (RuntimeException e) {
-            LOG.warn("StorageListener {} failed in onOperationStarted; ignored", listener, e);
-        }
-        return new Span(operation, key, now, context);
-    }
-
-    /** One operation in flight; ends once. */
-    private final class Span {
-        private final Operation operation;
-        private final @Nullable String key;
-        private final long startNanos;
-        private final @Nullable Object context;
-        private final AtomicBoolean ended = new AtomicBoolean();
-
-        Span(Operation operation, @Nullable String key, long startNanos, @Nullable Object context) {
-            this.operation = operation;
-            this.key = key;
-            this.startNanos = startNanos;
-            this.context = context;
-        }
-
-        void end(@Nullable Throwable failure, long bytes) {
-            if (!ended.compareAndSet(false, true)) {
-                return;
-            }
-            long duration = Math.max(0, ticker.read() - startNanos);
-            try {
-                listener.onOperationEnded(
-                        new OperationEnded(store, operation, key, Outcome.of(failure), duration, bytes, failure),
-                        context);
-            } catch (RuntimeException e) {
-                LOG.warn("StorageListener {} failed in onOperationEnded; ignored", listener, e);
-            }
-        }
+    private ObservedOperation start(Operation operation, @Nullable String key) {
+        return ObservedOperation.start(listener, ticker, store, operation, key);
     }
 
     /** Counts what the caller reads; ends the get at end of stream, on a failed read, or on close. */
     private static final class ObservedStream extends InputStream {
         private final InputStream in;
-        private final Span span;
+        private final ObservedOperation span;
         private long bytes;
 
-        ObservedStream(InputStream in, Span span) {
+        ObservedStream(InputStream in, ObservedOperation span) {
             this.in = in;
             this.span = span;
         }

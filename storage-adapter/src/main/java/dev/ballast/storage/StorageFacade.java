@@ -71,12 +71,18 @@ public final class StorageFacade implements AutoCloseable {
     private final @Nullable LastKnownGoodStore objects;
     private final @Nullable AutoCloseable objectStoreResource;
     private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
+    private final StorageListener listener;
+    private final Ticker ticker;
     private volatile boolean closed;
 
     private StorageFacade(
             @Nullable Path localRoot,
             @Nullable LastKnownGoodStore objects,
-            @Nullable AutoCloseable objectStoreResource) {
+            @Nullable AutoCloseable objectStoreResource,
+            StorageListener listener,
+            Ticker ticker) {
+        this.listener = listener;
+        this.ticker = ticker;
         this.localRoot = localRoot;
         this.objects = objects;
         this.objectStoreResource = objectStoreResource;
@@ -102,7 +108,9 @@ public final class StorageFacade implements AutoCloseable {
             throw new IllegalStateException(
                     "localRoot is required to open block volumes; set StorageFacade.newBuilder().localRoot(dir)");
         }
-        BlockVolume volume = BlockVolume.open(localRoot, name);
+        BlockVolume volume = listener == StorageListener.NONE
+                ? BlockVolume.open(localRoot, name)
+                : BlockVolume.open(localRoot, name, listener, ticker);
         volumes.removeIf(v -> !v.isOpen());
         volumes.add(volume);
         return volume;
@@ -345,7 +353,9 @@ public final class StorageFacade implements AutoCloseable {
         }
 
         /**
-         * Told of what the object store does ({@link StorageListener}): every operation, as an
+         * Told of what the storage does ({@link StorageListener}): every write, read, truncate and
+         * force of the block volumes opened through {@link StorageFacade#block(String)} (store
+         * {@code block}), every object-store operation, as an
          * {@link ObservedObjectStore} under the last-known-good cache (so it sees the store's own
          * work, not reads the cache served), the cache's degraded, unavailable, stale and
          * integrity-failed reads, conditional-write refusals, and the capabilities once at
@@ -439,7 +449,8 @@ public final class StorageFacade implements AutoCloseable {
                 objects = LastKnownGoodStore.wrap(under, cache, clock, listener);
                 LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
             }
-            return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);
+            return new StorageFacade(
+                    localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null, listener, ticker);
         }
     }
 }

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * {@code StorageMetrics} turns the events into meters, and a tracing adapter can turn each
  * {@link #onOperationStarted} / {@link #onOperationEnded} pair into a span.
  *
- * <p>Emitters: {@link ObservedObjectStore}, a decorator any {@link dev.ballast.storage.object.ObjectStore}
+ * <p>Emitters: {@link dev.ballast.storage.block.BlockVolume} (store {@value #STORE_BLOCK}: write,
+ * read, truncate, force) when opened through a facade with a listener; {@link ObservedObjectStore}, a decorator any {@link dev.ballast.storage.object.ObjectStore}
  * can be wrapped in, emits the operation events and the conditional-write refusals;
  * {@link dev.ballast.storage.cache.LastKnownGoodStore} emits the degraded, unavailable, stale and
  * integrity events; {@link StorageFacade.Builder#build()} emits {@link #onCapabilities} once. Another
@@ -88,7 +89,7 @@ public interface StorageListener {
     /** The capabilities the object store was probed (or declared) to have, once, when the facade is built. */
     default void onCapabilities(CapabilitiesKnown event) {}
 
-    /** The operations of an object store, with the names used in tags ({@link #tag()}). */
+    /** The operations of an object store and of a block volume, with the names used in tags ({@link #tag()}). */
     enum Operation {
         PUT,
         PUT_ASYNC,
@@ -101,7 +102,15 @@ public interface StorageListener {
         LIST_VERSIONS,
         DELETE,
         DELETE_VERSION,
-        MISSING_CONTENT;
+        MISSING_CONTENT,
+        /** A block volume's {@code write(offset, bytes)}. */
+        WRITE,
+        /** A block volume's {@code read(offset, length)}. */
+        READ,
+        /** A block volume's {@code truncate(size)}. */
+        TRUNCATE,
+        /** A block volume's {@code force()} (fsync). */
+        FORCE;
 
         /** The name in lower case, for example {@code put_if_absent}. */
         public String tag() {
@@ -257,7 +266,8 @@ public interface StorageListener {
      * @param durationNanos from its start to its end, in nanoseconds (for a {@code get}, until its
      *     stream was read to the end or closed)
      * @param bytes bytes of object content moved: read from a {@code get}'s stream, written by a
-     *     successful put (the version's size); 0 for other operations and failed puts
+     *     successful put (the version's size), written or read by a block volume's write or read; 0
+     *     for other operations and failures
      * @param failure the exception it ended with, or null
      */
     record OperationEnded(

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.storage.block.BlockVolume;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
@@ -12,6 +13,8 @@ import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The events a {@link StorageFacade} tells its {@link StorageListener}, over a {@link FakeObjectStore}
@@ -202,6 +206,32 @@ class StorageListenerTest {
                             "stale fake k refused=true");
             assertThat(facade.stats().integrityFailures()).isEqualTo(1);
             assertThat(facade.stats().staleReadsDetected()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void blockVolumeOperationsAreToldWithTheBytesWrittenAndRead(@TempDir Path root) {
+        try (StorageFacade facade = StorageFacade.newBuilder()
+                        .localRoot(root)
+                        .listener(events)
+                        .ticker(time)
+                        .build();
+                BlockVolume volume = facade.block("disk.img")) {
+            volume.write(0, ByteBuffer.wrap(new byte[512]));
+            assertThat(volume.read(256, 1024).remaining()).isEqualTo(256);
+            volume.force();
+            assertThatThrownBy(() -> volume.read(-1, 1)).isInstanceOf(IllegalArgumentException.class);
+
+            assertThat(events.take())
+                    .containsExactly(
+                            "start block write disk.img ctx1",
+                            "end block write disk.img ctx1 success PT0S 512B",
+                            "start block read disk.img ctx2",
+                            "end block read disk.img ctx2 success PT0S 256B",
+                            "start block force disk.img ctx3",
+                            "end block force disk.img ctx3 success PT0S 0B",
+                            "start block read disk.img ctx4",
+                            "end block read disk.img ctx4 invalid PT0S 0B");
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.ballast.storage.block;
 
+import dev.ballast.http.Ticker;
+import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.VolumeInUseException;
+import dev.ballast.storage.internal.ObservedOperation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -52,6 +55,8 @@ public final class BlockVolume implements AutoCloseable {
     private final Object directorySyncLock = new Object();
     private volatile boolean directoryEntryDurable;
     private volatile boolean closed;
+    private volatile StorageListener listener = StorageListener.NONE;
+    private volatile Ticker ticker = Ticker.systemTicker();
 
     private BlockVolume(String name, Path file, FileChannel channel, FileLock lock, boolean created) {
         this.name = name;
@@ -98,6 +103,43 @@ public final class BlockVolume implements AutoCloseable {
             OPEN.remove(file, reservation);
             throw e;
         }
+    }
+
+    /**
+     * As {@link #open(Path, String)}, telling {@code listener} of every {@code write}, {@code read},
+     * {@code truncate} and {@code force} (store {@value StorageListener#STORE_BLOCK}, key the volume
+     * name, bytes those written or read), with durations on {@code ticker}.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static BlockVolume open(Path root, String name, StorageListener listener, Ticker ticker) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(ticker, "ticker");
+        BlockVolume volume = open(root, name);
+        volume.listener = listener;
+        volume.ticker = ticker;
+        return volume;
+    }
+
+    /** Runs {@code body} as {@code operation}, telling the listener, if any; {@code bytes} of its result. */
+    private <T> T observed(
+            StorageListener.Operation operation,
+            java.util.function.Supplier<T> body,
+            java.util.function.ToLongFunction<T> bytes) {
+        StorageListener l = listener;
+        if (l == StorageListener.NONE) {
+            return body.get();
+        }
+        ObservedOperation op = ObservedOperation.start(l, ticker, StorageListener.STORE_BLOCK, operation, name);
+        T result;
+        try {
+            result = body.get();
+        } catch (RuntimeException | Error e) {
+            op.end(e, 0);
+            throw e;
+        }
+        op.end(null, bytes.applyAsLong(result));
+        return result;
     }
 
     private static BlockVolume openLocked(String name, Path file) {
@@ -162,6 +204,10 @@ public final class BlockVolume implements AutoCloseable {
      *     largest file size)
      */
     public int write(long offset, ByteBuffer src) {
+        return observed(StorageListener.Operation.WRITE, () -> writeNow(offset, src), n -> n);
+    }
+
+    private int writeNow(long offset, ByteBuffer src) {
         Objects.requireNonNull(src, "src");
         requireOffset(offset);
         if (offset > Long.MAX_VALUE - src.remaining()) {
@@ -192,6 +238,10 @@ public final class BlockVolume implements AutoCloseable {
      * @throws IllegalArgumentException if {@code offset} or {@code length} is negative
      */
     public ByteBuffer read(long offset, int length) {
+        return observed(StorageListener.Operation.READ, () -> readNow(offset, length), ByteBuffer::remaining);
+    }
+
+    private ByteBuffer readNow(long offset, int length) {
         requireOffset(offset);
         if (length < 0) {
             throw new IllegalArgumentException("length must be >= 0 but was " + length);
@@ -229,6 +279,16 @@ public final class BlockVolume implements AutoCloseable {
      * @throws IllegalArgumentException if {@code newSize} is negative
      */
     public void truncate(long newSize) {
+        observed(
+                StorageListener.Operation.TRUNCATE,
+                () -> {
+                    truncateNow(newSize);
+                    return null;
+                },
+                none -> 0);
+    }
+
+    private void truncateNow(long newSize) {
         if (newSize < 0) {
             throw new IllegalArgumentException("newSize must be >= 0 but was " + newSize);
         }
@@ -248,6 +308,16 @@ public final class BlockVolume implements AutoCloseable {
      * system is responsible for the entry's durability.
      */
     public void force() {
+        observed(
+                StorageListener.Operation.FORCE,
+                () -> {
+                    forceNow();
+                    return null;
+                },
+                none -> 0);
+    }
+
+    private void forceNow() {
         ensureOpen();
         try {
             channel.force(true);
