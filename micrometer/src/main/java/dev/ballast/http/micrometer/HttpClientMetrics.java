@@ -39,9 +39,20 @@ import org.jspecify.annotations.Nullable;
  * dependency, its meters are removed from the registry, and a later call to it starts a new set
  * (counters from zero). A dependency's meters appear with its first event after {@link #bindTo}.
  *
+ * <p>Filters that merge meters: when a {@link io.micrometer.core.instrument.config.MeterFilter}
+ * drops or rewrites a tag (such as {@code MeterFilter.ignoreTags("dependency")}) so that the
+ * registry hands several dependencies, or several clients, one meter, every event is still counted
+ * in it; an eviction removes a meter only when its id, after the filters, still names the evicted
+ * dependency alone, so a merged timer or counter keeps its counts. A merged gauge reads the sum over
+ * the dependencies the clients hold now, and a merged rejection counter keeps what evicted
+ * dependencies counted.
+ *
  * <p>One instance observes one client and publishes to one registry (bind a
  * {@link io.micrometer.core.instrument.composite.CompositeMeterRegistry} to publish to several).
- * To tell several clients apart, create one instance per client with a distinguishing tag. A call
+ * Several clients on one registry need one instance each, with a tag telling them apart
+ * (conventionally {@code client=<name>}, {@link #create(Iterable)}): {@link #bindTo} refuses an
+ * instance whose tags equal those of another open instance bound to the same registry, naming
+ * both, rather than merge two clients' meters into one series. A call
  * cancelled by its caller, or aborted by {@link ResilientHttpClient#shutdownNow()}, while an attempt
  * or a backoff was pending may end without a decision, and is then not in {@value MetricNames#CALLS}.
  *
@@ -101,7 +112,9 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
      *
      * @param registry the registry
      * @throws NullPointerException if {@code registry} is null
-     * @throws IllegalStateException if bound to another registry already, or closed
+     * @throws IllegalStateException if bound to another registry already, or closed, or another open
+     *     instance with equal tags is bound to {@code registry} (the message names both; give each
+     *     client a tag of its own, such as {@code client=payments})
      */
     @Override
     public void bindTo(MeterRegistry registry) {

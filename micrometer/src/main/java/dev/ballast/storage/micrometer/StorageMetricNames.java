@@ -4,7 +4,7 @@ package dev.ballast.storage.micrometer;
  * The names and tags of every meter {@link StorageMetrics} publishes: the one place they are
  * spelled. The scheme is the HTTP meters' ({@code dev.ballast.http.micrometer.MetricNames}) under
  * the prefix {@value #PREFIX}. Every meter carries the {@value #STORE_TAG} tag (the store kind:
- * {@code s3}, {@code local}, {@code fake}, {@code custom}) and the tags given to
+ * {@code s3}, {@code local}, {@code block}, {@code fake}, {@code custom}) and the tags given to
  * {@link StorageMetrics#create(Iterable)}; every other tag takes a handful of fixed values.
  *
  * <table class="striped">
@@ -54,13 +54,14 @@ public final class StorageMetricNames {
     /** Gauge per capability, 1 or 0. */
     public static final String CAPABILITY = PREFIX + ".capability";
 
-    /** The store kind, on every meter: {@code s3}, {@code local}, {@code fake} or {@code custom}. */
+    /** The store kind, on every meter: {@code s3}, {@code local}, {@code block}, {@code fake} or {@code custom}. */
     public static final String STORE_TAG = "store";
     /**
      * On {@value #OPERATIONS}, {@value #BYTES} and {@value #CONDITIONAL_WRITE_REFUSALS}: {@code put},
      * {@code put_async}, {@code put_if_absent}, {@code put_if_match}, {@code get}, {@code head},
      * {@code versions}, {@code list}, {@code list_versions}, {@code delete}, {@code delete_version},
-     * {@code missing_content}.
+     * {@code missing_content}; for block volumes {@code write}, {@code read}, {@code truncate},
+     * {@code force}.
      */
     public static final String OPERATION_TAG = "operation";
     /**
