@@ -3,6 +3,7 @@ package dev.ballast.http.micrometer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -23,7 +24,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class MeterPool {
 
-    private static final Map<MeterRegistry, MeterPool> POOLS = new WeakHashMap<>();
+    /**
+     * Weak both ways: a pool reaches its registry (through the meters' readers), so a strong value
+     * would keep every registry ever bound alive; the instances bound to it hold the pool instead.
+     */
+    private static final Map<MeterRegistry, WeakReference<MeterPool>> POOLS = new WeakHashMap<>();
 
     /** The instances bound to the registry and not closed, in binding order. */
     private final List<HttpClientMetrics> bound = new ArrayList<>();
@@ -32,10 +37,16 @@ final class MeterPool {
 
     private MeterPool() {}
 
-    /** The pool of {@code registry}; the pool lives as long as the registry does. */
+    /** The pool of {@code registry}: one while any instance bound to the registry holds it. */
     static MeterPool of(MeterRegistry registry) {
         synchronized (POOLS) {
-            return POOLS.computeIfAbsent(registry, r -> new MeterPool());
+            WeakReference<MeterPool> ref = POOLS.get(registry);
+            MeterPool pool = ref == null ? null : ref.get();
+            if (pool == null) {
+                pool = new MeterPool();
+                POOLS.put(registry, new WeakReference<>(pool));
+            }
+            return pool;
         }
     }
 

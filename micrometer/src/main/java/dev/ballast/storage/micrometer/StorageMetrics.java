@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class StorageMetrics implements StorageListener, MeterBinder, AutoCloseable {
 
-    private static final Map<MeterRegistry, List<StorageMetrics>> BOUND = new WeakHashMap<>();
+    /** The open instances bound to each registry; weak, so that an instance never closed keeps no registry alive. */
+    private static final Map<MeterRegistry, List<WeakReference<StorageMetrics>>> BOUND = new WeakHashMap<>();
 
     private final Tags tags;
     private final Object lock = new Object();
@@ -114,16 +116,18 @@ public final class StorageMetrics implements StorageListener, MeterBinder, AutoC
                         + " already; bind a CompositeMeterRegistry to publish to several registries");
             }
             synchronized (BOUND) {
-                List<StorageMetrics> others = BOUND.computeIfAbsent(registry, r -> new ArrayList<>());
-                for (StorageMetrics other : others) {
-                    if (other.tags.equals(tags)) {
+                List<WeakReference<StorageMetrics>> others = BOUND.computeIfAbsent(registry, r -> new ArrayList<>());
+                others.removeIf(ref -> ref.get() == null);
+                for (WeakReference<StorageMetrics> ref : others) {
+                    StorageMetrics other = ref.get();
+                    if (other != null && other.tags.equals(tags)) {
                         throw new IllegalStateException("Two StorageMetrics with the same tags " + tags
                                 + " cannot publish to one registry: " + other + " is bound to it already, and "
                                 + this + " would merge a second facade into its series; create each with a tag"
                                 + " naming its facade, e.g. StorageMetrics.create(Tags.of(\"storage\", \"backups\"))");
                     }
                 }
-                others.add(this);
+                others.add(new WeakReference<>(this));
             }
             this.registry = registry;
             registerCapabilities();
@@ -139,9 +143,9 @@ public final class StorageMetrics implements StorageListener, MeterBinder, AutoC
             if (bound != null) {
                 registered.forEach(bound::remove);
                 synchronized (BOUND) {
-                    List<StorageMetrics> others = BOUND.get(bound);
+                    List<WeakReference<StorageMetrics>> others = BOUND.get(bound);
                     if (others != null) {
-                        others.remove(this);
+                        others.removeIf(ref -> ref.get() == null || ref.get() == this);
                     }
                 }
             }
