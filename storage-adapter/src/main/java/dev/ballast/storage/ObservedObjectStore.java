@@ -133,6 +133,8 @@ public final class ObservedObjectStore implements ObjectStore {
         } catch (RuntimeException | Error e) {
             span.end(e, 0);
             throw e;
+        } finally {
+            span.exit();
         }
         return write.whenComplete((v, e) -> span.end(e, v == null ? 0 : v.size()));
     }
@@ -161,6 +163,8 @@ public final class ObservedObjectStore implements ObjectStore {
         } catch (RuntimeException | Error e) {
             span.end(e, 0);
             throw e;
+        } finally {
+            span.exit(); // the requests are done; the stream is read outside the scope
         }
         return new ObjectRead(
                 read.version(),

@@ -62,6 +62,23 @@ public interface StorageListener {
     }
 
     /**
+     * Called right after {@link #onOperationStarted}, on the same thread, with what it returned; the
+     * scope returned is closed on that thread when the operation's method returns or throws, so it
+     * spans the synchronous part of the operation: the requests to the store (and the HTTP client's
+     * own events) happen inside it. A tracing adapter returns its span's {@code makeCurrent()} here so
+     * that the HTTP attempts nest under the storage span. For a {@code get} the scope is closed when
+     * {@code get} returns, before its stream is read and before {@link #onOperationEnded}; for the
+     * other operations it is closed before {@link #onOperationEnded} too. The default returns null (no scope).
+     *
+     * @param event the operation, as {@link #onOperationStarted} was told
+     * @param context what {@link #onOperationStarted} returned for it
+     * @return a scope to close when the method returns, or null
+     */
+    default @Nullable AutoCloseable openScope(OperationStarted event, @Nullable Object context) {
+        return null;
+    }
+
+    /**
      * An operation ended: for a {@code get}, when its stream was read to the end, failed, or was
      * closed; for every other operation, when the method returned or threw (for {@code putAsync},
      * when its future completed).

@@ -236,6 +236,60 @@ class StorageListenerTest {
     }
 
     @Test
+    void theScopeSpansTheSynchronousPartAndAGetEndsAfterItsStreamIsRead() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        StorageListener tracing = new StorageListener() {
+            @Override
+            public Object onOperationStarted(OperationStarted event) {
+                order.add("start " + event.operation().tag());
+                return "span-" + event.operation().tag();
+            }
+
+            @Override
+            public AutoCloseable openScope(OperationStarted event, @Nullable Object context) {
+                order.add("open " + context);
+                String thread = Thread.currentThread().getName();
+                return () -> order.add("close " + context
+                        + (thread.equals(Thread.currentThread().getName()) ? "" : " on another thread"));
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                order.add("end " + context + " " + event.outcome().tag());
+            }
+        };
+        try (StorageFacade facade = facade(tracing)) {
+            ObjectStore objects = facade.objects();
+            objects.put("k", ObjectContent.ofBytes("v1".getBytes(UTF_8)));
+            objects.putAsync("k", ObjectContent.ofBytes("v2".getBytes(UTF_8))).join();
+            ObjectRead read = objects.get("k");
+            order.add("caller reads");
+            read.readAllBytes();
+            read.close();
+            assertThatThrownBy(() -> objects.get("missing")).isInstanceOf(ObjectNotFoundException.class);
+        }
+        assertThat(order)
+                .containsExactly(
+                        "start put",
+                        "open span-put",
+                        "close span-put",
+                        "end span-put success",
+                        "start put_async",
+                        "open span-put_async",
+                        "close span-put_async",
+                        "end span-put_async success",
+                        "start get",
+                        "open span-get",
+                        "close span-get",
+                        "caller reads",
+                        "end span-get success",
+                        "start get",
+                        "open span-get",
+                        "close span-get",
+                        "end span-get not_found");
+    }
+
+    @Test
     void aListenerThatThrowsChangesNoOutcome() {
         StorageListener broken = new StorageListener() {
             @Override

@@ -27,6 +27,8 @@ public final class ObservedOperation {
     private final @Nullable String key;
     private final long startNanos;
     private final @Nullable Object context;
+    private final @Nullable AutoCloseable scope;
+    private final AtomicBoolean exited = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
 
     private ObservedOperation(
@@ -36,7 +38,8 @@ public final class ObservedOperation {
             Operation operation,
             @Nullable String key,
             long startNanos,
-            @Nullable Object context) {
+            @Nullable Object context,
+            @Nullable AutoCloseable scope) {
         this.listener = listener;
         this.ticker = ticker;
         this.store = store;
@@ -44,23 +47,43 @@ public final class ObservedOperation {
         this.key = key;
         this.startNanos = startNanos;
         this.context = context;
+        this.scope = scope;
     }
 
     /** Tells {@code listener} that {@code operation} on {@code key} of {@code store} starts now. */
     public static ObservedOperation start(
             StorageListener listener, Ticker ticker, String store, Operation operation, @Nullable String key) {
         long now = ticker.read();
+        OperationStarted event = new OperationStarted(store, operation, key, now);
         Object context = null;
+        AutoCloseable scope = null;
         try {
-            context = listener.onOperationStarted(new OperationStarted(store, operation, key, now));
+            context = listener.onOperationStarted(event);
+            scope = listener.openScope(event, context);
         } catch (RuntimeException e) {
-            LOG.warn("StorageListener {} failed in onOperationStarted; ignored", listener, e);
+            LOG.warn("StorageListener {} failed in onOperationStarted or openScope; ignored", listener, e);
         }
-        return new ObservedOperation(listener, ticker, store, operation, key, now, context);
+        return new ObservedOperation(listener, ticker, store, operation, key, now, context, scope);
+    }
+
+    /**
+     * Closes the scope {@link StorageListener#openScope} returned, if any, once: call it on the
+     * operation's thread when its method returns or throws. {@link #end} calls it first if it was not.
+     */
+    public void exit() {
+        if (scope == null || !exited.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            scope.close();
+        } catch (Exception e) {
+            LOG.warn("StorageListener {}: closing its scope failed; ignored", listener, e);
+        }
     }
 
     /** Tells the listener the operation ended with {@code failure} (null: it succeeded), having moved {@code bytes}; only the first call counts. */
     public void end(@Nullable Throwable failure, long bytes) {
+        exit();
         if (!ended.compareAndSet(false, true)) {
             return;
         }
