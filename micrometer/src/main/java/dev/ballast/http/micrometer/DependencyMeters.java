@@ -52,6 +52,8 @@ final class DependencyMeters {
     private final AtomicReferenceArray<Counter> retries = new AtomicReferenceArray<>(OUTCOMES.length);
     private final AtomicReferenceArray<Counter> transitions = new AtomicReferenceArray<>(STATES.length * STATES.length);
     private final MeterPool pool;
+    /** The {@link HttpClientMetrics} these meters belong to. */
+    private final Object owner;
     /** Guarded by this. */
     private final List<Held> registered = new ArrayList<>();
     /** Guarded by this. */
@@ -61,6 +63,7 @@ final class DependencyMeters {
             String dependency,
             MeterRegistry registry,
             MeterPool pool,
+            Object owner,
             Tags tags,
             Supplier<@Nullable ResilientHttpClient> client) {
         this.dependency = dependency;
@@ -68,6 +71,7 @@ final class DependencyMeters {
         this.tags = tags.and(MetricNames.DEPENDENCY_TAG, dependency);
         this.client = client;
         this.pool = pool;
+        this.owner = owner;
         synchronized (this) {
             for (BreakerState state : STATES) {
                 gauge(
@@ -121,6 +125,7 @@ final class DependencyMeters {
     private void gauge(String name, String description, Tags extra, ToDoubleFunction<DependencyStatus> field) {
         DoubleSupplier reader = () -> read(field);
         Meter meter = pool.share(
+                owner,
                 false,
                 holders -> Gauge.builder(name, holders, MeterPool.Holders::value)
                         .description(description)
@@ -136,6 +141,7 @@ final class DependencyMeters {
     private void functionCounter(String name, String description, ToDoubleFunction<DependencyStatus> field) {
         DoubleSupplier reader = () -> read(field);
         Meter meter = pool.share(
+                owner,
                 true,
                 holders -> FunctionCounter.builder(name, holders, MeterPool.Holders::value)
                         .description(description)
@@ -248,7 +254,7 @@ final class DependencyMeters {
         }
         M meter = slots.get(i);
         if (meter == null) {
-            meter = pool.hold(create.get());
+            meter = pool.hold(owner, create.get());
             registered.add(new Held(meter, null));
             slots.set(i, meter);
         }
@@ -258,12 +264,12 @@ final class DependencyMeters {
     /**
      * Lets go of every meter of this dependency; later events record nothing. A meter only this
      * dependency held is removed from the registry; one a filter merged with others' stays (see
-     * {@link MeterPool#release}), unless {@code closing}.
+     * {@link MeterPool#release}) until its instances close.
      */
-    synchronized void remove(boolean closing) {
+    synchronized void remove() {
         removed = true;
         for (Held held : registered) {
-            pool.release(registry, held.meter(), held.reader(), dependency, closing);
+            pool.release(registry, held.meter(), held.reader(), dependency);
         }
         registered.clear();
         for (AtomicReferenceArray<? extends Meter> slots : List.of(calls, attempts, retries, transitions)) {

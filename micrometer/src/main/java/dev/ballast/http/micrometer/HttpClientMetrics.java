@@ -143,10 +143,12 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
     public void close() {
         synchronized (lock) {
             closed = true;
-            dependencies.values().forEach(meters -> meters.remove(true));
+            dependencies.values().forEach(DependencyMeters::remove);
             dependencies.clear();
             MeterPool pool = this.pool;
-            if (pool != null) {
+            MeterRegistry bound = registry;
+            if (pool != null && bound != null) {
+                pool.close(bound, this);
                 pool.unbind(this);
             }
         }
@@ -209,7 +211,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
         synchronized (lock) {
             DependencyMeters meters = dependencies.remove(dependency);
             if (meters != null) {
-                meters.remove(false);
+                meters.remove();
             }
         }
     }
@@ -230,7 +232,7 @@ public final class HttpClientMetrics implements HttpClientListener, MeterBinder,
                 return null;
             }
             return dependencies.computeIfAbsent(
-                    dependency, key -> new DependencyMeters(key, bound, shared, tags, this::client));
+                    dependency, key -> new DependencyMeters(key, bound, shared, this, tags, this::client));
         }
     }
 

@@ -5,9 +5,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
@@ -85,34 +87,56 @@ final class MeterPool {
      *
      * @param cumulative a function counter: the last value of a holder that leaves is kept in the sum
      */
-    synchronized Meter share(boolean cumulative, Function<Holders, Meter> register, DoubleSupplier reader) {
+    synchronized Meter share(
+            Object owner, boolean cumulative, Function<Holders, Meter> register, DoubleSupplier reader) {
         Holders candidate = new Holders(cumulative);
         Meter meter = register.apply(candidate);
         Holders holders = meters.computeIfAbsent(meter, m -> candidate);
         holders.add(reader);
+        holders.owners.add(owner);
         return meter;
     }
 
-    /** Records one more holder of a counter or timer the registry gave back. */
-    synchronized <M extends Meter> M hold(M meter) {
-        meters.computeIfAbsent(meter, m -> new Holders(false)).add(null);
+    /** Records one more holder of a counter or timer the registry gave back, registered by {@code owner}. */
+    synchronized <M extends Meter> M hold(Object owner, M meter) {
+        Holders holders = meters.computeIfAbsent(meter, m -> new Holders(false));
+        holders.add(null);
+        holders.owners.add(owner);
         return meter;
     }
 
     /**
-     * One holder of {@code meter}, {@code reader} for a shared one, leaves. The meter is removed from
-     * the registry when no holder is left and either {@code closing}, or its id still carries the
-     * {@code dependency} tag with {@code dependency} as value: then it was this dependency's alone.
-     * A meter a filter merged stays, keeping its counts; its cardinality is bounded by the filter.
+     * {@code owner} closed, its dependencies' holders released: every meter it registered that no
+     * dependency holds now and no other open instance registered is removed, merged meters an
+     * eviction kept included.
      */
-    synchronized void release(
-            MeterRegistry registry, Meter meter, @Nullable DoubleSupplier reader, String dependency, boolean closing) {
+    synchronized void close(MeterRegistry registry, Object owner) {
+        var it = meters.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Meter, Holders> entry = it.next();
+            Meter meter = entry.getKey();
+            Holders holders = entry.getValue();
+            if (holders.owners.remove(owner) && holders.owners.isEmpty() && holders.isEmpty()) {
+                it.remove(); // an IdentityHashMap entry is unusable after this
+                registry.remove(meter);
+            }
+        }
+    }
+
+    /**
+     * One holder of {@code meter}, {@code reader} for a shared one, leaves. The meter is removed from
+     * the registry when no holder is left and its id still carries the {@code dependency} tag with
+     * {@code dependency} as value: then it was this dependency's alone. A meter a filter merged
+     * stays, keeping its counts (its cardinality is bounded by the filter), until every instance that
+     * registered it has closed ({@link #close}).
+     */
+    synchronized void release(MeterRegistry registry, Meter meter, @Nullable DoubleSupplier reader, String dependency) {
         Holders holders = meters.get(meter);
         if (holders == null) {
             return;
         }
         holders.remove(reader);
-        if (holders.isEmpty() && (closing || dependency.equals(meter.getId().getTag(MetricNames.DEPENDENCY_TAG)))) {
+        if (holders.isEmpty() && dependency.equals(meter.getId().getTag(MetricNames.DEPENDENCY_TAG))) {
             meters.remove(meter);
             registry.remove(meter);
         }
@@ -121,6 +145,9 @@ final class MeterPool {
     /** Who holds one meter; for a gauge or function counter, what it reads. */
     static final class Holders {
         private final boolean cumulative;
+        /** The instances that registered this meter and have not closed; guarded by the pool. */
+        final Set<Object> owners = Collections.newSetFromMap(new IdentityHashMap<>());
+
         private final List<@Nullable DoubleSupplier> readers = new ArrayList<>();
         /** For a function counter: what holders that left had counted. */
         private double retired;

@@ -423,6 +423,26 @@ class HttpClientMetricsTest {
     }
 
     @Test
+    void closeRemovesMergedMetersThatOnlyEvictedDependenciesHeld() throws Exception {
+        registry.config().meterFilter(MeterFilter.ignoreTags("dependency"));
+        Server server = new Server();
+        HttpClientMetrics metrics = HttpClientMetrics.create();
+        ResilientHttpClient client = bound(
+                metrics,
+                builder(metrics)
+                        .maxDependencies(1)
+                        .dependencyResolver(request -> request.uri().getPath()));
+        server.statuses.add(503); // /a: retried once, the only retry of the run
+        client.send(server.get("/a"), BodyHandlers.discarding());
+        client.send(server.get("/b"), BodyHandlers.discarding()); // /a is evicted
+        assertThat(registry.get(MetricNames.RETRIES).counter().count()).isEqualTo(1);
+
+        metrics.close();
+
+        assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
     void twoClientsWithTheSameTagsOnOneRegistryAreRefusedAtBindTime() throws Exception {
         HttpClientMetrics first = HttpClientMetrics.create();
         bound(first, builder(first));
