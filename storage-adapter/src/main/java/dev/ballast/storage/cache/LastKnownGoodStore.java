@@ -88,10 +88,8 @@ public final class LastKnownGoodStore implements ObjectStore {
     private final LongAdder staleReadsDetected = new LongAdder();
     private final LongAdder integrityFailures = new LongAdder();
 
-    /** Told of degraded, unavailable, stale and integrity-failed reads; see {@link #wrap(ObjectStore, LastKnownGoodConfig, Clock, StorageListener)}. */
-    private final StorageListener listener;
-    /** The store kind the listener's events carry. */
-    private final String store;
+    /** Degraded, unavailable, stale and integrity-failed reads, told to the listener of {@link #wrap(ObjectStore, LastKnownGoodConfig, Clock, StorageListener)}. */
+    private final CacheEvents events;
 
     private LastKnownGoodStore(
             ObjectStore delegate,
@@ -100,8 +98,7 @@ public final class LastKnownGoodStore implements ObjectStore {
             String dependency,
             StorageListener listener) {
         this.delegate = delegate;
-        this.listener = listener;
-        this.store = ObservedObjectStore.storeKind(delegate);
+        this.events = new CacheEvents(listener, ObservedObjectStore.storeKind(delegate));
         this.config = config;
         this.clock = clock;
         this.dependency = dependency;
@@ -142,26 +139,14 @@ public final class LastKnownGoodStore implements ObjectStore {
         return new LastKnownGoodStore(delegate, config, clock, describe(delegate.capabilities()), listener);
     }
 
-    /** Tells the listener; its exception is logged and ignored, never the read's outcome. */
-    private void emit(java.util.function.Consumer<StorageListener> event) {
-        try {
-            event.accept(listener);
-        } catch (RuntimeException e) {
-            LOG.warn("StorageListener {} failed; ignored", listener, e);
-        }
-    }
-
     private void integrityFailed(IntegrityException e, @Nullable String versionId) {
         integrityFailures.increment();
-        String detail = e.getMessage() == null ? "IntegrityException" : e.getMessage();
-        String key = e.key() == null ? "" : e.key();
-        emit(l -> l.onIntegrityFailure(new StorageListener.IntegrityFailure(store, key, versionId, detail)));
+        events.integrityFailed(e, versionId);
     }
 
     private void unavailable(String key, StorageUnavailableException failure, boolean expiredCopy) {
         unavailableReads.increment();
-        StorageListener.DegradeReason reason = StorageListener.DegradeReason.of(failure);
-        emit(l -> l.onUnavailableRead(new StorageListener.UnavailableRead(store, key, reason, expiredCopy)));
+        events.unavailable(key, failure, expiredCopy);
     }
 
     private static String describe(StoreCapabilities capabilities) {
@@ -338,7 +323,7 @@ public final class LastKnownGoodStore implements ObjectStore {
             return fallback(key, options, unavailable);
         } catch (StaleReadException stale) {
             staleReadsDetected.increment();
-            emit(l -> l.onStaleRead(new StorageListener.StaleRead(store, key, true)));
+            events.stale(key, true);
             throw stale;
         } catch (ObjectNotFoundException notFound) {
             if (options.versionId() == null) {
@@ -351,7 +336,7 @@ public final class LastKnownGoodStore implements ObjectStore {
         }
         if (live.freshness() == Freshness.STALE) {
             staleReadsDetected.increment();
-            emit(l -> l.onStaleRead(new StorageListener.StaleRead(store, key, false)));
+            events.stale(key, false);
         }
         boolean cacheable = config.enabled()
                 && live.source() == Source.LIVE
@@ -405,14 +390,7 @@ public final class LastKnownGoodStore implements ObjectStore {
         degradedReads.increment();
         String reason =
                 unavailable.getMessage() == null ? unavailable.getClass().getSimpleName() : unavailable.getMessage();
-        Duration served = age;
-        emit(l -> l.onDegradedRead(new StorageListener.DegradedRead(
-                store,
-                key,
-                entry.version().versionId(),
-                StorageListener.DegradeReason.of(unavailable),
-                served,
-                reason)));
+        events.degraded(key, entry.version().versionId(), unavailable, age, reason);
         LOG.warn(
                 "Degraded read: serving the last-known-good copy of '{}' (version {}, data age {}) because {} is"
                         + " unavailable: {}",
