@@ -105,7 +105,20 @@ final class Attempt<T>
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
 
-    private volatile @Nullable AttemptTimeout timeout;
+    /** The bound's deadline, a reading of the ticker; written before {@link #bound} becomes {@code BOUND_PENDING}. */
+    private long deadlineNanos;
+    /**
+     * {@code BOUND_NONE} until armed, then {@code BOUND_PENDING} until it is either disarmed or fired,
+     * exactly one of which happens (a compare-and-set each).
+     */
+    @SuppressWarnings("unused") // accessed through BOUND
+    private volatile int bound;
+    /**
+     * The bound's entry of its own in the timer, made only when the call's poll cannot see the
+     * attempt: a hedged call's overlapping attempts, a body the caller reads after the call ended.
+     */
+    private volatile @Nullable AttemptTimeout pushed;
+
     volatile boolean timedOut;
     volatile boolean completed;
     /** The response was handed to the caller while its body was still being read, under the bound. */
@@ -255,17 +268,71 @@ final class Attempt<T>
         return request;
     }
 
+    /**
+     * Arms the bound. The common case allocates nothing and touches nothing shared: the attempt
+     * becomes its call's {@link Call#bounded} attempt, which the timer's worker polls through the
+     * pipeline's set of calls in flight ({@link Pipeline#pollBounds}), and a bound disarmed before the
+     * worker's next pass (a healthy call) is never seen by it. An attempt whose call already has
+     * another attempt armed (a hedge) gets an entry of its own in the timer.
+     */
     private void arm() {
         if (completed) {
             return;
         }
-        AttemptTimeout t = new AttemptTimeout(Durations.saturatedAdd(startNanos, boundNanos), this);
-        timeout = t;
-        pipeline.timer.arm(t);
+        long deadline = Durations.saturatedAdd(startNanos, boundNanos);
+        deadlineNanos = deadline;
+        bound = BOUND_PENDING;
+        Attempt<?> previous = call.bounded;
+        if ((previous == null || previous.bound != BOUND_PENDING) && Call.BOUNDED.compareAndSet(call, previous, this)) {
+            pipeline.timer.deadlineSet(deadline, startNanos);
+        } else {
+            push();
+        }
+    }
+
+    /** Gives the bound an entry of its own in the timer (once), for when no poll of the call finds it. */
+    private void push() {
+        if (pushed == null) {
+            AttemptTimeout t = new AttemptTimeout(deadlineNanos, this);
+            pushed = t;
+            pipeline.timer.arm(t);
+        }
+    }
+
+    /**
+     * The timer's poll of this attempt's call: fires the bound if it is pending and has passed at
+     * {@code now}.
+     *
+     * @return the bound's deadline if it is still pending, for the timer's next wake-up
+     */
+    boolean pollBound(long now, long[] earliest) {
+        if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
+            return false;
+        }
+        long deadline = deadlineNanos;
+        if (deadline - now <= 0) {
+            fireBound();
+            return false;
+        }
+        if (deadline - earliest[0] < 0) {
+            earliest[0] = deadline;
+        }
+        return true;
+    }
+
+    /** The bound has passed: fires it unless it was disarmed (or fired) first. Called on the timer's thread. */
+    void fireBound() {
+        if (BOUND.compareAndSet(this, BOUND_PENDING, BOUND_FIRED)) {
+            try {
+                expired();
+            } catch (RuntimeException e) {
+                // The timer thread must survive any expiry action.
+            }
+        }
     }
 
     /** Called on the timer's thread when the bound has passed. */
-    void expired() {
+    private void expired() {
         if (boundingBody) {
             pipeline.runOffTimer(this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
             return;
@@ -316,7 +383,8 @@ final class Attempt<T>
     }
 
     private void disarm() {
-        AttemptTimeout t = timeout;
+        BOUND.compareAndSet(this, BOUND_PENDING, BOUND_DISARMED);
+        AttemptTimeout t = pushed;
         if (t != null) {
             t.disarm();
             t.attempt = null;
@@ -665,9 +733,10 @@ final class Attempt<T>
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
             // body ends. If it passed already (between the exchange's end and now), abort at once.
             boundingBody = true;
-            AttemptTimeout t = timeout;
-            if (t != null && t.fired()) {
+            if ((int) BOUND.getVolatile(this) == BOUND_FIRED) {
                 pipeline.runOffTimer(this::abortBody);
+            } else {
+                push(); // the call ends when this returns, and with it the poll that would find this bound
             }
         } else {
             disarm();
@@ -756,7 +825,7 @@ final class Attempt<T>
         protected void expire() {
             Attempt<?> a = attempt;
             if (a != null) {
-                a.expired();
+                a.fireBound();
             }
         }
     }
@@ -764,13 +833,20 @@ final class Attempt<T>
     @SuppressWarnings("unused") // accessed through LIMIT_RELEASED
     private volatile boolean limitReleased;
 
+    private static final int BOUND_NONE = 0;
+    private static final int BOUND_PENDING = 1;
+    private static final int BOUND_DISARMED = 2;
+    private static final int BOUND_FIRED = 3;
+
     private static final VarHandle BODY;
     private static final VarHandle LIMIT_RELEASED;
+    private static final VarHandle BOUND;
 
     static {
         try {
             BODY = MethodHandles.lookup().findVarHandle(Attempt.class, "body", int.class);
             LIMIT_RELEASED = MethodHandles.lookup().findVarHandle(Attempt.class, "limitReleased", boolean.class);
+            BOUND = MethodHandles.lookup().findVarHandle(Attempt.class, "bound", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

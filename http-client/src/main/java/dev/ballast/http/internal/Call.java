@@ -58,6 +58,13 @@ abstract class Call {
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
 
+    /**
+     * The attempt whose bound the timer finds by polling this call ({@link Attempt#pollBound}): the
+     * latest attempt armed while no other was pending. Set by compare-and-set, so two overlapping
+     * attempts (a hedged call's) never both take it; the other has an entry of its own in the timer.
+     */
+    volatile @Nullable Attempt<?> bounded;
+
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
@@ -239,10 +246,12 @@ abstract class Call {
     abstract void attemptTimedOut(Attempt<?> attempt);
 
     private static final VarHandle RETRY_PENDING;
+    static final VarHandle BOUNDED;
 
     static {
         try {
             RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
+            BOUNDED = MethodHandles.lookup().findVarHandle(Call.class, "bounded", Attempt.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -49,13 +49,70 @@ public final class DeadlineTimer {
 
     private volatile boolean shutdown;
 
+    /** Deadlines the worker polls for on every pass instead of having them armed one by one; or null. */
+    private final @Nullable Source source;
+
     /**
      * Creates a timer; no thread is started until a timeout is armed.
      *
      * @param ticker the clock every deadline is a reading of
      */
     public DeadlineTimer(Ticker ticker) {
+        this(ticker, null);
+    }
+
+    /**
+     * Creates a timer that also polls {@code source} on every pass of its worker; no thread is
+     * started until a timeout is armed or {@link #deadlineSet(long)} is called.
+     *
+     * @param ticker the clock every deadline is a reading of
+     * @param source deadlines kept by their owners and polled, or {@code null} for none
+     */
+    DeadlineTimer(Ticker ticker, @Nullable Source source) {
         this.ticker = ticker;
+        this.source = source;
+    }
+
+    /**
+     * Deadlines that live in their owners' own fields rather than in a {@link Timeout} each: an
+     * attempt's bound is a field of the attempt, and its call is in the pipeline's set of calls in
+     * flight anyway. Arming one is writing that field and calling {@link #deadlineSet(long)}, with
+     * nothing allocated and nothing pushed, and a deadline disarmed before the worker's next pass is
+     * never seen by it at all. The worker polls the source on each pass (at least every
+     * {@value #MAX_PARK_MILLIS} ms while anything is pending), so the cost of the polled deadlines
+     * is per pass and per call still in flight, not per call made.
+     */
+    interface Source {
+
+        /**
+         * Fires every pending deadline that has passed at {@code now} and tells the earliest of
+         * those still pending. Called on the worker's thread only.
+         *
+         * @param now a reading of the timer's ticker
+         * @param earliest element 0 holds a deadline; lowered to the earliest pending one, if earlier
+         * @return whether any deadline is still pending
+         */
+        boolean poll(long now, long[] earliest);
+    }
+
+    /**
+     * A deadline of the {@link Source} was set (written to its owner's field, which the source
+     * reads) after its owner was put where the source finds it: wakes the worker if it plans to
+     * sleep past that deadline, and starts it if there is none. Cheap: two volatile reads and, in the
+     * rare case, an unpark. A deadline at least {@value #MAX_PARK_MILLIS} ms away never wakes the
+     * worker: it passes at least that often while anything is pending, so its next pass sees it in
+     * time.
+     *
+     * @param deadlineNanos the deadline, a reading of the timer's ticker
+     * @param nowNanos a recent reading of the ticker, at or before the deadline was set
+     */
+    void deadlineSet(long deadlineNanos, long nowNanos) {
+        Thread running = worker;
+        if (running == null) {
+            startWorker();
+        } else if (deadlineNanos - nowNanos < MAX_PARK_NANOS && deadlineNanos - plannedWakeNanos < 0) {
+            LockSupport.unpark(running);
+        }
     }
 
     /**
@@ -131,8 +188,12 @@ public final class DeadlineTimer {
 
     private void work() {
         List<Timeout> live = new ArrayList<>();
+        long[] earliestPolled = new long[1];
         long idleSince = System.nanoTime();
         while (true) {
+            // While this pass polls, any deadline set wakes the worker again: one the poll missed is
+            // then seen by the next pass rather than after the planned sleep.
+            plannedWakeNanos = ticker.read() + Long.MAX_VALUE / 2;
             for (Timeout t = armed.getAndSet(null); t != null; ) {
                 Timeout next = t.next;
                 t.next = null;
@@ -159,7 +220,13 @@ public final class DeadlineTimer {
                 live.set(kept++, t);
             }
             live.subList(kept, live.size()).clear();
-            if (!live.isEmpty()) {
+            boolean polledPending = false;
+            if (source != null) {
+                earliestPolled[0] = earliest;
+                polledPending = pollSource(now, earliestPolled);
+                earliest = earliestPolled[0];
+            }
+            if (!live.isEmpty() || polledPending) {
                 idleSince = System.nanoTime();
             } else if (armed.get() == null
                     && (shutdown || System.nanoTime() - idleSince > KEEP_ALIVE_NANOS)
@@ -174,14 +241,24 @@ public final class DeadlineTimer {
         }
     }
 
-    /** Lets the worker go unless a timeout was armed meanwhile; then the caller keeps working. */
+    private boolean pollSource(long now, long[] earliest) {
+        try {
+            return source.poll(now, earliest);
+        } catch (RuntimeException e) {
+            return true; // the timer thread must survive; the next pass polls again
+        }
+    }
+
+    /** Lets the worker go unless a timeout was armed or a deadline set meanwhile; then the caller keeps working. */
     private synchronized boolean retire() {
         if (armed.get() != null) {
             return false;
         }
         worker = null;
-        // Re-checked: an arm() that read the old worker before it was cleared must not be lost.
-        if (armed.get() != null) {
+        // Re-checked: an arm() or deadlineSet() that read the old worker before it was cleared must not be lost.
+        // A deadline set before that read was written before it, so this poll sees it.
+        long[] earliest = {ticker.read() + MAX_PARK_NANOS};
+        if (armed.get() != null || source != null && pollSource(ticker.read(), earliest)) {
             worker = Thread.currentThread();
             return false;
         }

@@ -105,7 +105,7 @@ public final class Pipeline {
         this.ticker = s.ticker();
         this.random = s.random();
         this.scheduler = s.scheduler();
-        this.timer = new DeadlineTimer(s.ticker());
+        this.timer = new DeadlineTimer(s.ticker(), this::pollBounds);
         this.dependencies = new Dependencies(
                 s.dependencyConfigs(),
                 s.defaultDependency(),
@@ -327,6 +327,22 @@ public final class Pipeline {
 
     private static IOException shutDown() {
         return new IOException("ResilientHttpClient is shut down");
+    }
+
+    /**
+     * The timer's pass over the attempt bounds it does not hold entries for: every call in flight,
+     * its {@linkplain Call#bounded bounded attempt} fired if its bound has passed. A pass costs one
+     * look per call in flight, whatever the rate of calls.
+     */
+    private boolean pollBounds(long now, long[] earliest) {
+        boolean pending = false;
+        for (Call call : inFlight) {
+            Attempt<?> attempt = call.bounded;
+            if (attempt != null && attempt.pollBound(now, earliest)) {
+                pending = true;
+            }
+        }
+        return pending;
     }
 
     /** Runs {@code task} on the scheduler, never on the timer's thread, which must not run callers' code. */
