@@ -300,24 +300,25 @@ final class Attempt<T>
     }
 
     /**
-     * The timer's poll of this attempt's call: fires the bound if it is pending and has passed at
-     * {@code now}.
+     * The timer's poll of this attempt's call: whether the bound is pending, and if so whether it has
+     * passed at {@code now}. Fires nothing itself (the caller then calls {@link #fireBound()}).
      *
-     * @return the bound's deadline if it is still pending, for the timer's next wake-up
+     * @param earliest element 0 is lowered to the bound's deadline if it is pending and earlier
+     * @return {@code 1} if the bound is pending and has not passed, {@code -1} if it is pending and
+     *     has passed, {@code 0} if it is not pending
      */
-    boolean pollBound(long now, long[] earliest) {
+    int pollBound(long now, long[] earliest) {
         if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
-            return false;
+            return 0;
         }
         long deadline = deadlineNanos;
         if (deadline - now <= 0) {
-            fireBound();
-            return false;
+            return -1;
         }
         if (deadline - earliest[0] < 0) {
             earliest[0] = deadline;
         }
-        return true;
+        return 1;
     }
 
     /** The bound has passed: fires it unless it was disarmed (or fired) first. Called on the timer's thread. */

@@ -132,6 +132,25 @@ public final class Bulkhead {
     }
 
     /**
+     * Takes a place if one is free now and nobody is waiting for one, without a permit object: for the
+     * concurrency limiter, which counts its places itself and gives each back with {@link #releaseHeld()}.
+     *
+     * @return whether a place was taken
+     */
+    boolean tryTakeNow() {
+        lock.lock();
+        try {
+            if (held < capacity && waiters.isEmpty()) {
+                held++;
+                return true;
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Takes a permit, blocking the calling thread up to {@code maxWait} while the bulkhead is full.
      *
      * @param maxWait how long to wait for a free permit; {@link Duration#ZERO} rejects at once when
@@ -312,13 +331,18 @@ public final class Bulkhead {
     }
 
     private void release() {
+        boolean waiting;
         lock.lock();
         try {
             held--;
+            waiting = !waiters.isEmpty();
         } finally {
             lock.unlock();
         }
-        handOff();
+        if (waiting) {
+            // A call that starts waiting after this found the place free before it queued (takeIfFree).
+            handOff();
+        }
     }
 
     /** Hands free places, if any, to the longest-waiting calls; completes them outside the lock. */

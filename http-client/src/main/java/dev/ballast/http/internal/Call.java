@@ -65,6 +65,15 @@ abstract class Call {
      */
     volatile @Nullable Attempt<?> bounded;
 
+    /** This call's links in the client's {@link InFlightCalls}; guarded by the monitor of its stripe there. */
+    @Nullable
+    Call inFlightPrev;
+
+    @Nullable
+    Call inFlightNext;
+
+    boolean inFlight;
+
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;

@@ -115,7 +115,7 @@ public final class ConcurrencyLimiter {
             return inFlight.getAndIncrement();
         }
         relaxIfQuiet(nowNanos);
-        return g.tryAcquireNow() != null ? inFlight.getAndIncrement() : -1;
+        return g.tryTakeNow() ? inFlight.getAndIncrement() : -1;
     }
 
     /**

@@ -85,14 +85,15 @@ public final class DeadlineTimer {
     interface Source {
 
         /**
-         * Fires every pending deadline that has passed at {@code now} and tells the earliest of
-         * those still pending. Called on the worker's thread only.
+         * Fires every pending deadline that has passed at {@code now} (if {@code fire}) and tells the
+         * earliest of those still pending. Called on the worker's thread only.
          *
          * @param now a reading of the timer's ticker
          * @param earliest element 0 holds a deadline; lowered to the earliest pending one, if earlier
+         * @param fire whether to fire the deadlines that have passed; if not, they count as pending
          * @return whether any deadline is still pending
          */
-        boolean poll(long now, long[] earliest);
+        boolean poll(long now, long[] earliest, boolean fire);
     }
 
     /**
@@ -223,7 +224,7 @@ public final class DeadlineTimer {
             boolean polledPending = false;
             if (source != null) {
                 earliestPolled[0] = earliest;
-                polledPending = pollSource(now, earliestPolled);
+                polledPending = pollSource(now, earliestPolled, true);
                 earliest = earliestPolled[0];
             }
             if (!live.isEmpty() || polledPending) {
@@ -241,9 +242,9 @@ public final class DeadlineTimer {
         }
     }
 
-    private boolean pollSource(long now, long[] earliest) {
+    private boolean pollSource(long now, long[] earliest, boolean fire) {
         try {
-            return source.poll(now, earliest);
+            return source.poll(now, earliest, fire);
         } catch (RuntimeException e) {
             return true; // the timer thread must survive; the next pass polls again
         }
@@ -258,7 +259,9 @@ public final class DeadlineTimer {
         // Re-checked: an arm() or deadlineSet() that read the old worker before it was cleared must not be lost.
         // A deadline set before that read was written before it, so this poll sees it.
         long[] earliest = {ticker.read() + MAX_PARK_NANOS};
-        if (armed.get() != null || source != null && pollSource(ticker.read(), earliest)) {
+        // Nothing is fired here (an expiry action might arm a timeout while no worker is set): one that
+        // has passed counts as pending, and the next pass fires it.
+        if (armed.get() != null || source != null && pollSource(ticker.read(), earliest, false)) {
             worker = Thread.currentThread();
             return false;
         }

@@ -18,10 +18,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,7 +66,7 @@ public final class Pipeline {
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
     private final Supplier<RandomGenerator> random;
-    private final Set<Call> inFlight = ConcurrentHashMap.newKeySet();
+    private final InFlightCalls inFlight = new InFlightCalls();
     private final Object terminationLock = new Object();
     private volatile boolean shutdown;
     private volatile Runnable onIdleAfterShutdown = () -> {};
@@ -105,7 +103,7 @@ public final class Pipeline {
         this.ticker = s.ticker();
         this.random = s.random();
         this.scheduler = s.scheduler();
-        this.timer = new DeadlineTimer(s.ticker(), this::pollBounds);
+        this.timer = new DeadlineTimer(s.ticker(), inFlight::pollBounds);
         this.dependencies = new Dependencies(
                 s.dependencyConfigs(),
                 s.defaultDependency(),
@@ -329,22 +327,6 @@ public final class Pipeline {
         return new IOException("ResilientHttpClient is shut down");
     }
 
-    /**
-     * The timer's pass over the attempt bounds it does not hold entries for: every call in flight,
-     * its {@linkplain Call#bounded bounded attempt} fired if its bound has passed. A pass costs one
-     * look per call in flight, whatever the rate of calls.
-     */
-    private boolean pollBounds(long now, long[] earliest) {
-        boolean pending = false;
-        for (Call call : inFlight) {
-            Attempt<?> attempt = call.bounded;
-            if (attempt != null && attempt.pollBound(now, earliest)) {
-                pending = true;
-            }
-        }
-        return pending;
-    }
-
     /** Runs {@code task} on the scheduler, never on the timer's thread, which must not run callers' code. */
     void runOffTimer(Runnable task) {
         try {
@@ -382,12 +364,11 @@ public final class Pipeline {
 
     public void shutdownNow() {
         shutdown = true;
-        for (Call call : inFlight) {
-            // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
-            // whereas a CancellationException would escape send() unchecked.
-            call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
-                    + call.dependency.name() + "' aborted after " + call.attempts + " attempt(s)"));
-        }
+        inFlight.forEach(call ->
+                // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
+                // whereas a CancellationException would escape send() unchecked.
+                call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
+                        + call.dependency.name() + "' aborted after " + call.attempts + " attempt(s)")));
         signalIfIdle();
     }
 
