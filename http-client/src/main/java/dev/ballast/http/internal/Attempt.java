@@ -281,7 +281,14 @@ final class Attempt<T>
         }
         long deadline = Durations.saturatedAdd(startNanos, boundNanos);
         deadlineNanos = deadline;
-        bound = BOUND_PENDING;
+        // Release stores: the poll reads both with acquire loads; DeadlineTimer.deadlineSet orders them
+        // before its own reads where that matters (a deadline due before the worker's next pass).
+        BOUND.setRelease(this, BOUND_PENDING);
+        if (!call.overlapping()) {
+            Call.BOUNDED.setRelease(call, this); // the previous attempt, if any, has ended
+            pipeline.timer.deadlineSet(deadline, startNanos);
+            return;
+        }
         Attempt<?> previous = call.bounded;
         if ((previous == null || previous.bound != BOUND_PENDING) && Call.BOUNDED.compareAndSet(call, previous, this)) {
             pipeline.timer.deadlineSet(deadline, startNanos);
@@ -681,7 +688,12 @@ final class Attempt<T>
                 }
                 outcome = decided;
             } else {
-                outcome = decided.withResponse(response);
+                if (call.overlapping() || decided.stop() != StopReason.SUCCEEDED) {
+                    outcome = decided.withResponse(response);
+                } else {
+                    call.succeeded = response; // the shared decision stays as it is: nothing allocated
+                    outcome = decided;
+                }
                 stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING && !bodyExempt;
             }
         } else {

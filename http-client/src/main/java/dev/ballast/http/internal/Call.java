@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -73,6 +74,14 @@ abstract class Call {
     Call inFlightNext;
 
     boolean inFlight;
+
+    /**
+     * The response of the attempt that succeeded, when the call's attempts never overlap: its
+     * decision is then the shared "succeeded" one ({@link AttemptOutcome#succeeded}) rather than a
+     * copy carrying the response. Read through {@link #responseOf(AttemptOutcome)}.
+     */
+    @Nullable
+    HttpResponse<?> succeeded;
 
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
@@ -185,6 +194,24 @@ abstract class Call {
     }
 
     /**
+     * Whether attempts of this call may overlap (a hedged call's): then each decision carries its
+     * own response, and each attempt's bound has an entry of its own in the timer when another is
+     * pending.
+     */
+    boolean overlapping() {
+        return false;
+    }
+
+    /** The response {@code outcome} ends the call with, or {@code null} if it has none. */
+    final @Nullable HttpResponse<?> responseOf(AttemptOutcome outcome) {
+        HttpResponse<?> response = outcome.response();
+        if (response == null && outcome.stop() == StopReason.SUCCEEDED) {
+            return succeeded;
+        }
+        return response;
+    }
+
+    /**
      * Whether another attempt of this call than {@code attempt} is in flight (a hedged call's). Then
      * a retryable failure of {@code attempt} waits for it rather than retry.
      */
@@ -225,7 +252,9 @@ abstract class Call {
 
     /** Called when the next attempt starts: the withdrawn token is spent on it. */
     final void retryStarted() {
-        retryPending = 0;
+        if (retryPending != 0) { // the first attempt has nothing pending: no write, no fence
+            retryPending = 0;
+        }
     }
 
     /** Gives the retry budget back its token when a decided retry will never run. */

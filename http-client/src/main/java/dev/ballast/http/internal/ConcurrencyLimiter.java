@@ -272,7 +272,8 @@ public final class ConcurrencyLimiter {
             return;
         }
         int i = samples.getAndIncrement();
-        latencies.set(i & (RING - 1), Math.max(0, latencyNanos));
+        // A release store: the window's closer may read a slot's previous sample, a statistic's jitter.
+        latencies.lazySet(i & (RING - 1), Math.max(0, latencyNanos));
         int inFlightThen = inFlightBefore + 1;
         inFlightSum.addAndGet(inFlightThen);
         if (inFlightThen > peakInFlight.get()) {

@@ -108,10 +108,17 @@ public final class DeadlineTimer {
      * @param nowNanos a recent reading of the ticker, at or before the deadline was set
      */
     void deadlineSet(long deadlineNanos, long nowNanos) {
+        boolean soon = deadlineNanos - nowNanos < MAX_PARK_NANOS;
+        if (soon) {
+            // The owner's field may have been written with a release store: it must be visible before the
+            // planned wake-up is read, or a pass that missed it would sleep past it (a Dekker pairing with
+            // the worker, which writes the planned wake-up before its pass reads the fields).
+            VarHandle.fullFence();
+        }
         Thread running = worker;
         if (running == null) {
             startWorker();
-        } else if (deadlineNanos - nowNanos < MAX_PARK_NANOS && deadlineNanos - plannedWakeNanos < 0) {
+        } else if (soon && deadlineNanos - plannedWakeNanos < 0) {
             LockSupport.unpark(running);
         }
     }

@@ -255,8 +255,9 @@ final class SyncCall extends Call {
     @SuppressWarnings("unchecked")
     private <T> HttpResponse<T> result(AttemptOutcome outcome, BodyHandler<T> handler)
             throws IOException, InterruptedException {
-        if (outcome.response() != null) {
-            return (HttpResponse<T>) outcome.response();
+        HttpResponse<?> response = responseOf(outcome);
+        if (response != null) {
+            return (HttpResponse<T>) response;
         }
         RetainedAnswer answer = lastAnswer;
         if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
