@@ -94,6 +94,9 @@ final class Attempt<T>
     boolean boundByTotal;
 
     long startNanos;
+    /** Whether the attempt may have waited for a bulkhead permit or a place under the limit. */
+    private boolean waited;
+
     private volatile @Nullable AttemptOutcome headerDecision;
     /** What the caller's handler or subscriber threw, if anything. */
     private volatile @Nullable Throwable callerFailure;
@@ -189,7 +192,8 @@ final class Attempt<T>
         if (limitInFlightBefore >= 0) {
             return true;
         }
-        int before = call.dependency.limiter().tryAcquire(pipeline.ticker.read());
+        // The first attempt is admitted within the call's first steps: the call's start is its time.
+        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : pipeline.ticker.read());
         if (before < 0) {
             return false;
         }
@@ -199,6 +203,7 @@ final class Attempt<T>
 
     /** The limit's configured wait, capped by what is left of the total timeout. */
     Duration limitWait() {
+        waited = true;
         return call.dependency.limiter().maxWait(call.remainingNanos());
     }
 
@@ -235,6 +240,7 @@ final class Attempt<T>
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
     Duration bulkheadWait() {
+        waited = true;
         Duration configured = call.dependency.bulkhead().config().maxWaitDuration();
         if (configured.isZero()) {
             return configured;
@@ -252,7 +258,9 @@ final class Attempt<T>
      */
     @Nullable
     HttpRequest prepareExchange() {
-        long now = pipeline.ticker.read();
+        // A first attempt that waited for nothing is sent within the call's first steps, a few hundred
+        // nanoseconds after it started: its bound starts with the call (never later), one clock reading saved.
+        long now = number == 1 && !waited ? call.startNanos : pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
         long configured = request.timeout().isPresent()
@@ -363,7 +371,9 @@ final class Attempt<T>
      * when that body ends).
      */
     void endExchange() {
-        completed = true;
+        // A release store, no fence: a timer that reads it late fires into a region already left (no
+        // interrupt), as it would have had it fired a moment earlier.
+        COMPLETED.setRelease(this, true);
         Bulkhead.Permit permit = bulkheadPermit;
         if (permit != null) {
             permit.close();
@@ -411,7 +421,7 @@ final class Attempt<T>
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
         AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
-        headerDecision = decision;
+        HEADER_DECISION.setRelease(this, decision); // read after the exchange ends, which orders it
         if (decision.retry()) {
             // Read into memory (the connection goes back to the pool): the caller never sees this body
             // unless the retry is refused, and then as its own handler makes of it.
@@ -854,12 +864,17 @@ final class Attempt<T>
     private static final VarHandle BODY;
     private static final VarHandle LIMIT_RELEASED;
     private static final VarHandle BOUND;
+    private static final VarHandle COMPLETED;
+    private static final VarHandle HEADER_DECISION;
 
     static {
         try {
             BODY = MethodHandles.lookup().findVarHandle(Attempt.class, "body", int.class);
             LIMIT_RELEASED = MethodHandles.lookup().findVarHandle(Attempt.class, "limitReleased", boolean.class);
             BOUND = MethodHandles.lookup().findVarHandle(Attempt.class, "bound", int.class);
+            COMPLETED = MethodHandles.lookup().findVarHandle(Attempt.class, "completed", boolean.class);
+            HEADER_DECISION =
+                    MethodHandles.lookup().findVarHandle(Attempt.class, "headerDecision", AttemptOutcome.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

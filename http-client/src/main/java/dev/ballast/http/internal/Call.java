@@ -74,6 +74,8 @@ abstract class Call {
     Call inFlightNext;
 
     boolean inFlight;
+    /** The stripe of {@link InFlightCalls} the call is in; set when it is added. */
+    int inFlightStripe;
 
     /**
      * The response of the attempt that succeeded, when the call's attempts never overlap: its
@@ -285,11 +287,13 @@ abstract class Call {
 
     private static final VarHandle RETRY_PENDING;
     static final VarHandle BOUNDED;
+    static final VarHandle ATTEMPTS;
 
     static {
         try {
             RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
             BOUNDED = MethodHandles.lookup().findVarHandle(Call.class, "bounded", Attempt.class);
+            ATTEMPTS = MethodHandles.lookup().findVarHandle(Call.class, "attempts", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Intrusive: a call links itself in through two fields of its own ({@link Call#inFlightPrev},
  * {@link Call#inFlightNext}), so joining and leaving allocate nothing, where a concurrent set
- * allocates a node per call. Striped: a call goes to one of a fixed number of lists, chosen by its
- * random hash, each guarded by its own monitor, so callers on different threads seldom meet on
- * one. A traversal visits each list in turn under its monitor and is weakly consistent, like a
+ * allocates a node per call. Striped: a call goes to one of a fixed number of lists, chosen by the
+ * thread that starts it, each guarded by its own monitor, so callers on different threads seldom
+ * meet on one. A traversal visits each list in turn under its monitor and is weakly consistent, like a
  * concurrent collection's iterator: a call that joins or leaves meanwhile may or may not be seen.
  *
  * <p>Thread-safe.
@@ -40,13 +40,18 @@ final class InFlightCalls {
     }
 
     private Stripe stripeOf(Call call) {
-        int h = call.hashCode();
-        return stripes[(h ^ (h >>> 16)) & mask];
+        return stripes[call.inFlightStripe];
     }
 
-    /** Adds {@code call}, which must not be in flight already (each call is added once). */
+    /**
+     * Adds {@code call}, which must not be in flight already (each call is added once), to the stripe
+     * of the calling thread: a thread making calls one after another finds its stripe in its own cache.
+     */
     void add(Call call) {
-        Stripe stripe = stripeOf(call);
+        long thread = Thread.currentThread().getId();
+        int index = (int) (thread ^ (thread >>> 32)) & mask;
+        call.inFlightStripe = index;
+        Stripe stripe = stripes[index];
         synchronized (stripe) {
             Call head = stripe.head;
             call.inFlightNext = head;

@@ -88,7 +88,7 @@ final class SyncCall extends Call {
             throwIfAborted();
             retryStarted();
             int number = attempts + 1;
-            attempts = number;
+            ATTEMPTS.setRelease(this, number); // read by other threads for messages only: no fence
             pipeline.listeners.attemptStarted(this, number);
             Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
             AttemptOutcome outcome = attempt.acquireBreaker(granted);
