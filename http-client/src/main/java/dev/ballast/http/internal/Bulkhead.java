@@ -43,9 +43,24 @@ public final class Bulkhead {
 
     private final int maxWaiters;
 
-    // Guarded by lock. Invariant: held < capacity only while waiters is empty.
-    private int capacity;
-    private int held;
+    // Invariant: held < capacity only while waiters is empty (but for a moment between a release or a
+    // queued waiter and the hand-off that follows it).
+    /** Written under lock, read without it. */
+    private volatile int capacity;
+    /**
+     * The places held: taken and given back by compare-and-set, without the lock, while nobody waits
+     * (the fast path of every attempt under the concurrency limit); under the lock when handed to a waiter.
+     */
+    @SuppressWarnings("unused") // accessed through HELD
+    private volatile int held;
+    /**
+     * {@code waiters.size()}, written under lock whenever the queue changes, read without it: a taker
+     * that sees a waiter queues behind it; a release that sees one hands its place on. A waiter is
+     * written here before it looks for a free place, and a release gives its place back before it
+     * looks here, so one of the two always sees the other (no place is left free while a call waits).
+     */
+    private volatile int waiting;
+
     private final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
 
     /**
@@ -123,12 +138,7 @@ public final class Bulkhead {
      * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
      */
     public @Nullable Permit tryAcquireNow() {
-        lock.lock();
-        try {
-            return takeIfFree();
-        } finally {
-            lock.unlock();
-        }
+        return takeNow() ? new BulkheadPermit() : null;
     }
 
     /**
@@ -138,15 +148,22 @@ public final class Bulkhead {
      * @return whether a place was taken
      */
     boolean tryTakeNow() {
-        lock.lock();
-        try {
-            if (held < capacity && waiters.isEmpty()) {
-                held++;
+        return takeNow();
+    }
+
+    /** Takes a place if one is free and nobody waits: lock-free, one compare-and-set. */
+    private boolean takeNow() {
+        while (true) {
+            if (waiting != 0) {
+                return false; // FIFO: behind the calls that wait
+            }
+            int h = held;
+            if (h >= capacity) {
+                return false;
+            }
+            if (HELD.compareAndSet(this, h, h + 1)) {
                 return true;
             }
-            return false;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -181,6 +198,7 @@ public final class Bulkhead {
         } finally {
             lock.unlock();
         }
+        handOff(); // a place given back while this queued goes to the longest waiter
         try {
             return waiter.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -245,6 +263,7 @@ public final class Bulkhead {
         } finally {
             lock.unlock();
         }
+        handOff(); // a place given back while this queued goes to the longest waiter
         ScheduledFuture<?> timeout;
         try {
             timeout = scheduler.schedule(
@@ -278,7 +297,7 @@ public final class Bulkhead {
     public int availablePermits() {
         lock.lock();
         try {
-            return Math.max(0, capacity - held);
+            return Math.max(0, capacity - (int) HELD.getVolatile(this));
         } finally {
             lock.unlock();
         }
@@ -298,17 +317,19 @@ public final class Bulkhead {
         }
     }
 
+    /** Called under lock. */
     private @Nullable Permit takeIfFree() {
-        if (held < capacity && waiters.isEmpty()) {
-            held++;
-            return new BulkheadPermit();
-        }
-        return null;
+        return waiters.isEmpty() && takeNow() ? new BulkheadPermit() : null;
     }
 
+    /**
+     * Queues a waiter; called under lock. The caller calls {@link #handOff()} after leaving the lock:
+     * a place given back between its look for a free one and this may have seen no waiter.
+     */
     private CompletableFuture<Permit> enqueue() {
         CompletableFuture<Permit> waiter = new CompletableFuture<>();
         waiters.addLast(waiter);
+        waiting = waiters.size();
         return waiter;
     }
 
@@ -316,7 +337,9 @@ public final class Bulkhead {
     private boolean withdraw(CompletableFuture<Permit> waiter) {
         lock.lock();
         try {
-            return waiters.remove(waiter);
+            boolean removed = waiters.remove(waiter);
+            waiting = waiters.size();
+            return removed;
         } finally {
             lock.unlock();
         }
@@ -331,17 +354,9 @@ public final class Bulkhead {
     }
 
     private void release() {
-        boolean waiting;
-        lock.lock();
-        try {
-            held--;
-            waiting = !waiters.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-        if (waiting) {
-            // A call that starts waiting after this found the place free before it queued (takeIfFree).
-            handOff();
+        HELD.getAndAdd(this, -1);
+        if (waiting != 0) {
+            handOff(); // else a call that queues after this finds the place free (see enqueue)
         }
     }
 
@@ -351,25 +366,24 @@ public final class Bulkhead {
             CompletableFuture<Permit> next;
             lock.lock();
             try {
-                if (held >= capacity) {
+                if (waiters.isEmpty()) {
                     return;
+                }
+                int h = held;
+                if (h >= capacity) {
+                    return;
+                }
+                if (!HELD.compareAndSet(this, h, h + 1)) {
+                    continue; // a taker that had not seen the waiter yet took a place meanwhile
                 }
                 next = waiters.pollFirst();
-                if (next == null) {
-                    return;
-                }
-                held++;
+                waiting = waiters.size();
             } finally {
                 lock.unlock();
             }
             if (!next.complete(new BulkheadPermit())) {
                 // That waiter was cancelled or completed meanwhile: the place goes to the next one.
-                lock.lock();
-                try {
-                    held--;
-                } finally {
-                    lock.unlock();
-                }
+                HELD.getAndAdd(this, -1);
             }
         }
     }
@@ -422,10 +436,12 @@ public final class Bulkhead {
     }
 
     private static final VarHandle RELEASED;
+    private static final VarHandle HELD;
 
     static {
         try {
             RELEASED = MethodHandles.lookup().findVarHandle(BulkheadPermit.class, "released", int.class);
+            HELD = MethodHandles.lookup().findVarHandle(Bulkhead.class, "held", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
