@@ -138,33 +138,42 @@ public final class Bulkhead {
      * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
      */
     public @Nullable Permit tryAcquireNow() {
-        return takeNow() ? new BulkheadPermit() : null;
+        return takeNow() >= 0 ? new BulkheadPermit() : null;
     }
 
     /**
      * Takes a place if one is free now and nobody is waiting for one, without a permit object: for the
-     * concurrency limiter, which counts its places itself and gives each back with {@link #releaseHeld()}.
+     * concurrency limiter, which counts its places here and gives each back with {@link #releaseHeld()}.
      *
-     * @return whether a place was taken
+     * @return the places held before this one, or {@code -1} if none was taken
      */
-    boolean tryTakeNow() {
+    int tryTakeNow() {
         return takeNow();
     }
 
-    /** Takes a place if one is free and nobody waits: lock-free, one compare-and-set. */
-    private boolean takeNow() {
+    /**
+     * Takes a place if one is free and nobody waits: lock-free, one compare-and-set.
+     *
+     * @return the places held before this one, or {@code -1} if none was taken
+     */
+    private int takeNow() {
         while (true) {
             if (waiting != 0) {
-                return false; // FIFO: behind the calls that wait
+                return -1; // FIFO: behind the calls that wait
             }
             int h = held;
             if (h >= capacity) {
-                return false;
+                return -1;
             }
             if (HELD.compareAndSet(this, h, h + 1)) {
-                return true;
+                return h;
             }
         }
+    }
+
+    /** The places held now; may be stale at once. */
+    int held() {
+        return (int) HELD.getVolatile(this);
     }
 
     /**
@@ -319,7 +328,7 @@ public final class Bulkhead {
 
     /** Called under lock. */
     private @Nullable Permit takeIfFree() {
-        return waiters.isEmpty() && takeNow() ? new BulkheadPermit() : null;
+        return waiters.isEmpty() && takeNow() >= 0 ? new BulkheadPermit() : null;
     }
 
     /**
