@@ -44,7 +44,10 @@ import org.jspecify.annotations.Nullable;
  * stream): then the bound is released at once.
  *
  * <p>Time bound: the attempt may take {@code min(attempt timeout, time left of the total timeout)},
- * headers and body, enforced by the client's {@link DeadlineTimer}: arming it is a compare-and-set.
+ * headers and body, enforced by the client's {@link DeadlineTimer}: arming it writes the deadline
+ * into this attempt and this attempt into its call, which the timer polls among the calls in flight
+ * ({@link InFlightCalls#pollBounds}); nothing is allocated, and a bound disarmed before the timer's
+ * next pass is never seen by it.
  * The request is sent as the caller built it. Giving the JDK the bound as the request's
  * {@link HttpRequest#timeout()} instead would cost more than the timer: the JDK's
  * {@code HttpClientImpl.registerTimer} registers a timer and wakes its selector thread for every

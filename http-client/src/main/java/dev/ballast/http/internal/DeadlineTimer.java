@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * busy client costs this thread about {@code 1000 / MAX_PARK_MILLIS} wake-ups a second in all,
  * however many calls it makes.
  *
+ * <p>The deadlines that are set most, every attempt's bound, are not armed one by one at all: they
+ * live in their owners' fields and the worker polls them through a {@code Source} (the client's
+ * calls in flight) on every pass, so arming one allocates nothing and writes nothing shared, and one
+ * disarmed before the next pass costs the worker nothing (see {@code deadlineSet}).
+ *
  * <p>One clock: deadlines are readings of the client's {@link Ticker}, and a timeout fires when the
  * ticker says its deadline has passed, however long the worker actually slept. With a test ticker
  * that only moves when advanced, nothing fires until it is.

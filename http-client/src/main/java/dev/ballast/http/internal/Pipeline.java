@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * {@link Attempt}, each decision a {@link RetryDecider} verdict, and the way a call that ends
  * without a response fails is {@link CallResult}'s.
  *
- * <p>Time: every deadline is a {@link Deadline} on the injected ticker, and the client's one
- * {@link DeadlineTimer} enforces the attempts' bounds. The total timeout needs no timer of its own:
+ * <p>Time: every deadline is a reading of the injected ticker, and the client's one
+ * {@link DeadlineTimer} enforces the attempts' bounds, polling them through the calls in flight
+ * ({@link InFlightCalls}). The total timeout needs no timer of its own:
  * every attempt's bound is capped by what is left of it, no backoff may end past it and no bulkhead
  * wait outlasts it.
  *
