@@ -152,14 +152,15 @@ public final class Pipeline {
         if (!replayable) {
             failureReasons.unreplayableBody(name, decider.maxAttempts());
         }
-        if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
-            return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
+        boolean idempotentOrKeyed = keyed || idempotent(request);
+        if (dependency.hedging() != null && idempotentOrKeyed && replayable) {
+            return sendHedged(effective, idempotentOrKeyed, keyed, handler, dependency, first, now);
         }
         SyncCall call = new SyncCall(
                 this,
                 dependency,
                 effective,
-                keyed || idempotent(request),
+                idempotentOrKeyed,
                 keyed,
                 replayable,
                 now,
