@@ -11,7 +11,8 @@ import java.net.http.HttpRequest;
  * (a) measured as CPU time rather than elapsed time, for a machine shared with other work: the
  * wrappers of {@link WrapperCostBenchmark} take turns within every round, so they share whatever
  * load there is, and each is charged the CPU time of the calling thread per call (and Ballast also
- * that of its timer thread). The first half of the rounds is warm-up.
+ * that of its timer thread), and the bytes the calling thread allocated per call (which no load
+ * changes). The first half of the rounds is warm-up.
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar dev.ballast.bench.CpuPerCall [rounds]}
  * (default 16 rounds of 500,000 calls per wrapper). Prints one line per wrapper, in nanoseconds per call.
@@ -44,12 +45,14 @@ public final class CpuPerCall {
         };
         double[] cpu = new double[calls.length];
         double[] wall = new double[calls.length];
+        double[] bytes = new double[calls.length];
         double timer = 0;
         for (int round = 0; round < rounds; round++) {
             boolean counted = round >= rounds / 2;
             for (int k = 0; k < calls.length; k++) {
                 long timerBefore = timerCpuNanos(threads);
                 long cpuBefore = threads.getCurrentThreadCpuTime();
+                long bytesBefore = threads.getCurrentThreadAllocatedBytes();
                 long wallBefore = System.nanoTime();
                 for (int i = 0; i < CALLS_PER_ROUND; i++) {
                     calls[k].run();
@@ -57,6 +60,7 @@ public final class CpuPerCall {
                 if (counted) {
                     wall[k] += System.nanoTime() - wallBefore;
                     cpu[k] += threads.getCurrentThreadCpuTime() - cpuBefore;
+                    bytes[k] += threads.getCurrentThreadAllocatedBytes() - bytesBefore;
                     if (k == calls.length - 1) {
                         timer += timerCpuNanos(threads) - timerBefore;
                     }
@@ -66,8 +70,8 @@ public final class CpuPerCall {
         double counted = (double) (rounds - rounds / 2) * CALLS_PER_ROUND;
         for (int k = 0; k < calls.length; k++) {
             System.out.printf(
-                    "%-15s calling thread %7.1f ns CPU per call, %7.1f ns elapsed%n",
-                    names[k], cpu[k] / counted, wall[k] / counted);
+                    "%-15s calling thread %7.1f ns CPU per call, %7.1f ns elapsed, %5.0f B allocated per call%n",
+                    names[k], cpu[k] / counted, wall[k] / counted, bytes[k] / counted);
         }
         System.out.printf("%-15s timer thread   %7.1f ns CPU per call%n", "Ballast", timer / counted);
         peers.close();

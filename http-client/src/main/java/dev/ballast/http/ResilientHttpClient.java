@@ -103,8 +103,9 @@ import org.slf4j.LoggerFactory;
  * calls the wrapped client's {@code sendAsync} from the calling thread and continues on its
  * completion; only a backoff (and a bulkhead wait, when one is configured) is scheduled on the
  * {@link ScheduledExecutorService}. No task is scheduled per attempt: one timer thread per client
- * (started on first use, gone when idle) bounds every attempt, headers and body, at the cost of a
- * compare-and-set to arm and one to disarm. The request goes to the wrapped client as the caller
+ * (started on first use, gone when idle) bounds every attempt, headers and body: arming a bound is
+ * writing it into the attempt, disarming it one compare-and-set, and the timer passes over the
+ * calls in flight (at least every 50 ms while any is bounded) instead of holding an entry per attempt. The request goes to the wrapped client as the caller
  * built it (plus an idempotency key where one is added): handing the JDK the bound as
  * {@link HttpRequest#timeout()} would cost more, since the JDK wakes its selector thread for every
  * request that carries a timeout. A timeout the caller set on the request is kept (the JDK enforces

@@ -1,7 +1,6 @@
 package dev.ballast.http.idempotency;
 
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -35,7 +34,6 @@ public final class IdempotencyKeyConfig {
             () -> UUID.randomUUID().toString();
 
     /** RFC 9110 §9.2.2: the methods whose intended effect is the same however often they are sent. */
-    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
     /** RFC 9110 §5.6.2 {@code tchar}, the characters of a header field name. */
     private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
@@ -162,7 +160,17 @@ public final class IdempotencyKeyConfig {
      * @throws NullPointerException if {@code method} is {@code null}
      */
     public static boolean isIdempotentMethod(String method) {
-        return IDEMPOTENT_METHODS.contains(Objects.requireNonNull(method, "method"));
+        Objects.requireNonNull(method, "method");
+        // By length, then equals: no hash of the method's string, which a request often builds anew
+        // (so its hash is not cached), on every call.
+        return switch (method.length()) {
+            case 3 -> method.equals("GET") || method.equals("PUT");
+            case 4 -> method.equals("HEAD");
+            case 5 -> method.equals("TRACE");
+            case 6 -> method.equals("DELETE");
+            case 7 -> method.equals("OPTIONS");
+            default -> false;
+        };
     }
 
     @Override

@@ -297,6 +297,11 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     // ---- hedging ------------------------------------------------------------------------------------
 
     @Override
+    boolean overlapping() {
+        return hedging != null;
+    }
+
+    @Override
     boolean othersInFlight(Attempt<?> attempt) {
         if (hedging == null) {
             return false;
@@ -360,7 +365,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             }
             outcome = attempt.complete(response, failure);
             boolean isCommitted = committed == attempt;
-            if (outcome.response() == null && !running.isEmpty() && !isCommitted) {
+            if (responseOf(outcome) == null && !running.isEmpty() && !isCommitted) {
                 return; // no answer for the caller yet: another attempt is still in flight
             }
             if (outcome.retry()) {
@@ -489,8 +494,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         RetainedAnswer answer = lastAnswer;
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
-        } else if (outcome.response() != null) {
-            result.complete((HttpResponse<T>) outcome.response());
+        } else if (responseOf(outcome) != null) {
+            result.complete((HttpResponse<T>) responseOf(outcome));
         } else if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
             // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
             answer.replay(handler).whenComplete((response, failure) -> {

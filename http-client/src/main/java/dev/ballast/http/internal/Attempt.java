@@ -44,7 +44,10 @@ import org.jspecify.annotations.Nullable;
  * stream): then the bound is released at once.
  *
  * <p>Time bound: the attempt may take {@code min(attempt timeout, time left of the total timeout)},
- * headers and body, enforced by the client's {@link DeadlineTimer}: arming it is a compare-and-set.
+ * headers and body, enforced by the client's {@link DeadlineTimer}: arming it writes the deadline
+ * into this attempt and this attempt into its call, which the timer polls among the calls in flight
+ * ({@link InFlightCalls#pollBounds}); nothing is allocated, and a bound disarmed before the timer's
+ * next pass is never seen by it.
  * The request is sent as the caller built it. Giving the JDK the bound as the request's
  * {@link HttpRequest#timeout()} instead would cost more than the timer: the JDK's
  * {@code HttpClientImpl.registerTimer} registers a timer and wakes its selector thread for every
@@ -94,6 +97,9 @@ final class Attempt<T>
     boolean boundByTotal;
 
     long startNanos;
+    /** Whether the attempt may have waited for a bulkhead permit or a place under the limit. */
+    private boolean waited;
+
     private volatile @Nullable AttemptOutcome headerDecision;
     /** What the caller's handler or subscriber threw, if anything. */
     private volatile @Nullable Throwable callerFailure;
@@ -105,7 +111,18 @@ final class Attempt<T>
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
 
-    private volatile @Nullable AttemptTimeout timeout;
+    /**
+     * {@code BOUND_NONE} until armed, then {@code BOUND_PENDING} until it is either disarmed or fired,
+     * exactly one of which happens (a compare-and-set each).
+     */
+    @SuppressWarnings("unused") // accessed through BOUND
+    private volatile int bound;
+    /**
+     * The bound's entry of its own in the timer, made only when the call's poll cannot see the
+     * attempt: a hedged call's overlapping attempts, a body the caller reads after the call ended.
+     */
+    private volatile @Nullable AttemptTimeout pushed;
+
     volatile boolean timedOut;
     volatile boolean completed;
     /** The response was handed to the caller while its body was still being read, under the bound. */
@@ -176,7 +193,8 @@ final class Attempt<T>
         if (limitInFlightBefore >= 0) {
             return true;
         }
-        int before = call.dependency.limiter().tryAcquire(pipeline.ticker.read());
+        // The first attempt is admitted within the call's first steps: the call's start is its time.
+        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : pipeline.ticker.read());
         if (before < 0) {
             return false;
         }
@@ -186,6 +204,7 @@ final class Attempt<T>
 
     /** The limit's configured wait, capped by what is left of the total timeout. */
     Duration limitWait() {
+        waited = true;
         return call.dependency.limiter().maxWait(call.remainingNanos());
     }
 
@@ -222,6 +241,7 @@ final class Attempt<T>
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
     Duration bulkheadWait() {
+        waited = true;
         Duration configured = call.dependency.bulkhead().config().maxWaitDuration();
         if (configured.isZero()) {
             return configured;
@@ -239,7 +259,9 @@ final class Attempt<T>
      */
     @Nullable
     HttpRequest prepareExchange() {
-        long now = pipeline.ticker.read();
+        // A first attempt that waited for nothing is sent within the call's first steps, a few hundred
+        // nanoseconds after it started: its bound starts with the call (never later), one clock reading saved.
+        long now = number == 1 && !waited ? call.startNanos : pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
         long configured = request.timeout().isPresent()
@@ -255,17 +277,86 @@ final class Attempt<T>
         return request;
     }
 
+    /**
+     * Arms the bound. The common case allocates nothing and touches nothing shared: the attempt
+     * becomes its call's {@link Call#bounded} attempt, which the timer's worker polls through the
+     * pipeline's set of calls in flight ({@link Pipeline#pollBounds}), and a bound disarmed before the
+     * worker's next pass (a healthy call) is never seen by it. An attempt whose call already has
+     * another attempt armed (a hedge) gets an entry of its own in the timer.
+     */
     private void arm() {
         if (completed) {
             return;
         }
-        AttemptTimeout t = new AttemptTimeout(Durations.saturatedAdd(startNanos, boundNanos), this);
-        timeout = t;
-        pipeline.timer.arm(t);
+        long deadline = Durations.saturatedAdd(startNanos, boundNanos);
+        // Release stores: the poll reads both with acquire loads; DeadlineTimer.deadlineSet orders them
+        // before its own reads where that matters (a deadline due before the worker's next pass).
+        BOUND.setRelease(this, BOUND_PENDING);
+        if (!call.overlapping()) {
+            Call.BOUNDED.setRelease(call, this); // the previous attempt, if any, has ended
+            pipeline.timer.deadlineSet(deadline, startNanos);
+            return;
+        }
+        Attempt<?> previous = call.bounded;
+        if ((previous == null || previous.bound != BOUND_PENDING) && Call.BOUNDED.compareAndSet(call, previous, this)) {
+            pipeline.timer.deadlineSet(deadline, startNanos);
+        } else {
+            push();
+        }
+    }
+
+    /**
+     * The bound's deadline, a reading of the ticker: computed rather than kept, one field fewer per
+     * attempt. Its two terms are written before {@link #bound} becomes {@code BOUND_PENDING}.
+     */
+    private long deadlineNanos() {
+        return Durations.saturatedAdd(startNanos, boundNanos);
+    }
+
+    /** Gives the bound an entry of its own in the timer (once), for when no poll of the call finds it. */
+    private void push() {
+        if (pushed == null) {
+            AttemptTimeout t = new AttemptTimeout(deadlineNanos(), this);
+            pushed = t;
+            pipeline.timer.arm(t);
+        }
+    }
+
+    /**
+     * The timer's poll of this attempt's call: whether the bound is pending, and if so whether it has
+     * passed at {@code now}. Fires nothing itself (the caller then calls {@link #fireBound()}).
+     *
+     * @param earliest element 0 is lowered to the bound's deadline if it is pending and earlier
+     * @return {@code 1} if the bound is pending and has not passed, {@code -1} if it is pending and
+     *     has passed, {@code 0} if it is not pending
+     */
+    int pollBound(long now, long[] earliest) {
+        if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
+            return 0;
+        }
+        long deadline = deadlineNanos();
+        if (deadline - now <= 0) {
+            return -1;
+        }
+        if (deadline - earliest[0] < 0) {
+            earliest[0] = deadline;
+        }
+        return 1;
+    }
+
+    /** The bound has passed: fires it unless it was disarmed (or fired) first. Called on the timer's thread. */
+    void fireBound() {
+        if (BOUND.compareAndSet(this, BOUND_PENDING, BOUND_FIRED)) {
+            try {
+                expired();
+            } catch (RuntimeException e) {
+                // The timer thread must survive any expiry action.
+            }
+        }
     }
 
     /** Called on the timer's thread when the bound has passed. */
-    void expired() {
+    private void expired() {
         if (boundingBody) {
             pipeline.runOffTimer(this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
             return;
@@ -288,7 +379,9 @@ final class Attempt<T>
      * when that body ends).
      */
     void endExchange() {
-        completed = true;
+        // A release store, no fence: a timer that reads it late fires into a region already left (no
+        // interrupt), as it would have had it fired a moment earlier.
+        COMPLETED.setRelease(this, true);
         Bulkhead.Permit permit = bulkheadPermit;
         if (permit != null) {
             permit.close();
@@ -316,7 +409,8 @@ final class Attempt<T>
     }
 
     private void disarm() {
-        AttemptTimeout t = timeout;
+        BOUND.compareAndSet(this, BOUND_PENDING, BOUND_DISARMED);
+        AttemptTimeout t = pushed;
         if (t != null) {
             t.disarm();
             t.attempt = null;
@@ -335,7 +429,7 @@ final class Attempt<T>
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
         AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
-        headerDecision = decision;
+        HEADER_DECISION.setRelease(this, decision); // read after the exchange ends, which orders it
         if (decision.retry()) {
             // Read into memory (the connection goes back to the pool): the caller never sees this body
             // unless the retry is refused, and then as its own handler makes of it.
@@ -612,7 +706,12 @@ final class Attempt<T>
                 }
                 outcome = decided;
             } else {
-                outcome = decided.withResponse(response);
+                if (call.overlapping() || decided.stop() != StopReason.SUCCEEDED) {
+                    outcome = decided.withResponse(response);
+                } else {
+                    call.succeeded = response; // the shared decision stays as it is: nothing allocated
+                    outcome = decided;
+                }
                 stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING && !bodyExempt;
             }
         } else {
@@ -665,9 +764,10 @@ final class Attempt<T>
             // Handed to a caller who reads the body after this returns: the bound keeps running until the
             // body ends. If it passed already (between the exchange's end and now), abort at once.
             boundingBody = true;
-            AttemptTimeout t = timeout;
-            if (t != null && t.fired()) {
+            if ((int) BOUND.getVolatile(this) == BOUND_FIRED) {
                 pipeline.runOffTimer(this::abortBody);
+            } else {
+                push(); // the call ends when this returns, and with it the poll that would find this bound
             }
         } else {
             disarm();
@@ -756,7 +856,7 @@ final class Attempt<T>
         protected void expire() {
             Attempt<?> a = attempt;
             if (a != null) {
-                a.expired();
+                a.fireBound();
             }
         }
     }
@@ -764,13 +864,25 @@ final class Attempt<T>
     @SuppressWarnings("unused") // accessed through LIMIT_RELEASED
     private volatile boolean limitReleased;
 
+    private static final int BOUND_NONE = 0;
+    private static final int BOUND_PENDING = 1;
+    private static final int BOUND_DISARMED = 2;
+    private static final int BOUND_FIRED = 3;
+
     private static final VarHandle BODY;
     private static final VarHandle LIMIT_RELEASED;
+    private static final VarHandle BOUND;
+    private static final VarHandle COMPLETED;
+    private static final VarHandle HEADER_DECISION;
 
     static {
         try {
             BODY = MethodHandles.lookup().findVarHandle(Attempt.class, "body", int.class);
             LIMIT_RELEASED = MethodHandles.lookup().findVarHandle(Attempt.class, "limitReleased", boolean.class);
+            BOUND = MethodHandles.lookup().findVarHandle(Attempt.class, "bound", int.class);
+            COMPLETED = MethodHandles.lookup().findVarHandle(Attempt.class, "completed", boolean.class);
+            HEADER_DECISION =
+                    MethodHandles.lookup().findVarHandle(Attempt.class, "headerDecision", AttemptOutcome.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -43,9 +43,24 @@ public final class Bulkhead {
 
     private final int maxWaiters;
 
-    // Guarded by lock. Invariant: held < capacity only while waiters is empty.
-    private int capacity;
-    private int held;
+    // Invariant: held < capacity only while waiters is empty (but for a moment between a release or a
+    // queued waiter and the hand-off that follows it).
+    /** Written under lock, read without it. */
+    private volatile int capacity;
+    /**
+     * The places held: taken and given back by compare-and-set, without the lock, while nobody waits
+     * (the fast path of every attempt under the concurrency limit); under the lock when handed to a waiter.
+     */
+    @SuppressWarnings("unused") // accessed through HELD
+    private volatile int held;
+    /**
+     * {@code waiters.size()}, written under lock whenever the queue changes, read without it: a taker
+     * that sees a waiter queues behind it; a release that sees one hands its place on. A waiter is
+     * written here before it looks for a free place, and a release gives its place back before it
+     * looks here, so one of the two always sees the other (no place is left free while a call waits).
+     */
+    private volatile int waiting;
+
     private final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
 
     /**
@@ -123,12 +138,42 @@ public final class Bulkhead {
      * @return the permit, to be closed when the call ends; {@code null} if the bulkhead is full
      */
     public @Nullable Permit tryAcquireNow() {
-        lock.lock();
-        try {
-            return takeIfFree();
-        } finally {
-            lock.unlock();
+        return takeNow() >= 0 ? new BulkheadPermit() : null;
+    }
+
+    /**
+     * Takes a place if one is free now and nobody is waiting for one, without a permit object: for the
+     * concurrency limiter, which counts its places here and gives each back with {@link #releaseHeld()}.
+     *
+     * @return the places held before this one, or {@code -1} if none was taken
+     */
+    int tryTakeNow() {
+        return takeNow();
+    }
+
+    /**
+     * Takes a place if one is free and nobody waits: lock-free, one compare-and-set.
+     *
+     * @return the places held before this one, or {@code -1} if none was taken
+     */
+    private int takeNow() {
+        while (true) {
+            if (waiting != 0) {
+                return -1; // FIFO: behind the calls that wait
+            }
+            int h = held;
+            if (h >= capacity) {
+                return -1;
+            }
+            if (HELD.compareAndSet(this, h, h + 1)) {
+                return h;
+            }
         }
+    }
+
+    /** The places held now; may be stale at once. */
+    int held() {
+        return (int) HELD.getVolatile(this);
     }
 
     /**
@@ -162,6 +207,7 @@ public final class Bulkhead {
         } finally {
             lock.unlock();
         }
+        handOff(); // a place given back while this queued goes to the longest waiter
         try {
             return waiter.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -226,6 +272,7 @@ public final class Bulkhead {
         } finally {
             lock.unlock();
         }
+        handOff(); // a place given back while this queued goes to the longest waiter
         ScheduledFuture<?> timeout;
         try {
             timeout = scheduler.schedule(
@@ -259,7 +306,7 @@ public final class Bulkhead {
     public int availablePermits() {
         lock.lock();
         try {
-            return Math.max(0, capacity - held);
+            return Math.max(0, capacity - (int) HELD.getVolatile(this));
         } finally {
             lock.unlock();
         }
@@ -279,17 +326,19 @@ public final class Bulkhead {
         }
     }
 
+    /** Called under lock. */
     private @Nullable Permit takeIfFree() {
-        if (held < capacity && waiters.isEmpty()) {
-            held++;
-            return new BulkheadPermit();
-        }
-        return null;
+        return waiters.isEmpty() && takeNow() >= 0 ? new BulkheadPermit() : null;
     }
 
+    /**
+     * Queues a waiter; called under lock. The caller calls {@link #handOff()} after leaving the lock:
+     * a place given back between its look for a free one and this may have seen no waiter.
+     */
     private CompletableFuture<Permit> enqueue() {
         CompletableFuture<Permit> waiter = new CompletableFuture<>();
         waiters.addLast(waiter);
+        waiting = waiters.size();
         return waiter;
     }
 
@@ -297,7 +346,9 @@ public final class Bulkhead {
     private boolean withdraw(CompletableFuture<Permit> waiter) {
         lock.lock();
         try {
-            return waiters.remove(waiter);
+            boolean removed = waiters.remove(waiter);
+            waiting = waiters.size();
+            return removed;
         } finally {
             lock.unlock();
         }
@@ -312,13 +363,10 @@ public final class Bulkhead {
     }
 
     private void release() {
-        lock.lock();
-        try {
-            held--;
-        } finally {
-            lock.unlock();
+        HELD.getAndAdd(this, -1);
+        if (waiting != 0) {
+            handOff(); // else a call that queues after this finds the place free (see enqueue)
         }
-        handOff();
     }
 
     /** Hands free places, if any, to the longest-waiting calls; completes them outside the lock. */
@@ -327,25 +375,24 @@ public final class Bulkhead {
             CompletableFuture<Permit> next;
             lock.lock();
             try {
-                if (held >= capacity) {
+                if (waiters.isEmpty()) {
                     return;
+                }
+                int h = held;
+                if (h >= capacity) {
+                    return;
+                }
+                if (!HELD.compareAndSet(this, h, h + 1)) {
+                    continue; // a taker that had not seen the waiter yet took a place meanwhile
                 }
                 next = waiters.pollFirst();
-                if (next == null) {
-                    return;
-                }
-                held++;
+                waiting = waiters.size();
             } finally {
                 lock.unlock();
             }
             if (!next.complete(new BulkheadPermit())) {
                 // That waiter was cancelled or completed meanwhile: the place goes to the next one.
-                lock.lock();
-                try {
-                    held--;
-                } finally {
-                    lock.unlock();
-                }
+                HELD.getAndAdd(this, -1);
             }
         }
     }
@@ -398,10 +445,12 @@ public final class Bulkhead {
     }
 
     private static final VarHandle RELEASED;
+    private static final VarHandle HELD;
 
     static {
         try {
             RELEASED = MethodHandles.lookup().findVarHandle(BulkheadPermit.class, "released", int.class);
+            HELD = MethodHandles.lookup().findVarHandle(Bulkhead.class, "held", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

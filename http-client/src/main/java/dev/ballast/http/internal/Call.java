@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +58,32 @@ abstract class Call {
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
+
+    /**
+     * The attempt whose bound the timer finds by polling this call ({@link Attempt#pollBound}): the
+     * latest attempt armed while no other was pending. Set by compare-and-set, so two overlapping
+     * attempts (a hedged call's) never both take it; the other has an entry of its own in the timer.
+     */
+    volatile @Nullable Attempt<?> bounded;
+
+    /** This call's links in the client's {@link InFlightCalls}; guarded by the monitor of its stripe there. */
+    @Nullable
+    Call inFlightPrev;
+
+    @Nullable
+    Call inFlightNext;
+
+    boolean inFlight;
+    /** The stripe of {@link InFlightCalls} the call is in; set when it is added. */
+    int inFlightStripe;
+
+    /**
+     * The response of the attempt that succeeded, when the call's attempts never overlap: its
+     * decision is then the shared "succeeded" one ({@link AttemptOutcome#succeeded}) rather than a
+     * copy carrying the response. Read through {@link #responseOf(AttemptOutcome)}.
+     */
+    @Nullable
+    HttpResponse<?> succeeded;
 
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
@@ -169,6 +196,24 @@ abstract class Call {
     }
 
     /**
+     * Whether attempts of this call may overlap (a hedged call's): then each decision carries its
+     * own response, and each attempt's bound has an entry of its own in the timer when another is
+     * pending.
+     */
+    boolean overlapping() {
+        return false;
+    }
+
+    /** The response {@code outcome} ends the call with, or {@code null} if it has none. */
+    final @Nullable HttpResponse<?> responseOf(AttemptOutcome outcome) {
+        HttpResponse<?> response = outcome.response();
+        if (response == null && outcome.stop() == StopReason.SUCCEEDED) {
+            return succeeded;
+        }
+        return response;
+    }
+
+    /**
      * Whether another attempt of this call than {@code attempt} is in flight (a hedged call's). Then
      * a retryable failure of {@code attempt} waits for it rather than retry.
      */
@@ -209,7 +254,9 @@ abstract class Call {
 
     /** Called when the next attempt starts: the withdrawn token is spent on it. */
     final void retryStarted() {
-        retryPending = 0;
+        if (retryPending != 0) { // the first attempt has nothing pending: no write, no fence
+            retryPending = 0;
+        }
     }
 
     /** Gives the retry budget back its token when a decided retry will never run. */
@@ -239,10 +286,14 @@ abstract class Call {
     abstract void attemptTimedOut(Attempt<?> attempt);
 
     private static final VarHandle RETRY_PENDING;
+    static final VarHandle BOUNDED;
+    static final VarHandle ATTEMPTS;
 
     static {
         try {
             RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
+            BOUNDED = MethodHandles.lookup().findVarHandle(Call.class, "bounded", Attempt.class);
+            ATTEMPTS = MethodHandles.lookup().findVarHandle(Call.class, "attempts", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -71,6 +71,14 @@ public final class CircuitBreaker {
     @SuppressWarnings("unused") // accessed through REJECTION_CLAIMED
     private volatile long rejectionClaimed;
 
+    /**
+     * Whether the sliding window is full of fast successes (no failure, no slow call in it) while
+     * CLOSED: then one more fast success changes nothing (it replaces an equal entry, and the window
+     * is a set of equal entries whichever one is next), so it is not recorded at all, and a healthy
+     * dependency's calls take no lock to report. Written under lock whenever the window changes.
+     */
+    private volatile boolean cleanWindow;
+
     // Everything below is guarded by lock.
     private long generation;
 
@@ -263,6 +271,11 @@ public final class CircuitBreaker {
 
     private void report(long permitGeneration, boolean probe, Report report, long durationNanos) {
         boolean slow = (report == Report.SUCCESS || report == Report.FAILURE) && durationNanos > slowCallNanos;
+        if (report == Report.SUCCESS && !slow && !probe && cleanWindow) {
+            // Read without the lock: at this moment either the window is clean (recording changes nothing) or
+            // the permit's generation is over (its report is ignored). Either way there is nothing to do.
+            return;
+        }
         lock.lock();
         try {
             if (permitGeneration != generation) {
@@ -326,12 +339,15 @@ public final class CircuitBreaker {
         boolean tooSlow = enough && slowInWindow * 100.0 >= config.slowCallRateThreshold() * recorded;
         if (tooManyInARow || rateTooHigh || tooSlow) {
             transitionTo(BreakerState.OPEN, ticker.read());
+        } else {
+            cleanWindow = recorded == window.length && failuresInWindow == 0 && slowInWindow == 0;
         }
     }
 
     private void transitionTo(BreakerState to, long now) {
         BreakerState from = state;
         generation++;
+        cleanWindow = false;
         switch (to) {
             case OPEN -> {
                 openedAt = now;

@@ -49,6 +49,7 @@ public final class ConcurrencyLimiter {
     private final String dependency;
     private final ConcurrencyLimitConfig config;
     private final long windowNanos;
+    /** The attempts in flight under a disabled limit; an enabled one counts them as its gate's places held. */
     private final AtomicInteger inFlight = new AtomicInteger();
     /** The places under the limit and the queue of attempts waiting for one; null for a disabled limit. */
     private final @Nullable Bulkhead gate;
@@ -115,7 +116,7 @@ public final class ConcurrencyLimiter {
             return inFlight.getAndIncrement();
         }
         relaxIfQuiet(nowNanos);
-        return g.tryAcquireNow() != null ? inFlight.getAndIncrement() : -1;
+        return g.tryTakeNow();
     }
 
     /**
@@ -139,7 +140,7 @@ public final class ConcurrencyLimiter {
         } catch (BulkheadFullException full) {
             throw rejection(full.maxWait());
         }
-        return inFlight.getAndIncrement();
+        return Math.max(0, g.held() - 1);
     }
 
     /**
@@ -161,7 +162,7 @@ public final class ConcurrencyLimiter {
         CompletableFuture<Bulkhead.Permit> waiter = g.acquireAsync(scheduler, maxWait);
         waiter.whenComplete((permit, failure) -> {
             if (failure == null) {
-                if (!place.complete(inFlight.getAndIncrement())) {
+                if (!place.complete(Math.max(0, g.held() - 1))) {
                     release(); // the caller cancelled just as the place came
                 }
                 return;
@@ -196,10 +197,11 @@ public final class ConcurrencyLimiter {
 
     /** Gives back a place taken by {@link #tryAcquire}, {@link #acquire} or {@link #acquireAsync}. */
     public void release() {
-        inFlight.decrementAndGet();
         Bulkhead g = gate;
         if (g != null) {
             g.releaseHeld();
+        } else {
+            inFlight.decrementAndGet();
         }
     }
 
@@ -228,7 +230,7 @@ public final class ConcurrencyLimiter {
             elapsed = nowNanos - windowStartNanos;
             if (elapsed < 2 * windowNanos
                     || samples.get() >= config.minWindowSamples()
-                    || inFlight.get() * 2 >= limit
+                    || inFlight() * 2 >= limit
                     || waiting() > 0) {
                 return;
             }
@@ -272,7 +274,8 @@ public final class ConcurrencyLimiter {
             return;
         }
         int i = samples.getAndIncrement();
-        latencies.set(i & (RING - 1), Math.max(0, latencyNanos));
+        // A release store: the window's closer may read a slot's previous sample, a statistic's jitter.
+        latencies.lazySet(i & (RING - 1), Math.max(0, latencyNanos));
         int inFlightThen = inFlightBefore + 1;
         inFlightSum.addAndGet(inFlightThen);
         if (inFlightThen > peakInFlight.get()) {
@@ -347,7 +350,8 @@ public final class ConcurrencyLimiter {
      * @return the count; at least 0
      */
     public int inFlight() {
-        return inFlight.get();
+        Bulkhead g = gate;
+        return g != null ? g.held() : inFlight.get();
     }
 
     /**

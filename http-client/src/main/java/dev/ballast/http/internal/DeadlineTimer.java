@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * busy client costs this thread about {@code 1000 / MAX_PARK_MILLIS} wake-ups a second in all,
  * however many calls it makes.
  *
+ * <p>The deadlines that are set most, every attempt's bound, are not armed one by one at all: they
+ * live in their owners' fields and the worker polls them through a {@code Source} (the client's
+ * calls in flight) on every pass, so arming one allocates nothing and writes nothing shared, and one
+ * disarmed before the next pass costs the worker nothing (see {@code deadlineSet}).
+ *
  * <p>One clock: deadlines are readings of the client's {@link Ticker}, and a timeout fires when the
  * ticker says its deadline has passed, however long the worker actually slept. With a test ticker
  * that only moves when advanced, nothing fires until it is.
@@ -49,13 +54,78 @@ public final class DeadlineTimer {
 
     private volatile boolean shutdown;
 
+    /** Deadlines the worker polls for on every pass instead of having them armed one by one; or null. */
+    private final @Nullable Source source;
+
     /**
      * Creates a timer; no thread is started until a timeout is armed.
      *
      * @param ticker the clock every deadline is a reading of
      */
     public DeadlineTimer(Ticker ticker) {
+        this(ticker, null);
+    }
+
+    /**
+     * Creates a timer that also polls {@code source} on every pass of its worker; no thread is
+     * started until a timeout is armed or {@link #deadlineSet(long)} is called.
+     *
+     * @param ticker the clock every deadline is a reading of
+     * @param source deadlines kept by their owners and polled, or {@code null} for none
+     */
+    DeadlineTimer(Ticker ticker, @Nullable Source source) {
         this.ticker = ticker;
+        this.source = source;
+    }
+
+    /**
+     * Deadlines that live in their owners' own fields rather than in a {@link Timeout} each: an
+     * attempt's bound is a field of the attempt, and its call is in the pipeline's set of calls in
+     * flight anyway. Arming one is writing that field and calling {@link #deadlineSet(long)}, with
+     * nothing allocated and nothing pushed, and a deadline disarmed before the worker's next pass is
+     * never seen by it at all. The worker polls the source on each pass (at least every
+     * {@value #MAX_PARK_MILLIS} ms while anything is pending), so the cost of the polled deadlines
+     * is per pass and per call still in flight, not per call made.
+     */
+    interface Source {
+
+        /**
+         * Fires every pending deadline that has passed at {@code now} (if {@code fire}) and tells the
+         * earliest of those still pending. Called on the worker's thread only.
+         *
+         * @param now a reading of the timer's ticker
+         * @param earliest element 0 holds a deadline; lowered to the earliest pending one, if earlier
+         * @param fire whether to fire the deadlines that have passed; if not, they count as pending
+         * @return whether any deadline is still pending
+         */
+        boolean poll(long now, long[] earliest, boolean fire);
+    }
+
+    /**
+     * A deadline of the {@link Source} was set (written to its owner's field, which the source
+     * reads) after its owner was put where the source finds it: wakes the worker if it plans to
+     * sleep past that deadline, and starts it if there is none. Cheap: two volatile reads and, in the
+     * rare case, an unpark. A deadline at least {@value #MAX_PARK_MILLIS} ms away never wakes the
+     * worker: it passes at least that often while anything is pending, so its next pass sees it in
+     * time.
+     *
+     * @param deadlineNanos the deadline, a reading of the timer's ticker
+     * @param nowNanos a recent reading of the ticker, at or before the deadline was set
+     */
+    void deadlineSet(long deadlineNanos, long nowNanos) {
+        boolean soon = deadlineNanos - nowNanos < MAX_PARK_NANOS;
+        if (soon) {
+            // The owner's field may have been written with a release store: it must be visible before the
+            // planned wake-up is read, or a pass that missed it would sleep past it (a Dekker pairing with
+            // the worker, which writes the planned wake-up before its pass reads the fields).
+            VarHandle.fullFence();
+        }
+        Thread running = worker;
+        if (running == null) {
+            startWorker();
+        } else if (soon && deadlineNanos - plannedWakeNanos < 0) {
+            LockSupport.unpark(running);
+        }
     }
 
     /**
@@ -131,8 +201,12 @@ public final class DeadlineTimer {
 
     private void work() {
         List<Timeout> live = new ArrayList<>();
+        long[] earliestPolled = new long[1];
         long idleSince = System.nanoTime();
         while (true) {
+            // While this pass polls, any deadline set wakes the worker again: one the poll missed is
+            // then seen by the next pass rather than after the planned sleep.
+            plannedWakeNanos = ticker.read() + Long.MAX_VALUE / 2;
             for (Timeout t = armed.getAndSet(null); t != null; ) {
                 Timeout next = t.next;
                 t.next = null;
@@ -159,7 +233,13 @@ public final class DeadlineTimer {
                 live.set(kept++, t);
             }
             live.subList(kept, live.size()).clear();
-            if (!live.isEmpty()) {
+            boolean polledPending = false;
+            if (source != null) {
+                earliestPolled[0] = earliest;
+                polledPending = pollSource(now, earliestPolled, true);
+                earliest = earliestPolled[0];
+            }
+            if (!live.isEmpty() || polledPending) {
                 idleSince = System.nanoTime();
             } else if (armed.get() == null
                     && (shutdown || System.nanoTime() - idleSince > KEEP_ALIVE_NANOS)
@@ -174,14 +254,26 @@ public final class DeadlineTimer {
         }
     }
 
-    /** Lets the worker go unless a timeout was armed meanwhile; then the caller keeps working. */
+    private boolean pollSource(long now, long[] earliest, boolean fire) {
+        try {
+            return source.poll(now, earliest, fire);
+        } catch (RuntimeException e) {
+            return true; // the timer thread must survive; the next pass polls again
+        }
+    }
+
+    /** Lets the worker go unless a timeout was armed or a deadline set meanwhile; then the caller keeps working. */
     private synchronized boolean retire() {
         if (armed.get() != null) {
             return false;
         }
         worker = null;
-        // Re-checked: an arm() that read the old worker before it was cleared must not be lost.
-        if (armed.get() != null) {
+        // Re-checked: an arm() or deadlineSet() that read the old worker before it was cleared must not be lost.
+        // A deadline set before that read was written before it, so this poll sees it.
+        long[] earliest = {ticker.read() + MAX_PARK_NANOS};
+        // Nothing is fired here (an expiry action might arm a timeout while no worker is set): one that
+        // has passed counts as pending, and the next pass fires it.
+        if (armed.get() != null || source != null && pollSource(ticker.read(), earliest, false)) {
             worker = Thread.currentThread();
             return false;
         }

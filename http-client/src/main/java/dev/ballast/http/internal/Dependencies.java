@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,13 @@ final class Dependencies {
     private final HttpClientListener breakerListener;
     private final int maxDependencies;
     private final ConcurrentMap<String, Dependency> byName = new ConcurrentHashMap<>();
+    /**
+     * The dependency acquired last, so that a client calling one dependency over and over skips the
+     * map: a hint only, read and written without synchronisation (a {@link Dependency} is immutable
+     * but for its atomic counters, so a racy read of it is safe), written only when it changes, and
+     * used only if its name is the very string asked for and it can still be retained.
+     */
+    private @Nullable Dependency recent;
 
     Dependencies(
             Map<String, DependencyConfig> configs,
@@ -67,9 +75,17 @@ final class Dependencies {
      * @param now a reading of the ticker, for least-recently-used eviction
      */
     Dependency acquire(String name, long now) {
+        Dependency hint = recent;
+        if (hint != null && hint.name() == name && hint.tryRetain()) {
+            hint.lastUsedNanos().setOpaque(now);
+            return hint;
+        }
         Dependency known = byName.get(name);
         if (known != null && known.tryRetain()) {
             known.lastUsedNanos().setOpaque(now);
+            if (hint != known) {
+                recent = known;
+            }
             return known;
         }
         Dependency dependency = byName.compute(name, (key, existing) -> {

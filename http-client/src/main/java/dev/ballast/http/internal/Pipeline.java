@@ -18,10 +18,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -38,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * {@link Attempt}, each decision a {@link RetryDecider} verdict, and the way a call that ends
  * without a response fails is {@link CallResult}'s.
  *
- * <p>Time: every deadline is a {@link Deadline} on the injected ticker, and the client's one
- * {@link DeadlineTimer} enforces the attempts' bounds. The total timeout needs no timer of its own:
+ * <p>Time: every deadline is a reading of the injected ticker, and the client's one
+ * {@link DeadlineTimer} enforces the attempts' bounds, polling them through the calls in flight
+ * ({@link InFlightCalls}). The total timeout needs no timer of its own:
  * every attempt's bound is capped by what is left of it, no backoff may end past it and no bulkhead
  * wait outlasts it.
  *
@@ -68,7 +67,7 @@ public final class Pipeline {
     private final Function<HttpRequest, String> dependencyResolver;
     private final Dependencies dependencies;
     private final Supplier<RandomGenerator> random;
-    private final Set<Call> inFlight = ConcurrentHashMap.newKeySet();
+    private final InFlightCalls inFlight = new InFlightCalls();
     private final Object terminationLock = new Object();
     private volatile boolean shutdown;
     private volatile Runnable onIdleAfterShutdown = () -> {};
@@ -105,7 +104,7 @@ public final class Pipeline {
         this.ticker = s.ticker();
         this.random = s.random();
         this.scheduler = s.scheduler();
-        this.timer = new DeadlineTimer(s.ticker());
+        this.timer = new DeadlineTimer(s.ticker(), inFlight::pollBounds);
         this.dependencies = new Dependencies(
                 s.dependencyConfigs(),
                 s.defaultDependency(),
@@ -153,14 +152,15 @@ public final class Pipeline {
         if (!replayable) {
             failureReasons.unreplayableBody(name, decider.maxAttempts());
         }
-        if (dependency.hedging() != null && (keyed || idempotent(request)) && replayable) {
-            return sendHedged(effective, keyed || idempotent(request), keyed, handler, dependency, first, now);
+        boolean idempotentOrKeyed = keyed || idempotent(request);
+        if (dependency.hedging() != null && idempotentOrKeyed && replayable) {
+            return sendHedged(effective, idempotentOrKeyed, keyed, handler, dependency, first, now);
         }
         SyncCall call = new SyncCall(
                 this,
                 dependency,
                 effective,
-                keyed || idempotent(request),
+                idempotentOrKeyed,
                 keyed,
                 replayable,
                 now,
@@ -366,12 +366,11 @@ public final class Pipeline {
 
     public void shutdownNow() {
         shutdown = true;
-        for (Call call : inFlight) {
-            // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
-            // whereas a CancellationException would escape send() unchecked.
-            call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
-                    + call.dependency.name() + "' aborted after " + call.attempts + " attempt(s)"));
-        }
+        inFlight.forEach(call ->
+                // An IOException, as the JDK client fails its own aborted exchanges: send() declares it,
+                // whereas a CancellationException would escape send() unchecked.
+                call.abort(new IOException("ResilientHttpClient was shut down now: call to dependency '"
+                        + call.dependency.name() + "' aborted after " + call.attempts + " attempt(s)")));
         signalIfIdle();
     }
 

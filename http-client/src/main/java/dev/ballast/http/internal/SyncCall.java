@@ -88,7 +88,7 @@ final class SyncCall extends Call {
             throwIfAborted();
             retryStarted();
             int number = attempts + 1;
-            attempts = number;
+            ATTEMPTS.setRelease(this, number); // read by other threads for messages only: no fence
             pipeline.listeners.attemptStarted(this, number);
             Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
             AttemptOutcome outcome = attempt.acquireBreaker(granted);
@@ -255,8 +255,9 @@ final class SyncCall extends Call {
     @SuppressWarnings("unchecked")
     private <T> HttpResponse<T> result(AttemptOutcome outcome, BodyHandler<T> handler)
             throws IOException, InterruptedException {
-        if (outcome.response() != null) {
-            return (HttpResponse<T>) outcome.response();
+        HttpResponse<?> response = responseOf(outcome);
+        if (response != null) {
+            return (HttpResponse<T>) response;
         }
         RetainedAnswer answer = lastAnswer;
         if (answer != null && outcome.decision() == RetryDecision.REJECTED) {

@@ -365,4 +365,39 @@ class BulkheadTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("maxWaitDuration");
     }
+
+    /**
+     * Takers that find a place free take it without the lock, and a release looks for waiters without
+     * it: under contention of takers, waiters and releases on every thread, no place may be lost (a
+     * waiter left waiting while one is free would run out its long wait and fail) and no more than
+     * the capacity may be held at once.
+     */
+    @Test
+    void underContentionNoPlaceIsLostAndNoMoreThanTheCapacityIsHeld() throws Exception {
+        Bulkhead bulkhead = bulkhead(2, LONG_WAIT);
+        AtomicInteger holding = new AtomicInteger();
+        AtomicInteger mostHeld = new AtomicInteger();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            boolean async = t % 2 == 1;
+            workers.add(threads.submit(() -> {
+                for (int i = 0; i < 3_000; i++) {
+                    Bulkhead.Permit permit = bulkhead.tryAcquireNow();
+                    if (permit == null) {
+                        permit = async ? bulkhead.acquireAsync(scheduler).get() : bulkhead.tryAcquire(LONG_WAIT);
+                    }
+                    mostHeld.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                    holding.decrementAndGet();
+                    permit.close();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get(25, TimeUnit.SECONDS);
+        }
+        assertThat(mostHeld.get()).isLessThanOrEqualTo(2);
+        assertThat(bulkhead.availablePermits()).isEqualTo(2);
+        assertThat(bulkhead.waitingCalls()).isZero();
+    }
 }

@@ -152,6 +152,30 @@ class CircuitBreakerTest {
                 .isEqualTo(OPEN);
     }
 
+    /**
+     * A fast success into a window full of fast successes is not recorded at all (it would replace
+     * an equal entry): the window must still count what follows exactly as if it had been.
+     */
+    @Test
+    void aWindowFullOfFastSuccessesStillCountsTheFailuresAndSlowCallsThatFollow() throws Exception {
+        CircuitBreaker failing =
+                breaker(config().slidingWindowSize(4).minimumNumberOfCalls(4).build());
+        calls(failing, "SSSSSSSSSS");
+        calls(failing, "F");
+        assertThat(failing.state()).as("window S S S F = 25%").isEqualTo(CLOSED);
+        calls(failing, "F");
+        assertThat(failing.state()).as("window S S F F = 50%").isEqualTo(OPEN);
+
+        CircuitBreaker slow = breaker(slowAboveOneSecond(50)
+                .slidingWindowSize(4)
+                .minimumNumberOfCalls(4)
+                .build());
+        timedCalls(slow, "S0", "S0", "S0", "S0", "S0", "S0", "S20");
+        assertThat(slow.state()).as("window S0 S0 S0 S20: 25 % slow").isEqualTo(CLOSED);
+        timedCalls(slow, "S20");
+        assertThat(slow.state()).as("window S0 S0 S20 S20: 50 % slow").isEqualTo(OPEN);
+    }
+
     @Test
     void theWindowForgetsFailuresThatSlideOut() throws Exception {
         CircuitBreaker breaker =

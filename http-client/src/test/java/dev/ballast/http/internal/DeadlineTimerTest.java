@@ -92,4 +92,55 @@ class DeadlineTimerTest {
         idle.shutdown();
         assertThat(idle.isTerminated()).isTrue();
     }
+
+    /**
+     * Deadlines kept in their owners' fields and polled: one set with {@code deadlineSet} fires
+     * through the source once the ticker passes it, whether the worker was running or had to be
+     * started for it; the worker keeps polling while the source has one pending, and ends after a
+     * shutdown once none is.
+     */
+    @Test
+    void aPolledDeadlineFiresOnceTheTickerPassesItAndTheWorkerStaysWhileOneIsPending() throws Exception {
+        java.util.concurrent.atomic.AtomicLong deadline = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        java.util.concurrent.atomic.AtomicBoolean pending = new java.util.concurrent.atomic.AtomicBoolean();
+        DeadlineTimer polled = new DeadlineTimer(ticker, (now, earliest, fire) -> {
+            if (!pending.get()) {
+                return false;
+            }
+            long d = deadline.get();
+            if (d - now <= 0) {
+                if (!fire) {
+                    return true;
+                }
+                pending.set(false);
+                fired.add("polled");
+                return false;
+            }
+            if (d - earliest[0] < 0) {
+                earliest[0] = d;
+            }
+            return true;
+        });
+        try {
+            deadline.set(ticker.read() + Duration.ofSeconds(5).toNanos());
+            pending.set(true);
+            polled.deadlineSet(deadline.get(), ticker.read()); // starts the worker
+            polled.shutdown();
+            assertThat(polled.awaitTermination(TimeUnit.MILLISECONDS.toNanos(200)))
+                    .as("a polled deadline is pending")
+                    .isFalse();
+            ticker.advance(Duration.ofMillis(4_999));
+            assertThat(fired).isEmpty();
+
+            ticker.advance(Duration.ofMillis(1));
+
+            awaitTrue("fired", () -> fired.contains("polled"));
+            assertThat(polled.awaitTermination(TimeUnit.SECONDS.toNanos(10)))
+                    .as("nothing pending after the shutdown")
+                    .isTrue();
+            assertThat(fired).containsExactly("polled");
+        } finally {
+            polled.shutdown();
+        }
+    }
 }
