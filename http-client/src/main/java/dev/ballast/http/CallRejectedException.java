@@ -45,6 +45,16 @@ public abstract sealed class CallRejectedException extends IOException
     }
 
     /**
+     * Returns the correlation id of the call that ended with this exception, as its log lines and
+     * listener events carry it ({@link CorrelationIds#of(Throwable)}).
+     *
+     * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
+     */
+    public java.util.Optional<String> correlationId() {
+        return CorrelationIds.of(this);
+    }
+
+    /**
      * Returns the message, built on first use from the rejection's fields.
      *
      * @return the message

@@ -80,4 +80,15 @@ public final class RetriesExhaustedException extends IOException {
     public int attempts() {
         return attempts;
     }
+
+    /**
+     * Returns the correlation id of the call that ended with this exception, as its log lines and
+     * listener events carry it ({@link CorrelationIds#of(Throwable)}).
+     *
+     * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
+     */
+    public java.util.Optional<String> correlationId() {
+        return CorrelationIds.of(this);
+    }
+
 }

@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CallObserver;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.DependencyStatus;
@@ -167,10 +168,37 @@ public final class Pipeline {
                 Durations.saturatedAdd(now, totalTimeoutNanos),
                 random.get().nextLong());
         register(call, first);
-        try {
-            return call.run(handler, first);
+        attach(call, first, false);
+        HttpResponse<T> response;
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            response = Correlation.response(call.run(handler, first), call.correlationSeed());
+        } catch (IOException | RuntimeException | Error e) {
+            Correlation.tag(e, call.correlationSeed());
+            CallContext.ended(call, null, e);
+            throw e;
+        } catch (InterruptedException e) {
+            CallContext.ended(call, null, e);
+            throw e;
         } finally {
             ended(call);
+        }
+        CallContext.ended(call, response, null);
+        return response;
+    }
+
+    /**
+     * Gives a registered call its context ({@link CallContext}); if the observer refuses to start it,
+     * the call ends here, its first permit unused.
+     */
+    private void attach(Call call, CircuitBreaker.@Nullable Permit first, boolean async) {
+        try {
+            CallContext.attach(call, listeners.observer, async);
+        } catch (RuntimeException | Error e) {
+            ended(call);
+            if (first != null) {
+                first.onNotAttempted();
+            }
+            throw e;
         }
     }
 
@@ -201,7 +229,10 @@ public final class Pipeline {
                 handler,
                 null);
         register(call, first);
-        call.start(first);
+        attach(call, first, true);
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            call.start(first);
+        }
         try {
             return call.result.get();
         } catch (InterruptedException e) {
@@ -254,7 +285,10 @@ public final class Pipeline {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        call.start(first);
+        attach(call, first, true);
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            call.start(first);
+        }
         return call.result;
     }
 
@@ -266,7 +300,7 @@ public final class Pipeline {
             dependency.countRejection(open);
             listeners.rejectedBeforeCall(dependency, startNanos, ticker); // before the dependency can be evicted
             dependency.activeCalls().decrementAndGet(); // the call ends here
-            throw open;
+            throw Correlation.tag(open, random.get().nextLong()); // a call of its own, with an id of its own
         }
     }
 
