@@ -79,7 +79,10 @@ public interface CallObserver {
      *     time for
      */
     record AttemptDecision(
-            RetryDecisionEvent event, @Nullable Throwable failure, @Nullable Duration retryAfter, boolean sent) {
+            RetryDecisionEvent event,
+            @Nullable Throwable failure,
+            @Nullable Duration retryAfter,
+            boolean sent) {
 
         /**
          * Validates the values.

@@ -90,5 +90,4 @@ public final class RetriesExhaustedException extends IOException {
     public java.util.Optional<String> correlationId() {
         return CorrelationIds.of(this);
     }
-
 }

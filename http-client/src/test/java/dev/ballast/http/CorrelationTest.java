@@ -71,7 +71,9 @@ class CorrelationTest {
     }
 
     private static HttpRequest get(String host) {
-        return HttpRequest.newBuilder(URI.create("http://" + host + "/item")).GET().build();
+        return HttpRequest.newBuilder(URI.create("http://" + host + "/item"))
+                .GET()
+                .build();
     }
 
     /** Answers {@code status} from the {@link #server} thread, as the JDK client completes on its executor. */
@@ -88,7 +90,8 @@ class CorrelationTest {
         HttpResponse<String> response = client.send(get("ends.test"), BodyHandlers.ofString());
 
         String id = recorder.decisions.get(0).correlationId();
-        assertThat(recorder.decisions).extracting(HttpClientListener.RetryDecisionEvent::correlationId)
+        assertThat(recorder.decisions)
+                .extracting(HttpClientListener.RetryDecisionEvent::correlationId)
                 .containsOnly(id);
         assertThat(recorder.ends).containsExactly("attempt " + id + " 1", "attempt " + id + " 2", "call " + id + " 2");
         assertThat(CorrelationIds.of(response)).contains(id);
@@ -202,7 +205,8 @@ class CorrelationTest {
         HttpResponse<String> response =
                 client.sendAsync(get("async.test"), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
 
-        assertThat(CorrelationIds.of(response)).contains(recorder.decisions.get(0).correlationId());
+        assertThat(CorrelationIds.of(response))
+                .contains(recorder.decisions.get(0).correlationId());
 
         delegate.then(failure(new ConnectException("a")))
                 .then(failure(new ConnectException("b")))

@@ -185,7 +185,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         });
     }
 
-    private void bulkheadWaited(Attempt<T> attempt, Bulkhead.@Nullable Permit bulkheadPermit, @Nullable Throwable failure) {
+    private void bulkheadWaited(
+            Attempt<T> attempt, Bulkhead.@Nullable Permit bulkheadPermit, @Nullable Throwable failure) {
         {
             if (failure == null) {
                 attempt.bulkheadPermit = bulkheadPermit;

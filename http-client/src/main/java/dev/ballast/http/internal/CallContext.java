@@ -120,8 +120,7 @@ final class CallContext {
             return;
         }
         try {
-            observation.attemptDecided(
-                    new AttemptDecision(event, outcome.failure(), outcome.retryAfter(), sent));
+            observation.attemptDecided(new AttemptDecision(event, outcome.failure(), outcome.retryAfter(), sent));
         } catch (Throwable e) {
             failed("attemptDecided", e);
         }
@@ -168,7 +167,11 @@ final class CallContext {
 
     private static void failed(String method, Throwable e) {
         try {
-            LOG.warn("CallObserver {} threw {}; the call goes on", method, e.getClass().getName(), e);
+            LOG.warn(
+                    "CallObserver {} threw {}; the call goes on",
+                    method,
+                    e.getClass().getName(),
+                    e);
         } catch (Throwable logFailure) {
             // the call must go on
         }

@@ -93,8 +93,7 @@ public final class Listeners implements HttpClientListener {
         }
         this.anyEndsWithId = any;
         this.ends = any
-                || overridden(
-                        "onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
+                || overridden("onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
                 || overridden("onCallEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class);
     }
 
