@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
  * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
- * {@code sendAsync}); they must be fast, must not block, must not throw and must not call back into
+ * {@code sendAsync}), with the caller's SLF4J MDC set on it (copied when {@code sendAsync} was
+ * called, and the thread's own restored afterwards); they must be fast, must not block, must not throw and must not call back into
  * the client. Whatever a callback throws other than {@link #onClientBuilt} is caught, logged with
  * the listener's class (an exception at WARN, an {@link Error} at ERROR) and otherwise ignored: the
  * call goes on and ends as it would have without that listener, so a {@code NoClassDefFoundError}
