@@ -111,6 +111,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         pipeline.ended(this);
     }
 
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void nextAttempt() {
         try (CallObserver.Scope scope = CallContext.enter(this)) {
             startAttempt(null);
@@ -138,6 +139,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         result.complete(Correlation.response(response, correlationSeed()));
     }
 
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void startAttempt(CircuitBreaker.@Nullable Permit granted) {
         if (stopped) {
             if (granted != null) {
@@ -221,6 +223,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
      * Waits for a place under the concurrency limit without holding a thread: a FIFO waiter in the
      * limiter, its timeout a task on the scheduler, withdrawn if the call stops meanwhile.
      */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void waitForLimit(Attempt<T> attempt) {
         ConcurrencyLimiter limiter = dependency.limiter();
         Duration wait = attempt.limitWait();
@@ -306,6 +309,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     }
 
     /** The exchange of {@code attempt} completed; runs on the wrapped client's thread. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     void exchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
         try (CallObserver.Scope scope = CallContext.enter(this)) {
             if (hedging != null) {
@@ -499,6 +503,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         }
 
         @Override
+        @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
         protected void expire() {
             AsyncCall<?> c = call;
             if (c != null) {

@@ -17,7 +17,7 @@ public final class Correlation {
 
     private static final int STRIPES = 16;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type is made raw
     private static final Map<Throwable, Long>[] FAILURES = new Map[STRIPES];
 
     static {

@@ -131,6 +131,7 @@ public final class Pipeline {
     }
 
     /** A blocking call: every attempt on the caller's thread. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
             throws IOException, InterruptedException {
         Objects.requireNonNull(request, "request");
@@ -207,6 +208,7 @@ public final class Pipeline {
      * {@code sendAsync} and this thread waits for its answer (interruptibly: an interrupt cancels the
      * call), failing as {@code send} fails.
      */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private <T> HttpResponse<T> sendHedged(
             HttpRequest effective,
             boolean idempotentOrKeyed,
@@ -244,6 +246,7 @@ public final class Pipeline {
     }
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(
             HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
