@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * {@link Observation#makeCurrent()}; the events of a hedged call's attempts may run on two threads at
  * once, so an observation must be thread-safe. A callback must be fast and must not block. What an
  * observation method throws is caught and logged, as a listener's is, and the call goes on; what
- * {@link #callStarted} throws fails the call.
+ * {@link #callStarted} throws fails the call before anything is sent ({@code send} throws it,
+ * {@code sendAsync}'s future completes with it).
  */
 @FunctionalInterface
 public interface CallObserver {

@@ -173,11 +173,11 @@ public final class Pipeline {
         HttpResponse<T> response;
         try (CallObserver.Scope scope = CallContext.enter(call)) {
             response = Correlation.response(call.run(handler, first), call.correlationSeed());
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (IOException | RuntimeException e) {
             Correlation.tag(e, call.correlationSeed());
             CallContext.ended(call, null, e);
             throw e;
-        } catch (InterruptedException e) {
+        } catch (InterruptedException | Error e) {
             CallContext.ended(call, null, e);
             throw e;
         } finally {
@@ -288,7 +288,11 @@ public final class Pipeline {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        attach(call, first, true);
+        try {
+            attach(call, first, true);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e); // the observer refused to start the call
+        }
         try (CallObserver.Scope scope = CallContext.enter(call)) {
             call.start(first);
         }
