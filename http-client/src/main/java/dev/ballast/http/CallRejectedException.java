@@ -2,6 +2,7 @@ package dev.ballast.http;
 
 import java.io.IOException;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A call that Ballast rejected before any network I/O: nothing was sent to the dependency.
@@ -50,7 +51,7 @@ public abstract sealed class CallRejectedException extends IOException
      *
      * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
      */
-    public java.util.Optional<String> correlationId() {
+    public Optional<String> correlationId() {
         return CorrelationIds.of(this);
     }
 

@@ -3,6 +3,7 @@ package dev.ballast.http;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Thrown by {@link ResilientHttpClient} when every permitted attempt of one logical call ended in an
@@ -87,7 +88,7 @@ public final class RetriesExhaustedException extends IOException {
      *
      * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
      */
-    public java.util.Optional<String> correlationId() {
+    public Optional<String> correlationId() {
         return CorrelationIds.of(this);
     }
 }

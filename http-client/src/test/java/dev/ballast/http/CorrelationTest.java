@@ -132,19 +132,19 @@ class CorrelationTest {
     }
 
     @Test
-    void aJdkExceptionACallEndsWithCarriesItsIdToo() {
+    void anExceptionOfTheCallersOwnHandlerCarriesTheCallsIdToo() {
         ResilientHttpClient client = builder().build();
-        // a POST without an idempotency key whose outcome is unknown is not retried: its own exception ends it
-        delegate.then(failure(new java.io.IOException("connection reset")));
-        HttpRequest post = HttpRequest.newBuilder(URI.create("http://jdk.test/orders"))
-                .POST(HttpRequest.BodyPublishers.ofString("{}"))
-                .header("Idempotency-Key", "k-1")
-                .build();
+        delegate.then(status(200, Map.of(), "<html>"));
+        HttpResponse.BodyHandler<String> failingParser = info -> {
+            throw new IllegalStateException("not JSON");
+        };
 
-        Throwable thrown = catchThrowable(() -> client.send(post, BodyHandlers.ofString()));
+        Throwable thrown = catchThrowable(() -> client.send(get("handler.test"), failingParser));
 
-        assertThat(thrown).isNotNull();
+        assertThat(thrown).isInstanceOf(java.io.IOException.class).hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(recorder.decisions).hasSize(1);
         assertThat(CorrelationIds.of(thrown)).contains(recorder.decisions.get(0).correlationId());
+        assertThat(CorrelationIds.of(thrown.getCause())).isEmpty(); // the caller's own exception, untouched
         client.close();
     }
 

@@ -3,6 +3,7 @@ package dev.ballast.http.opentelemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.ballast.http.BulkheadFullException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.CorrelationIds;
 import dev.ballast.http.DependencyConfig;
@@ -10,6 +11,7 @@ import dev.ballast.http.ForwardingHttpClient;
 import dev.ballast.http.HeldScheduler;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.breaker.BreakerConfig;
+import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.hedging.HedgingConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
@@ -252,6 +254,50 @@ class TracingTest {
                 .isEqualTo("circuit_open");
         assertThat(clientSpansUnder(call)).isEmpty();
         assertThat(server.traceparents).hasSize(1); // only the first call reached the server
+    }
+
+    @Test
+    void aCallRefusedByAFullBulkheadHasAnErrorSpanWithTheRefusalAndNoClientSpan() throws Exception {
+        client = builder(AttemptSpans.BALLAST)
+                .dependency(
+                        dependency(),
+                        DependencyConfig.builder()
+                                .bulkhead(BulkheadConfig.builder(1).build())
+                                .build())
+                .build();
+        server.thenHeld();
+        CompletableFuture<HttpResponse<String>> first = client.sendAsync(get(), BodyHandlers.ofString());
+        assertThat(server.received.tryAcquire(20, TimeUnit.SECONDS)).isTrue();
+
+        Throwable refused = catchThrowable(() -> client.send(get(), BodyHandlers.ofString()));
+        server.release();
+        first.get(20, TimeUnit.SECONDS);
+
+        assertThat(refused).isInstanceOf(BulkheadFullException.class);
+        SpanData call =
+                awaitCallSpan(((BulkheadFullException) refused).correlationId().orElseThrow());
+        assertThat(call.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(attribute(event(call, "ballast.rejected"), CallSpan.REJECTION))
+                .isEqualTo("bulkhead_full");
+        assertThat(clientSpansUnder(call)).isEmpty();
+    }
+
+    @Test
+    void aCallThatRanOutOfAttemptsShowsEachRetryAndTheGiveUp() throws Exception {
+        client = builder(AttemptSpans.BALLAST).build();
+        server.then(503).then(503).then(503);
+
+        HttpResponse<String> response = client.send(get(), BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(503); // a status is a result: the last answer is returned
+        SpanData call = awaitCallSpan(CorrelationIds.of(response).orElseThrow());
+        assertThat(eventNames(call)).containsExactly("ballast.retry", "ballast.retry", "ballast.gave_up");
+        assertThat(attribute(event(call, "ballast.gave_up"), CallSpan.REASON)).isEqualTo("attempts exhausted");
+        assertThat(call.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(call.getAttributes().get(CallSpan.ERROR_TYPE)).isEqualTo("503");
+        assertThat(clientSpansUnder(call))
+                .extracting(s -> s.getAttributes().get(CallSpan.HTTP_REQUEST_RESEND_COUNT))
+                .containsExactly(null, 1L, 2L);
     }
 
     @Test
