@@ -2,6 +2,7 @@ package dev.ballast.http;
 
 import java.io.IOException;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A call that Ballast rejected before any network I/O: nothing was sent to the dependency.
@@ -42,6 +43,16 @@ public abstract sealed class CallRejectedException extends IOException
      */
     public String dependency() {
         return dependency;
+    }
+
+    /**
+     * Returns the correlation id of the call that ended with this exception, as its log lines and
+     * listener events carry it ({@link CorrelationIds#of(Throwable)}).
+     *
+     * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
+     */
+    public Optional<String> correlationId() {
+        return CorrelationIds.of(this);
     }
 
     /**

@@ -16,15 +16,21 @@ import org.jspecify.annotations.Nullable;
  * All methods have no-op defaults, so implementations override only what they need; {@link #NONE}
  * ignores everything.
  *
+ * <p>Every event of a call carries its correlation id, the one its log lines, its response and the
+ * exception it ends with carry ({@link CorrelationIds}): {@link #onAttemptEnded}, {@link #onCallEnded}
+ * and {@link #onRejected} each have a form with it and one without, the latter for metrics.
+ *
  * <p>An event is only built for listeners that override its method: a listener that overrides
- * {@link #onAttemptEnded} and {@link #onCallEnded} alone costs no {@link RetryDecisionEvent} and no
- * correlation id, the client allocates nothing to report to it, and a call refused by an open
- * breaker at its first attempt is still refused before any of its state is built.
+ * the forms of {@link #onAttemptEnded} and {@link #onCallEnded} without the correlation id alone
+ * costs no {@link RetryDecisionEvent} and no correlation id, the client allocates nothing to report to
+ * it, and a call refused by an open breaker at its first attempt is still refused before any of its
+ * state is built.
  *
  * <p>Listeners are added with {@link ResilientHttpClient.Builder#listener(HttpClientListener)},
  * never replaced. Callbacks run synchronously on whatever thread made the decision (the caller's
  * thread for {@code send}, an {@code HttpClient} executor thread or the scheduler for
- * {@code sendAsync}); they must be fast, must not block, must not throw and must not call back into
+ * {@code sendAsync}), with the caller's SLF4J MDC set on it (copied when {@code sendAsync} was
+ * called, and the thread's own restored afterwards); they must be fast, must not block, must not throw and must not call back into
  * the client. Whatever a callback throws other than {@link #onClientBuilt} is caught, logged with
  * the listener's class (an exception at WARN, an {@link Error} at ERROR) and otherwise ignored: the
  * call goes on and ends as it would have without that listener, so a {@code NoClassDefFoundError}
@@ -96,6 +102,20 @@ public interface HttpClientListener {
     default void onRejected(String dependency, CallRejectedException rejection) {}
 
     /**
+     * {@link #onRejected(String, CallRejectedException)} with the correlation id of the call whose
+     * attempt was rejected. By default calls {@link #onRejected(String, CallRejectedException)};
+     * override this one instead to receive the id. The client calls only this one, so a listener
+     * overrides one of the two, never both.
+     *
+     * @param correlationId the logical call's correlation id
+     * @param dependency the dependency key
+     * @param rejection the rejection
+     */
+    default void onRejected(String correlationId, String dependency, CallRejectedException rejection) {
+        onRejected(dependency, rejection);
+    }
+
+    /**
      * Called once per attempt decided about (as {@link #onRetryDecision}, right after it), with
      * nothing but numbers and constants: the event a metrics listener records without allocating.
      *
@@ -113,6 +133,32 @@ public interface HttpClientListener {
             String dependency, int attempt, Outcome outcome, RetryDecision decision, long durationNanos) {}
 
     /**
+     * {@link #onAttemptEnded(String, int, Outcome, RetryDecision, long)} with the correlation id of the
+     * attempt's call. By default calls the method without it; override this one instead to receive the
+     * id. A listener that does costs every call its correlation id (a short string) and makes a call
+     * refused by an open breaker build its state first, as any observed call does; one that overrides
+     * only the method without the id costs nothing of the kind. The client calls this one only, so a
+     * listener overrides one of the two, never both.
+     *
+     * @param correlationId the logical call's correlation id, as in its log lines and its
+     *     {@link RetryDecisionEvent}
+     * @param dependency the dependency key
+     * @param attempt the attempt number, 1 for the first
+     * @param outcome the attempt's classification
+     * @param decision what the retry layer decided about the attempt
+     * @param durationNanos the attempt's duration in nanoseconds, as in the method without the id
+     */
+    default void onAttemptEnded(
+            String correlationId,
+            String dependency,
+            int attempt,
+            Outcome outcome,
+            RetryDecision decision,
+            long durationNanos) {
+        onAttemptEnded(dependency, attempt, outcome, decision, durationNanos);
+    }
+
+    /**
      * Called once per logical call ({@code send} or {@code sendAsync}) that ended with a decision,
      * after its last {@link #onAttemptEnded}. A call cancelled by its caller or aborted by
      * {@link ResilientHttpClient#shutdownNow()} while an attempt or backoff was pending may end without
@@ -128,6 +174,29 @@ public interface HttpClientListener {
      */
     default void onCallEnded(
             String dependency, int attempts, Outcome outcome, RetryDecision decision, long durationNanos) {}
+
+    /**
+     * {@link #onCallEnded(String, int, Outcome, RetryDecision, long)} with the call's correlation id,
+     * the same that {@link CorrelationIds} reads from the call's response or the exception it ended
+     * with. By default calls the method without it; override this one instead to receive the id (at
+     * the cost {@link #onAttemptEnded(String, String, int, Outcome, RetryDecision, long)} states).
+     *
+     * @param correlationId the logical call's correlation id
+     * @param dependency the dependency key
+     * @param attempts how many attempts the call made
+     * @param outcome the last attempt's classification
+     * @param decision the last decision
+     * @param durationNanos the call's duration in nanoseconds, as in the method without the id
+     */
+    default void onCallEnded(
+            String correlationId,
+            String dependency,
+            int attempts,
+            Outcome outcome,
+            RetryDecision decision,
+            long durationNanos) {
+        onCallEnded(dependency, attempts, outcome, decision, durationNanos);
+    }
 
     /**
      * Called once by {@link ResilientHttpClient.Builder#build()} for the client this listener was added

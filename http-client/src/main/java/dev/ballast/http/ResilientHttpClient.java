@@ -419,6 +419,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         private ResponseClassifier classifier = ResponseClassifier.ofDefaults();
         private IdempotencyKeyConfig idempotencyKeys = IdempotencyKeyConfig.ofDefaults();
         private final List<HttpClientListener> listeners = new ArrayList<>();
+        private @Nullable CallObserver observer;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private Supplier<RandomGenerator> random = ThreadLocalRandom::current;
@@ -697,6 +698,20 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
         }
 
         /**
+         * Sets the observer of whole calls, for tracing ({@link CallObserver}; {@code ballast-opentelemetry}'s
+         * {@code BallastTracing} is one). One per client: a second call replaces the first. Without one
+         * (the default) no call builds any per-call observation state.
+         *
+         * @param observer the observer
+         * @return this builder
+         * @throws NullPointerException if {@code observer} is null
+         */
+        public Builder observer(CallObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
+        /**
          * Sets the wall clock, used for HTTP-date {@code Retry-After} values. If not set,
          * {@link Clock#systemUTC()}.
          *
@@ -789,7 +804,7 @@ public final class ResilientHttpClient extends ForwardingHttpClient {
                 wrapped = jdk.build();
             }
             ScheduledExecutorService owned = scheduler == null ? newOwnedScheduler() : null;
-            Listeners fanOut = new Listeners(listeners);
+            Listeners fanOut = new Listeners(listeners, observer);
             Pipeline pipeline = new Pipeline(new Pipeline.Settings(
                     wrapped,
                     classifier,

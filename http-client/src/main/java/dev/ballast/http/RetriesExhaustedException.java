@@ -3,6 +3,7 @@ package dev.ballast.http;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Thrown by {@link ResilientHttpClient} when every permitted attempt of one logical call ended in an
@@ -79,5 +80,15 @@ public final class RetriesExhaustedException extends IOException {
      */
     public int attempts() {
         return attempts;
+    }
+
+    /**
+     * Returns the correlation id of the call that ended with this exception, as its log lines and
+     * listener events carry it ({@link CorrelationIds#of(Throwable)}).
+     *
+     * @return the id, or empty if this exception did not end a call of a {@link ResilientHttpClient}
+     */
+    public Optional<String> correlationId() {
+        return CorrelationIds.of(this);
     }
 }

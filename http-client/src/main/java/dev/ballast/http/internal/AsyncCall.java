@@ -1,6 +1,7 @@
 package dev.ballast.http.internal;
 
 import dev.ballast.http.BulkheadFullException;
+import dev.ballast.http.CallObserver;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.RetryDecision;
@@ -105,12 +106,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     /** The caller's future completed, by whatever means: stop everything and let go of the call. */
     @Override
     public void accept(HttpResponse<T> response, Throwable failure) {
+        CallContext.ended(this, response, failure);
         stop();
         pipeline.ended(this);
     }
 
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void nextAttempt() {
-        try {
+        try (CallObserver.Scope scope = CallContext.enter(this)) {
             startAttempt(null);
         } catch (Throwable t) {
             failUnexpectedly(t);
@@ -123,9 +126,20 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
      * here ({@link Listeners} catches them all); this is the net under our own bugs.
      */
     private void failUnexpectedly(Throwable t) {
-        result.completeExceptionally(t);
+        fail(t);
     }
 
+    /** Ends the call with {@code failure}, which carries the call's correlation id from here on. */
+    private void fail(Throwable failure) {
+        result.completeExceptionally(Correlation.tag(failure, correlationSeed()));
+    }
+
+    /** Ends the call with {@code response}, which carries the call's correlation id. */
+    private void succeed(HttpResponse<T> response) {
+        result.complete(Correlation.response(response, correlationSeed()));
+    }
+
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void startAttempt(CircuitBreaker.@Nullable Permit granted) {
         if (stopped) {
             if (granted != null) {
@@ -167,6 +181,15 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             waiter.cancel(false); // withdraws the waiter
         }
         waiter.whenComplete((bulkheadPermit, failure) -> {
+            try (CallObserver.Scope scope = CallContext.enter(this)) {
+                bulkheadWaited(attempt, bulkheadPermit, failure);
+            }
+        });
+    }
+
+    private void bulkheadWaited(
+            Attempt<T> attempt, Bulkhead.@Nullable Permit bulkheadPermit, @Nullable Throwable failure) {
+        {
             if (failure == null) {
                 attempt.bulkheadPermit = bulkheadPermit;
                 exchange(attempt);
@@ -178,9 +201,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             } else {
                 // Withdrawn (the call stopped) or the scheduler refused the wait's timeout.
                 attempt.breakerPermit.onNotAttempted();
-                result.completeExceptionally(cause);
+                fail(cause);
             }
-        });
+        }
     }
 
     private void exchange(Attempt<T> attempt) {
@@ -200,6 +223,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
      * Waits for a place under the concurrency limit without holding a thread: a FIFO waiter in the
      * limiter, its timeout a task on the scheduler, withdrawn if the call stops meanwhile.
      */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void waitForLimit(Attempt<T> attempt) {
         ConcurrencyLimiter limiter = dependency.limiter();
         Duration wait = attempt.limitWait();
@@ -213,6 +237,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             waiter.cancel(false); // withdraws the waiter
         }
         waiter.whenComplete((before, failure) -> {
+            try (CallObserver.Scope scope = CallContext.enter(this)) {
+                limitWaited(attempt, before, failure);
+            }
+        });
+    }
+
+    private void limitWaited(Attempt<T> attempt, @Nullable Integer before, @Nullable Throwable failure) {
+        {
             if (failure == null) {
                 attempt.limitAcquired(before);
                 if (stopped) {
@@ -229,9 +261,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             } else {
                 // Withdrawn (the call stopped) or the scheduler refused the wait's timeout.
                 attempt.limitWaitAbandoned();
-                result.completeExceptionally(cause);
+                fail(cause);
             }
-        });
+        }
     }
 
     private void send(Attempt<T> attempt) {
@@ -256,6 +288,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 return;
             }
         }
+        request = CallContext.sending(this, attempt.number, request); // an observer's headers (trace context)
         CompletableFuture<HttpResponse<T>> exchange;
         try {
             exchange = pushHandler == null
@@ -276,8 +309,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     }
 
     /** The exchange of {@code attempt} completed; runs on the wrapped client's thread. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     void exchangeCompleted(Attempt<T> attempt, HttpResponse<T> response, Throwable failure) {
-        try {
+        try (CallObserver.Scope scope = CallContext.enter(this)) {
             if (hedging != null) {
                 hedgedExchangeCompleted(attempt, response, failure);
                 return;
@@ -339,6 +373,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         }
         disarmHedge();
         for (Attempt<T> loser : losers) {
+            CallContext.attemptCancelled(this, loser.number);
             CompletableFuture<HttpResponse<T>> exchange = loser.exchange;
             if (exchange != null) {
                 exchange.cancel(true);
@@ -473,13 +508,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         }
 
         @Override
+        @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
         protected void expire() {
             AsyncCall<?> c = call;
             if (c != null) {
                 call = null;
                 c.pipeline.runOffTimer(
                         () -> { // sending is the caller's work: not on the timer
-                            try {
+                            try (CallObserver.Scope scope = CallContext.enter(c)) {
                                 c.hedge(delayNanos);
                             } catch (Throwable t) {
                                 c.failUnexpectedly(t);
@@ -495,18 +531,18 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
         } else if (responseOf(outcome) != null) {
-            result.complete((HttpResponse<T>) responseOf(outcome));
+            succeed((HttpResponse<T>) responseOf(outcome));
         } else if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
             // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
             answer.replay(handler).whenComplete((response, failure) -> {
-                if (failure == null) {
-                    result.complete(response);
+                if (failure == null) { // on the caller's handler's thread
+                    succeed(response);
                 } else {
-                    result.completeExceptionally(Pipeline.unwrap(failure));
+                    fail(Pipeline.unwrap(failure));
                 }
             });
         } else {
-            result.completeExceptionally(CallResult.failure(this, outcome, pipeline.totalTimeout));
+            fail(CallResult.failure(this, outcome, pipeline.totalTimeout));
         }
     }
 
@@ -525,7 +561,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         } catch (RejectedExecutionException e) {
             // A caller-supplied scheduler that was shut down: fail this call rather than leak it.
             refundPendingRetry();
-            result.completeExceptionally(e);
+            fail(e);
         }
     }
 
@@ -553,7 +589,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     @Override
     void abort(IOException failure) {
-        result.completeExceptionally(failure);
+        fail(failure);
     }
 
     @Override

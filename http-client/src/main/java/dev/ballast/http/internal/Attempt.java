@@ -175,7 +175,7 @@ final class Attempt<T>
             breakerPermit.onNotAttempted();
         }
         call.dependency.countRejection(rejection);
-        pipeline.listeners.rejected(call.dependency.name(), rejection);
+        pipeline.listeners.rejected(call, rejection);
         AttemptOutcome outcome =
                 new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT, StopReason.of(rejection), 0, 0, 0);
         pipeline.listeners.decision(call, outcome);

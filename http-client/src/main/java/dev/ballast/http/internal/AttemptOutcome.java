@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param delayNanos the backoff before the next attempt; zero unless retrying
  * @param detailMillis the number the reason text quotes for {@code RETRY_AFTER_TOO_LONG} (the
  *     server's Retry-After) and {@code BACKOFF_OVERRUNS_DEADLINE} (the backoff); else zero
- * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; else zero
+ * @param limitMillis the limit the reason text quotes for {@code RETRY_AFTER_TOO_LONG}; for a retry
+ *     after an answer that carried a {@code Retry-After}, {@code -1}, and {@code detailMillis} is that
+ *     Retry-After; else zero
  */
 record AttemptOutcome(
         int attempt,
@@ -63,6 +65,20 @@ record AttemptOutcome(
 
     static AttemptOutcome retry(int attempt, int status, Outcome outcome, long delayNanos) {
         return new AttemptOutcome(attempt, status, null, null, outcome, null, delayNanos, 0, 0);
+    }
+
+    /** {@link #limitMillis} of a retry whose answer carried a {@code Retry-After}, then in {@link #detailMillis}. */
+    private static final long RETRY_AFTER_GIVEN = -1;
+
+    /** A retry after an answer with a {@code Retry-After} of {@code retryAfterMillis}. */
+    static AttemptOutcome retryAfter(int attempt, int status, Outcome outcome, long delayNanos, long retryAfterMillis) {
+        return new AttemptOutcome(
+                attempt, status, null, null, outcome, null, delayNanos, retryAfterMillis, RETRY_AFTER_GIVEN);
+    }
+
+    /** The server's {@code Retry-After} when this decision retries after an answer that carried one; else null. */
+    java.time.@Nullable Duration retryAfter() {
+        return stop == null && limitMillis == RETRY_AFTER_GIVEN ? java.time.Duration.ofMillis(detailMillis) : null;
     }
 
     boolean retry() {

@@ -58,6 +58,12 @@ abstract class Call {
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
+    /**
+     * What the call carries onto the threads that run its steps (the caller's MDC, an observer's
+     * observation), or {@code null} for nothing; set on the caller's thread before the first step.
+     */
+    @Nullable
+    CallContext context;
 
     /**
      * The attempt whose bound the timer finds by polling this call ({@link Attempt#pollBound}): the
@@ -160,6 +166,11 @@ abstract class Call {
             correlationId = id;
         }
         return id;
+    }
+
+    /** The random seed the correlation id is made from ({@link Correlation}). */
+    final long correlationSeed() {
+        return correlationSeed;
     }
 
     /**

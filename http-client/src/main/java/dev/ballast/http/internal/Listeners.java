@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CallObserver;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.HttpClientListener;
@@ -45,30 +46,74 @@ public final class Listeners implements HttpClientListener {
     private final boolean decisions;
     private final boolean rejections;
     private final boolean ends;
+    /**
+     * Per listener, whether it takes the ends with the correlation id (it overrides one of their forms
+     * with the id); else it gets the plain-number forms, and no id is made for it.
+     */
+    private final boolean[] endsWithId;
+    /** Whether some listener takes the ends with the correlation id: then every call is built. */
+    private final boolean anyEndsWithId;
+    /** The client's call observer, or {@code null}: then no call has an observation. */
+    final @Nullable CallObserver observer;
 
     public Listeners(List<HttpClientListener> listeners) {
+        this(listeners, null);
+    }
+
+    public Listeners(List<HttpClientListener> listeners, @Nullable CallObserver observer) {
         this.listeners = listeners.toArray(HttpClientListener[]::new);
+        this.observer = observer;
         this.starts = overridden("onAttemptStarted", String.class, String.class, int.class);
         this.decisions = overridden("onRetryDecision", RetryDecisionEvent.class);
-        this.rejections = overridden("onRejected", String.class, CallRejectedException.class);
-        this.ends = overridden(
-                        "onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
+        this.rejections = overridden("onRejected", String.class, CallRejectedException.class)
+                || overridden("onRejected", String.class, String.class, CallRejectedException.class);
+        this.endsWithId = new boolean[this.listeners.length];
+        boolean any = false;
+        for (int i = 0; i < this.listeners.length; i++) {
+            HttpClientListener l = this.listeners[i];
+            endsWithId[i] = overrides(
+                            l,
+                            "onAttemptEnded",
+                            String.class,
+                            String.class,
+                            int.class,
+                            Outcome.class,
+                            RetryDecision.class,
+                            long.class)
+                    || overrides(
+                            l,
+                            "onCallEnded",
+                            String.class,
+                            String.class,
+                            int.class,
+                            Outcome.class,
+                            RetryDecision.class,
+                            long.class);
+            any |= endsWithId[i];
+        }
+        this.anyEndsWithId = any;
+        this.ends = any
+                || overridden("onAttemptEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class)
                 || overridden("onCallEnded", String.class, int.class, Outcome.class, RetryDecision.class, long.class);
     }
 
     /** Whether a registered listener overrides the method (a proxy or a forwarding listener always does). */
     private boolean overridden(String method, Class<?>... parameterTypes) {
         for (HttpClientListener listener : listeners) {
-            try {
-                if (listener.getClass().getMethod(method, parameterTypes).getDeclaringClass()
-                        != HttpClientListener.class) {
-                    return true;
-                }
-            } catch (NoSuchMethodException e) {
-                throw new AssertionError("HttpClientListener declares " + method, e);
+            if (overrides(listener, method, parameterTypes)) {
+                return true;
             }
         }
         return false;
+    }
+
+    private static boolean overrides(HttpClientListener listener, String method, Class<?>... parameterTypes) {
+        try {
+            return listener.getClass().getMethod(method, parameterTypes).getDeclaringClass()
+                    != HttpClientListener.class;
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError("HttpClientListener declares " + method, e);
+        }
     }
 
     /**
@@ -99,7 +144,7 @@ public final class Listeners implements HttpClientListener {
      * plain-number ends).
      */
     boolean quiet() {
-        return !starts && !decisions && !rejections;
+        return !starts && !decisions && !rejections && !anyEndsWithId && observer == null;
     }
 
     /**
@@ -184,12 +229,17 @@ public final class Listeners implements HttpClientListener {
         RetryDecision decision = o.decision();
         Level level = level(o, call.retried);
         boolean log = enabled(level);
-        if (!log && !decisions && !ends) {
+        CallContext context = call.context;
+        boolean observed = context != null && context.observed();
+        if (!log && !decisions && !ends && !observed) {
             return;
         }
         long now = call.ticker.read();
-        if (log || decisions) {
-            event(call, o, decision, log ? level : null, now);
+        if (log || decisions || observed) {
+            RetryDecisionEvent e = event(call, o, decision, log ? level : null, now);
+            if (observed) {
+                context.decided(e, o, exchangeStartNanos != NO_EXCHANGE);
+            }
         }
         if (ends) {
             ended(
@@ -203,9 +253,15 @@ public final class Listeners implements HttpClientListener {
 
     private void ended(Call call, AttemptOutcome o, RetryDecision decision, long attemptNanos, long callNanos) {
         String dependency = call.dependency.name();
-        for (HttpClientListener listener : listeners) {
+        String id = anyEndsWithId ? call.correlationId() : null;
+        for (int i = 0; i < listeners.length; i++) {
+            HttpClientListener listener = listeners[i];
             try {
-                listener.onAttemptEnded(dependency, o.attempt(), o.outcome(), decision, attemptNanos);
+                if (id != null && endsWithId[i]) {
+                    listener.onAttemptEnded(id, dependency, o.attempt(), o.outcome(), decision, attemptNanos);
+                } else {
+                    listener.onAttemptEnded(dependency, o.attempt(), o.outcome(), decision, attemptNanos);
+                }
             } catch (Throwable e) {
                 failed(listener, e);
             }
@@ -213,9 +269,14 @@ public final class Listeners implements HttpClientListener {
         if (o.retry()) {
             return;
         }
-        for (HttpClientListener listener : listeners) {
+        for (int i = 0; i < listeners.length; i++) {
+            HttpClientListener listener = listeners[i];
             try {
-                listener.onCallEnded(dependency, o.attempt(), o.outcome(), decision, callNanos);
+                if (id != null && endsWithId[i]) {
+                    listener.onCallEnded(id, dependency, o.attempt(), o.outcome(), decision, callNanos);
+                } else {
+                    listener.onCallEnded(dependency, o.attempt(), o.outcome(), decision, callNanos);
+                }
             } catch (Throwable e) {
                 failed(listener, e);
             }
@@ -223,7 +284,8 @@ public final class Listeners implements HttpClientListener {
     }
 
     /** Builds the decision event; logs it at {@code level} unless that is null, and hands it to the listeners. */
-    private void event(Call call, AttemptOutcome o, RetryDecision decision, @Nullable Level level, long now) {
+    private RetryDecisionEvent event(
+            Call call, AttemptOutcome o, RetryDecision decision, @Nullable Level level, long now) {
         int status = o.response() != null ? o.response().statusCode() : o.status();
         RetryDecisionEvent e = new RetryDecisionEvent(
                 call.correlationId(),
@@ -264,6 +326,7 @@ public final class Listeners implements HttpClientListener {
         if (decisions) {
             onRetryDecision(e);
         }
+        return e;
     }
 
     @Override
@@ -292,6 +355,10 @@ public final class Listeners implements HttpClientListener {
         if (listeners.length > 0) {
             onHedge(call.correlationId(), call.dependency.name(), attempt, Duration.ofNanos(waitedNanos));
         }
+        CallContext context = call.context;
+        if (context != null) {
+            context.hedgeStarted(attempt, waitedNanos);
+        }
     }
 
     @Override
@@ -305,17 +372,17 @@ public final class Listeners implements HttpClientListener {
         }
     }
 
-    void rejected(String dependency, CallRejectedException rejection) {
+    void rejected(Call call, CallRejectedException rejection) {
         if (rejections) {
-            onRejected(dependency, rejection);
+            onRejected(call.correlationId(), call.dependency.name(), rejection);
         }
     }
 
     @Override
-    public void onRejected(String dependency, CallRejectedException rejection) {
+    public void onRejected(String correlationId, String dependency, CallRejectedException rejection) {
         for (HttpClientListener listener : listeners) {
             try {
-                listener.onRejected(dependency, rejection);
+                listener.onRejected(correlationId, dependency, rejection);
             } catch (Throwable e) {
                 failed(listener, e);
             }

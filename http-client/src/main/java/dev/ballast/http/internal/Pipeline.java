@@ -1,5 +1,6 @@
 package dev.ballast.http.internal;
 
+import dev.ballast.http.CallObserver;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.DependencyStatus;
@@ -129,6 +130,7 @@ public final class Pipeline {
     }
 
     /** A blocking call: every attempt on the caller's thread. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
             throws IOException, InterruptedException {
         Objects.requireNonNull(request, "request");
@@ -167,10 +169,37 @@ public final class Pipeline {
                 Durations.saturatedAdd(now, totalTimeoutNanos),
                 random.get().nextLong());
         register(call, first);
-        try {
-            return call.run(handler, first);
+        attach(call, first, false);
+        HttpResponse<T> response;
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            response = Correlation.response(call.run(handler, first), call.correlationSeed());
+        } catch (IOException | RuntimeException e) {
+            Correlation.tag(e, call.correlationSeed());
+            CallContext.ended(call, null, e);
+            throw e;
+        } catch (InterruptedException | Error e) {
+            CallContext.ended(call, null, e);
+            throw e;
         } finally {
             ended(call);
+        }
+        CallContext.ended(call, response, null);
+        return response;
+    }
+
+    /**
+     * Gives a registered call its context ({@link CallContext}); if the observer refuses to start it,
+     * the call ends here, its first permit unused.
+     */
+    private void attach(Call call, CircuitBreaker.@Nullable Permit first, boolean async) {
+        try {
+            CallContext.attach(call, listeners.observer, async);
+        } catch (RuntimeException | Error e) {
+            ended(call);
+            if (first != null) {
+                first.onNotAttempted();
+            }
+            throw e;
         }
     }
 
@@ -179,6 +208,7 @@ public final class Pipeline {
      * {@code sendAsync} and this thread waits for its answer (interruptibly: an interrupt cancels the
      * call), failing as {@code send} fails.
      */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private <T> HttpResponse<T> sendHedged(
             HttpRequest effective,
             boolean idempotentOrKeyed,
@@ -201,7 +231,10 @@ public final class Pipeline {
                 handler,
                 null);
         register(call, first);
-        call.start(first);
+        attach(call, first, true);
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            call.start(first);
+        }
         try {
             return call.result.get();
         } catch (InterruptedException e) {
@@ -213,6 +246,7 @@ public final class Pipeline {
     }
 
     /** A call whose steps continue on the wrapped client's completions; only backoffs are scheduled. */
+    @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(
             HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushHandler) {
         Objects.requireNonNull(request, "request");
@@ -254,7 +288,14 @@ public final class Pipeline {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        call.start(first);
+        try {
+            attach(call, first, true);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e); // the observer refused to start the call
+        }
+        try (CallObserver.Scope scope = CallContext.enter(call)) {
+            call.start(first);
+        }
         return call.result;
     }
 
@@ -266,7 +307,7 @@ public final class Pipeline {
             dependency.countRejection(open);
             listeners.rejectedBeforeCall(dependency, startNanos, ticker); // before the dependency can be evicted
             dependency.activeCalls().decrementAndGet(); // the call ends here
-            throw open;
+            throw Correlation.tag(open, random.get().nextLong()); // a call of its own, with an id of its own
         }
     }
 

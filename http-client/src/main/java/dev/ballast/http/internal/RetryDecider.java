@@ -99,9 +99,11 @@ final class RetryDecider {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.ATTEMPTS_EXHAUSTED);
         }
         Duration delay = retry.backoff().delay(attempt, Duration.ofNanos(call.previousDelayNanos()), random.get());
+        long retryAfterMillis = -1;
         if (headers != null) {
             Optional<Duration> retryAfter = RetryAfter.from(headers, clock);
             if (retryAfter.isPresent()) {
+                retryAfterMillis = retryAfter.get().toMillis();
                 if (retryAfter.get().compareTo(retry.maxRetryAfter()) > 0) {
                     return new AttemptOutcome(
                             attempt,
@@ -128,6 +130,8 @@ final class RetryDecider {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.RETRY_BUDGET_EXHAUSTED);
         }
         call.previousDelayNanos(delayNanos);
-        return AttemptOutcome.retry(attempt, status, outcome, delayNanos);
+        return retryAfterMillis < 0
+                ? AttemptOutcome.retry(attempt, status, outcome, delayNanos)
+                : AttemptOutcome.retryAfter(attempt, status, outcome, delayNanos, retryAfterMillis);
     }
 }

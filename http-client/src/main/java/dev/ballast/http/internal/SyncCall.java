@@ -193,6 +193,7 @@ final class SyncCall extends Call {
             attempt.endExchange();
             return attempt.complete(null, attempt.deadlinePassed());
         }
+        request = CallContext.sending(this, attempt.number, request); // an observer's headers (trace context)
         HttpResponse<T> response = null;
         Throwable failure = null;
         boolean ours;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.cli.Ballast;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.micrometer.HttpClientMetrics;
+import dev.ballast.http.opentelemetry.BallastTracing;
 import dev.ballast.storage.StorageFacade;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -37,12 +38,13 @@ class ModuleBoundaryIT {
     Path scratch;
 
     @ParameterizedTest
-    @ValueSource(strings = {"storage-adapter", "cli", "micrometer"})
+    @ValueSource(strings = {"storage-adapter", "cli", "micrometer", "opentelemetry"})
     void noOtherModuleReferencesTheInternalPackage(String module) throws Exception {
         Path classes = location(
                 switch (module) {
                     case "cli" -> Ballast.class;
                     case "micrometer" -> HttpClientMetrics.class;
+                    case "opentelemetry" -> BallastTracing.class;
                     default -> StorageFacade.class;
                 });
 

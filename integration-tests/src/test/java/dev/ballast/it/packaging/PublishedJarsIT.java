@@ -7,11 +7,13 @@ import dev.ballast.cli.CliContext;
 import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.micrometer.HttpClientMetrics;
+import dev.ballast.http.opentelemetry.BallastTracing;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.test.StoreFault;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
@@ -58,6 +60,11 @@ class PublishedJarsIT {
                         HttpClientMetrics.class,
                         HttpClientMetrics.class.getMethod("bindTo", MeterRegistry.class),
                         List.of("registry")),
+                new Published(
+                        "dev.ballast.http.opentelemetry",
+                        BallastTracing.class,
+                        BallastTracing.class.getMethod("builder", OpenTelemetry.class),
+                        List.of("openTelemetry")),
                 new Published(
                         "dev.ballast.storage",
                         StorageFacade.class,
