@@ -1,5 +1,10 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.retention.Pruner;
+import dev.ballast.backup.retention.RetentionPolicy;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
@@ -118,7 +123,8 @@ final class ForgetCommand extends BallastCommand {
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,
-                        () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
+                        () -> Pruner.of(session.objects(), ctx.clock(), grace, false)
+                                .run(Set.of(name)));
                 int pruned = PruneCommand.report(ctx, r, common.verbose, session.where(), grace);
                 PruneCommand.compact(ctx, session);
                 ctx.out()
@@ -248,7 +254,7 @@ final class ForgetCommand extends BallastCommand {
     private @Nullable Manifest readOrNull(ObjectStore store, VersionEntry v) {
         try {
             return Manifests.read(store, name, v.versionId());
-        } catch (CliFailure | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {
+        } catch (BackupException | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {
             return null;
         }
     }

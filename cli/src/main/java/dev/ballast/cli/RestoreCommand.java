@@ -1,5 +1,13 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.restore.RestoreRunner;
+import dev.ballast.backup.restore.RestoreSelection;
+import dev.ballast.backup.snapshot.DamagedVersions;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -195,7 +203,8 @@ final class RestoreCommand extends BallastCommand {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
-                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+                    () -> Manifests.select(
+                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
             RestoreSelection.Selected selected = select(selection, chosen);
             Manifest m = selected.manifest();
             refuseWritingIntoTheStore(m, session.localDirectory());
@@ -206,7 +215,7 @@ final class RestoreCommand extends BallastCommand {
                             + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                             + target.toAbsolutePath());
             DamagedVersions damaged = Errors.translate(
-                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
+                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()::println));
             RestoreRunner.Result r = new RestoreRunner(
                             session.objects(),
                             m,

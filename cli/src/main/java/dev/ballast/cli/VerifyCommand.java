@@ -1,5 +1,13 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.Sha256;
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.snapshot.DamagedVersions;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.SafePaths;
+import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
@@ -96,9 +104,10 @@ final class VerifyCommand extends BallastCommand {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
-                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+                    () -> Manifests.select(
+                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
             DamagedVersions record = Errors.translate(
-                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
+                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()::println));
             Manifest m = chosen.manifest();
             verified = m;
             long start = System.nanoTime();
