@@ -80,27 +80,7 @@ final class RestoreCommand extends BallastCommand {
 
     /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
     private RestoreSelection.Selected select(RestoreSelection selection, Manifests.Versioned chosen) {
-        Manifest full = chosen.manifest();
-        List<String> missing = selection.unmatchedPaths(full);
-        if (!missing.isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.NOT_FOUND,
-                    "Backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
-                            + ") has no file or directory '" + Errors.printable(missing.get(0))
-                            + "'; nothing was restored. Name paths "
-                            + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
-        }
-        RestoreSelection.Selected selected = selection.select(full);
-        Manifest m = selected.manifest();
-        if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.NOT_FOUND,
-                    "Nothing in backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
-                            + ") matches the paths and patterns given; nothing was restored.");
-        }
-        return selected;
+        return selection.selectOrRefuse(name, chosen);
     }
 
     static List<Glob> globs(String option, List<String> patterns) {

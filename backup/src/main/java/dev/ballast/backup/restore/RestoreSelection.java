@@ -1,8 +1,11 @@
 package dev.ballast.backup.restore;
 
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Messages;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.ManifestTree;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.tree.BackupFilter;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.SafePaths;
@@ -202,5 +205,35 @@ public final class RestoreSelection {
                 return;
             }
         }
+    }
+
+    /**
+     * This selection of {@code chosen}, the manifest version of backup {@code name}.
+     *
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if a path given is not in
+     *     the backup, or if nothing matches the paths and patterns given
+     */
+    public Selected selectOrRefuse(String name, Manifests.Versioned chosen) {
+        Manifest full = chosen.manifest();
+        List<String> missing = unmatchedPaths(full);
+        if (!missing.isEmpty()) {
+            throw new BackupException(
+                    BackupException.Kind.NOT_FOUND,
+                    "Backup '" + name + "' (manifest version "
+                            + chosen.version().versionId()
+                            + ") has no file or directory '" + Messages.printable(missing.get(0))
+                            + "'; nothing was restored. Name paths "
+                            + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
+        }
+        Selected selected = select(full);
+        Manifest m = selected.manifest();
+        if (!all() && m.files().isEmpty() && m.tree().isEmpty()) {
+            throw new BackupException(
+                    BackupException.Kind.NOT_FOUND,
+                    "Nothing in backup '" + name + "' (manifest version "
+                            + chosen.version().versionId()
+                            + ") matches the paths and patterns given; nothing was restored.");
+        }
+        return selected;
     }
 }

@@ -78,6 +78,32 @@ public final class Names {
 
     private Names() {}
 
+    /** The JVM option that lets this class read and make names as bytes. */
+    public static final String JVM_OPTION = "--add-opens java.base/sun.nio.fs=ALL-UNNAMED";
+
+    /**
+     * Null when names are read and made as bytes, or cannot be on this JDK (not a Unix one); otherwise
+     * the one sentence that says what the JVM lacks: a Unix JDK that has not opened {@code sun.nio.fs}
+     * to this code ({@link #JVM_OPTION}).
+     */
+    public static @Nullable String missingJvmOption() {
+        if (exact()) {
+            return null;
+        }
+        try {
+            Class<?> unixPath = Class.forName("sun.nio.fs.UnixPath");
+            if (!unixPath.isInstance(Path.of("/"))) {
+                return null;
+            }
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null;
+        }
+        return "The backup library reads file names as the bytes the file system holds through the JDK's"
+                + " sun.nio.fs, which this JVM does not open to it; start the JVM with " + JVM_OPTION
+                + " (as the ballast launcher does), or accept names as the locale decodes them"
+                + " (Backups.allowingInexactNames()).";
+    }
+
     /**
      * Whether paths are read and made from their bytes (a Unix JDK with {@code sun.nio.fs} opened),
      * so that every name the file system allows is kept exactly.

@@ -1,5 +1,5 @@
 /**
- * Verifying stored contents against their recorded SHA-256 (a subset with {@code --read-data-subset}).
+ * Verifying stored contents against their recorded SHA-256, all of them or a subset ({@code --read-data-subset}).
  * Engine room, not API.
  */
 @NullMarked
