@@ -38,7 +38,10 @@ public final class LostVersions {
         Map<String, String> lost = new java.util.TreeMap<>();
         Map<VersionEntry, String> pathOf = new java.util.IdentityHashMap<>();
         for (ManifestEntry e : previous.values()) {
-            VersionEntry v = held.get(Manifest.objectKey(name, e.path()) + '\n' + e.versionId());
+            // The key the file was stored under: a name that cannot be its own key (not UTF-8, a control
+            // character, too long) is under .ballast-names/ since format 2 (filesWithCurrentKeys left out
+            // the format 1 entries whose key differs).
+            VersionEntry v = held.get(Manifest.keyFor(name, e.path()) + '\n' + e.versionId());
             if (v == null) {
                 lost.put(e.path(), "the store no longer lists version " + e.versionId());
             } else {

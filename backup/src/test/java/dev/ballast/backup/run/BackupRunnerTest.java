@@ -104,6 +104,25 @@ class BackupRunnerTest {
     }
 
     @Test
+    void aFileWhoseNameIsNotUtf8IsKeptUnchangedByTheNextBackup() throws IOException {
+        // Its version is stored under .ballast-names/ (Manifest.keyFor): the check for versions the store lost
+        // looked for it under its plain key, reported it lost and stored it again on every backup.
+        org.junit.jupiter.api.Assumptions.assumeTrue(Names.exact(), "names as bytes");
+        byte[] latin1 = {'n', (byte) 0xE9, '.', 't', 'x', 't'};
+        Files.writeString(src.resolve(Names.path(Names.decode(latin1))), "latin-1 name");
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+
+        BackupRunner.Result first = backup(store, new Cancellation(), p -> {});
+        BackupRunner.Result second = backup(store, new Cancellation(), p -> {});
+
+        assertThat(first.stored()).isEqualTo(4);
+        assertThat(second.stored()).as("%s", second).isZero();
+        assertThat(second.unchanged()).isEqualTo(4);
+        // Nor is its stored version reported lost.
+        assertThat(errBytes.toString(StandardCharsets.UTF_8)).doesNotContain("lost");
+    }
+
+    @Test
     void aStatIsTheSameOnlyWhenSizeTimesAndInodeAllAre() {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
         ManifestEntry recorded = new ManifestEntry("a", 5, "b".repeat(64), "v1", t, t.plusSeconds(1), 42L);
