@@ -47,9 +47,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>What the JVM must allow.</b> File names are bytes on Unix, and are kept byte for byte
  * (invalid UTF-8 included) only when the JVM opens {@code sun.nio.fs} to this library:
- * {@code --add-opens java.base/sun.nio.fs=ALL-UNNAMED}. Without it, on a Unix JDK, {@link #of}
+ * {@code --add-opens java.base/sun.nio.fs=ALL-UNNAMED}. Without it, on a Unix JDK, {@link #of(ObjectStore)}
  * throws an {@link IllegalStateException} saying so in one sentence, unless
- * {@link #allowingInexactNames()} accepts names as the locale decodes them (a name that cannot be
+ * {@link #allowingInexactNames(ObjectStore)} accepts names as the locale decodes them (a name that cannot be
  * held is then reported not stored). On other JDKs (Windows) names are the JDK's own.
  *
  * <p><b>Failures.</b> A failure of the job as a whole is a {@link BackupException} (its
@@ -57,10 +57,9 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.ballast.storage.StorageException} as the store threw it; a file that cannot be stored or
  * restored is not an exception but a {@link FileProblem} in the result.
  *
- * <p>Immutable and thread-safe; the {@code with...} methods return a copy. Two backups of the same
- * name must not run at once (as with the command, the second is told the name is in use only by its
- * run marker; see {@link RunMarker}). Defaults: the system clock in UTC, 4 transfer threads, no
- * listener, a cancellation no one cancels, 5 seconds for an interrupted run to write its manifest.
+ * <p>Immutable and thread-safe; the {@code with...} methods return a copy. Defaults: the system
+ * clock in UTC, 4 transfer threads, no listener, a cancellation no one cancels, 5 seconds for an
+ * interrupted run to write its manifest.
  */
 public final class Backups {
     private final ObjectStore store;
