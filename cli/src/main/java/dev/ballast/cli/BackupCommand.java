@@ -1,5 +1,12 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.run.BackupRunner;
+import dev.ballast.backup.run.NameClash;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.BackupFilter;
+import dev.ballast.backup.tree.Glob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -118,7 +125,7 @@ final class BackupCommand extends BallastCommand {
                             settings,
                             ctx.cancellation(),
                             ctx.clock(),
-                            ctx.err(),
+                            ctx.err()::println,
                             () -> Progress.create(
                                     "backup " + backupName,
                                     0,

@@ -1,6 +1,9 @@
 package dev.ballast.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import java.io.IOException;
@@ -276,8 +279,8 @@ public final class Ballast implements Callable<Integer> {
     }
 
     private static CliFailure toFailure(Exception ex) {
-        if (ex instanceof CliFailure f) {
-            return f;
+        if (ex instanceof BackupException f) {
+            return CliFailure.of(f);
         }
         if (ex instanceof StorageException se) {
             return Errors.toFailure(se, "the object store", null);

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Cancellation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,44 +1,62 @@
 package dev.ballast.cli;
 
-import java.util.Objects;
+import dev.ballast.backup.BackupException;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A failure reported to the user as one sentence (the input, what went wrong, what to do) and an
- * exit code from {@link ExitCodes}; the cause is shown only with {@code --verbose}.
+ * exit code from {@link ExitCodes}; the cause is shown only with {@code --verbose}. The engine's
+ * failures ({@link BackupException}) become one with {@link #of}, their kind giving the exit code.
  */
-final class CliFailure extends RuntimeException {
+final class CliFailure extends BackupException {
     private static final long serialVersionUID = 1L;
 
     private final int exitCode;
-    private final java.util.List<String> details;
 
     CliFailure(int exitCode, String message, @Nullable Throwable cause) {
-        super(Objects.requireNonNull(message, "message"), cause);
+        super(kindOf(exitCode), message, cause);
         this.exitCode = exitCode;
-        this.details = java.util.List.of();
     }
 
     /**
      * A failure about several inputs: {@code details} are printed one a line before the sentence
      * (each conflict of a refused restore, say).
      */
-    CliFailure(int exitCode, String message, java.util.List<String> details) {
-        super(Objects.requireNonNull(message, "message"));
+    CliFailure(int exitCode, String message, List<String> details) {
+        super(kindOf(exitCode), message, details);
         this.exitCode = exitCode;
-        this.details = java.util.List.copyOf(details);
-    }
-
-    /** The lines printed before the sentence, one per input it is about; empty for most failures. */
-    java.util.List<String> details() {
-        return details;
     }
 
     CliFailure(int exitCode, String message) {
         this(exitCode, message, (Throwable) null);
     }
 
+    /** The engine's failure {@code e} with the exit code of its kind, its message, details and cause. */
+    static CliFailure of(BackupException e) {
+        if (e instanceof CliFailure f) {
+            return f;
+        }
+        int code = ExitCodes.of(e.kind());
+        CliFailure f = e.details().isEmpty()
+                ? new CliFailure(code, String.valueOf(e.getMessage()), e.getCause())
+                : new CliFailure(code, String.valueOf(e.getMessage()), e.details());
+        f.setStackTrace(e.getStackTrace());
+        return f;
+    }
+
     int exitCode() {
         return exitCode;
+    }
+
+    private static Kind kindOf(int exitCode) {
+        return switch (exitCode) {
+            case ExitCodes.USAGE -> Kind.INVALID_INPUT;
+            case ExitCodes.UNAVAILABLE -> Kind.UNAVAILABLE;
+            case ExitCodes.INTEGRITY -> Kind.INTEGRITY;
+            case ExitCodes.NOT_FOUND -> Kind.NOT_FOUND;
+            case ExitCodes.CONFLICT -> Kind.CONFLICT;
+            default -> Kind.INCOMPLETE;
+        };
     }
 }

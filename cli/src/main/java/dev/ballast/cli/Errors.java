@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.AccessDeniedException;
 import dev.ballast.storage.BucketNotFoundException;
 import dev.ballast.storage.IntegrityException;
@@ -116,33 +118,14 @@ final class Errors {
         return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
     }
 
-    /**
-     * Whether {@code t} says the store ran out of space: a local disk's ENOSPC ("No space left on
-     * device") or SQLite's full database, or an S3 endpoint's answer to it: HTTP 507 Insufficient
-     * Storage (RFC 4918 section 11.5), MinIO's {@code XMinioStorageFull}, or an
-     * {@code InsufficientCapacity} error code, or a server error whose message carries the ENOSPC text.
-     */
+    /** Whether {@code t} says the store ran out of space ({@link Messages#outOfSpace}). */
     static boolean outOfSpace(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            String m = c.getMessage();
-            if (m != null
-                    && (m.contains("out of space")
-                            || m.contains("No space left on device")
-                            || m.contains("XMinioStorageFull")
-                            || m.contains("InsufficientCapacity")
-                            || m.contains("Insufficient Storage")
-                            || m.contains("SQLITE_FULL")
-                            || m.contains("database or disk is full")
-                            || m.contains("HTTP 507"))) {
-                return true;
-            }
-        }
-        return false;
+        return Messages.outOfSpace(t);
     }
 
     /** "the store is out of space", or {@code otherwise}. */
     static String unavailableReason(Throwable t, String otherwise) {
-        return outOfSpace(t) ? "the store is out of space" : otherwise;
+        return Messages.unavailableReason(t, otherwise);
     }
 
     private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
@@ -159,24 +142,9 @@ final class Errors {
         return false;
     }
 
-    /** The most specific message in a cause chain, without class names. */
+    /** The most specific message in a cause chain, without class names ({@link Messages#rootMessage}). */
     static String rootMessage(Throwable t) {
-        String msg = t.getMessage();
-        Throwable c = t.getCause();
-        while (c != null && c != t) {
-            if (c.getMessage() != null && !c.getMessage().isBlank()) {
-                msg = c.getMessage();
-            }
-            t = c;
-            c = c.getCause();
-        }
-        if (msg == null || msg.isBlank()) {
-            return t.getClass().getSimpleName();
-        }
-        int nl = msg.indexOf('\n');
-        String line = nl < 0 ? msg : msg.substring(0, nl);
-        // Some SDK messages list every provider tried; the sentence stays readable, --verbose has it all.
-        return line.length() > 300 ? line.substring(0, 297) + "..." : line;
+        return Messages.rootMessage(t);
     }
 
     /**
@@ -189,27 +157,8 @@ final class Errors {
         return Names.printable(text);
     }
 
-    /**
-     * What a local file failure was, with the file it concerns: the JDK's file exceptions carry only
-     * the path as their message ({@code AccessDeniedException: /x}), which alone says nothing.
-     */
+    /** What a local file failure was, with the file it concerns ({@link Messages#describeIo}). */
     static String describeIo(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof java.nio.file.FileSystemException fse) {
-                String what = fse instanceof java.nio.file.AccessDeniedException
-                        ? "permission denied"
-                        : fse instanceof java.nio.file.NoSuchFileException
-                                ? "no such file or directory"
-                                : fse instanceof java.nio.file.FileAlreadyExistsException
-                                        ? "it already exists, or a folder above it is a file"
-                                        : fse instanceof java.nio.file.NotDirectoryException
-                                                ? "not a directory"
-                                                : fse.getReason() != null
-                                                        ? fse.getReason()
-                                                        : fse.getClass().getSimpleName();
-                return (fse.getFile() == null ? "" : fse.getFile() + ": ") + what;
-            }
-        }
-        return rootMessage(t);
+        return Messages.describeIo(t);
     }
 }

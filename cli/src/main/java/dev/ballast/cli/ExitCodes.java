@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.BackupException;
+
 /**
  * The process exit codes of every {@code ballast} command, for scripts. Only {@link #OK} means the
  * whole job was done and every checksum confirmed.
@@ -33,6 +35,18 @@ public final class ExitCodes {
     public static final int OLDER_BACKUP_USED = 7;
     /** Interrupted (Ctrl-C): the work done so far is reported, nothing complete-looking is left. */
     public static final int INTERRUPTED = 130;
+
+    /** The exit code of the engine's failures of {@code kind}. */
+    static int of(BackupException.Kind kind) {
+        return switch (kind) {
+            case INCOMPLETE -> INCOMPLETE;
+            case INVALID_INPUT -> USAGE;
+            case UNAVAILABLE -> UNAVAILABLE;
+            case INTEGRITY -> INTEGRITY;
+            case NOT_FOUND -> NOT_FOUND;
+            case CONFLICT -> CONFLICT;
+        };
+    }
 
     /** The exit code list as shown at the end of {@code --help}. */
     static final String[] HELP_LINES = {

@@ -1,16 +1,17 @@
 package dev.ballast.cli;
 
-import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.backup.retention.Forgetting;
+import dev.ballast.backup.retention.Forgetting.Backup;
+import dev.ballast.backup.retention.Pruner;
+import dev.ballast.backup.retention.RetentionPolicy;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.ObjectStore;
-import dev.ballast.storage.object.VersionEntry;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -118,7 +119,8 @@ final class ForgetCommand extends BallastCommand {
                 Pruner.Result r = Errors.translate(
                         session.where(),
                         null,
-                        () -> Pruner.of(session, ctx.clock(), grace, false).run(Set.of(name)));
+                        () -> Pruner.of(session.objects(), ctx.clock(), grace, false)
+                                .run(Set.of(name)));
                 int pruned = PruneCommand.report(ctx, r, common.verbose, session.where(), grace);
                 PruneCommand.compact(ctx, session);
                 ctx.out()
@@ -145,81 +147,19 @@ final class ForgetCommand extends BallastCommand {
         }
     }
 
-    /** One manifest version as forget sees it. */
-    private record Backup(VersionEntry version, @Nullable Manifest manifest) {
-        Instant time() {
-            return manifest != null ? manifest.createdAt() : version.lastModified();
-        }
-    }
-
     private int forget(StoreSession session, RetentionPolicy policy) {
         ObjectStore store = session.objects();
-        List<VersionEntry> versions = Manifests.versions(store, name);
-        if (versions.isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.NOT_FOUND,
-                    "There is no backup named '" + name + "' in " + session.where()
-                            + "; 'ballast list' shows the backups there.");
-        }
-        String newest = versions.get(0).versionId();
-        List<Backup> remove = new ArrayList<>();
-        List<String> keepLines = new ArrayList<>();
         ZoneId zone = ctx.clock().getZone();
+        Forgetting.Plan plan;
         if (!versionIds.isEmpty()) {
-            for (String id : versionIds) {
-                VersionEntry v = id.equals(Manifests.LATEST)
-                        ? Manifests.newestComplete(store, name, versions)
-                        : Manifests.byIdOrPrefix(versions, name, id);
-                if (v == null) {
-                    throw new CliFailure(
-                            ExitCodes.NOT_FOUND,
-                            "Backup '" + name + "' has no complete manifest version, so '" + Manifests.LATEST
-                                    + "' names none; 'ballast list' shows its versions.");
-                }
-                if (v.versionId().equals(newest)) {
-                    throw new CliFailure(
-                            ExitCodes.USAGE,
-                            "Manifest version " + Manifests.label(v.versionId()) + " is the newest of '" + name
-                                    + "' and is "
-                                    + "never removed: the next backup starts from it. Back up again first, then forget it.");
-                }
-                remove.add(new Backup(v, null));
-            }
+            plan = Forgetting.byVersions(store, name, versionIds, session.where());
         } else {
-            List<Backup> all = new ArrayList<>();
-            for (VersionEntry v : versions) {
-                all.add(new Backup(v, readOrNull(store, v)));
-            }
-            Instant newestComplete = all.stream()
-                    .filter(b -> b.manifest() != null && b.manifest().complete())
-                    .map(Backup::time)
-                    .max(Instant::compareTo)
-                    .orElse(null);
-            List<RetentionPolicy.Snapshot<Backup>> counted = new ArrayList<>();
-            for (Backup b : all) {
-                if (b.manifest() == null) {
-                    keepLines.add(line(b, zone, "unreadable manifest: kept"));
-                } else if (b.manifest().complete()) {
-                    counted.add(new RetentionPolicy.Snapshot<>(b, b.time()));
-                } else if (b.version().versionId().equals(newest)
-                        || newestComplete == null
-                        || b.time().isAfter(newestComplete)) {
-                    keepLines.add(line(b, zone, "incomplete, newer than the newest complete backup"));
-                } else {
-                    remove.add(b);
-                }
-            }
+            plan = Forgetting.byPolicy(store, name, policy, zone, ctx.clock().instant(), session.where());
             ctx.out().println("Applying policy: " + policy.describe() + " (local time zone " + zone + ")");
-            for (RetentionPolicy.Decision<Backup> d :
-                    policy.apply(counted, zone, ctx.clock().instant())) {
-                Backup b = d.snapshot().id();
-                if (d.keep() || b.version().versionId().equals(newest)) {
-                    keepLines.add(line(b, zone, d.keep() ? String.join(", ", d.reasons()) : "newest manifest version"));
-                } else {
-                    remove.add(b);
-                }
-            }
         }
+        List<String> keepLines = new ArrayList<>();
+        plan.keep().forEach(k -> keepLines.add(line(k.backup(), zone, k.why())));
+        List<Backup> remove = plan.remove();
         if (!keepLines.isEmpty()) {
             ctx.out().println("keep " + Summary.count(keepLines.size(), "backup") + " of '" + name + "':");
             keepLines.forEach(ctx.out()::println);
@@ -233,7 +173,7 @@ final class ForgetCommand extends BallastCommand {
         for (Backup b : remove) {
             ctx.out().println(line(b, zone, ""));
             if (!dryRun) {
-                store.deleteVersion(Manifest.key(name), b.version().versionId());
+                Forgetting.remove(store, name, b);
             }
         }
         ctx.out()
@@ -243,14 +183,6 @@ final class ForgetCommand extends BallastCommand {
                                 : "Removed " + Summary.count(remove.size(), "manifest version") + " of '" + name
                                         + "'; 'ballast prune' deletes the stored files no manifest references any more.");
         return ExitCodes.OK;
-    }
-
-    private @Nullable Manifest readOrNull(ObjectStore store, VersionEntry v) {
-        try {
-            return Manifests.read(store, name, v.versionId());
-        } catch (CliFailure | ObjectNotFoundException | dev.ballast.storage.IntegrityException e) {
-            return null;
-        }
     }
 
     private static String line(Backup b, ZoneId zone, String why) {

@@ -1,5 +1,8 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
@@ -55,7 +58,7 @@ final class ListCommand extends BallastCommand {
                             m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
                 } catch (ObjectNotFoundException e) {
                     detail = "  removed";
-                } catch (CliFailure e) {
+                } catch (BackupException e) {
                     damaged++;
                     detail = Manifests.damaged(e)
                             ? "  DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"

@@ -1,5 +1,9 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.ManifestTree;
+import dev.ballast.backup.snapshot.Manifests;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -51,7 +55,8 @@ final class LsCommand extends BallastCommand {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
-                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+                    () -> Manifests.select(
+                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
             Manifest m = chosen.manifest();
             PrintStream out = ctx.out();
             out.println("Backup '" + name + "', manifest version "

@@ -1,10 +1,10 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.ProgressCounter;
 import java.io.PrintStream;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -14,15 +14,10 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * Progress of a job over files and bytes: a progress bar (files, bytes, throughput) on a terminal,
  * otherwise a plain line every few seconds so logs and CI output stay readable. Thread-safe.
  */
-abstract class Progress implements AutoCloseable {
-    final AtomicLong files = new AtomicLong();
-    final AtomicLong bytes = new AtomicLong();
-    final AtomicLong totalFiles = new AtomicLong();
-    final AtomicLong totalBytes = new AtomicLong();
+abstract class Progress extends ProgressCounter {
 
     Progress(long totalFiles, long totalBytes) {
-        this.totalFiles.set(totalFiles);
-        this.totalBytes.set(totalBytes);
+        super(totalFiles, totalBytes);
     }
 
     /** A bar when {@code terminal}, plain lines every {@code intervalSeconds} otherwise. */
@@ -33,29 +28,8 @@ abstract class Progress implements AutoCloseable {
                 : new Lines(task, totalFiles, totalBytes, out, intervalSeconds);
     }
 
-    void addBytes(long n) {
-        bytes.addAndGet(n);
-        onChange();
-    }
-
-    void fileDone() {
-        files.incrementAndGet();
-        onChange();
-    }
-
-    /** More work found while it is under way (a backup walks its tree while it stores). */
-    void addTotal(long moreFiles, long moreBytes) {
-        totalFiles.addAndGet(moreFiles);
-        totalBytes.addAndGet(moreBytes);
-    }
-
-    abstract void onChange();
-
-    @Override
-    public abstract void close();
-
     String filesText() {
-        return files.get() + "/" + totalFiles.get() + " files";
+        return files() + "/" + totalFiles() + " files";
     }
 
     private static final class Bar extends Progress {
@@ -77,10 +51,10 @@ abstract class Progress implements AutoCloseable {
         }
 
         @Override
-        void onChange() {
-            long max = totalBytes.get();
+        protected void onChange() {
+            long max = totalBytes();
             bar.maxHint(max);
-            bar.stepTo(Math.min(bytes.get(), max));
+            bar.stepTo(Math.min(bytes(), max));
             bar.setExtraMessage(" " + filesText());
         }
 
@@ -108,9 +82,9 @@ abstract class Progress implements AutoCloseable {
                                 "%s: %s, %s / %s, %.1f MiB/s%n",
                                 task,
                                 filesText(),
-                                Summary.mib(bytes.get()),
-                                Summary.mib(this.totalBytes.get()),
-                                bytes.get() / 1048576.0 / seconds);
+                                Summary.mib(bytes()),
+                                Summary.mib(totalBytes()),
+                                bytes() / 1048576.0 / seconds);
                         out.flush();
                     },
                     intervalSeconds,
@@ -119,7 +93,7 @@ abstract class Progress implements AutoCloseable {
         }
 
         @Override
-        void onChange() {
+        protected void onChange() {
             // the timer prints the counters on its own schedule
         }
 

@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.retention.Pruner;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.cache.LastKnownGoodStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -50,7 +52,7 @@ final class PruneCommand extends BallastCommand {
             Pruner.Result r = Errors.translate(
                     session.where(),
                     null,
-                    () -> Pruner.of(session, ctx.clock(), grace, dryRun)
+                    () -> Pruner.of(session.objects(), ctx.clock(), grace, dryRun)
                             .run(names.isEmpty() ? null : Set.copyOf(names)));
             int code = report(ctx, r, common.verbose, session.where(), grace);
             if (!dryRun) {

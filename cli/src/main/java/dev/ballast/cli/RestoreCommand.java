@@ -1,5 +1,13 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.restore.RestoreRunner;
+import dev.ballast.backup.restore.RestoreSelection;
+import dev.ballast.backup.snapshot.DamagedVersions;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -72,27 +80,7 @@ final class RestoreCommand extends BallastCommand {
 
     /** The part of the chosen manifest to restore; refuses a PATH that names nothing, or an empty selection. */
     private RestoreSelection.Selected select(RestoreSelection selection, Manifests.Versioned chosen) {
-        Manifest full = chosen.manifest();
-        List<String> missing = selection.unmatchedPaths(full);
-        if (!missing.isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.NOT_FOUND,
-                    "Backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
-                            + ") has no file or directory '" + Errors.printable(missing.get(0))
-                            + "'; nothing was restored. Name paths "
-                            + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
-        }
-        RestoreSelection.Selected selected = selection.select(full);
-        Manifest m = selected.manifest();
-        if (!selection.all() && m.files().isEmpty() && m.tree().isEmpty()) {
-            throw new CliFailure(
-                    ExitCodes.NOT_FOUND,
-                    "Nothing in backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
-                            + ") matches the paths and patterns given; nothing was restored.");
-        }
-        return selected;
+        return selection.selectOrRefuse(name, chosen);
     }
 
     static List<Glob> globs(String option, List<String> patterns) {
@@ -195,7 +183,8 @@ final class RestoreCommand extends BallastCommand {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
-                    () -> Manifests.select(session.objects(), name, manifestVersion, session.where(), ctx.err()));
+                    () -> Manifests.select(
+                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
             RestoreSelection.Selected selected = select(selection, chosen);
             Manifest m = selected.manifest();
             refuseWritingIntoTheStore(m, session.localDirectory());
@@ -206,7 +195,7 @@ final class RestoreCommand extends BallastCommand {
                             + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                             + target.toAbsolutePath());
             DamagedVersions damaged = Errors.translate(
-                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()));
+                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()::println));
             RestoreRunner.Result r = new RestoreRunner(
                             session.objects(),
                             m,

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;

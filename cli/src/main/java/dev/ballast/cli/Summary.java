@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Messages;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -9,7 +10,7 @@ final class Summary {
 
     /** {@code n} and the noun, plural unless {@code n} is 1: "1 file", "2 files", "0 backups". */
     static String count(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
+        return Messages.count(n, noun);
     }
 
     static String mib(long bytes) {
@@ -22,6 +23,6 @@ final class Summary {
     }
 
     static String duration(Duration d) {
-        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        return Messages.duration(d);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.Transfers;
 import picocli.CommandLine.Option;
 
 /** {@code --transfers}, shared by the commands that move file contents. */

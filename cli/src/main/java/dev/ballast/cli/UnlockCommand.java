@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
 import picocli.CommandLine.Command;

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Cancellation;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

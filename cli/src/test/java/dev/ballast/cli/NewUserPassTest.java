@@ -2,6 +2,8 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.testkit.LeakCheck;

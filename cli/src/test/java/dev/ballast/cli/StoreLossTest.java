@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;

@@ -1,7 +1,7 @@
 package dev.ballast.it.cli;
 
+import dev.ballast.backup.Cancellation;
 import dev.ballast.cli.Ballast;
-import dev.ballast.cli.Cancellation;
 import dev.ballast.cli.CliContext;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.local.LocalStoreConfig;

@@ -2,6 +2,7 @@ package dev.ballast.it.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.Backups;
 import dev.ballast.cli.Ballast;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.micrometer.HttpClientMetrics;
@@ -38,10 +39,11 @@ class ModuleBoundaryIT {
     Path scratch;
 
     @ParameterizedTest
-    @ValueSource(strings = {"storage-adapter", "cli", "micrometer", "opentelemetry"})
+    @ValueSource(strings = {"storage-adapter", "backup", "cli", "micrometer", "opentelemetry"})
     void noOtherModuleReferencesTheInternalPackage(String module) throws Exception {
         Path classes = location(
                 switch (module) {
+                    case "backup" -> Backups.class;
                     case "cli" -> Ballast.class;
                     case "micrometer" -> HttpClientMetrics.class;
                     case "opentelemetry" -> BallastTracing.class;

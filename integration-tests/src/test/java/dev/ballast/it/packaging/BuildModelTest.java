@@ -127,6 +127,7 @@ class BuildModelTest {
                         "dev.ballast:ballast-http-client",
                         "dev.ballast:ballast-storage-adapter",
                         "dev.ballast:ballast-test",
+                        "dev.ballast:ballast-backup",
                         "dev.ballast:ballast-cli",
                         "dev.ballast:ballast-spring-boot-autoconfigure",
                         "dev.ballast:ballast-spring-boot-starter");

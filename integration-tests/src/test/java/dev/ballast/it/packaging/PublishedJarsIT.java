@@ -2,6 +2,8 @@ package dev.ballast.it.packaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.BackupOptions;
+import dev.ballast.backup.Backups;
 import dev.ballast.cli.Ballast;
 import dev.ballast.cli.CliContext;
 import dev.ballast.http.DependencyConfig;
@@ -75,6 +77,11 @@ class PublishedJarsIT {
                         StoreFault.class,
                         StoreFault.class.getMethod("truncatedBody", long.class),
                         List.of("afterBytes")),
+                new Published(
+                        "dev.ballast.backup",
+                        Backups.class,
+                        Backups.class.getMethod("backup", String.class, Path.class, BackupOptions.class),
+                        List.of("name", "source", "options")),
                 new Published(
                         "dev.ballast.cli",
                         Ballast.class,

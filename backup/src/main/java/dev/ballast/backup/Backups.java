@@ -1,0 +1,431 @@
+package dev.ballast.backup;
+
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.restore.RestoreRunner;
+import dev.ballast.backup.restore.RestoreSelection;
+import dev.ballast.backup.retention.Forgetting;
+import dev.ballast.backup.retention.Pruner;
+import dev.ballast.backup.retention.RetentionPolicy;
+import dev.ballast.backup.run.BackupRunner;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.DamagedVersions;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.verify.DataSubset;
+import dev.ballast.backup.verify.Verifier;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StorageFacade;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.VersionEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Backups of directories in an object store, as the {@code ballast} command makes them: back up,
+ * list, restore (all or a selection), verify, forget and prune, with progress and notes delivered to a
+ * {@link BackupListener} and results as values. The store format is the command's: a backup made
+ * here restores with {@code ballast restore} and the other way round.
+ *
+ * <pre>{@code
+ * Backups backups = Backups.of(facade);
+ * BackupResult made = backups.backup("photos", Path.of("/home/me/photos"));
+ * RestoreResult back = backups.restore("photos", Path.of("/tmp/photos"), RestoreOptions.latest());
+ * }</pre>
+ *
+ * <p><b>What the JVM must allow.</b> File names are bytes on Unix, and are kept byte for byte
+ * (invalid UTF-8 included) only when the JVM opens {@code sun.nio.fs} to this library:
+ * {@code --add-opens java.base/sun.nio.fs=ALL-UNNAMED}. Without it, on a Unix JDK, {@link #of(ObjectStore)}
+ * throws an {@link IllegalStateException} saying so in one sentence, unless
+ * {@link #allowingInexactNames(ObjectStore)} accepts names as the locale decodes them (a name that cannot be
+ * held is then reported not stored). On other JDKs (Windows) names are the JDK's own.
+ *
+ * <p><b>Failures.</b> A failure of the job as a whole is a {@link BackupException} (its
+ * {@link BackupException.Kind} says which); a store that fails is a
+ * {@link dev.ballast.storage.StorageException} as the store threw it; a file that cannot be stored or
+ * restored is not an exception but a {@link FileProblem} in the result.
+ *
+ * <p>Immutable and thread-safe; the {@code with...} methods return a copy. Defaults: the system
+ * clock in UTC, 4 transfer threads, no listener, a cancellation no one cancels, 5 seconds for an
+ * interrupted run to write its manifest.
+ */
+public final class Backups {
+    private final ObjectStore store;
+    private final Clock clock;
+    private final int transfers;
+    private final BackupListener listener;
+    private final Cancellation cancellation;
+    private final Duration manifestGrace;
+
+    private Backups(
+            ObjectStore store,
+            Clock clock,
+            int transfers,
+            BackupListener listener,
+            Cancellation cancellation,
+            Duration manifestGrace) {
+        this.store = store;
+        this.clock = clock;
+        this.transfers = transfers;
+        this.listener = listener;
+        this.cancellation = cancellation;
+        this.manifestGrace = manifestGrace;
+    }
+
+    /**
+     * Backups in {@code store}, which the caller keeps open (and closes) for as long as this is used.
+     *
+     * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
+     */
+    public static Backups of(ObjectStore store) {
+        String missing = Names.missingJvmOption();
+        if (missing != null) {
+            throw new IllegalStateException(missing);
+        }
+        return allowingInexactNames(store);
+    }
+
+    /** Backups in the object store of {@code facade} ({@link StorageFacade#objects()}). */
+    public static Backups of(StorageFacade facade) {
+        return of(facade.objects());
+    }
+
+    /**
+     * Backups in {@code store} even when the JVM does not let file names be read as bytes: names are
+     * then converted with the JDK's file name encoding, and a file whose name it cannot hold is
+     * reported not stored.
+     */
+    public static Backups allowingInexactNames(ObjectStore store) {
+        return new Backups(
+                Objects.requireNonNull(store, "store"),
+                Clock.systemUTC(),
+                Transfers.DEFAULT_THREADS,
+                BackupListener.NONE,
+                new Cancellation(),
+                Duration.ofSeconds(5));
+    }
+
+    /** A copy using {@code clock} for snapshot times, retention and prune's grace period. */
+    public Backups withClock(Clock clock) {
+        return new Backups(
+                store, Objects.requireNonNull(clock, "clock"), transfers, listener, cancellation, manifestGrace);
+    }
+
+    /**
+     * A copy moving up to {@code threads} files at once (1 to 64).
+     *
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if out of range
+     */
+    public Backups withTransfers(int threads) {
+        new Transfers(threads, 1).close(); // refuses a bad count
+        return new Backups(store, clock, threads, listener, cancellation, manifestGrace);
+    }
+
+    /** A copy reporting progress and notes to {@code listener}. */
+    public Backups withListener(BackupListener listener) {
+        return new Backups(
+                store, clock, transfers, Objects.requireNonNull(listener, "listener"), cancellation, manifestGrace);
+    }
+
+    /**
+     * A copy whose jobs stop when {@code cancellation} is cancelled: no further file is started, the
+     * ones in progress are interrupted, and the result says it was cancelled (a backup writes its
+     * snapshot marked incomplete).
+     */
+    public Backups withCancellation(Cancellation cancellation) {
+        return new Backups(
+                store, clock, transfers, listener, Objects.requireNonNull(cancellation, "cancellation"), manifestGrace);
+    }
+
+    /** Backs up {@code source} as {@code name} with {@link BackupOptions#defaults()}. */
+    public BackupResult backup(String name, Path source) {
+        return backup(name, source, BackupOptions.defaults());
+    }
+
+    /**
+     * Backs up the directory {@code source} as a new snapshot of {@code name}: files unchanged since
+     * the previous snapshot are kept without reading them, every other file is stored and its
+     * SHA-256 confirmed.
+     *
+     * @param name the backup name: no slash, not starting with {@code .ballast-}
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if the name, a pattern or
+     *     the directory is not usable
+     * @throws dev.ballast.storage.StorageException if the store fails before the run starts
+     */
+    public BackupResult backup(String name, Path source, BackupOptions options) {
+        Manifests.checkName(name);
+        if (!Files.isDirectory(source)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "'" + source + "' is not a directory; pass the directory to back up.");
+        }
+        BackupRunner.Settings settings = new BackupRunner.Settings(
+                options.followSymlinks(),
+                transfers,
+                options.checksum(),
+                globs("exclude", options.excludes()),
+                options.excludeCaches());
+        BackupRunner runner = new BackupRunner(
+                store,
+                name,
+                source.toAbsolutePath().normalize(),
+                settings,
+                cancellation,
+                clock,
+                listener::notice,
+                () -> counter(0, 0),
+                manifestGrace,
+                path -> {});
+        BackupRunner.Result r;
+        try (RunMarker marker = RunMarker.start(store, name, clock)) {
+            r = runner.guardedBy(marker).run();
+            if (r.unavailable() != null) {
+                marker.abandon();
+            }
+        }
+        List<FileProblem> failed = new ArrayList<>();
+        r.failed().forEach(f -> failed.add(new FileProblem(f.path(), f.reason())));
+        return new BackupResult(
+                r.manifestVersionId(),
+                r.manifestComplete(),
+                r.stored(),
+                r.unchanged(),
+                r.bytesUploaded(),
+                r.bytesTotal(),
+                r.skipped(),
+                failed,
+                r.notAttempted(),
+                r.manifestProblem(),
+                r.cancelled(),
+                r.elapsed());
+    }
+
+    /** Restores all of the newest intact backup of {@code name} into {@code target}. */
+    public RestoreResult restore(String name, Path target) {
+        return restore(name, target, RestoreOptions.latest());
+    }
+
+    /**
+     * Restores a snapshot of {@code name}, or the part of it {@code options} selects, into the
+     * directory {@code target} (created if missing): every file written is read back against its
+     * SHA-256 before it takes its name, directories, links, modes and times as recorded.
+     *
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup,
+     *     version or path, {@link BackupException.Kind#INTEGRITY} if its manifest is damaged (and no
+     *     older intact one may be used), {@link BackupException.Kind#CONFLICT} if existing entries are
+     *     in the way and overwriting was not asked for ({@link BackupException#details()} lists
+     *     them), {@link BackupException.Kind#INVALID_INPUT} for a bad name or pattern
+     * @throws UncheckedIOException if the target cannot be written at all
+     */
+    public RestoreResult restore(String name, Path target, RestoreOptions options) {
+        String n = Manifests.checkExistingName(name);
+        RestoreSelection selection = new RestoreSelection(
+                options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
+        Manifests.Versioned chosen =
+                Manifests.select(store, n, options.version(), "the object store", listener::notice);
+        RestoreSelection.Selected selected = selection.selectOrRefuse(n, chosen);
+        Manifest m = selected.manifest();
+        DamagedVersions damaged = DamagedVersions.load(store, n, listener::notice);
+        RestoreRunner.Result r;
+        try {
+            r = new RestoreRunner(
+                            store,
+                            m,
+                            target,
+                            options.overwrite(),
+                            transfers,
+                            cancellation,
+                            x -> counter(x.files().size(), x.totalBytes()),
+                            damaged)
+                    .writingAs(selected.writtenAs())
+                    .run();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<FileProblem> failed = new ArrayList<>();
+        r.failed().forEach(f -> failed.add(new FileProblem(f.path(), f.reason())));
+        return new RestoreResult(
+                chosen.version().versionId(),
+                chosen.olderThanNewest(),
+                r.restored(),
+                r.alreadyPresent(),
+                r.bytes(),
+                failed,
+                r.damagedCopies(),
+                r.unavailable() != null,
+                r.cancelled(),
+                r.elapsed());
+    }
+
+    /**
+     * The snapshots of {@code name}, newest first; one whose manifest cannot be read is listed with
+     * why.
+     *
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} for a bad name
+     */
+    public List<SnapshotInfo> snapshots(String name) {
+        String n = Manifests.checkExistingName(name);
+        List<SnapshotInfo> out = new ArrayList<>();
+        for (VersionEntry v : Manifests.versions(store, n)) {
+            String id = v.versionId();
+            try {
+                Manifest m = Manifests.read(store, n, id);
+                out.add(new SnapshotInfo(
+                        id,
+                        Manifests.shortId(id),
+                        m.createdAt(),
+                        null,
+                        m.complete(),
+                        m.files().size(),
+                        m.totalBytes()));
+            } catch (BackupException | ObjectNotFoundException | IntegrityException e) {
+                String why = e instanceof BackupException b && Manifests.damaged(b)
+                        ? Manifests.why(b)
+                        : String.valueOf(e.getMessage());
+                out.add(new SnapshotInfo(id, Manifests.shortId(id), v.lastModified(), why, false, 0, 0));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes the stored files no snapshot of any backup name references, that are older than
+     * {@code grace} (a running backup's files are younger, and its run marker keeps its name out
+     * altogether), as {@code ballast prune} does.
+     *
+     * @param dryRun whether only to tell what would be deleted
+     */
+    public PruneResult prune(Duration grace, boolean dryRun) {
+        Pruner.Result r = Pruner.of(store, clock, grace, dryRun).run(null);
+        List<String> skipped = new ArrayList<>();
+        r.skipped().forEach(s -> skipped.add(s.name() + ": " + s.skippedBecause()));
+        return new PruneResult(r.deletedVersions(), r.deletedBytes(), skipped, r.dryRun());
+    }
+
+    /**
+     * Re-reads every object the snapshot {@code version} of {@code name} references from the store,
+     * never from a cache, and checks its length and SHA-256 against the manifest, as
+     * {@code ballast verify} does; damaged versions are recorded so that no later backup reuses them.
+     *
+     * @param version {@code "latest"}, a version ID or a short ID
+     * @param readDataSubset null to read every file, or a subset as {@code --read-data-subset} takes it
+     *     ({@code 1/5}, {@code 10%}, {@code 500M}): the others are checked present with their size
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup or
+     *     version, {@link BackupException.Kind#INVALID_INPUT} for a bad name or subset
+     */
+    public VerifyResult verify(String name, String version, @Nullable String readDataSubset) {
+        String n = Manifests.checkExistingName(name);
+        DataSubset subset;
+        try {
+            subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+        } catch (IllegalArgumentException e) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT, "The read-data subset " + e.getMessage() + ".");
+        }
+        Manifests.Versioned chosen = Manifests.select(store, n, version, "the object store", listener::notice);
+        DamagedVersions record = DamagedVersions.load(store, n, listener::notice);
+        Manifest m = chosen.manifest();
+        Verifier.Result found = Verifier.run(store, m, record, subset, transfers, cancellation, this::counter);
+        boolean recorded = false;
+        if (!found.damaged().isEmpty()) {
+            Instant now = clock.instant();
+            for (Verifier.Damage d : found.damaged()) {
+                ManifestEntry e = d.entry();
+                record.add(new DamagedVersions.Entry(e.path(), e.versionId(), e.sha256(), now, d.reason(), null));
+            }
+            try {
+                record.save(store);
+                recorded = true;
+                listener.notice("Recorded " + found.damaged().size() + " damaged version(s) of '" + n + "' in "
+                        + DamagedVersions.key(n) + ": no backup reuses them.");
+            } catch (RuntimeException ex) {
+                listener.notice("Warning: the damaged versions could not be recorded (" + Messages.rootMessage(ex)
+                        + "); the next backup may reuse them: run verify again once nothing else writes to the store.");
+            }
+        }
+        List<FileProblem> damaged = new ArrayList<>();
+        found.damaged().forEach(d -> damaged.add(new FileProblem(d.entry().path(), d.reason())));
+        return new VerifyResult(
+                chosen.version().versionId(),
+                chosen.olderThanNewest(),
+                m.files().size() - found.damaged().size() - found.unreadable().size(),
+                damaged,
+                found.unreadable(),
+                recorded,
+                found.unavailable() != null,
+                found.bytes(),
+                found.elapsed());
+    }
+
+    /**
+     * Removes the snapshots of {@code name} that {@code policy} does not keep, as {@code ballast
+     * forget} does: the newest is never removed, nor one whose manifest cannot be read, nor an
+     * incomplete one newer than the newest complete one; an incomplete one older than that is
+     * removed. Days, weeks and months are counted in the clock's time zone ({@link #withClock}).
+     *
+     * @param dryRun whether only to tell what would be removed
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup,
+     *     {@link BackupException.Kind#INVALID_INPUT} if the policy keeps nothing (no rule given)
+     */
+    public ForgetResult forget(String name, RetentionPolicy policy, boolean dryRun) {
+        String n = Manifests.checkExistingName(name);
+        if (policy.empty()) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "No retention rule was given, so nothing would be kept; give at least one keep count or span.");
+        }
+        Forgetting.Plan plan =
+                Forgetting.byPolicy(store, n, policy, clock.getZone(), clock.instant(), "the object store");
+        List<String> kept = new ArrayList<>();
+        plan.keep().forEach(k -> kept.add(k.backup().version().versionId() + " (" + k.why() + ")"));
+        List<String> removed = new ArrayList<>();
+        for (Forgetting.Backup b : plan.remove()) {
+            if (!dryRun) {
+                Forgetting.remove(store, n, b);
+            }
+            removed.add(b.version().versionId());
+        }
+        return new ForgetResult(kept, removed, dryRun);
+    }
+
+    private ProgressCounter counter(Long files, Long bytes) {
+        return counter(files.longValue(), bytes.longValue());
+    }
+
+    private ProgressCounter counter(long files, long bytes) {
+        BackupListener l = listener;
+        return new ProgressCounter(files, bytes) {
+            @Override
+            protected void onChange() {
+                l.progress(snapshot());
+            }
+        };
+    }
+
+    private static List<Glob> globs(String option, List<String> patterns) {
+        List<Glob> globs = new ArrayList<>();
+        for (String p : patterns) {
+            try {
+                globs.add(Glob.parse(p));
+            } catch (IllegalArgumentException e) {
+                throw new BackupException(
+                        BackupException.Kind.INVALID_INPUT,
+                        "The " + option + " pattern '" + p + "' is not usable: " + e.getMessage()
+                                + "; pass a pattern such as '*.jpg', 'docs' or '/docs/2026'.");
+            }
+        }
+        return globs;
+    }
+}

@@ -1,0 +1,174 @@
+package dev.ballast.backup.restore;
+
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.Messages;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Creates the directories a restore writes into, one level at a time from the target down, and
+ * remembers what it found for each: a directory is examined once however many files and
+ * directories lie below it, so a chain of {@code n} nested directories costs {@code n} steps (each
+ * a few system calls), not the {@code n²/2} of walking from the target to every one of them (whose
+ * paths grow with {@code n} too: cubic time in all).
+ *
+ * <p>Each directory ends in one of three states: usable (with the real path its entries go to),
+ * <em>unsafe</em> (a symbolic link in the target resolves outside it: nothing is created beyond it;
+ * a link that stays inside the target is followed) or <em>failed</em> (it could not be created: a
+ * path longer than the file system allows, {@code PATH_MAX} 4,096 bytes on Linux, a name over
+ * {@code NAME_MAX} 255 bytes, permission denied), with the reason; what lies below an unsafe or
+ * failed directory inherits its state, so one such directory costs the restore only what is under
+ * it. With {@code overwrite} a link or a file standing where a directory goes is replaced by the
+ * directory. Not thread-safe; one instance per restore.
+ */
+public final class RestoreDirectories {
+    /** What was found for one directory. */
+    public sealed interface State permits Usable, Unsafe, Failed {}
+
+    /** Created or present; {@code real} is where its entries go. */
+    public record Usable(Path real) implements State {}
+
+    /** A symbolic link at or above it resolves outside the target. */
+    public record Unsafe() implements State {}
+
+    /** It, or a directory above it, could not be created; {@code reason} says why, for a user. */
+    public record Failed(String reason) implements State {}
+
+    private static final Unsafe UNSAFE = new Unsafe();
+
+    private final Path target;
+    private final Path realTarget;
+    private final boolean overwrite;
+    private final Cancellation cancellation;
+    private final Map<Path, State> states = new HashMap<>();
+    private long examined;
+
+    /**
+     * @param target the restore target, absolute and normalised (the paths passed to {@link #prepare}
+     *     lie under it)
+     * @param realTarget its real path (it exists)
+     */
+    public RestoreDirectories(Path target, Path realTarget, boolean overwrite, Cancellation cancellation) {
+        this.target = Objects.requireNonNull(target, "target");
+        this.realTarget = Objects.requireNonNull(realTarget, "realTarget");
+        this.overwrite = overwrite;
+        this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
+        states.put(target, new Usable(realTarget));
+    }
+
+    /**
+     * Creates {@code dir} and every directory between the target and it that is not there yet,
+     * examining only those not examined before, and returns its state. After cancellation nothing
+     * more is created: a directory not yet examined is {@link Failed} ("interrupted").
+     */
+    public State prepare(Path dir) {
+        State known = states.get(dir);
+        if (known != null) {
+            return known;
+        }
+        // The directories above dir not yet examined, nearest the target first.
+        Deque<Path> todo = new ArrayDeque<>();
+        Path p = dir;
+        while (p != null && !states.containsKey(p)) {
+            if (!p.startsWith(target)) {
+                throw new IllegalArgumentException(dir + " is not under " + target);
+            }
+            todo.push(p);
+            p = p.getParent();
+        }
+        State parent = p == null ? new Failed("it is not under the target directory") : states.get(p);
+        while (!todo.isEmpty()) {
+            Path next = todo.pop();
+            State state = parent instanceof Usable u ? examine(u.real(), next) : parent;
+            states.put(next, state);
+            parent = state;
+        }
+        return parent;
+    }
+
+    /** The state {@link #prepare} found for {@code dir}, or null if it was not prepared. */
+    @Nullable
+    public State stateOf(Path dir) {
+        return states.get(dir);
+    }
+
+    /** How many directories were examined with system calls: one per distinct directory prepared. */
+    public long examined() {
+        return examined;
+    }
+
+    /** Examines (and creates) the one directory {@code dir}, whose parent's entries go to {@code parentReal}. */
+    private State examine(Path parentReal, Path dir) {
+        if (cancellation.cancelled()) {
+            return new Failed("the restore was interrupted before its directory was created");
+        }
+        examined++;
+        // the name as bytes: toString() is lossy for a name that is not UTF-8
+        Path current = parentReal.resolve(dir.getFileName());
+        try {
+            if (Files.isSymbolicLink(current)) {
+                if (overwrite) {
+                    // A link where the backup has a directory: --overwrite replaces it, as it replaces a link
+                    // where a file goes; following it would write this directory's files wherever it points.
+                    Files.delete(current);
+                    Files.createDirectory(current);
+                    return new Usable(current);
+                }
+                Path resolved;
+                try {
+                    resolved = current.toRealPath();
+                } catch (NoSuchFileException dangling) {
+                    return UNSAFE;
+                }
+                return resolved.startsWith(realTarget) ? new Usable(resolved) : UNSAFE;
+            }
+            if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    Files.createDirectory(current);
+                } catch (FileAlreadyExistsException raced) {
+                    // made meanwhile by someone else: examined below like any other
+                    return Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)
+                            ? new Usable(current)
+                            : new Failed("something other than a directory appeared where it goes");
+                }
+            } else if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS) && overwrite) {
+                // A file where the backup has a directory: --overwrite replaces it, as it replaces a file
+                // whose bytes differ (without --overwrite the restore was refused before this point).
+                Files.delete(current);
+                Files.createDirectory(current);
+            }
+            return new Usable(current);
+        } catch (IOException | RuntimeException e) {
+            return new Failed("a directory could not be created (" + reason(e) + ")");
+        }
+    }
+
+    /**
+     * Why a file system call failed, in words, without the path (which may be thousands of bytes
+     * long): a name or path too long for the file system says which limit.
+     */
+    public static String reason(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof FileSystemException fse && fse.getReason() != null) {
+                String why = fse.getReason();
+                if (why.contains("File name too long")) {
+                    return "File name too long: the path or one of its names is longer than the target's file "
+                            + "system allows, on Linux 4,096 bytes a path and 255 bytes a name";
+                }
+                return why;
+            }
+        }
+        return Messages.describeIo(e);
+    }
+}

@@ -1,0 +1,83 @@
+package dev.ballast.backup.restore;
+
+import dev.ballast.backup.snapshot.ManifestTree;
+import dev.ballast.backup.tree.Attributes;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.tree.SafePaths;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The file system steps of a restore beside writing files ({@link RestoreRunner}): hard and
+ * symbolic links, the root check that decides whether owners are restored, and directory syncs.
+ * Stateless; thread-safe.
+ */
+public final class RestoreLinks {
+    private RestoreLinks() {}
+
+    /** Makes {@code dest} a hard link to the restored file {@code h} names, inside {@code target}. */
+    public static void hardLink(Path target, ManifestTree.HardLink h, Path dest) throws IOException {
+        Path first = SafePaths.resolveInside(target, h.target());
+        if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
+        }
+        if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isSameFile(dest, first)) {
+                return;
+            }
+            Files.delete(dest); // checked before anything was written: --overwrite was given
+        }
+        Files.createLink(dest, first);
+    }
+
+    /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */
+    public static void symlink(ManifestTree.Symlink l, Path dest, boolean ownership, RestoreTemporaries temporaries)
+            throws IOException {
+        if (Files.isSymbolicLink(dest)
+                && Names.name(Files.readSymbolicLink(dest)).equals(l.target())) {
+            Attributes.setMtime(dest, l.mtime());
+            return;
+        }
+        // The target from its bytes (any locale), exactly as it was read.
+        Path linkTarget = Names.linkTarget(l.target());
+        Path tmp = temporaries.create(dest, t -> Files.createSymbolicLink(t, linkTarget));
+        try {
+            if (ownership && l.attrs() != null) {
+                Attributes.chown(tmp, l.attrs());
+            }
+            Attributes.setMtime(tmp, l.mtime());
+            Files.move(tmp, dest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+    }
+
+    /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */
+    public static boolean runsAsRoot(Path dir) {
+        try {
+            Path probe = Files.createTempFile(dir, ".ballast-", ".probe");
+            try {
+                return ((Integer) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == 0;
+            } finally {
+                Files.deleteIfExists(probe);
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Syncs a directory's entries to disk, where the file system can. */
+    public static void syncDirectory(Path dir) {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot sync a directory; every file in it was synced before its rename
+        }
+    }
+}

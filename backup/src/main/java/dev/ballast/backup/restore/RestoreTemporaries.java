@@ -1,0 +1,175 @@
+package dev.ballast.backup.restore;
+
+import dev.ballast.backup.tree.Names;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The temporary names of one restore run, and the removal of those a killed run left behind, without
+ * ever taking a name from the user.
+ *
+ * <p>Each run draws a random token of 16 hex digits (64 bits from {@link SecureRandom}); its
+ * temporary files and links are named {@code .ballast-TOKEN-N} (N a counter in hex) next to their
+ * destination, so the rename into place never crosses a file system, and every name the file system
+ * allowed at backup still fits (at most 42 bytes). A name that already exists is never reused (the
+ * file is created with {@code CREATE_NEW} and the next N taken). Before writing, the run records its
+ * token and the target in {@code RECORDS/TOKEN} (the CLI's cache directory, {@code
+ * ~/.cache/ballast/restores}); a run that ends removes its record. A later run into the same target
+ * removes, in the directories it writes to, only the files named with a recorded token of a run that
+ * never ended, then that record: a user's file named like a temporary file ({@code .ballast-} and 16
+ * hex digits, or any other) is never removed, as no name is reserved. Without a record directory
+ * (or when the record cannot be written) a killed run's temporary files stay, and nothing of the
+ * user's is ever touched. Thread-safe.
+ */
+public final class RestoreTemporaries implements AutoCloseable {
+    public static final String PREFIX = ".ballast-";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String token;
+    private final AtomicLong counter = new AtomicLong();
+    private final @Nullable Path records;
+    private final Path target;
+    private @Nullable Path record;
+
+    /**
+     * @param target the restore's target directory, absolute and normalised
+     * @param records the directory of run records, or null for none
+     */
+    public RestoreTemporaries(Path target, @Nullable Path records) {
+        byte[] b = new byte[8];
+        RANDOM.nextBytes(b);
+        this.token = HexFormat.of().formatHex(b);
+        this.target = target;
+        this.records = records;
+    }
+
+    public String token() {
+        return token;
+    }
+
+    /**
+     * Records this run (best effort) and removes from {@code directories} the temporary files of
+     * earlier runs into the same target that never ended; their records go with them.
+     */
+    public void begin(Collection<Path> directories) {
+        if (records == null) {
+            return;
+        }
+        List<String> leftoverTokens = new ArrayList<>();
+        List<Path> leftoverRecords = new ArrayList<>();
+        byte[] targetBytes = Names.bytes(target);
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
+            for (Path r : all) {
+                String name = r.getFileName().toString();
+                if (isToken(name) && Arrays.equals(Files.readAllBytes(r), targetBytes)) {
+                    leftoverTokens.add(name);
+                    leftoverRecords.add(r);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no records yet, or unreadable: nothing known to remove
+        }
+        if (!leftoverTokens.isEmpty()) {
+            for (Path dir : directories) {
+                removeLeftovers(dir, leftoverTokens);
+            }
+            for (Path r : leftoverRecords) {
+                try {
+                    Files.deleteIfExists(r);
+                } catch (IOException ignored) {
+                    // removed by the next run
+                }
+            }
+        }
+        try {
+            Files.createDirectories(records);
+            Path mine = records.resolve(token);
+            Files.write(mine, targetBytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            record = mine;
+        } catch (IOException | RuntimeException e) {
+            // Without a record a killed run's temporary files stay; nothing else changes.
+        }
+    }
+
+    private static void removeLeftovers(Path dir, List<String> tokens) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                String name = p.getFileName().toString();
+                for (String t : tokens) {
+                    if (name.startsWith(PREFIX + t + "-") && !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // a leftover that cannot be removed is harmless: no manifest names it
+        }
+    }
+
+    /** A new temporary path next to {@code dest}; the caller creates it with {@code CREATE_NEW} via {@link #create}. */
+    public Path next(Path dest) {
+        return dest.resolveSibling(PREFIX + token + "-" + Long.toHexString(counter.incrementAndGet()));
+    }
+
+    /** Tries {@code create} on new temporary names next to {@code dest} until one does not exist yet. */
+    public <T> T create(Path dest, Creator<T> create) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            Path tmp = next(dest);
+            try {
+                return create.create(tmp);
+            } catch (FileAlreadyExistsException e) {
+                if (attempt >= 16) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Creates something at a temporary path. */
+    @FunctionalInterface
+    public interface Creator<T> {
+        T create(Path tmp) throws IOException;
+    }
+
+    /** Removes this run's record: it ended, and what it wrote is renamed into place or removed. */
+    @Override
+    public void close() {
+        if (record != null) {
+            try {
+                Files.deleteIfExists(record);
+            } catch (IOException ignored) {
+                // a stale record only makes a later run look for names no file has
+            }
+        }
+    }
+
+    private static boolean isToken(String s) {
+        if (s.length() != 16) {
+            return false;
+        }
+        for (int i = 0; i < 16; i++) {
+            char c = s.charAt(i);
+            if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,1181 @@
+package dev.ballast.backup.run;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.content.Sha256;
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.snapshot.DamagedVersions;
+import dev.ballast.backup.snapshot.LostVersions;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.ManifestTree;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.tree.BackupFilter;
+import dev.ballast.backup.tree.FileStat;
+import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.tree.TreeWalk;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.RequestRefusedException;
+import dev.ballast.storage.StorageException;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
+import java.nio.file.FileVisitor;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One backup run of a directory into {@code NAME/} of an {@link ObjectStore}, reading each file's
+ * bytes once.
+ *
+ * <ol>
+ *   <li>Read the previous manifest, then walk the tree; each file is dealt with as the walk finds
+ *       it, while the walk goes on.
+ *   <li>Before any version of the previous manifest is kept, the name's prefix is listed once and the
+ *       store asked once, for all of them, whether their bytes are still held
+ *       ({@link ObjectStore#missingContent}); a file whose version is gone is stored again, as is every
+ *       file when the record of damaged versions cannot be read ({@link DamagedVersions}).
+ *   <li>A file whose size, mtime, ctime and inode equal its previous entry is unchanged and not read
+ *       (as restic and rclone decide); {@code --checksum} reads and hashes every file instead.
+ *   <li>A file whose size equals its previous entry's but whose stat differs (touched, copied,
+ *       restored) is hashed first: if the SHA-256 is the same, the previous version is kept and
+ *       nothing is uploaded.
+ *   <li>Every other file is handed to the store with {@link ObjectStore#putAsync}, which reads it
+ *       once and computes the SHA-256 the manifest records from those very bytes. A store that does
+ *       not confirm what it stored ({@link ObjectStore#confirmsWrites()} false) gets each new version
+ *       read back and hashed.
+ *   <li>A file whose stat changed while it was read was changed mid-backup: it is reported not
+ *       stored rather than recorded with bytes that may be torn.
+ *   <li>A new manifest version lists every file stored or unchanged.
+ * </ol>
+ *
+ * Up to {@code transfers} files are read at once on their own threads; a local store commits the
+ * small ones together. Not thread-safe; one instance per run.
+ */
+public final class BackupRunner {
+
+    /**
+     * How one run behaves.
+     *
+     * @param excludes {@code --exclude} and {@code --exclude-file} patterns
+     * @param excludeCaches whether directories tagged with {@code CACHEDIR.TAG} are left out
+     */
+    public record Settings(
+            boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
+        public Settings {
+            excludes = List.copyOf(excludes);
+        }
+
+        public Settings(boolean followSymlinks, int transfers, boolean checksum) {
+            this(followSymlinks, transfers, checksum, List.of(), false);
+        }
+    }
+
+    /**
+     * A file found in the source tree, with the stat taken while walking.
+     *
+     * @param fileKey what identifies the file on its device ({@link BasicFileAttributes#fileKey()}), or null
+     */
+    public record SourceFile(String path, Path file, FileStat stat, Object fileKey) {
+        public long size() {
+            return stat.size();
+        }
+    }
+
+    /** A file the run did not store, with the reason. */
+    public record Failure(String path, @Nullable String reason) {}
+
+    /** What a run did. */
+    public record Result(
+            int stored,
+            int unchanged,
+            long bytesRead,
+            long bytesUploaded,
+            long bytesTotal,
+            List<String> skipped,
+            List<Failure> failed,
+            List<String> notAttempted,
+            @Nullable String manifestVersionId,
+            boolean manifestComplete,
+            @Nullable String manifestProblem,
+            @Nullable StorageUnavailableException unavailable,
+            boolean cancelled,
+            Duration elapsed,
+            List<Manifest.Stale> stale,
+            int repaired,
+            int reused) {
+
+        public boolean ok() {
+            return failed.isEmpty()
+                    && notAttempted.isEmpty()
+                    && unavailable == null
+                    && !cancelled
+                    && manifestVersionId != null
+                    && manifestComplete;
+        }
+    }
+
+    /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
+    private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
+    /** Files in flight beyond those being read: what a group commit can gather. */
+    private static final int MAX_AWAITING_COMMIT = 1024;
+    /**
+     * A stat this close to the run's start is not trusted to prove a file unchanged next time: a
+     * change within the same timestamp tick after the walk would leave size and times equal (git's
+     * "racily clean" files). Such a file is hashed again by the next run.
+     */
+    private static final Duration RACY_WINDOW = Duration.ofSeconds(2);
+
+    private final ObjectStore store;
+    private final String name;
+    private final Path source;
+    private final Settings settings;
+    private final Cancellation cancellation;
+    private final Clock clock;
+    private final Consumer<String> err;
+    private final Supplier<ProgressCounter> progressFactory;
+    private final Duration manifestGrace;
+    private final Consumer<String> onStored;
+
+    private final AtomicInteger stored = new AtomicInteger();
+    private final AtomicInteger unchangedCount = new AtomicInteger();
+    private final AtomicLong uploaded = new AtomicLong();
+    private final AtomicLong read = new AtomicLong();
+    private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+    private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger repaired = new AtomicInteger();
+    /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
+    private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
+    /** Files found unchanged, whose entries name a version of a previous manifest. */
+    private final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
+    /** The manifest versions the previous entries were taken from; set with {@link #damaged}. */
+    private volatile Set<String> previousVersions = Set.of();
+    /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
+    private final AtomicInteger reused = new AtomicInteger();
+    /** What other runs of the name left, when another run's marker was found at the start. */
+    private volatile LeftBehind leftBehind = LeftBehind.NONE;
+    /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
+    private @Nullable Guard guard;
+    /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
+    private final AtomicBoolean writesPrepared = new AtomicBoolean();
+
+    private final List<ManifestTree.Directory> directories = new ArrayList<>();
+    private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
+    private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
+    private @Nullable BackupFilter filter;
+    private @Nullable Instant trustedBefore;
+    /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
+    private volatile @Nullable DamagedVersions damaged;
+    /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
+    private volatile Map<String, ManifestEntry> previousAll = Map.of();
+
+    /** A local store's directory inside the source tree, never backed up (null: none). */
+    private @Nullable Path storeDirectory;
+
+    private boolean nameFromDirectory;
+
+    /**
+     * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from
+     * a previous manifest.
+     */
+    private record Uploaded(SourceFile file, boolean reused, boolean kept) {
+        public Uploaded(SourceFile file, boolean reused) {
+            this(file, reused, false);
+        }
+    }
+
+    /**
+     * What a run's marker tells the run ({@link RunMarker}): whether a prune took it for dead, and
+     * whether another run of the name had left its marker when this one started.
+     */
+    public interface Guard {
+        /**
+         * Writes the marker again and returns how many times so far a prune was found to have removed
+         * it.
+         *
+         * @throws StorageException if the store cannot be written
+         */
+        int refresh();
+
+        /** Whether another run's marker of the name was in the store just after this run wrote its own. */
+        boolean othersAtStart();
+    }
+
+    /**
+     * Guards the run with its marker: before its manifest is written the marker is written again, and
+     * if a prune removed it meanwhile (the run was paused past {@link RunMarker#STALE}), every file the
+     * run stored is stored again, since the prune may have deleted it; a manifest written while a prune
+     * removed the marker is withdrawn. When {@code guard} found another run's marker at the start, the
+     * versions that run stored (a killed first backup's uploads, say) are reused for files with the
+     * same SHA-256 instead of being uploaded again.
+     */
+    public BackupRunner guardedBy(@Nullable Guard guard) {
+        this.guard = guard;
+        return this;
+    }
+
+    /**
+     * Leaves {@code dir} (the local store the backup is written to) out of the walk, with a note,
+     * when it lies inside the source tree.
+     */
+    public BackupRunner skippingStore(@Nullable Path dir) {
+        this.storeDirectory = dir == null ? null : dir.toAbsolutePath().normalize();
+        return this;
+    }
+
+    /**
+     * This run's name was not given but taken from the directory's base name: if the name's newest
+     * backup is of another directory, the run stops before storing anything (two directories called
+     * {@code src} would otherwise become one history, and {@code restore src} would give back the
+     * other one).
+     */
+    public BackupRunner nameFromDirectory() {
+        this.nameFromDirectory = true;
+        return this;
+    }
+
+    public BackupRunner(
+            ObjectStore store,
+            String name,
+            Path source,
+            Settings settings,
+            Cancellation cancellation,
+            Clock clock,
+            Consumer<String> err,
+            Supplier<ProgressCounter> progressFactory,
+            Duration manifestGrace,
+            Consumer<String> onStored) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.name = Objects.requireNonNull(name, "name");
+        this.source = Objects.requireNonNull(source, "source");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.err = Objects.requireNonNull(err, "err");
+        this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
+        this.manifestGrace = Objects.requireNonNull(manifestGrace, "manifestGrace");
+        this.onStored = Objects.requireNonNull(onStored, "onStored");
+    }
+
+    public Result run() {
+        long start = System.nanoTime();
+        Instant createdAt = clock.instant();
+        trustedBefore = createdAt.minus(RACY_WINDOW);
+        List<String> skipped = new ArrayList<>();
+        // The previous manifest is read on another thread while the tree is walked: files found before it
+        // is ready wait in a list, the rest are dealt with as they are found.
+        CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        previousRead.complete(previousEntries());
+                    } catch (RuntimeException | Error e) {
+                        previousRead.completeExceptionally(e);
+                    }
+                },
+                "ballast-previous-manifest");
+        reader.setDaemon(true);
+        reader.start();
+        List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong total = new AtomicLong();
+
+        try (ProgressCounter progress = progressFactory.get();
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
+                Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
+            List<SourceFile> waiting = new ArrayList<>();
+            Map<String, ManifestEntry>[] previous = newMapHolder();
+            Consumer<SourceFile> decide = f -> {
+                ManifestEntry before = previous[0].get(f.path());
+                if (!settings.checksum() && f.stat().sameAs(before)) {
+                    entries.add(before.withAttrs(f.stat().attrs()));
+                    unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                } else if (stopping()) {
+                    notAttempted.add(f.path());
+                } else {
+                    transfers.submit(done -> backUp(f, before, entries, progress, done));
+                }
+            };
+            walk(skipped, f -> {
+                total.addAndGet(f.size());
+                progress.addTotal(1, f.size());
+                if (previous[0] == null && previousRead.isDone()) {
+                    previous[0] = joinPrevious(previousRead);
+                    waiting.forEach(decide);
+                    waiting.clear();
+                }
+                if (previous[0] == null) {
+                    waiting.add(f);
+                } else {
+                    decide.accept(f);
+                }
+            });
+            if (previous[0] == null) {
+                previous[0] = joinPrevious(previousRead);
+                waiting.forEach(decide);
+            }
+            transfers.awaitAll();
+        }
+
+        int losses = storeAgainIfTakenForDead(entries);
+        // A run that walked the whole tree and attempted every file is a snapshot, even if some files
+        // could not be stored: those keep their previous version, marked stale. Only a run cut short
+        // (Ctrl-C, the store gone) is incomplete.
+        StorageUnavailableException down = unavailable.get();
+        boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
+        List<ManifestEntry> listed = new ArrayList<>(entries);
+        ManifestTree tree = tree(listed);
+        List<Failure> failures = new ArrayList<>(failed);
+        failures.sort(Comparator.comparing(Failure::path));
+        List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
+        listed.sort(Comparator.comparing(ManifestEntry::path));
+        List<String> skippedFiles = new ArrayList<>(notAttempted);
+        Collections.sort(skippedFiles);
+        List<String> notStored = new ArrayList<>();
+        failures.forEach(x -> notStored.add(x.path()));
+        notStored.addAll(skippedFiles);
+        String incompleteBecause = complete
+                ? null
+                : cancellation.cancelled()
+                        ? "it was interrupted"
+                        : down != null
+                                ? Messages.unavailableReason(down, "the store became unavailable")
+                                : "not every file was attempted";
+        Manifest manifest = new Manifest(
+                Manifest.FORMAT_VERSION,
+                name,
+                createdAt,
+                complete,
+                listed,
+                notStored,
+                stale,
+                incompleteBecause,
+                tree,
+                Names.name(source));
+        String manifestVersion = null;
+        String manifestProblem = null;
+        try {
+            if (losses < 0) {
+                manifestProblem = "a prune took this run for dead while it was paused, so what it stored may be gone;"
+                        + " no manifest references it";
+            } else {
+                manifestVersion = writeManifest(manifest, complete);
+                if (complete && takenForDeadSince(losses)) {
+                    // A prune removed the marker between the check and the manifest: withdraw the manifest.
+                    store.deleteVersion(Manifest.key(name), manifestVersion);
+                    manifestVersion = null;
+                    manifestProblem = "a prune took this run for dead while its manifest was being written, so the"
+                            + " manifest was withdrawn";
+                }
+            }
+        } catch (StorageUnavailableException e) {
+            manifestProblem = "the store was unavailable";
+            down = down == null ? e : down;
+        } catch (TimeoutException e) {
+            manifestProblem = "the store did not answer within " + Messages.duration(manifestGrace);
+        } catch (RuntimeException e) {
+            manifestProblem = e.getMessage();
+        }
+        saveDamagedRecord();
+        return new Result(
+                stored.get(),
+                unchangedCount.get(),
+                read.get(),
+                uploaded.get(),
+                total.get(),
+                skipped,
+                failures,
+                skippedFiles,
+                manifestVersion,
+                complete,
+                manifestProblem,
+                down,
+                cancellation.cancelled(),
+                Duration.ofNanos(System.nanoTime() - start),
+                stale,
+                repaired.get(),
+                reused.get());
+    }
+
+    /**
+     * Writes the run's marker again before the manifest is written; when a prune removed it meanwhile,
+     * stores again every file whose entry names a version this run stored or reused (the prune may have
+     * deleted it: they were referenced by no manifest), up to three rounds.
+     *
+     * @return the marker's losses handled, or -1 when the run was taken for dead and is not complete (its
+     *     manifest must not be written)
+     */
+    private int storeAgainIfTakenForDead(List<ManifestEntry> entries) {
+        if (guard == null) {
+            return 0;
+        }
+        int handled = 0;
+        for (int round = 0; ; round++) {
+            int losses;
+            try {
+                losses = guard.refresh();
+            } catch (StorageUnavailableException e) {
+                unavailable.compareAndSet(null, e);
+                return handled;
+            }
+            if (losses == handled) {
+                return handled;
+            }
+            if (round == 3 || stopping() || !notAttempted.isEmpty()) {
+                return -1;
+            }
+            handled = losses;
+            List<Uploaded> again = new ArrayList<>(uploadedFiles);
+            // The unchanged files keep versions a manifest references, which prune keeps while that manifest
+            // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
+            boolean previousGone = !previousVersions.isEmpty()
+                    && !Manifests.versions(store, name).stream()
+                            .map(VersionEntry::versionId)
+                            .collect(java.util.stream.Collectors.toSet())
+                            .containsAll(previousVersions);
+            List<SourceFile> kept = previousGone ? new ArrayList<>(keptFromPrevious) : List.of();
+            kept.forEach(f -> again.add(new Uploaded(f, false, true)));
+            err.accept("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
+                    + " run marker, so it may have deleted what the run stored: the " + (again.size() - kept.size())
+                    + " file(s) the run stored"
+                    + (kept.isEmpty()
+                            ? ""
+                            : " and the " + kept.size()
+                                    + " unchanged one(s), whose previous manifest was removed meanwhile,")
+                    + " are stored again before its snapshot is written.");
+            storeAgain(again, entries);
+        }
+    }
+
+    /** Whether the marker, written again now, finds that a prune removed it since {@code handled} losses. */
+    private boolean takenForDeadSince(int handled) {
+        if (guard == null) {
+            return false;
+        }
+        try {
+            return guard.refresh() > handled;
+        } catch (RuntimeException e) {
+            return false; // the manifest is written; the marker goes with the run
+        }
+    }
+
+    /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
+    private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
+        leftBehind = LeftBehind.NONE;
+        Set<String> paths = new java.util.HashSet<>();
+        for (Uploaded u : files) {
+            paths.add(u.file().path());
+            if (u.kept()) {
+                unchangedCount.decrementAndGet();
+                keptFromPrevious.remove(u.file());
+            } else if (u.reused()) {
+                reused.decrementAndGet();
+            } else {
+                stored.decrementAndGet();
+                uploaded.addAndGet(-u.file().size());
+            }
+        }
+        entries.removeIf(e -> paths.contains(e.path()));
+        uploadedFiles.removeAll(files);
+        try (ProgressCounter progress = progressFactory.get();
+                Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
+                Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
+            for (Uploaded u : files) {
+                progress.addTotal(1, u.file().size());
+                transfers.submit(done -> backUp(u.file(), null, entries, progress, done));
+            }
+            transfers.awaitAll();
+        }
+    }
+
+    /**
+     * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
+     * read, every file under it) this run could not store, and returns them as stale entries with the
+     * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
+     * version found damaged is not kept.
+     */
+    private List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
+        if (failures.isEmpty() || previousAll.isEmpty()) {
+            return List.of();
+        }
+        Set<String> present = new java.util.HashSet<>();
+        listed.forEach(e -> present.add(e.path()));
+        java.util.NavigableMap<String, ManifestEntry> byPath = new java.util.TreeMap<>(previousAll);
+        List<Manifest.Stale> stale = new ArrayList<>();
+        for (Failure f : failures) {
+            List<ManifestEntry> kept = new ArrayList<>();
+            ManifestEntry same = byPath.get(f.path());
+            if (same != null) {
+                kept.add(same);
+            }
+            // A folder that could not be read: every file under it ('0' follows '/').
+            kept.addAll(
+                    byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
+            for (ManifestEntry before : kept) {
+                if (present.add(before.path())) {
+                    // Its stat is not carried over: the next run reads the file again.
+                    listed.add(new ManifestEntry(
+                            before.path(), before.size(), before.sha256(), before.versionId(), before.mtime()));
+                    stale.add(new Manifest.Stale(before.path(), f.reason()));
+                }
+            }
+        }
+        stale.sort(Comparator.comparing(Manifest.Stale::path));
+        return stale;
+    }
+
+    /** Saves the record of damaged versions when this run stored a replacement for one. */
+    private void saveDamagedRecord() {
+        DamagedVersions d = damaged;
+        if (d == null || repaired.get() == 0) {
+            return;
+        }
+        try {
+            d.save(store);
+        } catch (RuntimeException e) {
+            err.accept("Warning: the good copies this backup stored of " + repaired.get()
+                    + " damaged version(s) could not "
+                    + "be recorded (" + Messages.rootMessage(e)
+                    + "); older backups naming them stay damaged until 'ballast verify "
+                    + "--repair' or the next backup records them.");
+        }
+    }
+
+    /** How many files and directories the exclusions left out (after {@link #run}). */
+    public int excluded() {
+        return filter == null ? 0 : filter.excluded();
+    }
+
+    /**
+     * The directories, symbolic links and hard links found, sorted; a further name of a hard-linked
+     * file whose first name was not stored is not stored either (it has no content to link to).
+     */
+    private ManifestTree tree(List<ManifestEntry> listed) {
+        java.util.Set<String> stored = new java.util.HashSet<>();
+        listed.forEach(e -> stored.add(e.path()));
+        List<ManifestTree.HardLink> links = new ArrayList<>();
+        for (ManifestTree.HardLink link : hardLinks) {
+            if (stored.contains(link.target())) {
+                links.add(link);
+            } else {
+                failed.add(
+                        new Failure(link.path(), "it is a hard link to '" + link.target() + "', which was not stored"));
+            }
+        }
+        links.sort(Comparator.comparing(ManifestTree.HardLink::path));
+        directories.sort(Comparator.comparing(ManifestTree.Directory::path));
+        symlinks.sort(Comparator.comparing(ManifestTree.Symlink::path));
+        return new ManifestTree(directories, symlinks, links);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, ManifestEntry>[] newMapHolder() {
+        return (Map<String, ManifestEntry>[]) new Map<?, ?>[1];
+    }
+
+    private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
+        try {
+            return read.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
+    private void checkSource(Manifest previous) {
+        String before = previous.source();
+        if (before == null || before.equals(Names.name(source))) {
+            return;
+        }
+        if (nameFromDirectory) {
+            throw NameClash.otherSource(name, source, before);
+        }
+        err.accept("Note: '" + name + "' last backed up " + before + "; this backup of " + source
+                + " becomes its newest version.");
+    }
+
+    /** Whether no further file should be started: the store went away, or Ctrl-C. */
+    private boolean stopping() {
+        return unavailable.get() != null || cancellation.cancelled();
+    }
+
+    /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
+    private void backUp(
+            SourceFile f,
+            @Nullable ManifestEntry before,
+            List<ManifestEntry> entries,
+            ProgressCounter progress,
+            Runnable done) {
+        if (stopping()) {
+            notAttempted.add(f.path());
+            progress.fileDone();
+            done.run();
+            return;
+        }
+        CompletableFuture<ObjectVersion> write;
+        boolean changedWhileRead;
+        try {
+            String sha = null;
+            if (before != null && before.size() == f.size()) {
+                // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
+                // first, so that an upload happens only when they differ.
+                sha = Sha256.ofFile(f.file(), read::addAndGet);
+                if (changed(f)) {
+                    throw new ChangedWhileReading();
+                }
+                if (sha.equals(before.sha256())) {
+                    entries.add(entry(f, sha, before.versionId()));
+                    unchangedCount.incrementAndGet();
+                    keptFromPrevious.add(f);
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                    done.run();
+                    return;
+                }
+            }
+            LeftBehind.Candidate left = leftBehind.candidate(Manifest.keyFor(name, f.path()), f.size(), damaged);
+            if (left != null) {
+                // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
+                if (sha == null) {
+                    sha = Sha256.ofFile(f.file(), read::addAndGet);
+                    if (changed(f)) {
+                        throw new ChangedWhileReading();
+                    }
+                }
+                if (sha.equals(left.sha256())) {
+                    entries.add(entry(f, sha, left.versionId()));
+                    reused.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, true));
+                    progress.addBytes(f.size());
+                    progress.fileDone();
+                    done.run();
+                    return;
+                }
+            }
+            if (!writesPrepared.get() && writesPrepared.compareAndSet(false, true)) {
+                // Most keys a backup writes are new: one listing of the name's prefix instead of a HEAD per
+                // key, on a store that reads each key's version before a put. Not before the first upload, so
+                // an unchanged backup lists nothing.
+                store.prepareWrites(Manifest.objectKey(name, ""));
+            }
+            write = store.putAsync(Manifest.keyFor(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
+            changedWhileRead = changed(f);
+            read.addAndGet(f.size());
+            progress.addBytes(f.size());
+        } catch (RuntimeException | IOException e) {
+            fail(f, e);
+            progress.fileDone();
+            done.run();
+            return;
+        }
+        if (!store.confirmsWrites()) {
+            // A store that does not prove what it stored: read the new version back, on this thread.
+            write = write.thenApply(v -> {
+                readBack(v);
+                return v;
+            });
+        }
+        boolean changed = changedWhileRead;
+        write.whenComplete((v, e) -> {
+            try {
+                if (e != null) {
+                    fail(f, e);
+                } else if (changed) {
+                    fail(f, new ChangedWhileReading());
+                } else {
+                    entries.add(entry(f, v.sha256(), v.versionId()));
+                    stored.incrementAndGet();
+                    uploadedFiles.add(new Uploaded(f, false));
+                    uploaded.addAndGet(f.size());
+                    recordReplacement(f.path(), v.sha256(), v.versionId());
+                    onStored.accept(f.path());
+                }
+            } finally {
+                progress.fileDone();
+                done.run();
+            }
+        });
+    }
+
+    /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
+    private void recordReplacement(String path, String sha256, String versionId) {
+        DamagedVersions d = damaged;
+        if (d != null && !d.isEmpty()) {
+            synchronized (d) {
+                repaired.addAndGet(d.replace(path, sha256, versionId));
+            }
+        }
+    }
+
+    /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
+    private ManifestEntry entry(SourceFile f, String sha256, String versionId) {
+        FileStat s = f.stat();
+        boolean trusted = s.mtime().isBefore(trustedBefore)
+                && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
+        return new ManifestEntry(
+                f.path(),
+                s.size(),
+                sha256,
+                versionId,
+                s.mtime(),
+                trusted ? s.ctime() : null,
+                trusted ? s.inode() : null,
+                s.attrs());
+    }
+
+    /**
+     * Whether the file changed since the walk: its size, modification time or identity (a file put in
+     * its place) differ now. A writer that changed the bytes moved the mtime.
+     */
+    private boolean changed(SourceFile f) throws IOException {
+        LinkOption[] options =
+                settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+        BasicFileAttributes now = Files.readAttributes(f.file(), BasicFileAttributes.class, options);
+        return now.size() != f.size()
+                || !now.lastModifiedTime().toInstant().equals(f.stat().mtime())
+                || !Objects.equals(now.fileKey(), f.fileKey());
+    }
+
+    private void readBack(ObjectVersion v) {
+        ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
+        try (ObjectRead read = store.get(v.key(), options);
+                InputStream in = read.stream()) {
+            String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> {});
+            if (!stored.equals(v.sha256())) {
+                throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + v.sha256());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether {@code f} changed since the walk, or can no longer be looked at (removed, say). */
+    private boolean changedNow(SourceFile f) {
+        try {
+            return changed(f);
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private void fail(SourceFile f, Throwable failure) {
+        if (cancellation.cancelled()) {
+            // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
+            notAttempted.add(f.path());
+            return;
+        }
+        Throwable e =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        String reason;
+        if (e instanceof StorageUnavailableException su) {
+            unavailable.compareAndSet(null, su);
+            reason = Messages.unavailableReason(su, "the store became unavailable");
+        } else if (e instanceof ChangedWhileReading
+                || (e instanceof IllegalArgumentException
+                        && String.valueOf(e.getMessage()).contains("must still be"))
+                || ((e instanceof IntegrityException || e instanceof RequestRefusedException) && changedNow(f))) {
+            // A store refuses or disowns bytes that do not match the digests computed from the first read
+            // (a SHA-256 or MD5 mismatch, a multipart ETag other than the parts sent): when the file changed
+            // meanwhile, that change is the cause to report.
+            reason = "it changed while it was being backed up; run the backup again";
+        } else if (e instanceof IntegrityException) {
+            reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
+        } else if (e instanceof IOException || e instanceof UncheckedIOException) {
+            reason = "it could not be read (" + Messages.describeIo(e) + ")";
+        } else if (e instanceof StorageException || e instanceof IllegalArgumentException) {
+            reason = e.getMessage();
+        } else {
+            reason = "it could not be stored (" + Messages.rootMessage(e) + ")";
+        }
+        failed.add(new Failure(f.path(), reason));
+    }
+
+    /**
+     * Writes the manifest. A complete run waits as long as the store takes; an incomplete one (the
+     * store may be down) waits at most the grace period, so a dead endpoint cannot hold the command.
+     */
+    private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
+        byte[] json = manifest.toJson();
+        if (complete) {
+            return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
+        }
+        CompletableFuture<String> write = CompletableFuture.supplyAsync(
+                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
+        try {
+            return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted");
+        }
+    }
+
+    private static java.util.concurrent.Executor daemonExecutor() {
+        return r -> {
+            Thread t = new Thread(r, "ballast-manifest-write");
+            t.setDaemon(true);
+            t.start();
+        };
+    }
+
+    /**
+     * The entries of the newest intact manifest, by path. A damaged newest manifest is reported and
+     * passed over for the next intact one; none at all means every file is read and uploaded. Entries
+     * whose version verify found damaged are left out (so the file is uploaded again), or point at the
+     * recorded good copy.
+     */
+    private Map<String, ManifestEntry> previousEntries() {
+        Map<String, ManifestEntry> map = new HashMap<>();
+        String key = Manifest.key(name);
+        Manifest m = null;
+        String latest = null;
+        String base = null;
+        try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
+            latest = read.version().versionId();
+            m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
+            base = latest;
+        } catch (ObjectNotFoundException e) {
+            // first backup of this name
+        } catch (BackupException | IntegrityException e) {
+            err.accept("Warning: the newest manifest of '" + name + "'"
+                    + (latest == null ? "" : " (version " + latest + ")")
+                    + " is damaged ("
+                    + Messages.printable(e instanceof BackupException f ? Manifests.why(f) : e.getMessage())
+                    + "); this backup goes on from the newest intact one.");
+            Manifests.Versioned intact = Manifests.newestIntact(store, name, latest, err);
+            if (intact == null) {
+                err.accept("Warning: no intact earlier manifest of '" + name + "' was found, so every file is read and "
+                        + "uploaded again.");
+            } else {
+                m = intact.manifest();
+                base = intact.version().versionId();
+            }
+        }
+        if (m != null) {
+            checkSource(m);
+        }
+        // A file a manifest of an earlier format stored under a key this format chooses otherwise is stored again.
+        List<ManifestEntry> files = m == null ? List.of() : m.filesWithCurrentKeys();
+        Set<String> from = new java.util.HashSet<>();
+        if (base != null) {
+            from.add(base);
+        }
+        if (m != null && !m.complete()) {
+            files = withEarlierSnapshot(m, base, from);
+        }
+        previousVersions = from;
+        boolean reuses = m != null && !files.isEmpty();
+        DamagedVersions d = DamagedVersions.load(
+                store,
+                name,
+                err,
+                reuses
+                        ? "since any version of the previous snapshot may be damaged, every file is read and stored"
+                                + " again"
+                        : "it is ignored");
+        if (m != null && !d.unreadable()) {
+            for (ManifestEntry e : files) {
+                DamagedVersions.Entry bad = d.get(e.versionId());
+                if (bad == null) {
+                    map.put(e.path(), e);
+                } else if (bad.replacement() != null) {
+                    map.put(
+                            e.path(),
+                            new ManifestEntry(
+                                    e.path(),
+                                    e.size(),
+                                    e.sha256(),
+                                    bad.replacement(),
+                                    e.mtime(),
+                                    e.ctime(),
+                                    e.inode()));
+                }
+            }
+        }
+        List<VersionEntry> listing = null;
+        if (!map.isEmpty()) {
+            listing = store.listVersions(Manifest.objectKey(name, ""));
+            LostVersions.drop(store, name, map, listing, err);
+        }
+        previousAll = map;
+        damaged = d;
+        if (guard != null && guard.othersAtStart() && !d.unreadable()) {
+            leftBehind = listing == null
+                    ? LeftBehind.list(store, Manifest.objectKey(name, ""))
+                    : LeftBehind.of(store, listing);
+        }
+        return map;
+    }
+
+    /** How many manifests an interrupted run's predecessors are looked through for a complete one. */
+    private static final int MAX_INCOMPLETE_PREDECESSORS = 50;
+
+    /**
+     * The files of {@code newest}, a run cut short (which lists only what it stored), over those of the
+     * newest complete snapshot before it: the files it did not reach keep their entries from that
+     * snapshot, so they are not read again when unchanged and keep their previous version, marked
+     * stale, when this run cannot store them. Newer runs' entries win; the runs in between that were
+     * cut short too add what they stored. Damaged manifests are passed over with a note; with no
+     * complete snapshot among the {@value #MAX_INCOMPLETE_PREDECESSORS} before it, the runs found are
+     * used.
+     */
+    private List<ManifestEntry> withEarlierSnapshot(
+            Manifest newest, @Nullable String newestVersion, Set<String> readVersions) {
+        List<Manifest> newestFirst = new ArrayList<>(List.of(newest));
+        boolean passedNewest = newestVersion == null;
+        for (VersionEntry v : Manifests.versions(store, name)) {
+            if (!passedNewest) {
+                passedNewest = v.versionId().equals(newestVersion);
+                continue;
+            }
+            if (newestFirst.size() > MAX_INCOMPLETE_PREDECESSORS) {
+                break;
+            }
+            Manifest earlier = Manifests.readOrPassOver(store, name, v.versionId(), err);
+            if (earlier == null) {
+                continue;
+            }
+            newestFirst.add(earlier);
+            readVersions.add(v.versionId());
+            if (earlier.complete()) {
+                break;
+            }
+        }
+        Map<String, ManifestEntry> byPath = new HashMap<>();
+        for (int i = newestFirst.size() - 1; i >= 0; i--) {
+            for (ManifestEntry e : newestFirst.get(i).filesWithCurrentKeys()) {
+                byPath.put(e.path(), e);
+            }
+        }
+        return new ArrayList<>(byPath.values());
+    }
+
+    /**
+     * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
+     * recording directories, symbolic links (unless followed) and further names of hard-linked files.
+     */
+    private void walk(List<String> skipped, Consumer<SourceFile> found) {
+        boolean follow = settings.followSymlinks();
+        Set<FileVisitOption> options =
+                follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
+        LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+        filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
+        Map<Object, String> firstNames = new HashMap<>();
+        try {
+            FileVisitor<Path> visitor = new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    if (storeDirectory != null
+                            && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
+                        // Backing up the store into itself would change what is being read with every write.
+                        skipped.add(relative(dir) + "/ (the store this backup is written to)");
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    String rel = dir.equals(source) ? "" : relative(dir);
+                    if (!rel.isEmpty()) {
+                        if (filter.excludes(rel, dir)) {
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                        String problem = nameProblem(rel, dir);
+                        if (problem != null) {
+                            failed.add(new Failure(rel, problem));
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                    }
+                    try {
+                        ManifestTree.Directory d = rel.isEmpty()
+                                ? null
+                                : new ManifestTree.Directory(
+                                        rel,
+                                        attrs.lastModifiedTime().toInstant(),
+                                        attrs instanceof TreeWalk.Attributes t
+                                                ? t.stat().attrs()
+                                                : FileStat.attrsOf(dir, linkOptions));
+                        filter.enter(rel, dir);
+                        if (d != null) {
+                            directories.add(d);
+                        }
+                    } catch (IOException | IllegalArgumentException e) {
+                        String why = e instanceof IOException io
+                                ? "it could not be read (" + Messages.describeIo(io) + ")"
+                                : "its " + BackupFilter.IGNORE_FILE + " is not valid (" + e.getMessage() + ")";
+                        failed.add(new Failure(rel.isEmpty() ? "." : rel, why));
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                    filter.leave();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    String rel = relative(file);
+                    if (filter.excludes(rel, file)) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String problem = nameProblem(rel, file);
+                    if (problem != null) {
+                        failed.add(new Failure(rel, problem));
+                    } else if (attrs.isSymbolicLink()) {
+                        symlink(rel, file, attrs);
+                    } else if (!attrs.isRegularFile()) {
+                        skipped.add(rel + " (not a regular file)");
+                    } else {
+                        FileStat stat;
+                        try {
+                            stat = attrs instanceof TreeWalk.Attributes t
+                                    ? t.stat()
+                                    : FileStat.of(file, attrs, linkOptions);
+                        } catch (IOException e) {
+                            failed.add(new Failure(rel, "it could not be read (" + Messages.describeIo(e) + ")"));
+                            return FileVisitResult.CONTINUE;
+                        }
+                        if (stat.links() > 1 && attrs.fileKey() != null) {
+                            String first = firstNames.putIfAbsent(attrs.fileKey(), rel);
+                            if (first != null) {
+                                hardLinks.add(new ManifestTree.HardLink(rel, first));
+                                return FileVisitResult.CONTINUE;
+                            }
+                        }
+                        found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    String why = e instanceof FileSystemLoopException
+                            ? "a symbolic link loop"
+                            : "it could not be read (" + Messages.describeIo(e) + ")";
+                    failed.add(new Failure(relative(file), why));
+                    return FileVisitResult.CONTINUE;
+                }
+            };
+            if (FileStat.UNIX) {
+                TreeWalk.walk(source, follow, visitor); // one stat per entry
+            } else {
+                Files.walkFileTree(source, options, Integer.MAX_VALUE, visitor);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Records a symbolic link as a link: its target as it reads, never followed. */
+    private void symlink(String rel, Path file, BasicFileAttributes attrs) {
+        try {
+            Path link = Files.readSymbolicLink(file);
+            String target = Names.name(link);
+            if (!Names.exact() && target.indexOf('\uFFFD') >= 0) {
+                failed.add(new Failure(
+                        rel,
+                        "it is a symbolic link whose target is not valid " + NAME_ENCODING
+                                + ", so it cannot be recorded as it reads; change the link"));
+                return;
+            }
+            symlinks.add(new ManifestTree.Symlink(
+                    rel,
+                    target,
+                    attrs.lastModifiedTime().toInstant(),
+                    attrs instanceof TreeWalk.Attributes t
+                            ? t.stat().attrs()
+                            : FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
+        } catch (IOException e) {
+            failed.add(new Failure(rel, "its link could not be read (" + Messages.describeIo(e) + ")"));
+        }
+    }
+
+    /**
+     * Why the name {@code rel} found at {@code file} cannot be recorded so that it restores to the same
+     * name, or null. Names are read as their bytes ({@link Names}): every name the file system allows is
+     * kept, whatever the locale, and this is null. Only a JVM that cannot read names as bytes (the
+     * launcher's {@code --add-opens} missing, or not a Unix JDK) reports a name its file name encoding
+     * decoded lossily.
+     */
+    private @Nullable String nameProblem(String rel, Path file) {
+        if (Names.exact() || rel.indexOf('\uFFFD') < 0) {
+            return null;
+        }
+        boolean same;
+        try {
+            same = source.resolve(rel).equals(file);
+        } catch (java.nio.file.InvalidPathException e) {
+            same = false;
+        }
+        // Its decoded form (with U+FFFD) would name another file on restore.
+        return same
+                ? null
+                : "its name is not valid " + NAME_ENCODING + " (the JVM's file name encoding, from the locale) and "
+                        + "this JVM cannot read names as bytes (run it with --add-opens "
+                        + "java.base/sun.nio.fs=ALL-UNNAMED, as the ballast launcher does)";
+    }
+
+    private String relative(Path file) {
+        return Names.relative(source, file);
+    }
+
+    /** The file's stat changed while its bytes were read. */
+    private static final class ChangedWhileReading extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public ChangedWhileReading() {
+            super("it changed while it was being backed up", null);
+        }
+    }
+}

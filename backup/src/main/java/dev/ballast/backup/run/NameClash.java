@@ -1,0 +1,51 @@
+package dev.ballast.backup.run;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ReadOptions;
+import java.nio.file.Path;
+
+/**
+ * A backup name taken from the directory's base name that already holds backups of another
+ * directory: two directories called {@code src} would otherwise become one history. {@code backup}
+ * refuses it before it announces the run; {@link BackupRunner} checks again against the manifest it
+ * goes on from.
+ */
+public final class NameClash {
+    private NameClash() {}
+
+    /**
+     * Refuses, before anything is printed or stored, a backup whose name was taken from the directory
+     * when the newest manifest of that name is of another directory (the run itself checks again
+     * against the manifest it goes on from). A manifest that is missing or cannot be read is left to
+     * the run, which reports it.
+     *
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} naming both directories
+     */
+    public static void refuseOtherSource(ObjectStore store, String name, Path source) {
+        Manifest previous;
+        try (ObjectRead read =
+                store.get(Manifest.key(name), ReadOptions.latest().withAllowCache(false))) {
+            previous = Manifest.parse(read.readAllBytes(), "'" + Manifest.key(name) + "'");
+        } catch (ObjectNotFoundException | BackupException | IntegrityException e) {
+            return;
+        }
+        String before = previous.source();
+        if (before != null && !before.equals(Names.name(source))) {
+            throw otherSource(name, source, before);
+        }
+    }
+
+    public static BackupException otherSource(String name, Path source, String before) {
+        return new BackupException(
+                BackupException.Kind.INVALID_INPUT,
+                "The backup name '" + name + "' holds backups of " + before + ", not of " + source
+                        + "; pass --name NAME to back this directory up under a name of its own, or --name " + name
+                        + " to make it the newest backup of '" + name + "'.");
+    }
+}

@@ -1,0 +1,415 @@
+package dev.ballast.backup.run;
+
+import dev.ballast.backup.retention.Pruner;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The marker a backup keeps in the store while it runs, so that {@code prune} leaves its backup
+ * name alone: the object {@code .ballast-runs/NAME/RUN-ID}, written before the backup reads the
+ * previous manifest or stores a byte, written again every {@link #REFRESH} while the run lasts, and
+ * removed (every version of it) when the run ends, however it ends. A marker whose newest version is
+ * older than {@link #STALE} belongs to a run that died without removing it (kill -9, power cut):
+ * prune ignores and removes it. This is restic's protocol for its non-exclusive backup locks (a lock
+ * is refreshed every 5 minutes and stale after 30), with the store's own version timestamps as the
+ * clock.
+ *
+ * <p><b>A run taken for dead.</b> A run that was paused (a laptop asleep, a stopped process) for
+ * longer than {@link #STALE} looks dead to a prune, which removes its marker and may delete what it
+ * had uploaded. Every write of the marker therefore puts a new version first and then checks that
+ * the version written before it still exists, as restic's {@code RefreshStaleLock} creates a new lock
+ * before checking that the old one was not removed: when it was, a prune removed it, and
+ * {@link #losses()} counts up. A prune removes markers before it deletes anything and lists them again
+ * afterwards, so a run whose previous version was still there when it checked is seen live by that
+ * prune (see {@link Pruner}); a run that finds its marker removed must not publish a snapshot that
+ * references what it stored before (the backup stores those files again).
+ *
+ * <p><b>Holder.</b> The marker records the host, the process ID, the process's start time, the boot ID
+ * and the PID namespace of the run, so that on the same host (same boot, same PID namespace) a run
+ * whose process is gone is known dead at once, without waiting {@link #STALE} ({@link Holder#deadHere}),
+ * as restic finds a lock stale when its process no longer exists on this host.
+ *
+ * <p>Backup names cannot start with {@code .ballast}, so no backup's objects live under
+ * {@link #PREFIX}. Thread-safe.
+ */
+public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
+    /** Where markers live. */
+    public static final String PREFIX = ".ballast-runs/";
+    /** How often a running backup writes its marker again. */
+    public static final Duration REFRESH = Duration.ofMinutes(5);
+    /** A marker not written for this long belongs to a run that died. */
+    public static final Duration STALE = Duration.ofMinutes(30);
+
+    private final ObjectStore store;
+    private final String key;
+    private final byte[] body;
+    private final ScheduledExecutorService refresher;
+    private final AtomicInteger losses = new AtomicInteger();
+    private final boolean othersAtStart;
+    private volatile boolean abandoned;
+    /** The version this run wrote last; guarded by {@code this}. */
+    private String lastVersion;
+
+    private RunMarker(ObjectStore store, String key, byte[] body, String firstVersion, boolean othersAtStart) {
+        this.store = store;
+        this.key = key;
+        this.body = body;
+        this.lastVersion = firstVersion;
+        this.othersAtStart = othersAtStart;
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ballast-run-marker");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The marker key prefix of backup {@code name}. */
+    public static String prefix(String name) {
+        return PREFIX + name + "/";
+    }
+
+    /**
+     * Writes the marker of a run of backup {@code name} and starts refreshing it; then looks for
+     * markers of other runs of the name ({@link #othersAtStart()}).
+     *
+     * @throws dev.ballast.storage.StorageException if it cannot be written (the backup cannot run either)
+     */
+    public static RunMarker start(ObjectStore store, String name, Clock clock) {
+        String runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        byte[] body = Holder.current(name, clock.instant()).toJson();
+        String key = prefix(name) + runId;
+        String first = store.put(key, ObjectContent.ofBytes(body)).versionId();
+        // Listed after this run's marker exists: a prune that removes one of these markers later lists the
+        // markers again after removing it and so sees this run live (Pruner).
+        boolean others =
+                store.listVersions(prefix(name)).stream().anyMatch(v -> !v.key().equals(key) && !v.deleteMarker());
+        RunMarker marker = new RunMarker(store, key, body, first, others);
+        long every = REFRESH.toMillis();
+        marker.refresher.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        marker.refresh();
+                    } catch (RuntimeException e) {
+                        // the next refresh tries again; the backup itself reports a store that went away
+                    }
+                },
+                every,
+                every,
+                TimeUnit.MILLISECONDS);
+        return marker;
+    }
+
+    /**
+     * Whether, just after this run wrote its marker, the store held a marker of another run of the
+     * same name (one killed, or one running beside it): what that run uploaded and no manifest
+     * references may be reused. Such versions are safe to reference: a prune that removes that other
+     * marker lists the markers again afterwards and finds this one.
+     */
+    @Override
+    public boolean othersAtStart() {
+        return othersAtStart;
+    }
+
+    /**
+     * Writes a new version of the marker, then checks that the one this run wrote before it is still
+     * there; if a prune removed it meanwhile, {@link #losses()} counts one more.
+     *
+     * @return {@link #losses()} after this refresh
+     * @throws dev.ballast.storage.StorageException if the store cannot be written or read
+     */
+    @Override
+    public synchronized int refresh() {
+        String previous = lastVersion;
+        lastVersion = store.put(key, ObjectContent.ofBytes(body)).versionId();
+        boolean kept = store.versions(key).stream().anyMatch(v -> v.versionId().equals(previous));
+        return kept ? losses.get() : losses.incrementAndGet();
+    }
+
+    /** How many times a write of the marker found the previous one removed (a prune took this run for dead). */
+    public int losses() {
+        return losses.get();
+    }
+
+    /**
+     * Leaves the marker in place when the run ends: the store went away, so removing it would only
+     * wait out another timeout; it goes stale after {@link #STALE}.
+     */
+    public void abandon() {
+        abandoned = true;
+    }
+
+    /** Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to go stale. */
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+        if (abandoned) {
+            return;
+        }
+        try {
+            for (VersionEntry v : store.versions(key)) {
+                store.deleteVersion(key, v.versionId());
+            }
+        } catch (RuntimeException e) {
+            // it goes stale after STALE and prune removes it
+        }
+    }
+
+    /** The backup name of a marker key ({@code .ballast-runs/NAME/RUN-ID}). */
+    public static String nameOf(String markerKey) {
+        String rest = markerKey.substring(PREFIX.length());
+        int slash = rest.lastIndexOf('/');
+        return slash < 0 ? rest : rest.substring(0, slash);
+    }
+
+    /**
+     * One marker as prune and unlock see it.
+     *
+     * @param key the marker's key
+     * @param versions every version of it
+     * @param written when its newest version was written (the store's clock)
+     * @param holder what it records of the run, or null when it cannot be read
+     * @param deadBecause why the run is known dead, or null while it may be running
+     */
+    public record Found(
+            String key,
+            List<VersionEntry> versions,
+            Instant written,
+            @Nullable Holder holder,
+            @Nullable String deadBecause) {
+        public String name() {
+            return nameOf(key);
+        }
+
+        public boolean live() {
+            return deadBecause == null;
+        }
+
+        /** "started 2026-...Z on host h, process 123" for messages. */
+        public String describe() {
+            return holder == null
+                    ? "written " + written
+                    : "started " + holder.startedAt() + " on " + holder.host() + ", process " + holder.pid();
+        }
+    }
+
+    /**
+     * The markers among {@code markerVersions} (every version under {@link #PREFIX}, or under one
+     * name's prefix), each judged at {@code now}: dead when its newest version is older than
+     * {@link #STALE}, or when its holder was a process of this host that no longer runs; live
+     * otherwise. The record of each marker not stale by age is read from the store (one GET each).
+     */
+    public static List<Found> classify(ObjectStore store, List<VersionEntry> markerVersions, Instant now) {
+        Map<String, List<VersionEntry>> byKey = new java.util.TreeMap<>();
+        for (VersionEntry v : markerVersions) {
+            if (!v.deleteMarker()) {
+                byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
+            }
+        }
+        List<Found> found = new ArrayList<>();
+        Holder here = null;
+        for (Map.Entry<String, List<VersionEntry>> e : byKey.entrySet()) {
+            Instant written = e.getValue().stream()
+                    .map(VersionEntry::lastModified)
+                    .max(Instant::compareTo)
+                    .orElse(Instant.EPOCH);
+            if (!written.isAfter(now.minus(STALE))) {
+                found.add(new Found(
+                        e.getKey(),
+                        e.getValue(),
+                        written,
+                        null,
+                        "its marker was last written " + written + ", over " + STALE.toMinutes() + " minutes ago"));
+                continue;
+            }
+            Holder holder = Holder.read(store, e.getKey());
+            if (here == null) {
+                here = Holder.current("", now);
+            }
+            found.add(new Found(
+                    e.getKey(), e.getValue(), written, holder, holder == null ? null : holder.deadHere(here)));
+        }
+        return found;
+    }
+
+    /**
+     * What a marker records of its run.
+     *
+     * @param name the backup name
+     * @param startedAt when the run started (its clock)
+     * @param host the host name
+     * @param pid the process ID
+     * @param processStart when that process started, or null when the platform does not say
+     * @param bootId the kernel's boot ID ({@code /proc/sys/kernel/random/boot_id}), or null
+     * @param pidNamespace the process's PID namespace ({@code /proc/self/ns/pid}), or null
+     */
+    public record Holder(
+            String name,
+            Instant startedAt,
+            String host,
+            long pid,
+            @Nullable Instant processStart,
+            @Nullable String bootId,
+            @Nullable String pidNamespace) {
+
+        /** This process, running a backup of {@code name} started at {@code startedAt}. */
+        public static Holder current(String name, Instant startedAt) {
+            ProcessHandle self = ProcessHandle.current();
+            return new Holder(
+                    name,
+                    startedAt,
+                    hostName(),
+                    self.pid(),
+                    self.info().startInstant().orElse(null),
+                    firstLine(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id")),
+                    link(java.nio.file.Path.of("/proc/self/ns/pid")));
+        }
+
+        /**
+         * Why this holder's process is known to have ended, judged from {@code here} (this process):
+         * on the same host, boot and PID namespace, no process has its ID, or the one that has it
+         * started at another time (the ID was reused); the same host booted again. Null when it may
+         * still run: another host, or a host that cannot tell.
+         */
+        @Nullable
+        public String deadHere(Holder here) {
+            if (!host.equals(here.host)) {
+                return null;
+            }
+            if (bootId != null && here.bootId != null && !bootId.equals(here.bootId)) {
+                return "host " + host + " was restarted since process " + pid + " wrote it";
+            }
+            if (bootId == null || pidNamespace == null || !pidNamespace.equals(here.pidNamespace)) {
+                return null; // another container or an unknown platform: this host cannot tell
+            }
+            java.util.Optional<ProcessHandle> p = ProcessHandle.of(pid);
+            if (p.isEmpty() || !p.get().isAlive()) {
+                return "process " + pid + " on " + host + " that wrote it no longer runs";
+            }
+            Instant started = p.get().info().startInstant().orElse(null);
+            if (processStart != null
+                    && started != null
+                    && Duration.between(processStart, started).abs().compareTo(Duration.ofSeconds(1)) > 0) {
+                return "process " + pid + " on " + host + " that wrote it no longer runs (the ID now belongs to a"
+                        + " process started at " + started + ")";
+            }
+            return null;
+        }
+
+        public byte[] toJson() {
+            StringBuilder sb = new StringBuilder("{");
+            field(sb, "name", name).append(',');
+            field(sb, "startedAt", startedAt.toString()).append(',');
+            field(sb, "host", host).append(",\"pid\":").append(pid);
+            if (processStart != null) {
+                field(sb.append(','), "processStart", processStart.toString());
+            }
+            if (bootId != null) {
+                field(sb.append(','), "bootId", bootId);
+            }
+            if (pidNamespace != null) {
+                field(sb.append(','), "pidNamespace", pidNamespace);
+            }
+            return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
+        }
+
+        private static StringBuilder field(StringBuilder sb, String name, String value) {
+            sb.append('"').append(name).append("\":\"");
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c == '"' || c == '\\') {
+                    sb.append('\\').append(c);
+                } else if (c < 0x20) {
+                    sb.append(String.format("\\u%04x", (int) c));
+                } else {
+                    sb.append(c);
+                }
+            }
+            return sb.append('"');
+        }
+
+        /** The record in {@code json}, or null when it is not one (a marker of an earlier build has no pid's start). */
+        public static @Nullable Holder parse(byte[] json) {
+            Map<String, String> f = new HashMap<>();
+            try (com.fasterxml.jackson.core.JsonParser p =
+                    new com.fasterxml.jackson.core.JsonFactory().createParser(json)) {
+                if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                    return null;
+                }
+                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    String k = p.currentName();
+                    p.nextToken();
+                    if (p.currentToken().isScalarValue()) {
+                        f.put(k, p.getText());
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                return new Holder(
+                        f.getOrDefault("name", ""),
+                        Instant.parse(f.get("startedAt")),
+                        f.get("host"),
+                        Long.parseLong(f.get("pid")),
+                        f.get("processStart") == null ? null : Instant.parse(f.get("processStart")),
+                        f.get("bootId"),
+                        f.get("pidNamespace"));
+            } catch (java.io.IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        /** The newest version of the marker {@code key}, read; null when it is gone or not a record. */
+        public static @Nullable Holder read(ObjectStore store, String key) {
+            try (ObjectRead r = store.get(key, ReadOptions.latest().withAllowCache(false))) {
+                return parse(r.readAllBytes());
+            } catch (ObjectNotFoundException e) {
+                return null;
+            } catch (dev.ballast.storage.IntegrityException | java.io.UncheckedIOException e) {
+                return null;
+            }
+        }
+
+        private static String hostName() {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "_");
+            } catch (java.io.IOException e) {
+                return "unknown";
+            }
+        }
+
+        private static @Nullable String firstLine(java.nio.file.Path file) {
+            try {
+                String s = java.nio.file.Files.readString(file).trim();
+                return s.isEmpty() ? null : s;
+            } catch (java.io.IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        private static @Nullable String link(java.nio.file.Path file) {
+            try {
+                return java.nio.file.Files.readSymbolicLink(file).toString();
+            } catch (java.io.IOException | RuntimeException e) {
+                return null;
+            }
+        }
+    }
+}

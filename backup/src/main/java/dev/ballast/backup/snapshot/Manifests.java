@@ -1,0 +1,387 @@
+package dev.ballast.backup.snapshot;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.Sha256;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/** Finding and reading the manifest versions of a backup name. */
+public final class Manifests {
+    private Manifests() {}
+
+    /**
+     * A manifest with the version it was read from.
+     *
+     * @param passedOver the newer manifest versions that were damaged and passed over to choose this one,
+     *     newest first (empty when it is the newest usable one)
+     */
+    public record Versioned(Manifest manifest, VersionEntry version, List<String> passedOver) {
+        public Versioned {
+            passedOver = List.copyOf(passedOver);
+        }
+
+        public Versioned(Manifest manifest, VersionEntry version) {
+            this(manifest, version, List.of());
+        }
+
+        /** Whether a damaged newer manifest version was passed over for this one. */
+        public boolean olderThanNewest() {
+            return !passedOver.isEmpty();
+        }
+    }
+
+    /**
+     * Validates a backup name: it becomes the first segment of every object key of the backup.
+     *
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if it is not usable
+     */
+    public static String checkName(@Nullable String name) {
+        return checkName(name, "pass --name with a name such as 'photos-2026' (no slashes).");
+    }
+
+    /**
+     * Validates the name of an existing backup given to a command that reads it; one trailing slash
+     * (a directory of that name completed by the shell) is dropped.
+     *
+     * @return the name without a trailing slash
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if it is not usable
+     */
+    public static String checkExistingName(@Nullable String name) {
+        String n =
+                name != null && name.length() > 1 && name.endsWith("/") ? name.substring(0, name.length() - 1) : name;
+        return checkName(n, "pass a backup's name as 'ballast list' shows it.");
+    }
+
+    private static String checkName(@Nullable String name, String advice) {
+        String problem = null;
+        if (name == null || name.isEmpty()) {
+            problem = "it is empty";
+        } else if (name.length() > 200) {
+            problem = "it is longer than 200 characters";
+        } else if (name.contains("/") || name.contains("\\")) {
+            problem = "it contains a slash";
+        } else if (name.equals(".") || name.equals("..")) {
+            problem = "it is '.' or '..'";
+        } else if (name.startsWith(".ballast")) {
+            problem = "names starting with '.ballast' are reserved";
+        } else if (name.chars().anyMatch(Character::isISOControl)) {
+            problem = "it contains a control character";
+        }
+        if (problem != null) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "The backup name '" + name + "' is not usable because " + problem + "; " + advice);
+        }
+        return name;
+    }
+
+    /** Manifest versions of {@code name}, newest first, delete markers left out. */
+    public static List<VersionEntry> versions(ObjectStore store, String name) {
+        return store.versions(Manifest.key(name)).stream()
+                .filter(v -> !v.deleteMarker())
+                .toList();
+    }
+
+    /**
+     * Reads and parses one manifest version.
+     *
+     * @throws BackupException with {@link BackupException.Kind#INTEGRITY} if the version is damaged (its bytes do not
+     *     match their SHA-256 or length) or is not a valid manifest ({@link #damaged(BackupException)})
+     * @throws ObjectNotFoundException if there is no such version
+     */
+    public static Manifest read(ObjectStore store, String name, String versionId) {
+        String key = Manifest.key(name);
+        String where = "'" + key + "' version " + versionId;
+        try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+            return Manifest.parse(read.readAllBytes(), where);
+        } catch (IntegrityException e) {
+            throw new BackupException(
+                    BackupException.Kind.INTEGRITY,
+                    "The manifest " + where + " is damaged (" + e.getMessage()
+                            + "); restore another --manifest-version.",
+                    e);
+        }
+    }
+
+    /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
+    public static boolean damaged(BackupException f) {
+        return f.kind() == BackupException.Kind.INTEGRITY;
+    }
+
+    /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
+    public static String why(BackupException f) {
+        String m = f.getCause() instanceof IntegrityException ie ? ie.getMessage() : f.getMessage();
+        int advice = m.indexOf("; ");
+        return advice > 0 && !(f.getCause() instanceof IntegrityException) ? m.substring(0, advice) : m;
+    }
+
+    /**
+     * The newest intact manifest version of {@code name} other than {@code skip}, newest first, with a
+     * note on {@code err} for each damaged one passed over; null when there is none.
+     */
+    public static @Nullable Versioned newestIntact(
+            ObjectStore store, String name, @Nullable String skip, Consumer<String> err) {
+        for (VersionEntry v : versions(store, name)) {
+            if (v.versionId().equals(skip)) {
+                continue;
+            }
+            Manifest m = readOrPassOver(store, name, v.versionId(), err);
+            if (m != null) {
+                return new Versioned(m, v);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Reads one manifest version as {@link #read} does, or returns null when it was removed meanwhile
+     * or is damaged (with a note on {@code err} saying it is passed over).
+     *
+     * @throws BackupException for any other failure than damage
+     */
+    public static @Nullable Manifest readOrPassOver(
+            ObjectStore store, String name, String versionId, Consumer<String> err) {
+        try {
+            return read(store, name, versionId);
+        } catch (ObjectNotFoundException e) {
+            return null;
+        } catch (BackupException f) {
+            if (!damaged(f)) {
+                throw f;
+            }
+            err.accept("Warning: manifest version " + label(versionId) + " of '" + name
+                    + "' is damaged and is passed over (" + Messages.printable(why(f)) + ").");
+            return null;
+        }
+    }
+
+    /** What {@code --manifest-version} takes for the newest complete manifest, as restic's {@code latest}. */
+    public static final String LATEST = "latest";
+
+    /** Shortest prefix of a version ID that selects it, as restic's short snapshot IDs (8 hex digits). */
+    public static final int MIN_PREFIX = 8;
+
+    /**
+     * What {@code --manifest-version} accepts, as every command's help says it (the same as
+     * docs/cli.md): one shared description so the commands cannot drift apart.
+     */
+    public static final String VERSION_HELP =
+            "the short ID 'ballast list' shows (8 hex digits), the version ID, its first "
+                    + MIN_PREFIX + " or more characters when no other version starts with them, or '" + LATEST
+                    + "' (the newest complete one, as without the option).";
+
+    /**
+     * The short ID {@code list} shows for a version: the first 8 hex digits of the SHA-256 of its
+     * version ID (UTF-8). Version IDs are time-ordered (the local store's start with the time in
+     * milliseconds, 12 hex digits), so versions written within about a minute of each other share
+     * their first 8 characters and up to 12 are needed to tell them apart; a hash's first 8 differ
+     * as restic's short snapshot IDs do (two of 1,000 versions share one with a probability of about
+     * 1 in 10,000, and then the command names both and asks for more).
+     */
+    public static String shortId(String versionId) {
+
+        java.security.MessageDigest digest = Sha256.newDigest();
+        digest.update(versionId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Sha256.hex(digest).substring(0, MIN_PREFIX);
+    }
+
+    /**
+     * A version as messages name it to the user: its short ID, then its version ID in parentheses
+     * ({@code "3dc7957f (0194f1c2a3b40000a1b2c3d4e5f60718)"}), so either can be passed back to
+     * {@code --manifest-version}.
+     */
+    public static String label(String versionId) {
+        return shortId(versionId) + " (" + versionId + ")";
+    }
+
+    /**
+     * The version whose ID is {@code id}, or else the one version whose short ID ({@link #shortId})
+     * is {@code id} or whose ID starts with it (at least {@value #MIN_PREFIX} characters: IDs and
+     * prefixes used before short IDs were shown go on selecting the same version).
+     *
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if none matches, {@link BackupException.Kind#INVALID_INPUT} if
+     *     several do (each is named)
+     */
+    public static VersionEntry byIdOrPrefix(List<VersionEntry> versions, String name, String id) {
+        for (VersionEntry v : versions) {
+            if (v.versionId().equals(id)) {
+                return v;
+            }
+        }
+        if (id.length() < MIN_PREFIX) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "Manifest version '" + id + "' is too short: give the " + MIN_PREFIX
+                            + "-character short ID or at least " + MIN_PREFIX
+                            + " characters of the version ID ('ballast list' shows both), or '" + LATEST + "'.");
+        }
+        List<VersionEntry> matches = versions.stream()
+                .filter(v ->
+                        v.versionId().startsWith(id) || shortId(v.versionId()).equals(id))
+                .toList();
+        if (matches.size() > 1) {
+            StringBuilder each = new StringBuilder();
+            for (VersionEntry v : matches) {
+                each.append(each.length() == 0 ? "" : ", ")
+                        .append(v.versionId())
+                        .append(" (short ID ")
+                        .append(shortId(v.versionId()))
+                        .append(", ")
+                        .append(v.lastModified())
+                        .append(")");
+            }
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "'" + id + "' matches " + matches.size() + " manifest versions of '" + name + "': " + each
+                            + "; pass the short ID 'ballast list' shows or the whole version ID.");
+        }
+        if (matches.isEmpty()) {
+            throw new BackupException(
+                    BackupException.Kind.NOT_FOUND,
+                    "Backup '" + name + "' has no manifest version '" + id + "' (a short ID as 'ballast list' "
+                            + "shows it, a version ID or its first " + MIN_PREFIX + " or more characters, or '"
+                            + LATEST + "'); 'ballast list' shows its versions.");
+        }
+        return matches.get(0);
+    }
+
+    /**
+     * The version {@code --manifest-version latest} (and a command without the option) selects: the
+     * newest whose manifest is readable, intact and complete; {@code null} if there is none.
+     *
+     * @param versions the versions of {@code name}, newest first, as {@link #versions} returns them
+     */
+    public static @Nullable VersionEntry newestComplete(ObjectStore store, String name, List<VersionEntry> versions) {
+        for (VersionEntry v : versions) {
+            try {
+                if (read(store, name, v.versionId()).complete()) {
+                    return v;
+                }
+            } catch (ObjectNotFoundException | IntegrityException | BackupException e) {
+                // removed, damaged or unreadable: select() passes over it too
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The manifest to restore or verify: the given version, or the newest complete one. Says on
+     * {@code err} when an incomplete manifest is used or passed over.
+     *
+     * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup or version
+     */
+    public static Versioned select(
+            ObjectStore store, String name, String versionId, String where, Consumer<String> err) {
+        List<VersionEntry> versions = versions(store, name);
+        if (versions.isEmpty()) {
+            throw new BackupException(
+                    BackupException.Kind.NOT_FOUND,
+                    "There is no backup named '" + name + "' in " + where
+                            + "; 'ballast list' shows the backups there.");
+        }
+        if (versionId != null && !versionId.equals(LATEST)) {
+            VersionEntry v = byIdOrPrefix(versions, name, versionId);
+            Manifest m = read(store, name, v.versionId());
+            if (!m.complete()) {
+                err.accept("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
+                        + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored")
+                        + "): it lists the "
+                        + Messages.count(m.files().size(), "file") + " that run stored and confirmed; "
+                        + Messages.count(m.notStored().size(), "file")
+                        + " of the source "
+                        + (m.notStored().size() == 1 ? "was" : "were")
+                        + " not stored.");
+            }
+            noteStale(m, v, err);
+            return new Versioned(m, v);
+        }
+        String newestPartial = null;
+        List<String> damaged = new ArrayList<>();
+        for (VersionEntry v : versions) {
+            Manifest m;
+            try {
+                m = read(store, name, v.versionId());
+            } catch (ObjectNotFoundException e) {
+                continue;
+            } catch (BackupException f) {
+                if (!damaged(f)) {
+                    throw f;
+                }
+                damaged.add(v.versionId());
+                err.accept("Warning: manifest version " + label(v.versionId()) + " of '" + name
+                        + "' is damaged and cannot be used (" + Messages.printable(why(f)) + ").");
+                continue;
+            }
+            if (m.complete()) {
+                if (!damaged.isEmpty()) {
+                    err.accept("Note: using the newest intact backup of '" + name + "', manifest version "
+                            + label(v.versionId()) + " of " + m.createdAt() + ", instead of the damaged "
+                            + String.join(
+                                    ", ", damaged.stream().map(Manifests::label).toList()) + ".");
+                }
+                if (newestPartial != null) {
+                    err.accept("Note: the newest backup of '" + name + "' (manifest version " + label(newestPartial)
+                            + ") is "
+                            + "incomplete; using the newest complete one, version " + label(v.versionId())
+                            + ". Pass --manifest-version "
+                            + shortId(newestPartial) + " to use the partial one.");
+                }
+                noteStale(m, v, err);
+                return new Versioned(m, v, damaged);
+            }
+            if (newestPartial == null) {
+                newestPartial = v.versionId();
+                err.accept("Note: manifest version " + label(v.versionId()) + " of '" + name + "' is incomplete ("
+                        + (m.incompleteBecause() != null ? m.incompleteBecause() : "not every file was stored") + "): "
+                        + Messages.count(m.notStored().size(), "file") + " not stored.");
+            }
+        }
+        if (newestPartial == null) {
+            throw new BackupException(
+                    BackupException.Kind.INTEGRITY,
+                    "Every manifest version of '" + name + "' is damaged ("
+                            + String.join(
+                                    ", ", damaged.stream().map(Manifests::label).toList())
+                            + "), so there is no backup to use; back the source up again.");
+        }
+        throw new BackupException(
+                BackupException.Kind.NOT_FOUND,
+                "Backup '" + name + "' has no complete manifest"
+                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version "
+                        + shortId(newestPartial)
+                        + " to use the files that run stored.");
+    }
+
+    /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */
+    public static void noteStale(Manifest m, VersionEntry v, Consumer<String> err) {
+        if (m.complete()) {
+            java.util.Set<String> kept = new java.util.HashSet<>();
+            m.stale().forEach(s -> kept.add(s.path()));
+            for (String p : m.notStored()) {
+                if (!kept.contains(p)) {
+                    err.accept("Not in this backup: " + Messages.printable(p)
+                            + " (its run could not store it and no earlier " + "backup had)");
+                }
+            }
+        }
+        if (m.stale().isEmpty()) {
+            return;
+        }
+        err.accept("Note: manifest version " + label(v.versionId()) + " of '" + m.name() + "' holds "
+                + m.stale().size()
+                + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
+        for (Manifest.Stale s : m.stale()) {
+            err.accept("Stale: " + Messages.printable(s.path()) + " (not stored by this run: "
+                    + Messages.printable(s.reason()) + ")");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.ballast.backup.tree;
+
+import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.FileVisitor;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A depth-first walk of a file tree with one {@code stat} per entry, for a platform with the JDK's
+ * "unix" attribute view: {@link Files#walkFileTree} stats each entry for its basic attributes, and a
+ * backup then needs a second stat for the ctime, inode, mode, owner and link count it records (a
+ * third of the system calls of backing up a small file). Each entry here is read once, for all of
+ * them, and handed to the visitor as {@link Attributes}, which carry the {@link FileStat} too.
+ *
+ * <p>The visitor sees what {@link Files#walkFileTree(Path, java.util.Set, int, FileVisitor)} would
+ * show it: directories before and after their entries, in the order the directory lists them;
+ * {@code visitFileFailed} for an entry that cannot be read or a directory that cannot be opened;
+ * when following links, a broken link as the link itself and a link back to a directory being
+ * walked as a {@link FileSystemLoopException}; {@code SKIP_SUBTREE}, {@code SKIP_SIBLINGS} and
+ * {@code TERMINATE} as that method obeys them. Not thread-safe.
+ */
+public final class TreeWalk {
+    /** Everything a backup reads of an entry, in one stat. */
+    private static final String ATTRIBUTES = "unix:size,lastModifiedTime,fileKey,mode,ino,ctime,uid,gid,nlink";
+
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFLNK = 0120000;
+
+    private final boolean follow;
+    private final FileVisitor<Path> visitor;
+    private final Deque<Object> ancestors = new ArrayDeque<>();
+
+    private TreeWalk(boolean follow, FileVisitor<Path> visitor) {
+        this.follow = follow;
+        this.visitor = visitor;
+    }
+
+    /**
+     * Walks {@code start} and everything under it.
+     *
+     * @param follow follow symbolic links (as {@link java.nio.file.FileVisitOption#FOLLOW_LINKS})
+     * @throws IOException what the visitor throws
+     */
+    public static void walk(Path start, boolean follow, FileVisitor<Path> visitor) throws IOException {
+        new TreeWalk(follow, Objects.requireNonNull(visitor, "visitor")).visit(start);
+    }
+
+    /** The basic attributes of an entry, with the rest of its stat. */
+    public static final class Attributes implements BasicFileAttributes {
+        private final int mode;
+        private final @Nullable Object fileKey;
+        private final FileStat stat;
+
+        private Attributes(int mode, @Nullable Object fileKey, FileStat stat) {
+            this.mode = mode;
+            this.fileKey = fileKey;
+            this.stat = stat;
+        }
+
+        /** What a backup records of the entry. */
+        public FileStat stat() {
+            return stat;
+        }
+
+        @Override
+        public FileTime lastModifiedTime() {
+            return FileTime.from(stat.mtime());
+        }
+
+        /** Not read: the modification time. */
+        @Override
+        public FileTime lastAccessTime() {
+            return lastModifiedTime();
+        }
+
+        /** Not read: the modification time (as the JDK answers on Linux). */
+        @Override
+        public FileTime creationTime() {
+            return lastModifiedTime();
+        }
+
+        @Override
+        public boolean isRegularFile() {
+            return (mode & S_IFMT) == S_IFREG;
+        }
+
+        @Override
+        public boolean isDirectory() {
+            return (mode & S_IFMT) == S_IFDIR;
+        }
+
+        @Override
+        public boolean isSymbolicLink() {
+            return (mode & S_IFMT) == S_IFLNK;
+        }
+
+        @Override
+        public boolean isOther() {
+            return !isRegularFile() && !isDirectory() && !isSymbolicLink();
+        }
+
+        @Override
+        public long size() {
+            return stat.size();
+        }
+
+        @Override
+        public @Nullable Object fileKey() {
+            return fileKey;
+        }
+    }
+
+    public static Attributes read(Path file, LinkOption... options) throws IOException {
+        Map<String, Object> a = Files.readAttributes(file, ATTRIBUTES, options);
+        int mode = (Integer) a.get("mode");
+        FileStat stat = new FileStat(
+                (Long) a.get("size"),
+                ((FileTime) a.get("lastModifiedTime")).toInstant(),
+                ((FileTime) a.get("ctime")).toInstant(),
+                (Long) a.get("ino"),
+                new PosixAttrs(mode & PosixAttrs.MODE_BITS, (Integer) a.get("uid"), (Integer) a.get("gid")),
+                (Integer) a.get("nlink"));
+        return new Attributes(mode, a.get("fileKey"), stat);
+    }
+
+    /** As FileTreeWalker: following links, a link whose target is gone is the link itself. */
+    private Attributes attributes(Path file) throws IOException {
+        if (!follow) {
+            return read(file, LinkOption.NOFOLLOW_LINKS);
+        }
+        try {
+            return read(file);
+        } catch (IOException e) {
+            try {
+                return read(file, LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException ignored) {
+                throw e;
+            }
+        }
+    }
+
+    private FileVisitResult visit(Path path) throws IOException {
+        Attributes attrs;
+        try {
+            attrs = attributes(path);
+        } catch (IOException e) {
+            return visitor.visitFileFailed(path, e);
+        }
+        if (!attrs.isDirectory()) {
+            return visitor.visitFile(path, attrs);
+        }
+        Object key = attrs.fileKey();
+        if (follow && key != null && ancestors.contains(key)) {
+            return visitor.visitFileFailed(path, new FileSystemLoopException(path.toString()));
+        }
+        DirectoryStream<Path> entries;
+        try {
+            entries = Files.newDirectoryStream(path);
+        } catch (IOException e) {
+            return visitor.visitFileFailed(path, e);
+        }
+        IOException failure = null;
+        try (entries) {
+            FileVisitResult before = visitor.preVisitDirectory(path, attrs);
+            if (before != FileVisitResult.CONTINUE) {
+                return before == FileVisitResult.SKIP_SUBTREE ? FileVisitResult.CONTINUE : before;
+            }
+            ancestors.push(key == null ? new Object() : key);
+            try {
+                for (Path entry : entries) {
+                    FileVisitResult r = visit(entry);
+                    if (r == FileVisitResult.TERMINATE) {
+                        return r;
+                    }
+                    if (r == FileVisitResult.SKIP_SIBLINGS) {
+                        break;
+                    }
+                }
+            } catch (DirectoryIteratorException e) {
+                failure = e.getCause();
+            } finally {
+                ancestors.pop();
+            }
+        }
+        FileVisitResult after = visitor.postVisitDirectory(path, failure);
+        return after == FileVisitResult.SKIP_SIBLINGS ? FileVisitResult.CONTINUE : after;
+    }
+}

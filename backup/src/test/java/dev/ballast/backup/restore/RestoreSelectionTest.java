@@ -1,0 +1,75 @@
+package dev.ballast.backup.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.tree.Glob;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** Which entries a restore's {@code PATH} arguments select. */
+class RestoreSelectionTest {
+    static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
+    static final String SHA = "0".repeat(64);
+
+    static Manifest manifest(String... paths) {
+        List<ManifestEntry> files = java.util.Arrays.stream(paths)
+                .map(p -> new ManifestEntry(p, 3, SHA, "v-" + p, MTIME))
+                .toList();
+        return new Manifest(1, "n", MTIME, true, files, List.of());
+    }
+
+    static List<String> selected(Manifest m, String... paths) {
+        return new RestoreSelection(List.of(paths), List.of(), List.of())
+                .apply(m).files().stream().map(ManifestEntry::path).toList();
+    }
+
+    @Test
+    void aBackslashInAPathArgumentIsPartOfTheNameWhereTheFileSystemAllowsIt() {
+        // A tree held both a\b (one file whose name has a backslash) and a/b; restoring 'a\b' restored a/b.
+        Manifest m = manifest("a\\b", "a/b", "my file\\with.txt", "trailing\\");
+        assertThat(selected(m, "a\\b")).containsExactly("a\\b");
+        assertThat(selected(m, "a/b")).containsExactly("a/b");
+        assertThat(selected(m, "my file\\with.txt")).containsExactly("my file\\with.txt");
+        assertThat(selected(m, "trailing\\")).containsExactly("trailing\\");
+        assertThat(new RestoreSelection(List.of("a\\b"), List.of(), List.of()).unmatchedPaths(m))
+                .isEmpty();
+    }
+
+    @Test
+    void whereABackslashSeparatesPathsItNamesTheSameEntryAsASlash() {
+        assertThat(RestoreSelection.normalise("a\\b", true)).isEqualTo("a/b");
+        assertThat(RestoreSelection.normalise("a\\b", false)).isEqualTo("a\\b");
+    }
+
+    @Test
+    void leadingAndRepeatedSlashesAndADotSegmentInFrontNameTheSameEntry() {
+        Manifest m = manifest("docs/2026/x.txt", "docs/other.txt");
+        assertThat(selected(m, "/docs/2026/")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, "./docs//2026")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, "docs//2026//x.txt")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, "docs/./2026/x.txt/.")).containsExactly("docs/2026/x.txt");
+        assertThat(selected(m, ".")).containsExactly("docs/2026/x.txt", "docs/other.txt");
+    }
+
+    static List<String> excluding(Manifest m, String... patterns) {
+        return new RestoreSelection(
+                        List.of(),
+                        List.of(),
+                        Stream.of(patterns).map(Glob::parse).toList())
+                .apply(m).files().stream().map(ManifestEntry::path).toList();
+    }
+
+    @Test
+    void aNegationDoesNotBringBackAFileOfAnExcludedDirectoryAsOnBackup() {
+        // Field input: -e dir -e '!dir/keep.txt' dropped keep.txt on backup but restored it.
+        Manifest m = manifest("dir/keep.txt", "dir/other.txt", "dir/sub/x.txt", "top.txt");
+        assertThat(excluding(m, "dir", "!dir/keep.txt")).containsExactly("top.txt");
+        // Excluding what is in the directory, not the directory, lets the negation take one file back.
+        assertThat(excluding(m, "dir/*", "!dir/keep.txt")).containsExactly("dir/keep.txt", "top.txt");
+        assertThat(excluding(m, "*.txt", "!keep.txt")).containsExactly("dir/keep.txt");
+    }
+}
