@@ -59,6 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * in {@link #newStore()} with {@code Assumptions.abort(reason)}, and {@link SkipReasons} prints one
  * line per skipped case with its reason.
  *
+ * <p>The cases of one capability live in an interface of their own, which this class implements:
+ * {@link ListingContract} (streaming listings), {@link PresignContract} (presigned URLs).
+ *
  * <h2>Plugging a store in</h2>
  * <ol>
  *   <li>Extend this class and implement {@link #newStore()}: a fresh, empty store for each test.
@@ -74,7 +77,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
-public abstract class ObjectStoreContract {
+public abstract class ObjectStoreContract implements ListingContract, PresignContract {
 
     protected static final long MIB = 1024L * 1024;
 
@@ -104,6 +107,18 @@ public abstract class ObjectStoreContract {
     /** A short name for test output and skip reasons; the test class's name unless overridden. */
     protected String storeName() {
         return getClass().getSimpleName();
+    }
+
+    /** The store under test, {@link #store}: for the contract's parts kept in interfaces. */
+    @Override
+    public final ObjectStore storeUnderTest() {
+        return store;
+    }
+
+    /** {@link #storeName()}, for the contract's parts kept in interfaces. */
+    @Override
+    public final String nameOfStoreUnderTest() {
+        return storeName();
     }
 
     /** Whether the store has {@code behaviour}; all of them unless overridden. */
