@@ -1,6 +1,7 @@
 package dev.ballast.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ListRequest;
@@ -20,6 +21,12 @@ public interface ListingContract {
 
     /** The store under test. */
     ObjectStore storeUnderTest();
+
+    /** Whether the store under test has {@code behaviour} ({@link ObjectStoreContract#has}). */
+    boolean storeHas(ObjectStoreContract.Behaviour behaviour);
+
+    /** A short name for skip reasons. */
+    String nameOfStoreUnderTest();
 
     @Test
     default void listingStreamsTheCurrentKeysPageByPageAsListReturnsThem() {
@@ -57,6 +64,18 @@ public interface ListingContract {
 
     @Test
     default void aDelimiterRollsKeysUpIntoCommonPrefixesListedOnceInKeyOrder() {
+        delimitedListing(new int[] {1000});
+    }
+
+    @Test
+    default void aDelimitedListingInPagesOfOneOrTwoListsEachCommonPrefixOnce() {
+        assumeThat(storeHas(ObjectStoreContract.Behaviour.PAGED_DELIMITER_LISTINGS))
+                .as("%s does not page delimited listings as S3 does (PAGED_DELIMITER_LISTINGS)", nameOfStoreUnderTest())
+                .isTrue();
+        delimitedListing(new int[] {1, 2});
+    }
+
+    private void delimitedListing(int... pageSizes) {
         ObjectStore store = storeUnderTest();
         for (String k : List.of(
                 "ld/a.txt",
@@ -69,7 +88,7 @@ public interface ListingContract {
             store.put(k, ObjectContent.ofBytes(new byte[] {7}));
         }
 
-        for (int pageSize : new int[] {1, 2, 1000}) {
+        for (int pageSize : pageSizes) {
             List<ListEntry> top = store.listing(
                             ListRequest.prefix("ld/").withDelimiter("/").withPageSize(pageSize))
                     .toList();
@@ -81,12 +100,12 @@ public interface ListingContract {
             assertThat(top.get(0).commonPrefix()).isFalse();
             assertThat(top.get(3).key()).isEqualTo("ld/z.txt");
             assertThat(top.get(3).size()).isEqualTo(1);
+            assertThat(store.listing(ListRequest.prefix("ld/photos/")
+                                    .withDelimiter("/")
+                                    .withPageSize(pageSize))
+                            .map(e -> e.key() + (e.commonPrefix() ? " (prefix)" : "")))
+                    .containsExactly("ld/photos/1.jpg", "ld/photos/2.jpg", "ld/photos/deep/ (prefix)");
         }
-        assertThat(store.listing(ListRequest.prefix("ld/photos/")
-                                .withDelimiter("/")
-                                .withPageSize(1))
-                        .map(e -> e.key() + (e.commonPrefix() ? " (prefix)" : "")))
-                .containsExactly("ld/photos/1.jpg", "ld/photos/2.jpg", "ld/photos/deep/ (prefix)");
     }
 
     @Test

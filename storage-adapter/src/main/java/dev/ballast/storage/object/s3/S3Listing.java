@@ -23,7 +23,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * the continuation token of the one before; the delimiter, {@code start-after} and page size
  * ({@code max-keys}) go to the server, which applies them. Each page's keys and common prefixes (S3
  * answers them as two lists) are merged in UTF-8 binary order; keys and common prefixes under
- * {@link ObjectKeys#RESERVED_PREFIX} are left out. Stateless and thread-safe.
+ * {@link ObjectKeys#RESERVED_PREFIX} are left out. A listing is strictly increasing, so an entry at or
+ * before the last one handed out is dropped: S3Mock 5.2 answers every common prefix again on every page
+ * of a delimited listing. Stateless and thread-safe (each stream is for one thread).
  */
 final class S3Listing {
 
@@ -43,7 +45,18 @@ final class S3Listing {
     /** The entries {@code request} selects, fetched page by page. */
     Stream<ListEntry> listing(ListRequest request) {
         Objects.requireNonNull(request, "request");
-        return Listings.byToken(token -> page(request, token));
+        String[] last = {null};
+        return Listings.byToken(token -> {
+            Listings.Page page = page(request, token);
+            List<ListEntry> after = new ArrayList<>(page.entries().size());
+            for (ListEntry e : page.entries()) {
+                if (last[0] == null || Listings.compare(e.key(), last[0]) > 0) {
+                    after.add(e);
+                    last[0] = e.key();
+                }
+            }
+            return new Listings.Page(after, page.next());
+        });
     }
 
     private Listings.Page page(ListRequest request, @Nullable String token) {
