@@ -180,6 +180,69 @@ class S3EndpointCredentialsTest {
     }
 
     @Test
+    void anAssumeRoleProfileGetsTemporaryKeysFromStsAndSignsWithThem(@TempDir Path dir) throws IOException {
+        wireMock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post(
+                        com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo("/"))
+                .withRequestBody(com.github.tomakehurst.wiremock.client.WireMock.containing("Action=AssumeRole"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withHeader("Content-Type", "text/xml")
+                        .withBody("""
+                                <AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+                                  <AssumeRoleResult>
+                                    <Credentials>
+                                      <AccessKeyId>ASIAROLE</AccessKeyId>
+                                      <SecretAccessKey>role-secret</SecretAccessKey>
+                                      <SessionToken>role-session-token</SessionToken>
+                                      <Expiration>2099-01-01T00:00:00Z</Expiration>
+                                    </Credentials>
+                                    <AssumedRoleUser>
+                                      <Arn>arn:aws:sts::123456789012:assumed-role/backup/ballast</Arn>
+                                      <AssumedRoleId>AROAEXAMPLE:ballast</AssumedRoleId>
+                                    </AssumedRoleUser>
+                                  </AssumeRoleResult>
+                                  <ResponseMetadata><RequestId>r1</RequestId></ResponseMetadata>
+                                </AssumeRoleResponse>
+                                """)));
+        Path config = Files.writeString(dir.resolve("config"), """
+                [profile base]
+                aws_access_key_id = AKIDBASE
+                aws_secret_access_key = base-secret
+                [profile backup]
+                role_arn = arn:aws:iam::123456789012:role/backup
+                source_profile = base
+                region = eu-west-1
+                """);
+        ProfileFile files = ProfileFile.builder()
+                .content(config)
+                .type(ProfileFile.Type.CONFIGURATION)
+                .build();
+        String before = System.getProperty("aws.endpointUrlSts");
+        System.setProperty("aws.endpointUrlSts", wireMock.baseUrl()); // the SDK's STS client, sent here
+        try {
+            S3Endpoint endpoint = endpoint().profile("backup", files).build();
+            try (S3Client client = endpoint.newClient()) {
+                client.headBucket(b -> b.bucket("bucket"));
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty("aws.endpointUrlSts");
+            } else {
+                System.setProperty("aws.endpointUrlSts", before);
+            }
+        }
+
+        List<LoggedRequest> all = wireMock.findAll(anyRequestedFor(anyUrl()));
+        assertThat(all).extracting(r -> r.getMethod().getName()).containsExactly("POST", "HEAD");
+        assertThat(all.get(0).getBodyAsString()).contains("RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fbackup");
+        assertThat(all.get(0).getHeader("Authorization")).contains("Credential=AKIDBASE/");
+        assertThat(all.get(1).getHeader("Authorization"))
+                .contains("Credential=ASIAROLE/")
+                .contains("/eu-west-1/s3/aws4_request");
+        assertThat(all.get(1).getHeader("X-Amz-Security-Token")).isEqualTo("role-session-token");
+    }
+
+    @Test
     void aPresignedUrlCarriesTheSessionTokenAndTheExpiryInItsQuery() {
         S3Endpoint endpoint = endpoint()
                 .region("eu-central-1")
