@@ -146,7 +146,7 @@ public interface ObjectStore {
      *
      * <p>Not a snapshot: a key written or deleted while the stream is consumed may or may not appear
      * (S3 gives no more). Streams are sequential and single-use; closing one is not required, but
-     * harmless. {@link #list(String)} is this listing collected.
+     * harmless. {@link #list(String)} returns the same keys, held in one list.
      *
      * <p>The default lists every version under the prefix with {@link #listVersions} at the first entry
      * and holds them (correct, not bounded); every store and decorator of Ballast overrides it with a
