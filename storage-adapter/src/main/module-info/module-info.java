@@ -3,7 +3,8 @@
  * object store, behind
  * {@link dev.ballast.storage.StorageFacade}. Every package is exported except
  * {@code dev.ballast.storage.internal}, which only the test kit ({@code dev.ballast.test}) reads. The AWS SDK types that appear in the S3 packages' public
- * signatures ({@code S3Client}, {@code SdkHttpClient}, {@code SdkException}) and the
+ * signatures ({@code S3Client}, {@code SdkHttpClient}, {@code SdkException}, {@code AwsCredentialsProvider},
+ * {@code ProfileFile}) and the
  * {@code java.net.http} client are read transitively.
  */
 module dev.ballast.storage {
@@ -12,7 +13,9 @@ module dev.ballast.storage {
   requires transitive software.amazon.awssdk.core;
   requires transitive software.amazon.awssdk.http;
   requires transitive software.amazon.awssdk.services.s3;
-  requires software.amazon.awssdk.auth;
+  requires transitive software.amazon.awssdk.auth;
+  requires transitive software.amazon.awssdk.profiles;
+  requires software.amazon.awssdk.utils;
   requires software.amazon.awssdk.http.auth.aws;
   requires software.amazon.awssdk.http.auth.spi;
   requires software.amazon.awssdk.identity.spi;
@@ -35,4 +38,8 @@ module dev.ballast.storage {
   // The test kit (ballast-test, automatic module dev.ballast.test) verifies reads and validates keys
   // exactly as the stores do, with these classes.
   exports dev.ballast.storage.internal to dev.ballast.test;
+
+  // The HTTP implementation the SDK's own STS and SSO clients (credential providers) find.
+  provides software.amazon.awssdk.http.SdkHttpService with
+      dev.ballast.storage.object.s3.transport.JdkSdkHttpService;
 }

@@ -41,7 +41,8 @@ final class CommonOptions {
     @Option(
             names = "--region",
             paramLabel = "REGION",
-            description = "S3 region (default: $AWS_REGION, else us-east-1).")
+            description = "S3 region (default: $AWS_REGION, else $AWS_DEFAULT_REGION, else the profile's region in "
+                    + "~/.aws/config, else us-east-1).")
     String region;
 
     @Option(
@@ -70,10 +71,10 @@ final class CommonOptions {
     @Option(
             names = "--profile",
             paramLabel = "NAME",
-            description =
-                    "Take the keys from this profile of ~/.aws/credentials or ~/.aws/config ($AWS_SHARED_CREDENTIALS_FILE, "
-                            + "$AWS_CONFIG_FILE), as the AWS CLI does (default: $AWS_PROFILE, else 'default', used when "
-                            + "AWS_ACCESS_KEY_ID is not set).")
+            description = "Take the credentials and region from this profile of ~/.aws/credentials or ~/.aws/config "
+                    + "($AWS_SHARED_CREDENTIALS_FILE, $AWS_CONFIG_FILE), as the AWS CLI does: static keys with "
+                    + "their session token, or a role, SSO, web identity or credential_process profile (default: "
+                    + "$AWS_PROFILE, else 'default', used when AWS_ACCESS_KEY_ID is not set).")
     String profile;
 
     @Option(

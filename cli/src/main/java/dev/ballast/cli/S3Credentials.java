@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.object.s3.S3Endpoint;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,18 +28,46 @@ import software.amazon.awssdk.profiles.ProfileFile;
  * <p>A profile is read from the shared credentials file ({@code AWS_SHARED_CREDENTIALS_FILE},
  * default {@code ~/.aws/credentials}, sections {@code [name]}), then from the config file
  * ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}, sections {@code [profile name]}); the
- * first that holds the profile's {@code aws_access_key_id} and {@code aws_secret_access_key} wins.
- * Only static keys are read from a profile: SSO, role and {@code credential_process} profiles and
- * session tokens are refused with a message rather than half-used.
+ * first that holds the profile's {@code aws_access_key_id} and {@code aws_secret_access_key} wins,
+ * with its {@code aws_session_token} if it has one. A profile without static keys that names another
+ * source of credentials ({@code role_arn}, {@code sso_session} or {@code sso_start_url},
+ * {@code web_identity_token_file}, {@code credential_process}) is handed to the AWS SDK's profile
+ * credentials provider, read from the same two files ({@link #sdkProfile()}). A session token in the
+ * environment ({@code AWS_SESSION_TOKEN}) goes with the environment's keys.
  *
- * @param accessKey the access key ID
- * @param secretKey the secret access key, never shown by {@link #toString()}
- * @param source where the pair was found, for messages, e.g. {@code profile 'prod' in /home/u/.aws/credentials}
+ * <p>{@link #region(CommonOptions, Map, Path)} finds the region as the AWS CLI does.
+ *
+ * @param accessKey the access key ID; empty when the SDK reads the profile ({@link #sdkProfile()})
+ * @param secretKey the secret access key, never shown by {@link #toString()}; empty when the SDK reads
+ *     the profile
+ * @param sessionToken the session token of temporary keys, null for long-term keys; never shown
+ * @param sdkProfile the profile the SDK reads credentials from (a role, SSO, web identity or
+ *     {@code credential_process} profile), null for static keys
+ * @param profileFiles the credentials and config files that hold {@code sdkProfile}, null without one
+ * @param source where the credentials were found, for messages, e.g. {@code profile 'prod' in /home/u/.aws/credentials}
  */
-record S3Credentials(String accessKey, String secretKey, String source) {
+record S3Credentials(
+        String accessKey,
+        String secretKey,
+        @Nullable String sessionToken,
+        @Nullable String sdkProfile,
+        @Nullable ProfileFile profileFiles,
+        String source) {
     static final String ACCESS_KEY_ENV = "AWS_ACCESS_KEY_ID";
     static final String SECRET_KEY_ENV = "AWS_SECRET_ACCESS_KEY";
     static final String PROFILE_ENV = "AWS_PROFILE";
+    static final String SESSION_TOKEN_ENV = "AWS_SESSION_TOKEN";
+    static final String REGION_ENV = "AWS_REGION";
+    static final String DEFAULT_REGION_ENV = "AWS_DEFAULT_REGION";
+    /** What a profile without static keys may name instead: a source the AWS SDK reads itself. */
+    private static final java.util.List<String> SDK_SOURCES = java.util.List.of(
+            "role_arn", "sso_session", "sso_start_url", "web_identity_token_file", "credential_process");
+
+    /** Static keys. */
+    S3Credentials(String accessKey, String secretKey, @Nullable String sessionToken, String source) {
+        this(accessKey, secretKey, sessionToken, null, null, source);
+    }
+
     static final String CREDENTIALS_FILE_ENV = "AWS_SHARED_CREDENTIALS_FILE";
     static final String CONFIG_FILE_ENV = "AWS_CONFIG_FILE";
     static final String DEFAULT_PROFILE = "default";
@@ -84,6 +113,7 @@ record S3Credentials(String accessKey, String secretKey, String source) {
             return Optional.of(new S3Credentials(
                     access,
                     secret,
+                    null,
                     options.secretKey != null
                             ? "--access-key/--secret-key"
                             : "--access-key and AWS_SECRET_ACCESS_KEY"));
@@ -94,7 +124,14 @@ record S3Credentials(String accessKey, String secretKey, String source) {
         String envAccess = env.get(ACCESS_KEY_ENV);
         String envSecret = env.get(SECRET_KEY_ENV);
         if (envAccess != null && envSecret != null) {
-            return Optional.of(new S3Credentials(envAccess, envSecret, "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"));
+            String token = env.get(SESSION_TOKEN_ENV);
+            return Optional.of(new S3Credentials(
+                    envAccess,
+                    envSecret,
+                    token == null || token.isBlank() ? null : token,
+                    token == null || token.isBlank()
+                            ? "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"
+                            : "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN"));
         }
         if (envAccess != null || envSecret != null) {
             throw new CliFailure(
@@ -125,6 +162,21 @@ record S3Credentials(String accessKey, String secretKey, String source) {
         if (keys.isEmpty()) {
             keys = inConfig.flatMap(p -> keys(p, configFile));
         }
+        if (keys.isEmpty()) {
+            Optional<Profile> delegated = inCredentials
+                    .filter(S3Credentials::namesAnSdkSource)
+                    .or(() -> inConfig.filter(S3Credentials::namesAnSdkSource));
+            if (delegated.isPresent()) {
+                return Optional.of(new S3Credentials(
+                        "",
+                        "",
+                        null,
+                        name,
+                        files(credentialsFile, configFile),
+                        "profile '" + name + "' (read by the AWS SDK: " + String.join(", ", sources(delegated.get()))
+                                + ") in " + credentialsFile + " or " + configFile));
+            }
+        }
         if (keys.isPresent() || namedBy == null) {
             return keys;
         }
@@ -140,8 +192,65 @@ record S3Credentials(String accessKey, String secretKey, String source) {
                 ExitCodes.USAGE,
                 "The profile '" + name + "' (" + namedBy + ") holds no "
                         + "aws_access_key_id and aws_secret_access_key in " + credentialsFile + " or " + configFile
-                        + "; ballast reads only static keys from a profile (not SSO, roles or credential_process), so add them "
-                        + "or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.");
+                        + " and names no other source of credentials (" + String.join(", ", SDK_SOURCES)
+                        + "); add one, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.");
+    }
+
+    private static boolean namesAnSdkSource(Profile profile) {
+        return !sources(profile).isEmpty();
+    }
+
+    private static java.util.List<String> sources(Profile profile) {
+        return SDK_SOURCES.stream().filter(p -> profile.property(p).isPresent()).toList();
+    }
+
+    /** The credentials and config files, those that exist, as one profile file for the SDK. */
+    private static ProfileFile files(Path credentialsFile, Path configFile) {
+        ProfileFile.Aggregator all = ProfileFile.aggregator();
+        if (Files.isRegularFile(credentialsFile)) {
+            all.addFile(ProfileFile.builder()
+                    .content(credentialsFile)
+                    .type(ProfileFile.Type.CREDENTIALS)
+                    .build());
+        }
+        if (Files.isRegularFile(configFile)) {
+            all.addFile(ProfileFile.builder()
+                    .content(configFile)
+                    .type(ProfileFile.Type.CONFIGURATION)
+                    .build());
+        }
+        return all.build();
+    }
+
+    /**
+     * The region, as the AWS CLI finds it: {@code --region}, else {@code AWS_REGION}, else
+     * {@code AWS_DEFAULT_REGION}, else the {@code region} of the profile ({@code --profile}, else
+     * {@code AWS_PROFILE}, else {@code default}) in the config file ({@code AWS_CONFIG_FILE}, default
+     * {@code ~/.aws/config}), else {@value S3Endpoint#DEFAULT_REGION}.
+     *
+     * @throws CliFailure (exit code {@link ExitCodes#USAGE}) if the config file cannot be read
+     */
+    static String region(CommonOptions options, Map<String, String> env, Path home) {
+        if (options.region != null) {
+            return options.region;
+        }
+        for (String variable : new String[] {REGION_ENV, DEFAULT_REGION_ENV}) {
+            String value = env.get(variable);
+            if (value != null && !value.isBlank()) {
+                return value.trim();
+            }
+        }
+        String name = options.profile != null
+                ? options.profile
+                : env.get(PROFILE_ENV) != null && !env.get(PROFILE_ENV).isBlank()
+                        ? env.get(PROFILE_ENV)
+                        : DEFAULT_PROFILE;
+        Path configFile = location(env.get(CONFIG_FILE_ENV), home, ".aws/config");
+        return read(configFile, ProfileFile.Type.CONFIGURATION, name)
+                .flatMap(p -> p.property("region"))
+                .filter(r -> !r.isBlank())
+                .map(String::trim)
+                .orElse(S3Endpoint.DEFAULT_REGION);
     }
 
     /** The keys of {@code profile} if it holds any; a half pair or a session token is an error. */
@@ -161,14 +270,11 @@ record S3Credentials(String accessKey, String secretKey, String source) {
                                     : "aws_access_key_id but no aws_secret_access_key")
                             + "; add the missing line.");
         }
-        if (profile.property("aws_session_token").isPresent()) {
-            throw new CliFailure(
-                    ExitCodes.USAGE,
-                    where + " holds temporary credentials (aws_session_token), which "
-                            + "ballast cannot pass on yet; use a profile with long-term keys.");
-        }
-        return Optional.of(
-                new S3Credentials(access.get(), secret.get(), "profile '" + profile.name() + "' in " + file));
+        return Optional.of(new S3Credentials(
+                access.get(),
+                secret.get(),
+                profile.property("aws_session_token").filter(t -> !t.isBlank()).orElse(null),
+                "profile '" + profile.name() + "' in " + file));
     }
 
     /** The profile {@code name} of {@code file}, empty if the file or the profile does not exist. */

@@ -217,10 +217,16 @@ final class StoreSession implements AutoCloseable {
                     .build();
             URI endpoint = o.endpoint;
             S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
-            b.region(o.region != null ? o.region : ctx.env().getOrDefault("AWS_REGION", S3Endpoint.DEFAULT_REGION));
+            b.region(S3Credentials.region(o, ctx.env(), ctx.home()));
             String where = "the S3 endpoint " + endpoint;
             b.endpoint(endpoint);
-            S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> b.credentials(c.accessKey(), c.secretKey()));
+            S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> {
+                if (c.sdkProfile() != null && c.profileFiles() != null) {
+                    b.profile(c.sdkProfile(), c.profileFiles());
+                } else {
+                    b.credentials(c.accessKey(), c.secretKey(), c.sessionToken());
+                }
+            });
             if (o.pathStyle != null) {
                 b.pathStyle(o.pathStyle);
             }

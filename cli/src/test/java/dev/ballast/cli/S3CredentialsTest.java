@@ -172,27 +172,81 @@ class S3CredentialsTest {
     }
 
     @Test
-    void aNamedProfileWithoutStaticKeysIsRefusedButAnImplicitDefaultOneIsLeftToTheSdk() throws IOException {
+    void aRoleOrSsoProfileIsHandedToTheSdkWithTheFilesItIsIn() throws IOException {
         configFile("[default]\nrole_arn = arn:aws:iam::123456789012:role/backup\nsource_profile = base\n"
-                + "[profile sso]\nsso_session = corp\n");
-        assertThat(resolve()).isEmpty();
+                + "[profile sso]\nsso_session = corp\n[profile nothing]\nregion = eu-west-1\n");
+        assertThat(resolved().sdkProfile())
+                .as("the implicit default profile, a role")
+                .isEqualTo("default");
         options.profile = "sso";
+        S3Credentials sso = resolved();
+        assertThat(sso.sdkProfile()).isEqualTo("sso");
+        assertThat(sso.profileFiles().profile("sso")).isPresent();
+        assertThat(sso.source()).contains("sso_session");
+        options.profile = "nothing";
         assertThatThrownBy(this::resolve)
                 .isInstanceOf(CliFailure.class)
                 .hasMessageStartingWith(
-                        "The profile 'sso' (--profile) holds no aws_access_key_id and aws_secret_access_key")
-                .hasMessageContaining("not SSO, roles or credential_process");
+                        "The profile 'nothing' (--profile) holds no aws_access_key_id and aws_secret_access_key")
+                .hasMessageContaining("names no other source of credentials (role_arn, sso_session");
     }
 
     @Test
-    void aProfileWithHalfAPairOrASessionTokenIsRefusedRatherThanHalfUsed() throws IOException {
+    void aProfileWithHalfAPairIsRefusedAndOneWithASessionTokenPassesItOn() throws IOException {
         credentialsFile("[default]\naws_access_key_id = AKHALF\n"
                 + "[temp]\naws_access_key_id = ASIATEMP\naws_secret_access_key = t\naws_session_token = token\n");
         assertThatThrownBy(this::resolve)
                 .hasMessage("The profile 'default' in " + home.resolve(".aws/credentials")
                         + " has aws_access_key_id but no aws_secret_access_key; add the missing line.");
         options.profile = "temp";
-        assertThatThrownBy(this::resolve).hasMessageContaining("holds temporary credentials (aws_session_token)");
+        assertThat(resolved())
+                .extracting(S3Credentials::accessKey, S3Credentials::sessionToken)
+                .containsExactly("ASIATEMP", "token");
+        assertThat(resolved().toString()).doesNotContain("token\"").doesNotContain("=token");
+    }
+
+    @Test
+    void theEnvironmentsSessionTokenGoesWithItsKeys() {
+        env.put("AWS_ACCESS_KEY_ID", "ASIAENV");
+        env.put("AWS_SECRET_ACCESS_KEY", "secret-env");
+        env.put("AWS_SESSION_TOKEN", "env-token");
+        assertThat(resolved())
+                .extracting(S3Credentials::accessKey, S3Credentials::sessionToken)
+                .containsExactly("ASIAENV", "env-token");
+        options.accessKey = "AKFLAG";
+        assertThat(resolved().sessionToken())
+                .as("keys given as flags are long-term")
+                .isNull();
+    }
+
+    @Test
+    void theRegionIsTheFlagsElseTheEnvironmentsElseTheProfilesAsInTheAwsCli() throws IOException {
+        configFile("[default]\nregion = eu-north-1\n[profile prod]\nregion = eu-west-3\n");
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("eu-north-1");
+        env.put("AWS_PROFILE", "prod");
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("eu-west-3");
+        options.profile = "default";
+        assertThat(S3Credentials.region(options, env, home))
+                .as("--profile over AWS_PROFILE")
+                .isEqualTo("eu-north-1");
+        env.put("AWS_DEFAULT_REGION", "ca-central-1");
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("ca-central-1");
+        env.put("AWS_REGION", "sa-east-1");
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("sa-east-1");
+        options.region = "ap-south-1";
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("ap-south-1");
+        options.region = null;
+        env.clear();
+        options.profile = "absent";
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("us-east-1");
+    }
+
+    @Test
+    void theRegionIsReadFromTheConfigFileAwsConfigFileNames() throws IOException {
+        Path elsewhere = Files.writeString(home.resolve("my-config"), "[profile prod]\nregion = eu-south-1\n");
+        env.put("AWS_CONFIG_FILE", elsewhere.toString());
+        options.profile = "prod";
+        assertThat(S3Credentials.region(options, env, home)).isEqualTo("eu-south-1");
     }
 
     @Test

@@ -471,6 +471,41 @@ public class FakeObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * Pages through the keys as the local store does (a page of {@link dev.ballast.storage.object.ListRequest#pageSize()}
+     * keys at a time, each page read under the store's lock when the stream needs it, a store that is
+     * {@linkplain #down(boolean) down} failing the next page).
+     */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        Objects.requireNonNull(request, "request");
+        return dev.ballast.storage.internal.Listings.byKey(request, (from, to, limit) -> {
+            checkUp(null);
+            synchronized (storage) {
+                List<Map.Entry<byte[], Map.Entry<String, Stored>>> page = new ArrayList<>();
+                for (Map.Entry<String, List<Stored>> e : storage.histories.entrySet()) {
+                    if (e.getValue().isEmpty() || e.getValue().get(0).deleteMarker()) {
+                        continue;
+                    }
+                    byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
+                    if (Arrays.compareUnsigned(k, from) >= 0 && (to == null || Arrays.compareUnsigned(k, to) < 0)) {
+                        page.add(Map.entry(k, Map.entry(e.getKey(), e.getValue().get(0))));
+                    }
+                }
+                page.sort((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey()));
+                List<dev.ballast.storage.object.ListEntry> out = new ArrayList<>(Math.min(limit, page.size()));
+                for (int i = 0; i < page.size() && i < limit; i++) {
+                    String key = page.get(i).getValue().getKey();
+                    Stored current = page.get(i).getValue().getValue();
+                    out.add(dev.ballast.storage.object.ListEntry.object(
+                            key, current.bytes().length, current.eTag(), current.lastModified()));
+                }
+                return out;
+            }
+        });
+    }
+
     @Override
     public List<String> list(String prefix) {
         Objects.requireNonNull(prefix, "prefix");

@@ -375,6 +375,25 @@ public final class FaultInjectingObjectStore implements ObjectStore, AutoCloseab
         return call(StoreOperation.LIST, null, () -> delegate.list(prefix));
     }
 
+    /**
+     * The delegate's listing; a {@link StoreOperation#LIST} fault is drawn when the stream needs its first
+     * entry (one draw per listing, however many pages it fetches), and thrown from the stream's traversal
+     * as the real store's failure to fetch a page would be.
+     */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        java.util.Objects.requireNonNull(request, "request");
+        return dev.ballast.storage.internal.Listings.lazily(
+                () -> call(StoreOperation.LIST, null, () -> delegate.listing(request)));
+    }
+
+    /** The delegate's URL: signing one sends nothing, so no fault applies. */
+    @Override
+    public dev.ballast.storage.object.PresignedRequest presign(dev.ballast.storage.object.PresignRequest request) {
+        return delegate.presign(request);
+    }
+
     @Override
     public List<VersionEntry> listVersions(String prefix) {
         return call(StoreOperation.LIST_VERSIONS, null, () -> delegate.listVersions(prefix));

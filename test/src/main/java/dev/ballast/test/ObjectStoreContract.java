@@ -59,6 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * in {@link #newStore()} with {@code Assumptions.abort(reason)}, and {@link SkipReasons} prints one
  * line per skipped case with its reason.
  *
+ * <p>The cases of one capability live in an interface of their own, which this class implements:
+ * {@link ListingContract} (streaming listings), {@link PresignContract} (presigned URLs).
+ *
  * <h2>Plugging a store in</h2>
  * <ol>
  *   <li>Extend this class and implement {@link #newStore()}: a fresh, empty store for each test.
@@ -74,7 +77,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
-public abstract class ObjectStoreContract {
+public abstract class ObjectStoreContract implements ListingContract, PresignContract {
 
     protected static final long MIB = 1024L * 1024;
 
@@ -92,7 +95,13 @@ public abstract class ObjectStoreContract {
          */
         FAITHFUL_DELETE_MARKERS,
         /** Stored objects live outside this JVM's heap, so heap growth during an upload is the client's own. */
-        OBJECTS_OUTSIDE_TEST_HEAP
+        OBJECTS_OUTSIDE_TEST_HEAP,
+        /**
+         * A delimited listing is paged as S3 pages it: each page holds the keys and common prefixes of its
+         * own stretch of the key space (S3Mock 5.2 answers every common prefix on every page, so keys
+         * between them cannot be told from keys already listed).
+         */
+        PAGED_DELIMITER_LISTINGS
     }
 
     /** The store under test, opened by {@link #newStore()} before each test. */
@@ -104,6 +113,24 @@ public abstract class ObjectStoreContract {
     /** A short name for test output and skip reasons; the test class's name unless overridden. */
     protected String storeName() {
         return getClass().getSimpleName();
+    }
+
+    /** The store under test, {@link #store}: for the contract's parts kept in interfaces. */
+    @Override
+    public final ObjectStore storeUnderTest() {
+        return store;
+    }
+
+    /** {@link #has(Behaviour)}, for the contract's parts kept in interfaces. */
+    @Override
+    public final boolean storeHas(Behaviour behaviour) {
+        return has(behaviour);
+    }
+
+    /** {@link #storeName()}, for the contract's parts kept in interfaces. */
+    @Override
+    public final String nameOfStoreUnderTest() {
+        return storeName();
     }
 
     /** Whether the store has {@code behaviour}; all of them unless overridden. */

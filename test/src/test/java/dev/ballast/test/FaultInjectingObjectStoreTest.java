@@ -38,6 +38,28 @@ class FaultInjectingObjectStoreTest {
     }
 
     @Test
+    void aListingFaultIsDrawnWhenTheStreamNeedsItsFirstPageNotWhenItIsMade() {
+        store.put("l/a", text("1"));
+        store.put("l/b", text("1"));
+        store.inject(StoreFault.slowDown()).on(StoreOperation.LIST).times(1);
+
+        java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing = store.listing(
+                dev.ballast.storage.object.ListRequest.prefix("l/").withPageSize(1));
+        assertThat(store.injected()).as("made, not consumed").isEmpty();
+        assertThatThrownBy(listing::toList)
+                .isInstanceOfSatisfying(
+                        StorageUnavailableException.class,
+                        e -> assertThat(e.getMessage()).contains("503 SlowDown"));
+
+        assertThat(store.listing(dev.ballast.storage.object.ListRequest.prefix("l/")
+                                .withPageSize(1))
+                        .map(dev.ballast.storage.object.ListEntry::key))
+                .as("one draw per listing, however many pages")
+                .containsExactly("l/a", "l/b");
+        assertThat(store.injected()).hasSize(1);
+    }
+
+    @Test
     void aScriptedSlowDownHitsOnlyItsKeyAndOperationForItsCountAndIsRecorded() {
         store.inject(StoreFault.slowDown()).on(StoreOperation.PUT).forKey("a").times(2);
 

@@ -34,7 +34,7 @@ public final class S3Backends {
      * objects on disk. Measured here (5.2.0):
      * DeleteObject returns the deleted version's ID instead of the marker's, ListObjectsV2 still lists
      * deleted keys, a GET of the marker's version ID succeeds, and AbortMultipartUpload deletes the
-     * key's existing object.
+     * key's existing object; a delimited ListObjectsV2 answers every common prefix on every page.
      */
     public static S3TestBackend s3Mock() {
         return new S3TestBackend(
@@ -66,7 +66,8 @@ public final class S3Backends {
                         Feature.VERIFIES_SIGNATURES,
                         Feature.VERIFIES_PAYLOAD_DIGEST,
                         Feature.VERIFIES_SIGNED_PAYLOAD,
-                        Feature.FAITHFUL_DELETE_MARKERS));
+                        Feature.FAITHFUL_DELETE_MARKERS,
+                        Feature.PAGED_DELIMITER_LISTINGS));
     }
 
     /** MinIO's image, pinned. */

@@ -413,6 +413,19 @@ public final class LastKnownGoodStore implements ObjectStore {
         return delegate.list(prefix);
     }
 
+    /** The delegate's listing, never the cache's. */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        return delegate.listing(request);
+    }
+
+    /** The delegate's URL: it reads and writes the store, never the cache. */
+    @Override
+    public dev.ballast.storage.object.PresignedRequest presign(dev.ballast.storage.object.PresignRequest request) {
+        return delegate.presign(request);
+    }
+
     @Override
     public List<VersionEntry> listVersions(String prefix) {
         return delegate.listVersions(prefix);

@@ -136,6 +136,24 @@ public final class ChaosObjectStore implements ObjectStore, AutoCloseable {
         return call("listing of '" + prefix + "'", null, () -> delegate.list(prefix));
     }
 
+    /**
+     * The delegate's listing, a failure drawn as for {@link #list} when the stream needs its first entry
+     * (one draw per listing, however many pages it fetches).
+     */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        java.util.Objects.requireNonNull(request, "request");
+        return dev.ballast.storage.internal.Listings.lazily(
+                () -> call("listing of '" + request.prefix() + "'", null, () -> delegate.listing(request)));
+    }
+
+    /** The delegate's URL: signing one sends nothing, so no failure is injected. */
+    @Override
+    public dev.ballast.storage.object.PresignedRequest presign(dev.ballast.storage.object.PresignRequest request) {
+        return delegate.presign(request);
+    }
+
     @Override
     public List<VersionEntry> listVersions(String prefix) {
         return call("version listing of '" + prefix + "'", null, () -> delegate.listVersions(prefix));

@@ -10,6 +10,7 @@ import dev.ballast.storage.UnsupportedCapabilityException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 
 /**
  * Whole-object, versioned storage: every write replaces the whole object and creates a new
@@ -128,9 +129,64 @@ public interface ObjectStore {
 
     /**
      * Lists the current (non-deleted) keys that start with {@code prefix}, in UTF-8 binary order,
-     * paginated to the end.
+     * paginated to the end, held in memory: a convenience for small prefixes. For a bucket of millions
+     * of keys, delimiters or {@code start-after}, stream with {@link #listing(ListRequest)}.
      */
     List<String> list(String prefix);
+
+    /**
+     * The current (non-deleted) keys {@code request} selects, as S3's
+     * <a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html">ListObjectsV2</a>
+     * lists them, fetched a page ({@link ListRequest#pageSize()} keys) at a time as the stream is
+     * consumed: in UTF-8 binary order, with each key's current size, ETag and date; with a delimiter,
+     * keys rolled up into common prefixes ({@link ListEntry#commonPrefix()}), each listed once where its
+     * first key would be; only what comes after {@code startAfter}. The stream holds one page, never what it
+     * already handed out, so it iterates any number of keys in bounded memory; it fetches nothing until
+     * its first entry is needed. Keys under Ballast's reserved {@code .ballast/} prefix are never listed.
+     *
+     * <p>Not a snapshot: a key written or deleted while the stream is consumed may or may not appear
+     * (S3 gives no more). Streams are sequential and single-use; closing one is not required, but
+     * harmless. {@link #list(String)} returns the same keys, held in one list.
+     *
+     * <p>The default lists every version under the prefix with {@link #listVersions} at the first entry
+     * and holds them (correct, not bounded); every store and decorator of Ballast overrides it with a
+     * paged listing.
+     *
+     * @throws NullPointerException if {@code request} is null
+     * @throws StorageUnavailableException from the stream's traversal, if a page could not be fetched
+     */
+    default Stream<ListEntry> listing(ListRequest request) {
+        Objects.requireNonNull(request, "request");
+        return dev.ballast.storage.internal.Listings.lazily(() -> dev.ballast.storage.internal.Listings.ofAll(
+                request,
+                listVersions(request.prefix()).stream()
+                        .filter(v -> v.latest() && !v.deleteMarker())
+                        .map(v -> ListEntry.object(v.key(), v.size(), v.eTag(), v.lastModified()))
+                        .toList()));
+    }
+
+    /**
+     * A URL that lets whoever holds it, without credentials, read or write one object until it expires,
+     * as the AWS SDK's {@code S3Presigner} signs it (SigV4 query parameters): method, key, expiry,
+     * content type and checksums bound into the signature ({@link PresignRequest}). Nothing is sent: the
+     * URL is signed locally, so it is handed out even for a key that does not exist or an endpoint that is
+     * down. A PUT through it creates a new version as any PUT does, outside this store's conditional
+     * writes and put tokens; with {@link PresignRequest#withSha256} its SHA-256 is recorded, so reads
+     * through the store verify it.
+     *
+     * <p>Only stores whose {@link StoreCapabilities#presignedUrls()} is true hand them out (S3); the
+     * default throws {@link UnsupportedCapabilityException}. Thread-safe.
+     *
+     * @throws NullPointerException if {@code request} is null
+     * @throws IllegalArgumentException if the key is invalid
+     * @throws UnsupportedCapabilityException if the store cannot hand out presigned URLs (the local store)
+     */
+    default PresignedRequest presign(PresignRequest request) {
+        Objects.requireNonNull(request, "request");
+        throw new UnsupportedCapabilityException("Presigned URLs are not supported by "
+                + getClass().getSimpleName() + ", which no HTTP client can reach; read or write '" + request.key()
+                + "' through the store itself.");
+    }
 
     /**
      * Every version and delete marker of every key that starts with {@code prefix}, keys whose current

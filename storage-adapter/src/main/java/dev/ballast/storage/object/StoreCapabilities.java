@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param putIfMatch {@code If-Match} on PUT is honoured: refused with 412 for an ETag that is not the
  *     current one, accepted for the current one ({@link ObjectStore#putIfMatch})
  * @param additionalChecksums the store accepts and validates {@code x-amz-checksum-sha256}
+ * @param presignedUrls the store hands out presigned GET and PUT URLs
+ *     ({@link ObjectStore#presign(PresignRequest)}): declared by the store, true for S3 (the URL is
+ *     signed locally, so nothing is probed), false for the local store and the test kit's fake
  */
 public record StoreCapabilities(
         @Nullable URI endpoint,
@@ -23,10 +26,28 @@ public record StoreCapabilities(
         boolean versioningEnabled,
         boolean putIfAbsent,
         boolean putIfMatch,
-        boolean additionalChecksums) {
+        boolean additionalChecksums,
+        boolean presignedUrls) {
+
+    /** Capabilities without presigned URLs ({@code presignedUrls} false). */
+    public StoreCapabilities(
+            @Nullable URI endpoint,
+            String bucket,
+            boolean versioningEnabled,
+            boolean putIfAbsent,
+            boolean putIfMatch,
+            boolean additionalChecksums) {
+        this(endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, false);
+    }
+
+    /** A copy with {@link #presignedUrls()} set to {@code presigned}. */
+    public StoreCapabilities withPresignedUrls(boolean presigned) {
+        return new StoreCapabilities(
+                endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, presigned);
+    }
 
     /**
-     * Capabilities with both conditional writes honoured or both not.
+     * Capabilities with both conditional writes honoured or both not, without presigned URLs.
      *
      * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
      */

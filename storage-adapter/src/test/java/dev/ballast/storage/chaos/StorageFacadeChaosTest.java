@@ -25,6 +25,38 @@ class StorageFacadeChaosTest {
     private final AtomicBoolean gameDay = new AtomicBoolean();
 
     @Test
+    void aListingThroughTheFacadeStreamsTheStoreAndFailsWhenChaosHitsItsFirstPage() {
+        ChaosPolicy chaos = ChaosPolicy.builder()
+                .injectionRate(1)
+                .faults(ChaosPolicy.Fault.UNAVAILABLE)
+                .enabledWhen(gameDay::get)
+                .build();
+        try (StorageFacade facade = StorageFacade.newBuilder()
+                .objectStore(store)
+                .clock(time)
+                .lastKnownGood(LastKnownGoodConfig.ofDefaults())
+                .chaos(chaos)
+                .build()) {
+            facade.objects().put("dir/a", ObjectContent.ofBytes("a".getBytes(UTF_8)));
+            facade.objects().put("dir/sub/b", ObjectContent.ofBytes("b".getBytes(UTF_8)));
+
+            assertThat(facade.objects()
+                            .listing(dev.ballast.storage.object.ListRequest.prefix("dir/")
+                                    .withDelimiter("/")
+                                    .withPageSize(1))
+                            .map(e -> e.key() + (e.commonPrefix() ? " (prefix)" : "")))
+                    .containsExactly("dir/a", "dir/sub/ (prefix)");
+
+            gameDay.set(true);
+            java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing =
+                    facade.objects().listing(dev.ballast.storage.object.ListRequest.prefix("dir/"));
+            assertThatThrownBy(listing::toList)
+                    .as("the cache never answers a listing")
+                    .isInstanceOf(StorageUnavailableException.class);
+        }
+    }
+
+    @Test
     void whileTheFlagIsOnReadsDegradeVisiblyAndWritesFailAsOnAnOutage() {
         ChaosPolicy chaos = ChaosPolicy.builder()
                 .injectionRate(1)

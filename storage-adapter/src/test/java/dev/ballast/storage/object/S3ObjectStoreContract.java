@@ -97,6 +97,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
             case PATH_FAITHFUL_KEYS -> backend().has(Feature.PATH_FAITHFUL_KEYS);
             case FAITHFUL_DELETE_MARKERS -> backend().has(Feature.FAITHFUL_DELETE_MARKERS);
             case OBJECTS_OUTSIDE_TEST_HEAP -> backend().has(Feature.OBJECTS_OUTSIDE_TEST_HEAP);
+            case PAGED_DELIMITER_LISTINGS -> backend().has(Feature.PAGED_DELIMITER_LISTINGS);
         };
     }
 

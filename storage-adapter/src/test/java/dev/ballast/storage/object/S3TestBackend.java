@@ -49,7 +49,12 @@ public record S3TestBackend(
          * version ID is answered 405, ListObjectsV2 omits deleted keys, and AbortMultipartUpload leaves
          * the key's existing object alone.
          */
-        FAITHFUL_DELETE_MARKERS
+        FAITHFUL_DELETE_MARKERS,
+        /**
+         * ListObjectsV2 with a delimiter and {@code max-keys} pages the common prefixes with the keys, each
+         * page its own stretch of the key space; S3Mock 5.2 returns every common prefix on every page.
+         */
+        PAGED_DELIMITER_LISTINGS
     }
 
     public S3TestBackend {

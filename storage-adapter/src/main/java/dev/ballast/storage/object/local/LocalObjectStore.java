@@ -1317,6 +1317,17 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         return List.copyOf(entries);
     }
 
+    /** One index query per page ({@link LocalListing}). */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        Objects.requireNonNull(request, "request");
+        return LocalListing.listing(
+                request,
+                (from, to, limit) -> read(
+                        ix -> ix.currentPage(from, to, limit), null, "Listing keys under '" + request.prefix() + "'"));
+    }
+
     @Override
     public List<String> list(String prefix) {
         Objects.requireNonNull(prefix, "prefix");

@@ -498,6 +498,39 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                 rs -> new String(rs.getBytes(1), StandardCharsets.UTF_8));
     }
 
+    /** One current version as a listing page shows it. */
+    record Listed(String key, String versionId, long size, long modifiedMillis) {}
+
+    /**
+     * At most {@code limit} current, non-deleted keys whose UTF-8 bytes are {@code >= from} and, when
+     * {@code to} is not null, {@code < to}, in UTF-8 binary order: one page of a streaming listing
+     * ({@link LocalListing}), read through the primary key of {@code current}.
+     */
+    List<Listed> currentPage(byte[] from, byte @Nullable [] to, int limit) throws SQLException {
+        String sql = "SELECT c.k, v.version_id, v.size, v.modified_ms FROM current c JOIN versions v ON v.seq = c.seq"
+                + " WHERE c.delete_marker = 0 AND c.k >= ?" + (to == null ? "" : " AND c.k < ?")
+                + " ORDER BY c.k LIMIT ?";
+        List<Listed> out = new ArrayList<>(Math.min(limit, 1024));
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            int i = 1;
+            ps.setBytes(i++, from);
+            if (to != null) {
+                ps.setBytes(i++, to);
+            }
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Listed(
+                            new String(rs.getBytes(1), StandardCharsets.UTF_8),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getLong(4)));
+                }
+            }
+        }
+        return out;
+    }
+
     /** Where a content's bytes are: inline ({@code data}), or in pack {@code pack} at {@code offset}. */
     record Location(byte @Nullable [] data, long pack, long offset) {}
 

@@ -12,15 +12,20 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
  * Where and how to reach an S3 (or S3-compatible) endpoint, the one home of connection settings:
@@ -53,6 +58,28 @@ import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
  *       and hashed a second time just to be signed.</li>
  * </ul>
  *
+ * <h2>Credentials and region</h2>
+ * Credentials come from, in this order: a provider given with {@link Builder#credentialsProvider}
+ * (any {@link AwsCredentialsProvider}: STS assume-role, web identity, SSO, your own), static keys
+ * given with {@link Builder#credentials(String, String, String)} (a session token included), the
+ * profile named with {@link Builder#profile(String)} (the SDK's {@link ProfileCredentialsProvider}:
+ * static keys, {@code aws_session_token}, {@code role_arn}, {@code sso_*},
+ * {@code web_identity_token_file}, {@code credential_process}), else the SDK's
+ * {@link DefaultCredentialsProvider} chain: {@code aws.accessKeyId}/{@code aws.secretAccessKey}/{@code
+ * aws.sessionToken} system properties, {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}/{@code
+ * AWS_SESSION_TOKEN}, web identity ({@code AWS_WEB_IDENTITY_TOKEN_FILE}, {@code AWS_ROLE_ARN}), the
+ * profile {@code AWS_PROFILE} names (else {@code default}) of {@code ~/.aws/credentials} and
+ * {@code ~/.aws/config}, container credentials (ECS, EKS Pod Identity) and EC2 instance metadata. The SDK
+ * modules those sources need ({@code sts}, {@code sso}, {@code ssooidc}) come with Ballast. A session
+ * token is sent, and signed, as {@code X-Amz-Security-Token}. The provider is asked at each request
+ * and refreshes what expires.
+ *
+ * <p>The region is the one given with {@link Builder#region}, else {@code aws.region} or
+ * {@code AWS_REGION}, else the {@code region} of the profile ({@link Builder#profile(String)}, else
+ * {@code AWS_PROFILE}, else {@code default}) in {@code ~/.aws/config} ({@code AWS_CONFIG_FILE}), else
+ * {@value #DEFAULT_REGION}. Unlike the SDK's own chain, EC2 instance metadata is not asked: building an
+ * endpoint sends no request (on EC2, set {@code AWS_REGION}).
+ *
  * <p>Immutable and thread-safe; builders are not thread-safe.
  *
  * @see S3ObjectStore#open(S3Endpoint, String, S3StoreConfig)
@@ -74,9 +101,7 @@ public final class S3Endpoint {
 
     private final @Nullable URI endpoint;
     private final String region;
-    private final @Nullable String accessKey;
-    private final @Nullable String secretKey;
-    private final @Nullable String sessionToken;
+    private final @Nullable AwsCredentialsProvider credentials;
     private final boolean pathStyle;
     private final @Nullable HttpClient httpClient;
     private final ChecksumMode checksumMode;
@@ -85,10 +110,8 @@ public final class S3Endpoint {
 
     private S3Endpoint(Builder b) {
         this.endpoint = b.endpoint;
-        this.region = b.region.trim();
-        this.accessKey = b.accessKey;
-        this.secretKey = b.secretKey;
-        this.sessionToken = b.sessionToken;
+        this.region = b.region != null ? b.region.trim() : defaultRegion(b.profile, b.profileFile);
+        this.credentials = credentialsProvider(b);
         this.pathStyle = b.pathStyle == null ? b.endpoint != null : b.pathStyle;
         // The SDK's own retries are off, so without a ResilientHttpClient nothing would retry at all.
         this.httpClient =
@@ -100,16 +123,17 @@ public final class S3Endpoint {
     private S3Endpoint(S3Client client, ChecksumMode checksumMode) {
         this.endpoint = null;
         this.region = client.serviceClientConfiguration().region().id();
-        this.accessKey = null;
-        this.secretKey = null;
-        this.sessionToken = null;
+        this.credentials = null;
         this.pathStyle = false;
         this.httpClient = null;
         this.checksumMode = checksumMode;
         this.callerClient = client;
     }
 
-    /** A builder with region {@value #DEFAULT_REGION}, AWS's endpoint resolution, checksum mode AUTO. */
+    /**
+     * A builder with the default region and credentials (see the class comment), AWS's endpoint
+     * resolution, checksum mode AUTO.
+     */
     public static Builder newBuilder() {
         return new Builder();
     }
@@ -130,7 +154,7 @@ public final class S3Endpoint {
         return Optional.ofNullable(endpoint);
     }
 
-    /** The signing region. */
+    /** The signing region: the one given, else the one the default chain found (see the class comment). */
     public String region() {
         return region;
     }
@@ -168,7 +192,7 @@ public final class S3Endpoint {
                         .requestTimeout(attemptTimeouts::of)
                         .build())
                 .region(Region.of(region))
-                .credentialsProvider(credentialsProvider())
+                .credentialsProvider(credentials())
                 .putAuthScheme(PrecomputedPayloadSigner.scheme())
                 .forcePathStyle(pathStyle)
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
@@ -182,6 +206,27 @@ public final class S3Endpoint {
                 builder.endpointProvider(
                         new PathStyleEndpointProvider(endpoint, region, S3EndpointProvider.defaultProvider()));
             }
+        }
+        return builder.build();
+    }
+
+    /**
+     * A new presigner that signs for this endpoint as its clients do (region, credentials, endpoint URI,
+     * path-style addressing), or from the caller-built client's configuration; the caller closes it.
+     */
+    S3Presigner newPresigner() {
+        if (callerClient != null) {
+            return S3Presigner.builder().s3Client(callerClient).build();
+        }
+        S3Presigner.Builder builder = S3Presigner.builder()
+                .region(Region.of(region))
+                .credentialsProvider(credentials())
+                .serviceConfiguration(S3Configuration.builder()
+                        .pathStyleAccessEnabled(pathStyle)
+                        .chunkedEncodingEnabled(false)
+                        .build());
+        if (endpoint != null) {
+            builder.endpointOverride(endpoint);
         }
         return builder.build();
     }
@@ -217,14 +262,64 @@ public final class S3Endpoint {
         return callerClient != null ? "caller-supplied S3Client (" + region + ")" : "AWS S3 (" + region + ")";
     }
 
-    private AwsCredentialsProvider credentialsProvider() {
-        if (accessKey == null) {
-            return DefaultCredentialsProvider.builder().build();
+    /** The credentials every client and presigner built here signs with. */
+    AwsCredentialsProvider credentials() {
+        if (credentials == null) {
+            throw new IllegalStateException("this endpoint wraps a caller-built S3Client, which has its own");
         }
-        if (sessionToken == null) {
-            return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
+        return credentials;
+    }
+
+    private static AwsCredentialsProvider credentialsProvider(Builder b) {
+        if (b.credentialsProvider != null) {
+            return b.credentialsProvider;
         }
-        return StaticCredentialsProvider.create(AwsSessionCredentials.create(accessKey, secretKey, sessionToken));
+        if (b.accessKey != null) {
+            return StaticCredentialsProvider.create(
+                    b.sessionToken == null
+                            ? AwsBasicCredentials.create(b.accessKey, b.secretKey)
+                            : AwsSessionCredentials.create(b.accessKey, b.secretKey, b.sessionToken));
+        }
+        if (b.profile != null) {
+            ProfileCredentialsProvider.Builder profile =
+                    ProfileCredentialsProvider.builder().profileName(b.profile);
+            if (b.profileFile != null) {
+                profile.profileFile(b.profileFile);
+            }
+            return profile.build();
+        }
+        DefaultCredentialsProvider.Builder chain = DefaultCredentialsProvider.builder();
+        if (b.profileFile != null) {
+            chain.profileFile(b.profileFile);
+        }
+        return chain.build();
+    }
+
+    /**
+     * {@code aws.region} or {@code AWS_REGION}, else the region of {@code profile} (else of the profile
+     * {@code AWS_PROFILE} names, else {@code default}), else {@value #DEFAULT_REGION}.
+     */
+    static String defaultRegion(@Nullable String profile, @Nullable ProfileFile profileFile) {
+        try {
+            return new SystemSettingsRegionProvider().getRegion().id();
+        } catch (RuntimeException notSet) {
+            // fall through to the profile
+        }
+        try {
+            String name = profile != null
+                    ? profile
+                    : software.amazon.awssdk.profiles.ProfileFileSystemSetting.AWS_PROFILE
+                            .getStringValue()
+                            .orElse("default");
+            ProfileFile file = profileFile != null ? profileFile : ProfileFile.defaultProfileFile();
+            Region r = new AwsProfileRegionProvider(() -> file, name).getRegion();
+            if (r != null) {
+                return r.id();
+            }
+        } catch (RuntimeException notInProfile) {
+            // no profile file, no such profile or no region in it
+        }
+        return DEFAULT_REGION;
     }
 
     @Override
@@ -235,10 +330,13 @@ public final class S3Endpoint {
     /** Builder of {@link S3Endpoint}; not thread-safe. */
     public static final class Builder {
         private @Nullable URI endpoint;
-        private String region = DEFAULT_REGION;
+        private @Nullable String region;
         private @Nullable String accessKey;
         private @Nullable String secretKey;
         private @Nullable String sessionToken;
+        private @Nullable AwsCredentialsProvider credentialsProvider;
+        private @Nullable String profile;
+        private @Nullable ProfileFile profileFile;
         private @Nullable Boolean pathStyle;
         private @Nullable HttpClient httpClient;
         private ChecksumMode checksumMode = ChecksumMode.AUTO;
@@ -259,7 +357,8 @@ public final class S3Endpoint {
 
         /**
          * The region requests are signed for (and, without an endpoint, the AWS endpoint used). If not
-         * set, {@value S3Endpoint#DEFAULT_REGION}.
+         * set, {@code aws.region} or {@code AWS_REGION}, else the profile's {@code region}, else
+         * {@value S3Endpoint#DEFAULT_REGION} (see the class comment).
          *
          * @throws NullPointerException if {@code region} is null
          */
@@ -269,8 +368,8 @@ public final class S3Endpoint {
         }
 
         /**
-         * Static long-term credentials. If not set, the SDK's default credentials provider chain
-         * (environment, system properties, profile files, container and instance metadata).
+         * Static long-term credentials. If not set, those of {@link #credentialsProvider}, else of the
+         * {@link #profile}, else the SDK's default credentials provider chain (see the class comment).
          *
          * @throws NullPointerException if either argument is null
          */
@@ -290,6 +389,47 @@ public final class S3Endpoint {
             this.secretKey = Objects.requireNonNull(secretKey, "secretKey");
             this.sessionToken = sessionToken;
             return this;
+        }
+
+        /**
+         * Any credentials provider, asked at each request (it caches and refreshes as it sees fit):
+         * STS ({@code StsAssumeRoleCredentialsProvider}, {@code StsAssumeRoleWithWebIdentityCredentialsProvider}),
+         * SSO ({@code SsoCredentialsProvider}), container or instance credentials, your own. Takes
+         * precedence over {@link #credentials} and {@link #profile}. The endpoint does not close it.
+         *
+         * @throws NullPointerException if {@code provider} is null
+         */
+        public Builder credentialsProvider(AwsCredentialsProvider provider) {
+            this.credentialsProvider = Objects.requireNonNull(provider, "provider");
+            return this;
+        }
+
+        /**
+         * Takes the credentials, and the region unless {@link #region} is set, from the profile {@code name}
+         * of the shared AWS files ({@code ~/.aws/credentials} and {@code ~/.aws/config}, or where
+         * {@code AWS_SHARED_CREDENTIALS_FILE} and {@code AWS_CONFIG_FILE} point), as the SDK's
+         * {@link ProfileCredentialsProvider} reads them: static keys with or without
+         * {@code aws_session_token}, {@code role_arn} with {@code source_profile} or
+         * {@code web_identity_token_file}, {@code sso_session}, {@code credential_process}. Static keys
+         * given with {@link #credentials} or a {@link #credentialsProvider} take precedence for the
+         * credentials; {@code aws.region}/{@code AWS_REGION} for the region, as in the AWS CLI.
+         *
+         * @throws NullPointerException if {@code name} is null
+         */
+        public Builder profile(String name) {
+            this.profile = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * As {@link #profile(String)}, reading the profile from {@code files} instead of the shared AWS
+         * files (build one with {@code ProfileFile.aggregator()} of a credentials and a config file).
+         *
+         * @throws NullPointerException if an argument is null
+         */
+        public Builder profile(String name, ProfileFile files) {
+            this.profileFile = Objects.requireNonNull(files, "files");
+            return profile(name);
         }
 
         /**
@@ -331,11 +471,14 @@ public final class S3Endpoint {
          *     is not an absolute http(s) URI with a host and without query or fragment
          */
         public S3Endpoint build() {
-            if (region.isBlank()) {
+            if (region != null && region.isBlank()) {
                 throw new IllegalArgumentException("region must not be blank, e.g. 'us-east-1'");
             }
             if (accessKey != null && (accessKey.isBlank() || secretKey.isBlank())) {
                 throw new IllegalArgumentException("accessKey and secretKey must not be blank");
+            }
+            if (profile != null && profile.isBlank()) {
+                throw new IllegalArgumentException("profile must not be blank, e.g. 'default'");
             }
             if (endpoint != null) {
                 String scheme = endpoint.getScheme() == null

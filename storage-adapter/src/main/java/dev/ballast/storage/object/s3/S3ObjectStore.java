@@ -165,6 +165,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private final boolean contentMd5Validated;
     private final boolean signedPayloadValidated;
     private final ExecutorService partExecutor;
+    private final S3Listing listing;
+    private final Presigner presigner;
 
     private S3ObjectStore(
             S3Client s3,
@@ -180,7 +182,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.endpoint = endpoint;
         this.bucket = bucket;
         this.config = config;
-        this.capabilities = capabilities;
+        this.capabilities = capabilities.withPresignedUrls(true);
+        this.listing = new S3Listing(s3, bucket, endpoint.describe());
+        this.presigner = new Presigner(endpoint, bucket);
         this.contentMd5Validated = contentMd5Validated;
         this.signedPayloadValidated = signedPayloadValidated;
         this.partExecutor = Executors.newCachedThreadPool(r -> {
@@ -898,6 +902,21 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                 r.deleteMarker() == null || r.deleteMarker());
     }
 
+    /** Pages with ListObjectsV2 as the stream is consumed ({@link S3Listing}). */
+    @Override
+    public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
+            dev.ballast.storage.object.ListRequest request) {
+        return listing.listing(request);
+    }
+
+    /** Signed by the AWS SDK's {@code S3Presigner} ({@link Presigner}); nothing is sent. */
+    @Override
+    public dev.ballast.storage.object.PresignedRequest presign(dev.ballast.storage.object.PresignRequest request) {
+        Objects.requireNonNull(request, "request");
+        validate(request.key());
+        return presigner.presign(request);
+    }
+
     @Override
     public List<String> list(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
@@ -1060,6 +1079,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     @Override
     public void close() {
         partExecutor.shutdown();
+        presigner.close();
         if (ownsClient) {
             s3.close();
         }
