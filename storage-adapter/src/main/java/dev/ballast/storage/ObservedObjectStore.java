@@ -5,11 +5,16 @@ import dev.ballast.storage.StorageListener.ConditionalWriteRefused;
 import dev.ballast.storage.StorageListener.Operation;
 import dev.ballast.storage.StorageListener.Outcome;
 import dev.ballast.storage.StorageListener.Refusal;
+import dev.ballast.storage.internal.Listings;
 import dev.ballast.storage.internal.ObservedOperation;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PresignRequest;
+import dev.ballast.storage.object.PresignedRequest;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -23,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -188,6 +194,17 @@ public final class ObservedObjectStore implements ObjectStore {
     @Override
     public List<String> list(String prefix) {
         return call(Operation.LIST, prefix, () -> delegate.list(prefix));
+    }
+
+    /** Observed as one {@code list} operation around the fetch of the first page. */
+    @Override
+    public Stream<ListEntry> listing(ListRequest request) {
+        return Listings.lazily(() -> call(Operation.LIST, request.prefix(), () -> delegate.listing(request)));
+    }
+
+    @Override
+    public PresignedRequest presign(PresignRequest request) {
+        return delegate.presign(request);
     }
 
     @Override
