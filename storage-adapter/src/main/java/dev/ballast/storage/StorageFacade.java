@@ -6,6 +6,8 @@ import dev.ballast.storage.block.VolumeNames;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
 import dev.ballast.storage.chaos.ChaosObjectStore;
+import dev.ballast.storage.crypto.ClientSideEncryption;
+import dev.ballast.storage.crypto.EncryptedObjectStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -68,6 +70,9 @@ public final class StorageFacade implements AutoCloseable {
 
     private final @Nullable Path localRoot;
     private final @Nullable LastKnownGoodStore objects;
+    /** What {@link #objects()} returns: {@link #objects}, under client-side encryption when it is set. */
+    private final @Nullable ObjectStore exposed;
+
     private final @Nullable AutoCloseable objectStoreResource;
     private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -75,9 +80,11 @@ public final class StorageFacade implements AutoCloseable {
     private StorageFacade(
             @Nullable Path localRoot,
             @Nullable LastKnownGoodStore objects,
+            @Nullable ObjectStore exposed,
             @Nullable AutoCloseable objectStoreResource) {
         this.localRoot = localRoot;
         this.objects = objects;
+        this.exposed = exposed;
         this.objectStoreResource = objectStoreResource;
     }
 
@@ -115,7 +122,8 @@ public final class StorageFacade implements AutoCloseable {
      */
     public ObjectStore objects() {
         ensureOpen();
-        return requireObjects();
+        requireObjects();
+        return Objects.requireNonNull(exposed);
     }
 
     /**
@@ -254,6 +262,7 @@ public final class StorageFacade implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean clockSet;
         private ChaosPolicy chaos = ChaosPolicy.disabled();
+        private @Nullable ClientSideEncryption encryption;
 
         private Builder() {}
 
@@ -341,6 +350,17 @@ public final class StorageFacade implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Encrypt every object on the client ({@link EncryptedObjectStore}, envelope encryption with a data
+         * key per object wrapped by {@code encryption}'s key), so the store holds ciphertext only;
+         * {@link StorageFacade#objects()} then returns that decorator, over the last-known-good cache (which
+         * keeps ciphertext). Default: none.
+         */
+        public Builder clientSideEncryption(ClientSideEncryption encryption) {
+            this.encryption = Objects.requireNonNull(encryption, "encryption");
+            return this;
+        }
+
         /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -395,12 +415,19 @@ public final class StorageFacade implements AutoCloseable {
                         s3, bucket, s3Config.toBuilder().clock(clock).build());
             }
             LastKnownGoodStore objects = null;
+            ObjectStore exposed = null;
             if (store != null) {
                 ObjectStore under = chaos == ChaosPolicy.disabled() ? store : ChaosObjectStore.wrap(store, chaos);
                 objects = LastKnownGoodStore.wrap(under, cache, clock);
-                LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
+                exposed = encryption == null ? objects : EncryptedObjectStore.wrap(objects, encryption);
+                LOG.info(
+                        "Object store ready: {}; last-known-good {}{}",
+                        objects.capabilities(),
+                        cache,
+                        encryption == null ? "" : "; " + encryption);
             }
-            return new StorageFacade(localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null);
+            return new StorageFacade(
+                    localRoot, objects, exposed, store instanceof AutoCloseable closeable ? closeable : null);
         }
     }
 }
