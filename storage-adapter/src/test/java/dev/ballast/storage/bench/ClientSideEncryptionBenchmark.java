@@ -41,8 +41,7 @@ public final class ClientSideEncryptionBenchmark {
         ClientSideEncryption encryption = ClientSideEncryption.builder(
                         KeyWrapper.aesKeyWrap("bench", new SecretKeySpec(keyBytes, "AES")))
                 .build();
-        System.out.println("| store | object | plain put MiB/s | encrypted put MiB/s | plain get MiB/s"
-                + " | encrypted get MiB/s |");
+        System.out.println("| store | object | put, plain | put, encrypted | get, plain | get, encrypted |");
         System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
         for (int size : new int[] {4 * 1024, 16 * MIB}) {
             int count = size < MIB ? 4000 : 12;
@@ -74,13 +73,13 @@ public final class ClientSideEncryptionBenchmark {
         double[] encrypted = measure(EncryptedObjectStore.wrap(stores.get(), encryption), data, count);
         System.out.printf(
                 Locale.ROOT,
-                "| %s | %s | %.0f | %.0f | %.0f | %.0f |%n",
+                "| %s | %s | %s | %s | %s | %s |%n",
                 name,
                 size < MIB ? (size / 1024) + " KiB" : (size / MIB) + " MiB",
-                plain[0],
-                encrypted[0],
-                plain[1],
-                encrypted[1]);
+                rate(plain[0], size),
+                rate(encrypted[0], size),
+                rate(plain[1], size),
+                rate(encrypted[1], size));
     }
 
     /** Put then get throughput in MiB/s, after a warm-up round of the same size. */
@@ -131,6 +130,13 @@ public final class ClientSideEncryptionBenchmark {
                 "%nRanged read of 64 KiB at spread offsets of a 16 MiB encrypted object (in-memory store): %.2f ms"
                         + " per read%n",
                 perRead);
+    }
+
+    /** MiB/s, and objects/s for small objects. */
+    private static String rate(double mibPerSecond, int size) {
+        return size < MIB
+                ? String.format(Locale.ROOT, "%.0f objects/s", mibPerSecond * MIB / size)
+                : String.format(Locale.ROOT, "%.0f MiB/s", mibPerSecond);
     }
 
     private static double mibPerSecond(long bytes, long nanos) {
