@@ -31,6 +31,8 @@ import javax.crypto.spec.SecretKeySpec;
 public final class ClientSideEncryptionBenchmark {
 
     private static final int MIB = 1024 * 1024;
+    /** The local stores' directories, deleted at the end. */
+    private static final java.util.List<Path> CREATED = new java.util.ArrayList<>();
 
     private ClientSideEncryptionBenchmark() {}
 
@@ -49,6 +51,9 @@ public final class ClientSideEncryptionBenchmark {
             row("local (LocalObjectStore)", size, count, () -> local(base), encryption);
         }
         ranged(encryption);
+        for (Path dir : CREATED) {
+            deleteTree(dir);
+        }
     }
 
     private static ObjectStore local(Path base) {
