@@ -26,11 +26,15 @@ module dev.ballast.storage {
   requires static org.jspecify;
   requires java.sql;
   requires org.xerial.sqlitejdbc;
+  // Optional: only dev.ballast.storage.crypto.kms uses it, and only when the application adds it.
+  requires static software.amazon.awssdk.services.kms;
 
   exports dev.ballast.storage;
   exports dev.ballast.storage.block;
   exports dev.ballast.storage.cache;
   exports dev.ballast.storage.chaos;
+  exports dev.ballast.storage.crypto;
+  exports dev.ballast.storage.crypto.kms;
   exports dev.ballast.storage.object;
   exports dev.ballast.storage.object.local;
   exports dev.ballast.storage.object.s3;

@@ -20,7 +20,8 @@ public abstract sealed class StorageException extends RuntimeException
                 VolumeInUseException,
                 AccessDeniedException,
                 RequestRefusedException,
-                BucketNotFoundException {
+                BucketNotFoundException,
+                EncryptionKeyException {
 
     private static final long serialVersionUID = 1L;
 

@@ -7,6 +7,8 @@ import dev.ballast.storage.block.VolumeNames;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
 import dev.ballast.storage.chaos.ChaosObjectStore;
+import dev.ballast.storage.crypto.ClientSideEncryption;
+import dev.ballast.storage.crypto.EncryptedObjectStore;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -69,6 +71,9 @@ public final class StorageFacade implements AutoCloseable {
 
     private final @Nullable Path localRoot;
     private final @Nullable LastKnownGoodStore objects;
+    /** What {@link #objects()} returns: {@link #objects}, under client-side encryption when it is set. */
+    private final @Nullable ObjectStore exposed;
+
     private final @Nullable AutoCloseable objectStoreResource;
     private final List<BlockVolume> volumes = new CopyOnWriteArrayList<>();
     private final StorageListener listener;
@@ -78,6 +83,7 @@ public final class StorageFacade implements AutoCloseable {
     private StorageFacade(
             @Nullable Path localRoot,
             @Nullable LastKnownGoodStore objects,
+            @Nullable ObjectStore exposed,
             @Nullable AutoCloseable objectStoreResource,
             StorageListener listener,
             Ticker ticker) {
@@ -85,6 +91,7 @@ public final class StorageFacade implements AutoCloseable {
         this.ticker = ticker;
         this.localRoot = localRoot;
         this.objects = objects;
+        this.exposed = exposed;
         this.objectStoreResource = objectStoreResource;
     }
 
@@ -124,7 +131,8 @@ public final class StorageFacade implements AutoCloseable {
      */
     public ObjectStore objects() {
         ensureOpen();
-        return requireObjects();
+        requireObjects();
+        return Objects.requireNonNull(exposed);
     }
 
     /**
@@ -265,6 +273,7 @@ public final class StorageFacade implements AutoCloseable {
         private ChaosPolicy chaos = ChaosPolicy.disabled();
         private StorageListener listener = StorageListener.NONE;
         private Ticker ticker = Ticker.systemTicker();
+        private @Nullable ClientSideEncryption encryption;
 
         private Builder() {}
 
@@ -377,6 +386,17 @@ public final class StorageFacade implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Encrypt every object on the client ({@link EncryptedObjectStore}, envelope encryption with a data
+         * key per object wrapped by {@code encryption}'s key), so the store holds ciphertext only;
+         * {@link StorageFacade#objects()} then returns that decorator, over the last-known-good cache (which
+         * keeps ciphertext). Default: none.
+         */
+        public Builder clientSideEncryption(ClientSideEncryption encryption) {
+            this.encryption = Objects.requireNonNull(encryption, "encryption");
+            return this;
+        }
+
         /** Wall time for generations, cache ages and expiry; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -431,6 +451,7 @@ public final class StorageFacade implements AutoCloseable {
                         s3, bucket, s3Config.toBuilder().clock(clock).build());
             }
             LastKnownGoodStore objects = null;
+            ObjectStore exposed = null;
             if (store != null) {
                 String kind = s3 != null
                         ? StorageListener.STORE_S3
@@ -447,10 +468,20 @@ public final class StorageFacade implements AutoCloseable {
                     }
                 }
                 objects = LastKnownGoodStore.wrap(under, cache, clock, listener);
-                LOG.info("Object store ready: {}; last-known-good {}", objects.capabilities(), cache);
+                exposed = encryption == null ? objects : EncryptedObjectStore.wrap(objects, encryption);
+                LOG.info(
+                        "Object store ready: {}; last-known-good {}{}",
+                        objects.capabilities(),
+                        cache,
+                        encryption == null ? "" : "; " + encryption);
             }
             return new StorageFacade(
-                    localRoot, objects, store instanceof AutoCloseable closeable ? closeable : null, listener, ticker);
+                    localRoot,
+                    objects,
+                    exposed,
+                    store instanceof AutoCloseable closeable ? closeable : null,
+                    listener,
+                    ticker);
         }
     }
 }

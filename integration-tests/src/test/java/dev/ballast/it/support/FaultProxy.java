@@ -37,6 +37,9 @@ import java.util.function.Predicate;
  *       server, then the client's connection is closed without an answer (a lost acknowledgement);
  *   <li>{@link #serveOnce}: the next matching request is answered with a response recorded earlier,
  *       without reaching the server (a lagging replica);
+ *   <li>{@link #blackhole()}: every request from then on, on new and open connections, is read and
+ *       never answered, while connections are still accepted (an endpoint that hangs, or a proxy
+ *       that blackholes it); {@link #stop()} ends the wait by closing the connections;
  *   <li>{@link #stop()}: the listening socket and every client connection are closed, so new
  *       connections are refused (the server stopped); {@link #restart()} listens again on the same
  *       port.
@@ -46,6 +49,8 @@ import java.util.function.Predicate;
  * count what reached the proxy. Thread-safe. Test support only: no TLS, bodies held in memory.
  */
 public final class FaultProxy implements AutoCloseable {
+
+    private volatile boolean blackholed;
 
     /** A request as the client sent it; {@code target} is the request-target (path and query). */
     public record Request(String method, String target, List<String[]> headers, byte[] body) {
@@ -157,6 +162,11 @@ public final class FaultProxy implements AutoCloseable {
         return !faults.isEmpty();
     }
 
+    /** From now on every request is read and never answered; connections are still accepted. */
+    public void blackhole() {
+        blackholed = true;
+    }
+
     /** Stops listening and closes every client connection: new connections are refused. */
     public synchronized void stop() throws IOException {
         ServerSocket current = listener;
@@ -222,6 +232,14 @@ public final class FaultProxy implements AutoCloseable {
                     return;
                 }
                 requests.incrementAndGet();
+                if (blackholed) {
+                    exchanges.add(new Exchange(
+                            request, new Response("HTTP/1.1 000 None", List.of(), new byte[0]), "blackholed"));
+                    while (in.read() >= 0) {
+                        // never answer; wait for the client (or stop()) to close the connection
+                    }
+                    return;
+                }
                 Fault fault = takeFault(request);
                 if (fault != null && fault.kind == FaultKind.SERVE) {
                     exchanges.add(new Exchange(request, fault.recorded, "served-recorded"));

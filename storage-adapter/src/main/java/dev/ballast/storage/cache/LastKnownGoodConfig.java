@@ -2,9 +2,11 @@ package dev.ballast.storage.cache;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of the last-known-good cache (RFC 5861 {@code stale-if-error}, applied per object).
@@ -29,6 +31,14 @@ public final class LastKnownGoodConfig {
     /** Default {@link #expiryJitter()}: 0.1, entries expire between 90% and 100% of maxStaleness. */
     public static final double DEFAULT_EXPIRY_JITTER = 0.1;
 
+    /**
+     * Default {@link #readDeadline()}: 3 seconds, a wait a person at a screen tolerates, far below the
+     * 30 s an unanswered S3 request costs before the HTTP client's timeouts give up.
+     */
+    public static final Duration DEFAULT_READ_DEADLINE = Duration.ofSeconds(3);
+    /** Default {@link #maxWaitingReads()}: 64 live reads of one store waiting for an answer at once. */
+    public static final int DEFAULT_MAX_WAITING_READS = 64;
+
     private static final LastKnownGoodConfig DEFAULTS = builder().build();
     private static final LastKnownGoodConfig DISABLED = builder().enabled(false).build();
 
@@ -39,6 +49,9 @@ public final class LastKnownGoodConfig {
     private final Duration maxStaleness;
     private final double expiryJitter;
     private final Supplier<? extends RandomGenerator> random;
+    private final Duration readDeadline;
+    private final int maxWaitingReads;
+    private final @Nullable Executor readExecutor;
 
     private LastKnownGoodConfig(Builder b) {
         this.enabled = b.enabled;
@@ -48,9 +61,15 @@ public final class LastKnownGoodConfig {
         this.maxStaleness = b.maxStaleness;
         this.expiryJitter = b.expiryJitter;
         this.random = b.random;
+        this.readDeadline = b.readDeadline;
+        this.maxWaitingReads = b.maxWaitingReads;
+        this.readExecutor = b.readExecutor;
     }
 
-    /** The defaults: enabled, 1000 entries, 1 MiB per object, 64 MiB in all, 24 h, jitter 0.1. */
+    /**
+     * The defaults: enabled, 1000 entries, 1 MiB per object, 64 MiB in all, 24 h, jitter 0.1, read
+     * deadline 3 s.
+     */
     public static LastKnownGoodConfig ofDefaults() {
         return DEFAULTS;
     }
@@ -75,6 +94,9 @@ public final class LastKnownGoodConfig {
         b.maxStaleness = maxStaleness;
         b.expiryJitter = expiryJitter;
         b.random = random;
+        b.readDeadline = readDeadline;
+        b.maxWaitingReads = maxWaitingReads;
+        b.readExecutor = readExecutor;
         return b;
     }
 
@@ -113,12 +135,46 @@ public final class LastKnownGoodConfig {
         return random;
     }
 
+    /**
+     * How long a read that may fall back ({@link #enabled()} and {@code ReadOptions.allowCache()}) waits
+     * for the store's answer (the status and headers of a GET: {@code ObjectStore.get} returning) before
+     * the last-known-good copy is served, marked degraded with a reason naming this deadline, or, with
+     * none cached, {@code StorageUnavailableException} is thrown. The live read is then abandoned: it
+     * goes on, on its thread, until the store answers or its own timeouts end it, and its answer is
+     * closed unread. {@link Duration#ZERO} waits for the store as long as its own timeouts allow (the
+     * behaviour before this setting). The bytes of an answer that came in time are read at the caller's
+     * pace and bounded by the store's timeouts, not by this deadline. Default 3 seconds (rule: every
+     * region a dependency serves needs a bounded timeout, seed 000).
+     */
+    public Duration readDeadline() {
+        return readDeadline;
+    }
+
+    /**
+     * Most live reads of one store that wait for an answer at once while {@link #readDeadline()} applies;
+     * a read beyond them is not sent and falls back at once (the store is not answering the ones before
+     * it), so a hung endpoint holds at most this many threads. Default 64.
+     */
+    public int maxWaitingReads() {
+        return maxWaitingReads;
+    }
+
+    /**
+     * Runs the live reads that have a {@link #readDeadline()}, one task per read; null (the default) for
+     * the store's own pool of up to {@link #maxWaitingReads()} daemon threads, started on demand and
+     * stopped after 60 s idle. A given executor must run each task on a thread other than the caller's;
+     * one that rejects a task makes that read fall back at once.
+     */
+    public @Nullable Executor readExecutor() {
+        return readExecutor;
+    }
+
     @Override
     public String toString() {
         return enabled
                 ? "LastKnownGoodConfig[maxEntries=" + maxEntries + ", maxObjectBytes=" + maxObjectBytes
                         + ", maxTotalBytes=" + maxTotalBytes + ", maxStaleness=" + maxStaleness + ", expiryJitter="
-                        + expiryJitter + "]"
+                        + expiryJitter + ", readDeadline=" + readDeadline + "]"
                 : "LastKnownGoodConfig[disabled]";
     }
 
@@ -131,8 +187,29 @@ public final class LastKnownGoodConfig {
         private Duration maxStaleness = DEFAULT_MAX_STALENESS;
         private double expiryJitter = DEFAULT_EXPIRY_JITTER;
         private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
+        private Duration readDeadline = DEFAULT_READ_DEADLINE;
+        private int maxWaitingReads = DEFAULT_MAX_WAITING_READS;
+        private @Nullable Executor readExecutor;
 
         private Builder() {}
+
+        /** See {@link LastKnownGoodConfig#readDeadline()}; must not be negative ({@code ZERO}: no deadline). */
+        public Builder readDeadline(Duration readDeadline) {
+            this.readDeadline = Objects.requireNonNull(readDeadline, "readDeadline");
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#maxWaitingReads()}; must be >= 1. */
+        public Builder maxWaitingReads(int maxWaitingReads) {
+            this.maxWaitingReads = maxWaitingReads;
+            return this;
+        }
+
+        /** See {@link LastKnownGoodConfig#readExecutor()}; null for the store's own pool. */
+        public Builder readExecutor(@Nullable Executor readExecutor) {
+            this.readExecutor = readExecutor;
+            return this;
+        }
 
         /** See {@link LastKnownGoodConfig#enabled()}. */
         public Builder enabled(boolean enabled) {
@@ -195,6 +272,13 @@ public final class LastKnownGoodConfig {
             }
             if (!(expiryJitter >= 0.0 && expiryJitter < 1.0)) {
                 throw new IllegalArgumentException("expiryJitter must be in [0, 1) but was " + expiryJitter);
+            }
+            if (readDeadline.isNegative()) {
+                throw new IllegalArgumentException(
+                        "readDeadline must be >= 0 (ZERO for no deadline) but was " + readDeadline);
+            }
+            if (maxWaitingReads < 1) {
+                throw new IllegalArgumentException("maxWaitingReads must be >= 1 but was " + maxWaitingReads);
             }
             return new LastKnownGoodConfig(this);
         }

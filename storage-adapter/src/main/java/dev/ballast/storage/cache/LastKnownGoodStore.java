@@ -7,6 +7,7 @@ import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.cache.Entries.Entry;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
@@ -24,9 +25,7 @@ import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,14 +56,18 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>What is served</h2>
  * When the store throws {@link StorageUnavailableException} (unreachable, circuit breaker open,
- * retries exhausted) and {@link ReadOptions#allowCache()} is true, {@code get} returns the cached
+ * retries exhausted), or has not answered within {@link LastKnownGoodConfig#readDeadline()} (3 s by
+ * default; the live read is then abandoned and its late answer closed unread, so a hung endpoint costs
+ * a caller at most the deadline per read), and {@link ReadOptions#allowCache()} is true, {@code get}
+ * returns the cached
  * copy as an {@link ObjectRead} with {@link Source#CACHE}, {@code degraded()} true, {@code age()}
  * the time since it was fetched (wall time from the injected {@link Clock}), its version, and the
- * store's failure as {@code degradedReason()}. A read of a specific version is served only if the
+ * store's failure as {@code degradedReason()}, and {@link Freshness#UNKNOWN} for a read of the latest
+ * version (the store could not say whether it holds a newer one). A read of a specific version is served only if the
  * cached copy is that version. With nothing cached, or an entry past its jittered expiry (never later
  * than {@link LastKnownGoodConfig#maxStaleness()}), {@code get} throws
- * {@code StorageUnavailableException} naming the key, with the store's exception as its cause;
- * never an empty value. Each degraded read is counted ({@link #counters()}) and logged at
+ * {@code StorageUnavailableException} naming the key, with the store's exception as its cause and
+ * its {@link StorageUnavailableException#outcomeUnknown()}; never an empty value. Each degraded read is counted ({@link #counters()}) and logged at
  * {@code WARN} (SLF4J logger {@code dev.ballast.storage.cache.LastKnownGoodStore}) with the
  * dependency, key, version, data age and reason.
  *
@@ -80,6 +83,7 @@ public final class LastKnownGoodStore implements ObjectStore {
     private final Clock clock;
     private final String dependency;
     private final Entries entries;
+    private final @Nullable LiveReads liveReads;
     /** Bumped before and after every write or delete; a read commits only if it saw no change. */
     private final AtomicLong writeEpoch = new AtomicLong();
 
@@ -103,6 +107,7 @@ public final class LastKnownGoodStore implements ObjectStore {
         this.clock = clock;
         this.dependency = dependency;
         this.entries = new Entries(config.maxEntries(), config.maxTotalBytes());
+        this.liveReads = LiveReads.of(config, dependency);
     }
 
     /**
@@ -318,7 +323,9 @@ public final class LastKnownGoodStore implements ObjectStore {
         long epoch = writeEpoch.get();
         ObjectRead live;
         try {
-            live = delegate.get(key, options);
+            live = liveReads != null && options.allowCache()
+                    ? liveReads.get(key, () -> delegate.get(key, options))
+                    : delegate.get(key, options);
         } catch (StorageUnavailableException unavailable) {
             return fallback(key, options, unavailable);
         } catch (StaleReadException stale) {
@@ -370,7 +377,8 @@ public final class LastKnownGoodStore implements ObjectStore {
                     key,
                     "Object '" + key + "'" + what + " is unavailable: " + dependency + " failed ("
                             + unavailable.getMessage() + ") and no last-known-good copy is cached",
-                    unavailable);
+                    unavailable,
+                    unavailable.outcomeUnknown());
         }
         Duration age = Duration.between(entry.fetchedAt(), now);
         if (age.isNegative()) {
@@ -385,7 +393,8 @@ public final class LastKnownGoodStore implements ObjectStore {
                             + unavailable.getMessage() + ") and its last-known-good copy, fetched " + age
                             + " ago, has expired (maximum staleness "
                             + config.maxStaleness() + ", expiry jitter " + config.expiryJitter() + ")",
-                    unavailable);
+                    unavailable,
+                    unavailable.outcomeUnknown());
         }
         degradedReads.increment();
         String reason =
@@ -399,8 +408,12 @@ public final class LastKnownGoodStore implements ObjectStore {
                 entry.ageText(now),
                 dependency,
                 reason);
+        // A copy served because the store could not be asked cannot be judged against what the store holds
+        // now: a latest read from the cache is UNKNOWN, never FRESH beside degraded() (a version asked for
+        // by ID is that version, so it keeps the verdict it had).
+        Freshness freshness = wanted == null ? Freshness.UNKNOWN : entry.freshness();
         return new ObjectRead(
-                entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, entry.freshness(), age, reason);
+                entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, freshness, age, reason);
     }
 
     @Override
@@ -476,73 +489,6 @@ public final class LastKnownGoodStore implements ObjectStore {
             return true; // no SHA-256 recorded; the store verified the length
         }
         return Sha256.hex(Sha256.of(bytes)).equalsIgnoreCase(recorded);
-    }
-
-    /** One cached object. */
-    private record Entry(
-            ObjectVersion version, Freshness freshness, byte[] bytes, Instant fetchedAt, Instant expiresAt) {
-        String ageText(Instant now) {
-            Duration age = Duration.between(fetchedAt, now);
-            return (age.isNegative() ? Duration.ZERO : age).toString();
-        }
-    }
-
-    /** LRU map bounded by entry count and total bytes. */
-    private static final class Entries {
-        private final int maxEntries;
-        private final long maxBytes;
-        private final LinkedHashMap<String, Entry> map = new LinkedHashMap<>(16, 0.75f, true);
-        private long bytes;
-
-        Entries(int maxEntries, long maxBytes) {
-            this.maxEntries = maxEntries;
-            this.maxBytes = maxBytes;
-        }
-
-        synchronized @Nullable Entry get(String key) {
-            return map.get(key);
-        }
-
-        synchronized void putIfNotOlder(String key, Entry entry) {
-            Entry existing = map.get(key);
-            if (existing != null
-                    && existing.version().generation() > entry.version().generation()
-                    && entry.version().generation() > 0) {
-                return; // a concurrent reader already kept a newer generation
-            }
-            Entry replaced = map.put(key, entry);
-            if (replaced != null) {
-                bytes -= replaced.bytes().length;
-            }
-            bytes += entry.bytes().length;
-            var eldest = map.entrySet().iterator();
-            while ((map.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
-                Map.Entry<String, Entry> victim = eldest.next();
-                bytes -= victim.getValue().bytes().length;
-                eldest.remove();
-            }
-        }
-
-        synchronized void remove(String key) {
-            Entry removed = map.remove(key);
-            if (removed != null) {
-                bytes -= removed.bytes().length;
-            }
-        }
-
-        synchronized void remove(String key, Entry entry) {
-            if (map.remove(key, entry)) {
-                bytes -= entry.bytes().length;
-            }
-        }
-
-        synchronized int size() {
-            return map.size();
-        }
-
-        synchronized long bytes() {
-            return bytes;
-        }
     }
 
     /** Passes reads through, counting integrity failures. */

@@ -3,8 +3,9 @@
  * {@link dev.ballast.storage.cache.LastKnownGoodStore} decorates an
  * {@link dev.ballast.storage.object.ObjectStore}, keeps verified copies of small objects read live,
  * and serves them marked {@code Source.CACHE}, with their age and the reason, while the store is
- * unavailable; {@link dev.ballast.storage.cache.LastKnownGoodConfig} bounds entries, bytes and
- * staleness.
+ * unavailable or has not answered within the read deadline;
+ * {@link dev.ballast.storage.cache.LastKnownGoodConfig} bounds entries, bytes, staleness and that
+ * deadline.
  *
  * <p>A null argument where the signature allows none throws {@link java.lang.NullPointerException}
  * naming the parameter.

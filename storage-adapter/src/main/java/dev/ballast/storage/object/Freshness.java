@@ -12,6 +12,10 @@ public enum Freshness {
      * for.
      */
     STALE,
-    /** The object carries no generation (not written by Ballast), so freshness cannot be judged. */
+    /**
+     * Freshness cannot be judged: the object carries no generation (not written by Ballast), or the read
+     * of the latest version was served from the last-known-good cache ({@code degraded()}) because the
+     * store could not be asked what its latest version is now.
+     */
     UNKNOWN
 }

@@ -100,7 +100,8 @@ class LastKnownGoodStoreTest {
         assertThat(degraded.degraded()).isTrue();
         assertThat(degraded.age()).isEqualTo(Duration.ofMinutes(5));
         assertThat(degraded.version()).isEqualTo(written);
-        assertThat(degraded.freshness()).isEqualTo(Freshness.FRESH);
+        // The store could not say whether it holds a newer version: not FRESH beside degraded() (issue 24).
+        assertThat(degraded.freshness()).isEqualTo(Freshness.UNKNOWN);
         assertThat(degraded.degradedReason())
                 .hasValueSatisfying(r -> assertThat(r).contains("unreachable"));
         assertThat(read(degraded)).isEqualTo("{\"v\":1}");
@@ -121,6 +122,29 @@ class LastKnownGoodStoreTest {
 
         objects.get("cfg.json").close();
         assertThat(objects.counters().degradedReads()).isEqualTo(2);
+    }
+
+    @Test
+    void aReadRefusedBeforeAnythingWasSentWithNothingCachedSaysItsOutcomeIsKnown() {
+        LastKnownGoodStore objects = lkg(LastKnownGoodConfig.ofDefaults());
+        store.down(true); // refused before a byte was sent, as by an open circuit breaker
+
+        assertThatThrownBy(() -> objects.get("never-read"))
+                .isInstanceOfSatisfying(
+                        StorageUnavailableException.class,
+                        e -> assertThat(e.outcomeUnknown()).isFalse());
+    }
+
+    @Test
+    void aDegradedReadOfAVersionAskedForByIdKeepsItsVerdict() {
+        LastKnownGoodStore objects = warmed();
+        String versionId = store.storedVersions("k").get(0).versionId();
+        store.down(true);
+
+        try (ObjectRead degraded = objects.get("k", ReadOptions.version(versionId))) {
+            assertThat(degraded.degraded()).isTrue();
+            assertThat(degraded.freshness()).isEqualTo(Freshness.FRESH);
+        }
     }
 
     @Test

@@ -375,7 +375,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                             payload.length(),
                             payload.sha256Hex(),
                             generation,
-                            null));
+                            written.lastModified()));
                 } catch (AwsServiceException e) {
                     int status = e.statusCode();
                     String code = S3Errors.errorCode(e);

@@ -102,8 +102,13 @@ final class Uploads {
     private static final Pattern PART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}\"?");
     private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
 
-    /** What a completed upload returned. */
-    record Written(String versionId, String eTag) {}
+    /**
+     * What a completed upload returned: the version ID, its ETag and when it was stored. An answer without
+     * an ETag (Ceph RGW answers a multipart completion with an empty one) takes the ETag of the HEAD that
+     * checks the new version; {@code lastModified} is that HEAD's {@code Last-Modified}, else the
+     * {@code Date} of the answer (S3 answers a PUT without {@code Last-Modified}), null when neither came.
+     */
+    record Written(String versionId, String eTag, @Nullable Instant lastModified) {}
 
     private final S3Client s3;
     private final String bucket;
@@ -175,7 +180,23 @@ final class Uploads {
         long length = payload.length();
         PutObjectResponse r = s3.putObject(
                 req.build(), RequestBody.fromContentProvider(() -> payload.open(0, length), length, OCTET_STREAM));
-        return new Written(r.versionId(), r.eTag());
+        return new Written(r.versionId(), r.eTag(), answered(r));
+    }
+
+    /** The {@code Date} of an answer: when the server answered, which is when it had stored the bytes. */
+    private static @Nullable Instant answered(software.amazon.awssdk.core.SdkResponse r) {
+        return r.sdkHttpResponse() == null
+                ? null
+                : r.sdkHttpResponse()
+                        .firstMatchingHeader("Date")
+                        .map(date -> {
+                            try {
+                                return java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.parse(date, Instant::from);
+                            } catch (java.time.format.DateTimeParseException e) {
+                                return null;
+                            }
+                        })
+                        .orElse(null);
     }
 
     private Written multipart(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
@@ -208,8 +229,11 @@ final class Uploads {
             complete.ifMatch(condition.ifMatch());
         }
         CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
-        checkCompleted(key, payload, parts, metadata, r);
-        return new Written(r.versionId(), r.eTag());
+        HeadObjectResponse head = checkCompleted(key, payload, parts, metadata, r);
+        if (head != null && head.eTag() != null && !head.eTag().isBlank()) {
+            return new Written(r.versionId(), head.eTag(), head.lastModified());
+        }
+        return new Written(r.versionId(), r.eTag() == null ? "" : r.eTag(), answered(r));
     }
 
     /**
@@ -384,9 +408,10 @@ final class Uploads {
      * Checks the answer of a completed upload: a multipart ETag must be the MD5 of the parts' MD5s;
      * an answer without one is checked by reading the new version's length and put token.
      *
+     * @return the HEAD of the new version when one was needed, else null
      * @throws IntegrityException if the store holds something other than what was sent
      */
-    private void checkCompleted(
+    private @Nullable HeadObjectResponse checkCompleted(
             String key,
             Payload payload,
             List<CompletedPart> parts,
@@ -402,7 +427,7 @@ final class Uploads {
                         "CompleteMultipartUpload of '" + key + "' in bucket '" + bucket + "' at " + endpoint
                                 + " answered ETag " + eTag + " but the parts sent make " + expected);
             }
-            return;
+            return null;
         }
         HeadObjectResponse head;
         try {
@@ -425,6 +450,7 @@ final class Uploads {
                             + " bytes with token "
                             + token + " were sent");
         }
+        return head;
     }
 
     /**

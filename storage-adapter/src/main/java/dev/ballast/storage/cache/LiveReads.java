@@ -1,0 +1,162 @@
+package dev.ballast.storage.cache;
+
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.object.ObjectRead;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Live reads with a deadline ({@link LastKnownGoodConfig#readDeadline()}): each runs on a thread of its
+ * own while the caller waits at most the deadline for its answer. A read that has not answered by then
+ * is abandoned: the caller gets {@link StorageUnavailableException} (which the cache turns into its
+ * fallback), and the answer, when it comes, is closed unread. At most
+ * {@link LastKnownGoodConfig#maxWaitingReads()} reads wait at once; one beyond them is refused before
+ * anything is sent. Thread-safe.
+ */
+final class LiveReads {
+
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    private final Duration deadline;
+    private final Executor executor;
+    private final String dependency;
+
+    private LiveReads(Duration deadline, Executor executor, String dependency) {
+        this.deadline = deadline;
+        this.executor = executor;
+        this.dependency = dependency;
+    }
+
+    /** The live reads of {@code config}, or null when it sets no deadline. */
+    static @Nullable LiveReads of(LastKnownGoodConfig config, String dependency) {
+        if (!config.enabled() || config.readDeadline().isZero()) {
+            return null;
+        }
+        Executor executor = config.readExecutor();
+        if (executor == null) {
+            executor = ownPool(config.maxWaitingReads());
+        }
+        return new LiveReads(config.readDeadline(), executor, dependency);
+    }
+
+    /** Up to {@code max} daemon threads, started on demand, stopped after 60 s idle; no queue. */
+    private static Executor ownPool(int max) {
+        int pool = POOLS.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "ballast-live-read-" + pool + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        ThreadPoolExecutor executor =
+                new ThreadPoolExecutor(0, max, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
+        return executor;
+    }
+
+    /**
+     * Runs {@code read} on another thread and returns its answer if it comes within the deadline.
+     *
+     * @throws StorageUnavailableException if it did not (outcome unknown: the request may have been
+     *     sent), if too many reads already wait (outcome known: nothing was sent), or if the caller was
+     *     interrupted while waiting (its interrupt status is kept)
+     */
+    ObjectRead get(String key, Supplier<ObjectRead> read) {
+        Waiting waiting = new Waiting(read);
+        try {
+            executor.execute(waiting);
+        } catch (RejectedExecutionException e) {
+            throw new StorageUnavailableException(
+                    key,
+                    "GET of '" + key + "' was not sent: " + dependency
+                            + " has not answered the live reads already waiting for it",
+                    e,
+                    false);
+        }
+        return waiting.await(key);
+    }
+
+    /** One live read and its answer, handed from the reading thread to the waiting one. */
+    private final class Waiting implements Runnable {
+        private final Supplier<ObjectRead> read;
+        private @Nullable ObjectRead answer;
+        private @Nullable Throwable failure;
+        private boolean done;
+        private boolean abandoned;
+
+        Waiting(Supplier<ObjectRead> read) {
+            this.read = read;
+        }
+
+        @Override
+        public void run() {
+            synchronized (this) {
+                if (abandoned) {
+                    return; // the caller has gone: nothing is sent
+                }
+            }
+            ObjectRead r = null;
+            Throwable f = null;
+            try {
+                r = read.get();
+            } catch (RuntimeException | Error e) {
+                f = e;
+            }
+            boolean late;
+            synchronized (this) {
+                late = abandoned;
+                if (!late) {
+                    answer = r;
+                    failure = f;
+                    done = true;
+                    notifyAll();
+                }
+            }
+            if (late && r != null) {
+                try {
+                    r.close(); // nobody will read it: give the connection back
+                } catch (RuntimeException ignored) {
+                    // closing an answer nobody wants; its failure concerns nobody either
+                }
+            }
+        }
+
+        synchronized ObjectRead await(String key) {
+            long end = System.nanoTime() + deadline.toNanos();
+            try {
+                while (!done) {
+                    long left = end - System.nanoTime();
+                    if (left <= 0) {
+                        abandoned = true;
+                        throw new StorageUnavailableException(
+                                key,
+                                dependency + " did not answer the GET of '" + key + "' within the read deadline "
+                                        + deadline,
+                                null,
+                                true);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            } catch (InterruptedException e) {
+                abandoned = true;
+                Thread.currentThread().interrupt();
+                throw new StorageUnavailableException(
+                        key, "Interrupted while waiting for " + dependency + " to answer the GET of '" + key + "'", e);
+            }
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            if (failure != null) {
+                throw (RuntimeException) failure;
+            }
+            return answer;
+        }
+    }
+}
