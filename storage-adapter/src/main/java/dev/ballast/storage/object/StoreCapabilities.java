@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param putIfMatch {@code If-Match} on PUT is honoured: refused with 412 for an ETag that is not the
  *     current one, accepted for the current one ({@link ObjectStore#putIfMatch})
  * @param additionalChecksums the store accepts and validates {@code x-amz-checksum-sha256}
+ * @param features what else the store offers ({@link Feature}); a case or caller needing one it
+ *     lacks is refused with {@code UnsupportedCapabilityException}
  */
 public record StoreCapabilities(
         @Nullable URI endpoint,
@@ -23,7 +25,58 @@ public record StoreCapabilities(
         boolean versioningEnabled,
         boolean putIfAbsent,
         boolean putIfMatch,
-        boolean additionalChecksums) {
+        boolean additionalChecksums,
+        java.util.Set<Feature> features) {
+
+    /** Features beyond whole-object versioned storage, each probed or declared by the store. */
+    public enum Feature {
+        /** {@code get} with a {@link ByteRange} reads only those bytes. */
+        RANGED_READS,
+        /**
+         * Per-block SHA-256 digests ({@value dev.ballast.storage.internal.BlockDigests#BLOCK_SIZE} bytes a
+         * block) are recorded at write time, so a range of a version written by this store is verified.
+         */
+        BLOCK_DIGESTS,
+        /** {@link ObjectMetadata} given on put is kept and returned. */
+        METADATA,
+        /** {@link ServerSideEncryption#s3()} is applied and reported. */
+        SSE_S3,
+        /** {@link ServerSideEncryption#kms(String)} is applied and reported. */
+        SSE_KMS,
+        /** {@link ServerSideEncryption#customerKey(byte[])} is applied and reported. */
+        SSE_C
+    }
+
+    public StoreCapabilities {
+        features = features.isEmpty()
+                ? java.util.Set.of()
+                : java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(features));
+    }
+
+    /** Capabilities with no {@link Feature}. */
+    public StoreCapabilities(
+            @Nullable URI endpoint,
+            String bucket,
+            boolean versioningEnabled,
+            boolean putIfAbsent,
+            boolean putIfMatch,
+            boolean additionalChecksums) {
+        this(endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, java.util.Set.of());
+    }
+
+    /** Whether the store offers {@code feature}. */
+    public boolean has(Feature feature) {
+        return features.contains(feature);
+    }
+
+    /** These capabilities with {@code more} features added. */
+    public StoreCapabilities withFeatures(java.util.Collection<Feature> more) {
+        java.util.EnumSet<Feature> all = java.util.EnumSet.noneOf(Feature.class);
+        all.addAll(features);
+        all.addAll(more);
+        return new StoreCapabilities(
+                endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, all);
+    }
 
     /**
      * Capabilities with both conditional writes honoured or both not.
