@@ -74,7 +74,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
-public abstract class ObjectStoreContract {
+public abstract class ObjectStoreContract extends ObjectStoreFeatureCases {
 
     protected static final long MIB = 1024L * 1024;
 
@@ -95,13 +95,11 @@ public abstract class ObjectStoreContract {
         OBJECTS_OUTSIDE_TEST_HEAP
     }
 
-    /** The store under test, opened by {@link #newStore()} before each test. */
-    protected ObjectStore store;
-
     /** A fresh, empty store; called once before each test. */
     protected abstract ObjectStore newStore();
 
     /** A short name for test output and skip reasons; the test class's name unless overridden. */
+    @Override
     protected String storeName() {
         return getClass().getSimpleName();
     }
@@ -131,6 +129,7 @@ public abstract class ObjectStoreContract {
      * Stages an object written by another program, without any of this store's metadata (no SHA-256,
      * no generation). Skips the calling case unless overridden.
      */
+    @Override
     protected void plantForeignObject(String key, byte[] bytes) {
         Assumptions.abort(storeName() + " cannot stage an object written without Ballast metadata");
     }

@@ -1,6 +1,7 @@
 package dev.ballast.storage.object.local;
 
 import dev.ballast.storage.internal.ObjectKeys;
+import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,8 +38,22 @@ final class LocalListings {
         return entries(rows);
     }
 
-    /** The index rows as version entries, in their order. */
+    /** The index rows as version entries, in their order, each with its metadata. */
     private List<VersionEntry> entries(List<VersionIndex.Row> rows) {
+        java.util.Map<String, ObjectMetadata> metadata = read(
+                ix -> {
+                    java.util.Map<String, ObjectMetadata> found = new java.util.HashMap<>();
+                    if (ix.attributesPresent() && IndexAttributes.anyMetadata(ix.connection())) {
+                        for (VersionIndex.Row r : rows) {
+                            if (!r.deleteMarker()) {
+                                found.put(r.versionId(), IndexAttributes.metadata(ix.connection(), r.versionId()));
+                            }
+                        }
+                    }
+                    return found;
+                },
+                null,
+                "Reading the metadata of " + rows.size() + " versions");
         List<VersionEntry> entries = new ArrayList<>(rows.size());
         for (VersionIndex.Row r : rows) {
             entries.add(new VersionEntry(
@@ -48,7 +63,8 @@ final class LocalListings {
                     r.size(),
                     Instant.ofEpochMilli(r.modifiedMillis()),
                     r.latest(),
-                    r.deleteMarker()));
+                    r.deleteMarker(),
+                    metadata.getOrDefault(r.versionId(), ObjectMetadata.NONE)));
         }
         return List.copyOf(entries);
     }

@@ -4,20 +4,25 @@ import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
+import dev.ballast.storage.object.StoreCapabilities.Feature;
 import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -123,7 +128,8 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         this.config = config;
         this.packs = new Packs(root, config.packSize());
         this.inlineThreshold = inlineThreshold;
-        this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true);
+        this.capabilities = new StoreCapabilities(root.toUri(), "", true, true, true)
+                .withFeatures(EnumSet.of(Feature.RANGED_READS, Feature.BLOCK_DIGESTS, Feature.METADATA));
         this.connections = new IndexConnections(root, indexReaders);
         this.writes = new LocalWrites(
                 root,
@@ -357,17 +363,48 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public ObjectVersion put(String key, ObjectContent content) {
-        return writes.put(key, content);
+        return writes.put(key, content, ObjectMetadata.NONE);
     }
 
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return writes.putIfAbsent(key, content);
+        return writes.putIfAbsent(key, content, ObjectMetadata.NONE);
     }
 
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
-        return writes.putIfMatch(key, eTag, content);
+        return writes.putIfMatch(key, eTag, content, ObjectMetadata.NONE);
+    }
+
+    /**
+     * Writes with metadata, kept in the index ({@code attributes}) and returned by reads and version
+     * listings. Server-side encryption is refused ({@link UnsupportedCapabilityException}, before
+     * anything is written): the local store does not encrypt at rest on request; encrypt on the
+     * client side instead.
+     */
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        requireSupported(options);
+        return writes.put(key, content, options.metadata());
+    }
+
+    /** As {@link #put(String, ObjectContent, PutOptions)}, if the key has no current version. */
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        requireSupported(options);
+        return writes.putIfAbsent(key, content, options.metadata());
+    }
+
+    /** As {@link #put(String, ObjectContent, PutOptions)}, if the key's current ETag is {@code eTag}. */
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        requireSupported(options);
+        return writes.putIfMatch(key, eTag, content, options.metadata());
+    }
+
+    private void requireSupported(PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        options.requireSupportedBy(capabilities, "the local object store '" + root + "'");
     }
 
     /**

@@ -3,13 +3,19 @@ package dev.ballast.storage.object.local;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.BlockDigests;
 import dev.ballast.storage.internal.ObjectKeys;
+import dev.ballast.storage.internal.RangeInputStream;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.internal.VerifyingInputStream;
+import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.Freshness;
+import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.ServerSideEncryption;
 import dev.ballast.storage.object.Source;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -51,16 +57,31 @@ final class LocalReads {
     ObjectRead get(String key, ReadOptions options) {
         validate(key);
         Objects.requireNonNull(options, "options");
+        if (options.customerKey() != null) {
+            throw new UnsupportedCapabilityException("The local object store '" + root + "' has no server-side"
+                    + " encryption (capability SSE_C absent), so it takes no SSE-C key; read '" + key
+                    + "' without one");
+        }
         String versionId = options.versionId();
-        VersionIndex.Row row = read(
-                ix -> versionId == null ? ix.currentWithContent(key) : ix.version(key, versionId),
+        boolean ranged = options.range() != null;
+        Found found = read(
+                ix -> {
+                    VersionIndex.Row r = versionId == null ? ix.currentWithContent(key) : ix.version(key, versionId);
+                    if (r == null || r.deleteMarker() || !ix.attributesPresent()) {
+                        return new Found(r, ObjectMetadata.NONE, null);
+                    }
+                    byte[] table = ranged && BlockDigests.needsTable(r.size())
+                            ? IndexAttributes.blockDigests(ix.connection(), r.content())
+                            : null;
+                    return new Found(r, IndexAttributes.metadata(ix.connection(), r.versionId()), table);
+                },
                 key,
                 "Reading '" + key + "'");
+        VersionIndex.Row row = found.row;
         if (row == null || row.deleteMarker()) {
             throw new ObjectNotFoundException(key, versionId, row != null, null);
         }
         String recorded = row.sha256() == null ? null : Sha256.hex(row.sha256());
-        InputStream raw = open(key, row);
         // Without a recorded SHA-256 the bytes are still checked against their address, the SHA-256 of
         // what was stored, so damage at rest is caught either way.
         String expected = recorded != null ? recorded : Sha256.hex(row.content());
@@ -71,29 +92,91 @@ final class LocalReads {
                 row.size(),
                 recorded == null ? "" : recorded,
                 row.generation(),
-                Instant.ofEpochMilli(row.modifiedMillis()));
+                Instant.ofEpochMilli(row.modifiedMillis()),
+                found.metadata,
+                ServerSideEncryption.NONE);
         Freshness freshness = row.generation() == 0 ? Freshness.UNKNOWN : Freshness.FRESH;
+        if (!ranged) {
+            return new ObjectRead(
+                    version,
+                    new VerifyingInputStream(key, open(key, row, 0), row.size(), expected),
+                    Source.LIVE,
+                    freshness,
+                    Duration.ZERO,
+                    null);
+        }
+        ByteRange range = options.range().resolve(key, row.size());
+        // A content of one block has its SHA-256 as its one digest; a larger one, the table recorded at write time.
+        BlockDigests digests = !BlockDigests.needsTable(row.size())
+                ? BlockDigests.single(row.size(), Sha256.hex(row.content()))
+                : found.blockTable == null ? null : BlockDigests.of(row.size(), found.blockTable);
+        long from = digests == null ? range.offset() : RangeInputStream.alignedStart(range);
+        long to = digests == null ? range.offset() + range.length() : RangeInputStream.alignedEnd(range, row.size());
+        InputStream stored = limited(open(key, row, from), to - from);
         return new ObjectRead(
                 version,
-                new VerifyingInputStream(key, raw, row.size(), expected),
+                RangeInputStream.of(key, row.versionId(), stored, digests, range),
                 Source.LIVE,
                 freshness,
                 Duration.ZERO,
-                null);
+                null,
+                range,
+                digests != null);
     }
 
-    private InputStream open(String key, VersionIndex.Row row) {
+    /** A version's row with what the index keeps beside it. */
+    private record Found(VersionIndex.@Nullable Row row, ObjectMetadata metadata, byte @Nullable [] blockTable) {}
+
+    /** At most {@code n} bytes of {@code in}. */
+    private static InputStream limited(InputStream in, long n) {
+        return new java.io.FilterInputStream(in) {
+            private long left = n;
+
+            @Override
+            public int read() throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int b = super.read();
+                if (b >= 0) {
+                    left--;
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int r = super.read(b, off, (int) Math.min(len, left));
+                if (r > 0) {
+                    left -= r;
+                }
+                return r;
+            }
+        };
+    }
+
+    /** The stored bytes of {@code row} from byte {@code from} on. */
+    private InputStream open(String key, VersionIndex.Row row, long from) {
         if (row.size() == 0) {
             return InputStream.nullInputStream();
         }
         if (row.inlineData() != null) {
-            return new ByteArrayInputStream(row.inlineData());
+            return new ByteArrayInputStream(row.inlineData(), (int) from, row.inlineData().length - (int) from);
         }
         if (row.packed()) {
-            return openPacked(key, row);
+            InputStream whole = openPacked(key, row);
+            try {
+                whole.skipNBytes(from); // a packed content is at most the inline threshold, in memory already
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+            return whole;
         }
         try {
-            return blobs.open(row.content());
+            return from == 0 ? blobs.open(row.content()) : blobs.openAt(row.content(), from);
         } catch (NoSuchFileException e) {
             throw new IntegrityException(
                     key,

@@ -8,7 +8,9 @@ import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ServerSideEncryption;
 import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -140,21 +142,21 @@ final class LocalWrites {
         return writer == null;
     }
 
-    ObjectVersion put(String key, ObjectContent content) {
-        return join(write(key, content, Condition.NONE, null, true));
+    ObjectVersion put(String key, ObjectContent content, ObjectMetadata metadata) {
+        return join(write(key, content, Condition.NONE, null, true, metadata));
     }
 
-    ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return join(write(key, content, Condition.IF_ABSENT, null, true));
+    ObjectVersion putIfAbsent(String key, ObjectContent content, ObjectMetadata metadata) {
+        return join(write(key, content, Condition.IF_ABSENT, null, true, metadata));
     }
 
-    ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
+    ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, ObjectMetadata metadata) {
         Objects.requireNonNull(eTag, "eTag");
-        return join(write(key, content, Condition.IF_MATCH, eTag, true));
+        return join(write(key, content, Condition.IF_MATCH, eTag, true, metadata));
     }
 
     CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-        return write(key, content, Condition.NONE, null, false);
+        return write(key, content, Condition.NONE, null, false, ObjectMetadata.NONE);
     }
 
     private enum Condition {
@@ -165,7 +167,12 @@ final class LocalWrites {
 
     @SuppressWarnings("unchecked")
     private CompletableFuture<ObjectVersion> write(
-            String key, ObjectContent content, Condition condition, @Nullable String eTag, boolean callerWaits) {
+            String key,
+            ObjectContent content,
+            Condition condition,
+            @Nullable String eTag,
+            boolean callerWaits,
+            ObjectMetadata metadata) {
         validate(key);
         Objects.requireNonNull(content, "content");
         requireWritable();
@@ -181,7 +188,7 @@ final class LocalWrites {
             staging++;
         }
         try {
-            pending = stage(key, content, condition, eTag);
+            pending = stage(key, content, condition, eTag, metadata);
         } catch (RuntimeException e) {
             synchronized (queueLock) {
                 staging--;
@@ -194,7 +201,8 @@ final class LocalWrites {
     }
 
     /** Reads the content once and, above the inline threshold, publishes its file. */
-    private Pending stage(String key, ObjectContent content, Condition condition, @Nullable String eTag) {
+    private Pending stage(
+            String key, ObjectContent content, Condition condition, @Nullable String eTag, ObjectMetadata metadata) {
         Blobs.Staged staged;
         try {
             staged = blobs.stage(content, config.ownFiles().test(key) ? -1 : inlineThreshold);
@@ -207,7 +215,7 @@ final class LocalWrites {
             throw LocalErrors.unavailable(
                     key, "Writing the content of '" + key + "' to the local object store '" + root + "'", e);
         }
-        Pending pending = new Pending(key, condition, eTag, staged);
+        Pending pending = new Pending(key, condition, eTag, staged, metadata);
         if (staged.inline() != null && staged.size() > 0) {
             VersionIndex.Location written = writtenThisSession.get(ByteBuffer.wrap(staged.address()));
             if (written != null) {
@@ -261,7 +269,7 @@ final class LocalWrites {
     VersionEntry delete(String key) {
         validate(key);
         requireWritable();
-        Pending marker = new Pending(key, Condition.NONE, null, null);
+        Pending marker = new Pending(key, Condition.NONE, null, null, ObjectMetadata.NONE);
         synchronized (queueLock) {
             staging++;
         }
@@ -556,6 +564,10 @@ final class LocalWrites {
                     if (p.late) {
                         late.add(p);
                     }
+                    IndexAttributes.putMetadata(writer.connection(), versionId, p.metadata);
+                    if (s.blockTable() != null) {
+                        IndexAttributes.putBlockDigests(writer.connection(), s.address(), s.blockTable());
+                    }
                 }
                 appended.add(p);
                 versionIds.add(versionId);
@@ -620,7 +632,9 @@ final class LocalWrites {
                                 s.size(),
                                 s.sha256Hex(),
                                 generations[i],
-                                Instant.ofEpochMilli(now));
+                                Instant.ofEpochMilli(now),
+                                p.metadata,
+                                ServerSideEncryption.NONE);
             }
             if (!late.isEmpty()) {
                 writeLate(late, pack);
@@ -845,6 +859,7 @@ final class LocalWrites {
         final Condition condition;
         final @Nullable String eTag;
         final Blobs.@Nullable Staged staged;
+        final ObjectMetadata metadata;
         final CompletableFuture<Object> result = new CompletableFuture<>();
 
         @Nullable
@@ -862,7 +877,13 @@ final class LocalWrites {
         @Nullable
         Object outcome;
 
-        Pending(String key, Condition condition, @Nullable String eTag, Blobs.@Nullable Staged staged) {
+        Pending(
+                String key,
+                Condition condition,
+                @Nullable String eTag,
+                Blobs.@Nullable Staged staged,
+                ObjectMetadata metadata) {
+            this.metadata = metadata;
             this.key = key;
             this.condition = condition;
             this.eTag = eTag;
