@@ -121,17 +121,55 @@ public final class RangeInputStream extends InputStream {
         blocks.close();
     }
 
+    /** At most {@code n} bytes of {@code in}; closing it closes {@code in}. */
+    public static InputStream limited(InputStream in, long n) {
+        return new java.io.FilterInputStream(in) {
+            private long left = n;
+
+            @Override
+            public int read() throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int b = super.read();
+                if (b >= 0) {
+                    left--;
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int r = super.read(b, off, (int) Math.min(len, left));
+                if (r > 0) {
+                    left -= r;
+                }
+                return r;
+            }
+
+            @Override
+            public long skip(long count) throws IOException {
+                long s = super.skip(Math.min(count, left));
+                left -= s;
+                return s;
+            }
+        };
+    }
+
     /**
      * The stream of a range: checked block by block when {@code digests} is given, else the stored
      * bytes of exactly the range, checked for length only.
      *
-     * @param stored with digests, the bytes from {@link #alignedStart} to {@link #alignedEnd}; without,
-     *     the bytes of the range
+     * @param stored with digests, the bytes from {@link #alignedStart} on (at least to
+     *     {@link #alignedEnd}); without, the bytes from the range's first on (at least its length)
      */
     public static InputStream of(
             String key, String versionId, InputStream stored, @Nullable BlockDigests digests, ByteRange range) {
         return digests == null
-                ? new VerifyingInputStream(key, stored, range.length(), null)
+                ? new VerifyingInputStream(key, limited(stored, range.length()), range.length(), null)
                 : new RangeInputStream(key, versionId, stored, digests, range);
     }
 }

@@ -115,6 +115,20 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         raw.putObject(p -> p.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
     }
 
+    /**
+     * Writes a new version with the current version's metadata (its SHA-256, generation and block
+     * digest table) and its bytes with one bit flipped at {@code offset}: what bit rot on the server
+     * would leave behind that metadata.
+     */
+    @Override
+    protected void damageStoredByte(String key, long offset) {
+        var current = raw.getObjectAsBytes(g -> g.bucket(bucket).key(key));
+        byte[] bytes = current.asByteArray();
+        bytes[Math.toIntExact(offset)] ^= 1;
+        raw.putObject(
+                p -> p.bucket(bucket).key(key).metadata(current.response().metadata()), RequestBody.fromBytes(bytes));
+    }
+
     @Override
     protected ObjectStore openAnotherWriter(Clock clock) {
         return S3ObjectStore.open(

@@ -112,7 +112,7 @@ final class LocalReads {
                 : found.blockTable == null ? null : BlockDigests.of(row.size(), found.blockTable);
         long from = digests == null ? range.offset() : RangeInputStream.alignedStart(range);
         long to = digests == null ? range.offset() + range.length() : RangeInputStream.alignedEnd(range, row.size());
-        InputStream stored = limited(open(key, row, from), to - from);
+        InputStream stored = RangeInputStream.limited(open(key, row, from), to - from);
         return new ObjectRead(
                 version,
                 RangeInputStream.of(key, row.versionId(), stored, digests, range),
@@ -126,37 +126,6 @@ final class LocalReads {
 
     /** A version's row with what the index keeps beside it. */
     private record Found(VersionIndex.@Nullable Row row, ObjectMetadata metadata, byte @Nullable [] blockTable) {}
-
-    /** At most {@code n} bytes of {@code in}. */
-    private static InputStream limited(InputStream in, long n) {
-        return new java.io.FilterInputStream(in) {
-            private long left = n;
-
-            @Override
-            public int read() throws IOException {
-                if (left <= 0) {
-                    return -1;
-                }
-                int b = super.read();
-                if (b >= 0) {
-                    left--;
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                if (left <= 0) {
-                    return -1;
-                }
-                int r = super.read(b, off, (int) Math.min(len, left));
-                if (r > 0) {
-                    left -= r;
-                }
-                return r;
-            }
-        };
-    }
 
     /** The stored bytes of {@code row} from byte {@code from} on. */
     private InputStream open(String key, VersionIndex.Row row, long from) {

@@ -16,6 +16,7 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -121,6 +122,11 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     public static final String META_GENERATION = "ballast-generation";
     /** User metadata key: the unique token of the logical put that wrote the version. */
     public static final String META_PUT_TOKEN = "ballast-put-token";
+    /**
+     * User metadata key: the SHA-256 (hex) of the version's block digest table, kept in the object
+     * {@code .ballast/blocks/<content SHA-256>}; only on versions of more than one block (1 MiB).
+     */
+    public static final String META_BLOCKS = "ballast-blocks";
 
     private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
 
@@ -174,8 +180,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                 endpoint.attemptTimeouts());
         this.shared = new S3Room(s3, endpoint, bucket, config, new KeyGenerations()) {};
         this.listings = new S3Listings(shared);
-        this.reads = new S3Reads(shared, listings);
-        this.writes = new S3Writes(shared, capabilities, uploads, listings, reads);
+        S3BlockTables blockTables = new S3BlockTables(shared);
+        this.reads = new S3Reads(shared, listings, blockTables);
+        this.writes = new S3Writes(shared, capabilities, uploads, listings, reads, blockTables);
     }
 
     private static final AtomicInteger PART_THREADS = new AtomicInteger();
@@ -259,6 +266,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                         endpoint.describe(),
                         bucket);
             }
+            caps = caps.withFeatures(features(config));
             return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, contentMd5, signedPayload);
         } catch (RuntimeException e) {
             if (owns) {
@@ -266,6 +274,21 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Ranged reads, block digests and metadata always (every S3 server Ballast supports keeps
+     * {@code Range}, user metadata and the four headers); server-side encryption as declared.
+     */
+    private static Set<StoreCapabilities.Feature> features(S3StoreConfig config) {
+        Set<StoreCapabilities.Feature> features = java.util.EnumSet.of(
+                StoreCapabilities.Feature.RANGED_READS,
+                StoreCapabilities.Feature.BLOCK_DIGESTS,
+                StoreCapabilities.Feature.METADATA);
+        for (S3StoreConfig.Capability c : config.serverSideEncryption()) {
+            features.add(StoreCapabilities.Feature.valueOf(c.name()));
+        }
+        return features;
     }
 
     private static String honoured(boolean honoured) {
@@ -309,6 +332,29 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         Objects.requireNonNull(eTag, "eTag");
         return writes.write(key, content, WriteCondition.ifMatch(eTag));
+    }
+
+    /**
+     * A put with metadata and server-side encryption: the headers and user metadata go with the PUT
+     * (or CreateMultipartUpload), the encryption as its headers (SSE-C's on every part too), and the
+     * answer's encryption headers are checked: a version written without the encryption asked for is
+     * removed and the put refused with {@link UnsupportedCapabilityException}. Encryption is refused
+     * before anything is sent unless declared ({@link S3StoreConfig.Builder#serverSideEncryption}).
+     */
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        return writes.write(key, content, WriteCondition.NONE, options);
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        return writes.write(key, content, WriteCondition.IF_ABSENT, options);
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(eTag, "eTag");
+        return writes.write(key, content, WriteCondition.ifMatch(eTag), options);
     }
 
     @Override

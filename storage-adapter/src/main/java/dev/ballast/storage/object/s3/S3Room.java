@@ -39,10 +39,20 @@ abstract class S3Room {
         this(shared.s3, shared.endpoint, shared.bucket, shared.config, shared.generations);
     }
 
+    /**
+     * The SSE-C key of the put this thread is running, for the HEADs of its write path (S3 answers a
+     * HEAD of an SSE-C version without its key with 400); null outside such a put.
+     */
+    static final ThreadLocal<dev.ballast.storage.object.ServerSideEncryption> PUT_CUSTOMER_KEY = new ThreadLocal<>();
+
     @Nullable
     HeadObjectResponse headOrNull(String key) {
         try {
-            return s3.headObject(h -> h.bucket(bucket).key(key));
+            var req = software.amazon.awssdk.services.s3.model.HeadObjectRequest.builder()
+                    .bucket(bucket)
+                    .key(key);
+            S3Attributes.apply(req, PUT_CUSTOMER_KEY.get());
+            return s3.headObject(req.build());
         } catch (AwsServiceException e) {
             if (e.statusCode() == 404 && !"NoSuchBucket".equals(S3Errors.errorCode(e))) {
                 return null;
@@ -62,7 +72,18 @@ abstract class S3Room {
                 head.contentLength() == null ? 0 : head.contentLength(),
                 sha == null ? "" : sha,
                 KeyGenerations.of(head.metadata()),
-                head.lastModified());
+                head.lastModified(),
+                S3Attributes.metadata(
+                        head.metadata(),
+                        head.contentType(),
+                        head.cacheControl(),
+                        head.contentEncoding(),
+                        head.contentDisposition()),
+                S3Attributes.applied(
+                        head.serverSideEncryption(),
+                        head.ssekmsKeyId(),
+                        head.sseCustomerAlgorithm(),
+                        head.sseCustomerKeyMD5()));
     }
 
     /** S3 reports the version of an object written while versioning was off as the string "null". */

@@ -8,8 +8,11 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.Payload;
+import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
+import dev.ballast.storage.object.ServerSideEncryption;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
 import java.io.UncheckedIOException;
@@ -35,19 +38,64 @@ final class S3Writes extends S3Room {
     private final Uploads uploads;
     private final S3Listings listings;
     private final S3Reads reads;
+    private final S3BlockTables blockTables;
 
-    S3Writes(S3Room shared, StoreCapabilities capabilities, Uploads uploads, S3Listings listings, S3Reads reads) {
+    S3Writes(
+            S3Room shared,
+            StoreCapabilities capabilities,
+            Uploads uploads,
+            S3Listings listings,
+            S3Reads reads,
+            S3BlockTables blockTables) {
         super(shared);
+        this.blockTables = blockTables;
         this.capabilities = capabilities;
         this.uploads = uploads;
         this.listings = listings;
         this.reads = reads;
     }
 
-    @SuppressWarnings("try") // the key lock is held for the try block's duration, not referenced in it
     ObjectVersion write(String key, ObjectContent content, WriteCondition condition) {
+        return write(key, content, condition, PutOptions.defaults());
+    }
+
+    /**
+     * A put with {@code options}: refused before anything is read when the store lacks a feature they
+     * need; the encryption the answer reports is checked, and a version written without the encryption
+     * asked for is removed and the put refused.
+     */
+    ObjectVersion write(String key, ObjectContent content, WriteCondition condition, PutOptions options) {
         validate(key);
         Objects.requireNonNull(content, "content");
+        Objects.requireNonNull(options, "options");
+        options.requireSupportedBy(capabilities, endpoint.describe() + " bucket '" + bucket + "'");
+        ServerSideEncryption customerKey =
+                options.encryption().kind() == ServerSideEncryption.Kind.CUSTOMER_KEY ? options.encryption() : null;
+        PUT_CUSTOMER_KEY.set(customerKey);
+        try {
+            ObjectVersion v = write0(key, content, condition, options);
+            String mismatch = S3Attributes.mismatch(options.encryption(), v.encryption());
+            if (mismatch != null) {
+                boolean removed;
+                try {
+                    s3.deleteObject(d -> d.bucket(bucket).key(key).versionId(v.versionId()));
+                    removed = true;
+                } catch (SdkException e) {
+                    removed = false;
+                } finally {
+                    generations.forget(key);
+                }
+                throw S3Attributes.notApplied(
+                        key, options.encryption(), mismatch, endpoint.describe() + " bucket '" + bucket + "'", removed);
+            }
+            return v;
+        } finally {
+            PUT_CUSTOMER_KEY.remove();
+        }
+    }
+
+    @SuppressWarnings("try") // the key lock is held for the try block's duration, not referenced in it
+    private ObjectVersion write0(String key, ObjectContent content, WriteCondition condition, PutOptions options) {
         refuseUnsupported(condition);
         Payload payload;
         try {
@@ -61,6 +109,7 @@ final class S3Writes extends S3Room {
         try (payload;
                 KeyGenerations.Held held = generations.lock(key)) {
             String token = newToken();
+            String blockTable = writeBlockTable(payload, options);
             WriteCondition sent = instead(key, payload, condition);
             boolean implicit = sent != null && sent != condition;
             long generation;
@@ -73,7 +122,9 @@ final class S3Writes extends S3Room {
             }
             for (int conflicts = 1; ; conflicts++) {
                 try {
-                    Uploads.Written written = uploads.upload(key, payload, metadata(payload, generation, token), sent);
+                    Map<String, String> ours = metadata(payload, generation, token, blockTable);
+                    Uploads.Written written = uploads.upload(
+                            key, payload, S3Attributes.userMetadata(ours, options.metadata()), options, sent);
                     generations.remember(key, generation, written.eTag());
                     return requireVersion(new ObjectVersion(
                             key,
@@ -82,7 +133,9 @@ final class S3Writes extends S3Room {
                             payload.length(),
                             payload.sha256Hex(),
                             generation,
-                            null));
+                            null,
+                            options.metadata(),
+                            written.encryption()));
                 } catch (AwsServiceException e) {
                     int status = e.statusCode();
                     String code = S3Errors.errorCode(e);
@@ -193,11 +246,62 @@ final class S3Writes extends S3Room {
         return generations.next(key, head == null ? 0 : KeyGenerations.of(head.metadata()), config.clock());
     }
 
-    private static Map<String, String> metadata(Payload payload, long generation, String token) {
-        return Map.of(
-                S3ObjectStore.META_SHA256, payload.sha256Hex(),
-                S3ObjectStore.META_GENERATION, Long.toString(generation),
-                S3ObjectStore.META_PUT_TOKEN, token);
+    private static Map<String, String> metadata(
+            Payload payload, long generation, String token, @Nullable String blockTable) {
+        return blockTable == null
+                ? Map.of(
+                        S3ObjectStore.META_SHA256, payload.sha256Hex(),
+                        S3ObjectStore.META_GENERATION, Long.toString(generation),
+                        S3ObjectStore.META_PUT_TOKEN, token)
+                : Map.of(
+                        S3ObjectStore.META_SHA256,
+                        payload.sha256Hex(),
+                        S3ObjectStore.META_GENERATION,
+                        Long.toString(generation),
+                        S3ObjectStore.META_PUT_TOKEN,
+                        token,
+                        S3ObjectStore.META_BLOCKS,
+                        blockTable);
+    }
+
+    /**
+     * Writes the block digest table of a content of more than one block to its sidecar object,
+     * {@code .ballast/blocks/<SHA-256 of the content>} (one per content, whatever keys hold it), with
+     * the put's encryption, before the object that names it; returns the SHA-256 of the table (hex),
+     * recorded in the object's {@value S3ObjectStore#META_BLOCKS}, or null when there is none. A
+     * failure to write it fails the put before its object is sent.
+     */
+    private @Nullable String writeBlockTable(Payload payload, PutOptions options) {
+        byte[] table = payload.blockTable();
+        if (table == null) {
+            return null;
+        }
+        String tableSha = Sha256.hex(Sha256.of(table));
+        String sidecar = S3BlockTables.key(payload.sha256Hex());
+        if (blockTables.known(payload.sha256Hex(), tableSha)) {
+            return tableSha;
+        }
+        try (Payload body = Payload.prepare(
+                ObjectContent.ofBytes(table), config.spoolDirectory(), uploads.digestsFor(table.length))) {
+            uploads.upload(
+                    sidecar,
+                    body,
+                    Map.of(S3ObjectStore.META_SHA256, tableSha),
+                    PutOptions.defaults().withEncryption(options.encryption()),
+                    WriteCondition.NONE);
+        } catch (SdkException e) {
+            StorageException failure = S3Errors.translate(sidecar, describe("PUT", sidecar), e);
+            if (failure instanceof StorageUnavailableException u) {
+                throw new StorageUnavailableException(
+                        sidecar,
+                        u.getMessage() + "; the object's own PUT was not sent",
+                        u.getCause(),
+                        u.outcomeUnknown());
+            }
+            throw failure;
+        }
+        blockTables.remember(payload.sha256Hex(), table, tableSha);
+        return tableSha;
     }
 
     /**
@@ -245,8 +349,12 @@ final class S3Writes extends S3Room {
                     throw S3Errors.translate(key, describe("PUT", key), failure); // too many writers since to tell
                 }
                 String versionId = v.versionId();
-                HeadObjectResponse head =
-                        s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId));
+                var req = software.amazon.awssdk.services.s3.model.HeadObjectRequest.builder()
+                        .bucket(bucket)
+                        .key(key)
+                        .versionId(versionId);
+                S3Attributes.apply(req, PUT_CUSTOMER_KEY.get());
+                HeadObjectResponse head = s3.headObject(req.build());
                 if (carriesToken(head, token)) {
                     return head;
                 }
