@@ -68,6 +68,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>Override the staging hooks the store can stage ({@link #plantObject},
  *       {@link #plantForeignObject}, {@link #openAnotherWriter}); each case that needs a hook the store
  *       does not override is skipped with the reason, never passed.
+ *   <li>The cases of the features a store may lack (ranged reads, block digests, metadata,
+ *       server-side encryption: {@link ObjectStoreFeatureCases}) run by the store's
+ *       {@code capabilities().features()}, each skip naming the feature; override
+ *       {@link #damageStoredByte} to run the damaged-block case and {@link #kmsKeyId} for SSE-KMS.
  *   <li>Cases only one kind of store can stage (fault injection on the wire, multipart uploads) go in
  *       that store's own subclass, as Ballast's S3 contract adds the S3 wire faults.
  * </ol>

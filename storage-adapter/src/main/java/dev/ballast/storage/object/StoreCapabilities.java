@@ -33,8 +33,8 @@ public record StoreCapabilities(
         /** {@code get} with a {@link ByteRange} reads only those bytes. */
         RANGED_READS,
         /**
-         * Per-block SHA-256 digests ({@value dev.ballast.storage.internal.BlockDigests#BLOCK_SIZE} bytes a
-         * block) are recorded at write time, so a range of a version written by this store is verified.
+         * A SHA-256 of every 1 MiB block (1,048,576 bytes) is recorded at write time, so a range of a
+         * version written by this store is verified.
          */
         BLOCK_DIGESTS,
         /** {@link ObjectMetadata} given on put is kept and returned. */

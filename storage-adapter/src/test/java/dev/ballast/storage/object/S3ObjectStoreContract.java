@@ -648,7 +648,11 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
 
         List<FaultInjectingHttpClient.Exchange> puts =
                 http.exchanges().stream().filter(e -> e.method().equals("PUT")).toList();
-        assertThat(puts).hasSize(4);
+        // The small object, the big one's block digest table (.ballast/blocks/...), the big one's three parts.
+        assertThat(puts).hasSize(5);
+        var blocks = new dev.ballast.storage.internal.BlockDigests.Builder();
+        blocks.update(big, 0, big.length);
+        byte[] table = blocks.build().table();
         boolean signedPayloadValidated = backend().has(Feature.VERIFIES_SIGNED_PAYLOAD)
                 && "http".equals(backend().endpoint().getScheme());
         if (signedPayloadValidated) {
@@ -662,6 +666,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
                             e -> e.headers().firstValue("x-amz-content-sha256").orElse("none"))
                     .containsExactlyInAnyOrder(
                             Sha256.hex(Sha256.of(small)),
+                            Sha256.hex(Sha256.of(table)),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, 0, (int) (8 * MIB)))),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (8 * MIB), (int) (16 * MIB)))),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (16 * MIB), big.length))));

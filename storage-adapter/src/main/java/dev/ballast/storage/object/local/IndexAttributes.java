@@ -113,6 +113,35 @@ final class IndexAttributes {
     }
 
     /**
+     * Copies the metadata and block digests an intact previous index ({@code previous}) holds into the
+     * rebuilt one on {@code c}, for the versions and contents the rebuilt one holds: a rebuild that
+     * keeps the previous index's rows keeps what it kept beside them. Nothing when the previous index
+     * has no such tables.
+     */
+    static void copyFrom(Connection c, java.nio.file.Path previous) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("ATTACH DATABASE '" + previous.toString().replace("'", "''") + "' AS previous");
+            try {
+                boolean present;
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM previous.sqlite_master"
+                        + " WHERE type = 'table' AND name IN ('attributes', 'block_digests')")) {
+                    present = rs.next() && rs.getInt(1) == 2;
+                }
+                if (present) {
+                    s.execute(
+                            "INSERT OR IGNORE INTO attributes SELECT a.version_id, a.metadata FROM previous.attributes a"
+                                    + " WHERE a.version_id IN (SELECT version_id FROM versions)");
+                    s.execute(
+                            "INSERT OR IGNORE INTO block_digests SELECT d.address, d.digests FROM previous.block_digests d"
+                                    + " WHERE d.address IN (SELECT address FROM blobs)");
+                }
+            } finally {
+                s.execute("DETACH DATABASE previous");
+            }
+        }
+    }
+
+    /**
      * The metadata as bytes: a format byte (1), a count, then each name and value as
      * {@link DataOutputStream#writeUTF}; the headers are named {@code content-type},
      * {@code cache-control}, {@code content-encoding}, {@code content-disposition}, user keys
