@@ -7,16 +7,22 @@ import dev.ballast.storage.PreconditionFailedException;
 import dev.ballast.storage.StaleReadException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.BlockDigests;
 import dev.ballast.storage.internal.ObjectKeys;
 import dev.ballast.storage.internal.Payload;
+import dev.ballast.storage.internal.RangeInputStream;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.internal.VerifyingInputStream;
+import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.ServerSideEncryption;
 import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -65,15 +71,34 @@ import org.jspecify.annotations.Nullable;
  * processes share a bucket; each keeps its own generations seen. Thread-safe.
  */
 public class FakeObjectStore implements ObjectStore {
-    public static final StoreCapabilities CAPABILITIES =
-            new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, true);
+    /** What the fake offers besides versioned objects: ranged reads verified by block, and metadata (no encryption). */
+    public static final java.util.Set<StoreCapabilities.Feature> FEATURES = java.util.EnumSet.of(
+            StoreCapabilities.Feature.RANGED_READS,
+            StoreCapabilities.Feature.BLOCK_DIGESTS,
+            StoreCapabilities.Feature.METADATA);
+
+    public static final StoreCapabilities CAPABILITIES = new StoreCapabilities(
+                    URI.create("http://fake-s3.test:9000"), "bucket", true, true, true)
+            .withFeatures(FEATURES);
     /** {@link #CAPABILITIES} without additional checksums: a caller must read an object back to check it. */
-    public static final StoreCapabilities WITHOUT_ADDITIONAL_CHECKSUMS =
-            new StoreCapabilities(URI.create("http://fake-s3.test:9000"), "bucket", true, true, false);
+    public static final StoreCapabilities WITHOUT_ADDITIONAL_CHECKSUMS = new StoreCapabilities(
+                    URI.create("http://fake-s3.test:9000"), "bucket", true, true, false)
+            .withFeatures(FEATURES);
 
     /** One stored version or delete marker; {@code bytes} is null for a delete marker. */
     private record Stored(
-            String versionId, String eTag, byte[] bytes, String sha256, long generation, Instant lastModified) {
+            String versionId,
+            String eTag,
+            byte[] bytes,
+            String sha256,
+            long generation,
+            Instant lastModified,
+            ObjectMetadata metadata,
+            byte @Nullable [] blockTable) {
+        Stored(String versionId, String eTag, byte[] bytes, String sha256, long generation, Instant lastModified) {
+            this(versionId, eTag, bytes, sha256, generation, lastModified, ObjectMetadata.NONE, null);
+        }
+
         boolean deleteMarker() {
             return bytes == null;
         }
@@ -186,7 +211,36 @@ public class FakeObjectStore implements ObjectStore {
                                     flipFirstByte(s.bytes()),
                                     s.sha256(),
                                     s.generation(),
-                                    s.lastModified()));
+                                    s.lastModified(),
+                                    s.metadata(),
+                                    s.blockTable()));
+        }
+    }
+
+    /**
+     * Flips the byte at {@code offset} of {@code key}'s current version where it is stored, keeping
+     * its recorded SHA-256 and block digests, as bit rot in one block would.
+     */
+    public void rotByte(String key, long offset) {
+        synchronized (storage) {
+            Stored s = current(key);
+            if (s == null) {
+                throw new IllegalArgumentException("no current version of " + key + " to damage");
+            }
+            byte[] damaged = s.bytes().clone();
+            damaged[Math.toIntExact(offset)] ^= 1;
+            history(key)
+                    .set(
+                            0,
+                            new Stored(
+                                    s.versionId(),
+                                    s.eTag(),
+                                    damaged,
+                                    s.sha256(),
+                                    s.generation(),
+                                    s.lastModified(),
+                                    s.metadata(),
+                                    s.blockTable()));
         }
     }
 
@@ -327,22 +381,42 @@ public class FakeObjectStore implements ObjectStore {
 
     @Override
     public ObjectVersion put(String key, ObjectContent content) {
-        return write(key, content, null);
+        return write(key, content, null, ObjectMetadata.NONE);
     }
 
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return write(key, content, "*");
+        return write(key, content, "*", ObjectMetadata.NONE);
     }
 
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         Objects.requireNonNull(eTag, "eTag");
-        return write(key, content, eTag);
+        return write(key, content, eTag, ObjectMetadata.NONE);
+    }
+
+    /** Keeps the metadata; server-side encryption is refused (the fake has none). */
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        options.requireSupportedBy(capabilities, "FakeObjectStore");
+        return write(key, content, null, options.metadata());
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        options.requireSupportedBy(capabilities, "FakeObjectStore");
+        return write(key, content, "*", options.metadata());
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(eTag, "eTag");
+        options.requireSupportedBy(capabilities, "FakeObjectStore");
+        return write(key, content, eTag, options.metadata());
     }
 
     /** {@code condition}: null for none, {@code "*"} for If-None-Match: *, else the ETag to match. */
-    private ObjectVersion write(String key, ObjectContent content, String condition) {
+    private ObjectVersion write(String key, ObjectContent content, String condition, ObjectMetadata metadata) {
         ObjectKeys.validate(key, false);
         Objects.requireNonNull(content, "content");
         if ("*".equals(condition) ? !capabilities.putIfAbsent() : condition != null && !capabilities.putIfMatch()) {
@@ -368,8 +442,21 @@ public class FakeObjectStore implements ObjectStore {
             long newest =
                     history(key).stream().mapToLong(Stored::generation).max().orElse(0);
             long generation = Math.max(Math.max(knownGenerations.getOrDefault(key, 0L), newest) + 1, clock.millis());
+            byte[] table = null;
+            if (BlockDigests.needsTable(bytes.length)) {
+                BlockDigests.Builder blocks = new BlockDigests.Builder();
+                blocks.update(bytes, 0, bytes.length);
+                table = blocks.build().table();
+            }
             Stored stored = new Stored(
-                    newVersionId(), eTagOf(bytes), bytes, Sha256.hex(Sha256.of(bytes)), generation, clock.instant());
+                    newVersionId(),
+                    eTagOf(bytes),
+                    bytes,
+                    Sha256.hex(Sha256.of(bytes)),
+                    generation,
+                    clock.instant(),
+                    metadata,
+                    table);
             history(key).add(0, stored);
             keysPut.add(key);
             knownGenerations.merge(key, generation, Math::max);
@@ -418,6 +505,9 @@ public class FakeObjectStore implements ObjectStore {
             knownGenerations.merge(key, stored.generation(), Math::max);
         }
         byte[] bytes = stored.bytes();
+        if (options.range() != null) {
+            return rangeOf(key, stored, options.range(), freshness);
+        }
         InputStream stream;
         if (silentlyCorruptNextRead) {
             silentlyCorruptNextRead = false;
@@ -437,6 +527,30 @@ public class FakeObjectStore implements ObjectStore {
                 toVersion(key, stored), new CountedStream(stream), Source.LIVE, freshness, Duration.ZERO, null);
     }
 
+    /** A ranged read, checked block by block where digests were recorded, as the real stores do. */
+    private ObjectRead rangeOf(String key, Stored stored, ByteRange asked, Freshness freshness) {
+        byte[] bytes = stored.bytes();
+        ByteRange range = asked.resolve(key, bytes.length);
+        BlockDigests digests = stored.blockTable() != null
+                ? BlockDigests.of(bytes.length, stored.blockTable())
+                : stored.sha256() != null && !BlockDigests.needsTable(bytes.length)
+                        ? BlockDigests.single(bytes.length, stored.sha256())
+                        : null;
+        long from = digests == null ? range.offset() : RangeInputStream.alignedStart(range);
+        long to = digests == null ? range.offset() + range.length() : RangeInputStream.alignedEnd(range, bytes.length);
+        InputStream stored0 = new ByteArrayInputStream(bytes, (int) from, (int) (to - from));
+        openReads.incrementAndGet();
+        return new ObjectRead(
+                toVersion(key, stored),
+                new CountedStream(RangeInputStream.of(key, stored.versionId(), stored0, digests, range)),
+                Source.LIVE,
+                freshness,
+                Duration.ZERO,
+                null,
+                range,
+                digests != null);
+    }
+
     @Override
     public List<VersionEntry> versions(String key) {
         ObjectKeys.validate(key, false);
@@ -453,7 +567,8 @@ public class FakeObjectStore implements ObjectStore {
                         s.deleteMarker() ? 0 : s.bytes().length,
                         s.lastModified(),
                         i == 0,
-                        s.deleteMarker()));
+                        s.deleteMarker(),
+                        s.deleteMarker() ? ObjectMetadata.NONE : s.metadata()));
             }
             return List.copyOf(entries);
         }
@@ -595,7 +710,9 @@ public class FakeObjectStore implements ObjectStore {
                 s.bytes().length,
                 s.sha256() == null ? "" : s.sha256(),
                 s.generation(),
-                s.lastModified());
+                s.lastModified(),
+                s.metadata(),
+                ServerSideEncryption.NONE);
     }
 
     private void checkUp(String key) {

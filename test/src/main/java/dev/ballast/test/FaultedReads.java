@@ -34,15 +34,33 @@ final class FaultedReads {
         try (ObjectRead latest = delegate.get(key, options)) {
             current = latest.version().generation();
         }
-        ObjectRead old = delegate.get(key, ReadOptions.version(previous.versionId()));
+        ObjectRead old = delegate.get(
+                key,
+                new ReadOptions(
+                        previous.versionId(),
+                        options.acceptStale(),
+                        options.allowCache(),
+                        options.range(),
+                        options.customerKey()));
         if (!options.acceptStale()) {
             old.close();
             throw new StaleReadException(key, current, old.version().generation());
         }
-        return new ObjectRead(old.version(), old.stream(), old.source(), Freshness.STALE, old.age(), null);
+        return new ObjectRead(
+                old.version(),
+                old.stream(),
+                old.source(),
+                Freshness.STALE,
+                old.age(),
+                null,
+                old.range().orElse(null),
+                old.verified());
     }
 
     static ObjectRead damaged(ObjectRead read, long offset, boolean flip) {
+        if (read.range().isPresent()) {
+            return damagedRange(read, offset, flip);
+        }
         ObjectVersion v = read.version();
         long at = v.size() == 0 ? 0 : Math.min(offset, v.size() - 1);
         InputStream broken = new DamagingStream(read.stream(), at, flip);
@@ -55,6 +73,19 @@ final class FaultedReads {
                 read.freshness(),
                 read.age(),
                 read.degradedReason().orElse(null));
+    }
+
+    /**
+     * A ranged read damaged on the wire: its bytes (read in full from the store's verified stream, so
+     * this is for test-sized ranges) are checked after the damage against their own SHA-256 and
+     * length, so the caller meets an {@code IntegrityException} as from a store that verifies ranges.
+     */
+    private static ObjectRead damagedRange(ObjectRead read, long offset, boolean flip) {
+        byte[] bytes = read.readAllBytes();
+        long at = bytes.length == 0 ? 0 : Math.min(offset, bytes.length - 1);
+        InputStream broken = new DamagingStream(new java.io.ByteArrayInputStream(bytes), at, flip);
+        String sha = dev.ballast.storage.internal.Sha256.hex(dev.ballast.storage.internal.Sha256.of(bytes));
+        return read.withStream(new VerifyingInputStream(read.version().key(), broken, bytes.length, sha));
     }
 
     /** Flips the byte at {@code at}, or ends the stream there. */

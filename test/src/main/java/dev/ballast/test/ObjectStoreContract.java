@@ -71,13 +71,17 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>Override the staging hooks the store can stage ({@link #plantObject},
  *       {@link #plantForeignObject}, {@link #openAnotherWriter}); each case that needs a hook the store
  *       does not override is skipped with the reason, never passed.
+ *   <li>The cases of the features a store may lack (ranged reads, block digests, metadata,
+ *       server-side encryption: {@link ObjectStoreFeatureCases}) run by the store's
+ *       {@code capabilities().features()}, each skip naming the feature; override
+ *       {@link #damageStoredByte} to run the damaged-block case and {@link #kmsKeyId} for SSE-KMS.
  *   <li>Cases only one kind of store can stage (fault injection on the wire, multipart uploads) go in
  *       that store's own subclass, as Ballast's S3 contract adds the S3 wire faults.
  * </ol>
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @ExtendWith(SkipReasons.class)
-public abstract class ObjectStoreContract implements ListingContract, PresignContract {
+public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implements ListingContract, PresignContract {
 
     protected static final long MIB = 1024L * 1024;
 
@@ -104,13 +108,11 @@ public abstract class ObjectStoreContract implements ListingContract, PresignCon
         PAGED_DELIMITER_LISTINGS
     }
 
-    /** The store under test, opened by {@link #newStore()} before each test. */
-    protected ObjectStore store;
-
     /** A fresh, empty store; called once before each test. */
     protected abstract ObjectStore newStore();
 
     /** A short name for test output and skip reasons; the test class's name unless overridden. */
+    @Override
     protected String storeName() {
         return getClass().getSimpleName();
     }
@@ -158,6 +160,7 @@ public abstract class ObjectStoreContract implements ListingContract, PresignCon
      * Stages an object written by another program, without any of this store's metadata (no SHA-256,
      * no generation). Skips the calling case unless overridden.
      */
+    @Override
     protected void plantForeignObject(String key, byte[] bytes) {
         Assumptions.abort(storeName() + " cannot stage an object written without Ballast metadata");
     }

@@ -262,6 +262,25 @@ public final class LastKnownGoodStore implements ObjectStore {
     }
 
     @Override
+    public ObjectVersion put(String key, ObjectContent content, dev.ballast.storage.object.PutOptions options) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.put(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, dev.ballast.storage.object.PutOptions options) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.putIfAbsent(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(
+            String key, String eTag, ObjectContent content, dev.ballast.storage.object.PutOptions options) {
+        Objects.requireNonNull(key, "key");
+        return writing(key, () -> delegate.putIfMatch(key, eTag, content, options));
+    }
+
+    @Override
     public VersionEntry delete(String key) {
         Objects.requireNonNull(key, "key");
         return writing(key, () -> delegate.delete(key));
@@ -348,18 +367,13 @@ public final class LastKnownGoodStore implements ObjectStore {
         boolean cacheable = config.enabled()
                 && live.source() == Source.LIVE
                 && options.versionId() == null
+                && options.range() == null // a range is no whole copy to keep
                 && live.freshness() != Freshness.STALE
                 && live.version().size() <= config.maxObjectBytes();
         InputStream stream = cacheable
                 ? new CachingStream(live.stream(), live.version(), live.freshness(), epoch)
                 : new CountingStream(live.stream());
-        return new ObjectRead(
-                live.version(),
-                stream,
-                live.source(),
-                live.freshness(),
-                live.age(),
-                live.degradedReason().orElse(null));
+        return live.withStream(stream);
     }
 
     private ObjectRead fallback(String key, ReadOptions options, StorageUnavailableException unavailable) {
@@ -412,8 +426,13 @@ public final class LastKnownGoodStore implements ObjectStore {
         // now: a latest read from the cache is UNKNOWN, never FRESH beside degraded() (a version asked for
         // by ID is that version, so it keeps the verdict it had).
         Freshness freshness = wanted == null ? Freshness.UNKNOWN : entry.freshness();
-        return new ObjectRead(
-                entry.version(), new ByteArrayInputStream(entry.bytes()), Source.CACHE, freshness, age, reason);
+        // A range is served from the cached whole copy, checked against its SHA-256 when it was cached.
+        dev.ballast.storage.object.ByteRange range =
+                options.range() == null ? null : options.range().resolve(key, entry.bytes().length);
+        InputStream cached = range == null
+                ? new ByteArrayInputStream(entry.bytes())
+                : new ByteArrayInputStream(entry.bytes(), (int) range.offset(), (int) range.length());
+        return new ObjectRead(entry.version(), cached, Source.CACHE, freshness, age, reason, range, true);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -104,6 +105,21 @@ public final class ChaosObjectStore implements ObjectStore, AutoCloseable {
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         return call("PUT (if match) of '" + key + "'", key, () -> delegate.putIfMatch(key, eTag, content));
+    }
+
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        return call("PUT of '" + key + "'", key, () -> delegate.put(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        return call("PUT (if absent) of '" + key + "'", key, () -> delegate.putIfAbsent(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        return call("PUT (if match) of '" + key + "'", key, () -> delegate.putIfMatch(key, eTag, content, options));
     }
 
     @Override

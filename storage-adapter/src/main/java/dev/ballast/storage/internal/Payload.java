@@ -47,6 +47,7 @@ public final class Payload implements AutoCloseable {
     private final long partSize;
     private final byte @Nullable [][] partMd5;
     private final byte @Nullable [][] partSha256;
+    private final byte @Nullable [] blockTable;
 
     private Payload(byte @Nullable [] bytes, @Nullable Path file, boolean temporary, long length, Hasher hasher) {
         this.bytes = bytes;
@@ -57,6 +58,15 @@ public final class Payload implements AutoCloseable {
         this.partSize = hasher.partSize;
         this.partMd5 = hasher.md5s();
         this.partSha256 = hasher.shas(sha256);
+        this.blockTable = hasher.blocks == null ? null : hasher.blocks.build().table();
+    }
+
+    /**
+     * The {@link BlockDigests} table, when it was asked for and the content has more than one block;
+     * else null.
+     */
+    public byte @Nullable [] blockTable() {
+        return blockTable == null ? null : blockTable.clone();
     }
 
     /**
@@ -67,8 +77,10 @@ public final class Payload implements AutoCloseable {
      *     whole content
      * @param md5 whether to compute each part's MD5
      * @param partSha256 whether to compute each part's SHA-256 (with one part, the whole content's)
+     * @param blocks whether to compute the content's {@link BlockDigests} table when it has more than
+     *     one block
      */
-    public record Digests(long partSize, boolean md5, boolean partSha256) {
+    public record Digests(long partSize, boolean md5, boolean partSha256, boolean blocks) {
         /** The whole content's SHA-256 only. */
         public static final Digests SHA256_ONLY = new Digests(0, false, false);
 
@@ -76,6 +88,11 @@ public final class Payload implements AutoCloseable {
             if (partSize < 0) {
                 throw new IllegalArgumentException("partSize must be >= 0 but was " + partSize);
             }
+        }
+
+        /** Digests without the block table. */
+        public Digests(long partSize, boolean md5, boolean partSha256) {
+            this(partSize, md5, partSha256, false);
         }
     }
 
@@ -298,8 +315,10 @@ public final class Payload implements AutoCloseable {
         private @Nullable MessageDigest partMd5;
         private @Nullable MessageDigest partShaDigest;
         private long inPart;
+        final BlockDigests.@Nullable Builder blocks;
 
         Hasher(long length, Digests digests) {
+            this.blocks = digests.blocks() && BlockDigests.needsTable(length) ? new BlockDigests.Builder() : null;
             long size = digests.partSize();
             this.partSize = size == 0 || size >= length ? Math.max(length, 1) : size;
             boolean onePart = partSize >= length;
@@ -313,6 +332,9 @@ public final class Payload implements AutoCloseable {
 
         void update(byte[] b, int off, int len) {
             whole.update(b, off, len);
+            if (blocks != null) {
+                blocks.update(b, off, len);
+            }
             if (!md5 && !partSha) {
                 return;
             }

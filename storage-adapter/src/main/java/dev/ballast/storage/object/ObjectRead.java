@@ -13,6 +13,13 @@ import org.jspecify.annotations.Nullable;
  * it is read (a mismatch or truncation raises {@code IntegrityException} from the read that reaches
  * the end, before the last bytes are handed over), and where the bytes came from.
  *
+ * <p>A ranged read ({@link ReadOptions#withRange}) streams only the bytes of {@link #range()}; they
+ * are checked block by block against the per-block SHA-256 digests recorded at write time, and a
+ * block that does not match raises {@code IntegrityException} naming the block before any of its
+ * bytes are handed over. A range of a version written without block digests (by another program,
+ * or larger than one block by a Ballast version before block digests) is served unchecked and
+ * marked: {@link #verified()} is false. A whole-object read is always verified.
+ *
  * <p>A degraded read ({@link #degraded()}) came from the last-known-good cache: its
  * {@link #age()} says how long ago it was fetched from the store and {@link #degradedReason()}
  * why the store was not used. Close it when done. Not thread-safe.
@@ -24,6 +31,8 @@ public final class ObjectRead implements AutoCloseable {
     private final Freshness freshness;
     private final Duration age;
     private final @Nullable String degradedReason;
+    private final @Nullable ByteRange range;
+    private final boolean verified;
 
     /**
      * @param version the version being read
@@ -40,6 +49,35 @@ public final class ObjectRead implements AutoCloseable {
             Freshness freshness,
             Duration age,
             @Nullable String degradedReason) {
+        this(version, stream, source, freshness, age, degradedReason, null, true);
+    }
+
+    /**
+     * @param version the version being read
+     * @param stream the content stream (verified when {@code verified})
+     * @param source {@code LIVE} or {@code CACHE}
+     * @param freshness the stale-read verdict
+     * @param age time since the bytes were fetched from the store; {@code Duration.ZERO} for live reads
+     * @param degradedReason why the store was not used; required for {@code CACHE}, null for {@code LIVE}
+     * @param range the bytes the stream holds, resolved against the version's size (offset and length
+     *     both within it); null for the whole object
+     * @param verified whether the stream's bytes are checked against digests recorded at write time
+     */
+    public ObjectRead(
+            ObjectVersion version,
+            InputStream stream,
+            Source source,
+            Freshness freshness,
+            Duration age,
+            @Nullable String degradedReason,
+            @Nullable ByteRange range,
+            boolean verified) {
+        if (range != null && (range.suffix() || range.length() == -1)) {
+            throw new IllegalArgumentException(
+                    "An ObjectRead's range must be resolved (an offset and a length)," + " but was " + range);
+        }
+        this.range = range;
+        this.verified = verified;
         this.version = Objects.requireNonNull(version, "version");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.source = Objects.requireNonNull(source, "source");
@@ -93,6 +131,28 @@ public final class ObjectRead implements AutoCloseable {
     /** Why the store was not used, for degraded reads. */
     public Optional<String> degradedReason() {
         return Optional.ofNullable(degradedReason);
+    }
+
+    /**
+     * The bytes this read holds, as an offset and a length within the version, when a range was asked
+     * for; empty for a whole-object read.
+     */
+    public Optional<ByteRange> range() {
+        return Optional.ofNullable(range);
+    }
+
+    /**
+     * Whether the bytes are checked against digests recorded at write time as they are read: always
+     * for a whole object; for a range, when the version has per-block digests (false: served as
+     * stored, unchecked).
+     */
+    public boolean verified() {
+        return verified;
+    }
+
+    /** This read with another stream over the same bytes (a decorator's view); every mark is kept. */
+    public ObjectRead withStream(InputStream other) {
+        return new ObjectRead(version, other, source, freshness, age, degradedReason, range, verified);
     }
 
     @Override

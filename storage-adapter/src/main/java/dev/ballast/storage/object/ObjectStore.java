@@ -99,18 +99,62 @@ public interface ObjectStore {
      */
     ObjectVersion putIfMatch(String key, String eTag, ObjectContent content);
 
+    /**
+     * Writes a new version of {@code key} as {@link #put(String, ObjectContent)} does, with
+     * {@code options}: metadata kept with the version and returned by reads, {@link #head} and
+     * version listings, and server-side encryption asked for and checked in the store's answer.
+     *
+     * <p>The default writes a plain put when the options are {@link PutOptions#defaults()} and
+     * otherwise refuses, before anything is written; stores that keep metadata or encrypt override it.
+     *
+     * @throws UnsupportedCapabilityException if the store lacks a feature the options need
+     *     ({@link StoreCapabilities.Feature}), or the store's answer does not show the encryption asked
+     *     for applied (the version written is then removed)
+     */
+    default ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        options.requireSupportedBy(capabilities(), getClass().getSimpleName());
+        return put(key, content);
+    }
+
+    /**
+     * {@link #putIfAbsent(String, ObjectContent)} with {@code options}, as
+     * {@link #put(String, ObjectContent, PutOptions)}.
+     */
+    default ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        options.requireSupportedBy(capabilities(), getClass().getSimpleName());
+        return putIfAbsent(key, content);
+    }
+
+    /**
+     * {@link #putIfMatch(String, String, ObjectContent)} with {@code options}, as
+     * {@link #put(String, ObjectContent, PutOptions)}.
+     */
+    default ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        options.requireSupportedBy(capabilities(), getClass().getSimpleName());
+        return putIfMatch(key, eTag, content);
+    }
+
     /** Reads the latest version; same as {@code get(key, ReadOptions.latest())}. */
     ObjectRead get(String key);
 
     /**
-     * Reads {@code key} as a stream verified against its recorded SHA-256 while it is read.
+     * Reads {@code key} as a stream verified against its recorded SHA-256 while it is read; with
+     * {@link ReadOptions#withRange} only the bytes of the range, verified block by block against the
+     * per-block digests recorded at write time where the version has them (see
+     * {@link ObjectRead#verified()}).
      *
      * @throws ObjectNotFoundException if the key or version does not exist (or was deleted)
      * @throws StaleReadException if the store keeps returning a version older than one already seen
      *     and the options do not accept stale reads
      * @throws StorageUnavailableException if the store is unreachable and no acceptable
      *     last-known-good copy exists
-     * @throws IntegrityException from the returned stream's reads if the bytes do not match
+     * @throws IntegrityException from the returned stream's reads if the bytes do not match (for a
+     *     range: naming the block that does not)
+     * @throws dev.ballast.storage.RequestRefusedException (416 {@code InvalidRange}) if the range starts
+     *     at or past the end of the version
      */
     ObjectRead get(String key, ReadOptions options);
 

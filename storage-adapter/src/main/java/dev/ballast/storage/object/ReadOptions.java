@@ -12,8 +12,29 @@ import org.jspecify.annotations.Nullable;
  *     instead of raising {@code StaleReadException}
  * @param allowCache if true (the default) a last-known-good copy may be served, marked, when the
  *     store is unavailable
+ * @param range the bytes to read, or null for the whole object; the read's bytes are verified
+ *     against the per-block SHA-256 digests recorded at write time (see {@link ObjectRead#verified()})
+ * @param customerKey the SSE-C key the version was written with ({@link ServerSideEncryption#customerKey}),
+ *     or null; S3 refuses to read an SSE-C object without it
  */
-public record ReadOptions(@Nullable String versionId, boolean acceptStale, boolean allowCache) {
+public record ReadOptions(
+        @Nullable String versionId,
+        boolean acceptStale,
+        boolean allowCache,
+        @Nullable ByteRange range,
+        @Nullable ServerSideEncryption customerKey) {
+
+    public ReadOptions {
+        if (customerKey != null && customerKey.kind() != ServerSideEncryption.Kind.CUSTOMER_KEY) {
+            throw new IllegalArgumentException("A read takes an SSE-C key (ServerSideEncryption.customerKey(...)),"
+                    + " not " + customerKey + ": SSE-S3 and SSE-KMS objects are decrypted without one");
+        }
+    }
+
+    /** Options without a range or SSE-C key, as before ranges existed. */
+    public ReadOptions(@Nullable String versionId, boolean acceptStale, boolean allowCache) {
+        this(versionId, acceptStale, allowCache, null, null);
+    }
 
     /** The latest version, stale reads raised, cache fallback allowed. */
     public static ReadOptions latest() {
@@ -27,16 +48,31 @@ public record ReadOptions(@Nullable String versionId, boolean acceptStale, boole
 
     /** A copy of these options that returns stale reads marked instead of raising. */
     public ReadOptions withAcceptStale(boolean accept) {
-        return new ReadOptions(versionId, accept, allowCache);
+        return new ReadOptions(versionId, accept, allowCache, range, customerKey);
     }
 
     /** A copy of these options with the cache fallback allowed or not. */
     public ReadOptions withAllowCache(boolean allow) {
-        return new ReadOptions(versionId, acceptStale, allow);
+        return new ReadOptions(versionId, acceptStale, allow, range, customerKey);
+    }
+
+    /** A copy of these options that reads {@code range} only (null: the whole object). */
+    public ReadOptions withRange(@Nullable ByteRange range) {
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey);
+    }
+
+    /** A copy of these options that sends the SSE-C key {@code key} (null: none). */
+    public ReadOptions withCustomerKey(@Nullable ServerSideEncryption key) {
+        return new ReadOptions(versionId, acceptStale, allowCache, range, key);
     }
 
     /** The requested version ID, if any. */
     public Optional<String> requestedVersion() {
         return Optional.ofNullable(versionId);
+    }
+
+    /** The requested range, if any. */
+    public Optional<ByteRange> requestedRange() {
+        return Optional.ofNullable(range);
     }
 }

@@ -1,6 +1,10 @@
 package dev.ballast.storage.object;
 
 import java.net.URI;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param presignedUrls the store hands out presigned GET and PUT URLs
  *     ({@link ObjectStore#presign(PresignRequest)}): declared by the store, true for S3 (the URL is
  *     signed locally, so nothing is probed), false for the local store and the test kit's fake
+ * @param features what else the store offers ({@link Feature}); a case or caller needing one it
+ *     lacks is refused with {@code UnsupportedCapabilityException}
  */
 public record StoreCapabilities(
         @Nullable URI endpoint,
@@ -27,9 +33,65 @@ public record StoreCapabilities(
         boolean putIfAbsent,
         boolean putIfMatch,
         boolean additionalChecksums,
-        boolean presignedUrls) {
+        boolean presignedUrls,
+        Set<Feature> features) {
 
-    /** Capabilities without presigned URLs ({@code presignedUrls} false). */
+    /** Features beyond whole-object versioned storage, each probed or declared by the store. */
+    public enum Feature {
+        /** {@code get} with a {@link ByteRange} reads only those bytes. */
+        RANGED_READS,
+        /**
+         * A SHA-256 of every 1 MiB block (1,048,576 bytes) is recorded at write time, so a range of a
+         * version written by this store is verified.
+         */
+        BLOCK_DIGESTS,
+        /** {@link ObjectMetadata} given on put is kept and returned. */
+        METADATA,
+        /** {@link ServerSideEncryption#s3()} is applied and reported. */
+        SSE_S3,
+        /** {@link ServerSideEncryption#kms(String)} is applied and reported. */
+        SSE_KMS,
+        /** {@link ServerSideEncryption#customerKey(byte[])} is applied and reported. */
+        SSE_C
+    }
+
+    public StoreCapabilities {
+        features = features.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(features));
+    }
+
+    /** Capabilities with features but without presigned URLs ({@code presignedUrls} false). */
+    public StoreCapabilities(
+            @Nullable URI endpoint,
+            String bucket,
+            boolean versioningEnabled,
+            boolean putIfAbsent,
+            boolean putIfMatch,
+            boolean additionalChecksums,
+            Set<Feature> features) {
+        this(endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, false, features);
+    }
+
+    /** Capabilities with no {@link Feature}. */
+    public StoreCapabilities(
+            @Nullable URI endpoint,
+            String bucket,
+            boolean versioningEnabled,
+            boolean putIfAbsent,
+            boolean putIfMatch,
+            boolean additionalChecksums,
+            boolean presignedUrls) {
+        this(
+                endpoint,
+                bucket,
+                versioningEnabled,
+                putIfAbsent,
+                putIfMatch,
+                additionalChecksums,
+                presignedUrls,
+                Set.of());
+    }
+
+    /** Capabilities without presigned URLs ({@code presignedUrls} false) and with no {@link Feature}. */
     public StoreCapabilities(
             @Nullable URI endpoint,
             String bucket,
@@ -37,17 +99,11 @@ public record StoreCapabilities(
             boolean putIfAbsent,
             boolean putIfMatch,
             boolean additionalChecksums) {
-        this(endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, false);
-    }
-
-    /** A copy with {@link #presignedUrls()} set to {@code presigned}. */
-    public StoreCapabilities withPresignedUrls(boolean presigned) {
-        return new StoreCapabilities(
-                endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, presigned);
+        this(endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, false, Set.of());
     }
 
     /**
-     * Capabilities with both conditional writes honoured or both not, without presigned URLs.
+     * Capabilities with both conditional writes honoured or both not, without presigned URLs or features.
      *
      * @param conditionalWrites whether {@code If-None-Match: *} and {@code If-Match} are both honoured
      */
@@ -58,6 +114,26 @@ public record StoreCapabilities(
             boolean conditionalWrites,
             boolean additionalChecksums) {
         this(endpoint, bucket, versioningEnabled, conditionalWrites, conditionalWrites, additionalChecksums);
+    }
+
+    /** A copy with {@link #presignedUrls()} set to {@code presigned}. */
+    public StoreCapabilities withPresignedUrls(boolean presigned) {
+        return new StoreCapabilities(
+                endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, presigned, features);
+    }
+
+    /** Whether the store offers {@code feature}. */
+    public boolean has(Feature feature) {
+        return features.contains(feature);
+    }
+
+    /** These capabilities with {@code more} features added. */
+    public StoreCapabilities withFeatures(Collection<Feature> more) {
+        EnumSet<Feature> all = EnumSet.noneOf(Feature.class);
+        all.addAll(features);
+        all.addAll(more);
+        return new StoreCapabilities(
+                endpoint, bucket, versioningEnabled, putIfAbsent, putIfMatch, additionalChecksums, presignedUrls, all);
     }
 
     /** Whether both conditional writes, {@link #putIfAbsent()} and {@link #putIfMatch()}, are honoured. */

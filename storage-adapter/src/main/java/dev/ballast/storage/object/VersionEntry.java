@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param lastModified when the server stored it
  * @param latest whether this is the current version (or current delete marker)
  * @param deleteMarker whether this entry is a delete marker rather than content
+ * @param metadata the version's headers and user metadata, where the listing carries them (the
+ *     local store and the fake do; S3's ListObjectVersions does not: null there, ask
+ *     {@link ObjectStore#head}); {@link ObjectMetadata#NONE} for a delete marker
  */
 public record VersionEntry(
         String key,
@@ -23,9 +26,22 @@ public record VersionEntry(
         long size,
         Instant lastModified,
         boolean latest,
-        boolean deleteMarker) {
+        boolean deleteMarker,
+        @Nullable ObjectMetadata metadata) {
     public VersionEntry {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(versionId, "versionId");
+    }
+
+    /** An entry whose listing carries no metadata. */
+    public VersionEntry(
+            String key,
+            String versionId,
+            @Nullable String eTag,
+            long size,
+            Instant lastModified,
+            boolean latest,
+            boolean deleteMarker) {
+        this(key, versionId, eTag, size, lastModified, latest, deleteMarker, null);
     }
 }

@@ -41,6 +41,11 @@ public class FakeObjectStoreContractTest extends ObjectStoreContract {
     }
 
     @Override
+    protected void damageStoredByte(String key, long offset) {
+        fake.rotByte(key, offset);
+    }
+
+    @Override
     protected void plantForeignObject(String key, byte[] bytes) {
         fake.plant(key, bytes, null, 0);
     }

@@ -116,6 +116,20 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         raw.putObject(p -> p.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
     }
 
+    /**
+     * Writes a new version with the current version's metadata (its SHA-256, generation and block
+     * digest table) and its bytes with one bit flipped at {@code offset}: what bit rot on the server
+     * would leave behind that metadata.
+     */
+    @Override
+    protected void damageStoredByte(String key, long offset) {
+        var current = raw.getObjectAsBytes(g -> g.bucket(bucket).key(key));
+        byte[] bytes = current.asByteArray();
+        bytes[Math.toIntExact(offset)] ^= 1;
+        raw.putObject(
+                p -> p.bucket(bucket).key(key).metadata(current.response().metadata()), RequestBody.fromBytes(bytes));
+    }
+
     @Override
     protected ObjectStore openAnotherWriter(Clock clock) {
         return S3ObjectStore.open(
@@ -635,7 +649,11 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
 
         List<FaultInjectingHttpClient.Exchange> puts =
                 http.exchanges().stream().filter(e -> e.method().equals("PUT")).toList();
-        assertThat(puts).hasSize(4);
+        // The small object, the big one's block digest table (.ballast/blocks/...), the big one's three parts.
+        assertThat(puts).hasSize(5);
+        var blocks = new dev.ballast.storage.internal.BlockDigests.Builder();
+        blocks.update(big, 0, big.length);
+        byte[] table = blocks.build().table();
         boolean signedPayloadValidated = backend().has(Feature.VERIFIES_SIGNED_PAYLOAD)
                 && "http".equals(backend().endpoint().getScheme());
         if (signedPayloadValidated) {
@@ -649,6 +667,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
                             e -> e.headers().firstValue("x-amz-content-sha256").orElse("none"))
                     .containsExactlyInAnyOrder(
                             Sha256.hex(Sha256.of(small)),
+                            Sha256.hex(Sha256.of(table)),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, 0, (int) (8 * MIB)))),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (8 * MIB), (int) (16 * MIB)))),
                             Sha256.hex(Sha256.of(Arrays.copyOfRange(big, (int) (16 * MIB), big.length))));

@@ -91,7 +91,22 @@ final class Blobs {
             byte[] address,
             long size,
             byte @Nullable [] inline,
-            @Nullable Path temporary) {
+            @Nullable Path temporary,
+            byte @Nullable [] blockTable) {
+        Staged(byte[] address, long size, byte @Nullable [] inline, @Nullable Path temporary) {
+            this(address, size, inline, temporary, inlineTable(inline));
+        }
+
+        /** The block digests of in-memory bytes larger than one block (an inline threshold above 1 MiB). */
+        private static byte @Nullable [] inlineTable(byte @Nullable [] inline) {
+            if (inline == null || !dev.ballast.storage.internal.BlockDigests.needsTable(inline.length)) {
+                return null;
+            }
+            var b = new dev.ballast.storage.internal.BlockDigests.Builder();
+            b.update(inline, 0, inline.length);
+            return b.build().table();
+        }
+
         String sha256Hex() {
             return Sha256.hex(address);
         }
@@ -158,6 +173,7 @@ final class Blobs {
     private Staged writeTemporary(Source source, long length, String what) throws IOException {
         Path tmp = tmpDir.resolve(Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
         MessageDigest digest = Sha256.newDigest();
+        var blocks = new dev.ballast.storage.internal.BlockDigests.Builder();
         byte[] buffer = new byte[(int) Math.min(BUFFER_BYTES, Math.max(length, 1))];
         boolean done = false;
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
@@ -166,6 +182,7 @@ final class Blobs {
                 int want = (int) Math.min(buffer.length, length - position);
                 int n = source.readFully(buffer, 0, want);
                 digest.update(buffer, 0, n);
+                blocks.update(buffer, 0, n);
                 writeSparse(out, buffer, n, position);
                 position += n;
                 if (n < want) {
@@ -183,7 +200,10 @@ final class Blobs {
                 Files.deleteIfExists(tmp);
             }
         }
-        return new Staged(digest.digest(), length, null, tmp);
+        byte[] table = dev.ballast.storage.internal.BlockDigests.needsTable(length)
+                ? blocks.build().table()
+                : null;
+        return new Staged(digest.digest(), length, null, tmp, table);
     }
 
     /** Writes {@code buffer[0, n)} at {@code position}, skipping 64 KiB blocks that are all zero. */
@@ -258,6 +278,30 @@ final class Blobs {
             throw new NotAContentFile(file);
         }
         return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Opens the content file {@code address} for reading from byte {@code offset} on (a seek, not a
+     * read of the bytes before it).
+     *
+     * @throws java.nio.file.NoSuchFileException if it is missing
+     * @throws NotAContentFile if something else than a regular file is in its place
+     */
+    InputStream openAt(byte[] address, long offset) throws IOException {
+        Path file = path(address);
+        java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
+                file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (!attrs.isRegularFile()) {
+            throw new NotAContentFile(file);
+        }
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        try {
+            channel.position(offset);
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+        return java.nio.channels.Channels.newInputStream(channel);
     }
 
     /** Something other than a regular file stands where a content file should be. */

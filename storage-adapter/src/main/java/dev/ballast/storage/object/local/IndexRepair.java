@@ -179,6 +179,9 @@ final class IndexRepair {
                 }
             }
             ix.commit();
+            if (previousRows != null) {
+                IndexAttributes.copyFrom(ix.connection(), index);
+            }
         } catch (SQLException | RuntimeException e) {
             ix.rollback();
             ix.closeQuietly();

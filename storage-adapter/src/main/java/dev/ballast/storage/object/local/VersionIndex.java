@@ -54,10 +54,25 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
     private @Nullable PreparedStatement upsertBlob;
     private @Nullable Statement transactions;
     private boolean inTransaction;
+    /** Whether the tables of {@link IndexAttributes} exist; rechecked while they do not. */
+    private boolean attributesPresent;
 
     private VersionIndex(Connection connection, boolean readOnly) {
         this.connection = connection;
         this.readOnly = readOnly;
+    }
+
+    /** The connection, for {@link IndexAttributes}. */
+    Connection connection() {
+        return connection;
+    }
+
+    /** Whether the tables of {@link IndexAttributes} exist in this database. */
+    boolean attributesPresent() throws SQLException {
+        if (!attributesPresent) {
+            attributesPresent = IndexAttributes.present(connection);
+        }
+        return attributesPresent;
     }
 
     /** One version row, content included when it is stored inline and was asked for. */
@@ -155,6 +170,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
             s.execute("PRAGMA cache_size = -16384"); // 16 MiB of pages: the indexes of a large store stay in memory
             int version = userVersion(s);
             if (version == SCHEMA_VERSION) {
+                IndexAttributes.create(s);
+                attributesPresent = true;
                 schema = version;
                 return;
             }
@@ -200,11 +217,13 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                 } else if (version != SCHEMA_VERSION) {
                     throw schemaMismatch(version);
                 }
+                IndexAttributes.create(s);
                 s.execute("COMMIT");
             } catch (SQLException e) {
                 s.execute("ROLLBACK");
                 throw e;
             }
+            attributesPresent = true;
             schema = SCHEMA_VERSION;
         }
     }
@@ -671,6 +690,9 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
             }
         }
         if (row.content() == null) {
+            if (attributesPresent()) {
+                IndexAttributes.removed(connection, row.versionId(), null);
+            }
             return null;
         }
         try (PreparedStatement release =
@@ -680,7 +702,11 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
             release.setBytes(1, row.content());
             release.executeUpdate();
             drop.setBytes(1, row.content());
-            return drop.executeUpdate() > 0 ? row.content() : null;
+            byte[] dropped = drop.executeUpdate() > 0 ? row.content() : null;
+            if (attributesPresent()) {
+                IndexAttributes.removed(connection, row.versionId(), dropped);
+            }
+            return dropped;
         }
     }
 

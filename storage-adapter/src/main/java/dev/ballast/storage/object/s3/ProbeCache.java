@@ -86,7 +86,7 @@ final class ProbeCache {
                 return null;
             }
             Set<S3StoreConfig.Capability> tested = capabilities(parts[2].substring(TESTED.length()));
-            if (!tested.containsAll(EnumSet.allOf(S3StoreConfig.Capability.class))) {
+            if (!tested.containsAll(S3StoreConfig.PROBED)) {
                 return null;
             }
             return capabilities(parts[1]);
@@ -118,8 +118,7 @@ final class ProbeCache {
         });
         all.setProperty(
                 endpoint + " " + bucket,
-                clock.millis() + " " + names(found) + " " + TESTED
-                        + names(EnumSet.allOf(S3StoreConfig.Capability.class)));
+                clock.millis() + " " + names(found) + " " + TESTED + names(S3StoreConfig.PROBED));
         try {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);

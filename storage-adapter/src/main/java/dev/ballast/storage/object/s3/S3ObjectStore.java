@@ -11,52 +11,29 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.internal.ObjectKeys;
-import dev.ballast.storage.internal.Payload;
-import dev.ballast.storage.internal.VerifyingInputStream;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
-import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.DeleteMarkerEntry;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
-import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * An {@link ObjectStore} over a versioned S3 bucket (AWS or S3-compatible), opened with
@@ -145,11 +122,13 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     public static final String META_GENERATION = "ballast-generation";
     /** User metadata key: the unique token of the logical put that wrote the version. */
     public static final String META_PUT_TOKEN = "ballast-put-token";
+    /**
+     * User metadata key: the SHA-256 (hex) of the version's block digest table, kept in the object
+     * {@code .ballast/blocks/<content SHA-256>}; only on versions of more than one block (1 MiB).
+     */
+    public static final String META_BLOCKS = "ballast-blocks";
 
     private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
-    private static final int MAX_READ_RESUMES = 3;
-    /** Versions read to find a put whose answer was lost, when the key changed since. */
-    private static final int MAX_TOKEN_SEARCH = 8;
 
     private final S3Client s3;
     private final boolean ownsClient;
@@ -157,9 +136,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private final String bucket;
     private final S3StoreConfig config;
     private final StoreCapabilities capabilities;
-    private final KeyGenerations generations = new KeyGenerations();
-    /** Prefixes given to {@link #prepareWrites}, each listed at the first put under it that needs a HEAD. */
-    private final Map<String, PrefixListing> listings = new ConcurrentHashMap<>();
+    private final S3Room shared;
+    private final S3Listings listings;
+    private final S3Reads reads;
+    private final S3Writes writes;
 
     private final Uploads uploads;
     private final boolean contentMd5Validated;
@@ -202,6 +182,11 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                 endpoint.describe(),
                 partExecutor,
                 endpoint.attemptTimeouts());
+        this.shared = new S3Room(s3, endpoint, bucket, config, new KeyGenerations()) {};
+        this.listings = new S3Listings(shared);
+        S3BlockTables blockTables = new S3BlockTables(shared);
+        this.reads = new S3Reads(shared, listings, blockTables);
+        this.writes = new S3Writes(shared, capabilities, uploads, listings, reads, blockTables);
     }
 
     private static final AtomicInteger PART_THREADS = new AtomicInteger();
@@ -285,6 +270,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                         endpoint.describe(),
                         bucket);
             }
+            caps = caps.withFeatures(features(config));
             return new S3ObjectStore(s3, owns, endpoint, bucket, config, caps, contentMd5, signedPayload);
         } catch (RuntimeException e) {
             if (owns) {
@@ -292,6 +278,21 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Ranged reads, block digests and metadata always (every S3 server Ballast supports keeps
+     * {@code Range}, user metadata and the four headers); server-side encryption as declared.
+     */
+    private static Set<StoreCapabilities.Feature> features(S3StoreConfig config) {
+        Set<StoreCapabilities.Feature> features = java.util.EnumSet.of(
+                StoreCapabilities.Feature.RANGED_READS,
+                StoreCapabilities.Feature.BLOCK_DIGESTS,
+                StoreCapabilities.Feature.METADATA);
+        for (S3StoreConfig.Capability c : config.serverSideEncryption()) {
+            features.add(StoreCapabilities.Feature.valueOf(c.name()));
+        }
+        return features;
     }
 
     private static String honoured(boolean honoured) {
@@ -323,350 +324,41 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public ObjectVersion put(String key, ObjectContent content) {
-        return write(key, content, WriteCondition.NONE);
+        return writes.write(key, content, WriteCondition.NONE);
     }
 
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return write(key, content, WriteCondition.IF_ABSENT);
+        return writes.write(key, content, WriteCondition.IF_ABSENT);
     }
 
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         Objects.requireNonNull(eTag, "eTag");
-        return write(key, content, WriteCondition.ifMatch(eTag));
-    }
-
-    @SuppressWarnings("try") // the key lock is held for the try block's duration, not referenced in it
-    private ObjectVersion write(String key, ObjectContent content, WriteCondition condition) {
-        validate(key);
-        Objects.requireNonNull(content, "content");
-        refuseUnsupported(condition);
-        Payload payload;
-        try {
-            payload = Payload.prepare(content, config.spoolDirectory(), uploads.digestsFor(content.length()));
-        } catch (UncheckedIOException e) {
-            throw S3Errors.translate(key, "Preparing the upload of '" + key + "'", e, false);
-        }
-        // Puts to one key from this instance go one at a time, from reading the current generation to the
-        // answer: so each one's generation is strictly above the one before, the newest landed version
-        // carries the highest generation, and a later read is never mistaken for stale.
-        try (payload;
-                KeyGenerations.Held held = generations.lock(key)) {
-            String token = newToken();
-            WriteCondition sent = instead(key, payload, condition);
-            boolean implicit = sent != null && sent != condition;
-            long generation;
-            if (sent == null) {
-                HeadObjectResponse head = listedAbsent(key) ? null : headBeforeWrite(key);
-                generation = nextGeneration(key, head);
-                sent = condition;
-            } else {
-                generation = generations.next(key, 0, config.clock());
-            }
-            for (int conflicts = 1; ; conflicts++) {
-                try {
-                    Uploads.Written written = uploads.upload(key, payload, metadata(payload, generation, token), sent);
-                    generations.remember(key, generation, written.eTag());
-                    return requireVersion(new ObjectVersion(
-                            key,
-                            versionIdOrNull(written.versionId()),
-                            written.eTag(),
-                            payload.length(),
-                            payload.sha256Hex(),
-                            generation,
-                            written.lastModified()));
-                } catch (AwsServiceException e) {
-                    int status = e.statusCode();
-                    String code = S3Errors.errorCode(e);
-                    if (implicit
-                            && (status == 412
-                                    || status == 409 && "ConditionalRequestConflict".equals(code)
-                                    || status == 404 && !"NoSuchBucket".equals(code))) {
-                        // The condition sent in place of a HEAD did not hold: another writer changed the key.
-                        HeadObjectResponse head = headAfterFailure(key, e);
-                        if (carriesToken(head, token)) {
-                            return landed(key, generation, head, e);
-                        }
-                        generation = nextGeneration(key, head);
-                        sent = condition;
-                        implicit = false;
-                        continue;
-                    }
-                    if (status == 412 && sent.any()) {
-                        return landedOrRefused(key, token, generation, condition, e);
-                    }
-                    if (status == 404 && condition.ifMatch() != null && !"NoSuchBucket".equals(code)) {
-                        throw notFound(key, null, e);
-                    }
-                    if (status == 409 && "ConditionalRequestConflict".equals(code)) {
-                        if (conflicts < config.conditionalConflictAttempts()) {
-                            LOG.debug(
-                                    "Conditional write of '{}' conflicted with a concurrent write (409); attempt {} of {}",
-                                    key,
-                                    conflicts + 1,
-                                    config.conditionalConflictAttempts());
-                            pause(config.staleReadBackoff());
-                            continue;
-                        }
-                        throw new PreconditionFailedException(
-                                key,
-                                "Conditional write of '" + key + "' conflicted with a"
-                                        + " concurrent write (409 ConditionalRequestConflict) " + conflicts
-                                        + " times; read the current"
-                                        + " version and try again",
-                                e);
-                    }
-                    return landedOrThrow(key, token, generation, condition, e);
-                } catch (SdkException e) {
-                    if (implicit && S3Errors.ambiguous(e)) {
-                        HeadObjectResponse head = headAfterFailure(key, e);
-                        if (carriesToken(head, token)) {
-                            return landed(key, generation, head, e);
-                        }
-                        if (sent.holdsFor(head == null ? null : head.eTag())) {
-                            throw S3Errors.translate(key, describe("PUT", key), e);
-                        }
-                        // The answer was lost and the condition no longer holds: this put was refused, or it landed
-                        // and another writer replaced it since. Only the key's history tells; a request still in
-                        // flight can no longer land, since its condition fails from now on.
-                        HeadObjectResponse mine = landedSince(key, token, sent, e);
-                        if (mine != null) {
-                            return landed(key, generation, mine, e);
-                        }
-                        generation = nextGeneration(key, head);
-                        sent = condition;
-                        implicit = false;
-                        continue;
-                    }
-                    return landedOrThrow(key, token, generation, condition, e);
-                } catch (UncheckedIOException e) {
-                    throw S3Errors.translate(key, describe("PUT", key), e);
-                }
-            }
-        }
+        return writes.write(key, content, WriteCondition.ifMatch(eTag));
     }
 
     /**
-     * The condition to send in place of the HEAD that reads the key's current generation before a put,
-     * or null when that HEAD is needed. With a condition that holds, the version the put replaces is
-     * one whose generation this instance already knows, or there is none:
-     * <ul>
-     *   <li>{@code putIfAbsent} (its {@code If-None-Match: *} is honoured, or it was refused): a put
-     *       that lands replaced no current version, so the HEAD could only have found none;</li>
-     *   <li>{@code putIfMatch} with the ETag of the version this instance last saw current;</li>
-     *   <li>a plain put up to the multipart threshold: {@code If-Match} with the ETag this instance last
-     *       saw current, or {@code If-None-Match: *} for a key it saw none of, where the probe found that
-     *       condition honoured. A refusal (412) only says another writer changed the key: the put then
-     *       HEADs and is sent again unconditionally, so it is never refused to the caller.</li>
-     * </ul>
-     * The HEAD stays for {@code putIfMatch} with an ETag this instance did not see current, for
-     * multipart uploads (a refused completion would waste every part; one HEAD is small beside them),
-     * and on stores that do not honour the condition.
+     * A put with metadata and server-side encryption: the headers and user metadata go with the PUT
+     * (or CreateMultipartUpload), the encryption as its headers (SSE-C's on every part too), and the
+     * answer's encryption headers are checked: a version written without the encryption asked for is
+     * removed and the put refused with {@link UnsupportedCapabilityException}. Encryption is refused
+     * before anything is sent unless declared ({@link S3StoreConfig.Builder#serverSideEncryption}).
      */
-    private @Nullable WriteCondition instead(String key, Payload payload, WriteCondition condition) {
-        if (condition.ifAbsent()) {
-            return condition;
-        }
-        String current = generations.currentETag(key);
-        if (condition.ifMatch() != null) {
-            return condition.holdsFor(current) ? condition : null;
-        }
-        if (payload.length() > config.multipartThreshold()) {
-            return null;
-        }
-        if (current != null) {
-            return capabilities.putIfMatch() ? WriteCondition.ifMatch(current) : null;
-        }
-        return capabilities.putIfAbsent() ? WriteCondition.IF_ABSENT : null;
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        return writes.write(key, content, WriteCondition.NONE, options);
     }
 
-    /** The generation for a put of {@code key} whose current version is {@code head} (null if none). */
-    private long nextGeneration(String key, @Nullable HeadObjectResponse head) {
-        return generations.next(key, head == null ? 0 : KeyGenerations.of(head.metadata()), config.clock());
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        return writes.write(key, content, WriteCondition.IF_ABSENT, options);
     }
 
-    private static Map<String, String> metadata(Payload payload, long generation, String token) {
-        return Map.of(
-                META_SHA256, payload.sha256Hex(),
-                META_GENERATION, Long.toString(generation),
-                META_PUT_TOKEN, token);
-    }
-
-    /**
-     * The key's current version before a put (null if none); a failure to read it means the put was
-     * never sent, which the exception says ({@link StorageUnavailableException#outcomeUnknown()} false).
-     */
-    private @Nullable HeadObjectResponse headBeforeWrite(String key) {
-        try {
-            return headOrNull(key);
-        } catch (StorageUnavailableException e) {
-            throw new StorageUnavailableException(
-                    key, e.getMessage() + "; the PUT was not sent, nothing was written", e.getCause(), false);
-        }
-    }
-
-    /** The key's current version after a failed put (null if none); if it cannot be read, the put's failure. */
-    private @Nullable HeadObjectResponse headAfterFailure(String key, SdkException failure) {
-        try {
-            return headOrNull(key);
-        } catch (StorageException headFailure) {
-            failure.addSuppressed(headFailure);
-            throw S3Errors.translate(key, describe("PUT", key), failure);
-        }
-    }
-
-    /**
-     * The version of {@code key} that carries {@code token} among those written after the version the
-     * condition {@code sent} was on (for {@code If-None-Match: *}, the newest few), or null when none
-     * does: read from the version history, newest first, at most {@value #MAX_TOKEN_SEARCH} of them.
-     *
-     * @throws StorageException the put's failure, when the history cannot be read or is too long to tell
-     */
-    private @Nullable HeadObjectResponse landedSince(
-            String key, String token, WriteCondition sent, SdkException failure) {
-        try {
-            int read = 0;
-            for (VersionEntry v : versions(key)) {
-                if (v.deleteMarker()) {
-                    continue;
-                }
-                if (sent.ifMatch() != null && sent.holdsFor(v.eTag())) {
-                    return null; // the version the condition was on: this put's would be newer
-                }
-                if (++read > MAX_TOKEN_SEARCH) {
-                    throw S3Errors.translate(key, describe("PUT", key), failure); // too many writers since to tell
-                }
-                String versionId = v.versionId();
-                HeadObjectResponse head =
-                        s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId));
-                if (carriesToken(head, token)) {
-                    return head;
-                }
-            }
-            return null; // the whole history read: no version carries this put's token
-        } catch (SdkException historyFailure) {
-            failure.addSuppressed(historyFailure);
-            throw S3Errors.translate(key, describe("PUT", key), failure);
-        } catch (StorageUnavailableException | AccessDeniedException historyFailure) {
-            if (historyFailure.getCause() != failure) {
-                failure.addSuppressed(historyFailure);
-            }
-            throw S3Errors.translate(key, describe("PUT", key), failure);
-        }
-    }
-
-    private static boolean carriesToken(@Nullable HeadObjectResponse head, String token) {
-        return head != null && token.equals(head.metadata().get(META_PUT_TOKEN));
-    }
-
-    private void refuseUnsupported(WriteCondition condition) {
-        boolean honoured =
-                !condition.any() || (condition.ifAbsent() ? capabilities.putIfAbsent() : capabilities.putIfMatch());
-        if (!honoured) {
-            throw new UnsupportedCapabilityException(
-                    "Conditional writes (" + condition.header() + ") are not supported by"
-                            + " this endpoint: " + endpoint.describe() + " bucket '" + bucket
-                            + "' did not honour them in the capability"
-                            + " probe, so Ballast refuses rather than write unconditionally; plain puts still keep every version");
-        }
-    }
-
-    /**
-     * After a 412: the version this put wrote when the key's current version carries its token (an
-     * earlier attempt landed and the 412 answered a repeat), else the refusal.
-     */
-    private ObjectVersion landedOrRefused(
-            String key, String token, long generation, WriteCondition condition, AwsServiceException refusal) {
-        HeadObjectResponse head = null;
-        try {
-            head = headOrNull(key);
-        } catch (StorageException headFailure) {
-            refusal.addSuppressed(headFailure);
-        }
-        if (carriesToken(head, token)) {
-            return landed(key, generation, head, refusal);
-        }
-        throw refused(key, condition, head, refusal, "");
-    }
-
-    /**
-     * After a put failure: if it was ambiguous, the version that landed when the current version
-     * carries this put's token (its answer was lost); for a conditional put whose condition the current
-     * version no longer meets, the refusal; otherwise the translated failure.
-     */
-    private ObjectVersion landedOrThrow(
-            String key, String token, long generation, WriteCondition condition, SdkException failure) {
-        if (!S3Errors.ambiguous(failure)) {
-            throw S3Errors.translate(key, describe("PUT", key), failure);
-        }
-        HeadObjectResponse head = headAfterFailure(key, failure);
-        if (carriesToken(head, token)) {
-            return landed(key, generation, head, failure);
-        }
-        if (condition.any() && !condition.holdsFor(head == null ? null : head.eTag())) {
-            throw refused(
-                    key,
-                    condition,
-                    head,
-                    failure,
-                    "; the store's answer was lost (" + S3Errors.describeNoAnswer(failure)
-                            + "), and the key's current version shows the condition does not hold");
-        }
-        throw S3Errors.translate(key, describe("PUT", key), failure);
-    }
-
-    private ObjectVersion landed(String key, long generation, @Nullable HeadObjectResponse head, Exception failure) {
-        LOG.info(
-                "PUT of '{}' in bucket '{}' failed ({}) but the current version {} carries its put token: the write"
-                        + " landed, not writing again",
-                key,
-                bucket,
-                failure.toString(),
-                head.versionId());
-        generations.remember(key, generation, head.eTag());
-        return requireVersion(toVersion(key, head));
-    }
-
-    /**
-     * {@code written}, unless the store answered the put without a version ID (S3 says "null"): then
-     * the bucket's versioning was suspended after the store was opened, and the object written replaces
-     * whatever unversioned object the key held and is itself replaced by the next put of the key
-     * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/userguide/troubleshooting-versioning.html">S3
-     * versioning</a>): no version a caller could rely on was made.
-     *
-     * @throws UnsupportedCapabilityException if the put made no version
-     */
-    private ObjectVersion requireVersion(ObjectVersion written) {
-        if (!"null".equals(written.versionId())) {
-            return written;
-        }
-        throw new UnsupportedCapabilityException("The put of '" + written.key() + "' at " + endpoint.describe()
-                + " bucket '" + bucket
-                + "' was answered without a version ID: the bucket's versioning is no longer Enabled"
-                + " (suspended since this store was opened), so the object written is not kept as a version and the next"
-                + " put of the key replaces it; enable versioning again (PutBucketVersioning Status=Enabled)");
-    }
-
-    /** The exception for a conditional put the store refused, given the key's current version (or null). */
-    private StorageException refused(
-            String key, WriteCondition condition, @Nullable HeadObjectResponse current, Exception cause, String note) {
-        if (condition.ifAbsent()) {
-            AlreadyExistsException e = new AlreadyExistsException(key, cause);
-            if (!note.isEmpty()) {
-                LOG.debug("putIfAbsent of '{}' refused{}", key, note);
-            }
-            return e;
-        }
-        if (current == null) {
-            return new ObjectNotFoundException(key, null, false, cause);
-        }
-        return new PreconditionFailedException(
-                key,
-                "Object '" + key + "' no longer has ETag " + condition.ifMatch()
-                        + "; a conditional write (If-Match) was refused" + note
-                        + ": read the current version and retry the edit",
-                cause);
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(eTag, "eTag");
+        return writes.write(key, content, WriteCondition.ifMatch(eTag), options);
     }
 
     @Override
@@ -676,209 +368,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public ObjectRead get(String key, ReadOptions readOptions) {
-        validate(key);
-        Objects.requireNonNull(readOptions, "options");
-        String versionId = readOptions.versionId();
-        for (int attempt = 1; ; attempt++) {
-            ResponseInputStream<GetObjectResponse> in = open(key, versionId, null, null, -1);
-            GetObjectResponse r = in.response();
-            long generation = KeyGenerations.of(r.metadata());
-            long known = generations.known(key);
-            // A version asked for by ID is the caller's choice of history: it is never stale, and it says
-            // nothing about which version is current, so it does not raise the generation seen for the key.
-            boolean stale = versionId == null && generation > 0 && generation < known;
-            if (stale && versionId == null) {
-                if (attempt < config.staleReadAttempts()) {
-                    in.abort();
-                    LOG.debug(
-                            "Stale read of '{}': generation {} < known {}; re-reading (attempt {} of {})",
-                            key,
-                            generation,
-                            known,
-                            attempt + 1,
-                            config.staleReadAttempts());
-                    pause(config.staleReadBackoff());
-                    continue;
-                }
-                if (!readOptions.acceptStale()) {
-                    in.abort();
-                    LOG.warn(
-                            "Stale read of '{}' in bucket '{}': the store returned generation {} but {} was already seen,"
-                                    + " {} times",
-                            key,
-                            bucket,
-                            generation,
-                            known,
-                            attempt);
-                    throw new StaleReadException(key, known, generation);
-                }
-                LOG.warn(
-                        "Returning a stale read of '{}' marked STALE: generation {} < known {}",
-                        key,
-                        generation,
-                        known);
-            }
-            if (!stale && versionId == null) {
-                generations.remember(key, generation, r.eTag());
-            }
-            Freshness freshness = generation == 0 ? Freshness.UNKNOWN : stale ? Freshness.STALE : Freshness.FRESH;
-            long length = r.contentLength() == null ? 0 : r.contentLength();
-            String sha = r.metadata().get(META_SHA256);
-            String pinVersion = versionIdOrNull(r.versionId());
-            String pinETag = r.eTag();
-            boolean unversioned = "null".equals(pinVersion);
-            PinnedObjectInputStream raw = new PinnedObjectInputStream(
-                    key,
-                    in,
-                    length,
-                    offset -> open(key, unversioned ? null : pinVersion, unversioned ? pinETag : null, offset, length),
-                    MAX_READ_RESUMES);
-            ObjectVersion version = new ObjectVersion(
-                    key,
-                    pinVersion,
-                    r.eTag() == null ? "" : r.eTag(),
-                    length,
-                    sha == null ? "" : sha,
-                    generation,
-                    r.lastModified());
-            return new ObjectRead(
-                    version,
-                    new VerifyingInputStream(key, raw, length, sha),
-                    Source.LIVE,
-                    freshness,
-                    Duration.ZERO,
-                    null);
-        }
-    }
-
-    private ResponseInputStream<GetObjectResponse> open(
-            String key, @Nullable String versionId, @Nullable String ifMatch, @Nullable Long from, long length) {
-        GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(key);
-        if (versionId != null) {
-            req.versionId(versionId);
-        }
-        if (ifMatch != null) {
-            req.ifMatch(ifMatch);
-        }
-        if (from != null) {
-            req.range("bytes=" + from + "-" + (length - 1));
-        }
-        try {
-            return s3.getObject(req.build());
-        } catch (AwsServiceException e) {
-            int status = e.statusCode();
-            if ((status == 404 && !"NoSuchBucket".equals(S3Errors.errorCode(e))) || status == 405) {
-                throw notFound(key, versionId, e);
-            }
-            throw S3Errors.translate(key, describe("GET", key), e);
-        } catch (SdkException e) {
-            throw S3Errors.translate(key, describe("GET", key), e);
-        }
-    }
-
-    /**
-     * The answer to a read of a key or version that is not there: deleted when the key's latest entry
-     * (or the version asked for) is a delete marker. AWS says so with {@code x-amz-delete-marker: true}
-     * (and 405 for a version ID that is a delete marker); a store that does not is asked for the key's
-     * version list.
-     */
-    private ObjectNotFoundException notFound(String key, @Nullable String versionId, AwsServiceException e) {
-        boolean deleted = e.statusCode() == 405
-                || e.awsErrorDetails() != null
-                        && e.awsErrorDetails().sdkHttpResponse() != null
-                        && e.awsErrorDetails()
-                                .sdkHttpResponse()
-                                .firstMatchingHeader("x-amz-delete-marker")
-                                .map("true"::equalsIgnoreCase)
-                                .orElse(false);
-        if (!deleted) {
-            List<VersionEntry> history;
-            try {
-                history = versions(key);
-            } catch (StorageException listFailure) {
-                e.addSuppressed(listFailure);
-                history = List.of();
-            }
-            deleted = versionId == null
-                    ? !history.isEmpty() && history.get(0).deleteMarker()
-                    : history.stream()
-                            .anyMatch(v -> v.deleteMarker() && v.versionId().equals(versionId));
-        }
-        if (versionId == null) {
-            generations.forgetCurrent(key);
-        }
-        return new ObjectNotFoundException(key, versionId, deleted, e);
+        return reads.get(key, readOptions);
     }
 
     @Override
     public List<VersionEntry> versions(String key) {
-        validate(key);
-        List<VersionEntry> entries = new ArrayList<>();
-        // Keys sharing the prefix sort after the exact key, so a page that reached one ends our history.
-        boolean[] passedKey = {false};
-        forEachVersion(
-                key,
-                key,
-                entry -> {
-                    if (key.equals(entry.key())) {
-                        entries.add(entry);
-                    } else {
-                        passedKey[0] = true;
-                    }
-                },
-                () -> !passedKey[0]);
-        sortHistory(entries);
-        return List.copyOf(entries);
-    }
-
-    /** The SDK splits versions and delete markers into two lists; a history is newest first. */
-    private static void sortHistory(List<VersionEntry> entries) {
-        entries.sort(Comparator.comparing(VersionEntry::latest)
-                .reversed()
-                .thenComparing(VersionEntry::lastModified, Comparator.nullsLast(Comparator.reverseOrder())));
-    }
-
-    /**
-     * Pages through ListObjectVersions with {@code prefix}, handing every version and delete marker to
-     * {@code each}, while pages remain and {@code more} says to go on after a page.
-     */
-    private void forEachVersion(
-            String prefix,
-            @Nullable String forErrors,
-            java.util.function.Consumer<VersionEntry> each,
-            java.util.function.BooleanSupplier more) {
-        String keyMarker = null;
-        String versionMarker = null;
-        while (true) {
-            ListObjectVersionsResponse page;
-            String km = keyMarker;
-            String vm = versionMarker;
-            try {
-                page = s3.listObjectVersions(
-                        r -> r.bucket(bucket).prefix(prefix).keyMarker(km).versionIdMarker(vm));
-            } catch (SdkException e) {
-                throw S3Errors.translate(forErrors, describe("ListObjectVersions", prefix), e);
-            }
-            for (software.amazon.awssdk.services.s3.model.ObjectVersion v : page.versions()) {
-                each.accept(new VersionEntry(
-                        v.key(),
-                        v.versionId(),
-                        v.eTag(),
-                        v.size() == null ? 0 : v.size(),
-                        v.lastModified(),
-                        Boolean.TRUE.equals(v.isLatest()),
-                        false));
-            }
-            for (DeleteMarkerEntry d : page.deleteMarkers()) {
-                each.accept(new VersionEntry(
-                        d.key(), d.versionId(), null, 0, d.lastModified(), Boolean.TRUE.equals(d.isLatest()), true));
-            }
-            if (!more.getAsBoolean() || !Boolean.TRUE.equals(page.isTruncated())) {
-                return;
-            }
-            keyMarker = page.nextKeyMarker();
-            versionMarker = page.nextVersionIdMarker();
-        }
+        return listings.versions(key);
     }
 
     @Override
@@ -888,10 +383,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         try {
             r = s3.deleteObject(d -> d.bucket(bucket).key(key));
         } catch (SdkException e) {
-            generations.forgetCurrent(key);
+            shared.generations.forgetCurrent(key);
             throw S3Errors.translate(key, describe("DELETE", key), e);
         }
-        generations.forgetCurrent(key);
+        shared.generations.forgetCurrent(key);
         return new VersionEntry(
                 key,
                 versionIdOrNull(r.versionId()),
@@ -919,97 +414,15 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public List<String> list(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        List<String> keys = new ArrayList<>();
-        listKeys(prefix, Integer.MAX_VALUE, keys);
-        keys.sort((a, b) ->
-                Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-        return List.copyOf(keys);
-    }
-
-    /**
-     * Adds the current keys under {@code prefix} (outside the reserved prefix) to {@code keys},
-     * paginated, and stops after {@code limit} of them.
-     *
-     * @return false if there were more than {@code limit}
-     */
-    private boolean listKeys(String prefix, int limit, Collection<String> keys) {
-        String token = null;
-        int listed = 0;
-        do {
-            ListObjectsV2Request.Builder req =
-                    ListObjectsV2Request.builder().bucket(bucket).prefix(prefix);
-            if (token != null) {
-                req.continuationToken(token);
-            }
-            ListObjectsV2Response page;
-            try {
-                page = s3.listObjectsV2(req.build());
-            } catch (SdkException e) {
-                throw S3Errors.translate(null, describe("ListObjectsV2", prefix), e);
-            }
-            for (S3Object o : page.contents()) {
-                if (++listed > limit) {
-                    return false;
-                }
-                if (!o.key().startsWith(ObjectKeys.RESERVED_PREFIX)) {
-                    keys.add(o.key());
-                }
-            }
-            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
-        } while (token != null);
-        return true;
+        return listings.list(prefix);
     }
 
     /** Listed at most this many keys per prepared prefix; beyond it, puts read each key's version as before. */
-    static final int MAX_PREPARED_LISTING = 100_000;
+    static final int MAX_PREPARED_LISTING = S3Listings.MAX_PREPARED_LISTING;
 
     @Override
     public void prepareWrites(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        listings.putIfAbsent(prefix, new PrefixListing(prefix));
-    }
-
-    /**
-     * Whether a listing of a prepared prefix showed {@code key} has no current version and this is its
-     * first put since: then the HEAD before the put would answer 404, and is skipped.
-     */
-    private boolean listedAbsent(String key) {
-        if (listings.isEmpty() || generations.known(key) != 0) {
-            return false;
-        }
-        for (PrefixListing listing : listings.values()) {
-            if (key.startsWith(listing.prefix)) {
-                return listing.firstPutOfAbsentKey(key);
-            }
-        }
-        return false;
-    }
-
-    /** The keys under one prepared prefix, listed once, at the first put that asks. */
-    private final class PrefixListing {
-        final String prefix;
-        private @Nullable Set<String> seen;
-        private boolean unusable;
-
-        PrefixListing(String prefix) {
-            this.prefix = prefix;
-        }
-
-        synchronized boolean firstPutOfAbsentKey(String key) {
-            if (seen == null && !unusable) {
-                Set<String> keys = new HashSet<>();
-                try {
-                    unusable = !listKeys(prefix, MAX_PREPARED_LISTING, keys);
-                } catch (StorageException e) {
-                    LOG.debug(
-                            "Listing '{}' before its puts failed; each put reads its key's version instead", prefix, e);
-                    unusable = true;
-                }
-                seen = keys;
-            }
-            return !unusable && seen.add(key); // a key's later puts read its version as before
-        }
+        listings.prepareWrites(prefix);
     }
 
     /**
@@ -1018,22 +431,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
      */
     @Override
     public List<VersionEntry> listVersions(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        Map<String, List<VersionEntry>> byKey = new java.util.TreeMap<>((a, b) ->
-                Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-        forEachVersion(
-                prefix,
-                null,
-                v -> byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v),
-                () -> true);
-        List<VersionEntry> all = new ArrayList<>();
-        byKey.forEach((key, history) -> {
-            if (!key.startsWith(ObjectKeys.RESERVED_PREFIX)) {
-                sortHistory(history);
-                all.addAll(history);
-            }
-        });
-        return List.copyOf(all);
+        return listings.listVersions(prefix);
     }
 
     /**
@@ -1051,7 +449,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             throw S3Errors.translate(key, describe("DELETE", key + "?versionId=" + versionId), e);
         } finally {
             // Also on failure: the version may be gone. An older version that becomes current is no stale read.
-            generations.forget(key);
+            shared.generations.forget(key);
         }
         return true;
     }
@@ -1097,56 +495,19 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
-    private @Nullable HeadObjectResponse headOrNull(String key) {
-        try {
-            return s3.headObject(h -> h.bucket(bucket).key(key));
-        } catch (AwsServiceException e) {
-            if (e.statusCode() == 404 && !"NoSuchBucket".equals(S3Errors.errorCode(e))) {
-                return null;
-            }
-            throw S3Errors.translate(key, describe("HEAD", key), e);
-        } catch (SdkException e) {
-            throw S3Errors.translate(key, describe("HEAD", key), e);
-        }
+    private static String versionIdOrNull(@Nullable String versionId) {
+        return S3Room.versionIdOrNull(versionId);
     }
 
     private static ObjectVersion toVersion(String key, HeadObjectResponse head) {
-        String sha = head.metadata().get(META_SHA256);
-        return new ObjectVersion(
-                key,
-                versionIdOrNull(head.versionId()),
-                head.eTag(),
-                head.contentLength() == null ? 0 : head.contentLength(),
-                sha == null ? "" : sha,
-                KeyGenerations.of(head.metadata()),
-                head.lastModified());
-    }
-
-    private String newToken() {
-        RandomGenerator random = config.random().get();
-        HexFormat hex = HexFormat.of();
-        return hex.toHexDigits(random.nextLong()) + hex.toHexDigits(random.nextLong()); // once per put: no Formatter
-    }
-
-    /** S3 reports the version of an object written while versioning was off as the string "null". */
-    private static String versionIdOrNull(@Nullable String versionId) {
-        return versionId == null ? "null" : versionId;
+        return S3Room.toVersion(key, head);
     }
 
     private void validate(String key) {
-        ObjectKeys.validate(key, config.allowDotSegmentsAndLeadingSlash());
+        shared.validate(key);
     }
 
     private String describe(String operation, String key) {
-        return operation + " of '" + key + "' in bucket '" + bucket + "' at " + endpoint.describe();
-    }
-
-    private void pause(Duration d) {
-        try {
-            config.sleeper().sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageUnavailableException(null, "Interrupted while waiting to retry", e);
-        }
+        return shared.describe(operation, key);
     }
 }

@@ -67,8 +67,10 @@ public final class S3StoreConfig {
     private final Duration completeTimeoutBase;
     private final Duration completeTimeoutPerPart;
     private final int completeAttempts;
+    private final Set<Capability> serverSideEncryption;
 
     private S3StoreConfig(Builder b) {
+        this.serverSideEncryption = b.serverSideEncryption;
         this.createBucket = b.createBucket;
         this.enableVersioning = b.enableVersioning;
         this.clock = b.clock;
@@ -118,6 +120,7 @@ public final class S3StoreConfig {
         b.random = random;
         b.sleeper = sleeper;
         b.declaredCapabilities = declaredCapabilities;
+        b.serverSideEncryption = serverSideEncryption;
         b.probeCache = probeCache;
         b.probeCacheMaxAge = probeCacheMaxAge;
         b.partConcurrency = partConcurrency;
@@ -283,7 +286,54 @@ public final class S3StoreConfig {
          * in the content's one read, which proves what was stored, so no MD5 is computed or sent.
          * Meaningless over HTTPS, where bodies are signed {@code UNSIGNED-PAYLOAD}.
          */
-        SIGNED_PAYLOAD
+        SIGNED_PAYLOAD,
+        /**
+         * SSE-S3 ({@code x-amz-server-side-encryption: AES256}) is applied on request and reported in the
+         * answer. Declared only (here or with {@link Builder#serverSideEncryption}): the probe does not
+         * try encryption.
+         */
+        SSE_S3,
+        /** SSE-KMS ({@code aws:kms} with a key ID) is applied on request and reported. Declared only. */
+        SSE_KMS,
+        /**
+         * SSE-C (a customer-provided key) is applied on request and reported. Declared only; AWS takes
+         * SSE-C over HTTPS only.
+         */
+        SSE_C
+    }
+
+    /** The capabilities the probe looks for (every one but server-side encryption, which is declared only). */
+    static final Set<Capability> PROBED = Set.copyOf(EnumSet.of(
+            Capability.PUT_IF_ABSENT,
+            Capability.PUT_IF_MATCH,
+            Capability.ADDITIONAL_CHECKSUMS,
+            Capability.CONTENT_MD5,
+            Capability.SIGNED_PAYLOAD));
+
+    /** The encryption capabilities among {@code declared}. */
+    static Set<Capability> encryption(Set<Capability> declared) {
+        EnumSet<Capability> sse = EnumSet.noneOf(Capability.class);
+        for (Capability c : declared) {
+            if (c == Capability.SSE_S3 || c == Capability.SSE_KMS || c == Capability.SSE_C) {
+                sse.add(c);
+            }
+        }
+        return sse;
+    }
+
+    /**
+     * The server-side encryption the endpoint is declared to apply on request ({@link Capability#SSE_S3},
+     * {@link Capability#SSE_KMS}, {@link Capability#SSE_C}): with the probe, those given to
+     * {@link Builder#serverSideEncryption}; with {@link Builder#declaredCapabilities}, also those
+     * declared there. Empty by default: a put asking for encryption is then refused.
+     */
+    public Set<Capability> serverSideEncryption() {
+        Set<Capability> all = EnumSet.noneOf(Capability.class);
+        all.addAll(serverSideEncryption);
+        if (declaredCapabilities != null) {
+            all.addAll(encryption(declaredCapabilities));
+        }
+        return Set.copyOf(all);
     }
 
     /** Waits between bounded re-reads; injectable so tests never sleep. */
@@ -308,6 +358,7 @@ public final class S3StoreConfig {
         private Supplier<RandomGenerator> random = () -> SECURE_RANDOM;
         private Sleeper sleeper = d -> Thread.sleep(d.toMillis());
         private @Nullable Set<Capability> declaredCapabilities;
+        private Set<Capability> serverSideEncryption = Set.of();
         private @Nullable Path probeCache;
         private Duration probeCacheMaxAge = Duration.ZERO;
         private int partConcurrency = DEFAULT_PART_CONCURRENCY;
@@ -499,6 +550,25 @@ public final class S3StoreConfig {
          */
         public Builder declaredCapabilities(@Nullable Set<Capability> honoured) {
             this.declaredCapabilities = honoured == null ? null : Set.copyOf(honoured);
+            return this;
+        }
+
+        /**
+         * The server-side encryption the endpoint applies on request, declared beside the probe (which
+         * does not try encryption: a KMS key may cost per request, and SSE-C needs HTTPS on AWS). A put
+         * asking for encryption not declared is refused before anything is sent; one declared is sent and
+         * its answer checked. Default: none.
+         *
+         * @param offered some of {@link Capability#SSE_S3}, {@link Capability#SSE_KMS}, {@link Capability#SSE_C}
+         * @throws IllegalArgumentException if {@code offered} holds another capability
+         */
+        public Builder serverSideEncryption(Set<Capability> offered) {
+            Set<Capability> sse = encryption(offered);
+            if (sse.size() != offered.size()) {
+                throw new IllegalArgumentException("serverSideEncryption takes SSE_S3, SSE_KMS and SSE_C only, but was "
+                        + offered + "; declare the others with declaredCapabilities or let the probe find them");
+            }
+            this.serverSideEncryption = Set.copyOf(sse);
             return this;
         }
 

@@ -5,6 +5,8 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.internal.Md5;
 import dev.ballast.storage.internal.Payload;
 import dev.ballast.storage.internal.Sha256;
+import dev.ballast.storage.object.PutOptions;
+import dev.ballast.storage.object.ServerSideEncryption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -103,12 +105,13 @@ final class Uploads {
     private static final Pattern MULTIPART_ETAG = Pattern.compile("\"?[0-9a-fA-F]{32}-[0-9]+\"?");
 
     /**
-     * What a completed upload returned: the version ID, its ETag and when it was stored. An answer without
-     * an ETag (Ceph RGW answers a multipart completion with an empty one) takes the ETag of the HEAD that
-     * checks the new version; {@code lastModified} is that HEAD's {@code Last-Modified}, else the
-     * {@code Date} of the answer (S3 answers a PUT without {@code Last-Modified}), null when neither came.
+     * What a completed upload returned: the version ID, its ETag, when it was stored and the
+     * server-side encryption the answer reported. An answer without an ETag (Ceph RGW answers a
+     * multipart completion with an empty one) takes the ETag of the HEAD that checks the new version;
+     * {@code lastModified} is that HEAD's {@code Last-Modified}, else the {@code Date} of the answer (S3
+     * answers a PUT without {@code Last-Modified}), null when neither came.
      */
-    record Written(String versionId, String eTag, @Nullable Instant lastModified) {}
+    record Written(String versionId, String eTag, @Nullable Instant lastModified, ServerSideEncryption encryption) {}
 
     private final S3Client s3;
     private final String bucket;
@@ -145,23 +148,33 @@ final class Uploads {
     /** The digests a payload of {@code length} bytes needs for its upload, computed in its one read. */
     Payload.Digests digestsFor(long length) {
         boolean multipart = length > config.multipartThreshold();
-        return new Payload.Digests(multipart ? config.partSize() : 0, contentMd5, plainHttp);
+        return new Payload.Digests(multipart ? config.partSize() : 0, contentMd5, plainHttp, true);
     }
 
-    /** Uploads {@code payload} to {@code key} with {@code metadata} under {@code condition}. */
-    Written upload(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+    /**
+     * Uploads {@code payload} to {@code key} with {@code metadata} (user metadata, Ballast's included)
+     * and the headers and encryption of {@code options}, under {@code condition}.
+     */
+    Written upload(
+            String key, Payload payload, Map<String, String> metadata, PutOptions options, WriteCondition condition) {
         return payload.length() > config.multipartThreshold()
-                ? multipart(key, payload, metadata, condition)
-                : single(key, payload, metadata, condition);
+                ? multipart(key, payload, metadata, options, condition)
+                : single(key, payload, metadata, options, condition);
     }
 
-    private Written single(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+    /** {@link #upload} without headers or encryption. */
+    Written upload(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+        return upload(key, payload, metadata, PutOptions.defaults(), condition);
+    }
+
+    private Written single(
+            String key, Payload payload, Map<String, String> metadata, PutOptions options, WriteCondition condition) {
         PutObjectRequest.Builder req = PutObjectRequest.builder()
                 .bucket(bucket)
                 .key(key)
                 .contentLength(payload.length())
-                .contentType(OCTET_STREAM)
                 .metadata(metadata);
+        S3Attributes.apply(req, options);
         if (contentMd5) {
             req.contentMD5(Md5.base64(payload.md5(0)));
         }
@@ -180,7 +193,12 @@ final class Uploads {
         long length = payload.length();
         PutObjectResponse r = s3.putObject(
                 req.build(), RequestBody.fromContentProvider(() -> payload.open(0, length), length, OCTET_STREAM));
-        return new Written(r.versionId(), r.eTag(), answered(r));
+        return new Written(
+                r.versionId(),
+                r.eTag(),
+                answered(r),
+                S3Attributes.applied(
+                        r.serverSideEncryption(), r.ssekmsKeyId(), r.sseCustomerAlgorithm(), r.sseCustomerKeyMD5()));
     }
 
     /** The {@code Date} of an answer: when the server answered, which is when it had stored the bytes. */
@@ -199,21 +217,22 @@ final class Uploads {
                         .orElse(null);
     }
 
-    private Written multipart(String key, Payload payload, Map<String, String> metadata, WriteCondition condition) {
+    private Written multipart(
+            String key, Payload payload, Map<String, String> metadata, PutOptions options, WriteCondition condition) {
         // Parts carry x-amz-checksum-sha256 only when their SHA-256 is known anyway; then every part must.
         boolean partChecksums = additionalChecksums && payload.hasPartSha256();
-        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder()
-                .bucket(bucket)
-                .key(key)
-                .contentType(OCTET_STREAM)
-                .metadata(metadata);
+        CreateMultipartUploadRequest.Builder create =
+                CreateMultipartUploadRequest.builder().bucket(bucket).key(key).metadata(metadata);
+        S3Attributes.apply(create, options);
         if (partChecksums) {
             create.checksumAlgorithm(ChecksumAlgorithm.SHA256);
         }
-        String uploadId = s3.createMultipartUpload(create.build()).uploadId();
+        var created = s3.createMultipartUpload(create.build());
+        String uploadId = created.uploadId();
+        ServerSideEncryption sse = options.encryption();
         List<CompletedPart> parts;
         try {
-            parts = uploadParts(key, uploadId, payload, partChecksums);
+            parts = uploadParts(key, uploadId, payload, partChecksums, sse);
         } catch (RuntimeException e) {
             abort(key, uploadId, e);
             throw e;
@@ -229,11 +248,13 @@ final class Uploads {
             complete.ifMatch(condition.ifMatch());
         }
         CompleteMultipartUploadResponse r = complete(key, uploadId, complete.build(), parts.size());
-        HeadObjectResponse head = checkCompleted(key, payload, parts, metadata, r);
+        HeadObjectResponse head = checkCompleted(key, payload, parts, metadata, sse, r);
+        ServerSideEncryption applied = S3Attributes.applied(
+                r.serverSideEncryption(), r.ssekmsKeyId(), created.sseCustomerAlgorithm(), created.sseCustomerKeyMD5());
         if (head != null && head.eTag() != null && !head.eTag().isBlank()) {
-            return new Written(r.versionId(), head.eTag(), head.lastModified());
+            return new Written(r.versionId(), head.eTag(), head.lastModified(), applied);
         }
-        return new Written(r.versionId(), r.eTag() == null ? "" : r.eTag(), answered(r));
+        return new Written(r.versionId(), r.eTag() == null ? "" : r.eTag(), answered(r), applied);
     }
 
     /**
@@ -327,7 +348,8 @@ final class Uploads {
     }
 
     /** Sends every part, at most {@link S3StoreConfig#partConcurrency()} at once, in part-number order. */
-    private List<CompletedPart> uploadParts(String key, String uploadId, Payload payload, boolean partChecksums) {
+    private List<CompletedPart> uploadParts(
+            String key, String uploadId, Payload payload, boolean partChecksums, ServerSideEncryption sse) {
         long partSize = payload.partSize();
         int count = payload.partCount();
         List<CompletedPart> parts = new ArrayList<>(count);
@@ -344,7 +366,7 @@ final class Uploads {
             long offset = i * partSize;
             long length = Math.min(partSize, payload.length() - offset);
             inFlight.addLast(CompletableFuture.supplyAsync(
-                    () -> uploadPart(key, uploadId, i, payload, offset, length, partChecksums), partExecutor));
+                    () -> uploadPart(key, uploadId, i, payload, offset, length, partChecksums, sse), partExecutor));
         }
         // Every part started is waited for, so none is still sending when the upload is aborted.
         while (!inFlight.isEmpty()) {
@@ -371,7 +393,14 @@ final class Uploads {
     }
 
     private CompletedPart uploadPart(
-            String key, String uploadId, int index, Payload payload, long offset, long count, boolean partChecksum) {
+            String key,
+            String uploadId,
+            int index,
+            Payload payload,
+            long offset,
+            long count,
+            boolean partChecksum,
+            ServerSideEncryption sse) {
         int partNumber = index + 1;
         UploadPartRequest.Builder req = UploadPartRequest.builder()
                 .bucket(bucket)
@@ -379,6 +408,7 @@ final class Uploads {
                 .uploadId(uploadId)
                 .partNumber(partNumber)
                 .contentLength(count);
+        S3Attributes.apply(req, sse);
         if (contentMd5) {
             req.contentMD5(Md5.base64(payload.md5(index)));
         }
@@ -416,9 +446,13 @@ final class Uploads {
             Payload payload,
             List<CompletedPart> parts,
             Map<String, String> metadata,
+            ServerSideEncryption sse,
             CompleteMultipartUploadResponse r) {
         String eTag = r.eTag();
-        byte[][] md5s = eTag != null && MULTIPART_ETAG.matcher(eTag).matches() ? partMd5s(payload, parts) : null;
+        // With SSE-KMS or SSE-C an ETag is no MD5 of the bytes: the new version is read instead.
+        boolean md5ETags = sse.kind() == ServerSideEncryption.Kind.NONE || sse.kind() == ServerSideEncryption.Kind.S3;
+        byte[][] md5s =
+                md5ETags && eTag != null && MULTIPART_ETAG.matcher(eTag).matches() ? partMd5s(payload, parts) : null;
         if (md5s != null) {
             String expected = Md5.multipartETag(md5s);
             if (!unquoted(expected).equalsIgnoreCase(unquoted(eTag))) {
@@ -431,7 +465,12 @@ final class Uploads {
         }
         HeadObjectResponse head;
         try {
-            head = s3.headObject(h -> h.bucket(bucket).key(key).versionId(r.versionId()));
+            var req = software.amazon.awssdk.services.s3.model.HeadObjectRequest.builder()
+                    .bucket(bucket)
+                    .key(key)
+                    .versionId(r.versionId());
+            S3Attributes.apply(req, sse);
+            head = s3.headObject(req.build());
         } catch (SdkException e) {
             throw S3Errors.translate(
                     key,

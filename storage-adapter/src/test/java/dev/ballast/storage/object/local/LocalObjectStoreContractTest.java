@@ -51,11 +51,37 @@ class LocalObjectStoreContractTest extends ObjectStoreContract {
         rewrite(v, Sha256.fromHex(recordedSha256Hex), 1);
     }
 
-    /** Stores {@code bytes}, then removes the version's recorded SHA-256 and generation. */
+    /** Stores {@code bytes}, then removes the version's recorded SHA-256, generation and block digests. */
     @Override
     protected void plantForeignObject(String key, byte[] bytes) {
         ObjectVersion v = store.put(key, ObjectContent.ofBytes(bytes));
         rewrite(v, null, 0);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + root.resolve(LocalObjectStore.INDEX_FILE));
+                PreparedStatement drop = c.prepareStatement("DELETE FROM block_digests WHERE address = ?")) {
+            drop.setBytes(1, Sha256.of(bytes));
+            drop.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Flips a bit of the byte at {@code offset} in the content file of the key's current version. */
+    @Override
+    protected void damageStoredByte(String key, long offset) {
+        String sha;
+        try (var read = store.get(key)) {
+            sha = read.version().sha256();
+        }
+        Path file = root.resolve("blobs").resolve(sha.substring(0, 2)).resolve(sha);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+                file, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+            ch.read(one, offset);
+            one.put(0, (byte) (one.get(0) ^ 1)).rewind();
+            ch.write(one, offset);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
