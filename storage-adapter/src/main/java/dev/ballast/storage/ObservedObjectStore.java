@@ -15,6 +15,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.PresignRequest;
 import dev.ballast.storage.object.PresignedRequest;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -153,6 +154,21 @@ public final class ObservedObjectStore implements ObjectStore {
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         return write(Operation.PUT_IF_MATCH, key, () -> delegate.putIfMatch(key, eTag, content));
+    }
+
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        return write(Operation.PUT, key, () -> delegate.put(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        return write(Operation.PUT_IF_ABSENT, key, () -> delegate.putIfAbsent(key, content, options));
+    }
+
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        return write(Operation.PUT_IF_MATCH, key, () -> delegate.putIfMatch(key, eTag, content, options));
     }
 
     @Override

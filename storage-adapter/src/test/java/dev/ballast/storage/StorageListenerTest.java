@@ -106,6 +106,33 @@ class StorageListenerTest {
     }
 
     @Test
+    void putOptionsAndRangesReachTheStoreThroughTheObservingDecorator() {
+        try (StorageFacade facade = facade(events)) {
+            ObjectStore objects = facade.objects();
+            dev.ballast.storage.object.ObjectMetadata metadata = dev.ballast.storage.object.ObjectMetadata.builder()
+                    .contentType("text/plain")
+                    .build();
+            objects.put(
+                    "m.txt",
+                    ObjectContent.ofBytes("hello world".getBytes(UTF_8)),
+                    dev.ballast.storage.object.PutOptions.defaults().withMetadata(metadata));
+            objects.putIfMatch(
+                    "m.txt",
+                    objects.head("m.txt", objects.versions("m.txt").get(0).versionId())
+                            .eTag(),
+                    ObjectContent.ofBytes("hello again".getBytes(UTF_8)),
+                    dev.ballast.storage.object.PutOptions.defaults().withMetadata(metadata));
+
+            try (ObjectRead read = objects.get(
+                    "m.txt", ReadOptions.latest().withRange(dev.ballast.storage.object.ByteRange.of(6, 5)))) {
+                assertThat(new String(read.readAllBytes(), UTF_8)).isEqualTo("again");
+                assertThat(read.version().metadata().contentType()).isEqualTo("text/plain");
+            }
+            assertThat(events.take()).contains("start fake put m.txt ctx1", "start fake put_if_match m.txt ctx4");
+        }
+    }
+
+    @Test
     void operationsStartAndEndInPairsWithOutcomeDurationAndBytes() {
         try (StorageFacade facade = facade(events)) {
             assertThat(events.take()).containsExactly("capabilities fake conditional=true");
