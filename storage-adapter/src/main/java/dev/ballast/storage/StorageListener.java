@@ -88,6 +88,22 @@ public interface StorageListener {
      */
     default void onOperationEnded(OperationEnded event, @Nullable Object context) {}
 
+    /**
+     * Called on the caller's thread when part of an operation is about to run on another thread (the
+     * last-known-good cache's live read with a deadline, {@link dev.ballast.storage.cache.LastKnownGoodConfig#readDeadline()}):
+     * returns the task to run there instead, carrying what this listener needs of the caller's
+     * context (a tracing adapter's current span, so that the operation's span stays in the caller's
+     * trace). The caller's SLF4J MDC is carried by Ballast itself, whatever this returns. The default
+     * returns {@code task} unchanged. An exception thrown here is logged at {@code WARN} and the task
+     * runs unwrapped.
+     *
+     * @param task the work to run on the other thread
+     * @return the task to run there: {@code task} or a wrapper that runs it
+     */
+    default Runnable propagateContext(Runnable task) {
+        return task;
+    }
+
     /** A read was served from the last-known-good cache because the store was unavailable. */
     default void onDegradedRead(DegradedRead event) {}
 
