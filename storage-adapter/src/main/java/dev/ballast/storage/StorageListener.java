@@ -2,6 +2,7 @@ package dev.ballast.storage;
 
 import dev.ballast.storage.object.StoreCapabilities;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +48,27 @@ public interface StorageListener {
 
     /** A listener that does nothing. */
     StorageListener NONE = new StorageListener() {};
+
+    /**
+     * Several listeners as one, for {@link StorageFacade.Builder#listener(StorageListener)} (for
+     * example {@code StorageMetrics} and {@code StorageTracing}): each is told every event, in the
+     * order given, with the context its own {@link #onOperationStarted} returned; their scopes are
+     * opened in that order and closed in reverse; {@link #propagateContext} wraps the task in each
+     * one's, the first outermost. An exception one of them throws is logged at {@code WARN} and the
+     * others are still told. Thread-safe when the listeners are.
+     *
+     * @param listeners the listeners, at least one
+     * @return {@code listeners[0]} when there is one, else a listener telling them all
+     * @throws NullPointerException if {@code listeners} or one of them is null
+     * @throws IllegalArgumentException if {@code listeners} is empty
+     */
+    static StorageListener of(StorageListener... listeners) {
+        List<StorageListener> list = List.of(listeners);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("StorageListener.of needs at least one listener");
+        }
+        return list.size() == 1 ? list.get(0) : new CompositeStorageListener(list);
+    }
 
     /**
      * An operation is about to be sent to the store. The returned value, which may be anything (a

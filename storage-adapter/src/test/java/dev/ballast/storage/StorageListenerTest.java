@@ -133,11 +133,11 @@ class StorageListenerTest {
                             "start fake get missing ctx3",
                             "end fake get missing ctx3 not_found PT0S 0B",
                             "start fake put_if_absent a.txt ctx4",
+                            "refused fake put_if_absent a.txt exists", // inside the write's scope, before its end
                             "end fake put_if_absent a.txt ctx4 precondition_failed PT0S 0B",
-                            "refused fake put_if_absent a.txt exists",
                             "start fake put_if_match a.txt ctx5",
-                            "end fake put_if_match a.txt ctx5 precondition_failed PT0S 0B",
                             "refused fake put_if_match a.txt etag_mismatch",
+                            "end fake put_if_match a.txt ctx5 precondition_failed PT0S 0B",
                             "start fake put_if_match a.txt ctx6",
                             "end fake put_if_match a.txt ctx6 success PT0S 6B",
                             "start fake list a ctx7",

@@ -191,7 +191,7 @@ class StorageTracingTest {
     }
 
     @Test
-    void theLiveReadRunsOnAnotherThreadWithTheCallersMdcAndWhatTheListenerCarries() throws Exception {
+    void theLiveReadRunsOnAnotherThreadWithTheCallersMdcAndWhatEachListenerCarries() throws Exception {
         Map<String, String> seen = new ConcurrentHashMap<>();
         ThreadLocal<String> callerContext = new ThreadLocal<>();
         StorageListener listener = new StorageListener() {
@@ -220,14 +220,20 @@ class StorageTracingTest {
         };
         try (StorageFacade facade = StorageFacade.newBuilder()
                 .objectStore(new FakeObjectStore())
-                .listener(listener)
+                .listener(StorageListener.of(StorageTracing.create(otel.getOpenTelemetry()), listener))
                 .build()) {
             facade.objects().put("a", ObjectContent.ofBytes(SETTINGS));
             MDC.put("request.id", "r-42");
             callerContext.set("caller");
-            try (ObjectRead read = facade.objects().get("a")) {
+            Span request = otel.getOpenTelemetry()
+                    .getTracer("app")
+                    .spanBuilder("request")
+                    .startSpan();
+            try (Scope ignored = request.makeCurrent();
+                    ObjectRead read = facade.objects().get("a")) {
                 read.readAllBytes();
             } finally {
+                request.end();
                 MDC.remove("request.id");
                 callerContext.remove();
             }
@@ -236,5 +242,8 @@ class StorageTracingTest {
         assertThat(seen.get("thread")).startsWith("ballast-live-read-");
         assertThat(seen.get("mdc")).isEqualTo("r-42");
         assertThat(seen.get("carried")).isEqualTo("caller");
+        // both listeners of StorageListener.of were told, and carried their context
+        assertThat(span("ballast.storage GET").getParentSpanId())
+                .isEqualTo(span("request").getSpanId());
     }
 }
