@@ -316,6 +316,74 @@ class StorageListenerTest {
     }
 
     @Test
+    void severalListenersAsOneAreEachToldWithTheirOwnContextScopesCloseInReverseAndOnesFailureStopsNone() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        StorageListener broken = new StorageListener() {
+            @Override
+            public Object onOperationStarted(OperationStarted event) {
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        class Scoped implements StorageListener {
+            private final String name;
+
+            Scoped(String name) {
+                this.name = name;
+            }
+
+            @Override
+            public Object onOperationStarted(OperationStarted event) {
+                return name + "-ctx";
+            }
+
+            @Override
+            public @Nullable AutoCloseable openScope(OperationStarted event, @Nullable Object context) {
+                seen.add("open " + name + " " + context);
+                return () -> seen.add("close " + name);
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                seen.add("end " + name + " " + context + " " + event.operation().tag());
+            }
+
+            @Override
+            public Runnable propagateContext(Runnable task) {
+                return () -> {
+                    seen.add("enter " + name);
+                    task.run();
+                };
+            }
+        }
+        StorageListener both = StorageListener.of(new Scoped("a"), broken, new Scoped("b"));
+        try (StorageFacade facade = facade(both)) {
+            facade.objects().put("k", ObjectContent.ofBytes("v1".getBytes(UTF_8)));
+        }
+        both.propagateContext(() -> seen.add("task")).run();
+
+        assertThat(seen)
+                .containsExactly(
+                        "open a a-ctx",
+                        "open b b-ctx",
+                        "close b",
+                        "close a",
+                        "end a a-ctx put",
+                        "end b b-ctx put",
+                        "enter a",
+                        "enter b",
+                        "task");
+        assertThat(StorageListener.of(events)).isSameAs(events);
+        assertThatThrownBy(StorageListener::of)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one");
+    }
+
+    @Test
     void theDegradeReasonIsTheFirstCauseThatNamesOne() {
         assertThat(StorageListener.DegradeReason.of(new StorageUnavailableException(
                         "k", "down", new java.io.IOException("x", new java.net.http.HttpTimeoutException("t")))))
