@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * {@link StorageListener#onOperationEnded} after, with the {@link Outcome} (from the exception, if
  * any), the duration on the given {@link Ticker} and the bytes moved; and
  * {@link StorageListener#onConditionalWriteRefused} when a {@code putIfAbsent} or {@code putIfMatch}
- * is refused. It changes nothing else: results and exceptions pass through unchanged.
+ * is refused (before that write's {@code onOperationEnded}, while its scope is open). It changes nothing else: results and exceptions pass through unchanged.
  *
  * <p>A {@code get} ends when the caller has read its stream to the end, a read of it failed, or it
  * was closed, so its duration covers the transfer and its bytes are those the caller read; a
@@ -254,8 +254,8 @@ public final class ObservedObjectStore implements ObjectStore {
         try {
             version = write.get();
         } catch (RuntimeException | Error e) {
+            refused(operation, key, e); // inside the operation's scope: a tracing listener's event lands on its span
             span.end(e, 0);
-            refused(operation, key, e);
             throw e;
         }
         span.end(null, version.size());

@@ -370,7 +370,7 @@ public final class StorageFacade implements AutoCloseable {
          * integrity-failed reads, conditional-write refusals, and the capabilities once at
          * {@link #build()}. The events' store kind is {@code s3}, {@code local}, or for
          * {@link #objectStore(ObjectStore)} the one {@link ObservedObjectStore#storeKind} gives. Default
-         * {@link StorageListener#NONE}: nothing is wrapped. Combine several in one listener of your own.
+         * {@link StorageListener#NONE}: nothing is wrapped. Combine several with {@link StorageListener#of(StorageListener...)}.
          */
         public Builder listener(StorageListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");

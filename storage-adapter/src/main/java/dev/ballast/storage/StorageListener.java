@@ -2,6 +2,7 @@ package dev.ballast.storage;
 
 import dev.ballast.storage.object.StoreCapabilities;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +50,27 @@ public interface StorageListener {
     StorageListener NONE = new StorageListener() {};
 
     /**
+     * Several listeners as one, for {@link StorageFacade.Builder#listener(StorageListener)} (for
+     * example {@code StorageMetrics} and {@code StorageTracing}): each is told every event, in the
+     * order given, with the context its own {@link #onOperationStarted} returned; their scopes are
+     * opened in that order and closed in reverse; {@link #propagateContext} wraps the task in each
+     * one's, the first outermost. An exception one of them throws is logged at {@code WARN} and the
+     * others are still told. Thread-safe when the listeners are.
+     *
+     * @param listeners the listeners, at least one
+     * @return {@code listeners[0]} when there is one, else a listener telling them all
+     * @throws NullPointerException if {@code listeners} or one of them is null
+     * @throws IllegalArgumentException if {@code listeners} is empty
+     */
+    static StorageListener of(StorageListener... listeners) {
+        List<StorageListener> list = List.of(listeners);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("StorageListener.of needs at least one listener");
+        }
+        return list.size() == 1 ? list.get(0) : new CompositeStorageListener(list);
+    }
+
+    /**
      * An operation is about to be sent to the store. The returned value, which may be anything (a
      * span, a start time) or null, is handed back to this listener's {@link #onOperationEnded} for
      * the same operation, which is called exactly once, whatever the outcome (unless the caller of
@@ -87,6 +109,22 @@ public interface StorageListener {
      * @param context what {@link #onOperationStarted} returned for it
      */
     default void onOperationEnded(OperationEnded event, @Nullable Object context) {}
+
+    /**
+     * Called on the caller's thread when part of an operation is about to run on another thread (the
+     * last-known-good cache's live read with a deadline, {@link dev.ballast.storage.cache.LastKnownGoodConfig#readDeadline()}):
+     * returns the task to run there instead, carrying what this listener needs of the caller's
+     * context (a tracing adapter's current span, so that the operation's span stays in the caller's
+     * trace). The caller's SLF4J MDC is carried by Ballast itself, whatever this returns. The default
+     * returns {@code task} unchanged. An exception thrown here is logged at {@code WARN} and the task
+     * runs unwrapped.
+     *
+     * @param task the work to run on the other thread
+     * @return the task to run there: {@code task} or a wrapper that runs it
+     */
+    default Runnable propagateContext(Runnable task) {
+        return task;
+    }
 
     /** A read was served from the last-known-good cache because the store was unavailable. */
     default void onDegradedRead(DegradedRead event) {}

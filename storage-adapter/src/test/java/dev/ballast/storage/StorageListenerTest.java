@@ -160,11 +160,11 @@ class StorageListenerTest {
                             "start fake get missing ctx3",
                             "end fake get missing ctx3 not_found PT0S 0B",
                             "start fake put_if_absent a.txt ctx4",
+                            "refused fake put_if_absent a.txt exists", // inside the write's scope, before its end
                             "end fake put_if_absent a.txt ctx4 precondition_failed PT0S 0B",
-                            "refused fake put_if_absent a.txt exists",
                             "start fake put_if_match a.txt ctx5",
-                            "end fake put_if_match a.txt ctx5 precondition_failed PT0S 0B",
                             "refused fake put_if_match a.txt etag_mismatch",
+                            "end fake put_if_match a.txt ctx5 precondition_failed PT0S 0B",
                             "start fake put_if_match a.txt ctx6",
                             "end fake put_if_match a.txt ctx6 success PT0S 6B",
                             "start fake list a ctx7",
@@ -340,6 +340,74 @@ class StorageListenerTest {
                 assertThat(read.readAllBytes()).isEqualTo("v1".getBytes(UTF_8));
             }
         }
+    }
+
+    @Test
+    void severalListenersAsOneAreEachToldWithTheirOwnContextScopesCloseInReverseAndOnesFailureStopsNone() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        StorageListener broken = new StorageListener() {
+            @Override
+            public Object onOperationStarted(OperationStarted event) {
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        class Scoped implements StorageListener {
+            private final String name;
+
+            Scoped(String name) {
+                this.name = name;
+            }
+
+            @Override
+            public Object onOperationStarted(OperationStarted event) {
+                return name + "-ctx";
+            }
+
+            @Override
+            public @Nullable AutoCloseable openScope(OperationStarted event, @Nullable Object context) {
+                seen.add("open " + name + " " + context);
+                return () -> seen.add("close " + name);
+            }
+
+            @Override
+            public void onOperationEnded(OperationEnded event, @Nullable Object context) {
+                seen.add("end " + name + " " + context + " " + event.operation().tag());
+            }
+
+            @Override
+            public Runnable propagateContext(Runnable task) {
+                return () -> {
+                    seen.add("enter " + name);
+                    task.run();
+                };
+            }
+        }
+        StorageListener both = StorageListener.of(new Scoped("a"), broken, new Scoped("b"));
+        try (StorageFacade facade = facade(both)) {
+            facade.objects().put("k", ObjectContent.ofBytes("v1".getBytes(UTF_8)));
+        }
+        both.propagateContext(() -> seen.add("task")).run();
+
+        assertThat(seen)
+                .containsExactly(
+                        "open a a-ctx",
+                        "open b b-ctx",
+                        "close b",
+                        "close a",
+                        "end a a-ctx put",
+                        "end b b-ctx put",
+                        "enter a",
+                        "enter b",
+                        "task");
+        assertThat(StorageListener.of(events)).isSameAs(events);
+        assertThatThrownBy(StorageListener::of)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one");
     }
 
     @Test

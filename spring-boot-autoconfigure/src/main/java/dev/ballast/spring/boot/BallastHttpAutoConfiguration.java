@@ -1,5 +1,6 @@
 package dev.ballast.spring.boot;
 
+import dev.ballast.http.CallObserver;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.Ticker;
@@ -14,7 +15,9 @@ import org.springframework.context.annotation.Bean;
  * The {@link ResilientHttpClient} bean, built from {@link BallastHttpProperties}, with every
  * {@link HttpClientListener} bean as a listener (the metrics of {@link BallastMetricsAutoConfiguration},
  * {@link BallastDependencies}, the application's own), then every
- * {@link BallastHttpClientBuilderCustomizer}. A {@link Ticker} bean, if any, is its elapsed-time
+ * {@link BallastHttpClientBuilderCustomizer}. A {@code CallObserver} bean, if any, is its observer
+ * ({@code BallastTracing} from {@link BallastTracingAutoConfiguration}; two such beans fail the
+ * context). A {@link Ticker} bean, if any, is its elapsed-time
  * source (tests pass a fake one). Closed when the application context closes, after the web server
  * has drained its requests. Backs off when the application defines its own {@code ResilientHttpClient}.
  */
@@ -37,12 +40,14 @@ public final class BallastHttpAutoConfiguration {
     ResilientHttpClient resilientHttpClient(
             BallastHttpProperties properties,
             ObjectProvider<HttpClientListener> listeners,
+            ObjectProvider<CallObserver> observer,
             ObjectProvider<Ticker> ticker,
             ObjectProvider<BallastHttpClientBuilderCustomizer> customizers) {
         ResilientHttpClient.Builder builder = ResilientHttpClient.newBuilder();
         HttpClientSettings.apply(properties, builder);
         ticker.ifAvailable(builder::ticker);
         listeners.orderedStream().forEach(builder::listener);
+        observer.ifAvailable(builder::observer); // one per client: two CallObserver beans fail here, named
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return HttpClientSettings.build(properties, builder);
     }

@@ -2,6 +2,7 @@ package dev.ballast.spring.boot;
 
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.storage.StorageFacade;
+import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.object.s3.S3Endpoint;
 import dev.ballast.storage.object.s3.S3StoreConfig;
@@ -21,7 +22,10 @@ import org.springframework.context.annotation.Conditional;
  * The {@link StorageFacade} bean, built from {@link BallastStorageProperties} once
  * {@code ballast.storage.local-objects}, {@code ballast.storage.s3.bucket} or
  * {@code ballast.storage.block-root} is set. S3 requests go through the {@code ResilientHttpClient}
- * bean. Closed (volumes and object store) when the application context closes. Backs off when the
+ * bean. Every {@code StorageListener} bean ({@code StorageMetrics} from
+ * {@link BallastMetricsAutoConfiguration}, {@code StorageTracing} from
+ * {@link BallastTracingAutoConfiguration}, the application's own) is told what the storage does,
+ * through one {@code StorageListener.of(...)} in the beans' order. Closed (volumes and object store) when the application context closes. Backs off when the
  * application defines its own {@code StorageFacade}.
  */
 @AutoConfiguration(after = BallastHttpAutoConfiguration.class)
@@ -37,8 +41,15 @@ public final class BallastStorageAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    StorageFacade storageFacade(BallastStorageProperties properties, ObjectProvider<ResilientHttpClient> client) {
+    StorageFacade storageFacade(
+            BallastStorageProperties properties,
+            ObjectProvider<ResilientHttpClient> client,
+            ObjectProvider<StorageListener> listeners) {
         StorageFacade.Builder builder = StorageFacade.newBuilder();
+        List<StorageListener> all = listeners.orderedStream().toList();
+        if (!all.isEmpty()) {
+            builder.listener(StorageListener.of(all.toArray(StorageListener[]::new)));
+        }
         if (properties.blockRoot() != null) {
             builder.localRoot(properties.blockRoot());
         }

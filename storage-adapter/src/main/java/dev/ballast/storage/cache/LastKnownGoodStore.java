@@ -107,7 +107,7 @@ public final class LastKnownGoodStore implements ObjectStore {
         this.clock = clock;
         this.dependency = dependency;
         this.entries = new Entries(config.maxEntries(), config.maxTotalBytes());
-        this.liveReads = LiveReads.of(config, dependency);
+        this.liveReads = LiveReads.of(config, dependency, listener);
     }
 
     /**

@@ -1,8 +1,10 @@
 package dev.ballast.storage.cache;
 
+import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectRead;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -12,6 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Live reads with a deadline ({@link LastKnownGoodConfig#readDeadline()}): each runs on a thread of its
@@ -19,24 +24,30 @@ import org.jspecify.annotations.Nullable;
  * is abandoned: the caller gets {@link StorageUnavailableException} (which the cache turns into its
  * fallback), and the answer, when it comes, is closed unread. At most
  * {@link LastKnownGoodConfig#maxWaitingReads()} reads wait at once; one beyond them is refused before
- * anything is sent. Thread-safe.
+ * anything is sent. The read runs with the caller's SLF4J MDC (restored afterwards on the reading
+ * thread) and inside whatever {@link StorageListener#propagateContext} wraps it in (a tracing
+ * listener's current span), so its log lines and its operation's events carry the caller's context.
+ * Thread-safe.
  */
 final class LiveReads {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LiveReads.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
 
     private final Duration deadline;
     private final Executor executor;
     private final String dependency;
+    private final StorageListener listener;
 
-    private LiveReads(Duration deadline, Executor executor, String dependency) {
+    private LiveReads(Duration deadline, Executor executor, String dependency, StorageListener listener) {
         this.deadline = deadline;
         this.executor = executor;
         this.dependency = dependency;
+        this.listener = listener;
     }
 
     /** The live reads of {@code config}, or null when it sets no deadline. */
-    static @Nullable LiveReads of(LastKnownGoodConfig config, String dependency) {
+    static @Nullable LiveReads of(LastKnownGoodConfig config, String dependency, StorageListener listener) {
         if (!config.enabled() || config.readDeadline().isZero()) {
             return null;
         }
@@ -44,7 +55,7 @@ final class LiveReads {
         if (executor == null) {
             executor = ownPool(config.maxWaitingReads());
         }
-        return new LiveReads(config.readDeadline(), executor, dependency);
+        return new LiveReads(config.readDeadline(), executor, dependency, listener);
     }
 
     /** Up to {@code max} daemon threads, started on demand, stopped after 60 s idle; no queue. */
@@ -71,7 +82,7 @@ final class LiveReads {
     ObjectRead get(String key, Supplier<ObjectRead> read) {
         Waiting waiting = new Waiting(read);
         try {
-            executor.execute(waiting);
+            executor.execute(inCallersContext(waiting));
         } catch (RejectedExecutionException e) {
             throw new StorageUnavailableException(
                     key,
@@ -81,6 +92,37 @@ final class LiveReads {
                     false);
         }
         return waiting.await(key);
+    }
+
+    /**
+     * {@code task} wrapped, on the caller's thread, to run with the caller's MDC and in what the
+     * listener carries of its context.
+     */
+    private Runnable inCallersContext(Runnable task) {
+        Map<String, String> mdc = MDC.getCopyOfContextMap();
+        Runnable withMdc = () -> {
+            Map<String, String> previous = MDC.getCopyOfContextMap();
+            setMdc(mdc);
+            try {
+                task.run();
+            } finally {
+                setMdc(previous);
+            }
+        };
+        try {
+            return listener.propagateContext(withMdc);
+        } catch (RuntimeException e) {
+            LOG.warn("StorageListener {} failed in propagateContext; the live read runs without it", listener, e);
+            return withMdc;
+        }
+    }
+
+    private static void setMdc(@Nullable Map<String, String> context) {
+        if (context == null || context.isEmpty()) {
+            MDC.clear();
+        } else {
+            MDC.setContextMap(context);
+        }
     }
 
     /** One live read and its answer, handed from the reading thread to the waiting one. */
