@@ -47,7 +47,9 @@ public interface ListingContract {
                 .noneMatch(ListEntry::commonPrefix)
                 .allMatch(e -> e.eTag() != null && e.lastModified() != null);
         ListEntry a = paged.get(1);
-        assertThat(a.size()).as("the current version's size").isEqualTo(3);
+        if (storeHas(ObjectStoreContract.Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(a.size()).as("the current version's size").isEqualTo(3);
+        }
         assertThat(a.eTag()).isEqualTo(a2.eTag());
         assertThat(store.listing(ListRequest.prefix("ls/").withPageSize(1000))
                         .map(ListEntry::key)
@@ -99,7 +101,9 @@ public interface ListingContract {
             assertThat(top.get(0).key()).isEqualTo("ld/a.txt");
             assertThat(top.get(0).commonPrefix()).isFalse();
             assertThat(top.get(3).key()).isEqualTo("ld/z.txt");
-            assertThat(top.get(3).size()).isEqualTo(1);
+            if (storeHas(ObjectStoreContract.Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+                assertThat(top.get(3).size()).isEqualTo(1);
+            }
             assertThat(store.listing(ListRequest.prefix("ld/photos/")
                                     .withDelimiter("/")
                                     .withPageSize(pageSize))

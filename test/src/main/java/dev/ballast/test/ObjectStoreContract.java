@@ -105,7 +105,16 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
          * own stretch of the key space (S3Mock 5.2 answers every common prefix on every page, so keys
          * between them cannot be told from keys already listed).
          */
-        PAGED_DELIMITER_LISTINGS
+        PAGED_DELIMITER_LISTINGS,
+        /**
+         * A version's SHA-256 (from {@code put}, {@code get} and {@code head}) is that of the bytes put (so
+         * the same bytes put twice have the same one), and version listings and listings report their
+         * size. Client-side encryption lacks it by design: it reports the SHA-256 and the listed sizes of
+         * the stored ciphertext, so that no digest of the plaintext is stored for whoever runs the store to
+         * confirm a guessed file with. For a store without it, the cases leave out their assertions on
+         * those values and check the rest (round trips, versions, listings).
+         */
+        CONTENT_DIGESTS_AND_SIZES
     }
 
     /** A fresh, empty store; called once before each test. */
@@ -211,7 +220,9 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         assertThat(v.versionId()).isNotBlank().isNotEqualTo("null");
         assertThat(v.eTag()).isNotBlank();
         assertThat(v.size()).isEqualTo(content.length);
-        assertThat(v.sha256()).isEqualTo(Sha256.hex(Sha256.of(content)));
+        if (has(Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(v.sha256()).isEqualTo(Sha256.hex(Sha256.of(content)));
+        }
         assertThat(v.generation()).isPositive();
         try (ObjectRead read = store.get("docs/hello.txt")) {
             assertThat(read.readAllBytes()).isEqualTo(content);
@@ -230,7 +241,9 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         ObjectVersion v = store.put("empty", ObjectContent.ofBytes(new byte[0]));
 
         assertThat(v.size()).isZero();
-        assertThat(v.sha256()).isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        if (has(Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(v.sha256()).isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        }
         try (ObjectRead read = store.get("empty")) {
             assertThat(read.readAllBytes()).isEmpty();
             assertThat(read.version().size()).isZero();
@@ -251,8 +264,10 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         ObjectVersion fromSpooledStream =
                 store.put("spooled", ObjectContent.ofStream(new ByteArrayInputStream(spooled), spooled.length));
 
-        assertThat(fromFile.sha256()).isEqualTo(fromSmallStream.sha256()).isEqualTo(Sha256.hex(Sha256.of(small)));
-        assertThat(fromSpooledStream.sha256()).isEqualTo(Sha256.hex(Sha256.of(spooled)));
+        if (has(Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(fromFile.sha256()).isEqualTo(fromSmallStream.sha256()).isEqualTo(Sha256.hex(Sha256.of(small)));
+            assertThat(fromSpooledStream.sha256()).isEqualTo(Sha256.hex(Sha256.of(spooled)));
+        }
         assertThat(store.get("from-file").readAllBytes()).isEqualTo(small);
         assertThat(store.get("from-stream").readAllBytes()).isEqualTo(small);
         assertThat(store.get("spooled").readAllBytes()).isEqualTo(spooled);
@@ -284,7 +299,9 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         started = System.nanoTime();
 
         assertThat(v.size()).isEqualTo(size);
-        assertThat(v.sha256()).isEqualTo(source.sha256Hex());
+        if (has(Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(v.sha256()).isEqualTo(source.sha256Hex());
+        }
 
         heap.baseline();
         MessageDigest digest = Sha256.newDigest();
@@ -584,7 +601,8 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         assertThat(versions)
                 .filteredOn(e -> e.versionId().equals(v1.versionId()))
                 .first()
-                .satisfies(e -> assertThat(e.size()).isEqualTo(1));
+                .satisfies(
+                        e -> assertThat(e.size()).isEqualTo(has(Behaviour.CONTENT_DIGESTS_AND_SIZES) ? 1 : e.size()));
         assumeFaithfulDeleteMarkers();
         assertThat(versions)
                 .filteredOn(VersionEntry::deleteMarker)
@@ -631,7 +649,9 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
         ObjectVersion restored = store.put("report.csv", ObjectContent.ofBytes(old));
 
         assertThat(old).isEqualTo("a,b\n1,2\n".getBytes(StandardCharsets.UTF_8));
-        assertThat(restored.sha256()).isEqualTo(v1.sha256());
+        if (has(Behaviour.CONTENT_DIGESTS_AND_SIZES)) {
+            assertThat(restored.sha256()).isEqualTo(v1.sha256());
+        }
         assertThat(restored.generation()).isGreaterThan(v1.generation());
         assertThat(store.get("report.csv").readAllBytes()).isEqualTo(old);
         assertThat(store.versions("report.csv")).hasSize(4);
@@ -703,9 +723,20 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
 
         try (ObjectRead read = store.get("tampered");
                 InputStream in = read.stream()) {
-            byte[] head = in.readNBytes(content.length - 1);
-            assertThat(head).isEqualTo(Arrays.copyOf(content, content.length - 1));
-            assertThatThrownBy(in::read).isInstanceOf(IntegrityException.class).hasMessageContaining("tampered");
+            // The bytes before the check are streamed (up to all but the last; a decorator that hands bytes
+            // over in authenticated segments stops before the last segment), never the whole content.
+            java.io.ByteArrayOutputStream handedOver = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[8192];
+            assertThatThrownBy(() -> {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            handedOver.write(buf, 0, n);
+                        }
+                    })
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining("tampered");
+            assertThat(handedOver.size()).isLessThan(content.length);
+            assertThat(handedOver.toByteArray()).isEqualTo(Arrays.copyOf(content, handedOver.size()));
         }
     }
 

@@ -3,6 +3,7 @@ package dev.ballast.storage.crypto;
 import dev.ballast.storage.EncryptionKeyException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
@@ -11,6 +12,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.PresignRequest;
 import dev.ballast.storage.object.PresignedRequest;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.VersionEntry;
@@ -23,6 +25,7 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -61,13 +64,28 @@ import javax.crypto.SecretKey;
  * The {@link ObjectVersion} that {@code put}, {@code get} and {@code head} return carries the plaintext's
  * size; its {@code sha256} is the store's, the SHA-256 of the stored (encrypted) bytes, which the store
  * records and verifies on every read as for any object. No digest of the plaintext is stored anywhere:
- * it would let whoever holds the store confirm a guessed plaintext. {@link #versions}, {@link #list} and
- * {@link #listVersions} are the store's, with the stored sizes.
+ * it would let whoever holds the store confirm a guessed plaintext. {@link #versions}, {@link #list},
+ * {@link #listing} and {@link #listVersions} are the store's, with the stored sizes. (The object store
+ * contract's cases that compare a version's SHA-256 or a listed size with the plaintext's are skipped
+ * for this decorator by its declared behaviour {@code CIPHERTEXT_DIGESTS_AND_SIZES}.)
  *
  * <h2>Ranged reads</h2>
- * {@link #getRange(String, ReadOptions, long, long)} decrypts only the segments that hold the range. The
- * store below reads whole objects (ranged reads of the store are another change), so until then it
- * reads the stored bytes from the start up to the range's last segment and closes the rest unread.
+ * {@code get(key, options.withRange(range))} returns the plaintext bytes of the range
+ * ({@link ByteRange#of}, {@link ByteRange#from}, {@link ByteRange#last} are resolved against the
+ * plaintext's size; one starting at or past its end is refused with 416, as the stores refuse theirs).
+ * Over a store with {@link StoreCapabilities.Feature#RANGED_READS} it makes two ranged reads: the
+ * object's head (4 KiB: the envelope and stream header), then exactly the ciphertext of the segments
+ * that hold the range, pinned to the head's version. Each segment is authenticated by its GCM tag before
+ * any of its bytes is handed over, so the read is {@link ObjectRead#verified()}; a damaged segment fails
+ * with {@link IntegrityException} naming it and its plaintext bytes. Over a store without ranged reads
+ * the stored bytes are read from the start up to the range's last segment and the rest closed unread.
+ * Through a last-known-good store, both reads are served from its cached copy while the store is down,
+ * marked degraded.
+ *
+ * <h2>Metadata and server-side encryption</h2>
+ * {@link #put(String, ObjectContent, PutOptions)} passes the {@link PutOptions} to the store below:
+ * {@link dev.ballast.storage.object.ObjectMetadata} is stored in clear, not encrypted (as the S3
+ * encryption clients do), and server-side encryption is applied by the store on top of this one.
  *
  * <p>Thread-safe.
  */
@@ -102,9 +120,19 @@ public final class EncryptedObjectStore implements ObjectStore {
         return encryption;
     }
 
+    /**
+     * The store's capabilities, without presigned URLs (they would bypass the encryption) and with
+     * {@link StoreCapabilities.Feature#RANGED_READS} and {@link StoreCapabilities.Feature#BLOCK_DIGESTS}:
+     * every range is decrypted from its segments, each authenticated by its AES-GCM tag before any of its
+     * bytes is handed over (the unit is the segment, 64 KiB by default, not the stores' 1 MiB SHA-256
+     * block). {@code METADATA} and {@code SSE_*} are the store's: both are passed to it.
+     */
     @Override
     public StoreCapabilities capabilities() {
-        return delegate.capabilities().withPresignedUrls(false);
+        return delegate.capabilities()
+                .withPresignedUrls(false)
+                .withFeatures(
+                        EnumSet.of(StoreCapabilities.Feature.RANGED_READS, StoreCapabilities.Feature.BLOCK_DIGESTS));
     }
 
     @Override
@@ -135,11 +163,53 @@ public final class EncryptedObjectStore implements ObjectStore {
         return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c));
     }
 
+    /**
+     * Encrypts {@code content} and puts it with {@code options}, which the store below applies: its
+     * metadata is stored <b>in clear</b> beside the ciphertext (as the S3 encryption clients store theirs,
+     * readable by whoever can read the bucket's object headers; put nothing secret there) and returned by
+     * {@code get}, {@code head} and version listings; its server-side encryption (SSE-S3, SSE-KMS or SSE-C)
+     * is applied by the store on top, and SSE-C reads need the same key in {@link ReadOptions#customerKey()}.
+     *
+     * @throws dev.ballast.storage.UnsupportedCapabilityException from the store below, before anything is
+     *     written, if it lacks what the options need ({@code METADATA}, {@code SSE_*})
+     */
+    @Override
+    public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        return encrypted(key, content, c -> delegate.put(key, c, options));
+    }
+
+    /** {@link #putIfAbsent(String, ObjectContent)} with {@code options}, as {@link #put(String, ObjectContent, PutOptions)}. */
+    @Override
+    public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        return encrypted(key, content, c -> delegate.putIfAbsent(key, c, options));
+    }
+
+    /** {@link #putIfMatch(String, String, ObjectContent)} with {@code options}, as {@link #put(String, ObjectContent, PutOptions)}. */
+    @Override
+    public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(eTag, "eTag");
+        Objects.requireNonNull(options, "options");
+        return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c, options));
+    }
+
     private ObjectVersion encrypted(String key, ObjectContent content, Function<ObjectContent, ObjectVersion> put) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(content, "content");
         try (Sealed sealed = seal(key, content)) {
-            return plaintextVersion(put.apply(sealed.content), content.length());
+            try {
+                return plaintextVersion(put.apply(sealed.content), content.length());
+            } catch (RuntimeException e) {
+                if (sealed.source instanceof Encrypting encrypting && encrypting.misfit() != null) {
+                    // The store saw a failed read; the caller's content is what was wrong, as a store says.
+                    throw new IllegalArgumentException(
+                            "The content of '" + key + "' must yield exactly its declared length of " + content.length()
+                                    + " bytes but " + encrypting.misfit() + "; nothing was stored",
+                            e);
+                }
+                throw e;
+            }
         }
     }
 
@@ -202,7 +272,14 @@ public final class EncryptedObjectStore implements ObjectStore {
             InputStream source = content instanceof ObjectContent.FileRegion file
                     ? Files.newInputStream(file.file())
                     : ((ObjectContent.Stream) content).stream();
-            Encrypting stream = new Encrypting(envelope, source, format, segmentKey, header, content.length());
+            Encrypting stream = new Encrypting(
+                    envelope,
+                    source,
+                    format,
+                    segmentKey,
+                    header,
+                    content.length(),
+                    content instanceof ObjectContent.Stream);
             return new Sealed(ObjectContent.ofStream(stream, storedLength), stream);
         } catch (IOException e) {
             throw new UncheckedIOException("Encrypting the content of '" + key + "' failed", e);
@@ -216,7 +293,8 @@ public final class EncryptedObjectStore implements ObjectStore {
         return aad;
     }
 
-    private static ObjectVersion plaintextVersion(ObjectVersion stored, long plainSize) {
+    /** {@code stored} with the plaintext's size; its metadata and server-side encryption kept. */
+    static ObjectVersion plaintextVersion(ObjectVersion stored, long plainSize) {
         return new ObjectVersion(
                 stored.key(),
                 stored.versionId(),
@@ -224,7 +302,9 @@ public final class EncryptedObjectStore implements ObjectStore {
                 plainSize,
                 stored.sha256(),
                 stored.generation(),
-                stored.lastModified());
+                stored.lastModified(),
+                stored.metadata(),
+                stored.encryption());
     }
 
     @Override
@@ -233,57 +313,75 @@ public final class EncryptedObjectStore implements ObjectStore {
     }
 
     /**
-     * Reads and decrypts the object; see the class documentation for what is checked.
+     * Reads and decrypts the object, or the plaintext bytes of {@code options.range()}; see the class
+     * documentation for what is checked. A ranged read's {@link ObjectRead#range()} is the plaintext range
+     * served and its {@link ObjectRead#verified()} is true: every byte handed over was authenticated by its
+     * segment's AES-GCM tag.
      *
      * @throws EncryptionKeyException if none of the keys given is the one the object was encrypted under,
      *     or the one with its ID does not unwrap its data key
      * @throws IntegrityException if the object was not encrypted by this decorator, or its stored length
      *     cannot be that of a whole encrypted object (and, from the stream's reads, if a segment fails its
-     *     tag)
+     *     tag, naming the segment and its plaintext bytes)
+     * @throws dev.ballast.storage.RequestRefusedException with status 416 if the range starts at or past
+     *     the end of the plaintext (as the stores answer for their bytes)
      */
     @Override
     public ObjectRead get(String key, ReadOptions options) {
-        Opened opened = open(key, options);
-        long plain = opened.format.plaintextLength(opened.streamLength);
-        return opened.read(0, 0, plain, plain);
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
+        ByteRange range = options.range();
+        if (range != null && delegate.capabilities().has(StoreCapabilities.Feature.RANGED_READS)) {
+            return SegmentRanges.read(delegate, this::unlock, key, options);
+        }
+        ObjectRead read = delegate.get(key, options.withRange(null));
+        Opened opened;
+        try {
+            opened = new Opened(read, unlock(key, read.version(), read.stream()));
+        } catch (RuntimeException e) {
+            read.close();
+            throw e;
+        }
+        long plain = opened.keys.plaintextLength();
+        if (range == null) {
+            return opened.read(0, 0, plain, plain, null);
+        }
+        // The store below reads whole objects only: read its bytes from the start, decrypt from the range's
+        // first segment, and close the rest unread.
+        ByteRange wanted;
+        try {
+            wanted = range.resolve(key, plain);
+        } catch (RuntimeException e) {
+            read.close();
+            throw e;
+        }
+        long first = opened.keys.format().segmentOf(wanted.offset());
+        return opened.read(
+                first, wanted.offset() - opened.keys.format().plainStart(first), wanted.length(), plain, wanted);
     }
 
     /**
-     * Reads {@code length} bytes of the object's plaintext from {@code offset} (fewer when the object ends
-     * first), decrypting only the segments that hold them; each is authenticated before any of its bytes
-     * is handed over. The returned read's {@code version().size()} is the whole object's plaintext size.
-     * Not cached by a last-known-good store below (a partly read object is never kept), but served from its
-     * copy when it holds one and the store is unavailable.
+     * {@code length} bytes of the object's plaintext from {@code offset} (fewer when the object ends
+     * first): {@code get(key, options.withRange(ByteRange.of(offset, length)))}.
      *
-     * @param offset the first plaintext byte, 0 to the object's size
-     * @param length how many bytes at most, 0 or more
-     * @throws IllegalArgumentException if {@code offset} is negative or beyond the object's size, or
-     *     {@code length} is negative
+     * @param offset the first plaintext byte, 0 or more and before the object's end
+     * @param length how many bytes at most, 1 or more
+     * @throws IllegalArgumentException if {@code offset} is negative or {@code length} below 1
+     * @throws dev.ballast.storage.RequestRefusedException with status 416 if {@code offset} is at or past
+     *     the end of the plaintext
      * @throws EncryptionKeyException as {@link #get(String, ReadOptions)}
      */
     public ObjectRead getRange(String key, ReadOptions options, long offset, long length) {
-        if (offset < 0 || length < 0) {
-            throw new IllegalArgumentException(
-                    "offset and length must be >= 0 but were " + offset + " and " + length + " for '" + key + "'");
-        }
-        Opened opened = open(key, options);
-        long plain = opened.format.plaintextLength(opened.streamLength);
-        if (offset > plain) {
-            opened.read.close();
-            throw new IllegalArgumentException("offset " + offset + " is beyond the " + plain + " bytes of object '"
-                    + key + "' version " + opened.read.version().versionId());
-        }
-        long first = opened.format.segmentOf(Math.min(offset, Math.max(0, plain - 1)));
-        return opened.read(first, offset - opened.format.plainStart(first), Math.min(length, plain - offset), plain);
+        return get(key, options.withRange(ByteRange.of(offset, length)));
     }
 
-    /** A stored object whose envelope and stream header were read and whose key was unwrapped. */
-    private record Opened(
-            ObjectRead read, StreamFormat format, SecretKey segmentKey, byte[] header, long streamLength) {
+    /** A whole stored object being read, its envelope and stream header read and its key unwrapped. */
+    private record Opened(ObjectRead read, Unlocked keys) {
 
         /** The plaintext of segments from {@code first} on, {@code skip} bytes into it, {@code length} bytes. */
-        ObjectRead read(long first, long skip, long length, long plainSize) {
+        ObjectRead read(long first, long skip, long length, long plainSize, ByteRange range) {
             InputStream in = read.stream();
+            StreamFormat format = keys.format();
             try {
                 in.skipNBytes(format.cipherStart(first) - StreamFormat.HEADER_BYTES);
             } catch (IOException e) {
@@ -295,9 +393,9 @@ public final class EncryptedObjectStore implements ObjectStore {
             Decrypting plain = new Decrypting(
                     in,
                     format,
-                    segmentKey,
-                    header,
-                    streamLength,
+                    keys.segmentKey(),
+                    keys.header(),
+                    keys.streamLength(),
                     first,
                     skip,
                     length,
@@ -309,23 +407,18 @@ public final class EncryptedObjectStore implements ObjectStore {
                     read.source(),
                     read.freshness(),
                     read.age(),
-                    read.degradedReason().orElse(null));
+                    read.degradedReason().orElse(null),
+                    range,
+                    true);
         }
     }
 
-    private Opened open(String key, ReadOptions options) {
-        ObjectRead read = delegate.get(key, options);
-        try {
-            return opened(key, read);
-        } catch (RuntimeException e) {
-            read.close();
-            throw e;
-        }
-    }
-
-    private Opened opened(String key, ObjectRead read) {
-        ObjectVersion version = read.version();
-        InputStream in = read.stream();
+    /**
+     * Reads the envelope and the stream header from {@code in}, positioned at the start of the stored
+     * object {@code version} (its whole stored size), and unwraps the data key; {@code in} is left at the
+     * first segment's ciphertext.
+     */
+    Unlocked unlock(String key, ObjectVersion version, InputStream in) {
         Envelope.Read envelope;
         try {
             envelope = Envelope.read(in);
@@ -376,7 +469,7 @@ public final class EncryptedObjectStore implements ObjectStore {
                         key, "Object '" + key + "' version " + version.versionId() + " ends inside its stream header");
             }
             SecretKey segmentKey = StreamFormat.segmentKey(dataKey, header, associatedData(envelope.bytes(), key));
-            return new Opened(read, format, segmentKey, header, streamLength);
+            return new Unlocked(envelope.bytes().length, format, segmentKey, header, streamLength);
         } catch (GeneralSecurityException e) {
             throw new IntegrityException(
                     key,
@@ -403,12 +496,17 @@ public final class EncryptedObjectStore implements ObjectStore {
     }
 
     /**
-     * The version as {@link #get(String, ReadOptions)} reads it (its plaintext size): the envelope is read,
-     * and the key checked, with one GET.
+     * The version as {@link #get(String, ReadOptions)} reads it (its plaintext size, its metadata): the
+     * envelope is read, and the key checked, with one ranged GET of the object's head (a whole-object GET
+     * where the store below lacks {@link StoreCapabilities.Feature#RANGED_READS}).
      */
     @Override
     public ObjectVersion head(String key, String versionId) {
-        try (ObjectRead read = get(key, ReadOptions.version(versionId).withAllowCache(false))) {
+        ReadOptions options = ReadOptions.version(versionId).withAllowCache(false);
+        if (delegate.capabilities().has(StoreCapabilities.Feature.RANGED_READS)) {
+            return SegmentRanges.version(delegate, this::unlock, key, options);
+        }
+        try (ObjectRead read = get(key, options)) {
             return read.version();
         }
     }

@@ -22,8 +22,26 @@ final class Encrypting extends InputStream {
     private int pos;
     private long index;
     private long plainRead;
+    private String misfit;
+    private final boolean exact;
 
     Encrypting(byte[] prefix, InputStream source, StreamFormat format, SecretKey key, byte[] header, long plainLength) {
+        this(prefix, source, format, key, header, plainLength, false);
+    }
+
+    /**
+     * @param exact whether a source with more bytes than {@code plainLength} fails (a stream must yield
+     *     exactly its declared length; a file may have grown, and its first bytes are stored)
+     */
+    Encrypting(
+            byte[] prefix,
+            InputStream source,
+            StreamFormat format,
+            SecretKey key,
+            byte[] header,
+            long plainLength,
+            boolean exact) {
+        this.exact = exact;
         this.source = source;
         this.format = format;
         this.key = key;
@@ -76,8 +94,13 @@ final class Encrypting extends InputStream {
                 (int) (last ? plainLength - plainRead : (index == 0 ? format.firstPlainSegment : format.plainSegment));
         byte[] plain = source.readNBytes(size);
         if (plain.length != size) {
+            misfit = "ended after " + (plainRead + plain.length) + " bytes";
             throw new IOException("the content ended after " + (plainRead + plain.length) + " of the " + plainLength
                     + " bytes announced");
+        }
+        if (last && exact && source.read() >= 0) {
+            misfit = "had more";
+            throw new IOException("the content had more than the " + plainLength + " bytes announced");
         }
         plainRead += size;
         try {
@@ -95,6 +118,14 @@ final class Encrypting extends InputStream {
         } catch (GeneralSecurityException e) {
             throw new IOException("AES-GCM encryption failed", e);
         }
+    }
+
+    /**
+     * How the source missed its announced length ("ended after N bytes", "had more"), or null when it has
+     * not (yet).
+     */
+    String misfit() {
+        return misfit;
     }
 
     @Override

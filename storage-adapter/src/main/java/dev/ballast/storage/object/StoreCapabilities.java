@@ -42,7 +42,9 @@ public record StoreCapabilities(
         RANGED_READS,
         /**
          * A SHA-256 of every 1 MiB block (1,048,576 bytes) is recorded at write time, so a range of a
-         * version written by this store is verified.
+         * version written by this store is verified. Client-side encryption
+         * ({@code dev.ballast.storage.crypto.EncryptedObjectStore}) declares it too: its ranges are
+         * authenticated by the AES-GCM tag of every segment (64 KiB by default), recorded at write time.
          */
         BLOCK_DIGESTS,
         /** {@link ObjectMetadata} given on put is kept and returned. */

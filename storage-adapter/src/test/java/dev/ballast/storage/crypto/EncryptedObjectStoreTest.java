@@ -7,15 +7,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.crypto.tink.subtle.AesGcmHkdfStreaming;
 import dev.ballast.storage.EncryptionKeyException;
 import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.Source;
+import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.FakeTime;
 import dev.ballast.testkit.LeakCheck;
@@ -206,7 +209,18 @@ class EncryptedObjectStoreTest {
 
     @Test
     void rangedReadsDecryptOnlyTheSegmentsThatHoldThem() {
-        FakeObjectStore store = new FakeObjectStore();
+        rangesOfEverySizeReadBack(new FakeObjectStore());
+    }
+
+    @Test
+    void overAStoreWithoutRangedReadsRangesAreReadFromTheStartAndStillServed() {
+        FakeObjectStore store = new FakeObjectStore(new StoreCapabilities(null, "fake", true, true, true));
+        assertThat(store.capabilities().has(StoreCapabilities.Feature.RANGED_READS))
+                .isFalse();
+        rangesOfEverySizeReadBack(store);
+    }
+
+    private static void rangesOfEverySizeReadBack(FakeObjectStore store) {
         EncryptedObjectStore objects = EncryptedObjectStore.wrap(
                 store,
                 ClientSideEncryption.builder(KeyWrapper.aesKeyWrap("k1", aesKey(1)))
@@ -220,31 +234,45 @@ class EncryptedObjectStoreTest {
             assertThat(read(objects.get("doc")))
                     .as("whole object of %d bytes", size)
                     .isEqualTo(plain);
-            for (long[] r : new long[][] {
-                {0, size},
-                {0, 1},
-                {first - 1, 2},
-                {first, later},
-                {size / 2, size},
-                {size, 10},
-                {Math.max(0, size - 1), 1}
+            for (ByteRange r : new ByteRange[] {
+                ByteRange.of(0, Math.max(1, size)),
+                ByteRange.of(0, 1),
+                ByteRange.of(Math.max(0, first - 1), 2),
+                ByteRange.of(first, later),
+                ByteRange.of(size / 2, Math.max(1, size)),
+                ByteRange.from(Math.max(0, size - 1)),
+                ByteRange.last(later + 3),
+                ByteRange.of(size, 10)
             }) {
-                if (r[0] > size) {
+                if (size == 0 || r.offset() >= size) {
+                    assertThatThrownBy(() ->
+                                    objects.get("doc", ReadOptions.latest().withRange(r)))
+                            .as("range %s of %d bytes", r, size)
+                            .isInstanceOfSatisfying(
+                                    RequestRefusedException.class,
+                                    e -> assertThat(e.statusCode()).isEqualTo(416));
                     continue;
                 }
-                int from = (int) r[0];
-                int to = (int) Math.min(r[0] + r[1], size);
-                try (ObjectRead range = objects.getRange("doc", ReadOptions.latest(), r[0], r[1])) {
+                ByteRange served = r.resolve("doc", size);
+                try (ObjectRead range = objects.get("doc", ReadOptions.latest().withRange(r))) {
                     assertThat(range.version().size()).isEqualTo(size);
+                    assertThat(range.range()).contains(served);
+                    assertThat(range.verified()).isTrue();
                     assertThat(range.readAllBytes())
-                            .as("range %d+%d of %d bytes", r[0], r[1], size)
-                            .isEqualTo(Arrays.copyOfRange(plain, from, to));
+                            .as("range %s of %d bytes", r, size)
+                            .isEqualTo(Arrays.copyOfRange(
+                                    plain, (int) served.offset(), (int) (served.offset() + served.length())));
                 }
             }
         }
-        assertThatThrownBy(() -> objects.getRange("doc", ReadOptions.latest(), 50_001, 1))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("offset 50001 is beyond the 50000 bytes of object 'doc'");
+        try (ObjectRead range = objects.getRange("doc", ReadOptions.latest(), 49_990, 100)) {
+            assertThat(range.readAllBytes()).isEqualTo(Arrays.copyOfRange(document(50_000), 49_990, 50_000));
+        }
+        assertThatThrownBy(() -> objects.getRange("doc", ReadOptions.latest(), 50_000, 1))
+                .isInstanceOfSatisfying(
+                        RequestRefusedException.class,
+                        e -> assertThat(e.statusCode()).isEqualTo(416))
+                .hasMessageContaining("the object has 50000 bytes");
         assertThat(store.openReads()).isZero();
     }
 

@@ -98,6 +98,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
             case FAITHFUL_DELETE_MARKERS -> backend().has(Feature.FAITHFUL_DELETE_MARKERS);
             case OBJECTS_OUTSIDE_TEST_HEAP -> backend().has(Feature.OBJECTS_OUTSIDE_TEST_HEAP);
             case PAGED_DELIMITER_LISTINGS -> backend().has(Feature.PAGED_DELIMITER_LISTINGS);
+            case CONTENT_DIGESTS_AND_SIZES -> true; // S3 stores the bytes put: their SHA-256, their sizes
         };
     }
 
