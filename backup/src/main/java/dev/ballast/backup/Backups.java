@@ -212,6 +212,25 @@ public final class Backups {
                 r.elapsed());
     }
 
+    /** Refuses a target that exists and is not a directory, or that cannot be created under what exists. */
+    private static void checkRestoreTarget(Path target) {
+        if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "'" + target + "' exists and is not a directory; pass a directory to restore into.");
+        }
+        Path existing = target.toAbsolutePath();
+        while (existing != null && !Files.exists(existing, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            existing = existing.getParent();
+        }
+        if (existing != null && !Files.isDirectory(existing)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "'" + target + "' cannot be created because '" + existing
+                            + "' is not a directory; pass a directory to restore into.");
+        }
+    }
+
     /** Restores all of the newest intact backup of {@code name} into {@code target}. */
     public RestoreResult restore(String name, Path target) {
         return restore(name, target, RestoreOptions.latest());
@@ -231,6 +250,7 @@ public final class Backups {
      */
     public RestoreResult restore(String name, Path target, RestoreOptions options) {
         String n = Manifests.checkExistingName(name);
+        checkRestoreTarget(target);
         RestoreSelection selection = new RestoreSelection(
                 options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
         Manifests.Versioned chosen =

@@ -96,7 +96,8 @@ public abstract class ObjectStoreFeatureCases {
             ByteRange.of(BLOCK, BLOCK), // exactly one block
             ByteRange.from(3L * BLOCK), // the short last block
             ByteRange.last(50),
-            ByteRange.of(all.length - 3, 100) // cut at the end, as HTTP does
+            ByteRange.of(all.length - 3, 100), // cut at the end, as HTTP does
+            ByteRange.of(BLOCK + 6, Long.MAX_VALUE) // a last byte past Long.MAX_VALUE: to the end too
         };
         ByteRange[] served = {
             ByteRange.of(0, 10),
@@ -104,7 +105,8 @@ public abstract class ObjectStoreFeatureCases {
             ByteRange.of(BLOCK, BLOCK),
             ByteRange.of(3L * BLOCK, 1234),
             ByteRange.of(all.length - 50, 50),
-            ByteRange.of(all.length - 3, 3)
+            ByteRange.of(all.length - 3, 3),
+            ByteRange.of(BLOCK + 6, all.length - BLOCK - 6)
         };
         for (int i = 0; i < asked.length; i++) {
             try (ObjectRead read =

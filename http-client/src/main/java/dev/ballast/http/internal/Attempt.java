@@ -319,6 +319,14 @@ final class Attempt<T>
             AttemptTimeout t = new AttemptTimeout(deadlineNanos(), this);
             pushed = t;
             pipeline.timer.arm(t);
+            if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
+                // The body ended (disarm()) or the bound fired between the decision and this push: disarm()
+                // read pushed before it was set, so this entry is withdrawn here. Left pending, it would keep
+                // the timer's thread, and a close() waiting for it, until its deadline; forever under a
+                // ticker that stands still. (pushed and BOUND are both volatile: one side sees the other.)
+                t.disarm();
+                t.attempt = null;
+            }
         }
     }
 

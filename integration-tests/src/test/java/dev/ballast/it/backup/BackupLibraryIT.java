@@ -215,6 +215,13 @@ class BackupLibraryIT {
             assertThatThrownBy(() -> backups.restore("no-such-backup", dir.resolve("none")))
                     .isInstanceOfSatisfying(
                             BackupException.class, e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.NOT_FOUND));
+            Path aFile = Files.writeString(dir.resolve("a-file"), "in the way");
+            assertThatThrownBy(() -> backups.restore("docs", aFile))
+                    .isInstanceOfSatisfying(
+                            BackupException.class,
+                            e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.INVALID_INPUT))
+                    .hasMessage("'" + aFile + "' exists and is not a directory; pass a directory to restore into.");
+            assertThat(Files.readString(aFile)).isEqualTo("in the way");
             assertThat(first.notices).isEmpty();
         }
     }

@@ -76,8 +76,10 @@ final class LiveReads {
      * Runs {@code read} on another thread and returns its answer if it comes within the deadline.
      *
      * @throws StorageUnavailableException if it did not (outcome unknown: the request may have been
-     *     sent), if too many reads already wait (outcome known: nothing was sent), or if the caller was
-     *     interrupted while waiting (its interrupt status is kept)
+     *     sent), or if too many reads already wait (outcome known: nothing was sent)
+     * @throws java.io.UncheckedIOException with an {@link java.io.InterruptedIOException} if the caller
+     *     was interrupted while waiting (its interrupt status is kept): a cancellation, which no cached
+     *     copy answers
      */
     ObjectRead get(String key, Supplier<ObjectRead> read) {
         Waiting waiting = new Waiting(read);
@@ -122,6 +124,15 @@ final class LiveReads {
             MDC.clear();
         } else {
             MDC.setContextMap(context);
+        }
+    }
+
+    /** {@code d} in nanoseconds, {@link Long#MAX_VALUE} for a duration too long to count in them. */
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
         }
     }
 
@@ -171,10 +182,11 @@ final class LiveReads {
         }
 
         synchronized ObjectRead await(String key) {
-            long end = System.nanoTime() + deadline.toNanos();
+            long start = System.nanoTime();
+            long bound = saturatedNanos(deadline);
             try {
                 while (!done) {
-                    long left = end - System.nanoTime();
+                    long left = bound - (System.nanoTime() - start);
                     if (left <= 0) {
                         abandoned = true;
                         throw new StorageUnavailableException(
@@ -187,10 +199,13 @@ final class LiveReads {
                     TimeUnit.NANOSECONDS.timedWait(this, left);
                 }
             } catch (InterruptedException e) {
+                // The caller was cancelled, not the store: no fallback, and nothing counted against the store.
                 abandoned = true;
                 Thread.currentThread().interrupt();
-                throw new StorageUnavailableException(
-                        key, "Interrupted while waiting for " + dependency + " to answer the GET of '" + key + "'", e);
+                java.io.InterruptedIOException interrupted = new java.io.InterruptedIOException(
+                        "Interrupted while waiting for " + dependency + " to answer the GET of '" + key + "'");
+                interrupted.initCause(e);
+                throw new java.io.UncheckedIOException(interrupted);
             }
             if (failure instanceof Error error) {
                 throw error;

@@ -12,15 +12,24 @@ import dev.ballast.storage.RequestRefusedException;
  * ({@link RequestRefusedException} with status 416 and error code {@code InvalidRange}, as S3 answers). Immutable.
  *
  * @param offset the first byte, at least 0; {@code -1} for a suffix range ({@link #last})
- * @param length how many bytes, at least 1; {@code -1} for "to the end" ({@link #from})
+ * @param length how many bytes, at least 1; {@code -1} for "to the end" ({@link #from}). A range
+ *     reaching past byte 2<sup>62</sup> (4 EiB, beyond any object a store holds) reaches past the end
+ *     of every object, and is kept as {@code -1}: to the end, so that no store's arithmetic on its last
+ *     byte overflows
  */
 public record ByteRange(long offset, long length) {
+
+    /** 2<sup>62</sup> bytes: a range reaching past this offset runs to the end of any object. */
+    private static final long BEYOND_ANY_OBJECT = 1L << 62;
 
     public ByteRange {
         if (offset < -1 || length < -1 || length == 0 || (offset == -1 && length == -1)) {
             throw new IllegalArgumentException("A byte range needs an offset of at least 0 and a length of at least 1"
                     + " (or one of them -1: a suffix or an open end), but was offset=" + offset + " length="
                     + length);
+        }
+        if (offset >= 0 && length > 0 && length > BEYOND_ANY_OBJECT - offset) {
+            length = -1; // past any object's end, and near overflowing: the range runs to the end
         }
     }
 

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * {@code Content-Encoding: gzip} object reads back as the gzip bytes written). Immutable.
  *
  * <p>Rules, the same on every store so that a put accepted by one is accepted by all: header values
- * and user metadata values are printable US-ASCII (0x20 to 0x7E), at most 1,024 characters each; user
+ * and user metadata values are 1 to 1,024 printable US-ASCII characters (0x20 to 0x7E), not starting
+ * or ending with a space (HTTP trims those, so S3 would return the value changed); user
  * metadata keys are 1 to 128 characters of lowercase {@code a-z}, {@code 0-9}, {@code -} and
  * {@code _} (S3 lowercases keys; {@code ballast-} keys are Ballast's own and refused), and keys and
  * values of the user metadata take at most 1,536 bytes in all (S3 allows 2 KiB of user metadata per
@@ -110,9 +111,16 @@ public record ObjectMetadata(
         if (value == null) {
             return;
         }
-        if (value.length() > 1024 || !value.chars().allMatch(c -> c >= 0x20 && c <= 0x7e)) {
+        if (value.isEmpty()
+                || value.length() > 1024
+                || !value.chars().allMatch(c -> c >= 0x20 && c <= 0x7e)
+                || value.charAt(0) == ' '
+                || value.charAt(value.length() - 1) == ' ') {
+            // HTTP trims a header value's outer spaces and S3 drops an empty one (RFC 9110 section 5.5), so
+            // such a value would come back from S3 unlike the local store: refused on every store alike.
             throw new IllegalArgumentException("The " + what + " value '" + abbreviate(value)
-                    + "' is not accepted: use at most 1,024 printable US-ASCII characters (0x20 to 0x7E)");
+                    + "' is not accepted: use 1 to 1,024 printable US-ASCII characters (0x20 to 0x7E), not"
+                    + " starting or ending with a space (leave it unset for none)");
         }
     }
 

@@ -122,6 +122,35 @@ class ReadDeadlineTest {
     }
 
     @Test
+    void anInterruptedCallerIsCancelledNotServedTheCachedCopyAsIfTheStoreHadFailed() {
+        LastKnownGoodStore objects = cache(LastKnownGoodConfig.builder().readDeadline(Duration.ofSeconds(20)));
+        store.hang();
+
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> objects.get("k"))
+                    .isInstanceOf(java.io.UncheckedIOException.class)
+                    .hasCauseInstanceOf(java.io.InterruptedIOException.class)
+                    .hasMessageContaining("Interrupted while waiting");
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(objects.counters().degradedReads()).isZero();
+    }
+
+    @Test
+    void aDeadlineTooLongToCountInNanosecondsMeansWaitingForTheStore() {
+        LastKnownGoodStore objects =
+                cache(LastKnownGoodConfig.builder().readDeadline(Duration.ofSeconds(Long.MAX_VALUE)));
+
+        try (ObjectRead read = objects.get("k")) {
+            assertThat(read.source()).isEqualTo(Source.LIVE);
+            assertThat(new String(read.readAllBytes(), UTF_8)).isEqualTo("v1");
+        }
+    }
+
+    @Test
     void aStoreThatAnswersWithinTheDeadlineIsReadLive() {
         LastKnownGoodStore objects = cache(LastKnownGoodConfig.builder().readDeadline(Duration.ofSeconds(20)));
 
