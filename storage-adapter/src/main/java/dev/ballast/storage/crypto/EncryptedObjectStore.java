@@ -89,6 +89,15 @@ import javax.crypto.SecretKey;
  * {@link dev.ballast.storage.object.ObjectMetadata} is stored in clear, not encrypted (as the S3
  * encryption clients do), and server-side encryption is applied by the store on top of this one.
  *
+ * <h2>The mark</h2>
+ * Every put (but {@code putAsync}, which takes no options) adds Ballast's reserved user metadata entry
+ * {@code ballast-cse} ({@code BCE1/<scheme>/<key ID>}) when the store below has
+ * {@link StoreCapabilities.Feature#METADATA}, so that a plain read of the object (a
+ * {@code LastKnownGoodStore}, what a facade without client-side encryption returns) refuses it with
+ * {@link EncryptionKeyException} instead of handing over ciphertext. Reads through this decorator ask
+ * the store below with {@link ReadOptions#rawCiphertext()} and never show the mark in the metadata
+ * they return.
+ *
  * <p>Thread-safe.
  */
 public final class EncryptedObjectStore implements ObjectStore {
@@ -542,7 +551,24 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public List<VersionEntry> versions(String key) {
-        return delegate.versions(key);
+        return shown(delegate.versions(key));
+    }
+
+    /** The entries with their metadata as a caller sees it: without the client-side encryption mark. */
+    private static List<VersionEntry> shown(List<VersionEntry> entries) {
+        return entries.stream()
+                .map(e -> e.metadata() == null
+                        ? e
+                        : new VersionEntry(
+                                e.key(),
+                                e.versionId(),
+                                e.eTag(),
+                                e.size(),
+                                e.lastModified(),
+                                e.latest(),
+                                e.deleteMarker(),
+                                ReservedMetadata.without(e.metadata())))
+                .toList();
     }
 
     @Override
@@ -576,7 +602,7 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public List<VersionEntry> listVersions(String prefix) {
-        return delegate.listVersions(prefix);
+        return shown(delegate.listVersions(prefix));
     }
 
     @Override
