@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
  * An object encrypted client-side ({@code dev.ballast.storage.crypto.EncryptedObjectStore}) cannot be
  * decrypted with the keys given: none of them has the ID its envelope records (a missing key), or the
  * one that has it does not unwrap its data key (a wrong key under that ID, or a damaged envelope).
- * Nothing of the object is handed to the caller. Not retryable: the same keys fail the same way.
+ * Also thrown by a plain read ({@code LastKnownGoodStore}, a facade without client-side encryption) of
+ * an object written encrypted: it names the key ID to build the facade's encryption with. Nothing of
+ * the object is handed to the caller. Not retryable: the same keys fail the same way.
  */
 public final class EncryptionKeyException extends StorageException {
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
 package dev.ballast.storage.cache;
 
+import dev.ballast.storage.EncryptionKeyException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.ObservedObjectStore;
@@ -8,6 +9,7 @@ import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageListener;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.cache.Entries.Entry;
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.internal.Sha256;
 import dev.ballast.storage.object.Freshness;
 import dev.ballast.storage.object.ObjectContent;
@@ -22,6 +24,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -335,10 +339,49 @@ public final class LastKnownGoodStore implements ObjectStore {
         return get(key, ReadOptions.latest());
     }
 
+    /**
+     * Reads the object, from the store or, when it is unavailable, from the last-known-good copy (marked).
+     *
+     * <p>A version written through client-side encryption ({@link
+     * dev.ballast.storage.crypto.EncryptedObjectStore}, marked so in its metadata) is refused unless
+     * {@link ReadOptions#rawCiphertext()} is set: its bytes are ciphertext, never the content. The
+     * encrypting decorator sets it on its own reads.
+     *
+     * @throws EncryptionKeyException if the version was encrypted client-side and {@code rawCiphertext}
+     *     is false; its message names the key ID to build the facade's {@code clientSideEncryption(...)}
+     *     with
+     */
     @Override
     public ObjectRead get(String key, ReadOptions options) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(options, "options");
+        ObjectRead read = read(key, options);
+        if (!options.rawCiphertext()) {
+            String mark = read.version().metadata().user().get(ReservedMetadata.CLIENT_SIDE_ENCRYPTION);
+            if (mark != null) {
+                read.close();
+                throw encrypted(read.version(), mark);
+            }
+        }
+        return read;
+    }
+
+    /** The refusal of a plain read of a client-side encrypted version, naming its key. */
+    private static EncryptionKeyException encrypted(ObjectVersion version, String mark) {
+        String[] parts = mark.split("/", 3);
+        String keyId = parts.length == 3 ? URLDecoder.decode(parts[2], StandardCharsets.UTF_8) : mark;
+        return new EncryptionKeyException(
+                version.key(),
+                keyId,
+                "Object '" + version.key() + "' version " + version.versionId()
+                        + " was written with client-side encryption under key '" + keyId
+                        + "' and reads here as ciphertext only: build the facade with clientSideEncryption(...)"
+                        + " holding key '" + keyId + "' (or read with ReadOptions.withRawCiphertext(true) for"
+                        + " the stored ciphertext)",
+                null);
+    }
+
+    private ObjectRead read(String key, ReadOptions options) {
         long epoch = writeEpoch.get();
         ObjectRead live;
         try {

@@ -3,6 +3,7 @@ package dev.ballast.storage.crypto;
 import dev.ballast.storage.EncryptionKeyException;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ListRequest;
@@ -19,6 +20,7 @@ import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
@@ -87,6 +89,15 @@ import javax.crypto.SecretKey;
  * {@link dev.ballast.storage.object.ObjectMetadata} is stored in clear, not encrypted (as the S3
  * encryption clients do), and server-side encryption is applied by the store on top of this one.
  *
+ * <h2>The mark</h2>
+ * Every put (but {@code putAsync}, which takes no options) adds Ballast's reserved user metadata entry
+ * {@code ballast-cse} ({@code BCE1/<scheme>/<key ID>}) when the store below has
+ * {@link StoreCapabilities.Feature#METADATA}, so that a plain read of the object (a
+ * {@code LastKnownGoodStore}, what a facade without client-side encryption returns) refuses it with
+ * {@link EncryptionKeyException} instead of handing over ciphertext. Reads through this decorator ask
+ * the store below with {@link ReadOptions#rawCiphertext()} and never show the mark in the metadata
+ * they return.
+ *
  * <p>Thread-safe.
  */
 public final class EncryptedObjectStore implements ObjectStore {
@@ -142,7 +153,7 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public ObjectVersion put(String key, ObjectContent content) {
-        return encrypted(key, content, c -> delegate.put(key, c));
+        return encrypted(key, content, c -> delegate.put(key, c, marked(PutOptions.defaults())));
     }
 
     @Override
@@ -154,13 +165,13 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content) {
-        return encrypted(key, content, c -> delegate.putIfAbsent(key, c));
+        return encrypted(key, content, c -> delegate.putIfAbsent(key, c, marked(PutOptions.defaults())));
     }
 
     @Override
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content) {
         Objects.requireNonNull(eTag, "eTag");
-        return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c));
+        return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c, marked(PutOptions.defaults())));
     }
 
     /**
@@ -176,14 +187,14 @@ public final class EncryptedObjectStore implements ObjectStore {
     @Override
     public ObjectVersion put(String key, ObjectContent content, PutOptions options) {
         Objects.requireNonNull(options, "options");
-        return encrypted(key, content, c -> delegate.put(key, c, options));
+        return encrypted(key, content, c -> delegate.put(key, c, marked(options)));
     }
 
     /** {@link #putIfAbsent(String, ObjectContent)} with {@code options}, as {@link #put(String, ObjectContent, PutOptions)}. */
     @Override
     public ObjectVersion putIfAbsent(String key, ObjectContent content, PutOptions options) {
         Objects.requireNonNull(options, "options");
-        return encrypted(key, content, c -> delegate.putIfAbsent(key, c, options));
+        return encrypted(key, content, c -> delegate.putIfAbsent(key, c, marked(options)));
     }
 
     /** {@link #putIfMatch(String, String, ObjectContent)} with {@code options}, as {@link #put(String, ObjectContent, PutOptions)}. */
@@ -191,7 +202,29 @@ public final class EncryptedObjectStore implements ObjectStore {
     public ObjectVersion putIfMatch(String key, String eTag, ObjectContent content, PutOptions options) {
         Objects.requireNonNull(eTag, "eTag");
         Objects.requireNonNull(options, "options");
-        return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c, options));
+        return encrypted(key, content, c -> delegate.putIfMatch(key, eTag, c, marked(options)));
+    }
+
+    /**
+     * {@code options} with the client-side encryption mark ({@value ReservedMetadata#CLIENT_SIDE_ENCRYPTION}:
+     * the envelope format and the current key's scheme and ID) in its metadata, so that a plain read of
+     * the object can refuse it; unchanged over a store without {@code METADATA}, which cannot carry it.
+     */
+    private PutOptions marked(PutOptions options) {
+        if (!delegate.capabilities().has(StoreCapabilities.Feature.METADATA)) {
+            return options;
+        }
+        return options.withMetadata(ReservedMetadata.with(
+                options.metadata(), ReservedMetadata.CLIENT_SIDE_ENCRYPTION, mark(encryption.current())));
+    }
+
+    /** {@code BCE1/<scheme>/<key ID>}, the key ID percent-encoded (printable ASCII) and cut to 200 characters. */
+    static String mark(KeyWrapper wrapper) {
+        String id = URLEncoder.encode(wrapper.keyId(), StandardCharsets.UTF_8);
+        if (id.length() > 200) {
+            id = id.substring(0, 197) + "...";
+        }
+        return "BCE1/" + URLEncoder.encode(wrapper.scheme(), StandardCharsets.UTF_8) + "/" + id;
     }
 
     private ObjectVersion encrypted(String key, ObjectContent content, Function<ObjectContent, ObjectVersion> put) {
@@ -293,7 +326,10 @@ public final class EncryptedObjectStore implements ObjectStore {
         return aad;
     }
 
-    /** {@code stored} with the plaintext's size; its metadata and server-side encryption kept. */
+    /**
+     * {@code stored} with the plaintext's size; its metadata (without Ballast's own entries, such as the
+     * client-side encryption mark) and server-side encryption kept.
+     */
     static ObjectVersion plaintextVersion(ObjectVersion stored, long plainSize) {
         return new ObjectVersion(
                 stored.key(),
@@ -303,7 +339,7 @@ public final class EncryptedObjectStore implements ObjectStore {
                 stored.sha256(),
                 stored.generation(),
                 stored.lastModified(),
-                stored.metadata(),
+                ReservedMetadata.without(stored.metadata()),
                 stored.encryption());
     }
 
@@ -330,6 +366,7 @@ public final class EncryptedObjectStore implements ObjectStore {
     public ObjectRead get(String key, ReadOptions options) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(options, "options");
+        options = options.withRawCiphertext(true); // the store below hands over the ciphertext to decrypt
         ByteRange range = options.range();
         if (range != null && delegate.capabilities().has(StoreCapabilities.Feature.RANGED_READS)) {
             return SegmentRanges.read(delegate, this::unlock, key, options);
@@ -502,7 +539,8 @@ public final class EncryptedObjectStore implements ObjectStore {
      */
     @Override
     public ObjectVersion head(String key, String versionId) {
-        ReadOptions options = ReadOptions.version(versionId).withAllowCache(false);
+        ReadOptions options =
+                ReadOptions.version(versionId).withAllowCache(false).withRawCiphertext(true);
         if (delegate.capabilities().has(StoreCapabilities.Feature.RANGED_READS)) {
             return SegmentRanges.version(delegate, this::unlock, key, options);
         }
@@ -513,7 +551,24 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public List<VersionEntry> versions(String key) {
-        return delegate.versions(key);
+        return shown(delegate.versions(key));
+    }
+
+    /** The entries with their metadata as a caller sees it: without the client-side encryption mark. */
+    private static List<VersionEntry> shown(List<VersionEntry> entries) {
+        return entries.stream()
+                .map(e -> e.metadata() == null
+                        ? e
+                        : new VersionEntry(
+                                e.key(),
+                                e.versionId(),
+                                e.eTag(),
+                                e.size(),
+                                e.lastModified(),
+                                e.latest(),
+                                e.deleteMarker(),
+                                ReservedMetadata.without(e.metadata())))
+                .toList();
     }
 
     @Override
@@ -547,7 +602,7 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public List<VersionEntry> listVersions(String prefix) {
-        return delegate.listVersions(prefix);
+        return shown(delegate.listVersions(prefix));
     }
 
     @Override

@@ -41,7 +41,12 @@ final class SegmentRanges {
         long from = format.cipherStart(first);
         long to = last == segments - 1 ? keys.streamLength() : (last + 1) * format.segmentSize;
         ReadOptions pinned = new ReadOptions(
-                        stored.versionId(), options.acceptStale(), options.allowCache(), null, options.customerKey())
+                        stored.versionId(),
+                        options.acceptStale(),
+                        options.allowCache(),
+                        null,
+                        options.customerKey(),
+                        true)
                 .withRange(ByteRange.of(keys.envelopeBytes() + from, to - from));
         ObjectRead cipher = store.get(key, pinned);
         ObjectVersion got = cipher.version();
@@ -103,7 +108,12 @@ final class SegmentRanges {
         }
         // An envelope longer than the head read (a long key ID or wrapped key): read the longest there can be.
         ReadOptions pinned = new ReadOptions(
-                read.version().versionId(), options.acceptStale(), options.allowCache(), null, options.customerKey());
+                read.version().versionId(),
+                options.acceptStale(),
+                options.allowCache(),
+                null,
+                options.customerKey(),
+                true);
         ObjectRead longer = headRead(store, key, pinned, Envelope.MAX_BYTES + StreamFormat.HEADER_BYTES);
         byte[] more = drain(key, longer);
         return new Head(

@@ -1,5 +1,6 @@
 package dev.ballast.storage.object;
 
+import dev.ballast.storage.internal.ReservedMetadata;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -45,6 +46,19 @@ public record ObjectMetadata(
     /** The prefix of Ballast's own metadata keys, refused in user metadata. */
     public static final String RESERVED_PREFIX = "ballast-";
 
+    /** A user map built by Ballast itself ({@link ReservedMetadata#with}), which may hold its reserved keys. */
+    private static final class Trusted extends java.util.LinkedHashMap<String, String> {
+        private static final long serialVersionUID = 1L;
+    }
+
+    static {
+        ReservedMetadata.register((m, user) -> {
+            Trusted t = new Trusted();
+            t.putAll(user);
+            return new ObjectMetadata(m.contentType, m.cacheControl, m.contentEncoding, m.contentDisposition, t);
+        });
+    }
+
     /**
      * @throws IllegalArgumentException if a value or key breaks the rules above (the message names it
      *     and says what is accepted)
@@ -55,6 +69,7 @@ public record ObjectMetadata(
         checkHeader("contentEncoding", contentEncoding);
         checkHeader("contentDisposition", contentDisposition);
         Objects.requireNonNull(user, "user");
+        boolean trusted = user instanceof Trusted;
         int bytes = 0;
         TreeMap<String, String> sorted = new TreeMap<>();
         for (Map.Entry<String, String> e : user.entrySet()) {
@@ -64,12 +79,15 @@ public record ObjectMetadata(
                 throw new IllegalArgumentException("User metadata key '" + k + "' is not accepted: use 1 to 128"
                         + " characters of lowercase a-z, 0-9, '-' and '_'");
             }
-            if (k.startsWith(RESERVED_PREFIX)) {
+            boolean ballasts = trusted && ReservedMetadata.CARRIED.contains(k);
+            if (k.startsWith(RESERVED_PREFIX) && !ballasts) {
                 throw new IllegalArgumentException("User metadata key '" + k + "' starts with '" + RESERVED_PREFIX
                         + "', which Ballast keeps for its own metadata; choose another key");
             }
             checkHeader("user metadata '" + k + "'", v);
-            bytes += k.getBytes(StandardCharsets.UTF_8).length + v.length();
+            if (!ballasts) { // Ballast's own entries are within its own share of S3's 2 KiB
+                bytes += k.getBytes(StandardCharsets.UTF_8).length + v.length();
+            }
             sorted.put(k, v);
         }
         if (bytes > MAX_USER_BYTES) {

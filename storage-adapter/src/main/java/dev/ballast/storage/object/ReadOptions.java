@@ -16,19 +16,36 @@ import org.jspecify.annotations.Nullable;
  *     against the per-block SHA-256 digests recorded at write time (see {@link ObjectRead#verified()})
  * @param customerKey the SSE-C key the version was written with ({@link ServerSideEncryption#customerKey}),
  *     or null; S3 refuses to read an SSE-C object without it
+ * @param rawCiphertext if true, an object written through client-side encryption
+ *     ({@code dev.ballast.storage.crypto.EncryptedObjectStore}) is read as stored, its envelope and
+ *     ciphertext, by a store that would otherwise refuse it ({@code LastKnownGoodStore}, what
+ *     {@code StorageFacade.objects()} returns without client-side encryption, throws
+ *     {@code EncryptionKeyException}); false by default. For tools that copy or inspect ciphertext;
+ *     {@code EncryptedObjectStore} sets it on its own reads of the store below
  */
 public record ReadOptions(
         @Nullable String versionId,
         boolean acceptStale,
         boolean allowCache,
         @Nullable ByteRange range,
-        @Nullable ServerSideEncryption customerKey) {
+        @Nullable ServerSideEncryption customerKey,
+        boolean rawCiphertext) {
 
     public ReadOptions {
         if (customerKey != null && customerKey.kind() != ServerSideEncryption.Kind.CUSTOMER_KEY) {
             throw new IllegalArgumentException("A read takes an SSE-C key (ServerSideEncryption.customerKey(...)),"
                     + " not " + customerKey + ": SSE-S3 and SSE-KMS objects are decrypted without one");
         }
+    }
+
+    /** Options that refuse client-side encrypted objects where a store checks ({@code rawCiphertext} false). */
+    public ReadOptions(
+            @Nullable String versionId,
+            boolean acceptStale,
+            boolean allowCache,
+            @Nullable ByteRange range,
+            @Nullable ServerSideEncryption customerKey) {
+        this(versionId, acceptStale, allowCache, range, customerKey, false);
     }
 
     /** Options without a range or SSE-C key, as before ranges existed. */
@@ -48,22 +65,30 @@ public record ReadOptions(
 
     /** A copy of these options that returns stale reads marked instead of raising. */
     public ReadOptions withAcceptStale(boolean accept) {
-        return new ReadOptions(versionId, accept, allowCache, range, customerKey);
+        return new ReadOptions(versionId, accept, allowCache, range, customerKey, rawCiphertext);
     }
 
     /** A copy of these options with the cache fallback allowed or not. */
     public ReadOptions withAllowCache(boolean allow) {
-        return new ReadOptions(versionId, acceptStale, allow, range, customerKey);
+        return new ReadOptions(versionId, acceptStale, allow, range, customerKey, rawCiphertext);
     }
 
     /** A copy of these options that reads {@code range} only (null: the whole object). */
     public ReadOptions withRange(@Nullable ByteRange range) {
-        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey);
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, rawCiphertext);
     }
 
     /** A copy of these options that sends the SSE-C key {@code key} (null: none). */
     public ReadOptions withCustomerKey(@Nullable ServerSideEncryption key) {
-        return new ReadOptions(versionId, acceptStale, allowCache, range, key);
+        return new ReadOptions(versionId, acceptStale, allowCache, range, key, rawCiphertext);
+    }
+
+    /**
+     * A copy of these options that reads a client-side encrypted object as stored (true) or refuses it
+     * where a store checks (false); see {@code rawCiphertext} above.
+     */
+    public ReadOptions withRawCiphertext(boolean raw) {
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, raw);
     }
 
     /** The requested version ID, if any. */

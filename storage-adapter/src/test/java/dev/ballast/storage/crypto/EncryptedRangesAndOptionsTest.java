@@ -9,6 +9,7 @@ import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.cache.LastKnownGoodConfig;
 import dev.ballast.storage.cache.LastKnownGoodStore;
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectMetadata;
@@ -224,9 +225,12 @@ class EncryptedRangesAndOptionsTest {
                         ObjectContent.ofBytes(bytes(10)),
                         PutOptions.defaults().withMetadata(metadata));
         try (ObjectRead raw = store.get("clear")) {
-            assertThat(raw.version().metadata())
+            assertThat(ReservedMetadata.without(raw.version().metadata()))
                     .as("metadata is stored in clear, as documented")
                     .isEqualTo(metadata);
+            assertThat(raw.version().metadata().user())
+                    .as("with the client-side encryption mark beside it")
+                    .containsEntry(ReservedMetadata.CLIENT_SIDE_ENCRYPTION, "BCE1/AES-KW/k1");
             assertThat(new String(raw.readAllBytes(), 0, 4, UTF_8)).isEqualTo("BCE1");
         }
     }

@@ -1,6 +1,7 @@
 package dev.ballast.storage.object.local;
 
 import dev.ballast.storage.internal.BlockDigests;
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.object.ObjectMetadata;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -175,6 +176,7 @@ final class IndexAttributes {
             }
             int n = in.readInt();
             ObjectMetadata.Builder b = ObjectMetadata.builder();
+            Map<String, String> reserved = new LinkedHashMap<>();
             for (int i = 0; i < n; i++) {
                 String name = in.readUTF();
                 String value = in.readUTF();
@@ -183,10 +185,17 @@ final class IndexAttributes {
                     case "cache-control" -> b.cacheControl(value);
                     case "content-encoding" -> b.contentEncoding(value);
                     case "content-disposition" -> b.contentDisposition(value);
-                    default -> b.user(name.substring(2), value);
+                    default -> {
+                        String key = name.substring(2);
+                        if (key.startsWith(ObjectMetadata.RESERVED_PREFIX)) {
+                            reserved.put(key, value); // Ballast's own, such as the client-side encryption mark
+                        } else {
+                            b.user(key, value);
+                        }
+                    }
                 }
             }
-            return b.build();
+            return ReservedMetadata.withAll(b.build(), reserved);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

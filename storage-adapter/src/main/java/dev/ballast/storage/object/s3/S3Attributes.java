@@ -1,6 +1,7 @@
 package dev.ballast.storage.object.s3;
 
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ServerSideEncryption;
@@ -158,9 +159,12 @@ final class S3Attributes {
         if (foreign || headers.contains("cd")) {
             b.contentDisposition(printable(contentDisposition));
         }
+        Map<String, String> reserved = new HashMap<>();
         user.forEach((k, v) -> {
             String key = k.toLowerCase(java.util.Locale.ROOT);
-            if (!key.startsWith(ObjectMetadata.RESERVED_PREFIX)
+            if (ReservedMetadata.CARRIED.contains(key) && printable(v) != null) {
+                reserved.put(key, v); // Ballast's own, such as the client-side encryption mark
+            } else if (!key.startsWith(ObjectMetadata.RESERVED_PREFIX)
                     && key.chars()
                             .allMatch(c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
                     && printable(v) != null) {
@@ -168,9 +172,10 @@ final class S3Attributes {
             }
         });
         try {
-            return b.build();
+            return ReservedMetadata.withAll(b.build(), reserved);
         } catch (IllegalArgumentException tooLarge) {
-            return ObjectMetadata.NONE; // another program's metadata beyond Ballast's rules: not reported
+            return ReservedMetadata.withAll(
+                    ObjectMetadata.NONE, reserved); // another program's metadata beyond Ballast's rules: not reported
         }
     }
 

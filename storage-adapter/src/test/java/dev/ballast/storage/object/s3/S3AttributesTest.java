@@ -2,6 +2,7 @@ package dev.ballast.storage.object.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.storage.internal.ReservedMetadata;
 import dev.ballast.storage.object.ObjectMetadata;
 import dev.ballast.storage.object.ServerSideEncryption;
 import java.util.Map;
@@ -78,5 +79,22 @@ class S3AttributesTest {
                         .contentType("text/plain")
                         .user("other", "y")
                         .build());
+    }
+
+    @Test
+    void theClientSideEncryptionMarkTravelsAsUserMetadataAndComesBackWhileBallastsOtherKeysStayHidden() {
+        ObjectMetadata marked = ReservedMetadata.with(
+                ObjectMetadata.builder().user("team", "x").build(),
+                ReservedMetadata.CLIENT_SIDE_ENCRYPTION,
+                "BCE1/AES-KW/app-2026");
+        Map<String, String> sent = S3Attributes.userMetadata(Map.of(S3ObjectStore.META_SHA256, "ab"), marked);
+        assertThat(sent).containsEntry("ballast-cse", "BCE1/AES-KW/app-2026");
+
+        // S3 may hand keys back in another case; the mark is matched lowercased, ballast-sha256 is not shown.
+        Map<String, String> back = new java.util.HashMap<>(sent);
+        back.put("Ballast-Cse", back.remove("ballast-cse"));
+        ObjectMetadata read = S3Attributes.metadata(back, null, null, null, null);
+        assertThat(read).isEqualTo(marked);
+        assertThat(read.user()).doesNotContainKey(S3ObjectStore.META_SHA256);
     }
 }
