@@ -46,7 +46,10 @@ public class TracingCostBenchmark {
 
     private ResilientHttpClient untraced;
     private ResilientHttpClient traced;
+    private ResilientHttpClient tracedUnsampled;
+    private ResilientHttpClient tracedNoop;
     private OpenTelemetrySdk sdk;
+    private OpenTelemetrySdk unsampledSdk;
     private HttpRequest request;
 
     @Setup
@@ -58,6 +61,26 @@ public class TracingCostBenchmark {
                                 .build())
                         .build())
                 .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+                .build();
+        unsampledSdk = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder()
+                        .setSampler(io.opentelemetry.sdk.trace.samplers.Sampler.alwaysOff())
+                        .addSpanProcessor(BatchSpanProcessor.builder(new DroppingExporter())
+                                .build())
+                        .build())
+                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+                .build();
+        tracedUnsampled = ResilientHttpClient.newBuilder()
+                .delegate(instant)
+                .observer(BallastTracing.builder((OpenTelemetry) unsampledSdk)
+                        .attemptSpans(AttemptSpans.BALLAST)
+                        .build())
+                .build();
+        tracedNoop = ResilientHttpClient.newBuilder()
+                .delegate(instant)
+                .observer(BallastTracing.builder(OpenTelemetry.noop())
+                        .attemptSpans(AttemptSpans.BALLAST)
+                        .build())
                 .build();
         untraced = ResilientHttpClient.newBuilder().delegate(instant).build();
         traced = ResilientHttpClient.newBuilder()
@@ -75,7 +98,10 @@ public class TracingCostBenchmark {
     public void tearDown() {
         untraced.close();
         traced.close();
+        tracedUnsampled.close();
+        tracedNoop.close();
         sdk.close();
+        unsampledSdk.close();
     }
 
     @Benchmark
@@ -86,6 +112,18 @@ public class TracingCostBenchmark {
     @Benchmark
     public Object traced() throws Exception {
         return traced.send(request, BodyHandlers.ofByteArray());
+    }
+
+    /** Tracing on, the SDK sampling nothing (as a ratio sampler does for most calls): spans are not recorded. */
+    @Benchmark
+    public Object tracedUnsampled() throws Exception {
+        return tracedUnsampled.send(request, BodyHandlers.ofByteArray());
+    }
+
+    /** Tracing on over the OpenTelemetry API without an SDK ({@code OpenTelemetry.noop()}). */
+    @Benchmark
+    public Object tracedNoop() throws Exception {
+        return tracedNoop.send(request, BodyHandlers.ofByteArray());
     }
 
     /** Exports nothing: the cost measured is the spans' own, not an exporter's. */
