@@ -41,7 +41,7 @@ mvn -B -Prelease deploy \
   -Dgpg.keyFilePath="$key" \
   -DaltDeploymentRepository="bundle::file://$bundle"
 
-expected="ballast-parent ballast-bom ballast-http-client ballast-micrometer ballast-opentelemetry ballast-storage-adapter ballast-test ballast-cli
+expected="ballast-parent ballast-bom ballast-http-client ballast-micrometer ballast-opentelemetry ballast-storage-adapter ballast-test ballast-backup ballast-cli
 ballast-spring-boot-autoconfigure ballast-spring-boot-starter"
 base="$bundle/dev/ballast"
 failures=0
