@@ -36,11 +36,16 @@ final class LiveReads {
 
     private final Duration deadline;
     private final Executor executor;
+    /** Places for live reads running (waited for or abandoned): at most maxWaitingReads at once. */
+    private final java.util.concurrent.Semaphore places;
+
     private final String dependency;
     private final StorageListener listener;
 
-    private LiveReads(Duration deadline, Executor executor, String dependency, StorageListener listener) {
+    private LiveReads(
+            Duration deadline, Executor executor, int maxWaiting, String dependency, StorageListener listener) {
         this.deadline = deadline;
+        this.places = new java.util.concurrent.Semaphore(maxWaiting);
         this.executor = executor;
         this.dependency = dependency;
         this.listener = listener;
@@ -55,10 +60,14 @@ final class LiveReads {
         if (executor == null) {
             executor = ownPool(config.maxWaitingReads());
         }
-        return new LiveReads(config.readDeadline(), executor, dependency, listener);
+        return new LiveReads(config.readDeadline(), executor, config.maxWaitingReads(), dependency, listener);
     }
 
-    /** Up to {@code max} daemon threads, started on demand, stopped after 60 s idle; no queue. */
+    /**
+     * Daemon threads started on demand, stopped after 60 s idle; no queue. How many reads run at once
+     * is bounded by the places ({@code max}), not by the pool: a thread that has just finished a read
+     * and is not yet taking the next must not make a read be refused.
+     */
     private static Executor ownPool(int max) {
         int pool = POOLS.incrementAndGet();
         AtomicInteger threads = new AtomicInteger();
@@ -68,7 +77,7 @@ final class LiveReads {
             return t;
         };
         ThreadPoolExecutor executor =
-                new ThreadPoolExecutor(0, max, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
         return executor;
     }
 
@@ -82,16 +91,28 @@ final class LiveReads {
      *     copy answers
      */
     ObjectRead get(String key, Supplier<ObjectRead> read) {
-        Waiting waiting = new Waiting(read);
-        try {
-            executor.execute(inCallersContext(waiting));
-        } catch (RejectedExecutionException e) {
+        if (!places.tryAcquire()) {
             throw new StorageUnavailableException(
                     key,
                     "GET of '" + key + "' was not sent: " + dependency
                             + " has not answered the live reads already waiting for it",
-                    e,
+                    null,
                     false);
+        }
+        Waiting waiting = new Waiting(read);
+        Runnable task = inCallersContext(waiting);
+        try {
+            executor.execute(() -> {
+                try {
+                    task.run();
+                } finally {
+                    places.release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            places.release();
+            throw new StorageUnavailableException(
+                    key, "GET of '" + key + "' was not sent: the live-read executor refused it (" + e + ")", e, false);
         }
         return waiting.await(key);
     }
