@@ -212,7 +212,7 @@ public abstract class ObjectStoreFeatureCases {
                 .contentEncoding("identity")
                 .contentDisposition("attachment; filename=\"clip.mp4\"")
                 .user("owner", "team-media")
-                .user("source_id", "42")
+                .user("source-id", "42")
                 .build();
 
         ObjectVersion first = store.put(

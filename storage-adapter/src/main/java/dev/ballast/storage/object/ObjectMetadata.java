@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Rules, the same on every store so that a put accepted by one is accepted by all: header values
  * and user metadata values are 1 to 1,024 printable US-ASCII characters (0x20 to 0x7E), not starting
  * or ending with a space (HTTP trims those, so S3 would return the value changed); user
- * metadata keys are 1 to 128 characters of lowercase {@code a-z}, {@code 0-9}, {@code -} and
- * {@code _} (S3 lowercases keys; {@code ballast-} keys are Ballast's own and refused), and keys and
+ * metadata keys are 1 to 128 characters of lowercase {@code a-z}, {@code 0-9} and {@code -} (S3
+ * lowercases keys, Ceph RGW turns {@code _} into {@code -}; {@code ballast-} keys are Ballast's own and refused), and keys and
  * values of the user metadata take at most 1,536 bytes in all (S3 allows 2 KiB of user metadata per
  * object, and Ballast's own keys take up to about 300 bytes of it).
  *
@@ -77,7 +77,7 @@ public record ObjectMetadata(
             String v = Objects.requireNonNull(e.getValue(), "user metadata value of '" + k + "'");
             if (k.isEmpty() || k.length() > 128 || !k.chars().allMatch(ObjectMetadata::keyChar)) {
                 throw new IllegalArgumentException("User metadata key '" + k + "' is not accepted: use 1 to 128"
-                        + " characters of lowercase a-z, 0-9, '-' and '_'");
+                        + " characters of lowercase a-z, 0-9 and '-' (Ceph RGW turns '_' into '-')");
             }
             boolean ballasts = trusted && ReservedMetadata.CARRIED.contains(k);
             if (k.startsWith(RESERVED_PREFIX) && !ballasts) {
@@ -122,7 +122,7 @@ public record ObjectMetadata(
     }
 
     private static boolean keyChar(int c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
     }
 
     private static void checkHeader(String what, @Nullable String value) {
