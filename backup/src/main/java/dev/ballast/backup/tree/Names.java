@@ -305,8 +305,9 @@ public final class Names {
     }
 
     /**
-     * {@code name} as one line a terminal shows as it is: control characters as {@code \}{@code uXXXX}
-     * and each byte that is not valid UTF-8 as {@code \}{@code xNN}.
+     * {@code name} as one line a terminal shows as it is: each control character as a Java escape of
+     * its four hex digits (BEL as {@code \}{@code u0007}) and each byte that is not valid UTF-8 as
+     * {@code \x} and its two upper-case hex digits (0xFF as {@code \}{@code xFF}).
      */
     public static String printable(@Nullable String name) {
         if (name == null) {
