@@ -109,7 +109,10 @@ done
 # IDE completion of ballast.* properties: the configuration metadata is in the auto-configuration jar.
 autoconfigure_jar=$(ls "$base"/ballast-spring-boot-autoconfigure/*/ballast-spring-boot-autoconfigure-*.jar 2>/dev/null \
   | grep -v -e '-sources.jar$' -e '-javadoc.jar$' | head -1)
-if [ -z "$autoconfigure_jar" ] || ! unzip -l "$autoconfigure_jar" | grep -q 'META-INF/spring-configuration-metadata.json'; then
+# The listing is read whole (not `unzip -l | grep -q`): grep -q stops at the first match, unzip then
+# dies of SIGPIPE, and under pipefail a jar that has the file would be reported as lacking it.
+autoconfigure_files=$([ -z "$autoconfigure_jar" ] || unzip -Z1 "$autoconfigure_jar")
+if ! grep -qx 'META-INF/spring-configuration-metadata.json' <<<"$autoconfigure_files"; then
   fail "ballast-spring-boot-autoconfigure: no META-INF/spring-configuration-metadata.json in the jar"
 fi
 

@@ -125,9 +125,11 @@ final class ScriptedHttpClient extends ForwardingHttpClient {
         Step step(int status, String first) {
             return exchange -> {
                 HttpHeaders headers = HttpHeaders.of(Map.of(), (name, value) -> true);
+                // Queued before the handler runs: a test that waits for the handler may finish the body
+                // at once, and its rest must queue behind this first part.
+                pending.add(ByteBuffer.wrap(first.getBytes(StandardCharsets.UTF_8)));
                 HttpResponse.BodySubscriber<?> s = exchange.handler().apply(info(status, headers));
                 subscriber = s;
-                pending.add(ByteBuffer.wrap(first.getBytes(StandardCharsets.UTF_8)));
                 s.onSubscribe(new Flow.Subscription() {
                     @Override
                     public void request(long n) {
