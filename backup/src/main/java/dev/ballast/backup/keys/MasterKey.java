@@ -1,0 +1,192 @@
+package dev.ballast.backup.keys;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A repository's master key: what seals every blob, pack header, index, manifest and the
+ * repository's config, what keys the IDs of chunks and backup names, and what seeds the chunker.
+ * It is made once by {@code init}, stored only sealed under each password's key (the key files),
+ * and never leaves the process in clear.
+ *
+ * <p><b>Sealing.</b> {@link #seal} is AES-256-GCM (NIST SP 800-38D) under a key derived for that one
+ * message: {@code HMAC-SHA256(encryptionKey, "ballast seal v1" || salt)} with a random 16-byte salt,
+ * and a random 12-byte nonce. The output is {@code salt (16) || nonce (12) || ciphertext || tag (16)},
+ * {@value #OVERHEAD} bytes longer than the plain text. A key of its own per message removes GCM's
+ * limit of about 2<sup>32</sup> random nonces under one key (SP 800-38D section 8.3), which a
+ * repository of many small chunks could reach; it is the construction of Tink's AES-GCM-HKDF
+ * streaming AEAD, used here for one-shot messages. {@code associatedData} binds a message to its
+ * place (a blob's type, an object's role) and is authenticated, not stored.
+ *
+ * <p><b>IDs.</b> {@link #id} is {@code HMAC-SHA256(idKey, data)}: a chunk's ID does not tell someone
+ * who can list the store whether it holds a file they know (a plain SHA-256 would).
+ *
+ * <p>Immutable and thread-safe. Its key bytes are copies; {@link #encoded()} returns a fresh copy.
+ */
+public final class MasterKey {
+    /** Bytes {@link #seal} adds to the plain text: salt 16, nonce 12, tag 16. */
+    public static final int OVERHEAD = 16 + 12 + 16;
+
+    private static final int KEY_BYTES = 32;
+    private static final byte[] SEAL_LABEL = "ballast seal v1".getBytes(StandardCharsets.US_ASCII);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final byte[] encryptionKey;
+    private final byte[] idKey;
+    private final long chunkerSeed;
+
+    private MasterKey(byte[] encryptionKey, byte[] idKey, long chunkerSeed) {
+        this.encryptionKey = encryptionKey;
+        this.idKey = idKey;
+        this.chunkerSeed = chunkerSeed;
+    }
+
+    /** A new random master key (the JDK's {@link SecureRandom}). */
+    public static MasterKey generate() {
+        byte[] enc = new byte[KEY_BYTES];
+        byte[] id = new byte[KEY_BYTES];
+        RANDOM.nextBytes(enc);
+        RANDOM.nextBytes(id);
+        return new MasterKey(enc, id, RANDOM.nextLong());
+    }
+
+    /**
+     * The master key of {@link #encoded()}'s bytes.
+     *
+     * @throws IllegalArgumentException if {@code encoded} is not 72 bytes
+     */
+    public static MasterKey decode(byte[] encoded) {
+        if (encoded.length != 2 * KEY_BYTES + 8) {
+            throw new IllegalArgumentException(
+                    "a master key is " + (2 * KEY_BYTES + 8) + " bytes, not " + encoded.length);
+        }
+        long seed = 0;
+        for (int i = 0; i < 8; i++) {
+            seed = (seed << 8) | (encoded[2 * KEY_BYTES + i] & 0xFF);
+        }
+        return new MasterKey(
+                Arrays.copyOfRange(encoded, 0, KEY_BYTES), Arrays.copyOfRange(encoded, KEY_BYTES, 2 * KEY_BYTES), seed);
+    }
+
+    /** The 72 bytes a key file seals: encryption key (32), ID key (32), chunker seed (8, big-endian). */
+    public byte[] encoded() {
+        byte[] out = new byte[2 * KEY_BYTES + 8];
+        System.arraycopy(encryptionKey, 0, out, 0, KEY_BYTES);
+        System.arraycopy(idKey, 0, out, KEY_BYTES, KEY_BYTES);
+        for (int i = 0; i < 8; i++) {
+            out[2 * KEY_BYTES + i] = (byte) (chunkerSeed >>> (56 - 8 * i));
+        }
+        return out;
+    }
+
+    /** The seed of the content-defined chunker's gear table: chunk boundaries differ per repository. */
+    public long chunkerSeed() {
+        return chunkerSeed;
+    }
+
+    /** {@code plain[offset, offset + length)} sealed; see the class comment for the layout. */
+    public byte[] seal(byte[] plain, int offset, int length, byte[] associatedData) {
+        Objects.checkFromIndexSize(offset, length, plain.length);
+        byte[] out = new byte[OVERHEAD + length];
+        RANDOM.nextBytes(out);
+        try {
+            Cipher gcm = cipher(Cipher.ENCRYPT_MODE, out);
+            gcm.updateAAD(associatedData);
+            gcm.doFinal(plain, offset, length, out, 28);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-256-GCM failed to seal: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** {@code plain} sealed. */
+    public byte[] seal(byte[] plain, byte[] associatedData) {
+        return seal(plain, 0, plain.length, associatedData);
+    }
+
+    /**
+     * The plain text of {@code sealed[offset, offset + length)}.
+     *
+     * @throws TamperedException if it was not sealed by this key with this {@code associatedData}, or
+     *     was changed since (a flipped byte, a cut, another object's bytes)
+     */
+    public byte[] open(byte[] sealed, int offset, int length, byte[] associatedData) throws TamperedException {
+        Objects.checkFromIndexSize(offset, length, sealed.length);
+        if (length < OVERHEAD) {
+            throw new TamperedException("it is " + length + " bytes, shorter than a sealed message's " + OVERHEAD
+                    + "-byte salt, nonce and tag");
+        }
+        try {
+            Cipher gcm = cipher(Cipher.DECRYPT_MODE, Arrays.copyOfRange(sealed, offset, offset + 28));
+            gcm.updateAAD(associatedData);
+            return gcm.doFinal(sealed, offset + 28, length - 28);
+        } catch (AEADBadTagException e) {
+            throw new TamperedException(
+                    "its authentication tag does not match: it was changed, or sealed by another key");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-256-GCM failed to open: " + e.getMessage(), e);
+        }
+    }
+
+    /** The plain text of {@code sealed}. */
+    public byte[] open(byte[] sealed, byte[] associatedData) throws TamperedException {
+        return open(sealed, 0, sealed.length, associatedData);
+    }
+
+    /** {@code HMAC-SHA256(idKey, data[offset, offset + length))}, 32 bytes. */
+    public byte[] id(byte[] data, int offset, int length) {
+        Mac mac = hmac(idKey);
+        mac.update(data, offset, length);
+        return mac.doFinal();
+    }
+
+    /** {@link #id} of {@code data} as 64 lowercase hex digits. */
+    public String idHex(byte[] data) {
+        return HexFormat.of().formatHex(id(data, 0, data.length));
+    }
+
+    /** A MAC keyed by the ID key, to feed data in parts; {@code doFinal} gives the same bytes as {@link #id}. */
+    public Mac idMac() {
+        return hmac(idKey);
+    }
+
+    private Cipher cipher(int mode, byte[] saltAndNonce) throws GeneralSecurityException {
+        Mac derive = hmac(encryptionKey);
+        derive.update(SEAL_LABEL);
+        derive.update(saltAndNonce, 0, 16);
+        byte[] messageKey = derive.doFinal();
+        Cipher gcm = Cipher.getInstance("AES/GCM/NoPadding");
+        gcm.init(mode, new SecretKeySpec(messageKey, "AES"), new GCMParameterSpec(128, saltAndNonce, 16, 12));
+        return gcm;
+    }
+
+    private static Mac hmac(byte[] key) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            return mac;
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("the JDK has no HmacSHA256: " + e.getMessage(), e);
+        }
+    }
+
+    /** Sealed bytes that did not open: one sentence saying how, without the object's name (the caller adds it). */
+    public static final class TamperedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public TamperedException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.ballast.backup.keys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class MasterKeyTest {
+    private static final byte[] BLOB = "blob".getBytes(StandardCharsets.US_ASCII);
+
+    @Test
+    void sealedBytesOpenWithTheSameKeyAndAssociatedData() throws Exception {
+        MasterKey key = MasterKey.generate();
+        byte[] plain = "a file's content".getBytes(StandardCharsets.UTF_8);
+        byte[] sealed = key.seal(plain, BLOB);
+        assertThat(sealed).hasSize(plain.length + MasterKey.OVERHEAD);
+        assertThat(new String(sealed, StandardCharsets.ISO_8859_1)).doesNotContain("content");
+        assertThat(key.open(sealed, BLOB)).isEqualTo(plain);
+        assertThat(MasterKey.decode(key.encoded()).open(sealed, BLOB)).isEqualTo(plain);
+    }
+
+    @Test
+    void twoSealsOfTheSameBytesDiffer() {
+        MasterKey key = MasterKey.generate();
+        byte[] plain = new byte[64];
+        assertThat(key.seal(plain, BLOB)).isNotEqualTo(key.seal(plain, BLOB));
+    }
+
+    @Test
+    void aFlippedByteAnotherKeyOtherAssociatedDataOrACutAreRefused() {
+        MasterKey key = MasterKey.generate();
+        byte[] sealed = key.seal(new byte[100], BLOB);
+        for (int i = 0; i < sealed.length; i++) {
+            byte[] flipped = sealed.clone();
+            flipped[i] ^= 1;
+            assertThatThrownBy(() -> key.open(flipped, BLOB)).isInstanceOf(MasterKey.TamperedException.class);
+        }
+        assertThatThrownBy(() -> MasterKey.generate().open(sealed, BLOB))
+                .isInstanceOf(MasterKey.TamperedException.class);
+        assertThatThrownBy(() -> key.open(sealed, "tree".getBytes(StandardCharsets.US_ASCII)))
+                .isInstanceOf(MasterKey.TamperedException.class);
+        assertThatThrownBy(() -> key.open(sealed, 0, 20, BLOB))
+                .isInstanceOf(MasterKey.TamperedException.class)
+                .hasMessageContaining("shorter");
+    }
+
+    @Test
+    void idsAreKeyedSoTwoRepositoriesGiveTheSameContentDifferentIds() {
+        byte[] data = "known file".getBytes(StandardCharsets.UTF_8);
+        MasterKey a = MasterKey.generate();
+        assertThat(a.idHex(data)).hasSize(64).isEqualTo(a.idHex(data));
+        assertThat(a.idHex(data)).isNotEqualTo(MasterKey.generate().idHex(data));
+        assertThat(MasterKey.decode(a.encoded()).chunkerSeed()).isEqualTo(a.chunkerSeed());
+    }
+}
