@@ -133,10 +133,15 @@ public final class ObservedObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        return putAsync(key, content, PutOptions.defaults());
+    }
+
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, PutOptions options) {
         ObservedOperation span = start(Operation.PUT_ASYNC, key);
         CompletableFuture<ObjectVersion> write;
         try {
-            write = delegate.putAsync(key, content);
+            write = options.isDefault() ? delegate.putAsync(key, content) : delegate.putAsync(key, content, options);
         } catch (RuntimeException | Error e) {
             span.end(e, 0);
             throw e;

@@ -16,6 +16,7 @@ import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.PutOptions;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.Source;
 import dev.ballast.storage.object.StoreCapabilities;
@@ -231,11 +232,16 @@ public final class LastKnownGoodStore implements ObjectStore {
      */
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        return putAsync(key, content, PutOptions.defaults());
+    }
+
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, PutOptions options) {
         Objects.requireNonNull(key, "key");
         writeEpoch.incrementAndGet();
         CompletableFuture<ObjectVersion> write;
         try {
-            write = delegate.putAsync(key, content);
+            write = options.isDefault() ? delegate.putAsync(key, content) : delegate.putAsync(key, content, options);
         } catch (RuntimeException e) {
             written(key, e);
             throw e;

@@ -90,7 +90,7 @@ import javax.crypto.SecretKey;
  * encryption clients do), and server-side encryption is applied by the store on top of this one.
  *
  * <h2>The mark</h2>
- * Every put (but {@code putAsync}, which takes no options) adds Ballast's reserved user metadata entry
+ * Every put ({@code putAsync} too) adds Ballast's reserved user metadata entry
  * {@code ballast-cse} ({@code BCE1/<scheme>/<key ID>}) when the store below has
  * {@link StoreCapabilities.Feature#METADATA}, so that a plain read of the object (a
  * {@code LastKnownGoodStore}, what a facade without client-side encryption returns) refuses it with
@@ -158,8 +158,14 @@ public final class EncryptedObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+        return putAsync(key, content, PutOptions.defaults());
+    }
+
+    /** As {@link #put(String, ObjectContent, PutOptions)}, acknowledged when the store below acknowledges it. */
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, PutOptions options) {
         long[] plain = new long[1];
-        CompletableFuture<ObjectVersion> stored = encryptedAsync(key, content, plain);
+        CompletableFuture<ObjectVersion> stored = encryptedAsync(key, content, marked(options), plain);
         return stored.thenApply(v -> plaintextVersion(v, plain[0]));
     }
 
@@ -246,13 +252,14 @@ public final class EncryptedObjectStore implements ObjectStore {
         }
     }
 
-    private CompletableFuture<ObjectVersion> encryptedAsync(String key, ObjectContent content, long[] plain) {
+    private CompletableFuture<ObjectVersion> encryptedAsync(
+            String key, ObjectContent content, PutOptions options, long[] plain) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(content, "content");
         plain[0] = content.length();
         try (Sealed sealed = seal(key, content)) {
             // The store has read the content in full when putAsync returns, so the source may be closed.
-            return delegate.putAsync(key, sealed.content);
+            return delegate.putAsync(key, sealed.content, options);
         }
     }
 

@@ -73,6 +73,34 @@ public interface ObjectStore {
     }
 
     /**
+     * {@link #putAsync(String, ObjectContent)} with {@code options}, as
+     * {@link #put(String, ObjectContent, PutOptions)} takes them: the content has been read in full when
+     * this method returns, and the future completes once the version, with its metadata, is durable.
+     *
+     * <p>The default calls {@link #putAsync(String, ObjectContent)} when the options are
+     * {@link PutOptions#defaults()}, and otherwise {@link #put(String, ObjectContent, PutOptions)},
+     * returning its outcome as a completed future; a store that groups commits overrides it.
+     *
+     * @throws IllegalArgumentException if the key is invalid, before any content is read
+     * @throws UnsupportedCapabilityException if the store lacks a feature the options need, before any
+     *     content is read
+     */
+    default CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, PutOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (options.isDefault()) {
+            return putAsync(key, content);
+        }
+        options.requireSupportedBy(capabilities(), getClass().getSimpleName());
+        try {
+            return CompletableFuture.completedFuture(put(key, content, options));
+        } catch (IllegalArgumentException | NullPointerException | UnsupportedCapabilityException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
      * Whether the SHA-256 in the {@link ObjectVersion} a successful put returns is proven to be that of
      * the bytes the store now holds, so that a caller need not read a new version back to confirm it:
      * a store that hashes the bytes as it writes them, or an endpoint that validates a checksum sent

@@ -68,6 +68,8 @@ class EncryptedObjectsReadWithoutKeyTest {
                 ObjectMetadata.builder().user("owner", "team-media").build();
         ObjectVersion plainPut;
         ObjectVersion withOptions;
+        ObjectVersion asyncPut;
+        ObjectVersion asyncWithOptions;
         try (StorageFacade encrypting = StorageFacade.newBuilder()
                 .localObjects(objects)
                 .clientSideEncryption(encryption("app-2026"))
@@ -79,13 +81,31 @@ class EncryptedObjectsReadWithoutKeyTest {
                             "tagged.bin",
                             ObjectContent.ofBytes(content),
                             PutOptions.defaults().withMetadata(mine));
+            // putAsync is marked as put is (it once took no options, and its objects read as plain bytes)
+            asyncPut = encrypting
+                    .objects()
+                    .putAsync("async.bin", ObjectContent.ofBytes(content))
+                    .join();
+            asyncWithOptions = encrypting
+                    .objects()
+                    .putAsync(
+                            "async-tagged.bin",
+                            ObjectContent.ofBytes(content),
+                            PutOptions.defaults().withMetadata(mine))
+                    .join();
             assertThat(plainPut.metadata()).isEqualTo(ObjectMetadata.NONE);
             assertThat(withOptions.metadata()).isEqualTo(mine);
+            assertThat(asyncPut.metadata()).isEqualTo(ObjectMetadata.NONE);
+            assertThat(asyncWithOptions.metadata()).isEqualTo(mine);
+            try (ObjectRead read = encrypting.objects().get("async-tagged.bin")) {
+                assertThat(read.readAllBytes()).isEqualTo(content);
+                assertThat(read.version().metadata()).isEqualTo(mine);
+            }
         }
 
         try (StorageFacade plain =
                 StorageFacade.newBuilder().localObjects(objects).build()) {
-            for (ObjectVersion v : new ObjectVersion[] {plainPut, withOptions}) {
+            for (ObjectVersion v : new ObjectVersion[] {plainPut, withOptions, asyncPut, asyncWithOptions}) {
                 assertThatThrownBy(() -> plain.objects().get(v.key()))
                         .isInstanceOf(EncryptionKeyException.class)
                         .hasMessage(refusal(v, "app-2026"))

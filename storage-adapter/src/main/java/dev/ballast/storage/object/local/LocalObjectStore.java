@@ -420,7 +420,14 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      */
     @Override
     public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-        return writes.putAsync(key, content);
+        return writes.putAsync(key, content, ObjectMetadata.NONE);
+    }
+
+    /** As {@link #putAsync(String, ObjectContent)}, the metadata committed with the version. */
+    @Override
+    public CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, PutOptions options) {
+        requireSupported(options);
+        return writes.putAsync(key, content, options.metadata());
     }
 
     /** Writes a delete marker, which becomes the key's current version; earlier versions stay readable. */

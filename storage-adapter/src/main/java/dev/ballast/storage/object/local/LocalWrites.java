@@ -155,8 +155,8 @@ final class LocalWrites {
         return join(write(key, content, Condition.IF_MATCH, eTag, true, metadata));
     }
 
-    CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
-        return write(key, content, Condition.NONE, null, false, ObjectMetadata.NONE);
+    CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content, ObjectMetadata metadata) {
+        return write(key, content, Condition.NONE, null, false, metadata);
     }
 
     private enum Condition {
