@@ -54,9 +54,10 @@
 # (`./ballast init --help` exits 0) the store is made by `ballast init` first (repository format 3,
 # encrypted), otherwise the backup makes a format-2 store; the table says which. The JVM start is
 # part of every Ballast time.
-# Bytes stored: the apparent size (du -sb) of everything in the tool's repository, store or folder
-# (Ballast's 4 MiB reserve file and index included); the tools' local caches elsewhere (restic's,
-# borg's) are not counted. Peak memory: GNU time's %M (maximum resident set size).
+# Bytes stored: the sizes of all regular files in the tool's repository, store or folder (Ballast's
+# 4 MiB reserve file, indexes and keys included; directories and disk blocks not); the tools' local
+# caches elsewhere (restic's, borg's) are not counted. Peak memory: GNU time's %M (maximum resident
+# set size).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -168,7 +169,9 @@ cell() { # cell NAME : "12.34 s (456 MiB)" or "failed (exit N)"
   if [[ "$x" != 0 ]]; then echo "failed (exit $x, see $work/$1.log)"; else echo "$s s ($m MiB)"; fi
 }
 secs() { [[ -f "$work/$1.time" ]] && awk '{print $1}' "$work/$1.time" || echo ""; }
-size_of() { if [[ -e "$1" ]]; then du -sb "$1" | cut -f1; else echo ""; fi; } # apparent bytes
+size_of() { # size_of DIR : the bytes of the regular files under DIR (their sizes, not the disk blocks)
+  if [[ -e "$1" ]]; then find "$1" -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}'; else echo ""; fi
+}
 human() { # human BYTES [+] : "263.4 MiB", "812 KiB", "+15.2 MiB"
   [[ -n "$1" ]] || { echo "—"; return; }
   awk -v b="$1" -v s="${2:-}" 'BEGIN {
