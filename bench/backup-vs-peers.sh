@@ -248,8 +248,11 @@ for d in folders:
     out = os.path.join(dst, os.path.relpath(d, src))
     os.makedirs(out, exist_ok=True)
     for f in files:
-        shutil.copy2(os.path.join(d, f), os.path.join(out, f))
-    taken += len(files)
+        try:
+            shutil.copy2(os.path.join(d, f), os.path.join(out, f))
+            taken += 1
+        except FileNotFoundError:  # removed since the walk (a build writing to the repository)
+            pass
 if taken < n:
     sys.exit("backup-vs-peers: %s holds only %d files, fewer than --m2 %d" % (src, taken, n))
 EOF
