@@ -32,9 +32,10 @@
 #   --tools LIST   comma-separated, of ballast,restic,borg,rclone (default: all four; a peer that is
 #                  not installed is left out with a note)
 #   --borg-compression SPEC  borg create's --compression (default lz4, borg 1.2's default)
-#   --endpoint URL also run against this S3 endpoint: Ballast --endpoint and rclone's s3 backend,
-#                  with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY from the environment
-#                  (Ballast goes first in odd runs, rclone in even ones, after one untimed
+#   --endpoint URL also back each tree up to this S3 endpoint and restore it from there: Ballast
+#                  --endpoint, restic's s3 backend and rclone's, with AWS_ACCESS_KEY_ID /
+#                  AWS_SECRET_ACCESS_KEY from the environment (first backup, unchanged backup,
+#                  restore; Ballast goes first in odd runs, rclone in even ones, after one untimed
 #                  Ballast backup that warms the server up)
 #   --bucket NAME  the bucket on --endpoint (default ballast-bench; created by Ballast and rclone)
 #   --work DIR     where repositories, copies and restores go (default a new directory in /tmp)
@@ -484,6 +485,16 @@ for spec in "${trees[@]}"; do
           time_it "s3-ballast-unchanged-$id" "$root/ballast" backup "$tree" --name "$prefix" --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"
         fi
       }
+      # restic's s3 backend reads the same AWS_* variables; it takes a CA bundle as --cacert.
+      restic_s3=(restic -q -r "s3:$endpoint/$bucket/restic-$prefix")
+      if [[ -n "${AWS_CA_BUNDLE:-}" ]]; then restic_s3+=(--cacert "$AWS_CA_BUNDLE"); fi
+      s3_restic() {
+        if uses restic; then
+          "${restic_s3[@]}" init >"$work/s3-restic-init-$id.log" 2>&1 || true
+          time_it "s3-restic-first-$id" "${restic_s3[@]}" backup "$tree"
+          time_it "s3-restic-unchanged-$id" "${restic_s3[@]}" backup "$tree"
+        fi
+      }
       s3_rclone() {
         if uses rclone; then
           # rclone's S3 client cannot load AWS_CA_BUNDLE with its own transport; it uses the system's CAs.
@@ -493,25 +504,42 @@ for spec in "${trees[@]}"; do
             "bench:$bucket/rclone-$prefix"
         fi
       }
+      s3_restore() { # s3_restore TOOL : restores what TOOL backed up to the endpoint into an empty folder
+        sync
+        case "$1" in
+          ballast) if uses ballast; then time_it "s3-ballast-restore-$id" "$root/ballast" restore "$prefix" "$r/s3-ballast-out" \
+            --endpoint "$endpoint" --bucket "$bucket" --transfers "$transfers"; fi ;;
+          restic) if uses restic; then time_it "s3-restic-restore-$id" "${restic_s3[@]}" restore latest --target "$r/s3-restic-out"; fi ;;
+          rclone) if uses rclone; then time_it "s3-rclone-restore-$id" env -u AWS_CA_BUNDLE rclone copy --transfers "$transfers" \
+            --links "bench:$bucket/rclone-$prefix" "$r/s3-rclone-out"; fi ;;
+        esac
+      }
       # The tools take turns going first: a server is often slower for whoever writes to it first (a new
       # bucket, cold caches), and the table would otherwise always charge that to the same tool. Each
       # starts after a sync, so the writeback of the gigabytes the local runs wrote is not charged to
-      # whichever S3 run it lands in. (The tree as the second local backup left it, unchanged here.)
-      if (( run % 2 == 1 )); then
-        sync; s3_ballast; sync; s3_rclone
-      else
-        sync; s3_rclone; sync; s3_ballast
-      fi
+      # whichever S3 run it lands in. (A changing tree is backed up as its second local backup left it.)
+      order=(ballast restic rclone)
+      if (( run % 2 == 0 )); then order=(rclone restic ballast); fi
+      for tool in "${order[@]}"; do sync; "s3_$tool"; done
+      for tool in "${order[@]}"; do s3_restore "$tool"; done
+      s3_same() { if uses "$1" && [[ "$1" != rclone ]]; then same "$2"; else echo "—"; fi; }
       echo
-      echo "| S3 endpoint $endpoint | Ballast | rclone |"
-      echo "| --- | --- | --- |"
-      echo "| first backup | $(cell s3-ballast-first-$id) | $(cell s3-rclone-first-$id) |"
-      echo "| unchanged backup | $(cell s3-ballast-unchanged-$id) | $(cell s3-rclone-unchanged-$id) |"
+      echo "| S3 endpoint $endpoint | Ballast | restic (s3 backend) | rclone |"
+      echo "| --- | --- | --- | --- |"
+      echo "| first backup | $(cell s3-ballast-first-$id) | $(cell s3-restic-first-$id) | $(cell s3-rclone-first-$id) |"
+      echo "| unchanged backup | $(cell s3-ballast-unchanged-$id) | $(cell s3-restic-unchanged-$id) | $(cell s3-rclone-unchanged-$id) |"
+      echo "| restore | $(cell s3-ballast-restore-$id) | $(cell s3-restic-restore-$id) | $(cell s3-rclone-restore-$id) |"
+      echo "| restored tree identical | $(s3_same ballast "$r/s3-ballast-out") | $(s3_same restic "$r/s3-restic-out$tree") | — |"
       sb="$(secs s3-ballast-first-$id)"; sr="$(secs s3-rclone-first-$id)"
       sbu="$(secs s3-ballast-unchanged-$id)"; sru="$(secs s3-rclone-unchanged-$id)"
-      if [[ -n "$sb" && -n "$sr" ]]; then
+      if [[ -n "$sb" && -n "$sr" && -n "$sbu" && -n "$sru" ]]; then
         awk -v b="$sb" -v r="$sr" -v bu="$sbu" -v ru="$sru" -v m="$mib" 'BEGIN {
-          printf "| Ballast / rclone | %.2f× rclone'"'"'s throughput (%.1f MiB/s) | %.2f× unchanged |\n", r / b, m / b, bu / ru }'
+          printf "| Ballast / rclone | %.2f× rclone'"'"'s throughput (%.1f MiB/s) | %.2f× unchanged | |\n", r / b, m / b, bu / ru }'
+      fi
+      st="$(secs s3-restic-first-$id)"; sbr="$(secs s3-ballast-restore-$id)"; str="$(secs s3-restic-restore-$id)"
+      if [[ -n "$sb" && -n "$st" && -n "$sbr" && -n "$str" ]]; then
+        awk -v b="$sb" -v r="$st" -v br="$sbr" -v rr="$str" 'BEGIN {
+          printf "| Ballast / restic | %.2f× first | %.2f× restore | |\n", b / r, br / rr }'
       fi
       if uses ballast; then echo; echo "Ballast's S3 store: $ballast_format"; fi
     fi
