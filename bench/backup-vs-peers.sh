@@ -52,9 +52,9 @@
 # place, so what it "added" is the folder's growth, and the bytes it copied again are shown beside.
 # rclone's "restore" copies that folder back. Ballast runs through ./ballast with its default local
 # store in a fresh --data-dir, with BALLAST_PASSWORD set; when the build has an `init` command
-# (`./ballast init --help` exits 0) the store is made by `ballast init` first (repository format 3,
-# encrypted), otherwise the backup makes a format-2 store; the table says which. The JVM start is
-# part of every Ballast time.
+# (`./ballast init --help` exits 0 and prints "Usage: ballast init ...") the store is made by
+# `ballast init` first (repository format 3, encrypted), otherwise the backup makes a format-2
+# store; the table says which. The JVM start is part of every Ballast time.
 # Bytes stored: the sizes of all regular files in the tool's repository, store or folder (Ballast's
 # 4 MiB reserve file, indexes and keys included; directories and disk blocks not); the tools' local
 # caches elsewhere (restic's, borg's) are not counted. Peak memory: GNU time's %M (maximum resident
@@ -128,7 +128,9 @@ export BALLAST_PASSWORD=bench
 ballast_format=""
 if uses ballast; then
   "$root/ballast" --version >/dev/null # builds the CLI once, outside the timings
-  if "$root/ballast" init --help >/dev/null 2>&1; then
+  # A build without `init` answers `ballast init --help` with the top-level usage and exit 0 as well
+  # (picocli takes --help before it looks at the unknown word), so the usage must name `init`.
+  if init_help="$("$root/ballast" init --help 2>&1)" && [[ "$init_help" == "Usage: ballast init"* ]]; then
     ballast_init=1
     ballast_format="format 3 (encrypted; made by \`ballast init\`, password from BALLAST_PASSWORD)"
   else
