@@ -111,6 +111,10 @@ for t in "${wanted[@]}"; do
     *) echo "backup-vs-peers: unknown tool '$t' in --tools; give some of ballast,restic,borg,rclone" >&2; exit 2 ;;
   esac
 done
+if [[ ${#selected[@]} == 0 ]]; then
+  echo "backup-vs-peers: none of the tools in --tools '$tools' can run" >&2
+  exit 2
+fi
 uses() { [[ " ${selected[*]} " == *" $1 "* ]]; }
 
 if [[ -z "$work" ]]; then
@@ -446,7 +450,7 @@ for spec in "${trees[@]}"; do
     c_same() { if [[ "$1" == rclone ]]; then echo "—"; else same "${out[$1]}"; fi; }
 
     echo
-    echo "### $label: run $run of $runs"
+    echo "**$label**, run $run of $runs"
     echo
     echo "$date, load average $load: $tree ($files files, $mib MiB), --transfers $transfers; second backup: $what"
     if uses ballast; then echo "Ballast's store: $ballast_format"; fi
