@@ -549,10 +549,10 @@ for spec in "${trees[@]}"; do
       fi
       if uses ballast; then echo; echo "Ballast's S3 store: $ballast_format"; fi
     fi
-    echo
-    echo "($(( SECONDS - tree_started )) s for this run, making the tree included)"
     unset stored added out
     if [[ "$keep" == 0 ]]; then rm -rf "$r"; fi
+    echo
+    echo "($(( SECONDS - tree_started )) s for this run, making the tree and removing the run's files included)"
   done
 done
 echo
