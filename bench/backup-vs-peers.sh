@@ -378,11 +378,13 @@ restore() { # restore TOOL RUN-DIR ID : restores the newest backup; prints the f
   esac
 }
 
+s3_format="$ballast_format"
 if [[ -n "$endpoint" ]] && uses ballast; then
   if [[ "$ballast_init" == 1 ]]; then
     # A bucket made by an earlier run already holds a store; init then says so, and the runs go on in it.
-    "$root/ballast" init --endpoint "$endpoint" --bucket "$bucket" >"$work/s3-init.log" 2>&1 ||
-      echo "backup-vs-peers: ballast init on $endpoint/$bucket did not make a store (see $work/s3-init.log); using the one there" >&2
+    if ! "$root/ballast" init --endpoint "$endpoint" --bucket "$bucket" >"$work/s3-init.log" 2>&1; then
+      s3_format="the store already in bucket $bucket (\`ballast init\` did not make one: $(head -1 "$work/s3-init.log"))"
+    fi
   fi
   # A server is slower for the first writes it takes (a new bucket, a new store): one untimed backup
   # first, so that no timed run, whichever tool goes first, pays for that.
@@ -547,7 +549,7 @@ for spec in "${trees[@]}"; do
         awk -v b="$sb" -v r="$st" -v br="$sbr" -v rr="$str" 'BEGIN {
           printf "| Ballast / restic | %.2f× first | %.2f× restore | |\n", b / r, br / rr }'
       fi
-      if uses ballast; then echo; echo "Ballast's S3 store: $ballast_format"; fi
+      if uses ballast; then echo; echo "Ballast's S3 store: $s3_format"; fi
     fi
     unset stored added out
     if [[ "$keep" == 0 ]]; then rm -rf "$r"; fi
