@@ -21,6 +21,17 @@ class MasterKeyTest {
     }
 
     @Test
+    void aChunkOfSeveralSlicesOpensWholeAndItsLastByteIsAuthenticated() throws Exception {
+        MasterKey key = MasterKey.generate();
+        byte[] plain = new byte[3 * 64 * 1024 + 17];
+        new java.util.SplittableRandom(3).nextBytes(plain);
+        byte[] sealed = key.seal(plain, 5, plain.length - 5, BLOB);
+        assertThat(key.open(sealed, BLOB)).isEqualTo(java.util.Arrays.copyOfRange(plain, 5, plain.length));
+        sealed[sealed.length - 17] ^= 1; // the last ciphertext byte
+        assertThatThrownBy(() -> key.open(sealed, BLOB)).isInstanceOf(MasterKey.TamperedException.class);
+    }
+
+    @Test
     void twoSealsOfTheSameBytesDiffer() {
         MasterKey key = MasterKey.generate();
         byte[] plain = new byte[64];
