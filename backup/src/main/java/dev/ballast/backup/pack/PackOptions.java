@@ -1,0 +1,89 @@
+package dev.ballast.backup.pack;
+
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a {@link BlobRepository} writes and reads. Immutable; start from {@link #defaults()}.
+ *
+ * @param packSize the pack size aimed at, bytes (default 16 MiB, the {@code packSize} of the
+ *     repository's {@code config}): a pack is closed once its blobs reach it; a blob larger than it is
+ *     a pack of its own
+ * @param compressionLevel the zstd level (default 3, zstd's own default); 0 stores every blob
+ *     uncompressed
+ * @param uploadThreads packs uploaded at once (default 2)
+ * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
+ *     its caller (default 4): memory for packs is about {@code (packsInFlight + 2) * packSize}
+ * @param readThreads packs read at once by {@link BlobRepository#readAll} and
+ *     {@link BlobRepository#check} (default 4)
+ * @param tolerateDamagedIndex false (default): {@code open} throws when an index file is damaged;
+ *     true: it skips it and reports it ({@link BlobRepository#damagedIndexFiles()}), for verify and
+ *     index rebuilding; {@code prune} then refuses to run
+ * @param executor runs uploads and reads; null (default): the repository makes its own daemon threads
+ *     and stops them at {@code close}
+ */
+public record PackOptions(
+        int packSize,
+        int compressionLevel,
+        int uploadThreads,
+        int packsInFlight,
+        int readThreads,
+        boolean tolerateDamagedIndex,
+        @Nullable Executor executor) {
+    /** The default pack size, 16 MiB. */
+    public static final int DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
+
+    public PackOptions {
+        if (packSize < 1024 || packSize > (1 << 30)) {
+            throw new IllegalArgumentException("pack size " + packSize + " is not between 1 KiB and 1 GiB");
+        }
+        if (compressionLevel < 0 || compressionLevel > 22) {
+            throw new IllegalArgumentException("zstd level " + compressionLevel + " is not between 0 (off) and 22");
+        }
+        if (uploadThreads < 1 || packsInFlight < 1 || readThreads < 1) {
+            throw new IllegalArgumentException("upload threads " + uploadThreads + ", packs in flight " + packsInFlight
+                    + " and read threads " + readThreads + " must each be at least 1");
+        }
+    }
+
+    /** Pack size 16 MiB, zstd level 3, 2 upload threads, 4 packs in flight, 4 read threads, strict index. */
+    public static PackOptions defaults() {
+        return new PackOptions(DEFAULT_PACK_SIZE, 3, 2, 4, 4, false, null);
+    }
+
+    public PackOptions withPackSize(int bytes) {
+        return new PackOptions(
+                bytes, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    public PackOptions withCompressionLevel(int level) {
+        return new PackOptions(
+                packSize, level, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    public PackOptions withUploadThreads(int threads) {
+        return new PackOptions(
+                packSize, compressionLevel, threads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    public PackOptions withPacksInFlight(int packs) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packs, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    public PackOptions withReadThreads(int threads) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, threads, tolerateDamagedIndex, executor);
+    }
+
+    public PackOptions withTolerateDamagedIndex(boolean tolerate) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerate, executor);
+    }
+
+    /** Uploads and reads run on {@code executor} (not shut down by the repository); null: own threads. */
+    public PackOptions withExecutor(@Nullable Executor executor) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+}
