@@ -170,8 +170,7 @@ final class Repack {
         Packs.Builder builder = null;
         for (List<BlobLocation> blobs : repack.values()) {
             for (PackReader.Span span : PackReader.spans(blobs)) {
-                String pack = span.blobs().get(0).pack();
-                byte[] stored = repo.reader.range(pack, span.offset(), span.end() - span.offset());
+                byte[] stored = repo.reader.spanBytes(span);
                 for (BlobLocation b : span.blobs()) {
                     int at = (int) (b.offset() - span.offset());
                     repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune
