@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  *     uncompressed
  * @param uploadThreads packs uploaded at once (default 2)
  * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
- *     its caller (default 4): memory for packs is about {@code (packsInFlight + 2) * packSize}
+ *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + 2 + t) * packSize},
+ *     {@code t} the threads blocked in {@code add} (each holds the pack it closed)
  * @param readThreads packs read at once by {@link BlobRepository#readAll} and
  *     {@link BlobRepository#check} (default 4)
  * @param tolerateDamagedIndex false (default): {@code open} throws when an index file is damaged;
