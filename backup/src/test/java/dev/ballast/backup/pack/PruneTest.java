@@ -190,6 +190,41 @@ class PruneTest {
         }
     }
 
+    /** Reads in the same process during a prune (they take no lock) find every live blob at every step. */
+    @Test
+    void readsDuringAPruneFindEveryLiveBlob() {
+        Fixture f = new Fixture();
+        Set<BlobId> live = f.live();
+        BlobRepository[] self = new BlobRepository[1];
+        AtomicInteger checks = new AtomicInteger();
+        dev.ballast.storage.object.ObjectStore watching =
+                (dev.ballast.storage.object.ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                        dev.ballast.storage.object.ObjectStore.class.getClassLoader(),
+                        new Class<?>[] {dev.ballast.storage.object.ObjectStore.class},
+                        (proxy, method, args) -> {
+                            if (self[0] != null && CrashingStore.MUTATIONS.contains(method.getName())) {
+                                for (BlobId id : live) {
+                                    assertThat(self[0].read(id)).isEqualTo(f.bytes.get(id));
+                                }
+                                checks.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(f.store, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        try (BlobRepository repo = BlobRepository.open(watching, f.key, OPTIONS)) {
+            self[0] = repo;
+            PruneStats stats = repo.prune(live, p -> false);
+            assertThat(stats.packsRepacked()).isEqualTo(1);
+            for (BlobId id : live) {
+                assertThat(repo.read(id)).isEqualTo(f.bytes.get(id));
+            }
+        }
+        assertThat(checks.get()).isGreaterThanOrEqualTo(6);
+    }
+
     @Test
     void aDamagedLiveBlobStopsTheRepackBeforeAnythingIsDeleted() {
         Fixture f = new Fixture();
