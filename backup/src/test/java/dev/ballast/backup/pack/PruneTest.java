@@ -202,17 +202,21 @@ class PruneTest {
                         dev.ballast.storage.object.ObjectStore.class.getClassLoader(),
                         new Class<?>[] {dev.ballast.storage.object.ObjectStore.class},
                         (proxy, method, args) -> {
-                            if (self[0] != null && CrashingStore.MUTATIONS.contains(method.getName())) {
-                                for (BlobId id : live) {
-                                    assertThat(self[0].read(id)).isEqualTo(f.bytes.get(id));
-                                }
-                                checks.incrementAndGet();
+                            boolean mutation = self[0] != null && CrashingStore.MUTATIONS.contains(method.getName());
+                            if (mutation) {
+                                readAll(self[0], live, f);
                             }
+                            Object result;
                             try {
-                                return method.invoke(f.store, args);
+                                result = method.invoke(f.store, args);
                             } catch (java.lang.reflect.InvocationTargetException e) {
                                 throw e.getCause();
                             }
+                            if (mutation) {
+                                readAll(self[0], live, f);
+                                checks.incrementAndGet();
+                            }
+                            return result;
                         });
         try (BlobRepository repo = BlobRepository.open(watching, f.key, OPTIONS)) {
             self[0] = repo;
@@ -223,6 +227,12 @@ class PruneTest {
             }
         }
         assertThat(checks.get()).isGreaterThanOrEqualTo(6);
+    }
+
+    private static void readAll(BlobRepository repo, Set<BlobId> live, Fixture f) {
+        for (BlobId id : live) {
+            assertThat(repo.read(id)).isEqualTo(f.bytes.get(id));
+        }
     }
 
     @Test
