@@ -100,7 +100,7 @@ public final class BlobRepository implements AutoCloseable {
         this.store = store;
         this.key = key;
         this.options = options;
-        this.reader = new PackReader(store, key);
+        this.reader = new PackReader(store, key, this::dataEnd);
         this.inFlight = new Semaphore(options.packsInFlight());
         if (options.executor() != null) {
             uploadExecutor = options.executor();
@@ -212,6 +212,18 @@ public final class BlobRepository implements AutoCloseable {
                 index.putIfAbsent(loc.id(), loc);
             }
         }
+    }
+
+    /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
+    private long dataEnd(String pack) {
+        List<BlobLocation> blobs = packBlobs.get(pack);
+        long end = 0;
+        if (blobs != null) {
+            for (BlobLocation b : blobs) {
+                end = Math.max(end, b.end());
+            }
+        }
+        return end;
     }
 
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */

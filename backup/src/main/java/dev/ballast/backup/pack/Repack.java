@@ -184,9 +184,10 @@ final class Repack {
         Packs.Builder builder = null;
         for (List<BlobLocation> blobs : repack.values()) {
             for (PackReader.Span span : PackReader.spans(blobs)) {
-                byte[] stored = repo.reader.spanBytes(span);
+                PackReader.Window window = repo.reader.spanBytes(span);
+                byte[] stored = window.bytes();
                 for (BlobLocation b : span.blobs()) {
-                    int at = (int) (b.offset() - span.offset());
+                    int at = (int) (b.offset() - window.offset());
                     repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune
                     if (builder == null) {
                         builder = new Packs.Builder(repo.options.packSize() + Chunker.MAX_SIZE / 8);
@@ -222,6 +223,7 @@ final class Repack {
     }
 
     static void deleteAllVersions(BlobRepository repo, String key) {
+        repo.reader.forget(key);
         List<VersionEntry> versions = repo.store.versions(key);
         try {
             for (VersionEntry v : versions) {

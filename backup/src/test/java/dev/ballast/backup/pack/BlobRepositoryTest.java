@@ -313,6 +313,42 @@ class BlobRepositoryTest {
         }
     }
 
+    /** Small files restored one by one, in the order they were stored: one GET per read-ahead window, not per file. */
+    @Test
+    void smallBlobsReadOneByOneShareReadAheadWindows() throws Exception {
+        FakeObjectStore store = new FakeObjectStore();
+        MasterKey key = MasterKey.generate();
+        List<BlobId> order = new ArrayList<>();
+        Map<BlobId, byte[]> blobs = new HashMap<>();
+        try (BlobRepository repo = BlobRepository.open(store, key, SMALL)) {
+            for (int i = 0; i < 120; i++) {
+                byte[] b = random(500 + i, 1000 + i * 20);
+                BlobId id = repo.id(b, 0, b.length);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+                order.add(id);
+                blobs.put(id, b);
+            }
+            repo.flush();
+        }
+        try (BlobRepository repo = BlobRepository.open(store, key, SMALL)) {
+            long packs = repo.stats().packs();
+            assertThat(packs).isGreaterThan(1);
+            int before = store.gets.get();
+            for (int i = 0; i < order.size(); i++) {
+                BlobId id = order.get(i);
+                byte[] got = i % 2 == 0 ? repo.read(id) : readOne(repo, id);
+                assertThat(got).isEqualTo(blobs.get(id));
+            }
+            assertThat(store.gets.get() - before).isEqualTo((int) packs);
+        }
+    }
+
+    private static byte[] readOne(BlobRepository repo, BlobId id) throws Exception {
+        byte[][] out = new byte[1][];
+        repo.readAll(List.of(id), (i, plain) -> out[0] = plain);
+        return out[0];
+    }
+
     @Test
     void aFailedUploadFailsTheFlushAndLaterAdds() {
         FakeObjectStore store = new FakeObjectStore();

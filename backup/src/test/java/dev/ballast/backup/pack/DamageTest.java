@@ -85,6 +85,28 @@ class DamageTest {
         }
     }
 
+    /** A blob damaged inside a read-ahead window fetched for its neighbour is caught when it is opened from the window. */
+    @Test
+    void aDamagedBlobInAReadAheadWindowIsStillRefused() {
+        String pack = onePack();
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        try (BlobRepository repo = open()) {
+            BlobLocation sixth = repo.find(ids.get(6)).orElseThrow();
+            bytes[(int) sixth.offset() + 77] ^= 4;
+            replace(pack, bytes);
+            int before = store.gets.get();
+            assertThat(repo.read(ids.get(5))).isEqualTo(blobs.get(ids.get(5)));
+            assertThatThrownBy(() -> repo.read(ids.get(6)))
+                    .isInstanceOfSatisfying(
+                            IntegrityException.class, e -> assertThat(e.key()).isEqualTo(pack))
+                    .hasMessageContaining(ids.get(6).hex());
+            assertThat(repo.read(ids.get(7))).isEqualTo(blobs.get(ids.get(7)));
+            assertThat(store.gets.get() - before)
+                    .as("one window served all three")
+                    .isEqualTo(1);
+        }
+    }
+
     @Test
     void bitRotTheStoreNoticesStillNamesTheBlob() {
         String pack = onePack();
