@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *     true: it skips it and reports it ({@link BlobRepository#damagedIndexFiles()}), for verify and
  *     index rebuilding; {@code prune} then refuses to run
  * @param executor runs uploads and reads; null (default): the repository makes its own daemon threads
- *     and stops them at {@code close}
+ *     and stops them at {@code close}. One given must have threads to spare: the repository's calls wait
+ *     for the tasks they hand it, so an executor whose threads call the repository can deadlock
  */
 public record PackOptions(
         int packSize,
