@@ -19,20 +19,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The blobs of a repository of format 3: content-addressed, deduplicated, compressed with zstd where
@@ -79,17 +73,8 @@ public final class BlobRepository implements AutoCloseable {
 
     final List<CheckReport.Damage> damagedIndex = new ArrayList<>();
 
-    /** Blobs added since the last flush, in open packs, in upload or uploaded but not indexed. */
-    private final ConcurrentHashMap<BlobId, Boolean> pending = new ConcurrentHashMap<>();
-    /** Packs uploaded since the last flush, by key. Guarded by itself. */
-    private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
-
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
-    private final Object[] openLocks = {new Object(), new Object()};
-    private final Packs.@Nullable Builder[] open = new Packs.Builder[2];
-    private final Semaphore inFlight;
-    private final Set<CompletableFuture<Void>> uploads = ConcurrentHashMap.newKeySet();
-    private final AtomicReference<@Nullable RuntimeException> failure = new AtomicReference<>();
+    private final PackWriter writer;
 
     final Executor uploadExecutor;
     final Executor readExecutor;
@@ -101,7 +86,6 @@ public final class BlobRepository implements AutoCloseable {
         this.key = key;
         this.options = options;
         this.reader = new PackReader(store, key, this::dataEnd);
-        this.inFlight = new Semaphore(options.packsInFlight());
         if (options.executor() != null) {
             uploadExecutor = options.executor();
             readExecutor = options.executor();
@@ -113,6 +97,7 @@ public final class BlobRepository implements AutoCloseable {
             uploadExecutor = up;
             readExecutor = rd;
         }
+        this.writer = new PackWriter(store, key, options, uploadExecutor);
     }
 
     private static ThreadFactory daemon(String name) {
@@ -236,7 +221,7 @@ public final class BlobRepository implements AutoCloseable {
      * since it was opened (by any thread; durable after the next {@link #flush}).
      */
     public boolean has(BlobId id) {
-        return index.containsKey(id) || pending.containsKey(id);
+        return index.containsKey(id) || writer.pending(id);
     }
 
     /**
@@ -260,96 +245,14 @@ public final class BlobRepository implements AutoCloseable {
         gate.readLock().lock();
         try {
             ensureOpen();
-            throwIfFailed();
-            if (index.containsKey(id) || pending.putIfAbsent(id, Boolean.TRUE) != null) {
+            writer.throwIfFailed();
+            if (index.containsKey(id) || !writer.claim(id)) {
                 return false;
             }
-            Packs.Builder full = null;
-            try {
-                BlobCodec.Sealed sealed =
-                        BlobCodec.encode(key, options.compressionLevel(), type, id, plain, offset, length);
-                byte[] s = sealed.bytes();
-                if (s.length >= options.packSize()) {
-                    full = new Packs.Builder(s.length);
-                    full.append(type, id, s, 0, s.length, sealed.compressed(), length);
-                } else {
-                    int t = type.ordinal();
-                    synchronized (openLocks[t]) {
-                        Packs.Builder b = open[t];
-                        if (b == null) {
-                            b = new Packs.Builder(options.packSize() + Chunker.MAX_SIZE / 8);
-                            open[t] = b;
-                        }
-                        b.append(type, id, s, 0, s.length, sealed.compressed(), length);
-                        if (b.size() >= options.packSize()) {
-                            full = b;
-                            open[t] = null;
-                        }
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                pending.remove(id);
-                throw e;
-            }
-            if (full != null) {
-                upload(full);
-            }
+            writer.append(type, id, plain, offset, length);
             return true;
         } finally {
             gate.readLock().unlock();
-        }
-    }
-
-    /** Starts the upload of a closed pack, once fewer than packsInFlight are held. */
-    private void upload(Packs.Builder pack) {
-        try {
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            RuntimeException cancelled =
-                    new CancellationException("interrupted while waiting to upload a pack; its blobs are not stored");
-            fail(cancelled, pack);
-            throw cancelled;
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        uploads.add(done);
-        Runnable task = () -> {
-            try {
-                Packs.Finished finished = pack.finish(key);
-                store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));
-                synchronized (uploaded) {
-                    uploaded.put(finished.key(), finished.blobs());
-                }
-            } catch (RuntimeException | Error e) {
-                fail(e instanceof RuntimeException r ? r : new IllegalStateException(e), pack);
-            } finally {
-                inFlight.release();
-                uploads.remove(done);
-                done.complete(null);
-            }
-        };
-        try {
-            uploadExecutor.execute(task);
-        } catch (RejectedExecutionException e) {
-            inFlight.release();
-            uploads.remove(done);
-            done.complete(null);
-            fail(e, pack);
-            throw e;
-        }
-    }
-
-    private void fail(RuntimeException e, Packs.Builder pack) {
-        failure.compareAndSet(null, e);
-        for (BlobId id : pack.ids()) {
-            pending.remove(id);
-        }
-    }
-
-    private void throwIfFailed() {
-        RuntimeException e = failure.get();
-        if (e != null) {
-            throw e;
         }
     }
 
@@ -364,8 +267,9 @@ public final class BlobRepository implements AutoCloseable {
      * added since the last flush (nothing when there is none). When it returns, each of those blobs is
      * durable and findable by any process that opens the repository.
      *
-     * @throws StorageException if a pack or the index file could not be written (the blobs of the packs
-     *     that failed are then not known: a later {@code add} stores them again)
+     * @throws StorageException if a pack could not be uploaded (this and every later {@code add} and
+     *     {@code flush} throw it: the run must stop; a repository opened anew stores those blobs again),
+     *     or the index file could not be written (a later {@code flush} writes it)
      */
     public void flush() {
         gate.writeLock().lock();
@@ -378,37 +282,13 @@ public final class BlobRepository implements AutoCloseable {
     }
 
     void flushLocked() {
-        for (int t = 0; t < open.length; t++) {
-            Packs.Builder b;
-            synchronized (openLocks[t]) {
-                b = open[t];
-                open[t] = null;
-            }
-            if (b != null && !b.isEmpty()) {
-                upload(b);
-            }
-        }
-        for (CompletableFuture<Void> f : List.copyOf(uploads)) {
-            f.join();
-        }
-        throwIfFailed();
-        Map<String, List<BlobLocation>> batch;
-        synchronized (uploaded) {
-            batch = new LinkedHashMap<>(uploaded);
-        }
+        Map<String, List<BlobLocation>> batch = writer.drain();
         if (batch.isEmpty()) {
             return;
         }
         writeIndex(batch);
-        synchronized (uploaded) {
-            uploaded.keySet().removeAll(batch.keySet());
-        }
         batch.forEach(this::register);
-        for (List<BlobLocation> blobs : batch.values()) {
-            for (BlobLocation loc : blobs) {
-                pending.remove(loc.id());
-            }
-        }
+        writer.committed(batch);
     }
 
     /** Writes index files naming {@code packs}, at most {@link #MAX_BLOBS_PER_INDEX_FILE} blobs each. */
@@ -599,9 +479,7 @@ public final class BlobRepository implements AutoCloseable {
                 return;
             }
             closed = true;
-            for (CompletableFuture<Void> f : List.copyOf(uploads)) {
-                f.join();
-            }
+            writer.awaitUploads();
             for (ExecutorService e : ownExecutors) {
                 e.shutdown();
             }
