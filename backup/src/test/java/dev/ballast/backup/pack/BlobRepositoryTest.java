@@ -368,6 +368,39 @@ class BlobRepositoryTest {
     }
 
     @Test
+    void anIndexWriteThatFailedIsWrittenByTheNextFlush() {
+        FakeObjectStore fake = new FakeObjectStore();
+        AtomicInteger indexPuts = new AtomicInteger();
+        ObjectStore store = (ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("put")
+                            && ((String) args[0]).startsWith("index/")
+                            && indexPuts.incrementAndGet() == 1) {
+                        throw new dev.ballast.storage.StorageUnavailableException(
+                                (String) args[0], "the disk is full", null);
+                    }
+                    try {
+                        return method.invoke(fake, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        MasterKey key = MasterKey.generate();
+        Map<BlobId, byte[]> blobs;
+        try (BlobRepository repo = BlobRepository.open(store, key, SMALL)) {
+            blobs = addAll(repo, 10, 30, 9000);
+            assertThatThrownBy(repo::flush).hasMessageContaining("the disk is full");
+            assertThat(fake.allKeys()).noneMatch(k -> k.startsWith("index/"));
+            BlobId first = blobs.keySet().iterator().next();
+            assertThat(repo.has(first)).isTrue();
+            repo.flush();
+        }
+        try (BlobRepository repo = BlobRepository.open(fake, key, SMALL)) {
+            blobs.forEach((id, b) -> assertThat(repo.read(id)).isEqualTo(b));
+        }
+    }
+
+    @Test
     void treeBlobsAndDataBlobsKeepTheirTypes() {
         FakeObjectStore store = new FakeObjectStore();
         MasterKey key = MasterKey.generate();
