@@ -1,0 +1,490 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StorageException;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
+
+/**
+ * The blobs of a repository of format 3: content-addressed, deduplicated, compressed with zstd where
+ * it pays, sealed with the {@link MasterKey}, packed into pack files {@code data/<2 hex>/<64 hex>}
+ * and found through index files {@code index/<64 hex>} (layouts in docs/backup-format.md).
+ *
+ * <p><b>Writing.</b> {@link #add} compresses and seals a blob and appends it to an open pack; a full
+ * pack is uploaded in the background while later blobs fill the next one, at most
+ * {@link PackOptions#packsInFlight()} full packs waiting (then {@code add} blocks its caller, so memory
+ * stays bounded). {@link #flush} closes the open packs, waits for every upload and writes one index
+ * file naming them: only after {@code flush} returns is a blob durable and findable by another
+ * process. The write order is packs, then the index naming them, then (the engine's part) the
+ * manifest naming the blobs: a crash leaves at most packs no index names, which {@link #prune}
+ * removes once they are older than the caller's grace period.
+ *
+ * <p><b>Reading.</b> {@link #read} fetches one blob with a ranged GET; {@link #readAll} reads many,
+ * grouped by pack, several packs at once. Every blob read is opened (AES-256-GCM), decompressed and its
+ * {@link MasterKey#id} compared with its ID: bytes that fail any step are never returned; an
+ * {@link IntegrityException} names the pack and the blob.
+ *
+ * <p>Thread-safe: {@code add}, {@code has}, {@code read} and {@code readAll} may be called from any
+ * number of threads at once; {@code flush}, {@code prune}, {@code check} and {@code rebuildIndex} wait
+ * for running {@code add}s and hold later ones back while they run.
+ */
+public final class BlobRepository implements AutoCloseable {
+    /** The prefix of pack keys. */
+    public static final String DATA_PREFIX = "data/";
+    /** The prefix of index file keys. */
+    public static final String INDEX_PREFIX = "index/";
+    /** At most this many blobs go into one index file; more make several. */
+    static final int MAX_BLOBS_PER_INDEX_FILE = 100_000;
+
+    final ObjectStore store;
+    final MasterKey key;
+    final PackOptions options;
+    final PackReader reader;
+
+    /** Flushed blobs: the first location seen of each. */
+    final ConcurrentHashMap<BlobId, BlobLocation> index = new ConcurrentHashMap<>();
+    /** Every indexed pack and its blobs (as its index entry lists them; immutable lists). */
+    final ConcurrentHashMap<String, List<BlobLocation>> packBlobs = new ConcurrentHashMap<>();
+    /** The index files read or written. */
+    final Set<String> indexFiles = ConcurrentHashMap.newKeySet();
+
+    final List<CheckReport.Damage> damagedIndex = new ArrayList<>();
+
+    final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final PackWriter writer;
+
+    final Executor uploadExecutor;
+    final Executor readExecutor;
+    private final List<ExecutorService> ownExecutors = new ArrayList<>();
+    private volatile boolean closed;
+
+    private BlobRepository(ObjectStore store, MasterKey key, PackOptions options) {
+        this.store = store;
+        this.key = key;
+        this.options = options;
+        this.reader = new PackReader(store, key, this::dataEnd);
+        if (options.executor() != null) {
+            uploadExecutor = options.executor();
+            readExecutor = options.executor();
+        } else {
+            ExecutorService up = Executors.newFixedThreadPool(options.uploadThreads(), daemon("ballast-pack-upload"));
+            ExecutorService rd = Executors.newFixedThreadPool(options.readThreads(), daemon("ballast-pack-read"));
+            ownExecutors.add(up);
+            ownExecutors.add(rd);
+            uploadExecutor = up;
+            readExecutor = rd;
+        }
+        this.writer = new PackWriter(store, key, options, uploadExecutor);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * Opens the repository in {@code store}: reads and opens every {@code index/*} object.
+     *
+     * @throws IntegrityException naming the index file, if one does not open, decompress or parse
+     *     (unless {@link PackOptions#tolerateDamagedIndex()})
+     * @throws StorageException if the store fails
+     */
+    public static BlobRepository open(ObjectStore store, MasterKey key, PackOptions options) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
+        BlobRepository repo = new BlobRepository(store, key, options);
+        try {
+            repo.loadIndex();
+        } catch (RuntimeException e) {
+            repo.close();
+            throw e;
+        }
+        return repo;
+    }
+
+    /** {@link #open(ObjectStore, MasterKey, PackOptions)} with {@link PackOptions#defaults()}. */
+    public static BlobRepository open(ObjectStore store, MasterKey key) {
+        return open(store, key, PackOptions.defaults());
+    }
+
+    private void loadIndex() {
+        List<String> files = new ArrayList<>(store.list(INDEX_PREFIX));
+        files.removeIf(indexFiles::contains);
+        Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
+        try {
+            // read readThreads files at once; registered below in key order, whatever order they arrive in
+            Parallel.run(readExecutor, options.readThreads(), files, file -> {
+                try {
+                    read.put(file, readIndexFile(file));
+                } catch (ObjectNotFoundException gone) {
+                    // deleted since the listing: a prune replaced it, and the file replacing it is listed too
+                } catch (IntegrityException e) {
+                    if (!options.tolerateDamagedIndex()) {
+                        throw e;
+                    }
+                    synchronized (damagedIndex) {
+                        damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
+                    }
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (String file : files) {
+            Map<String, List<BlobLocation>> packs = read.get(file);
+            if (packs != null) {
+                packs.forEach(this::register);
+                indexFiles.add(file);
+            }
+        }
+        synchronized (damagedIndex) {
+            damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
+        }
+    }
+
+    /** The blobs an index file names, checked: its name, its seal, its JSON. */
+    Map<String, List<BlobLocation>> readIndexFile(String file) {
+        byte[] stored;
+        try (ObjectRead read = store.get(file)) {
+            stored = read.stream().readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + file + " failed: " + e.getMessage(), e);
+        }
+        String name = file.substring(INDEX_PREFIX.length());
+        if (!name.equals(HexFormat.of().formatHex(Packs.sha256().digest(stored)))) {
+            throw new IntegrityException(
+                    file, "Index file " + file + " does not hash to its name: it was changed or cut.");
+        }
+        return IndexFiles.decode(key, file, stored);
+    }
+
+    /**
+     * Adds a flushed pack to the in-memory index. A pack already known (named by two index files, as
+     * after a prune that died before deleting the older one) keeps its first entry: a pack's name is the
+     * hash of its bytes, so both list the same blobs.
+     */
+    void register(String pack, List<BlobLocation> blobs) {
+        if (packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
+            for (BlobLocation loc : blobs) {
+                index.putIfAbsent(loc.id(), loc);
+            }
+        }
+    }
+
+    /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
+    private long dataEnd(String pack) {
+        List<BlobLocation> blobs = packBlobs.get(pack);
+        long end = 0;
+        if (blobs != null) {
+            for (BlobLocation b : blobs) {
+                end = Math.max(end, b.end());
+            }
+        }
+        return end;
+    }
+
+    /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */
+    public BlobId id(byte[] plain, int offset, int length) {
+        return BlobId.compute(key, plain, offset, length);
+    }
+
+    /**
+     * Whether the blob is stored or being stored: named by an index file, or added to this repository
+     * since it was opened (by any thread; durable after the next {@link #flush}).
+     */
+    public boolean has(BlobId id) {
+        return index.containsKey(id) || writer.pending(id);
+    }
+
+    /**
+     * Stores {@code plain[offset, offset + length)} as the blob {@code id}, unless it is already known
+     * ({@link #has}). The bytes are compressed (zstd at {@link PackOptions#compressionLevel()}) when that
+     * saves more than 1/32 of them, else stored as they are; then sealed and appended to an open pack.
+     * The caller may reuse {@code plain} once this returns. Blocks while
+     * {@link PackOptions#packsInFlight()} full packs wait for upload.
+     *
+     * @param id the blob's ID: must be {@link #id} of the bytes (not checked here; every read checks it)
+     * @return true if the blob was added; false if it was known already (dedup, including a blob another
+     *     thread added or is adding)
+     * @throws StorageException if an earlier pack of this repository failed to upload (every later
+     *     {@code add} and {@code flush} throws it too: the run must stop)
+     * @throws IllegalStateException if the repository is closed
+     */
+    public boolean add(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(id, "id");
+        Objects.checkFromIndexSize(offset, length, plain.length);
+        gate.readLock().lock();
+        try {
+            ensureOpen();
+            writer.throwIfFailed();
+            if (index.containsKey(id) || !writer.claim(id)) {
+                return false;
+            }
+            writer.append(type, id, plain, offset, length);
+            return true;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the blob repository is closed");
+        }
+    }
+
+    /**
+     * Closes the open packs, waits for every upload and writes one new index file naming every blob
+     * added since the last flush (nothing when there is none). When it returns, each of those blobs is
+     * durable and findable by any process that opens the repository.
+     *
+     * @throws StorageException if a pack could not be uploaded (this and every later {@code add} and
+     *     {@code flush} throw it: the run must stop; a repository opened anew stores those blobs again),
+     *     or the index file could not be written (a later {@code flush} writes it)
+     */
+    public void flush() {
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    void flushLocked() {
+        Map<String, List<BlobLocation>> batch = writer.drain();
+        if (batch.isEmpty()) {
+            return;
+        }
+        writeIndex(batch);
+        batch.forEach(this::register);
+        writer.committed(batch);
+    }
+
+    /** Writes index files naming {@code packs}, at most {@link #MAX_BLOBS_PER_INDEX_FILE} blobs each. */
+    List<String> writeIndex(Map<String, List<BlobLocation>> packs) {
+        List<String> written = new ArrayList<>();
+        Map<String, List<BlobLocation>> part = new LinkedHashMap<>();
+        int blobs = 0;
+        for (Map.Entry<String, List<BlobLocation>> e : packs.entrySet()) {
+            if (blobs > 0 && blobs + e.getValue().size() > MAX_BLOBS_PER_INDEX_FILE) {
+                written.add(writeIndexFile(part));
+                part = new LinkedHashMap<>();
+                blobs = 0;
+            }
+            part.put(e.getKey(), e.getValue());
+            blobs += e.getValue().size();
+        }
+        if (!part.isEmpty()) {
+            written.add(writeIndexFile(part));
+        }
+        return written;
+    }
+
+    private String writeIndexFile(Map<String, List<BlobLocation>> packs) {
+        IndexFiles.Encoded file = IndexFiles.encode(key, packs);
+        store.put(file.key(), ObjectContent.ofBytes(file.bytes()));
+        indexFiles.add(file.key());
+        return file.key();
+    }
+
+    /** Where the index says the blob is; empty if no index names it (or it is not flushed yet). */
+    public Optional<BlobLocation> find(BlobId id) {
+        return Optional.ofNullable(index.get(id));
+    }
+
+    /**
+     * The plain bytes of a blob: a ranged GET of its stored bytes, opened, decompressed and matched
+     * against its ID.
+     *
+     * @throws ObjectNotFoundException naming the blob, if no index names it, or naming the pack, if
+     *     the pack is missing
+     * @throws IntegrityException naming the pack (its {@link IntegrityException#key()}) and the blob, if the
+     *     bytes do not open, do not decompress to the indexed length, or do not match the ID
+     * @throws StorageException if the store fails
+     */
+    public byte[] read(BlobId id) {
+        return reader.read(locate(id));
+    }
+
+    private BlobLocation locate(BlobId id) {
+        BlobLocation loc = index.get(id);
+        if (loc == null) {
+            throw new ObjectNotFoundException("blob " + id.hex(), null, false, null);
+        }
+        return loc;
+    }
+
+    /**
+     * Reads every blob of {@code ids} (each distinct ID once) and hands it to {@code sink}: grouped by
+     * pack, each pack in the ranges covering the wanted blobs (wanted blobs less than 1 MiB apart share
+     * one GET), up to {@link PackOptions#readThreads()} GETs at once. The sink is called from those
+     * threads. Stops at the first failure; IDs no index names are refused before anything is read.
+     *
+     * @throws ObjectNotFoundException naming the first blob not in the index
+     * @throws IntegrityException naming the pack and blob, as {@link #read}
+     * @throws IOException from {@code sink}
+     * @throws StorageException if the store fails
+     */
+    public void readAll(Collection<BlobId> ids, BlobSink sink) throws IOException {
+        Objects.requireNonNull(sink, "sink");
+        Map<String, List<BlobLocation>> byPack = new LinkedHashMap<>();
+        for (BlobId id : new LinkedHashSet<>(ids)) {
+            BlobLocation loc = locate(id);
+            byPack.computeIfAbsent(loc.pack(), k -> new ArrayList<>()).add(loc);
+        }
+        List<PackReader.Span> spans = new ArrayList<>();
+        for (List<BlobLocation> blobs : byPack.values()) {
+            spans.addAll(PackReader.spans(blobs));
+        }
+        Parallel.run(readExecutor, options.readThreads(), spans, span -> reader.readSpan(span, sink));
+    }
+
+    /**
+     * Removes what no live blob needs. First {@link #flush}es; then reads the index files again (so
+     * blobs other processes indexed meanwhile count) and lists {@code data/}. A pack that {@code keep}
+     * accepts is never touched (the caller's grace period: packs of runs that may be about to index
+     * them, or may have deduplicated against them). Of the others: a pack that holds no blob of
+     * {@code live}, or no index names, is deleted; a pack whose dead blobs are more than 20 % of its
+     * bytes is repacked (its live blobs read, checked, and copied into new packs). The order makes a
+     * crash at any point lose nothing live: new packs, then new index files naming every blob kept,
+     * then the index files they replace are deleted, then the packs no longer named. Deleting an object
+     * removes all its versions.
+     *
+     * @param live every blob some backup needs
+     * @param keep packs not to touch
+     * @throws IllegalStateException if the repository was opened tolerating a damaged index file and
+     *     one is damaged (a blob it names would look dead)
+     * @throws IntegrityException naming the pack and blob, if a live blob to be repacked is damaged
+     *     (nothing is deleted then)
+     * @throws StorageException if the store fails (what was done so far is safe)
+     */
+    public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
+        Objects.requireNonNull(live, "live");
+        Objects.requireNonNull(keep, "keep");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+            return new Repack(this).prune(live, keep);
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Checks the repository: every indexed pack exists with the size the index implies; each pack
+     * {@code readData} accepts is read whole, its header opened and matched against the index, and
+     * every blob in it opened, decompressed and matched against its ID. Damage is reported as values,
+     * not thrown; index files skipped as damaged at {@code open} are reported too.
+     *
+     * @param readData which packs (by key) to read; {@code k -> true} for all, {@code k -> false} for a
+     *     listing-only check
+     * @throws StorageException if the store fails (not for a missing or damaged object: that is damage)
+     */
+    public CheckReport check(Predicate<String> readData) {
+        Objects.requireNonNull(readData, "readData");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            return new PackCheck(this).check(readData);
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Reads the header of every pack in the store that no (undamaged) index file names and writes
+     * index files naming their blobs; then deletes the index files found damaged at {@code open}: what
+     * makes a store whose index files were lost or damaged readable again, and keeps the packs of a
+     * killed first run (whose index was never written) for the next run to deduplicate against. Packs
+     * whose header does not open are left and reported as damage.
+     *
+     * @return {@code packsChecked}: the unindexed packs whose headers were read; {@code damage}: the
+     *     packs whose header did not open; {@code unindexedPacks}: those still unindexed (the damaged)
+     * @throws StorageException if the store fails
+     */
+    public CheckReport rebuildIndex() {
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+            return new PackCheck(this).rebuild();
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /** Index files that did not open at {@code open} (only with {@link PackOptions#tolerateDamagedIndex()}). */
+    public List<CheckReport.Damage> damagedIndexFiles() {
+        synchronized (damagedIndex) {
+            return List.copyOf(damagedIndex);
+        }
+    }
+
+    /** What the index names now (flushed blobs only). */
+    public RepositoryStats stats() {
+        long stored = 0;
+        for (List<BlobLocation> blobs : packBlobs.values()) {
+            stored +=
+                    Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size());
+        }
+        long plain = 0;
+        for (BlobLocation b : index.values()) {
+            plain += b.plainLength();
+        }
+        return new RepositoryStats(packBlobs.size(), index.size(), stored, plain);
+    }
+
+    /**
+     * Stops the repository's own threads after the uploads already started end. Blobs added since the
+     * last {@link #flush} are not indexed (their uploaded packs are garbage for {@link #prune}): call
+     * {@code flush} first to keep them. Idempotent.
+     */
+    @Override
+    public void close() {
+        gate.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            writer.awaitUploads();
+            for (ExecutorService e : ownExecutors) {
+                e.shutdown();
+            }
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.ballast.backup.pack;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link BlobRepository#check} found.
+ *
+ * @param packsChecked packs whose existence and size were checked against the index
+ * @param packsRead packs read whole and every blob opened
+ * @param blobsRead blobs opened, decompressed and matched against their IDs
+ * @param damage every damaged or missing object found, in key order; empty when all is well
+ * @param unindexedPacks packs in the store no index file names (garbage of a dead run, or the packs of
+ *     a run still writing); not damage
+ */
+public record CheckReport(
+        int packsChecked, int packsRead, long blobsRead, List<Damage> damage, List<String> unindexedPacks) {
+    public CheckReport {
+        damage = List.copyOf(damage);
+        unindexedPacks = List.copyOf(unindexedPacks);
+    }
+
+    /** Whether nothing damaged or missing was found. */
+    public boolean ok() {
+        return damage.isEmpty();
+    }
+
+    /**
+     * One damaged object, or one damaged blob in it.
+     *
+     * @param key the object's key ({@code data/...} or {@code index/...})
+     * @param blob the blob, when the damage is one blob's; null for the object as a whole
+     * @param reason one clause saying what is wrong ("its header does not open: ...", "it is missing")
+     */
+    public record Damage(String key, @Nullable BlobId blob, String reason) {
+        public Damage {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /** The blob, when the damage is one blob's. */
+        public Optional<BlobId> blobIfAny() {
+            return Optional.ofNullable(blob);
+        }
+
+        /** One sentence: the object, the blob if any, the reason. */
+        @Override
+        public String toString() {
+            return key + (blob == null ? "" : " (blob " + blob + ")") + ": " + reason;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.ballast.backup.pack;
+
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a {@link BlobRepository} writes and reads. Immutable; start from {@link #defaults()}.
+ *
+ * @param packSize the pack size aimed at, bytes (default 16 MiB, the {@code packSize} of the
+ *     repository's {@code config}): a pack is closed once its blobs reach it; a blob larger than it is
+ *     a pack of its own
+ * @param compressionLevel the zstd level (default 3, zstd's own default); 0 stores every blob
+ *     uncompressed
+ * @param uploadThreads packs uploaded at once (default 2)
+ * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
+ *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + 2 + t) * packSize},
+ *     {@code t} the threads blocked in {@code add} (each holds the pack it closed)
+ * @param readThreads GETs run at once by {@link BlobRepository#readAll}, {@link BlobRepository#check}
+ *     and the index files' reads at open (default 4); with an executor given, at most this many of its
+ *     threads are used for them
+ * @param tolerateDamagedIndex false (default): {@code open} throws when an index file is damaged;
+ *     true: it skips it and reports it ({@link BlobRepository#damagedIndexFiles()}), for verify and
+ *     index rebuilding; {@code prune} then refuses to run
+ * @param executor runs uploads and reads; null (default): the repository makes its own daemon threads
+ *     and stops them at {@code close}. One given must have threads to spare: the repository's calls wait
+ *     for the tasks they hand it, so an executor whose threads call the repository can deadlock
+ */
+public record PackOptions(
+        int packSize,
+        int compressionLevel,
+        int uploadThreads,
+        int packsInFlight,
+        int readThreads,
+        boolean tolerateDamagedIndex,
+        @Nullable Executor executor) {
+    /** The default pack size, 16 MiB. */
+    public static final int DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
+
+    public PackOptions {
+        if (packSize < 1024 || packSize > (1 << 30)) {
+            throw new IllegalArgumentException("pack size " + packSize + " is not between 1 KiB and 1 GiB");
+        }
+        if (compressionLevel < 0 || compressionLevel > 22) {
+            throw new IllegalArgumentException("zstd level " + compressionLevel + " is not between 0 (off) and 22");
+        }
+        if (uploadThreads < 1 || packsInFlight < 1 || readThreads < 1) {
+            throw new IllegalArgumentException("upload threads " + uploadThreads + ", packs in flight " + packsInFlight
+                    + " and read threads " + readThreads + " must each be at least 1");
+        }
+    }
+
+    /** Pack size 16 MiB, zstd level 3, 2 upload threads, 4 packs in flight, 4 read threads, strict index. */
+    public static PackOptions defaults() {
+        return new PackOptions(DEFAULT_PACK_SIZE, 3, 2, 4, 4, false, null);
+    }
+
+    /** These options with the pack size aimed at, in bytes (1 KiB to 1 GiB). */
+    public PackOptions withPackSize(int bytes) {
+        return new PackOptions(
+                bytes, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    /** These options with the zstd level (1 to 22; 0 stores every blob uncompressed). */
+    public PackOptions withCompressionLevel(int level) {
+        return new PackOptions(
+                packSize, level, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    /** These options with the number of packs uploaded at once (own threads only: an executor given runs what it runs). */
+    public PackOptions withUploadThreads(int threads) {
+        return new PackOptions(
+                packSize, compressionLevel, threads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    /** These options with the number of full packs held for upload before {@code add} blocks its caller. */
+    public PackOptions withPacksInFlight(int packs) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packs, readThreads, tolerateDamagedIndex, executor);
+    }
+
+    /** These options with the number of GETs {@code readAll}, {@code check} and {@code open} run at once. */
+    public PackOptions withReadThreads(int threads) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, threads, tolerateDamagedIndex, executor);
+    }
+
+    /** These options with damaged index files skipped and reported at {@code open} (true) or thrown (false). */
+    public PackOptions withTolerateDamagedIndex(boolean tolerate) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerate, executor);
+    }
+
+    /** Uploads and reads run on {@code executor} (not shut down by the repository); null: own threads. */
+    public PackOptions withExecutor(@Nullable Executor executor) {
+        return new PackOptions(
+                packSize, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
+    }
+}

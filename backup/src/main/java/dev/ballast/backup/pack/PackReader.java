@@ -1,0 +1,221 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.RequestRefusedException;
+import dev.ballast.storage.object.ByteRange;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ReadOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. A small read (a small
+ * file's blob) fetches a read-ahead window of up to {@link #WINDOW} bytes of the pack instead, kept
+ * in a small cache of {@link #WINDOWS} windows: a restore that reads the small files of a tree one
+ * by one, in the order they were stored, then needs one GET per window rather than one per file.
+ * The cache holds stored (sealed) bytes: every blob is still opened and checked on every read.
+ * Thread-safe.
+ */
+final class PackReader {
+    /** Two wanted blobs at most this far apart are fetched with one GET (the gap is read and dropped). */
+    static final long MERGE_GAP = 1024 * 1024;
+    /** Spans shorter than this are read through a read-ahead window. */
+    static final long SMALL = 256 * 1024;
+    /** The read-ahead window, bytes. */
+    static final int WINDOW = 4 * 1024 * 1024;
+    /** Windows kept. */
+    static final int WINDOWS = 8;
+
+    private final ObjectStore store;
+    private final MasterKey key;
+    private final ToLongFunction<String> dataEnd;
+    private final Window[] windows = new Window[WINDOWS];
+    private int nextSlot;
+
+    /**
+     * @param dataEnd where a pack's blobs end (its header starts), by the index; 0 when not known
+     */
+    PackReader(ObjectStore store, MasterKey key, ToLongFunction<String> dataEnd) {
+        this.store = store;
+        this.key = key;
+        this.dataEnd = dataEnd;
+    }
+
+    /** Stored bytes of a pack from {@code offset}; {@code bytes[i]} is the pack's byte {@code offset + i}. */
+    record Window(String pack, long offset, byte[] bytes) {
+        boolean covers(String p, long from, long to) {
+            return pack.equals(p) && from >= offset && to <= offset + bytes.length;
+        }
+    }
+
+    /** {@code pack[offset, offset + length)}, exactly that long. */
+    byte[] range(String pack, long offset, long length) {
+        byte[] bytes;
+        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(offset, length)))) {
+            bytes = readAll(read);
+        } catch (RequestRefusedException e) {
+            if (e.statusCode() == 416) {
+                throw new IntegrityException(
+                        pack,
+                        "Pack " + pack + " ends before byte " + offset
+                                + ", where the index says a blob starts: it was cut.",
+                        e);
+            }
+            throw e;
+        }
+        if (bytes.length != length) {
+            throw new IntegrityException(
+                    pack,
+                    "Pack " + pack + " ends at byte " + (offset + bytes.length) + ", before the " + length
+                            + " bytes from " + offset + " the index names: it was cut.");
+        }
+        return bytes;
+    }
+
+    /** The whole current version of {@code pack}. */
+    byte[] whole(String pack) {
+        try (ObjectRead read = store.get(pack)) {
+            return readAll(read);
+        }
+    }
+
+    private static byte[] readAll(ObjectRead read) {
+        try {
+            return read.stream().readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Opens one blob of {@code stored[offset, offset + loc.length())}, checked. */
+    byte[] open(BlobLocation loc, byte[] stored, int offset) {
+        return BlobCodec.decode(
+                key,
+                loc.pack(),
+                loc.type(),
+                loc.compressed(),
+                loc.id(),
+                loc.plainLength(),
+                stored,
+                offset,
+                loc.length());
+    }
+
+    /** One blob. */
+    byte[] read(BlobLocation loc) {
+        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)));
+        return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
+    }
+
+    /** A run of wanted blobs fetched with one GET. */
+    record Span(long offset, long end, List<BlobLocation> blobs) {}
+
+    /** {@code blobs} of one pack, in offset order, grouped into spans no gap in which exceeds {@link #MERGE_GAP}. */
+    static List<Span> spans(List<BlobLocation> blobs) {
+        List<BlobLocation> sorted = new ArrayList<>(blobs);
+        sorted.sort(Comparator.comparingLong(BlobLocation::offset));
+        List<Span> out = new ArrayList<>();
+        List<BlobLocation> current = new ArrayList<>();
+        long start = -1;
+        long end = -1;
+        for (BlobLocation b : sorted) {
+            if (!current.isEmpty() && b.offset() - end > MERGE_GAP) {
+                out.add(new Span(start, end, current));
+                current = new ArrayList<>();
+            }
+            if (current.isEmpty()) {
+                start = b.offset();
+            }
+            current.add(b);
+            end = Math.max(end, b.end());
+        }
+        if (!current.isEmpty()) {
+            out.add(new Span(start, end, current));
+        }
+        return out;
+    }
+
+    /**
+     * Stored bytes covering {@code span}: from the cache, a read-ahead window, or one GET of exactly the
+     * span. A damaged read names the blobs it was for.
+     */
+    Window spanBytes(Span span) {
+        String pack = span.blobs().get(0).pack();
+        Window cached = cached(pack, span.offset(), span.end());
+        if (cached != null) {
+            return cached;
+        }
+        long length = span.end() - span.offset();
+        if (length < SMALL) {
+            long end = Math.min(dataEnd.applyAsLong(pack), span.offset() + WINDOW);
+            if (end > span.end()) {
+                Window w = readAhead(pack, span.offset(), end);
+                if (w != null && w.covers(pack, span.offset(), span.end())) {
+                    remember(w);
+                    return w;
+                }
+            }
+        }
+        try {
+            return new Window(pack, span.offset(), range(pack, span.offset(), length));
+        } catch (IntegrityException e) {
+            int n = span.blobs().size();
+            throw new IntegrityException(
+                    pack,
+                    "Blob " + span.blobs().get(0).id()
+                            + (n > 1 ? " and " + (n - 1) + " more" : "") + " in pack " + pack + " "
+                            + (n > 1 ? "were" : "was") + " not read intact: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** The window {@code [from, to)} as far as the pack holds it intact; null when that read fails. */
+    private Window readAhead(String pack, long from, long to) {
+        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(from, to - from)))) {
+            return new Window(pack, from, readAll(read));
+        } catch (ObjectNotFoundException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // a cut pack, or a damaged block elsewhere in the window: the exact read decides
+            return null;
+        }
+    }
+
+    private synchronized Window cached(String pack, long from, long to) {
+        for (Window w : windows) {
+            if (w != null && w.covers(pack, from, to)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    private synchronized void remember(Window w) {
+        windows[nextSlot] = w;
+        nextSlot = (nextSlot + 1) % WINDOWS;
+    }
+
+    /** Forgets the cached windows of {@code pack} (it is being deleted or was replaced). */
+    synchronized void forget(String pack) {
+        for (int i = 0; i < windows.length; i++) {
+            if (windows[i] != null && windows[i].pack().equals(pack)) {
+                windows[i] = null;
+            }
+        }
+    }
+
+    /** Reads {@code span} and opens each of its blobs, handing each to {@code sink}. */
+    void readSpan(Span span, BlobSink sink) throws IOException {
+        Window w = spanBytes(span);
+        for (BlobLocation b : span.blobs()) {
+            sink.accept(b.id(), open(b, w.bytes(), (int) (b.offset() - w.offset())));
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectStore;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The writing side of a {@link BlobRepository}: blobs claimed since the last flush, the open packs
+ * (one per blob type), and the uploads of full packs, at most {@code packsInFlight} held at once.
+ * Thread-safe; {@link #drain} and {@link #committed} are called with no {@link #append} running.
+ */
+final class PackWriter {
+    private final ObjectStore store;
+    private final MasterKey key;
+    private final PackOptions options;
+    private final Executor executor;
+
+    /** Blobs claimed since the last flush: in open packs, in upload, or uploaded but not indexed. */
+    private final ConcurrentHashMap<BlobId, Boolean> pending = new ConcurrentHashMap<>();
+    /** Packs uploaded since the last flush, by key. Guarded by itself. */
+    private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
+
+    private final Object[] openLocks = {new Object(), new Object()};
+    private final Packs.@Nullable Builder[] open = new Packs.Builder[2];
+    private final Semaphore inFlight;
+    private final Set<CompletableFuture<Void>> uploads = ConcurrentHashMap.newKeySet();
+    private final AtomicReference<@Nullable RuntimeException> failure = new AtomicReference<>();
+
+    PackWriter(ObjectStore store, MasterKey key, PackOptions options, Executor executor) {
+        this.store = store;
+        this.key = key;
+        this.options = options;
+        this.executor = executor;
+        this.inFlight = new Semaphore(options.packsInFlight());
+    }
+
+    boolean pending(BlobId id) {
+        return pending.containsKey(id);
+    }
+
+    /** Claims {@code id} for this caller to add; false if it is claimed already. */
+    boolean claim(BlobId id) {
+        return pending.putIfAbsent(id, Boolean.TRUE) == null;
+    }
+
+    /**
+     * Compresses, seals and appends a claimed blob to its type's open pack; uploads the pack once it is
+     * full (blocking while {@code packsInFlight} packs are held). The claim is withdrawn if this fails
+     * before the blob is in a pack.
+     */
+    void append(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+        Packs.Builder full = null;
+        try {
+            BlobCodec.Sealed sealed =
+                    BlobCodec.encode(key, options.compressionLevel(), type, id, plain, offset, length);
+            byte[] s = sealed.bytes();
+            if (s.length >= options.packSize()) {
+                full = new Packs.Builder(s.length);
+                full.append(type, id, s, 0, s.length, sealed.compressed(), length);
+            } else {
+                int t = type.ordinal();
+                synchronized (openLocks[t]) {
+                    Packs.Builder b = open[t];
+                    if (b == null) {
+                        b = new Packs.Builder(options.packSize() + Chunker.MAX_SIZE / 8);
+                        open[t] = b;
+                    }
+                    b.append(type, id, s, 0, s.length, sealed.compressed(), length);
+                    if (b.size() >= options.packSize()) {
+                        full = b;
+                        open[t] = null;
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            pending.remove(id);
+            throw e;
+        }
+        if (full != null) {
+            upload(full);
+        }
+    }
+
+    /** Starts the upload of a closed pack, once fewer than packsInFlight are held. */
+    private void upload(Packs.Builder pack) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            RuntimeException cancelled =
+                    new CancellationException("interrupted while waiting to upload a pack; its blobs are not stored");
+            fail(cancelled, pack);
+            throw cancelled;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        uploads.add(done);
+        Runnable task = () -> {
+            try {
+                Packs.Finished finished = pack.finish(key);
+                store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));
+                synchronized (uploaded) {
+                    uploaded.put(finished.key(), finished.blobs());
+                }
+            } catch (RuntimeException | Error e) {
+                fail(e instanceof RuntimeException r ? r : new IllegalStateException(e), pack);
+            } finally {
+                inFlight.release();
+                uploads.remove(done);
+                done.complete(null);
+            }
+        };
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            inFlight.release();
+            uploads.remove(done);
+            done.complete(null);
+            fail(e, pack);
+            throw e;
+        }
+    }
+
+    private void fail(RuntimeException e, Packs.Builder pack) {
+        failure.compareAndSet(null, e);
+        for (BlobId id : pack.ids()) {
+            pending.remove(id);
+        }
+    }
+
+    /** Throws the first upload failure, if any: once a pack is lost, the run must stop. */
+    void throwIfFailed() {
+        RuntimeException e = failure.get();
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    /** Waits for every upload started. */
+    void awaitUploads() {
+        for (CompletableFuture<Void> f : List.copyOf(uploads)) {
+            f.join();
+        }
+    }
+
+    /**
+     * Closes the open packs, waits for every upload, and returns the packs uploaded and not yet
+     * {@link #committed}.
+     *
+     * @throws RuntimeException the first upload failure
+     */
+    Map<String, List<BlobLocation>> drain() {
+        for (int t = 0; t < open.length; t++) {
+            Packs.Builder b;
+            synchronized (openLocks[t]) {
+                b = open[t];
+                open[t] = null;
+            }
+            if (b != null && !b.isEmpty()) {
+                upload(b);
+            }
+        }
+        awaitUploads();
+        throwIfFailed();
+        synchronized (uploaded) {
+            return new LinkedHashMap<>(uploaded);
+        }
+    }
+
+    /** {@code batch}, from {@link #drain}, is indexed now (and registered in the in-memory index). */
+    void committed(Map<String, List<BlobLocation>> batch) {
+        synchronized (uploaded) {
+            uploaded.keySet().removeAll(batch.keySet());
+        }
+        for (List<BlobLocation> blobs : batch.values()) {
+            for (BlobLocation loc : blobs) {
+                pending.remove(loc.id());
+            }
+        }
+    }
+}
