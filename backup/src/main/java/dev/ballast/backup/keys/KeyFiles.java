@@ -4,6 +4,7 @@ import dev.ballast.backup.BackupException;
 import dev.ballast.backup.BackupException.Kind;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
@@ -56,6 +57,12 @@ public final class KeyFiles {
 
     /** How many hex digits of a key's ID {@code key list} shows, as restic shows 8. */
     public static final int SHORT_ID = 8;
+
+    /**
+     * How old a key file without a {@code config} must be before {@link #init} takes it for the
+     * leftover of an init that stopped, and deletes it: younger, it may be an init running now.
+     */
+    public static final java.time.Duration INIT_GRACE = java.time.Duration.ofMinutes(15);
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -132,7 +139,8 @@ public final class KeyFiles {
      * @return the open repository, its only key current
      * @throws BackupException {@link Kind#INVALID_INPUT} if the store already has {@code config}, or
      *     holds objects of the earlier formats (backups stored as {@code NAME/...}), which stay as they
-     *     are
+     *     are; {@link Kind#UNAVAILABLE} if it holds a key file younger than {@link #INIT_GRACE} and no
+     *     {@code config} (an init running now)
      */
     public UnlockedRepository init(ObjectStore store, char[] password) {
         Objects.requireNonNull(password, "password");
@@ -142,16 +150,16 @@ public final class KeyFiles {
                     "The store at " + where(store) + " is already a repository (it has a config); open it with"
                             + " one of its passwords, or choose another store for a new one.");
         }
-        List<String> leftover = new ArrayList<>();
+        List<ListEntry> leftover = new ArrayList<>();
         try (var keys = store.listing(ListRequest.all())) {
-            Optional<String> other = keys.map(e -> e.key())
-                    .filter(k -> {
-                        if (k.startsWith(KEYS_PREFIX)) {
-                            leftover.add(k);
+            Optional<String> other = keys.filter(e -> {
+                        if (e.key().startsWith(KEYS_PREFIX)) {
+                            leftover.add(e);
                             return false;
                         }
                         return true;
                     })
+                    .map(ListEntry::key)
                     .findFirst();
             if (other.isPresent()) {
                 throw new BackupException(
@@ -161,16 +169,38 @@ public final class KeyFiles {
                                 + " empty store (another --bucket or --data-dir).");
             }
         }
-        // key files of an init that stopped before its config protect nothing: no config, no repository
-        for (String k : leftover) {
-            store.delete(k);
+        // Key files of an init that stopped before its config protect nothing (no config, no repository) and
+        // are deleted; a recent one may be an init running now, which must not lose its key file.
+        Instant now = clock.instant();
+        for (ListEntry e : leftover) {
+            if (e.lastModified() != null && e.lastModified().isAfter(now.minus(INIT_GRACE))) {
+                throw new BackupException(
+                        Kind.UNAVAILABLE,
+                        "The store at " + where(store) + " holds a key file written " + e.lastModified()
+                                + " but no config: another init may be running; run init again once it has ended"
+                                + " (a key file left by an init that stopped is replaced after "
+                                + INIT_GRACE.toMinutes() + " minutes).");
+            }
+        }
+        for (ListEntry e : leftover) {
+            deleteKeyFile(store, e.key());
         }
         MasterKey master = MasterKey.generate();
-        String keyId = writeKeyFile(store, master, password);
+        String keyId = writeKeyFile(store, master, password).id();
         RepositoryConfig config = RepositoryConfig.newRepository();
         byte[] sealed = master.seal(config.toJson(), RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));
         if (store.capabilities().putIfAbsent()) {
-            store.putIfAbsent(CONFIG, ObjectContent.ofBytes(sealed));
+            try {
+                store.putIfAbsent(CONFIG, ObjectContent.ofBytes(sealed));
+            } catch (dev.ballast.storage.AlreadyExistsException e) {
+                // another init won the race: its key files and config stand, ours would seal a key nobody uses
+                deleteKeyFile(store, KEYS_PREFIX + keyId);
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The store at " + where(store) + " was made a repository by another init at the same time;"
+                                + " open it with that init's password.",
+                        e);
+            }
         } else {
             store.put(CONFIG, ObjectContent.ofBytes(sealed));
         }
@@ -192,11 +222,9 @@ public final class KeyFiles {
         Objects.requireNonNull(password, "password");
         List<String> keyNames = store.list(KEYS_PREFIX);
         if (keyNames.isEmpty()) {
-            throw new BackupException(
-                    Kind.NO_KEY,
-                    "The repository at " + where(store) + " has no key files (keys/ is empty or unreadable), so no"
-                            + " password can open it; restore keys/ from a copy of the store.");
+            throw noKey(store);
         }
+        int found = 0;
         Map<String, byte[]> derived = new HashMap<>();
         List<String> damaged = new ArrayList<>();
         try {
@@ -212,8 +240,9 @@ public final class KeyFiles {
                             "the key file '" + name + "' does not match its stored SHA-256 (" + e.getMessage() + ")");
                     continue;
                 } catch (ObjectNotFoundException e) {
-                    continue; // removed since it was listed
+                    continue; // removed since it was listed (or listed though deleted)
                 }
+                found++;
                 String cacheKey = file.kdf() + Arrays.toString(file.salt());
                 byte[] passwordKey =
                         derived.computeIfAbsent(cacheKey, k -> file.kdf().derive(password, file.salt()));
@@ -224,6 +253,9 @@ public final class KeyFiles {
             }
         } finally {
             derived.values().forEach(k -> Arrays.fill(k, (byte) 0));
+        }
+        if (found == 0 && damaged.isEmpty()) {
+            throw noKey(store);
         }
         if (!damaged.isEmpty()) {
             throw new BackupException(
@@ -238,6 +270,13 @@ public final class KeyFiles {
                 Kind.WRONG_PASSWORD,
                 "No key of the repository at " + where(store) + " opens with the password given; check the password"
                         + " (BALLAST_PASSWORD, --password-file or --password-command).");
+    }
+
+    private BackupException noKey(ObjectStore store) {
+        return new BackupException(
+                Kind.NO_KEY,
+                "The repository at " + where(store) + " has no key files (keys/ is empty or unreadable), so no"
+                        + " password can open it; restore keys/ from a copy of the store.");
     }
 
     /**
@@ -295,14 +334,7 @@ public final class KeyFiles {
     public KeyInfo add(ObjectStore store, UnlockedRepository current, char[] newPassword) {
         Objects.requireNonNull(current, "current");
         Objects.requireNonNull(newPassword, "newPassword");
-        String id = writeKeyFile(store, current.masterKey(), newPassword);
-        return list(store, current.keyId()).stream()
-                .filter(k -> k.id().equals(id))
-                .findFirst()
-                .orElseThrow(() -> new BackupException(
-                        Kind.UNAVAILABLE,
-                        "The key file keys/" + id + " written to " + where(store) + " is not listed; run 'key list'"
-                                + " again."));
+        return writeKeyFile(store, current.masterKey(), newPassword);
     }
 
     /**
@@ -387,14 +419,14 @@ public final class KeyFiles {
      */
     public UnlockedRepository changePassword(ObjectStore store, UnlockedRepository current, char[] newPassword) {
         Objects.requireNonNull(current, "current");
-        String id = writeKeyFile(store, current.masterKey(), newPassword);
+        String id = writeKeyFile(store, current.masterKey(), newPassword).id();
         if (!id.equals(current.keyId())) {
             deleteKeyFile(store, KEYS_PREFIX + current.keyId());
         }
         return new UnlockedRepository(current.masterKey(), current.config(), id);
     }
 
-    private String writeKeyFile(ObjectStore store, MasterKey master, char[] password) {
+    private KeyInfo writeKeyFile(ObjectStore store, MasterKey master, char[] password) {
         byte[] salt = new byte[KdfParameters.SALT_BYTES];
         RANDOM.nextBytes(salt);
         byte[] passwordKey = kdf.derive(password, salt);
@@ -404,7 +436,7 @@ public final class KeyFiles {
             byte[] json = file.toJson();
             String name = KeyFile.objectKey(json);
             store.put(name, ObjectContent.ofBytes(json));
-            return idOf(name);
+            return new KeyInfo(idOf(name), file.created(), host, username, kdf, false);
         } finally {
             Arrays.fill(passwordKey, (byte) 0);
         }

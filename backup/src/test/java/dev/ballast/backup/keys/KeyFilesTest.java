@@ -129,6 +129,25 @@ class KeyFilesTest {
     }
 
     @Test
+    void keyFilesListedButGoneAreNoKeyToo() {
+        // a listing that still names deleted key files (an S3 listing that lags behind a delete)
+        List<String> stale = new java.util.ArrayList<>();
+        FakeObjectStore store = new FakeObjectStore() {
+            @Override
+            public List<String> list(String prefix) {
+                return prefix.equals("keys/") ? stale : super.list(prefix);
+            }
+        };
+        UnlockedRepository made = keys.init(store, pw("pw"));
+        stale.add("keys/" + made.keyId());
+        store.delete("keys/" + made.keyId());
+        assertThatThrownBy(() -> keys.open(store, pw("pw")))
+                .hasMessageStartingWith("The repository at /stores/s1 has no key files")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.NO_KEY);
+    }
+
+    @Test
     void aDamagedKeyFileIsIntegrityNamingIt() {
         FakeObjectStore store = new FakeObjectStore();
         UnlockedRepository made = keys.init(store, pw("pw"));
@@ -201,14 +220,49 @@ class KeyFilesTest {
     }
 
     @Test
-    void initReplacesTheKeyFileOfAnInitThatStoppedBeforeItsConfig() {
+    void initReplacesTheKeyFileOfAnInitThatStoppedBeforeItsConfigOnlyOnceItIsOld() {
         FakeObjectStore store = new FakeObjectStore();
         UnlockedRepository first = keys.init(store, pw("pw"));
         store.delete("config");
-        UnlockedRepository second = keys.init(store, pw("pw"));
+        // just written: it may be an init running now
+        KeyFiles now = keys.withClock(Clock.systemUTC());
+        assertThatThrownBy(() -> now.init(store, pw("pw")))
+                .hasMessageContaining("holds a key file written")
+                .hasMessageContaining("another init may be running")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.UNAVAILABLE);
+        assertThat(store.list("keys/")).containsExactly("keys/" + first.keyId());
+
+        KeyFiles later = keys.withClock(Clock.offset(Clock.systemUTC(), KeyFiles.INIT_GRACE.plusSeconds(1)));
+        UnlockedRepository second = later.init(store, pw("pw"));
         assertThat(store.list("keys/")).containsExactly("keys/" + second.keyId());
-        assertThat(second.keyId()).isNotEqualTo(first.keyId());
+        assertThat(store.versions("keys/" + first.keyId())).isEmpty();
         assertThat(keys.open(store, pw("pw")).config()).isEqualTo(second.config());
+    }
+
+    @Test
+    void ofTwoInitsAtOnceTheOneThatLosesTheConfigRemovesItsKeyFile() {
+        byte[] othersConfig = {1, 2, 3};
+        FakeObjectStore store = new FakeObjectStore() {
+            boolean raced;
+
+            @Override
+            public dev.ballast.storage.object.ObjectVersion putIfAbsent(String key, ObjectContent content) {
+                if (key.equals("config") && !raced) {
+                    raced = true;
+                    // another init, another writer of the bucket, wrote its config between our key file and ours
+                    anotherWriter(Clock.systemUTC()).put("config", ObjectContent.ofBytes(othersConfig));
+                }
+                return super.putIfAbsent(key, content);
+            }
+        };
+        assertThatThrownBy(() -> keys.init(store, pw("alice-pw")))
+                .hasMessageContaining("was made a repository by another init at the same time")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INVALID_INPUT);
+        assertThat(store.list("keys/")).isEmpty();
+        assertThat(store.listVersions("keys/")).isEmpty();
+        assertThat(store.currentBytes("config")).contains(othersConfig);
     }
 
     @Test
