@@ -65,8 +65,8 @@ public final class Passwords {
     /**
      * The places a password may come from.
      *
-     * @param file {@code --password-file}, or null ({@value #FILE_ENV} then)
-     * @param command {@code --password-command}, or null ({@value #COMMAND_ENV} then)
+     * @param file {@code --password-file}, or null ({@value Passwords#FILE_ENV} then)
+     * @param command {@code --password-command}, or null ({@value Passwords#COMMAND_ENV} then)
      * @param env the environment
      * @param prompt the terminal, or null when there is none
      */
