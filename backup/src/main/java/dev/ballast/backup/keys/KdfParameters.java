@@ -18,10 +18,10 @@ import org.bouncycastle.crypto.params.Argon2Parameters;
  *
  * <p><b>The default</b>, {@link #DEFAULT}: 64 MiB of memory, 1 pass, 4 lanes. RFC 9106 section 4
  * recommends t=3, p=4, m=64 MiB as its second option, for when 2 GiB cannot be spared; on the machine
- * Ballast is built on (2 cores shared with other builds, load average 5 to 10 while measured,
+ * Ballast is built on (2 cores shared with other builds, load average 5 to 18 while measured,
  * 2026-12-02) one derivation in a fresh JVM with the {@code ./ballast} launcher's JIT settings took
- * 1.7 to 2.6 s with t=3 and 0.7 to 1.5 s with t=1 (0.25 s with t=1 once the JIT has warmed up, 0.9 s
- * with t=3), and every command that opens a repository pays one. The memory, which is what makes
+ * 1.7 to 2.6 s with t=3 (7 runs) and 0.44 to 2.0 s with t=1 (7 runs, 0.44 to 0.8 s in 5 of them;
+ * once the JIT has warmed up 0.9 s and 0.25 s), and every command that opens a repository pays one. The memory, which is what makes
  * guessing on GPUs and ASICs expensive, stays at the recommended 64 MiB; the passes are cut to one,
  * RFC 9106's own choice for its first option. {@code new KdfParameters(65536, 3, 4)} is the RFC's
  * second option exactly, for {@link KeyFiles#withKdf}.
