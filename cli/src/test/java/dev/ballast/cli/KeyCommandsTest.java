@@ -203,6 +203,61 @@ class KeyCommandsTest extends InProcessCli {
                         + " terminal to be asked.\n");
     }
 
+    /** The options a command line of {@code --data-dir data()} gives. */
+    CommonOptions options() {
+        CommonOptions o = new CommonOptions();
+        o.dataDir = data();
+        o.bucket = CommonOptions.DEFAULT_BUCKET;
+        o.timeout = java.time.Duration.ofSeconds(30);
+        return o;
+    }
+
+    CliContext context() {
+        return new CliContext(
+                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
+                withTestPassword(Map.of()),
+                home,
+                false,
+                new dev.ballast.backup.Cancellation(),
+                java.time.Clock.systemUTC(),
+                java.time.Duration.ofSeconds(5),
+                java.time.Duration.ofSeconds(1),
+                p -> {});
+    }
+
+    @Test
+    void aStoreWithBackupsOfTheEarlierFormatIsNeverMadeARepositoryAndHasNoMasterKey() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString()))).isZero();
+        try (StoreSession s = StoreSession.open(options(), context(), StoreSession.Access.WRITE, true)) {
+            assertThat(s.masterKey())
+                    .as("a store with backups is never made a repository")
+                    .isNull();
+        }
+    }
+
+    @Test
+    void encryptingNewStoresMakesAnEmptyStoreARepositoryWithThePasswordGiven() {
+        CommonOptions o = options();
+        byte[] key;
+        try (StoreSession s = StoreSession.open(o, context(), StoreSession.Access.WRITE, true)) {
+            assertThat(s.masterKey()).isNotNull();
+            key = s.masterKey().encoded();
+        }
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("Created the encrypted repository ");
+        try (StoreSession s = StoreSession.open(options(), context(), StoreSession.Access.READ)) {
+            assertThat(s.masterKey()).isNotNull();
+            assertThat(s.masterKey().encoded()).isEqualTo(key);
+            assertThat(s.repository().keyId()).hasSize(64);
+        }
+        assertThat(StoreSession.ENCRYPT_NEW_STORES)
+                .as("this round's default (docs/format.md)")
+                .isFalse();
+    }
+
     @Test
     void helpListsExitCode12() {
         for (String[] cmd : new String[][] {{"init"}, {"key", "list"}, {"key", "remove"}, {"list"}, {"restore"}}) {
