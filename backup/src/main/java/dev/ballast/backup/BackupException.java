@@ -29,7 +29,17 @@ public class BackupException extends RuntimeException {
         /** The backup, manifest version or object does not exist. */
         NOT_FOUND,
         /** A restore would replace an existing, different entry and overwriting was not asked for. */
-        CONFLICT
+        CONFLICT,
+        /**
+         * No key file of an encrypted repository opens with the password given (restic's "wrong
+         * password or no key found"); nothing was read beyond the key files, nothing written.
+         */
+        WRONG_PASSWORD,
+        /**
+         * An encrypted repository (it has {@code config}) has no key file at all: {@code keys/} is
+         * empty or cannot be listed, so no password can open it.
+         */
+        NO_KEY
     }
 
     private final Kind kind;

@@ -116,6 +116,7 @@ public final class Ballast implements Callable<Integer> {
 
     private static Map<String, Class<? extends BallastCommand>> commands() {
         Map<String, Class<? extends BallastCommand>> commands = new LinkedHashMap<>();
+        commands.put("init", InitCommand.class);
         commands.put("backup", BackupCommand.class);
         commands.put("restore", RestoreCommand.class);
         commands.put("list", ListCommand.class);
@@ -126,6 +127,7 @@ public final class Ballast implements Callable<Integer> {
         commands.put("prune", PruneCommand.class);
         commands.put("unlock", UnlockCommand.class);
         commands.put("repair", RepairCommand.class);
+        commands.put("key", KeyCommand.class);
         return commands;
     }
 

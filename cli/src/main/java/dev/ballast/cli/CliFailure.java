@@ -56,6 +56,7 @@ final class CliFailure extends BackupException {
             case ExitCodes.INTEGRITY -> Kind.INTEGRITY;
             case ExitCodes.NOT_FOUND -> Kind.NOT_FOUND;
             case ExitCodes.CONFLICT -> Kind.CONFLICT;
+            case ExitCodes.WRONG_PASSWORD -> Kind.WRONG_PASSWORD;
             default -> Kind.INCOMPLETE;
         };
     }

@@ -87,6 +87,29 @@ final class CommonOptions {
     Duration timeout;
 
     @Option(
+            names = "--password-file",
+            paramLabel = "FILE",
+            description = "Read the password of an encrypted repository from the first line of FILE (default:"
+                    + " $BALLAST_PASSWORD_FILE). Without it or --password-command: $BALLAST_PASSWORD, else asked on"
+                    + " the terminal. Never give the password itself as an argument.")
+    Path passwordFile;
+
+    @Option(
+            names = "--password-command",
+            paramLabel = "CMD",
+            description = "Run CMD and take the password from what it prints (default: $BALLAST_PASSWORD_COMMAND), as"
+                    + " restic's --password-command: split into words as a shell would, run without one, e.g. 'pass"
+                    + " show backups'.")
+    String passwordCommand;
+
+    /**
+     * The repository the first {@link StoreSession} of this command unlocked, so a command that opens
+     * the store twice (a reader, then a writer) asks for the password and runs the KDF once. Not an
+     * option.
+     */
+    dev.ballast.backup.keys.KeyFiles.@org.jspecify.annotations.Nullable UnlockedRepository unlocked;
+
+    @Option(
             names = {"-v", "--verbose"},
             description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
     boolean verbose;

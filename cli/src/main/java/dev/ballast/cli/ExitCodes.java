@@ -33,6 +33,12 @@ public final class ExitCodes {
      * restore point is lost, the name is not. Any other failure of the command takes precedence.
      */
     public static final int OLDER_BACKUP_USED = 7;
+    /**
+     * The store is an encrypted repository and no key of it opens with the password given, or it has
+     * no key files at all: nothing was read beyond the key files and nothing written. 12 as restic's
+     * exit code for a wrong password, so scripts written for restic read it the same.
+     */
+    public static final int WRONG_PASSWORD = 12;
     /** Interrupted (Ctrl-C): the work done so far is reported, nothing complete-looking is left. */
     public static final int INTERRUPTED = 130;
 
@@ -45,6 +51,7 @@ public final class ExitCodes {
             case INTEGRITY -> INTEGRITY;
             case NOT_FOUND -> NOT_FOUND;
             case CONFLICT -> CONFLICT;
+            case WRONG_PASSWORD, NO_KEY -> WRONG_PASSWORD;
         };
     }
 
@@ -60,6 +67,7 @@ public final class ExitCodes {
         "  5    backup, manifest version, object or bucket not found",
         "  6    restore would overwrite a different existing file (use --overwrite)",
         "  7    the newest backup is damaged: restore or verify used the newest intact older one",
+        "  12   wrong password: no key of the encrypted repository opens with it, or it has no key files",
         "  130  interrupted (Ctrl-C)",
         "  143  terminated (SIGTERM), handled as Ctrl-C",
     };
@@ -76,6 +84,8 @@ public final class ExitCodes {
         String notFound = "  5    backup, manifest version or bucket not found";
         String usage = "  2    invalid command line or input";
         String interrupted = "  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), handled as Ctrl-C";
+        String password =
+                "  12   wrong password: no key of the encrypted repository opens with it, or it has no key files";
         java.util.List<String> l = new java.util.ArrayList<>(java.util.List.of("", "Exit codes:"));
         switch (command.replaceFirst("^ballast ", "")) {
             case "backup" ->
@@ -86,6 +96,7 @@ public final class ExitCodes {
                         store,
                         integrity,
                         notFound,
+                        password,
                         interrupted));
             case "restore" ->
                 l.addAll(java.util.List.of(
@@ -97,6 +108,7 @@ public final class ExitCodes {
                         notFound,
                         "  6    restore would overwrite a different existing file (use --overwrite)",
                         "  7    the newest backup is damaged: the newest intact older one was restored",
+                        password,
                         interrupted));
             case "verify" ->
                 l.addAll(java.util.List.of(
@@ -107,9 +119,10 @@ public final class ExitCodes {
                         "  4    integrity: SHA-256 mismatch, stored version missing or corrupt manifest",
                         notFound,
                         "  7    the newest backup is damaged: the newest intact older one was verified",
+                        password,
                         interrupted));
             case "list", "ls", "versions" ->
-                l.addAll(java.util.List.of("  0    listed", usage, store, integrity, notFound, interrupted));
+                l.addAll(java.util.List.of("  0    listed", usage, store, integrity, notFound, password, interrupted));
             case "forget" ->
                 l.addAll(java.util.List.of(
                         "  0    the manifest versions were removed (with --dry-run: listed)",
@@ -118,6 +131,7 @@ public final class ExitCodes {
                         store,
                         integrity,
                         notFound,
+                        password,
                         interrupted));
             case "prune" ->
                 l.addAll(java.util.List.of(
@@ -127,10 +141,15 @@ public final class ExitCodes {
                         store,
                         integrity,
                         notFound,
+                        password,
                         interrupted));
             case "unlock" ->
                 l.addAll(java.util.List.of(
-                        "  0    the stale run markers were removed, or there were none", usage, store, interrupted));
+                        "  0    the stale run markers were removed, or there were none",
+                        usage,
+                        store,
+                        password,
+                        interrupted));
             case "repair", "repair index" ->
                 l.addAll(java.util.List.of(
                         "  0    the index was rebuilt from the journal; nothing lost",
@@ -139,6 +158,31 @@ public final class ExitCodes {
                         store,
                         "  4    content lost (listed), or no journal to rebuild from",
                         "  5    the local store not found",
+                        interrupted));
+            case "init" ->
+                l.addAll(java.util.List.of(
+                        "  0    the repository was created",
+                        "  2    invalid command line or input, no password given, or the store already holds a"
+                                + " repository or backups",
+                        store,
+                        interrupted));
+            case "key", "key list" ->
+                l.addAll(java.util.List.of(
+                        "  0    listed",
+                        usage,
+                        store,
+                        "  4    integrity: a key file or the repository's config is damaged (named)",
+                        "  5    the store is not an encrypted repository",
+                        password,
+                        interrupted));
+            case "key add", "key remove", "key passwd" ->
+                l.addAll(java.util.List.of(
+                        "  0    done",
+                        "  2    invalid command line or input, no password given, or the key is the one in use",
+                        store,
+                        "  4    integrity: a key file or the repository's config is damaged (named)",
+                        "  5    the store is not an encrypted repository, or no key has that ID",
+                        password,
                         interrupted));
             default -> {
                 return HELP_LINES;

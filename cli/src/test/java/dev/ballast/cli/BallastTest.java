@@ -42,7 +42,7 @@ class BallastTest {
         CliContext ctx = new CliContext(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
-                env,
+                InProcessCli.withTestPassword(env),
                 home,
                 false,
                 new Cancellation(),
@@ -251,7 +251,7 @@ class BallastTest {
         assertThat(run("bakup", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .startsWith(
-                        "Error: Unknown command 'bakup': pass one of backup, restore, list, ls, verify, versions, forget, prune, unlock, repair.")
+                        "Error: Unknown command 'bakup': pass one of init, backup, restore, list, ls, verify, versions, forget, prune, unlock, repair, key.")
                 .contains("Did you mean")
                 .contains("backup")
                 .doesNotContain("Unmatched")

@@ -15,6 +15,13 @@ import org.junit.jupiter.api.io.TempDir;
  * store under {@code home/data} with {@code --data-dir data()}), what each command printed, and its exit code.
  */
 abstract class InProcessCli {
+    /**
+     * The {@code BALLAST_PASSWORD} every command sees, so that a store that is (or becomes, when new
+     * stores are encrypted by default) an encrypted repository opens as a user's would; a store of
+     * the earlier formats never asks for it.
+     */
+    static final String TEST_PASSWORD = "ballast-test-password";
+
     @TempDir
     Path home;
 
@@ -28,12 +35,17 @@ abstract class InProcessCli {
 
     /** Runs one command line; {@link #out()} and {@link #err()} then hold what it printed. */
     int run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    /** As {@link #run(String...)}, with {@code env} over the default {@code BALLAST_PASSWORD}. */
+    int run(Map<String, String> env, String... args) {
         out.reset();
         err.reset();
         CliContext ctx = new CliContext(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
-                Map.of(),
+                withTestPassword(env),
                 cliHome(),
                 false,
                 new Cancellation(),
@@ -42,6 +54,13 @@ abstract class InProcessCli {
                 Duration.ofSeconds(1),
                 p -> {});
         return Ballast.run(args, ctx);
+    }
+
+    /** {@code env} with {@code BALLAST_PASSWORD} set to {@link #TEST_PASSWORD} unless it sets it. */
+    static Map<String, String> withTestPassword(Map<String, String> env) {
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.putIfAbsent("BALLAST_PASSWORD", TEST_PASSWORD);
+        return all;
     }
 
     String out() {

@@ -67,7 +67,7 @@ class ProfileRegionAndSessionTokenTest {
         CliContext ctx = new CliContext(
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
-                env,
+                InProcessCli.withTestPassword(env),
                 home,
                 false,
                 new Cancellation(),

@@ -31,6 +31,12 @@ import java.util.stream.Stream;
 final class CliHarness {
     private CliHarness() {}
 
+    /**
+     * The {@code BALLAST_PASSWORD} every command run here sees (in this JVM or a child), so that an
+     * encrypted repository opens as a user's would; stores of the earlier formats never ask for it.
+     */
+    static final String TEST_PASSWORD = "ballast-test-password";
+
     /** What one command printed and returned. */
     record Run(int exitCode, String out, String err) {}
 
@@ -45,7 +51,7 @@ final class CliHarness {
         CliContext ctx = new CliContext(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
-                Map.of(),
+                Map.of("BALLAST_PASSWORD", TEST_PASSWORD),
                 home,
                 false,
                 new Cancellation(),
@@ -69,10 +75,10 @@ final class CliHarness {
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ballast.class.getName()));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putIfAbsent("BALLAST_PASSWORD", TEST_PASSWORD);
+        return pb.start();
     }
 
     /**
@@ -90,6 +96,7 @@ final class CliHarness {
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
+        pb.environment().putIfAbsent("BALLAST_PASSWORD", TEST_PASSWORD);
         return pb.start();
     }
 

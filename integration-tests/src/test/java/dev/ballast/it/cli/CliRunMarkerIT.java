@@ -348,6 +348,7 @@ class CliRunMarkerIT {
                 .redirectOutput(base.resolve(name + "-child.log").toFile());
         pb.environment().put("HOME", base.resolve("home").toString());
         pb.environment().remove("XDG_CACHE_HOME");
+        pb.environment().putIfAbsent("BALLAST_PASSWORD", CliHarness.TEST_PASSWORD);
         return pb.start();
     }
 

@@ -1,0 +1,544 @@
+package dev.ballast.backup.keys;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.BackupException.Kind;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.VersionEntry;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The keys of a format-3 (encrypted) repository: its {@code config} and its key files
+ * {@code keys/<SHA-256 of the file>}, each sealing the one {@link MasterKey} under one password
+ * (layout in {@link KeyFile} and {@link RepositoryConfig}; docs/backup-format.md, "Keys and config").
+ * Several passwords open the same repository; adding or removing one never touches anything but
+ * {@code keys/}. The model is restic's key files, with Argon2id ({@link KdfParameters}) for scrypt.
+ *
+ * <p>An instance holds settings only (KDF parameters for new key files, the clock, host and user
+ * written into them, how the store is named in messages): immutable and thread-safe; every operation
+ * takes the store. Passwords are {@code char[]}: the UTF-8 copies made of them are zeroed after
+ * use, the arrays themselves are the caller's to zero.
+ *
+ * <p><b>Failures</b> are {@link BackupException}s, one sentence naming the store: {@link Kind#WRONG_PASSWORD}
+ * when no key file opens with the password, {@link Kind#NO_KEY} when there are no key files,
+ * {@link Kind#INTEGRITY} naming the object when a key file or {@code config} is damaged,
+ * {@link Kind#INVALID_INPUT} for a refused init or removal, {@link Kind#NOT_FOUND} for a key ID that
+ * matches none. The store's own failures ({@link dev.ballast.storage.StorageException}) pass through.
+ * Nothing is written by a failed open.
+ */
+public final class KeyFiles {
+    /** The object that marks a format-3 repository. */
+    public static final String CONFIG = "config";
+
+    /** The prefix of the key files. */
+    public static final String KEYS_PREFIX = "keys/";
+
+    /** How many hex digits of a key's ID {@code key list} shows, as restic shows 8. */
+    public static final int SHORT_ID = 8;
+
+    /**
+     * How old a key file without a {@code config} must be before {@link #init} takes it for the
+     * leftover of an init that stopped, and deletes it: younger, it may be an init running now.
+     */
+    public static final java.time.Duration INIT_GRACE = java.time.Duration.ofMinutes(15);
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final KdfParameters kdf;
+    private final Clock clock;
+    private final String host;
+    private final String username;
+    private final @Nullable String where;
+
+    private KeyFiles(KdfParameters kdf, Clock clock, String host, String username, @Nullable String where) {
+        this.kdf = kdf;
+        this.clock = clock;
+        this.host = host;
+        this.username = username;
+        this.where = where;
+    }
+
+    /**
+     * The defaults: {@link KdfParameters#DEFAULT}, the system clock, this machine's host name (the
+     * kernel's, {@code /proc/sys/kernel/hostname} on Linux, else the JDK's) and {@code user.name}.
+     */
+    public static KeyFiles create() {
+        return new KeyFiles(
+                KdfParameters.DEFAULT, Clock.systemUTC(), localHost(), System.getProperty("user.name", ""), null);
+    }
+
+    /** The same, writing new key files with {@code kdf} (existing ones keep theirs). */
+    public KeyFiles withKdf(KdfParameters kdf) {
+        return new KeyFiles(Objects.requireNonNull(kdf, "kdf"), clock, host, username, where);
+    }
+
+    /** The same, dating new key files by {@code clock}. */
+    public KeyFiles withClock(Clock clock) {
+        return new KeyFiles(kdf, Objects.requireNonNull(clock, "clock"), host, username, where);
+    }
+
+    /** The same, recording {@code host} and {@code username} in new key files. */
+    public KeyFiles withOrigin(String host, String username) {
+        return new KeyFiles(kdf, clock, Objects.requireNonNull(host), Objects.requireNonNull(username), where);
+    }
+
+    /**
+     * The same, naming the store {@code where} in messages ("the repository at WHERE"), e.g.
+     * {@code "/home/me/.ballast/ballast-backups"}; by default its endpoint and bucket.
+     */
+    public KeyFiles describedAs(String where) {
+        return new KeyFiles(kdf, clock, host, username, Objects.requireNonNull(where));
+    }
+
+    /** The KDF parameters new key files get. */
+    public KdfParameters kdf() {
+        return kdf;
+    }
+
+    /**
+     * Whether {@code store} holds a format-3 repository (it has {@link #CONFIG}): one read of that
+     * object's latest version, its stream closed unread.
+     *
+     * @throws dev.ballast.storage.StorageException if the store could not be asked
+     */
+    public static boolean isRepository(ObjectStore store) {
+        try (ObjectRead read = store.get(CONFIG)) {
+            return true;
+        } catch (ObjectNotFoundException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Makes {@code store} a new format-3 repository: a random master key, a key file sealing it under
+     * {@code password}, then {@code config} (in that order: a crash between the two leaves no
+     * {@code config}, so the store is still no repository, and the next init replaces that key file).
+     *
+     * @return the open repository, its only key current
+     * @throws BackupException {@link Kind#INVALID_INPUT} if the store already has {@code config}, or
+     *     holds objects of the earlier formats (backups stored as {@code NAME/...}), which stay as they
+     *     are; {@link Kind#UNAVAILABLE} if it holds a key file younger than {@link #INIT_GRACE} and no
+     *     {@code config} (an init running now)
+     */
+    public UnlockedRepository init(ObjectStore store, char[] password) {
+        Objects.requireNonNull(password, "password");
+        if (isRepository(store)) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The store at " + where(store) + " is already a repository (it has a config); open it with"
+                            + " one of its passwords, or choose another store for a new one.");
+        }
+        List<ListEntry> leftover = new ArrayList<>();
+        try (var keys = store.listing(ListRequest.all())) {
+            Optional<String> other = keys.filter(e -> {
+                        if (e.key().startsWith(KEYS_PREFIX)) {
+                            leftover.add(e);
+                            return false;
+                        }
+                        return true;
+                    })
+                    .map(ListEntry::key)
+                    .findFirst();
+            if (other.isPresent()) {
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The store at " + where(store) + " already holds backups of the unencrypted format (such as '"
+                                + other.get() + "'), which stay readable as they are; init a new repository in an"
+                                + " empty store (another --bucket or --data-dir).");
+            }
+        }
+        // Key files of an init that stopped before its config protect nothing (no config, no repository) and
+        // are deleted; a recent one may be an init running now, which must not lose its key file.
+        Instant now = clock.instant();
+        for (ListEntry e : leftover) {
+            if (e.lastModified() != null && e.lastModified().isAfter(now.minus(INIT_GRACE))) {
+                throw new BackupException(
+                        Kind.UNAVAILABLE,
+                        "The store at " + where(store) + " holds a key file written " + e.lastModified()
+                                + " but no config: another init may be running; run init again once it has ended"
+                                + " (a key file left by an init that stopped is replaced after "
+                                + INIT_GRACE.toMinutes() + " minutes).");
+            }
+        }
+        for (ListEntry e : leftover) {
+            deleteKeyFile(store, e.key());
+        }
+        MasterKey master = MasterKey.generate();
+        String keyId = writeKeyFile(store, master, password).id();
+        RepositoryConfig config = RepositoryConfig.newRepository();
+        byte[] sealed = master.seal(config.toJson(), RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));
+        if (store.capabilities().putIfAbsent()) {
+            try {
+                store.putIfAbsent(CONFIG, ObjectContent.ofBytes(sealed));
+            } catch (dev.ballast.storage.AlreadyExistsException e) {
+                // another init won the race: its key files and config stand, ours would seal a key nobody uses
+                deleteKeyFile(store, KEYS_PREFIX + keyId);
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The store at " + where(store) + " was made a repository by another init at the same time;"
+                                + " open it with that init's password.",
+                        e);
+            }
+        } else {
+            store.put(CONFIG, ObjectContent.ofBytes(sealed));
+        }
+        return new UnlockedRepository(master, config, keyId);
+    }
+
+    /**
+     * Opens the repository in {@code store} with {@code password}: tries every key file (one
+     * Argon2id derivation per distinct salt and parameters, the cost of an open), then opens
+     * {@code config} with the master key found. Reads only; writes nothing.
+     *
+     * @throws BackupException {@link Kind#NO_KEY} if {@code keys/} is empty; {@link Kind#WRONG_PASSWORD}
+     *     if no key file opens with the password; {@link Kind#INTEGRITY} naming the object if
+     *     {@code config} is missing or damaged, or if no key file opened and one of them is damaged
+     *     (not JSON, its name not its SHA-256), which may be why; {@link Kind#INVALID_INPUT} if the
+     *     repository is of a format other than 3
+     */
+    public UnlockedRepository open(ObjectStore store, char[] password) {
+        Objects.requireNonNull(password, "password");
+        List<String> keyNames = store.list(KEYS_PREFIX);
+        if (keyNames.isEmpty()) {
+            throw noKey(store);
+        }
+        int found = 0;
+        Map<String, byte[]> derived = new HashMap<>();
+        List<String> damaged = new ArrayList<>();
+        try {
+            for (String name : keyNames) {
+                KeyFile file;
+                try {
+                    file = read(store, name);
+                } catch (BackupException e) {
+                    damaged.add(e.getMessage());
+                    continue;
+                } catch (dev.ballast.storage.IntegrityException e) {
+                    damaged.add(
+                            "the key file '" + name + "' does not match its stored SHA-256 (" + e.getMessage() + ")");
+                    continue;
+                } catch (ObjectNotFoundException e) {
+                    continue; // removed since it was listed (or listed though deleted)
+                }
+                found++;
+                String cacheKey = file.kdf() + Arrays.toString(file.salt());
+                byte[] passwordKey =
+                        derived.computeIfAbsent(cacheKey, k -> file.kdf().derive(password, file.salt()));
+                MasterKey master = file.open(passwordKey);
+                if (master != null) {
+                    return new UnlockedRepository(master, readConfig(store, master), idOf(name));
+                }
+            }
+        } finally {
+            derived.values().forEach(k -> Arrays.fill(k, (byte) 0));
+        }
+        if (found == 0 && damaged.isEmpty()) {
+            throw noKey(store);
+        }
+        if (!damaged.isEmpty()) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "No key of the repository at " + where(store) + " opens with the password given, and "
+                            + (damaged.size() == 1
+                                    ? "one key file is damaged: "
+                                    : damaged.size() + " key files are" + " damaged, the first: ")
+                            + damaged.get(0));
+        }
+        throw new BackupException(
+                Kind.WRONG_PASSWORD,
+                "No key of the repository at " + where(store) + " opens with the password given; check the password"
+                        + " (BALLAST_PASSWORD, --password-file or --password-command).");
+    }
+
+    private BackupException noKey(ObjectStore store) {
+        return new BackupException(
+                Kind.NO_KEY,
+                "The repository at " + where(store) + " has no key files (keys/ is empty or unreadable), so no"
+                        + " password can open it; restore keys/ from a copy of the store.");
+    }
+
+    /**
+     * The repository's {@code config}, opened with {@code master}.
+     *
+     * @throws BackupException {@link Kind#INTEGRITY} naming {@code config} if it is missing, was not
+     *     sealed by {@code master} or changed since, or is not the JSON of a config;
+     *     {@link Kind#INVALID_INPUT} if its version is not {@value RepositoryConfig#VERSION}
+     */
+    public RepositoryConfig readConfig(ObjectStore store, MasterKey master) {
+        byte[] sealed;
+        try (ObjectRead read = store.get(CONFIG)) {
+            sealed = read.readAllBytes();
+        } catch (ObjectNotFoundException e) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "The repository at " + where(store) + " has key files but no config object; restore 'config'"
+                            + " from a copy of the store.",
+                    e);
+        }
+        byte[] plain;
+        try {
+            plain = master.open(sealed, RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));
+        } catch (MasterKey.TamperedException e) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "The object 'config' of the repository at " + where(store) + " is damaged or not this"
+                            + " repository's (" + e.getMessage() + "); restore it from a copy of the store.");
+        }
+        RepositoryConfig config;
+        try {
+            config = RepositoryConfig.parse(plain);
+        } catch (IllegalArgumentException e) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "The object 'config' of the repository at " + where(store) + " is damaged (" + e.getMessage()
+                            + "); restore it from a copy of the store.");
+        }
+        if (config.version() != RepositoryConfig.VERSION) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The repository at " + where(store) + " is of format " + config.version()
+                            + ", which this version of Ballast does not read (it reads format "
+                            + RepositoryConfig.VERSION + "); use the version that wrote it.");
+        }
+        return config;
+    }
+
+    /**
+     * Adds a key file sealing {@code current}'s master key under {@code newPassword}, with this
+     * instance's KDF parameters. The new key opens the repository beside the others.
+     *
+     * @return the new key
+     */
+    public KeyInfo add(ObjectStore store, UnlockedRepository current, char[] newPassword) {
+        Objects.requireNonNull(current, "current");
+        Objects.requireNonNull(newPassword, "newPassword");
+        return writeKeyFile(store, current.masterKey(), newPassword);
+    }
+
+    /**
+     * The keys of the repository, oldest first, {@code currentId}'s marked current. Reads every key
+     * file (no KDF: quick).
+     *
+     * @param currentId the ID of the key in use ({@link UnlockedRepository#keyId()}), or null
+     * @throws BackupException {@link Kind#INTEGRITY} naming a damaged key file
+     */
+    public List<KeyInfo> list(ObjectStore store, @Nullable String currentId) {
+        List<KeyInfo> keys = new ArrayList<>();
+        for (String name : store.list(KEYS_PREFIX)) {
+            KeyFile f = read(store, name);
+            String id = idOf(name);
+            keys.add(new KeyInfo(id, f.created(), f.host(), f.username(), f.kdf(), id.equals(currentId)));
+        }
+        keys.sort(Comparator.comparing(KeyInfo::created).thenComparing(KeyInfo::id));
+        return List.copyOf(keys);
+    }
+
+    /**
+     * Removes the key whose ID starts with {@code idPrefix}, every stored version of its key file (on
+     * a versioned store a delete marker alone would leave the old password able to open it). Never
+     * the key in use (restic refuses it too: change its password with {@link #changePassword}, or
+     * open with another key), so never the last one.
+     *
+     * @return the key removed
+     * @throws BackupException {@link Kind#NOT_FOUND} if no key ID starts with {@code idPrefix};
+     *     {@link Kind#INVALID_INPUT} if it is empty or not hex, matches several keys, or names the key
+     *     in use or the last key
+     */
+    public KeyInfo remove(ObjectStore store, UnlockedRepository current, String idPrefix) {
+        Objects.requireNonNull(current, "current");
+        String prefix = idPrefix.trim().toLowerCase(java.util.Locale.ROOT);
+        if (prefix.isEmpty() || !prefix.matches("[0-9a-f]{1,64}")) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "'" + idPrefix + "' is not a key ID; give the ID (or its first characters) that 'ballast key list'"
+                            + " shows.");
+        }
+        List<KeyInfo> keys = list(store, current.keyId());
+        List<KeyInfo> matches =
+                keys.stream().filter(k -> k.id().startsWith(prefix)).toList();
+        if (matches.isEmpty()) {
+            throw new BackupException(
+                    Kind.NOT_FOUND,
+                    "No key of the repository at " + where(store) + " has an ID starting with '" + prefix
+                            + "'; 'ballast key list' shows them.");
+        }
+        if (matches.size() > 1) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "'" + prefix + "' matches " + matches.size() + " keys ("
+                            + String.join(
+                                    ", ", matches.stream().map(KeyInfo::shortId).toList())
+                            + "); give more characters of the ID.");
+        }
+        KeyInfo key = matches.get(0);
+        if (keys.size() == 1) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "Key " + key.shortId() + " is the only key of the repository at " + where(store)
+                            + ", and without a key nothing in it can be read again; add another with 'ballast key add'"
+                            + " first.");
+        }
+        if (key.current()) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "Key " + key.shortId() + " is the key in use (its password opened the repository); to replace"
+                            + " its password use 'ballast key passwd', or give another key's password to remove it.");
+        }
+        deleteKeyFile(store, KEYS_PREFIX + key.id());
+        return key;
+    }
+
+    /**
+     * Changes the password of the key in use: adds a key file under {@code newPassword} first, then
+     * removes the current one (so the repository never has no key: a crash between the two leaves
+     * both passwords working).
+     *
+     * @return the repository as opened by the new key
+     */
+    public UnlockedRepository changePassword(ObjectStore store, UnlockedRepository current, char[] newPassword) {
+        Objects.requireNonNull(current, "current");
+        String id = writeKeyFile(store, current.masterKey(), newPassword).id();
+        if (!id.equals(current.keyId())) {
+            deleteKeyFile(store, KEYS_PREFIX + current.keyId());
+        }
+        return new UnlockedRepository(current.masterKey(), current.config(), id);
+    }
+
+    private KeyInfo writeKeyFile(ObjectStore store, MasterKey master, char[] password) {
+        byte[] salt = new byte[KdfParameters.SALT_BYTES];
+        RANDOM.nextBytes(salt);
+        byte[] passwordKey = kdf.derive(password, salt);
+        try {
+            KeyFile file = KeyFile.seal(
+                    master, passwordKey, kdf, salt, clock.instant().truncatedTo(ChronoUnit.SECONDS), host, username);
+            byte[] json = file.toJson();
+            String name = KeyFile.objectKey(json);
+            store.put(name, ObjectContent.ofBytes(json));
+            return new KeyInfo(idOf(name), file.created(), host, username, kdf, false);
+        } finally {
+            Arrays.fill(passwordKey, (byte) 0);
+        }
+    }
+
+    private static void deleteKeyFile(ObjectStore store, String name) {
+        List<VersionEntry> versions = store.versions(name);
+        try {
+            for (VersionEntry v : versions) {
+                store.deleteVersion(name, v.versionId());
+            }
+        } catch (UnsupportedCapabilityException e) {
+            store.delete(name);
+        }
+    }
+
+    /** The key file {@code name}, checked against its name. */
+    private KeyFile read(ObjectStore store, String name) {
+        byte[] json;
+        try (ObjectRead read = store.get(name)) {
+            json = read.readAllBytes();
+        }
+        if (!name.equals(KeyFile.objectKey(json))) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "the key file '" + name + "' in the repository at " + where(store) + " is damaged: its SHA-256 is"
+                            + " not its name; restore it from a copy of the store, or remove it with 'ballast key"
+                            + " remove'.");
+        }
+        try {
+            return KeyFile.parse(json);
+        } catch (IllegalArgumentException e) {
+            throw new BackupException(
+                    Kind.INTEGRITY,
+                    "the key file '" + name + "' in the repository at " + where(store) + " is damaged: "
+                            + e.getMessage() + ".");
+        }
+    }
+
+    private static String idOf(String name) {
+        return name.substring(KEYS_PREFIX.length());
+    }
+
+    private String where(ObjectStore store) {
+        if (where != null) {
+            return where;
+        }
+        URI endpoint = store.capabilities().endpoint();
+        if (endpoint == null) {
+            return "bucket '" + store.capabilities().bucket() + "'";
+        }
+        if ("file".equals(endpoint.getScheme())) {
+            return Path.of(endpoint).toString();
+        }
+        return endpoint + ", bucket '" + store.capabilities().bucket() + "'";
+    }
+
+    private static String localHost() {
+        try {
+            Path kernel = Path.of("/proc/sys/kernel/hostname");
+            if (Files.isReadable(kernel)) {
+                return Files.readString(kernel).trim();
+            }
+            // the JDK may ask DNS here; only where the kernel's name cannot be read
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
+    /**
+     * A repository opened by a password: its master key, its config, and the ID of the key file the
+     * password opened (the key "in use").
+     *
+     * @param masterKey what seals and opens everything in the repository; pass it to the engine
+     * @param config the repository's config
+     * @param keyId the 64-hex ID of the key file that opened it
+     */
+    public record UnlockedRepository(MasterKey masterKey, RepositoryConfig config, String keyId) {
+        /** Checks for nulls. */
+        public UnlockedRepository {
+            Objects.requireNonNull(masterKey, "masterKey");
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(keyId, "keyId");
+        }
+    }
+
+    /**
+     * One key, as {@code key list} shows it.
+     *
+     * @param id the 64-hex ID (the SHA-256 of its key file)
+     * @param created when it was added (seconds)
+     * @param host where it was added
+     * @param username who added it
+     * @param kdf its password's Argon2id parameters
+     * @param current whether it is the key in use
+     */
+    public record KeyInfo(
+            String id, Instant created, String host, String username, KdfParameters kdf, boolean current) {
+        /** The first {@value KeyFiles#SHORT_ID} hex digits of the ID, as {@code key list} shows it. */
+        public String shortId() {
+            return id.substring(0, Math.min(SHORT_ID, id.length()));
+        }
+    }
+}

@@ -1,0 +1,388 @@
+package dev.ballast.backup.keys;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.BackupException.Kind;
+import dev.ballast.backup.Messages;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a repository's password comes from, as restic takes it: {@code --password-file FILE} (its
+ * first line) or {@code --password-command CMD} (what the command prints), which may also be given
+ * as {@code BALLAST_PASSWORD_FILE} / {@code BALLAST_PASSWORD_COMMAND}; else the environment variable
+ * {@code BALLAST_PASSWORD}; else a prompt on the terminal (no echo). Never a command-line argument:
+ * every local user can read those in the process list. With none of them, one sentence naming them.
+ *
+ * <p>Leading and trailing white space of a file's line and a command's output is dropped (restic
+ * trims both). The command is split into words as a POSIX shell would split it (single and double
+ * quotes, backslash escapes), then run directly, without a shell: no variables, globs, pipes or
+ * redirections, as restic runs it; its standard error goes to this process's, its standard input is
+ * empty.
+ *
+ * <p>Every failure is a {@link BackupException} of kind {@link Kind#INVALID_INPUT} (the CLI's exit
+ * code 2) with one sentence. Returned arrays are the caller's to zero; the intermediate byte copies
+ * made here are zeroed. Stateless and thread-safe.
+ */
+public final class Passwords {
+    /** The password itself, as restic's {@code RESTIC_PASSWORD}. */
+    public static final String ENV = "BALLAST_PASSWORD";
+
+    /** A file whose first line is the password, as {@code --password-file}. */
+    public static final String FILE_ENV = "BALLAST_PASSWORD_FILE";
+
+    /** A command that prints the password, as {@code --password-command}. */
+    public static final String COMMAND_ENV = "BALLAST_PASSWORD_COMMAND";
+
+    private static final String WAYS = "set BALLAST_PASSWORD, pass --password-file FILE or --password-command"
+            + " CMD, or run the command on a terminal to be asked";
+
+    private Passwords() {}
+
+    /** Reads a password from the terminal without echo; null when there is no terminal or input ended. */
+    @FunctionalInterface
+    public interface Prompt {
+        /**
+         * @param prompt what to show, e.g. {@code "Password: "}
+         * @return what was typed, without the line end, or null at end of input
+         */
+        char @Nullable [] read(String prompt);
+    }
+
+    /**
+     * The places a password may come from.
+     *
+     * @param file {@code --password-file}, or null ({@value Passwords#FILE_ENV} then)
+     * @param command {@code --password-command}, or null ({@value Passwords#COMMAND_ENV} then)
+     * @param env the environment
+     * @param prompt the terminal, or null when there is none
+     */
+    public record Sources(
+            @Nullable Path file,
+            @Nullable String command,
+            Map<String, String> env,
+            @Nullable Prompt prompt) {
+        /** Copies {@code env}. */
+        public Sources {
+            env = Map.copyOf(Objects.requireNonNull(env, "env"));
+        }
+    }
+
+    /**
+     * The password of an existing repository: from the file or command (option, else its environment
+     * variable), else {@value #ENV}, else asked once on the terminal.
+     *
+     * @throws BackupException {@link Kind#INVALID_INPUT} if both a file and a command are given, the
+     *     file cannot be read, the command fails or prints nothing, or no source gives a password
+     */
+    public static char[] current(Sources sources) {
+        char[] given = given(sources);
+        if (given != null) {
+            return given;
+        }
+        if (sources.prompt() != null) {
+            char[] typed = sources.prompt().read("Password for the repository: ");
+            if (typed != null && typed.length > 0) {
+                return typed;
+            }
+        }
+        throw new BackupException(Kind.INVALID_INPUT, "No password was given: " + WAYS + ".");
+    }
+
+    /**
+     * The password of a new repository ({@code init}): as {@link #current}, but on a terminal asked
+     * twice, and never empty.
+     *
+     * @throws BackupException {@link Kind#INVALID_INPUT} as {@link #current}, or if the two typed
+     *     passwords differ, or the password is empty
+     */
+    public static char[] forNewRepository(Sources sources) {
+        char[] given = given(sources);
+        if (given != null) {
+            return given;
+        }
+        if (sources.prompt() != null) {
+            return typedTwice(sources.prompt(), "Password for the new repository: ");
+        }
+        throw new BackupException(Kind.INVALID_INPUT, "No password was given for the new repository: " + WAYS + ".");
+    }
+
+    /**
+     * The new password of {@code key add} or {@code key passwd}: the first line of
+     * {@code newPasswordFile} ({@code --new-password-file}), else typed twice on the terminal.
+     *
+     * @throws BackupException {@link Kind#INVALID_INPUT} if the file cannot be read or is empty, the
+     *     two typed passwords differ, or there is neither file nor terminal
+     */
+    public static char[] forNewKey(@Nullable Path newPasswordFile, @Nullable Prompt prompt) {
+        if (newPasswordFile != null) {
+            return nonEmpty(
+                    firstLine(newPasswordFile, "--new-password-file"), "--new-password-file " + newPasswordFile);
+        }
+        if (prompt != null) {
+            return typedTwice(prompt, "New password: ");
+        }
+        throw new BackupException(
+                Kind.INVALID_INPUT,
+                "No new password was given: pass --new-password-file FILE, or run the command on a terminal to be"
+                        + " asked.");
+    }
+
+    private static char @Nullable [] given(Sources sources) {
+        Path file = sources.file();
+        String command = sources.command();
+        String fileSource = "--password-file";
+        String commandSource = "--password-command";
+        if (file == null && command == null) {
+            String fileEnv = blankToNull(sources.env().get(FILE_ENV));
+            String commandEnv = blankToNull(sources.env().get(COMMAND_ENV));
+            if (fileEnv != null) {
+                file = Path.of(fileEnv);
+                fileSource = FILE_ENV;
+            }
+            if (commandEnv != null) {
+                command = commandEnv;
+                commandSource = COMMAND_ENV;
+            }
+        }
+        if (file != null && command != null) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    fileSource + " and " + commandSource + " both give a password; pass only one of them.");
+        }
+        if (file != null) {
+            return nonEmpty(firstLine(file, fileSource), fileSource + " " + file);
+        }
+        if (command != null) {
+            return nonEmpty(run(command, commandSource), commandSource + " '" + command + "'");
+        }
+        String env = sources.env().get(ENV);
+        if (env != null && !env.isEmpty()) {
+            return env.toCharArray();
+        }
+        return null;
+    }
+
+    private static char[] typedTwice(Prompt prompt, String question) {
+        char[] first = prompt.read(question);
+        if (first == null || first.length == 0) {
+            throw new BackupException(Kind.INVALID_INPUT, "No password was typed; an empty password is not accepted.");
+        }
+        char[] second = prompt.read("Type it again: ");
+        if (second == null || !Arrays.equals(first, second)) {
+            Arrays.fill(first, '\0');
+            if (second != null) {
+                Arrays.fill(second, '\0');
+            }
+            throw new BackupException(
+                    Kind.INVALID_INPUT, "The two passwords typed differ; nothing was changed, run the command again.");
+        }
+        Arrays.fill(second, '\0');
+        return first;
+    }
+
+    private static char[] nonEmpty(char[] password, String source) {
+        if (password.length == 0) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The password from " + source + " is empty; an empty password is not accepted.");
+        }
+        return password;
+    }
+
+    /** The first line of {@code file}, white space around it dropped. */
+    static char[] firstLine(Path file, String source) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The password file " + file + " (" + source + ") cannot be read (" + Messages.describeIo(e)
+                            + "); pass a readable file whose first line is the password.",
+                    e);
+        }
+        try {
+            int end = 0;
+            while (end < bytes.length && bytes[end] != '\n') {
+                end++;
+            }
+            return trimmed(bytes, end, "the password file " + file);
+        } finally {
+            Arrays.fill(bytes, (byte) 0);
+        }
+    }
+
+    /** The standard output of {@code command}, split into words and run without a shell, trimmed. */
+    static char[] run(String command, String source) {
+        List<String> words = split(command, source);
+        Process process;
+        try {
+            process = new ProcessBuilder(words)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+        } catch (IOException e) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The password command '" + command + "' (" + source + ") could not be started ("
+                            + Messages.describeIo(e) + "); pass a command that exists and can be run.",
+                    e);
+        }
+        byte[] out = new byte[0];
+        try (InputStream stdout = process.getInputStream()) {
+            out = readAll(stdout);
+            int status = process.waitFor();
+            if (status != 0) {
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The password command '" + command + "' (" + source + ") exited with status " + status
+                                + "; run it alone to see why, then try again.");
+            }
+            char[] password = trimmed(out, out.length, "the output of the password command '" + command + "'");
+            if (password.length == 0) {
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The password command '" + command + "' (" + source + ") printed no password; it must"
+                                + " print the password on its standard output.");
+            }
+            return password;
+        } catch (IOException e) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The output of the password command '" + command + "' could not be read (" + Messages.describeIo(e)
+                            + ").",
+                    e);
+        } catch (InterruptedException e) {
+            process.destroy();
+            Thread.currentThread().interrupt();
+            throw new BackupException(Kind.INCOMPLETE, "Interrupted while the password command '" + command + "' ran.");
+        } finally {
+            Arrays.fill(out, (byte) 0);
+        }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        byte[] chunk = new byte[256];
+        int n;
+        while ((n = in.read(chunk)) >= 0) {
+            buffer.write(chunk, 0, n);
+        }
+        Arrays.fill(chunk, (byte) 0);
+        return buffer.toByteArray();
+    }
+
+    /**
+     * {@code command} as a POSIX shell splits it into words: white space separates them, single quotes
+     * keep everything literally, double quotes keep everything but a backslash before {@code "} or
+     * {@code \}, a backslash outside quotes keeps the next character. Nothing is expanded.
+     */
+    static List<String> split(String command, String source) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        for (int i = 0; i < command.length(); i++) {
+            char c = command.charAt(i);
+            if (c == '\'') {
+                int end = command.indexOf('\'', i + 1);
+                if (end < 0) {
+                    throw unbalanced(command, source, "a single quote");
+                }
+                word.append(command, i + 1, end);
+                i = end;
+                inWord = true;
+            } else if (c == '"') {
+                int j = i + 1;
+                for (; j < command.length() && command.charAt(j) != '"'; j++) {
+                    char d = command.charAt(j);
+                    if (d == '\\'
+                            && j + 1 < command.length()
+                            && (command.charAt(j + 1) == '"' || command.charAt(j + 1) == '\\')) {
+                        d = command.charAt(++j);
+                    }
+                    word.append(d);
+                }
+                if (j >= command.length()) {
+                    throw unbalanced(command, source, "a double quote");
+                }
+                i = j;
+                inWord = true;
+            } else if (c == '\\' && i + 1 < command.length()) {
+                word.append(command.charAt(++i));
+                inWord = true;
+            } else if (Character.isWhitespace(c)) {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        if (words.isEmpty()) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    source + " is empty; give a command that prints the password, such as 'pass" + " show backup'.");
+        }
+        return words;
+    }
+
+    private static BackupException unbalanced(String command, String source, String what) {
+        return new BackupException(
+                Kind.INVALID_INPUT,
+                "The password command '" + command + "' (" + source + ") has " + what + " that is not closed; close"
+                        + " it (the command is split into words as a shell would, then run without one).");
+    }
+
+    /** {@code bytes[0, end)} as UTF-8 without surrounding white space (a line's {@code \r} included). */
+    private static char[] trimmed(byte[] bytes, int end, String what) {
+        int start = 0;
+        while (start < end && isSpace(bytes[start])) {
+            start++;
+        }
+        while (end > start && isSpace(bytes[end - 1])) {
+            end--;
+        }
+        CharBuffer chars;
+        try {
+            chars = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, start, end - start));
+        } catch (CharacterCodingException e) {
+            throw new BackupException(
+                    Kind.INVALID_INPUT, "The password in " + what + " is not valid UTF-8; give it as UTF-8 text.");
+        }
+        char[] out = Arrays.copyOfRange(chars.array(), chars.position(), chars.limit());
+        Arrays.fill(chars.array(), '\0');
+        return out;
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == 0x0B || b == '\f';
+    }
+
+    private static @Nullable String blankToNull(@Nullable String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

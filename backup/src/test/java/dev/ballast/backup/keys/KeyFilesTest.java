@@ -1,0 +1,366 @@
+package dev.ballast.backup.keys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.BackupException.Kind;
+import dev.ballast.backup.keys.KeyFiles.KeyInfo;
+import dev.ballast.backup.keys.KeyFiles.UnlockedRepository;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.test.FakeObjectStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Key files on the fake store and on the local object store. The KDF runs with small parameters
+ * (1 MiB): what is tested is the format and the rules, not Argon2id's cost.
+ */
+class KeyFilesTest {
+    static final KdfParameters CHEAP = new KdfParameters(1024, 1, 1);
+    static final Instant T0 = Instant.parse("2026-12-02T03:00:00Z");
+
+    final KeyFiles keys = KeyFiles.create()
+            .withKdf(CHEAP)
+            .withClock(Clock.fixed(T0, ZoneOffset.UTC))
+            .withOrigin("host1", "alice")
+            .describedAs("/stores/s1");
+
+    @TempDir
+    Path dir;
+
+    static char[] pw(String s) {
+        return s.toCharArray();
+    }
+
+    void onBothStores(Consumer<ObjectStore> test) {
+        test.accept(new FakeObjectStore());
+        try (LocalObjectStore local = LocalObjectStore.open(dir.resolve("local"))) {
+            test.accept(local);
+        }
+    }
+
+    @Test
+    void initThenOpenGivesTheSameMasterKeyAndConfig() {
+        onBothStores(store -> {
+            assertThat(KeyFiles.isRepository(store)).isFalse();
+            UnlockedRepository made = keys.init(store, pw("correct horse"));
+            assertThat(KeyFiles.isRepository(store)).isTrue();
+            assertThat(made.config().version()).isEqualTo(3);
+            assertThat(made.config().id()).matches("[0-9a-f]{64}");
+            assertThat(store.list("")).containsExactlyInAnyOrder("config", "keys/" + made.keyId());
+
+            UnlockedRepository opened = keys.open(store, pw("correct horse"));
+            assertThat(opened.masterKey().encoded()).isEqualTo(made.masterKey().encoded());
+            assertThat(opened.config()).isEqualTo(made.config());
+            assertThat(opened.keyId()).isEqualTo(made.keyId());
+        });
+    }
+
+    @Test
+    void theStoredObjectsHoldNeitherTheMasterKeyNorThePassword() throws Exception {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository made = keys.init(store, pw("hunter2-secret"));
+        String keyJson = new String(store.currentBytes("keys/" + made.keyId()).orElseThrow(), StandardCharsets.UTF_8);
+        assertThat(keyJson)
+                .contains("\"kdf\":\"argon2id\"", "\"memoryKiB\":1024", "\"iterations\":1", "\"parallelism\":1")
+                .contains("\"host\":\"host1\"", "\"username\":\"alice\"", "\"created\":\"2026-12-02T03:00:00Z\"")
+                .doesNotContain("hunter2");
+        byte[] config = store.currentBytes("config").orElseThrow();
+        assertThat(new String(config, StandardCharsets.ISO_8859_1))
+                .doesNotContain("fastcdc", made.config().id());
+        assertThat(made.masterKey().open(config, "config".getBytes(StandardCharsets.US_ASCII)))
+                .isEqualTo(made.config().toJson());
+        // the key file's name is the SHA-256 of its bytes
+        assertThat(made.keyId()).isEqualTo(KeyFile.sha256Hex(keyJson.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void theDefaultParametersAreRecordedInTheKeyFile() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository made = KeyFiles.create().init(store, pw("pw"));
+        List<KeyInfo> listed = keys.list(store, made.keyId());
+        assertThat(listed).singleElement().satisfies(k -> {
+            assertThat(k.kdf()).isEqualTo(KdfParameters.DEFAULT);
+            assertThat(k.kdf()).isEqualTo(new KdfParameters(65536, 1, 4));
+            assertThat(k.current()).isTrue();
+        });
+    }
+
+    @Test
+    void aWrongPasswordIsItsOwnKindAndWritesNothing() {
+        onBothStores(store -> {
+            keys.init(store, pw("right"));
+            List<String> before = store.list("");
+            assertThatThrownBy(() -> keys.open(store, pw("wrong")))
+                    .isInstanceOf(BackupException.class)
+                    .hasMessage("No key of the repository at /stores/s1 opens with the password given; check the"
+                            + " password (BALLAST_PASSWORD, --password-file or --password-command).")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.WRONG_PASSWORD);
+            assertThat(store.list("")).isEqualTo(before);
+        });
+        FakeObjectStore fake = new FakeObjectStore();
+        keys.init(fake, pw("right"));
+        fake.forgetRecordedKeys();
+        assertThatThrownBy(() -> keys.open(fake, pw("wrong"))).isInstanceOf(BackupException.class);
+        assertThat(fake.keysPut()).isEmpty();
+    }
+
+    @Test
+    void noKeyFilesIsItsOwnKindAndSentence() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository made = keys.init(store, pw("pw"));
+        store.delete("keys/" + made.keyId());
+        assertThatThrownBy(() -> keys.open(store, pw("pw")))
+                .isInstanceOf(BackupException.class)
+                .hasMessageStartingWith("The repository at /stores/s1 has no key files (keys/ is empty or unreadable)")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.NO_KEY);
+    }
+
+    @Test
+    void keyFilesListedButGoneAreNoKeyToo() {
+        // a listing that still names deleted key files (an S3 listing that lags behind a delete)
+        List<String> stale = new java.util.ArrayList<>();
+        FakeObjectStore store = new FakeObjectStore() {
+            @Override
+            public List<String> list(String prefix) {
+                return prefix.equals("keys/") ? stale : super.list(prefix);
+            }
+        };
+        UnlockedRepository made = keys.init(store, pw("pw"));
+        stale.add("keys/" + made.keyId());
+        store.delete("keys/" + made.keyId());
+        assertThatThrownBy(() -> keys.open(store, pw("pw")))
+                .hasMessageStartingWith("The repository at /stores/s1 has no key files")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.NO_KEY);
+    }
+
+    @Test
+    void aDamagedKeyFileIsIntegrityNamingIt() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository made = keys.init(store, pw("pw"));
+        String name = "keys/" + made.keyId();
+        byte[] bytes = store.currentBytes(name).orElseThrow();
+        bytes[bytes.length / 2] ^= 1;
+        store.put(name, ObjectContent.ofBytes(bytes));
+        assertThatThrownBy(() -> keys.open(store, pw("pw")))
+                .isInstanceOf(BackupException.class)
+                .hasMessageContaining("the key file '" + name + "' in the repository at /stores/s1 is damaged")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+        assertThatThrownBy(() -> keys.list(store, null))
+                .hasMessageContaining(name)
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+    }
+
+    @Test
+    void aKeyFileThatIsNotJsonIsIntegrityNamingIt() {
+        FakeObjectStore store = new FakeObjectStore();
+        keys.init(store, pw("pw"));
+        byte[] garbage = "not json".getBytes(StandardCharsets.UTF_8);
+        String name = KeyFile.objectKey(garbage);
+        store.put(name, ObjectContent.ofBytes(garbage));
+        // another key still opens: the damaged one does not stand in the way
+        assertThat(keys.open(store, pw("pw")).keyId()).isNotEqualTo(name.substring(5));
+        assertThatThrownBy(() -> keys.open(store, pw("other")))
+                .hasMessageContaining("'" + name + "'")
+                .hasMessageContaining("not valid JSON")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+    }
+
+    @Test
+    void aDamagedOrForeignConfigIsIntegrityNamingIt() {
+        FakeObjectStore store = new FakeObjectStore();
+        keys.init(store, pw("pw"));
+        byte[] config = store.currentBytes("config").orElseThrow();
+        config[config.length - 1] ^= 1;
+        store.put("config", ObjectContent.ofBytes(config));
+        assertThatThrownBy(() -> keys.open(store, pw("pw")))
+                .hasMessageStartingWith("The object 'config' of the repository at /stores/s1 is damaged")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+
+        FakeObjectStore noConfig = new FakeObjectStore();
+        keys.init(noConfig, pw("pw"));
+        noConfig.delete("config");
+        assertThat(KeyFiles.isRepository(noConfig)).isFalse();
+    }
+
+    @Test
+    void initRefusesAnExistingRepositoryAndAStoreOfTheEarlierFormat() {
+        FakeObjectStore store = new FakeObjectStore();
+        keys.init(store, pw("pw"));
+        assertThatThrownBy(() -> keys.init(store, pw("pw")))
+                .hasMessageStartingWith("The store at /stores/s1 is already a repository")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INVALID_INPUT);
+
+        FakeObjectStore old = new FakeObjectStore();
+        old.put("photos/.ballast-manifest.json", ObjectContent.ofBytes(new byte[] {'{', '}'}));
+        assertThatThrownBy(() -> keys.init(old, pw("pw")))
+                .hasMessageContaining("already holds backups of the unencrypted format (such as"
+                        + " 'photos/.ballast-manifest.json')")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INVALID_INPUT);
+        assertThat(old.list("")).containsExactly("photos/.ballast-manifest.json");
+    }
+
+    @Test
+    void initReplacesTheKeyFileOfAnInitThatStoppedBeforeItsConfigOnlyOnceItIsOld() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository first = keys.init(store, pw("pw"));
+        store.delete("config");
+        // just written: it may be an init running now
+        KeyFiles now = keys.withClock(Clock.systemUTC());
+        assertThatThrownBy(() -> now.init(store, pw("pw")))
+                .hasMessageContaining("holds a key file written")
+                .hasMessageContaining("another init may be running")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.UNAVAILABLE);
+        assertThat(store.list("keys/")).containsExactly("keys/" + first.keyId());
+
+        KeyFiles later = keys.withClock(Clock.offset(Clock.systemUTC(), KeyFiles.INIT_GRACE.plusSeconds(1)));
+        UnlockedRepository second = later.init(store, pw("pw"));
+        assertThat(store.list("keys/")).containsExactly("keys/" + second.keyId());
+        assertThat(store.versions("keys/" + first.keyId())).isEmpty();
+        assertThat(keys.open(store, pw("pw")).config()).isEqualTo(second.config());
+    }
+
+    @Test
+    void ofTwoInitsAtOnceTheOneThatLosesTheConfigRemovesItsKeyFile() {
+        byte[] othersConfig = {1, 2, 3};
+        FakeObjectStore store = new FakeObjectStore() {
+            boolean raced;
+
+            @Override
+            public dev.ballast.storage.object.ObjectVersion putIfAbsent(String key, ObjectContent content) {
+                if (key.equals("config") && !raced) {
+                    raced = true;
+                    // another init, another writer of the bucket, wrote its config between our key file and ours
+                    anotherWriter(Clock.systemUTC()).put("config", ObjectContent.ofBytes(othersConfig));
+                }
+                return super.putIfAbsent(key, content);
+            }
+        };
+        assertThatThrownBy(() -> keys.init(store, pw("alice-pw")))
+                .hasMessageContaining("was made a repository by another init at the same time")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INVALID_INPUT);
+        assertThat(store.list("keys/")).isEmpty();
+        assertThat(store.listVersions("keys/")).isEmpty();
+        assertThat(store.currentBytes("config")).contains(othersConfig);
+    }
+
+    @Test
+    void addListRemoveAndChangePassword() {
+        onBothStores(store -> {
+            UnlockedRepository alice = keys.init(store, pw("alice-pw"));
+            KeyFiles later = keys.withClock(Clock.fixed(T0.plusSeconds(60), ZoneOffset.UTC))
+                    .withOrigin("host2", "bob");
+            KeyInfo bob = later.add(store, alice, pw("bob-pw"));
+            assertThat(bob.host()).isEqualTo("host2");
+            assertThat(bob.current()).isFalse();
+
+            UnlockedRepository asBob = keys.open(store, pw("bob-pw"));
+            assertThat(asBob.keyId()).isEqualTo(bob.id());
+            assertThat(asBob.masterKey().encoded()).isEqualTo(alice.masterKey().encoded());
+            assertThat(keys.list(store, asBob.keyId()))
+                    .extracting(KeyInfo::id, KeyInfo::username, KeyInfo::current)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(alice.keyId(), "alice", false),
+                            org.assertj.core.groups.Tuple.tuple(bob.id(), "bob", true));
+
+            // the key in use is never removed, so neither is the last
+            assertThatThrownBy(() -> keys.remove(store, asBob, bob.shortId()))
+                    .hasMessageContaining("is the key in use")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.INVALID_INPUT);
+            KeyInfo removed = keys.remove(store, asBob, alice.keyId().substring(0, 6));
+            assertThat(removed.id()).isEqualTo(alice.keyId());
+            assertThat(store.versions("keys/" + alice.keyId())).isEmpty();
+            assertThatThrownBy(() -> keys.open(store, pw("alice-pw")))
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.WRONG_PASSWORD);
+            assertThatThrownBy(() -> keys.remove(store, asBob, bob.id()))
+                    .hasMessageContaining("is the only key of the repository")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.INVALID_INPUT);
+
+            UnlockedRepository changed = keys.changePassword(store, asBob, pw("bob-new"));
+            assertThat(store.list("keys/")).containsExactly("keys/" + changed.keyId());
+            assertThat(keys.open(store, pw("bob-new")).masterKey().encoded())
+                    .isEqualTo(alice.masterKey().encoded());
+            assertThatThrownBy(() -> keys.open(store, pw("bob-pw")))
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.WRONG_PASSWORD);
+        });
+    }
+
+    @Test
+    void removeNamesWhatItCannotFindOrTellApart() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository a = keys.init(store, pw("a"));
+        assertThatThrownBy(() -> keys.remove(store, a, "zz"))
+                .hasMessage("'zz' is not a key ID; give the ID (or its first characters) that 'ballast key list'"
+                        + " shows.");
+        String absent = a.keyId().startsWith("0") ? "1" : "0";
+        assertThatThrownBy(() -> keys.remove(store, a, absent))
+                .hasMessage("No key of the repository at /stores/s1 has an ID starting with '" + absent
+                        + "'; 'ballast key list' shows them.")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.NOT_FOUND);
+    }
+
+    @Test
+    void changePasswordAddsBeforeItRemoves() {
+        java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        FakeObjectStore store = new FakeObjectStore() {
+            @Override
+            public dev.ballast.storage.object.ObjectVersion put(String key, ObjectContent content) {
+                calls.add("put " + key.substring(0, 5));
+                return super.put(key, content);
+            }
+
+            @Override
+            public boolean deleteVersion(String key, String versionId) {
+                calls.add("delete " + key.substring(0, 5));
+                return super.deleteVersion(key, versionId);
+            }
+        };
+        UnlockedRepository a = keys.init(store, pw("a"));
+        calls.clear();
+        keys.changePassword(store, a, pw("b"));
+        assertThat(calls).containsExactly("put keys/", "delete keys/");
+    }
+
+    @Test
+    void kdfParametersOutOfRangeAreRefused() {
+        assertThatThrownBy(() -> new KdfParameters(4, 1, 1)).hasMessageContaining("memory 4 KiB");
+        assertThatThrownBy(() -> new KdfParameters(1024, 0, 1)).hasMessageContaining("iterations 0");
+        assertThatThrownBy(() -> new KdfParameters(1024, 1, 0)).hasMessageContaining("parallelism 0");
+    }
+
+    @Test
+    void theSamePasswordSaltAndParametersGiveTheSameKey() {
+        // same password, salt and parameters give the same key; another salt another key
+        byte[] salt = new byte[16];
+        byte[] a = CHEAP.derive(pw("password"), salt);
+        assertThat(a).hasSize(32).isEqualTo(CHEAP.derive(pw("password"), salt));
+        salt[0] = 1;
+        assertThat(CHEAP.derive(pw("password"), salt)).isNotEqualTo(a);
+    }
+}

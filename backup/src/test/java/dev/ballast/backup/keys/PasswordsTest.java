@@ -1,0 +1,165 @@
+package dev.ballast.backup.keys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.BackupException.Kind;
+import dev.ballast.backup.keys.Passwords.Prompt;
+import dev.ballast.backup.keys.Passwords.Sources;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PasswordsTest {
+    @TempDir
+    Path dir;
+
+    static String s(char[] c) {
+        return new String(c);
+    }
+
+    Path file(String content) throws Exception {
+        Path f = dir.resolve("pw-" + content.hashCode());
+        Files.writeString(f, content, StandardCharsets.UTF_8);
+        return f;
+    }
+
+    /** A terminal that answers with {@code answers} in turn, and records the questions. */
+    static final class ScriptedPrompt implements Prompt {
+        final Deque<String> answers;
+        final List<String> asked = new java.util.ArrayList<>();
+
+        ScriptedPrompt(String... answers) {
+            this.answers = new ArrayDeque<>(List.of(answers));
+        }
+
+        @Override
+        public char[] read(String prompt) {
+            asked.add(prompt);
+            String a = answers.poll();
+            return a == null ? null : a.toCharArray();
+        }
+    }
+
+    @Test
+    void theEnvironmentVariable() {
+        assertThat(s(Passwords.current(new Sources(null, null, Map.of("BALLAST_PASSWORD", "from env"), null))))
+                .isEqualTo("from env");
+    }
+
+    @Test
+    void theFirstLineOfTheFileTrimmedAsRestic() throws Exception {
+        Path f = file("  s3cret pw \r\nsecond line\n");
+        assertThat(s(Passwords.current(new Sources(f, null, Map.of(), null)))).isEqualTo("s3cret pw");
+        assertThat(s(Passwords.current(new Sources(file("café"), null, Map.of(), null))))
+                .isEqualTo("café");
+    }
+
+    @Test
+    void theOutputOfTheCommandSplitAsAShellWouldButRunWithoutOne() {
+        assertThat(s(Passwords.current(new Sources(null, "printf '%s\\n' 'two words'", Map.of(), null))))
+                .isEqualTo("two words");
+        // no shell: $HOME and the pipe are arguments, not expanded
+        assertThat(s(Passwords.current(new Sources(null, "echo $HOME | x", Map.of(), null))))
+                .isEqualTo("$HOME | x");
+        assertThat(Passwords.split("a \"b \\\" c\" d\\ e ''", "--password-command"))
+                .containsExactly("a", "b \" c", "d e", "");
+    }
+
+    @Test
+    void fileAndCommandOptionsWinOverTheEnvironment() throws Exception {
+        Map<String, String> env = Map.of("BALLAST_PASSWORD", "env");
+        assertThat(s(Passwords.current(new Sources(file("file"), null, env, null))))
+                .isEqualTo("file");
+        assertThat(s(Passwords.current(new Sources(null, "echo command", env, null))))
+                .isEqualTo("command");
+        // BALLAST_PASSWORD_FILE and BALLAST_PASSWORD_COMMAND stand for the options, over BALLAST_PASSWORD
+        Map<String, String> viaEnv = Map.of(
+                "BALLAST_PASSWORD",
+                "env",
+                "BALLAST_PASSWORD_FILE",
+                file("file env").toString());
+        assertThat(s(Passwords.current(new Sources(null, null, viaEnv, null)))).isEqualTo("file env");
+        // the option wins over the variable naming a file
+        assertThat(s(Passwords.current(new Sources(null, "echo opt", viaEnv, null))))
+                .isEqualTo("opt");
+        // and any of them over the terminal, which is not asked
+        ScriptedPrompt prompt = new ScriptedPrompt("typed");
+        assertThat(s(Passwords.current(new Sources(null, null, env, prompt)))).isEqualTo("env");
+        assertThat(prompt.asked).isEmpty();
+    }
+
+    @Test
+    void bothFileAndCommandAreRefused() throws Exception {
+        Path f = file("x");
+        assertThatThrownBy(() -> Passwords.current(new Sources(f, "echo y", Map.of(), null)))
+                .hasMessage("--password-file and --password-command both give a password; pass only one of them.");
+    }
+
+    @Test
+    void theTerminalIsAskedLastOnceForAnOpenTwiceForANewRepository() {
+        ScriptedPrompt once = new ScriptedPrompt("typed");
+        assertThat(s(Passwords.current(new Sources(null, null, Map.of(), once))))
+                .isEqualTo("typed");
+        assertThat(once.asked).containsExactly("Password for the repository: ");
+
+        ScriptedPrompt twice = new ScriptedPrompt("new", "new");
+        assertThat(s(Passwords.forNewRepository(new Sources(null, null, Map.of(), twice))))
+                .isEqualTo("new");
+        assertThat(twice.asked).containsExactly("Password for the new repository: ", "Type it again: ");
+
+        assertThatThrownBy(() -> Passwords.forNewRepository(
+                        new Sources(null, null, Map.of(), new ScriptedPrompt("one", "other"))))
+                .hasMessage("The two passwords typed differ; nothing was changed, run the command again.");
+        assertThatThrownBy(() -> Passwords.forNewKey(null, new ScriptedPrompt("", "")))
+                .hasMessageContaining("an empty password is not accepted");
+    }
+
+    @Test
+    void noPasswordAndNoTerminalIsOneSentenceNamingTheWays() {
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), null)))
+                .isInstanceOf(BackupException.class)
+                .hasMessage("No password was given: set BALLAST_PASSWORD, pass --password-file FILE or"
+                        + " --password-command CMD, or run the command on a terminal to be asked.")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INVALID_INPUT);
+        assertThatThrownBy(() -> Passwords.forNewKey(null, null))
+                .hasMessage("No new password was given: pass --new-password-file FILE, or run the command on a"
+                        + " terminal to be asked.");
+    }
+
+    @Test
+    void aFailingOrSilentCommandAndAMissingFileAreOneSentence() {
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, "sh -c 'exit 3'", Map.of(), null)))
+                .hasMessage("The password command 'sh -c 'exit 3'' (--password-command) exited with status 3; run it"
+                        + " alone to see why, then try again.");
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, "true", Map.of(), null)))
+                .hasMessage("The password command 'true' (--password-command) printed no password; it must print the"
+                        + " password on its standard output.");
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, "/no/such/cmd", Map.of(), null)))
+                .hasMessageStartingWith(
+                        "The password command '/no/such/cmd' (--password-command) could not be" + " started");
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, "echo 'open", Map.of(), null)))
+                .hasMessageContaining("has a single quote that is not closed");
+        Path missing = dir.resolve("missing");
+        assertThatThrownBy(() -> Passwords.current(new Sources(missing, null, Map.of(), null)))
+                .hasMessageStartingWith("The password file " + missing + " (--password-file) cannot be read");
+        assertThatThrownBy(() -> Passwords.forNewKey(dir.resolve("missing"), null))
+                .hasMessageContaining("(--new-password-file) cannot be read");
+    }
+
+    @Test
+    void anEmptyFileIsRefused() throws Exception {
+        Path f = file("\n");
+        assertThatThrownBy(() -> Passwords.current(new Sources(f, null, Map.of(), null)))
+                .hasMessage("The password from --password-file " + f + " is empty; an empty password is not"
+                        + " accepted.");
+    }
+}
