@@ -75,14 +75,21 @@ final class Attempt<T>
     /** The caller's subscriber has had its {@code onSubscribe}: an abort may signal it. */
     private static final int SUBSCRIBED = 32;
 
-    final Pipeline pipeline;
     final Call call;
     final int number;
     private final BodyHandler<T> handler;
-    /** Whether the caller exempted reading the body from the bound ({@link BodyTimeout#exempt}). */
-    private final boolean bodyExempt;
 
-    CircuitBreaker.@Nullable Permit breakerPermit;
+    /**
+     * The breaker's permission for this attempt, a ticket of {@link CircuitBreaker#acquireTicket()}
+     * (a number, not a permit object: an attempt allocates nothing for it), or
+     * {@link CircuitBreaker#NO_TICKET} until it is granted or when the breaker refused. Reported at
+     * most once, through {@link #reportBreaker}. Written before the attempt's exchange starts.
+     */
+    long breakerTicket = CircuitBreaker.NO_TICKET;
+    /** Whether {@link #breakerTicket} was reported; set once by compare-and-set. */
+    @SuppressWarnings("unused") // accessed through BREAKER_REPORTED
+    private volatile boolean breakerReported;
+
     Bulkhead.@Nullable Permit bulkheadPermit;
     /**
      * The attempts in flight before this one took its place under the concurrency limit;
@@ -135,27 +142,26 @@ final class Attempt<T>
      */
     volatile boolean lost;
 
-    Attempt(Pipeline pipeline, Call call, int number, BodyHandler<T> handler) {
-        this.pipeline = pipeline;
+    Attempt(Call call, int number, BodyHandler<T> handler) {
         this.call = call;
         this.number = number;
         this.handler = handler;
-        this.bodyExempt = BodyTimeout.isExempt(handler);
     }
 
     /**
-     * Asks the breaker for permission, unless {@code granted} already is it. The first attempt the
+     * Asks the breaker for permission, unless {@code granted} already is it (a ticket, or
+     * {@link CircuitBreaker#NO_TICKET} for none). The first attempt the
      * breaker lets through deposits into the retry budget: a call rejected outright is no traffic.
      *
      * @return {@code null} when the breaker permits the attempt; the rejection outcome otherwise
      */
     @Nullable
-    AttemptOutcome acquireBreaker(CircuitBreaker.@Nullable Permit granted) {
-        if (granted != null) {
-            breakerPermit = granted;
+    AttemptOutcome acquireBreaker(long granted) {
+        if (granted != CircuitBreaker.NO_TICKET) {
+            breakerTicket = granted;
         } else {
             try {
-                breakerPermit = call.dependency.breaker().acquirePermission();
+                breakerTicket = call.dependency.breaker().acquireTicket();
             } catch (CircuitOpenException open) {
                 return rejected(open);
             }
@@ -170,15 +176,14 @@ final class Attempt<T>
     /** The attempt was rejected before any I/O. */
     AttemptOutcome rejected(CallRejectedException rejection) {
         completed = true;
-        if (breakerPermit != null) {
-            // Rejected by the bulkhead: a half-open probe slot goes back, nothing is recorded.
-            breakerPermit.onNotAttempted();
-        }
+        // Rejected by the bulkhead: a half-open probe slot goes back, nothing is recorded.
+        breakerNotAttempted(); // nothing if the breaker itself refused
+
         call.dependency.countRejection(rejection);
-        pipeline.listeners.rejected(call, rejection);
+        call.pipeline.listeners.rejected(call, rejection);
         AttemptOutcome outcome =
                 new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT, StopReason.of(rejection), 0, 0, 0);
-        pipeline.listeners.decision(call, outcome);
+        call.pipeline.listeners.decision(call, outcome);
         return outcome;
     }
 
@@ -194,7 +199,7 @@ final class Attempt<T>
             return true;
         }
         // The first attempt is admitted within the call's first steps: the call's start is its time.
-        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : pipeline.ticker.read());
+        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : call.pipeline.ticker.read());
         if (before < 0) {
             return false;
         }
@@ -233,10 +238,7 @@ final class Attempt<T>
         if (permit != null) {
             permit.close();
         }
-        CircuitBreaker.Permit breaker = breakerPermit;
-        if (breaker != null) {
-            breaker.onNotAttempted();
-        }
+        breakerNotAttempted();
     }
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
@@ -261,12 +263,12 @@ final class Attempt<T>
     HttpRequest prepareExchange() {
         // A first attempt that waited for nothing is sent within the call's first steps, a few hundred
         // nanoseconds after it started: its bound starts with the call (never later), one clock reading saved.
-        long now = number == 1 && !waited ? call.startNanos : pipeline.ticker.read();
+        long now = number == 1 && !waited ? call.startNanos : call.pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
         long configured = request.timeout().isPresent()
                 ? Durations.saturatedNanos(request.timeout().get())
-                : pipeline.attemptTimeoutNanos;
+                : call.pipeline.attemptTimeoutNanos;
         long remaining = call.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
@@ -294,12 +296,12 @@ final class Attempt<T>
         BOUND.setRelease(this, BOUND_PENDING);
         if (!call.overlapping()) {
             Call.BOUNDED.setRelease(call, this); // the previous attempt, if any, has ended
-            pipeline.timer.deadlineSet(deadline, startNanos);
+            call.pipeline.timer.deadlineSet(deadline, startNanos);
             return;
         }
         Attempt<?> previous = call.bounded;
         if ((previous == null || previous.bound != BOUND_PENDING) && Call.BOUNDED.compareAndSet(call, previous, this)) {
-            pipeline.timer.deadlineSet(deadline, startNanos);
+            call.pipeline.timer.deadlineSet(deadline, startNanos);
         } else {
             push();
         }
@@ -318,7 +320,7 @@ final class Attempt<T>
         if (pushed == null) {
             AttemptTimeout t = new AttemptTimeout(deadlineNanos(), this);
             pushed = t;
-            pipeline.timer.arm(t);
+            call.pipeline.timer.arm(t);
             if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
                 // The body ended (disarm()) or the bound fired between the decision and this push: disarm()
                 // read pushed before it was set, so this entry is withdrawn here. Left pending, it would keep
@@ -366,7 +368,8 @@ final class Attempt<T>
     /** Called on the timer's thread when the bound has passed. */
     private void expired() {
         if (boundingBody) {
-            pipeline.runOffTimer(this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
+            call.pipeline.runOffTimer(
+                    this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
             return;
         }
         if (completed) {
@@ -430,13 +433,13 @@ final class Attempt<T>
     @Override
     public @Nullable BodySubscriber<T> apply(ResponseInfo info) {
         if (limitInFlightBefore >= 0 && call.dependency.limiter().adaptive()) {
-            long now = pipeline.ticker.read();
+            long now = call.pipeline.ticker.read();
             headersNanos = now == 0 ? 1 : now;
         }
         if (lost) {
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
-        AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
+        AttemptOutcome decision = call.pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         HEADER_DECISION.setRelease(this, decision); // read after the exchange ends, which orders it
         if (decision.retry()) {
             // Read into memory (the connection goes back to the pool): the caller never sees this body
@@ -665,9 +668,7 @@ final class Attempt<T>
      */
     void abandon(@Nullable HttpResponse<?> response) {
         disarm();
-        if (breakerPermit != null) {
-            breakerPermit.onAbandoned();
-        }
+        reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
         AttemptOutcome decided = headerDecision;
         if (decided != null && decided.retry()) {
             call.dependency.budget().refundRetry();
@@ -693,7 +694,7 @@ final class Attempt<T>
         if (thrown == null) {
             if (decided == null) {
                 // The wrapped client never ran our handler (a test double, say): decide from the response.
-                decided = pipeline.decider.onResponse(call, number, response.statusCode(), response.headers());
+                decided = call.pipeline.decider.onResponse(call, number, response.statusCode(), response.headers());
                 if (decided.retry()) {
                     Bodies.discard(response);
                 }
@@ -709,7 +710,8 @@ final class Attempt<T>
                 if (response.previousResponse().isPresent()) {
                     call.followedTo(
                             response.request(),
-                            pipeline.idempotencyKeyHeader()); // retry the hop that failed, not a request that got its
+                            call.pipeline
+                                    .idempotencyKeyHeader()); // retry the hop that failed, not a request that got its
                     // answer
                 }
                 outcome = decided;
@@ -720,7 +722,8 @@ final class Attempt<T>
                     call.succeeded = response; // the shared decision stays as it is: nothing allocated
                     outcome = decided;
                 }
-                stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING && !bodyExempt;
+                stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING
+                        && !BodyTimeout.isExempt(handler); // the caller exempted reading the body from the bound
             }
         } else {
             Throwable failure = attemptFailure(Pipeline.unwrap(thrown));
@@ -744,7 +747,7 @@ final class Attempt<T>
                 // decide what the answer says about the dependency, and the caller's bug is not retried.
                 outcome = decided.withStop(StopReason.BODY_HANDLER_FAILED).withFailure(failure);
             } else {
-                outcome = pipeline.decider.onFailure(call, number, failure);
+                outcome = call.pipeline.decider.onFailure(call, number, failure);
                 if (outcome.retry() && call.othersInFlight(this)) {
                     call.dependency.budget().refundRetry();
                     outcome =
@@ -752,7 +755,7 @@ final class Attempt<T>
                 }
             }
         }
-        long now = pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
+        long now = call.pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
         sampleLatency(outcome.outcome(), now);
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
@@ -761,7 +764,7 @@ final class Attempt<T>
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
             // and a retry the headers had decided (and paid for) will not run.
-            breakerPermit.onAbandoned();
+            reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
             if (decided != null && decided.retry()) {
                 call.dependency.budget().refundRetry();
             }
@@ -773,14 +776,14 @@ final class Attempt<T>
             // body ends. If it passed already (between the exchange's end and now), abort at once.
             boundingBody = true;
             if ((int) BOUND.getVolatile(this) == BOUND_FIRED) {
-                pipeline.runOffTimer(this::abortBody);
+                call.pipeline.runOffTimer(this::abortBody);
             } else {
                 push(); // the call ends when this returns, and with it the poll that would find this bound
             }
         } else {
             disarm();
         }
-        pipeline.listeners.decision(call, outcome, startNanos);
+        call.pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
     }
 
@@ -805,7 +808,7 @@ final class Attempt<T>
         Throwable failure = FailureReasons.namingUnresolvedHost(thrown, call.request.uri());
         boolean jdkTimeout = failure instanceof HttpTimeoutException
                 && !(failure instanceof HttpConnectTimeoutException)
-                && pipeline.jdkDelegate
+                && call.pipeline.jdkDelegate
                 && call.request.timeout().isPresent();
         if (timedOut || jdkTimeout) {
             HttpTimeoutException timeout =
@@ -817,7 +820,7 @@ final class Attempt<T>
     }
 
     /**
-     * Reports the attempt to its breaker permit, a success or failure with its duration (from sending
+     * Reports the attempt to the breaker on its ticket, a success or failure with its duration (from sending
      * to now, for the slow-call rule). A non-failure outcome is "ignored" only when the
      * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
      * counts as a success). A permanent <em>exception</em> without any response (a certificate
@@ -826,15 +829,14 @@ final class Attempt<T>
      * the breaker never closes on a dependency that has not answered.
      */
     private void report(Outcome outcome, int status, boolean answered, long now) {
-        CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess(now - startNanos);
+            reportBreaker(CircuitBreaker.Report.SUCCESS, now - startNanos);
         } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
-            permit.onFailure(now - startNanos);
+            reportBreaker(CircuitBreaker.Report.FAILURE, now - startNanos);
         } else if (answered) {
-            permit.onIgnored();
+            reportBreaker(CircuitBreaker.Report.IGNORED, 0);
         } else {
-            permit.onAbandoned();
+            reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
         }
     }
 
@@ -848,6 +850,23 @@ final class Attempt<T>
         return outcome == Outcome.THROTTLED
                 && status != 409
                 && call.dependency.breaker().config().throttlingIsFailure();
+    }
+
+    /**
+     * The attempt was never sent (a later stage refused it, or the call stopped first): the breaker
+     * records nothing and a half-open probe slot goes back. Nothing if no ticket was granted, or it
+     * was reported already.
+     */
+    void breakerNotAttempted() {
+        reportBreaker(CircuitBreaker.Report.NOT_ATTEMPTED, 0);
+    }
+
+    /** Reports the attempt's ticket to the breaker, the first time only (as a permit's first report wins). */
+    private void reportBreaker(CircuitBreaker.Report report, long durationNanos) {
+        long ticket = breakerTicket;
+        if (ticket != CircuitBreaker.NO_TICKET && BREAKER_REPORTED.compareAndSet(this, false, true)) {
+            call.dependency.breaker().report(ticket, report, durationNanos);
+        }
     }
 
     /** The attempt's entry in the shared timer; forgets the attempt once disarmed. */
@@ -882,6 +901,7 @@ final class Attempt<T>
     private static final VarHandle BOUND;
     private static final VarHandle COMPLETED;
     private static final VarHandle HEADER_DECISION;
+    private static final VarHandle BREAKER_REPORTED;
 
     static {
         try {
@@ -891,6 +911,7 @@ final class Attempt<T>
             COMPLETED = MethodHandles.lookup().findVarHandle(Attempt.class, "completed", boolean.class);
             HEADER_DECISION =
                     MethodHandles.lookup().findVarHandle(Attempt.class, "headerDecision", AttemptOutcome.class);
+            BREAKER_REPORTED = MethodHandles.lookup().findVarHandle(Attempt.class, "breakerReported", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 abstract class Call {
 
+    /** The client's pipeline: its ticker, timer, listeners and settings (the retry's maximum attempts). */
+    final Pipeline pipeline;
+
     final Dependency dependency;
     /**
      * The request every attempt sends: the caller's, plus the idempotency key when one was added;
@@ -34,8 +37,6 @@ abstract class Call {
     boolean keyed;
 
     boolean replayable;
-    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
-    final boolean redirectsFollowed;
     /**
      * The answer of the last attempt that was decided for a retry, kept for the call to return if the
      * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
@@ -43,16 +44,14 @@ abstract class Call {
     @Nullable
     RetainedAnswer lastAnswer;
 
+    /** The reading of the pipeline's ticker at which the call started. */
     final long startNanos;
-    /** The ticker every time of this call is a reading of. */
-    final Ticker ticker;
     /**
-     * The reading of {@link #ticker} at which the total timeout passes. Kept as a number, not a
+     * The reading of the pipeline's ticker at which the total timeout passes. Kept as a number, not a
      * {@link Deadline}, so that a call allocates nothing for it; compared by subtraction.
      */
     final long deadlineNanos;
 
-    final int maxAttempts;
     private final long correlationSeed;
     private @Nullable String correlationId;
     volatile int attempts;
@@ -99,27 +98,23 @@ abstract class Call {
     private volatile int retryPending;
 
     Call(
+            Pipeline pipeline,
             Dependency dependency,
             HttpRequest request,
             boolean idempotentOrKeyed,
             boolean keyed,
             boolean replayable,
-            boolean redirectsFollowed,
             long startNanos,
-            Ticker ticker,
             long deadlineNanos,
-            int maxAttempts,
             long correlationSeed) {
+        this.pipeline = pipeline;
         this.dependency = dependency;
         this.request = request;
         this.idempotentOrKeyed = idempotentOrKeyed;
         this.keyed = keyed;
         this.replayable = replayable;
-        this.redirectsFollowed = redirectsFollowed;
         this.startNanos = startNanos;
-        this.ticker = ticker;
         this.deadlineNanos = deadlineNanos;
-        this.maxAttempts = maxAttempts;
         this.correlationSeed = correlationSeed;
     }
 
@@ -138,14 +133,29 @@ abstract class Call {
         return this == other;
     }
 
-    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker}; zero or negative once passed. */
+    /** The ticker every time of this call is a reading of: the pipeline's. */
+    final Ticker ticker() {
+        return pipeline.ticker;
+    }
+
+    /** The configured maximum number of attempts, the first included. */
+    final int maxAttempts() {
+        return pipeline.decider.maxAttempts();
+    }
+
+    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
+    final boolean redirectsFollowed() {
+        return pipeline.redirectsFollowed;
+    }
+
+    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker()}; zero or negative once passed. */
     final long remainingNanos(long now) {
         return deadlineNanos - now;
     }
 
     /** Nanoseconds left of the total timeout now; zero or negative once passed. */
     final long remainingNanos() {
-        return remainingNanos(ticker.read());
+        return remainingNanos(pipeline.ticker.read());
     }
 
     /** Whether the total timeout has passed. */

@@ -64,7 +64,7 @@ final class RetryDecider {
     /** Decides about an attempt that ended in {@code failure}. */
     AttemptOutcome onFailure(Call call, int attempt, Throwable failure) {
         Outcome outcome = classifier.classifyFailure(failure);
-        if (outcome == Outcome.TRANSIENT && call.redirectsFollowed && !call.idempotentOrKeyed) {
+        if (outcome == Outcome.TRANSIENT && call.redirectsFollowed() && !call.idempotentOrKeyed) {
             // The wrapped client follows redirects: a failure without any response may be that of a
             // later hop, after the request itself was answered (a POST answered 303). It proves nothing
             // about the request, so a request neither idempotent nor keyed must not be re-sent for it.
