@@ -85,7 +85,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         this.handler = handler;
         this.pushHandler = pushHandler;
         HedgingConfig policy = dependency.hedging();
-        this.hedging = policy != null && this.idempotentOrKeyed && this.replayable ? policy : null;
+        this.hedging = policy != null && idempotentOrKeyed && replayable ? policy : null;
         this.running = hedging == null ? null : new ArrayList<>(1 + hedging.maxHedgedAttempts());
     }
 

@@ -31,12 +31,17 @@ abstract class Call {
      * ({@link #followedTo(HttpRequest)}). Written between attempts only.
      */
     HttpRequest request;
-    /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
-    boolean idempotentOrKeyed;
-    /** Whether the request carries an idempotency key (ours or the caller's). */
-    boolean keyed;
 
-    boolean replayable;
+    private static final int IDEMPOTENT_OR_KEYED = 1;
+    private static final int KEYED = 2;
+    private static final int REPLAYABLE = 4;
+    /**
+     * What the request every attempt sends allows, in one byte rather than three fields: whether an
+     * ambiguous failure may be retried (idempotent method or idempotency key present), whether it
+     * carries an idempotency key (ours or the caller's), whether its body can be sent again. Written
+     * with {@link #request}: at the start and between attempts only.
+     */
+    private byte requestFlags;
     /**
      * The answer of the last attempt that was decided for a retry, kept for the call to return if the
      * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
@@ -78,9 +83,8 @@ abstract class Call {
     @Nullable
     Call inFlightNext;
 
-    boolean inFlight;
-    /** The stripe of {@link InFlightCalls} the call is in; set when it is added. */
-    int inFlightStripe;
+    /** The stripe of {@link InFlightCalls} the call is in, or {@code -1} while it is in none. */
+    int inFlightStripe = -1;
 
     /**
      * The response of the attempt that succeeded, when the call's attempts never overlap: its
@@ -93,9 +97,9 @@ abstract class Call {
     private @Nullable List<Throwable> failures;
     private long previousDelayNanos;
     volatile boolean stopped;
-    /** 1 while a retry was decided (its budget token withdrawn) and its attempt has not started. */
+    /** True while a retry was decided (its budget token withdrawn) and its attempt has not started. */
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
-    private volatile int retryPending;
+    private volatile boolean retryPending;
 
     Call(
             Pipeline pipeline,
@@ -110,9 +114,7 @@ abstract class Call {
         this.pipeline = pipeline;
         this.dependency = dependency;
         this.request = request;
-        this.idempotentOrKeyed = idempotentOrKeyed;
-        this.keyed = keyed;
-        this.replayable = replayable;
+        this.requestFlags = requestFlags(idempotentOrKeyed, keyed, replayable);
         this.startNanos = startNanos;
         this.deadlineNanos = deadlineNanos;
         this.correlationSeed = correlationSeed;
@@ -194,10 +196,30 @@ abstract class Call {
         request = copy;
         // A hop to the same origin carries the request's idempotency key; one to another origin does not
         // (redirects followed by this client drop it there, as they drop credentials).
-        keyed = keyed && Requests.hasHeader(copy, idempotencyKeyHeader);
-        idempotentOrKeyed = keyed
+        boolean keyed = keyed() && Requests.hasHeader(copy, idempotencyKeyHeader);
+        boolean idempotentOrKeyed = keyed
                 || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
-        replayable = Requests.bodyReplayable(copy);
+        requestFlags = requestFlags(idempotentOrKeyed, keyed, Requests.bodyReplayable(copy));
+    }
+
+    private static byte requestFlags(boolean idempotentOrKeyed, boolean keyed, boolean replayable) {
+        return (byte)
+                ((idempotentOrKeyed ? IDEMPOTENT_OR_KEYED : 0) | (keyed ? KEYED : 0) | (replayable ? REPLAYABLE : 0));
+    }
+
+    /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
+    final boolean idempotentOrKeyed() {
+        return (requestFlags & IDEMPOTENT_OR_KEYED) != 0;
+    }
+
+    /** Whether the request carries an idempotency key (ours or the caller's). */
+    final boolean keyed() {
+        return (requestFlags & KEYED) != 0;
+    }
+
+    /** Whether the request's body can be sent again. */
+    final boolean replayable() {
+        return (requestFlags & REPLAYABLE) != 0;
     }
 
     /** The request path for logs: never the query string, which may carry credentials. */
@@ -267,7 +289,7 @@ abstract class Call {
     /** Called when a retry has been decided and its backoff is about to start. */
     final void retryScheduled() {
         retried = true;
-        retryPending = 1;
+        retryPending = true;
         if (stopped) {
             refundPendingRetry(); // stop() ran between the decision and now
         }
@@ -275,14 +297,14 @@ abstract class Call {
 
     /** Called when the next attempt starts: the withdrawn token is spent on it. */
     final void retryStarted() {
-        if (retryPending != 0) { // the first attempt has nothing pending: no write, no fence
-            retryPending = 0;
+        if (retryPending) { // the first attempt has nothing pending: no write, no fence
+            retryPending = false;
         }
     }
 
     /** Gives the retry budget back its token when a decided retry will never run. */
     final void refundPendingRetry() {
-        if (RETRY_PENDING.compareAndSet(this, 1, 0)) {
+        if (RETRY_PENDING.compareAndSet(this, true, false)) {
             dependency.budget().refundRetry();
         }
     }
@@ -312,7 +334,7 @@ abstract class Call {
 
     static {
         try {
-            RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
+            RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", boolean.class);
             BOUNDED = MethodHandles.lookup().findVarHandle(Call.class, "bounded", Attempt.class);
             ATTEMPTS = MethodHandles.lookup().findVarHandle(Call.class, "attempts", int.class);
         } catch (ReflectiveOperationException e) {
