@@ -108,12 +108,26 @@ final class Attempt<T>
     private boolean waited;
 
     private volatile @Nullable AttemptOutcome headerDecision;
-    /** What the caller's handler or subscriber threw, if anything. */
-    private volatile @Nullable Throwable callerFailure;
-    /** The caller's subscriber, once its handler ran. */
-    private @Nullable BodySubscriber<T> subscriber;
+    /**
+     * What only an attempt whose body is observed, or whose caller's handler threw, has: made then,
+     * so a healthy call with a whole-body handler ({@code ofString}, {@code ofByteArray}) carries none
+     * of its three fields.
+     */
+    private static final class Observed<T> {
+        /** The caller's subscriber, once its handler ran; {@code null} if the handler threw. */
+        final @Nullable BodySubscriber<T> subscriber;
+        /** The wrapped client's subscription, once it subscribed. */
+        volatile Flow.@Nullable Subscription upstream;
+        /** What the caller's handler or subscriber threw, if anything. */
+        volatile @Nullable Throwable callerFailure;
 
-    private volatile Flow.@Nullable Subscription upstream;
+        Observed(@Nullable BodySubscriber<T> subscriber) {
+            this.subscriber = subscriber;
+        }
+    }
+
+    /** Set before the body is observed ({@code body} becomes {@code RECEIVING}) or when the caller's handler threw. */
+    private volatile @Nullable Observed<T> observed;
 
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
@@ -457,7 +471,9 @@ final class Attempt<T>
         try {
             own = handler.apply(info);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            Observed<T> failed = new Observed<>(null);
+            failed.callerFailure = e;
+            observed = failed;
             throw e;
         }
         if (own == null) {
@@ -466,7 +482,7 @@ final class Attempt<T>
         if (isWholeBodyJdkSubscriber(own)) {
             return own; // nothing to observe, and the JDK completes it without a thread hand-off
         }
-        subscriber = own;
+        observed = new Observed<>(own);
         body = RECEIVING;
         return this;
     }
@@ -503,24 +519,25 @@ final class Attempt<T>
     @Override
     public CompletionStage<T> getBody() {
         try {
-            return subscriber.getBody();
+            return observed.subscriber.getBody();
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             throw e;
         }
     }
 
     @Override
     public void onSubscribe(Flow.Subscription subscription) {
-        upstream = subscription;
+        Observed<T> o = observed;
+        o.upstream = subscription;
         int s;
         do {
             s = (int) BODY.getVolatile(this);
         } while (!BODY.compareAndSet(this, s, (s & PHASE) == RECEIVING ? s | IN_SIGNAL | SUBSCRIBED : s | SUBSCRIBED));
         try {
-            subscriber.onSubscribe(this);
+            o.subscriber.onSubscribe(this);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             leaveSignal(s);
             throw e;
         }
@@ -541,9 +558,9 @@ final class Attempt<T>
             }
         } while (!BODY.compareAndSet(this, s, s | IN_SIGNAL));
         try {
-            subscriber.onNext(item);
+            observed.subscriber.onNext(item);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             leaveSignal(s);
             throw e;
         }
@@ -554,9 +571,9 @@ final class Attempt<T>
     public void onError(Throwable throwable) {
         if (endBody(FAILED)) {
             try {
-                subscriber.onError(throwable);
+                observed.subscriber.onError(throwable);
             } catch (RuntimeException | Error e) {
-                callerFailure = e;
+                observed.callerFailure = e;
                 throw e;
             }
         }
@@ -566,9 +583,9 @@ final class Attempt<T>
     public void onComplete() {
         if (endBody(RECEIVED)) {
             try {
-                subscriber.onComplete();
+                observed.subscriber.onComplete();
             } catch (RuntimeException | Error e) {
-                callerFailure = e;
+                observed.callerFailure = e;
                 throw e;
             }
         }
@@ -578,13 +595,13 @@ final class Attempt<T>
 
     @Override
     public void request(long n) {
-        upstream.request(n);
+        observed.upstream.request(n);
     }
 
     @Override
     public void cancel() {
         endBody(CANCELLED); // the caller reads no more: nothing left to bound
-        upstream.cancel();
+        observed.upstream.cancel();
     }
 
     /** Leaves a signal entered from state {@code entered}; delivers an abort requested meanwhile. */
@@ -639,7 +656,8 @@ final class Attempt<T>
     }
 
     private void deliverAbort() {
-        Flow.Subscription s = upstream;
+        Observed<T> o = observed;
+        Flow.Subscription s = o.upstream;
         if (s != null) {
             s.cancel(); // the wrapped client aborts the exchange: closes an HTTP/1.1 connection, resets a stream
         }
@@ -647,7 +665,7 @@ final class Attempt<T>
                 (boundByTotal ? "total timeout" : "attempt timeout of " + Durations.toMillis(boundNanos) + " ms")
                         + " elapsed while the response body was being read");
         try {
-            subscriber.onError(timeout);
+            o.subscriber.onError(timeout);
         } catch (RuntimeException e) {
             // the caller's subscriber failed on its error; nothing more to tell it
         }
@@ -792,7 +810,8 @@ final class Attempt<T>
      * failure after the body arrived in full (its finisher, such as a parser, failed on it).
      */
     private boolean callerFailed(Throwable failure) {
-        Throwable own = callerFailure;
+        Observed<T> o = observed;
+        Throwable own = o == null ? null : o.callerFailure;
         return own != null && Pipeline.hasCause(failure, own) || ((int) BODY.getVolatile(this) & PHASE) == RECEIVED;
     }
 

@@ -94,8 +94,18 @@ abstract class Call {
     @Nullable
     HttpResponse<?> succeeded;
 
-    private @Nullable List<Throwable> failures;
-    private long previousDelayNanos;
+    /**
+     * What only a call that failed or retried has: made at its first failure or retry, so a call
+     * that succeeds at once carries neither field. Guarded by this call's monitor.
+     */
+    private static final class History {
+        @Nullable
+        List<Throwable> failures;
+
+        long previousDelayNanos;
+    }
+
+    private @Nullable History history;
     volatile boolean stopped;
     /** True while a retry was decided (its budget token withdrawn) and its attempt has not started. */
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
@@ -227,15 +237,26 @@ abstract class Call {
         return Requests.loggablePath(request);
     }
 
-    final synchronized void addFailure(Throwable failure) {
-        if (failures == null) {
-            failures = new ArrayList<>(2);
+    private History history() {
+        History h = history;
+        if (h == null) {
+            h = new History();
+            history = h;
         }
-        failures.add(failure);
+        return h;
+    }
+
+    final synchronized void addFailure(Throwable failure) {
+        History h = history();
+        if (h.failures == null) {
+            h.failures = new ArrayList<>(2);
+        }
+        h.failures.add(failure);
     }
 
     final synchronized List<Throwable> failures() {
-        return failures == null ? List.of() : List.copyOf(failures);
+        History h = history;
+        return h == null || h.failures == null ? List.of() : List.copyOf(h.failures);
     }
 
     /**
@@ -274,12 +295,14 @@ abstract class Call {
         return true;
     }
 
-    final long previousDelayNanos() {
-        return previousDelayNanos;
+    /** The delay before the previous retry of this call, in nanoseconds; 0 before its first retry. */
+    final synchronized long previousDelayNanos() {
+        History h = history;
+        return h == null ? 0 : h.previousDelayNanos;
     }
 
-    final void previousDelayNanos(long delayNanos) {
-        previousDelayNanos = delayNanos;
+    final synchronized void previousDelayNanos(long delayNanos) {
+        history().previousDelayNanos = delayNanos;
     }
 
     final boolean stopped() {
