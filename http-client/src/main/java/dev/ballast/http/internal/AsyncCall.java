@@ -520,7 +520,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     @SuppressWarnings("unchecked")
     private void decided(AttemptOutcome outcome) {
-        RetainedAnswer answer = lastAnswer;
+        RetainedAnswer answer = lastAnswer();
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
         } else if (responseOf(outcome) != null) {

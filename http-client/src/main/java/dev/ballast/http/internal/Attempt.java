@@ -716,15 +716,15 @@ final class Attempt<T>
                 if (decided.retry()) {
                     Bodies.discard(response);
                 }
-                call.lastAnswer = null;
+                call.lastAnswer(null);
                 outcome = decided.retry() ? decided : decided.withResponse(response);
             } else if (decided.retry() && call.othersInFlight(this)) {
                 // A hedged call's other attempt may still answer: wait for it, and give back the token.
                 call.dependency.budget().refundRetry();
-                call.lastAnswer = RetainedAnswer.of(response);
+                call.lastAnswer(RetainedAnswer.of(response));
                 outcome = decided.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT);
             } else if (decided.retry()) {
-                call.lastAnswer = RetainedAnswer.of(response);
+                call.lastAnswer(RetainedAnswer.of(response));
                 if (response.previousResponse().isPresent()) {
                     call.followedTo(
                             response.request(),
@@ -746,7 +746,7 @@ final class Attempt<T>
         } else {
             Throwable failure = attemptFailure(Pipeline.unwrap(thrown));
             call.addFailure(failure);
-            call.lastAnswer = null;
+            call.lastAnswer(null);
             cutByTotal = boundByTotal
                     && failure instanceof HttpTimeoutException
                     && !(failure instanceof HttpConnectTimeoutException);

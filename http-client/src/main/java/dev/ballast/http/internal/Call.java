@@ -42,12 +42,6 @@ abstract class Call {
      * with {@link #request}: at the start and between attempts only.
      */
     private byte requestFlags;
-    /**
-     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
-     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
-     */
-    @Nullable
-    RetainedAnswer lastAnswer;
 
     /** The reading of the pipeline's ticker at which the call started. */
     final long startNanos;
@@ -58,7 +52,6 @@ abstract class Call {
     final long deadlineNanos;
 
     private final long correlationSeed;
-    private @Nullable String correlationId;
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
@@ -95,17 +88,26 @@ abstract class Call {
     HttpResponse<?> succeeded;
 
     /**
-     * What only a call that failed or retried has: made at its first failure or retry, so a call
-     * that succeeds at once carries neither field. Guarded by this call's monitor.
+     * What only a call that failed, retried or was asked for its id in a log line or by a listener
+     * has: made then, so a call that succeeds at once, unobserved, carries none of its fields.
+     * Guarded by this call's monitor.
      */
     private static final class History {
         @Nullable
         List<Throwable> failures;
 
         long previousDelayNanos;
+
+        @Nullable
+        RetainedAnswer lastAnswer;
+
+        @Nullable
+        String correlationId;
     }
 
+    /** Written under this call's monitor; read without it only to skip a write of nothing. */
     private @Nullable History history;
+
     volatile boolean stopped;
     /** True while a retry was decided (its budget token withdrawn) and its attempt has not started. */
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
@@ -180,14 +182,37 @@ abstract class Call {
         return remainingNanos() <= nanos;
     }
 
-    /** The id that ties the decisions of this call together in logs; made on first use. */
-    final String correlationId() {
-        String id = correlationId;
+    /**
+     * The id that ties the decisions of this call together in logs; made on first use (by a log line,
+     * a listener that takes ids, an observer), and kept for the call's later uses.
+     */
+    final synchronized String correlationId() {
+        History h = history();
+        String id = h.correlationId;
         if (id == null) {
-            id = Long.toHexString(correlationSeed | Long.MIN_VALUE);
-            correlationId = id;
+            id = Correlation.id(correlationSeed);
+            h.correlationId = id;
         }
         return id;
+    }
+
+    /**
+     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
+     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
+     */
+    final synchronized @Nullable RetainedAnswer lastAnswer() {
+        History h = history;
+        return h == null ? null : h.lastAnswer;
+    }
+
+    /** Keeps {@code answer} as the {@link #lastAnswer()}, or forgets it ({@code null}). */
+    final void lastAnswer(@Nullable RetainedAnswer answer) {
+        if (answer == null && history == null) {
+            return; // nothing kept: a call that never retried allocates nothing here
+        }
+        synchronized (this) {
+            history().lastAnswer = answer;
+        }
     }
 
     /** The random seed the correlation id is made from ({@link Correlation}). */
@@ -237,6 +262,7 @@ abstract class Call {
         return Requests.loggablePath(request);
     }
 
+    /** The call's history, made on first use; called under this call's monitor. */
     private History history() {
         History h = history;
         if (h == null) {

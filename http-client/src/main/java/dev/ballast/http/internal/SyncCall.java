@@ -257,7 +257,7 @@ final class SyncCall extends Call {
         if (response != null) {
             return (HttpResponse<T>) response;
         }
-        RetainedAnswer answer = lastAnswer;
+        RetainedAnswer answer = lastAnswer();
         if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
             // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
             try {
