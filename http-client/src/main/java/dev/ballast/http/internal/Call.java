@@ -186,14 +186,19 @@ abstract class Call {
      * The id that ties the decisions of this call together in logs; made on first use (by a log line,
      * a listener that takes ids, an observer), and kept for the call's later uses.
      */
-    final synchronized String correlationId() {
-        History h = history();
-        String id = h.correlationId;
-        if (id == null) {
-            id = Correlation.id(correlationSeed);
-            h.correlationId = id;
+    final String correlationId() {
+        History h = history; // a racy read: a String is safe to share so, and a miss only takes the lock
+        String id = h == null ? null : h.correlationId;
+        if (id != null) {
+            return id;
         }
-        return id;
+        synchronized (this) {
+            h = history();
+            if (h.correlationId == null) {
+                h.correlationId = Correlation.id(correlationSeed);
+            }
+            return h.correlationId;
+        }
     }
 
     /**
