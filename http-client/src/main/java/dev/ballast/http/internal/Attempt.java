@@ -26,8 +26,8 @@ import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One attempt of a call: its breaker and bulkhead permits, its time bound, and the body handler the
- * wrapped client is given. That handler decides about the attempt as soon as the status line and
+ * One attempt of a call: its breaker permission (a ticket) and bulkhead permit, its time bound, and
+ * the body handler the wrapped client is given. That handler decides about the attempt as soon as the status line and
  * headers arrive, on the client's thread: a response that will be retried is read into memory
  * ({@link RetainedAnswer}, so the call can still return it if the retry is refused) without ever
  * reaching the caller's handler. The same object completes the attempt for {@code sendAsync} (it is
