@@ -27,11 +27,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of a call: its breaker permission (a ticket) and bulkhead permit, its time bound, and
- * the body handler the wrapped client is given. That handler decides about the attempt as soon as the status line and
- * headers arrive, on the client's thread: a response that will be retried is read into memory
- * ({@link RetainedAnswer}, so the call can still return it if the retry is refused) without ever
- * reaching the caller's handler. The same object completes the attempt for {@code sendAsync} (it is
- * the exchange future's completion action), so an attempt allocates no callbacks of its own.
+ * the body handler the wrapped client is given. That handler decides about the attempt as soon as
+ * the status line and headers arrive, on the client's thread: a response that will be retried is
+ * read into memory ({@link RetainedAnswer}, so the call can still return it if the retry is
+ * refused) without ever reaching the caller's handler. The same object completes the attempt for
+ * {@code sendAsync} (it is the exchange future's completion action), so an attempt allocates no
+ * callbacks of its own.
  *
  * <p>The same object is also the body subscriber the wrapped client feeds, and the subscription the
  * caller's subscriber is given: it hands every signal on and notes three things on the way. Whether the body arrived in full (the
@@ -726,11 +727,8 @@ final class Attempt<T>
             } else if (decided.retry()) {
                 call.lastAnswer(RetainedAnswer.of(response));
                 if (response.previousResponse().isPresent()) {
-                    call.followedTo(
-                            response.request(),
-                            call.pipeline
-                                    .idempotencyKeyHeader()); // retry the hop that failed, not a request that got its
-                    // answer
+                    // Retry the hop that failed, not a request that got its answer.
+                    call.followedTo(response.request(), call.pipeline.idempotencyKeyHeader());
                 }
                 outcome = decided;
             } else {

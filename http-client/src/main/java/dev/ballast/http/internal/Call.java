@@ -162,7 +162,7 @@ abstract class Call {
         return pipeline.redirectsFollowed;
     }
 
-    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker()}; zero or negative once passed. */
+    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker()}; zero or less once passed. */
     final long remainingNanos(long now) {
         return deadlineNanos - now;
     }
