@@ -36,7 +36,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Throwable> {
 
-    private final Pipeline pipeline;
     private final BodyHandler<T> handler;
     private final @Nullable PushPromiseHandler<T> pushHandler;
     /** The caller's future. */
@@ -74,33 +73,31 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             BodyHandler<T> handler,
             @Nullable PushPromiseHandler<T> pushHandler) {
         super(
+                pipeline,
                 dependency,
                 request,
                 idempotentOrKeyed,
                 keyed,
                 replayable,
-                pipeline.redirectsFollowed,
                 startNanos,
-                pipeline.ticker,
                 deadlineNanos,
-                pipeline.decider.maxAttempts(),
                 correlationSeed);
-        this.pipeline = pipeline;
         this.handler = handler;
         this.pushHandler = pushHandler;
         HedgingConfig policy = dependency.hedging();
-        this.hedging = policy != null && this.idempotentOrKeyed && this.replayable ? policy : null;
+        this.hedging = policy != null && idempotentOrKeyed && replayable ? policy : null;
         this.running = hedging == null ? null : new ArrayList<>(1 + hedging.maxHedgedAttempts());
     }
 
     /**
      * Starts the first attempt on the calling thread.
      *
-     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     * @param firstTicket the breaker's ticket for the first attempt if it was asked already, or
+     *     {@link CircuitBreaker#NO_TICKET}
      */
-    void start(CircuitBreaker.@Nullable Permit firstPermit) {
+    void start(long firstTicket) {
         result.whenComplete(this);
-        startAttempt(firstPermit);
+        startAttempt(firstTicket);
     }
 
     /** The caller's future completed, by whatever means: stop everything and let go of the call. */
@@ -114,7 +111,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
     private void nextAttempt() {
         try (CallObserver.Scope scope = CallContext.enter(this)) {
-            startAttempt(null);
+            startAttempt(CircuitBreaker.NO_TICKET);
         } catch (Throwable t) {
             failUnexpectedly(t);
         }
@@ -140,11 +137,9 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     }
 
     @SuppressWarnings("try") // the scope is held, not read: it makes the call's context current
-    private void startAttempt(CircuitBreaker.@Nullable Permit granted) {
+    private void startAttempt(long granted) {
         if (stopped) {
-            if (granted != null) {
-                granted.onNotAttempted();
-            }
+            dependency.breaker().report(granted, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
             return;
         }
         retryStarted();
@@ -152,12 +147,10 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
         attempts = number;
         pipeline.listeners.attemptStarted(this, number);
         if (stopped) {
-            if (granted != null) {
-                granted.onNotAttempted();
-            }
+            dependency.breaker().report(granted, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
             return;
         }
-        Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
+        Attempt<T> attempt = new Attempt<>(this, number, handler);
         AttemptOutcome rejected = attempt.acquireBreaker(granted);
         if (rejected != null) {
             decided(rejected);
@@ -200,7 +193,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 decided(attempt.rejected(full));
             } else {
                 // Withdrawn (the call stopped) or the scheduler refused the wait's timeout.
-                attempt.breakerPermit.onNotAttempted();
+                attempt.breakerNotAttempted();
                 fail(cause);
             }
         }
@@ -209,7 +202,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     private void exchange(Attempt<T> attempt) {
         if (stopped) {
             attempt.endExchange();
-            attempt.breakerPermit.onNotAttempted();
+            attempt.breakerNotAttempted();
             return;
         }
         if (!attempt.tryAcquireLimit()) {
@@ -283,7 +276,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             }
             if (tooLate) {
                 attempt.endExchange();
-                attempt.breakerPermit.onNotAttempted();
+                attempt.breakerNotAttempted();
                 dependency.budget().refundRetry();
                 return;
             }
@@ -421,7 +414,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
     private void armHedge(long sentNanos) {
         long delayNanos;
         synchronized (this) {
-            if (stopped || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts) {
+            if (stopped || hedges >= hedging.maxHedgedAttempts() || attempts >= maxAttempts()) {
                 return;
             }
             delayNanos = dependency.hedgingDelayNanos();
@@ -457,14 +450,14 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                     || committed != null
                     || running.isEmpty()
                     || hedges >= hedging.maxHedgedAttempts()
-                    || attempts >= maxAttempts
+                    || attempts >= maxAttempts()
                     || deadlinePassed()
                     || !dependency.budget().tryAcquireRetry()) {
                 return;
             }
-            CircuitBreaker.Permit permit;
+            long ticket;
             try {
-                permit = dependency.breaker().acquirePermission();
+                ticket = dependency.breaker().acquireTicket();
             } catch (CircuitOpenException open) {
                 dependency.budget().refundRetry();
                 return;
@@ -478,7 +471,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
                 if (bulkheadPermit != null) {
                     bulkheadPermit.close();
                 }
-                permit.onNotAttempted();
+                dependency.breaker().report(ticket, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
                 dependency.budget().refundRetry();
                 return;
             }
@@ -487,8 +480,8 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
             attempts = number;
             pipeline.listeners.hedged(this, number, waitedNanos);
             pipeline.listeners.attemptStarted(this, number);
-            attempt = new Attempt<>(pipeline, this, number, handler);
-            attempt.breakerPermit = permit;
+            attempt = new Attempt<>(this, number, handler);
+            attempt.breakerTicket = ticket;
             attempt.bulkheadPermit = bulkheadPermit;
             attempt.limitInFlightBefore = limitInFlightBefore;
         }
@@ -527,7 +520,7 @@ final class AsyncCall<T> extends Call implements BiConsumer<HttpResponse<T>, Thr
 
     @SuppressWarnings("unchecked")
     private void decided(AttemptOutcome outcome) {
-        RetainedAnswer answer = lastAnswer;
+        RetainedAnswer answer = lastAnswer();
         if (outcome.retry()) {
             scheduleRetry(outcome.delayNanos());
         } else if (responseOf(outcome) != null) {

@@ -26,12 +26,13 @@ import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One attempt of a call: its breaker and bulkhead permits, its time bound, and the body handler the
- * wrapped client is given. That handler decides about the attempt as soon as the status line and
- * headers arrive, on the client's thread: a response that will be retried is read into memory
- * ({@link RetainedAnswer}, so the call can still return it if the retry is refused) without ever
- * reaching the caller's handler. The same object completes the attempt for {@code sendAsync} (it is
- * the exchange future's completion action), so an attempt allocates no callbacks of its own.
+ * One attempt of a call: its breaker permission (a ticket) and bulkhead permit, its time bound, and
+ * the body handler the wrapped client is given. That handler decides about the attempt as soon as
+ * the status line and headers arrive, on the client's thread: a response that will be retried is
+ * read into memory ({@link RetainedAnswer}, so the call can still return it if the retry is
+ * refused) without ever reaching the caller's handler. The same object completes the attempt for
+ * {@code sendAsync} (it is the exchange future's completion action), so an attempt allocates no
+ * callbacks of its own.
  *
  * <p>The same object is also the body subscriber the wrapped client feeds, and the subscription the
  * caller's subscriber is given: it hands every signal on and notes three things on the way. Whether the body arrived in full (the
@@ -75,14 +76,21 @@ final class Attempt<T>
     /** The caller's subscriber has had its {@code onSubscribe}: an abort may signal it. */
     private static final int SUBSCRIBED = 32;
 
-    final Pipeline pipeline;
     final Call call;
     final int number;
     private final BodyHandler<T> handler;
-    /** Whether the caller exempted reading the body from the bound ({@link BodyTimeout#exempt}). */
-    private final boolean bodyExempt;
 
-    CircuitBreaker.@Nullable Permit breakerPermit;
+    /**
+     * The breaker's permission for this attempt, a ticket of {@link CircuitBreaker#acquireTicket()}
+     * (a number, not a permit object: an attempt allocates nothing for it), or
+     * {@link CircuitBreaker#NO_TICKET} until it is granted or when the breaker refused. Reported at
+     * most once, through {@link #reportBreaker}. Written before the attempt's exchange starts.
+     */
+    long breakerTicket = CircuitBreaker.NO_TICKET;
+    /** Whether {@link #breakerTicket} was reported; set once by compare-and-set. */
+    @SuppressWarnings("unused") // accessed through BREAKER_REPORTED
+    private volatile boolean breakerReported;
+
     Bulkhead.@Nullable Permit bulkheadPermit;
     /**
      * The attempts in flight before this one took its place under the concurrency limit;
@@ -101,12 +109,26 @@ final class Attempt<T>
     private boolean waited;
 
     private volatile @Nullable AttemptOutcome headerDecision;
-    /** What the caller's handler or subscriber threw, if anything. */
-    private volatile @Nullable Throwable callerFailure;
-    /** The caller's subscriber, once its handler ran. */
-    private @Nullable BodySubscriber<T> subscriber;
+    /**
+     * What only an attempt whose body is observed, or whose caller's handler threw, has: made then,
+     * so a healthy call with a whole-body handler ({@code ofString}, {@code ofByteArray}) carries none
+     * of its three fields.
+     */
+    private static final class Observed<T> {
+        /** The caller's subscriber, once its handler ran; {@code null} if the handler threw. */
+        final @Nullable BodySubscriber<T> subscriber;
+        /** The wrapped client's subscription, once it subscribed. */
+        volatile Flow.@Nullable Subscription upstream;
+        /** What the caller's handler or subscriber threw, if anything. */
+        volatile @Nullable Throwable callerFailure;
 
-    private volatile Flow.@Nullable Subscription upstream;
+        Observed(@Nullable BodySubscriber<T> subscriber) {
+            this.subscriber = subscriber;
+        }
+    }
+
+    /** Set before the body is observed ({@code body} becomes {@code RECEIVING}) or when the caller's handler threw. */
+    private volatile @Nullable Observed<T> observed;
 
     @SuppressWarnings("unused") // accessed through BODY
     private volatile int body;
@@ -135,27 +157,26 @@ final class Attempt<T>
      */
     volatile boolean lost;
 
-    Attempt(Pipeline pipeline, Call call, int number, BodyHandler<T> handler) {
-        this.pipeline = pipeline;
+    Attempt(Call call, int number, BodyHandler<T> handler) {
         this.call = call;
         this.number = number;
         this.handler = handler;
-        this.bodyExempt = BodyTimeout.isExempt(handler);
     }
 
     /**
-     * Asks the breaker for permission, unless {@code granted} already is it. The first attempt the
+     * Asks the breaker for permission, unless {@code granted} already is it (a ticket, or
+     * {@link CircuitBreaker#NO_TICKET} for none). The first attempt the
      * breaker lets through deposits into the retry budget: a call rejected outright is no traffic.
      *
      * @return {@code null} when the breaker permits the attempt; the rejection outcome otherwise
      */
     @Nullable
-    AttemptOutcome acquireBreaker(CircuitBreaker.@Nullable Permit granted) {
-        if (granted != null) {
-            breakerPermit = granted;
+    AttemptOutcome acquireBreaker(long granted) {
+        if (granted != CircuitBreaker.NO_TICKET) {
+            breakerTicket = granted;
         } else {
             try {
-                breakerPermit = call.dependency.breaker().acquirePermission();
+                breakerTicket = call.dependency.breaker().acquireTicket();
             } catch (CircuitOpenException open) {
                 return rejected(open);
             }
@@ -170,15 +191,14 @@ final class Attempt<T>
     /** The attempt was rejected before any I/O. */
     AttemptOutcome rejected(CallRejectedException rejection) {
         completed = true;
-        if (breakerPermit != null) {
-            // Rejected by the bulkhead: a half-open probe slot goes back, nothing is recorded.
-            breakerPermit.onNotAttempted();
-        }
+        // Rejected by the bulkhead: a half-open probe slot goes back, nothing is recorded.
+        breakerNotAttempted(); // nothing if the breaker itself refused
+
         call.dependency.countRejection(rejection);
-        pipeline.listeners.rejected(call, rejection);
+        call.pipeline.listeners.rejected(call, rejection);
         AttemptOutcome outcome =
                 new AttemptOutcome(number, -1, null, rejection, Outcome.PERMANENT, StopReason.of(rejection), 0, 0, 0);
-        pipeline.listeners.decision(call, outcome);
+        call.pipeline.listeners.decision(call, outcome);
         return outcome;
     }
 
@@ -194,7 +214,7 @@ final class Attempt<T>
             return true;
         }
         // The first attempt is admitted within the call's first steps: the call's start is its time.
-        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : pipeline.ticker.read());
+        int before = call.dependency.limiter().tryAcquire(number == 1 ? call.startNanos : call.pipeline.ticker.read());
         if (before < 0) {
             return false;
         }
@@ -233,10 +253,7 @@ final class Attempt<T>
         if (permit != null) {
             permit.close();
         }
-        CircuitBreaker.Permit breaker = breakerPermit;
-        if (breaker != null) {
-            breaker.onNotAttempted();
-        }
+        breakerNotAttempted();
     }
 
     /** The configured bulkhead wait, capped by what is left of the total timeout: a queue is no way around it. */
@@ -261,12 +278,12 @@ final class Attempt<T>
     HttpRequest prepareExchange() {
         // A first attempt that waited for nothing is sent within the call's first steps, a few hundred
         // nanoseconds after it started: its bound starts with the call (never later), one clock reading saved.
-        long now = number == 1 && !waited ? call.startNanos : pipeline.ticker.read();
+        long now = number == 1 && !waited ? call.startNanos : call.pipeline.ticker.read();
         startNanos = now;
         HttpRequest request = call.request;
         long configured = request.timeout().isPresent()
                 ? Durations.saturatedNanos(request.timeout().get())
-                : pipeline.attemptTimeoutNanos;
+                : call.pipeline.attemptTimeoutNanos;
         long remaining = call.remainingNanos(now);
         boundByTotal = remaining <= configured;
         if (remaining <= 0) {
@@ -294,12 +311,12 @@ final class Attempt<T>
         BOUND.setRelease(this, BOUND_PENDING);
         if (!call.overlapping()) {
             Call.BOUNDED.setRelease(call, this); // the previous attempt, if any, has ended
-            pipeline.timer.deadlineSet(deadline, startNanos);
+            call.pipeline.timer.deadlineSet(deadline, startNanos);
             return;
         }
         Attempt<?> previous = call.bounded;
         if ((previous == null || previous.bound != BOUND_PENDING) && Call.BOUNDED.compareAndSet(call, previous, this)) {
-            pipeline.timer.deadlineSet(deadline, startNanos);
+            call.pipeline.timer.deadlineSet(deadline, startNanos);
         } else {
             push();
         }
@@ -318,7 +335,7 @@ final class Attempt<T>
         if (pushed == null) {
             AttemptTimeout t = new AttemptTimeout(deadlineNanos(), this);
             pushed = t;
-            pipeline.timer.arm(t);
+            call.pipeline.timer.arm(t);
             if ((int) BOUND.getVolatile(this) != BOUND_PENDING) {
                 // The body ended (disarm()) or the bound fired between the decision and this push: disarm()
                 // read pushed before it was set, so this entry is withdrawn here. Left pending, it would keep
@@ -366,7 +383,8 @@ final class Attempt<T>
     /** Called on the timer's thread when the bound has passed. */
     private void expired() {
         if (boundingBody) {
-            pipeline.runOffTimer(this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
+            call.pipeline.runOffTimer(
+                    this::abortBody); // the caller's subscriber is signalled: not on the timer's thread
             return;
         }
         if (completed) {
@@ -430,13 +448,13 @@ final class Attempt<T>
     @Override
     public @Nullable BodySubscriber<T> apply(ResponseInfo info) {
         if (limitInFlightBefore >= 0 && call.dependency.limiter().adaptive()) {
-            long now = pipeline.ticker.read();
+            long now = call.pipeline.ticker.read();
             headersNanos = now == 0 ? 1 : now;
         }
         if (lost) {
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
-        AttemptOutcome decision = pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
+        AttemptOutcome decision = call.pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         HEADER_DECISION.setRelease(this, decision); // read after the exchange ends, which orders it
         if (decision.retry()) {
             // Read into memory (the connection goes back to the pool): the caller never sees this body
@@ -454,7 +472,9 @@ final class Attempt<T>
         try {
             own = handler.apply(info);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            Observed<T> failed = new Observed<>(null);
+            failed.callerFailure = e;
+            observed = failed;
             throw e;
         }
         if (own == null) {
@@ -463,7 +483,7 @@ final class Attempt<T>
         if (isWholeBodyJdkSubscriber(own)) {
             return own; // nothing to observe, and the JDK completes it without a thread hand-off
         }
-        subscriber = own;
+        observed = new Observed<>(own);
         body = RECEIVING;
         return this;
     }
@@ -500,24 +520,25 @@ final class Attempt<T>
     @Override
     public CompletionStage<T> getBody() {
         try {
-            return subscriber.getBody();
+            return observed.subscriber.getBody();
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             throw e;
         }
     }
 
     @Override
     public void onSubscribe(Flow.Subscription subscription) {
-        upstream = subscription;
+        Observed<T> o = observed;
+        o.upstream = subscription;
         int s;
         do {
             s = (int) BODY.getVolatile(this);
         } while (!BODY.compareAndSet(this, s, (s & PHASE) == RECEIVING ? s | IN_SIGNAL | SUBSCRIBED : s | SUBSCRIBED));
         try {
-            subscriber.onSubscribe(this);
+            o.subscriber.onSubscribe(this);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             leaveSignal(s);
             throw e;
         }
@@ -538,9 +559,9 @@ final class Attempt<T>
             }
         } while (!BODY.compareAndSet(this, s, s | IN_SIGNAL));
         try {
-            subscriber.onNext(item);
+            observed.subscriber.onNext(item);
         } catch (RuntimeException | Error e) {
-            callerFailure = e;
+            observed.callerFailure = e;
             leaveSignal(s);
             throw e;
         }
@@ -551,9 +572,9 @@ final class Attempt<T>
     public void onError(Throwable throwable) {
         if (endBody(FAILED)) {
             try {
-                subscriber.onError(throwable);
+                observed.subscriber.onError(throwable);
             } catch (RuntimeException | Error e) {
-                callerFailure = e;
+                observed.callerFailure = e;
                 throw e;
             }
         }
@@ -563,9 +584,9 @@ final class Attempt<T>
     public void onComplete() {
         if (endBody(RECEIVED)) {
             try {
-                subscriber.onComplete();
+                observed.subscriber.onComplete();
             } catch (RuntimeException | Error e) {
-                callerFailure = e;
+                observed.callerFailure = e;
                 throw e;
             }
         }
@@ -575,13 +596,13 @@ final class Attempt<T>
 
     @Override
     public void request(long n) {
-        upstream.request(n);
+        observed.upstream.request(n);
     }
 
     @Override
     public void cancel() {
         endBody(CANCELLED); // the caller reads no more: nothing left to bound
-        upstream.cancel();
+        observed.upstream.cancel();
     }
 
     /** Leaves a signal entered from state {@code entered}; delivers an abort requested meanwhile. */
@@ -636,7 +657,8 @@ final class Attempt<T>
     }
 
     private void deliverAbort() {
-        Flow.Subscription s = upstream;
+        Observed<T> o = observed;
+        Flow.Subscription s = o.upstream;
         if (s != null) {
             s.cancel(); // the wrapped client aborts the exchange: closes an HTTP/1.1 connection, resets a stream
         }
@@ -644,7 +666,7 @@ final class Attempt<T>
                 (boundByTotal ? "total timeout" : "attempt timeout of " + Durations.toMillis(boundNanos) + " ms")
                         + " elapsed while the response body was being read");
         try {
-            subscriber.onError(timeout);
+            o.subscriber.onError(timeout);
         } catch (RuntimeException e) {
             // the caller's subscriber failed on its error; nothing more to tell it
         }
@@ -665,9 +687,7 @@ final class Attempt<T>
      */
     void abandon(@Nullable HttpResponse<?> response) {
         disarm();
-        if (breakerPermit != null) {
-            breakerPermit.onAbandoned();
-        }
+        reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
         AttemptOutcome decided = headerDecision;
         if (decided != null && decided.retry()) {
             call.dependency.budget().refundRetry();
@@ -693,24 +713,22 @@ final class Attempt<T>
         if (thrown == null) {
             if (decided == null) {
                 // The wrapped client never ran our handler (a test double, say): decide from the response.
-                decided = pipeline.decider.onResponse(call, number, response.statusCode(), response.headers());
+                decided = call.pipeline.decider.onResponse(call, number, response.statusCode(), response.headers());
                 if (decided.retry()) {
                     Bodies.discard(response);
                 }
-                call.lastAnswer = null;
+                call.lastAnswer(null);
                 outcome = decided.retry() ? decided : decided.withResponse(response);
             } else if (decided.retry() && call.othersInFlight(this)) {
                 // A hedged call's other attempt may still answer: wait for it, and give back the token.
                 call.dependency.budget().refundRetry();
-                call.lastAnswer = RetainedAnswer.of(response);
+                call.lastAnswer(RetainedAnswer.of(response));
                 outcome = decided.withStop(StopReason.OTHER_ATTEMPT_IN_FLIGHT);
             } else if (decided.retry()) {
-                call.lastAnswer = RetainedAnswer.of(response);
+                call.lastAnswer(RetainedAnswer.of(response));
                 if (response.previousResponse().isPresent()) {
-                    call.followedTo(
-                            response.request(),
-                            pipeline.idempotencyKeyHeader()); // retry the hop that failed, not a request that got its
-                    // answer
+                    // Retry the hop that failed, not a request that got its answer.
+                    call.followedTo(response.request(), call.pipeline.idempotencyKeyHeader());
                 }
                 outcome = decided;
             } else {
@@ -720,12 +738,13 @@ final class Attempt<T>
                     call.succeeded = response; // the shared decision stays as it is: nothing allocated
                     outcome = decided;
                 }
-                stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING && !bodyExempt;
+                stillReading = ((int) BODY.getVolatile(this) & PHASE) == RECEIVING
+                        && !BodyTimeout.isExempt(handler); // the caller exempted reading the body from the bound
             }
         } else {
             Throwable failure = attemptFailure(Pipeline.unwrap(thrown));
             call.addFailure(failure);
-            call.lastAnswer = null;
+            call.lastAnswer(null);
             cutByTotal = boundByTotal
                     && failure instanceof HttpTimeoutException
                     && !(failure instanceof HttpConnectTimeoutException);
@@ -744,7 +763,7 @@ final class Attempt<T>
                 // decide what the answer says about the dependency, and the caller's bug is not retried.
                 outcome = decided.withStop(StopReason.BODY_HANDLER_FAILED).withFailure(failure);
             } else {
-                outcome = pipeline.decider.onFailure(call, number, failure);
+                outcome = call.pipeline.decider.onFailure(call, number, failure);
                 if (outcome.retry() && call.othersInFlight(this)) {
                     call.dependency.budget().refundRetry();
                     outcome =
@@ -752,7 +771,7 @@ final class Attempt<T>
                 }
             }
         }
-        long now = pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
+        long now = call.pipeline.ticker.read(); // one reading for the limiter, the latency window and the breaker
         sampleLatency(outcome.outcome(), now);
         LatencyWindow latencies = call.dependency.latencies();
         if (latencies != null && answered) {
@@ -761,7 +780,7 @@ final class Attempt<T>
         if (cutByTotal) {
             // The total timeout, not the dependency, ended this attempt: like a cancellation it proves nothing,
             // and a retry the headers had decided (and paid for) will not run.
-            breakerPermit.onAbandoned();
+            reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
             if (decided != null && decided.retry()) {
                 call.dependency.budget().refundRetry();
             }
@@ -773,14 +792,14 @@ final class Attempt<T>
             // body ends. If it passed already (between the exchange's end and now), abort at once.
             boundingBody = true;
             if ((int) BOUND.getVolatile(this) == BOUND_FIRED) {
-                pipeline.runOffTimer(this::abortBody);
+                call.pipeline.runOffTimer(this::abortBody);
             } else {
                 push(); // the call ends when this returns, and with it the poll that would find this bound
             }
         } else {
             disarm();
         }
-        pipeline.listeners.decision(call, outcome, startNanos);
+        call.pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
     }
 
@@ -789,7 +808,8 @@ final class Attempt<T>
      * failure after the body arrived in full (its finisher, such as a parser, failed on it).
      */
     private boolean callerFailed(Throwable failure) {
-        Throwable own = callerFailure;
+        Observed<T> o = observed;
+        Throwable own = o == null ? null : o.callerFailure;
         return own != null && Pipeline.hasCause(failure, own) || ((int) BODY.getVolatile(this) & PHASE) == RECEIVED;
     }
 
@@ -805,7 +825,7 @@ final class Attempt<T>
         Throwable failure = FailureReasons.namingUnresolvedHost(thrown, call.request.uri());
         boolean jdkTimeout = failure instanceof HttpTimeoutException
                 && !(failure instanceof HttpConnectTimeoutException)
-                && pipeline.jdkDelegate
+                && call.pipeline.jdkDelegate
                 && call.request.timeout().isPresent();
         if (timedOut || jdkTimeout) {
             HttpTimeoutException timeout =
@@ -817,7 +837,7 @@ final class Attempt<T>
     }
 
     /**
-     * Reports the attempt to its breaker permit, a success or failure with its duration (from sending
+     * Reports the attempt to the breaker on its ticket, a success or failure with its duration (from sending
      * to now, for the slow-call rule). A non-failure outcome is "ignored" only when the
      * dependency really answered with an HTTP response (a 404 proves it is up; on a half-open probe it
      * counts as a success). A permanent <em>exception</em> without any response (a certificate
@@ -826,15 +846,14 @@ final class Attempt<T>
      * the breaker never closes on a dependency that has not answered.
      */
     private void report(Outcome outcome, int status, boolean answered, long now) {
-        CircuitBreaker.Permit permit = breakerPermit;
         if (outcome == Outcome.SUCCESS) {
-            permit.onSuccess(now - startNanos);
+            reportBreaker(CircuitBreaker.Report.SUCCESS, now - startNanos);
         } else if (outcome.isBreakerFailure() || throttlingFailure(outcome, status)) {
-            permit.onFailure(now - startNanos);
+            reportBreaker(CircuitBreaker.Report.FAILURE, now - startNanos);
         } else if (answered) {
-            permit.onIgnored();
+            reportBreaker(CircuitBreaker.Report.IGNORED, 0);
         } else {
-            permit.onAbandoned();
+            reportBreaker(CircuitBreaker.Report.ABANDONED, 0);
         }
     }
 
@@ -848,6 +867,23 @@ final class Attempt<T>
         return outcome == Outcome.THROTTLED
                 && status != 409
                 && call.dependency.breaker().config().throttlingIsFailure();
+    }
+
+    /**
+     * The attempt was never sent (a later stage refused it, or the call stopped first): the breaker
+     * records nothing and a half-open probe slot goes back. Nothing if no ticket was granted, or it
+     * was reported already.
+     */
+    void breakerNotAttempted() {
+        reportBreaker(CircuitBreaker.Report.NOT_ATTEMPTED, 0);
+    }
+
+    /** Reports the attempt's ticket to the breaker, the first time only (as a permit's first report wins). */
+    private void reportBreaker(CircuitBreaker.Report report, long durationNanos) {
+        long ticket = breakerTicket;
+        if (ticket != CircuitBreaker.NO_TICKET && BREAKER_REPORTED.compareAndSet(this, false, true)) {
+            call.dependency.breaker().report(ticket, report, durationNanos);
+        }
     }
 
     /** The attempt's entry in the shared timer; forgets the attempt once disarmed. */
@@ -882,6 +918,7 @@ final class Attempt<T>
     private static final VarHandle BOUND;
     private static final VarHandle COMPLETED;
     private static final VarHandle HEADER_DECISION;
+    private static final VarHandle BREAKER_REPORTED;
 
     static {
         try {
@@ -891,6 +928,7 @@ final class Attempt<T>
             COMPLETED = MethodHandles.lookup().findVarHandle(Attempt.class, "completed", boolean.class);
             HEADER_DECISION =
                     MethodHandles.lookup().findVarHandle(Attempt.class, "headerDecision", AttemptOutcome.class);
+            BREAKER_REPORTED = MethodHandles.lookup().findVarHandle(Attempt.class, "breakerReported", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 abstract class Call {
 
+    /** The client's pipeline: its ticker, timer, listeners and settings (the retry's maximum attempts). */
+    final Pipeline pipeline;
+
     final Dependency dependency;
     /**
      * The request every attempt sends: the caller's, plus the idempotency key when one was added;
@@ -28,33 +31,27 @@ abstract class Call {
      * ({@link #followedTo(HttpRequest)}). Written between attempts only.
      */
     HttpRequest request;
-    /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
-    boolean idempotentOrKeyed;
-    /** Whether the request carries an idempotency key (ours or the caller's). */
-    boolean keyed;
 
-    boolean replayable;
-    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
-    final boolean redirectsFollowed;
+    private static final int IDEMPOTENT_OR_KEYED = 1;
+    private static final int KEYED = 2;
+    private static final int REPLAYABLE = 4;
     /**
-     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
-     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
+     * What the request every attempt sends allows, in one byte rather than three fields: whether an
+     * ambiguous failure may be retried (idempotent method or idempotency key present), whether it
+     * carries an idempotency key (ours or the caller's), whether its body can be sent again. Written
+     * with {@link #request}: at the start and between attempts only.
      */
-    @Nullable
-    RetainedAnswer lastAnswer;
+    private byte requestFlags;
 
+    /** The reading of the pipeline's ticker at which the call started. */
     final long startNanos;
-    /** The ticker every time of this call is a reading of. */
-    final Ticker ticker;
     /**
-     * The reading of {@link #ticker} at which the total timeout passes. Kept as a number, not a
+     * The reading of the pipeline's ticker at which the total timeout passes. Kept as a number, not a
      * {@link Deadline}, so that a call allocates nothing for it; compared by subtraction.
      */
     final long deadlineNanos;
 
-    final int maxAttempts;
     private final long correlationSeed;
-    private @Nullable String correlationId;
     volatile int attempts;
     /** Whether a retry (not a hedge) was decided: a success then is news worth an INFO line. */
     volatile boolean retried;
@@ -79,9 +76,8 @@ abstract class Call {
     @Nullable
     Call inFlightNext;
 
-    boolean inFlight;
-    /** The stripe of {@link InFlightCalls} the call is in; set when it is added. */
-    int inFlightStripe;
+    /** The stripe of {@link InFlightCalls} the call is in, or {@code -1} while it is in none. */
+    int inFlightStripe = -1;
 
     /**
      * The response of the attempt that succeeded, when the call's attempts never overlap: its
@@ -91,35 +87,48 @@ abstract class Call {
     @Nullable
     HttpResponse<?> succeeded;
 
-    private @Nullable List<Throwable> failures;
-    private long previousDelayNanos;
+    /**
+     * What only a call that failed, retried or was asked for its id in a log line or by a listener
+     * has: made then, so a call that succeeds at once, unobserved, carries none of its fields.
+     * Guarded by this call's monitor.
+     */
+    private static final class History {
+        @Nullable
+        List<Throwable> failures;
+
+        long previousDelayNanos;
+
+        @Nullable
+        RetainedAnswer lastAnswer;
+
+        @Nullable
+        String correlationId;
+    }
+
+    /** Written under this call's monitor; read without it only to skip a write of nothing. */
+    private @Nullable History history;
+
     volatile boolean stopped;
-    /** 1 while a retry was decided (its budget token withdrawn) and its attempt has not started. */
+    /** True while a retry was decided (its budget token withdrawn) and its attempt has not started. */
     @SuppressWarnings("unused") // accessed through RETRY_PENDING
-    private volatile int retryPending;
+    private volatile boolean retryPending;
 
     Call(
+            Pipeline pipeline,
             Dependency dependency,
             HttpRequest request,
             boolean idempotentOrKeyed,
             boolean keyed,
             boolean replayable,
-            boolean redirectsFollowed,
             long startNanos,
-            Ticker ticker,
             long deadlineNanos,
-            int maxAttempts,
             long correlationSeed) {
+        this.pipeline = pipeline;
         this.dependency = dependency;
         this.request = request;
-        this.idempotentOrKeyed = idempotentOrKeyed;
-        this.keyed = keyed;
-        this.replayable = replayable;
-        this.redirectsFollowed = redirectsFollowed;
+        this.requestFlags = requestFlags(idempotentOrKeyed, keyed, replayable);
         this.startNanos = startNanos;
-        this.ticker = ticker;
         this.deadlineNanos = deadlineNanos;
-        this.maxAttempts = maxAttempts;
         this.correlationSeed = correlationSeed;
     }
 
@@ -138,14 +147,29 @@ abstract class Call {
         return this == other;
     }
 
-    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker}; zero or negative once passed. */
+    /** The ticker every time of this call is a reading of: the pipeline's. */
+    final Ticker ticker() {
+        return pipeline.ticker;
+    }
+
+    /** The configured maximum number of attempts, the first included. */
+    final int maxAttempts() {
+        return pipeline.decider.maxAttempts();
+    }
+
+    /** Whether the wrapped client follows redirects, so one attempt may be several requests. */
+    final boolean redirectsFollowed() {
+        return pipeline.redirectsFollowed;
+    }
+
+    /** Nanoseconds left of the total timeout at {@code now}, a reading of {@link #ticker()}; zero or less once passed. */
     final long remainingNanos(long now) {
         return deadlineNanos - now;
     }
 
     /** Nanoseconds left of the total timeout now; zero or negative once passed. */
     final long remainingNanos() {
-        return remainingNanos(ticker.read());
+        return remainingNanos(pipeline.ticker.read());
     }
 
     /** Whether the total timeout has passed. */
@@ -158,14 +182,42 @@ abstract class Call {
         return remainingNanos() <= nanos;
     }
 
-    /** The id that ties the decisions of this call together in logs; made on first use. */
+    /**
+     * The id that ties the decisions of this call together in logs; made on first use (by a log line,
+     * a listener that takes ids, an observer), and kept for the call's later uses.
+     */
     final String correlationId() {
-        String id = correlationId;
-        if (id == null) {
-            id = Long.toHexString(correlationSeed | Long.MIN_VALUE);
-            correlationId = id;
+        History h = history; // a racy read: a String is safe to share so, and a miss only takes the lock
+        String id = h == null ? null : h.correlationId;
+        if (id != null) {
+            return id;
         }
-        return id;
+        synchronized (this) {
+            h = history();
+            if (h.correlationId == null) {
+                h.correlationId = Correlation.id(correlationSeed);
+            }
+            return h.correlationId;
+        }
+    }
+
+    /**
+     * The answer of the last attempt that was decided for a retry, kept for the call to return if the
+     * next attempt is refused without a network call; {@code null} once an attempt ends otherwise.
+     */
+    final synchronized @Nullable RetainedAnswer lastAnswer() {
+        History h = history;
+        return h == null ? null : h.lastAnswer;
+    }
+
+    /** Keeps {@code answer} as the {@link #lastAnswer()}, or forgets it ({@code null}). */
+    final void lastAnswer(@Nullable RetainedAnswer answer) {
+        if (answer == null && history == null) {
+            return; // nothing kept: a call that never retried allocates nothing here
+        }
+        synchronized (this) {
+            history().lastAnswer = answer;
+        }
     }
 
     /** The random seed the correlation id is made from ({@link Correlation}). */
@@ -184,10 +236,30 @@ abstract class Call {
         request = copy;
         // A hop to the same origin carries the request's idempotency key; one to another origin does not
         // (redirects followed by this client drop it there, as they drop credentials).
-        keyed = keyed && Requests.hasHeader(copy, idempotencyKeyHeader);
-        idempotentOrKeyed = keyed
+        boolean keyed = keyed() && Requests.hasHeader(copy, idempotencyKeyHeader);
+        boolean idempotentOrKeyed = keyed
                 || IdempotencyKeyConfig.isIdempotentMethod(copy.method()) && !Requests.declaredNonIdempotent(copy);
-        replayable = Requests.bodyReplayable(copy);
+        requestFlags = requestFlags(idempotentOrKeyed, keyed, Requests.bodyReplayable(copy));
+    }
+
+    private static byte requestFlags(boolean idempotentOrKeyed, boolean keyed, boolean replayable) {
+        return (byte)
+                ((idempotentOrKeyed ? IDEMPOTENT_OR_KEYED : 0) | (keyed ? KEYED : 0) | (replayable ? REPLAYABLE : 0));
+    }
+
+    /** Whether an ambiguous failure may be retried: idempotent method or idempotency key present. */
+    final boolean idempotentOrKeyed() {
+        return (requestFlags & IDEMPOTENT_OR_KEYED) != 0;
+    }
+
+    /** Whether the request carries an idempotency key (ours or the caller's). */
+    final boolean keyed() {
+        return (requestFlags & KEYED) != 0;
+    }
+
+    /** Whether the request's body can be sent again. */
+    final boolean replayable() {
+        return (requestFlags & REPLAYABLE) != 0;
     }
 
     /** The request path for logs: never the query string, which may carry credentials. */
@@ -195,15 +267,27 @@ abstract class Call {
         return Requests.loggablePath(request);
     }
 
-    final synchronized void addFailure(Throwable failure) {
-        if (failures == null) {
-            failures = new ArrayList<>(2);
+    /** The call's history, made on first use; called under this call's monitor. */
+    private History history() {
+        History h = history;
+        if (h == null) {
+            h = new History();
+            history = h;
         }
-        failures.add(failure);
+        return h;
+    }
+
+    final synchronized void addFailure(Throwable failure) {
+        History h = history();
+        if (h.failures == null) {
+            h.failures = new ArrayList<>(2);
+        }
+        h.failures.add(failure);
     }
 
     final synchronized List<Throwable> failures() {
-        return failures == null ? List.of() : List.copyOf(failures);
+        History h = history;
+        return h == null || h.failures == null ? List.of() : List.copyOf(h.failures);
     }
 
     /**
@@ -242,12 +326,14 @@ abstract class Call {
         return true;
     }
 
-    final long previousDelayNanos() {
-        return previousDelayNanos;
+    /** The delay before the previous retry of this call, in nanoseconds; 0 before its first retry. */
+    final synchronized long previousDelayNanos() {
+        History h = history;
+        return h == null ? 0 : h.previousDelayNanos;
     }
 
-    final void previousDelayNanos(long delayNanos) {
-        previousDelayNanos = delayNanos;
+    final synchronized void previousDelayNanos(long delayNanos) {
+        history().previousDelayNanos = delayNanos;
     }
 
     final boolean stopped() {
@@ -257,7 +343,7 @@ abstract class Call {
     /** Called when a retry has been decided and its backoff is about to start. */
     final void retryScheduled() {
         retried = true;
-        retryPending = 1;
+        retryPending = true;
         if (stopped) {
             refundPendingRetry(); // stop() ran between the decision and now
         }
@@ -265,14 +351,14 @@ abstract class Call {
 
     /** Called when the next attempt starts: the withdrawn token is spent on it. */
     final void retryStarted() {
-        if (retryPending != 0) { // the first attempt has nothing pending: no write, no fence
-            retryPending = 0;
+        if (retryPending) { // the first attempt has nothing pending: no write, no fence
+            retryPending = false;
         }
     }
 
     /** Gives the retry budget back its token when a decided retry will never run. */
     final void refundPendingRetry() {
-        if (RETRY_PENDING.compareAndSet(this, 1, 0)) {
+        if (RETRY_PENDING.compareAndSet(this, true, false)) {
             dependency.budget().refundRetry();
         }
     }
@@ -302,7 +388,7 @@ abstract class Call {
 
     static {
         try {
-            RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", int.class);
+            RETRY_PENDING = MethodHandles.lookup().findVarHandle(Call.class, "retryPending", boolean.class);
             BOUNDED = MethodHandles.lookup().findVarHandle(Call.class, "bounded", Attempt.class);
             ATTEMPTS = MethodHandles.lookup().findVarHandle(Call.class, "attempts", int.class);
         } catch (ReflectiveOperationException e) {

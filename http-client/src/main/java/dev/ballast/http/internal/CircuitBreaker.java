@@ -26,7 +26,9 @@ import java.util.random.RandomGenerator;
  * failure ({@link dev.ballast.http.classify.Outcome#isBreakerFailure()}), {@link Permit#onIgnored()} for
  * an answer that is no breaker failure (such as a 404), {@link Permit#onAbandoned()} when the call
  * ended without an answer (cancelled, interrupted, timed out by the caller), or
- * {@link Permit#onNotAttempted()} when it was never sent (a full bulkhead rejected it).
+ * {@link Permit#onNotAttempted()} when it was never sent (a full bulkhead rejected it). The client's
+ * own attempts use the same protocol without the permit object: {@link #acquireTicket()} gives the
+ * permission as a number, reported once through {@link #report(long, Report, long)}.
  *
  * <h2>Generations</h2>
  * Every transition starts a new generation. A permit belongs to the generation in which it was
@@ -205,10 +207,23 @@ public final class CircuitBreaker {
      * @throws CircuitOpenException if the call is not permitted; nothing may be sent
      */
     public Permit acquirePermission() throws CircuitOpenException {
+        return new GenerationPermit(acquireTicket());
+    }
+
+    /**
+     * {@link #acquirePermission()} without the permit object: the permission as a number, a
+     * <em>ticket</em> (its generation and whether it is a half-open probe), on which the holder reports
+     * through {@link #report(long, Report, long)}, at most once (the holder keeps its own "reported"
+     * flag). The client's attempts hold their permission this way, so a call allocates nothing for it.
+     *
+     * @return the ticket, never {@link #NO_TICKET}
+     * @throws CircuitOpenException if the call is not permitted; nothing may be sent
+     */
+    long acquireTicket() throws CircuitOpenException {
         long closed = closedGeneration;
         if (closed >= 0) {
-            // A permit of a generation that has just ended is harmless: its report is ignored.
-            return new GenerationPermit(closed, false);
+            // A ticket of a generation that has just ended is harmless: its report is ignored.
+            return ticket(closed, false);
         }
         if (state == BreakerState.OPEN) {
             // Rejecting without the lock is as if it had happened just before a concurrent transition.
@@ -221,7 +236,7 @@ public final class CircuitBreaker {
         try {
             long now = ticker.read();
             if (state == BreakerState.CLOSED) {
-                return new GenerationPermit(generation, false);
+                return ticket(generation, false);
             }
             if (state == BreakerState.OPEN) {
                 long remaining = remainingOpenNanos(now);
@@ -232,7 +247,7 @@ public final class CircuitBreaker {
             }
             if (probesIssued < config.permittedNumberOfCallsInHalfOpenState()) {
                 probesIssued++;
-                return new GenerationPermit(generation, true);
+                return ticket(generation, true);
             }
             if (now - halfOpenedAt >= config.maxWaitDurationInHalfOpenState().toNanos()) {
                 transitionTo(BreakerState.OPEN, now);
@@ -261,7 +276,30 @@ public final class CircuitBreaker {
         return Math.max(0, openNanos - (now - openedAt));
     }
 
-    private enum Report {
+    /** The value of a ticket that was never granted; {@link #report(long, Report, long)} ignores it. */
+    static final long NO_TICKET = -1;
+
+    /** A ticket: the generation shifted left by one, the low bit set for a half-open probe. Never negative. */
+    private static long ticket(long generation, boolean probe) {
+        return generation << 1 | (probe ? 1 : 0);
+    }
+
+    /**
+     * Reports the call a ticket of {@link #acquireTicket()} permitted; the holder makes sure it reports
+     * once. {@link #NO_TICKET} is ignored.
+     *
+     * @param ticket        the ticket, or {@link #NO_TICKET}
+     * @param report        what became of the call (as the {@link Permit} methods of the same names)
+     * @param durationNanos how long the call took, for {@code SUCCESS} and {@code FAILURE}; else 0
+     */
+    void report(long ticket, Report report, long durationNanos) {
+        if (ticket != NO_TICKET) {
+            report(ticket >>> 1, (ticket & 1) != 0, report, durationNanos);
+        }
+    }
+
+    /** What became of a permitted call: as {@link Permit}'s methods of the same names. */
+    enum Report {
         SUCCESS,
         FAILURE,
         IGNORED,
@@ -458,20 +496,18 @@ public final class CircuitBreaker {
 
     private final class GenerationPermit implements Permit {
 
-        private final long permitGeneration;
-        private final boolean probe;
+        private final long ticket;
 
         @SuppressWarnings("unused") // accessed through REPORTED
         private volatile int reported;
 
-        GenerationPermit(long permitGeneration, boolean probe) {
-            this.permitGeneration = permitGeneration;
-            this.probe = probe;
+        GenerationPermit(long ticket) {
+            this.ticket = ticket;
         }
 
         private void once(Report report, long durationNanos) {
             if (REPORTED.compareAndSet(this, 0, 1)) {
-                report(permitGeneration, probe, report, durationNanos);
+                report(ticket, report, durationNanos);
             }
         }
 

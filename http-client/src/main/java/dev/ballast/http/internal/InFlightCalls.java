@@ -39,10 +39,6 @@ final class InFlightCalls {
         mask = n - 1;
     }
 
-    private Stripe stripeOf(Call call) {
-        return stripes[call.inFlightStripe];
-    }
-
     /**
      * Adds {@code call}, which must not be in flight already (each call is added once), to the stripe
      * of the calling thread: a thread making calls one after another finds its stripe in its own cache.
@@ -50,16 +46,15 @@ final class InFlightCalls {
     void add(Call call) {
         long thread = Thread.currentThread().getId();
         int index = (int) (thread ^ (thread >>> 32)) & mask;
-        call.inFlightStripe = index;
         Stripe stripe = stripes[index];
         synchronized (stripe) {
+            call.inFlightStripe = index;
             Call head = stripe.head;
             call.inFlightNext = head;
             call.inFlightPrev = null;
             if (head != null) {
                 head.inFlightPrev = call;
             }
-            call.inFlight = true;
             stripe.head = call;
         }
     }
@@ -70,12 +65,16 @@ final class InFlightCalls {
      * @return whether it was in flight: true exactly once per call added
      */
     boolean remove(Call call) {
-        Stripe stripe = stripeOf(call);
+        int index = call.inFlightStripe;
+        if (index < 0) {
+            return false; // never added; once added, the stripe stays set until this removal (under its monitor)
+        }
+        Stripe stripe = stripes[index];
         synchronized (stripe) {
-            if (!call.inFlight) {
-                return false;
+            if (call.inFlightStripe < 0) {
+                return false; // removed meanwhile
             }
-            call.inFlight = false;
+            call.inFlightStripe = -1;
             Call prev = call.inFlightPrev;
             Call next = call.inFlightNext;
             if (prev == null) {

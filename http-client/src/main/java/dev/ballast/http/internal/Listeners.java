@@ -234,7 +234,7 @@ public final class Listeners implements HttpClientListener {
         if (!log && !decisions && !ends && !observed) {
             return;
         }
-        long now = call.ticker.read();
+        long now = call.ticker().read();
         if (log || decisions || observed) {
             RetryDecisionEvent e = event(call, o, decision, log ? level : null, now);
             if (observed) {
@@ -293,7 +293,7 @@ public final class Listeners implements HttpClientListener {
                 call.request.method(),
                 call.path(),
                 o.attempt(),
-                call.maxAttempts,
+                call.maxAttempts(),
                 Duration.ofNanos(now - call.startNanos),
                 Duration.ofNanos(o.delayNanos()),
                 o.failure() == null ? null : o.failure().getClass().getName(),

@@ -143,7 +143,7 @@ public final class Pipeline {
         HttpRequest effective = withIdempotencyKey(request);
         long now = ticker.read();
         Dependency dependency = dependencies.acquire(name, now);
-        CircuitBreaker.Permit first = null;
+        long first = CircuitBreaker.NO_TICKET;
         if (listeners.quiet()) {
             // Nobody observes the attempt: an open breaker rejects before anything of the call is built,
             // so a rejection costs one exception and no more.
@@ -189,16 +189,14 @@ public final class Pipeline {
 
     /**
      * Gives a registered call its context ({@link CallContext}); if the observer refuses to start it,
-     * the call ends here, its first permit unused.
+     * the call ends here, its first ticket unused.
      */
-    private void attach(Call call, CircuitBreaker.@Nullable Permit first, boolean async) {
+    private void attach(Call call, long first, boolean async) {
         try {
             CallContext.attach(call, listeners.observer, async);
         } catch (RuntimeException | Error e) {
             ended(call);
-            if (first != null) {
-                first.onNotAttempted();
-            }
+            call.dependency.breaker().report(first, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
             throw e;
         }
     }
@@ -215,7 +213,7 @@ public final class Pipeline {
             boolean keyed,
             BodyHandler<T> handler,
             Dependency dependency,
-            CircuitBreaker.@Nullable Permit first,
+            long first,
             long now)
             throws IOException, InterruptedException {
         AsyncCall<T> call = new AsyncCall<>(
@@ -258,7 +256,7 @@ public final class Pipeline {
         HttpRequest effective = withIdempotencyKey(request);
         long now = ticker.read();
         Dependency dependency = dependencies.acquire(name, now);
-        CircuitBreaker.Permit first = null;
+        long first = CircuitBreaker.NO_TICKET;
         if (listeners.quiet()) {
             try {
                 first = permitOrReject(dependency, now);
@@ -299,10 +297,10 @@ public final class Pipeline {
         return call.result;
     }
 
-    /** The first attempt's breaker permit, or its rejection, counted, with the dependency given back. */
-    private CircuitBreaker.Permit permitOrReject(Dependency dependency, long startNanos) throws CircuitOpenException {
+    /** The first attempt's breaker ticket, or its rejection, counted, with the dependency given back. */
+    private long permitOrReject(Dependency dependency, long startNanos) throws CircuitOpenException {
         try {
-            return dependency.breaker().acquirePermission();
+            return dependency.breaker().acquireTicket();
         } catch (CircuitOpenException open) {
             dependency.countRejection(open);
             listeners.rejectedBeforeCall(dependency, startNanos, ticker); // before the dependency can be evicted
@@ -340,14 +338,12 @@ public final class Pipeline {
     }
 
     /** Registers a call as in flight; taken last, so nothing before can leave it registered. */
-    private void register(Call call, CircuitBreaker.@Nullable Permit first) throws IOException {
+    private void register(Call call, long first) throws IOException {
         inFlight.add(call);
         if (shutdown) {
             // Re-checked after registering, so a concurrent shutdown either sees this call or rejects it.
             ended(call);
-            if (first != null) {
-                first.onNotAttempted();
-            }
+            call.dependency.breaker().report(first, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
             throw shutDown();
         }
     }

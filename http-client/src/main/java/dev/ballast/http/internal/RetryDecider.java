@@ -55,7 +55,7 @@ final class RetryDecider {
     /** Decides about an attempt that produced a response with these status and headers. */
     AttemptOutcome onResponse(Call call, int attempt, int statusCode, HttpHeaders headers) {
         HttpHeaders known = headers != null ? headers : NO_HEADERS; // a test double's response may have none
-        Outcome outcome = call.keyed
+        Outcome outcome = call.keyed()
                 ? classifier.classifyKeyedResponse(statusCode, known)
                 : classifier.classifyResponse(statusCode, known);
         return decide(call, attempt, statusCode, outcome, known);
@@ -64,7 +64,7 @@ final class RetryDecider {
     /** Decides about an attempt that ended in {@code failure}. */
     AttemptOutcome onFailure(Call call, int attempt, Throwable failure) {
         Outcome outcome = classifier.classifyFailure(failure);
-        if (outcome == Outcome.TRANSIENT && call.redirectsFollowed && !call.idempotentOrKeyed) {
+        if (outcome == Outcome.TRANSIENT && call.redirectsFollowed() && !call.idempotentOrKeyed()) {
             // The wrapped client follows redirects: a failure without any response may be that of a
             // later hop, after the request itself was answered (a POST answered 303). It proves nothing
             // about the request, so a request neither idempotent nor keyed must not be re-sent for it.
@@ -82,14 +82,14 @@ final class RetryDecider {
         if (outcome == Outcome.SUCCESS) {
             return AttemptOutcome.succeeded(attempt, status);
         }
-        if (!outcome.isRetryable(call.idempotentOrKeyed)) {
+        if (!outcome.isRetryable(call.idempotentOrKeyed())) {
             return AttemptOutcome.stop(
                     attempt,
                     status,
                     outcome,
                     outcome == Outcome.AMBIGUOUS ? StopReason.AMBIGUOUS_NOT_IDEMPOTENT : StopReason.NOT_RETRYABLE);
         }
-        if (!call.replayable) {
+        if (!call.replayable()) {
             return AttemptOutcome.stop(attempt, status, outcome, StopReason.BODY_NOT_REPLAYABLE);
         }
         if (call.deadlinePassed()) {

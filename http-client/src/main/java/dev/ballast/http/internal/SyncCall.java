@@ -40,7 +40,6 @@ final class SyncCall extends Call {
     private static final int INTERRUPTED = 3;
     private static final int PHASE = 3;
 
-    private final Pipeline pipeline;
     private final Thread caller = Thread.currentThread();
     /** {@code tag << 2 | phase}. */
     @SuppressWarnings("unused") // accessed through REGION
@@ -59,40 +58,38 @@ final class SyncCall extends Call {
             long deadlineNanos,
             long correlationSeed) {
         super(
+                pipeline,
                 dependency,
                 request,
                 idempotentOrKeyed,
                 keyed,
                 replayable,
-                pipeline.redirectsFollowed,
                 startNanos,
-                pipeline.ticker,
                 deadlineNanos,
-                pipeline.decider.maxAttempts(),
                 correlationSeed);
-        this.pipeline = pipeline;
     }
 
     /**
      * Runs the call to its end.
      *
-     * @param firstPermit the breaker's permit for the first attempt if it was asked already, or null
+     * @param firstTicket the breaker's ticket for the first attempt if it was asked already, or
+     *     {@link CircuitBreaker#NO_TICKET}
      */
-    <T> HttpResponse<T> run(BodyHandler<T> handler, CircuitBreaker.@Nullable Permit firstPermit)
-            throws IOException, InterruptedException {
-        CircuitBreaker.Permit granted = firstPermit;
+    <T> HttpResponse<T> run(BodyHandler<T> handler, long firstTicket) throws IOException, InterruptedException {
+        long granted = firstTicket;
         while (true) {
-            if (abortCause != null && granted != null) {
-                granted.onNotAttempted(); // aborted before the first attempt could use its permit
+            if (abortCause != null) {
+                // aborted before the first attempt could use its ticket (nothing if there is none)
+                dependency.breaker().report(granted, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
             }
             throwIfAborted();
             retryStarted();
             int number = attempts + 1;
             ATTEMPTS.setRelease(this, number); // read by other threads for messages only: no fence
             pipeline.listeners.attemptStarted(this, number);
-            Attempt<T> attempt = new Attempt<>(pipeline, this, number, handler);
+            Attempt<T> attempt = new Attempt<>(this, number, handler);
             AttemptOutcome outcome = attempt.acquireBreaker(granted);
-            granted = null;
+            granted = CircuitBreaker.NO_TICKET;
             if (outcome == null) {
                 outcome = acquireBulkhead(attempt);
             }
@@ -130,7 +127,7 @@ final class SyncCall extends Call {
                 return attempt.rejected(full);
             } catch (InterruptedException e) {
                 exit();
-                attempt.breakerPermit.onNotAttempted();
+                attempt.breakerNotAttempted();
                 throwIfAborted(); // our interrupt: shutdownNow
                 throw e;
             }
@@ -139,7 +136,7 @@ final class SyncCall extends Call {
                 if (permit != null) {
                     permit.close();
                 }
-                attempt.breakerPermit.onNotAttempted();
+                attempt.breakerNotAttempted();
                 throwIfAborted();
             }
         }
@@ -260,7 +257,7 @@ final class SyncCall extends Call {
         if (response != null) {
             return (HttpResponse<T>) response;
         }
-        RetainedAnswer answer = lastAnswer;
+        RetainedAnswer answer = lastAnswer();
         if (answer != null && outcome.decision() == RetryDecision.REJECTED) {
             // Refused after an answer: the call ends with that answer, as the caller's handler makes it.
             try {

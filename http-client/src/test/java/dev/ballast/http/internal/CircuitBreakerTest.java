@@ -88,6 +88,39 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aTicketIsAPermitWithoutTheObjectAndFollowsTheSameRules() throws Exception {
+        CircuitBreaker breaker = breaker(config().build());
+        for (int i = 0; i < 5; i++) {
+            breaker.report(breaker.acquireTicket(), CircuitBreaker.Report.FAILURE, 0);
+        }
+        assertThat(breaker.state()).as("tickets count like permits").isEqualTo(OPEN);
+        assertThatThrownBy(breaker::acquireTicket).isInstanceOf(CircuitOpenException.class);
+
+        ticker.advance(WAIT);
+        long probe = breaker.acquireTicket();
+        assertThat(breaker.state()).isEqualTo(HALF_OPEN);
+        assertThatThrownBy(breaker::acquireTicket).as("the one probe is out").isInstanceOf(CircuitOpenException.class);
+        breaker.report(probe, CircuitBreaker.Report.NOT_ATTEMPTED, 0);
+        long second = breaker.acquireTicket();
+        assertThat(second).as("a probe never sent gives its slot back").isEqualTo(probe);
+
+        breaker.report(CircuitBreaker.NO_TICKET, CircuitBreaker.Report.FAILURE, 0);
+        assertThat(breaker.state()).as("no ticket, no report").isEqualTo(HALF_OPEN);
+        breaker.report(second, CircuitBreaker.Report.SUCCESS, 0);
+        assertThat(breaker.state()).isEqualTo(CLOSED);
+
+        breaker.report(probe, CircuitBreaker.Report.FAILURE, 0);
+        assertThat(breaker.state())
+                .as("a ticket of an earlier generation is stale")
+                .isEqualTo(CLOSED);
+        long closed = breaker.acquireTicket();
+        assertThat(closed)
+                .as("a new generation, not a probe")
+                .isNotEqualTo(probe)
+                .isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
     void startsClosedAndPermitsCalls() throws Exception {
         CircuitBreaker breaker = breaker(config().build());
 

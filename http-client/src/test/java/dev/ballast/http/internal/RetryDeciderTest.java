@@ -2,12 +2,14 @@ package dev.ballast.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.http.DependencyConfig;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.RetryDecision;
 import dev.ballast.http.breaker.BreakerConfig;
 import dev.ballast.http.budget.RetryBudgetConfig;
 import dev.ballast.http.bulkhead.BulkheadConfig;
 import dev.ballast.http.classify.ResponseClassifier;
+import dev.ballast.http.idempotency.IdempotencyKeyConfig;
 import dev.ballast.http.limit.ConcurrencyLimitConfig;
 import dev.ballast.http.retry.Backoff;
 import dev.ballast.http.retry.Jitter;
@@ -15,6 +17,7 @@ import dev.ballast.http.retry.RetryConfig;
 import dev.ballast.testkit.FakeTime;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
@@ -38,15 +41,35 @@ class RetryDeciderTest {
     private static final Duration BACKOFF = Duration.ofMillis(200);
     private final FakeTime ticker = new FakeTime();
     private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
-    private final RetryDecider decider = new RetryDecider(
+    private final RetryConfig retry = RetryConfig.builder()
+            .maxAttempts(3)
+            .maxRetryAfter(Duration.ofSeconds(30))
+            .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE))
+            .build();
+    private final RetryDecider decider =
+            new RetryDecider(ResponseClassifier.ofDefaults(), retry, clock, () -> new SplittableRandom(1));
+
+    /** Answers the configuration accessors (no redirects); never sends anything. */
+    private static final HttpClient CONFIGURATION =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+
+    /** What a call reads of its client: the ticker, the maximum attempts, whether redirects are followed. */
+    private final Pipeline pipeline = new Pipeline(new Pipeline.Settings(
+            CONFIGURATION,
             ResponseClassifier.ofDefaults(),
-            RetryConfig.builder()
-                    .maxAttempts(3)
-                    .maxRetryAfter(Duration.ofSeconds(30))
-                    .backoff(Backoff.exponential(BACKOFF, BACKOFF, Jitter.NONE))
-                    .build(),
+            retry,
+            IdempotencyKeyConfig.ofDefaults(),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            request -> "d",
+            Map.of(),
+            DependencyConfig.ofDefaults(),
+            new Listeners(List.of()),
             clock,
-            () -> new SplittableRandom(1));
+            ticker,
+            () -> new SplittableRandom(1),
+            null,
+            64));
 
     private Call call(String method, boolean keyed, boolean replayable, Duration total, RetryBudgetConfig budget) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/x?secret=1"))
@@ -73,16 +96,14 @@ class RetryDeciderTest {
                 null);
         boolean idempotentOrKeyed = keyed || List.of("GET", "PUT", "DELETE").contains(method);
         return new Call(
+                pipeline,
                 dependency,
                 request,
                 idempotentOrKeyed,
                 keyed,
                 replayable,
-                false,
                 0,
-                ticker,
                 Deadline.after(ticker, ticker.read(), total).atNanos(),
-                3,
                 1) {
             @Override
             void onStop() {}
