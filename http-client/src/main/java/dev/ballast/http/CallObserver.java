@@ -43,6 +43,19 @@ public interface CallObserver {
     Observation callStarted(CallStart call);
 
     /**
+     * Whether this observer observes calls at all. The client asks once, when it is built: an observer
+     * that answers {@code false} is never called, and the client runs as if none were set (no
+     * observation, no scope, nothing built per call). {@code BallastTracing} over an OpenTelemetry
+     * instance that neither records spans nor propagates a context ({@code OpenTelemetry.noop()})
+     * answers {@code false}. What this throws fails {@code build()}.
+     *
+     * @return {@code true} (the default) to be called for every call, {@code false} never to be called
+     */
+    default boolean observesCalls() {
+        return true;
+    }
+
+    /**
      * A logical call as it starts.
      *
      * @param correlationId the call's correlation id, as in its log lines, its listener events, on the
@@ -124,6 +137,20 @@ public interface CallObserver {
          */
         default Scope makeCurrent() {
             return Scope.NONE;
+        }
+
+        /**
+         * Whether this observation takes the call's attempt events: {@link #attemptDecided},
+         * {@link #hedgeStarted} and {@link #attemptCancelled}. The client asks once, right after
+         * {@link CallObserver#callStarted}: when {@code false}, it builds no decision event for this
+         * call's observation and calls none of those three methods; it still calls {@link #makeCurrent},
+         * {@link #attemptSending} and {@link #callEnded}. An observation that only carries a context (a
+         * trace that is not recorded, whose context is still propagated) answers {@code false}.
+         *
+         * @return {@code true} (the default) to receive the attempt events
+         */
+        default boolean observesAttemptEvents() {
+            return true;
         }
 
         /**
