@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Unlike an {@link HttpClientListener}, which receives per-dependency events as plain values, an
  * observer holds per-call state: {@link #callStarted} returns the call's {@link Observation}, and
- * every later event of that call goes to it. A client without an observer builds none of this: no
- * observation, no scope, nothing allocated.
+ * every later event of that call goes to it. A client without an observer, or with one that
+ * {@linkplain #observesCalls() observes no call}, builds none of this: no observation, no scope,
+ * nothing allocated. An observation that only carries a context says so
+ * ({@link Observation#observesAttemptEvents()}), and the client builds no decision event for it.
  *
  * <p>Threads: {@link #callStarted} runs on the thread that called {@code send} or {@code sendAsync}.
  * The observation's methods run on whatever thread runs that step (the caller's for {@code send}; an
