@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@code tracedNoop}). {@code sdkSpansByHand} is the SDK's share of {@code traced}: the same untraced
  * call with the same two spans, the same attributes and the W3C header on a copy of the request, made
  * by hand through the same SDK, which any instrumentation of the call pays; {@code traced} minus it is
- * Ballast's own. Run with {@code -prof gc} for the allocation.
+ * Ballast's own. {@code sdkUnsampledByHand} is the same for {@code tracedUnsampled}. Run with
+ * {@code -prof gc} for the allocation.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -63,6 +64,7 @@ public class TracingCostBenchmark {
     private OpenTelemetrySdk unsampledSdk;
     private HttpRequest request;
     private Tracer handTracer;
+    private Tracer unsampledHandTracer;
     private TextMapPropagator handPropagator;
 
     @Setup
@@ -106,6 +108,7 @@ public class TracingCostBenchmark {
                 .GET()
                 .build();
         handTracer = sdk.getTracer("by-hand");
+        unsampledHandTracer = unsampledSdk.getTracer("by-hand");
         handPropagator = sdk.getPropagators().getTextMapPropagator();
     }
 
@@ -190,6 +193,31 @@ public class TracingCostBenchmark {
         call.setAttribute(STATUS_CODE, 200L);
         call.end();
         return response;
+    }
+
+    /**
+     * The SDK's and the propagation's share of {@code tracedUnsampled}: the untraced call, with the
+     * call span started as {@code tracedUnsampled} starts it (same attributes, which a sampler may read,
+     * through the same SDK sampling nothing) and its context injected into a copy of the request, by
+     * hand.
+     */
+    @Benchmark
+    public Object sdkUnsampledByHand() throws Exception {
+        Context parent = Context.current();
+        Span call = unsampledHandTracer
+                .spanBuilder("ballast GET")
+                .setSpanKind(SpanKind.INTERNAL)
+                .setParent(parent)
+                .setAttribute(METHOD, "GET")
+                .setAttribute(URL_FULL, "http://127.0.0.1:8080/item")
+                .setAttribute(SERVER_ADDRESS, "127.0.0.1")
+                .setAttribute(SERVER_PORT, 8080L)
+                .setAttribute(DEPENDENCY, "http://127.0.0.1:8080")
+                .setAttribute(CORRELATION_ID, "9f86d081884c7d65")
+                .startSpan();
+        HttpRequest.Builder copy = HttpRequest.newBuilder(request, (name, value) -> true);
+        handPropagator.inject(parent.with(call), copy, HttpRequest.Builder::setHeader);
+        return untraced.send(copy.build(), BodyHandlers.ofByteArray());
     }
 
     /** Exports nothing: the cost measured is the spans' own, not an exporter's. */
