@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Unlike an {@link HttpClientListener}, which receives per-dependency events as plain values, an
  * observer holds per-call state: {@link #callStarted} returns the call's {@link Observation}, and
- * every later event of that call goes to it. A client without an observer builds none of this: no
- * observation, no scope, nothing allocated.
+ * every later event of that call goes to it. A client without an observer, or with one that
+ * {@linkplain #observesCalls() observes no call}, builds none of this: no observation, no scope,
+ * nothing allocated. An observation that only carries a context says so
+ * ({@link Observation#observesAttemptEvents()}), and the client builds no decision event for it.
  *
  * <p>Threads: {@link #callStarted} runs on the thread that called {@code send} or {@code sendAsync}.
  * The observation's methods run on whatever thread runs that step (the caller's for {@code send}; an
@@ -41,6 +43,19 @@ public interface CallObserver {
      */
     @Nullable
     Observation callStarted(CallStart call);
+
+    /**
+     * Whether this observer observes calls at all. The client asks once, when it is built: an observer
+     * that answers {@code false} is never called, and the client runs as if none were set (no
+     * observation, no scope, nothing built per call). {@code BallastTracing} over an OpenTelemetry
+     * instance that neither records spans nor propagates a context ({@code OpenTelemetry.noop()})
+     * answers {@code false}. What this throws fails {@code build()}.
+     *
+     * @return {@code true} (the default) to be called for every call, {@code false} never to be called
+     */
+    default boolean observesCalls() {
+        return true;
+    }
 
     /**
      * A logical call as it starts.
@@ -124,6 +139,20 @@ public interface CallObserver {
          */
         default Scope makeCurrent() {
             return Scope.NONE;
+        }
+
+        /**
+         * Whether this observation takes the call's attempt events: {@link #attemptDecided},
+         * {@link #hedgeStarted} and {@link #attemptCancelled}. The client asks once, right after
+         * {@link CallObserver#callStarted}: when {@code false}, it builds no decision event for this
+         * call's observation and calls none of those three methods; it still calls {@link #makeCurrent},
+         * {@link #attemptSending} and {@link #callEnded}. An observation that only carries a context (a
+         * trace that is not recorded, whose context is still propagated) answers {@code false}.
+         *
+         * @return {@code true} (the default) to receive the attempt events
+         */
+        default boolean observesAttemptEvents() {
+            return true;
         }
 
         /**

@@ -145,4 +145,69 @@ class CallObserverTest {
         assertThat(delegate.requests).isEmpty();
         client.close();
     }
+
+    @Test
+    void anObserverThatObservesNoCallIsNeverCalledAndTheCallRunsAsWithoutOne() throws Exception {
+        CallObserver inert = new CallObserver() {
+            @Override
+            public CallObserver.Observation callStarted(CallObserver.CallStart call) {
+                seen.add("start");
+                throw new IllegalStateException("never called");
+            }
+
+            @Override
+            public boolean observesCalls() {
+                return false;
+            }
+        };
+        ResilientHttpClient client = builder(inert).build();
+        delegate.then(status(503)).then(status(200)).then(status(200));
+
+        HttpResponse<String> sync = client.send(get(), BodyHandlers.ofString());
+        HttpResponse<String> async =
+                client.sendAsync(get(), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
+
+        assertThat(sync.statusCode()).isEqualTo(200);
+        assertThat(async.statusCode()).isEqualTo(200);
+        assertThat(seen).isEmpty();
+        client.close();
+    }
+
+    @Test
+    void anObservationWithoutAttemptEventsStillAddsToEveryAttemptAndSeesTheEndButNoDecision() throws Exception {
+        CallObserver contextOnly = call -> new CallObserver.Observation() {
+            @Override
+            public boolean observesAttemptEvents() {
+                return false;
+            }
+
+            @Override
+            public HttpRequest attemptSending(int attempt, HttpRequest request) {
+                seen.add("sending " + attempt);
+                return HttpRequest.newBuilder(request, (n, v) -> true)
+                        .header("x-observed", Integer.toString(attempt))
+                        .build();
+            }
+
+            @Override
+            public void attemptDecided(CallObserver.AttemptDecision decision) {
+                seen.add("decided " + decision.event().attempt());
+            }
+
+            @Override
+            public void callEnded(@Nullable HttpResponse<?> response, @Nullable Throwable failure) {
+                seen.add("ended " + (response == null ? failure : response.statusCode()));
+            }
+        };
+        ResilientHttpClient client = builder(contextOnly).build();
+        delegate.then(status(503)).then(status(200));
+
+        client.send(get(), BodyHandlers.ofString());
+
+        assertThat(seen).containsExactly("sending 1", "sending 2", "ended 200");
+        assertThat(delegate.requests)
+                .extracting(r -> r.headers().firstValue("x-observed").orElse("-"))
+                .containsExactly("1", "2");
+        client.close();
+    }
 }

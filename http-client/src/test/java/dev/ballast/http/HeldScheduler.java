@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -7,6 +8,7 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 public final class HeldScheduler extends ScheduledThreadPoolExecutor {
 
     private final List<HeldTask<?>> held = new CopyOnWriteArrayList<>();
+    /** A permit per task held, for {@link #awaitHeld}. */
+    private final Semaphore heldCount = new Semaphore(0);
 
     public HeldScheduler() {
         super(2, runnable -> {
@@ -44,6 +48,7 @@ public final class HeldScheduler extends ScheduledThreadPoolExecutor {
         }
         HeldTask<V> task = new HeldTask<>(callable, unit.toNanos(delay));
         held.add(task);
+        heldCount.release();
         return task;
     }
 
@@ -55,6 +60,16 @@ public final class HeldScheduler extends ScheduledThreadPoolExecutor {
     /** Every delayed task handed to this scheduler that {@link #runHeld()} has not yet taken. */
     public List<HeldTask<?>> held() {
         return List.copyOf(held);
+    }
+
+    /**
+     * Waits until {@code count} more delayed tasks have been held than earlier waits took, and takes
+     * them; for a test that must know a backoff is pending before it runs it, without polling.
+     *
+     * @return whether they were held within {@code timeout}
+     */
+    public boolean awaitHeld(int count, Duration timeout) throws InterruptedException {
+        return heldCount.tryAcquire(count, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Runs every held task that was not cancelled, on this scheduler's threads, and forgets them. */

@@ -28,6 +28,8 @@ final class CallContext {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ballast.http.ResilientHttpClient");
 
     private final @Nullable Observation observation;
+    /** Whether the observation takes the attempt events ({@link Observation#observesAttemptEvents()}). */
+    private final boolean attemptEvents;
     /** The caller's MDC at {@code sendAsync}, or {@code null} when it was empty or the call runs on the caller's thread. */
     private final @Nullable Map<String, String> mdc;
     /** The thread that started the call, whose MDC is the caller's own already. */
@@ -35,7 +37,17 @@ final class CallContext {
 
     private CallContext(@Nullable Observation observation, @Nullable Map<String, String> mdc) {
         this.observation = observation;
+        this.attemptEvents = observation != null && attemptEvents(observation);
         this.mdc = mdc;
+    }
+
+    private static boolean attemptEvents(Observation observation) {
+        try {
+            return observation.observesAttemptEvents();
+        } catch (Throwable e) {
+            failed("observesAttemptEvents", e);
+            return true;
+        }
     }
 
     /**
@@ -116,22 +128,24 @@ final class CallContext {
     }
 
     void decided(RetryDecisionEvent event, AttemptOutcome outcome, boolean sent) {
-        if (observation == null) {
+        Observation observed = observation;
+        if (!attemptEvents || observed == null) {
             return;
         }
         try {
-            observation.attemptDecided(new AttemptDecision(event, outcome.failure(), outcome.retryAfter(), sent));
+            observed.attemptDecided(new AttemptDecision(event, outcome.failure(), outcome.retryAfter(), sent));
         } catch (Throwable e) {
             failed("attemptDecided", e);
         }
     }
 
     void hedgeStarted(int attempt, long waitedNanos) {
-        if (observation == null) {
+        Observation observed = observation;
+        if (!attemptEvents || observed == null) {
             return;
         }
         try {
-            observation.hedgeStarted(attempt, Duration.ofNanos(waitedNanos));
+            observed.hedgeStarted(attempt, Duration.ofNanos(waitedNanos));
         } catch (Throwable e) {
             failed("hedgeStarted", e);
         }
@@ -139,7 +153,7 @@ final class CallContext {
 
     static void attemptCancelled(Call call, int attempt) {
         CallContext context = call.context;
-        if (context == null || context.observation == null) {
+        if (context == null || !context.attemptEvents || context.observation == null) {
             return;
         }
         try {
@@ -161,8 +175,9 @@ final class CallContext {
         }
     }
 
+    /** Whether the observation takes the attempt events: then each decision builds its event for it. */
     boolean observed() {
-        return observation != null;
+        return attemptEvents;
     }
 
     private static void failed(String method, Throwable e) {

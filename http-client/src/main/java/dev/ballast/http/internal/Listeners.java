@@ -53,7 +53,10 @@ public final class Listeners implements HttpClientListener {
     private final boolean[] endsWithId;
     /** Whether some listener takes the ends with the correlation id: then every call is built. */
     private final boolean anyEndsWithId;
-    /** The client's call observer, or {@code null}: then no call has an observation. */
+    /**
+     * The client's call observer, or {@code null} (none set, or one that observes no call): then no call
+     * has an observation.
+     */
     final @Nullable CallObserver observer;
 
     public Listeners(List<HttpClientListener> listeners) {
@@ -62,7 +65,7 @@ public final class Listeners implements HttpClientListener {
 
     public Listeners(List<HttpClientListener> listeners, @Nullable CallObserver observer) {
         this.listeners = listeners.toArray(HttpClientListener[]::new);
-        this.observer = observer;
+        this.observer = observer != null && observer.observesCalls() ? observer : null;
         this.starts = overridden("onAttemptStarted", String.class, String.class, int.class);
         this.decisions = overridden("onRetryDecision", RetryDecisionEvent.class);
         this.rejections = overridden("onRejected", String.class, CallRejectedException.class)

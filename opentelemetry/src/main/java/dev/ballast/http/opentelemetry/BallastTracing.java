@@ -3,9 +3,12 @@ package dev.ballast.http.opentelemetry;
 import dev.ballast.http.CallObserver;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * OpenTelemetry tracing of a {@link dev.ballast.http.ResilientHttpClient}: set it as the client's
@@ -65,9 +68,13 @@ import java.util.Objects;
  * credentials (as in Ballast's log lines); no header value and no exception message is recorded.
  *
  * <p>With no {@code BallastTracing} set, the client makes no spans and pays nothing for tracing. With
- * one set, the spans are as the {@link OpenTelemetry} instance makes them: a no-op or unsampled
- * instance records nothing (trace context is still propagated). Immutable and thread-safe; one
- * instance may serve several clients.
+ * one set, the spans are as the {@link OpenTelemetry} instance makes them. Over {@code OpenTelemetry.noop()}
+ * (no spans, no propagators) it {@linkplain #observesCalls() observes no call}, and the client pays
+ * nothing either. A call whose span is not recorded (a no-op tracer with propagators, as
+ * {@code OpenTelemetry.propagating(...)}, or a sampler that drops it) gets no attempt spans and no
+ * events; its trace context is still made current and propagated to the server (for an unsampled
+ * trace, {@code traceparent} with trace flags {@code 00}), as the OpenTelemetry instrumentation does
+ * for a span that is not recording. Immutable and thread-safe; one instance may serve several clients.
  */
 public final class BallastTracing implements CallObserver {
 
@@ -75,15 +82,28 @@ public final class BallastTracing implements CallObserver {
     public static final String INSTRUMENTATION_NAME = "dev.ballast.http";
 
     final Tracer tracer;
-    final TextMapPropagator propagator;
+    /**
+     * The propagator Ballast injects each attempt's context with: {@code null} when the agent injects
+     * ({@link AttemptSpans#AGENT}) or the instance propagates nothing (no propagator has a field).
+     */
+    final @Nullable TextMapPropagator injector;
+
     private final AttemptSpans attemptSpans;
+    /** Whether the tracer is the API's no-op one: no span is ever recorded, nor made. */
+    private final boolean noopTracer;
+    /** Whether this observes no call: no-op tracer, nothing to propagate ({@link #observesCalls()}). */
+    private final boolean inert;
 
     private BallastTracing(Builder builder) {
         this.tracer = builder.openTelemetry.getTracer(INSTRUMENTATION_NAME);
-        this.propagator = builder.openTelemetry.getPropagators().getTextMapPropagator();
+        TextMapPropagator propagator = builder.openTelemetry.getPropagators().getTextMapPropagator();
         this.attemptSpans = builder.attemptSpans == AttemptSpans.AUTO
                 ? (agentInstrumentsJdkClient() ? AttemptSpans.AGENT : AttemptSpans.BALLAST)
                 : builder.attemptSpans;
+        boolean propagates = !propagator.fields().isEmpty();
+        this.injector = attemptSpans == AttemptSpans.BALLAST && propagates ? propagator : null;
+        this.noopTracer = tracer == TracerProvider.noop().get(INSTRUMENTATION_NAME);
+        this.inert = noopTracer && !propagates;
     }
 
     /**
@@ -120,14 +140,39 @@ public final class BallastTracing implements CallObserver {
     }
 
     /**
-     * Starts the call's span; see the class Javadoc.
+     * Whether this observes calls: {@code false} when the {@link OpenTelemetry} instance neither makes
+     * spans (its tracer is the API's no-op one, as {@code OpenTelemetry.noop()}'s and
+     * {@code GlobalOpenTelemetry.get()}'s without an agent or a registered SDK are) nor propagates a
+     * context (no propagator with a field). Then the client never calls this observer: a call costs what
+     * it costs without one.
      *
-     * @param call the call
-     * @return the call's observation
+     * @return whether the client should call this observer
      */
     @Override
-    public Observation callStarted(CallStart call) {
-        return new CallSpan(this, call, attemptSpans == AttemptSpans.BALLAST);
+    public boolean observesCalls() {
+        return !inert;
+    }
+
+    /**
+     * Starts the call's span; see the class Javadoc. When the span is not recorded (the tracer is the
+     * no-op one, or the sampler dropped it), the observation only carries the call's context: it is
+     * made current around each step and injected into each attempt's request (W3C
+     * {@code traceparent} with trace flags {@code 00} for an unsampled trace), and no attempt span, event
+     * or attribute is made.
+     *
+     * @param call the call
+     * @return the call's observation, or {@code null} when this observes no call
+     */
+    @Override
+    public @Nullable Observation callStarted(CallStart call) {
+        if (inert) {
+            return null;
+        }
+        Context parent = Context.current();
+        if (noopTracer) {
+            return new UnrecordedCall(parent, injector); // the no-op tracer's span would be the parent's own
+        }
+        return CallSpan.start(this, call, parent);
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.ballast.http.CallObserver.AttemptDecision;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.ConcurrencyLimitExceededException;
 import dev.ballast.http.HttpClientListener.RetryDecisionEvent;
+import dev.ballast.http.RetryDecision;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -14,20 +15,19 @@ import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The span of one logical call, and the client spans of its attempts in flight. Thread-safe: a hedged
- * call's attempts end on two threads at once.
+ * The span of one logical call that is recorded, and the client spans of its attempts in flight.
+ * What it sets on the spans is computed once per call (the span names are constants, the status codes
+ * boxed once); an event is built only for a decision other than success. Thread-safe: a hedged call's
+ * attempts end on two threads at once.
  */
 final class CallSpan implements CallObserver.Observation {
 
@@ -52,52 +52,147 @@ final class CallSpan implements CallObserver.Observation {
     static final AttributeKey<Long> WAITED_MS = AttributeKey.longKey("ballast.waited_ms");
     static final AttributeKey<Boolean> CANCELLED = AttributeKey.booleanKey("ballast.cancelled");
 
-    /** The methods the semantic conventions name; any other is {@code _OTHER}. */
-    private static final Set<String> KNOWN_METHODS =
-            Set.of("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE");
+    /** {@code http.response.status_code} values 0 to 599, boxed once: setting one allocates nothing. */
+    private static final Long[] STATUS_CODES = new Long[600];
+
+    static {
+        for (int i = 0; i < STATUS_CODES.length; i++) {
+            STATUS_CODES[i] = (long) i;
+        }
+    }
+
+    private static final Long PORT_80 = 80L;
+    private static final Long PORT_443 = 443L;
 
     private final BallastTracing tracing;
+    /** The propagator Ballast injects each attempt's context with, or {@code null}: it makes no attempt spans (the agent does). */
+    private final @Nullable TextMapPropagator injector;
+
     private final boolean attemptSpans;
     private final Span span;
     private final Context context;
-    private final Attributes requestAttributes;
     private final String method;
-    private final Map<Integer, Span> attempts = new ConcurrentHashMap<>();
-    private final AtomicInteger lastAttempt = new AtomicInteger();
+    private final @Nullable String methodOriginal;
+    private final String url;
+    private final @Nullable String host;
+    private final @Nullable Long port;
 
-    CallSpan(BallastTracing tracing, CallObserver.CallStart call, boolean attemptSpans) {
+    // guarded by this: the client spans of the attempts in flight (a hedged call's end on two threads)
+    private @Nullable Span firstAttempt;
+    /** Attempt n (n >= 2) at index n - 2; made only for a call with more than one attempt. */
+    private Span @Nullable [] laterAttempts;
+    /** The highest attempt number seen. */
+    private int lastAttempt;
+
+    private CallSpan(
+            BallastTracing tracing,
+            Span span,
+            Context context,
+            String method,
+            @Nullable String methodOriginal,
+            String url,
+            @Nullable String host,
+            @Nullable Long port) {
         this.tracing = tracing;
-        this.attemptSpans = attemptSpans;
-        HttpRequest request = call.request();
-        String original = request.method();
-        this.method = KNOWN_METHODS.contains(original) ? original : "_OTHER";
-        AttributesBuilder attributes = Attributes.builder().put(HTTP_REQUEST_METHOD, method);
-        if (!method.equals(original)) {
-            attributes.put(HTTP_REQUEST_METHOD_ORIGINAL, original);
-        }
-        URI uri = request.uri();
-        attributes.put(URL_FULL, withoutQuery(uri));
-        if (uri.getHost() != null) {
-            attributes.put(SERVER_ADDRESS, uri.getHost());
-        }
-        int port = port(uri);
-        if (port > 0) {
-            attributes.put(SERVER_PORT, (long) port);
-        }
-        this.requestAttributes = attributes.build();
-        Context parent = Context.current();
-        this.span = tracing.tracer
-                .spanBuilder("ballast " + method)
-                .setSpanKind(SpanKind.INTERNAL)
-                .setParent(parent)
-                .setAllAttributes(requestAttributes)
-                .setAttribute(DEPENDENCY, call.dependency())
-                .setAttribute(CORRELATION_ID, call.correlationId())
-                .startSpan();
-        this.context = parent.with(span);
+        this.injector = tracing.injector;
+        this.attemptSpans = tracing.attemptSpans() == AttemptSpans.BALLAST;
+        this.span = span;
+        this.context = context;
+        this.method = method;
+        this.methodOriginal = methodOriginal;
+        this.url = url;
+        this.host = host;
+        this.port = port;
     }
 
-    private static String withoutQuery(URI uri) {
+    /**
+     * Starts the call's span, with the attributes the semantic conventions ask to be given at its start
+     * (a sampler may read them), and returns the call's observation: a {@link CallSpan} when the span
+     * records, else an {@link UnrecordedCall} that only carries the context.
+     */
+    static CallObserver.Observation start(BallastTracing tracing, CallObserver.CallStart call, Context parent) {
+        HttpRequest request = call.request();
+        String original = request.method();
+        String callSpanName = callSpanName(original);
+        String method = callSpanName == null ? "_OTHER" : original;
+        URI uri = request.uri();
+        String url = urlFull(uri);
+        String host = uri.getHost();
+        Long port = port(uri);
+        SpanBuilder builder = tracing.tracer
+                .spanBuilder(callSpanName == null ? "ballast _OTHER" : callSpanName)
+                .setSpanKind(SpanKind.INTERNAL)
+                .setParent(parent);
+        requestAttributes(builder, method, callSpanName == null ? original : null, url, host, port);
+        Span span = builder.setAttribute(DEPENDENCY, call.dependency())
+                .setAttribute(CORRELATION_ID, call.correlationId())
+                .startSpan();
+        Context context = parent.with(span);
+        if (!span.isRecording()) {
+            return new UnrecordedCall(context, tracing.injector);
+        }
+        return new CallSpan(tracing, span, context, method, callSpanName == null ? original : null, url, host, port);
+    }
+
+    private static void requestAttributes(
+            SpanBuilder builder,
+            String method,
+            @Nullable String methodOriginal,
+            String url,
+            @Nullable String host,
+            @Nullable Long port) {
+        builder.setAttribute(HTTP_REQUEST_METHOD, method);
+        if (methodOriginal != null) {
+            builder.setAttribute(HTTP_REQUEST_METHOD_ORIGINAL, methodOriginal);
+        }
+        builder.setAttribute(URL_FULL, url);
+        if (host != null) {
+            builder.setAttribute(SERVER_ADDRESS, host);
+        }
+        if (port != null) {
+            builder.setAttribute(SERVER_PORT, port);
+        }
+    }
+
+    /** The call span's name for a method the semantic conventions name, or {@code null} for any other. */
+    private static @Nullable String callSpanName(String method) {
+        return switch (method) {
+            case "GET" -> "ballast GET";
+            case "POST" -> "ballast POST";
+            case "PUT" -> "ballast PUT";
+            case "DELETE" -> "ballast DELETE";
+            case "HEAD" -> "ballast HEAD";
+            case "PATCH" -> "ballast PATCH";
+            case "OPTIONS" -> "ballast OPTIONS";
+            case "CONNECT" -> "ballast CONNECT";
+            case "TRACE" -> "ballast TRACE";
+            default -> null;
+        };
+    }
+
+    /**
+     * {@code url.full}: the URI without its query, fragment and user info (which may carry credentials).
+     * For the usual URI (a host, a path, no user info) a prefix of its string form, which the URI keeps.
+     */
+    static String urlFull(URI uri) {
+        String rawPath = uri.getRawPath();
+        String host = uri.getHost();
+        String authority = uri.getRawAuthority();
+        if (host != null
+                && authority != null
+                && uri.getRawUserInfo() == null
+                && authority.length() == host.length() + portLength(uri.getPort())
+                && rawPath != null
+                && !rawPath.isEmpty()) {
+            String whole = uri.toString(); // scheme "://" host [":" port] path ["?" query] ["#" fragment]
+            for (int i = 0; i < whole.length(); i++) {
+                char c = whole.charAt(i);
+                if (c == '?' || c == '#') {
+                    return whole.substring(0, i);
+                }
+            }
+            return whole;
+        }
         StringBuilder url = new StringBuilder();
         if (uri.getScheme() != null) {
             url.append(uri.getScheme()).append("://");
@@ -108,57 +203,110 @@ final class CallSpan implements CallObserver.Observation {
         if (uri.getPort() >= 0) {
             url.append(':').append(uri.getPort());
         }
-        url.append(uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath());
+        url.append(rawPath == null || rawPath.isEmpty() ? "/" : rawPath);
         return url.toString();
     }
 
-    private static int port(URI uri) {
-        if (uri.getPort() >= 0) {
-            return uri.getPort();
+    /** The length of {@code ":" + port} in a URI's authority, 0 for no port. */
+    private static int portLength(int port) {
+        if (port < 0) {
+            return 0;
         }
-        return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : "http".equalsIgnoreCase(uri.getScheme()) ? 80 : -1;
+        int digits = 1;
+        for (int p = port; p >= 10; p /= 10) {
+            digits++;
+        }
+        return 1 + digits;
+    }
+
+    private static @Nullable Long port(URI uri) {
+        int port = uri.getPort();
+        if (port >= 0) {
+            return port == 80 ? PORT_80 : port == 443 ? PORT_443 : Long.valueOf(port);
+        }
+        String scheme = uri.getScheme();
+        return "https".equalsIgnoreCase(scheme) ? PORT_443 : "http".equalsIgnoreCase(scheme) ? PORT_80 : null;
+    }
+
+    private static Long statusCode(int status) {
+        return status >= 0 && status < STATUS_CODES.length ? STATUS_CODES[status] : Long.valueOf(status);
+    }
+
+    /** Makes {@code context} current; the scope to close, none when it was current already. */
+    static CallObserver.Scope makeCurrent(Context context) {
+        io.opentelemetry.context.Scope scope = context.makeCurrent();
+        return scope == io.opentelemetry.context.Scope.noop() ? CallObserver.Scope.NONE : scope::close;
     }
 
     @Override
     public CallObserver.Scope makeCurrent() {
-        io.opentelemetry.context.Scope scope = context.makeCurrent();
-        return scope::close;
+        return makeCurrent(context);
     }
 
     @Override
     public HttpRequest attemptSending(int attempt, HttpRequest request) {
-        lastAttempt.accumulateAndGet(attempt, Math::max);
         if (!attemptSpans) {
+            synchronized (this) {
+                lastAttempt = Math.max(lastAttempt, attempt);
+            }
             return request; // the agent's instrumentation of the JDK client makes the span and injects
         }
-        SpanBuilder builder = tracing.tracer
-                .spanBuilder(method)
-                .setSpanKind(SpanKind.CLIENT)
-                .setParent(context)
-                .setAllAttributes(requestAttributes)
-                .setAttribute(ATTEMPT, (long) attempt);
+        SpanBuilder builder =
+                tracing.tracer.spanBuilder(method).setSpanKind(SpanKind.CLIENT).setParent(context);
+        requestAttributes(builder, method, methodOriginal, url, host, port);
+        builder.setAttribute(ATTEMPT, (long) attempt);
         if (attempt > 1) {
             builder.setAttribute(HTTP_REQUEST_RESEND_COUNT, (long) attempt - 1);
         }
         Span client = builder.startSpan();
-        Span earlier = attempts.put(attempt, client);
+        Span earlier;
+        synchronized (this) {
+            lastAttempt = Math.max(lastAttempt, attempt);
+            earlier = swapAttempt(attempt, client);
+        }
         if (earlier != null) {
             earlier.end(); // not expected: one span per attempt number
         }
-        HttpRequest.Builder copy = HttpRequest.newBuilder(request, (name, value) -> true);
-        tracing.propagator.inject(context.with(client), copy, HttpRequest.Builder::setHeader);
-        return copy.build();
+        TextMapPropagator propagator = injector;
+        return propagator == null ? request : RequestCarrier.inject(propagator, context.with(client), request);
+    }
+
+    /** Holds {@code client} (or, when null, takes) as attempt {@code attempt}'s span; returns what was held. Under the lock. */
+    private @Nullable Span swapAttempt(int attempt, @Nullable Span client) {
+        if (attempt <= 1) {
+            Span held = firstAttempt;
+            firstAttempt = client;
+            return held;
+        }
+        Span[] later = laterAttempts;
+        int index = attempt - 2;
+        if (later == null || index >= later.length) {
+            if (client == null) {
+                return null;
+            }
+            Span[] grown = new Span[Math.max(index + 1, 4)];
+            if (later != null) {
+                System.arraycopy(later, 0, grown, 0, later.length);
+            }
+            laterAttempts = later = grown;
+        }
+        Span held = later[index];
+        later[index] = client;
+        return held;
     }
 
     @Override
     public void attemptDecided(AttemptDecision decision) {
         RetryDecisionEvent e = decision.event();
         int attempt = e.attempt();
-        lastAttempt.accumulateAndGet(attempt, Math::max);
-        Span client = attempts.remove(attempt);
+        Span client;
+        synchronized (this) {
+            lastAttempt = Math.max(lastAttempt, attempt);
+            client = swapAttempt(attempt, null);
+        }
         if (client != null) {
             if (e.statusCode() >= 0) {
-                client.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) e.statusCode());
+                client.setAttribute(HTTP_RESPONSE_STATUS_CODE, statusCode(e.statusCode()));
             }
             String errorType = errorType(e);
             if (errorType != null) {
@@ -167,11 +315,11 @@ final class CallSpan implements CallObserver.Observation {
             }
             client.end();
         }
+        if (e.decision() == RetryDecision.SUCCEEDED) {
+            return; // nothing happened worth an event
+        }
         AttributesBuilder attributes = Attributes.builder().put(ATTEMPT, (long) attempt);
         switch (e.decision()) {
-            case SUCCEEDED -> {
-                return;
-            }
             case RETRYING -> {
                 outcome(attributes, e);
                 span.addEvent(
@@ -215,7 +363,7 @@ final class CallSpan implements CallObserver.Observation {
 
     private static void outcome(AttributesBuilder attributes, RetryDecisionEvent e) {
         if (e.statusCode() >= 0) {
-            attributes.put(HTTP_RESPONSE_STATUS_CODE, (long) e.statusCode());
+            attributes.put(HTTP_RESPONSE_STATUS_CODE, statusCode(e.statusCode()));
         } else if (e.errorClass() != null) {
             attributes.put(ERROR_TYPE, e.errorClass());
         }
@@ -255,7 +403,11 @@ final class CallSpan implements CallObserver.Observation {
     @Override
     public void attemptCancelled(int attempt) {
         span.addEvent("ballast.hedge_cancelled", Attributes.of(ATTEMPT, (long) attempt));
-        endCancelled(attempts.remove(attempt));
+        Span client;
+        synchronized (this) {
+            client = swapAttempt(attempt, null);
+        }
+        endCancelled(client);
     }
 
     private static void endCancelled(@Nullable Span client) {
@@ -267,13 +419,26 @@ final class CallSpan implements CallObserver.Observation {
 
     @Override
     public void callEnded(@Nullable HttpResponse<?> response, @Nullable Throwable failure) {
-        for (Integer attempt : attempts.keySet()) {
-            endCancelled(attempts.remove(attempt)); // in flight as the call ended: being cancelled
+        Span first;
+        Span[] later;
+        int attempts;
+        synchronized (this) {
+            first = firstAttempt;
+            later = laterAttempts;
+            attempts = lastAttempt;
+            firstAttempt = null;
+            laterAttempts = null;
         }
-        span.setAttribute(ATTEMPTS, (long) lastAttempt.get());
+        endCancelled(first); // in flight as the call ended: being cancelled
+        if (later != null) {
+            for (Span client : later) {
+                endCancelled(client);
+            }
+        }
+        span.setAttribute(ATTEMPTS, (long) attempts);
         if (response != null) {
             int status = response.statusCode();
-            span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) status);
+            span.setAttribute(HTTP_RESPONSE_STATUS_CODE, statusCode(status));
             if (status >= 400) {
                 span.setAttribute(ERROR_TYPE, Integer.toString(status));
                 span.setStatus(StatusCode.ERROR);

@@ -21,7 +21,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.io.IOException;
@@ -40,7 +39,6 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The spans of a call, read from the SDK's in-memory exporter: the call's INTERNAL span with its
@@ -51,8 +49,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(60)
 class TracingTest {
 
-    @RegisterExtension
-    static final OpenTelemetryExtension otel = OpenTelemetryExtension.create();
+    /** The SDK, its spans and a wait for a span to end (on whatever thread ends it). */
+    private final AwaitedSpans otel = new AwaitedSpans();
 
     private final LoopbackServer server = new LoopbackServer();
     private final HeldScheduler scheduler = new HeldScheduler();
@@ -67,6 +65,7 @@ class TracingTest {
             client.shutdownNow();
         }
         scheduler.shutdownNow();
+        otel.close();
     }
 
     private String dependency() {
@@ -91,25 +90,16 @@ class TracingTest {
                 .build();
     }
 
-    /** Waits until the exporter holds a span that matches (spans are exported as they end). */
-    private static SpanData awaitSpan(Predicate<SpanData> which) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            for (SpanData span : otel.getSpans()) {
-                if (which.test(span)) {
-                    return span;
-                }
-            }
-            Thread.sleep(5); // polling for an outcome, bounded by the deadline; nothing timed is asserted
-        }
-        throw new AssertionError("no such span among " + otel.getSpans());
+    /** Waits until a span that matches has ended (spans are exported as they end). */
+    private SpanData awaitSpan(Predicate<SpanData> which) throws InterruptedException {
+        return otel.await(which, Duration.ofSeconds(20));
     }
 
-    private static SpanData awaitCallSpan(String correlationId) throws InterruptedException {
+    private SpanData awaitCallSpan(String correlationId) throws InterruptedException {
         return awaitSpan(s -> correlationId.equals(s.getAttributes().get(CallSpan.CORRELATION_ID)));
     }
 
-    private static List<SpanData> clientSpansUnder(SpanData call) {
+    private List<SpanData> clientSpansUnder(SpanData call) {
         return otel.getSpans().stream()
                 .filter(s -> s.getKind() == SpanKind.CLIENT && s.getTraceId().equals(call.getTraceId()))
                 .sorted((a, b) -> Long.compare(
@@ -220,10 +210,7 @@ class TracingTest {
     }
 
     private void awaitHeldBackoff() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (scheduler.held().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        assertThat(scheduler.awaitHeld(1, Duration.ofSeconds(20))).isTrue();
         assertThat(scheduler.held()).hasSize(1);
     }
 
