@@ -94,6 +94,45 @@ public final class SealedStore implements ObjectStore {
     }
 
     /**
+     * The backup names in the repository, sorted: each {@code snapshots/<id>} holds its name in its
+     * manifests (sealed), so one manifest version of each is opened, the newest that opens.
+     *
+     * @return the names, and by stored key the snapshots none of whose versions opens
+     */
+    public Names names() {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        List<String> unreadable = new ArrayList<>();
+        for (Map.Entry<String, List<VersionEntry>> e : allSnapshotVersions().entrySet()) {
+            List<VersionEntry> newestFirst = new ArrayList<>(e.getValue());
+            newestFirst.sort(
+                    java.util.Comparator.comparing(VersionEntry::lastModified).reversed());
+            String name = null;
+            for (VersionEntry v : newestFirst) {
+                try {
+                    name = readSnapshot(e.getKey(), v.versionId()).name();
+                    break;
+                } catch (dev.ballast.backup.BackupException | dev.ballast.storage.ObjectNotFoundException ex) {
+                    // damaged or removed meanwhile: an older version may tell the name
+                }
+            }
+            if (name == null) {
+                unreadable.add(e.getKey());
+            } else {
+                names.add(name);
+            }
+        }
+        return new Names(List.copyOf(names), unreadable);
+    }
+
+    /**
+     * What {@link #names()} found.
+     *
+     * @param names the backup names, sorted
+     * @param unreadable stored keys of snapshots of which no version opens
+     */
+    public record Names(List<String> names, List<String> unreadable) {}
+
+    /**
      * One manifest version by its stored key, opened and parsed; the name it holds is remembered, so
      * this view shows that snapshot's keys under the name afterwards.
      *
