@@ -4,13 +4,35 @@ import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blobs of a repository of format 3: content-addressed, deduplicated, compressed with zstd where
@@ -32,16 +54,75 @@ import java.util.function.Predicate;
  * {@link IntegrityException} names the pack and the blob.
  *
  * <p>Thread-safe: {@code add}, {@code has}, {@code read} and {@code readAll} may be called from any
- * number of threads at once; {@code flush}, {@code prune} and {@code check} wait for running
- * {@code add}s and hold later ones back while they run.
+ * number of threads at once; {@code flush}, {@code prune}, {@code check} and {@code rebuildIndex} wait
+ * for running {@code add}s and hold later ones back while they run.
  */
 public final class BlobRepository implements AutoCloseable {
     /** The prefix of pack keys. */
     public static final String DATA_PREFIX = "data/";
     /** The prefix of index file keys. */
     public static final String INDEX_PREFIX = "index/";
+    /** At most this many blobs go into one index file; more make several. */
+    static final int MAX_BLOBS_PER_INDEX_FILE = 100_000;
 
-    private BlobRepository() {}
+    final ObjectStore store;
+    final MasterKey key;
+    final PackOptions options;
+    final PackReader reader;
+
+    /** Flushed blobs: the first location seen of each. */
+    final ConcurrentHashMap<BlobId, BlobLocation> index = new ConcurrentHashMap<>();
+    /** Every indexed pack and its blobs (as its index entry lists them; immutable lists). */
+    final ConcurrentHashMap<String, List<BlobLocation>> packBlobs = new ConcurrentHashMap<>();
+    /** The index files read or written. */
+    final Set<String> indexFiles = ConcurrentHashMap.newKeySet();
+
+    final List<CheckReport.Damage> damagedIndex = new ArrayList<>();
+
+    /** Blobs added since the last flush, in open packs, in upload or uploaded but not indexed. */
+    private final ConcurrentHashMap<BlobId, Boolean> pending = new ConcurrentHashMap<>();
+    /** Packs uploaded since the last flush, by key. Guarded by itself. */
+    private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
+
+    final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final Object[] openLocks = {new Object(), new Object()};
+    private final Packs.@Nullable Builder[] open = new Packs.Builder[2];
+    private final Semaphore inFlight;
+    private final Set<CompletableFuture<Void>> uploads = ConcurrentHashMap.newKeySet();
+    private final AtomicReference<@Nullable RuntimeException> failure = new AtomicReference<>();
+
+    final Executor uploadExecutor;
+    final Executor readExecutor;
+    private final List<ExecutorService> ownExecutors = new ArrayList<>();
+    private volatile boolean closed;
+
+    private BlobRepository(ObjectStore store, MasterKey key, PackOptions options) {
+        this.store = store;
+        this.key = key;
+        this.options = options;
+        this.reader = new PackReader(store, key);
+        this.inFlight = new Semaphore(options.packsInFlight());
+        if (options.executor() != null) {
+            uploadExecutor = options.executor();
+            readExecutor = options.executor();
+        } else {
+            ExecutorService up = Executors.newFixedThreadPool(options.uploadThreads(), daemon("ballast-pack-upload"));
+            ExecutorService rd = Executors.newFixedThreadPool(options.readThreads(), daemon("ballast-pack-read"));
+            ownExecutors.add(up);
+            ownExecutors.add(rd);
+            uploadExecutor = up;
+            readExecutor = rd;
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
 
     /**
      * Opens the repository in {@code store}: reads and opens every {@code index/*} object.
@@ -51,7 +132,17 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails
      */
     public static BlobRepository open(ObjectStore store, MasterKey key, PackOptions options) {
-        throw new UnsupportedOperationException("skeleton");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
+        BlobRepository repo = new BlobRepository(store, key, options);
+        try {
+            repo.loadIndex();
+        } catch (RuntimeException e) {
+            repo.close();
+            throw e;
+        }
+        return repo;
     }
 
     /** {@link #open(ObjectStore, MasterKey, PackOptions)} with {@link PackOptions#defaults()}. */
@@ -59,9 +150,60 @@ public final class BlobRepository implements AutoCloseable {
         return open(store, key, PackOptions.defaults());
     }
 
+    private void loadIndex() {
+        for (String file : store.list(INDEX_PREFIX)) {
+            if (indexFiles.contains(file)) {
+                continue;
+            }
+            try {
+                readIndexFile(file).forEach(this::register);
+                indexFiles.add(file);
+            } catch (IntegrityException | ObjectNotFoundException e) {
+                if (e instanceof ObjectNotFoundException) {
+                    continue; // deleted since the listing (a prune replaced it)
+                }
+                if (!options.tolerateDamagedIndex()) {
+                    throw e;
+                }
+                synchronized (damagedIndex) {
+                    damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
+                }
+            }
+        }
+    }
+
+    /** The blobs an index file names, checked: its name, its seal, its JSON. */
+    Map<String, List<BlobLocation>> readIndexFile(String file) {
+        byte[] stored;
+        try (ObjectRead read = store.get(file)) {
+            stored = read.stream().readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + file + " failed: " + e.getMessage(), e);
+        }
+        String name = file.substring(INDEX_PREFIX.length());
+        if (!name.equals(HexFormat.of().formatHex(Packs.sha256().digest(stored)))) {
+            throw new IntegrityException(
+                    file, "Index file " + file + " does not hash to its name: it was changed or cut.");
+        }
+        return IndexFiles.decode(key, file, stored);
+    }
+
+    /**
+     * Adds a flushed pack to the in-memory index. A pack already known (named by two index files, as
+     * after a prune that died before deleting the older one) keeps its first entry: a pack's name is the
+     * hash of its bytes, so both list the same blobs.
+     */
+    void register(String pack, List<BlobLocation> blobs) {
+        if (packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
+            for (BlobLocation loc : blobs) {
+                index.putIfAbsent(loc.id(), loc);
+            }
+        }
+    }
+
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */
     public BlobId id(byte[] plain, int offset, int length) {
-        throw new UnsupportedOperationException("skeleton");
+        return BlobId.compute(key, plain, offset, length);
     }
 
     /**
@@ -69,7 +211,7 @@ public final class BlobRepository implements AutoCloseable {
      * since it was opened (by any thread; durable after the next {@link #flush}).
      */
     public boolean has(BlobId id) {
-        throw new UnsupportedOperationException("skeleton");
+        return index.containsKey(id) || pending.containsKey(id);
     }
 
     /**
@@ -87,7 +229,109 @@ public final class BlobRepository implements AutoCloseable {
      * @throws IllegalStateException if the repository is closed
      */
     public boolean add(BlobType type, BlobId id, byte[] plain, int offset, int length) {
-        throw new UnsupportedOperationException("skeleton");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(id, "id");
+        Objects.checkFromIndexSize(offset, length, plain.length);
+        gate.readLock().lock();
+        try {
+            ensureOpen();
+            throwIfFailed();
+            if (index.containsKey(id) || pending.putIfAbsent(id, Boolean.TRUE) != null) {
+                return false;
+            }
+            Packs.Builder full = null;
+            try {
+                BlobCodec.Sealed sealed =
+                        BlobCodec.encode(key, options.compressionLevel(), type, id, plain, offset, length);
+                byte[] s = sealed.bytes();
+                if (s.length >= options.packSize()) {
+                    full = new Packs.Builder(s.length);
+                    full.append(type, id, s, 0, s.length, sealed.compressed(), length);
+                } else {
+                    int t = type.ordinal();
+                    synchronized (openLocks[t]) {
+                        Packs.Builder b = open[t];
+                        if (b == null) {
+                            b = new Packs.Builder(options.packSize() + Chunker.MAX_SIZE / 8);
+                            open[t] = b;
+                        }
+                        b.append(type, id, s, 0, s.length, sealed.compressed(), length);
+                        if (b.size() >= options.packSize()) {
+                            full = b;
+                            open[t] = null;
+                        }
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                pending.remove(id);
+                throw e;
+            }
+            if (full != null) {
+                upload(full);
+            }
+            return true;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    /** Starts the upload of a closed pack, once fewer than packsInFlight are held. */
+    private void upload(Packs.Builder pack) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            RuntimeException cancelled =
+                    new CancellationException("interrupted while waiting to upload a pack; its blobs are not stored");
+            fail(cancelled, pack);
+            throw cancelled;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        uploads.add(done);
+        Runnable task = () -> {
+            try {
+                Packs.Finished finished = pack.finish(key);
+                store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));
+                synchronized (uploaded) {
+                    uploaded.put(finished.key(), finished.blobs());
+                }
+            } catch (RuntimeException | Error e) {
+                fail(e instanceof RuntimeException r ? r : new IllegalStateException(e), pack);
+            } finally {
+                inFlight.release();
+                uploads.remove(done);
+                done.complete(null);
+            }
+        };
+        try {
+            uploadExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            inFlight.release();
+            uploads.remove(done);
+            done.complete(null);
+            fail(e, pack);
+            throw e;
+        }
+    }
+
+    private void fail(RuntimeException e, Packs.Builder pack) {
+        failure.compareAndSet(null, e);
+        for (BlobId id : pack.ids()) {
+            pending.remove(id);
+        }
+    }
+
+    private void throwIfFailed() {
+        RuntimeException e = failure.get();
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the blob repository is closed");
+        }
     }
 
     /**
@@ -99,12 +343,79 @@ public final class BlobRepository implements AutoCloseable {
      *     that failed are then not known: a later {@code add} stores them again)
      */
     public void flush() {
-        throw new UnsupportedOperationException("skeleton");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    void flushLocked() {
+        for (int t = 0; t < open.length; t++) {
+            Packs.Builder b;
+            synchronized (openLocks[t]) {
+                b = open[t];
+                open[t] = null;
+            }
+            if (b != null && !b.isEmpty()) {
+                upload(b);
+            }
+        }
+        for (CompletableFuture<Void> f : List.copyOf(uploads)) {
+            f.join();
+        }
+        throwIfFailed();
+        Map<String, List<BlobLocation>> batch;
+        synchronized (uploaded) {
+            batch = new LinkedHashMap<>(uploaded);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        writeIndex(batch);
+        synchronized (uploaded) {
+            uploaded.keySet().removeAll(batch.keySet());
+        }
+        batch.forEach(this::register);
+        for (List<BlobLocation> blobs : batch.values()) {
+            for (BlobLocation loc : blobs) {
+                pending.remove(loc.id());
+            }
+        }
+    }
+
+    /** Writes index files naming {@code packs}, at most {@link #MAX_BLOBS_PER_INDEX_FILE} blobs each. */
+    List<String> writeIndex(Map<String, List<BlobLocation>> packs) {
+        List<String> written = new ArrayList<>();
+        Map<String, List<BlobLocation>> part = new LinkedHashMap<>();
+        int blobs = 0;
+        for (Map.Entry<String, List<BlobLocation>> e : packs.entrySet()) {
+            if (blobs > 0 && blobs + e.getValue().size() > MAX_BLOBS_PER_INDEX_FILE) {
+                written.add(writeIndexFile(part));
+                part = new LinkedHashMap<>();
+                blobs = 0;
+            }
+            part.put(e.getKey(), e.getValue());
+            blobs += e.getValue().size();
+        }
+        if (!part.isEmpty()) {
+            written.add(writeIndexFile(part));
+        }
+        return written;
+    }
+
+    private String writeIndexFile(Map<String, List<BlobLocation>> packs) {
+        IndexFiles.Encoded file = IndexFiles.encode(key, packs);
+        store.put(file.key(), ObjectContent.ofBytes(file.bytes()));
+        indexFiles.add(file.key());
+        return file.key();
     }
 
     /** Where the index says the blob is; empty if no index names it (or it is not flushed yet). */
     public Optional<BlobLocation> find(BlobId id) {
-        throw new UnsupportedOperationException("skeleton");
+        return Optional.ofNullable(index.get(id));
     }
 
     /**
@@ -118,22 +429,40 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails
      */
     public byte[] read(BlobId id) {
-        throw new UnsupportedOperationException("skeleton");
+        return reader.read(locate(id));
+    }
+
+    private BlobLocation locate(BlobId id) {
+        BlobLocation loc = index.get(id);
+        if (loc == null) {
+            throw new ObjectNotFoundException("blob " + id.hex(), null, false, null);
+        }
+        return loc;
     }
 
     /**
      * Reads every blob of {@code ids} (each distinct ID once) and hands it to {@code sink}: grouped by
-     * pack, a pack read whole or in the ranges covering the wanted blobs (one GET per range), up to
-     * {@link PackOptions#readThreads()} packs at once. The sink is called from those threads. Stops at
-     * the first failure: IDs no index names are refused before anything is read.
+     * pack, each pack in the ranges covering the wanted blobs (wanted blobs less than 1 MiB apart share
+     * one GET), up to {@link PackOptions#readThreads()} GETs at once. The sink is called from those
+     * threads. Stops at the first failure; IDs no index names are refused before anything is read.
      *
-     * @throws ObjectNotFoundException naming the blobs, if an ID is not in the index
+     * @throws ObjectNotFoundException naming the first blob not in the index
      * @throws IntegrityException naming the pack and blob, as {@link #read}
      * @throws IOException from {@code sink}
      * @throws StorageException if the store fails
      */
     public void readAll(Collection<BlobId> ids, BlobSink sink) throws IOException {
-        throw new UnsupportedOperationException("skeleton");
+        Objects.requireNonNull(sink, "sink");
+        Map<String, List<BlobLocation>> byPack = new LinkedHashMap<>();
+        for (BlobId id : new LinkedHashSet<>(ids)) {
+            BlobLocation loc = locate(id);
+            byPack.computeIfAbsent(loc.pack(), k -> new ArrayList<>()).add(loc);
+        }
+        List<PackReader.Span> spans = new ArrayList<>();
+        for (List<BlobLocation> blobs : byPack.values()) {
+            spans.addAll(PackReader.spans(blobs));
+        }
+        Parallel.run(readExecutor, options.readThreads(), spans, span -> reader.readSpan(span, sink));
     }
 
     /**
@@ -142,9 +471,9 @@ public final class BlobRepository implements AutoCloseable {
      * accepts is never touched (the caller's grace period: packs of runs that may be about to index
      * them, or may have deduplicated against them). Of the others: a pack that holds no blob of
      * {@code live}, or no index names, is deleted; a pack whose dead blobs are more than 20 % of its
-     * bytes is repacked (its live blobs read, checked, and written into new packs). The order makes a
-     * crash at any point lose nothing live: new packs, then one new index file naming every blob kept,
-     * then the index files it replaces are deleted, then the packs no longer named. Deleting an object
+     * bytes is repacked (its live blobs read, checked, and copied into new packs). The order makes a
+     * crash at any point lose nothing live: new packs, then new index files naming every blob kept,
+     * then the index files they replace are deleted, then the packs no longer named. Deleting an object
      * removes all its versions.
      *
      * @param live every blob some backup needs
@@ -156,7 +485,16 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails (what was done so far is safe)
      */
     public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
-        throw new UnsupportedOperationException("skeleton");
+        Objects.requireNonNull(live, "live");
+        Objects.requireNonNull(keep, "keep");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+            return new Repack(this).prune(live, keep);
+        } finally {
+            gate.writeLock().unlock();
+        }
     }
 
     /**
@@ -170,30 +508,57 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails (not for a missing or damaged object: that is damage)
      */
     public CheckReport check(Predicate<String> readData) {
-        throw new UnsupportedOperationException("skeleton");
+        Objects.requireNonNull(readData, "readData");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            return new PackCheck(this).check(readData);
+        } finally {
+            gate.writeLock().unlock();
+        }
     }
 
     /**
-     * Reads the header of every pack in the store that no (undamaged) index file names and writes one
-     * index file naming their blobs: what makes a store whose index files were lost or damaged
-     * readable again, and keeps the packs of a killed first run (whose index was never written) for
-     * the next run to deduplicate against. Packs whose header does not open are left and reported.
+     * Reads the header of every pack in the store that no (undamaged) index file names and writes
+     * index files naming their blobs; then deletes the index files found damaged at {@code open}: what
+     * makes a store whose index files were lost or damaged readable again, and keeps the packs of a
+     * killed first run (whose index was never written) for the next run to deduplicate against. Packs
+     * whose header does not open are left and reported as damage.
      *
-     * @return the packs indexed and the packs whose header was damaged
+     * @return {@code packsChecked}: the unindexed packs whose headers were read; {@code damage}: the
+     *     packs whose header did not open; {@code unindexedPacks}: those still unindexed (the damaged)
      * @throws StorageException if the store fails
      */
     public CheckReport rebuildIndex() {
-        throw new UnsupportedOperationException("skeleton");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            flushLocked();
+            return new PackCheck(this).rebuild();
+        } finally {
+            gate.writeLock().unlock();
+        }
     }
 
     /** Index files that did not open at {@code open} (only with {@link PackOptions#tolerateDamagedIndex()}). */
     public List<CheckReport.Damage> damagedIndexFiles() {
-        throw new UnsupportedOperationException("skeleton");
+        synchronized (damagedIndex) {
+            return List.copyOf(damagedIndex);
+        }
     }
 
     /** What the index names now (flushed blobs only). */
     public RepositoryStats stats() {
-        throw new UnsupportedOperationException("skeleton");
+        long stored = 0;
+        for (List<BlobLocation> blobs : packBlobs.values()) {
+            stored +=
+                    Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size());
+        }
+        long plain = 0;
+        for (BlobLocation b : index.values()) {
+            plain += b.plainLength();
+        }
+        return new RepositoryStats(packBlobs.size(), index.size(), stored, plain);
     }
 
     /**
@@ -203,6 +568,20 @@ public final class BlobRepository implements AutoCloseable {
      */
     @Override
     public void close() {
-        throw new UnsupportedOperationException("skeleton");
+        gate.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (CompletableFuture<Void> f : List.copyOf(uploads)) {
+                f.join();
+            }
+            for (ExecutorService e : ownExecutors) {
+                e.shutdown();
+            }
+        } finally {
+            gate.writeLock().unlock();
+        }
     }
 }

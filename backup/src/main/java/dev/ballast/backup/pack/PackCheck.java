@@ -1,0 +1,184 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/** {@link BlobRepository#check} and {@link BlobRepository#rebuildIndex}: run under its write lock. */
+final class PackCheck {
+    /** The last bytes of a pack read first to find its header: most headers fit. */
+    private static final int TAIL = 64 * 1024;
+
+    private final BlobRepository repo;
+
+    PackCheck(BlobRepository repo) {
+        this.repo = repo;
+    }
+
+    private Map<String, ListEntry> listPacks() {
+        Map<String, ListEntry> listed = new TreeMap<>();
+        try (Stream<ListEntry> s = repo.store.listing(ListRequest.prefix(BlobRepository.DATA_PREFIX))) {
+            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+        }
+        return listed;
+    }
+
+    CheckReport check(Predicate<String> readData) {
+        List<CheckReport.Damage> damage = new ArrayList<>(repo.damagedIndexFiles());
+        Map<String, ListEntry> listed = listPacks();
+        Map<String, List<BlobLocation>> indexed = new TreeMap<>(repo.packBlobs);
+        List<String> toRead = new ArrayList<>();
+        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
+            ListEntry entry = listed.get(p.getKey());
+            if (entry == null) {
+                damage.add(new CheckReport.Damage(
+                        p.getKey(),
+                        null,
+                        "it is missing; the index names " + p.getValue().size() + " blobs in it"));
+                continue;
+            }
+            long expected = Packs.sizeOf(
+                    p.getValue().stream().mapToLong(BlobLocation::length).sum(),
+                    p.getValue().size());
+            if (entry.size() != expected) {
+                damage.add(new CheckReport.Damage(
+                        p.getKey(), null, "it is " + entry.size() + " bytes; its index entry implies " + expected));
+            }
+            if (readData.test(p.getKey())) {
+                toRead.add(p.getKey());
+            }
+        }
+        AtomicLong blobsRead = new AtomicLong();
+        AtomicInteger packsRead = new AtomicInteger();
+        List<CheckReport.Damage> found = new ArrayList<>();
+        try {
+            Parallel.run(repo.readExecutor, repo.options.readThreads(), toRead, pack -> {
+                List<CheckReport.Damage> d = readPack(pack, indexed.get(pack), blobsRead);
+                packsRead.incrementAndGet();
+                synchronized (found) {
+                    found.addAll(d);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        damage.addAll(found);
+        damage.sort(Comparator.comparing(CheckReport.Damage::key)
+                .thenComparing(d -> d.blob() == null ? "" : d.blob().hex()));
+        List<String> unindexed = new ArrayList<>();
+        for (String key : listed.keySet()) {
+            if (!indexed.containsKey(key)) {
+                unindexed.add(key);
+            }
+        }
+        return new CheckReport(indexed.size(), packsRead.get(), blobsRead.get(), damage, unindexed);
+    }
+
+    /** Reads one pack whole; every blob of its header and of its index entry opened and checked. */
+    private List<CheckReport.Damage> readPack(String pack, List<BlobLocation> indexedBlobs, AtomicLong blobsRead) {
+        List<CheckReport.Damage> damage = new ArrayList<>();
+        byte[] bytes;
+        try {
+            bytes = repo.reader.whole(pack);
+        } catch (IntegrityException e) {
+            damage.add(new CheckReport.Damage(pack, null, "its bytes are damaged: " + e.getMessage()));
+            return damage;
+        } catch (ObjectNotFoundException e) {
+            damage.add(new CheckReport.Damage(pack, null, "it is missing"));
+            return damage;
+        }
+        Map<Long, BlobLocation> byOffset = new LinkedHashMap<>();
+        try {
+            List<BlobLocation> header = Packs.parseHeader(repo.key, pack, bytes.length, bytes);
+            Map<Long, BlobLocation> headerAt = new HashMap<>();
+            for (BlobLocation h : header) {
+                headerAt.put(h.offset(), h);
+                byOffset.put(h.offset(), h);
+            }
+            for (BlobLocation i : indexedBlobs) {
+                BlobLocation h = headerAt.get(i.offset());
+                if (h == null || !h.equals(i)) {
+                    damage.add(new CheckReport.Damage(pack, i.id(), "the index and the pack's header disagree on it"));
+                }
+            }
+        } catch (IntegrityException e) {
+            damage.add(new CheckReport.Damage(pack, null, e.getMessage()));
+        }
+        for (BlobLocation i : indexedBlobs) {
+            byOffset.putIfAbsent(i.offset(), i);
+        }
+        for (BlobLocation b : byOffset.values()) {
+            if (b.end() > bytes.length) {
+                damage.add(new CheckReport.Damage(pack, b.id(), "it runs past the pack's end: the pack was cut"));
+                continue;
+            }
+            try {
+                repo.reader.open(b, bytes, (int) b.offset());
+            } catch (IntegrityException e) {
+                damage.add(new CheckReport.Damage(pack, b.id(), e.getMessage()));
+            }
+            blobsRead.incrementAndGet();
+        }
+        return damage;
+    }
+
+    CheckReport rebuild() {
+        Map<String, ListEntry> listed = listPacks();
+        List<CheckReport.Damage> damage = new ArrayList<>();
+        Map<String, List<BlobLocation>> found = new LinkedHashMap<>();
+        List<String> unindexed = new ArrayList<>();
+        int read = 0;
+        for (ListEntry e : listed.values()) {
+            if (repo.packBlobs.containsKey(e.key())) {
+                continue;
+            }
+            read++;
+            try {
+                found.put(e.key(), header(e.key(), e.size()));
+            } catch (IntegrityException ex) {
+                damage.add(new CheckReport.Damage(e.key(), null, ex.getMessage()));
+                unindexed.add(e.key());
+            } catch (ObjectNotFoundException gone) {
+                read--;
+            }
+        }
+        if (!found.isEmpty()) {
+            repo.writeIndex(found);
+            found.forEach(repo::register);
+        }
+        for (CheckReport.Damage d : repo.damagedIndexFiles()) {
+            Repack.deleteAllVersions(repo, d.key());
+        }
+        synchronized (repo.damagedIndex) {
+            repo.damagedIndex.clear();
+        }
+        return new CheckReport(read, 0, 0, damage, unindexed);
+    }
+
+    /** A pack's blob locations from its header, read with one or two ranged GETs of its end. */
+    private List<BlobLocation> header(String pack, long size) {
+        long tailLength = Math.min(size, TAIL);
+        byte[] tail = tailLength == 0 ? new byte[0] : repo.reader.range(pack, size - tailLength, tailLength);
+        if (tail.length >= 4) {
+            long hlen = Packs.getInt(tail, tail.length - 4) & 0xFFFFFFFFL;
+            if (hlen + 4 > tail.length && hlen + 4 <= size) {
+                tail = repo.reader.range(pack, size - hlen - 4, hlen + 4);
+            }
+        }
+        return Packs.parseHeader(repo.key, pack, size, tail);
+    }
+}

@@ -1,0 +1,221 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.UnsupportedCapabilityException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.VersionEntry;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/** One prune of a {@link BlobRepository}: run under its write lock, after a flush. */
+final class Repack {
+    /** A pack is repacked when its dead blobs are more than this share of its blobs' stored bytes. */
+    static final double REPACK_DEAD_SHARE = 0.20;
+
+    private final BlobRepository repo;
+
+    Repack(BlobRepository repo) {
+        this.repo = repo;
+    }
+
+    PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
+        List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
+        if (!damaged.isEmpty()) {
+            throw new IllegalStateException(
+                    "Prune refuses to run while index file " + damaged.get(0).key()
+                            + " is damaged: the blobs it names would be taken for dead. Rebuild the index first.");
+        }
+        // The index as it is now in the store: other processes may have added index files since open.
+        Map<String, List<BlobLocation>> indexed = new TreeMap<>();
+        List<String> replaced = new ArrayList<>();
+        for (String file : repo.store.list(BlobRepository.INDEX_PREFIX)) {
+            Map<String, List<BlobLocation>> packs;
+            try {
+                packs = repo.readIndexFile(file);
+            } catch (ObjectNotFoundException gone) {
+                continue;
+            }
+            packs.forEach(indexed::putIfAbsent);
+            replaced.add(file);
+        }
+        Map<String, ListEntry> listed = new TreeMap<>();
+        try (Stream<ListEntry> s = repo.store.listing(ListRequest.prefix(BlobRepository.DATA_PREFIX))) {
+            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+        }
+
+        Set<BlobId> claimed = new HashSet<>();
+        Map<String, List<BlobLocation>> keptPacks = new LinkedHashMap<>();
+        // Packs the caller keeps first: their blobs are where a live blob is found before any other copy.
+        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
+            ListEntry entry = listed.get(p.getKey());
+            if (entry == null || keep.test(packFile(entry, true))) {
+                // a missing pack stays named: its loss is check's to report, not prune's to hide
+                keptPacks.put(p.getKey(), p.getValue());
+                for (BlobLocation b : p.getValue()) {
+                    if (live.contains(b.id())) {
+                        claimed.add(b.id());
+                    }
+                }
+            }
+        }
+        List<String> delete = new ArrayList<>();
+        Map<String, List<BlobLocation>> repack = new LinkedHashMap<>();
+        long blobsRemoved = 0;
+        long bytesFreed = 0;
+        int packsDeleted = 0;
+        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
+            if (keptPacks.containsKey(p.getKey())) {
+                continue;
+            }
+            List<BlobLocation> liveHere = new ArrayList<>();
+            long liveBytes = 0;
+            long allBytes = 0;
+            for (BlobLocation b : p.getValue()) {
+                allBytes += b.length();
+                if (live.contains(b.id()) && claimed.add(b.id())) {
+                    liveHere.add(b);
+                    liveBytes += b.length();
+                }
+            }
+            long size = listed.get(p.getKey()).size();
+            if (liveHere.isEmpty()) {
+                delete.add(p.getKey());
+                packsDeleted++;
+                blobsRemoved += p.getValue().size();
+                bytesFreed += size;
+            } else if (allBytes - liveBytes > REPACK_DEAD_SHARE * allBytes) {
+                repack.put(p.getKey(), liveHere);
+                blobsRemoved += p.getValue().size() - liveHere.size();
+                bytesFreed += size;
+            } else {
+                keptPacks.put(p.getKey(), p.getValue());
+            }
+        }
+        for (ListEntry e : listed.values()) {
+            if (!indexed.containsKey(e.key()) && !keep.test(packFile(e, false))) {
+                delete.add(e.key());
+                packsDeleted++;
+                bytesFreed += e.size();
+            }
+        }
+        long liveMissing = 0;
+        Set<BlobId> named = new HashSet<>();
+        for (List<BlobLocation> blobs : indexed.values()) {
+            for (BlobLocation b : blobs) {
+                named.add(b.id());
+            }
+        }
+        for (BlobId id : live) {
+            if (!named.contains(id)) {
+                liveMissing++;
+            }
+        }
+        if (delete.isEmpty() && repack.isEmpty()) {
+            return new PruneStats(0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing);
+        }
+
+        // 1. new packs holding the live blobs of the packs repacked (each read, opened and checked first)
+        Map<String, List<BlobLocation>> written = copy(repack);
+        for (Map.Entry<String, List<BlobLocation>> p : written.entrySet()) {
+            bytesFreed -= Packs.sizeOf(
+                    p.getValue().stream().mapToLong(BlobLocation::length).sum(),
+                    p.getValue().size());
+        }
+        // 2. index files naming every blob kept; 3. the index files they replace deleted
+        Map<String, List<BlobLocation>> next = new LinkedHashMap<>(keptPacks);
+        next.putAll(written);
+        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : repo.writeIndex(next));
+        int replacedCount = 0;
+        for (String file : replaced) {
+            if (!newFiles.contains(file)) {
+                deleteAllVersions(file);
+                replacedCount++;
+            }
+        }
+        // 4. the packs no index names any more
+        for (String pack : delete) {
+            deleteAllVersions(pack);
+        }
+        for (String pack : repack.keySet()) {
+            deleteAllVersions(pack);
+        }
+        repo.index.clear();
+        repo.packBlobs.clear();
+        repo.indexFiles.clear();
+        repo.indexFiles.addAll(newFiles);
+        next.forEach(repo::register);
+        return new PruneStats(
+                packsDeleted,
+                repack.size(),
+                written.size(),
+                keptPacks.size(),
+                blobsRemoved,
+                bytesFreed,
+                replacedCount,
+                liveMissing);
+    }
+
+    private Map<String, List<BlobLocation>> copy(Map<String, List<BlobLocation>> repack) {
+        Map<String, List<BlobLocation>> written = new LinkedHashMap<>();
+        Packs.Builder builder = null;
+        for (List<BlobLocation> blobs : repack.values()) {
+            for (PackReader.Span span : PackReader.spans(blobs)) {
+                String pack = span.blobs().get(0).pack();
+                byte[] stored = repo.reader.range(pack, span.offset(), span.end() - span.offset());
+                for (BlobLocation b : span.blobs()) {
+                    int at = (int) (b.offset() - span.offset());
+                    repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune
+                    if (builder == null) {
+                        builder = new Packs.Builder(repo.options.packSize() + Chunker.MAX_SIZE / 8);
+                    }
+                    builder.append(b.type(), b.id(), stored, at, b.length(), b.compressed(), b.plainLength());
+                    if (builder.size() >= repo.options.packSize()) {
+                        put(builder, written);
+                        builder = null;
+                    }
+                }
+            }
+        }
+        if (builder != null) {
+            put(builder, written);
+        }
+        return written;
+    }
+
+    private void put(Packs.Builder builder, Map<String, List<BlobLocation>> written) {
+        Packs.Finished f = builder.finish(repo.key);
+        repo.store.put(f.key(), ObjectContent.ofBytes(f.bytes()));
+        written.put(f.key(), f.blobs());
+    }
+
+    private static PackFile packFile(ListEntry e, boolean indexed) {
+        Instant at = e.lastModified() == null ? Instant.EPOCH : e.lastModified();
+        return new PackFile(e.key(), e.size(), at, indexed);
+    }
+
+    /** Deletes every version of {@code key}, or, where single versions cannot be removed, deletes it. */
+    void deleteAllVersions(String key) {
+        deleteAllVersions(repo, key);
+    }
+
+    static void deleteAllVersions(BlobRepository repo, String key) {
+        List<VersionEntry> versions = repo.store.versions(key);
+        try {
+            for (VersionEntry v : versions) {
+                repo.store.deleteVersion(key, v.versionId());
+            }
+        } catch (UnsupportedCapabilityException e) {
+            repo.store.delete(key);
+        }
+    }
+}
