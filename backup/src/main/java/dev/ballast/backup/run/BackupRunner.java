@@ -883,15 +883,18 @@ public final class BackupRunner {
      */
     private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
         byte[] json = manifest.toJson();
-        if (packed != null) {
-            // Packs stored and indexed first: a manifest never references a chunk the index lacks.
-            packed.flush();
-        }
-        if (complete) {
+        PackedContent content = packed;
+        Supplier<String> put = () -> {
+            if (content != null) {
+                // Packs stored and indexed first: a manifest never references a chunk the index lacks.
+                content.flush();
+            }
             return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
+        };
+        if (complete) {
+            return put.get();
         }
-        CompletableFuture<String> write = CompletableFuture.supplyAsync(
-                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
+        CompletableFuture<String> write = CompletableFuture.supplyAsync(put, daemonExecutor());
         try {
             return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
