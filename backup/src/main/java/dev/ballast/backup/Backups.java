@@ -57,6 +57,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #allowingInexactNames(ObjectStore)} accepts names as the locale decodes them (a name that cannot be
  * held is then reported not stored). On other JDKs (Windows) names are the JDK's own.
  *
+ * <p><b>Formats.</b> Without a key, the store is one of the earlier formats (one object per file,
+ * plain JSON manifests under {@code NAME/}). {@link #of(ObjectStore, MasterKey)} or {@link #withKey}
+ * works on a repository of format 3 instead: contents in deduplicated, compressed, sealed chunks in
+ * packs, manifests and markers sealed under keys that do not reveal the name (docs/backup-format.md).
+ * The format of a store is fixed when it is first written; a job given the wrong kind finds no backups.
+ *
  * <p><b>Failures.</b> A failure of the job as a whole is a {@link BackupException} (its
  * {@link BackupException.Kind} says which); a store that fails is a
  * {@link dev.ballast.storage.StorageException} as the store threw it; a file that cannot be stored or
@@ -64,7 +70,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable and thread-safe; the {@code with...} methods return a copy. Defaults: the system
  * clock in UTC, 4 transfer threads, no listener, a cancellation no one cancels, 5 seconds for an
- * interrupted run to write its manifest.
+ * interrupted run to write its manifest, no key (the earlier formats).
  */
 public final class Backups {
     private final ObjectStore store;

@@ -221,6 +221,45 @@ class EncryptedBackupsTest {
     }
 
     @Test
+    void aTamperedSnapshotIsDamagedAndRestoreUsesTheNewestIntactOne() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.writeString(source.resolve("a.txt"), "first");
+        Backups backups = backups();
+        BackupResult first = backups.backup("s", source);
+        assertThat(first.ok()).isTrue();
+
+        // A newest snapshot version whose sealed bytes were changed by one bit.
+        List<VersionEntry> snapshots = store.listVersions("snapshots/");
+        assertThat(snapshots).hasSize(1);
+        byte[] sealed = read(snapshots.get(0));
+        sealed[sealed.length - 1] ^= 0x01;
+        store.put(snapshots.get(0).key(), ObjectContent.ofBytes(sealed));
+
+        List<SnapshotInfo> listed = backups.snapshots("s");
+        assertThat(listed).hasSize(2);
+        assertThat(listed.get(0).damaged()).contains("does not open");
+        assertThat(listed.get(1).versionId()).isEqualTo(first.snapshotId());
+
+        Path target = dir.resolve("restored");
+        RestoreResult back = backups.restore("s", target);
+        assertThat(back.ok()).as("%s", back).isTrue();
+        assertThat(back.olderThanNewest()).isTrue();
+        assertThat(back.snapshotId()).isEqualTo(first.snapshotId());
+        assertThat(Files.readString(target.resolve("a.txt"))).isEqualTo("first");
+    }
+
+    @Test
+    void aBackupWithAnotherKeyDoesNotReadTheRepository() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.writeString(source.resolve("a.txt"), "first");
+        assertThat(backups().backup("s", source).ok()).isTrue();
+
+        // Another key names the backup by another ID: there is no such backup under it.
+        Backups other = Backups.of(store, MasterKey.generate());
+        assertThat(other.snapshots("s")).isEmpty();
+    }
+
+    @Test
     void pruneAfterForgetFreesPacksAndTheRemainingBackupRestores() throws IOException {
         Path source = Files.createDirectories(dir.resolve("source"));
         Files.write(source.resolve("f.bin"), random(2 * 1024 * 1024, 4));
