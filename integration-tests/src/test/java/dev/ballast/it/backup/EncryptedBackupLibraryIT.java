@@ -161,7 +161,7 @@ class EncryptedBackupLibraryIT {
             assertThat(broken.damagedCopies()).isPositive();
             assertThat(broken.failed()).extracting(FileProblem::path).isNotEmpty();
             for (FileProblem p : broken.failed()) {
-                assertThat(damaged.resolve(p.path())).doesNotExist();
+                assertThat(damaged.resolve(Names.path(p.path()))).doesNotExist();
             }
             VerifyResult verified = backups.verify("docs", "latest", null);
             assertThat(verified.ok()).isFalse();
