@@ -151,24 +151,37 @@ public final class BlobRepository implements AutoCloseable {
     }
 
     private void loadIndex() {
-        for (String file : store.list(INDEX_PREFIX)) {
-            if (indexFiles.contains(file)) {
-                continue;
-            }
-            try {
-                readIndexFile(file).forEach(this::register);
+        List<String> files = new ArrayList<>(store.list(INDEX_PREFIX));
+        files.removeIf(indexFiles::contains);
+        Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
+        try {
+            // read readThreads files at once; registered below in key order, whatever order they arrive in
+            Parallel.run(readExecutor, options.readThreads(), files, file -> {
+                try {
+                    read.put(file, readIndexFile(file));
+                } catch (ObjectNotFoundException gone) {
+                    // deleted since the listing: a prune replaced it, and the file replacing it is listed too
+                } catch (IntegrityException e) {
+                    if (!options.tolerateDamagedIndex()) {
+                        throw e;
+                    }
+                    synchronized (damagedIndex) {
+                        damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
+                    }
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (String file : files) {
+            Map<String, List<BlobLocation>> packs = read.get(file);
+            if (packs != null) {
+                packs.forEach(this::register);
                 indexFiles.add(file);
-            } catch (IntegrityException | ObjectNotFoundException e) {
-                if (e instanceof ObjectNotFoundException) {
-                    continue; // deleted since the listing (a prune replaced it)
-                }
-                if (!options.tolerateDamagedIndex()) {
-                    throw e;
-                }
-                synchronized (damagedIndex) {
-                    damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
-                }
             }
+        }
+        synchronized (damagedIndex) {
+            damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
         }
     }
 

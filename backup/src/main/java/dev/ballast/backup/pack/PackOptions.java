@@ -13,9 +13,11 @@ import org.jspecify.annotations.Nullable;
  *     uncompressed
  * @param uploadThreads packs uploaded at once (default 2)
  * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
- *     its caller (default 4): memory for packs is about {@code (packsInFlight + 2) * packSize}
- * @param readThreads packs read at once by {@link BlobRepository#readAll} and
- *     {@link BlobRepository#check} (default 4)
+ *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + 2 + t) * packSize},
+ *     {@code t} the threads blocked in {@code add} (each holds the pack it closed)
+ * @param readThreads GETs run at once by {@link BlobRepository#readAll}, {@link BlobRepository#check}
+ *     and the index files' reads at open (default 4); with an executor given, at most this many of its
+ *     threads are used for them
  * @param tolerateDamagedIndex false (default): {@code open} throws when an index file is damaged;
  *     true: it skips it and reports it ({@link BlobRepository#damagedIndexFiles()}), for verify and
  *     index rebuilding; {@code prune} then refuses to run
@@ -51,31 +53,37 @@ public record PackOptions(
         return new PackOptions(DEFAULT_PACK_SIZE, 3, 2, 4, 4, false, null);
     }
 
+    /** These options with the pack size aimed at, in bytes (1 KiB to 1 GiB). */
     public PackOptions withPackSize(int bytes) {
         return new PackOptions(
                 bytes, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
     }
 
+    /** These options with the zstd level (1 to 22; 0 stores every blob uncompressed). */
     public PackOptions withCompressionLevel(int level) {
         return new PackOptions(
                 packSize, level, uploadThreads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
     }
 
+    /** These options with the number of packs uploaded at once (own threads only: an executor given runs what it runs). */
     public PackOptions withUploadThreads(int threads) {
         return new PackOptions(
                 packSize, compressionLevel, threads, packsInFlight, readThreads, tolerateDamagedIndex, executor);
     }
 
+    /** These options with the number of full packs held for upload before {@code add} blocks its caller. */
     public PackOptions withPacksInFlight(int packs) {
         return new PackOptions(
                 packSize, compressionLevel, uploadThreads, packs, readThreads, tolerateDamagedIndex, executor);
     }
 
+    /** These options with the number of GETs {@code readAll}, {@code check} and {@code open} run at once. */
     public PackOptions withReadThreads(int threads) {
         return new PackOptions(
                 packSize, compressionLevel, uploadThreads, packsInFlight, threads, tolerateDamagedIndex, executor);
     }
 
+    /** These options with damaged index files skipped and reported at {@code open} (true) or thrown (false). */
     public PackOptions withTolerateDamagedIndex(boolean tolerate) {
         return new PackOptions(
                 packSize, compressionLevel, uploadThreads, packsInFlight, readThreads, tolerate, executor);

@@ -81,7 +81,15 @@ final class PackReader {
 
     /** One blob, by a ranged GET. */
     byte[] read(BlobLocation loc) {
-        byte[] stored = range(loc.pack(), loc.offset(), loc.length());
+        byte[] stored;
+        try {
+            stored = range(loc.pack(), loc.offset(), loc.length());
+        } catch (IntegrityException e) {
+            throw new IntegrityException(
+                    loc.pack(),
+                    "Blob " + loc.id() + " in pack " + loc.pack() + " was not read intact: " + e.getMessage(),
+                    e);
+        }
         return open(loc, stored, 0);
     }
 
@@ -113,10 +121,26 @@ final class PackReader {
         return out;
     }
 
+    /** The stored bytes of {@code span}, one GET; a damaged read names the blobs it holds. */
+    byte[] spanBytes(Span span) {
+        String pack = span.blobs().get(0).pack();
+        try {
+            return range(pack, span.offset(), span.end() - span.offset());
+        } catch (IntegrityException e) {
+            int n = span.blobs().size();
+            throw new IntegrityException(
+                    pack,
+                    "Blob " + span.blobs().get(0).id()
+                            + (n > 1 ? " and " + (n - 1) + " more" : "") + " in pack " + pack
+                            + " were not read intact: "
+                            + e.getMessage(),
+                    e);
+        }
+    }
+
     /** Reads {@code span} with one GET and opens each of its blobs, handing each to {@code sink}. */
     void readSpan(Span span, BlobSink sink) throws IOException {
-        String pack = span.blobs().get(0).pack();
-        byte[] stored = range(pack, span.offset(), span.end() - span.offset());
+        byte[] stored = spanBytes(span);
         for (BlobLocation b : span.blobs()) {
             sink.accept(b.id(), open(b, stored, (int) (b.offset() - span.offset())));
         }

@@ -54,10 +54,13 @@ final class Packs {
     static final class Builder {
         private byte[] buf;
         private int size;
+        private final int capacity;
         private final List<BlobLocation> entries = new ArrayList<>();
 
-        Builder(int initialCapacity) {
-            this.buf = new byte[Math.max(1024, initialCapacity)];
+        /** A pack expected to grow to about {@code capacity} bytes: its buffer starts small and doubles up to that. */
+        Builder(int capacity) {
+            this.capacity = Math.max(1024, capacity);
+            this.buf = new byte[Math.min(this.capacity, 1024 * 1024)];
         }
 
         int size() {
@@ -91,7 +94,7 @@ final class Packs {
                 boolean compressed,
                 int plainLength) {
             if (buf.length - size < sealedLength) {
-                long want = Math.max((long) buf.length * 2, (long) size + sealedLength);
+                long want = Math.max(Math.min((long) buf.length * 2, capacity), (long) size + sealedLength);
                 buf = Arrays.copyOf(buf, (int) Math.min(want, Integer.MAX_VALUE - 64));
             }
             System.arraycopy(sealed, sealedOffset, buf, size, sealedLength);

@@ -135,6 +135,8 @@ final class Repack {
         Map<String, List<BlobLocation>> next = new LinkedHashMap<>(keptPacks);
         next.putAll(written);
         Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : repo.writeIndex(next));
+        // Readers in this process see the new places before any old pack goes (reads do not take the lock).
+        swapIndex(next, newFiles);
         int replacedCount = 0;
         for (String file : replaced) {
             if (!newFiles.contains(file)) {
@@ -149,11 +151,6 @@ final class Repack {
         for (String pack : repack.keySet()) {
             deleteAllVersions(pack);
         }
-        repo.index.clear();
-        repo.packBlobs.clear();
-        repo.indexFiles.clear();
-        repo.indexFiles.addAll(newFiles);
-        next.forEach(repo::register);
         return new PruneStats(
                 packsDeleted,
                 repack.size(),
@@ -165,13 +162,29 @@ final class Repack {
                 liveMissing);
     }
 
+    /** Makes the in-memory index that of {@code next}, with no moment in which a kept blob is missing. */
+    private void swapIndex(Map<String, List<BlobLocation>> next, Set<String> newFiles) {
+        Set<BlobId> kept = new HashSet<>();
+        for (Map.Entry<String, List<BlobLocation>> p : next.entrySet()) {
+            repo.packBlobs.put(p.getKey(), List.copyOf(p.getValue()));
+            for (BlobLocation b : p.getValue()) {
+                if (kept.add(b.id())) {
+                    repo.index.put(b.id(), b);
+                }
+            }
+        }
+        repo.index.keySet().retainAll(kept);
+        repo.packBlobs.keySet().retainAll(next.keySet());
+        repo.indexFiles.retainAll(newFiles);
+        repo.indexFiles.addAll(newFiles);
+    }
+
     private Map<String, List<BlobLocation>> copy(Map<String, List<BlobLocation>> repack) {
         Map<String, List<BlobLocation>> written = new LinkedHashMap<>();
         Packs.Builder builder = null;
         for (List<BlobLocation> blobs : repack.values()) {
             for (PackReader.Span span : PackReader.spans(blobs)) {
-                String pack = span.blobs().get(0).pack();
-                byte[] stored = repo.reader.range(pack, span.offset(), span.end() - span.offset());
+                byte[] stored = repo.reader.spanBytes(span);
                 for (BlobLocation b : span.blobs()) {
                     int at = (int) (b.offset() - span.offset());
                     repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune

@@ -1,0 +1,281 @@
+package dev.ballast.backup.pack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.test.FakeObjectStore;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Damaged packs and index files: an IntegrityException or a damage report naming the object, never wrong bytes. */
+class DamageTest {
+    private static final PackOptions OPTIONS = PackOptions.defaults().withPackSize(100_000);
+
+    private final FakeObjectStore store = new FakeObjectStore();
+    private final MasterKey key = MasterKey.generate();
+    private final Map<BlobId, byte[]> blobs = new LinkedHashMap<>();
+    private final List<BlobId> ids = new ArrayList<>();
+
+    /** Ten incompressible 10,000-byte blobs, one pack. */
+    private String onePack() {
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] b = BlobRepositoryTest.random(i, 10_000);
+                BlobId id = repo.id(b, 0, b.length);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+                blobs.put(id, b);
+                ids.add(id);
+            }
+            repo.flush();
+            return repo.find(ids.get(0)).orElseThrow().pack();
+        }
+    }
+
+    private String indexFile() {
+        return store.allKeys().stream()
+                .filter(k -> k.startsWith("index/"))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private BlobRepository open() {
+        return BlobRepository.open(store, key, OPTIONS);
+    }
+
+    /** Bytes changed where no store checksum notices: only the repository's own checks can. */
+    private void replace(String objectKey, byte[] bytes) {
+        store.plant(objectKey, bytes, null, 0);
+    }
+
+    @Test
+    void aFlippedByteInAPackFailsThatBlobNamingPackAndBlob() throws Exception {
+        String pack = onePack();
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        try (BlobRepository repo = open()) {
+            BlobLocation third = repo.find(ids.get(2)).orElseThrow();
+            bytes[(int) third.offset() + 500] ^= 0x20;
+            replace(pack, bytes);
+            assertThatThrownBy(() -> repo.read(ids.get(2)))
+                    .isInstanceOfSatisfying(
+                            IntegrityException.class, e -> assertThat(e.key()).isEqualTo(pack))
+                    .hasMessageContaining(ids.get(2).hex())
+                    .hasMessageContaining(pack);
+            assertThat(repo.read(ids.get(3))).isEqualTo(blobs.get(ids.get(3)));
+            assertThatThrownBy(() ->
+                            repo.readAll(ids, (id, plain) -> assertThat(plain).isEqualTo(blobs.get(id))))
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining(ids.get(2).hex());
+            CheckReport report = repo.check(k -> true);
+            assertThat(report.ok()).isFalse();
+            assertThat(report.damage()).singleElement().satisfies(d -> {
+                assertThat(d.key()).isEqualTo(pack);
+                assertThat(d.blob()).isEqualTo(ids.get(2));
+            });
+            assertThat(report.blobsRead()).isEqualTo(10);
+            // a listing-only check reads nothing and finds nothing wrong with the pack's size
+            assertThat(repo.check(k -> false).ok()).isTrue();
+        }
+    }
+
+    @Test
+    void bitRotTheStoreNoticesStillNamesTheBlob() {
+        String pack = onePack();
+        try (BlobRepository repo = open()) {
+            BlobLocation first = repo.find(ids.get(0)).orElseThrow();
+            store.rotByte(pack, first.offset() + 10);
+            assertThatThrownBy(() -> repo.read(ids.get(0)))
+                    .isInstanceOfSatisfying(
+                            IntegrityException.class, e -> assertThat(e.key()).isEqualTo(pack))
+                    .hasMessageContaining(ids.get(0).hex());
+            assertThat(repo.check(k -> true).damage())
+                    .extracting(CheckReport.Damage::key)
+                    .contains(pack);
+        }
+    }
+
+    @Test
+    void aTruncatedPackIsDamageNotShortBytes() {
+        String pack = onePack();
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        replace(pack, Arrays.copyOf(bytes, 45_000));
+        try (BlobRepository repo = open()) {
+            assertThat(repo.read(ids.get(1))).isEqualTo(blobs.get(ids.get(1)));
+            for (int i : new int[] {4, 9}) {
+                assertThatThrownBy(() -> repo.read(ids.get(i)))
+                        .isInstanceOfSatisfying(
+                                IntegrityException.class,
+                                e -> assertThat(e.key()).isEqualTo(pack))
+                        .hasMessageContaining(ids.get(i).hex())
+                        .hasMessageContaining("cut");
+            }
+            CheckReport listing = repo.check(k -> false);
+            assertThat(listing.damage()).singleElement().satisfies(d -> {
+                assertThat(d.key()).isEqualTo(pack);
+                assertThat(d.reason()).contains("45000 bytes");
+            });
+            CheckReport read = repo.check(k -> true);
+            assertThat(read.damage()).extracting(CheckReport.Damage::key).containsOnly(pack);
+            assertThat(read.damage()).extracting(CheckReport.Damage::blob).contains(ids.get(4), ids.get(9));
+            assertThat(read.damage()).extracting(CheckReport.Damage::blob).doesNotContain(ids.get(0), ids.get(3));
+        }
+    }
+
+    @Test
+    void swappedBlobsDoNotOpenInEachOthersPlace() {
+        String pack = onePack();
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        try (BlobRepository repo = open()) {
+            BlobLocation a = repo.find(ids.get(1)).orElseThrow();
+            BlobLocation b = repo.find(ids.get(5)).orElseThrow();
+            assertThat(a.length()).isEqualTo(b.length());
+            byte[] swapped = bytes.clone();
+            System.arraycopy(bytes, (int) a.offset(), swapped, (int) b.offset(), a.length());
+            System.arraycopy(bytes, (int) b.offset(), swapped, (int) a.offset(), b.length());
+            replace(pack, swapped);
+            assertThatThrownBy(() -> repo.read(ids.get(1)))
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining(ids.get(1).hex())
+                    .hasMessageContaining(pack);
+            assertThatThrownBy(() -> repo.read(ids.get(5))).isInstanceOf(IntegrityException.class);
+            assertThat(repo.check(k -> true).damage())
+                    .extracting(CheckReport.Damage::blob)
+                    .containsExactlyInAnyOrder(ids.get(1), ids.get(5));
+        }
+    }
+
+    @Test
+    void aBlobInAnotherPackAtTheIndexedPlaceIsRefused() {
+        // the same blob bytes sealed for another ID: what a forged or mixed-up index would point at
+        String pack = onePack();
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        try (BlobRepository repo = open()) {
+            BlobLocation a = repo.find(ids.get(0)).orElseThrow();
+            byte[] other = BlobRepositoryTest.random(999, 10_000);
+            BlobCodec.Sealed forged = BlobCodec.encode(key, 3, BlobType.DATA, ids.get(0), other, 0, other.length);
+            assertThat(forged.bytes().length).isEqualTo(a.length());
+            System.arraycopy(forged.bytes(), 0, bytes, (int) a.offset(), a.length());
+            replace(pack, bytes);
+            assertThatThrownBy(() -> repo.read(ids.get(0)))
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining("holds other bytes than its ID names");
+        }
+    }
+
+    @Test
+    void aDamagedIndexFileIsNamedAndTheIndexCanBeRebuilt() {
+        String pack = onePack();
+        String index = indexFile();
+        byte[] bytes = store.currentBytes(index).orElseThrow();
+        bytes[bytes.length / 2] ^= 1;
+        replace(index, bytes);
+        assertThatThrownBy(this::open)
+                .isInstanceOfSatisfying(
+                        IntegrityException.class, e -> assertThat(e.key()).isEqualTo(index))
+                .hasMessageContaining(index);
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS.withTolerateDamagedIndex(true))) {
+            assertThat(repo.damagedIndexFiles())
+                    .singleElement()
+                    .satisfies(d -> assertThat(d.key()).isEqualTo(index));
+            assertThat(repo.has(ids.get(0))).isFalse();
+            CheckReport report = repo.check(k -> true);
+            assertThat(report.damage()).extracting(CheckReport.Damage::key).containsExactly(index);
+            assertThat(report.unindexedPacks()).containsExactly(pack);
+            assertThatThrownBy(() -> repo.prune(Set.of(), p -> false))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(index);
+            assertThat(store.currentBytes(pack)).isPresent();
+            CheckReport rebuilt = repo.rebuildIndex();
+            assertThat(rebuilt.packsChecked()).isEqualTo(1);
+            assertThat(rebuilt.ok()).isTrue();
+            assertThat(repo.read(ids.get(7))).isEqualTo(blobs.get(ids.get(7)));
+        }
+        assertThat(store.currentBytes(index)).isEmpty();
+        try (BlobRepository repo = open()) {
+            for (BlobId id : ids) {
+                assertThat(repo.read(id)).isEqualTo(blobs.get(id));
+            }
+        }
+    }
+
+    @Test
+    void anIndexFileWhoseBytesDoNotHashToItsNameIsDamaged() {
+        onePack();
+        String index = indexFile();
+        String other = "index/" + "0".repeat(64);
+        store.plant(other, store.currentBytes(index).orElseThrow(), null, 0);
+        assertThatThrownBy(this::open)
+                .isInstanceOf(IntegrityException.class)
+                .hasMessageContaining(other)
+                .hasMessageContaining("does not hash to its name");
+    }
+
+    @Test
+    void aMissingPackIsReportedAndItsBlobsNotFound() {
+        String pack = onePack();
+        store.delete(pack);
+        try (BlobRepository repo = open()) {
+            assertThatThrownBy(() -> repo.read(ids.get(0)))
+                    .isInstanceOfSatisfying(
+                            ObjectNotFoundException.class,
+                            e -> assertThat(e.key()).isEqualTo(pack));
+            assertThat(repo.check(k -> true).damage()).singleElement().satisfies(d -> {
+                assertThat(d.key()).isEqualTo(pack);
+                assertThat(d.reason()).contains("missing");
+            });
+        }
+    }
+
+    @Test
+    void packsOfARunThatNeverWroteItsIndexAreIndexedByARebuild() {
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS.withPackSize(20_000))) {
+            for (int i = 0; i < 6; i++) {
+                byte[] b = BlobRepositoryTest.random(100 + i, 10_000);
+                BlobId id = repo.id(b, 0, b.length);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+                blobs.put(id, b);
+                ids.add(id);
+            }
+            // killed before flush: three full packs were uploaded, no index names them
+        }
+        assertThat(store.allKeys()).noneMatch(k -> k.startsWith("index/"));
+        try (BlobRepository repo = open()) {
+            assertThat(repo.has(ids.get(0))).isFalse();
+            CheckReport rebuilt = repo.rebuildIndex();
+            assertThat(rebuilt.packsChecked()).isEqualTo(3);
+            assertThat(rebuilt.ok()).isTrue();
+            for (BlobId id : ids) {
+                assertThat(repo.read(id)).isEqualTo(blobs.get(id));
+            }
+        }
+        try (BlobRepository repo = open()) {
+            assertThat(repo.stats().blobs()).isEqualTo(6);
+            assertThat(repo.check(k -> true).ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aPackWhoseHeaderDoesNotOpenIsLeftAndReportedByARebuild() {
+        String pack = onePack();
+        store.delete(indexFile());
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        bytes[bytes.length - 10] ^= 1; // inside the sealed header
+        replace(pack, bytes);
+        try (BlobRepository repo = open()) {
+            CheckReport rebuilt = repo.rebuildIndex();
+            assertThat(rebuilt.damage()).singleElement().satisfies(d -> {
+                assertThat(d.key()).isEqualTo(pack);
+                assertThat(d.reason()).contains("header");
+            });
+            assertThat(rebuilt.unindexedPacks()).containsExactly(pack);
+            assertThat(repo.has(ids.get(0))).isFalse();
+        }
+    }
+}

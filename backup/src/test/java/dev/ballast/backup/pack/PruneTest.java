@@ -1,0 +1,256 @@
+package dev.ballast.backup.pack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.test.FakeObjectStore;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class PruneTest {
+    private static final PackOptions OPTIONS = PackOptions.defaults().withPackSize(100_000);
+    private static final int BLOB = 10_000;
+
+    /** Three packs of ten incompressible blobs each: A, B, C (each flushed on its own). */
+    private static final class Fixture {
+        final FakeObjectStore store = new FakeObjectStore();
+        final MasterKey key = MasterKey.generate();
+        final List<List<BlobId>> groups = new ArrayList<>();
+        final Map<BlobId, byte[]> bytes = new LinkedHashMap<>();
+
+        Fixture() {
+            try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+                for (int g = 0; g < 3; g++) {
+                    List<BlobId> ids = new ArrayList<>();
+                    for (int i = 0; i < 10; i++) {
+                        byte[] b = BlobRepositoryTest.random(g * 100 + i, BLOB);
+                        BlobId id = repo.id(b, 0, b.length);
+                        repo.add(BlobType.DATA, id, b, 0, b.length);
+                        ids.add(id);
+                        bytes.put(id, b);
+                    }
+                    repo.flush();
+                    groups.add(ids);
+                }
+                assertThat(repo.stats().packs()).isEqualTo(3);
+            }
+        }
+
+        /** A dead, half of B dead, one blob of C dead. */
+        Set<BlobId> live() {
+            Set<BlobId> live = new HashSet<>();
+            live.addAll(groups.get(1).subList(0, 5));
+            live.addAll(groups.get(2).subList(1, 10));
+            return live;
+        }
+
+        List<String> packs() {
+            return store.allKeys().stream().filter(k -> k.startsWith("data/")).toList();
+        }
+
+        String packOf(int group) {
+            try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+                return repo.find(groups.get(group).get(0)).orElseThrow().pack();
+            }
+        }
+
+        void assertLiveReadable(Set<BlobId> live) {
+            try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+                for (BlobId id : live) {
+                    assertThat(repo.read(id)).as("live blob %s", id).isEqualTo(bytes.get(id));
+                }
+            }
+        }
+    }
+
+    @Test
+    void deadPacksAreDeletedAndMostlyDeadOnesRepacked() {
+        Fixture f = new Fixture();
+        String a = f.packOf(0);
+        String b = f.packOf(1);
+        String c = f.packOf(2);
+        Set<BlobId> live = f.live();
+        PruneStats stats;
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            stats = repo.prune(live, p -> false);
+            for (BlobId id : f.bytes.keySet()) {
+                assertThat(repo.has(id))
+                        .as("%s", id)
+                        .isEqualTo(live.contains(id) || f.groups.get(2).contains(id));
+            }
+        }
+        assertThat(stats.packsDeleted()).isEqualTo(1);
+        assertThat(stats.packsRepacked()).isEqualTo(1);
+        assertThat(stats.packsWritten()).isEqualTo(1);
+        assertThat(stats.packsKept()).isEqualTo(1);
+        assertThat(stats.blobsRemoved()).isEqualTo(15);
+        assertThat(stats.bytesFreed()).isGreaterThan(14L * BLOB).isLessThan(16L * BLOB);
+        assertThat(stats.indexFilesReplaced()).isEqualTo(3);
+        assertThat(stats.liveMissing()).isZero();
+        assertThat(f.packs()).contains(c).doesNotContain(a, b).hasSize(2);
+        // every version of a deleted object is gone, not just hidden behind a delete marker
+        assertThat(f.store.storedVersions(a)).isEmpty();
+        assertThat(f.store.storedVersions(b)).isEmpty();
+        assertThat(f.store.allKeys().stream().filter(k -> k.startsWith("index/")))
+                .hasSize(1);
+        f.assertLiveReadable(live);
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.check(k -> true).ok()).isTrue();
+            // a second prune finds nothing more to do
+            PruneStats again = repo.prune(live, p -> false);
+            assertThat(again.packsDeleted() + again.packsRepacked()).isZero();
+        }
+    }
+
+    @Test
+    void packsTheCallerKeepsAreNotTouched() {
+        Fixture f = new Fixture();
+        List<String> before = f.packs();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats stats = repo.prune(Set.of(), p -> true);
+            assertThat(stats.packsDeleted() + stats.packsRepacked()).isZero();
+            assertThat(stats.packsKept()).isEqualTo(3);
+        }
+        assertThat(f.packs()).isEqualTo(before);
+    }
+
+    @Test
+    void unindexedPacksGoUnlessKept() {
+        Fixture f = new Fixture();
+        // a run that died after uploading a pack, before writing its index
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS.withPackSize(20_000))) {
+            for (int i = 0; i < 3; i++) {
+                byte[] b = BlobRepositoryTest.random(5000 + i, BLOB);
+                repo.add(BlobType.DATA, repo.id(b, 0, b.length), b, 0, b.length);
+            }
+        }
+        List<String> all = f.packs();
+        assertThat(all).hasSize(4);
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.check(k -> false).unindexedPacks()).hasSize(1);
+            PruneStats kept = repo.prune(Set.copyOf(f.bytes.keySet()), p -> !p.indexed());
+            assertThat(kept.packsDeleted()).isZero();
+            assertThat(f.packs()).hasSize(4);
+            PruneStats gone = repo.prune(Set.copyOf(f.bytes.keySet()), p -> false);
+            assertThat(gone.packsDeleted()).isEqualTo(1);
+            assertThat(repo.check(k -> false).unindexedPacks()).isEmpty();
+        }
+        assertThat(f.packs()).hasSize(3);
+        f.assertLiveReadable(f.bytes.keySet());
+    }
+
+    @Test
+    void liveBlobsNoIndexNamesAreCountedNotHidden() {
+        Fixture f = new Fixture();
+        Set<BlobId> live = new HashSet<>(f.bytes.keySet());
+        live.add(BlobId.of(new byte[32]));
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.prune(live, p -> false).liveMissing()).isEqualTo(1);
+        }
+    }
+
+    /** A crash after any number of the prune's writes and deletes loses no live blob, and a re-run finishes. */
+    @Test
+    void aCrashAtAnyStepLosesNothingLive() {
+        int steps;
+        {
+            Fixture f = new Fixture();
+            AtomicInteger count = new AtomicInteger();
+            try (BlobRepository repo =
+                    BlobRepository.open(CrashingStore.over(f.store, Integer.MAX_VALUE, count), f.key, OPTIONS)) {
+                repo.prune(f.live(), p -> false);
+            }
+            steps = count.get();
+        }
+        assertThat(steps).isGreaterThanOrEqualTo(6); // a new pack, an index, three old index files, two packs
+        for (int allowed = 0; allowed < steps; allowed++) {
+            Fixture f = new Fixture();
+            Set<BlobId> live = f.live();
+            AtomicInteger count = new AtomicInteger();
+            try (BlobRepository repo =
+                    BlobRepository.open(CrashingStore.over(f.store, allowed, count), f.key, OPTIONS)) {
+                assertThatThrownBy(() -> repo.prune(live, p -> false)).isInstanceOf(CrashingStore.Crash.class);
+            }
+            f.assertLiveReadable(live);
+            try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+                repo.prune(live, p -> false);
+                assertThat(repo.check(k -> true).ok())
+                        .as("after a crash at step %d", allowed)
+                        .isTrue();
+            }
+            f.assertLiveReadable(live);
+            assertThat(f.packs()).as("after a crash at step %d", allowed).hasSize(2);
+        }
+    }
+
+    /** Reads in the same process during a prune (they take no lock) find every live blob at every step. */
+    @Test
+    void readsDuringAPruneFindEveryLiveBlob() {
+        Fixture f = new Fixture();
+        Set<BlobId> live = f.live();
+        BlobRepository[] self = new BlobRepository[1];
+        AtomicInteger checks = new AtomicInteger();
+        dev.ballast.storage.object.ObjectStore watching =
+                (dev.ballast.storage.object.ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                        dev.ballast.storage.object.ObjectStore.class.getClassLoader(),
+                        new Class<?>[] {dev.ballast.storage.object.ObjectStore.class},
+                        (proxy, method, args) -> {
+                            boolean mutation = self[0] != null && CrashingStore.MUTATIONS.contains(method.getName());
+                            if (mutation) {
+                                readAll(self[0], live, f);
+                            }
+                            Object result;
+                            try {
+                                result = method.invoke(f.store, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                            if (mutation) {
+                                readAll(self[0], live, f);
+                                checks.incrementAndGet();
+                            }
+                            return result;
+                        });
+        try (BlobRepository repo = BlobRepository.open(watching, f.key, OPTIONS)) {
+            self[0] = repo;
+            PruneStats stats = repo.prune(live, p -> false);
+            assertThat(stats.packsRepacked()).isEqualTo(1);
+            for (BlobId id : live) {
+                assertThat(repo.read(id)).isEqualTo(f.bytes.get(id));
+            }
+        }
+        assertThat(checks.get()).isGreaterThanOrEqualTo(6);
+    }
+
+    private static void readAll(BlobRepository repo, Set<BlobId> live, Fixture f) {
+        for (BlobId id : live) {
+            assertThat(repo.read(id)).isEqualTo(f.bytes.get(id));
+        }
+    }
+
+    @Test
+    void aDamagedLiveBlobStopsTheRepackBeforeAnythingIsDeleted() {
+        Fixture f = new Fixture();
+        String b = f.packOf(1);
+        byte[] bytes = f.store.currentBytes(b).orElseThrow();
+        bytes[100] ^= 1; // inside the first blob of B, which is live
+        f.store.plant(b, bytes, null, 0);
+        List<String> before = f.packs();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThatThrownBy(() -> repo.prune(f.live(), p -> false))
+                    .isInstanceOf(dev.ballast.storage.IntegrityException.class)
+                    .hasMessageContaining(b)
+                    .hasMessageContaining(f.groups.get(1).get(0).hex());
+        }
+        assertThat(f.packs()).isEqualTo(before);
+        assertThat(f.store.allKeys().stream().filter(k -> k.startsWith("index/")))
+                .hasSize(3);
+    }
+}
