@@ -2,8 +2,11 @@ package dev.ballast.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.retention.RetentionPolicy;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
@@ -315,6 +318,40 @@ class EncryptedBackupsTest {
         Path target = dir.resolve("restored");
         assertThat(backups().restore("c", target).ok()).isTrue();
         assertThat(contents(target)).isEqualTo(contents(source));
+    }
+
+    @Test
+    void aRunKilledBeforeItsFlushIsResumedWithoutStoringItsPacksAgain() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        byte[] big = random(20 * 1024 * 1024, 21);
+        Files.write(source.resolve("big.bin"), big);
+
+        // The killed run: its first full pack uploaded, no index file written, its run marker left behind.
+        try (PackedBlobs killed = PackedBlobs.open(store, key, 2)) {
+            killed.store(source.resolve("big.bin"), n -> {}, () -> false);
+        }
+        RunMarker left = RunMarker.start(new SealedStore(store, key), "k", Clock.systemUTC());
+        left.abandon();
+        left.close();
+        assertThat(store.list("data/")).isNotEmpty();
+        assertThat(store.list("index/")).isEmpty();
+
+        List<String> notes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        BackupListener listener = new BackupListener() {
+            @Override
+            public void notice(String message) {
+                notes.add(message);
+            }
+        };
+        BackupResult resumed = backups().withListener(listener).backup("k", source);
+        assertThat(resumed.ok()).as("%s", resumed).isTrue();
+        assertThat(notes).anyMatch(n -> n.contains("did not finish left") && n.contains("reused"));
+        // The chunks of the full pack are not stored again: at most what the killed run had not uploaded.
+        assertThat(resumed.bytesUploaded()).isLessThanOrEqualTo(8L * 1024 * 1024);
+
+        Path target = dir.resolve("restored");
+        assertThat(backups().restore("k", target).ok()).isTrue();
+        assertThat(Files.readAllBytes(target.resolve("big.bin"))).isEqualTo(big);
     }
 
     @Test

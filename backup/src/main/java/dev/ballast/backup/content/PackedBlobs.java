@@ -5,6 +5,7 @@ import dev.ballast.backup.pack.BlobId;
 import dev.ballast.backup.pack.BlobLocation;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.BlobType;
+import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.Chunker;
 import dev.ballast.backup.pack.PackOptions;
 import dev.ballast.backup.pack.PruneStats;
@@ -95,6 +96,12 @@ public final class PackedBlobs implements PackedContent {
     @Override
     public void flush() {
         blobs.flush();
+    }
+
+    @Override
+    public int indexLeftBehind() {
+        CheckReport r = blobs.rebuildIndex();
+        return r.packsChecked() - r.damage().size();
     }
 
     @Override

@@ -53,6 +53,16 @@ public interface PackedContent extends AutoCloseable {
      */
     void flush();
 
+    /**
+     * Indexes the packs in the store that no index file names (what a run killed before its flush
+     * left), so that their chunks are found and not stored again: how a killed backup is resumed.
+     * Packs whose header does not open are left alone.
+     *
+     * @return how many packs were indexed
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    int indexLeftBehind();
+
     /** Whether the repository's index holds every one of {@code chunks}. */
     boolean holdsAll(List<String> chunks);
 

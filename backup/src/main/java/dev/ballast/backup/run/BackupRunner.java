@@ -1001,6 +1001,10 @@ public final class BackupRunner {
         }
         previousAll = map;
         damaged = d;
+        if (packed != null && guard != null && guard.othersAtStart()) {
+            // Another run's marker: one killed before its flush may have left packs no index names.
+            PackedBackup.reuseLeftBehind(packed, name, err);
+        }
         if (guard != null && guard.othersAtStart() && !d.unreadable() && packed == null) {
             leftBehind = listing == null
                     ? LeftBehind.list(store, Manifest.objectKey(name, ""))

@@ -16,6 +16,20 @@ final class PackedBackup {
     private PackedBackup() {}
 
     /**
+     * Indexes the packs a run of the name killed before its flush left ({@link
+     * PackedContent#indexLeftBehind}), with a note when there were some: their chunks are then reused
+     * by this run instead of being stored again, as a killed backup of the earlier formats has its
+     * stored files reused ({@link LeftBehind}).
+     */
+    static void reuseLeftBehind(PackedContent packed, String name, Consumer<String> err) {
+        int packs = packed.indexLeftBehind();
+        if (packs > 0) {
+            err.accept("Note: a run of '" + Messages.printable(name) + "' that did not finish left " + packs
+                    + " pack(s) no index named; they are indexed and their chunks reused.");
+        }
+    }
+
+    /**
      * Removes from {@code previous} the entries whose chunks are not all in the index (a prune or a
      * damaged index took them) or that list no chunks at all (not of format 3), with one note saying
      * how many: those files are read and stored again.
