@@ -14,6 +14,7 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.test.FakeObjectStore;
 import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -352,6 +353,28 @@ class EncryptedBackupsTest {
         Path target = dir.resolve("restored");
         assertThat(backups().restore("k", target).ok()).isTrue();
         assertThat(Files.readAllBytes(target.resolve("big.bin"))).isEqualTo(big);
+    }
+
+    @Test
+    void manySmallFilesRestoreWithAFewReadsOfTheirPackNotOnePerFile() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        for (int i = 0; i < 300; i++) {
+            Files.write(source.resolve("small-" + i), random(2048, 100 + i));
+        }
+        FakeObjectStore fake = new FakeObjectStore();
+        Backups backups = Backups.of(fake, key).withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
+        assertThat(backups.backup("small", source).ok()).isTrue();
+        long packs = fake.allKeys().stream().filter(k -> k.startsWith("data/")).count();
+        assertThat(packs).isEqualTo(1);
+
+        fake.forgetRecordedKeys();
+        Path target = dir.resolve("restored");
+        RestoreResult back = backups.restore("small", target);
+        assertThat(back.ok()).as("%s", back).isTrue();
+        assertThat(contents(target)).isEqualTo(contents(source));
+        long packReads =
+                fake.keysRead().stream().filter(k -> k.startsWith("data/")).count();
+        assertThat(packReads).as("reads of the one pack for 300 files").isLessThanOrEqualTo(4);
     }
 
     @Test

@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link PackedContent} over a {@link BlobRepository}: files cut by the repository's FastCDC
@@ -44,6 +45,8 @@ public final class PackedBlobs implements PackedContent {
 
     private final BlobRepository blobs;
     private final ThreadLocal<Chunker> chunkers;
+    /** What a restore reads ahead, or null. */
+    private volatile @Nullable PackedPrefetch prefetch;
 
     private PackedBlobs(BlobRepository blobs, MasterKey key) {
         this.blobs = blobs;
@@ -96,6 +99,16 @@ public final class PackedBlobs implements PackedContent {
     @Override
     public void flush() {
         blobs.flush();
+    }
+
+    @Override
+    public AutoCloseable readAhead(List<List<String>> files) {
+        PackedPrefetch started = new PackedPrefetch(blobs, files);
+        prefetch = started;
+        return () -> {
+            prefetch = null;
+            started.close();
+        };
     }
 
     @Override
@@ -181,7 +194,20 @@ public final class PackedBlobs implements PackedContent {
                 order.add(id);
                 next++;
             }
-            blobs.readAll(wanted, batch::put);
+            PackedPrefetch ahead = prefetch;
+            if (ahead != null) {
+                for (java.util.Iterator<BlobId> it = wanted.iterator(); it.hasNext(); ) {
+                    BlobId id = it.next();
+                    byte[] plain = ahead.take(id);
+                    if (plain != null) {
+                        batch.put(id, plain);
+                        it.remove();
+                    }
+                }
+            }
+            if (!wanted.isEmpty()) {
+                blobs.readAll(wanted, batch::put);
+            }
         }
 
         @Override

@@ -76,6 +76,14 @@ public interface PackedContent extends AutoCloseable {
     InputStream open(List<String> chunks);
 
     /**
+     * Starts reading ahead the chunks of the small files among {@code files} (each a file's chunk IDs,
+     * in the order they will be {@link #open}ed), many files' chunks per read; {@link #open} then
+     * takes them from what was read ahead. Closing the handle stops it and drops what was not taken.
+     * A restore of many small files costs a few reads per pack instead of one per file.
+     */
+    AutoCloseable readAhead(List<List<String>> files);
+
+    /**
      * Deletes the packs whose every chunk is dead and repacks those mostly dead, never touching a
      * pack written after {@code cutoff}.
      *

@@ -1,11 +1,15 @@
 package dev.ballast.backup.restore;
 
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.storage.IntegrityException;
 import java.io.InputStream;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reading a file of a repository of format 3 for {@link RestoreRunner}: its chunks in order from the
@@ -16,6 +20,32 @@ import java.util.HexFormat;
  */
 final class PackedRestore {
     private PackedRestore() {}
+
+    /**
+     * Starts reading ahead the chunks of the files of {@code m} to be written (not {@code present}),
+     * in the order they are written ({@link PackedContent#readAhead}).
+     */
+    static AutoCloseable readAhead(PackedContent packed, Manifest m, boolean[] present) {
+        List<List<String>> files = new ArrayList<>();
+        for (int i = 0; i < m.files().size(); i++) {
+            ManifestEntry e = m.files().get(i);
+            if (!present[i] && e.packed()) {
+                files.add(e.chunks());
+            }
+        }
+        return packed.readAhead(files);
+    }
+
+    /** Stops a read ahead; null is nothing to stop. */
+    static void close(@Nullable AutoCloseable readAhead) {
+        if (readAhead != null) {
+            try {
+                readAhead.close();
+            } catch (Exception e) {
+                // what was read ahead and not taken is dropped; nothing else to undo
+            }
+        }
+    }
 
     /** The content of {@code e}, chunk after chunk. */
     static InputStream open(PackedContent packed, ManifestEntry e) {

@@ -257,6 +257,7 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
+        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
@@ -286,6 +287,7 @@ public final class RestoreRunner {
             pool.awaitAll();
         } finally {
             syncers.shutdown();
+            PackedRestore.close(readAhead);
         }
         awaitSyncers(syncers);
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
