@@ -1,9 +1,13 @@
 package dev.ballast.backup;
 
+import dev.ballast.backup.content.PackedBlobs;
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.Forgetting;
+import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.run.BackupRunner;
@@ -12,6 +16,7 @@ import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.verify.DataSubset;
@@ -52,6 +57,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #allowingInexactNames(ObjectStore)} accepts names as the locale decodes them (a name that cannot be
  * held is then reported not stored). On other JDKs (Windows) names are the JDK's own.
  *
+ * <p><b>Formats.</b> Without a key, the store is one of the earlier formats (one object per file,
+ * plain JSON manifests under {@code NAME/}). {@link #of(ObjectStore, MasterKey)} or {@link #withKey}
+ * works on a repository of format 3 instead: contents in deduplicated, compressed, sealed chunks in
+ * packs, manifests and markers sealed under keys that do not reveal the name (docs/backup-format.md).
+ * The format of a store is fixed when it is first written; a job given the wrong kind finds no backups.
+ *
  * <p><b>Failures.</b> A failure of the job as a whole is a {@link BackupException} (its
  * {@link BackupException.Kind} says which); a store that fails is a
  * {@link dev.ballast.storage.StorageException} as the store threw it; a file that cannot be stored or
@@ -59,7 +70,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable and thread-safe; the {@code with...} methods return a copy. Defaults: the system
  * clock in UTC, 4 transfer threads, no listener, a cancellation no one cancels, 5 seconds for an
- * interrupted run to write its manifest.
+ * interrupted run to write its manifest, no key (the earlier formats).
  */
 public final class Backups {
     private final ObjectStore store;
@@ -68,6 +79,9 @@ public final class Backups {
     private final BackupListener listener;
     private final Cancellation cancellation;
     private final Duration manifestGrace;
+    private final @Nullable MasterKey key;
+    /** What manifests, markers and records go through: the store itself, or its sealed view (format 3). */
+    private final ObjectStore view;
 
     private Backups(
             ObjectStore store,
@@ -75,7 +89,10 @@ public final class Backups {
             int transfers,
             BackupListener listener,
             Cancellation cancellation,
-            Duration manifestGrace) {
+            Duration manifestGrace,
+            @Nullable MasterKey key) {
+        this.key = key;
+        this.view = key == null ? store : new SealedStore(store, key);
         this.store = store;
         this.clock = clock;
         this.transfers = transfers;
@@ -114,13 +131,48 @@ public final class Backups {
                 Transfers.DEFAULT_THREADS,
                 BackupListener.NONE,
                 new Cancellation(),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5),
+                null);
+    }
+
+    /**
+     * Backups in the repository of format 3 in {@code store}, sealed by {@code key} (the master key
+     * the repository's key files hold, opened with a password): {@code of(store).withKey(key)}.
+     *
+     * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
+     */
+    public static Backups of(ObjectStore store, MasterKey key) {
+        return of(store).withKey(key);
+    }
+
+    /**
+     * A copy working on a repository of format 3 (docs/backup-format.md), sealed by {@code key}: file
+     * contents are cut into content-defined chunks (FastCDC, about 1 MiB), each chunk stored once in
+     * the repository, compressed with zstd where that pays and sealed (AES-256-GCM) in pack files found
+     * through index files; manifests are compressed and sealed under {@code snapshots/<ID of the
+     * name>}, run markers and records of damage are sealed under keys named by that ID. No object key
+     * and no unsealed byte reveals a backup name, a file name or content. Restore, verify, forget,
+     * prune and {@link #snapshots} read such a repository; without a key (the default) they read and
+     * write a store of the earlier formats (one object per file, plain JSON manifests), as before.
+     *
+     * <p>Jobs open the repository's index when they start (one GET per index file) and, for a backup,
+     * store and index the new packs before the manifest naming them is written.
+     *
+     * @param key the repository's master key, or null for a store of the earlier formats
+     */
+    public Backups withKey(@Nullable MasterKey key) {
+        return new Backups(store, clock, transfers, listener, cancellation, manifestGrace, key);
+    }
+
+    /** Whether this works on a repository of format 3 ({@link #withKey}). */
+    public boolean encrypted() {
+        return key != null;
     }
 
     /** A copy using {@code clock} for snapshot times, retention and prune's grace period. */
     public Backups withClock(Clock clock) {
         return new Backups(
-                store, Objects.requireNonNull(clock, "clock"), transfers, listener, cancellation, manifestGrace);
+                store, Objects.requireNonNull(clock, "clock"), transfers, listener, cancellation, manifestGrace, key);
     }
 
     /**
@@ -130,13 +182,19 @@ public final class Backups {
      */
     public Backups withTransfers(int threads) {
         new Transfers(threads, 1).close(); // refuses a bad count
-        return new Backups(store, clock, threads, listener, cancellation, manifestGrace);
+        return new Backups(store, clock, threads, listener, cancellation, manifestGrace, key);
     }
 
     /** A copy reporting progress and notes to {@code listener}. */
     public Backups withListener(BackupListener listener) {
         return new Backups(
-                store, clock, transfers, Objects.requireNonNull(listener, "listener"), cancellation, manifestGrace);
+                store,
+                clock,
+                transfers,
+                Objects.requireNonNull(listener, "listener"),
+                cancellation,
+                manifestGrace,
+                key);
     }
 
     /**
@@ -146,7 +204,13 @@ public final class Backups {
      */
     public Backups withCancellation(Cancellation cancellation) {
         return new Backups(
-                store, clock, transfers, listener, Objects.requireNonNull(cancellation, "cancellation"), manifestGrace);
+                store,
+                clock,
+                transfers,
+                listener,
+                Objects.requireNonNull(cancellation, "cancellation"),
+                manifestGrace,
+                key);
     }
 
     /** Backs up {@code source} as {@code name} with {@link BackupOptions#defaults()}. */
@@ -177,8 +241,9 @@ public final class Backups {
                 options.checksum(),
                 globs("exclude", options.excludes()),
                 options.excludeCaches());
+        PackedContent content = packedContent();
         BackupRunner runner = new BackupRunner(
-                store,
+                view,
                 name,
                 source.toAbsolutePath().normalize(),
                 settings,
@@ -188,8 +253,12 @@ public final class Backups {
                 () -> counter(0, 0),
                 manifestGrace,
                 path -> {});
+        if (content != null) {
+            runner.packedInto(content);
+        }
         BackupRunner.Result r;
-        try (RunMarker marker = RunMarker.start(store, name, clock)) {
+        try (PackedContent closing = content;
+                RunMarker marker = RunMarker.start(view, name, clock)) {
             r = runner.guardedBy(marker).run();
             if (r.unavailable() != null) {
                 marker.abandon();
@@ -253,15 +322,14 @@ public final class Backups {
         checkRestoreTarget(target);
         RestoreSelection selection = new RestoreSelection(
                 options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
-        Manifests.Versioned chosen =
-                Manifests.select(store, n, options.version(), "the object store", listener::notice);
+        Manifests.Versioned chosen = Manifests.select(view, n, options.version(), "the object store", listener::notice);
         RestoreSelection.Selected selected = selection.selectOrRefuse(n, chosen);
         Manifest m = selected.manifest();
-        DamagedVersions damaged = DamagedVersions.load(store, n, listener::notice);
+        DamagedVersions damaged = DamagedVersions.load(view, n, listener::notice);
         RestoreRunner.Result r;
-        try {
-            r = new RestoreRunner(
-                            store,
+        try (PackedContent content = packedContent()) {
+            RestoreRunner runner = new RestoreRunner(
+                            view,
                             m,
                             target,
                             options.overwrite(),
@@ -269,8 +337,11 @@ public final class Backups {
                             cancellation,
                             x -> counter(x.files().size(), x.totalBytes()),
                             damaged)
-                    .writingAs(selected.writtenAs())
-                    .run();
+                    .writingAs(selected.writtenAs());
+            if (content != null) {
+                runner.readingFrom(content);
+            }
+            r = runner.run();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -298,10 +369,10 @@ public final class Backups {
     public List<SnapshotInfo> snapshots(String name) {
         String n = Manifests.checkExistingName(name);
         List<SnapshotInfo> out = new ArrayList<>();
-        for (VersionEntry v : Manifests.versions(store, n)) {
+        for (VersionEntry v : Manifests.versions(view, n)) {
             String id = v.versionId();
             try {
-                Manifest m = Manifests.read(store, n, id);
+                Manifest m = Manifests.read(view, n, id);
                 out.add(new SnapshotInfo(
                         id,
                         Manifests.shortId(id),
@@ -328,6 +399,9 @@ public final class Backups {
      * @param dryRun whether only to tell what would be deleted
      */
     public PruneResult prune(Duration grace, boolean dryRun) {
+        if (key != null) {
+            return prunePacked(grace, dryRun);
+        }
         Pruner.Result r = Pruner.of(store, clock, grace, dryRun).run(null);
         List<String> skipped = new ArrayList<>();
         r.skipped().forEach(s -> skipped.add(s.name() + ": " + s.skippedBecause()));
@@ -354,19 +428,23 @@ public final class Backups {
             throw new BackupException(
                     BackupException.Kind.INVALID_INPUT, "The read-data subset " + e.getMessage() + ".");
         }
-        Manifests.Versioned chosen = Manifests.select(store, n, version, "the object store", listener::notice);
-        DamagedVersions record = DamagedVersions.load(store, n, listener::notice);
+        Manifests.Versioned chosen = Manifests.select(view, n, version, "the object store", listener::notice);
+        DamagedVersions record = DamagedVersions.load(view, n, listener::notice);
         Manifest m = chosen.manifest();
-        Verifier.Result found = Verifier.run(store, m, record, subset, transfers, cancellation, this::counter);
+        Verifier.Result found;
+        try (PackedContent content = packedContent()) {
+            found = Verifier.run(view, m, record, subset, transfers, cancellation, this::counter, content);
+        }
         boolean recorded = false;
-        if (!found.damaged().isEmpty()) {
+        // Damage in packs is the blobs' (verify names the files); the record of damaged versions is format 2's.
+        if (key == null && !found.damaged().isEmpty()) {
             Instant now = clock.instant();
             for (Verifier.Damage d : found.damaged()) {
                 ManifestEntry e = d.entry();
                 record.add(new DamagedVersions.Entry(e.path(), e.versionId(), e.sha256(), now, d.reason(), null));
             }
             try {
-                record.save(store);
+                record.save(view);
                 recorded = true;
                 listener.notice("Recorded " + found.damaged().size() + " damaged version(s) of '" + n + "' in "
                         + DamagedVersions.key(n) + ": no backup reuses them.");
@@ -407,17 +485,40 @@ public final class Backups {
                     "No retention rule was given, so nothing would be kept; give at least one keep count or span.");
         }
         Forgetting.Plan plan =
-                Forgetting.byPolicy(store, n, policy, clock.getZone(), clock.instant(), "the object store");
+                Forgetting.byPolicy(view, n, policy, clock.getZone(), clock.instant(), "the object store");
         List<String> kept = new ArrayList<>();
         plan.keep().forEach(k -> kept.add(k.backup().version().versionId() + " (" + k.why() + ")"));
         List<String> removed = new ArrayList<>();
         for (Forgetting.Backup b : plan.remove()) {
             if (!dryRun) {
-                Forgetting.remove(store, n, b);
+                Forgetting.remove(view, n, b);
             }
             removed.add(b.version().versionId());
         }
         return new ForgetResult(kept, removed, dryRun);
+    }
+
+    /** The content of a repository of format 3, opened for one job (its index read), or null without a key. */
+    private @Nullable PackedContent packedContent() {
+        return key == null ? null : PackedBlobs.open(store, key, transfers);
+    }
+
+    /** {@link #prune} of a repository of format 3 ({@link PackedPrune}). */
+    private PruneResult prunePacked(Duration grace, boolean dryRun) {
+        if (dryRun) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "A dry run of prune is not available on an encrypted repository yet; run prune without it"
+                            + " (it never deletes what a snapshot references).");
+        }
+        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
+            PackedPrune.Result r = PackedPrune.run((SealedStore) view, content, clock, grace);
+            if (r.pruned().liveMissing() > 0) {
+                listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) some snapshot references are in"
+                        + " no index: those snapshots are damaged; run verify.");
+            }
+            return new PruneResult(r.pruned().packsDeleted(), r.pruned().bytesFreed(), r.skipped(), false);
+        }
     }
 
     private ProgressCounter counter(Long files, Long bytes) {

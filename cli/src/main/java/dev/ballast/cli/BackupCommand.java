@@ -104,22 +104,23 @@ final class BackupCommand extends BallastCommand {
         BackupRunner.Settings settings = new BackupRunner.Settings(
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
         new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE);
+                Repository repo = Repository.of(session)) {
             if (name == null) {
                 // A name clash is refused before the run is announced.
                 Errors.translate(session.where(), null, () -> {
-                    NameClash.refuseOtherSource(session.objects(), backupName, source);
+                    NameClash.refuseOtherSource(repo.metadata(), backupName, source);
                     return null;
                 });
             }
             ctx.out().println("Backing up " + source + " as '" + backupName + "' to " + session.where());
-            if (!session.objects().confirmsWrites()) {
+            if (!repo.packed() && !session.objects().confirmsWrites()) {
                 ctx.err()
                         .println("Note: " + session.where() + " validates neither Content-MD5 nor SHA-256 checksums, so"
                                 + " every new version is read back and hashed to confirm what it stores.");
             }
             BackupRunner runner = new BackupRunner(
-                            session.objects(),
+                            repo.metadata(),
                             backupName,
                             source,
                             settings,
@@ -139,10 +140,14 @@ final class BackupCommand extends BallastCommand {
             if (name == null) {
                 runner.nameFromDirectory();
             }
+            if (repo.packed()) {
+                runner.packedInto(
+                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
+            }
             BackupRunner.Result r;
             // The run's marker keeps 'prune' away from this name until the run has written its manifest.
             try (RunMarker marker = Errors.translate(
-                    session.where(), null, () -> RunMarker.start(session.objects(), backupName, ctx.clock()))) {
+                    session.where(), null, () -> RunMarker.start(repo.metadata(), backupName, ctx.clock()))) {
                 r = Errors.translate(session.where(), null, runner.guardedBy(marker)::run);
                 if (r.unavailable() != null) {
                     marker.abandon();

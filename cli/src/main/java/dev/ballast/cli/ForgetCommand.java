@@ -114,6 +114,9 @@ final class ForgetCommand extends BallastCommand {
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
+            if (prune && !dryRun && code == ExitCodes.OK && Repository.masterKey(session) != null) {
+                return PruneCommand.packed(ctx, session, grace, false);
+            }
             if (prune && !dryRun && code == ExitCodes.OK) {
                 StoreSpace.Measure before = StoreSpace.bytesOf(session.localDirectory());
                 Pruner.Result r = Errors.translate(
@@ -148,7 +151,7 @@ final class ForgetCommand extends BallastCommand {
     }
 
     private int forget(StoreSession session, RetentionPolicy policy) {
-        ObjectStore store = session.objects();
+        ObjectStore store = Repository.of(session).metadata();
         ZoneId zone = ctx.clock().getZone();
         Forgetting.Plan plan;
         if (!versionIds.isEmpty()) {

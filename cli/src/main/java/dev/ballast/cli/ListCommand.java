@@ -23,17 +23,28 @@ final class ListCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
-            return Errors.translate(session.where(), null, () -> list(session));
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
+                Repository repo = Repository.of(session)) {
+            return Errors.translate(session.where(), null, () -> list(session, repo));
         }
     }
 
-    private int list(StoreSession session) {
+    private int list(StoreSession session, Repository repo) {
         String suffix = "/" + Manifest.FILE_NAME;
-        List<String> names = session.objects().list("").stream()
-                .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
-                .map(k -> k.substring(0, k.length() - suffix.length()))
-                .toList();
+        List<String> names;
+        if (repo.packed()) {
+            dev.ballast.backup.snapshot.SealedStore.Names found = repo.sealed().names();
+            found.unreadable()
+                    .forEach(k -> ctx.err()
+                            .println("Warning: no version of the snapshot " + k
+                                    + " opens, so its backup name cannot be shown; verify the repository."));
+            names = found.names();
+        } else {
+            names = session.objects().list("").stream()
+                    .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
+                    .map(k -> k.substring(0, k.length() - suffix.length()))
+                    .toList();
+        }
         if (names.isEmpty()) {
             ctx.out().println("No backups in " + session.where() + ".");
             return ExitCodes.OK;
@@ -42,12 +53,12 @@ final class ListCommand extends BallastCommand {
         for (String name : names) {
             ctx.out().println(name);
             boolean latestShown = false;
-            for (VersionEntry v : Manifests.versions(session.objects(), name)) {
+            for (VersionEntry v : Manifests.versions(repo.metadata(), name)) {
                 String detail;
                 // "(latest)" marks what --manifest-version latest selects: the newest complete, intact one.
                 boolean latest = false;
                 try {
-                    Manifest m = Manifests.read(session.objects(), name, v.versionId());
+                    Manifest m = Manifests.read(repo.metadata(), name, v.versionId());
                     latest = !latestShown && m.complete();
                     latestShown |= latest;
                     detail = String.format(

@@ -51,12 +51,13 @@ final class LsCommand extends BallastCommand {
     @Override
     public Integer call() {
         name = Manifests.checkExistingName(name);
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
+                Repository repo = Repository.of(session)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
                     () -> Manifests.select(
-                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
+                            repo.metadata(), name, manifestVersion, session.where(), ctx.err()::println));
             Manifest m = chosen.manifest();
             PrintStream out = ctx.out();
             out.println("Backup '" + name + "', manifest version "

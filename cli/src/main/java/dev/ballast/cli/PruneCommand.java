@@ -1,5 +1,7 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.cache.LastKnownGoodStore;
@@ -48,6 +50,14 @@ final class PruneCommand extends BallastCommand {
         names.forEach(Manifests::checkName);
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
+            if (Repository.masterKey(session) != null) {
+                if (!names.isEmpty()) {
+                    ctx.err()
+                            .println("Note: in an encrypted repository chunks are shared by every backup name, so"
+                                    + " prune looks at all of them, not only " + names + ".");
+                }
+                return packed(ctx, session, grace, dryRun);
+            }
             StoreSpace.Measure before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
             Pruner.Result r = Errors.translate(
                     session.where(),
@@ -84,6 +94,42 @@ final class PruneCommand extends BallastCommand {
                                 + StoreSpace.exact(c.bytesReclaimed())
                                 + " given back.");
             }
+        }
+    }
+
+    /**
+     * Prunes a repository of format 3 ({@link PackedPrune}): the packs no snapshot of any name needs,
+     * past the grace period; prints what it did and returns the exit code.
+     */
+    static int packed(CliContext ctx, StoreSession session, Duration grace, boolean dryRun) {
+        if (dryRun) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--dry-run is not available on an encrypted repository yet; run prune without it (it never"
+                            + " deletes a chunk a snapshot references).");
+        }
+        try (Repository repo = Repository.of(session)) {
+            PackedPrune.Result r = Errors.translate(
+                    session.where(), null, () -> PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace));
+            r.skipped().forEach(why -> ctx.err().println("Not pruned: " + Errors.printable(why) + "."));
+            if (!r.skipped().isEmpty()) {
+                ctx.err()
+                        .println(
+                                "Prune of " + session.where() + " deleted nothing; run it again once that is settled.");
+                return ExitCodes.INCOMPLETE;
+            }
+            PackedContent.Pruned p = r.pruned();
+            ctx.out()
+                    .println("Prune done: deleted " + Summary.count(p.packsDeleted(), "pack") + ", wrote "
+                            + Summary.count(p.packsWritten(), "pack") + " of repacked chunks, "
+                            + StoreSpace.exact(p.bytesFreed()) + " given back.");
+            if (p.liveMissing() > 0) {
+                ctx.err()
+                        .println("Warning: " + p.liveMissing() + " chunk(s) a snapshot references are in no index:"
+                                + " those snapshots are damaged; run 'ballast verify'.");
+                return ExitCodes.INTEGRITY;
+            }
+            return ExitCodes.OK;
         }
     }
 

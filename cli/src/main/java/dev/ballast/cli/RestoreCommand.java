@@ -179,12 +179,13 @@ final class RestoreCommand extends BallastCommand {
                             + "' is not a directory; pass a directory to restore into.");
         }
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
+                Repository repo = Repository.of(session)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
                     () -> Manifests.select(
-                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
+                            repo.metadata(), name, manifestVersion, session.where(), ctx.err()::println));
             RestoreSelection.Selected selected = select(selection, chosen);
             Manifest m = selected.manifest();
             refuseWritingIntoTheStore(m, session.localDirectory());
@@ -195,9 +196,9 @@ final class RestoreCommand extends BallastCommand {
                             + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                             + target.toAbsolutePath());
             DamagedVersions damaged = Errors.translate(
-                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()::println));
-            RestoreRunner.Result r = new RestoreRunner(
-                            session.objects(),
+                    session.where(), null, () -> DamagedVersions.load(repo.metadata(), name, ctx.err()::println));
+            RestoreRunner runner = new RestoreRunner(
+                            repo.metadata(),
                             m,
                             target,
                             overwrite,
@@ -212,8 +213,12 @@ final class RestoreCommand extends BallastCommand {
                                     ctx.progressInterval().toSeconds()),
                             damaged)
                     .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
-                    .writingAs(selected.writtenAs())
-                    .run();
+                    .writingAs(selected.writtenAs());
+            if (repo.packed()) {
+                runner.readingFrom(
+                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
+            }
+            RestoreRunner.Result r = runner.run();
             String totals =
                     Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present, "
                             + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("

@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -55,10 +56,21 @@ final class UnlockCommand extends BallastCommand {
 
     /** The run markers of the names asked for (all without names), each judged now. */
     private List<RunMarker.Found> markers(StoreSession session) {
-        List<VersionEntry> versions = session.objects().listVersions(RunMarker.PREFIX).stream()
-                .filter(v -> names.isEmpty() || names.contains(RunMarker.nameOf(v.key())))
-                .toList();
-        return RunMarker.classify(session.objects(), versions, ctx.clock().instant());
+        ObjectStore objects = objects(session);
+        // Listed by each name's prefix when names are given: in a repository of format 3 the prefix is the name's ID.
+        List<VersionEntry> versions = names.isEmpty()
+                ? objects.listVersions(RunMarker.PREFIX)
+                : names.stream()
+                        .map(Manifests::checkExistingName)
+                        .distinct()
+                        .flatMap(n -> objects.listVersions(RunMarker.prefix(n)).stream())
+                        .toList();
+        return RunMarker.classify(objects, versions, ctx.clock().instant());
+    }
+
+    /** Where the run markers are: the store, or the sealed view of a repository of format 3 ({@link Repository}). */
+    private static ObjectStore objects(StoreSession session) {
+        return Repository.of(session).metadata();
     }
 
     /** Removes the markers of runs that ended (every one with --remove-all), naming each. */
@@ -70,7 +82,7 @@ final class UnlockCommand extends BallastCommand {
                 continue;
             }
             for (VersionEntry v : m.versions()) {
-                session.objects().deleteVersion(v.key(), v.versionId());
+                objects(session).deleteVersion(v.key(), v.versionId());
             }
             removed++;
             ctx.out()
@@ -96,7 +108,7 @@ final class UnlockCommand extends BallastCommand {
             if (found.stream().noneMatch(m -> m.name().equals(name))) {
                 ctx.out()
                         .println("'" + name + "' has "
-                                + (Manifests.versions(session.objects(), name).isEmpty()
+                                + (Manifests.versions(objects(session), name).isEmpty()
                                         ? "no backups and no run marker in " + session.where()
                                                 + "; 'ballast list' shows the backups there."
                                         : "no run marker: it is not locked."));

@@ -79,21 +79,28 @@ final class VerifyCommand extends BallastCommand {
                     "'" + repairFrom + "' is not a directory; pass --repair the directory " + "that was backed up.");
         }
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.WRITE : StoreSession.Access.READ;
-        try (StoreSession session = StoreSession.open(common, ctx, access)) {
+        try (StoreSession session = StoreSession.open(common, ctx, access);
+                Repository repo = Repository.of(session)) {
+            if (repo.packed() && repairFrom != null) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "--repair is not available on an encrypted repository yet; back the source up again to"
+                                + " store a good copy of each damaged file.");
+            }
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
                     () -> Manifests.select(
-                            session.objects(), name, manifestVersion, session.where(), ctx.err()::println));
+                            repo.metadata(), name, manifestVersion, session.where(), ctx.err()::println));
             DamagedVersions record = Errors.translate(
-                    session.where(), null, () -> DamagedVersions.load(session.objects(), name, ctx.err()::println));
+                    session.where(), null, () -> DamagedVersions.load(repo.metadata(), name, ctx.err()::println));
             Manifest m = chosen.manifest();
             verified = m;
             Verifier.Result found = Errors.translate(
                     session.where(),
                     null,
                     () -> Verifier.run(
-                            session.objects(),
+                            repo.metadata(),
                             m,
                             record,
                             subset,
@@ -105,7 +112,8 @@ final class VerifyCommand extends BallastCommand {
                                     size,
                                     ctx.terminal(),
                                     ctx.out(),
-                                    ctx.progressInterval().toSeconds())));
+                                    ctx.progressInterval().toSeconds()),
+                            repo.content(transferOptions.transfers)));
             List<Damage> damaged = found.damaged();
             List<String> unreadable = found.unreadable();
             java.time.Duration elapsed = found.elapsed();
@@ -113,10 +121,14 @@ final class VerifyCommand extends BallastCommand {
             StorageUnavailableException unavailable = found.unavailable();
             int toReadCount = found.read();
             damaged.forEach(d -> ctx.err()
-                    .println("Damaged: " + Errors.printable(d.entry().path()) + " (version "
-                            + d.entry().versionId() + ": " + Errors.printable(d.reason()) + ")"));
+                    .println("Damaged: " + Errors.printable(d.entry().path())
+                            + (d.entry().packed()
+                                    ? " ("
+                                    : " (version " + d.entry().versionId() + ": ")
+                            + Errors.printable(d.reason()) + ")"));
             unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
-            int repaired = damaged.isEmpty() ? 0 : recordAndRepair(session, record, damaged);
+            // In a repository of format 3 the damage is in packs, named by the message; there is no version to record.
+            int repaired = damaged.isEmpty() || repo.packed() ? 0 : recordAndRepair(session, record, damaged);
             int stillBad = damaged.size() - repaired;
             String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of "
                     + Summary.count(m.files().size(), "file")

@@ -34,6 +34,13 @@ final class VersionsCommand extends BallastCommand {
         }
         Manifests.checkExistingName(key.substring(0, slash));
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ)) {
+            if (Repository.masterKey(session) != null) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "'versions' does not apply to an encrypted repository, whose files are chunks in packs rather"
+                                + " than objects with versions; 'ballast ls NAME --manifest-version ID' shows a file"
+                                + " in each snapshot.");
+            }
             List<VersionEntry> versions;
             try {
                 versions = Errors.translate(

@@ -3,6 +3,7 @@ package dev.ballast.backup.restore;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.run.BackupRunner;
@@ -182,6 +183,19 @@ public final class RestoreRunner {
 
     private java.util.Map<String, String> writtenAs = java.util.Map.of();
 
+    /** Where the content of packed entries is read from (format 3), or null. */
+    private @Nullable PackedContent packed;
+
+    /**
+     * Reads the content of entries of format 3 ({@link ManifestEntry#packed()}) from {@code content}:
+     * their chunks are read from the packs, checked one by one, and the whole file checked against
+     * its SHA-256 before it takes its name ({@link PackedRestore}).
+     */
+    public RestoreRunner readingFrom(PackedContent content) {
+        this.packed = Objects.requireNonNull(content, "content");
+        return this;
+    }
+
     /** The path {@code e} is written at, as messages name it. */
     private String shown(ManifestEntry e) {
         return writtenAs.getOrDefault(e.path(), e.path());
@@ -243,6 +257,7 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
+        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
@@ -272,6 +287,7 @@ public final class RestoreRunner {
             pool.awaitAll();
         } finally {
             syncers.shutdown();
+            PackedRestore.close(readAhead);
         }
         awaitSyncers(syncers);
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
@@ -394,7 +410,11 @@ public final class RestoreRunner {
             damagedCopies.incrementAndGet();
             failed.add(new BackupRunner.Failure(
                     shown(e),
-                    "its stored version " + e.versionId() + " is missing from the store; nothing was written for it"));
+                    e.packed()
+                            ? "a chunk of it is missing from the repository (" + ex.getMessage()
+                                    + "); nothing was written for it"
+                            : "its stored version " + e.versionId()
+                                    + " is missing from the store; nothing was written for it"));
         } else if (ex instanceof StorageException) {
             if (ex instanceof IntegrityException) {
                 damagedCopies.incrementAndGet();
@@ -442,6 +462,9 @@ public final class RestoreRunner {
             throw new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
                     + "(or restore into an empty one) and run the restore again");
         }
+        if (e.packed()) {
+            return writePacked(e, dest, progress);
+        }
         String key = manifest.objectKeyOf(e.path());
         FileChannel out = null;
         Path tmp = null;
@@ -479,6 +502,36 @@ public final class RestoreRunner {
                                 + "); it was not written");
             }
             return new Written(tmp, dest, e, out, read.degraded());
+        } catch (IOException | RuntimeException ex) {
+            if (out != null) {
+                out.close();
+            }
+            if (tmp != null) {
+                Files.deleteIfExists(tmp);
+            }
+            throw ex;
+        }
+    }
+
+    /** Writes an entry of format 3 from its chunks into a temporary file next to its destination, verified. */
+    private Written writePacked(ManifestEntry e, Path dest, ProgressCounter progress) throws IOException {
+        if (packed == null) {
+            throw new IllegalStateException("'" + e.path() + "' is stored as chunks but no repository was given");
+        }
+        FileChannel out = null;
+        Path tmp = null;
+        try (InputStream in = PackedRestore.open(packed, e)) {
+            Path[] created = new Path[1];
+            out = temporaries.create(dest, t -> {
+                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                created[0] = t;
+                return c;
+            });
+            tmp = created[0];
+            MessageDigest digest = Sha256.newDigest();
+            copySparse(in, out, digest, progress);
+            PackedRestore.check(e, out.size(), digest);
+            return new Written(tmp, dest, e, out, false);
         } catch (IOException | RuntimeException ex) {
             if (out != null) {
                 out.close();

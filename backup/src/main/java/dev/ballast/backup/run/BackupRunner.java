@@ -4,6 +4,7 @@ import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.snapshot.DamagedVersions;
@@ -216,6 +217,20 @@ public final class BackupRunner {
 
     private boolean nameFromDirectory;
 
+    /** Where file contents go in a repository of format 3, or null in a store of the earlier formats. */
+    private @Nullable PackedContent packed;
+
+    /**
+     * Stores file contents as chunks in packs of a repository of format 3 ({@link PackedBackup}),
+     * and the manifest in format {@link Manifest#PACKED_FORMAT_VERSION}, instead of one object per
+     * file: {@code store} is then the repository's {@link dev.ballast.backup.snapshot.SealedStore}.
+     * The packs are flushed (stored and indexed) before the manifest is written.
+     */
+    public BackupRunner packedInto(PackedContent content) {
+        this.packed = Objects.requireNonNull(content, "content");
+        return this;
+    }
+
     /**
      * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from
      * a previous manifest.
@@ -386,7 +401,7 @@ public final class BackupRunner {
                                 ? Messages.unavailableReason(down, "the store became unavailable")
                                 : "not every file was attempted";
         Manifest manifest = new Manifest(
-                Manifest.FORMAT_VERSION,
+                packed == null ? Manifest.FORMAT_VERSION : Manifest.PACKED_FORMAT_VERSION,
                 name,
                 createdAt,
                 complete,
@@ -559,7 +574,15 @@ public final class BackupRunner {
                 if (present.add(before.path())) {
                     // Its stat is not carried over: the next run reads the file again.
                     listed.add(new ManifestEntry(
-                            before.path(), before.size(), before.sha256(), before.versionId(), before.mtime()));
+                            before.path(),
+                            before.size(),
+                            before.sha256(),
+                            before.versionId(),
+                            before.mtime(),
+                            null,
+                            null,
+                            null,
+                            before.chunks()));
                     stale.add(new Manifest.Stale(before.path(), f.reason()));
                 }
             }
@@ -671,7 +694,7 @@ public final class BackupRunner {
                     throw new ChangedWhileReading();
                 }
                 if (sha.equals(before.sha256())) {
-                    entries.add(entry(f, sha, before.versionId()));
+                    entries.add(entry(f, sha, before.versionId(), before.chunks()));
                     unchangedCount.incrementAndGet();
                     keptFromPrevious.add(f);
                     progress.addBytes(f.size());
@@ -679,6 +702,22 @@ public final class BackupRunner {
                     done.run();
                     return;
                 }
+            }
+            if (packed != null) {
+                // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
+                PackedContent.Stored s = packed.store(f.file(), read::addAndGet, this::stopping);
+                if (s.size() != f.size() || changed(f)) {
+                    throw new ChangedWhileReading();
+                }
+                entries.add(entry(f, s.sha256(), "", s.chunks()));
+                stored.incrementAndGet();
+                uploadedFiles.add(new Uploaded(f, false));
+                uploaded.addAndGet(s.bytesAdded());
+                progress.addBytes(f.size());
+                onStored.accept(f.path());
+                progress.fileDone();
+                done.run();
+                return;
             }
             LeftBehind.Candidate left = leftBehind.candidate(Manifest.keyFor(name, f.path()), f.size(), damaged);
             if (left != null) {
@@ -690,7 +729,7 @@ public final class BackupRunner {
                     }
                 }
                 if (sha.equals(left.sha256())) {
-                    entries.add(entry(f, sha, left.versionId()));
+                    entries.add(entry(f, sha, left.versionId(), null));
                     reused.incrementAndGet();
                     uploadedFiles.add(new Uploaded(f, true));
                     progress.addBytes(f.size());
@@ -730,7 +769,7 @@ public final class BackupRunner {
                 } else if (changed) {
                     fail(f, new ChangedWhileReading());
                 } else {
-                    entries.add(entry(f, v.sha256(), v.versionId()));
+                    entries.add(entry(f, v.sha256(), v.versionId(), null));
                     stored.incrementAndGet();
                     uploadedFiles.add(new Uploaded(f, false));
                     uploaded.addAndGet(f.size());
@@ -755,7 +794,7 @@ public final class BackupRunner {
     }
 
     /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
-    private ManifestEntry entry(SourceFile f, String sha256, String versionId) {
+    private ManifestEntry entry(SourceFile f, String sha256, String versionId, @Nullable List<String> chunks) {
         FileStat s = f.stat();
         boolean trusted = s.mtime().isBefore(trustedBefore)
                 && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
@@ -767,7 +806,8 @@ public final class BackupRunner {
                 s.mtime(),
                 trusted ? s.ctime() : null,
                 trusted ? s.inode() : null,
-                s.attrs());
+                s.attrs(),
+                chunks);
     }
 
     /**
@@ -843,11 +883,18 @@ public final class BackupRunner {
      */
     private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
         byte[] json = manifest.toJson();
-        if (complete) {
+        PackedContent content = packed;
+        Supplier<String> put = () -> {
+            if (content != null) {
+                // Packs stored and indexed first: a manifest never references a chunk the index lacks.
+                content.flush();
+            }
             return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
+        };
+        if (complete) {
+            return put.get();
         }
-        CompletableFuture<String> write = CompletableFuture.supplyAsync(
-                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId(), daemonExecutor());
+        CompletableFuture<String> write = CompletableFuture.supplyAsync(put, daemonExecutor());
         try {
             return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
@@ -945,13 +992,20 @@ public final class BackupRunner {
             }
         }
         List<VersionEntry> listing = null;
-        if (!map.isEmpty()) {
+        if (packed != null) {
+            // Chunks gone from the index (a prune, a damaged index): the file is read and stored again.
+            PackedBackup.dropLost(packed, map, name, err);
+        } else if (!map.isEmpty()) {
             listing = store.listVersions(Manifest.objectKey(name, ""));
             LostVersions.drop(store, name, map, listing, err);
         }
         previousAll = map;
         damaged = d;
-        if (guard != null && guard.othersAtStart() && !d.unreadable()) {
+        if (packed != null && guard != null && guard.othersAtStart()) {
+            // Another run's marker: one killed before its flush may have left packs no index names.
+            PackedBackup.reuseLeftBehind(packed, name, err);
+        }
+        if (guard != null && guard.othersAtStart() && !d.unreadable() && packed == null) {
             leftBehind = listing == null
                     ? LeftBehind.list(store, Manifest.objectKey(name, ""))
                     : LeftBehind.of(store, listing);

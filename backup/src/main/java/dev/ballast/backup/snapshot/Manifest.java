@@ -67,6 +67,12 @@ public record Manifest(
      * {@code NAME/path}.
      */
     public static final int FORMAT_VERSION = 2;
+    /**
+     * The format of a manifest in a repository of format 3 (docs/backup-format.md): each file entry
+     * lists the blobs holding its content ({@link ManifestEntry#chunks()}) instead of an object version;
+     * the manifest is stored compressed and sealed under {@code snapshots/} ({@link SealedStore}).
+     */
+    public static final int PACKED_FORMAT_VERSION = 3;
     /** The oldest format this version of ballast reads. */
     public static final int OLDEST_FORMAT_VERSION = 1;
     /** The file name of the manifest object under {@code NAME/}. */
@@ -233,18 +239,29 @@ public record Manifest(
         if (manifest == null || manifest.files() == null) {
             throw corrupt(where, "it has no file list", null);
         }
-        if (manifest.formatVersion() < OLDEST_FORMAT_VERSION || manifest.formatVersion() > FORMAT_VERSION) {
+        if (manifest.formatVersion() < OLDEST_FORMAT_VERSION || manifest.formatVersion() > PACKED_FORMAT_VERSION) {
             throw corrupt(
                     where,
                     "its format version is " + manifest.formatVersion() + " but this ballast reads "
-                            + OLDEST_FORMAT_VERSION + " to " + FORMAT_VERSION,
+                            + OLDEST_FORMAT_VERSION + " to " + PACKED_FORMAT_VERSION,
                     null);
         }
+        boolean packed = manifest.formatVersion() == PACKED_FORMAT_VERSION;
         Set<String> seen = new HashSet<>();
         for (ManifestEntry entry : manifest.files()) {
             checkPath(entry.path(), where, seen);
             if (!isSha256Hex(entry.sha256())) {
                 throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
+            }
+            if (packed != entry.packed()) {
+                throw corrupt(
+                        where,
+                        "'" + entry.path() + "' " + (packed ? "has no chunk list" : "has a chunk list")
+                                + " in a manifest of format " + manifest.formatVersion(),
+                        null);
+            }
+            if (packed && !entry.chunks().stream().allMatch(Manifest::isSha256Hex)) {
+                throw corrupt(where, "a chunk ID of '" + entry.path() + "' is not 64 lowercase hex digits", null);
             }
         }
         Set<String> files = Set.copyOf(seen);

@@ -2,6 +2,7 @@ package dev.ballast.backup.snapshot;
 
 import dev.ballast.backup.tree.PosixAttrs;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -19,6 +20,10 @@ import org.jspecify.annotations.Nullable;
  * @param attrs the file's permission bits and owner, or null when unknown (a manifest written
  *     before they were recorded, or a platform without POSIX attributes): restore then leaves the
  *     file as the process creates it
+ * @param chunks in a manifest of format 3 ({@link Manifest#PACKED_FORMAT_VERSION}), the IDs of the
+ *     blobs holding the content in order (64 lowercase hex digits each; empty for an empty file), and
+ *     {@code versionId} is {@code ""}; null in the earlier formats, whose content is the object
+ *     version {@code versionId}
  */
 public record ManifestEntry(
         String path,
@@ -28,8 +33,10 @@ public record ManifestEntry(
         Instant mtime,
         @Nullable Instant ctime,
         @Nullable Long inode,
-        @Nullable PosixAttrs attrs) {
+        @Nullable PosixAttrs attrs,
+        @Nullable List<String> chunks) {
     public ManifestEntry {
+        chunks = chunks == null ? null : List.copyOf(chunks);
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(sha256, "sha256");
         Objects.requireNonNull(versionId, "versionId");
@@ -37,6 +44,24 @@ public record ManifestEntry(
         if (size < 0) {
             throw new IllegalArgumentException("size must be >= 0 but was " + size);
         }
+    }
+
+    /** An entry of the earlier formats (content in the object version {@code versionId}). */
+    public ManifestEntry(
+            String path,
+            long size,
+            String sha256,
+            String versionId,
+            Instant mtime,
+            @Nullable Instant ctime,
+            @Nullable Long inode,
+            @Nullable PosixAttrs attrs) {
+        this(path, size, sha256, versionId, mtime, ctime, inode, attrs, null);
+    }
+
+    /** Whether the content is a list of blobs in packs (format 3) rather than an object version. */
+    public boolean packed() {
+        return chunks != null;
     }
 
     /** An entry without POSIX attributes, as manifests before format 1's mode, uid and gid fields hold. */
@@ -60,6 +85,6 @@ public record ManifestEntry(
     public ManifestEntry withAttrs(@Nullable PosixAttrs newAttrs) {
         return Objects.equals(attrs, newAttrs)
                 ? this
-                : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs);
+                : new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, newAttrs, chunks);
     }
 }

@@ -44,7 +44,15 @@ public final class ManifestJson {
                 g.writeStringField("path", e.path());
                 g.writeNumberField("size", e.size());
                 g.writeStringField("sha256", e.sha256());
-                g.writeStringField("versionId", e.versionId());
+                if (e.chunks() == null) {
+                    g.writeStringField("versionId", e.versionId());
+                } else {
+                    g.writeArrayFieldStart("chunks");
+                    for (String c : e.chunks()) {
+                        g.writeString(c);
+                    }
+                    g.writeEndArray();
+                }
                 g.writeStringField("mtime", ManifestTimes.format(e.mtime()));
                 if (e.ctime() != null) {
                     g.writeStringField("ctime", ManifestTimes.format(e.ctime()));
@@ -245,6 +253,7 @@ public final class ManifestJson {
             Integer mode = null;
             Integer uid = null;
             Integer gid = null;
+            List<String> chunks = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
@@ -259,10 +268,15 @@ public final class ManifestJson {
                     case "mode" -> mode = intValue(p, value, field);
                     case "uid" -> uid = intValue(p, value, field);
                     case "gid" -> gid = intValue(p, value, field);
+                    case "chunks" -> chunks = value == JsonToken.VALUE_NULL ? null : strings(p, value);
                     default -> p.skipChildren();
                 }
             }
-            entries.add(new ManifestEntry(path, size, sha256, versionId, mtime, ctime, inode, attrs(mode, uid, gid)));
+            if (chunks != null && versionId == null) {
+                versionId = "";
+            }
+            entries.add(new ManifestEntry(
+                    path, size, sha256, versionId, mtime, ctime, inode, attrs(mode, uid, gid), chunks));
         }
         return entries;
     }
@@ -328,7 +342,7 @@ public final class ManifestJson {
     }
 
     private static List<String> strings(JsonParser p, JsonToken start) throws IOException {
-        expect(p, start, JsonToken.START_ARRAY, "notStored");
+        expect(p, start, JsonToken.START_ARRAY, "a list of strings");
         List<String> strings = new ArrayList<>();
         JsonToken t;
         while ((t = p.nextToken()) != JsonToken.END_ARRAY) {

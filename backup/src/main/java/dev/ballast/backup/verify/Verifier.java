@@ -3,6 +3,7 @@ package dev.ballast.backup.verify;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.snapshot.DamagedVersions;
@@ -88,11 +89,31 @@ public final class Verifier {
             int transfers,
             Cancellation cancellation,
             BiFunction<Long, Long, ProgressCounter> progress) {
+        return run(store, m, record, subset, transfers, cancellation, progress, null);
+    }
+
+    /**
+     * Verifies {@code m} as {@link #run(ObjectStore, Manifest, DamagedVersions, DataSubset, int,
+     * Cancellation, BiFunction)} does; the files of a manifest of format 3 are read from
+     * {@code packed} (each chunk checked against its ID, the whole file against its SHA-256), and
+     * those not read are checked to have every chunk in the repository's index.
+     */
+    public static Result run(
+            ObjectStore store,
+            Manifest m,
+            DamagedVersions record,
+            @Nullable DataSubset subset,
+            int transfers,
+            Cancellation cancellation,
+            BiFunction<Long, Long, ProgressCounter> progress,
+            @Nullable PackedContent packed) {
         long start = System.nanoTime();
         List<Damage> bad = Collections.synchronizedList(new ArrayList<>());
         List<ManifestEntry> toRead =
                 subset == null ? m.files() : subset.select(m.files(), new java.security.SecureRandom());
-        List<Damage> absent = subset == null ? List.of() : missingOrResized(store, m, toRead, record);
+        List<Damage> absent = subset == null
+                ? List.of()
+                : packed != null ? PackedVerify.missing(packed, m, toRead) : missingOrResized(store, m, toRead, record);
         long readBytes = toRead.stream().mapToLong(ManifestEntry::size).sum();
         List<String> unreadable = Collections.synchronizedList(new ArrayList<>());
         AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
@@ -106,7 +127,9 @@ public final class Verifier {
                 }
                 pool.submit(done -> {
                     try {
-                        String damage = verifyOne(store, m, e, record.versionToRead(e), counter::addBytes);
+                        String damage = packed != null && e.packed()
+                                ? PackedVerify.verifyOne(packed, e, counter::addBytes)
+                                : verifyOne(store, m, e, record.versionToRead(e), counter::addBytes);
                         if (damage == null) {
                             bytes.addAndGet(e.size());
                         } else {

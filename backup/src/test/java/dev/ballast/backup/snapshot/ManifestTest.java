@@ -110,8 +110,11 @@ class ManifestTest {
 
     @Test
     void refusesANewerFormatABadDigestDuplicatesAndMalformedJson() {
+        assertThatThrownBy(() -> Manifest.parse(json(4, "a", SHA).getBytes(StandardCharsets.UTF_8), "m"))
+                .hasMessageContaining("format version is 4");
+        // Format 3 lists chunks, not object versions: an entry with a version ID only is not one of its entries.
         assertThatThrownBy(() -> Manifest.parse(json(3, "a", SHA).getBytes(StandardCharsets.UTF_8), "m"))
-                .hasMessageContaining("format version is 3");
+                .hasMessageContaining("'a' has no chunk list in a manifest of format 3");
         assertThatThrownBy(() -> Manifest.parse(json(1, "a", "ABC").getBytes(StandardCharsets.UTF_8), "m"))
                 .hasMessageContaining("SHA-256");
         String dup = json("a")

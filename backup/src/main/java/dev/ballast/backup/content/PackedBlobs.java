@@ -1,0 +1,237 @@
+package dev.ballast.backup.content;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.pack.BlobId;
+import dev.ballast.backup.pack.BlobLocation;
+import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.BlobType;
+import dev.ballast.backup.pack.CheckReport;
+import dev.ballast.backup.pack.Chunker;
+import dev.ballast.backup.pack.PackOptions;
+import dev.ballast.backup.pack.PruneStats;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ObjectStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link PackedContent} over a {@link BlobRepository}: files cut by the repository's FastCDC
+ * {@link Chunker} (seeded by {@link MasterKey#chunkerSeed()}), each chunk's ID its keyed
+ * {@link MasterKey#id}, chunks added once ({@link BlobRepository#add} deduplicates) and read back
+ * grouped by pack ({@link BlobRepository#readAll}).
+ *
+ * <p>Reading holds at most {@value #READ_BATCH_BYTES} bytes of one file's chunks in memory at a time
+ * (a batch of whole chunks, at least one). Thread-safe.
+ */
+public final class PackedBlobs implements PackedContent {
+    /** Plain bytes of chunks one read of a file asks for at once: enough for several packs in parallel. */
+    static final int READ_BATCH_BYTES = 64 * 1024 * 1024;
+
+    private final BlobRepository blobs;
+    private final ThreadLocal<Chunker> chunkers;
+    /** What a restore reads ahead, or null. */
+    private volatile @Nullable PackedPrefetch prefetch;
+
+    private PackedBlobs(BlobRepository blobs, MasterKey key) {
+        this.blobs = blobs;
+        long seed = key.chunkerSeed();
+        this.chunkers = ThreadLocal.withInitial(() -> new Chunker(seed));
+    }
+
+    /**
+     * Opens the repository's blobs in {@code store} (reads every index file), reading up to
+     * {@code threads} packs at once.
+     *
+     * @throws dev.ballast.storage.IntegrityException naming an index file that does not open
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static PackedBlobs open(ObjectStore store, MasterKey key, int threads) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(key, "key");
+        return new PackedBlobs(
+                BlobRepository.open(store, key, PackOptions.defaults().withReadThreads(threads)), key);
+    }
+
+    /** The blob repository underneath. */
+    public BlobRepository blobs() {
+        return blobs;
+    }
+
+    @Override
+    public Stored store(Path file, LongConsumer read, BooleanSupplier stop) throws IOException {
+        MessageDigest digest = Sha256.newDigest();
+        List<String> ids = new ArrayList<>();
+        long[] added = new long[1];
+        long size;
+        try (InputStream in = Files.newInputStream(file)) {
+            size = chunkers.get().chunk(in, (buf, off, len) -> {
+                if (stop.getAsBoolean()) {
+                    throw new InterruptedIOException("stopped while '" + file + "' was being read");
+                }
+                digest.update(buf, off, len);
+                BlobId id = blobs.id(buf, off, len);
+                if (blobs.add(BlobType.DATA, id, buf, off, len)) {
+                    added[0] += len;
+                }
+                ids.add(id.hex());
+                read.accept(len);
+            });
+        }
+        return new Stored(Sha256.hex(digest), ids, size, added[0]);
+    }
+
+    @Override
+    public void flush() {
+        blobs.flush();
+    }
+
+    @Override
+    public AutoCloseable readAhead(List<List<String>> files) {
+        PackedPrefetch started = new PackedPrefetch(blobs, files);
+        prefetch = started;
+        return () -> {
+            prefetch = null;
+            started.close();
+        };
+    }
+
+    @Override
+    public int indexLeftBehind() {
+        CheckReport r = blobs.rebuildIndex();
+        return r.packsChecked() - r.damage().size();
+    }
+
+    @Override
+    public boolean holdsAll(List<String> chunks) {
+        for (String c : chunks) {
+            if (!blobs.has(BlobId.parse(c))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public InputStream open(List<String> chunks) {
+        List<BlobId> ids = new ArrayList<>(chunks.size());
+        chunks.forEach(c -> ids.add(BlobId.parse(c)));
+        return new ChunkStream(ids);
+    }
+
+    @Override
+    public Pruned prune(Set<String> live, Instant cutoff) {
+        Set<BlobId> ids = new HashSet<>();
+        live.forEach(c -> ids.add(BlobId.parse(c)));
+        PruneStats s = blobs.prune(ids, p -> p.lastModified().isAfter(cutoff));
+        return new Pruned(s.packsDeleted() + s.packsRepacked(), s.packsWritten(), s.bytesFreed(), s.liveMissing());
+    }
+
+    @Override
+    public void close() {
+        blobs.close();
+    }
+
+    /** A file's chunks in order, read a batch at a time with {@link BlobRepository#readAll}. */
+    private final class ChunkStream extends InputStream {
+        private final List<BlobId> ids;
+        private int next;
+        private final Map<BlobId, byte[]> batch = new ConcurrentHashMap<>();
+        private final List<BlobId> order = new ArrayList<>();
+        private int inBatch;
+        private byte[] current = new byte[0];
+        private int pos;
+
+        ChunkStream(List<BlobId> ids) {
+            this.ids = ids;
+        }
+
+        /** Whether a chunk with bytes left is current; reads the next batch when needed. */
+        private boolean advance() throws IOException {
+            while (pos >= current.length) {
+                if (inBatch < order.size()) {
+                    current = batch.get(order.get(inBatch++));
+                    pos = 0;
+                    continue;
+                }
+                if (next >= ids.size()) {
+                    return false;
+                }
+                readBatch();
+            }
+            return true;
+        }
+
+        private void readBatch() throws IOException {
+            batch.clear();
+            order.clear();
+            inBatch = 0;
+            Set<BlobId> wanted = new LinkedHashSet<>();
+            long bytes = 0;
+            while (next < ids.size() && (order.isEmpty() || bytes < READ_BATCH_BYTES)) {
+                BlobId id = ids.get(next);
+                BlobLocation at =
+                        blobs.find(id).orElseThrow(() -> new ObjectNotFoundException("chunk " + id, null, false, null));
+                if (!order.isEmpty() && bytes + at.plainLength() > READ_BATCH_BYTES) {
+                    break;
+                }
+                bytes += wanted.add(id) ? at.plainLength() : 0;
+                order.add(id);
+                next++;
+            }
+            PackedPrefetch ahead = prefetch;
+            if (ahead != null) {
+                for (java.util.Iterator<BlobId> it = wanted.iterator(); it.hasNext(); ) {
+                    BlobId id = it.next();
+                    byte[] plain = ahead.take(id);
+                    if (plain != null) {
+                        batch.put(id, plain);
+                        it.remove();
+                    }
+                }
+            }
+            if (!wanted.isEmpty()) {
+                blobs.readAll(wanted, batch::put);
+            }
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (!advance()) {
+                return -1;
+            }
+            return current[pos++] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (len == 0) {
+                return 0;
+            }
+            int total = 0;
+            while (total < len && advance()) {
+                int n = Math.min(len - total, current.length - pos);
+                System.arraycopy(current, pos, b, off + total, n);
+                pos += n;
+                total += n;
+            }
+            return total == 0 ? -1 : total;
+        }
+    }
+}

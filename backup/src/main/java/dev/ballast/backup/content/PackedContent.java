@@ -1,0 +1,110 @@
+package dev.ballast.backup.content;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+
+/**
+ * Where the files of a repository of format 3 keep their content: cut into content-defined chunks,
+ * each stored once as a sealed blob in a pack (docs/backup-format.md). What the backup, restore,
+ * verify and prune of the engine ask of the blob repository, and nothing more.
+ *
+ * <p>Thread-safe: files are stored and read from several transfer threads at once.
+ */
+public interface PackedContent extends AutoCloseable {
+
+    /**
+     * One file stored.
+     *
+     * @param sha256 lowercase hex SHA-256 of the bytes read (the same pass that cut the chunks)
+     * @param chunks the IDs of its chunks in order, 64 lowercase hex digits each; empty for an empty file
+     * @param size how many bytes were read
+     * @param bytesAdded plain bytes of the chunks that were new to the repository (what dedup did not find)
+     */
+    record Stored(String sha256, List<String> chunks, long size, long bytesAdded) {
+        public Stored {
+            chunks = List.copyOf(chunks);
+        }
+    }
+
+    /**
+     * Reads {@code file} once: cuts it into chunks, adds each chunk not yet in the repository, and
+     * hashes the bytes with SHA-256.
+     *
+     * @param read told each number of bytes read
+     * @param stop checked between chunks: when true, the file is abandoned with an
+     *     {@link java.io.InterruptedIOException}
+     * @throws IOException if the file cannot be read
+     * @throws dev.ballast.storage.StorageException if a full pack cannot be stored
+     */
+    Stored store(Path file, LongConsumer read, BooleanSupplier stop) throws IOException;
+
+    /**
+     * Uploads every pack not yet stored and writes the index file naming them; after it returns,
+     * every chunk {@link #store} returned is durable and found by the repository's index. Called
+     * before a manifest referencing them is written.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    void flush();
+
+    /**
+     * Indexes the packs in the store that no index file names (what a run killed before its flush
+     * left), so that their chunks are found and not stored again: how a killed backup is resumed.
+     * Packs whose header does not open are left alone.
+     *
+     * @return how many packs were indexed
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    int indexLeftBehind();
+
+    /** Whether the repository's index holds every one of {@code chunks}. */
+    boolean holdsAll(List<String> chunks);
+
+    /**
+     * The bytes of {@code chunks} in order, read from the store (never a cache), the chunks of each
+     * pack read together and packs in parallel, every chunk checked against its ID as it is opened.
+     * The stream throws {@link dev.ballast.storage.IntegrityException} (an unchecked exception)
+     * naming the pack and the chunk when one is damaged, {@link dev.ballast.storage.ObjectNotFoundException}
+     * when one is not in the index or its pack is gone.
+     */
+    InputStream open(List<String> chunks);
+
+    /**
+     * Starts reading ahead the chunks of the small files among {@code files} (each a file's chunk IDs,
+     * in the order they will be {@link #open}ed), many files' chunks per read; {@link #open} then
+     * takes them from what was read ahead. Closing the handle stops it and drops what was not taken.
+     * A restore of many small files costs a few reads per pack instead of one per file.
+     */
+    AutoCloseable readAhead(List<List<String>> files);
+
+    /**
+     * Deletes the packs whose every chunk is dead and repacks those mostly dead, never touching a
+     * pack written after {@code cutoff}.
+     *
+     * @param live the chunk IDs (64 lowercase hex digits) some manifest references
+     * @return what was freed
+     * @throws dev.ballast.storage.IntegrityException if a live chunk to be copied is damaged (nothing is
+     *     deleted then)
+     */
+    Pruned prune(Set<String> live, Instant cutoff);
+
+    /**
+     * What a prune of the packs did.
+     *
+     * @param packsDeleted packs deleted (repacked ones included)
+     * @param packsWritten packs written by repacking
+     * @param bytesFreed stored bytes of the deleted packs, minus those written
+     * @param liveMissing chunks some manifest references that no index names (those backups are damaged)
+     */
+    record Pruned(int packsDeleted, int packsWritten, long bytesFreed, long liveMissing) {}
+
+    /** Releases what the repository holds (threads, buffers); nothing pending is flushed. */
+    @Override
+    void close();
+}

@@ -1,0 +1,96 @@
+package dev.ballast.backup.retention;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.SealedStore;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.VersionEntry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Prune of a repository of format 3: the live chunks are the union of the chunk lists of every
+ * manifest version of every backup name; the packs holding only dead chunks are deleted and those
+ * mostly dead repacked ({@link PackedContent#prune}), never a pack or index file written within the
+ * grace period (a running backup may be about to index it). As {@link Pruner} keeps a running
+ * backup's files, nothing is deleted while a run marker of a live run exists; and since a manifest
+ * that cannot be read could reference any chunk, nothing is deleted either while one cannot.
+ */
+public final class PackedPrune {
+    private PackedPrune() {}
+
+    /**
+     * What a prune did.
+     *
+     * @param pruned what the packs' prune freed (all zero when it was not attempted)
+     * @param skipped why nothing was deleted, one sentence each (empty when the prune ran)
+     */
+    public record Result(PackedContent.Pruned pruned, List<String> skipped) {
+        public Result {
+            skipped = List.copyOf(skipped);
+        }
+    }
+
+    /** A sentence for each backup whose run marker says it may be running. */
+    private static List<String> running(SealedStore view, Instant now) {
+        List<String> out = new ArrayList<>();
+        for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
+            if (m.live()) {
+                out.add("a backup of '" + Messages.printable(m.name()) + "' is running (" + m.describe()
+                        + "); nothing is pruned until it ends");
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Prunes the repository seen through {@code view}, whose content is {@code packed}.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
+     */
+    public static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace) {
+        Instant now = clock.instant();
+        List<String> skipped = new ArrayList<>(running(view, now));
+        Set<String> live = new HashSet<>();
+        for (Map.Entry<String, List<VersionEntry>> snapshot :
+                view.allSnapshotVersions().entrySet()) {
+            for (VersionEntry v : snapshot.getValue()) {
+                try {
+                    Manifest m = view.readSnapshot(snapshot.getKey(), v.versionId());
+                    for (ManifestEntry e : m.files()) {
+                        if (e.packed()) {
+                            live.addAll(e.chunks());
+                        }
+                    }
+                } catch (ObjectNotFoundException e) {
+                    // forgotten meanwhile: its chunks are no longer live
+                } catch (BackupException e) {
+                    skipped.add("the manifest " + snapshot.getKey() + " version " + v.versionId()
+                            + " cannot be read (" + Messages.printable(e.getMessage())
+                            + "), so the chunks it references are unknown; nothing is pruned until it is"
+                            + " forgotten");
+                }
+            }
+        }
+        if (skipped.isEmpty()) {
+            // Looked at again once the snapshots are read: a backup that started meanwhile may reuse a chunk
+            // no snapshot names yet. (One starting after this and before the packs are deleted is not seen:
+            // run prune when no backup starts, as with restic's exclusive lock.)
+            skipped.addAll(running(view, now));
+        }
+        if (!skipped.isEmpty()) {
+            return new Result(new PackedContent.Pruned(0, 0, 0, 0), skipped);
+        }
+        return new Result(packed.prune(live, now.minus(grace)), List.of());
+    }
+}

@@ -1,0 +1,138 @@
+package dev.ballast.backup.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.test.FakeObjectStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What the sealed view of a repository of format 3 stores, under which keys, and how damage reads. */
+class SealedStoreTest {
+    static final String NAME = "payroll-backups";
+    static final String SHA = "a".repeat(64);
+
+    private final FakeObjectStore raw = new FakeObjectStore();
+    private final MasterKey key = MasterKey.generate();
+    private final SealedStore view = new SealedStore(raw, key);
+
+    private Manifest manifest() {
+        return new Manifest(
+                Manifest.PACKED_FORMAT_VERSION,
+                NAME,
+                Instant.parse("2026-12-02T00:00:00Z"),
+                true,
+                List.of(new ManifestEntry(
+                        "salaries.csv",
+                        3,
+                        SHA,
+                        "",
+                        Instant.parse("2026-12-01T00:00:00Z"),
+                        null,
+                        null,
+                        null,
+                        List.of("b".repeat(64), "c".repeat(64)))),
+                List.of());
+    }
+
+    @Test
+    void aManifestIsSealedUnderTheNamesIdAndReadBackThroughItsLogicalKey() {
+        String version = view.put(
+                        Manifest.key(NAME), ObjectContent.ofBytes(manifest().toJson()))
+                .versionId();
+
+        String stored = "snapshots/" + key.idHex(NAME.getBytes(StandardCharsets.UTF_8));
+        assertThat(raw.list("")).containsExactly(stored);
+        byte[] bytes = read(stored);
+        assertThat(new String(bytes, StandardCharsets.ISO_8859_1))
+                .doesNotContain(NAME)
+                .doesNotContain("salaries");
+
+        assertThat(Manifests.versions(view, NAME))
+                .extracting(VersionEntry::versionId)
+                .containsExactly(version);
+        Manifest back = Manifests.read(view, NAME, version);
+        assertThat(back).isEqualTo(manifest());
+        assertThat(back.files().get(0).chunks()).containsExactly("b".repeat(64), "c".repeat(64));
+
+        // Another view of the same store learns the name from the manifest itself.
+        SealedStore fresh = new SealedStore(raw, key);
+        assertThat(fresh.names().names()).containsExactly(NAME);
+    }
+
+    @Test
+    void aChangedByteOrAnotherKeyReadsAsDamageNamingTheStoredKey() {
+        String version = view.put(
+                        Manifest.key(NAME), ObjectContent.ofBytes(manifest().toJson()))
+                .versionId();
+        String stored = view.snapshotKey(NAME);
+        byte[] bytes = read(stored);
+        bytes[40] ^= 0x01;
+        String tampered = raw.put(stored, ObjectContent.ofBytes(bytes)).versionId();
+
+        assertThatThrownBy(() -> Manifests.read(view, NAME, tampered))
+                .hasMessageContaining(stored)
+                .hasMessageContaining("does not open");
+        assertThat(Manifests.read(view, NAME, version)).isEqualTo(manifest());
+        // Sealed by this key, opened with another: the other key names another object, none here.
+        assertThat(Manifests.versions(new SealedStore(raw, MasterKey.generate()), NAME))
+                .isEmpty();
+        SealedStore otherKey = new SealedStore(raw, MasterKey.generate());
+        assertThatThrownBy(() -> otherKey.readSnapshot(stored, version))
+                .hasMessageContaining("damaged")
+                .hasCauseInstanceOf(IntegrityException.class);
+    }
+
+    @Test
+    void runMarkersAndTheDamageRecordAreSealedUnderTheNamesId() {
+        try (RunMarker marker = RunMarker.start(view, NAME, Clock.systemUTC())) {
+            String id = key.idHex(NAME.getBytes(StandardCharsets.UTF_8));
+            List<VersionEntry> stored = raw.listVersions(RunMarker.PREFIX);
+            assertThat(stored).hasSize(1);
+            assertThat(stored.get(0).key())
+                    .startsWith(RunMarker.PREFIX + id + "/")
+                    .doesNotContain(NAME);
+            assertThat(new String(read(stored.get(0).key()), StandardCharsets.ISO_8859_1))
+                    .doesNotContain(NAME);
+            // Seen through the view: under the name, and live.
+            List<RunMarker.Found> found = RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), Instant.now());
+            assertThat(found).extracting(RunMarker.Found::name).containsExactly(NAME);
+            assertThat(found.get(0).live()).isTrue();
+            assertThat(found.get(0).holder()).isNotNull();
+        }
+        assertThat(raw.listVersions(RunMarker.PREFIX).stream().filter(v -> !v.deleteMarker()))
+                .isEmpty();
+
+        DamagedVersions record = DamagedVersions.empty(NAME);
+        record.add(new DamagedVersions.Entry("salaries.csv", "v1", SHA, Instant.now(), "it is damaged", null));
+        record.save(view);
+        String stored = ".ballast-damaged/" + key.idHex(NAME.getBytes(StandardCharsets.UTF_8)) + ".json";
+        assertThat(raw.list(".ballast-damaged/")).containsExactly(stored);
+        assertThat(new String(read(stored), StandardCharsets.ISO_8859_1)).doesNotContain("salaries");
+        assertThat(DamagedVersions.load(view, NAME, m -> {}).damaged("v1")).isTrue();
+    }
+
+    @Test
+    void noOtherObjectCanBeWrittenThroughTheView() {
+        assertThatThrownBy(() -> view.put(NAME + "/salaries.csv", ObjectContent.ofBytes(new byte[] {1})))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("file contents go into packs");
+        assertThat(raw.list("")).isEmpty();
+    }
+
+    private byte[] read(String storedKey) {
+        try (ObjectRead r = raw.get(storedKey, ReadOptions.latest())) {
+            return r.readAllBytes();
+        }
+    }
+}
