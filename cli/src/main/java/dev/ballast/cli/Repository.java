@@ -32,15 +32,11 @@ final class Repository implements AutoCloseable {
     }
 
     /**
-     * The one place the CLI takes the master key from: the key the session opened with the password
+     * The one place the CLI takes the master key from: the key the session unlocked with the password
      * (null for a store of the earlier formats).
-     *
-     * <p>ENGINE/KEYS WIRING POINT: until the keys work's session accessor is merged this returns null,
-     * so every command works on the earlier formats exactly as before; once it is, this line becomes
-     * {@code return session.masterKey();}.
      */
     static @Nullable MasterKey masterKey(StoreSession session) {
-        return null;
+        return session.masterKey();
     }
 
     /** Whether the store is a repository of format 3. */

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,8 +23,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@Disabled("needs the keys branch ('init', StoreSession.masterKey()) and Repository.masterKey returning it:"
-        + " remove this once both are merged (it passes on a merge of wt-engine and wt-keys with that line)")
 class EncryptedRepositoryCliTest extends InProcessCli {
     String[] at(String... args) {
         String[] all = java.util.Arrays.copyOf(args, args.length + 2);
