@@ -3,6 +3,7 @@ package dev.ballast.backup;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
@@ -138,11 +139,59 @@ public final class Backups {
     /**
      * Backups in the repository of format 3 in {@code store}, sealed by {@code key} (the master key
      * the repository's key files hold, opened with a password): {@code of(store).withKey(key)}.
+     * {@link #open(ObjectStore, char[])} opens the key with a password and does this in one call.
      *
+     * @throws BackupException of kind {@link BackupException.Kind#NOT_FOUND} if the store is not a
+     *     repository of format 3 (see {@link #withKey})
      * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
      */
     public static Backups of(ObjectStore store, MasterKey key) {
         return of(store).withKey(key);
+    }
+
+    /**
+     * Makes {@code store} (empty) a repository of format 3 and returns the backups in it: a new random
+     * master key, sealed in a key file under {@code password} (Argon2id, {@link KeyFiles}), then the
+     * repository's {@code config}; as {@code ballast init} does, so the command opens it with the same
+     * password. The password is not kept; the caller may zero it after the call.
+     *
+     * @throws BackupException of kind {@link BackupException.Kind#INVALID_INPUT} if the store is a
+     *     repository already or holds objects of the earlier formats
+     * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
+     */
+    public static Backups init(ObjectStore store, char[] password) {
+        Backups plain = of(store);
+        return plain.keyed(KeyFiles.create().init(store, password).masterKey());
+    }
+
+    /**
+     * The backups in the repository of format 3 in {@code store}, opened with {@code password} (any of
+     * its keys', as {@code ballast} opens it). The password is not kept.
+     *
+     * @throws BackupException of kind {@link BackupException.Kind#NOT_FOUND} if the store is not a
+     *     repository of format 3 (no {@code config}), {@link BackupException.Kind#WRONG_PASSWORD} if no
+     *     key file opens with the password, {@link BackupException.Kind#NO_KEY} if it has none,
+     *     {@link BackupException.Kind#INTEGRITY} if a key file or {@code config} is damaged
+     * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
+     */
+    public static Backups open(ObjectStore store, char[] password) {
+        Backups plain = of(store);
+        requireRepository(store);
+        return plain.keyed(KeyFiles.create().open(store, password).masterKey());
+    }
+
+    private static void requireRepository(ObjectStore store) {
+        if (!KeyFiles.isRepository(store)) {
+            throw new BackupException(
+                    BackupException.Kind.NOT_FOUND,
+                    "The store holds no repository of format 3 (it has no object '" + KeyFiles.CONFIG
+                            + "'): make one with Backups.init(store, password) or 'ballast init', or work on"
+                            + " a store of the earlier formats with Backups.of(store), without a key");
+        }
+    }
+
+    private Backups keyed(@Nullable MasterKey newKey) {
+        return new Backups(store, clock, transfers, listener, cancellation, manifestGrace, newKey);
     }
 
     /**
@@ -158,10 +207,19 @@ public final class Backups {
      * <p>Jobs open the repository's index when they start (one GET per index file) and, for a backup,
      * store and index the new packs before the manifest naming them is written.
      *
+     * <p>The store must be a repository of format 3 already ({@link #init}, {@code ballast init}): its
+     * key files are what keep the master key, and a store written with a key it does not hold could not
+     * be read again once the key is gone. This method checks it (one read of {@code config}).
+     *
      * @param key the repository's master key, or null for a store of the earlier formats
+     * @throws BackupException of kind {@link BackupException.Kind#NOT_FOUND} if {@code key} is given and
+     *     the store is not a repository of format 3
      */
     public Backups withKey(@Nullable MasterKey key) {
-        return new Backups(store, clock, transfers, listener, cancellation, manifestGrace, key);
+        if (key != null && this.key == null) {
+            requireRepository(store);
+        }
+        return keyed(key);
     }
 
     /** Whether this works on a repository of format 3 ({@link #withKey}). */

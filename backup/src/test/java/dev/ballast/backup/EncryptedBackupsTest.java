@@ -1,8 +1,11 @@
 package dev.ballast.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.backup.content.PackedBlobs;
+import dev.ballast.backup.keys.KdfParameters;
+import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.run.RunMarker;
@@ -57,11 +60,20 @@ class EncryptedBackupsTest {
     Path dir;
 
     private LocalObjectStore store;
-    private final MasterKey key = MasterKey.generate();
+    private MasterKey key;
+
+    /** Argon2id at its smallest: what the tests need is a repository, not a slow password. */
+    static MasterKey init(ObjectStore store) {
+        return KeyFiles.create()
+                .withKdf(new KdfParameters(1024, 1, 1))
+                .init(store, "test password".toCharArray())
+                .masterKey();
+    }
 
     @BeforeEach
     void open() {
         store = LocalObjectStore.open(dir.resolve("store"));
+        key = init(store);
     }
 
     @AfterEach
@@ -362,7 +374,8 @@ class EncryptedBackupsTest {
             Files.write(source.resolve("small-" + i), random(2048, 100 + i));
         }
         FakeObjectStore fake = new FakeObjectStore();
-        Backups backups = Backups.of(fake, key).withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
+        Backups backups =
+                Backups.of(fake, init(fake)).withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
         assertThat(backups.backup("small", source).ok()).isTrue();
         long packs = fake.allKeys().stream().filter(k -> k.startsWith("data/")).count();
         assertThat(packs).isEqualTo(1);
@@ -456,5 +469,36 @@ class EncryptedBackupsTest {
 
     private static String hex(byte[] name) {
         return HexFormat.of().formatHex(name);
+    }
+
+    @Test
+    void aKeyForAStoreThatIsNoRepositoryIsRefusedAndInitThenOpenWithThePasswordWorks() throws IOException {
+        Path source = source();
+        LocalObjectStore other = LocalObjectStore.open(dir.resolve("other"));
+        try {
+            assertThatThrownBy(() -> Backups.of(other, MasterKey.generate()))
+                    .isInstanceOf(BackupException.class)
+                    .hasMessageContaining("no repository of format 3")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(BackupException.Kind.NOT_FOUND);
+            assertThat(other.listVersions("")).isEmpty(); // nothing written
+
+            assertThat(Backups.init(other, "pw".toCharArray())
+                            .backup("docs", source)
+                            .ok())
+                    .isTrue();
+            assertThatThrownBy(() -> Backups.open(other, "not it".toCharArray()))
+                    .isInstanceOf(BackupException.class)
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(BackupException.Kind.WRONG_PASSWORD);
+            assertThat(Backups.open(other, "pw".toCharArray())
+                            .restore("docs", dir.resolve("back"))
+                            .ok())
+                    .isTrue();
+            assertThat(dir.resolve("back/docs/" + SECRET_NAME))
+                    .hasSameTextualContentAs(source.resolve("docs/" + SECRET_NAME));
+        } finally {
+            other.close();
+        }
     }
 }

@@ -10,7 +10,6 @@ import dev.ballast.backup.PruneResult;
 import dev.ballast.backup.RestoreResult;
 import dev.ballast.backup.SnapshotInfo;
 import dev.ballast.backup.VerifyResult;
-import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.StorageFacade;
@@ -94,7 +93,7 @@ class EncryptedBackupLibraryIT {
         try (StorageFacade facade =
                 open(kind, "encrypted-library-" + kind.name().toLowerCase())) {
             ObjectStore store = facade.objects();
-            Backups backups = Backups.of(store, MasterKey.generate())
+            Backups backups = Backups.init(store, "library password".toCharArray())
                     .withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)))
                     .withTransfers(2);
 
