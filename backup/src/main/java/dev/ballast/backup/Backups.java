@@ -299,7 +299,6 @@ public final class Backups {
                 options.checksum(),
                 globs("exclude", options.excludes()),
                 options.excludeCaches());
-        PackedContent content = packedContent();
         BackupRunner runner = new BackupRunner(
                 view,
                 name,
@@ -311,12 +310,12 @@ public final class Backups {
                 () -> counter(0, 0),
                 manifestGrace,
                 path -> {});
-        if (content != null) {
-            runner.packedInto(content);
-        }
         BackupRunner.Result r;
-        try (PackedContent closing = content;
-                RunMarker marker = RunMarker.start(view, name, clock)) {
+        try (RunMarker marker = RunMarker.start(view, name, clock);
+                PackedContent content = packedContentAfterMarker()) {
+            if (content != null) {
+                runner.packedInto(content);
+            }
             r = runner.guardedBy(marker).run();
             if (r.unavailable() != null) {
                 marker.abandon();
@@ -559,6 +558,19 @@ public final class Backups {
     /** The content of a repository of format 3, opened for one job (its index read), or null without a key. */
     private @Nullable PackedContent packedContent() {
         return key == null ? null : PackedBlobs.open(store, key, transfers);
+    }
+
+    /**
+     * The packed content a backup of format 3 stores into, its index read only once the run's marker is
+     * written and no prune runs ({@link PackedPrune#requireNoPrune}): a prune that ended before this
+     * point has its deletions in the index read, and one that starts after it sees the marker.
+     */
+    private @Nullable PackedContent packedContentAfterMarker() {
+        if (key == null || !(view instanceof SealedStore sealed)) {
+            return null;
+        }
+        PackedPrune.requireNoPrune(sealed, clock.instant());
+        return packedContent();
     }
 
     /** {@link #prune} of a repository of format 3 ({@link PackedPrune}). */

@@ -7,6 +7,7 @@ import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.SealedStore;
@@ -300,6 +301,40 @@ class EncryptedBackupsTest {
         RestoreResult back = backups.restore("p", target);
         assertThat(back.ok()).as("%s", back).isTrue();
         assertThat(Files.readAllBytes(target.resolve("f.bin"))).isEqualTo(now);
+        // the prune's own marker went with it: backups run again
+        assertThat(backups.backup("p", source).ok()).isTrue();
+    }
+
+    @Test
+    void aBackupDoesNotStartWhileAPruneRunsAndAPruneWaitsForAnother() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.write(source.resolve("f.bin"), random(300_000, 6));
+        Backups backups = backups();
+        assertThat(backups.backup("p", source).ok()).isTrue();
+        long packs = sizes("data/").size();
+        int snapshots = backups.snapshots("p").size();
+
+        // A prune in progress holds its marker (as PackedPrune.run does while it deletes).
+        SealedStore view = new SealedStore(store, key);
+        try (RunMarker prune = RunMarker.start(view, PackedPrune.PRUNE_MARKER, Clock.systemUTC())) {
+            Files.write(source.resolve("new.bin"), random(300_000, 7));
+            assertThatThrownBy(() -> backups.backup("p", source))
+                    .isInstanceOf(BackupException.class)
+                    .hasMessageStartingWith("A prune of the repository is running (started ")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(BackupException.Kind.UNAVAILABLE);
+            assertThat(sizes("data/")).hasSize((int) packs); // nothing stored
+            assertThat(backups.snapshots("p")).hasSize(snapshots);
+
+            PruneResult second = backups.prune(Duration.ZERO, false);
+            assertThat(second.deletedVersions()).isZero();
+            assertThat(second.skippedNames())
+                    .singleElement()
+                    .asString()
+                    .startsWith("another prune of the repository is running");
+        }
+        assertThat(backups.backup("p", source).ok()).isTrue();
+        assertThat(backups.snapshots("p")).hasSize(snapshots + 1);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.run.NameClash;
 import dev.ballast.backup.run.RunMarker;
@@ -140,14 +141,19 @@ final class BackupCommand extends BallastCommand {
             if (name == null) {
                 runner.nameFromDirectory();
             }
-            if (repo.packed()) {
-                runner.packedInto(
-                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
-            }
             BackupRunner.Result r;
             // The run's marker keeps 'prune' away from this name until the run has written its manifest.
             try (RunMarker marker = Errors.translate(
                     session.where(), null, () -> RunMarker.start(repo.metadata(), backupName, ctx.clock()))) {
+                if (repo.packed()) {
+                    // Only now, with the marker written, is a running prune looked for and the index read.
+                    Errors.translate(session.where(), null, () -> {
+                        PackedPrune.requireNoPrune(repo.sealed(), ctx.clock().instant());
+                        return null;
+                    });
+                    runner.packedInto(
+                            Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
+                }
                 r = Errors.translate(session.where(), null, runner.guardedBy(marker)::run);
                 if (r.unavailable() != null) {
                     marker.abandon();

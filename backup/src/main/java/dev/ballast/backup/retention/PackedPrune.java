@@ -24,7 +24,8 @@ import java.util.Set;
  * mostly dead repacked ({@link PackedContent#prune}), never a pack or index file written within the
  * grace period (a running backup may be about to index it). As {@link Pruner} keeps a running
  * backup's files, nothing is deleted while a run marker of a live run exists; and since a manifest
- * that cannot be read could reference any chunk, nothing is deleted either while one cannot.
+ * that cannot be read could reference any chunk, nothing is deleted either while one cannot. The prune
+ * keeps a marker of its own ({@link #PRUNE_MARKER}) while it runs, which keeps new backups from starting.
  */
 public final class PackedPrune {
     private PackedPrune() {}
@@ -41,16 +42,48 @@ public final class PackedPrune {
         }
     }
 
-    /** A sentence for each backup whose run marker says it may be running. */
-    private static List<String> running(SealedStore view, Instant now) {
+    /**
+     * The name of the marker a prune of format 3 keeps while it runs (restic's exclusive lock, in the
+     * run markers' protocol): no backup name can start with {@code .ballast-}. A backup that finds one
+     * live after writing its own marker does not start ({@link #requireNoPrune}); a prune writes its
+     * marker before it looks for runs, so of a backup and a prune starting together one sees the other.
+     */
+    public static final String PRUNE_MARKER = ".ballast-prune";
+
+    /** A sentence for each backup (or other prune) whose run marker says it may be running. */
+    private static List<String> running(SealedStore view, Instant now, String ownRun) {
         List<String> out = new ArrayList<>();
         for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
-            if (m.live()) {
-                out.add("a backup of '" + Messages.printable(m.name()) + "' is running (" + m.describe()
-                        + "); nothing is pruned until it ends");
+            if (!m.live() || m.runId().equals(ownRun)) {
+                continue;
             }
+            RunMarker.Holder holder = m.holder();
+            String name = holder == null ? m.name() : holder.name();
+            out.add(
+                    m.holds(PRUNE_MARKER)
+                            ? "another prune of the repository is running (" + m.describe() + ")"
+                            : "a backup of '" + Messages.printable(name) + "' is running (" + m.describe()
+                                    + "); nothing is pruned until it ends");
         }
         return out;
+    }
+
+    /**
+     * Refuses to start a backup of format 3 while a prune runs: the prune may be deleting packs whose
+     * chunks the backup would reuse. Called after the backup's own marker is written and before the
+     * repository's index is read (a prune that starts later sees the backup's marker and waits).
+     *
+     * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} naming the prune
+     */
+    public static void requireNoPrune(SealedStore view, Instant now) {
+        for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
+            if (m.live() && m.holds(PRUNE_MARKER)) {
+                throw new BackupException(
+                        BackupException.Kind.UNAVAILABLE,
+                        "A prune of the repository is running (" + m.describe() + "); back up again once it has"
+                                + " ended (a prune killed on another host: 'ballast unlock --remove-all')");
+            }
+        }
     }
 
     /**
@@ -59,8 +92,14 @@ public final class PackedPrune {
      * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
      */
     public static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace) {
+        try (RunMarker own = RunMarker.start(view, PRUNE_MARKER, clock)) {
+            return run(view, packed, clock, grace, own.runId());
+        }
+    }
+
+    private static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun) {
         Instant now = clock.instant();
-        List<String> skipped = new ArrayList<>(running(view, now));
+        List<String> skipped = new ArrayList<>(running(view, now, ownRun));
         Set<String> live = new HashSet<>();
         for (Map.Entry<String, List<VersionEntry>> snapshot :
                 view.allSnapshotVersions().entrySet()) {
@@ -84,9 +123,8 @@ public final class PackedPrune {
         }
         if (skipped.isEmpty()) {
             // Looked at again once the snapshots are read: a backup that started meanwhile may reuse a chunk
-            // no snapshot names yet. (One starting after this and before the packs are deleted is not seen:
-            // run prune when no backup starts, as with restic's exclusive lock.)
-            skipped.addAll(running(view, now));
+            // no snapshot names yet. One starting after this finds this prune's marker and does not start.
+            skipped.addAll(running(view, now, ownRun));
         }
         if (!skipped.isEmpty()) {
             return new Result(new PackedContent.Pruned(0, 0, 0, 0), skipped);

@@ -480,7 +480,9 @@ public final class BackupRunner {
             if (losses == handled) {
                 return handled;
             }
-            if (round == 3 || stopping() || !notAttempted.isEmpty()) {
+            if (round == 3 || stopping() || !notAttempted.isEmpty() || packed != null) {
+                // Format 3: the run's view of the index may name packs the prune deleted, so storing the
+                // files again could reuse chunks that are gone; no snapshot is written, the next run stores them.
                 return -1;
             }
             handled = losses;

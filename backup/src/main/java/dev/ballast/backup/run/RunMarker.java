@@ -173,6 +173,11 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         }
     }
 
+    /** This run's ID, the last part of its marker's key (the same through a sealed view). */
+    public String runId() {
+        return key.substring(key.lastIndexOf('/') + 1);
+    }
+
     /** The backup name of a marker key ({@code .ballast-runs/NAME/RUN-ID}). */
     public static String nameOf(String markerKey) {
         String rest = markerKey.substring(PREFIX.length());
@@ -201,6 +206,16 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
 
         public boolean live() {
             return deadBecause == null;
+        }
+
+        /** The run's ID, the last part of the key. */
+        public String runId() {
+            return key.substring(key.lastIndexOf('/') + 1);
+        }
+
+        /** Whether the holder's record names {@code name} (false when it cannot be read). */
+        public boolean holds(String name) {
+            return holder != null && holder.name().equals(name);
         }
 
         /** "started 2026-...Z on host h, process 123" for messages. */
