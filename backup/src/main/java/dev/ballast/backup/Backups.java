@@ -103,16 +103,37 @@ public final class Backups {
     }
 
     /**
-     * Backups in {@code store}, which the caller keeps open (and closes) for as long as this is used.
+     * Backups in {@code store}, a store of the earlier formats (no key), which the caller keeps open
+     * (and closes) for as long as this is used. An encrypted repository is opened with
+     * {@link #open(ObjectStore, char[])}.
      *
+     * @throws BackupException of kind {@link BackupException.Kind#INVALID_INPUT} if the store is an
+     *     encrypted repository (format 3): nothing would be sealed
      * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
      */
     public static Backups of(ObjectStore store) {
+        requireJvmOption();
+        return allowingInexactNames(store);
+    }
+
+    private static void requireJvmOption() {
         String missing = Names.missingJvmOption();
         if (missing != null) {
             throw new IllegalStateException(missing);
         }
-        return allowingInexactNames(store);
+    }
+
+    /**
+     * A store of the earlier formats only: backups written without a key into an encrypted repository
+     * would lie there in clear, beside its sealed snapshots, and no command would show them.
+     */
+    private static void refuseRepository(ObjectStore store) {
+        if (KeyFiles.isRepository(store)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "The store is an encrypted repository (it has an object '" + KeyFiles.CONFIG
+                            + "'): open it with Backups.open(store, password), not without a key");
+        }
     }
 
     /** Backups in the object store of {@code facade} ({@link StorageFacade#objects()}). */
@@ -126,6 +147,11 @@ public final class Backups {
      * reported not stored.
      */
     public static Backups allowingInexactNames(ObjectStore store) {
+        refuseRepository(Objects.requireNonNull(store, "store"));
+        return plain(store);
+    }
+
+    private static Backups plain(ObjectStore store) {
         return new Backups(
                 Objects.requireNonNull(store, "store"),
                 Clock.systemUTC(),
@@ -146,7 +172,8 @@ public final class Backups {
      * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
      */
     public static Backups of(ObjectStore store, MasterKey key) {
-        return of(store).withKey(key);
+        requireJvmOption();
+        return plain(Objects.requireNonNull(store, "store")).withKey(key);
     }
 
     /**
@@ -160,7 +187,8 @@ public final class Backups {
      * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
      */
     public static Backups init(ObjectStore store, char[] password) {
-        Backups plain = of(store);
+        requireJvmOption();
+        Backups plain = plain(Objects.requireNonNull(store, "store"));
         return plain.keyed(KeyFiles.create().init(store, password).masterKey());
     }
 
@@ -175,7 +203,8 @@ public final class Backups {
      * @throws IllegalStateException if the JVM does not let file names be read as bytes (see above)
      */
     public static Backups open(ObjectStore store, char[] password) {
-        Backups plain = of(store);
+        requireJvmOption();
+        Backups plain = plain(Objects.requireNonNull(store, "store"));
         requireRepository(store);
         return plain.keyed(KeyFiles.create().open(store, password).masterKey());
     }

@@ -428,6 +428,7 @@ class EncryptedBackupsTest {
     @Test
     void aStoreOfTheEarlierFormatIsWrittenAndRestoredAsBefore() throws IOException {
         Path source = source();
+        LocalObjectStore store = LocalObjectStore.open(dir.resolve("plain-store")); // no init: the earlier format
         Backups plain = Backups.of(store).withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
         BackupResult made = plain.backup("old", source);
         assertThat(made.ok()).as("%s", made).isTrue();
@@ -442,6 +443,7 @@ class EncryptedBackupsTest {
         assertThat(back.ok()).as("%s", back).isTrue();
         assertThat(contents(target)).isEqualTo(contents(source));
         assertThat(plain.verify("old", "latest", null).ok()).isTrue();
+        store.close();
     }
 
     private Map<String, Long> sizes(String prefix) {
@@ -522,6 +524,12 @@ class EncryptedBackupsTest {
                             .backup("docs", source)
                             .ok())
                     .isTrue();
+            // and without a key nothing is written in clear into the repository
+            assertThatThrownBy(() -> Backups.of(other))
+                    .isInstanceOf(BackupException.class)
+                    .hasMessageContaining("is an encrypted repository")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(BackupException.Kind.INVALID_INPUT);
             assertThatThrownBy(() -> Backups.open(other, "not it".toCharArray()))
                     .isInstanceOf(BackupException.class)
                     .extracting(e -> ((BackupException) e).kind())

@@ -31,7 +31,7 @@ class JvmRequirementTest {
                 .hasMessage("The backup library reads file names as the bytes the file system holds through the"
                         + " JDK's sun.nio.fs, which this JVM does not open to it; start the JVM with --add-opens"
                         + " java.base/sun.nio.fs=ALL-UNNAMED (as the ballast launcher does), or accept names as the"
-                        + " locale decodes them (Backups.allowingInexactNames()).");
+                        + " locale decodes them (Backups.allowingInexactNames(store)).");
         // Accepting the JDK's own decoding is a choice the caller can make.
         assertThat(Backups.allowingInexactNames(store).snapshots("photos")).isEmpty();
     }

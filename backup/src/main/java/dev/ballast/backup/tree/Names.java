@@ -101,7 +101,7 @@ public final class Names {
         return "The backup library reads file names as the bytes the file system holds through the JDK's"
                 + " sun.nio.fs, which this JVM does not open to it; start the JVM with " + JVM_OPTION
                 + " (as the ballast launcher does), or accept names as the locale decodes them"
-                + " (Backups.allowingInexactNames()).";
+                + " (Backups.allowingInexactNames(store)).";
     }
 
     /**
