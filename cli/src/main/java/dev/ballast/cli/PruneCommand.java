@@ -21,7 +21,10 @@ import picocli.CommandLine.Parameters;
         description = "Delete the stored versions of backup files that no manifest version references any more (after "
                 + "'forget'), for every backup in the bucket or the NAMEs given. Safe beside a running backup: a name "
                 + "with a backup in progress is left alone (reported, exit 1), and no version written within --grace "
-                + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing.")
+                + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing. "
+                + "In an encrypted repository (ballast init) prune looks at every backup name whatever NAMEs are given "
+                + "(a chunk may be shared by several), deletes or repacks the packs of chunks no snapshot uses, and "
+                + "--dry-run is not available yet.")
 final class PruneCommand extends BallastCommand {
     @Parameters(paramLabel = "NAME", arity = "0..*", description = "Prune only these backups (default: all).")
     List<String> names = List.of();
@@ -122,7 +125,11 @@ final class PruneCommand extends BallastCommand {
             ctx.out()
                     .println("Prune done: deleted " + Summary.count(p.packsDeleted(), "pack") + ", wrote "
                             + Summary.count(p.packsWritten(), "pack") + " of repacked chunks, "
-                            + StoreSpace.exact(p.bytesFreed()) + " given back.");
+                            + StoreSpace.exact(p.bytesFreed()) + " given back"
+                            + (p.packsDeleted() == 0 && p.packsWritten() == 0 && !grace.isZero()
+                                    ? " (packs written within --grace " + graceText(grace)
+                                            + " are kept; the chunks they hold are pruned once they are older)."
+                                    : "."));
             if (p.liveMissing() > 0) {
                 ctx.err()
                         .println("Warning: " + p.liveMissing() + " chunk(s) a snapshot references are in no index:"

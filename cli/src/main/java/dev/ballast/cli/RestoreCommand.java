@@ -244,8 +244,12 @@ final class RestoreCommand extends BallastCommand {
                     : r.unavailable() != null
                             ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
                             : r.damagedCopies() > 0
-                                    ? r.damagedCopies() + " stored copies are damaged or missing ('ballast verify "
-                                            + name + " --repair SOURCE-DIR' stores good copies from the source)"
+                                    ? r.damagedCopies() + " stored copies are damaged or missing ("
+                                            + (Repository.masterKey(session) != null
+                                                    ? VerifyCommand.PACKED_DAMAGE_ADVICE
+                                                    : "'ballast verify " + name
+                                                            + " --repair SOURCE-DIR' stores good copies from the source")
+                                            + ")"
                                     : "some files could not be restored";
             ctx.err()
                     .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "

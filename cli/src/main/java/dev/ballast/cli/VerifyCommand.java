@@ -28,6 +28,14 @@ import picocli.CommandLine.Parameters;
                 + "reads only part of them and checks that every other one is present with its size, from one listing of the "
                 + "store.")
 final class VerifyCommand extends BallastCommand {
+    /**
+     * What to do about damaged chunks of an encrypted repository: a new backup reuses a chunk the index
+     * holds, and there is no --repair for chunks yet.
+     */
+    static final String PACKED_DAMAGE_ADVICE = "in an encrypted repository damaged chunks are not repaired yet and"
+            + " a new backup reuses them, so restore an older --manifest-version that does not use them, or back"
+            + " the source up into a new repository ('ballast init')";
+
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
@@ -155,14 +163,17 @@ final class VerifyCommand extends BallastCommand {
             ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
             String advice = stillBad == 0
                     ? "run verify again"
-                    : repairFrom == null
-                            ? "run 'ballast verify " + name + " --repair SOURCE-DIR' or back the source up again to "
-                                    + "store a good copy"
-                                    + (recorded
-                                            ? " (the damaged versions are recorded and never reused)"
-                                            : " (the damaged versions could not be recorded: see the warning above)")
-                                    + ", or restore an older --manifest-version"
-                            : "back the source up again once it holds the files, or restore an older --manifest-version";
+                    : Repository.masterKey(session) != null
+                            ? PACKED_DAMAGE_ADVICE
+                            : repairFrom == null
+                                    ? "run 'ballast verify " + name
+                                            + " --repair SOURCE-DIR' or back the source up again to "
+                                            + "store a good copy"
+                                            + (recorded
+                                                    ? " (the damaged versions are recorded and never reused)"
+                                                    : " (the damaged versions could not be recorded: see the warning above)")
+                                            + ", or restore an older --manifest-version"
+                                    : "back the source up again once it holds the files, or restore an older --manifest-version";
             ctx.err()
                     .println("Backup '" + name + "' has " + stillBad + " damaged and " + unreadable.size()
                             + " unreadable files"
