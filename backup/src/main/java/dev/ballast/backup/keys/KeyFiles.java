@@ -9,6 +9,7 @@ import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import java.net.InetAddress;
 import java.net.URI;
@@ -49,6 +50,14 @@ import org.jspecify.annotations.Nullable;
  * Nothing is written by a failed open.
  */
 public final class KeyFiles {
+    /**
+     * Reads of the config and key files ask the store itself, never a last-known-good cache: they are
+     * small and read once per command, a cached copy would not make the repository readable when the
+     * store is down (its packs are not cached), and a cache's read deadline (3 s by default) would fail
+     * a command whose first request to a cold endpoint takes longer.
+     */
+    private static final ReadOptions LIVE = ReadOptions.latest().withAllowCache(false);
+
     /** The object that marks a format-3 repository. */
     public static final String CONFIG = "config";
 
@@ -124,7 +133,7 @@ public final class KeyFiles {
      * @throws dev.ballast.storage.StorageException if the store could not be asked
      */
     public static boolean isRepository(ObjectStore store) {
-        try (ObjectRead read = store.get(CONFIG)) {
+        try (ObjectRead read = store.get(CONFIG, LIVE)) {
             return true;
         } catch (ObjectNotFoundException e) {
             return false;
@@ -288,7 +297,7 @@ public final class KeyFiles {
      */
     public RepositoryConfig readConfig(ObjectStore store, MasterKey master) {
         byte[] sealed;
-        try (ObjectRead read = store.get(CONFIG)) {
+        try (ObjectRead read = store.get(CONFIG, LIVE)) {
             sealed = read.readAllBytes();
         } catch (ObjectNotFoundException e) {
             throw new BackupException(
@@ -456,7 +465,7 @@ public final class KeyFiles {
     /** The key file {@code name}, checked against its name. */
     private KeyFile read(ObjectStore store, String name) {
         byte[] json;
-        try (ObjectRead read = store.get(name)) {
+        try (ObjectRead read = store.get(name, LIVE)) {
             json = read.readAllBytes();
         }
         if (!name.equals(KeyFile.objectKey(json))) {

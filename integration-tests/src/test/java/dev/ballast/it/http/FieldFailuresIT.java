@@ -93,19 +93,26 @@ class FieldFailuresIT extends WireMockSupport {
 
     // ---- 5. a stalled body, streamed by the caller ----------------------------------------------------
 
-    /** A server that answers {@code Content-Length: 1000}, sends 10 bytes and goes silent until released. */
+    /**
+     * A server that answers a chunked body, sends 10 bytes and goes silent until released; then writes
+     * until a write fails (the client closed the connection) or 64 MiB went out. A connection the client
+     * kept open but no longer reads blocks the writes once the socket buffers are full, so the future
+     * then never completes (and the test's wait for it fails). Writing until the failure, rather than a
+     * fixed number of bytes, does not depend on how soon the client's selector thread closes the socket.
+     */
     private CompletableFuture<IOException> startStallingServer() throws IOException {
         CompletableFuture<IOException> laterWrite = new CompletableFuture<>();
         stallingServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         stallingServer.createContext("/file", exchange -> {
-            exchange.sendResponseHeaders(200, 1000);
+            exchange.sendResponseHeaders(200, 0);
             OutputStream out = exchange.getResponseBody();
             out.write("0123456789".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             try {
                 releaseServer.await(30, TimeUnit.SECONDS);
-                for (int i = 0; i < 990; i++) {
-                    out.write('x');
+                byte[] more = new byte[8192];
+                for (long sent = 0; sent < 64L << 20; sent += more.length) {
+                    out.write(more);
                     out.flush();
                 }
                 laterWrite.complete(null);
