@@ -204,16 +204,36 @@ public final class Passwords {
     }
 
     /** The first line of {@code file}, white space around it dropped. */
+    /** The most of a password file read: 64 KiB, in which its first line must end. */
+    static final int MAX_FILE_BYTES = 64 * 1024;
+
+    private static int indexOfNewline(byte[] bytes, int limit) {
+        for (int i = 0; i < limit; i++) {
+            if (bytes[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     static char[] firstLine(Path file, String source) {
         byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            // At most what a first line can be: a file of gigabytes (or /dev/zero) is not read whole.
+            bytes = in.readNBytes(MAX_FILE_BYTES + 1);
         } catch (IOException e) {
             throw new BackupException(
                     Kind.INVALID_INPUT,
                     "The password file " + file + " (" + source + ") cannot be read (" + Messages.describeIo(e)
                             + "); pass a readable file whose first line is the password.",
                     e);
+        }
+        if (bytes.length > MAX_FILE_BYTES && indexOfNewline(bytes, MAX_FILE_BYTES) < 0) {
+            Arrays.fill(bytes, (byte) 0);
+            throw new BackupException(
+                    Kind.INVALID_INPUT,
+                    "The password file " + file + " (" + source + ") has a first line over " + MAX_FILE_BYTES / 1024
+                            + " KiB; pass a file whose first line is the password.");
         }
         try {
             int end = 0;

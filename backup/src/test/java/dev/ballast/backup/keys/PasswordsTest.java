@@ -162,4 +162,23 @@ class PasswordsTest {
                 .hasMessage("The password from --password-file " + f + " is empty; an empty password is not"
                         + " accepted.");
     }
+
+    @Test
+    void aPasswordFileWithoutALineEndInItsFirst64KiBIsRefusedWithoutReadingItWhole() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("pw");
+        java.nio.file.Path huge = dir.resolve("huge");
+        java.nio.file.Files.write(huge, new byte[Passwords.MAX_FILE_BYTES + 10]);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Passwords.firstLine(huge, "--password-file"))
+                .isInstanceOf(dev.ballast.backup.BackupException.class)
+                .hasMessage("The password file " + huge + " (--password-file) has a first line over 64 KiB; pass a"
+                        + " file whose first line is the password.");
+        java.nio.file.Path longFile = dir.resolve("long");
+        byte[] content = new byte[Passwords.MAX_FILE_BYTES * 2];
+        java.util.Arrays.fill(content, (byte) 'x');
+        byte[] first = "secret\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(first, 0, content, 0, first.length);
+        java.nio.file.Files.write(longFile, content);
+        org.assertj.core.api.Assertions.assertThat(new String(Passwords.firstLine(longFile, "--password-file")))
+                .isEqualTo("secret");
+    }
 }
