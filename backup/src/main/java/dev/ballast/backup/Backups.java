@@ -134,6 +134,7 @@ public final class Backups {
                     "The store is an encrypted repository (it has an object '" + KeyFiles.CONFIG
                             + "'): open it with Backups.open(store, password), not without a key");
         }
+        KeyFiles.requireNoRepositoryRemains(store, "given");
     }
 
     /** Backups in the object store of {@code facade} ({@link StorageFacade#objects()}). */

@@ -544,4 +544,22 @@ class EncryptedBackupsTest {
             other.close();
         }
     }
+
+    @Test
+    void aRepositoryWhoseConfigWasDeletedIsRefusedNotTakenForAnUnencryptedStore() throws IOException {
+        Path source = source();
+        assertThat(backups().backup("docs", source).ok()).isTrue();
+        for (VersionEntry v : store.versions(KeyFiles.CONFIG)) {
+            store.deleteVersion(KeyFiles.CONFIG, v.versionId());
+        }
+        int objects = store.listVersions("").size();
+
+        assertThatThrownBy(() -> Backups.of(store))
+                .isInstanceOf(BackupException.class)
+                .hasMessageStartingWith("The store given holds objects of an encrypted repository (such as 'keys/")
+                .hasMessageContaining("but no 'config'")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(BackupException.Kind.INTEGRITY);
+        assertThat(store.listVersions("")).hasSize(objects); // nothing written, in clear or otherwise
+    }
 }

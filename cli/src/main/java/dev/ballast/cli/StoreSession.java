@@ -212,6 +212,10 @@ final class StoreSession implements AutoCloseable {
         }
         boolean encrypted = Errors.translate(where, null, () -> KeyFiles.isRepository(objects));
         if (!encrypted) {
+            Errors.translate(where, null, () -> {
+                KeyFiles.requireNoRepositoryRemains(objects, where);
+                return null;
+            });
             return;
         }
         char[] password = Passwords.current(passwordSources(o, ctx));

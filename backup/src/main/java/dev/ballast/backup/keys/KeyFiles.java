@@ -140,6 +140,36 @@ public final class KeyFiles {
         }
     }
 
+    /** The prefixes only a repository of format 3 writes: key files, snapshots, index files and packs. */
+    private static final List<String> REPOSITORY_PREFIXES = List.of(KEYS_PREFIX, "snapshots/", "index/", "data/");
+
+    /**
+     * Refuses a store that is not a repository ({@link #isRepository} false) but holds objects only a
+     * repository writes: its {@code config} was deleted, or an {@code init} did not finish. Working on it
+     * as a store of the earlier formats would hide every encrypted backup in it and write new ones in
+     * clear. One listing of at most one key per prefix.
+     *
+     * @param where names the store in the message, such as {@code "the local store /data/b"}
+     * @throws BackupException of kind {@link Kind#INTEGRITY} naming the objects found
+     */
+    public static void requireNoRepositoryRemains(ObjectStore store, String where) {
+        for (String prefix : REPOSITORY_PREFIXES) {
+            Optional<String> found;
+            try (var entries = store.listing(ListRequest.prefix(prefix).withPageSize(1))) {
+                found = entries.map(ListEntry::key).findFirst();
+            }
+            if (found.isPresent()) {
+                throw new BackupException(
+                        Kind.INTEGRITY,
+                        "The store " + where + " holds objects of an encrypted repository (such as '" + found.get()
+                                + "') but no '" + CONFIG + "': it was deleted, or an init did not finish; nothing"
+                                + " is read or written here (a backup would be stored in clear): put '" + CONFIG
+                                + "' back from a copy of the store, or run 'ballast init' again if the init was"
+                                + " interrupted before any backup.");
+            }
+        }
+    }
+
     /**
      * Makes {@code store} a new format-3 repository: a random master key, a key file sealing it under
      * {@code password}, then {@code config} (in that order: a crash between the two leaves no
