@@ -32,6 +32,7 @@ final class ListCommand extends BallastCommand {
     private int list(StoreSession session, Repository repo) {
         String suffix = "/" + Manifest.FILE_NAME;
         List<String> names;
+        int unreadable = 0;
         if (repo.packed()) {
             dev.ballast.backup.snapshot.SealedStore.Names found = repo.sealed().names();
             found.unreadable()
@@ -39,11 +40,19 @@ final class ListCommand extends BallastCommand {
                             .println("Warning: no version of the snapshot " + k
                                     + " opens, so its backup name cannot be shown; verify the repository."));
             names = found.names();
+            unreadable = found.unreadable().size();
         } else {
             names = session.objects().list("").stream()
                     .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
                     .map(k -> k.substring(0, k.length() - suffix.length()))
                     .toList();
+        }
+        if (names.isEmpty() && unreadable > 0) {
+            // Every snapshot there is is damaged: that is not "no backups" (exit 4, as every version damaged is).
+            ctx.err()
+                    .println("No backup in " + session.where() + " can be listed: " + unreadable
+                            + " snapshot(s) are damaged; run 'ballast verify' on their names if you know them.");
+            return ExitCodes.INTEGRITY;
         }
         if (names.isEmpty()) {
             ctx.out().println("No backups in " + session.where() + ".");

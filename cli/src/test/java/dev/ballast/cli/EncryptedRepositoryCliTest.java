@@ -79,4 +79,35 @@ class EncryptedRepositoryCliTest extends InProcessCli {
         assertThat(Files.readAllBytes(again.resolve("big.bin"))).isEqualTo(big);
         assertThat(run(at("unlock"))).as(err()).isZero();
     }
+
+    @Test
+    void aRepositoryWhoseSnapshotsAreAllDamagedOrWhoseConfigIsGoneIsNeverShownAsEmpty() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("payroll-2026.csv"), "alice;90210\n".repeat(50));
+        assertThat(run(at("init"))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            for (String key : store.list("snapshots/")) {
+                for (VersionEntry v : store.versions(key)) {
+                    store.deleteVersion(key, v.versionId());
+                }
+                store.put(key, dev.ballast.storage.object.ObjectContent.ofBytes(new byte[100]));
+            }
+        }
+        assertThat(run(at("list"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("can be listed: 1 snapshot(s) are damaged");
+
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            for (VersionEntry v : store.versions("config")) {
+                store.deleteVersion("config", v.versionId());
+            }
+        }
+        assertThat(run(at("list"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("holds objects of an encrypted repository").contains("but no 'config'");
+        assertThat(run(at("backup", src.toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
+            assertThat(store.list("src/")).as("nothing written in clear").isEmpty();
+        }
+    }
 }
