@@ -185,6 +185,7 @@ public final class PackedBlobs implements PackedContent {
         private final List<BlobId> ids;
         /** The first chunk of {@link #ids} no batch has planned yet; touched only by batch tasks, one at a time. */
         private int next;
+
         private @Nullable CompletableFuture<Batch> ahead;
         private @Nullable Batch batch;
         private int inBatch;
