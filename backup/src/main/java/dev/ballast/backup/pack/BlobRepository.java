@@ -238,8 +238,8 @@ public final class BlobRepository implements AutoCloseable {
      * ({@link #has}). The bytes are compressed (zstd at {@link PackOptions#compressionLevel()}) when that
      * saves more than 1/32 of them, else stored as they are; then sealed and appended to an open pack.
      * With the repository's own threads (no {@link PackOptions#executor()}) that work runs on a pool of
-     * one thread per core, on a copy of the bytes (at most 32 MiB of them waiting); with an executor
-     * given, on the caller's thread. Either way the caller may reuse {@code plain} once this returns.
+     * one thread per core, on a copy of the bytes (at most 32 MiB of them waiting), for blobs of 256 KiB
+     * and more; smaller blobs, and every blob with an executor given, on the caller's thread. Either way the caller may reuse {@code plain} once this returns.
      * Blocks while {@link PackOptions#packsInFlight()} full packs wait for upload. A failure to compress
      * or seal on the pool is thrown by the next {@code add} or {@link #flush}, as an upload failure.
      *

@@ -46,6 +46,12 @@ final class PackWriter {
 
     private final Set<CompletableFuture<Void>> encodes = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Smaller blobs are encoded on the caller's thread: a small file's chunk costs less to encode than
+     * to copy and hand over, and small files are read by several transfer threads at once anyway.
+     */
+    static final int ENCODE_ELSEWHERE_BYTES = 256 * 1024;
+
     /** Plain bytes waiting to be compressed and sealed, at most (KiB): a few chunks per encoder thread. */
     static final int ENCODE_BUDGET_KIB = 32 * 1024;
 
@@ -61,12 +67,12 @@ final class PackWriter {
     /**
      * {@link #append} on the encoder's threads, of a copy of the bytes (the caller may reuse
      * {@code plain} at once), blocking while {@link #ENCODE_BUDGET_KIB} KiB wait; on the caller's
-     * thread when there is no encoder. A failure there is the writer's failure: every later
+     * thread when there is no encoder or the blob is shorter than {@link #ENCODE_ELSEWHERE_BYTES}. A failure there is the writer's failure: every later
      * {@code add} and {@code flush} throws it, as an upload failure.
      */
     void appendLater(BlobType type, BlobId id, byte[] plain, int offset, int length) {
         Executor e = encoder;
-        if (e == null) {
+        if (e == null || length < ENCODE_ELSEWHERE_BYTES) {
             append(type, id, plain, offset, length);
             return;
         }
