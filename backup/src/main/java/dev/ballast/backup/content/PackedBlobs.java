@@ -210,7 +210,11 @@ public final class PackedBlobs implements PackedContent {
                 if (ids.isEmpty()) {
                     return false;
                 }
-                CompletableFuture<Batch> f = ahead != null ? ahead : start(null);
+                CompletableFuture<Batch> f = ahead;
+                if (f == null) {
+                    // the first batch on this thread: a small file's only batch costs no hand-over
+                    f = CompletableFuture.completedFuture(readHere());
+                }
                 batch = await(f);
                 inBatch = 0;
                 ahead = batch.last ? null : start(f);
@@ -219,11 +223,17 @@ public final class PackedBlobs implements PackedContent {
         }
 
         /** Starts reading the batch after {@code previous} (its planning runs after that one's). */
-        private CompletableFuture<Batch> start(@Nullable CompletableFuture<Batch> previous) {
-            if (previous == null) {
-                return CompletableFuture.supplyAsync(this::readBatch, batchExecutor);
-            }
+        private CompletableFuture<Batch> start(CompletableFuture<Batch> previous) {
             return previous.thenApplyAsync(b -> readBatch(), batchExecutor);
+        }
+
+        /** {@link #readBatch} on this thread, its IOException thrown as it was. */
+        private Batch readHere() throws IOException {
+            try {
+                return readBatch();
+            } catch (SinkFailure e) {
+                throw e.getCause();
+            }
         }
 
         private Batch await(CompletableFuture<Batch> f) throws IOException {
