@@ -25,7 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -36,15 +39,24 @@ import org.jspecify.annotations.Nullable;
  * {@link MasterKey#id}, chunks added once ({@link BlobRepository#add} deduplicates) and read back
  * grouped by pack ({@link BlobRepository#readAll}).
  *
- * <p>Reading holds at most {@value #READ_BATCH_BYTES} bytes of one file's chunks in memory at a time
- * (a batch of whole chunks, at least one). Thread-safe.
+ * <p>Reading holds at most twice {@value #READ_BATCH_BYTES} bytes of one file's chunks in memory at a
+ * time (the batch being consumed and the next, each of whole chunks, at least one). Thread-safe.
  */
 public final class PackedBlobs implements PackedContent {
-    /** Plain bytes of chunks one read of a file asks for at once: enough for several packs in parallel. */
-    static final int READ_BATCH_BYTES = 64 * 1024 * 1024;
+    /**
+     * Plain bytes of chunks one read of a file asks for at once: a pack's worth, read as several spans
+     * in parallel; one batch is consumed while the next is read.
+     */
+    static final int READ_BATCH_BYTES = 16 * 1024 * 1024;
 
     private final BlobRepository blobs;
     private final ThreadLocal<Chunker> chunkers;
+    /** Reads the batches of open files' chunks (each waits for the repository's read threads). */
+    private final ExecutorService batchExecutor = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ballast-chunk-batch");
+        t.setDaemon(true);
+        return t;
+    });
     /** What a restore reads ahead, or null. */
     private volatile @Nullable PackedPrefetch prefetch;
 
@@ -134,6 +146,23 @@ public final class PackedBlobs implements PackedContent {
         return new ChunkStream(ids);
     }
 
+    /** An IOException of {@link BlobRepository#readAll} carried out of a batch's task, thrown again as it was. */
+    private static final class SinkFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SinkFailure(IOException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized IOException getCause() {
+            return (IOException) super.getCause();
+        }
+    }
+
+    /** Chunks of one batch, in the order the file lists them ({@code order} may name a chunk twice). */
+    private record Batch(List<BlobId> order, Map<BlobId, byte[]> chunks, boolean last) {}
+
     @Override
     public Pruned prune(Set<String> live, Instant cutoff) {
         Set<BlobId> ids = new HashSet<>();
@@ -144,15 +173,21 @@ public final class PackedBlobs implements PackedContent {
 
     @Override
     public void close() {
+        batchExecutor.shutdown();
         blobs.close();
     }
 
-    /** A file's chunks in order, read a batch at a time with {@link BlobRepository#readAll}. */
+    /**
+     * A file's chunks in order, read a batch at a time with {@link BlobRepository#readAll}, the next
+     * batch read (and its chunks opened, on the repository's read threads) while this one is consumed.
+     */
     private final class ChunkStream extends InputStream {
         private final List<BlobId> ids;
+        /** The first chunk of {@link #ids} no batch has planned yet; touched only by batch tasks, one at a time. */
         private int next;
-        private final Map<BlobId, byte[]> batch = new ConcurrentHashMap<>();
-        private final List<BlobId> order = new ArrayList<>();
+
+        private @Nullable CompletableFuture<Batch> ahead;
+        private @Nullable Batch batch;
         private int inBatch;
         private byte[] current = new byte[0];
         private int pos;
@@ -164,23 +199,64 @@ public final class PackedBlobs implements PackedContent {
         /** Whether a chunk with bytes left is current; reads the next batch when needed. */
         private boolean advance() throws IOException {
             while (pos >= current.length) {
-                if (inBatch < order.size()) {
-                    current = batch.get(order.get(inBatch++));
+                if (batch != null && inBatch < batch.order.size()) {
+                    current = batch.chunks.get(batch.order.get(inBatch++));
                     pos = 0;
                     continue;
                 }
-                if (next >= ids.size()) {
+                if (batch != null && batch.last) {
                     return false;
                 }
-                readBatch();
+                if (ids.isEmpty()) {
+                    return false;
+                }
+                CompletableFuture<Batch> f = ahead;
+                if (f == null) {
+                    // the first batch on this thread: a small file's only batch costs no hand-over
+                    f = CompletableFuture.completedFuture(readHere());
+                }
+                batch = await(f);
+                inBatch = 0;
+                ahead = batch.last ? null : start(f);
             }
             return true;
         }
 
-        private void readBatch() throws IOException {
-            batch.clear();
-            order.clear();
-            inBatch = 0;
+        /** Starts reading the batch after {@code previous} (its planning runs after that one's). */
+        private CompletableFuture<Batch> start(CompletableFuture<Batch> previous) {
+            return previous.thenApplyAsync(b -> readBatch(), batchExecutor);
+        }
+
+        /** {@link #readBatch} on this thread, its IOException thrown as it was. */
+        private Batch readHere() throws IOException {
+            try {
+                return readBatch();
+            } catch (SinkFailure e) {
+                throw e.getCause();
+            }
+        }
+
+        private Batch await(CompletableFuture<Batch> f) throws IOException {
+            try {
+                return f.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof SinkFailure u) {
+                    throw u.getCause();
+                }
+                if (c instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (c instanceof Error err) {
+                    throw err;
+                }
+                throw new IOException(c);
+            }
+        }
+
+        private Batch readBatch() {
+            Map<BlobId, byte[]> chunks = new ConcurrentHashMap<>();
+            List<BlobId> order = new ArrayList<>();
             Set<BlobId> wanted = new LinkedHashSet<>();
             long bytes = 0;
             while (next < ids.size() && (order.isEmpty() || bytes < READ_BATCH_BYTES)) {
@@ -194,20 +270,25 @@ public final class PackedBlobs implements PackedContent {
                 order.add(id);
                 next++;
             }
-            PackedPrefetch ahead = prefetch;
-            if (ahead != null) {
+            PackedPrefetch prefetched = prefetch;
+            if (prefetched != null) {
                 for (java.util.Iterator<BlobId> it = wanted.iterator(); it.hasNext(); ) {
                     BlobId id = it.next();
-                    byte[] plain = ahead.take(id);
+                    byte[] plain = prefetched.take(id);
                     if (plain != null) {
-                        batch.put(id, plain);
+                        chunks.put(id, plain);
                         it.remove();
                     }
                 }
             }
             if (!wanted.isEmpty()) {
-                blobs.readAll(wanted, batch::put);
+                try {
+                    blobs.readAll(wanted, chunks::put);
+                } catch (IOException e) {
+                    throw new SinkFailure(e);
+                }
             }
+            return new Batch(order, chunks, next >= ids.size());
         }
 
         @Override

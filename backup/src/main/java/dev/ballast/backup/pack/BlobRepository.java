@@ -97,7 +97,16 @@ public final class BlobRepository implements AutoCloseable {
             uploadExecutor = up;
             readExecutor = rd;
         }
-        this.writer = new PackWriter(store, key, options, uploadExecutor);
+        Executor encoder = null;
+        if (options.executor() == null) {
+            // Compressing and sealing run beside the caller's chunking and hashing: a big file's chunks
+            // are encoded on every core, not on the one thread that reads the file.
+            ExecutorService enc = Executors.newFixedThreadPool(
+                    Math.max(1, Runtime.getRuntime().availableProcessors()), daemon("ballast-blob-encode"));
+            ownExecutors.add(enc);
+            encoder = enc;
+        }
+        this.writer = new PackWriter(store, key, options, uploadExecutor, encoder);
     }
 
     private static ThreadFactory daemon(String name) {
@@ -228,8 +237,11 @@ public final class BlobRepository implements AutoCloseable {
      * Stores {@code plain[offset, offset + length)} as the blob {@code id}, unless it is already known
      * ({@link #has}). The bytes are compressed (zstd at {@link PackOptions#compressionLevel()}) when that
      * saves more than 1/32 of them, else stored as they are; then sealed and appended to an open pack.
-     * The caller may reuse {@code plain} once this returns. Blocks while
-     * {@link PackOptions#packsInFlight()} full packs wait for upload.
+     * With the repository's own threads (no {@link PackOptions#executor()}) that work runs on a pool of
+     * one thread per core, on a copy of the bytes (at most 32 MiB of them waiting), for blobs of 256 KiB
+     * and more; smaller blobs, and every blob with an executor given, on the caller's thread. Either way the caller may reuse {@code plain} once this returns.
+     * Blocks while {@link PackOptions#packsInFlight()} full packs wait for upload. A failure to compress
+     * or seal on the pool is thrown by the next {@code add} or {@link #flush}, as an upload failure.
      *
      * @param id the blob's ID: must be {@link #id} of the bytes (not checked here; every read checks it)
      * @return true if the blob was added; false if it was known already (dedup, including a blob another
@@ -249,7 +261,7 @@ public final class BlobRepository implements AutoCloseable {
             if (index.containsKey(id) || !writer.claim(id)) {
                 return false;
             }
-            writer.append(type, id, plain, offset, length);
+            writer.appendLater(type, id, plain, offset, length);
             return true;
         } finally {
             gate.readLock().unlock();

@@ -26,6 +26,12 @@ import java.util.function.ToLongFunction;
 final class PackReader {
     /** Two wanted blobs at most this far apart are fetched with one GET (the gap is read and dropped). */
     static final long MERGE_GAP = 1024 * 1024;
+    /**
+     * A span grows to at most this many bytes (unless one blob is longer): the blobs of a big file lie
+     * side by side in a pack, and spans of a few chunks each are read and opened by several threads at
+     * once, where one span of a whole pack was opened by one (restore used one core).
+     */
+    static final long MAX_SPAN = 4L * 1024 * 1024;
     /** Spans shorter than this are read through a read-ahead window. */
     static final long SMALL = 256 * 1024;
     /** The read-ahead window, bytes. */
@@ -117,7 +123,10 @@ final class PackReader {
     /** A run of wanted blobs fetched with one GET. */
     record Span(long offset, long end, List<BlobLocation> blobs) {}
 
-    /** {@code blobs} of one pack, in offset order, grouped into spans no gap in which exceeds {@link #MERGE_GAP}. */
+    /**
+     * {@code blobs} of one pack, in offset order, grouped into spans no gap in which exceeds
+     * {@link #MERGE_GAP} and no longer than {@link #MAX_SPAN} (a span of one blob may be longer).
+     */
     static List<Span> spans(List<BlobLocation> blobs) {
         List<BlobLocation> sorted = new ArrayList<>(blobs);
         sorted.sort(Comparator.comparingLong(BlobLocation::offset));
@@ -126,7 +135,7 @@ final class PackReader {
         long start = -1;
         long end = -1;
         for (BlobLocation b : sorted) {
-            if (!current.isEmpty() && b.offset() - end > MERGE_GAP) {
+            if (!current.isEmpty() && (b.offset() - end > MERGE_GAP || Math.max(end, b.end()) - start > MAX_SPAN)) {
                 out.add(new Span(start, end, current));
                 current = new ArrayList<>();
             }

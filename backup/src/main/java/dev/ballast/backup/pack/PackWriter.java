@@ -3,6 +3,7 @@ package dev.ballast.backup.pack;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +39,82 @@ final class PackWriter {
     private final Set<CompletableFuture<Void>> uploads = ConcurrentHashMap.newKeySet();
     private final AtomicReference<@Nullable RuntimeException> failure = new AtomicReference<>();
 
-    PackWriter(ObjectStore store, MasterKey key, PackOptions options, Executor executor) {
+    /** Compresses and seals blobs off the caller's thread, or null: on the caller's. */
+    private final @Nullable Executor encoder;
+    /** KiB of copied plain bytes handed to {@link #encoder} and not yet in a pack. */
+    private final Semaphore encodeBudget = new Semaphore(ENCODE_BUDGET_KIB);
+
+    private final Set<CompletableFuture<Void>> encodes = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Smaller blobs are encoded on the caller's thread: a small file's chunk costs less to encode than
+     * to copy and hand over, and small files are read by several transfer threads at once anyway.
+     */
+    static final int ENCODE_ELSEWHERE_BYTES = 256 * 1024;
+
+    /** Plain bytes waiting to be compressed and sealed, at most (KiB): a few chunks per encoder thread. */
+    static final int ENCODE_BUDGET_KIB = 32 * 1024;
+
+    PackWriter(ObjectStore store, MasterKey key, PackOptions options, Executor executor, @Nullable Executor encoder) {
         this.store = store;
         this.key = key;
         this.options = options;
         this.executor = executor;
+        this.encoder = encoder;
         this.inFlight = new Semaphore(options.packsInFlight());
+    }
+
+    /**
+     * {@link #append} on the encoder's threads, of a copy of the bytes (the caller may reuse
+     * {@code plain} at once), blocking while {@link #ENCODE_BUDGET_KIB} KiB wait; on the caller's
+     * thread when there is no encoder or the blob is shorter than {@link #ENCODE_ELSEWHERE_BYTES}. A failure there is the writer's failure: every later
+     * {@code add} and {@code flush} throws it, as an upload failure.
+     */
+    void appendLater(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+        Executor e = encoder;
+        if (e == null || length < ENCODE_ELSEWHERE_BYTES) {
+            append(type, id, plain, offset, length);
+            return;
+        }
+        int kib = Math.min(ENCODE_BUDGET_KIB, Math.max(1, (length + 1023) / 1024));
+        try {
+            encodeBudget.acquire(kib);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            pending.remove(id);
+            throw new CancellationException("interrupted while waiting to compress a blob; it is not stored");
+        }
+        byte[] copy = Arrays.copyOfRange(plain, offset, offset + length);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        encodes.add(done);
+        Runnable task = () -> {
+            try {
+                append(type, id, copy, 0, length);
+            } catch (RuntimeException | Error ex) {
+                failure.compareAndSet(null, ex instanceof RuntimeException r ? r : new IllegalStateException(ex));
+            } finally {
+                encodeBudget.release(kib);
+                encodes.remove(done);
+                done.complete(null);
+            }
+        };
+        try {
+            e.execute(task);
+        } catch (RejectedExecutionException ex) {
+            encodeBudget.release(kib);
+            encodes.remove(done);
+            done.complete(null);
+            pending.remove(id);
+            failure.compareAndSet(null, ex);
+            throw ex;
+        }
+    }
+
+    /** Waits for every blob handed to the encoder to be in a pack (or failed). */
+    void awaitEncodes() {
+        for (CompletableFuture<Void> f : List.copyOf(encodes)) {
+            f.join();
+        }
     }
 
     boolean pending(BlobId id) {
@@ -147,8 +218,9 @@ final class PackWriter {
         }
     }
 
-    /** Waits for every upload started. */
+    /** Waits for every blob being encoded, then for every upload started. */
     void awaitUploads() {
+        awaitEncodes();
         for (CompletableFuture<Void> f : List.copyOf(uploads)) {
             f.join();
         }
@@ -161,6 +233,8 @@ final class PackWriter {
      * @throws RuntimeException the first upload failure
      */
     Map<String, List<BlobLocation>> drain() {
+        awaitEncodes();
+        throwIfFailed();
         for (int t = 0; t < open.length; t++) {
             Packs.Builder b;
             synchronized (openLocks[t]) {
