@@ -9,6 +9,7 @@ import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.Forgetting;
 import dev.ballast.backup.retention.PackedPrune;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.run.BackupRunner;
@@ -496,6 +497,33 @@ public final class Backups {
     }
 
     /**
+     * Repairs a repository of format 3, as {@code ballast repair index} ({@code readData} false) and
+     * {@code ballast repair packs} (true) do, restic's {@code repair index} and {@code repair packs}: the
+     * packs no intact index file names are indexed from their headers, damaged index files replaced,
+     * packs the index names but the store lacks dropped from the index, and (reading every pack whole with
+     * {@code readData}; a pack whose size is wrong always) each damaged pack's intact chunks copied into
+     * new packs before it is deleted. The chunks lost are then absent from the index: the next backup of
+     * a source that still holds them stores them again, and every snapshot naming them reads again.
+     * Runs under the prune's marker: nothing is done while a backup or a prune may be running.
+     *
+     * @param readData whether to read every pack whole (every chunk opened and checked)
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} on a store of the earlier
+     *     formats (no key: it has no packs; {@code ballast repair index} rebuilds the local store's own index)
+     */
+    public RepairResult repair(boolean readData) {
+        if (key == null || !(view instanceof SealedStore sealed)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "Repair of packs and their index applies to an encrypted repository (format 3); a store of the"
+                            + " earlier formats has neither: verify it, and back its damaged files up again.");
+        }
+        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
+            PackedRepair.Result r = PackedRepair.run(sealed, content.blobs(), pack -> readData, clock);
+            return new RepairResult(r.report(), r.skipped());
+        }
+    }
+
+    /**
      * Re-reads every object the snapshot {@code version} of {@code name} references from the store,
      * never from a cache, and checks its length and SHA-256 against the manifest, as
      * {@code ballast verify} does; damaged versions are recorded so that no later backup reuses them.
@@ -539,6 +567,9 @@ public final class Backups {
                 listener.notice("Warning: the damaged versions could not be recorded (" + Messages.rootMessage(ex)
                         + "); the next backup may reuse them: run verify again once nothing else writes to the store.");
             }
+        }
+        if (key != null && !found.damaged().isEmpty()) {
+            listener.notice(PACKED_DAMAGE_ADVICE);
         }
         List<FileProblem> damaged = new ArrayList<>();
         found.damaged().forEach(d -> damaged.add(new FileProblem(d.entry().path(), d.reason())));
@@ -584,6 +615,11 @@ public final class Backups {
         }
         return new ForgetResult(kept, removed, dryRun);
     }
+
+    /** What to do about damaged or missing chunks in a repository of format 3, after a verify found some. */
+    static final String PACKED_DAMAGE_ADVICE = "The chunks are damaged or missing in the repository: repair(true)"
+            + " ('ballast repair packs') drops them from the index, keeping every intact chunk, and the next backup"
+            + " of a source that still holds the files stores them again, which heals every backup that uses them.";
 
     /** The content of a repository of format 3, opened for one job (its index read), or null without a key. */
     private @Nullable PackedContent packedContent() {

@@ -4,6 +4,8 @@ import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
@@ -73,6 +75,18 @@ public final class BlobRepository implements AutoCloseable {
 
     final List<CheckReport.Damage> damagedIndex = new ArrayList<>();
 
+    /**
+     * Packs an index file names that the listing of {@code data/} at open did not find (deleted or lost):
+     * their blobs are not in {@link #index} unless another pack holds them too.
+     */
+    final ConcurrentHashMap<String, List<BlobLocation>> missingPacks = new ConcurrentHashMap<>();
+    /** Blobs only missing packs held, each with that pack: absent, so a backup stores them again. */
+    final ConcurrentHashMap<BlobId, String> lost = new ConcurrentHashMap<>();
+    /** Blobs of {@link #lost} added again since open. */
+    final Set<BlobId> storedAgain = ConcurrentHashMap.newKeySet();
+    /** Packs in the index from their own headers because no intact index file names them (a damaged one did). */
+    final Set<String> fromHeaders = ConcurrentHashMap.newKeySet();
+
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final PackWriter writer;
 
@@ -119,10 +133,14 @@ public final class BlobRepository implements AutoCloseable {
     }
 
     /**
-     * Opens the repository in {@code store}: reads and opens every {@code index/*} object.
+     * Opens the repository in {@code store}: reads and opens every {@code index/*} object, then lists
+     * {@code data/} once: the blobs of a pack the index names but the store lacks are absent
+     * ({@link #missingPacks()}), so a backup stores them again rather than naming a lost blob. When an
+     * index file is damaged (and tolerated), the packs no intact index file names are found from their
+     * headers.
      *
      * @throws IntegrityException naming the index file, if one does not open, decompress or parse
-     *     (unless {@link PackOptions#tolerateDamagedIndex()})
+     *     (only when {@link PackOptions#tolerateDamagedIndex()} is false)
      * @throws StorageException if the store fails
      */
     public static BlobRepository open(ObjectStore store, MasterKey key, PackOptions options) {
@@ -131,7 +149,7 @@ public final class BlobRepository implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         BlobRepository repo = new BlobRepository(store, key, options);
         try {
-            repo.loadIndex();
+            repo.loadIndex(options.tolerateDamagedIndex());
         } catch (RuntimeException e) {
             repo.close();
             throw e;
@@ -144,7 +162,7 @@ public final class BlobRepository implements AutoCloseable {
         return open(store, key, PackOptions.defaults());
     }
 
-    private void loadIndex() {
+    private void loadIndex(boolean tolerateDamaged) {
         List<String> files = new ArrayList<>(store.list(INDEX_PREFIX));
         files.removeIf(indexFiles::contains);
         Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
@@ -156,7 +174,7 @@ public final class BlobRepository implements AutoCloseable {
                 } catch (ObjectNotFoundException gone) {
                     // deleted since the listing: a prune replaced it, and the file replacing it is listed too
                 } catch (IntegrityException e) {
-                    if (!options.tolerateDamagedIndex()) {
+                    if (!tolerateDamaged) {
                         throw e;
                     }
                     synchronized (damagedIndex) {
@@ -167,16 +185,61 @@ public final class BlobRepository implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        // Listed after the index files are read: a pack an index file names was uploaded before that file
+        // was written, so a pack the listing lacks is gone (lost, deleted by hand, or pruned meanwhile).
+        Map<String, ListEntry> listed = listPacks();
         for (String file : files) {
             Map<String, List<BlobLocation>> packs = read.get(file);
             if (packs != null) {
-                packs.forEach(this::register);
+                packs.forEach((pack, blobs) -> {
+                    if (listed.containsKey(pack)) {
+                        register(pack, blobs);
+                    } else {
+                        missingPacks.putIfAbsent(pack, List.copyOf(blobs));
+                    }
+                });
                 indexFiles.add(file);
             }
         }
         synchronized (damagedIndex) {
             damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
+            if (!damagedIndex.isEmpty()) {
+                // The packs a damaged index file named are still found, from their own headers (not written).
+                new PackCheck(this).indexFromHeaders(listed);
+            }
         }
+        for (Map.Entry<String, List<BlobLocation>> p : missingPacks.entrySet()) {
+            for (BlobLocation b : p.getValue()) {
+                if (!index.containsKey(b.id())) {
+                    lost.putIfAbsent(b.id(), p.getKey());
+                }
+            }
+        }
+    }
+
+    /** Clears what was read at open and reads the index files and the listing again. */
+    void reloadIndex(boolean tolerateDamaged) {
+        packBlobs.keySet().forEach(reader::forget);
+        index.clear();
+        packBlobs.clear();
+        indexFiles.clear();
+        missingPacks.clear();
+        lost.clear();
+        storedAgain.clear();
+        fromHeaders.clear();
+        synchronized (damagedIndex) {
+            damagedIndex.clear();
+        }
+        loadIndex(tolerateDamaged);
+    }
+
+    /** The packs in the store ({@code data/}), by key: one listing. */
+    Map<String, ListEntry> listPacks() {
+        Map<String, ListEntry> listed = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<ListEntry> s = store.listing(ListRequest.prefix(DATA_PREFIX))) {
+            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+        }
+        return listed;
     }
 
     /** The blobs an index file names, checked: its name, its seal, its JSON. */
@@ -262,6 +325,9 @@ public final class BlobRepository implements AutoCloseable {
                 return false;
             }
             writer.appendLater(type, id, plain, offset, length);
+            if (lost.containsKey(id)) {
+                storedAgain.add(id);
+            }
             return true;
         } finally {
             gate.readLock().unlock();
@@ -352,6 +418,11 @@ public final class BlobRepository implements AutoCloseable {
     private BlobLocation locate(BlobId id) {
         BlobLocation loc = index.get(id);
         if (loc == null) {
+            String pack = lost.get(id);
+            if (pack != null) {
+                // the pack is what is missing: the key a caller reports
+                throw new ObjectNotFoundException(pack, null, false, null);
+            }
             throw new ObjectNotFoundException("blob " + id.hex(), null, false, null);
         }
         return loc;
@@ -456,6 +527,70 @@ public final class BlobRepository implements AutoCloseable {
             gate.writeLock().unlock();
         }
     }
+
+    /**
+     * Makes the index name exactly the intact blobs of the packs in the store (restic's
+     * {@code repair index} and {@code repair packs} in one): packs no intact index file names are indexed
+     * from their headers; packs the index names that are missing are dropped from it; every pack
+     * {@code readData} accepts is read whole and every blob opened, and a pack found damaged (by that
+     * read, or by its size) has its intact blobs copied into new packs and is then deleted. Then new
+     * index files naming every blob kept are written and the old ones (damaged ones included) deleted.
+     * The blobs no pack holds any more are absent: the next backup stores them again from its source,
+     * and every snapshot naming them reads again. Nothing is written when nothing is wrong.
+     *
+     * <p>Write order: new packs, new index files, old index files deleted, damaged packs deleted; a kill
+     * at any point leaves a store that reads as before the repair, and running it again finishes it. The
+     * caller keeps backups and prunes away while it runs (the engine holds the prune marker).
+     *
+     * @param readData which packs (by key) to read whole; {@code k -> false} for the index alone
+     * @throws StorageException if the store fails (what was done so far is safe)
+     */
+    public RepairReport repair(Predicate<String> readData) {
+        Objects.requireNonNull(readData, "readData");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            return new Salvage(this).repair(readData);
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * The packs the index names that the listing at {@code open} did not find, each with how many blobs
+     * the index names in it, in key order. Their blobs are absent ({@link #has} is false) unless another
+     * pack holds them too.
+     */
+    public Map<String, Integer> missingPacks() {
+        Map<String, Integer> out = new java.util.TreeMap<>();
+        missingPacks.forEach((k, v) -> out.put(k, v.size()));
+        return out;
+    }
+
+    /** How many blobs only the {@link #missingPacks()} held (absent now, to be stored again). */
+    public int lostBlobs() {
+        return lost.size();
+    }
+
+    /**
+     * Of the {@link #lostBlobs()}, those {@link #add}ed again since open: how many, and from how many of
+     * the missing packs. Durable once {@link #flush} has returned.
+     */
+    public StoredAgain storedAgain() {
+        Set<String> packs = new java.util.HashSet<>();
+        for (BlobId id : storedAgain) {
+            packs.add(lost.get(id));
+        }
+        return new StoredAgain(storedAgain.size(), packs.size());
+    }
+
+    /**
+     * Blobs of missing packs stored again.
+     *
+     * @param blobs blobs added again
+     * @param packs how many missing packs had held them
+     */
+    public record StoredAgain(int blobs, int packs) {}
 
     /** Index files that did not open at {@code open} (only with {@link PackOptions#tolerateDamagedIndex()}). */
     public List<CheckReport.Damage> damagedIndexFiles() {

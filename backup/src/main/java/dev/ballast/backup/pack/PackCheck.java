@@ -3,7 +3,6 @@ package dev.ballast.backup.pack;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ListEntry;
-import dev.ballast.storage.object.ListRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 
 /** {@link BlobRepository#check} and {@link BlobRepository#rebuildIndex}: run under its write lock. */
 final class PackCheck {
@@ -30,25 +28,60 @@ final class PackCheck {
     }
 
     private Map<String, ListEntry> listPacks() {
-        Map<String, ListEntry> listed = new TreeMap<>();
-        try (Stream<ListEntry> s = repo.store.listing(ListRequest.prefix(BlobRepository.DATA_PREFIX))) {
-            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+        return repo.listPacks();
+    }
+
+    /**
+     * Registers, in memory only, the packs of {@code listed} no intact index file names, from their
+     * headers: what a damaged index file named is found again without writing anything. Packs whose
+     * header does not open are left out (a {@link #rebuild} reports them).
+     */
+    void indexFromHeaders(Map<String, ListEntry> listed) {
+        List<ListEntry> unindexed = new ArrayList<>();
+        for (ListEntry e : listed.values()) {
+            if (!repo.packBlobs.containsKey(e.key())) {
+                unindexed.add(e);
+            }
         }
-        return listed;
+        Map<String, List<BlobLocation>> found = new java.util.concurrent.ConcurrentHashMap<>();
+        try {
+            Parallel.run(repo.readExecutor, repo.options.readThreads(), unindexed, e -> {
+                try {
+                    found.put(e.key(), header(e.key(), e.size()));
+                } catch (IntegrityException | ObjectNotFoundException skipped) {
+                    // a damaged header, or a pack deleted since the listing: nothing to find in it
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        new TreeMap<>(found).forEach((pack, blobs) -> {
+            repo.register(pack, blobs);
+            repo.fromHeaders.add(pack);
+        });
     }
 
     CheckReport check(Predicate<String> readData) {
         List<CheckReport.Damage> damage = new ArrayList<>(repo.damagedIndexFiles());
         Map<String, ListEntry> listed = listPacks();
         Map<String, List<BlobLocation>> indexed = new TreeMap<>(repo.packBlobs);
+        // packs found missing at open are still named by the index: checked (and reported) as the others
+        repo.missingPacks.forEach(indexed::putIfAbsent);
         List<String> toRead = new ArrayList<>();
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
             ListEntry entry = listed.get(p.getKey());
             if (entry == null) {
+                long elsewhere = p.getValue().stream()
+                        .filter(b -> {
+                            BlobLocation at = repo.index.get(b.id());
+                            return at != null && !at.pack().equals(p.getKey());
+                        })
+                        .count();
                 damage.add(new CheckReport.Damage(
                         p.getKey(),
                         null,
-                        "it is missing; the index names " + p.getValue().size() + " blobs in it"));
+                        "it is missing; the index names " + p.getValue().size() + " blobs in it"
+                                + (elsewhere > 0 ? ", " + elsewhere + " of them stored again in other packs" : "")));
                 continue;
             }
             long expected = Packs.sizeOf(
@@ -142,6 +175,9 @@ final class PackCheck {
         Map<String, List<BlobLocation>> found = new LinkedHashMap<>();
         List<String> unindexed = new ArrayList<>();
         int read = 0;
+        for (String pack : repo.fromHeaders) {
+            found.put(pack, repo.packBlobs.get(pack)); // found from its header at open: now written down
+        }
         for (ListEntry e : listed.values()) {
             if (repo.packBlobs.containsKey(e.key())) {
                 continue;
@@ -159,6 +195,7 @@ final class PackCheck {
         if (!found.isEmpty()) {
             repo.writeIndex(found);
             found.forEach(repo::register);
+            repo.fromHeaders.clear();
         }
         for (CheckReport.Damage d : repo.damagedIndexFiles()) {
             Repack.deleteAllVersions(repo, d.key());
@@ -170,7 +207,7 @@ final class PackCheck {
     }
 
     /** A pack's blob locations from its header, read with one or two ranged GETs of its end. */
-    private List<BlobLocation> header(String pack, long size) {
+    List<BlobLocation> header(String pack, long size) {
         long tailLength = Math.min(size, TAIL);
         byte[] tail = tailLength == 0 ? new byte[0] : repo.reader.range(pack, size - tailLength, tailLength);
         if (tail.length >= 4) {

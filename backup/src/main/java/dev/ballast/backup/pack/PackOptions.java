@@ -18,9 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param readThreads GETs run at once by {@link BlobRepository#readAll}, {@link BlobRepository#check}
  *     and the index files' reads at open (default 4); with an executor given, at most this many of its
  *     threads are used for them
- * @param tolerateDamagedIndex false (default): {@code open} throws when an index file is damaged;
- *     true: it skips it and reports it ({@link BlobRepository#damagedIndexFiles()}), for verify and
- *     index rebuilding; {@code prune} then refuses to run
+ * @param tolerateDamagedIndex true (default): {@code open} skips a damaged index file, reports it
+ *     ({@link BlobRepository#damagedIndexFiles()}) and finds the packs no intact index file names from
+ *     their headers (in memory: nothing is written), so a backup, a restore and a verify still find every
+ *     blob; {@code prune} then refuses to run until {@link BlobRepository#repair} replaced the file.
+ *     false: {@code open} throws the damaged file's {@code IntegrityException}
  * @param executor runs uploads and reads; null (default): the repository makes its own daemon threads
  *     and stops them at {@code close}. One given must have threads to spare: the repository's calls wait
  *     for the tasks they hand it, so an executor whose threads call the repository can deadlock
@@ -49,9 +51,12 @@ public record PackOptions(
         }
     }
 
-    /** Pack size 16 MiB, zstd level 3, 2 upload threads, 4 packs in flight, 4 read threads, strict index. */
+    /**
+     * Pack size 16 MiB, zstd level 3, 2 upload threads, 4 packs in flight, 4 read threads, damaged index
+     * files skipped and reported (their packs found from their headers).
+     */
     public static PackOptions defaults() {
-        return new PackOptions(DEFAULT_PACK_SIZE, 3, 2, 4, 4, false, null);
+        return new PackOptions(DEFAULT_PACK_SIZE, 3, 2, 4, 4, true, null);
     }
 
     /** These options with the pack size aimed at, in bytes (1 KiB to 1 GiB). */

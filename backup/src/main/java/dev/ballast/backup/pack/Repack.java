@@ -110,8 +110,11 @@ final class Repack {
         }
         long liveMissing = 0;
         Set<BlobId> named = new HashSet<>();
-        for (List<BlobLocation> blobs : indexed.values()) {
-            for (BlobLocation b : blobs) {
+        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
+            if (!listed.containsKey(p.getKey())) {
+                continue; // a missing pack holds nothing: its blobs count as missing unless another pack has them
+            }
+            for (BlobLocation b : p.getValue()) {
                 named.add(b.id());
             }
         }

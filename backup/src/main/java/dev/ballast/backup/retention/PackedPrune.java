@@ -2,6 +2,7 @@ package dev.ballast.backup.retention;
 
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
@@ -51,7 +52,7 @@ public final class PackedPrune {
     public static final String PRUNE_MARKER = ".ballast-prune";
 
     /** A sentence for each backup (or other prune) whose run marker says it may be running. */
-    private static List<String> running(SealedStore view, Instant now, String ownRun) {
+    static List<String> running(SealedStore view, Instant now, String ownRun) {
         List<String> out = new ArrayList<>();
         for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
             if (!m.live() || m.runId().equals(ownRun)) {
@@ -100,6 +101,14 @@ public final class PackedPrune {
     private static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun) {
         Instant now = clock.instant();
         List<String> skipped = new ArrayList<>(running(view, now, ownRun));
+        if (packed instanceof PackedBlobs blobs
+                && !blobs.blobs().damagedIndexFiles().isEmpty()) {
+            // the blobs only a damaged index file names would be taken for unindexed garbage
+            skipped.add("the repository's index file "
+                    + blobs.blobs().damagedIndexFiles().get(0).key()
+                    + " is damaged, so which packs it names is not known for sure; nothing is pruned until 'ballast"
+                    + " repair index' has replaced it");
+        }
         Set<String> live = new HashSet<>();
         for (Map.Entry<String, List<VersionEntry>> snapshot :
                 view.allSnapshotVersions().entrySet()) {

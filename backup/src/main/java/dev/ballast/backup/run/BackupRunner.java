@@ -419,6 +419,9 @@ public final class BackupRunner {
                         + " no manifest references it";
             } else {
                 manifestVersion = writeManifest(manifest, complete);
+                if (packed != null) {
+                    PackedBackup.noteStoredAgain(packed, err);
+                }
                 if (complete && takenForDeadSince(losses)) {
                     // A prune removed the marker between the check and the manifest: withdraw the manifest.
                     store.deleteVersion(Manifest.key(name), manifestVersion);
@@ -995,7 +998,9 @@ public final class BackupRunner {
         }
         List<VersionEntry> listing = null;
         if (packed != null) {
-            // Chunks gone from the index (a prune, a damaged index): the file is read and stored again.
+            // Chunks gone from the index (a prune, a damaged index) or whose pack is missing: the file is read
+            // and stored again.
+            PackedBackup.noteDamage(packed, err);
             PackedBackup.dropLost(packed, map, name, err);
         } else if (!map.isEmpty()) {
             listing = store.listVersions(Manifest.objectKey(name, ""));

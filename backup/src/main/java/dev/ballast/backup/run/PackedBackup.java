@@ -1,9 +1,13 @@
 package dev.ballast.backup.run;
 
 import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -27,6 +31,64 @@ final class PackedBackup {
             err.accept("Note: a run of '" + Messages.printable(name) + "' that did not finish left " + packs
                     + " pack(s) no index named; they are indexed and their chunks reused.");
         }
+    }
+
+    /**
+     * Says what the repository's open found wrong that this backup works around: packs the index names
+     * that are missing from the store (their chunks are absent, so this run stores them again from the
+     * source), and damaged index files (their packs were found from their headers; prune refuses to run
+     * until {@code ballast repair index} replaces them).
+     */
+    static void noteDamage(PackedContent packed, Consumer<String> err) {
+        if (!(packed instanceof PackedBlobs blobs)) {
+            return;
+        }
+        BlobRepository repo = blobs.blobs();
+        Map<String, Integer> missing = repo.missingPacks();
+        if (!missing.isEmpty()) {
+            err.accept("Warning: " + missing.size() + " pack(s) the repository's index names are missing from the"
+                    + " store (" + first(missing.keySet()) + "); the " + repo.lostBlobs()
+                    + " chunk(s) only they held are stored again by this backup wherever the source still has them."
+                    + " Run 'ballast repair index' to drop them from the index, and 'ballast verify' to see which"
+                    + " backups still need chunks no source had.");
+        }
+        List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
+        if (!damaged.isEmpty()) {
+            err.accept("Warning: " + damaged.size() + " index file(s) of the repository are damaged ("
+                    + Messages.printable(damaged.get(0).toString()) + "); the packs they named were found from"
+                    + " their own headers. Run 'ballast repair index' to replace them (prune refuses to run until"
+                    + " then).");
+        }
+    }
+
+    /**
+     * After the run's packs are indexed: says how many chunks of missing packs it stored again, which
+     * makes every older snapshot naming them read again (chunk IDs are content-addressed).
+     */
+    static void noteStoredAgain(PackedContent packed, Consumer<String> err) {
+        if (!(packed instanceof PackedBlobs blobs)) {
+            return;
+        }
+        BlobRepository repo = blobs.blobs();
+        BlobRepository.StoredAgain again = repo.storedAgain();
+        if (repo.lostBlobs() == 0) {
+            return;
+        }
+        int notStored = repo.lostBlobs() - again.blobs();
+        err.accept("Note: " + again.blobs() + " chunk(s) of " + again.packs()
+                + " missing pack(s) were stored again from"
+                + " the source" + (again.blobs() > 0 ? "; the older backups that use them read again" : "") + "."
+                + (notStored > 0
+                        ? " " + notStored + " chunk(s) of the "
+                                + repo.missingPacks().size() + " missing pack(s) were"
+                                + " not in this source: the backups that need them stay damaged ('ballast verify NAME'"
+                                + " names their files)."
+                        : ""));
+    }
+
+    private static String first(java.util.Collection<String> keys) {
+        String first = keys.iterator().next();
+        return keys.size() == 1 ? first : first + " and " + (keys.size() - 1) + " more";
     }
 
     /**

@@ -426,9 +426,15 @@ class BlobRepositoryTest {
             addAll(repo, 3, 14, 1000);
             repo.flush();
         }
-        assertThatThrownBy(() -> BlobRepository.open(store, MasterKey.generate(), SMALL))
+        assertThatThrownBy(
+                        () -> BlobRepository.open(store, MasterKey.generate(), SMALL.withTolerateDamagedIndex(false)))
                 .isInstanceOf(dev.ballast.storage.IntegrityException.class)
                 .hasMessageContaining("index/");
+        // tolerating damaged index files: none opens, and no pack's header either
+        try (BlobRepository other = BlobRepository.open(store, MasterKey.generate(), SMALL)) {
+            assertThat(other.damagedIndexFiles()).isNotEmpty();
+            assertThat(other.stats().blobs()).isZero();
+        }
     }
 
     static ObjectStore unused() {

@@ -1,0 +1,167 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ObjectContent;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+/**
+ * {@link BlobRepository#repair}: run under its write lock. restic's {@code repair index} and
+ * {@code repair packs} in one pass: the index is made to name exactly the intact blobs of the packs
+ * in the store, so that the next backup stores every other blob again from its source (and the
+ * snapshots naming them read again: IDs are content-addressed).
+ *
+ * <p>Write order, so that a kill at any point leaves a store every command reads: (1) new packs holding
+ * the intact blobs of the damaged packs; (2) new index files naming every blob kept; (3) the index files
+ * read at the start deleted; (4) the damaged packs deleted. Until (3) the old index files still name
+ * the damaged and missing packs, which readers treat as before; running the repair again finishes it.
+ */
+final class Salvage {
+    private final BlobRepository repo;
+
+    Salvage(BlobRepository repo) {
+        this.repo = repo;
+    }
+
+    RepairReport repair(Predicate<String> readData) {
+        repo.flushLocked();
+        repo.reloadIndex(true);
+        List<CheckReport.Damage> damagedIndex = repo.damagedIndexFiles();
+        Set<String> oldFiles = new TreeSet<>(repo.indexFiles);
+        damagedIndex.forEach(d -> oldFiles.add(d.key()));
+
+        // Packs no intact index file names: indexed from their headers, as a rebuild does.
+        Map<String, ListEntry> listed = repo.listPacks();
+        PackCheck packCheck = new PackCheck(repo);
+        Set<String> fromHeaders = new TreeSet<>(repo.fromHeaders);
+        List<String> unreadable = new ArrayList<>();
+        List<CheckReport.Damage> headerDamage = new ArrayList<>();
+        for (ListEntry e : listed.values()) {
+            if (repo.packBlobs.containsKey(e.key())) {
+                continue;
+            }
+            try {
+                repo.register(e.key(), packCheck.header(e.key(), e.size()));
+                fromHeaders.add(e.key());
+            } catch (IntegrityException ex) {
+                headerDamage.add(new CheckReport.Damage(e.key(), null, ex.getMessage()));
+                unreadable.add(e.key());
+            } catch (ObjectNotFoundException gone) {
+                // deleted since the listing
+            }
+        }
+
+        CheckReport check = packCheck.check(readData);
+        List<CheckReport.Damage> damage = new ArrayList<>(check.damage());
+        damage.addAll(headerDamage);
+        damage.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
+        Set<String> missing = new TreeSet<>(repo.missingPacks.keySet());
+        Set<String> damagedPacks = new TreeSet<>();
+        for (CheckReport.Damage d : check.damage()) {
+            if (d.key().startsWith(BlobRepository.DATA_PREFIX) && repo.packBlobs.containsKey(d.key())) {
+                damagedPacks.add(d.key());
+            }
+        }
+        if (missing.isEmpty() && damagedPacks.isEmpty() && fromHeaders.isEmpty() && damagedIndex.isEmpty()) {
+            return new RepairReport(0, List.of(), List.of(), List.of(), 0, check.packsRead(), damage, unreadable);
+        }
+
+        // 1. the intact blobs of each damaged pack, each opened and checked, copied into new packs
+        Map<String, List<BlobLocation>> written = copyIntact(damagedPacks);
+        // 2. index files naming every blob kept
+        Map<String, List<BlobLocation>> next = new TreeMap<>(repo.packBlobs);
+        next.keySet().removeAll(damagedPacks);
+        next.putAll(written);
+        Set<BlobId> kept = new HashSet<>();
+        next.values().forEach(blobs -> blobs.forEach(b -> kept.add(b.id())));
+        Set<BlobId> gone = new HashSet<>();
+        for (String pack : damagedPacks) {
+            repo.packBlobs.get(pack).forEach(b -> gone.add(b.id()));
+        }
+        repo.missingPacks.values().forEach(blobs -> blobs.forEach(b -> gone.add(b.id())));
+        gone.removeAll(kept);
+        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : repo.writeIndex(next));
+        // 3. the index files read at the start (and the damaged ones), 4. the damaged packs
+        List<String> replaced = new ArrayList<>();
+        for (String file : oldFiles) {
+            if (!newFiles.contains(file)) {
+                Repack.deleteAllVersions(repo, file);
+            }
+        }
+        damagedIndex.forEach(d -> replaced.add(d.key()));
+        for (String pack : damagedPacks) {
+            Repack.deleteAllVersions(repo, pack);
+        }
+        repo.reloadIndex(true);
+        return new RepairReport(
+                fromHeaders.size(),
+                replaced,
+                List.copyOf(missing),
+                List.copyOf(damagedPacks),
+                gone.size(),
+                check.packsRead(),
+                damage,
+                unreadable);
+    }
+
+    /**
+     * New packs holding every blob of {@code packs} that opens and matches its ID and no other pack
+     * holds, read pack by pack.
+     */
+    private Map<String, List<BlobLocation>> copyIntact(Set<String> packs) {
+        // Blobs another pack holds are not copied (a repair killed after writing its new packs left them).
+        Set<BlobId> elsewhere = new HashSet<>();
+        repo.packBlobs.forEach((pack, blobs) -> {
+            if (!packs.contains(pack)) {
+                blobs.forEach(b -> elsewhere.add(b.id()));
+            }
+        });
+        Map<String, List<BlobLocation>> written = new LinkedHashMap<>();
+        Packs.Builder builder = null;
+        for (String pack : packs) {
+            byte[] bytes;
+            try {
+                bytes = repo.reader.whole(pack);
+            } catch (IntegrityException | ObjectNotFoundException unreadable) {
+                continue; // nothing of it can be read: every blob is lost
+            }
+            for (BlobLocation b : repo.packBlobs.get(pack)) {
+                if (b.end() > bytes.length || !elsewhere.add(b.id())) {
+                    continue;
+                }
+                try {
+                    repo.reader.open(b, bytes, (int) b.offset());
+                } catch (IntegrityException damaged) {
+                    continue;
+                }
+                if (builder == null) {
+                    builder = new Packs.Builder(repo.options.packSize() + Chunker.MAX_SIZE / 8);
+                }
+                builder.append(b.type(), b.id(), bytes, (int) b.offset(), b.length(), b.compressed(), b.plainLength());
+                if (builder.size() >= repo.options.packSize()) {
+                    put(builder, written);
+                    builder = null;
+                }
+            }
+        }
+        if (builder != null) {
+            put(builder, written);
+        }
+        return written;
+    }
+
+    private void put(Packs.Builder builder, Map<String, List<BlobLocation>> written) {
+        Packs.Finished f = builder.finish(repo.key);
+        repo.store.put(f.key(), ObjectContent.ofBytes(f.bytes()));
+        written.put(f.key(), f.blobs());
+    }
+}

@@ -1,0 +1,200 @@
+package dev.ballast.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.backup.pack.RepairReport;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Damage to a repository of format 3 healed through the {@link Backups} API: a deleted pack is stored
+ * again by the next backup (never a loss reported as success), a damaged pack's chunks are dropped by
+ * {@link Backups#repair} and stored again by the next backup, a damaged index file stops neither a
+ * backup nor a restore and {@code repair} replaces it.
+ */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RepositoryHealingTest {
+    @TempDir
+    Path dir;
+
+    private LocalObjectStore store;
+    private Backups backups;
+    private final List<String> notes = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void open() {
+        store = LocalObjectStore.open(dir.resolve("store"));
+        backups = Backups.of(store, EncryptedBackupsTest.init(store))
+                .withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)))
+                .withListener(new BackupListener() {
+                    @Override
+                    public void notice(String message) {
+                        notes.add(message);
+                    }
+                });
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    /** Three files of one chunk each (200 KB of random bytes is under the chunker's minimum). */
+    private Path source() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        for (int i = 0; i < 3; i++) {
+            Files.write(source.resolve("f" + i + ".bin"), EncryptedBackupsTest.random(200_000, 40 + i));
+        }
+        return source;
+    }
+
+    private List<String> packs() {
+        return store.list("data/");
+    }
+
+    private void deleteAllVersions(String key) {
+        for (VersionEntry v : store.versions(key)) {
+            store.deleteVersion(key, v.versionId());
+        }
+    }
+
+    private RestoreResult restore(String snapshot, String into) {
+        return backups.restore("h", dir.resolve(into), RestoreOptions.latest().version(snapshot));
+    }
+
+    @Test
+    void aDeletedPackIsStoredAgainByTheNextBackupAndTheOlderSnapshotReadsAgain() throws IOException {
+        Path source = source();
+        BackupResult first = backups.backup("h", source);
+        assertThat(first.ok()).as("%s", first).isTrue();
+        assertThat(packs()).hasSize(1);
+        deleteAllVersions(packs().get(0));
+        // one file changed since: its old chunk is in no source any more
+        Files.write(source.resolve("f2.bin"), EncryptedBackupsTest.random(200_000, 99));
+
+        BackupResult second = backups.backup("h", source);
+        assertThat(second.ok()).as("%s", second).isTrue();
+        assertThat(second.stored())
+                .as("every file whose chunk was lost is read again")
+                .isEqualTo(3);
+        assertThat(notes)
+                .anyMatch(n -> n.startsWith("Warning: 1 pack(s) the repository's index names are missing")
+                        && n.contains("'ballast repair index'"))
+                .anyMatch(n -> n.startsWith("Note: 2 chunk(s) of 1 missing pack(s) were stored again from the source")
+                        && n.contains("1 chunk(s) of the 1 missing pack(s) were not in this source"));
+
+        // the newest backup is whole
+        RestoreResult latest = restore(second.snapshotId(), "latest");
+        assertThat(latest.ok()).as("%s", latest).isTrue();
+        assertThat(dir.resolve("latest/f2.bin")).hasSameBinaryContentAs(source.resolve("f2.bin"));
+        // the first one reads again but for the file whose chunk no source had: named, not restored wrong
+        RestoreResult older = restore(first.snapshotId(), "older");
+        assertThat(older.failed()).extracting(FileProblem::path).containsExactly("f2.bin");
+        assertThat(dir.resolve("older/f0.bin")).hasSameBinaryContentAs(source.resolve("f0.bin"));
+        assertThat(dir.resolve("older/f1.bin")).hasSameBinaryContentAs(source.resolve("f1.bin"));
+        VerifyResult verified = backups.verify("h", first.snapshotId(), null);
+        assertThat(verified.damaged()).extracting(FileProblem::path).containsExactly("f2.bin");
+        assertThat(backups.verify("h", "latest", null).ok()).isTrue();
+
+        // repair drops the missing pack from the index: nothing is reported missing afterwards
+        RepairResult repaired = backups.repair(false);
+        assertThat(repaired.report()).isNotNull();
+        assertThat(repaired.report().missingPacks()).hasSize(1);
+        assertThat(repaired.report().blobsLost()).isEqualTo(1);
+        notes.clear();
+        assertThat(backups.backup("h", source).ok()).isTrue();
+        assertThat(notes).noneMatch(n -> n.contains("missing"));
+    }
+
+    @Test
+    void aDamagedPackIsSalvagedByRepairAndTheNextBackupHealsTheOlderSnapshot() throws IOException {
+        Path source = source();
+        BackupResult first = backups.backup("h", source);
+        assertThat(first.ok()).isTrue();
+        String pack = packs().get(0);
+        VersionEntry v = store.versions(pack).get(0);
+        byte[] bytes = EncryptedBackupsTest.read(store, v);
+        bytes[100] ^= 0x01; // inside the first blob's sealed bytes
+        store.put(pack, ObjectContent.ofBytes(bytes));
+
+        VerifyResult found = backups.verify("h", "latest", null);
+        assertThat(found.damaged()).hasSize(1);
+        String damagedFile = found.damaged().get(0).path();
+        assertThat(notes).anyMatch(n -> n.contains("'ballast repair packs'"));
+
+        // a listing alone sees nothing wrong; reading every pack finds the damaged chunk
+        assertThat(backups.repair(false).report().changed()).isFalse();
+        RepairResult repaired = backups.repair(true);
+        RepairReport report = repaired.report();
+        assertThat(report.salvagedPacks()).containsExactly(pack);
+        assertThat(report.blobsLost()).isEqualTo(1);
+        assertThat(report.packsRead()).isEqualTo(1);
+        assertThat(repaired.ok()).isFalse();
+        assertThat(packs()).hasSize(1).doesNotContain(pack);
+
+        BackupResult second = backups.backup("h", source);
+        assertThat(second.ok()).as("%s", second).isTrue();
+        assertThat(second.stored()).isEqualTo(1);
+        RestoreResult older = restore(first.snapshotId(), "older");
+        assertThat(older.ok()).as("%s", older).isTrue();
+        assertThat(dir.resolve("older").resolve(damagedFile)).hasSameBinaryContentAs(source.resolve(damagedFile));
+        assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
+        assertThat(backups.repair(true).ok()).isTrue();
+    }
+
+    @Test
+    void aDamagedIndexFileStopsNeitherBackupNorRestoreAndRepairReplacesIt() throws IOException {
+        Path source = source();
+        BackupResult first = backups.backup("h", source);
+        assertThat(first.ok()).isTrue();
+        List<String> indexFiles = store.list("index/");
+        assertThat(indexFiles).hasSize(1);
+        String index = indexFiles.get(0);
+        byte[] bytes = EncryptedBackupsTest.read(store, store.versions(index).get(0));
+        bytes[bytes.length / 2] ^= 0x01;
+        store.put(index, ObjectContent.ofBytes(bytes));
+
+        RestoreResult back = restore(first.snapshotId(), "back");
+        assertThat(back.ok()).as("%s", back).isTrue();
+        Files.write(source.resolve("new.bin"), EncryptedBackupsTest.random(100_000, 77));
+        BackupResult second = backups.backup("h", source);
+        assertThat(second.ok()).as("%s", second).isTrue();
+        assertThat(second.stored())
+                .as("the other files' chunks were found from the packs' headers")
+                .isEqualTo(1);
+        assertThat(notes).anyMatch(n -> n.contains(index) && n.contains("'ballast repair index'"));
+        PruneResult refused = backups.prune(Duration.ZERO, false);
+        assertThat(refused.deletedVersions()).isZero();
+        assertThat(refused.skippedNames())
+                .singleElement()
+                .asString()
+                .contains(index)
+                .contains("repair index");
+
+        RepairResult repaired = backups.repair(false);
+        assertThat(repaired.ok()).isTrue();
+        assertThat(repaired.report().indexFilesReplaced()).containsExactly(index);
+        assertThat(store.list("index/")).doesNotContain(index);
+        assertThat(backups.prune(Duration.ZERO, false).skippedNames()).isEmpty();
+        RestoreResult again = restore(second.snapshotId(), "again");
+        assertThat(again.ok()).as("%s", again).isTrue();
+        assertThat(backups.verify("h", "latest", null).ok()).isTrue();
+    }
+}
