@@ -12,7 +12,14 @@ import picocli.CommandLine.Parameters;
         sortOptions = false,
         mixinStandardHelpOptions = true,
         description =
-                "'ballast repair index': rebuild the local store's index (index.db) from the store's own files when "
+                "'ballast repair index': in an encrypted repository (ballast init), rebuild its index from its packs, as "
+                        + "'restic repair index' does: packs no intact index file names are indexed from their headers, "
+                        + "damaged index files replaced, and packs the index names that are missing dropped from it, so "
+                        + "the next backup stores their chunks again from the source and every backup using them reads "
+                        + "again. 'ballast repair packs' also reads every pack and copies the intact chunks of a damaged "
+                        + "one into new packs before deleting it ('restic repair packs'). Exit 0 when nothing was lost, "
+                        + "4 when chunks were lost (the backups that need them are damaged until a backup stores them again). "
+                        + "Otherwise (a store of the earlier format): rebuild the local store's index (index.db) from the store's own files when "
                         + "it is damaged, cut short, deleted or missing rows, as 'restic repair index' does. Every backup version "
                         + "the store's journal records comes back with its content, checked against its SHA-256; a version whose "
                         + "content is gone or damaged (a lost pack or content file, or bytes that no longer match) is named, and "
@@ -21,7 +28,11 @@ import picocli.CommandLine.Parameters;
                         + "new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, 4 when content is lost or "
                         + "the store has no journal, 1 when the journal is damaged, 2 when the store cannot be written.")
 final class RepairCommand extends BallastCommand {
-    @Parameters(index = "0", paramLabel = "index", description = "What to repair: 'index', the local store's index.")
+    @Parameters(
+            index = "0",
+            paramLabel = "index|packs",
+            description = "What to repair: 'index' (the repository's index, or the local store's index.db), or 'packs'"
+                    + " (an encrypted repository's damaged packs).")
     String what;
 
     RepairCommand(CliContext ctx) {
@@ -30,11 +41,23 @@ final class RepairCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        if (!"index".equals(what)) {
+        if (!"index".equals(what) && !"packs".equals(what)) {
             throw new CliFailure(
                     ExitCodes.USAGE,
                     "'ballast repair " + what
-                            + "' is not something ballast repairs; pass 'index' (ballast repair index).");
+                            + "' is not something ballast repairs; pass 'index' (ballast repair index) or, in an"
+                            + " encrypted repository, 'packs' (ballast repair packs).");
+        }
+        Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
+        if (packed != null) {
+            return packed;
+        }
+        if ("packs".equals(what)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'ballast repair packs' repairs the packs of an encrypted repository (ballast init), and this store"
+                            + " is of the earlier format, which has none: run 'ballast verify NAME --repair SOURCE-DIR'"
+                            + " to store good copies of damaged files.");
         }
         if (common.endpoint != null) {
             throw new CliFailure(

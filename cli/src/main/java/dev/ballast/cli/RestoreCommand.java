@@ -246,7 +246,7 @@ final class RestoreCommand extends BallastCommand {
                             : r.damagedCopies() > 0
                                     ? r.damagedCopies() + " stored copies are damaged or missing ("
                                             + (Repository.masterKey(session) != null
-                                                    ? VerifyCommand.PACKED_DAMAGE_ADVICE
+                                                    ? VerifyCommand.packedDamageAdvice(name)
                                                     : "'ballast verify " + name
                                                             + " --repair SOURCE-DIR' stores good copies from the source")
                                             + ")"

@@ -24,17 +24,22 @@ import picocli.CommandLine.Parameters;
         description = "Re-read every object of the newest complete backup of NAME (or of --manifest-version) from "
                 + "the store, never from a cache, and check its length and SHA-256 against the manifest; --transfers objects "
                 + "at a time. A damaged version is recorded, so no later backup reuses it: the next backup uploads the file "
-                + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source. --read-data-subset "
+                + "again, and --repair SOURCE-DIR stores a good copy at once from the unchanged source. In an encrypted "
+                + "repository the damaged chunks are dropped from its index (the intact ones kept) and, with --repair "
+                + "SOURCE-DIR, stored again from the source, which heals every backup using them. --read-data-subset "
                 + "reads only part of them and checks that every other one is present with its size, from one listing of the "
                 + "store.")
 final class VerifyCommand extends BallastCommand {
     /**
-     * What to do about damaged chunks of an encrypted repository: a new backup reuses a chunk the index
-     * holds, and there is no --repair for chunks yet.
+     * What to do about damaged or missing chunks of an encrypted repository: a new backup reuses a chunk
+     * the index names, so a damaged one is dropped from the index first (a missing pack's chunks are
+     * absent already, and stored again by the next backup).
      */
-    static final String PACKED_DAMAGE_ADVICE = "in an encrypted repository damaged chunks are not repaired yet and"
-            + " a new backup reuses them, so restore an older --manifest-version that does not use them, or back"
-            + " the source up into a new repository ('ballast init')";
+    static String packedDamageAdvice(String name) {
+        return "run 'ballast verify " + name + " --repair SOURCE-DIR' to drop the damaged chunks from the index and"
+                + " store them again from the backed-up directory now, or 'ballast repair packs' and then back the"
+                + " source up again: the backup stores them again, and every backup that uses them reads again";
+    }
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
@@ -89,12 +94,6 @@ final class VerifyCommand extends BallastCommand {
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.WRITE : StoreSession.Access.READ;
         try (StoreSession session = StoreSession.open(common, ctx, access);
                 Repository repo = Repository.of(session)) {
-            if (repo.packed() && repairFrom != null) {
-                throw new CliFailure(
-                        ExitCodes.USAGE,
-                        "--repair is not available on an encrypted repository yet; back the source up again to"
-                                + " store a good copy of each damaged file.");
-            }
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
@@ -136,7 +135,22 @@ final class VerifyCommand extends BallastCommand {
                             + Errors.printable(d.reason()) + ")"));
             unreadable.forEach(p -> ctx.err().println("Not verified: " + p));
             // In a repository of format 3 the damage is in packs, named by the message; there is no version to record.
-            int repaired = damaged.isEmpty() || repo.packed() ? 0 : recordAndRepair(session, record, damaged);
+            int repaired = damaged.isEmpty()
+                    ? 0
+                    : repo.packed()
+                            ? repairFrom == null
+                                    ? 0
+                                    : Errors.translate(
+                                            session.where(),
+                                            null,
+                                            () -> Verifier.repairPacked(
+                                                    repo.sealed(),
+                                                    repo.content(transferOptions.transfers),
+                                                    damaged,
+                                                    repairFrom,
+                                                    ctx.clock(),
+                                                    ctx.err()::println))
+                            : recordAndRepair(session, record, damaged);
             int stillBad = damaged.size() - repaired;
             String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of "
                     + Summary.count(m.files().size(), "file")
@@ -164,7 +178,10 @@ final class VerifyCommand extends BallastCommand {
             String advice = stillBad == 0
                     ? "run verify again"
                     : Repository.masterKey(session) != null
-                            ? PACKED_DAMAGE_ADVICE
+                            ? repairFrom == null
+                                    ? packedDamageAdvice(name)
+                                    : "back the source up again once it holds the files, or restore an older"
+                                            + " --manifest-version"
                             : repairFrom == null
                                     ? "run 'ballast verify " + name
                                             + " --repair SOURCE-DIR' or back the source up again to "

@@ -1,18 +1,30 @@
 package dev.ballast.backup.verify;
 
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.pack.BlobId;
+import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.SealedStore;
+import dev.ballast.backup.tree.SafePaths;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
@@ -47,6 +59,75 @@ final class PackedVerify {
         }
         String sha = HexFormat.of().formatHex(digest.digest());
         return sha.equals(e.sha256()) ? null : "its chunks hash to " + sha + " but the manifest records " + e.sha256();
+    }
+
+    /**
+     * {@link Verifier#repairPacked}: drops the damaged chunks from the index (salvaging the packs that
+     * hold the damaged files' chunks, {@link PackedRepair}), then stores each damaged file again from
+     * {@code repairFrom} when it still has the manifest's SHA-256: its chunks get the same IDs, so every
+     * snapshot naming them reads again.
+     */
+    static int repair(
+            SealedStore view,
+            PackedContent packed,
+            List<Verifier.Damage> damaged,
+            Path repairFrom,
+            Clock clock,
+            Consumer<String> notes) {
+        if (!(packed instanceof PackedBlobs pb)) {
+            return 0;
+        }
+        BlobRepository blobs = pb.blobs();
+        Set<String> packs = new HashSet<>();
+        for (Verifier.Damage d : damaged) {
+            for (String c : d.entry().chunks()) {
+                blobs.find(BlobId.parse(c)).ifPresent(at -> packs.add(at.pack()));
+            }
+        }
+        PackedRepair.Result r = PackedRepair.run(view, blobs, packs::contains, clock);
+        if (r.report() == null) {
+            r.skipped().forEach(why -> notes.accept("Not repaired: " + Messages.printable(why)));
+            return 0;
+        }
+        List<ManifestEntry> stored = new ArrayList<>();
+        for (Verifier.Damage d : damaged) {
+            ManifestEntry e = d.entry();
+            Path file = SafePaths.resolveInside(repairFrom.toAbsolutePath(), e.path());
+            try {
+                if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                    notes.accept(
+                            "Not repaired: " + Messages.printable(e.path()) + " (it is not in " + repairFrom + ")");
+                    continue;
+                }
+                PackedContent.Stored s = Files.size(file) == e.size() ? packed.store(file, n -> {}, () -> false) : null;
+                if (s == null || !s.sha256().equals(e.sha256()) || !s.chunks().equals(e.chunks())) {
+                    notes.accept("Not repaired: " + Messages.printable(e.path()) + " (the file in " + repairFrom
+                            + " has changed since the backup; back it up again)");
+                    continue;
+                }
+                stored.add(e);
+            } catch (IOException | RuntimeException ex) {
+                notes.accept("Not repaired: " + Messages.printable(e.path()) + " (" + Messages.rootMessage(ex) + ")");
+            }
+        }
+        packed.flush();
+        int repaired = 0;
+        for (ManifestEntry e : stored) {
+            String still;
+            try {
+                still = verifyOne(packed, e, n -> {});
+            } catch (IOException ex) {
+                still = Messages.rootMessage(ex);
+            }
+            if (still == null) {
+                repaired++;
+                notes.accept("Repaired: " + Messages.printable(e.path()) + " (its chunks stored again from "
+                        + repairFrom + ")");
+            } else {
+                notes.accept("Not repaired: " + Messages.printable(e.path()) + " (read back: " + still + ")");
+            }
+        }
+        return repaired;
     }
 
     /** The files not in {@code read} whose chunks are not all in the repository's index. */

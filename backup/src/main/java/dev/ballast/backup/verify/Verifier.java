@@ -247,6 +247,27 @@ public final class Verifier {
      *
      * @return whether a good copy was stored
      */
+    /**
+     * The repair of damaged files of a manifest of format 3: the damaged chunks are dropped from the
+     * repository's index (the packs holding the damaged files' chunks are read whole and their intact
+     * chunks kept; missing packs dropped; {@link dev.ballast.backup.pack.BlobRepository#repair}, under the
+     * prune marker), then each damaged file still in {@code repairFrom} with the manifest's SHA-256 is
+     * stored again: its chunks get the same IDs, so this and every other snapshot naming them read again.
+     * Each file is reported to {@code notes} ("Repaired: ..." or "Not repaired: ... (why)").
+     *
+     * @return how many damaged files read back whole after the repair
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static int repairPacked(
+            dev.ballast.backup.snapshot.SealedStore view,
+            PackedContent packed,
+            List<Damage> damaged,
+            Path repairFrom,
+            java.time.Clock clock,
+            Consumer<String> notes) {
+        return PackedVerify.repair(view, packed, damaged, repairFrom, clock, notes);
+    }
+
     public static boolean repair(
             ObjectStore store,
             Manifest verified,

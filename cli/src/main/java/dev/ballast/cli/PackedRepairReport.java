@@ -1,0 +1,116 @@
+package dev.ballast.cli;
+
+import dev.ballast.backup.content.PackedBlobs;
+import dev.ballast.backup.pack.CheckReport;
+import dev.ballast.backup.pack.RepairReport;
+import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code ballast repair index} and {@code ballast repair packs} on an encrypted repository (format 3):
+ * {@link PackedRepair} under the prune marker, and its report in a few lines.
+ */
+final class PackedRepairReport {
+    private PackedRepairReport() {}
+
+    /** At most this many damaged objects are listed one a line; the rest are counted. */
+    private static final int LISTED = 20;
+
+    /**
+     * Repairs the store the options name when it is an encrypted repository, returning the exit code;
+     * null when it is a store of the earlier format (or a local store whose own index.db is too damaged
+     * to open it), which the caller repairs as before.
+     */
+    static @Nullable Integer repairIfEncrypted(CliContext ctx, CommonOptions common, String what) {
+        if (common.endpoint == null) {
+            Path dir = StoreSession.localStoreDirectory(common, ctx);
+            if (!LocalObjectStore.exists(dir)) {
+                return null; // no store, or one whose index.db is gone: the local rebuild says which
+            }
+        }
+        StoreSession session;
+        try {
+            session = StoreSession.open(common, ctx, StoreSession.Access.REMOVE);
+        } catch (CliFailure f) {
+            if (common.endpoint == null && f.exitCode() == ExitCodes.INTEGRITY) {
+                return null; // the local store's own index is damaged: rebuilt from its journal first
+            }
+            throw f;
+        }
+        try (session) {
+            if (session.masterKey() == null) {
+                return null;
+            }
+            return repair(ctx, session, "packs".equals(what));
+        }
+    }
+
+    private static int repair(CliContext ctx, StoreSession session, boolean readData) {
+        try (Repository repo = Repository.of(session)) {
+            PackedBlobs blobs = (PackedBlobs) Errors.translate(session.where(), null, () -> repo.content(4));
+            PackedRepair.Result r = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> PackedRepair.run(repo.sealed(), blobs.blobs(), pack -> readData, ctx.clock()));
+            r.skipped().forEach(why -> ctx.err().println("Not repaired: " + Errors.printable(why) + "."));
+            RepairReport report = r.report();
+            if (report == null) {
+                ctx.err()
+                        .println("Repair of " + session.where()
+                                + " changed nothing; run it again once the backups and prunes have ended.");
+                return ExitCodes.UNAVAILABLE;
+            }
+            return print(ctx, session.where(), report, readData);
+        }
+    }
+
+    private static int print(CliContext ctx, String where, RepairReport r, boolean readData) {
+        int listed = 0;
+        for (CheckReport.Damage d : r.damage()) {
+            if (listed++ < LISTED) {
+                ctx.err().println("Damaged: " + Errors.printable(d.toString()));
+            }
+        }
+        if (r.damage().size() > LISTED) {
+            ctx.err().println("... and " + (r.damage().size() - LISTED) + " more.");
+        }
+        String read = readData ? ", " + Summary.count(r.packsRead(), "pack") + " read whole" : "";
+        if (!r.changed()) {
+            ctx.out()
+                    .println("The repository's index in " + where + " names every pack in the store and nothing else"
+                            + read + ": nothing to repair"
+                            + (readData ? "." : " ('ballast repair packs' also reads every pack)."));
+            return r.unreadablePacks().isEmpty() ? ExitCodes.OK : ExitCodes.INTEGRITY;
+        }
+        List<String> done = new ArrayList<>();
+        if (r.packsIndexed() > 0) {
+            done.add(r.packsIndexed() + " pack(s) indexed from their headers");
+        }
+        if (!r.indexFilesReplaced().isEmpty()) {
+            done.add(r.indexFilesReplaced().size() + " damaged index file(s) replaced");
+        }
+        if (!r.missingPacks().isEmpty()) {
+            done.add(r.missingPacks().size() + " missing pack(s) dropped");
+        }
+        if (!r.salvagedPacks().isEmpty()) {
+            done.add(r.salvagedPacks().size() + " damaged pack(s) replaced by their intact chunks");
+        }
+        ctx.out().println("Repaired the repository's index in " + where + read + ": " + String.join(", ", done) + ".");
+        if (r.blobsLost() == 0 && r.unreadablePacks().isEmpty()) {
+            return ExitCodes.OK;
+        }
+        ctx.err()
+                .println(r.blobsLost() + " chunk(s) are lost from the repository: the backups that use them are"
+                        + " damaged until a backup of a source that still holds those files stores them again (run"
+                        + " 'ballast backup' of each source, then 'ballast verify NAME' to see what is still missing)"
+                        + (r.unreadablePacks().isEmpty()
+                                ? "."
+                                : "; " + r.unreadablePacks().size() + " pack(s) no index names have a header that"
+                                        + " does not open and were left as they are."));
+        return ExitCodes.INTEGRITY;
+    }
+}

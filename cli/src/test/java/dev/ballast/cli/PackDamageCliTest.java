@@ -1,0 +1,177 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Damage to an encrypted repository as a user meets it through the commands: a deleted pack healed by
+ * the next backup, a damaged pack found by verify and healed by {@code verify --repair} or
+ * {@code repair packs} and a backup, a damaged index file that stops nothing and that
+ * {@code repair index} replaces; each with its documented exit code and no stack trace.
+ */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PackDamageCliTest extends InProcessCli {
+    String[] at(String... args) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--data-dir";
+        all[args.length + 1] = data().toString();
+        return all;
+    }
+
+    private LocalObjectStore store() {
+        return LocalObjectStore.open(data().resolve("ballast-backups"));
+    }
+
+    /** Three files of one chunk each, backed up as 'src' into a new encrypted repository. */
+    private Path backedUp() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        for (int i = 0; i < 3; i++) {
+            byte[] b = new byte[200_000];
+            new Random(i).nextBytes(b);
+            Files.write(src.resolve("f" + i + ".bin"), b);
+        }
+        assertThat(run(at("init"))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        return src;
+    }
+
+    /** The manifest version ID of the first backup of the only name. */
+    private String firstSnapshot() {
+        try (LocalObjectStore store = store()) {
+            String key = store.list("snapshots/").get(0);
+            return store.versions(key).stream()
+                    .min(Comparator.comparing(VersionEntry::lastModified))
+                    .orElseThrow()
+                    .versionId();
+        }
+    }
+
+    private static byte[] bytes(LocalObjectStore store, String key) throws Exception {
+        try (ObjectRead r = store.get(key, ReadOptions.latest().withAllowCache(false))) {
+            return r.readAllBytes();
+        }
+    }
+
+    private void flipByte(String prefix, int at) throws Exception {
+        try (LocalObjectStore store = store()) {
+            List<String> keys = store.list(prefix);
+            assertThat(keys).hasSize(1);
+            byte[] b = bytes(store, keys.get(0));
+            b[at < 0 ? b.length + at : at] ^= 0x01;
+            store.put(keys.get(0), ObjectContent.ofBytes(b));
+        }
+    }
+
+    private void assertNoStackTrace() {
+        assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
+    }
+
+    @Test
+    void aDeletedPackIsStoredAgainByTheNextBackupAndTheOlderBackupRestores() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        try (LocalObjectStore store = store()) {
+            for (String pack : store.list("data/")) {
+                for (VersionEntry v : store.versions(pack)) {
+                    store.deleteVersion(pack, v.versionId());
+                }
+            }
+        }
+        assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertNoStackTrace();
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(err())
+                .contains("1 pack(s) the repository's index names are missing from the store")
+                .contains("Note: 3 chunk(s) of 1 missing pack(s) were stored again from the source");
+        Path older = home.resolve("older");
+        assertThat(run(at("restore", "src", older.toString(), "--manifest-version", first)))
+                .as(err())
+                .isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(older.resolve("f" + i + ".bin")).hasSameBinaryContentAs(src.resolve("f" + i + ".bin"));
+        }
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out()).contains("1 missing pack(s) dropped");
+        assertThat(run(at("verify", "src", "--manifest-version", first)))
+                .as(err())
+                .isZero();
+    }
+
+    @Test
+    void aDamagedPackIsFoundByVerifyAndHealedByVerifyRepair() throws Exception {
+        Path src = backedUp();
+        flipByte("data/", 100);
+        assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: f")
+                .contains("'ballast repair packs'")
+                .contains("--repair SOURCE-DIR");
+        assertNoStackTrace();
+
+        assertThat(run(at("verify", "src", "--repair", src.toString())))
+                .as(err())
+                .isZero();
+        assertThat(err()).contains("Repaired: f");
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        Path back = home.resolve("back");
+        assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+    }
+
+    @Test
+    void aDamagedPackIsSalvagedByRepairPacksAndTheNextBackupHealsTheOlderBackup() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        flipByte("data/", 100);
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out()).contains("nothing to repair");
+
+        assertThat(run(at("repair", "packs"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).contains("1 pack read whole").contains("1 damaged pack(s) replaced by their intact chunks");
+        assertThat(err()).contains("1 chunk(s) are lost").contains("'ballast backup'");
+        assertNoStackTrace();
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        Path older = home.resolve("older");
+        assertThat(run(at("restore", "src", older.toString(), "--manifest-version", first)))
+                .as(err())
+                .isZero();
+        assertThat(run(at("repair", "packs"))).as(err()).isZero();
+    }
+
+    @Test
+    void aDamagedIndexFileStopsNoBackupOrRestoreAndRepairIndexReplacesIt() throws Exception {
+        Path src = backedUp();
+        flipByte("index/", -20);
+        Path back = home.resolve("back");
+        assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(err())
+                .contains("index file(s) of the repository are damaged")
+                .contains("'ballast repair index'");
+        assertThat(run(at("prune", "--grace", "0s"))).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err()).contains("'ballast repair index'");
+        assertNoStackTrace();
+
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out()).contains("1 damaged index file(s) replaced");
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+    }
+}
