@@ -641,19 +641,15 @@ public final class Backups {
 
     /** {@link #prune} of a repository of format 3 ({@link PackedPrune}). */
     private PruneResult prunePacked(Duration grace, boolean dryRun) {
-        if (dryRun) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "A dry run of prune is not available on an encrypted repository yet; run prune without it"
-                            + " (it never deletes what a snapshot references).");
-        }
         try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
-            PackedPrune.Result r = PackedPrune.run((SealedStore) view, content, clock, grace);
+            PackedPrune.Result r = dryRun
+                    ? PackedPrune.plan((SealedStore) view, content, clock, grace)
+                    : PackedPrune.run((SealedStore) view, content, clock, grace);
             if (r.pruned().liveMissing() > 0) {
                 listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) some snapshot references are in"
                         + " no index: those snapshots are damaged; run verify.");
             }
-            return new PruneResult(r.pruned().packsDeleted(), r.pruned().bytesFreed(), r.skipped(), false);
+            return new PruneResult(r.pruned().packsDeleted(), r.pruned().bytesFreed(), r.skipped(), dryRun);
         }
     }
 

@@ -1,8 +1,14 @@
 package dev.ballast.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.pack.RepairReport;
+import dev.ballast.backup.retention.PackedPrune;
+import dev.ballast.backup.retention.RetentionPolicy;
+import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -35,13 +41,15 @@ class RepositoryHealingTest {
     Path dir;
 
     private LocalObjectStore store;
+    private MasterKey key;
     private Backups backups;
     private final List<String> notes = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void open() {
         store = LocalObjectStore.open(dir.resolve("store"));
-        backups = Backups.of(store, EncryptedBackupsTest.init(store))
+        key = EncryptedBackupsTest.init(store);
+        backups = Backups.of(store, key)
                 .withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)))
                 .withListener(new BackupListener() {
                     @Override
@@ -196,5 +204,59 @@ class RepositoryHealingTest {
         RestoreResult again = restore(second.snapshotId(), "again");
         assertThat(again.ok()).as("%s", again).isTrue();
         assertThat(backups.verify("h", "latest", null).ok()).isTrue();
+    }
+
+    @Test
+    void aRepairWaitsForARunningBackupAndABackupDoesNotStartDuringARepair() throws IOException {
+        Path source = source();
+        assertThat(backups.backup("h", source).ok()).isTrue();
+        deleteAllVersions(packs().get(0));
+        SealedStore view = new SealedStore(store, key);
+        List<VersionEntry> before = store.listVersions("");
+        try (RunMarker running = RunMarker.start(view, "other", Clock.systemUTC())) {
+            RepairResult r = backups.repair(true);
+            assertThat(r.report()).isNull();
+            assertThat(r.skipped()).singleElement().asString().startsWith("a backup of 'other' is running");
+        }
+        // nothing but the repair's own marker came and went
+        assertThat(store.listVersions("index/"))
+                .isEqualTo(before.stream()
+                        .filter(v -> v.key().startsWith("index/"))
+                        .toList());
+        // a repair (or prune) in progress holds the prune marker: a backup does not start
+        try (RunMarker repair = RunMarker.start(view, PackedPrune.PRUNE_MARKER, Clock.systemUTC())) {
+            assertThatThrownBy(() -> backups.backup("h", source))
+                    .isInstanceOfSatisfying(
+                            BackupException.class,
+                            e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.UNAVAILABLE));
+        }
+        assertThat(backups.repair(false).report().missingPacks()).hasSize(1);
+    }
+
+    @Test
+    void pruneDryRunSaysWhatItWouldDeleteAndWritesNothing() throws IOException {
+        Path source = source();
+        BackupResult first = backups.backup("h", source);
+        for (int i = 0; i < 3; i++) {
+            Files.write(source.resolve("f" + i + ".bin"), EncryptedBackupsTest.random(200_000, 60 + i));
+        }
+        assertThat(backups.backup("h", source).ok()).isTrue();
+        assertThat(backups.forget("h", new RetentionPolicy(1, 0, 0, 0, 0, 0, null), false)
+                        .removed())
+                .containsExactly(first.snapshotId());
+        List<VersionEntry> before = store.listVersions("");
+
+        PruneResult planned = backups.prune(Duration.ZERO, true);
+        assertThat(planned.dryRun()).isTrue();
+        assertThat(planned.skippedNames()).isEmpty();
+        assertThat(planned.deletedVersions()).isEqualTo(1);
+        assertThat(planned.deletedBytes()).isPositive();
+        assertThat(store.listVersions(""))
+                .as("nothing written, not even a marker")
+                .isEqualTo(before);
+
+        PruneResult done = backups.prune(Duration.ZERO, false);
+        assertThat(done.deletedVersions()).isEqualTo(planned.deletedVersions());
+        assertThat(done.deletedBytes()).isEqualTo(planned.deletedBytes());
     }
 }

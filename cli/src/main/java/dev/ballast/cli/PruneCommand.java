@@ -23,8 +23,8 @@ import picocli.CommandLine.Parameters;
                 + "with a backup in progress is left alone (reported, exit 1), and no version written within --grace "
                 + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing. "
                 + "In an encrypted repository (ballast init) prune looks at every backup name whatever NAMEs are given "
-                + "(a chunk may be shared by several), deletes or repacks the packs of chunks no snapshot uses, and "
-                + "--dry-run is not available yet.")
+                + "(a chunk may be shared by several), deletes or repacks the packs of chunks no snapshot uses; --dry-run "
+                + "says how many packs it would delete and repack and writes nothing, not even its marker.")
 final class PruneCommand extends BallastCommand {
     @Parameters(paramLabel = "NAME", arity = "0..*", description = "Prune only these backups (default: all).")
     List<String> names = List.of();
@@ -105,27 +105,27 @@ final class PruneCommand extends BallastCommand {
      * past the grace period; prints what it did and returns the exit code.
      */
     static int packed(CliContext ctx, StoreSession session, Duration grace, boolean dryRun) {
-        if (dryRun) {
-            throw new CliFailure(
-                    ExitCodes.USAGE,
-                    "--dry-run is not available on an encrypted repository yet; run prune without it (it never"
-                            + " deletes a chunk a snapshot references).");
-        }
         try (Repository repo = Repository.of(session)) {
             PackedPrune.Result r = Errors.translate(
-                    session.where(), null, () -> PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace));
+                    session.where(),
+                    null,
+                    () -> dryRun
+                            ? PackedPrune.plan(repo.sealed(), repo.content(4), ctx.clock(), grace)
+                            : PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace));
             r.skipped().forEach(why -> ctx.err().println("Not pruned: " + Errors.printable(why) + "."));
             if (!r.skipped().isEmpty()) {
                 ctx.err()
-                        .println(
-                                "Prune of " + session.where() + " deleted nothing; run it again once that is settled.");
+                        .println("Prune of " + session.where() + (dryRun ? " would delete" : " deleted")
+                                + " nothing; run it again once that is settled.");
                 return ExitCodes.INCOMPLETE;
             }
             PackedContent.Pruned p = r.pruned();
             ctx.out()
-                    .println("Prune done: deleted " + Summary.count(p.packsDeleted(), "pack") + ", wrote "
+                    .println((dryRun ? "Prune dry run: would delete " : "Prune done: deleted ")
+                            + Summary.count(p.packsDeleted(), "pack") + (dryRun ? ", write about " : ", wrote ")
                             + Summary.count(p.packsWritten(), "pack") + " of repacked chunks, "
-                            + StoreSpace.exact(p.bytesFreed()) + " given back"
+                            + (dryRun ? "about " : "") + StoreSpace.exact(p.bytesFreed())
+                            + (dryRun ? " would be given back (nothing was written or deleted)" : " given back")
                             + (p.packsDeleted() == 0 && p.packsWritten() == 0 && !grace.isZero()
                                     ? " (packs written within --grace " + graceText(grace)
                                             + " are kept; the chunks they hold are pruned once they are older)."

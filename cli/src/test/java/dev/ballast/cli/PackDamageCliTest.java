@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Damage to an encrypted repository as a user meets it through the commands: a deleted pack healed by
  * the next backup, a damaged pack found by verify and healed by {@code verify --repair} or
  * {@code repair packs} and a backup, a damaged index file that stops nothing and that
- * {@code repair index} replaces; each with its documented exit code and no stack trace.
+ * {@code repair index} replaces; each with its documented exit code and no stack trace. And
+ * {@code prune --dry-run}, which writes nothing.
  */
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -173,5 +174,28 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(out()).contains("1 damaged index file(s) replaced");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(run(at("verify", "src"))).as(err()).isZero();
+    }
+
+    @Test
+    void pruneDryRunOnAnEncryptedRepositorySaysWhatItWouldDeleteAndWritesNothing() throws Exception {
+        Path src = backedUp();
+        for (int i = 0; i < 3; i++) {
+            byte[] b = new byte[200_000];
+            new Random(10 + i).nextBytes(b);
+            Files.write(src.resolve("f" + i + ".bin"), b);
+        }
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
+        List<VersionEntry> before;
+        try (LocalObjectStore store = store()) {
+            before = store.listVersions("");
+        }
+        assertThat(run(at("prune", "--dry-run", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out()).contains("Prune dry run: would delete 1 pack").contains("nothing was written or deleted");
+        try (LocalObjectStore store = store()) {
+            assertThat(store.listVersions("")).isEqualTo(before);
+        }
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out()).contains("Prune done: deleted 1 pack");
     }
 }

@@ -479,7 +479,28 @@ public final class BlobRepository implements AutoCloseable {
         try {
             ensureOpen();
             flushLocked();
-            return new Repack(this).prune(live, keep);
+            return new Repack(this, false).prune(live, keep);
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * What {@link #prune} would do now, writing and deleting nothing (not even a flush): the packs it
+     * would delete and repack, from the index files read again and one listing of {@code data/}. The
+     * packs it would write and the bytes it would give back are estimated from the live blobs' stored
+     * lengths (exact but for the new packs' headers); {@code indexFilesReplaced} is 0.
+     *
+     * @throws IllegalStateException as {@link #prune}, if an index file is damaged
+     * @throws StorageException if the store fails
+     */
+    public PruneStats planPrune(Set<BlobId> live, Predicate<PackFile> keep) {
+        Objects.requireNonNull(live, "live");
+        Objects.requireNonNull(keep, "keep");
+        gate.writeLock().lock();
+        try {
+            ensureOpen();
+            return new Repack(this, true).prune(live, keep);
         } finally {
             gate.writeLock().unlock();
         }

@@ -23,9 +23,12 @@ final class Repack {
     static final double REPACK_DEAD_SHARE = 0.20;
 
     private final BlobRepository repo;
+    /** Whether only to plan: read the index and the listing, write and delete nothing. */
+    private final boolean dryRun;
 
-    Repack(BlobRepository repo) {
+    Repack(BlobRepository repo, boolean dryRun) {
         this.repo = repo;
+        this.dryRun = dryRun;
     }
 
     PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
@@ -125,6 +128,31 @@ final class Repack {
         }
         if (delete.isEmpty() && repack.isEmpty()) {
             return new PruneStats(0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing);
+        }
+        if (dryRun) {
+            // What the writes below would do, estimated: the repacked live blobs in packs of the usual size.
+            long liveBytes = 0;
+            int liveBlobs = 0;
+            for (List<BlobLocation> blobs : repack.values()) {
+                for (BlobLocation b : blobs) {
+                    liveBytes += b.length();
+                    liveBlobs++;
+                }
+            }
+            int newPacks = repack.isEmpty()
+                    ? 0
+                    : (int) Math.max(1, (liveBytes + repo.options.packSize() - 1) / repo.options.packSize());
+            long written =
+                    liveBlobs == 0 ? 0 : Packs.sizeOf(liveBytes, liveBlobs) + (newPacks - 1L) * Packs.sizeOf(0, 0);
+            return new PruneStats(
+                    packsDeleted,
+                    repack.size(),
+                    newPacks,
+                    keptPacks.size(),
+                    blobsRemoved,
+                    bytesFreed - written,
+                    0,
+                    liveMissing);
         }
 
         // 1. new packs holding the live blobs of the packs repacked (each read, opened and checked first)

@@ -4,6 +4,9 @@ import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.pack.BlobId;
+import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.PruneStats;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -98,7 +101,25 @@ public final class PackedPrune {
         }
     }
 
+    /**
+     * What {@link #run} would do now, writing nothing (no marker either): the same checks (a backup or
+     * prune running, a manifest that cannot be read, a damaged index file: each a reason in
+     * {@link Result#skipped()}, as the prune would give), then the packs it would delete and repack
+     * ({@link BlobRepository#planPrune}), with the packs it would write and the bytes it would give
+     * back estimated from the live chunks' stored lengths.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static Result plan(SealedStore view, PackedContent packed, Clock clock, Duration grace) {
+        return run(view, packed, clock, grace, "", true);
+    }
+
     private static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun) {
+        return run(view, packed, clock, grace, ownRun, false);
+    }
+
+    private static Result run(
+            SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun, boolean dryRun) {
         Instant now = clock.instant();
         List<String> skipped = new ArrayList<>(running(view, now, ownRun));
         if (packed instanceof PackedBlobs blobs
@@ -137,6 +158,16 @@ public final class PackedPrune {
         }
         if (!skipped.isEmpty()) {
             return new Result(new PackedContent.Pruned(0, 0, 0, 0), skipped);
+        }
+        if (dryRun && packed instanceof PackedBlobs blobs) {
+            Set<BlobId> ids = new HashSet<>();
+            live.forEach(c -> ids.add(BlobId.parse(c)));
+            Instant cutoff = now.minus(grace);
+            PruneStats s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
+            return new Result(
+                    new PackedContent.Pruned(
+                            s.packsDeleted() + s.packsRepacked(), s.packsWritten(), s.bytesFreed(), s.liveMissing()),
+                    List.of());
         }
         return new Result(packed.prune(live, now.minus(grace)), List.of());
     }
