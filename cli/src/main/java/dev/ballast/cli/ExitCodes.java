@@ -150,14 +150,16 @@ public final class ExitCodes {
                         store,
                         password,
                         interrupted));
-            case "repair", "repair index" ->
+            case "repair", "repair index", "repair packs" ->
                 l.addAll(java.util.List.of(
-                        "  0    the index was rebuilt from the journal; nothing lost",
+                        "  0    the index was rebuilt (or repaired); nothing lost",
                         "  1    rebuilt, but the journal was damaged: what it recorded after that point is missing (listed)",
                         usage,
-                        store,
-                        "  4    content lost (listed), or no journal to rebuild from",
+                        "  3    store unavailable, or (encrypted repository) a backup or prune is running: nothing was changed",
+                        "  4    content lost (listed: chunks of missing or damaged packs, stored again by the next backup"
+                                + " of a source that has them), or no journal to rebuild from",
                         "  5    the local store not found",
+                        password,
                         interrupted));
             case "init" ->
                 l.addAll(java.util.List.of(

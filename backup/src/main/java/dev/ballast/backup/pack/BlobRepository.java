@@ -5,15 +5,11 @@ import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.object.ListEntry;
-import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.ObjectContent;
-import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -163,99 +159,22 @@ public final class BlobRepository implements AutoCloseable {
     }
 
     private void loadIndex(boolean tolerateDamaged) {
-        List<String> files = new ArrayList<>(store.list(INDEX_PREFIX));
-        files.removeIf(indexFiles::contains);
-        Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
-        try {
-            // read readThreads files at once; registered below in key order, whatever order they arrive in
-            Parallel.run(readExecutor, options.readThreads(), files, file -> {
-                try {
-                    read.put(file, readIndexFile(file));
-                } catch (ObjectNotFoundException gone) {
-                    // deleted since the listing: a prune replaced it, and the file replacing it is listed too
-                } catch (IntegrityException e) {
-                    if (!tolerateDamaged) {
-                        throw e;
-                    }
-                    synchronized (damagedIndex) {
-                        damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
-                    }
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        // Listed after the index files are read: a pack an index file names was uploaded before that file
-        // was written, so a pack the listing lacks is gone (lost, deleted by hand, or pruned meanwhile).
-        Map<String, ListEntry> listed = listPacks();
-        for (String file : files) {
-            Map<String, List<BlobLocation>> packs = read.get(file);
-            if (packs != null) {
-                packs.forEach((pack, blobs) -> {
-                    if (listed.containsKey(pack)) {
-                        register(pack, blobs);
-                    } else {
-                        missingPacks.putIfAbsent(pack, List.copyOf(blobs));
-                    }
-                });
-                indexFiles.add(file);
-            }
-        }
-        synchronized (damagedIndex) {
-            damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
-            if (!damagedIndex.isEmpty()) {
-                // The packs a damaged index file named are still found, from their own headers (not written).
-                new PackCheck(this).indexFromHeaders(listed);
-            }
-        }
-        for (Map.Entry<String, List<BlobLocation>> p : missingPacks.entrySet()) {
-            for (BlobLocation b : p.getValue()) {
-                if (!index.containsKey(b.id())) {
-                    lost.putIfAbsent(b.id(), p.getKey());
-                }
-            }
-        }
+        IndexLoad.load(this, tolerateDamaged);
     }
 
     /** Clears what was read at open and reads the index files and the listing again. */
     void reloadIndex(boolean tolerateDamaged) {
-        packBlobs.keySet().forEach(reader::forget);
-        index.clear();
-        packBlobs.clear();
-        indexFiles.clear();
-        missingPacks.clear();
-        lost.clear();
-        storedAgain.clear();
-        fromHeaders.clear();
-        synchronized (damagedIndex) {
-            damagedIndex.clear();
-        }
-        loadIndex(tolerateDamaged);
+        IndexLoad.reload(this, tolerateDamaged);
     }
 
     /** The packs in the store ({@code data/}), by key: one listing. */
     Map<String, ListEntry> listPacks() {
-        Map<String, ListEntry> listed = new java.util.TreeMap<>();
-        try (java.util.stream.Stream<ListEntry> s = store.listing(ListRequest.prefix(DATA_PREFIX))) {
-            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
-        }
-        return listed;
+        return IndexLoad.listPacks(this);
     }
 
     /** The blobs an index file names, checked: its name, its seal, its JSON. */
     Map<String, List<BlobLocation>> readIndexFile(String file) {
-        byte[] stored;
-        try (ObjectRead read = store.get(file)) {
-            stored = read.stream().readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Reading " + file + " failed: " + e.getMessage(), e);
-        }
-        String name = file.substring(INDEX_PREFIX.length());
-        if (!name.equals(HexFormat.of().formatHex(Packs.sha256().digest(stored)))) {
-            throw new IntegrityException(
-                    file, "Index file " + file + " does not hash to its name: it was changed or cut.");
-        }
-        return IndexFiles.decode(key, file, stored);
+        return IndexLoad.readIndexFile(this, file);
     }
 
     /**

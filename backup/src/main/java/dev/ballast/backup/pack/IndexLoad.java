@@ -1,0 +1,120 @@
+package dev.ballast.backup.pack;
+
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ListRequest;
+import dev.ballast.storage.object.ObjectRead;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reading a {@link BlobRepository}'s index at open: every index file, then one listing of
+ * {@code data/}. Only packs the listing holds are registered; the others are the repository's missing
+ * packs, whose blobs (where no other pack holds them) are lost and absent. With a damaged index file
+ * tolerated, the packs no intact index file names are found from their headers, in memory.
+ */
+final class IndexLoad {
+    private IndexLoad() {}
+
+    static void load(BlobRepository r, boolean tolerateDamaged) {
+        List<String> files = new ArrayList<>(r.store.list(BlobRepository.INDEX_PREFIX));
+        files.removeIf(r.indexFiles::contains);
+        Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
+        try {
+            // read readThreads files at once; registered below in key order, whatever order they arrive in
+            Parallel.run(r.readExecutor, r.options.readThreads(), files, file -> {
+                try {
+                    read.put(file, readIndexFile(r, file));
+                } catch (ObjectNotFoundException gone) {
+                    // deleted since the listing: a prune replaced it, and the file replacing it is listed too
+                } catch (IntegrityException e) {
+                    if (!tolerateDamaged) {
+                        throw e;
+                    }
+                    synchronized (r.damagedIndex) {
+                        r.damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
+                    }
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        // Listed after the index files are read: a pack an index file names was uploaded before that file
+        // was written, so a pack the listing lacks is gone (lost, deleted by hand, or pruned meanwhile).
+        Map<String, ListEntry> listed = listPacks(r);
+        for (String file : files) {
+            Map<String, List<BlobLocation>> packs = read.get(file);
+            if (packs != null) {
+                packs.forEach((pack, blobs) -> {
+                    if (listed.containsKey(pack)) {
+                        r.register(pack, blobs);
+                    } else {
+                        r.missingPacks.putIfAbsent(pack, List.copyOf(blobs));
+                    }
+                });
+                r.indexFiles.add(file);
+            }
+        }
+        synchronized (r.damagedIndex) {
+            r.damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
+            if (!r.damagedIndex.isEmpty()) {
+                // The packs a damaged index file named are still found, from their own headers (not written).
+                new PackCheck(r).indexFromHeaders(listed);
+            }
+        }
+        for (Map.Entry<String, List<BlobLocation>> p : r.missingPacks.entrySet()) {
+            for (BlobLocation b : p.getValue()) {
+                if (!r.index.containsKey(b.id())) {
+                    r.lost.putIfAbsent(b.id(), p.getKey());
+                }
+            }
+        }
+    }
+
+    /** Clears what was read at open and reads the index files and the listing again. */
+    static void reload(BlobRepository r, boolean tolerateDamaged) {
+        r.packBlobs.keySet().forEach(r.reader::forget);
+        r.index.clear();
+        r.packBlobs.clear();
+        r.indexFiles.clear();
+        r.missingPacks.clear();
+        r.lost.clear();
+        r.storedAgain.clear();
+        r.fromHeaders.clear();
+        synchronized (r.damagedIndex) {
+            r.damagedIndex.clear();
+        }
+        load(r, tolerateDamaged);
+    }
+
+    /** The packs in the store ({@code data/}), by key: one listing. */
+    static Map<String, ListEntry> listPacks(BlobRepository r) {
+        Map<String, ListEntry> listed = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<ListEntry> s = r.store.listing(ListRequest.prefix(BlobRepository.DATA_PREFIX))) {
+            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+        }
+        return listed;
+    }
+
+    /** The blobs an index file names, checked: its name, its seal, its JSON. */
+    static Map<String, List<BlobLocation>> readIndexFile(BlobRepository r, String file) {
+        byte[] stored;
+        try (ObjectRead read = r.store.get(file)) {
+            stored = read.stream().readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + file + " failed: " + e.getMessage(), e);
+        }
+        String name = file.substring(BlobRepository.INDEX_PREFIX.length());
+        if (!name.equals(HexFormat.of().formatHex(Packs.sha256().digest(stored)))) {
+            throw new IntegrityException(
+                    file, "Index file " + file + " does not hash to its name: it was changed or cut.");
+        }
+        return IndexFiles.decode(r.key, file, stored);
+    }
+}
