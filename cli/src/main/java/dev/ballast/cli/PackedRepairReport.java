@@ -36,7 +36,9 @@ final class PackedRepairReport {
         try {
             session = StoreSession.open(common, ctx, StoreSession.Access.REMOVE);
         } catch (CliFailure f) {
-            if (common.endpoint == null && f.exitCode() != ExitCodes.WRONG_PASSWORD && f.exitCode() != ExitCodes.USAGE) {
+            if (common.endpoint == null
+                    && f.exitCode() != ExitCodes.WRONG_PASSWORD
+                    && f.exitCode() != ExitCodes.USAGE) {
                 // the local store does not open (its own index.db damaged, say): rebuilt from its journal first
                 return null;
             }

@@ -95,6 +95,7 @@ class PackDamageCliTest extends InProcessCli {
             }
         }
         assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Damaged: f0.bin (its chunk ").contains(", which is missing from the store)");
         assertNoStackTrace();
 
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();

@@ -507,6 +507,11 @@ public final class BlobRepository implements AutoCloseable {
         return out;
     }
 
+    /** The missing pack that held {@code id}, when only a missing pack held it (the blob is absent). */
+    public Optional<String> missingPackOf(BlobId id) {
+        return Optional.ofNullable(lost.get(id));
+    }
+
     /** How many blobs only the {@link #missingPacks()} held (absent now, to be stored again). */
     public int lostBlobs() {
         return lost.size();

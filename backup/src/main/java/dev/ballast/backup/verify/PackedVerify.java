@@ -52,6 +52,14 @@ final class PackedVerify {
         } catch (IntegrityException ex) {
             return ex.getMessage();
         } catch (ObjectNotFoundException ex) {
+            if (packed instanceof PackedBlobs pb) {
+                for (String c : e.chunks()) {
+                    java.util.Optional<String> pack = pb.blobs().missingPackOf(BlobId.parse(c));
+                    if (pack.isPresent()) {
+                        return "its chunk " + c + " was in pack " + pack.get() + ", which is missing from the store";
+                    }
+                }
+            }
             return "a chunk of it is missing from the repository (" + ex.getMessage() + ")";
         }
         if (length != e.size()) {
