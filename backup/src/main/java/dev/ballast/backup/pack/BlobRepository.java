@@ -46,8 +46,10 @@ import java.util.function.Predicate;
  * {@link IntegrityException} names the pack and the blob.
  *
  * <p>Thread-safe: {@code add}, {@code has}, {@code read} and {@code readAll} may be called from any
- * number of threads at once; {@code flush}, {@code prune}, {@code check} and {@code rebuildIndex} wait
- * for running {@code add}s and hold later ones back while they run.
+ * number of threads at once; {@code flush}, {@code prune}, {@code planPrune}, {@code check},
+ * {@code rebuildIndex} and {@code repair} wait for running {@code add}s and hold later ones back while
+ * they run. {@code repair} reads the index into memory again (twice when it changed the store): a {@code read}
+ * running at that moment in the same process may not find its blob, so repair while nothing reads.
  */
 public final class BlobRepository implements AutoCloseable {
     /** The prefix of pack keys. */
