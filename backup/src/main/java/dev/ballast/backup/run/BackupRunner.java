@@ -998,9 +998,7 @@ public final class BackupRunner {
         }
         List<VersionEntry> listing = null;
         if (packed != null) {
-            // Chunks gone from the index (a prune, a damaged index) or whose pack is missing: the file is read
-            // and stored again.
-            PackedBackup.noteDamage(packed, err);
+            // Chunks gone from the index (a prune, a damaged index): the file is read and stored again.
             PackedBackup.dropLost(packed, map, name, err);
         } else if (!map.isEmpty()) {
             listing = store.listVersions(Manifest.objectKey(name, ""));

@@ -92,11 +92,12 @@ final class PackedBackup {
     }
 
     /**
-     * Removes from {@code previous} the entries whose chunks are not all in the index (a prune or a
-     * damaged index took them) or that list no chunks at all (not of format 3), with one note saying
+     * Says what {@link #noteDamage} says, then removes from {@code previous} the entries whose chunks are
+     * not all in the index (a prune, a damaged index or a missing pack took them) or that list no chunks at all (not of format 3), with one note saying
      * how many: those files are read and stored again.
      */
     static void dropLost(PackedContent packed, Map<String, ManifestEntry> previous, String name, Consumer<String> err) {
+        noteDamage(packed, err);
         int lost = 0;
         for (Iterator<ManifestEntry> it = previous.values().iterator(); it.hasNext(); ) {
             ManifestEntry e = it.next();
