@@ -416,6 +416,9 @@ public final class Backups {
         DamagedVersions damaged = DamagedVersions.load(view, n, listener::notice);
         RestoreRunner.Result r;
         try (PackedContent content = packedContent()) {
+            if (content != null) {
+                PackedRepair.damageNotes(content, false).forEach(listener::notice);
+            }
             RestoreRunner runner = new RestoreRunner(
                             view,
                             m,
@@ -548,6 +551,9 @@ public final class Backups {
         Manifest m = chosen.manifest();
         Verifier.Result found;
         try (PackedContent content = packedContent()) {
+            if (content != null) {
+                PackedRepair.damageNotes(content, false).forEach(listener::notice);
+            }
             found = Verifier.run(view, m, record, subset, transfers, cancellation, this::counter, content);
         }
         boolean recorded = false;

@@ -181,6 +181,8 @@ class RepositoryHealingTest {
 
         RestoreResult back = restore(first.snapshotId(), "back");
         assertThat(back.ok()).as("%s", back).isTrue();
+        assertThat(notes).anyMatch(n -> n.contains("index file(s) of the repository are damaged (" + index)
+                && n.contains("'ballast repair index'"));
         Files.write(source.resolve("new.bin"), EncryptedBackupsTest.random(100_000, 77));
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();

@@ -1,8 +1,10 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
@@ -215,8 +217,10 @@ final class RestoreCommand extends BallastCommand {
                     .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                     .writingAs(selected.writtenAs());
             if (repo.packed()) {
-                runner.readingFrom(
-                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
+                PackedContent content =
+                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers));
+                PackedRepair.damageNotes(content, false).forEach(ctx.err()::println);
+                runner.readingFrom(content);
             }
             RestoreRunner.Result r = runner.run();
             String totals =

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -103,6 +104,12 @@ final class VerifyCommand extends BallastCommand {
                     session.where(), null, () -> DamagedVersions.load(repo.metadata(), name, ctx.err()::println));
             Manifest m = chosen.manifest();
             verified = m;
+            if (repo.packed()) {
+                PackedRepair.damageNotes(
+                                Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)),
+                                false)
+                        .forEach(ctx.err()::println);
+            }
             Verifier.Result found = Errors.translate(
                     session.where(),
                     null,

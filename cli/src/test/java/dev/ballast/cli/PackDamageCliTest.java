@@ -96,6 +96,7 @@ class PackDamageCliTest extends InProcessCli {
         }
         assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err()).contains("Damaged: f0.bin (its chunk ").contains(", which is missing from the store)");
+        assertThat(err()).contains("1 pack(s) the repository's index names are missing from the store");
         assertNoStackTrace();
 
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
@@ -163,6 +164,9 @@ class PackDamageCliTest extends InProcessCli {
         flipByte("index/", -20);
         Path back = home.resolve("back");
         assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+        assertThat(err())
+                .contains("index file(s) of the repository are damaged")
+                .contains("'ballast repair index'");
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         assertThat(err())
                 .contains("index file(s) of the repository are damaged")

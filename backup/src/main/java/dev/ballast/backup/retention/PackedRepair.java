@@ -1,11 +1,17 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.content.PackedBlobs;
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.RepairReport;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.SealedStore;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +34,43 @@ public final class PackedRepair {
         public Result {
             skipped = List.copyOf(skipped);
         }
+    }
+
+    /**
+     * What the open of {@code packed} found wrong that a command works around, one warning each, naming
+     * the command that fixes it: packs the index names that are missing from the store (their chunks are
+     * absent: a backup stores them again from its source) and damaged index files (the packs they named
+     * were found from their own headers; prune refuses to run until {@code ballast repair index}
+     * replaced them). Empty when all is well, or for content other than {@link PackedBlobs}.
+     *
+     * @param backup whether the command is a backup (which stores the missing chunks itself)
+     */
+    public static List<String> damageNotes(PackedContent packed, boolean backup) {
+        if (!(packed instanceof PackedBlobs blobs)) {
+            return List.of();
+        }
+        BlobRepository repo = blobs.blobs();
+        List<String> notes = new ArrayList<>();
+        Map<String, Integer> missing = repo.missingPacks();
+        if (!missing.isEmpty()) {
+            String first = missing.keySet().iterator().next();
+            notes.add("Warning: " + missing.size() + " pack(s) the repository's index names are missing from the"
+                    + " store (" + first + (missing.size() > 1 ? " and " + (missing.size() - 1) + " more" : "")
+                    + "); the " + repo.lostBlobs() + " chunk(s) only they held are "
+                    + (backup
+                            ? "stored again by this backup wherever the source still has them."
+                            : "missing until a backup of a source that still has them stores them again.")
+                    + " Run 'ballast repair index' to drop them from the index, and 'ballast verify' to see which"
+                    + " backups still need chunks no source had.");
+        }
+        List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
+        if (!damaged.isEmpty()) {
+            notes.add("Warning: " + damaged.size() + " index file(s) of the repository are damaged ("
+                    + Messages.printable(damaged.get(0).toString()) + "); the packs they named were found from"
+                    + " their own headers. Run 'ballast repair index' to replace them (prune refuses to run until"
+                    + " then).");
+        }
+        return notes;
     }
 
     /**

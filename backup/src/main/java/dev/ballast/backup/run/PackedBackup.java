@@ -4,10 +4,9 @@ import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobRepository;
-import dev.ballast.backup.pack.CheckReport;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -34,31 +33,11 @@ final class PackedBackup {
     }
 
     /**
-     * Says what the repository's open found wrong that this backup works around: packs the index names
-     * that are missing from the store (their chunks are absent, so this run stores them again from the
-     * source), and damaged index files (their packs were found from their headers; prune refuses to run
-     * until {@code ballast repair index} replaces them).
+     * Says what the repository's open found wrong that this backup works around
+     * ({@link PackedRepair#damageNotes}).
      */
     static void noteDamage(PackedContent packed, Consumer<String> err) {
-        if (!(packed instanceof PackedBlobs blobs)) {
-            return;
-        }
-        BlobRepository repo = blobs.blobs();
-        Map<String, Integer> missing = repo.missingPacks();
-        if (!missing.isEmpty()) {
-            err.accept("Warning: " + missing.size() + " pack(s) the repository's index names are missing from the"
-                    + " store (" + first(missing.keySet()) + "); the " + repo.lostBlobs()
-                    + " chunk(s) only they held are stored again by this backup wherever the source still has them."
-                    + " Run 'ballast repair index' to drop them from the index, and 'ballast verify' to see which"
-                    + " backups still need chunks no source had.");
-        }
-        List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
-        if (!damaged.isEmpty()) {
-            err.accept("Warning: " + damaged.size() + " index file(s) of the repository are damaged ("
-                    + Messages.printable(damaged.get(0).toString()) + "); the packs they named were found from"
-                    + " their own headers. Run 'ballast repair index' to replace them (prune refuses to run until"
-                    + " then).");
-        }
+        PackedRepair.damageNotes(packed, true).forEach(err);
     }
 
     /**
