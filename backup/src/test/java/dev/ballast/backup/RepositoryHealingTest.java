@@ -132,6 +132,34 @@ class RepositoryHealingTest {
     }
 
     @Test
+    void aPackCutShortHasTheChunksPastItsEndStoredAgainByTheNextBackup() throws IOException {
+        Path source = source();
+        BackupResult first = backups.backup("h", source);
+        assertThat(first.ok()).isTrue();
+        String pack = packs().get(0);
+        byte[] bytes = EncryptedBackupsTest.read(store, store.versions(pack).get(0));
+        store.put(pack, ObjectContent.ofBytes(java.util.Arrays.copyOf(bytes, 250_000)));
+
+        BackupResult second = backups.backup("h", source);
+        assertThat(second.ok()).as("%s", second).isTrue();
+        assertThat(second.stored()).as("the files whose chunk lay past the cut").isEqualTo(2);
+        assertThat(notes)
+                .anyMatch(n ->
+                        n.startsWith("Warning: 1 pack(s) in the store are shorter than the index says (cut: " + pack))
+                .anyMatch(n -> n.startsWith("Note: 2 chunk(s) of 1 missing or cut pack(s) were stored again"));
+        RestoreResult older = restore(first.snapshotId(), "older");
+        assertThat(older.ok()).as("%s", older).isTrue();
+        for (int i = 0; i < 3; i++) {
+            assertThat(dir.resolve("older/f" + i + ".bin")).hasSameBinaryContentAs(source.resolve("f" + i + ".bin"));
+        }
+        // repair keeps the cut pack's intact chunk (in a new pack) and deletes the pack: nothing is lost
+        RepairResult repaired = backups.repair(false);
+        assertThat(repaired.report().salvagedPacks()).containsExactly(pack);
+        assertThat(repaired.ok()).isTrue();
+        assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
+    }
+
+    @Test
     void aDamagedPackIsSalvagedByRepairAndTheNextBackupHealsTheOlderSnapshot() throws IOException {
         Path source = source();
         BackupResult first = backups.backup("h", source);
@@ -181,8 +209,9 @@ class RepositoryHealingTest {
 
         RestoreResult back = restore(first.snapshotId(), "back");
         assertThat(back.ok()).as("%s", back).isTrue();
-        assertThat(notes).anyMatch(n -> n.contains("index file(s) of the repository are damaged (" + index)
-                && n.contains("'ballast repair index'"));
+        assertThat(notes)
+                .anyMatch(n -> n.contains("index file(s) of the repository are damaged (" + index)
+                        && n.contains("'ballast repair index'"));
         Files.write(source.resolve("new.bin"), EncryptedBackupsTest.random(100_000, 77));
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();

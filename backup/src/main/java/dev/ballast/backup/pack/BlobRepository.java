@@ -78,7 +78,10 @@ public final class BlobRepository implements AutoCloseable {
      * their blobs are not in {@link #index} unless another pack holds them too.
      */
     final ConcurrentHashMap<String, List<BlobLocation>> missingPacks = new ConcurrentHashMap<>();
-    /** Blobs only missing packs held, each with that pack: absent, so a backup stores them again. */
+    /**
+     * Blobs only missing packs held, or held past the end of a pack the listing found cut short, each
+     * with that pack: absent, so a backup stores them again.
+     */
     final ConcurrentHashMap<BlobId, String> lost = new ConcurrentHashMap<>();
     /** Blobs of {@link #lost} added again since open. */
     final Set<BlobId> storedAgain = ConcurrentHashMap.newKeySet();
@@ -329,7 +332,8 @@ public final class BlobRepository implements AutoCloseable {
      * @throws ObjectNotFoundException naming the blob, if no index names it, or naming the pack, if
      *     the pack is missing
      * @throws IntegrityException naming the pack (its {@link IntegrityException#key()}) and the blob, if the
-     *     bytes do not open, do not decompress to the indexed length, or do not match the ID
+     *     bytes do not open, do not decompress to the indexed length, or do not match the ID, or if the blob
+     *     lies past the end of a pack the listing at open found cut short
      * @throws StorageException if the store fails
      */
     public byte[] read(BlobId id) {
@@ -340,6 +344,12 @@ public final class BlobRepository implements AutoCloseable {
         BlobLocation loc = index.get(id);
         if (loc == null) {
             String pack = lost.get(id);
+            if (pack != null && !missingPacks.containsKey(pack)) {
+                throw new IntegrityException(
+                        pack,
+                        "Blob " + id + " in pack " + pack + " lies past the pack's end: the pack was cut"
+                                + " ('ballast repair index' keeps its other blobs; a backup stores this one again).");
+            }
             if (pack != null) {
                 // the pack is what is missing: the key a caller reports
                 throw new ObjectNotFoundException(pack, null, false, null);
@@ -509,19 +519,32 @@ public final class BlobRepository implements AutoCloseable {
         return out;
     }
 
-    /** The missing pack that held {@code id}, when only a missing pack held it (the blob is absent). */
+    /** The missing (or cut) pack that held {@code id}, when only such a pack held it (the blob is absent). */
     public Optional<String> missingPackOf(BlobId id) {
         return Optional.ofNullable(lost.get(id));
     }
 
-    /** How many blobs only the {@link #missingPacks()} held (absent now, to be stored again). */
+    /**
+     * How many blobs only the {@link #missingPacks()} held, or held past the end of a pack the listing
+     * found shorter than its index entry implies (cut): absent now, to be stored again.
+     */
     public int lostBlobs() {
         return lost.size();
     }
 
+    /** How many of the {@link #lostBlobs()} were in {@code pack}. */
+    public long lostBlobsOf(String pack) {
+        return lost.values().stream().filter(pack::equals).count();
+    }
+
+    /** The missing and cut packs the {@link #lostBlobs()} were in, in key order. */
+    public Set<String> lostPacks() {
+        return new java.util.TreeSet<>(lost.values());
+    }
+
     /**
      * Of the {@link #lostBlobs()}, those {@link #add}ed again since open: how many, and from how many of
-     * the missing packs. Durable once {@link #flush} has returned.
+     * the {@link #lostPacks()}. Durable once {@link #flush} has returned.
      */
     public StoredAgain storedAgain() {
         Set<String> packs = new java.util.HashSet<>();

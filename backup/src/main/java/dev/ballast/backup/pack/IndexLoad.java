@@ -48,19 +48,40 @@ final class IndexLoad {
         // Listed after the index files are read: a pack an index file names was uploaded before that file
         // was written, so a pack the listing lacks is gone (lost, deleted by hand, or pruned meanwhile).
         Map<String, ListEntry> listed = listPacks(r);
+        Map<String, List<BlobLocation>> cut = new java.util.TreeMap<>();
         for (String file : files) {
             Map<String, List<BlobLocation>> packs = read.get(file);
             if (packs != null) {
                 packs.forEach((pack, blobs) -> {
-                    if (listed.containsKey(pack)) {
-                        r.register(pack, blobs);
-                    } else {
+                    ListEntry entry = listed.get(pack);
+                    if (entry == null) {
                         r.missingPacks.putIfAbsent(pack, List.copyOf(blobs));
+                    } else if (entry.size() < expectedSize(blobs)) {
+                        cut.putIfAbsent(pack, blobs); // registered last: a whole copy elsewhere comes first
+                    } else {
+                        r.register(pack, blobs);
                     }
                 });
                 r.indexFiles.add(file);
             }
         }
+        // A pack shorter than its index entry implies was cut: the blobs past its end are lost, the others
+        // still read (each is checked when read).
+        cut.forEach((pack, blobs) -> {
+            long size = listed.get(pack).size();
+            if (r.packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
+                for (BlobLocation b : blobs) {
+                    if (b.end() <= size) {
+                        r.index.putIfAbsent(b.id(), b);
+                    }
+                }
+                for (BlobLocation b : blobs) {
+                    if (b.end() > size && !r.index.containsKey(b.id())) {
+                        r.lost.putIfAbsent(b.id(), pack);
+                    }
+                }
+            }
+        });
         synchronized (r.damagedIndex) {
             r.damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
             if (!r.damagedIndex.isEmpty()) {
@@ -75,6 +96,11 @@ final class IndexLoad {
                 }
             }
         }
+    }
+
+    /** The size of a pack holding {@code blobs}, as its index entry implies it. */
+    static long expectedSize(List<BlobLocation> blobs) {
+        return Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size());
     }
 
     /** Clears what was read at open and reads the index files and the listing again. */

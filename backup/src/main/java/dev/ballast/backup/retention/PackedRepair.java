@@ -56,12 +56,26 @@ public final class PackedRepair {
             String first = missing.keySet().iterator().next();
             notes.add("Warning: " + missing.size() + " pack(s) the repository's index names are missing from the"
                     + " store (" + first + (missing.size() > 1 ? " and " + (missing.size() - 1) + " more" : "")
-                    + "); the " + repo.lostBlobs() + " chunk(s) only they held are "
+                    + "); the "
+                    + missing.keySet().stream().mapToLong(repo::lostBlobsOf).sum()
+                    + " chunk(s) only they held are "
                     + (backup
                             ? "stored again by this backup wherever the source still has them."
                             : "missing until a backup of a source that still has them stores them again.")
                     + " Run 'ballast repair index' to drop them from the index, and 'ballast verify' to see which"
                     + " backups still need chunks no source had.");
+        }
+        java.util.Set<String> cut = repo.lostPacks();
+        cut.removeAll(missing.keySet());
+        if (!cut.isEmpty()) {
+            long past = cut.stream().mapToLong(repo::lostBlobsOf).sum();
+            notes.add("Warning: " + cut.size() + " pack(s) in the store are shorter than the index says (cut: "
+                    + cut.iterator().next() + (cut.size() > 1 ? " and " + (cut.size() - 1) + " more" : "")
+                    + "); the " + past + " chunk(s) past their end are "
+                    + (backup
+                            ? "stored again by this backup wherever the source still has them."
+                            : "missing until a backup of a source that still has them stores them again.")
+                    + " Run 'ballast repair index' to keep their intact chunks in new packs and drop the rest.");
         }
         List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
         if (!damaged.isEmpty()) {

@@ -54,20 +54,16 @@ final class PackedBackup {
             return;
         }
         int notStored = repo.lostBlobs() - again.blobs();
-        err.accept("Note: " + again.blobs() + " chunk(s) of " + again.packs()
-                + " missing pack(s) were stored again from"
+        String kind = repo.missingPacks().size() == repo.lostPacks().size() ? " missing" : " missing or cut";
+        err.accept("Note: " + again.blobs() + " chunk(s) of " + again.packs() + kind
+                + " pack(s) were stored again from"
                 + " the source" + (again.blobs() > 0 ? "; the older backups that use them read again" : "") + "."
                 + (notStored > 0
                         ? " " + notStored + " chunk(s) of the "
-                                + repo.missingPacks().size() + " missing pack(s) were"
+                                + repo.lostPacks().size() + kind + " pack(s) were"
                                 + " not in this source: the backups that need them stay damaged ('ballast verify NAME'"
                                 + " names their files)."
                         : ""));
-    }
-
-    private static String first(java.util.Collection<String> keys) {
-        String first = keys.iterator().next();
-        return keys.size() == 1 ? first : first + " and " + (keys.size() - 1) + " more";
     }
 
     /**

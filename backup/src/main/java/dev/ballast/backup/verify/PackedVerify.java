@@ -56,7 +56,10 @@ final class PackedVerify {
                 for (String c : e.chunks()) {
                     java.util.Optional<String> pack = pb.blobs().missingPackOf(BlobId.parse(c));
                     if (pack.isPresent()) {
-                        return "its chunk " + c + " was in pack " + pack.get() + ", which is missing from the store";
+                        return "its chunk " + c + " was in pack " + pack.get()
+                                + (pb.blobs().missingPacks().containsKey(pack.get())
+                                        ? ", which is missing from the store"
+                                        : ", which was cut short before it");
                     }
                 }
             }
