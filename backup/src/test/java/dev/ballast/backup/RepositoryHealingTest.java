@@ -152,10 +152,19 @@ class RepositoryHealingTest {
         for (int i = 0; i < 3; i++) {
             assertThat(dir.resolve("older/f" + i + ".bin")).hasSameBinaryContentAs(source.resolve("f" + i + ".bin"));
         }
+        // prune would fail copying the chunks past the cut: it deletes nothing and names the repair
+        PruneResult refused = backups.prune(Duration.ZERO, false);
+        assertThat(refused.deletedVersions()).isZero();
+        assertThat(refused.skippedNames())
+                .singleElement()
+                .asString()
+                .contains(pack)
+                .contains("'ballast repair index'");
         // repair keeps the cut pack's intact chunk (in a new pack) and deletes the pack: nothing is lost
         RepairResult repaired = backups.repair(false);
         assertThat(repaired.report().salvagedPacks()).containsExactly(pack);
         assertThat(repaired.ok()).isTrue();
+        assertThat(backups.prune(Duration.ZERO, false).skippedNames()).isEmpty();
         assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
     }
 

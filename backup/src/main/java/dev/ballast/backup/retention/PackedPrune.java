@@ -11,6 +11,7 @@ import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.SealedStore;
+import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
 import java.time.Clock;
@@ -122,6 +123,14 @@ public final class PackedPrune {
             SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun, boolean dryRun) {
         Instant now = clock.instant();
         List<String> skipped = new ArrayList<>(running(view, now, ownRun));
+        if (packed instanceof PackedBlobs blobs) {
+            java.util.Set<String> cut = blobs.blobs().lostPacks();
+            cut.removeAll(blobs.blobs().missingPacks().keySet());
+            if (!cut.isEmpty()) {
+                skipped.add("pack " + cut.iterator().next() + " is shorter than the index says (cut), so its chunks"
+                        + " cannot all be copied; nothing is pruned until 'ballast repair index' has replaced it");
+            }
+        }
         if (packed instanceof PackedBlobs blobs
                 && !blobs.blobs().damagedIndexFiles().isEmpty()) {
             // the blobs only a damaged index file names would be taken for unindexed garbage
@@ -169,6 +178,14 @@ public final class PackedPrune {
                             s.packsDeleted() + s.packsRepacked(), s.packsWritten(), s.bytesFreed(), s.liveMissing()),
                     List.of());
         }
-        return new Result(packed.prune(live, now.minus(grace)), List.of());
+        try {
+            return new Result(packed.prune(live, now.minus(grace)), List.of());
+        } catch (IntegrityException e) {
+            // a live chunk to be repacked did not open: the prune stopped before deleting anything
+            return new Result(
+                    new PackedContent.Pruned(0, 0, 0, 0),
+                    List.of("a chunk it would copy into a new pack is damaged (" + Messages.printable(e.getMessage())
+                            + "), so nothing was deleted; run 'ballast repair packs', then prune again"));
+        }
     }
 }
