@@ -139,6 +139,14 @@ class RepositoryHealingTest {
         String pack = packs().get(0);
         byte[] bytes = EncryptedBackupsTest.read(store, store.versions(pack).get(0));
         store.put(pack, ObjectContent.ofBytes(java.util.Arrays.copyOf(bytes, 250_000)));
+        // a prune could not copy the chunks past the cut: it deletes nothing and names the repair
+        PruneResult refused = backups.prune(Duration.ZERO, false);
+        assertThat(refused.deletedVersions()).isZero();
+        assertThat(refused.skippedNames())
+                .singleElement()
+                .asString()
+                .contains(pack)
+                .contains("'ballast repair index'");
 
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();
@@ -152,14 +160,6 @@ class RepositoryHealingTest {
         for (int i = 0; i < 3; i++) {
             assertThat(dir.resolve("older/f" + i + ".bin")).hasSameBinaryContentAs(source.resolve("f" + i + ".bin"));
         }
-        // prune would fail copying the chunks past the cut: it deletes nothing and names the repair
-        PruneResult refused = backups.prune(Duration.ZERO, false);
-        assertThat(refused.deletedVersions()).isZero();
-        assertThat(refused.skippedNames())
-                .singleElement()
-                .asString()
-                .contains(pack)
-                .contains("'ballast repair index'");
         // repair keeps the cut pack's intact chunk (in a new pack) and deletes the pack: nothing is lost
         RepairResult repaired = backups.repair(false);
         assertThat(repaired.report().salvagedPacks()).containsExactly(pack);
