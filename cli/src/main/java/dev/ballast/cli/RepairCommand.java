@@ -19,14 +19,15 @@ import picocli.CommandLine.Parameters;
                         + "again. 'ballast repair packs' also reads every pack and copies the intact chunks of a damaged "
                         + "one into new packs before deleting it ('restic repair packs'). Exit 0 when nothing was lost, "
                         + "4 when chunks were lost (the backups that need them are damaged until a backup stores them again). "
-                        + "Otherwise (a store of the earlier format): rebuild the local store's index (index.db) from the store's own files when "
+                        + "On the local store (without --endpoint), 'repair index' first rebuilds the store's own index (index.db) from the store's own files, when "
                         + "it is damaged, cut short, deleted or missing rows, as 'restic repair index' does. Every backup version "
                         + "the store's journal records comes back with its content, checked against its SHA-256; a version whose "
                         + "content is gone or damaged (a lost pack or content file, or bytes that no longer match) is named, and "
                         + "reading it is reported as damage. An index that is still intact keeps every version it holds. Damaged "
                         + "journal frames are skipped, and the versions they named are listed. The old index is kept beside the "
                         + "new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, 4 when content is lost or "
-                        + "the store has no journal, 1 when the journal is damaged, 2 when the store cannot be written.")
+                        + "the store has no journal, 1 when the journal is damaged, 2 when the store cannot be written; then, in an "
+                        + "encrypted repository, the repository's index as above (the worse exit code of the two).")
 final class RepairCommand extends BallastCommand {
     @Parameters(
             index = "0",
@@ -48,9 +49,11 @@ final class RepairCommand extends BallastCommand {
                             + "' is not something ballast repairs; pass 'index' (ballast repair index) or, in an"
                             + " encrypted repository, 'packs' (ballast repair packs).");
         }
-        Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
-        if (packed != null) {
-            return packed;
+        if ("packs".equals(what) || common.endpoint != null) {
+            Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
+            if (packed != null) {
+                return packed;
+            }
         }
         if ("packs".equals(what)) {
             throw new CliFailure(
@@ -85,7 +88,11 @@ final class RepairCommand extends BallastCommand {
                             + "); is --data-dir the one your backups went to?",
                     e);
         }
-        return report(r, dir);
+        int local = report(r, dir);
+        // The local store's own index first (the repository cannot be opened without it), then, in an
+        // encrypted repository, the repository's index of its packs.
+        Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
+        return packed == null ? local : Math.max(local, packed);
     }
 
     private int report(IndexRebuild r, Path dir) {
