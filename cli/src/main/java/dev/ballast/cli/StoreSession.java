@@ -414,8 +414,7 @@ final class StoreSession implements AutoCloseable {
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
                 .forRemoval(access == Access.REMOVE)
-                // A manifest in a file of its own: losing a pack of small files never loses a whole backup's record.
-                .ownFiles(key -> key.endsWith("/" + Manifest.FILE_NAME))
+                .ownFiles(StoreSession::ownFile)
                 .clock(ctx.clock())
                 .build();
         StorageFacade facade = Errors.translate(where, null, () -> {
@@ -430,6 +429,19 @@ final class StoreSession implements AutoCloseable {
             }
         });
         return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
+    }
+
+    /**
+     * The objects the local store keeps in files of their own, never in its packs of small contents:
+     * a manifest of the earlier format, and a repository's {@code config}, key files and snapshots
+     * (format 3), so that losing one pack file of the local store loses neither a whole backup's record
+     * nor the repository's master key; a removed key file's content file is deleted with its last version.
+     */
+    static boolean ownFile(String key) {
+        return key.endsWith("/" + Manifest.FILE_NAME)
+                || key.equals(KeyFiles.CONFIG)
+                || key.startsWith(KeyFiles.KEYS_PREFIX)
+                || key.startsWith("snapshots/");
     }
 
     private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {

@@ -64,7 +64,7 @@ class KeyCommandsTest extends InProcessCli {
     void initRefusesAStoreWithBackupsOfTheEarlierFormat() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption"))).as(err()).isZero();
         assertThat(run(at("init"))).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .contains("already holds backups of the unencrypted format")
@@ -190,9 +190,14 @@ class KeyCommandsTest extends InProcessCli {
 
     @Test
     void keyCommandsOnAStoreThatIsNoRepositoryAreNotFound() throws Exception {
+        // an empty store: key commands make no repository of it
+        assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).startsWith("Error: There is no encrypted repository in the local store " + store());
+        assertThat(withStore(false, (ObjectStore s) -> s.list(""))).isEmpty();
+
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption"))).isZero();
         assertThat(run(at("key", "list"))).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(err()).startsWith("Error: There is no encrypted repository in the local store " + store());
         assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
@@ -234,7 +239,7 @@ class KeyCommandsTest extends InProcessCli {
     void aStoreWithBackupsOfTheEarlierFormatIsNeverMadeARepositoryAndHasNoMasterKey() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption"))).isZero();
         try (StoreSession s = StoreSession.open(options(), context(), StoreSession.Access.WRITE, true)) {
             assertThat(s.masterKey())
                     .as("a store with backups is never made a repository")
@@ -258,8 +263,8 @@ class KeyCommandsTest extends InProcessCli {
             assertThat(s.repository().keyId()).hasSize(64);
         }
         assertThat(StoreSession.ENCRYPT_NEW_STORES)
-                .as("this round's default (docs/format.md)")
-                .isFalse();
+                .as("the default since issue 22: a backup into an empty store makes it a repository")
+                .isTrue();
     }
 
     @Test
