@@ -69,7 +69,9 @@ class NewStoreEncryptionTest extends InProcessCli {
         assertThat(objects()).contains("config").noneMatch(k -> k.startsWith("src/") || k.contains("payroll"));
 
         // the same password opens it; another is exit 12; none is exit 2
-        assertThat(run(at("restore", "src", home.resolve("r").toString()))).as(err()).isZero();
+        assertThat(run(at("restore", "src", home.resolve("r").toString())))
+                .as(err())
+                .isZero();
         assertThat(home.resolve("r/payroll-2026.csv")).hasSameTextualContentAs(src.resolve("payroll-2026.csv"));
         assertThat(run(Map.of("BALLAST_PASSWORD", "not it"), at("list"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
         assertThat(run(NO_PASSWORD, at("backup", src.toString()))).isEqualTo(ExitCodes.USAGE);
@@ -91,7 +93,9 @@ class NewStoreEncryptionTest extends InProcessCli {
                         + " --password-command CMD, or run the command on a terminal to be asked (or pass"
                         + " --insecure-no-encryption to store it unencrypted, in the earlier format).\n");
         assertThat(out()).doesNotContain("Backing up");
-        assertThat(data()).as("neither the data directory nor the store is created").doesNotExist();
+        assertThat(data())
+                .as("neither the data directory nor the store is created")
+                .doesNotExist();
     }
 
     @Test
@@ -125,7 +129,8 @@ class NewStoreEncryptionTest extends InProcessCli {
         List<String> before = objects();
 
         Files.writeString(src.resolve("new.txt"), "new");
-        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .isEqualTo("Error: --insecure-no-encryption applies to a new store only, and the local store "
                         + store() + " is an encrypted repository already, whose backups stay encrypted: leave the"

@@ -33,11 +33,10 @@ class NewUserPassTest extends InProcessCli {
     String backUp(byte[] content, String... options) throws IOException {
         Path src = Files.createDirectories(home.resolve("src"));
         Files.write(src.resolve("f.txt"), content);
-        List<String> args = new java.util.ArrayList<>(List.of("backup", src.toString(), "--data-dir", data().toString()));
+        List<String> args =
+                new java.util.ArrayList<>(List.of("backup", src.toString(), "--data-dir", data().toString()));
         args.addAll(List.of(options));
-        assertThat(run(args.toArray(String[]::new)))
-                .as(err())
-                .isZero();
+        assertThat(run(args.toArray(String[]::new))).as(err()).isZero();
         return savedSnapshot();
     }
 

@@ -288,7 +288,9 @@ class KeyFilesTest {
                 .hasMessageContaining("another init is running at the same time")
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.UNAVAILABLE);
-        assertThat(KeyFiles.isRepository(store)).as("no config, so no second master key in use").isFalse();
+        assertThat(KeyFiles.isRepository(store))
+                .as("no config, so no second master key in use")
+                .isFalse();
         assertThat(store.list("keys/")).containsExactly("keys/" + "0".repeat(64));
 
         // alone, the same init on the same kind of store writes its config
