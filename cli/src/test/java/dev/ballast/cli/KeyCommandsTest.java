@@ -174,8 +174,6 @@ class KeyCommandsTest extends InProcessCli {
             String name = s.list("keys/" + first).get(0);
             try (var read = s.get(name)) {
                 return read.readAllBytes();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
             }
         });
         assertThat(filesHolding(removedKeyFile))
