@@ -433,15 +433,17 @@ final class StoreSession implements AutoCloseable {
 
     /**
      * The objects the local store keeps in files of their own, never in its packs of small contents:
-     * a manifest of the earlier format, and a repository's {@code config}, key files and snapshots
-     * (format 3), so that losing one pack file of the local store loses neither a whole backup's record
-     * nor the repository's master key; a removed key file's content file is deleted with its last version.
+     * a manifest of the earlier format, and a repository's {@code config}, key files, snapshots and
+     * index files (format 3), so that losing one pack file of the local store loses neither a whole
+     * backup's record, nor the repository's master key, nor the index of many packs; a removed key
+     * file's content file is deleted with its last version.
      */
     static boolean ownFile(String key) {
         return key.endsWith("/" + Manifest.FILE_NAME)
                 || key.equals(KeyFiles.CONFIG)
                 || key.startsWith(KeyFiles.KEYS_PREFIX)
-                || key.startsWith("snapshots/");
+                || key.startsWith("snapshots/")
+                || key.startsWith("index/");
     }
 
     private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
