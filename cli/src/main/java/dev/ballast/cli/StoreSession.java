@@ -270,7 +270,8 @@ final class StoreSession implements AutoCloseable {
         char[] password = Passwords.forNewRepository(passwordSources(o, ctx));
         try {
             try {
-                repository = Errors.translate(where, null, () -> keyFiles().init(objects, password));
+                repository = deriving(
+                        () -> Errors.translate(where, null, () -> keyFiles().init(objects, password)));
             } catch (dev.ballast.backup.BackupException e) {
                 // Another first backup (or init) made it a repository while this one looked: open that one with
                 // the password given, so both store into one repository under one master key (a wrong password is
@@ -278,7 +279,8 @@ final class StoreSession implements AutoCloseable {
                 if (!Errors.translate(where, null, () -> KeyFiles.isRepository(objects))) {
                     throw e;
                 }
-                repository = Errors.translate(where, null, () -> keyFiles().open(objects, password));
+                repository = deriving(
+                        () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
                 o.unlocked = repository;
                 return;
             }
@@ -290,6 +292,24 @@ final class StoreSession implements AutoCloseable {
                 .println("Created the encrypted repository "
                         + repository.config().id() + " in " + where
                         + "; keep the password safe: without it nothing in it can be read back.");
+    }
+
+    /**
+     * Runs {@code call}, which derives a key from the password (Argon2id, 64 MiB of memory by default,
+     * docs/backup-format.md), turning the heap running out into one sentence (exit 2) instead of an
+     * {@link OutOfMemoryError}'s stack trace: the JVM was started with too small a heap ({@code -Xmx}).
+     */
+    static <T> T deriving(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (OutOfMemoryError e) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The Java heap is too small to derive the key from the password (Argon2id takes 64 MiB of"
+                            + " memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and run"
+                            + " the command again.",
+                    e);
+        }
     }
 
     private void unlock(CommonOptions o, CliContext ctx) {
@@ -307,7 +327,8 @@ final class StoreSession implements AutoCloseable {
         }
         char[] password = Passwords.current(passwordSources(o, ctx));
         try {
-            repository = Errors.translate(where, null, () -> keyFiles().open(objects, password));
+            repository = deriving(
+                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');

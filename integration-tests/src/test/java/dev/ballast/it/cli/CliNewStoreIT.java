@@ -123,6 +123,30 @@ class CliNewStoreIT extends CliOnBothStores {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aHeapTooSmallForThePasswordsKeyDerivationIsOneSentenceNotAStackTrace() throws Exception {
+        Path src = sourceWith("small-heap", "f.bin", 1000, 4);
+        Path log = base.resolve("small-heap.log");
+        List<String> jvm = new ArrayList<>(CliNamesIT.LAUNCHER_OPTIONS);
+        jvm.add("-Xmx64m"); // Argon2id's 64 MiB do not fit beside everything else
+        Process p = CliHarness.start(
+                jvm,
+                log,
+                "backup",
+                src.toString(),
+                "--data-dir",
+                base.resolve("new-small-heap").toString());
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String out = Files.readString(log);
+        assertThat(p.exitValue()).as(out).isEqualTo(ExitCodes.USAGE);
+        assertThat(out)
+                .contains("Error: The Java heap is too small to derive the key from the password (Argon2id takes 64"
+                        + " MiB of memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and"
+                        + " run the command again.")
+                .doesNotContain("\tat ")
+                .doesNotContain("Exception in thread \"main\"");
+    }
+
     @ParameterizedTest
     @EnumSource(Store.class)
     void withoutAPasswordOrATerminalTheFirstBackupIsExit2AndCreatesNothing(Store store) throws Exception {
