@@ -123,6 +123,73 @@ class CliNewStoreIT extends CliOnBothStores {
         }
     }
 
+    /**
+     * A first backup into an empty store killed (kill -9) once it has made the repository and written
+     * its run marker: prune is not blocked by the marker of a process of this host that is gone, the
+     * next backup completes, and its snapshot restores.
+     */
+    @org.junit.jupiter.api.Test
+    void aFirstBackupKilledOnThisHostBlocksNeitherPruneNorTheNextBackup() throws Exception {
+        String name = "killed";
+        Path source = Files.createDirectories(base.resolve("killed-src"));
+        java.util.Random random = new java.util.Random(14);
+        byte[] b = new byte[256 * 1024];
+        for (int i = 0; i < 200; i++) {
+            random.nextBytes(b);
+            Files.write(source.resolve("f" + i + ".bin"), b);
+        }
+        Path log = base.resolve("killed.log");
+        Process child = start(
+                Map.of(
+                        "BALLAST_PASSWORD",
+                        CliHarness.TEST_PASSWORD,
+                        "HOME",
+                        base.resolve("home").toString()),
+                log,
+                args(Store.LOCAL, name, "backup", source.toString(), "--transfers", "1"));
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (!markerWritten(name)) {
+                assertThat(child.isAlive())
+                        .as("the backup ended before it could be killed: " + Files.readString(log))
+                        .isTrue();
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+        } finally {
+            child.destroyForcibly();
+            assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(markerWritten(name)).as("the killed run left its marker").isTrue();
+
+        Run prune = CliHarness.run(base.resolve("home"), p -> {}, args(Store.LOCAL, name, "prune"));
+        assertThat(prune.exitCode()).as(prune.out() + prune.err()).isEqualTo(ExitCodes.OK);
+        assertThat(prune.err()).doesNotContain("Not pruned");
+
+        Run next = CliHarness.run(base.resolve("home"), p -> {}, args(Store.LOCAL, name, "backup", source.toString()));
+        assertThat(next.exitCode()).as(next.err()).isEqualTo(ExitCodes.OK);
+        assertThat(next.err()).doesNotContain("Created the encrypted repository");
+        Path into = base.resolve("killed-restored");
+        Run restore = CliHarness.run(
+                base.resolve("home"), p -> {}, args(Store.LOCAL, name, "restore", "killed-src", into.toString()));
+        assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(into)).isEqualTo(CliHarness.hashes(source));
+    }
+
+    /** Whether the local store {@code new-NAME} is a repository holding a run marker (it may not exist yet). */
+    static boolean markerWritten(String name) {
+        Path dir = base.resolve("new-" + name).resolve("ballast-backups");
+        if (!Files.exists(dir.resolve("index.db"))) {
+            return false;
+        }
+        try (StorageFacade f = CliHarness.localReader(base.resolve("new-" + name))) {
+            return KeyFiles.isRepository(f.objects())
+                    && !f.objects().list(".ballast-runs/").isEmpty();
+        } catch (RuntimeException e) {
+            return false; // the store is being created
+        }
+    }
+
     @org.junit.jupiter.api.Test
     void aHeapTooSmallForThePasswordsKeyDerivationIsOneSentenceNotAStackTrace() throws Exception {
         Path src = sourceWith("small-heap", "f.bin", 1000, 4);
