@@ -70,7 +70,7 @@ final class BackupCommand extends BallastCommand {
     boolean checksum;
 
     @Option(
-            names = StoreSession.NO_ENCRYPTION_OPTION,
+            names = NewStore.NO_ENCRYPTION_OPTION,
             description = "Into an empty store, write the earlier, unencrypted format instead of making it an"
                     + " encrypted repository: file contents, file names and backup names are then in clear for"
                     + " whoever can read the store's directory or bucket, and no password is asked. Refused (exit 2) on"
@@ -116,7 +116,7 @@ final class BackupCommand extends BallastCommand {
         BackupRunner.Settings settings = new BackupRunner.Settings(
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
         new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
-        try (StoreSession session = StoreSession.openForBackup(common, ctx, insecureNoEncryption);
+        try (StoreSession session = NewStore.openForBackup(common, ctx, insecureNoEncryption);
                 Repository repo = Repository.of(session)) {
             if (name == null) {
                 // A name clash is refused before the run is announced.

@@ -113,7 +113,7 @@ final class StoreSession implements AutoCloseable {
      * (format 3: it has {@code config}), unlocks it: the password from {@code --password-file},
      * {@code --password-command}, {@code BALLAST_PASSWORD} or the terminal ({@link #passwordSources}),
      * then its master key ({@link #masterKey()}). A store of the earlier formats needs no password.
-     * An empty store stays empty: only {@link #openForBackup} makes one a repository, so that
+     * An empty store stays empty: only {@link NewStore#openForBackup} makes one a repository, so that
      * {@code unlock}, {@code key add} or {@code verify --repair-from} on a mistyped store create none.
      *
      * @throws CliFailure exit 12 for a wrong password or a repository without key files, 2 when no
@@ -128,83 +128,12 @@ final class StoreSession implements AutoCloseable {
      * borg begin every repository encrypted: the password as for {@code init}
      * ({@link Passwords#forNewRepository}), a note on standard error with the repository's ID. True
      * since issue 22; {@code backup --insecure-no-encryption} keeps a new store of the earlier,
-     * unencrypted format ({@link #openForBackup}).
+     * unencrypted format ({@link NewStore#openForBackup}).
      */
     static final boolean ENCRYPT_NEW_STORES = true;
 
-    /** The option of {@code backup} that keeps a new store of the earlier, unencrypted format. */
-    static final String NO_ENCRYPTION_OPTION = "--insecure-no-encryption";
-
-    /**
-     * Opens the store for {@code backup}: as {@link #open(CommonOptions, CliContext, Access)} with
-     * {@link Access#WRITE}, an empty store (no object outside {@code keys/}, or none at all) first
-     * made an encrypted repository ({@link #ENCRYPT_NEW_STORES}), unless {@code insecureNoEncryption}
-     * ({@value #NO_ENCRYPTION_OPTION}): then an empty store is written in the earlier, unencrypted
-     * format, a store of that format is used as it is, and an encrypted repository is refused.
-     *
-     * @throws CliFailure exit 2, nothing written, when the store is empty and no password can be had
-     *     (no password option or variable, no terminal), or with {@code insecureNoEncryption} on an
-     *     encrypted repository; else as {@link #open(CommonOptions, CliContext, Access)}
-     */
-    static StoreSession openForBackup(CommonOptions o, CliContext ctx, boolean insecureNoEncryption) {
-        if (insecureNoEncryption) {
-            StoreSession session = openWithoutKey(o, ctx, Access.WRITE);
-            try {
-                if (Errors.translate(session.where, null, () -> KeyFiles.isRepository(session.objects))) {
-                    throw new CliFailure(
-                            ExitCodes.USAGE,
-                            NO_ENCRYPTION_OPTION + " applies to a new store only, and " + session.where
-                                    + " is an encrypted repository already, whose backups stay encrypted: leave the"
-                                    + " option out (its password opens it), or pass another --bucket or --data-dir"
-                                    + " for a store of the earlier, unencrypted format.");
-                }
-                session.unlock(o, ctx);
-                return session;
-            } catch (RuntimeException e) {
-                session.close();
-                throw e;
-            }
-        }
-        if (!ENCRYPT_NEW_STORES) {
-            return open(o, ctx, Access.WRITE, false);
-        }
-        if (!Passwords.anyGiven(passwordSources(o, ctx)) && holdsNothing(o, ctx)) {
-            // Refused before the store is opened for writing: no directory, bucket or object is made.
-            throw new CliFailure(
-                    ExitCodes.USAGE,
-                    "No password was given for the encrypted repository this first backup makes of "
-                            + describe(o, ctx) + ": set BALLAST_PASSWORD, pass --password-file FILE or"
-                            + " --password-command CMD, or run the command on a terminal to be asked (or pass "
-                            + NO_ENCRYPTION_OPTION + " to store it unencrypted, in the earlier format).");
-        }
-        return open(o, ctx, Access.WRITE, true);
-    }
-
-    /** The store the options name, as messages name it, before it is opened. */
-    private static String describe(CommonOptions o, CliContext ctx) {
-        return o.endpoint == null
-                ? "the local store " + localStoreDirectory(o, ctx)
-                : "the S3 endpoint " + o.endpoint + ", bucket '" + o.bucket + "'";
-    }
-
-    /**
-     * Whether the store the options name holds no object outside {@code keys/} (or does not exist),
-     * looked at read-only: nothing is created, locked or written.
-     */
-    private static boolean holdsNothing(CommonOptions o, CliContext ctx) {
-        try (StoreSession peek = openWithoutKey(o, ctx, Access.READ)) {
-            return Errors.translate(peek.where, null, () -> {
-                try {
-                    return peek.holdsNothingButKeys();
-                } catch (dev.ballast.storage.BucketNotFoundException e) {
-                    return true; // a bucket the backup would create
-                }
-            });
-        }
-    }
-
     /** Whether the store holds no object outside {@code keys/}: one listing, stopped at the first such object. */
-    private boolean holdsNothingButKeys() {
+    boolean holdsNothingButKeys() {
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
             return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX));
         }
@@ -312,7 +241,7 @@ final class StoreSession implements AutoCloseable {
         }
     }
 
-    private void unlock(CommonOptions o, CliContext ctx) {
+    void unlock(CommonOptions o, CliContext ctx) {
         if (o.unlocked != null) {
             repository = o.unlocked; // a second session of the same command (reader, then writer)
             return;

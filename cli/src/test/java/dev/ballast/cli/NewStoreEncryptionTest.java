@@ -132,10 +132,10 @@ class NewStoreEncryptionTest extends InProcessCli {
         assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err())
-                .isEqualTo("Error: --insecure-no-encryption applies to a new store only, and the local store "
-                        + store() + " is an encrypted repository already, whose backups stay encrypted: leave the"
-                        + " option out (its password opens it), or pass another --bucket or --data-dir for a store of"
-                        + " the earlier, unencrypted format.\n");
+                .isEqualTo("Error: --insecure-no-encryption asks for the earlier, unencrypted format, but the local"
+                        + " store " + store() + " is an encrypted repository, whose backups stay encrypted: leave the"
+                        + " option out (its password opens it), or pass another --bucket or --data-dir for a new store"
+                        + " of the earlier format.\n");
         assertThat(out()).doesNotContain("Backing up");
         assertThat(objects()).isEqualTo(before);
     }
