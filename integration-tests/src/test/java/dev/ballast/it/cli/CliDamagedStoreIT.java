@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * disk damaged behind its back). Each command must end promptly: the timeout guards against a
  * command that waits for bytes that will never come.
  *
- * <p>Of the earlier format's mechanics (stored copies of one object per file and plain manifests damaged by version ID; {@code verify --repair}); damage on format 3 is docs/backup-format.md's damage rules: every {@code backup} here carries
+ * <p>Of the earlier format's mechanics (stored copies of one object per file and plain manifests damaged by version ID; {@code verify --repair}); a damaged newest snapshot of format 3 is CliDamagedSnapshotIT, the rest of format 3's damage docs/backup-format.md's damage rules: every {@code backup} here carries
  * {@link CliHarness#EARLIER_FORMAT}, so the store stays of the earlier, unencrypted format whatever
  * the order the tests run in (issue 22 made a new store encrypted by default).
  */
