@@ -176,6 +176,99 @@ class CliNewStoreIT extends CliOnBothStores {
         assertThat(CliHarness.hashes(into)).isEqualTo(CliHarness.hashes(source));
     }
 
+    /**
+     * CliRetentionIT's prune beside a running backup, on the encrypted repository a new store is: a
+     * repository's chunks are shared by every name, so prune deletes nothing while any backup runs
+     * (exit 1, one line naming it, no pack touched); the backup then completes and restores, its
+     * marker gone, and the next prune runs.
+     */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void pruneBesideARunningBackupOfTheRepositoryDeletesNothing(Store store) throws Exception {
+        String name = "busy-" + store.name().toLowerCase();
+        Path source = sourceWith("busy-src-" + store.name(), "f0.bin", 300_000, 5);
+        Files.writeString(source.resolve("small.txt"), "one");
+        String backupName = source.getFileName().toString();
+        assertThat(CliHarness.run(base.resolve("home"), p -> {}, args(store, name, "backup", source.toString()))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        Files.write(source.resolve("f0.bin"), new byte[300_000]);
+        assertThat(CliHarness.run(base.resolve("home"), p -> {}, args(store, name, "backup", source.toString()))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.run(
+                                base.resolve("home"),
+                                p -> {},
+                                args(store, name, "forget", backupName, "--keep-last", "1"))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        Files.writeString(source.resolve("small.txt"), "two");
+        Files.writeString(source.resolve("new.txt"), "added");
+
+        java.util.concurrent.CountDownLatch stored = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<Run> backup =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> CliHarness.run(
+                        base.resolve("home"),
+                        path -> {
+                            stored.countDown();
+                            try {
+                                release.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        args(store, name, "backup", source.toString(), "--transfers", "1")));
+        Run done;
+        try {
+            assertThat(stored.await(2, TimeUnit.MINUTES)).isTrue();
+            List<String> packsBefore;
+            try (StorageFacade f = open(store, name)) {
+                packsBefore = f.objects().list("data/");
+            }
+
+            Run prune = CliHarness.run(base.resolve("home"), p -> {}, args(store, name, "prune", "--grace", "0s"));
+            assertThat(prune.exitCode()).as(prune.out() + prune.err()).isEqualTo(ExitCodes.INCOMPLETE);
+            assertThat(prune.err())
+                    .contains("Not pruned: a backup of '" + backupName + "' is running")
+                    .contains("deleted nothing")
+                    .doesNotContain("\tat ");
+            try (StorageFacade f = open(store, name)) {
+                assertThat(f.objects().list("data/"))
+                        .as("no pack deleted or written")
+                        .isEqualTo(packsBefore);
+            }
+        } finally {
+            release.countDown();
+            done = backup.get(2, TimeUnit.MINUTES);
+        }
+        assertThat(done.exitCode()).as(done.err()).isEqualTo(ExitCodes.OK);
+        Path target = base.resolve(name + "-restored");
+        assertThat(CliHarness.run(
+                                base.resolve("home"),
+                                p -> {},
+                                args(store, name, "restore", backupName, target.toString()))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(target)).isEqualTo(CliHarness.hashes(source));
+        try (StorageFacade f = open(store, name)) {
+            assertThat(f.objects().list(".ballast-runs/"))
+                    .as("the run removed its marker")
+                    .isEmpty();
+        }
+        Run after = CliHarness.run(base.resolve("home"), p -> {}, args(store, name, "prune", "--grace", "0s"));
+        assertThat(after.exitCode()).as(after.out() + after.err()).isEqualTo(ExitCodes.OK);
+        assertThat(after.out()).contains("Prune done: deleted ");
+        Path again = base.resolve(name + "-restored-after-prune");
+        assertThat(CliHarness.run(
+                                base.resolve("home"),
+                                p -> {},
+                                args(store, name, "restore", backupName, again.toString()))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(again)).isEqualTo(CliHarness.hashes(source));
+    }
+
     /** Whether the local store {@code new-NAME} is a repository holding a run marker (it may not exist yet). */
     static boolean markerWritten(String name) {
         Path dir = base.resolve("new-" + name).resolve("ballast-backups");

@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code prune} beside a backup held mid-run by a latch (nothing it needs is deleted), and
  * {@code verify --read-data-subset}.
  *
- * <p>Of the earlier format's mechanics (prune deleting unreferenced object versions, the local store's repacking of small files, {@code prune --dry-run}, manifests counted as object versions); format 3's prune is in EncryptedRepositoryCliTest and PackedPrune's tests: every {@code backup} here carries
+ * <p>Of the earlier format's mechanics (prune deleting unreferenced object versions, the local store's repacking of small files, {@code prune --dry-run}, manifests counted as object versions); format 3's prune is in EncryptedRepositoryCliTest, PackedPrune's tests and, beside a running backup, CliNewStoreIT: every {@code backup} here carries
  * {@link CliHarness#EARLIER_FORMAT}, so the store stays of the earlier, unencrypted format whatever
  * the order the tests run in (issue 22 made a new store encrypted by default).
  */
