@@ -59,11 +59,17 @@ import org.jspecify.annotations.Nullable;
  * {@link #allowingInexactNames(ObjectStore)} accepts names as the locale decodes them (a name that cannot be
  * held is then reported not stored). On other JDKs (Windows) names are the JDK's own.
  *
- * <p><b>Formats.</b> Without a key, the store is one of the earlier formats (one object per file,
- * plain JSON manifests under {@code NAME/}). {@link #of(ObjectStore, MasterKey)} or {@link #withKey}
- * works on a repository of format 3 instead: contents in deduplicated, compressed, sealed chunks in
- * packs, manifests and markers sealed under keys that do not reveal the name (docs/backup-format.md).
- * The format of a store is fixed when it is first written; a job given the wrong kind finds no backups.
+ * <p><b>Formats: which call encrypts.</b> {@link #init(ObjectStore, char[])} (an empty store) and
+ * {@link #open(ObjectStore, char[])} (a repository made by it, by {@code ballast init} or by a first
+ * {@code ballast backup}) give an <em>encrypted</em> repository of format 3: contents in deduplicated,
+ * compressed, sealed chunks in packs, manifests and markers sealed under keys that do not reveal the
+ * name (docs/backup-format.md); so do {@link #of(ObjectStore, MasterKey)} and {@link #withKey} with a
+ * master key already opened. {@link #of(ObjectStore)} and {@link #of(StorageFacade)} give the
+ * earlier, <em>unencrypted</em> format (one object per file, plain JSON manifests under
+ * {@code NAME/}), into an empty store too: unlike the {@code ballast} command, whose first backup
+ * into an empty store makes it encrypted (issue 22), the library never encrypts without being given
+ * a password or key, since it has no terminal or environment of its own to ask. The format of a
+ * store is fixed when it is first written; a job given the wrong kind finds no backups.
  *
  * <p><b>Failures.</b> A failure of the job as a whole is a {@link BackupException} (its
  * {@link BackupException.Kind} says which); a store that fails is a
@@ -104,9 +110,10 @@ public final class Backups {
     }
 
     /**
-     * Backups in {@code store}, a store of the earlier formats (no key), which the caller keeps open
-     * (and closes) for as long as this is used. An encrypted repository is opened with
-     * {@link #open(ObjectStore, char[])}.
+     * Backups in {@code store}, a store of the earlier, <b>unencrypted</b> formats (no key), which the
+     * caller keeps open (and closes) for as long as this is used; an empty store is written in that
+     * format too (the command's {@code backup --insecure-no-encryption}). An encrypted repository is
+     * made with {@link #init(ObjectStore, char[])} and opened with {@link #open(ObjectStore, char[])}.
      *
      * @throws BackupException of kind {@link BackupException.Kind#INVALID_INPUT} if the store is an
      *     encrypted repository (format 3): nothing would be sealed
@@ -138,7 +145,10 @@ public final class Backups {
         KeyFiles.requireNoRepositoryRemains(store, "given");
     }
 
-    /** Backups in the object store of {@code facade} ({@link StorageFacade#objects()}). */
+    /**
+     * Backups in the object store of {@code facade} ({@link StorageFacade#objects()}), unencrypted as
+     * {@link #of(ObjectStore)}.
+     */
     public static Backups of(StorageFacade facade) {
         return of(facade.objects());
     }

@@ -20,9 +20,12 @@ import picocli.CommandLine.Parameters;
         name = "backup",
         sortOptions = false,
         mixinStandardHelpOptions = true,
-        description = "Back up every regular file under DIR as the objects NAME/<relative path>, then write a new "
-                + "version of the manifest NAME/.ballast-manifest.json (path, size, SHA-256, version ID, "
-                + "modification time). A file whose size, modification time, ctime and inode match the previous "
+        description = "Back up every regular file under DIR, then write a new snapshot of the backup NAME (path, size,"
+                + " SHA-256, modification time of each file). A backup into an empty store first makes it an encrypted"
+                + " repository (as 'ballast init' does; the password from --password-file, --password-command,"
+                + " $BALLAST_PASSWORD or the terminal), whose files are cut into chunks, deduplicated, compressed,"
+                + " sealed and packed; a store of the earlier, unencrypted format keeps it (each file the objects"
+                + " NAME/<relative path>, the manifest NAME/.ballast-manifest.json). A file whose size, modification time, ctime and inode match the previous "
                 + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "
                 + "is not stored again. The manifest also records each file's mode and owner, every directory "
                 + "(empty ones too) with its mode, owner and mtime, hard links, and symbolic links as links, not "
@@ -66,6 +69,14 @@ final class BackupCommand extends BallastCommand {
                     + "modification time, ctime and inode; only files whose SHA-256 differs are stored.")
     boolean checksum;
 
+    @Option(
+            names = NewStore.NO_ENCRYPTION_OPTION,
+            description = "Into an empty store, write the earlier, unencrypted format instead of making it an"
+                    + " encrypted repository: file contents, file names and backup names are then in clear for"
+                    + " whoever can read the store's directory or bucket, and no password is asked. Refused (exit 2) on"
+                    + " an encrypted repository; on a store already of the earlier format it changes nothing.")
+    boolean insecureNoEncryption;
+
     @Mixin
     TransferOptions transferOptions;
 
@@ -105,7 +116,7 @@ final class BackupCommand extends BallastCommand {
         BackupRunner.Settings settings = new BackupRunner.Settings(
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
         new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE);
+        try (StoreSession session = NewStore.openForBackup(common, ctx, insecureNoEncryption);
                 Repository repo = Repository.of(session)) {
             if (name == null) {
                 // A name clash is refused before the run is announced.

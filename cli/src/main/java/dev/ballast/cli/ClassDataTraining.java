@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * The training run of {@code ./ballast}'s class-data-sharing archive: the classes it loads are
  * archived once per build, and every later command maps them instead of loading them from the jars.
- * One JVM runs what the commands load: a backup into a local store, and a backup towards an S3
+ * One JVM runs what the commands load: a backup into a local store (a new one, so an encrypted
+ * repository is made first: the key derivation, sealing, chunking and packing), and a backup towards an S3
  * endpoint, which loads the AWS SDK's client, the signer and the HTTP layer (the endpoint is a
  * loopback port nobody listens on, so nothing leaves the machine and the attempt ends within
  * seconds). Output is discarded; the exit status is always 0.
@@ -36,7 +37,14 @@ public final class ClassDataTraining {
         CliContext ctx = new CliContext(
                 nowhere,
                 nowhere,
-                Map.of("AWS_ACCESS_KEY_ID", "training", "AWS_SECRET_ACCESS_KEY", "training"),
+                // a password: the first backup into the new store makes it an encrypted repository, as a user's does
+                Map.of(
+                        "AWS_ACCESS_KEY_ID",
+                        "training",
+                        "AWS_SECRET_ACCESS_KEY",
+                        "training",
+                        "BALLAST_PASSWORD",
+                        "training"),
                 dir,
                 false,
                 cancellation,

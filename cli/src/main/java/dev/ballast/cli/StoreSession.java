@@ -113,23 +113,31 @@ final class StoreSession implements AutoCloseable {
      * (format 3: it has {@code config}), unlocks it: the password from {@code --password-file},
      * {@code --password-command}, {@code BALLAST_PASSWORD} or the terminal ({@link #passwordSources}),
      * then its master key ({@link #masterKey()}). A store of the earlier formats needs no password.
+     * An empty store stays empty: only {@link NewStore#openForBackup} makes one a repository, so that
+     * {@code unlock}, {@code key add} or {@code verify --repair-from} on a mistyped store create none.
      *
      * @throws CliFailure exit 12 for a wrong password or a repository without key files, 2 when no
      *     password was given, 4 for a damaged key file or config, and the store's own failures
      */
     static StoreSession open(CommonOptions o, CliContext ctx, Access access) {
-        return open(o, ctx, access, ENCRYPT_NEW_STORES && access == Access.WRITE);
+        return open(o, ctx, access, false);
     }
 
     /**
-     * Whether a command that writes ({@code backup}) first makes an empty store an encrypted
-     * repository, as restic, kopia and borg begin every repository encrypted: the password as for
-     * {@code init} ({@link Passwords#forNewRepository}), a note on standard error with the
-     * repository's ID. False this round (docs/format.md: the coordinator decides at merge): an empty
-     * store stays of the earlier format unless {@code ballast init} made it a repository. Flipping it
-     * to true is the whole change on the CLI's side.
+     * Whether {@code backup} first makes an empty store an encrypted repository, as restic, kopia and
+     * borg begin every repository encrypted: the password as for {@code init}
+     * ({@link Passwords#forNewRepository}), a note on standard error with the repository's ID. True
+     * since issue 22; {@code backup --insecure-no-encryption} keeps a new store of the earlier,
+     * unencrypted format ({@link NewStore#openForBackup}).
      */
-    static final boolean ENCRYPT_NEW_STORES = false;
+    static final boolean ENCRYPT_NEW_STORES = true;
+
+    /** Whether the store holds no object outside {@code keys/}: one listing, stopped at the first such object. */
+    boolean holdsNothingButKeys() {
+        try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
+            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX));
+        }
+    }
 
     /**
      * As {@link #open(CommonOptions, CliContext, Access)}; with {@code initIfEmpty}, a store holding no
@@ -184,17 +192,27 @@ final class StoreSession implements AutoCloseable {
     }
 
     private void initIfEmpty(CommonOptions o, CliContext ctx) {
-        boolean empty = Errors.translate(where, null, () -> {
-            try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
-                return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX));
-            }
-        });
+        boolean empty = Errors.translate(where, null, this::holdsNothingButKeys);
         if (!empty || o.unlocked != null) {
             return;
         }
         char[] password = Passwords.forNewRepository(passwordSources(o, ctx));
         try {
-            repository = Errors.translate(where, null, () -> keyFiles().init(objects, password));
+            try {
+                repository = deriving(
+                        () -> Errors.translate(where, null, () -> keyFiles().init(objects, password)));
+            } catch (dev.ballast.backup.BackupException e) {
+                // Another first backup (or init) made it a repository while this one looked: open that one with
+                // the password given, so both store into one repository under one master key (a wrong password is
+                // exit 12, as for any repository); not yet a repository, the refusal stands.
+                if (!Errors.translate(where, null, () -> KeyFiles.isRepository(objects))) {
+                    throw e;
+                }
+                repository = deriving(
+                        () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
+                o.unlocked = repository;
+                return;
+            }
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');
@@ -205,7 +223,25 @@ final class StoreSession implements AutoCloseable {
                         + "; keep the password safe: without it nothing in it can be read back.");
     }
 
-    private void unlock(CommonOptions o, CliContext ctx) {
+    /**
+     * Runs {@code call}, which derives a key from the password (Argon2id, 64 MiB of memory by default,
+     * docs/backup-format.md), turning the heap running out into one sentence (exit 2) instead of an
+     * {@link OutOfMemoryError}'s stack trace: the JVM was started with too small a heap ({@code -Xmx}).
+     */
+    static <T> T deriving(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (OutOfMemoryError e) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The Java heap is too small to derive the key from the password (Argon2id takes 64 MiB of"
+                            + " memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and run"
+                            + " the command again.",
+                    e);
+        }
+    }
+
+    void unlock(CommonOptions o, CliContext ctx) {
         if (o.unlocked != null) {
             repository = o.unlocked; // a second session of the same command (reader, then writer)
             return;
@@ -220,7 +256,8 @@ final class StoreSession implements AutoCloseable {
         }
         char[] password = Passwords.current(passwordSources(o, ctx));
         try {
-            repository = Errors.translate(where, null, () -> keyFiles().open(objects, password));
+            repository = deriving(
+                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');
@@ -229,8 +266,8 @@ final class StoreSession implements AutoCloseable {
 
     /**
      * The master key of the encrypted repository this session opened, or null when the store is of
-     * the earlier, unencrypted formats (no {@code config} object; also an empty or new store, which
-     * stays unencrypted until {@code ballast init}). Set when {@link #open} returns: the password was
+     * the earlier, unencrypted formats (no {@code config} object; a new store is one only when
+     * {@code backup --insecure-no-encryption} wrote it). Set when {@link #open} returns: the password was
      * obtained and checked by then, so a command never sees a store whose key it lacks. For the
      * engine: non-null means read and write format 3 (sealed packs, index and manifests, format.md)
      * with this key; null means the earlier formats' code paths, unchanged.
@@ -327,8 +364,7 @@ final class StoreSession implements AutoCloseable {
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
                 .forRemoval(access == Access.REMOVE)
-                // A manifest in a file of its own: losing a pack of small files never loses a whole backup's record.
-                .ownFiles(key -> key.endsWith("/" + Manifest.FILE_NAME))
+                .ownFiles(StoreSession::ownFile)
                 .clock(ctx.clock())
                 .build();
         StorageFacade facade = Errors.translate(where, null, () -> {
@@ -343,6 +379,21 @@ final class StoreSession implements AutoCloseable {
             }
         });
         return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
+    }
+
+    /**
+     * The objects the local store keeps in files of their own, never in its packs of small contents:
+     * a manifest of the earlier format, and a repository's {@code config}, key files, snapshots and
+     * index files (format 3), so that losing one pack file of the local store loses neither a whole
+     * backup's record, nor the repository's master key, nor the index of many packs; a removed key
+     * file's content file is deleted with its last version.
+     */
+    static boolean ownFile(String key) {
+        return key.endsWith("/" + Manifest.FILE_NAME)
+                || key.equals(KeyFiles.CONFIG)
+                || key.startsWith(KeyFiles.KEYS_PREFIX)
+                || key.startsWith("snapshots/")
+                || key.startsWith("index/");
     }
 
     private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {

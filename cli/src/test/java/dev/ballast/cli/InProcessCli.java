@@ -63,6 +63,32 @@ abstract class InProcessCli {
         return all;
     }
 
+    /**
+     * {@code store} as the commands see it: through the sealed view of format 3 (its master key opened
+     * with {@link #TEST_PASSWORD}) when it is an encrypted repository, else as it is (the earlier
+     * format), so a test reads and writes manifests under their logical keys on either.
+     */
+    static dev.ballast.storage.object.ObjectStore asCommandsSeeIt(dev.ballast.storage.object.ObjectStore store) {
+        if (!dev.ballast.backup.keys.KeyFiles.isRepository(store)) {
+            return store;
+        }
+        return new dev.ballast.backup.snapshot.SealedStore(
+                store,
+                dev.ballast.backup.keys.KeyFiles.create()
+                        .open(store, TEST_PASSWORD.toCharArray())
+                        .masterKey());
+    }
+
+    /** The version ID of the snapshot the last backup reported saving ("Snapshot SHORT (VERSION) saved."). */
+    String savedSnapshot() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Snapshot [0-9a-f]{8} \\(([^)]+)\\) saved\\.")
+                .matcher(out());
+        if (!m.find()) {
+            throw new AssertionError("no snapshot saved in: " + out() + err());
+        }
+        return m.group(1);
+    }
+
     String out() {
         return out.toString(StandardCharsets.UTF_8);
     }

@@ -64,7 +64,9 @@ class KeyCommandsTest extends InProcessCli {
     void initRefusesAStoreWithBackupsOfTheEarlierFormat() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
         assertThat(run(at("init"))).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .contains("already holds backups of the unencrypted format")
@@ -168,8 +170,20 @@ class KeyCommandsTest extends InProcessCli {
         assertThat(run(at("key", "remove", first))).isEqualTo(ExitCodes.USAGE);
         assertThat(err()).contains("is the key in use");
         Map<String, String> second = Map.of("BALLAST_PASSWORD", "second pw");
+        byte[] removedKeyFile = withStore(false, (ObjectStore s) -> {
+            String name = s.list("keys/" + first).get(0);
+            try (var read = s.get(name)) {
+                return read.readAllBytes();
+            }
+        });
+        assertThat(filesHolding(removedKeyFile))
+                .as("a key file is a file of its own in the local store")
+                .hasSize(1);
         assertThat(run(second, at("key", "remove", first))).as(err()).isZero();
         assertThat(out()).startsWith("Removed key " + first + " (");
+        assertThat(filesHolding(removedKeyFile))
+                .as("the removed key file's bytes are in none of the local store's files")
+                .isEmpty();
         assertThat(run(at("list"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
         assertThat(run(second, at("key", "remove", "ffffffffff"))).isEqualTo(ExitCodes.NOT_FOUND);
 
@@ -190,9 +204,15 @@ class KeyCommandsTest extends InProcessCli {
 
     @Test
     void keyCommandsOnAStoreThatIsNoRepositoryAreNotFound() throws Exception {
+        // an empty store: key commands make no repository of it
+        assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).startsWith("Error: There is no encrypted repository in the local store " + store());
+        assertThat(withStore(false, (ObjectStore s) -> s.list(""))).isEmpty();
+
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .isZero();
         assertThat(run(at("key", "list"))).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(err()).startsWith("Error: There is no encrypted repository in the local store " + store());
         assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
@@ -205,6 +225,23 @@ class KeyCommandsTest extends InProcessCli {
         assertThat(err())
                 .isEqualTo("Error: No new password was given: pass --new-password-file FILE, or run the command on a"
                         + " terminal to be asked.\n");
+    }
+
+    /** The files under the local store's directory whose bytes contain {@code bytes}. */
+    List<Path> filesHolding(byte[] bytes) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(store())) {
+            List<Path> holding = new java.util.ArrayList<>();
+            for (Path f : all.filter(Files::isRegularFile).toList()) {
+                byte[] content = Files.readAllBytes(f);
+                for (int i = 0; i + bytes.length <= content.length; i++) {
+                    if (java.util.Arrays.equals(content, i, i + bytes.length, bytes, 0, bytes.length)) {
+                        holding.add(f);
+                        break;
+                    }
+                }
+            }
+            return holding;
+        }
     }
 
     /** The options a command line of {@code --data-dir data()} gives. */
@@ -234,7 +271,8 @@ class KeyCommandsTest extends InProcessCli {
     void aStoreWithBackupsOfTheEarlierFormatIsNeverMadeARepositoryAndHasNoMasterKey() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "a");
-        assertThat(run(at("backup", src.toString()))).isZero();
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .isZero();
         try (StoreSession s = StoreSession.open(options(), context(), StoreSession.Access.WRITE, true)) {
             assertThat(s.masterKey())
                     .as("a store with backups is never made a repository")
@@ -258,8 +296,8 @@ class KeyCommandsTest extends InProcessCli {
             assertThat(s.repository().keyId()).hasSize(64);
         }
         assertThat(StoreSession.ENCRYPT_NEW_STORES)
-                .as("this round's default (docs/format.md)")
-                .isFalse();
+                .as("the default since issue 22: a backup into an empty store makes it a repository")
+                .isTrue();
     }
 
     @Test

@@ -176,10 +176,17 @@ public final class KeyFiles {
      * {@code config}, so the store is still no repository, and the next init replaces that key file).
      *
      * @return the open repository, its only key current
+     * <p>Two inits at once make one repository: where the store has conditional writes
+     * ({@link dev.ballast.storage.object.StoreCapabilities#putIfAbsent()}) {@code config} is written
+     * only if absent; where it has none, each init lists {@code keys/} after writing its key file and
+     * writes {@code config} only if it found no other, so the second to list steps back (both may).
+     * The one that steps back deletes its key file.
+     *
      * @throws BackupException {@link Kind#INVALID_INPUT} if the store already has {@code config}, or
      *     holds objects of the earlier formats (backups stored as {@code NAME/...}), which stay as they
-     *     are; {@link Kind#UNAVAILABLE} if it holds a key file younger than {@link #INIT_GRACE} and no
-     *     {@code config} (an init running now)
+     *     are, or another init wrote {@code config} first; {@link Kind#UNAVAILABLE} if it holds a key
+     *     file younger than {@link #INIT_GRACE} and no {@code config} (an init running now), or another
+     *     init's key file appeared while this one wrote its own (no conditional write)
      */
     public UnlockedRepository init(ObjectStore store, char[] password) {
         Objects.requireNonNull(password, "password");
@@ -241,6 +248,24 @@ public final class KeyFiles {
                         e);
             }
         } else {
+            // No conditional write: each init writes its key file, then looks for another's, and only one that
+            // finds none writes the config. Of two inits, the one that lists second sees the other's key file
+            // (listing is strongly consistent: S3 since 2020, the local store by its index), so at most one
+            // writes a config; both may step back, and are then run again.
+            Optional<String> other;
+            try (var keys = store.listing(ListRequest.prefix(KEYS_PREFIX))) {
+                other = keys.map(ListEntry::key)
+                        .filter(k -> !k.equals(KEYS_PREFIX + keyId))
+                        .findFirst();
+            }
+            if (other.isPresent()) {
+                deleteKeyFile(store, KEYS_PREFIX + keyId);
+                throw new BackupException(
+                        Kind.UNAVAILABLE,
+                        "The store at " + where(store) + " got another key file ('" + other.get() + "') while this"
+                                + " init wrote its own: another init is running at the same time; nothing of this one"
+                                + " is left, run it again once that one has ended.");
+            }
             store.put(CONFIG, ObjectContent.ofBytes(sealed));
         }
         return new UnlockedRepository(master, config, keyId);

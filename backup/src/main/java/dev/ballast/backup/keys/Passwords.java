@@ -141,6 +141,21 @@ public final class Passwords {
                         + " asked.");
     }
 
+    /**
+     * Whether {@code sources} name any place a password could come from: a file or command (option or
+     * its environment variable), a non-empty {@value #ENV}, or a terminal. Reads no file and runs no
+     * command: a source named here may still fail or give an empty password when read. For a caller
+     * that must refuse before doing anything when there is no password to be had.
+     */
+    public static boolean anyGiven(Sources sources) {
+        return sources.file() != null
+                || sources.command() != null
+                || blankToNull(sources.env().get(FILE_ENV)) != null
+                || blankToNull(sources.env().get(COMMAND_ENV)) != null
+                || !sources.env().getOrDefault(ENV, "").isEmpty()
+                || sources.prompt() != null;
+    }
+
     private static char @Nullable [] given(Sources sources) {
         Path file = sources.file();
         String command = sources.command();

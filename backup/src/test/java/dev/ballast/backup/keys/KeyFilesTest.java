@@ -9,6 +9,7 @@ import dev.ballast.backup.keys.KeyFiles.KeyInfo;
 import dev.ballast.backup.keys.KeyFiles.UnlockedRepository;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.test.FakeObjectStore;
 import java.nio.charset.StandardCharsets;
@@ -263,6 +264,39 @@ class KeyFilesTest {
         assertThat(store.list("keys/")).isEmpty();
         assertThat(store.listVersions("keys/")).isEmpty();
         assertThat(store.currentBytes("config")).contains(othersConfig);
+    }
+
+    @Test
+    void withoutConditionalWritesTheInitThatFindsAnotherKeyFileStepsBackAndWritesNoConfig() {
+        StoreCapabilities none = new StoreCapabilities(java.net.URI.create("fake:/"), "b", true, false, false, true);
+        FakeObjectStore store = new FakeObjectStore(none) {
+            boolean raced;
+
+            @Override
+            public dev.ballast.storage.object.ObjectVersion put(String key, ObjectContent content) {
+                dev.ballast.storage.object.ObjectVersion v = super.put(key, content);
+                if (key.startsWith("keys/") && !raced) {
+                    raced = true;
+                    // another init (another process, no conditional write to order them) wrote its key file too
+                    anotherWriter(Clock.systemUTC())
+                            .put("keys/" + "0".repeat(64), ObjectContent.ofBytes(new byte[] {7}));
+                }
+                return v;
+            }
+        };
+        assertThatThrownBy(() -> keys.init(store, pw("alice-pw")))
+                .hasMessageContaining("another init is running at the same time")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.UNAVAILABLE);
+        assertThat(KeyFiles.isRepository(store))
+                .as("no config, so no second master key in use")
+                .isFalse();
+        assertThat(store.list("keys/")).containsExactly("keys/" + "0".repeat(64));
+
+        // alone, the same init on the same kind of store writes its config
+        FakeObjectStore alone = new FakeObjectStore(none);
+        UnlockedRepository made = keys.init(alone, pw("alice-pw"));
+        assertThat(alone.list("")).containsExactlyInAnyOrder("config", "keys/" + made.keyId());
     }
 
     @Test

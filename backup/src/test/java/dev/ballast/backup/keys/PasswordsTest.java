@@ -49,6 +49,31 @@ class PasswordsTest {
     }
 
     @Test
+    void anyGivenNamesEverySourceWithoutReadingOrRunningIt() {
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of(), null))).isFalse();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), null)))
+                .as("an empty BALLAST_PASSWORD gives no password")
+                .isFalse();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of("BALLAST_PASSWORD_FILE", " "), null)))
+                .isFalse();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of("BALLAST_PASSWORD", "pw"), null)))
+                .isTrue();
+        // neither read nor run: a file that does not exist and a command that would fail still count as given
+        assertThat(Passwords.anyGiven(new Sources(dir.resolve("absent"), null, Map.of(), null)))
+                .isTrue();
+        assertThat(Passwords.anyGiven(new Sources(null, "false", Map.of(), null)))
+                .isTrue();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of("BALLAST_PASSWORD_FILE", "/x"), null)))
+                .isTrue();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of("BALLAST_PASSWORD_COMMAND", "x"), null)))
+                .isTrue();
+        ScriptedPrompt terminal = new ScriptedPrompt();
+        assertThat(Passwords.anyGiven(new Sources(null, null, Map.of(), terminal)))
+                .isTrue();
+        assertThat(terminal.asked).as("the terminal is not asked").isEmpty();
+    }
+
+    @Test
     void theEnvironmentVariable() {
         assertThat(s(Passwords.current(new Sources(null, null, Map.of("BALLAST_PASSWORD", "from env"), null))))
                 .isEqualTo("from env");

@@ -42,8 +42,13 @@ class CliBackupRestoreIT {
     static final String BUCKET = "cli-it";
 
     static Run ballast(StoreKind store, String... args) {
+        return ballastIn(store, "data", BUCKET, args);
+    }
+
+    /** {@code ballast args} on the store {@code base/dataDir} (local) or {@code bucket} (S3). */
+    static Run ballastIn(StoreKind store, String dataDir, String bucket, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(store.args(base.resolve("data"), BUCKET));
+        all.addAll(store.args(base.resolve(dataDir), bucket));
         return CliHarness.run(base.resolve("home"), p -> {}, all.toArray(String[]::new));
     }
 
@@ -115,6 +120,14 @@ class CliBackupRestoreIT {
         Run first = ballast(store, "backup", source.toString());
         assertThat(first.exitCode()).isEqualTo(ExitCodes.OK);
         assertThat(first.out()).contains("Backup '" + name + "' complete: 11 files stored, 0 unchanged");
+        List<String> packsAfterFirst;
+        try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
+            // the first backup into the empty store made it an encrypted repository (format 3)
+            assertThat(dev.ballast.backup.keys.KeyFiles.isRepository(facade.objects()))
+                    .isTrue();
+            assertThat(facade.objects().list("")).noneMatch(k -> k.startsWith(name) || k.contains("twenty"));
+            packsAfterFirst = facade.objects().list("data/");
+        }
 
         Path target = base.resolve("restored-" + store);
         Run restore = ballast(store, "restore", name, target.toString());
@@ -129,9 +142,10 @@ class CliBackupRestoreIT {
                 .contains("0 files stored, 11 unchanged");
         try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
             ObjectStore objects = facade.objects();
-            assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
-            assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
-            assertThat(objects.versions(name + "/.ballast-manifest.json")).hasSize(2);
+            // nothing stored again: no new pack, and one more snapshot
+            assertThat(objects.list("data/")).isEqualTo(packsAfterFirst);
+            assertThat(CliHarness.asCommandsSeeIt(objects).versions(name + "/.ballast-manifest.json"))
+                    .hasSize(2);
         }
 
         Run list = ballast(store, "list");
@@ -141,6 +155,46 @@ class CliBackupRestoreIT {
         assertThat(verify.exitCode()).isEqualTo(ExitCodes.OK);
         assertThat(verify.out()).contains("11 of 11 files verified");
         Run versions = ballast(store, "versions", name + "/a+b=c.txt");
+        assertThat(versions.exitCode()).as("versions is of the earlier format").isEqualTo(ExitCodes.USAGE);
+        assertThat(versions.err()).contains("does not apply to an encrypted repository");
+    }
+
+    /**
+     * The same job into a new store with {@code --insecure-no-encryption}: the earlier format, one
+     * object per file and a version of the manifest per backup, which {@code versions} lists.
+     */
+    @ParameterizedTest
+    @EnumSource(StoreKind.class)
+    void theEarlierFormatOnRequestStoresOneObjectPerFileAndASecondBackupUploadsNothing(StoreKind store)
+            throws IOException {
+        Path source = generateTree(base.resolve("earlier-" + store));
+        String name = "earlier-" + store;
+        Map<String, String> expected = CliHarness.hashes(source);
+        String data = "data-earlier";
+        String bucket = "cli-it-earlier";
+
+        Run first = ballastIn(store, data, bucket, "backup", source.toString(), CliHarness.EARLIER_FORMAT);
+        assertThat(first.exitCode()).as(first.err()).isEqualTo(ExitCodes.OK);
+        assertThat(first.out()).contains("Backup '" + name + "' complete: 11 files stored, 0 unchanged");
+        assertThat(first.err()).doesNotContain("Created the encrypted repository");
+
+        Path target = base.resolve("restored-earlier-" + store);
+        Run restore = ballastIn(store, data, bucket, "restore", name, target.toString());
+        assertThat(restore.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(target)).isEqualTo(expected);
+
+        // a store of the earlier format stays one: the second backup needs no option
+        Run second = ballastIn(store, data, bucket, "backup", source.toString());
+        assertThat(second.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(second.out()).contains("0 files stored, 11 unchanged");
+        try (StorageFacade facade = store.open(base.resolve(data), bucket)) {
+            ObjectStore objects = facade.objects();
+            assertThat(dev.ballast.backup.keys.KeyFiles.isRepository(objects)).isFalse();
+            assertThat(objects.versions(name + "/nested/twenty-mib.bin")).hasSize(1);
+            assertThat(objects.versions(name + "/ünïcødé/日本語 ✓.txt")).hasSize(1);
+            assertThat(objects.versions(name + "/.ballast-manifest.json")).hasSize(2);
+        }
+        Run versions = ballastIn(store, data, bucket, "versions", name + "/a+b=c.txt");
         assertThat(versions.exitCode()).isEqualTo(ExitCodes.OK);
         assertThat(versions.out()).contains("4 B");
     }
@@ -149,7 +203,10 @@ class CliBackupRestoreIT {
     @EnumSource(StoreKind.class)
     void aCraftedManifestNamingDotDotIsRefusedAndNothingIsWritten(StoreKind store) throws IOException {
         Path target = Files.createDirectories(base.resolve("victim-" + store + "/target"));
-        try (StorageFacade facade = store.open(base.resolve("data"), BUCKET)) {
+        // a plain manifest of the earlier format, written into a store of its own (so it is of that format)
+        String data = "data-crafted";
+        String bucket = "cli-it-crafted";
+        try (StorageFacade facade = store.open(base.resolve(data), bucket)) {
             ObjectStore objects = facade.objects();
             ObjectVersion payload =
                     objects.put("evil/x", ObjectContent.ofBytes("pwned".getBytes(StandardCharsets.UTF_8)));
@@ -162,7 +219,7 @@ class CliBackupRestoreIT {
                     "evil/.ballast-manifest.json", ObjectContent.ofBytes(manifest.getBytes(StandardCharsets.UTF_8)));
         }
 
-        Run run = ballast(store, "restore", "evil", target.toString());
+        Run run = ballastIn(store, data, bucket, "restore", "evil", target.toString());
         assertThat(run.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(run.err()).contains("'../x'").contains("refused").doesNotContain("\tat ");
         assertThat(base.resolve("victim-" + store + "/x")).doesNotExist();

@@ -89,10 +89,14 @@ class CliCrashIT {
         List<String> versions = new ArrayList<>();
         Map<String, Instant> createdAt = new TreeMap<>();
         try (StorageFacade reader = CliHarness.localReader(dataDir)) {
-            for (VersionEntry v : reader.objects().versions("src/.ballast-manifest.json")) {
+            // the first backup made the store an encrypted repository: its manifests are read through the key
+            assertThat(dev.ballast.backup.keys.KeyFiles.isRepository(reader.objects()))
+                    .isTrue();
+            var manifests = CliHarness.asCommandsSeeIt(reader.objects());
+            for (VersionEntry v : manifests.versions("src/.ballast-manifest.json")) {
                 versions.add(v.versionId());
                 try (ObjectRead read =
-                        reader.objects().get("src/.ballast-manifest.json", ReadOptions.version(v.versionId()))) {
+                        manifests.get("src/.ballast-manifest.json", ReadOptions.version(v.versionId()))) {
                     Matcher m = CREATED_AT.matcher(new String(read.readAllBytes(), StandardCharsets.UTF_8));
                     assertThat(m.find()).isTrue();
                     createdAt.put(v.versionId(), Instant.parse(m.group(1)));

@@ -37,6 +37,23 @@ final class CliHarness {
      */
     static final String TEST_PASSWORD = "ballast-test-password";
 
+    /**
+     * The option of {@code backup} that keeps a new store of the earlier, unencrypted format: the
+     * setup of the tests of that format's own mechanics (objects per file, versions per file, the
+     * local store's packs of file contents, plain manifests and markers written behind the CLI's back).
+     */
+    static final String EARLIER_FORMAT = "--insecure-no-encryption";
+
+    /** {@code args} with {@link #EARLIER_FORMAT} added when they are a {@code backup} command line. */
+    static String[] inEarlierFormat(String... args) {
+        if (args.length == 0 || !args[0].equals("backup")) {
+            return args;
+        }
+        String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+        all[args.length] = EARLIER_FORMAT;
+        return all;
+    }
+
     /** What one command printed and returned. */
     record Run(int exitCode, String out, String err) {}
 
@@ -122,6 +139,23 @@ final class CliHarness {
                         dataDir.resolve("ballast-backups"),
                         LocalStoreConfig.builder().readOnly(true).build())
                 .build();
+    }
+
+    /**
+     * {@code store} as the commands see it: through the sealed view of format 3 (its master key opened
+     * with {@link #TEST_PASSWORD}) when it is an encrypted repository, else as it is (the earlier
+     * format), so a test reads manifests under their logical keys ({@code NAME/.ballast-manifest.json})
+     * on either.
+     */
+    static dev.ballast.storage.object.ObjectStore asCommandsSeeIt(dev.ballast.storage.object.ObjectStore store) {
+        if (!dev.ballast.backup.keys.KeyFiles.isRepository(store)) {
+            return store;
+        }
+        return new dev.ballast.backup.snapshot.SealedStore(
+                store,
+                dev.ballast.backup.keys.KeyFiles.create()
+                        .open(store, TEST_PASSWORD.toCharArray())
+                        .masterKey());
     }
 
     /** Relative path ({@code /}-separated) to SHA-256 of every regular file under {@code root}. */

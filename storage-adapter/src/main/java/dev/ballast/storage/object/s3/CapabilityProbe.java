@@ -192,6 +192,15 @@ final class CapabilityProbe {
             });
             createdBucket = true;
             LOG.info("Created bucket '{}' at {}", bucket, endpoint.describe());
+        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+            // Another client with these credentials created it between our HEAD and our CreateBucket (two first
+            // backups at once): S3 answers 409 BucketAlreadyOwnedByYou outside us-east-1 and on MinIO and S3Mock.
+            // The bucket is there and ours, which is all this step wants.
+            if (e.awsErrorDetails() == null
+                    || !"BucketAlreadyOwnedByYou".equals(e.awsErrorDetails().errorCode())) {
+                throw S3Errors.translate(null, what("CreateBucket"), e);
+            }
+            LOG.info("Bucket '{}' at {} was created meanwhile by another client of ours", bucket, endpoint.describe());
         } catch (SdkException e) {
             throw S3Errors.translate(null, what("CreateBucket"), e);
         }

@@ -1,0 +1,168 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.backup.keys.KeyFiles;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.storage.object.local.LocalStoreConfig;
+import dev.ballast.testkit.LeakCheck;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 22 item 2, encryption on by default: a {@code backup} into an empty store makes it an
+ * encrypted repository first; without a password and without a terminal it is refused before anything
+ * is written; {@code --insecure-no-encryption} keeps a new store of the earlier format, is refused on a
+ * repository and changes nothing on a store already of the earlier format.
+ */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class NewStoreEncryptionTest extends InProcessCli {
+    /** No password from anywhere: BALLAST_PASSWORD empty, no file or command variable; tests run on no terminal. */
+    static final Map<String, String> NO_PASSWORD = Map.of("BALLAST_PASSWORD", "");
+
+    Path store() {
+        return data().resolve("ballast-backups");
+    }
+
+    Path source() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("payroll-2026.csv"), "alice;90210\n".repeat(100));
+        return src;
+    }
+
+    String[] at(String... args) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--data-dir";
+        all[args.length + 1] = data().toString();
+        return all;
+    }
+
+    List<String> objects() {
+        try (LocalObjectStore s = LocalObjectStore.open(
+                store(), LocalStoreConfig.builder().readOnly(true).build())) {
+            return s.list("");
+        }
+    }
+
+    boolean isRepository() {
+        try (LocalObjectStore s = LocalObjectStore.open(
+                store(), LocalStoreConfig.builder().readOnly(true).build())) {
+            return KeyFiles.isRepository(s);
+        }
+    }
+
+    @Test
+    void theFirstBackupIntoAnEmptyStoreMakesItAnEncryptedRepository() throws Exception {
+        Path src = source();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(err())
+                .containsPattern("Created the encrypted repository [0-9a-f]{64} in the local store " + store()
+                        + "; keep the password safe: without it nothing in it can be read back\\.");
+        assertThat(isRepository()).isTrue();
+        assertThat(objects()).contains("config").noneMatch(k -> k.startsWith("src/") || k.contains("payroll"));
+
+        // the same password opens it; another is exit 12; none is exit 2
+        assertThat(run(at("restore", "src", home.resolve("r").toString())))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r/payroll-2026.csv")).hasSameTextualContentAs(src.resolve("payroll-2026.csv"));
+        assertThat(run(Map.of("BALLAST_PASSWORD", "not it"), at("list"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
+        assertThat(run(NO_PASSWORD, at("backup", src.toString()))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: No password was given: set BALLAST_PASSWORD,");
+
+        // the second backup opens the repository: no second one is made
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(err()).doesNotContain("Created the encrypted repository");
+        assertThat(objects().stream().filter(k -> k.startsWith("keys/"))).hasSize(1);
+    }
+
+    @Test
+    void withoutAPasswordAndWithoutATerminalANewStoreIsRefusedAndNothingIsWritten() throws Exception {
+        Path src = source();
+        assertThat(run(NO_PASSWORD, at("backup", src.toString()))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: No password was given for the encrypted repository this first backup makes of the"
+                        + " local store " + store() + ": set BALLAST_PASSWORD, pass --password-file FILE or"
+                        + " --password-command CMD, or run the command on a terminal to be asked (or pass"
+                        + " --insecure-no-encryption to store it unencrypted, in the earlier format).\n");
+        assertThat(out()).doesNotContain("Backing up");
+        assertThat(data())
+                .as("neither the data directory nor the store is created")
+                .doesNotExist();
+    }
+
+    @Test
+    void optOutWritesTheEarlierFormatIntoAnEmptyStoreWithoutAPassword() throws Exception {
+        Path src = source();
+        assertThat(run(NO_PASSWORD, at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
+        assertThat(err()).doesNotContain("Created the encrypted repository");
+        assertThat(isRepository()).isFalse();
+        assertThat(objects()).contains("src/payroll-2026.csv", "src/.ballast-manifest.json");
+
+        // a store of the earlier format stays one: later backups, with or without the option, need no password
+        Files.writeString(src.resolve("new.txt"), "new");
+        assertThat(run(NO_PASSWORD, at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(NO_PASSWORD, at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
+        assertThat(isRepository()).isFalse();
+        assertThat(objects()).contains("src/new.txt").doesNotContain("config");
+        assertThat(run(NO_PASSWORD, at("restore", "src", home.resolve("r").toString())))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r/new.txt")).hasContent("new");
+    }
+
+    @Test
+    void optOutOnAnEncryptedRepositoryIsRefusedInOneSentenceAndWritesNothing() throws Exception {
+        Path src = source();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        List<String> before = objects();
+
+        Files.writeString(src.resolve("new.txt"), "new");
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: --insecure-no-encryption asks for the earlier, unencrypted format, but the local"
+                        + " store " + store() + " is an encrypted repository, whose backups stay encrypted: leave the"
+                        + " option out (its password opens it), or pass another --bucket or --data-dir for a new store"
+                        + " of the earlier format.\n");
+        assertThat(out()).doesNotContain("Backing up");
+        assertThat(objects()).isEqualTo(before);
+    }
+
+    @Test
+    void initStillMakesTheRepositoryAndTheFirstBackupThenUsesIt() throws Exception {
+        assertThat(run(at("init"))).as(err()).isZero();
+        String id = out().replaceAll("(?s).*Created the encrypted repository ([0-9a-f]{64}) .*", "$1");
+        assertThat(run(at("backup", source().toString()))).as(err()).isZero();
+        assertThat(err()).doesNotContain("Created the encrypted repository");
+        assertThat(objects().stream().filter(k -> k.startsWith("keys/"))).hasSize(1);
+        assertThat(id).hasSize(64);
+    }
+
+    @Test
+    void otherWritingCommandsMakeNoRepositoryOfAnEmptyStore() throws Exception {
+        assertThat(run(at("unlock"))).as(err()).isZero();
+        assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(objects()).isEmpty();
+    }
+
+    @Test
+    void backupHelpNamesTheOptOut() {
+        assertThat(run("backup", "--help")).isZero();
+        assertThat(out().replaceAll("\\s+", " "))
+                .contains("--insecure-no-encryption")
+                .contains("makes it an encrypted repository")
+                .contains("Refused (exit 2) on an encrypted repository");
+    }
+}
