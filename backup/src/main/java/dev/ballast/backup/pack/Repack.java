@@ -4,7 +4,6 @@ import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ListRequest;
-import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.VersionEntry;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -211,8 +210,7 @@ final class Repack {
     }
 
     private Map<String, List<BlobLocation>> copy(Map<String, List<BlobLocation>> repack) {
-        Map<String, List<BlobLocation>> written = new LinkedHashMap<>();
-        Packs.Builder builder = null;
+        PackCopy copy = new PackCopy(repo);
         for (List<BlobLocation> blobs : repack.values()) {
             for (PackReader.Span span : PackReader.spans(blobs)) {
                 PackReader.Window window = repo.reader.spanBytes(span);
@@ -220,27 +218,11 @@ final class Repack {
                 for (BlobLocation b : span.blobs()) {
                     int at = (int) (b.offset() - window.offset());
                     repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune
-                    if (builder == null) {
-                        builder = new Packs.Builder(repo.options.packSize() + Chunker.MAX_SIZE / 8);
-                    }
-                    builder.append(b.type(), b.id(), stored, at, b.length(), b.compressed(), b.plainLength());
-                    if (builder.size() >= repo.options.packSize()) {
-                        put(builder, written);
-                        builder = null;
-                    }
+                    copy.append(b, stored, at);
                 }
             }
         }
-        if (builder != null) {
-            put(builder, written);
-        }
-        return written;
-    }
-
-    private void put(Packs.Builder builder, Map<String, List<BlobLocation>> written) {
-        Packs.Finished f = builder.finish(repo.key);
-        repo.store.put(f.key(), ObjectContent.ofBytes(f.bytes()));
-        written.put(f.key(), f.blobs());
+        return copy.finish();
     }
 
     private static PackFile packFile(ListEntry e, boolean indexed) {

@@ -3,10 +3,8 @@ package dev.ballast.backup.pack;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ListEntry;
-import dev.ballast.storage.object.ObjectContent;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -125,8 +123,7 @@ final class Salvage {
                 blobs.forEach(b -> elsewhere.add(b.id()));
             }
         });
-        Map<String, List<BlobLocation>> written = new LinkedHashMap<>();
-        Packs.Builder builder = null;
+        PackCopy copy = new PackCopy(repo);
         for (String pack : packs) {
             byte[] bytes;
             try {
@@ -143,25 +140,9 @@ final class Salvage {
                 } catch (IntegrityException damaged) {
                     continue;
                 }
-                if (builder == null) {
-                    builder = new Packs.Builder(repo.options.packSize() + Chunker.MAX_SIZE / 8);
-                }
-                builder.append(b.type(), b.id(), bytes, (int) b.offset(), b.length(), b.compressed(), b.plainLength());
-                if (builder.size() >= repo.options.packSize()) {
-                    put(builder, written);
-                    builder = null;
-                }
+                copy.append(b, bytes, (int) b.offset());
             }
         }
-        if (builder != null) {
-            put(builder, written);
-        }
-        return written;
-    }
-
-    private void put(Packs.Builder builder, Map<String, List<BlobLocation>> written) {
-        Packs.Finished f = builder.finish(repo.key);
-        repo.store.put(f.key(), ObjectContent.ofBytes(f.bytes()));
-        written.put(f.key(), f.blobs());
+        return copy.finish();
     }
 }
