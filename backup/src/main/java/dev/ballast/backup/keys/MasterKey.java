@@ -106,8 +106,10 @@ public final class MasterKey {
             for (int i = 0; i < WARM_UP_CALLS; i++) {
                 mac.update(sealed, 0, sealed.length);
             }
-        } catch (GeneralSecurityException | RuntimeException e) {
-            // only a warm-up: the real calls report their own failures
+        } catch (GeneralSecurityException | RuntimeException | OutOfMemoryError e) {
+            // only a warm-up: the real calls report their own failures (a heap too small for the
+            // password's Argon2id is reported by the key derivation, in one sentence); without this
+            // catch the thread's death would print a line of its own beside that sentence
         }
     }
 

@@ -304,7 +304,7 @@ class CliNewStoreIT extends CliOnBothStores {
                         + " MiB of memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and"
                         + " run the command again.")
                 .doesNotContain("\tat ")
-                .doesNotContain("Exception in thread \"main\"");
+                .doesNotContain("Exception in thread");
     }
 
     @ParameterizedTest
