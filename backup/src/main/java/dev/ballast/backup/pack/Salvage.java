@@ -128,11 +128,17 @@ final class Salvage {
             byte[] bytes;
             try {
                 bytes = repo.reader.whole(pack);
-            } catch (IntegrityException | ObjectNotFoundException unreadable) {
+            } catch (ObjectNotFoundException gone) {
                 continue; // nothing of it can be read: every blob is lost
+            } catch (IntegrityException storeRefused) {
+                // The store refused the whole object: its own check (the local store's SHA-256 of each
+                // 1 MiB block) failed somewhere. Each blob is read by its own range instead, so only the
+                // blobs overlapping the damaged stretch are lost, not the whole pack.
+                copyBlobByBlob(pack, elsewhere, copy);
+                continue;
             }
             for (BlobLocation b : repo.packBlobs.get(pack)) {
-                if (b.end() > bytes.length || !elsewhere.add(b.id())) {
+                if (b.end() > bytes.length || elsewhere.contains(b.id())) {
                     continue;
                 }
                 try {
@@ -140,9 +146,30 @@ final class Salvage {
                 } catch (IntegrityException damaged) {
                     continue;
                 }
+                elsewhere.add(b.id());
                 copy.append(b, bytes, (int) b.offset());
             }
         }
         return copy.finish();
+    }
+
+    /** Copies each blob of {@code pack} that reads by its own range and opens; the others are lost. */
+    private void copyBlobByBlob(String pack, Set<BlobId> elsewhere, PackCopy copy) {
+        for (BlobLocation b : repo.packBlobs.get(pack)) {
+            if (elsewhere.contains(b.id())) {
+                continue;
+            }
+            byte[] stored;
+            try {
+                stored = repo.reader.range(pack, b.offset(), b.length());
+                repo.reader.open(b, stored, 0);
+            } catch (IntegrityException damaged) {
+                continue;
+            } catch (ObjectNotFoundException gone) {
+                return;
+            }
+            elsewhere.add(b.id());
+            copy.append(b, stored, 0);
+        }
     }
 }
