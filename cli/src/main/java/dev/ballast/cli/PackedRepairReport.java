@@ -96,6 +96,9 @@ final class PackedRepairReport {
         if (!r.indexFilesReplaced().isEmpty()) {
             done.add(r.indexFilesReplaced().size() + " damaged index file(s) replaced");
         }
+        if (!r.restoredPacks().isEmpty()) {
+            done.add(r.restoredPacks().size() + " deleted pack(s) brought back from their earlier version");
+        }
         if (!r.missingPacks().isEmpty()) {
             done.add(r.missingPacks().size() + " missing pack(s) dropped");
         }

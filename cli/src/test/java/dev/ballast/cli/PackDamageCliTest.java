@@ -117,6 +117,36 @@ class PackDamageCliTest extends InProcessCli {
                 .isZero();
     }
 
+    /**
+     * Field case: {@code aws s3 rm} of a pack on a versioned bucket leaves a delete marker over the intact
+     * pack; verify called its chunks lost and the advice led to dropping them. {@code repair index}
+     * brings the pack back from its earlier version instead, and every backup reads again.
+     */
+    @Test
+    void aPackDeletedByHandIsBroughtBackByRepairIndexFromItsEarlierVersion() throws Exception {
+        Path src = backedUp();
+        try (LocalObjectStore store = store()) {
+            for (String pack : store.list("data/")) {
+                store.delete(pack); // a delete marker: the pack's version stays in the store
+            }
+        }
+        assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("1 pack(s) the repository's index names are missing from the store");
+
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out())
+                .contains("1 deleted pack(s) brought back from their earlier version")
+                .doesNotContain("dropped");
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        assertThat(err()).doesNotContain("missing");
+        Path restored = home.resolve("restored");
+        assertThat(run(at("restore", "src", restored.toString()))).as(err()).isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(restored.resolve("f" + i + ".bin")).hasSameBinaryContentAs(src.resolve("f" + i + ".bin"));
+        }
+        assertNoStackTrace();
+    }
+
     @Test
     void aDamagedPackIsFoundByVerifyAndHealedByVerifyRepair() throws Exception {
         Path src = backedUp();

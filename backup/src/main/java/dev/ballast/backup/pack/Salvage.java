@@ -2,7 +2,10 @@ package dev.ballast.backup.pack;
 
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.object.ListEntry;
+import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.VersionEntry;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,6 +36,12 @@ final class Salvage {
     RepairReport repair(Predicate<String> readData) {
         repo.flushLocked();
         repo.reloadIndex(true);
+        // 0. a missing pack whose earlier version the store still keeps was deleted by hand (a prune
+        // deletes every version of a pack): removing the delete markers above it brings it back whole
+        List<String> restored = undelete(new TreeSet<>(repo.missingPacks.keySet()));
+        if (!restored.isEmpty()) {
+            repo.reloadIndex(true);
+        }
         List<CheckReport.Damage> damagedIndex = repo.damagedIndexFiles();
         Set<String> oldFiles = new TreeSet<>(repo.indexFiles);
         damagedIndex.forEach(d -> oldFiles.add(d.key()));
@@ -70,7 +79,8 @@ final class Salvage {
             }
         }
         if (missing.isEmpty() && damagedPacks.isEmpty() && fromHeaders.isEmpty() && damagedIndex.isEmpty()) {
-            return new RepairReport(0, List.of(), List.of(), List.of(), 0, check.packsRead(), damage, unreadable);
+            return new RepairReport(
+                    0, List.of(), restored, List.of(), List.of(), 0, check.packsRead(), damage, unreadable);
         }
 
         // 1. the intact blobs of each damaged pack, each opened and checked, copied into new packs
@@ -103,6 +113,7 @@ final class Salvage {
         return new RepairReport(
                 fromHeaders.size(),
                 replaced,
+                restored,
                 List.copyOf(missing),
                 List.copyOf(damagedPacks),
                 gone.size(),
@@ -171,5 +182,38 @@ final class Salvage {
             elsewhere.add(b.id());
             copy.append(b, stored, 0);
         }
+    }
+
+    /**
+     * For each of {@code missing}: when the store keeps a version of it that is not a delete marker,
+     * deletes the delete markers newer than that version ({@link ObjectStore#versions} lists newest
+     * first), so it is the current version again. A store that cannot list or remove single versions
+     * restores nothing.
+     *
+     * @return the packs made current again
+     */
+    private List<String> undelete(Set<String> missing) {
+        List<String> restored = new ArrayList<>();
+        for (String pack : missing) {
+            try {
+                List<VersionEntry> versions = repo.store.versions(pack);
+                int kept = -1;
+                for (int i = 0; i < versions.size() && kept < 0; i++) {
+                    if (!versions.get(i).deleteMarker()) {
+                        kept = i;
+                    }
+                }
+                if (kept < 0) {
+                    continue;
+                }
+                for (int i = 0; i < kept; i++) {
+                    repo.store.deleteVersion(pack, versions.get(i).versionId());
+                }
+                restored.add(pack);
+            } catch (UnsupportedCapabilityException | ObjectNotFoundException cannot) {
+                // no versions to go back to: the pack stays missing and is dropped below
+            }
+        }
+        return restored;
     }
 }

@@ -62,7 +62,8 @@ public final class PackedRepair {
                     + (backup
                             ? "stored again by this backup wherever the source still has them."
                             : "missing until a backup of a source that still has them stores them again.")
-                    + " Run 'ballast repair index' to drop them from the index, and 'ballast verify' to see which"
+                    + " Run 'ballast repair index': it brings back a pack deleted by hand whose earlier version the"
+                    + " store still keeps, and drops the others from the index; then 'ballast verify' shows which"
                     + " backups still need chunks no source had.");
         }
         java.util.Set<String> cut = repo.lostPacks();
