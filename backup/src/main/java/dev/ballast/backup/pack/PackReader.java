@@ -11,6 +11,7 @@ import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToLongFunction;
@@ -65,7 +66,7 @@ final class PackReader {
     byte[] range(String pack, long offset, long length) {
         byte[] bytes;
         try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(offset, length)))) {
-            bytes = readAll(read);
+            bytes = readExactly(read, length);
         } catch (RequestRefusedException e) {
             if (e.statusCode() == 416) {
                 throw new IntegrityException(
@@ -89,6 +90,20 @@ final class PackReader {
     byte[] whole(String pack) {
         try (ObjectRead read = store.get(pack)) {
             return readAll(read);
+        }
+    }
+
+    /**
+     * At most {@code length} bytes of {@code read} (fewer when it ends first), read into one array of
+     * that length: {@link java.io.InputStream#readAllBytes} gathers 8 KiB pieces and copies them again.
+     */
+    private static byte[] readExactly(ObjectRead read, long length) {
+        try {
+            byte[] bytes = new byte[Math.toIntExact(length)];
+            int n = read.stream().readNBytes(bytes, 0, bytes.length);
+            return n == bytes.length ? bytes : Arrays.copyOf(bytes, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -188,7 +203,7 @@ final class PackReader {
     /** The window {@code [from, to)} as far as the pack holds it intact; null when that read fails. */
     private Window readAhead(String pack, long from, long to) {
         try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(from, to - from)))) {
-            return new Window(pack, from, readAll(read));
+            return new Window(pack, from, readExactly(read, to - from));
         } catch (ObjectNotFoundException e) {
             throw e;
         } catch (RuntimeException e) {
