@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. A small read (a small
@@ -64,9 +65,33 @@ final class PackReader {
 
     /** {@code pack[offset, offset + length)}, exactly that long. */
     byte[] range(String pack, long offset, long length) {
+        return range(pack, offset, length, null);
+    }
+
+    /**
+     * A span's stored bytes are read into the reading thread's buffer, reused for its next span: the
+     * blobs are opened into arrays of their own at once, and a new array of up to {@link #MAX_SPAN}
+     * per span was a third of what a restore allocated.
+     */
+    private static final ThreadLocal<byte[]> SPAN_BUFFERS = ThreadLocal.withInitial(() -> new byte[0]);
+
+    /**
+     * {@link #range(String, long, long)} read into this thread's span buffer (at least {@code length}
+     * bytes long; bytes past {@code length} are not the pack's), valid until its next call on this thread.
+     */
+    private byte[] rangeInto(String pack, long offset, long length) {
+        byte[] buffer = SPAN_BUFFERS.get();
+        if (buffer.length < length) {
+            buffer = new byte[Math.toIntExact(Math.max(length, MAX_SPAN))];
+            SPAN_BUFFERS.set(buffer);
+        }
+        return range(pack, offset, length, buffer);
+    }
+
+    private byte[] range(String pack, long offset, long length, byte @Nullable [] into) {
         byte[] bytes;
         try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(offset, length)))) {
-            bytes = readExactly(read, length);
+            bytes = into == null ? readExactly(read, length) : readInto(read, into, length);
         } catch (RequestRefusedException e) {
             if (e.statusCode() == 416) {
                 throw new IntegrityException(
@@ -77,7 +102,7 @@ final class PackReader {
             }
             throw e;
         }
-        if (bytes.length != length) {
+        if (bytes.length < length) {
             throw new IntegrityException(
                     pack,
                     "Pack " + pack + " ends at byte " + (offset + bytes.length) + ", before the " + length
@@ -102,6 +127,16 @@ final class PackReader {
             byte[] bytes = new byte[Math.toIntExact(length)];
             int n = read.stream().readNBytes(bytes, 0, bytes.length);
             return n == bytes.length ? bytes : Arrays.copyOf(bytes, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #readExactly} into {@code into}; a shorter read returns a copy of what was read (for the message). */
+    private static byte[] readInto(ObjectRead read, byte[] into, long length) {
+        try {
+            int n = read.stream().readNBytes(into, 0, Math.toIntExact(length));
+            return n == length ? into : Arrays.copyOf(into, n);
         } catch (IOException e) {
             throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
         }
@@ -171,6 +206,15 @@ final class PackReader {
      * span. A damaged read names the blobs it was for.
      */
     Window spanBytes(Span span) {
+        return spanBytes(span, false);
+    }
+
+    /**
+     * {@link #spanBytes(Span)}; with {@code scratch}, a GET of exactly the span is read into this
+     * thread's scratch buffer, valid only until this thread's next such read (for a caller that opens
+     * the blobs at once and keeps nothing of the window).
+     */
+    private Window spanBytes(Span span, boolean scratch) {
         String pack = span.blobs().get(0).pack();
         Window cached = cached(pack, span.offset(), span.end());
         if (cached != null) {
@@ -188,7 +232,8 @@ final class PackReader {
             }
         }
         try {
-            return new Window(pack, span.offset(), range(pack, span.offset(), length));
+            byte[] bytes = scratch ? rangeInto(pack, span.offset(), length) : range(pack, span.offset(), length);
+            return new Window(pack, span.offset(), bytes);
         } catch (IntegrityException e) {
             int n = span.blobs().size();
             throw new IntegrityException(
@@ -237,9 +282,18 @@ final class PackReader {
 
     /** Reads {@code span} and opens each of its blobs, handing each to {@code sink}. */
     void readSpan(Span span, BlobSink sink) throws IOException {
-        Window w = spanBytes(span);
-        for (BlobLocation b : span.blobs()) {
-            sink.accept(b.id(), open(b, w.bytes(), (int) (b.offset() - w.offset())));
+        // Every blob opened before any is handed on: a sink that read another span on this thread would
+        // overwrite the scratch window.
+        Window w = spanBytes(span, true);
+        List<BlobLocation> blobs = span.blobs();
+        byte[][] plain = new byte[blobs.size()][];
+        for (int i = 0; i < plain.length; i++) {
+            BlobLocation b = blobs.get(i);
+            plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+        }
+        for (int i = 0; i < plain.length; i++) {
+            sink.accept(blobs.get(i).id(), plain[i]);
+            plain[i] = null;
         }
     }
 }
