@@ -63,6 +63,17 @@ final class PackReader {
         }
     }
 
+    /**
+     * A ranged read of a pack, never from a last-known-good cache ({@link ReadOptions#withAllowCache}):
+     * a facade's cache keeps whole small objects only, so for a range it has no copy to offer, but its
+     * read deadline moved every GET to a thread of its own (and, at three seconds by default, could
+     * fail a span still arriving from a busy S3 endpoint). The store's own attempt timeouts and
+     * deadlines still apply.
+     */
+    private static ReadOptions rangeOf(long offset, long length) {
+        return ReadOptions.latest().withAllowCache(false).withRange(ByteRange.of(offset, length));
+    }
+
     /** {@code pack[offset, offset + length)}, exactly that long. */
     byte[] range(String pack, long offset, long length) {
         return range(pack, offset, length, null);
@@ -90,7 +101,7 @@ final class PackReader {
 
     private byte[] range(String pack, long offset, long length, byte @Nullable [] into) {
         byte[] bytes;
-        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(offset, length)))) {
+        try (ObjectRead read = store.get(pack, rangeOf(offset, length))) {
             bytes = into == null ? readExactly(read, length) : readInto(read, into, length);
         } catch (RequestRefusedException e) {
             if (e.statusCode() == 416) {
@@ -247,7 +258,7 @@ final class PackReader {
 
     /** The window {@code [from, to)} as far as the pack holds it intact; null when that read fails. */
     private Window readAhead(String pack, long from, long to) {
-        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(from, to - from)))) {
+        try (ObjectRead read = store.get(pack, rangeOf(from, to - from))) {
             return new Window(pack, from, readExactly(read, to - from));
         } catch (ObjectNotFoundException e) {
             throw e;
