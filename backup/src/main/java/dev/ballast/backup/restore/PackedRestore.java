@@ -25,12 +25,41 @@ final class PackedRestore {
     private PackedRestore() {}
 
     /**
-     * Starts reading ahead the chunks of the files of {@code m} to be written (not {@code present}),
-     * in the order they are written ({@link PackedContent#readAhead}).
+     * The order to write the files of {@code m} in: those of format 3 by where their first chunk is
+     * stored ({@link PackedContent#storedAt}), so that reads ahead fetch each stretch of a pack once;
+     * files without chunks, of the earlier formats or not found keep the manifest's order, after them.
      */
-    static AutoCloseable readAhead(PackedContent packed, Manifest m, boolean[] present) {
+    static int[] writeOrder(PackedContent packed, Manifest m) {
+        int n = m.files().size();
+        List<Integer> order = new ArrayList<>(n);
+        PackedContent.StoredAt[] at = new PackedContent.StoredAt[n];
+        for (int i = 0; i < n; i++) {
+            ManifestEntry e = m.files().get(i);
+            at[i] = e.packed() ? packed.storedAt(e.chunks()) : null;
+            order.add(i);
+        }
+        order.sort((a, b) -> {
+            if (at[a] == null || at[b] == null) {
+                return at[a] == null ? (at[b] == null ? Integer.compare(a, b) : 1) : -1;
+            }
+            int c = at[a].compareTo(at[b]);
+            return c != 0 ? c : Integer.compare(a, b);
+        });
+        int[] out = new int[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = order.get(i);
+        }
+        return out;
+    }
+
+    /**
+     * Starts reading ahead the chunks of the files of {@code m} to be written (not {@code present}),
+     * in the order they are written ({@code order}, indices into the manifest's files;
+     * {@link PackedContent#readAhead}).
+     */
+    static AutoCloseable readAhead(PackedContent packed, Manifest m, boolean[] present, int[] order) {
         List<List<String>> files = new ArrayList<>();
-        for (int i = 0; i < m.files().size(); i++) {
+        for (int i : order) {
             ManifestEntry e = m.files().get(i);
             if (!present[i] && e.packed()) {
                 files.add(e.chunks());

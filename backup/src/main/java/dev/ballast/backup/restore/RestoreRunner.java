@@ -257,11 +257,12 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
-        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present);
+        int[] order = packed == null ? identity(destinations.size()) : PackedRestore.writeOrder(packed, manifest);
+        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
-            for (int i = 0; i < destinations.size(); i++) {
+            for (int i : order) {
                 ManifestEntry e = manifest.files().get(i);
                 Path dest = destinations.get(i);
                 if (unavailable.get() != null || cancellation.cancelled()) {
@@ -689,6 +690,14 @@ public final class RestoreRunner {
     private void fail(String path, Exception ex) {
         failed.add(new BackupRunner.Failure(
                 path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")"));
+    }
+
+    private static int[] identity(int n) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        return order;
     }
 
     /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
