@@ -10,20 +10,26 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. A small read (a small
- * file's blob) fetches a read-ahead window of up to {@link #WINDOW} bytes of the pack instead, kept
- * in a small cache of {@link #WINDOWS} windows: a restore that reads the small files of a tree one
- * by one, in the order they were stored, then needs one GET per window rather than one per file.
- * The cache holds stored (sealed) bytes: every blob is still opened and checked on every read.
- * Thread-safe.
+ * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. Blobs read to be opened
+ * at once ({@link #read}, {@link #readSpan}) are read in blocks of {@link #BLOCK} bytes aligned to
+ * the pack's start, the last {@link #BLOCKS} kept: a restore that reads the small files of a tree
+ * one by one, in the order they were stored, then needs one GET per run of blocks rather than one
+ * per file, and files whose chunks lie interleaved in a pack share the blocks they have in common.
+ * Where a pack's end is not known, a small read fetches a read-ahead window of up to
+ * {@link #WINDOW} bytes instead, kept in a cache of {@link #WINDOWS} windows. The caches hold
+ * stored (sealed) bytes: every blob is still opened and checked on every read. Thread-safe.
  */
 final class PackReader {
     /** Two wanted blobs at most this far apart are fetched with one GET (the gap is read and dropped). */
@@ -40,6 +46,10 @@ final class PackReader {
     static final int WINDOW = 4 * 1024 * 1024;
     /** Windows kept. */
     static final int WINDOWS = 8;
+    /** The blocks spans are read in: the stores' digest block (1 MiB), in which they read a range anyway. */
+    static final int BLOCK = 1024 * 1024;
+    /** Blocks kept ({@link #BLOCK} each). */
+    static final int BLOCKS = 64;
 
     private final ObjectStore store;
     private final MasterKey key;
@@ -177,7 +187,7 @@ final class PackReader {
 
     /** One blob. */
     byte[] read(BlobLocation loc) {
-        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)));
+        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)), true); // opened at once
         return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
     }
 
@@ -232,6 +242,12 @@ final class PackReader {
             return cached;
         }
         long length = span.end() - span.offset();
+        if (scratch) {
+            Window w = viaBlocks(pack, span);
+            if (w != null) {
+                return w;
+            }
+        }
         if (length < SMALL) {
             long end = Math.min(dataEnd.applyAsLong(pack), span.offset() + WINDOW);
             if (end > span.end()) {
@@ -253,6 +269,116 @@ final class PackReader {
                             + (n > 1 ? " and " + (n - 1) + " more" : "") + " in pack " + pack + " "
                             + (n > 1 ? "were" : "was") + " not read intact: " + e.getMessage(),
                     e);
+        }
+    }
+
+    /** A pack's stored bytes {@code [index * BLOCK, (index + 1) * BLOCK)} (shorter where its blobs end). */
+    private record BlockKey(String pack, long index) {}
+
+    /** Recently read blocks, least recently used first. Guarded by itself. */
+    private final LinkedHashMap<BlockKey, byte[]> blocks = new LinkedHashMap<>(2 * BLOCKS, 0.75f, true);
+    /** Full-size arrays of blocks dropped from {@link #blocks}, for the next ones. Guarded by {@link #blocks}. */
+    private final ArrayDeque<byte[]> spareBlocks = new ArrayDeque<>();
+
+    /**
+     * The stored bytes of {@code span} from blocks of {@link #BLOCK} bytes aligned to the pack's start:
+     * the blocks already read are taken from {@link #blocks}, each run of missing ones is read with
+     * one GET and kept. The stores read and check whole blocks of this size anyway (a range is widened
+     * to them), and the chunks of files backed up side by side lie interleaved in a pack: a span of one
+     * file's chunks, merged across the others' ({@link #MERGE_GAP}), fetched bytes its neighbours
+     * fetched again (a JDK tree's restore from S3 read three times its packs' bytes). Returns the span
+     * in this thread's scratch buffer ({@link #rangeInto}), or null when the span is too long to keep,
+     * where the pack's blobs end is not known, or an aligned read fails or comes back short (the
+     * caller then reads exactly the span, which decides and names what is damaged).
+     */
+    private @Nullable Window viaBlocks(String pack, Span span) {
+        long end = dataEnd.applyAsLong(pack);
+        long first = span.offset() / BLOCK;
+        long last = (span.end() - 1) / BLOCK;
+        int n = (int) (last - first + 1);
+        if (end < span.end() || n > BLOCKS / 2) {
+            return null;
+        }
+        byte[][] got = new byte[n][];
+        synchronized (blocks) {
+            for (int i = 0; i < n; i++) {
+                got[i] = blocks.get(new BlockKey(pack, first + i));
+            }
+        }
+        for (int i = 0; i < n; ) {
+            if (got[i] != null) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < n && got[j] == null) {
+                j++;
+            }
+            long from = (first + i) * BLOCK;
+            long to = Math.min((first + j) * BLOCK, end);
+            byte[] bytes;
+            try (ObjectRead read = store.get(pack, rangeOf(from, to - from))) {
+                bytes = readExactly(read, to - from);
+            } catch (ObjectNotFoundException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                return null; // a cut pack, or a damaged block: the exact read decides
+            }
+            if (bytes.length != to - from) {
+                return null;
+            }
+            for (int k = i; k < j; k++) {
+                int at = (k - i) * BLOCK;
+                int len = (int) Math.min(BLOCK, bytes.length - at);
+                byte[] block = spareBlock(len);
+                System.arraycopy(bytes, at, block, 0, len);
+                got[k] = len == block.length ? block : Arrays.copyOf(block, len);
+                keep(new BlockKey(pack, first + k), got[k]);
+            }
+            i = j;
+        }
+        int length = (int) (span.end() - span.offset());
+        byte[] out = SPAN_BUFFERS.get();
+        if (out.length < length) {
+            out = new byte[Math.max(length, (int) MAX_SPAN)];
+            SPAN_BUFFERS.set(out);
+        }
+        for (long p = span.offset(); p < span.end(); ) {
+            int k = (int) (p / BLOCK - first);
+            int in = (int) (p % BLOCK);
+            int len = (int) Math.min(span.end() - p, (long) got[k].length - in);
+            if (len <= 0) {
+                return null; // a block shorter than the index says: read exactly
+            }
+            System.arraycopy(got[k], in, out, (int) (p - span.offset()), len);
+            p += len;
+        }
+        return new Window(pack, span.offset(), out);
+    }
+
+    private byte[] spareBlock(int len) {
+        if (len == BLOCK) {
+            synchronized (blocks) {
+                byte[] spare = spareBlocks.poll();
+                if (spare != null) {
+                    return spare;
+                }
+            }
+        }
+        return new byte[len];
+    }
+
+    private void keep(BlockKey key, byte[] block) {
+        synchronized (blocks) {
+            blocks.put(key, block);
+            if (blocks.size() > BLOCKS) {
+                Iterator<Map.Entry<BlockKey, byte[]>> eldest = blocks.entrySet().iterator();
+                byte[] dropped = eldest.next().getValue();
+                eldest.remove();
+                if (dropped.length == BLOCK && spareBlocks.size() < 8) {
+                    spareBlocks.push(dropped);
+                }
+            }
         }
     }
 
@@ -282,8 +408,11 @@ final class PackReader {
         nextSlot = (nextSlot + 1) % WINDOWS;
     }
 
-    /** Forgets the cached windows of {@code pack} (it is being deleted or was replaced). */
+    /** Forgets the cached windows and blocks of {@code pack} (it is being deleted or was replaced). */
     synchronized void forget(String pack) {
+        synchronized (blocks) {
+            blocks.keySet().removeIf(k -> k.pack().equals(pack));
+        }
         for (int i = 0; i < windows.length; i++) {
             if (windows[i] != null && windows[i].pack().equals(pack)) {
                 windows[i] = null;
