@@ -28,9 +28,17 @@ final class PackedRestore {
      * The order to write the files of {@code m} in: those of format 3 by where their first chunk is
      * stored ({@link PackedContent#storedAt}), so that reads ahead fetch each stretch of a pack once;
      * files without chunks, of the earlier formats or not found keep the manifest's order, after them.
+     * Without {@code packed} (a store of the earlier formats), the manifest's order.
      */
-    static int[] writeOrder(PackedContent packed, Manifest m) {
+    static int[] writeOrder(@Nullable PackedContent packed, Manifest m) {
         int n = m.files().size();
+        if (packed == null) {
+            int[] order = new int[n];
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+            return order;
+        }
         List<Integer> order = new ArrayList<>(n);
         PackedContent.StoredAt[] at = new PackedContent.StoredAt[n];
         for (int i = 0; i < n; i++) {

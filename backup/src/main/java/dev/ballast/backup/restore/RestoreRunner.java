@@ -257,7 +257,7 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
-        int[] order = packed == null ? identity(destinations.size()) : PackedRestore.writeOrder(packed, manifest);
+        int[] order = PackedRestore.writeOrder(packed, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);
@@ -690,14 +690,6 @@ public final class RestoreRunner {
     private void fail(String path, Exception ex) {
         failed.add(new BackupRunner.Failure(
                 path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")"));
-    }
-
-    private static int[] identity(int n) {
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        return order;
     }
 
     /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
