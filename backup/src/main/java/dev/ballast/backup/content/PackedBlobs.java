@@ -140,6 +140,16 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public @Nullable StoredAt storedAt(List<String> chunks) {
+        if (chunks.isEmpty()) {
+            return null;
+        }
+        return blobs.find(BlobId.parse(chunks.get(0)))
+                .map(at -> new StoredAt(at.pack(), at.offset()))
+                .orElse(null);
+    }
+
+    @Override
     public InputStream open(List<String> chunks) {
         List<BlobId> ids = new ArrayList<>(chunks.size());
         chunks.forEach(c -> ids.add(BlobId.parse(c)));

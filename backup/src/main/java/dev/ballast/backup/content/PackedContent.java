@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the files of a repository of format 3 keep their content: cut into content-defined chunks,
@@ -82,6 +83,29 @@ public interface PackedContent extends AutoCloseable {
      * A restore of many small files costs a few reads per pack instead of one per file.
      */
     AutoCloseable readAhead(List<List<String>> files);
+
+    /**
+     * Where the first of {@code chunks} is stored, as a key to sort files by: files whose keys sort
+     * together have their chunks side by side in a pack (a backup stores files in the order its walk
+     * met them, which is not the manifest's order by path). A restore that writes its files in this
+     * order reads each stretch of a pack once; in the manifest's order, every read ahead of a few
+     * megabytes of small files touched stretches of several packs of which it wanted a part, and the
+     * same bytes were fetched two to three times. Null for no chunks or a chunk the index lacks.
+     */
+    @Nullable
+    StoredAt storedAt(List<String> chunks);
+
+    /**
+     * A file's place in the repository: the pack holding its first chunk and that chunk's offset.
+     * Ordered by pack, then offset.
+     */
+    record StoredAt(String pack, long offset) implements Comparable<StoredAt> {
+        @Override
+        public int compareTo(StoredAt o) {
+            int c = pack.compareTo(o.pack);
+            return c != 0 ? c : Long.compare(offset, o.offset);
+        }
+    }
 
     /**
      * Deletes the packs whose every chunk is dead and repacks those mostly dead, never touching a

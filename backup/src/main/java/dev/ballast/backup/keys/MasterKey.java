@@ -160,15 +160,30 @@ public final class MasterKey {
     public byte[] seal(byte[] plain, int offset, int length, byte[] associatedData) {
         Objects.checkFromIndexSize(offset, length, plain.length);
         byte[] out = new byte[OVERHEAD + length];
+        seal(plain, offset, length, associatedData, out, 0);
+        return out;
+    }
+
+    /**
+     * {@code plain[offset, offset + length)} sealed into {@code out} from {@code outOffset}: the same
+     * bytes {@link #seal(byte[], int, int, byte[])} returns, written where the caller wants them (a
+     * reused buffer, say).
+     *
+     * @return how many bytes were written, {@code length + }{@value #OVERHEAD}
+     * @throws IndexOutOfBoundsException if {@code out} has fewer than that many bytes from {@code outOffset}
+     */
+    public int seal(byte[] plain, int offset, int length, byte[] associatedData, byte[] out, int outOffset) {
+        Objects.checkFromIndexSize(offset, length, plain.length);
+        Objects.checkFromIndexSize(outOffset, OVERHEAD + length, out.length);
         byte[] saltAndNonce = new byte[28];
         RANDOM.nextBytes(saltAndNonce); // only these: the rest is ciphertext and tag
-        System.arraycopy(saltAndNonce, 0, out, 0, 28);
+        System.arraycopy(saltAndNonce, 0, out, outOffset, 28);
         try {
             Cipher gcm = cipher(Cipher.ENCRYPT_MODE, saltAndNonce);
             gcm.updateAAD(associatedData);
             // In slices: the JDK's GCM runs its intrinsic per call, and many calls get the loop around
             // it compiled by C2 soon (one 1 MiB doFinal per chunk ran at a tenth of the speed for seconds).
-            int o = 28;
+            int o = outOffset + 28;
             int end = offset + length;
             int p = offset;
             while (end - p > SLICE) {
@@ -179,7 +194,7 @@ public final class MasterKey {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-256-GCM failed to seal: " + e.getMessage(), e);
         }
-        return out;
+        return OVERHEAD + length;
     }
 
     /** {@code plain} sealed. */
@@ -203,6 +218,35 @@ public final class MasterKey {
             Cipher gcm = cipher(Cipher.DECRYPT_MODE, Arrays.copyOfRange(sealed, offset, offset + 28));
             gcm.updateAAD(associatedData);
             return gcm.doFinal(sealed, offset + 28, length - 28);
+        } catch (AEADBadTagException e) {
+            throw new TamperedException(
+                    "its authentication tag does not match: it was changed, or sealed by another key");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-256-GCM failed to open: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The plain text of {@code sealed[offset, offset + length)} written into {@code out} from
+     * {@code outOffset}, as {@link #open(byte[], int, int, byte[])} returns it (into a reused buffer,
+     * say). When it throws, {@code out}'s bytes in that range are undefined: never hand them on.
+     *
+     * @return the plain text's length, {@code length - }{@value #OVERHEAD}
+     * @throws TamperedException as {@link #open(byte[], int, int, byte[])}
+     * @throws IndexOutOfBoundsException if {@code out} has fewer than that many bytes from {@code outOffset}
+     */
+    public int open(byte[] sealed, int offset, int length, byte[] associatedData, byte[] out, int outOffset)
+            throws TamperedException {
+        Objects.checkFromIndexSize(offset, length, sealed.length);
+        if (length < OVERHEAD) {
+            throw new TamperedException("it is " + length + " bytes, shorter than a sealed message's " + OVERHEAD
+                    + "-byte salt, nonce and tag");
+        }
+        Objects.checkFromIndexSize(outOffset, length - OVERHEAD, out.length);
+        try {
+            Cipher gcm = cipher(Cipher.DECRYPT_MODE, Arrays.copyOfRange(sealed, offset, offset + 28));
+            gcm.updateAAD(associatedData);
+            return gcm.doFinal(sealed, offset + 28, length - 28, out, outOffset);
         } catch (AEADBadTagException e) {
             throw new TamperedException(
                     "its authentication tag does not match: it was changed, or sealed by another key");

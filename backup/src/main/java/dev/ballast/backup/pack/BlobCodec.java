@@ -1,18 +1,66 @@
 package dev.ballast.backup.pack;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A blob's stored form: {@code seal(encoded, aad = type || flags || id)}, where {@code encoded} is
  * the zstd frame of the plain bytes when that is shorter than {@code plain - plain / 32} (flag bit 0
- * set), else the plain bytes. Stateless and thread-safe.
+ * set), else the plain bytes. Thread-safe.
+ *
+ * <p>Each thread that encodes or decodes keeps a zstd context and one scratch buffer (the compressed
+ * frame before sealing; the opened frame before decompressing), grown to the largest blob it met:
+ * a fresh context and a fresh buffer of about a chunk per blob were a good part of what a backup and
+ * a restore allocated, and of the garbage collector's time (docs/backup-format.md, "Speed").
  */
 final class BlobCodec {
     /** Flag bit 0: the sealed bytes hold a zstd frame. */
     static final int COMPRESSED = 1;
+
+    /** A thread's zstd contexts and scratch buffer; used by one call at a time. */
+    private static final class Scratch {
+        private @Nullable ZstdCompressCtx compressor;
+        private int level;
+        private @Nullable ZstdDecompressCtx decompressor;
+        private byte[] buffer = new byte[0];
+
+        byte[] buffer(long atLeast) {
+            if (buffer.length < atLeast) {
+                buffer = new byte[(int) Math.min(Math.max(atLeast, 2L * buffer.length), Integer.MAX_VALUE - 64)];
+            }
+            return buffer;
+        }
+
+        ZstdCompressCtx compressor(int level) {
+            ZstdCompressCtx c = compressor;
+            if (c == null || this.level != level) {
+                if (c != null) {
+                    c.close();
+                }
+                c = new ZstdCompressCtx().setLevel(level).setContentSize(true).setChecksum(false);
+                compressor = c;
+                this.level = level;
+            }
+            return c;
+        }
+
+        ZstdDecompressCtx decompressor() {
+            ZstdDecompressCtx d = decompressor;
+            if (d == null) {
+                d = new ZstdDecompressCtx();
+                decompressor = d;
+            }
+            return d;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private BlobCodec() {}
 
@@ -31,13 +79,16 @@ final class BlobCodec {
         if (level > 0 && length >= 64) {
             // Worth keeping only when it saves more than 1/32 of the bytes (restic's "auto").
             int keep = length - length / 32 - 1;
-            byte[] dst = new byte[(int) Math.min(Zstd.compressBound(length), Integer.MAX_VALUE - 64)];
-            long n = Zstd.compressByteArray(dst, 0, dst.length, plain, offset, length, level);
-            if (Zstd.isError(n)) {
-                throw new IllegalStateException("zstd failed to compress a blob: " + Zstd.getErrorName(n));
+            Scratch scratch = SCRATCH.get();
+            byte[] dst = scratch.buffer(Math.min(Zstd.compressBound(length), Integer.MAX_VALUE - 64));
+            int n;
+            try {
+                n = scratch.compressor(level).compressByteArray(dst, 0, dst.length, plain, offset, length);
+            } catch (ZstdException e) {
+                throw new IllegalStateException("zstd failed to compress a blob: " + e.getMessage(), e);
             }
             if (n <= keep) {
-                return new Sealed(key.seal(dst, 0, (int) n, associatedData(type, true, id)), true);
+                return new Sealed(key.seal(dst, 0, n, associatedData(type, true, id)), true);
             }
         }
         return new Sealed(key.seal(plain, offset, length, associatedData(type, false, id)), false);
@@ -59,24 +110,32 @@ final class BlobCodec {
             byte[] stored,
             int offset,
             int length) {
-        byte[] encoded;
-        try {
-            encoded = key.open(stored, offset, length, associatedData(type, compressed, id));
-        } catch (MasterKey.TamperedException e) {
-            throw damaged(pack, id, "does not open: " + e.getMessage());
-        }
         byte[] plain;
         if (compressed) {
+            Scratch scratch = SCRATCH.get();
+            byte[] encoded = scratch.buffer(Math.max(0, length - MasterKey.OVERHEAD));
+            int encodedLength;
+            try {
+                encodedLength = key.open(stored, offset, length, associatedData(type, true, id), encoded, 0);
+            } catch (MasterKey.TamperedException e) {
+                throw damaged(pack, id, "does not open: " + e.getMessage());
+            }
             plain = new byte[plainLength];
-            long n = Zstd.decompressByteArray(plain, 0, plainLength, encoded, 0, encoded.length);
-            if (Zstd.isError(n)) {
-                throw damaged(pack, id, "does not decompress: " + Zstd.getErrorName(n));
+            int n;
+            try {
+                n = scratch.decompressor().decompressByteArray(plain, 0, plainLength, encoded, 0, encodedLength);
+            } catch (ZstdException e) {
+                throw damaged(pack, id, "does not decompress: " + e.getMessage());
             }
             if (n != plainLength) {
                 throw damaged(pack, id, "decompresses to " + n + " bytes, not the " + plainLength + " indexed");
             }
         } else {
-            plain = encoded;
+            try {
+                plain = key.open(stored, offset, length, associatedData(type, false, id));
+            } catch (MasterKey.TamperedException e) {
+                throw damaged(pack, id, "does not open: " + e.getMessage());
+            }
             if (plain.length != plainLength) {
                 throw damaged(pack, id, "holds " + plain.length + " bytes, not the " + plainLength + " indexed");
             }

@@ -10,18 +10,26 @@ import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. A small read (a small
- * file's blob) fetches a read-ahead window of up to {@link #WINDOW} bytes of the pack instead, kept
- * in a small cache of {@link #WINDOWS} windows: a restore that reads the small files of a tree one
- * by one, in the order they were stored, then needs one GET per window rather than one per file.
- * The cache holds stored (sealed) bytes: every blob is still opened and checked on every read.
- * Thread-safe.
+ * Reads stored blob bytes from packs: ranges, merged ranges, whole packs. Blobs read to be opened
+ * at once ({@link #read}, {@link #readSpan}) are read in blocks of {@link #BLOCK} bytes aligned to
+ * the pack's start, the last {@link #BLOCKS} kept: a restore that reads the small files of a tree
+ * one by one, in the order they were stored, then needs one GET per run of blocks rather than one
+ * per file, and files whose chunks lie interleaved in a pack share the blocks they have in common.
+ * Where a pack's end is not known, a small read fetches a read-ahead window of up to
+ * {@link #WINDOW} bytes instead, kept in a cache of {@link #WINDOWS} windows. The caches hold
+ * stored (sealed) bytes: every blob is still opened and checked on every read. Thread-safe.
  */
 final class PackReader {
     /** Two wanted blobs at most this far apart are fetched with one GET (the gap is read and dropped). */
@@ -38,6 +46,10 @@ final class PackReader {
     static final int WINDOW = 4 * 1024 * 1024;
     /** Windows kept. */
     static final int WINDOWS = 8;
+    /** The blocks spans are read in: the stores' digest block (1 MiB), in which they read a range anyway. */
+    static final int BLOCK = 1024 * 1024;
+    /** Blocks kept ({@link #BLOCK} each). */
+    static final int BLOCKS = 64;
 
     private final ObjectStore store;
     private final MasterKey key;
@@ -61,11 +73,46 @@ final class PackReader {
         }
     }
 
+    /**
+     * A ranged read of a pack, never from a last-known-good cache ({@link ReadOptions#withAllowCache}):
+     * a facade's cache keeps whole small objects only, so for a range it has no copy to offer, but its
+     * read deadline moved every GET to a thread of its own (and, at three seconds by default, could
+     * fail a span still arriving from a busy S3 endpoint). The store's own attempt timeouts and
+     * deadlines still apply.
+     */
+    private static ReadOptions rangeOf(long offset, long length) {
+        return ReadOptions.latest().withAllowCache(false).withRange(ByteRange.of(offset, length));
+    }
+
     /** {@code pack[offset, offset + length)}, exactly that long. */
     byte[] range(String pack, long offset, long length) {
+        return range(pack, offset, length, null);
+    }
+
+    /**
+     * A span's stored bytes are read into the reading thread's buffer, reused for its next span: the
+     * blobs are opened into arrays of their own at once, and a new array of up to {@link #MAX_SPAN}
+     * per span was a third of what a restore allocated.
+     */
+    private static final ThreadLocal<byte[]> SPAN_BUFFERS = ThreadLocal.withInitial(() -> new byte[0]);
+
+    /**
+     * {@link #range(String, long, long)} read into this thread's span buffer (at least {@code length}
+     * bytes long; bytes past {@code length} are not the pack's), valid until its next call on this thread.
+     */
+    private byte[] rangeInto(String pack, long offset, long length) {
+        byte[] buffer = SPAN_BUFFERS.get();
+        if (buffer.length < length) {
+            buffer = new byte[Math.toIntExact(Math.max(length, MAX_SPAN))];
+            SPAN_BUFFERS.set(buffer);
+        }
+        return range(pack, offset, length, buffer);
+    }
+
+    private byte[] range(String pack, long offset, long length, byte @Nullable [] into) {
         byte[] bytes;
-        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(offset, length)))) {
-            bytes = readAll(read);
+        try (ObjectRead read = store.get(pack, rangeOf(offset, length))) {
+            bytes = into == null ? readExactly(read, length) : readInto(read, into, length);
         } catch (RequestRefusedException e) {
             if (e.statusCode() == 416) {
                 throw new IntegrityException(
@@ -76,7 +123,7 @@ final class PackReader {
             }
             throw e;
         }
-        if (bytes.length != length) {
+        if (bytes.length < length) {
             throw new IntegrityException(
                     pack,
                     "Pack " + pack + " ends at byte " + (offset + bytes.length) + ", before the " + length
@@ -89,6 +136,30 @@ final class PackReader {
     byte[] whole(String pack) {
         try (ObjectRead read = store.get(pack)) {
             return readAll(read);
+        }
+    }
+
+    /**
+     * At most {@code length} bytes of {@code read} (fewer when it ends first), read into one array of
+     * that length: {@link java.io.InputStream#readAllBytes} gathers 8 KiB pieces and copies them again.
+     */
+    private static byte[] readExactly(ObjectRead read, long length) {
+        try {
+            byte[] bytes = new byte[Math.toIntExact(length)];
+            int n = read.stream().readNBytes(bytes, 0, bytes.length);
+            return n == bytes.length ? bytes : Arrays.copyOf(bytes, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #readExactly} into {@code into}; a shorter read returns a copy of what was read (for the message). */
+    private static byte[] readInto(ObjectRead read, byte[] into, long length) {
+        try {
+            int n = read.stream().readNBytes(into, 0, Math.toIntExact(length));
+            return n == length ? into : Arrays.copyOf(into, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -116,7 +187,7 @@ final class PackReader {
 
     /** One blob. */
     byte[] read(BlobLocation loc) {
-        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)));
+        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)), true); // opened at once
         return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
     }
 
@@ -156,12 +227,27 @@ final class PackReader {
      * span. A damaged read names the blobs it was for.
      */
     Window spanBytes(Span span) {
+        return spanBytes(span, false);
+    }
+
+    /**
+     * {@link #spanBytes(Span)}; with {@code scratch}, a GET of exactly the span is read into this
+     * thread's scratch buffer, valid only until this thread's next such read (for a caller that opens
+     * the blobs at once and keeps nothing of the window).
+     */
+    private Window spanBytes(Span span, boolean scratch) {
         String pack = span.blobs().get(0).pack();
         Window cached = cached(pack, span.offset(), span.end());
         if (cached != null) {
             return cached;
         }
         long length = span.end() - span.offset();
+        if (scratch) {
+            Window w = viaBlocks(pack, span);
+            if (w != null) {
+                return w;
+            }
+        }
         if (length < SMALL) {
             long end = Math.min(dataEnd.applyAsLong(pack), span.offset() + WINDOW);
             if (end > span.end()) {
@@ -173,7 +259,8 @@ final class PackReader {
             }
         }
         try {
-            return new Window(pack, span.offset(), range(pack, span.offset(), length));
+            byte[] bytes = scratch ? rangeInto(pack, span.offset(), length) : range(pack, span.offset(), length);
+            return new Window(pack, span.offset(), bytes);
         } catch (IntegrityException e) {
             int n = span.blobs().size();
             throw new IntegrityException(
@@ -185,10 +272,120 @@ final class PackReader {
         }
     }
 
+    /** A pack's stored bytes {@code [index * BLOCK, (index + 1) * BLOCK)} (shorter where its blobs end). */
+    private record BlockKey(String pack, long index) {}
+
+    /** Recently read blocks, least recently used first. Guarded by itself. */
+    private final LinkedHashMap<BlockKey, byte[]> blocks = new LinkedHashMap<>(2 * BLOCKS, 0.75f, true);
+    /** Full-size arrays of blocks dropped from {@link #blocks}, for the next ones. Guarded by {@link #blocks}. */
+    private final ArrayDeque<byte[]> spareBlocks = new ArrayDeque<>();
+
+    /**
+     * The stored bytes of {@code span} from blocks of {@link #BLOCK} bytes aligned to the pack's start:
+     * the blocks already read are taken from {@link #blocks}, each run of missing ones is read with
+     * one GET and kept. The stores read and check whole blocks of this size anyway (a range is widened
+     * to them), and the chunks of files backed up side by side lie interleaved in a pack: a span of one
+     * file's chunks, merged across the others' ({@link #MERGE_GAP}), fetched bytes its neighbours
+     * fetched again (a JDK tree's restore from S3 read three times its packs' bytes). Returns the span
+     * in this thread's scratch buffer ({@link #rangeInto}), or null when the span is too long to keep,
+     * where the pack's blobs end is not known, or an aligned read fails or comes back short (the
+     * caller then reads exactly the span, which decides and names what is damaged).
+     */
+    private @Nullable Window viaBlocks(String pack, Span span) {
+        long end = dataEnd.applyAsLong(pack);
+        long first = span.offset() / BLOCK;
+        long last = (span.end() - 1) / BLOCK;
+        int n = (int) (last - first + 1);
+        if (end < span.end() || n > BLOCKS / 2) {
+            return null;
+        }
+        byte[][] got = new byte[n][];
+        synchronized (blocks) {
+            for (int i = 0; i < n; i++) {
+                got[i] = blocks.get(new BlockKey(pack, first + i));
+            }
+        }
+        for (int i = 0; i < n; ) {
+            if (got[i] != null) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < n && got[j] == null) {
+                j++;
+            }
+            long from = (first + i) * BLOCK;
+            long to = Math.min((first + j) * BLOCK, end);
+            byte[] bytes;
+            try (ObjectRead read = store.get(pack, rangeOf(from, to - from))) {
+                bytes = readExactly(read, to - from);
+            } catch (ObjectNotFoundException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                return null; // a cut pack, or a damaged block: the exact read decides
+            }
+            if (bytes.length != to - from) {
+                return null;
+            }
+            for (int k = i; k < j; k++) {
+                int at = (k - i) * BLOCK;
+                int len = (int) Math.min(BLOCK, bytes.length - at);
+                byte[] block = spareBlock(len);
+                System.arraycopy(bytes, at, block, 0, len);
+                got[k] = len == block.length ? block : Arrays.copyOf(block, len);
+                keep(new BlockKey(pack, first + k), got[k]);
+            }
+            i = j;
+        }
+        int length = (int) (span.end() - span.offset());
+        byte[] out = SPAN_BUFFERS.get();
+        if (out.length < length) {
+            out = new byte[Math.max(length, (int) MAX_SPAN)];
+            SPAN_BUFFERS.set(out);
+        }
+        for (long p = span.offset(); p < span.end(); ) {
+            int k = (int) (p / BLOCK - first);
+            int in = (int) (p % BLOCK);
+            int len = (int) Math.min(span.end() - p, (long) got[k].length - in);
+            if (len <= 0) {
+                return null; // a block shorter than the index says: read exactly
+            }
+            System.arraycopy(got[k], in, out, (int) (p - span.offset()), len);
+            p += len;
+        }
+        return new Window(pack, span.offset(), out);
+    }
+
+    private byte[] spareBlock(int len) {
+        if (len == BLOCK) {
+            synchronized (blocks) {
+                byte[] spare = spareBlocks.poll();
+                if (spare != null) {
+                    return spare;
+                }
+            }
+        }
+        return new byte[len];
+    }
+
+    private void keep(BlockKey key, byte[] block) {
+        synchronized (blocks) {
+            blocks.put(key, block);
+            if (blocks.size() > BLOCKS) {
+                Iterator<Map.Entry<BlockKey, byte[]>> eldest = blocks.entrySet().iterator();
+                byte[] dropped = eldest.next().getValue();
+                eldest.remove();
+                if (dropped.length == BLOCK && spareBlocks.size() < 8) {
+                    spareBlocks.push(dropped);
+                }
+            }
+        }
+    }
+
     /** The window {@code [from, to)} as far as the pack holds it intact; null when that read fails. */
     private Window readAhead(String pack, long from, long to) {
-        try (ObjectRead read = store.get(pack, ReadOptions.latest().withRange(ByteRange.of(from, to - from)))) {
-            return new Window(pack, from, readAll(read));
+        try (ObjectRead read = store.get(pack, rangeOf(from, to - from))) {
+            return new Window(pack, from, readExactly(read, to - from));
         } catch (ObjectNotFoundException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -211,8 +408,11 @@ final class PackReader {
         nextSlot = (nextSlot + 1) % WINDOWS;
     }
 
-    /** Forgets the cached windows of {@code pack} (it is being deleted or was replaced). */
+    /** Forgets the cached windows and blocks of {@code pack} (it is being deleted or was replaced). */
     synchronized void forget(String pack) {
+        synchronized (blocks) {
+            blocks.keySet().removeIf(k -> k.pack().equals(pack));
+        }
         for (int i = 0; i < windows.length; i++) {
             if (windows[i] != null && windows[i].pack().equals(pack)) {
                 windows[i] = null;
@@ -222,9 +422,18 @@ final class PackReader {
 
     /** Reads {@code span} and opens each of its blobs, handing each to {@code sink}. */
     void readSpan(Span span, BlobSink sink) throws IOException {
-        Window w = spanBytes(span);
-        for (BlobLocation b : span.blobs()) {
-            sink.accept(b.id(), open(b, w.bytes(), (int) (b.offset() - w.offset())));
+        // Every blob opened before any is handed on: a sink that read another span on this thread would
+        // overwrite the scratch window.
+        Window w = spanBytes(span, true);
+        List<BlobLocation> blobs = span.blobs();
+        byte[][] plain = new byte[blobs.size()][];
+        for (int i = 0; i < plain.length; i++) {
+            BlobLocation b = blobs.get(i);
+            plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+        }
+        for (int i = 0; i < plain.length; i++) {
+            sink.accept(blobs.get(i).id(), plain[i]);
+            plain[i] = null;
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.ballast.backup.pack;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +46,18 @@ final class PackWriter {
     private final Set<CompletableFuture<Void>> encodes = ConcurrentHashMap.newKeySet();
 
     /**
+     * Copies handed to {@link #encoder}, kept for the next ones once encoded: a fresh array per chunk
+     * (about 1 MiB) was most of what a backup allocated. At most as many as {@link #encodeBudget} lets
+     * wait at once, so at most {@link #ENCODE_BUDGET_KIB} KiB plus one chunk per encoder thread.
+     */
+    private final java.util.concurrent.ConcurrentLinkedDeque<byte[]> spareCopies =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+    /** Buffers of finished packs, for the next open packs (at most two: one per blob type). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> spareBuffers =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
      * Smaller blobs are encoded on the caller's thread: a small file's chunk costs less to encode than
      * to copy and hand over, and small files are read by several transfer threads at once anyway.
      */
@@ -84,7 +95,8 @@ final class PackWriter {
             pending.remove(id);
             throw new CancellationException("interrupted while waiting to compress a blob; it is not stored");
         }
-        byte[] copy = Arrays.copyOfRange(plain, offset, offset + length);
+        byte[] copy = spareCopy(length);
+        System.arraycopy(plain, offset, copy, 0, length);
         CompletableFuture<Void> done = new CompletableFuture<>();
         encodes.add(done);
         Runnable task = () -> {
@@ -93,6 +105,7 @@ final class PackWriter {
             } catch (RuntimeException | Error ex) {
                 failure.compareAndSet(null, ex instanceof RuntimeException r ? r : new IllegalStateException(ex));
             } finally {
+                spareCopies.offerFirst(copy); // append kept no reference to it
                 encodeBudget.release(kib);
                 encodes.remove(done);
                 done.complete(null);
@@ -108,6 +121,23 @@ final class PackWriter {
             failure.compareAndSet(null, ex);
             throw ex;
         }
+    }
+
+    /**
+     * An array of at least {@code length} bytes for a copy: a spare one when one is long enough (the
+     * most recently returned first), else a new one of at least 1 MiB (a chunk's usual size).
+     */
+    private byte[] spareCopy(int length) {
+        for (java.util.Iterator<byte[]> it = spareCopies.iterator(); it.hasNext(); ) {
+            byte[] a = it.next();
+            if (a.length >= length && spareCopies.removeFirstOccurrence(a)) {
+                return a;
+            }
+        }
+        if (spareCopies.size() >= ENCODE_BUDGET_KIB / 1024) {
+            spareCopies.pollLast(); // too many short ones: let the collector have the oldest
+        }
+        return new byte[Math.max(length, 1024 * 1024)];
     }
 
     /** Waits for every blob handed to the encoder to be in a pack (or failed). */
@@ -145,7 +175,7 @@ final class PackWriter {
                 synchronized (openLocks[t]) {
                     Packs.Builder b = open[t];
                     if (b == null) {
-                        b = new Packs.Builder(options.packSize() + Chunker.MAX_SIZE / 8);
+                        b = newOpenPack();
                         open[t] = b;
                     }
                     b.append(type, id, s, 0, s.length, sealed.compressed(), length);
@@ -164,6 +194,21 @@ final class PackWriter {
         }
     }
 
+    /** The bytes an open pack's buffer holds: the pack size and room for the blob that passes it. */
+    private int openPackBytes() {
+        return options.packSize() + Chunker.MAX_SIZE / 8;
+    }
+
+    /**
+     * A new open pack, filled into a finished pack's buffer when one is spare, else into a new buffer
+     * of the full {@link #openPackBytes} (a buffer that doubled from 1 MiB allocated and copied about
+     * twice a pack's bytes before the pack was full).
+     */
+    private Packs.Builder newOpenPack() {
+        byte[] spare = spareBuffers.poll();
+        return new Packs.Builder(openPackBytes(), spare != null ? spare : new byte[openPackBytes()]);
+    }
+
     /** Starts the upload of a closed pack, once fewer than packsInFlight are held. */
     private void upload(Packs.Builder pack) {
         try {
@@ -180,6 +225,10 @@ final class PackWriter {
         Runnable task = () -> {
             try {
                 Packs.Finished finished = pack.finish(key);
+                byte[] free = pack.takeBuffer();
+                if (free.length >= openPackBytes() && spareBuffers.size() < 2) {
+                    spareBuffers.offer(free);
+                }
                 store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));
                 synchronized (uploaded) {
                     uploaded.put(finished.key(), finished.blobs());

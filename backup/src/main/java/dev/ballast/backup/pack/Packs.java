@@ -63,6 +63,28 @@ final class Packs {
             this.buf = new byte[Math.min(this.capacity, 1024 * 1024)];
         }
 
+        /**
+         * A pack expected to grow to about {@code capacity} bytes, filled into {@code buffer} (a finished
+         * pack's, see {@link #takeBuffer}) while it is long enough.
+         */
+        Builder(int capacity, byte[] buffer) {
+            this.capacity = Math.max(1024, capacity);
+            this.buf = buffer;
+        }
+
+        /**
+         * The buffer a {@link #finish}ed pack was filled in, for the next pack's {@link #Builder(int,
+         * byte[])}: its bytes were copied into the finished pack's. Empty before {@code finish} or
+         * when taken already.
+         */
+        byte[] takeBuffer() {
+            byte[] b = finished ? buf : new byte[0];
+            buf = new byte[0];
+            return b;
+        }
+
+        private boolean finished;
+
         int size() {
             return size;
         }
@@ -119,7 +141,7 @@ final class Packs {
             System.arraycopy(buf, 0, bytes, 0, size);
             System.arraycopy(sealedHeader, 0, bytes, size, sealedHeader.length);
             putInt(bytes, size + sealedHeader.length, sealedHeader.length);
-            buf = new byte[0];
+            finished = true; // buf is free now; takeBuffer hands it on
             MessageDigest sha = sha256();
             String packKey = key(HexFormat.of().formatHex(sha.digest(bytes)));
             List<BlobLocation> located = new ArrayList<>(entries.size());

@@ -188,8 +188,8 @@ public final class RestoreRunner {
 
     /**
      * Reads the content of entries of format 3 ({@link ManifestEntry#packed()}) from {@code content}:
-     * their chunks are read from the packs, checked one by one, and the whole file checked against
-     * its SHA-256 before it takes its name ({@link PackedRestore}).
+     * their chunks are read from the packs, each checked against its keyed ID as it is opened, and the
+     * whole file's length checked before it takes its name ({@link PackedRestore}).
      */
     public RestoreRunner readingFrom(PackedContent content) {
         this.packed = Objects.requireNonNull(content, "content");
@@ -257,11 +257,12 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
-        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present);
+        int[] order = PackedRestore.writeOrder(packed, manifest);
+        AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
-            for (int i = 0; i < destinations.size(); i++) {
+            for (int i : order) {
                 ManifestEntry e = manifest.files().get(i);
                 Path dest = destinations.get(i);
                 if (unavailable.get() != null || cancellation.cancelled()) {
@@ -528,9 +529,8 @@ public final class RestoreRunner {
                 return c;
             });
             tmp = created[0];
-            MessageDigest digest = Sha256.newDigest();
-            copySparse(in, out, digest, progress);
-            PackedRestore.check(e, out.size(), digest);
+            copySparse(in, out, null, progress); // each chunk is checked against its ID as it is opened
+            PackedRestore.check(e, out.size());
             return new Written(tmp, dest, e, out, false);
         } catch (IOException | RuntimeException ex) {
             if (out != null) {

@@ -32,6 +32,28 @@ class MasterKeyTest {
     }
 
     @Test
+    void sealingIntoAndOpeningIntoABufferGiveTheSameBytesAsTheArrayForms() throws Exception {
+        MasterKey key = MasterKey.generate();
+        byte[] plain = new byte[2 * 64 * 1024 + 9];
+        new java.util.SplittableRandom(4).nextBytes(plain);
+        byte[] out = new byte[7 + plain.length + MasterKey.OVERHEAD + 3];
+        int n = key.seal(plain, 0, plain.length, BLOB, out, 7);
+        assertThat(n).isEqualTo(plain.length + MasterKey.OVERHEAD);
+        byte[] sealed = java.util.Arrays.copyOfRange(out, 7, 7 + n);
+        assertThat(key.open(sealed, BLOB)).isEqualTo(plain); // what the other form reads
+
+        byte[] opened = new byte[plain.length + 5];
+        assertThat(key.open(out, 7, n, BLOB, opened, 5)).isEqualTo(plain.length);
+        assertThat(java.util.Arrays.copyOfRange(opened, 5, opened.length)).isEqualTo(plain);
+
+        out[7 + n - 1] ^= 1; // the tag
+        assertThatThrownBy(() -> key.open(out, 7, n, BLOB, new byte[plain.length], 0))
+                .isInstanceOf(MasterKey.TamperedException.class);
+        assertThatThrownBy(() -> key.seal(plain, 0, plain.length, BLOB, new byte[plain.length], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
     void twoSealsOfTheSameBytesDiffer() {
         MasterKey key = MasterKey.generate();
         byte[] plain = new byte[64];
