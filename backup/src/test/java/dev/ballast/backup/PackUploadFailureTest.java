@@ -108,8 +108,9 @@ class PackUploadFailureTest {
         newFiles(4, 50_000);
         store.inject(StoreFault.outOfSpace()).on(StoreOperation.PUT).forKeys(k -> k.startsWith("data/"));
         BackupResult r = backups().backup("b", source);
-        assertThat(r.failed()).isNotEmpty().allSatisfy(p -> assertThat(p.reason())
-                .containsIgnoringCase("space"));
+        assertThat(r.failed())
+                .isNotEmpty()
+                .allSatisfy(p -> assertThat(p.reason()).containsIgnoringCase("space"));
         notStoredThenStoredByTheNextRun(r, 4);
     }
 
