@@ -78,6 +78,7 @@ class PackUploadFailureTest {
     private void notStoredThenStoredByTheNextRun(BackupResult failed, int count) throws IOException {
         assertThat(failed.ok()).as("%s", failed).isFalse();
         assertThat(failed.stored()).as("%s", failed).isZero();
+        assertThat(failed.bytesUploaded()).as("bytes of files stored").isZero();
         List<String> notStored = new java.util.ArrayList<>(failed.notAttempted());
         failed.failed().forEach(p -> notStored.add(p.path()));
         assertThat(notStored).as("%s", failed).containsAll(newPaths(count));

@@ -217,6 +217,9 @@ public final class BackupRunner {
 
     private boolean nameFromDirectory;
 
+    /** Format 3: the new chunks' plain bytes each stored file added, taken back when its chunks are lost. */
+    private final Map<String, Long> packedAdded = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** Where file contents go in a repository of format 3, or null in a store of the earlier formats. */
     private @Nullable PackedContent packed;
 
@@ -721,6 +724,7 @@ public final class BackupRunner {
                 stored.incrementAndGet();
                 uploadedFiles.add(new Uploaded(f, false));
                 uploaded.addAndGet(s.bytesAdded());
+                packedAdded.put(f.path(), s.bytesAdded());
                 progress.addBytes(f.size());
                 // Told stored once its chunks' packs and index are written (confirmPacked), not now.
                 progress.fileDone();
@@ -883,6 +887,7 @@ public final class BackupRunner {
                 SourceFile f = storedNow.remove(e.path());
                 if (f != null) {
                     stored.decrementAndGet();
+                    uploaded.addAndGet(-packedAdded.getOrDefault(e.path(), 0L));
                     uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
                 } else {
                     f = unchanged.get(e.path());
