@@ -333,12 +333,14 @@ class CliRunMarkerIT {
         writeRandomFiles(source, 24, 2 * 1024 * 1024, 17);
         long sourceBytes = 24L * 2 * 1024 * 1024;
         List<String> storeArgs = store.args(base.resolve("data"), ENCRYPTED_BUCKET);
-        for (int packs : new int[] {1, 2}) {
+        for (int kill = 1; kill <= 2; kill++) {
+            // each child is killed once it has uploaded a pack of its own
+            int packs = kill == 1 ? 1 : encryptedPacks().size() + 1;
             List<String> args =
                     new ArrayList<>(List.of("backup", source.toString(), "--name", name, "--transfers", "1"));
             args.addAll(storeArgs);
             Process child = CliHarness.start(
-                    List.of(), base.resolve(name + "-child-" + packs + ".log"), args.toArray(String[]::new));
+                    List.of(), base.resolve(name + "-child-" + kill + ".log"), args.toArray(String[]::new));
             try {
                 waitFor(() -> encryptedPacks().size() >= packs, child);
             } finally {
