@@ -25,7 +25,9 @@ import java.util.function.Consumer;
  * @param progressInterval how often plain progress lines are printed
  * @param manifestGrace how long an incomplete run waits to write its manifest marked incomplete
  * @param onFileStored called with each path a backup has stored and confirmed, from the thread
- *     that stored it (with {@code --transfers 1}, before the next file is started)
+ *     that stored it (with {@code --transfers 1}, before the next file is started); in an encrypted
+ *     repository (format 3) only once the run's packs and the index file naming them are written, at
+ *     the end of the run, from the thread running the backup, in path order
  */
 public record CliContext(
         PrintStream out,

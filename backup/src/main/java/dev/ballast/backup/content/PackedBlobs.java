@@ -150,6 +150,16 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public boolean indexedAll(List<String> chunks) {
+        for (String c : chunks) {
+            if (blobs.find(BlobId.parse(c)).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
     public InputStream open(List<String> chunks) {
         List<BlobId> ids = new ArrayList<>(chunks.size());
         chunks.forEach(c -> ids.add(BlobId.parse(c)));

@@ -68,6 +68,13 @@ public interface PackedContent extends AutoCloseable {
     boolean holdsAll(List<String> chunks);
 
     /**
+     * Whether every one of {@code chunks} is durable: named by an index file read at open or written by
+     * a {@link #flush} that returned. Unlike {@link #holdsAll}, a chunk only added by this process (in an
+     * open pack, in upload, or in a pack whose upload or index write failed) does not count.
+     */
+    boolean indexedAll(List<String> chunks);
+
+    /**
      * The bytes of {@code chunks} in order, read from the store (never a cache), the chunks of each
      * pack read together and packs in parallel, every chunk checked against its ID as it is opened.
      * The stream throws {@link dev.ballast.storage.IntegrityException} (an unchecked exception)

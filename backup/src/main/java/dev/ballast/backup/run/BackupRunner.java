@@ -217,6 +217,9 @@ public final class BackupRunner {
 
     private boolean nameFromDirectory;
 
+    /** Format 3: the new chunks' plain bytes each stored file added, taken back when its chunks are lost. */
+    private final Map<String, Long> packedAdded = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** Where file contents go in a repository of format 3, or null in a store of the earlier formats. */
     private @Nullable PackedContent packed;
 
@@ -374,6 +377,9 @@ public final class BackupRunner {
                 waiting.forEach(decide);
             }
             transfers.awaitAll();
+        }
+        if (packed != null) {
+            confirmPacked(packed, entries);
         }
 
         int losses = storeAgainIfTakenForDead(entries);
@@ -718,8 +724,9 @@ public final class BackupRunner {
                 stored.incrementAndGet();
                 uploadedFiles.add(new Uploaded(f, false));
                 uploaded.addAndGet(s.bytesAdded());
+                packedAdded.put(f.path(), s.bytesAdded());
                 progress.addBytes(f.size());
-                onStored.accept(f.path());
+                // Told stored once its chunks' packs and index are written (confirmPacked), not now.
                 progress.fileDone();
                 done.run();
                 return;
@@ -850,6 +857,54 @@ public final class BackupRunner {
         }
     }
 
+    /**
+     * Format 3: flushes the run's packs and index ({@link PackedBackup#flush}), then takes out of
+     * {@code entries} every file whose chunks the index does not all name (a pack upload or the index
+     * write failed, or the flush did not return within the grace period of a run cut short) and reports
+     * it not stored, with the flush's failure as the reason; the others are told stored now. Rule 5 of
+     * the field (a loss is never reported as success) and BlobRepository's "only after flush returns is
+     * a blob durable".
+     */
+    private void confirmPacked(PackedContent content, List<ManifestEntry> entries) {
+        boolean wait = notAttempted.isEmpty() && unavailable.get() == null && !cancellation.cancelled();
+        Throwable failure = PackedBackup.flush(content, wait ? null : manifestGrace);
+        Map<String, SourceFile> storedNow = new HashMap<>();
+        synchronized (uploadedFiles) {
+            uploadedFiles.forEach(u -> storedNow.put(u.file().path(), u.file()));
+        }
+        Map<String, SourceFile> unchanged = new HashMap<>();
+        synchronized (keptFromPrevious) {
+            keptFromPrevious.forEach(f -> unchanged.put(f.path(), f));
+        }
+        List<SourceFile> lost = new ArrayList<>();
+        synchronized (entries) {
+            for (java.util.Iterator<ManifestEntry> it = entries.iterator(); it.hasNext(); ) {
+                ManifestEntry e = it.next();
+                if (e.chunks() != null && content.indexedAll(e.chunks())) {
+                    continue;
+                }
+                it.remove();
+                SourceFile f = storedNow.remove(e.path());
+                if (f != null) {
+                    stored.decrementAndGet();
+                    uploaded.addAndGet(-packedAdded.getOrDefault(e.path(), 0L));
+                    uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
+                } else {
+                    f = unchanged.get(e.path());
+                    unchangedCount.decrementAndGet();
+                    keptFromPrevious.removeIf(k -> k.path().equals(e.path()));
+                }
+                if (f != null) {
+                    lost.add(f);
+                }
+            }
+        }
+        for (SourceFile f : lost) {
+            fail(f, PackedBackup.whyNotStored(failure, manifestGrace));
+        }
+        storedNow.keySet().stream().sorted().forEach(onStored);
+    }
+
     private void fail(SourceFile f, Throwable failure) {
         if (cancellation.cancelled()) {
             // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
@@ -889,13 +944,10 @@ public final class BackupRunner {
     private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
         byte[] json = manifest.toJson();
         PackedContent content = packed;
-        Supplier<String> put = () -> {
-            if (content != null) {
-                // Packs stored and indexed first: a manifest never references a chunk the index lacks.
-                content.flush();
-            }
-            return store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
-        };
+        // Format 3: the packs were stored and indexed before (confirmPacked), and the entries whose chunks
+        // the index lacks taken out: a manifest never references a chunk the index lacks.
+        Supplier<String> put =
+                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
         if (complete) {
             return put.get();
         }

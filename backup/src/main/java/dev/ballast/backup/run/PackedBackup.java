@@ -6,9 +6,16 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.storage.StorageUnavailableException;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a backup into a repository of format 3 does beside a backup of the earlier formats
@@ -64,6 +71,58 @@ final class PackedBackup {
                                 + " not in this source: the backups that need them stay damaged ('ballast verify NAME'"
                                 + " names their files)."
                         : ""));
+    }
+
+    /**
+     * Uploads the run's open packs and writes the index file naming every pack of the run
+     * ({@link PackedContent#flush}): after it returns normally, every chunk the run added is durable.
+     *
+     * @param grace how long to wait, or null to wait as long as the store takes (a run cut short waits
+     *     at most the grace period, so a dead endpoint cannot hold the command; the flush then goes on in
+     *     the background, and what it writes is only reused by a later run)
+     * @return null when the flush returned; else why not: its failure (the first pack upload that
+     *     failed, which every later flush throws again, or the index write's), or a
+     *     {@link TimeoutException}
+     */
+    static @Nullable Throwable flush(PackedContent packed, @Nullable Duration grace) {
+        if (grace == null) {
+            try {
+                packed.flush();
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        }
+        CompletableFuture<Void> flush = CompletableFuture.runAsync(packed::flush, r -> {
+            Thread t = new Thread(r, "ballast-pack-flush");
+            t.setDaemon(true);
+            t.start();
+        });
+        try {
+            flush.get(grace.toMillis(), TimeUnit.MILLISECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (TimeoutException e) {
+            return e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new TimeoutException("interrupted");
+        }
+    }
+
+    /**
+     * What a file whose chunks did not reach the index fails with: the flush's failure, a timeout as the
+     * store being unavailable, or (no failure, yet a chunk missing from the index) a state error.
+     */
+    static Throwable whyNotStored(@Nullable Throwable failure, Duration grace) {
+        if (failure instanceof TimeoutException) {
+            return new StorageUnavailableException(
+                    null, "the store did not finish storing its chunks within " + Messages.duration(grace), failure);
+        }
+        return failure != null
+                ? failure
+                : new IllegalStateException("its chunks are not all in the repository's index after the flush");
     }
 
     /**

@@ -45,7 +45,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Of the earlier format's mechanics (run markers and manifests written and counted as plain objects behind the CLI's back, versions per file; the kill of a child backup timed by its stored objects): every {@code backup} here carries
  * {@link CliHarness#EARLIER_FORMAT}, so the store stays of the earlier, unencrypted format whatever
- * the order the tests run in (issue 22 made a new store encrypted by default).
+ * the order the tests run in (issue 22 made a new store encrypted by default). The killed first S3
+ * backup is also resumed on format 3, in an encrypted repository in a bucket of its own.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
@@ -311,6 +312,70 @@ class CliRunMarkerIT {
         assertThat(ballast(store, "restore", name, target.toString()).exitCode())
                 .isEqualTo(ExitCodes.OK);
         assertThat(CliHarness.hashes(target)).isEqualTo(CliHarness.hashes(source));
+    }
+
+    /** The bucket of the encrypted repository of {@link #aKilledFirstBackupOfAnEncryptedRepositoryToS3IsResumedNotStartedOver}. */
+    static final String ENCRYPTED_BUCKET = "cli-run-marker-enc";
+
+    /**
+     * The same on format 3 (the default): a first backup to S3 killed twice with kill -9 after one and
+     * then two of its packs reached the store, before any index file named them. Each next run finds
+     * the killed run's marker, indexes those packs from their headers and reuses their chunks: in the
+     * end the packs hold about the source's bytes once (started over each time, about twice as
+     * much), and the backup restores byte for byte.
+     */
+    @Test
+    void aKilledFirstBackupOfAnEncryptedRepositoryToS3IsResumedNotStartedOver() throws Exception {
+        StoreKind store = StoreKind.S3;
+        String name = "resumed-enc";
+        Path source = Files.createDirectories(base.resolve(name));
+        // 48 MiB of random bytes: three 16 MiB packs
+        writeRandomFiles(source, 24, 2 * 1024 * 1024, 17);
+        long sourceBytes = 24L * 2 * 1024 * 1024;
+        List<String> storeArgs = store.args(base.resolve("data"), ENCRYPTED_BUCKET);
+        for (int kill = 1; kill <= 2; kill++) {
+            // each child is killed once it has uploaded a pack of its own
+            int packs = kill == 1 ? 1 : encryptedPacks().size() + 1;
+            List<String> args =
+                    new ArrayList<>(List.of("backup", source.toString(), "--name", name, "--transfers", "1"));
+            args.addAll(storeArgs);
+            Process child = CliHarness.start(
+                    List.of(), base.resolve(name + "-child-" + kill + ".log"), args.toArray(String[]::new));
+            try {
+                waitFor(() -> encryptedPacks().size() >= packs, child);
+            } finally {
+                child.destroyForcibly();
+                assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+        assertThat(encryptedPacks()).hasSizeGreaterThanOrEqualTo(2);
+
+        List<String> last = new ArrayList<>(List.of("backup", source.toString(), "--name", name));
+        last.addAll(storeArgs);
+        Run done = CliHarness.run(base.resolve("home"), p -> {}, last.toArray(String[]::new));
+        assertThat(done.exitCode()).as(done.err()).isEqualTo(ExitCodes.OK);
+        assertThat(done.err()).contains("did not finish left").contains("reused");
+        long packBytes = encryptedPacks().stream().mapToLong(VersionEntry::size).sum();
+        assertThat(packBytes)
+                .as("bytes in packs for %d source bytes", sourceBytes)
+                .isLessThan(sourceBytes * 5 / 4);
+
+        List<String> restore = new ArrayList<>(
+                List.of("restore", name, base.resolve(name + "-restored").toString()));
+        restore.addAll(storeArgs);
+        assertThat(CliHarness.run(base.resolve("home"), p -> {}, restore.toArray(String[]::new))
+                        .exitCode())
+                .isEqualTo(ExitCodes.OK);
+        assertThat(CliHarness.hashes(base.resolve(name + "-restored"))).isEqualTo(CliHarness.hashes(source));
+    }
+
+    /** The packs of the encrypted repository's bucket ({@code data/}). */
+    static List<VersionEntry> encryptedPacks() {
+        try (StorageFacade f = StoreKind.S3.open(base.resolve("data"), ENCRYPTED_BUCKET)) {
+            return f.objects().listVersions("data/").stream()
+                    .filter(v -> !v.deleteMarker())
+                    .toList();
+        }
     }
 
     /** The stored versions of a backup's files (its manifest left out). */
