@@ -52,6 +52,11 @@ class PackedRestoreTest {
             }
 
             @Override
+            public boolean indexedAll(List<String> chunks) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public InputStream open(List<String> chunks) {
                 throw new UnsupportedOperationException();
             }
