@@ -146,7 +146,7 @@ final class VerifyCommand extends BallastCommand {
                     ? 0
                     : repo.packed()
                             ? repairFrom == null
-                                    ? 0
+                                    ? dropDamagedPacked(damaged)
                                     : Errors.translate(
                                             session.where(),
                                             null,
@@ -186,7 +186,12 @@ final class VerifyCommand extends BallastCommand {
                     ? "run verify again"
                     : Repository.masterKey(session) != null
                             ? repairFrom == null
-                                    ? packedDamageAdvice(name)
+                                    ? recorded
+                                            ? "back the source up again: the backup stores the dropped chunks again"
+                                                    + " wherever the source still holds the files, and every backup"
+                                                    + " that uses them reads again; or restore an older"
+                                                    + " --manifest-version"
+                                            : packedDamageAdvice(name)
                                     : "back the source up again once it holds the files, or restore an older"
                                             + " --manifest-version"
                             : repairFrom == null
@@ -250,6 +255,51 @@ final class VerifyCommand extends BallastCommand {
                             + "backup may reuse them: run verify again once nothing else writes to the store.");
         }
         return repaired;
+    }
+
+    /**
+     * On a repository of format 3, verify without {@code --repair} keeps the next backup from reusing
+     * the damaged chunks it found (the earlier formats record damaged versions for the same reason):
+     * through a short writer session, the packs holding them are repaired, their intact chunks kept and
+     * the damaged ones dropped from the index, so the next backup of a source that still holds the files
+     * stores them again. A store that cannot be written (read-only, a backup running) leaves a warning.
+     *
+     * @return 0: no file is repaired here
+     */
+    private int dropDamagedPacked(List<Damage> damaged) {
+        try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.WRITE);
+                Repository w = Repository.of(writer)) {
+            PackedRepair.Result r = Errors.translate(
+                    writer.where(),
+                    null,
+                    () -> Verifier.dropDamagedPacked(
+                            w.sealed(), w.content(transferOptions.transfers), damaged, ctx.clock()));
+            if (r == null) {
+                return 0;
+            }
+            if (r.report() == null) {
+                ctx.err()
+                        .println("Warning: the damaged chunks were not dropped from the repository's index ("
+                                + String.join("; ", r.skipped())
+                                + "); the next backup may reuse them: run verify again once nothing else writes"
+                                + " to the store.");
+                return 0;
+            }
+            recorded = true;
+            ctx.err()
+                    .println("Dropped the damaged chunks from the repository's index ("
+                            + r.report().salvagedPacks().size()
+                            + " pack(s) replaced by their intact chunks, "
+                            + r.report().blobsLost()
+                            + " chunk(s) lost): the next backup of a source that still holds the files stores them"
+                            + " again, and every backup naming them reads again.");
+        } catch (RuntimeException ex) {
+            ctx.err()
+                    .println("Warning: the damaged chunks could not be dropped from the repository's index ("
+                            + Errors.rootMessage(ex) + "); the next backup may reuse them: run 'ballast repair"
+                            + " packs' once the store can be written.");
+        }
+        return 0;
     }
 
     /** Stores a good copy of one damaged file from the source, if the source still holds the same bytes. */

@@ -147,17 +147,42 @@ class PackDamageCliTest extends InProcessCli {
         assertNoStackTrace();
     }
 
+    /**
+     * Field case: verify found a damaged chunk, and the next backup deduplicated against it and said
+     * "Nothing to upload … complete" (exit 0) for a snapshot that could not be restored. verify now
+     * drops the damaged chunks from the index (the pack's intact chunks kept), so the backup stores the
+     * file again.
+     */
     @Test
-    void aDamagedPackIsFoundByVerifyAndHealedByVerifyRepair() throws Exception {
+    void aDamagedChunkFoundByVerifyIsNotReusedByTheNextBackup() throws Exception {
         Path src = backedUp();
+        String first = firstSnapshot();
         flipByte("data/", 100);
         assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err())
                 .contains("Damaged: f")
-                .contains("'ballast repair packs'")
-                .contains("--repair SOURCE-DIR");
+                .contains("Dropped the damaged chunks from the repository's index (1 pack(s) replaced by their"
+                        + " intact chunks, 1 chunk(s) lost)")
+                .contains("back the source up again");
         assertNoStackTrace();
 
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(out()).contains("1 file stored");
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        assertThat(run(at("verify", "src", "--manifest-version", first)))
+                .as("the older backup names the same chunk IDs: it reads again")
+                .isZero();
+        Path back = home.resolve("back");
+        assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(back.resolve("f" + i + ".bin")).hasSameBinaryContentAs(src.resolve("f" + i + ".bin"));
+        }
+    }
+
+    @Test
+    void aDamagedPackIsHealedByVerifyRepair() throws Exception {
+        Path src = backedUp();
+        flipByte("data/", 100);
         assertThat(run(at("verify", "src", "--repair", src.toString())))
                 .as(err())
                 .isZero();
@@ -165,6 +190,7 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(run(at("verify", "src"))).as(err()).isZero();
         Path back = home.resolve("back");
         assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+        assertNoStackTrace();
     }
 
     @Test

@@ -85,18 +85,11 @@ final class PackedVerify {
             Path repairFrom,
             Clock clock,
             Consumer<String> notes) {
-        if (!(packed instanceof PackedBlobs pb)) {
+        if (!(packed instanceof PackedBlobs)) {
             return 0;
         }
-        BlobRepository blobs = pb.blobs();
-        Set<String> packs = new HashSet<>();
-        for (Verifier.Damage d : damaged) {
-            for (String c : d.entry().chunks()) {
-                blobs.find(BlobId.parse(c)).ifPresent(at -> packs.add(at.pack()));
-            }
-        }
-        PackedRepair.Result r = PackedRepair.run(view, blobs, packs::contains, clock);
-        if (r.report() == null) {
+        PackedRepair.Result r = dropDamaged(view, packed, damaged, clock);
+        if (r != null && r.report() == null) {
             r.skipped().forEach(why -> notes.accept("Not repaired: " + Messages.printable(why)));
             return 0;
         }
@@ -139,6 +132,33 @@ final class PackedVerify {
             }
         }
         return repaired;
+    }
+
+    /**
+     * {@link Verifier#dropDamagedPacked}: repairs the packs that hold the damaged files' chunks
+     * ({@link PackedRepair#run}: their intact chunks copied into new packs, the damaged ones dropped from
+     * the index, the packs deleted), so that no backup deduplicates against a damaged chunk: the next
+     * backup of a source that still holds the files stores them again, and every snapshot naming those
+     * chunk IDs reads again. Null for content other than {@link PackedBlobs}, and when no damaged file
+     * has a chunk in a pack that exists (a missing pack's chunks are absent already: the next backup
+     * stores them again by itself).
+     */
+    static PackedRepair.@Nullable Result dropDamaged(
+            SealedStore view, PackedContent packed, List<Verifier.Damage> damaged, Clock clock) {
+        if (!(packed instanceof PackedBlobs pb)) {
+            return null;
+        }
+        BlobRepository blobs = pb.blobs();
+        Set<String> packs = new HashSet<>();
+        for (Verifier.Damage d : damaged) {
+            for (String c : d.entry().chunks()) {
+                blobs.find(BlobId.parse(c)).ifPresent(at -> packs.add(at.pack()));
+            }
+        }
+        if (packs.isEmpty()) {
+            return null; // only missing chunks: a backup already stores them again (the open's listing)
+        }
+        return PackedRepair.run(view, blobs, packs::contains, clock);
     }
 
     /** The files not in {@code read} whose chunks are not all in the repository's index. */

@@ -268,6 +268,25 @@ public final class Verifier {
         return PackedVerify.repair(view, packed, damaged, repairFrom, clock, notes);
     }
 
+    /**
+     * What {@code verify} without {@code --repair} does on a repository of format 3 once it found
+     * damaged files, as the earlier formats record damaged versions: the packs holding their chunks are
+     * repaired (intact chunks copied into new packs, the damaged ones dropped from the index), so that
+     * no backup deduplicates against a damaged chunk and the next backup of a source that still holds
+     * the files stores them again. Runs under the prune's marker: nothing is changed while a backup or
+     * prune may be running ({@code skipped} says why).
+     *
+     * @return the repair's result, or null for content that is not a repository of format 3
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static dev.ballast.backup.retention.PackedRepair.@Nullable Result dropDamagedPacked(
+            dev.ballast.backup.snapshot.SealedStore view,
+            PackedContent packed,
+            List<Damage> damaged,
+            java.time.Clock clock) {
+        return PackedVerify.dropDamaged(view, packed, damaged, clock);
+    }
+
     public static boolean repair(
             ObjectStore store,
             Manifest verified,
