@@ -37,11 +37,14 @@ final class PackedRepairReport {
             session = StoreSession.open(common, ctx, StoreSession.Access.REMOVE);
         } catch (CliFailure f) {
             if (common.endpoint == null
+                    && !"packs".equals(what)
                     && f.exitCode() != ExitCodes.WRONG_PASSWORD
                     && f.exitCode() != ExitCodes.USAGE) {
                 // the local store does not open (its own index.db damaged, say): rebuilt from its journal first
                 return null;
             }
+            // 'repair packs' has no other path: the store's own failure (a damaged config, say) is the
+            // answer, not that the store would be of the earlier format
             throw f;
         }
         try (session) {

@@ -153,6 +153,16 @@ class PackDamageCliTest extends InProcessCli {
      * drops the damaged chunks from the index (the pack's intact chunks kept), so the backup stores the
      * file again.
      */
+    /** Field case: with a damaged config, 'repair packs' said the store was of the earlier format (exit 2). */
+    @Test
+    void repairPacksWithADamagedConfigNamesTheConfigNotTheEarlierFormat() throws Exception {
+        backedUp();
+        flipByte("config", 100);
+        assertThat(run(at("repair", "packs"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("config").doesNotContain("earlier format");
+        assertNoStackTrace();
+    }
+
     @Test
     void aDamagedChunkFoundByVerifyIsNotReusedByTheNextBackup() throws Exception {
         Path src = backedUp();
