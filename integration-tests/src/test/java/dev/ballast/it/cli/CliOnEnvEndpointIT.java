@@ -64,7 +64,9 @@ class CliOnEnvEndpointIT {
             Path target = base.resolve("restored");
             Run restore = ballast(endpoint, "restore", "tree", target.toString());
             assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
-            assertThat(restore.out()).contains("11 files restored").contains("Every SHA-256 matched");
+            assertThat(restore.out())
+                    .contains("11 files restored")
+                    .contains("Every chunk matched its ID and every file its size");
             assertThat(CliHarness.hashes(target))
                     .isEqualTo(expected)
                     .containsKey("empty.bin")
