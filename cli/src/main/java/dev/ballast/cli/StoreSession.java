@@ -132,10 +132,16 @@ final class StoreSession implements AutoCloseable {
      */
     static final boolean ENCRYPT_NEW_STORES = true;
 
-    /** Whether the store holds no object outside {@code keys/}: one listing, stopped at the first such object. */
+    /**
+     * Whether the store is new: it holds no object Ballast wrote ({@link KeyFiles#isBallastObject}: no
+     * {@code config}, no manifest or other object of the earlier format, no pack, index file or snapshot)
+     * other than key files (an init that stopped); another program's objects do not count, so a bucket
+     * shared with one becomes an encrypted repository, not a store of the earlier format. One listing,
+     * stopped at the first such object.
+     */
     boolean holdsNothingButKeys() {
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
-            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX));
+            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX) && KeyFiles.isBallastObject(e.key()));
         }
     }
 
