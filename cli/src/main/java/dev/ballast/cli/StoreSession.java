@@ -258,6 +258,7 @@ final class StoreSession implements AutoCloseable {
                 KeyFiles.requireNoRepositoryRemains(objects, where);
                 return null;
             });
+            warnIfPasswordUnused(o, ctx);
             return;
         }
         char[] password = Passwords.current(passwordSources(o, ctx));
@@ -268,6 +269,28 @@ final class StoreSession implements AutoCloseable {
         } finally {
             java.util.Arrays.fill(password, '\0');
         }
+    }
+
+    /**
+     * On a store of the earlier, unencrypted format, says once per command on standard error that a
+     * password given explicitly ({@code --password-file}, {@code --password-command},
+     * {@code BALLAST_PASSWORD}, {@code BALLAST_PASSWORD_FILE}, {@code BALLAST_PASSWORD_COMMAND}; not the
+     * terminal, which is never asked here) is not used, so no one believes a backup encrypted that is not.
+     */
+    private void warnIfPasswordUnused(CommonOptions o, CliContext ctx) {
+        if (o.unusedPasswordWarned
+                || !Passwords.anyGiven(new Passwords.Sources(o.passwordFile, o.passwordCommand, ctx.env(), null))) {
+            return;
+        }
+        if (Errors.translate(where, null, this::holdsNothingButKeys)) {
+            return; // a new store, which holds no backup of the earlier format (nor of any)
+        }
+        o.unusedPasswordWarned = true;
+        ctx.err()
+                .println("Warning: " + where
+                        + " is of the earlier, unencrypted format, so the password given is not used and backups"
+                        + " stored there stay unencrypted; for an encrypted repository back up into a new store"
+                        + " (another --bucket or --data-dir), or run 'ballast init' on an empty one.");
     }
 
     /**

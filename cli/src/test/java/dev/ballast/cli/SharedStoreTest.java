@@ -93,4 +93,38 @@ class SharedStoreTest extends InProcessCli {
                         + " --data-dir.\n");
         assertThat(objects()).containsExactly("data/report.csv");
     }
+
+    static final String EARLIER_FORMAT_WARNING = "Warning: the local store %s is of the earlier, unencrypted format,"
+            + " so the password given is not used and backups stored there stay unencrypted; for an encrypted"
+            + " repository back up into a new store (another --bucket or --data-dir), or run 'ballast init' on an"
+            + " empty one.\n";
+
+    @Test
+    void aPasswordGivenForAStoreOfTheEarlierFormatIsSaidToBeUnused() throws Exception {
+        Path src = source();
+        assertThat(run(NO_PASSWORD, at("backup", "--insecure-no-encryption", src.toString())))
+                .as(err())
+                .isZero();
+        assertThat(err()).doesNotContain("Warning");
+        String warning = String.format(EARLIER_FORMAT_WARNING, store());
+
+        assertThat(run(Map.of("BALLAST_PASSWORD", "secret"), at("backup", src.toString())))
+                .as(err())
+                .isZero();
+        assertThat(err()).startsWith(warning).containsOnlyOnce("Warning:");
+        assertThat(isRepository()).isFalse();
+        assertThat(run(Map.of("BALLAST_PASSWORD", "secret"), at("list")))
+                .as(err())
+                .isZero();
+        assertThat(err()).isEqualTo(warning);
+        Path pwFile = Files.writeString(home.resolve("pw"), "secret\n");
+        assertThat(run(NO_PASSWORD, at("ls", "src", "--password-file", pwFile.toString())))
+                .as(err())
+                .isZero();
+        assertThat(err()).isEqualTo(warning);
+
+        // no password given: no warning
+        assertThat(run(NO_PASSWORD, at("list"))).as(err()).isZero();
+        assertThat(err()).isEmpty();
+    }
 }
