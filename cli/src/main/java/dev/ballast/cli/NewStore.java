@@ -71,6 +71,11 @@ final class NewStore {
      * looked at read-only: nothing is created, locked or written.
      */
     private static boolean holdsNothing(CommonOptions o, CliContext ctx) {
+        if (o.endpoint == null
+                && !dev.ballast.storage.object.local.LocalObjectStore.exists(
+                        StoreSession.localStoreDirectory(o, ctx))) {
+            return true; // a local store the backup would create
+        }
         try (StoreSession peek = StoreSession.openWithoutKey(o, ctx, StoreSession.Access.READ)) {
             return Errors.translate(peek.where(), null, () -> {
                 try {

@@ -381,14 +381,20 @@ final class StoreSession implements AutoCloseable {
                             + "restored; run 'ballast repair index' to rebuild it from the store's journal, or restore that"
                             + " directory from a copy (nothing was changed).");
         }
+        if (!exists && access != Access.WRITE) {
+            // Nothing was ever backed up here, or --data-dir or --bucket is mistyped: a command that reads or removes
+            // says so (exit 5, as S3 does for a missing bucket) and creates nothing.
+            readableDataDir(dataDir);
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no local store at " + storeDir + " ("
+                            + (Files.isDirectory(dataDir)
+                                    ? "no bucket '" + o.bucket + "' in the data directory"
+                                    : "no data directory " + dataDir)
+                            + "); check --data-dir and --bucket (the first backup into a store creates it).");
+        }
         if (access != Access.READ) {
             usableDataDir(dataDir);
-        } else if (!exists) {
-            readableDataDir(dataDir);
-            // Nothing was ever backed up here: every command sees an empty store, and nothing is created. A
-            // mistyped --data-dir looks just like that, so every message about it says so.
-            String empty = where + ", where nothing was ever backed up (is --data-dir the one your backups went to?)";
-            return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, empty, storeDir);
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
