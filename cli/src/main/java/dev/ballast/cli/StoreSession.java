@@ -136,10 +136,13 @@ final class StoreSession implements AutoCloseable {
      * Whether the store is new: it holds no object Ballast wrote ({@link KeyFiles#isBallastObject}: no
      * {@code config}, no manifest or other object of the earlier format, no pack, index file or snapshot)
      * other than key files (an init that stopped); another program's objects do not count, so a bucket
-     * shared with one becomes an encrypted repository, not a store of the earlier format. One listing,
-     * stopped at the first such object.
+     * shared with one becomes an encrypted repository, not a store of the earlier format. One read of
+     * {@code config}, then one listing, stopped at the first such object.
      */
     boolean holdsNothingButKeys() {
+        if (KeyFiles.isRepository(objects)) {
+            return false; // one read, before a listing that may pass many of another program's objects
+        }
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
             return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX) && KeyFiles.isBallastObject(e.key()));
         }
