@@ -149,8 +149,8 @@ final class StoreSession implements AutoCloseable {
     }
 
     /**
-     * As {@link #open(CommonOptions, CliContext, Access)}; with {@code initIfEmpty}, a store holding no
-     * object (outside {@code keys/}) is first made an encrypted repository.
+     * As {@link #open(CommonOptions, CliContext, Access)}; with {@code initIfEmpty}, a new store
+     * ({@link #holdsNothingButKeys}) is first made an encrypted repository.
      */
     static StoreSession open(CommonOptions o, CliContext ctx, Access access, boolean initIfEmpty) {
         StoreSession session = openWithoutKey(o, ctx, access);
