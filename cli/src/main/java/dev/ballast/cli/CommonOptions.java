@@ -109,6 +109,9 @@ final class CommonOptions {
      */
     dev.ballast.backup.keys.KeyFiles.@org.jspecify.annotations.Nullable UnlockedRepository unlocked;
 
+    /** Whether this command has said that the store is of the earlier format and the password is unused. Not an option. */
+    boolean unusedPasswordWarned;
+
     @Option(
             names = {"-v", "--verbose"},
             description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")

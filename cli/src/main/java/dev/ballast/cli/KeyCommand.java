@@ -41,6 +41,11 @@ final class KeyCommand extends BallastCommand {
 
     /** Opens the store and its repository (the password checked), or says the store is none. */
     static StoreSession openRepository(CommonOptions common, CliContext ctx, StoreSession.Access access) {
+        if (common.endpoint == null
+                && !dev.ballast.storage.object.local.LocalObjectStore.exists(
+                        StoreSession.localStoreDirectory(common, ctx))) {
+            access = StoreSession.Access.READ; // found missing (exit 5) by a read, not created by a write
+        }
         StoreSession session = StoreSession.open(common, ctx, access);
         if (session.repository() == null) {
             String where = session.where();

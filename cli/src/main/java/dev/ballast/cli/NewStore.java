@@ -16,7 +16,8 @@ final class NewStore {
 
     /**
      * Opens the store for {@code backup}: as {@link StoreSession#open(CommonOptions, CliContext, StoreSession.Access)} with
-     * {@link StoreSession.Access#WRITE}, an empty store (no object outside {@code keys/}, or none at all) first
+     * {@link StoreSession.Access#WRITE}, a new store (no object Ballast writes but key files, {@link StoreSession#holdsNothingButKeys}; another
+     * program's objects may be there, or none at all) first
      * made an encrypted repository ({@link StoreSession#ENCRYPT_NEW_STORES}), unless {@code insecureNoEncryption}
      * ({@value #NO_ENCRYPTION_OPTION}): then an empty store is written in the earlier, unencrypted
      * format, a store of that format is used as it is, and an encrypted repository is refused.
@@ -67,10 +68,15 @@ final class NewStore {
     }
 
     /**
-     * Whether the store the options name holds no object outside {@code keys/} (or does not exist),
+     * Whether the store the options name is new ({@link StoreSession#holdsNothingButKeys}, or does not exist),
      * looked at read-only: nothing is created, locked or written.
      */
     private static boolean holdsNothing(CommonOptions o, CliContext ctx) {
+        if (o.endpoint == null
+                && !dev.ballast.storage.object.local.LocalObjectStore.exists(
+                        StoreSession.localStoreDirectory(o, ctx))) {
+            return true; // a local store the backup would create
+        }
         try (StoreSession peek = StoreSession.openWithoutKey(o, ctx, StoreSession.Access.READ)) {
             return Errors.translate(peek.where(), null, () -> {
                 try {

@@ -132,16 +132,25 @@ final class StoreSession implements AutoCloseable {
      */
     static final boolean ENCRYPT_NEW_STORES = true;
 
-    /** Whether the store holds no object outside {@code keys/}: one listing, stopped at the first such object. */
+    /**
+     * Whether the store is new: it holds no object Ballast wrote ({@link KeyFiles#isBallastObject}: no
+     * {@code config}, no manifest or other object of the earlier format, no pack, index file or snapshot)
+     * other than key files (an init that stopped); another program's objects do not count, so a bucket
+     * shared with one becomes an encrypted repository, not a store of the earlier format. One read of
+     * {@code config}, then one listing, stopped at the first such object.
+     */
     boolean holdsNothingButKeys() {
+        if (KeyFiles.isRepository(objects)) {
+            return false; // one read, before a listing that may pass many of another program's objects
+        }
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
-            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX));
+            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX) && KeyFiles.isBallastObject(e.key()));
         }
     }
 
     /**
-     * As {@link #open(CommonOptions, CliContext, Access)}; with {@code initIfEmpty}, a store holding no
-     * object (outside {@code keys/}) is first made an encrypted repository.
+     * As {@link #open(CommonOptions, CliContext, Access)}; with {@code initIfEmpty}, a new store
+     * ({@link #holdsNothingButKeys}) is first made an encrypted repository.
      */
     static StoreSession open(CommonOptions o, CliContext ctx, Access access, boolean initIfEmpty) {
         StoreSession session = openWithoutKey(o, ctx, access);
@@ -252,6 +261,7 @@ final class StoreSession implements AutoCloseable {
                 KeyFiles.requireNoRepositoryRemains(objects, where);
                 return null;
             });
+            warnIfPasswordUnused(o, ctx);
             return;
         }
         char[] password = Passwords.current(passwordSources(o, ctx));
@@ -262,6 +272,28 @@ final class StoreSession implements AutoCloseable {
         } finally {
             java.util.Arrays.fill(password, '\0');
         }
+    }
+
+    /**
+     * On a store of the earlier, unencrypted format, says once per command on standard error that a
+     * password given explicitly ({@code --password-file}, {@code --password-command},
+     * {@code BALLAST_PASSWORD}, {@code BALLAST_PASSWORD_FILE}, {@code BALLAST_PASSWORD_COMMAND}; not the
+     * terminal, which is never asked here) is not used, so no one believes a backup encrypted that is not.
+     */
+    private void warnIfPasswordUnused(CommonOptions o, CliContext ctx) {
+        if (o.unusedPasswordWarned
+                || !Passwords.anyGiven(new Passwords.Sources(o.passwordFile, o.passwordCommand, ctx.env(), null))) {
+            return;
+        }
+        if (Errors.translate(where, null, this::holdsNothingButKeys)) {
+            return; // a new store, which holds no backup of the earlier format (nor of any)
+        }
+        o.unusedPasswordWarned = true;
+        ctx.err()
+                .println("Warning: " + where
+                        + " is of the earlier, unencrypted format, so the password given is not used and backups"
+                        + " stored there stay unencrypted; for an encrypted repository back up into a new store"
+                        + " (another --bucket or --data-dir), or run 'ballast init' on an empty one.");
     }
 
     /**
@@ -352,14 +384,20 @@ final class StoreSession implements AutoCloseable {
                             + "restored; run 'ballast repair index' to rebuild it from the store's journal, or restore that"
                             + " directory from a copy (nothing was changed).");
         }
+        if (!exists && access != Access.WRITE) {
+            // Nothing was ever backed up here, or --data-dir or --bucket is mistyped: a command that reads or removes
+            // says so (exit 5, as S3 does for a missing bucket) and creates nothing.
+            readableDataDir(dataDir);
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "There is no local store at " + storeDir + " ("
+                            + (Files.isDirectory(dataDir)
+                                    ? "no bucket '" + o.bucket + "' in the data directory"
+                                    : "no data directory " + dataDir)
+                            + "); check --data-dir and --bucket (the first backup into a store creates it).");
+        }
         if (access != Access.READ) {
             usableDataDir(dataDir);
-        } else if (!exists) {
-            readableDataDir(dataDir);
-            // Nothing was ever backed up here: every command sees an empty store, and nothing is created. A
-            // mistyped --data-dir looks just like that, so every message about it says so.
-            String empty = where + ", where nothing was ever backed up (is --data-dir the one your backups went to?)";
-            return new StoreSession(null, null, new EmptyObjectStore(storeDir), null, empty, storeDir);
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)

@@ -38,8 +38,11 @@ final class VersionsCommand extends BallastCommand {
                 throw new CliFailure(
                         ExitCodes.USAGE,
                         "'versions' does not apply to an encrypted repository, whose files are chunks in packs rather"
-                                + " than objects with versions; 'ballast ls NAME --manifest-version ID' shows a file"
-                                + " in each snapshot.");
+                                + " than objects with versions: 'ballast list' shows the snapshots of each name,"
+                                + " 'ballast ls " + key.substring(0, slash) + " --manifest-version ID' the files of"
+                                + " one of them with their sizes and times, and 'ballast restore "
+                                + key.substring(0, slash) + " TARGET-DIR " + key.substring(slash + 1)
+                                + " --manifest-version ID' restores the file as that snapshot holds it.");
             }
             List<VersionEntry> versions;
             try {

@@ -53,7 +53,23 @@ class EncryptedRepositoryCliTest extends InProcessCli {
 
         assertThat(run(at("verify", "src"))).as(err()).isZero();
         assertThat(run(at("versions", "src/big.bin"))).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).contains("does not apply to an encrypted repository").contains("ballast ls");
+        assertThat(err())
+                .isEqualTo("Error: 'versions' does not apply to an encrypted repository, whose files are chunks in"
+                        + " packs rather than objects with versions: 'ballast list' shows the snapshots of each name,"
+                        + " 'ballast ls src --manifest-version ID' the files of one of them with their sizes and times,"
+                        + " and 'ballast restore src TARGET-DIR big.bin --manifest-version ID' restores the file as"
+                        + " that snapshot holds it.\n");
+        // what the message suggests works as it says
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        String id = savedSnapshot();
+        assertThat(run(at("ls", "src", "--manifest-version", id))).as(err()).isZero();
+        assertThat(out()).contains("big.bin");
+        Path one = home.resolve("one");
+        assertThat(run(at("restore", "src", one.toString(), "big.bin", "--manifest-version", id)))
+                .as(err())
+                .isZero();
+        assertThat(Files.readAllBytes(one.resolve("big.bin"))).isEqualTo(big);
+        assertThat(one.resolve("payroll-2026.csv")).doesNotExist();
 
         try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
             for (VersionEntry v : store.listVersions("")) {

@@ -38,10 +38,21 @@ abstract class InProcessCli {
         return run(Map.of(), args);
     }
 
+    /**
+     * The line a store of the earlier format prints when a password was given: the harness's default
+     * {@code BALLAST_PASSWORD} stands for no password at all, so {@link #err()} leaves it out then.
+     */
+    static final java.util.regex.Pattern UNUSED_PASSWORD_WARNING = java.util.regex.Pattern.compile(
+            "(?m)^Warning: .* is of the earlier, unencrypted format, so the password given is not used.*\\R");
+
+    /** Whether the last command ran with the harness's default password and no password of its own. */
+    private boolean defaultPasswordOnly;
+
     /** As {@link #run(String...)}, with {@code env} over the default {@code BALLAST_PASSWORD}. */
     int run(Map<String, String> env, String... args) {
         out.reset();
         err.reset();
+        defaultPasswordOnly = defaultPasswordOnly(env, args);
         CliContext ctx = new CliContext(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
@@ -54,6 +65,15 @@ abstract class InProcessCli {
                 Duration.ofSeconds(1),
                 p -> {});
         return Ballast.run(args, ctx);
+    }
+
+    /** Whether a command run with {@code env} and {@code args} has only the harness's default password. */
+    static boolean defaultPasswordOnly(Map<String, String> env, String... args) {
+        return !env.containsKey("BALLAST_PASSWORD")
+                && !env.containsKey("BALLAST_PASSWORD_FILE")
+                && !env.containsKey("BALLAST_PASSWORD_COMMAND")
+                && !java.util.Arrays.asList(args).contains("--password-file")
+                && !java.util.Arrays.asList(args).contains("--password-command");
     }
 
     /** {@code env} with {@code BALLAST_PASSWORD} set to {@link #TEST_PASSWORD} unless it sets it. */
@@ -94,7 +114,8 @@ abstract class InProcessCli {
     }
 
     String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        String printed = err.toString(StandardCharsets.UTF_8);
+        return defaultPasswordOnly ? UNUSED_PASSWORD_WARNING.matcher(printed).replaceAll("") : printed;
     }
 
     Path data() {

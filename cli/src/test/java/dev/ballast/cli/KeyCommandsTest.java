@@ -204,7 +204,12 @@ class KeyCommandsTest extends InProcessCli {
 
     @Test
     void keyCommandsOnAStoreThatIsNoRepositoryAreNotFound() throws Exception {
+        // a store that does not exist is not found, and not created
+        assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).startsWith("Error: There is no local store at " + store());
+        assertThat(store()).doesNotExist();
         // an empty store: key commands make no repository of it
+        assertThat(withStore(true, (ObjectStore s) -> s.list(""))).isEmpty();
         assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(err()).startsWith("Error: There is no encrypted repository in the local store " + store());
         assertThat(withStore(false, (ObjectStore s) -> s.list(""))).isEmpty();

@@ -152,6 +152,14 @@ class NewStoreEncryptionTest extends InProcessCli {
 
     @Test
     void otherWritingCommandsMakeNoRepositoryOfAnEmptyStore() throws Exception {
+        // a store that does not exist is not found (exit 5), and not created
+        assertThat(run(at("unlock"))).as(err()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(store()).doesNotExist();
+        // an empty store that exists stays empty
+        try (LocalObjectStore s = LocalObjectStore.open(store())) {
+            assertThat(s.list("")).isEmpty();
+        }
         assertThat(run(at("unlock"))).as(err()).isZero();
         assertThat(run(at("key", "add"))).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(objects()).isEmpty();

@@ -140,6 +140,43 @@ public final class KeyFiles {
         }
     }
 
+    private static final java.util.regex.Pattern REPOSITORY_OBJECT = java.util.regex.Pattern.compile(
+            "keys/[0-9a-f]{64}|data/[0-9a-f]{2}/[0-9a-f]{64}|index/[0-9a-f]{64}|snapshots/[0-9a-f]{64}");
+
+    /**
+     * Whether {@code key} is an object Ballast writes, by its shape (docs/backup-format.md): the
+     * {@link #CONFIG}, a key file, pack, index file or snapshot of format 3 ({@code keys/<64 hex>},
+     * {@code data/<2 hex>/<64 hex>}, {@code index/<64 hex>}, {@code snapshots/<64 hex>}), or a key with a
+     * segment starting {@code .ballast-}: the earlier format's manifests {@code NAME/.ballast-manifest.json},
+     * its hashed names {@code NAME/.ballast-names/...}, run markers and records of damage. Any other key
+     * (such as {@code other-app/data.txt}) may be another program's. Stateless.
+     */
+    public static boolean isBallastObject(String key) {
+        if (key.equals(CONFIG) || REPOSITORY_OBJECT.matcher(key).matches()) {
+            return true;
+        }
+        for (String segment : key.split("/", -1)) {
+            if (segment.startsWith(".ballast-")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code key} lies where a repository of format 3 writes ({@link #CONFIG}, {@code keys/},
+     * {@code data/}, {@code index/}, {@code snapshots/}) without being one of its objects
+     * ({@link #isBallastObject}): another program's object that an {@link #init} would mix with the repository's.
+     */
+    public static boolean isForeignAtRepositoryKey(String key) {
+        boolean repositoryPlace = key.equals(CONFIG)
+                || key.startsWith(KEYS_PREFIX)
+                || key.startsWith("data/")
+                || key.startsWith("index/")
+                || key.startsWith("snapshots/");
+        return repositoryPlace && !isBallastObject(key);
+    }
+
     /** The prefixes only a repository of format 3 writes: key files, snapshots, index files and packs. */
     private static final List<String> REPOSITORY_PREFIXES = List.of(KEYS_PREFIX, "snapshots/", "index/", "data/");
 
@@ -198,12 +235,22 @@ public final class KeyFiles {
         }
         List<ListEntry> leftover = new ArrayList<>();
         try (var keys = store.listing(ListRequest.all())) {
+            // Objects of another program (no Ballast shape) are left as they are; one where the repository writes is
+            // refused before anything is written, as is an object of the earlier format.
             Optional<String> other = keys.filter(e -> {
+                        if (isForeignAtRepositoryKey(e.key())) {
+                            throw new BackupException(
+                                    Kind.INVALID_INPUT,
+                                    "The store at " + where(store) + " holds '" + e.key() + "', an object of another"
+                                            + " program where an encrypted repository keeps its own (config, keys/,"
+                                            + " data/, index/, snapshots/), so no repository is made there and nothing"
+                                            + " was written: pass another --bucket or --data-dir.");
+                        }
                         if (e.key().startsWith(KEYS_PREFIX)) {
                             leftover.add(e);
                             return false;
                         }
-                        return true;
+                        return isBallastObject(e.key());
                     })
                     .map(ListEntry::key)
                     .findFirst();

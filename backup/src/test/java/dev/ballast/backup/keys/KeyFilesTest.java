@@ -202,6 +202,31 @@ class KeyFilesTest {
     }
 
     @Test
+    void initLeavesAnotherProgramsObjectsAndRefusesOneWhereTheRepositoryWrites() {
+        FakeObjectStore shared = new FakeObjectStore();
+        shared.put("other-app/data.txt", ObjectContent.ofBytes(new byte[] {1}));
+        keys.init(shared, pw("pw"));
+        assertThat(KeyFiles.isRepository(shared)).isTrue();
+        assertThat(shared.list("")).contains("other-app/data.txt");
+
+        for (String foreign : new String[] {"data/report.csv", "index/x", "snapshots/today", "keys/readme.txt"}) {
+            FakeObjectStore store = new FakeObjectStore();
+            store.put(foreign, ObjectContent.ofBytes(new byte[] {1}));
+            assertThatThrownBy(() -> keys.init(store, pw("pw")))
+                    .hasMessageContaining("holds '" + foreign + "', an object of another program")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(Kind.INVALID_INPUT);
+            assertThat(store.list("")).as(foreign).containsExactly(foreign);
+        }
+        // the earlier format's objects are Ballast's, by their .ballast- segment
+        assertThat(KeyFiles.isBallastObject("photos/.ballast-manifest.json")).isTrue();
+        assertThat(KeyFiles.isBallastObject("photos/.ballast-names/ab")).isTrue();
+        assertThat(KeyFiles.isBallastObject(".ballast-runs/" + "a".repeat(64) + "/" + "b".repeat(16)))
+                .isTrue();
+        assertThat(KeyFiles.isBallastObject("photos/a.jpg")).isFalse();
+    }
+
+    @Test
     void initRefusesAnExistingRepositoryAndAStoreOfTheEarlierFormat() {
         FakeObjectStore store = new FakeObjectStore();
         keys.init(store, pw("pw"));
