@@ -354,7 +354,13 @@ class CliRunMarkerIT {
         last.addAll(storeArgs);
         Run done = CliHarness.run(base.resolve("home"), p -> {}, last.toArray(String[]::new));
         assertThat(done.exitCode()).as(done.err()).isEqualTo(ExitCodes.OK);
-        assertThat(done.err()).contains("did not finish left").contains("reused");
+        // Whether a kill lands before the child's index write is a race (a fast child indexes its packs
+        // right after the last upload): when packs were left unindexed, the last run says it reused them.
+        // Either way the packs hold the source about once; stored over again, they would hold it about
+        // twice (the killed children's packs plus the last run's).
+        if (done.err().contains("did not finish left")) {
+            assertThat(done.err()).contains("reused");
+        }
         long packBytes = encryptedPacks().stream().mapToLong(VersionEntry::size).sum();
         assertThat(packBytes)
                 .as("bytes in packs for %d source bytes", sourceBytes)
