@@ -264,20 +264,31 @@ final class Blobs {
     }
 
     /**
-     * Opens the content file {@code address} for reading.
+     * Opens the content file {@code address}, of {@code length} bytes as its index row records, for
+     * reading.
      *
      * @throws java.nio.file.NoSuchFileException if it is missing
      * @throws NotAContentFile if something else than a regular file is in its place (a FIFO would
      *     block the read forever, a directory or device is no content of ours)
+     * @throws WrongLength if it does not hold {@code length} bytes (cut short: a read must not hand
+     *     out a prefix and fail only at its end)
      */
-    InputStream open(byte[] address) throws IOException {
+    InputStream open(byte[] address, long length) throws IOException {
         Path file = path(address);
+        checked(file, length);
+        return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Looks at {@code file} (one stat): a regular file of {@code length} bytes. */
+    private static void checked(Path file, long length) throws IOException {
         java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
                 file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isRegularFile()) {
             throw new NotAContentFile(file);
         }
-        return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (attrs.size() != length) {
+            throw new WrongLength(file, attrs.size(), length);
+        }
     }
 
     /**
@@ -286,14 +297,11 @@ final class Blobs {
      *
      * @throws java.nio.file.NoSuchFileException if it is missing
      * @throws NotAContentFile if something else than a regular file is in its place
+     * @throws WrongLength if it does not hold {@code length} bytes
      */
-    InputStream openAt(byte[] address, long offset) throws IOException {
+    InputStream openAt(byte[] address, long offset, long length) throws IOException {
         Path file = path(address);
-        java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
-                file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        if (!attrs.isRegularFile()) {
-            throw new NotAContentFile(file);
-        }
+        checked(file, length);
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         try {
             channel.position(offset);
@@ -310,6 +318,15 @@ final class Blobs {
 
         NotAContentFile(Path file) {
             super(file + " is not a regular file");
+        }
+    }
+
+    /** A content file whose length is not the one its index row records: cut short, or written over. */
+    static final class WrongLength extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        WrongLength(Path file, long found, long recorded) {
+            super(file + " has " + found + " bytes but " + recorded + " are recorded");
         }
     }
 

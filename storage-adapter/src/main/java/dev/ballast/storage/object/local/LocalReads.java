@@ -145,7 +145,7 @@ final class LocalReads {
             return whole;
         }
         try {
-            return from == 0 ? blobs.open(row.content()) : blobs.openAt(row.content(), from);
+            return from == 0 ? blobs.open(row.content(), row.size()) : blobs.openAt(row.content(), from, row.size());
         } catch (NoSuchFileException e) {
             throw new IntegrityException(
                     key,
@@ -156,6 +156,11 @@ final class LocalReads {
                     key,
                     "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
                             + blobs.path(row.content()) + " is not a regular file");
+        } catch (Blobs.WrongLength e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+                            + e.getMessage());
         } catch (IOException e) {
             throw LocalErrors.unavailable(key, "Opening the content of '" + key + "'", e);
         }
