@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * How many bytes of a listed version the store's files hold, seen without reading them: what a
  * listing reports instead of the size the index records, so that a content file deleted or cut by
- * hand lists as S3 lists the same damage (absent, or at its real size), never as present in full.
+ * hand lists as S3 lists the same damage — a file gone as absent, a file cut at the bytes it still
+ * holds — never as present in full.
  *
  * <p>A content file costs one stat per version listed; a pack file one stat per listing however
  * many of its contents are listed (the lengths are kept here). An empty version and one whose
@@ -52,9 +53,9 @@ final class HeldBytes {
     /**
      * The bytes held of a version of {@code size} bytes recorded: {@code size} when its file is
      * whole; the file's length when its content file has another (cut short, or written over); the
-     * bytes of its pack file past {@code packOffset}, at most {@code size}, when packed; {@link #NONE}
-     * when its file is missing or not a regular file, or when a pack file ends at or before the
-     * content's first byte.
+     * bytes of its pack file past {@code packOffset}, at most {@code size} (0 when the pack ends
+     * before the content's first byte), when packed; {@link #NONE} when its file is missing or not a
+     * regular file.
      *
      * @param pack the pack holding the content, 0 when it has its own content file
      * @throws IOException if a file could not be looked at (other than missing)
@@ -70,7 +71,7 @@ final class HeldBytes {
                 packLengths.put(pack, length);
             }
             long past = length - packOffset;
-            return length == NONE || past <= 0 ? NONE : Math.min(past, size);
+            return length == NONE ? NONE : Math.max(0, Math.min(past, size));
         }
         return length(blobs.path(content));
     }
@@ -84,10 +85,5 @@ final class HeldBytes {
             return NONE;
         }
         return attrs.isRegularFile() ? attrs.size() : NONE;
-    }
-
-    /** {@code held} as a listed size: a version none of whose bytes are held lists as 0. */
-    static long asSize(long held) {
-        return Math.max(held, 0);
     }
 }

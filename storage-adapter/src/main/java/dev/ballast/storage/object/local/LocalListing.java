@@ -30,7 +30,7 @@ final class LocalListing {
 
     /**
      * The bytes the store's files hold of each row of a page ({@link HeldBytes}), in its order;
-     * {@link HeldBytes#NONE} for a row none of whose bytes are held, which the page leaves out.
+     * {@link HeldBytes#NONE} for a row whose file is gone, which the page leaves out.
      */
     @FunctionalInterface
     interface Held {

@@ -125,9 +125,12 @@ final class LocalListings {
         List<VersionEntry> entries = new ArrayList<>(rows.size());
         int p = 0;
         for (VersionIndex.Row r : rows) {
-            // A version whose file is gone or cut is listed at the bytes held (0 when none): its ID
-            // stays listed, deletable and checkable (missingContent), never at its recorded size.
-            long size = r.deleteMarker() ? r.size() : HeldBytes.asSize(held[p++]);
+            // As the listing: a version none of whose bytes are held is not listed (S3 lists no object
+            // deleted by hand), a cut one at the bytes held; never at its recorded size.
+            long size = r.deleteMarker() ? r.size() : held[p++];
+            if (size == HeldBytes.NONE) {
+                continue;
+            }
             entries.add(new VersionEntry(
                     r.key(),
                     r.versionId(),
@@ -169,7 +172,7 @@ final class LocalListings {
         Objects.requireNonNull(listed, "listed");
         List<VersionEntry> toCheck = new ArrayList<>(listed.size());
         for (VersionEntry v : listed) {
-            if (!v.deleteMarker()) { // listed at 0 bytes when its file is gone: the index row says what it holds
+            if (!v.deleteMarker()) { // a cut version is listed short: the index row says what it should hold
                 toCheck.add(v);
             }
         }

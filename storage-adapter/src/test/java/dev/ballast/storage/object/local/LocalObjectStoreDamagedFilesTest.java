@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A content file or pack file deleted or cut by hand (the field case: {@code rm} or
  * {@code truncate -s} of a repository's pack object under {@code blobs/}): the local store's
- * listings report such an object as S3 reports the same damage — absent when none of its bytes are
- * held, at its real size when cut — never present at its recorded size; {@code head} and {@code get}
+ * listings report such an object as S3 reports the same damage — absent when its file is gone, at
+ * the bytes its file still holds when cut — never present at its recorded size; {@code head} and {@code get}
  * fail with {@link IntegrityException} and hand out no byte.
  */
 @ExtendWith(LeakCheck.class)
@@ -86,24 +86,22 @@ class LocalObjectStoreDamagedFilesTest {
                     .containsEntry("data/0a/big", 200_000L)
                     .hasSize(2);
 
+            List<VersionEntry> before = store.listVersions("data/0a/");
             Files.delete(blobFile(big));
 
             assertThat(listing(store, ListRequest.prefix("data/"))).containsOnlyKeys("data/0b/other");
             assertThat(listing(store, ListRequest.prefix("data/").withDelimiter("/")))
                     .containsOnlyKeys("data/0b/");
             assertThat(store.list("data/")).containsExactly("data/0b/other");
-            // Its version stays listed, at the bytes held, so that it can still be found lost and deleted.
-            List<VersionEntry> versions = store.listVersions("data/0a/");
-            assertThat(versions)
-                    .singleElement()
-                    .satisfies(v -> assertThat(v.size()).isZero());
-            assertThat(store.missingContent(versions).values())
+            // Nor is its version, as S3 lists no version deleted by hand; one listed before is found missing.
+            assertThat(store.listVersions("data/"))
+                    .extracting(VersionEntry::key)
+                    .containsExactly("data/0b/other");
+            assertThat(store.versions("data/0a/big")).isEmpty();
+            assertThat(store.missingContent(before).values())
                     .singleElement()
                     .asString()
                     .contains("is missing");
-            assertThat(store.versions("data/0a/big"))
-                    .singleElement()
-                    .satisfies(v -> assertThat(v.size()).isZero());
             assertUnreadable(store, big, "is missing");
         }
     }
@@ -136,9 +134,7 @@ class LocalObjectStoreDamagedFilesTest {
 
             assertThat(listing(store, ListRequest.prefix("data/"))).containsOnlyKeys("data/0b/big");
             assertThat(store.list("")).containsExactly("data/0b/big");
-            assertThat(store.listVersions("data/0a/"))
-                    .singleElement()
-                    .satisfies(v -> assertThat(v.size()).isZero());
+            assertThat(store.listVersions("data/0a/")).isEmpty();
             assertUnreadable(store, small, "is missing");
         }
     }
@@ -169,9 +165,12 @@ class LocalObjectStoreDamagedFilesTest {
                 assertThat(read.stream().readAllBytes()).isEqualTo(random(1_000, 1));
             }
 
+            // A pack file still there but empty: its contents list at the 0 bytes they still have.
             cut(packs.get(0), 0);
-            assertThat(listing(store, ListRequest.prefix("k/"))).isEmpty();
-            assertThat(store.list("k/")).isEmpty();
+            assertThat(listing(store, ListRequest.prefix("k/")))
+                    .containsExactly(Map.entry("k/0", 0L), Map.entry("k/1", 0L), Map.entry("k/2", 0L));
+            assertThat(store.listVersions("k/")).extracting(VersionEntry::size).containsExactly(0L, 0L, 0L);
+            assertUnreadable(store, written.get(0), "ends at byte 0");
         }
     }
 
