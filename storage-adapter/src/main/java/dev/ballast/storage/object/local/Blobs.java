@@ -275,19 +275,19 @@ final class Blobs {
      */
     InputStream open(byte[] address, long length) throws IOException {
         Path file = path(address);
-        checked(file, length);
+        checked(file, length, true);
         return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Looks at {@code file} (one stat): a regular file of {@code length} bytes. */
-    private static void checked(Path file, long length) throws IOException {
+    /** Looks at {@code file} (one stat): a regular file of {@code length} bytes ({@code exactly}), or of at least that many. */
+    private static void checked(Path file, long length, boolean exactly) throws IOException {
         java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
                 file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isRegularFile()) {
             throw new NotAContentFile(file);
         }
-        if (attrs.size() != length) {
-            throw new WrongLength(file, attrs.size(), length);
+        if (exactly ? attrs.size() != length : attrs.size() < length) {
+            throw new WrongLength(file, attrs.size(), length, exactly);
         }
     }
 
@@ -297,11 +297,12 @@ final class Blobs {
      *
      * @throws java.nio.file.NoSuchFileException if it is missing
      * @throws NotAContentFile if something else than a regular file is in its place
-     * @throws WrongLength if it does not hold {@code length} bytes
+     * @throws WrongLength if it ends before byte {@code end}, the end of what will be read (a file cut
+     *     short still serves a range its remaining bytes hold, each block checked against its digest)
      */
-    InputStream openAt(byte[] address, long offset, long length) throws IOException {
+    InputStream openAt(byte[] address, long offset, long end) throws IOException {
         Path file = path(address);
-        checked(file, length);
+        checked(file, end, false);
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         try {
             channel.position(offset);
@@ -325,8 +326,9 @@ final class Blobs {
     static final class WrongLength extends IOException {
         private static final long serialVersionUID = 1L;
 
-        WrongLength(Path file, long found, long recorded) {
-            super(file + " has " + found + " bytes but " + recorded + " are recorded");
+        WrongLength(Path file, long found, long wanted, boolean exactly) {
+            super(file + " has " + found + " bytes but " + wanted
+                    + (exactly ? " are recorded" : " are needed to read the range asked"));
         }
     }
 

@@ -123,6 +123,39 @@ class LocalObjectStoreDamagedFilesTest {
         }
     }
 
+    /**
+     * A content over 1 MiB has a digest per block: a cut file still serves a range its remaining
+     * bytes hold (what a repository reads of the intact chunks of a cut pack, as on S3), checked; a
+     * range past its end is refused before a byte is handed out.
+     */
+    @Test
+    void aCutLargeContentFileStillServesTheRangesItHoldsAndRefusesTheOthers() throws Exception {
+        byte[] bytes = random(3 << 20, 7);
+        try (LocalObjectStore store = LocalObjectStore.open(root)) {
+            ObjectVersion big = store.put("data/0a/big", ObjectContent.ofBytes(bytes));
+            cut(blobFile(big), 2 << 20);
+
+            assertThat(listing(store, ListRequest.prefix("data/"))).containsExactly(Map.entry("data/0a/big", 2L << 20));
+            try (ObjectRead read = store.get(
+                    "data/0a/big",
+                    dev.ballast.storage.object.ReadOptions.latest()
+                            .withRange(dev.ballast.storage.object.ByteRange.of(1_000, 5_000)))) {
+                assertThat(read.stream().readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(bytes, 1_000, 6_000));
+            }
+            assertThatThrownBy(() -> {
+                        try (ObjectRead read = store.get(
+                                "data/0a/big",
+                                dev.ballast.storage.object.ReadOptions.latest()
+                                        .withRange(dev.ballast.storage.object.ByteRange.of((2 << 20) + 100, 5_000)))) {
+                            read.stream().readAllBytes();
+                        }
+                    })
+                    .isInstanceOf(IntegrityException.class)
+                    .hasMessageContaining("has " + (2 << 20) + " bytes");
+            assertUnreadable(store, big, "has " + (2 << 20) + " bytes but " + (3 << 20) + " are recorded");
+        }
+    }
+
     @Test
     void aDeletedPackFileTakesEveryObjectInItOutOfTheListing() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
