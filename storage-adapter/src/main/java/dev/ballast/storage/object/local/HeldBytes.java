@@ -45,6 +45,11 @@ final class HeldBytes {
         }
     }
 
+    /** Looks at pack file {@code pack} again the next time (a writer may have appended to it). */
+    void forget(long pack) {
+        packLengths.remove(pack);
+    }
+
     /** {@link #held(long, byte[], boolean, long, long)} of {@code place}. */
     long held(Place place) throws IOException {
         return held(place.size(), place.content(), place.inline(), place.pack(), place.packOffset());

@@ -46,9 +46,10 @@ final class LocalListings {
 
     /**
      * The bytes the files hold of each of {@code places} ({@link HeldBytes}). A version found short
-     * is looked up again, once for them all: a compaction may have moved its content and deleted the
-     * pack file since its row was read (counted where the content is now), or a prune removed it
-     * ({@link HeldBytes#NONE}).
+     * is looked up again, once for them all, and its file looked at again: a compaction may have moved
+     * its content and deleted the pack file since its row was read (counted where the content is
+     * now), a writer may have appended it to a pack whose length was kept from earlier in the
+     * listing, or a prune removed it ({@link HeldBytes#NONE}).
      */
     private long[] held(List<HeldBytes.Place> places, HeldBytes files) {
         long[] held = new long[places.size()];
@@ -78,7 +79,11 @@ final class LocalListings {
             HeldBytes.Place was = places.get(i);
             if (row == null) {
                 held[i] = HeldBytes.NONE;
-            } else if (row.pack() != was.pack() || row.packOffset() != was.packOffset()) {
+            } else {
+                // Looked at again: a pack that a writer appended to since its length was kept is
+                // longer now, and the content may have moved.
+                files.forget(was.pack());
+                files.forget(row.pack());
                 held[i] = held(HeldBytes.Place.of(row), files);
             }
         }

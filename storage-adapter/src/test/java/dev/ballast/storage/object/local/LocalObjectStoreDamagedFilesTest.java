@@ -207,6 +207,23 @@ class LocalObjectStoreDamagedFilesTest {
         }
     }
 
+    /** A pack that grows while a listing runs is looked at again, not reported cut from its earlier length. */
+    @Test
+    void aContentAppendedToAPackDuringAListingIsListedWhole() throws Exception {
+        try (LocalObjectStore store = LocalObjectStore.open(root)) {
+            store.put("k/0", ObjectContent.ofBytes(random(1_000, 0)));
+            try (Stream<ListEntry> s = store.listing(ListRequest.prefix("k/").withPageSize(1))) {
+                java.util.Iterator<ListEntry> it = s.iterator();
+                assertThat(it.next().size()).isEqualTo(1_000L);
+                store.put("k/1", ObjectContent.ofBytes(random(1_000, 1)));
+                assertThat(packFiles()).hasSize(1);
+                ListEntry next = it.next();
+                assertThat(next.key()).isEqualTo("k/1");
+                assertThat(next.size()).isEqualTo(1_000L);
+            }
+        }
+    }
+
     @Test
     void aPageWithKeysLeftOutIsFilledSoTheListingGoesOnToTheEnd() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
