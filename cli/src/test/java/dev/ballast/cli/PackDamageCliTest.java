@@ -117,6 +117,90 @@ class PackDamageCliTest extends InProcessCli {
                 .isZero();
     }
 
+    /** The content file under the local store's {@code blobs/} that holds the only pack's bytes. */
+    private Path packFile() {
+        try (LocalObjectStore store = store()) {
+            List<String> packs = store.list("data/");
+            assertThat(packs).hasSize(1);
+            VersionEntry v = store.versions(packs.get(0)).get(0);
+            String sha256 = store.head(packs.get(0), v.versionId()).sha256();
+            return data().resolve("ballast-backups")
+                    .resolve("blobs")
+                    .resolve(sha256.substring(0, 2))
+                    .resolve(sha256);
+        }
+    }
+
+    /**
+     * Field case: {@code rm} (or {@code truncate -s}) of a pack's file under the local store's
+     * {@code blobs/}. The store's index still named the pack, so the next backup said "Nothing to
+     * upload" and the restore failed; the local store now lists the pack as gone, as S3 does, so the
+     * backup warns and stores its chunks again, the older backup restores, and {@code repair index}
+     * reports the lost file.
+     */
+    @Test
+    void aPackFileRemovedFromTheLocalStoreIsStoredAgainByTheNextBackup() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        Path file = packFile();
+        String pack = "data/" + file.getFileName().toString().substring(0, 2) + "/";
+        Files.delete(file);
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(out()).doesNotContain("Nothing to upload").contains("3 files stored");
+        assertThat(err())
+                .contains("1 pack(s) the repository's index names are missing from the store")
+                .contains("Note: 3 chunk(s) of 1 missing pack(s) were stored again from the source");
+        assertRestores(src, first, "older");
+
+        assertThat(run(at("repair", "index"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Content lost/damaged: " + pack).contains("1 version(s) have no intact content");
+        assertThat(out()).contains("1 missing pack(s) dropped").doesNotContain("brought back");
+        assertNoStackTrace();
+        assertRestores(src, first, "again");
+        assertThat(run(at("verify", "src", "--manifest-version", first)))
+                .as(err())
+                .isZero();
+    }
+
+    private void assertRestores(Path src, String snapshot, String into) throws Exception {
+        Path target = home.resolve(into);
+        assertThat(run(at("restore", "src", target.toString(), "--manifest-version", snapshot)))
+                .as(err())
+                .isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(target.resolve("f" + i + ".bin")).hasSameBinaryContentAs(src.resolve("f" + i + ".bin"));
+        }
+    }
+
+    /**
+     * The same with {@code truncate -s} of the pack's file: listed at its real size, so the backup
+     * stores the chunks past its end again; a pack of one digest block (up to 1 MiB) cannot serve its
+     * intact chunks checked, so {@code repair index} reports it and the next backup stores them too.
+     */
+    @Test
+    void aPackFileCutShortInTheLocalStoreIsStoredAgainByTheNextBackups() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        Path file = packFile();
+        String pack = "data/" + file.getFileName().toString().substring(0, 2) + "/";
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(Files.size(file) / 2);
+        }
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(out()).doesNotContain("Nothing to upload");
+        assertThat(err())
+                .contains("1 pack(s) in the store are shorter than the index says (cut: " + pack)
+                .contains("chunk(s) of 1 missing or cut pack(s) were stored again from the source");
+
+        assertThat(run(at("repair", "index"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Content lost/damaged: " + pack).contains("bytes; its index entry implies");
+        assertNoStackTrace();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertRestores(src, first, "older");
+    }
+
     /**
      * Field case: {@code aws s3 rm} of a pack on a versioned bucket leaves a delete marker over the intact
      * pack; verify called its chunks lost and the advice led to dropping them. {@code repair index}

@@ -264,20 +264,31 @@ final class Blobs {
     }
 
     /**
-     * Opens the content file {@code address} for reading.
+     * Opens the content file {@code address}, of {@code length} bytes as its index row records, for
+     * reading.
      *
      * @throws java.nio.file.NoSuchFileException if it is missing
      * @throws NotAContentFile if something else than a regular file is in its place (a FIFO would
      *     block the read forever, a directory or device is no content of ours)
+     * @throws WrongLength if it does not hold {@code length} bytes (cut short: a read must not hand
+     *     out a prefix and fail only at its end)
      */
-    InputStream open(byte[] address) throws IOException {
+    InputStream open(byte[] address, long length) throws IOException {
         Path file = path(address);
+        checked(file, length, true);
+        return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** Looks at {@code file} (one stat): a regular file of {@code length} bytes ({@code exactly}), or of at least that many. */
+    private static void checked(Path file, long length, boolean exactly) throws IOException {
         java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
                 file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isRegularFile()) {
             throw new NotAContentFile(file);
         }
-        return Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (exactly ? attrs.size() != length : attrs.size() < length) {
+            throw new WrongLength(file, attrs.size(), length, exactly);
+        }
     }
 
     /**
@@ -286,14 +297,12 @@ final class Blobs {
      *
      * @throws java.nio.file.NoSuchFileException if it is missing
      * @throws NotAContentFile if something else than a regular file is in its place
+     * @throws WrongLength if it ends before byte {@code end}, the end of what will be read (a file cut
+     *     short still serves a range its remaining bytes hold, each block checked against its digest)
      */
-    InputStream openAt(byte[] address, long offset) throws IOException {
+    InputStream openAt(byte[] address, long offset, long end) throws IOException {
         Path file = path(address);
-        java.nio.file.attribute.BasicFileAttributes attrs = Files.readAttributes(
-                file, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        if (!attrs.isRegularFile()) {
-            throw new NotAContentFile(file);
-        }
+        checked(file, end, false);
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         try {
             channel.position(offset);
@@ -310,6 +319,16 @@ final class Blobs {
 
         NotAContentFile(Path file) {
             super(file + " is not a regular file");
+        }
+    }
+
+    /** A content file whose length is not the one its index row records: cut short, or written over. */
+    static final class WrongLength extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        WrongLength(Path file, long found, long wanted, boolean exactly) {
+            super(file + " has " + found + " bytes but " + wanted
+                    + (exactly ? " are recorded" : " are needed to read the range asked"));
         }
     }
 

@@ -36,10 +36,66 @@ final class LocalListings {
     java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
             dev.ballast.storage.object.ListRequest request) {
         Objects.requireNonNull(request, "request");
+        HeldBytes files = new HeldBytes(blobs, packs);
         return LocalListing.listing(
                 request,
                 (from, to, limit) -> connections.read(
-                        ix -> ix.currentPage(from, to, limit), null, "Listing keys under '" + request.prefix() + "'"));
+                        ix -> ix.currentPage(from, to, limit), null, "Listing keys under '" + request.prefix() + "'"),
+                rows -> held(rows.stream().map(HeldBytes.Place::of).toList(), files));
+    }
+
+    /**
+     * The bytes the files hold of each of {@code places} ({@link HeldBytes}). A version found short
+     * is looked up again, once for them all, and its file looked at again: a compaction may have moved
+     * its content and deleted the pack file since its row was read (counted where the content is
+     * now), a writer may have appended it to a pack whose length was kept from earlier in the
+     * listing, or a prune removed it ({@link HeldBytes#NONE}).
+     */
+    private long[] held(List<HeldBytes.Place> places, HeldBytes files) {
+        long[] held = new long[places.size()];
+        List<Integer> shortOnes = new ArrayList<>();
+        for (int i = 0; i < places.size(); i++) {
+            held[i] = held(places.get(i), files);
+            if (held[i] != places.get(i).size()) {
+                shortOnes.add(i);
+            }
+        }
+        if (shortOnes.isEmpty()) {
+            return held;
+        }
+        List<VersionIndex.@Nullable Row> now = read(
+                ix -> {
+                    List<VersionIndex.@Nullable Row> found = new ArrayList<>(shortOnes.size());
+                    for (int i : shortOnes) {
+                        found.add(ix.version(places.get(i).key(), places.get(i).versionId()));
+                    }
+                    return found;
+                },
+                null,
+                "Looking up " + shortOnes.size() + " versions");
+        for (int j = 0; j < shortOnes.size(); j++) {
+            int i = shortOnes.get(j);
+            VersionIndex.Row row = now.get(j);
+            HeldBytes.Place was = places.get(i);
+            if (row == null) {
+                held[i] = HeldBytes.NONE;
+            } else {
+                // Looked at again: a pack that a writer appended to since its length was kept is
+                // longer now, and the content may have moved.
+                files.forget(was.pack());
+                files.forget(row.pack());
+                held[i] = held(HeldBytes.Place.of(row), files);
+            }
+        }
+        return held;
+    }
+
+    private long held(HeldBytes.Place place, HeldBytes files) {
+        try {
+            return files.held(place);
+        } catch (IOException e) {
+            throw LocalErrors.unavailable(place.key(), "Looking at the files of '" + place.key() + "'", e);
+        }
     }
 
     List<VersionEntry> versions(String key) {
@@ -64,13 +120,27 @@ final class LocalListings {
                 },
                 null,
                 "Reading the metadata of " + rows.size() + " versions");
-        List<VersionEntry> entries = new ArrayList<>(rows.size());
+        List<HeldBytes.Place> places = new ArrayList<>(rows.size());
         for (VersionIndex.Row r : rows) {
+            if (!r.deleteMarker()) {
+                places.add(HeldBytes.Place.of(r));
+            }
+        }
+        long[] held = held(places, new HeldBytes(blobs, packs));
+        List<VersionEntry> entries = new ArrayList<>(rows.size());
+        int p = 0;
+        for (VersionIndex.Row r : rows) {
+            // As the listing: a version none of whose bytes are held is not listed (S3 lists no object
+            // deleted by hand), a cut one at the bytes held; never at its recorded size.
+            long size = r.deleteMarker() ? r.size() : held[p++];
+            if (size == HeldBytes.NONE) {
+                continue;
+            }
             entries.add(new VersionEntry(
                     r.key(),
                     r.versionId(),
                     r.deleteMarker() ? null : LocalObjectStore.eTag(r.versionId()),
-                    r.size(),
+                    size,
                     Instant.ofEpochMilli(r.modifiedMillis()),
                     r.latest(),
                     r.deleteMarker(),
@@ -79,9 +149,13 @@ final class LocalListings {
         return List.copyOf(entries);
     }
 
+    /** The current keys under {@code prefix} that {@link #listing} lists: those some bytes of which are held. */
     List<String> list(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
-        return List.copyOf(read(ix -> ix.list(prefix), null, "Listing keys under '" + prefix + "'"));
+        try (java.util.stream.Stream<dev.ballast.storage.object.ListEntry> s =
+                listing(dev.ballast.storage.object.ListRequest.prefix(prefix))) {
+            return s.map(dev.ballast.storage.object.ListEntry::key).toList();
+        }
     }
 
     /** Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order, newest first. */
@@ -103,7 +177,7 @@ final class LocalListings {
         Objects.requireNonNull(listed, "listed");
         List<VersionEntry> toCheck = new ArrayList<>(listed.size());
         for (VersionEntry v : listed) {
-            if (!v.deleteMarker() && v.size() != 0) {
+            if (!v.deleteMarker()) { // a cut version is listed short: the index row says what it should hold
                 toCheck.add(v);
             }
         }
@@ -124,7 +198,8 @@ final class LocalListings {
         java.util.Map<Path, java.util.Optional<BasicFileAttributes>> looked = new java.util.HashMap<>();
         for (int i = 0; i < toCheck.size(); i++) {
             VersionIndex.Row row = rows.get(i);
-            String why = row == null ? "it is no longer in the index" : contentProblem(row, looked);
+            String why =
+                    row == null ? "it is no longer in the index" : row.size() == 0 ? null : contentProblem(row, looked);
             if (why != null) {
                 missing.put(toCheck.get(i), why);
             }

@@ -502,13 +502,22 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------- listings
+    // Every listing reports what the files hold, not what the index recorded (docs/storage.md, "A file
+    // deleted or cut by hand"): a version whose content or pack file is gone is not listed, one whose
+    // file is cut short is listed at the bytes it still holds; one stat per content file listed and one
+    // per pack file per listing (HeldBytes).
 
+    /** {@inheritDoc} A version whose content or pack file is gone is left out; one cut short has the bytes held. */
     @Override
     public List<VersionEntry> versions(String key) {
         return listings.versions(key);
     }
 
-    /** One index query per page ({@link LocalListing}). */
+    /**
+     * One index query per page ({@link LocalListing}), and a look at the files it names: a key whose
+     * current version's content or pack file is gone is not listed, one cut short is listed at the
+     * bytes it still holds.
+     */
     @Override
     public java.util.stream.Stream<dev.ballast.storage.object.ListEntry> listing(
             dev.ballast.storage.object.ListRequest request) {
@@ -520,7 +529,11 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         return listings.list(prefix);
     }
 
-    /** Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order, newest first. */
+    /**
+     * Every version and delete marker of the keys under {@code prefix}, by key in UTF-8 binary order,
+     * newest first; a version whose content or pack file is gone is left out, one cut short has the
+     * bytes held as its size.
+     */
     @Override
     public List<VersionEntry> listVersions(String prefix) {
         return listings.listVersions(prefix);

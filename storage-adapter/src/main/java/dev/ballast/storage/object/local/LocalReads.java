@@ -99,7 +99,7 @@ final class LocalReads {
         if (!ranged) {
             return new ObjectRead(
                     version,
-                    new VerifyingInputStream(key, open(key, row, 0), row.size(), expected),
+                    new VerifyingInputStream(key, open(key, row, 0, row.size()), row.size(), expected),
                     Source.LIVE,
                     freshness,
                     Duration.ZERO,
@@ -112,7 +112,7 @@ final class LocalReads {
                 : found.blockTable == null ? null : BlockDigests.of(row.size(), found.blockTable);
         long from = digests == null ? range.offset() : RangeInputStream.alignedStart(range);
         long to = digests == null ? range.offset() + range.length() : RangeInputStream.alignedEnd(range, row.size());
-        InputStream stored = RangeInputStream.limited(open(key, row, from), to - from);
+        InputStream stored = RangeInputStream.limited(open(key, row, from, to), to - from);
         return new ObjectRead(
                 version,
                 RangeInputStream.of(key, row.versionId(), stored, digests, range),
@@ -127,8 +127,13 @@ final class LocalReads {
     /** A version's row with what the index keeps beside it. */
     private record Found(VersionIndex.@Nullable Row row, ObjectMetadata metadata, byte @Nullable [] blockTable) {}
 
-    /** The stored bytes of {@code row} from byte {@code from} on. */
-    private InputStream open(String key, VersionIndex.Row row, long from) {
+    /**
+     * The stored bytes of {@code row} from byte {@code from} on, of which those before {@code to} are
+     * read. A content file that ends before {@code to} (cut short) is an {@link IntegrityException}
+     * before any byte is handed out; a whole read ({@code from} 0, {@code to} its size) also wants
+     * the file no longer than its size.
+     */
+    private InputStream open(String key, VersionIndex.Row row, long from, long to) {
         if (row.size() == 0) {
             return InputStream.nullInputStream();
         }
@@ -145,7 +150,9 @@ final class LocalReads {
             return whole;
         }
         try {
-            return from == 0 ? blobs.open(row.content()) : blobs.openAt(row.content(), from);
+            return from == 0 && to == row.size()
+                    ? blobs.open(row.content(), row.size())
+                    : blobs.openAt(row.content(), from, to);
         } catch (NoSuchFileException e) {
             throw new IntegrityException(
                     key,
@@ -156,6 +163,11 @@ final class LocalReads {
                     key,
                     "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
                             + blobs.path(row.content()) + " is not a regular file");
+        } catch (Blobs.WrongLength e) {
+            throw new IntegrityException(
+                    key,
+                    "Version '" + row.versionId() + "' of '" + key + "' is damaged: its content file "
+                            + e.getMessage());
         } catch (IOException e) {
             throw LocalErrors.unavailable(key, "Opening the content of '" + key + "'", e);
         }

@@ -256,7 +256,7 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         currentOf = connection.prepareStatement(
                 "SELECT " + VERSION_COLUMNS + " FROM current c JOIN versions v ON v.seq = c.seq WHERE c.k = ?");
         // Schema 1 has no pack columns: its contents are inline or in files.
-        String location = schema == SCHEMA_VERSION_INLINE_ONLY ? ", b.data, 0, 0" : ", b.data, b.pack, b.pack_offset";
+        String location = location();
         currentWithContent = connection.prepareStatement("SELECT " + VERSION_COLUMNS
                 + location
                 + " FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
@@ -264,9 +264,9 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         byVersionId = connection.prepareStatement("SELECT " + VERSION_COLUMNS
                 + location + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
                 + " LEFT JOIN blobs b ON b.address = v.content WHERE v.version_id = ? AND v.k = ?");
-        historyOf = connection.prepareStatement(
-                "SELECT " + VERSION_COLUMNS
-                        + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v WHERE v.k = ? ORDER BY v.seq DESC");
+        historyOf = connection.prepareStatement("SELECT " + VERSION_COLUMNS + location
+                + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq FROM versions v"
+                + " LEFT JOIN blobs b ON b.address = v.content WHERE v.k = ? ORDER BY v.seq DESC");
         locationOf = connection.prepareStatement(
                 schema == SCHEMA_VERSION_INLINE_ONLY
                         ? "SELECT data, 0, 0 FROM blobs WHERE address = ?"
@@ -460,7 +460,7 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         List<Row> rows = new ArrayList<>();
         try (ResultSet rs = historyOf.executeQuery()) {
             while (rs.next()) {
-                rows.add(row(key, rs, false, rs.getBoolean(9)));
+                rows.add(row(key, rs, true, rs.getBoolean(12)));
             }
         }
         return rows;
@@ -469,12 +469,13 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
     /** Every version and delete marker of the keys starting with {@code prefix}: by key in UTF-8 binary order, newest first. */
     List<Row> historyUnder(String prefix) throws SQLException {
         return underPrefix(
-                "SELECT " + VERSION_COLUMNS + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq, v.k"
-                        + " FROM versions v WHERE v.k >= ?",
+                "SELECT " + VERSION_COLUMNS + location()
+                        + ", (SELECT c.seq FROM current c WHERE c.k = v.k) = v.seq, v.k"
+                        + " FROM versions v LEFT JOIN blobs b ON b.address = v.content WHERE v.k >= ?",
                 "v.k",
                 " ORDER BY v.k, v.seq DESC",
                 prefix,
-                rs -> row(new String(rs.getBytes(10), StandardCharsets.UTF_8), rs, false, rs.getBoolean(9)));
+                rs -> row(new String(rs.getBytes(13), StandardCharsets.UTF_8), rs, true, rs.getBoolean(12)));
     }
 
     /** Reads one row of a result set. */
@@ -518,7 +519,15 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
     }
 
     /** One current version as a listing page shows it. */
-    record Listed(String key, String versionId, long size, long modifiedMillis) {}
+    record Listed(
+            String key,
+            String versionId,
+            long size,
+            long modifiedMillis,
+            byte[] content,
+            boolean inline,
+            long pack,
+            long packOffset) {}
 
     /**
      * At most {@code limit} current, non-deleted keys whose UTF-8 bytes are {@code >= from} and, when
@@ -526,7 +535,8 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
      * ({@link LocalListing}), read through the primary key of {@code current}.
      */
     List<Listed> currentPage(byte[] from, byte @Nullable [] to, int limit) throws SQLException {
-        String sql = "SELECT c.k, v.version_id, v.size, v.modified_ms FROM current c JOIN versions v ON v.seq = c.seq"
+        String sql = "SELECT c.k, v.version_id, v.size, v.modified_ms, v.content, " + listedLocation()
+                + " FROM current c JOIN versions v ON v.seq = c.seq LEFT JOIN blobs b ON b.address = v.content"
                 + " WHERE c.delete_marker = 0 AND c.k >= ?" + (to == null ? "" : " AND c.k < ?")
                 + " ORDER BY c.k LIMIT ?";
         List<Listed> out = new ArrayList<>(Math.min(limit, 1024));
@@ -543,11 +553,28 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
                             new String(rs.getBytes(1), StandardCharsets.UTF_8),
                             rs.getString(2),
                             rs.getLong(3),
-                            rs.getLong(4)));
+                            rs.getLong(4),
+                            rs.getBytes(5),
+                            rs.getBoolean(6),
+                            rs.getLong(7),
+                            rs.getLong(8)));
                 }
             }
         }
         return out;
+    }
+
+    /** The columns of a content's place (inline data, pack, offset), after a version's. */
+    private String location() {
+        // Schema 1 has no pack columns: its contents are inline or in files.
+        return schema == SCHEMA_VERSION_INLINE_ONLY ? ", b.data, 0, 0" : ", b.data, b.pack, b.pack_offset";
+    }
+
+    /** Whether a content is inline, its pack and offset: the columns a listing reads to look at its file. */
+    private String listedLocation() {
+        return schema == SCHEMA_VERSION_INLINE_ONLY
+                ? "b.data IS NOT NULL, 0, 0"
+                : "b.data IS NOT NULL, b.pack, b.pack_offset";
     }
 
     /** Where a content's bytes are: inline ({@code data}), or in pack {@code pack} at {@code offset}. */
