@@ -7,6 +7,7 @@ import dev.ballast.storage.IntegrityException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,13 +27,14 @@ final class PackedRestore {
 
     /**
      * The order to write the files of {@code m} in: those of format 3 by where their first chunk is
-     * stored ({@link PackedContent#storedAt}), so that reads ahead fetch each stretch of a pack once;
-     * files without chunks, of the earlier formats or not found keep the manifest's order, after them.
-     * Without {@code packed} (a store of the earlier formats), the manifest's order.
+     * stored ({@code storedAt}: {@link PackedContent#storedAt} of the repository), so that reads ahead
+     * fetch each stretch of a pack once; files without chunks, of the earlier formats or not found keep
+     * the manifest's order, after them. Without {@code storedAt} (a store of the earlier formats), the
+     * manifest's order.
      */
-    static int[] writeOrder(@Nullable PackedContent packed, Manifest m) {
+    static int[] writeOrder(@Nullable Function<List<String>, PackedContent.@Nullable StoredAt> storedAt, Manifest m) {
         int n = m.files().size();
-        if (packed == null) {
+        if (storedAt == null) {
             int[] order = new int[n];
             for (int i = 0; i < n; i++) {
                 order[i] = i;
@@ -43,7 +45,7 @@ final class PackedRestore {
         PackedContent.StoredAt[] at = new PackedContent.StoredAt[n];
         for (int i = 0; i < n; i++) {
             ManifestEntry e = m.files().get(i);
-            at[i] = e.packed() ? packed.storedAt(e.chunks()) : null;
+            at[i] = e.packed() ? storedAt.apply(e.chunks()) : null;
             order.add(i);
         }
         order.sort((a, b) -> {

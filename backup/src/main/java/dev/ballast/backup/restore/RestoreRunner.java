@@ -257,7 +257,7 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, prepared, temporaries);
 
         int already = 0;
-        int[] order = PackedRestore.writeOrder(packed, manifest);
+        int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
         try (ProgressCounter progress = progressFactory.apply(manifest);

@@ -5,14 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
-import java.io.InputStream;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 class PackedRestoreTest {
@@ -21,59 +16,6 @@ class PackedRestoreTest {
 
     private static ManifestEntry file(String path, String... chunks) {
         return new ManifestEntry(path, 1, SHA, "", MTIME, null, null, null, List.of(chunks));
-    }
-
-    /** Only {@link #storedAt}: the chunk IDs of the test mapped to where they are stored. */
-    private static PackedContent storedAt(Map<String, PackedContent.StoredAt> where) {
-        return new PackedContent() {
-            @Override
-            public PackedContent.StoredAt storedAt(List<String> chunks) {
-                return chunks.isEmpty() ? null : where.get(chunks.get(0));
-            }
-
-            @Override
-            public Stored store(Path file, LongConsumer read, BooleanSupplier stop) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void flush() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public int indexLeftBehind() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public boolean holdsAll(List<String> chunks) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public boolean indexedAll(List<String> chunks) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public InputStream open(List<String> chunks) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public AutoCloseable readAhead(List<List<String>> files) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public Pruned prune(Set<String> live, Instant cutoff) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void close() {}
-        };
     }
 
     @Test
@@ -97,13 +39,13 @@ class PackedRestoreTest {
                         file("empty.txt"),
                         file("lost.txt", missing)),
                 List.of());
-        PackedContent packed = storedAt(Map.of(
+        Map<String, PackedContent.StoredAt> where = Map.of(
                 a, new PackedContent.StoredAt("p1", 5_000),
                 b, new PackedContent.StoredAt("p0", 90_000),
                 c, new PackedContent.StoredAt("p1", 0),
-                d, new PackedContent.StoredAt("p1", 70_000)));
+                d, new PackedContent.StoredAt("p1", 70_000));
 
-        int[] order = PackedRestore.writeOrder(packed, m);
+        int[] order = PackedRestore.writeOrder(chunks -> chunks.isEmpty() ? null : where.get(chunks.get(0)), m);
 
         // p0 before p1, by offset within a pack; a file with no chunk, or one not found, after them
         // in the manifest's order.

@@ -7,6 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.putRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -79,19 +80,14 @@ class CliEndpointDiesIT {
             proxy.start();
             proxy.stubFor(any(anyUrl())
                     .willReturn(aResponse().proxiedFrom(server.uri().toString())));
+            // The first pack PUT the proxy has seen stops it (from a thread of its own).
             Thread killer = new Thread(() -> {
-                while (proxy.isRunning()) {
-                    if (!proxy.findAll(putRequestedFor(urlPathMatching("/dying-3/data/.*")))
-                            .isEmpty()) {
-                        proxy.stop();
-                        return;
-                    }
-                    try {
-                        Thread.sleep(10);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
+                await().atMost(Duration.ofMinutes(3))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> !proxy.isRunning()
+                                || !proxy.findAll(putRequestedFor(urlPathMatching("/dying-3/data/.*")))
+                                        .isEmpty());
+                proxy.stop();
             });
             killer.setDaemon(true);
             killer.start();

@@ -1,6 +1,7 @@
 package dev.ballast.it.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.cli.ExitCodes;
@@ -9,6 +10,7 @@ import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.VersionEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -148,14 +150,14 @@ class CliNewStoreIT extends CliOnBothStores {
                 log,
                 args(Store.LOCAL, name, "backup", source.toString(), "--transfers", "1"));
         try {
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (!markerWritten(name)) {
-                assertThat(child.isAlive())
-                        .as("the backup ended before it could be killed: " + Files.readString(log))
-                        .isTrue();
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(5);
-            }
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> {
+                        assertThat(child.isAlive())
+                                .as("the backup ended before it could be killed: " + Files.readString(log))
+                                .isTrue();
+                        return markerWritten(name);
+                    });
         } finally {
             child.destroyForcibly();
             assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
