@@ -75,9 +75,10 @@ class ConcurrencyLimitWaitTest {
     private Step queued() {
         return exchange -> {
             CompletableFuture<HttpResponse<?>> answer = new CompletableFuture<>();
+            // queued before counted: a test that sees the count above zero always finds the exchange
+            serverQueue.add(new Queued(exchange, answer));
             int now = atServer.incrementAndGet();
             mostAtServer.accumulateAndGet(now, Math::max);
-            serverQueue.add(new Queued(exchange, answer));
             return answer;
         };
     }
