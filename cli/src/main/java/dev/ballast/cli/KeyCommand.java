@@ -41,11 +41,6 @@ final class KeyCommand extends BallastCommand {
 
     /** Opens the store and its repository (the password checked), or says the store is none. */
     static StoreSession openRepository(CommonOptions common, CliContext ctx, StoreSession.Access access) {
-        if (common.endpoint == null
-                && !dev.ballast.storage.object.local.LocalObjectStore.exists(
-                        StoreSession.localStoreDirectory(common, ctx))) {
-            access = StoreSession.Access.READ; // found missing (exit 5) by a read, not created by a write
-        }
         StoreSession session = StoreSession.open(common, ctx, access);
         if (session.repository() == null) {
             String where = session.where();
@@ -153,7 +148,7 @@ final class KeyCommand extends BallastCommand {
 
         @Override
         public Integer call() {
-            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.WRITE)) {
+            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.UPDATE)) {
                 char[] pw = newPassword.read(ctx);
                 try {
                     KeyInfo added = Errors.translate(
@@ -186,7 +181,7 @@ final class KeyCommand extends BallastCommand {
 
         @Override
         public Integer call() {
-            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.WRITE)) {
+            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.UPDATE)) {
                 KeyInfo removed = Errors.translate(
                         session.where(),
                         null,
@@ -214,7 +209,7 @@ final class KeyCommand extends BallastCommand {
 
         @Override
         public Integer call() {
-            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.WRITE)) {
+            try (StoreSession session = openRepository(common, ctx, StoreSession.Access.UPDATE)) {
                 char[] pw = newPassword.read(ctx);
                 try {
                     KeyFiles.UnlockedRepository changed = Errors.translate(

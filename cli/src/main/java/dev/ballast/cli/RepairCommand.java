@@ -55,6 +55,14 @@ final class RepairCommand extends BallastCommand {
                 return packed;
             }
         }
+        if ("packs".equals(what) && common.endpoint == null) {
+            Path dir = StoreSession.localStoreDirectory(common, ctx);
+            if (!Files.isDirectory(dir)) {
+                throw new CliFailure(
+                        ExitCodes.NOT_FOUND,
+                        "There is no local store at " + dir + " (is --data-dir the one your backups went to?).");
+            }
+        }
         if ("packs".equals(what)) {
             throw new CliFailure(
                     ExitCodes.USAGE,

@@ -44,6 +44,11 @@ final class StoreSession implements AutoCloseable {
          * store's space reserve may be used, since removing is what frees space.
          */
         REMOVE,
+        /**
+         * Writes into a store that must already exist (keys, unlock, {@code verify --repair}): the writer lock
+         * is taken, and a store that does not exist is reported missing (exit 5), not created.
+         */
+        UPDATE,
         /** Only reads: any number of readers run beside the writer. */
         READ
     }
@@ -469,12 +474,13 @@ final class StoreSession implements AutoCloseable {
                                 + "); pass an absolute http:// or https:// URL.",
                         e);
             }
-            // Only a backup creates the bucket, turns its versioning on and probes what the store honours (the
+            // Only a backup creates the bucket; a command that writes turns its versioning on and probes what the store
+            // honours (the
             // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
             // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
             S3StoreConfig s3Config = access != Access.READ
                     ? S3StoreConfig.builder()
-                            .createBucket(true)
+                            .createBucket(access == Access.WRITE)
                             .enableVersioning(true)
                             .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED)
                             .build()

@@ -49,7 +49,7 @@ final class UnlockCommand extends BallastCommand {
                 return report(reader, found, 0);
             }
         }
-        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.UPDATE)) {
             return Errors.translate(session.where(), null, () -> unlock(session));
         }
     }

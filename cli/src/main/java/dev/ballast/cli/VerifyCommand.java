@@ -92,7 +92,7 @@ final class VerifyCommand extends BallastCommand {
                     ExitCodes.USAGE,
                     "'" + repairFrom + "' is not a directory; pass --repair the directory " + "that was backed up.");
         }
-        StoreSession.Access access = repairFrom != null ? StoreSession.Access.WRITE : StoreSession.Access.READ;
+        StoreSession.Access access = repairFrom != null ? StoreSession.Access.UPDATE : StoreSession.Access.READ;
         try (StoreSession session = StoreSession.open(common, ctx, access);
                 Repository repo = Repository.of(session)) {
             Manifests.Versioned chosen = Errors.translate(
@@ -240,7 +240,7 @@ final class VerifyCommand extends BallastCommand {
                 record.save(session.objects());
             } else {
                 // A reading command: the record is written through a short writer session of its own.
-                try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.WRITE)) {
+                try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.UPDATE)) {
                     record.save(writer.objects());
                 }
             }
@@ -267,7 +267,7 @@ final class VerifyCommand extends BallastCommand {
      * @return 0: no file is repaired here
      */
     private int dropDamagedPacked(List<Damage> damaged) {
-        try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.WRITE);
+        try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.UPDATE);
                 Repository w = Repository.of(writer)) {
             PackedRepair.Result r = Errors.translate(
                     writer.where(),

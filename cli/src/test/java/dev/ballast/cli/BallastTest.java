@@ -462,6 +462,35 @@ class BallastTest {
     }
 
     @Test
+    void commandsThatWriteIntoAnExistingStoreFindAMissingOneMissingAndCreateNothing() throws Exception {
+        // Only backup and init make a store: a mistyped --data-dir given to verify --repair, a key command,
+        // unlock or repair packs is reported missing (exit 5), as the reading commands report it.
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Path newPassword = Files.writeString(home.resolve("new-password"), "another password\n");
+        String[][] commands = {
+            {"verify", "photos", "--repair", src.toString()},
+            {"key", "list"},
+            {"key", "add", "--new-password-file", newPassword.toString()},
+            {"key", "passwd", "--new-password-file", newPassword.toString()},
+            {"key", "remove", "0123abcd"},
+            {"unlock", "--remove-all"},
+            {"repair", "packs"},
+            {"repair", "index"}
+        };
+        for (String[] command : commands) {
+            err.reset();
+            assertThat(run(command))
+                    .as(String.join(" ", command) + ": " + err())
+                    .isEqualTo(ExitCodes.NOT_FOUND);
+            assertThat(err())
+                    .as(String.join(" ", command))
+                    .startsWith("Error: There is no local store at " + home.resolve(".ballast/ballast-backups"));
+            assertNoStoreOpened();
+        }
+    }
+
+    @Test
     void aDataDirectoryInTheOldEmbeddedServerLayoutIsToldWhatToDoInOneSentence() throws Exception {
         Files.createDirectories(home.resolve(".ballast/s3/ballast-backups"));
         Path dir = Files.createDirectories(home.resolve("src"));

@@ -73,13 +73,21 @@ class CliBackupRestoreIT {
     }
 
     @org.junit.jupiter.api.Test
-    void commandsThatReadNeverCreateTheBucketNorWriteToIt() throws Exception {
+    void commandsOtherThanBackupAndInitNeverCreateTheBucketNorWriteToIt() throws Exception {
+        // Only backup and init make a store: a mistyped --bucket given to a reading command, or to one that
+        // writes into an existing store (prune, forget, verify --repair, unlock, key), is reported missing.
         String bucket = "never-created-by-a-read";
+        Path source = Files.createDirectories(base.resolve("repair-source"));
         for (String[] args : new String[][] {
             {"list"},
             {"versions", "x/y"},
             {"verify", "x"},
-            {"restore", "x", base.resolve("never").toString()}
+            {"restore", "x", base.resolve("never").toString()},
+            {"prune"},
+            {"forget", "x", "--keep-last", "1"},
+            {"verify", "x", "--repair", source.toString()},
+            {"unlock", "--remove-all"},
+            {"key", "list"}
         }) {
             List<String> all = new ArrayList<>(List.of(args));
             all.addAll(List.of(
