@@ -431,6 +431,7 @@ final class StoreSession implements AutoCloseable {
                 || key.equals(KeyFiles.CONFIG)
                 || key.startsWith(KeyFiles.KEYS_PREFIX)
                 || key.startsWith("snapshots/")
+                || key.startsWith("manifest-parts/")
                 || key.startsWith("index/");
     }
 
