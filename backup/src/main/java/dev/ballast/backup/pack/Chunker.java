@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -25,8 +26,8 @@ import java.util.Objects;
  * about 1 MiB. These rules are the repository format's (docs/backup-format.md): a reader does not
  * need them, but a writer that wants to deduplicate against an existing repository does.
  *
- * <p>Not thread-safe: an instance holds its read buffer ({@code 2 * max} bytes, allocated at the
- * first call and reused); use one per thread. Cheap to make.
+ * <p>Not thread-safe: an instance holds its read buffer (reused; {@value #FIRST_BUFFER} bytes at
+ * first, doubled while an input needs more, up to {@code 2 * max}); use one per thread. Cheap to make.
  */
 public final class Chunker {
     /** The repository's minimum chunk length, 512 KiB: only the last chunk of a file is shorter. */
@@ -53,6 +54,20 @@ public final class Chunker {
     private final long maskSmall;
     private final long maskLarge;
     private byte[] buffer = new byte[0];
+
+    /**
+     * The read buffer's first length, 64 KiB: a small file (most files of a source tree) is read whole
+     * into it. A buffer of {@code 2 * max} (16 MiB) for every transfer thread from the start cost a
+     * backup of small files 64 MiB of zeroed memory and, being live, its copying by each young
+     * collection until it was promoted.
+     */
+    static final int FIRST_BUFFER = 64 * 1024;
+
+    /**
+     * At most this many bytes are asked of the input per read, 1 MiB: the JDK reads a file channel into
+     * a heap array through a temporary direct buffer as long as the read, cached per thread.
+     */
+    static final int MAX_READ = 1024 * 1024;
 
     /** A chunker with the repository sizes and the gear table of {@code seed}. */
     public Chunker(long seed) {
@@ -86,6 +101,11 @@ public final class Chunker {
     /** A chunker with the repository sizes, seeded by {@code key}'s {@link MasterKey#chunkerSeed()}. */
     public static Chunker of(MasterKey key) {
         return new Chunker(key.chunkerSeed());
+    }
+
+    /** The length of the read buffer now (0 before the first input). */
+    int bufferLength() {
+        return buffer.length;
     }
 
     /** The largest chunk this chunker cuts. */
@@ -178,8 +198,8 @@ public final class Chunker {
 
     private long run(Reader reader, Sink sink) throws IOException {
         Objects.requireNonNull(sink, "sink");
-        if (buffer.length < 2 * max) {
-            buffer = new byte[2 * max];
+        if (buffer.length == 0) {
+            buffer = new byte[Math.min(FIRST_BUFFER, 2 * max)];
         }
         byte[] buf = buffer;
         int pos = 0;
@@ -194,8 +214,16 @@ public final class Chunker {
                     limit -= pos;
                     pos = 0;
                 }
-                while (limit < buf.length) {
-                    int n = reader.read(buf, limit, buf.length - limit);
+                while (true) {
+                    if (limit == buf.length) {
+                        if (limit >= max && buf.length >= 2 * max) {
+                            break; // full, as a buffer of 2 * max is filled
+                        }
+                        // The input goes on past what the buffer holds: double it, up to 2 * max.
+                        buf = Arrays.copyOf(buf, (int) Math.min(2L * max, 2L * buf.length));
+                        buffer = buf;
+                    }
+                    int n = reader.read(buf, limit, Math.min(MAX_READ, buf.length - limit));
                     if (n < 0) {
                         eof = true;
                         break;

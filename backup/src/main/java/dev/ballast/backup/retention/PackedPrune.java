@@ -140,11 +140,13 @@ public final class PackedPrune {
                     + " repair index' has replaced it");
         }
         Set<String> live = new HashSet<>();
+        Set<String> liveParts = new HashSet<>();
         for (Map.Entry<String, List<VersionEntry>> snapshot :
                 view.allSnapshotVersions().entrySet()) {
             for (VersionEntry v : snapshot.getValue()) {
                 try {
                     Manifest m = view.readSnapshot(snapshot.getKey(), v.versionId());
+                    liveParts.addAll(view.partsOf(snapshot.getKey(), v.versionId()));
                     for (ManifestEntry e : m.files()) {
                         if (e.packed()) {
                             live.addAll(e.chunks());
@@ -152,7 +154,7 @@ public final class PackedPrune {
                     }
                 } catch (ObjectNotFoundException e) {
                     // forgotten meanwhile: its chunks are no longer live
-                } catch (BackupException e) {
+                } catch (BackupException | IntegrityException e) {
                     skipped.add("the manifest " + snapshot.getKey() + " version " + v.versionId()
                             + " cannot be read (" + Messages.printable(e.getMessage())
                             + "), so the chunks it references are unknown; nothing is pruned until it is"
@@ -175,11 +177,24 @@ public final class PackedPrune {
             PruneStats s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
             return new Result(
                     new PackedContent.Pruned(
-                            s.packsDeleted() + s.packsRepacked(), s.packsWritten(), s.bytesFreed(), s.liveMissing()),
+                            s.packsDeleted() + s.packsRepacked(),
+                            s.packsWritten(),
+                            s.bytesFreed() + view.deadPartBytes(liveParts, cutoff),
+                            s.liveMissing()),
                     List.of());
         }
         try {
-            return new Result(packed.prune(live, now.minus(grace)), List.of());
+            PackedContent.Pruned pruned = packed.prune(live, now.minus(grace));
+            // Manifest parts no snapshot names (their snapshots forgotten, or a run that stored them died
+            // before its head), after the packs: nothing a kept snapshot reads is deleted.
+            long partBytes = view.deleteDeadParts(liveParts, now.minus(grace));
+            return new Result(
+                    new PackedContent.Pruned(
+                            pruned.packsDeleted(),
+                            pruned.packsWritten(),
+                            pruned.bytesFreed() + partBytes,
+                            pruned.liveMissing()),
+                    List.of());
         } catch (IntegrityException e) {
             // a live chunk to be repacked did not open: the prune stopped before deleting anything
             return new Result(

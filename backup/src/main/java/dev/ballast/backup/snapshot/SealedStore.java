@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Logical key and where it is stored</caption>
  *   <tr><th>logical key</th><th>stored under</th><th>stored bytes</th></tr>
  *   <tr><td>{@code NAME/.ballast-manifest.json}</td><td>{@code snapshots/<id(NAME)>}</td>
- *       <td>{@code seal(zstd(json), "manifest")}</td></tr>
+ *       <td>{@code seal(zstd(head), "manifest")}; the head is the JSON with its arrays of entries
+ *       replaced by the IDs of their parts ({@link ManifestParts}), each part stored once as
+ *       {@code manifest-parts/<part ID>}, {@code seal(zstd(part), "manifest part")}, before the head</td></tr>
  *   <tr><td>{@code .ballast-runs/NAME/RUN}</td><td>{@code .ballast-runs/<id(NAME)>/RUN}</td>
  *       <td>{@code seal(json, "marker")}</td></tr>
  *   <tr><td>{@code .ballast-damaged/NAME.json}</td><td>{@code .ballast-damaged/<id(NAME)>.json}</td>
@@ -48,6 +50,9 @@ public final class SealedStore implements ObjectStore {
     /** Where format 3 keeps manifests. */
     public static final String SNAPSHOTS = "snapshots/";
 
+    /** Where format 3 keeps the parts of manifests ({@link ManifestParts}): {@code manifest-parts/<id>}. */
+    public static final String PARTS = "manifest-parts/";
+
     private static final String RUNS = ".ballast-runs/";
     private static final String DAMAGED = ".ballast-damaged/";
     private static final String UNKNOWN = "id/";
@@ -56,6 +61,8 @@ public final class SealedStore implements ObjectStore {
     private final ObjectStore store;
     private final MasterKey key;
     private final Map<String, String> namesById = new ConcurrentHashMap<>();
+    /** Parts read by this view whose stored bytes opened and matched their ID. */
+    private final java.util.Set<String> partsChecked = ConcurrentHashMap.newKeySet();
 
     public SealedStore(ObjectStore store, MasterKey key) {
         this.store = Objects.requireNonNull(store, "store");
@@ -166,6 +173,7 @@ public final class SealedStore implements ObjectStore {
     private static final byte[] MANIFEST = "manifest".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MARKER = "marker".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DAMAGED_AAD = "damaged".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PART_AAD = "manifest part".getBytes(StandardCharsets.US_ASCII);
 
     private @Nullable Stored stored(String logical) {
         if (logical.endsWith(MANIFEST_SUFFIX)) {
@@ -229,8 +237,142 @@ public final class SealedStore implements ObjectStore {
 
     private ObjectContent sealed(Stored s, ObjectContent content) {
         byte[] plain = ObjectContents.bytes(content);
+        if (s.aad() == MANIFEST) {
+            ManifestParts.Split split = ManifestParts.split(plain, key::idHex);
+            if (split != null) {
+                storeParts(split.parts());
+                plain = split.head();
+            }
+        }
         byte[] body = s.compressed() ? ManifestCompression.compress(plain) : plain;
         return ObjectContent.ofBytes(key.seal(body, s.aad()));
+    }
+
+    /**
+     * Stores each of {@code parts} not yet stored, before the head naming them: one listing of
+     * {@link #PARTS}; a part listed there is stored again when this view has not read it intact (it is
+     * read now to see: a damaged part is never reused by a new snapshot).
+     */
+    private void storeParts(List<ManifestParts.Part> parts) {
+        java.util.Set<String> stored = new java.util.HashSet<>();
+        for (String k : store.list(PARTS)) {
+            stored.add(k.substring(PARTS.length()));
+        }
+        java.util.Set<String> done = new java.util.HashSet<>();
+        for (ManifestParts.Part p : parts) {
+            if (!done.add(p.id())) {
+                continue;
+            }
+            if (stored.contains(p.id()) && partIntact(p.id())) {
+                continue;
+            }
+            store.put(
+                    PARTS + p.id(), ObjectContent.ofBytes(key.seal(ManifestCompression.compress(p.plain()), PART_AAD)));
+            partsChecked.add(p.id());
+        }
+    }
+
+    private boolean partIntact(String id) {
+        if (partsChecked.contains(id)) {
+            return true;
+        }
+        try {
+            readPart(id);
+            return true;
+        } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The plain bytes of part {@code id}: its newest version, opened, decompressed and checked against
+     * its ID.
+     *
+     * @throws IntegrityException naming the part if it is missing, does not open or decompress, or its
+     *     bytes do not match its ID
+     */
+    private byte[] readPart(String id) {
+        String k = PARTS + id;
+        byte[] plain;
+        try (ObjectRead read = store.get(k, ReadOptions.latest().withAllowCache(false))) {
+            byte[] sealed = read.readAllBytes();
+            try {
+                plain = ManifestCompression.decompress(key.open(sealed, PART_AAD));
+            } catch (MasterKey.TamperedException e) {
+                throw new IntegrityException(k, "the manifest part '" + k + "' does not open: " + e.getMessage());
+            } catch (RuntimeException e) {
+                throw new IntegrityException(
+                        k, "the manifest part '" + k + "' opened but does not decompress: " + e.getMessage());
+            }
+        } catch (dev.ballast.storage.ObjectNotFoundException e) {
+            throw new IntegrityException(k, "the manifest part '" + k + "' is missing from the store");
+        }
+        if (!key.idHex(plain).equals(id)) {
+            throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
+        }
+        partsChecked.add(id);
+        return plain;
+    }
+
+    /**
+     * The IDs of the manifest parts ({@link ManifestParts}) one manifest version names, reading only its
+     * head: what prune keeps of {@link #PARTS}. Empty for a manifest stored whole.
+     *
+     * @throws IntegrityException if the version does not open, decompress or parse
+     * @throws dev.ballast.storage.ObjectNotFoundException if there is no such version
+     */
+    public List<String> partsOf(String storedKey, String versionId) {
+        byte[] head;
+        try (ObjectRead read =
+                store.get(storedKey, ReadOptions.version(versionId).withAllowCache(false))) {
+            head = openBody(new Stored(storedKey, MANIFEST, true), read);
+        }
+        try {
+            return ManifestParts.partIds(head);
+        } catch (IllegalArgumentException e) {
+            throw new IntegrityException(
+                    storedKey, "'" + storedKey + "' version " + versionId + " does not parse: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Deletes every version of the manifest parts that {@code live} does not name and that were written
+     * before {@code cutoff} (a running backup may have stored parts whose head it has not written yet).
+     *
+     * @return the stored bytes deleted
+     */
+    public long deleteDeadParts(java.util.Set<String> live, java.time.Instant cutoff) {
+        return deadParts(live, cutoff, true);
+    }
+
+    /** What {@link #deleteDeadParts} would free, deleting nothing (a prune's dry run). */
+    public long deadPartBytes(java.util.Set<String> live, java.time.Instant cutoff) {
+        return deadParts(live, cutoff, false);
+    }
+
+    private long deadParts(java.util.Set<String> live, java.time.Instant cutoff, boolean delete) {
+        long freed = 0;
+        Map<String, List<VersionEntry>> byKey = new java.util.HashMap<>();
+        for (VersionEntry v : store.listVersions(PARTS)) {
+            byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
+        }
+        for (Map.Entry<String, List<VersionEntry>> e : byKey.entrySet()) {
+            String id = e.getKey().substring(PARTS.length());
+            boolean young =
+                    e.getValue().stream().anyMatch(v -> !v.lastModified().isBefore(cutoff));
+            if (live.contains(id) || young) {
+                continue;
+            }
+            for (VersionEntry v : e.getValue()) {
+                if (!v.deleteMarker() && (!delete || store.deleteVersion(e.getKey(), v.versionId()))) {
+                    freed += v.size();
+                }
+            }
+            if (delete) {
+                partsChecked.remove(id);
+            }
+        }
+        return freed;
     }
 
     private ObjectVersion shown(ObjectVersion v, String logical) {
@@ -304,25 +446,36 @@ public final class SealedStore implements ObjectStore {
 
     private ObjectRead openStored(Stored s, ReadOptions options) {
         try (ObjectRead read = store.get(s.key(), options)) {
-            byte[] sealed = read.readAllBytes();
-            byte[] plain;
-            try {
-                plain = key.open(sealed, s.aad());
-                if (s.compressed()) {
-                    plain = ManifestCompression.decompress(plain);
+            byte[] plain = openBody(s, read);
+            if (s.aad() == MANIFEST) {
+                try {
+                    plain = ManifestParts.join(plain, this::readPart);
+                } catch (IllegalArgumentException e) {
+                    throw new IntegrityException(
+                            s.key(),
+                            "'" + s.key() + "' version " + read.version().versionId() + " does not parse: "
+                                    + e.getMessage());
                 }
-            } catch (MasterKey.TamperedException e) {
-                throw new IntegrityException(
-                        s.key(),
-                        "'" + s.key() + "' version " + read.version().versionId() + " does not open: "
-                                + e.getMessage());
-            } catch (RuntimeException e) {
-                throw new IntegrityException(
-                        s.key(),
-                        "'" + s.key() + "' version " + read.version().versionId() + " opened but does not decompress: "
-                                + e.getMessage());
             }
             return read.withStream(new ByteArrayInputStream(plain));
+        }
+    }
+
+    /** The stored bytes of {@code read} opened and, for a compressed key, decompressed. */
+    private byte[] openBody(Stored s, ObjectRead read) {
+        byte[] sealed = read.readAllBytes();
+        try {
+            byte[] plain = key.open(sealed, s.aad());
+            return s.compressed() ? ManifestCompression.decompress(plain) : plain;
+        } catch (MasterKey.TamperedException e) {
+            throw new IntegrityException(
+                    s.key(),
+                    "'" + s.key() + "' version " + read.version().versionId() + " does not open: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new IntegrityException(
+                    s.key(),
+                    "'" + s.key() + "' version " + read.version().versionId() + " opened but does not decompress: "
+                            + e.getMessage());
         }
     }
 

@@ -54,6 +54,46 @@ class MasterKeyTest {
     }
 
     @Test
+    void twoKeysUsedInTurnOnManyThreadsAndAFailedOpenBetweenThemKeepEachKeysResults() throws Exception {
+        MasterKey a = MasterKey.generate();
+        MasterKey b = MasterKey.generate();
+        byte[] plain = "a file's content".getBytes(StandardCharsets.UTF_8);
+        byte[] idA = a.id(plain, 0, plain.length);
+        byte[] idB = b.id(plain, 0, plain.length);
+        assertThat(idA).isNotEqualTo(idB);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        byte[] sealedA = a.seal(plain, BLOB);
+                        byte[] sealedB = b.seal(plain, BLOB);
+                        assertThat(a.id(plain, 0, plain.length)).isEqualTo(idA);
+                        assertThatThrownBy(() -> a.open(sealedB, BLOB)).isInstanceOf(MasterKey.TamperedException.class);
+                        assertThat(b.id(plain, 0, plain.length)).isEqualTo(idB);
+                        assertThat(a.open(sealedA, BLOB)).isEqualTo(plain);
+                        assertThat(b.open(sealedB, BLOB)).isEqualTo(plain);
+                        assertThatThrownBy(() -> a.id(plain, 5, plain.length))
+                                .isInstanceOf(IndexOutOfBoundsException.class);
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        // The ID of bytes fed in parts through idMac is the same as in one call.
+        javax.crypto.Mac mac = a.idMac();
+        mac.update(plain, 0, 3);
+        mac.update(plain, 3, plain.length - 3);
+        assertThat(mac.doFinal()).isEqualTo(idA);
+    }
+
+    @Test
     void twoSealsOfTheSameBytesDiffer() {
         MasterKey key = MasterKey.generate();
         byte[] plain = new byte[64];

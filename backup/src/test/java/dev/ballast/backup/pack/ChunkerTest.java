@@ -185,6 +185,40 @@ class ChunkerTest {
         assertThat(fresh).isLessThanOrEqualTo(2L * cuts.length);
     }
 
+    /** The lengths {@link Chunker#cut} gives when the whole input is in one array. */
+    private static List<Integer> cutWhole(Chunker chunker, byte[] data) {
+        List<Integer> out = new ArrayList<>();
+        for (int pos = 0; pos < data.length; ) {
+            int len = chunker.cut(data, pos, data.length - pos);
+            out.add(len);
+            pos += len;
+        }
+        return out;
+    }
+
+    @Test
+    void aSmallFileIsReadIntoASmallBufferAndAReusedChunkerCutsBigInputsAsAFreshOne() throws IOException {
+        Chunker reused = new Chunker(7);
+        assertThat(lengths(reused, random(1, 3 * 1024))).containsExactly(3 * 1024);
+        assertThat(reused.bufferLength()).isEqualTo(Chunker.FIRST_BUFFER);
+
+        for (int size : new int[] {Chunker.FIRST_BUFFER + 1, 9 * MIB, 37 * MIB + 123, 5 * 1024}) {
+            byte[] data = random(size, size);
+            assertThat(lengths(reused, data)).as("%d bytes", size).isEqualTo(cutWhole(new Chunker(7), data));
+            // Short reads (a pipe, a socket) too.
+            InputStream trickle = new ByteArrayInputStream(data) {
+                @Override
+                public synchronized int read(byte[] b, int off, int len) {
+                    return super.read(b, off, Math.min(len, 1000));
+                }
+            };
+            List<Integer> trickled = new ArrayList<>();
+            new Chunker(7).chunk(trickle, (buf, off, len) -> trickled.add(len));
+            assertThat(trickled).isEqualTo(cutWhole(new Chunker(7), data));
+        }
+        assertThat(reused.bufferLength()).isEqualTo(2 * Chunker.MAX_SIZE);
+    }
+
     @Test
     void refusesImpossibleSizes() {
         assertThatThrownBy(() -> new Chunker(1, 100, 1000, 5000))

@@ -52,11 +52,15 @@ class SealedStoreTest {
                 .versionId();
 
         String stored = "snapshots/" + key.idHex(NAME.getBytes(StandardCharsets.UTF_8));
-        assertThat(raw.list("")).containsExactly(stored);
-        byte[] bytes = read(stored);
-        assertThat(new String(bytes, StandardCharsets.ISO_8859_1))
-                .doesNotContain(NAME)
-                .doesNotContain("salaries");
+        // The file entries are a manifest part of their own, named by its ID (ManifestParts).
+        assertThat(raw.list("")).hasSize(2).contains(stored);
+        String part = raw.list(SealedStore.PARTS).get(0);
+        assertThat(part).matches("manifest-parts/[0-9a-f]{64}");
+        for (String k : List.of(stored, part)) {
+            assertThat(new String(read(k), StandardCharsets.ISO_8859_1))
+                    .doesNotContain(NAME)
+                    .doesNotContain("salaries");
+        }
 
         assertThat(Manifests.versions(view, NAME))
                 .extracting(VersionEntry::versionId)
