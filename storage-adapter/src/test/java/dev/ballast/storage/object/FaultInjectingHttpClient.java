@@ -41,7 +41,8 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
         CUT_RESPONSE_BODY,
         FLIP_REQUEST_BYTE,
         S3_ERROR,
-        SEND_TWICE
+        SEND_TWICE,
+        HOLD_ANSWER
     }
 
     private static final class Fault {
@@ -50,6 +51,8 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
         final long offset;
         final String code;
         boolean fired;
+        /** For {@link Kind#HOLD_ANSWER}: what lets the answer go. */
+        CompletableFuture<?> release = CompletableFuture.completedFuture(null);
 
         Fault(Kind kind, Predicate<HttpRequest> when, long offset) {
             this(kind, when, offset, null);
@@ -155,6 +158,16 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
         faults.add(new Fault(Kind.S3_ERROR, when, status, code));
     }
 
+    /**
+     * Holds the answer to the first matching request (sent to the server as usual) until
+     * {@code release} completes: what other threads do meanwhile can be seen.
+     */
+    public void holdAnswerOnce(Predicate<HttpRequest> when, CompletableFuture<?> release) {
+        Fault f = new Fault(Kind.HOLD_ANSWER, when, 0);
+        f.release = release;
+        faults.add(f);
+    }
+
     /** Called as each request-body chunk is handed to the network; null to stop. */
     public void observeRequestBodies(BodyObserver observer) {
         this.requestBodyObserver = observer;
@@ -219,6 +232,9 @@ public final class FaultInjectingHttpClient extends ForwardingHttpClient {
         CompletableFuture<HttpResponse<T>> sent = delegate.sendAsync(toSend, handler);
         if (fault == null || fault.kind == Kind.FLIP_REQUEST_BYTE) {
             return sent;
+        }
+        if (fault.kind == Kind.HOLD_ANSWER) {
+            return sent.thenCombine(fault.release, (response, released) -> response);
         }
         return sent.thenCompose(response -> {
             if (fault.kind == Kind.DROP_RESPONSE) {
