@@ -57,6 +57,8 @@ final class ChunkAdder implements AutoCloseable {
     /** The chunks of one file, in order. Used by one thread. */
     final class File {
         private final List<CompletableFuture<Added>> chunks = new ArrayList<>();
+        /** The reading thread's open pack: the file's chunks go there whichever thread adds them. */
+        private final int lane = blobs.lane();
 
         /**
          * Hashes and adds {@code buf[off, off + len)}, here or elsewhere; the bytes may be reused once
@@ -86,7 +88,7 @@ final class ChunkAdder implements AutoCloseable {
                 executor.execute(() -> {
                     try {
                         BlobId id = blobs.id(copy, 0, len);
-                        done.complete(new Added(id, len, blobs.add(BlobType.DATA, id, copy, 0, len)));
+                        done.complete(new Added(id, len, blobs.add(BlobType.DATA, id, copy, 0, len, lane)));
                     } catch (RuntimeException | Error e) {
                         done.completeExceptionally(e);
                     } finally {

@@ -238,6 +238,26 @@ public final class BlobRepository implements AutoCloseable {
      * @throws IllegalStateException if the repository is closed
      */
     public boolean add(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+        return add(type, id, plain, offset, length, lane());
+    }
+
+    /**
+     * The open pack the calling thread's blobs of 256 KiB and more go to, one of a few (a lane): a
+     * thread that adds a file's chunks on behalf of another (hashing them elsewhere) passes the
+     * reading thread's lane to {@link #add(BlobType, BlobId, byte[], int, int, int)}, so that the
+     * chunks of one file still lie side by side in its packs.
+     *
+     * @return a lane number, from 1 to a small bound; stable for the calling thread
+     */
+    public int lane() {
+        return writer.threadLane();
+    }
+
+    /**
+     * {@link #add(BlobType, BlobId, byte[], int, int)}, a blob of 256 KiB or more going to the open
+     * pack of {@code lane} (a value {@link #lane()} returned) instead of the calling thread's.
+     */
+    public boolean add(BlobType type, BlobId id, byte[] plain, int offset, int length, int lane) {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(id, "id");
         Objects.checkFromIndexSize(offset, length, plain.length);
@@ -248,7 +268,7 @@ public final class BlobRepository implements AutoCloseable {
             if (index.containsKey(id) || !writer.claim(id)) {
                 return false;
             }
-            writer.appendLater(type, id, plain, offset, length);
+            writer.appendLater(type, id, plain, offset, length, lane);
             if (lost.containsKey(id)) {
                 storedAgain.add(id);
             }

@@ -100,9 +100,14 @@ final class PackWriter {
         }
     }
 
-    /** The lane of a blob of {@code length} bytes added by this thread (see the class comment). */
-    private int laneOf(int length) {
-        return length < ENCODE_ELSEWHERE_BYTES ? 0 : threadLane.get();
+    /** The lane this thread's larger blobs go to (see the class comment): 1 to {@value #BIG_LANES}. */
+    int threadLane() {
+        return threadLane.get();
+    }
+
+    /** The lane of a blob of {@code length} bytes whose adder's lane is {@code lane}. */
+    private static int laneOf(int length, int lane) {
+        return length < ENCODE_ELSEWHERE_BYTES ? 0 : lane;
     }
 
     /**
@@ -111,9 +116,9 @@ final class PackWriter {
      * thread when there is no encoder or the blob is shorter than {@link #ENCODE_ELSEWHERE_BYTES}. A failure there is the writer's failure: every later
      * {@code add} and {@code flush} throws it, as an upload failure.
      */
-    void appendLater(BlobType type, BlobId id, byte[] plain, int offset, int length) {
+    void appendLater(BlobType type, BlobId id, byte[] plain, int offset, int length, int adderLane) {
         Executor e = encoder;
-        int lane = laneOf(length);
+        int lane = laneOf(length, adderLane);
         if (e == null || length < ENCODE_ELSEWHERE_BYTES) {
             append(type, id, plain, offset, length, lane);
             return;
