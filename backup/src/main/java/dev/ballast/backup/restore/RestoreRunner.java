@@ -521,7 +521,7 @@ public final class RestoreRunner {
         }
         FileChannel out = null;
         Path tmp = null;
-        try (InputStream in = PackedRestore.open(packed, e)) {
+        try {
             Path[] created = new Path[1];
             out = temporaries.create(dest, t -> {
                 FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -529,7 +529,8 @@ public final class RestoreRunner {
                 return c;
             });
             tmp = created[0];
-            copySparse(in, out, null, progress); // each chunk is checked against its ID as it is opened
+            // Each chunk is checked against its ID before it is handed here, and written at its place.
+            PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new);
             PackedRestore.check(e, out.size());
             return new Written(tmp, dest, e, out, false);
         } catch (IOException | RuntimeException ex) {
