@@ -183,6 +183,9 @@ public final class RestoreRunner {
 
     private java.util.Map<String, String> writtenAs = java.util.Map.of();
 
+    /** Whether something stood at each file's destination when the run looked, before writing. */
+    private boolean[] occupied = new boolean[0];
+
     /** Where the content of packed entries is read from (format 3), or null. */
     private @Nullable PackedContent packed;
 
@@ -217,10 +220,16 @@ public final class RestoreRunner {
         }
         RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
+        occupied = new boolean[destinations.size()];
+        // Nothing can stand at a path whose directory is not (yet) a directory: one look per directory,
+        // not a failed lstat (and the JDK's exception for it) per file of a restore into a new folder.
+        java.util.Map<Path, Boolean> directoryExists = new java.util.HashMap<>();
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+            if (directoryExists.computeIfAbsent(dest.getParent(), d -> Files.isDirectory(d))
+                    && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+                occupied[i] = true;
                 present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
                         && Files.size(dest) == e.size()
                         && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
@@ -280,7 +289,8 @@ public final class RestoreRunner {
                     failed.add(new BackupRunner.Failure(shown(e), blocked));
                     continue;
                 }
-                pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
+                boolean occupiedAtStart = occupied[i];
+                pool.submit(done -> restoreOne(e, dest, occupiedAtStart, progress, syncers, () -> {
                     progress.fileDone();
                     done.run();
                 }));
@@ -369,10 +379,15 @@ public final class RestoreRunner {
      * syncs and renames it; {@code done} runs once its outcome is recorded.
      */
     private void restoreOne(
-            ManifestEntry e, Path dest, ProgressCounter progress, ExecutorService syncers, Runnable done) {
+            ManifestEntry e,
+            Path dest,
+            boolean occupiedAtStart,
+            ProgressCounter progress,
+            ExecutorService syncers,
+            Runnable done) {
         Written written;
         try {
-            written = write(e, dest, progress);
+            written = write(e, dest, occupiedAtStart, progress);
         } catch (RuntimeException | IOException ex) {
             fail(e, ex);
             done.run();
@@ -437,6 +452,12 @@ public final class RestoreRunner {
         }
     }
 
+    /** Replacing a whole directory tree is more than --overwrite promises; says what is in the way. */
+    private static TypeInTheWay directoryInTheWay() {
+        return new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
+                + "(or restore into an empty one) and run the restore again");
+    }
+
     /** An entry of another kind (a directory where a file goes, a file where a directory goes) in the target. */
     private static final class TypeInTheWay extends IOException {
         public TypeInTheWay(String message) {
@@ -456,12 +477,15 @@ public final class RestoreRunner {
         }
     }
 
-    /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
-    private Written write(ManifestEntry e, Path dest, ProgressCounter progress) throws IOException {
-        if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
-            // Replacing a whole directory tree is more than --overwrite promises; say what is in the way.
-            throw new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
-                    + "(or restore into an empty one) and run the restore again");
+    /**
+     * Fetches one file into a temporary file next to its destination, verified; not yet synced. A
+     * directory in its place is looked for only where something stood when the run began (a directory
+     * that appears meanwhile makes the rename fail, and {@link #finish} says so the same way).
+     */
+    private Written write(ManifestEntry e, Path dest, boolean occupiedAtStart, ProgressCounter progress)
+            throws IOException {
+        if (occupiedAtStart && Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
+            throw directoryInTheWay();
         }
         if (e.packed()) {
             return writePacked(e, dest, progress);
@@ -564,6 +588,9 @@ public final class RestoreRunner {
             }
         } catch (IOException ex) {
             Files.deleteIfExists(w.tmp());
+            if (Files.isDirectory(w.dest(), LinkOption.NOFOLLOW_LINKS)) {
+                throw directoryInTheWay(); // one appeared after the run began (rename(2) refuses it)
+            }
             throw ex;
         }
     }
