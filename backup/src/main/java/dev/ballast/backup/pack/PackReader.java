@@ -50,6 +50,14 @@ final class PackReader {
     static final int BLOCK = 1024 * 1024;
     /** Blocks kept ({@link #BLOCK} each). */
     static final int BLOCKS = 64;
+    /**
+     * Arrays of dropped blocks kept for the next reads: as many as the read threads' spans fetch at
+     * once (four 4 MiB spans), so that a long restore takes every block's array from a dropped one.
+     * With 8, most blocks were new arrays that lived through a few young collections (the cache holds
+     * them) and were copied into the old generation to die there: a tenth of the CPU time of a
+     * restore of a JDK tree went to the collector.
+     */
+    static final int SPARE_BLOCKS = 16;
 
     private final ObjectStore store;
     private final MasterKey key;
@@ -395,7 +403,7 @@ final class PackReader {
                 Iterator<Map.Entry<BlockKey, byte[]>> eldest = blocks.entrySet().iterator();
                 byte[] dropped = eldest.next().getValue();
                 eldest.remove();
-                if (dropped.length == BLOCK && spareBlocks.size() < 8) {
+                if (dropped.length == BLOCK && spareBlocks.size() < SPARE_BLOCKS) {
                     spareBlocks.push(dropped);
                 }
             }
