@@ -98,7 +98,19 @@ public interface PackedContent extends AutoCloseable {
      *     is gone (before anything is handed on, for the index)
      * @throws IOException from {@code sink}
      */
-    long writeTo(List<String> chunks, ChunkSink sink) throws IOException;
+    default long writeTo(List<String> chunks, ChunkSink sink) throws IOException {
+        // What an implementation without a faster way does: the stream's bytes in order, 1 MiB at a time.
+        byte[] buffer = new byte[1024 * 1024];
+        long position = 0;
+        try (InputStream in = open(chunks)) {
+            int n;
+            while ((n = in.readNBytes(buffer, 0, buffer.length)) > 0) {
+                sink.accept(position, buffer, n);
+                position += n;
+            }
+        }
+        return position;
+    }
 
     /** Where {@link #writeTo} hands a file's chunks. */
     @FunctionalInterface

@@ -165,4 +165,27 @@ class ChunkPlacementTest {
                 .isInstanceOf(IntegrityException.class)
                 .hasMessageContaining(pack.key().substring(pack.key().lastIndexOf('/') + 1));
     }
+
+    @Test
+    void theInterfacesOwnWriteToHandsOnTheStreamsBytesAtTheirPlaces() throws Exception {
+        byte[] content = random(2 * 1024 * 1024 + 77, 6);
+        List<String> chunks = stored("big.bin", content);
+        // A PackedContent with only open(): writeTo is the interface's default, over that stream.
+        PackedContent streamOnly = (PackedContent) java.lang.reflect.Proxy.newProxyInstance(
+                PackedContent.class.getClassLoader(), new Class<?>[] {PackedContent.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("open")) {
+                        return blobs.open(chunks);
+                    }
+                    if (method.isDefault()) {
+                        return java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        byte[] file = new byte[content.length];
+        long length =
+                streamOnly.writeTo(chunks, (position, plain, n) -> System.arraycopy(plain, 0, file, (int) position, n));
+
+        assertThat(length).isEqualTo(content.length);
+        assertThat(file).isEqualTo(content);
+    }
 }
