@@ -10,10 +10,8 @@ import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
-import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.tree.Attributes;
 import dev.ballast.backup.tree.FileStat;
-import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.tree.SafePaths;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -244,7 +242,7 @@ public final class RestoreRunner {
                 }
             }
         }
-        TreePlan tree = planTree(conflicts);
+        RestoreTree tree = RestoreTree.plan(manifest.tree(), target, overwrite, conflicts);
         if (!conflicts.isEmpty()) {
             throw conflicts.refusal(target);
         }
@@ -307,7 +305,7 @@ public final class RestoreRunner {
             }
         }
         if (!cancellation.cancelled()) {
-            restoreTree(tree, prepared);
+            tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
         // Each directory once, SYNC_THREADS at a time: syncs issued together share the journal's commit
         // (one after another, 2,000 nested directories took seconds of the restore's time).
@@ -363,7 +361,7 @@ public final class RestoreRunner {
      * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
      * directory could not be created), as a failure's reason, or null when it is usable.
      */
-    private static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
+    static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
         RestoreDirectories.State state = prepared.stateOf(dir);
         if (state instanceof RestoreDirectories.Unsafe) {
             return "its directory resolves outside the target directory; it was not written";
@@ -595,117 +593,6 @@ public final class RestoreRunner {
         }
     }
 
-    /** A directory or link of the manifest with where it goes. */
-    private record Placed<T>(T entry, Path dest) {}
-
-    /** The manifest's directories and links resolved inside the target. */
-    private record TreePlan(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {}
-
-    /**
-     * Resolves every directory, symbolic link and hard link inside the target (an unsafe path refuses
-     * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
-     * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
-     */
-    private TreePlan planTree(RestoreConflicts conflicts) throws IOException {
-        ManifestTree tree = manifest.tree();
-        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
-        for (ManifestTree.Directory d : tree.directories()) {
-            Path dest = SafePaths.resolveInside(target, d.path());
-            dirs.add(new Placed<>(d, dest));
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite) {
-                conflicts.add(d.path(), RestoreConflicts.Kind.NOT_A_DIRECTORY);
-            }
-        }
-        List<Placed<Object>> links = new ArrayList<>();
-        for (ManifestTree.HardLink h : tree.hardLinks()) {
-            Path dest = SafePaths.resolveInside(target, h.path());
-            links.add(new Placed<>(h, dest));
-            Path first = SafePaths.resolveInside(target, h.target());
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite
-                    && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
-            }
-        }
-        for (ManifestTree.Symlink l : tree.symlinks()) {
-            Path dest = SafePaths.resolveInside(target, l.path());
-            links.add(new Placed<>(l, dest));
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite
-                    && !(Files.isSymbolicLink(dest)
-                            && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
-                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
-            }
-        }
-        return new TreePlan(dirs, links);
-    }
-
-    /**
-     * After the files: hard links, then symbolic links (created last, so no write of this restore
-     * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
-     * read-only directory is made read-only only once everything is in it, and creating entries in a
-     * directory does not move its restored mtime).
-     */
-    private void restoreTree(TreePlan tree, RestoreDirectories prepared) {
-        for (Placed<Object> l : tree.links()) {
-            String path =
-                    l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
-            if (cancellation.cancelled()) {
-                failed.add(new BackupRunner.Failure(path, NOT_ATTEMPTED));
-                continue;
-            }
-            String blocked = blocked(prepared, l.dest().getParent());
-            if (blocked != null) {
-                failed.add(new BackupRunner.Failure(path, blocked));
-                continue;
-            }
-            try {
-                if (l.entry() instanceof ManifestTree.HardLink h) {
-                    RestoreLinks.hardLink(target, h, l.dest());
-                } else {
-                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
-                }
-            } catch (IOException | RuntimeException e) {
-                fail(path, e);
-            }
-        }
-        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(tree.directories());
-        dirs.sort(Comparator.comparing(
-                        (Placed<ManifestTree.Directory> d) -> d.entry().path())
-                .reversed());
-        for (Placed<ManifestTree.Directory> d : dirs) {
-            if (cancellation.cancelled()) {
-                break; // the directories stay as created, their attributes not yet applied: run the restore again
-            }
-            RestoreDirectories.State state = prepared.stateOf(d.dest());
-            if (state instanceof RestoreDirectories.Unsafe) {
-                failed.add(new BackupRunner.Failure(
-                        d.entry().path(),
-                        "it resolves outside the target directory; its " + "attributes were not applied"));
-                continue;
-            }
-            if (state instanceof RestoreDirectories.Failed f) {
-                failed.add(new BackupRunner.Failure(d.entry().path(), f.reason()));
-                continue;
-            }
-            if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
-                // Never a directory's mode and mtime on a file that stands in its place.
-                failed.add(new BackupRunner.Failure(
-                        d.entry().path(),
-                        "something other than a directory stands where the backup has this directory; its "
-                                + "attributes were not applied"));
-                continue;
-            }
-            try {
-                Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
-            } catch (IOException | RuntimeException e) {
-                fail(d.entry().path(), e);
-            }
-        }
-    }
-
     /** Gives a file that was already present the recorded mode, owner and mtime; a failure is reported. */
     private void applyQuietly(ManifestEntry e, Path dest) {
         try {
@@ -716,8 +603,13 @@ public final class RestoreRunner {
     }
 
     private void fail(String path, Exception ex) {
-        failed.add(new BackupRunner.Failure(
-                path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")"));
+        failed.add(attributesNotRestored(path, ex));
+    }
+
+    /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
+    static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
+        return new BackupRunner.Failure(
+                path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")");
     }
 
     /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
