@@ -238,6 +238,39 @@ class EncryptedBackupsTest {
     }
 
     @Test
+    void aFlippedByteInALaterChunkOfABigFileNamesItDamagedAndLeavesNoPartOfIt() throws IOException {
+        // Chunks are written at their places as they are read and checked, several at once: the
+        // chunks before the damaged one may be in the temporary file when it is found.
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.write(source.resolve("big.bin"), random(4 * 1024 * 1024, 4));
+        Files.write(source.resolve("small.txt"), "intact".getBytes(StandardCharsets.UTF_8));
+        Backups backups = backups();
+        assertThat(backups.backup("two", source).ok()).isTrue();
+
+        List<VersionEntry> packs = store.listVersions("data/");
+        assertThat(packs).hasSize(1);
+        VersionEntry pack = packs.get(0);
+        byte[] bytes = read(pack);
+        // The pack holds the big file's chunks in order (at least 512 KiB each), then the small file's
+        // blob and the header: three quarters into the pack is a chunk of the big file after its first.
+        bytes[bytes.length * 3 / 4] ^= 0x01;
+        store.put(pack.key(), ObjectContent.ofBytes(bytes));
+
+        Path target = dir.resolve("restored");
+        RestoreResult back = backups.restore("two", target);
+        assertThat(back.ok()).isFalse();
+        assertThat(back.damagedCopies()).isEqualTo(1);
+        assertThat(back.failed()).extracting(FileProblem::path).containsExactly("big.bin");
+        assertThat(target.resolve("big.bin")).doesNotExist();
+        assertThat(target.resolve("small.txt")).hasContent("intact");
+        try (Stream<Path> left = Files.list(target)) {
+            assertThat(left.map(p -> p.getFileName().toString()).toList())
+                    .as("no temporary file left")
+                    .containsExactly("small.txt");
+        }
+    }
+
+    @Test
     void aTamperedSnapshotIsDamagedAndRestoreUsesTheNewestIntactOne() throws IOException {
         Path source = Files.createDirectories(dir.resolve("source"));
         Files.writeString(source.resolve("a.txt"), "first");

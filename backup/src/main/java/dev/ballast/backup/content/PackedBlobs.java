@@ -181,6 +181,11 @@ public final class PackedBlobs implements PackedContent {
         return new ChunkStream(ids);
     }
 
+    @Override
+    public long writeTo(List<String> chunks, ChunkSink sink) throws IOException {
+        return ChunkPlacement.write(blobs, prefetch, chunks, sink);
+    }
+
     /** An IOException of {@link BlobRepository#readAll} carried out of a batch's task, thrown again as it was. */
     private static final class SinkFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -84,6 +84,48 @@ public interface PackedContent extends AutoCloseable {
     InputStream open(List<String> chunks);
 
     /**
+     * Hands the bytes of {@code chunks} to {@code sink}, each chunk with its position in the file they
+     * make (the sum of the lengths of the chunks before it): the same bytes {@link #open} streams,
+     * read from the store and checked against their IDs the same way, but without the stream's
+     * arrays and copies, and in no particular order (several chunks at once, from the read threads).
+     * A chunk listed twice is read once and handed on at each of its positions. Takes what
+     * {@link #readAhead} read.
+     *
+     * @return the length of the file, bytes
+     * @throws dev.ballast.storage.IntegrityException naming the pack and the chunk, when one is damaged
+     *     (other chunks may have been handed on already: the caller drops what it wrote)
+     * @throws dev.ballast.storage.ObjectNotFoundException when a chunk is not in the index or its pack
+     *     is gone (before anything is handed on, for the index)
+     * @throws IOException from {@code sink}
+     */
+    default long writeTo(List<String> chunks, ChunkSink sink) throws IOException {
+        // What an implementation without a faster way does: the stream's bytes in order, 1 MiB at a time.
+        byte[] buffer = new byte[1024 * 1024];
+        long position = 0;
+        try (InputStream in = open(chunks)) {
+            int n;
+            while ((n = in.readNBytes(buffer, 0, buffer.length)) > 0) {
+                sink.accept(position, buffer, n);
+                position += n;
+            }
+        }
+        return position;
+    }
+
+    /** Where {@link #writeTo} hands a file's chunks. */
+    @FunctionalInterface
+    interface ChunkSink {
+        /**
+         * The chunk whose plain bytes are {@code plain[0, length)} goes at {@code position} of the file.
+         * The array is valid only during the call (the reading thread reuses it). Called from several
+         * threads at once: implementations must be thread-safe.
+         *
+         * @throws IOException to stop (rethrown by {@code writeTo})
+         */
+        void accept(long position, byte[] plain, int length) throws IOException;
+    }
+
+    /**
      * Starts reading ahead the chunks of the small files among {@code files} (each a file's chunk IDs,
      * in the order they will be {@link #open}ed), many files' chunks per read; {@link #open} then
      * takes them from what was read ahead. Closing the handle stops it and drops what was not taken.

@@ -54,21 +54,17 @@ public final class MasterKey {
     private final long chunkerSeed;
 
     /**
-     * Per thread, an HMAC keyed by the ID key and one keyed by the encryption key (a Mac is back at its
-     * keyed start after {@code doFinal}), and an AES-GCM cipher, initialised anew per message: looking
-     * the algorithms up and keying the HMACs for every chunk's ID and seal was about half of what
-     * storing a small file cost (JFR, a first backup of 20,000 files of 1-4 KiB).
+     * Each thread's HMAC under the ID key, the HMAC under the encryption key that derives a message's
+     * key, and AES-GCM cipher: {@code Mac.getInstance} and {@code Cipher.getInstance} look the
+     * algorithm up among the providers and build a new object by reflection, and initialising an HMAC
+     * hashes its key; per blob, that was a good part of the CPU time of a restore of 20,000 small
+     * files. A {@code doFinal} leaves a Mac ready for the next message under the same key; the cipher
+     * is initialised anew with each message's key.
      */
     private final ThreadLocal<Mac> idMacs;
 
-    private final ThreadLocal<Mac> sealMacs;
-    private static final ThreadLocal<Cipher> GCM = ThreadLocal.withInitial(() -> {
-        try {
-            return Cipher.getInstance("AES/GCM/NoPadding");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK has no AES/GCM/NoPadding: " + e.getMessage(), e);
-        }
-    });
+    private final ThreadLocal<Mac> deriveMacs;
+    private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(MasterKey::newGcm);
 
     private MasterKey(byte[] encryptionKey, byte[] idKey, long chunkerSeed) {
         warmUp();
@@ -76,7 +72,7 @@ public final class MasterKey {
         this.idKey = idKey;
         this.chunkerSeed = chunkerSeed;
         this.idMacs = ThreadLocal.withInitial(() -> hmac(idKey));
-        this.sealMacs = ThreadLocal.withInitial(() -> hmac(encryptionKey));
+        this.deriveMacs = ThreadLocal.withInitial(() -> hmac(encryptionKey));
     }
 
     /**
@@ -283,7 +279,7 @@ public final class MasterKey {
     public byte[] id(byte[] data, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, data.length);
         Mac mac = idMacs.get();
-        mac.reset();
+        mac.reset(); // a no-op after the last doFinal; a Mac left mid-message by a failure starts over
         mac.update(data, offset, length);
         return mac.doFinal();
     }
@@ -298,15 +294,27 @@ public final class MasterKey {
         return hmac(idKey);
     }
 
+    /**
+     * This thread's AES-GCM cipher, initialised for one message under its derived key. A cipher that
+     * threw (a wrong tag, say) is initialised anew on its next use, which discards what it held.
+     */
     private Cipher cipher(int mode, byte[] saltAndNonce) throws GeneralSecurityException {
-        Mac derive = sealMacs.get();
+        Mac derive = deriveMacs.get();
         derive.reset();
         derive.update(SEAL_LABEL);
         derive.update(saltAndNonce, 0, 16);
         byte[] messageKey = derive.doFinal();
-        Cipher gcm = GCM.get();
+        Cipher gcm = ciphers.get();
         gcm.init(mode, new SecretKeySpec(messageKey, "AES"), new GCMParameterSpec(128, saltAndNonce, 16, 12));
         return gcm;
+    }
+
+    private static Cipher newGcm() {
+        try {
+            return Cipher.getInstance("AES/GCM/NoPadding");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK has no AES/GCM/NoPadding: " + e.getMessage(), e);
+        }
     }
 
     private static Mac hmac(byte[] key) {

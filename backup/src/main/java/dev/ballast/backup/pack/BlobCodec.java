@@ -29,12 +29,21 @@ final class BlobCodec {
         private int level;
         private @Nullable ZstdDecompressCtx decompressor;
         private byte[] buffer = new byte[0];
+        /** The plain bytes of {@link #decodeBorrowed}. */
+        private byte[] plain = new byte[0];
 
         byte[] buffer(long atLeast) {
             if (buffer.length < atLeast) {
                 buffer = new byte[(int) Math.min(Math.max(atLeast, 2L * buffer.length), Integer.MAX_VALUE - 64)];
             }
             return buffer;
+        }
+
+        byte[] plain(int atLeast) {
+            if (plain.length < atLeast) {
+                plain = new byte[(int) Math.min(Math.max(atLeast, 2L * plain.length), Integer.MAX_VALUE - 64)];
+            }
+            return plain;
         }
 
         ZstdCompressCtx compressor(int level) {
@@ -110,7 +119,43 @@ final class BlobCodec {
             byte[] stored,
             int offset,
             int length) {
-        byte[] plain;
+        byte[] plain = new byte[plainLength];
+        decodeInto(key, pack, type, compressed, id, plainLength, stored, offset, length, plain);
+        return plain;
+    }
+
+    /**
+     * {@link #decode} into this thread's plain buffer, reused by its next call on this thread: the
+     * returned array's first {@code plainLength} bytes are the blob's, checked; never hand the array
+     * on beyond that.
+     */
+    static byte[] decodeBorrowed(
+            MasterKey key,
+            String pack,
+            BlobType type,
+            boolean compressed,
+            BlobId id,
+            int plainLength,
+            byte[] stored,
+            int offset,
+            int length) {
+        byte[] plain = SCRATCH.get().plain(plainLength);
+        decodeInto(key, pack, type, compressed, id, plainLength, stored, offset, length, plain);
+        return plain;
+    }
+
+    /** Opens, decompresses and checks the blob into {@code plain[0, plainLength)}. */
+    private static void decodeInto(
+            MasterKey key,
+            String pack,
+            BlobType type,
+            boolean compressed,
+            BlobId id,
+            int plainLength,
+            byte[] stored,
+            int offset,
+            int length,
+            byte[] plain) {
         if (compressed) {
             Scratch scratch = SCRATCH.get();
             byte[] encoded = scratch.buffer(Math.max(0, length - MasterKey.OVERHEAD));
@@ -120,7 +165,6 @@ final class BlobCodec {
             } catch (MasterKey.TamperedException e) {
                 throw damaged(pack, id, "does not open: " + e.getMessage());
             }
-            plain = new byte[plainLength];
             int n;
             try {
                 n = scratch.decompressor().decompressByteArray(plain, 0, plainLength, encoded, 0, encodedLength);
@@ -132,18 +176,19 @@ final class BlobCodec {
             }
         } else {
             try {
-                plain = key.open(stored, offset, length, associatedData(type, false, id));
+                if (length - MasterKey.OVERHEAD != plainLength) {
+                    // the plain text would not fit where it goes: open it on its own to say what is wrong
+                    byte[] opened = key.open(stored, offset, length, associatedData(type, false, id));
+                    throw damaged(pack, id, "holds " + opened.length + " bytes, not the " + plainLength + " indexed");
+                }
+                key.open(stored, offset, length, associatedData(type, false, id), plain, 0);
             } catch (MasterKey.TamperedException e) {
                 throw damaged(pack, id, "does not open: " + e.getMessage());
             }
-            if (plain.length != plainLength) {
-                throw damaged(pack, id, "holds " + plain.length + " bytes, not the " + plainLength + " indexed");
-            }
         }
-        if (!Arrays.equals(key.id(plain, 0, plain.length), id.bytes())) {
+        if (!Arrays.equals(key.id(plain, 0, plainLength), id.bytes())) {
             throw damaged(pack, id, "holds other bytes than its ID names");
         }
-        return plain;
     }
 
     static IntegrityException damaged(String pack, BlobId id, String clause) {

@@ -392,6 +392,21 @@ public final class BlobRepository implements AutoCloseable {
      */
     public void readAll(Collection<BlobId> ids, BlobSink sink) throws IOException {
         Objects.requireNonNull(sink, "sink");
+        Parallel.run(readExecutor, options.readThreads(), spansOf(ids), span -> reader.readSpan(span, sink));
+    }
+
+    /**
+     * {@link #readAll}, each blob handed to {@code sink} in a buffer its read thread reuses for the
+     * next ({@link BorrowedBlobSink}): for a caller that writes the bytes somewhere at once (a
+     * restore), which then allocates nothing per blob. Same order of checks, same exceptions.
+     */
+    public void readAllBorrowed(Collection<BlobId> ids, BorrowedBlobSink sink) throws IOException {
+        Objects.requireNonNull(sink, "sink");
+        Parallel.run(readExecutor, options.readThreads(), spansOf(ids), span -> reader.readSpanBorrowed(span, sink));
+    }
+
+    /** The spans covering {@code ids} (each distinct ID once), grouped by pack; see {@link #readAll}. */
+    private List<PackReader.Span> spansOf(Collection<BlobId> ids) {
         Map<String, List<BlobLocation>> byPack = new LinkedHashMap<>();
         for (BlobId id : new LinkedHashSet<>(ids)) {
             BlobLocation loc = locate(id);
@@ -401,7 +416,7 @@ public final class BlobRepository implements AutoCloseable {
         for (List<BlobLocation> blobs : byPack.values()) {
             spans.addAll(PackReader.spans(blobs));
         }
-        Parallel.run(readExecutor, options.readThreads(), spans, span -> reader.readSpan(span, sink));
+        return spans;
     }
 
     /**

@@ -50,6 +50,14 @@ final class PackReader {
     static final int BLOCK = 1024 * 1024;
     /** Blocks kept ({@link #BLOCK} each). */
     static final int BLOCKS = 64;
+    /**
+     * Arrays of dropped blocks kept for the next reads: as many as the read threads' spans fetch at
+     * once (four 4 MiB spans), so that a long restore takes every block's array from a dropped one.
+     * With 8, most blocks were new arrays that lived through a few young collections (the cache holds
+     * them) and were copied into the old generation to die there: a tenth of the CPU time of a
+     * restore of a JDK tree went to the collector.
+     */
+    static final int SPARE_BLOCKS = 16;
 
     private final ObjectStore store;
     private final MasterKey key;
@@ -299,61 +307,81 @@ final class PackReader {
         if (end < span.end() || n > BLOCKS / 2) {
             return null;
         }
-        byte[][] got = new byte[n][];
-        synchronized (blocks) {
-            for (int i = 0; i < n; i++) {
-                got[i] = blocks.get(new BlockKey(pack, first + i));
-            }
-        }
-        for (int i = 0; i < n; ) {
-            if (got[i] != null) {
-                i++;
-                continue;
-            }
-            int j = i;
-            while (j < n && got[j] == null) {
-                j++;
-            }
-            long from = (first + i) * BLOCK;
-            long to = Math.min((first + j) * BLOCK, end);
-            byte[] bytes;
-            try (ObjectRead read = store.get(pack, rangeOf(from, to - from))) {
-                bytes = readExactly(read, to - from);
-            } catch (ObjectNotFoundException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                return null; // a cut pack, or a damaged block: the exact read decides
-            }
-            if (bytes.length != to - from) {
-                return null;
-            }
-            for (int k = i; k < j; k++) {
-                int at = (k - i) * BLOCK;
-                int len = (int) Math.min(BLOCK, bytes.length - at);
-                byte[] block = spareBlock(len);
-                System.arraycopy(bytes, at, block, 0, len);
-                got[k] = len == block.length ? block : Arrays.copyOf(block, len);
-                keep(new BlockKey(pack, first + k), got[k]);
-            }
-            i = j;
-        }
         int length = (int) (span.end() - span.offset());
         byte[] out = SPAN_BUFFERS.get();
         if (out.length < length) {
             out = new byte[Math.max(length, (int) MAX_SPAN)];
             SPAN_BUFFERS.set(out);
         }
-        for (long p = span.offset(); p < span.end(); ) {
-            int k = (int) (p / BLOCK - first);
-            int in = (int) (p % BLOCK);
-            int len = (int) Math.min(span.end() - p, (long) got[k].length - in);
-            if (len <= 0) {
-                return null; // a block shorter than the index says: read exactly
+        // A kept block is copied out while the lock is held: once it is let go, another thread may drop
+        // it from the cache and reuse its array for a block of another pack.
+        boolean[] have = new boolean[n];
+        synchronized (blocks) {
+            for (int i = 0; i < n; i++) {
+                byte[] block = blocks.get(new BlockKey(pack, first + i));
+                if (block != null) {
+                    if (!copyOut(span, first + i, block, out)) {
+                        return null; // a block shorter than the index says: read exactly
+                    }
+                    have[i] = true;
+                }
             }
-            System.arraycopy(got[k], in, out, (int) (p - span.offset()), len);
-            p += len;
+        }
+        for (int i = 0; i < n; ) {
+            if (have[i]) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < n && !have[j]) {
+                j++;
+            }
+            long from = (first + i) * BLOCK;
+            long to = Math.min((first + j) * BLOCK, end);
+            // Each block read straight into an array of its own (kept afterwards), not through one
+            // array of the whole run copied again: a third of what a restore allocated.
+            byte[][] read = new byte[j - i][];
+            try (ObjectRead r = store.get(pack, rangeOf(from, to - from))) {
+                java.io.InputStream in = r.stream();
+                for (int k = i; k < j; k++) {
+                    int len = (int) Math.min(BLOCK, to - (first + k) * BLOCK);
+                    byte[] block = spareBlock(len);
+                    if (in.readNBytes(block, 0, len) != len) {
+                        return null; // a cut pack: the exact read decides
+                    }
+                    read[k - i] = block;
+                }
+            } catch (ObjectNotFoundException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                return null; // a cut pack, or a damaged block: the exact read decides
+            }
+            for (int k = i; k < j; k++) {
+                if (!copyOut(span, first + k, read[k - i], out)) {
+                    return null;
+                }
+            }
+            for (int k = i; k < j; k++) {
+                keep(new BlockKey(pack, first + k), read[k - i]);
+            }
+            i = j;
         }
         return new Window(pack, span.offset(), out);
+    }
+
+    /**
+     * Copies the part of block {@code index} ({@code block}, its stored bytes) that {@code span} covers
+     * into {@code out} (the span's bytes from its start); false when the block is too short for it.
+     */
+    private static boolean copyOut(Span span, long index, byte[] block, byte[] out) {
+        long blockStart = index * BLOCK;
+        long from = Math.max(span.offset(), blockStart);
+        long to = Math.min(span.end(), blockStart + BLOCK);
+        if (to - blockStart > block.length) {
+            return false;
+        }
+        System.arraycopy(block, (int) (from - blockStart), out, (int) (from - span.offset()), (int) (to - from));
+        return true;
     }
 
     private byte[] spareBlock(int len) {
@@ -375,7 +403,7 @@ final class PackReader {
                 Iterator<Map.Entry<BlockKey, byte[]>> eldest = blocks.entrySet().iterator();
                 byte[] dropped = eldest.next().getValue();
                 eldest.remove();
-                if (dropped.length == BLOCK && spareBlocks.size() < 8) {
+                if (dropped.length == BLOCK && spareBlocks.size() < SPARE_BLOCKS) {
                     spareBlocks.push(dropped);
                 }
             }
@@ -417,6 +445,28 @@ final class PackReader {
             if (windows[i] != null && windows[i].pack().equals(pack)) {
                 windows[i] = null;
             }
+        }
+    }
+
+    /**
+     * Reads {@code span} and opens each of its blobs into this thread's reused plain buffer
+     * ({@link BlobCodec#decodeBorrowed}), handing each to {@code sink} as soon as it is checked: no
+     * array per blob. The sink must not read spans on this thread (it would overwrite the window).
+     */
+    void readSpanBorrowed(Span span, BorrowedBlobSink sink) throws IOException {
+        Window w = spanBytes(span, true);
+        for (BlobLocation b : span.blobs()) {
+            byte[] plain = BlobCodec.decodeBorrowed(
+                    key,
+                    b.pack(),
+                    b.type(),
+                    b.compressed(),
+                    b.id(),
+                    b.plainLength(),
+                    w.bytes(),
+                    (int) (b.offset() - w.offset()),
+                    b.length());
+            sink.accept(b.id(), plain, b.plainLength());
         }
     }
 

@@ -1,20 +1,26 @@
 package dev.ballast.backup.restore;
 
+import dev.ballast.backup.ProgressCounter;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.storage.IntegrityException;
-import java.io.InputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reading a file of a repository of format 3 for {@link RestoreRunner}: its chunks in order from the
- * packs ({@link PackedContent#open}, each chunk opened with AES-GCM and checked against its keyed ID,
- * an HMAC-SHA-256 of its plain bytes, as it is opened), then the whole file against the length the
- * manifest records, before it takes its name. A damaged chunk is an {@link IntegrityException}: the
+ * Reading a file of a repository of format 3 for {@link RestoreRunner}: its chunks from the packs,
+ * each written at its place in the file as soon as it is opened with AES-GCM and checked against its
+ * keyed ID, an HMAC-SHA-256 of its plain bytes ({@link PackedContent#writeTo}), then the whole file
+ * against the length the manifest records, before it takes its name. A damaged chunk is an {@link IntegrityException}: the
  * file is reported damaged and nothing is written under its name.
  *
  * <p>The file's SHA-256 in the manifest is not computed again: the manifest is sealed, so its list
@@ -89,9 +95,68 @@ final class PackedRestore {
         }
     }
 
-    /** The content of {@code e}, chunk after chunk. */
-    static InputStream open(PackedContent packed, ManifestEntry e) {
-        return packed.open(e.chunks());
+    /**
+     * Writes the content of {@code e} into {@code out} (an empty file), each chunk at its place as the
+     * read threads hand it on ({@link PackedContent#writeTo}), leaving the runs of zeros that fill
+     * whole blocks of {@value #SPARSE_BLOCK} bytes of the file unwritten (a sparse file comes back
+     * sparse), and extends the file to its length. Stops with {@code interrupted}'s exception between
+     * chunks once {@code cancelled} says so.
+     *
+     * @throws dev.ballast.storage.IntegrityException when a chunk is damaged (the file holds part of the
+     *     content: the caller drops it)
+     * @throws IOException when the file cannot be written
+     */
+    static void write(
+            PackedContent packed,
+            ManifestEntry e,
+            FileChannel out,
+            ProgressCounter progress,
+            BooleanSupplier cancelled,
+            Supplier<? extends RuntimeException> interrupted)
+            throws IOException {
+        long length = packed.writeTo(e.chunks(), (position, plain, n) -> {
+            if (cancelled.getAsBoolean()) {
+                throw interrupted.get();
+            }
+            writeSparse(out, position, plain, n);
+            progress.addBytes(n);
+        });
+        if (out.size() < length) {
+            out.write(ByteBuffer.wrap(new byte[1]), length - 1);
+        }
+    }
+
+    /** Runs of zeros at least this long, aligned to the file's start, are not written. */
+    static final int SPARSE_BLOCK = 64 * 1024;
+
+    private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+
+    /**
+     * Writes {@code b[0, n)} at {@code position} of {@code out}, except the whole blocks of
+     * {@link #SPARSE_BLOCK} bytes (aligned to the file's start) that hold only zeros; what is written
+     * is written with one positional write per run between such blocks.
+     */
+    static void writeSparse(FileChannel out, long position, byte[] b, int n) throws IOException {
+        int from = 0; // start of the run not yet written
+        int i = 0;
+        while (i < n) {
+            int end = (int) Math.min(n, i + (SPARSE_BLOCK - (position + i) % SPARSE_BLOCK));
+            if (end - i == SPARSE_BLOCK && Arrays.mismatch(b, i, end, ZEROS, 0, SPARSE_BLOCK) == -1) {
+                writeFully(out, position + from, b, from, i - from);
+                from = end;
+            }
+            i = end;
+        }
+        writeFully(out, position + from, b, from, n - from);
+    }
+
+    private static void writeFully(FileChannel out, long position, byte[] b, int offset, int length)
+            throws IOException {
+        ByteBuffer bb = ByteBuffer.wrap(b, offset, length);
+        long at = position;
+        while (bb.hasRemaining()) {
+            at += out.write(bb, at);
+        }
     }
 
     /**

@@ -10,10 +10,8 @@ import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
-import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.tree.Attributes;
 import dev.ballast.backup.tree.FileStat;
-import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.tree.SafePaths;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -183,6 +181,9 @@ public final class RestoreRunner {
 
     private java.util.Map<String, String> writtenAs = java.util.Map.of();
 
+    /** Whether something stood at each file's destination when the run looked, before writing. */
+    private boolean[] occupied = new boolean[0];
+
     /** Where the content of packed entries is read from (format 3), or null. */
     private @Nullable PackedContent packed;
 
@@ -217,10 +218,16 @@ public final class RestoreRunner {
         }
         RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
+        occupied = new boolean[destinations.size()];
+        // Nothing can stand at a path whose directory is not (yet) a directory: one look per directory,
+        // not a failed lstat (and the JDK's exception for it) per file of a restore into a new folder.
+        java.util.Map<Path, Boolean> directoryExists = new java.util.HashMap<>();
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+            if (directoryExists.computeIfAbsent(dest.getParent(), d -> Files.isDirectory(d))
+                    && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+                occupied[i] = true;
                 present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
                         && Files.size(dest) == e.size()
                         && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
@@ -235,7 +242,7 @@ public final class RestoreRunner {
                 }
             }
         }
-        TreePlan tree = planTree(conflicts);
+        RestoreTree tree = RestoreTree.plan(manifest.tree(), target, overwrite, conflicts);
         if (!conflicts.isEmpty()) {
             throw conflicts.refusal(target);
         }
@@ -280,7 +287,8 @@ public final class RestoreRunner {
                     failed.add(new BackupRunner.Failure(shown(e), blocked));
                     continue;
                 }
-                pool.submit(done -> restoreOne(e, dest, progress, syncers, () -> {
+                boolean occupiedAtStart = occupied[i];
+                pool.submit(done -> restoreOne(e, dest, occupiedAtStart, progress, syncers, () -> {
                     progress.fileDone();
                     done.run();
                 }));
@@ -297,7 +305,7 @@ public final class RestoreRunner {
             }
         }
         if (!cancellation.cancelled()) {
-            restoreTree(tree, prepared);
+            tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
         // Each directory once, SYNC_THREADS at a time: syncs issued together share the journal's commit
         // (one after another, 2,000 nested directories took seconds of the restore's time).
@@ -353,7 +361,7 @@ public final class RestoreRunner {
      * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
      * directory could not be created), as a failure's reason, or null when it is usable.
      */
-    private static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
+    static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
         RestoreDirectories.State state = prepared.stateOf(dir);
         if (state instanceof RestoreDirectories.Unsafe) {
             return "its directory resolves outside the target directory; it was not written";
@@ -369,10 +377,15 @@ public final class RestoreRunner {
      * syncs and renames it; {@code done} runs once its outcome is recorded.
      */
     private void restoreOne(
-            ManifestEntry e, Path dest, ProgressCounter progress, ExecutorService syncers, Runnable done) {
+            ManifestEntry e,
+            Path dest,
+            boolean occupiedAtStart,
+            ProgressCounter progress,
+            ExecutorService syncers,
+            Runnable done) {
         Written written;
         try {
-            written = write(e, dest, progress);
+            written = write(e, dest, occupiedAtStart, progress);
         } catch (RuntimeException | IOException ex) {
             fail(e, ex);
             done.run();
@@ -437,6 +450,12 @@ public final class RestoreRunner {
         }
     }
 
+    /** Replacing a whole directory tree is more than --overwrite promises; says what is in the way. */
+    private static TypeInTheWay directoryInTheWay() {
+        return new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
+                + "(or restore into an empty one) and run the restore again");
+    }
+
     /** An entry of another kind (a directory where a file goes, a file where a directory goes) in the target. */
     private static final class TypeInTheWay extends IOException {
         public TypeInTheWay(String message) {
@@ -456,12 +475,15 @@ public final class RestoreRunner {
         }
     }
 
-    /** Fetches one file into a temporary file next to its destination, verified; not yet synced. */
-    private Written write(ManifestEntry e, Path dest, ProgressCounter progress) throws IOException {
-        if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
-            // Replacing a whole directory tree is more than --overwrite promises; say what is in the way.
-            throw new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
-                    + "(or restore into an empty one) and run the restore again");
+    /**
+     * Fetches one file into a temporary file next to its destination, verified; not yet synced. A
+     * directory in its place is looked for only where something stood when the run began (a directory
+     * that appears meanwhile makes the rename fail, and {@link #finish} says so the same way).
+     */
+    private Written write(ManifestEntry e, Path dest, boolean occupiedAtStart, ProgressCounter progress)
+            throws IOException {
+        if (occupiedAtStart && Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
+            throw directoryInTheWay();
         }
         if (e.packed()) {
             return writePacked(e, dest, progress);
@@ -521,7 +543,7 @@ public final class RestoreRunner {
         }
         FileChannel out = null;
         Path tmp = null;
-        try (InputStream in = PackedRestore.open(packed, e)) {
+        try {
             Path[] created = new Path[1];
             out = temporaries.create(dest, t -> {
                 FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -529,7 +551,8 @@ public final class RestoreRunner {
                 return c;
             });
             tmp = created[0];
-            copySparse(in, out, null, progress); // each chunk is checked against its ID as it is opened
+            // Each chunk is checked against its ID before it is handed here, and written at its place.
+            PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new);
             PackedRestore.check(e, out.size());
             return new Written(tmp, dest, e, out, false);
         } catch (IOException | RuntimeException ex) {
@@ -563,118 +586,10 @@ public final class RestoreRunner {
             }
         } catch (IOException ex) {
             Files.deleteIfExists(w.tmp());
+            if (Files.isDirectory(w.dest(), LinkOption.NOFOLLOW_LINKS)) {
+                throw directoryInTheWay(); // one appeared after the run began (rename(2) refuses it)
+            }
             throw ex;
-        }
-    }
-
-    /** A directory or link of the manifest with where it goes. */
-    private record Placed<T>(T entry, Path dest) {}
-
-    /** The manifest's directories and links resolved inside the target. */
-    private record TreePlan(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {}
-
-    /**
-     * Resolves every directory, symbolic link and hard link inside the target (an unsafe path refuses
-     * the whole manifest) and adds to {@code conflicts} those that an existing entry of another kind
-     * (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
-     */
-    private TreePlan planTree(RestoreConflicts conflicts) throws IOException {
-        ManifestTree tree = manifest.tree();
-        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
-        for (ManifestTree.Directory d : tree.directories()) {
-            Path dest = SafePaths.resolveInside(target, d.path());
-            dirs.add(new Placed<>(d, dest));
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite) {
-                conflicts.add(d.path(), RestoreConflicts.Kind.NOT_A_DIRECTORY);
-            }
-        }
-        List<Placed<Object>> links = new ArrayList<>();
-        for (ManifestTree.HardLink h : tree.hardLinks()) {
-            Path dest = SafePaths.resolveInside(target, h.path());
-            links.add(new Placed<>(h, dest));
-            Path first = SafePaths.resolveInside(target, h.target());
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite
-                    && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
-            }
-        }
-        for (ManifestTree.Symlink l : tree.symlinks()) {
-            Path dest = SafePaths.resolveInside(target, l.path());
-            links.add(new Placed<>(l, dest));
-            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
-                    && !overwrite
-                    && !(Files.isSymbolicLink(dest)
-                            && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
-                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
-            }
-        }
-        return new TreePlan(dirs, links);
-    }
-
-    /**
-     * After the files: hard links, then symbolic links (created last, so no write of this restore
-     * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
-     * read-only directory is made read-only only once everything is in it, and creating entries in a
-     * directory does not move its restored mtime).
-     */
-    private void restoreTree(TreePlan tree, RestoreDirectories prepared) {
-        for (Placed<Object> l : tree.links()) {
-            String path =
-                    l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
-            if (cancellation.cancelled()) {
-                failed.add(new BackupRunner.Failure(path, NOT_ATTEMPTED));
-                continue;
-            }
-            String blocked = blocked(prepared, l.dest().getParent());
-            if (blocked != null) {
-                failed.add(new BackupRunner.Failure(path, blocked));
-                continue;
-            }
-            try {
-                if (l.entry() instanceof ManifestTree.HardLink h) {
-                    RestoreLinks.hardLink(target, h, l.dest());
-                } else {
-                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
-                }
-            } catch (IOException | RuntimeException e) {
-                fail(path, e);
-            }
-        }
-        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(tree.directories());
-        dirs.sort(Comparator.comparing(
-                        (Placed<ManifestTree.Directory> d) -> d.entry().path())
-                .reversed());
-        for (Placed<ManifestTree.Directory> d : dirs) {
-            if (cancellation.cancelled()) {
-                break; // the directories stay as created, their attributes not yet applied: run the restore again
-            }
-            RestoreDirectories.State state = prepared.stateOf(d.dest());
-            if (state instanceof RestoreDirectories.Unsafe) {
-                failed.add(new BackupRunner.Failure(
-                        d.entry().path(),
-                        "it resolves outside the target directory; its " + "attributes were not applied"));
-                continue;
-            }
-            if (state instanceof RestoreDirectories.Failed f) {
-                failed.add(new BackupRunner.Failure(d.entry().path(), f.reason()));
-                continue;
-            }
-            if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
-                // Never a directory's mode and mtime on a file that stands in its place.
-                failed.add(new BackupRunner.Failure(
-                        d.entry().path(),
-                        "something other than a directory stands where the backup has this directory; its "
-                                + "attributes were not applied"));
-                continue;
-            }
-            try {
-                Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
-            } catch (IOException | RuntimeException e) {
-                fail(d.entry().path(), e);
-            }
         }
     }
 
@@ -688,8 +603,13 @@ public final class RestoreRunner {
     }
 
     private void fail(String path, Exception ex) {
-        failed.add(new BackupRunner.Failure(
-                path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")"));
+        failed.add(attributesNotRestored(path, ex));
+    }
+
+    /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
+    static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
+        return new BackupRunner.Failure(
+                path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")");
     }
 
     /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */

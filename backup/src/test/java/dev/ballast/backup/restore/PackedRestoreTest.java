@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PackedRestoreTest {
     private static final Instant MTIME = Instant.parse("2026-12-01T10:00:00Z");
@@ -50,5 +56,42 @@ class PackedRestoreTest {
         // p0 before p1, by offset within a pack; a file with no chunk, or one not found, after them
         // in the manifest's order.
         assertThat(order).containsExactly(1, 2, 0, 3, 4, 5);
+    }
+
+    @Test
+    void wholeBlocksOfZerosOfTheFileAreLeftUnwrittenWhereverTheChunkStarts(@TempDir Path dir) throws IOException {
+        int block = PackedRestore.SPARSE_BLOCK;
+        long position = 3 * block + 1000; // a chunk starting inside a block of the file
+        byte[] chunk = new byte[4 * block];
+        java.util.Arrays.fill(chunk, 0, 100, (byte) 7); // data at the start
+        chunk[chunk.length - 1] = 9; // and at the end; zeros between
+        // The file as it was: 0xFF everywhere, so what was written shows.
+        byte[] before = new byte[(int) position + chunk.length];
+        java.util.Arrays.fill(before, (byte) 0xFF);
+        Path file = Files.write(dir.resolve("f"), before);
+
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            PackedRestore.writeSparse(out, position, chunk, chunk.length);
+        }
+
+        byte[] after = Files.readAllBytes(file);
+        for (int i = 0; i < after.length; i++) {
+            long at = i;
+            boolean inChunk = at >= position;
+            long blockStart = at / block * block;
+            boolean wholeZeroBlock = inChunk
+                    && blockStart >= position
+                    && blockStart + block <= position + chunk.length - 1; // the last byte is 9
+            byte expected = !inChunk || wholeZeroBlock ? (byte) 0xFF : chunk[(int) (at - position)];
+            if (after[i] != expected) {
+                throw new AssertionError("byte " + i + " is " + after[i] + ", expected " + expected);
+            }
+        }
+        // Blocks 4 to 6 of the file lie wholly inside the run of zeros: left as they were.
+        assertThat(after[4 * block]).isEqualTo((byte) 0xFF);
+        assertThat(after[7 * block - 1]).isEqualTo((byte) 0xFF);
+        // The zeros of the partial blocks at the chunk's edges are written.
+        assertThat(after[(int) position + 100]).isZero();
+        assertThat(after[7 * block]).isZero();
     }
 }

@@ -81,6 +81,36 @@ class RestoreRunnerTest {
     }
 
     @Test
+    void aDirectoryThatAppearsWhereAFileGoesDuringTheRunIsNamedAndKeptWithNothingReplaced() throws IOException {
+        Manifest m = manifest(stored("late.txt", "backup"), stored("other.txt", "fine"));
+        Path target = dir.resolve("out");
+        // Nothing stands at late.txt when the run looks; a directory appears there while its bytes are written.
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, target, true, 1, new Cancellation(), x -> new ProgressCounter(0, 0) {
+                            @Override
+                            public void addBytes(long n) {
+                                super.addBytes(n);
+                                try {
+                                    Files.createDirectories(target.resolve("late.txt/inner"));
+                                } catch (IOException e) {
+                                    throw new java.io.UncheckedIOException(e);
+                                }
+                            }
+                        })
+                .run();
+
+        assertThat(r.failed()).singleElement().satisfies(f -> {
+            assertThat(f.path()).isEqualTo("late.txt");
+            assertThat(f.reason()).contains("a directory stands where the backup has this file");
+        });
+        assertThat(target.resolve("late.txt/inner")).isDirectory();
+        assertThat(target.resolve("other.txt")).hasContent("fine");
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".ballast-"));
+        }
+    }
+
+    @Test
     void aCraftedDotDotPathIsRefusedBeforeAnythingIsWritten() {
         ManifestEntry good = stored("good.txt", "fine");
         ManifestEntry evil = new ManifestEntry("../x", good.size(), good.sha256(), good.versionId(), MTIME);

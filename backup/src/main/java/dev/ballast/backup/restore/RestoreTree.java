@@ -1,0 +1,155 @@
+package dev.ballast.backup.restore;
+
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.run.BackupRunner;
+import dev.ballast.backup.snapshot.ManifestTree;
+import dev.ballast.backup.tree.Attributes;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.tree.SafePaths;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The directories and links of a manifest for {@link RestoreRunner}: resolved inside the target and
+ * checked for what stands in their way before anything is written ({@link #plan}), then, after the
+ * files, the links made and the directories given their attributes ({@link #restore}). Not
+ * thread-safe; one per run.
+ */
+final class RestoreTree {
+    /** A directory or link of the manifest with where it goes. */
+    record Placed<T>(T entry, Path dest) {}
+
+    private final List<Placed<ManifestTree.Directory>> directories;
+    private final List<Placed<Object>> links;
+
+    private RestoreTree(List<Placed<ManifestTree.Directory>> directories, List<Placed<Object>> links) {
+        this.directories = directories;
+        this.links = links;
+    }
+
+    /** The manifest's directories, resolved inside the target. */
+    List<Placed<ManifestTree.Directory>> directories() {
+        return directories;
+    }
+
+    /** The manifest's hard links, then its symbolic links, resolved inside the target. */
+    List<Placed<Object>> links() {
+        return links;
+    }
+
+    /**
+     * Resolves every directory, symbolic link and hard link of {@code tree} inside {@code target} (an
+     * unsafe path refuses the whole manifest) and adds to {@code conflicts} those that an existing
+     * entry of another kind (or a link to elsewhere) stands in the way of, unless {@code overwrite}.
+     */
+    static RestoreTree plan(ManifestTree tree, Path target, boolean overwrite, RestoreConflicts conflicts)
+            throws IOException {
+        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>();
+        for (ManifestTree.Directory d : tree.directories()) {
+            Path dest = SafePaths.resolveInside(target, d.path());
+            dirs.add(new Placed<>(d, dest));
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite) {
+                conflicts.add(d.path(), RestoreConflicts.Kind.NOT_A_DIRECTORY);
+            }
+        }
+        List<Placed<Object>> links = new ArrayList<>();
+        for (ManifestTree.HardLink h : tree.hardLinks()) {
+            Path dest = SafePaths.resolveInside(target, h.path());
+            links.add(new Placed<>(h, dest));
+            Path first = SafePaths.resolveInside(target, h.target());
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite
+                    && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
+                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
+            }
+        }
+        for (ManifestTree.Symlink l : tree.symlinks()) {
+            Path dest = SafePaths.resolveInside(target, l.path());
+            links.add(new Placed<>(l, dest));
+            if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
+                    && !overwrite
+                    && !(Files.isSymbolicLink(dest)
+                            && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
+                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
+            }
+        }
+        return new RestoreTree(dirs, links);
+    }
+
+    /**
+     * After the files: hard links, then symbolic links (created last, so no write of this restore
+     * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
+     * read-only directory is made read-only only once everything is in it, and creating entries in a
+     * directory does not move its restored mtime). What fails is added to {@code failed}.
+     */
+    void restore(
+            Path target,
+            RestoreDirectories prepared,
+            boolean ownership,
+            RestoreTemporaries temporaries,
+            Cancellation cancellation,
+            List<BackupRunner.Failure> failed) {
+        for (Placed<Object> l : links) {
+            String path =
+                    l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
+            if (cancellation.cancelled()) {
+                failed.add(new BackupRunner.Failure(path, RestoreRunner.NOT_ATTEMPTED));
+                continue;
+            }
+            String blocked = RestoreRunner.blocked(prepared, l.dest().getParent());
+            if (blocked != null) {
+                failed.add(new BackupRunner.Failure(path, blocked));
+                continue;
+            }
+            try {
+                if (l.entry() instanceof ManifestTree.HardLink h) {
+                    RestoreLinks.hardLink(target, h, l.dest());
+                } else {
+                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
+                }
+            } catch (IOException | RuntimeException e) {
+                failed.add(RestoreRunner.attributesNotRestored(path, e));
+            }
+        }
+        List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(directories);
+        dirs.sort(Comparator.comparing(
+                        (Placed<ManifestTree.Directory> d) -> d.entry().path())
+                .reversed());
+        for (Placed<ManifestTree.Directory> d : dirs) {
+            if (cancellation.cancelled()) {
+                break; // the directories stay as created, their attributes not yet applied: run the restore again
+            }
+            RestoreDirectories.State state = prepared.stateOf(d.dest());
+            if (state instanceof RestoreDirectories.Unsafe) {
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "it resolves outside the target directory; its " + "attributes were not applied"));
+                continue;
+            }
+            if (state instanceof RestoreDirectories.Failed f) {
+                failed.add(new BackupRunner.Failure(d.entry().path(), f.reason()));
+                continue;
+            }
+            if (!Files.isDirectory(d.dest(), LinkOption.NOFOLLOW_LINKS)) {
+                // Never a directory's mode and mtime on a file that stands in its place.
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "something other than a directory stands where the backup has this directory; its "
+                                + "attributes were not applied"));
+                continue;
+            }
+            try {
+                Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
+            } catch (IOException | RuntimeException e) {
+                failed.add(RestoreRunner.attributesNotRestored(d.entry().path(), e));
+            }
+        }
+    }
+}
