@@ -247,12 +247,16 @@ class EncryptedBackupsTest {
         Backups backups = backups();
         assertThat(backups.backup("two", source).ok()).isTrue();
 
+        // The big file's chunks (256 KiB and more) go to a pack of their own, the small file's blob to
+        // the pack of small blobs (PackWriter's lanes).
         List<VersionEntry> packs = store.listVersions("data/");
-        assertThat(packs).hasSize(1);
-        VersionEntry pack = packs.get(0);
+        assertThat(packs).hasSize(2);
+        VersionEntry pack = packs.stream()
+                .max(java.util.Comparator.comparingLong(VersionEntry::size))
+                .orElseThrow();
         byte[] bytes = read(pack);
-        // The pack holds the big file's chunks in order (at least 512 KiB each), then the small file's
-        // blob and the header: three quarters into the pack is a chunk of the big file after its first.
+        // That pack holds the big file's chunks in order (at least 512 KiB each), then the header: three
+        // quarters into the pack is a chunk of the big file after its first.
         bytes[bytes.length * 3 / 4] ^= 0x01;
         store.put(pack.key(), ObjectContent.ofBytes(bytes));
 
