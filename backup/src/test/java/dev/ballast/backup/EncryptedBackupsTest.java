@@ -247,8 +247,8 @@ class EncryptedBackupsTest {
         Backups backups = backups();
         assertThat(backups.backup("two", source).ok()).isTrue();
 
-        // The big file's chunks (256 KiB and more) go to a pack of their own, the small file's blob to
-        // the pack of small blobs (PackWriter's lanes).
+        // The big file's chunks of 256 KiB and more go to a pack of their own, the small file's blob (and
+        // a shorter last chunk, where the keyed cuts put one) to the pack of small blobs (PackWriter's lanes).
         List<VersionEntry> packs = store.listVersions("data/");
         assertThat(packs).hasSize(2);
         VersionEntry pack = packs.stream()
