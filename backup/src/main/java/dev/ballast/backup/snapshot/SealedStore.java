@@ -315,6 +315,63 @@ public final class SealedStore implements ObjectStore {
     }
 
     /**
+     * The plain bytes of each of {@code ids} ({@link #readPart}), read up to {@link #PART_READS} at once:
+     * read one after the other, each request's round trip added up (on Ceph RGW about 45 ms per part,
+     * most of it the server's body waiting for the client's delayed acknowledgement), and a manifest of
+     * 20,000 files names about 40 parts.
+     *
+     * @return by ID, every one of {@code ids}
+     * @throws IntegrityException as {@link #readPart}, for the first of {@code ids} (in their order) that
+     *     failed; any other failure of a read likewise
+     */
+    private Map<String, byte[]> readParts(List<String> ids) {
+        List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(ids));
+        Map<String, byte[]> out = new java.util.HashMap<>();
+        if (distinct.size() <= 1) {
+            distinct.forEach(id -> out.put(id, readPart(id)));
+            return out;
+        }
+        int threads = Math.min(PART_READS, distinct.size());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "ballast-manifest-part-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<byte[]>> reads = new ArrayList<>(distinct.size());
+            for (String id : distinct) {
+                reads.add(pool.submit(() -> readPart(id)));
+            }
+            for (int i = 0; i < distinct.size(); i++) {
+                out.put(distinct.get(i), await(reads.get(i)));
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** How many manifest parts {@link #readParts} reads at once: 8. */
+    static final int PART_READS = 8;
+
+    private static byte[] await(java.util.concurrent.Future<byte[]> read) {
+        try {
+            return read.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("interrupted while reading manifest parts");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
      * The IDs of the manifest parts ({@link ManifestParts}) one manifest version names, reading only its
      * head: what prune keeps of {@link #PARTS}. Empty for a manifest stored whole.
      *
@@ -449,7 +506,8 @@ public final class SealedStore implements ObjectStore {
             byte[] plain = openBody(s, read);
             if (s.aad() == MANIFEST) {
                 try {
-                    plain = ManifestParts.join(plain, this::readPart);
+                    Map<String, byte[]> parts = readParts(ManifestParts.partIds(plain));
+                    plain = ManifestParts.join(plain, parts::get);
                 } catch (IllegalArgumentException e) {
                     throw new IntegrityException(
                             s.key(),

@@ -97,6 +97,45 @@ class SealedStoreTest {
                 .hasCauseInstanceOf(IntegrityException.class);
     }
 
+    private Manifest manyFiles(int n) {
+        List<ManifestEntry> files = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            files.add(new ManifestEntry(
+                    String.format("d%03d/file-with-a-longer-name-%06d.txt", i / 100, i),
+                    i,
+                    SHA,
+                    "",
+                    Instant.parse("2026-12-01T00:00:00Z"),
+                    null,
+                    null,
+                    null,
+                    List.of(String.format("%064x", i))));
+        }
+        return new Manifest(
+                Manifest.PACKED_FORMAT_VERSION, NAME, Instant.parse("2026-12-02T00:00:00Z"), true, files, List.of());
+    }
+
+    @Test
+    void aManifestOfManyPartsReadsBackWholeAndADamagedPartAmongThemIsNamed() {
+        Manifest big = manyFiles(20_000);
+        String version = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        List<String> parts = raw.list(SealedStore.PARTS);
+        // More parts than are read at once, so reads overlap and the last ones wait for a free reader.
+        assertThat(parts.size()).isGreaterThan(SealedStore.PART_READS);
+
+        SealedStore fresh = new SealedStore(raw, key);
+        assertThat(Manifests.read(fresh, NAME, version)).isEqualTo(big);
+
+        String damagedPart = parts.get(parts.size() / 2);
+        byte[] bytes = read(damagedPart);
+        bytes[bytes.length - 1] ^= 0x01;
+        raw.put(damagedPart, ObjectContent.ofBytes(bytes));
+        assertThatThrownBy(() -> Manifests.read(new SealedStore(raw, key), NAME, version))
+                .hasMessageContaining(damagedPart)
+                .hasMessageContaining("does not open");
+    }
+
     @Test
     void runMarkersAndTheDamageRecordAreSealedUnderTheNamesId() {
         try (RunMarker marker = RunMarker.start(view, NAME, Clock.systemUTC())) {
