@@ -311,7 +311,54 @@ public final class SealedStore implements ObjectStore {
             throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
         }
         partsChecked.add(id);
+        partCache.put(id, plain);
         return plain;
+    }
+
+    /**
+     * The plain bytes of parts this view read, by ID, up to {@link #PART_CACHE_BYTES}: consecutive
+     * manifest versions share most of their parts (a part is named by its bytes), so {@code list}, which
+     * reads every version, and a backup, which reads the previous one, read each part once. A cached
+     * part was checked against its ID when read, and bytes with that ID are those bytes.
+     */
+    private final PartCache partCache = new PartCache(PART_CACHE_BYTES);
+
+    /** How many bytes of plain parts {@link #partCache} keeps: 64 MiB (a manifest of about 300,000 files). */
+    static final long PART_CACHE_BYTES = 64L * 1024 * 1024;
+
+    /** Parts by ID, least recently used dropped first beyond a byte budget. Thread-safe. */
+    private static final class PartCache {
+        private final long budget;
+        private final java.util.LinkedHashMap<String, byte[]> parts = new java.util.LinkedHashMap<>(16, 0.75f, true);
+        private long bytes;
+
+        PartCache(long budget) {
+            this.budget = budget;
+        }
+
+        synchronized byte @Nullable [] get(String id) {
+            return parts.get(id);
+        }
+
+        synchronized void put(String id, byte[] plain) {
+            if (plain.length > budget) {
+                return;
+            }
+            byte[] before = parts.put(id, plain);
+            bytes += plain.length - (before == null ? 0 : before.length);
+            var oldest = parts.entrySet().iterator();
+            while (bytes > budget && oldest.hasNext()) {
+                bytes -= oldest.next().getValue().length;
+                oldest.remove();
+            }
+        }
+
+        synchronized void remove(String id) {
+            byte[] before = parts.remove(id);
+            if (before != null) {
+                bytes -= before.length;
+            }
+        }
     }
 
     /**
@@ -325,8 +372,16 @@ public final class SealedStore implements ObjectStore {
      *     failed; any other failure of a read likewise
      */
     private Map<String, byte[]> readParts(List<String> ids) {
-        List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(ids));
         Map<String, byte[]> out = new java.util.HashMap<>();
+        List<String> distinct = new ArrayList<>();
+        for (String id : new java.util.LinkedHashSet<>(ids)) {
+            byte[] known = partCache.get(id);
+            if (known != null) {
+                out.put(id, known);
+            } else {
+                distinct.add(id);
+            }
+        }
         if (distinct.size() <= 1) {
             distinct.forEach(id -> out.put(id, readPart(id)));
             return out;
@@ -427,6 +482,7 @@ public final class SealedStore implements ObjectStore {
             }
             if (delete) {
                 partsChecked.remove(id);
+                partCache.remove(id);
             }
         }
         return freed;

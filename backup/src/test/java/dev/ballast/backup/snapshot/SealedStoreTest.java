@@ -137,6 +137,38 @@ class SealedStoreTest {
     }
 
     @Test
+    void versionsSharingPartsReadEachPartOnceThroughOneView() {
+        Manifest big = manyFiles(5_000);
+        String first = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        String second = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        int parts = raw.list(SealedStore.PARTS).size();
+        assertThat(parts).isGreaterThan(1);
+        java.util.concurrent.atomic.AtomicInteger partReads = new java.util.concurrent.atomic.AtomicInteger();
+        dev.ballast.storage.object.ObjectStore counting =
+                (dev.ballast.storage.object.ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(),
+                        new Class<?>[] {dev.ballast.storage.object.ObjectStore.class},
+                        (proxy, method, args) -> {
+                            if (method.getName().equals("get") && ((String) args[0]).startsWith(SealedStore.PARTS)) {
+                                partReads.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(raw, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        SealedStore fresh = new SealedStore(counting, key);
+
+        assertThat(Manifests.read(fresh, NAME, first)).isEqualTo(big);
+        assertThat(Manifests.read(fresh, NAME, second)).isEqualTo(big);
+
+        assertThat(partReads.get()).isEqualTo(parts);
+    }
+
+    @Test
     void runMarkersAndTheDamageRecordAreSealedUnderTheNamesId() {
         try (RunMarker marker = RunMarker.start(view, NAME, Clock.systemUTC())) {
             String id = key.idHex(NAME.getBytes(StandardCharsets.UTF_8));
