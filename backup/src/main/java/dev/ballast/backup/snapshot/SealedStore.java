@@ -251,15 +251,9 @@ public final class SealedStore implements ObjectStore {
     /**
      * Stores each of {@code parts} not yet stored, before the head naming them: one listing of
      * {@link #PARTS}; a part listed there is stored again when this view has not read it intact (it is
-     * read now to see: a damaged part is never reused by a new snapshot). No listing when this view read
-     * every one of them intact.
+     * read now to see: a damaged part is never reused by a new snapshot).
      */
     private void storeParts(List<ManifestParts.Part> parts) {
-        if (parts.stream().allMatch(p -> partsChecked.contains(p.id()))) {
-            // Every part was read intact by this view during this command (the previous snapshot's, for an
-            // unchanged tree): it is in the store, and no prune deletes it while this backup's marker is live.
-            return;
-        }
         java.util.Set<String> stored = new java.util.HashSet<>();
         for (String k : store.list(PARTS)) {
             stored.add(k.substring(PARTS.length()));
