@@ -65,8 +65,20 @@ public final class SealedStore implements ObjectStore {
     private final java.util.Set<String> partsChecked = ConcurrentHashMap.newKeySet();
 
     public SealedStore(ObjectStore store, MasterKey key) {
+        this(store, key, false);
+    }
+
+    /**
+     * A view that, with {@code keepPartsRead}, keeps the manifest parts it has read (checked against
+     * their IDs, up to {@link #PART_CACHE_BYTES}) and reads each part once however many manifest versions
+     * name it: for a view that lives for one command ({@code list} reads every version, and consecutive
+     * versions share most parts). Not for a long-lived view: a part another process deleted meanwhile
+     * would still be read from memory, and the manifest not reported damaged.
+     */
+    public SealedStore(ObjectStore store, MasterKey key, boolean keepPartsRead) {
         this.store = Objects.requireNonNull(store, "store");
         this.key = Objects.requireNonNull(key, "key");
+        this.partCache = keepPartsRead ? new PartCache(PART_CACHE_BYTES) : null;
     }
 
     /** The store underneath, where packs and index files are written. */
@@ -311,17 +323,19 @@ public final class SealedStore implements ObjectStore {
             throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
         }
         partsChecked.add(id);
-        partCache.put(id, plain);
+        if (partCache != null) {
+            partCache.put(id, plain);
+        }
         return plain;
     }
 
     /**
-     * The plain bytes of parts this view read, by ID, up to {@link #PART_CACHE_BYTES}: consecutive
-     * manifest versions share most of their parts (a part is named by its bytes), so {@code list}, which
-     * reads every version, and a backup, which reads the previous one, read each part once. A cached
-     * part was checked against its ID when read, and bytes with that ID are those bytes.
+     * The plain bytes of parts this view read, by ID, up to {@link #PART_CACHE_BYTES}, when it keeps them
+     * (null otherwise): consecutive manifest versions share most of their parts (a part is named by its
+     * bytes), so {@code list}, which reads every version, reads each part once. A cached part was checked
+     * against its ID when read, and bytes with that ID are those bytes.
      */
-    private final PartCache partCache = new PartCache(PART_CACHE_BYTES);
+    private final @Nullable PartCache partCache;
 
     /** How many bytes of plain parts {@link #partCache} keeps: 64 MiB (a manifest of about 300,000 files). */
     static final long PART_CACHE_BYTES = 64L * 1024 * 1024;
@@ -375,7 +389,7 @@ public final class SealedStore implements ObjectStore {
         Map<String, byte[]> out = new java.util.HashMap<>();
         List<String> distinct = new ArrayList<>();
         for (String id : new java.util.LinkedHashSet<>(ids)) {
-            byte[] known = partCache.get(id);
+            byte[] known = partCache == null ? null : partCache.get(id);
             if (known != null) {
                 out.put(id, known);
             } else {
@@ -482,7 +496,9 @@ public final class SealedStore implements ObjectStore {
             }
             if (delete) {
                 partsChecked.remove(id);
-                partCache.remove(id);
+                if (partCache != null) {
+                    partCache.remove(id);
+                }
             }
         }
         return freed;

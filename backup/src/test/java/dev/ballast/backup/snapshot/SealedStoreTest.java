@@ -160,7 +160,7 @@ class SealedStoreTest {
                                 throw e.getCause();
                             }
                         });
-        SealedStore fresh = new SealedStore(counting, key);
+        SealedStore fresh = new SealedStore(counting, key, true);
 
         assertThat(Manifests.read(fresh, NAME, first)).isEqualTo(big);
         assertThat(Manifests.read(fresh, NAME, second)).isEqualTo(big);
