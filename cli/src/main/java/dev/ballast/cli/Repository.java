@@ -23,7 +23,8 @@ final class Repository implements AutoCloseable {
     private Repository(ObjectStore raw, @Nullable MasterKey key) {
         this.raw = raw;
         this.key = key;
-        this.metadata = key == null ? raw : new SealedStore(raw, key);
+        // One per command: the manifest parts it reads are kept for the command (list reads every version).
+        this.metadata = key == null ? raw : new SealedStore(raw, key, true);
     }
 
     /** The repository of {@code session}'s store. */

@@ -81,6 +81,12 @@ final class StoreSession implements AutoCloseable {
     private final @Nullable Path localDirectory;
     /** The repository unlocked by the password, or null for a store of the earlier formats (or before unlocking). */
     private KeyFiles.@Nullable UnlockedRepository repository;
+    /**
+     * The stored bytes of the repository's {@code config} as this session first read them, or null
+     * before it found one: read once per command ({@link #isRepository}), not once to see that the store
+     * is a repository, again before unlocking and a third time to open it.
+     */
+    private byte @Nullable [] sealedConfig;
 
     private StoreSession(
             @Nullable ResilientHttpClient http,
@@ -155,12 +161,24 @@ final class StoreSession implements AutoCloseable {
      * {@code config}, then one listing, stopped at the first such object.
      */
     boolean holdsNothingButKeys() {
-        if (KeyFiles.isRepository(objects)) {
+        if (isRepository()) {
             return false; // one read, before a listing that may pass many of another program's objects
         }
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
             return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX) && KeyFiles.isBallastObject(e.key()));
         }
+    }
+
+    /**
+     * Whether the store is a repository of format 3 ({@link KeyFiles#readSealedConfig}): its
+     * {@code config} read the first time it is found, and kept for {@link #unlock}; not found, it is
+     * asked again the next time (an init may have made it one meanwhile).
+     */
+    private boolean isRepository() {
+        if (sealedConfig == null) {
+            sealedConfig = KeyFiles.readSealedConfig(objects);
+        }
+        return sealedConfig != null;
     }
 
     /**
@@ -277,7 +295,7 @@ final class StoreSession implements AutoCloseable {
             repository = o.unlocked; // a second session of the same command (reader, then writer)
             return;
         }
-        boolean encrypted = Errors.translate(where, null, () -> KeyFiles.isRepository(objects));
+        boolean encrypted = Errors.translate(where, null, this::isRepository);
         if (!encrypted) {
             Errors.translate(where, null, () -> {
                 KeyFiles.requireNoRepositoryRemains(objects, where);
@@ -287,9 +305,10 @@ final class StoreSession implements AutoCloseable {
             return;
         }
         char[] password = Passwords.current(passwordSources(o, ctx));
+        byte[] config = sealedConfig;
         try {
             repository = deriving(
-                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
+                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password, config)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');

@@ -140,6 +140,23 @@ public final class KeyFiles {
         }
     }
 
+    /**
+     * The stored (sealed) bytes of {@code store}'s {@link #CONFIG}, or null when it has none (not a
+     * repository): one read of its latest version, for a command to read it once and hand it to
+     * {@link #open(ObjectStore, char[], byte[])}, instead of one read to see whether the store is a
+     * repository and another to open it.
+     *
+     * @throws dev.ballast.storage.StorageException if the store could not be asked, or the bytes read
+     *     do not match the store's record of them
+     */
+    public static byte @Nullable [] readSealedConfig(ObjectStore store) {
+        try (ObjectRead read = store.get(CONFIG, LIVE)) {
+            return read.readAllBytes();
+        } catch (ObjectNotFoundException e) {
+            return null;
+        }
+    }
+
     private static final java.util.regex.Pattern REPOSITORY_OBJECT = java.util.regex.Pattern.compile(
             "keys/[0-9a-f]{64}|data/[0-9a-f]{2}/[0-9a-f]{64}|index/[0-9a-f]{64}|snapshots/[0-9a-f]{64}"
                     + "|manifest-parts/[0-9a-f]{64}");
@@ -333,6 +350,15 @@ public final class KeyFiles {
      *     repository is of a format other than 3
      */
     public UnlockedRepository open(ObjectStore store, char[] password) {
+        return open(store, password, null);
+    }
+
+    /**
+     * As {@link #open(ObjectStore, char[])}, with {@code config} opened from {@code sealedConfig}, its
+     * stored bytes as this command read them a moment before ({@link #readSealedConfig}), instead of
+     * being read again; null: read from the store.
+     */
+    public UnlockedRepository open(ObjectStore store, char[] password, byte @Nullable [] sealedConfig) {
         Objects.requireNonNull(password, "password");
         List<String> keyNames = store.list(KEYS_PREFIX);
         if (keyNames.isEmpty()) {
@@ -362,7 +388,10 @@ public final class KeyFiles {
                         derived.computeIfAbsent(cacheKey, k -> file.kdf().derive(password, file.salt()));
                 MasterKey master = file.open(passwordKey);
                 if (master != null) {
-                    return new UnlockedRepository(master, readConfig(store, master), idOf(name));
+                    return new UnlockedRepository(
+                            master,
+                            sealedConfig == null ? readConfig(store, master) : openConfig(store, master, sealedConfig),
+                            idOf(name));
                 }
             }
         } finally {
@@ -411,6 +440,11 @@ public final class KeyFiles {
                             + " from a copy of the store.",
                     e);
         }
+        return openConfig(store, master, sealed);
+    }
+
+    /** {@code config}'s stored bytes {@code sealed}, opened with {@code master} and checked as {@link #readConfig}. */
+    private RepositoryConfig openConfig(ObjectStore store, MasterKey master, byte[] sealed) {
         byte[] plain;
         try {
             plain = master.open(sealed, RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));

@@ -81,7 +81,9 @@ public final class PackedPrune {
      * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} naming the prune
      */
     public static void requireNoPrune(SealedStore view, Instant now) {
-        for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
+        // Only the prune markers' versions: every other marker's record (this backup's own, other backups')
+        // would be read by classify for nothing, one GET each.
+        for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.prefix(PRUNE_MARKER)), now)) {
             if (m.live() && m.holds(PRUNE_MARKER)) {
                 throw new BackupException(
                         BackupException.Kind.UNAVAILABLE,

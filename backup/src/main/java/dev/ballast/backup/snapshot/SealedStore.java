@@ -65,8 +65,20 @@ public final class SealedStore implements ObjectStore {
     private final java.util.Set<String> partsChecked = ConcurrentHashMap.newKeySet();
 
     public SealedStore(ObjectStore store, MasterKey key) {
+        this(store, key, false);
+    }
+
+    /**
+     * A view that, with {@code keepPartsRead}, keeps the manifest parts it has read (checked against
+     * their IDs, up to {@link #PART_CACHE_BYTES}) and reads each part once however many manifest versions
+     * name it: for a view that lives for one command ({@code list} reads every version, and consecutive
+     * versions share most parts). Not for a long-lived view: a part another process deleted meanwhile
+     * would still be read from memory, and the manifest not reported damaged.
+     */
+    public SealedStore(ObjectStore store, MasterKey key, boolean keepPartsRead) {
         this.store = Objects.requireNonNull(store, "store");
         this.key = Objects.requireNonNull(key, "key");
+        this.partCache = keepPartsRead ? new PartCache(PART_CACHE_BYTES) : null;
     }
 
     /** The store underneath, where packs and index files are written. */
@@ -311,7 +323,121 @@ public final class SealedStore implements ObjectStore {
             throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
         }
         partsChecked.add(id);
+        if (partCache != null) {
+            partCache.put(id, plain);
+        }
         return plain;
+    }
+
+    /**
+     * The plain bytes of parts this view read, by ID, up to {@link #PART_CACHE_BYTES}, when it keeps them
+     * (null otherwise): consecutive manifest versions share most of their parts (a part is named by its
+     * bytes), so {@code list}, which reads every version, reads each part once. A cached part was checked
+     * against its ID when read, and bytes with that ID are those bytes.
+     */
+    private final @Nullable PartCache partCache;
+
+    /** How many bytes of plain parts {@link #partCache} keeps: 64 MiB (a manifest of about 300,000 files). */
+    static final long PART_CACHE_BYTES = 64L * 1024 * 1024;
+
+    /** Parts by ID, least recently used dropped first beyond a byte budget. Thread-safe. */
+    private static final class PartCache {
+        private final long budget;
+        private final java.util.LinkedHashMap<String, byte[]> parts = new java.util.LinkedHashMap<>(16, 0.75f, true);
+        private long bytes;
+
+        PartCache(long budget) {
+            this.budget = budget;
+        }
+
+        synchronized byte @Nullable [] get(String id) {
+            return parts.get(id);
+        }
+
+        synchronized void put(String id, byte[] plain) {
+            if (plain.length > budget) {
+                return;
+            }
+            byte[] before = parts.put(id, plain);
+            bytes += plain.length - (before == null ? 0 : before.length);
+            var oldest = parts.entrySet().iterator();
+            while (bytes > budget && oldest.hasNext()) {
+                bytes -= oldest.next().getValue().length;
+                oldest.remove();
+            }
+        }
+
+        synchronized void remove(String id) {
+            byte[] before = parts.remove(id);
+            if (before != null) {
+                bytes -= before.length;
+            }
+        }
+    }
+
+    /**
+     * The plain bytes of each of {@code ids} ({@link #readPart}), read up to {@link #PART_READS} at once:
+     * read one after the other, each request's round trip added up (on Ceph RGW about 45 ms per part,
+     * most of it the server's body waiting for the client's delayed acknowledgement), and a manifest of
+     * 20,000 files names about 40 parts.
+     *
+     * @return by ID, every one of {@code ids}
+     * @throws IntegrityException as {@link #readPart}, for the first of {@code ids} (in their order) that
+     *     failed; any other failure of a read likewise
+     */
+    private Map<String, byte[]> readParts(List<String> ids) {
+        Map<String, byte[]> out = new java.util.HashMap<>();
+        List<String> distinct = new ArrayList<>();
+        for (String id : new java.util.LinkedHashSet<>(ids)) {
+            byte[] known = partCache == null ? null : partCache.get(id);
+            if (known != null) {
+                out.put(id, known);
+            } else {
+                distinct.add(id);
+            }
+        }
+        if (distinct.size() <= 1) {
+            distinct.forEach(id -> out.put(id, readPart(id)));
+            return out;
+        }
+        int threads = Math.min(PART_READS, distinct.size());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "ballast-manifest-part-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<byte[]>> reads = new ArrayList<>(distinct.size());
+            for (String id : distinct) {
+                reads.add(pool.submit(() -> readPart(id)));
+            }
+            for (int i = 0; i < distinct.size(); i++) {
+                out.put(distinct.get(i), await(reads.get(i)));
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** How many manifest parts {@link #readParts} reads at once: 8. */
+    static final int PART_READS = 8;
+
+    private static byte[] await(java.util.concurrent.Future<byte[]> read) {
+        try {
+            return read.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("interrupted while reading manifest parts");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /**
@@ -370,6 +496,9 @@ public final class SealedStore implements ObjectStore {
             }
             if (delete) {
                 partsChecked.remove(id);
+                if (partCache != null) {
+                    partCache.remove(id);
+                }
             }
         }
         return freed;
@@ -449,7 +578,8 @@ public final class SealedStore implements ObjectStore {
             byte[] plain = openBody(s, read);
             if (s.aad() == MANIFEST) {
                 try {
-                    plain = ManifestParts.join(plain, this::readPart);
+                    Map<String, byte[]> parts = readParts(ManifestParts.partIds(plain));
+                    plain = ManifestParts.join(plain, parts::get);
                 } catch (IllegalArgumentException e) {
                     throw new IntegrityException(
                             s.key(),

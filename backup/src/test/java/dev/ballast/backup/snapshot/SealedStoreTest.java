@@ -97,6 +97,77 @@ class SealedStoreTest {
                 .hasCauseInstanceOf(IntegrityException.class);
     }
 
+    private Manifest manyFiles(int n) {
+        List<ManifestEntry> files = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            files.add(new ManifestEntry(
+                    String.format("d%03d/file-with-a-longer-name-%06d.txt", i / 100, i),
+                    i,
+                    SHA,
+                    "",
+                    Instant.parse("2026-12-01T00:00:00Z"),
+                    null,
+                    null,
+                    null,
+                    List.of(String.format("%064x", i))));
+        }
+        return new Manifest(
+                Manifest.PACKED_FORMAT_VERSION, NAME, Instant.parse("2026-12-02T00:00:00Z"), true, files, List.of());
+    }
+
+    @Test
+    void aManifestOfManyPartsReadsBackWholeAndADamagedPartAmongThemIsNamed() {
+        Manifest big = manyFiles(20_000);
+        String version = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        List<String> parts = raw.list(SealedStore.PARTS);
+        // More parts than are read at once, so reads overlap and the last ones wait for a free reader.
+        assertThat(parts.size()).isGreaterThan(SealedStore.PART_READS);
+
+        SealedStore fresh = new SealedStore(raw, key);
+        assertThat(Manifests.read(fresh, NAME, version)).isEqualTo(big);
+
+        String damagedPart = parts.get(parts.size() / 2);
+        byte[] bytes = read(damagedPart);
+        bytes[bytes.length - 1] ^= 0x01;
+        raw.put(damagedPart, ObjectContent.ofBytes(bytes));
+        assertThatThrownBy(() -> Manifests.read(new SealedStore(raw, key), NAME, version))
+                .hasMessageContaining(damagedPart)
+                .hasMessageContaining("does not open");
+    }
+
+    @Test
+    void versionsSharingPartsReadEachPartOnceThroughOneView() {
+        Manifest big = manyFiles(5_000);
+        String first = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        String second = view.put(Manifest.key(NAME), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+        int parts = raw.list(SealedStore.PARTS).size();
+        assertThat(parts).isGreaterThan(1);
+        java.util.concurrent.atomic.AtomicInteger partReads = new java.util.concurrent.atomic.AtomicInteger();
+        dev.ballast.storage.object.ObjectStore counting =
+                (dev.ballast.storage.object.ObjectStore) java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(),
+                        new Class<?>[] {dev.ballast.storage.object.ObjectStore.class},
+                        (proxy, method, args) -> {
+                            if (method.getName().equals("get") && ((String) args[0]).startsWith(SealedStore.PARTS)) {
+                                partReads.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(raw, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        SealedStore fresh = new SealedStore(counting, key, true);
+
+        assertThat(Manifests.read(fresh, NAME, first)).isEqualTo(big);
+        assertThat(Manifests.read(fresh, NAME, second)).isEqualTo(big);
+
+        assertThat(partReads.get()).isEqualTo(parts);
+    }
+
     @Test
     void runMarkersAndTheDamageRecordAreSealedUnderTheNamesId() {
         try (RunMarker marker = RunMarker.start(view, NAME, Clock.systemUTC())) {

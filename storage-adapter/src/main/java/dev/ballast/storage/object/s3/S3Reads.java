@@ -2,7 +2,6 @@ package dev.ballast.storage.object.s3;
 
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StaleReadException;
-import dev.ballast.storage.StorageException;
 import dev.ballast.storage.internal.BlockDigests;
 import dev.ballast.storage.internal.RangeInputStream;
 import dev.ballast.storage.internal.VerifyingInputStream;
@@ -292,11 +291,13 @@ final class S3Reads extends S3Room {
     /**
      * The answer to a read of a key or version that is not there: deleted when the key's latest entry
      * (or the version asked for) is a delete marker. AWS says so with {@code x-amz-delete-marker: true}
-     * (and 405 for a version ID that is a delete marker); a store that does not is asked for the key's
-     * version list.
+     * (and 405 for a version ID that is a delete marker); a store that does not (Ceph RGW 16) is asked
+     * for the key's version list, only when the caller asks the exception whether the key was deleted
+     * (or for its message): most callers need to know only that it is absent, and on RGW each such read
+     * cost a second request.
      */
     ObjectNotFoundException notFound(String key, @Nullable String versionId, AwsServiceException e) {
-        boolean deleted = e.statusCode() == 405
+        boolean said = e.statusCode() == 405
                 || e.awsErrorDetails() != null
                         && e.awsErrorDetails().sdkHttpResponse() != null
                         && e.awsErrorDetails()
@@ -304,22 +305,27 @@ final class S3Reads extends S3Room {
                                 .firstMatchingHeader("x-amz-delete-marker")
                                 .map("true"::equalsIgnoreCase)
                                 .orElse(false);
-        if (!deleted) {
-            List<VersionEntry> history;
-            try {
-                history = listings.versions(key);
-            } catch (StorageException listFailure) {
-                e.addSuppressed(listFailure);
-                history = List.of();
-            }
-            deleted = versionId == null
-                    ? !history.isEmpty() && history.get(0).deleteMarker()
-                    : history.stream()
-                            .anyMatch(v -> v.deleteMarker() && v.versionId().equals(versionId));
-        }
         if (versionId == null) {
             generations.forgetCurrent(key);
         }
-        return new ObjectNotFoundException(key, versionId, deleted, e);
+        if (said) {
+            return new ObjectNotFoundException(key, versionId, true, e);
+        }
+        return new ObjectNotFoundException(key, versionId, () -> deletedPerHistory(key, versionId, e), e);
+    }
+
+    /** Whether the key's version list shows its latest entry (or {@code versionId}) a delete marker. */
+    private boolean deletedPerHistory(String key, @Nullable String versionId, AwsServiceException e) {
+        List<VersionEntry> history;
+        try {
+            history = listings.versions(key);
+        } catch (RuntimeException listFailure) {
+            e.addSuppressed(listFailure);
+            return false;
+        }
+        return versionId == null
+                ? !history.isEmpty() && history.get(0).deleteMarker()
+                : history.stream()
+                        .anyMatch(v -> v.deleteMarker() && v.versionId().equals(versionId));
     }
 }
