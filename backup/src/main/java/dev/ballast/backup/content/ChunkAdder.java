@@ -23,7 +23,9 @@ import java.util.concurrent.Semaphore;
  * {@link #ASYNC_BYTES} is copied and handed to {@link #THREADS} threads; a smaller one (a small file's)
  * is hashed and added on the caller's thread, where copying and handing over would cost more than the
  * hash. At most {@link #BUDGET_BYTES} bytes of copies wait at once (the reader then waits), and up to
- * {@link #SPARES} copies are reused. One instance per repository; thread-safe.
+ * {@link #SPARE_BYTES} bytes of copies are kept for reuse: at most 24 MiB in all, so that a command
+ * held to a small heap ({@code -Xmx128m}, with Argon2id's 64 MiB) still backs up a file of 8 MiB
+ * chunks (a disk image's runs of zeros). One instance per repository; thread-safe.
  */
 final class ChunkAdder implements AutoCloseable {
     /** Chunks this long or longer are hashed and added elsewhere: 256 KiB (a chunk of a large file is 512 KiB to 8 MiB). */
@@ -32,8 +34,8 @@ final class ChunkAdder implements AutoCloseable {
     /** Bytes of copies of chunks waiting at most: 16 MiB (two of the largest chunks, a dozen usual ones). */
     static final int BUDGET_BYTES = 16 * 1024 * 1024;
 
-    /** Spare copies kept for the next chunks, at most. */
-    static final int SPARES = 4;
+    /** Bytes of spare copies kept for the next chunks, at most: 8 MiB (one of the largest chunks, eight usual ones). */
+    static final int SPARE_BYTES = 8 * 1024 * 1024;
 
     /** Threads hashing and adding: two, the machine's usual cores beside the readers. */
     static final int THREADS = 2;
@@ -41,6 +43,9 @@ final class ChunkAdder implements AutoCloseable {
     private final BlobRepository blobs;
     private final Semaphore budget = new Semaphore(BUDGET_BYTES);
     private final ConcurrentLinkedDeque<byte[]> spares = new ConcurrentLinkedDeque<>();
+    /** Bytes of the arrays in {@link #spares}, at most {@link #SPARE_BYTES}. */
+    private final java.util.concurrent.atomic.AtomicLong spareBytes = new java.util.concurrent.atomic.AtomicLong();
+
     private final ExecutorService executor = Executors.newFixedThreadPool(THREADS, r -> {
         Thread t = new Thread(r, "ballast-chunk-id");
         t.setDaemon(true);
@@ -78,7 +83,7 @@ final class ChunkAdder implements AutoCloseable {
             try {
                 budget.acquire(permits);
             } catch (InterruptedException e) {
-                spares.offerFirst(copy);
+                keep(copy);
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting to hash a chunk");
             }
@@ -92,14 +97,12 @@ final class ChunkAdder implements AutoCloseable {
                     } catch (RuntimeException | Error e) {
                         done.completeExceptionally(e);
                     } finally {
-                        if (spares.size() < SPARES) {
-                            spares.offerFirst(copy); // add copied what it keeps
-                        }
+                        keep(copy); // add copied what it keeps
                         budget.release(permits);
                     }
                 });
             } catch (RejectedExecutionException e) {
-                spares.offerFirst(copy);
+                keep(copy);
                 budget.release(permits);
                 throw new CancellationException("the repository is closed; the chunk is not stored");
             }
@@ -153,13 +156,24 @@ final class ChunkAdder implements AutoCloseable {
         for (java.util.Iterator<byte[]> it = spares.iterator(); it.hasNext(); ) {
             byte[] a = it.next();
             if (a.length >= length && spares.removeFirstOccurrence(a)) {
+                spareBytes.addAndGet(-a.length);
                 return a;
             }
         }
-        while (spares.size() >= SPARES) {
-            spares.pollLast(); // too many too short: let the collector have the oldest
-        }
         return new byte[Math.max(length, 1024 * 1024)];
+    }
+
+    /** Keeps {@code copy} for reuse while the spares stay within {@link #SPARE_BYTES}; the oldest go first. */
+    private void keep(byte[] copy) {
+        while (spareBytes.get() + copy.length > SPARE_BYTES) {
+            byte[] oldest = spares.pollLast();
+            if (oldest == null) {
+                return; // larger than the spares may hold: the collector has it
+            }
+            spareBytes.addAndGet(-oldest.length);
+        }
+        spares.offerFirst(copy);
+        spareBytes.addAndGet(copy.length);
     }
 
     @Override

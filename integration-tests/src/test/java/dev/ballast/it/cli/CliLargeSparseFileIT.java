@@ -72,6 +72,7 @@ class CliLargeSparseFileIT {
         assertThat(backup.output()).contains(encrypted ? "Created the encrypted repository" : "Backing up");
         assertThat(restore.exitCode()).as(restore.output()).isEqualTo(ExitCodes.OK);
         Path restored = out.resolve("disk.img");
+        assertThat(restored).as(restore.output()).isRegularFile();
         assertThat(Files.size(restored)).isEqualTo(SIZE);
         assertThat(CliHarness.sha256(restored)).isEqualTo(CliHarness.sha256(image));
         Long allocatedKib = allocatedKib(restored);
