@@ -386,7 +386,9 @@ public final class RestoreRunner {
         Written written;
         try {
             written = write(e, dest, occupiedAtStart, progress);
-        } catch (RuntimeException | IOException ex) {
+        } catch (RuntimeException | IOException | Error ex) {
+            // An Error too (a heap too small, say): a file this run did not write is a failure it reports,
+            // never a file left out of a restore that says it is complete.
             fail(e, ex);
             done.run();
             return;
@@ -398,7 +400,7 @@ public final class RestoreRunner {
                     degraded.addAndGet(written.degraded() ? 1 : 0);
                     restored.incrementAndGet();
                     bytes.addAndGet(e.size());
-                } catch (RuntimeException | IOException ex) {
+                } catch (RuntimeException | IOException | Error ex) {
                     fail(e, ex);
                 } finally {
                     done.run();
@@ -411,7 +413,7 @@ public final class RestoreRunner {
         }
     }
 
-    private void fail(ManifestEntry e, Exception ex) {
+    private void fail(ManifestEntry e, Throwable ex) {
         if (ex instanceof Interrupted) {
             failed.add(new BackupRunner.Failure(
                     shown(e), "interrupted before it was complete; nothing was written for it"));
@@ -525,7 +527,7 @@ public final class RestoreRunner {
                                 + "); it was not written");
             }
             return new Written(tmp, dest, e, out, read.degraded());
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | Error ex) {
             if (out != null) {
                 out.close();
             }
@@ -555,7 +557,7 @@ public final class RestoreRunner {
             PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new);
             PackedRestore.check(e, out.size());
             return new Written(tmp, dest, e, out, false);
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | Error ex) {
             if (out != null) {
                 out.close();
             }
@@ -573,7 +575,7 @@ public final class RestoreRunner {
                 throw new Interrupted();
             }
             out.force(false);
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | Error ex) {
             Files.deleteIfExists(w.tmp());
             throw ex;
         }

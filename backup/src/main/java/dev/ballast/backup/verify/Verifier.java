@@ -145,6 +145,11 @@ public final class Verifier {
                     } catch (StorageException | IOException ex) {
                         unreadable.add(Messages.printable(
                                 e.path() + " (its stored copy could not be read: " + ex.getMessage() + ")"));
+                    } catch (RuntimeException | Error ex) {
+                        // Anything else (a heap too small, say) leaves the file unverified: said so, never
+                        // counted as verified.
+                        unreadable.add(Messages.printable(
+                                e.path() + " (it could not be verified: " + Messages.rootMessage(ex) + ")"));
                     } finally {
                         counter.fileDone();
                         done.run();

@@ -64,6 +64,41 @@ class RestoreRunnerTest {
     }
 
     @Test
+    void aFileWhoseRestoreRanOutOfHeapIsAFailureNeverLeftOutOfACompleteRestore() throws IOException {
+        // Field case: a restore held to -Xmx128m ran out of heap writing one file; the error ended that
+        // file's task unrecorded, and the restore said complete (exit 0) with the file missing.
+        ManifestEntry a = stored("a.txt", "alpha");
+        ManifestEntry b = stored("b.txt", "bravo");
+        String heavy = Manifest.objectKey("n", "b.txt");
+        FakeObjectStore outOfHeap = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public dev.ballast.storage.object.ObjectRead get(
+                    String key, dev.ballast.storage.object.ReadOptions options) {
+                if (key.equals(heavy)) {
+                    throw new OutOfMemoryError("Java heap space");
+                }
+                return store.get(key, options);
+            }
+        };
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        outOfHeap, manifest(a, b), target, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .run();
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.restored()).isEqualTo(1);
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path, BackupRunner.Failure::reason)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("b.txt", "it could not be restored (Java heap space)"));
+        assertThat(target.resolve("a.txt")).hasContent("alpha");
+        try (Stream<Path> all = Files.list(target)) {
+            assertThat(all.map(p -> p.getFileName().toString())).containsExactly("a.txt");
+        }
+    }
+
+    @Test
     void restoresBytesAndModificationTimesWithNoTemporaryFilesLeft() throws IOException {
         Manifest m = manifest(stored("a b/ü+x.txt", "hello"), stored("empty", ""));
         Path target = dir.resolve("out");
