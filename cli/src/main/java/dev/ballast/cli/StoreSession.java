@@ -60,16 +60,6 @@ final class StoreSession implements AutoCloseable {
     /** How long a backup trusts what the capability probe found about an endpoint's server. */
     static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
 
-    /**
-     * Objects up to this size go up in one PUT rather than a multipart upload: 32 MiB, so that every
-     * pack of an encrypted repository (closed once it reaches 16 MiB, so at most 16 MiB plus one chunk
-     * of at most 8 MiB and its header) is one request. With the store's default of 16 MiB nearly every
-     * pack was a multipart upload of three parts: seven requests (HEAD, create, three parts, complete,
-     * HEAD of the new version) and a second SHA-256 pass over each part for its signature, where one
-     * PUT carries the object's SHA-256, computed once, as both record and signature.
-     */
-    static final long SINGLE_PUT_BYTES = 32L * 1024 * 1024;
-
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
     private final @Nullable ResilientHttpClient http;
@@ -517,7 +507,6 @@ final class StoreSession implements AutoCloseable {
             // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
             S3StoreConfig s3Config = access != Access.READ
                     ? S3StoreConfig.builder()
-                            .multipartThreshold(SINGLE_PUT_BYTES)
                             .createBucket(access == Access.WRITE)
                             .enableVersioning(true)
                             .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED)
