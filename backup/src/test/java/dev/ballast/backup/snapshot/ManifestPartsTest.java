@@ -106,6 +106,56 @@ class ManifestPartsTest {
     }
 
     @Test
+    void namesWithJsonPunctuationEscapesAndBytesThatAreNotUtf8SplitAndJoinByteForByte() {
+        // The split scans the manifest's JSON itself: every character a file name may hold, the JSON
+        // syntax characters, escapes and lone surrogates (bytes that are not UTF-8) among them, must
+        // come back exactly.
+        String[] odd = {
+            "quote\"in\"name", "back\\slash", "brace{}[]", "comma,colon:", "tab\tand\nnewline",
+            "caf\u00e9", "\uD83D\uDE00 emoji", "latin1-\uDCE9-byte", "\u0001control", "}],{\"files\":["
+        };
+        List<ManifestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < 6_000; i++) {
+            String path = String.format("d%02d/%s-%05d", i % 7, odd[i % odd.length], i);
+            entries.add(new ManifestEntry(
+                    path,
+                    i,
+                    hex(i + 1),
+                    "",
+                    Instant.parse("2026-12-01T10:00:00Z"),
+                    Instant.parse("2026-12-01T10:00:00Z"),
+                    (long) i,
+                    new PosixAttrs(0644, 1000, 1000),
+                    List.of(hex(i))));
+        }
+        List<ManifestTree.Symlink> links = List.of(new ManifestTree.Symlink(
+                "link\"],\"x", odd[0] + "/" + odd[9], Instant.parse("2026-12-01T10:00:00Z"), null));
+        Manifest m = new Manifest(
+                Manifest.PACKED_FORMAT_VERSION,
+                NAME,
+                Instant.parse("2026-12-02T00:00:00Z"),
+                true,
+                entries,
+                List.of(odd[9]),
+                List.of(),
+                null,
+                new ManifestTree(List.of(), links, List.of()),
+                "/home/" + odd[0]);
+        byte[] json = m.toJson();
+
+        ManifestParts.Split split = ManifestParts.split(json, key::idHex);
+        assertThat(split).isNotNull();
+        assertThat(split.parts()).hasSizeGreaterThan(1);
+        java.util.Map<String, byte[]> byId = new java.util.HashMap<>();
+        split.parts().forEach(p -> byId.put(p.id(), p.plain()));
+        assertThat(ManifestParts.join(split.head(), byId::get)).isEqualTo(json);
+
+        String version =
+                view.put(Manifest.key(NAME), ObjectContent.ofBytes(json)).versionId();
+        assertThat(Manifests.read(new SealedStore(raw, key), NAME, version)).isEqualTo(m);
+    }
+
+    @Test
     void anUnchangedManifestHasTheSamePartsAndOneChangedFileChangesAtMostTwo() {
         List<String> first = ids(manifest(20_000, Instant.parse("2026-12-02T00:00:00Z"), -1));
         List<String> unchanged = ids(manifest(20_000, Instant.parse("2026-12-03T00:00:00Z"), -1));
