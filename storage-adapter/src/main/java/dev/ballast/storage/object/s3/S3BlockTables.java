@@ -79,14 +79,22 @@ final class S3BlockTables extends S3Room {
         if (table == null) {
             CompletableFuture<byte @Nullable []> mine = new CompletableFuture<>();
             CompletableFuture<byte @Nullable []> running = fetching.putIfAbsent(contentSha, mine);
-            try {
-                table = download(key, contentSha, tableSha, customerKey);
-                mine.complete(table);
-            } catch (RuntimeException | Error e) {
-                mine.complete(null); // a reader waiting for it fetches the table itself, and meets the failure itself
-                throw e;
-            } finally {
-                if (running == null) {
+            if (running != null) {
+                // Another reader's GET began between the look above and this one: wait for it, and fetch the
+                // table here only when it failed, found no sidecar or brought another table.
+                table = awaited(running, tableSha);
+                if (table == null) {
+                    table = download(key, contentSha, tableSha, customerKey);
+                }
+            } else {
+                try {
+                    table = download(key, contentSha, tableSha, customerKey);
+                    mine.complete(table);
+                } catch (RuntimeException | Error e) {
+                    mine.complete(
+                            null); // a reader waiting for it fetches the table itself, and meets the failure itself
+                    throw e;
+                } finally {
                     fetching.remove(contentSha, mine);
                 }
             }
@@ -111,9 +119,11 @@ final class S3BlockTables extends S3Room {
      */
     private byte @Nullable [] fetchedByAnother(String contentSha, String tableSha) {
         CompletableFuture<byte @Nullable []> running = fetching.get(contentSha);
-        if (running == null) {
-            return null;
-        }
+        return running == null ? null : awaited(running, tableSha);
+    }
+
+    /** What {@code running} brought once it arrived, when its SHA-256 is {@code tableSha}; else null. */
+    private static byte @Nullable [] awaited(CompletableFuture<byte @Nullable []> running, String tableSha) {
         byte[] table;
         try {
             table = running.get();
