@@ -20,10 +20,10 @@ import picocli.CommandLine.Parameters;
         name = "backup",
         sortOptions = false,
         mixinStandardHelpOptions = true,
-        description = "Back up every regular file under DIR, then write a new snapshot of the backup NAME (path, size,"
-                + " SHA-256, modification time of each file). A backup into an empty store first makes it an encrypted"
+        description = "Back up DIR (its files, directories and links), then write a new snapshot of the backup NAME."
+                + " A backup into an empty store first makes it an encrypted"
                 + " repository (as 'ballast init' does; the password from --password-file, --password-command,"
-                + " $BALLAST_PASSWORD or the terminal), whose files are cut into chunks, deduplicated, compressed,"
+                + " $BALLAST_PASSWORD, $BALLAST_PASSWORD_FILE, $BALLAST_PASSWORD_COMMAND or the terminal), whose files are cut into chunks, deduplicated, compressed,"
                 + " sealed and packed; a store of the earlier, unencrypted format keeps it (each file the objects"
                 + " NAME/<relative path>, the manifest NAME/.ballast-manifest.json). A file whose size, modification time, ctime and inode match the previous "
                 + "manifest is not read again (--checksum reads and compares every file); one whose bytes match "

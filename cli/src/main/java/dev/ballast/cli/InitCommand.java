@@ -19,7 +19,8 @@ import picocli.CommandLine.Command;
         description = "Create an encrypted repository in the store (the local store under --data-dir, or the"
                 + " --endpoint bucket), which must be empty: every backup stored in it is then sealed with AES-256-GCM"
                 + " under a master key that only its passwords open (Argon2id). The password comes from"
-                + " --password-file, --password-command or $BALLAST_PASSWORD, else it is asked twice on the terminal."
+                + " --password-file, --password-command, $BALLAST_PASSWORD, $BALLAST_PASSWORD_FILE or"
+                + " $BALLAST_PASSWORD_COMMAND, else it is asked twice on the terminal."
                 + " Without the password, nothing in the repository can be read back: keep it safe, or add a second"
                 + " key with 'ballast key add'.")
 final class InitCommand extends BallastCommand {
