@@ -42,8 +42,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,18 +52,16 @@ import org.jspecify.annotations.Nullable;
  * Restores the files of one manifest into a target directory, {@code transfers} files at a time.
  * Every path is checked before anything is written ({@link SafePaths}); every file is written to a
  * short temporary name in its directory while the store checks its SHA-256 as the bytes stream in
- * (the manifest's SHA-256 must be the one the store recorded), synced to disk, then renamed into
- * place atomically, so a reader never sees a half-written or unverified file; each directory that
- * received files is synced once at the end. Runs of 64 KiB of zeros are not written, so a sparse
- * file comes back sparse. An existing file is kept when it already matches, and never replaced when
- * it differs unless {@code overwrite} is set.
- *
- * <p>A sync waits for the disk's journal to commit; syncs issued at the same time share a commit,
- * one after another they do not. So a written file is handed to one of {@value #SYNC_THREADS} sync
- * threads, which sync and rename it while the transfer threads go on fetching (with 2.5 KB files on
- * the project's machine: 390 files/s synced one at a time, over 3,000 with 16 at a time). At most
- * {@value #MAX_AWAITING_SYNC} written files wait for their sync. Not thread-safe; one instance per
- * run.
+ * (the manifest's SHA-256 must be the one the store recorded), then renamed into place atomically,
+ * so a reader never sees a half-written or unverified file. Everything written is made durable once
+ * at the end, before the run returns ({@link RestoreSync}, by default the file system's sync; a
+ * failure there is a {@link dev.ballast.backup.BackupException}); where that sync is not available,
+ * each file is synced before its rename on a pool of sync threads and each directory at the end
+ * ({@link RestoreDurability}). A crash before the end can leave a renamed file short or empty: a
+ * run again checks every file present by size and SHA-256 and restores it again. Runs of 64 KiB of
+ * zeros are not written, so a sparse file comes back sparse. An existing file is kept when it already
+ * matches, and never replaced when it differs unless {@code overwrite} is set. At most {@value
+ * #MAX_AWAITING_SYNC} written files wait for their sync thread. Not thread-safe; one instance per run.
  */
 public final class RestoreRunner {
 
@@ -89,7 +85,6 @@ public final class RestoreRunner {
     }
 
     private static final int BUFFER_BYTES = 1024 * 1024;
-    public static final int SYNC_THREADS = 32;
     public static final int MAX_AWAITING_SYNC = 256;
     private static final int SPARSE_BLOCK = 64 * 1024;
     private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
@@ -118,6 +113,19 @@ public final class RestoreRunner {
     private @Nullable Path temporaryRecords;
 
     private @Nullable RestoreTemporaries temporaries;
+
+    private RestoreSync sync = RestoreSync.fileSystems();
+    /** How this run's writes reach the disk, chosen once the target exists. */
+    private RestoreDurability durability;
+
+    /**
+     * Makes what this run writes durable with {@code sync} at its end (default {@link
+     * RestoreSync#fileSystems()}).
+     */
+    public RestoreRunner syncingWith(RestoreSync sync) {
+        this.sync = Objects.requireNonNull(sync, "sync");
+        return this;
+    }
 
     /**
      * Records this run's temporary names in {@code dir} (the CLI's cache directory), so that a later
@@ -266,7 +274,8 @@ public final class RestoreRunner {
         int already = 0;
         int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
-        ExecutorService syncers = Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-sync-"));
+        durability = RestoreDurability.choose(sync, realTarget);
+        ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
             for (int i : order) {
@@ -295,10 +304,14 @@ public final class RestoreRunner {
             }
             pool.awaitAll();
         } finally {
-            syncers.shutdown();
+            if (syncers != null) {
+                syncers.shutdown();
+            }
             PackedRestore.close(readAhead);
         }
-        awaitSyncers(syncers);
+        if (syncers != null) {
+            RestoreDurability.awaitTermination(syncers);
+        }
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             if (present[i]) {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
@@ -307,23 +320,14 @@ public final class RestoreRunner {
         if (!cancellation.cancelled()) {
             tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
-        // Each directory once, SYNC_THREADS at a time: syncs issued together share the journal's commit
-        // (one after another, 2,000 nested directories took seconds of the restore's time).
-        ExecutorService directorySyncers =
-                Executors.newFixedThreadPool(SYNC_THREADS, daemonThreads("ballast-directory-sync-"));
-        try {
-            for (Path dir : directories) {
-                if (cancellation.cancelled()) {
-                    break; // each file was synced before its rename; only the directory entries may wait
-                }
-                if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable) {
-                    directorySyncers.execute(() -> RestoreLinks.syncDirectory(dir));
-                }
+        List<Path> written = new ArrayList<>();
+        for (Path dir : directories) {
+            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
+                    && !(cancellation.cancelled() && durability.eachFile())) {
+                written.add(dir);
             }
-        } finally {
-            directorySyncers.shutdown();
         }
-        awaitSyncers(directorySyncers);
+        durability.complete(written);
         List<BackupRunner.Failure> failures = new ArrayList<>(failed);
         failures.sort(Comparator.comparing(BackupRunner.Failure::path));
         return new Result(
@@ -373,15 +377,15 @@ public final class RestoreRunner {
     }
 
     /**
-     * Fetches one file into a temporary file on this thread and hands it to a sync thread, which
-     * syncs and renames it; {@code done} runs once its outcome is recorded.
+     * Fetches one file into a temporary file on this thread and renames it into place, here or, when
+     * each file is synced first, on a sync thread; {@code done} runs once its outcome is recorded.
      */
     private void restoreOne(
             ManifestEntry e,
             Path dest,
             boolean occupiedAtStart,
             ProgressCounter progress,
-            ExecutorService syncers,
+            @Nullable ExecutorService syncers,
             Runnable done) {
         Written written;
         try {
@@ -393,19 +397,24 @@ public final class RestoreRunner {
             done.run();
             return;
         }
+        Runnable complete = () -> {
+            try {
+                finish(written);
+                degraded.addAndGet(written.degraded() ? 1 : 0);
+                restored.incrementAndGet();
+                bytes.addAndGet(e.size());
+            } catch (RuntimeException | IOException | Error ex) {
+                fail(e, ex);
+            } finally {
+                done.run();
+            }
+        };
+        if (syncers == null) {
+            complete.run();
+            return;
+        }
         try {
-            syncers.execute(() -> {
-                try {
-                    finish(written);
-                    degraded.addAndGet(written.degraded() ? 1 : 0);
-                    restored.incrementAndGet();
-                    bytes.addAndGet(e.size());
-                } catch (RuntimeException | IOException | Error ex) {
-                    fail(e, ex);
-                } finally {
-                    done.run();
-                }
-            });
+            syncers.execute(complete);
         } catch (RuntimeException ex) {
             written.discard();
             fail(e, ex);
@@ -568,13 +577,15 @@ public final class RestoreRunner {
         }
     }
 
-    /** Syncs a written file, sets its modification time and renames it into place. */
+    /** Syncs a written file (unless the run syncs at its end), sets its modification time and renames it into place. */
     private void finish(Written w) throws IOException {
         try (FileChannel out = w.channel()) {
             if (cancellation.cancelled()) {
                 throw new Interrupted();
             }
-            out.force(false);
+            if (durability.eachFile()) {
+                out.force(false);
+            }
         } catch (IOException | RuntimeException | Error ex) {
             Files.deleteIfExists(w.tmp());
             throw ex;
@@ -612,24 +623,6 @@ public final class RestoreRunner {
     static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
         return new BackupRunner.Failure(
                 path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")");
-    }
-
-    /** Waits for the sync threads to finish the renames queued (they are done when every transfer recorded its outcome). */
-    private static void awaitSyncers(ExecutorService syncers) {
-        try {
-            syncers.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */

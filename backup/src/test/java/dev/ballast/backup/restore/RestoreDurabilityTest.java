@@ -1,0 +1,155 @@
+package dev.ballast.backup.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.test.FakeObjectStore;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a restore makes durable at its end ({@link RestoreSync}), and what a failure there does. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
+class RestoreDurabilityTest {
+    static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
+
+    @TempDir
+    Path dir;
+
+    final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime());
+
+    Manifest manifest(Map<String, String> files) {
+        List<ManifestEntry> entries = new ArrayList<>();
+        files.forEach((path, content) -> {
+            byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+            ObjectVersion v = store.put(Manifest.objectKey("n", path), ObjectContent.ofBytes(bytes));
+            entries.add(new ManifestEntry(path, bytes.length, v.sha256(), v.versionId(), MTIME));
+        });
+        return new Manifest(1, "n", MTIME, true, entries, List.of());
+    }
+
+    RestoreRunner runner(Manifest m, Path target, RestoreSync sync) {
+        return new RestoreRunner(store, m, target, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .syncingWith(sync);
+    }
+
+    /** A sync that records what it was given and what stood in the target then, and fails when told to. */
+    static final class Recording implements RestoreSync {
+        final boolean available;
+        final @org.jspecify.annotations.Nullable IOException failure;
+        final List<Collection<Path>> calls = new ArrayList<>();
+        final List<String> contentAtSync = new ArrayList<>();
+        Path probe;
+
+        Recording(boolean available, @org.jspecify.annotations.Nullable IOException failure) {
+            this.available = available;
+            this.failure = failure;
+        }
+
+        @Override
+        public boolean available(Path target) {
+            return available;
+        }
+
+        @Override
+        public void syncAll(Collection<Path> directories) throws IOException {
+            calls.add(List.copyOf(directories));
+            contentAtSync.add(Files.exists(probe) ? Files.readString(probe) : "(absent)");
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+
+    @Test
+    void aFailedEndSyncFailsTheRestoreInOneSentenceNamingTheTarget() {
+        Path target = dir.resolve("out");
+        Recording sync = new Recording(true, new IOException("Input/output error"));
+        sync.probe = target.resolve("a.txt");
+        RestoreRunner r = runner(manifest(Map.of("a.txt", "alpha", "d/b.txt", "bravo")), target, sync);
+
+        assertThatThrownBy(r::run)
+                .isInstanceOfSatisfying(
+                        BackupException.class, e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.INCOMPLETE))
+                .hasMessage("The restore into '" + target + "' did not complete because what it wrote could not be "
+                        + "synced to disk (Input/output error); run the restore again once the cause is fixed (it "
+                        + "checks the files already in place and keeps those that match).");
+        assertThat(sync.calls).hasSize(1);
+    }
+
+    @Test
+    void everythingIsInPlaceWhenTheEndSyncRunsAndItIsGivenEveryDirectoryWrittenInto() throws IOException {
+        Path target = dir.resolve("out");
+        Recording sync = new Recording(true, null);
+        sync.probe = target.resolve("d/e/b.txt");
+
+        RestoreRunner.Result r = runner(manifest(Map.of("a.txt", "alpha", "d/e/b.txt", "bravo")), target, sync)
+                .run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(sync.contentAtSync).containsExactly("bravo");
+        Path real = target.toRealPath();
+        assertThat(sync.calls)
+                .singleElement()
+                .satisfies(
+                        dirs -> assertThat(dirs).contains(real.resolve("d/e")).containsAnyOf(real, target));
+    }
+
+    @Test
+    void withoutAnEndSyncTheRestoreSyncsAsItGoesAndDoesNotCallIt() throws IOException {
+        Path target = dir.resolve("out");
+        Recording sync = new Recording(false, new IOException("must not be called"));
+        sync.probe = target.resolve("a.txt");
+
+        RestoreRunner.Result r =
+                runner(manifest(Map.of("a.txt", "alpha")), target, sync).run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(sync.calls).isEmpty();
+        assertThat(target.resolve("a.txt")).hasContent("alpha");
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void theFileSystemSyncRunsItsCommandOncePerFileSystemAndReportsItsFailure() throws IOException {
+        Path a = Files.createDirectories(dir.resolve("a"));
+        Path b = Files.createDirectories(dir.resolve("b"));
+        Path log = dir.resolve("log");
+        FileSystemSync logging = new FileSystemSync(List.of("sh", "-c", "echo \"$0\" >> '" + log + "'"));
+        assertThat(logging.available(dir)).isTrue();
+        logging.syncAll(List.of(a, b));
+        assertThat(Files.readAllLines(log)).containsExactly(dir.toString(), a.toString());
+
+        FileSystemSync failing = new FileSystemSync(List.of("sh", "-c", "echo \"cannot sync $0\" >&2; exit 3"));
+        assertThat(failing.available(dir)).isFalse();
+        assertThatThrownBy(() -> failing.syncAll(List.of(a)))
+                .isInstanceOf(IOException.class)
+                .hasMessageEndingWith("exited with 3: cannot sync " + a);
+        assertThat(new FileSystemSync(List.of(dir.resolve("no-such-command").toString())).available(dir))
+                .isFalse();
+        assertThat(RestoreSync.fileSystems().available(dir)).isTrue(); // coreutils' sync -f, as on the CI's Linux
+    }
+}
