@@ -57,8 +57,9 @@ import org.jspecify.annotations.Nullable;
  * at the end, before the run returns ({@link RestoreSync}, by default the file system's sync; a
  * failure there is a {@link dev.ballast.backup.BackupException}); where that sync is not available,
  * each file is synced before its rename on a pool of sync threads and each directory at the end
- * ({@link RestoreDurability}). A crash before the end can leave a renamed file short or empty: a
- * run again checks every file present by size and SHA-256 and restores it again. Runs of 64 KiB of
+ * ({@link RestoreDurability}). A killed run's renamed files are complete in the kernel's cache (a
+ * run again keeps them, checked by size and SHA-256); a crash of the system before the end sync
+ * can leave one short or empty, which a run again finds different and replaces with {@code overwrite}. Runs of 64 KiB of
  * zeros are not written, so a sparse file comes back sparse. An existing file is kept when it already
  * matches, and never replaced when it differs unless {@code overwrite} is set. At most {@value
  * #MAX_AWAITING_SYNC} written files wait for their sync thread. Not thread-safe; one instance per run.
