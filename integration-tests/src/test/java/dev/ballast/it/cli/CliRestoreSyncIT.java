@@ -64,40 +64,35 @@ class CliRestoreSyncIT {
         Path home = Files.createDirectories(base.resolve("process-home"));
         Path target = base.resolve("target");
 
-        Path log = base.resolve("restore.log");
-        Process failing = CliHarness.startInEnvironment(
-                CliNamesIT.LAUNCHER_OPTIONS,
-                Map.of("PATH", bin + ":/usr/bin:/bin", "HOME", home.toString()),
-                log,
-                "restore",
-                "s",
-                target.toString(),
-                "--data-dir",
-                data.toString());
-        assertThat(failing.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        String failed = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(failing.exitValue()).as(failed).isEqualTo(ExitCodes.INCOMPLETE);
-        assertThat(failed)
+        Run failed = restore(bin + ":/usr/bin:/bin", home, target, data);
+        assertThat(failed.exitCode()).as(failed.out()).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(failed.out())
                 .contains("The restore into '" + target.toRealPath() + "' did not complete because what it wrote "
                         + "could not be synced to disk (")
                 .contains("Input/output error")
                 .doesNotContain("complete:");
         assertThat(Files.readAllLines(calls)).hasSize(2); // the check before writing, the sync at the end
 
-        Process again = CliHarness.startInEnvironment(
+        Run again = restore("/usr/bin:/bin", home, target, data);
+        assertThat(again.exitCode()).as(again.out()).isEqualTo(ExitCodes.OK);
+        assertThat(again.out()).contains("Restore of 's' complete: 0 files restored, 2 already present");
+        assertThat(target.resolve("sub/a.txt")).hasContent("alpha");
+        assertThat(target.resolve("b.txt")).hasContent("bravo");
+    }
+
+    /** Runs {@code ballast restore s TARGET} in a JVM of its own with this {@code PATH}; its output in {@link Run#out()}. */
+    private Run restore(String path, Path home, Path target, Path data) throws Exception {
+        Path log = Files.createTempFile(base, "restore", ".log");
+        Process p = CliHarness.startInEnvironment(
                 CliNamesIT.LAUNCHER_OPTIONS,
-                Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()),
+                Map.of("PATH", path, "HOME", home.toString()),
                 log,
                 "restore",
                 "s",
                 target.toString(),
                 "--data-dir",
                 data.toString());
-        assertThat(again.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        String completed = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(again.exitValue()).as(completed).isEqualTo(ExitCodes.OK);
-        assertThat(completed).contains("Restore of 's' complete: 0 files restored, 2 already present");
-        assertThat(target.resolve("sub/a.txt")).hasContent("alpha");
-        assertThat(target.resolve("b.txt")).hasContent("bravo");
+        assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        return new Run(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8), "");
     }
 }
