@@ -119,6 +119,33 @@ public final class PartFiles {
         }
     }
 
+    /**
+     * Removes every copy of a part not in {@code stored} (the IDs a complete listing of the store's parts
+     * showed: the others were pruned, here or on another machine), so the cache does not outgrow the
+     * repository; never throws. A copy a concurrent command made after that listing may go too: it is
+     * then read from the store again, nothing more.
+     */
+    void retainOnly(java.util.Set<String> stored) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            files.filter(f -> {
+                        String name = f.getFileName().toString();
+                        return ManifestParts.isId(name) && !stored.contains(name);
+                    })
+                    .forEach(f -> {
+                        try {
+                            Files.deleteIfExists(f);
+                        } catch (IOException | RuntimeException ignored) {
+                            // tried again at the next backup
+                        }
+                    });
+        } catch (IOException | RuntimeException ignored) {
+            // tried again at the next backup
+        }
+    }
+
     /** Removes the copy of part {@code id} (damaged, or its part deleted from the store); never throws. */
     void remove(String id) {
         if (!ManifestParts.isId(id)) {

@@ -292,6 +292,9 @@ public final class SealedStore implements ObjectStore {
             listed.forEach(
                     e -> stored.put(e.key().substring(PARTS.length()), e.eTag() == null ? "" : unquoted(e.eTag())));
         }
+        if (partFiles != null) {
+            partFiles.retainOnly(stored.keySet());
+        }
         java.util.Set<String> done = new java.util.HashSet<>();
         List<ManifestParts.Part> fresh = new ArrayList<>();
         for (ManifestParts.Part p : parts) {

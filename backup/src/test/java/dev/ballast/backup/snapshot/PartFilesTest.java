@@ -152,6 +152,29 @@ class PartFilesTest {
     }
 
     @Test
+    void aBackupRemovesTheCopiesOfPartsNoLongerInTheStore() throws IOException {
+        backup(new SealedStore(raw, key, true, files()), manyFiles(2_000));
+        Path dir = files().directory();
+        String pruned = "f".repeat(64); // a part pruned by another machine, still copied here
+        Files.write(dir.resolve(pruned), "\"e\"\nsealed".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Path notAPart = dir.resolve("notes.txt");
+        Files.writeString(notAPart, "left alone");
+        List<String> kept;
+        try (var listed = Files.list(dir)) {
+            kept = listed.map(f -> f.getFileName().toString())
+                    .filter(ManifestParts::isId)
+                    .filter(n -> !n.equals(pruned))
+                    .toList();
+        }
+
+        backup(new SealedStore(raw, key, true, files()), manyFiles(2_000));
+
+        assertThat(dir.resolve(pruned)).doesNotExist();
+        assertThat(notAPart).exists();
+        assertThat(kept).isNotEmpty().allSatisfy(n -> assertThat(dir.resolve(n)).exists());
+    }
+
+    @Test
     void aCacheThatCannotBeWrittenFailsNothing() throws IOException {
         Path blocked = tmp.resolve("not-a-directory");
         Files.writeString(blocked, "a file where the cache directory would go");
