@@ -263,7 +263,8 @@ public final class SealedStore implements ObjectStore {
     /**
      * Stores each of {@code parts} not yet stored, before the head naming them: one listing of
      * {@link #PARTS}; a part listed there is stored again when this view has not read it intact (it is
-     * read now to see: a damaged part is never reused by a new snapshot).
+     * read now to see: a damaged part is never reused by a new snapshot). The parts to store are
+     * written a few at once ({@link PartWrites}); this returns once every one is stored.
      */
     private void storeParts(List<ManifestParts.Part> parts) {
         java.util.Set<String> stored = new java.util.HashSet<>();
@@ -271,6 +272,7 @@ public final class SealedStore implements ObjectStore {
             stored.add(k.substring(PARTS.length()));
         }
         java.util.Set<String> done = new java.util.HashSet<>();
+        List<Runnable> writes = new ArrayList<>();
         for (ManifestParts.Part p : parts) {
             if (!done.add(p.id())) {
                 continue;
@@ -278,10 +280,14 @@ public final class SealedStore implements ObjectStore {
             if (stored.contains(p.id()) && partIntact(p.id())) {
                 continue;
             }
-            store.put(
-                    PARTS + p.id(), ObjectContent.ofBytes(key.seal(ManifestCompression.compress(p.plain()), PART_AAD)));
-            partsChecked.add(p.id());
+            writes.add(() -> {
+                store.put(
+                        PARTS + p.id(),
+                        ObjectContent.ofBytes(key.seal(ManifestCompression.compress(p.plain()), PART_AAD)));
+                partsChecked.add(p.id());
+            });
         }
+        PartWrites.runAll(writes);
     }
 
     private boolean partIntact(String id) {
