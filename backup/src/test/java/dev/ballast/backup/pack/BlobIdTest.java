@@ -28,7 +28,8 @@ class BlobIdTest {
         }
         assertThat(BlobId.parse("00".repeat(32)).bytes()).isEqualTo(new byte[32]);
         assertThat(BlobId.parse("ff".repeat(32)).hex()).isEqualTo("ff".repeat(32));
-        assertThat(BlobId.parse("0123456789abcdefABCDEF".repeat(3).substring(0, 64)).hex())
+        assertThat(BlobId.parse("0123456789abcdefABCDEF".repeat(3).substring(0, 64))
+                        .hex())
                 .isEqualTo("0123456789abcdefabcdef".repeat(3).substring(0, 64));
     }
 

@@ -99,8 +99,7 @@ class SealedStorePartWritesTest {
                 }),
                 key);
 
-        assertThatThrownBy(() ->
-                        view.put(Manifest.key(SealedStoreTest.NAME), ObjectContent.ofBytes(big.toJson())))
+        assertThatThrownBy(() -> view.put(Manifest.key(SealedStoreTest.NAME), ObjectContent.ofBytes(big.toJson())))
                 .isSameAs(down);
 
         assertThat(raw.list(SealedStore.SNAPSHOTS)).isEmpty();
