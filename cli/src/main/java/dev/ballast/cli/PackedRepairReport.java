@@ -56,7 +56,7 @@ final class PackedRepairReport {
     }
 
     private static int repair(CliContext ctx, StoreSession session, boolean readData) {
-        try (Repository repo = Repository.of(session)) {
+        try (Repository repo = Repository.storeOnly(session)) {
             PackedBlobs blobs = (PackedBlobs) Errors.translate(session.where(), null, () -> repo.content(4));
             PackedRepair.Result r = Errors.translate(
                     session.where(),

@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.snapshot.PartFiles;
 import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.storage.object.ObjectStore;
 import org.jspecify.annotations.Nullable;
@@ -20,16 +21,28 @@ final class Repository implements AutoCloseable {
     private final ObjectStore metadata;
     private @Nullable PackedBlobs content;
 
-    private Repository(ObjectStore raw, @Nullable MasterKey key) {
+    private Repository(ObjectStore raw, @Nullable MasterKey key, @Nullable PartFiles partFiles) {
         this.raw = raw;
         this.key = key;
-        // One per command: the manifest parts it reads are kept for the command (list reads every version).
-        this.metadata = key == null ? raw : new SealedStore(raw, key, true);
+        // One per command: the manifest parts it reads are kept for the command (list reads every version),
+        // and, for an S3 bucket, in the local cache for the next command (StoreSession#partFiles).
+        this.metadata = key == null ? raw : new SealedStore(raw, key, true, partFiles);
     }
 
-    /** The repository of {@code session}'s store. */
+    /**
+     * The repository of {@code session}'s store; for an S3 bucket, manifest parts are read from and kept
+     * in the local cache (each copy checked against its ID before use).
+     */
     static Repository of(StoreSession session) {
-        return new Repository(session.objects(), masterKey(session));
+        return new Repository(session.objects(), masterKey(session), session.partFiles());
+    }
+
+    /**
+     * The repository of {@code session}'s store, every manifest part read from the store itself, never
+     * from the local cache: for {@code verify}, which checks what the store holds.
+     */
+    static Repository storeOnly(StoreSession session) {
+        return new Repository(session.objects(), masterKey(session), null);
     }
 
     /**

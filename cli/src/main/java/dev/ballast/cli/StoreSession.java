@@ -4,6 +4,7 @@ import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.keys.Passwords;
 import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.PartFiles;
 import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.RetryDecision;
@@ -77,6 +78,8 @@ final class StoreSession implements AutoCloseable {
      * is a repository, again before unlocking and a third time to open it.
      */
     private byte @Nullable [] sealedConfig;
+    /** Where this command may keep local copies of what it reads ({@link CliContext#cacheDir}), or null for none. */
+    private @Nullable Path cacheDir;
 
     private StoreSession(
             @Nullable ResilientHttpClient http,
@@ -341,6 +344,26 @@ final class StoreSession implements AutoCloseable {
     }
 
     /**
+     * The local copies of the repository's manifest parts ({@link PartFiles}) for a repository of format
+     * 3 in an S3 bucket: {@code CACHE/repositories/<repository ID>/manifest-parts}, with CACHE
+     * {@code $XDG_CACHE_HOME/ballast} ({@code ~/.cache/ballast}); null for the local store (its parts
+     * are local files already) and before unlocking.
+     */
+    @Nullable
+    PartFiles partFiles() {
+        if (cacheDir == null
+                || repository == null
+                || !REPOSITORY_ID.matcher(repository.config().id()).matches()) {
+            return null;
+        }
+        return new PartFiles(cacheDir.resolve("repositories")
+                .resolve(repository.config().id())
+                .resolve("manifest-parts"));
+    }
+
+    private static final Pattern REPOSITORY_ID = Pattern.compile("[0-9a-f]{64}");
+
+    /**
      * The unlocked repository (master key, config with its ID and pack size, the ID of the key in
      * use), or null as for {@link #masterKey()}.
      */
@@ -523,8 +546,10 @@ final class StoreSession implements AutoCloseable {
                             .s3Config(s3Config)
                             .clock(ctx.clock())
                             .build());
-            return new StoreSession(
+            StoreSession session = new StoreSession(
                     http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
+            session.cacheDir = ctx.cacheDir();
+            return session;
         } catch (RuntimeException e) {
             if (http != null) {
                 http.close();

@@ -94,7 +94,7 @@ final class VerifyCommand extends BallastCommand {
         }
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.UPDATE : StoreSession.Access.READ;
         try (StoreSession session = StoreSession.open(common, ctx, access);
-                Repository repo = Repository.of(session)) {
+                Repository repo = Repository.storeOnly(session)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
@@ -268,7 +268,7 @@ final class VerifyCommand extends BallastCommand {
      */
     private int dropDamagedPacked(List<Damage> damaged) {
         try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.UPDATE);
-                Repository w = Repository.of(writer)) {
+                Repository w = Repository.storeOnly(writer)) {
             PackedRepair.Result r = Errors.translate(
                     writer.where(),
                     null,

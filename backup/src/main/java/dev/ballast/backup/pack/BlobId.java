@@ -56,11 +56,32 @@ public final class BlobId implements Comparable<BlobId> {
         if (hex.length() != 2 * LENGTH) {
             throw new IllegalArgumentException("blob ID '" + hex + "' is not 64 hex digits");
         }
-        try {
-            return new BlobId(HexFormat.of().parseHex(hex));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("blob ID '" + hex + "' is not 64 hex digits");
+        // By hand rather than HexFormat.parseHex: a backup parses every chunk ID of its manifest once
+        // more to check the index holds it, a few per file, and HexFormat's checks per digit cost more.
+        byte[] bytes = new byte[LENGTH];
+        for (int i = 0; i < LENGTH; i++) {
+            int hi = digit(hex.charAt(2 * i));
+            int lo = digit(hex.charAt(2 * i + 1));
+            if ((hi | lo) < 0) {
+                throw new IllegalArgumentException("blob ID '" + hex + "' is not 64 hex digits");
+            }
+            bytes[i] = (byte) (hi << 4 | lo);
         }
+        return new BlobId(bytes);
+    }
+
+    /** The value of hex digit {@code c} (either case), or -1. */
+    private static int digit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
     }
 
     /** A copy of the 32 bytes. */

@@ -902,7 +902,15 @@ public final class BackupRunner {
         for (SourceFile f : lost) {
             fail(f, PackedBackup.whyNotStored(failure, manifestGrace));
         }
-        storedNow.keySet().stream().sorted().forEach(onStored);
+        // In path order: the entries are sorted here once, which the manifest's own sort then finds done.
+        synchronized (entries) {
+            entries.sort(Comparator.comparing(ManifestEntry::path));
+            for (ManifestEntry e : entries) {
+                if (storedNow.containsKey(e.path())) {
+                    onStored.accept(e.path());
+                }
+            }
+        }
     }
 
     private void fail(SourceFile f, Throwable failure) {

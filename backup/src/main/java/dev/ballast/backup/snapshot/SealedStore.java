@@ -63,6 +63,13 @@ public final class SealedStore implements ObjectStore {
     private final Map<String, String> namesById = new ConcurrentHashMap<>();
     /** Parts read by this view whose stored bytes opened and matched their ID. */
     private final java.util.Set<String> partsChecked = ConcurrentHashMap.newKeySet();
+    /** The local copies of parts, or null. */
+    private final @Nullable PartFiles partFiles;
+    /**
+     * Parts this view read from {@link #partFiles} or stored that opened and matched their ID, with the
+     * ETag (unquoted) of the stored version each was copied from.
+     */
+    private final Map<String, String> partsCopied = new ConcurrentHashMap<>();
 
     public SealedStore(ObjectStore store, MasterKey key) {
         this(store, key, false);
@@ -76,9 +83,19 @@ public final class SealedStore implements ObjectStore {
      * would still be read from memory, and the manifest not reported damaged.
      */
     public SealedStore(ObjectStore store, MasterKey key, boolean keepPartsRead) {
+        this(store, key, keepPartsRead, null);
+    }
+
+    /**
+     * As {@link #SealedStore(ObjectStore, MasterKey, boolean)}, with the manifest parts also kept in
+     * {@code partFiles} (null for none): a part found there is opened and checked against its ID before
+     * it is used, and read from the store when it is missing there or does not check ({@link PartFiles}).
+     */
+    public SealedStore(ObjectStore store, MasterKey key, boolean keepPartsRead, @Nullable PartFiles partFiles) {
         this.store = Objects.requireNonNull(store, "store");
         this.key = Objects.requireNonNull(key, "key");
         this.partCache = keepPartsRead ? new PartCache(PART_CACHE_BYTES) : null;
+        this.partFiles = partFiles;
     }
 
     /** The store underneath, where packs and index files are written. */
@@ -263,33 +280,69 @@ public final class SealedStore implements ObjectStore {
     /**
      * Stores each of {@code parts} not yet stored, before the head naming them: one listing of
      * {@link #PARTS}; a part listed there is stored again when this view has not read it intact (it is
-     * read now to see: a damaged part is never reused by a new snapshot).
+     * read now to see: a damaged part is never reused by a new snapshot). The parts go up
+     * {@link #PART_READS} at once, and all of them have landed (or one failure is thrown after every
+     * put ended) when this returns. When more parts are new than the listing had pages, the store is
+     * told they are new ({@link ObjectStore#prepareWrites}): a store that reads a key's version before
+     * each put (S3 without conditional writes: a HEAD per part) lists the prefix once instead.
      */
     private void storeParts(List<ManifestParts.Part> parts) {
-        java.util.Set<String> stored = new java.util.HashSet<>();
-        for (String k : store.list(PARTS)) {
-            stored.add(k.substring(PARTS.length()));
+        Map<String, String> stored = new java.util.HashMap<>(); // ID -> ETag of its current version ("" unknown)
+        try (var listed = store.listing(dev.ballast.storage.object.ListRequest.prefix(PARTS))) {
+            listed.forEach(
+                    e -> stored.put(e.key().substring(PARTS.length()), e.eTag() == null ? "" : unquoted(e.eTag())));
+        }
+        if (partFiles != null) {
+            partFiles.retainOnly(stored.keySet());
         }
         java.util.Set<String> done = new java.util.HashSet<>();
+        List<ManifestParts.Part> fresh = new ArrayList<>();
         for (ManifestParts.Part p : parts) {
-            if (!done.add(p.id())) {
-                continue;
+            if (done.add(p.id()) && !(stored.containsKey(p.id()) && partIntact(p.id(), stored.get(p.id())))) {
+                fresh.add(p);
             }
-            if (stored.contains(p.id()) && partIntact(p.id())) {
-                continue;
-            }
-            store.put(
-                    PARTS + p.id(), ObjectContent.ofBytes(key.seal(ManifestCompression.compress(p.plain()), PART_AAD)));
+        }
+        if (fresh.size() > stored.size() / LISTING_PAGE + 1) {
+            store.prepareWrites(PARTS);
+        }
+        inParallel(fresh, p -> {
+            byte[] sealed = key.seal(ManifestCompression.compress(p.plain()), PART_AAD);
+            ObjectVersion v = store.put(PARTS + p.id(), ObjectContent.ofBytes(sealed));
             partsChecked.add(p.id());
+            copied(p.id(), v.eTag(), sealed);
+            return p.id();
+        });
+    }
+
+    /** Keeps {@code sealed}, just stored or read as the version with {@code eTag} of part {@code id}, in {@link #partFiles}. */
+    private void copied(String id, String eTag, byte[] sealed) {
+        if (partFiles != null) {
+            partFiles.write(id, eTag, sealed);
+            partsCopied.put(id, unquoted(eTag));
         }
     }
 
-    private boolean partIntact(String id) {
-        if (partsChecked.contains(id)) {
+    /** An ETag without its quotes: stores quote it in some answers and not in others. */
+    private static String unquoted(String eTag) {
+        return eTag.length() >= 2 && eTag.startsWith("\"") && eTag.endsWith("\"")
+                ? eTag.substring(1, eTag.length() - 1)
+                : eTag;
+    }
+
+    /** Keys per page of a listing (S3's ListObjectsV2 default and most). */
+    private static final int LISTING_PAGE = 1000;
+
+    /**
+     * Whether the stored part {@code id}, whose current version has ETag {@code listedETag} ("" when the
+     * listing does not say), opens and matches its ID: this view read it from the store, or stored it, or
+     * read a local copy of that very version (same ETag), or reads it from the store now to see.
+     */
+    private boolean partIntact(String id, String listedETag) {
+        if (partsChecked.contains(id) || (!listedETag.isEmpty() && listedETag.equals(partsCopied.get(id)))) {
             return true;
         }
         try {
-            readPart(id);
+            readStoredPart(id);
             return true;
         } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
             return false;
@@ -297,34 +350,73 @@ public final class SealedStore implements ObjectStore {
     }
 
     /**
-     * The plain bytes of part {@code id}: its newest version, opened, decompressed and checked against
-     * its ID.
+     * The plain bytes of part {@code id}: its local copy ({@link PartFiles}) when there is one that opens
+     * and matches its ID (a copy that does not is removed), otherwise its newest stored version
+     * ({@link #readStoredPart}).
+     *
+     * @throws IntegrityException as {@link #readStoredPart}
+     */
+    private byte[] readPart(String id) {
+        PartFiles.Copy copy = partFiles == null ? null : partFiles.read(id);
+        if (copy != null) {
+            byte[] plain;
+            try {
+                plain = plainPart(id, copy.sealed());
+            } catch (IntegrityException e) {
+                partFiles.remove(id);
+                return readStoredPart(id);
+            }
+            partsCopied.put(id, unquoted(copy.eTag()));
+            if (partCache != null) {
+                partCache.put(id, plain);
+            }
+            return plain;
+        }
+        return readStoredPart(id);
+    }
+
+    /**
+     * The plain bytes of part {@code id}: its newest stored version, opened, decompressed and checked
+     * against its ID; then kept in {@link #partFiles} when there are some.
      *
      * @throws IntegrityException naming the part if it is missing, does not open or decompress, or its
      *     bytes do not match its ID
      */
-    private byte[] readPart(String id) {
+    private byte[] readStoredPart(String id) {
         String k = PARTS + id;
         byte[] plain;
         try (ObjectRead read = store.get(k, ReadOptions.latest().withAllowCache(false))) {
             byte[] sealed = read.readAllBytes();
-            try {
-                plain = ManifestCompression.decompress(key.open(sealed, PART_AAD));
-            } catch (MasterKey.TamperedException e) {
-                throw new IntegrityException(k, "the manifest part '" + k + "' does not open: " + e.getMessage());
-            } catch (RuntimeException e) {
-                throw new IntegrityException(
-                        k, "the manifest part '" + k + "' opened but does not decompress: " + e.getMessage());
-            }
+            plain = plainPart(id, sealed);
+            copied(id, read.version().eTag(), sealed);
         } catch (dev.ballast.storage.ObjectNotFoundException e) {
             throw new IntegrityException(k, "the manifest part '" + k + "' is missing from the store");
-        }
-        if (!key.idHex(plain).equals(id)) {
-            throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
         }
         partsChecked.add(id);
         if (partCache != null) {
             partCache.put(id, plain);
+        }
+        return plain;
+    }
+
+    /**
+     * The plain bytes of the sealed part {@code sealed}, which must be part {@code id}.
+     *
+     * @throws IntegrityException if it does not open or decompress, or its bytes do not match {@code id}
+     */
+    private byte[] plainPart(String id, byte[] sealed) {
+        String k = PARTS + id;
+        byte[] plain;
+        try {
+            plain = ManifestCompression.decompress(key.open(sealed, PART_AAD));
+        } catch (MasterKey.TamperedException e) {
+            throw new IntegrityException(k, "the manifest part '" + k + "' does not open: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new IntegrityException(
+                    k, "the manifest part '" + k + "' opened but does not decompress: " + e.getMessage());
+        }
+        if (!key.idHex(plain).equals(id)) {
+            throw new IntegrityException(k, "the manifest part '" + k + "' does not match its ID");
         }
         return plain;
     }
@@ -396,23 +488,48 @@ public final class SealedStore implements ObjectStore {
                 distinct.add(id);
             }
         }
-        if (distinct.size() <= 1) {
-            distinct.forEach(id -> out.put(id, readPart(id)));
-            return out;
+        List<byte[]> read = inParallel(distinct, this::readPart);
+        for (int i = 0; i < distinct.size(); i++) {
+            out.put(distinct.get(i), read.get(i));
         }
-        int threads = Math.min(PART_READS, distinct.size());
+        return out;
+    }
+
+    /**
+     * {@code task} applied to each of {@code items}, up to {@link #PART_READS} at once (in the calling
+     * thread for one item); every task has ended when this returns or throws.
+     *
+     * @return the results, in the order of {@code items}
+     * @throws RuntimeException the failure of the first of {@code items} (in their order) that failed
+     */
+    private static <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task) {
+        if (items.size() <= 1) {
+            return items.stream().map(task).toList();
+        }
+        int threads = Math.min(PART_READS, items.size());
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "ballast-manifest-part-read");
+            Thread t = new Thread(r, "ballast-manifest-parts");
             t.setDaemon(true);
             return t;
         });
         try {
-            List<java.util.concurrent.Future<byte[]>> reads = new ArrayList<>(distinct.size());
-            for (String id : distinct) {
-                reads.add(pool.submit(() -> readPart(id)));
+            List<java.util.concurrent.Future<R>> running = new ArrayList<>(items.size());
+            for (T item : items) {
+                running.add(pool.submit(() -> task.apply(item)));
             }
-            for (int i = 0; i < distinct.size(); i++) {
-                out.put(distinct.get(i), await(reads.get(i)));
+            List<R> out = new ArrayList<>(items.size());
+            RuntimeException first = null;
+            for (java.util.concurrent.Future<R> f : running) {
+                try {
+                    out.add(await(f));
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
             }
             return out;
         } finally {
@@ -423,12 +540,12 @@ public final class SealedStore implements ObjectStore {
     /** How many manifest parts {@link #readParts} reads at once: 8. */
     static final int PART_READS = 8;
 
-    private static byte[] await(java.util.concurrent.Future<byte[]> read) {
+    private static <R> R await(java.util.concurrent.Future<R> task) {
         try {
-            return read.get();
+            return task.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.util.concurrent.CancellationException("interrupted while reading manifest parts");
+            throw new java.util.concurrent.CancellationException("interrupted while reading or storing manifest parts");
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -496,6 +613,10 @@ public final class SealedStore implements ObjectStore {
             }
             if (delete) {
                 partsChecked.remove(id);
+                partsCopied.remove(id);
+                if (partFiles != null) {
+                    partFiles.remove(id);
+                }
                 if (partCache != null) {
                     partCache.remove(id);
                 }

@@ -97,7 +97,8 @@ class SealedStoreTest {
                 .hasCauseInstanceOf(IntegrityException.class);
     }
 
-    private Manifest manyFiles(int n) {
+    /** A manifest of {@code n} files of {@link #NAME}, the same for the same {@code n}. */
+    static Manifest manyFiles(int n) {
         List<ManifestEntry> files = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
             files.add(new ManifestEntry(
