@@ -39,10 +39,12 @@ final class Repository implements AutoCloseable {
 
     /**
      * The repository of {@code session}'s store, every manifest part read from the store itself, never
-     * from the local cache: for {@code verify}, which checks what the store holds.
+     * from the local cache: for {@code verify}, which checks what the store holds. The copy of a part it
+     * finds missing or damaged is removed from the cache ({@link PartFiles#storeOnly}).
      */
     static Repository storeOnly(StoreSession session) {
-        return new Repository(session.objects(), masterKey(session), null);
+        PartFiles files = session.partFiles();
+        return new Repository(session.objects(), masterKey(session), files == null ? null : files.storeOnly());
     }
 
     /**

@@ -263,11 +263,14 @@ final class RestoreCommand extends BallastCommand {
                                                             + " --repair SOURCE-DIR' stores good copies from the source")
                                             + ")"
                                     : "some files could not be restored";
+            // After Ctrl-C during the end sync every file may be in place: then none is listed.
+            String notRestored = r.failed().isEmpty()
+                    ? ""
+                    : ": " + r.failed().size() + " files not restored (first: "
+                            + Errors.printable(r.failed().get(0).path()) + ")";
             ctx.err()
-                    .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why + ": "
-                            + r.failed().size() + " files not restored (first: "
-                            + Errors.printable(r.failed().get(0).path()) + "); files already "
-                            + "restored are complete and verified. Run the restore again"
+                    .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why
+                            + notRestored + "; files already restored are complete and verified. Run the restore again"
                             + (r.cancelled() ? " to finish it." : " once the cause is fixed."));
             return r.cancelled()
                     ? ExitCodes.INTERRUPTED

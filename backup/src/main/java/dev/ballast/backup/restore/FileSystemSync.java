@@ -1,5 +1,6 @@
 package dev.ballast.backup.restore;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -61,26 +62,54 @@ final class FileSystemSync implements RestoreSync {
         }
     }
 
+    /** Output of the command kept for the message: its first 4 KiB (the rest is read and dropped). */
+    static final int OUTPUT_KEPT = 4096;
+
+    /**
+     * Runs the command on {@code dir} and waits for it. An interrupt of the calling thread ends the wait:
+     * the command is killed ({@code SIGKILL}) and {@link InterruptedIOException} thrown, so a sync that
+     * hangs (a disk gone away) holds a cancelled restore no longer than the cancellation.
+     */
     private void run(Path dir) throws IOException {
         List<String> argv = new ArrayList<>(command);
         argv.add(dir.toString());
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         p.getOutputStream().close();
-        String output;
-        try (InputStream in = p.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
-        }
+        ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> drain(p.getInputStream(), kept), "ballast-sync-output");
+        reader.setDaemon(true);
+        reader.start();
         int exit;
         try {
             exit = p.waitFor();
+            reader.join();
         } catch (InterruptedException e) {
-            p.destroy();
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while '" + String.join(" ", argv) + "' ran");
         }
         if (exit != 0) {
+            String output;
+            synchronized (kept) {
+                output = kept.toString(StandardCharsets.UTF_8).strip();
+            }
             throw new IOException(
                     "'" + String.join(" ", argv) + "' exited with " + exit + (output.isEmpty() ? "" : ": " + output));
+        }
+    }
+
+    /** Reads {@code in} to its end, keeping the first {@link #OUTPUT_KEPT} bytes in {@code kept}. */
+    private static void drain(InputStream in, ByteArrayOutputStream kept) {
+        byte[] buffer = new byte[8192];
+        try (in) {
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                synchronized (kept) {
+                    kept.write(buffer, 0, Math.max(0, Math.min(n, OUTPUT_KEPT - kept.size())));
+                }
+            }
+        } catch (IOException e) {
+            // the command's exit status still tells
         }
     }
 }

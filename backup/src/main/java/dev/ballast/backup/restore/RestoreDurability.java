@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,19 +26,34 @@ import org.jspecify.annotations.Nullable;
 final class RestoreDurability {
     static final int SYNC_THREADS = 32;
 
+    /** How often a wait for {@link RestoreSync} looks at the cancellation, in milliseconds. */
+    private static final long CANCEL_POLL_MILLIS = 100;
+
     private final RestoreSync sync;
     private final Path target;
     private final boolean atEnd;
+    private final BooleanSupplier cancelled;
 
-    private RestoreDurability(RestoreSync sync, Path target, boolean atEnd) {
+    private RestoreDurability(RestoreSync sync, Path target, boolean atEnd, BooleanSupplier cancelled) {
         this.sync = sync;
         this.target = target;
         this.atEnd = atEnd;
+        this.cancelled = cancelled;
     }
 
-    /** Asks {@code sync} once whether it serves {@code realTarget} (an existing directory). */
-    static RestoreDurability choose(RestoreSync sync, Path realTarget) {
-        return new RestoreDurability(sync, realTarget, sync.available(realTarget));
+    /**
+     * Asks {@code sync} once whether it serves {@code realTarget} (an existing directory). A wait for
+     * {@code sync}, here and in {@link #complete}, ends as soon as {@code cancelled} turns true (Ctrl-C):
+     * a sync that hangs holds the run no longer than that.
+     */
+    static RestoreDurability choose(RestoreSync sync, Path realTarget, BooleanSupplier cancelled) {
+        boolean[] available = new boolean[1];
+        try {
+            untilCancelled(() -> available[0] = sync.available(realTarget), cancelled);
+        } catch (IOException e) {
+            available[0] = false;
+        }
+        return new RestoreDurability(sync, realTarget, available[0], cancelled);
     }
 
     /** Whether each file must be synced before its rename (the end sync is not available). */
@@ -53,16 +69,20 @@ final class RestoreDurability {
 
     /**
      * Makes the restore's entries in {@code directories} durable: one {@link RestoreSync#syncAll},
-     * or each directory synced where each file was. Runs after a cancellation too: the files already
-     * renamed into place are said to be complete.
+     * or each directory synced where each file was. A run cancelled (Ctrl-C) before or while the end sync
+     * runs stops waiting for it and is reported as cancelled, not as a failed sync: the files it renamed
+     * into place are checked again by the next run.
      *
      * @throws BackupException of kind {@link BackupException.Kind#INCOMPLETE} when the end sync failed
      */
     void complete(Collection<Path> directories) {
         if (atEnd) {
             try {
-                sync.syncAll(directories);
+                untilCancelled(() -> sync.syncAll(directories), cancelled);
             } catch (IOException | RuntimeException e) {
+                if (cancelled.getAsBoolean()) {
+                    return; // a sync killed by the same Ctrl-C (exit 130) is the interruption, not a failure
+                }
                 throw new BackupException(
                         BackupException.Kind.INCOMPLETE,
                         "The restore into '" + target + "' did not complete because what it wrote could not be "
@@ -81,6 +101,58 @@ final class RestoreDurability {
             syncers.shutdown();
         }
         awaitTermination(syncers);
+    }
+
+    /** An action on the file system that may block (a sync). */
+    private interface Blocking {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} on a thread of its own and waits for it, looking at {@code cancelled} every
+     * {@value #CANCEL_POLL_MILLIS} ms; once it is true, the action's thread is interrupted and this
+     * returns without waiting longer.
+     *
+     * @throws IOException or RuntimeException as {@code action} threw it
+     */
+    private static void untilCancelled(Blocking action, BooleanSupplier cancelled) throws IOException {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        action.run();
+                        done.complete(null);
+                    } catch (IOException | RuntimeException | Error e) {
+                        done.completeExceptionally(e);
+                    }
+                },
+                "ballast-restore-sync");
+        t.setDaemon(true);
+        t.start();
+        while (true) {
+            if (cancelled.getAsBoolean()) {
+                t.interrupt();
+                return;
+            }
+            try {
+                done.get(CANCEL_POLL_MILLIS, TimeUnit.MILLISECONDS);
+                return;
+            } catch (java.util.concurrent.TimeoutException e) {
+                // look at the cancellation again
+            } catch (InterruptedException e) {
+                t.interrupt();
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while waiting for the sync");
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw (Error) e.getCause();
+            }
+        }
     }
 
     /** Waits for {@code threads}, shut down, to finish what was queued. */

@@ -275,7 +275,7 @@ public final class RestoreRunner {
         int already = 0;
         int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
-        durability = RestoreDurability.choose(sync, realTarget);
+        durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
         ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {

@@ -1,11 +1,14 @@
 package dev.ballast.backup.snapshot;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -30,7 +33,16 @@ import org.jspecify.annotations.Nullable;
 public final class PartFiles {
     private static final System.Logger LOG = System.getLogger(PartFiles.class.getName());
 
+    /**
+     * The largest copy read or written, 64 MiB: a part is cut at about 64 KiB but holds at least one whole
+     * entry, and a file of a million chunks makes an entry of about 70 MB; a larger part is read from the
+     * store each time. A copy above it (damaged, or a sparse file put there) is a miss, never a read that
+     * exhausts the heap.
+     */
+    static final long MAX_COPY_BYTES = 64L << 20;
+
     private final Path dir;
+    private final boolean readable;
     private volatile boolean writable = true;
 
     /**
@@ -39,7 +51,22 @@ public final class PartFiles {
      * {@code ~/.cache/ballast}.
      */
     public PartFiles(Path dir) {
-        this.dir = dir.toAbsolutePath();
+        this(dir.toAbsolutePath(), true);
+    }
+
+    private PartFiles(Path dir, boolean readable) {
+        this.dir = dir;
+        this.readable = readable;
+    }
+
+    /**
+     * This cache with every read a miss, for {@code verify}, which checks what the store holds: copies of
+     * the parts it reads intact are still kept, and the copy of a part it finds missing or damaged in the
+     * store is removed, so that no later backup on this machine reuses that part on the strength of its
+     * copy.
+     */
+    public PartFiles storeOnly() {
+        return new PartFiles(dir, false);
     }
 
     /** The directory the copies are in. */
@@ -55,15 +82,33 @@ public final class PartFiles {
      */
     record Copy(String eTag, byte[] sealed) {}
 
-    /** The copy of part {@code id}, or null when there is none or it cannot be read (unchecked: see the class comment). */
+    /**
+     * The copy of part {@code id}, or null when there is none or it cannot be read (unchecked: see the class
+     * comment). Only a regular file (not followed through a link) of at most {@link #MAX_COPY_BYTES} is
+     * read, so a FIFO, a device or a huge sparse file at a part's name is a miss, not a hang or an
+     * exhausted heap; such an entry is removed.
+     */
     @Nullable
     Copy read(String id) {
-        if (!ManifestParts.isId(id)) {
+        if (!readable || !ManifestParts.isId(id)) {
             return null;
         }
+        Path file = dir.resolve(id);
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(dir.resolve(id));
+            BasicFileAttributes attrs =
+                    Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!attrs.isRegularFile() || attrs.size() > MAX_COPY_BYTES) {
+                remove(id);
+                return null;
+            }
+            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                bytes = in.readNBytes((int) MAX_COPY_BYTES + 1);
+            }
+            if (bytes.length > MAX_COPY_BYTES) {
+                remove(id); // grew past the limit while read
+                return null;
+            }
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -83,7 +128,12 @@ public final class PartFiles {
 
     /** Keeps a copy of part {@code id}; never throws (see the class comment). */
     void write(String id, @Nullable String eTag, byte[] sealed) {
-        if (!writable || eTag == null || eTag.isEmpty() || eTag.indexOf('\n') >= 0 || !ManifestParts.isId(id)) {
+        if (!writable
+                || eTag == null
+                || eTag.isEmpty()
+                || eTag.indexOf('\n') >= 0
+                || !ManifestParts.isId(id)
+                || sealed.length > MAX_COPY_BYTES) {
             return;
         }
         Path tmp = null;

@@ -390,13 +390,29 @@ public final class SealedStore implements ObjectStore {
             plain = plainPart(id, sealed);
             copied(id, read.version().eTag(), sealed);
         } catch (dev.ballast.storage.ObjectNotFoundException e) {
+            forgetCopy(id);
             throw new IntegrityException(k, "the manifest part '" + k + "' is missing from the store");
+        } catch (IntegrityException e) {
+            forgetCopy(id);
+            throw e;
         }
         partsChecked.add(id);
         if (partCache != null) {
             partCache.put(id, plain);
         }
         return plain;
+    }
+
+    /**
+     * Drops what this view and the local cache know of part {@code id}, found missing or damaged in the
+     * store: a copy of an earlier version (or one whose ETag line was changed) must not let a later backup
+     * reuse the stored part unread.
+     */
+    private void forgetCopy(String id) {
+        partsCopied.remove(id);
+        if (partFiles != null) {
+            partFiles.remove(id);
+        }
     }
 
     /**

@@ -51,9 +51,40 @@ class RestoreDurabilityTest {
         return new Manifest(1, "n", MTIME, true, entries, List.of());
     }
 
+    final Cancellation cancellation = new Cancellation();
+
     RestoreRunner runner(Manifest m, Path target, RestoreSync sync) {
-        return new RestoreRunner(store, m, target, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+        return new RestoreRunner(store, m, target, false, 4, cancellation, x -> new ProgressCounter(0, 0))
                 .syncingWith(sync);
+    }
+
+    /** An end sync during which Ctrl-C comes: it cancels the run, then hangs until interrupted or fails. */
+    final class CtrlCDuringTheSync implements RestoreSync {
+        final boolean hang;
+        final java.util.concurrent.CountDownLatch interrupted = new java.util.concurrent.CountDownLatch(1);
+
+        CtrlCDuringTheSync(boolean hang) {
+            this.hang = hang;
+        }
+
+        @Override
+        public boolean available(Path target) {
+            return true;
+        }
+
+        @Override
+        public void syncAll(Collection<Path> directories) throws IOException {
+            cancellation.cancel();
+            if (!hang) {
+                throw new IOException("'sync -f " + directories.iterator().next() + "' exited with 130");
+            }
+            try {
+                new java.util.concurrent.CountDownLatch(1).await(); // a syncfs on a disk that went away
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                throw new java.io.InterruptedIOException("interrupted");
+            }
+        }
     }
 
     /** A sync that records what it was given and what stood in the target then, and fails when told to. */
@@ -130,6 +161,64 @@ class RestoreDurabilityTest {
         assertThat(r.ok()).isTrue();
         assertThat(sync.calls).isEmpty();
         assertThat(target.resolve("a.txt")).hasContent("alpha");
+    }
+
+    @Test
+    void aCtrlCWhileTheEndSyncHangsEndsTheWaitAndTheRunIsReportedInterrupted() throws Exception {
+        Path target = dir.resolve("out");
+        CtrlCDuringTheSync sync = new CtrlCDuringTheSync(true);
+
+        RestoreRunner.Result r =
+                runner(manifest(Map.of("a.txt", "alpha")), target, sync).run();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.ok()).isFalse();
+        assertThat(sync.interrupted.await(10, TimeUnit.SECONDS)).isTrue(); // the sync's thread was told to stop
+        assertThat(target.resolve("a.txt")).hasContent("alpha");
+    }
+
+    @Test
+    void aSyncKilledByTheSameCtrlCIsTheInterruptionNotAFailedSync() throws IOException {
+        Path target = dir.resolve("out");
+
+        RestoreRunner.Result r = runner(manifest(Map.of("a.txt", "alpha")), target, new CtrlCDuringTheSync(false))
+                .run();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(r.failed()).isEmpty();
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void aSyncCommandThatHangsIsKilledWhenItsWaitIsInterruptedAndItsOutputIsKeptBounded() throws Exception {
+        Path pid = dir.resolve("pid");
+        FileSystemSync hanging = new FileSystemSync(List.of(
+                "sh", "-c", "echo $$ > '" + pid + ".tmp'; mv '" + pid + ".tmp' '" + pid + "'; exec sleep 100000"));
+        java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        Thread waiting = new Thread(() -> {
+            try {
+                hanging.syncAll(List.of(dir));
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        waiting.start();
+        while (!Files.exists(pid)) {
+            Thread.onSpinWait(); // the command has started once it wrote its pid
+        }
+        long child = Long.parseLong(Files.readString(pid).strip());
+        waiting.interrupt();
+
+        assertThat(outcome.get(20, TimeUnit.SECONDS)).isInstanceOf(java.io.InterruptedIOException.class);
+        ProcessHandle.of(child).ifPresent(h -> h.onExit().join());
+        assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+
+        FileSystemSync chatty =
+                new FileSystemSync(List.of("sh", "-c", "head -c 10000000 /dev/zero | tr '\\0' x; exit 1"));
+        assertThatThrownBy(() -> chatty.syncAll(List.of(dir)))
+                .isInstanceOf(IOException.class)
+                .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(FileSystemSync.OUTPUT_KEPT + 200));
     }
 
     @Test

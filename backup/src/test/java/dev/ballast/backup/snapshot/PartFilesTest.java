@@ -1,6 +1,7 @@
 package dev.ballast.backup.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.object.ObjectContent;
@@ -149,6 +150,78 @@ class PartFilesTest {
         assertThat(partsPut()).containsExactly(part);
         assertThat(Manifests.read(new SealedStore(raw, key, true), NAME, version))
                 .isEqualTo(big);
+    }
+
+    @Test
+    void aPartVerifyFindsDamagedInTheStoreLosesItsCopySoTheNextBackupStoresItAgain() throws IOException {
+        Manifest big = manyFiles(5_000);
+        String version = backup(new SealedStore(raw, key, true, files()), big);
+        String part = raw.list(SealedStore.PARTS).get(0);
+        Path copy = files().directory().resolve(part.substring(SealedStore.PARTS.length()));
+        byte[] bytes = raw.currentBytes(part).orElseThrow();
+        bytes[bytes.length - 1] ^= 0x01;
+        String eTag = raw.put(part, ObjectContent.ofBytes(bytes)).eTag();
+        // A server that damaged the part and kept its ETag: the copy names the damaged version's ETag.
+        byte[] copied = Files.readAllBytes(copy);
+        int nl = new String(copied, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf('\n');
+        Files.write(copy, concat((eTag + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8), copied, nl + 1));
+
+        // verify reads the store, never the copy, and finds the part damaged.
+        SealedStore verify = new SealedStore(raw, key, true, files().storeOnly());
+        assertThatThrownBy(() -> Manifests.read(verify, NAME, version))
+                .hasMessageContaining("is damaged")
+                .hasMessageContaining(part);
+        assertThat(copy).doesNotExist();
+
+        // The next backup on this machine reads the stored part, finds it damaged and stores it again.
+        raw.forgetRecordedKeys();
+        SealedStore next = new SealedStore(raw, key, true, files());
+        backup(next, big);
+        assertThat(partsPut()).containsExactly(part);
+        assertThat(Manifests.read(new SealedStore(raw, key, true), NAME, version))
+                .isEqualTo(big);
+    }
+
+    @Test
+    void aCopyThatIsNoRegularFileOrOverTheLimitIsAMissNotAHangOrAnExhaustedHeap() throws Exception {
+        Manifest big = manyFiles(5_000);
+        String version = backup(new SealedStore(raw, key, true, files()), big);
+        List<String> ids = raw.list(SealedStore.PARTS).stream()
+                .map(k -> k.substring(SealedStore.PARTS.length()))
+                .toList();
+        Path dir = files().directory();
+        // A sparse file past the limit (read whole, it would not fit in an array).
+        Files.delete(dir.resolve(ids.get(0)));
+        try (var sparse = new java.io.RandomAccessFile(dir.resolve(ids.get(0)).toFile(), "rw")) {
+            sparse.setLength(3L << 30); // 3 GiB, sparse: more than an array can hold
+        }
+        // A link to a copy that is intact (never followed) and, where there is mkfifo, a FIFO (never opened).
+        Files.delete(dir.resolve(ids.get(1)));
+        Files.createSymbolicLink(dir.resolve(ids.get(1)), dir.resolve(ids.get(2)));
+        Files.delete(dir.resolve(ids.get(3)));
+        boolean fifo = new ProcessBuilder("mkfifo", dir.resolve(ids.get(3)).toString())
+                        .start()
+                        .waitFor()
+                == 0;
+
+        raw.forgetRecordedKeys();
+        assertThat(Manifests.read(new SealedStore(raw, key, true, files()), NAME, version))
+                .isEqualTo(big);
+
+        List<String> expected =
+                new java.util.ArrayList<>(List.of(SealedStore.PARTS + ids.get(0), SealedStore.PARTS + ids.get(1)));
+        if (fifo) {
+            expected.add(SealedStore.PARTS + ids.get(3));
+        }
+        assertThat(partsRead()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(Files.size(dir.resolve(ids.get(0)))).isLessThan(PartFiles.MAX_COPY_BYTES);
+        assertThat(dir.resolve(ids.get(1))).isRegularFile();
+    }
+
+    private static byte[] concat(byte[] head, byte[] rest, int from) {
+        byte[] out = java.util.Arrays.copyOf(head, head.length + rest.length - from);
+        System.arraycopy(rest, from, out, head.length, rest.length - from);
+        return out;
     }
 
     @Test
