@@ -410,7 +410,7 @@ public final class RestoreRunner {
                 done.run();
             }
         };
-        if (syncers == null) {
+        if (syncers == null || !durability.syncBeforeRename(e.size())) {
             complete.run();
             return;
         }
@@ -584,7 +584,7 @@ public final class RestoreRunner {
             if (cancellation.cancelled()) {
                 throw new Interrupted();
             }
-            if (durability.eachFile()) {
+            if (durability.syncBeforeRename(w.entry().size())) {
                 out.force(false);
             }
         } catch (IOException | RuntimeException | Error ex) {
