@@ -49,6 +49,20 @@ class PartFilesTest {
                 .toList();
     }
 
+    /** The IDs of the parts in the store. */
+    private List<String> storedPartIds() {
+        return raw.list(SealedStore.PARTS).stream()
+                .map(k -> k.substring(SealedStore.PARTS.length()))
+                .toList();
+    }
+
+    /** Stores {@code part} again with its last byte flipped; returns the new version's ETag. */
+    private String damageStored(String part) {
+        byte[] bytes = raw.currentBytes(part).orElseThrow();
+        bytes[bytes.length - 1] ^= 0x01;
+        return raw.put(part, ObjectContent.ofBytes(bytes)).eTag();
+    }
+
     private String backup(ObjectStore store, Manifest m) {
         return store.put(Manifest.key(NAME), ObjectContent.ofBytes(m.toJson())).versionId();
     }
@@ -83,9 +97,7 @@ class PartFilesTest {
     void aDamagedTruncatedOrSwappedCopyIsPassedOverReadFromTheStoreAndReplaced() throws IOException {
         Manifest big = manyFiles(5_000);
         String version = backup(new SealedStore(raw, key, true, files()), big);
-        List<String> ids = raw.list(SealedStore.PARTS).stream()
-                .map(k -> k.substring(SealedStore.PARTS.length()))
-                .toList();
+        List<String> ids = storedPartIds();
         Path dir = files().directory();
         Path flipped = dir.resolve(ids.get(0));
         byte[] bytes = Files.readAllBytes(flipped);
@@ -136,9 +148,7 @@ class PartFilesTest {
         Manifest big = manyFiles(5_000);
         String version = backup(new SealedStore(raw, key, true, files()), big);
         String part = raw.list(SealedStore.PARTS).get(0);
-        byte[] bytes = raw.currentBytes(part).orElseThrow();
-        bytes[bytes.length - 1] ^= 0x01;
-        raw.put(part, ObjectContent.ofBytes(bytes)); // a new version: a new ETag
+        damageStored(part); // a new version: a new ETag
 
         raw.forgetRecordedKeys();
         SealedStore next = new SealedStore(raw, key, true, files());
@@ -158,9 +168,7 @@ class PartFilesTest {
         String version = backup(new SealedStore(raw, key, true, files()), big);
         String part = raw.list(SealedStore.PARTS).get(0);
         Path copy = files().directory().resolve(part.substring(SealedStore.PARTS.length()));
-        byte[] bytes = raw.currentBytes(part).orElseThrow();
-        bytes[bytes.length - 1] ^= 0x01;
-        String eTag = raw.put(part, ObjectContent.ofBytes(bytes)).eTag();
+        String eTag = damageStored(part);
         // A server that damaged the part and kept its ETag: the copy names the damaged version's ETag.
         byte[] copied = Files.readAllBytes(copy);
         int nl = new String(copied, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf('\n');
@@ -186,9 +194,7 @@ class PartFilesTest {
     void aCopyThatIsNoRegularFileOrOverTheLimitIsAMissNotAHangOrAnExhaustedHeap() throws Exception {
         Manifest big = manyFiles(5_000);
         String version = backup(new SealedStore(raw, key, true, files()), big);
-        List<String> ids = raw.list(SealedStore.PARTS).stream()
-                .map(k -> k.substring(SealedStore.PARTS.length()))
-                .toList();
+        List<String> ids = storedPartIds();
         Path dir = files().directory();
         // A sparse file past the limit (read whole, it would not fit in an array).
         Files.delete(dir.resolve(ids.get(0)));
