@@ -305,14 +305,10 @@ public final class RestoreRunner {
             }
             pool.awaitAll();
         } finally {
-            if (syncers != null) {
-                syncers.shutdown();
-            }
+            syncers.shutdown();
             PackedRestore.close(readAhead);
         }
-        if (syncers != null) {
-            RestoreDurability.awaitTermination(syncers);
-        }
+        RestoreDurability.awaitTermination(syncers);
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             if (present[i]) {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
@@ -386,7 +382,7 @@ public final class RestoreRunner {
             Path dest,
             boolean occupiedAtStart,
             ProgressCounter progress,
-            @Nullable ExecutorService syncers,
+            ExecutorService syncers,
             Runnable done) {
         Written written;
         try {
@@ -410,7 +406,7 @@ public final class RestoreRunner {
                 done.run();
             }
         };
-        if (syncers == null || !durability.syncBeforeRename(e.size())) {
+        if (!durability.syncBeforeRename(e.size())) {
             complete.run();
             return;
         }
