@@ -7,28 +7,28 @@ import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.bouncycastle.crypto.generators.Argon2BytesGenerator;
-import org.bouncycastle.crypto.params.Argon2Parameters;
 
 /**
  * The cost of turning a password into the 32-byte key that opens a key file: Argon2id (RFC 9106,
- * version 0x13) through BouncyCastle's {@link Argon2BytesGenerator}, with a 16-byte random salt per
- * key file. Each key file records its own parameters, so the default can change without making
- * older key files unreadable.
+ * version 0x13, {@link Argon2id}: its lanes filled at once on up to as many threads as there are
+ * processors, BouncyCastle's BLAKE2b underneath), with a 16-byte random salt per key file. Each key
+ * file records its own parameters, so the default can change without making older key files
+ * unreadable.
  *
  * <p><b>The default</b>, {@link #DEFAULT}: 64 MiB of memory, 1 pass, 4 lanes. RFC 9106 section 4
  * recommends t=3, p=4, m=64 MiB as its second option, for when 2 GiB cannot be spared; on the machine
  * Ballast is built on (2 cores shared with other builds, load average 5 to 18 while measured,
- * 2026-12-02) one derivation in a fresh JVM with the {@code ./ballast} launcher's JIT settings took
- * 1.7 to 2.6 s with t=3 (7 runs) and 0.44 to 2.0 s with t=1 (7 runs, 0.44 to 0.8 s in 5 of them;
- * once the JIT has warmed up 0.9 s and 0.25 s), and every command that opens a repository pays one. The memory, which is what makes
- * guessing on GPUs and ASICs expensive, stays at the recommended 64 MiB; the passes are cut to one,
- * RFC 9106's own choice for its first option. {@code new KdfParameters(65536, 3, 4)} is the RFC's
- * second option exactly, for {@link KeyFiles#withKdf}.
+ * 2026-12-02) one derivation through BouncyCastle's {@code Argon2BytesGenerator} in a fresh JVM with
+ * the {@code ./ballast} launcher's JIT settings took 1.7 to 2.6 s with t=3 (7 runs) and 0.44 to 2.0 s
+ * with t=1 (7 runs, 0.44 to 0.8 s in 5 of them), and every command that opens a repository pays one.
+ * The memory, which is what makes guessing on GPUs and ASICs expensive, stays at the recommended
+ * 64 MiB; the passes are cut to one, RFC 9106's own choice for its first option. {@code new
+ * KdfParameters(65536, 3, 4)} is the RFC's second option exactly, for {@link KeyFiles#withKdf}.
  *
  * @param memoryKiB memory in KiB (Argon2's m), at least {@code 8 * parallelism}, at most 4 GiB
  * @param iterations passes over the memory (Argon2's t), 1 to 100
- * @param parallelism lanes (Argon2's p), 1 to 64; BouncyCastle computes them one after another
+ * @param parallelism lanes (Argon2's p), 1 to 64; filled at once on up to as many threads as there are
+ *     processors
  */
 public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
     /** 64 MiB, 1 pass, 4 lanes (see the class comment for why and what it costs). */
@@ -71,17 +71,7 @@ public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
         MasterKey.warmUp(); // the key this unlocks is used next: its ciphers compile meanwhile
         byte[] utf8 = utf8(password);
         try {
-            Argon2BytesGenerator generator = new Argon2BytesGenerator();
-            generator.init(new Argon2Parameters.Builder(Argon2Parameters.ARGON2_id)
-                    .withVersion(Argon2Parameters.ARGON2_VERSION_13)
-                    .withSalt(salt)
-                    .withMemoryAsKB(memoryKiB)
-                    .withIterations(iterations)
-                    .withParallelism(parallelism)
-                    .build());
-            byte[] key = new byte[KEY_BYTES];
-            generator.generateBytes(utf8, key);
-            return key;
+            return Argon2id.hash(utf8, salt, memoryKiB, iterations, parallelism, KEY_BYTES);
         } finally {
             Arrays.fill(utf8, (byte) 0);
         }
