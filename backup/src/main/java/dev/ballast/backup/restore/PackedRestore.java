@@ -96,17 +96,20 @@ final class PackedRestore {
     }
 
     /**
-     * Writes the content of {@code e} into {@code out} (an empty file), each chunk at its place as the
-     * read threads hand it on ({@link PackedContent#writeTo}), leaving the runs of zeros that fill
-     * whole blocks of {@value #SPARSE_BLOCK} bytes of the file unwritten (a sparse file comes back
-     * sparse), and extends the file to its length. Stops with {@code interrupted}'s exception between
-     * chunks once {@code cancelled} says so.
+     * Writes the file's chunks, in whatever order the
+     * read threads hand them on ({@link PackedContent#writeTo}), into {@code out}, a file this restore
+     * has just created (empty), leaving the runs of zeros that fill whole blocks of
+     * {@value #SPARSE_BLOCK} bytes of the file unwritten (a sparse file comes back sparse), and extends
+     * the file to its length. Stops with {@code interrupted}'s exception between chunks once
+     * {@code cancelled} says so.
      *
+     * @return the file's length now: the bytes its chunks hold (kept here as they are written, so the
+     *     file's size is not asked of the file system)
      * @throws dev.ballast.storage.IntegrityException when a chunk is damaged (the file holds part of the
      *     content: the caller drops it)
      * @throws IOException when the file cannot be written
      */
-    static void write(
+    static long write(
             PackedContent packed,
             ManifestEntry e,
             FileChannel out,
@@ -114,16 +117,22 @@ final class PackedRestore {
             BooleanSupplier cancelled,
             Supplier<? extends RuntimeException> interrupted)
             throws IOException {
+        long[] end = new long[1]; // where the last byte written ends: the file's size, as it was empty
         long length = packed.writeTo(e.chunks(), (position, plain, n) -> {
             if (cancelled.getAsBoolean()) {
                 throw interrupted.get();
             }
-            writeSparse(out, position, plain, n);
+            long written = writeSparse(out, position, plain, n);
+            synchronized (end) {
+                end[0] = Math.max(end[0], written);
+            }
             progress.addBytes(n);
         });
-        if (out.size() < length) {
+        if (end[0] < length) {
             out.write(ByteBuffer.wrap(new byte[1]), length - 1);
+            end[0] = length;
         }
+        return end[0];
     }
 
     /** Runs of zeros at least this long, aligned to the file's start, are not written. */
@@ -135,19 +144,29 @@ final class PackedRestore {
      * Writes {@code b[0, n)} at {@code position} of {@code out}, except the whole blocks of
      * {@link #SPARSE_BLOCK} bytes (aligned to the file's start) that hold only zeros; what is written
      * is written with one positional write per run between such blocks.
+     *
+     * @return where the last byte written ends in the file ({@code position} when nothing was written)
      */
-    static void writeSparse(FileChannel out, long position, byte[] b, int n) throws IOException {
+    static long writeSparse(FileChannel out, long position, byte[] b, int n) throws IOException {
+        long writtenEnd = position;
         int from = 0; // start of the run not yet written
         int i = 0;
         while (i < n) {
             int end = (int) Math.min(n, i + (SPARSE_BLOCK - (position + i) % SPARSE_BLOCK));
             if (end - i == SPARSE_BLOCK && Arrays.mismatch(b, i, end, ZEROS, 0, SPARSE_BLOCK) == -1) {
-                writeFully(out, position + from, b, from, i - from);
+                if (i > from) {
+                    writeFully(out, position + from, b, from, i - from);
+                    writtenEnd = position + i;
+                }
                 from = end;
             }
             i = end;
         }
-        writeFully(out, position + from, b, from, n - from);
+        if (n > from) {
+            writeFully(out, position + from, b, from, n - from);
+            writtenEnd = position + n;
+        }
+        return writtenEnd;
     }
 
     private static void writeFully(FileChannel out, long position, byte[] b, int offset, int length)

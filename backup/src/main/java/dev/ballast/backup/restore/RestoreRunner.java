@@ -560,8 +560,8 @@ public final class RestoreRunner {
             });
             tmp = created[0];
             // Each chunk is checked against its ID before it is handed here, and written at its place.
-            PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new);
-            PackedRestore.check(e, out.size());
+            PackedRestore.check(
+                    e, PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new));
             return new Written(tmp, dest, e, out, false);
         } catch (IOException | RuntimeException | Error ex) {
             if (out != null) {

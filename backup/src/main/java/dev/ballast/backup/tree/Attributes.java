@@ -1,6 +1,7 @@
 package dev.ballast.backup.tree;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -15,9 +16,39 @@ import org.jspecify.annotations.Nullable;
  * (only when asked, that is when running as root; {@code chown} clears the set-ID bits), then the
  * modification time, then the mode (last, so a mode without read permission cannot stop the rest),
  * through the JDK's {@code unix} attribute view ({@code lchown}, {@code utimensat}, {@code fchmod};
- * by path for the restore's own files, without opening them).
+ * by path for the restore's own files, but for the times, which the JDK sets through a descriptor).
  */
 public final class Attributes {
+    /**
+     * The JDK's {@code UnixNativeDispatcher.chown} and {@code lchown} (JDK 17 to 25), which set owner
+     * and group in one system call where its public attribute view makes two; null where this JVM does
+     * not have them or does not open {@code sun.nio.fs} (the {@code ./ballast} launcher does, for
+     * {@link Names}).
+     */
+    private static final @Nullable Method CHOWN;
+
+    private static final @Nullable Method LCHOWN;
+
+    static {
+        Method chown = null;
+        Method lchown = null;
+        try {
+            Class<?> dispatcher = Class.forName("sun.nio.fs.UnixNativeDispatcher");
+            Class<?> unixPath = Class.forName("sun.nio.fs.UnixPath");
+            if (unixPath.isInstance(Path.of("/"))) {
+                chown = dispatcher.getDeclaredMethod("chown", unixPath, int.class, int.class);
+                lchown = dispatcher.getDeclaredMethod("lchown", unixPath, int.class, int.class);
+                chown.setAccessible(true); // InaccessibleObjectException without --add-opens
+                lchown.setAccessible(true);
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            chown = null;
+            lchown = null;
+        }
+        CHOWN = lchown == null ? null : chown;
+        LCHOWN = chown == null ? null : lchown;
+    }
+
     private Attributes() {}
 
     /**
@@ -32,8 +63,8 @@ public final class Attributes {
 
     /**
      * As {@link #apply(Path, PosixAttrs, Instant, boolean)} for a regular file this restore has just
-     * created under a name of its own: by path ({@code chown}, {@code utimensat}, {@code chmod}),
-     * without opening it.
+     * created under a name of its own: by path ({@code chown}, {@code chmod}), and the times through a
+     * descriptor of it ({@code open}, {@code futimens}, {@code close}); its access time becomes now.
      */
     public static void applyToOwnFile(Path file, @Nullable PosixAttrs attrs, Instant mtime, boolean ownership)
             throws IOException {
@@ -45,11 +76,14 @@ public final class Attributes {
             throws IOException {
         boolean posix = attrs != null && FileStat.UNIX;
         if (posix && ownership) {
-            Files.setAttribute(path, "unix:uid", attrs.uid(), options);
-            Files.setAttribute(path, "unix:gid", attrs.gid(), options);
+            setOwner(path, attrs, options.length == 0 ? CHOWN : LCHOWN, options);
         }
         if (options.length == 0) {
-            Files.setLastModifiedTime(path, FileTime.from(mtime));
+            // Both times given: the JDK then sets them with one futimens on a descriptor it opens, where
+            // with the access time left out it first reads the file's attributes to keep it. The
+            // access time of a file created a moment ago is that moment; now is as good.
+            Files.getFileAttributeView(path, BasicFileAttributeView.class)
+                    .setTimes(FileTime.from(mtime), FileTime.from(Instant.now()), null);
         } else {
             setMtime(path, mtime);
         }
@@ -60,8 +94,26 @@ public final class Attributes {
 
     /** Gives {@code path} (a link itself, not its target) the recorded owner and group. */
     public static void chown(Path path, PosixAttrs attrs) throws IOException {
-        Files.setAttribute(path, "unix:uid", attrs.uid(), LinkOption.NOFOLLOW_LINKS);
-        Files.setAttribute(path, "unix:gid", attrs.gid(), LinkOption.NOFOLLOW_LINKS);
+        setOwner(path, attrs, LCHOWN, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Owner and group in one call of {@code call} ({@link #CHOWN} or {@link #LCHOWN}) where there is
+     * one; else, or when it fails, through the JDK's attribute view, which then reports the failure as
+     * the {@link IOException} it always did.
+     */
+    private static void setOwner(Path path, PosixAttrs attrs, @Nullable Method call, LinkOption... options)
+            throws IOException {
+        if (call != null) {
+            try {
+                call.invoke(null, path, attrs.uid(), attrs.gid());
+                return;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // the attribute view below says why, in the JDK's words
+            }
+        }
+        Files.setAttribute(path, "unix:uid", attrs.uid(), options);
+        Files.setAttribute(path, "unix:gid", attrs.gid(), options);
     }
 
     /** Sets the modification time of {@code path} (of a link itself, where the platform can). */

@@ -71,7 +71,9 @@ class PackedRestoreTest {
         Path file = Files.write(dir.resolve("f"), before);
 
         try (FileChannel out = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            PackedRestore.writeSparse(out, position, chunk, chunk.length);
+            assertThat(PackedRestore.writeSparse(out, position, chunk, chunk.length))
+                    .as("where the last byte written ends")
+                    .isEqualTo(position + chunk.length);
         }
 
         byte[] after = Files.readAllBytes(file);
@@ -93,5 +95,21 @@ class PackedRestoreTest {
         // The zeros of the partial blocks at the chunk's edges are written.
         assertThat(after[(int) position + 100]).isZero();
         assertThat(after[7 * block]).isZero();
+    }
+
+    @Test
+    void aChunkEndingInWholeBlocksOfZerosReportsWhereItsLastWrittenByteEnds(@TempDir Path dir) throws IOException {
+        int block = PackedRestore.SPARSE_BLOCK;
+        byte[] chunk = new byte[3 * block]; // data in the first block only, then two blocks of zeros
+        java.util.Arrays.fill(chunk, 0, 10, (byte) 5);
+        Path file = dir.resolve("f");
+
+        long end;
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            end = PackedRestore.writeSparse(out, block, chunk, chunk.length);
+        }
+
+        assertThat(end).isEqualTo(2L * block); // the first block of the chunk, written whole
+        assertThat(Files.size(file)).isEqualTo(end);
     }
 }
