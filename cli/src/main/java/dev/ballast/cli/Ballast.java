@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -74,6 +75,7 @@ public final class Ballast implements Callable<Integer> {
         System.setErr(utf8(java.io.FileDescriptor.err));
         quietLogs();
         warmUp();
+        prepareKeyDerivation(args);
         Cancellation cancellation = new Cancellation();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -272,6 +274,34 @@ public final class Ballast implements Callable<Integer> {
                 "ballast-warm-up");
         warmUp.setDaemon(true);
         warmUp.start();
+    }
+
+    /** The commands that open a repository, and so derive a key from its password. */
+    private static final java.util.Set<String> DERIVING =
+            java.util.Set.of("init", "backup", "restore", "list", "ls", "verify", "forget", "prune", "repair", "key");
+
+    /**
+     * For a command that will derive the key of a repository's password (Argon2id, 64 MiB by
+     * default), allocates that memory now on a thread of its own (KdfParameters#prepare): its page
+     * faults are then paid while the arguments are parsed and the store opened, not when the key is
+     * derived. Not for help, a version or a store of the unencrypted format asked for.
+     */
+    private static void prepareKeyDerivation(String[] args) {
+        if (args.length == 0 || !DERIVING.contains(args[0])) {
+            return;
+        }
+        for (String a : args) {
+            if (a.equals("--help")
+                    || a.equals("-h")
+                    || a.equals("--version")
+                    || a.equals("-V")
+                    || a.equals("--insecure-no-encryption")) {
+                return;
+            }
+        }
+        Thread prepare = new Thread(KdfParameters.DEFAULT::prepare, "ballast-kdf-memory");
+        prepare.setDaemon(true);
+        prepare.start();
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -34,6 +34,15 @@ final class Argon2id {
     private static final int VERSION = 0x13;
     private static final int TYPE_ID = 2;
 
+    /**
+     * Memory allocated ahead by {@link #prepare}, for the first derivation to take if its size fits;
+     * {@link #TAKEN} once a derivation has begun, so that an allocation that ends later is dropped
+     * rather than held for the rest of the process.
+     */
+    private static final AtomicReference<long[]> SPARE = new AtomicReference<>();
+
+    private static final long[] TAKEN = new long[0];
+
     private final int lanes;
     private final int iterations;
     private final int segmentLength;
@@ -48,7 +57,35 @@ final class Argon2id {
         this.segmentLength = blocks / (lanes * SYNC_POINTS);
         this.laneLength = segmentLength * SYNC_POINTS;
         this.blockCount = laneLength * lanes;
-        this.memory = new long[blockCount * BLOCK_LONGS];
+        long[] spare = SPARE.getAndSet(TAKEN);
+        this.memory =
+                spare != null && spare.length == blockCount * BLOCK_LONGS ? spare : new long[blockCount * BLOCK_LONGS];
+    }
+
+    /**
+     * Allocates, on the calling thread, the memory of a derivation with {@code memoryKiB} and
+     * {@code lanes}, for the next {@link #hash} of that size to use instead of allocating its own. A
+     * fresh JVM's heap has never been touched, so allocating 64 MiB is 16,384 page faults (about a
+     * quarter of a second on the virtual machine Ballast is built on, async-profiler, 2026-12-02):
+     * a command that will derive a key calls this on another thread while it parses its arguments and
+     * opens the store. Only the first derivation of the process uses it (one that begins before this
+     * returns allocates its own, and this array is then dropped); does nothing when the heap has no
+     * room for it.
+     */
+    static void prepare(int memoryKiB, int lanes) {
+        if (SPARE.get() != null || lanes < 1 || memoryKiB < 8 * lanes) { // one already, or a derivation began
+            return;
+        }
+        int blocks = Math.max(memoryKiB, 2 * SYNC_POINTS * lanes);
+        long longs = (long) (blocks / (lanes * SYNC_POINTS)) * SYNC_POINTS * lanes * BLOCK_LONGS;
+        if (longs > Integer.MAX_VALUE - 8) {
+            return;
+        }
+        try {
+            SPARE.compareAndSet(null, new long[(int) longs]);
+        } catch (OutOfMemoryError e) {
+            // the derivation allocates its own, and says so if that fails too
+        }
     }
 
     /**
@@ -87,6 +124,17 @@ final class Argon2id {
         } finally {
             Arrays.fill(argon.memory, 0L);
         }
+    }
+
+    /** Whether {@link #prepare}'s memory waits for a derivation (for tests). */
+    static boolean hasSpare() {
+        long[] spare = SPARE.get();
+        return spare != null && spare != TAKEN;
+    }
+
+    /** Back to the state of a new process: no memory prepared, no derivation begun (for tests). */
+    static void forgetSpare() {
+        SPARE.set(null);
     }
 
     /** H0 of RFC 9106 section 3.2 step 1 (64 bytes). */

@@ -77,6 +77,16 @@ public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
         }
     }
 
+    /**
+     * Allocates, on the calling thread, the memory a derivation with these parameters takes, so that
+     * the next {@link #derive} with them (on any thread) does not wait for its page faults; see
+     * {@link Argon2id#prepare}. For a caller that knows a derivation will follow, such as a command
+     * about to open a repository, on a thread of its own. Thread-safe; never throws.
+     */
+    public void prepare() {
+        Argon2id.prepare(memoryKiB, parallelism);
+    }
+
     /** {@code password} as UTF-8 bytes, through buffers this method zeroes (String would keep a copy). */
     static byte[] utf8(char[] password) {
         CharsetEncoder encoder = StandardCharsets.UTF_8

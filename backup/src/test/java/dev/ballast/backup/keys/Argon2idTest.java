@@ -48,6 +48,43 @@ class Argon2idTest {
     }
 
     @Test
+    void memoryPreparedAheadIsTakenByTheFirstDerivationOnlyAndChangesNoTag() {
+        byte[] password = "correct horse".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] salt = filled(16, 9);
+        byte[] expected = bouncyCastle(password, salt, 1024, 1, 4, 32);
+        Argon2id.forgetSpare();
+        try {
+            Argon2id.prepare(1024, 4);
+            assertThat(Argon2id.hasSpare()).isTrue();
+
+            assertThat(Argon2id.hash(password, salt, 1024, 1, 4, 32)).isEqualTo(expected);
+            assertThat(Argon2id.hasSpare()).as("taken by the derivation").isFalse();
+
+            Argon2id.prepare(1024, 4); // too late: a derivation began, so nothing is held for the process
+            assertThat(Argon2id.hasSpare()).isFalse();
+            assertThat(Argon2id.hash(password, salt, 1024, 1, 4, 32)).isEqualTo(expected);
+        } finally {
+            Argon2id.forgetSpare();
+        }
+    }
+
+    @Test
+    void memoryPreparedForOtherParametersIsDroppedNotUsed() {
+        byte[] password = filled(5, 1);
+        byte[] salt = filled(16, 2);
+        Argon2id.forgetSpare();
+        try {
+            Argon2id.prepare(2048, 4);
+
+            assertThat(Argon2id.hash(password, salt, 1024, 1, 4, 32))
+                    .isEqualTo(bouncyCastle(password, salt, 1024, 1, 4, 32));
+            assertThat(Argon2id.hasSpare()).isFalse();
+        } finally {
+            Argon2id.forgetSpare();
+        }
+    }
+
+    @Test
     void refusesParametersOutsideTheRfcsRanges() {
         assertThatThrownBy(() -> Argon2id.hash(new byte[1], new byte[16], 31, 1, 4, 32))
                 .isInstanceOf(IllegalArgumentException.class)
