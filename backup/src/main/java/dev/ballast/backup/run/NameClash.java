@@ -2,12 +2,15 @@ package dev.ballast.backup.run;
 
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestJson;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
+import java.io.IOException;
 import java.nio.file.Path;
 
 /**
@@ -28,14 +31,22 @@ public final class NameClash {
      * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} naming both directories
      */
     public static void refuseOtherSource(ObjectStore store, String name, Path source) {
-        Manifest previous;
-        try (ObjectRead read =
-                store.get(Manifest.key(name), ReadOptions.latest().withAllowCache(false))) {
-            previous = Manifest.parse(read.readAllBytes(), "'" + Manifest.key(name) + "'");
-        } catch (ObjectNotFoundException | BackupException | IntegrityException e) {
+        String before;
+        ReadOptions latest = ReadOptions.latest().withAllowCache(false);
+        try {
+            byte[] json;
+            if (store instanceof SealedStore sealed) {
+                // Only the head: its source is all this needs, and the run reads the entries anyway.
+                json = sealed.manifestHead(Manifest.key(name), latest);
+            } else {
+                try (ObjectRead read = store.get(Manifest.key(name), latest)) {
+                    json = read.readAllBytes();
+                }
+            }
+            before = ManifestJson.source(json);
+        } catch (ObjectNotFoundException | IntegrityException | IOException | IllegalArgumentException e) {
             return;
         }
-        String before = previous.source();
         if (before != null && !before.equals(Names.name(source))) {
             throw otherSource(name, source, before);
         }

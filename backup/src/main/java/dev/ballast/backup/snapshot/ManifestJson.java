@@ -351,6 +351,28 @@ public final class ManifestJson {
         return strings;
     }
 
+    /**
+     * The {@code source} field of the manifest (or manifest head, {@link ManifestParts}) {@code json},
+     * read without building its entries: every other field's value is skipped.
+     *
+     * @return null when the manifest has no {@code source} (written before it was recorded)
+     * @throws IOException if {@code json} is not a JSON object or its {@code source} is not a string
+     */
+    public static @Nullable String source(byte[] json) throws IOException {
+        try (JsonParser p = FACTORY.createParser(json)) {
+            expect(p, p.nextToken(), JsonToken.START_OBJECT, "the manifest");
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("source")) {
+                    return string(p, value);
+                }
+                p.skipChildren();
+            }
+            return null;
+        }
+    }
+
     private static @Nullable String string(JsonParser p, JsonToken t) throws IOException {
         if (t == JsonToken.VALUE_NULL) {
             return null;

@@ -728,6 +728,26 @@ public final class SealedStore implements ObjectStore {
         }
     }
 
+    /**
+     * The plain JSON of a manifest's head as stored (see {@link ManifestParts}): its fields, with the
+     * arrays of entries that went into parts named by their part IDs and not read. What a caller that
+     * needs a manifest's own fields ({@code source}, {@code createdAt}, {@code complete}) reads instead
+     * of the whole manifest; a manifest stored whole is returned whole.
+     *
+     * @throws IllegalArgumentException if {@code logical} is not a manifest's key
+     * @throws dev.ballast.storage.ObjectNotFoundException if there is no such manifest
+     * @throws IntegrityException if the stored head does not open (damaged, or sealed by another key)
+     */
+    public byte[] manifestHead(String logical, ReadOptions options) {
+        Stored s = require(logical);
+        if (s.aad() != MANIFEST) {
+            throw new IllegalArgumentException("'" + logical + "' is not a manifest");
+        }
+        try (ObjectRead read = store.get(s.key(), options)) {
+            return openBody(s, read);
+        }
+    }
+
     /** The stored bytes of {@code read} opened and, for a compressed key, decompressed. */
     private byte[] openBody(Stored s, ObjectRead read) {
         byte[] sealed = read.readAllBytes();

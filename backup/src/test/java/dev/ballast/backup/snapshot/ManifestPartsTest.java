@@ -81,7 +81,7 @@ class ManifestPartsTest {
     }
 
     @Test
-    void joiningTheSplitGivesBackTheSameBytesAndPartsStayWithinTheirBounds() {
+    void joiningTheSplitGivesBackTheSameBytesAndPartsStayWithinTheirBounds() throws java.io.IOException {
         byte[] json =
                 manifest(20_000, Instant.parse("2026-12-02T00:00:00Z"), -1).toJson();
         ManifestParts.Split split = ManifestParts.split(json, key::idHex);
@@ -101,6 +101,10 @@ class ManifestPartsTest {
         java.util.Map<String, byte[]> byId = new java.util.HashMap<>();
         split.parts().forEach(p -> byId.put(p.id(), p.plain()));
         assertThat(ManifestParts.join(split.head(), byId::get)).isEqualTo(json);
+        assertThat(ManifestJson.source(split.head()))
+                .as("read from the head alone")
+                .isEqualTo("/home/me/photos");
+        assertThat(ManifestJson.source(json)).isEqualTo("/home/me/photos");
         assertThat(ManifestParts.partIds(split.head()))
                 .isEqualTo(new ArrayList<>(ids(manifest(20_000, Instant.parse("2026-12-02T00:00:00Z"), -1))));
     }
