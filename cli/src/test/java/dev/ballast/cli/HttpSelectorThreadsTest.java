@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
  * does not wait for it in native code (JDK 17: 0.3 s at the end of every S3 command).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class HttpSelectorThreadsTest {
+class HttpSelectorThreadsTest extends InProcessCli {
 
     @Test
     void theSelectorThreadOfTheClientBuiltIsFoundAndEndedByStop() {
@@ -33,23 +33,12 @@ class HttpSelectorThreadsTest {
     }
 
     @Test
-    void closingAnS3SessionEndsItsClientsSelectorThread(@org.junit.jupiter.api.io.TempDir java.nio.file.Path home) {
+    void closingAnS3SessionEndsItsClientsSelectorThread() {
         CommonOptions o = new CommonOptions();
         o.endpoint = java.net.URI.create("http://127.0.0.1:9"); // nothing is sent: a reading session opens quietly
         o.bucket = "selector-test";
         o.timeout = java.time.Duration.ofSeconds(5);
-        java.io.PrintStream sink = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
-        CliContext ctx = new CliContext(
-                sink,
-                sink,
-                java.util.Map.of("AWS_ACCESS_KEY_ID", "k", "AWS_SECRET_ACCESS_KEY", "s"),
-                home,
-                false,
-                new dev.ballast.backup.Cancellation(),
-                java.time.Clock.systemUTC(),
-                java.time.Duration.ofSeconds(5),
-                java.time.Duration.ofSeconds(5),
-                p -> {});
+        CliContext ctx = context(java.util.Map.of("AWS_ACCESS_KEY_ID", "k", "AWS_SECRET_ACCESS_KEY", "s"));
         HttpSelectorThreads.Built<StoreSession> opened =
                 HttpSelectorThreads.startedBy(() -> StoreSession.openWithoutKey(o, ctx, StoreSession.Access.READ));
         assertThat(opened.selectors().threads()).as("the session's client").hasSize(1);
