@@ -17,10 +17,11 @@ import java.util.Map;
  * archived once per build, and every later command maps them instead of loading them from the jars.
  * One JVM runs what the commands load: a backup into a local store (a new one, so an encrypted
  * repository is made first: the key derivation, sealing, chunking and packing), a second one after
- * changes (the previous manifest read, changed files stored), and a backup towards an S3
- * endpoint, which loads the AWS SDK's client, the signer and the HTTP layer (the endpoint is a
- * loopback port nobody listens on, so nothing leaves the machine and the attempt ends within
- * seconds). Output is discarded; the exit status is always 0.
+ * changes (the previous manifest read, changed files stored), a backup, a second backup and a
+ * restore on an S3 endpoint ({@link TrainingS3}, a bucket in memory on a loopback port: the AWS SDK's
+ * client, signer, requests, responses and XML parsing, and the HTTP layer), and a backup towards a
+ * loopback port nobody listens on (the failure's path). Nothing leaves the machine. Output is
+ * discarded; the exit status is always 0.
  *
  * <p>Usage: {@code ClassDataTraining DIR}, an empty directory the run may fill.
  */
@@ -67,6 +68,21 @@ public final class ClassDataTraining {
         Files.writeString(source.resolve("new.txt"), "new\n");
         Ballast.run(
                 new String[] {"backup", src, "--data-dir", dir.resolve("data").toString()}, ctx);
+        try (TrainingS3 s3 = new TrainingS3()) {
+            String[] onS3 = {"--endpoint", s3.endpoint().toString(), "--bucket", "training", "--timeout", "5s"};
+            Ballast.run(concat(new String[] {"backup", src}, onS3), ctx);
+            Files.writeString(source.resolve("small.txt"), "small again\n");
+            Ballast.run(concat(new String[] {"backup", src}, onS3), ctx);
+            Ballast.run(
+                    concat(
+                            new String[] {
+                                "restore", "src", dir.resolve("restored").toString()
+                            },
+                            onS3),
+                    ctx);
+        } catch (RuntimeException e) {
+            // the training goes on: what ran is archived
+        }
         int closedPort;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = probe.getLocalPort();
@@ -84,5 +100,12 @@ public final class ClassDataTraining {
                 },
                 ctx);
         System.exit(0);
+    }
+
+    /** {@code a} followed by {@code b}. */
+    static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 }

@@ -80,6 +80,8 @@ final class StoreSession implements AutoCloseable {
     private byte @Nullable [] sealedConfig;
     /** Where this command may keep local copies of what it reads ({@link CliContext#cacheDir}), or null for none. */
     private @Nullable Path cacheDir;
+    /** The selector thread of {@link #http}'s JDK client, stopped after it is closed ({@link HttpSelectorThreads}). */
+    private @Nullable HttpSelectorThreads selectors;
 
     private StoreSession(
             @Nullable ResilientHttpClient http,
@@ -491,14 +493,18 @@ final class StoreSession implements AutoCloseable {
 
     private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
         ResilientHttpClient http = null;
+        HttpSelectorThreads selectors = null;
         try {
             Counting counting = new Counting();
-            http = ResilientHttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(5))
-                    .totalTimeout(o.timeout)
-                    .listener(counting)
-                    .build();
+            HttpSelectorThreads.Built<ResilientHttpClient> built =
+                    HttpSelectorThreads.startedBy(() -> ResilientHttpClient.newBuilder()
+                            .version(HttpClient.Version.HTTP_1_1)
+                            .connectTimeout(Duration.ofSeconds(5))
+                            .totalTimeout(o.timeout)
+                            .listener(counting)
+                            .build());
+            http = built.client();
+            selectors = built.selectors();
             URI endpoint = o.endpoint;
             S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
             b.region(S3Credentials.region(o, ctx.env(), ctx.home()));
@@ -549,10 +555,14 @@ final class StoreSession implements AutoCloseable {
             StoreSession session = new StoreSession(
                     http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
             session.cacheDir = ctx.cacheDir();
+            session.selectors = selectors;
             return session;
         } catch (RuntimeException e) {
             if (http != null) {
                 http.close();
+            }
+            if (selectors != null) {
+                selectors.stop();
             }
             throw e;
         }
@@ -624,6 +634,9 @@ final class StoreSession implements AutoCloseable {
         } finally {
             if (http != null) {
                 http.close();
+            }
+            if (selectors != null) {
+                selectors.stop(); // after the close: no request is in flight
             }
         }
     }

@@ -53,7 +53,12 @@ abstract class InProcessCli {
         out.reset();
         err.reset();
         defaultPasswordOnly = defaultPasswordOnly(env, args);
-        CliContext ctx = new CliContext(
+        return Ballast.run(args, context(env));
+    }
+
+    /** The context a command of this harness sees: its streams, {@code env} over the default password, {@link #cliHome()}. */
+    CliContext context(Map<String, String> env) {
+        return new CliContext(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 withTestPassword(env),
@@ -64,7 +69,6 @@ abstract class InProcessCli {
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(1),
                 p -> {});
-        return Ballast.run(args, ctx);
     }
 
     /** Whether a command run with {@code env} and {@code args} has only the harness's default password. */

@@ -259,17 +259,7 @@ class KeyCommandsTest extends InProcessCli {
     }
 
     CliContext context() {
-        return new CliContext(
-                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
-                new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
-                withTestPassword(Map.of()),
-                home,
-                false,
-                new dev.ballast.backup.Cancellation(),
-                java.time.Clock.systemUTC(),
-                java.time.Duration.ofSeconds(5),
-                java.time.Duration.ofSeconds(1),
-                p -> {});
+        return context(Map.of());
     }
 
     @Test

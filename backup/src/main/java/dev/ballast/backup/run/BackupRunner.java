@@ -250,7 +250,8 @@ public final class BackupRunner {
      */
     public interface Guard {
         /**
-         * Writes the marker again and returns how many times so far a prune was found to have removed
+         * Makes sure the marker stands (written again, or, written recently, checked to be still there:
+         * {@link RunMarker#refresh}) and returns how many times so far a prune was found to have removed
          * it.
          *
          * @throws StorageException if the store cannot be written

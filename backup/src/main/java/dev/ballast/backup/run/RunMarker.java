@@ -38,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * had uploaded. Every write of the marker therefore puts a new version first and then checks that
  * the version written before it still exists, as restic's {@code RefreshStaleLock} creates a new lock
  * before checking that the old one was not removed: when it was, a prune removed it, and
- * {@link #losses()} counts up. A prune removes markers before it deletes anything and lists them again
+ * {@link #losses()} counts up. The backup's own checks before and after its manifest
+ * ({@link #refresh}) write only when the marker is {@link #REFRESH} old or gone; a younger one is
+ * checked by listing its versions. A prune removes markers before it deletes anything and lists them again
  * afterwards, so a run whose previous version was still there when it checked is seen live by that
  * prune (see {@link Pruner}); a run that finds its marker removed must not publish a snapshot that
  * references what it stored before (the backup stores those files again).
@@ -65,16 +67,37 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
     private final ScheduledExecutorService refresher;
     private final AtomicInteger losses = new AtomicInteger();
     private final boolean othersAtStart;
+    private final Clock clock;
     private volatile boolean abandoned;
     /** The version this run wrote last; guarded by {@code this}. */
     private String lastVersion;
+    /** When this run last sent a version of its marker ({@link #clock}, taken before the put); guarded by {@code this}. */
+    private Instant lastWritten;
+    /** How many versions this run has written; guarded by {@code this}. */
+    private int writes = 1;
+    /**
+     * The marker's versions as last listed, and {@link #writes} at that listing, so that {@link #close}
+     * can delete them without listing again when nothing was written since; guarded by {@code this}.
+     */
+    private @Nullable List<VersionEntry> listed;
 
-    private RunMarker(ObjectStore store, String key, byte[] body, String firstVersion, boolean othersAtStart) {
+    private int writesAtListing;
+
+    private RunMarker(
+            ObjectStore store,
+            String key,
+            byte[] body,
+            String firstVersion,
+            Instant firstWritten,
+            boolean othersAtStart,
+            Clock clock) {
         this.store = store;
         this.key = key;
         this.body = body;
         this.lastVersion = firstVersion;
+        this.lastWritten = firstWritten;
         this.othersAtStart = othersAtStart;
+        this.clock = clock;
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ballast-run-marker");
             t.setDaemon(true);
@@ -97,17 +120,18 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         String runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         byte[] body = Holder.current(name, clock.instant()).toJson();
         String key = prefix(name) + runId;
+        Instant written = clock.instant();
         String first = store.put(key, ObjectContent.ofBytes(body)).versionId();
         // Listed after this run's marker exists: a prune that removes one of these markers later lists the
         // markers again after removing it and so sees this run live (Pruner).
         boolean others =
                 store.listVersions(prefix(name)).stream().anyMatch(v -> !v.key().equals(key) && !v.deleteMarker());
-        RunMarker marker = new RunMarker(store, key, body, first, others);
+        RunMarker marker = new RunMarker(store, key, body, first, written, others, clock);
         long every = REFRESH.toMillis();
         marker.refresher.scheduleWithFixedDelay(
                 () -> {
                     try {
-                        marker.refresh();
+                        marker.write();
                     } catch (RuntimeException e) {
                         // the next refresh tries again; the backup itself reports a store that went away
                     }
@@ -130,17 +154,52 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
     }
 
     /**
-     * Writes a new version of the marker, then checks that the one this run wrote before it is still
-     * there; if a prune removed it meanwhile, {@link #losses()} counts one more.
+     * Makes sure the marker stands and says whether a prune removed it: when this run wrote it less than
+     * {@link #REFRESH} ago (by the run's clock), only checks that the version it wrote last is still
+     * there (one listing of the marker's versions, no write: a marker younger than {@link #REFRESH} is
+     * far from {@link #STALE}, so no prune takes the run for dead on its age, and one that removed it
+     * anyway is seen here); otherwise, or when that version is gone, {@link #write writes} a new version
+     * first, as every refresh did before. Either way {@link #losses()} counts one more when a prune
+     * removed the marker meanwhile, and the marker stands (a new version) when this returns. A backup
+     * calls this just before and just after writing its manifest, seconds apart: two listings instead of
+     * two writes (on an S3 store without conditional writes, a HEAD and a PUT each).
      *
      * @return {@link #losses()} after this refresh
      * @throws dev.ballast.storage.StorageException if the store cannot be written or read
      */
     @Override
     public synchronized int refresh() {
+        Duration since = Duration.between(lastWritten, clock.instant());
+        if (!since.isNegative() && since.compareTo(REFRESH) < 0) {
+            List<VersionEntry> versions = store.versions(key);
+            String last = lastVersion;
+            if (versions.stream().anyMatch(v -> v.versionId().equals(last))) {
+                listed = versions;
+                writesAtListing = writes;
+                return losses.get();
+            }
+        }
+        return write();
+    }
+
+    /**
+     * Writes a new version of the marker, then checks that the one this run wrote before it is still
+     * there; if a prune removed it meanwhile, {@link #losses()} counts one more. What the run does every
+     * {@link #REFRESH} while it lasts.
+     *
+     * @return {@link #losses()} after this write
+     * @throws dev.ballast.storage.StorageException if the store cannot be written or read
+     */
+    synchronized int write() {
         String previous = lastVersion;
+        Instant now = clock.instant();
         lastVersion = store.put(key, ObjectContent.ofBytes(body)).versionId();
-        boolean kept = store.versions(key).stream().anyMatch(v -> v.versionId().equals(previous));
+        lastWritten = now;
+        writes++;
+        List<VersionEntry> versions = store.versions(key);
+        listed = versions;
+        writesAtListing = writes;
+        boolean kept = versions.stream().anyMatch(v -> v.versionId().equals(previous));
         return kept ? losses.get() : losses.incrementAndGet();
     }
 
@@ -157,7 +216,11 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         abandoned = true;
     }
 
-    /** Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to go stale. */
+    /**
+     * Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to
+     * go stale. The versions are those of the last listing when this run wrote nothing since (the
+     * listing of {@link #refresh} just after the manifest), otherwise listed now.
+     */
     @Override
     public void close() {
         refresher.shutdownNow();
@@ -165,7 +228,11 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
             return;
         }
         try {
-            for (VersionEntry v : store.versions(key)) {
+            List<VersionEntry> versions;
+            synchronized (this) {
+                versions = listed != null && writesAtListing == writes ? listed : null;
+            }
+            for (VersionEntry v : versions != null ? versions : store.versions(key)) {
                 store.deleteVersion(key, v.versionId());
             }
         } catch (RuntimeException e) {

@@ -279,9 +279,9 @@ public final class SealedStore implements ObjectStore {
 
     /**
      * Stores each of {@code parts} not yet stored, before the head naming them: one listing of
-     * {@link #PARTS}; a part listed there is stored again when this view has not read it intact (it is
-     * read now to see: a damaged part is never reused by a new snapshot). The parts go up
-     * {@link #PART_READS} at once, and all of them have landed (or one failure is thrown after every
+     * {@link #PARTS}; a part listed there is stored again when neither this view nor a local copy of the
+     * listed version shows it intact (it is read now to see, up to {@link #PART_READS} at once: a damaged
+     * part is never reused by a new snapshot). The parts go up {@link #PART_READS} at once, and all of them have landed (or one failure is thrown after every
      * put ended) when this returns. When more parts are new than the listing had pages, the store is
      * told they are new ({@link ObjectStore#prepareWrites}): a store that reads a key's version before
      * each put (S3 without conditional writes: a HEAD per part) lists the prefix once instead.
@@ -296,10 +296,17 @@ public final class SealedStore implements ObjectStore {
             partFiles.retainOnly(stored.keySet());
         }
         java.util.Set<String> done = new java.util.HashSet<>();
+        List<ManifestParts.Part> listed = new ArrayList<>();
         List<ManifestParts.Part> fresh = new ArrayList<>();
         for (ManifestParts.Part p : parts) {
-            if (done.add(p.id()) && !(stored.containsKey(p.id()) && partIntact(p.id(), stored.get(p.id())))) {
-                fresh.add(p);
+            if (done.add(p.id())) {
+                (stored.containsKey(p.id()) ? listed : fresh).add(p);
+            }
+        }
+        List<Boolean> intact = inParallel(listed, p -> partIntact(p.id(), stored.get(p.id())));
+        for (int i = 0; i < listed.size(); i++) {
+            if (!intact.get(i)) {
+                fresh.add(listed.get(i));
             }
         }
         if (fresh.size() > stored.size() / LISTING_PAGE + 1) {
@@ -335,10 +342,16 @@ public final class SealedStore implements ObjectStore {
     /**
      * Whether the stored part {@code id}, whose current version has ETag {@code listedETag} ("" when the
      * listing does not say), opens and matches its ID: this view read it from the store, or stored it, or
-     * read a local copy of that very version (same ETag), or reads it from the store now to see.
+     * read a local copy of that very version (same ETag), or finds such a copy in {@link #partFiles} now
+     * that opens and matches its ID (a backup of another name, or the first backup of a name on a machine
+     * whose earlier commands copied the parts: no GET), or reads it from the store now to see. Called for
+     * up to {@link #PART_READS} parts at once.
      */
     private boolean partIntact(String id, String listedETag) {
         if (partsChecked.contains(id) || (!listedETag.isEmpty() && listedETag.equals(partsCopied.get(id)))) {
+            return true;
+        }
+        if (!listedETag.isEmpty() && copyOfVersionOpens(id, listedETag)) {
             return true;
         }
         try {
@@ -347,6 +360,30 @@ public final class SealedStore implements ObjectStore {
         } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether {@link #partFiles} holds a copy of part {@code id} taken from the stored version with ETag
+     * {@code eTag} that opens and matches its ID: the stored version is then those very bytes, as when
+     * {@link #readPart} read the copy (a copy that does not open is removed; the caller reads the store).
+     */
+    private boolean copyOfVersionOpens(String id, String eTag) {
+        PartFiles.Copy copy = partFiles == null ? null : partFiles.read(id);
+        if (copy == null || !eTag.equals(unquoted(copy.eTag()))) {
+            return false;
+        }
+        byte[] plain;
+        try {
+            plain = plainPart(id, copy.sealed());
+        } catch (IntegrityException e) {
+            partFiles.remove(id);
+            return false;
+        }
+        partsCopied.put(id, eTag);
+        if (partCache != null) {
+            partCache.put(id, plain);
+        }
+        return true;
     }
 
     /**

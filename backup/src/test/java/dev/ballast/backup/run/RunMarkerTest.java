@@ -65,6 +65,38 @@ class RunMarkerTest {
     }
 
     /**
+     * The backup's checks around its manifest, seconds after the marker was written, write no new version
+     * (one listing each) yet still find a removal, after which the marker stands again; once the marker is
+     * {@link RunMarker#REFRESH} old, a check writes it again as before; close removes every version.
+     */
+    @Test
+    void aCheckWithinTheRefreshIntervalWritesNothingButStillFindsTheMarkerRemoved() {
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, time);
+        String key;
+        try (RunMarker marker = RunMarker.start(store, "n", time)) {
+            key = RunMarker.prefix("n") + marker.runId();
+            time.set(T0.plusSeconds(60));
+            assertThat(marker.refresh()).isZero();
+            assertThat(marker.refresh()).isZero();
+            assertThat(store.keysPut()).as("written once, at the start").containsExactly(key);
+
+            // Removed (a prune whose clock runs half an hour ahead): found, and written again.
+            store.versions(key).forEach(v -> store.deleteVersion(key, v.versionId()));
+            assertThat(marker.refresh()).isEqualTo(1);
+            assertThat(store.versions(key)).as("standing again").hasSize(1);
+            assertThat(store.keysPut()).containsExactly(key, key);
+
+            time.set(T0.plusSeconds(60).plus(RunMarker.REFRESH));
+            assertThat(marker.refresh()).as("the loss counts once").isEqualTo(1);
+            assertThat(store.keysPut()).as("a REFRESH old: written again").containsExactly(key, key, key);
+            assertThat(store.versions(key)).hasSize(2);
+        }
+        assertThat(store.listVersions(RunMarker.PREFIX))
+                .as("closed: every version removed")
+                .isEmpty();
+    }
+
+    /**
      * The window between prune's removal of a stale marker and its second listing: a run that wakes
      * there writes a new version of its marker; it finds the old one gone only if the prune removed
      * it first, and the prune's second listing then sees the new one: the name is left alone.

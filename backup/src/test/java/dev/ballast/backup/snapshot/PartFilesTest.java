@@ -94,6 +94,32 @@ class PartFilesTest {
     }
 
     @Test
+    void aBackupOfAnotherNameReusesTheStoredPartsOnTheirCopiesWithoutReadingThem() throws IOException {
+        Manifest big = manyFiles(5_000);
+        backup(new SealedStore(raw, key, true, files()), big);
+        List<String> ids = storedPartIds();
+        String replaced = SealedStore.PARTS + ids.get(0);
+        damageStored(replaced); // a new version since the copy was taken: its ETag is not the copy's
+        Path damagedCopy = files().directory().resolve(ids.get(1));
+        byte[] bytes = Files.readAllBytes(damagedCopy);
+        bytes[bytes.length - 1] ^= 0x01; // the copy of the current version, damaged on this disk
+        Files.write(damagedCopy, bytes);
+
+        // A first backup of another name with the same entries (a fresh view: it read no manifest).
+        raw.forgetRecordedKeys();
+        String other = new SealedStore(raw, key, true, files())
+                .put(Manifest.key("other"), ObjectContent.ofBytes(big.toJson()))
+                .versionId();
+
+        // Only the two parts whose copy does not prove the stored version are read; the replaced one is
+        // found damaged and stored again, the other is intact in the store and kept.
+        assertThat(partsRead()).containsExactlyInAnyOrder(replaced, SealedStore.PARTS + ids.get(1));
+        assertThat(partsPut()).containsExactly(replaced);
+        assertThat(Manifests.read(new SealedStore(raw, key, true), "other", other))
+                .isEqualTo(big);
+    }
+
+    @Test
     void aDamagedTruncatedOrSwappedCopyIsPassedOverReadFromTheStoreAndReplaced() throws IOException {
         Manifest big = manyFiles(5_000);
         String version = backup(new SealedStore(raw, key, true, files()), big);
