@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.keys.Passwords;
@@ -292,6 +293,7 @@ final class StoreSession implements AutoCloseable {
         }
         boolean encrypted = Errors.translate(where, null, this::isRepository);
         if (!encrypted) {
+            KdfParameters.releasePrepared(); // no key to derive: the heap gets the 64 MiB allocated ahead back
             Errors.translate(where, null, () -> {
                 KeyFiles.requireNoRepositoryRemains(objects, where);
                 return null;

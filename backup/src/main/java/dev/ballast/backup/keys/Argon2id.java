@@ -4,9 +4,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bouncycastle.crypto.digests.Blake2bDigest;
+import org.bouncycastle.crypto.generators.Argon2BytesGenerator;
+import org.bouncycastle.crypto.params.Argon2Parameters;
 
 /**
  * Argon2id version 0x13 as RFC 9106 defines it, with its lanes filled on several threads and its
@@ -35,13 +38,15 @@ final class Argon2id {
     private static final int TYPE_ID = 2;
 
     /**
-     * Memory allocated ahead by {@link #prepare}, for the first derivation to take if its size fits;
-     * {@link #TAKEN} once a derivation has begun, so that an allocation that ends later is dropped
-     * rather than held for the rest of the process.
+     * Memory {@link #prepare} allocates ahead (completed with null when the heap had no room), for the
+     * first derivation to take if its size fits: a derivation that begins while the allocation is
+     * under way waits for it rather than allocating 64 MiB more beside it. {@link #TAKEN} once a
+     * derivation began or {@link #release} was called, so that nothing is held for the rest of the
+     * process.
      */
-    private static final AtomicReference<long[]> SPARE = new AtomicReference<>();
+    private static final AtomicReference<CompletableFuture<long[]>> SPARE = new AtomicReference<>();
 
-    private static final long[] TAKEN = new long[0];
+    private static final CompletableFuture<long[]> TAKEN = CompletableFuture.completedFuture(null);
 
     private final int lanes;
     private final int iterations;
@@ -57,9 +62,13 @@ final class Argon2id {
         this.segmentLength = blocks / (lanes * SYNC_POINTS);
         this.laneLength = segmentLength * SYNC_POINTS;
         this.blockCount = laneLength * lanes;
-        long[] spare = SPARE.getAndSet(TAKEN);
-        this.memory =
-                spare != null && spare.length == blockCount * BLOCK_LONGS ? spare : new long[blockCount * BLOCK_LONGS];
+        CompletableFuture<long[]> prepared = SPARE.getAndSet(TAKEN);
+        long[] spare = prepared == null ? null : prepared.join();
+        if (spare == null || spare.length != blockCount * BLOCK_LONGS) {
+            spare = null; // not held while the right size is allocated
+            spare = new long[blockCount * BLOCK_LONGS];
+        }
+        this.memory = spare;
     }
 
     /**
@@ -73,19 +82,32 @@ final class Argon2id {
      * room for it.
      */
     static void prepare(int memoryKiB, int lanes) {
-        if (SPARE.get() != null || lanes < 1 || memoryKiB < 8 * lanes) { // one already, or a derivation began
+        if (lanes < 1 || memoryKiB < 8 * lanes) {
             return;
         }
         int blocks = Math.max(memoryKiB, 2 * SYNC_POINTS * lanes);
         long longs = (long) (blocks / (lanes * SYNC_POINTS)) * SYNC_POINTS * lanes * BLOCK_LONGS;
-        if (longs > Integer.MAX_VALUE - 8) {
-            return;
+        CompletableFuture<long[]> allocation = new CompletableFuture<>();
+        if (longs > Integer.MAX_VALUE - 8 || !SPARE.compareAndSet(null, allocation)) {
+            return; // too large for one array, or prepared already, or a derivation began
         }
+        long[] memory = null;
         try {
-            SPARE.compareAndSet(null, new long[(int) longs]);
+            memory = new long[(int) longs];
         } catch (OutOfMemoryError e) {
             // the derivation allocates its own, and says so if that fails too
+        } finally {
+            allocation.complete(memory); // never left open: a derivation may be waiting for it
         }
+    }
+
+    /**
+     * Drops memory {@link #prepare} allocated that no derivation will take (the store turned out to
+     * be of the unencrypted format): the heap gets it back. Later calls of {@link #prepare} do
+     * nothing. Thread-safe.
+     */
+    static void release() {
+        SPARE.set(TAKEN);
     }
 
     /**
@@ -115,7 +137,14 @@ final class Argon2id {
             throw new IllegalArgumentException("Argon2id parameters m=" + memoryKiB + " KiB, t=" + iterations + ", p="
                     + lanes + ", T=" + tagBytes + " bytes are outside RFC 9106's ranges");
         }
-        Argon2id argon = new Argon2id(memoryKiB, iterations, lanes);
+        Argon2id argon;
+        try {
+            argon = new Argon2id(memoryKiB, iterations, lanes);
+        } catch (OutOfMemoryError e) {
+            // No room for the memory as one array, where room for it in small pieces may remain (the
+            // launcher's young generation is 32 MiB of the heap): BouncyCastle's generator, same bytes.
+            return inPieces(password, salt, secret, associatedData, memoryKiB, iterations, lanes, tagBytes);
+        }
         try {
             argon.firstBlocks(
                     initialHash(password, salt, secret, associatedData, memoryKiB, iterations, lanes, tagBytes));
@@ -128,13 +157,43 @@ final class Argon2id {
 
     /** Whether {@link #prepare}'s memory waits for a derivation (for tests). */
     static boolean hasSpare() {
-        long[] spare = SPARE.get();
-        return spare != null && spare != TAKEN;
+        CompletableFuture<long[]> spare = SPARE.get();
+        return spare != null && spare != TAKEN && spare.join() != null;
     }
 
     /** Back to the state of a new process: no memory prepared, no derivation begun (for tests). */
     static void forgetSpare() {
         SPARE.set(null);
+    }
+
+    /**
+     * The same tag through BouncyCastle's {@link Argon2BytesGenerator}, which holds the memory as
+     * blocks of 1 KiB and fills the lanes one after another: for a heap with no room for one array.
+     *
+     * @throws OutOfMemoryError if there is no room for the blocks either
+     */
+    static byte[] inPieces(
+            byte[] password,
+            byte[] salt,
+            byte[] secret,
+            byte[] associatedData,
+            int memoryKiB,
+            int iterations,
+            int lanes,
+            int tagBytes) {
+        Argon2BytesGenerator generator = new Argon2BytesGenerator();
+        generator.init(new Argon2Parameters.Builder(Argon2Parameters.ARGON2_id)
+                .withVersion(Argon2Parameters.ARGON2_VERSION_13)
+                .withSalt(salt)
+                .withSecret(secret)
+                .withAdditional(associatedData)
+                .withMemoryAsKB(memoryKiB)
+                .withIterations(iterations)
+                .withParallelism(lanes)
+                .build());
+        byte[] tag = new byte[tagBytes];
+        generator.generateBytes(password, tag);
+        return tag;
     }
 
     /** H0 of RFC 9106 section 3.2 step 1 (64 bytes). */

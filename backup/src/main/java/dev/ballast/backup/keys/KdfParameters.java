@@ -87,6 +87,14 @@ public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
         Argon2id.prepare(memoryKiB, parallelism);
     }
 
+    /**
+     * Drops the memory {@link #prepare} allocated when no derivation will follow (a store of the
+     * unencrypted format), so the command does not hold it to its end. Thread-safe; never throws.
+     */
+    public static void releasePrepared() {
+        Argon2id.release();
+    }
+
     /** {@code password} as UTF-8 bytes, through buffers this method zeroes (String would keep a copy). */
     static byte[] utf8(char[] password) {
         CharsetEncoder encoder = StandardCharsets.UTF_8

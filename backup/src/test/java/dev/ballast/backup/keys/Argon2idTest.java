@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HexFormat;
 import java.util.SplittableRandom;
-import org.bouncycastle.crypto.generators.Argon2BytesGenerator;
-import org.bouncycastle.crypto.params.Argon2Parameters;
 import org.junit.jupiter.api.Test;
 
 class Argon2idTest {
@@ -85,6 +83,36 @@ class Argon2idTest {
     }
 
     @Test
+    void memoryReleasedBeforeAnyDerivationIsNotHeldAndNotPreparedAgain() {
+        Argon2id.forgetSpare();
+        try {
+            Argon2id.prepare(1024, 4);
+            assertThat(Argon2id.hasSpare()).isTrue();
+
+            Argon2id.release();
+
+            assertThat(Argon2id.hasSpare()).isFalse();
+            Argon2id.prepare(1024, 4);
+            assertThat(Argon2id.hasSpare()).isFalse();
+        } finally {
+            Argon2id.forgetSpare();
+        }
+    }
+
+    @Test
+    void theFallbackForAHeapWithoutRoomForOneArrayGivesTheSameTag() {
+        // RFC 9106 section 5.3's parameters, secret and associated data included, and the default's.
+        assertThat(HexFormat.of()
+                        .formatHex(Argon2id.inPieces(
+                                filled(32, 1), filled(16, 2), filled(8, 3), filled(12, 4), 32, 3, 4, 32)))
+                .isEqualTo("0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659");
+        byte[] password = filled(9, 7);
+        byte[] salt = filled(16, 8);
+        assertThat(Argon2id.inPieces(password, salt, new byte[0], new byte[0], 65536, 1, 4, 32))
+                .isEqualTo(Argon2id.hash(password, salt, 65536, 1, 4, 32));
+    }
+
+    @Test
     void refusesParametersOutsideTheRfcsRanges() {
         assertThatThrownBy(() -> Argon2id.hash(new byte[1], new byte[16], 31, 1, 4, 32))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -95,18 +123,9 @@ class Argon2idTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** BouncyCastle's generator (through {@link Argon2id#inPieces}, a thin wrapper of it). */
     private static byte[] bouncyCastle(
             byte[] password, byte[] salt, int memoryKiB, int iterations, int lanes, int tagBytes) {
-        Argon2BytesGenerator generator = new Argon2BytesGenerator();
-        generator.init(new Argon2Parameters.Builder(Argon2Parameters.ARGON2_id)
-                .withVersion(Argon2Parameters.ARGON2_VERSION_13)
-                .withSalt(salt)
-                .withMemoryAsKB(memoryKiB)
-                .withIterations(iterations)
-                .withParallelism(lanes)
-                .build());
-        byte[] tag = new byte[tagBytes];
-        generator.generateBytes(password, tag);
-        return tag;
+        return Argon2id.inPieces(password, salt, new byte[0], new byte[0], memoryKiB, iterations, lanes, tagBytes);
     }
 }

@@ -190,6 +190,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         boolean existed = Files.isRegularFile(index);
         if (!existed) {
             StoreDirectory.refuseForeignDirectory(dir);
+            // Two commands making the same new store at once: the other one's index may have appeared
+            // meanwhile, and is then opened as a store's (its lock decides who writes), not made again.
+            existed = Files.isRegularFile(index);
         }
         SharedDirectory shared = SharedDirectory.acquire(dir);
         VersionIndex writer = null;

@@ -108,6 +108,9 @@ final class StoreDirectory {
         }
         try (var entries = Files.list(dir)) {
             List<String> names = entries.map(p -> p.getFileName().toString()).toList();
+            if (names.contains(LocalObjectStore.INDEX_FILE)) {
+                return; // another process made a store here since the caller looked: the caller opens it
+            }
             Set<String> ours = Set.of(
                     LocalObjectStore.LOCK_FILE,
                     Blobs.BLOBS,
