@@ -18,6 +18,11 @@ public final class RestoreConflicts {
     public enum Kind {
         /** A regular file whose bytes differ from the backup's. */
         DIFFERENT_FILE("an existing file differs from the backup's", "files that differ", true),
+        /** A regular file this user cannot read, so it cannot be compared with the backup's. */
+        UNREADABLE_FILE(
+                "an existing file cannot be read to compare it with the backup's",
+                "files that cannot be read to compare",
+                true),
         /** A directory where the backup has a file. */
         DIRECTORY_WHERE_FILE(
                 "a directory stands where the backup has a file", "directories where the backup has a file", false),
@@ -104,6 +109,7 @@ public final class RestoreConflicts {
     private static String singular(Kind k) {
         return switch (k) {
             case DIFFERENT_FILE -> "file that differs";
+            case UNREADABLE_FILE -> "file that cannot be read to compare";
             case DIRECTORY_WHERE_FILE -> "directory where the backup has a file";
             case OTHER_WHERE_FILE -> "link or special file where the backup has a file";
             case NOT_A_DIRECTORY -> "file or link where the backup has a directory";

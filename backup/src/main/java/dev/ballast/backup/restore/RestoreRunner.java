@@ -237,17 +237,27 @@ public final class RestoreRunner {
             if (directoryExists.computeIfAbsent(dest.getParent(), d -> Files.isDirectory(d))
                     && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
                 occupied[i] = true;
-                present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
-                        && Files.size(dest) == e.size()
-                        && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
+                boolean unreadable = false;
+                try {
+                    present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
+                            && Files.size(dest) == e.size()
+                            && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
+                } catch (java.nio.file.AccessDeniedException denied) {
+                    // A file of mode 000 or 0200 an earlier run of this user restored: not known to be the
+                    // backup's, so in the way like a different one (--overwrite replaces it), not a failed run.
+                    present[i] = false;
+                    unreadable = true;
+                }
                 if (!present[i] && !overwrite) {
                     conflicts.add(
                             shown(e),
                             Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
                                     ? RestoreConflicts.Kind.DIRECTORY_WHERE_FILE
-                                    : Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
-                                            ? RestoreConflicts.Kind.DIFFERENT_FILE
-                                            : RestoreConflicts.Kind.OTHER_WHERE_FILE);
+                                    : unreadable
+                                            ? RestoreConflicts.Kind.UNREADABLE_FILE
+                                            : Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
+                                                    ? RestoreConflicts.Kind.DIFFERENT_FILE
+                                                    : RestoreConflicts.Kind.OTHER_WHERE_FILE);
                 }
             }
         }

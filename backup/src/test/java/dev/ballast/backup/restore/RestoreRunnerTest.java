@@ -177,6 +177,30 @@ class RestoreRunnerTest {
     }
 
     @Test
+    void anExistingFileThisUserCannotReadIsInTheWayNotAFailedRunAndOverwriteReplacesIt() throws IOException {
+        Manifest m = manifest(stored("locked.txt", "backup"), stored("g.txt", "other"));
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Path locked = Files.writeString(target.resolve("locked.txt"), "backup");
+        Files.setPosixFilePermissions(locked, java.util.Set.of()); // mode 000, as a rerun finds what it restored
+        org.assertj.core.api.Assumptions.assumeThat(Files.isReadable(locked))
+                .as("root reads every file: only another user meets an unreadable one")
+                .isFalse();
+
+        assertThatThrownBy(() -> restore(m, target, false))
+                .isInstanceOfSatisfying(
+                        BackupException.class,
+                        f -> assertThat(f.details())
+                                .containsExactly(
+                                        "In the way: locked.txt (an existing file cannot be read to compare it with the backup's)"))
+                .hasMessageContaining("--overwrite");
+        assertThat(target.resolve("g.txt")).doesNotExist();
+
+        RestoreRunner.Result r = restore(m, target, true);
+        assertThat(r.ok()).isTrue();
+        assertThat(target.resolve("g.txt")).hasContent("other");
+    }
+
+    @Test
     void aRefusedRestoreNamesEveryConflictByKindAndNeverAdvisesOverwriteForADirectory() throws IOException {
         // Field input: three conflicts, only the first named, a directory where a file was called a
         // differing file, and --overwrite advised, which does not replace directories.
