@@ -761,7 +761,9 @@ public final class BackupRunner {
             changedWhileRead = changed(f);
             read.addAndGet(f.size());
             progress.addBytes(f.size());
-        } catch (RuntimeException | IOException e) {
+        } catch (RuntimeException | IOException | Error e) {
+            // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
+            // the snapshot would leave the file out while the run said complete.
             fail(f, e);
             progress.fileDone();
             done.run();

@@ -104,6 +104,31 @@ class BackupRunnerTest {
     }
 
     @Test
+    void aFileWhoseBackupRanOutOfHeapIsAFailureNeverLeftOutOfACompleteSnapshot() {
+        // Field case (CI, CliLargeSparseFileIT): a backup held to -Xmx128m ran out of heap on its one file;
+        // the error ended the file's task unrecorded, and the run said complete (exit 0) with a snapshot of
+        // no files, which the restore then restored.
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public java.util.concurrent.CompletableFuture<ObjectVersion> putAsync(String key, ObjectContent content) {
+                if (key.endsWith("z.txt")) {
+                    throw new OutOfMemoryError("Java heap space");
+                }
+                return super.putAsync(key, content);
+            }
+        };
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path, BackupRunner.Failure::reason)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("z.txt", "it could not be stored (Java heap space)"));
+        assertThat(r.stored()).isEqualTo(2);
+        assertThat(manifest(store).notStored()).containsExactly("z.txt");
+    }
+
+    @Test
     void aFileWhoseNameIsNotUtf8IsKeptUnchangedByTheNextBackup() throws IOException {
         // Its version is stored under .ballast-names/ (Manifest.keyFor): the check for versions the store lost
         // looked for it under its plain key, reported it lost and stored it again on every backup.
