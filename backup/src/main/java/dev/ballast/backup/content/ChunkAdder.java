@@ -3,6 +3,7 @@ package dev.ballast.backup.content;
 import dev.ballast.backup.pack.BlobId;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.BlobType;
+import dev.ballast.backup.pack.Chunker;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,28 +23,35 @@ import java.util.concurrent.Semaphore;
  * the cut) otherwise ran on one core while the other waited. A chunk of at least
  * {@link #ASYNC_BYTES} is copied and handed to {@link #THREADS} threads; a smaller one (a small file's)
  * is hashed and added on the caller's thread, where copying and handing over would cost more than the
- * hash. At most {@link #BUDGET_BYTES} bytes of copies wait at once (the reader then waits), and up to
- * {@link #SPARE_BYTES} bytes of copies are kept for reuse: at most 24 MiB in all, so that a command
- * held to a small heap ({@code -Xmx128m}, with Argon2id's 64 MiB) still backs up a file of 8 MiB
- * chunks (a disk image's runs of zeros). One instance per repository; thread-safe.
+ * hash. At most {@link #budgetBytes} bytes of copies wait at once (the reader then waits), and up to
+ * {@link #spareLimit} bytes of copies are kept for reuse: 24 MiB in all on a heap of 256 MiB or more,
+ * down to one largest chunk (8 MiB) waiting and 4 MiB of usual chunks kept on a heap of 128 MiB, so that a command held to a
+ * small heap ({@code -Xmx128m}) still backs up a file of 8 MiB chunks (a disk image's runs of zeros)
+ * beside the chunker's and the pack writer's buffers. One instance per repository; thread-safe.
  */
 final class ChunkAdder implements AutoCloseable {
     /** Chunks this long or longer are hashed and added elsewhere: 256 KiB (a chunk of a large file is 512 KiB to 8 MiB). */
     static final int ASYNC_BYTES = 256 * 1024;
 
-    /** Bytes of copies of chunks waiting at most: 16 MiB (two of the largest chunks, a dozen usual ones). */
+    /** Bytes of copies of chunks waiting at most, on a heap of 256 MiB or more: 16 MiB (two of the largest chunks, a dozen usual ones). */
     static final int BUDGET_BYTES = 16 * 1024 * 1024;
 
-    /** Bytes of spare copies kept for the next chunks, at most: 8 MiB (one of the largest chunks, eight usual ones). */
+    /** Bytes of spare copies kept for the next chunks at most, on a heap of 256 MiB or more: 8 MiB (one of the largest chunks, eight usual ones). */
     static final int SPARE_BYTES = 8 * 1024 * 1024;
+
+    /** Bytes of copies waiting at most: a sixteenth of the heap's maximum, at least one largest chunk, at most {@link #BUDGET_BYTES}. */
+    private final int budgetBytes;
+
+    /** Bytes of spare copies kept at most: half of {@link #budgetBytes}, at most {@link #SPARE_BYTES}. */
+    private final long spareLimit;
 
     /** Threads hashing and adding: two, the machine's usual cores beside the readers. */
     static final int THREADS = 2;
 
     private final BlobRepository blobs;
-    private final Semaphore budget = new Semaphore(BUDGET_BYTES);
+    private final Semaphore budget;
     private final ConcurrentLinkedDeque<byte[]> spares = new ConcurrentLinkedDeque<>();
-    /** Bytes of the arrays in {@link #spares}, at most {@link #SPARE_BYTES}. */
+    /** Bytes of the arrays in {@link #spares}, at most {@link #spareLimit}. */
     private final java.util.concurrent.atomic.AtomicLong spareBytes = new java.util.concurrent.atomic.AtomicLong();
 
     private final ExecutorService executor = Executors.newFixedThreadPool(THREADS, r -> {
@@ -53,7 +61,26 @@ final class ChunkAdder implements AutoCloseable {
     });
 
     ChunkAdder(BlobRepository blobs) {
+        this(blobs, Runtime.getRuntime().maxMemory());
+    }
+
+    /** As {@link #ChunkAdder(BlobRepository)}, for a heap whose maximum is {@code maxHeapBytes}. */
+    ChunkAdder(BlobRepository blobs, long maxHeapBytes) {
         this.blobs = blobs;
+        long share = maxHeapBytes / 16;
+        this.budgetBytes = (int) Math.max(Chunker.MAX_SIZE, Math.min(BUDGET_BYTES, share));
+        this.spareLimit = Math.min(SPARE_BYTES, budgetBytes / 2);
+        this.budget = new Semaphore(budgetBytes);
+    }
+
+    /** Bytes of copies that may wait at once (the reader waits beyond them). */
+    int budgetBytes() {
+        return budgetBytes;
+    }
+
+    /** Bytes of spare copies kept for reuse at most. */
+    long spareLimit() {
+        return spareLimit;
     }
 
     /** What one chunk came to: its ID, plain length, and whether {@code add} stored it (false: known already). */
@@ -79,7 +106,7 @@ final class ChunkAdder implements AutoCloseable {
                 return;
             }
             byte[] copy = spare(len);
-            int permits = Math.min(copy.length, BUDGET_BYTES);
+            int permits = Math.min(copy.length, budgetBytes);
             try {
                 budget.acquire(permits);
             } catch (InterruptedException e) {
@@ -163,9 +190,9 @@ final class ChunkAdder implements AutoCloseable {
         return new byte[Math.max(length, 1024 * 1024)];
     }
 
-    /** Keeps {@code copy} for reuse while the spares stay within {@link #SPARE_BYTES}; the oldest go first. */
+    /** Keeps {@code copy} for reuse while the spares stay within {@link #spareLimit}; the oldest go first. */
     private void keep(byte[] copy) {
-        while (spareBytes.get() + copy.length > SPARE_BYTES) {
+        while (spareBytes.get() + copy.length > spareLimit) {
             byte[] oldest = spares.pollLast();
             if (oldest == null) {
                 return; // larger than the spares may hold: the collector has it

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  *     uncompressed
  * @param uploadThreads packs uploaded at once (default 2)
  * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
- *     its caller (default 4): memory for packs is at most about {@code (packsInFlight + o + t) * packSize},
+ *     its caller (default 4; fewer when that many would pass an eighth of the heap's maximum, at least
+ *     one, so a heap of 128 MiB holds one 16 MiB pack in flight): memory for packs is at most about {@code (packsInFlight + o + t) * packSize},
  *     {@code o} the open packs (per blob type, one for blobs under 256 KiB and one for each of up to four
  *     threads adding larger blobs, so a big file's chunks lie together) and {@code t} the threads blocked
  *     in {@code add} (each holds the pack it closed)

@@ -63,19 +63,25 @@ final class PackWriter {
     /** Compresses and seals blobs off the caller's thread, or null: on the caller's. */
     private final @Nullable Executor encoder;
     /** KiB of copied plain bytes handed to {@link #encoder} and not yet in a pack. */
-    private final Semaphore encodeBudget = new Semaphore(ENCODE_BUDGET_KIB);
+    private final Semaphore encodeBudget;
+
+    /** KiB of plain bytes that may wait to be encoded: see {@link #ENCODE_BUDGET_KIB}. */
+    private final int encodeBudgetKib;
+
+    /** Buffers of finished packs kept for the next open packs, at most. */
+    private final int spareBufferLimit;
 
     private final Set<CompletableFuture<Void>> encodes = ConcurrentHashMap.newKeySet();
 
     /**
      * Copies handed to {@link #encoder}, kept for the next ones once encoded: a fresh array per chunk
      * (about 1 MiB) was most of what a backup allocated. At most as many as {@link #encodeBudget} lets
-     * wait at once, so at most {@link #ENCODE_BUDGET_KIB} KiB plus one chunk per encoder thread.
+     * wait at once, so at most {@link #encodeBudgetKib} KiB plus one chunk per encoder thread.
      */
     private final java.util.concurrent.ConcurrentLinkedDeque<byte[]> spareCopies =
             new java.util.concurrent.ConcurrentLinkedDeque<>();
 
-    /** Buffers of finished packs, for the next open packs (at most {@link #LANES}). */
+    /** Buffers of finished packs, for the next open packs (at most {@link #spareBufferLimit}). */
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> spareBuffers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -85,19 +91,53 @@ final class PackWriter {
      */
     static final int ENCODE_ELSEWHERE_BYTES = 256 * 1024;
 
-    /** Plain bytes waiting to be compressed and sealed, at most (KiB): a few chunks per encoder thread. */
+    /**
+     * Plain bytes waiting to be compressed and sealed, at most (KiB), on a heap of 512 MiB or more: a few
+     * chunks per encoder thread. Less on a smaller heap: a sixteenth of its maximum, at least one largest
+     * chunk.
+     */
     static final int ENCODE_BUDGET_KIB = 32 * 1024;
 
     PackWriter(ObjectStore store, MasterKey key, PackOptions options, Executor executor, @Nullable Executor encoder) {
+        this(store, key, options, executor, encoder, Runtime.getRuntime().maxMemory());
+    }
+
+    /**
+     * A writer whose memory fits a heap of {@code maxHeapBytes}: full packs in flight at most
+     * {@link PackOptions#packsInFlight()} and at most an eighth of the heap in packs (at least one), plain
+     * bytes waiting to be encoded at most {@link #ENCODE_BUDGET_KIB} KiB and at most a sixteenth of the
+     * heap (at least one largest chunk), spare pack buffers no more than the packs in flight.
+     */
+    PackWriter(
+            ObjectStore store,
+            MasterKey key,
+            PackOptions options,
+            Executor executor,
+            @Nullable Executor encoder,
+            long maxHeapBytes) {
         this.store = store;
         this.key = key;
         this.options = options;
         this.executor = executor;
         this.encoder = encoder;
-        this.inFlight = new Semaphore(options.packsInFlight());
+        int packs = packsInFlight(options, maxHeapBytes);
+        this.inFlight = new Semaphore(packs);
+        this.spareBufferLimit = Math.min(LANES, packs);
+        this.encodeBudgetKib = encodeBudgetKib(maxHeapBytes);
+        this.encodeBudget = new Semaphore(encodeBudgetKib);
         for (int i = 0; i < openLocks.length; i++) {
             openLocks[i] = new Object();
         }
+    }
+
+    /** Full packs held in flight at most on a heap of {@code maxHeapBytes}: see the constructor. */
+    static int packsInFlight(PackOptions options, long maxHeapBytes) {
+        return (int) Math.max(1, Math.min(options.packsInFlight(), maxHeapBytes / 8 / options.packSize()));
+    }
+
+    /** KiB of plain bytes that may wait to be encoded on a heap of {@code maxHeapBytes}: see the constructor. */
+    static int encodeBudgetKib(long maxHeapBytes) {
+        return (int) Math.max(Chunker.MAX_SIZE / 1024, Math.min(ENCODE_BUDGET_KIB, maxHeapBytes / 16 / 1024));
     }
 
     /** The lane this thread's larger blobs go to (see the class comment): 1 to {@value #BIG_LANES}. */
@@ -112,7 +152,7 @@ final class PackWriter {
 
     /**
      * {@link #append} on the encoder's threads, of a copy of the bytes (the caller may reuse
-     * {@code plain} at once), blocking while {@link #ENCODE_BUDGET_KIB} KiB wait; on the caller's
+     * {@code plain} at once), blocking while {@link #encodeBudgetKib} KiB wait; on the caller's
      * thread when there is no encoder or the blob is shorter than {@link #ENCODE_ELSEWHERE_BYTES}. A failure there is the writer's failure: every later
      * {@code add} and {@code flush} throws it, as an upload failure.
      */
@@ -123,7 +163,7 @@ final class PackWriter {
             append(type, id, plain, offset, length, lane);
             return;
         }
-        int kib = Math.min(ENCODE_BUDGET_KIB, Math.max(1, (length + 1023) / 1024));
+        int kib = Math.min(encodeBudgetKib, Math.max(1, (length + 1023) / 1024));
         try {
             encodeBudget.acquire(kib);
         } catch (InterruptedException ie) {
@@ -170,7 +210,7 @@ final class PackWriter {
                 return a;
             }
         }
-        if (spareCopies.size() >= ENCODE_BUDGET_KIB / 1024) {
+        if (spareCopies.size() >= encodeBudgetKib / 1024) {
             spareCopies.pollLast(); // too many short ones: let the collector have the oldest
         }
         return new byte[Math.max(length, 1024 * 1024)];
@@ -262,7 +302,7 @@ final class PackWriter {
             try {
                 Packs.Finished finished = pack.finish(key);
                 byte[] free = pack.takeBuffer();
-                if (free.length >= openPackBytes() && spareBuffers.size() < LANES) {
+                if (free.length >= openPackBytes() && spareBuffers.size() < spareBufferLimit) {
                     spareBuffers.offer(free);
                 }
                 store.put(finished.key(), ObjectContent.ofBytes(finished.bytes()));

@@ -99,18 +99,32 @@ final class LiveReads {
                     null,
                     false);
         }
-        Waiting waiting = new Waiting(read);
+        // The place is given back as soon as the store answers, before the answer is handed to the
+        // caller: a caller that has its answer and reads again finds its place free.
+        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Runnable giveBack = () -> {
+            if (held.compareAndSet(true, false)) {
+                places.release();
+            }
+        };
+        Waiting waiting = new Waiting(() -> {
+            try {
+                return read.get();
+            } finally {
+                giveBack.run();
+            }
+        });
         Runnable task = inCallersContext(waiting);
         try {
             executor.execute(() -> {
                 try {
                     task.run();
                 } finally {
-                    places.release();
+                    giveBack.run();
                 }
             });
         } catch (RejectedExecutionException e) {
-            places.release();
+            giveBack.run();
             throw new StorageUnavailableException(
                     key, "GET of '" + key + "' was not sent: the live-read executor refused it (" + e + ")", e, false);
         }

@@ -34,10 +34,13 @@ class ReadDeadlineTest {
     /** A store whose reads, once {@link #hang()} is called, wait until {@link #answer()}. */
     private static final class HungStore extends FakeObjectStore {
         private volatile CountDownLatch answer = new CountDownLatch(0);
-        final CountDownLatch entered = new CountDownLatch(1);
+        /** Counted down by the first read to reach the store after {@link #hang()}. */
+        volatile CountDownLatch entered = new CountDownLatch(1);
+
         volatile String lastReadThread = "";
 
         void hang() {
+            entered = new CountDownLatch(1);
             answer = new CountDownLatch(1);
         }
 
