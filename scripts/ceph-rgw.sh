@@ -184,7 +184,15 @@ CONF
     || { show_logs "$dir/log/mon.a.log"; die "the monitor did not answer within 60 s; see $dir/log/mon.a.log (last lines above)"; }
   local uuid id
   uuid=$(cat /proc/sys/kernel/random/uuid)
-  id=$(timeout 60 ceph "${conf[@]}" osd new "$uuid") || die "could not create the OSD; see $dir/log/mon.a.log"
+  # A command can still meet the monitor before the client has its map ("problem getting command
+  # descriptions", EPERM): try again. 'osd new' with the same UUID gives the same ID, so a retry after a
+  # lost answer creates no second OSD.
+  local deadline=$((SECONDS + 60))
+  until id=$(timeout 10 ceph "${conf[@]}" osd new "$uuid" 2>"$dir/log/osd-new.err"); do
+    [ $SECONDS -lt $deadline ] \
+      || { show_logs "$dir/log/osd-new.err" "$dir/log/mon.a.log"; die "could not create the OSD; see $dir/log/mon.a.log (last lines above)"; }
+    sleep 0.5
+  done
   timeout 60 ceph "${conf[@]}" osd crush add "osd.$id" 1 root=default host=ballast >/dev/null 2>&1 \
     || { show_logs "$dir/log/mon.a.log"; die "could not place the OSD in the CRUSH map; see $dir/log/mon.a.log (last lines above)"; }
   mkdir -p "$dir/osd/$id"
