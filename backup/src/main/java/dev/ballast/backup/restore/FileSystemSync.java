@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link RestoreSync} by {@code syncfs(2)}, which Java does not offer: a command given a directory
@@ -24,17 +25,47 @@ import java.util.Map;
  */
 final class FileSystemSync implements RestoreSync {
     private final List<String> command;
+    private final @Nullable Path probe;
 
     /** @param command the command and its arguments before the directory, such as {@code sync -f} */
     FileSystemSync(List<String> command) {
-        this.command = List.copyOf(command);
+        this(command, null);
     }
 
-    /** Whether the command runs here and syncs {@code target}'s file system (it exits 0). */
+    /**
+     * @param command the command and its arguments before the directory, such as {@code sync -f}
+     * @param probe the directory {@link #available} runs the command on, or null: the target itself
+     */
+    FileSystemSync(List<String> command, @Nullable Path probe) {
+        this.command = List.copyOf(command);
+        this.probe = probe;
+    }
+
+    /**
+     * {@code sync -f}, asked whether it runs here on {@code /proc} where there is one (Linux): a file
+     * system with nothing to write, so the question costs nothing. Asked of the target itself, the
+     * answer waited for everything any program had left unwritten on the target's file system: with a
+     * busy disk, 12 s before a restore of 48 MiB began.
+     */
+    static FileSystemSync syncF() {
+        Path proc = Path.of("/proc");
+        return new FileSystemSync(List.of("sync", "-f"), Files.isDirectory(proc) ? proc : null);
+    }
+
+    /** The directory {@link #available} runs the command on in place of the target, or null. */
+    @Nullable
+    Path probe() {
+        return probe;
+    }
+
+    /**
+     * Whether the command runs here (it exits 0), run on the probe directory given at construction,
+     * else on {@code target} (which syncs its file system).
+     */
     @Override
     public boolean available(Path target) {
         try {
-            run(target);
+            run(probe != null ? probe : target);
             return true;
         } catch (IOException e) {
             return false;

@@ -32,9 +32,10 @@ public interface RestoreSync {
 
     /**
      * The file systems' sync ({@code syncfs(2)}, through coreutils' {@code sync -f DIR}): one sync
-     * for each file system the written directories are on.
+     * for each file system the written directories are on. Whether it is {@link #available} is asked
+     * of {@code /proc} where there is one, so the question flushes nothing of the target's file system.
      */
     static RestoreSync fileSystems() {
-        return new FileSystemSync(java.util.List.of("sync", "-f"));
+        return FileSystemSync.syncF();
     }
 }

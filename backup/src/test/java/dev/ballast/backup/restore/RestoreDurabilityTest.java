@@ -241,4 +241,18 @@ class RestoreDurabilityTest {
                 .isFalse();
         assertThat(RestoreSync.fileSystems().available(dir)).isTrue(); // coreutils' sync -f, as on the CI's Linux
     }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void whetherTheFileSystemSyncRunsIsAskedOfAFileSystemWithNothingToWriteNotOfTheTarget() throws IOException {
+        Path log = dir.resolve("log");
+        FileSystemSync logging =
+                new FileSystemSync(List.of("sh", "-c", "echo \"$0\" >> '" + log + "'"), Path.of("/proc"));
+        assertThat(logging.available(dir)).isTrue();
+        assertThat(Files.readAllLines(log)).containsExactly("/proc");
+        assertThat(FileSystemSync.syncF().probe()).isEqualTo(Path.of("/proc"));
+
+        FileSystemSync failing = new FileSystemSync(List.of("sh", "-c", "exit 1"), Path.of("/proc"));
+        assertThat(failing.available(dir)).isFalse();
+    }
 }
