@@ -67,7 +67,7 @@ public record CliContext(
                 home(System.getenv("HOME")),
                 System.console() != null,
                 cancellation,
-                Clock.systemDefaultZone(),
+                new SystemClock(),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(5),
                 path -> {});
