@@ -16,6 +16,14 @@ public final class Messages {
 
     /** The most specific message in a cause chain, without class names. */
     public static String rootMessage(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof OutOfMemoryError oom) {
+                // "Java heap space" alone does not say what to do about it (tester's finding)
+                return (oom.getMessage() == null ? "out of memory" : oom.getMessage())
+                        + ": the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in"
+                        + " BALLAST_JAVA_OPTS)";
+            }
+        }
         String msg = t.getMessage();
         Throwable c = t.getCause();
         while (c != null && c != t) {

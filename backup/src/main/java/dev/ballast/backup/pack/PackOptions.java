@@ -8,13 +8,14 @@ import org.jspecify.annotations.Nullable;
  *
  * @param packSize the pack size aimed at, bytes (default 16 MiB, the {@code packSize} of the
  *     repository's {@code config}): a pack is closed once its blobs reach it; a blob larger than it is
- *     a pack of its own
+ *     a pack of its own. On a heap under 512 MiB packs are written smaller: a 32nd of the heap's
+ *     maximum, at least 1 MiB (4 MiB on {@code -Xmx128m})
  * @param compressionLevel the zstd level (default 3, zstd's own default); 0 stores every blob
  *     uncompressed
  * @param uploadThreads packs uploaded at once (default 2)
  * @param packsInFlight full packs held in memory waiting for, or in, upload before {@code add} blocks
- *     its caller (default 4; fewer when that many would pass an eighth of the heap's maximum, at least
- *     one, so a heap of 128 MiB holds one 16 MiB pack in flight): memory for packs is at most about {@code (packsInFlight + o + t) * packSize},
+ *     its caller (default 4; fewer when that many would pass a sixteenth of the heap's maximum, at
+ *     least one, so a heap of 128 MiB holds two 4 MiB packs in flight): memory for packs is at most about {@code (packsInFlight + o + t) * packSize},
  *     {@code o} the open packs (per blob type, one for blobs under 256 KiB and one for each of up to four
  *     threads adding larger blobs, so a big file's chunks lie together) and {@code t} the threads blocked
  *     in {@code add} (each holds the pack it closed)

@@ -65,6 +65,9 @@ final class PackWriter {
     /** KiB of copied plain bytes handed to {@link #encoder} and not yet in a pack. */
     private final Semaphore encodeBudget;
 
+    /** The size packs are closed at, bytes: {@link PackOptions#packSize()}, less on a small heap. */
+    private final int packSize;
+
     /** KiB of plain bytes that may wait to be encoded: see {@link #ENCODE_BUDGET_KIB}. */
     private final int encodeBudgetKib;
 
@@ -103,10 +106,14 @@ final class PackWriter {
     }
 
     /**
-     * A writer whose memory fits a heap of {@code maxHeapBytes}: full packs in flight at most
-     * {@link PackOptions#packsInFlight()} and at most an eighth of the heap in packs (at least one), plain
-     * bytes waiting to be encoded at most {@link #ENCODE_BUDGET_KIB} KiB and at most a sixteenth of the
-     * heap (at least one largest chunk), spare pack buffers no more than the packs in flight.
+     * A writer whose memory fits a heap of {@code maxHeapBytes}: packs of {@link PackOptions#packSize()}
+     * but at most a 32nd of the heap (at least 1 MiB: 4 MiB packs on a heap of 128 MiB, the size the
+     * options name from 512 MiB on); full packs in flight at most {@link PackOptions#packsInFlight()}
+     * and at most a sixteenth of the heap in packs (at least one; each in flight holds its buffer and
+     * its sealed bytes); plain bytes waiting to be encoded at most {@link #ENCODE_BUDGET_KIB} KiB and
+     * at most a sixteenth of the heap (at least one largest chunk); spare pack buffers no more than the
+     * packs in flight. Smaller packs are packs like any other: readers take each pack's size from the
+     * index, not from the options.
      */
     PackWriter(
             ObjectStore store,
@@ -120,6 +127,7 @@ final class PackWriter {
         this.options = options;
         this.executor = executor;
         this.encoder = encoder;
+        this.packSize = packSize(options, maxHeapBytes);
         int packs = packsInFlight(options, maxHeapBytes);
         this.inFlight = new Semaphore(packs);
         this.spareBufferLimit = Math.min(LANES, packs);
@@ -130,9 +138,15 @@ final class PackWriter {
         }
     }
 
+    /** The size of the packs written on a heap of {@code maxHeapBytes}, bytes: see the constructor. */
+    static int packSize(PackOptions options, long maxHeapBytes) {
+        return (int) Math.min(options.packSize(), Math.max(1024 * 1024, maxHeapBytes / 32));
+    }
+
     /** Full packs held in flight at most on a heap of {@code maxHeapBytes}: see the constructor. */
     static int packsInFlight(PackOptions options, long maxHeapBytes) {
-        return (int) Math.max(1, Math.min(options.packsInFlight(), maxHeapBytes / 8 / options.packSize()));
+        return (int)
+                Math.max(1, Math.min(options.packsInFlight(), maxHeapBytes / 16 / packSize(options, maxHeapBytes)));
     }
 
     /** KiB of plain bytes that may wait to be encoded on a heap of {@code maxHeapBytes}: see the constructor. */
@@ -243,7 +257,7 @@ final class PackWriter {
             BlobCodec.Sealed sealed =
                     BlobCodec.encode(key, options.compressionLevel(), type, id, plain, offset, length);
             byte[] s = sealed.bytes();
-            if (s.length >= options.packSize()) {
+            if (s.length >= packSize) {
                 full = new Packs.Builder(s.length);
                 full.append(type, id, s, 0, s.length, sealed.compressed(), length);
             } else {
@@ -255,7 +269,7 @@ final class PackWriter {
                         open[t] = b;
                     }
                     b.append(type, id, s, 0, s.length, sealed.compressed(), length);
-                    if (b.size() >= options.packSize()) {
+                    if (b.size() >= packSize) {
                         full = b;
                         open[t] = null;
                     }
@@ -272,7 +286,7 @@ final class PackWriter {
 
     /** The bytes an open pack's buffer holds: the pack size and room for the blob that passes it. */
     private int openPackBytes() {
-        return options.packSize() + Chunker.MAX_SIZE / 8;
+        return packSize + Chunker.MAX_SIZE / 8;
     }
 
     /**

@@ -72,15 +72,49 @@ final class FileSystemSync implements RestoreSync {
         }
     }
 
-    /** Runs the command once for each file system of {@code directories} (by device number), on one of its directories. */
+    /**
+     * Runs the command once for each file system of {@code directories} (by device number), on one of
+     * its directories whose name a command line can carry ({@link #nameable}).
+     */
     @Override
     public void syncAll(Collection<Path> directories) throws IOException {
         Map<Object, Path> oneEach = new LinkedHashMap<>();
         for (Path dir : directories) {
-            oneEach.putIfAbsent(device(dir), dir);
+            Object device = device(dir);
+            if (!oneEach.containsKey(device)) {
+                oneEach.put(device, nameable(dir, device));
+            }
         }
         for (Path dir : oneEach.values()) {
             run(dir);
+        }
+    }
+
+    /**
+     * {@code dir}, or the nearest directory above it on the same file system, whose name passes to a
+     * command unchanged: a name that is not valid in the platform's encoding (a directory restored as
+     * {@code dir\xc3}) reaches the command as other bytes, which name nothing ({@code sync -f} then
+     * failed every restore of such a tree, though every file was written). The file system's sync
+     * syncs the same whichever of its directories names it. {@code dir} itself when none is found.
+     */
+    static Path nameable(Path dir, Object device) {
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (!device(p).equals(device)) {
+                break;
+            }
+            if (passesUnchanged(p)) {
+                return p;
+            }
+        }
+        return dir;
+    }
+
+    /** Whether {@code p}'s name, as a string, names {@code p} again (its bytes survive the round trip). */
+    static boolean passesUnchanged(Path p) {
+        try {
+            return p.getFileSystem().getPath(p.toString()).equals(p);
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
         }
     }
 

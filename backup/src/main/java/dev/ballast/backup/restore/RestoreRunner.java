@@ -206,6 +206,45 @@ public final class RestoreRunner {
         return this;
     }
 
+    /** {@code target}, or the nearest directory above it that exists, absolute; null if none does. */
+    @Nullable
+    static Path nearestExisting(Path target) {
+        for (Path p = target.toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The directories whose entries this run made outside the tree's own directories: the target (the
+     * tree's top directories and files are entries of it) and, where the run created the target, each
+     * directory it created above it and the existing one it created the first of them in. A sync per
+     * directory (where {@code sync -f} does not run) covers these too, so that no entry on the way to
+     * a restored file can be lost after the run said complete.
+     */
+    static List<Path> entriesAbove(Path realTarget, @Nullable Path existingAbove) {
+        List<Path> dirs = new ArrayList<>();
+        dirs.add(realTarget);
+        if (existingAbove == null) {
+            return dirs;
+        }
+        Path stop;
+        try {
+            stop = existingAbove.toRealPath();
+        } catch (IOException e) {
+            return dirs;
+        }
+        if (stop.equals(realTarget)) {
+            return dirs; // the target existed
+        }
+        for (Path p = realTarget.getParent(); p != null && p.startsWith(stop); p = p.getParent()) {
+            dirs.add(p);
+        }
+        return dirs;
+    }
+
     /** The path {@code e} is written at, as messages name it. */
     private String shown(ManifestEntry e) {
         return writtenAs.getOrDefault(e.path(), e.path());
@@ -265,6 +304,7 @@ public final class RestoreRunner {
         if (!conflicts.isEmpty()) {
             throw conflicts.refusal(target);
         }
+        Path existingAbove = nearestExisting(target);
         Files.createDirectories(target);
         Path realTarget = target.toRealPath();
         ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
@@ -327,7 +367,7 @@ public final class RestoreRunner {
         if (!cancellation.cancelled()) {
             tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
-        List<Path> written = new ArrayList<>();
+        List<Path> written = new ArrayList<>(entriesAbove(realTarget, existingAbove));
         for (Path dir : directories) {
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
                     && !(cancellation.cancelled() && durability.eachFile())) {

@@ -91,7 +91,9 @@ class RestoreRunnerTest {
         assertThat(r.failed())
                 .extracting(BackupRunner.Failure::path, BackupRunner.Failure::reason)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("b.txt", "it could not be restored (Java heap space)"));
+                        org.assertj.core.groups.Tuple.tuple(
+                                "b.txt",
+                                "it could not be restored (Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))"));
         assertThat(target.resolve("a.txt")).hasContent("alpha");
         try (Stream<Path> all = Files.list(target)) {
             assertThat(all.map(p -> p.getFileName().toString())).containsExactly("a.txt");

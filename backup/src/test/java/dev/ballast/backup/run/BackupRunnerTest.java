@@ -123,7 +123,9 @@ class BackupRunnerTest {
         assertThat(r.failed())
                 .extracting(BackupRunner.Failure::path, BackupRunner.Failure::reason)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("z.txt", "it could not be stored (Java heap space)"));
+                        org.assertj.core.groups.Tuple.tuple(
+                                "z.txt",
+                                "it could not be stored (Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))"));
         assertThat(r.stored()).isEqualTo(2);
         assertThat(manifest(store).notStored()).containsExactly("z.txt");
     }

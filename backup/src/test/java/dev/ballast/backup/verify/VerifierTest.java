@@ -56,7 +56,9 @@ class VerifierTest {
                 (f, n) -> new ProgressCounter(0, 0));
 
         assertThat(r.damaged()).isEmpty();
-        assertThat(r.unreadable()).containsExactly("b.txt (it could not be verified: Java heap space)");
+        assertThat(r.unreadable())
+                .containsExactly(
+                        "b.txt (it could not be verified: Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))");
         assertThat(r.bytes()).isEqualTo(5);
     }
 }
