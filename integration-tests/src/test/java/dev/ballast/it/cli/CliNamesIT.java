@@ -107,6 +107,24 @@ class CliNamesIT {
 
     @ParameterizedTest
     @EnumSource(StoreKind.class)
+    void aTreeWhoseOnlyDirectoryHasANameThatIsNotUtf8Restores(StoreKind store) throws Exception {
+        // The field input (tester): every restore of it ended with exit 1, "'sync -f R/dir\uFFFD' exited
+        // with 1", though each file was written: the end sync was handed the mangled name.
+        Path source = Files.createDirectories(base.resolve("lone-dir-" + store));
+        bash(source, "mkdir $'dir\\xc3' && printf q > $'dir\\xc3/f'");
+        byte[] expected = namesAndContents(source);
+        String name = "lone-dir-" + store;
+        Run backup = ballast(store, "backup", source.toString(), "--name", name);
+        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
+
+        Path target = base.resolve("lone-dir-restored-" + store);
+        Run restore = ballast(store, "restore", name, target.toString());
+        assertThat(restore.exitCode()).as(restore.err()).isEqualTo(ExitCodes.OK);
+        assertThat(namesAndContents(target)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @EnumSource(StoreKind.class)
     void anAccentedNameBacksUpAndRestoresWithoutALocaleAsCronRunsIt(StoreKind store) throws Exception {
         // The field input: café.txt in a tree whose own path is ASCII.
         backUpAndRestoreInCronsEnvironment(store, "cron-" + store, "cron-restored-" + store);
