@@ -76,7 +76,7 @@ final class Errors {
         if (e instanceof AccessDeniedException) {
             return new CliFailure(
                     ExitCodes.USAGE,
-                    at + " refused the credentials: " + rootMessage(e)
+                    at + " refused the credentials: " + rootMessage(e).strip() // the SDK's may start with a space
                             + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
                             + "--profile/AWS_PROFILE profile of ~/.aws/credentials).",
                     e);

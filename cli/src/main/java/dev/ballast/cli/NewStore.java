@@ -53,8 +53,7 @@ final class NewStore {
             throw new CliFailure(
                     ExitCodes.USAGE,
                     "No password was given for the encrypted repository this first backup makes of "
-                            + describe(o, ctx) + ": set BALLAST_PASSWORD, pass --password-file FILE or"
-                            + " --password-command CMD, or run the command on a terminal to be asked (or pass "
+                            + describe(o, ctx) + ": " + Passwords.ways(ctx.env()) + " (or pass "
                             + NO_ENCRYPTION_OPTION + " to store it unencrypted, in the earlier format).");
         }
         return StoreSession.open(o, ctx, StoreSession.Access.WRITE, true);

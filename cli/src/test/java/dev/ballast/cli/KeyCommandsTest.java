@@ -105,13 +105,14 @@ class KeyCommandsTest extends InProcessCli {
     void noPasswordAndNoTerminalIsExit2NamingTheWays() {
         assertThat(run(Map.of("BALLAST_PASSWORD", ""), at("init"))).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
-                .isEqualTo("Error: No password was given for the new repository: set BALLAST_PASSWORD, pass"
+                .isEqualTo("Error: No password was given for the new repository: BALLAST_PASSWORD is set but"
+                        + " empty, and an empty password is refused; set it to the password, pass"
                         + " --password-file FILE or --password-command CMD, or run the command on a terminal to be"
                         + " asked.\n");
         assertThat(Files.exists(store())).as("nothing created").isFalse();
         assertThat(run(at("init"))).isZero();
         assertThat(run(Map.of("BALLAST_PASSWORD", ""), at("list"))).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).startsWith("Error: No password was given: set BALLAST_PASSWORD,");
+        assertThat(err()).startsWith("Error: No password was given: BALLAST_PASSWORD is set but empty,");
     }
 
     @Test

@@ -75,7 +75,7 @@ class NewStoreEncryptionTest extends InProcessCli {
         assertThat(home.resolve("r/payroll-2026.csv")).hasSameTextualContentAs(src.resolve("payroll-2026.csv"));
         assertThat(run(Map.of("BALLAST_PASSWORD", "not it"), at("list"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
         assertThat(run(NO_PASSWORD, at("backup", src.toString()))).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).startsWith("Error: No password was given: set BALLAST_PASSWORD,");
+        assertThat(err()).startsWith("Error: No password was given: BALLAST_PASSWORD is set but empty,");
 
         // the second backup opens the repository: no second one is made
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
@@ -89,7 +89,8 @@ class NewStoreEncryptionTest extends InProcessCli {
         assertThat(run(NO_PASSWORD, at("backup", src.toString()))).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .isEqualTo("Error: No password was given for the encrypted repository this first backup makes of the"
-                        + " local store " + store() + ": set BALLAST_PASSWORD, pass --password-file FILE or"
+                        + " local store " + store() + ": BALLAST_PASSWORD is set but empty, and an empty password"
+                        + " is refused; set it to the password, pass --password-file FILE or"
                         + " --password-command CMD, or run the command on a terminal to be asked (or pass"
                         + " --insecure-no-encryption to store it unencrypted, in the earlier format).\n");
         assertThat(out()).doesNotContain("Backing up");

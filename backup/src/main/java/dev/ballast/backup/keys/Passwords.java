@@ -99,7 +99,31 @@ public final class Passwords {
                 return typed;
             }
         }
-        throw new BackupException(Kind.INVALID_INPUT, "No password was given: " + WAYS + ".");
+        throw noPassword("No password was given", sources);
+    }
+
+    /**
+     * That no source gave a password, saying so of an empty {@value #ENV} (set, as {@code
+     * BALLAST_PASSWORD=} sets it, but empty: the empty password it stands for is refused).
+     */
+    private static BackupException noPassword(String first, Sources sources) {
+        return new BackupException(Kind.INVALID_INPUT, first + ": " + ways(sources.env()) + ".");
+    }
+
+    /**
+     * The ways to give a password, as a message's end (no full stop): "set BALLAST_PASSWORD, pass
+     * --password-file FILE or --password-command CMD, or run the command on a terminal to be asked",
+     * beginning with "BALLAST_PASSWORD is set but empty, and an empty password is refused" where
+     * {@code env} sets it empty.
+     */
+    public static String ways(Map<String, String> env) {
+        String value = env.get(ENV);
+        if (value != null && value.isEmpty()) {
+            return ENV + " is set but empty, and an empty password is refused; set it to the password, pass"
+                    + " --password-file FILE or --password-command CMD, or run the command on a terminal to be"
+                    + " asked";
+        }
+        return WAYS;
     }
 
     /**
@@ -117,7 +141,7 @@ public final class Passwords {
         if (sources.prompt() != null) {
             return typedTwice(sources.prompt(), "Password for the new repository: ");
         }
-        throw new BackupException(Kind.INVALID_INPUT, "No password was given for the new repository: " + WAYS + ".");
+        throw noPassword("No password was given for the new repository", sources);
     }
 
     /**

@@ -149,12 +149,22 @@ class PasswordsTest {
 
     @Test
     void noPasswordAndNoTerminalIsOneSentenceNamingTheWays() {
-        assertThatThrownBy(() -> Passwords.current(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), null)))
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, null, Map.of(), null)))
                 .isInstanceOf(BackupException.class)
                 .hasMessage("No password was given: set BALLAST_PASSWORD, pass --password-file FILE or"
                         + " --password-command CMD, or run the command on a terminal to be asked.")
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INVALID_INPUT);
+        // BALLAST_PASSWORD= (set, empty): said so, not "no password" (tester's finding)
+        assertThatThrownBy(() -> Passwords.current(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), null)))
+                .isInstanceOf(BackupException.class)
+                .hasMessage("No password was given: BALLAST_PASSWORD is set but empty, and an empty password is"
+                        + " refused; set it to the password, pass --password-file FILE or --password-command CMD,"
+                        + " or run the command on a terminal to be asked.");
+        assertThatThrownBy(
+                        () -> Passwords.forNewRepository(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), null)))
+                .hasMessageStartingWith(
+                        "No password was given for the new repository: BALLAST_PASSWORD is set but empty");
         assertThatThrownBy(() -> Passwords.forNewKey(null, null))
                 .hasMessage("No new password was given: pass --new-password-file FILE, or run the command on a"
                         + " terminal to be asked.");
