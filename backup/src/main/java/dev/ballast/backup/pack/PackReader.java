@@ -48,8 +48,14 @@ final class PackReader {
     static final int WINDOWS = 8;
     /** The blocks spans are read in: the stores' digest block (1 MiB), in which they read a range anyway. */
     static final int BLOCK = 1024 * 1024;
-    /** Blocks kept ({@link #BLOCK} each). */
-    static final int BLOCKS = 64;
+    /**
+     * Blocks kept ({@link #BLOCK} each): enough for the block a span shares with the next of its pack
+     * while four read threads fetch theirs. With 64, a store of 57 MiB (20,000 small files) was held
+     * in the cache whole: its blocks never made way for the next, so none was reused, and each one
+     * lived through young collections into the old generation; with 16 the restore's collections
+     * took about half as long (-Xlog:gc, 250-290 ms against 140-150 ms) and its peak RSS fell by 10 %.
+     */
+    static final int BLOCKS = 16;
     /**
      * Arrays of dropped blocks kept for the next reads: as many as the read threads' spans fetch at
      * once (four 4 MiB spans), so that a long restore takes every block's array from a dropped one.
