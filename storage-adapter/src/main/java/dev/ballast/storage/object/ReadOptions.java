@@ -22,6 +22,11 @@ import org.jspecify.annotations.Nullable;
  *     {@code StorageFacade.objects()} returns without client-side encryption, throws
  *     {@code EncryptionKeyException}); false by default. For tools that copy or inspect ciphertext;
  *     {@code EncryptedObjectStore} sets it on its own reads of the store below
+ * @param verifyRange if true (the default) a ranged read is checked block by block as above; if
+ *     false it is served as stored: the range is not widened to whole blocks, no block table is
+ *     fetched (one GET fewer per S3 object) and no block is hashed, and {@link ObjectRead#verified()}
+ *     is false. For a caller that authenticates every byte it reads itself (an AEAD tag, a content
+ *     hash), as the backup library does each blob of a pack; a whole-object read is verified either way
  */
 public record ReadOptions(
         @Nullable String versionId,
@@ -29,13 +34,25 @@ public record ReadOptions(
         boolean allowCache,
         @Nullable ByteRange range,
         @Nullable ServerSideEncryption customerKey,
-        boolean rawCiphertext) {
+        boolean rawCiphertext,
+        boolean verifyRange) {
 
     public ReadOptions {
         if (customerKey != null && customerKey.kind() != ServerSideEncryption.Kind.CUSTOMER_KEY) {
             throw new IllegalArgumentException("A read takes an SSE-C key (ServerSideEncryption.customerKey(...)),"
                     + " not " + customerKey + ": SSE-S3 and SSE-KMS objects are decrypted without one");
         }
+    }
+
+    /** Options whose ranged reads are verified ({@code verifyRange} true). */
+    public ReadOptions(
+            @Nullable String versionId,
+            boolean acceptStale,
+            boolean allowCache,
+            @Nullable ByteRange range,
+            @Nullable ServerSideEncryption customerKey,
+            boolean rawCiphertext) {
+        this(versionId, acceptStale, allowCache, range, customerKey, rawCiphertext, true);
     }
 
     /** Options that refuse client-side encrypted objects where a store checks ({@code rawCiphertext} false). */
@@ -65,22 +82,22 @@ public record ReadOptions(
 
     /** A copy of these options that returns stale reads marked instead of raising. */
     public ReadOptions withAcceptStale(boolean accept) {
-        return new ReadOptions(versionId, accept, allowCache, range, customerKey, rawCiphertext);
+        return new ReadOptions(versionId, accept, allowCache, range, customerKey, rawCiphertext, verifyRange);
     }
 
     /** A copy of these options with the cache fallback allowed or not. */
     public ReadOptions withAllowCache(boolean allow) {
-        return new ReadOptions(versionId, acceptStale, allow, range, customerKey, rawCiphertext);
+        return new ReadOptions(versionId, acceptStale, allow, range, customerKey, rawCiphertext, verifyRange);
     }
 
     /** A copy of these options that reads {@code range} only (null: the whole object). */
     public ReadOptions withRange(@Nullable ByteRange range) {
-        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, rawCiphertext);
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, rawCiphertext, verifyRange);
     }
 
     /** A copy of these options that sends the SSE-C key {@code key} (null: none). */
     public ReadOptions withCustomerKey(@Nullable ServerSideEncryption key) {
-        return new ReadOptions(versionId, acceptStale, allowCache, range, key, rawCiphertext);
+        return new ReadOptions(versionId, acceptStale, allowCache, range, key, rawCiphertext, verifyRange);
     }
 
     /**
@@ -88,7 +105,12 @@ public record ReadOptions(
      * where a store checks (false); see {@code rawCiphertext} above.
      */
     public ReadOptions withRawCiphertext(boolean raw) {
-        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, raw);
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, raw, verifyRange);
+    }
+
+    /** A copy of these options whose ranged read is checked block by block (true) or served as stored (false). */
+    public ReadOptions withVerifyRange(boolean verify) {
+        return new ReadOptions(versionId, acceptStale, allowCache, range, customerKey, rawCiphertext, verify);
     }
 
     /** The requested version ID, if any. */

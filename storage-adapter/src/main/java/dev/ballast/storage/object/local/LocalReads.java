@@ -70,7 +70,7 @@ final class LocalReads {
                     if (r == null || r.deleteMarker() || !ix.attributesPresent()) {
                         return new Found(r, ObjectMetadata.NONE, null);
                     }
-                    byte[] table = ranged && BlockDigests.needsTable(r.size())
+                    byte[] table = ranged && options.verifyRange() && BlockDigests.needsTable(r.size())
                             ? IndexAttributes.blockDigests(ix.connection(), r.content())
                             : null;
                     return new Found(r, IndexAttributes.metadata(ix.connection(), r.versionId()), table);
@@ -107,9 +107,12 @@ final class LocalReads {
         }
         ByteRange range = options.range().resolve(key, row.size());
         // A content of one block has its SHA-256 as its one digest; a larger one, the table recorded at write time.
-        BlockDigests digests = !BlockDigests.needsTable(row.size())
-                ? BlockDigests.single(row.size(), Sha256.hex(row.content()))
-                : found.blockTable == null ? null : BlockDigests.of(row.size(), found.blockTable);
+        // Not checked at all where the caller authenticates the bytes itself (verifyRange false).
+        BlockDigests digests = !options.verifyRange()
+                ? null
+                : !BlockDigests.needsTable(row.size())
+                        ? BlockDigests.single(row.size(), Sha256.hex(row.content()))
+                        : found.blockTable == null ? null : BlockDigests.of(row.size(), found.blockTable);
         long from = digests == null ? range.offset() : RangeInputStream.alignedStart(range);
         long to = digests == null ? range.offset() + range.length() : RangeInputStream.alignedEnd(range, row.size());
         InputStream stored = RangeInputStream.limited(open(key, row, from, to), to - from);

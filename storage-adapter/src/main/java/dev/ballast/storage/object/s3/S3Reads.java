@@ -57,7 +57,8 @@ final class S3Reads extends S3Room {
             String pinned = versionIdOrNull(head.versionId());
             versionId = "null".equals(pinned) ? versionId : pinned;
         }
-        String rangeHeader = asked == null ? null : aligned(asked);
+        // A range the caller authenticates itself is asked for as it is, else widened to whole blocks.
+        String rangeHeader = asked == null ? null : readOptions.verifyRange() ? aligned(asked) : exact(asked);
         for (int attempt = 1; ; attempt++) {
             ResponseInputStream<GetObjectResponse> in = open(key, versionId, null, rangeHeader, customerKey);
             GetObjectResponse r = in.response();
@@ -148,7 +149,8 @@ final class S3Reads extends S3Room {
                         Duration.ZERO,
                         null);
             }
-            return ranged(key, version, asked, raw, first, r.metadata(), customerKey, freshness);
+            return ranged(
+                    key, version, asked, raw, first, r.metadata(), customerKey, freshness, readOptions.verifyRange());
         }
     }
 
@@ -166,14 +168,17 @@ final class S3Reads extends S3Room {
             long first,
             Map<String, String> metadata,
             @Nullable ServerSideEncryption customerKey,
-            Freshness freshness) {
+            Freshness freshness,
+            boolean verify) {
         ByteRange range;
         BlockDigests digests;
         try {
             range = asked.resolve(key, version.size());
             String sha = metadata.get(S3ObjectStore.META_SHA256);
             String tableSha = metadata.get(S3ObjectStore.META_BLOCKS);
-            if (!BlockDigests.needsTable(version.size())) {
+            if (!verify) {
+                digests = null; // the caller authenticates the bytes (ReadOptions#verifyRange)
+            } else if (!BlockDigests.needsTable(version.size())) {
                 digests = sha == null ? null : BlockDigests.single(version.size(), sha);
             } else {
                 digests = sha == null || tableSha == null
@@ -219,6 +224,13 @@ final class S3Reads extends S3Room {
         }
         long lastBlock = (asked.offset() + asked.length() - 1) / BlockDigests.BLOCK_SIZE;
         return "bytes=" + start + "-" + ((lastBlock + 1) * BlockDigests.BLOCK_SIZE - 1);
+    }
+
+    /** The {@code Range} header for exactly {@code asked} (resolved, or with a known offset; RFC 9110, 14.1.2). */
+    private static String exact(ByteRange asked) {
+        return asked.length() == -1
+                ? "bytes=" + asked.offset() + "-"
+                : "bytes=" + asked.offset() + "-" + (asked.offset() + asked.length() - 1);
     }
 
     /**

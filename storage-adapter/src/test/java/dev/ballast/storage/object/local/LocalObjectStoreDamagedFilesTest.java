@@ -156,6 +156,44 @@ class LocalObjectStoreDamagedFilesTest {
         }
     }
 
+    /**
+     * A range read with {@code verifyRange(false)} is served exactly as stored, marked unverified: its
+     * caller authenticates the bytes itself (the backup library's packs, sealed blob by blob). A
+     * verified read of the same range refuses the changed byte.
+     */
+    @Test
+    void aRangeReadWithoutBlockChecksIsServedAsStoredAndMarkedUnverified() throws Exception {
+        byte[] bytes = random(3 << 20, 9);
+        try (LocalObjectStore store = LocalObjectStore.open(root)) {
+            ObjectVersion big = store.put("data/0a/big", ObjectContent.ofBytes(bytes));
+            long at = (2 << 20) + 10;
+            try (RandomAccessFile raf = new RandomAccessFile(blobFile(big).toFile(), "rw")) {
+                raf.seek(at);
+                raf.write(bytes[(int) at] ^ 0x01);
+            }
+            dev.ballast.storage.object.ReadOptions asStored = dev.ballast.storage.object.ReadOptions.latest()
+                    .withRange(dev.ballast.storage.object.ByteRange.of(at - 5, 10))
+                    .withVerifyRange(false);
+
+            try (ObjectRead read = store.get("data/0a/big", asStored)) {
+                byte[] expected = java.util.Arrays.copyOfRange(bytes, (int) at - 5, (int) at + 5);
+                expected[5] ^= 0x01;
+                assertThat(read.stream().readAllBytes()).isEqualTo(expected);
+                assertThat(read.verified()).isFalse();
+            }
+            try (ObjectRead read = store.get(
+                    "data/0a/big", asStored.withRange(dev.ballast.storage.object.ByteRange.of(1_000, 5_000)))) {
+                assertThat(read.stream().readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(bytes, 1_000, 6_000));
+            }
+            assertThatThrownBy(() -> {
+                        try (ObjectRead read = store.get("data/0a/big", asStored.withVerifyRange(true))) {
+                            read.stream().readAllBytes();
+                        }
+                    })
+                    .isInstanceOf(IntegrityException.class);
+        }
+    }
+
     @Test
     void aDeletedPackFileTakesEveryObjectInItOutOfTheListing() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
