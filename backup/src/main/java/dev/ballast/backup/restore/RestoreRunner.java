@@ -296,7 +296,7 @@ public final class RestoreRunner {
 
     /**
      * Gives a staging directory the target's name, then makes that rename durable (an fsync of their
-     * parent directory, where the file system can sync a directory); the files in it already are.
+     * parent directory); the files in it already are.
      *
      * @throws IOException when something took the target's name while the run wrote (the tree is
      *     left complete in the staging directory, and the message names it), or the rename fails
@@ -313,7 +313,9 @@ public final class RestoreRunner {
         }
         Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
         root = target;
-        RestoreLinks.syncDirectory(target.getParent());
+        try (FileChannel parent = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+            parent.force(true);
+        }
     }
 
     /**
