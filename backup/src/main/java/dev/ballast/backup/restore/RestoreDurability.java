@@ -41,19 +41,18 @@ final class RestoreDurability {
     }
 
     /**
-     * Asks {@code sync} once whether it serves {@code realTarget} (an existing directory: the target, or
-     * the staging directory a new target is written in, whose messages name {@code shownAs}). A wait for
+     * Asks {@code sync} once whether it serves {@code realTarget} (an existing directory). A wait for
      * {@code sync}, here and in {@link #complete}, ends as soon as {@code cancelled} turns true (Ctrl-C):
      * a sync that hangs holds the run no longer than that.
      */
-    static RestoreDurability choose(RestoreSync sync, Path realTarget, Path shownAs, BooleanSupplier cancelled) {
+    static RestoreDurability choose(RestoreSync sync, Path realTarget, BooleanSupplier cancelled) {
         boolean[] available = new boolean[1];
         try {
             untilCancelled(() -> available[0] = sync.available(realTarget), cancelled);
         } catch (IOException e) {
             available[0] = false;
         }
-        return new RestoreDurability(sync, shownAs, available[0], cancelled);
+        return new RestoreDurability(sync, realTarget, available[0], cancelled);
     }
 
     /** Whether each file must be synced before its rename (the end sync is not available). */

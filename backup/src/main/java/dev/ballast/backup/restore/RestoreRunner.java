@@ -53,11 +53,7 @@ import org.jspecify.annotations.Nullable;
  * Every path is checked before anything is written ({@link SafePaths}); every file is written to a
  * short temporary name in its directory while the store checks its SHA-256 as the bytes stream in
  * (the manifest's SHA-256 must be the one the store recorded), then renamed into place atomically,
- * so a reader never sees a half-written or unverified file. A target that does not exist yet is
- * written instead in a staging directory beside it ({@link RestoreTemporaries#stage()}, where the run
- * records its temporary names), each file created at its own name there and removed if it fails its
- * check; once everything is written and durable the directory takes the target's name with one
- * rename. A killed run's staging directory is taken over by the next run into the same target. Everything written is made durable once
+ * so a reader never sees a half-written or unverified file. Everything written is made durable once
  * at the end, before the run returns ({@link RestoreSync}, by default the file system's sync; a
  * failure there is a {@link dev.ballast.backup.BackupException}); where that sync is not available,
  * each file is synced before its rename on a pool of sync threads and each directory at the end
@@ -254,104 +250,19 @@ public final class RestoreRunner {
         return writtenAs.getOrDefault(e.path(), e.path());
     }
 
-    /**
-     * Where this run writes the tree: the target, or, for a target that does not exist yet (and a run
-     * that records its temporary names), a staging directory beside it that takes the target's name
-     * once every file is written and durable ({@link RestoreTemporaries#stage()}).
-     */
-    private Path root;
-    /** Whether existing files under {@link #root} may be replaced: {@code overwrite}, or a killed run's staging directory. */
-    private boolean replacing;
-
     public Result run() throws IOException {
         try (RestoreTemporaries t = new RestoreTemporaries(target, temporaryRecords)) {
             temporaries = t;
-            Path existingAbove = nearestExisting(target);
-            root = target;
-            replacing = overwrite;
-            if (temporaryRecords != null && !target.equals(existingAbove) && target.getParent() != null) {
-                // A new target is written in a staging directory beside it and renamed once: each file is
-                // then created at its own name (one directory entry, where a temporary name and a rename
-                // per file take two), and the target's name never holds a partly written tree.
-                Files.createDirectories(target.getParent());
-                RestoreTemporaries.Staging staging = t.stage();
-                if (staging != null) {
-                    root = staging.path();
-                    replacing = overwrite || staging.adopted();
-                }
-            }
-            boolean promoted = root.equals(target);
-            try {
-                Result result = runWithTemporaries(existingAbove);
-                promote();
-                promoted = true;
-                return result;
-            } finally {
-                if (!promoted && !promoteQuietly()) {
-                    t.keepRecord(); // a later run into this target takes the staging directory over
-                }
-            }
+            return runWithTemporaries();
         }
     }
 
-    /**
-     * Gives a staging directory the target's name, then makes that rename durable (an fsync of their
-     * parent directory); the files in it already are.
-     *
-     * @throws IOException when something took the target's name while the run wrote (the tree is
-     *     left complete in the staging directory, and the message names it), or the rename fails
-     */
-    private void promote() throws IOException {
-        if (root.equals(target)) {
-            return;
-        }
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-            temporaries.keepRecord();
-            throw new IOException("'" + target + "' was created by something else while the restore ran; the restored "
-                    + "tree is in '" + root + "': move it into place, or remove '" + target
-                    + "' and run the restore again (it keeps what is already written)");
-        }
-        Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
-        root = target;
-        try (FileChannel parent = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-            parent.force(true);
-        }
-    }
-
-    /**
-     * After a run that threw: a staging directory with nothing in it (the manifest was refused before a
-     * byte was written) is removed, one with files (each complete) gets the target's name; false if it
-     * is still staged.
-     */
-    private boolean promoteQuietly() {
-        if (root.equals(target)) {
-            return true;
-        }
-        try {
-            if (Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-                boolean empty;
-                try (java.util.stream.Stream<Path> entries = Files.list(root)) {
-                    empty = entries.findAny().isEmpty();
-                }
-                if (empty) {
-                    Files.delete(root);
-                    root = target;
-                } else {
-                    promote();
-                }
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    private Result runWithTemporaries(@Nullable Path existingAbove) throws IOException {
+    private Result runWithTemporaries() throws IOException {
         long start = System.nanoTime();
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
         List<Path> destinations = new ArrayList<>();
         for (ManifestEntry e : manifest.files()) {
-            destinations.add(SafePaths.resolveInside(root, writtenAs.getOrDefault(e.path(), e.path())));
+            destinations.add(SafePaths.resolveInside(target, writtenAs.getOrDefault(e.path(), e.path())));
         }
         RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
@@ -376,7 +287,7 @@ public final class RestoreRunner {
                     present[i] = false;
                     unreadable = true;
                 }
-                if (!present[i] && !replacing) {
+                if (!present[i] && !overwrite) {
                     conflicts.add(
                             shown(e),
                             Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
@@ -389,12 +300,13 @@ public final class RestoreRunner {
                 }
             }
         }
-        RestoreTree tree = RestoreTree.plan(manifest.tree(), root, replacing, conflicts);
+        RestoreTree tree = RestoreTree.plan(manifest.tree(), target, overwrite, conflicts);
         if (!conflicts.isEmpty()) {
             throw conflicts.refusal(target);
         }
-        Files.createDirectories(root);
-        Path realTarget = root.toRealPath();
+        Path existingAbove = nearestExisting(target);
+        Files.createDirectories(target);
+        Path realTarget = target.toRealPath();
         ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
         Set<Path> directories = new LinkedHashSet<>();
         tree.directories().forEach(d -> directories.add(d.dest()));
@@ -404,7 +316,7 @@ public final class RestoreRunner {
             }
         }
         tree.links().forEach(l -> directories.add(l.dest().getParent()));
-        RestoreDirectories prepared = new RestoreDirectories(root, realTarget, replacing, cancellation);
+        RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
         for (Path dir : directories) {
             prepared.prepare(dir);
         }
@@ -413,9 +325,7 @@ public final class RestoreRunner {
         int already = 0;
         int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
-        // A staging directory is named in no message: the tree is restored into the target.
-        Path shownAs = root.equals(target) ? realTarget : realTarget.resolveSibling(target.getFileName());
-        durability = RestoreDurability.choose(sync, realTarget, shownAs, cancellation::cancelled);
+        durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
         ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
@@ -455,7 +365,7 @@ public final class RestoreRunner {
             }
         }
         if (!cancellation.cancelled()) {
-            tree.restore(root, prepared, ownership, temporaries, cancellation, failed);
+            tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
         List<Path> written = new ArrayList<>(entriesAbove(realTarget, existingAbove));
         for (Path dir : directories) {
@@ -634,7 +544,7 @@ public final class RestoreRunner {
             throw directoryInTheWay();
         }
         if (e.packed()) {
-            return writePacked(e, dest, occupiedAtStart, progress);
+            return writePacked(e, dest, progress);
         }
         String key = manifest.objectKeyOf(e.path());
         FileChannel out = null;
@@ -657,8 +567,13 @@ public final class RestoreRunner {
                         "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
                                 + e.sha256() + "; it was not written");
             }
+            // A short temporary name of this run: every name the file system allowed at backup fits.
             Path[] created = new Path[1];
-            out = create(dest, occupiedAtStart, created);
+            out = temporaries.create(dest, t -> {
+                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                created[0] = t;
+                return c;
+            });
             tmp = created[0];
             copySparse(in, out, digest, progress);
             if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
@@ -679,33 +594,8 @@ public final class RestoreRunner {
         }
     }
 
-    /**
-     * Creates the file a destination's bytes are written to, and puts its path in {@code created[0]}:
-     * the destination itself in a staging directory where nothing stood when the run began (no one
-     * sees the staging directory's files before they are all complete), else a short temporary name of
-     * this run beside it (every name the file system allowed at backup fits), renamed into place once
-     * verified.
-     */
-    private FileChannel create(Path dest, boolean occupiedAtStart, Path[] created) throws IOException {
-        if (!occupiedAtStart && !root.equals(target)) {
-            try {
-                FileChannel c = FileChannel.open(dest, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                created[0] = dest;
-                return c;
-            } catch (java.nio.file.FileAlreadyExistsException appeared) {
-                // another name of a hard-linked file, say: written beside it and renamed, as in a target
-            }
-        }
-        return temporaries.create(dest, t -> {
-            FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            created[0] = t;
-            return c;
-        });
-    }
-
     /** Writes an entry of format 3 from its chunks into a temporary file next to its destination, verified. */
-    private Written writePacked(ManifestEntry e, Path dest, boolean occupiedAtStart, ProgressCounter progress)
-            throws IOException {
+    private Written writePacked(ManifestEntry e, Path dest, ProgressCounter progress) throws IOException {
         if (packed == null) {
             throw new IllegalStateException("'" + e.path() + "' is stored as chunks but no repository was given");
         }
@@ -713,7 +603,11 @@ public final class RestoreRunner {
         Path tmp = null;
         try {
             Path[] created = new Path[1];
-            out = create(dest, occupiedAtStart, created);
+            out = temporaries.create(dest, t -> {
+                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                created[0] = t;
+                return c;
+            });
             tmp = created[0];
             // Each chunk is checked against its ID before it is handed here, and written at its place.
             PackedRestore.check(
@@ -745,9 +639,6 @@ public final class RestoreRunner {
         }
         try {
             Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
-            if (w.tmp().equals(w.dest())) {
-                return; // created at its own name in a staging directory
-            }
             try {
                 Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException ex) {

@@ -7,7 +7,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -33,16 +32,10 @@ import org.jspecify.annotations.Nullable;
  * never ended, then that record: a user's file named like a temporary file ({@code .ballast-} and 16
  * hex digits, or any other) is never removed, as no name is reserved. Without a record directory
  * (or when the record cannot be written) a killed run's temporary files stay, and nothing of the
- * user's is ever touched.
- *
- * <p>A restore into a target that does not exist yet writes into {@code .ballast-TOKEN-staging}
- * beside it ({@link #stage()}), only once its record is written; a later run into the same target
- * takes a killed run's staging directory over. Thread-safe.
+ * user's is ever touched. Thread-safe.
  */
 public final class RestoreTemporaries implements AutoCloseable {
     public static final String PREFIX = ".ballast-";
-    /** The end of a staging directory's name, after the prefix and a run's token. */
-    public static final String STAGING = "-staging";
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -68,104 +61,6 @@ public final class RestoreTemporaries implements AutoCloseable {
         return token;
     }
 
-    /** Tokens of runs into this target that never ended, and their records; read once. */
-    private @Nullable List<String> leftoverTokens;
-
-    private final List<Path> leftoverRecords = new ArrayList<>();
-
-    private List<String> leftovers() {
-        if (leftoverTokens != null) {
-            return leftoverTokens;
-        }
-        leftoverTokens = new ArrayList<>();
-        if (records == null) {
-            return leftoverTokens;
-        }
-        byte[] targetBytes = Names.bytes(target);
-        try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
-            for (Path r : all) {
-                String name = r.getFileName().toString();
-                if (isToken(name) && !name.equals(token) && Arrays.equals(Files.readAllBytes(r), targetBytes)) {
-                    leftoverTokens.add(name);
-                    leftoverRecords.add(r);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // no records yet, or unreadable: nothing known to remove
-        }
-        return leftoverTokens;
-    }
-
-    /** Writes this run's record once (best effort); false when there is none. */
-    private boolean record() {
-        if (record != null) {
-            return true;
-        }
-        if (records == null) {
-            return false;
-        }
-        try {
-            Files.createDirectories(records);
-            Path mine = records.resolve(token);
-            Files.write(mine, Names.bytes(target), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            record = mine;
-            return true;
-        } catch (IOException | RuntimeException e) {
-            // Without a record a killed run's temporary files stay; nothing else changes.
-            return false;
-        }
-    }
-
-    /**
-     * Where a restore into a target that does not exist yet writes, beside it, so that the target's name
-     * only ever holds a tree whose files are all complete: {@code .ballast-TOKEN-staging} in the
-     * target's parent (which must exist). The run is recorded first; the staging directory a killed run
-     * into the same target left is taken over (renamed to this run's name), its files kept where they
-     * match the backup and replaced where not: every file in it is this tool's. Null, and nothing
-     * created, where the run cannot be recorded (no record directory, or it is not writable): a killed
-     * run's staging directory could then never be found again.
-     *
-     * @return the staging directory, and whether it was a killed run's
-     */
-    public @Nullable Staging stage() {
-        if (!record()) {
-            return null;
-        }
-        Path mine = stagingOf(token);
-        for (String t : leftovers()) {
-            Path theirs = stagingOf(t);
-            if (Files.isDirectory(theirs, LinkOption.NOFOLLOW_LINKS)) {
-                try {
-                    Files.move(theirs, mine, StandardCopyOption.ATOMIC_MOVE);
-                    return new Staging(mine, true);
-                } catch (IOException | RuntimeException e) {
-                    // not movable: left as it is, and a new staging directory made
-                }
-            }
-        }
-        try {
-            Files.createDirectory(mine);
-            return new Staging(mine, false);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** The staging directory of the run with {@code token}, beside the target. */
-    private Path stagingOf(String runToken) {
-        return target.resolveSibling(PREFIX + runToken + STAGING);
-    }
-
-    /** A directory a new target is written in before it takes the target's name ({@link #stage()}). */
-    public record Staging(Path path, boolean adopted) {}
-
-    /** Keeps this run's record when it closes: it leaves a staging directory a later run takes over. */
-    public void keepRecord() {
-        keepRecord = true;
-    }
-
-    private boolean keepRecord;
-
     /**
      * Records this run (best effort) and removes from {@code directories} the temporary files of
      * earlier runs into the same target that never ended; their records go with them.
@@ -174,10 +69,23 @@ public final class RestoreTemporaries implements AutoCloseable {
         if (records == null) {
             return;
         }
-        List<String> tokens = leftovers();
-        if (!tokens.isEmpty()) {
+        List<String> leftoverTokens = new ArrayList<>();
+        List<Path> leftoverRecords = new ArrayList<>();
+        byte[] targetBytes = Names.bytes(target);
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
+            for (Path r : all) {
+                String name = r.getFileName().toString();
+                if (isToken(name) && Arrays.equals(Files.readAllBytes(r), targetBytes)) {
+                    leftoverTokens.add(name);
+                    leftoverRecords.add(r);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no records yet, or unreadable: nothing known to remove
+        }
+        if (!leftoverTokens.isEmpty()) {
             for (Path dir : directories) {
-                removeLeftovers(dir, tokens);
+                removeLeftovers(dir, leftoverTokens);
             }
             for (Path r : leftoverRecords) {
                 try {
@@ -187,7 +95,14 @@ public final class RestoreTemporaries implements AutoCloseable {
                 }
             }
         }
-        record();
+        try {
+            Files.createDirectories(records);
+            Path mine = records.resolve(token);
+            Files.write(mine, targetBytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            record = mine;
+        } catch (IOException | RuntimeException e) {
+            // Without a record a killed run's temporary files stay; nothing else changes.
+        }
     }
 
     private static void removeLeftovers(Path dir, List<String> tokens) {
@@ -236,7 +151,7 @@ public final class RestoreTemporaries implements AutoCloseable {
     /** Removes this run's record: it ended, and what it wrote is renamed into place or removed. */
     @Override
     public void close() {
-        if (record != null && !keepRecord) {
+        if (record != null) {
             try {
                 Files.deleteIfExists(record);
             } catch (IOException ignored) {
