@@ -1,0 +1,136 @@
+package dev.ballast.it.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.cli.ExitCodes;
+import dev.ballast.it.cli.CliHarness.Run;
+import dev.ballast.testkit.LeakCheck;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A restore killed with kill -9 part-way: every file it renamed into place is complete, and the same
+ * command run again keeps what the killed one wrote (checked by size and SHA-256), removes the
+ * temporary files it left and completes the tree.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(LeakCheck.class)
+@EnabledOnOs(OS.LINUX)
+class CliRestoreCrashIT {
+    private static final Pattern TOTALS = Pattern.compile("complete: (\\d+) files? restored, (\\d+) already present");
+
+    @TempDir
+    Path base;
+
+    @Test
+    void aRestoreKilledPartWayIsCompletedByARunAgainThatKeepsItsWorkAndLeavesNoTemporaryFile() throws Exception {
+        Path source = base.resolve("source");
+        Random random = new Random(7);
+        for (int d = 0; d < 40; d++) {
+            Path dir = Files.createDirectories(source.resolve("dir-" + d));
+            for (int f = 0; f < 100; f++) {
+                byte[] bytes = new byte[1024 + random.nextInt(6 * 1024)];
+                random.nextBytes(bytes);
+                Files.write(dir.resolve("file-" + f + ".bin"), bytes);
+            }
+        }
+        Path home = Files.createDirectories(base.resolve("home"));
+        Path data = base.resolve("data");
+        Run backup = CliHarness.run(
+                home, p -> {}, "backup", source.toString(), "--name", "s", "--data-dir", data.toString());
+        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
+        Path restores = Files.createDirectories(base.resolve("restores"));
+        Path target = restores.resolve("tree");
+
+        Process killed = restore(home, target, data, base.resolve("killed.log"));
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (restoredFiles(target) < 200) {
+                assertThat(killed.isAlive())
+                        .as(
+                                "the restore ended before it could be killed: %s",
+                                Files.readString(base.resolve("killed.log"), StandardCharsets.UTF_8))
+                        .isTrue();
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+        } finally {
+            killed.destroyForcibly();
+            assertThat(killed.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+        Map<String, String> expected = CliHarness.hashes(source);
+        try (Stream<Path> all = Files.walk(target)) {
+            for (Path p : all.filter(Files::isRegularFile).toList()) {
+                if (!p.getFileName().toString().startsWith(".ballast-")) {
+                    assertThat(CliHarness.sha256(p))
+                            .as("%s, renamed into place by the killed run", target.relativize(p))
+                            .isEqualTo(expected.get(target.relativize(p).toString()));
+                }
+            }
+        }
+
+        Process again = restore(home, target, data, base.resolve("again.log"));
+        assertThat(again.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        String out = Files.readString(base.resolve("again.log"), StandardCharsets.UTF_8);
+        assertThat(again.exitValue()).as(out).isEqualTo(ExitCodes.OK);
+        Matcher totals = TOTALS.matcher(out);
+        assertThat(totals.find()).as(out).isTrue();
+        assertThat(Integer.parseInt(totals.group(2)))
+                .as("files the killed run wrote, kept")
+                .isGreaterThanOrEqualTo(150);
+        assertThat(Integer.parseInt(totals.group(1)) + Integer.parseInt(totals.group(2)))
+                .isEqualTo(4000);
+        assertThat(CliHarness.hashes(target)).isEqualTo(expected);
+        assertThat(names(restores)).as("nothing beside the target").containsExactly("tree");
+        try (Stream<Path> all = Files.walk(target)) {
+            assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".ballast-"));
+        }
+        try (Stream<Path> records = Files.list(home.resolve(".cache/ballast/restores"))) {
+            assertThat(records).as("no run record left").isEmpty();
+        }
+    }
+
+    private Process restore(Path home, Path target, Path data, Path log) throws IOException {
+        return CliHarness.startInEnvironment(
+                CliNamesIT.LAUNCHER_OPTIONS,
+                Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()),
+                log,
+                "restore",
+                "s",
+                target.toString(),
+                "--data-dir",
+                data.toString(),
+                "--transfers",
+                "1");
+    }
+
+    private static List<String> names(Path dir) throws IOException {
+        try (Stream<Path> all = Files.list(dir)) {
+            return all.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    /** Regular files under {@code dir}, 0 while it does not exist. */
+    private static long restoredFiles(Path dir) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.filter(Files::isRegularFile).count();
+        } catch (IOException | java.io.UncheckedIOException notYetOrChanging) {
+            return 0;
+        }
+    }
+}
