@@ -95,7 +95,10 @@ final class PackReader {
      * deadlines still apply. Served as stored ({@link ReadOptions#withVerifyRange}): no store hashes
      * its blocks, nor fetches an S3 block table, since every blob is opened here before anything uses
      * it, and AES-256-GCM's tag and the blob's keyed ID catch any changed byte (a second SHA-256 of
-     * every byte cost a restore of a JDK tree about 0.35 s of CPU).
+     * every byte cost a restore of a JDK tree about 0.35 s of CPU), and only in the blob it is in,
+     * where the store's check refused every blob of its 1 MiB block. A blob that does not open is
+     * read once more ({@link #reread}) before it is called damaged: a byte changed on its way here (a
+     * proxy, a network card) is not changed twice.
      */
     private static ReadOptions rangeOf(long offset, long length) {
         return ReadOptions.latest()
@@ -104,9 +107,36 @@ final class PackReader {
                 .withVerifyRange(false);
     }
 
-    /** {@code pack[offset, offset + length)}, exactly that long. */
+    /** {@code pack[offset, offset + length)}, exactly that long, fetched now (no cache). */
     byte[] range(String pack, long offset, long length) {
         return range(pack, offset, length, null);
+    }
+
+    /**
+     * {@code span}'s stored bytes read again, exactly and past every cache (the pack's cached blocks
+     * and windows are dropped), after one of its blobs did not open: a byte changed on its way is not
+     * changed again; damage in the store fails the blob again, and only then is it damage.
+     *
+     * @throws IntegrityException naming the span's blobs when the pack is cut
+     */
+    Window reread(Span span) {
+        String pack = span.blobs().get(0).pack();
+        forget(pack);
+        try {
+            return new Window(pack, span.offset(), range(pack, span.offset(), span.end() - span.offset()));
+        } catch (IntegrityException e) {
+            throw notReadIntact(pack, span, e);
+        }
+    }
+
+    private static IntegrityException notReadIntact(String pack, Span span, IntegrityException e) {
+        int n = span.blobs().size();
+        return new IntegrityException(
+                pack,
+                "Blob " + span.blobs().get(0).id()
+                        + (n > 1 ? " and " + (n - 1) + " more" : "") + " in pack " + pack + " "
+                        + (n > 1 ? "were" : "was") + " not read intact: " + e.getMessage(),
+                e);
     }
 
     /**
@@ -207,8 +237,14 @@ final class PackReader {
 
     /** One blob. */
     byte[] read(BlobLocation loc) {
-        Window w = spanBytes(new Span(loc.offset(), loc.end(), List.of(loc)), true); // opened at once
-        return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
+        Span span = new Span(loc.offset(), loc.end(), List.of(loc));
+        Window w = spanBytes(span, true); // opened at once
+        try {
+            return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
+        } catch (IntegrityException notOpened) {
+            Window again = reread(span);
+            return open(loc, again.bytes(), (int) (loc.offset() - again.offset()));
+        }
     }
 
     /** A run of wanted blobs fetched with one GET. */
@@ -282,13 +318,7 @@ final class PackReader {
             byte[] bytes = scratch ? rangeInto(pack, span.offset(), length) : range(pack, span.offset(), length);
             return new Window(pack, span.offset(), bytes);
         } catch (IntegrityException e) {
-            int n = span.blobs().size();
-            throw new IntegrityException(
-                    pack,
-                    "Blob " + span.blobs().get(0).id()
-                            + (n > 1 ? " and " + (n - 1) + " more" : "") + " in pack " + pack + " "
-                            + (n > 1 ? "were" : "was") + " not read intact: " + e.getMessage(),
-                    e);
+            throw notReadIntact(pack, span, e);
         }
     }
 
@@ -466,19 +496,37 @@ final class PackReader {
      */
     void readSpanBorrowed(Span span, BorrowedBlobSink sink) throws IOException {
         Window w = spanBytes(span, true);
-        for (BlobLocation b : span.blobs()) {
-            byte[] plain = BlobCodec.decodeBorrowed(
-                    key,
-                    b.pack(),
-                    b.type(),
-                    b.compressed(),
-                    b.id(),
-                    b.plainLength(),
-                    w.bytes(),
-                    (int) (b.offset() - w.offset()),
-                    b.length());
+        boolean reread = false;
+        List<BlobLocation> blobs = span.blobs();
+        for (int i = 0; i < blobs.size(); i++) {
+            BlobLocation b = blobs.get(i);
+            byte[] plain;
+            try {
+                plain = openBorrowed(b, w);
+            } catch (IntegrityException notOpened) {
+                if (reread) {
+                    throw notOpened;
+                }
+                // The blobs not yet handed on are read once more (see reread).
+                reread = true;
+                w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
+                plain = openBorrowed(b, w);
+            }
             sink.accept(b.id(), plain, b.plainLength());
         }
+    }
+
+    private byte[] openBorrowed(BlobLocation b, Window w) {
+        return BlobCodec.decodeBorrowed(
+                key,
+                b.pack(),
+                b.type(),
+                b.compressed(),
+                b.id(),
+                b.plainLength(),
+                w.bytes(),
+                (int) (b.offset() - w.offset()),
+                b.length());
     }
 
     /** Reads {@code span} and opens each of its blobs, handing each to {@code sink}. */
@@ -488,9 +536,19 @@ final class PackReader {
         Window w = spanBytes(span, true);
         List<BlobLocation> blobs = span.blobs();
         byte[][] plain = new byte[blobs.size()][];
+        boolean reread = false;
         for (int i = 0; i < plain.length; i++) {
             BlobLocation b = blobs.get(i);
-            plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+            try {
+                plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+            } catch (IntegrityException notOpened) {
+                if (reread) {
+                    throw notOpened;
+                }
+                reread = true; // read once more (see reread)
+                w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
+                plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+            }
         }
         for (int i = 0; i < plain.length; i++) {
             sink.accept(blobs.get(i).id(), plain[i]);

@@ -1,5 +1,6 @@
 package dev.ballast.backup.pack;
 
+import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.object.ListEntry;
@@ -214,11 +215,24 @@ final class Repack {
         for (List<BlobLocation> blobs : repack.values()) {
             for (PackReader.Span span : PackReader.spans(blobs)) {
                 PackReader.Window window = repo.reader.spanBytes(span);
-                byte[] stored = window.bytes();
-                for (BlobLocation b : span.blobs()) {
-                    int at = (int) (b.offset() - window.offset());
-                    repo.reader.open(b, stored, at); // checked before it is copied: a damaged blob stops the prune
-                    copy.append(b, stored, at);
+                boolean reread = false;
+                List<BlobLocation> inSpan = span.blobs();
+                for (int i = 0; i < inSpan.size(); i++) {
+                    BlobLocation b = inSpan.get(i);
+                    try {
+                        // checked before it is copied: a damaged blob stops the prune
+                        repo.reader.open(b, window.bytes(), (int) (b.offset() - window.offset()));
+                    } catch (IntegrityException notOpened) {
+                        if (reread) {
+                            throw notOpened;
+                        }
+                        // a byte changed on its way here is not changed twice (PackReader#reread)
+                        reread = true;
+                        window = repo.reader.reread(
+                                new PackReader.Span(b.offset(), span.end(), inSpan.subList(i, inSpan.size())));
+                        repo.reader.open(b, window.bytes(), (int) (b.offset() - window.offset()));
+                    }
+                    copy.append(b, window.bytes(), (int) (b.offset() - window.offset()));
                 }
             }
         }

@@ -164,6 +164,23 @@ final class Salvage {
         return copy.finish();
     }
 
+    /**
+     * The stored bytes of {@code b}, which opened: read by its own range, and once more when it does
+     * not open (a byte changed on its way is not changed twice; {@link PackReader#reread}).
+     *
+     * @throws IntegrityException if it does not open twice: it is damaged in the store
+     */
+    private byte[] openedRange(String pack, BlobLocation b) {
+        byte[] stored = repo.reader.range(pack, b.offset(), b.length());
+        try {
+            repo.reader.open(b, stored, 0);
+        } catch (IntegrityException notOpened) {
+            stored = repo.reader.range(pack, b.offset(), b.length());
+            repo.reader.open(b, stored, 0);
+        }
+        return stored;
+    }
+
     /** Copies each blob of {@code pack} that reads by its own range and opens; the others are lost. */
     private void copyBlobByBlob(String pack, Set<BlobId> elsewhere, PackCopy copy) {
         for (BlobLocation b : repo.packBlobs.get(pack)) {
@@ -172,8 +189,7 @@ final class Salvage {
             }
             byte[] stored;
             try {
-                stored = repo.reader.range(pack, b.offset(), b.length());
-                repo.reader.open(b, stored, 0);
+                stored = openedRange(pack, b);
             } catch (IntegrityException damaged) {
                 continue;
             } catch (ObjectNotFoundException gone) {

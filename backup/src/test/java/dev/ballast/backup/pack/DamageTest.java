@@ -102,9 +102,74 @@ class DamageTest {
                     .hasMessageContaining(ids.get(6).hex());
             assertThat(repo.read(ids.get(7))).isEqualTo(blobs.get(ids.get(7)));
             assertThat(store.gets.get() - before)
-                    .as("one window served all three")
-                    .isEqualTo(1);
+                    .as("one window served the first, the damaged blob was read once more, checked by the store,"
+                            + " and the cache dropped then")
+                    .isEqualTo(3);
         }
+    }
+
+    /**
+     * Field case: a proxy changed one byte of a pack's ranged GET on its way; the store was intact. A
+     * pack is read as stored (its blobs are authenticated here), so the blob did not open, and the
+     * restore said the store was damaged (exit 4) and advised a repair. A blob that does not open is
+     * read again, checked by the store, and only then called damaged.
+     */
+    @Test
+    void aByteChangedOnItsWayIsReadAgainAndNeverCalledDamage() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger flips = new java.util.concurrent.atomic.AtomicInteger();
+        FakeObjectStore onTheWay = new FakeObjectStore() {
+            @Override
+            public dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
+                dev.ballast.storage.object.ObjectRead r = super.get(key, o);
+                if (!key.startsWith("data/") || o.range() == null || o.verifyRange() || flips.get() == 0) {
+                    return r;
+                }
+                byte[] bytes;
+                try (r) {
+                    bytes = r.stream().readAllBytes();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                flips.decrementAndGet();
+                bytes[bytes.length / 2] ^= 0x10;
+                return new dev.ballast.storage.object.ObjectRead(
+                        r.version(),
+                        new java.io.ByteArrayInputStream(bytes),
+                        r.source(),
+                        r.freshness(),
+                        r.age(),
+                        null,
+                        r.range().orElse(null),
+                        false);
+            }
+        };
+        try (BlobRepository repo = BlobRepository.open(onTheWay, key, OPTIONS)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] b = BlobRepositoryTest.random(i, 10_000);
+                BlobId id = repo.id(b, 0, b.length);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+                blobs.put(id, b);
+                ids.add(id);
+            }
+            repo.flush();
+        }
+        flips.set(1);
+        try (BlobRepository repo = BlobRepository.open(onTheWay, key, OPTIONS)) {
+            assertThat(repo.read(ids.get(4))).isEqualTo(blobs.get(ids.get(4)));
+        }
+        assertThat(flips.get())
+                .as("the changed read was served, and read again")
+                .isZero();
+        flips.set(1);
+        try (BlobRepository repo = BlobRepository.open(onTheWay, key, OPTIONS)) {
+            Map<BlobId, byte[]> read = new LinkedHashMap<>();
+            repo.readAll(ids, (id, plain) -> read.put(id, plain.clone()));
+            assertThat(read).containsOnlyKeys(ids);
+            ids.forEach(id -> assertThat(read.get(id)).isEqualTo(blobs.get(id)));
+        }
+        assertThat(flips.get())
+                .as("the changed read was served, and read again")
+                .isZero();
     }
 
     @Test
