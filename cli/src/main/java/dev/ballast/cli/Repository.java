@@ -12,14 +12,18 @@ import org.jspecify.annotations.Nullable;
  * What the engine works on in the store a command opened: a store of the earlier formats (one object
  * per file, plain manifests), or a repository of format 3 (docs/backup-format.md) when the session
  * opened its master key. For format 3, {@link #metadata()} is the {@link SealedStore} through which
- * manifests, run markers and records of damage are sealed, and {@link #content} the packs. Not
- * thread-safe; one per command, closed with it.
+ * manifests, run markers and records of damage are sealed, and {@link #content} the packs. One per
+ * command, closed with it; {@link #content} may be called on another thread ({@code restore} reads
+ * the index while it reads the snapshot) and {@link #close} closes what it opened, or what it opens
+ * afterwards.
  */
 final class Repository implements AutoCloseable {
     private final ObjectStore raw;
     private final @Nullable MasterKey key;
     private final ObjectStore metadata;
     private @Nullable PackedBlobs content;
+    /** Guarded by this. */
+    private boolean closed;
 
     private Repository(ObjectStore raw, @Nullable MasterKey key, @Nullable PartFiles partFiles) {
         this.raw = raw;
@@ -84,16 +88,35 @@ final class Repository implements AutoCloseable {
         if (key == null) {
             return null;
         }
-        if (content == null) {
-            content = PackedBlobs.open(raw, key, threads);
+        synchronized (this) {
+            if (content != null) {
+                return content;
+            }
         }
-        return content;
+        // Read without the lock: a close meanwhile (the command ended) does not wait for the index.
+        PackedBlobs opened = PackedBlobs.open(raw, key, threads);
+        synchronized (this) {
+            if (closed || content != null) {
+                opened.close();
+                if (closed) {
+                    throw new IllegalStateException("the repository was closed while its index was read");
+                }
+                return content;
+            }
+            content = opened;
+            return opened;
+        }
     }
 
     @Override
     public void close() {
-        if (content != null) {
-            content.close();
+        PackedBlobs open;
+        synchronized (this) {
+            closed = true;
+            open = content;
+        }
+        if (open != null) {
+            open.close();
         }
     }
 }

@@ -193,8 +193,14 @@ final class RestoreCommand extends BallastCommand {
                 return restore(session, repo, selection, index);
             } finally {
                 if (index != null) {
-                    // read to its end before the repository closes, so whatever it opened is closed with it
-                    index.exceptionally(e -> null).join();
+                    // A restore that ended before it needed the index (no such backup, say) does not wait
+                    // for a slow store's answer: a second at most, then the repository's close closes
+                    // whatever the read opens.
+                    try {
+                        index.exceptionally(e -> null).get(1, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.TimeoutException stillReading) {
+                        // left to end on its own (a daemon thread)
+                    }
                 }
             }
         }
