@@ -26,7 +26,11 @@ class DamageTest {
 
     /** Ten incompressible 10,000-byte blobs, one pack. */
     private String onePack() {
-        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+        return onePack(store);
+    }
+
+    private String onePack(FakeObjectStore into) {
+        try (BlobRepository repo = BlobRepository.open(into, key, OPTIONS)) {
             for (int i = 0; i < 10; i++) {
                 byte[] b = BlobRepositoryTest.random(i, 10_000);
                 BlobId id = repo.id(b, 0, b.length);
@@ -143,16 +147,7 @@ class DamageTest {
                         false);
             }
         };
-        try (BlobRepository repo = BlobRepository.open(onTheWay, key, OPTIONS)) {
-            for (int i = 0; i < 10; i++) {
-                byte[] b = BlobRepositoryTest.random(i, 10_000);
-                BlobId id = repo.id(b, 0, b.length);
-                repo.add(BlobType.DATA, id, b, 0, b.length);
-                blobs.put(id, b);
-                ids.add(id);
-            }
-            repo.flush();
-        }
+        onePack(onTheWay);
         flips.set(1);
         try (BlobRepository repo = BlobRepository.open(onTheWay, key, OPTIONS)) {
             assertThat(repo.read(ids.get(4))).isEqualTo(blobs.get(ids.get(4)));
