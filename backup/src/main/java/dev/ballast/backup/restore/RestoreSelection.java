@@ -220,7 +220,7 @@ public final class RestoreSelection {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
                     "Backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
+                            + Manifests.label(chosen.version().versionId())
                             + ") has no file or directory '" + Messages.printable(missing.get(0))
                             + "'; nothing was restored. Name paths "
                             + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
@@ -231,7 +231,7 @@ public final class RestoreSelection {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
                     "Nothing in backup '" + name + "' (manifest version "
-                            + chosen.version().versionId()
+                            + Manifests.label(chosen.version().versionId())
                             + ") matches the paths and patterns given; nothing was restored.");
         }
         return selected;

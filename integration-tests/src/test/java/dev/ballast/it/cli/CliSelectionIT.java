@@ -155,10 +155,15 @@ class CliSelectionIT {
         Path none = base.resolve("sel-none-" + store);
         Run missing = ballast(store, "restore", name, none.toString(), "no/such/dir");
         assertThat(missing.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
-        assertThat(missing.err()).contains("'no/such/dir'").contains("nothing was restored");
+        assertThat(missing.err())
+                .contains("'no/such/dir'")
+                .contains("nothing was restored")
+                // the version named as every message names it: short ID first, the full one in parentheses
+                .containsPattern("\\(manifest version [0-9a-f]{8} \\([^)]+\\)\\) has no file or directory");
         assertThat(none).doesNotExist();
         Run nothing = ballast(store, "restore", name, none.toString(), "--include", "*.nothing");
         assertThat(nothing.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(nothing.err()).containsPattern("\\(manifest version [0-9a-f]{8} \\([^)]+\\)\\) matches");
         assertThat(ballast(store, "restore", name, none.toString(), "--include", "a[b")
                         .exitCode())
                 .isEqualTo(ExitCodes.USAGE);
