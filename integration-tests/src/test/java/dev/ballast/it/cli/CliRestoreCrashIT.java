@@ -8,7 +8,12 @@ import dev.ballast.testkit.LeakCheck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -57,18 +62,26 @@ class CliRestoreCrashIT {
         Path restores = Files.createDirectories(base.resolve("restores"));
         Path target = restores.resolve("tree");
 
-        Process killed = restore(home, target, data, base.resolve("killed.log"));
-        try {
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (restoredFiles(target) < 200) {
-                assertThat(killed.isAlive())
-                        .as(
-                                "the restore ended before it could be killed: %s",
-                                Files.readString(base.resolve("killed.log"), StandardCharsets.UTF_8))
-                        .isTrue();
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(5);
+        // Files renamed into place are counted as the kernel reports them (inotify, through a WatchService),
+        // not by polling: the run is killed once 200 of its 4,000 files are in place.
+        Files.createDirectories(target);
+        Process killed;
+        try (WatchService watcher = target.getFileSystem().newWatchService()) {
+            target.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+            killed = restore(home, target, data, base.resolve("killed.log"));
+            try {
+                awaitFilesInPlace(watcher, target, 200, killed);
+            } catch (AssertionError | RuntimeException | InterruptedException e) {
+                killed.destroyForcibly();
+                throw e;
             }
+        }
+        try {
+            assertThat(killed.isAlive())
+                    .as(
+                            "the restore ended before it could be killed: %s",
+                            Files.readString(base.resolve("killed.log"), StandardCharsets.UTF_8))
+                    .isTrue();
         } finally {
             killed.destroyForcibly();
             assertThat(killed.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -125,12 +138,40 @@ class CliRestoreCrashIT {
         }
     }
 
-    /** Regular files under {@code dir}, 0 while it does not exist. */
-    private static long restoredFiles(Path dir) {
-        try (Stream<Path> all = Files.walk(dir)) {
-            return all.filter(Files::isRegularFile).count();
-        } catch (IOException | java.io.UncheckedIOException notYetOrChanging) {
-            return 0;
+    /**
+     * Waits until {@code files} files have been created or renamed into the directories of {@code
+     * target} (its temporary names not counted), or fails once {@code restore} has ended or two
+     * minutes have passed. Each directory the restore makes is watched as it appears.
+     */
+    private static void awaitFilesInPlace(WatchService watcher, Path target, int files, Process restore)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        int seen = 0;
+        while (seen < files) {
+            assertThat(restore.isAlive())
+                    .as("the restore ended before it could be killed")
+                    .isTrue();
+            // Woken by the next event; at most a second, so that a restore that ended is noticed.
+            WatchKey key = watcher.poll(1, TimeUnit.SECONDS);
+            if (key == null) {
+                assertThat(System.nanoTime())
+                        .as("%d files in place after two minutes", seen)
+                        .isLessThan(deadline);
+                continue;
+            }
+            Path dir = (Path) key.watchable();
+            for (WatchEvent<?> event : key.pollEvents()) {
+                if (!(event.context() instanceof Path name)) {
+                    continue; // OVERFLOW: the count only comes later
+                }
+                Path created = dir.resolve(name);
+                if (dir.equals(target) && Files.isDirectory(created, LinkOption.NOFOLLOW_LINKS)) {
+                    created.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+                } else if (!name.toString().startsWith(".ballast-")) {
+                    seen++;
+                }
+            }
+            key.reset();
         }
     }
 }
