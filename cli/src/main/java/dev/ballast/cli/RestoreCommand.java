@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Futures;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.restore.RestoreRunner;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -223,21 +223,6 @@ final class RestoreCommand extends BallastCommand {
         return index;
     }
 
-    /** The index {@link #loadIndex} read, or what its reading threw. */
-    private static PackedContent joined(CompletableFuture<PackedContent> index) {
-        try {
-            return index.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw e;
-        }
-    }
-
     private Integer restore(
             StoreSession session,
             Repository repo,
@@ -277,7 +262,7 @@ final class RestoreCommand extends BallastCommand {
                 .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                 .writingAs(selected.writtenAs());
         if (repo.packed()) {
-            PackedContent content = Errors.translate(session.where(), null, () -> joined(index));
+            PackedContent content = Errors.translate(session.where(), null, () -> Futures.join(index));
             PackedRepair.damageNotes(content, false).forEach(ctx.err()::println);
             runner.readingFrom(content);
         }

@@ -653,14 +653,7 @@ public final class BackupRunner {
     }
 
     private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
-        try {
-            return read.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw e;
-        }
+        return dev.ballast.backup.Futures.join(read);
     }
 
     /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
