@@ -320,7 +320,7 @@ public final class RestoreRunner {
         for (Path dir : directories) {
             prepared.prepare(dir);
         }
-        removeTemporaryFiles(destinations, prepared, temporaries);
+        removeTemporaryFiles(destinations, directories, prepared, temporaries);
 
         int already = 0;
         int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
@@ -396,10 +396,16 @@ public final class RestoreRunner {
      * name a user's file may have is taken ({@link RestoreTemporaries}).
      */
     private static void removeTemporaryFiles(
-            List<Path> destinations, RestoreDirectories prepared, RestoreTemporaries temporaries) {
+            List<Path> destinations,
+            Set<Path> directories,
+            RestoreDirectories prepared,
+            RestoreTemporaries temporaries) {
+        // The directories of the files and those the run prepares: the tree's own and the links' (a
+        // folder of symbolic links only held a killed run's temporary link, which a run again left).
+        Set<Path> candidates = new LinkedHashSet<>(directories);
+        destinations.forEach(dest -> candidates.add(dest.getParent()));
         Set<Path> dirs = new LinkedHashSet<>();
-        for (Path dest : destinations) {
-            Path dir = dest.getParent();
+        for (Path dir : candidates) {
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
                     && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 dirs.add(dir);

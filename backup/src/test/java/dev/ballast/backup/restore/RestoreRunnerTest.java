@@ -400,6 +400,43 @@ class RestoreRunnerTest {
         }
     }
 
+    /**
+     * Field case: kill -9 while a restore of a JDK tree made its symbolic links left a temporary link
+     * in a folder that holds only links ({@code conf/security/policy/unlimited}); the run again said
+     * complete, every file already present, and left it there for good.
+     */
+    @Test
+    void aKilledRunsTemporaryLinkInAFolderOfLinksOnlyIsRemovedByARunAgain() throws IOException {
+        ManifestEntry file = stored("conf/a.txt", "a");
+        Manifest m = withTree(
+                List.of(file),
+                new ManifestTree(
+                        List.of(new ManifestTree.Directory("conf/links", MTIME, null)),
+                        List.of(new ManifestTree.Symlink("conf/links/policy", "../a.txt", MTIME, null)),
+                        List.of()));
+        Path out = dir.resolve("out");
+        Path records = Files.createDirectories(dir.resolve("cache/restores"));
+        RestoreRunner.Result first = new RestoreRunner(
+                        store, m, out, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .recordingTemporariesIn(records)
+                .run();
+        assertThat(first.ok()).isTrue();
+        String killed = "0123456789abcdef";
+        Files.write(records.resolve(killed), Names.bytes(out.toAbsolutePath().normalize()));
+        Path leftover = out.resolve("conf/links/.ballast-" + killed + "-e1");
+        Files.createSymbolicLink(leftover, Path.of("../a.txt"));
+
+        RestoreRunner.Result again = new RestoreRunner(
+                        store, m, out, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .recordingTemporariesIn(records)
+                .run();
+
+        assertThat(again.ok()).isTrue();
+        assertThat(again.alreadyPresent()).isEqualTo(1);
+        assertThat(leftover).doesNotExist();
+        assertThat(Files.readSymbolicLink(out.resolve("conf/links/policy"))).isEqualTo(Path.of("../a.txt"));
+    }
+
     @Test
     void anIdenticalExistingFileIsLeftAsItIs() throws IOException {
         Manifest m = manifest(stored("f.txt", "same"));
