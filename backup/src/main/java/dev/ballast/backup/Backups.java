@@ -427,7 +427,7 @@ public final class Backups {
         RestoreRunner.Result r;
         try (PackedContent content = packedContent()) {
             if (content != null) {
-                PackedRepair.damageNotes(content, false).forEach(listener::notice);
+                PackedRepair.damageNotes(content, m).forEach(listener::notice);
             }
             RestoreRunner runner = new RestoreRunner(
                             view,
@@ -562,7 +562,7 @@ public final class Backups {
         Verifier.Result found;
         try (PackedContent content = packedContent()) {
             if (content != null) {
-                PackedRepair.damageNotes(content, false).forEach(listener::notice);
+                PackedRepair.damageNotes(content, m).forEach(listener::notice);
             }
             found = Verifier.run(view, m, record, subset, transfers, cancellation, this::counter, content);
         }

@@ -263,7 +263,8 @@ final class RestoreCommand extends BallastCommand {
                 .writingAs(selected.writtenAs());
         if (repo.packed()) {
             PackedContent content = Errors.translate(session.where(), null, () -> Futures.join(index));
-            PackedRepair.damageNotes(content, false).forEach(ctx.err()::println);
+            Errors.translate(session.where(), null, () -> PackedRepair.damageNotes(content, m))
+                    .forEach(ctx.err()::println);
             runner.readingFrom(content);
         }
         RestoreRunner.Result r = runner.run();

@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.DamagedVersions;
@@ -105,9 +106,9 @@ final class VerifyCommand extends BallastCommand {
             Manifest m = chosen.manifest();
             verified = m;
             if (repo.packed()) {
-                PackedRepair.damageNotes(
-                                Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)),
-                                false)
+                PackedContent content =
+                        Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers));
+                Errors.translate(session.where(), null, () -> PackedRepair.damageNotes(content, m))
                         .forEach(ctx.err()::println);
             }
             Verifier.Result found = Errors.translate(

@@ -32,8 +32,8 @@ final class ChunkPlacement {
         long position = 0;
         for (String c : chunks) {
             BlobId id = BlobId.parse(c);
-            BlobLocation at =
-                    blobs.find(id).orElseThrow(() -> new ObjectNotFoundException("chunk " + id, null, false, null));
+            BlobLocation at = blobs.findReadable(id)
+                    .orElseThrow(() -> new ObjectNotFoundException("chunk " + id, null, false, null));
             long[] before = positions.get(id);
             long[] now;
             if (before == null) {

@@ -155,11 +155,26 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public boolean readableAll(List<String> chunks) {
+        for (String c : chunks) {
+            if (blobs.findReadable(BlobId.parse(c)).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public java.util.Set<String> unindexedPacksRead() {
+        return blobs.unindexedPacksRead();
+    }
+
+    @Override
     public @Nullable StoredAt storedAt(List<String> chunks) {
         if (chunks.isEmpty()) {
             return null;
         }
-        return blobs.find(BlobId.parse(chunks.get(0)))
+        return blobs.findReadable(BlobId.parse(chunks.get(0)))
                 .map(at -> new StoredAt(at.pack(), at.offset()))
                 .orElse(null);
     }
@@ -302,8 +317,8 @@ public final class PackedBlobs implements PackedContent {
             long bytes = 0;
             while (next < ids.size() && (order.isEmpty() || bytes < READ_BATCH_BYTES)) {
                 BlobId id = ids.get(next);
-                BlobLocation at =
-                        blobs.find(id).orElseThrow(() -> new ObjectNotFoundException("chunk " + id, null, false, null));
+                BlobLocation at = blobs.findReadable(id)
+                        .orElseThrow(() -> new ObjectNotFoundException("chunk " + id, null, false, null));
                 if (!order.isEmpty() && bytes + at.plainLength() > READ_BATCH_BYTES) {
                     break;
                 }

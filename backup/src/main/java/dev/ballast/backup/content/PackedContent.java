@@ -68,6 +68,25 @@ public interface PackedContent extends AutoCloseable {
     boolean holdsAll(List<String> chunks);
 
     /**
+     * Whether every one of {@code chunks} can be read: {@link #holdsAll}, or found in a pack in the store
+     * that no index file names (a lost index file), from that pack's header. For reads (restore, verify);
+     * a backup deduplicates only against {@link #holdsAll}.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    default boolean readableAll(List<String> chunks) {
+        return holdsAll(chunks);
+    }
+
+    /**
+     * The packs no index file names from which this content's reads took a chunk since it was opened (see
+     * {@link #readableAll}), in key order; empty when every chunk read was indexed.
+     */
+    default java.util.Set<String> unindexedPacksRead() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Whether every one of {@code chunks} is durable: named by an index file read at open or written by
      * a {@link #flush} that returned. Unlike {@link #holdsAll}, a chunk only added by this process (in an
      * open pack, in upload, or in a pack whose upload or index write failed) does not count.

@@ -66,7 +66,7 @@ final class PackedPrefetch implements AutoCloseable {
             List<BlobLocation> file = new ArrayList<>();
             long size = 0;
             for (String c : chunks) {
-                Optional<BlobLocation> at = blobs.find(BlobId.parse(c));
+                Optional<BlobLocation> at = blobs.findReadable(BlobId.parse(c));
                 if (at.isEmpty()) {
                     size = Long.MAX_VALUE; // its reader reports the missing chunk
                     break;

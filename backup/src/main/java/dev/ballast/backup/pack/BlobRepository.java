@@ -87,6 +87,8 @@ public final class BlobRepository implements AutoCloseable {
     final Set<BlobId> storedAgain = ConcurrentHashMap.newKeySet();
     /** Packs in the index from their own headers because no intact index file names them (a damaged one did). */
     final Set<String> fromHeaders = ConcurrentHashMap.newKeySet();
+    /** Packs no index file names, looked at only when a read misses the index; never used to deduplicate. */
+    final UnindexedPacks unindexed = new UnindexedPacks(this);
 
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final PackWriter writer;
@@ -198,13 +200,7 @@ public final class BlobRepository implements AutoCloseable {
     /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
     private long dataEnd(String pack) {
         List<BlobLocation> blobs = packBlobs.get(pack);
-        long end = 0;
-        if (blobs != null) {
-            for (BlobLocation b : blobs) {
-                end = Math.max(end, b.end());
-            }
-        }
-        return end;
+        return blobs != null ? UnindexedPacks.end(blobs) : unindexed.dataEnd(pack);
     }
 
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */
@@ -347,10 +343,10 @@ public final class BlobRepository implements AutoCloseable {
 
     /**
      * The plain bytes of a blob: a ranged GET of its stored bytes, opened, decompressed and matched
-     * against its ID.
+     * against its ID. Found where {@link #findReadable} finds it.
      *
-     * @throws ObjectNotFoundException naming the blob, if no index names it, or naming the pack, if
-     *     the pack is missing
+     * @throws ObjectNotFoundException naming the blob, if no index names it and no pack in the store no
+     *     index names holds it, or naming the pack, if the pack is missing
      * @throws IntegrityException naming the pack (its {@link IntegrityException#key()}) and the blob, if the
      *     bytes do not open, do not decompress to the indexed length, or do not match the ID, or if the blob
      *     lies past the end of a pack the listing at open found cut short
@@ -360,8 +356,34 @@ public final class BlobRepository implements AutoCloseable {
         return reader.read(locate(id));
     }
 
+    /**
+     * Where the blob can be read: where the index says ({@link #find}), or else in a pack in the store
+     * that no index file names, as that pack's own header says (a lost index file leaves its packs
+     * readable this way). The first lookup that misses the index lists {@code data/} and reads the header
+     * of each pack no index file names, once per open; the packs a blob was found in are
+     * {@link #unindexedPacksRead()}. For reads only: what is found this way is never used to deduplicate.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails during that search
+     */
+    public Optional<BlobLocation> findReadable(BlobId id) {
+        BlobLocation loc = index.get(id);
+        return Optional.ofNullable(loc != null ? loc : unindexed.find(id));
+    }
+
+    /**
+     * The packs in the store that no index file names from which {@link #findReadable} (and so
+     * {@link #read}, {@link #readAll}) took a blob since open, in key order: an index file is missing,
+     * and {@code ballast repair index} ({@link #rebuildIndex}) writes them into the index again.
+     */
+    public Set<String> unindexedPacksRead() {
+        return unindexed.used();
+    }
+
     private BlobLocation locate(BlobId id) {
         BlobLocation loc = index.get(id);
+        if (loc == null) {
+            loc = unindexed.find(id);
+        }
         if (loc == null) {
             String pack = lost.get(id);
             if (pack != null && !missingPacks.containsKey(pack)) {
@@ -436,6 +458,10 @@ public final class BlobRepository implements AutoCloseable {
      *     one is damaged (a blob it names would look dead)
      * @throws IntegrityException naming the pack and blob, if a live blob to be repacked is damaged
      *     (nothing is deleted then)
+     * @throws PruneRefusedException before anything is written or deleted, if a pack no index names
+     *     (and {@code keep} does not keep) holds a blob of {@code live} that no index names: an index file
+     *     is missing ({@link #rebuildIndex} indexes the pack again). Such packs are looked at only when
+     *     some live blob is in no index; one whose header does not open is then kept.
      * @throws StorageException if the store fails (what was done so far is safe)
      */
     public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
@@ -458,6 +484,7 @@ public final class BlobRepository implements AutoCloseable {
      * lengths (exact but for the new packs' headers); {@code indexFilesReplaced} is 0.
      *
      * @throws IllegalStateException as {@link #prune}, if an index file is damaged
+     * @throws PruneRefusedException as {@link #prune}
      * @throws StorageException if the store fails
      */
     public PruneStats planPrune(Set<BlobId> live, Predicate<PackFile> keep) {

@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /** {@link BlobRepository#check} and {@link BlobRepository#rebuildIndex}: run under its write lock. */
 final class PackCheck {
@@ -43,22 +44,37 @@ final class PackCheck {
                 unindexed.add(e);
             }
         }
+        headers(unindexed, null).forEach((pack, blobs) -> {
+            repo.register(pack, blobs);
+            repo.fromHeaders.add(pack);
+        });
+    }
+
+    /**
+     * The blobs of each pack of {@code packs} as its header lists them, in key order, read
+     * {@link PackOptions#readThreads()} packs at once. A pack deleted since it was listed is left out; so
+     * is one whose header does not open, which is added to {@code damaged} when that is not null.
+     */
+    Map<String, List<BlobLocation>> headers(List<ListEntry> packs, @Nullable List<String> damaged) {
         Map<String, List<BlobLocation>> found = new java.util.concurrent.ConcurrentHashMap<>();
         try {
-            Parallel.run(repo.readExecutor, repo.options.readThreads(), unindexed, e -> {
+            Parallel.run(repo.readExecutor, repo.options.readThreads(), packs, e -> {
                 try {
                     found.put(e.key(), header(e.key(), e.size()));
-                } catch (IntegrityException | ObjectNotFoundException skipped) {
-                    // a damaged header, or a pack deleted since the listing: nothing to find in it
+                } catch (IntegrityException skipped) {
+                    if (damaged != null) {
+                        synchronized (damaged) {
+                            damaged.add(e.key());
+                        }
+                    }
+                } catch (ObjectNotFoundException gone) {
+                    // deleted since the listing: nothing to find in it
                 }
             });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        new TreeMap<>(found).forEach((pack, blobs) -> {
-            repo.register(pack, blobs);
-            repo.fromHeaders.add(pack);
-        });
+        return new TreeMap<>(found);
     }
 
     CheckReport check(Predicate<String> readData) {

@@ -104,13 +104,6 @@ final class Repack {
                 keptPacks.put(p.getKey(), p.getValue());
             }
         }
-        for (ListEntry e : listed.values()) {
-            if (!indexed.containsKey(e.key()) && !keep.test(packFile(e, false))) {
-                delete.add(e.key());
-                packsDeleted++;
-                bytesFreed += e.size();
-            }
-        }
         long liveMissing = 0;
         Set<BlobId> named = new HashSet<>();
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
@@ -124,6 +117,20 @@ final class Repack {
         for (BlobId id : live) {
             if (!named.contains(id)) {
                 liveMissing++;
+            }
+        }
+        List<ListEntry> unindexed = new ArrayList<>();
+        for (ListEntry e : listed.values()) {
+            if (!indexed.containsKey(e.key()) && !keep.test(packFile(e, false))) {
+                unindexed.add(e);
+            }
+        }
+        Set<String> mayHoldLive = liveMissing == 0 ? Set.of() : unindexedHoldingLive(unindexed, live, named);
+        for (ListEntry e : unindexed) {
+            if (!mayHoldLive.contains(e.key())) {
+                delete.add(e.key());
+                packsDeleted++;
+                bytesFreed += e.size();
             }
         }
         if (delete.isEmpty() && repack.isEmpty()) {
@@ -191,6 +198,34 @@ final class Repack {
                 bytesFreed,
                 replacedCount,
                 liveMissing);
+    }
+
+    /**
+     * Of the packs no index file names that a prune would delete, those that may hold a live blob no
+     * index names: read when some live blob is in no index (an index file was lost, say), from each
+     * pack's header. A pack whose header does not open may hold one: it is kept (returned). A pack whose
+     * header names such a blob stops the prune: the index file naming it is missing, and
+     * {@code ballast repair index} indexes it again.
+     *
+     * @throws PruneRefusedException naming the first pack that holds a live blob no index names
+     */
+    private Set<String> unindexedHoldingLive(List<ListEntry> unindexed, Set<BlobId> live, Set<BlobId> named) {
+        if (unindexed.isEmpty()) {
+            return Set.of();
+        }
+        List<String> damaged = new ArrayList<>();
+        Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged);
+        for (Map.Entry<String, List<BlobLocation>> p : found.entrySet()) {
+            long needed = p.getValue().stream()
+                    .filter(b -> live.contains(b.id()) && !named.contains(b.id()))
+                    .count();
+            if (needed > 0) {
+                throw new PruneRefusedException("pack " + p.getKey() + ", which no index file names, holds " + needed
+                        + " chunk(s) that snapshots need (an index file is missing), so nothing was pruned; run"
+                        + " 'ballast repair index' to index it again, then prune");
+            }
+        }
+        return Set.copyOf(damaged);
     }
 
     /** Makes the in-memory index that of {@code next}, with no moment in which a kept blob is missing. */

@@ -6,6 +6,7 @@ import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobId;
 import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.PruneRefusedException;
 import dev.ballast.backup.pack.PruneStats;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
@@ -176,7 +177,12 @@ public final class PackedPrune {
             Set<BlobId> ids = new HashSet<>();
             live.forEach(c -> ids.add(BlobId.parse(c)));
             Instant cutoff = now.minus(grace);
-            PruneStats s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
+            PruneStats s;
+            try {
+                s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
+            } catch (PruneRefusedException e) {
+                return new Result(new PackedContent.Pruned(0, 0, 0, 0), List.of(e.getMessage()));
+            }
             return new Result(
                     new PackedContent.Pruned(
                             s.packsDeleted() + s.packsRepacked(),
@@ -197,6 +203,8 @@ public final class PackedPrune {
                             pruned.bytesFreed() + partBytes,
                             pruned.liveMissing()),
                     List.of());
+        } catch (PruneRefusedException e) {
+            return new Result(new PackedContent.Pruned(0, 0, 0, 0), List.of(e.getMessage()));
         } catch (IntegrityException e) {
             // a live chunk to be repacked did not open: the prune stopped before deleting anything
             return new Result(

@@ -7,6 +7,8 @@ import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.RepairReport;
 import dev.ballast.backup.run.RunMarker;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.SealedStore;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -86,6 +88,43 @@ public final class PackedRepair {
                     + " then).");
         }
         return notes;
+    }
+
+    /**
+     * {@link #damageNotes(PackedContent, boolean)} for a command that reads {@code needed} (a restore or
+     * a verify): first looks every chunk it names up ({@link PackedContent#readableAll}), so that chunks
+     * held only by packs no index file names are found now from those packs' headers, and then adds
+     * {@link #unindexedNote} when some were.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static List<String> damageNotes(PackedContent packed, Manifest needed) {
+        for (ManifestEntry e : needed.files()) {
+            if (e.packed()) {
+                packed.readableAll(e.chunks());
+            }
+        }
+        List<String> notes = new ArrayList<>(damageNotes(packed, false));
+        unindexedNote(packed).ifPresent(notes::add);
+        return notes;
+    }
+
+    /**
+     * The warning for chunks read from packs no index file names ({@link PackedContent#unindexedPacksRead}):
+     * an index file is missing; {@code ballast repair index} indexes those packs again. Empty when there
+     * were none.
+     */
+    public static java.util.Optional<String> unindexedNote(PackedContent packed) {
+        java.util.Set<String> packs = packed.unindexedPacksRead();
+        if (packs.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("Warning: " + packs.size() + " pack(s) in the store that no index file names"
+                + " hold chunks this backup needs (" + packs.iterator().next()
+                + (packs.size() > 1 ? " and " + (packs.size() - 1) + " more" : "")
+                + "): an index file is missing (deleted, or left out when the store was copied); their chunks"
+                + " were found from the packs' own headers. Run 'ballast repair index' to index them again (a"
+                + " prune refuses to delete them until then).");
     }
 
     /**

@@ -167,7 +167,7 @@ final class PackedVerify {
         read.forEach(e -> reading.add(e.path()));
         List<Verifier.Damage> problems = new ArrayList<>();
         for (ManifestEntry e : m.files()) {
-            if (!reading.contains(e.path()) && (!e.packed() || !packed.holdsAll(e.chunks()))) {
+            if (!reading.contains(e.path()) && (!e.packed() || !packed.readableAll(e.chunks()))) {
                 problems.add(new Verifier.Damage(e, "a chunk of it is missing from the repository's index"));
             }
         }

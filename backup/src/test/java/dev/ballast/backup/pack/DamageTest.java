@@ -288,6 +288,31 @@ class DamageTest {
     }
 
     @Test
+    void aPackWhoseIndexFileIsGoneIsReadFromItsHeaderButNeverDeduplicatedAgainst() throws Exception {
+        String pack = onePack();
+        store.delete(indexFile());
+        try (BlobRepository repo = open()) {
+            // strict for a backup: a blob only a pack no index names holds is not there to reuse
+            assertThat(repo.has(ids.get(0))).isFalse();
+            assertThat(repo.find(ids.get(0))).isEmpty();
+            assertThat(repo.unindexedPacksRead()).isEmpty();
+            // a read finds it from the pack's own header, and says which pack that was
+            assertThat(repo.read(ids.get(4))).isEqualTo(blobs.get(ids.get(4)));
+            Map<BlobId, byte[]> read = new java.util.concurrent.ConcurrentHashMap<>();
+            repo.readAll(ids, (id, plain) -> read.put(id, plain));
+            assertThat(read).hasSize(ids.size());
+            ids.forEach(id -> assertThat(read.get(id)).isEqualTo(blobs.get(id)));
+            assertThat(repo.findReadable(ids.get(9)).orElseThrow().pack()).isEqualTo(pack);
+            assertThat(repo.unindexedPacksRead()).containsExactly(pack);
+            assertThat(repo.has(ids.get(0))).isFalse();
+            // a blob no pack holds is still not found
+            BlobId none = BlobId.of(new byte[32]);
+            assertThatThrownBy(() -> repo.read(none)).isInstanceOf(ObjectNotFoundException.class);
+            assertThat(repo.findReadable(none)).isEmpty();
+        }
+    }
+
+    @Test
     void anIndexFileWhoseBytesDoNotHashToItsNameIsDamaged() {
         onePack();
         String index = indexFile();

@@ -51,6 +51,19 @@ class PruneTest {
             return live;
         }
 
+        /**
+         * A run that adds {@code count} blobs (seeds from {@code seed}) in packs of two and dies before its
+         * flush: its full packs were uploaded, no index names them.
+         */
+        void runKilledBeforeItsIndex(int seed, int count) {
+            try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS.withPackSize(20_000))) {
+                for (int i = 0; i < count; i++) {
+                    byte[] b = BlobRepositoryTest.random(seed + i, BLOB);
+                    repo.add(BlobType.DATA, repo.id(b, 0, b.length), b, 0, b.length);
+                }
+            }
+        }
+
         List<String> packs() {
             return store.allKeys().stream().filter(k -> k.startsWith("data/")).toList();
         }
@@ -125,12 +138,7 @@ class PruneTest {
     void unindexedPacksGoUnlessKept() {
         Fixture f = new Fixture();
         // a run that died after uploading a pack, before writing its index
-        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS.withPackSize(20_000))) {
-            for (int i = 0; i < 3; i++) {
-                byte[] b = BlobRepositoryTest.random(5000 + i, BLOB);
-                repo.add(BlobType.DATA, repo.id(b, 0, b.length), b, 0, b.length);
-            }
-        }
+        f.runKilledBeforeItsIndex(5000, 3);
         List<String> all = f.packs();
         assertThat(all).hasSize(4);
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
@@ -154,6 +162,61 @@ class PruneTest {
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             assertThat(repo.prune(live, p -> false).liveMissing()).isEqualTo(1);
         }
+    }
+
+    @Test
+    void aPackWhoseIndexFileIsMissingStopsThePruneUntilTheIndexIsRebuilt() {
+        Fixture f = new Fixture();
+        String b = f.packOf(1);
+        String indexOfB = f.store.allKeys().stream()
+                .filter(k -> k.startsWith("index/"))
+                .filter(k -> {
+                    try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+                        return repo.readIndexFile(k).containsKey(b);
+                    }
+                })
+                .findFirst()
+                .orElseThrow();
+        f.store.delete(indexOfB);
+        Set<BlobId> live = f.live();
+        List<String> before = f.packs();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThatThrownBy(() -> repo.planPrune(live, p -> false))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(b)
+                    .hasMessageContaining("5 chunk(s)")
+                    .hasMessageContaining("ballast repair index");
+            assertThatThrownBy(() -> repo.prune(live, p -> false))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(b);
+        }
+        assertThat(f.packs()).containsExactlyElementsOf(before);
+        f.assertLiveReadable(live);
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.rebuildIndex().ok()).isTrue();
+            assertThat(repo.prune(live, p -> false).liveMissing()).isZero();
+        }
+        f.assertLiveReadable(live);
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.find(f.groups.get(1).get(0))).isPresent();
+        }
+    }
+
+    @Test
+    void aPackNoIndexNamesHoldingNothingLiveIsDeletedEvenWhileALiveBlobIsMissing() {
+        Fixture f = new Fixture();
+        f.runKilledBeforeItsIndex(900, 6);
+        int leftBehind = f.packs().size() - 3;
+        assertThat(leftBehind).isPositive();
+        Set<BlobId> live = new HashSet<>(f.bytes.keySet());
+        live.add(BlobId.of(new byte[32])); // lost for good
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats s = repo.prune(live, p -> false);
+            assertThat(s.liveMissing()).isEqualTo(1);
+            assertThat(s.packsDeleted()).isEqualTo(leftBehind);
+        }
+        assertThat(f.packs()).hasSize(3);
+        f.assertLiveReadable(f.bytes.keySet());
     }
 
     /** A crash after any number of the prune's writes and deletes loses no live blob, and a re-run finishes. */

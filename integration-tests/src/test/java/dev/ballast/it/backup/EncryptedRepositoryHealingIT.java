@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.backup.BackupResult;
 import dev.ballast.backup.Backups;
+import dev.ballast.backup.PruneResult;
 import dev.ballast.backup.RepairResult;
 import dev.ballast.backup.RestoreOptions;
 import dev.ballast.backup.RestoreResult;
@@ -67,12 +68,7 @@ class EncryptedRepositoryHealingIT {
     @ParameterizedTest
     @EnumSource(Store.class)
     void missingAndDamagedPacksAndADamagedIndexFileAreHealed(Store kind) throws IOException {
-        Path source = Files.createDirectories(dir.resolve("source"));
-        for (int i = 0; i < 3; i++) {
-            byte[] b = new byte[200_000];
-            new Random(i).nextBytes(b);
-            Files.write(source.resolve("f" + i + ".bin"), b);
-        }
+        Path source = source(0);
         try (StorageFacade facade = open(kind, "healing-" + kind.name().toLowerCase())) {
             ObjectStore store = facade.objects();
             Backups backups = Backups.init(store, "library password".toCharArray())
@@ -116,6 +112,65 @@ class EncryptedRepositoryHealingIT {
             assertThat(store.list("index/")).doesNotContain(index);
             assertThat(backups.repair(true).report().changed()).isFalse();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void packsWhoseIndexFileIsLostStillRestoreAndNoPruneDeletesThem(Store kind) throws IOException {
+        Path source = source(10);
+        try (StorageFacade facade = open(kind, "lost-index-" + kind.name().toLowerCase())) {
+            ObjectStore store = facade.objects();
+            List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
+            // two hours on: the packs are past a prune's grace period
+            Backups backups = Backups.init(store, "library password".toCharArray())
+                    .withClock(Clock.offset(Clock.systemUTC(), Duration.ofHours(2)))
+                    .withListener(new dev.ballast.backup.BackupListener() {
+                        @Override
+                        public void notice(String message) {
+                            notices.add(message);
+                        }
+                    })
+                    .withTransfers(2);
+            BackupResult first = backups.backup("h", source);
+            assertThat(first.ok()).as("%s", first).isTrue();
+            List<String> packs = store.list("data/");
+            for (String index : store.list("index/")) {
+                deleteAllVersions(store, index);
+            }
+
+            assertRestores(backups, first.snapshotId(), source, dir.resolve("no-index"));
+            assertThat(notices)
+                    .anySatisfy(n -> assertThat(n)
+                            .contains("no index file names")
+                            .contains(packs.get(0))
+                            .contains("ballast repair index"));
+            assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
+
+            PruneResult refused = backups.prune(Duration.ofMinutes(1), false);
+            assertThat(refused.skippedNames())
+                    .anySatisfy(n -> assertThat(n).contains(packs.get(0)).contains("ballast repair index"));
+            assertThat(store.list("data/")).containsExactlyElementsOf(packs);
+            assertRestores(backups, first.snapshotId(), source, dir.resolve("after-refused-prune"));
+
+            assertThat(backups.repair(false).ok()).isTrue();
+            assertThat(store.list("index/")).isNotEmpty();
+            PruneResult pruned = backups.prune(Duration.ofMinutes(1), false);
+            assertThat(pruned.skippedNames()).isEmpty();
+            notices.clear();
+            assertRestores(backups, first.snapshotId(), source, dir.resolve("after-repair"));
+            assertThat(notices).noneSatisfy(n -> assertThat(n).contains("no index file names"));
+        }
+    }
+
+    /** Three files of 200,000 random bytes, f0.bin to f2.bin, from seeds {@code seed} on. */
+    private Path source(int seed) throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        for (int i = 0; i < 3; i++) {
+            byte[] b = new byte[200_000];
+            new Random(seed + i).nextBytes(b);
+            Files.write(source.resolve("f" + i + ".bin"), b);
+        }
+        return source;
     }
 
     private static void assertRestores(Backups backups, String snapshot, Path source, Path target) throws IOException {
