@@ -7,6 +7,7 @@ import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.storage.object.s3.S3ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -76,6 +77,7 @@ public final class Ballast implements Callable<Integer> {
         quietLogs();
         warmUp();
         prepareKeyDerivation(args);
+        prepareS3(args);
         Cancellation cancellation = new Cancellation();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -302,6 +304,25 @@ public final class Ballast implements Callable<Integer> {
         Thread prepare = new Thread(KdfParameters.DEFAULT::prepare, "ballast-kdf-memory");
         prepare.setDaemon(true);
         prepare.start();
+    }
+
+    /**
+     * For a command given an S3 endpoint, does the S3 store's one-time start-up work
+     * ({@link S3ObjectStore#preload}: the TLS context, the AWS SDK's service metadata) on a thread of
+     * its own while the arguments are parsed and the password read, not on the main thread when the
+     * store is opened.
+     */
+    private static void prepareS3(String[] args) {
+        boolean endpoint = false;
+        for (String a : args) {
+            endpoint |= a.equals("--endpoint") || a.startsWith("--endpoint=");
+        }
+        if (!endpoint) {
+            return;
+        }
+        Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
+        preload.setDaemon(true);
+        preload.start();
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -98,8 +98,13 @@ final class CapabilityProbe {
      * allows), and the server's behaviour taken from {@code remembered} findings of an earlier probe.
      */
     StoreCapabilities checkBucket(Set<S3StoreConfig.Capability> remembered) {
-        ensureBucket();
-        ensureVersioning();
+        // One request where all is well (GetBucketVersioning answers Enabled only for a bucket that exists and
+        // is ours): HEAD bucket is a round trip of its own, 60-80 ms on Ceph RGW. Any other answer (no bucket,
+        // versioning off, an error) takes the whole way, with its own messages.
+        if (!versioningEnabledAlready()) {
+            ensureBucket();
+            ensureVersioning();
+        }
         contentMd5Validated = remembered.contains(S3StoreConfig.Capability.CONTENT_MD5);
         signedPayloadValidated = remembered.contains(S3StoreConfig.Capability.SIGNED_PAYLOAD);
         return declared(endpoint, bucket, remembered);
@@ -237,6 +242,15 @@ final class CapabilityProbe {
                     + "' but still reports it " + found);
         }
         LOG.info("Enabled versioning on bucket '{}' at {} (was {})", bucket, endpoint.describe(), found);
+    }
+
+    /** Whether GetBucketVersioning answers Enabled; false for any other answer, an error included. */
+    private boolean versioningEnabledAlready() {
+        try {
+            return s3.getBucketVersioning(g -> g.bucket(bucket)).status() == BucketVersioningStatus.ENABLED;
+        } catch (SdkException e) {
+            return false;
+        }
     }
 
     private BucketVersioningStatus versioningStatus() {

@@ -192,6 +192,28 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private static final AtomicInteger PART_THREADS = new AtomicInteger();
 
     /**
+     * Does now, on the calling thread, the one-time work of the first {@link #open} that does not depend
+     * on the endpoint: the JDK's default TLS context and its parameters (the JDK HTTP client asks for them
+     * when it is built,
+     * even for an http:// endpoint: security providers and the trust store) and the AWS SDK's metadata of
+     * its services (every service's endpoints, initialized when a client resolves its signing region).
+     * Together 150-250 ms of a command's start; a command-line program does it on a second thread while
+     * it parses its arguments. Idempotent and thread-safe; a failure is left for {@code open} to meet.
+     */
+    public static void preload() {
+        try {
+            javax.net.ssl.SSLContext.getDefault().getDefaultSSLParameters();
+        } catch (java.security.NoSuchAlgorithmException | RuntimeException ignored) {
+            // building the HTTP client reports it
+        }
+        try {
+            software.amazon.awssdk.regions.ServiceMetadata.of("s3");
+        } catch (RuntimeException | LinkageError ignored) {
+            // building the S3 client reports it
+        }
+    }
+
+    /**
      * Connects to {@code bucket} at {@code endpoint}, runs the capability probe and logs its result.
      *
      * @throws IllegalArgumentException if {@code bucket} is blank
