@@ -87,6 +87,12 @@ public final class BlobRepository implements AutoCloseable {
     final Set<BlobId> storedAgain = ConcurrentHashMap.newKeySet();
     /** Packs in the index from their own headers because no intact index file names them (a damaged one did). */
     final Set<String> fromHeaders = ConcurrentHashMap.newKeySet();
+    /**
+     * Blobs the index names in more than one pack (stored again after their pack or index file was lost,
+     * the old pack indexed again by a repair): the places after the first. A read whose copy does not open
+     * takes the blob from one of these.
+     */
+    final ConcurrentHashMap<BlobId, List<BlobLocation>> copies = new ConcurrentHashMap<>();
     /** Packs no index file names, looked at only when a read misses the index; never used to deduplicate. */
     final UnindexedPacks unindexed = new UnindexedPacks(this);
 
@@ -102,7 +108,7 @@ public final class BlobRepository implements AutoCloseable {
         this.store = store;
         this.key = key;
         this.options = options;
-        this.reader = new PackReader(store, key, this::dataEnd);
+        this.reader = new PackReader(store, key, this::dataEnd, this::otherCopies);
         if (options.executor() != null) {
             uploadExecutor = options.executor();
             readExecutor = options.executor();
@@ -192,9 +198,19 @@ public final class BlobRepository implements AutoCloseable {
     void register(String pack, List<BlobLocation> blobs) {
         if (packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
             for (BlobLocation loc : blobs) {
-                index.putIfAbsent(loc.id(), loc);
+                BlobLocation first = index.putIfAbsent(loc.id(), loc);
+                if (first != null && !first.pack().equals(pack)) {
+                    copies.computeIfAbsent(loc.id(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                            .add(loc);
+                }
             }
         }
+    }
+
+    /** The places beyond the first ({@link #index}) that the index names for {@code id}; empty for most. */
+    private List<BlobLocation> otherCopies(BlobId id) {
+        List<BlobLocation> more = copies.get(id);
+        return more == null ? List.of() : more;
     }
 
     /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
@@ -353,7 +369,12 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails
      */
     public byte[] read(BlobId id) {
-        return reader.read(locate(id));
+        BlobLocation at = locate(id);
+        try {
+            return reader.read(at);
+        } catch (IntegrityException damaged) {
+            return reader.fromOtherCopy(at, damaged);
+        }
     }
 
     /**
@@ -459,9 +480,10 @@ public final class BlobRepository implements AutoCloseable {
      * @throws IntegrityException naming the pack and blob, if a live blob to be repacked is damaged
      *     (nothing is deleted then)
      * @throws PruneRefusedException before anything is written or deleted, if a pack no index names
-     *     (and {@code keep} does not keep) holds a blob of {@code live} that no index names: an index file
-     *     is missing ({@link #rebuildIndex} indexes the pack again). Such packs are looked at only when
-     *     some live blob is in no index; one whose header does not open is then kept.
+     *     (whether {@code keep} keeps it or not) holds a blob of {@code live} that no index names: an index
+     *     file is missing ({@link #rebuildIndex} indexes the pack again). Such packs are looked at only when
+     *     some live blob is in no index; one whose header does not open is then kept. Where the index
+     *     names a live blob in several packs, the copy kept is the first that opens (each is read).
      * @throws StorageException if the store fails (what was done so far is safe)
      */
     public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {

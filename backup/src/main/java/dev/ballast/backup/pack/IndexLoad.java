@@ -114,6 +114,7 @@ final class IndexLoad {
         r.storedAgain.clear();
         r.fromHeaders.clear();
         r.unindexed.clear();
+        r.copies.clear();
         synchronized (r.damagedIndex) {
             r.damagedIndex.clear();
         }

@@ -18,6 +18,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -68,16 +69,45 @@ final class PackReader {
     private final ObjectStore store;
     private final MasterKey key;
     private final ToLongFunction<String> dataEnd;
+    private final Function<BlobId, List<BlobLocation>> otherCopies;
     private final Window[] windows = new Window[WINDOWS];
     private int nextSlot;
 
     /**
      * @param dataEnd where a pack's blobs end (its header starts), by the index; 0 when not known
+     * @param otherCopies every place the index names for a blob ID beyond the first (a blob stored again
+     *     after its pack or index file was lost, whose old pack was indexed again): where a span read
+     *     takes a blob that does not open in its own pack
      */
-    PackReader(ObjectStore store, MasterKey key, ToLongFunction<String> dataEnd) {
+    PackReader(
+            ObjectStore store,
+            MasterKey key,
+            ToLongFunction<String> dataEnd,
+            Function<BlobId, List<BlobLocation>> otherCopies) {
         this.store = store;
         this.key = key;
         this.dataEnd = dataEnd;
+        this.otherCopies = otherCopies;
+    }
+
+    /**
+     * {@code loc}'s blob from another pack holding it ({@code otherCopies}), after its copy at {@code loc}
+     * did not open, twice: the first other copy that opens, read exactly and past every cache into an
+     * array of its own (so the caller's scratch window stays valid). Throws {@code damaged}, with each
+     * other copy's failure suppressed in it, when none opens or there is none.
+     */
+    byte[] fromOtherCopy(BlobLocation loc, IntegrityException damaged) {
+        for (BlobLocation c : otherCopies.apply(loc.id())) {
+            if (c.pack().equals(loc.pack())) {
+                continue;
+            }
+            try {
+                return open(c, range(c.pack(), c.offset(), c.length()), 0);
+            } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
+                damaged.addSuppressed(e);
+            }
+        }
+        throw damaged;
     }
 
     /** Stored bytes of a pack from {@code offset}; {@code bytes[i]} is the pack's byte {@code offset + i}. */
@@ -504,13 +534,22 @@ final class PackReader {
             try {
                 plain = openBorrowed(b, w);
             } catch (IntegrityException notOpened) {
-                if (reread) {
-                    throw notOpened;
+                IntegrityException damaged = notOpened;
+                plain = null;
+                if (!reread) {
+                    // The blobs not yet handed on are read once more (see reread).
+                    reread = true;
+                    w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
+                    try {
+                        plain = openBorrowed(b, w);
+                    } catch (IntegrityException again) {
+                        damaged = again;
+                    }
                 }
-                // The blobs not yet handed on are read once more (see reread).
-                reread = true;
-                w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
-                plain = openBorrowed(b, w);
+                if (plain == null) {
+                    sink.accept(b.id(), fromOtherCopy(b, damaged), b.plainLength());
+                    continue;
+                }
             }
             sink.accept(b.id(), plain, b.plainLength());
         }
@@ -542,12 +581,18 @@ final class PackReader {
             try {
                 plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
             } catch (IntegrityException notOpened) {
-                if (reread) {
-                    throw notOpened;
+                IntegrityException damaged = notOpened;
+                if (!reread) {
+                    reread = true; // read once more (see reread)
+                    w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
+                    try {
+                        plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+                        continue;
+                    } catch (IntegrityException again) {
+                        damaged = again;
+                    }
                 }
-                reread = true; // read once more (see reread)
-                w = reread(new Span(b.offset(), span.end(), blobs.subList(i, blobs.size())));
-                plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
+                plain[i] = fromOtherCopy(b, damaged);
             }
         }
         for (int i = 0; i < plain.length; i++) {

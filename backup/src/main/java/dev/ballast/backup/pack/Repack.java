@@ -56,19 +56,14 @@ final class Repack {
             s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
         }
 
-        Set<BlobId> claimed = new HashSet<>();
+        // Where each live blob stays: see homes. A pack the store lacks is kept named (its loss is check's to
+        // report, not prune's to hide) but holds nothing, so it is home to no blob.
+        Map<BlobId, String> home = homes(indexed, listed, keep, live);
         Map<String, List<BlobLocation>> keptPacks = new LinkedHashMap<>();
-        // Packs the caller keeps first: their blobs are where a live blob is found before any other copy.
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
             ListEntry entry = listed.get(p.getKey());
             if (entry == null || keep.test(packFile(entry, true))) {
-                // a missing pack stays named: its loss is check's to report, not prune's to hide
                 keptPacks.put(p.getKey(), p.getValue());
-                for (BlobLocation b : p.getValue()) {
-                    if (live.contains(b.id())) {
-                        claimed.add(b.id());
-                    }
-                }
             }
         }
         List<String> delete = new ArrayList<>();
@@ -81,11 +76,12 @@ final class Repack {
                 continue;
             }
             List<BlobLocation> liveHere = new ArrayList<>();
+            Set<BlobId> here = new HashSet<>();
             long liveBytes = 0;
             long allBytes = 0;
             for (BlobLocation b : p.getValue()) {
                 allBytes += b.length();
-                if (live.contains(b.id()) && claimed.add(b.id())) {
+                if (p.getKey().equals(home.get(b.id())) && here.add(b.id())) {
                     liveHere.add(b);
                     liveBytes += b.length();
                 }
@@ -104,30 +100,19 @@ final class Repack {
                 keptPacks.put(p.getKey(), p.getValue());
             }
         }
-        long liveMissing = 0;
-        Set<BlobId> named = new HashSet<>();
-        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
-            if (!listed.containsKey(p.getKey())) {
-                continue; // a missing pack holds nothing: its blobs count as missing unless another pack has them
-            }
-            for (BlobLocation b : p.getValue()) {
-                named.add(b.id());
-            }
-        }
-        for (BlobId id : live) {
-            if (!named.contains(id)) {
-                liveMissing++;
-            }
-        }
+        long liveMissing = live.size() - home.size();
+        Set<BlobId> named = home.keySet();
+        // Packs no index names: a killed run's, or those of a lost index file. Looked into (every one, kept or
+        // not: a kept one holding a live blob means the same lost index file) only when a live blob is in no index.
         List<ListEntry> unindexed = new ArrayList<>();
         for (ListEntry e : listed.values()) {
-            if (!indexed.containsKey(e.key()) && !keep.test(packFile(e, false))) {
+            if (!indexed.containsKey(e.key())) {
                 unindexed.add(e);
             }
         }
         Set<String> mayHoldLive = liveMissing == 0 ? Set.of() : unindexedHoldingLive(unindexed, live, named);
         for (ListEntry e : unindexed) {
-            if (!mayHoldLive.contains(e.key())) {
+            if (!keep.test(packFile(e, false)) && !mayHoldLive.contains(e.key())) {
                 delete.add(e.key());
                 packsDeleted++;
                 bytesFreed += e.size();
@@ -201,8 +186,67 @@ final class Repack {
     }
 
     /**
-     * Of the packs no index file names that a prune would delete, those that may hold a live blob no
-     * index names: read when some live blob is in no index (an index file was lost, say), from each
+     * The pack each live blob stays in: of the packs in the store that the index names, those the caller
+     * keeps first, then in key order, the first holding it. Where several hold it (a blob stored again
+     * after an index file or pack was lost, and the old pack indexed again by a repair), each copy is read
+     * in that order and the first that opens is chosen: a damaged copy that sorts first must not make
+     * the prune delete the only intact one. A live blob no pack in the store holds has no entry.
+     */
+    private Map<BlobId, String> homes(
+            Map<String, List<BlobLocation>> indexed,
+            Map<String, ListEntry> listed,
+            Predicate<PackFile> keep,
+            Set<BlobId> live) {
+        List<String> order = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (String pack : indexed.keySet()) {
+            ListEntry entry = listed.get(pack);
+            if (entry != null) {
+                (keep.test(packFile(entry, true)) ? order : rest).add(pack);
+            }
+        }
+        order.addAll(rest);
+        Map<BlobId, List<BlobLocation>> copies = new java.util.HashMap<>();
+        for (String pack : order) {
+            for (BlobLocation b : indexed.get(pack)) {
+                if (live.contains(b.id())) {
+                    List<BlobLocation> at = copies.computeIfAbsent(b.id(), k -> new ArrayList<>(1));
+                    if (at.stream().noneMatch(c -> c.pack().equals(pack))) {
+                        at.add(b);
+                    }
+                }
+            }
+        }
+        Map<BlobId, String> home = new java.util.concurrent.ConcurrentHashMap<>();
+        List<List<BlobLocation>> several = new ArrayList<>();
+        copies.forEach((id, at) -> {
+            if (at.size() == 1) {
+                home.put(id, at.get(0).pack());
+            } else {
+                several.add(at);
+            }
+        });
+        try {
+            Parallel.run(repo.readExecutor, repo.options.readThreads(), several, at -> {
+                for (BlobLocation c : at) {
+                    try {
+                        repo.reader.read(c);
+                        home.put(c.id(), c.pack());
+                        return;
+                    } catch (IntegrityException | ObjectNotFoundException damaged) {
+                        // the next copy
+                    }
+                }
+                home.put(at.get(0).id(), at.get(0).pack()); // none opens: the blob is damaged wherever it is
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return home;
+    }
+
+    /**
+     * Of the packs no index file names, those that may hold a live blob no index names: read when some live blob is in no index (an index file was lost, say), from each
      * pack's header. A pack whose header does not open may hold one: it is kept (returned). A pack whose
      * header names such a blob stops the prune: the index file naming it is missing, and
      * {@code ballast repair index} indexes it again.

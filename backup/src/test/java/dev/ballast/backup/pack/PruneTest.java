@@ -189,6 +189,10 @@ class PruneTest {
             assertThatThrownBy(() -> repo.prune(live, p -> false))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b);
+            // within the grace period too: the chunks are not lost, an index file is
+            assertThatThrownBy(() -> repo.prune(live, p -> true))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(b);
         }
         assertThat(f.packs()).containsExactlyElementsOf(before);
         f.assertLiveReadable(live);
@@ -217,6 +221,103 @@ class PruneTest {
         }
         assertThat(f.packs()).hasSize(3);
         f.assertLiveReadable(f.bytes.keySet());
+    }
+
+    @Test
+    void blobsStoredAgainAfterTheirPackWasLostAreKeptNotClaimedByTheMissingPack() {
+        Fixture f = new Fixture();
+        f.store.delete(f.packOf(1));
+        // the next backup stores them again (the open found their pack missing)
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            for (BlobId id : f.groups.get(1)) {
+                byte[] b = f.bytes.get(id);
+                assertThat(repo.add(BlobType.DATA, id, b, 0, b.length)).isTrue();
+            }
+            repo.flush();
+        }
+        Set<BlobId> live = f.live();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats s = repo.prune(live, p -> false);
+            assertThat(s.liveMissing()).isZero();
+        }
+        f.assertLiveReadable(live);
+    }
+
+    @Test
+    void ofTwoCopiesOfALiveBlobTheOneThatOpensIsReadAndKept() throws Exception {
+        Fixture f = new Fixture();
+        // a second copy of B's blobs in a pack of its own (as a backup stores them again after an index file
+        // was lost, and 'repair index' then indexes the old pack too)
+        String again = copyOf(f, f.groups.get(1));
+        String b = f.packOf(1);
+        BlobId read = f.groups.get(1).get(0);
+        BlobId pruned = f.groups.get(1).get(1);
+        String readFirst;
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            readFirst = repo.find(read).orElseThrow().pack();
+        }
+        // damaged: blob 0 where reads look first, blob 1 in the pack whose key sorts first (where a prune
+        // looks first)
+        damage(f, readFirst, read);
+        damage(f, b.compareTo(again) < 0 ? b : again, pruned);
+        Set<BlobId> live = new HashSet<>(f.groups.get(1));
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.read(read)).isEqualTo(f.bytes.get(read));
+            assertThat(repo.read(pruned)).isEqualTo(f.bytes.get(pruned));
+            Map<BlobId, byte[]> all = new java.util.concurrent.ConcurrentHashMap<>();
+            repo.readAll(live, all::put);
+            live.forEach(id -> assertThat(all.get(id)).as("readAll %s", id).isEqualTo(f.bytes.get(id)));
+            Map<BlobId, byte[]> borrowed = new java.util.concurrent.ConcurrentHashMap<>();
+            repo.readAllBorrowed(live, (id, plain, n) -> borrowed.put(id, java.util.Arrays.copyOf(plain, n)));
+            live.forEach(
+                    id -> assertThat(borrowed.get(id)).as("borrowed %s", id).isEqualTo(f.bytes.get(id)));
+            repo.prune(live, p -> false);
+        }
+        f.assertLiveReadable(live);
+        // the damaged copies a kept pack still holds are repair's to drop; the intact ones stay
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            repo.repair(k -> true);
+            assertThat(repo.check(k -> true).ok()).isTrue();
+        }
+        f.assertLiveReadable(live);
+    }
+
+    /** Flips a byte of {@code id}'s stored bytes in {@code pack}, where no store checksum notices. */
+    private static void damage(Fixture f, String pack, BlobId id) {
+        BlobLocation at;
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            at = repo.packBlobs.get(pack).stream()
+                    .filter(l -> l.id().equals(id))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        byte[] bytes = f.store.currentBytes(pack).orElseThrow();
+        bytes[(int) at.offset() + 100] ^= 0x01;
+        f.store.plant(pack, bytes, null, 0);
+    }
+
+    /**
+     * A second copy of {@code ids}, in a pack and index file of their own: written through another
+     * repository of the same key and copied into the store (this store's repository would deduplicate).
+     * Returns the new pack's key.
+     */
+    private static String copyOf(Fixture f, List<BlobId> ids) {
+        FakeObjectStore other = new FakeObjectStore();
+        try (BlobRepository repo = BlobRepository.open(other, f.key, OPTIONS)) {
+            for (BlobId id : ids) {
+                byte[] b = f.bytes.get(id);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+            }
+            repo.flush();
+        }
+        String pack = null;
+        for (String k : other.allKeys()) {
+            f.store.plant(k, other.currentBytes(k).orElseThrow(), null, 0);
+            if (k.startsWith("data/")) {
+                pack = k;
+            }
+        }
+        return java.util.Objects.requireNonNull(pack);
     }
 
     /** A crash after any number of the prune's writes and deletes loses no live blob, and a re-run finishes. */
