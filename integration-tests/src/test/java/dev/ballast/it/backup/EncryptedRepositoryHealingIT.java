@@ -85,6 +85,9 @@ class EncryptedRepositoryHealingIT {
             assertThat(second.ok()).as("%s", second).isTrue();
             assertThat(second.stored()).isEqualTo(3);
             assertRestores(backups, first.snapshotId(), source, dir.resolve("after-loss"));
+            // the missing pack stays named until a repair, but holds nothing: a prune keeps the new copies
+            assertThat(backups.prune(Duration.ZERO, false).skippedNames()).isEmpty();
+            assertRestores(backups, first.snapshotId(), source, dir.resolve("after-loss-and-prune"));
 
             // a damaged pack: repair(true) drops the damaged chunk, the next backup stores it again
             List<String> packs = store.list("data/");
