@@ -170,6 +170,11 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public java.util.Set<String> unindexedPacksUnreadable() {
+        return blobs.unindexedPacksUnreadable();
+    }
+
+    @Override
     public @Nullable StoredAt storedAt(List<String> chunks) {
         if (chunks.isEmpty()) {
             return null;

@@ -87,6 +87,14 @@ public interface PackedContent extends AutoCloseable {
     }
 
     /**
+     * The packs no index file names whose header did not open when a read looked in them for a chunk no
+     * index names ({@link #readableAll}), in key order: such a chunk may be in one of them.
+     */
+    default java.util.Set<String> unindexedPacksUnreadable() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Whether every one of {@code chunks} is durable: named by an index file read at open or written by
      * a {@link #flush} that returned. Unlike {@link #holdsAll}, a chunk only added by this process (in an
      * open pack, in upload, or in a pack whose upload or index write failed) does not count.

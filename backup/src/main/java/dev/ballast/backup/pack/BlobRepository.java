@@ -400,6 +400,15 @@ public final class BlobRepository implements AutoCloseable {
         return unindexed.used();
     }
 
+    /**
+     * The packs in the store that no index file names whose header did not open when a lookup that
+     * missed the index ({@link #findReadable}) read them, in key order: a blob no index names may be in
+     * one of them. Empty until such a lookup.
+     */
+    public Set<String> unindexedPacksUnreadable() {
+        return unindexed.unreadable();
+    }
+
     private BlobLocation locate(BlobId id) {
         BlobLocation loc = index.get(id);
         if (loc == null) {

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The first miss lists {@code data/} and reads the header of every pack no index file names (one or
  * two ranged GETs each, {@link PackOptions#readThreads()} at once); later misses look only at what that
- * found. A pack whose header does not open is left out. What is found here serves reads only: it is
+ * found. A pack whose header does not open is left out, and named ({@link #unreadable()}). What is found here serves reads only: it is
  * never used to deduplicate ({@link BlobRepository#has} and {@link BlobRepository#find} do not see it),
  * because a prune deletes a pack no index names once it is older than its grace period, and a snapshot
  * must never come to depend on one. {@link #used()} names the packs a read took a blob from, for the
@@ -30,6 +30,8 @@ final class UnindexedPacks {
     private final ConcurrentHashMap<BlobId, BlobLocation> blobs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, List<BlobLocation>> packs = new ConcurrentHashMap<>();
     private final Set<String> used = ConcurrentHashMap.newKeySet();
+    /** Packs no index file names whose header did not open at the search. */
+    private final List<String> unreadable = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Whether the search ran since open or the last {@link #clear()}; guarded by {@code this}. */
     private boolean searched;
 
@@ -70,11 +72,17 @@ final class UnindexedPacks {
         return new TreeSet<>(used);
     }
 
+    /** The packs no index file names whose header did not open when they were searched, in key order. */
+    Set<String> unreadable() {
+        return new TreeSet<>(unreadable);
+    }
+
     /** Forgets what was found: the index was read again (a repair may have indexed these packs). */
     synchronized void clear() {
         blobs.clear();
         packs.clear();
         used.clear();
+        unreadable.clear();
         searched = false;
     }
 
@@ -93,7 +101,9 @@ final class UnindexedPacks {
         if (unindexed.isEmpty()) {
             return false;
         }
-        Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, null);
+        List<String> damaged = new ArrayList<>();
+        Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged);
+        unreadable.addAll(damaged);
         found.forEach((pack, in) -> {
             packs.put(pack, List.copyOf(in));
             for (BlobLocation b : in) {

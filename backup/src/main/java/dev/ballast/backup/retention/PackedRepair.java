@@ -99,13 +99,22 @@ public final class PackedRepair {
      * @throws dev.ballast.storage.StorageException if the store fails
      */
     public static List<String> damageNotes(PackedContent packed, Manifest needed) {
+        boolean unfound = false;
         for (ManifestEntry e : needed.files()) {
             if (e.packed()) {
-                packed.readableAll(e.chunks());
+                unfound |= !packed.readableAll(e.chunks());
             }
         }
         List<String> notes = new ArrayList<>(damageNotes(packed, false));
         unindexedNote(packed).ifPresent(notes::add);
+        java.util.Set<String> unreadable = packed.unindexedPacksUnreadable();
+        if (unfound && !unreadable.isEmpty()) {
+            notes.add("Warning: " + unreadable.size() + " pack(s) in the store that no index file names have a"
+                    + " header that does not open (" + unreadable.iterator().next()
+                    + (unreadable.size() > 1 ? " and " + (unreadable.size() - 1) + " more" : "")
+                    + "): the chunks this backup needs that no index names may be in them, and cannot be found in"
+                    + " them without it; a backup of a source that still has those files stores them again.");
+        }
         return notes;
     }
 

@@ -313,6 +313,21 @@ class DamageTest {
     }
 
     @Test
+    void aPackNoIndexNamesWhoseHeaderDoesNotOpenIsNamedWhenALookupMissesTheIndex() {
+        String pack = onePack();
+        store.delete(indexFile());
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        bytes[bytes.length - 30] ^= 0x01; // in the sealed header
+        replace(pack, bytes);
+        try (BlobRepository repo = open()) {
+            assertThat(repo.unindexedPacksUnreadable()).isEmpty();
+            assertThat(repo.findReadable(ids.get(0))).isEmpty();
+            assertThat(repo.unindexedPacksUnreadable()).containsExactly(pack);
+            assertThat(repo.unindexedPacksRead()).isEmpty();
+        }
+    }
+
+    @Test
     void anIndexFileWhoseBytesDoNotHashToItsNameIsDamaged() {
         onePack();
         String index = indexFile();
