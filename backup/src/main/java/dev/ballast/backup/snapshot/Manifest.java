@@ -260,11 +260,17 @@ public record Manifest(
                                 + " in a manifest of format " + manifest.formatVersion(),
                         null);
             }
-            if (packed && !entry.chunks().stream().allMatch(Manifest::isSha256Hex)) {
-                throw corrupt(where, "a chunk ID of '" + entry.path() + "' is not 64 lowercase hex digits", null);
+            if (packed) {
+                for (String chunk : entry.chunks()) {
+                    if (!isSha256Hex(chunk)) {
+                        throw corrupt(
+                                where, "a chunk ID of '" + entry.path() + "' is not 64 lowercase hex digits", null);
+                    }
+                }
             }
         }
-        Set<String> files = Set.copyOf(seen);
+        // the files' paths, for the hard links' targets (a copy only when there are hard links)
+        Set<String> files = manifest.tree().hardLinks().isEmpty() ? Set.of() : Set.copyOf(seen);
         ManifestTree tree = manifest.tree();
         tree.directories().forEach(d -> checkPath(d.path(), where, seen));
         for (ManifestTree.Symlink link : tree.symlinks()) {
