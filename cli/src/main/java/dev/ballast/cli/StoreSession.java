@@ -541,9 +541,11 @@ final class StoreSession implements AutoCloseable {
                             .createBucket(access == Access.WRITE)
                             .enableVersioning(true)
                             .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED)
+                            .onReadResumed(counting.retries::increment)
                             .build()
                     : S3StoreConfig.builder()
                             .declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class))
+                            .onReadResumed(counting.retries::increment)
                             .build();
             StorageFacade facade = Errors.translate(
                     where,
@@ -615,7 +617,8 @@ final class StoreSession implements AutoCloseable {
     }
 
     /**
-     * The counters every summary ends with: attempts retried by the HTTP layer, circuit breaker trips
+     * The counters every summary ends with: attempts retried (by the HTTP layer, and reads resumed by the
+     * S3 store after their body stalled or was cut), circuit breaker trips
      * and reads served from the last-known-good cache, for an S3 endpoint; empty for the local store,
      * which has none of them.
      */

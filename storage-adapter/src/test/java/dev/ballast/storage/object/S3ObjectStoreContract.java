@@ -70,6 +70,8 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     protected S3Client raw;
     protected String bucket;
     protected final List<Duration> pauses = new ArrayList<>();
+    /** Reads resumed after a stall or a cut, as the stores opened with {@link #options()} report them. */
+    protected final java.util.concurrent.atomic.AtomicInteger resumes = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     protected S3ObjectStore newStore() {
@@ -83,7 +85,11 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
 
     /** The settings every test store is opened with: bucket created, versioning enabled, pauses recorded. */
     protected S3StoreConfig.Builder options() {
-        return S3StoreConfig.builder().createBucket(true).enableVersioning(true).sleeper(pauses::add);
+        return S3StoreConfig.builder()
+                .createBucket(true)
+                .enableVersioning(true)
+                .sleeper(pauses::add)
+                .onReadResumed(resumes::incrementAndGet);
     }
 
     @Override
@@ -924,6 +930,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         }
 
         assertThat(got).isEqualTo(v1);
+        assertThat(resumes).as("resumes reported").hasValue(1);
         List<FaultInjectingHttpClient.Exchange> gets =
                 http.exchanges().stream().filter(e -> e.method().equals("GET")).collect(Collectors.toList());
         assertThat(gets).hasSize(2);

@@ -114,12 +114,15 @@ final class S3Reads extends S3Room {
                     key,
                     in,
                     fetched,
-                    offset -> open(
-                            key,
-                            unversioned ? null : pinVersion,
-                            unversioned ? pinETag : null,
-                            "bytes=" + (first + offset) + "-" + (first + fetched - 1),
-                            customerKey),
+                    offset -> {
+                        config.onReadResumed().run();
+                        return open(
+                                key,
+                                unversioned ? null : pinVersion,
+                                unversioned ? pinETag : null,
+                                "bytes=" + (first + offset) + "-" + (first + fetched - 1),
+                                customerKey);
+                    },
                     MAX_READ_RESUMES);
             ObjectVersion version = new ObjectVersion(
                     key,

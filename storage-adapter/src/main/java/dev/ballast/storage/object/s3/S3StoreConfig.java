@@ -68,8 +68,10 @@ public final class S3StoreConfig {
     private final Duration completeTimeoutPerPart;
     private final int completeAttempts;
     private final Set<Capability> serverSideEncryption;
+    private final Runnable onReadResumed;
 
     private S3StoreConfig(Builder b) {
+        this.onReadResumed = b.onReadResumed;
         this.serverSideEncryption = b.serverSideEncryption;
         this.createBucket = b.createBucket;
         this.enableVersioning = b.enableVersioning;
@@ -127,7 +129,13 @@ public final class S3StoreConfig {
         b.completeTimeoutBase = completeTimeoutBase;
         b.completeTimeoutPerPart = completeTimeoutPerPart;
         b.completeAttempts = completeAttempts;
+        b.onReadResumed = onReadResumed;
         return b;
+    }
+
+    /** Called each time a read resumes after its body stalled or was cut; see {@link Builder#onReadResumed}. */
+    public Runnable onReadResumed() {
+        return onReadResumed;
     }
 
     /** Whether a missing bucket is created at open; see {@link Builder#createBucket}. */
@@ -348,6 +356,7 @@ public final class S3StoreConfig {
         private boolean createBucket;
         private boolean enableVersioning;
         private Clock clock = Clock.systemUTC();
+        private Runnable onReadResumed = () -> {};
         private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
         private long partSize = DEFAULT_PART_SIZE;
         private boolean allowDotSegmentsAndLeadingSlash;
@@ -433,6 +442,17 @@ public final class S3StoreConfig {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Called, on the reading thread, each time a GET's body that stalled or was cut is resumed with a
+         * ranged GET of the rest, pinned to the same version (at most a few times per read): a retry the
+         * HTTP client does not see as one, since the first response had come. For counting (the CLI's
+         * "attempts retried"); it must be quick and must not throw. Default: nothing.
+         */
+        public Builder onReadResumed(Runnable listener) {
+            this.onReadResumed = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
