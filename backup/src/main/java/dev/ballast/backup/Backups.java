@@ -442,7 +442,11 @@ public final class Backups {
             if (content != null) {
                 runner.readingFrom(content);
             }
+            java.util.Set<String> unnamedAtStart = content == null ? java.util.Set.of() : content.unindexedPacksRead();
             r = runner.run();
+            if (content != null) {
+                PackedRepair.readNotes(content, unnamedAtStart).forEach(listener::notice);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -564,7 +568,11 @@ public final class Backups {
             if (content != null) {
                 PackedRepair.damageNotes(content, m).forEach(listener::notice);
             }
+            java.util.Set<String> unnamedAtStart = content == null ? java.util.Set.of() : content.unindexedPacksRead();
             found = Verifier.run(view, m, record, subset, transfers, cancellation, this::counter, content);
+            if (content != null) {
+                PackedRepair.readNotes(content, unnamedAtStart).forEach(listener::notice);
+            }
         }
         boolean recorded = false;
         // Damage in packs is the blobs' (verify names the files); the record of damaged versions is format 2's.
@@ -662,8 +670,10 @@ public final class Backups {
                     ? PackedPrune.plan((SealedStore) view, content, clock, grace)
                     : PackedPrune.run((SealedStore) view, content, clock, grace);
             if (r.pruned().liveMissing() > 0) {
-                listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) some snapshot references are in"
-                        + " no index: those snapshots are damaged; run verify.");
+                listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) a snapshot references are in no"
+                        + " pack in the store (a pack the index names is missing, or they were never indexed): the"
+                        + " snapshots that use them are damaged until a backup of a source that still has the files"
+                        + " stores them again; verify names the files.");
             }
             return new PruneResult(r.pruned().packsDeleted(), r.pruned().bytesFreed(), r.skipped(), dryRun);
         }

@@ -261,13 +261,19 @@ final class RestoreCommand extends BallastCommand {
                         damaged)
                 .recordingTemporariesIn(ctx.cacheDir().resolve("restores"))
                 .writingAs(selected.writtenAs());
+        PackedContent packed = null;
         if (repo.packed()) {
             PackedContent content = Errors.translate(session.where(), null, () -> Futures.join(index));
             Errors.translate(session.where(), null, () -> PackedRepair.damageNotes(content, m))
                     .forEach(ctx.err()::println);
             runner.readingFrom(content);
+            packed = content;
         }
+        java.util.Set<String> unnamedAtStart = packed == null ? java.util.Set.of() : packed.unindexedPacksRead();
         RestoreRunner.Result r = runner.run();
+        if (packed != null) {
+            PackedRepair.readNotes(packed, unnamedAtStart).forEach(ctx.err()::println);
+        }
         String totals = Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present, "
                 + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytes(), r.elapsed())

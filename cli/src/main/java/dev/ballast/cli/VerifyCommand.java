@@ -105,11 +105,13 @@ final class VerifyCommand extends BallastCommand {
                     session.where(), null, () -> DamagedVersions.load(repo.metadata(), name, ctx.err()::println));
             Manifest m = chosen.manifest();
             verified = m;
+            java.util.Set<String> unnamedAtStart = java.util.Set.of();
             if (repo.packed()) {
                 PackedContent content =
                         Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers));
                 Errors.translate(session.where(), null, () -> PackedRepair.damageNotes(content, m))
                         .forEach(ctx.err()::println);
+                unnamedAtStart = content.unindexedPacksRead();
             }
             Verifier.Result found = Errors.translate(
                     session.where(),
@@ -129,6 +131,10 @@ final class VerifyCommand extends BallastCommand {
                                     ctx.out(),
                                     ctx.progressInterval().toSeconds()),
                             repo.content(transferOptions.transfers)));
+            if (repo.packed()) {
+                PackedRepair.readNotes(repo.content(transferOptions.transfers), unnamedAtStart)
+                        .forEach(ctx.err()::println);
+            }
             List<Damage> damaged = found.damaged();
             List<String> unreadable = found.unreadable();
             java.time.Duration elapsed = found.elapsed();

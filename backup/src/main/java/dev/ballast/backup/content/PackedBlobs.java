@@ -175,6 +175,11 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public java.util.Set<String> packsReadAround() {
+        return blobs.packsReadAround();
+    }
+
+    @Override
     public @Nullable StoredAt storedAt(List<String> chunks) {
         if (chunks.isEmpty()) {
             return null;

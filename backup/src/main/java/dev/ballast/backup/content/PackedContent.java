@@ -95,6 +95,14 @@ public interface PackedContent extends AutoCloseable {
     }
 
     /**
+     * The packs in which a chunk this content's reads wanted did not open, and was read from another copy
+     * instead, in key order: damage to drop ({@code ballast repair packs}).
+     */
+    default java.util.Set<String> packsReadAround() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Whether every one of {@code chunks} is durable: named by an index file read at open or written by
      * a {@link #flush} that returned. Unlike {@link #holdsAll}, a chunk only added by this process (in an
      * open pack, in upload, or in a pack whose upload or index write failed) does not count.

@@ -207,10 +207,45 @@ public final class BlobRepository implements AutoCloseable {
         }
     }
 
-    /** The places beyond the first ({@link #index}) that the index names for {@code id}; empty for most. */
+    /**
+     * The places of {@code id} beyond the first ({@link #index}): the other packs the index names it in,
+     * then a pack no index file names that holds it ({@link UnindexedPacks}: a lost index file's, found
+     * from the headers). Asked only after the first copy did not open; empty for most blobs.
+     */
     private List<BlobLocation> otherCopies(BlobId id) {
         List<BlobLocation> more = copies.get(id);
-        return more == null ? List.of() : more;
+        BlobLocation unnamed = unindexed.find(id);
+        if (unnamed == null) {
+            return more == null ? List.of() : more;
+        }
+        List<BlobLocation> all = new ArrayList<>(more == null ? List.of() : more);
+        all.add(unnamed);
+        return all;
+    }
+
+    /**
+     * The packs in which a blob a read wanted did not open (twice) and was then read from another copy
+     * (another pack the index names it in, or one no index file names), in key order: damage that
+     * {@code ballast repair packs} ({@link #repair}) drops. Empty for most reads.
+     */
+    public Set<String> packsReadAround() {
+        return reader.damagedCopies();
+    }
+
+    /** Every place the index names {@code id} in: the first ({@link #find}), then the others; empty if none. */
+    public List<BlobLocation> locations(BlobId id) {
+        BlobLocation first = index.get(id);
+        if (first == null) {
+            return List.of();
+        }
+        List<BlobLocation> more = copies.get(id);
+        if (more == null) {
+            return List.of(first);
+        }
+        List<BlobLocation> all = new ArrayList<>(1 + more.size());
+        all.add(first);
+        all.addAll(more);
+        return all;
     }
 
     /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */

@@ -70,6 +70,9 @@ final class PackReader {
     private final MasterKey key;
     private final ToLongFunction<String> dataEnd;
     private final Function<BlobId, List<BlobLocation>> otherCopies;
+    /** Packs a blob did not open in that was then read from another copy ({@link #fromOtherCopy}). */
+    private final java.util.Set<String> damagedCopies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final Window[] windows = new Window[WINDOWS];
     private int nextSlot;
 
@@ -90,6 +93,11 @@ final class PackReader {
         this.otherCopies = otherCopies;
     }
 
+    /** The packs in which a blob did not open and was then read from another copy, in key order. */
+    java.util.Set<String> damagedCopies() {
+        return new java.util.TreeSet<>(damagedCopies);
+    }
+
     /**
      * {@code loc}'s blob from another pack holding it ({@code otherCopies}), after its copy at {@code loc}
      * did not open, twice: the first other copy that opens, read exactly and past every cache into an
@@ -102,7 +110,9 @@ final class PackReader {
                 continue;
             }
             try {
-                return open(c, range(c.pack(), c.offset(), c.length()), 0);
+                byte[] plain = open(c, range(c.pack(), c.offset(), c.length()), 0);
+                damagedCopies.add(loc.pack());
+                return plain;
             } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
                 damaged.addSuppressed(e);
             }

@@ -101,7 +101,6 @@ final class Repack {
             }
         }
         long liveMissing = live.size() - home.size();
-        Set<BlobId> named = home.keySet();
         // Packs no index names: a killed run's, or those of a lost index file. Looked into (every one, kept or
         // not: a kept one holding a live blob means the same lost index file) only when a live blob is in no index.
         List<ListEntry> unindexed = new ArrayList<>();
@@ -110,7 +109,13 @@ final class Repack {
                 unindexed.add(e);
             }
         }
-        Set<String> mayHoldLive = liveMissing == 0 ? Set.of() : unindexedHoldingLive(unindexed, live, named);
+        List<ListEntry> toLook = new ArrayList<>();
+        for (ListEntry e : unindexed) {
+            if (liveMissing > 0 || !keep.test(packFile(e, false))) {
+                toLook.add(e);
+            }
+        }
+        Set<String> mayHoldLive = unindexedHoldingLive(toLook, live, home, indexed);
         for (ListEntry e : unindexed) {
             if (!keep.test(packFile(e, false)) && !mayHoldLive.contains(e.key())) {
                 delete.add(e.key());
@@ -246,27 +251,68 @@ final class Repack {
     }
 
     /**
-     * Of the packs no index file names, those that may hold a live blob no index names: read when some live blob is in no index (an index file was lost, say), from each
-     * pack's header. A pack whose header does not open may hold one: it is kept (returned). A pack whose
-     * header names such a blob stops the prune: the index file naming it is missing, and
-     * {@code ballast repair index} indexes it again.
+     * Of {@code unindexed}, packs no index file names (those a prune would delete, and all of them when a
+     * live blob has no home), the ones to keep: read from each pack's header. A pack whose header does
+     * not open may hold a live blob: it is kept. A pack holding a live blob that has no home (an index
+     * file is missing), or another copy of a live blob whose home copy does not open (each such home
+     * copy is read), stops the prune: deleting it could delete the only copy that reads, and
+     * {@code ballast repair index} indexes it again, after which a prune keeps the copy that opens.
      *
-     * @throws PruneRefusedException naming the first pack that holds a live blob no index names
+     * @throws PruneRefusedException naming the first such pack
      */
-    private Set<String> unindexedHoldingLive(List<ListEntry> unindexed, Set<BlobId> live, Set<BlobId> named) {
+    private Set<String> unindexedHoldingLive(
+            List<ListEntry> unindexed,
+            Set<BlobId> live,
+            Map<BlobId, String> home,
+            Map<String, List<BlobLocation>> indexed) {
         if (unindexed.isEmpty()) {
             return Set.of();
         }
         List<String> damaged = new ArrayList<>();
         Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged);
+        Map<BlobId, BlobLocation> homeCopies = new java.util.HashMap<>();
         for (Map.Entry<String, List<BlobLocation>> p : found.entrySet()) {
             long needed = p.getValue().stream()
-                    .filter(b -> live.contains(b.id()) && !named.contains(b.id()))
+                    .filter(b -> live.contains(b.id()) && !home.containsKey(b.id()))
                     .count();
             if (needed > 0) {
                 throw new PruneRefusedException("pack " + p.getKey() + ", which no index file names, holds " + needed
                         + " chunk(s) that snapshots need (an index file is missing), so nothing was pruned; run"
                         + " 'ballast repair index' to index it again, then prune");
+            }
+            for (BlobLocation b : p.getValue()) {
+                String at = home.get(b.id());
+                if (at != null && !homeCopies.containsKey(b.id())) {
+                    indexed.get(at).stream()
+                            .filter(c -> c.id().equals(b.id()))
+                            .findFirst()
+                            .ifPresent(c -> homeCopies.put(b.id(), c));
+                }
+            }
+        }
+        Set<BlobId> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        try {
+            Parallel.run(repo.readExecutor, repo.options.readThreads(), List.copyOf(homeCopies.values()), c -> {
+                try {
+                    repo.reader.read(c);
+                } catch (IntegrityException | ObjectNotFoundException e) {
+                    unreadable.add(c.id());
+                }
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        if (!unreadable.isEmpty()) {
+            for (Map.Entry<String, List<BlobLocation>> p : found.entrySet()) {
+                long copies = p.getValue().stream()
+                        .filter(b -> unreadable.contains(b.id()))
+                        .count();
+                if (copies > 0) {
+                    throw new PruneRefusedException("pack " + p.getKey() + ", which no index file names, holds another"
+                            + " copy of " + copies + " chunk(s) whose indexed copy does not open (an index file is"
+                            + " missing), so nothing was pruned; run 'ballast repair index' to index it again, then"
+                            + " prune");
+                }
             }
         }
         return Set.copyOf(damaged);

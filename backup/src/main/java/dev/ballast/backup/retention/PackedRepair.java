@@ -119,6 +119,29 @@ public final class PackedRepair {
     }
 
     /**
+     * The warnings for what a restore or verify met while reading (after {@link #damageNotes(PackedContent,
+     * Manifest)} was given at its start): chunks that did not open where the index names them and were read
+     * from another copy, and chunks read from packs no index file names that the start had not seen.
+     *
+     * @param atStart the packs no index file names that the notes at the start named
+     */
+    public static List<String> readNotes(PackedContent packed, java.util.Set<String> atStart) {
+        List<String> notes = new ArrayList<>();
+        java.util.Set<String> around = packed.packsReadAround();
+        if (!around.isEmpty()) {
+            notes.add("Warning: chunks in " + around.size() + " pack(s) did not open ("
+                    + around.iterator().next()
+                    + (around.size() > 1 ? " and " + (around.size() - 1) + " more" : "")
+                    + ") and were read from another copy the store holds; run 'ballast repair packs' to drop the"
+                    + " damaged copies.");
+        }
+        if (!atStart.containsAll(packed.unindexedPacksRead())) {
+            unindexedNote(packed).ifPresent(notes::add);
+        }
+        return notes;
+    }
+
+    /**
      * The warning for chunks read from packs no index file names ({@link PackedContent#unindexedPacksRead}):
      * an index file is missing; {@code ballast repair index} indexes those packs again. Empty when there
      * were none.

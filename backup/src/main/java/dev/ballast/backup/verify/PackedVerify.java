@@ -152,7 +152,8 @@ final class PackedVerify {
         Set<String> packs = new HashSet<>();
         for (Verifier.Damage d : damaged) {
             for (String c : d.entry().chunks()) {
-                blobs.find(BlobId.parse(c)).ifPresent(at -> packs.add(at.pack()));
+                // every copy the index names: the next backup stores the chunk again only once none is left
+                blobs.locations(BlobId.parse(c)).forEach(at -> packs.add(at.pack()));
             }
         }
         if (packs.isEmpty()) {

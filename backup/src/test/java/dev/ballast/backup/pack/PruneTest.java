@@ -168,16 +168,7 @@ class PruneTest {
     void aPackWhoseIndexFileIsMissingStopsThePruneUntilTheIndexIsRebuilt() {
         Fixture f = new Fixture();
         String b = f.packOf(1);
-        String indexOfB = f.store.allKeys().stream()
-                .filter(k -> k.startsWith("index/"))
-                .filter(k -> {
-                    try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-                        return repo.readIndexFile(k).containsKey(b);
-                    }
-                })
-                .findFirst()
-                .orElseThrow();
-        f.store.delete(indexOfB);
+        f.store.delete(indexFileNaming(f, b));
         Set<BlobId> live = f.live();
         List<String> before = f.packs();
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
@@ -280,6 +271,41 @@ class PruneTest {
             assertThat(repo.check(k -> true).ok()).isTrue();
         }
         f.assertLiveReadable(live);
+    }
+
+    @Test
+    void aPackNoIndexNamesHoldingTheOnlyCopyThatOpensStopsThePrune() {
+        Fixture f = new Fixture();
+        String unnamed = copyOf(f, f.groups.get(1));
+        f.store.delete(indexFileNaming(f, unnamed)); // its index file lost
+        BlobId read = f.groups.get(1).get(0);
+        damage(f, f.packOf(1), read); // the copy the index names
+        Set<BlobId> live = f.live();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            // a read whose indexed copy does not open takes the copy the unnamed pack's header names
+            assertThat(repo.read(read)).isEqualTo(f.bytes.get(read));
+            assertThatThrownBy(() -> repo.prune(live, p -> false))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(unnamed)
+                    .hasMessageContaining("does not open");
+        }
+        assertThat(f.packs()).contains(unnamed);
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.rebuildIndex().ok()).isTrue();
+            repo.prune(live, p -> false);
+        }
+        f.assertLiveReadable(live);
+    }
+
+    /** The index file that names {@code pack}. */
+    private static String indexFileNaming(Fixture f, String pack) {
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            return f.store.allKeys().stream()
+                    .filter(k -> k.startsWith("index/"))
+                    .filter(k -> repo.readIndexFile(k).containsKey(pack))
+                    .findFirst()
+                    .orElseThrow();
+        }
     }
 
     /** Flips a byte of {@code id}'s stored bytes in {@code pack}, where no store checksum notices. */
