@@ -57,7 +57,13 @@ final class PruneCommand extends BallastCommand {
                 if (!names.isEmpty()) {
                     ctx.err()
                             .println("Note: in an encrypted repository chunks are shared by every backup name, so"
-                                    + " prune looks at all of them, not only " + names + ".");
+                                    + " prune looks at all of them, not only "
+                                    + String.join(
+                                            ", ",
+                                            names.stream()
+                                                    .map(n -> "'" + Errors.printable(n) + "'")
+                                                    .toList())
+                                    + ".");
                 }
                 return packed(ctx, session, grace, dryRun);
             }

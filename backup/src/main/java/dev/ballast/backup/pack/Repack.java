@@ -101,8 +101,9 @@ final class Repack {
             }
         }
         long liveMissing = live.size() - home.size();
-        // Packs no index names: a killed run's, or those of a lost index file. Looked into (every one, kept or
-        // not: a kept one holding a live blob means the same lost index file) only when a live blob is in no index.
+        // Packs no index names: a killed run's, or those of a lost index file. Those a prune would delete are
+        // looked into first; when a live blob has no home, every one (a kept one holding it means the same lost
+        // index file).
         List<ListEntry> unindexed = new ArrayList<>();
         for (ListEntry e : listed.values()) {
             if (!indexed.containsKey(e.key())) {
