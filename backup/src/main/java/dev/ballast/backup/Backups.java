@@ -671,7 +671,8 @@ public final class Backups {
                     : PackedPrune.run((SealedStore) view, content, clock, grace);
             if (r.pruned().liveMissing() > 0) {
                 listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) a snapshot references are in no"
-                        + " pack in the store (a pack the index names is missing, or they were never indexed): the"
+                        + " pack in the store, or in none where they open (a pack the index names is missing or"
+                        + " damaged, or they were never indexed): the"
                         + " snapshots that use them are damaged until a backup of a source that still has the files"
                         + " stores them again; verify names the files.");
             }

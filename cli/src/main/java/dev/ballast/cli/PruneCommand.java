@@ -139,7 +139,8 @@ final class PruneCommand extends BallastCommand {
             if (p.liveMissing() > 0) {
                 ctx.err()
                         .println("Warning: " + p.liveMissing() + " chunk(s) a snapshot references are in no pack in"
-                                + " the store (a pack the index names is missing, or they were never indexed): the"
+                                + " the store, or in none where they open (a pack the index names is missing or"
+                                + " damaged, or they were never indexed): the"
                                 + " snapshots that use them are damaged until a backup of a source that still has the"
                                 + " files stores them again; 'ballast verify' names the files.");
                 return ExitCodes.INTEGRITY;

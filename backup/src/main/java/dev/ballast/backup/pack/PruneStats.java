@@ -10,7 +10,8 @@ package dev.ballast.backup.pack;
  * @param blobsRemoved dead blobs no longer stored
  * @param bytesFreed stored bytes of the deleted and repacked packs, less those of the new packs
  * @param indexFilesReplaced index files deleted after the new index naming every kept blob was written
- * @param liveMissing live blob IDs no index names (their backups are damaged; nothing was deleted for them)
+ * @param liveMissing live blob IDs in no pack in the store, or named in several packs none of whose copies
+ *     opens (their backups are damaged; nothing was deleted for them)
  */
 public record PruneStats(
         int packsDeleted,

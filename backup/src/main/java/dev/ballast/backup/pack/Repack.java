@@ -25,6 +25,8 @@ final class Repack {
     private final BlobRepository repo;
     /** Whether only to plan: read the index and the listing, write and delete nothing. */
     private final boolean dryRun;
+    /** Live blobs the index names in several packs, none of whose copies opened ({@link #homes}). */
+    private final java.util.concurrent.atomic.AtomicLong unopenable = new java.util.concurrent.atomic.AtomicLong();
 
     Repack(BlobRepository repo, boolean dryRun) {
         this.repo = repo;
@@ -100,7 +102,8 @@ final class Repack {
                 keptPacks.put(p.getKey(), p.getValue());
             }
         }
-        long liveMissing = live.size() - home.size();
+        // live blobs in no pack in the store, and those no copy of which opens: their backups are damaged
+        long liveMissing = live.size() - home.size() + unopenable.get();
         // Packs no index names: a killed run's, or those of a lost index file. Those a prune would delete are
         // looked into first; when a live blob has no home, every one (a kept one holding it means the same lost
         // index file).
@@ -244,6 +247,7 @@ final class Repack {
                     }
                 }
                 home.put(at.get(0).id(), at.get(0).pack()); // none opens: the blob is damaged wherever it is
+                unopenable.incrementAndGet();
             });
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);

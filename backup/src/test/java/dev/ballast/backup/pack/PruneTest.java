@@ -297,6 +297,22 @@ class PruneTest {
         f.assertLiveReadable(live);
     }
 
+    @Test
+    void aLiveBlobNoCopyOfWhichOpensIsCountedAsMissingAndItsPacksAreKept() {
+        Fixture f = new Fixture();
+        String again = copyOf(f, f.groups.get(1));
+        BlobId lost = f.groups.get(1).get(0);
+        damage(f, f.packOf(1), lost);
+        damage(f, again, lost);
+        Set<BlobId> live = new HashSet<>(f.groups.get(1));
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            assertThat(repo.planPrune(live, p -> false).liveMissing()).isEqualTo(1);
+            assertThat(repo.prune(live, p -> false).liveMissing()).isEqualTo(1);
+        }
+        live.remove(lost);
+        f.assertLiveReadable(live);
+    }
+
     /** The index file that names {@code pack}. */
     private static String indexFileNaming(Fixture f, String pack) {
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
