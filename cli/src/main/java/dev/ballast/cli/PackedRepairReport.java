@@ -20,12 +20,23 @@ final class PackedRepairReport {
     /** At most this many damaged objects are listed one a line; the rest are counted. */
     private static final int LISTED = 20;
 
+    /** A version of {@code key} whose content the store lost ({@code IndexRebuild#contentMissing}). */
+    record LostVersion(String key, String versionId) {}
+
+    /** {@link #repairIfEncrypted(CliContext, CommonOptions, String, List)} with no lost index files. */
+    static @Nullable Integer repairIfEncrypted(CliContext ctx, CommonOptions common, String what) {
+        return repairIfEncrypted(ctx, common, what, List.of());
+    }
+
     /**
      * Repairs the store the options name when it is an encrypted repository, returning the exit code;
      * null when it is a store of the earlier format (or a local store whose own index.db is too damaged
-     * to open it), which the caller repairs as before.
+     * to open it), which the caller repairs as before. Once the repair ran, {@code lostIndexFiles} (index
+     * files whose content the local store lost) are removed: the packs they named are indexed from their
+     * headers by then.
      */
-    static @Nullable Integer repairIfEncrypted(CliContext ctx, CommonOptions common, String what) {
+    static @Nullable Integer repairIfEncrypted(
+            CliContext ctx, CommonOptions common, String what, List<LostVersion> lostIndexFiles) {
         if (common.endpoint == null) {
             Path dir = StoreSession.localStoreDirectory(common, ctx);
             if (!LocalObjectStore.exists(dir)) {
@@ -51,11 +62,12 @@ final class PackedRepairReport {
             if (session.masterKey() == null) {
                 return null;
             }
-            return repair(ctx, session, "packs".equals(what));
+            return repair(ctx, session, "packs".equals(what), lostIndexFiles);
         }
     }
 
-    private static int repair(CliContext ctx, StoreSession session, boolean readData) {
+    private static int repair(
+            CliContext ctx, StoreSession session, boolean readData, List<LostVersion> lostIndexFiles) {
         try (Repository repo = Repository.storeOnly(session)) {
             PackedBlobs blobs = (PackedBlobs) Errors.translate(session.where(), null, () -> repo.content(4));
             PackedRepair.Result r = Errors.translate(
@@ -70,7 +82,36 @@ final class PackedRepairReport {
                                 + " changed nothing; run it again once the backups and prunes have ended.");
                 return ExitCodes.UNAVAILABLE;
             }
-            return print(ctx, session.where(), report, readData);
+            int code = print(ctx, session.where(), report, readData);
+            removeLost(ctx, session, lostIndexFiles);
+            return code;
+        }
+    }
+
+    /**
+     * Removes {@code lostFiles}, index files whose content the local store lost and no longer lists, once
+     * the repository's repair ran: it indexed the packs they named from the packs' headers.
+     */
+    private static void removeLost(CliContext ctx, StoreSession session, List<LostVersion> lostFiles) {
+        if (lostFiles.isEmpty()) {
+            return;
+        }
+        java.util.Set<String> listed = new java.util.HashSet<>(
+                Errors.translate(session.where(), null, () -> session.objects().list("index/")));
+        int removed = 0;
+        for (LostVersion v : lostFiles) {
+            if (!listed.contains(v.key())) {
+                Errors.translate(session.where(), null, () -> {
+                    session.objects().deleteVersion(v.key(), v.versionId());
+                    return null;
+                });
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            ctx.out()
+                    .println("Removed " + removed + " index file(s) whose content the store had lost; the packs they"
+                            + " named are indexed from their headers.");
         }
     }
 

@@ -1,9 +1,15 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.storage.object.local.IndexRebuild;
 import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.storage.object.local.LocalStoreConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -50,7 +56,7 @@ final class RepairCommand extends BallastCommand {
                             + " encrypted repository, 'packs' (ballast repair packs).");
         }
         if ("packs".equals(what) || common.endpoint != null) {
-            Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
+            Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what, List.of());
             if (packed != null) {
                 return packed;
             }
@@ -96,14 +102,45 @@ final class RepairCommand extends BallastCommand {
                             + "); is --data-dir the one your backups went to?",
                     e);
         }
-        int local = report(r, dir);
+        // Index files of an encrypted repository whose content the store lost: the repository's repair below
+        // indexes their packs from the packs' headers, and then removes them.
+        List<PackedRepairReport.LostVersion> lostIndexFiles = lostIndexFiles(r, dir);
+        int local = report(r, dir, lostIndexFiles.size());
         // The local store's own index first (the repository cannot be opened without it), then, in an
         // encrypted repository, the repository's index of its packs.
-        Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what);
+        Integer packed = PackedRepairReport.repairIfEncrypted(ctx, common, what, lostIndexFiles);
         return packed == null ? local : Math.max(local, packed);
     }
 
-    private int report(IndexRebuild r, Path dir) {
+    /** {@code index/<64 hex> (version ID)}, as {@link IndexRebuild#contentMissing()} names a version. */
+    private static final Pattern LOST_INDEX_FILE = Pattern.compile("(index/[0-9a-f]{64}) \\(version (\\S+)\\)");
+
+    /**
+     * The versions whose content is missing that are index files of an encrypted repository, when every
+     * version with missing content is one (else none: the store's report stands as it is).
+     */
+    private static List<PackedRepairReport.LostVersion> lostIndexFiles(IndexRebuild r, Path dir) {
+        if (r.contentMissingCount() == 0
+                || r.contentMissingCount() != r.contentMissing().size()) {
+            return List.of();
+        }
+        List<PackedRepairReport.LostVersion> lost = new ArrayList<>();
+        for (String v : r.contentMissing()) {
+            Matcher m = LOST_INDEX_FILE.matcher(v);
+            if (!m.matches()) {
+                return List.of();
+            }
+            lost.add(new PackedRepairReport.LostVersion(m.group(1), m.group(2)));
+        }
+        try (LocalObjectStore store = LocalObjectStore.open(
+                dir, LocalStoreConfig.builder().readOnly(true).build())) {
+            return KeyFiles.isRepository(store) ? List.copyOf(lost) : List.of();
+        } catch (RuntimeException e) {
+            return List.of(); // the repository's repair meets it and says so
+        }
+    }
+
+    private int report(IndexRebuild r, Path dir, int lostIndexFiles) {
         if (!r.journalFound()) {
             ctx.err()
                     .println("The local store " + dir + " has no journal: it was written only by builds of ballast that"
@@ -147,6 +184,13 @@ final class RepairCommand extends BallastCommand {
                             + ": a backup whose manifest is among them is no longer listed, and 'ballast restore' of"
                             + " its name restores the newest backup left. Restore the store's directory from a copy, or"
                             + " back the sources up again.");
+        }
+        if (lostIndexFiles > 0 && lostIndexFiles == r.contentMissingCount()) {
+            ctx.err()
+                    .println(lostIndexFiles + " index file(s) of the repository have no content left in the store"
+                            + " (first: " + Errors.printable(r.contentMissing().get(0)) + "): the repository's repair"
+                            + " below indexes the packs they named from the packs' own headers, then removes them.");
+            return r.journalDamage().isEmpty() ? ExitCodes.OK : ExitCodes.INCOMPLETE;
         }
         if (r.contentMissingCount() > 0) {
             for (String lost : r.contentMissing()) {

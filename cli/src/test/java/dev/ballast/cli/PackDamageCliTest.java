@@ -332,6 +332,44 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(run(at("verify", "src"))).as(err()).isZero();
     }
 
+    /**
+     * Field case (two testers): {@code rm} of an index file's content under {@code blobs/}. Restore read the
+     * chunks from the packs' headers and warned; prune refused; {@code repair index} indexed the packs but
+     * the store's own rebuild named the lost index file at every run, exit 4 for good. It now removes the
+     * lost file once its packs are indexed, and a second run finds nothing to repair.
+     */
+    @Test
+    void anIndexFileRemovedFromTheLocalStoreIsReadAroundAndRepairIndexSettles() throws Exception {
+        Path src = backedUp();
+        String index;
+        String sha256;
+        try (LocalObjectStore store = store()) {
+            index = store.list("index/").get(0);
+            sha256 = store.head(index, store.versions(index).get(0).versionId()).sha256();
+        }
+        Files.delete(data().resolve("ballast-backups/blobs")
+                .resolve(sha256.substring(0, 2))
+                .resolve(sha256));
+
+        assertRestores(src, firstSnapshot(), "read-around");
+        assertThat(err())
+                .contains("no index file names hold chunks this backup needs")
+                .contains("repair index");
+        assertThat(run(at("prune", "--grace", "0s"))).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err()).contains("which no index file names").contains("'ballast repair index'");
+
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out())
+                .contains("1 pack(s) indexed from their headers")
+                .contains("Removed 1 index file(s) whose content the store had lost");
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out()).contains("nothing to repair");
+        assertThat(err()).doesNotContain("Content lost");
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertRestores(src, firstSnapshot(), "after-repair");
+        assertNoStackTrace();
+    }
+
     @Test
     void pruneDryRunOnAnEncryptedRepositorySaysWhatItWouldDeleteAndWritesNothing() throws Exception {
         Path src = backedUp();
