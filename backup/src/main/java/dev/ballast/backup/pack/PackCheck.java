@@ -56,9 +56,15 @@ final class PackCheck {
      * is one whose header does not open, which is added to {@code damaged} when that is not null.
      */
     Map<String, List<BlobLocation>> headers(List<ListEntry> packs, @Nullable List<String> damaged) {
+        return headers(packs, damaged, repo.readExecutor);
+    }
+
+    /** {@link #headers(List, List)} on {@code executor}. */
+    Map<String, List<BlobLocation>> headers(
+            List<ListEntry> packs, @Nullable List<String> damaged, java.util.concurrent.Executor executor) {
         Map<String, List<BlobLocation>> found = new java.util.concurrent.ConcurrentHashMap<>();
         try {
-            Parallel.run(repo.readExecutor, repo.options.readThreads(), packs, e -> {
+            Parallel.run(executor, repo.options.readThreads(), packs, e -> {
                 try {
                     found.put(e.key(), header(e.key(), e.size()));
                 } catch (IntegrityException skipped) {

@@ -86,6 +86,13 @@ final class UnindexedPacks {
         searched = false;
     }
 
+    /** Runs {@code task} on a new daemon thread (at most {@link PackOptions#readThreads()} at once here). */
+    private static void daemon(Runnable task) {
+        Thread t = new Thread(task, "ballast-unindexed-headers");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** Reads the headers of the packs no index file names, once; whether that found any. */
     private synchronized boolean search() {
         if (searched) {
@@ -102,7 +109,9 @@ final class UnindexedPacks {
             return false;
         }
         List<String> damaged = new ArrayList<>();
-        Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged);
+        // On threads of its own, not the read pool's: a read of a span, on a pool thread, that falls back to
+        // these packs would wait here for pool threads that may all be waiting for this search.
+        Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged, UnindexedPacks::daemon);
         unreadable.addAll(damaged);
         found.forEach((pack, in) -> {
             packs.put(pack, List.copyOf(in));

@@ -327,6 +327,44 @@ class DamageTest {
         }
     }
 
+    /**
+     * A span read on the only read thread whose blob does not open falls back to a pack no index names:
+     * the headers of such packs must not be read on the read pool, which that thread is the whole of (it
+     * would wait for itself).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void aSpanReadOnTheOnlyReadThreadFallsBackToAPackNoIndexNames() throws Exception {
+        String pack = onePack();
+        // the same blobs again in a pack no index names (its index file lost)
+        FakeObjectStore other = new FakeObjectStore();
+        try (BlobRepository repo = BlobRepository.open(other, key, OPTIONS)) {
+            for (BlobId id : ids) {
+                byte[] b = blobs.get(id);
+                repo.add(BlobType.DATA, id, b, 0, b.length);
+            }
+            repo.flush();
+        }
+        for (String k : other.allKeys()) {
+            if (k.startsWith("data/")) {
+                store.plant(k, other.currentBytes(k).orElseThrow(), null, 0);
+            }
+        }
+        byte[] bytes = store.currentBytes(pack).orElseThrow();
+        BlobLocation third;
+        try (BlobRepository repo = open()) {
+            third = repo.find(ids.get(2)).orElseThrow();
+        }
+        bytes[(int) third.offset() + 50] ^= 0x01;
+        replace(pack, bytes);
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS.withReadThreads(1))) {
+            Map<BlobId, byte[]> read = new java.util.concurrent.ConcurrentHashMap<>();
+            repo.readAllBorrowed(ids, (id, plain, n) -> read.put(id, Arrays.copyOf(plain, n)));
+            ids.forEach(id -> assertThat(read.get(id)).isEqualTo(blobs.get(id)));
+            assertThat(repo.packsReadAround()).containsExactly(pack);
+        }
+    }
+
     @Test
     void anIndexFileWhoseBytesDoNotHashToItsNameIsDamaged() {
         onePack();
