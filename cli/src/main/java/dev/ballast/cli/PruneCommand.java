@@ -219,6 +219,7 @@ final class PruneCommand extends BallastCommand {
             if (v.equals("0") || v.equals("0s") || v.equals("0m") || v.equals("0h")) {
                 return Duration.ZERO;
             }
+
             if (v.endsWith("h")) {
                 long hours;
                 try {
@@ -235,7 +236,14 @@ final class PruneCommand extends BallastCommand {
                 }
                 return Duration.ofHours(hours);
             }
-            Duration d = new CommonOptions.DurationConverter().convert(value);
+            Duration d;
+            try {
+                d = new CommonOptions.DurationConverter().convert(value);
+            } catch (picocli.CommandLine.TypeConversionException e) {
+                // its message asks for a duration above zero, but a grace of 0s is allowed
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give"
+                        + " one from 0s to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
+            }
             if (d.toHours() > MAX_GRACE_HOURS) {
                 throw new picocli.CommandLine.TypeConversionException(
                         "'" + value + "' is not a grace period; give one from 0s" + " to " + MAX_GRACE_HOURS

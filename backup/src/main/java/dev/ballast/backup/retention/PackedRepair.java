@@ -56,14 +56,17 @@ public final class PackedRepair {
         Map<String, Integer> missing = repo.missingPacks();
         if (!missing.isEmpty()) {
             String first = missing.keySet().iterator().next();
+            long only = missing.keySet().stream().mapToLong(repo::lostBlobsOf).sum();
             notes.add("Warning: " + missing.size() + " pack(s) the repository's index names are missing from the"
                     + " store (" + first + (missing.size() > 1 ? " and " + (missing.size() - 1) + " more" : "")
-                    + "); the "
-                    + missing.keySet().stream().mapToLong(repo::lostBlobsOf).sum()
-                    + " chunk(s) only they held are "
-                    + (backup
-                            ? "stored again by this backup wherever the source still has them."
-                            : "missing until a backup of a source that still has them stores them again.")
+                    + "); "
+                    + (only == 0
+                            ? "every chunk they held is in another pack."
+                            : "the " + only + " chunk(s) only they held are "
+                                    + (backup
+                                            ? "stored again by this backup wherever the source still has them."
+                                            : "missing until a backup of a source that still has them stores them"
+                                                    + " again."))
                     + " Run 'ballast repair index': it brings back a pack deleted by hand whose earlier version the"
                     + " store still keeps, and drops the others from the index; then 'ballast verify' shows which"
                     + " backups still need chunks no source had.");
