@@ -27,7 +27,8 @@
 #
 # Options:
 #   --runs N       repeat each tree's comparison N times, one table each (default 1); a changing
-#                  tree is made anew for each run
+#                  tree is made anew for each run; with N > 1 a last table gives each timing's
+#                  median over the runs and the median Ballast / restic ratio with its range
 #   --transfers N  files in flight for Ballast and rclone (default 4, both tools' default)
 #   --tools LIST   comma-separated, of ballast,restic,borg,rclone (default: all four; a peer that is
 #                  not installed is left out with a note)
@@ -475,6 +476,8 @@ for spec in "${trees[@]}"; do
       b="$(secs ballast-first-$id)"; rs="$(secs restic-first-$id)"; bu="$(secs ballast-second-$id)"; ru="$(secs restic-second-$id)"
       br="$(secs ballast-restore-$id)"; rr="$(secs restic-restore-$id)"
       if [[ -n "$rs" && -n "$b" && -n "$ru" && -n "$bu" && -n "$rr" && -n "$br" ]]; then
+        printf '%s\t%s\t%s\t%s\n' "$label" "first backup" "$b" "$rs" "$label" "second backup ($what)" "$bu" "$ru" \
+          "$label" "restore" "$br" "$rr" >>"$work/ratios.tsv"
         awk -v b="$b" -v r="$rs" -v bu="$bu" -v ru="$ru" -v br="$br" -v rr="$rr" -v n="$files" \
           -v bs="${stored[ballast]}" -v rs="${stored[restic]}" -v ba="${added[ballast]}" -v ra="${added[restic]}" 'BEGIN {
           printf "| Ballast / restic | %.2f× first (%.0f files/s), %.2f× stored | %.2f× second, %s added | %.2f× restore |\n",
@@ -544,10 +547,13 @@ for spec in "${trees[@]}"; do
         awk -v b="$sb" -v r="$sr" -v bu="$sbu" -v ru="$sru" -v m="$mib" 'BEGIN {
           printf "| Ballast / rclone | %.2f× rclone'"'"'s throughput (%.1f MiB/s) | %.2f× unchanged | |\n", r / b, m / b, bu / ru }'
       fi
-      st="$(secs s3-restic-first-$id)"; sbr="$(secs s3-ballast-restore-$id)"; str="$(secs s3-restic-restore-$id)"
-      if [[ -n "$sb" && -n "$st" && -n "$sbr" && -n "$str" ]]; then
-        awk -v b="$sb" -v r="$st" -v br="$sbr" -v rr="$str" 'BEGIN {
-          printf "| Ballast / restic | %.2f× first | %.2f× restore | |\n", b / r, br / rr }'
+      st="$(secs s3-restic-first-$id)"; stu="$(secs s3-restic-unchanged-$id)"
+      sbr="$(secs s3-ballast-restore-$id)"; str="$(secs s3-restic-restore-$id)"
+      if [[ -n "$sb" && -n "$st" && -n "$sbu" && -n "$stu" && -n "$sbr" && -n "$str" ]]; then
+        printf '%s\t%s\t%s\t%s\n' "$label" "S3 first backup" "$sb" "$st" "$label" "S3 unchanged backup" "$sbu" "$stu" \
+          "$label" "S3 restore" "$sbr" "$str" >>"$work/ratios.tsv"
+        awk -v b="$sb" -v r="$st" -v bu="$sbu" -v ru="$stu" -v br="$sbr" -v rr="$str" 'BEGIN {
+          printf "| Ballast / restic | %.2f× first | %.2f× unchanged | %.2f× restore |\n", b / r, bu / ru, br / rr }'
       fi
       if uses ballast; then echo; echo "Ballast's S3 store: $s3_format"; fi
     fi
@@ -557,6 +563,29 @@ for spec in "${trees[@]}"; do
     echo "($(( SECONDS - tree_started )) s for this run, making the tree and removing the run's files included)"
   done
 done
+# With several runs, one table more: each timing's median over the runs, Ballast's and restic's, and the
+# median of the per-run ratios with their range (a single run on a busy disk can swing either way).
+if (( runs > 1 )) && [[ -s "$work/ratios.tsv" ]]; then
+  echo
+  echo "**Medians over $runs runs** (wall seconds; Ballast / restic: the median of the per-run ratios, lowest–highest)"
+  echo
+  echo "| tree | timing | Ballast | restic | Ballast / restic |"
+  echo "| --- | --- | --- | --- | --- |"
+  python3 - "$work/ratios.tsv" <<'EOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    tree, timing, b, r = line.rstrip("\n").split("\t")
+    rows.setdefault((tree, timing), []).append((float(b), float(r)))
+for (tree, timing), pairs in rows.items():
+    ratios = [b / r for b, r in pairs if r > 0]
+    if not ratios:
+        continue
+    print("| %s | %s | %.2f s | %.2f s | %.2f× (%.2f–%.2f×, %d runs) |" % (
+        tree, timing, statistics.median(b for b, _ in pairs), statistics.median(r for _, r in pairs),
+        statistics.median(ratios), min(ratios), max(ratios), len(ratios)))
+EOF
+fi
 echo
 echo "All runs: $(( SECONDS - started )) s"
 if [[ "$keep" == 1 ]]; then
