@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -112,8 +111,8 @@ final class RepairCommand extends BallastCommand {
         return packed == null ? local : Math.max(local, packed);
     }
 
-    /** {@code index/<64 hex> (version ID)}, as {@link IndexRebuild#contentMissing()} names a version. */
-    private static final Pattern LOST_INDEX_FILE = Pattern.compile("(index/[0-9a-f]{64}) \\(version (\\S+)\\)");
+    /** The key of an encrypted repository's index file: {@code index/} and 64 hex digits. */
+    private static final Pattern INDEX_FILE_KEY = Pattern.compile("index/[0-9a-f]{64}");
 
     /**
      * The versions whose content is missing that are index files of an encrypted repository, when every
@@ -121,16 +120,15 @@ final class RepairCommand extends BallastCommand {
      */
     private static List<PackedRepairReport.LostVersion> lostIndexFiles(IndexRebuild r, Path dir) {
         if (r.contentMissingCount() == 0
-                || r.contentMissingCount() != r.contentMissing().size()) {
+                || r.contentMissingCount() != r.missingVersions().size()) {
             return List.of();
         }
         List<PackedRepairReport.LostVersion> lost = new ArrayList<>();
-        for (String v : r.contentMissing()) {
-            Matcher m = LOST_INDEX_FILE.matcher(v);
-            if (!m.matches()) {
+        for (IndexRebuild.MissingVersion v : r.missingVersions()) {
+            if (!INDEX_FILE_KEY.matcher(v.key()).matches()) {
                 return List.of();
             }
-            lost.add(new PackedRepairReport.LostVersion(m.group(1), m.group(2)));
+            lost.add(new PackedRepairReport.LostVersion(v.key(), v.versionId()));
         }
         try (LocalObjectStore store = LocalObjectStore.open(
                 dir, LocalStoreConfig.builder().readOnly(true).build())) {

@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  *     only by versions of Ballast before journals, whose index was left as it was
  * @param journalFiles how many journal files were read
  * @param versions the versions and delete markers the rebuilt index holds
- * @param contentMissing the key and version ID of versions whose content is in no pack and no
- *     content file, at most 1,000 of them; reading such a version is {@link dev.ballast.storage.IntegrityException}
+ * @param missingVersions the versions whose content is in no pack and no content file, at most 1,000
+ *     of them; reading such a version is {@link dev.ballast.storage.IntegrityException}
  * @param contentMissingCount how many versions have their content missing
  * @param journalDamage for each damaged region of a journal file (frames failing their CRC, skipped
  *     up to the next valid frame) and each file ending in a frame cut short, the file's name and where
@@ -33,11 +33,31 @@ public record IndexRebuild(
         boolean journalFound,
         int journalFiles,
         int versions,
-        List<String> contentMissing,
+        List<MissingVersion> missingVersions,
         long contentMissingCount,
         List<String> journalDamage,
         boolean previousIndexKept,
         List<String> unrecovered,
         @Nullable Path previousIndex,
         int packFiles,
-        long contentFiles) {}
+        long contentFiles) {
+
+    /**
+     * A version whose content the store lost.
+     *
+     * @param key the object's key
+     * @param versionId the version's ID
+     */
+    public record MissingVersion(String key, String versionId) {
+        /** {@code KEY (version ID)}, as the CLI prints it. */
+        @Override
+        public String toString() {
+            return key + " (version " + versionId + ")";
+        }
+    }
+
+    /** {@link #missingVersions()} as {@code KEY (version ID)}, for display. */
+    public List<String> contentMissing() {
+        return missingVersions.stream().map(MissingVersion::toString).toList();
+    }
+}

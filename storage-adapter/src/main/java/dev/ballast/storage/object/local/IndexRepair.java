@@ -128,7 +128,7 @@ final class IndexRepair {
         Files.createDirectories(dir.resolve(Blobs.TMP));
         Files.createDirectories(dir.resolve(Blobs.BLOBS));
         VersionIndex ix = VersionIndex.openWriter(building, threshold, false);
-        List<String> missing = new ArrayList<>();
+        List<IndexRebuild.MissingVersion> missing = new ArrayList<>();
         long missingCount = 0;
         int versions = 0;
         try {
@@ -161,7 +161,7 @@ final class IndexRepair {
                 if (at == null) {
                     missingCount++;
                     if (missing.size() < MAX_NAMED) {
-                        missing.add(v.key() + " (version " + v.versionId() + ")");
+                        missing.add(new IndexRebuild.MissingVersion(v.key(), v.versionId()));
                     }
                     // Kept where the journal last put it, so a read reports that pack (or content file) missing:
                     // damage, never "not found". The pack's ID is recorded so that no new pack takes it.
