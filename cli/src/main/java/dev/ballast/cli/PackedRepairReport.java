@@ -127,11 +127,18 @@ final class PackedRepairReport {
         }
         String read = readData ? ", " + Summary.count(r.packsRead(), "pack") + " read whole" : "";
         if (!r.changed()) {
+            if (!r.unreadablePacks().isEmpty()) {
+                ctx.out()
+                        .println("The repository's index in " + where + " names every pack in the store whose header"
+                                + " opens" + read + ": nothing else to repair.");
+                ctx.err().println(unreadableSentence(r) + ".");
+                return ExitCodes.INTEGRITY;
+            }
             ctx.out()
                     .println("The repository's index in " + where + " names every pack in the store and nothing else"
                             + read + ": nothing to repair"
                             + (readData ? "." : " ('ballast repair packs' also reads every pack)."));
-            return r.unreadablePacks().isEmpty() ? ExitCodes.OK : ExitCodes.INTEGRITY;
+            return ExitCodes.OK;
         }
         List<String> done = new ArrayList<>();
         if (r.packsIndexed() > 0) {
@@ -153,14 +160,26 @@ final class PackedRepairReport {
         if (r.blobsLost() == 0 && r.unreadablePacks().isEmpty()) {
             return ExitCodes.OK;
         }
+        if (r.blobsLost() == 0) {
+            ctx.err().println(unreadableSentence(r) + ".");
+            return ExitCodes.INTEGRITY;
+        }
         ctx.err()
                 .println(r.blobsLost() + " chunk(s) are lost from the repository: the backups that use them are"
                         + " damaged until a backup of a source that still holds those files stores them again (run"
                         + " 'ballast backup' of each source, then 'ballast verify NAME' to see what is still missing)"
-                        + (r.unreadablePacks().isEmpty()
-                                ? "."
-                                : "; " + r.unreadablePacks().size() + " pack(s) no index names have a header that"
-                                        + " does not open and were left as they are."));
+                        + (r.unreadablePacks().isEmpty() ? "." : "; " + unreadableSentence(r) + "."));
         return ExitCodes.INTEGRITY;
+    }
+
+    /**
+     * Packs no index file names whose header does not open: which chunks they hold cannot be known, so they
+     * are neither indexed nor counted as lost.
+     */
+    private static String unreadableSentence(RepairReport r) {
+        return r.unreadablePacks().size() + " pack(s) that no index file names have a header that does not open"
+                + " (named above): which chunks they hold cannot be read, so they were left as they are and are not"
+                + " counted; 'ballast verify NAME' says whether a backup misses a chunk (a prune deletes such packs"
+                + " once they are older than its grace period)";
     }
 }

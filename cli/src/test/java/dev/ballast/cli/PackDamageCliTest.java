@@ -371,6 +371,43 @@ class PackDamageCliTest extends InProcessCli {
     }
 
     @Test
+    void aPackNoIndexNamesWhoseHeaderDoesNotOpenIsNamedNotCountedAsZeroLostChunks() throws Exception {
+        Path src = backedUp();
+        String stray;
+        try (LocalObjectStore store = store()) {
+            stray = "data/ab/" + "ab".repeat(32);
+            byte[] junk = new byte[5_000];
+            new Random(7).nextBytes(junk);
+            store.put(stray, ObjectContent.ofBytes(junk));
+        }
+
+        assertThat(run(at("repair", "index"))).as(out() + err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out() + err())
+                .contains("1 pack(s) that no index file names have a header that does not open")
+                .doesNotContain("0 chunk(s)")
+                .doesNotContain("nothing to repair")
+                .doesNotContain("names every pack in the store and nothing else");
+        assertRestores(src, firstSnapshot(), "stray");
+
+        // With something repaired beside it (a pack indexed from its header), the same: no "0 chunk(s)".
+        String sha256;
+        try (LocalObjectStore store = store()) {
+            String index = store.list("index/").get(0);
+            sha256 = store.head(index, store.versions(index).get(0).versionId()).sha256();
+        }
+        Files.delete(data().resolve("ballast-backups/blobs")
+                .resolve(sha256.substring(0, 2))
+                .resolve(sha256));
+        assertThat(run(at("repair", "index"))).as(out() + err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).contains("1 pack(s) indexed from their headers");
+        assertThat(err())
+                .contains("1 pack(s) that no index file names have a header that does not open")
+                .doesNotContain("0 chunk(s)");
+        assertRestores(src, firstSnapshot(), "stray-after-repair");
+        assertNoStackTrace();
+    }
+
+    @Test
     void pruneDryRunOnAnEncryptedRepositorySaysWhatItWouldDeleteAndWritesNothing() throws Exception {
         Path src = backedUp();
         for (int i = 0; i < 3; i++) {
