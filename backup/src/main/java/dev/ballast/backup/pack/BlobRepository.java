@@ -88,13 +88,10 @@ public final class BlobRepository implements AutoCloseable {
     /** Packs in the index from their own headers because no intact index file names them (a damaged one did). */
     final Set<String> fromHeaders = ConcurrentHashMap.newKeySet();
     /**
-     * Blobs the index names in more than one pack (stored again after their pack or index file was lost,
-     * the old pack indexed again by a repair): the places after the first. A read whose copy does not open
-     * takes the blob from one of these.
+     * Where else blobs can be read: the other packs the index names them in, and the packs no index file
+     * names (looked at only when a read misses the index; never used to deduplicate).
      */
-    final ConcurrentHashMap<BlobId, List<BlobLocation>> copies = new ConcurrentHashMap<>();
-    /** Packs no index file names, looked at only when a read misses the index; never used to deduplicate. */
-    final UnindexedPacks unindexed = new UnindexedPacks(this);
+    final ReadableCopies readable = new ReadableCopies(this);
 
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final PackWriter writer;
@@ -108,7 +105,7 @@ public final class BlobRepository implements AutoCloseable {
         this.store = store;
         this.key = key;
         this.options = options;
-        this.reader = new PackReader(store, key, this::dataEnd, this::otherCopies);
+        this.reader = new PackReader(store, key, this::dataEnd, readable::otherCopies);
         if (options.executor() != null) {
             uploadExecutor = options.executor();
             readExecutor = options.executor();
@@ -200,27 +197,10 @@ public final class BlobRepository implements AutoCloseable {
             for (BlobLocation loc : blobs) {
                 BlobLocation first = index.putIfAbsent(loc.id(), loc);
                 if (first != null && !first.pack().equals(pack)) {
-                    copies.computeIfAbsent(loc.id(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                            .add(loc);
+                    readable.add(loc);
                 }
             }
         }
-    }
-
-    /**
-     * The places of {@code id} beyond the first ({@link #index}): the other packs the index names it in,
-     * then a pack no index file names that holds it ({@link UnindexedPacks}: a lost index file's, found
-     * from the headers). Asked only after the first copy did not open; empty for most blobs.
-     */
-    private List<BlobLocation> otherCopies(BlobId id) {
-        List<BlobLocation> more = copies.get(id);
-        BlobLocation unnamed = unindexed.find(id);
-        if (unnamed == null) {
-            return more == null ? List.of() : more;
-        }
-        List<BlobLocation> all = new ArrayList<>(more == null ? List.of() : more);
-        all.add(unnamed);
-        return all;
     }
 
     /**
@@ -229,29 +209,18 @@ public final class BlobRepository implements AutoCloseable {
      * {@code ballast repair packs} ({@link #repair}) drops. Empty for most reads.
      */
     public Set<String> packsReadAround() {
-        return reader.damagedCopies();
+        return readable.packsReadAround();
     }
 
     /** Every place the index names {@code id} in: the first ({@link #find}), then the others; empty if none. */
     public List<BlobLocation> locations(BlobId id) {
-        BlobLocation first = index.get(id);
-        if (first == null) {
-            return List.of();
-        }
-        List<BlobLocation> more = copies.get(id);
-        if (more == null) {
-            return List.of(first);
-        }
-        List<BlobLocation> all = new ArrayList<>(1 + more.size());
-        all.add(first);
-        all.addAll(more);
-        return all;
+        return readable.locations(id);
     }
 
     /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
     private long dataEnd(String pack) {
         List<BlobLocation> blobs = packBlobs.get(pack);
-        return blobs != null ? UnindexedPacks.end(blobs) : unindexed.dataEnd(pack);
+        return blobs != null ? UnindexedPacks.end(blobs) : readable.unindexed.dataEnd(pack);
     }
 
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */
@@ -422,8 +391,7 @@ public final class BlobRepository implements AutoCloseable {
      * @throws dev.ballast.storage.StorageException if the store fails during that search
      */
     public Optional<BlobLocation> findReadable(BlobId id) {
-        BlobLocation loc = index.get(id);
-        return Optional.ofNullable(loc != null ? loc : unindexed.find(id));
+        return readable.findReadable(id);
     }
 
     /**
@@ -432,7 +400,7 @@ public final class BlobRepository implements AutoCloseable {
      * and {@code ballast repair index} ({@link #rebuildIndex}) writes them into the index again.
      */
     public Set<String> unindexedPacksRead() {
-        return unindexed.used();
+        return readable.unindexedPacksRead();
     }
 
     /**
@@ -441,13 +409,13 @@ public final class BlobRepository implements AutoCloseable {
      * one of them. Empty until such a lookup.
      */
     public Set<String> unindexedPacksUnreadable() {
-        return unindexed.unreadable();
+        return readable.unindexedPacksUnreadable();
     }
 
     private BlobLocation locate(BlobId id) {
         BlobLocation loc = index.get(id);
         if (loc == null) {
-            loc = unindexed.find(id);
+            loc = readable.unindexed.find(id);
         }
         if (loc == null) {
             String pack = lost.get(id);

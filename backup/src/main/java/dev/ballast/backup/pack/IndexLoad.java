@@ -113,8 +113,7 @@ final class IndexLoad {
         r.lost.clear();
         r.storedAgain.clear();
         r.fromHeaders.clear();
-        r.unindexed.clear();
-        r.copies.clear();
+        r.readable.clear();
         synchronized (r.damagedIndex) {
             r.damagedIndex.clear();
         }
