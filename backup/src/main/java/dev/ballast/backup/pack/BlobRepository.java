@@ -105,7 +105,7 @@ public final class BlobRepository implements AutoCloseable {
         this.store = store;
         this.key = key;
         this.options = options;
-        this.reader = new PackReader(store, key, this::dataEnd, readable::otherCopies);
+        this.reader = new PackReader(store, key, this::dataEnd, readable::fromOtherCopy);
         if (options.executor() != null) {
             uploadExecutor = options.executor();
             readExecutor = options.executor();
@@ -377,7 +377,7 @@ public final class BlobRepository implements AutoCloseable {
         try {
             return reader.read(at);
         } catch (IntegrityException damaged) {
-            return reader.fromOtherCopy(at, damaged);
+            return readable.fromOtherCopy(at, damaged);
         }
     }
 

@@ -18,7 +18,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -69,55 +68,33 @@ final class PackReader {
     private final ObjectStore store;
     private final MasterKey key;
     private final ToLongFunction<String> dataEnd;
-    private final Function<BlobId, List<BlobLocation>> otherCopies;
-    /** Packs a blob did not open in that was then read from another copy ({@link #fromOtherCopy}). */
-    private final java.util.Set<String> damagedCopies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final OtherCopy otherCopy;
 
     private final Window[] windows = new Window[WINDOWS];
     private int nextSlot;
 
     /**
      * @param dataEnd where a pack's blobs end (its header starts), by the index; 0 when not known
-     * @param otherCopies every place the index names for a blob ID beyond the first (a blob stored again
-     *     after its pack or index file was lost, whose old pack was indexed again): where a span read
-     *     takes a blob that does not open in its own pack
+     * @param otherCopy where a span read takes a blob that does not open in its own pack (twice): another
+     *     place the index names it in (a blob stored again after its pack or index file was lost, whose old
+     *     pack was indexed again), or a pack no index file names ({@link ReadableCopies#fromOtherCopy})
      */
-    PackReader(
-            ObjectStore store,
-            MasterKey key,
-            ToLongFunction<String> dataEnd,
-            Function<BlobId, List<BlobLocation>> otherCopies) {
+    PackReader(ObjectStore store, MasterKey key, ToLongFunction<String> dataEnd, OtherCopy otherCopy) {
         this.store = store;
         this.key = key;
         this.dataEnd = dataEnd;
-        this.otherCopies = otherCopies;
+        this.otherCopy = otherCopy;
     }
 
-    /** The packs in which a blob did not open and was then read from another copy, in key order. */
-    java.util.Set<String> damagedCopies() {
-        return new java.util.TreeSet<>(damagedCopies);
-    }
-
-    /**
-     * {@code loc}'s blob from another pack holding it ({@code otherCopies}), after its copy at {@code loc}
-     * did not open, twice: the first other copy that opens, read exactly and past every cache into an
-     * array of its own (so the caller's scratch window stays valid). Throws {@code damaged}, with each
-     * other copy's failure suppressed in it, when none opens or there is none.
-     */
-    byte[] fromOtherCopy(BlobLocation loc, IntegrityException damaged) {
-        for (BlobLocation c : otherCopies.apply(loc.id())) {
-            if (c.pack().equals(loc.pack())) {
-                continue;
-            }
-            try {
-                byte[] plain = open(c, range(c.pack(), c.offset(), c.length()), 0);
-                damagedCopies.add(loc.pack());
-                return plain;
-            } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
-                damaged.addSuppressed(e);
-            }
-        }
-        throw damaged;
+    /** Reads a blob from another copy after the one a span read holds did not open, twice. */
+    @FunctionalInterface
+    interface OtherCopy {
+        /**
+         * The plain bytes of {@code loc}'s blob from another pack holding it.
+         *
+         * @throws IntegrityException {@code damaged}, when no other copy opens or there is none
+         */
+        byte[] read(BlobLocation loc, IntegrityException damaged);
     }
 
     /** Stored bytes of a pack from {@code offset}; {@code bytes[i]} is the pack's byte {@code offset + i}. */
@@ -557,7 +534,7 @@ final class PackReader {
                     }
                 }
                 if (plain == null) {
-                    sink.accept(b.id(), fromOtherCopy(b, damaged), b.plainLength());
+                    sink.accept(b.id(), otherCopy.read(b, damaged), b.plainLength());
                     continue;
                 }
             }
@@ -602,7 +579,7 @@ final class PackReader {
                         damaged = again;
                     }
                 }
-                plain[i] = fromOtherCopy(b, damaged);
+                plain[i] = otherCopy.read(b, damaged);
             }
         }
         for (int i = 0; i < plain.length; i++) {

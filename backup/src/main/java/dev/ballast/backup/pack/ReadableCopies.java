@@ -1,5 +1,6 @@
 package dev.ballast.backup.pack;
 
+import dev.ballast.storage.IntegrityException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -8,19 +9,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where a blob can be read from, beyond the one place the index names first ({@link BlobRepository#index}):
- * the other packs the index names it in, and the packs no index file names ({@link UnindexedPacks}). What
- * is found here serves reads only, never deduplication. It also tells what reads went around: the packs
- * no index file names that they took a blob from or could not open, and the packs whose copy of a blob
- * did not open.
+ * the other packs the index names it in, and the packs no index file names ({@link UnindexedPacks}); and
+ * the read from one of those when the first copy does not open ({@link #fromOtherCopy}). What is found
+ * here serves reads only, never deduplication. It also tells what reads went around: the packs no index
+ * file names that they took a blob from or could not open, and the packs whose copy of a blob did not open.
  *
- * <p>Thread-safe: lookups on any number of threads. {@link #add} is called as packs are indexed
- * ({@link BlobRepository#register}, at open, after a flush, or by a rebuild or a repair, all under the
+ * <p>Thread-safe: lookups and reads on any number of threads. {@link #add} is called as packs are indexed
+ * ({@link BlobRepository#register}: at open, after a flush, or by a rebuild or a repair, all under the
  * repository's write lock or before it is shared), {@link #clear} when the index is read again.
  *
  * <p>Used by {@link BlobRepository}, which delegates its read-side lookups here ({@link
  * BlobRepository#findReadable}, {@link BlobRepository#locations}, {@link BlobRepository#unindexedPacksRead},
- * {@link BlobRepository#unindexedPacksUnreadable}, {@link BlobRepository#packsReadAround}), by its
- * {@link PackReader} ({@link #otherCopies}) and by {@link IndexLoad} ({@link #clear}).
+ * {@link BlobRepository#unindexedPacksUnreadable}, {@link BlobRepository#packsReadAround}) and whose
+ * {@link BlobRepository#read} falls back to {@link #fromOtherCopy}; by its {@link PackReader}, which
+ * falls back to {@link #fromOtherCopy} in a span read; and by {@link IndexLoad} ({@link #clear}).
  */
 final class ReadableCopies {
     private final BlobRepository repo;
@@ -32,6 +34,8 @@ final class ReadableCopies {
     private final ConcurrentHashMap<BlobId, List<BlobLocation>> copies = new ConcurrentHashMap<>();
     /** Packs no index file names, looked at only when a read misses the index; never used to deduplicate. */
     final UnindexedPacks unindexed;
+    /** Packs a blob did not open in that was then read from another copy ({@link #fromOtherCopy}). */
+    private final Set<String> damagedCopies = ConcurrentHashMap.newKeySet();
 
     ReadableCopies(BlobRepository repo) {
         this.repo = repo;
@@ -44,7 +48,10 @@ final class ReadableCopies {
                 .add(loc);
     }
 
-    /** Forgets what was found: the index is being read again. */
+    /**
+     * Forgets what was found: the index is being read again. The packs read around
+     * ({@link #packsReadAround}) are kept.
+     */
     void clear() {
         unindexed.clear();
         copies.clear();
@@ -55,7 +62,7 @@ final class ReadableCopies {
      * names it in, then a pack no index file names that holds it ({@link UnindexedPacks}: a lost index
      * file's, found from the headers). Asked only after the first copy did not open; empty for most blobs.
      */
-    List<BlobLocation> otherCopies(BlobId id) {
+    private List<BlobLocation> otherCopies(BlobId id) {
         List<BlobLocation> more = copies.get(id);
         BlobLocation unnamed = unindexed.find(id);
         if (unnamed == null) {
@@ -66,9 +73,34 @@ final class ReadableCopies {
         return all;
     }
 
-    /** {@link BlobRepository#packsReadAround}. */
+    /**
+     * {@code loc}'s blob from another pack holding it ({@link #otherCopies}), after its copy at {@code loc}
+     * did not open, twice: the first other copy that opens, read exactly and past every cache into an
+     * array of its own (so the caller's scratch window stays valid). Throws {@code damaged}, with each
+     * other copy's failure suppressed in it, when none opens or there is none.
+     */
+    byte[] fromOtherCopy(BlobLocation loc, IntegrityException damaged) {
+        for (BlobLocation c : otherCopies(loc.id())) {
+            if (c.pack().equals(loc.pack())) {
+                continue;
+            }
+            try {
+                byte[] plain = repo.reader.open(c, repo.reader.range(c.pack(), c.offset(), c.length()), 0);
+                damagedCopies.add(loc.pack());
+                return plain;
+            } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
+                damaged.addSuppressed(e);
+            }
+        }
+        throw damaged;
+    }
+
+    /**
+     * {@link BlobRepository#packsReadAround}: the packs in which a blob did not open and was then read from
+     * another copy, in key order.
+     */
     Set<String> packsReadAround() {
-        return repo.reader.damagedCopies();
+        return new java.util.TreeSet<>(damagedCopies);
     }
 
     /** {@link BlobRepository#locations}. */
