@@ -1,6 +1,5 @@
 package dev.ballast.backup.run;
 
-import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
@@ -8,18 +7,14 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.snapshot.DamagedVersions;
-import dev.ballast.backup.snapshot.LostVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.snapshot.Manifests;
-import dev.ballast.backup.tree.BackupFilter;
 import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
-import dev.ballast.backup.tree.TreeWalk;
 import dev.ballast.storage.IntegrityException;
-import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
@@ -33,14 +28,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.FileSystemLoopException;
-import java.nio.file.FileVisitOption;
-import java.nio.file.FileVisitResult;
-import java.nio.file.FileVisitor;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,7 +38,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,8 +146,6 @@ public final class BackupRunner {
         }
     }
 
-    /** How the JVM decodes file names (from the locale; UTF-8 under a UTF-8 locale). */
-    private static final String NAME_ENCODING = System.getProperty("sun.jnu.encoding", "UTF-8");
     /** Files in flight beyond those being read: what a group commit can gather. */
     private static final int MAX_AWAITING_COMMIT = 1024;
     /**
@@ -191,29 +178,23 @@ public final class BackupRunner {
     private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
     /** Files found unchanged, whose entries name a version of a previous manifest. */
     private final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
-    /** The manifest versions the previous entries were taken from; set with {@link #damaged}. */
-    private volatile Set<String> previousVersions = Set.of();
     /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
     private final AtomicInteger reused = new AtomicInteger();
-    /** What other runs of the name left, when another run's marker was found at the start. */
-    private volatile LeftBehind leftBehind = LeftBehind.NONE;
     /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
     private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
     private final AtomicBoolean writesPrepared = new AtomicBoolean();
 
-    private final List<ManifestTree.Directory> directories = new ArrayList<>();
-    private final List<ManifestTree.Symlink> symlinks = new ArrayList<>();
-    private final List<ManifestTree.HardLink> hardLinks = new ArrayList<>();
-    private @Nullable BackupFilter filter;
     private @Nullable Instant trustedBefore;
-    /** Versions verify found damaged; set by the thread reading the previous manifest, read after it is joined. */
-    private volatile @Nullable DamagedVersions damaged;
-    /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
-    private volatile Map<String, ManifestEntry> previousAll = Map.of();
-
     /** A local store's directory inside the source tree, never backed up (null: none). */
     private @Nullable Path storeDirectory;
+    /** The walk of the source tree, once {@link #run} started it (for {@link #excluded}). */
+    private @Nullable SourceWalk sourceWalk;
+    /**
+     * The previous manifests' entries, damaged versions and what other runs left: made by {@link #run}
+     * before the threads that read it start.
+     */
+    private PreviousManifest previousManifest;
 
     private boolean nameFromDirectory;
 
@@ -323,13 +304,18 @@ public final class BackupRunner {
         Instant createdAt = clock.instant();
         trustedBefore = createdAt.minus(RACY_WINDOW);
         List<String> skipped = new ArrayList<>();
+        PreviousManifest previousManifest =
+                new PreviousManifest(store, name, source, nameFromDirectory, err, packed, guard);
+        this.previousManifest = previousManifest;
+        SourceWalk walk = new SourceWalk(source, settings, storeDirectory, failed);
+        sourceWalk = walk;
         // The previous manifest is read on another thread while the tree is walked: files found before it
         // is ready wait in a list, the rest are dealt with as they are found.
         CompletableFuture<Map<String, ManifestEntry>> previousRead = new CompletableFuture<>();
         Thread reader = new Thread(
                 () -> {
                     try {
-                        previousRead.complete(previousEntries());
+                        previousRead.complete(previousManifest.read());
                     } catch (RuntimeException | Error e) {
                         previousRead.completeExceptionally(e);
                     }
@@ -359,7 +345,7 @@ public final class BackupRunner {
                     transfers.submit(done -> backUp(f, before, entries, progress, done));
                 }
             };
-            walk(skipped, f -> {
+            walk.walk(skipped, f -> {
                 total.addAndGet(f.size());
                 progress.addTotal(1, f.size());
                 if (previous[0] == null && previousRead.isDone()) {
@@ -390,10 +376,10 @@ public final class BackupRunner {
         StorageUnavailableException down = unavailable.get();
         boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
         List<ManifestEntry> listed = new ArrayList<>(entries);
-        ManifestTree tree = tree(listed);
+        ManifestTree tree = walk.tree(listed);
         List<Failure> failures = new ArrayList<>(failed);
         failures.sort(Comparator.comparing(Failure::path));
-        List<Manifest.Stale> stale = complete ? keepPrevious(failures, listed) : List.of();
+        List<Manifest.Stale> stale = complete ? previousManifest.keepPrevious(failures, listed) : List.of();
         listed.sort(Comparator.comparing(ManifestEntry::path));
         List<String> skippedFiles = new ArrayList<>(notAttempted);
         Collections.sort(skippedFiles);
@@ -499,11 +485,11 @@ public final class BackupRunner {
             List<Uploaded> again = new ArrayList<>(uploadedFiles);
             // The unchanged files keep versions a manifest references, which prune keeps while that manifest
             // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
-            boolean previousGone = !previousVersions.isEmpty()
+            boolean previousGone = !previousManifest.versions().isEmpty()
                     && !Manifests.versions(store, name).stream()
                             .map(VersionEntry::versionId)
                             .collect(java.util.stream.Collectors.toSet())
-                            .containsAll(previousVersions);
+                            .containsAll(previousManifest.versions());
             List<SourceFile> kept = previousGone ? new ArrayList<>(keptFromPrevious) : List.of();
             kept.forEach(f -> again.add(new Uploaded(f, false, true)));
             err.accept("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
@@ -532,7 +518,7 @@ public final class BackupRunner {
 
     /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
     private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
-        leftBehind = LeftBehind.NONE;
+        previousManifest.forgetLeftBehind();
         Set<String> paths = new java.util.HashSet<>();
         for (Uploaded u : files) {
             paths.add(u.file().path());
@@ -559,53 +545,9 @@ public final class BackupRunner {
         }
     }
 
-    /**
-     * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
-     * read, every file under it) this run could not store, and returns them as stale entries with the
-     * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
-     * version found damaged is not kept.
-     */
-    private List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
-        if (failures.isEmpty() || previousAll.isEmpty()) {
-            return List.of();
-        }
-        Set<String> present = new java.util.HashSet<>();
-        listed.forEach(e -> present.add(e.path()));
-        java.util.NavigableMap<String, ManifestEntry> byPath = new java.util.TreeMap<>(previousAll);
-        List<Manifest.Stale> stale = new ArrayList<>();
-        for (Failure f : failures) {
-            List<ManifestEntry> kept = new ArrayList<>();
-            ManifestEntry same = byPath.get(f.path());
-            if (same != null) {
-                kept.add(same);
-            }
-            // A folder that could not be read: every file under it ('0' follows '/').
-            kept.addAll(
-                    byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
-            for (ManifestEntry before : kept) {
-                if (present.add(before.path())) {
-                    // Its stat is not carried over: the next run reads the file again.
-                    listed.add(new ManifestEntry(
-                            before.path(),
-                            before.size(),
-                            before.sha256(),
-                            before.versionId(),
-                            before.mtime(),
-                            null,
-                            null,
-                            null,
-                            before.chunks()));
-                    stale.add(new Manifest.Stale(before.path(), f.reason()));
-                }
-            }
-        }
-        stale.sort(Comparator.comparing(Manifest.Stale::path));
-        return stale;
-    }
-
     /** Saves the record of damaged versions when this run stored a replacement for one. */
     private void saveDamagedRecord() {
-        DamagedVersions d = damaged;
+        DamagedVersions d = previousManifest.damaged();
         if (d == null || repaired.get() == 0) {
             return;
         }
@@ -622,29 +564,8 @@ public final class BackupRunner {
 
     /** How many files and directories the exclusions left out (after {@link #run}). */
     public int excluded() {
-        return filter == null ? 0 : filter.excluded();
-    }
-
-    /**
-     * The directories, symbolic links and hard links found, sorted; a further name of a hard-linked
-     * file whose first name was not stored is not stored either (it has no content to link to).
-     */
-    private ManifestTree tree(List<ManifestEntry> listed) {
-        java.util.Set<String> stored = new java.util.HashSet<>();
-        listed.forEach(e -> stored.add(e.path()));
-        List<ManifestTree.HardLink> links = new ArrayList<>();
-        for (ManifestTree.HardLink link : hardLinks) {
-            if (stored.contains(link.target())) {
-                links.add(link);
-            } else {
-                failed.add(
-                        new Failure(link.path(), "it is a hard link to '" + link.target() + "', which was not stored"));
-            }
-        }
-        links.sort(Comparator.comparing(ManifestTree.HardLink::path));
-        directories.sort(Comparator.comparing(ManifestTree.Directory::path));
-        symlinks.sort(Comparator.comparing(ManifestTree.Symlink::path));
-        return new ManifestTree(directories, symlinks, links);
+        SourceWalk w = sourceWalk;
+        return w == null ? 0 : w.excluded();
     }
 
     @SuppressWarnings("unchecked")
@@ -654,19 +575,6 @@ public final class BackupRunner {
 
     private static Map<String, ManifestEntry> joinPrevious(CompletableFuture<Map<String, ManifestEntry>> read) {
         return dev.ballast.backup.Futures.join(read);
-    }
-
-    /** Refuses (name taken from the directory) or notes a previous backup of this name made of another directory. */
-    private void checkSource(Manifest previous) {
-        String before = previous.source();
-        if (before == null || before.equals(Names.name(source))) {
-            return;
-        }
-        if (nameFromDirectory) {
-            throw NameClash.otherSource(name, source, before);
-        }
-        err.accept("Note: '" + name + "' last backed up " + before + "; this backup of " + source
-                + " becomes its newest version.");
     }
 
     /** Whether no further file should be started: the store went away, or Ctrl-C. */
@@ -725,7 +633,9 @@ public final class BackupRunner {
                 done.run();
                 return;
             }
-            LeftBehind.Candidate left = leftBehind.candidate(Manifest.keyFor(name, f.path()), f.size(), damaged);
+            LeftBehind.Candidate left = previousManifest
+                    .leftBehind()
+                    .candidate(Manifest.keyFor(name, f.path()), f.size(), previousManifest.damaged());
             if (left != null) {
                 // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
                 if (sha == null) {
@@ -793,7 +703,7 @@ public final class BackupRunner {
 
     /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
     private void recordReplacement(String path, String sha256, String versionId) {
-        DamagedVersions d = damaged;
+        DamagedVersions d = previousManifest.damaged();
         if (d != null && !d.isEmpty()) {
             synchronized (d) {
                 repaired.addAndGet(d.replace(path, sha256, versionId));
@@ -976,313 +886,6 @@ public final class BackupRunner {
             t.setDaemon(true);
             t.start();
         };
-    }
-
-    /**
-     * The entries of the newest intact manifest, by path. A damaged newest manifest is reported and
-     * passed over for the next intact one; none at all means every file is read and uploaded. Entries
-     * whose version verify found damaged are left out (so the file is uploaded again), or point at the
-     * recorded good copy.
-     */
-    private Map<String, ManifestEntry> previousEntries() {
-        Map<String, ManifestEntry> map = new HashMap<>();
-        String key = Manifest.key(name);
-        Manifest m = null;
-        String latest = null;
-        String base = null;
-        try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
-            latest = read.version().versionId();
-            m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
-            base = latest;
-        } catch (ObjectNotFoundException e) {
-            // first backup of this name
-        } catch (BackupException | IntegrityException e) {
-            err.accept("Warning: the newest manifest of '" + name + "'"
-                    + (latest == null ? "" : " (version " + latest + ")")
-                    + " is damaged ("
-                    + Messages.printable(e instanceof BackupException f ? Manifests.why(f) : e.getMessage())
-                    + "); this backup goes on from the newest intact one.");
-            Manifests.Versioned intact = Manifests.newestIntact(store, name, latest, err);
-            if (intact == null) {
-                err.accept("Warning: no intact earlier manifest of '" + name + "' was found, so every file is read and "
-                        + "uploaded again.");
-            } else {
-                m = intact.manifest();
-                base = intact.version().versionId();
-            }
-        }
-        if (m != null) {
-            checkSource(m);
-        }
-        // A file a manifest of an earlier format stored under a key this format chooses otherwise is stored again.
-        List<ManifestEntry> files = m == null ? List.of() : m.filesWithCurrentKeys();
-        Set<String> from = new java.util.HashSet<>();
-        if (base != null) {
-            from.add(base);
-        }
-        if (m != null && !m.complete()) {
-            files = withEarlierSnapshot(m, base, from);
-        }
-        previousVersions = from;
-        boolean reuses = m != null && !files.isEmpty();
-        DamagedVersions d = DamagedVersions.load(
-                store,
-                name,
-                err,
-                reuses
-                        ? "since any version of the previous snapshot may be damaged, every file is read and stored"
-                                + " again"
-                        : "it is ignored");
-        if (m != null && !d.unreadable()) {
-            for (ManifestEntry e : files) {
-                DamagedVersions.Entry bad = d.get(e.versionId());
-                if (bad == null) {
-                    map.put(e.path(), e);
-                } else if (bad.replacement() != null) {
-                    map.put(
-                            e.path(),
-                            new ManifestEntry(
-                                    e.path(),
-                                    e.size(),
-                                    e.sha256(),
-                                    bad.replacement(),
-                                    e.mtime(),
-                                    e.ctime(),
-                                    e.inode()));
-                }
-            }
-        }
-        List<VersionEntry> listing = null;
-        if (packed != null) {
-            // Chunks gone from the index (a prune, a damaged index): the file is read and stored again.
-            PackedBackup.dropLost(packed, map, name, err);
-        } else if (!map.isEmpty()) {
-            listing = store.listVersions(Manifest.objectKey(name, ""));
-            LostVersions.drop(store, name, map, listing, err);
-        }
-        previousAll = map;
-        damaged = d;
-        if (packed != null && guard != null && guard.othersAtStart()) {
-            // Another run's marker: one killed before its flush may have left packs no index names.
-            PackedBackup.reuseLeftBehind(packed, name, err);
-        }
-        if (guard != null && guard.othersAtStart() && !d.unreadable() && packed == null) {
-            leftBehind = listing == null
-                    ? LeftBehind.list(store, Manifest.objectKey(name, ""))
-                    : LeftBehind.of(store, listing);
-        }
-        return map;
-    }
-
-    /** How many manifests an interrupted run's predecessors are looked through for a complete one. */
-    private static final int MAX_INCOMPLETE_PREDECESSORS = 50;
-
-    /**
-     * The files of {@code newest}, a run cut short (which lists only what it stored), over those of the
-     * newest complete snapshot before it: the files it did not reach keep their entries from that
-     * snapshot, so they are not read again when unchanged and keep their previous version, marked
-     * stale, when this run cannot store them. Newer runs' entries win; the runs in between that were
-     * cut short too add what they stored. Damaged manifests are passed over with a note; with no
-     * complete snapshot among the {@value #MAX_INCOMPLETE_PREDECESSORS} before it, the runs found are
-     * used.
-     */
-    private List<ManifestEntry> withEarlierSnapshot(
-            Manifest newest, @Nullable String newestVersion, Set<String> readVersions) {
-        List<Manifest> newestFirst = new ArrayList<>(List.of(newest));
-        boolean passedNewest = newestVersion == null;
-        for (VersionEntry v : Manifests.versions(store, name)) {
-            if (!passedNewest) {
-                passedNewest = v.versionId().equals(newestVersion);
-                continue;
-            }
-            if (newestFirst.size() > MAX_INCOMPLETE_PREDECESSORS) {
-                break;
-            }
-            Manifest earlier = Manifests.readOrPassOver(store, name, v.versionId(), err);
-            if (earlier == null) {
-                continue;
-            }
-            newestFirst.add(earlier);
-            readVersions.add(v.versionId());
-            if (earlier.complete()) {
-                break;
-            }
-        }
-        Map<String, ManifestEntry> byPath = new HashMap<>();
-        for (int i = newestFirst.size() - 1; i >= 0; i--) {
-            for (ManifestEntry e : newestFirst.get(i).filesWithCurrentKeys()) {
-                byPath.put(e.path(), e);
-            }
-        }
-        return new ArrayList<>(byPath.values());
-    }
-
-    /**
-     * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
-     * recording directories, symbolic links (unless followed) and further names of hard-linked files.
-     */
-    private void walk(List<String> skipped, Consumer<SourceFile> found) {
-        boolean follow = settings.followSymlinks();
-        Set<FileVisitOption> options =
-                follow ? EnumSet.of(FileVisitOption.FOLLOW_LINKS) : EnumSet.noneOf(FileVisitOption.class);
-        LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-        filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
-        Map<Object, String> firstNames = new HashMap<>();
-        try {
-            FileVisitor<Path> visitor = new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    if (storeDirectory != null
-                            && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
-                        // Backing up the store into itself would change what is being read with every write.
-                        skipped.add(relative(dir) + "/ (the store this backup is written to)");
-                        return FileVisitResult.SKIP_SUBTREE;
-                    }
-                    String rel = dir.equals(source) ? "" : relative(dir);
-                    if (!rel.isEmpty()) {
-                        if (filter.excludes(rel, dir)) {
-                            return FileVisitResult.SKIP_SUBTREE;
-                        }
-                        String problem = nameProblem(rel, dir);
-                        if (problem != null) {
-                            failed.add(new Failure(rel, problem));
-                            return FileVisitResult.SKIP_SUBTREE;
-                        }
-                    }
-                    try {
-                        ManifestTree.Directory d = rel.isEmpty()
-                                ? null
-                                : new ManifestTree.Directory(
-                                        rel,
-                                        attrs.lastModifiedTime().toInstant(),
-                                        attrs instanceof TreeWalk.Attributes t
-                                                ? t.stat().attrs()
-                                                : FileStat.attrsOf(dir, linkOptions));
-                        filter.enter(rel, dir);
-                        if (d != null) {
-                            directories.add(d);
-                        }
-                    } catch (IOException | IllegalArgumentException e) {
-                        String why = e instanceof IOException io
-                                ? "it could not be read (" + Messages.describeIo(io) + ")"
-                                : "its " + BackupFilter.IGNORE_FILE + " is not valid (" + e.getMessage() + ")";
-                        failed.add(new Failure(rel.isEmpty() ? "." : rel, why));
-                        return FileVisitResult.SKIP_SUBTREE;
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) {
-                    filter.leave();
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                    String rel = relative(file);
-                    if (filter.excludes(rel, file)) {
-                        return FileVisitResult.CONTINUE;
-                    }
-                    String problem = nameProblem(rel, file);
-                    if (problem != null) {
-                        failed.add(new Failure(rel, problem));
-                    } else if (attrs.isSymbolicLink()) {
-                        symlink(rel, file, attrs);
-                    } else if (!attrs.isRegularFile()) {
-                        skipped.add(rel + " (not a regular file)");
-                    } else {
-                        FileStat stat;
-                        try {
-                            stat = attrs instanceof TreeWalk.Attributes t
-                                    ? t.stat()
-                                    : FileStat.of(file, attrs, linkOptions);
-                        } catch (IOException e) {
-                            failed.add(new Failure(rel, "it could not be read (" + Messages.describeIo(e) + ")"));
-                            return FileVisitResult.CONTINUE;
-                        }
-                        if (stat.links() > 1 && attrs.fileKey() != null) {
-                            String first = firstNames.putIfAbsent(attrs.fileKey(), rel);
-                            if (first != null) {
-                                hardLinks.add(new ManifestTree.HardLink(rel, first));
-                                return FileVisitResult.CONTINUE;
-                            }
-                        }
-                        found.accept(new SourceFile(rel, file, stat, attrs.fileKey()));
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException e) {
-                    String why = e instanceof FileSystemLoopException
-                            ? "a symbolic link loop"
-                            : "it could not be read (" + Messages.describeIo(e) + ")";
-                    failed.add(new Failure(relative(file), why));
-                    return FileVisitResult.CONTINUE;
-                }
-            };
-            if (FileStat.UNIX) {
-                TreeWalk.walk(source, follow, visitor); // one stat per entry
-            } else {
-                Files.walkFileTree(source, options, Integer.MAX_VALUE, visitor);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Records a symbolic link as a link: its target as it reads, never followed. */
-    private void symlink(String rel, Path file, BasicFileAttributes attrs) {
-        try {
-            Path link = Files.readSymbolicLink(file);
-            String target = Names.name(link);
-            if (!Names.exact() && target.indexOf('\uFFFD') >= 0) {
-                failed.add(new Failure(
-                        rel,
-                        "it is a symbolic link whose target is not valid " + NAME_ENCODING
-                                + ", so it cannot be recorded as it reads; change the link"));
-                return;
-            }
-            symlinks.add(new ManifestTree.Symlink(
-                    rel,
-                    target,
-                    attrs.lastModifiedTime().toInstant(),
-                    attrs instanceof TreeWalk.Attributes t
-                            ? t.stat().attrs()
-                            : FileStat.attrsOf(file, LinkOption.NOFOLLOW_LINKS)));
-        } catch (IOException e) {
-            failed.add(new Failure(rel, "its link could not be read (" + Messages.describeIo(e) + ")"));
-        }
-    }
-
-    /**
-     * Why the name {@code rel} found at {@code file} cannot be recorded so that it restores to the same
-     * name, or null. Names are read as their bytes ({@link Names}): every name the file system allows is
-     * kept, whatever the locale, and this is null. Only a JVM that cannot read names as bytes (the
-     * launcher's {@code --add-opens} missing, or not a Unix JDK) reports a name its file name encoding
-     * decoded lossily.
-     */
-    private @Nullable String nameProblem(String rel, Path file) {
-        if (Names.exact() || rel.indexOf('\uFFFD') < 0) {
-            return null;
-        }
-        boolean same;
-        try {
-            same = source.resolve(rel).equals(file);
-        } catch (java.nio.file.InvalidPathException e) {
-            same = false;
-        }
-        // Its decoded form (with U+FFFD) would name another file on restore.
-        return same
-                ? null
-                : "its name is not valid " + NAME_ENCODING + " (the JVM's file name encoding, from the locale) and "
-                        + "this JVM cannot read names as bytes (run it with --add-opens "
-                        + "java.base/sun.nio.fs=ALL-UNNAMED, as the ballast launcher does)";
-    }
-
-    private String relative(Path file) {
-        return Names.relative(source, file);
     }
 
     /** The file's stat changed while its bytes were read. */
