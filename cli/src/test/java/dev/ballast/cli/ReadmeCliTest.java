@@ -57,4 +57,19 @@ class ReadmeCliTest {
                 .contains("are not kept")
                 .contains("(docs/cli.md#file-metadata)");
     }
+
+    @Test
+    void theReadmeSaysPruneKeepsWhatIsWithinItsGraceWithTheDefaultTheCliHas() throws Exception {
+        // Field input: a forget and prune right after a backup freed nothing, and the README did not say why.
+        String md = readme().replaceAll("\\s+", " ");
+        assertThat(md)
+                .contains("`prune` never deletes what was written within its `--grace` period (default 1h) before it"
+                        + " started")
+                .contains("`--grace 0s` frees it at once, when no backup is running");
+        assertThat(PruneCommand.class
+                        .getDeclaredField("grace")
+                        .getAnnotation(picocli.CommandLine.Option.class)
+                        .defaultValue())
+                .isEqualTo("1h");
+    }
 }
