@@ -74,7 +74,9 @@ final class ForgetCommand extends BallastCommand {
     @Option(
             names = "--manifest-version",
             paramLabel = "ID",
-            description = "Remove this manifest version (repeatable): " + Manifests.VERSION_HELP)
+            description = "Remove this manifest version (repeatable): " + Manifests.VERSION_FORMS
+                    + " (the newest complete one; refused while it is also the newest version, which forget never"
+                    + " removes).")
     List<String> versionIds = new ArrayList<>();
 
     @Option(

@@ -101,6 +101,16 @@ class NewUserPassTest extends InProcessCli {
                             + "characters when no other version starts with them, or 'latest'")
                     .doesNotContain("prefix of at least 8")
                     .doesNotContain("its short ID or ID as");
+            // Field input: forget's help said 'latest' is "as without the option", but without it forget
+            // applies a policy, and it never removes the newest version, which 'latest' often is.
+            if (command.equals("forget")) {
+                assertThat(help)
+                        .contains("or 'latest' (the newest complete one; refused while it is also the newest version,"
+                                + " which forget never removes).")
+                        .doesNotContain("as without the option");
+            } else {
+                assertThat(help).as(command).contains("or 'latest' (the newest complete one, as without the option).");
+            }
         }
     }
 

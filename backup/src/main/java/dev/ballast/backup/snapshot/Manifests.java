@@ -171,13 +171,16 @@ public final class Manifests {
     public static final int MIN_PREFIX = 8;
 
     /**
-     * What {@code --manifest-version} accepts, as every command's help says it (the same as
-     * docs/cli.md): one shared description so the commands cannot drift apart.
+     * The forms {@code --manifest-version} accepts, as every command's help says them (the same as
+     * docs/cli.md), ending with {@code 'latest'}: one shared description so the commands cannot drift
+     * apart. Each command adds what {@code latest} means for it ({@link #VERSION_HELP}, or forget's).
      */
-    public static final String VERSION_HELP =
-            "the short ID 'ballast list' shows (8 hex digits), the version ID, its first "
-                    + MIN_PREFIX + " or more characters when no other version starts with them, or '" + LATEST
-                    + "' (the newest complete one, as without the option).";
+    public static final String VERSION_FORMS = "the short ID 'ballast list' shows (8 hex digits), the version ID, its"
+            + " first " + MIN_PREFIX + " or more characters when no other version starts with them, or '" + LATEST
+            + "'";
+
+    /** {@link #VERSION_FORMS} for the commands that read a version: {@code latest} is what they read without it. */
+    public static final String VERSION_HELP = VERSION_FORMS + " (the newest complete one, as without the option).";
 
     /**
      * The short ID {@code list} shows for a version: the first 8 hex digits of the SHA-256 of its
