@@ -281,12 +281,19 @@ final class RestoreCommand extends BallastCommand {
         if (r.ok()) {
             ctx.out()
                     .println("Restore of '" + name + "' complete: " + totals
-                            + (repo.packed()
-                                    // format 3: each chunk is checked against its ID (a keyed SHA-256)
-                                    // as it is opened, and each file's length; the file is not hashed
-                                    // again (docs/backup-format.md, the manifest's sha256)
-                                    ? " Every chunk matched its ID and every file its size."
-                                    : " Every SHA-256 matched."));
+                            + (r.restored() == 0
+                                    // nothing read from the store: a file already in the target was kept
+                                    // because its size and SHA-256 (hashed from the disk) are the backup's
+                                    ? (r.alreadyPresent() == 0
+                                            ? ""
+                                            : " No file needed writing: each was already there with the"
+                                                    + " backup's size and SHA-256.")
+                                    : repo.packed()
+                                            // format 3: each chunk is checked against its ID (a keyed SHA-256)
+                                            // as it is opened, and each file's length; the file is not hashed
+                                            // again (docs/backup-format.md, the manifest's sha256)
+                                            ? " Every chunk matched its ID and every file its size."
+                                            : " Every SHA-256 matched."));
             if (chosen.olderThanNewest()) {
                 ctx.err().println(olderBackupUsed("Restored", name, chosen));
                 return ExitCodes.OLDER_BACKUP_USED;

@@ -115,6 +115,25 @@ class NewUserPassTest extends InProcessCli {
     }
 
     @Test
+    void aRestoreThatWroteNothingSaysTheFilesPresentWereCheckedNotThatChunksMatched() throws IOException {
+        // Field input: a restore onto a target already holding every file said "Every chunk matched its ID",
+        // though it read no chunk.
+        backUp("one");
+        Path target = home.resolve("r");
+        assertThat(run("restore", "src", target.toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("1 file restored, 0 already present").contains("Every chunk matched its ID");
+        assertThat(run("restore", "src", target.toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(out())
+                .contains("0 files restored, 1 already present")
+                .contains(" No file needed writing: each was already there with the backup's size and SHA-256.")
+                .doesNotContain("chunk");
+    }
+
+    @Test
     void versionsAreNamedWithTheirShortIdsWhereTheUserReadsThem() throws IOException {
         // Field input (F5): short IDs appeared only in list and forget.
         String first = backUp("one");
