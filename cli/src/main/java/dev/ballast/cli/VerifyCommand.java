@@ -172,7 +172,12 @@ final class VerifyCommand extends BallastCommand {
                     + (subset == null
                             ? ""
                             : " (subset " + subset + ": " + toReadCount + " read, the other "
-                                    + (m.files().size() - toReadCount) + " checked present with their size)")
+                                    + (m.files().size() - toReadCount)
+                                    + (found.damagedUnread() == 0
+                                            ? " checked present with their size)"
+                                            : " checked for presence with their size: "
+                                                    + (m.files().size() - toReadCount - found.damagedUnread())
+                                                    + " present, " + found.damagedUnread() + " damaged)"))
                     + ", " + Summary.mib(bytes) + " in " + Summary.duration(elapsed) + " ("
                     + Summary.rate(bytes, elapsed) + ")" + counters(session) + ".";
             if (stillBad == 0 && unreadable.isEmpty()) {

@@ -42,14 +42,19 @@ class PackDamageCliTest extends InProcessCli {
     /** Three files of one chunk each, backed up as 'src' into a new encrypted repository. */
     private Path backedUp() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));
-        for (int i = 0; i < 3; i++) {
-            byte[] b = new byte[200_000];
-            new Random(i).nextBytes(b);
-            Files.write(src.resolve("f" + i + ".bin"), b);
-        }
+        writeFiles(src, 0, 3, 0);
         assertThat(run(at("init"))).as(err()).isZero();
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         return src;
+    }
+
+    /** Writes {@code f<i>.bin} for {@code from <= i < to} into {@code src}: 200,000 random bytes seeded {@code seed + i}. */
+    private static void writeFiles(Path src, int from, int to, int seed) throws java.io.IOException {
+        for (int i = from; i < to; i++) {
+            byte[] b = new byte[200_000];
+            new Random(seed + i).nextBytes(b);
+            Files.write(src.resolve("f" + i + ".bin"), b);
+        }
     }
 
     /** The manifest version ID of the first backup of the only name. */
@@ -410,11 +415,7 @@ class PackDamageCliTest extends InProcessCli {
     @Test
     void pruneDryRunOnAnEncryptedRepositorySaysWhatItWouldDeleteAndWritesNothing() throws Exception {
         Path src = backedUp();
-        for (int i = 0; i < 3; i++) {
-            byte[] b = new byte[200_000];
-            new Random(10 + i).nextBytes(b);
-            Files.write(src.resolve("f" + i + ".bin"), b);
-        }
+        writeFiles(src, 0, 3, 10);
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
         List<VersionEntry> before;
@@ -428,5 +429,50 @@ class PackDamageCliTest extends InProcessCli {
         }
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out()).contains("Prune done: deleted 1 pack");
+    }
+
+    /**
+     * Field input: a verify of a subset said "the other N checked present" while one of those N was
+     * reported damaged.
+     */
+    @Test
+    void aSubsetVerifyCountsADamagedFileAmongThoseNotReadAsDamagedNotPresent() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        writeFiles(src, 0, 1, 0);
+        assertThat(run(at("init"))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        List<String> firstPacks;
+        try (LocalObjectStore store = store()) {
+            firstPacks = store.list("data/");
+        }
+        writeFiles(src, 1, 3, 0);
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        // f0.bin's only pack gone; f1.bin and f2.bin are in the second backup's pack
+        try (LocalObjectStore store = store()) {
+            assertThat(store.list("data/")).hasSize(firstPacks.size() + 1);
+            for (String pack : firstPacks) {
+                for (VersionEntry v : store.versions(pack)) {
+                    store.deleteVersion(pack, v.versionId());
+                }
+            }
+        }
+        // a group holding f1.bin and not f0.bin: f0.bin is among the files not read
+        int groups = 2;
+        while (dev.ballast.backup.verify.DataSubset.groupOf("f1.bin", groups)
+                == dev.ballast.backup.verify.DataSubset.groupOf("f0.bin", groups)) {
+            groups++;
+        }
+        int group = dev.ballast.backup.verify.DataSubset.groupOf("f1.bin", groups);
+        int read = dev.ballast.backup.verify.DataSubset.groupOf("f2.bin", groups) == group ? 2 : 1;
+        String subset = (group + 1) + "/" + groups;
+
+        assertThat(run(at("verify", "src", "--read-data-subset", subset))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Damaged: f0.bin");
+        assertThat(out())
+                .contains("FAILED: 2 of 3 files verified (subset " + subset + ": " + read + " read, the other "
+                        + (3 - read) + " checked for presence with their size: " + (2 - read) + " present, 1"
+                        + " damaged)")
+                .doesNotContain("checked present");
+        assertNoStackTrace();
     }
 }

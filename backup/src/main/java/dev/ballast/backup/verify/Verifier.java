@@ -59,6 +59,8 @@ public final class Verifier {
      * @param bytes bytes read and confirmed
      * @param read how many files were to be read (all, or the subset's)
      * @param elapsed how long it took
+     * @param damagedUnread how many of {@code damaged} are files of a subset's others, not read but found
+     *     missing (or, in the earlier formats, of another size)
      */
     public record Result(
             List<Damage> damaged,
@@ -66,7 +68,8 @@ public final class Verifier {
             @Nullable StorageUnavailableException unavailable,
             long bytes,
             int read,
-            Duration elapsed) {
+            Duration elapsed,
+            int damagedUnread) {
         /** Copies the lists. */
         public Result {
             damaged = List.copyOf(damaged);
@@ -164,7 +167,8 @@ public final class Verifier {
         List<String> sortedUnreadable = new ArrayList<>(unreadable);
         Collections.sort(sortedUnreadable);
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        return new Result(damaged, sortedUnreadable, unavailable.get(), bytes.get(), toRead.size(), elapsed);
+        return new Result(
+                damaged, sortedUnreadable, unavailable.get(), bytes.get(), toRead.size(), elapsed, absent.size());
     }
 
     private static List<Damage> missingOrResized(
