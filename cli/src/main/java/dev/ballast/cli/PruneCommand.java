@@ -125,20 +125,11 @@ final class PruneCommand extends BallastCommand {
                                 + " nothing; run it again once that is settled.");
                 return ExitCodes.INCOMPLETE;
             }
-            PackedContent.Pruned p = r.pruned();
-            ctx.out()
-                    .println((dryRun ? "Prune dry run: would delete " : "Prune done: deleted ")
-                            + Summary.count(p.packsDeleted(), "pack") + (dryRun ? ", write about " : ", wrote ")
-                            + Summary.count(p.packsWritten(), "pack") + " of repacked chunks, "
-                            + (dryRun ? "about " : "") + StoreSpace.exact(p.bytesFreed())
-                            + (dryRun ? " would be given back (nothing was written or deleted)" : " given back")
-                            + (p.packsDeleted() == 0 && p.packsWritten() == 0 && !grace.isZero()
-                                    ? " (packs written within --grace " + graceText(grace)
-                                            + " are kept; the chunks they hold are pruned once they are older)."
-                                    : "."));
-            if (p.liveMissing() > 0) {
+            ctx.out().println(packedSummary(r, grace, dryRun));
+            if (r.pruned().liveMissing() > 0) {
                 ctx.err()
-                        .println("Warning: " + p.liveMissing() + " chunk(s) a snapshot references are in no pack in"
+                        .println("Warning: " + r.pruned().liveMissing()
+                                + " chunk(s) a snapshot references are in no pack in"
                                 + " the store, or in none where they open (a pack the index names is missing or"
                                 + " damaged, or they were never indexed): the"
                                 + " snapshots that use them are damaged until a backup of a source that still has the"
@@ -147,6 +138,34 @@ final class PruneCommand extends BallastCommand {
             }
             return ExitCodes.OK;
         }
+    }
+
+    /**
+     * The line that ends a prune of format 3: the packs deleted and written and the bytes they gave back,
+     * then, apart, the manifest parts deleted and their bytes (a prune that deleted no pack gives those
+     * back too), and the packs --grace kept that would otherwise have gone.
+     */
+    static String packedSummary(PackedPrune.Result r, Duration grace, boolean dryRun) {
+        PackedContent.Pruned p = r.pruned();
+        int parts = r.parts().parts();
+        int young = p.packsKeptYoung();
+        return (dryRun ? "Prune dry run: would delete " : "Prune done: deleted ")
+                + Summary.count(p.packsDeleted(), "pack") + (dryRun ? ", write about " : ", wrote ")
+                + Summary.count(p.packsWritten(), "pack") + " of repacked chunks, "
+                + (dryRun ? "about " : "") + StoreSpace.exact(p.bytesFreed())
+                + (dryRun ? " would be given back by packs" : " given back by packs")
+                + (young == 0
+                        ? ""
+                        : " (" + Summary.count(young, "pack") + " written within --grace " + graceText(grace)
+                                + (young == 1 ? " holds" : " hold") + " chunks no snapshot uses and "
+                                + (dryRun ? "would be" : young == 1 ? "is" : "are") + " kept until "
+                                + (young == 1 ? "it is" : "they are") + " older than that)")
+                + (parts == 0
+                        ? ""
+                        : (dryRun ? "; would delete " : "; deleted ") + Summary.count(parts, "manifest part")
+                                + " no snapshot uses, holding "
+                                + StoreSpace.exact(r.parts().bytes()))
+                + (dryRun ? " (nothing was written or deleted)." : ".");
     }
 
     /** Prints what a prune did and returns its exit code. */

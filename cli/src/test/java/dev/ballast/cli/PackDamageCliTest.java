@@ -432,6 +432,49 @@ class PackDamageCliTest extends InProcessCli {
     }
 
     /**
+     * Field input (a new user, README only): a prune right after forget said "0 bytes given back (packs
+     * written within --grace 1h are kept...)" whatever kept them, and a prune that deleted no pack said
+     * "given back" for the manifest parts it deleted, as if packs had been freed.
+     */
+    @Test
+    void pruneSaysWhatKindOfObjectItDeletedAndNamesTheGraceOnlyWhenItKeptPacks() throws Exception {
+        Path src = backedUp();
+        // a mode changed, the content the same: a new files part of the manifest, no new chunk
+        Files.setPosixFilePermissions(
+                src.resolve("f0.bin"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
+        assertThat(run(at("prune"))).as(err()).isZero();
+        assertThat(out().strip())
+                .isEqualTo("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given"
+                        + " back by packs.");
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out())
+                .containsPattern("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0"
+                        + " bytes\\) given back by packs; deleted 1 manifest part no snapshot uses, holding 0\\.0 MiB"
+                        + " \\([\\d,]+ bytes\\)\\.")
+                .doesNotContain("--grace");
+
+        // new contents: the first backup's pack holds only chunks no snapshot uses once it is forgotten
+        writeFiles(src, 0, 3, 10);
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
+        assertThat(run(at("prune", "--dry-run"))).as(err()).isZero();
+        assertThat(out())
+                .contains("Prune dry run: would delete 0 packs, write about 0 packs of repacked chunks, about 0.0 MiB"
+                        + " (0 bytes) would be given back by packs (1 pack written within --grace 1h holds chunks no"
+                        + " snapshot uses and would be kept until it is older than that)")
+                .contains("(nothing was written or deleted).");
+        assertThat(run(at("prune"))).as(err()).isZero();
+        assertThat(out())
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                        + " by packs (1 pack written within --grace 1h holds chunks no snapshot uses and is kept until"
+                        + " it is older than that).");
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out()).contains("Prune done: deleted 1 pack, ").doesNotContain("--grace");
+    }
+
+    /**
      * Field input: a verify of a subset said "the other N checked present" while one of those N was
      * reported damaged.
      */

@@ -233,7 +233,12 @@ public final class PackedBlobs implements PackedContent {
         Set<BlobId> ids = new HashSet<>();
         live.forEach(c -> ids.add(BlobId.parse(c)));
         PruneStats s = blobs.prune(ids, p -> p.lastModified().isAfter(cutoff));
-        return new Pruned(s.packsDeleted() + s.packsRepacked(), s.packsWritten(), s.bytesFreed(), s.liveMissing());
+        return new Pruned(
+                s.packsDeleted() + s.packsRepacked(),
+                s.packsWritten(),
+                s.bytesFreed(),
+                s.liveMissing(),
+                s.packsKeptYoung());
     }
 
     @Override

@@ -209,8 +209,12 @@ public interface PackedContent extends AutoCloseable {
      * @param packsWritten packs written by repacking
      * @param bytesFreed stored bytes of the deleted packs, minus those written
      * @param liveMissing chunks some manifest references that no index names (those backups are damaged)
+     * @param packsKeptYoung packs written after the cutoff that would otherwise have been deleted or repacked
      */
-    record Pruned(int packsDeleted, int packsWritten, long bytesFreed, long liveMissing) {}
+    record Pruned(int packsDeleted, int packsWritten, long bytesFreed, long liveMissing, int packsKeptYoung) {
+        /** Nothing done: the prune was not attempted. */
+        public static final Pruned NONE = new Pruned(0, 0, 0, 0, 0);
+    }
 
     /** Releases what the repository holds (threads, buffers); nothing pending is flushed. */
     @Override

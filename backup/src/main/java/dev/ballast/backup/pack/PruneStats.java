@@ -12,6 +12,8 @@ package dev.ballast.backup.pack;
  * @param indexFilesReplaced index files deleted after the new index naming every kept blob was written
  * @param liveMissing live blob IDs in no pack in the store, or named in several packs none of whose copies
  *     opens (their backups are damaged; nothing was deleted for them)
+ * @param packsKeptYoung packs the caller's predicate kept (its grace period) that would otherwise have been
+ *     deleted or repacked: indexed ones with dead blobs enough, and those no index names
  */
 public record PruneStats(
         int packsDeleted,
@@ -21,4 +23,5 @@ public record PruneStats(
         long blobsRemoved,
         long bytesFreed,
         int indexFilesReplaced,
-        long liveMissing) {}
+        long liveMissing,
+        int packsKeptYoung) {}

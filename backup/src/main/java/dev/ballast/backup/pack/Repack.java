@@ -73,28 +73,24 @@ final class Repack {
         long blobsRemoved = 0;
         long bytesFreed = 0;
         int packsDeleted = 0;
+        // packs the caller keeps (its grace period) that would otherwise be deleted or repacked
+        int keptYoung = 0;
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
             if (keptPacks.containsKey(p.getKey())) {
+                List<BlobLocation> liveHere = liveIn(p.getKey(), p.getValue(), home);
+                if (listed.containsKey(p.getKey()) && (liveHere.isEmpty() || mostlyDead(p.getValue(), liveHere))) {
+                    keptYoung++;
+                }
                 continue;
             }
-            List<BlobLocation> liveHere = new ArrayList<>();
-            Set<BlobId> here = new HashSet<>();
-            long liveBytes = 0;
-            long allBytes = 0;
-            for (BlobLocation b : p.getValue()) {
-                allBytes += b.length();
-                if (p.getKey().equals(home.get(b.id())) && here.add(b.id())) {
-                    liveHere.add(b);
-                    liveBytes += b.length();
-                }
-            }
+            List<BlobLocation> liveHere = liveIn(p.getKey(), p.getValue(), home);
             long size = listed.get(p.getKey()).size();
             if (liveHere.isEmpty()) {
                 delete.add(p.getKey());
                 packsDeleted++;
                 blobsRemoved += p.getValue().size();
                 bytesFreed += size;
-            } else if (allBytes - liveBytes > REPACK_DEAD_SHARE * allBytes) {
+            } else if (mostlyDead(p.getValue(), liveHere)) {
                 repack.put(p.getKey(), liveHere);
                 blobsRemoved += p.getValue().size() - liveHere.size();
                 bytesFreed += size;
@@ -121,14 +117,16 @@ final class Repack {
         }
         Set<String> mayHoldLive = unindexedHoldingLive(toLook, live, home, indexed);
         for (ListEntry e : unindexed) {
-            if (!keep.test(packFile(e, false)) && !mayHoldLive.contains(e.key())) {
+            if (keep.test(packFile(e, false))) {
+                keptYoung++;
+            } else if (!mayHoldLive.contains(e.key())) {
                 delete.add(e.key());
                 packsDeleted++;
                 bytesFreed += e.size();
             }
         }
         if (delete.isEmpty() && repack.isEmpty()) {
-            return new PruneStats(0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing);
+            return new PruneStats(0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing, keptYoung);
         }
         if (dryRun) {
             // What the writes below would do, estimated: the repacked live blobs in packs of the usual size.
@@ -153,7 +151,8 @@ final class Repack {
                     blobsRemoved,
                     bytesFreed - written,
                     0,
-                    liveMissing);
+                    liveMissing,
+                    keptYoung);
         }
 
         // 1. new packs holding the live blobs of the packs repacked (each read, opened and checked first)
@@ -191,7 +190,27 @@ final class Repack {
                 blobsRemoved,
                 bytesFreed,
                 replacedCount,
-                liveMissing);
+                liveMissing,
+                keptYoung);
+    }
+
+    /** The blobs of {@code pack} that live there ({@code home}), each once. */
+    private static List<BlobLocation> liveIn(String pack, List<BlobLocation> blobs, Map<BlobId, String> home) {
+        List<BlobLocation> liveHere = new ArrayList<>();
+        Set<BlobId> here = new HashSet<>();
+        for (BlobLocation b : blobs) {
+            if (pack.equals(home.get(b.id())) && here.add(b.id())) {
+                liveHere.add(b);
+            }
+        }
+        return liveHere;
+    }
+
+    /** Whether the dead blobs of a pack are more than {@link #REPACK_DEAD_SHARE} of its blobs' bytes. */
+    private static boolean mostlyDead(List<BlobLocation> blobs, List<BlobLocation> liveHere) {
+        long allBytes = blobs.stream().mapToLong(BlobLocation::length).sum();
+        long liveBytes = liveHere.stream().mapToLong(BlobLocation::length).sum();
+        return allBytes - liveBytes > REPACK_DEAD_SHARE * allBytes;
     }
 
     /**

@@ -40,11 +40,22 @@ public final class PackedPrune {
      * What a prune did.
      *
      * @param pruned what the packs' prune freed (all zero when it was not attempted)
+     * @param parts the manifest parts no snapshot names that were deleted (none when it was not attempted)
      * @param skipped why nothing was deleted, one sentence each (empty when the prune ran)
      */
-    public record Result(PackedContent.Pruned pruned, List<String> skipped) {
+    public record Result(PackedContent.Pruned pruned, SealedStore.DeadParts parts, List<String> skipped) {
         public Result {
             skipped = List.copyOf(skipped);
+        }
+
+        /** Nothing deleted, for these reasons. */
+        static Result nothing(List<String> why) {
+            return new Result(PackedContent.Pruned.NONE, new SealedStore.DeadParts(0, 0), why);
+        }
+
+        /** The stored bytes given back in all: the packs' and the manifest parts'. */
+        public long bytesFreed() {
+            return pruned.bytesFreed() + parts.bytes();
         }
     }
 
@@ -171,7 +182,7 @@ public final class PackedPrune {
             skipped.addAll(running(view, now, ownRun));
         }
         if (!skipped.isEmpty()) {
-            return new Result(new PackedContent.Pruned(0, 0, 0, 0), skipped);
+            return Result.nothing(skipped);
         }
         if (dryRun && packed instanceof PackedBlobs blobs) {
             Set<BlobId> ids = new HashSet<>();
@@ -181,34 +192,28 @@ public final class PackedPrune {
             try {
                 s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
             } catch (PruneRefusedException e) {
-                return new Result(new PackedContent.Pruned(0, 0, 0, 0), List.of(e.getMessage()));
+                return Result.nothing(List.of(e.getMessage()));
             }
             return new Result(
                     new PackedContent.Pruned(
                             s.packsDeleted() + s.packsRepacked(),
                             s.packsWritten(),
-                            s.bytesFreed() + view.deadPartBytes(liveParts, cutoff),
-                            s.liveMissing()),
+                            s.bytesFreed(),
+                            s.liveMissing(),
+                            s.packsKeptYoung()),
+                    view.deadParts(liveParts, cutoff),
                     List.of());
         }
         try {
             PackedContent.Pruned pruned = packed.prune(live, now.minus(grace));
             // Manifest parts no snapshot names (their snapshots forgotten, or a run that stored them died
             // before its head), after the packs: nothing a kept snapshot reads is deleted.
-            long partBytes = view.deleteDeadParts(liveParts, now.minus(grace));
-            return new Result(
-                    new PackedContent.Pruned(
-                            pruned.packsDeleted(),
-                            pruned.packsWritten(),
-                            pruned.bytesFreed() + partBytes,
-                            pruned.liveMissing()),
-                    List.of());
+            return new Result(pruned, view.deleteDeadParts(liveParts, now.minus(grace)), List.of());
         } catch (PruneRefusedException e) {
-            return new Result(new PackedContent.Pruned(0, 0, 0, 0), List.of(e.getMessage()));
+            return Result.nothing(List.of(e.getMessage()));
         } catch (IntegrityException e) {
             // a live chunk to be repacked did not open: the prune stopped before deleting anything
-            return new Result(
-                    new PackedContent.Pruned(0, 0, 0, 0),
+            return Result.nothing(
                     List.of("a chunk it would copy into a new pack is damaged (" + Messages.printable(e.getMessage())
                             + "), so nothing was deleted; run 'ballast repair packs', then prune again"));
         }

@@ -632,22 +632,31 @@ public final class SealedStore implements ObjectStore {
     }
 
     /**
+     * Manifest parts a prune deleted, or would delete.
+     *
+     * @param parts how many parts (every version of each deleted)
+     * @param bytes their versions' stored bytes
+     */
+    public record DeadParts(int parts, long bytes) {}
+
+    /**
      * Deletes every version of the manifest parts that {@code live} does not name and that were written
      * before {@code cutoff} (a running backup may have stored parts whose head it has not written yet).
      *
-     * @return the stored bytes deleted
+     * @return the parts deleted and their stored bytes
      */
-    public long deleteDeadParts(java.util.Set<String> live, java.time.Instant cutoff) {
+    public DeadParts deleteDeadParts(java.util.Set<String> live, java.time.Instant cutoff) {
         return deadParts(live, cutoff, true);
     }
 
-    /** What {@link #deleteDeadParts} would free, deleting nothing (a prune's dry run). */
-    public long deadPartBytes(java.util.Set<String> live, java.time.Instant cutoff) {
+    /** What {@link #deleteDeadParts} would delete, deleting nothing (a prune's dry run). */
+    public DeadParts deadParts(java.util.Set<String> live, java.time.Instant cutoff) {
         return deadParts(live, cutoff, false);
     }
 
-    private long deadParts(java.util.Set<String> live, java.time.Instant cutoff, boolean delete) {
+    private DeadParts deadParts(java.util.Set<String> live, java.time.Instant cutoff, boolean delete) {
         long freed = 0;
+        int parts = 0;
         Map<String, List<VersionEntry>> byKey = new java.util.HashMap<>();
         for (VersionEntry v : store.listVersions(PARTS)) {
             byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
@@ -659,10 +668,15 @@ public final class SealedStore implements ObjectStore {
             if (live.contains(id) || young) {
                 continue;
             }
+            boolean removed = false;
             for (VersionEntry v : e.getValue()) {
                 if (!v.deleteMarker() && (!delete || store.deleteVersion(e.getKey(), v.versionId()))) {
                     freed += v.size();
+                    removed = true;
                 }
+            }
+            if (removed) {
+                parts++;
             }
             if (delete) {
                 partsChecked.remove(id);
@@ -675,7 +689,7 @@ public final class SealedStore implements ObjectStore {
                 }
             }
         }
-        return freed;
+        return new DeadParts(parts, freed);
     }
 
     private ObjectVersion shown(ObjectVersion v, String logical) {

@@ -107,6 +107,7 @@ class PruneTest {
         assertThat(stats.bytesFreed()).isGreaterThan(14L * BLOB).isLessThan(16L * BLOB);
         assertThat(stats.indexFilesReplaced()).isEqualTo(3);
         assertThat(stats.liveMissing()).isZero();
+        assertThat(stats.packsKeptYoung()).isZero();
         assertThat(f.packs()).contains(c).doesNotContain(a, b).hasSize(2);
         // every version of a deleted object is gone, not just hidden behind a delete marker
         assertThat(f.store.storedVersions(a)).isEmpty();
@@ -130,6 +131,11 @@ class PruneTest {
             PruneStats stats = repo.prune(Set.of(), p -> true);
             assertThat(stats.packsDeleted() + stats.packsRepacked()).isZero();
             assertThat(stats.packsKept()).isEqualTo(3);
+            // all three hold only dead blobs: the caller's keeping them is what kept them
+            assertThat(stats.packsKeptYoung()).isEqualTo(3);
+            // every blob live: nothing would go, so nothing was kept because of the caller
+            assertThat(repo.prune(Set.copyOf(f.bytes.keySet()), p -> true).packsKeptYoung())
+                    .isZero();
         }
         assertThat(f.packs()).isEqualTo(before);
     }

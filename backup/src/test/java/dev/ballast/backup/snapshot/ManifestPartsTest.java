@@ -254,9 +254,10 @@ class ManifestPartsTest {
 
         // Only the first snapshot is kept: its parts stay; the second's own part is younger than the cutoff.
         assertThat(view.deleteDeadParts(live, time.instant().minus(Duration.ofHours(1))))
-                .isZero();
+                .isEqualTo(new SealedStore.DeadParts(0, 0));
         time.advance(Duration.ofHours(2));
-        assertThat(view.deleteDeadParts(live, time.instant().minus(Duration.ofHours(1))))
+        assertThat(view.deleteDeadParts(live, time.instant().minus(Duration.ofHours(1)))
+                        .bytes())
                 .isPositive();
         Set<String> left = new HashSet<>();
         raw.list(SealedStore.PARTS).forEach(k -> left.add(k.substring(SealedStore.PARTS.length())));
