@@ -282,7 +282,7 @@ final class Repack {
      * copy is read), stops the prune: deleting it could delete the only copy that reads, and
      * {@code ballast repair index} indexes it again, after which a prune keeps the copy that opens.
      *
-     * @throws PruneRefusedException naming the first such pack
+     * @throws PruneRefusedException naming every such pack (the first {@value #PACKS_NAMED}, and how many more)
      */
     private Set<String> unindexedHoldingLive(
             List<ListEntry> unindexed,
@@ -295,14 +295,15 @@ final class Repack {
         List<String> damaged = new ArrayList<>();
         Map<String, List<BlobLocation>> found = new PackCheck(repo).headers(unindexed, damaged);
         Map<BlobId, BlobLocation> homeCopies = new java.util.HashMap<>();
+        List<String> holdingNeeded = new ArrayList<>();
+        long needed = 0;
         for (Map.Entry<String, List<BlobLocation>> p : found.entrySet()) {
-            long needed = p.getValue().stream()
+            long here = p.getValue().stream()
                     .filter(b -> live.contains(b.id()) && !home.containsKey(b.id()))
                     .count();
-            if (needed > 0) {
-                throw new PruneRefusedException("pack " + p.getKey() + ", which no index file names, holds " + needed
-                        + " chunk(s) that snapshots need (an index file is missing), so nothing was pruned; run"
-                        + " 'ballast repair index' to index it again, then prune");
+            if (here > 0) {
+                holdingNeeded.add(p.getKey());
+                needed += here;
             }
             for (BlobLocation b : p.getValue()) {
                 String at = home.get(b.id());
@@ -313,6 +314,12 @@ final class Repack {
                             .ifPresent(c -> homeCopies.put(b.id(), c));
                 }
             }
+        }
+        if (!holdingNeeded.isEmpty()) {
+            throw new PruneRefusedException(unindexedPacks(holdingNeeded) + " " + needed
+                    + " chunk(s) that snapshots need (an index file is missing), so nothing was pruned; run"
+                    + " 'ballast repair index' to index " + (holdingNeeded.size() == 1 ? "it" : "them")
+                    + " again, then prune");
         }
         Set<BlobId> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
         try {
@@ -327,19 +334,45 @@ final class Repack {
             throw new java.io.UncheckedIOException(e);
         }
         if (!unreadable.isEmpty()) {
+            List<String> holdingCopies = new ArrayList<>();
+            long copies = 0;
             for (Map.Entry<String, List<BlobLocation>> p : found.entrySet()) {
-                long copies = p.getValue().stream()
+                long here = p.getValue().stream()
                         .filter(b -> unreadable.contains(b.id()))
                         .count();
-                if (copies > 0) {
-                    throw new PruneRefusedException("pack " + p.getKey() + ", which no index file names, holds another"
-                            + " copy of " + copies + " chunk(s) whose indexed copy does not open (an index file is"
-                            + " missing), so nothing was pruned; run 'ballast repair index' to index it again, then"
-                            + " prune");
+                if (here > 0) {
+                    holdingCopies.add(p.getKey());
+                    copies += here;
                 }
+            }
+            if (!holdingCopies.isEmpty()) {
+                throw new PruneRefusedException(unindexedPacks(holdingCopies) + " another copy of " + copies
+                        + " chunk(s) whose indexed copy does not open (an index file is missing), so nothing was"
+                        + " pruned; run 'ballast repair index' to index " + (holdingCopies.size() == 1 ? "it" : "them")
+                        + " again, then prune");
             }
         }
         return Set.copyOf(damaged);
+    }
+
+    /** At most this many packs are named in a refusal; the rest are counted. */
+    static final int PACKS_NAMED = 5;
+
+    /**
+     * The subject of a refusal naming {@code packs} no index file names, with its verb: "pack A, which
+     * no index file names, holds", "packs A and B, which no index file names, hold", or, past {@value
+     * #PACKS_NAMED}, "7 packs (A, B, C, D, E and 2 more), which no index file names, hold".
+     */
+    static String unindexedPacks(List<String> packs) {
+        if (packs.size() == 1) {
+            return "pack " + packs.get(0) + ", which no index file names, holds";
+        }
+        List<String> shown = packs.subList(0, Math.min(packs.size(), PACKS_NAMED));
+        String names = packs.size() > PACKS_NAMED
+                ? String.join(", ", shown) + " and " + (packs.size() - PACKS_NAMED) + " more"
+                : String.join(", ", shown.subList(0, shown.size() - 1)) + " and " + shown.get(shown.size() - 1);
+        return (packs.size() > PACKS_NAMED ? packs.size() + " packs (" + names + ")" : "packs " + names)
+                + ", which no index file names, hold";
     }
 
     /** Makes the in-memory index that of {@code next}, with no moment in which a kept blob is missing. */

@@ -204,6 +204,43 @@ class PruneTest {
     }
 
     @Test
+    void everyPackWhoseIndexFileIsMissingIsNamedWhenSeveralHoldLiveChunks() {
+        Fixture f = new Fixture();
+        String b = f.packOf(1);
+        String c = f.packOf(2);
+        String indexOfB = indexFileNaming(f, b);
+        String indexOfC = indexFileNaming(f, c);
+        f.store.delete(indexOfB);
+        if (!indexOfC.equals(indexOfB)) {
+            f.store.delete(indexOfC);
+        }
+        Set<BlobId> live = f.live();
+        List<String> before = f.packs();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            // 5 live chunks in B, 9 in C
+            String both = "packs " + String.join(" and ", new java.util.TreeSet<>(List.of(b, c)))
+                    + ", which no index file names, hold 14 chunk(s) that snapshots need";
+            assertThatThrownBy(() -> repo.planPrune(live, p -> false))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(both)
+                    .hasMessageContaining("run 'ballast repair index' to index them again, then prune");
+            assertThatThrownBy(() -> repo.prune(live, p -> false))
+                    .isInstanceOf(PruneRefusedException.class)
+                    .hasMessageContaining(both);
+        }
+        assertThat(f.packs()).containsExactlyElementsOf(before);
+        f.assertLiveReadable(live);
+    }
+
+    @Test
+    void aRefusalNamesTheFirstFivePacksAndCountsTheRest() {
+        assertThat(Repack.unindexedPacks(List.of("data/a", "data/b", "data/c")))
+                .isEqualTo("packs data/a, data/b and data/c, which no index file names, hold");
+        assertThat(Repack.unindexedPacks(List.of("a", "b", "c", "d", "e", "f", "g")))
+                .isEqualTo("7 packs (a, b, c, d, e and 2 more), which no index file names, hold");
+    }
+
+    @Test
     void aPackNoIndexNamesHoldingNothingLiveIsDeletedEvenWhileALiveBlobIsMissing() {
         Fixture f = new Fixture();
         f.runKilledBeforeItsIndex(900, 6);
