@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.keys.KdfParameters;
+import dev.ballast.backup.keys.KeyDerivationAhead;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.keys.Passwords;
@@ -182,16 +183,47 @@ final class StoreSession implements AutoCloseable {
      * ({@link #holdsNothingButKeys}) is first made an encrypted repository.
      */
     static StoreSession open(CommonOptions o, CliContext ctx, Access access, boolean initIfEmpty) {
-        StoreSession session = openWithoutKey(o, ctx, access);
+        String place = o.unlocked == null ? cachePlace(o, ctx) : null;
+        KeyDerivationAhead.Salt remembered = place == null ? null : new KeySaltCache(ctx.cacheDir()).read(place);
+        // With the salt of the key that opened this store last time, and a password that can be read without
+        // running a command or asking, the key's derivation starts now and runs while the store is opened.
+        char[] early = remembered == null ? null : Passwords.withoutAsking(passwordSources(o, ctx));
+        KeyDerivationAhead ahead = early == null
+                ? KeyDerivationAhead.none()
+                : KeyDerivationAhead.start(early, java.util.Objects.requireNonNull(remembered));
         try {
-            if (initIfEmpty) {
-                session.initIfEmpty(o, ctx);
+            StoreSession session = openWithoutKey(o, ctx, access);
+            try {
+                if (initIfEmpty) {
+                    session.initIfEmpty(o, ctx);
+                }
+                session.unlock(o, ctx, early, ahead);
+                KeyDerivationAhead.Salt opened = ahead.opened();
+                if (place != null && opened != null && !opened.equals(remembered)) {
+                    new KeySaltCache(ctx.cacheDir()).remember(place, opened);
+                }
+                return session;
+            } catch (RuntimeException e) {
+                session.close();
+                throw e;
             }
-            session.unlock(o, ctx);
-            return session;
+        } finally {
+            ahead.close();
+            if (early != null) {
+                java.util.Arrays.fill(early, '\0');
+            }
+        }
+    }
+
+    /**
+     * The store the options name, as {@link KeySaltCache} names it: the local store's directory, or the
+     * endpoint and bucket; null when the options do not make one (the open then says why).
+     */
+    private static @Nullable String cachePlace(CommonOptions o, CliContext ctx) {
+        try {
+            return o.endpoint == null ? localStoreDirectory(o, ctx).toString() : o.endpoint + " " + o.bucket;
         } catch (RuntimeException e) {
-            session.close();
-            throw e;
+            return null;
         }
     }
 
@@ -287,6 +319,15 @@ final class StoreSession implements AutoCloseable {
     }
 
     void unlock(CommonOptions o, CliContext ctx) {
+        unlock(o, ctx, null, KeyDerivationAhead.none());
+    }
+
+    /**
+     * As {@link #unlock(CommonOptions, CliContext)}, with the password {@code early} when it was read
+     * already (a copy is taken; null: read now) and the key of a key file derived {@code ahead}, which records
+     * which key file opened.
+     */
+    private void unlock(CommonOptions o, CliContext ctx, char @Nullable [] early, KeyDerivationAhead ahead) {
         if (o.unlocked != null) {
             repository = o.unlocked; // a second session of the same command (reader, then writer)
             return;
@@ -301,11 +342,11 @@ final class StoreSession implements AutoCloseable {
             warnIfPasswordUnused(o, ctx);
             return;
         }
-        char[] password = Passwords.current(passwordSources(o, ctx));
+        char[] password = early != null ? early.clone() : Passwords.current(passwordSources(o, ctx));
         byte[] config = sealedConfig;
         try {
             repository = deriving(
-                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password, config)));
+                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password, config, ahead)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');

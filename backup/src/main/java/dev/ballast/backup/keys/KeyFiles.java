@@ -359,7 +359,19 @@ public final class KeyFiles {
      * being read again; null: read from the store.
      */
     public UnlockedRepository open(ObjectStore store, char[] password, byte @Nullable [] sealedConfig) {
+        return open(store, password, sealedConfig, KeyDerivationAhead.none());
+    }
+
+    /**
+     * As {@link #open(ObjectStore, char[], byte[])}, taking the key of a key file whose parameters and salt
+     * {@code ahead} derived with from {@code ahead} (derived from the same {@code password}) instead of
+     * deriving it again, and recording in {@code ahead} which key file's parameters and salt opened the
+     * repository ({@link KeyDerivationAhead#opened()}).
+     */
+    public UnlockedRepository open(
+            ObjectStore store, char[] password, byte @Nullable [] sealedConfig, KeyDerivationAhead ahead) {
         Objects.requireNonNull(password, "password");
+        Objects.requireNonNull(ahead, "ahead");
         List<String> keyNames = store.list(KEYS_PREFIX);
         if (keyNames.isEmpty()) {
             throw noKey(store);
@@ -385,9 +397,10 @@ public final class KeyFiles {
                 found++;
                 String cacheKey = file.kdf() + Arrays.toString(file.salt());
                 byte[] passwordKey =
-                        derived.computeIfAbsent(cacheKey, k -> file.kdf().derive(password, file.salt()));
+                        derived.computeIfAbsent(cacheKey, k -> ahead.derive(password, file.kdf(), file.salt()));
                 MasterKey master = file.open(passwordKey);
                 if (master != null) {
+                    ahead.opened(file.kdf(), file.salt());
                     return new UnlockedRepository(
                             master,
                             sealedConfig == null ? readConfig(store, master) : openConfig(store, master, sealedConfig),

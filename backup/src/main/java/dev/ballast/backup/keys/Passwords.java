@@ -103,6 +103,26 @@ public final class Passwords {
     }
 
     /**
+     * The password of an existing repository when a file ({@code --password-file}, else
+     * {@value #FILE_ENV}) or {@value #ENV} gives it, as {@link #current} would read it; null where
+     * {@link #current} would run a command or ask on the terminal, or would fail (it then fails with its
+     * own message when called). For reading the password before the store is opened, where that has no
+     * side effect. Never throws.
+     */
+    public static char @Nullable [] withoutAsking(Sources sources) {
+        boolean commandGiven = sources.command() != null
+                || (sources.file() == null && blankToNull(sources.env().get(COMMAND_ENV)) != null);
+        if (commandGiven) {
+            return null;
+        }
+        try {
+            return given(sources);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
      * That no source gave a password, saying so of an empty {@value #ENV} (set, as {@code
      * BALLAST_PASSWORD=} sets it, but empty: the empty password it stands for is refused).
      */

@@ -216,4 +216,30 @@ class PasswordsTest {
         org.assertj.core.api.Assertions.assertThat(new String(Passwords.firstLine(longFile, "--password-file")))
                 .isEqualTo("secret");
     }
+
+    @Test
+    void withoutAskingReadsAFileOrTheVariableButNeverRunsACommandOrAsks() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("pw"), "from-file\n");
+        Passwords.Prompt terminal = prompt -> "typed".toCharArray();
+        assertThat(Passwords.withoutAsking(new Sources(file, null, Map.of("BALLAST_PASSWORD", "env"), terminal)))
+                .isEqualTo("from-file".toCharArray());
+        assertThat(Passwords.withoutAsking(
+                        new Sources(null, null, Map.of("BALLAST_PASSWORD_FILE", file.toString()), terminal)))
+                .isEqualTo("from-file".toCharArray());
+        assertThat(Passwords.withoutAsking(new Sources(null, null, Map.of("BALLAST_PASSWORD", "env"), terminal)))
+                .isEqualTo("env".toCharArray());
+        java.nio.file.Path ran = dir.resolve("ran");
+        assertThat(Passwords.withoutAsking(
+                        new Sources(null, "touch " + ran + "; echo pw", Map.of("BALLAST_PASSWORD", "env"), terminal)))
+                .isNull();
+        assertThat(Passwords.withoutAsking(new Sources(
+                        null, null, Map.of("BALLAST_PASSWORD_COMMAND", "touch " + ran + "; echo pw"), terminal)))
+                .isNull();
+        assertThat(ran).doesNotExist();
+        assertThat(Passwords.withoutAsking(new Sources(null, null, Map.of(), terminal)))
+                .isNull();
+        assertThat(Passwords.withoutAsking(new Sources(dir.resolve("absent"), null, Map.of(), null)))
+                .as("a file that cannot be read: the open reads it again and says why")
+                .isNull();
+    }
 }
