@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -142,17 +141,7 @@ public final class KeyDerivationAhead implements AutoCloseable {
      */
     byte[] derive(char[] password, KdfParameters kdf, byte[] salt) {
         if (ahead != null && derived != null && ahead.matches(kdf, salt)) {
-            try {
-                return derived.join().clone();
-            } catch (CompletionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
-                if (e.getCause() instanceof Error err) {
-                    throw err;
-                }
-                throw e;
-            }
+            return dev.ballast.backup.Futures.join(derived).clone();
         }
         return kdf.derive(password, salt);
     }
