@@ -102,10 +102,28 @@ public final class KeyDerivationAhead implements AutoCloseable {
     }
 
     /**
+     * The costliest parameters derived ahead: memory times passes at most four times the default's
+     * (64 MiB, 1 pass). A remembered salt of costlier parameters (a key file made so on purpose, or a
+     * damaged or foreign cache entry) is derived for after the key file is read, as without one: a wrong
+     * entry must not hold gigabytes or the processors for a derivation nobody uses.
+     */
+    static final long MAX_AHEAD_KIB_PASSES =
+            4L * KdfParameters.DEFAULT.memoryKiB() * KdfParameters.DEFAULT.iterations();
+
+    /** Whether {@link #start} derives ahead with {@code salt}'s parameters ({@link #MAX_AHEAD_KIB_PASSES}). */
+    public static boolean worthStarting(Salt salt) {
+        return (long) salt.kdf().memoryKiB() * salt.kdf().iterations() <= MAX_AHEAD_KIB_PASSES;
+    }
+
+    /**
      * Starts deriving the key of {@code password} with {@code salt}'s parameters and salt on a daemon thread
-     * of its own ({@code ballast-kdf-ahead}). {@code password} is copied; the caller keeps its own.
+     * of its own ({@code ballast-kdf-ahead}), or derives nothing ahead ({@link #none()}) where
+     * {@link #worthStarting} says no. {@code password} is copied; the caller keeps its own.
      */
     public static KeyDerivationAhead start(char[] password, Salt salt) {
+        if (!worthStarting(salt)) {
+            return none();
+        }
         char[] copy = password.clone();
         CompletableFuture<byte[]> derived = new CompletableFuture<>();
         KeyDerivationAhead ahead = new KeyDerivationAhead(salt, derived);
@@ -136,12 +154,17 @@ public final class KeyDerivationAhead implements AutoCloseable {
 
     /**
      * The key of the password for a key file with {@code kdf} and {@code salt}: the one derived ahead when
-     * they are those it was derived with (waiting for it), else derived now on the calling thread. A copy,
-     * the caller's to zero.
+     * they are those it was derived with (waiting for it), else derived now on the calling thread, once the
+     * derivation ahead (if any) has ended. A copy, the caller's to zero.
      */
     byte[] derive(char[] password, KdfParameters kdf, byte[] salt) {
         if (ahead != null && derived != null && ahead.matches(kdf, salt)) {
             return dev.ballast.backup.Futures.join(derived).clone();
+        }
+        if (derived != null) {
+            // A stale salt: its derivation is let finish first, so the two never hold their memory (64 MiB each
+            // by default) at once, which a small heap may not have room for, nor share the processors.
+            derived.exceptionally(e -> null).join();
         }
         return kdf.derive(password, salt);
     }

@@ -32,6 +32,21 @@ class KeyDerivationAheadTest {
     }
 
     @Test
+    void parametersCostlierThanFourTimesTheDefaultAreNotDerivedAhead() {
+        byte[] salt = salt(4);
+        assertThat(KeyDerivationAhead.worthStarting(new KeyDerivationAhead.Salt(KdfParameters.DEFAULT, salt)))
+                .isTrue();
+        assertThat(KeyDerivationAhead.worthStarting(new KeyDerivationAhead.Salt(new KdfParameters(65536, 4, 4), salt)))
+                .isTrue();
+        KeyDerivationAhead.Salt huge = new KeyDerivationAhead.Salt(new KdfParameters(4 * 1024 * 1024, 1, 4), salt);
+        assertThat(KeyDerivationAhead.worthStarting(huge)).isFalse();
+        try (KeyDerivationAhead ahead = KeyDerivationAhead.start("pw".toCharArray(), huge)) {
+            assertThat(ahead.ahead()).isNull();
+            assertThat(ahead.derive("pw".toCharArray(), KDF, salt)).isEqualTo(KDF.derive("pw".toCharArray(), salt));
+        }
+    }
+
+    @Test
     void theSaltOfTheKeyFileThatOpenedIsRecorded() {
         try (KeyDerivationAhead none = KeyDerivationAhead.none()) {
             assertThat(none.opened()).isNull();
