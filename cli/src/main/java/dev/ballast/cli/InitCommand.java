@@ -35,6 +35,10 @@ final class InitCommand extends BallastCommand {
         try (StoreSession session = StoreSession.openWithoutKey(common, ctx, StoreSession.Access.WRITE)) {
             KeyFiles.UnlockedRepository made = Errors.translate(
                     session.where(), null, () -> session.keyFiles().init(session.objects(), password));
+            String place = StoreSession.cachePlace(common, ctx);
+            if (place != null) {
+                new KeySaltCache(ctx.cacheDir(), ctx.clock()).forget(place); // another repository's, made there before
+            }
             ctx.out()
                     .println("Created the encrypted repository " + made.config().id() + " in " + session.where()
                             + " (key " + made.keyId().substring(0, KeyFiles.SHORT_ID) + ").");

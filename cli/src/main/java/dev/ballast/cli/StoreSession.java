@@ -184,7 +184,8 @@ final class StoreSession implements AutoCloseable {
      */
     static StoreSession open(CommonOptions o, CliContext ctx, Access access, boolean initIfEmpty) {
         String place = o.unlocked == null ? cachePlace(o, ctx) : null;
-        KeyDerivationAhead.Salt remembered = place == null ? null : new KeySaltCache(ctx.cacheDir()).read(place);
+        KeySaltCache salts = new KeySaltCache(ctx.cacheDir(), ctx.clock());
+        KeyDerivationAhead.Salt remembered = place == null ? null : salts.read(place);
         // With the salt of the key that opened this store last time, and a password that can be read without
         // running a command or asking, the key's derivation starts now and runs while the store is opened.
         char[] early = remembered == null ? null : Passwords.withoutAsking(passwordSources(o, ctx));
@@ -200,7 +201,11 @@ final class StoreSession implements AutoCloseable {
                 session.unlock(o, ctx, early, ahead);
                 KeyDerivationAhead.Salt opened = ahead.opened();
                 if (place != null && opened != null && !opened.equals(remembered)) {
-                    new KeySaltCache(ctx.cacheDir()).remember(place, opened);
+                    salts.remember(place, opened);
+                } else if (place != null && opened == null && remembered != null) {
+                    // No key file opened here: a store of the unencrypted format, or a repository this command
+                    // made; the next command derives nothing ahead for it (an init's key is remembered next time).
+                    salts.forget(place);
                 }
                 return session;
             } catch (RuntimeException e) {
@@ -219,7 +224,7 @@ final class StoreSession implements AutoCloseable {
      * The store the options name, as {@link KeySaltCache} names it: the local store's directory, or the
      * endpoint and bucket; null when the options do not make one (the open then says why).
      */
-    private static @Nullable String cachePlace(CommonOptions o, CliContext ctx) {
+    static @Nullable String cachePlace(CommonOptions o, CliContext ctx) {
         try {
             return o.endpoint == null ? localStoreDirectory(o, ctx).toString() : o.endpoint + " " + o.bucket;
         } catch (RuntimeException e) {

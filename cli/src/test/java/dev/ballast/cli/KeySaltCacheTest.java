@@ -61,7 +61,8 @@ class KeySaltCacheTest extends InProcessCli {
 
         assertThat(cacheFile()).isRegularFile();
         String cache = Files.readString(cacheFile(), StandardCharsets.ISO_8859_1);
-        assertThat(new KeySaltCache(cacheFile().getParent()).read(storeDir().toString()))
+        assertThat(new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC())
+                        .read(storeDir().toString()))
                 .isNotNull()
                 .satisfies(s ->
                         assertThat(Base64.getEncoder().encodeToString(s.salt())).isEqualTo(keyFileSalt()));
@@ -75,7 +76,7 @@ class KeySaltCacheTest extends InProcessCli {
         Path src = backedUp();
         byte[] other = new byte[16];
         new java.util.Random(3).nextBytes(other);
-        String stale = "65536 1 4 " + Base64.getEncoder().encodeToString(other);
+        String stale = "65536 1 4 " + Base64.getEncoder().encodeToString(other) + " 1";
         Files.writeString(cacheFile(), KeySaltCacheTest.escaped(storeDir().toString()) + "=" + stale + "\n");
 
         assertThat(run(at("restore", "src", home.resolve("out").toString())))
@@ -83,7 +84,7 @@ class KeySaltCacheTest extends InProcessCli {
                 .isZero();
         assertThat(home.resolve("out/a.txt")).hasContent("alpha");
         assertThat(Base64.getEncoder()
-                        .encodeToString(new KeySaltCache(cacheFile().getParent())
+                        .encodeToString(new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC())
                                 .read(storeDir().toString())
                                 .salt()))
                 .isEqualTo(keyFileSalt());
@@ -111,12 +112,103 @@ class KeySaltCacheTest extends InProcessCli {
         backedUp();
         Files.write(cacheFile(), new byte[] {0, (byte) 0xff, '=', '\n', 'x'});
         assertThat(run(at("list"))).as(err()).isZero();
-        assertThat(new KeySaltCache(cacheFile().getParent()).read(storeDir().toString()))
+        assertThat(new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC())
+                        .read(storeDir().toString()))
                 .isNotNull();
 
         Files.delete(cacheFile());
         Files.createDirectory(cacheFile());
         assertThat(run(at("list"))).as(err()).isZero();
+    }
+
+    @Test
+    void aLinkAtTheCacheFilesNameIsNeverFollowedNorItsTargetCopiedIn() throws Exception {
+        backedUp();
+        Path secret = Files.writeString(home.resolve("secret"), "my secret pass\nother=thing\n");
+        Files.delete(cacheFile());
+        Files.createSymbolicLink(cacheFile(), secret);
+
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(secret).hasContent("my secret pass\nother=thing");
+        assertThat(Files.isSymbolicLink(cacheFile())).isFalse();
+        assertThat(Files.readString(cacheFile(), StandardCharsets.ISO_8859_1))
+                .doesNotContain("my secret pass")
+                .doesNotContain("other");
+        assertThat(new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC())
+                        .read(storeDir().toString()))
+                .isNotNull();
+    }
+
+    @Test
+    void theCacheKeepsTheStoresWrittenMostRecentlyAndDropsWhatDoesNotParse() throws Exception {
+        backedUp();
+        StringBuilder many = new StringBuilder("junk line without a salt\n");
+        for (int i = 0; i < KeySaltCache.MAX_ENTRIES + 40; i++) {
+            many.append("/tmp/old-")
+                    .append(i)
+                    .append("=65536 1 4 AAAAAAAAAAAAAAAAAAAAAA\\=\\= ")
+                    .append(i)
+                    .append('\n');
+        }
+        Files.writeString(cacheFile(), many);
+
+        assertThat(run(at("list"))).as(err()).isZero();
+        KeySaltCache cache = new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC());
+        assertThat(cache.read(storeDir().toString())).isNotNull();
+        String kept = Files.readString(cacheFile(), StandardCharsets.ISO_8859_1);
+        assertThat(kept.lines().filter(l -> !l.startsWith("#"))).hasSize(KeySaltCache.MAX_ENTRIES);
+        assertThat(cache.read("/tmp/old-0")).as("the oldest is dropped first").isNull();
+        assertThat(cache.read("/tmp/old-" + (KeySaltCache.MAX_ENTRIES + 39))).isNotNull();
+        assertThat(kept).doesNotContain("junk");
+    }
+
+    @Test
+    void aNewRepositoryOrAStoreOfTheUnencryptedFormatWhereOneWasForgetsTheEntry() throws Exception {
+        Path src = backedUp();
+        KeySaltCache cache = new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC());
+        assertThat(cache.read(storeDir().toString())).isNotNull();
+
+        org.assertj.core.util.Files.delete(data().toFile());
+        assertThat(run(at("init"))).as(err()).isZero();
+        assertThat(cache.read(storeDir().toString())).isNull();
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(cache.read(storeDir().toString())).isNotNull();
+
+        org.assertj.core.util.Files.delete(data().toFile());
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
+        Files.writeString(cacheFile(), escaped(storeDir().toString()) + "=65536 1 4 AAAAAAAAAAAAAAAAAAAAAA\\=\\= 1\n");
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(cache.read(storeDir().toString())).isNull();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(120) // read ahead, the pipe gave the open nothing: it waited for ever
+    void aPasswordFromAPipeIsReadOnceByTheOpenNotAhead() throws Exception {
+        Path src = backedUp();
+        org.assertj.core.util.Files.delete(data().toFile()); // the entry stays: stale
+        Path fifo = home.resolve("pw.fifo");
+        new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor();
+        Thread writer = new Thread(() -> {
+            try {
+                Files.writeString(fifo, "fifo-password\n");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        writer.setDaemon(true);
+        writer.start();
+        assertThat(run(
+                        Map.of("BALLAST_PASSWORD", ""),
+                        at("backup", src.toString(), "--password-file", fifo.toString())))
+                .as(err())
+                .isZero();
+        writer.join(10_000);
+        Path file = Files.writeString(home.resolve("pw"), "fifo-password\n");
+        assertThat(run(Map.of("BALLAST_PASSWORD", ""), at("list", "--password-file", file.toString())))
+                .as(err())
+                .isZero();
     }
 
     /** {@code key} as a properties file's key: ':', '=', ' ' and '\' escaped. */

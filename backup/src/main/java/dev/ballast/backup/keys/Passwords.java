@@ -103,10 +103,10 @@ public final class Passwords {
     }
 
     /**
-     * The password of an existing repository when a file ({@code --password-file}, else
+     * The password of an existing repository when a regular file ({@code --password-file}, else
      * {@value #FILE_ENV}) or {@value #ENV} gives it, as {@link #current} would read it; null where
-     * {@link #current} would run a command or ask on the terminal, or would fail (it then fails with its
-     * own message when called). For reading the password before the store is opened, where that has no
+     * {@link #current} would run a command, read a pipe or FIFO (which gives its bytes once), ask on the
+     * terminal, or fail (it then fails with its own message when called). For reading the password before the store is opened, where that has no
      * side effect. Never throws.
      */
     public static char @Nullable [] withoutAsking(Sources sources) {
@@ -116,6 +116,11 @@ public final class Passwords {
             return null;
         }
         try {
+            String fileEnv = blankToNull(sources.env().get(FILE_ENV));
+            Path file = sources.file() != null ? sources.file() : fileEnv != null ? Path.of(fileEnv) : null;
+            if (file != null && !Files.isRegularFile(file)) {
+                return null; // a pipe or FIFO (--password-file <(...)) gives its password once: to the open itself
+            }
             return given(sources);
         } catch (RuntimeException e) {
             return null;

@@ -238,6 +238,14 @@ class PasswordsTest {
         assertThat(ran).doesNotExist();
         assertThat(Passwords.withoutAsking(new Sources(null, null, Map.of(), terminal)))
                 .isNull();
+        java.nio.file.Path fifo = dir.resolve("fifo");
+        new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor();
+        assertThat(Passwords.withoutAsking(new Sources(fifo, null, Map.of(), null)))
+                .as("a FIFO gives its password once, to the open: never read ahead (this would hang)")
+                .isNull();
+        assertThat(Passwords.withoutAsking(
+                        new Sources(null, null, Map.of("BALLAST_PASSWORD_FILE", fifo.toString()), null)))
+                .isNull();
         assertThat(Passwords.withoutAsking(new Sources(dir.resolve("absent"), null, Map.of(), null)))
                 .as("a file that cannot be read: the open reads it again and says why")
                 .isNull();
