@@ -180,6 +180,6 @@ final class PackedRepairReport {
         return r.unreadablePacks().size() + " pack(s) that no index file names have a header that does not open"
                 + " (named above): which chunks they hold cannot be read, so they were left as they are and are not"
                 + " counted; 'ballast verify NAME' says whether a backup misses a chunk (a prune deletes such packs"
-                + " once they are older than its grace period)";
+                + " once they are older than its grace period, unless a chunk a snapshot needs is missing)";
     }
 }

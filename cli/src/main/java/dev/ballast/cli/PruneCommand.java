@@ -157,9 +157,10 @@ final class PruneCommand extends BallastCommand {
                 + (young == 0
                         ? ""
                         : " (" + Summary.count(young, "pack") + " written within --grace " + graceText(grace)
-                                + (young == 1 ? " holds" : " hold") + " chunks no snapshot uses and "
-                                + (dryRun ? "would be" : young == 1 ? "is" : "are") + " kept until "
-                                + (young == 1 ? "it is" : "they are") + " older than that)")
+                                + " that no snapshot needs " + (dryRun ? "would be" : young == 1 ? "is" : "are")
+                                + " kept until " + (young == 1 ? "it is" : "they are")
+                                + " older than that: a backup running now may need " + (young == 1 ? "it" : "them")
+                                + ")")
                 + (parts == 0
                         ? ""
                         : (dryRun ? "; would delete " : "; deleted ") + Summary.count(parts, "manifest part")

@@ -409,6 +409,15 @@ class PackDamageCliTest extends InProcessCli {
                 .contains("1 pack(s) that no index file names have a header that does not open")
                 .doesNotContain("0 chunk(s)");
         assertRestores(src, firstSnapshot(), "stray-after-repair");
+
+        // Every chunk the snapshots need has a home: the pack whose header does not open goes, as the advice says.
+        assertThat(run(at("prune", "--grace", "0s"))).as(out() + err()).isZero();
+        assertThat(out()).contains("Prune done: deleted 1 pack");
+        try (LocalObjectStore store = store()) {
+            assertThat(store.list("data/")).doesNotContain(stray);
+        }
+        assertThat(run(at("repair", "index"))).as(out() + err()).isZero();
+        assertRestores(src, firstSnapshot(), "after-prune");
         assertNoStackTrace();
     }
 
@@ -462,14 +471,14 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(run(at("prune", "--dry-run"))).as(err()).isZero();
         assertThat(out())
                 .contains("Prune dry run: would delete 0 packs, write about 0 packs of repacked chunks, about 0.0 MiB"
-                        + " (0 bytes) would be given back by packs (1 pack written within --grace 1h holds chunks no"
-                        + " snapshot uses and would be kept until it is older than that)")
+                        + " (0 bytes) would be given back by packs (1 pack written within --grace 1h that no snapshot"
+                        + " needs would be kept until it is older than that: a backup running now may need it)")
                 .contains("(nothing was written or deleted).");
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out())
                 .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
-                        + " by packs (1 pack written within --grace 1h holds chunks no snapshot uses and is kept until"
-                        + " it is older than that).");
+                        + " by packs (1 pack written within --grace 1h that no snapshot needs is kept until it is older"
+                        + " than that: a backup running now may need it).");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out()).contains("Prune done: deleted 1 pack, ").doesNotContain("--grace");
     }

@@ -115,7 +115,7 @@ final class Repack {
                 toLook.add(e);
             }
         }
-        Set<String> mayHoldLive = unindexedHoldingLive(toLook, live, home, indexed);
+        Set<String> mayHoldLive = unindexedHoldingLive(toLook, live, home, indexed, liveMissing);
         for (ListEntry e : unindexed) {
             if (keep.test(packFile(e, false))) {
                 keptYoung++;
@@ -277,7 +277,8 @@ final class Repack {
     /**
      * Of {@code unindexed}, packs no index file names (those a prune would delete, and all of them when a
      * live blob has no home), the ones to keep: read from each pack's header. A pack whose header does
-     * not open may hold a live blob: it is kept. A pack holding a live blob that has no home (an index
+     * not open may hold a live blob: it is kept while {@code liveMissing} (live blobs with no home, or none
+     * of whose copies opens) is above zero, and deleted otherwise (nothing needed can be only there). A pack holding a live blob that has no home (an index
      * file is missing), or another copy of a live blob whose home copy does not open (each such home
      * copy is read), stops the prune: deleting it could delete the only copy that reads, and
      * {@code ballast repair index} indexes it again, after which a prune keeps the copy that opens.
@@ -288,7 +289,8 @@ final class Repack {
             List<ListEntry> unindexed,
             Set<BlobId> live,
             Map<BlobId, String> home,
-            Map<String, List<BlobLocation>> indexed) {
+            Map<String, List<BlobLocation>> indexed,
+            long liveMissing) {
         if (unindexed.isEmpty()) {
             return Set.of();
         }
@@ -352,7 +354,10 @@ final class Repack {
                         + " again, then prune");
             }
         }
-        return Set.copyOf(damaged);
+        // A header that does not open hides what the pack holds. While every live blob has a home in the store,
+        // nothing a snapshot needs can be only there, and the pack goes as a killed run's would; while one is
+        // missing, it may be there, and the pack is kept.
+        return liveMissing > 0 ? Set.copyOf(damaged) : Set.of();
     }
 
     /** At most this many packs are named in a refusal; the rest are counted. */
