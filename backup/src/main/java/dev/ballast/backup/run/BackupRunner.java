@@ -6,6 +6,7 @@ import dev.ballast.backup.ProgressCounter;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.run.RunTally.Uploaded;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -48,9 +49,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -166,20 +165,8 @@ public final class BackupRunner {
     private final Duration manifestGrace;
     private final Consumer<String> onStored;
 
-    private final AtomicInteger stored = new AtomicInteger();
-    private final AtomicInteger unchangedCount = new AtomicInteger();
-    private final AtomicLong uploaded = new AtomicLong();
-    private final AtomicLong read = new AtomicLong();
-    private final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
-    private final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicInteger repaired = new AtomicInteger();
-    /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
-    private final List<Uploaded> uploadedFiles = Collections.synchronizedList(new ArrayList<>());
-    /** Files found unchanged, whose entries name a version of a previous manifest. */
-    private final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
-    /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
-    private final AtomicInteger reused = new AtomicInteger();
+    /** What the run has done so far, shared with its transfer threads ({@link RunTally}). */
+    private final RunTally tally = new RunTally();
     /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
     private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
@@ -198,9 +185,6 @@ public final class BackupRunner {
 
     private boolean nameFromDirectory;
 
-    /** Format 3: the new chunks' plain bytes each stored file added, taken back when its chunks are lost. */
-    private final Map<String, Long> packedAdded = new java.util.concurrent.ConcurrentHashMap<>();
-
     /** Where file contents go in a repository of format 3, or null in a store of the earlier formats. */
     private @Nullable PackedContent packed;
 
@@ -213,16 +197,6 @@ public final class BackupRunner {
     public BackupRunner packedInto(PackedContent content) {
         this.packed = Objects.requireNonNull(content, "content");
         return this;
-    }
-
-    /**
-     * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from
-     * a previous manifest.
-     */
-    private record Uploaded(SourceFile file, boolean reused, boolean kept) {
-        public Uploaded(SourceFile file, boolean reused) {
-            this(file, reused, false);
-        }
     }
 
     /**
@@ -307,7 +281,7 @@ public final class BackupRunner {
         PreviousManifest previousManifest =
                 new PreviousManifest(store, name, source, nameFromDirectory, err, packed, guard);
         this.previousManifest = previousManifest;
-        SourceWalk walk = new SourceWalk(source, settings, storeDirectory, failed);
+        SourceWalk walk = new SourceWalk(source, settings, storeDirectory, tally.failed);
         sourceWalk = walk;
         // The previous manifest is read on another thread while the tree is walked: files found before it
         // is ready wait in a list, the rest are dealt with as they are found.
@@ -335,12 +309,12 @@ public final class BackupRunner {
                 ManifestEntry before = previous[0].get(f.path());
                 if (!settings.checksum() && f.stat().sameAs(before)) {
                     entries.add(before.withAttrs(f.stat().attrs()));
-                    unchangedCount.incrementAndGet();
-                    keptFromPrevious.add(f);
+                    tally.unchangedCount.incrementAndGet();
+                    tally.keptFromPrevious.add(f);
                     progress.addBytes(f.size());
                     progress.fileDone();
                 } else if (stopping()) {
-                    notAttempted.add(f.path());
+                    tally.notAttempted.add(f.path());
                 } else {
                     transfers.submit(done -> backUp(f, before, entries, progress, done));
                 }
@@ -373,15 +347,15 @@ public final class BackupRunner {
         // A run that walked the whole tree and attempted every file is a snapshot, even if some files
         // could not be stored: those keep their previous version, marked stale. Only a run cut short
         // (Ctrl-C, the store gone) is incomplete.
-        StorageUnavailableException down = unavailable.get();
-        boolean complete = notAttempted.isEmpty() && down == null && !cancellation.cancelled();
+        StorageUnavailableException down = tally.unavailable.get();
+        boolean complete = tally.notAttempted.isEmpty() && down == null && !cancellation.cancelled();
         List<ManifestEntry> listed = new ArrayList<>(entries);
         ManifestTree tree = walk.tree(listed);
-        List<Failure> failures = new ArrayList<>(failed);
+        List<Failure> failures = new ArrayList<>(tally.failed);
         failures.sort(Comparator.comparing(Failure::path));
         List<Manifest.Stale> stale = complete ? previousManifest.keepPrevious(failures, listed) : List.of();
         listed.sort(Comparator.comparing(ManifestEntry::path));
-        List<String> skippedFiles = new ArrayList<>(notAttempted);
+        List<String> skippedFiles = new ArrayList<>(tally.notAttempted);
         Collections.sort(skippedFiles);
         List<String> notStored = new ArrayList<>();
         failures.forEach(x -> notStored.add(x.path()));
@@ -433,10 +407,10 @@ public final class BackupRunner {
         }
         saveDamagedRecord();
         return new Result(
-                stored.get(),
-                unchangedCount.get(),
-                read.get(),
-                uploaded.get(),
+                tally.stored.get(),
+                tally.unchangedCount.get(),
+                tally.read.get(),
+                tally.uploaded.get(),
                 total.get(),
                 skipped,
                 failures,
@@ -448,8 +422,8 @@ public final class BackupRunner {
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
                 stale,
-                repaired.get(),
-                reused.get());
+                tally.repaired.get(),
+                tally.reused.get());
     }
 
     /**
@@ -470,19 +444,19 @@ public final class BackupRunner {
             try {
                 losses = guard.refresh();
             } catch (StorageUnavailableException e) {
-                unavailable.compareAndSet(null, e);
+                tally.unavailable.compareAndSet(null, e);
                 return handled;
             }
             if (losses == handled) {
                 return handled;
             }
-            if (round == 3 || stopping() || !notAttempted.isEmpty() || packed != null) {
+            if (round == 3 || stopping() || !tally.notAttempted.isEmpty() || packed != null) {
                 // Format 3: the run's view of the index may name packs the prune deleted, so storing the
                 // files again could reuse chunks that are gone; no snapshot is written, the next run stores them.
                 return -1;
             }
             handled = losses;
-            List<Uploaded> again = new ArrayList<>(uploadedFiles);
+            List<Uploaded> again = new ArrayList<>(tally.uploadedFiles);
             // The unchanged files keep versions a manifest references, which prune keeps while that manifest
             // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
             boolean previousGone = !previousManifest.versions().isEmpty()
@@ -490,7 +464,7 @@ public final class BackupRunner {
                             .map(VersionEntry::versionId)
                             .collect(java.util.stream.Collectors.toSet())
                             .containsAll(previousManifest.versions());
-            List<SourceFile> kept = previousGone ? new ArrayList<>(keptFromPrevious) : List.of();
+            List<SourceFile> kept = previousGone ? new ArrayList<>(tally.keptFromPrevious) : List.of();
             kept.forEach(f -> again.add(new Uploaded(f, false, true)));
             err.accept("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
                     + " run marker, so it may have deleted what the run stored: the " + (again.size() - kept.size())
@@ -523,17 +497,17 @@ public final class BackupRunner {
         for (Uploaded u : files) {
             paths.add(u.file().path());
             if (u.kept()) {
-                unchangedCount.decrementAndGet();
-                keptFromPrevious.remove(u.file());
+                tally.unchangedCount.decrementAndGet();
+                tally.keptFromPrevious.remove(u.file());
             } else if (u.reused()) {
-                reused.decrementAndGet();
+                tally.reused.decrementAndGet();
             } else {
-                stored.decrementAndGet();
-                uploaded.addAndGet(-u.file().size());
+                tally.stored.decrementAndGet();
+                tally.uploaded.addAndGet(-u.file().size());
             }
         }
         entries.removeIf(e -> paths.contains(e.path()));
-        uploadedFiles.removeAll(files);
+        tally.uploadedFiles.removeAll(files);
         try (ProgressCounter progress = progressFactory.get();
                 Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
                 Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
@@ -548,13 +522,13 @@ public final class BackupRunner {
     /** Saves the record of damaged versions when this run stored a replacement for one. */
     private void saveDamagedRecord() {
         DamagedVersions d = previousManifest.damaged();
-        if (d == null || repaired.get() == 0) {
+        if (d == null || tally.repaired.get() == 0) {
             return;
         }
         try {
             d.save(store);
         } catch (RuntimeException e) {
-            err.accept("Warning: the good copies this backup stored of " + repaired.get()
+            err.accept("Warning: the good copies this backup stored of " + tally.repaired.get()
                     + " damaged version(s) could not "
                     + "be recorded (" + Messages.rootMessage(e)
                     + "); older backups naming them stay damaged until 'ballast verify "
@@ -579,7 +553,7 @@ public final class BackupRunner {
 
     /** Whether no further file should be started: the store went away, or Ctrl-C. */
     private boolean stopping() {
-        return unavailable.get() != null || cancellation.cancelled();
+        return tally.unavailable.get() != null || cancellation.cancelled();
     }
 
     /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
@@ -590,7 +564,7 @@ public final class BackupRunner {
             ProgressCounter progress,
             Runnable done) {
         if (stopping()) {
-            notAttempted.add(f.path());
+            tally.notAttempted.add(f.path());
             progress.fileDone();
             done.run();
             return;
@@ -602,14 +576,14 @@ public final class BackupRunner {
             if (before != null && before.size() == f.size()) {
                 // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
                 // first, so that an upload happens only when they differ.
-                sha = Sha256.ofFile(f.file(), read::addAndGet);
+                sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
                 if (changed(f)) {
                     throw new ChangedWhileReading();
                 }
                 if (sha.equals(before.sha256())) {
                     entries.add(entry(f, sha, before.versionId(), before.chunks()));
-                    unchangedCount.incrementAndGet();
-                    keptFromPrevious.add(f);
+                    tally.unchangedCount.incrementAndGet();
+                    tally.keptFromPrevious.add(f);
                     progress.addBytes(f.size());
                     progress.fileDone();
                     done.run();
@@ -618,15 +592,15 @@ public final class BackupRunner {
             }
             if (packed != null) {
                 // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
-                PackedContent.Stored s = packed.store(f.file(), read::addAndGet, this::stopping);
+                PackedContent.Stored s = packed.store(f.file(), tally.read::addAndGet, this::stopping);
                 if (s.size() != f.size() || changed(f)) {
                     throw new ChangedWhileReading();
                 }
                 entries.add(entry(f, s.sha256(), "", s.chunks()));
-                stored.incrementAndGet();
-                uploadedFiles.add(new Uploaded(f, false));
-                uploaded.addAndGet(s.bytesAdded());
-                packedAdded.put(f.path(), s.bytesAdded());
+                tally.stored.incrementAndGet();
+                tally.uploadedFiles.add(new Uploaded(f, false));
+                tally.uploaded.addAndGet(s.bytesAdded());
+                tally.packedAdded.put(f.path(), s.bytesAdded());
                 progress.addBytes(f.size());
                 // Told stored once its chunks' packs and index are written (confirmPacked), not now.
                 progress.fileDone();
@@ -639,15 +613,15 @@ public final class BackupRunner {
             if (left != null) {
                 // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
                 if (sha == null) {
-                    sha = Sha256.ofFile(f.file(), read::addAndGet);
+                    sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
                     if (changed(f)) {
                         throw new ChangedWhileReading();
                     }
                 }
                 if (sha.equals(left.sha256())) {
                     entries.add(entry(f, sha, left.versionId(), null));
-                    reused.incrementAndGet();
-                    uploadedFiles.add(new Uploaded(f, true));
+                    tally.reused.incrementAndGet();
+                    tally.uploadedFiles.add(new Uploaded(f, true));
                     progress.addBytes(f.size());
                     progress.fileDone();
                     done.run();
@@ -662,7 +636,7 @@ public final class BackupRunner {
             }
             write = store.putAsync(Manifest.keyFor(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
             changedWhileRead = changed(f);
-            read.addAndGet(f.size());
+            tally.read.addAndGet(f.size());
             progress.addBytes(f.size());
         } catch (RuntimeException | IOException | Error e) {
             // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
@@ -688,9 +662,9 @@ public final class BackupRunner {
                     fail(f, new ChangedWhileReading());
                 } else {
                     entries.add(entry(f, v.sha256(), v.versionId(), null));
-                    stored.incrementAndGet();
-                    uploadedFiles.add(new Uploaded(f, false));
-                    uploaded.addAndGet(f.size());
+                    tally.stored.incrementAndGet();
+                    tally.uploadedFiles.add(new Uploaded(f, false));
+                    tally.uploaded.addAndGet(f.size());
                     recordReplacement(f.path(), v.sha256(), v.versionId());
                     onStored.accept(f.path());
                 }
@@ -706,7 +680,7 @@ public final class BackupRunner {
         DamagedVersions d = previousManifest.damaged();
         if (d != null && !d.isEmpty()) {
             synchronized (d) {
-                repaired.addAndGet(d.replace(path, sha256, versionId));
+                tally.repaired.addAndGet(d.replace(path, sha256, versionId));
             }
         }
     }
@@ -772,15 +746,15 @@ public final class BackupRunner {
      * a blob durable".
      */
     private void confirmPacked(PackedContent content, List<ManifestEntry> entries) {
-        boolean wait = notAttempted.isEmpty() && unavailable.get() == null && !cancellation.cancelled();
+        boolean wait = tally.notAttempted.isEmpty() && tally.unavailable.get() == null && !cancellation.cancelled();
         Throwable failure = PackedBackup.flush(content, wait ? null : manifestGrace);
         Map<String, SourceFile> storedNow = new HashMap<>();
-        synchronized (uploadedFiles) {
-            uploadedFiles.forEach(u -> storedNow.put(u.file().path(), u.file()));
+        synchronized (tally.uploadedFiles) {
+            tally.uploadedFiles.forEach(u -> storedNow.put(u.file().path(), u.file()));
         }
         Map<String, SourceFile> unchanged = new HashMap<>();
-        synchronized (keptFromPrevious) {
-            keptFromPrevious.forEach(f -> unchanged.put(f.path(), f));
+        synchronized (tally.keptFromPrevious) {
+            tally.keptFromPrevious.forEach(f -> unchanged.put(f.path(), f));
         }
         List<SourceFile> lost = new ArrayList<>();
         synchronized (entries) {
@@ -792,13 +766,13 @@ public final class BackupRunner {
                 it.remove();
                 SourceFile f = storedNow.remove(e.path());
                 if (f != null) {
-                    stored.decrementAndGet();
-                    uploaded.addAndGet(-packedAdded.getOrDefault(e.path(), 0L));
-                    uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
+                    tally.stored.decrementAndGet();
+                    tally.uploaded.addAndGet(-tally.packedAdded.getOrDefault(e.path(), 0L));
+                    tally.uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
                 } else {
                     f = unchanged.get(e.path());
-                    unchangedCount.decrementAndGet();
-                    keptFromPrevious.removeIf(k -> k.path().equals(e.path()));
+                    tally.unchangedCount.decrementAndGet();
+                    tally.keptFromPrevious.removeIf(k -> k.path().equals(e.path()));
                 }
                 if (f != null) {
                     lost.add(f);
@@ -822,14 +796,14 @@ public final class BackupRunner {
     private void fail(SourceFile f, Throwable failure) {
         if (cancellation.cancelled()) {
             // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
-            notAttempted.add(f.path());
+            tally.notAttempted.add(f.path());
             return;
         }
         Throwable e =
                 failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         String reason;
         if (e instanceof StorageUnavailableException su) {
-            unavailable.compareAndSet(null, su);
+            tally.unavailable.compareAndSet(null, su);
             reason = Messages.unavailableReason(su, "the store became unavailable");
         } else if (e instanceof ChangedWhileReading
                 || (e instanceof IllegalArgumentException
@@ -848,7 +822,7 @@ public final class BackupRunner {
         } else {
             reason = "it could not be stored (" + Messages.rootMessage(e) + ")";
         }
-        failed.add(new Failure(f.path(), reason));
+        tally.failed.add(new Failure(f.path(), reason));
     }
 
     /**
