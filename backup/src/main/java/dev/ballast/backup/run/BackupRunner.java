@@ -11,7 +11,6 @@ import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.ManifestTree;
-import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
@@ -24,7 +23,6 @@ import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
-import dev.ballast.storage.object.VersionEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -43,7 +41,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -343,7 +340,9 @@ public final class BackupRunner {
             confirmPacked(packed, entries);
         }
 
-        int losses = storeAgainIfTakenForDead(entries);
+        StoreAgain storeAgain = new StoreAgain(
+                store, name, guard, previousManifest, tally, err, packed, this::stopping, this::backUpAgain);
+        int losses = storeAgain.storeAgainIfTakenForDead(entries);
         // A run that walked the whole tree and attempted every file is a snapshot, even if some files
         // could not be stored: those keep their previous version, marked stale. Only a run cut short
         // (Ctrl-C, the store gone) is incomplete.
@@ -389,7 +388,7 @@ public final class BackupRunner {
                 if (packed != null) {
                     PackedBackup.noteStoredAgain(packed, err);
                 }
-                if (complete && takenForDeadSince(losses)) {
+                if (complete && storeAgain.takenForDeadSince(losses)) {
                     // A prune removed the marker between the check and the manifest: withdraw the manifest.
                     store.deleteVersion(Manifest.key(name), manifestVersion);
                     manifestVersion = null;
@@ -427,87 +426,10 @@ public final class BackupRunner {
     }
 
     /**
-     * Writes the run's marker again before the manifest is written; when a prune removed it meanwhile,
-     * stores again every file whose entry names a version this run stored or reused (the prune may have
-     * deleted it: they were referenced by no manifest), up to three rounds.
-     *
-     * @return the marker's losses handled, or -1 when the run was taken for dead and is not complete (its
-     *     manifest must not be written)
+     * Stores {@code files} again on transfer threads of their own, as the walk's files were, and waits
+     * for them: the upload half of {@link StoreAgain#storeAgain}.
      */
-    private int storeAgainIfTakenForDead(List<ManifestEntry> entries) {
-        if (guard == null) {
-            return 0;
-        }
-        int handled = 0;
-        for (int round = 0; ; round++) {
-            int losses;
-            try {
-                losses = guard.refresh();
-            } catch (StorageUnavailableException e) {
-                tally.unavailable.compareAndSet(null, e);
-                return handled;
-            }
-            if (losses == handled) {
-                return handled;
-            }
-            if (round == 3 || stopping() || !tally.notAttempted.isEmpty() || packed != null) {
-                // Format 3: the run's view of the index may name packs the prune deleted, so storing the
-                // files again could reuse chunks that are gone; no snapshot is written, the next run stores them.
-                return -1;
-            }
-            handled = losses;
-            List<Uploaded> again = new ArrayList<>(tally.uploadedFiles);
-            // The unchanged files keep versions a manifest references, which prune keeps while that manifest
-            // exists; if one of those manifests was forgotten meanwhile, they are stored again too.
-            boolean previousGone = !previousManifest.versions().isEmpty()
-                    && !Manifests.versions(store, name).stream()
-                            .map(VersionEntry::versionId)
-                            .collect(java.util.stream.Collectors.toSet())
-                            .containsAll(previousManifest.versions());
-            List<SourceFile> kept = previousGone ? new ArrayList<>(tally.keptFromPrevious) : List.of();
-            kept.forEach(f -> again.add(new Uploaded(f, false, true)));
-            err.accept("Note: a prune took this backup of '" + name + "' for dead while it was paused and removed its"
-                    + " run marker, so it may have deleted what the run stored: the " + (again.size() - kept.size())
-                    + " file(s) the run stored"
-                    + (kept.isEmpty()
-                            ? ""
-                            : " and the " + kept.size()
-                                    + " unchanged one(s), whose previous manifest was removed meanwhile,")
-                    + " are stored again before its snapshot is written.");
-            storeAgain(again, entries);
-        }
-    }
-
-    /** Whether the marker, written again now, finds that a prune removed it since {@code handled} losses. */
-    private boolean takenForDeadSince(int handled) {
-        if (guard == null) {
-            return false;
-        }
-        try {
-            return guard.refresh() > handled;
-        } catch (RuntimeException e) {
-            return false; // the manifest is written; the marker goes with the run
-        }
-    }
-
-    /** Stores {@code files} again, fresh (no version of an earlier run reused), replacing their entries. */
-    private void storeAgain(List<Uploaded> files, List<ManifestEntry> entries) {
-        previousManifest.forgetLeftBehind();
-        Set<String> paths = new java.util.HashSet<>();
-        for (Uploaded u : files) {
-            paths.add(u.file().path());
-            if (u.kept()) {
-                tally.unchangedCount.decrementAndGet();
-                tally.keptFromPrevious.remove(u.file());
-            } else if (u.reused()) {
-                tally.reused.decrementAndGet();
-            } else {
-                tally.stored.decrementAndGet();
-                tally.uploaded.addAndGet(-u.file().size());
-            }
-        }
-        entries.removeIf(e -> paths.contains(e.path()));
-        tally.uploadedFiles.removeAll(files);
+    private void backUpAgain(List<Uploaded> files, List<ManifestEntry> entries) {
         try (ProgressCounter progress = progressFactory.get();
                 Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
                 Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {

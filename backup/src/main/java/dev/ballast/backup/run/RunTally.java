@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What a backup run has done so far: the files stored, found unchanged, reused, failed or not
  * attempted, the bytes read and uploaded, and the store's unavailability when it went away. {@link
- * BackupRunner#run} turns it into the run's {@link BackupRunner.Result}; the store-again logic and the
- * format-3 confirmation ({@code storeAgain}, {@code confirmPacked}) take back what they find not
+ * BackupRunner#run} turns it into the run's {@link BackupRunner.Result}; the store-again logic ({@link
+ * StoreAgain}) and the format-3 confirmation ({@code confirmPacked}) take back what they find not
  * stored.
  *
  * <p>Thread-safety: every field is final, made with the runner before any thread of the run starts,
