@@ -37,7 +37,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -337,7 +336,7 @@ public final class BackupRunner {
             transfers.awaitAll();
         }
         if (packed != null) {
-            confirmPacked(packed, entries);
+            PackedBackup.confirmPacked(packed, entries, tally, cancellation, manifestGrace, this::fail, onStored);
         }
 
         StoreAgain storeAgain = new StoreAgain(
@@ -659,62 +658,6 @@ public final class BackupRunner {
         }
     }
 
-    /**
-     * Format 3: flushes the run's packs and index ({@link PackedBackup#flush}), then takes out of
-     * {@code entries} every file whose chunks the index does not all name (a pack upload or the index
-     * write failed, or the flush did not return within the grace period of a run cut short) and reports
-     * it not stored, with the flush's failure as the reason; the others are told stored now. Rule 5 of
-     * the field (a loss is never reported as success) and BlobRepository's "only after flush returns is
-     * a blob durable".
-     */
-    private void confirmPacked(PackedContent content, List<ManifestEntry> entries) {
-        boolean wait = tally.notAttempted.isEmpty() && tally.unavailable.get() == null && !cancellation.cancelled();
-        Throwable failure = PackedBackup.flush(content, wait ? null : manifestGrace);
-        Map<String, SourceFile> storedNow = new HashMap<>();
-        synchronized (tally.uploadedFiles) {
-            tally.uploadedFiles.forEach(u -> storedNow.put(u.file().path(), u.file()));
-        }
-        Map<String, SourceFile> unchanged = new HashMap<>();
-        synchronized (tally.keptFromPrevious) {
-            tally.keptFromPrevious.forEach(f -> unchanged.put(f.path(), f));
-        }
-        List<SourceFile> lost = new ArrayList<>();
-        synchronized (entries) {
-            for (java.util.Iterator<ManifestEntry> it = entries.iterator(); it.hasNext(); ) {
-                ManifestEntry e = it.next();
-                if (e.chunks() != null && content.indexedAll(e.chunks())) {
-                    continue;
-                }
-                it.remove();
-                SourceFile f = storedNow.remove(e.path());
-                if (f != null) {
-                    tally.stored.decrementAndGet();
-                    tally.uploaded.addAndGet(-tally.packedAdded.getOrDefault(e.path(), 0L));
-                    tally.uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
-                } else {
-                    f = unchanged.get(e.path());
-                    tally.unchangedCount.decrementAndGet();
-                    tally.keptFromPrevious.removeIf(k -> k.path().equals(e.path()));
-                }
-                if (f != null) {
-                    lost.add(f);
-                }
-            }
-        }
-        for (SourceFile f : lost) {
-            fail(f, PackedBackup.whyNotStored(failure, manifestGrace));
-        }
-        // In path order: the entries are sorted here once, which the manifest's own sort then finds done.
-        synchronized (entries) {
-            entries.sort(Comparator.comparing(ManifestEntry::path));
-            for (ManifestEntry e : entries) {
-                if (storedNow.containsKey(e.path())) {
-                    onStored.accept(e.path());
-                }
-            }
-        }
-    }
-
     private void fail(SourceFile f, Throwable failure) {
         if (cancellation.cancelled()) {
             // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
@@ -753,7 +696,6 @@ public final class BackupRunner {
      */
     private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
         byte[] json = manifest.toJson();
-        PackedContent content = packed;
         // Format 3: the packs were stored and indexed before (confirmPacked), and the entries whose chunks
         // the index lacks taken out: a manifest never references a chunk the index lacks.
         Supplier<String> put =

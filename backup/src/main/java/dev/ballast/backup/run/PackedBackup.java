@@ -1,26 +1,39 @@
 package dev.ballast.backup.run;
 
+import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.run.BackupRunner.SourceFile;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.storage.StorageUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a backup into a repository of format 3 does beside a backup of the earlier formats
  * ({@link BackupRunner#packedInto}): the previous manifest's entries are kept only while the
- * repository's index holds every chunk they list.
+ * repository's index holds every chunk they list, and a file is told stored only once the packs
+ * holding its chunks and the index naming them are written ({@link #confirmPacked}).
+ *
+ * <p>Holds no state: {@link #dropLost} (with {@link #noteDamage}) and {@link #reuseLeftBehind} are
+ * called by {@link PreviousManifest#read} on the thread reading the previous manifest; the others by
+ * {@link BackupRunner#run} on the run's thread, {@link #confirmPacked} once the walk's transfers were
+ * awaited (it takes back from the run's {@link RunTally} what the flush did not make durable).
  */
 final class PackedBackup {
     private PackedBackup() {}
@@ -123,6 +136,69 @@ final class PackedBackup {
         return failure != null
                 ? failure
                 : new IllegalStateException("its chunks are not all in the repository's index after the flush");
+    }
+
+    /**
+     * Format 3: flushes the run's packs and index ({@link PackedBackup#flush}), then takes out of
+     * {@code entries} every file whose chunks the index does not all name (a pack upload or the index
+     * write failed, or the flush did not return within the grace period of a run cut short) and reports
+     * it not stored, with the flush's failure as the reason; the others are told stored now. Rule 5 of
+     * the field (a loss is never reported as success) and BlobRepository's "only after flush returns is
+     * a blob durable".
+     */
+    static void confirmPacked(
+            PackedContent content,
+            List<ManifestEntry> entries,
+            RunTally tally,
+            Cancellation cancellation,
+            Duration manifestGrace,
+            BiConsumer<SourceFile, Throwable> fail,
+            Consumer<String> onStored) {
+        boolean wait = tally.notAttempted.isEmpty() && tally.unavailable.get() == null && !cancellation.cancelled();
+        Throwable failure = PackedBackup.flush(content, wait ? null : manifestGrace);
+        Map<String, SourceFile> storedNow = new HashMap<>();
+        synchronized (tally.uploadedFiles) {
+            tally.uploadedFiles.forEach(u -> storedNow.put(u.file().path(), u.file()));
+        }
+        Map<String, SourceFile> unchanged = new HashMap<>();
+        synchronized (tally.keptFromPrevious) {
+            tally.keptFromPrevious.forEach(f -> unchanged.put(f.path(), f));
+        }
+        List<SourceFile> lost = new ArrayList<>();
+        synchronized (entries) {
+            for (java.util.Iterator<ManifestEntry> it = entries.iterator(); it.hasNext(); ) {
+                ManifestEntry e = it.next();
+                if (e.chunks() != null && content.indexedAll(e.chunks())) {
+                    continue;
+                }
+                it.remove();
+                SourceFile f = storedNow.remove(e.path());
+                if (f != null) {
+                    tally.stored.decrementAndGet();
+                    tally.uploaded.addAndGet(-tally.packedAdded.getOrDefault(e.path(), 0L));
+                    tally.uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
+                } else {
+                    f = unchanged.get(e.path());
+                    tally.unchangedCount.decrementAndGet();
+                    tally.keptFromPrevious.removeIf(k -> k.path().equals(e.path()));
+                }
+                if (f != null) {
+                    lost.add(f);
+                }
+            }
+        }
+        for (SourceFile f : lost) {
+            fail.accept(f, PackedBackup.whyNotStored(failure, manifestGrace));
+        }
+        // In path order: the entries are sorted here once, which the manifest's own sort then finds done.
+        synchronized (entries) {
+            entries.sort(Comparator.comparing(ManifestEntry::path));
+            for (ManifestEntry e : entries) {
+                if (storedNow.containsKey(e.path())) {
+                    onStored.accept(e.path());
+                }
+            }
+        }
     }
 
     /**

@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What a backup run has done so far: the files stored, found unchanged, reused, failed or not
  * attempted, the bytes read and uploaded, and the store's unavailability when it went away. {@link
- * BackupRunner#run} turns it into the run's {@link BackupRunner.Result}; the store-again logic ({@link
- * StoreAgain}) and the format-3 confirmation ({@code confirmPacked}) take back what they find not
- * stored.
+ * BackupRunner#run} turns it into the run's {@link BackupRunner.Result}; the store-again logic
+ * ({@link StoreAgain}) and the format-3 confirmation ({@link PackedBackup#confirmPacked}) take back
+ * what they find not stored.
  *
  * <p>Thread-safety: every field is final, made with the runner before any thread of the run starts,
  * and holds an atomic, a synchronized list or a concurrent map, so each write is seen by later reads on
