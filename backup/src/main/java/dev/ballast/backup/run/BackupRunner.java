@@ -523,7 +523,7 @@ public final class BackupRunner {
                 tally.uploaded.addAndGet(s.bytesAdded());
                 tally.packedAdded.put(f.path(), s.bytesAdded());
                 progress.addBytes(f.size());
-                // Told stored once its chunks' packs and index are written (confirmPacked), not now.
+                // Told stored once its chunks' packs and index are written (PackedBackup.confirmPacked), not now.
                 progress.fileDone();
                 done.run();
                 return;
@@ -696,7 +696,7 @@ public final class BackupRunner {
      */
     private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
         byte[] json = manifest.toJson();
-        // Format 3: the packs were stored and indexed before (confirmPacked), and the entries whose chunks
+        // Format 3: the packs were stored and indexed before (PackedBackup.confirmPacked), and the entries whose chunks
         // the index lacks taken out: a manifest never references a chunk the index lacks.
         Supplier<String> put =
                 () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
