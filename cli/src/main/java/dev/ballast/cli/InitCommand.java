@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.keys.KeyDerivationAhead;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.Passwords;
 import java.util.Arrays;
@@ -33,11 +34,14 @@ final class InitCommand extends BallastCommand {
         // The password first: nothing is created (no bucket, no directory) when none is given.
         char[] password = Passwords.forNewRepository(StoreSession.passwordSources(common, ctx));
         try (StoreSession session = StoreSession.openWithoutKey(common, ctx, StoreSession.Access.WRITE)) {
+            KeyDerivationAhead key = KeyDerivationAhead.none();
             KeyFiles.UnlockedRepository made = Errors.translate(
-                    session.where(), null, () -> session.keyFiles().init(session.objects(), password));
+                    session.where(), null, () -> session.keyFiles().init(session.objects(), password, key));
             String place = StoreSession.cachePlace(common, ctx);
-            if (place != null) {
-                new KeySaltCache(ctx.cacheDir(), ctx.clock()).forget(place); // another repository's, made there before
+            KeyDerivationAhead.Salt salt = key.opened();
+            if (place != null && salt != null) {
+                // The next command derives this key while it opens the store (replacing another repository's entry).
+                new KeySaltCache(ctx.cacheDir(), ctx.clock()).remember(place, salt);
             }
             ctx.out()
                     .println("Created the encrypted repository " + made.config().id() + " in " + session.where()

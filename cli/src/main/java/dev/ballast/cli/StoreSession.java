@@ -196,15 +196,15 @@ final class StoreSession implements AutoCloseable {
             StoreSession session = openWithoutKey(o, ctx, access);
             try {
                 if (initIfEmpty) {
-                    session.initIfEmpty(o, ctx);
+                    session.initIfEmpty(o, ctx, ahead);
                 }
                 session.unlock(o, ctx, early, ahead);
                 KeyDerivationAhead.Salt opened = ahead.opened();
                 if (place != null && opened != null && !opened.equals(remembered)) {
                     salts.remember(place, opened);
                 } else if (place != null && opened == null && remembered != null) {
-                    // No key file opened here: a store of the unencrypted format, or a repository this command
-                    // made; the next command derives nothing ahead for it (an init's key is remembered next time).
+                    // No key file opened or made here: a store of the unencrypted format; the next command
+                    // derives nothing ahead for it.
                     salts.forget(place);
                 }
                 return session;
@@ -266,7 +266,7 @@ final class StoreSession implements AutoCloseable {
         return where.replaceFirst("^the S3 endpoint ", "");
     }
 
-    private void initIfEmpty(CommonOptions o, CliContext ctx) {
+    private void initIfEmpty(CommonOptions o, CliContext ctx, KeyDerivationAhead made) {
         boolean empty = Errors.translate(where, null, this::holdsNothingButKeys);
         if (!empty || o.unlocked != null) {
             return;
@@ -275,7 +275,7 @@ final class StoreSession implements AutoCloseable {
         try {
             try {
                 repository = deriving(
-                        () -> Errors.translate(where, null, () -> keyFiles().init(objects, password)));
+                        () -> Errors.translate(where, null, () -> keyFiles().init(objects, password, made)));
             } catch (dev.ballast.backup.BackupException e) {
                 // Another first backup (or init) made it a repository while this one looked: open that one with
                 // the password given, so both store into one repository under one master key (a wrong password is

@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.keys.KeyDerivationAhead;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -163,16 +164,28 @@ class KeySaltCacheTest extends InProcessCli {
     }
 
     @Test
-    void aNewRepositoryOrAStoreOfTheUnencryptedFormatWhereOneWasForgetsTheEntry() throws Exception {
+    void aNewRepositoryReplacesTheEntryAndAStoreOfTheUnencryptedFormatForgetsIt() throws Exception {
         Path src = backedUp();
         KeySaltCache cache = new KeySaltCache(cacheFile().getParent(), java.time.Clock.systemUTC());
         assertThat(cache.read(storeDir().toString())).isNotNull();
 
         org.assertj.core.util.Files.delete(data().toFile());
+        KeyDerivationAhead.Salt before = cache.read(storeDir().toString());
         assertThat(run(at("init"))).as(err()).isZero();
-        assertThat(cache.read(storeDir().toString())).isNull();
+        assertThat(cache.read(storeDir().toString()))
+                .as("init remembers the salt of the key it made, not the old repository's")
+                .isNotNull()
+                .isNotEqualTo(before)
+                .satisfies(s ->
+                        assertThat(Base64.getEncoder().encodeToString(s.salt())).isEqualTo(keyFileSalt()));
         assertThat(run(at("list"))).as(err()).isZero();
-        assertThat(cache.read(storeDir().toString())).isNotNull();
+
+        org.assertj.core.util.Files.delete(data().toFile());
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(cache.read(storeDir().toString()))
+                .as("a first backup that makes the repository remembers its key's salt too")
+                .satisfies(s ->
+                        assertThat(Base64.getEncoder().encodeToString(s.salt())).isEqualTo(keyFileSalt()));
 
         org.assertj.core.util.Files.delete(data().toFile());
         assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))

@@ -246,7 +246,17 @@ public final class KeyFiles {
      *     init's key file appeared while this one wrote its own (no conditional write)
      */
     public UnlockedRepository init(ObjectStore store, char[] password) {
+        return init(store, password, KeyDerivationAhead.none());
+    }
+
+    /**
+     * As {@link #init(ObjectStore, char[])}, recording in {@code made} the KDF parameters and salt of the
+     * key file written ({@link KeyDerivationAhead#opened()}), so that the next command can derive its key
+     * ahead.
+     */
+    public UnlockedRepository init(ObjectStore store, char[] password, KeyDerivationAhead made) {
         Objects.requireNonNull(password, "password");
+        Objects.requireNonNull(made, "made");
         if (isRepository(store)) {
             throw new BackupException(
                     Kind.INVALID_INPUT,
@@ -299,7 +309,7 @@ public final class KeyFiles {
             deleteKeyFile(store, e.key());
         }
         MasterKey master = MasterKey.generate();
-        String keyId = writeKeyFile(store, master, password).id();
+        String keyId = writeKeyFile(store, master, password, made).id();
         RepositoryConfig config = RepositoryConfig.newRepository();
         byte[] sealed = master.seal(config.toJson(), RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));
         if (store.capabilities().putIfAbsent()) {
@@ -495,7 +505,7 @@ public final class KeyFiles {
     public KeyInfo add(ObjectStore store, UnlockedRepository current, char[] newPassword) {
         Objects.requireNonNull(current, "current");
         Objects.requireNonNull(newPassword, "newPassword");
-        return writeKeyFile(store, current.masterKey(), newPassword);
+        return writeKeyFile(store, current.masterKey(), newPassword, KeyDerivationAhead.none());
     }
 
     /**
@@ -580,17 +590,19 @@ public final class KeyFiles {
      */
     public UnlockedRepository changePassword(ObjectStore store, UnlockedRepository current, char[] newPassword) {
         Objects.requireNonNull(current, "current");
-        String id = writeKeyFile(store, current.masterKey(), newPassword).id();
+        String id = writeKeyFile(store, current.masterKey(), newPassword, KeyDerivationAhead.none())
+                .id();
         if (!id.equals(current.keyId())) {
             deleteKeyFile(store, KEYS_PREFIX + current.keyId());
         }
         return new UnlockedRepository(current.masterKey(), current.config(), id);
     }
 
-    private KeyInfo writeKeyFile(ObjectStore store, MasterKey master, char[] password) {
+    private KeyInfo writeKeyFile(ObjectStore store, MasterKey master, char[] password, KeyDerivationAhead made) {
         byte[] salt = new byte[KdfParameters.SALT_BYTES];
         RANDOM.nextBytes(salt);
         byte[] passwordKey = kdf.derive(password, salt);
+        made.opened(kdf, salt);
         try {
             KeyFile file = KeyFile.seal(
                     master, passwordKey, kdf, salt, clock.instant().truncatedTo(ChronoUnit.SECONDS), host, username);
