@@ -72,7 +72,7 @@ class PartFilesTest {
         Manifest big = manyFiles(5_000);
         String first = backup(new SealedStore(raw, key, true, files()), big);
         List<String> stored = raw.list(SealedStore.PARTS);
-        assertThat(stored.size()).isGreaterThan(SealedStore.PART_READS);
+        assertThat(stored.size()).isGreaterThan(SealedParts.PART_READS);
         assertThat(partsPut()).hasSize(stored.size());
 
         // The next command (an unchanged backup) reads the manifest from the copies and stores no part.
@@ -326,6 +326,6 @@ class PartFilesTest {
         backup(new SealedStore(watching, key, true), manyFiles(5_000));
 
         assertThat(prepared).containsExactly(SealedStore.PARTS);
-        assertThat(most.get()).isBetween(2, SealedStore.PART_READS);
+        assertThat(most.get()).isBetween(2, SealedParts.PART_READS);
     }
 }

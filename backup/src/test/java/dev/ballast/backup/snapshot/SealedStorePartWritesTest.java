@@ -77,8 +77,8 @@ class SealedStorePartWritesTest {
                 .versionId();
 
         int parts = raw.list(SealedStore.PARTS).size();
-        assertThat(parts).isGreaterThan(SealedStore.PART_READS);
-        assertThat(mostAtOnce.get()).isBetween(2, SealedStore.PART_READS);
+        assertThat(parts).isGreaterThan(SealedParts.PART_READS);
+        assertThat(mostAtOnce.get()).isBetween(2, SealedParts.PART_READS);
         List<String> expected = new ArrayList<>(Collections.nCopies(parts, "part"));
         expected.add("head, parts in flight: 0");
         assertThat(events).isEqualTo(expected);

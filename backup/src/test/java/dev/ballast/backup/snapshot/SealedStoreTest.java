@@ -123,7 +123,7 @@ class SealedStoreTest {
                 .versionId();
         List<String> parts = raw.list(SealedStore.PARTS);
         // More parts than are read at once, so reads overlap and the last ones wait for a free reader.
-        assertThat(parts.size()).isGreaterThan(SealedStore.PART_READS);
+        assertThat(parts.size()).isGreaterThan(SealedParts.PART_READS);
 
         SealedStore fresh = new SealedStore(raw, key);
         assertThat(Manifests.read(fresh, NAME, version)).isEqualTo(big);
