@@ -17,26 +17,15 @@ import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
-import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
-import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -85,12 +74,7 @@ public final class RestoreRunner {
         }
     }
 
-    private static final int BUFFER_BYTES = 1024 * 1024;
     public static final int MAX_AWAITING_SYNC = 256;
-    private static final int SPARSE_BLOCK = 64 * 1024;
-    private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
-    /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
-    private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
 
     private final ObjectStore store;
     private final Manifest manifest;
@@ -118,6 +102,8 @@ public final class RestoreRunner {
     private RestoreSync sync = RestoreSync.fileSystems();
     /** How this run's writes reach the disk, chosen once the target exists. */
     private RestoreDurability durability;
+    /** Writes each file and renames it into place, made once the target, ownership and durability are known. */
+    private RestoreFileWriter writer;
 
     /**
      * Makes what this run writes durable with {@code sync} at its end (default {@link
@@ -326,6 +312,8 @@ public final class RestoreRunner {
         int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
+        writer = new RestoreFileWriter(
+                store, manifest, damaged, packed, temporaries, durability, ownership, cancellation);
         ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
@@ -440,9 +428,9 @@ public final class RestoreRunner {
             ProgressCounter progress,
             ExecutorService syncers,
             Runnable done) {
-        Written written;
+        RestoreFileWriter.Written written;
         try {
-            written = write(e, dest, occupiedAtStart, progress);
+            written = writer.write(e, dest, occupiedAtStart, progress);
         } catch (RuntimeException | IOException | Error ex) {
             // An Error too (a heap too small, say): a file this run did not write is a failure it reports,
             // never a file left out of a restore that says it is complete.
@@ -452,7 +440,7 @@ public final class RestoreRunner {
         }
         Runnable complete = () -> {
             try {
-                finish(written);
+                writer.finish(written);
                 degraded.addAndGet(written.degraded() ? 1 : 0);
                 restored.incrementAndGet();
                 bytes.addAndGet(e.size());
@@ -476,7 +464,7 @@ public final class RestoreRunner {
     }
 
     private void fail(ManifestEntry e, Throwable ex) {
-        if (ex instanceof Interrupted) {
+        if (ex instanceof RestoreFileWriter.Interrupted) {
             failed.add(new BackupRunner.Failure(
                     shown(e), "interrupted before it was complete; nothing was written for it"));
         } else if (ex instanceof StorageUnavailableException su) {
@@ -498,7 +486,7 @@ public final class RestoreRunner {
                 damagedCopies.incrementAndGet();
             }
             failed.add(new BackupRunner.Failure(shown(e), ex.getMessage()));
-        } else if (ex instanceof TypeInTheWay) {
+        } else if (ex instanceof RestoreFileWriter.TypeInTheWay) {
             failed.add(new BackupRunner.Failure(shown(e), ex.getMessage() + "; nothing was written for it"));
         } else if (ex instanceof StoreReadFailure) {
             failed.add(new BackupRunner.Failure(
@@ -511,151 +499,6 @@ public final class RestoreRunner {
         } else {
             failed.add(
                     new BackupRunner.Failure(shown(e), "it could not be restored (" + Messages.rootMessage(ex) + ")"));
-        }
-    }
-
-    /** Replacing a whole directory tree is more than --overwrite promises; says what is in the way. */
-    private static TypeInTheWay directoryInTheWay() {
-        return new TypeInTheWay("a directory stands where the backup has this file; remove the directory "
-                + "(or restore into an empty one) and run the restore again");
-    }
-
-    /** An entry of another kind (a directory where a file goes, a file where a directory goes) in the target. */
-    private static final class TypeInTheWay extends IOException {
-        public TypeInTheWay(String message) {
-            super(message);
-        }
-    }
-
-    /** A file written and verified under its temporary name, its channel still open for the sync. */
-    private record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
-        public void discard() {
-            try {
-                channel.close();
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the temporary name is unique; nothing else refers to it
-            }
-        }
-    }
-
-    /**
-     * Fetches one file into a temporary file next to its destination, verified; not yet synced. A
-     * directory in its place is looked for only where something stood when the run began (a directory
-     * that appears meanwhile makes the rename fail, and {@link #finish} says so the same way).
-     */
-    private Written write(ManifestEntry e, Path dest, boolean occupiedAtStart, ProgressCounter progress)
-            throws IOException {
-        if (occupiedAtStart && Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
-            throw directoryInTheWay();
-        }
-        if (e.packed()) {
-            return writePacked(e, dest, progress);
-        }
-        String key = manifest.objectKeyOf(e.path());
-        FileChannel out = null;
-        Path tmp = null;
-        try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
-                InputStream in = read.stream()) {
-            String recorded = read.version().sha256();
-            if (read.version().size() != e.size()) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' is stored with " + read.version().size() + " bytes but "
-                                + "the manifest records " + e.size() + "; it was not written");
-            }
-            // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
-            // without one (written by another program) is hashed here instead.
-            MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
-            if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
-                                + e.sha256() + "; it was not written");
-            }
-            // A short temporary name of this run: every name the file system allowed at backup fits.
-            Path[] created = new Path[1];
-            out = temporaries.create(dest, t -> {
-                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                created[0] = t;
-                return c;
-            });
-            tmp = created[0];
-            copySparse(in, out, digest, progress);
-            if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
-                                + "); it was not written");
-            }
-            return new Written(tmp, dest, e, out, read.degraded());
-        } catch (IOException | RuntimeException | Error ex) {
-            if (out != null) {
-                out.close();
-            }
-            if (tmp != null) {
-                Files.deleteIfExists(tmp);
-            }
-            throw ex;
-        }
-    }
-
-    /** Writes an entry of format 3 from its chunks into a temporary file next to its destination, verified. */
-    private Written writePacked(ManifestEntry e, Path dest, ProgressCounter progress) throws IOException {
-        if (packed == null) {
-            throw new IllegalStateException("'" + e.path() + "' is stored as chunks but no repository was given");
-        }
-        FileChannel out = null;
-        Path tmp = null;
-        try {
-            Path[] created = new Path[1];
-            out = temporaries.create(dest, t -> {
-                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                created[0] = t;
-                return c;
-            });
-            tmp = created[0];
-            // Each chunk is checked against its ID before it is handed here, and written at its place.
-            PackedRestore.check(
-                    e, PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new));
-            return new Written(tmp, dest, e, out, false);
-        } catch (IOException | RuntimeException | Error ex) {
-            if (out != null) {
-                out.close();
-            }
-            if (tmp != null) {
-                Files.deleteIfExists(tmp);
-            }
-            throw ex;
-        }
-    }
-
-    /** Syncs a written file (unless the run syncs at its end), sets its modification time and renames it into place. */
-    private void finish(Written w) throws IOException {
-        try (FileChannel out = w.channel()) {
-            if (cancellation.cancelled()) {
-                throw new Interrupted();
-            }
-            if (durability.syncBeforeRename(w.entry().size())) {
-                out.force(false);
-            }
-        } catch (IOException | RuntimeException | Error ex) {
-            Files.deleteIfExists(w.tmp());
-            throw ex;
-        }
-        try {
-            Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
-            try {
-                Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException ex) {
-                Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException ex) {
-            Files.deleteIfExists(w.tmp());
-            if (Files.isDirectory(w.dest(), LinkOption.NOFOLLOW_LINKS)) {
-                throw directoryInTheWay(); // one appeared after the run began (rename(2) refuses it)
-            }
-            throw ex;
         }
     }
 
@@ -678,62 +521,12 @@ public final class RestoreRunner {
                 path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")");
     }
 
-    /** Copies to the end, leaving 64 KiB blocks of zeros unwritten, and extends the file to its length. */
-    private void copySparse(InputStream in, FileChannel out, @Nullable MessageDigest digest, ProgressCounter progress)
-            throws IOException {
-        byte[] buffer = BUFFERS.get();
-        long position = 0;
-        while (true) {
-            int n;
-            try {
-                n = in.readNBytes(buffer, 0, buffer.length);
-            } catch (IOException ex) {
-                throw new StoreReadFailure(ex);
-            }
-            if (n == 0) {
-                break;
-            }
-            if (digest != null) {
-                digest.update(buffer, 0, n);
-            }
-            for (int block = 0; block < n; block += SPARSE_BLOCK) {
-                int len = Math.min(SPARSE_BLOCK, n - block);
-                if (Arrays.mismatch(buffer, block, block + len, ZEROS, 0, len) != -1) {
-                    ByteBuffer bb = ByteBuffer.wrap(buffer, block, len);
-                    long at = position + block;
-                    while (bb.hasRemaining()) {
-                        at += out.write(bb, at);
-                    }
-                }
-            }
-            position += n;
-            progress.addBytes(n);
-            // Ctrl-C stops a large file at once: the process may not outlive the shutdown hook's wait,
-            // and a temporary file must not be left behind in the target.
-            if (cancellation.cancelled()) {
-                throw new Interrupted();
-            }
-        }
-        if (out.size() < position) {
-            out.write(ByteBuffer.wrap(new byte[1]), position - 1);
-        }
-    }
-
     /** Reading a stored copy failed (not writing the restored file). */
     public static final class StoreReadFailure extends IOException {
         private static final long serialVersionUID = 1L;
 
         public StoreReadFailure(IOException cause) {
             super(cause.getMessage(), cause);
-        }
-    }
-
-    /** Cancellation noticed while a file's bytes were being written. */
-    private static final class Interrupted extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        public Interrupted() {
-            super("interrupted", null, false, false);
         }
     }
 }
