@@ -193,6 +193,36 @@ public final class Ballast implements Callable<Integer> {
         return cl;
     }
 
+    /** restic's commands a restic user types out of habit, with what does that here (or that nothing does). */
+    static final Map<String, String> RESTIC_COMMANDS = Map.ofEntries(
+            Map.entry("snapshots", "restic's 'snapshots' is 'ballast list' here, the backups with their snapshots"),
+            Map.entry(
+                    "check",
+                    "restic's 'check' is 'ballast verify NAME' here (one backup; --read-data-subset reads"
+                            + " part of it), and 'ballast repair index' checks that the index names every pack"),
+            Map.entry("version", "the version is 'ballast --version'"),
+            Map.entry("rebuild-index", "restic's 'rebuild-index' is 'ballast repair index' here"),
+            Map.entry("dump", "there is no 'dump': 'ballast restore NAME TARGET-DIR PATH' restores one file"),
+            Map.entry("find", "there is no 'find': 'ballast ls NAME' lists a backup's files"),
+            Map.entry("diff", "there is no 'diff': 'ballast ls NAME --manifest-version ID' lists a snapshot's files"),
+            Map.entry("stats", "there is no 'stats': 'ballast list' gives each snapshot's files and size"),
+            Map.entry(
+                    "mount",
+                    "there is no 'mount': 'ballast restore' writes a backup, or a part of it, to a" + " directory"));
+
+    /** restic's global options a restic user types out of habit, with what does that here. */
+    static final Map<String, String> RESTIC_OPTIONS = Map.of(
+            "--repo",
+            "the store is --data-dir DIR (a local store, default ~/.ballast) or --endpoint URL with"
+                    + " --bucket NAME (S3)",
+            "-r",
+            "the store is --data-dir DIR (a local store, default ~/.ballast) or --endpoint URL with --bucket"
+                    + " NAME (S3)",
+            "--target",
+            "the target directory is restore's second argument: 'ballast restore NAME TARGET-DIR'",
+            "--json",
+            "there is no JSON output; the exit code and one line per outcome are meant for scripts");
+
     /**
      * A command line that cannot be parsed: one sentence naming the input and what is accepted, the
      * closest command or option if one is close, and where the options are listed; never the whole
@@ -202,6 +232,25 @@ public final class Ballast implements Callable<Integer> {
         CommandLine c = ex.getCommandLine();
         PrintWriter err = c.getErr();
         String message = ex.getMessage();
+        String first = ex instanceof CommandLine.UnmatchedArgumentException u
+                        && !u.getUnmatched().isEmpty()
+                ? u.getUnmatched().get(0)
+                : null;
+        String resticWord = first == null ? null : first.split("=", 2)[0];
+        if (resticWord != null && c.getCommandSpec().parent() == null && RESTIC_COMMANDS.containsKey(resticWord)) {
+            // restic's words, typed out of habit: the way here, not picocli's nearest spelling (check -> unlock).
+            err.println("Error: Unknown command '" + Errors.printable(first) + "': " + RESTIC_COMMANDS.get(resticWord)
+                    + ".");
+            err.println("'ballast --help' lists the accepted commands and options.");
+            return ExitCodes.USAGE;
+        }
+        if (resticWord != null && RESTIC_OPTIONS.containsKey(resticWord)) {
+            err.println(
+                    "Error: Unknown option '" + Errors.printable(first) + "': " + RESTIC_OPTIONS.get(resticWord) + ".");
+            err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted "
+                    + (c.getCommandSpec().parent() == null ? "commands and options." : "options."));
+            return ExitCodes.USAGE;
+        }
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && c.getCommandSpec().parent() == null
                 && !unmatched.getUnmatched().isEmpty()

@@ -266,6 +266,30 @@ class BallastTest {
     }
 
     @Test
+    void resticsCommandsAndOptionsTypedOutOfHabitPointToTheirEquivalents() {
+        assertThat(run("snapshots")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: Unknown command 'snapshots': restic's 'snapshots' is 'ballast list' here")
+                .doesNotContain("Did you mean");
+        assertThat(run("check")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'ballast verify NAME'").doesNotContain("Did you mean");
+        assertThat(run("version")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'ballast --version'").doesNotContain("Did you mean");
+        assertThat(run("list", "--repo", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("Error: Unknown option '--repo': the store is --data-dir DIR")
+                .contains("'ballast list --help' lists the accepted options.");
+        assertThat(run("list", "-r", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("Error: Unknown option '-r': the store is --data-dir DIR")
+                .doesNotContain("--region");
+        assertThat(run("restore", "n", "--target", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("Error: Unknown option '--target': the target directory is restore's second argument");
+        assertNoStoreOpened();
+    }
+
+    @Test
     void aSecondWriterIsToldAnotherBallastIsWritingNotThatAServerIsDown() throws Exception {
         Path dir = Files.createDirectories(home.resolve("src"));
         Files.writeString(dir.resolve("a.txt"), "a");
