@@ -261,8 +261,13 @@ public final class Ballast implements Callable<Integer> {
                 && !unmatched.getUnmatched().isEmpty()
                 && !unmatched.getUnmatched().get(0).startsWith("-")) {
             // picocli says "Unmatched argument at index 2"; say which argument is one too many.
+            String extra = unmatched.getUnmatched().get(0);
+            // restic takes a snapshot ID as an argument (restic ls ID); here it is an option's value.
+            boolean snapshotId = c.getCommandSpec().findOption("--manifest-version") != null
+                    && (extra.equals("latest") || extra.matches("[0-9a-fA-F]{6,}"));
             message = "'" + c.getCommandSpec().qualifiedName() + "' takes " + positionals(c.getCommandSpec()) + "; '"
-                    + unmatched.getUnmatched().get(0) + "' is one argument too many.";
+                    + extra + "' is one argument too many"
+                    + (snapshotId ? " (a snapshot is chosen with --manifest-version " + extra + ")." : ".");
         }
         err.println("Error: " + Errors.printable(message));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);

@@ -186,7 +186,10 @@ final class ForgetCommand extends BallastCommand {
                         dryRun
                                 ? "Dry run: nothing was removed."
                                 : "Removed " + Summary.count(remove.size(), "manifest version") + " of '" + name
-                                        + "'; 'ballast prune' deletes the stored files no manifest references any more.");
+                                        + (prune
+                                                ? "'."
+                                                : "'; 'ballast prune' deletes the stored files no manifest references"
+                                                        + " any more."));
         return ExitCodes.OK;
     }
 

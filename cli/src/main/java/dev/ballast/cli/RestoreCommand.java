@@ -312,7 +312,10 @@ final class RestoreCommand extends BallastCommand {
                 : r.unavailable() != null
                         ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
                         : r.damagedCopies() > 0
-                                ? r.damagedCopies() + " stored copies are damaged or missing ("
+                                ? (r.damagedCopies() == 1
+                                                ? "1 stored copy is"
+                                                : r.damagedCopies() + " stored copies are")
+                                        + " damaged or missing ("
                                         + (Repository.masterKey(session) != null
                                                 ? VerifyCommand.packedDamageAdvice(name)
                                                 : "'ballast verify " + name
@@ -322,7 +325,7 @@ final class RestoreCommand extends BallastCommand {
         // After Ctrl-C during the end sync every file may be in place: then none is listed.
         String notRestored = r.failed().isEmpty()
                 ? ""
-                : ": " + r.failed().size() + " files not restored (first: "
+                : ": " + Summary.count(r.failed().size(), "file") + " not restored (first: "
                         + Errors.printable(r.failed().get(0).path()) + ")";
         ctx.err()
                 .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why

@@ -286,6 +286,10 @@ class BallastTest {
         assertThat(run("restore", "n", "--target", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .contains("Error: Unknown option '--target': the target directory is restore's second argument");
+        assertThat(run("ls", "src", "0c087ff4")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains(
+                        "'0c087ff4' is one argument too many (a snapshot is chosen with --manifest-version 0c087ff4).");
         assertNoStoreOpened();
     }
 
