@@ -65,7 +65,7 @@ public final class TreeWalk {
         private final @Nullable Object fileKey;
         private final FileStat stat;
 
-        private Attributes(int mode, @Nullable Object fileKey, FileStat stat) {
+        Attributes(int mode, @Nullable Object fileKey, FileStat stat) {
             this.mode = mode;
             this.fileKey = fileKey;
             this.stat = stat;
@@ -125,6 +125,12 @@ public final class TreeWalk {
     }
 
     public static Attributes read(Path file, LinkOption... options) throws IOException {
+        Attributes direct = UnixStat.read(file, options);
+        return direct != null ? direct : readThroughUnixView(file, options);
+    }
+
+    /** {@link #read} through the JDK's "unix" attribute view, where {@link UnixStat} cannot read the stat itself. */
+    static Attributes readThroughUnixView(Path file, LinkOption... options) throws IOException {
         Map<String, Object> a = Files.readAttributes(file, ATTRIBUTES, options);
         int mode = (Integer) a.get("mode");
         FileStat stat = new FileStat(

@@ -4,6 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class MasterKeyTest {
@@ -26,7 +35,7 @@ class MasterKeyTest {
         byte[] plain = new byte[3 * 64 * 1024 + 17];
         new java.util.SplittableRandom(3).nextBytes(plain);
         byte[] sealed = key.seal(plain, 5, plain.length - 5, BLOB);
-        assertThat(key.open(sealed, BLOB)).isEqualTo(java.util.Arrays.copyOfRange(plain, 5, plain.length));
+        assertThat(key.open(sealed, BLOB)).isEqualTo(Arrays.copyOfRange(plain, 5, plain.length));
         sealed[sealed.length - 17] ^= 1; // the last ciphertext byte
         assertThatThrownBy(() -> key.open(sealed, BLOB)).isInstanceOf(MasterKey.TamperedException.class);
     }
@@ -39,12 +48,12 @@ class MasterKeyTest {
         byte[] out = new byte[7 + plain.length + MasterKey.OVERHEAD + 3];
         int n = key.seal(plain, 0, plain.length, BLOB, out, 7);
         assertThat(n).isEqualTo(plain.length + MasterKey.OVERHEAD);
-        byte[] sealed = java.util.Arrays.copyOfRange(out, 7, 7 + n);
+        byte[] sealed = Arrays.copyOfRange(out, 7, 7 + n);
         assertThat(key.open(sealed, BLOB)).isEqualTo(plain); // what the other form reads
 
         byte[] opened = new byte[plain.length + 5];
         assertThat(key.open(out, 7, n, BLOB, opened, 5)).isEqualTo(plain.length);
-        assertThat(java.util.Arrays.copyOfRange(opened, 5, opened.length)).isEqualTo(plain);
+        assertThat(Arrays.copyOfRange(opened, 5, opened.length)).isEqualTo(plain);
 
         out[7 + n - 1] ^= 1; // the tag
         assertThatThrownBy(() -> key.open(out, 7, n, BLOB, new byte[plain.length], 0))
@@ -61,9 +70,9 @@ class MasterKeyTest {
         byte[] idA = a.id(plain, 0, plain.length);
         byte[] idB = b.id(plain, 0, plain.length);
         assertThat(idA).isNotEqualTo(idB);
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
-            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            java.util.List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < 200; i++) {
@@ -80,7 +89,7 @@ class MasterKeyTest {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : done) {
+            for (Future<?> f : done) {
                 f.get();
             }
         } finally {
@@ -98,6 +107,33 @@ class MasterKeyTest {
         MasterKey key = MasterKey.generate();
         byte[] plain = new byte[64];
         assertThat(key.seal(plain, BLOB)).isNotEqualTo(key.seal(plain, BLOB));
+    }
+
+    @Test
+    void everySealOnEveryThreadHasASaltAndNonceOfItsOwnAcrossRefillsOfTheRandomBytes() throws Exception {
+        MasterKey key = MasterKey.generate();
+        byte[] plain = new byte[16];
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                runs.add(pool.submit(() -> {
+                    for (int i = 0; i < 1_000; i++) { // several refills of each thread's 64 messages' worth
+                        byte[] sealed = key.seal(plain, BLOB);
+                        byte[] saltAndNonce = Arrays.copyOf(sealed, 28);
+                        assertThat(Arrays.equals(saltAndNonce, new byte[28])).isFalse();
+                        seen.add(HexFormat.of().formatHex(saltAndNonce));
+                    }
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(seen).hasSize(4_000);
     }
 
     @Test

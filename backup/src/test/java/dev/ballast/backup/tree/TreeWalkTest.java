@@ -118,4 +118,27 @@ class TreeWalkTest {
         Map<String, Object> unix = Files.readAttributes(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
         assertThat(oneStat.links()).isEqualTo(unix.get("nlink"));
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a/b/two.txt", "hard", "link-to-file", "broken", "a", "zero"})
+    void theJdksOwnStatReadsWhatTheUnixViewReads(String entry) throws IOException {
+        assumeTrue(UnixStat.available(), "sun.nio.fs opened to this code");
+        Path p = root.resolve(entry);
+        for (LinkOption[] options : List.of(new LinkOption[] {LinkOption.NOFOLLOW_LINKS}, new LinkOption[0])) {
+            if (entry.equals("broken") && options.length == 0) {
+                continue; // its target is gone
+            }
+            TreeWalk.Attributes direct = UnixStat.read(p, options);
+            TreeWalk.Attributes viaView = TreeWalk.readThroughUnixView(p, options);
+            assertThat(direct).isNotNull();
+            assertThat(direct.stat()).isEqualTo(viaView.stat());
+            assertThat(direct.fileKey()).isEqualTo(viaView.fileKey());
+            assertThat(List.of(direct.isRegularFile(), direct.isDirectory(), direct.isSymbolicLink(), direct.isOther()))
+                    .isEqualTo(List.of(
+                            viaView.isRegularFile(),
+                            viaView.isDirectory(),
+                            viaView.isSymbolicLink(),
+                            viaView.isOther()));
+        }
+    }
 }
