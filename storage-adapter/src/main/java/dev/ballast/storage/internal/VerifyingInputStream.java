@@ -22,7 +22,9 @@ public final class VerifyingInputStream extends FilterInputStream {
     private final String key;
     private final long expectedLength;
     private final byte @Nullable [] expectedSha256;
-    private final MessageDigest digest = Sha256.newDigest();
+    /** Null when only the length is checked: hashing bytes no one compares cost a restore a second SHA-256 of every byte. */
+    private final @Nullable MessageDigest digest;
+
     private long position;
     private boolean verified;
 
@@ -40,6 +42,7 @@ public final class VerifyingInputStream extends FilterInputStream {
         }
         this.expectedLength = expectedLength;
         this.expectedSha256 = expectedSha256Hex == null ? null : Sha256.fromHex(expectedSha256Hex);
+        this.digest = expectedSha256Hex == null ? null : Sha256.newDigest();
     }
 
     @Override
@@ -79,7 +82,9 @@ public final class VerifyingInputStream extends FilterInputStream {
             throw new IntegrityException(
                     key, "Object '" + key + "' is longer than its recorded length of " + expectedLength + " bytes");
         }
-        digest.update(b, off, n);
+        if (digest != null) {
+            digest.update(b, off, n);
+        }
         position += n;
         if (position == expectedLength) {
             verify();
@@ -91,8 +96,8 @@ public final class VerifyingInputStream extends FilterInputStream {
         if (verified) {
             return;
         }
-        byte[] actual = digest.digest();
-        if (expectedSha256 != null && !MessageDigest.isEqual(actual, expectedSha256)) {
+        byte[] actual = digest == null ? null : digest.digest();
+        if (expectedSha256 != null && actual != null && !MessageDigest.isEqual(actual, expectedSha256)) {
             throw new IntegrityException(
                     key,
                     "Object '" + key + "' failed verification: recorded SHA-256 " + Sha256.hex(expectedSha256)
