@@ -69,6 +69,33 @@ final class PackedRestore {
     }
 
     /**
+     * {@code order} cut into {@code lanes} stretches of as many files each, taken in turn (the first
+     * file of each stretch, then the second of each, ...): {@code lanes} transfer threads taking files
+     * in this order each work through a stretch of their own, so they create and rename files in
+     * different directories, where a directory's files written at once wait for its lock in the kernel
+     * (ext4 allocates a new file's inode under the lock of its directory). Each stretch keeps the
+     * order of where its chunks are stored.
+     */
+    static int[] interleave(int[] order, int lanes) {
+        int n = order.length;
+        if (lanes <= 1 || n <= lanes) {
+            return order;
+        }
+        int per = (n + lanes - 1) / lanes;
+        int[] out = new int[n];
+        int k = 0;
+        for (int step = 0; step < per; step++) {
+            for (int lane = 0; lane < lanes; lane++) {
+                int at = lane * per + step;
+                if (at < n) {
+                    out[k++] = order[at];
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * Starts reading ahead the chunks of the files of {@code m} to be written (not {@code present}),
      * in the order they are written ({@code order}, indices into the manifest's files;
      * {@link PackedContent#readAhead}).

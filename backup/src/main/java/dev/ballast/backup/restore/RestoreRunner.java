@@ -309,7 +309,8 @@ public final class RestoreRunner {
         removeTemporaryFiles(destinations, directories, prepared, temporaries);
 
         int already = 0;
-        int[] order = PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest);
+        int[] order = PackedRestore.interleave(
+                PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest), transfers);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
         writer = new RestoreFileWriter(

@@ -112,4 +112,18 @@ class PackedRestoreTest {
         assertThat(end).isEqualTo(2L * block); // the first block of the chunk, written whole
         assertThat(Files.size(file)).isEqualTo(end);
     }
+
+    @Test
+    void transferThreadsEachTakeAStretchOfTheStoredOrderOfTheirOwnInTurn() {
+        int[] order = {10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+        // Four threads: stretches 10-12, 13-15, 16-18, 19; each thread's next file is from its own stretch.
+        assertThat(PackedRestore.interleave(order, 4)).containsExactly(10, 13, 16, 19, 11, 14, 17, 12, 15, 18);
+        assertThat(PackedRestore.interleave(order, 1)).containsExactly(order);
+        assertThat(PackedRestore.interleave(new int[] {3, 1}, 4)).containsExactly(3, 1);
+        int[] many = new int[1001];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = i;
+        }
+        assertThat(PackedRestore.interleave(many, 3)).containsExactlyInAnyOrder(many);
+    }
 }
