@@ -140,7 +140,6 @@ final class VerifyCommand extends BallastCommand {
             java.time.Duration elapsed = found.elapsed();
             long bytes = found.bytes();
             StorageUnavailableException unavailable = found.unavailable();
-            int toReadCount = found.read();
             damaged.forEach(d -> ctx.err()
                     .println("Damaged: " + Errors.printable(d.entry().path())
                             + (d.entry().packed()
@@ -166,20 +165,13 @@ final class VerifyCommand extends BallastCommand {
                                                     ctx.err()::println))
                             : recordAndRepair(session, record, damaged);
             int stillBad = damaged.size() - repaired;
-            String totals = (m.files().size() - damaged.size() - unreadable.size()) + " of "
-                    + Summary.count(m.files().size(), "file")
-                    + " verified"
-                    + (subset == null
-                            ? ""
-                            : " (subset " + subset + ": " + toReadCount + " read, the other "
-                                    + (m.files().size() - toReadCount)
-                                    + (found.damagedUnread() == 0
-                                            ? " checked present with their size)"
-                                            : " checked for presence with their size: "
-                                                    + (m.files().size() - toReadCount - found.damagedUnread())
-                                                    + " present, " + found.damagedUnread() + " damaged)"))
+            String totals = (subset == null
+                            ? (m.files().size() - damaged.size() - unreadable.size()) + " of "
+                                    + Summary.count(m.files().size(), "file") + " verified"
+                            : subsetRead(m.files().size(), subset, found))
                     + ", " + Summary.mib(bytes) + " in " + Summary.duration(elapsed) + " ("
-                    + Summary.rate(bytes, elapsed) + ")" + counters(session) + ".";
+                    + Summary.rate(bytes, elapsed) + ")" + counters(session)
+                    + (subset == null ? "" : subsetOthers(m.files().size(), found)) + ".";
             if (stillBad == 0 && unreadable.isEmpty()) {
                 ctx.out()
                         .println("Verify of '" + name + "' (manifest version "
@@ -224,6 +216,42 @@ final class VerifyCommand extends BallastCommand {
                     ? ExitCodes.INTEGRITY
                     : unavailable != null ? ExitCodes.UNAVAILABLE : ExitCodes.INCOMPLETE;
         }
+    }
+
+    /**
+     * What a verify of a subset read, for its summary: "3 of 12 files read and verified (subset 1/4)",
+     * or when some of those read did not verify "3 of 12 files read (subset 1/4): 2 verified, 1 damaged".
+     * The files not read are counted apart ({@link #subsetOthers}): they were checked for presence only.
+     */
+    private static String subsetRead(int files, DataSubset subset, Verifier.Result found) {
+        int read = found.read();
+        int damagedRead = found.damaged().size() - found.damagedUnread();
+        int unverified = found.unreadable().size();
+        int verifiedRead = read - damagedRead - unverified;
+        String head = read + " of " + Summary.count(files, "file") + " read";
+        if (verifiedRead == read) {
+            return head + " and verified (subset " + subset + ")";
+        }
+        return head + " (subset " + subset + "): " + verifiedRead + " verified"
+                + (damagedRead == 0 ? "" : ", " + damagedRead + " damaged")
+                + (unverified == 0 ? "" : ", " + unverified + " not verified");
+    }
+
+    /**
+     * The files a verify of a subset did not read, for the end of its summary: "; the other 9 checked
+     * present with their size", or with those found missing "; the other 9 checked for presence with
+     * their size: 8 present, 1 damaged". Empty when it read every file.
+     */
+    private static String subsetOthers(int files, Verifier.Result found) {
+        int others = files - found.read();
+        if (others == 0) {
+            return "";
+        }
+        return "; the other " + others
+                + (found.damagedUnread() == 0
+                        ? " checked present with their size"
+                        : " checked for presence with their size: " + (others - found.damagedUnread()) + " present, "
+                                + found.damagedUnread() + " damaged");
     }
 
     /**

@@ -521,10 +521,47 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(run(at("verify", "src", "--read-data-subset", subset))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err()).contains("Damaged: f0.bin");
         assertThat(out())
-                .contains("FAILED: 2 of 3 files verified (subset " + subset + ": " + read + " read, the other "
-                        + (3 - read) + " checked for presence with their size: " + (2 - read) + " present, 1"
-                        + " damaged)")
+                .contains("FAILED: " + read + " of 3 files read and verified (subset " + subset + "), ")
+                .contains("; the other " + (3 - read) + " checked for presence with their size: " + (2 - read)
+                        + " present, 1 damaged.")
                 .doesNotContain("checked present");
         assertNoStackTrace();
+    }
+
+    /**
+     * Field input: a verify of a subset that read one file of three said "3 of 3 files verified"; it now
+     * says how many it read and verified, and that the others were only checked to be present.
+     */
+    @Test
+    void aSubsetVerifySaysHowManyFilesItReadAndThatTheOthersWereOnlyCheckedPresent() throws Exception {
+        backedUp();
+        // a number of groups whose first holds some of the three files but not all
+        int groups = 2;
+        int read;
+        while (true) {
+            int t = groups;
+            read = (int) java.util.stream.IntStream.range(0, 3)
+                    .filter(i -> dev.ballast.backup.verify.DataSubset.groupOf("f" + i + ".bin", t) == 0)
+                    .count();
+            if (read > 0 && read < 3) {
+                break;
+            }
+            groups++;
+        }
+        String subset = "1/" + groups;
+
+        assertThat(run(at("verify", "src", "--read-data-subset", subset)))
+                .as(err())
+                .isZero();
+        assertThat(out())
+                .contains(") OK: " + read + " of 3 files read and verified (subset " + subset + "), ")
+                .endsWith("; the other " + (3 - read) + " checked present with their size.\n")
+                .doesNotContain("3 of 3 files verified");
+
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        assertThat(out())
+                .contains(") OK: 3 of 3 files verified, ")
+                .doesNotContain("subset")
+                .doesNotContain("other");
     }
 }

@@ -340,12 +340,15 @@ class CliRetentionIT {
 
         Run half = ballast(store, clock, "verify", name, "--read-data-subset", "50%");
         assertThat(half.exitCode()).isEqualTo(ExitCodes.OK);
-        assertThat(half.out()).contains("10 of 10 files verified (subset 50%: 5 read, the other 5 checked present");
+        assertThat(half.out())
+                .contains("5 of 10 files read and verified (subset 50%), ")
+                .contains("; the other 5 checked present with their size.");
         int read = 0;
         for (int n = 1; n <= 3; n++) {
             Run part = ballast(store, clock, "verify", name, "--read-data-subset", n + "/3");
             assertThat(part.exitCode()).isEqualTo(ExitCodes.OK);
-            read += Integer.parseInt(part.out().replaceAll("(?s).*subset " + n + "/3: (\\d+) read.*", "$1"));
+            read += Integer.parseInt(part.out()
+                    .replaceAll("(?s).* OK: (\\d+) of 10 files read and verified \\(subset " + n + "/3\\).*", "$1"));
         }
         assertThat(read).as("1/3, 2/3 and 3/3 read every file once").isEqualTo(10);
 
