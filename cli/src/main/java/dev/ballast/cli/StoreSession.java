@@ -258,6 +258,16 @@ final class StoreSession implements AutoCloseable {
         return KeyFiles.create().describedAs(repositoryPlace());
     }
 
+    /**
+     * The key files of this store as {@link #keyFiles()}, a wrong password's advice naming where the
+     * password came from ({@link Passwords#source}): the prompt, {@code BALLAST_PASSWORD}, the file or
+     * the command.
+     */
+    private KeyFiles keyFiles(Passwords.Sources passwordFrom) {
+        String source = Passwords.source(passwordFrom);
+        return source == null ? keyFiles() : keyFiles().withPasswordSource(source);
+    }
+
     /** The store as key messages name it: the local store's directory, or the endpoint and bucket. */
     private String repositoryPlace() {
         if (localDirectory != null) {
@@ -283,8 +293,8 @@ final class StoreSession implements AutoCloseable {
                 if (!Errors.translate(where, null, () -> KeyFiles.isRepository(objects))) {
                     throw e;
                 }
-                repository = deriving(
-                        () -> Errors.translate(where, null, () -> keyFiles().open(objects, password)));
+                repository = deriving(() -> Errors.translate(
+                        where, null, () -> keyFiles(passwordSources(o, ctx)).open(objects, password)));
                 o.unlocked = repository;
                 return;
             }
@@ -350,8 +360,8 @@ final class StoreSession implements AutoCloseable {
         char[] password = early != null ? early.clone() : Passwords.current(passwordSources(o, ctx));
         byte[] config = sealedConfig;
         try {
-            repository = deriving(
-                    () -> Errors.translate(where, null, () -> keyFiles().open(objects, password, config, ahead)));
+            repository = deriving(() -> Errors.translate(
+                    where, null, () -> keyFiles(passwordSources(o, ctx)).open(objects, password, config, ahead)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');

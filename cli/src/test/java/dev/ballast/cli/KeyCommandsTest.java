@@ -82,10 +82,35 @@ class KeyCommandsTest extends InProcessCli {
         assertThat(run(Map.of("BALLAST_PASSWORD", "not it"), at("list"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
         assertThat(err())
                 .isEqualTo("Error: No key of the repository at " + store() + " opens with the password given; check"
-                        + " the password (BALLAST_PASSWORD, --password-file or --password-command).\n");
+                        + " the password in BALLAST_PASSWORD.\n");
         assertThat(run(Map.of("BALLAST_PASSWORD", "not it"), at("key", "add"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
         List<String> after = withStore(false, s -> s.list(""));
         assertThat(after).isEqualTo(before);
+    }
+
+    /**
+     * Field input: a wrong password given by a file was told to check "(BALLAST_PASSWORD,
+     * --password-file or --password-command)"; the advice names the one place the password came from.
+     */
+    @Test
+    void aWrongPasswordIsToldToCheckThePlaceItCameFrom() throws Exception {
+        assertThat(run(at("init"))).isZero();
+        String wrong = "Error: No key of the repository at " + store() + " opens with the password given; check ";
+        Path file = passwordFile("wrong.txt", "not it");
+
+        assertThat(run(at("list", "--password-file", file.toString()))).isEqualTo(ExitCodes.WRONG_PASSWORD);
+        assertThat(err()).isEqualTo(wrong + "the password in --password-file " + file + " (its first line).\n");
+
+        assertThat(run(at("list", "--password-command", "echo not-it"))).isEqualTo(ExitCodes.WRONG_PASSWORD);
+        assertThat(err()).isEqualTo(wrong + "the password --password-command 'echo not-it' prints.\n");
+
+        assertThat(run(Map.of("BALLAST_PASSWORD_FILE", file.toString()), at("list")))
+                .isEqualTo(ExitCodes.WRONG_PASSWORD);
+        assertThat(err()).isEqualTo(wrong + "the password in BALLAST_PASSWORD_FILE " + file + " (its first line).\n");
+
+        assertThat(run(Map.of("BALLAST_PASSWORD_COMMAND", "echo not-it"), at("list")))
+                .isEqualTo(ExitCodes.WRONG_PASSWORD);
+        assertThat(err()).isEqualTo(wrong + "the password BALLAST_PASSWORD_COMMAND 'echo not-it' prints.\n");
     }
 
     @Test

@@ -80,13 +80,26 @@ public final class KeyFiles {
     private final String host;
     private final String username;
     private final @Nullable String where;
+    /** Where the password came from, as the advice of a wrong password names it. */
+    private final String passwordSource;
 
-    private KeyFiles(KdfParameters kdf, Clock clock, String host, String username, @Nullable String where) {
+    /** The advice of a wrong password when where it came from is not known. */
+    private static final String ANY_PASSWORD_SOURCE =
+            "the password (BALLAST_PASSWORD, --password-file or --password-command)";
+
+    private KeyFiles(
+            KdfParameters kdf,
+            Clock clock,
+            String host,
+            String username,
+            @Nullable String where,
+            String passwordSource) {
         this.kdf = kdf;
         this.clock = clock;
         this.host = host;
         this.username = username;
         this.where = where;
+        this.passwordSource = passwordSource;
     }
 
     /**
@@ -95,22 +108,28 @@ public final class KeyFiles {
      */
     public static KeyFiles create() {
         return new KeyFiles(
-                KdfParameters.DEFAULT, Clock.systemUTC(), localHost(), System.getProperty("user.name", ""), null);
+                KdfParameters.DEFAULT,
+                Clock.systemUTC(),
+                localHost(),
+                System.getProperty("user.name", ""),
+                null,
+                ANY_PASSWORD_SOURCE);
     }
 
     /** The same, writing new key files with {@code kdf} (existing ones keep theirs). */
     public KeyFiles withKdf(KdfParameters kdf) {
-        return new KeyFiles(Objects.requireNonNull(kdf, "kdf"), clock, host, username, where);
+        return new KeyFiles(Objects.requireNonNull(kdf, "kdf"), clock, host, username, where, passwordSource);
     }
 
     /** The same, dating new key files by {@code clock}. */
     public KeyFiles withClock(Clock clock) {
-        return new KeyFiles(kdf, Objects.requireNonNull(clock, "clock"), host, username, where);
+        return new KeyFiles(kdf, Objects.requireNonNull(clock, "clock"), host, username, where, passwordSource);
     }
 
     /** The same, recording {@code host} and {@code username} in new key files. */
     public KeyFiles withOrigin(String host, String username) {
-        return new KeyFiles(kdf, clock, Objects.requireNonNull(host), Objects.requireNonNull(username), where);
+        return new KeyFiles(
+                kdf, clock, Objects.requireNonNull(host), Objects.requireNonNull(username), where, passwordSource);
     }
 
     /**
@@ -118,7 +137,16 @@ public final class KeyFiles {
      * {@code "/home/me/.ballast/ballast-backups"}; by default its endpoint and bucket.
      */
     public KeyFiles describedAs(String where) {
-        return new KeyFiles(kdf, clock, host, username, Objects.requireNonNull(where));
+        return new KeyFiles(kdf, clock, host, username, Objects.requireNonNull(where), passwordSource);
+    }
+
+    /**
+     * The same, naming where the password came from in the advice of a wrong password ("check
+     * SOURCE."), as {@link Passwords#source} names it, e.g. {@code "the password typed at the prompt"}
+     * or {@code "the password in BALLAST_PASSWORD"}; by default every place a password may come from.
+     */
+    public KeyFiles withPasswordSource(String passwordSource) {
+        return new KeyFiles(kdf, clock, host, username, where, Objects.requireNonNull(passwordSource));
     }
 
     /** The KDF parameters new key files get. */
@@ -434,8 +462,8 @@ public final class KeyFiles {
         }
         throw new BackupException(
                 Kind.WRONG_PASSWORD,
-                "No key of the repository at " + where(store) + " opens with the password given; check the password"
-                        + " (BALLAST_PASSWORD, --password-file or --password-command).");
+                "No key of the repository at " + where(store) + " opens with the password given; check "
+                        + passwordSource + ".");
     }
 
     private BackupException noKey(ObjectStore store) {

@@ -103,6 +103,26 @@ public final class Passwords {
     }
 
     /**
+     * Where {@link #current} takes the password from, for the advice of a wrong password: "the password
+     * in --password-file FILE (its first line)", "the password --password-command 'CMD' prints" (or
+     * the same of {@value #FILE_ENV} and {@value #COMMAND_ENV}), "the password in BALLAST_PASSWORD" or
+     * "the password typed at the prompt"; null when there is none. Reads no file and runs no command.
+     */
+    public static @Nullable String source(Sources sources) {
+        Named named = named(sources);
+        if (named.file() != null) {
+            return "the password in " + named.fileSource() + " " + named.file() + " (its first line)";
+        }
+        if (named.command() != null) {
+            return "the password " + named.commandSource() + " '" + named.command() + "' prints";
+        }
+        if (!sources.env().getOrDefault(ENV, "").isEmpty()) {
+            return "the password in " + ENV;
+        }
+        return sources.prompt() != null ? "the password typed at the prompt" : null;
+    }
+
+    /**
      * The password of an existing repository when a regular file ({@code --password-file}, else
      * {@value #FILE_ENV}) or {@value #ENV} gives it, as {@link #current} would read it; null where
      * {@link #current} would run a command, read a pipe or FIFO (which gives its bytes once), ask on the
@@ -205,23 +225,31 @@ public final class Passwords {
                 || sources.prompt() != null;
     }
 
-    private static char @Nullable [] given(Sources sources) {
-        Path file = sources.file();
-        String command = sources.command();
-        String fileSource = "--password-file";
-        String commandSource = "--password-command";
-        if (file == null && command == null) {
-            String fileEnv = blankToNull(sources.env().get(FILE_ENV));
-            String commandEnv = blankToNull(sources.env().get(COMMAND_ENV));
-            if (fileEnv != null) {
-                file = Path.of(fileEnv);
-                fileSource = FILE_ENV;
-            }
-            if (commandEnv != null) {
-                command = commandEnv;
-                commandSource = COMMAND_ENV;
-            }
+    /**
+     * The password file and command the options name, else their environment variables (both null
+     * when none), each with the name it was given by.
+     */
+    private record Named(
+            @Nullable Path file,
+            String fileSource,
+            @Nullable String command,
+            String commandSource) {}
+
+    private static Named named(Sources sources) {
+        if (sources.file() != null || sources.command() != null) {
+            return new Named(sources.file(), "--password-file", sources.command(), "--password-command");
         }
+        String fileEnv = blankToNull(sources.env().get(FILE_ENV));
+        String commandEnv = blankToNull(sources.env().get(COMMAND_ENV));
+        return new Named(fileEnv == null ? null : Path.of(fileEnv), FILE_ENV, commandEnv, COMMAND_ENV);
+    }
+
+    private static char @Nullable [] given(Sources sources) {
+        Named named = named(sources);
+        Path file = named.file();
+        String command = named.command();
+        String fileSource = named.fileSource();
+        String commandSource = named.commandSource();
         if (file != null && command != null) {
             throw new BackupException(
                     Kind.INVALID_INPUT,

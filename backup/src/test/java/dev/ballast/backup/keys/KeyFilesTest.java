@@ -118,6 +118,18 @@ class KeyFilesTest {
     }
 
     @Test
+    void aWrongPasswordsAdviceNamesThePlaceThePasswordCameFromWhenItIsKnown() {
+        FakeObjectStore store = new FakeObjectStore();
+        keys.init(store, pw("right"));
+        assertThatThrownBy(() -> keys.withPasswordSource("the password typed at the prompt")
+                        .open(store, pw("wrong")))
+                .isInstanceOf(BackupException.class)
+                .hasMessageEndingWith(" opens with the password given; check the password typed at the prompt.")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.WRONG_PASSWORD);
+    }
+
+    @Test
     void noKeyFilesIsItsOwnKindAndSentence() {
         FakeObjectStore store = new FakeObjectStore();
         UnlockedRepository made = keys.init(store, pw("pw"));

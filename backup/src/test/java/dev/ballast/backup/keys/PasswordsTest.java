@@ -121,6 +121,34 @@ class PasswordsTest {
         assertThat(prompt.asked).isEmpty();
     }
 
+    /**
+     * Field input: a wrong password typed at the prompt was told to check "(BALLAST_PASSWORD,
+     * --password-file or --password-command)"; the advice names the place the password was taken from,
+     * the one {@link Passwords#current} reads, without reading it.
+     */
+    @Test
+    void theSourceNamedIsTheOneThePasswordIsTakenFrom() throws Exception {
+        ScriptedPrompt terminal = new ScriptedPrompt("typed");
+        assertThat(Passwords.source(new Sources(null, null, Map.of(), terminal)))
+                .isEqualTo("the password typed at the prompt");
+        assertThat(Passwords.source(new Sources(null, null, Map.of("BALLAST_PASSWORD", "env"), terminal)))
+                .isEqualTo("the password in BALLAST_PASSWORD");
+        // an empty BALLAST_PASSWORD is no password: the terminal is asked
+        assertThat(Passwords.source(new Sources(null, null, Map.of("BALLAST_PASSWORD", ""), terminal)))
+                .isEqualTo("the password typed at the prompt");
+        Path f = file("file");
+        assertThat(Passwords.source(new Sources(f, null, Map.of("BALLAST_PASSWORD", "env"), terminal)))
+                .isEqualTo("the password in --password-file " + f + " (its first line)");
+        assertThat(Passwords.source(new Sources(null, "pass show backup", Map.of(), terminal)))
+                .isEqualTo("the password --password-command 'pass show backup' prints");
+        assertThat(Passwords.source(new Sources(null, null, Map.of("BALLAST_PASSWORD_FILE", f.toString()), null)))
+                .isEqualTo("the password in BALLAST_PASSWORD_FILE " + f + " (its first line)");
+        assertThat(Passwords.source(new Sources(null, null, Map.of("BALLAST_PASSWORD_COMMAND", "echo x"), null)))
+                .isEqualTo("the password BALLAST_PASSWORD_COMMAND 'echo x' prints");
+        assertThat(Passwords.source(new Sources(null, null, Map.of(), null))).isNull();
+        assertThat(terminal.asked).isEmpty();
+    }
+
     @Test
     void bothFileAndCommandAreRefused() throws Exception {
         Path f = file("x");
