@@ -183,7 +183,9 @@ public final class Ballast implements Callable<Integer> {
             if (verbose && failure.getCause() != null) {
                 ctx.err().print("Cause: ");
                 failure.getCause().printStackTrace(ctx.err());
-            } else if (!verbose && failure.getCause() != null) {
+            } else if (!verbose
+                    && failure.getCause() != null
+                    && Errors.causeAddsTo(String.valueOf(failure.getMessage()), failure.getCause())) {
                 ctx.err().println("(run with --verbose to see the cause)");
             }
             return failure.exitCode();

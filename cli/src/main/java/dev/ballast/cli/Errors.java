@@ -142,6 +142,32 @@ final class Errors {
         return false;
     }
 
+    /**
+     * Whether {@code --verbose} would tell more of {@code cause} than {@code sentence}, the error
+     * printed, already does: some exception of its chain has a message the sentence does not hold (a
+     * message made from its own cause's, as {@code new IOException(cause)} makes one, counts as that
+     * cause's), has no message and no cause (its type is then what there is to see), or carries
+     * suppressed exceptions. Where every message is in the sentence already, offering {@code
+     * --verbose} "to see the cause" would promise what it does not give.
+     */
+    static boolean causeAddsTo(String sentence, Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String message = c.getMessage();
+            Throwable next = c.getCause();
+            if (c.getSuppressed().length > 0) {
+                return true;
+            }
+            if (message == null || message.isBlank()) {
+                if (next == null && !sentence.contains(c.getClass().getSimpleName())) {
+                    return true;
+                }
+            } else if (!sentence.contains(message) && (next == null || !message.equals(next.toString()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The most specific message in a cause chain, without class names ({@link Messages#rootMessage}). */
     static String rootMessage(Throwable t) {
         return Messages.rootMessage(t);

@@ -450,6 +450,37 @@ class BallastTest {
         assertThat(err()).contains("Cause:");
     }
 
+    /**
+     * Field input: "(run with --verbose to see the cause)" followed an error whose sentence already held
+     * the whole cause, and --verbose then showed nothing more. It is offered only where the cause says
+     * more than the sentence (the damaged index above, a password command that cannot be started).
+     */
+    @Test
+    void verboseIsOfferedOnlyWhereTheCauseSaysMoreThanTheSentence() {
+        assertThat(run("init")).as(err()).isZero();
+        Path missing = home.resolve("no-such-password-file");
+
+        err.reset();
+        assertThat(run("list", "--password-file", missing.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: The password file " + missing + " (--password-file) cannot be read (" + missing
+                        + ": no such file or directory); pass a readable file whose first line is the password.\n");
+        err.reset();
+        assertThat(run("list", "--password-file", missing.toString(), "--verbose"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Cause: java.nio.file.NoSuchFileException: " + missing + "\n");
+
+        String command = home.resolve("no-such-command").toString();
+        err.reset();
+        assertThat(run("list", "--password-command", command)).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: The password command '" + command + "' (--password-command) could not be started")
+                .endsWith("\n(run with --verbose to see the cause)\n");
+        err.reset();
+        assertThat(run("list", "--password-command", command, "--verbose")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Cause: java.io.IOException: Cannot run program \"" + command + "\"");
+    }
+
     @Test
     void readingCommandsOnAStoreThatDoesNotExistAreNotFoundAndCreateNothing() throws Exception {
         String missing = "Error: There is no local store at " + home.resolve(".ballast/ballast-backups")
@@ -626,7 +657,8 @@ class BallastTest {
             assertThat(err())
                     .contains("The data directory", "cannot be used", "--data-dir")
                     .doesNotContain("Exception");
-            assertThat(err().lines()).hasSize(2);
+            // the cause (the path: Not a directory) is in the sentence: --verbose would add nothing
+            assertThat(err().lines()).hasSize(1);
         }
     }
 
