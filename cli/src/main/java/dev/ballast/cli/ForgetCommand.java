@@ -198,8 +198,9 @@ final class ForgetCommand extends BallastCommand {
         String what = b.manifest() == null
                 ? ""
                 : String.format(
-                        "%6d files %12s",
-                        b.manifest().files().size(), Summary.mib(b.manifest().totalBytes()));
+                        "%s %12s",
+                        Summary.countColumn(b.manifest().files().size(), "file"),
+                        Summary.mib(b.manifest().totalBytes()));
         return String.format(
                 "  %s  %-34s %s %s%s",
                 Manifests.shortId(b.version().versionId()),

@@ -71,8 +71,8 @@ final class ListCommand extends BallastCommand {
                     latest = !latestShown && m.complete();
                     latestShown |= latest;
                     detail = String.format(
-                            "%6d files %12s%s%s",
-                            m.files().size(),
+                            "%s %12s%s%s",
+                            Summary.countColumn(m.files().size(), "file"),
                             Summary.mib(m.totalBytes()),
                             m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
                             m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");

@@ -184,8 +184,8 @@ final class PruneCommand extends BallastCommand {
             if (n.skippedBecause() == null) {
                 ctx.out()
                         .println("'" + n.name() + "': " + verb.toLowerCase(java.util.Locale.ROOT) + " "
-                                + n.deleted().size()
-                                + " unreferenced versions; kept " + n.referenced() + " referenced by a manifest"
+                                + Summary.count(n.deleted().size(), "unreferenced version") + "; kept "
+                                + n.referenced() + " referenced by a manifest"
                                 + (n.tooNew() > 0
                                         ? " and " + n.tooNew() + " written within the grace period (--grace "
                                                 + graceText(grace) + "; --grace 0s prunes them too)"
@@ -200,8 +200,8 @@ final class PruneCommand extends BallastCommand {
                     .count();
             ctx.out()
                     .println((r.dryRun() ? "Would remove " : "Removed ")
-                            + markers
-                            + " stale run markers of backups that stopped without removing theirs.");
+                            + Summary.count(markers, "stale run marker")
+                            + " of backups that stopped without removing theirs.");
         }
         ctx.out()
                 .println((r.dryRun() ? "Prune dry run: would delete " : "Prune done: deleted ")
@@ -215,7 +215,8 @@ final class PruneCommand extends BallastCommand {
         skipped.forEach(n -> ctx.err().println("Not pruned: '" + n.name() + "' because " + n.skippedBecause() + "."));
         if (!skipped.isEmpty()) {
             ctx.err()
-                    .println("Prune of " + where + " left " + skipped.size() + " backup names alone (first: '"
+                    .println("Prune of " + where + " left " + Summary.count(skipped.size(), "backup name")
+                            + " alone (first: '"
                             + skipped.get(0).name() + "'); run it again once their backups have finished.");
             return ExitCodes.INCOMPLETE;
         }

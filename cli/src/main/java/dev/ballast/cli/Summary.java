@@ -13,6 +13,14 @@ final class Summary {
         return Messages.count(n, noun);
     }
 
+    /**
+     * {@link #count} as a column of a table: the number right-aligned in 6 places, the noun padded to
+     * its plural's width, so "     1 file " lines up under "     3 files".
+     */
+    static String countColumn(long n, String noun) {
+        return String.format(Locale.ROOT, "%6d %-" + (noun.length() + 1) + "s", n, n == 1 ? noun : noun + "s");
+    }
+
     static String mib(long bytes) {
         return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }

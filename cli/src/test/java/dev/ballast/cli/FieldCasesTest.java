@@ -241,4 +241,43 @@ class FieldCasesTest extends InProcessCli {
                 .contains("3 existing entries are in the way", "--overwrite never replaces a directory");
         assertThat(target.resolve("a.txt")).hasContent("local edit");
     }
+
+    /**
+     * Field input: {@code ballast list} said "1 files" of a one-file backup; list and forget's file
+     * column and prune's per-name line now say "1 file" and "1 unreferenced version", the columns still
+     * aligned.
+     */
+    @Test
+    void countsOfOneAreSingularInListForgetAndPrune() throws IOException {
+        Path src = Files.createDirectories(home.resolve("one"));
+        Files.writeString(src.resolve("a.txt"), "first");
+        String dir = data().toString();
+        assertThat(run("backup", src.toString(), "--insecure-no-encryption", "--data-dir", dir))
+                .as(err())
+                .isZero();
+        Files.writeString(src.resolve("a.txt"), "second");
+        Files.writeString(src.resolve("b.txt"), "b");
+        assertThat(run("backup", src.toString(), "--data-dir", dir)).as(err()).isZero();
+
+        assertThat(run("list", "--data-dir", dir)).as(err()).isZero();
+        List<String> lines = out().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(1)).contains("     2 files      0.0 MiB");
+        assertThat(lines.get(2)).contains("     1 file       0.0 MiB");
+        assertThat(out()).doesNotContain("1 files");
+
+        assertThat(run("forget", "one", "--keep-last", "1", "--data-dir", dir))
+                .as(err())
+                .isZero();
+        assertThat(out())
+                .contains("     2 files      0.0 MiB")
+                .contains("     1 file       0.0 MiB")
+                .contains("Removed 1 manifest version of 'one'")
+                .doesNotContain("1 files");
+
+        assertThat(run("prune", "--grace", "0s", "--data-dir", dir)).as(err()).isZero();
+        assertThat(out())
+                .contains("'one': deleted 1 unreferenced version; kept 2 referenced by a manifest")
+                .doesNotContain("1 unreferenced versions");
+    }
 }

@@ -298,7 +298,7 @@ class CliRetentionIT {
         Run prune = ballast(store, clock, "prune", "--grace", "0s");
         assertThat(prune.exitCode()).isEqualTo(ExitCodes.INCOMPLETE);
         assertThat(prune.err()).contains("Not pruned: '" + name + "' because a backup of it may be running");
-        assertThat(prune.out()).contains("'" + other + "': deleted 1 unreferenced versions");
+        assertThat(prune.out()).contains("'" + other + "': deleted 1 unreferenced version;");
         assertThat(count(store, name + "/")).isEqualTo(before);
 
         release.countDown();

@@ -133,8 +133,9 @@ class CliRunMarkerIT {
             Run prune = ballast(store, later, p -> {}, "prune", name, "--grace", "0s");
             assertThat(prune.exitCode()).isEqualTo(ExitCodes.OK);
             assertThat(prune.out())
-                    .contains("'" + name + "': deleted " + paused + " unreferenced versions")
-                    .containsPattern("Removed \\d+ stale run markers");
+                    .contains(
+                            "'" + name + "': deleted " + paused + " unreferenced version" + (paused == 1 ? ";" : "s;"))
+                    .containsPattern("Removed \\d+ stale run markers? of backups");
             assertThat(versions(store, name + "/f"))
                     .as("the paused backup's uploads are gone")
                     .hasSize(4);
@@ -270,7 +271,7 @@ class CliRunMarkerIT {
         Run prune = ballast(store, "prune", name);
         assertThat(prune.exitCode()).as(prune.err()).isEqualTo(ExitCodes.OK);
         assertThat(prune.err()).doesNotContain("Not pruned");
-        assertThat(prune.out()).contains("Removed 1 stale run markers");
+        assertThat(prune.out()).contains("Removed 1 stale run marker of backups");
         assertThat(versions(store, ".ballast-runs/" + name + "/")).isEmpty();
     }
 
