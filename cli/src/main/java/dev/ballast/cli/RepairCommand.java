@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
                         + "content is gone or damaged (a lost pack or content file, or bytes that no longer match) is named, and "
                         + "reading it is reported as damage. An index that is still intact keeps every version it holds. Damaged "
                         + "journal frames are skipped, and the versions they named are listed. The old index is kept beside the "
-                        + "new one (index.db.before-repair-MILLIS). Exit 0 when everything came back, 4 when content is lost or "
+                        + "new one (index.db.before-repair-MILLIS) when the rebuild changed it. Exit 0 when everything came back, 4 when content is lost or "
                         + "the store has no journal, 1 when the journal is damaged, 2 when the store cannot be written; then, in an "
                         + "encrypted repository, the repository's index as above (the worse exit code of the two).")
 final class RepairCommand extends BallastCommand {
@@ -149,10 +149,14 @@ final class RepairCommand extends BallastCommand {
                             + " (A store that a backup of this build has written to since has a journal.)");
             return ExitCodes.INTEGRITY;
         }
+        String journal = "its journal (" + Summary.count(r.journalFiles(), "file") + ")";
+        String versions = Summary.count(r.versions(), "version") + " of stored files and manifests";
         ctx.out()
-                .println("Rebuilt the index of " + dir + " from its journal (" + r.journalFiles() + " file"
-                        + (r.journalFiles() == 1 ? "" : "s") + "): " + r.versions() + " version"
-                        + (r.versions() == 1 ? "" : "s") + " of stored files and manifests.");
+                .println(
+                        r.changed()
+                                ? "Rebuilt the index of " + dir + " from " + journal + ": " + versions + "."
+                                : "The index of " + dir + " is intact and already holds what " + journal + " records, "
+                                        + versions + ": nothing was changed.");
         if (r.previousIndex() != null) {
             ctx.out()
                     .println("The previous index was kept as " + r.previousIndex()

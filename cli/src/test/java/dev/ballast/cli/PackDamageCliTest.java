@@ -332,7 +332,9 @@ class PackDamageCliTest extends InProcessCli {
 
         assertThat(run(at("repair", "index"))).as(err()).isZero();
         // the local store's own index.db first, as for every local store, then the repository's index
-        assertThat(out()).contains("Rebuilt the index of ").contains("1 damaged index file(s) replaced");
+        assertThat(out())
+                .contains("The index of " + data().resolve("ballast-backups") + " is intact")
+                .contains("1 damaged index file(s) replaced");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(run(at("verify", "src"))).as(err()).isZero();
     }
@@ -481,6 +483,45 @@ class PackDamageCliTest extends InProcessCli {
                         + " than that: a backup running now may need it).");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out()).contains("Prune done: deleted 1 pack, ").doesNotContain("--grace");
+    }
+
+    /** The names of the local store's files that are old copies of its index kept by a repair. */
+    private List<String> keptIndexCopies() throws Exception {
+        try (java.util.stream.Stream<Path> files = Files.list(data().resolve("ballast-backups"))) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("index.db.before-repair-"))
+                    .toList();
+        }
+    }
+
+    /**
+     * Field input: every {@code repair index} of the local store kept the old index as
+     * {@code index.db.before-repair-MILLIS}, also when it was intact and nothing changed. An index the
+     * rebuild changes is still kept aside.
+     */
+    @Test
+    void repairIndexOfAnIntactLocalStoreChangesNothingAndKeepsNoCopyOfTheIndex() throws Exception {
+        backedUp();
+        Path store = data().resolve("ballast-backups");
+        for (int run = 0; run < 2; run++) {
+            assertThat(run(at("repair", "index"))).as(err()).isZero();
+            assertThat(out())
+                    .contains("The index of " + store + " is intact and already holds what its journal (")
+                    .contains(" records, ")
+                    .contains(": nothing was changed.")
+                    .doesNotContain("Rebuilt the index of")
+                    .doesNotContain("before-repair");
+            assertThat(keptIndexCopies()).isEmpty();
+        }
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+
+        Files.writeString(store.resolve("index.db"), "not a database");
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(out()).contains("Rebuilt the index of " + store).contains("The previous index was kept as ");
+        assertThat(keptIndexCopies())
+                .filteredOn(n -> n.matches("index\\.db\\.before-repair-\\d+"))
+                .hasSize(1);
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
     }
 
     /**

@@ -25,9 +25,13 @@ import org.jspecify.annotations.Nullable;
  *     reading names nothing, so when the previous index was not kept, journal damage may have cost
  *     versions this list cannot name
  * @param previousIndex where the old index was moved ({@code index.db.before-repair-MILLIS}),
- *     null when there was none
+ *     null when there was none or nothing was changed
  * @param packFiles pack files found
  * @param contentFiles content files found
+ * @param changed whether the index was replaced: false when there is no journal, and when the index
+ *     found was intact and already held exactly what the rebuild put together (every version, in the
+ *     same order, with its content where the rebuild found it), in which case it was left as it was
+ *     and no copy of it kept aside
  */
 public record IndexRebuild(
         boolean journalFound,
@@ -40,7 +44,8 @@ public record IndexRebuild(
         List<String> unrecovered,
         @Nullable Path previousIndex,
         int packFiles,
-        long contentFiles) {
+        long contentFiles,
+        boolean changed) {
 
     /**
      * A version whose content the store lost.

@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,6 +18,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -43,7 +47,7 @@ final class IndexRepair {
         long contentFiles = contentFiles(dir);
         if (files.isEmpty()) {
             return new IndexRebuild(
-                    false, 0, 0, List.of(), 0, List.of(), false, List.of(), null, packIds.size(), contentFiles);
+                    false, 0, 0, List.of(), 0, List.of(), false, List.of(), null, packIds.size(), contentFiles, false);
         }
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         boolean first = true;
@@ -188,10 +192,20 @@ final class IndexRepair {
             packs.closeReaders();
             throw e;
         }
+        // An intact index that already held what the rebuild put together is left as it was: no copy of it is
+        // kept aside, since nothing was changed.
+        boolean changed = previousRows == null || !sameContent(ix.connection(), index);
         ix.checkpointAndClose();
         packs.closeReaders();
-        Path previous = moveAside(index);
-        Files.move(building, index, StandardCopyOption.ATOMIC_MOVE);
+        Path previous = null;
+        if (changed) {
+            previous = moveAside(index);
+            Files.move(building, index, StandardCopyOption.ATOMIC_MOVE);
+        } else {
+            for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+                Files.deleteIfExists(building.resolveSibling(building.getFileName() + suffix));
+            }
+        }
         Blobs.syncDirectory(dir);
         return new IndexRebuild(
                 true,
@@ -204,7 +218,72 @@ final class IndexRepair {
                 List.copyOf(unrecovered),
                 previous,
                 packIds.size(),
-                contentFiles);
+                contentFiles,
+                changed);
+    }
+
+    /**
+     * What the index holds, table by table, as the rows a reader sees: each query names the schema it
+     * reads ({@code %1$s}: {@code main} or {@code previous}) and orders its rows. {@code seq}, which a
+     * rebuild numbers anew, counts only through the order of the versions it gives.
+     */
+    private static final List<String> CONTENT_QUERIES = List.of(
+            "SELECT k, version_id, delete_marker, size, content, sha256, generation, modified_ms FROM %1$s.versions"
+                    + " ORDER BY seq",
+            "SELECT c.k, v.version_id, c.delete_marker, c.generation FROM %1$s.current c JOIN %1$s.versions v"
+                    + " ON v.seq = c.seq ORDER BY c.k",
+            "SELECT address, size, data, refs, pack, pack_offset FROM %1$s.blobs ORDER BY address",
+            "SELECT id FROM %1$s.packs ORDER BY id",
+            "SELECT name, value FROM %1$s.meta ORDER BY name",
+            "SELECT version_id, metadata FROM %1$s.attributes ORDER BY version_id",
+            "SELECT address, digests FROM %1$s.block_digests ORDER BY address",
+            "PRAGMA %1$s.user_version");
+
+    /**
+     * Whether the index built on {@code rebuilt} holds exactly what the index at {@code previous} holds:
+     * the same versions in the same order, current versions, contents and where they are, packs, settings,
+     * metadata and block digests, and schema version. A query that fails on either (a table an older
+     * writer did not make) counts as a difference.
+     */
+    private static boolean sameContent(Connection rebuilt, Path previous) {
+        try (Statement s = rebuilt.createStatement()) {
+            s.execute("ATTACH DATABASE '" + previous.toString().replace("'", "''") + "' AS previous");
+            try {
+                for (String query : CONTENT_QUERIES) {
+                    if (!sameRows(rebuilt, String.format(query, "main"), String.format(query, "previous"))) {
+                        return false;
+                    }
+                }
+                return true;
+            } finally {
+                s.execute("DETACH DATABASE previous");
+            }
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private static boolean sameRows(Connection c, String one, String other) throws SQLException {
+        try (Statement a = c.createStatement();
+                Statement b = c.createStatement();
+                ResultSet x = a.executeQuery(one);
+                ResultSet y = b.executeQuery(other)) {
+            int columns = x.getMetaData().getColumnCount();
+            while (true) {
+                boolean more = x.next();
+                if (more != y.next()) {
+                    return false;
+                }
+                if (!more) {
+                    return true;
+                }
+                for (int i = 1; i <= columns; i++) {
+                    if (!Objects.deepEquals(x.getObject(i), y.getObject(i))) {
+                        return false;
+                    }
+                }
+            }
+        }
     }
 
     /** Where the content of {@code v} is now, checked; null when it is nowhere. */

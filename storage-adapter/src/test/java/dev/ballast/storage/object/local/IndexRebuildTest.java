@@ -172,6 +172,7 @@ class IndexRebuildTest {
         try (LocalObjectStore store = reader(root())) {
             assertThat(everything(store)).isEqualTo(before);
         }
+        assertThat(report.changed()).isTrue();
         if (damage != Damage.DELETED) {
             assertThat(report.previousIndex()).isNotNull().exists();
         }
@@ -181,6 +182,29 @@ class IndexRebuildTest {
         }
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
         assertThat(LocalObjectStore.rebuildIndex(root()).versions()).isEqualTo(before.size() + 1);
+    }
+
+    /**
+     * Field input: a rebuild of an intact index kept the old one as {@code index.db.before-repair-MILLIS}
+     * every time, though nothing had changed; it is now left in place and nothing is kept aside.
+     */
+    @Test
+    void aRebuildOfAnIntactIndexChangesNothingAndKeepsNoCopyOfIt() throws Exception {
+        List<Seen> before = populated();
+        for (int run = 0; run < 2; run++) {
+            IndexRebuild report = LocalObjectStore.rebuildIndex(root());
+            assertThat(report.changed()).isFalse();
+            assertThat(report.previousIndexKept()).isTrue();
+            assertThat(report.previousIndex()).isNull();
+            assertThat(report.versions()).isEqualTo(before.size());
+            try (Stream<Path> files = Files.list(root())) {
+                assertThat(files.map(p -> p.getFileName().toString()))
+                        .noneMatch(n -> n.contains("before-repair") || n.contains("rebuilding"));
+            }
+            try (LocalObjectStore store = reader(root())) {
+                assertThat(everything(store)).isEqualTo(before);
+            }
+        }
     }
 
     private Object everythingOrFailure() {
