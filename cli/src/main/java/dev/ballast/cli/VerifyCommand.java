@@ -191,7 +191,8 @@ final class VerifyCommand extends BallastCommand {
                     : Repository.masterKey(session) != null
                             ? repairFrom == null
                                     ? recorded
-                                            ? "back the source up again: the backup stores the dropped chunks again"
+                                            ? "back the source up again: the backup stores the "
+                                                    + (chunksMissing ? "missing" : "dropped") + " chunks again"
                                                     + " wherever the source still holds the files, and every backup"
                                                     + " that uses them reads again; or restore an older"
                                                     + " --manifest-version"
@@ -258,8 +259,14 @@ final class VerifyCommand extends BallastCommand {
      * Records the damaged versions (so no backup reuses them) and, with {@code --repair}, stores a good
      * copy of each from the source; returns how many were repaired.
      */
-    /** Whether {@link #recordAndRepair} saved the record of damaged versions. */
+    /**
+     * Whether {@link #recordAndRepair} saved the record of damaged versions, or on a repository of format
+     * 3, {@link #dropDamagedPacked} left no damaged chunk in the index.
+     */
     private boolean recorded;
+
+    /** Whether the damaged chunks {@link #dropDamagedPacked} found were all missing already: in no pack. */
+    private boolean chunksMissing;
 
     private int recordAndRepair(StoreSession session, DamagedVersions record, List<Damage> damaged) {
         java.time.Instant now = ctx.clock().instant();
@@ -315,6 +322,10 @@ final class VerifyCommand extends BallastCommand {
                     () -> Verifier.dropDamagedPacked(
                             w.sealed(), w.content(transferOptions.transfers), damaged, ctx.clock()));
             if (r == null) {
+                // No pack the index names holds any of them: the chunks are missing (dropped by an earlier verify
+                // or repair, or their pack lost), nothing is left to drop, and the next backup stores them again.
+                recorded = true;
+                chunksMissing = true;
                 return 0;
             }
             if (r.report() == null) {

@@ -292,6 +292,34 @@ class PackDamageCliTest extends InProcessCli {
         assertNoStackTrace();
     }
 
+    /**
+     * Field input: once {@code verify --repair} had dropped a damaged chunk that the source no longer
+     * held, a plain verify still advised {@code verify --repair} or {@code repair packs}, which had
+     * nothing left to do; it now says the next backup stores the missing chunks again.
+     */
+    @Test
+    void aChunkDroppedByVerifyRepairIsAdvisedToBeStoredAgainByTheNextBackup() throws Exception {
+        Path src = backedUp();
+        flipByte("data/", 100);
+        Path elsewhere = Files.createDirectories(home.resolve("elsewhere"));
+        assertThat(run(at("verify", "src", "--repair", elsewhere.toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Not repaired: f");
+
+        assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: f")
+                .contains("a chunk of it is missing from the repository")
+                .contains("; back the source up again: the backup stores the missing chunks again wherever the"
+                        + " source still holds the files, and every backup that uses them reads again; or restore"
+                        + " an older --manifest-version.")
+                .doesNotContain("--repair")
+                .doesNotContain("repair packs");
+        assertNoStackTrace();
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+    }
+
     @Test
     void aDamagedPackIsSalvagedByRepairPacksAndTheNextBackupHealsTheOlderBackup() throws Exception {
         Path src = backedUp();
