@@ -26,6 +26,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,51 +107,37 @@ final class RestoreFileWriter {
             return writePacked(e, dest, progress);
         }
         String key = manifest.objectKeyOf(e.path());
-        FileChannel out = null;
-        Path tmp = null;
-        try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
-                InputStream in = read.stream()) {
-            String recorded = read.version().sha256();
-            if (read.version().size() != e.size()) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' is stored with " + read.version().size() + " bytes but "
-                                + "the manifest records " + e.size() + "; it was not written");
+        return intoTemporary(dest, temporary -> {
+            try (ObjectRead read = store.get(key, ReadOptions.version(damaged.versionToRead(e)));
+                    InputStream in = read.stream()) {
+                String recorded = read.version().sha256();
+                if (read.version().size() != e.size()) {
+                    throw new IntegrityException(
+                            key,
+                            "'" + e.path() + "' is stored with "
+                                    + read.version().size() + " bytes but " + "the manifest records " + e.size()
+                                    + "; it was not written");
+                }
+                // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
+                // without one (written by another program) is hashed here instead.
+                MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
+                if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
+                    throw new IntegrityException(
+                            key,
+                            "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
+                                    + e.sha256() + "; it was not written");
+                }
+                FileChannel out = temporary.create();
+                copySparse(in, out, digest, progress);
+                if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
+                    throw new IntegrityException(
+                            key,
+                            "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
+                                    + "); it was not written");
+                }
+                return new Written(temporary.path(), dest, e, out, read.degraded());
             }
-            // The store verifies the bytes against the SHA-256 it recorded as they stream; a version
-            // without one (written by another program) is hashed here instead.
-            MessageDigest digest = recorded.isEmpty() ? Sha256.newDigest() : null;
-            if (!recorded.isEmpty() && !recorded.equals(e.sha256())) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' is stored with SHA-256 " + recorded + " but the manifest" + " records "
-                                + e.sha256() + "; it was not written");
-            }
-            // A short temporary name of this run: every name the file system allowed at backup fits.
-            Path[] created = new Path[1];
-            out = temporaries.create(dest, t -> {
-                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                created[0] = t;
-                return c;
-            });
-            tmp = created[0];
-            copySparse(in, out, digest, progress);
-            if (digest != null && !HexFormat.of().formatHex(digest.digest()).equals(e.sha256())) {
-                throw new IntegrityException(
-                        key,
-                        "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
-                                + "); it was not written");
-            }
-            return new Written(tmp, dest, e, out, read.degraded());
-        } catch (IOException | RuntimeException | Error ex) {
-            if (out != null) {
-                out.close();
-            }
-            if (tmp != null) {
-                Files.deleteIfExists(tmp);
-            }
-            throw ex;
-        }
+        });
     }
 
     /** Writes an entry of format 3 from its chunks into a temporary file next to its destination, verified. */
@@ -158,27 +145,70 @@ final class RestoreFileWriter {
         if (packed == null) {
             throw new IllegalStateException("'" + e.path() + "' is stored as chunks but no repository was given");
         }
-        FileChannel out = null;
-        Path tmp = null;
-        try {
-            Path[] created = new Path[1];
-            out = temporaries.create(dest, t -> {
-                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                created[0] = t;
-                return c;
-            });
-            tmp = created[0];
+        return intoTemporary(dest, temporary -> {
+            FileChannel out = temporary.create();
             // Each chunk is checked against its ID before it is handed here, and written at its place.
             PackedRestore.check(
                     e, PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new));
-            return new Written(tmp, dest, e, out, false);
+            return new Written(temporary.path(), dest, e, out, false);
+        });
+    }
+
+    /** The temporary file a {@link Filling} writes one file into, created when it asks for it. */
+    private final class Temporary {
+        private final Path dest;
+        private @Nullable Path path;
+        private @Nullable FileChannel channel;
+
+        Temporary(Path dest) {
+            this.dest = dest;
+        }
+
+        /**
+         * Creates the file under a short temporary name of this run next to the destination (every name
+         * the file system allowed at backup fits) and opens it for writing.
+         */
+        FileChannel create() throws IOException {
+            channel = temporaries.create(dest, t -> {
+                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                path = t;
+                return c;
+            });
+            return channel;
+        }
+
+        /** The file {@link #create} made. */
+        Path path() {
+            return Objects.requireNonNull(path, "no temporary file was created");
+        }
+
+        /** Closes and deletes the file, if it was created. */
+        void remove() throws IOException {
+            if (channel != null) {
+                channel.close();
+            }
+            if (path != null) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+
+    /** Writes one file into a {@link Temporary}, creating it once it is known what to write. */
+    @FunctionalInterface
+    private interface Filling {
+        Written fill(Temporary temporary) throws IOException;
+    }
+
+    /**
+     * Runs {@code fill}, which writes one file into a temporary file next to {@code dest}; when it fails
+     * (once what it opened is closed), the temporary file, if it made one, is closed and deleted.
+     */
+    private Written intoTemporary(Path dest, Filling fill) throws IOException {
+        Temporary temporary = new Temporary(dest);
+        try {
+            return fill.fill(temporary);
         } catch (IOException | RuntimeException | Error ex) {
-            if (out != null) {
-                out.close();
-            }
-            if (tmp != null) {
-                Files.deleteIfExists(tmp);
-            }
+            temporary.remove();
             throw ex;
         }
     }
