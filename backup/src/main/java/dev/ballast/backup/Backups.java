@@ -5,6 +5,7 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.Forgetting;
@@ -504,8 +505,32 @@ public final class Backups {
      * @param dryRun whether only to tell what would be deleted
      */
     public PruneResult prune(Duration grace, boolean dryRun) {
+        return prune(grace, MaxUnused.DEFAULT.toString(), dryRun);
+    }
+
+    /**
+     * {@link #prune(Duration, boolean)}, leaving at most {@code maxUnused} of unused space in the packs
+     * of a repository of format 3 (a store of the earlier formats has no packs: the limit is checked,
+     * then changes nothing). A pack holding chunks no snapshot needs beside chunks one does is repacked,
+     * the packs with the most unused bytes first, until the unused bytes left are within the limit.
+     *
+     * @param maxUnused as restic's {@code prune --max-unused}: a percentage from 0 to below 100 of the
+     *     bytes of the chunks the packs hold after the prune ({@code "5%"}, the default), a size in
+     *     bytes or with a suffix {@code k}, {@code m}, {@code g} or {@code t} ({@code "0"}, {@code "500M"}),
+     *     or {@code "unlimited"}
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} for a limit of none of
+     *     those forms, before anything is read
+     */
+    public PruneResult prune(Duration grace, String maxUnused, boolean dryRun) {
+        MaxUnused limit;
+        try {
+            limit = MaxUnused.parse(maxUnused);
+        } catch (IllegalArgumentException e) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT, "The unused space limit " + e.getMessage() + ".");
+        }
         if (key != null) {
-            return prunePacked(grace, dryRun);
+            return prunePacked(grace, limit, dryRun);
         }
         Pruner.Result r = Pruner.of(store, clock, grace, dryRun).run(null);
         List<String> skipped = new ArrayList<>();
@@ -664,11 +689,11 @@ public final class Backups {
     }
 
     /** {@link #prune} of a repository of format 3 ({@link PackedPrune}). */
-    private PruneResult prunePacked(Duration grace, boolean dryRun) {
+    private PruneResult prunePacked(Duration grace, MaxUnused maxUnused, boolean dryRun) {
         try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
             PackedPrune.Result r = dryRun
-                    ? PackedPrune.plan((SealedStore) view, content, clock, grace)
-                    : PackedPrune.run((SealedStore) view, content, clock, grace);
+                    ? PackedPrune.plan((SealedStore) view, content, clock, grace, maxUnused)
+                    : PackedPrune.run((SealedStore) view, content, clock, grace, maxUnused);
             if (r.pruned().liveMissing() > 0) {
                 listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) a snapshot references are in no"
                         + " pack in the store, or in none where they open (a pack the index names is missing or"

@@ -342,6 +342,51 @@ class EncryptedBackupsTest {
         assertThat(backups.backup("p", source).ok()).isTrue();
     }
 
+    /**
+     * Two files of twenty changed, the first backup forgotten: a tenth of its pack is unused. restic's
+     * limits, as the library takes them: "unlimited" repacks nothing, "0" frees it all; any other form
+     * is refused before anything is read.
+     */
+    @Test
+    void pruneLeavesAtMostTheUnusedSpaceItIsGiven() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        for (int i = 0; i < 20; i++) {
+            Files.write(source.resolve("f" + i + ".bin"), random(200_000, 100 + i));
+        }
+        Backups backups = backups();
+        BackupResult first = backups.backup("p", source);
+        for (int i = 0; i < 2; i++) {
+            Files.write(source.resolve("f" + i + ".bin"), random(200_000, 200 + i));
+        }
+        assertThat(backups.backup("p", source).ok()).isTrue();
+        assertThat(backups.forget("p", new RetentionPolicy(1, 0, 0, 0, 0, 0, null), false)
+                        .removed())
+                .containsExactly(first.snapshotId());
+        Map<String, Long> before = sizes("data/");
+
+        for (String bad : List.of("5x", "-1%", "150%")) {
+            assertThatThrownBy(() -> backups.prune(Duration.ZERO, bad, false))
+                    .as(bad)
+                    .isInstanceOf(BackupException.class)
+                    .hasMessageStartingWith("The unused space limit '" + bad + "' must be a percentage from 0%")
+                    .extracting(e -> ((BackupException) e).kind())
+                    .isEqualTo(BackupException.Kind.INVALID_INPUT);
+        }
+        assertThat(backups.prune(Duration.ZERO, "unlimited", false).skippedNames())
+                .isEmpty();
+        assertThat(sizes("data/")).isEqualTo(before);
+        PruneResult pruned = backups.prune(Duration.ZERO, "0", false);
+        assertThat(pruned.skippedNames()).isEmpty();
+        assertThat(pruned.deletedVersions()).isEqualTo(1);
+        assertThat(total(before) - total(sizes("data/"))).isGreaterThan(2 * 200_000L);
+
+        Path target = dir.resolve("restored");
+        assertThat(backups.restore("p", target).ok()).isTrue();
+        for (int i = 0; i < 20; i++) {
+            assertThat(target.resolve("f" + i + ".bin")).hasSameBinaryContentAs(source.resolve("f" + i + ".bin"));
+        }
+    }
+
     @Test
     void aBackupDoesNotStartWhileAPruneRunsAndAPruneWaitsForAnother() throws IOException {
         Path source = Files.createDirectories(dir.resolve("source"));

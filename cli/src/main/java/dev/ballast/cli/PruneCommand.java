@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.snapshot.Manifests;
@@ -116,8 +117,8 @@ final class PruneCommand extends BallastCommand {
                     session.where(),
                     null,
                     () -> dryRun
-                            ? PackedPrune.plan(repo.sealed(), repo.content(4), ctx.clock(), grace)
-                            : PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace));
+                            ? PackedPrune.plan(repo.sealed(), repo.content(4), ctx.clock(), grace, MaxUnused.DEFAULT)
+                            : PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace, MaxUnused.DEFAULT));
             r.skipped().forEach(why -> ctx.err().println("Not pruned: " + Errors.printable(why) + "."));
             if (!r.skipped().isEmpty()) {
                 ctx.err()

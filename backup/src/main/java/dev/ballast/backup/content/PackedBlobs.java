@@ -6,8 +6,8 @@ import dev.ballast.backup.pack.BlobLocation;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.Chunker;
+import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.pack.PackOptions;
-import dev.ballast.backup.pack.PruneStats;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ObjectStore;
 import java.io.IOException;
@@ -229,16 +229,10 @@ public final class PackedBlobs implements PackedContent {
     private record Batch(List<BlobId> order, Map<BlobId, byte[]> chunks, boolean last) {}
 
     @Override
-    public Pruned prune(Set<String> live, Instant cutoff) {
+    public Pruned prune(Set<String> live, Instant cutoff, MaxUnused maxUnused) {
         Set<BlobId> ids = new HashSet<>();
         live.forEach(c -> ids.add(BlobId.parse(c)));
-        PruneStats s = blobs.prune(ids, p -> p.lastModified().isAfter(cutoff));
-        return new Pruned(
-                s.packsDeleted() + s.packsRepacked(),
-                s.packsWritten(),
-                s.bytesFreed(),
-                s.liveMissing(),
-                s.packsKeptYoung());
+        return Pruned.of(blobs.prune(ids, p -> p.lastModified().isAfter(cutoff), maxUnused));
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.ballast.backup.content;
 
+import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.MaxUnused;
+import dev.ballast.backup.pack.PruneStats;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -192,15 +195,17 @@ public interface PackedContent extends AutoCloseable {
     }
 
     /**
-     * Deletes the packs whose every chunk is dead and repacks those mostly dead, never touching a
+     * Deletes the packs whose every chunk is dead and repacks those holding unused chunks until the
+     * unused space left is within {@code maxUnused} ({@link BlobRepository#prune}), never touching a
      * pack written after {@code cutoff}.
      *
      * @param live the chunk IDs (64 lowercase hex digits) some manifest references
+     * @param maxUnused the unused space the packs may keep
      * @return what was freed
      * @throws dev.ballast.storage.IntegrityException if a live chunk to be copied is damaged (nothing is
      *     deleted then)
      */
-    Pruned prune(Set<String> live, Instant cutoff);
+    Pruned prune(Set<String> live, Instant cutoff, MaxUnused maxUnused);
 
     /**
      * What a prune of the packs did.
@@ -210,10 +215,33 @@ public interface PackedContent extends AutoCloseable {
      * @param bytesFreed stored bytes of the deleted packs, minus those written
      * @param liveMissing chunks some manifest references that no index names (those backups are damaged)
      * @param packsKeptYoung packs written after the cutoff that would otherwise have been deleted or repacked
+     * @param unusedBytesLeft stored bytes of the chunks no snapshot needs left in the packs
+     *     ({@link PruneStats#unusedBytesLeft()})
+     * @param storedBytesLeft stored bytes of every chunk in the packs after the prune, of which
+     *     {@code unusedBytesLeft} is a share ({@link PruneStats#storedBytesLeft()})
      */
-    record Pruned(int packsDeleted, int packsWritten, long bytesFreed, long liveMissing, int packsKeptYoung) {
+    record Pruned(
+            int packsDeleted,
+            int packsWritten,
+            long bytesFreed,
+            long liveMissing,
+            int packsKeptYoung,
+            long unusedBytesLeft,
+            long storedBytesLeft) {
         /** Nothing done: the prune was not attempted. */
-        public static final Pruned NONE = new Pruned(0, 0, 0, 0, 0);
+        public static final Pruned NONE = new Pruned(0, 0, 0, 0, 0, 0, 0);
+
+        /** What {@link BlobRepository#prune} (or {@link BlobRepository#planPrune}) said, as chunks and packs. */
+        public static Pruned of(PruneStats s) {
+            return new Pruned(
+                    s.packsDeleted() + s.packsRepacked(),
+                    s.packsWritten(),
+                    s.bytesFreed(),
+                    s.liveMissing(),
+                    s.packsKeptYoung(),
+                    s.unusedBytesLeft(),
+                    s.storedBytesLeft());
+        }
     }
 
     /** Releases what the repository holds (threads, buffers); nothing pending is flushed. */

@@ -479,14 +479,18 @@ public final class BlobRepository implements AutoCloseable {
      * blobs other processes indexed meanwhile count) and lists {@code data/}. A pack that {@code keep}
      * accepts is never touched (the caller's grace period: packs of runs that may be about to index
      * them, or may have deduplicated against them). Of the others: a pack that holds no blob of
-     * {@code live}, or no index names, is deleted; a pack whose dead blobs are more than 20 % of its
-     * bytes is repacked (its live blobs read, checked, and copied into new packs). The order makes a
-     * crash at any point lose nothing live: new packs, then new index files naming every blob kept,
-     * then the index files they replace are deleted, then the packs no longer named. Deleting an object
-     * removes all its versions.
+     * {@code live}, or no index names, is deleted; of those holding live and unused blobs, the ones
+     * with the most unused bytes are repacked first (their live blobs read, checked, and copied into
+     * new packs; equal ones with the fewest live bytes first, then in key order) until the unused
+     * bytes left in the packs, those {@code keep} accepts included, are within {@code maxUnused}, or
+     * none is left. The order makes a crash at any point lose nothing live: new packs, then new index
+     * files naming every blob kept, then the index files they replace are deleted, then the packs no
+     * longer named. Deleting an object removes all its versions.
      *
      * @param live every blob some backup needs
      * @param keep packs not to touch
+     * @param maxUnused the unused space the packs may keep ({@link MaxUnused#DEFAULT}: 5 %, restic's)
+     * @return what was done, with the unused bytes left ({@link PruneStats#unusedBytesLeft()})
      * @throws IllegalStateException if the repository was opened tolerating a damaged index file and
      *     one is damaged (a blob it names would look dead)
      * @throws IntegrityException naming the pack and blob, if a live blob to be repacked is damaged
@@ -498,14 +502,15 @@ public final class BlobRepository implements AutoCloseable {
      *     names a live blob in several packs, the copy kept is the first that opens (each is read).
      * @throws StorageException if the store fails (what was done so far is safe)
      */
-    public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
+    public PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep, MaxUnused maxUnused) {
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(keep, "keep");
+        Objects.requireNonNull(maxUnused, "maxUnused");
         gate.writeLock().lock();
         try {
             ensureOpen();
             flushLocked();
-            return new Repack(this, false).prune(live, keep);
+            return new Repack(this, false).prune(live, keep, maxUnused);
         } finally {
             gate.writeLock().unlock();
         }
@@ -515,19 +520,21 @@ public final class BlobRepository implements AutoCloseable {
      * What {@link #prune} would do now, writing and deleting nothing (not even a flush): the packs it
      * would delete and repack, from the index files read again and one listing of {@code data/}. The
      * packs it would write and the bytes it would give back are estimated from the live blobs' stored
-     * lengths (exact but for the new packs' headers); {@code indexFilesReplaced} is 0.
+     * lengths (exact but for the new packs' headers); the unused and stored bytes left are exact;
+     * {@code indexFilesReplaced} is 0.
      *
      * @throws IllegalStateException as {@link #prune}, if an index file is damaged
      * @throws PruneRefusedException as {@link #prune}
      * @throws StorageException if the store fails
      */
-    public PruneStats planPrune(Set<BlobId> live, Predicate<PackFile> keep) {
+    public PruneStats planPrune(Set<BlobId> live, Predicate<PackFile> keep, MaxUnused maxUnused) {
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(keep, "keep");
+        Objects.requireNonNull(maxUnused, "maxUnused");
         gate.writeLock().lock();
         try {
             ensureOpen();
-            return new Repack(this, true).prune(live, keep);
+            return new Repack(this, true).prune(live, keep, maxUnused);
         } finally {
             gate.writeLock().unlock();
         }

@@ -8,6 +8,7 @@ import dev.ballast.storage.object.ListRequest;
 import dev.ballast.storage.object.VersionEntry;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,9 +20,6 @@ import java.util.stream.Stream;
 
 /** One prune of a {@link BlobRepository}: run under its write lock, after a flush. */
 final class Repack {
-    /** A pack is repacked when its dead blobs are more than this share of its blobs' stored bytes. */
-    static final double REPACK_DEAD_SHARE = 0.20;
-
     private final BlobRepository repo;
     /** Whether only to plan: read the index and the listing, write and delete nothing. */
     private final boolean dryRun;
@@ -33,7 +31,7 @@ final class Repack {
         this.dryRun = dryRun;
     }
 
-    PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep) {
+    PruneStats prune(Set<BlobId> live, Predicate<PackFile> keep, MaxUnused maxUnused) {
         List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
         if (!damaged.isEmpty()) {
             throw new IllegalStateException(
@@ -75,29 +73,64 @@ final class Repack {
         int packsDeleted = 0;
         // packs the caller keeps (its grace period) that would otherwise be deleted or repacked
         int keptYoung = 0;
+        // What the indexed packs in the store hold: the live blobs' bytes (each at its home) and the unused bytes
+        // of the packs that stay. A pack the store lacks holds nothing.
+        long liveBytes = 0;
+        long unusedBytes = 0;
+        long unusedInYoungDead = 0;
+        List<Usage> partlyUsed = new ArrayList<>();
+        List<Usage> youngPartlyUsed = new ArrayList<>();
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
-            if (keptPacks.containsKey(p.getKey())) {
-                List<BlobLocation> liveHere = liveIn(p.getKey(), p.getValue(), home);
-                if (listed.containsKey(p.getKey()) && (liveHere.isEmpty() || mostlyDead(p.getValue(), liveHere))) {
-                    keptYoung++;
-                }
+            ListEntry entry = listed.get(p.getKey());
+            if (entry == null) {
                 continue;
             }
-            List<BlobLocation> liveHere = liveIn(p.getKey(), p.getValue(), home);
-            long size = listed.get(p.getKey()).size();
-            if (liveHere.isEmpty()) {
+            Usage u = Usage.of(p.getKey(), p.getValue(), liveIn(p.getKey(), p.getValue(), home));
+            boolean young = keptPacks.containsKey(p.getKey());
+            if (u.liveHere().isEmpty() && young) {
+                keptYoung++;
+                unusedBytes += u.unusedBytes();
+                unusedInYoungDead += u.unusedBytes();
+            } else if (u.liveHere().isEmpty()) {
                 delete.add(p.getKey());
                 packsDeleted++;
                 blobsRemoved += p.getValue().size();
-                bytesFreed += size;
-            } else if (mostlyDead(p.getValue(), liveHere)) {
-                repack.put(p.getKey(), liveHere);
-                blobsRemoved += p.getValue().size() - liveHere.size();
-                bytesFreed += size;
+                bytesFreed += entry.size();
             } else {
+                liveBytes += u.liveBytes();
+                if (u.unusedBlobs() > 0) {
+                    unusedBytes += u.unusedBytes();
+                    (young ? youngPartlyUsed : partlyUsed).add(u);
+                }
+            }
+        }
+        long unusedBeforeRepack = unusedBytes;
+        for (Usage u : toRepack(partlyUsed, unusedBytes, liveBytes, maxUnused)) {
+            repack.put(u.pack(), u.liveHere());
+            blobsRemoved += u.unusedBlobs();
+            bytesFreed += listed.get(u.pack()).size();
+            unusedBytes -= u.unusedBytes();
+        }
+        if (!youngPartlyUsed.isEmpty()) {
+            // those of the young packs a prune without the caller's keeping would have repacked (it would have
+            // deleted the young packs holding nothing live, whose bytes then would not count)
+            List<Usage> all = new ArrayList<>(partlyUsed);
+            all.addAll(youngPartlyUsed);
+            for (Usage u : toRepack(all, unusedBeforeRepack - unusedInYoungDead, liveBytes, maxUnused)) {
+                if (keptPacks.containsKey(u.pack())) {
+                    keptYoung++;
+                }
+            }
+        }
+        Set<String> deleted = new HashSet<>(delete);
+        for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
+            if (!keptPacks.containsKey(p.getKey())
+                    && !repack.containsKey(p.getKey())
+                    && !deleted.contains(p.getKey())) {
                 keptPacks.put(p.getKey(), p.getValue());
             }
         }
+        long storedBytesLeft = liveBytes + unusedBytes;
         // live blobs in no pack in the store, and those no copy of which opens: their backups are damaged
         long liveMissing = live.size() - home.size() + unopenable.get();
         // Packs no index names: a killed run's, or those of a lost index file. Those a prune would delete are
@@ -126,23 +159,25 @@ final class Repack {
             }
         }
         if (delete.isEmpty() && repack.isEmpty()) {
-            return new PruneStats(0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing, keptYoung);
+            return new PruneStats(
+                    0, 0, 0, keptPacks.size(), 0, 0, 0, liveMissing, keptYoung, unusedBytes, storedBytesLeft);
         }
         if (dryRun) {
             // What the writes below would do, estimated: the repacked live blobs in packs of the usual size.
-            long liveBytes = 0;
-            int liveBlobs = 0;
+            long repackedBytes = 0;
+            int repackedBlobs = 0;
             for (List<BlobLocation> blobs : repack.values()) {
                 for (BlobLocation b : blobs) {
-                    liveBytes += b.length();
-                    liveBlobs++;
+                    repackedBytes += b.length();
+                    repackedBlobs++;
                 }
             }
             int newPacks = repack.isEmpty()
                     ? 0
-                    : (int) Math.max(1, (liveBytes + repo.options.packSize() - 1) / repo.options.packSize());
-            long written =
-                    liveBlobs == 0 ? 0 : Packs.sizeOf(liveBytes, liveBlobs) + (newPacks - 1L) * Packs.sizeOf(0, 0);
+                    : (int) Math.max(1, (repackedBytes + repo.options.packSize() - 1) / repo.options.packSize());
+            long written = repackedBlobs == 0
+                    ? 0
+                    : Packs.sizeOf(repackedBytes, repackedBlobs) + (newPacks - 1L) * Packs.sizeOf(0, 0);
             return new PruneStats(
                     packsDeleted,
                     repack.size(),
@@ -152,7 +187,9 @@ final class Repack {
                     bytesFreed - written,
                     0,
                     liveMissing,
-                    keptYoung);
+                    keptYoung,
+                    unusedBytes,
+                    storedBytesLeft);
         }
 
         // 1. new packs holding the live blobs of the packs repacked (each read, opened and checked first)
@@ -191,7 +228,9 @@ final class Repack {
                 bytesFreed,
                 replacedCount,
                 liveMissing,
-                keptYoung);
+                keptYoung,
+                unusedBytes,
+                storedBytesLeft);
     }
 
     /** The blobs of {@code pack} that live there ({@code home}), each once. */
@@ -206,11 +245,50 @@ final class Repack {
         return liveHere;
     }
 
-    /** Whether the dead blobs of a pack are more than {@link #REPACK_DEAD_SHARE} of its blobs' bytes. */
-    private static boolean mostlyDead(List<BlobLocation> blobs, List<BlobLocation> liveHere) {
-        long allBytes = blobs.stream().mapToLong(BlobLocation::length).sum();
-        long liveBytes = liveHere.stream().mapToLong(BlobLocation::length).sum();
-        return allBytes - liveBytes > REPACK_DEAD_SHARE * allBytes;
+    /**
+     * What a pack the index names holds.
+     *
+     * @param liveHere the live blobs it is home to, each once
+     * @param liveBytes their stored bytes
+     * @param unusedBytes the stored bytes of its other blobs: dead, or live and at home elsewhere
+     * @param unusedBlobs how many other blobs it holds
+     */
+    record Usage(String pack, List<BlobLocation> liveHere, long liveBytes, long unusedBytes, int unusedBlobs) {
+        static Usage of(String pack, List<BlobLocation> blobs, List<BlobLocation> liveHere) {
+            long all = blobs.stream().mapToLong(BlobLocation::length).sum();
+            long liveBytes = liveHere.stream().mapToLong(BlobLocation::length).sum();
+            return new Usage(pack, liveHere, liveBytes, all - liveBytes, blobs.size() - liveHere.size());
+        }
+    }
+
+    /** The order in which packs holding live and unused blobs are repacked: see {@link #toRepack}. */
+    static final Comparator<Usage> REPACK_ORDER = Comparator.comparingLong(Usage::unusedBytes)
+            .reversed()
+            .thenComparingLong(Usage::liveBytes)
+            .thenComparing(Usage::pack);
+
+    /**
+     * Of {@code partlyUsed}, packs holding live and unused blobs, those to repack: the most unused bytes
+     * first (then the fewest live bytes, then key order), until the unused bytes left are within
+     * {@code maxUnused} of the bytes the packs hold after the prune.
+     *
+     * @param unusedBytes the unused bytes of every pack that stays before any is repacked (those of
+     *     {@code partlyUsed} among them)
+     * @param liveBytes the bytes of every live blob in the packs, each once
+     */
+    static List<Usage> toRepack(List<Usage> partlyUsed, long unusedBytes, long liveBytes, MaxUnused maxUnused) {
+        List<Usage> order = new ArrayList<>(partlyUsed);
+        order.sort(REPACK_ORDER);
+        List<Usage> chosen = new ArrayList<>();
+        long left = unusedBytes;
+        for (Usage u : order) {
+            if (maxUnused.allows(left, liveBytes + left)) {
+                break;
+            }
+            chosen.add(u);
+            left -= u.unusedBytes();
+        }
+        return chosen;
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobId;
 import dev.ballast.backup.pack.BlobRepository;
+import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.pack.PruneRefusedException;
 import dev.ballast.backup.pack.PruneStats;
 import dev.ballast.backup.run.RunMarker;
@@ -27,7 +28,8 @@ import java.util.Set;
 /**
  * Prune of a repository of format 3: the live chunks are the union of the chunk lists of every
  * manifest version of every backup name; the packs holding only dead chunks are deleted and those
- * mostly dead repacked ({@link PackedContent#prune}), never a pack or index file written within the
+ * holding the most unused space repacked until what is left is within the caller's
+ * {@link MaxUnused} ({@link PackedContent#prune}), never a pack or index file written within the
  * grace period (a running backup may be about to index it). As {@link Pruner} keeps a running
  * backup's files, nothing is deleted while a run marker of a live run exists; and since a manifest
  * that cannot be read could reference any chunk, nothing is deleted either while one cannot. The prune
@@ -106,13 +108,14 @@ public final class PackedPrune {
     }
 
     /**
-     * Prunes the repository seen through {@code view}, whose content is {@code packed}.
+     * Prunes the repository seen through {@code view}, whose content is {@code packed}, leaving at most
+     * {@code maxUnused} of unused space in its packs where the grace period allows.
      *
      * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
      */
-    public static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace) {
+    public static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, MaxUnused maxUnused) {
         try (RunMarker own = RunMarker.start(view, PRUNE_MARKER, clock)) {
-            return run(view, packed, clock, grace, own.runId());
+            return run(view, packed, clock, grace, maxUnused, own.runId(), false);
         }
     }
 
@@ -121,20 +124,23 @@ public final class PackedPrune {
      * prune running, a manifest that cannot be read, a damaged index file: each a reason in
      * {@link Result#skipped()}, as the prune would give), then the packs it would delete and repack
      * ({@link BlobRepository#planPrune}), with the packs it would write and the bytes it would give
-     * back estimated from the live chunks' stored lengths.
+     * back estimated from the live chunks' stored lengths (the unused space left is exact).
      *
      * @throws dev.ballast.storage.StorageException if the store fails
      */
-    public static Result plan(SealedStore view, PackedContent packed, Clock clock, Duration grace) {
-        return run(view, packed, clock, grace, "", true);
-    }
-
-    private static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun) {
-        return run(view, packed, clock, grace, ownRun, false);
+    public static Result plan(
+            SealedStore view, PackedContent packed, Clock clock, Duration grace, MaxUnused maxUnused) {
+        return run(view, packed, clock, grace, maxUnused, "", true);
     }
 
     private static Result run(
-            SealedStore view, PackedContent packed, Clock clock, Duration grace, String ownRun, boolean dryRun) {
+            SealedStore view,
+            PackedContent packed,
+            Clock clock,
+            Duration grace,
+            MaxUnused maxUnused,
+            String ownRun,
+            boolean dryRun) {
         Instant now = clock.instant();
         List<String> skipped = new ArrayList<>(running(view, now, ownRun));
         if (packed instanceof PackedBlobs blobs) {
@@ -190,22 +196,14 @@ public final class PackedPrune {
             Instant cutoff = now.minus(grace);
             PruneStats s;
             try {
-                s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff));
+                s = blobs.blobs().planPrune(ids, p -> p.lastModified().isAfter(cutoff), maxUnused);
             } catch (PruneRefusedException e) {
                 return Result.nothing(List.of(e.getMessage()));
             }
-            return new Result(
-                    new PackedContent.Pruned(
-                            s.packsDeleted() + s.packsRepacked(),
-                            s.packsWritten(),
-                            s.bytesFreed(),
-                            s.liveMissing(),
-                            s.packsKeptYoung()),
-                    view.deadParts(liveParts, cutoff),
-                    List.of());
+            return new Result(PackedContent.Pruned.of(s), view.deadParts(liveParts, cutoff), List.of());
         }
         try {
-            PackedContent.Pruned pruned = packed.prune(live, now.minus(grace));
+            PackedContent.Pruned pruned = packed.prune(live, now.minus(grace), maxUnused);
             // Manifest parts no snapshot names (their snapshots forgotten, or a run that stored them died
             // before its head), after the packs: nothing a kept snapshot reads is deleted.
             return new Result(pruned, view.deleteDeadParts(liveParts, now.minus(grace)), List.of());

@@ -100,18 +100,17 @@ class BlobRepositoryTest {
             repo.readAll(blobs.keySet(), got::put);
             assertThat(got).hasSameSizeAs(blobs);
             blobs.forEach((id, b) -> assertThat(got.get(id)).isEqualTo(b));
-            // Which dead blobs go depends on how the 30 landed in packs (a pack less than 20 % dead by
-            // bytes is kept whole), so the first prune is checked for what it kept, and a second prune
-            // keeping nothing for the total.
+            // No unused space allowed: every dead blob goes, however the 30 landed in packs.
             Set<BlobId> live = Set.copyOf(new ArrayList<>(blobs.keySet()).subList(0, 10));
-            PruneStats stats = repo.prune(live, p -> false);
-            assertThat(stats.blobsRemoved()).isBetween(0L, 20L);
-            assertThat(repo.stats().blobs()).isEqualTo(30 - stats.blobsRemoved());
+            PruneStats stats = repo.prune(live, p -> false, MaxUnused.bytes(0));
+            assertThat(stats.blobsRemoved()).isEqualTo(20);
+            assertThat(stats.unusedBytesLeft()).isZero();
+            assertThat(repo.stats().blobs()).isEqualTo(10);
             for (BlobId id : live) {
                 assertThat(repo.read(id)).isEqualTo(blobs.get(id));
             }
             assertThat(repo.check(k -> true).ok()).isTrue();
-            PruneStats rest = repo.prune(Set.of(), p -> false);
+            PruneStats rest = repo.prune(Set.of(), p -> false, MaxUnused.DEFAULT);
             assertThat(stats.blobsRemoved() + rest.blobsRemoved()).isEqualTo(30);
             assertThat(repo.stats().blobs()).isZero();
             assertThat(repo.check(k -> true).ok()).isTrue();

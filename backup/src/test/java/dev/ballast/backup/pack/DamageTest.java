@@ -271,7 +271,7 @@ class DamageTest {
             assertThat(repo.read(ids.get(3))).isEqualTo(blobs.get(ids.get(3)));
             CheckReport report = repo.check(k -> true);
             assertThat(report.damage()).extracting(CheckReport.Damage::key).containsExactly(index);
-            assertThatThrownBy(() -> repo.prune(Set.of(), p -> false))
+            assertThatThrownBy(() -> repo.prune(Set.of(), p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(index);
             assertThat(store.currentBytes(pack)).isPresent();

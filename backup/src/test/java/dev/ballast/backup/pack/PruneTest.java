@@ -74,6 +74,20 @@ class PruneTest {
             }
         }
 
+        /** The stored length of {@code id}, as the index names it. */
+        long storedLength(BlobId id) {
+            return storedLength(Set.of(id));
+        }
+
+        /** The stored lengths of {@code ids}, summed. */
+        long storedLength(Set<BlobId> ids) {
+            try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+                return ids.stream()
+                        .mapToLong(id -> repo.find(id).orElseThrow().length())
+                        .sum();
+            }
+        }
+
         void assertLiveReadable(Set<BlobId> live) {
             try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
                 for (BlobId id : live) {
@@ -83,8 +97,12 @@ class PruneTest {
         }
     }
 
+    /**
+     * A, all dead, is deleted; B, half dead, is repacked first; C, one blob in ten dead, is kept: the one
+     * unused blob left is 6.7 % of the 15 the packs hold, within 10 %.
+     */
     @Test
-    void deadPacksAreDeletedAndMostlyDeadOnesRepacked() {
+    void deadPacksAreDeletedAndTheMostUnusedRepackedUntilTheLimitHolds() {
         Fixture f = new Fixture();
         String a = f.packOf(0);
         String b = f.packOf(1);
@@ -92,7 +110,7 @@ class PruneTest {
         Set<BlobId> live = f.live();
         PruneStats stats;
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            stats = repo.prune(live, p -> false);
+            stats = repo.prune(live, p -> false, MaxUnused.percent(10));
             for (BlobId id : f.bytes.keySet()) {
                 assertThat(repo.has(id))
                         .as("%s", id)
@@ -108,6 +126,9 @@ class PruneTest {
         assertThat(stats.indexFilesReplaced()).isEqualTo(3);
         assertThat(stats.liveMissing()).isZero();
         assertThat(stats.packsKeptYoung()).isZero();
+        assertThat(stats.unusedBytesLeft())
+                .isEqualTo(f.storedLength(f.groups.get(2).get(0)));
+        assertThat(stats.storedBytesLeft()).isEqualTo(f.storedLength(live) + stats.unusedBytesLeft());
         assertThat(f.packs()).contains(c).doesNotContain(a, b).hasSize(2);
         // every version of a deleted object is gone, not just hidden behind a delete marker
         assertThat(f.store.storedVersions(a)).isEmpty();
@@ -118,9 +139,142 @@ class PruneTest {
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             assertThat(repo.check(k -> true).ok()).isTrue();
             // a second prune finds nothing more to do
-            PruneStats again = repo.prune(live, p -> false);
+            PruneStats again = repo.prune(live, p -> false, MaxUnused.percent(10));
             assertThat(again.packsDeleted() + again.packsRepacked()).isZero();
+            assertThat(again.unusedBytesLeft()).isEqualTo(stats.unusedBytesLeft());
         }
+    }
+
+    /** 5 %: after B, C's one unused blob of 15 (6.7 %) is still too much, so C is repacked too. */
+    @Test
+    void theDefaultLimitRepacksEveryPackWhoseUnusedBytesItCannotAllow() {
+        Fixture f = new Fixture();
+        List<String> before = f.packs();
+        Set<BlobId> live = f.live();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats stats = repo.prune(live, p -> false, MaxUnused.DEFAULT);
+            assertThat(stats.packsDeleted()).isEqualTo(1);
+            assertThat(stats.packsRepacked()).isEqualTo(2);
+            assertThat(stats.blobsRemoved()).isEqualTo(16);
+            assertThat(stats.unusedBytesLeft()).isZero();
+            assertThat(stats.storedBytesLeft()).isEqualTo(f.storedLength(live));
+        }
+        assertThat(f.packs()).doesNotContainAnyElementsOf(before);
+        f.assertLiveReadable(live);
+    }
+
+    @Test
+    void unlimitedRepacksNoPackThatHoldsALiveBlob() {
+        Fixture f = new Fixture();
+        String a = f.packOf(0);
+        String b = f.packOf(1);
+        String c = f.packOf(2);
+        Set<BlobId> live = f.live();
+        long unused = f.storedLength(Set.copyOf(f.groups.get(1).subList(5, 10)))
+                + f.storedLength(f.groups.get(2).get(0));
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats planned = repo.planPrune(live, p -> false, MaxUnused.parse("unlimited"));
+            PruneStats stats = repo.prune(live, p -> false, MaxUnused.UNLIMITED);
+            assertThat(stats.packsDeleted()).isEqualTo(1);
+            assertThat(stats.packsRepacked()).isZero();
+            assertThat(stats.packsWritten()).isZero();
+            assertThat(stats.unusedBytesLeft()).isEqualTo(unused);
+            assertThat(stats.storedBytesLeft()).isEqualTo(f.storedLength(live) + unused);
+            assertThat(planned.unusedBytesLeft()).isEqualTo(stats.unusedBytesLeft());
+            assertThat(planned.storedBytesLeft()).isEqualTo(stats.storedBytesLeft());
+        }
+        assertThat(f.packs()).containsExactlyInAnyOrder(b, c).doesNotContain(a);
+        f.assertLiveReadable(live);
+    }
+
+    @Test
+    void aLimitOfZeroLeavesNoUnusedBytes() {
+        for (String limit : List.of("0", "0%")) {
+            Fixture f = new Fixture();
+            Set<BlobId> live = f.live();
+            try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+                PruneStats planned = repo.planPrune(live, p -> false, MaxUnused.parse(limit));
+                PruneStats stats = repo.prune(live, p -> false, MaxUnused.parse(limit));
+                assertThat(stats.packsRepacked()).as(limit).isEqualTo(2);
+                assertThat(stats.unusedBytesLeft()).as(limit).isZero();
+                assertThat(stats.storedBytesLeft()).as(limit).isEqualTo(f.storedLength(live));
+                assertThat(planned.packsRepacked()).as(limit).isEqualTo(2);
+                assertThat(planned.unusedBytesLeft()).as(limit).isZero();
+                assertThat(repo.check(k -> true).ok()).as(limit).isTrue();
+                PruneStats again = repo.prune(live, p -> false, MaxUnused.parse(limit));
+                assertThat(again.packsDeleted() + again.packsRepacked())
+                        .as(limit)
+                        .isZero();
+            }
+            // every blob a pack holds is live: the packs' bytes are the live blobs' and their headers'
+            long packBytes = f.packs().stream()
+                    .mapToLong(k -> f.store.currentBytes(k).orElseThrow().length)
+                    .sum();
+            assertThat(packBytes - f.storedLength(live)).as(limit).isLessThan(BLOB);
+            f.assertLiveReadable(live);
+        }
+    }
+
+    @Test
+    void aLimitInBytesStopsRepackingOnceTheUnusedBytesLeftAreThatFewOrFewer() {
+        Fixture f = new Fixture();
+        long cUnused = f.storedLength(f.groups.get(2).get(0));
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            // C's one unused blob is allowed: B alone is repacked
+            PruneStats within = repo.planPrune(f.live(), p -> false, MaxUnused.bytes(cUnused));
+            assertThat(within.packsRepacked()).isEqualTo(1);
+            assertThat(within.unusedBytesLeft()).isEqualTo(cUnused);
+            // a byte less is not
+            PruneStats under = repo.planPrune(f.live(), p -> false, MaxUnused.bytes(cUnused - 1));
+            assertThat(under.packsRepacked()).isEqualTo(2);
+            assertThat(under.unusedBytesLeft()).isZero();
+        }
+    }
+
+    @Test
+    void packsWithEqualUnusedBytesAreRepackedFewestLiveBytesFirstThenInKeyOrder() {
+        BlobLocation blob = new BlobLocation(BlobId.of(new byte[32]), BlobType.DATA, "data/00/x", 0, 100, 90, false);
+        List<BlobLocation> one = List.of(blob);
+        Repack.Usage big = new Repack.Usage("data/00/a", one, 900, 100, 1);
+        Repack.Usage small = new Repack.Usage("data/00/b", one, 100, 100, 1);
+        Repack.Usage smallToo = new Repack.Usage("data/00/c", one, 100, 100, 1);
+        Repack.Usage most = new Repack.Usage("data/00/d", one, 5000, 300, 3);
+        List<Repack.Usage> packs = List.of(big, smallToo, most, small);
+        // 600 unused of 6,700 bytes (9.0 %); repacking d leaves 300 (4.7 %), then b 200 (3.2 %), then c 100 (1.6 %):
+        // of the packs with 100 unused, b and c (100 live) before a (900 live), b before c by key
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.percent(5))).containsExactly(most);
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.percent(3.5))).containsExactly(most, small);
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.percent(2))).containsExactly(most, small, smallToo);
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.bytes(0))).containsExactly(most, small, smallToo, big);
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.UNLIMITED)).isEmpty();
+        // within the limit before any is repacked: none
+        assertThat(Repack.toRepack(packs, 600, 6100, MaxUnused.percent(10))).isEmpty();
+    }
+
+    /**
+     * C, one unused blob in ten, written within the caller's grace: untouched, its unused blob counted in
+     * what is left (over 5 % then), and counted as kept young because without the grace it would have been
+     * repacked.
+     */
+    @Test
+    void aPackTheCallerKeepsCountsTowardTheUnusedBytesLeftButIsNeverRepacked() {
+        Fixture f = new Fixture();
+        String c = f.packOf(2);
+        Set<BlobId> live = f.live();
+        byte[] cBefore = f.store.currentBytes(c).orElseThrow();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            PruneStats stats = repo.prune(live, p -> p.key().equals(c), MaxUnused.bytes(0));
+            assertThat(stats.packsDeleted()).isEqualTo(1);
+            assertThat(stats.packsRepacked()).isEqualTo(1);
+            assertThat(stats.packsKeptYoung()).isEqualTo(1);
+            assertThat(stats.unusedBytesLeft())
+                    .isEqualTo(f.storedLength(f.groups.get(2).get(0)));
+            assertThat(MaxUnused.DEFAULT.allows(stats.unusedBytesLeft(), stats.storedBytesLeft()))
+                    .isFalse();
+        }
+        assertThat(f.store.storedVersions(c)).hasSize(1);
+        assertThat(f.store.currentBytes(c)).hasValue(cBefore);
+        f.assertLiveReadable(live);
     }
 
     @Test
@@ -128,13 +282,14 @@ class PruneTest {
         Fixture f = new Fixture();
         List<String> before = f.packs();
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            PruneStats stats = repo.prune(Set.of(), p -> true);
+            PruneStats stats = repo.prune(Set.of(), p -> true, MaxUnused.DEFAULT);
             assertThat(stats.packsDeleted() + stats.packsRepacked()).isZero();
             assertThat(stats.packsKept()).isEqualTo(3);
             // all three hold only dead blobs: the caller's keeping them is what kept them
             assertThat(stats.packsKeptYoung()).isEqualTo(3);
             // every blob live: nothing would go, so nothing was kept because of the caller
-            assertThat(repo.prune(Set.copyOf(f.bytes.keySet()), p -> true).packsKeptYoung())
+            assertThat(repo.prune(Set.copyOf(f.bytes.keySet()), p -> true, MaxUnused.DEFAULT)
+                            .packsKeptYoung())
                     .isZero();
         }
         assertThat(f.packs()).isEqualTo(before);
@@ -149,10 +304,10 @@ class PruneTest {
         assertThat(all).hasSize(4);
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             assertThat(repo.check(k -> false).unindexedPacks()).hasSize(1);
-            PruneStats kept = repo.prune(Set.copyOf(f.bytes.keySet()), p -> !p.indexed());
+            PruneStats kept = repo.prune(Set.copyOf(f.bytes.keySet()), p -> !p.indexed(), MaxUnused.DEFAULT);
             assertThat(kept.packsDeleted()).isZero();
             assertThat(f.packs()).hasSize(4);
-            PruneStats gone = repo.prune(Set.copyOf(f.bytes.keySet()), p -> false);
+            PruneStats gone = repo.prune(Set.copyOf(f.bytes.keySet()), p -> false, MaxUnused.DEFAULT);
             assertThat(gone.packsDeleted()).isEqualTo(1);
             assertThat(repo.check(k -> false).unindexedPacks()).isEmpty();
         }
@@ -166,7 +321,8 @@ class PruneTest {
         Set<BlobId> live = new HashSet<>(f.bytes.keySet());
         live.add(BlobId.of(new byte[32]));
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            assertThat(repo.prune(live, p -> false).liveMissing()).isEqualTo(1);
+            assertThat(repo.prune(live, p -> false, MaxUnused.DEFAULT).liveMissing())
+                    .isEqualTo(1);
         }
     }
 
@@ -178,16 +334,16 @@ class PruneTest {
         Set<BlobId> live = f.live();
         List<String> before = f.packs();
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            assertThatThrownBy(() -> repo.planPrune(live, p -> false))
+            assertThatThrownBy(() -> repo.planPrune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b)
                     .hasMessageContaining("5 chunk(s)")
                     .hasMessageContaining("ballast repair index");
-            assertThatThrownBy(() -> repo.prune(live, p -> false))
+            assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b);
             // within the grace period too: the chunks are not lost, an index file is
-            assertThatThrownBy(() -> repo.prune(live, p -> true))
+            assertThatThrownBy(() -> repo.prune(live, p -> true, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b);
         }
@@ -195,7 +351,8 @@ class PruneTest {
         f.assertLiveReadable(live);
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             assertThat(repo.rebuildIndex().ok()).isTrue();
-            assertThat(repo.prune(live, p -> false).liveMissing()).isZero();
+            assertThat(repo.prune(live, p -> false, MaxUnused.DEFAULT).liveMissing())
+                    .isZero();
         }
         f.assertLiveReadable(live);
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
@@ -220,11 +377,11 @@ class PruneTest {
             // 5 live chunks in B, 9 in C
             String both = "packs " + String.join(" and ", new java.util.TreeSet<>(List.of(b, c)))
                     + ", which no index file names, hold 14 chunk(s) that snapshots need";
-            assertThatThrownBy(() -> repo.planPrune(live, p -> false))
+            assertThatThrownBy(() -> repo.planPrune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(both)
                     .hasMessageContaining("run 'ballast repair index' to index them again, then prune");
-            assertThatThrownBy(() -> repo.prune(live, p -> false))
+            assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(both);
         }
@@ -249,7 +406,7 @@ class PruneTest {
         Set<BlobId> live = new HashSet<>(f.bytes.keySet());
         live.add(BlobId.of(new byte[32])); // lost for good
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            PruneStats s = repo.prune(live, p -> false);
+            PruneStats s = repo.prune(live, p -> false, MaxUnused.DEFAULT);
             assertThat(s.liveMissing()).isEqualTo(1);
             assertThat(s.packsDeleted()).isEqualTo(leftBehind);
         }
@@ -271,7 +428,7 @@ class PruneTest {
         }
         Set<BlobId> live = f.live();
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            PruneStats s = repo.prune(live, p -> false);
+            PruneStats s = repo.prune(live, p -> false, MaxUnused.DEFAULT);
             assertThat(s.liveMissing()).isZero();
         }
         f.assertLiveReadable(live);
@@ -305,7 +462,7 @@ class PruneTest {
             repo.readAllBorrowed(live, (id, plain, n) -> borrowed.put(id, java.util.Arrays.copyOf(plain, n)));
             live.forEach(
                     id -> assertThat(borrowed.get(id)).as("borrowed %s", id).isEqualTo(f.bytes.get(id)));
-            repo.prune(live, p -> false);
+            repo.prune(live, p -> false, MaxUnused.DEFAULT);
         }
         f.assertLiveReadable(live);
         // the damaged copies a kept pack still holds are repair's to drop; the intact ones stay
@@ -327,7 +484,7 @@ class PruneTest {
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             // a read whose indexed copy does not open takes the copy the unnamed pack's header names
             assertThat(repo.read(read)).isEqualTo(f.bytes.get(read));
-            assertThatThrownBy(() -> repo.prune(live, p -> false))
+            assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(unnamed)
                     .hasMessageContaining("does not open");
@@ -335,7 +492,7 @@ class PruneTest {
         assertThat(f.packs()).contains(unnamed);
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
             assertThat(repo.rebuildIndex().ok()).isTrue();
-            repo.prune(live, p -> false);
+            repo.prune(live, p -> false, MaxUnused.DEFAULT);
         }
         f.assertLiveReadable(live);
     }
@@ -350,8 +507,10 @@ class PruneTest {
         damage(f, again, lost);
         Set<BlobId> live = new HashSet<>(f.groups.get(1));
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            assertThat(repo.planPrune(live, p -> false).liveMissing()).isEqualTo(1);
-            assertThat(repo.prune(live, p -> false).liveMissing()).isEqualTo(1);
+            assertThat(repo.planPrune(live, p -> false, MaxUnused.DEFAULT).liveMissing())
+                    .isEqualTo(1);
+            assertThat(repo.prune(live, p -> false, MaxUnused.DEFAULT).liveMissing())
+                    .isEqualTo(1);
         }
         live.remove(lost);
         f.assertLiveReadable(live);
@@ -415,22 +574,24 @@ class PruneTest {
             AtomicInteger count = new AtomicInteger();
             try (BlobRepository repo =
                     BlobRepository.open(CrashingStore.over(f.store, Integer.MAX_VALUE, count), f.key, OPTIONS)) {
-                repo.prune(f.live(), p -> false);
+                repo.prune(f.live(), p -> false, MaxUnused.DEFAULT);
             }
             steps = count.get();
         }
-        assertThat(steps).isGreaterThanOrEqualTo(6); // a new pack, an index, three old index files, two packs
+        // new packs (B's and C's live blobs), an index, three old index files, three old packs
+        assertThat(steps).isGreaterThanOrEqualTo(8);
         for (int allowed = 0; allowed < steps; allowed++) {
             Fixture f = new Fixture();
             Set<BlobId> live = f.live();
             AtomicInteger count = new AtomicInteger();
             try (BlobRepository repo =
                     BlobRepository.open(CrashingStore.over(f.store, allowed, count), f.key, OPTIONS)) {
-                assertThatThrownBy(() -> repo.prune(live, p -> false)).isInstanceOf(CrashingStore.Crash.class);
+                assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
+                        .isInstanceOf(CrashingStore.Crash.class);
             }
             f.assertLiveReadable(live);
             try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-                repo.prune(live, p -> false);
+                repo.prune(live, p -> false, MaxUnused.DEFAULT);
                 assertThat(repo.check(k -> true).ok())
                         .as("after a crash at step %d", allowed)
                         .isTrue();
@@ -470,8 +631,8 @@ class PruneTest {
                         });
         try (BlobRepository repo = BlobRepository.open(watching, f.key, OPTIONS)) {
             self[0] = repo;
-            PruneStats stats = repo.prune(live, p -> false);
-            assertThat(stats.packsRepacked()).isEqualTo(1);
+            PruneStats stats = repo.prune(live, p -> false, MaxUnused.DEFAULT);
+            assertThat(stats.packsRepacked()).isEqualTo(2);
             for (BlobId id : live) {
                 assertThat(repo.read(id)).isEqualTo(f.bytes.get(id));
             }
@@ -494,7 +655,7 @@ class PruneTest {
         f.store.plant(b, bytes, null, 0);
         List<String> before = f.packs();
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            assertThatThrownBy(() -> repo.prune(f.live(), p -> false))
+            assertThatThrownBy(() -> repo.prune(f.live(), p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(dev.ballast.storage.IntegrityException.class)
                     .hasMessageContaining(b)
                     .hasMessageContaining(f.groups.get(1).get(0).hex());
