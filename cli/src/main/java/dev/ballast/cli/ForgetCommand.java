@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.retention.Forgetting;
 import dev.ballast.backup.retention.Forgetting.Backup;
 import dev.ballast.backup.retention.Pruner;
@@ -12,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -95,6 +97,14 @@ final class ForgetCommand extends BallastCommand {
             description = "With --prune: as prune's --grace (default: ${DEFAULT-VALUE}).")
     Duration grace;
 
+    @Option(
+            names = "--max-unused",
+            paramLabel = "LIMIT",
+            converter = PruneCommand.MaxUnusedConverter.class,
+            description = "With --prune: as prune's --max-unused (default: 5%%).")
+    @Nullable
+    MaxUnused maxUnused;
+
     ForgetCommand(CliContext ctx) {
         super(ctx);
     }
@@ -117,9 +127,10 @@ final class ForgetCommand extends BallastCommand {
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             int code = Errors.translate(session.where(), null, () -> forget(session, policy));
             if (prune && !dryRun && code == ExitCodes.OK && Repository.masterKey(session) != null) {
-                return PruneCommand.packed(ctx, session, grace, false);
+                return PruneCommand.packed(ctx, session, grace, PruneCommand.limit(maxUnused), false);
             }
             if (prune && !dryRun && code == ExitCodes.OK) {
+                PruneCommand.notePacksOnly(ctx, maxUnused);
                 StoreSpace.Measure before = StoreSpace.bytesOf(session.localDirectory());
                 Pruner.Result r = Errors.translate(
                         session.where(),

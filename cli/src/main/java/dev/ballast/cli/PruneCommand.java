@@ -11,6 +11,7 @@ import dev.ballast.storage.object.local.LocalObjectStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -24,8 +25,9 @@ import picocli.CommandLine.Parameters;
                 + "with a backup in progress is left alone (reported, exit 1), and no version written within --grace "
                 + "before the prune started is deleted. --dry-run lists what would be deleted and deletes nothing. "
                 + "In an encrypted repository (ballast init) prune looks at every backup name whatever NAMEs are given "
-                + "(a chunk may be shared by several), deletes or repacks the packs of chunks no snapshot uses; --dry-run "
-                + "says how many packs it would delete and repack and writes nothing, not even its marker.")
+                + "(a chunk may be shared by several), deletes the packs of chunks no snapshot uses and repacks those "
+                + "holding the most unused space until what is left is within --max-unused; --dry-run says how many "
+                + "packs it would delete and repack and writes nothing, not even its marker.")
 final class PruneCommand extends BallastCommand {
     @Parameters(paramLabel = "NAME", arity = "0..*", description = "Prune only these backups (default: all).")
     List<String> names = List.of();
@@ -44,6 +46,16 @@ final class PruneCommand extends BallastCommand {
                     "Never delete a version written less than this long before the prune started, e.g. 1h, 30m, 0s "
                             + "(default: ${DEFAULT-VALUE}): the margin for the clock difference between this machine and the store.")
     Duration grace;
+
+    @Option(
+            names = "--max-unused",
+            paramLabel = "LIMIT",
+            converter = MaxUnusedConverter.class,
+            description = "In an encrypted repository: the unused space the packs may keep, as restic's --max-unused: "
+                    + "a percentage of the bytes of the chunks they hold (default: 5%%), a size such as 0, 500M or 2G, "
+                    + "or unlimited. Packs holding the most unused bytes are repacked until what is left is within it.")
+    @Nullable
+    MaxUnused maxUnused;
 
     PruneCommand(CliContext ctx) {
         super(ctx);
@@ -66,8 +78,9 @@ final class PruneCommand extends BallastCommand {
                                                     .toList())
                                     + ".");
                 }
-                return packed(ctx, session, grace, dryRun);
+                return packed(ctx, session, grace, limit(maxUnused), dryRun);
             }
+            notePacksOnly(ctx, maxUnused);
             StoreSpace.Measure before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
             Pruner.Result r = Errors.translate(
                     session.where(),
@@ -107,18 +120,33 @@ final class PruneCommand extends BallastCommand {
         }
     }
 
+    /** The limit --max-unused gave, or restic's default. */
+    static MaxUnused limit(@Nullable MaxUnused given) {
+        return given == null ? MaxUnused.DEFAULT : given;
+    }
+
+    /** Says that --max-unused, when given, changes nothing in a store of the earlier formats. */
+    static void notePacksOnly(CliContext ctx, @Nullable MaxUnused given) {
+        if (given != null) {
+            ctx.err()
+                    .println("Note: --max-unused applies to the packs of an encrypted repository (ballast init); this"
+                            + " store of the earlier format has none, so it changes nothing here.");
+        }
+    }
+
     /**
      * Prunes a repository of format 3 ({@link PackedPrune}): the packs no snapshot of any name needs,
-     * past the grace period; prints what it did and returns the exit code.
+     * past the grace period, and those holding the most unused space until what is left is within
+     * {@code maxUnused}; prints what it did and returns the exit code.
      */
-    static int packed(CliContext ctx, StoreSession session, Duration grace, boolean dryRun) {
+    static int packed(CliContext ctx, StoreSession session, Duration grace, MaxUnused maxUnused, boolean dryRun) {
         try (Repository repo = Repository.of(session)) {
             PackedPrune.Result r = Errors.translate(
                     session.where(),
                     null,
                     () -> dryRun
-                            ? PackedPrune.plan(repo.sealed(), repo.content(4), ctx.clock(), grace, MaxUnused.DEFAULT)
-                            : PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace, MaxUnused.DEFAULT));
+                            ? PackedPrune.plan(repo.sealed(), repo.content(4), ctx.clock(), grace, maxUnused)
+                            : PackedPrune.run(repo.sealed(), repo.content(4), ctx.clock(), grace, maxUnused));
             r.skipped().forEach(why -> ctx.err().println("Not pruned: " + Errors.printable(why) + "."));
             if (!r.skipped().isEmpty()) {
                 ctx.err()
@@ -127,6 +155,7 @@ final class PruneCommand extends BallastCommand {
                 return ExitCodes.INCOMPLETE;
             }
             ctx.out().println(packedSummary(r, grace, dryRun));
+            ctx.out().println(unusedLeft(r.pruned(), maxUnused, grace, dryRun));
             if (r.pruned().liveMissing() > 0) {
                 ctx.err()
                         .println("Warning: " + r.pruned().liveMissing()
@@ -168,6 +197,31 @@ final class PruneCommand extends BallastCommand {
                                 + " no snapshot uses, holding "
                                 + StoreSpace.exact(r.parts().bytes()))
                 + (dryRun ? " (nothing was written or deleted)." : ".");
+    }
+
+    /**
+     * The line after {@link #packedSummary}: the unused space left in the packs, its share of the bytes
+     * they hold, and why the prune left it (restic's "unused size after prune"): within --max-unused, or
+     * over it only because packs written within --grace are kept as they are.
+     */
+    static String unusedLeft(PackedContent.Pruned p, MaxUnused maxUnused, Duration grace, boolean dryRun) {
+        long unused = p.unusedBytesLeft();
+        long stored = p.storedBytesLeft();
+        String share = String.format(java.util.Locale.ROOT, "%.1f%%", stored == 0 ? 0.0 : unused * 100.0 / stored);
+        String line = (dryRun ? "Unused space that would be left in packs: " : "Unused space left in packs: ")
+                + StoreSpace.exact(unused) + ", " + share + " of their " + StoreSpace.exact(stored);
+        if (unused == 0) {
+            return line + ".";
+        }
+        if (maxUnused.allows(unused, stored)) {
+            // how to free it, unless packs the grace keeps may hold some (the summary names them)
+            return line + "; --max-unused " + maxUnused + " allows it"
+                    + (p.packsKeptYoung() == 0 ? " (--max-unused 0 repacks until none is left)." : ".");
+        }
+        // Every pack the prune may touch holding unused bytes was repacked: what is left is in packs --grace keeps.
+        return line + "; more than --max-unused " + maxUnused + " allows, all of it in packs written within --grace "
+                + graceText(grace) + ", which " + (dryRun ? "would be" : "are") + " kept until they are older than"
+                + " that.";
     }
 
     /** Prints what a prune did and returns its exit code. */
@@ -231,6 +285,18 @@ final class PruneCommand extends BallastCommand {
             return s / 3600 + "h";
         }
         return s % 60 == 0 ? s / 60 + "m" : s + "s";
+    }
+
+    /** A limit of unused space, as restic's --max-unused takes it ({@link MaxUnused#parse}). */
+    static final class MaxUnusedConverter implements picocli.CommandLine.ITypeConverter<MaxUnused> {
+        @Override
+        public MaxUnused convert(String value) {
+            try {
+                return MaxUnused.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** A grace period: as --timeout takes it, zero allowed. */

@@ -604,6 +604,25 @@ class BallastTest {
     }
 
     @Test
+    void aMaxUnusedOfNoneOfResticsFormsIsRefusedInOneSentenceBeforeTheStoreIsOpened() {
+        for (String limit : new String[] {"5x", "-1%", "150%", "100%", "5 %", ""}) {
+            for (String[] args : new String[][] {
+                {"prune", "--max-unused", limit},
+                {"forget", "src", "--keep-last", "1", "--prune", "--max-unused", limit}
+            }) {
+                err.reset();
+                assertThat(run(args)).as(limit).isEqualTo(ExitCodes.USAGE);
+                assertThat(err().lines().findFirst().orElseThrow())
+                        .as(limit)
+                        .isEqualTo("Error: Invalid value for option '--max-unused': '" + limit + "' must be a"
+                                + " percentage from 0% to below 100% (e.g. 5%), a number of bytes with or without k, m,"
+                                + " g or t for KiB, MiB, GiB or TiB (e.g. 0, 500M), or unlimited");
+            }
+        }
+        assertNoStoreOpened();
+    }
+
+    @Test
     void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
         Path dir = Files.createDirectories(home.resolve("src"));
         assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the next backup, a damaged pack found by verify and healed by {@code verify --repair} or
  * {@code repair packs} and a backup, a damaged index file that stops nothing and that
  * {@code repair index} replaces; each with its documented exit code and no stack trace. And
- * {@code prune --dry-run}, which writes nothing.
+ * {@code prune}: {@code --dry-run}, which writes nothing, and the unused space it leaves in packs
+ * ({@code --max-unused}).
  */
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -485,8 +486,9 @@ class PackDamageCliTest extends InProcessCli {
         assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out().strip())
-                .isEqualTo("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given"
-                        + " back by packs.");
+                .matches("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0 bytes\\)"
+                        + " given back by packs\\.\\RUnused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of"
+                        + " their 0\\.6 MiB \\([\\d,]+ bytes\\)\\.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
                 .containsPattern("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0"
@@ -503,12 +505,17 @@ class PackDamageCliTest extends InProcessCli {
                 .contains("Prune dry run: would delete 0 packs, write about 0 packs of repacked chunks, about 0.0 MiB"
                         + " (0 bytes) would be given back by packs (1 pack written within --grace 1h that no snapshot"
                         + " needs would be kept until it is older than that: a backup running now may need it)")
-                .contains("(nothing was written or deleted).");
+                .contains("(nothing was written or deleted).")
+                .containsPattern("Unused space that would be left in packs: 0\\.6 MiB \\([\\d,]+ bytes\\), 50\\.0% of"
+                        + " their 1\\.1 MiB \\([\\d,]+ bytes\\); more than --max-unused 5% allows, all of it in packs"
+                        + " written within --grace 1h, which would be kept until they are older than that\\.");
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out())
                 .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
                         + " by packs (1 pack written within --grace 1h that no snapshot needs is kept until it is older"
-                        + " than that: a backup running now may need it).");
+                        + " than that: a backup running now may need it).")
+                .contains("; more than --max-unused 5% allows, all of it in packs written within --grace 1h, which are"
+                        + " kept until they are older than that.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out()).contains("Prune done: deleted 1 pack, ").doesNotContain("--grace");
     }
@@ -550,6 +557,142 @@ class PackDamageCliTest extends InProcessCli {
                 .filteredOn(n -> n.matches("index\\.db\\.before-repair-\\d+"))
                 .hasSize(1);
         assertThat(run(at("verify", "src"))).as(err()).isZero();
+
+    /** The stored bytes of every pack in the store. */
+    private long packBytes() {
+        try (LocalObjectStore store = store()) {
+            return store.listVersions("data/").stream()
+                    .mapToLong(VersionEntry::size)
+                    .sum();
+        }
+    }
+
+    /** Restores the newest snapshot of 'src' into {@code into} and checks it holds the source's files, byte for byte. */
+    private void assertNewestRestoresAs(Path src, String into) throws Exception {
+        Path target = home.resolve(into);
+        assertThat(run(at("restore", "src", target.toString()))).as(err()).isZero();
+        assertThat(FieldCasesTest.files(target)).isEqualTo(FieldCasesTest.files(src));
+        for (String f : FieldCasesTest.files(src)) {
+            assertThat(target.resolve(f)).hasSameBinaryContentAs(src.resolve(f));
+        }
+    }
+
+    /** Twenty files of one chunk each backed up, then again with the first {@code changed} of them changed. */
+    private Path backedUpTwiceWithAChange(int changed) throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        writeFiles(src, 0, 20, 0);
+        assertThat(run(at("init"))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        writeFiles(src, 0, changed, 100);
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        return src;
+    }
+
+    /**
+     * {@link #backedUpTwiceWithAChange}, then the first backup forgotten: its pack holds {@code changed}
+     * chunks no snapshot needs.
+     */
+    private Path forgottenAfterAChange(int changed) throws Exception {
+        Path src = backedUpTwiceWithAChange(changed);
+        assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
+        return src;
+    }
+
+    /**
+     * Field case (a restic user): a backup, a second one changing two files of twenty, forget of the
+     * first, then {@code prune --grace 0s} deleted nothing and said nothing of why: the two forgotten
+     * chunks were a tenth of their pack, under the fifth at which it was repacked. Now a prune repacks
+     * the packs with the most unused space until what is left is within {@code --max-unused} (5 %, as
+     * restic's), and says what is left.
+     */
+    @Test
+    void pruneAfterForgetRepacksUnusedSpaceOverTheLimitAndSaysWhatIsLeft() throws Exception {
+        Path src = forgottenAfterAChange(2);
+        long before = packBytes();
+        assertThat(run(at("prune", "--dry-run", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out())
+                .containsPattern("Prune dry run: would delete 1 pack, write about 1 pack of repacked chunks, about"
+                        + " 0\\.4 MiB \\([\\d,]+ bytes\\) would be given back by packs; ")
+                .containsPattern("Unused space that would be left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their"
+                        + " 3\\.8 MiB \\([\\d,]+ bytes\\)\\.");
+        assertThat(packBytes()).isEqualTo(before);
+
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out())
+                .containsPattern("Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 0\\.4 MiB \\([\\d,]+"
+                        + " bytes\\) given back by packs; ")
+                .containsPattern(
+                        "Unused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their 3\\.8 MiB \\([\\d,]+"
+                                + " bytes\\)\\.");
+        // the two forgotten chunks' bytes are gone from the store
+        assertThat(before - packBytes()).isGreaterThan(2 * 200_000L);
+        assertNewestRestoresAs(src, "after-prune");
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        assertNoStackTrace();
+    }
+
+    /**
+     * One changed file of twenty: its forgotten chunk is 4.8 % of the packs' chunks, within the default
+     * 5 %: nothing is repacked and the line says why; {@code --max-unused 0} then repacks it away.
+     */
+    @Test
+    void unusedSpaceWithinTheLimitIsLeftAndTheLineSaysWhyUntilMaxUnusedZero() throws Exception {
+        Path src = forgottenAfterAChange(1);
+        long before = packBytes();
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out())
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                        + " by packs; ")
+                .containsPattern("Unused space left in packs: 0\\.2 MiB \\(200,\\d{3} bytes\\), 4\\.8% of their 4\\.0"
+                        + " MiB \\([\\d,]+ bytes\\); --max-unused 5% allows it \\(--max-unused 0 repacks until none is"
+                        + " left\\)\\.");
+        assertThat(packBytes()).isEqualTo(before);
+
+        assertThat(run(at("prune", "--grace", "0s", "--max-unused", "0")))
+                .as(err())
+                .isZero();
+        assertThat(out())
+                .contains("Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 0.2 MiB (")
+                .containsPattern("Unused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their 3\\.8 MiB");
+        assertThat(before - packBytes()).isGreaterThan(200_000L);
+        assertNewestRestoresAs(src, "after-prune");
+    }
+
+    /** {@code --max-unused unlimited}, on {@code forget --prune}: no pack that holds a chunk a snapshot needs is repacked. */
+    @Test
+    void maxUnusedUnlimitedRepacksNoPackThatHoldsANeededChunk() throws Exception {
+        Path src = backedUpTwiceWithAChange(10);
+        long before = packBytes();
+        assertThat(run(at(
+                        "forget", "src", "--keep-last", "1", "--prune", "--grace", "0s", "--max-unused", "unlimited")))
+                .as(err())
+                .isZero();
+        // half of the first backup's pack is forgotten: only the limit keeps it
+        assertThat(out())
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                        + " by packs; ")
+                .containsPattern("Unused space left in packs: 1\\.9 MiB \\([\\d,]+ bytes\\), 33\\.3% of their 5\\.7 MiB"
+                        + " \\([\\d,]+ bytes\\); --max-unused unlimited allows it");
+        assertThat(packBytes()).isEqualTo(before);
+        assertNewestRestoresAs(src, "after-prune");
+    }
+
+    /** A store of the earlier format has no packs: the limit is checked, then changes nothing, and a note says so. */
+    @Test
+    void maxUnusedOnAStoreOfTheEarlierFormatChangesNothingAndSaysSo() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        writeFiles(src, 0, 2, 0);
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
+        assertThat(run(at("prune", "--grace", "0s", "--max-unused", "0")))
+                .as(err())
+                .isZero();
+        assertThat(err())
+                .contains("Note: --max-unused applies to the packs of an encrypted repository (ballast init); this"
+                        + " store of the earlier format has none, so it changes nothing here.");
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(err()).doesNotContain("--max-unused");
     }
 
     /**
