@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.backup.keys.Passwords;
+import dev.ballast.backup.pack.MaxUnused;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,5 +72,6 @@ class ReadmeCliTest {
                         .getAnnotation(picocli.CommandLine.Option.class)
                         .defaultValue())
                 .isEqualTo("1h");
+        assertThat(md).contains("`--max-unused` (default " + MaxUnused.DEFAULT + ", as restic's)");
     }
 }
