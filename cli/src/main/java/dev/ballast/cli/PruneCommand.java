@@ -218,9 +218,10 @@ final class PruneCommand extends BallastCommand {
             return line + "; --max-unused " + maxUnused + " allows it"
                     + (p.packsKeptYoung() == 0 ? " (--max-unused 0 repacks until none is left)." : ".");
         }
-        // Every pack the prune may touch holding unused bytes was repacked: what is left is in packs --grace keeps.
-        return line + "; more than --max-unused " + maxUnused + " allows, all of it in packs written within --grace "
-                + graceText(grace) + ", which " + (dryRun ? "would be" : "are") + " kept until they are older than"
+        // The packs the prune may touch are within the limit (it repacks until they are): the rest is in packs
+        // --grace keeps, which the limit does not count.
+        return line + "; over --max-unused " + maxUnused + " because packs written within --grace " + graceText(grace)
+                + " hold unused space too: they " + (dryRun ? "would be" : "are") + " kept until they are older than"
                 + " that.";
     }
 

@@ -507,15 +507,15 @@ class PackDamageCliTest extends InProcessCli {
                         + " needs would be kept until it is older than that: a backup running now may need it)")
                 .contains("(nothing was written or deleted).")
                 .containsPattern("Unused space that would be left in packs: 0\\.6 MiB \\([\\d,]+ bytes\\), 50\\.0% of"
-                        + " their 1\\.1 MiB \\([\\d,]+ bytes\\); more than --max-unused 5% allows, all of it in packs"
-                        + " written within --grace 1h, which would be kept until they are older than that\\.");
+                        + " their 1\\.1 MiB \\([\\d,]+ bytes\\); over --max-unused 5% because packs written within"
+                        + " --grace 1h hold unused space too: they would be kept until they are older than that\\.");
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out())
                 .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
                         + " by packs (1 pack written within --grace 1h that no snapshot needs is kept until it is older"
                         + " than that: a backup running now may need it).")
-                .contains("; more than --max-unused 5% allows, all of it in packs written within --grace 1h, which are"
-                        + " kept until they are older than that.");
+                .contains("; over --max-unused 5% because packs written within --grace 1h hold unused space too: they"
+                        + " are kept until they are older than that.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out()).contains("Prune done: deleted 1 pack, ").doesNotContain("--grace");
     }
@@ -557,6 +557,7 @@ class PackDamageCliTest extends InProcessCli {
                 .filteredOn(n -> n.matches("index\\.db\\.before-repair-\\d+"))
                 .hasSize(1);
         assertThat(run(at("verify", "src"))).as(err()).isZero();
+    }
 
     /** The stored bytes of every pack in the store. */
     private long packBytes() {

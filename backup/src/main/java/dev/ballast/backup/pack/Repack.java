@@ -78,6 +78,10 @@ final class Repack {
         long liveBytes = 0;
         long unusedBytes = 0;
         long unusedInYoungDead = 0;
+        // of those, the bytes in packs the caller keeps (a backup running now may be writing them): not this
+        // prune's to repack, so left out of the share it repacks down to
+        long youngLive = 0;
+        long youngUnused = 0;
         List<Usage> partlyUsed = new ArrayList<>();
         List<Usage> youngPartlyUsed = new ArrayList<>();
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
@@ -91,6 +95,7 @@ final class Repack {
                 keptYoung++;
                 unusedBytes += u.unusedBytes();
                 unusedInYoungDead += u.unusedBytes();
+                youngUnused += u.unusedBytes();
             } else if (u.liveHere().isEmpty()) {
                 delete.add(p.getKey());
                 packsDeleted++;
@@ -98,6 +103,10 @@ final class Repack {
                 bytesFreed += entry.size();
             } else {
                 liveBytes += u.liveBytes();
+                if (young) {
+                    youngLive += u.liveBytes();
+                    youngUnused += u.unusedBytes();
+                }
                 if (u.unusedBlobs() > 0) {
                     unusedBytes += u.unusedBytes();
                     (young ? youngPartlyUsed : partlyUsed).add(u);
@@ -105,7 +114,7 @@ final class Repack {
             }
         }
         long unusedBeforeRepack = unusedBytes;
-        for (Usage u : toRepack(partlyUsed, unusedBytes, liveBytes, maxUnused)) {
+        for (Usage u : toRepack(partlyUsed, unusedBytes - youngUnused, liveBytes - youngLive, maxUnused)) {
             repack.put(u.pack(), u.liveHere());
             blobsRemoved += u.unusedBlobs();
             bytesFreed += listed.get(u.pack()).size();

@@ -278,6 +278,26 @@ class PruneTest {
     }
 
     @Test
+    void unusedSpaceInPacksTheCallerKeepsDoesNotMakeThePruneRepackOthersWithinTheLimit() {
+        // A backup running now writes packs no snapshot names yet (the grace keeps them): their bytes are
+        // unused to this prune, but repacking older packs cannot make up for them, and must not be tried.
+        Fixture f = new Fixture();
+        String young = f.packOf(0); // all ten blobs dead to this prune
+        List<String> before = f.packs();
+        try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
+            // the older packs: 6 unused blobs of 20, 30 %; with the young pack, 16 of 30
+            PruneStats stats = repo.prune(f.live(), p -> p.key().equals(young), MaxUnused.percent(35));
+            assertThat(stats.packsRepacked()).isZero();
+            assertThat(stats.packsDeleted()).isZero();
+            assertThat(stats.packsKeptYoung()).isEqualTo(1);
+            assertThat(MaxUnused.percent(35).allows(stats.unusedBytesLeft(), stats.storedBytesLeft()))
+                    .isFalse();
+        }
+        assertThat(f.packs()).isEqualTo(before);
+        f.assertLiveReadable(f.live());
+    }
+
+    @Test
     void packsTheCallerKeepsAreNotTouched() {
         Fixture f = new Fixture();
         List<String> before = f.packs();
