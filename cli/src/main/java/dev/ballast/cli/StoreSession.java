@@ -489,6 +489,21 @@ final class StoreSession implements AutoCloseable {
                             + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
                             + "another --data-dir) to keep new backups in the local store.");
         }
+        if (!exists && (LocalObjectStore.exists(dataDir) || LocalObjectStore.holdsContentWithoutIndex(dataDir))) {
+            // The store's own directory given as --data-dir (as restic's -r names its repository): a backup would
+            // make a second, empty store inside it and its password a new repository, with exit 0.
+            Path parent = dataDir.getParent();
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The data directory '" + dataDir + "' is itself a local store (the bucket '"
+                            + dataDir.getFileName() + "' of the data directory '" + parent + "'), so '"
+                            + o.bucket + "' in it would be a second store inside the first; pass --data-dir "
+                            + parent
+                            + (dataDir.getFileName().toString().equals(CommonOptions.DEFAULT_BUCKET)
+                                    ? ""
+                                    : " --bucket " + dataDir.getFileName())
+                            + " (nothing was created).");
+        }
         if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {
             throw new CliFailure(
                     ExitCodes.INTEGRITY,

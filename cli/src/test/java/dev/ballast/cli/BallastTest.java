@@ -681,6 +681,49 @@ class BallastTest {
         }
     }
 
+    /**
+     * Field input: a restic user passed the store's own directory, as messages name it, to --data-dir
+     * ('ballast backup SRC --data-dir /tmp/s1/store/ballast-backups'): the backup made a second, empty
+     * repository inside the first and exited 0.
+     */
+    @Test
+    void theStoresOwnDirectoryAsDataDirIsRefusedAndNamesTheDataDirToPass() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Path data = home.resolve("data");
+        assertThat(run("backup", src.toString(), "--data-dir", data.toString()))
+                .as(err())
+                .isZero();
+        Path store = data.resolve("ballast-backups");
+        for (String[] args : new String[][] {
+            {"backup", src.toString()},
+            {"list"},
+            {"restore", "src", home.resolve("t").toString()},
+            {"init"}
+        }) {
+            err.reset();
+            String[] all = java.util.stream.Stream.concat(
+                            java.util.Arrays.stream(args), java.util.stream.Stream.of("--data-dir", store.toString()))
+                    .toArray(String[]::new);
+            assertThat(run(all)).as(String.join(" ", args) + ": " + err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .isEqualTo("Error: The data directory '" + store + "' is itself a local store (the bucket"
+                            + " 'ballast-backups' of the data directory '" + data + "'), so 'ballast-backups' in it"
+                            + " would be a second store inside the first; pass --data-dir " + data
+                            + " (nothing was created).\n");
+            assertThat(store.resolve("ballast-backups")).doesNotExist();
+        }
+        // another bucket's directory names that bucket
+        err.reset();
+        assertThat(run("backup", src.toString(), "--data-dir", data.toString(), "--bucket", "other"))
+                .as(err())
+                .isZero();
+        err.reset();
+        assertThat(run("list", "--data-dir", data.resolve("other").toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("pass --data-dir " + data + " --bucket other (nothing was created).");
+        assertThat(run("list", "--data-dir", data.toString())).as(err()).isZero();
+    }
+
     @Test
     void controlCharactersInAnInputAreShownEscapedOnOneLine() {
         assertThat(run("backup", home.resolve("no\nsuch\u001b[31m").toString(), "--data-dir", home.toString()))
