@@ -77,8 +77,7 @@ final class ForgetCommand extends BallastCommand {
             names = "--manifest-version",
             paramLabel = "ID",
             description = "Remove this manifest version (repeatable): " + Manifests.VERSION_FORMS
-                    + " (the newest complete one; refused while it is also the newest version, which forget never"
-                    + " removes).")
+                    + " (the newest complete one, which forget never removes, nor the newest version).")
     List<String> versionIds = new ArrayList<>();
 
     @Option(

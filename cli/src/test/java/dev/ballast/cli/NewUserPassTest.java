@@ -80,12 +80,25 @@ class NewUserPassTest extends InProcessCli {
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err()).contains("Manifest version " + Manifests.label(complete) + " is the newest of 'src'");
 
+        // Field input: with a run that did not finish as the newest version, 'forget --manifest-version latest'
+        // removed the newest complete backup, and run again the one before it, until only the unfinished run
+        // was left. The newest complete one is what a restore reads: never removed, by 'latest' or its ID.
         String incomplete = writeIncompleteManifest();
-        assertThat(run("forget", "src", "--manifest-version", "latest", "--dry-run", "--data-dir", data().toString()))
+        for (String id : List.of("latest", complete)) {
+            assertThat(run("forget", "src", "--manifest-version", id, "--data-dir", data().toString()))
+                    .as(id)
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .contains("Manifest version " + Manifests.label(complete) + " is the newest complete one of 'src'"
+                            + " (the newer ones did not finish) and is never removed: a restore of 'src' reads it."
+                            + " Back up again first, then forget it.");
+        }
+        assertThat(run("forget", "src", "--manifest-version", older, "--data-dir", data().toString()))
                 .as(err())
                 .isZero();
-        assertThat(out()).contains("would remove 1 backup of 'src':").contains(complete);
-        assertThat(out()).doesNotContain(older).doesNotContain(incomplete);
+        assertThat(out()).contains("remove 1 backup of 'src'").contains(older).doesNotContain(incomplete);
+        assertThat(run("ls", "src", "--data-dir", data().toString())).as(err()).isZero();
+        assertThat(out()).contains(Manifests.label(complete));
     }
 
     @Test
@@ -105,8 +118,8 @@ class NewUserPassTest extends InProcessCli {
             // applies a policy, and it never removes the newest version, which 'latest' often is.
             if (command.equals("forget")) {
                 assertThat(help)
-                        .contains("or 'latest' (the newest complete one; refused while it is also the newest version,"
-                                + " which forget never removes).")
+                        .contains("or 'latest' (the newest complete one, which forget never removes, nor the newest"
+                                + " version).")
                         .doesNotContain("as without the option");
             } else {
                 assertThat(help).as(command).contains("or 'latest' (the newest complete one, as without the option).");

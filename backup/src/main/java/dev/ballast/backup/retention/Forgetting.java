@@ -96,16 +96,17 @@ public final class Forgetting {
      * prefix or {@link Manifests#LATEST}.
      *
      * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup or
-     *     version, {@link BackupException.Kind#INVALID_INPUT} if one is the newest
+     *     version, {@link BackupException.Kind#INVALID_INPUT} if one is the newest, or the newest complete one
      */
     public static Plan byVersions(ObjectStore store, String name, List<String> ids, String where) {
         List<VersionEntry> versions = versions(store, name, where);
         String newest = versions.get(0).versionId();
+        // Newer versions that did not finish leave it the newest a restore reads: removed, 'latest' would move to
+        // the one before it, and forgetting 'latest' again and again would leave only runs that did not finish.
+        VersionEntry newestComplete = Manifests.newestComplete(store, name, versions);
         List<Backup> remove = new ArrayList<>();
         for (String id : ids) {
-            VersionEntry v = id.equals(Manifests.LATEST)
-                    ? Manifests.newestComplete(store, name, versions)
-                    : Manifests.byIdOrPrefix(versions, name, id);
+            VersionEntry v = id.equals(Manifests.LATEST) ? newestComplete : Manifests.byIdOrPrefix(versions, name, id);
             if (v == null) {
                 throw new BackupException(
                         BackupException.Kind.NOT_FOUND,
@@ -118,6 +119,13 @@ public final class Forgetting {
                         "Manifest version " + Manifests.label(v.versionId()) + " is the newest of '" + name
                                 + "' and is "
                                 + "never removed: the next backup starts from it. Back up again first, then forget it.");
+            }
+            if (newestComplete != null && v.versionId().equals(newestComplete.versionId())) {
+                throw new BackupException(
+                        BackupException.Kind.INVALID_INPUT,
+                        "Manifest version " + Manifests.label(v.versionId()) + " is the newest complete one of '"
+                                + name + "' (the newer ones did not finish) and is never removed: a restore of '"
+                                + name + "' reads it. Back up again first, then forget it.");
             }
             remove.add(new Backup(v, null));
         }
