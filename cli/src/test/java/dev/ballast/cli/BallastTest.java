@@ -345,6 +345,30 @@ class BallastTest {
         assertThat(target.resolve(".ballast/ballast-backups")).doesNotExist();
     }
 
+    /**
+     * Field input: {@code src/storelink -> STORE} backed up with --follow-symlinks into STORE stored the
+     * store itself (its index.db, its -wal file, its packs), more with every run.
+     */
+    @Test
+    void followingLinksTheStoreReachedThroughALinkIsLeftOutToo() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("notes.txt"), "notes");
+        Path dataDir = home.resolve("data");
+        Files.createSymbolicLink(src.resolve("storelink"), dataDir);
+        Files.createSymbolicLink(src.resolve("up"), Path.of("..")); // a folder above the store
+        for (int run = 0; run < 2; run++) {
+            err.reset();
+            int code = run("backup", src.toString(), "--data-dir", dataDir.toString(), "--follow-symlinks");
+            if (run == 1) {
+                assertThat(code).as(err()).isIn(0, 1); // 'up' loops back to src: a loop, reported
+                assertThat(err()).contains("storelink/ballast-backups/ (the store this backup is written to)");
+            }
+        }
+        out.reset();
+        assertThat(run("ls", "src", "--data-dir", dataDir.toString())).as(err()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("notes.txt").doesNotContain("index.db").doesNotContain("reserve");
+    }
+
     @Test
     void aNewLocalStoreIsReadableByItsOwnerOnly() throws Exception {
         Path dir = Files.createDirectories(home.resolve("src"));

@@ -93,6 +93,15 @@ final class SourceWalk {
         return new ManifestTree(directories, symlinks, links);
     }
 
+    /** The file key (device and inode) of a directory, or null where there is none or it cannot be read. */
+    private static @Nullable Object fileKey(Path dir) {
+        try {
+            return Files.readAttributes(dir, BasicFileAttributes.class).fileKey();
+        } catch (java.io.IOException | RuntimeException e) {
+            return null; // not there yet (a first backup): then no path leads to it
+        }
+    }
+
     /**
      * Walks the source tree, handing each regular file to {@code found} as soon as it is seen, and
      * recording directories, symbolic links (unless followed) and further names of hard-linked files.
@@ -104,12 +113,16 @@ final class SourceWalk {
         LinkOption[] linkOptions = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
         filter = new BackupFilter(source, settings.excludes(), settings.excludeCaches());
         Map<Object, String> firstNames = new HashMap<>();
+        // Following links, the store can be reached by another path (a link to it, or to a folder above it):
+        // it is known by its file key (device and inode) too.
+        Object storeKey = storeDirectory == null ? null : fileKey(storeDirectory);
         try {
             FileVisitor<Path> visitor = new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                     if (storeDirectory != null
-                            && dir.toAbsolutePath().normalize().equals(storeDirectory)) {
+                            && (dir.toAbsolutePath().normalize().equals(storeDirectory)
+                                    || (storeKey != null && storeKey.equals(attrs.fileKey())))) {
                         // Backing up the store into itself would change what is being read with every write.
                         skipped.add(relative(dir) + "/ (the store this backup is written to)");
                         return FileVisitResult.SKIP_SUBTREE;
