@@ -62,8 +62,10 @@ public final class RestoreTemporaries implements AutoCloseable {
     }
 
     /**
-     * Records this run (best effort) and removes from {@code directories} the temporary files of
-     * earlier runs into the same target that never ended; their records go with them.
+     * Records this run (best effort) and removes the temporary files of earlier runs into the same
+     * target that never ended from {@code directories} and, when there are such runs, from every other
+     * directory below the target (a run of a selection, or of another backup, writes to fewer); their
+     * records go with them.
      */
     public void begin(Collection<Path> directories) {
         if (records == null) {
@@ -87,6 +89,10 @@ public final class RestoreTemporaries implements AutoCloseable {
             for (Path dir : directories) {
                 removeLeftovers(dir, leftoverTokens);
             }
+            // The killed run may have written where this one does not (it restored more of the tree, or another
+            // backup): every directory of the target is looked at before its record goes, or its leftovers would
+            // stay in the user's tree for good. Only after a killed run, so a walk of the target is rare.
+            removeLeftoversBelow(target, directories, leftoverTokens);
             for (Path r : leftoverRecords) {
                 try {
                     Files.deleteIfExists(r);
@@ -102,6 +108,36 @@ public final class RestoreTemporaries implements AutoCloseable {
             record = mine;
         } catch (IOException | RuntimeException e) {
             // Without a record a killed run's temporary files stay; nothing else changes.
+        }
+    }
+
+    /** {@link #removeLeftovers} in every directory below {@code target} not in {@code done}; links are not followed. */
+    private static void removeLeftoversBelow(Path target, Collection<Path> done, List<String> tokens) {
+        java.util.Set<Path> cleaned = new java.util.HashSet<>(done);
+        try {
+            Files.walkFileTree(target, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult preVisitDirectory(
+                        Path dir, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if (!cleaned.contains(dir)) {
+                        removeLeftovers(dir, tokens);
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFile(
+                        Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE; // unreadable: nothing this run can remove there
+                }
+            });
+        } catch (IOException | RuntimeException ignored) {
+            // what cannot be looked at holds nothing this run could remove
         }
     }
 

@@ -401,6 +401,38 @@ class RestoreRunnerTest {
     }
 
     /**
+     * Field input: a full restore killed with kill -9, then a restore of a selection (one folder) into the
+     * same target, then the full restore again: the selection's run removed the killed run's record though
+     * it cleaned only its own folder, and a temporary file in another folder stayed in the tree for good.
+     */
+    @Test
+    void aRunThatWritesToFewerDirectoriesThanAKilledOneStillRemovesAllItsTemporaryFiles() throws IOException {
+        Manifest m = manifest(stored("a/f.txt", "restored"));
+        Path out = dir.resolve("out");
+        Path records = Files.createDirectories(dir.resolve("cache/restores"));
+        String killed = "00112233aabbccdd";
+        Files.write(records.resolve(killed), Names.bytes(out.toAbsolutePath().normalize()));
+        Path elsewhere = Files.createDirectories(out.resolve("c/deeper"));
+        Files.writeString(elsewhere.resolve(".ballast-" + killed + "-120f"), "partial");
+        Files.writeString(elsewhere.resolve("kept.txt"), "the user's");
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, out, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .recordingTemporariesIn(records)
+                .run();
+
+        assertThat(r.ok()).isTrue();
+        try (Stream<Path> all = Files.walk(out)) {
+            assertThat(all.filter(Files::isRegularFile)
+                            .map(p -> out.relativize(p).toString()))
+                    .containsExactlyInAnyOrder("a/f.txt", "c/deeper/kept.txt");
+        }
+        try (Stream<Path> left = Files.list(records)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    /**
      * Field case: kill -9 while a restore of a JDK tree made its symbolic links left a temporary link
      * in a folder that holds only links ({@code conf/security/policy/unlimited}); the run again said
      * complete, every file already present, and left it there for good.
