@@ -2,6 +2,7 @@ package dev.ballast.backup.restore;
 
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
+import dev.ballast.backup.tree.FileStat;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -9,11 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,6 +57,9 @@ public final class RestoreDirectories {
     private final boolean overwrite;
     private final Cancellation cancellation;
     private final Map<Path, State> states = new HashMap<>();
+    /** Directories found read-only for this user and opened for writing, with their permissions before. */
+    private final Map<Path, Set<PosixFilePermission>> opened = new LinkedHashMap<>();
+
     private long examined;
 
     /**
@@ -147,11 +155,55 @@ public final class RestoreDirectories {
                 // whose bytes differ (without --overwrite the restore was refused before this point).
                 Files.delete(current);
                 Files.createDirectory(current);
+            } else if (Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
+                openForWriting(dir, current);
             }
             return new Usable(current);
         } catch (IOException | RuntimeException e) {
             return new Failed("a directory could not be created (" + reason(e) + ")");
         }
+    }
+
+    /**
+     * A directory this user owns but may not write to (mode 555, say, which an earlier restore of a
+     * backup gave it): given the owner's write and search bits for the run, as a directory the restore
+     * creates has them until the backup's mode is applied at its end; without them, as a user other
+     * than root, no run could ever write into it. A directory this user does not own is left as it is
+     * (writing into it fails and says why).
+     */
+    private void openForWriting(Path dir, Path current) {
+        if (!FileStat.UNIX || Files.isWritable(current)) {
+            return;
+        }
+        try {
+            Set<PosixFilePermission> before = Files.getPosixFilePermissions(current, LinkOption.NOFOLLOW_LINKS);
+            Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
+            open.addAll(before);
+            open.add(PosixFilePermission.OWNER_WRITE);
+            open.add(PosixFilePermission.OWNER_EXECUTE);
+            Files.setPosixFilePermissions(current, open);
+            opened.put(dir, before);
+        } catch (IOException | RuntimeException e) {
+            // not this user's: the writes into it report the failure
+        }
+    }
+
+    /**
+     * Gives the directories {@link #prepare} opened for writing their permissions back, except those in
+     * {@code applied} (the backup's own mode was applied to them); best effort. Call once, at the end.
+     */
+    public void closeOpened(Set<Path> applied) {
+        opened.forEach((dir, before) -> {
+            State s = states.get(dir);
+            if (!applied.contains(dir) && s instanceof Usable u) {
+                try {
+                    Files.setPosixFilePermissions(u.real(), before);
+                } catch (IOException | RuntimeException e) {
+                    // left writable by its owner; nothing else changed
+                }
+            }
+        });
+        opened.clear();
     }
 
     /**

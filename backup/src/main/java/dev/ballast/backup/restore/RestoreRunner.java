@@ -356,6 +356,13 @@ public final class RestoreRunner {
         if (!cancellation.cancelled()) {
             tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
+        // directories the run opened for writing: those whose backup mode the tree applied keep it, the rest get
+        // theirs back
+        Set<Path> applied = new java.util.HashSet<>();
+        if (!cancellation.cancelled()) {
+            tree.directories().forEach(d -> applied.add(d.dest()));
+        }
+        prepared.closeOpened(applied);
         List<Path> written = new ArrayList<>(entriesAbove(realTarget, existingAbove));
         for (Path dir : directories) {
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable

@@ -401,6 +401,39 @@ class RestoreRunnerTest {
     }
 
     /**
+     * Field input (as a user other than root): a folder of mode 555 an earlier restore made could never
+     * receive a file again: every later restore that had to write into it failed with "permission
+     * denied" and advised running it again.
+     */
+    @Test
+    void aReadOnlyFolderAnEarlierRestoreMadeIsOpenedForTheRunAndGetsItsModeBack() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                "root".equals(System.getProperty("user.name")), "root writes into any folder");
+        Path out = dir.resolve("out");
+        Path ro = Files.createDirectories(out.resolve("ro/deep"));
+        Files.writeString(ro.resolve("old.txt"), "old");
+        Files.setPosixFilePermissions(ro, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        Files.setPosixFilePermissions(
+                ro.getParent(), java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        try {
+            Manifest m = manifest(stored("ro/deep/f.txt", "restored"), stored("ro/big", "big"));
+            RestoreRunner.Result r = new RestoreRunner(
+                            store, m, out, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                    .run();
+            assertThat(r.failed()).isEmpty();
+            assertThat(ro.resolve("f.txt")).hasContent("restored");
+            assertThat(out.resolve("ro/big")).hasContent("big");
+            // not directories of this manifest: their permissions as they were
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(ro)))
+                    .isEqualTo("r-xr-xr-x");
+        } finally {
+            Files.setPosixFilePermissions(ro, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(
+                    ro.getParent(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+    }
+
+    /**
      * Field input: a full restore killed with kill -9, then a restore of a selection (one folder) into the
      * same target, then the full restore again: the selection's run removed the killed run's record though
      * it cleaned only its own folder, and a temporary file in another folder stayed in the tree for good.
