@@ -366,7 +366,10 @@ class BallastTest {
         }
         out.reset();
         assertThat(run("ls", "src", "--data-dir", dataDir.toString())).as(err()).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("notes.txt").doesNotContain("index.db").doesNotContain("reserve");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("notes.txt")
+                .doesNotContain("index.db")
+                .doesNotContain("reserve");
     }
 
     @Test
