@@ -176,7 +176,9 @@ cell() { # cell NAME : "12.34 s (456 MiB)" or "failed (exit N)"
   read -r s m x < "$t"
   if [[ "$x" != 0 ]]; then echo "failed (exit $x, see $work/$1.log)"; else echo "$s s ($m MiB)"; fi
 }
-secs() { [[ -f "$work/$1.time" ]] && awk '{print $1}' "$work/$1.time" || echo ""; }
+# secs NAME : the run's wall seconds, or nothing when it failed (a failed run's time is no timing of the
+# work: its ratios and medians are left out, not computed from how fast it gave up)
+secs() { [[ -f "$work/$1.time" ]] && awk '$3 == 0 {print $1}' "$work/$1.time" || echo ""; }
 size_of() { # size_of DIR : the bytes of the regular files under DIR (their sizes, not the disk blocks)
   if [[ -e "$1" ]]; then find "$1" -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}'; else echo ""; fi
 }
