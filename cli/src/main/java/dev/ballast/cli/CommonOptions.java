@@ -82,8 +82,9 @@ final class CommonOptions {
             paramLabel = "DURATION",
             defaultValue = "PT30S",
             converter = DurationConverter.class,
-            description = "Total timeout of one S3 operation, retries included, e.g. 30s, 2m (default: 30s). A dead "
-                    + "endpoint ends the command within about this long.")
+            description =
+                    "Total timeout of one S3 operation, retries included, e.g. 30s, 2m, 1m30s (default: 30s). A dead "
+                            + "endpoint ends the command within about this long.")
     Duration timeout;
 
     @Option(
@@ -118,38 +119,58 @@ final class CommonOptions {
     boolean verbose;
 
     /**
-     * Parses {@code 30s}, {@code 2m}, {@code 500ms} or an ISO-8601 duration such as {@code PT30S};
-     * anything else is refused with one sentence saying what is accepted.
+     * Parses a duration as restic and Go's {@code time.ParseDuration} write one, a sequence of numbers
+     * each with its unit ({@code h}, {@code m}, {@code s}, {@code ms}; a number may have a fraction):
+     * {@code 30s}, {@code 2m}, {@code 500ms}, {@code 1h30m}, {@code 1.5h}; or an ISO-8601 duration such
+     * as {@code PT30S}. Anything else is refused with one sentence saying what is accepted.
      */
     static final class DurationConverter implements ITypeConverter<Duration> {
+        private static final java.util.regex.Pattern PART =
+                java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|h|m|s)");
+
         @Override
         public Duration convert(String value) {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            Duration d;
-            try {
-                if (v.startsWith("pt")) {
-                    d = Duration.parse(v.toUpperCase(Locale.ROOT));
-                } else if (v.endsWith("ms")) {
-                    d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-                } else if (v.endsWith("s")) {
-                    d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-                } else if (v.endsWith("m")) {
-                    d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-                } else {
-                    d = null;
-                }
-            } catch (RuntimeException e) { // NumberFormatException, DateTimeParseException, ArithmeticException
-                d = null;
-            }
+            Duration d = parse(value);
             if (d == null) {
                 throw new TypeConversionException(
-                        "'" + value + "' is not a duration; give one like 30s, 2m, 500ms or PT30S");
+                        "'" + value + "' is not a duration; give one like 30s, 2m, 1h30m, 500ms or PT30S");
             }
             if (d.isNegative() || d.isZero()) {
                 throw new TypeConversionException(
                         "'" + value + "' is not positive; give a duration above zero, like 30s");
             }
             return d;
+        }
+
+        /** The duration {@code value} writes (zero and negative ISO-8601 ones included), or null if it writes none. */
+        static @org.jspecify.annotations.Nullable Duration parse(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            try {
+                if (v.startsWith("pt")) {
+                    return Duration.parse(v.toUpperCase(Locale.ROOT));
+                }
+                java.util.regex.Matcher m = PART.matcher(v);
+                long nanos = 0;
+                int at = 0;
+                while (at < v.length() && m.find(at) && m.start() == at) {
+                    java.math.BigDecimal n = new java.math.BigDecimal(m.group(1));
+                    long unit = switch (m.group(2)) {
+                        case "h" -> 3_600_000_000_000L;
+                        case "m" -> 60_000_000_000L;
+                        case "s" -> 1_000_000_000L;
+                        default -> 1_000_000L; // ms
+                    };
+                    nanos = Math.addExact(
+                            nanos,
+                            n.multiply(java.math.BigDecimal.valueOf(unit))
+                                    .setScale(0, java.math.RoundingMode.DOWN)
+                                    .longValueExact());
+                    at = m.end();
+                }
+                return at == v.length() && at > 0 ? Duration.ofNanos(nanos) : null;
+            } catch (RuntimeException e) { // DateTimeParseException, ArithmeticException
+                return null;
+            }
         }
     }
 

@@ -43,7 +43,7 @@ final class PruneCommand extends BallastCommand {
             defaultValue = "1h",
             converter = GraceConverter.class,
             description =
-                    "Never delete a version written less than this long before the prune started, e.g. 1h, 30m, 0s "
+                    "Never delete a version written less than this long before the prune started, e.g. 1h, 1h30m, 30m, 0s "
                             + "(default: ${DEFAULT-VALUE}): the margin for the clock difference between this machine and the store.")
     Duration grace;
 
@@ -300,43 +300,20 @@ final class PruneCommand extends BallastCommand {
         }
     }
 
-    /** A grace period: as --timeout takes it, zero allowed. */
+    /** A grace period: as --timeout takes it ({@code 1h}, {@code 1h30m}, {@code 30m}, {@code PT1H}), zero allowed. */
     static final class GraceConverter implements picocli.CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
             String v = value.trim();
-            if (v.equals("0") || v.equals("0s") || v.equals("0m") || v.equals("0h")) {
+            if (v.equals("0")) {
                 return Duration.ZERO;
             }
-
-            if (v.endsWith("h")) {
-                long hours;
-                try {
-                    hours = Long.parseLong(v.substring(0, v.length() - 1));
-                } catch (NumberFormatException e) {
-                    hours = -1;
-                }
-                // At most ten years: a grace reaching before the epoch means nothing, and a negative one would
-                // let prune delete what a backup started after it wrote.
-                if (hours < 0 || hours > MAX_GRACE_HOURS) {
-                    throw new picocli.CommandLine.TypeConversionException(
-                            "'" + value + "' is not a grace period; give one from 0s" + " to " + MAX_GRACE_HOURS
-                                    + "h, like 1h, 30m, 0s or PT1H");
-                }
-                return Duration.ofHours(hours);
-            }
-            Duration d;
-            try {
-                d = new CommonOptions.DurationConverter().convert(value);
-            } catch (picocli.CommandLine.TypeConversionException e) {
-                // its message asks for a duration above zero, but a grace of 0s is allowed
+            Duration d = CommonOptions.DurationConverter.parse(v);
+            // At most ten years: a grace reaching before the epoch means nothing, and a negative one would let
+            // prune delete what a backup started after it wrote.
+            if (d == null || d.isNegative() || d.toHours() > MAX_GRACE_HOURS) {
                 throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a grace period; give"
-                        + " one from 0s to " + MAX_GRACE_HOURS + "h, like 1h, 30m, 0s or PT1H");
-            }
-            if (d.toHours() > MAX_GRACE_HOURS) {
-                throw new picocli.CommandLine.TypeConversionException(
-                        "'" + value + "' is not a grace period; give one from 0s" + " to " + MAX_GRACE_HOURS
-                                + "h, like 1h, 30m, 0s or PT1H");
+                        + " one from 0s to " + MAX_GRACE_HOURS + "h, like 1h, 1h30m, 30m, 0s or PT1H");
             }
             return d;
         }

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.ballast.backup.Cancellation;
@@ -231,7 +232,7 @@ class BallastTest {
         };
         String[] expected = {
             "'abc' is not an int",
-            "'5' is not a duration; give one like 30s, 2m, 500ms or PT30S",
+            "'5' is not a duration; give one like 30s, 2m, 1h30m, 500ms or PT30S",
             "'PTsoon' is not a duration",
             "'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
             "'ftp://host/' is not an S3 endpoint URL",
@@ -251,6 +252,33 @@ class BallastTest {
             assertThat(err().lines().count()).as(String.join(" ", inputs[i])).isLessThanOrEqualTo(2);
         }
         assertNoStoreOpened();
+    }
+
+    /** Field input: a restic user's '--grace 1h30m' was refused; restic and Go write durations that way. */
+    @Test
+    void durationsAreWrittenAsResticAndGoWriteThem() {
+        CommonOptions.DurationConverter timeout = new CommonOptions.DurationConverter();
+        PruneCommand.GraceConverter grace = new PruneCommand.GraceConverter();
+        java.util.Map<String, java.time.Duration> accepted = java.util.Map.of(
+                "1h30m", java.time.Duration.ofMinutes(90),
+                "1.5h", java.time.Duration.ofMinutes(90),
+                "2m30s", java.time.Duration.ofSeconds(150),
+                "500ms", java.time.Duration.ofMillis(500),
+                "1m0.5s", java.time.Duration.ofMillis(60_500),
+                "PT30S", java.time.Duration.ofSeconds(30),
+                "30S", java.time.Duration.ofSeconds(30));
+        accepted.forEach((text, d) -> {
+            assertThat(timeout.convert(text)).as(text).isEqualTo(d);
+            assertThat(grace.convert(text)).as(text).isEqualTo(d);
+        });
+        assertThat(grace.convert("0")).isZero();
+        assertThat(grace.convert("0s")).isZero();
+        for (String bad : new String[] {"1h30", "h", "", "30", "1h-5m", "1d", "1.h", "5 m"}) {
+            assertThatThrownBy(() -> timeout.convert(bad))
+                    .as(bad)
+                    .hasMessage("'" + bad + "' is not a duration; give one like 30s, 2m, 1h30m, 500ms or PT30S");
+            assertThatThrownBy(() -> grace.convert(bad)).as(bad).hasMessageContaining("is not a grace period");
+        }
     }
 
     @Test
