@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
@@ -509,7 +510,10 @@ final class StoreSession implements AutoCloseable {
                     ExitCodes.INTEGRITY,
                     "The local store " + storeDir + " holds stored content but no index ("
                             + storeDir.resolve("index.db")
-                            + "), which was deleted or lost, so its backups can be neither listed nor "
+                            + (Files.exists(storeDir.resolve("index.db"), LinkOption.NOFOLLOW_LINKS)
+                                    ? ", where something other than a file stands"
+                                    : ", which was deleted or lost")
+                            + "), so its backups can be neither listed nor "
                             + "restored; run 'ballast repair index' to rebuild it from the store's journal, or restore that"
                             + " directory from a copy (nothing was changed).");
         }

@@ -429,10 +429,19 @@ class BallastTest {
             err.reset();
             assertThat(run(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.INTEGRITY);
             assertThat(err())
-                    .contains("holds stored content but no index")
+                    .contains("holds stored content but no index (" + store.resolve("index.db")
+                            + ", which was deleted or lost)")
                     .contains("restore that directory from a copy");
         }
         assertThat(store.resolve("index.db")).doesNotExist();
+        // Field input: a directory at the index's name was said to be "deleted or lost"
+        Files.createDirectory(store.resolve("index.db"));
+        err.reset();
+        assertThat(run("list")).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("holds stored content but no index (" + store.resolve("index.db")
+                        + ", where something other than a file stands)")
+                .contains("run 'ballast repair index'");
     }
 
     @Test
