@@ -6,10 +6,10 @@ import dev.ballast.backup.retention.Forgetting.Backup;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.object.ObjectStore;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,8 +29,6 @@ import picocli.CommandLine.Parameters;
                         + "Incomplete runs are not counted by the policy: those newer than the newest complete backup are kept, "
                         + "older ones removed. Stored files stay until 'prune' (or --prune) deletes those no manifest references.")
 final class ForgetCommand extends BallastCommand {
-    private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
-
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
@@ -170,10 +168,12 @@ final class ForgetCommand extends BallastCommand {
             plan = Forgetting.byVersions(store, name, versionIds, session.where());
         } else {
             plan = Forgetting.byPolicy(store, name, policy, zone, ctx.clock().instant(), session.where());
-            ctx.out().println("Applying policy: " + policy.describe() + " (local time zone " + zone + ")");
+            ctx.out()
+                    .println("Applying policy: " + policy.describe() + " (periods counted in the local time zone "
+                            + zone + "; times shown in UTC)");
         }
         List<String> keepLines = new ArrayList<>();
-        plan.keep().forEach(k -> keepLines.add(line(k.backup(), zone, k.why())));
+        plan.keep().forEach(k -> keepLines.add(line(k.backup(), k.why())));
         List<Backup> remove = plan.remove();
         if (!keepLines.isEmpty()) {
             ctx.out().println("keep " + Summary.count(keepLines.size(), "backup") + " of '" + name + "':");
@@ -186,7 +186,7 @@ final class ForgetCommand extends BallastCommand {
                                 : (dryRun ? "would remove " : "remove ") + Summary.count(remove.size(), "backup")
                                         + " of '" + name + "':");
         for (Backup b : remove) {
-            ctx.out().println(line(b, zone, ""));
+            ctx.out().println(line(b, ""));
             if (!dryRun) {
                 Forgetting.remove(store, name, b);
             }
@@ -203,8 +203,8 @@ final class ForgetCommand extends BallastCommand {
         return ExitCodes.OK;
     }
 
-    private static String line(Backup b, ZoneId zone, String why) {
-        String when = LOCAL.format(b.time().atZone(zone));
+    private static String line(Backup b, String why) {
+        String when = SnapshotTime.format(b.time());
         String what = b.manifest() == null
                 ? ""
                 : String.format(

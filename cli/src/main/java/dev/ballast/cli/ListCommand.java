@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
@@ -12,8 +13,9 @@ import picocli.CommandLine.Command;
         name = "list",
         sortOptions = false,
         mixinStandardHelpOptions = true,
-        description = "List the backups in the bucket, each with its manifest versions (newest first), dates, "
-                + "file counts and sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
+        description = "List the backups in the bucket, each with its manifest versions (newest first), the time "
+                + "each backup started (in UTC, the time ls, restore and forget show for it too), file counts and "
+                + "sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
                 + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable); "
                 + "(latest) marks the newest complete one, the one --manifest-version latest selects.")
 final class ListCommand extends BallastCommand {
@@ -64,10 +66,11 @@ final class ListCommand extends BallastCommand {
             boolean latestShown = false;
             for (VersionEntry v : Manifests.versions(repo.metadata(), name)) {
                 String detail;
+                Manifest m = null;
                 // "(latest)" marks what --manifest-version latest selects: the newest complete, intact one.
                 boolean latest = false;
                 try {
-                    Manifest m = Manifests.read(repo.metadata(), name, v.versionId());
+                    m = Manifests.read(repo.metadata(), name, v.versionId());
                     latest = !latestShown && m.complete();
                     latestShown |= latest;
                     detail = String.format(
@@ -89,7 +92,7 @@ final class ListCommand extends BallastCommand {
                                 "  %s  %-40s %s %s%s%n",
                                 Manifests.shortId(v.versionId()),
                                 v.versionId(),
-                                v.lastModified(),
+                                SnapshotTime.format(SnapshotTime.instant(m, v)),
                                 detail,
                                 latest ? "  (latest)" : "");
             }

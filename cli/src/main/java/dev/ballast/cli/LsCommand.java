@@ -4,6 +4,7 @@ import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -62,7 +63,7 @@ final class LsCommand extends BallastCommand {
             PrintStream out = ctx.out();
             out.println("Backup '" + name + "', manifest version "
                     + Manifests.label(chosen.version().versionId()) + " of "
-                    + TIME.format(m.createdAt()) + " UTC: " + m.files().size()
+                    + SnapshotTime.of(m) + ": " + m.files().size()
                     + (m.files().size() == 1 ? " file, " : " files, ")
                     + Summary.mib(m.totalBytes()) + extras(m.tree()));
             // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their

@@ -9,6 +9,7 @@ import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
 import java.nio.file.Files;
@@ -239,7 +240,7 @@ final class RestoreCommand extends BallastCommand {
         ctx.out()
                 .println("Restoring '" + name + "' (manifest version "
                         + Manifests.label(chosen.version().versionId()) + " of "
-                        + m.createdAt() + ", " + m.files().size() + (selection.all() ? "" : " selected")
+                        + SnapshotTime.of(m) + ", " + m.files().size() + (selection.all() ? "" : " selected")
                         + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                         + target.toAbsolutePath());
         DamagedVersions damaged = Errors.translate(
@@ -345,7 +346,7 @@ final class RestoreCommand extends BallastCommand {
     static String olderBackupUsed(String verb, String name, Manifests.Versioned chosen) {
         return verb + " an older backup of '" + name + "' (manifest version "
                 + Manifests.label(chosen.version().versionId()) + " of "
-                + chosen.manifest().createdAt() + ") because the newest, manifest version "
+                + SnapshotTime.of(chosen.manifest()) + ") because the newest, manifest version "
                 + Manifests.label(chosen.passedOver().get(0)) + ", is damaged (exit " + ExitCodes.OLDER_BACKUP_USED
                 + "); back the source up again to make a new restore point.";
     }

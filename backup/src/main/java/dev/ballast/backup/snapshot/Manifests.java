@@ -327,7 +327,7 @@ public final class Manifests {
             if (m.complete()) {
                 if (!damaged.isEmpty()) {
                     err.accept("Note: using the newest intact backup of '" + name + "', manifest version "
-                            + label(v.versionId()) + " of " + m.createdAt() + ", instead of the damaged "
+                            + label(v.versionId()) + " of " + SnapshotTime.of(m) + ", instead of the damaged "
                             + String.join(
                                     ", ", damaged.stream().map(Manifests::label).toList()) + ".");
                 }
