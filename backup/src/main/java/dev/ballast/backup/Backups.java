@@ -701,7 +701,13 @@ public final class Backups {
                         + " snapshots that use them are damaged until a backup of a source that still has the files"
                         + " stores them again; verify names the files.");
             }
-            return new PruneResult(r.pruned().packsDeleted(), r.bytesFreed(), r.skipped(), dryRun);
+            return new PruneResult(
+                    r.pruned().packsDeleted(),
+                    r.bytesFreed(),
+                    r.skipped(),
+                    dryRun,
+                    r.pruned().unusedBytesLeft(),
+                    r.pruned().storedBytesLeft());
         }
     }
 
