@@ -6,7 +6,9 @@ import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
+import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 
 @Command(
@@ -14,8 +16,9 @@ import picocli.CommandLine.Command;
         sortOptions = false,
         mixinStandardHelpOptions = true,
         description = "List the backups in the bucket, each with its manifest versions (newest first), the time "
-                + "each backup started (in UTC, the time ls, restore and forget show for it too), file counts and "
-                + "sizes; versions from runs that did not finish are marked INCOMPLETE, those with files "
+                + "each backup started (in UTC, the time ls, restore and forget show for it too), the host it ran on, "
+                + "file counts and sizes, and the directory it backed up (- where a backup made before they were "
+                + "recorded does not say); versions from runs that did not finish are marked INCOMPLETE, those with files "
                 + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable); "
                 + "(latest) marks the newest complete one, the one --manifest-version latest selects.")
 final class ListCommand extends BallastCommand {
@@ -64,6 +67,7 @@ final class ListCommand extends BallastCommand {
         for (String name : names) {
             ctx.out().println(name);
             boolean latestShown = false;
+            List<Row> rows = new ArrayList<>();
             for (VersionEntry v : Manifests.versions(repo.metadata(), name)) {
                 String detail;
                 Manifest m = null;
@@ -74,27 +78,35 @@ final class ListCommand extends BallastCommand {
                     latest = !latestShown && m.complete();
                     latestShown |= latest;
                     detail = String.format(
-                            "%s %12s%s%s",
+                            "%s %12s  %s%s%s",
                             Summary.countColumn(m.files().size(), "file"),
                             Summary.mib(m.totalBytes()),
+                            shown(m.source()),
                             m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
                             m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
                 } catch (ObjectNotFoundException e) {
-                    detail = "  removed";
+                    detail = " removed";
                 } catch (BackupException e) {
                     damaged++;
                     detail = Manifests.damaged(e)
-                            ? "  DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
-                            : "  unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
+                            ? " DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
+                            : " unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
                 }
-                ctx.out()
-                        .printf(
-                                "  %s  %-40s %s %s%s%n",
+                rows.add(new Row(
+                        String.format(
+                                "  %s  %-40s %s",
                                 Manifests.shortId(v.versionId()),
                                 v.versionId(),
-                                SnapshotTime.format(SnapshotTime.instant(m, v)),
-                                detail,
-                                latest ? "  (latest)" : "");
+                                SnapshotTime.format(SnapshotTime.instant(m, v))),
+                        shown(m == null ? null : m.host()),
+                        detail + (latest ? "  (latest)" : "")));
+            }
+            // The host column as wide as its widest name, as restic's snapshots sizes its columns.
+            int hostWidth = rows.stream().mapToInt(r -> r.host().length()).max().orElse(1);
+            for (Row r : rows) {
+                ctx.out()
+                        .println(r.start() + "  " + r.host()
+                                + " ".repeat(hostWidth - r.host().length()) + " " + r.rest());
             }
         }
         if (damaged > 0) {
@@ -104,5 +116,13 @@ final class ListCommand extends BallastCommand {
                             + "backup pass over them and use the newest intact one.");
         }
         return ExitCodes.OK;
+    }
+
+    /** One version's line: short ID, version ID and time; the host; the rest. */
+    private record Row(String start, String host, String rest) {}
+
+    /** A recorded source path or host as messages print names, or "-" for a snapshot that does not record it. */
+    static String shown(@Nullable String recorded) {
+        return recorded == null ? "-" : Errors.printable(recorded);
     }
 }

@@ -29,7 +29,9 @@ import picocli.CommandLine.Parameters;
         name = "ls",
         sortOptions = false,
         mixinStandardHelpOptions = true,
-        description = "List the newest complete backup of NAME (or --manifest-version), one entry per line: size in "
+        description = "List the newest complete backup of NAME (or --manifest-version): a header with the time its "
+                + "backup started (as list shows it), its totals, the directory it backed up and the host it ran on "
+                + "(- where a backup made before they were recorded does not say), then one entry per line: size in "
                 + "bytes, modification time (UTC) and path; hard links name their target, symbolic links show theirs "
                 + "(path -> target), directories end in /.")
 final class LsCommand extends BallastCommand {
@@ -66,6 +68,8 @@ final class LsCommand extends BallastCommand {
                     + SnapshotTime.of(m) + ": " + m.files().size()
                     + (m.files().size() == 1 ? " file, " : " files, ")
                     + Summary.mib(m.totalBytes()) + extras(m.tree()));
+            // What restic's ls header names beside the time: the directory backed up and the host it was on.
+            out.println("Source: " + ListCommand.shown(m.source()) + "  Host: " + ListCommand.shown(m.host()));
             // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their
             // target's size and time), symbolic links and directories, as restic ls lists a snapshot's nodes.
             TreeMap<String, String> lines = new TreeMap<>();

@@ -463,7 +463,8 @@ class BallastTest {
                 .endsWith("UTC: 2 files, 0.0 MiB (and 1 hard link, 1 symbolic link, 1 directory)");
         int pathColumn = 12 + 2 + 19 + 2;
         // Which of the two names holds the content and which links to it is the order the walk met them in.
-        List<String> paths = lines.subList(1, lines.size()).stream()
+        assertThat(lines.get(1)).startsWith("Source: " + home.resolve("photos") + "  Host: ");
+        List<String> paths = lines.subList(2, lines.size()).stream()
                 .map(l -> l.substring(pathColumn))
                 .toList();
         assertThat(paths)
@@ -480,9 +481,9 @@ class BallastTest {
                                 "2024/b.jpg",
                                 "latest -> 2024/a.jpg",
                                 "notes.txt"));
-        assertThat(lines.subList(2, 4))
+        assertThat(lines.subList(3, 5))
                 .allSatisfy(l -> assertThat(l).startsWith("           5  2024-05-06 07:08:09  "));
-        assertThat(lines.get(5)).startsWith("           0  ");
+        assertThat(lines.get(6)).startsWith("           0  ");
 
         err.reset();
         assertThat(run("ls", "nope")).isEqualTo(ExitCodes.NOT_FOUND);

@@ -2,6 +2,7 @@ package dev.ballast.backup.keys;
 
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.BackupException.Kind;
+import dev.ballast.backup.tree.LocalHost;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.object.ListEntry;
@@ -11,10 +12,8 @@ import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
-import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -110,7 +109,7 @@ public final class KeyFiles {
         return new KeyFiles(
                 KdfParameters.DEFAULT,
                 Clock.systemUTC(),
-                localHost(),
+                LocalHost.name(),
                 System.getProperty("user.name", ""),
                 null,
                 ANY_PASSWORD_SOURCE);
@@ -693,19 +692,6 @@ public final class KeyFiles {
             return Path.of(endpoint).toString();
         }
         return endpoint + ", bucket '" + store.capabilities().bucket() + "'";
-    }
-
-    private static String localHost() {
-        try {
-            Path kernel = Path.of("/proc/sys/kernel/hostname");
-            if (Files.isReadable(kernel)) {
-                return Files.readString(kernel).trim();
-            }
-            // the JDK may ask DNS here; only where the kernel's name cannot be read
-            return InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            return "";
-        }
     }
 
     /**

@@ -195,7 +195,8 @@ public final class RestoreSelection {
                         stale,
                         m.incompleteBecause(),
                         new ManifestTree(withParents, symlinks, links),
-                        m.source()),
+                        m.source(),
+                        m.host()),
                 Map.copyOf(writtenAs));
     }
 

@@ -13,6 +13,7 @@ import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.LocalHost;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.RequestRefusedException;
@@ -375,7 +376,8 @@ public final class BackupRunner {
                 stale,
                 incompleteBecause,
                 tree,
-                Names.name(source));
+                Names.name(source),
+                LocalHost.nameOrNull());
         String manifestVersion = null;
         String manifestProblem = null;
         try {

@@ -38,8 +38,10 @@ import org.jspecify.annotations.Nullable;
  *     unavailable"), or null for a complete run or a manifest that does not say
  * @param tree directories, symbolic links and hard links (all empty in a manifest written before
  *     they were recorded)
- * @param source the absolute path of the directory the run backed up, or null in a manifest written
- *     before it was recorded
+ * @param source the absolute path of the directory the run backed up (its bytes as {@link Names}
+ *     holds a name), or null in a manifest written before it was recorded
+ * @param host the name of the machine the run backed up on (as {@code hostname} prints it), or null
+ *     in a manifest written before it was recorded
  */
 public record Manifest(
         int formatVersion,
@@ -51,7 +53,8 @@ public record Manifest(
         List<Stale> stale,
         @Nullable String incompleteBecause,
         ManifestTree tree,
-        @Nullable String source) {
+        @Nullable String source,
+        @Nullable String host) {
 
     /** A file this run could not store, kept in the manifest with the version an earlier run stored. */
     public record Stale(String path, String reason) {
@@ -107,7 +110,7 @@ public record Manifest(
             boolean complete,
             List<ManifestEntry> files,
             List<String> notStored) {
-        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, ManifestTree.EMPTY, null);
+        this(formatVersion, name, createdAt, complete, files, notStored, ManifestTree.EMPTY);
     }
 
     /** A manifest without stale entries or a recorded reason. */
@@ -119,7 +122,7 @@ public record Manifest(
             List<ManifestEntry> files,
             List<String> notStored,
             ManifestTree tree) {
-        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree, null);
+        this(formatVersion, name, createdAt, complete, files, notStored, List.of(), null, tree, null, null);
     }
 
     /** A manifest without directories, symbolic links or hard links. */
@@ -142,6 +145,7 @@ public record Manifest(
                 stale,
                 incompleteBecause,
                 ManifestTree.EMPTY,
+                null,
                 null);
     }
 

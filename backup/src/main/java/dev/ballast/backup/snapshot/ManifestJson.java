@@ -37,6 +37,9 @@ public final class ManifestJson {
             if (m.source() != null) {
                 g.writeStringField("source", m.source());
             }
+            if (m.host() != null) {
+                g.writeStringField("host", m.host());
+            }
             g.writeBooleanField("complete", m.complete());
             g.writeArrayFieldStart("files");
             for (ManifestEntry e : m.files()) {
@@ -152,6 +155,7 @@ public final class ManifestJson {
             List<Manifest.Stale> stale = null;
             String incompleteBecause = null;
             String source = null;
+            String host = null;
             List<ManifestTree.Directory> directories = null;
             List<ManifestTree.Symlink> symlinks = null;
             List<ManifestTree.HardLink> hardLinks = null;
@@ -168,6 +172,7 @@ public final class ManifestJson {
                     case "stale" -> stale = value == JsonToken.VALUE_NULL ? null : staleEntries(p, value);
                     case "incompleteBecause" -> incompleteBecause = string(p, value);
                     case "source" -> source = string(p, value);
+                    case "host" -> host = string(p, value);
                     case "directories" ->
                         directories = value == JsonToken.VALUE_NULL
                                 ? null
@@ -211,7 +216,8 @@ public final class ManifestJson {
                     stale,
                     incompleteBecause,
                     new ManifestTree(directories, symlinks, hardLinks),
-                    source);
+                    source,
+                    host);
         }
     }
 

@@ -65,7 +65,8 @@ class ManifestPartsTest {
                 List.of(),
                 null,
                 new ManifestTree(dirs, List.of(), List.of()),
-                "/home/me/photos");
+                "/home/me/photos",
+                "build1");
     }
 
     static String hex(long n) {
@@ -144,7 +145,8 @@ class ManifestPartsTest {
                 List.of(),
                 null,
                 new ManifestTree(List.of(), links, List.of()),
-                "/home/" + odd[0]);
+                "/home/" + odd[0],
+                "host\"],\"x");
         byte[] json = m.toJson();
 
         ManifestParts.Split split = ManifestParts.split(json, key::idHex);

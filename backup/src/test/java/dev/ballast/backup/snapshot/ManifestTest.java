@@ -57,6 +57,25 @@ class ManifestTest {
     }
 
     @Test
+    void recordsTheSourceByteForByteAndTheHostAndReadsAManifestWithoutThem() {
+        String source = "/home/me/" + Names.decode(new byte[] {'d', (byte) 0xE9});
+        Manifest m = new Manifest(
+                2, "docs", T, true, List.of(), List.of(), List.of(), null, ManifestTree.EMPTY, source, "build1");
+        Manifest back = Manifest.parse(m.toJson(), "test");
+        assertThat(back).isEqualTo(m);
+        assertThat(Names.encode(back.source())).endsWith((byte) 'd', (byte) 0xE9);
+        assertThat(back.host()).isEqualTo("build1");
+        assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).contains("\"host\":\"build1\"");
+
+        Manifest before = Manifest.parse(json(2, "a.txt", SHA).getBytes(StandardCharsets.UTF_8), "before");
+        assertThat(before.source()).isNull();
+        assertThat(before.host()).isNull();
+        assertThat(new String(before.toJson(), StandardCharsets.UTF_8))
+                .doesNotContain("\"host\"")
+                .doesNotContain("\"source\"");
+    }
+
+    @Test
     void roundTripsStaleEntriesAndWhyARunIsIncompleteAndReadsManifestsWithoutThem() {
         Manifest m = new Manifest(
                 1,
