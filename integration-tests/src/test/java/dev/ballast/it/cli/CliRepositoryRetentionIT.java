@@ -28,9 +28,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * CliRetentionIT's forget by a policy on the encrypted repository a new store is (format 3), on the
  * local store and on S3Mock: {@code forget --dry-run} removes nothing, {@code forget} removes the
- * snapshots the policy does not keep, {@code prune} then gives back what only they held and every
- * kept snapshot still restores; a snapshot is named by its short ID or a prefix of its ID.
- * ({@code prune --dry-run} of format 3 is not there yet, so it is not run here.)
+ * snapshots the policy does not keep, {@code prune --dry-run} says what it would delete and deletes
+ * nothing (no pack, no snapshot), {@code prune} then gives back what only they held and every kept
+ * snapshot still restores; a snapshot is named by its short ID or a prefix of its ID.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
@@ -58,6 +58,13 @@ class CliRepositoryRetentionIT {
             return CliHarness.asCommandsSeeIt(f.objects())
                     .versions(Manifest.key(name))
                     .size();
+        }
+    }
+
+    /** The keys of the repository's packs ({@code data/}), sorted. */
+    static List<String> packs(StoreKind store) {
+        try (StorageFacade f = store.open(base.resolve("data"), BUCKET)) {
+            return f.objects().list("data/").stream().sorted().toList();
         }
     }
 
@@ -90,6 +97,16 @@ class CliRepositoryRetentionIT {
 
         Run forget = ballast(store, clock, "forget", name, "--keep-daily", "2");
         assertThat(forget.exitCode()).as(forget.err()).isEqualTo(ExitCodes.OK);
+        assertThat(snapshots(store, name)).isEqualTo(2);
+
+        List<String> packs = packs(store);
+        Run dryPrune = ballast(store, clock, "prune", "--grace", "0s", "--dry-run");
+        assertThat(dryPrune.exitCode()).as(dryPrune.out() + dryPrune.err()).isEqualTo(ExitCodes.OK);
+        assertThat(dryPrune.out())
+                .contains("Prune dry run: would delete ")
+                .contains("(nothing was written or deleted).")
+                .contains("Unused space that would be left in packs: ");
+        assertThat(packs(store)).as("the packs after a dry run").isEqualTo(packs);
         assertThat(snapshots(store, name)).isEqualTo(2);
 
         Run prune = ballast(store, clock, "prune", "--grace", "0s");
