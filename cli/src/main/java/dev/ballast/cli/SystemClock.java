@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The system clock in the system's default time zone, the zone looked up only when a command asks
- * for it ({@code forget}'s policies, {@code list}'s local times). {@link Clock#systemDefaultZone()}
+ * for it ({@code forget}'s periods; every command shows times in UTC). {@link Clock#systemDefaultZone()}
  * looks it up at once, which loads the JDK's time-zone database: about 0.2 s of every command's
  * start on the project's machine (a wall-clock profile of a restore), though a backup and a restore
  * print instants in UTC and never use it. Thread-safe; equal to another
