@@ -83,7 +83,7 @@ public final class Attributes {
             // with the access time left out it first reads the file's attributes to keep it. The
             // access time of a file created a moment ago is that moment; now is as good.
             Files.getFileAttributeView(path, BasicFileAttributeView.class)
-                    .setTimes(FileTime.from(mtime), FileTime.from(Instant.now()), null);
+                    .setTimes(settable(mtime), FileTime.from(Instant.now()), null);
         } else {
             setMtime(path, mtime);
         }
@@ -119,6 +119,17 @@ public final class Attributes {
     /** Sets the modification time of {@code path} (of a link itself, where the platform can). */
     public static void setMtime(Path path, Instant mtime) throws IOException {
         Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                .setTimes(FileTime.from(mtime), null, null);
+                .setTimes(settable(mtime), null, null);
+    }
+
+    /**
+     * {@code t} as a time the JDK sets as it is: before 1970 only whole seconds, its fraction dropped
+     * (as on a file system that keeps whole seconds). The JDK passes {@code utimensat}/{@code futimens}
+     * a time before 1970 with a negative nanosecond part, which Linux refuses, and then sets
+     * 1970-01-01T00:00:00Z instead ({@code sun.nio.fs.UnixFileAttributeViews.Basic.setTimes}, JDK 17
+     * to 25): a file of 1969-07-20T20:17:40.5Z came back 55 years younger. Later times are unchanged.
+     */
+    static FileTime settable(Instant t) {
+        return FileTime.from(t.getEpochSecond() < 0 ? Instant.ofEpochSecond(t.getEpochSecond()) : t);
     }
 }

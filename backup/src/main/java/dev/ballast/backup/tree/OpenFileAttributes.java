@@ -74,14 +74,14 @@ public final class OpenFileAttributes {
 
     /**
      * Gives the regular file open as {@code channel} the owner and group of {@code attrs} (when
-     * {@code ownership}), {@code mtime} as its modification time and now as its access time, and the
-     * mode of {@code attrs}, in that order ({@code chown} clears the set-ID bits). Call it after the
+     * {@code ownership}), {@code mtime} as its modification time (before 1970 in whole seconds, as
+     * {@link Attributes} sets it) and now as its access time, and the mode of {@code attrs}, in that order ({@code chown} clears the set-ID bits). Call it after the
      * last write: a write after it changes the modification time again.
      *
      * @param attrs the recorded owner, group and mode; null (a manifest written before they were
      *     recorded) gives the file only its times
      * @return true when every attribute was set; false when this JVM cannot set them through a
-     *     descriptor, {@code mtime} is before 1970, or a call failed (as for a {@code chown} a user
+     *     descriptor or a call failed (as for a {@code chown} a user
      *     other than root may not make), so that the caller sets them by path, which says why in the
      *     JDK's words
      */
@@ -94,13 +94,7 @@ public final class OpenFileAttributes {
             if (fd < 0) {
                 return false; // closed
             }
-            long mtimeNanos = nanos(mtime);
-            if (mtimeNanos < 0) {
-                // The JDK passes futimens (seconds, nanoseconds) as the quotient and remainder of this
-                // count: a negative remainder, which the kernel refuses or misreads. The path way does
-                // what the JDK does with a time before 1970.
-                return false;
-            }
+            long mtimeNanos = Attributes.settable(mtime).to(TimeUnit.NANOSECONDS);
             if (attrs != null && ownership) {
                 FCHOWN.invokeExact(fd, attrs.uid(), attrs.gid());
             }
@@ -115,10 +109,5 @@ public final class OpenFileAttributes {
         } catch (Throwable e) {
             return false; // sun.nio.fs.UnixException, or a time futimens cannot take: the path says why
         }
-    }
-
-    /** {@code t} in nanoseconds since the epoch, as {@code futimens} takes it here. */
-    private static long nanos(Instant t) {
-        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
     }
 }

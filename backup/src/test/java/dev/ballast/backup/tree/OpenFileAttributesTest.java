@@ -74,18 +74,24 @@ class OpenFileAttributesTest {
     }
 
     @Test
-    void aTimeBeforeTheEpochIsLeftToThePathWayAndComesOutAsItDoes(@TempDir Path dir) throws IOException {
-        Instant before = Instant.parse("1969-07-20T20:17:40.5Z");
+    void aTimeBeforeTheEpochKeepsItsWholeSecondsEitherWayWhereTheJdkWouldSet1970(@TempDir Path dir) throws IOException {
+        Instant moonLanding = Instant.parse("1969-07-20T20:17:40.5Z");
         Path viaPath = Files.writeString(dir.resolve("by-path"), "restored");
-        Attributes.applyToOwnFile(viaPath, new PosixAttrs(0600, 0, 0), before, false);
+        Attributes.applyToOwnFile(viaPath, new PosixAttrs(0600, 0, 0), moonLanding, false);
         Path file = dir.resolve("f");
         try (FileChannel out = written(file)) {
-            assertThat(OpenFileAttributes.apply(out, new PosixAttrs(0600, 0, 0), before, false))
-                    .isFalse();
+            assertThat(OpenFileAttributes.apply(out, new PosixAttrs(0600, 0, 0), moonLanding, false))
+                    .isTrue();
         }
-        Attributes.applyToOwnFile(file, new PosixAttrs(0600, 0, 0), before, false);
 
-        assertThat(Files.getLastModifiedTime(file)).isEqualTo(Files.getLastModifiedTime(viaPath));
+        Instant wholeSeconds = Instant.parse("1969-07-20T20:17:40Z");
+        assertThat(Files.getLastModifiedTime(file).toInstant()).isEqualTo(wholeSeconds);
+        assertThat(Files.getLastModifiedTime(viaPath).toInstant()).isEqualTo(wholeSeconds);
+        Path link = Files.createSymbolicLink(dir.resolve("link"), file.getFileName());
+        Attributes.setMtime(link, Instant.parse("1960-01-01T00:00:00Z"));
+        assertThat(Files.getLastModifiedTime(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        .toInstant())
+                .isEqualTo(Instant.parse("1960-01-01T00:00:00Z"));
     }
 
     @Test
