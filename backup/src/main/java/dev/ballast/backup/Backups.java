@@ -461,6 +461,7 @@ public final class Backups {
                 r.bytes(),
                 failed,
                 r.damagedCopies(),
+                r.missingChunks(),
                 r.unavailable() != null,
                 r.cancelled(),
                 r.elapsed());

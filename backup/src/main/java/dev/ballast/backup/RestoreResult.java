@@ -13,6 +13,9 @@ import java.util.List;
  * @param bytes bytes written
  * @param failed files not restored, with the reason
  * @param damagedCopies how many of those failed because their stored copy is damaged or missing
+ * @param missingChunks of those, how many failed because a chunk of theirs is in no pack of an encrypted
+ *     repository (dropped by {@link Backups#verify} or a repair, or lost with its pack): nothing is left
+ *     to drop, and the next backup of a source that still holds them stores them again
  * @param unavailable whether the store became unavailable during the restore
  * @param cancelled whether {@link Cancellation#cancel()} stopped it
  * @param elapsed how long it took
@@ -25,12 +28,39 @@ public record RestoreResult(
         long bytes,
         List<FileProblem> failed,
         int damagedCopies,
+        int missingChunks,
         boolean unavailable,
         boolean cancelled,
         Duration elapsed) {
     /** Copies the list. */
     public RestoreResult {
         failed = List.copyOf(failed);
+    }
+
+    /** As the canonical constructor, without telling missing chunks from damaged ones (0 missing). */
+    public RestoreResult(
+            String snapshotId,
+            boolean olderThanNewest,
+            int restored,
+            int alreadyPresent,
+            long bytes,
+            List<FileProblem> failed,
+            int damagedCopies,
+            boolean unavailable,
+            boolean cancelled,
+            Duration elapsed) {
+        this(
+                snapshotId,
+                olderThanNewest,
+                restored,
+                alreadyPresent,
+                bytes,
+                failed,
+                damagedCopies,
+                0,
+                unavailable,
+                cancelled,
+                elapsed);
     }
 
     /** Whether every selected file was restored and its SHA-256 confirmed. */

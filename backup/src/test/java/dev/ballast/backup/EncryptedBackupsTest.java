@@ -226,6 +226,7 @@ class EncryptedBackupsTest {
         RestoreResult back = backups.restore("one", target);
         assertThat(back.ok()).isFalse();
         assertThat(back.damagedCopies()).isEqualTo(1);
+        assertThat(back.missingChunks()).as("damaged, not missing").isZero();
         assertThat(back.failed()).extracting(FileProblem::path).containsExactly("only.bin");
         assertThat(target.resolve("only.bin")).doesNotExist();
         try (Stream<Path> left = Files.list(target)) {
@@ -235,6 +236,26 @@ class EncryptedBackupsTest {
         VerifyResult verified = backups.verify("one", "latest", null);
         assertThat(verified.ok()).isFalse();
         assertThat(verified.damaged()).extracting(FileProblem::path).containsExactly("only.bin");
+    }
+
+    @Test
+    void aLostPackNamesItsFilesAsMissingChunksWhichTheNextBackupStoresAgain() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.write(source.resolve("only.bin"), random(100_000, 5));
+        Backups backups = backups();
+        assertThat(backups.backup("lost", source).ok()).isTrue();
+        for (VersionEntry pack : store.listVersions("data/")) {
+            store.deleteVersion(pack.key(), pack.versionId());
+        }
+
+        RestoreResult back = backups.restore("lost", dir.resolve("restored"));
+        assertThat(back.ok()).isFalse();
+        assertThat(back.damagedCopies()).isEqualTo(1);
+        assertThat(back.missingChunks()).isEqualTo(1);
+
+        assertThat(backups.backup("lost", source).ok()).isTrue();
+        assertThat(backups.restore("lost", dir.resolve("again")).ok()).isTrue();
+        assertThat(dir.resolve("again").resolve("only.bin")).hasSameBinaryContentAs(source.resolve("only.bin"));
     }
 
     @Test

@@ -318,7 +318,9 @@ final class RestoreCommand extends BallastCommand {
                                                 : r.damagedCopies() + " stored copies are")
                                         + " damaged or missing ("
                                         + (Repository.masterKey(session) != null
-                                                ? VerifyCommand.packedDamageAdvice(name)
+                                                ? r.missingChunks() == r.damagedCopies()
+                                                        ? VerifyCommand.missingChunksAdvice("missing")
+                                                        : VerifyCommand.packedDamageAdvice(name)
                                                 : "'ballast verify " + name
                                                         + " --repair SOURCE-DIR' stores good copies from the source")
                                         + ")"

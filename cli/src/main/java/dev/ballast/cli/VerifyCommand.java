@@ -43,6 +43,17 @@ final class VerifyCommand extends BallastCommand {
                 + " source up again: the backup stores them again, and every backup that uses them reads again";
     }
 
+    /**
+     * What to do about chunks of an encrypted repository that no pack holds (dropped by verify or
+     * {@code repair packs}, or lost with their pack): nothing is left to drop, the next backup stores
+     * them again; {@code missingOrDropped} says which they are.
+     */
+    static String missingChunksAdvice(String missingOrDropped) {
+        return "back the source up again: the backup stores the " + missingOrDropped + " chunks again wherever the"
+                + " source still holds the files, and every backup that uses them reads again; or restore an older"
+                + " --manifest-version";
+    }
+
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
@@ -191,11 +202,7 @@ final class VerifyCommand extends BallastCommand {
                     : Repository.masterKey(session) != null
                             ? repairFrom == null
                                     ? recorded
-                                            ? "back the source up again: the backup stores the "
-                                                    + (chunksMissing ? "missing" : "dropped") + " chunks again"
-                                                    + " wherever the source still holds the files, and every backup"
-                                                    + " that uses them reads again; or restore an older"
-                                                    + " --manifest-version"
+                                            ? missingChunksAdvice(chunksMissing ? "missing" : "dropped")
                                             : packedDamageAdvice(name)
                                     : "back the source up again once it holds the files, or restore an older"
                                             + " --manifest-version"

@@ -316,6 +316,14 @@ class PackDamageCliTest extends InProcessCli {
                 .doesNotContain("--repair")
                 .doesNotContain("repair packs");
         assertNoStackTrace();
+        assertThat(run(at("restore", "src", home.resolve("back").toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .as("a restore of it gives the same advice, not the dropping it no longer needs")
+                .contains("1 stored copy is damaged or missing (back the source up again: the backup stores the"
+                        + " missing chunks again wherever the source still holds the files, and every backup that"
+                        + " uses them reads again; or restore an older --manifest-version)")
+                .doesNotContain("--repair")
+                .doesNotContain("repair packs");
 
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         assertThat(run(at("verify", "src"))).as(err()).isZero();

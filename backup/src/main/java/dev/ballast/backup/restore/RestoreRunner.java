@@ -58,7 +58,15 @@ public final class RestoreRunner {
     /** The reason given for a file an interruption left unattempted. */
     public static final String NOT_ATTEMPTED = "not attempted";
 
-    /** What a restore did. */
+    /**
+     * What a restore did.
+     *
+     * @param damagedCopies files not restored because their stored copy is damaged or missing (a chunk
+     *     that does not match its ID, a missing pack or object)
+     * @param missingChunks of those, the files of an encrypted repository a chunk of which no pack holds:
+     *     dropped by {@code verify} or {@code repair packs}, or lost with its pack; the next backup of a
+     *     source that still holds the files stores them again, so there is nothing left to drop
+     */
     public record Result(
             int restored,
             int alreadyPresent,
@@ -68,7 +76,8 @@ public final class RestoreRunner {
             int degradedReads,
             boolean cancelled,
             Duration elapsed,
-            int damagedCopies) {
+            int damagedCopies,
+            int missingChunks) {
         public boolean ok() {
             return failed.isEmpty() && unavailable == null && !cancelled;
         }
@@ -89,6 +98,7 @@ public final class RestoreRunner {
     private final AtomicInteger restored = new AtomicInteger();
     private final AtomicInteger degraded = new AtomicInteger();
     private final AtomicInteger damagedCopies = new AtomicInteger();
+    private final AtomicInteger missingChunks = new AtomicInteger();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
     private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
@@ -382,7 +392,8 @@ public final class RestoreRunner {
                 degraded.get(),
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
-                damagedCopies.get());
+                damagedCopies.get(),
+                missingChunks.get());
     }
 
     /**
@@ -482,6 +493,9 @@ public final class RestoreRunner {
             // The manifest references a version the store no longer has: the backup is damaged, as verify
             // reports it (exit 4 from both), not a file this restore failed to write.
             damagedCopies.incrementAndGet();
+            if (e.packed()) {
+                missingChunks.incrementAndGet();
+            }
             failed.add(new BackupRunner.Failure(
                     shown(e),
                     e.packed()
