@@ -132,6 +132,16 @@ class SnapshotTimesTest extends InProcessCli {
         }
         assertThat(out()).contains("times shown in UTC");
 
+        // Named by its ID, the version forget would remove is shown as list shows it (it showed when the
+        // store wrote it, a second later here, with no files or size).
+        String older = shortIds.get(1);
+        assertThat(run("forget", "docs", "--manifest-version", older, "--dry-run", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(out().lines().filter(l -> l.startsWith("  " + older + "  ")))
+                .singleElement()
+                .satisfies(l -> assertThat(l).contains(" " + times.get(1) + " ").contains("1 file"));
+
         assertThat(run("list", "--help")).isZero();
         assertThat(out()).contains("the time each backup started");
     }

@@ -127,7 +127,8 @@ public final class Forgetting {
                                 + name + "' (the newer ones did not finish) and is never removed: a restore of '"
                                 + name + "' reads it. Back up again first, then forget it.");
             }
-            remove.add(new Backup(v, null));
+            // read, so the line shows what it removes as list shows it: its start, files and size
+            remove.add(new Backup(v, readOrNull(store, name, v)));
         }
         return new Plan(List.of(), remove);
     }
