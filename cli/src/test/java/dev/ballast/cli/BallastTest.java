@@ -789,6 +789,52 @@ class BallastTest {
         assertThat(run("list", "--data-dir", data.toString())).as(err()).isZero();
     }
 
+    /**
+     * Field input: a file named with the byte 0xFF and one named with the four characters {@code \xFF}
+     * were listed alike by {@code ls}, and a name with a newline, as {@code ls} printed it, was "not in
+     * the backup" for a restore.
+     */
+    @Test
+    void namesListedAlikeNoMoreAndAPrintedNameRestoresWhatItWasPrintedFor() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.ballast.backup.tree.Names.exact(), "names as bytes");
+        Path src = Files.createDirectories(home.resolve("esc"));
+        Files.writeString(src.resolve("bad\\xFF"), "letters");
+        Files.writeString(
+                dev.ballast.backup.tree.Names.resolve(
+                        src, "bad" + dev.ballast.backup.tree.Names.decode(new byte[] {(byte) 0xFF})),
+                "byte");
+        Files.createDirectories(src.resolve("odd"));
+        Files.writeString(src.resolve("odd/new\nline.txt"), "newline");
+        assertThat(run("backup", src.toString(), "--data-dir", home.toString()))
+                .as(err())
+                .isZero();
+
+        assertThat(run("ls", "esc", "--data-dir", home.toString())).as(err()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("  bad\\xFF\n")
+                .contains("  bad\\\\xFF\n")
+                .contains("  odd/new\\u000Aline.txt\n");
+
+        Path back = home.resolve("back");
+        assertThat(run(
+                        "restore",
+                        "esc",
+                        back.toString(),
+                        "odd/new\\u000Aline.txt",
+                        "bad\\\\xFF",
+                        "--data-dir",
+                        home.toString()))
+                .as(err())
+                .isZero();
+        assertThat(back.resolve("odd/new\nline.txt")).hasContent("newline");
+        // 'bad\\\\xFF' as ls printed it names the four characters' file, not the byte's; a name the backup
+        // holds as it is typed is taken as it is ('bad\\xFF' restores the four characters' file too).
+        assertThat(back.resolve("bad\\xFF")).hasContent("letters");
+        try (java.util.stream.Stream<Path> top = Files.list(back)) {
+            assertThat(top).hasSize(2);
+        }
+    }
+
     @Test
     void controlCharactersInAnInputAreShownEscapedOnOneLine() {
         assertThat(run("backup", home.resolve("no\nsuch\u001b[31m").toString(), "--data-dir", home.toString()))

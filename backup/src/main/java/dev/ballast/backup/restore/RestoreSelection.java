@@ -8,6 +8,7 @@ import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.tree.BackupFilter;
 import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.tree.SafePaths;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ import java.util.Set;
  * ({@link Selected#writtenAs}). Not thread-safe (it remembers the verdict of each directory).
  */
 public final class RestoreSelection {
-    private final List<String> paths;
+    private List<String> paths;
     private final List<Glob> includes;
     private final List<Glob> excludes;
 
@@ -200,6 +201,12 @@ public final class RestoreSelection {
                 Map.copyOf(writtenAs));
     }
 
+    /** The path {@code p} is the printed form of, where it is one, else {@code p}. */
+    private static String printedAs(String p) {
+        String name = Names.fromPrintable(p);
+        return name == null ? p : normalise(name);
+    }
+
     private static void addParents(String path, Set<String> parents) {
         for (int slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
             if (!parents.add(path.substring(0, slash))) {
@@ -217,6 +224,16 @@ public final class RestoreSelection {
     public Selected selectOrRefuse(String name, Manifests.Versioned chosen) {
         Manifest full = chosen.manifest();
         List<String> missing = unmatchedPaths(full);
+        if (!missing.isEmpty()) {
+            // A path copied from a listing ('ls' prints a byte that is not UTF-8 in a name as \xFF, a
+            // backslash as two, a newline as a backslash, u and 000A) names what it was printed for; a
+            // path the backup holds as it is typed was matched above and is taken as it is.
+            List<String> unmatched = missing;
+            paths = paths.stream()
+                    .map(p -> unmatched.contains(p) ? printedAs(p) : p)
+                    .toList();
+            missing = unmatchedPaths(full);
+        }
         if (!missing.isEmpty()) {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,

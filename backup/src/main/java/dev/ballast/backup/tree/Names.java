@@ -306,8 +306,10 @@ public final class Names {
 
     /**
      * {@code name} as one line a terminal shows as it is: each control character as a Java escape of
-     * its four hex digits (BEL as {@code \}{@code u0007}) and each byte that is not valid UTF-8 as
-     * {@code \x} and its two upper-case hex digits (0xFF as {@code \}{@code xFF}).
+     * its four hex digits (BEL as {@code \}{@code u0007}), each byte that is not valid UTF-8 as
+     * {@code \x} and its two upper-case hex digits (0xFF as {@code \}{@code xFF}), and a backslash as
+     * two, so that no two names print alike (the four characters {@code \xFF} of a name print as
+     * {@code \\xFF}). {@link #fromPrintable} reads it back.
      */
     public static String printable(@Nullable String name) {
         if (name == null) {
@@ -318,16 +320,61 @@ public final class Names {
             char c = name.charAt(i);
             boolean escapedByte =
                     c >= '\uDC80' && c <= '\uDCFF' && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)));
-            if (Character.isISOControl(c) || escapedByte) {
+            if (Character.isISOControl(c) || escapedByte || c == '\\') {
                 if (sb == null) {
                     sb = new StringBuilder(name.length() + 8).append(name, 0, i);
                 }
-                sb.append(escapedByte ? String.format("\\x%02X", c - ESCAPE_BASE) : String.format("\\u%04X", (int) c));
+                sb.append(
+                        c == '\\'
+                                ? "\\\\"
+                                : escapedByte
+                                        ? String.format("\\x%02X", c - ESCAPE_BASE)
+                                        : String.format("\\u%04X", (int) c));
             } else if (sb != null) {
                 sb.append(c);
             }
         }
         return sb == null ? name : sb.toString();
+    }
+
+    /**
+     * The name {@link #printable} printed as {@code printed}, or null when {@code printed} holds no
+     * escape or one {@link #printable} does not write (two backslashes, {@code \x} with two hex
+     * digits, a backslash, {@code u} and four hex digits): what a user copies from a listing back onto the command line.
+     */
+    public static @Nullable String fromPrintable(String printed) {
+        if (printed.indexOf('\\') < 0) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder(printed.length());
+        for (int i = 0; i < printed.length(); i++) {
+            char c = printed.charAt(i);
+            if (c != '\\') {
+                sb.append(c);
+                continue;
+            }
+            if (i + 1 >= printed.length()) {
+                return null;
+            }
+            char kind = printed.charAt(i + 1);
+            int digits = kind == 'x' ? 2 : kind == 'u' ? 4 : 0;
+            if (kind == '\\') {
+                sb.append('\\');
+                i++;
+            } else if (digits > 0 && i + 2 + digits <= printed.length()) {
+                int value;
+                try {
+                    value = Integer.parseInt(printed.substring(i + 2, i + 2 + digits), 16);
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+                sb.append(kind == 'x' ? (char) (ESCAPE_BASE + value) : (char) value);
+                i += 1 + digits;
+            } else {
+                return null;
+            }
+        }
+        return sb.toString();
     }
 
     /**

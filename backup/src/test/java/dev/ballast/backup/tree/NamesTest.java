@@ -43,6 +43,24 @@ class NamesTest {
     }
 
     @Test
+    void noTwoNamesPrintAlikeAndEachPrintedNameReadsBack() {
+        String byteFf = "bad" + Names.decode(new byte[] {(byte) 0xFF});
+        String lettersXff = "bad\\xFF";
+        String newline = "odd/new\nline.txt";
+
+        assertThat(Names.printable(byteFf)).isEqualTo("bad\\xFF");
+        assertThat(Names.printable(lettersXff)).isEqualTo("bad\\\\xFF");
+        assertThat(Names.printable(newline)).isEqualTo("odd/new\\u000Aline.txt");
+        for (String name : java.util.List.of(byteFf, lettersXff, newline, "a\\b", "x\u0007y")) {
+            assertThat(Names.fromPrintable(Names.printable(name))).as(name).isEqualTo(name);
+        }
+        assertThat(Names.fromPrintable("plain")).isNull();
+        assertThat(Names.fromPrintable("bad\\q")).isNull();
+        assertThat(Names.fromPrintable("trailing\\")).isNull();
+        assertThat(Names.fromPrintable("short\\xF")).isNull();
+    }
+
+    @Test
     void printableShowsControlCharactersAndBytesThatAreNotUtf8AsEscapes() {
         assertThat(Names.printable("x" + Names.decode(new byte[] {(byte) 0xFF}) + "\n😀"))
                 .isEqualTo("x\\xFF\\u000A😀");
