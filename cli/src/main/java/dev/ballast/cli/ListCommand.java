@@ -19,7 +19,8 @@ import picocli.CommandLine.Command;
                 + "each backup started (in UTC, the time ls, restore and forget show for it too), the host it ran on, "
                 + "file counts and sizes, and the directory it backed up (- where a backup made before they were "
                 + "recorded does not say); versions from runs that did not finish are marked INCOMPLETE, those with files "
-                + "the run could not store are marked stale, and damaged ones DAMAGED (the others stay restorable); "
+                + "the run could not store are marked stale (an earlier backup's copy kept) or not stored (none to keep), "
+                + "and damaged ones DAMAGED (the others stay restorable); "
                 + "(latest) marks the newest complete one, the one --manifest-version latest selects.")
 final class ListCommand extends BallastCommand {
     ListCommand(CliContext ctx) {
@@ -82,7 +83,11 @@ final class ListCommand extends BallastCommand {
                             Summary.countColumn(m.files().size(), "file"),
                             Summary.mib(m.totalBytes()),
                             shown(m.source()),
-                            m.complete() ? "" : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
+                            m.complete()
+                                    ? missing(m) == 0
+                                            ? ""
+                                            : "  " + missing(m) + " not stored (in no earlier backup either)"
+                                    : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
                             m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
                 } catch (ObjectNotFoundException e) {
                     detail = " removed";
@@ -124,5 +129,15 @@ final class ListCommand extends BallastCommand {
     /** A recorded source path or host as messages print names, or "-" for a snapshot that does not record it. */
     static String shown(@Nullable String recorded) {
         return recorded == null ? "-" : Errors.printable(recorded);
+    }
+
+    /**
+     * The files a complete run could not store that no earlier run stored either: in {@code notStored}
+     * and not kept as {@code stale}, so the snapshot has no copy of them at all.
+     */
+    private static long missing(Manifest m) {
+        java.util.Set<String> stale = new java.util.HashSet<>();
+        m.stale().forEach(st -> stale.add(st.path()));
+        return m.notStored().stream().filter(p -> !stale.contains(p)).count();
     }
 }

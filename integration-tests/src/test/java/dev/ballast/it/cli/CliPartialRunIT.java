@@ -123,6 +123,44 @@ class CliPartialRunIT extends CliOnBothStores {
         assertThat(CliHarness.hashes(again)).isEqualTo(CliHarness.hashes(source));
     }
 
+    /**
+     * Field input: a complete snapshot without a file its run could not store, and that no earlier run
+     * stored, was listed like any other; {@code list} now says how many such files it lacks.
+     */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void aFileTheFirstRunCouldNotStoreIsCountedByList(Store store) throws Exception {
+        String name = "first-busy-" + store.name().toLowerCase();
+        Path source = Files.createDirectories(base.resolve(name));
+        Files.writeString(source.resolve("notes.txt"), "notes");
+        Files.writeString(source.resolve("busy.log"), "busy, first");
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch changing = new CountDownLatch(1);
+        Thread writer = rewriter(source.resolve("busy.log"), stop, changing);
+        writer.start();
+        Run first;
+        try {
+            assertThat(changing.await(60, TimeUnit.SECONDS))
+                    .as("the writer is rewriting busy.log")
+                    .isTrue();
+            first = ballast(store, "backup", source.toString(), "--transfers", "1");
+        } finally {
+            stop.set(true);
+            writer.join();
+        }
+        assertThat(first.exitCode()).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(first.err()).contains("Not stored: busy.log");
+
+        Run list = ballast(store, "list");
+        assertThat(list.out().lines().filter(l -> l.contains(name)).filter(l -> l.startsWith("  ")))
+                .singleElement()
+                .satisfies(l -> assertThat(l)
+                        .contains("1 file ")
+                        .contains("1 not stored (in no earlier backup either)")
+                        .doesNotContain("INCOMPLETE")
+                        .doesNotContain("stale"));
+    }
+
     @ParameterizedTest
     @EnumSource(Store.class)
     void namesOf231To255BytesRestore(Store store) throws IOException {
