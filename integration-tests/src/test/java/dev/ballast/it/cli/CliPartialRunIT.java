@@ -68,6 +68,23 @@ class CliPartialRunIT extends CliOnBothStores {
         return t;
     }
 
+    /** A backup of {@code source} (one transfer) while another thread keeps rewriting its file {@code busy}. */
+    private Run backupWhileRewriting(Store store, Path source, String busy) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch changing = new CountDownLatch(1);
+        Thread writer = rewriter(source.resolve(busy), stop, changing);
+        writer.start();
+        try {
+            assertThat(changing.await(60, TimeUnit.SECONDS))
+                    .as("the writer is rewriting " + busy)
+                    .isTrue();
+            return ballast(store, "backup", source.toString(), "--transfers", "1");
+        } finally {
+            stop.set(true);
+            writer.join();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Store.class)
     void aBusyFileKeepsItsPreviousVersionMarkedStaleAndTheRunIsARestorableSnapshot(Store store) throws Exception {
@@ -79,20 +96,7 @@ class CliPartialRunIT extends CliOnBothStores {
         assertThat(first.exitCode()).isEqualTo(ExitCodes.OK);
 
         Files.writeString(source.resolve("notes.txt"), "notes, second and longer");
-        AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch changing = new CountDownLatch(1);
-        Thread writer = rewriter(source.resolve("busy.log"), stop, changing);
-        writer.start();
-        Run second;
-        try {
-            assertThat(changing.await(60, TimeUnit.SECONDS))
-                    .as("the writer is rewriting busy.log")
-                    .isTrue();
-            second = ballast(store, "backup", source.toString(), "--transfers", "1");
-        } finally {
-            stop.set(true);
-            writer.join();
-        }
+        Run second = backupWhileRewriting(store, source, "busy.log");
         assertThat(second.exitCode()).isEqualTo(ExitCodes.INCOMPLETE);
         assertThat(second.err())
                 .contains("Not stored: busy.log (it changed while it was being backed up")
@@ -134,20 +138,7 @@ class CliPartialRunIT extends CliOnBothStores {
         Path source = Files.createDirectories(base.resolve(name));
         Files.writeString(source.resolve("notes.txt"), "notes");
         Files.writeString(source.resolve("busy.log"), "busy, first");
-        AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch changing = new CountDownLatch(1);
-        Thread writer = rewriter(source.resolve("busy.log"), stop, changing);
-        writer.start();
-        Run first;
-        try {
-            assertThat(changing.await(60, TimeUnit.SECONDS))
-                    .as("the writer is rewriting busy.log")
-                    .isTrue();
-            first = ballast(store, "backup", source.toString(), "--transfers", "1");
-        } finally {
-            stop.set(true);
-            writer.join();
-        }
+        Run first = backupWhileRewriting(store, source, "busy.log");
         assertThat(first.exitCode()).isEqualTo(ExitCodes.INCOMPLETE);
         assertThat(first.err()).contains("Not stored: busy.log");
 
