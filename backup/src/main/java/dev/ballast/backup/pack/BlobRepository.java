@@ -68,6 +68,8 @@ public final class BlobRepository implements AutoCloseable {
     final ConcurrentHashMap<BlobId, BlobLocation> index = new ConcurrentHashMap<>();
     /** Every indexed pack and its blobs (as its index entry lists them; immutable lists). */
     final ConcurrentHashMap<String, List<BlobLocation>> packBlobs = new ConcurrentHashMap<>();
+    /** Where each pack of {@link #packBlobs} has its header, for reads. */
+    private final PackEnds packEnds = new PackEnds();
     /** The index files read or written. */
     final Set<String> indexFiles = ConcurrentHashMap.newKeySet();
 
@@ -220,7 +222,7 @@ public final class BlobRepository implements AutoCloseable {
     /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
     private long dataEnd(String pack) {
         List<BlobLocation> blobs = packBlobs.get(pack);
-        return blobs != null ? UnindexedPacks.end(blobs) : readable.unindexed.dataEnd(pack);
+        return blobs != null ? packEnds.of(pack, blobs) : readable.unindexed.dataEnd(pack);
     }
 
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */

@@ -30,6 +30,7 @@ final class UnindexedPacks {
     private final ConcurrentHashMap<BlobId, BlobLocation> blobs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, List<BlobLocation>> packs = new ConcurrentHashMap<>();
     private final Set<String> used = ConcurrentHashMap.newKeySet();
+    private final PackEnds ends = new PackEnds();
     /** Packs no index file names whose header did not open at the search. */
     private final List<String> unreadable = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Whether the search ran since open or the last {@link #clear()}; guarded by {@code this}. */
@@ -55,7 +56,7 @@ final class UnindexedPacks {
     /** Where the blobs of a pack found here end (its header starts); 0 for a pack not found here. */
     long dataEnd(String pack) {
         List<BlobLocation> in = packs.get(pack);
-        return in == null ? 0 : end(in);
+        return in == null ? 0 : ends.of(pack, in);
     }
 
     /** Where {@code blobs}, the blobs of one pack, end: where its header starts. */

@@ -15,6 +15,7 @@ import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.LocalHost;
 import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.tree.TreeWalk;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
@@ -28,7 +29,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -629,13 +629,21 @@ public final class BackupRunner {
      * Whether the file changed since the walk: its size, modification time or identity (a file put in
      * its place) differ now. A writer that changed the bytes moved the mtime.
      */
+    /**
+     * Whether {@code f} is no longer what the walk saw: its size, mtime, identity or, where the
+     * platform has it, its ctime differ. The ctime tells a file rewritten in place whose mtime was set
+     * back afterwards ({@code rsync --inplace -t}, {@code touch -r}), whose bytes read may be part old,
+     * part new; the unchanged-file test compares it for the same reason.
+     */
     private boolean changed(SourceFile f) throws IOException {
         LinkOption[] options =
                 settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-        BasicFileAttributes now = Files.readAttributes(f.file(), BasicFileAttributes.class, options);
+        TreeWalk.Attributes now = TreeWalk.read(f.file(), options);
+        FileStat was = f.stat();
         return now.size() != f.size()
-                || !now.lastModifiedTime().toInstant().equals(f.stat().mtime())
-                || !Objects.equals(now.fileKey(), f.fileKey());
+                || !now.stat().mtime().equals(was.mtime())
+                || !Objects.equals(now.fileKey(), f.fileKey())
+                || (was.ctime() != null && !was.ctime().equals(now.stat().ctime()));
     }
 
     private void readBack(ObjectVersion v) {

@@ -388,6 +388,43 @@ class BackupRunnerTest {
         assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
     }
 
+    /**
+     * Field input: a file rewritten in place while it was read, its mtime then set back (as
+     * {@code rsync --inplace -t} or {@code touch -r} leave it), kept its size, mtime and inode, and was
+     * stored as complete with the first part of the old bytes and the rest of the new. Its ctime tells.
+     */
+    @Test
+    void aFileRewrittenWhileItIsReadWithItsMtimeSetBackIsReportedNotStored() throws IOException {
+        Path z = src.resolve("z.txt");
+        java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(z);
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+            @Override
+            public synchronized ObjectVersion put(String key, ObjectContent content) {
+                ObjectVersion v = super.put(key, content);
+                if (key.equals("n/z.txt")) {
+                    try {
+                        byte[] same = Files.readAllBytes(z);
+                        java.util.Arrays.fill(same, (byte) 'Q'); // same size, other bytes
+                        Files.write(z, same);
+                        Files.setLastModifiedTime(z, mtime); // and the time set back
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return v;
+            }
+        };
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed()).singleElement().satisfies(f -> {
+            assertThat(f.path()).isEqualTo("z.txt");
+            assertThat(f.reason()).contains("changed while it was being backed up");
+        });
+        assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
+    }
+
     /** A store that, while {@code busy}, rewrites {@code z.txt} each time it stores it, as a busy log file. */
     private FakeObjectStore rewritingZWhileBusy(AtomicBoolean busy) {
         return new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
