@@ -64,6 +64,9 @@ final class RestoreFileWriter {
 
     private final Cancellation cancellation;
 
+    /** The target's directories as the restore prepared them: no file is created in one replaced since. */
+    private final DirectoryIdentities directories;
+
     RestoreFileWriter(
             ObjectStore store,
             Manifest manifest,
@@ -72,7 +75,9 @@ final class RestoreFileWriter {
             RestoreTemporaries temporaries,
             RestoreDurability durability,
             boolean ownership,
-            Cancellation cancellation) {
+            Cancellation cancellation,
+            DirectoryIdentities directories) {
+        this.directories = directories;
         this.store = store;
         this.manifest = manifest;
         this.damaged = damaged;
@@ -170,6 +175,7 @@ final class RestoreFileWriter {
          * the file system allowed at backup fits) and opens it for writing.
          */
         FileChannel create() throws IOException {
+            directories.check(dest.getParent());
             channel = temporaries.create(dest, t -> {
                 FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
                 path = t;
@@ -231,6 +237,7 @@ final class RestoreFileWriter {
             throw ex;
         }
         try {
+            directories.check(w.dest().getParent());
             if (!applied) {
                 Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
             }
@@ -239,6 +246,8 @@ final class RestoreFileWriter {
             } catch (AtomicMoveNotSupportedException ex) {
                 Files.move(w.tmp(), w.dest(), StandardCopyOption.REPLACE_EXISTING);
             }
+        } catch (DirectoryIdentities.DirectoryReplacedException ex) {
+            throw ex; // its temporary file is in the directory as it was, wherever that is now
         } catch (IOException ex) {
             Files.deleteIfExists(w.tmp());
             if (Files.isDirectory(w.dest(), LinkOption.NOFOLLOW_LINKS)) {

@@ -324,7 +324,17 @@ public final class RestoreRunner {
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
         writer = new RestoreFileWriter(
-                store, manifest, damaged, packed, temporaries, durability, ownership, cancellation);
+                store,
+                manifest,
+                damaged,
+                packed,
+                temporaries,
+                durability,
+                ownership,
+                cancellation,
+                new DirectoryIdentities(directories.stream()
+                        .filter(d -> prepared.stateOf(d) instanceof RestoreDirectories.Usable)
+                        .toList()));
         ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
