@@ -117,11 +117,14 @@ final class VerifyCommand extends BallastCommand {
             Manifest m = chosen.manifest();
             verified = m;
             java.util.Set<String> unnamedAtStart = java.util.Set.of();
+            List<String> packsNotHeld = List.of();
             if (repo.packed()) {
                 PackedContent content =
                         Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers));
                 Errors.translate(session.where(), null, () -> PackedRepair.damageNotes(content, m))
                         .forEach(ctx.err()::println);
+                packsNotHeld = Errors.translate(session.where(), null, () -> PackedRepair.storedPackNotes(content));
+                packsNotHeld.forEach(ctx.err()::println);
                 unnamedAtStart = content.unindexedPacksRead();
             }
             Verifier.Result found = Errors.translate(
@@ -183,6 +186,14 @@ final class VerifyCommand extends BallastCommand {
                     + ", " + Summary.mib(bytes) + " in " + Summary.duration(elapsed) + " ("
                     + Summary.rate(bytes, elapsed) + ")" + counters(session)
                     + (subset == null ? "" : subsetOthers(m.files().size(), found)) + ".";
+            if (stillBad == 0 && unreadable.isEmpty() && !packsNotHeld.isEmpty()) {
+                // Every file read, but the store holds packs of the repository damaged (named above).
+                ctx.out().println("Verify of '" + name + "' FAILED: " + totals);
+                ctx.err()
+                        .println("Backup '" + name + "' reads in full, but the repository has damaged packs (named"
+                                + " above); run 'ballast repair packs'.");
+                return ExitCodes.INTEGRITY;
+            }
             if (stillBad == 0 && unreadable.isEmpty()) {
                 ctx.out()
                         .println("Verify of '" + name + "' (manifest version "

@@ -138,6 +138,38 @@ class PackDamageCliTest extends InProcessCli {
     }
 
     /**
+     * Field input: 50 bytes cut off a pack's file under the local store's {@code blobs/} (its header)
+     * left every chunk readable, and {@code verify} said OK (exit 0); the chunks could not have been
+     * found again from the pack had an index file been lost. The store itself knows the file is short:
+     * verify now says so, exits 4 and names {@code repair packs}, which keeps the intact chunks.
+     */
+    @Test
+    void aPackWhoseHeaderIsCutFailsVerifyThoughEveryChunkStillReads() throws Exception {
+        Path src = backedUp();
+        Path file = packFile();
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() - 50);
+        }
+
+        assertThat(run(at("verify", "src"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).contains("FAILED: 3 of 3 files verified");
+        assertThat(err())
+                .contains("Damaged: 1 pack(s) the index names are not held in full by the store (data/")
+                .contains("but")
+                .contains("Run 'ballast repair packs'");
+        assertNoStackTrace();
+
+        assertThat(run(at("repair", "packs"))).as(err()).isZero();
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
+        Path back = home.resolve("back");
+        assertThat(run(at("restore", "src", back.toString()))).as(err()).isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(back.resolve("f" + i + ".bin")).hasSameBinaryContentAs(src.resolve("f" + i + ".bin"));
+        }
+    }
+
+    /**
      * Field case: {@code rm} (or {@code truncate -s}) of a pack's file under the local store's
      * {@code blobs/}. The store's index still named the pack, so the next backup said "Nothing to
      * upload" and the restore failed; the local store now lists the pack as gone, as S3 does, so the

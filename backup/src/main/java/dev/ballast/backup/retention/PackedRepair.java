@@ -94,6 +94,29 @@ public final class PackedRepair {
     }
 
     /**
+     * For {@code verify}: one line naming the packs the index names whose stored bytes the store
+     * itself finds short or gone ({@link dev.ballast.backup.pack.PackContents}), with what fixes them;
+     * empty when the store holds every one in full, or for content other than {@link PackedBlobs}.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static List<String> storedPackNotes(PackedContent packed) {
+        if (!(packed instanceof PackedBlobs blobs)) {
+            return List.of();
+        }
+        Map<String, String> cut = dev.ballast.backup.pack.PackContents.notHeldInFull(blobs.blobs());
+        if (cut.isEmpty()) {
+            return List.of();
+        }
+        Map.Entry<String, String> first = cut.entrySet().iterator().next();
+        return List.of("Damaged: " + cut.size() + " pack(s) the index names are not held in full by the store ("
+                + first.getKey() + ": " + Messages.printable(first.getValue())
+                + (cut.size() > 1 ? "; and " + (cut.size() - 1) + " more" : "")
+                + "); the chunks still in them read, but a pack whose header is cut cannot be indexed again"
+                + " from its own bytes. Run 'ballast repair packs': it keeps their intact chunks in new packs.");
+    }
+
+    /**
      * {@link #damageNotes(PackedContent, boolean)} for a command that reads {@code needed} (a restore or
      * a verify): first looks every chunk it names up ({@link PackedContent#readableAll}), so that chunks
      * held only by packs no index file names are found now from those packs' headers, and then adds
