@@ -22,6 +22,7 @@ import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
+import dev.ballast.backup.verify.DamagedChunks;
 import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.backup.verify.Verifier;
 import dev.ballast.storage.IntegrityException;
@@ -567,9 +568,16 @@ public final class Backups {
     }
 
     /**
-     * Re-reads every object the snapshot {@code version} of {@code name} references from the store,
-     * never from a cache, and checks its length and SHA-256 against the manifest, as
-     * {@code ballast verify} does; damaged versions are recorded so that no later backup reuses them.
+     * Re-reads every file of the snapshot {@code version} of {@code name} from the store, never from a
+     * cache, as {@code ballast verify} does: in a store of the earlier formats each object's length and
+     * SHA-256 against the manifest; in a repository of format 3 every chunk against its ID (a keyed
+     * SHA-256), then the file's length and SHA-256 against the manifest. What it finds damaged is kept
+     * from later backups ({@link VerifyResult#recorded()} says whether that was done): in the earlier
+     * formats the damaged versions are recorded, so no later backup reuses them; in a repository of
+     * format 3 the damaged chunks are dropped from the index (the packs holding them are replaced by
+     * their intact chunks, under the prune's marker: not while a backup or prune may be running), so the
+     * next backup of a source that still holds the files stores them again, and every snapshot naming
+     * those chunks reads again.
      *
      * @param version {@code "latest"}, a version ID or a short ID
      * @param readDataSubset null to read every file, or a subset as {@code --read-data-subset} takes it
@@ -601,7 +609,7 @@ public final class Backups {
             }
         }
         boolean recorded = false;
-        // Damage in packs is the blobs' (verify names the files); the record of damaged versions is format 2's.
+        // The earlier formats record damaged versions; format 3 drops the damaged chunks from the index.
         if (key == null && !found.damaged().isEmpty()) {
             Instant now = clock.instant();
             for (Verifier.Damage d : found.damaged()) {
@@ -618,8 +626,13 @@ public final class Backups {
                         + "); the next backup may reuse them: run verify again once nothing else writes to the store.");
             }
         }
-        if (key != null && !found.damaged().isEmpty()) {
-            listener.notice(PACKED_DAMAGE_ADVICE);
+        if (key != null && !found.damaged().isEmpty() && view instanceof SealedStore sealed) {
+            // As 'ballast verify': the damaged chunks leave the index, so the next backup stores them again.
+            recorded = DamagedChunks.dropAfterVerify(
+                    sealed, store, key, transfers, found.damaged(), clock, listener::notice);
+            if (!recorded) {
+                listener.notice(PACKED_DAMAGE_ADVICE);
+            }
         }
         List<FileProblem> damaged = new ArrayList<>();
         found.damaged().forEach(d -> damaged.add(new FileProblem(d.entry().path(), d.reason())));

@@ -10,11 +10,14 @@ import java.util.List;
  * @param olderThanNewest whether that is an older backup than the newest, the newest being damaged
  * @param verified files whose stored copy was read (or, outside a subset, found present with its
  *     size) and matched the manifest
- * @param damaged files whose stored copy is damaged or missing, with what was found; recorded in the
- *     store so that no later backup reuses them (see {@code recorded})
+ * @param damaged files whose stored copy is damaged or missing, with what was found; kept from later
+ *     backups (see {@code recorded})
  * @param unreadable files that could not be verified, each path with why when known
- * @param recorded whether the damaged versions were recorded (false when there were none, or the
- *     record could not be written: a notice says so)
+ * @param recorded whether what is damaged was kept from later backups: in a store of the earlier
+ *     formats, the damaged versions recorded; in a repository of format 3, no damaged chunk left in the
+ *     index (dropped, or in no pack already), so the next backup of a source that still holds the files
+ *     stores them again. False when nothing was damaged, or it could not be done (the store could not be
+ *     written, a backup or prune was running): a notice says so
  * @param unavailable whether the store became unavailable during the verify
  * @param bytes bytes read and confirmed
  * @param elapsed how long it took

@@ -239,6 +239,34 @@ class EncryptedBackupsTest {
     }
 
     @Test
+    void verifyDropsADamagedChunkSoTheNextBackupStoresTheUnchangedFileAgainAndItRestores() throws IOException {
+        Path source = bigAndSmall(3, 6);
+        Backups backups = backups();
+        assertThat(backups.backup("d", source).ok()).isTrue();
+        VersionEntry pack = largestPack();
+        byte[] bytes = read(pack);
+        bytes[bytes.length / 2] ^= 0x55; // inside a chunk of the big file
+        store.put(pack.key(), ObjectContent.ofBytes(bytes));
+
+        VerifyResult verified = backups.verify("d", "latest", null);
+        assertThat(verified.damaged()).extracting(FileProblem::path).containsExactly("big.bin");
+        assertThat(verified.recorded())
+                .as("the damaged chunk is dropped from the index")
+                .isTrue();
+
+        // The file is unchanged in the source, yet its chunk is gone: it is stored again, not kept.
+        BackupResult again = backups.backup("d", source);
+        assertThat(again.ok()).as("%s", again).isTrue();
+        assertThat(again.stored()).isEqualTo(1);
+        assertThat(again.unchanged()).isEqualTo(1);
+        assertThat(backups.verify("d", "latest", null).ok()).isTrue();
+        Path target = dir.resolve("restored");
+        RestoreResult back = backups.restore("d", target);
+        assertThat(back.ok()).as("%s", back).isTrue();
+        assertThat(contents(target)).isEqualTo(contents(source));
+    }
+
+    @Test
     void aLostPackNamesItsFilesAsMissingChunksWhichTheNextBackupStoresAgain() throws IOException {
         Path source = Files.createDirectories(dir.resolve("source"));
         Files.write(source.resolve("only.bin"), random(100_000, 5));
@@ -262,9 +290,7 @@ class EncryptedBackupsTest {
     void aFlippedByteInALaterChunkOfABigFileNamesItDamagedAndLeavesNoPartOfIt() throws IOException {
         // Chunks are written at their places as they are read and checked, several at once: the
         // chunks before the damaged one may be in the temporary file when it is found.
-        Path source = Files.createDirectories(dir.resolve("source"));
-        Files.write(source.resolve("big.bin"), random(4 * 1024 * 1024, 4));
-        Files.write(source.resolve("small.txt"), "intact".getBytes(StandardCharsets.UTF_8));
+        Path source = bigAndSmall(4, 4);
         Backups backups = backups();
         assertThat(backups.backup("two", source).ok()).isTrue();
 
@@ -272,9 +298,7 @@ class EncryptedBackupsTest {
         // a shorter last chunk, where the keyed cuts put one) to the pack of small blobs (PackWriter's lanes).
         List<VersionEntry> packs = store.listVersions("data/");
         assertThat(packs).hasSize(2);
-        VersionEntry pack = packs.stream()
-                .max(java.util.Comparator.comparingLong(VersionEntry::size))
-                .orElseThrow();
+        VersionEntry pack = largestPack();
         byte[] bytes = read(pack);
         // That pack holds the big file's chunks in order (at least 512 KiB each), then the header: three
         // quarters into the pack is a chunk of the big file after its first.
@@ -557,6 +581,21 @@ class EncryptedBackupsTest {
             }
         }
         return out;
+    }
+
+    /** A source of a big file of {@code mib} MiB of random bytes ({@code big.bin}) and a small one. */
+    private Path bigAndSmall(int mib, long seed) throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.write(source.resolve("big.bin"), random(mib * 1024 * 1024, seed));
+        Files.write(source.resolve("small.txt"), "intact".getBytes(StandardCharsets.UTF_8));
+        return source;
+    }
+
+    /** The largest pack in the store: the one of a big file's chunks (PackWriter's lanes). */
+    private VersionEntry largestPack() {
+        return store.listVersions("data/").stream()
+                .max(java.util.Comparator.comparingLong(VersionEntry::size))
+                .orElseThrow();
     }
 
     private static long total(Map<String, Long> sizes) {

@@ -179,10 +179,10 @@ class RepositoryHealingTest {
         bytes[100] ^= 0x01; // inside the first blob's sealed bytes
         store.put(pack, ObjectContent.ofBytes(bytes));
 
-        VerifyResult found = backups.verify("h", "latest", null);
-        assertThat(found.damaged()).hasSize(1);
-        String damagedFile = found.damaged().get(0).path();
-        assertThat(notes).anyMatch(n -> n.contains("'ballast repair packs'"));
+        // a restore finds it (a verify would drop the damaged chunk from the index itself)
+        RestoreResult found = restore(first.snapshotId(), "damaged");
+        assertThat(found.failed()).hasSize(1);
+        String damagedFile = found.failed().get(0).path();
 
         // a listing alone sees nothing wrong; reading every pack finds the damaged chunk
         assertThat(backups.repair(false).report().changed()).isFalse();
@@ -223,9 +223,10 @@ class RepositoryHealingTest {
         String pack = packs().get(0);
         rotOnDisk(EncryptedBackupsTest.read(store, store.versions(pack).get(0)), 100);
 
-        VerifyResult found = backups.verify("h", "latest", null);
+        // a restore finds them (a verify would drop the damaged chunks from the index itself)
+        RestoreResult found = restore(first.snapshotId(), "damaged");
         List<String> damagedFiles =
-                found.damaged().stream().map(FileProblem::path).sorted().toList();
+                found.failed().stream().map(FileProblem::path).sorted().toList();
         assertThat(damagedFiles)
                 .as("the chunks of the damaged block")
                 .isNotEmpty()

@@ -7,6 +7,7 @@ import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.verify.DamagedChunks;
 import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.backup.verify.Verifier;
 import dev.ballast.backup.verify.Verifier.Damage;
@@ -334,39 +335,19 @@ final class VerifyCommand extends BallastCommand {
     private int dropDamagedPacked(List<Damage> damaged) {
         try (StoreSession writer = StoreSession.open(common, ctx, StoreSession.Access.UPDATE);
                 Repository w = Repository.storeOnly(writer)) {
-            PackedRepair.Result r = Errors.translate(
+            DamagedChunks.Outcome dropped = Errors.translate(
                     writer.where(),
                     null,
-                    () -> Verifier.dropDamagedPacked(
-                            w.sealed(), w.content(transferOptions.transfers), damaged, ctx.clock()));
-            if (r == null) {
-                // No pack the index names holds any of them: the chunks are missing (dropped by an earlier verify
-                // or repair, or their pack lost), nothing is left to drop, and the next backup stores them again.
-                recorded = true;
-                chunksMissing = true;
-                return 0;
-            }
-            if (r.report() == null) {
-                ctx.err()
-                        .println("Warning: the damaged chunks were not dropped from the repository's index ("
-                                + String.join("; ", r.skipped())
-                                + "); the next backup may reuse them: run verify again once nothing else writes"
-                                + " to the store.");
-                return 0;
-            }
-            recorded = true;
-            ctx.err()
-                    .println("Dropped the damaged chunks from the repository's index ("
-                            + r.report().salvagedPacks().size()
-                            + " pack(s) replaced by their intact chunks, "
-                            + r.report().blobsLost()
-                            + " chunk(s) lost): the next backup of a source that still holds the files stores them"
-                            + " again, and every backup naming them reads again.");
+                    () -> DamagedChunks.drop(
+                            w.sealed(),
+                            w.content(transferOptions.transfers),
+                            damaged,
+                            ctx.clock(),
+                            ctx.err()::println));
+            recorded = dropped.dropped();
+            chunksMissing = dropped.missing();
         } catch (RuntimeException ex) {
-            ctx.err()
-                    .println("Warning: the damaged chunks could not be dropped from the repository's index ("
-                            + Errors.rootMessage(ex) + "); the next backup may reuse them: run 'ballast repair"
-                            + " packs' once the store can be written.");
+            ctx.err().println(DamagedChunks.notDropped(ex, "'ballast repair packs'"));
         }
         return 0;
     }

@@ -135,7 +135,7 @@ final class PackedVerify {
     }
 
     /**
-     * {@link Verifier#dropDamagedPacked}: repairs the packs that hold the damaged files' chunks
+     * {@link DamagedChunks#drop}: repairs the packs that hold the damaged files' chunks
      * ({@link PackedRepair#run}: their intact chunks copied into new packs, the damaged ones dropped from
      * the index, the packs deleted), so that no backup deduplicates against a damaged chunk: the next
      * backup of a source that still holds the files stores them again, and every snapshot naming those

@@ -248,15 +248,6 @@ public final class Verifier {
     }
 
     /**
-     * Stores a good copy of damaged file {@code e} of {@code verified} from {@code repairFrom}, the
-     * backed-up directory, if the file there still has the SHA-256 the manifest records, and records
-     * it in {@code record} (which the caller saves) so every backup naming the damaged version reads
-     * the good copy; {@code notes} is told the outcome, one sentence ("Repaired: ..." or "Not
-     * repaired: ...").
-     *
-     * @return whether a good copy was stored
-     */
-    /**
      * The repair of damaged files of a manifest of format 3: the damaged chunks are dropped from the
      * repository's index (the packs holding the damaged files' chunks are read whole and their intact
      * chunks kept; missing packs dropped; {@link dev.ballast.backup.pack.BlobRepository#repair}, under the
@@ -278,24 +269,14 @@ public final class Verifier {
     }
 
     /**
-     * What {@code verify} without {@code --repair} does on a repository of format 3 once it found
-     * damaged files, as the earlier formats record damaged versions: the packs holding their chunks are
-     * repaired (intact chunks copied into new packs, the damaged ones dropped from the index), so that
-     * no backup deduplicates against a damaged chunk and the next backup of a source that still holds
-     * the files stores them again. Runs under the prune's marker: nothing is changed while a backup or
-     * prune may be running ({@code skipped} says why).
+     * Stores a good copy of damaged file {@code e} of {@code verified} from {@code repairFrom}, the
+     * backed-up directory, if the file there still has the SHA-256 the manifest records, and records
+     * it in {@code record} (which the caller saves) so every backup naming the damaged version reads
+     * the good copy; {@code notes} is told the outcome, one sentence ("Repaired: ..." or "Not
+     * repaired: ...").
      *
-     * @return the repair's result, or null for content that is not a repository of format 3
-     * @throws dev.ballast.storage.StorageException if the store fails
+     * @return whether a good copy was stored
      */
-    public static dev.ballast.backup.retention.PackedRepair.@Nullable Result dropDamagedPacked(
-            dev.ballast.backup.snapshot.SealedStore view,
-            PackedContent packed,
-            List<Damage> damaged,
-            java.time.Clock clock) {
-        return PackedVerify.dropDamaged(view, packed, damaged, clock);
-    }
-
     public static boolean repair(
             ObjectStore store,
             Manifest verified,

@@ -8,6 +8,7 @@ import dev.ballast.backup.PruneResult;
 import dev.ballast.backup.RepairResult;
 import dev.ballast.backup.RestoreOptions;
 import dev.ballast.backup.RestoreResult;
+import dev.ballast.backup.VerifyResult;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
@@ -89,16 +90,17 @@ class EncryptedRepositoryHealingIT {
             assertThat(backups.prune(Duration.ZERO, false).skippedNames()).isEmpty();
             assertRestores(backups, first.snapshotId(), source, dir.resolve("after-loss-and-prune"));
 
-            // a damaged pack: repair(true) drops the damaged chunk, the next backup stores it again
+            // a damaged pack: verify drops the damaged chunk (the pack replaced by its intact ones), the next
+            // backup stores it again
             List<String> packs = store.list("data/");
             assertThat(packs).hasSize(1);
             byte[] bytes = read(store, packs.get(0));
             bytes[100] ^= 0x01;
             store.put(packs.get(0), ObjectContent.ofBytes(bytes));
-            assertThat(backups.verify("h", first.snapshotId(), null).damaged()).hasSize(1);
-            RepairResult repaired = backups.repair(true);
-            assertThat(repaired.report().salvagedPacks()).containsExactly(packs.get(0));
-            assertThat(repaired.report().blobsLost()).isEqualTo(1);
+            VerifyResult damaged = backups.verify("h", first.snapshotId(), null);
+            assertThat(damaged.damaged()).hasSize(1);
+            assertThat(damaged.recorded()).isTrue();
+            assertThat(store.list("data/")).doesNotContain(packs.get(0));
             assertThat(backups.backup("h", source).ok()).isTrue();
             assertRestores(backups, first.snapshotId(), source, dir.resolve("after-damage"));
             assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
