@@ -14,6 +14,7 @@ import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.run.BackupRunner;
+import dev.ballast.backup.run.LocalStoreDirectory;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
@@ -322,7 +323,10 @@ public final class Backups {
     /**
      * Backs up the directory {@code source} as a new snapshot of {@code name}: files unchanged since
      * the previous snapshot are kept without reading them, every other file is stored and its
-     * SHA-256 confirmed.
+     * SHA-256 confirmed. A local store ({@link dev.ballast.storage.object.local.LocalObjectStore}, as
+     * {@link StorageFacade.Builder#localObjects(Path)} makes one) whose directory lies inside
+     * {@code source} is left out, as {@code ballast backup} leaves it out: {@link BackupResult#skipped()}
+     * names it, "{@code DIR/ (the store this backup is written to)}".
      *
      * @param name the backup name: no slash, not starting with {@code .ballast-}
      * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if the name, a pattern or
@@ -353,6 +357,7 @@ public final class Backups {
                 () -> counter(0, 0),
                 manifestGrace,
                 path -> {});
+        runner.skippingStore(LocalStoreDirectory.of(store));
         BackupRunner.Result r;
         try (RunMarker marker = RunMarker.start(view, name, clock);
                 PackedContent content = packedContentAfterMarker()) {
