@@ -50,10 +50,13 @@ import org.jspecify.annotations.Nullable;
  * here restores with {@code ballast restore} and the other way round.
  *
  * <pre>{@code
- * Backups backups = Backups.of(facade);
+ * Backups backups = Backups.open(facade.objects(), password); // Backups.init(...) makes the repository
  * BackupResult made = backups.backup("photos", Path.of("/home/me/photos"));
  * RestoreResult back = backups.restore("photos", Path.of("/tmp/photos"), RestoreOptions.latest());
  * }</pre>
+ *
+ * <p>That is an encrypted repository, as the command makes by default; {@link #of(StorageFacade)}
+ * gives the earlier, unencrypted format (see <b>Formats</b> below).
  *
  * <p><b>What the JVM must allow.</b> File names are bytes on Unix, and are kept byte for byte
  * (invalid UTF-8 included) only when the JVM opens {@code sun.nio.fs} to this library:
@@ -412,8 +415,13 @@ public final class Backups {
 
     /**
      * Restores a snapshot of {@code name}, or the part of it {@code options} selects, into the
-     * directory {@code target} (created if missing): every file written is read back against its
-     * SHA-256 before it takes its name, directories, links, modes and times as recorded.
+     * directory {@code target} (created if missing), directories, links, modes and times as recorded.
+     * Each file is written under a temporary name and checked before it takes its own: in a
+     * repository of format 3 every chunk against its ID (a keyed SHA-256) as it is read, and the
+     * file's size against the manifest (the file is not hashed again: the sealed manifest makes its
+     * list of chunk IDs authentic, docs/backup-format.md); in a store of the earlier formats the
+     * file's bytes against the SHA-256 the manifest records, as they are read from the store. A file
+     * already in the target whose size and SHA-256 (hashed from the disk) are the backup's is kept.
      *
      * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup,
      *     version or path, {@link BackupException.Kind#INTEGRITY} if its manifest is damaged (and no

@@ -8,7 +8,9 @@ import java.util.List;
  *
  * @param snapshotId the manifest version ID restored from
  * @param olderThanNewest whether that is an older backup than the newest, the newest being damaged
- * @param restored files written and their SHA-256 confirmed
+ * @param restored files written and checked before they took their names: in a repository of format
+ *     3 every chunk against its ID and the file's size; in a store of the earlier formats the file's
+ *     SHA-256 ({@link Backups#restore(String, java.nio.file.Path, RestoreOptions)})
  * @param alreadyPresent files already in the target with the backup's bytes, left as they were
  * @param bytes bytes written
  * @param failed files not restored, with the reason
@@ -63,7 +65,10 @@ public record RestoreResult(
                 elapsed);
     }
 
-    /** Whether every selected file was restored and its SHA-256 confirmed. */
+    /**
+     * Whether every selected file was restored (or found already there) and checked as {@code restored}
+     * says, and the restore was neither cut short by the store nor cancelled.
+     */
     public boolean ok() {
         return failed.isEmpty() && !unavailable && !cancelled;
     }

@@ -1,5 +1,6 @@
 package com.example.app;
 
+import dev.ballast.backup.Backups;
 import dev.ballast.http.ResilientHttpClient;
 import dev.ballast.http.micrometer.HttpClientMetrics;
 import dev.ballast.http.retry.RetryConfig;
@@ -28,5 +29,10 @@ public final class App {
             .httpClient(http)
             .build())
         .bucket("app-data");
+  }
+
+  /** The backup library, as docs/backup-library.md opens an encrypted repository. */
+  static Backups backups(StorageFacade facade, char[] password) {
+    return Backups.open(facade.objects(), password);
   }
 }
