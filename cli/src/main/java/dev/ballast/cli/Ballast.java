@@ -72,8 +72,9 @@ public final class Ballast implements Callable<Integer> {
     /** Runs the command and exits with its exit code; Ctrl-C stops it cleanly (see {@link ExitCodes}). */
     public static void main(String[] args) {
         // Output is UTF-8 whatever the locale (under cron or systemd, env -i, the JVM's default is ASCII on JDK 17).
-        System.setOut(utf8(java.io.FileDescriptor.out));
-        System.setErr(utf8(java.io.FileDescriptor.err));
+        OutputFailure stdout = new OutputFailure(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+        System.setOut(utf8(stdout));
+        System.setErr(utf8(new java.io.FileOutputStream(java.io.FileDescriptor.err)));
         quietLogs();
         warmUp();
         prepareKeyDerivation(args);
@@ -95,17 +96,16 @@ public final class Ballast implements Callable<Integer> {
         int code;
         try {
             code = run(Names.arguments(args), CliContext.system(cancellation));
+            code = OutputFailure.exitCode(code, System.out, stdout.failure(), System.err);
         } finally {
             cancellation.finished();
         }
         System.exit(code);
     }
 
-    private static java.io.PrintStream utf8(java.io.FileDescriptor fd) {
+    private static java.io.PrintStream utf8(java.io.OutputStream stream) {
         return new java.io.PrintStream(
-                new java.io.BufferedOutputStream(new java.io.FileOutputStream(fd), 8192),
-                true,
-                java.nio.charset.StandardCharsets.UTF_8);
+                new java.io.BufferedOutputStream(stream, 8192), true, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**
