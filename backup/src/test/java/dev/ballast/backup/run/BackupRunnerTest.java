@@ -361,15 +361,21 @@ class BackupRunnerTest {
         }
     }
 
-    @Test
-    void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
-        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+    /** Something another program does to a source file. */
+    @FunctionalInterface
+    private interface Change {
+        void apply() throws IOException;
+    }
+
+    /** A store that lets {@code change} happen to the source right after it stores {@code z.txt}. */
+    private static FakeObjectStore changingZOnceStored(Change change) {
+        return new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
             @Override
             public synchronized ObjectVersion put(String key, ObjectContent content) {
                 ObjectVersion v = super.put(key, content);
                 if (key.equals("n/z.txt")) {
                     try {
-                        Files.writeString(src.resolve("z.txt"), "zzzz"); // another program appends meanwhile
+                        change.apply();
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
@@ -377,15 +383,26 @@ class BackupRunnerTest {
                 return v;
             }
         };
+    }
 
-        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
-
+    /** What a user sees of a backup during which {@code z.txt} changed: not stored, and said so. */
+    private void assertZReportedChangedAndNotStored(BackupRunner.Result r, FakeObjectStore store) {
         assertThat(r.ok()).isFalse();
         assertThat(r.failed()).singleElement().satisfies(f -> {
             assertThat(f.path()).isEqualTo("z.txt");
             assertThat(f.reason()).contains("changed while it was being backed up");
         });
         assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
+    }
+
+    @Test
+    void aFileChangedWhileItIsReadIsReportedNotStored() throws IOException {
+        // another program appends meanwhile
+        FakeObjectStore store = changingZOnceStored(() -> Files.writeString(src.resolve("z.txt"), "zzzz"));
+
+        BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
+
+        assertZReportedChangedAndNotStored(r, store);
     }
 
     /**
@@ -397,32 +414,16 @@ class BackupRunnerTest {
     void aFileRewrittenWhileItIsReadWithItsMtimeSetBackIsReportedNotStored() throws IOException {
         Path z = src.resolve("z.txt");
         java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(z);
-        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
-            @Override
-            public synchronized ObjectVersion put(String key, ObjectContent content) {
-                ObjectVersion v = super.put(key, content);
-                if (key.equals("n/z.txt")) {
-                    try {
-                        byte[] same = Files.readAllBytes(z);
-                        java.util.Arrays.fill(same, (byte) 'Q'); // same size, other bytes
-                        Files.write(z, same);
-                        Files.setLastModifiedTime(z, mtime); // and the time set back
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-                return v;
-            }
-        };
+        FakeObjectStore store = changingZOnceStored(() -> {
+            byte[] same = Files.readAllBytes(z);
+            java.util.Arrays.fill(same, (byte) 'Q'); // same size, other bytes
+            Files.write(z, same);
+            Files.setLastModifiedTime(z, mtime); // and the time set back
+        });
 
         BackupRunner.Result r = backup(store, new Cancellation(), p -> {});
 
-        assertThat(r.ok()).isFalse();
-        assertThat(r.failed()).singleElement().satisfies(f -> {
-            assertThat(f.path()).isEqualTo("z.txt");
-            assertThat(f.reason()).contains("changed while it was being backed up");
-        });
-        assertThat(manifest(store).files()).extracting(ManifestEntry::path).doesNotContain("z.txt");
+        assertZReportedChangedAndNotStored(r, store);
     }
 
     /** A store that, while {@code busy}, rewrites {@code z.txt} each time it stores it, as a busy log file. */
