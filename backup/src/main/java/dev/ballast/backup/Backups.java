@@ -25,6 +25,7 @@ import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.verify.DamagedChunks;
 import dev.ballast.backup.verify.DataSubset;
+import dev.ballast.backup.verify.RepositoryCheck;
 import dev.ballast.backup.verify.Verifier;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -600,13 +601,7 @@ public final class Backups {
      */
     public VerifyResult verify(String name, String version, @Nullable String readDataSubset) {
         String n = Manifests.checkExistingName(name);
-        DataSubset subset;
-        try {
-            subset = readDataSubset == null ? null : DataSubset.parse(readDataSubset);
-        } catch (IllegalArgumentException e) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT, "The read-data subset " + e.getMessage() + ".");
-        }
+        DataSubset subset = subset(readDataSubset);
         Manifests.Versioned chosen = Manifests.select(view, n, version, "the object store", listener::notice);
         DamagedVersions record = DamagedVersions.load(view, n, listener::notice);
         Manifest m = chosen.manifest();
@@ -662,6 +657,38 @@ public final class Backups {
     }
 
     /**
+     * Checks the whole repository of format 3 and writes nothing, as {@code ballast check} and restic's
+     * {@code check} do: every pack the index names present with the size the index implies, the packs
+     * {@code readDataSubset} picks read whole with every chunk opened and matched against its ID, then every
+     * version of every snapshot of every name against the chunks left ({@link CheckResult}). Unlike
+     * {@link #verify}, it drops nothing from the index: {@link #repair} does that.
+     *
+     * @param readDataSubset which packs to read: null for none (presence and size only), {@code "100%"}
+     *     for all, or a subset as restic's {@code check --read-data-subset} takes it ({@code 1/5}: the
+     *     first of five fixed groups of packs by key; {@code 10%}: each pack with that chance;
+     *     {@code 500M}: each pack with the chance that reads about that much)
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} for a bad subset or a store
+     *     of the earlier formats (no key: it has no packs; {@link #verify} checks its backups one by one),
+     *     {@link BackupException.Kind#UNAVAILABLE} while a prune runs
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public CheckResult check(@Nullable String readDataSubset) {
+        DataSubset subset = subset(readDataSubset);
+        if (key == null || !(view instanceof SealedStore sealed)) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "A check of the whole repository applies to an encrypted repository (format 3); in a store of"
+                            + " the earlier formats, verify each backup name.");
+        }
+        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
+            java.util.function.Predicate<String> read = subset == null
+                    ? pack -> false
+                    : subset.packs(content.blobs().stats().storedBytes(), new java.security.SecureRandom());
+            return RepositoryCheck.run(sealed, content.blobs(), read, clock);
+        }
+    }
+
+    /**
      * Removes the snapshots of {@code name} that {@code policy} does not keep, as {@code ballast
      * forget} does: the newest is never removed, nor one whose manifest cannot be read, nor an
      * incomplete one newer than the newest complete one; an incomplete one older than that is
@@ -690,6 +717,16 @@ public final class Backups {
             removed.add(b.version().versionId());
         }
         return new ForgetResult(kept, removed, dryRun);
+    }
+
+    /** The read-data subset a caller gave, or null for none. */
+    private static @Nullable DataSubset subset(@Nullable String readDataSubset) {
+        try {
+            return readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+        } catch (IllegalArgumentException e) {
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT, "The read-data subset " + e.getMessage() + ".");
+        }
     }
 
     /** What to do about damaged or missing chunks in a repository of format 3, after a verify found some. */

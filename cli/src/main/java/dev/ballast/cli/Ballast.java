@@ -126,6 +126,7 @@ public final class Ballast implements Callable<Integer> {
         commands.put("list", ListCommand.class);
         commands.put("ls", LsCommand.class);
         commands.put("verify", VerifyCommand.class);
+        commands.put("check", CheckCommand.class);
         commands.put("versions", VersionsCommand.class);
         commands.put("forget", ForgetCommand.class);
         commands.put("prune", PruneCommand.class);

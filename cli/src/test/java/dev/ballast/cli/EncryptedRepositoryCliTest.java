@@ -24,13 +24,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EncryptedRepositoryCliTest extends InProcessCli {
-    String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
     @Test
     void theCommandsWorkOnAnEncryptedRepository() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));

@@ -125,4 +125,12 @@ abstract class InProcessCli {
     Path data() {
         return cliHome().resolve("data");
     }
+
+    /** {@code args} followed by {@code --data-dir} {@link #data()}: a command on the tests' local store. */
+    String[] at(String... args) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--data-dir";
+        all[args.length + 1] = data().toString();
+        return all;
+    }
 }

@@ -21,13 +21,6 @@ import org.junit.jupiter.api.Test;
 class KeyCommandsTest extends InProcessCli {
     static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
 
-    String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
     Path store() {
         return data().resolve("ballast-backups");
     }

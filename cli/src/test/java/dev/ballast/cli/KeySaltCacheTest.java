@@ -19,13 +19,6 @@ import org.junit.jupiter.api.Test;
  * never changes what a command answers.
  */
 class KeySaltCacheTest extends InProcessCli {
-    private String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
     private Path cacheFile() {
         return home.resolve(".cache/ballast").resolve(KeySaltCache.FILE);
     }

@@ -37,13 +37,6 @@ class NewStoreEncryptionTest extends InProcessCli {
         return src;
     }
 
-    String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
     List<String> objects() {
         try (LocalObjectStore s = LocalObjectStore.open(
                 store(), LocalStoreConfig.builder().readOnly(true).build())) {

@@ -3,14 +3,11 @@ package dev.ballast.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.storage.object.ObjectContent;
-import dev.ballast.storage.object.ObjectRead;
-import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.testkit.LeakCheck;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -28,67 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PackDamageCliTest extends InProcessCli {
-    String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
-    private LocalObjectStore store() {
-        return LocalObjectStore.open(data().resolve("ballast-backups"));
-    }
-
-    /** Three files of one chunk each, backed up as 'src' into a new encrypted repository. */
-    private Path backedUp() throws Exception {
-        Path src = Files.createDirectories(home.resolve("src"));
-        writeFiles(src, 0, 3, 0);
-        assertThat(run(at("init"))).as(err()).isZero();
-        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
-        return src;
-    }
-
-    /** Writes {@code f<i>.bin} for {@code from <= i < to} into {@code src}: 200,000 random bytes seeded {@code seed + i}. */
-    private static void writeFiles(Path src, int from, int to, int seed) throws java.io.IOException {
-        for (int i = from; i < to; i++) {
-            byte[] b = new byte[200_000];
-            new Random(seed + i).nextBytes(b);
-            Files.write(src.resolve("f" + i + ".bin"), b);
-        }
-    }
-
-    /** The manifest version ID of the first backup of the only name. */
-    private String firstSnapshot() {
-        try (LocalObjectStore store = store()) {
-            String key = store.list("snapshots/").get(0);
-            return store.versions(key).stream()
-                    .min(Comparator.comparing(VersionEntry::lastModified))
-                    .orElseThrow()
-                    .versionId();
-        }
-    }
-
-    private static byte[] bytes(LocalObjectStore store, String key) throws Exception {
-        try (ObjectRead r = store.get(key, ReadOptions.latest().withAllowCache(false))) {
-            return r.readAllBytes();
-        }
-    }
-
-    private void flipByte(String prefix, int at) throws Exception {
-        try (LocalObjectStore store = store()) {
-            List<String> keys = store.list(prefix);
-            assertThat(keys).hasSize(1);
-            byte[] b = bytes(store, keys.get(0));
-            b[at < 0 ? b.length + at : at] ^= 0x01;
-            store.put(keys.get(0), ObjectContent.ofBytes(b));
-        }
-    }
-
-    private void assertNoStackTrace() {
-        assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
-    }
-
+class PackDamageCliTest extends EncryptedStoreCli {
     @Test
     void aDeletedPackIsStoredAgainByTheNextBackupAndTheOlderBackupRestores() throws Exception {
         Path src = backedUp();

@@ -31,13 +31,6 @@ class SharedStoreTest extends InProcessCli {
         return src;
     }
 
-    String[] at(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-        all[args.length] = "--data-dir";
-        all[args.length + 1] = data().toString();
-        return all;
-    }
-
     java.util.List<String> objects() {
         try (LocalObjectStore s = LocalObjectStore.open(
                 store(),

@@ -40,6 +40,22 @@ public record CheckReport(
             Objects.requireNonNull(reason, "reason");
         }
 
+        /** The reason of {@link #wrongSize}, after the pack's size. */
+        private static final String WRONG_SIZE = " bytes; its index entry implies ";
+
+        /**
+         * A pack whose size in the store is not the one its index entry implies: damage, but its blobs
+         * may all still read (a read of the pack names those that do not).
+         */
+        static Damage wrongSize(String pack, long size, long expected) {
+            return new Damage(pack, null, "it is " + size + WRONG_SIZE + expected);
+        }
+
+        /** Whether this is a {@link #wrongSize} finding: the pack's size only, not its blobs. */
+        public boolean sizeOnly() {
+            return blob == null && reason.startsWith("it is ") && reason.contains(WRONG_SIZE);
+        }
+
         /** The blob, when the damage is one blob's. */
         public Optional<BlobId> blobIfAny() {
             return Optional.ofNullable(blob);

@@ -110,8 +110,7 @@ final class PackCheck {
                     p.getValue().stream().mapToLong(BlobLocation::length).sum(),
                     p.getValue().size());
             if (entry.size() != expected) {
-                damage.add(new CheckReport.Damage(
-                        p.getKey(), null, "it is " + entry.size() + " bytes; its index entry implies " + expected));
+                damage.add(CheckReport.Damage.wrongSize(p.getKey(), entry.size(), expected));
             }
             if (readData.test(p.getKey())) {
                 toRead.add(p.getKey());

@@ -95,16 +95,28 @@ public final class PackedPrune {
      * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} naming the prune
      */
     public static void requireNoPrune(SealedStore view, Instant now) {
+        java.util.Optional<String> prune = runningPrune(view, now);
+        if (prune.isPresent()) {
+            throw new BackupException(
+                    BackupException.Kind.UNAVAILABLE,
+                    "A prune of the repository is running (" + prune.get() + "); back up again once it has"
+                            + " ended (a prune killed on another host: 'ballast unlock --remove-all')");
+        }
+    }
+
+    /**
+     * The prune running in the repository, described by its marker ("on host h, pid 12, since ..."), or
+     * empty when none is: a marker older than its lease counts as dead.
+     */
+    public static java.util.Optional<String> runningPrune(SealedStore view, Instant now) {
         // Only the prune markers' versions: every other marker's record (this backup's own, other backups')
         // would be read by classify for nothing, one GET each.
         for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.prefix(PRUNE_MARKER)), now)) {
             if (m.live() && m.holds(PRUNE_MARKER)) {
-                throw new BackupException(
-                        BackupException.Kind.UNAVAILABLE,
-                        "A prune of the repository is running (" + m.describe() + "); back up again once it has"
-                                + " ended (a prune killed on another host: 'ballast unlock --remove-all')");
+                return java.util.Optional.of(m.describe());
             }
         }
+        return java.util.Optional.empty();
     }
 
     /**

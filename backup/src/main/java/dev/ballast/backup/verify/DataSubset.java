@@ -128,6 +128,28 @@ public final class DataSubset {
         return chosen;
     }
 
+    /**
+     * Which packs {@code check --read-data-subset} reads, by key: {@code n/t} the packs of the n-th group
+     * ({@link #groupOf} of the key, so {@code 1/t} to {@code t/t} read every pack once); {@code x%} each
+     * pack with probability x/100; a size each pack with probability size ÷ {@code storedBytes} (so about
+     * that many bytes are read). Each key's answer is drawn once and then kept, so asking again agrees.
+     *
+     * @param storedBytes the bytes of every pack the index names, for the size form
+     * @return a thread-safe predicate
+     */
+    public java.util.function.Predicate<String> packs(long storedBytes, Random random) {
+        if (groups > 0) {
+            return key -> groupOf(key, groups) == group - 1;
+        }
+        double p = percent > 0 ? percent / 100.0 : storedBytes <= 0 ? 1.0 : Math.min(1.0, (double) bytes / storedBytes);
+        java.util.Map<String, Boolean> drawn = new java.util.concurrent.ConcurrentHashMap<>();
+        return key -> drawn.computeIfAbsent(key, k -> {
+            synchronized (random) {
+                return random.nextDouble() < p;
+            }
+        });
+    }
+
     /** The group (0 to t-1) of a path: the first four bytes of its SHA-256, unsigned, modulo t. */
     public static int groupOf(String path, int groups) {
         MessageDigest d = Sha256.newDigest();

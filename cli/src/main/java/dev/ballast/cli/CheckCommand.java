@@ -1,0 +1,142 @@
+package dev.ballast.cli;
+
+import dev.ballast.backup.CheckResult;
+import dev.ballast.backup.content.PackedBlobs;
+import dev.ballast.backup.content.Transfers;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
+import dev.ballast.backup.verify.DataSubset;
+import dev.ballast.backup.verify.RepositoryCheck;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.function.Predicate;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+        name = "check",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = "Check a whole encrypted repository, as 'restic check' does, and write nothing: every pack its"
+                + " index names is present with the size the index implies, and every version of every backup's"
+                + " snapshot has every chunk it needs in a pack; with --read-data every pack is also read whole and"
+                + " every chunk opened and matched against its ID (--read-data-subset: part of them). Exit 0 when"
+                + " nothing is damaged or missing, 4 when something is (each object and snapshot named, with what to"
+                + " run), 3 when the store is unavailable. Unlike 'ballast verify NAME', which also drops the damaged"
+                + " chunks it finds from the index so the next backup stores them again, check only reports: it can"
+                + " run beside backups, on a read-only store, or with credentials that cannot write.")
+final class CheckCommand extends BallastCommand {
+    /** Files named per damaged snapshot before "and N more". */
+    private static final int FILES_SHOWN = 5;
+
+    @Option(names = "--read-data", description = "Read every pack whole and check every chunk in it.")
+    boolean readData;
+
+    @Option(
+            names = "--read-data-subset",
+            paramLabel = "SUBSET",
+            description = "Read only part of the packs, as restic's check: n/t (the n-th of t fixed groups of packs;"
+                    + " 1/t to t/t read every pack once), x%% (each pack with that chance) or a size such as 500M"
+                    + " (each pack with the chance that reads about that much).")
+    String readDataSubset;
+
+    @Mixin
+    TransferOptions transferOptions;
+
+    CheckCommand(CliContext ctx) {
+        super(ctx);
+    }
+
+    @Override
+    public Integer call() {
+        if (readData && readDataSubset != null) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--read-data and --read-data-subset " + readDataSubset
+                            + " both say what to read; pass one (--read-data reads every pack).");
+        }
+        DataSubset subset;
+        try {
+            subset = readData
+                    ? DataSubset.parse("100%")
+                    : readDataSubset == null ? null : DataSubset.parse(readDataSubset);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
+        }
+        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
+                Repository repo = Repository.storeOnly(session)) {
+            if (!repo.packed()) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "'ballast check' checks an encrypted repository (ballast init), and " + session.where()
+                                + " is a store of the earlier format: run 'ballast verify NAME' for each backup name"
+                                + " 'ballast list' shows.");
+            }
+            CheckResult r = Errors.translate(session.where(), null, () -> {
+                PackedBlobs content = (PackedBlobs) repo.content(transferOptions.transfers);
+                Predicate<String> read = subset == null
+                        ? pack -> false
+                        : subset.packs(content.blobs().stats().storedBytes(), new SecureRandom());
+                return RepositoryCheck.run(repo.sealed(), content.blobs(), read, ctx.clock());
+            });
+            return report(session, r);
+        }
+    }
+
+    private int report(StoreSession session, CheckResult r) {
+        r.damage().forEach(d -> ctx.err().println("Damaged: " + Errors.printable(d)));
+        for (CheckResult.SnapshotDamage s : r.snapshotDamage()) {
+            List<String> files = s.files();
+            StringBuilder line = new StringBuilder("Damaged snapshot: ")
+                    .append(Errors.printable(s.name()))
+                    .append(s.versionId().isEmpty() ? "" : " " + Manifests.shortId(s.versionId()))
+                    .append(" (")
+                    .append(SnapshotTime.format(s.startedAt()))
+                    .append("): ")
+                    .append(Errors.printable(s.reason()));
+            if (!files.isEmpty()) {
+                line.append(": ");
+                for (int i = 0; i < Math.min(FILES_SHOWN, files.size()); i++) {
+                    line.append(i == 0 ? "" : ", ").append(Errors.printable(files.get(i)));
+                }
+                if (files.size() > FILES_SHOWN) {
+                    line.append(" and ").append(files.size() - FILES_SHOWN).append(" more");
+                }
+            }
+            ctx.err().println(line);
+        }
+        String totals = "checked " + Summary.count(r.packsChecked(), "pack") + " against the index and "
+                + Summary.count(r.snapshots(), "snapshot") + " of " + Summary.count(r.names(), "backup name")
+                + " against the chunks in them"
+                + (r.packsRead() == 0 && readDataSubset == null && !readData
+                        ? " (no pack read: --read-data reads them)"
+                        : "; read " + Summary.count(r.packsRead(), "pack") + " whole, "
+                                + Summary.count(r.chunksRead(), "chunk") + " opened and matched")
+                + counters(session) + ".";
+        if (r.unindexedPacks() > 0) {
+            ctx.err()
+                    .println("Note: " + Summary.count(r.unindexedPacks(), "pack")
+                            + " in the store no index file names (a killed or running backup's); not damage:"
+                            + " 'ballast repair index' indexes them, 'ballast prune' removes those no snapshot needs.");
+        }
+        if (r.ok()) {
+            ctx.out().println("Check OK: " + totals);
+            return ExitCodes.OK;
+        }
+        ctx.out().println("Check FAILED: " + totals);
+        boolean packDamage = r.damage().stream().anyMatch(d -> d.startsWith("data/"));
+        boolean indexDamage = r.damage().stream().anyMatch(d -> d.startsWith("index/"));
+        String advice = (packDamage
+                        ? "run 'ballast repair packs' (it keeps every intact chunk and drops the damaged ones from the"
+                                + " index), then "
+                        : indexDamage ? "run 'ballast repair index', then " : "")
+                + VerifyCommand.missingChunksAdvice(packDamage ? "dropped" : "missing");
+        ctx.err()
+                .println("The repository has " + Summary.count(r.damage().size(), "damaged object")
+                        + " and " + Summary.count(r.snapshotDamage().size(), "snapshot")
+                        + " that cannot be restored in full; " + advice + ".");
+        return ExitCodes.INTEGRITY;
+    }
+}

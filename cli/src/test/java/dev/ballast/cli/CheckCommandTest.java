@@ -1,0 +1,116 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.storage.object.VersionEntry;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code ballast check}: the whole encrypted repository checked as {@code restic check} does, with
+ * nothing written, each finding named with what to run, and the documented exit codes.
+ */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class CheckCommandTest extends EncryptedStoreCli {
+    /**
+     * Every file under the store's directory with its size and modification time, but SQLite's shared
+     * memory and write-ahead log beside the store's index, which any reader of it opens.
+     */
+    private TreeMap<String, String> storeFiles() throws Exception {
+        TreeMap<String, String> files = new TreeMap<>();
+        Path root = data().resolve("ballast-backups");
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) all.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().matches("index\\.db-(shm|wal)"))::iterator) {
+                files.put(root.relativize(p).toString(), Files.size(p) + " " + Files.getLastModifiedTime(p));
+            }
+        }
+        return files;
+    }
+
+    @Test
+    void anIntactRepositoryIsOkWithAndWithoutReadingItsPacksAndNothingIsWritten() throws Exception {
+        backedUp();
+        TreeMap<String, String> before = storeFiles();
+
+        assertThat(run(at("check"))).as(err()).isEqualTo(ExitCodes.OK);
+        assertThat(out())
+                .startsWith("Check OK: checked ")
+                .contains("1 snapshot of 1 backup name")
+                .contains("(no pack read: --read-data reads them)");
+        assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
+        assertThat(out()).contains("read ").contains(" whole, 3 chunks opened and matched");
+        assertThat(storeFiles()).as("a check writes nothing").isEqualTo(before);
+    }
+
+    @Test
+    void aDamagedChunkIsFoundByReadingNamedWithItsFileAndLeftForRepairPacks() throws Exception {
+        backedUp();
+        flipByte("data/", 30);
+
+        assertThat(run(at("check"))).as("sizes only: %s", err()).isEqualTo(ExitCodes.OK);
+        assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).startsWith("Check FAILED: ");
+        assertThat(err())
+                .containsPattern("Damaged: data/[0-9a-f]{2}/[0-9a-f]{64} \\(blob [0-9a-f]+\\): ")
+                .containsPattern("Damaged snapshot: src [0-9a-f]{8} \\(20[0-9-]+ [0-9:]+ UTC\\): 1 file lacks a chunk"
+                        + " that no pack holds intact: f[0-2]\\.bin\n")
+                .contains("The repository has 1 damaged object and 1 snapshot that cannot be restored in full; run"
+                        + " 'ballast repair packs'");
+        assertNoStackTrace();
+        // check dropped nothing, unlike verify: the damage is still there to be found
+        assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(run(at("repair", "packs"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .as("the chunk is gone, not damaged: a new backup stores it")
+                .doesNotContain("Damaged: data/");
+        assertThat(run(at("backup", home.resolve("src").toString()))).as(err()).isZero();
+        assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
+    }
+
+    @Test
+    void aLostPackIsFoundWithoutReadingAnyPack() throws Exception {
+        backedUp();
+        String lost;
+        try (LocalObjectStore store = store()) {
+            lost = store.list("data/").get(0);
+            for (VersionEntry v : store.versions(lost)) {
+                store.deleteVersion(lost, v.versionId());
+            }
+        }
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: " + lost + ": it is missing; the index names 3 blobs in it")
+                .contains("3 files lack a chunk that no pack holds intact: f0.bin, f1.bin, f2.bin");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void aStoreOfTheEarlierFormatAndConflictingOptionsAreRefusedInOneSentence() throws Exception {
+        Path src = Files.createDirectories(home.resolve("plain"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString(), "--insecure-no-encryption")))
+                .as(err())
+                .isZero();
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("'ballast check' checks an encrypted repository (ballast init), and the local store ")
+                .contains(" is a store of the earlier format: run 'ballast verify NAME' for each backup name");
+        assertThat(run(at("check", "--read-data", "--read-data-subset", "1/2"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: --read-data and --read-data-subset 1/2 both say what to read; pass one"
+                        + " (--read-data reads every pack).\n");
+    }
+}
