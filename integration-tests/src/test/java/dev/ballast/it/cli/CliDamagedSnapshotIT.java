@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * CliDamagedStoreIT's damaged newest manifest on the encrypted repository a new store now is
  * (format 3), on the local store and on S3Mock: the newest snapshot's stored bytes (a sealed object
  * under {@code snapshots/}) flipped or cut, {@code list} marks it DAMAGED, {@code restore} and
- * {@code verify} fall back to the one before with exit 7, and the next backup warns and goes on.
+ * {@code verify} fall back to the one before with exit 7, {@code check} names it (exit 4), and the next
+ * backup warns and goes on.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CliDamagedSnapshotIT extends CliOnBothStores {
@@ -62,6 +63,18 @@ class CliDamagedSnapshotIT extends CliOnBothStores {
             Run list = ballast(store, "list");
             assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
             assertThat(list.out()).contains(firstVersion).containsPattern(secondVersion + ".*DAMAGED");
+
+            // check names the damaged version under its name (told by the version that opens), reads
+            // every pack, and finds nothing else wrong
+            Run check = ballast(store, "check", "--read-data");
+            assertThat(check.exitCode()).as(check.err()).isEqualTo(ExitCodes.INTEGRITY);
+            assertThat(check.err())
+                    .contains("Damaged snapshot: " + name + " "
+                            + dev.ballast.backup.snapshot.Manifests.shortId(secondVersion) + " (")
+                    .contains("its manifest does not open")
+                    .doesNotContain("Damaged: data/")
+                    .doesNotContain("\tat ");
+            assertThat(check.out()).startsWith("Check FAILED: ").contains(" whole, ");
 
             Path target = base.resolve(name + "-restored");
             Run restore = ballast(store, "restore", name, target.toString());
