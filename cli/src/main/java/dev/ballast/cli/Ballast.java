@@ -171,6 +171,14 @@ public final class Ballast implements Callable<Integer> {
                 if (bc.common().verbose) {
                     System.setProperty(LOG_PREFIX + "log.dev.ballast", "info");
                 }
+                CommandLine.ParseResult options = leaf;
+                try {
+                    RepositoryOption.apply(bc.common(), ctx.env(), options::hasMatchedOption);
+                } catch (CliFailure f) {
+                    // as a failure of the command itself: one sentence and its exit code (the handler below)
+                    throw new CommandLine.ExecutionException(
+                            options.commandSpec().commandLine(), f.getMessage(), f);
+                }
                 S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
             }
             return new CommandLine.RunLast().execute(parseResult);
@@ -199,10 +207,6 @@ public final class Ballast implements Callable<Integer> {
     /** restic's commands a restic user types out of habit, with what does that here (or that nothing does). */
     static final Map<String, String> RESTIC_COMMANDS = Map.ofEntries(
             Map.entry("snapshots", "restic's 'snapshots' is 'ballast list' here, the backups with their snapshots"),
-            Map.entry(
-                    "check",
-                    "restic's 'check' is 'ballast verify NAME' here (one backup; --read-data-subset reads"
-                            + " part of it), and 'ballast repair index' checks that the index names every pack"),
             Map.entry("version", "the version is 'ballast --version'"),
             Map.entry("rebuild-index", "restic's 'rebuild-index' is 'ballast repair index' here"),
             Map.entry("dump", "there is no 'dump': 'ballast restore NAME TARGET-DIR PATH' restores one file"),
@@ -215,12 +219,6 @@ public final class Ballast implements Callable<Integer> {
 
     /** restic's global options a restic user types out of habit, with what does that here. */
     static final Map<String, String> RESTIC_OPTIONS = Map.of(
-            "--repo",
-            "the store is --data-dir DIR (a local store, default ~/.ballast) or --endpoint URL with"
-                    + " --bucket NAME (S3)",
-            "-r",
-            "the store is --data-dir DIR (a local store, default ~/.ballast) or --endpoint URL with --bucket"
-                    + " NAME (S3)",
             "--target",
             "the target directory is restore's second argument: 'ballast restore NAME TARGET-DIR'",
             "--json",

@@ -14,6 +14,21 @@ final class CommonOptions {
     static final String DEFAULT_BUCKET = "ballast-backups";
 
     @Option(
+            names = {"-r", "--repo"},
+            paramLabel = "REPO",
+            description = "The store, as restic's -r names a repository (default: $BALLAST_REPOSITORY): a directory,"
+                    + " the local store itself (what --data-dir D --bucket B name as D/B), or s3:URL/BUCKET, an S3"
+                    + " endpoint and bucket (s3:http://localhost:9000/backups; s3:host/bucket means https). Not"
+                    + " with --data-dir, --endpoint or --bucket, which win over $BALLAST_REPOSITORY.")
+    String repo;
+
+    /**
+     * Whether the local store's directory was named whole by {@code --repo} (or
+     * {@code $BALLAST_REPOSITORY}), so its last part need not be a bucket name. Not an option.
+     */
+    boolean localRepo;
+
+    @Option(
             names = "--data-dir",
             paramLabel = "DIR",
             description =

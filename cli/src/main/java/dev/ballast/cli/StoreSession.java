@@ -433,6 +433,9 @@ final class StoreSession implements AutoCloseable {
     }
 
     private static void checkBucket(CommonOptions o) {
+        if (o.localRepo && o.endpoint == null) {
+            return; // the store's directory named whole by --repo: its name is the user's, not a bucket's
+        }
         // S3's bucket naming rules (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html),
         // for the local store's directory too; the S3 SDK refuses other names with a message of its own.
         if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
@@ -504,6 +507,14 @@ final class StoreSession implements AutoCloseable {
                                     ? ""
                                     : " --bucket " + dataDir.getFileName())
                             + " (nothing was created).");
+        }
+        if (!exists && o.localRepo && LocalObjectStore.exists(storeDir.resolve(CommonOptions.DEFAULT_BUCKET))) {
+            // --data-dir's directory given as --repo: a backup would make a second store beside the one in it.
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + storeDir + "' is a data directory holding the local store "
+                            + storeDir.resolve(CommonOptions.DEFAULT_BUCKET) + "; pass --repo "
+                            + storeDir.resolve(CommonOptions.DEFAULT_BUCKET) + " (nothing was created).");
         }
         if (!exists && LocalObjectStore.holdsContentWithoutIndex(storeDir)) {
             throw new CliFailure(

@@ -1,0 +1,115 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.testkit.LeakCheck;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code -r/--repo} and {@code $BALLAST_REPOSITORY}: the store named as a restic user names a
+ * repository ({@code restic -r DIR}, {@code $RESTIC_REPOSITORY}, {@code s3:URL/BUCKET}).
+ */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RepositoryOptionTest extends InProcessCli {
+    /** The options {@code value} of {@code --repo} (or of the variable, when null) gives, with {@code given} on the line. */
+    private static CommonOptions applied(String repo, Map<String, String> env, String... given) {
+        CommonOptions o = new CommonOptions();
+        o.repo = repo;
+        o.bucket = CommonOptions.DEFAULT_BUCKET;
+        RepositoryOption.apply(o, env, Set.of(given)::contains);
+        return o;
+    }
+
+    @Test
+    void aDirectoryIsTheLocalStoreItselfAndTheVariableNamesItForEveryCommand() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Path repo = home.resolve("My Backups"); // not a bucket name: the directory is the user's to name
+
+        assertThat(run("backup", src.toString(), "-r", repo.toString()))
+                .as(err())
+                .isZero();
+        assertThat(repo.resolve("index.db")).exists();
+        assertThat(run(Map.of(RepositoryOption.VARIABLE, repo.toString()), "list"))
+                .as(err())
+                .isZero();
+        assertThat(out()).startsWith("src\n");
+        // the same store through --data-dir and --bucket: the options win over the variable
+        assertThat(run(
+                        Map.of(
+                                RepositoryOption.VARIABLE,
+                                home.resolve("elsewhere").toString()),
+                        "list",
+                        "--data-dir",
+                        home.toString(),
+                        "--bucket",
+                        "my-backups"))
+                .isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no local store at " + home.resolve("my-backups"));
+    }
+
+    @Test
+    void theDataDirectoryGivenAsRepoIsRefusedAndNothingIsCreated() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Path dataDir = home.resolve("data");
+        assertThat(run("backup", src.toString(), "--data-dir", dataDir.toString()))
+                .as(err())
+                .isZero();
+
+        assertThat(run("backup", src.toString(), "-r", dataDir.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: '" + dataDir + "' is a data directory holding the local store "
+                        + dataDir.resolve("ballast-backups") + "; pass --repo " + dataDir.resolve("ballast-backups")
+                        + " (nothing was created).\n");
+        assertThat(dataDir.resolve("index.db")).doesNotExist();
+    }
+
+    @Test
+    void s3FormsAsResticWritesThem() {
+        CommonOptions http = applied("s3:http://127.0.0.1:9000/backups", Map.of());
+        assertThat(http.endpoint).isEqualTo(URI.create("http://127.0.0.1:9000"));
+        assertThat(http.bucket).isEqualTo("backups");
+        CommonOptions noScheme = applied(null, Map.of("BALLAST_REPOSITORY", "s3:s3.eu-west-1.amazonaws.com/nightly/"));
+        assertThat(noScheme.endpoint).isEqualTo(URI.create("https://s3.eu-west-1.amazonaws.com"));
+        assertThat(noScheme.bucket).isEqualTo("nightly");
+        CommonOptions local = applied("local:/srv/backups", Map.of());
+        assertThat(local.dataDir).isEqualTo(Path.of("/srv"));
+        assertThat(local.bucket).isEqualTo("backups");
+        assertThat(local.endpoint).isNull();
+        CommonOptions untouched = applied(null, Map.of("BALLAST_REPOSITORY", "/srv/backups"), "--endpoint");
+        assertThat(untouched.dataDir).isNull();
+        assertThat(untouched.bucket).isEqualTo(CommonOptions.DEFAULT_BUCKET);
+    }
+
+    @Test
+    void whatNamesNoUsableStoreIsRefusedInOneSentence() {
+        assertThatThrownBy(() -> applied("/srv/backups", Map.of(), "--bucket"))
+                .hasMessage("--repo /srv/backups names the store, and so does --bucket; pass --repo alone, or"
+                        + " --bucket without it.");
+        assertThatThrownBy(() -> applied("sftp:user@host:/srv/restic", Map.of()))
+                .hasMessage("--repo sftp:user@host:/srv/restic names restic's sftp backend; Ballast stores in a local"
+                        + " directory or an S3 bucket: give a directory or s3:URL/BUCKET.");
+        assertThatThrownBy(() -> applied("s3:http://host:9000/bucket/folder", Map.of()))
+                .hasMessageStartingWith("--repo s3:http://host:9000/bucket/folder is not s3:URL/BUCKET: ");
+        assertThatThrownBy(() -> applied(null, Map.of("BALLAST_REPOSITORY", " ")))
+                .hasMessageStartingWith("$BALLAST_REPOSITORY is empty: ");
+        assertThatThrownBy(() -> applied("/", Map.of()))
+                .hasMessageStartingWith("--repo / names no directory a store can live in");
+
+        assertThat(run("list", "-r", "rest:http://host:8000/")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: --repo rest:http://host:8000/ names restic's rest backend; Ballast stores"
+                        + " in a local directory or an S3 bucket: give a directory or s3:URL/BUCKET.\n");
+    }
+}
