@@ -1,6 +1,7 @@
 package dev.ballast.http.classify;
 
 import dev.ballast.http.CallRejectedException;
+import dev.ballast.http.InterimResponseException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,9 +85,13 @@ import javax.net.ssl.SSLHandshakeException;
  *       have processed the request; repeat it only if that is harmless (§9.2.2).</td></tr>
  *   <tr><td>other 5xx</td><td>{@link Outcome#TRANSIENT TRANSIENT}</td>
  *       <td>RFC 9110 §15.6: server errors; the server is aware it is at fault.</td></tr>
- *   <tr><td>1xx and 600-999</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
- *       <td>RFC 9110 §15.2: a 1xx is interim and never a final answer; codes above 599 are undefined.
- *       Neither is something a retry can fix.</td></tr>
+ *   <tr><td>1xx</td><td>not a response: see {@link InterimResponseException} below</td>
+ *       <td>RFC 9110 §15.2: a 1xx is interim and never the answer to a request. {@code ResilientHttpClient}
+ *       never classifies one as a response: a 1xx the wrapped client hands over as final fails the
+ *       attempt with {@link InterimResponseException}, classified as a failure. Asked directly,
+ *       {@link #classifyResponse(int, HttpHeaders)} answers {@link Outcome#PERMANENT PERMANENT}.</td></tr>
+ *   <tr><td>600-999</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
+ *       <td>Undefined codes: nothing a retry can fix.</td></tr>
  *   </tbody>
  * </table>
  *
@@ -123,6 +128,11 @@ import javax.net.ssl.SSLHandshakeException;
  *   <tr><td>{@link CertificateException}, {@link CertPathValidatorException},
  *       {@link CertPathBuilderException}</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>A certificate problem outside a handshake is no more retryable than inside one.</td></tr>
+ *   <tr><td>{@link InterimResponseException}</td><td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
+ *       <td>The wrapped client returned a 1xx (interim, RFC 9110 §15.2) as the response, as
+ *       {@code java.net.http} does with a second interim response after {@code 100 Continue}: the
+ *       server may have read the body and acted on it, so the request is repeated only for an
+ *       idempotent method (RFC 9110 §9.2.2) or with an idempotency key.</td></tr>
  *   <tr><td>{@link CallRejectedException}</td><td>{@link Outcome#PERMANENT PERMANENT}</td>
  *       <td>An open circuit or a full bulkhead rejected the call before any I/O; retrying it would only
  *       hammer the protection that produced it.</td></tr>
@@ -417,6 +427,7 @@ public final class ClassificationTable implements ResponseClassifier {
                 failures.put(certificateType, Outcome.PERMANENT);
             }
             failures.put(CallRejectedException.class, Outcome.PERMANENT);
+            failures.put(InterimResponseException.class, Outcome.AMBIGUOUS);
         }
 
         private Builder(ClassificationTable table) {

@@ -4,6 +4,7 @@ import dev.ballast.http.BodyTimeout;
 import dev.ballast.http.CallRejectedException;
 import dev.ballast.http.CircuitOpenException;
 import dev.ballast.http.ConcurrencyLimitExceededException;
+import dev.ballast.http.InterimResponseException;
 import dev.ballast.http.classify.Outcome;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -454,6 +455,10 @@ final class Attempt<T>
         if (lost) {
             return BodySubscribers.replacing(null); // a hedged call took another answer: nothing of the caller's runs
         }
+        if (InterimResponses.isInterim(info.statusCode())) {
+            // RFC 9110 §15.2: no answer. Its "body" is what follows on the connection: never read.
+            return InterimResponses.refusing(interimFailure(info.statusCode()));
+        }
         AttemptOutcome decision = call.pipeline.decider.onResponse(call, number, info.statusCode(), info.headers());
         HEADER_DECISION.setRelease(this, decision); // read after the exchange ends, which orders it
         if (decision.retry()) {
@@ -706,6 +711,12 @@ final class Attempt<T>
      */
     AttemptOutcome complete(@Nullable HttpResponse<T> response, @Nullable Throwable thrown) {
         AttemptOutcome decided = headerDecision;
+        if (thrown == null && decided == null && InterimResponses.isInterim(response.statusCode())) {
+            // A wrapped client that never ran our handler returned a 1xx as the response: not an answer either.
+            Bodies.discard(response);
+            thrown = interimFailure(response.statusCode());
+            response = null;
+        }
         AttemptOutcome outcome;
         boolean answered = response != null || decided != null;
         boolean cutByTotal = false;
@@ -801,6 +812,12 @@ final class Attempt<T>
         }
         call.pipeline.listeners.decision(call, outcome, startNanos);
         return outcome;
+    }
+
+    private InterimResponseException interimFailure(int statusCode) {
+        HttpRequest request = call.request;
+        String path = request.uri().getRawPath();
+        return new InterimResponseException(statusCode, request.method(), path == null || path.isEmpty() ? "/" : path);
     }
 
     /**
