@@ -53,8 +53,11 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  *   <li>with an endpoint URI and path-style addressing, each request's URL and signing scope taken
  *       straight from that URI ({@link PathStyleEndpointProvider}) instead of from the SDK's S3
  *       endpoint rules, which it would otherwise run twice per request;</li>
- *   <li>no {@code Expect: 100-continue} on a body of at most 1 MiB ({@link SmallBodiesWithoutExpect}):
- *       the round trip of waiting for {@code 100 Continue} saves nothing worth it on a small body;</li>
+ *   <li>no {@code Expect: 100-continue} (RFC 9110 section 10.1.1), which the SDK adds to every
+ *       PutObject and UploadPart: {@link JdkSdkHttpClient} never asks the JDK client for it, since
+ *       that client takes a second interim response after the {@code 100 Continue} (as
+ *       {@code moto_server} sends) for the answer, and on JDK 17 waits without bound for a
+ *       {@code 100 Continue} a server never sends;</li>
  *   <li>SigV4 signing that takes a body's SHA-256 from the request's {@code x-amz-content-sha256}
  *       when the object store has set it ({@link PrecomputedPayloadSigner}), so a body is not read
  *       and hashed a second time just to be signed.</li>
@@ -197,8 +200,7 @@ public final class S3Endpoint {
                 .credentialsProvider(credentials())
                 .putAuthScheme(PrecomputedPayloadSigner.scheme())
                 .forcePathStyle(pathStyle)
-                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
-                        .addExecutionInterceptor(new SmallBodiesWithoutExpect()))
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .serviceConfiguration(

@@ -41,8 +41,8 @@ import software.amazon.awssdk.http.SdkHttpResponse;
  * Headers are copied except those {@code java.net.http} sets itself, with the signed {@code Host}
  * checked against the one the JDK sends ({@link RestrictedHeaders}); content is streamed, never
  * buffered, with exactly the signed {@code Content-Length}, re-read from its first byte on every
- * transmission so a retrying layer below re-sends whole bodies, and {@code Expect: 100-continue}
- * honoured when there is content ({@link RequestBodies}). HTTP/1.1 is requested by default
+ * transmission so a retrying layer below re-sends whole bodies, and never with
+ * {@code Expect: 100-continue}, which the JDK client mishandles ({@link RequestBodies}). HTTP/1.1 is requested by default
  * ({@link #DEFAULT_VERSION}). A request for which the {@linkplain Builder#nonIdempotentEffect
  * non-idempotent effect rule} holds carries a body marked non-idempotent, which
  * {@code ResilientHttpClient} never repeats after an ambiguous failure, whatever its method.

@@ -27,15 +27,23 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  *       use the JDK's bodiless forms, which send no length on JDK 19 and later. HEAD has no bodiless
  *       form in the Java 17 API ({@code HttpRequest.Builder.HEAD()} arrived in Java 18), so a HEAD may
  *       carry an unsigned {@code Content-Length: 0}, which servers accept.</li>
- *   <li>{@code Expect: 100-continue} (RFC 9110 section 10.1.1) becomes
- *       {@link HttpRequest.Builder#expectContinue(boolean)}, and only when there is content: a client
- *       must not wait for {@code 100 Continue} on a request without content.</li>
+ *   <li>{@code Expect: 100-continue} (RFC 9110 section 10.1.1), which the SDK puts on every
+ *       PutObject and UploadPart, is dropped: the JDK is never asked for it
+ *       ({@link HttpRequest.Builder#expectContinue(boolean)} stays off). A client may always send
+ *       the content without the expectation, and the JDK's handling of it breaks uploads: after the
+ *       first {@code 100 Continue} it takes the next response head as final, so a server that sends
+ *       a second interim response (Werkzeug, under {@code moto_server}, writes {@code 100 Continue}
+ *       twice) answers every large upload with "HTTP 100" (RFC 9110 section 15.2: a 1xx is never an
+ *       answer); JDK 17 waits for the {@code 100 Continue} without any bound of its own (JDK 25: 5 s)
+ *       on a server or proxy that never sends one; and a {@code 417 Expectation Failed} is not
+ *       repeated without the expectation (section 10.1.1 says it should be). What the expectation
+ *       would save is the content of a request refused on its headers alone: such a refusal still
+ *       comes back as its status (the JDK hands over an answer that arrives while it sends, see
+ *       {@link ErrorBodies}), only after more bytes were sent.</li>
  * </ul>
  * Stateless.
  */
 final class RequestBodies {
-    private static final String EXPECT_CONTINUE = "100-continue";
-
     private RequestBodies() {}
 
     /**
@@ -62,9 +70,6 @@ final class RequestBodies {
         }
         ReplayableBodyPublisher body = replayable(content.get(), contentLength);
         target.method(method.name(), nonIdempotentEffect ? body.nonIdempotent() : body);
-        target.expectContinue(request.firstMatchingHeader("Expect")
-                .map(value -> value.trim().equalsIgnoreCase(EXPECT_CONTINUE))
-                .orElse(false));
     }
 
     private static void bodiless(

@@ -19,10 +19,10 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  *       scheme's default (RFC 9110 section 7.2), the rule the SDK's signer uses too; a signed
  *       {@code Host} that differs is refused before anything is sent, instead of a request the server
  *       would answer {@code SignatureDoesNotMatch} with no hint why.</li>
- *   <li>{@code Content-Length}, {@code Expect} and {@code Transfer-Encoding}: expressed through the
- *       body publisher and {@link HttpRequest.Builder#expectContinue(boolean)} by
- *       {@link RequestBodies}; {@code Transfer-Encoding} is dropped so a chunked body does not carry
- *       it twice.</li>
+ *   <li>{@code Content-Length} and {@code Transfer-Encoding}: expressed through the body publisher
+ *       by {@link RequestBodies}; {@code Transfer-Encoding} is dropped so a chunked body does not
+ *       carry it twice. {@code Expect} is dropped: no request asks for {@code 100 Continue} (why:
+ *       {@link RequestBodies}).</li>
  *   <li>{@code Connection} and {@code Upgrade} are hop-by-hop (RFC 9110 section 7.6.1), not signed,
  *       and left to the JDK.</li>
  * </ul>
