@@ -233,7 +233,7 @@ public final class Backups {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
                     "The store holds no repository of format 3 (it has no object '" + KeyFiles.CONFIG
-                            + "'): make one with Backups.init(store, password) or 'ballast init', or work on"
+                            + "'): make one with Backups.init(store, password), or work on"
                             + " a store of the earlier formats with Backups.of(store), without a key");
         }
     }
@@ -730,8 +730,8 @@ public final class Backups {
     }
 
     /** What to do about damaged or missing chunks in a repository of format 3, after a verify found some. */
-    static final String PACKED_DAMAGE_ADVICE = "The chunks are damaged or missing in the repository: repair(true)"
-            + " ('ballast repair packs') drops them from the index, keeping every intact chunk, and the next backup"
+    static final String PACKED_DAMAGE_ADVICE = "The chunks are damaged or missing in the repository: "
+            + Advice.REPAIR_PACKS.text() + " drops them from the index, keeping every intact chunk, and the next backup"
             + " of a source that still holds the files stores them again, which heals every backup that uses them.";
 
     /** The content of a repository of format 3, opened for one job (its index read), or null without a key. */

@@ -20,8 +20,7 @@ public final class Messages {
             if (c instanceof OutOfMemoryError oom) {
                 // "Java heap space" alone does not say what to do about it (tester's finding)
                 return (oom.getMessage() == null ? "out of memory" : oom.getMessage())
-                        + ": the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in"
-                        + " BALLAST_JAVA_OPTS)";
+                        + ": the JVM's maximum heap is too small; " + Advice.HEAP.text();
             }
         }
         String msg = t.getMessage();

@@ -104,7 +104,7 @@ class RepositoryHealingTest {
                 .isEqualTo(3);
         assertThat(notes)
                 .anyMatch(n -> n.startsWith("Warning: 1 pack(s) the repository's index names are missing")
-                        && n.contains("'ballast repair index'"))
+                        && n.contains("Backups.repair(false)"))
                 .anyMatch(n -> n.startsWith("Note: 2 chunk(s) of 1 missing pack(s) were stored again from the source")
                         && n.contains("1 chunk(s) of the 1 missing pack(s) were not in this source"));
 
@@ -146,7 +146,7 @@ class RepositoryHealingTest {
                 .singleElement()
                 .asString()
                 .contains(pack)
-                .contains("'ballast repair index'");
+                .contains("Backups.repair(false)");
 
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();
@@ -290,14 +290,14 @@ class RepositoryHealingTest {
         assertThat(back.ok()).as("%s", back).isTrue();
         assertThat(notes)
                 .anyMatch(n -> n.contains("index file(s) of the repository are damaged (" + index)
-                        && n.contains("'ballast repair index'"));
+                        && n.contains("Backups.repair(false)"));
         Files.write(source.resolve("new.bin"), EncryptedBackupsTest.random(100_000, 77));
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();
         assertThat(second.stored())
                 .as("the other files' chunks were found from the packs' headers")
                 .isEqualTo(1);
-        assertThat(notes).anyMatch(n -> n.contains(index) && n.contains("'ballast repair index'"));
+        assertThat(notes).anyMatch(n -> n.contains(index) && n.contains("Backups.repair(false)"));
         PruneResult refused = backups.prune(Duration.ZERO, false);
         assertThat(refused.deletedVersions()).isZero();
         assertThat(refused.skippedNames())

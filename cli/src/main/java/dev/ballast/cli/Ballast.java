@@ -141,7 +141,9 @@ public final class Ballast implements Callable<Integer> {
      * each command's annotations by reflection, which costs a noticeable part of a short command's
      * start-up, and a command line holds one subcommand.
      */
-    static CommandLine commandLine(CliContext ctx, @Nullable String first) {
+    static CommandLine commandLine(CliContext given, @Nullable String first) {
+        // The engine names its remedies in the library's terms; the command prints its own (CliWording).
+        CliContext ctx = CliWording.context(given);
         ContextFactory factory = new ContextFactory(ctx);
         CommandLine cl = new CommandLine(new Ballast(), factory);
         Class<? extends BallastCommand> only = first == null ? null : COMMANDS.get(first);

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A failure reported to the user as one sentence (the input, what went wrong, what to do) and an
  * exit code from {@link ExitCodes}; the cause is shown only with {@code --verbose}. The engine's
- * failures ({@link BackupException}) become one with {@link #of}, their kind giving the exit code.
+ * failures ({@link BackupException}) become one with {@link #of}, their kind giving the exit code and
+ * their remedies reworded in the command's terms ({@link CliWording}).
  */
 final class CliFailure extends BackupException {
     private static final long serialVersionUID = 1L;
@@ -38,9 +39,14 @@ final class CliFailure extends BackupException {
             return f;
         }
         int code = ExitCodes.of(e.kind());
+        // The engine names remedies in the library's terms; the command's own words replace them.
+        String message = CliWording.reword(String.valueOf(e.getMessage()));
         CliFailure f = e.details().isEmpty()
-                ? new CliFailure(code, String.valueOf(e.getMessage()), e.getCause())
-                : new CliFailure(code, String.valueOf(e.getMessage()), e.details());
+                ? new CliFailure(code, message, e.getCause())
+                : new CliFailure(
+                        code,
+                        message,
+                        e.details().stream().map(CliWording::reword).toList());
         f.setStackTrace(e.getStackTrace());
         return f;
     }

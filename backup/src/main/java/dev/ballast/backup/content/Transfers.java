@@ -1,5 +1,6 @@
 package dev.ballast.backup.content;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +43,7 @@ public final class Transfers implements AutoCloseable {
         if (threads < 1 || threads > MAX_THREADS) {
             throw new BackupException(
                     BackupException.Kind.INVALID_INPUT,
-                    "--transfers must be between 1 and " + MAX_THREADS + " but was " + threads
+                    Advice.TRANSFERS.text() + " must be between 1 and " + MAX_THREADS + " but was " + threads
                             + "; pass the number of files to transfer at once (default " + DEFAULT_THREADS + ").");
         }
         AtomicInteger n = new AtomicInteger();

@@ -1,5 +1,6 @@
 package dev.ballast.backup.keys;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.BackupException.Kind;
 import dev.ballast.backup.tree.LocalHost;
@@ -83,8 +84,7 @@ public final class KeyFiles {
     private final String passwordSource;
 
     /** The advice of a wrong password when where it came from is not known. */
-    private static final String ANY_PASSWORD_SOURCE =
-            "the password (BALLAST_PASSWORD, --password-file or --password-command)";
+    private static final String ANY_PASSWORD_SOURCE = Advice.PASSWORD.text();
 
     private KeyFiles(
             KdfParameters kdf,
@@ -248,7 +248,7 @@ public final class KeyFiles {
                         "The store " + where + " holds objects of an encrypted repository (such as '" + found.get()
                                 + "') but no '" + CONFIG + "': it was deleted, or an init did not finish; nothing"
                                 + " is read or written here (a backup would be stored in clear): put '" + CONFIG
-                                + "' back from a copy of the store, or run 'ballast init' again if the init was"
+                                + "' back from a copy of the store, or " + Advice.INIT_AGAIN.text() + " if the init was"
                                 + " interrupted before any backup.");
             }
         }
@@ -301,7 +301,7 @@ public final class KeyFiles {
                                     "The store at " + where(store) + " holds '" + e.key() + "', an object of another"
                                             + " program where an encrypted repository keeps its own (config, keys/,"
                                             + " data/, index/, snapshots/), so no repository is made there and nothing"
-                                            + " was written: pass another --bucket or --data-dir.");
+                                            + " was written: " + Advice.ANOTHER_STORE.text());
                         }
                         if (e.key().startsWith(KEYS_PREFIX)) {
                             leftover.add(e);
@@ -315,8 +315,7 @@ public final class KeyFiles {
                 throw new BackupException(
                         Kind.INVALID_INPUT,
                         "The store at " + where(store) + " already holds backups of the unencrypted format (such as '"
-                                + other.get() + "'), which stay readable as they are; init a new repository in an"
-                                + " empty store (another --bucket or --data-dir).");
+                                + other.get() + "'), which stay readable as they are; " + Advice.EMPTY_STORE.text());
             }
         }
         // Key files of an init that stopped before its config protect nothing (no config, no repository) and
@@ -570,8 +569,8 @@ public final class KeyFiles {
         if (prefix.isEmpty() || !prefix.matches("[0-9a-f]{1,64}")) {
             throw new BackupException(
                     Kind.INVALID_INPUT,
-                    "'" + idPrefix + "' is not a key ID; give the ID (or its first characters) that 'ballast key list'"
-                            + " shows.");
+                    "'" + idPrefix + "' is not a key ID; give the ID (or its first characters) that "
+                            + Advice.KEY_LIST.text() + ".");
         }
         List<KeyInfo> keys = list(store, current.keyId());
         List<KeyInfo> matches =
@@ -579,8 +578,8 @@ public final class KeyFiles {
         if (matches.isEmpty()) {
             throw new BackupException(
                     Kind.NOT_FOUND,
-                    "No key of the repository at " + where(store) + " has an ID starting with '" + prefix
-                            + "'; 'ballast key list' shows them.");
+                    "No key of the repository at " + where(store) + " has an ID starting with '" + prefix + "'; "
+                            + Advice.KEY_LIST.text() + " them.");
         }
         if (matches.size() > 1) {
             throw new BackupException(
@@ -595,14 +594,15 @@ public final class KeyFiles {
             throw new BackupException(
                     Kind.INVALID_INPUT,
                     "Key " + key.shortId() + " is the only key of the repository at " + where(store)
-                            + ", and without a key nothing in it can be read again; add another with 'ballast key add'"
-                            + " first.");
+                            + ", and without a key nothing in it can be read again; add another with "
+                            + Advice.KEY_ADD.text() + " first.");
         }
         if (key.current()) {
             throw new BackupException(
                     Kind.INVALID_INPUT,
                     "Key " + key.shortId() + " is the key in use (its password opened the repository); to replace"
-                            + " its password use 'ballast key passwd', or give another key's password to remove it.");
+                            + " its password use " + Advice.KEY_PASSWD.text()
+                            + ", or give another key's password to remove it.");
         }
         deleteKeyFile(store, KEYS_PREFIX + key.id());
         return key;
@@ -663,8 +663,8 @@ public final class KeyFiles {
             throw new BackupException(
                     Kind.INTEGRITY,
                     "the key file '" + name + "' in the repository at " + where(store) + " is damaged: its SHA-256 is"
-                            + " not its name; restore it from a copy of the store, or remove it with 'ballast key"
-                            + " remove'.");
+                            + " not its name; restore it from a copy of the store, or remove it with "
+                            + Advice.KEY_REMOVE.text() + ".");
         }
         try {
             return KeyFile.parse(json);

@@ -1,5 +1,6 @@
 package dev.ballast.backup.pack;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -424,8 +425,9 @@ public final class BlobRepository implements AutoCloseable {
             if (pack != null && !missingPacks.containsKey(pack)) {
                 throw new IntegrityException(
                         pack,
-                        "Blob " + id + " in pack " + pack + " lies past the pack's end: the pack was cut"
-                                + " ('ballast repair index' keeps its other blobs; a backup stores this one again).");
+                        "Blob " + id + " in pack " + pack + " lies past the pack's end: the pack was cut" + " ("
+                                + Advice.REPAIR_INDEX.text()
+                                + " keeps its other blobs; a backup stores this one again).");
             }
             if (pack != null) {
                 // the pack is what is missing: the key a caller reports

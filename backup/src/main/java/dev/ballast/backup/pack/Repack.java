@@ -1,5 +1,6 @@
 package dev.ballast.backup.pack;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.UnsupportedCapabilityException;
@@ -407,7 +408,7 @@ final class Repack {
         if (!holdingNeeded.isEmpty()) {
             throw new PruneRefusedException(unindexedPacks(holdingNeeded) + " " + needed
                     + " chunk(s) that snapshots need (an index file is missing), so nothing was pruned; run"
-                    + " 'ballast repair index' to index " + (holdingNeeded.size() == 1 ? "it" : "them")
+                    + " " + Advice.REPAIR_INDEX.text() + " to index " + (holdingNeeded.size() == 1 ? "it" : "them")
                     + " again, then prune");
         }
         Set<BlobId> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -437,7 +438,8 @@ final class Repack {
             if (!holdingCopies.isEmpty()) {
                 throw new PruneRefusedException(unindexedPacks(holdingCopies) + " another copy of " + copies
                         + " chunk(s) whose indexed copy does not open (an index file is missing), so nothing was"
-                        + " pruned; run 'ballast repair index' to index " + (holdingCopies.size() == 1 ? "it" : "them")
+                        + " pruned; run " + Advice.REPAIR_INDEX.text() + " to index "
+                        + (holdingCopies.size() == 1 ? "it" : "them")
                         + " again, then prune");
             }
         }

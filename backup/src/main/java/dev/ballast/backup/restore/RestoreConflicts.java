@@ -1,5 +1,6 @@
 package dev.ballast.backup.restore;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,12 +96,16 @@ public final class RestoreConflicts {
                 .append(String.join(", ", byKind))
                 .append("); nothing was written. Restore into an empty directory");
         if (replaceable) {
-            message.append(", or rerun with --overwrite to replace ")
+            message.append(", or ")
+                    .append(Advice.OVERWRITE_AGAIN.text())
+                    .append(" to replace ")
                     .append(directories ? "the files and links" : "them");
         }
         if (directories) {
             message.append(replaceable ? " and " : ", or ")
-                    .append("remove the directories listed yourself (--overwrite never replaces a directory)");
+                    .append("remove the directories listed yourself (")
+                    .append(Advice.OVERWRITE.text())
+                    .append(" never replaces a directory)");
         }
         message.append('.');
         return new BackupException(BackupException.Kind.CONFLICT, message.toString(), lines);

@@ -1,5 +1,6 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
@@ -111,7 +112,7 @@ public final class Forgetting {
                 throw new BackupException(
                         BackupException.Kind.NOT_FOUND,
                         "Backup '" + name + "' has no complete manifest version, so '" + Manifests.LATEST
-                                + "' names none; 'ballast list' shows its versions.");
+                                + "' names none; " + Advice.LIST_VERSIONS.text() + ".");
             }
             if (v.versionId().equals(newest)) {
                 throw new BackupException(
@@ -143,8 +144,7 @@ public final class Forgetting {
         if (versions.isEmpty()) {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
-                    "There is no backup named '" + name + "' in " + where
-                            + "; 'ballast list' shows the backups there.");
+                    "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
         }
         return versions;
     }

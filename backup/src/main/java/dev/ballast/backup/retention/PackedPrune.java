@@ -1,5 +1,6 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
@@ -100,7 +101,7 @@ public final class PackedPrune {
             throw new BackupException(
                     BackupException.Kind.UNAVAILABLE,
                     "A prune of the repository is running (" + prune.get() + "); back up again once it has"
-                            + " ended (a prune killed on another host: 'ballast unlock --remove-all')");
+                            + " ended " + Advice.REMOVE_PRUNE_MARKER.text());
         }
     }
 
@@ -160,7 +161,8 @@ public final class PackedPrune {
             cut.removeAll(blobs.blobs().missingPacks().keySet());
             if (!cut.isEmpty()) {
                 skipped.add("pack " + cut.iterator().next() + " is shorter than the index says (cut), so its chunks"
-                        + " cannot all be copied; nothing is pruned until 'ballast repair index' has replaced it");
+                        + " cannot all be copied; nothing is pruned until " + Advice.REPAIR_INDEX.text()
+                        + " has replaced it");
             }
         }
         if (packed instanceof PackedBlobs blobs
@@ -225,7 +227,7 @@ public final class PackedPrune {
             // a live chunk to be repacked did not open: the prune stopped before deleting anything
             return Result.nothing(
                     List.of("a chunk it would copy into a new pack is damaged (" + Messages.printable(e.getMessage())
-                            + "), so nothing was deleted; run 'ballast repair packs', then prune again"));
+                            + "), so nothing was deleted; run " + Advice.REPAIR_PACKS.text() + ", then prune again"));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
@@ -67,8 +68,10 @@ public final class PackedRepair {
                                             ? "stored again by this backup wherever the source still has them."
                                             : "missing until a backup of a source that still has them stores them"
                                                     + " again."))
-                    + " Run 'ballast repair index': it brings back a pack deleted by hand whose earlier version the"
-                    + " store still keeps, and drops the others from the index; then 'ballast verify' shows which"
+                    + " Run " + Advice.REPAIR_INDEX.text()
+                    + ": it brings back a pack deleted by hand whose earlier version"
+                    + " the store still keeps, and drops the others from the index; then " + Advice.VERIFY.text()
+                    + " shows which"
                     + " backups still need chunks no source had.");
         }
         java.util.Set<String> cut = repo.lostPacks();
@@ -81,13 +84,15 @@ public final class PackedRepair {
                     + (backup
                             ? "stored again by this backup wherever the source still has them."
                             : "missing until a backup of a source that still has them stores them again.")
-                    + " Run 'ballast repair index' to keep their intact chunks in new packs and drop the rest.");
+                    + " Run " + Advice.REPAIR_INDEX.text()
+                    + " to keep their intact chunks in new packs and drop the rest.");
         }
         List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
         if (!damaged.isEmpty()) {
             notes.add("Warning: " + damaged.size() + " index file(s) of the repository are damaged ("
                     + Messages.printable(damaged.get(0).toString()) + "); the packs they named were found from"
-                    + " their own headers. Run 'ballast repair index' to replace them (prune refuses to run until"
+                    + " their own headers. Run " + Advice.REPAIR_INDEX.text()
+                    + " to replace them (prune refuses to run until"
                     + " then).");
         }
         return notes;
@@ -113,7 +118,8 @@ public final class PackedRepair {
                 + first.getKey() + ": " + Messages.printable(first.getValue())
                 + (cut.size() > 1 ? "; and " + (cut.size() - 1) + " more" : "")
                 + "); the chunks still in them read, but a pack whose header is cut cannot be indexed again"
-                + " from its own bytes. Run 'ballast repair packs': it keeps their intact chunks in new packs.");
+                + " from its own bytes. Run " + Advice.REPAIR_PACKS.text()
+                + ": it keeps their intact chunks in new packs.");
     }
 
     /**
@@ -158,7 +164,8 @@ public final class PackedRepair {
             notes.add("Warning: chunks in " + around.size() + " pack(s) did not open ("
                     + around.iterator().next()
                     + (around.size() > 1 ? " and " + (around.size() - 1) + " more" : "")
-                    + ") and were read from another copy the store holds; run 'ballast repair packs' to drop the"
+                    + ") and were read from another copy the store holds; run " + Advice.REPAIR_PACKS.text()
+                    + " to drop the"
                     + " damaged copies.");
         }
         if (!atStart.containsAll(packed.unindexedPacksRead())) {
@@ -181,7 +188,8 @@ public final class PackedRepair {
                 + " hold chunks this backup needs (" + packs.iterator().next()
                 + (packs.size() > 1 ? " and " + (packs.size() - 1) + " more" : "")
                 + "): an index file is missing (deleted, or left out when the store was copied); their chunks"
-                + " were found from the packs' own headers. Run 'ballast repair index' to index them again (a"
+                + " were found from the packs' own headers. Run " + Advice.REPAIR_INDEX.text()
+                + " to index them again (a"
                 + " prune refuses to delete them until then).");
     }
 

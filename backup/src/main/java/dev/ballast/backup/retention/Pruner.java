@@ -1,5 +1,6 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
@@ -173,7 +174,7 @@ public final class Pruner {
                     "a backup of it may be running (its run marker, " + running.describe()
                             + ", was written less than " + RunMarker.STALE.toMinutes()
                             + " minutes ago; if no backup of '"
-                            + name + "' is running, 'ballast unlock --remove-all' removes the marker)");
+                            + name + "' is running, " + Advice.REMOVE_MARKER.text() + ")");
         }
         String manifestKey = Manifest.key(name);
         Set<String> referenced = new HashSet<>();
@@ -192,10 +193,8 @@ public final class Pruner {
                         List.of(),
                         0,
                         0,
-                        "its manifest version " + v.versionId() + " is damaged, so what "
-                                + "it references is unknown; forget that version first (ballast forget " + name
-                                + " --manifest-version "
-                                + v.versionId() + ")");
+                        "its manifest version " + v.versionId() + " is damaged, so what " + "it references is unknown; "
+                                + Advice.FORGET_VERSION.text(name, v.versionId()));
             }
             for (ManifestEntry f : m.files()) {
                 referenced.add(m.objectKeyOf(f.path()) + "\n" + f.versionId());

@@ -1,5 +1,6 @@
 package dev.ballast.backup.retention;
 
+import dev.ballast.backup.Advice;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
@@ -54,7 +55,8 @@ public record RetentionPolicy(
     public RetentionPolicy {
         for (int n : new int[] {last, hourly, daily, weekly, monthly, yearly}) {
             if (n < -1) {
-                throw new IllegalArgumentException("a --keep-* count must be -1 (unlimited), 0 or more but was " + n);
+                throw new IllegalArgumentException(
+                        Advice.KEEP_COUNT.text() + " must be -1 (unlimited), 0 or more but was " + n);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.ballast.backup.run;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
@@ -454,8 +455,7 @@ public final class BackupRunner {
             err.accept("Warning: the good copies this backup stored of " + tally.repaired.get()
                     + " damaged version(s) could not "
                     + "be recorded (" + Messages.rootMessage(e)
-                    + "); older backups naming them stay damaged until 'ballast verify "
-                    + "--repair' or the next backup records them.");
+                    + "); older backups naming them stay damaged " + Advice.VERIFY_RECORDS.text() + ".");
         }
     }
 

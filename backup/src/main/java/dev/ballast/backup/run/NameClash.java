@@ -1,5 +1,6 @@
 package dev.ballast.backup.run;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestJson;
@@ -55,8 +56,7 @@ public final class NameClash {
     public static BackupException otherSource(String name, Path source, String before) {
         return new BackupException(
                 BackupException.Kind.INVALID_INPUT,
-                "The backup name '" + name + "' holds backups of " + before + ", not of " + source
-                        + "; pass --name NAME to back this directory up under a name of its own, or --name " + name
-                        + " to make it the newest backup of '" + name + "'.");
+                "The backup name '" + name + "' holds backups of " + before + ", not of " + source + "; "
+                        + Advice.OWN_NAME.text(name) + " to make it the newest backup of '" + name + "'.");
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.backup.run;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
@@ -81,8 +82,8 @@ final class PackedBackup {
                 + (notStored > 0
                         ? " " + notStored + " chunk(s) of the "
                                 + repo.lostPacks().size() + kind + " pack(s) were"
-                                + " not in this source: the backups that need them stay damaged ('ballast verify NAME'"
-                                + " names their files)."
+                                + " not in this source: the backups that need them stay damaged ("
+                                + Advice.VERIFY_NAME.text() + " names their files)."
                         : ""));
     }
 

@@ -1,5 +1,6 @@
 package dev.ballast.backup.snapshot;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.tree.Names;
@@ -304,8 +305,8 @@ public record Manifest(
             throw new BackupException(
                     BackupException.Kind.INTEGRITY,
                     "The manifest " + where + " names the path '" + Names.printable(path)
-                            + "', which is refused because " + problem + "; nothing was restored. Restore another "
-                            + "--manifest-version or inspect the manifest.");
+                            + "', which is refused because " + problem + "; nothing was restored. Restore "
+                            + Advice.ANOTHER_VERSION.text() + " or inspect the manifest.");
         }
         if (!seen.add(path)) {
             throw corrupt(where, "it lists '" + path + "' twice", null);
@@ -329,8 +330,8 @@ public record Manifest(
     private static BackupException corrupt(String where, String why, @Nullable Throwable cause) {
         return new BackupException(
                 BackupException.Kind.INTEGRITY,
-                "The manifest " + where + " is refused because " + why
-                        + "; nothing was restored. Restore another --manifest-version.",
+                "The manifest " + where + " is refused because " + why + "; nothing was restored. Restore "
+                        + Advice.ANOTHER_VERSION.text() + ".",
                 cause);
     }
 

@@ -1,5 +1,6 @@
 package dev.ballast.backup.snapshot;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.Sha256;
@@ -45,7 +46,7 @@ public final class Manifests {
      * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if it is not usable
      */
     public static String checkName(@Nullable String name) {
-        return checkName(name, "pass --name with a name such as 'photos-2026' (no slashes).");
+        return checkName(name, Advice.NAME_FOR_BACKUP.text());
     }
 
     /**
@@ -58,7 +59,7 @@ public final class Manifests {
     public static String checkExistingName(@Nullable String name) {
         String n =
                 name != null && name.length() > 1 && name.endsWith("/") ? name.substring(0, name.length() - 1) : name;
-        return checkName(n, "pass a backup's name as 'ballast list' shows it.");
+        return checkName(n, Advice.EXISTING_NAME.text());
     }
 
     private static String checkName(@Nullable String name, String advice) {
@@ -106,8 +107,8 @@ public final class Manifests {
         } catch (IntegrityException e) {
             throw new BackupException(
                     BackupException.Kind.INTEGRITY,
-                    "The manifest " + where + " is damaged (" + e.getMessage()
-                            + "); restore another --manifest-version.",
+                    "The manifest " + where + " is damaged (" + e.getMessage() + "); restore "
+                            + Advice.ANOTHER_VERSION.text() + ".",
                     e);
         }
     }
@@ -225,7 +226,8 @@ public final class Manifests {
                     BackupException.Kind.INVALID_INPUT,
                     "Manifest version '" + id + "' is too short: give the " + MIN_PREFIX
                             + "-character short ID or at least " + MIN_PREFIX
-                            + " characters of the version ID ('ballast list' shows both), or '" + LATEST + "'.");
+                            + " characters of the version ID " + Advice.SHORT_ID_BOTH.text() + ", or '" + LATEST
+                            + "'.");
         }
         List<VersionEntry> matches = versions.stream()
                 .filter(v ->
@@ -244,15 +246,15 @@ public final class Manifests {
             }
             throw new BackupException(
                     BackupException.Kind.INVALID_INPUT,
-                    "'" + id + "' matches " + matches.size() + " manifest versions of '" + name + "': " + each
-                            + "; pass the short ID 'ballast list' shows or the whole version ID.");
+                    "'" + id + "' matches " + matches.size() + " manifest versions of '" + name + "': " + each + "; "
+                            + Advice.SHORT_ID_PASS.text() + " or the whole version ID.");
         }
         if (matches.isEmpty()) {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
-                    "Backup '" + name + "' has no manifest version '" + id + "' (a short ID as 'ballast list' "
-                            + "shows it, a version ID or its first " + MIN_PREFIX + " or more characters, or '"
-                            + LATEST + "'); 'ballast list' shows its versions.");
+                    "Backup '" + name + "' has no manifest version '" + id + "' (" + Advice.SHORT_ID_AS.text()
+                            + ", a version ID or its first " + MIN_PREFIX + " or more characters, or '"
+                            + LATEST + "'); " + Advice.LIST_VERSIONS.text() + ".");
         }
         return matches.get(0);
     }
@@ -288,8 +290,7 @@ public final class Manifests {
         if (versions.isEmpty()) {
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
-                    "There is no backup named '" + name + "' in " + where
-                            + "; 'ballast list' shows the backups there.");
+                    "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
         }
         if (versionId != null && !versionId.equals(LATEST)) {
             VersionEntry v = byIdOrPrefix(versions, name, versionId);
@@ -335,8 +336,7 @@ public final class Manifests {
                     err.accept("Note: the newest backup of '" + name + "' (manifest version " + label(newestPartial)
                             + ") is "
                             + "incomplete; using the newest complete one, version " + label(v.versionId())
-                            + ". Pass --manifest-version "
-                            + shortId(newestPartial) + " to use the partial one.");
+                            + ". Pass " + Advice.USE_VERSION.text(shortId(newestPartial)) + " the partial one.");
                 }
                 noteStale(m, v, err);
                 return new Versioned(m, v, damaged);
@@ -359,9 +359,9 @@ public final class Manifests {
         throw new BackupException(
                 BackupException.Kind.NOT_FOUND,
                 "Backup '" + name + "' has no complete manifest"
-                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass --manifest-version "
-                        + shortId(newestPartial)
-                        + " to use the files that run stored.");
+                        + (damaged.isEmpty() ? "" : " that is intact") + "; pass "
+                        + Advice.USE_VERSION.text(shortId(newestPartial))
+                        + " the files that run stored.");
     }
 
     /** Lists, on {@code err}, the files of a snapshot kept with an earlier version because its run could not store them. */

@@ -1,5 +1,6 @@
 package dev.ballast.backup.tree;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -93,8 +94,8 @@ public final class SafePaths {
                     BackupException.Kind.INTEGRITY,
                     "The manifest names the path '" + Names.printable(manifestPath) + "', which is refused because "
                             + problem
-                            + "; nothing was restored. The manifest is corrupt or crafted: restore another "
-                            + "--manifest-version or inspect it with 'ballast versions NAME/.ballast-manifest.json'.");
+                            + "; nothing was restored. The manifest is corrupt or crafted: restore "
+                            + Advice.ANOTHER_VERSION.text() + " " + Advice.INSPECT_MANIFEST.text() + ".");
         }
         return resolved;
     }

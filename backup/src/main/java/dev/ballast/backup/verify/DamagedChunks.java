@@ -1,5 +1,6 @@
 package dev.ballast.backup.verify;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
@@ -100,7 +101,7 @@ public final class DamagedChunks {
             }
             return outcome.dropped();
         } catch (RuntimeException e) {
-            notes.accept(notDropped(e, "repair(true) ('ballast repair packs')"));
+            notes.accept(notDropped(e, Advice.REPAIR_PACKS.text()));
             return false;
         }
     }

@@ -72,7 +72,8 @@ class TransfersTest {
     void aBadThreadCountIsRefusedInOneSentence() {
         assertThatThrownBy(() -> new Transfers(0, 1))
                 .isInstanceOf(BackupException.class)
-                .hasMessage("--transfers must be between 1 and 64 but was 0; pass the number of files to transfer at "
-                        + "once (default 4).");
+                .hasMessage(
+                        "The number of transfer threads (Backups.withTransfers) must be between 1 and 64 but was 0; pass the number of files to transfer at "
+                                + "once (default 4).");
     }
 }

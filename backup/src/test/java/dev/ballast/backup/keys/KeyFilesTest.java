@@ -105,7 +105,7 @@ class KeyFilesTest {
             assertThatThrownBy(() -> keys.open(store, pw("wrong")))
                     .isInstanceOf(BackupException.class)
                     .hasMessage("No key of the repository at /stores/s1 opens with the password given; check the"
-                            + " password (BALLAST_PASSWORD, --password-file or --password-command).")
+                            + " password given to Backups.open.")
                     .extracting(e -> ((BackupException) e).kind())
                     .isEqualTo(Kind.WRONG_PASSWORD);
             assertThat(store.list("")).isEqualTo(before);
@@ -386,12 +386,12 @@ class KeyFilesTest {
         FakeObjectStore store = new FakeObjectStore();
         UnlockedRepository a = keys.init(store, pw("a"));
         assertThatThrownBy(() -> keys.remove(store, a, "zz"))
-                .hasMessage("'zz' is not a key ID; give the ID (or its first characters) that 'ballast key list'"
-                        + " shows.");
+                .hasMessage(
+                        "'zz' is not a key ID; give the ID (or its first characters) that KeyFiles.list returns" + ".");
         String absent = a.keyId().startsWith("0") ? "1" : "0";
         assertThatThrownBy(() -> keys.remove(store, a, absent))
                 .hasMessage("No key of the repository at /stores/s1 has an ID starting with '" + absent
-                        + "'; 'ballast key list' shows them.")
+                        + "'; KeyFiles.list returns them.")
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.NOT_FOUND);
     }

@@ -358,7 +358,7 @@ class PruneTest {
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b)
                     .hasMessageContaining("5 chunk(s)")
-                    .hasMessageContaining("ballast repair index");
+                    .hasMessageContaining("Backups.repair(false)");
             assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(b);
@@ -400,7 +400,7 @@ class PruneTest {
             assertThatThrownBy(() -> repo.planPrune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(both)
-                    .hasMessageContaining("run 'ballast repair index' to index them again, then prune");
+                    .hasMessageContaining("run Backups.repair(false) to index them again, then prune");
             assertThatThrownBy(() -> repo.prune(live, p -> false, MaxUnused.DEFAULT))
                     .isInstanceOf(PruneRefusedException.class)
                     .hasMessageContaining(both);

@@ -93,7 +93,7 @@ class RestoreRunnerTest {
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(
                                 "b.txt",
-                                "it could not be restored (Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))"));
+                                "it could not be restored (Java heap space: the JVM's maximum heap is too small; raise the JVM's -Xmx)"));
         assertThat(target.resolve("a.txt")).hasContent("alpha");
         try (Stream<Path> all = Files.list(target)) {
             assertThat(all.map(p -> p.getFileName().toString())).containsExactly("a.txt");
@@ -169,7 +169,7 @@ class RestoreRunnerTest {
                         BackupException.class,
                         f -> assertThat(f.details())
                                 .containsExactly("In the way: f.txt (an existing file differs from the backup's)"))
-                .hasMessageContaining("--overwrite");
+                .hasMessageContaining("RestoreOptions.overwrite");
         assertThat(target.resolve("f.txt")).hasContent("local edit");
         assertThat(target.resolve("g.txt")).doesNotExist();
 
@@ -194,7 +194,7 @@ class RestoreRunnerTest {
                         f -> assertThat(f.details())
                                 .containsExactly(
                                         "In the way: locked.txt (an existing file cannot be read to compare it with the backup's)"))
-                .hasMessageContaining("--overwrite");
+                .hasMessageContaining("RestoreOptions.overwrite");
         assertThat(target.resolve("g.txt")).doesNotExist();
 
         RestoreRunner.Result r = restore(m, target, true);
@@ -224,8 +224,9 @@ class RestoreRunnerTest {
                             "In the way: sub (a file or link stands where the backup has a directory)");
             assertThat(f.getMessage())
                     .contains("3 existing entries are in the way", "nothing was written")
-                    .contains("--overwrite to replace the files and links")
-                    .contains("remove the directories listed yourself (--overwrite never replaces a directory)");
+                    .contains("RestoreOptions.overwrite to replace the files and links")
+                    .contains(
+                            "remove the directories listed yourself (RestoreOptions.overwrite never replaces a directory)");
         });
         assertThat(target.resolve("a.txt")).hasContent("local edit");
     }
@@ -237,7 +238,7 @@ class RestoreRunnerTest {
         Files.createDirectories(target.resolve("b.txt"));
         assertThatThrownBy(() -> restore(m, target, false))
                 .isInstanceOf(BackupException.class)
-                .hasMessageNotContaining("rerun with --overwrite")
+                .hasMessageNotContaining("restore again with RestoreOptions.overwrite")
                 .hasMessageContaining("remove the directories listed yourself");
     }
 

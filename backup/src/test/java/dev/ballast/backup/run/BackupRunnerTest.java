@@ -125,7 +125,7 @@ class BackupRunnerTest {
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(
                                 "z.txt",
-                                "it could not be stored (Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))"));
+                                "it could not be stored (Java heap space: the JVM's maximum heap is too small; raise the JVM's -Xmx)"));
         assertThat(r.stored()).isEqualTo(2);
         assertThat(manifest(store).notStored()).containsExactly("z.txt");
     }
@@ -200,7 +200,7 @@ class BackupRunnerTest {
                 .isInstanceOfSatisfying(
                         BackupException.class, f -> assertThat(f.kind()).isEqualTo(BackupException.Kind.INVALID_INPUT))
                 .hasMessageContaining("holds backups of " + src + ", not of " + other)
-                .hasMessageContaining("--name");
+                .hasMessageContaining("under a name of its own");
         assertThat(store.keysPut()).as("nothing stored").isEmpty();
         assertThat(manifest(store).source()).isEqualTo(src.toString());
 

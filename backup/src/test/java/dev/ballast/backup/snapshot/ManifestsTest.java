@@ -50,8 +50,9 @@ class ManifestsTest {
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "01a22e01"))
                 .isInstanceOfSatisfying(
                         BackupException.class, f -> assertThat(f.kind()).isEqualTo(BackupException.Kind.NOT_FOUND))
-                .hasMessageContaining("a short ID as 'ballast list' shows it, a version ID or its first 8 or more "
-                        + "characters, or 'latest'");
+                .hasMessageContaining(
+                        "a short ID as SnapshotInfo.shortId() gives it, a version ID or its first 8 or more "
+                                + "characters, or 'latest'");
         assertThatThrownBy(() -> Manifests.byIdOrPrefix(versions, "n", "ffffffffff"))
                 .isInstanceOfSatisfying(
                         BackupException.class, f -> assertThat(f.kind()).isEqualTo(BackupException.Kind.NOT_FOUND));

@@ -58,7 +58,7 @@ class VerifierTest {
         assertThat(r.damaged()).isEmpty();
         assertThat(r.unreadable())
                 .containsExactly(
-                        "b.txt (it could not be verified: Java heap space: the JVM's maximum heap is too small; raise -Xmx (for the ballast command, in BALLAST_JAVA_OPTS))");
+                        "b.txt (it could not be verified: Java heap space: the JVM's maximum heap is too small; raise the JVM's -Xmx)");
         assertThat(r.bytes()).isEqualTo(5);
     }
 }
