@@ -483,6 +483,22 @@ public final class Backups {
     }
 
     /**
+     * The backup names in the store, as {@code ballast list} lists them: sorted in a repository of
+     * format 3 (its snapshots hold the names, sealed: one manifest version of each is opened), in the
+     * store's key order in the earlier formats (one listing of the store). A snapshot of format 3 none
+     * of whose versions opens cannot tell its name: it is left out, and a notice to the listener says
+     * so with its stored key.
+     *
+     * @return the names; empty when the store holds no backup
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public List<String> names() {
+        dev.ballast.backup.snapshot.SealedStore.Names found = Manifests.names(view);
+        found.unreadable().forEach(k -> listener.notice(Manifests.unreadableName(k)));
+        return found.names();
+    }
+
+    /**
      * The snapshots of {@code name}, newest first; one whose manifest cannot be read is listed with
      * why.
      *
@@ -502,12 +518,17 @@ public final class Backups {
                         null,
                         m.complete(),
                         m.files().size(),
-                        m.totalBytes()));
+                        m.totalBytes(),
+                        m.host(),
+                        m.source(),
+                        m.missing(),
+                        m.stale().size()));
             } catch (BackupException | ObjectNotFoundException | IntegrityException e) {
                 String why = e instanceof BackupException b && Manifests.damaged(b)
                         ? Manifests.why(b)
                         : String.valueOf(e.getMessage());
-                out.add(new SnapshotInfo(id, Manifests.shortId(id), v.lastModified(), why, false, 0, 0));
+                out.add(new SnapshotInfo(
+                        id, Manifests.shortId(id), v.lastModified(), why, false, 0, 0, null, null, 0, 0));
             }
         }
         return out;

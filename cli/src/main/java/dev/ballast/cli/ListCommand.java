@@ -36,23 +36,10 @@ final class ListCommand extends BallastCommand {
     }
 
     private int list(StoreSession session, Repository repo) {
-        String suffix = "/" + Manifest.FILE_NAME;
-        List<String> names;
-        int unreadable = 0;
-        if (repo.packed()) {
-            dev.ballast.backup.snapshot.SealedStore.Names found = repo.sealed().names();
-            found.unreadable()
-                    .forEach(k -> ctx.err()
-                            .println("Warning: no version of the snapshot " + k
-                                    + " opens, so its backup name cannot be shown; verify the repository."));
-            names = found.names();
-            unreadable = found.unreadable().size();
-        } else {
-            names = session.objects().list("").stream()
-                    .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
-                    .map(k -> k.substring(0, k.length() - suffix.length()))
-                    .toList();
-        }
+        dev.ballast.backup.snapshot.SealedStore.Names found = Manifests.names(repo.metadata());
+        found.unreadable().forEach(k -> ctx.err().println(Manifests.unreadableName(k)));
+        List<String> names = found.names();
+        int unreadable = found.unreadable().size();
         if (names.isEmpty() && unreadable > 0) {
             // Every snapshot there is is damaged: that is not "no backups" (exit 4, as every version damaged is).
             ctx.err()
@@ -84,9 +71,9 @@ final class ListCommand extends BallastCommand {
                             Summary.mib(m.totalBytes()),
                             shown(m.source()),
                             m.complete()
-                                    ? missing(m) == 0
+                                    ? m.missing() == 0
                                             ? ""
-                                            : "  " + missing(m) + " not stored (in no earlier backup either)"
+                                            : "  " + m.missing() + " not stored (in no earlier backup either)"
                                     : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
                             m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
                 } catch (ObjectNotFoundException e) {
@@ -129,15 +116,5 @@ final class ListCommand extends BallastCommand {
     /** A recorded source path or host as messages print names, or "-" for a snapshot that does not record it. */
     static String shown(@Nullable String recorded) {
         return recorded == null ? "-" : Errors.printable(recorded);
-    }
-
-    /**
-     * The files a complete run could not store that no earlier run stored either: in {@code notStored}
-     * and not kept as {@code stale}, so the snapshot has no copy of them at all.
-     */
-    private static long missing(Manifest m) {
-        java.util.Set<String> stale = new java.util.HashSet<>();
-        m.stale().forEach(st -> stale.add(st.path()));
-        return m.notStored().stream().filter(p -> !stale.contains(p)).count();
     }
 }

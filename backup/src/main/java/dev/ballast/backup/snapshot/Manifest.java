@@ -313,6 +313,17 @@ public record Manifest(
         }
     }
 
+    /**
+     * How many files of the source this snapshot holds no copy of: those its run did not store
+     * ({@link #notStored}) that it does not keep with an earlier run's version either ({@link #stale}),
+     * as {@code list} counts them ("not stored (in no earlier backup either)").
+     */
+    public int missing() {
+        Set<String> kept = new HashSet<>();
+        stale.forEach(st -> kept.add(st.path()));
+        return (int) notStored.stream().filter(p -> !kept.contains(p)).count();
+    }
+
     /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */
     public static boolean isSha256Hex(String s) {
         if (s.length() != 64) {

@@ -85,6 +85,30 @@ public final class Manifests {
         return name;
     }
 
+    /**
+     * The backup names in {@code store}: in a repository of format 3 (a {@link SealedStore}) those its
+     * snapshots hold ({@link SealedStore#names()}), with the stored keys of the snapshots none of whose
+     * versions opens; in a store of the earlier formats the names having a manifest
+     * ({@code NAME/.ballast-manifest.json}), in the store's key order, none unreadable.
+     */
+    public static SealedStore.Names names(ObjectStore store) {
+        if (store instanceof SealedStore sealed) {
+            return sealed.names();
+        }
+        String suffix = "/" + Manifest.FILE_NAME;
+        List<String> names = store.list("").stream()
+                .filter(k -> k.endsWith(suffix) && k.indexOf('/') == k.length() - suffix.length())
+                .map(k -> k.substring(0, k.length() - suffix.length()))
+                .toList();
+        return new SealedStore.Names(names, List.of());
+    }
+
+    /** The warning about a snapshot {@link #names} found none of whose versions opens, by its stored key. */
+    public static String unreadableName(String snapshotKey) {
+        return "Warning: no version of the snapshot " + snapshotKey
+                + " opens, so its backup name cannot be shown; verify the repository.";
+    }
+
     /** Manifest versions of {@code name}, newest first, delete markers left out. */
     public static List<VersionEntry> versions(ObjectStore store, String name) {
         return store.versions(Manifest.key(name)).stream()

@@ -1,0 +1,77 @@
+package dev.ballast.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.backup.tree.LocalHost;
+import dev.ballast.storage.object.local.LocalObjectStore;
+import dev.ballast.testkit.LeakCheck;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a library user lists: the backup names of a store and each snapshot as {@code ballast list} shows it. */
+@ExtendWith(LeakCheck.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BackupsListingTest {
+    @TempDir
+    Path dir;
+
+    private static Path source(Path dir, String name) throws IOException {
+        Path source = Files.createDirectories(dir.resolve(name));
+        Files.writeString(source.resolve("a.txt"), "a");
+        return source;
+    }
+
+    /** Both formats: the earlier one without a key, and an encrypted repository. */
+    private void onBothFormats(java.util.function.BiConsumer<Backups, String> test) {
+        for (boolean encrypted : new boolean[] {false, true}) {
+            try (LocalObjectStore store = LocalObjectStore.open(dir.resolve("store-" + encrypted))) {
+                Backups backups = encrypted ? Backups.of(store, EncryptedBackupsTest.init(store)) : Backups.of(store);
+                test.accept(backups, encrypted ? "format 3" : "earlier format");
+            }
+        }
+    }
+
+    @Test
+    void namesListsEveryBackupNameOfTheStoreAndNoneOfAnEmptyOne() {
+        onBothFormats((backups, format) -> {
+            assertThat(backups.names()).as(format).isEmpty();
+            try {
+                backups.backup("photos", source(dir, "p-" + format.hashCode()));
+                backups.backup("docs", source(dir, "d-" + format.hashCode()));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            assertThat(backups.names()).as(format).containsExactlyInAnyOrder("docs", "photos");
+        });
+    }
+
+    @Test
+    void aSnapshotTellsTheHostAndDirectoryItsRunBackedUpAndWhatItCouldNotStore() {
+        onBothFormats((backups, format) -> {
+            Path source;
+            try {
+                source = source(dir, "s-" + format.hashCode());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            BackupResult made = backups.backup("s", source);
+            List<SnapshotInfo> listed = new ArrayList<>(backups.snapshots("s"));
+            assertThat(listed).hasSize(1);
+            SnapshotInfo s = listed.get(0);
+            assertThat(s.versionId()).isEqualTo(made.snapshotId());
+            assertThat(s.host()).as(format).isEqualTo(LocalHost.nameOrNull());
+            assertThat(s.source()).as(format).isEqualTo(source.toAbsolutePath().toString());
+            assertThat(s.notStored()).isZero();
+            assertThat(s.stale()).isZero();
+            assertThat(s.files()).isEqualTo(1);
+        });
+    }
+}
