@@ -786,13 +786,15 @@ public final class Backups {
                         + " snapshots that use them are damaged until a backup of a source that still has the files"
                         + " stores them again; verify names the files.");
             }
+            // The same objects in both figures: the packs (repacked ones included) and the manifest parts.
             return new PruneResult(
-                    r.pruned().packsDeleted(),
+                    r.pruned().packsDeleted() + r.parts().parts(),
                     r.bytesFreed(),
                     r.skipped(),
                     dryRun,
                     r.pruned().unusedBytesLeft(),
-                    r.pruned().storedBytesLeft());
+                    r.pruned().storedBytesLeft(),
+                    r.pruned().packsWritten());
         }
     }
 

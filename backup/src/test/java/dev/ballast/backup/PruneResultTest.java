@@ -58,6 +58,11 @@ class PruneResultTest {
 
         PruneResult left = backups.prune(Duration.ZERO, "unlimited", false);
         assertThat(left.skippedNames()).isEmpty();
+        // No pack goes ("unlimited" keeps the mixed ones), but the forgotten snapshot's manifest parts do:
+        // both figures count them.
+        assertThat(left.deletedBytes()).isPositive();
+        assertThat(left.deletedVersions()).isPositive();
+        assertThat(left.packsWritten()).isZero();
         assertThat(left.unusedBytesLeft()).as("the two old contents").isBetween(2L * FILE, 2L * FILE + 10_000);
         assertThat(left.storedBytesLeft())
                 .as("the twenty files' contents and the two old ones")
@@ -70,6 +75,11 @@ class PruneResultTest {
 
         PruneResult done = backups.prune(Duration.ZERO, "0", false);
         assertThat(done.deletedVersions()).isPositive();
+        assertThat(done.deletedVersions()).isEqualTo(plan.deletedVersions());
+        assertThat(done.packsWritten()).as("the repacked packs' needed chunks").isPositive();
+        assertThat(done.deletedBytes())
+                .as("less than the two old contents: new packs were written")
+                .isPositive();
         assertThat(done.unusedBytesLeft()).isZero();
         assertThat(done.storedBytesLeft()).isEqualTo(plan.storedBytesLeft());
     }
