@@ -728,8 +728,10 @@ public final class Backups {
         }
         Forgetting.Plan plan =
                 Forgetting.byPolicy(view, n, policy, clock.getZone(), clock.instant(), "the object store");
-        List<String> kept = new ArrayList<>();
-        plan.keep().forEach(k -> kept.add(k.backup().version().versionId() + " (" + k.why() + ")"));
+        List<ForgetResult.Kept> kept = new ArrayList<>();
+        plan.keep()
+                .forEach(k -> kept.add(new ForgetResult.Kept(
+                        k.backup().version().versionId(), k.backup().time(), k.why())));
         List<String> removed = new ArrayList<>();
         for (Forgetting.Backup b : plan.remove()) {
             if (!dryRun) {

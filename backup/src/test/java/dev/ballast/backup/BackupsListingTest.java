@@ -74,4 +74,23 @@ class BackupsListingTest {
             assertThat(s.files()).isEqualTo(1);
         });
     }
+
+    @Test
+    void forgetTellsEachKeptSnapshotsIdTimeAndReasonApart() throws IOException {
+        try (LocalObjectStore store = LocalObjectStore.open(dir.resolve("store"))) {
+            Backups backups = Backups.of(store);
+            Path source = source(dir, "f");
+            BackupResult first = backups.backup("f", source);
+            BackupResult second = backups.backup("f", source);
+            ForgetResult forgot =
+                    backups.forget("f", new dev.ballast.backup.retention.RetentionPolicy(1, 0, 0, 0, 0, 0, null), true);
+            assertThat(forgot.removed()).containsExactly(first.snapshotId());
+            assertThat(forgot.keptSnapshots()).hasSize(1);
+            ForgetResult.Kept kept = forgot.keptSnapshots().get(0);
+            assertThat(kept.versionId()).isEqualTo(second.snapshotId());
+            assertThat(kept.createdAt()).isEqualTo(backups.snapshots("f").get(0).createdAt());
+            assertThat(kept.reason()).isEqualTo("last snapshot");
+            assertThat(kept).hasToString(second.snapshotId() + " (last snapshot)");
+        }
+    }
 }

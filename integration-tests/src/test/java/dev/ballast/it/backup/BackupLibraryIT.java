@@ -201,7 +201,9 @@ class BackupLibraryIT {
             assertThat(third.unchanged()).isEqualTo(2);
             ForgetResult forgot = backups.forget("docs", new RetentionPolicy(1, 0, 0, 0, 0, 0, null), false);
             assertThat(forgot.removed()).containsExactly(again.snapshotId(), made.snapshotId());
-            assertThat(forgot.kept()).containsExactly(third.snapshotId() + " (last snapshot)");
+            assertThat(forgot.keptSnapshots())
+                    .containsExactly(new ForgetResult.Kept(
+                            third.snapshotId(), backups.snapshots("docs").get(0).createdAt(), "last snapshot"));
             assertThat(backups.snapshots("docs"))
                     .extracting(SnapshotInfo::versionId)
                     .containsExactly(third.snapshotId());
