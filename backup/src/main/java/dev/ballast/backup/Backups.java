@@ -500,14 +500,27 @@ public final class Backups {
 
     /**
      * The snapshots of {@code name}, newest first; one whose manifest cannot be read is listed with
-     * why.
+     * why ({@link SnapshotInfo#damaged()}).
      *
-     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} for a bad name
+     * <p>A name the store holds no backup of is a failure, {@link BackupException.Kind#NOT_FOUND}, as
+     * for {@link #restore}, {@link #verify} and {@link #forget} of it, not an empty list: a backup
+     * always has at least one snapshot (forget never removes the newest), so an empty list would only
+     * hide a misspelt name, or a store or key other than the one the backups were made in (another
+     * key finds none of a repository's backups). {@link #names()} lists the names there are.
+     *
+     * @return the snapshots, never empty
+     * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} for a bad name,
+     *     {@link BackupException.Kind#NOT_FOUND} if there is no backup of that name
+     * @throws dev.ballast.storage.StorageException if the store fails
      */
     public List<SnapshotInfo> snapshots(String name) {
         String n = Manifests.checkExistingName(name);
+        List<VersionEntry> versions = Manifests.versions(view, n);
+        if (versions.isEmpty()) {
+            throw Manifests.noSuchBackup(n, "the object store");
+        }
         List<SnapshotInfo> out = new ArrayList<>();
-        for (VersionEntry v : Manifests.versions(view, n)) {
+        for (VersionEntry v : versions) {
             String id = v.versionId();
             try {
                 Manifest m = Manifests.read(view, n, id);

@@ -93,4 +93,22 @@ class BackupsListingTest {
             assertThat(kept).hasToString(second.snapshotId() + " (last snapshot)");
         }
     }
+
+    @Test
+    void theSnapshotsOfANameWithoutBackupsAreNotFoundAsItsRestoreIs() {
+        onBothFormats((backups, format) -> {
+            for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call :
+                    List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+                            () -> backups.snapshots("nosuch"),
+                            () -> backups.restore("nosuch", dir.resolve("target")))) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(call)
+                        .as(format)
+                        .isInstanceOfSatisfying(
+                                BackupException.class,
+                                e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.NOT_FOUND))
+                        .hasMessage("There is no backup named 'nosuch' in the object store; Backups.names() lists"
+                                + " the backups there.");
+            }
+        });
+    }
 }

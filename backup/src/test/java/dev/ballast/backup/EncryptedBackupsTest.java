@@ -355,7 +355,10 @@ class EncryptedBackupsTest {
 
         // Another key names the backup by another ID: there is no such backup under it.
         Backups other = Backups.of(store, MasterKey.generate());
-        assertThat(other.snapshots("s")).isEmpty();
+        assertThat(other.names()).isEmpty();
+        assertThatThrownBy(() -> other.snapshots("s"))
+                .isInstanceOfSatisfying(
+                        BackupException.class, e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.NOT_FOUND));
     }
 
     @Test

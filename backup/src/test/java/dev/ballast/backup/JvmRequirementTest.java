@@ -33,6 +33,6 @@ class JvmRequirementTest {
                         + " java.base/sun.nio.fs=ALL-UNNAMED (as the ballast launcher does), or accept names as the"
                         + " locale decodes them (Backups.allowingInexactNames(store)).");
         // Accepting the JDK's own decoding is a choice the caller can make.
-        assertThat(Backups.allowingInexactNames(store).snapshots("photos")).isEmpty();
+        assertThat(Backups.allowingInexactNames(store).names()).isEmpty();
     }
 }

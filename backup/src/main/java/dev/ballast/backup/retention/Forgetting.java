@@ -142,9 +142,7 @@ public final class Forgetting {
     private static List<VersionEntry> versions(ObjectStore store, String name, String where) {
         List<VersionEntry> versions = Manifests.versions(store, name);
         if (versions.isEmpty()) {
-            throw new BackupException(
-                    BackupException.Kind.NOT_FOUND,
-                    "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
+            throw Manifests.noSuchBackup(name, where);
         }
         return versions;
     }

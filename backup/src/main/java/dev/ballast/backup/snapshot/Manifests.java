@@ -109,6 +109,16 @@ public final class Manifests {
                 + " opens, so its backup name cannot be shown; verify the repository.";
     }
 
+    /**
+     * The failure of a job given a name {@code where} (the store, as messages name it) holds no backup
+     * of: {@link BackupException.Kind#NOT_FOUND}, naming where the names are listed.
+     */
+    public static BackupException noSuchBackup(String name, String where) {
+        return new BackupException(
+                BackupException.Kind.NOT_FOUND,
+                "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
+    }
+
     /** Manifest versions of {@code name}, newest first, delete markers left out. */
     public static List<VersionEntry> versions(ObjectStore store, String name) {
         return store.versions(Manifest.key(name)).stream()
@@ -312,9 +322,7 @@ public final class Manifests {
             ObjectStore store, String name, String versionId, String where, Consumer<String> err) {
         List<VersionEntry> versions = versions(store, name);
         if (versions.isEmpty()) {
-            throw new BackupException(
-                    BackupException.Kind.NOT_FOUND,
-                    "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
+            throw noSuchBackup(name, where);
         }
         if (versionId != null && !versionId.equals(LATEST)) {
             VersionEntry v = byIdOrPrefix(versions, name, versionId);
