@@ -82,8 +82,12 @@ class BackupsListingTest {
             Path source = source(dir, "f");
             BackupResult first = backups.backup("f", source);
             BackupResult second = backups.backup("f", source);
-            ForgetResult forgot =
-                    backups.forget("f", new dev.ballast.backup.retention.RetentionPolicy(1, 0, 0, 0, 0, 0, null), true);
+            ForgetResult forgot = backups.forget(
+                    "f",
+                    dev.ballast.backup.retention.RetentionPolicy.builder()
+                            .last(1)
+                            .build(),
+                    true);
             assertThat(forgot.removed()).containsExactly(first.snapshotId());
             assertThat(forgot.keptSnapshots()).hasSize(1);
             ForgetResult.Kept kept = forgot.keptSnapshots().get(0);

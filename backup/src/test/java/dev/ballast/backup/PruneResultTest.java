@@ -52,7 +52,7 @@ class PruneResultTest {
             Files.write(source.resolve("f" + i + ".bin"), EncryptedBackupsTest.random(FILE, 200 + i));
         }
         assertThat(backups.backup("p", source).ok()).isTrue();
-        assertThat(backups.forget("p", new RetentionPolicy(1, 0, 0, 0, 0, 0, null), false)
+        assertThat(backups.forget("p", RetentionPolicy.builder().last(1).build(), false)
                         .removed())
                 .hasSize(1);
 

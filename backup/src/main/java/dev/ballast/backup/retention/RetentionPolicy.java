@@ -33,7 +33,12 @@ import org.jspecify.annotations.Nullable;
  *       that keeps it.
  * </ul>
  *
- * Immutable and thread-safe.
+ * Immutable and thread-safe. {@link #builder()} names each rule it sets; the rules not set keep
+ * nothing (0):
+ *
+ * <pre>{@code
+ * RetentionPolicy policy = RetentionPolicy.builder().last(3).daily(7).weekly(4).within("30d").build();
+ * }</pre>
  *
  * @param last how many of the newest backups to keep (0: none by this rule, -1: all)
  * @param hourly newest backup of the last n hours that have one
@@ -58,6 +63,101 @@ public record RetentionPolicy(
                 throw new IllegalArgumentException(
                         Advice.KEEP_COUNT.text() + " must be -1 (unlimited), 0 or more but was " + n);
             }
+        }
+    }
+
+    /** A builder with no rule set (every count 0, no span). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this policy's rules, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.last = last;
+        b.hourly = hourly;
+        b.daily = daily;
+        b.weekly = weekly;
+        b.monthly = monthly;
+        b.yearly = yearly;
+        b.within = within;
+        return b;
+    }
+
+    /**
+     * Sets a policy's rules by name; each count is -1 (unlimited), 0 (the default: none by that rule) or
+     * more, checked by {@link #build()}. Not thread-safe: one builder per thread.
+     */
+    public static final class Builder {
+        private int last;
+        private int hourly;
+        private int daily;
+        private int weekly;
+        private int monthly;
+        private int yearly;
+        private @Nullable Within within;
+
+        private Builder() {}
+
+        /** Keep the {@code n} newest backups ({@code --keep-last}). */
+        public Builder last(int n) {
+            this.last = n;
+            return this;
+        }
+
+        /** Keep the newest backup of each of the {@code n} latest hours that have one. */
+        public Builder hourly(int n) {
+            this.hourly = n;
+            return this;
+        }
+
+        /** Keep the newest backup of each of the {@code n} latest days that have one. */
+        public Builder daily(int n) {
+            this.daily = n;
+            return this;
+        }
+
+        /** Keep the newest backup of each of the {@code n} latest ISO weeks that have one. */
+        public Builder weekly(int n) {
+            this.weekly = n;
+            return this;
+        }
+
+        /** Keep the newest backup of each of the {@code n} latest months that have one. */
+        public Builder monthly(int n) {
+            this.monthly = n;
+            return this;
+        }
+
+        /** Keep the newest backup of each of the {@code n} latest years that have one. */
+        public Builder yearly(int n) {
+            this.yearly = n;
+            return this;
+        }
+
+        /** Keep every backup made within {@code span} before the newest one, or none by this rule (null). */
+        public Builder within(@Nullable Within span) {
+            this.within = span;
+            return this;
+        }
+
+        /**
+         * Keep every backup made within {@code span} before the newest one.
+         *
+         * @param span years, months, days and hours, as {@code 1y2m3d4h}, {@code 30d} or {@code 12h}
+         * @throws IllegalArgumentException if {@code span} is not of that form
+         */
+        public Builder within(String span) {
+            return within(Within.parse(span));
+        }
+
+        /**
+         * The policy.
+         *
+         * @throws IllegalArgumentException if a count is below -1
+         */
+        public RetentionPolicy build() {
+            return new RetentionPolicy(last, hourly, daily, weekly, monthly, yearly, within);
         }
     }
 

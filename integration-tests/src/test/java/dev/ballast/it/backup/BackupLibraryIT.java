@@ -199,7 +199,8 @@ class BackupLibraryIT {
             BackupResult third = backups.backup("docs", source);
             assertThat(third.stored()).isEqualTo(1);
             assertThat(third.unchanged()).isEqualTo(2);
-            ForgetResult forgot = backups.forget("docs", new RetentionPolicy(1, 0, 0, 0, 0, 0, null), false);
+            ForgetResult forgot =
+                    backups.forget("docs", RetentionPolicy.builder().last(1).build(), false);
             assertThat(forgot.removed()).containsExactly(again.snapshotId(), made.snapshotId());
             assertThat(forgot.keptSnapshots())
                     .containsExactly(new ForgetResult.Kept(
