@@ -1,44 +1,23 @@
 package dev.ballast.backup;
 
-import dev.ballast.backup.content.PackedBlobs;
-import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.pack.MaxUnused;
-import dev.ballast.backup.restore.RestoreRunner;
-import dev.ballast.backup.restore.RestoreSelection;
-import dev.ballast.backup.retention.Forgetting;
-import dev.ballast.backup.retention.PackedPrune;
-import dev.ballast.backup.retention.PackedRepair;
-import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
-import dev.ballast.backup.run.BackupRunner;
-import dev.ballast.backup.run.LocalStoreDirectory;
-import dev.ballast.backup.run.RunMarker;
-import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
-import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SealedStore;
-import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
-import dev.ballast.backup.verify.DamagedChunks;
-import dev.ballast.backup.verify.DataSubset;
-import dev.ballast.backup.verify.RepositoryCheck;
-import dev.ballast.backup.verify.Verifier;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.VersionEntry;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -270,6 +249,11 @@ public final class Backups {
         return keyed(key);
     }
 
+    /** What a job of this takes from it (Job). */
+    private Job.Settings settings() {
+        return new Job.Settings(store, view, key, clock, transfers, listener, cancellation, manifestGrace);
+    }
+
     /** Whether this works on a repository of format 3 ({@link #withKey}). */
     public boolean encrypted() {
         return key != null;
@@ -338,75 +322,7 @@ public final class Backups {
      * @throws dev.ballast.storage.StorageException if the store fails before the run starts
      */
     public BackupResult backup(String name, Path source, BackupOptions options) {
-        Manifests.checkName(name);
-        if (!Files.isDirectory(source)) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "'" + source + "' is not a directory; pass the directory to back up.");
-        }
-        BackupRunner.Settings settings = new BackupRunner.Settings(
-                options.followSymlinks(),
-                transfers,
-                options.checksum(),
-                globs("exclude", options.excludes()),
-                options.excludeCaches());
-        BackupRunner runner = new BackupRunner(
-                view,
-                name,
-                source.toAbsolutePath().normalize(),
-                settings,
-                cancellation,
-                clock,
-                listener::notice,
-                () -> counter(0, 0),
-                manifestGrace,
-                path -> {});
-        runner.skippingStore(LocalStoreDirectory.of(store));
-        BackupRunner.Result r;
-        try (RunMarker marker = RunMarker.start(view, name, clock);
-                PackedContent content = packedContentAfterMarker()) {
-            if (content != null) {
-                runner.packedInto(content);
-            }
-            r = runner.guardedBy(marker).run();
-            if (r.unavailable() != null) {
-                marker.abandon();
-            }
-        }
-        List<FileProblem> failed = new ArrayList<>();
-        r.failed().forEach(f -> failed.add(new FileProblem(f.path(), f.reason())));
-        return new BackupResult(
-                r.manifestVersionId(),
-                r.manifestComplete(),
-                r.stored(),
-                r.unchanged(),
-                r.bytesUploaded(),
-                r.bytesTotal(),
-                r.skipped(),
-                failed,
-                r.notAttempted(),
-                r.manifestProblem(),
-                r.cancelled(),
-                r.elapsed());
-    }
-
-    /** Refuses a target that exists and is not a directory, or that cannot be created under what exists. */
-    private static void checkRestoreTarget(Path target) {
-        if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target)) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "'" + target + "' exists and is not a directory; pass a directory to restore into.");
-        }
-        Path existing = target.toAbsolutePath();
-        while (existing != null && !Files.exists(existing, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            existing = existing.getParent();
-        }
-        if (existing != null && !Files.isDirectory(existing)) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "'" + target + "' cannot be created because '" + existing
-                            + "' is not a directory; pass a directory to restore into.");
-        }
+        return new BackupJob(settings()).backup(name, source, options);
     }
 
     /** Restores all of the newest intact backup of {@code name} into {@code target}. */
@@ -432,54 +348,7 @@ public final class Backups {
      * @throws UncheckedIOException if the target cannot be written at all
      */
     public RestoreResult restore(String name, Path target, RestoreOptions options) {
-        String n = Manifests.checkExistingName(name);
-        checkRestoreTarget(target);
-        RestoreSelection selection = new RestoreSelection(
-                options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
-        Manifests.Versioned chosen = Manifests.select(view, n, options.version(), "the object store", listener::notice);
-        RestoreSelection.Selected selected = selection.selectOrRefuse(n, chosen);
-        Manifest m = selected.manifest();
-        DamagedVersions damaged = DamagedVersions.load(view, n, listener::notice);
-        RestoreRunner.Result r;
-        try (PackedContent content = packedContent()) {
-            if (content != null) {
-                PackedRepair.damageNotes(content, m).forEach(listener::notice);
-            }
-            RestoreRunner runner = new RestoreRunner(
-                            view,
-                            m,
-                            target,
-                            options.overwrite(),
-                            transfers,
-                            cancellation,
-                            x -> counter(x.files().size(), x.totalBytes()),
-                            damaged)
-                    .writingAs(selected.writtenAs());
-            if (content != null) {
-                runner.readingFrom(content);
-            }
-            java.util.Set<String> unnamedAtStart = content == null ? java.util.Set.of() : content.unindexedPacksRead();
-            r = runner.run();
-            if (content != null) {
-                PackedRepair.readNotes(content, unnamedAtStart).forEach(listener::notice);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        List<FileProblem> failed = new ArrayList<>();
-        r.failed().forEach(f -> failed.add(new FileProblem(f.path(), f.reason())));
-        return new RestoreResult(
-                chosen.version().versionId(),
-                chosen.olderThanNewest(),
-                r.restored(),
-                r.alreadyPresent(),
-                r.bytes(),
-                failed,
-                r.damagedCopies(),
-                r.missingChunks(),
-                r.unavailable() != null,
-                r.cancelled(),
-                r.elapsed());
+        return new RestoreJob(settings()).restore(name, target, options);
     }
 
     /**
@@ -572,20 +441,7 @@ public final class Backups {
      *     those forms, before anything is read
      */
     public PruneResult prune(Duration grace, String maxUnused, boolean dryRun) {
-        MaxUnused limit;
-        try {
-            limit = MaxUnused.parse(maxUnused);
-        } catch (IllegalArgumentException e) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT, "The unused space limit " + e.getMessage() + ".");
-        }
-        if (key != null) {
-            return prunePacked(grace, limit, dryRun);
-        }
-        Pruner.Result r = Pruner.of(store, clock, grace, dryRun).run(null);
-        List<String> skipped = new ArrayList<>();
-        r.skipped().forEach(s -> skipped.add(s.name() + ": " + s.skippedBecause()));
-        return new PruneResult(r.deletedVersions(), r.deletedBytes(), skipped, r.dryRun());
+        return new PruneJob(settings()).prune(grace, maxUnused, dryRun);
     }
 
     /**
@@ -603,16 +459,7 @@ public final class Backups {
      *     formats (no key: it has no packs; {@code ballast repair index} rebuilds the local store's own index)
      */
     public RepairResult repair(boolean readData) {
-        if (key == null || !(view instanceof SealedStore sealed)) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "Repair of packs and their index applies to an encrypted repository (format 3); a store of the"
-                            + " earlier formats has neither: verify it, and back its damaged files up again.");
-        }
-        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
-            PackedRepair.Result r = PackedRepair.run(sealed, content.blobs(), pack -> readData, clock);
-            return new RepairResult(r.report(), r.skipped());
-        }
+        return new RepairJob(settings()).repair(readData);
     }
 
     /**
@@ -634,60 +481,7 @@ public final class Backups {
      *     version, {@link BackupException.Kind#INVALID_INPUT} for a bad name or subset
      */
     public VerifyResult verify(String name, String version, @Nullable String readDataSubset) {
-        String n = Manifests.checkExistingName(name);
-        DataSubset subset = subset(readDataSubset);
-        Manifests.Versioned chosen = Manifests.select(view, n, version, "the object store", listener::notice);
-        DamagedVersions record = DamagedVersions.load(view, n, listener::notice);
-        Manifest m = chosen.manifest();
-        Verifier.Result found;
-        try (PackedContent content = packedContent()) {
-            if (content != null) {
-                PackedRepair.damageNotes(content, m).forEach(listener::notice);
-            }
-            java.util.Set<String> unnamedAtStart = content == null ? java.util.Set.of() : content.unindexedPacksRead();
-            found = Verifier.run(view, m, record, subset, transfers, cancellation, this::counter, content);
-            if (content != null) {
-                PackedRepair.readNotes(content, unnamedAtStart).forEach(listener::notice);
-            }
-        }
-        boolean recorded = false;
-        // The earlier formats record damaged versions; format 3 drops the damaged chunks from the index.
-        if (key == null && !found.damaged().isEmpty()) {
-            Instant now = clock.instant();
-            for (Verifier.Damage d : found.damaged()) {
-                ManifestEntry e = d.entry();
-                record.add(new DamagedVersions.Entry(e.path(), e.versionId(), e.sha256(), now, d.reason(), null));
-            }
-            try {
-                record.save(view);
-                recorded = true;
-                listener.notice("Recorded " + found.damaged().size() + " damaged version(s) of '" + n + "' in "
-                        + DamagedVersions.key(n) + ": no backup reuses them.");
-            } catch (RuntimeException ex) {
-                listener.notice("Warning: the damaged versions could not be recorded (" + Messages.rootMessage(ex)
-                        + "); the next backup may reuse them: run verify again once nothing else writes to the store.");
-            }
-        }
-        if (key != null && !found.damaged().isEmpty() && view instanceof SealedStore sealed) {
-            // As 'ballast verify': the damaged chunks leave the index, so the next backup stores them again.
-            recorded = DamagedChunks.dropAfterVerify(
-                    sealed, store, key, transfers, found.damaged(), clock, listener::notice);
-            if (!recorded) {
-                listener.notice(PACKED_DAMAGE_ADVICE);
-            }
-        }
-        List<FileProblem> damaged = new ArrayList<>();
-        found.damaged().forEach(d -> damaged.add(new FileProblem(d.entry().path(), d.reason())));
-        return new VerifyResult(
-                chosen.version().versionId(),
-                chosen.olderThanNewest(),
-                m.files().size() - found.damaged().size() - found.unreadable().size(),
-                damaged,
-                found.unreadable(),
-                recorded,
-                found.unavailable() != null,
-                found.bytes(),
-                found.elapsed());
+        return new VerifyJob(settings()).verify(name, version, readDataSubset);
     }
 
     /**
@@ -707,19 +501,7 @@ public final class Backups {
      * @throws dev.ballast.storage.StorageException if the store fails
      */
     public CheckResult check(@Nullable String readDataSubset) {
-        DataSubset subset = subset(readDataSubset);
-        if (key == null || !(view instanceof SealedStore sealed)) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "A check of the whole repository applies to an encrypted repository (format 3); in a store of"
-                            + " the earlier formats, verify each backup name.");
-        }
-        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
-            java.util.function.Predicate<String> read = subset == null
-                    ? pack -> false
-                    : subset.packs(content.blobs().stats().storedBytes(), new java.security.SecureRandom());
-            return RepositoryCheck.run(sealed, content.blobs(), read, clock);
-        }
+        return new CheckJob(settings()).check(readDataSubset);
     }
 
     /**
@@ -733,112 +515,6 @@ public final class Backups {
      *     {@link BackupException.Kind#INVALID_INPUT} if the policy keeps nothing (no rule given)
      */
     public ForgetResult forget(String name, RetentionPolicy policy, boolean dryRun) {
-        String n = Manifests.checkExistingName(name);
-        if (policy.empty()) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT,
-                    "No retention rule was given, so nothing would be kept; give at least one keep count or span.");
-        }
-        Forgetting.Plan plan =
-                Forgetting.byPolicy(view, n, policy, clock.getZone(), clock.instant(), "the object store");
-        List<ForgetResult.Kept> kept = new ArrayList<>();
-        plan.keep()
-                .forEach(k -> kept.add(new ForgetResult.Kept(
-                        k.backup().version().versionId(), k.backup().time(), k.why())));
-        List<String> removed = new ArrayList<>();
-        for (Forgetting.Backup b : plan.remove()) {
-            if (!dryRun) {
-                Forgetting.remove(view, n, b);
-            }
-            removed.add(b.version().versionId());
-        }
-        return new ForgetResult(kept, removed, dryRun);
-    }
-
-    /** The read-data subset a caller gave, or null for none. */
-    private static @Nullable DataSubset subset(@Nullable String readDataSubset) {
-        try {
-            return readDataSubset == null ? null : DataSubset.parse(readDataSubset);
-        } catch (IllegalArgumentException e) {
-            throw new BackupException(
-                    BackupException.Kind.INVALID_INPUT, "The read-data subset " + e.getMessage() + ".");
-        }
-    }
-
-    /** What to do about damaged or missing chunks in a repository of format 3, after a verify found some. */
-    static final String PACKED_DAMAGE_ADVICE = "The chunks are damaged or missing in the repository: "
-            + Advice.REPAIR_PACKS.text() + " drops them from the index, keeping every intact chunk, and the next backup"
-            + " of a source that still holds the files stores them again, which heals every backup that uses them.";
-
-    /** The content of a repository of format 3, opened for one job (its index read), or null without a key. */
-    private @Nullable PackedContent packedContent() {
-        return key == null ? null : PackedBlobs.open(store, key, transfers);
-    }
-
-    /**
-     * The packed content a backup of format 3 stores into, its index read only once the run's marker is
-     * written and no prune runs ({@link PackedPrune#requireNoPrune}): a prune that ended before this
-     * point has its deletions in the index read, and one that starts after it sees the marker.
-     */
-    private @Nullable PackedContent packedContentAfterMarker() {
-        if (key == null || !(view instanceof SealedStore sealed)) {
-            return null;
-        }
-        PackedPrune.requireNoPrune(sealed, clock.instant());
-        return packedContent();
-    }
-
-    /** {@link #prune} of a repository of format 3 ({@link PackedPrune}). */
-    private PruneResult prunePacked(Duration grace, MaxUnused maxUnused, boolean dryRun) {
-        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
-            PackedPrune.Result r = dryRun
-                    ? PackedPrune.plan((SealedStore) view, content, clock, grace, maxUnused)
-                    : PackedPrune.run((SealedStore) view, content, clock, grace, maxUnused);
-            if (r.pruned().liveMissing() > 0) {
-                listener.notice("Warning: " + r.pruned().liveMissing() + " chunk(s) a snapshot references are in no"
-                        + " pack in the store, or in none where they open (a pack the index names is missing or"
-                        + " damaged, or they were never indexed): the"
-                        + " snapshots that use them are damaged until a backup of a source that still has the files"
-                        + " stores them again; verify names the files.");
-            }
-            // The same objects in both figures: the packs (repacked ones included) and the manifest parts.
-            return new PruneResult(
-                    r.pruned().packsDeleted() + r.parts().parts(),
-                    r.bytesFreed(),
-                    r.skipped(),
-                    dryRun,
-                    r.pruned().unusedBytesLeft(),
-                    r.pruned().storedBytesLeft(),
-                    r.pruned().packsWritten());
-        }
-    }
-
-    private ProgressCounter counter(Long files, Long bytes) {
-        return counter(files.longValue(), bytes.longValue());
-    }
-
-    private ProgressCounter counter(long files, long bytes) {
-        BackupListener l = listener;
-        return new ProgressCounter(files, bytes) {
-            @Override
-            protected void onChange() {
-                l.progress(snapshot());
-            }
-        };
-    }
-
-    private static List<Glob> globs(String option, List<String> patterns) {
-        List<Glob> globs = new ArrayList<>();
-        for (String p : patterns) {
-            try {
-                globs.add(Glob.parse(p));
-            } catch (IllegalArgumentException e) {
-                throw new BackupException(
-                        BackupException.Kind.INVALID_INPUT,
-                        "The " + option + " pattern '" + p + "' is not usable: " + e.getMessage()
-                                + "; pass a pattern such as '*.jpg', 'docs' or '/docs/2026'.");
-            }
-        }
-        return globs;
+        return new ForgetJob(settings()).forget(name, policy, dryRun);
     }
 }

@@ -100,8 +100,8 @@ public final class PackedPrune {
         if (prune.isPresent()) {
             throw new BackupException(
                     BackupException.Kind.UNAVAILABLE,
-                    "A prune of the repository is running (" + prune.get() + "); back up again once it has"
-                            + " ended " + Advice.REMOVE_PRUNE_MARKER.text());
+                    "A prune of the repository is running (" + prune.get() + "); back up again once it has" + " ended "
+                            + Advice.REMOVE_PRUNE_MARKER.text());
         }
     }
 

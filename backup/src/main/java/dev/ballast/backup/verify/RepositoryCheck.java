@@ -1,5 +1,6 @@
 package dev.ballast.backup.verify;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.CheckResult;
 import dev.ballast.backup.Messages;
@@ -54,8 +55,7 @@ public final class RepositoryCheck {
             throw new BackupException(
                     BackupException.Kind.UNAVAILABLE,
                     "A prune of the repository is running (" + prune + "), deleting packs a check would report"
-                            + " missing; check again once it has ended (a prune killed on another host: 'ballast"
-                            + " unlock --remove-all')");
+                            + " missing; check again once it has ended " + Advice.REMOVE_PRUNE_MARKER.text());
         });
         CheckResult result = check(view, blobs, readPack);
         if (!result.ok()) {
