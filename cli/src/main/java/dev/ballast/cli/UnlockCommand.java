@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.ObjectStore;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Parameters;
                 + "their names: a marker not written for 30 minutes, or written by a process of this host that no longer "
                 + "runs. A backup killed on another host keeps its marker until then; if no backup of the name runs "
                 + "anywhere, --remove-all removes every marker (as restic's unlock --remove-all). Only the NAMEs given, "
-                + "or every backup name.")
+                + "or every backup name. In an encrypted repository the packs such runs left without an index are then"
+                + " indexed, so the next backup reuses their chunks instead of storing them again.")
 final class UnlockCommand extends BallastCommand {
     @Parameters(paramLabel = "NAME", arity = "0..*", description = "Only the markers of these backups (default: all).")
     List<String> names = List.of();
@@ -85,12 +87,49 @@ final class UnlockCommand extends BallastCommand {
                 objects(session).deleteVersion(v.key(), v.versionId());
             }
             removed++;
+            backupsRemoved |= !m.holds(PackedPrune.PRUNE_MARKER);
             ctx.out()
-                    .println("Removed the run marker of '" + m.name() + "' (" + m.describe() + ": "
-                            + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
+                    .println("Removed the run marker of '" + Errors.printable(m.shownName()) + "' (" + m.describe()
+                            + ": " + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
+        }
+        if (backupsRemoved) {
+            indexLeftBehind(session);
         }
         return report(session, found, removed);
     }
+
+    /**
+     * In a repository of format 3, indexes the packs the runs whose markers were removed left without
+     * an index file, as the next backup of such a run's name would have on finding its marker
+     * ({@code PackedContent#indexLeftBehind}): with the marker gone, nothing else tells that backup to,
+     * and it would store their chunks again. Not while a prune runs (it may be deleting packs).
+     */
+    private void indexLeftBehind(StoreSession session) {
+        try (Repository repo = Repository.of(session)) {
+            if (!repo.packed()) {
+                return;
+            }
+            java.util.Optional<String> prune =
+                    PackedPrune.runningPrune(repo.sealed(), ctx.clock().instant());
+            if (prune.isPresent()) {
+                ctx.err()
+                        .println("Note: a prune is running (" + prune.get() + "), so the packs the removed runs"
+                                + " left were not indexed; the next backup indexes them if their marker is found,"
+                                + " else 'ballast repair index' does.");
+                return;
+            }
+            int packs = repo.content(dev.ballast.backup.content.Transfers.DEFAULT_THREADS)
+                    .indexLeftBehind();
+            if (packs > 0) {
+                ctx.out()
+                        .println("Indexed " + Summary.count(packs, "pack") + " that runs which did not finish left,"
+                                + " so the next backup reuses their chunks instead of storing them again.");
+            }
+        }
+    }
+
+    /** Whether {@link #unlock} removed the marker of a backup (not only of a prune). */
+    private boolean backupsRemoved;
 
     /** Names each marker kept, then one line of totals; exit 0. */
     private int report(StoreSession session, List<RunMarker.Found> found, int removed) {
@@ -99,13 +138,14 @@ final class UnlockCommand extends BallastCommand {
             if (m.live() && !removeAll) {
                 kept++;
                 ctx.out()
-                        .println("Kept the run marker of '" + m.name() + "' (" + m.describe() + ", last written "
-                                + m.written() + "): its backup may be running.");
+                        .println("Kept the run marker of '" + Errors.printable(m.shownName()) + "' (" + m.describe()
+                                + ", last written " + m.written() + "): its backup may be running.");
             }
         }
         for (String name : names) {
             // restic's unlock ends with 0 whatever it found; a name that matches nothing is said, not an error.
-            if (found.stream().noneMatch(m -> m.name().equals(name))) {
+            if (found.stream()
+                    .noneMatch(m -> m.name().equals(name) || m.shownName().equals(name))) {
                 ctx.out()
                         .println("'" + name + "' has "
                                 + (Manifests.versions(objects(session), name).isEmpty()

@@ -267,8 +267,18 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
             Instant written,
             @Nullable Holder holder,
             @Nullable String deadBecause) {
+        /** The backup name in the marker's key: what prune and unlock group markers by. */
         public String name() {
             return nameOf(key);
+        }
+
+        /**
+         * The backup name for messages: as the run's record holds it, else {@link #name}. In a repository
+         * of format 3 the key holds only the name's keyed ID, which a view that has not read the name's
+         * snapshot shows as {@code id/...} (always so for a first backup killed before its snapshot).
+         */
+        public String shownName() {
+            return holder != null && !holder.name().isEmpty() ? holder.name() : name();
         }
 
         public boolean live() {
