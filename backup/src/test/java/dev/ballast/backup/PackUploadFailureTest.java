@@ -4,6 +4,7 @@ import static dev.ballast.backup.EncryptedBackupsTest.contents;
 import static dev.ballast.backup.EncryptedBackupsTest.init;
 import static dev.ballast.backup.EncryptedBackupsTest.random;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.test.FakeObjectStore;
@@ -150,5 +151,43 @@ class PackUploadFailureTest {
         BackupResult r = backups().backup("b", source);
         assertThat(r.stored()).as("%s", r).isEqualTo(1);
         assertThat(r.failed()).extracting(FileProblem::path).containsExactlyInAnyOrderElementsOf(newPaths(2));
+    }
+    /**
+     * A name's first backup whose every pack the store refuses (a proxy's body limit, a bucket policy)
+     * holds no file: it must not pass for a complete backup of 0 files that restores "complete".
+     */
+    @Test
+    void aFirstBackupWhosePacksTheStoreRefusesLeavesNoSnapshotTakenForComplete() throws IOException {
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Files.write(other.resolve("a.bin"), random(50_000, 7));
+        Files.write(other.resolve("b.bin"), random(50_000, 8));
+        store.inject(StoreFault.accessDenied()).on(StoreOperation.PUT).forKeys(k -> k.startsWith("data/"));
+
+        BackupResult r = backups().backup("other", other);
+
+        assertThat(r.complete()).as("%s", r).isFalse();
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed()).extracting(FileProblem::path).containsExactlyInAnyOrder("a.bin", "b.bin");
+        assertThat(backups().snapshots("other")).as("snapshots").noneMatch(SnapshotInfo::complete);
+        assertThatThrownBy(() -> backups().restore("other", dir.resolve("out")))
+                .isInstanceOf(BackupException.class)
+                .hasMessageContaining("has no complete manifest");
+    }
+
+    /** A later backup whose packs the store refuses: restore takes the earlier, complete one, not it. */
+    @Test
+    void aLaterBackupWhosePacksTheStoreRefusesIsIncompleteAndRestorePassesOverIt() throws IOException {
+        newFiles(2, 50_000);
+        store.inject(StoreFault.accessDenied()).on(StoreOperation.PUT).forKeys(k -> k.startsWith("data/"));
+
+        BackupResult r = backups().backup("b", source);
+
+        assertThat(r.complete()).as("%s", r).isFalse();
+        assertThat(backups().snapshots("b").get(0).complete())
+                .as("the newest snapshot")
+                .isFalse();
+        Path out = dir.resolve("out");
+        assertThat(backups().restore("b", out).ok()).isTrue();
+        assertThat(contents(out)).isEqualTo(firstTree);
     }
 }

@@ -296,9 +296,12 @@ final class BackupCommand extends BallastCommand {
                                 + "); free space there or use another store"
                         : r.unavailable() != null
                                 ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-                                : notStored > 0
-                                        ? "some files could not be stored"
-                                        : "its manifest could not be written (" + r.manifestProblem() + ")";
+                                : r.storeFailed() != null
+                                        ? session.where() + " failed to write what it was given ("
+                                                + Errors.printable(r.storeFailed()) + ")"
+                                        : notStored > 0
+                                                ? "some files could not be stored"
+                                                : "its manifest could not be written (" + r.manifestProblem() + ")";
         String manifest = r.manifestVersionId() == null
                 ? "no manifest was written for this run, so restore still uses the previous complete backup"
                 : r.manifestComplete()
@@ -317,7 +320,7 @@ final class BackupCommand extends BallastCommand {
         if (r.cancelled()) {
             return ExitCodes.INTERRUPTED;
         }
-        if (r.unavailable() != null || (notStored == 0 && r.manifestVersionId() == null)) {
+        if (r.unavailable() != null || r.storeFailed() != null || (notStored == 0 && r.manifestVersionId() == null)) {
             return ExitCodes.UNAVAILABLE;
         }
         return ExitCodes.INCOMPLETE;

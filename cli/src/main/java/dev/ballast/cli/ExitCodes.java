@@ -93,7 +93,8 @@ public final class ExitCodes {
                         "  0    every file stored and its SHA-256 confirmed",
                         "  1    incomplete: some files were not stored (listed)",
                         usage,
-                        store,
+                        "  3    store unavailable (S3 endpoint down or timed out, the local store in use by another backup),"
+                                + " or it refused or failed the backup's writes: the snapshot is marked incomplete",
                         integrity,
                         notFound,
                         password,

@@ -16,9 +16,7 @@ import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.LocalHost;
 import dev.ballast.backup.tree.Names;
-import dev.ballast.backup.tree.TreeWalk;
 import dev.ballast.storage.IntegrityException;
-import dev.ballast.storage.RequestRefusedException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ObjectContent;
@@ -30,7 +28,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
@@ -43,7 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -113,7 +109,12 @@ public final class BackupRunner {
     /** A file the run did not store, with the reason. */
     public record Failure(String path, @Nullable String reason) {}
 
-    /** What a run did. */
+    /**
+     * What a run did.
+     *
+     * @param storeFailed why the store failed a write of this run (a refused upload, a pack or index not
+     *     written): the run's manifest, if written, is then marked incomplete; null when none failed
+     */
     public record Result(
             int stored,
             int unchanged,
@@ -131,7 +132,8 @@ public final class BackupRunner {
             Duration elapsed,
             List<Manifest.Stale> stale,
             int repaired,
-            int reused) {
+            int reused,
+            @Nullable String storeFailed) {
 
         public boolean ok() {
             return failed.isEmpty()
@@ -165,6 +167,8 @@ public final class BackupRunner {
 
     /** What the run has done so far, shared with its transfer threads ({@link RunTally}). */
     private final RunTally tally = new RunTally();
+    /** Records the files not stored in {@link #tally}, with their reasons. */
+    private final RunFailures runFailures;
     /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
     private @Nullable Guard guard;
     /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
@@ -269,6 +273,7 @@ public final class BackupRunner {
         this.progressFactory = Objects.requireNonNull(progressFactory, "progressFactory");
         this.manifestGrace = Objects.requireNonNull(manifestGrace, "manifestGrace");
         this.onStored = Objects.requireNonNull(onStored, "onStored");
+        this.runFailures = new RunFailures(tally, cancellation, settings.followSymlinks());
     }
 
     public Result run() {
@@ -338,17 +343,22 @@ public final class BackupRunner {
             transfers.awaitAll();
         }
         if (packed != null) {
-            PackedBackup.confirmPacked(packed, entries, tally, cancellation, manifestGrace, this::fail, onStored);
+            PackedBackup.confirmPacked(
+                    packed, entries, tally, cancellation, manifestGrace, runFailures::failedByStore, onStored);
         }
 
         StoreAgain storeAgain = new StoreAgain(
                 store, name, guard, previousManifest, tally, err, packed, this::stopping, this::backUpAgain);
         int losses = storeAgain.storeAgainIfTakenForDead(entries);
         // A run that walked the whole tree and attempted every file is a snapshot, even if some files
-        // could not be stored: those keep their previous version, marked stale. Only a run cut short
-        // (Ctrl-C, the store gone) is incomplete.
+        // could not be read: those keep their previous version, marked stale. A run cut short (Ctrl-C, the
+        // store gone) is incomplete, and so is one whose writes the store failed (a refused upload, a pack
+        // not written): restic ends such a run without a snapshot; this one's is kept, marked incomplete,
+        // so that nothing takes a backup the store did not hold for a complete one.
         StorageUnavailableException down = tally.unavailable.get();
-        boolean complete = tally.notAttempted.isEmpty() && down == null && !cancellation.cancelled();
+        String storeFailed = tally.storeFailed.get();
+        boolean complete =
+                tally.notAttempted.isEmpty() && down == null && storeFailed == null && !cancellation.cancelled();
         List<ManifestEntry> listed = new ArrayList<>(entries);
         ManifestTree tree = walk.tree(listed);
         List<Failure> failures = new ArrayList<>(tally.failed);
@@ -366,7 +376,9 @@ public final class BackupRunner {
                         ? "it was interrupted"
                         : down != null
                                 ? Messages.unavailableReason(down, "the store became unavailable")
-                                : "not every file was attempted";
+                                : storeFailed != null
+                                        ? "the store failed to write what it was given (" + storeFailed + ")"
+                                        : "not every file was attempted";
         Manifest manifest = new Manifest(
                 packed == null ? Manifest.FORMAT_VERSION : Manifest.PACKED_FORMAT_VERSION,
                 name,
@@ -424,7 +436,8 @@ public final class BackupRunner {
                 Duration.ofNanos(System.nanoTime() - start),
                 stale,
                 tally.repaired.get(),
-                tally.reused.get());
+                tally.reused.get(),
+                storeFailed);
     }
 
     /**
@@ -500,8 +513,8 @@ public final class BackupRunner {
                 // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
                 // first, so that an upload happens only when they differ.
                 sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
-                if (changed(f)) {
-                    throw new ChangedWhileReading();
+                if (runFailures.changed(f)) {
+                    throw new RunFailures.ChangedWhileReading();
                 }
                 if (sha.equals(before.sha256())) {
                     entries.add(entry(f, sha, before.versionId(), before.chunks()));
@@ -516,8 +529,8 @@ public final class BackupRunner {
             if (packed != null) {
                 // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
                 PackedContent.Stored s = packed.store(f.file(), tally.read::addAndGet, this::stopping);
-                if (s.size() != f.size() || changed(f)) {
-                    throw new ChangedWhileReading();
+                if (s.size() != f.size() || runFailures.changed(f)) {
+                    throw new RunFailures.ChangedWhileReading();
                 }
                 entries.add(entry(f, s.sha256(), "", s.chunks()));
                 tally.stored.incrementAndGet();
@@ -537,8 +550,8 @@ public final class BackupRunner {
                 // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
                 if (sha == null) {
                     sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
-                    if (changed(f)) {
-                        throw new ChangedWhileReading();
+                    if (runFailures.changed(f)) {
+                        throw new RunFailures.ChangedWhileReading();
                     }
                 }
                 if (sha.equals(left.sha256())) {
@@ -558,13 +571,13 @@ public final class BackupRunner {
                 store.prepareWrites(Manifest.objectKey(name, ""));
             }
             write = store.putAsync(Manifest.keyFor(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
-            changedWhileRead = changed(f);
+            changedWhileRead = runFailures.changed(f);
             tally.read.addAndGet(f.size());
             progress.addBytes(f.size());
         } catch (RuntimeException | IOException | Error e) {
             // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
             // the snapshot would leave the file out while the run said complete.
-            fail(f, e);
+            runFailures.fail(f, e);
             progress.fileDone();
             done.run();
             return;
@@ -580,9 +593,9 @@ public final class BackupRunner {
         write.whenComplete((v, e) -> {
             try {
                 if (e != null) {
-                    fail(f, e);
+                    runFailures.fail(f, e);
                 } else if (changed) {
-                    fail(f, new ChangedWhileReading());
+                    runFailures.fail(f, new RunFailures.ChangedWhileReading());
                 } else {
                     entries.add(entry(f, v.sha256(), v.versionId(), null));
                     tally.stored.incrementAndGet();
@@ -625,27 +638,6 @@ public final class BackupRunner {
                 chunks);
     }
 
-    /**
-     * Whether the file changed since the walk: its size, modification time or identity (a file put in
-     * its place) differ now. A writer that changed the bytes moved the mtime.
-     */
-    /**
-     * Whether {@code f} is no longer what the walk saw: its size, mtime, identity or, where the
-     * platform has it, its ctime differ. The ctime tells a file rewritten in place whose mtime was set
-     * back afterwards ({@code rsync --inplace -t}, {@code touch -r}), whose bytes read may be part old,
-     * part new; the unchanged-file test compares it for the same reason.
-     */
-    private boolean changed(SourceFile f) throws IOException {
-        LinkOption[] options =
-                settings.followSymlinks() ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-        TreeWalk.Attributes now = TreeWalk.read(f.file(), options);
-        FileStat was = f.stat();
-        return now.size() != f.size()
-                || !now.stat().mtime().equals(was.mtime())
-                || !Objects.equals(now.fileKey(), f.fileKey())
-                || (was.ctime() != null && !was.ctime().equals(now.stat().ctime()));
-    }
-
     private void readBack(ObjectVersion v) {
         ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
         try (ObjectRead read = store.get(v.key(), options);
@@ -657,47 +649,6 @@ public final class BackupRunner {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** Whether {@code f} changed since the walk, or can no longer be looked at (removed, say). */
-    private boolean changedNow(SourceFile f) {
-        try {
-            return changed(f);
-        } catch (IOException e) {
-            return true;
-        }
-    }
-
-    private void fail(SourceFile f, Throwable failure) {
-        if (cancellation.cancelled()) {
-            // Ctrl-C interrupted it (or it failed meanwhile): not stored, reported with the unattempted files.
-            tally.notAttempted.add(f.path());
-            return;
-        }
-        Throwable e =
-                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        String reason;
-        if (e instanceof StorageUnavailableException su) {
-            tally.unavailable.compareAndSet(null, su);
-            reason = Messages.unavailableReason(su, "the store became unavailable");
-        } else if (e instanceof ChangedWhileReading
-                || (e instanceof IllegalArgumentException
-                        && String.valueOf(e.getMessage()).contains("must still be"))
-                || ((e instanceof IntegrityException || e instanceof RequestRefusedException) && changedNow(f))) {
-            // A store refuses or disowns bytes that do not match the digests computed from the first read
-            // (a SHA-256 or MD5 mismatch, a multipart ETag other than the parts sent): when the file changed
-            // meanwhile, that change is the cause to report.
-            reason = "it changed while it was being backed up; run the backup again";
-        } else if (e instanceof IntegrityException) {
-            reason = "its stored copy did not match its SHA-256 (" + e.getMessage() + ")";
-        } else if (e instanceof IOException || e instanceof UncheckedIOException) {
-            reason = "it could not be read (" + Messages.describeIo(e) + ")";
-        } else if (e instanceof StorageException || e instanceof IllegalArgumentException) {
-            reason = e.getMessage();
-        } else {
-            reason = "it could not be stored (" + Messages.rootMessage(e) + ")";
-        }
-        tally.failed.add(new Failure(f.path(), reason));
     }
 
     /**
@@ -734,14 +685,5 @@ public final class BackupRunner {
             t.setDaemon(true);
             t.start();
         };
-    }
-
-    /** The file's stat changed while its bytes were read. */
-    private static final class ChangedWhileReading extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        public ChangedWhileReading() {
-            super("it changed while it was being backed up", null);
-        }
     }
 }

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #reused}: added to by the transfer threads; taken back by the run's thread in {@code
  *       storeAgain}.
  *   <li>{@link #repaired}: added to by the thread that completes an upload ({@code recordReplacement}).
- *   <li>{@link #notAttempted}, {@link #failed}, {@link #unavailable}: added to by {@code fail} on
+ *   <li>{@link #notAttempted}, {@link #failed}, {@link #unavailable}, {@link #storeFailed}: added to by {@code fail} on
  *       whichever thread records a file's outcome (a transfer thread, an upload's completing thread,
  *       the run's thread in {@code confirmPacked}); {@link #notAttempted} also by the run's thread and
  *       the transfer threads when stopping, {@link #failed} also by the walk ({@link SourceWalk}, on the
@@ -58,6 +58,13 @@ final class RunTally {
     final AtomicLong read = new AtomicLong();
     final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
     final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+    /**
+     * Why the store failed a write it was given (a refused upload, a pack or index that could not be
+     * written, a copy that did not match), the first such reason; null while none did. Such a run is
+     * cut short by the store, not by its source: its snapshot is written marked incomplete.
+     */
+    final AtomicReference<String> storeFailed = new AtomicReference<>();
+
     final List<Failure> failed = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger repaired = new AtomicInteger();
     /** Files whose entries name a version no manifest references yet: stored by this run, or reused. */
