@@ -158,7 +158,8 @@ public final class ExitCodes {
                         usage,
                         "  3    store unavailable, or (encrypted repository) a backup or prune is running: nothing was changed",
                         "  4    content lost (listed: chunks of missing or damaged packs, stored again by the next backup"
-                                + " of a source that has them), or no journal to rebuild from",
+                                + " of a source that has them), backups still lacking such chunks (each named), or no"
+                                + " journal to rebuild from",
                         "  5    the local store not found",
                         password,
                         interrupted));

@@ -4,6 +4,8 @@ import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.RepairReport;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,7 +84,11 @@ final class PackedRepairReport {
                                 + " changed nothing; run it again once the backups and prunes have ended.");
                 return ExitCodes.UNAVAILABLE;
             }
-            int code = print(ctx, session.where(), report, readData);
+            // What the repair leaves damaged: snapshots naming chunks no pack holds any more (dropped now or by an
+            // earlier repair or verify), which only a backup of a source that still has the files heals.
+            List<PackedRepair.Lacking> lacking =
+                    Errors.translate(session.where(), null, () -> PackedRepair.lacking(repo.sealed(), blobs));
+            int code = print(ctx, session.where(), report, readData, lacking);
             removeLost(ctx, session, lostIndexFiles);
             return code;
         }
@@ -115,7 +121,8 @@ final class PackedRepairReport {
         }
     }
 
-    private static int print(CliContext ctx, String where, RepairReport r, boolean readData) {
+    private static int print(
+            CliContext ctx, String where, RepairReport r, boolean readData, List<PackedRepair.Lacking> lacking) {
         int listed = 0;
         for (CheckReport.Damage d : r.damage()) {
             if (listed++ < LISTED) {
@@ -132,6 +139,15 @@ final class PackedRepairReport {
                         .println("The repository's index in " + where + " names every pack in the store whose header"
                                 + " opens" + read + ": nothing else to repair.");
                 ctx.err().println(unreadableSentence(r) + ".");
+                printLacking(ctx, lacking, true);
+                return ExitCodes.INTEGRITY;
+            }
+            if (!lacking.isEmpty()) {
+                ctx.out()
+                        .println("The repository's index in " + where + " names every pack in the store and nothing"
+                                + " else" + read + ": no pack or index file to repair, but backups still lack chunks"
+                                + " (below).");
+                printLacking(ctx, lacking, true);
                 return ExitCodes.INTEGRITY;
             }
             ctx.out()
@@ -157,11 +173,14 @@ final class PackedRepairReport {
             done.add(r.salvagedPacks().size() + " damaged pack(s) replaced by their intact chunks");
         }
         ctx.out().println("Repaired the repository's index in " + where + read + ": " + String.join(", ", done) + ".");
-        if (r.blobsLost() == 0 && r.unreadablePacks().isEmpty()) {
+        if (r.blobsLost() == 0 && r.unreadablePacks().isEmpty() && lacking.isEmpty()) {
             return ExitCodes.OK;
         }
+        printLacking(ctx, lacking, r.blobsLost() == 0);
         if (r.blobsLost() == 0) {
-            ctx.err().println(unreadableSentence(r) + ".");
+            if (!r.unreadablePacks().isEmpty()) {
+                ctx.err().println(unreadableSentence(r) + ".");
+            }
             return ExitCodes.INTEGRITY;
         }
         ctx.err()
@@ -170,6 +189,45 @@ final class PackedRepairReport {
                         + " 'ballast backup' of each source, then 'ballast verify NAME' to see what is still missing)"
                         + (r.unreadablePacks().isEmpty() ? "." : "; " + unreadableSentence(r) + "."));
         return ExitCodes.INTEGRITY;
+    }
+
+    /**
+     * Names each snapshot that lacks chunks and its first files, one a line, then (with {@code advise})
+     * what heals them, in {@code verify}'s words ({@link VerifyCommand#missingChunksAdvice}).
+     */
+    private static void printLacking(CliContext ctx, List<PackedRepair.Lacking> lacking, boolean advise) {
+        if (lacking.isEmpty()) {
+            return;
+        }
+        int listed = 0;
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (PackedRepair.Lacking l : lacking) {
+            names.add(l.name());
+            if (listed++ < LISTED) {
+                ctx.err()
+                        .println("Lacking chunks: backup '" + Errors.printable(l.name()) + "', snapshot "
+                                + Manifests.label(l.versionId()) + " of " + SnapshotTime.of(l.snapshot()) + ": "
+                                + Summary.count(l.files().size(), "file") + " ("
+                                + String.join(
+                                        ", ",
+                                        l.files().stream()
+                                                .limit(3)
+                                                .map(Errors::printable)
+                                                .toList())
+                                + (l.files().size() > 3 ? " and " + (l.files().size() - 3) + " more" : "") + ")");
+            }
+        }
+        if (lacking.size() > LISTED) {
+            ctx.err().println("... and " + (lacking.size() - LISTED) + " more.");
+        }
+        if (advise) {
+            ctx.err()
+                    .println(lacking.size() + " snapshot(s) of " + names.size() + " backup(s) name chunks no pack in"
+                            + " the repository holds (listed above), so those files cannot be restored from them"
+                            + " and no repair can bring the chunks back; "
+                            + VerifyCommand.missingChunksAdvice("missing") + " ('ballast verify NAME' names every"
+                            + " such file).");
+        }
     }
 
     /**

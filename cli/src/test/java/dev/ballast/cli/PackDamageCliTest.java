@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -317,6 +318,34 @@ class PackDamageCliTest extends EncryptedStoreCli {
                 .as(err())
                 .isZero();
         assertThat(run(at("repair", "packs"))).as(err()).isZero();
+    }
+
+    /**
+     * A second {@code repair packs} after the first dropped a damaged pack's chunk said "nothing to repair"
+     * (exit 0) while the backup still lacked the chunk; it now names the snapshot and its file and says
+     * that a backup of the source stores the chunk again, as {@code verify} does (exit 4).
+     */
+    @Test
+    void aSecondRepairPacksNamesTheBackupsThatStillLackChunksAndAdvisesABackup() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        flipByte("data/", 100);
+        assertThat(run(at("repair", "packs"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Lacking chunks: backup 'src', snapshot " + Manifests.label(first));
+
+        assertThat(run(at("repair", "packs"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).doesNotContain("nothing to repair").contains("backups still lack chunks");
+        assertThat(err())
+                .containsPattern("Lacking chunks: backup 'src', snapshot "
+                        + java.util.regex.Pattern.quote(Manifests.label(first))
+                        + " of .* UTC: 1 file \\(f[0-2]\\.bin\\)")
+                .contains("1 snapshot(s) of 1 backup(s) name chunks no pack in the repository holds")
+                .contains("back the source up again: the backup stores the missing chunks again");
+        assertNoStackTrace();
+
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("repair", "packs"))).as(err()).isZero();
+        assertThat(out()).contains("nothing to repair");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ballast.backup.retention;
 
 import dev.ballast.backup.Advice;
+import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
@@ -11,6 +12,9 @@ import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.backup.snapshot.SealedStore;
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.object.VersionEntry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -207,5 +211,54 @@ public final class PackedRepair {
             }
             return new Result(blobs.repair(readData), List.of());
         }
+    }
+    /**
+     * A snapshot that names chunks the repository's index does not hold (dropped by a repair or verify
+     * that found them damaged, or lost with their pack): its files that lack a chunk cannot be restored
+     * until a backup of a source that still holds them stores those chunks again.
+     *
+     * @param name the backup name
+     * @param versionId its manifest version ID
+     * @param snapshot the snapshot, for its time
+     * @param files the paths of its files that lack a chunk, in path order
+     */
+    public record Lacking(String name, String versionId, Manifest snapshot, List<String> files) {
+        public Lacking {
+            files = List.copyOf(files);
+        }
+    }
+
+    /**
+     * Every snapshot of every name that names a chunk {@code packed}'s index does not hold, newest first
+     * per name: what a repair that found nothing (more) to repair still leaves damaged, as
+     * {@code verify} names it. A snapshot that cannot be read is passed over (list and verify name it).
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    public static List<Lacking> lacking(SealedStore view, PackedContent packed) {
+        List<Lacking> out = new ArrayList<>();
+        for (Map.Entry<String, List<VersionEntry>> snapshot :
+                view.allSnapshotVersions().entrySet()) {
+            for (VersionEntry v : snapshot.getValue()) {
+                Manifest m;
+                try {
+                    m = view.readSnapshot(snapshot.getKey(), v.versionId());
+                } catch (ObjectNotFoundException | BackupException | IntegrityException e) {
+                    continue;
+                }
+                List<String> files = new ArrayList<>();
+                for (ManifestEntry e : m.files()) {
+                    if (e.packed() && !packed.holdsAll(e.chunks())) {
+                        files.add(e.path());
+                    }
+                }
+                if (!files.isEmpty()) {
+                    files.sort(null);
+                    out.add(new Lacking(m.name(), v.versionId(), m, files));
+                }
+            }
+        }
+        out.sort(java.util.Comparator.comparing(Lacking::name)); // stable: newest first within a name
+        return out;
     }
 }
