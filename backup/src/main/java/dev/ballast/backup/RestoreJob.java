@@ -4,6 +4,8 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.run.LocalStoreDirectory;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
@@ -45,6 +47,13 @@ final class RestoreJob extends Job {
         checkRestoreTarget(target);
         RestoreSelection selection = new RestoreSelection(
                 options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
+        // A prune or repair does not delete packs while this restore reads them (restic's shared lock).
+        try (RestoreLock prunesWait = RestoreLock.shared(key == null ? null : LocalStoreDirectory.of(store))) {
+            return restoreLocked(n, target, options, selection);
+        }
+    }
+
+    private RestoreResult restoreLocked(String n, Path target, RestoreOptions options, RestoreSelection selection) {
         Manifests.Versioned chosen = Manifests.select(view, n, options.version(), "the object store", listener::notice);
         RestoreSelection.Selected selected = selection.selectOrRefuse(n, chosen);
         Manifest m = selected.manifest();

@@ -6,6 +6,7 @@ import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
@@ -186,7 +187,11 @@ final class RestoreCommand extends BallastCommand {
         }
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
-                Repository repo = Repository.of(session)) {
+                Repository repo = Repository.of(session);
+                // A prune or repair does not delete packs while this restore reads them (restic's shared lock).
+                RestoreLock prunesWait = repo.packed()
+                        ? Errors.translate(session.where(), null, () -> RestoreLock.shared(session.localDirectory()))
+                        : RestoreLock.shared(null)) {
             // The index is read while the snapshot is chosen and read: on S3, three requests and the
             // index's decoding that no longer wait for the snapshot's (about 0.3 s from Ceph RGW).
             CompletableFuture<PackedContent> index = repo.packed() ? loadIndex(repo) : null;

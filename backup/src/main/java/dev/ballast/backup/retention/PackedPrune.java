@@ -10,6 +10,8 @@ import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.pack.PruneRefusedException;
 import dev.ballast.backup.pack.PruneStats;
+import dev.ballast.backup.run.LocalStoreDirectory;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -127,8 +129,14 @@ public final class PackedPrune {
      * @throws dev.ballast.storage.StorageException if the store fails (nothing further is deleted)
      */
     public static Result run(SealedStore view, PackedContent packed, Clock clock, Duration grace, MaxUnused maxUnused) {
-        try (RunMarker own = RunMarker.start(view, PRUNE_MARKER, clock)) {
-            return run(view, packed, clock, grace, maxUnused, own.runId(), false);
+        // Held until the prune has ended: no restore from a local store reads packs this prune deletes.
+        try (RestoreLock restores = RestoreLock.exclusive(LocalStoreDirectory.of(view.raw()))) {
+            if (restores.refusedBecause() != null) {
+                return Result.nothing(List.of(restores.refusedBecause()));
+            }
+            try (RunMarker own = RunMarker.start(view, PRUNE_MARKER, clock)) {
+                return run(view, packed, clock, grace, maxUnused, own.runId(), false);
+            }
         }
     }
 

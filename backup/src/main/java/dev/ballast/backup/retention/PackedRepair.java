@@ -8,6 +8,8 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.pack.BlobRepository;
 import dev.ballast.backup.pack.CheckReport;
 import dev.ballast.backup.pack.RepairReport;
+import dev.ballast.backup.run.LocalStoreDirectory;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -204,7 +206,11 @@ public final class PackedRepair {
      * @throws dev.ballast.storage.StorageException if the store fails (what was done so far is safe)
      */
     public static Result run(SealedStore view, BlobRepository blobs, Predicate<String> readData, Clock clock) {
-        try (RunMarker own = RunMarker.start(view, PackedPrune.PRUNE_MARKER, clock)) {
+        try (RestoreLock restores = RestoreLock.exclusive(LocalStoreDirectory.of(view.raw()));
+                RunMarker own = RunMarker.start(view, PackedPrune.PRUNE_MARKER, clock)) {
+            if (restores.refusedBecause() != null) {
+                return new Result(null, List.of(restores.refusedBecause()));
+            }
             List<String> running = PackedPrune.running(view, clock.instant(), own.runId());
             if (!running.isEmpty()) {
                 return new Result(null, running);
