@@ -363,7 +363,12 @@ public final class BackupRunner {
         ManifestTree tree = walk.tree(listed);
         List<Failure> failures = new ArrayList<>(tally.failed);
         failures.sort(Comparator.comparing(Failure::path));
-        List<Manifest.Stale> stale = complete ? previousManifest.keepPrevious(failures, listed) : List.of();
+        List<Manifest.Stale> stale = List.of();
+        if (complete) {
+            PreviousManifest.Kept kept = previousManifest.keepPrevious(failures, listed, tree);
+            stale = kept.stale();
+            tree = kept.tree();
+        }
         listed.sort(Comparator.comparing(ManifestEntry::path));
         List<String> skippedFiles = new ArrayList<>(tally.notAttempted);
         Collections.sort(skippedFiles);

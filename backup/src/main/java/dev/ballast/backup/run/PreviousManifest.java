@@ -9,7 +9,9 @@ import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.LostVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -63,6 +65,10 @@ final class PreviousManifest {
     private volatile @Nullable DamagedVersions damaged;
     /** The previous manifest's usable entries by path, for stale entries; set with {@link #damaged}. */
     private volatile Map<String, ManifestEntry> entries = Map.of();
+    /** The previous manifest's directories and links, for a folder this run could not read; set with {@link #damaged}. */
+    private volatile ManifestTree tree = ManifestTree.EMPTY;
+    /** The previous manifest as messages name it ("backup SHORT (ID) of DATE"); set with {@link #damaged}. */
+    private volatile String previousLabel = "an earlier backup";
 
     PreviousManifest(
             ObjectStore store,
@@ -185,6 +191,10 @@ final class PreviousManifest {
             LostVersions.drop(store, name, map, listing, err);
         }
         entries = map;
+        if (m != null && base != null) {
+            tree = m.tree();
+            previousLabel = "backup " + Manifests.label(base) + " of " + SnapshotTime.of(m);
+        }
         damaged = d;
         if (packed != null && guard != null && guard.othersAtStart()) {
             // Another run's marker: one killed before its flush may have left packs no index names.
@@ -252,14 +262,24 @@ final class PreviousManifest {
     }
 
     /**
+     * What {@link #keepPrevious} kept: the stale entries (files, and folders that could not be read) and
+     * the run's tree with the previous snapshot's directories and links under those folders added.
+     */
+    record Kept(List<Manifest.Stale> stale, ManifestTree tree) {}
+
+    /**
      * Adds to {@code listed} the previous version of every file (or, for a folder that could not be
      * read, every file under it) this run could not store, and returns them as stale entries with the
      * reason: a busy or unreadable file costs its newest change, not its place in the snapshot. A
-     * version found damaged is not kept.
+     * version found damaged is not kept. A folder that could not be read also keeps the directories,
+     * symbolic links and hard links the previous snapshot recorded in it ({@code walked}, the run's own
+     * tree, gets them), and is itself a stale entry naming that snapshot, so nothing says its files were
+     * in no earlier backup.
      */
-    List<Manifest.Stale> keepPrevious(List<Failure> failures, List<ManifestEntry> listed) {
-        if (failures.isEmpty() || entries.isEmpty()) {
-            return List.of();
+    Kept keepPrevious(List<Failure> failures, List<ManifestEntry> listed, ManifestTree walked) {
+        ManifestTree before = tree;
+        if (failures.isEmpty() || (entries.isEmpty() && before.isEmpty())) {
+            return new Kept(List.of(), walked);
         }
         Set<String> present = new java.util.HashSet<>();
         listed.forEach(e -> present.add(e.path()));
@@ -274,24 +294,17 @@ final class PreviousManifest {
             // A folder that could not be read: every file under it ('0' follows '/').
             kept.addAll(
                     byPath.subMap(f.path() + "/", true, f.path() + "0", false).values());
-            for (ManifestEntry before : kept) {
-                if (present.add(before.path())) {
+            for (ManifestEntry e : kept) {
+                if (present.add(e.path())) {
                     // Its stat is not carried over: the next run reads the file again.
                     listed.add(new ManifestEntry(
-                            before.path(),
-                            before.size(),
-                            before.sha256(),
-                            before.versionId(),
-                            before.mtime(),
-                            null,
-                            null,
-                            null,
-                            before.chunks()));
-                    stale.add(new Manifest.Stale(before.path(), f.reason()));
+                            e.path(), e.size(), e.sha256(), e.versionId(), e.mtime(), null, null, null, e.chunks()));
+                    stale.add(new Manifest.Stale(e.path(), f.reason()));
                 }
             }
         }
+        ManifestTree carried = StaleFolders.carry(failures, before, walked, present, byPath, previousLabel, stale);
         stale.sort(Comparator.comparing(Manifest.Stale::path));
-        return stale;
+        return new Kept(stale, carried);
     }
 }

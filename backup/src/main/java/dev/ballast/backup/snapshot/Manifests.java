@@ -411,12 +411,19 @@ public final class Manifests {
         if (m.stale().isEmpty()) {
             return;
         }
+        // A folder the run could not read is stale too: it keeps the entries an earlier run recorded in it.
+        java.util.Set<String> folders = new java.util.HashSet<>();
+        m.tree().directories().forEach(d -> folders.add(d.path()));
+        long staleFolders =
+                m.stale().stream().filter(s -> folders.contains(s.path())).count();
         err.accept("Note: manifest version " + label(v.versionId()) + " of '" + m.name() + "' holds "
-                + m.stale().size()
-                + " stale file(s): the run could not store them, so they keep the version an earlier run stored.");
+                + (m.stale().size() - staleFolders)
+                + " stale file(s)"
+                + (staleFolders > 0 ? " and " + staleFolders + " folder(s) the run could not read" : "")
+                + ": the run could not store them, so they keep the version an earlier run stored.");
         for (Manifest.Stale s : m.stale()) {
-            err.accept("Stale: " + Messages.printable(s.path()) + " (not stored by this run: "
-                    + Messages.printable(s.reason()) + ")");
+            err.accept("Stale: " + Messages.printable(s.path()) + (folders.contains(s.path()) ? "/" : "")
+                    + " (not stored by this run: " + Messages.printable(s.reason()) + ")");
         }
     }
 }
