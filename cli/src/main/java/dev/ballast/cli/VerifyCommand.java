@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -107,7 +108,12 @@ final class VerifyCommand extends BallastCommand {
         }
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.UPDATE : StoreSession.Access.READ;
         try (StoreSession session = StoreSession.open(common, ctx, access);
-                Repository repo = Repository.storeOnly(session)) {
+                Repository repo = Repository.storeOnly(session);
+                // No prune or repair deletes packs while they are read (released before damaged chunks are dropped).
+                RestoreLock reading = repo.packed()
+                        ? Errors.translate(
+                                session.where(), null, () -> RestoreLock.shared(session.localDirectory(), "verify"))
+                        : RestoreLock.shared(null)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),
                     null,
@@ -150,6 +156,7 @@ final class VerifyCommand extends BallastCommand {
                 PackedRepair.readNotes(repo.content(transferOptions.transfers), unnamedAtStart)
                         .forEach(ctx.err()::println);
             }
+            reading.close(); // the drop of damaged chunks below takes the exclusive lock
             List<Damage> damaged = found.damaged();
             List<String> unreadable = found.unreadable();
             java.time.Duration elapsed = found.elapsed();

@@ -94,6 +94,18 @@ class RestoreBesidePruneTest extends InProcessCli {
     }
 
     @Test
+    void aVerifyBesideARunningPruneIsRefusedRatherThanReportingDamage() throws Exception {
+        twoBackups();
+        try (RestoreLock pruning = RestoreLock.exclusive(storeDirectory())) {
+            assertThat(run(atData("verify", "src"))).isEqualTo(ExitCodes.UNAVAILABLE);
+            assertThat(err())
+                    .contains("it may delete packs this verify would read; run the verify again once it has ended")
+                    .doesNotContain("Damaged");
+        }
+        assertThat(run(atData("verify", "src"))).as(err()).isZero();
+    }
+
+    @Test
     void restoresShareTheLockAndAPruneTakesItOnceTheyEnded() throws Exception {
         Path dir = Files.createDirectories(data().resolve("store"));
         try (RestoreLock one = RestoreLock.shared(dir);

@@ -65,13 +65,21 @@ public final class RestoreLock implements AutoCloseable {
      *     the exclusive lock
      */
     public static RestoreLock shared(@Nullable Path storeDirectory) {
+        return shared(storeDirectory, "restore");
+    }
+
+    /**
+     * {@link #shared(Path)} for the command {@code what} ({@code "restore"}, {@code "verify"}), which the
+     * refusal names.
+     */
+    public static RestoreLock shared(@Nullable Path storeDirectory, String what) {
         RestoreLock lock = take(storeDirectory, false);
         if (lock.refused != null) {
             throw new BackupException(
                     BackupException.Kind.UNAVAILABLE,
                     "A prune or repair of the repository in " + storeDirectory + " is running (it holds "
-                            + lock.refused + "): it may delete packs this restore would read; restore again once it"
-                            + " has ended.");
+                            + lock.refused + "): it may delete packs this " + what + " would read; run the " + what
+                            + " again once it has ended.");
         }
         return lock;
     }
