@@ -4,11 +4,11 @@ import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.PackedRepair;
-import dev.ballast.backup.run.LocalStoreDirectory;
 import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SealedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -48,7 +48,9 @@ final class RestoreJob extends Job {
         RestoreSelection selection = new RestoreSelection(
                 options.paths(), globs("include", options.includes()), globs("exclude", options.excludes()));
         // A prune or repair does not delete packs while this restore reads them (restic's shared lock).
-        try (RestoreLock prunesWait = RestoreLock.shared(key == null ? null : LocalStoreDirectory.of(store))) {
+        try (RestoreLock prunesWait = view instanceof SealedStore sealed
+                ? RestoreLock.forReading(sealed, clock, "restore")
+                : RestoreLock.shared(null)) {
             return restoreLocked(n, target, options, selection);
         }
     }

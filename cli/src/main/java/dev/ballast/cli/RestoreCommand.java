@@ -190,7 +190,10 @@ final class RestoreCommand extends BallastCommand {
                 Repository repo = Repository.of(session);
                 // A prune or repair does not delete packs while this restore reads them (restic's shared lock).
                 RestoreLock prunesWait = repo.packed()
-                        ? Errors.translate(session.where(), null, () -> RestoreLock.shared(session.localDirectory()))
+                        ? Errors.translate(
+                                session.where(),
+                                null,
+                                () -> RestoreLock.forReading(repo.sealed(), ctx.clock(), "restore"))
                         : RestoreLock.shared(null)) {
             // The index is read while the snapshot is chosen and read: on S3, three requests and the
             // index's decoding that no longer wait for the snapshot's (about 0.3 s from Ceph RGW).

@@ -112,7 +112,9 @@ final class VerifyCommand extends BallastCommand {
                 // No prune or repair deletes packs while they are read (released before damaged chunks are dropped).
                 RestoreLock reading = repo.packed()
                         ? Errors.translate(
-                                session.where(), null, () -> RestoreLock.shared(session.localDirectory(), "verify"))
+                                session.where(),
+                                null,
+                                () -> RestoreLock.forReading(repo.sealed(), ctx.clock(), "verify"))
                         : RestoreLock.shared(null)) {
             Manifests.Versioned chosen = Errors.translate(
                     session.where(),

@@ -97,12 +97,12 @@ class RestoreBesidePruneTest extends InProcessCli {
     void aVerifyBesideARunningPruneIsRefusedRatherThanReportingDamage() throws Exception {
         twoBackups();
         try (RestoreLock pruning = RestoreLock.exclusive(storeDirectory())) {
-            assertThat(run(atData("verify", "src"))).isEqualTo(ExitCodes.UNAVAILABLE);
+            assertThat(run(at("verify", "src"))).isEqualTo(ExitCodes.UNAVAILABLE);
             assertThat(err())
                     .contains("it may delete packs this verify would read; run the verify again once it has ended")
                     .doesNotContain("Damaged");
         }
-        assertThat(run(atData("verify", "src"))).as(err()).isZero();
+        assertThat(run(at("verify", "src"))).as(err()).isZero();
     }
 
     @Test

@@ -72,6 +72,14 @@ public final class PackedPrune {
      */
     public static final String PRUNE_MARKER = ".ballast-prune";
 
+    /**
+     * The name of the marker a restore or verify of format 3 keeps on a store other than a local one
+     * while it reads packs (restic's shared lock for a restore; a local store uses an operating system
+     * lock, {@link dev.ballast.backup.run.RestoreLock}): a prune or repair that finds one live deletes
+     * nothing.
+     */
+    public static final String READER_MARKER = ".ballast-restore";
+
     /** A sentence for each backup (or other prune) whose run marker says it may be running. */
     static List<String> running(SealedStore view, Instant now, String ownRun) {
         List<String> out = new ArrayList<>();
@@ -84,8 +92,12 @@ public final class PackedPrune {
             out.add(
                     m.holds(PRUNE_MARKER)
                             ? "another prune of the repository is running (" + m.describe() + ")"
-                            : "a backup of '" + Messages.printable(name) + "' is running (" + m.describe()
-                                    + "); nothing is pruned until it ends");
+                            : m.holds(READER_MARKER)
+                                    ? "a restore or verify from the repository is running (" + m.describe()
+                                            + "); nothing is deleted until it ends, so that it reads every pack it"
+                                            + " needs"
+                                    : "a backup of '" + Messages.printable(name) + "' is running (" + m.describe()
+                                            + "); nothing is pruned until it ends");
         }
         return out;
     }
@@ -98,11 +110,20 @@ public final class PackedPrune {
      * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} naming the prune
      */
     public static void requireNoPrune(SealedStore view, Instant now) {
+        requireNoPrune(view, now, "back up again once it has ended");
+    }
+
+    /**
+     * {@link #requireNoPrune(SealedStore, Instant)} with {@code advice} after the prune is named.
+     *
+     * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} naming the prune
+     */
+    public static void requireNoPrune(SealedStore view, Instant now, String advice) {
         java.util.Optional<String> prune = runningPrune(view, now);
         if (prune.isPresent()) {
             throw new BackupException(
                     BackupException.Kind.UNAVAILABLE,
-                    "A prune of the repository is running (" + prune.get() + "); back up again once it has" + " ended "
+                    "A prune of the repository is running (" + prune.get() + "); " + advice + " "
                             + Advice.REMOVE_PRUNE_MARKER.text());
         }
     }

@@ -1,6 +1,8 @@
 package dev.ballast.backup.run;
 
 import dev.ballast.backup.BackupException;
+import dev.ballast.backup.retention.PackedPrune;
+import dev.ballast.backup.snapshot.SealedStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -8,6 +10,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -51,10 +54,47 @@ public final class RestoreLock implements AutoCloseable {
     private final @Nullable Path file;
     private final @Nullable String refused;
     private boolean closed;
+    /** On a store other than a local one: the reader's run marker, which a prune finds; null when none. */
+    private @Nullable RunMarker marker;
 
     private RestoreLock(@Nullable Path file, @Nullable String refused) {
         this.file = file;
         this.refused = refused;
+    }
+
+    /**
+     * The shared lock of a {@code what} ({@code "restore"}, {@code "verify"}) reading the packs of the
+     * repository seen through {@code view}: on a local store {@link #shared(Path, String)}; on any other
+     * (S3) a run marker of {@link PackedPrune#READER_MARKER}, as a backup keeps one, which a prune finds
+     * live and so deletes nothing ({@link PackedPrune#running}), refreshed while the reader runs and gone
+     * with it (a killed reader's goes stale as a backup's does). Written before the prune's marker is
+     * looked for, so of a reader and a prune starting together one sees the other. A store the reader may
+     * not write (read-only credentials) gets no marker: the reader reads as before, and a prune is not kept
+     * from its packs.
+     *
+     * @throws BackupException of kind {@link BackupException.Kind#UNAVAILABLE} while a prune or repair runs
+     */
+    public static RestoreLock forReading(SealedStore view, Clock clock, String what) {
+        Path local = LocalStoreDirectory.of(view.raw());
+        if (local != null) {
+            return shared(local, what);
+        }
+        RestoreLock lock = new RestoreLock(null, null);
+        try {
+            lock.marker = RunMarker.start(view, PackedPrune.READER_MARKER, clock);
+        } catch (RuntimeException e) {
+            lock.marker = null; // read-only credentials, say: nothing to hold
+        }
+        try {
+            PackedPrune.requireNoPrune(
+                    view,
+                    clock.instant(),
+                    "run the " + what + " again once it has ended: it may delete packs this " + what + " would read");
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+        return lock;
     }
 
     /**
@@ -164,6 +204,11 @@ public final class RestoreLock implements AutoCloseable {
     /** Releases the lock (the last holder in this process releases the operating system's lock). */
     @Override
     public void close() {
+        RunMarker m = marker;
+        if (m != null) {
+            marker = null;
+            m.close();
+        }
         if (file == null) {
             return;
         }
