@@ -2,6 +2,7 @@ package dev.ballast.backup;
 
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.retention.PackedRepair;
+import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
@@ -34,7 +35,11 @@ final class VerifyJob extends Job {
         DamagedVersions record = DamagedVersions.load(view, n, listener::notice);
         Manifest m = chosen.manifest();
         Verifier.Result found;
-        try (PackedContent content = packedContent()) {
+        // No prune or repair deletes packs while they are read (released before damaged chunks are dropped).
+        try (RestoreLock reading = view instanceof SealedStore sealed
+                        ? RestoreLock.forReading(sealed, clock, "verify")
+                        : RestoreLock.shared(null);
+                PackedContent content = packedContent()) {
             if (content != null) {
                 PackedRepair.damageNotes(content, m).forEach(listener::notice);
             }
