@@ -37,6 +37,9 @@ public final class RestoreConflicts {
                 "a file or link stands where the backup has a directory",
                 "files or links where the backup has a directory",
                 true),
+        /** A directory where the backup has a hard or symbolic link: never replaced, as where it has a file. */
+        DIRECTORY_WHERE_LINK(
+                "a directory stands where the backup has a link", "directories where the backup has a link", false),
         /** Something other than the recorded link where the backup has a hard or symbolic link. */
         DIFFERENT_LINK(
                 "something other than the backup's link stands where it has a link",
@@ -86,7 +89,8 @@ public final class RestoreConflicts {
         List<String> byKind = new ArrayList<>();
         counts.forEach((k, n) -> byKind.add(n + " " + (n == 1 ? singular(k) : k.plural)));
         boolean replaceable = counts.keySet().stream().anyMatch(k -> k.overwriteReplaces);
-        boolean directories = counts.containsKey(Kind.DIRECTORY_WHERE_FILE);
+        boolean directories =
+                counts.containsKey(Kind.DIRECTORY_WHERE_FILE) || counts.containsKey(Kind.DIRECTORY_WHERE_LINK);
         message.append("Restore into '")
                 .append(target)
                 .append("' refused: ")
@@ -118,6 +122,7 @@ public final class RestoreConflicts {
             case DIRECTORY_WHERE_FILE -> "directory where the backup has a file";
             case OTHER_WHERE_FILE -> "link or special file where the backup has a file";
             case NOT_A_DIRECTORY -> "file or link where the backup has a directory";
+            case DIRECTORY_WHERE_LINK -> "directory where the backup has a link";
             case DIFFERENT_LINK -> "entry where the backup has a link";
         };
     }

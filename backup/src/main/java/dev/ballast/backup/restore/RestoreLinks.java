@@ -26,6 +26,9 @@ public final class RestoreLinks {
         if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
         }
+        if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
+            throw directoryInTheWay();
+        }
         if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
             if (Files.isSameFile(dest, first)) {
                 return;
@@ -43,6 +46,10 @@ public final class RestoreLinks {
             Attributes.setMtime(dest, l.mtime());
             return;
         }
+        if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
+            // Renaming the new link over it would fail naming the link's temporary name, not the user's path.
+            throw directoryInTheWay();
+        }
         // The target from its bytes (any locale), exactly as it was read.
         Path linkTarget = Names.linkTarget(l.target());
         Path tmp = temporaries.create(dest, t -> Files.createSymbolicLink(t, linkTarget));
@@ -56,6 +63,15 @@ public final class RestoreLinks {
             Files.deleteIfExists(tmp);
             throw e;
         }
+    }
+
+    /**
+     * A directory where the backup has a link, with {@code --overwrite} (without it the restore was
+     * refused): left as it is, as a directory where the backup has a file is.
+     */
+    private static RestoreFileWriter.TypeInTheWay directoryInTheWay() {
+        return new RestoreFileWriter.TypeInTheWay("a directory stands where the backup has this link; it was left"
+                + " as it is (--overwrite never replaces a directory): remove it and run the restore again");
     }
 
     /** Whether this process runs as root, from the owner of a file it creates in {@code dir}. */

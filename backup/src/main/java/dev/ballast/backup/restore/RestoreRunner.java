@@ -550,7 +550,33 @@ public final class RestoreRunner {
     /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
     static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
         return new BackupRunner.Failure(
-                path, "its attributes or link could not be restored (" + Messages.describeIo(ex) + ")");
+                path, "its attributes or link could not be restored (" + withoutTemporaryName(ex) + ")");
+    }
+
+    /**
+     * What a file operation's failure was, naming its file unless that is a temporary name of a
+     * restore (a link is made under one, then renamed into place): a message names the user's path,
+     * which the failure carries, never a name the user never saw.
+     */
+    static String withoutTemporaryName(Throwable ex) {
+        for (Throwable c = ex; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.file.FileSystemException fse
+                    && (temporary(fse.getFile()) || temporary(fse.getOtherFile()))) {
+                String described = Messages.describeIo(fse); // "FILE: what", the JDK's reason or its kind
+                return fse.getReason() != null
+                        ? RestoreDirectories.reason(fse)
+                        : described.substring(described.indexOf(": ") + 2);
+            }
+        }
+        return Messages.describeIo(ex);
+    }
+
+    private static boolean temporary(@Nullable String file) {
+        if (file == null) {
+            return false;
+        }
+        int slash = file.lastIndexOf('/');
+        return file.startsWith(RestoreTemporaries.PREFIX, slash + 1);
     }
 
     /** Reading a stored copy failed (not writing the restored file). */

@@ -67,7 +67,7 @@ final class RestoreTree {
             if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)
                     && !overwrite
                     && !(Files.exists(first, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(dest, first))) {
-                conflicts.add(h.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
+                conflicts.add(h.path(), linkConflict(dest));
             }
         }
         for (ManifestTree.Symlink l : tree.symlinks()) {
@@ -77,10 +77,17 @@ final class RestoreTree {
                     && !overwrite
                     && !(Files.isSymbolicLink(dest)
                             && Names.name(Files.readSymbolicLink(dest)).equals(l.target()))) {
-                conflicts.add(l.path(), RestoreConflicts.Kind.DIFFERENT_LINK);
+                conflicts.add(l.path(), linkConflict(dest));
             }
         }
         return new RestoreTree(dirs, links);
+    }
+
+    /** The kind of entry in the way at {@code dest}, where the backup has a link. */
+    private static RestoreConflicts.Kind linkConflict(Path dest) {
+        return Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
+                ? RestoreConflicts.Kind.DIRECTORY_WHERE_LINK
+                : RestoreConflicts.Kind.DIFFERENT_LINK;
     }
 
     /**
@@ -114,6 +121,8 @@ final class RestoreTree {
                 } else {
                     RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
                 }
+            } catch (RestoreFileWriter.TypeInTheWay e) {
+                failed.add(new BackupRunner.Failure(path, e.getMessage()));
             } catch (IOException | RuntimeException e) {
                 failed.add(RestoreRunner.attributesNotRestored(path, e));
             }
