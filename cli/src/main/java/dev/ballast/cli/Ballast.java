@@ -254,6 +254,12 @@ public final class Ballast implements Callable<Integer> {
                     + (c.getCommandSpec().parent() == null ? "commands and options." : "options."));
             return ExitCodes.USAGE;
         }
+        String refusal = OptionValues.refusal(ex);
+        if (refusal != null) {
+            // A value the option does not take: the sentence says what it takes, so no pointer to --help.
+            err.println("Error: " + Errors.printable(refusal));
+            return ExitCodes.USAGE;
+        }
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && c.getCommandSpec().parent() == null
                 && !unmatched.getUnmatched().isEmpty()

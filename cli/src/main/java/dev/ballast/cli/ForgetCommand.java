@@ -32,42 +32,52 @@ final class ForgetCommand extends BallastCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
     String name;
 
-    @Option(names = "--keep-last", paramLabel = "N", description = "Keep the N newest backups.")
+    @Option(
+            names = "--keep-last",
+            paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
+            description = "Keep the N newest backups.")
     int keepLast;
 
     @Option(
             names = "--keep-hourly",
             paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
             description = "Keep the newest backup of each of the last N hours that have one.")
     int keepHourly;
 
     @Option(
             names = "--keep-daily",
             paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
             description = "Keep the newest backup of each of the last N days that have one.")
     int keepDaily;
 
     @Option(
             names = "--keep-weekly",
             paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
             description = "Keep the newest backup of each of the last N ISO weeks that have one.")
     int keepWeekly;
 
     @Option(
             names = "--keep-monthly",
             paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
             description = "Keep the newest backup of each of the last N months that have one.")
     int keepMonthly;
 
     @Option(
             names = "--keep-yearly",
             paramLabel = "N",
+            converter = OptionValues.KeepCountConverter.class,
             description = "Keep the newest backup of each of the last N years that have one.")
     int keepYearly;
 
     @Option(
             names = "--keep-within",
             paramLabel = "SPAN",
+            converter = OptionValues.SpanConverter.class,
             description = "Keep every backup made within SPAN (e.g. 1y2m3d4h, 30d) before the newest one.")
     String keepWithin;
 

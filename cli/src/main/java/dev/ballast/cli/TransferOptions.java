@@ -9,6 +9,7 @@ final class TransferOptions {
             names = "--transfers",
             paramLabel = "N",
             defaultValue = "" + Transfers.DEFAULT_THREADS,
+            converter = OptionValues.TransfersConverter.class,
             description =
                     "Files read and written at once (default: ${DEFAULT-VALUE}; 1 to " + Transfers.MAX_THREADS + ").")
     int transfers;

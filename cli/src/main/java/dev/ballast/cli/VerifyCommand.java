@@ -76,6 +76,7 @@ final class VerifyCommand extends BallastCommand {
     @Option(
             names = "--read-data-subset",
             paramLabel = "SUBSET",
+            converter = OptionValues.SubsetConverter.class,
             description =
                     "Read only a subset, as restic's check: n/t (the n-th of t fixed groups; 1/t to t/t read "
                             + "everything once), x%% (a random x percent of the files) or a size such as 500M (random files up to it).")

@@ -231,11 +231,11 @@ class BallastTest {
             {"restore", "only-name"},
         };
         String[] expected = {
-            "'abc' is not an int",
-            "'5' is not a duration; give one like 30s, 2m, 1h30m, 500ms or PT30S",
-            "'PTsoon' is not a duration",
-            "'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
-            "'ftp://host/' is not an S3 endpoint URL",
+            "--transfers 'abc' is not a number of files to move at once; give a whole number from 1 to 64",
+            "--timeout '5' is not a duration; give one like 30s, 2m, 1h30m, 500ms or PT30S.",
+            "--timeout 'PTsoon' is not a duration",
+            "--endpoint 'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
+            "--endpoint 'ftp://host/' is not an S3 endpoint URL",
             "Missing required parameter"
         };
         for (int i = 0; i < inputs.length; i++) {
@@ -245,7 +245,8 @@ class BallastTest {
                     .as(String.join(" ", inputs[i]))
                     .startsWith("Error: ")
                     .contains(expected[i])
-                    .contains("--help' lists the accepted options.")
+                    // a value's sentence says what the option takes; other mistakes point to --help
+                    .contains(expected[i].startsWith("--") ? "" : "--help' lists the accepted options.")
                     .doesNotContain("Usage:")
                     .doesNotContain("Exception")
                     .doesNotContain("\tat ");
@@ -669,9 +670,9 @@ class BallastTest {
                 assertThat(run(args)).as(limit).isEqualTo(ExitCodes.USAGE);
                 assertThat(err().lines().findFirst().orElseThrow())
                         .as(limit)
-                        .isEqualTo("Error: Invalid value for option '--max-unused': '" + limit + "' must be a"
+                        .isEqualTo("Error: --max-unused '" + limit + "' must be a"
                                 + " percentage from 0% to below 100% (e.g. 5%), a number of bytes with or without k, m,"
-                                + " g or t for KiB, MiB, GiB or TiB (e.g. 0, 500M), or unlimited");
+                                + " g or t for KiB, MiB, GiB or TiB (e.g. 0, 500M), or unlimited.");
             }
         }
         assertNoStoreOpened();
@@ -681,7 +682,7 @@ class BallastTest {
     void aBadTransfersCountIsRefusedBeforeTheStoreIsOpened() throws Exception {
         Path dir = Files.createDirectories(home.resolve("src"));
         assertThat(run("backup", dir.toString(), "--transfers", "0")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).contains("--transfers must be between 1 and 64 but was 0");
+        assertThat(err()).contains("--transfers '0' is not a number of files to move at once");
         assertNoStoreOpened();
     }
 
