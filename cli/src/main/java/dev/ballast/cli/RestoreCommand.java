@@ -310,9 +310,11 @@ final class RestoreCommand extends BallastCommand {
             return ExitCodes.OK;
         }
         ctx.out().println("Restore of '" + name + "' INCOMPLETE: " + totals);
-        // After Ctrl-C the files left unattempted are counted in the summary, not listed one per line.
+        // After Ctrl-C the files left unattempted, and once the target's file system took no more writes the
+        // files not written for it, are counted in the summary, not listed one per line.
         r.failed().stream()
                 .filter(f -> !r.cancelled() || !RestoreRunner.NOT_ATTEMPTED.equals(f.reason()))
+                .filter(f -> !RestoreRunner.TARGET_UNWRITABLE.equals(f.reason()))
                 .forEach(f -> ctx.err()
                         .println("Not restored: " + Errors.printable(f.path()) + " (" + Errors.printable(f.reason())
                                 + ")"));
@@ -320,19 +322,21 @@ final class RestoreCommand extends BallastCommand {
                 ? "it was interrupted"
                 : r.unavailable() != null
                         ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-                        : r.damagedCopies() > 0
-                                ? (r.damagedCopies() == 1
-                                                ? "1 stored copy is"
-                                                : r.damagedCopies() + " stored copies are")
-                                        + " damaged or missing ("
-                                        + (Repository.masterKey(session) != null
-                                                ? r.missingChunks() == r.damagedCopies()
-                                                        ? VerifyCommand.missingChunksAdvice("missing")
-                                                        : VerifyCommand.packedDamageAdvice(name)
-                                                : "'ballast verify " + name
-                                                        + " --repair SOURCE-DIR' stores good copies from the source")
-                                        + ")"
-                                : "some files could not be restored";
+                        : r.unwritable() != null
+                                ? r.unwritable()
+                                : r.damagedCopies() > 0
+                                        ? (r.damagedCopies() == 1
+                                                        ? "1 stored copy is"
+                                                        : r.damagedCopies() + " stored copies are")
+                                                + " damaged or missing ("
+                                                + (Repository.masterKey(session) != null
+                                                        ? r.missingChunks() == r.damagedCopies()
+                                                                ? VerifyCommand.missingChunksAdvice("missing")
+                                                                : VerifyCommand.packedDamageAdvice(name)
+                                                        : "'ballast verify " + name
+                                                                + " --repair SOURCE-DIR' stores good copies from the source")
+                                                + ")"
+                                        : "some files could not be restored";
         // After Ctrl-C during the end sync every file may be in place: then none is listed.
         String notRestored = r.failed().isEmpty()
                 ? ""

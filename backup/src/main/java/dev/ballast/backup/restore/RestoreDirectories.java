@@ -61,6 +61,8 @@ public final class RestoreDirectories {
     private final Map<Path, Set<PosixFilePermission>> opened = new LinkedHashMap<>();
 
     private long examined;
+    /** Why the target's file system took no more directories (RestoreFailures.unwritableReason), or null. */
+    private @Nullable String unwritable;
 
     /**
      * @param target the restore target, absolute and normalised (the paths passed to {@link #prepare}
@@ -111,6 +113,14 @@ public final class RestoreDirectories {
         return states.get(dir);
     }
 
+    /**
+     * Why the target's file system refused a directory for a reason that holds for all of them
+     * (read-only, out of space, over quota), after which none more was tried; or null.
+     */
+    public @Nullable String unwritable() {
+        return unwritable;
+    }
+
     /** How many directories were examined with system calls: one per distinct directory prepared. */
     public long examined() {
         return examined;
@@ -120,6 +130,9 @@ public final class RestoreDirectories {
     private State examine(Path parentReal, Path dir) {
         if (cancellation.cancelled()) {
             return new Failed("the restore was interrupted before its directory was created");
+        }
+        if (unwritable != null) {
+            return new Failed("a directory could not be created (" + unwritable + ")");
         }
         examined++;
         // the name as bytes: toString() is lossy for a name that is not UTF-8
@@ -160,6 +173,7 @@ public final class RestoreDirectories {
             }
             return new Usable(current);
         } catch (IOException | RuntimeException e) {
+            unwritable = RestoreFailures.unwritableReason(e);
             return new Failed("a directory could not be created (" + reason(e) + ")");
         }
     }

@@ -59,6 +59,12 @@ public final class RestoreRunner {
     public static final String NOT_ATTEMPTED = "not attempted";
 
     /**
+     * The reason given for each file not written once the target's file system refused a write for
+     * all of them ({@link Result#unwritable()}: read-only, out of space, over quota).
+     */
+    public static final String TARGET_UNWRITABLE = "not written: the target's file system takes no more writes";
+
+    /**
      * What a restore did.
      *
      * @param damagedCopies files not restored because their stored copy is damaged or missing (a chunk
@@ -66,6 +72,9 @@ public final class RestoreRunner {
      * @param missingChunks of those, the files of an encrypted repository a chunk of which no pack holds:
      *     dropped by {@code verify} or {@code repair packs}, or lost with its pack; the next backup of a
      *     source that still holds the files stores them again, so there is nothing left to drop
+     * @param unwritable why the target's file system took no more writes (read-only, out of space, over
+     *     quota: {@code RestoreFailures.unwritableReason}), after which no further file was tried, or null; each file
+     *     not written for it is failed with {@link #TARGET_UNWRITABLE}
      */
     public record Result(
             int restored,
@@ -77,9 +86,10 @@ public final class RestoreRunner {
             boolean cancelled,
             Duration elapsed,
             int damagedCopies,
-            int missingChunks) {
+            int missingChunks,
+            @Nullable String unwritable) {
         public boolean ok() {
-            return failed.isEmpty() && unavailable == null && !cancelled;
+            return failed.isEmpty() && unavailable == null && !cancelled && unwritable == null;
         }
     }
 
@@ -101,6 +111,9 @@ public final class RestoreRunner {
     private final AtomicInteger missingChunks = new AtomicInteger();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
+    /** Why the target's file system took no more writes ({@code RestoreFailures.unwritableReason}), or null. */
+    private final AtomicReference<String> unwritable = new AtomicReference<>();
+
     private final List<BackupRunner.Failure> failed = Collections.synchronizedList(new ArrayList<>());
     /** Whether owners are restored: only a process running as root may give files away. */
     private boolean ownership;
@@ -301,7 +314,25 @@ public final class RestoreRunner {
             throw conflicts.refusal(target);
         }
         Path existingAbove = nearestExisting(target);
-        Files.createDirectories(target);
+        // A target on a read-only file system is found before anything is tried: one reason, not a refused
+        // write (or attribute change) per file.
+        String refused =
+                existingAbove != null && RestoreFailures.readOnly(existingAbove) ? RestoreFailures.READ_ONLY : null;
+        if (refused == null) {
+            try {
+                Files.createDirectories(target);
+            } catch (IOException e) {
+                refused = RestoreFailures.unwritableReason(e);
+                if (refused == null) {
+                    throw e;
+                }
+            }
+        }
+        if (refused != null) {
+            unwritable.set(refused);
+            manifest.files().forEach(f -> failed.add(new BackupRunner.Failure(shown(f), TARGET_UNWRITABLE)));
+            return result(start, 0);
+        }
         Path realTarget = target.toRealPath();
         ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
         Set<Path> directories = new LinkedHashSet<>();
@@ -315,6 +346,9 @@ public final class RestoreRunner {
         RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
         for (Path dir : directories) {
             prepared.prepare(dir);
+        }
+        if (prepared.unwritable() != null) {
+            unwritable.compareAndSet(null, prepared.unwritable());
         }
         removeTemporaryFiles(destinations, directories, prepared, temporaries);
 
@@ -345,6 +379,11 @@ public final class RestoreRunner {
                     failed.add(new BackupRunner.Failure(shown(e), NOT_ATTEMPTED));
                     continue;
                 }
+                if (unwritable.get() != null && !present[i]) {
+                    // the first write the file system refused stops the run, as the store going away does
+                    failed.add(new BackupRunner.Failure(shown(e), TARGET_UNWRITABLE));
+                    continue;
+                }
                 if (present[i]) {
                     already++;
                     progress.addBytes(e.size());
@@ -373,7 +412,7 @@ public final class RestoreRunner {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
             }
         }
-        if (!cancellation.cancelled()) {
+        if (!cancellation.cancelled() && unwritable.get() == null) {
             tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
         }
         // directories the run opened for writing: those whose backup mode the tree applied keep it, the rest get
@@ -391,6 +430,10 @@ public final class RestoreRunner {
             }
         }
         durability.complete(written);
+        return result(start, already);
+    }
+
+    private Result result(long start, int already) {
         List<BackupRunner.Failure> failures = new ArrayList<>(failed);
         failures.sort(Comparator.comparing(BackupRunner.Failure::path));
         return new Result(
@@ -403,7 +446,8 @@ public final class RestoreRunner {
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
                 damagedCopies.get(),
-                missingChunks.get());
+                missingChunks.get(),
+                unwritable.get());
     }
 
     /**
@@ -525,6 +569,10 @@ public final class RestoreRunner {
                     shown(e),
                     "its stored copy could not be read (" + Messages.rootMessage(ex)
                             + "); nothing was written for it"));
+        } else if ((ex instanceof IOException || ex instanceof java.io.UncheckedIOException)
+                && RestoreFailures.unwritableReason(ex) != null) {
+            unwritable.compareAndSet(null, RestoreFailures.unwritableReason(ex));
+            failed.add(new BackupRunner.Failure(shown(e), TARGET_UNWRITABLE));
         } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
             failed.add(new BackupRunner.Failure(
                     shown(e), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
@@ -544,39 +592,7 @@ public final class RestoreRunner {
     }
 
     private void fail(String path, Exception ex) {
-        failed.add(attributesNotRestored(path, ex));
-    }
-
-    /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
-    static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
-        return new BackupRunner.Failure(
-                path, "its attributes or link could not be restored (" + withoutTemporaryName(ex) + ")");
-    }
-
-    /**
-     * What a file operation's failure was, naming its file unless that is a temporary name of a
-     * restore (a link is made under one, then renamed into place): a message names the user's path,
-     * which the failure carries, never a name the user never saw.
-     */
-    static String withoutTemporaryName(Throwable ex) {
-        for (Throwable c = ex; c != null; c = c.getCause()) {
-            if (c instanceof java.nio.file.FileSystemException fse
-                    && (temporary(fse.getFile()) || temporary(fse.getOtherFile()))) {
-                String described = Messages.describeIo(fse); // "FILE: what", the JDK's reason or its kind
-                return fse.getReason() != null
-                        ? RestoreDirectories.reason(fse)
-                        : described.substring(described.indexOf(": ") + 2);
-            }
-        }
-        return Messages.describeIo(ex);
-    }
-
-    private static boolean temporary(@Nullable String file) {
-        if (file == null) {
-            return false;
-        }
-        int slash = file.lastIndexOf('/');
-        return file.startsWith(RestoreTemporaries.PREFIX, slash + 1);
+        failed.add(RestoreFailures.attributesNotRestored(path, ex));
     }
 
     /** Reading a stored copy failed (not writing the restored file). */

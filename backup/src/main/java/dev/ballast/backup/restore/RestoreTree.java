@@ -124,7 +124,7 @@ final class RestoreTree {
             } catch (RestoreFileWriter.TypeInTheWay e) {
                 failed.add(new BackupRunner.Failure(path, e.getMessage()));
             } catch (IOException | RuntimeException e) {
-                failed.add(RestoreRunner.attributesNotRestored(path, e));
+                failed.add(RestoreFailures.attributesNotRestored(path, e));
             }
         }
         List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(directories);
@@ -157,7 +157,7 @@ final class RestoreTree {
             try {
                 Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
             } catch (IOException | RuntimeException e) {
-                failed.add(RestoreRunner.attributesNotRestored(d.entry().path(), e));
+                failed.add(RestoreFailures.attributesNotRestored(d.entry().path(), e));
             }
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.cli.ExitCodes;
 import dev.ballast.it.cli.CliHarness.Run;
 import dev.ballast.testkit.LeakCheck;
+import dev.ballast.testkit.TmpfsDisks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -35,28 +35,15 @@ class CliReadOnlyAndFullDiskIT {
     @TempDir
     Path base;
 
-    private final List<Path> mounts = new ArrayList<>();
+    private final TmpfsDisks disks = new TmpfsDisks();
 
     @AfterEach
     void unmount() throws Exception {
-        for (Path m : mounts) {
-            sh("umount", "-l", m.toString());
-        }
-    }
-
-    private static boolean sh(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        disks.close();
     }
 
     private Path disk(String size) throws Exception {
-        Path dir = Files.createDirectories(base.resolve("disk"));
-        Assumptions.assumeTrue(
-                sh("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString()),
-                "a tmpfs can be mounted (root)");
-        mounts.add(dir);
-        return dir;
+        return disks.mount(base.resolve("disk"), size);
     }
 
     private Run ballast(Path data, String... args) {
@@ -98,7 +85,7 @@ class CliReadOnlyAndFullDiskIT {
         randomFiles(source, "large", 2, 300_000, 2);
         assertThat(ballast(data, "backup", source.toString()).exitCode()).isEqualTo(ExitCodes.OK);
         Map<String, String> tree = CliHarness.hashes(source);
-        assertThat(sh("mount", "-o", "remount,ro", data.toString())).isTrue();
+        disks.readOnly(data);
 
         everyReadingCommandWorks(data, tree, "restored");
 
@@ -123,7 +110,7 @@ class CliReadOnlyAndFullDiskIT {
             version = objects.versions("photos/large-00.bin").get(0).versionId();
         }
         StoredCopies.deleteLocalContentFile(store, version);
-        assertThat(sh("mount", "-o", "remount,ro", data.toString())).isTrue();
+        disks.readOnly(data);
 
         Run verify = ballast(data, "verify", "photos");
 

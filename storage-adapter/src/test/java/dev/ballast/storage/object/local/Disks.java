@@ -1,5 +1,6 @@
 package dev.ballast.storage.object.local;
 
+import dev.ballast.testkit.TmpfsDisks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -7,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Small disks for tests of a store on a read-only or full disk: a tmpfs mounted under a test's
@@ -87,17 +87,12 @@ final class Disks implements AutoCloseable {
     }
 
     private static boolean run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        return TmpfsDisks.sh(command);
     }
 
     @Override
     public void close() throws IOException, InterruptedException {
-        for (Path m : mounts) {
-            run("umount", "-l", m.toString());
-        }
-        mounts.clear();
+        TmpfsDisks.unmount(mounts);
         for (Path p : madeReadOnly) {
             Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwx------"));
         }

@@ -1,0 +1,86 @@
+package dev.ballast.backup.restore;
+
+import dev.ballast.backup.Messages;
+import dev.ballast.backup.run.BackupRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a restore words what went wrong writing into its target: a failure that holds for every file
+ * (the target's file system read-only, out of space or over quota), which stops the run with one
+ * reason, and a failure of one entry, named by the user's path and never by a temporary name of the
+ * run. Stateless.
+ */
+final class RestoreFailures {
+    private RestoreFailures() {}
+
+    static final String READ_ONLY = "the file system it is on is read-only (Read-only file system)";
+
+    /** Whether {@code dir} is on a file system mounted read-only. */
+    static boolean readOnly(Path dir) {
+        try {
+            return Files.getFileStore(dir).isReadOnly();
+        } catch (IOException | RuntimeException e) {
+            return false; // not known: the writes say
+        }
+    }
+
+    /**
+     * Why {@code e} means the target's file system takes no more writes, for any file (EROFS: mounted
+     * read-only; ENOSPC: out of space; EDQUOT: this user's quota used up), in words ending with the
+     * system's own ({@code the file system it is on is read-only (Read-only file system)}); null for
+     * a failure of one file or directory.
+     */
+    static @Nullable String unwritableReason(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c instanceof java.nio.file.FileSystemException fse ? fse.getReason() : c.getMessage();
+            if (m == null) {
+                continue;
+            }
+            if (m.contains("Read-only file system")) {
+                return READ_ONLY;
+            }
+            if (m.contains("No space left on device")) {
+                return "the file system it is on is out of space (No space left on device)";
+            }
+            if (m.contains("Disk quota exceeded")) {
+                return "this user's quota on its file system is used up (Disk quota exceeded)";
+            }
+        }
+        return null;
+    }
+
+    /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
+    static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
+        return new BackupRunner.Failure(
+                path, "its attributes or link could not be restored (" + withoutTemporaryName(ex) + ")");
+    }
+
+    /**
+     * What a file operation's failure was, naming its file unless that is a temporary name of a
+     * restore (a link is made under one, then renamed into place): a message names the user's path,
+     * which the failure carries, never a name the user never saw.
+     */
+    static String withoutTemporaryName(Throwable ex) {
+        for (Throwable c = ex; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.file.FileSystemException fse
+                    && (temporary(fse.getFile()) || temporary(fse.getOtherFile()))) {
+                String described = Messages.describeIo(fse); // "FILE: what", the JDK's reason or its kind
+                return fse.getReason() != null
+                        ? RestoreDirectories.reason(fse)
+                        : described.substring(described.indexOf(": ") + 2);
+            }
+        }
+        return Messages.describeIo(ex);
+    }
+
+    private static boolean temporary(@Nullable String file) {
+        if (file == null) {
+            return false;
+        }
+        int slash = file.lastIndexOf('/');
+        return file.startsWith(RestoreTemporaries.PREFIX, slash + 1);
+    }
+}
