@@ -39,8 +39,16 @@ final class BackupCommand extends BallastCommand {
 
     @Option(
             names = "--follow-symlinks",
-            description = "Back up what symbolic links point to instead of storing the links themselves.")
+            description = "Back up what symbolic links point to instead of storing the links themselves; a link to a"
+                    + " directory above it (a loop) is not followed and is listed as skipped.")
     boolean followSymlinks;
+
+    @Option(
+            names = {"-x", "--one-file-system"},
+            description = "Do not cross into other file systems (restic's -x): a directory that is another file"
+                    + " system's mount point, or on one through a followed link, is stored empty and listed as"
+                    + " skipped.")
+    boolean oneFileSystem;
 
     @Option(
             names = {"-e", "--exclude"},
@@ -114,7 +122,7 @@ final class BackupCommand extends BallastCommand {
         }
         Manifests.checkName(backupName);
         BackupRunner.Settings settings = new BackupRunner.Settings(
-                followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches);
+                followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches, oneFileSystem);
         new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
         try (StoreSession session = NewStore.openForBackup(common, ctx, insecureNoEncryption);
                 Repository repo = Repository.of(session)) {

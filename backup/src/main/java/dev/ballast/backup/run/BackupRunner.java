@@ -83,11 +83,24 @@ public final class BackupRunner {
      *
      * @param excludes {@code --exclude} and {@code --exclude-file} patterns
      * @param excludeCaches whether directories tagged with {@code CACHEDIR.TAG} are left out
+     * @param oneFileSystem whether the walk stays on the source's file system (restic's {@code
+     *     --one-file-system}): a directory on another (a mount point, or where a followed link leads) is
+     *     recorded empty and not entered, a file on another is left out, each listed as skipped
      */
     public record Settings(
-            boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
+            boolean followSymlinks,
+            int transfers,
+            boolean checksum,
+            List<Glob> excludes,
+            boolean excludeCaches,
+            boolean oneFileSystem) {
         public Settings {
             excludes = List.copyOf(excludes);
+        }
+
+        public Settings(
+                boolean followSymlinks, int transfers, boolean checksum, List<Glob> excludes, boolean excludeCaches) {
+            this(followSymlinks, transfers, checksum, excludes, excludeCaches, false);
         }
 
         public Settings(boolean followSymlinks, int transfers, boolean checksum) {
@@ -103,6 +116,13 @@ public final class BackupRunner {
     public record SourceFile(String path, Path file, FileStat stat, Object fileKey) {
         public long size() {
             return stat.size();
+        }
+
+        /** This file as read: {@code size} bytes where its stat said another number (a /proc file's 0). */
+        SourceFile withSize(long size) {
+            FileStat s = stat;
+            return new SourceFile(
+                    path, file, new FileStat(size, s.mtime(), s.ctime(), s.inode(), s.attrs(), s.links()), fileKey);
         }
     }
 
@@ -512,6 +532,7 @@ public final class BackupRunner {
         }
         CompletableFuture<ObjectVersion> write;
         boolean changedWhileRead;
+        SourceFile[] asRead = {f}; // the file as read: a /proc file's stat says 0 bytes
         try {
             String sha = null;
             if (before != null && before.size() == f.size()) {
@@ -533,11 +554,21 @@ public final class BackupRunner {
             }
             if (packed != null) {
                 // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
-                PackedContent.Stored s = packed.store(f.file(), tally.read::addAndGet, this::stopping);
-                if (s.size() != f.size() || runFailures.changed(f)) {
+                GeneratedContent.Limit limit = new GeneratedContent.Limit(tally.read::addAndGet);
+                PackedContent.Stored s;
+                try {
+                    s = packed.store(
+                            f.file(), limit, f.size() == 0 ? () -> stopping() || limit.exceeded() : this::stopping);
+                } catch (java.io.InterruptedIOException e) {
+                    throw limit.exceeded() ? new GeneratedContent.TooLarge() : e;
+                }
+                // A file of /proc or /sys gives another number of bytes than its stat says (0, or 4096 in
+                // /sys): what was read is stored, as restic stores it, when the stat after the read is the one
+                // before (GeneratedContent). A file written meanwhile has another size, mtime or ctime now.
+                if (runFailures.changed(f)) {
                     throw new RunFailures.ChangedWhileReading();
                 }
-                entries.add(entry(f, s.sha256(), "", s.chunks()));
+                entries.add(entry(s.size() == f.size() ? f : f.withSize(s.size()), s.sha256(), "", s.chunks()));
                 tally.stored.incrementAndGet();
                 tally.uploadedFiles.add(new Uploaded(f, false));
                 tally.uploaded.addAndGet(s.bytesAdded());
@@ -575,9 +606,18 @@ public final class BackupRunner {
                 // an unchanged backup lists nothing.
                 store.prepareWrites(Manifest.objectKey(name, ""));
             }
-            write = store.putAsync(Manifest.keyFor(name, f.path()), new ObjectContent.FileRegion(f.file(), f.size()));
+            ObjectContent content = new ObjectContent.FileRegion(f.file(), f.size());
+            if (f.size() == 0) {
+                // maybe a file of /proc or /sys, whose content is stored as read (GeneratedContent)
+                byte[] generated = GeneratedContent.read(f.file());
+                if (generated.length > 0) {
+                    content = ObjectContent.ofBytes(generated);
+                    asRead[0] = f.withSize(generated.length);
+                }
+            }
+            write = store.putAsync(Manifest.keyFor(name, f.path()), content);
             changedWhileRead = runFailures.changed(f);
-            tally.read.addAndGet(f.size());
+            tally.read.addAndGet(asRead[0].size());
             progress.addBytes(f.size());
         } catch (RuntimeException | IOException | Error e) {
             // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
@@ -602,7 +642,7 @@ public final class BackupRunner {
                 } else if (changed) {
                     runFailures.fail(f, new RunFailures.ChangedWhileReading());
                 } else {
-                    entries.add(entry(f, v.sha256(), v.versionId(), null));
+                    entries.add(entry(asRead[0], v.sha256(), v.versionId(), null));
                     tally.stored.incrementAndGet();
                     tally.uploadedFiles.add(new Uploaded(f, false));
                     tally.uploaded.addAndGet(f.size());

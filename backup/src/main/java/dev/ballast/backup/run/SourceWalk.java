@@ -116,6 +116,7 @@ final class SourceWalk {
         // Following links, the store can be reached by another path (a link to it, or to a folder above it):
         // it is known by its file key (device and inode) too.
         Object storeKey = storeDirectory == null ? null : fileKey(storeDirectory);
+        Long sourceDevice = settings.oneFileSystem() ? device(source, linkOptions) : null;
         try {
             FileVisitor<Path> visitor = new SimpleFileVisitor<>() {
                 @Override
@@ -147,6 +148,12 @@ final class SourceWalk {
                                         attrs instanceof TreeWalk.Attributes t
                                                 ? t.stat().attrs()
                                                 : FileStat.attrsOf(dir, linkOptions));
+                        if (d != null && otherFileSystem(attrs, sourceDevice)) {
+                            // A mount point is kept, empty, as restic, tar and rsync keep it with -x.
+                            directories.add(d);
+                            skipped.add(rel + "/ (" + OTHER_FILE_SYSTEM + ")");
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
                         filter.enter(rel, dir);
                         if (d != null) {
                             directories.add(d);
@@ -180,6 +187,8 @@ final class SourceWalk {
                         symlink(rel, file, attrs);
                     } else if (!attrs.isRegularFile()) {
                         skipped.add(rel + " (not a regular file)");
+                    } else if (otherFileSystem(attrs, sourceDevice)) {
+                        skipped.add(rel + " (" + OTHER_FILE_SYSTEM + ")");
                     } else {
                         FileStat stat;
                         try {
@@ -204,10 +213,14 @@ final class SourceWalk {
 
                 @Override
                 public FileVisitResult visitFileFailed(Path file, IOException e) {
-                    String why = e instanceof FileSystemLoopException
-                            ? "a symbolic link loop"
-                            : "it could not be read (" + Messages.describeIo(e) + ")";
-                    failed.add(new Failure(relative(file), why));
+                    if (e instanceof FileSystemLoopException) {
+                        // Following it would walk the same directories again, without end: restic and rclone -L
+                        // pass over such a link too. Nothing is lost: what it leads to is backed up where it is.
+                        skipped.add(relative(file) + "/ (" + LOOP + ")");
+                    } else {
+                        failed.add(
+                                new Failure(relative(file), "it could not be read (" + Messages.describeIo(e) + ")"));
+                    }
                     return FileVisitResult.CONTINUE;
                 }
             };
@@ -219,6 +232,26 @@ final class SourceWalk {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Why a directory reached through a followed link is not walked (listed as skipped). */
+    static final String LOOP = "a symbolic link loop: it leads to a directory above it, which is not walked again";
+
+    /** Why an entry on another file system than the source's is not backed up with --one-file-system. */
+    static final String OTHER_FILE_SYSTEM = "on another file system, which --one-file-system does not cross";
+
+    /** The device (file system) {@code path} is on, or null where it cannot be read. */
+    private static @Nullable Long device(Path path, LinkOption... options) {
+        try {
+            return TreeWalk.read(path, options).device();
+        } catch (IOException | RuntimeException e) {
+            return null; // the walk reports the source itself
+        }
+    }
+
+    /** Whether {@code attrs} are of an entry on another device than {@code sourceDevice} (null: not checked). */
+    private static boolean otherFileSystem(BasicFileAttributes attrs, @Nullable Long sourceDevice) {
+        return sourceDevice != null && attrs instanceof TreeWalk.Attributes t && t.device() != sourceDevice.longValue();
     }
 
     /** Records a symbolic link as a link: its target as it reads, never followed. */

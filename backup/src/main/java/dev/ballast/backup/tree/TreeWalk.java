@@ -28,12 +28,12 @@ import org.jspecify.annotations.Nullable;
  * show it: directories before and after their entries, in the order the directory lists them;
  * {@code visitFileFailed} for an entry that cannot be read or a directory that cannot be opened;
  * when following links, a broken link as the link itself and a link back to a directory being
- * walked as a {@link FileSystemLoopException}; {@code SKIP_SUBTREE}, {@code SKIP_SIBLINGS} and
+ * walked, or to one above the start, as a {@link FileSystemLoopException}; {@code SKIP_SUBTREE}, {@code SKIP_SIBLINGS} and
  * {@code TERMINATE} as that method obeys them. Not thread-safe.
  */
 public final class TreeWalk {
     /** Everything a backup reads of an entry, in one stat. */
-    private static final String ATTRIBUTES = "unix:size,lastModifiedTime,fileKey,mode,ino,ctime,uid,gid,nlink";
+    private static final String ATTRIBUTES = "unix:size,lastModifiedTime,fileKey,mode,ino,ctime,uid,gid,nlink,dev";
 
     private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
@@ -56,19 +56,53 @@ public final class TreeWalk {
      * @throws IOException what the visitor throws
      */
     public static void walk(Path start, boolean follow, FileVisitor<Path> visitor) throws IOException {
-        new TreeWalk(follow, Objects.requireNonNull(visitor, "visitor")).visit(start);
+        TreeWalk walk = new TreeWalk(follow, Objects.requireNonNull(visitor, "visitor"));
+        if (follow) {
+            walk.aboveStart(start);
+        }
+        walk.visit(start);
+    }
+
+    /**
+     * Following links, a link to a directory above {@code start} ({@code up -> ..}, {@code /proc/self/root
+     * -> /}) is a loop as much as one to a directory walked: those directories count as ancestors too.
+     */
+    private void aboveStart(Path start) {
+        Path real;
+        try {
+            real = start.toRealPath();
+        } catch (IOException e) {
+            return; // the walk reports it
+        }
+        for (Path p = real.getParent(); p != null; p = p.getParent()) {
+            try {
+                Object key = read(p).fileKey();
+                if (key != null) {
+                    ancestors.addLast(key);
+                }
+            } catch (IOException e) {
+                // a directory above that cannot be read cannot be walked into either
+            }
+        }
     }
 
     /** The basic attributes of an entry, with the rest of its stat. */
     public static final class Attributes implements BasicFileAttributes {
         private final int mode;
         private final @Nullable Object fileKey;
+        private final long device;
         private final FileStat stat;
 
-        Attributes(int mode, @Nullable Object fileKey, FileStat stat) {
+        Attributes(int mode, @Nullable Object fileKey, long device, FileStat stat) {
             this.mode = mode;
             this.fileKey = fileKey;
+            this.device = device;
             this.stat = stat;
+        }
+
+        /** The ID of the device (the file system) the entry is on, {@code st_dev}. */
+        public long device() {
+            return device;
         }
 
         /** What a backup records of the entry. */
@@ -140,7 +174,7 @@ public final class TreeWalk {
                 (Long) a.get("ino"),
                 new PosixAttrs(mode & PosixAttrs.MODE_BITS, (Integer) a.get("uid"), (Integer) a.get("gid")),
                 (Integer) a.get("nlink"));
-        return new Attributes(mode, a.get("fileKey"), stat);
+        return new Attributes(mode, a.get("fileKey"), (Long) a.get("dev"), stat);
     }
 
     /** As FileTreeWalker: following links, a link whose target is gone is the link itself. */

@@ -29,6 +29,7 @@ final class UnixStat {
     private static final @Nullable MethodHandle UID;
     private static final @Nullable MethodHandle GID;
     private static final @Nullable MethodHandle CTIME;
+    private static final @Nullable MethodHandle DEV;
 
     static {
         Class<?> type = null;
@@ -38,6 +39,7 @@ final class UnixStat {
         MethodHandle uid = null;
         MethodHandle gid = null;
         MethodHandle ctime = null;
+        MethodHandle dev = null;
         try {
             type = Class.forName("sun.nio.fs.UnixFileAttributes");
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(type, MethodHandles.lookup());
@@ -47,6 +49,7 @@ final class UnixStat {
             uid = getter(lookup, type, "uid", int.class);
             gid = getter(lookup, type, "gid", int.class);
             ctime = getter(lookup, type, "ctime", FileTime.class);
+            dev = getter(lookup, type, "dev", long.class);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             type = null; // not opened (IllegalAccessException), or another JDK's classes
         }
@@ -57,6 +60,7 @@ final class UnixStat {
         UID = uid;
         GID = gid;
         CTIME = ctime;
+        DEV = dev;
     }
 
     private UnixStat() {}
@@ -96,7 +100,7 @@ final class UnixStat {
                     new PosixAttrs(mode & PosixAttrs.MODE_BITS, (int) UID.invokeExact((Object) a), (int)
                             GID.invokeExact((Object) a)),
                     (int) NLINK.invokeExact((Object) a));
-            return new TreeWalk.Attributes(mode, a.fileKey(), stat);
+            return new TreeWalk.Attributes(mode, a.fileKey(), (long) DEV.invokeExact((Object) a), stat);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
