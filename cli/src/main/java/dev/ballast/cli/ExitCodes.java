@@ -102,7 +102,7 @@ public final class ExitCodes {
             case "restore" ->
                 l.addAll(java.util.List.of(
                         "  0    every file restored and its SHA-256 confirmed",
-                        "  1    incomplete: some files were not restored (listed)",
+                        "  1    incomplete: some files were not restored (listed; counted when the target is read-only or full)",
                         usage,
                         store,
                         "  4    integrity: SHA-256 mismatch, stored version missing, corrupt manifest or unsafe manifest path",
