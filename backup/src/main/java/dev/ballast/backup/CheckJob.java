@@ -1,11 +1,8 @@
 package dev.ballast.backup;
 
-import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.backup.verify.RepositoryCheck;
-import java.security.SecureRandom;
-import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /** {@link Backups#check(String)}: the whole repository checked, nothing written. */
@@ -23,11 +20,6 @@ final class CheckJob extends Job {
                     "A check of the whole repository applies to an encrypted repository (format 3); in a store of"
                             + " the earlier formats, verify each backup name.");
         }
-        try (PackedBlobs content = PackedBlobs.open(store, key, transfers)) {
-            Predicate<String> read = subset == null
-                    ? pack -> false
-                    : subset.packs(content.blobs().stats().storedBytes(), new SecureRandom());
-            return RepositoryCheck.run(sealed, content.blobs(), read, clock);
-        }
+        return RepositoryCheck.run(sealed, store, key, transfers, subset, clock);
     }
 }

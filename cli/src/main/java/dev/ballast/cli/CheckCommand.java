@@ -1,15 +1,12 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.CheckResult;
-import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.backup.verify.RepositoryCheck;
-import java.security.SecureRandom;
 import java.util.List;
-import java.util.function.Predicate;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -74,23 +71,37 @@ final class CheckCommand extends BallastCommand {
                                 + " is a store of the earlier format: run 'ballast verify NAME' for each backup name"
                                 + " 'ballast list' shows.");
             }
-            CheckResult r = Errors.translate(session.where(), null, () -> {
-                PackedBlobs content = (PackedBlobs) repo.content(transferOptions.transfers);
-                Predicate<String> read = subset == null
-                        ? pack -> false
-                        : subset.packs(content.blobs().stats().storedBytes(), new SecureRandom());
-                return RepositoryCheck.run(repo.sealed(), content.blobs(), read, ctx.clock());
-            });
+            CheckResult r = Errors.translate(
+                    session.where(),
+                    null,
+                    () -> RepositoryCheck.run(
+                            repo.sealed(),
+                            session.objects(),
+                            Repository.masterKey(session),
+                            transferOptions.transfers,
+                            subset,
+                            ctx.clock()));
             return report(session, r);
         }
     }
 
     private int report(StoreSession session, CheckResult r) {
-        r.damage().forEach(d -> ctx.err().println("Damaged: " + Errors.printable(d)));
+        printDamage(r.damage());
+        int lacking = 0;
+        int unopened = 0;
         for (CheckResult.SnapshotDamage s : r.snapshotDamage()) {
             List<String> files = s.files();
+            if (files.isEmpty()) {
+                unopened++;
+            } else {
+                lacking++;
+            }
+            // A snapshot none of whose versions opens cannot tell its name (it is sealed inside): its stored key.
             StringBuilder line = new StringBuilder("Damaged snapshot: ")
-                    .append(Errors.printable(s.name()))
+                    .append(
+                            s.name().startsWith("snapshots/")
+                                    ? "of a backup name no version of which opens (stored as " + s.name() + ")"
+                                    : Errors.printable(s.name()))
                     .append(s.versionId().isEmpty() ? "" : " " + Manifests.shortId(s.versionId()))
                     .append(" (")
                     .append(SnapshotTime.format(s.startedAt()))
@@ -113,30 +124,73 @@ final class CheckCommand extends BallastCommand {
                 + (r.packsRead() == 0 && readDataSubset == null && !readData
                         ? " (no pack read: --read-data reads them)"
                         : "; read " + Summary.count(r.packsRead(), "pack") + " whole, "
-                                + Summary.count(r.chunksRead(), "chunk") + " opened and matched")
+                                + Summary.count(r.chunksRead(), "chunk") + " matched against their IDs")
                 + counters(session) + ".";
         if (r.unindexedPacks() > 0) {
             ctx.err()
                     .println("Note: " + Summary.count(r.unindexedPacks(), "pack")
-                            + " in the store no index file names (a killed or running backup's); not damage:"
-                            + " 'ballast repair index' indexes them, 'ballast prune' removes those no snapshot needs.");
+                            + " in the store no index file names (a killed or running backup's, or one whose index"
+                            + " file was lost): 'ballast repair index' indexes them, 'ballast prune' removes those no"
+                            + " snapshot needs.");
         }
         if (r.ok()) {
             ctx.out().println("Check OK: " + totals);
             return ExitCodes.OK;
         }
         ctx.out().println("Check FAILED: " + totals);
-        boolean packDamage = r.damage().stream().anyMatch(d -> d.startsWith("data/"));
-        boolean indexDamage = r.damage().stream().anyMatch(d -> d.startsWith("index/"));
-        String advice = (packDamage
-                        ? "run 'ballast repair packs' (it keeps every intact chunk and drops the damaged ones from the"
-                                + " index), then "
-                        : indexDamage ? "run 'ballast repair index', then " : "")
-                + VerifyCommand.missingChunksAdvice(packDamage ? "dropped" : "missing");
-        ctx.err()
-                .println("The repository has " + Summary.count(r.damage().size(), "damaged object")
-                        + " and " + Summary.count(r.snapshotDamage().size(), "snapshot")
-                        + " that cannot be restored in full; " + advice + ".");
+        ctx.err().println(advice(r, lacking, unopened));
         return ExitCodes.INTEGRITY;
+    }
+
+    /** Damage lines, at most {@link #FILES_SHOWN} per object: a cut pack names every chunk past its end. */
+    private void printDamage(List<String> damage) {
+        java.util.Map<String, Integer> perObject = new java.util.LinkedHashMap<>();
+        for (String d : damage) {
+            String object = objectOf(d);
+            int n = perObject.merge(object, 1, Integer::sum);
+            if (n <= FILES_SHOWN) {
+                ctx.err().println("Damaged: " + Errors.printable(d));
+            }
+        }
+        perObject.forEach((object, n) -> {
+            if (n > FILES_SHOWN) {
+                ctx.err().println("Damaged: " + object + ": and " + (n - FILES_SHOWN) + " more chunk(s) in it");
+            }
+        });
+    }
+
+    /** The object a damage line names: its key, before the blob or the reason. */
+    private static String objectOf(String damage) {
+        int colon = damage.indexOf(": ");
+        String head = colon < 0 ? damage : damage.substring(0, colon);
+        int blob = head.indexOf(" (blob ");
+        return blob < 0 ? head : head.substring(0, blob);
+    }
+
+    /** One sentence: what is damaged, and what to run for each kind found. */
+    private static String advice(CheckResult r, int lacking, int unopened) {
+        java.util.Set<String> objects = new java.util.TreeSet<>();
+        r.damage().forEach(d -> objects.add(objectOf(d)));
+        boolean packs = objects.stream().anyMatch(o -> o.startsWith("data/"));
+        boolean index = objects.stream().anyMatch(o -> o.startsWith("index"));
+        List<String> todo = new java.util.ArrayList<>();
+        if (packs) {
+            todo.add("'ballast repair packs' keeps every intact chunk of the damaged packs and drops the others from"
+                    + " the index");
+        }
+        if (index) {
+            todo.add("'ballast repair index' writes the index again from the packs");
+        }
+        if (lacking > 0) {
+            todo.add("a new backup of each source stores the chunks no pack holds intact again wherever the source"
+                    + " still has the files, which heals every snapshot that uses them");
+        }
+        if (unopened > 0) {
+            todo.add("a snapshot whose manifest does not open stays unreadable: 'ballast forget NAME"
+                    + " --manifest-version ID' removes it, and the other snapshots restore as they are");
+        }
+        return "The repository has " + Summary.count(objects.size(), "damaged object") + " and "
+                + Summary.count(r.snapshotDamage().size(), "snapshot") + " that cannot be restored in full; "
+                + String.join("; ", todo) + ".";
     }
 }

@@ -26,7 +26,7 @@ final class RepositoryOption {
     static final String VARIABLE = "BALLAST_REPOSITORY";
 
     /** A scheme before the first colon, as restic's backends are written ({@code sftp:}, {@code rest:}, ...). */
-    private static final Pattern SCHEME = Pattern.compile("([a-z0-9]+):(.*)", Pattern.DOTALL);
+    private static final Pattern SCHEME = Pattern.compile("([a-zA-Z0-9]+):(.*)", Pattern.DOTALL);
 
     /** restic's other backends, which Ballast does not store to. */
     private static final Set<String> OTHER_BACKENDS =

@@ -48,7 +48,7 @@ class CheckCommandTest extends EncryptedStoreCli {
                 .contains("1 snapshot of 1 backup name")
                 .contains("(no pack read: --read-data reads them)");
         assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
-        assertThat(out()).contains("read ").contains(" whole, 3 chunks opened and matched");
+        assertThat(out()).contains("read ").contains(" whole, 3 chunks matched against their IDs");
         assertThat(storeFiles()).as("a check writes nothing").isEqualTo(before);
     }
 
@@ -64,8 +64,8 @@ class CheckCommandTest extends EncryptedStoreCli {
                 .containsPattern("Damaged: data/[0-9a-f]{2}/[0-9a-f]{64} \\(blob [0-9a-f]+\\): ")
                 .containsPattern("Damaged snapshot: src [0-9a-f]{8} \\(20[0-9-]+ [0-9:]+ UTC\\): 1 file lacks a chunk"
                         + " that no pack holds intact: f[0-2]\\.bin\n")
-                .contains("The repository has 1 damaged object and 1 snapshot that cannot be restored in full; run"
-                        + " 'ballast repair packs'");
+                .contains("The repository has 1 damaged object and 1 snapshot that cannot be restored in full;"
+                        + " 'ballast repair packs' keeps every intact chunk of the damaged packs");
         assertNoStackTrace();
         // check dropped nothing, unlike verify: the damage is still there to be found
         assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
@@ -112,5 +112,60 @@ class CheckCommandTest extends EncryptedStoreCli {
         assertThat(err())
                 .isEqualTo("Error: --read-data and --read-data-subset 1/2 both say what to read; pass one"
                         + " (--read-data reads every pack).\n");
+    }
+
+    /**
+     * Field input: ten bytes cut off a pack's file (its header, after the last chunk); check said the
+     * file in it could not be restored, though a restore wrote it whole. The pack is damaged; no
+     * snapshot is.
+     */
+    @Test
+    void aPackCutOnlyInItsHeaderIsNamedButNoSnapshotIsSaidToLackIt() throws Exception {
+        backedUp();
+        String pack;
+        try (LocalObjectStore store = store()) {
+            pack = store.list("data/").get(0);
+        }
+        Path file = contentFile(pack);
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() - 10);
+        }
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: " + pack + ": ")
+                .doesNotContain("Damaged snapshot")
+                .contains("'ballast repair packs' keeps every intact chunk");
+        Path restored = home.resolve("restored");
+        assertThat(run(at("restore", "src", restored.toString()))).as(err()).isZero();
+        assertThat(restored.resolve("f0.bin")).hasSameBinaryContentAs(home.resolve("src/f0.bin"));
+    }
+
+    /**
+     * Field input: the only index file deleted; check said every snapshot could not be restored in
+     * full, though a restore reads the chunks from the packs' own headers. The index is what is
+     * damaged, and 'repair index' what to run.
+     */
+    @Test
+    void aLostIndexFileIsTheIndexsDamageNotTheSnapshots() throws Exception {
+        backedUp();
+        try (LocalObjectStore store = store()) {
+            for (String index : store.list("index/")) {
+                for (VersionEntry v : store.versions(index)) {
+                    store.deleteVersion(index, v.versionId());
+                }
+            }
+        }
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: index: 3 chunks the snapshots need are only in packs no index file names")
+                .contains("'ballast repair index' indexes them")
+                .doesNotContain("Damaged snapshot")
+                .contains("'ballast repair index' writes the index again from the packs")
+                .doesNotContain("a new backup of each source");
+        assertThat(run(at("repair", "index"))).as(err()).isZero();
+        assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
     }
 }

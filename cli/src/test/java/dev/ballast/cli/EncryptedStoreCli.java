@@ -70,4 +70,16 @@ abstract class EncryptedStoreCli extends InProcessCli {
     void assertNoStackTrace() {
         assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
     }
+
+    /** The file under the local store's {@code blobs/} that holds the bytes of {@code key}'s newest version. */
+    Path contentFile(String key) {
+        try (LocalObjectStore store = store()) {
+            VersionEntry v = store.versions(key).get(0);
+            String sha256 = store.head(key, v.versionId()).sha256();
+            return data().resolve("ballast-backups")
+                    .resolve("blobs")
+                    .resolve(sha256.substring(0, 2))
+                    .resolve(sha256);
+        }
+    }
 }

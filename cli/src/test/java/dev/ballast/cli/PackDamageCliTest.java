@@ -66,12 +66,7 @@ class PackDamageCliTest extends EncryptedStoreCli {
         try (LocalObjectStore store = store()) {
             List<String> packs = store.list("data/");
             assertThat(packs).hasSize(1);
-            VersionEntry v = store.versions(packs.get(0)).get(0);
-            String sha256 = store.head(packs.get(0), v.versionId()).sha256();
-            return data().resolve("ballast-backups")
-                    .resolve("blobs")
-                    .resolve(sha256.substring(0, 2))
-                    .resolve(sha256);
+            return contentFile(packs.get(0));
         }
     }
 

@@ -83,6 +83,9 @@ class RepositoryOptionTest extends InProcessCli {
         CommonOptions noScheme = applied(null, Map.of("BALLAST_REPOSITORY", "s3:s3.eu-west-1.amazonaws.com/nightly/"));
         assertThat(noScheme.endpoint).isEqualTo(URI.create("https://s3.eu-west-1.amazonaws.com"));
         assertThat(noScheme.bucket).isEqualTo("nightly");
+        assertThat(applied("S3:http://127.0.0.1:9000/backups", Map.of()).endpoint)
+                .as("restic's schemes in capitals, as a tester typed them")
+                .isEqualTo(URI.create("http://127.0.0.1:9000"));
         CommonOptions local = applied("local:/srv/backups", Map.of());
         assertThat(local.dataDir).isEqualTo(Path.of("/srv"));
         assertThat(local.bucket).isEqualTo("backups");

@@ -676,6 +676,23 @@ public final class BlobRepository implements AutoCloseable {
         }
     }
 
+    /** Each pack the index names (by key, in key order) with the size its index entry implies. */
+    public Map<String, Long> packSizes() {
+        Map<String, Long> sizes = new java.util.TreeMap<>();
+        packBlobs.forEach((pack, blobs) -> sizes.put(
+                pack,
+                Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size())));
+        return sizes;
+    }
+
+    /**
+     * Whether the index names {@code pack} (by key), also when the store lacks it: false for a pack no
+     * index file names (deleted by a prune, or never indexed).
+     */
+    public boolean indexes(String pack) {
+        return packBlobs.containsKey(pack) || missingPacks.containsKey(pack);
+    }
+
     /** What the index names now (flushed blobs only). */
     public RepositoryStats stats() {
         long stored = 0;

@@ -40,6 +40,9 @@ public record CheckReport(
             Objects.requireNonNull(reason, "reason");
         }
 
+        /** The start of the reason of a pack the store lists but does not hold in full (its content file cut). */
+        public static final String NOT_HELD_IN_FULL = "the store does not hold it in full: ";
+
         /** The reason of {@link #wrongSize}, after the pack's size. */
         private static final String WRONG_SIZE = " bytes; its index entry implies ";
 
@@ -51,9 +54,14 @@ public record CheckReport(
             return new Damage(pack, null, "it is " + size + WRONG_SIZE + expected);
         }
 
-        /** Whether this is a {@link #wrongSize} finding: the pack's size only, not its blobs. */
+        /**
+         * Whether this is a {@link #wrongSize} finding, or a pack the store does not hold in full: the
+         * pack's size only, not which of its blobs still read (a read of the pack names those).
+         */
         public boolean sizeOnly() {
-            return blob == null && reason.startsWith("it is ") && reason.contains(WRONG_SIZE);
+            return blob == null
+                    && ((reason.startsWith("it is ") && reason.contains(WRONG_SIZE))
+                            || reason.startsWith(NOT_HELD_IN_FULL));
         }
 
         /** The blob, when the damage is one blob's. */

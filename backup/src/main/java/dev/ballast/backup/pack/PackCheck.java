@@ -111,6 +111,16 @@ final class PackCheck {
                     p.getValue().size());
             if (entry.size() != expected) {
                 damage.add(CheckReport.Damage.wrongSize(p.getKey(), entry.size(), expected));
+                if (entry.size() < expected && !readData.test(p.getKey())) {
+                    // cut short: the blobs past its end are lost, those before it still read (a read names
+                    // them as it finds them)
+                    for (BlobLocation b : p.getValue()) {
+                        if (b.end() > entry.size()) {
+                            damage.add(new CheckReport.Damage(
+                                    p.getKey(), b.id(), "it runs past the pack's end: the pack was cut"));
+                        }
+                    }
+                }
             }
             if (readData.test(p.getKey())) {
                 toRead.add(p.getKey());

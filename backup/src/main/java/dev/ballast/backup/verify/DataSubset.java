@@ -130,24 +130,38 @@ public final class DataSubset {
 
     /**
      * Which packs {@code check --read-data-subset} reads, by key: {@code n/t} the packs of the n-th group
-     * ({@link #groupOf} of the key, so {@code 1/t} to {@code t/t} read every pack once); {@code x%} each
-     * pack with probability x/100; a size each pack with probability size ÷ {@code storedBytes} (so about
-     * that many bytes are read). Each key's answer is drawn once and then kept, so asking again agrees.
+     * ({@link #groupOf} of the key, so {@code 1/t} to {@code t/t} read every pack once); {@code x%} a
+     * random x percent of them (rounded up); a size random packs until that many bytes; at least one
+     * pack in the last two forms when there is any, as {@link #select} picks files.
      *
-     * @param storedBytes the bytes of every pack the index names, for the size form
-     * @return a thread-safe predicate
+     * @param sizes every pack (by key) with its size
      */
-    public java.util.function.Predicate<String> packs(long storedBytes, Random random) {
+    public java.util.Set<String> packs(java.util.Map<String, Long> sizes, Random random) {
+        java.util.Set<String> chosen = new java.util.TreeSet<>();
         if (groups > 0) {
-            return key -> groupOf(key, groups) == group - 1;
-        }
-        double p = percent > 0 ? percent / 100.0 : storedBytes <= 0 ? 1.0 : Math.min(1.0, (double) bytes / storedBytes);
-        java.util.Map<String, Boolean> drawn = new java.util.concurrent.ConcurrentHashMap<>();
-        return key -> drawn.computeIfAbsent(key, k -> {
-            synchronized (random) {
-                return random.nextDouble() < p;
+            for (String key : sizes.keySet()) {
+                if (groupOf(key, groups) == group - 1) {
+                    chosen.add(key);
+                }
             }
-        });
+            return chosen;
+        }
+        List<String> order = new ArrayList<>(sizes.keySet());
+        Collections.shuffle(order, random);
+        if (percent > 0) {
+            int count = order.isEmpty() ? 0 : (int) Math.max(1, Math.ceil(order.size() * percent / 100.0));
+            chosen.addAll(order.subList(0, Math.min(count, order.size())));
+            return chosen;
+        }
+        long sum = 0;
+        for (String key : order) {
+            if (sum >= bytes) {
+                break;
+            }
+            chosen.add(key);
+            sum += sizes.get(key);
+        }
+        return chosen;
     }
 
     /** The group (0 to t-1) of a path: the first four bytes of its SHA-256, unsigned, modulo t. */
