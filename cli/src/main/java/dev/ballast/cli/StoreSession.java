@@ -493,6 +493,17 @@ final class StoreSession implements AutoCloseable {
                             + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
                             + "another --data-dir) to keep new backups in the local store.");
         }
+        if (!exists && o.localRepo) {
+            // --repo inside a store (its blobs/ folder, say): a backup would make a second store in the first.
+            for (Path up = storeDir.getParent(); up != null; up = up.getParent()) {
+                if (LocalObjectStore.exists(up)) {
+                    throw new CliFailure(
+                            ExitCodes.USAGE,
+                            "'" + storeDir + "' is inside the local store " + up + ", so a store there would be a"
+                                    + " second store inside the first; pass --repo " + up + " (nothing was created).");
+                }
+            }
+        }
         if (!exists && (LocalObjectStore.exists(dataDir) || LocalObjectStore.holdsContentWithoutIndex(dataDir))) {
             // The store's own directory given as --data-dir (as restic's -r names its repository): a backup would
             // make a second, empty store inside it and its password a new repository, with exit 0.
@@ -538,7 +549,8 @@ final class StoreSession implements AutoCloseable {
                             + (Files.isDirectory(dataDir)
                                     ? "no bucket '" + o.bucket + "' in the data directory"
                                     : "no data directory " + dataDir)
-                            + "); check --data-dir and --bucket (the first backup into a store creates it).");
+                            + "); check " + (o.localRepo ? "--repo" : "--data-dir and --bucket")
+                            + " (the first backup into a store creates it).");
         }
         if (access != Access.READ) {
             usableDataDir(dataDir);

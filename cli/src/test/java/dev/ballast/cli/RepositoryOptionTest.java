@@ -73,6 +73,17 @@ class RepositoryOptionTest extends InProcessCli {
                         + dataDir.resolve("ballast-backups") + "; pass --repo " + dataDir.resolve("ballast-backups")
                         + " (nothing was created).\n");
         assertThat(dataDir.resolve("index.db")).doesNotExist();
+
+        // a tester's: two levels inside the store, where one level was refused and two made a second store
+        Path inside = dataDir.resolve("ballast-backups").resolve("blobs").resolve("new");
+        assertThat(run("backup", src.toString(), "-r", inside.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: '" + inside + "' is inside the local store " + dataDir.resolve("ballast-backups")
+                        + ", so a store there would be a second store inside the first; pass --repo "
+                        + dataDir.resolve("ballast-backups") + " (nothing was created).\n");
+        assertThat(inside).doesNotExist();
+        assertThat(run("list", "-r", home.resolve("nosuch").toString())).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("check --repo (the first backup into a store creates it)");
     }
 
     @Test
