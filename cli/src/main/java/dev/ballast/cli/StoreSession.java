@@ -539,6 +539,13 @@ final class StoreSession implements AutoCloseable {
                             + "restored; run 'ballast repair index' to rebuild it from the store's journal, or restore that"
                             + " directory from a copy (nothing was changed).");
         }
+        if (!exists && unreadable(storeDir)) {
+            // Another user's store (mode 700, say): not "no store here", which would send the user looking elsewhere.
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The local store " + storeDir + " cannot be read by this user (permission denied); run the"
+                            + " command as the user who owns it, or give this user access to it (nothing was changed).");
+        }
         if (!exists && access != Access.WRITE) {
             // Nothing was ever backed up here, or --data-dir or --bucket is mistyped: a command that reads or removes
             // says so (exit 5, as S3 does for a missing bucket) and creates nothing.
@@ -573,6 +580,18 @@ final class StoreSession implements AutoCloseable {
             }
         });
         return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
+    }
+
+    /** Whether {@code storeDir} exists but this user may not look into it or read its index. */
+    private static boolean unreadable(Path storeDir) {
+        if (!Files.isDirectory(storeDir)) {
+            return false;
+        }
+        Path index = storeDir.resolve("index.db");
+        return !Files.isReadable(storeDir)
+                || !Files.isExecutable(storeDir)
+                || (Files.exists(index, LinkOption.NOFOLLOW_LINKS) && !Files.isReadable(index))
+                || (!Files.exists(index, LinkOption.NOFOLLOW_LINKS) && !Files.isExecutable(storeDir));
     }
 
     /**

@@ -126,4 +126,27 @@ class RepositoryOptionTest extends InProcessCli {
                 .isEqualTo("Error: --repo rest:http://host:8000/ names restic's rest backend; Ballast stores"
                         + " in a local directory or an S3 bucket: give a directory or s3:URL/BUCKET.\n");
     }
+
+    /**
+     * A tester's: another user's store (mode 700) was "no local store here; check --data-dir and
+     * --bucket" (exit 5), which sends the user looking for it elsewhere.
+     */
+    @Test
+    void aStoreThisUserMayNotReadIsSaidSoNotMissing() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                "root".equals(System.getProperty("user.name")), "root reads any directory");
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Path repo = home.resolve("repo");
+        assertThat(run("backup", src.toString(), "-r", repo.toString()))
+                .as(err())
+                .isZero();
+        Files.setPosixFilePermissions(repo, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        try {
+            assertThat(run("list", "-r", repo.toString())).isEqualTo(ExitCodes.USAGE);
+            assertThat(err()).contains("The local store " + repo + " cannot be read by this user (permission denied)");
+        } finally {
+            Files.setPosixFilePermissions(repo, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        }
+    }
 }
