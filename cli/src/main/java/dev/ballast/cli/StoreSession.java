@@ -561,6 +561,10 @@ final class StoreSession implements AutoCloseable {
         }
         if (access != Access.READ) {
             usableDataDir(dataDir);
+            if (exists && o.localRepo) {
+                // --repo names the store itself, which may be a read-only mount inside a writable folder
+                usableStore(storeDir);
+            }
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
                 .readOnly(access == Access.READ)
@@ -699,6 +703,22 @@ final class StoreSession implements AutoCloseable {
             Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));
         } catch (IOException e) {
             throw unusable(dir, e);
+        }
+    }
+
+    /** Checks that a file can be created in the store named by {@code --repo}, as {@link #usableDataDir} does. */
+    private static void usableStore(Path storeDir) {
+        try {
+            Files.deleteIfExists(Files.createTempFile(storeDir, ".ballast-probe-", ".tmp"));
+        } catch (IOException e) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The local store " + storeDir + " cannot be written ("
+                            + (e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                                    ? f.getReason()
+                                    : Errors.describeIo(e))
+                            + "); only commands that read (list, ls, restore, verify, check) work on it.",
+                    e);
         }
     }
 
