@@ -168,4 +168,29 @@ class CheckCommandTest extends EncryptedStoreCli {
         assertThat(run(at("repair", "index"))).as(err()).isZero();
         assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
     }
+
+    /**
+     * Field input: four bytes overwritten in a pack's file on the local store; the store's check of the
+     * whole pack failed, and check named every file with a chunk in the pack (25) as lacking one, the
+     * damaged one buried among them. Each chunk of such a pack is now read by itself.
+     */
+    @Test
+    void aPackWhoseFileIsDamagedOnDiskNamesOnlyTheFileWhoseChunkIsDamaged() throws Exception {
+        backedUp();
+        String pack;
+        try (LocalObjectStore store = store()) {
+            pack = store.list("data/").get(0);
+        }
+        Path file = contentFile(pack);
+        byte[] b = Files.readAllBytes(file);
+        b[100] ^= 0x01; // inside the first chunk
+        Files.write(file, b);
+
+        assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged: " + pack + ": its bytes are damaged: ")
+                .containsPattern("Damaged: " + pack + " \\(blob [0-9a-f]+\\): ")
+                .containsPattern("Damaged snapshot: src [0-9a-f]{8} \\([^)]*\\): 1 file lacks a chunk that no pack"
+                        + " holds intact: f[0-2]\\.bin\n");
+    }
 }

@@ -40,6 +40,12 @@ public record CheckReport(
             Objects.requireNonNull(reason, "reason");
         }
 
+        /**
+         * The start of the reason of a pack whose bytes fail the store's own check as a whole; its blobs are
+         * then read one by one and those that do not open named apart.
+         */
+        public static final String BYTES_DAMAGED = "its bytes are damaged: ";
+
         /** The start of the reason of a pack the store lists but does not hold in full (its content file cut). */
         public static final String NOT_HELD_IN_FULL = "the store does not hold it in full: ";
 
@@ -55,13 +61,15 @@ public record CheckReport(
         }
 
         /**
-         * Whether this is a {@link #wrongSize} finding, or a pack the store does not hold in full: the
-         * pack's size only, not which of its blobs still read (a read of the pack names those).
+         * Whether this is a {@link #wrongSize} finding, a pack the store does not hold in full, or one whose
+         * bytes fail the store's check as a whole: about the pack, not which of its blobs still read (a
+         * read of the pack names those).
          */
         public boolean sizeOnly() {
             return blob == null
                     && ((reason.startsWith("it is ") && reason.contains(WRONG_SIZE))
-                            || reason.startsWith(NOT_HELD_IN_FULL));
+                            || reason.startsWith(NOT_HELD_IN_FULL)
+                            || reason.startsWith(BYTES_DAMAGED));
         }
 
         /** The blob, when the damage is one blob's. */

@@ -159,7 +159,18 @@ final class PackCheck {
         try {
             bytes = repo.reader.whole(pack);
         } catch (IntegrityException e) {
-            damage.add(new CheckReport.Damage(pack, null, "its bytes are damaged: " + e.getMessage()));
+            damage.add(new CheckReport.Damage(pack, null, CheckReport.Damage.BYTES_DAMAGED + e.getMessage()));
+            // The store's check of the whole object failed; which chunks are damaged, each read by itself
+            // (as a restore reads them), says which files are.
+            for (BlobLocation b : indexedBlobs) {
+                try {
+                    repo.reader.read(b);
+                    blobsRead.incrementAndGet();
+                } catch (IntegrityException | ObjectNotFoundException one) {
+                    damage.add(new CheckReport.Damage(pack, b.id(), one.getMessage()));
+                    blobsRead.incrementAndGet();
+                }
+            }
             return damage;
         } catch (ObjectNotFoundException e) {
             damage.add(new CheckReport.Damage(pack, null, "it is missing"));
