@@ -114,8 +114,61 @@ public final class Ballast implements Callable<Integer> {
      * @return the exit code, one of {@link ExitCodes}
      */
     public static int run(String[] args, CliContext ctx) {
-        CommandLine cl = commandLine(ctx, args.length > 0 ? args[0] : null);
-        return cl.execute(args);
+        String[] line = commonOptionsAfterCommand(args);
+        CommandLine cl = commandLine(ctx, line.length > 0 ? line[0] : null);
+        return cl.execute(line);
+    }
+
+    /** The options every command takes ({@link CommonOptions}) that take a value. */
+    private static final java.util.Set<String> COMMON_WITH_VALUE = java.util.Set.of(
+            "-r",
+            "--repo",
+            "--data-dir",
+            "--endpoint",
+            "--bucket",
+            "--region",
+            "--access-key",
+            "--secret-key",
+            "--profile",
+            "--timeout",
+            "--password-file",
+            "--password-command");
+
+    /** The options every command takes that take none. */
+    private static final java.util.Set<String> COMMON_FLAGS =
+            java.util.Set.of("-v", "--verbose", "--path-style", "--no-path-style");
+
+    /**
+     * {@code args} with the options every command takes moved after the command when they come before
+     * it, as restic takes its global options ({@code restic -r REPO snapshots}): {@code ballast -r REPO
+     * list} is {@code ballast list -r REPO}. Anything else before the command is left where it is (and
+     * refused as before).
+     */
+    static String[] commonOptionsAfterCommand(String[] args) {
+        List<String> moved = new java.util.ArrayList<>();
+        int i = 0;
+        while (i < args.length) {
+            String a = args[i];
+            String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            if (COMMON_FLAGS.contains(a) || (a.contains("=") && COMMON_WITH_VALUE.contains(name))) {
+                moved.add(a);
+                i++;
+            } else if (COMMON_WITH_VALUE.contains(a) && i + 1 < args.length) {
+                moved.add(a);
+                moved.add(args[i + 1]);
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        if (moved.isEmpty() || i >= args.length || !COMMANDS.containsKey(args[i])) {
+            return args;
+        }
+        List<String> line = new java.util.ArrayList<>();
+        line.add(args[i]);
+        line.addAll(moved);
+        line.addAll(java.util.Arrays.asList(args).subList(i + 1, args.length));
+        return line.toArray(String[]::new);
     }
 
     private static Map<String, Class<? extends BallastCommand>> commands() {

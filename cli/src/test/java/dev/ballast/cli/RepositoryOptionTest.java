@@ -44,6 +44,11 @@ class RepositoryOptionTest extends InProcessCli {
                 .as(err())
                 .isZero();
         assertThat(out()).startsWith("src\n");
+        // before the command, as restic takes its global options (a README user's 'ballast -r REPO list')
+        assertThat(run("-r", repo.toString(), "list")).as(err()).isZero();
+        assertThat(out()).startsWith("src\n");
+        assertThat(run("--repo=" + repo, "-v", "ls", "src")).as(err()).isZero();
+        assertThat(out()).contains("a.txt");
         // the same store through --data-dir and --bucket: the options win over the variable
         assertThat(run(
                         Map.of(
