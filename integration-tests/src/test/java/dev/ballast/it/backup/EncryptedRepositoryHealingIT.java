@@ -148,12 +148,12 @@ class EncryptedRepositoryHealingIT {
                     .anySatisfy(n -> assertThat(n)
                             .contains("no index file names")
                             .contains(packs.get(0))
-                            .contains("ballast repair index"));
+                            .contains("Backups.repair(false)"));
             assertThat(backups.verify("h", first.snapshotId(), null).ok()).isTrue();
 
             PruneResult refused = backups.prune(Duration.ofMinutes(1), false);
             assertThat(refused.skippedNames())
-                    .anySatisfy(n -> assertThat(n).contains(packs.get(0)).contains("ballast repair index"));
+                    .anySatisfy(n -> assertThat(n).contains(packs.get(0)).contains("Backups.repair(false)"));
             assertThat(store.list("data/")).containsExactlyElementsOf(packs);
             assertRestores(backups, first.snapshotId(), source, dir.resolve("after-refused-prune"));
 
