@@ -283,7 +283,9 @@ final class RestoreCommand extends BallastCommand {
         if (packed != null) {
             PackedRepair.readNotes(packed, unnamedAtStart).forEach(ctx.err()::println);
         }
-        String totals = Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present, "
+        // A backup of links alone restored them all and said "0 files restored": say what else was made.
+        String totals = Summary.count(r.restored(), "file") + " restored" + (r.ok() ? links(m.tree()) : "")
+                + ", " + r.alreadyPresent() + " already present, "
                 + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytes(), r.elapsed())
                 + ")" + counters(session) + ".";
@@ -363,5 +365,17 @@ final class RestoreCommand extends BallastCommand {
                 + SnapshotTime.of(chosen.manifest()) + ") because the newest, manifest version "
                 + Manifests.label(chosen.passedOver().get(0)) + ", is damaged (exit " + ExitCodes.OLDER_BACKUP_USED
                 + "); back the source up again to make a new restore point.";
+    }
+
+    /** {@code " (and 1 hard link, 2 symbolic links)"} for the links {@code tree} holds, or empty. */
+    private static String links(dev.ballast.backup.snapshot.ManifestTree tree) {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        if (!tree.hardLinks().isEmpty()) {
+            parts.add(Summary.count(tree.hardLinks().size(), "hard link"));
+        }
+        if (!tree.symlinks().isEmpty()) {
+            parts.add(Summary.count(tree.symlinks().size(), "symbolic link"));
+        }
+        return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
     }
 }

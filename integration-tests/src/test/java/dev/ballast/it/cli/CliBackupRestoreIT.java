@@ -105,8 +105,23 @@ class CliBackupRestoreIT {
                     .as(String.join(" ", args))
                     .contains("There is no such bucket at the S3 endpoint")
                     .contains("bucket '" + bucket + "'")
-                    .contains("check --bucket");
+                    .contains("check the bucket's name (--bucket, or BUCKET in --repo s3:URL/BUCKET)");
         }
+        Run viaRepo = CliHarness.run(
+                base.resolve("home"),
+                p -> {},
+                "-r",
+                "s3:" + S3MockServer.endpoint() + "/" + bucket,
+                "list",
+                "--access-key",
+                "ballast",
+                "--secret-key",
+                "ballast");
+        assertThat(viaRepo.exitCode()).as(viaRepo.err()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(viaRepo.err())
+                .contains("There is no such bucket")
+                .contains("bucket '" + bucket + "'")
+                .contains("BUCKET in --repo");
         var head = java.net.http.HttpClient.newHttpClient()
                 .send(
                         java.net.http.HttpRequest.newBuilder(
