@@ -141,12 +141,52 @@ public final class Ballast implements Callable<Integer> {
     /**
      * {@code args} with the options every command takes moved after the command when they come before
      * it, as restic takes its global options ({@code restic -r REPO snapshots}): {@code ballast -r REPO
-     * list} is {@code ballast list -r REPO}. Anything else before the command is left where it is (and
-     * refused as before).
+     * list} is {@code ballast list -r REPO}. For {@code key}, whose subcommands each read the options
+     * themselves, they go after the subcommand, from before {@code key} and from between it and the
+     * subcommand: {@code ballast -r REPO key add} and {@code ballast key -r REPO add} are {@code ballast
+     * key add -r REPO} (both acted on the default store before). Anything else before the command is left
+     * where it is (and refused as before); a word that names no command is moved to the front as a command
+     * would be, so that it is the one refused.
      */
     static String[] commonOptionsAfterCommand(String[] args) {
         List<String> moved = new java.util.ArrayList<>();
-        int i = 0;
+        int i = commonOptions(args, 0, moved);
+        // a word that is no command ('snapshots') goes first too, so that it is the one refused, with
+        // the restic hint it may have
+        if (i >= args.length || args[i].startsWith("-")) {
+            return args;
+        }
+        int command = i;
+        if (args[command].equals("key")) {
+            List<String> between = new java.util.ArrayList<>();
+            int sub = commonOptions(args, command + 1, between);
+            if (sub < args.length && KEY_SUBCOMMANDS.contains(args[sub])) {
+                moved.addAll(between);
+                i = sub;
+            }
+        }
+        if (moved.isEmpty()) {
+            return args;
+        }
+        List<String> line = new java.util.ArrayList<>();
+        line.add(args[command]);
+        if (i > command) {
+            line.add(args[i]); // key's subcommand
+        }
+        line.addAll(moved);
+        line.addAll(java.util.Arrays.asList(args).subList(i + 1, args.length));
+        return line.toArray(String[]::new);
+    }
+
+    /** {@code key}'s subcommands ({@link KeyCommand}). */
+    private static final java.util.Set<String> KEY_SUBCOMMANDS = java.util.Set.of("list", "add", "remove", "passwd");
+
+    /**
+     * Adds the options every command takes found from {@code args[from]} on to {@code moved}, and returns
+     * the index of the first argument that is none of them.
+     */
+    private static int commonOptions(String[] args, int from, List<String> moved) {
+        int i = from;
         while (i < args.length) {
             String a = args[i];
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -161,14 +201,7 @@ public final class Ballast implements Callable<Integer> {
                 break;
             }
         }
-        if (moved.isEmpty() || i >= args.length || !COMMANDS.containsKey(args[i])) {
-            return args;
-        }
-        List<String> line = new java.util.ArrayList<>();
-        line.add(args[i]);
-        line.addAll(moved);
-        line.addAll(java.util.Arrays.asList(args).subList(i + 1, args.length));
-        return line.toArray(String[]::new);
+        return i;
     }
 
     private static Map<String, Class<? extends BallastCommand>> commands() {

@@ -154,4 +154,31 @@ class RepositoryOptionTest extends InProcessCli {
             Files.setPosixFilePermissions(repo, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         }
     }
+
+    @Test
+    void theOptionsBeforeKeyOrItsSubcommandNameTheRepositoryTheSubcommandActsOn() throws Exception {
+        // A README user's 'ballast -r REPO key add' added the password to the default store, and 'ballast -r
+        // REPO key list' listed the default store's keys: key's subcommands never read the options key took.
+        Path repo = home.resolve("repo");
+        assertThat(run("init", "-r", repo.toString())).as(err()).isZero();
+        Path second = Files.writeString(home.resolve("second.txt"), "second password\n");
+
+        assertThat(run("-r", repo.toString(), "key", "add", "--new-password-file", second.toString()))
+                .as(err())
+                .isZero();
+        assertThat(run("key", "-r", repo.toString(), "-v", "list")).as(err()).isZero();
+        assertThat(out().lines().filter(l -> l.matches("^[ *][0-9a-f]{8} .*"))).hasSize(2);
+        assertThat(run("key", "list", "--password-file", second.toString(), "-r", repo.toString()))
+                .as(err())
+                .isZero();
+        assertThat(data()).doesNotExist();
+        assertThat(home.resolve(".ballast")).doesNotExist();
+
+        // key without a subcommand still says so, with or without the options
+        assertThat(run("-r", repo.toString(), "key")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Missing subcommand");
+        // restic's word after the options gets its hint, as it does first
+        assertThat(run("-r", repo.toString(), "snapshots")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: Unknown command 'snapshots': restic's 'snapshots' is 'ballast list' here");
+    }
 }
