@@ -386,7 +386,7 @@ public final class Backups {
         String n = Manifests.checkExistingName(name);
         List<VersionEntry> versions = Manifests.versions(view, n);
         if (versions.isEmpty()) {
-            throw Manifests.noSuchBackup(n, "the object store");
+            throw Manifests.noSuchBackup(view, n, "the object store");
         }
         List<SnapshotInfo> out = new ArrayList<>();
         for (VersionEntry v : versions) {

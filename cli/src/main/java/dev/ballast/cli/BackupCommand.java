@@ -238,8 +238,9 @@ final class BackupCommand extends BallastCommand {
                 ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");
             } else if (r.stored() == 0 && r.reused() == 0) {
                 ctx.out()
-                        .println("Nothing to upload: all " + r.unchanged()
-                                + " files are unchanged since the last backup.");
+                        .println("Nothing to upload: "
+                                + (r.unchanged() == 1 ? "the one file is" : "all " + r.unchanged() + " files are")
+                                + " unchanged since the last backup.");
             }
             ctx.out()
                     .println("Backup '" + backupName + "' complete: " + totals + " Snapshot "

@@ -28,6 +28,21 @@ final class CommonOptions {
      */
     boolean localRepo;
 
+    /** Where the store was named whole ({@code "--repo"} or {@code "$BALLAST_REPOSITORY"}), null if not. Not an option. */
+    @org.jspecify.annotations.Nullable
+    String repoSource;
+
+    /**
+     * The options that name another store, as advice says to pass them: {@code "another --repo"} when the
+     * store came from {@code --repo} (or the variable), else {@code --data-dir}'s and {@code --bucket}'s.
+     */
+    String anotherStore() {
+        if (repoSource != null) {
+            return "another " + repoSource;
+        }
+        return endpoint == null ? "another --data-dir or --bucket" : "another --bucket";
+    }
+
     @Option(
             names = "--data-dir",
             paramLabel = "DIR",

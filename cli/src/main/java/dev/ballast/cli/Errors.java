@@ -39,7 +39,8 @@ final class Errors {
             return new CliFailure(
                     ExitCodes.USAGE,
                     "The TLS handshake with " + at + " failed (" + rootMessage(e)
-                            + "); check the scheme of --endpoint (http:// for a plain-HTTP server) and that its certificate is trusted.",
+                            + "); check the endpoint's scheme (--endpoint, or the URL in --repo s3:URL/BUCKET, where s3:host/bucket"
+                            + " means https): http:// for a plain-HTTP server; and that its certificate is trusted.",
                     e);
         }
         if (e instanceof StorageUnavailableException && outOfSpace(e)) {
@@ -76,7 +77,7 @@ final class Errors {
         if (e instanceof AccessDeniedException) {
             return new CliFailure(
                     ExitCodes.USAGE,
-                    at + " refused the credentials: " + rootMessage(e).strip() // the SDK's may start with a space
+                    at + " refused the credentials: " + serverReason(rootMessage(e))
                             + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
                             + "--profile/AWS_PROFILE profile of ~/.aws/credentials).",
                     e);
@@ -161,11 +162,33 @@ final class Errors {
                 if (next == null && !sentence.contains(c.getClass().getSimpleName())) {
                     return true;
                 }
-            } else if (!sentence.contains(message) && (next == null || !message.equals(next.toString()))) {
+            } else if (!sentence.contains(message)
+                    && !sentence.contains(reason(message))
+                    && (next == null || !message.equals(next.toString()))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * A server's refusal as the SDK words it, trimmed (it may start with a space); when the server gave no
+     * text of its own (Ceph RGW's 403 to a wrong secret: the SDK's message is then only {@code "(Service: S3,
+     * Status Code: 403, ...)"}), says so before the details.
+     */
+    static String serverReason(String message) {
+        String m = message.strip();
+        return m.isEmpty() || m.startsWith("(") ? "it gave no reason " + m : m;
+    }
+
+    /**
+     * The reason at the end of a message that prefixes it with what failed ({@code "Cannot run program
+     * \"x\": error=2, No such file or directory"} gives {@code "error=2, No such file or directory"}), or
+     * the whole message: a sentence that quotes the reason already shows the cause.
+     */
+    private static String reason(String message) {
+        int colon = message.lastIndexOf(": ");
+        return colon < 0 || colon + 2 >= message.length() ? message : message.substring(colon + 2);
     }
 
     /** The most specific message in a cause chain, without class names ({@link Messages#rootMessage}). */

@@ -125,7 +125,13 @@ final class ForgetCommand extends BallastCommand {
                     ExitCodes.USAGE,
                     "No policy was given, so nothing would be kept; pass --keep-last, "
                             + "--keep-hourly, --keep-daily, --keep-weekly, --keep-monthly, --keep-yearly or --keep-within, or the "
-                            + "--manifest-version to remove.");
+                            + "--manifest-version to remove"
+                            // restic's 'forget ID': the ID alone, taken here for the backup's name
+                            + (name.matches("[0-9a-fA-F]{" + Manifests.MIN_PREFIX + ",64}")
+                                    ? " (a snapshot's ID goes after its backup's name: 'ballast forget NAME"
+                                            + " --manifest-version " + name + "', NAME as 'ballast list' shows it)"
+                                    : "")
+                            + ".");
         }
         if (!policy.empty() && !versionIds.isEmpty()) {
             throw new CliFailure(ExitCodes.USAGE, "Pass either a policy (--keep-*) or --manifest-version, not both.");

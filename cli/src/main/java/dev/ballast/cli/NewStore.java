@@ -35,7 +35,7 @@ final class NewStore {
                             ExitCodes.USAGE,
                             NO_ENCRYPTION_OPTION + " asks for the earlier, unencrypted format, but " + session.where()
                                     + " is an encrypted repository, whose backups stay encrypted: leave the option out"
-                                    + " (its password opens it), or pass another --bucket or --data-dir for a new store"
+                                    + " (its password opens it), or pass " + o.anotherStore() + " for a new store"
                                     + " of the earlier format.");
                 }
                 session.unlock(o, ctx);

@@ -67,6 +67,7 @@ final class RepositoryOption {
                     source + " is empty: give a directory (the local store) or s3:URL/BUCKET, e.g."
                             + " s3:http://localhost:9000/backups.");
         }
+        o.repoSource = source;
         Matcher m = SCHEME.matcher(value);
         String scheme = m.matches() ? m.group(1).toLowerCase(Locale.ROOT) : "";
         if (scheme.equals("s3")) {

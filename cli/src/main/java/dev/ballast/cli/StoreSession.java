@@ -578,12 +578,24 @@ final class StoreSession implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 throw new CliFailure(
                         ExitCodes.USAGE,
-                        "The directory '" + storeDir + "' cannot hold backups (" + e.getMessage()
-                                + "); pass another --data-dir or --bucket.",
+                        "The directory '" + storeDir + "' cannot hold backups (" + e.getMessage() + "); pass "
+                                + o.anotherStore() + resticRepository(storeDir) + ".",
                         e);
             }
         });
         return new StoreSession(null, facade, facade.objects(), null, where, storeDir);
+    }
+
+    /**
+     * {@code " (it is a restic repository, whose format Ballast does not read)"} when {@code dir} holds
+     * restic's layout (a {@code config} file beside {@code keys/}, {@code data/} and {@code snapshots/}), else empty.
+     */
+    private static String resticRepository(Path dir) {
+        boolean restic = Files.isRegularFile(dir.resolve("config"))
+                && Files.isDirectory(dir.resolve("keys"))
+                && Files.isDirectory(dir.resolve("data"))
+                && Files.isDirectory(dir.resolve("snapshots"));
+        return restic ? " (it is a restic repository, whose format Ballast does not read)" : "";
     }
 
     /** Whether {@code storeDir} exists but this user may not look into it or read its index. */

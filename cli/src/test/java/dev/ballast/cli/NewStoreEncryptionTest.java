@@ -128,7 +128,7 @@ class NewStoreEncryptionTest extends InProcessCli {
         assertThat(err())
                 .isEqualTo("Error: --insecure-no-encryption asks for the earlier, unencrypted format, but the local"
                         + " store " + store() + " is an encrypted repository, whose backups stay encrypted: leave the"
-                        + " option out (its password opens it), or pass another --bucket or --data-dir for a new store"
+                        + " option out (its password opens it), or pass another --data-dir or --bucket for a new store"
                         + " of the earlier format.\n");
         assertThat(out()).doesNotContain("Backing up");
         assertThat(objects()).isEqualTo(before);

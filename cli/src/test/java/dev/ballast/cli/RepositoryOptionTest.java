@@ -181,4 +181,27 @@ class RepositoryOptionTest extends InProcessCli {
         assertThat(run("-r", repo.toString(), "snapshots")).isEqualTo(ExitCodes.USAGE);
         assertThat(err()).startsWith("Error: Unknown command 'snapshots': restic's 'snapshots' is 'ballast list' here");
     }
+
+    @Test
+    void aResticRepositoryGivenAsRepoIsNamedSoAndTheAdviceIsAnotherRepo() throws Exception {
+        // A README user's 'ballast -r RESTIC_REPO backup ...' was told to "pass another --data-dir or --bucket".
+        Path restic = Files.createDirectories(home.resolve("restic-repo"));
+        Files.writeString(restic.resolve("config"), "x");
+        for (String d : new String[] {"keys", "data", "snapshots", "index", "locks"}) {
+            Files.createDirectories(restic.resolve(d));
+        }
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+
+        assertThat(run("-r", restic.toString(), "backup", src.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("cannot hold backups")
+                .contains("; pass another --repo (it is a restic repository, whose format Ballast does not read).");
+        assertThat(run(Map.of(RepositoryOption.VARIABLE, restic.toString()), "backup", src.toString()))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("; pass another $BALLAST_REPOSITORY (it is a restic repository");
+        try (var files = Files.list(restic)) {
+            assertThat(files).hasSize(6);
+        }
+    }
 }

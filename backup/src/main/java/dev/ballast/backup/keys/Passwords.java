@@ -48,7 +48,8 @@ public final class Passwords {
     public static final String COMMAND_ENV = "BALLAST_PASSWORD_COMMAND";
 
     private static final String WAYS = "set BALLAST_PASSWORD, pass --password-file FILE or --password-command"
-            + " CMD, or run the command on a terminal to be asked";
+            + " CMD (or set BALLAST_PASSWORD_FILE or BALLAST_PASSWORD_COMMAND, as a cron job would), or run the"
+            + " command on a terminal to be asked";
 
     private Passwords() {}
 

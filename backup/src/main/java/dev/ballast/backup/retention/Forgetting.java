@@ -142,7 +142,7 @@ public final class Forgetting {
     private static List<VersionEntry> versions(ObjectStore store, String name, String where) {
         List<VersionEntry> versions = Manifests.versions(store, name);
         if (versions.isEmpty()) {
-            throw Manifests.noSuchBackup(name, where);
+            throw Manifests.noSuchBackup(store, name, where);
         }
         return versions;
     }

@@ -119,6 +119,35 @@ public final class Manifests {
                 "There is no backup named '" + name + "' in " + where + "; " + Advice.LIST_NAMES.text() + ".");
     }
 
+    /**
+     * As {@link #noSuchBackup(String, String)}, and when {@code name} is the ID of a snapshot of another
+     * backup {@code store} holds (its short ID, or {@value #MIN_PREFIX} or more characters of its version
+     * ID: a restic user's {@code restore 26c49c6c}, where restic names a snapshot by its ID alone), says
+     * which backup's snapshot it is and how to pass it. Reads the versions of every backup only when
+     * {@code name} looks like such an ID (hexadecimal), and never fails for that.
+     */
+    public static BackupException noSuchBackup(ObjectStore store, String name, String where) {
+        if (!name.matches("[0-9a-fA-F]{" + MIN_PREFIX + ",64}")) {
+            return noSuchBackup(name, where);
+        }
+        try {
+            for (String backup : names(store).names()) {
+                for (VersionEntry v : versions(store, backup)) {
+                    if (v.versionId().startsWith(name) || shortId(v.versionId()).equals(name)) {
+                        return new BackupException(
+                                BackupException.Kind.NOT_FOUND,
+                                "There is no backup named '" + name + "' in " + where + "; '" + name
+                                        + "' is a snapshot of the backup '" + backup + "': pass '" + backup + "' and "
+                                        + Advice.USE_VERSION.text(shortId(v.versionId())) + " it.");
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            // the plain message then: the lookup was only to help
+        }
+        return noSuchBackup(name, where);
+    }
+
     /** Manifest versions of {@code name}, newest first, delete markers left out. */
     public static List<VersionEntry> versions(ObjectStore store, String name) {
         return store.versions(Manifest.key(name)).stream()
@@ -322,7 +351,7 @@ public final class Manifests {
             ObjectStore store, String name, String versionId, String where, Consumer<String> err) {
         List<VersionEntry> versions = versions(store, name);
         if (versions.isEmpty()) {
-            throw noSuchBackup(name, where);
+            throw noSuchBackup(store, name, where);
         }
         if (versionId != null && !versionId.equals(LATEST)) {
             VersionEntry v = byIdOrPrefix(versions, name, versionId);

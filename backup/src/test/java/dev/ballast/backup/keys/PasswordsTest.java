@@ -180,7 +180,8 @@ class PasswordsTest {
         assertThatThrownBy(() -> Passwords.current(new Sources(null, null, Map.of(), null)))
                 .isInstanceOf(BackupException.class)
                 .hasMessage("No password was given: set BALLAST_PASSWORD, pass --password-file FILE or"
-                        + " --password-command CMD, or run the command on a terminal to be asked.")
+                        + " --password-command CMD (or set BALLAST_PASSWORD_FILE or BALLAST_PASSWORD_COMMAND, as a"
+                        + " cron job would), or run the command on a terminal to be asked.")
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INVALID_INPUT);
         // BALLAST_PASSWORD= (set, empty): said so, not "no password" (tester's finding)

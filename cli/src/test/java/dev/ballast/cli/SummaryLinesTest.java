@@ -6,8 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** What a restore's last line says it made, when that is not only files with content. */
-class RestoreSummaryTest extends InProcessCli {
+/** What a command's last lines say it did, in the cases their usual wording does not fit. */
+class SummaryLinesTest extends InProcessCli {
 
     @Test
     void aBackupOfLinksAndDirectoriesAloneSaysWhatTheRestoreMadeNotJustNoFiles() throws Exception {
@@ -24,5 +24,20 @@ class RestoreSummaryTest extends InProcessCli {
         assertThat(Files.readSymbolicLink(target.resolve("to-etc"))).isEqualTo(Path.of("/etc"));
         assertThat(Files.readSymbolicLink(target.resolve("dangling"))).isEqualTo(Path.of("nowhere"));
         assertThat(target.resolve("empty")).isEmptyDirectory();
+    }
+
+    @Test
+    void anUnchangedBackupOfOneFileSaysSoInTheSingular() throws Exception {
+        // A README user's: "Nothing to upload: all 1 files are unchanged since the last backup."
+        Path src = Files.createDirectories(home.resolve("one"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(out()).contains("Nothing to upload: the one file is unchanged since the last backup.");
+
+        Files.writeString(src.resolve("b.txt"), "b");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(out()).contains("Nothing to upload: all 2 files are unchanged since the last backup.");
     }
 }

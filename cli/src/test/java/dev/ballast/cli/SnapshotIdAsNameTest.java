@@ -1,0 +1,53 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.backup.snapshot.Manifests;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A snapshot's ID given where a backup's name goes, as restic names a snapshot by its ID alone
+ * ({@code restic restore 26c49c6c --target x}, {@code restic forget 38e15ad2}): a README user's
+ * {@code restore 26c49c6c /tmp/x} said only "There is no backup named '26c49c6c'".
+ */
+class SnapshotIdAsNameTest extends InProcessCli {
+
+    @Test
+    void restoreLsAndVerifyOfASnapshotIdSayWhichBackupItIsOfAndHowToPassIt() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        String version = savedSnapshot();
+        String shortId = Manifests.shortId(version);
+        String hint = "There is no backup named '" + shortId + "' in ";
+        String how = "'" + shortId + "' is a snapshot of the backup 'src': pass 'src' and --manifest-version " + shortId
+                + " to use it.";
+
+        assertThat(run(at("restore", shortId, home.resolve("r").toString()))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains(hint).contains(how);
+        assertThat(home.resolve("r")).doesNotExist();
+        assertThat(run(at("ls", shortId))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains(how);
+        assertThat(run(at("verify", version.substring(0, 12)))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("is a snapshot of the backup 'src'");
+
+        // an ID of no snapshot, and a name that is no ID, keep the plain message
+        assertThat(run(at("restore", "0123abcd", home.resolve("r").toString()))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named '0123abcd'").doesNotContain("is a snapshot");
+        assertThat(run(at("ls", "nope"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named 'nope'").doesNotContain("is a snapshot");
+    }
+
+    @Test
+    void forgetOfASnapshotIdWithoutAPolicySaysTheIdGoesAfterTheName() {
+        assertThat(run(at("forget", "38e15ad2"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("No policy was given")
+                .contains("a snapshot's ID goes after its backup's name: 'ballast forget NAME --manifest-version"
+                        + " 38e15ad2'");
+        assertThat(run(at("forget", "photos"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).doesNotContain("snapshot's ID");
+    }
+}
