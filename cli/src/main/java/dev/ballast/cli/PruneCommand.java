@@ -196,6 +196,15 @@ final class PruneCommand extends BallastCommand {
                         : (dryRun ? "; would delete " : "; deleted ") + Summary.count(parts, "manifest part")
                                 + " no snapshot uses, holding "
                                 + StoreSpace.exact(r.parts().bytes()))
+                // parts of forgotten snapshots written within the grace: a first prune after a forget
+                // deleted nothing and said nothing of them (a README user's)
+                + (r.parts().keptYoung() == 0
+                        ? ""
+                        : "; " + Summary.count(r.parts().keptYoung(), "manifest part") + " no snapshot uses, written"
+                                + " within --grace " + graceText(grace) + ", "
+                                + (dryRun ? "would be" : r.parts().keptYoung() == 1 ? "is" : "are")
+                                + " kept until older than that (--grace 0s deletes "
+                                + (r.parts().keptYoung() == 1 ? "it" : "them") + " when no backup is running)")
                 + (dryRun ? " (nothing was written or deleted)." : ".");
     }
 

@@ -475,7 +475,8 @@ class PackDamageCliTest extends EncryptedStoreCli {
     /**
      * Field input (a new user, README only): a prune right after forget said "0 bytes given back (packs
      * written within --grace 1h are kept...)" whatever kept them, and a prune that deleted no pack said
-     * "given back" for the manifest parts it deleted, as if packs had been freed.
+     * "given back" for the manifest parts it deleted, as if packs had been freed. Then (another README user)
+     * the first prune after a forget deleted nothing and said nothing of the manifest parts the grace kept.
      */
     @Test
     void pruneSaysWhatKindOfObjectItDeletedAndNamesTheGraceOnlyWhenItKeptPacks() throws Exception {
@@ -488,7 +489,9 @@ class PackDamageCliTest extends EncryptedStoreCli {
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out().strip())
                 .matches("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0 bytes\\)"
-                        + " given back by packs\\.\\RUnused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of"
+                        + " given back by packs; 1 manifest part no snapshot uses, written within --grace 1h, is"
+                        + " kept until older than that \\(--grace 0s deletes it when no backup is running\\)\\."
+                        + "\\RUnused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of"
                         + " their 0\\.6 MiB \\([\\d,]+ bytes\\)\\.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
@@ -514,7 +517,9 @@ class PackDamageCliTest extends EncryptedStoreCli {
         assertThat(out())
                 .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
                         + " by packs (1 pack written within --grace 1h that no snapshot needs is kept until it is older"
-                        + " than that: a backup running now may need it).")
+                        + " than that: a backup running now may need it); 1 manifest part no snapshot uses, written"
+                        + " within --grace 1h, is kept until older than that (--grace 0s deletes it when no backup is"
+                        + " running).")
                 .contains("; over --max-unused 5% because packs written within --grace 1h hold unused space too: they"
                         + " are kept until they are older than that.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();

@@ -397,6 +397,7 @@ final class SealedParts {
     DeadParts deadParts(java.util.Set<String> live, java.time.Instant cutoff, boolean delete) {
         long freed = 0;
         int parts = 0;
+        int keptYoung = 0;
         Map<String, List<VersionEntry>> byKey = new java.util.HashMap<>();
         for (VersionEntry v : store.listVersions(PARTS)) {
             byKey.computeIfAbsent(v.key(), k -> new ArrayList<>()).add(v);
@@ -405,7 +406,11 @@ final class SealedParts {
             String id = e.getKey().substring(PARTS.length());
             boolean young =
                     e.getValue().stream().anyMatch(v -> !v.lastModified().isBefore(cutoff));
-            if (live.contains(id) || young) {
+            if (live.contains(id)) {
+                continue;
+            }
+            if (young) {
+                keptYoung++;
                 continue;
             }
             boolean removed = false;
@@ -429,6 +434,6 @@ final class SealedParts {
                 }
             }
         }
-        return new DeadParts(parts, freed);
+        return new DeadParts(parts, freed, keptYoung);
     }
 }

@@ -294,8 +294,15 @@ public final class SealedStore implements ObjectStore {
      *
      * @param parts how many parts (every version of each deleted)
      * @param bytes their versions' stored bytes
+     * @param keptYoung how many parts no snapshot names were kept because a version of each was written
+     *     within the grace period (a running backup may be about to write the snapshot that names it)
      */
-    public record DeadParts(int parts, long bytes) {}
+    public record DeadParts(int parts, long bytes, int keptYoung) {
+        /** Parts deleted, none kept for their age. */
+        public DeadParts(int parts, long bytes) {
+            this(parts, bytes, 0);
+        }
+    }
 
     /**
      * Deletes every version of the manifest parts that {@code live} does not name and that were written

@@ -256,7 +256,7 @@ class ManifestPartsTest {
 
         // Only the first snapshot is kept: its parts stay; the second's own part is younger than the cutoff.
         assertThat(view.deleteDeadParts(live, time.instant().minus(Duration.ofHours(1))))
-                .isEqualTo(new SealedStore.DeadParts(0, 0));
+                .isEqualTo(new SealedStore.DeadParts(0, 0, all.size() - live.size()));
         time.advance(Duration.ofHours(2));
         assertThat(view.deleteDeadParts(live, time.instant().minus(Duration.ofHours(1)))
                         .bytes())
