@@ -115,8 +115,13 @@ public final class Ballast implements Callable<Integer> {
      */
     public static int run(String[] args, CliContext ctx) {
         String[] line = commonOptionsAfterCommand(args);
-        CommandLine cl = commandLine(ctx, line.length > 0 ? line[0] : null);
-        return cl.execute(line);
+        QuietOutput quiet = QuietOutput.asked(line, ctx);
+        CommandLine cl = commandLine(quiet == null ? ctx : quiet.context(), line.length > 0 ? line[0] : null);
+        int code = cl.execute(line);
+        if (quiet != null) {
+            quiet.finish(code);
+        }
+        return code;
     }
 
     /** The options every command takes ({@link CommonOptions}) that take a value. */
@@ -136,7 +141,7 @@ public final class Ballast implements Callable<Integer> {
 
     /** The options every command takes that take none. */
     private static final java.util.Set<String> COMMON_FLAGS =
-            java.util.Set.of("-v", "--verbose", "--path-style", "--no-path-style");
+            java.util.Set.of("-v", "--verbose", "-q", "--quiet", "--path-style", "--no-path-style");
 
     /**
      * {@code args} with the options every command takes moved after the command when they come before

@@ -148,6 +148,13 @@ final class CommonOptions {
             description = "Show the cause of an error and Ballast's INFO logs (capability probe, retries).")
     boolean verbose;
 
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "Print no progress, and on standard output nothing unless the command fails (exit code not"
+                    + " 0): a cron job then mails only failures (restic's --quiet). Warnings and errors still go to"
+                    + " standard error; list, ls, versions and key list print their answer as usual.")
+    boolean quiet;
+
     /**
      * Parses a duration as restic and Go's {@code time.ParseDuration} write one, a sequence of numbers
      * each with its unit ({@code h}, {@code m}, {@code s}, {@code ms}; a number may have a fraction):
