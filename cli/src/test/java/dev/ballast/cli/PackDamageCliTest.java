@@ -105,8 +105,8 @@ class PackDamageCliTest extends EncryptedStoreCli {
     /**
      * Field case: {@code rm} (or {@code truncate -s}) of a pack's file under the local store's
      * {@code blobs/}. The store's index still named the pack, so the next backup said "Nothing to
-     * upload" and the restore failed; the local store now lists the pack as gone, as S3 does, so the
-     * backup warns and stores its chunks again, the older backup restores, and {@code repair index}
+     * upload" and the restore failed; the pack now counts as missing (the local store lists it at the 0
+     * bytes it holds, which no pack has), so the backup warns and stores its chunks again, the older backup restores, and {@code repair index}
      * reports the lost file.
      */
     @Test
@@ -389,11 +389,14 @@ class PackDamageCliTest extends EncryptedStoreCli {
                 .resolve(sha256));
 
         assertRestores(src, firstSnapshot(), "read-around");
+        // the index file is lost, not gone: the store still records it (listed at 0 bytes, read as damaged)
         assertThat(err())
-                .contains("no index file names hold chunks this backup needs")
+                .contains("1 index file(s) of the repository are damaged")
+                .contains("is missing")
+                .contains("the packs they named were found from their own headers")
                 .contains("repair index");
         assertThat(run(at("prune", "--grace", "0s"))).isEqualTo(ExitCodes.INCOMPLETE);
-        assertThat(err()).contains("which no index file names").contains("'ballast repair index'");
+        assertThat(err()).contains("index/").contains("is damaged").contains("'ballast repair index'");
 
         assertThat(run(at("repair", "index"))).as(err()).isZero();
         assertThat(out())

@@ -115,8 +115,8 @@ class StoreLossTest extends InProcessCli {
         }
         assertThat(run(args.toArray(String[]::new))).as(err()).isZero();
         assertThat(out()).contains("20 files stored, 0 unchanged");
-        // The local store lists no version whose pack file is gone (as S3 lists none deleted by hand).
-        assertThat(err()).contains("has lost the stored version of 20 file(s)", "the store no longer lists version");
+        // The local store lists a version whose pack file is gone at 0 bytes, and says which file it lost.
+        assertThat(err()).contains("has lost the stored version of 20 file(s)", "is missing");
         restoresIntact(src);
     }
 

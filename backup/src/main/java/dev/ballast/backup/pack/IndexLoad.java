@@ -120,11 +120,16 @@ final class IndexLoad {
         load(r, tolerateDamaged);
     }
 
-    /** The packs in the store ({@code data/}), by key: one listing. */
+    /**
+     * The packs in the store ({@code data/}), by key: one listing. A pack listed at 0 bytes holds nothing
+     * (every pack has a header) and is left out, as a missing one: the local store lists a pack whose file
+     * was deleted by hand at the 0 bytes its files hold, since its index still records it.
+     */
     static Map<String, ListEntry> listPacks(BlobRepository r) {
         Map<String, ListEntry> listed = new java.util.TreeMap<>();
         try (java.util.stream.Stream<ListEntry> s = r.store.listing(ListRequest.prefix(BlobRepository.DATA_PREFIX))) {
-            s.filter(e -> !e.commonPrefix() && Packs.isPackKey(e.key())).forEach(e -> listed.put(e.key(), e));
+            s.filter(e -> !e.commonPrefix() && e.size() > 0 && Packs.isPackKey(e.key()))
+                    .forEach(e -> listed.put(e.key(), e));
         }
         return listed;
     }

@@ -201,8 +201,8 @@ final class Salvage {
     }
 
     /**
-     * For each of {@code missing}: when the store keeps a version of it that is not a delete marker,
-     * deletes the delete markers newer than that version ({@link ObjectStore#versions} lists newest
+     * For each of {@code missing}: when the store keeps a version of it that is not a delete marker and
+     * holds bytes, deletes the delete markers (and lost versions) newer than that version ({@link ObjectStore#versions} lists newest
      * first), so it is the current version again. A store that cannot list or remove single versions
      * restores nothing.
      *
@@ -215,7 +215,8 @@ final class Salvage {
                 List<VersionEntry> versions = repo.store.versions(pack);
                 int kept = -1;
                 for (int i = 0; i < versions.size() && kept < 0; i++) {
-                    if (!versions.get(i).deleteMarker()) {
+                    // a version of 0 bytes holds no pack: the local store lists one whose file is lost so
+                    if (!versions.get(i).deleteMarker() && versions.get(i).size() > 0) {
                         kept = i;
                     }
                 }

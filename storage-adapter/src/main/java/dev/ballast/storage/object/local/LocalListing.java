@@ -30,7 +30,8 @@ final class LocalListing {
 
     /**
      * The bytes the store's files hold of each row of a page ({@link HeldBytes}), in its order;
-     * {@link HeldBytes#NONE} for a row whose file is gone, which the page leaves out.
+     * {@link HeldBytes#NONE} for a row deleted since the page was read, which the page leaves out (a
+     * version still in the index whose file is gone is listed at 0 bytes: lost, not deleted).
      */
     @FunctionalInterface
     interface Held {
@@ -51,7 +52,7 @@ final class LocalListing {
                 for (int i = 0; i < rows.size(); i++) {
                     VersionIndex.Listed r = rows.get(i);
                     if (sizes[i] == HeldBytes.NONE) {
-                        continue; // its file is gone: absent, as S3 lists an object deleted by hand
+                        continue; // deleted while the page was read
                     }
                     page.add(ListEntry.object(
                             r.key(),

@@ -49,7 +49,8 @@ final class LocalListings {
      * is looked up again, once for them all, and its file looked at again: a compaction may have moved
      * its content and deleted the pack file since its row was read (counted where the content is
      * now), a writer may have appended it to a pack whose length was kept from earlier in the
-     * listing, or a prune removed it ({@link HeldBytes#NONE}).
+     * listing, or a prune removed it ({@link HeldBytes#NONE}). A version still in the index whose file
+     * is missing or not a regular file is lost: 0 bytes are held.
      */
     private long[] held(List<HeldBytes.Place> places, HeldBytes files) {
         long[] held = new long[places.size()];
@@ -84,7 +85,12 @@ final class LocalListings {
                 // longer now, and the content may have moved.
                 files.forget(was.pack());
                 files.forget(row.pack());
-                held[i] = held(HeldBytes.Place.of(row), files);
+                // Still in the index with its file gone (deleted by hand, or not a regular file): the
+                // version is lost, not deleted (a deletion removes its row before its file). It is
+                // listed at the 0 bytes held, as a file cut to nothing is, so that a reader finds it
+                // damaged (get and head fail with IntegrityException) instead of never written: hiding
+                // it made a lost newest snapshot look like no snapshot, with the older one as latest.
+                held[i] = Math.max(0, held(HeldBytes.Place.of(row), files));
             }
         }
         return held;
@@ -130,8 +136,8 @@ final class LocalListings {
         List<VersionEntry> entries = new ArrayList<>(rows.size());
         int p = 0;
         for (VersionIndex.Row r : rows) {
-            // As the listing: a version none of whose bytes are held is not listed (S3 lists no object
-            // deleted by hand), a cut one at the bytes held; never at its recorded size.
+            // As the listing: a version deleted while it was listed is not listed, a lost or cut one
+            // at the bytes held; never at its recorded size.
             long size = r.deleteMarker() ? r.size() : held[p++];
             if (size == HeldBytes.NONE) {
                 continue;

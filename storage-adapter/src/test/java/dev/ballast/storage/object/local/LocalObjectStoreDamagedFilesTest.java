@@ -27,9 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A content file or pack file deleted or cut by hand (the field case: {@code rm} or
  * {@code truncate -s} of a repository's pack object under {@code blobs/}): the local store's
- * listings report such an object as S3 reports the same damage — absent when its file is gone, at
- * the bytes its file still holds when cut — never present at its recorded size; {@code head} and {@code get}
- * fail with {@link IntegrityException} and hand out no byte.
+ * listings report such an object at the bytes its file still holds — 0 when its file is gone, which
+ * the index still records (lost, not deleted: a tester's deleted newest snapshot vanished from every
+ * listing, and the one before it was restored as the latest, exit 0) — never at its recorded size;
+ * {@code head} and {@code get} fail with {@link IntegrityException} and hand out no byte.
  */
 @ExtendWith(LeakCheck.class)
 class LocalObjectStoreDamagedFilesTest {
@@ -78,7 +79,7 @@ class LocalObjectStoreDamagedFilesTest {
     }
 
     @Test
-    void aDeletedContentFileIsNotListedAndCannotBeRead() throws Exception {
+    void aDeletedContentFileListsItsObjectAtZeroBytesAndItCannotBeRead() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
             ObjectVersion big = store.put("data/0a/big", ObjectContent.ofBytes(random(200_000, 1)));
             store.put("data/0b/other", ObjectContent.ofBytes(random(200_000, 2)));
@@ -89,15 +90,24 @@ class LocalObjectStoreDamagedFilesTest {
             List<VersionEntry> before = store.listVersions("data/0a/");
             Files.delete(blobFile(big));
 
-            assertThat(listing(store, ListRequest.prefix("data/"))).containsOnlyKeys("data/0b/other");
+            assertThat(listing(store, ListRequest.prefix("data/")))
+                    .containsExactly(Map.entry("data/0a/big", 0L), Map.entry("data/0b/other", 200_000L));
             assertThat(listing(store, ListRequest.prefix("data/").withDelimiter("/")))
-                    .containsOnlyKeys("data/0b/");
-            assertThat(store.list("data/")).containsExactly("data/0b/other");
-            // Nor is its version, as S3 lists no version deleted by hand; one listed before is found missing.
+                    .containsOnlyKeys("data/0a/", "data/0b/");
+            assertThat(store.list("data/")).containsExactly("data/0a/big", "data/0b/other");
             assertThat(store.listVersions("data/"))
-                    .extracting(VersionEntry::key)
-                    .containsExactly("data/0b/other");
-            assertThat(store.versions("data/0a/big")).isEmpty();
+                    .extracting(VersionEntry::key, VersionEntry::size)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("data/0a/big", 0L),
+                            org.assertj.core.groups.Tuple.tuple("data/0b/other", 200_000L));
+            assertThat(store.versions("data/0a/big"))
+                    .singleElement()
+                    .satisfies(v -> assertThat(v.versionId()).isEqualTo(big.versionId()))
+                    .satisfies(v -> assertThat(v.size()).isZero());
+            assertThat(store.missingContent(store.versions("data/0a/big")).values())
+                    .singleElement()
+                    .asString()
+                    .contains("is missing");
             assertThat(store.missingContent(before).values())
                     .singleElement()
                     .asString()
@@ -195,7 +205,7 @@ class LocalObjectStoreDamagedFilesTest {
     }
 
     @Test
-    void aDeletedPackFileTakesEveryObjectInItOutOfTheListing() throws Exception {
+    void aDeletedPackFileListsEveryObjectInItAtZeroBytes() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
             ObjectVersion small = store.put("data/0a/small", ObjectContent.ofBytes(random(1_000, 1)));
             store.put("data/0b/big", ObjectContent.ofBytes(random(200_000, 2)));
@@ -203,9 +213,11 @@ class LocalObjectStoreDamagedFilesTest {
 
             Files.delete(packFiles().get(0));
 
-            assertThat(listing(store, ListRequest.prefix("data/"))).containsOnlyKeys("data/0b/big");
-            assertThat(store.list("")).containsExactly("data/0b/big");
-            assertThat(store.listVersions("data/0a/")).isEmpty();
+            assertThat(listing(store, ListRequest.prefix("data/")))
+                    .containsExactly(Map.entry("data/0a/small", 0L), Map.entry("data/0b/big", 200_000L));
+            assertThat(store.listVersions("data/0a/"))
+                    .singleElement()
+                    .satisfies(v -> assertThat(v.size()).isZero());
             assertUnreadable(store, small, "is missing");
         }
     }
@@ -263,7 +275,7 @@ class LocalObjectStoreDamagedFilesTest {
     }
 
     @Test
-    void aPageWithKeysLeftOutIsFilledSoTheListingGoesOnToTheEnd() throws Exception {
+    void lostFilesInAPageAreListedAndTheListingGoesOnToTheEnd() throws Exception {
         try (LocalObjectStore store = LocalObjectStore.open(root)) {
             List<ObjectVersion> written = new java.util.ArrayList<>();
             for (int i = 0; i < 10; i++) {
@@ -273,11 +285,15 @@ class LocalObjectStoreDamagedFilesTest {
                 Files.delete(blobFile(written.get(i)));
             }
 
-            assertThat(listing(store, ListRequest.prefix("f/").withPageSize(3)).keySet())
-                    .containsExactly("f/00", "f/01", "f/06", "f/07", "f/08", "f/09");
+            Map<String, Long> listed = listing(store, ListRequest.prefix("f/").withPageSize(3));
+            assertThat(listed).hasSize(10);
+            assertThat(listed.entrySet().stream()
+                            .filter(e -> e.getValue() == 0L)
+                            .map(Map.Entry::getKey))
+                    .containsExactly("f/02", "f/03", "f/04", "f/05");
             assertThat(listing(store, ListRequest.prefix("f/").withPageSize(3).withStartAfter("f/01"))
                             .keySet())
-                    .containsExactly("f/06", "f/07", "f/08", "f/09");
+                    .containsExactly("f/02", "f/03", "f/04", "f/05", "f/06", "f/07", "f/08", "f/09");
         }
     }
 }

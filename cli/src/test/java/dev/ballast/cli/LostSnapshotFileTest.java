@@ -1,0 +1,57 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.storage.object.local.LocalObjectStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A snapshot whose file is gone from the local store (a tester's {@code rm} of the newest snapshot's
+ * file under {@code blobs/}): it was left out of every listing, so {@code list} showed the one before
+ * it as the latest, {@code check --read-data} said OK, {@code restore} restored the older snapshot with
+ * exit 0, and {@code prune --grace 0s} deleted the chunks only the lost snapshot used. The store's index
+ * still records it: it is damaged, and every command says so.
+ */
+class LostSnapshotFileTest extends EncryptedStoreCli {
+
+    @Test
+    void aSnapshotWhoseFileIsDeletedIsDamagedNotGone() throws Exception {
+        Path src = backedUp();
+        writeFiles(src, 0, 1, 100); // f0.bin changed: a new chunk only the second snapshot uses
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        String snapshots;
+        try (LocalObjectStore store = store()) {
+            snapshots = store.list("snapshots/").get(0);
+            assertThat(store.versions(snapshots)).hasSize(2);
+        }
+        Path lost = contentFile(snapshots);
+        Files.delete(lost);
+        List<String> dataBefore = storeFiles();
+
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(out()).contains("DAMAGED");
+        assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out() + err()).contains("Damaged");
+
+        Path target = home.resolve("r");
+        assertThat(run(at("restore", "src", target.toString()))).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
+        assertThat(err()).contains("Restored an older backup of 'src'");
+        assertThat(target.resolve("f1.bin")).exists();
+
+        assertThat(run(at("prune", "--grace", "0s"))).isNotZero();
+        assertThat(storeFiles()).as("prune deleted nothing").containsAll(dataBefore);
+    }
+
+    private List<String> storeFiles() throws Exception {
+        try (var files = Files.walk(data().resolve("ballast-backups"))) {
+            return files.filter(Files::isRegularFile)
+                    .map(Path::toString)
+                    .filter(p -> p.contains("/blobs/") || p.endsWith(".pack"))
+                    .sorted()
+                    .toList();
+        }
+    }
+}
