@@ -493,6 +493,14 @@ final class StoreSession implements AutoCloseable {
                             + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
                             + "another --data-dir) to keep new backups in the local store.");
         }
+        if (o.localRepo && Files.exists(storeDir) && !Files.isDirectory(storeDir)) {
+            // a tester's -r /etc/passwd (exit 3, "Could not use the local store /etc/passwd: /etc/passwd") and
+            // -r /dev/null ("no bucket 'null' in the data directory")
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    o.repoSource + " " + storeDir + " is a file, not a directory; give the store's directory (a new"
+                            + " one is made by the first backup or 'ballast init').");
+        }
         if (!exists && o.localRepo) {
             // --repo inside a store (its blobs/ folder, say): a backup would make a second store in the first.
             for (Path up = storeDir.getParent(); up != null; up = up.getParent()) {
@@ -560,10 +568,12 @@ final class StoreSession implements AutoCloseable {
                             + " (the first backup into a store creates it).");
         }
         if (access != Access.READ) {
-            usableDataDir(dataDir);
-            if (exists && o.localRepo) {
-                // --repo names the store itself, which may be a read-only mount inside a writable folder
+            if (o.localRepo && Files.isDirectory(storeDir)) {
+                // --repo names the store itself, which may be a read-only mount inside a writable folder, or a
+                // writable one (a mount point) inside a read-only folder: only the store's own directory counts
                 usableStore(storeDir);
+            } else {
+                usableDataDir(dataDir, o);
             }
         }
         LocalStoreConfig config = LocalStoreConfig.builder()
@@ -710,10 +720,24 @@ final class StoreSession implements AutoCloseable {
      * reported as the input it is (exit 2) before the store is opened.
      */
     static void usableDataDir(Path dir) {
+        usableDataDir(dir, null);
+    }
+
+    /** As {@link #usableDataDir(Path)}, the advice naming {@code --repo} when {@code o} came from it. */
+    private static void usableDataDir(Path dir, @Nullable CommonOptions o) {
         try {
             Files.createDirectories(dir);
             Files.deleteIfExists(Files.createTempFile(dir, ".ballast-probe-", ".tmp"));
         } catch (IOException e) {
+            if (o != null && o.repoSource != null) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "The directory '" + dir + "' that would hold the store " + o.repoSource
+                                + " names cannot be written (" + Errors.describeIo(e) + "); give "
+                                + o.repoSource + " a store's directory that can be written, or one inside a"
+                                + " writable directory.",
+                        e);
+            }
             throw unusable(dir, e);
         }
     }

@@ -50,6 +50,16 @@ public final class DataSubset {
      * @throws IllegalArgumentException naming what is accepted
      */
     public static DataSubset parse(String text) {
+        try {
+            return parseNumbers(text);
+        } catch (NumberFormatException e) {
+            // a tester's 99999999999999999999G: "For input string" was the whole message
+            throw new IllegalArgumentException("'" + text + "' holds a number too large to use; pass n/t (e.g. 1/7),"
+                    + " a percentage (e.g. 10%) or a size (e.g. 500M, 2G)");
+        }
+    }
+
+    private static DataSubset parseNumbers(String text) {
         String t = text.trim();
         Matcher m = GROUP.matcher(t);
         if (m.matches()) {

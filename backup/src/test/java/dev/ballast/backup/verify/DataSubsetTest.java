@@ -52,5 +52,12 @@ class DataSubsetTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("'" + bad + "'");
         }
+        // numbers too large for their type: a tester's 99999999999999999999G said only "For input string"
+        for (String huge : List.of("99999999999999999999G", "99999999999/99999999999", "1/99999999999")) {
+            assertThatThrownBy(() -> DataSubset.parse(huge))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("'" + huge + "' holds a number too large to use; pass n/t (e.g. 1/7), a percentage"
+                            + " (e.g. 10%) or a size (e.g. 500M, 2G)");
+        }
     }
 }
