@@ -14,8 +14,9 @@ public interface BackupListener {
     BackupListener NONE = new BackupListener() {};
 
     /**
-     * The counters after a change: a file done or more bytes moved. Called often (once per file and
-     * per buffer); sample it if it drives a display.
+     * The counters after a change: a file done, more bytes moved (a backup counts a file's bytes as
+     * each chunk of it is read), or more work found (a backup's totals grow while it walks the tree).
+     * Called often (once per file, per chunk or buffer); sample it if it drives a display.
      */
     default void progress(BackupProgress progress) {}
 

@@ -1,6 +1,7 @@
 package dev.ballast.backup;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * The counters of one job over files and bytes (a backup, a restore, a verify), which the engine
@@ -31,10 +32,66 @@ public class ProgressCounter implements AutoCloseable {
         onChange();
     }
 
-    /** More work found while it is under way (a backup walks its tree while it stores). */
+    /**
+     * More work found while it is under way (a backup walks its tree while it stores); {@link #onChange()}
+     * runs after it too, so that a display shows the grown totals before the first file is done.
+     */
     public void addTotal(long moreFiles, long moreBytes) {
         totalFiles.addAndGet(moreFiles);
         totalBytes.addAndGet(moreBytes);
+        onChange();
+    }
+
+    /**
+     * Counts the bytes of one file of {@code size} bytes as they are read, a chunk or a buffer at a
+     * time, instead of all at once when the file is done: a file of several hundred MiB otherwise
+     * showed 0 MiB done, and no rate, for as long as it was read.
+     */
+    public FileBytes file(long size) {
+        return new FileBytes(size);
+    }
+
+    /**
+     * One file's share of {@link #bytes()}: at most its size, counted as it is read. A file read twice
+     * (hashed first, then stored when its bytes differ) counts only what its second read passes beyond
+     * the first ({@link #readAgain}). Used by one thread at a time.
+     */
+    public final class FileBytes implements LongConsumer {
+        private final long size;
+        /** Bytes of this file counted in {@link #bytes()}, at most {@link #size}. */
+        private long counted;
+        /** Bytes of the current read of the file. */
+        private long read;
+
+        private FileBytes(long size) {
+            this.size = Math.max(size, 0);
+        }
+
+        /** {@code n} more bytes of the file read. */
+        @Override
+        public void accept(long n) {
+            read += n;
+            long upTo = Math.min(read, size);
+            if (upTo > counted) {
+                long more = upTo - counted;
+                counted = upTo;
+                addBytes(more);
+            }
+        }
+
+        /** The file is read again from its start: bytes already counted are not counted twice. */
+        public void readAgain() {
+            read = 0;
+        }
+
+        /** The file is dealt with (stored, found unchanged, reused): the bytes not read yet count too. */
+        public void done() {
+            if (counted < size) {
+                long more = size - counted;
+                counted = size;
+                addBytes(more);
+            }
+        }
     }
 
     /** The counters now. */
@@ -62,7 +119,7 @@ public class ProgressCounter implements AutoCloseable {
         return totalBytes.get();
     }
 
-    /** Called after each {@link #addBytes} and {@link #fileDone}; does nothing here. */
+    /** Called after each {@link #addBytes}, {@link #fileDone} and {@link #addTotal}; does nothing here. */
     protected void onChange() {}
 
     /** The job is over; does nothing here. */

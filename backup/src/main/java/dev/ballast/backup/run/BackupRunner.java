@@ -45,6 +45,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -533,12 +534,18 @@ public final class BackupRunner {
         CompletableFuture<ObjectVersion> write;
         boolean changedWhileRead;
         SourceFile[] asRead = {f}; // the file as read: a /proc file's stat says 0 bytes
+        // The file's bytes count in the progress as they are read, a chunk or a buffer at a time.
+        ProgressCounter.FileBytes bytes = progress.file(f.size());
+        LongConsumer read = n -> {
+            tally.read.addAndGet(n);
+            bytes.accept(n);
+        };
         try {
             String sha = null;
             if (before != null && before.size() == f.size()) {
                 // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
                 // first, so that an upload happens only when they differ.
-                sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
+                sha = Sha256.ofFile(f.file(), read);
                 if (runFailures.changed(f)) {
                     throw new RunFailures.ChangedWhileReading();
                 }
@@ -546,15 +553,16 @@ public final class BackupRunner {
                     entries.add(entry(f, sha, before.versionId(), before.chunks()));
                     tally.unchangedCount.incrementAndGet();
                     tally.keptFromPrevious.add(f);
-                    progress.addBytes(f.size());
+                    bytes.done();
                     progress.fileDone();
                     done.run();
                     return;
                 }
+                bytes.readAgain();
             }
             if (packed != null) {
                 // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
-                GeneratedContent.Limit limit = new GeneratedContent.Limit(tally.read::addAndGet);
+                GeneratedContent.Limit limit = new GeneratedContent.Limit(read);
                 PackedContent.Stored s;
                 try {
                     s = packed.store(
@@ -573,7 +581,7 @@ public final class BackupRunner {
                 tally.uploadedFiles.add(new Uploaded(f, false));
                 tally.uploaded.addAndGet(s.bytesAdded());
                 tally.packedAdded.put(f.path(), s.bytesAdded());
-                progress.addBytes(f.size());
+                bytes.done();
                 // Told stored once its chunks' packs and index are written (PackedBackup.confirmPacked), not now.
                 progress.fileDone();
                 done.run();
@@ -585,7 +593,7 @@ public final class BackupRunner {
             if (left != null) {
                 // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
                 if (sha == null) {
-                    sha = Sha256.ofFile(f.file(), tally.read::addAndGet);
+                    sha = Sha256.ofFile(f.file(), read);
                     if (runFailures.changed(f)) {
                         throw new RunFailures.ChangedWhileReading();
                     }
@@ -594,7 +602,7 @@ public final class BackupRunner {
                     entries.add(entry(f, sha, left.versionId(), null));
                     tally.reused.incrementAndGet();
                     tally.uploadedFiles.add(new Uploaded(f, true));
-                    progress.addBytes(f.size());
+                    bytes.done();
                     progress.fileDone();
                     done.run();
                     return;
@@ -618,7 +626,8 @@ public final class BackupRunner {
             write = store.putAsync(Manifest.keyFor(name, f.path()), content);
             changedWhileRead = runFailures.changed(f);
             tally.read.addAndGet(asRead[0].size());
-            progress.addBytes(f.size());
+            // The earlier format: the store reads the file itself, so its bytes count once it has them.
+            bytes.done();
         } catch (RuntimeException | IOException | Error e) {
             // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
             // the snapshot would leave the file out while the run said complete.
