@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * @param complete whether that snapshot holds every file of the directory, each confirmed
  * @param stored files read and stored
  * @param unchanged files found unchanged and kept from the previous snapshot
- * @param bytesUploaded bytes sent to the store
+ * @param bytesUploaded bytes sent to the store; in an encrypted repository the plain bytes of the new
+ *     chunks in the packs uploaded, those of files a stopped run did not finish included (the next
+ *     run reuses them)
  * @param bytesTotal bytes of all the files found
  * @param skipped paths left out, with why ("special file", say), as the command lists them
  * @param failed files not stored, with the reason

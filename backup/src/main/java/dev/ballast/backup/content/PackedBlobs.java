@@ -139,6 +139,11 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public long bytesUploaded() {
+        return blobs.dataBytesUploaded();
+    }
+
+    @Override
     public int indexLeftBehind() {
         CheckReport r = blobs.rebuildIndex();
         return r.packsChecked() - r.damage().size();

@@ -67,6 +67,15 @@ public interface PackedContent extends AutoCloseable {
      */
     int indexLeftBehind();
 
+    /**
+     * Plain bytes of the chunks stored in the packs uploaded since this content was opened, whether an
+     * index names them yet or not: what a backup really sent (a stopped run's chunks are reused by the
+     * next run). 0 where nothing tells.
+     */
+    default long bytesUploaded() {
+        return 0;
+    }
+
     /** Whether the repository's index holds every one of {@code chunks}. */
     boolean holdsAll(List<String> chunks);
 

@@ -359,6 +359,15 @@ public final class BlobRepository implements AutoCloseable {
         return file.key();
     }
 
+    /**
+     * Plain bytes of the data blobs (file content) in the packs uploaded since the repository was
+     * opened, indexed or not yet: what a backup really sent, also when it was stopped before its
+     * files were done.
+     */
+    public long dataBytesUploaded() {
+        return writer.dataBytesUploaded();
+    }
+
     /** Where the index says the blob is; empty if no index names it (or it is not flushed yet). */
     public Optional<BlobLocation> find(BlobId id) {
         return Optional.ofNullable(index.get(id));

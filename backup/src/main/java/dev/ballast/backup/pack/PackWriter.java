@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +42,8 @@ final class PackWriter {
     private final ConcurrentHashMap<BlobId, Boolean> pending = new ConcurrentHashMap<>();
     /** Packs uploaded since the last flush, by key. Guarded by itself. */
     private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
+    /** Plain bytes of the data blobs in the packs this writer uploaded: see {@link #dataBytesUploaded}. */
+    private final AtomicLong dataBytesUploaded = new AtomicLong();
 
     /** Lanes of the larger blobs, per blob type. */
     static final int BIG_LANES = 4;
@@ -323,6 +326,7 @@ final class PackWriter {
                 synchronized (uploaded) {
                     uploaded.put(finished.key(), finished.blobs());
                 }
+                dataBytesUploaded.addAndGet(dataBytes(finished.blobs()));
             } catch (RuntimeException | Error e) {
                 fail(e instanceof RuntimeException r ? r : new IllegalStateException(e), pack);
             } finally {
@@ -340,6 +344,23 @@ final class PackWriter {
             fail(e, pack);
             throw e;
         }
+    }
+
+    private static long dataBytes(List<BlobLocation> blobs) {
+        long n = 0;
+        for (BlobLocation b : blobs) {
+            n += b.type() == BlobType.DATA ? b.plainLength() : 0;
+        }
+        return n;
+    }
+
+    /**
+     * Plain bytes of the data blobs (file content) in the packs this writer stored, since it was made:
+     * in the store whether or not an index names them yet (a run stopped before its index was written
+     * left them for the next run, which indexes and reuses them).
+     */
+    long dataBytesUploaded() {
+        return dataBytesUploaded.get();
     }
 
     private void fail(RuntimeException e, Packs.Builder pack) {

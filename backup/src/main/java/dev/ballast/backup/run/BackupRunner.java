@@ -323,6 +323,9 @@ public final class BackupRunner {
         reader.start();
         List<ManifestEntry> entries = Collections.synchronizedList(new ArrayList<>());
         AtomicLong total = new AtomicLong();
+        // Format 3: what the packs' uploads sent, chunks of a file cut short by Ctrl-C included (the next
+        // run reuses them), not the sum of the files done.
+        long uploadedBefore = packed == null ? 0 : packed.bytesUploaded();
 
         try (ProgressCounter progress = progressFactory.get();
                 Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
@@ -449,7 +452,7 @@ public final class BackupRunner {
                 tally.stored.get(),
                 tally.unchangedCount.get(),
                 tally.read.get(),
-                tally.uploaded.get(),
+                packed == null ? tally.uploaded.get() : packed.bytesUploaded() - uploadedBefore,
                 total.get(),
                 skipped,
                 failures,
@@ -579,8 +582,6 @@ public final class BackupRunner {
                 entries.add(entry(s.size() == f.size() ? f : f.withSize(s.size()), s.sha256(), "", s.chunks()));
                 tally.stored.incrementAndGet();
                 tally.uploadedFiles.add(new Uploaded(f, false));
-                tally.uploaded.addAndGet(s.bytesAdded());
-                tally.packedAdded.put(f.path(), s.bytesAdded());
                 bytes.done();
                 // Told stored once its chunks' packs and index are written (PackedBackup.confirmPacked), not now.
                 progress.fileDone();

@@ -176,7 +176,6 @@ final class PackedBackup {
                 SourceFile f = storedNow.remove(e.path());
                 if (f != null) {
                     tally.stored.decrementAndGet();
-                    tally.uploaded.addAndGet(-tally.packedAdded.getOrDefault(e.path(), 0L));
                     tally.uploadedFiles.removeIf(u -> u.file().path().equals(e.path()));
                 } else {
                     f = unchanged.get(e.path());

@@ -6,8 +6,6 @@ import dev.ballast.storage.StorageUnavailableException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * (a copy constructor goes through the list's synchronized {@code toArray}). Who writes what:
  *
  * <ul>
- *   <li>{@link #stored}, {@link #uploaded}, {@link #uploadedFiles}, {@link #packedAdded}: added to by
+ *   <li>{@link #stored}, {@link #uploaded} (the earlier format only), {@link #uploadedFiles}: added to by
  *       the transfer threads (format 3; {@link #uploadedFiles} also for a reused version) and by the
  *       thread that completes a file's upload ({@code whenComplete} of {@code putAsync}: a store's
  *       thread, or the transfer thread when the upload had already completed); taken back by the run's
@@ -54,7 +52,13 @@ final class RunTally {
 
     final AtomicInteger stored = new AtomicInteger();
     final AtomicInteger unchangedCount = new AtomicInteger();
+    /**
+     * The earlier format: bytes of the files stored. Format 3 reports what its packs' uploads sent
+     * instead ({@link dev.ballast.backup.content.PackedContent#bytesUploaded}), chunks of files not done
+     * included.
+     */
     final AtomicLong uploaded = new AtomicLong();
+
     final AtomicLong read = new AtomicLong();
     final List<String> notAttempted = Collections.synchronizedList(new ArrayList<>());
     final AtomicReference<StorageUnavailableException> unavailable = new AtomicReference<>();
@@ -73,8 +77,6 @@ final class RunTally {
     final List<SourceFile> keptFromPrevious = Collections.synchronizedList(new ArrayList<>());
     /** Files whose version a killed run of the name had stored, reused instead of uploaded again. */
     final AtomicInteger reused = new AtomicInteger();
-    /** Format 3: the new chunks' plain bytes each stored file added, taken back when its chunks are lost. */
-    final Map<String, Long> packedAdded = new ConcurrentHashMap<>();
 
     /**
      * A file whose entry names a version this run stored, reused from a killed run, or (kept) took from

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An encrypted backup (format 3) counts a file's bytes in its progress as each chunk is read, not
  * when the whole file is done: a big file showed 0 MiB done, and its rate fell, for as long as it was
- * read. A file hashed first and then stored counts its bytes once.
+ * read. A file hashed first and then stored counts its bytes once. A run stopped in the middle of a
+ * big file reports the chunks it did upload, which the next run does not upload again.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(LeakCheck.class)
@@ -81,6 +82,31 @@ class PackedProgressTest {
         assertThat(r.bytesRead()).isEqualTo(2L * SIZE);
         assertThat(seen).allSatisfy(p -> assertThat(p.bytes()).isLessThanOrEqualTo(SIZE));
         assertThat(seen.get(seen.size() - 1)).isEqualTo(new BackupProgress(1, 1, SIZE, SIZE));
+    }
+
+    @Test
+    void aRunStoppedInTheMiddleOfABigFileReportsTheChunksItUploaded() throws IOException {
+        Files.write(src.resolve("big"), random(SIZE, 3));
+        Cancellation cancel = new Cancellation();
+
+        // Stopped (Ctrl-C, kill -TERM) once a third of the file was read: no file is stored, yet the
+        // chunks read so far were added to packs, which the run's last flush uploads.
+        BackupRunner.Result stopped = backup(cancel, p -> {
+            if (p.bytes() > SIZE / 3) {
+                cancel.cancel();
+            }
+        });
+
+        assertThat(stopped.cancelled()).isTrue();
+        assertThat(stopped.stored()).isZero();
+        assertThat(stopped.bytesUploaded()).isBetween(SIZE / 3L - 8 * 1024 * 1024, (long) SIZE);
+        assertThat(stopped.bytesUploaded()).isPositive();
+
+        BackupRunner.Result next = backup(new Cancellation(), p -> {});
+
+        assertThat(next.ok()).isTrue();
+        // What the stopped run said it uploaded is what the next one did not upload again.
+        assertThat(next.bytesUploaded()).isEqualTo(SIZE - stopped.bytesUploaded());
     }
 
     private BackupRunner.Result backup(Cancellation cancel, Consumer<BackupProgress> progress) {
