@@ -83,22 +83,28 @@ final class RepairCommand extends BallastCommand {
         }
         Path dir = StoreSession.localStoreDirectory(common, ctx);
         String where = "the local store " + dir;
+        String named = common.repoSource != null ? common.repoSource : "--data-dir";
         if (!Files.isDirectory(dir)) {
             throw new CliFailure(
                     ExitCodes.NOT_FOUND,
-                    "There is no local store at " + dir + " (is --data-dir the one your backups went to?).");
+                    "There is no local store at " + dir + " (is " + named + " the one your backups went to?).");
         }
-        // A store it cannot write is refused as 'backup' and 'prune' refuse it (exit 2), before the lock is taken.
-        StoreSession.usableDataDir(dir.getParent());
-        StoreSession.usableDataDir(dir);
+        // A store it cannot write is refused as 'backup' and 'prune' refuse it (exit 2), before the lock is taken;
+        // one -r names is its own directory, which may be a mount inside a read-only folder (a tester's)
+        if (common.localRepo) {
+            StoreSession.usableStore(dir);
+        } else {
+            StoreSession.usableDataDir(dir.getParent());
+            StoreSession.usableDataDir(dir);
+        }
         IndexRebuild r;
         try {
             r = Errors.translate(where, null, () -> LocalObjectStore.rebuildIndex(dir));
         } catch (IllegalArgumentException e) {
             throw new CliFailure(
                     ExitCodes.NOT_FOUND,
-                    "There is no local store at " + dir + " (" + e.getMessage()
-                            + "); is --data-dir the one your backups went to?",
+                    "There is no local store at " + dir + " (" + e.getMessage() + "); is " + named
+                            + " the one your backups went to?",
                     e);
         }
         // Index files of an encrypted repository whose content the store lost: the repository's repair below

@@ -743,7 +743,7 @@ final class StoreSession implements AutoCloseable {
     }
 
     /** Checks that a file can be created in the store named by {@code --repo}, as {@link #usableDataDir} does. */
-    private static void usableStore(Path storeDir) {
+    static void usableStore(Path storeDir) {
         try {
             Files.deleteIfExists(Files.createTempFile(storeDir, ".ballast-probe-", ".tmp"));
         } catch (IOException e) {

@@ -54,4 +54,29 @@ class LostSnapshotFileTest extends EncryptedStoreCli {
                     .toList();
         }
     }
+
+    @Test
+    void pruneRefusesWhileAPackTheIndexNamesIsMissingAsResticsDoes() throws Exception {
+        // A tester's: with a data pack's file deleted, check failed (exit 4) but prune said "Prune done", exit 0,
+        // and counted the missing pack's bytes as unused space.
+        Path src = backedUp();
+        Path pack;
+        try (LocalObjectStore store = store()) {
+            pack = contentFile(store.list("data/").get(0));
+        }
+        Files.delete(pack);
+        List<String> before = storeFiles();
+
+        assertThat(run(at("prune", "--grace", "0s"))).isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err())
+                .contains("the index names is missing from the store with chunks no other pack holds")
+                .contains("nothing is pruned until 'ballast repair index'");
+        assertThat(out()).doesNotContain("Prune done");
+        assertThat(storeFiles()).isEqualTo(before);
+
+        assertThat(run(at("repair", "index"))).isEqualTo(ExitCodes.INTEGRITY); // chunks were lost
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
+        assertThat(out()).contains("Prune done");
+    }
 }

@@ -49,6 +49,7 @@ class RepositoryOnMountsTest extends InProcessCli {
                 .as(err())
                 .isZero();
         assertThat(home.resolve("t/a.txt")).hasContent("a");
+        assertThat(run("-r", repo.toString(), "repair", "index")).as(err()).isZero();
 
         disks.readOnly(repo);
         assertThat(run("-r", repo.toString(), "backup", src.toString())).isEqualTo(ExitCodes.USAGE);
@@ -56,6 +57,8 @@ class RepositoryOnMountsTest extends InProcessCli {
                 .contains("The local store " + repo + " cannot be written (Read-only file system); only commands"
                         + " that read");
         assertThat(run("-r", repo.toString(), "list")).as(err()).isZero();
+        assertThat(run("-r", repo.toString(), "repair", "index")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("The local store " + repo + " cannot be written (Read-only file system)");
 
         // a new store whose directory does not exist yet inside the read-only one: the advice names --repo
         assertThat(run("-r", ro.resolve("new").toString(), "init")).isEqualTo(ExitCodes.USAGE);
