@@ -190,7 +190,8 @@ public final class Verifier {
             }
             String version = record.versionToRead(e);
             VersionEntry v = listed.get(m.objectKeyOf(e.path()) + "\n" + version);
-            if (v == null) {
+            if (v == null || (v.size() == 0 && e.size() > 0)) {
+                // none of its bytes held: deleted (S3), or its file lost (the local store lists it at 0 bytes)
                 problems.add(new Damage(e, "it is missing from the store"));
             } else if (v.size() != e.size()) {
                 problems.add(new Damage(e, "stored with " + v.size() + " bytes, the manifest records " + e.size()));
