@@ -96,6 +96,12 @@ final class LsCommand extends BallastCommand {
                 lines.put(d.path(), line("-", d.mtime(), Errors.printable(d.path()) + "/"));
             }
             lines.values().forEach(out::println);
+            if (chosen.olderThanNewest()) {
+                // as restore and verify: the newest snapshot is damaged, so what is listed is not the latest (a
+                // tester's: ls fell back with the same warning but exited 0)
+                ctx.err().println(RestoreCommand.olderBackupUsed("Listed", name, chosen));
+                return ExitCodes.OLDER_BACKUP_USED;
+            }
             return ExitCodes.OK;
         }
     }

@@ -32,9 +32,17 @@ abstract class Progress extends ProgressCounter {
         return files() + "/" + totalFiles() + " files";
     }
 
-    /** MiB/s with one decimal and a leading zero whatever the locale ({@code #.0} printed {@code .0 MiB/s}). */
-    private static final java.text.DecimalFormat SPEED =
-            new java.text.DecimalFormat("0.0", java.text.DecimalFormatSymbols.getInstance(java.util.Locale.ROOT));
+    /**
+     * The rate of {@code bytes} over {@code nanos}, as the bar shows it: one decimal with a leading zero
+     * whatever the locale ({@code .0 MiB/s} before), from the elapsed time to the nanosecond (progressbar's own
+     * speed divides by whole seconds, so it zig-zagged up to twice the real rate), {@code ? MiB/s} in the first
+     * tenth of a second.
+     */
+    static String speed(long bytes, long nanos) {
+        return nanos < 100_000_000L
+                ? "? MiB/s"
+                : String.format(java.util.Locale.ROOT, "%.1f MiB/s", bytes / 1048576.0 / (nanos / 1e9));
+    }
 
     /**
      * The time left for {@code done} of {@code total} bytes after {@code elapsed}, at the rate so far; none
@@ -52,6 +60,7 @@ abstract class Progress extends ProgressCounter {
 
     private static final class Bar extends Progress {
         private final ProgressBar bar;
+        private final long startNanos = System.nanoTime();
 
         Bar(String task, long totalFiles, long totalBytes, PrintStream out) {
             super(totalFiles, totalBytes);
@@ -61,7 +70,6 @@ abstract class Progress extends ProgressCounter {
                     // bar showed 100% while a 381 MiB file was being read (a README user's)
                     .setInitialMax(totalBytes > 0 ? totalBytes : -1)
                     .setUnit(" MiB", 1024 * 1024)
-                    .showSpeed(SPEED)
                     .setEtaFunction(
                             s -> eta(s.getCurrent(), s.isIndefinite() ? -1 : s.getMax(), s.getElapsedAfterStart()))
                     .setStyle(ProgressBarStyle.ASCII)
@@ -79,7 +87,7 @@ abstract class Progress extends ProgressCounter {
                 bar.maxHint(max);
             }
             bar.stepTo(Math.min(bytes(), max));
-            bar.setExtraMessage(" " + filesText());
+            bar.setExtraMessage(" " + speed(bytes(), System.nanoTime() - startNanos) + " " + filesText());
         }
 
         @Override

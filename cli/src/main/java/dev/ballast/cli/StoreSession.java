@@ -388,7 +388,8 @@ final class StoreSession implements AutoCloseable {
                 .println("Warning: " + where
                         + " is of the earlier, unencrypted format, so the password given is not used and backups"
                         + " stored there stay unencrypted; for an encrypted repository back up into a new store"
-                        + " (another --bucket or --data-dir), or run 'ballast init' on an empty one.");
+                        + " (" + o.anotherStore() + "), or run 'ballast init' on an empty one; leave the password"
+                        + " out to silence this.");
     }
 
     /**

@@ -36,6 +36,8 @@ class LostSnapshotFileTest extends EncryptedStoreCli {
         assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out() + err()).contains("Damaged");
 
+        assertThat(run(at("ls", "src"))).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
+        assertThat(err()).contains("Listed an older backup of 'src'");
         Path target = home.resolve("r");
         assertThat(run(at("restore", "src", target.toString()))).isEqualTo(ExitCodes.OLDER_BACKUP_USED);
         assertThat(err()).contains("Restored an older backup of 'src'");

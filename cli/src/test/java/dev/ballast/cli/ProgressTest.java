@@ -27,4 +27,12 @@ class ProgressTest {
         // more done than the total known so far (the walk still finding files): nothing left, not negative
         assertThat(Progress.eta(500 * MIB, 400 * MIB, Duration.ofSeconds(4))).contains(Duration.ZERO);
     }
+
+    @Test
+    void theSpeedIsOverTheTimeToTheNanosecondWithALeadingZero() {
+        // progressbar divided by whole seconds: 286 MiB after 1.9 s showed 286.0 MiB/s, then 143.0 at 2.0 s
+        assertThat(Progress.speed(286 * MIB, 1_900_000_000L)).isEqualTo("150.5 MiB/s");
+        assertThat(Progress.speed(MIB / 100, 2_000_000_000L)).isEqualTo("0.0 MiB/s");
+        assertThat(Progress.speed(MIB, 50_000_000L)).isEqualTo("? MiB/s");
+    }
 }

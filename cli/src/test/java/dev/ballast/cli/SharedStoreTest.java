@@ -89,8 +89,8 @@ class SharedStoreTest extends InProcessCli {
 
     static final String EARLIER_FORMAT_WARNING = "Warning: the local store %s is of the earlier, unencrypted format,"
             + " so the password given is not used and backups stored there stay unencrypted; for an encrypted"
-            + " repository back up into a new store (another --bucket or --data-dir), or run 'ballast init' on an"
-            + " empty one.\n";
+            + " repository back up into a new store (another --data-dir or --bucket), or run 'ballast init' on an"
+            + " empty one; leave the password out to silence this.\n";
 
     @Test
     void aPasswordGivenForAStoreOfTheEarlierFormatIsSaidToBeUnused() throws Exception {
