@@ -5,7 +5,6 @@ import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.ProgressCounter;
 import dev.ballast.backup.content.PackedContent;
-import dev.ballast.backup.content.Sha256;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.run.RunTally.Uploaded;
 import dev.ballast.backup.snapshot.DamagedVersions;
@@ -16,18 +15,9 @@ import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.LocalHost;
 import dev.ballast.backup.tree.Names;
-import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.StorageUnavailableException;
-import dev.ballast.storage.object.ObjectContent;
-import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
-import dev.ballast.storage.object.ObjectVersion;
-import dev.ballast.storage.object.ReadOptions;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
@@ -40,12 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -192,10 +178,6 @@ public final class BackupRunner {
     private final RunFailures runFailures;
     /** The run's marker, which tells whether a prune took the run for dead; null when unguarded (tests). */
     private @Nullable Guard guard;
-    /** Whether {@link ObjectStore#prepareWrites} was called, at the first upload. */
-    private final AtomicBoolean writesPrepared = new AtomicBoolean();
-
-    private @Nullable Instant trustedBefore;
     /** A local store's directory inside the source tree, never backed up (null: none). */
     private @Nullable Path storeDirectory;
     /** The walk of the source tree, once {@link #run} started it (for {@link #excluded}). */
@@ -205,6 +187,8 @@ public final class BackupRunner {
      * before the threads that read it start.
      */
     private PreviousManifest previousManifest;
+    /** Stores the files the walk found changed or new: made by {@link #run} before the transfers start. */
+    private FileBackup fileBackup;
 
     private boolean nameFromDirectory;
 
@@ -300,11 +284,21 @@ public final class BackupRunner {
     public Result run() {
         long start = System.nanoTime();
         Instant createdAt = clock.instant();
-        trustedBefore = createdAt.minus(RACY_WINDOW);
         List<String> skipped = new ArrayList<>();
         PreviousManifest previousManifest =
                 new PreviousManifest(store, name, source, nameFromDirectory, err, packed, guard);
         this.previousManifest = previousManifest;
+        FileBackup fileBackup = new FileBackup(
+                store,
+                name,
+                packed,
+                previousManifest,
+                tally,
+                runFailures,
+                this::stopping,
+                onStored,
+                createdAt.minus(RACY_WINDOW));
+        this.fileBackup = fileBackup;
         SourceWalk walk = new SourceWalk(source, settings, storeDirectory, tally.failed);
         sourceWalk = walk;
         // The previous manifest is read on another thread while the tree is walked: files found before it
@@ -343,7 +337,7 @@ public final class BackupRunner {
                 } else if (stopping()) {
                     tally.notAttempted.add(f.path());
                 } else {
-                    transfers.submit(done -> backUp(f, before, entries, progress, done));
+                    transfers.submit(done -> fileBackup.backUp(f, before, entries, progress, done));
                 }
             };
             walk.walk(skipped, f -> {
@@ -420,33 +414,9 @@ public final class BackupRunner {
                 tree,
                 Names.name(source),
                 LocalHost.nameOrNull());
-        String manifestVersion = null;
-        String manifestProblem = null;
-        try {
-            if (losses < 0) {
-                manifestProblem = "a prune took this run for dead while it was paused, so what it stored may be gone;"
-                        + " no manifest references it";
-            } else {
-                manifestVersion = writeManifest(manifest, complete);
-                if (packed != null) {
-                    PackedBackup.noteStoredAgain(packed, err);
-                }
-                if (complete && storeAgain.takenForDeadSince(losses)) {
-                    // A prune removed the marker between the check and the manifest: withdraw the manifest.
-                    store.deleteVersion(Manifest.key(name), manifestVersion);
-                    manifestVersion = null;
-                    manifestProblem = "a prune took this run for dead while its manifest was being written, so the"
-                            + " manifest was withdrawn";
-                }
-            }
-        } catch (StorageUnavailableException e) {
-            manifestProblem = "the store was unavailable";
-            down = down == null ? e : down;
-        } catch (TimeoutException e) {
-            manifestProblem = "the store did not answer within " + Messages.duration(manifestGrace);
-        } catch (RuntimeException e) {
-            manifestProblem = e.getMessage();
-        }
+        ManifestWrite.Outcome written = new ManifestWrite(store, name, packed, err, manifestGrace)
+                .write(manifest, complete, losses, storeAgain, down);
+        down = written.unavailable();
         saveDamagedRecord();
         return new Result(
                 tally.stored.get(),
@@ -457,9 +427,9 @@ public final class BackupRunner {
                 skipped,
                 failures,
                 skippedFiles,
-                manifestVersion,
+                written.versionId(),
                 complete,
-                manifestProblem,
+                written.problem(),
                 down,
                 cancellation.cancelled(),
                 Duration.ofNanos(System.nanoTime() - start),
@@ -479,7 +449,7 @@ public final class BackupRunner {
                 Cancellation.Registration stopTransfers = cancellation.onCancel(transfers::interrupt)) {
             for (Uploaded u : files) {
                 progress.addTotal(1, u.file().size());
-                transfers.submit(done -> backUp(u.file(), null, entries, progress, done));
+                transfers.submit(done -> fileBackup.backUp(u.file(), null, entries, progress, done));
             }
             transfers.awaitAll();
         }
@@ -519,226 +489,5 @@ public final class BackupRunner {
     /** Whether no further file should be started: the store went away, or Ctrl-C. */
     private boolean stopping() {
         return tally.unavailable.get() != null || cancellation.cancelled();
-    }
-
-    /** Stores one file on a transfer thread; calls {@code done} once its outcome is recorded. */
-    private void backUp(
-            SourceFile f,
-            @Nullable ManifestEntry before,
-            List<ManifestEntry> entries,
-            ProgressCounter progress,
-            Runnable done) {
-        if (stopping()) {
-            tally.notAttempted.add(f.path());
-            progress.fileDone();
-            done.run();
-            return;
-        }
-        CompletableFuture<ObjectVersion> write;
-        boolean changedWhileRead;
-        SourceFile[] asRead = {f}; // the file as read: a /proc file's stat says 0 bytes
-        // The file's bytes count in the progress as they are read, a chunk or a buffer at a time.
-        ProgressCounter.FileBytes bytes = progress.file(f.size());
-        LongConsumer read = n -> {
-            tally.read.addAndGet(n);
-            bytes.accept(n);
-        };
-        try {
-            String sha = null;
-            if (before != null && before.size() == f.size()) {
-                // Same size, other stat: most likely the same bytes (touched, copied, restored). Hash them
-                // first, so that an upload happens only when they differ.
-                sha = Sha256.ofFile(f.file(), read);
-                if (runFailures.changed(f)) {
-                    throw new RunFailures.ChangedWhileReading();
-                }
-                if (sha.equals(before.sha256())) {
-                    entries.add(entry(f, sha, before.versionId(), before.chunks()));
-                    tally.unchangedCount.incrementAndGet();
-                    tally.keptFromPrevious.add(f);
-                    bytes.done();
-                    progress.fileDone();
-                    done.run();
-                    return;
-                }
-                bytes.readAgain();
-            }
-            if (packed != null) {
-                // One read: chunks cut, new ones added to packs, SHA-256 computed, on this transfer thread.
-                GeneratedContent.Limit limit = new GeneratedContent.Limit(read);
-                PackedContent.Stored s;
-                try {
-                    s = packed.store(
-                            f.file(), limit, f.size() == 0 ? () -> stopping() || limit.exceeded() : this::stopping);
-                } catch (java.io.InterruptedIOException e) {
-                    throw limit.exceeded() ? new GeneratedContent.TooLarge() : e;
-                }
-                // A file of /proc or /sys gives another number of bytes than its stat says (0, or 4096 in
-                // /sys): what was read is stored, as restic stores it, when the stat after the read is the one
-                // before (GeneratedContent). A file written meanwhile has another size, mtime or ctime now.
-                if (runFailures.changed(f)) {
-                    throw new RunFailures.ChangedWhileReading();
-                }
-                entries.add(entry(s.size() == f.size() ? f : f.withSize(s.size()), s.sha256(), "", s.chunks()));
-                tally.stored.incrementAndGet();
-                tally.uploadedFiles.add(new Uploaded(f, false));
-                bytes.done();
-                // Told stored once its chunks' packs and index are written (PackedBackup.confirmPacked), not now.
-                progress.fileDone();
-                done.run();
-                return;
-            }
-            LeftBehind.Candidate left = previousManifest
-                    .leftBehind()
-                    .candidate(Manifest.keyFor(name, f.path()), f.size(), previousManifest.damaged());
-            if (left != null) {
-                // A killed run stored a version of this key with this size: if it holds these bytes, reuse it.
-                if (sha == null) {
-                    sha = Sha256.ofFile(f.file(), read);
-                    if (runFailures.changed(f)) {
-                        throw new RunFailures.ChangedWhileReading();
-                    }
-                }
-                if (sha.equals(left.sha256())) {
-                    entries.add(entry(f, sha, left.versionId(), null));
-                    tally.reused.incrementAndGet();
-                    tally.uploadedFiles.add(new Uploaded(f, true));
-                    bytes.done();
-                    progress.fileDone();
-                    done.run();
-                    return;
-                }
-            }
-            if (!writesPrepared.get() && writesPrepared.compareAndSet(false, true)) {
-                // Most keys a backup writes are new: one listing of the name's prefix instead of a HEAD per
-                // key, on a store that reads each key's version before a put. Not before the first upload, so
-                // an unchanged backup lists nothing.
-                store.prepareWrites(Manifest.objectKey(name, ""));
-            }
-            ObjectContent content = new ObjectContent.FileRegion(f.file(), f.size());
-            if (f.size() == 0) {
-                // maybe a file of /proc or /sys, whose content is stored as read (GeneratedContent)
-                byte[] generated = GeneratedContent.read(f.file());
-                if (generated.length > 0) {
-                    content = ObjectContent.ofBytes(generated);
-                    asRead[0] = f.withSize(generated.length);
-                }
-            }
-            write = store.putAsync(Manifest.keyFor(name, f.path()), content);
-            changedWhileRead = runFailures.changed(f);
-            tally.read.addAndGet(asRead[0].size());
-            // The earlier format: the store reads the file itself, so its bytes count once it has them.
-            bytes.done();
-        } catch (RuntimeException | IOException | Error e) {
-            // An Error too (a heap too small, say): the transfer thread would end this task unrecorded, and
-            // the snapshot would leave the file out while the run said complete.
-            runFailures.fail(f, e);
-            progress.fileDone();
-            done.run();
-            return;
-        }
-        if (!store.confirmsWrites()) {
-            // A store that does not prove what it stored: read the new version back, on this thread.
-            write = write.thenApply(v -> {
-                readBack(v);
-                return v;
-            });
-        }
-        boolean changed = changedWhileRead;
-        write.whenComplete((v, e) -> {
-            try {
-                if (e != null) {
-                    runFailures.fail(f, e);
-                } else if (changed) {
-                    runFailures.fail(f, new RunFailures.ChangedWhileReading());
-                } else {
-                    entries.add(entry(asRead[0], v.sha256(), v.versionId(), null));
-                    tally.stored.incrementAndGet();
-                    tally.uploadedFiles.add(new Uploaded(f, false));
-                    tally.uploaded.addAndGet(f.size());
-                    recordReplacement(f.path(), v.sha256(), v.versionId());
-                    onStored.accept(f.path());
-                }
-            } finally {
-                progress.fileDone();
-                done.run();
-            }
-        });
-    }
-
-    /** A good copy of a version verify found damaged was stored: record it as that version's replacement. */
-    private void recordReplacement(String path, String sha256, String versionId) {
-        DamagedVersions d = previousManifest.damaged();
-        if (d != null && !d.isEmpty()) {
-            synchronized (d) {
-                tally.repaired.addAndGet(d.replace(path, sha256, versionId));
-            }
-        }
-    }
-
-    /** The manifest entry of a file stored or confirmed unchanged now, with its stat when trusted. */
-    private ManifestEntry entry(SourceFile f, String sha256, String versionId, @Nullable List<String> chunks) {
-        FileStat s = f.stat();
-        boolean trusted = s.mtime().isBefore(trustedBefore)
-                && (s.ctime() == null || s.ctime().isBefore(trustedBefore));
-        return new ManifestEntry(
-                f.path(),
-                s.size(),
-                sha256,
-                versionId,
-                s.mtime(),
-                trusted ? s.ctime() : null,
-                trusted ? s.inode() : null,
-                s.attrs(),
-                chunks);
-    }
-
-    private void readBack(ObjectVersion v) {
-        ReadOptions options = ReadOptions.version(v.versionId()).withAllowCache(false);
-        try (ObjectRead read = store.get(v.key(), options);
-                InputStream in = read.stream()) {
-            String stored = Sha256.copy(in, OutputStream.nullOutputStream(), n -> {});
-            if (!stored.equals(v.sha256())) {
-                throw new IntegrityException(v.key(), "read back SHA-256 " + stored + " but uploaded " + v.sha256());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * Writes the manifest. A complete run waits as long as the store takes; an incomplete one (the
-     * store may be down) waits at most the grace period, so a dead endpoint cannot hold the command.
-     */
-    private String writeManifest(Manifest manifest, boolean complete) throws TimeoutException {
-        byte[] json = manifest.toJson();
-        // Format 3: the packs were stored and indexed before (PackedBackup.confirmPacked), and the entries whose chunks
-        // the index lacks taken out: a manifest never references a chunk the index lacks.
-        Supplier<String> put =
-                () -> store.put(Manifest.key(name), ObjectContent.ofBytes(json)).versionId();
-        if (complete) {
-            return put.get();
-        }
-        CompletableFuture<String> write = CompletableFuture.supplyAsync(put, daemonExecutor());
-        try {
-            return write.get(manifestGrace.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TimeoutException("interrupted");
-        }
-    }
-
-    private static java.util.concurrent.Executor daemonExecutor() {
-        return r -> {
-            Thread t = new Thread(r, "ballast-manifest-write");
-            t.setDaemon(true);
-            t.start();
-        };
     }
 }
