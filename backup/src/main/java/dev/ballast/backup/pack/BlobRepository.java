@@ -1,29 +1,19 @@
 package dev.ballast.backup.pack;
 
-import dev.ballast.backup.Advice;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.StorageException;
 import dev.ballast.storage.object.ListEntry;
-import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 
@@ -51,45 +41,26 @@ import java.util.function.Predicate;
  * {@code rebuildIndex} and {@code repair} wait for running {@code add}s and hold later ones back while
  * they run. {@code repair} reads the index into memory again (twice when it changed the store): a {@code read}
  * running at that moment in the same process may not find its blob, so repair while nothing reads.
+ *
+ * <p>This class holds the public entry points and the lock; the work is in package-private classes:
+ * the in-memory index and where a blob is read ({@link IndexState}), reading it at open ({@link
+ * IndexLoad}), writing index files ({@link IndexWrite}), packs written and read ({@link PackWriter},
+ * {@link PackReader}, {@link ReadableCopies}), the threads ({@link PackThreads}), and the maintenance:
+ * prune ({@link Repack}), check and rebuild ({@link PackCheck}), repair ({@link Salvage}).
  */
 public final class BlobRepository implements AutoCloseable {
     /** The prefix of pack keys. */
     public static final String DATA_PREFIX = "data/";
     /** The prefix of index file keys. */
     public static final String INDEX_PREFIX = "index/";
-    /** At most this many blobs go into one index file; more make several. */
-    static final int MAX_BLOBS_PER_INDEX_FILE = 100_000;
 
     final ObjectStore store;
     final MasterKey key;
     final PackOptions options;
     final PackReader reader;
 
-    /** Flushed blobs: the first location seen of each. */
-    final ConcurrentHashMap<BlobId, BlobLocation> index = new ConcurrentHashMap<>();
-    /** Every indexed pack and its blobs (as its index entry lists them; immutable lists). */
-    final ConcurrentHashMap<String, List<BlobLocation>> packBlobs = new ConcurrentHashMap<>();
-    /** Where each pack of {@link #packBlobs} has its header, for reads. */
-    private final PackEnds packEnds = new PackEnds();
-    /** The index files read or written. */
-    final Set<String> indexFiles = ConcurrentHashMap.newKeySet();
-
-    final List<CheckReport.Damage> damagedIndex = new ArrayList<>();
-
-    /**
-     * Packs an index file names that the listing of {@code data/} at open did not find (deleted or lost):
-     * their blobs are not in {@link #index} unless another pack holds them too.
-     */
-    final ConcurrentHashMap<String, List<BlobLocation>> missingPacks = new ConcurrentHashMap<>();
-    /**
-     * Blobs only missing packs held, or held past the end of a pack the listing found cut short, each
-     * with that pack: absent, so a backup stores them again.
-     */
-    final ConcurrentHashMap<BlobId, String> lost = new ConcurrentHashMap<>();
-    /** Blobs of {@link #lost} added again since open. */
-    final Set<BlobId> storedAgain = ConcurrentHashMap.newKeySet();
-    /** Packs in the index from their own headers because no intact index file names them (a damaged one did). */
-    final Set<String> fromHeaders = ConcurrentHashMap.newKeySet();
+    /** What the index names, and what is missing or lost: read at open, kept up to date since. */
+    final IndexState state = new IndexState(this);
     /**
      * Where else blobs can be read: the other packs the index names them in, and the packs no index file
      * names (looked at only when a read misses the index; never used to deduplicate).
@@ -99,46 +70,20 @@ public final class BlobRepository implements AutoCloseable {
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final PackWriter writer;
 
+    private final PackThreads threads;
     final Executor uploadExecutor;
     final Executor readExecutor;
-    private final List<ExecutorService> ownExecutors = new ArrayList<>();
     private volatile boolean closed;
 
     private BlobRepository(ObjectStore store, MasterKey key, PackOptions options) {
         this.store = store;
         this.key = key;
         this.options = options;
-        this.reader = new PackReader(store, key, this::dataEnd, readable::fromOtherCopy);
-        if (options.executor() != null) {
-            uploadExecutor = options.executor();
-            readExecutor = options.executor();
-        } else {
-            ExecutorService up = Executors.newFixedThreadPool(options.uploadThreads(), daemon("ballast-pack-upload"));
-            ExecutorService rd = Executors.newFixedThreadPool(options.readThreads(), daemon("ballast-pack-read"));
-            ownExecutors.add(up);
-            ownExecutors.add(rd);
-            uploadExecutor = up;
-            readExecutor = rd;
-        }
-        Executor encoder = null;
-        if (options.executor() == null) {
-            // Compressing and sealing run beside the caller's chunking and hashing: a big file's chunks
-            // are encoded on every core, not on the one thread that reads the file.
-            ExecutorService enc = Executors.newFixedThreadPool(
-                    Math.max(1, Runtime.getRuntime().availableProcessors()), daemon("ballast-blob-encode"));
-            ownExecutors.add(enc);
-            encoder = enc;
-        }
-        this.writer = new PackWriter(store, key, options, uploadExecutor, encoder);
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        this.reader = new PackReader(store, key, state::dataEnd, readable::fromOtherCopy);
+        this.threads = new PackThreads(options);
+        uploadExecutor = threads.upload;
+        readExecutor = threads.read;
+        this.writer = new PackWriter(store, key, options, uploadExecutor, threads.encoder);
     }
 
     /**
@@ -191,22 +136,6 @@ public final class BlobRepository implements AutoCloseable {
     }
 
     /**
-     * Adds a flushed pack to the in-memory index. A pack already known (named by two index files, as
-     * after a prune that died before deleting the older one) keeps its first entry: a pack's name is the
-     * hash of its bytes, so both list the same blobs.
-     */
-    void register(String pack, List<BlobLocation> blobs) {
-        if (packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
-            for (BlobLocation loc : blobs) {
-                BlobLocation first = index.putIfAbsent(loc.id(), loc);
-                if (first != null && !first.pack().equals(pack)) {
-                    readable.add(loc);
-                }
-            }
-        }
-    }
-
-    /**
      * The packs in which a blob a read wanted did not open (twice) and was then read from another copy
      * (another pack the index names it in, or one no index file names), in key order: damage that
      * {@code ballast repair packs} ({@link #repair}) drops. Empty for most reads.
@@ -220,12 +149,6 @@ public final class BlobRepository implements AutoCloseable {
         return readable.locations(id);
     }
 
-    /** Where the blobs of an indexed pack end (its header starts); 0 for a pack no index names. */
-    private long dataEnd(String pack) {
-        List<BlobLocation> blobs = packBlobs.get(pack);
-        return blobs != null ? packEnds.of(pack, blobs) : readable.unindexed.dataEnd(pack);
-    }
-
     /** The ID of {@code plain[offset, offset + length)} in this repository ({@link MasterKey#id}). */
     public BlobId id(byte[] plain, int offset, int length) {
         return BlobId.compute(key, plain, offset, length);
@@ -236,7 +159,7 @@ public final class BlobRepository implements AutoCloseable {
      * since it was opened (by any thread; durable after the next {@link #flush}).
      */
     public boolean has(BlobId id) {
-        return index.containsKey(id) || writer.pending(id);
+        return state.index.containsKey(id) || writer.pending(id);
     }
 
     /**
@@ -284,12 +207,12 @@ public final class BlobRepository implements AutoCloseable {
         try {
             ensureOpen();
             writer.throwIfFailed();
-            if (index.containsKey(id) || !writer.claim(id)) {
+            if (state.index.containsKey(id) || !writer.claim(id)) {
                 return false;
             }
             writer.appendLater(type, id, plain, offset, length, lane);
-            if (lost.containsKey(id)) {
-                storedAgain.add(id);
+            if (state.lost.containsKey(id)) {
+                state.storedAgain.add(id);
             }
             return true;
         } finally {
@@ -327,36 +250,9 @@ public final class BlobRepository implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        writeIndex(batch);
-        batch.forEach(this::register);
+        IndexWrite.write(this, batch);
+        batch.forEach(state::register);
         writer.committed(batch);
-    }
-
-    /** Writes index files naming {@code packs}, at most {@link #MAX_BLOBS_PER_INDEX_FILE} blobs each. */
-    List<String> writeIndex(Map<String, List<BlobLocation>> packs) {
-        List<String> written = new ArrayList<>();
-        Map<String, List<BlobLocation>> part = new LinkedHashMap<>();
-        int blobs = 0;
-        for (Map.Entry<String, List<BlobLocation>> e : packs.entrySet()) {
-            if (blobs > 0 && blobs + e.getValue().size() > MAX_BLOBS_PER_INDEX_FILE) {
-                written.add(writeIndexFile(part));
-                part = new LinkedHashMap<>();
-                blobs = 0;
-            }
-            part.put(e.getKey(), e.getValue());
-            blobs += e.getValue().size();
-        }
-        if (!part.isEmpty()) {
-            written.add(writeIndexFile(part));
-        }
-        return written;
-    }
-
-    private String writeIndexFile(Map<String, List<BlobLocation>> packs) {
-        IndexFiles.Encoded file = IndexFiles.encode(key, packs);
-        store.put(file.key(), ObjectContent.ofBytes(file.bytes()));
-        indexFiles.add(file.key());
-        return file.key();
     }
 
     /**
@@ -370,7 +266,7 @@ public final class BlobRepository implements AutoCloseable {
 
     /** Where the index says the blob is; empty if no index names it (or it is not flushed yet). */
     public Optional<BlobLocation> find(BlobId id) {
-        return Optional.ofNullable(index.get(id));
+        return Optional.ofNullable(state.index.get(id));
     }
 
     /**
@@ -385,7 +281,7 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails
      */
     public byte[] read(BlobId id) {
-        BlobLocation at = locate(id);
+        BlobLocation at = state.locate(id);
         try {
             return reader.read(at);
         } catch (IntegrityException damaged) {
@@ -424,29 +320,6 @@ public final class BlobRepository implements AutoCloseable {
         return readable.unindexedPacksUnreadable();
     }
 
-    private BlobLocation locate(BlobId id) {
-        BlobLocation loc = index.get(id);
-        if (loc == null) {
-            loc = readable.unindexed.find(id);
-        }
-        if (loc == null) {
-            String pack = lost.get(id);
-            if (pack != null && !missingPacks.containsKey(pack)) {
-                throw new IntegrityException(
-                        pack,
-                        "Blob " + id + " in pack " + pack + " lies past the pack's end: the pack was cut" + " ("
-                                + Advice.REPAIR_INDEX.text()
-                                + " keeps its other blobs; a backup stores this one again).");
-            }
-            if (pack != null) {
-                // the pack is what is missing: the key a caller reports
-                throw new ObjectNotFoundException(pack, null, false, null);
-            }
-            throw new ObjectNotFoundException("blob " + id.hex(), null, false, null);
-        }
-        return loc;
-    }
-
     /**
      * Reads every blob of {@code ids} (each distinct ID once) and hands it to {@code sink}: grouped by
      * pack, each pack in the ranges covering the wanted blobs (wanted blobs less than 1 MiB apart share
@@ -460,7 +333,7 @@ public final class BlobRepository implements AutoCloseable {
      */
     public void readAll(Collection<BlobId> ids, BlobSink sink) throws IOException {
         Objects.requireNonNull(sink, "sink");
-        Parallel.run(readExecutor, options.readThreads(), spansOf(ids), span -> reader.readSpan(span, sink));
+        Parallel.run(readExecutor, options.readThreads(), state.spansOf(ids), span -> reader.readSpan(span, sink));
     }
 
     /**
@@ -470,21 +343,8 @@ public final class BlobRepository implements AutoCloseable {
      */
     public void readAllBorrowed(Collection<BlobId> ids, BorrowedBlobSink sink) throws IOException {
         Objects.requireNonNull(sink, "sink");
-        Parallel.run(readExecutor, options.readThreads(), spansOf(ids), span -> reader.readSpanBorrowed(span, sink));
-    }
-
-    /** The spans covering {@code ids} (each distinct ID once), grouped by pack; see {@link #readAll}. */
-    private List<PackReader.Span> spansOf(Collection<BlobId> ids) {
-        Map<String, List<BlobLocation>> byPack = new LinkedHashMap<>();
-        for (BlobId id : new LinkedHashSet<>(ids)) {
-            BlobLocation loc = locate(id);
-            byPack.computeIfAbsent(loc.pack(), k -> new ArrayList<>()).add(loc);
-        }
-        List<PackReader.Span> spans = new ArrayList<>();
-        for (List<BlobLocation> blobs : byPack.values()) {
-            spans.addAll(PackReader.spans(blobs));
-        }
-        return spans;
+        Parallel.run(
+                readExecutor, options.readThreads(), state.spansOf(ids), span -> reader.readSpanBorrowed(span, sink));
     }
 
     /**
@@ -519,14 +379,10 @@ public final class BlobRepository implements AutoCloseable {
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(keep, "keep");
         Objects.requireNonNull(maxUnused, "maxUnused");
-        gate.writeLock().lock();
-        try {
-            ensureOpen();
+        return exclusively(() -> {
             flushLocked();
             return new Repack(this, false).prune(live, keep, maxUnused);
-        } finally {
-            gate.writeLock().unlock();
-        }
+        });
     }
 
     /**
@@ -544,13 +400,7 @@ public final class BlobRepository implements AutoCloseable {
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(keep, "keep");
         Objects.requireNonNull(maxUnused, "maxUnused");
-        gate.writeLock().lock();
-        try {
-            ensureOpen();
-            return new Repack(this, true).prune(live, keep, maxUnused);
-        } finally {
-            gate.writeLock().unlock();
-        }
+        return exclusively(() -> new Repack(this, true).prune(live, keep, maxUnused));
     }
 
     /**
@@ -565,13 +415,7 @@ public final class BlobRepository implements AutoCloseable {
      */
     public CheckReport check(Predicate<String> readData) {
         Objects.requireNonNull(readData, "readData");
-        gate.writeLock().lock();
-        try {
-            ensureOpen();
-            return new PackCheck(this).check(readData);
-        } finally {
-            gate.writeLock().unlock();
-        }
+        return exclusively(() -> new PackCheck(this).check(readData));
     }
 
     /**
@@ -586,14 +430,10 @@ public final class BlobRepository implements AutoCloseable {
      * @throws StorageException if the store fails
      */
     public CheckReport rebuildIndex() {
-        gate.writeLock().lock();
-        try {
-            ensureOpen();
+        return exclusively(() -> {
             flushLocked();
             return new PackCheck(this).rebuild();
-        } finally {
-            gate.writeLock().unlock();
-        }
+        });
     }
 
     /**
@@ -615,10 +455,21 @@ public final class BlobRepository implements AutoCloseable {
      */
     public RepairReport repair(Predicate<String> readData) {
         Objects.requireNonNull(readData, "readData");
+        return exclusively(() -> new Salvage(this).repair(readData));
+    }
+
+    /**
+     * Runs {@code work} under the write lock, once running {@code add}s end, holding later ones back:
+     * the maintenance entry points ({@link #prune}, {@link #planPrune}, {@link #check}, {@link
+     * #rebuildIndex}, {@link #repair}).
+     *
+     * @throws IllegalStateException if the repository is closed
+     */
+    private <T> T exclusively(java.util.function.Supplier<T> work) {
         gate.writeLock().lock();
         try {
             ensureOpen();
-            return new Salvage(this).repair(readData);
+            return work.get();
         } finally {
             gate.writeLock().unlock();
         }
@@ -630,14 +481,12 @@ public final class BlobRepository implements AutoCloseable {
      * pack holds them too.
      */
     public Map<String, Integer> missingPacks() {
-        Map<String, Integer> out = new java.util.TreeMap<>();
-        missingPacks.forEach((k, v) -> out.put(k, v.size()));
-        return out;
+        return state.missingPackCounts();
     }
 
     /** The missing (or cut) pack that held {@code id}, when only such a pack held it (the blob is absent). */
     public Optional<String> missingPackOf(BlobId id) {
-        return Optional.ofNullable(lost.get(id));
+        return Optional.ofNullable(state.lost.get(id));
     }
 
     /**
@@ -645,17 +494,17 @@ public final class BlobRepository implements AutoCloseable {
      * found shorter than its index entry implies (cut): absent now, to be stored again.
      */
     public int lostBlobs() {
-        return lost.size();
+        return state.lost.size();
     }
 
     /** How many of the {@link #lostBlobs()} were in {@code pack}. */
     public long lostBlobsOf(String pack) {
-        return lost.values().stream().filter(pack::equals).count();
+        return state.lostBlobsOf(pack);
     }
 
     /** The missing and cut packs the {@link #lostBlobs()} were in, in key order. */
     public Set<String> lostPacks() {
-        return new java.util.TreeSet<>(lost.values());
+        return state.lostPacks();
     }
 
     /**
@@ -663,11 +512,7 @@ public final class BlobRepository implements AutoCloseable {
      * the {@link #lostPacks()}. Durable once {@link #flush} has returned.
      */
     public StoredAgain storedAgain() {
-        Set<String> packs = new java.util.HashSet<>();
-        for (BlobId id : storedAgain) {
-            packs.add(lost.get(id));
-        }
-        return new StoredAgain(storedAgain.size(), packs.size());
+        return state.storedAgainSoFar();
     }
 
     /**
@@ -680,18 +525,12 @@ public final class BlobRepository implements AutoCloseable {
 
     /** Index files that did not open at {@code open} (only with {@link PackOptions#tolerateDamagedIndex()}). */
     public List<CheckReport.Damage> damagedIndexFiles() {
-        synchronized (damagedIndex) {
-            return List.copyOf(damagedIndex);
-        }
+        return state.damagedIndexFiles();
     }
 
     /** Each pack the index names (by key, in key order) with the size its index entry implies. */
     public Map<String, Long> packSizes() {
-        Map<String, Long> sizes = new java.util.TreeMap<>();
-        packBlobs.forEach((pack, blobs) -> sizes.put(
-                pack,
-                Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size())));
-        return sizes;
+        return state.packSizes();
     }
 
     /**
@@ -699,21 +538,12 @@ public final class BlobRepository implements AutoCloseable {
      * index file names (deleted by a prune, or never indexed).
      */
     public boolean indexes(String pack) {
-        return packBlobs.containsKey(pack) || missingPacks.containsKey(pack);
+        return state.indexes(pack);
     }
 
     /** What the index names now (flushed blobs only). */
     public RepositoryStats stats() {
-        long stored = 0;
-        for (List<BlobLocation> blobs : packBlobs.values()) {
-            stored +=
-                    Packs.sizeOf(blobs.stream().mapToLong(BlobLocation::length).sum(), blobs.size());
-        }
-        long plain = 0;
-        for (BlobLocation b : index.values()) {
-            plain += b.plainLength();
-        }
-        return new RepositoryStats(packBlobs.size(), index.size(), stored, plain);
+        return state.stats();
     }
 
     /**
@@ -730,9 +560,7 @@ public final class BlobRepository implements AutoCloseable {
             }
             closed = true;
             writer.awaitUploads();
-            for (ExecutorService e : ownExecutors) {
-                e.shutdown();
-            }
+            threads.shutdown();
         } finally {
             gate.writeLock().unlock();
         }

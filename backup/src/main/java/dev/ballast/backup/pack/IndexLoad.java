@@ -24,7 +24,7 @@ final class IndexLoad {
 
     static void load(BlobRepository r, boolean tolerateDamaged) {
         List<String> files = new ArrayList<>(r.store.list(BlobRepository.INDEX_PREFIX));
-        files.removeIf(r.indexFiles::contains);
+        files.removeIf(r.state.indexFiles::contains);
         Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
         try {
             // read readThreads files at once; registered below in key order, whatever order they arrive in
@@ -37,8 +37,8 @@ final class IndexLoad {
                     if (!tolerateDamaged) {
                         throw e;
                     }
-                    synchronized (r.damagedIndex) {
-                        r.damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
+                    synchronized (r.state.damagedIndex) {
+                        r.state.damagedIndex.add(new CheckReport.Damage(file, null, e.getMessage()));
                     }
                 }
             });
@@ -55,44 +55,44 @@ final class IndexLoad {
                 packs.forEach((pack, blobs) -> {
                     ListEntry entry = listed.get(pack);
                     if (entry == null) {
-                        r.missingPacks.putIfAbsent(pack, List.copyOf(blobs));
+                        r.state.missingPacks.putIfAbsent(pack, List.copyOf(blobs));
                     } else if (entry.size() < expectedSize(blobs)) {
                         cut.putIfAbsent(pack, blobs); // registered last: a whole copy elsewhere comes first
                     } else {
-                        r.register(pack, blobs);
+                        r.state.register(pack, blobs);
                     }
                 });
-                r.indexFiles.add(file);
+                r.state.indexFiles.add(file);
             }
         }
         // A pack shorter than its index entry implies was cut: the blobs past its end are lost, the others
         // still read (each is checked when read).
         cut.forEach((pack, blobs) -> {
             long size = listed.get(pack).size();
-            if (r.packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
+            if (r.state.packBlobs.putIfAbsent(pack, List.copyOf(blobs)) == null) {
                 for (BlobLocation b : blobs) {
                     if (b.end() <= size) {
-                        r.index.putIfAbsent(b.id(), b);
+                        r.state.index.putIfAbsent(b.id(), b);
                     }
                 }
                 for (BlobLocation b : blobs) {
-                    if (b.end() > size && !r.index.containsKey(b.id())) {
-                        r.lost.putIfAbsent(b.id(), pack);
+                    if (b.end() > size && !r.state.index.containsKey(b.id())) {
+                        r.state.lost.putIfAbsent(b.id(), pack);
                     }
                 }
             }
         });
-        synchronized (r.damagedIndex) {
-            r.damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
-            if (!r.damagedIndex.isEmpty()) {
+        synchronized (r.state.damagedIndex) {
+            r.state.damagedIndex.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
+            if (!r.state.damagedIndex.isEmpty()) {
                 // The packs a damaged index file named are still found, from their own headers (not written).
                 new PackCheck(r).indexFromHeaders(listed);
             }
         }
-        for (Map.Entry<String, List<BlobLocation>> p : r.missingPacks.entrySet()) {
+        for (Map.Entry<String, List<BlobLocation>> p : r.state.missingPacks.entrySet()) {
             for (BlobLocation b : p.getValue()) {
-                if (!r.index.containsKey(b.id())) {
-                    r.lost.putIfAbsent(b.id(), p.getKey());
+                if (!r.state.index.containsKey(b.id())) {
+                    r.state.lost.putIfAbsent(b.id(), p.getKey());
                 }
             }
         }
@@ -105,17 +105,17 @@ final class IndexLoad {
 
     /** Clears what was read at open and reads the index files and the listing again. */
     static void reload(BlobRepository r, boolean tolerateDamaged) {
-        r.packBlobs.keySet().forEach(r.reader::forget);
-        r.index.clear();
-        r.packBlobs.clear();
-        r.indexFiles.clear();
-        r.missingPacks.clear();
-        r.lost.clear();
-        r.storedAgain.clear();
-        r.fromHeaders.clear();
+        r.state.packBlobs.keySet().forEach(r.reader::forget);
+        r.state.index.clear();
+        r.state.packBlobs.clear();
+        r.state.indexFiles.clear();
+        r.state.missingPacks.clear();
+        r.state.lost.clear();
+        r.state.storedAgain.clear();
+        r.state.fromHeaders.clear();
         r.readable.clear();
-        synchronized (r.damagedIndex) {
-            r.damagedIndex.clear();
+        synchronized (r.state.damagedIndex) {
+            r.state.damagedIndex.clear();
         }
         load(r, tolerateDamaged);
     }

@@ -40,13 +40,13 @@ final class PackCheck {
     void indexFromHeaders(Map<String, ListEntry> listed) {
         List<ListEntry> unindexed = new ArrayList<>();
         for (ListEntry e : listed.values()) {
-            if (!repo.packBlobs.containsKey(e.key())) {
+            if (!repo.state.packBlobs.containsKey(e.key())) {
                 unindexed.add(e);
             }
         }
         headers(unindexed, null).forEach((pack, blobs) -> {
-            repo.register(pack, blobs);
-            repo.fromHeaders.add(pack);
+            repo.state.register(pack, blobs);
+            repo.state.fromHeaders.add(pack);
         });
     }
 
@@ -86,16 +86,16 @@ final class PackCheck {
     CheckReport check(Predicate<String> readData) {
         List<CheckReport.Damage> damage = new ArrayList<>(repo.damagedIndexFiles());
         Map<String, ListEntry> listed = listPacks();
-        Map<String, List<BlobLocation>> indexed = new TreeMap<>(repo.packBlobs);
+        Map<String, List<BlobLocation>> indexed = new TreeMap<>(repo.state.packBlobs);
         // packs found missing at open are still named by the index: checked (and reported) as the others
-        repo.missingPacks.forEach(indexed::putIfAbsent);
+        repo.state.missingPacks.forEach(indexed::putIfAbsent);
         List<String> toRead = new ArrayList<>();
         for (Map.Entry<String, List<BlobLocation>> p : indexed.entrySet()) {
             ListEntry entry = listed.get(p.getKey());
             if (entry == null) {
                 long elsewhere = p.getValue().stream()
                         .filter(b -> {
-                            BlobLocation at = repo.index.get(b.id());
+                            BlobLocation at = repo.state.index.get(b.id());
                             return at != null && !at.pack().equals(p.getKey());
                         })
                         .count();
@@ -217,11 +217,11 @@ final class PackCheck {
         Map<String, List<BlobLocation>> found = new LinkedHashMap<>();
         List<String> unindexed = new ArrayList<>();
         int read = 0;
-        for (String pack : repo.fromHeaders) {
-            found.put(pack, repo.packBlobs.get(pack)); // found from its header at open: now written down
+        for (String pack : repo.state.fromHeaders) {
+            found.put(pack, repo.state.packBlobs.get(pack)); // found from its header at open: now written down
         }
         for (ListEntry e : listed.values()) {
-            if (repo.packBlobs.containsKey(e.key())) {
+            if (repo.state.packBlobs.containsKey(e.key())) {
                 continue;
             }
             read++;
@@ -235,15 +235,15 @@ final class PackCheck {
             }
         }
         if (!found.isEmpty()) {
-            repo.writeIndex(found);
-            found.forEach(repo::register);
-            repo.fromHeaders.clear();
+            IndexWrite.write(repo, found);
+            found.forEach(repo.state::register);
+            repo.state.fromHeaders.clear();
         }
         for (CheckReport.Damage d : repo.damagedIndexFiles()) {
             Repack.deleteAllVersions(repo, d.key());
         }
-        synchronized (repo.damagedIndex) {
-            repo.damagedIndex.clear();
+        synchronized (repo.state.damagedIndex) {
+            repo.state.damagedIndex.clear();
         }
         return new CheckReport(read, 0, 0, damage, unindexed);
     }

@@ -25,7 +25,7 @@ public final class PackContents {
      */
     public static Map<String, String> notHeldInFull(BlobRepository repo) {
         List<VersionEntry> packs = repo.store.listVersions(BlobRepository.DATA_PREFIX).stream()
-                .filter(v -> v.latest() && !v.deleteMarker() && repo.packBlobs.containsKey(v.key()))
+                .filter(v -> v.latest() && !v.deleteMarker() && repo.state.packBlobs.containsKey(v.key()))
                 .toList();
         Map<String, String> out = new TreeMap<>();
         repo.store.missingContent(packs).forEach((v, why) -> out.put(v.key(), why));

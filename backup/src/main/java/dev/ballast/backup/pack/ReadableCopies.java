@@ -8,14 +8,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where a blob can be read from, beyond the one place the index names first ({@link BlobRepository#index}):
+ * Where a blob can be read from, beyond the one place the index names first ({@link IndexState#index}):
  * the other packs the index names it in, and the packs no index file names ({@link UnindexedPacks}); and
  * the read from one of those when the first copy does not open ({@link #fromOtherCopy}). What is found
  * here serves reads only, never deduplication. It also tells what reads went around: the packs no index
  * file names that they took a blob from or could not open, and the packs whose copy of a blob did not open.
  *
  * <p>Thread-safe: lookups and reads on any number of threads. {@link #add} is called as packs are indexed
- * ({@link BlobRepository#register}: at open, after a flush, or by a rebuild or a repair, all under the
+ * ({@link IndexState#register}: at open, after a flush, or by a rebuild or a repair, all under the
  * repository's write lock or before it is shared), {@link #clear} when the index is read again.
  *
  * <p>Used by {@link BlobRepository}, which delegates its read-side lookups here ({@link
@@ -58,7 +58,7 @@ final class ReadableCopies {
     }
 
     /**
-     * The places of {@code id} beyond the first ({@link BlobRepository#index}): the other packs the index
+     * The places of {@code id} beyond the first ({@link IndexState#index}): the other packs the index
      * names it in, then a pack no index file names that holds it ({@link UnindexedPacks}: a lost index
      * file's, found from the headers). Asked only after the first copy did not open; empty for most blobs.
      */
@@ -105,7 +105,7 @@ final class ReadableCopies {
 
     /** {@link BlobRepository#locations}. */
     List<BlobLocation> locations(BlobId id) {
-        BlobLocation first = repo.index.get(id);
+        BlobLocation first = repo.state.index.get(id);
         if (first == null) {
             return List.of();
         }
@@ -121,7 +121,7 @@ final class ReadableCopies {
 
     /** {@link BlobRepository#findReadable}. */
     Optional<BlobLocation> findReadable(BlobId id) {
-        BlobLocation loc = repo.index.get(id);
+        BlobLocation loc = repo.state.index.get(id);
         return Optional.ofNullable(loc != null ? loc : unindexed.find(id));
     }
 

@@ -212,7 +212,7 @@ final class Repack {
         // 2. index files naming every blob kept; 3. the index files they replace deleted
         Map<String, List<BlobLocation>> next = new LinkedHashMap<>(keptPacks);
         next.putAll(written);
-        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : repo.writeIndex(next));
+        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : IndexWrite.write(repo, next));
         // Readers in this process see the new places before any old pack goes (reads do not take the lock).
         swapIndex(next, newFiles);
         int replacedCount = 0;
@@ -473,17 +473,17 @@ final class Repack {
     private void swapIndex(Map<String, List<BlobLocation>> next, Set<String> newFiles) {
         Set<BlobId> kept = new HashSet<>();
         for (Map.Entry<String, List<BlobLocation>> p : next.entrySet()) {
-            repo.packBlobs.put(p.getKey(), List.copyOf(p.getValue()));
+            repo.state.packBlobs.put(p.getKey(), List.copyOf(p.getValue()));
             for (BlobLocation b : p.getValue()) {
                 if (kept.add(b.id())) {
-                    repo.index.put(b.id(), b);
+                    repo.state.index.put(b.id(), b);
                 }
             }
         }
-        repo.index.keySet().retainAll(kept);
-        repo.packBlobs.keySet().retainAll(next.keySet());
-        repo.indexFiles.retainAll(newFiles);
-        repo.indexFiles.addAll(newFiles);
+        repo.state.index.keySet().retainAll(kept);
+        repo.state.packBlobs.keySet().retainAll(next.keySet());
+        repo.state.indexFiles.retainAll(newFiles);
+        repo.state.indexFiles.addAll(newFiles);
     }
 
     private Map<String, List<BlobLocation>> copy(Map<String, List<BlobLocation>> repack) {

@@ -38,26 +38,26 @@ final class Salvage {
         repo.reloadIndex(true);
         // 0. a missing pack whose earlier version the store still keeps was deleted by hand (a prune
         // deletes every version of a pack): removing the delete markers above it brings it back whole
-        List<String> restored = undelete(new TreeSet<>(repo.missingPacks.keySet()));
+        List<String> restored = undelete(new TreeSet<>(repo.state.missingPacks.keySet()));
         if (!restored.isEmpty()) {
             repo.reloadIndex(true);
         }
         List<CheckReport.Damage> damagedIndex = repo.damagedIndexFiles();
-        Set<String> oldFiles = new TreeSet<>(repo.indexFiles);
+        Set<String> oldFiles = new TreeSet<>(repo.state.indexFiles);
         damagedIndex.forEach(d -> oldFiles.add(d.key()));
 
         // Packs no intact index file names: indexed from their headers, as a rebuild does.
         Map<String, ListEntry> listed = repo.listPacks();
         PackCheck packCheck = new PackCheck(repo);
-        Set<String> fromHeaders = new TreeSet<>(repo.fromHeaders);
+        Set<String> fromHeaders = new TreeSet<>(repo.state.fromHeaders);
         List<String> unreadable = new ArrayList<>();
         List<CheckReport.Damage> headerDamage = new ArrayList<>();
         for (ListEntry e : listed.values()) {
-            if (repo.packBlobs.containsKey(e.key())) {
+            if (repo.state.packBlobs.containsKey(e.key())) {
                 continue;
             }
             try {
-                repo.register(e.key(), packCheck.header(e.key(), e.size()));
+                repo.state.register(e.key(), packCheck.header(e.key(), e.size()));
                 fromHeaders.add(e.key());
             } catch (IntegrityException ex) {
                 headerDamage.add(new CheckReport.Damage(e.key(), null, ex.getMessage()));
@@ -71,10 +71,10 @@ final class Salvage {
         List<CheckReport.Damage> damage = new ArrayList<>(check.damage());
         damage.addAll(headerDamage);
         damage.sort(java.util.Comparator.comparing(CheckReport.Damage::key));
-        Set<String> missing = new TreeSet<>(repo.missingPacks.keySet());
+        Set<String> missing = new TreeSet<>(repo.state.missingPacks.keySet());
         Set<String> damagedPacks = new TreeSet<>();
         for (CheckReport.Damage d : check.damage()) {
-            if (d.key().startsWith(BlobRepository.DATA_PREFIX) && repo.packBlobs.containsKey(d.key())) {
+            if (d.key().startsWith(BlobRepository.DATA_PREFIX) && repo.state.packBlobs.containsKey(d.key())) {
                 damagedPacks.add(d.key());
             }
         }
@@ -86,18 +86,18 @@ final class Salvage {
         // 1. the intact blobs of each damaged pack, each opened and checked, copied into new packs
         Map<String, List<BlobLocation>> written = copyIntact(damagedPacks);
         // 2. index files naming every blob kept
-        Map<String, List<BlobLocation>> next = new TreeMap<>(repo.packBlobs);
+        Map<String, List<BlobLocation>> next = new TreeMap<>(repo.state.packBlobs);
         next.keySet().removeAll(damagedPacks);
         next.putAll(written);
         Set<BlobId> kept = new HashSet<>();
         next.values().forEach(blobs -> blobs.forEach(b -> kept.add(b.id())));
         Set<BlobId> gone = new HashSet<>();
         for (String pack : damagedPacks) {
-            repo.packBlobs.get(pack).forEach(b -> gone.add(b.id()));
+            repo.state.packBlobs.get(pack).forEach(b -> gone.add(b.id()));
         }
-        repo.missingPacks.values().forEach(blobs -> blobs.forEach(b -> gone.add(b.id())));
+        repo.state.missingPacks.values().forEach(blobs -> blobs.forEach(b -> gone.add(b.id())));
         gone.removeAll(kept);
-        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : repo.writeIndex(next));
+        Set<String> newFiles = new HashSet<>(next.isEmpty() ? List.of() : IndexWrite.write(repo, next));
         // 3. the index files read at the start (and the damaged ones), 4. the damaged packs
         List<String> replaced = new ArrayList<>();
         for (String file : oldFiles) {
@@ -129,7 +129,7 @@ final class Salvage {
     private Map<String, List<BlobLocation>> copyIntact(Set<String> packs) {
         // Blobs another pack holds are not copied (a repair killed after writing its new packs left them).
         Set<BlobId> elsewhere = new HashSet<>();
-        repo.packBlobs.forEach((pack, blobs) -> {
+        repo.state.packBlobs.forEach((pack, blobs) -> {
             if (!packs.contains(pack)) {
                 blobs.forEach(b -> elsewhere.add(b.id()));
             }
@@ -148,7 +148,7 @@ final class Salvage {
                 copyBlobByBlob(pack, elsewhere, copy);
                 continue;
             }
-            for (BlobLocation b : repo.packBlobs.get(pack)) {
+            for (BlobLocation b : repo.state.packBlobs.get(pack)) {
                 if (b.end() > bytes.length || elsewhere.contains(b.id())) {
                     continue;
                 }
@@ -183,7 +183,7 @@ final class Salvage {
 
     /** Copies each blob of {@code pack} that reads by its own range and opens; the others are lost. */
     private void copyBlobByBlob(String pack, Set<BlobId> elsewhere, PackCopy copy) {
-        for (BlobLocation b : repo.packBlobs.get(pack)) {
+        for (BlobLocation b : repo.state.packBlobs.get(pack)) {
             if (elsewhere.contains(b.id())) {
                 continue;
             }

@@ -102,7 +102,7 @@ final class UnindexedPacks {
         searched = true;
         List<ListEntry> unindexed = new ArrayList<>();
         for (ListEntry e : repo.listPacks().values()) {
-            if (!repo.packBlobs.containsKey(e.key())) {
+            if (!repo.state.packBlobs.containsKey(e.key())) {
                 unindexed.add(e);
             }
         }

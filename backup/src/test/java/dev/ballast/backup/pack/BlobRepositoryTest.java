@@ -188,7 +188,7 @@ class BlobRepositoryTest {
             assertThat(addedPerId.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
             assertThat(repo.stats().blobs()).isEqualTo(200);
             long blobsInPacks =
-                    repo.packBlobs.values().stream().mapToLong(List::size).sum();
+                    repo.state.packBlobs.values().stream().mapToLong(List::size).sum();
             assertThat(blobsInPacks).isEqualTo(200);
             for (byte[] b : blobs) {
                 assertThat(repo.read(repo.id(b, 0, b.length))).isEqualTo(b);

@@ -551,7 +551,7 @@ class PruneTest {
     private static void damage(Fixture f, String pack, BlobId id) {
         BlobLocation at;
         try (BlobRepository repo = BlobRepository.open(f.store, f.key, OPTIONS)) {
-            at = repo.packBlobs.get(pack).stream()
+            at = repo.state.packBlobs.get(pack).stream()
                     .filter(l -> l.id().equals(id))
                     .findFirst()
                     .orElseThrow();
