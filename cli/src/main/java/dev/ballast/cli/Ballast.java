@@ -156,12 +156,19 @@ public final class Ballast implements Callable<Integer> {
     static String[] commonOptionsAfterCommand(String[] args) {
         List<String> moved = new java.util.ArrayList<>();
         int i = commonOptions(args, 0, moved);
+        if (i >= args.length && !moved.isEmpty()) {
+            return new String[0]; // options and no command ('ballast -r REPO'): "Missing command", not unknown options
+        }
         // a word that is no command ('snapshots') goes first too, so that it is the one refused, with
         // the restic hint it may have
         if (i >= args.length || args[i].startsWith("-")) {
             return args;
         }
         int command = i;
+        if (args[command].equals("help")) {
+            // 'ballast -r REPO help key' is help on key: the options name no store for it
+            return java.util.Arrays.copyOfRange(args, command, args.length);
+        }
         if (args[command].equals("key")) {
             List<String> between = new java.util.ArrayList<>();
             int sub = commonOptions(args, command + 1, between);

@@ -494,6 +494,13 @@ final class StoreSession implements AutoCloseable {
                             + "no longer runs: restore them with such a build if you need them, then move that directory aside (or pass "
                             + "another --data-dir) to keep new backups in the local store.");
         }
+        if (o.localRepo && Files.isSymbolicLink(storeDir) && !Files.exists(storeDir)) {
+            // a tester's: exit 3, "Could not use the local store X: X"
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    o.repoSource + " " + storeDir + " is a symbolic link to " + linkTarget(storeDir)
+                            + ", which does not exist; make that directory, or give the store's directory itself.");
+        }
         if (o.localRepo && Files.exists(storeDir) && !Files.isDirectory(storeDir)) {
             // a tester's -r /etc/passwd (exit 3, "Could not use the local store /etc/passwd: /etc/passwd") and
             // -r /dev/null ("no bucket 'null' in the data directory")
@@ -607,6 +614,14 @@ final class StoreSession implements AutoCloseable {
                 && Files.isDirectory(dir.resolve("data"))
                 && Files.isDirectory(dir.resolve("snapshots"));
         return restic ? " (it is a restic repository, whose format Ballast does not read)" : "";
+    }
+
+    private static String linkTarget(Path link) {
+        try {
+            return Files.readSymbolicLink(link).toString();
+        } catch (IOException e) {
+            return "a path that cannot be read";
+        }
     }
 
     /** Whether {@code storeDir} exists but this user may not look into it or read its index. */

@@ -80,5 +80,22 @@ class RepositoryOnMountsTest extends InProcessCli {
             assertThat(err()).contains("--repo " + args[1] + " is a file, not a directory; give the store's directory");
         }
         assertThat(file).hasContent("root:x:0:0\n");
+
+        Path dangling = Files.createSymbolicLink(home.resolve("dangling"), home.resolve("not-yet"));
+        assertThat(run("-r", dangling.toString(), "init")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("--repo " + dangling + " is a symbolic link to " + home.resolve("not-yet")
+                        + ", which does not exist");
+        assertThat(home.resolve("not-yet")).doesNotExist();
+    }
+
+    @Test
+    void optionsWithoutACommandOrBeforeHelpAreNoUnknownOptions() {
+        // a tester's: 'ballast -r R' said "Unknown options: '-r', 'R'", and 'ballast -r R help key' "Unknown
+        // subcommand 'R'"
+        assertThat(run("-r", home.resolve("r").toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Missing command: pass one of init, backup");
+        assertThat(run("-r", home.resolve("r").toString(), "help", "key")).isZero();
+        assertThat(out()).contains("Usage: ballast key");
     }
 }

@@ -237,7 +237,8 @@ public final class PackedPrune {
                     // forgotten meanwhile: its chunks are no longer live
                 } catch (BackupException | IntegrityException e) {
                     skipped.add("the manifest " + snapshot.getKey() + " version " + v.versionId()
-                            + " cannot be read (" + Messages.printable(e.getMessage())
+                            + " cannot be read ("
+                            + Messages.printable(e.getMessage()).replaceAll("[.]+$", "")
                             + "), so the chunks it references are unknown; nothing is pruned until it is"
                             + " forgotten");
                 }
