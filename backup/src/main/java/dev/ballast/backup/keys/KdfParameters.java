@@ -68,7 +68,6 @@ public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
      * @throws IllegalArgumentException if {@code password} holds an unpaired surrogate (not text)
      */
     public byte[] derive(char[] password, byte[] salt) {
-        MasterKey.warmUp(); // the key this unlocks is used next: its ciphers compile meanwhile
         byte[] utf8 = utf8(password);
         try {
             return Argon2id.hash(utf8, salt, memoryKiB, iterations, parallelism, KEY_BYTES);

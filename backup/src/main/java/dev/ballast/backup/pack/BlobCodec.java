@@ -84,7 +84,18 @@ final class BlobCodec {
         return aad;
     }
 
+    /**
+     * File content is what a run seals or opens in bulk: its first chunk starts the ciphers' warm-up
+     * ({@link MasterKey#warmUp}); manifests, index files and keys alone do not.
+     */
+    private static void warmUpFor(BlobType type) {
+        if (type == BlobType.DATA) {
+            MasterKey.warmUp();
+        }
+    }
+
     static Sealed encode(MasterKey key, int level, BlobType type, BlobId id, byte[] plain, int offset, int length) {
+        warmUpFor(type);
         if (level > 0 && length >= 64) {
             // Worth keeping only when it saves more than 1/32 of the bytes (restic's "auto").
             int keep = length - length / 32 - 1;
@@ -156,6 +167,7 @@ final class BlobCodec {
             int offset,
             int length,
             byte[] plain) {
+        warmUpFor(type);
         if (compressed) {
             Scratch scratch = SCRATCH.get();
             byte[] encoded = scratch.buffer(Math.max(0, length - MasterKey.OVERHEAD));
