@@ -2,7 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.backup.CheckResult;
 import dev.ballast.backup.content.Transfers;
-import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.backup.verify.DataSubset;
@@ -64,8 +64,8 @@ final class CheckCommand extends BallastCommand {
         }
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
         if (subset != null) {
-            MasterKey
-                    .warmUp(); // reading packs opens file content in bulk: its ciphers compile while the key is derived
+            // reading packs opens file content in bulk: its ciphers compile while the key is derived
+            CipherWarmUp.start();
         }
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.storeOnly(session)) {

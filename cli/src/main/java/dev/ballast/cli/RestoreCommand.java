@@ -3,7 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.backup.Futures;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
-import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
 import dev.ballast.backup.retention.PackedRepair;
@@ -187,7 +187,7 @@ final class RestoreCommand extends BallastCommand {
                             + "' is not a directory; pass a directory to restore into.");
         }
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
-        MasterKey.warmUp(); // a restore opens file content in bulk: its ciphers compile while the key is derived
+        CipherWarmUp.start(); // a restore opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.of(session);
                 // A prune or repair does not delete packs while this restore reads them (restic's shared lock).

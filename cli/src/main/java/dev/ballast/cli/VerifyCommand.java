@@ -2,7 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.content.Transfers;
-import dev.ballast.backup.keys.MasterKey;
+import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.run.RestoreLock;
 import dev.ballast.backup.snapshot.DamagedVersions;
@@ -109,7 +109,7 @@ final class VerifyCommand extends BallastCommand {
                     "'" + repairFrom + "' is not a directory; pass --repair the directory " + "that was backed up.");
         }
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.UPDATE : StoreSession.Access.READ;
-        MasterKey.warmUp(); // verify opens file content in bulk: its ciphers compile while the key is derived
+        CipherWarmUp.start(); // verify opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, access);
                 Repository repo = Repository.storeOnly(session);
                 // No prune or repair deletes packs while they are read (released before damaged chunks are dropped).

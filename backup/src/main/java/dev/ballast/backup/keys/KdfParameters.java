@@ -34,6 +34,21 @@ public record KdfParameters(int memoryKiB, int iterations, int parallelism) {
     /** 64 MiB, 1 pass, 4 lanes (see the class comment for why and what it costs). */
     public static final KdfParameters DEFAULT = new KdfParameters(64 * 1024, 1, 4);
 
+    // equals and hashCode written out: a record's own link an ObjectMethods call site on first use,
+    // a few milliseconds of every command's start (the key files are matched by these parameters)
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof KdfParameters k
+                && k.memoryKiB == memoryKiB
+                && k.iterations == iterations
+                && k.parallelism == parallelism;
+    }
+
+    @Override
+    public int hashCode() {
+        return (memoryKiB * 31 + iterations) * 31 + parallelism;
+    }
+
     /** The name of the KDF in a key file's {@code kdf} field. */
     public static final String ARGON2ID = "argon2id";
 

@@ -431,7 +431,8 @@ public final class KeyFiles {
                     continue; // removed since it was listed (or listed though deleted)
                 }
                 found++;
-                String cacheKey = file.kdf() + Arrays.toString(file.salt());
+                // (the record's own toString would link an ObjectMethods call site: ~10 ms of a command's start)
+                String cacheKey = new KeyDerivationAhead.Salt(file.kdf(), file.salt()).encode();
                 byte[] passwordKey =
                         derived.computeIfAbsent(cacheKey, k -> ahead.derive(password, file.kdf(), file.salt()));
                 MasterKey master = file.open(passwordKey);

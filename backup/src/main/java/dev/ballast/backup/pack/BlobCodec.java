@@ -4,6 +4,7 @@ import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import java.util.Arrays;
@@ -86,11 +87,11 @@ final class BlobCodec {
 
     /**
      * File content is what a run seals or opens in bulk: its first chunk starts the ciphers' warm-up
-     * ({@link MasterKey#warmUp}); manifests, index files and keys alone do not.
+     * ({@link CipherWarmUp#start}); manifests, index files and keys alone do not.
      */
     private static void warmUpFor(BlobType type) {
         if (type == BlobType.DATA) {
-            MasterKey.warmUp();
+            CipherWarmUp.start();
         }
     }
 

@@ -19,4 +19,16 @@ public record PosixAttrs(int mode, int uid, int gid) {
             throw new IllegalArgumentException("mode must be within 07777 but was 0" + Integer.toOctalString(mode));
         }
     }
+
+    // Written out: a record's own equals links an ObjectMethods call site on first use (about 10 ms of an
+    // unchanged backup's start, which compares every file's attributes with the earlier snapshot's).
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PosixAttrs p && p.mode == mode && p.uid == uid && p.gid == gid;
+    }
+
+    @Override
+    public int hashCode() {
+        return (mode * 31 + uid) * 31 + gid;
+    }
 }
