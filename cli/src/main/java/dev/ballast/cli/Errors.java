@@ -93,6 +93,17 @@ final class Errors {
         if (e instanceof UnsupportedCapabilityException) {
             return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
         }
+        if (e instanceof IntegrityException && String.valueOf(e.getMessage()).contains("is older than its journal")) {
+            // An older copy of index.db put in place of the current one: showing it would show an older state of
+            // the backups, and writing through it would delete what newer ones need (LocalObjectStore's JournalMark).
+            return new CliFailure(
+                    ExitCodes.INTEGRITY,
+                    "The index of " + at + " is older than the store's journal, which records changes made since"
+                            + " (as when an older copy of index.db is put in place of the current one), so it would show an"
+                            + " older state of the backups and a backup, forget or prune could delete what newer ones need;"
+                            + " run 'ballast repair index' to bring it up to date from the journal (nothing was changed).",
+                    e);
+        }
         if (e instanceof IntegrityException
                 && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
             return new CliFailure(

@@ -56,6 +56,7 @@ final class IndexRepair {
         Map<String, Journal.Version> live = new LinkedHashMap<>();
         Set<String> seen = new HashSet<>();
         Map<String, Hint> hints = new HashMap<>();
+        Set<String> removed = new HashSet<>();
         for (Path file : files.values()) {
             Journal.FileContents contents = Journal.read(file);
             if (first) {
@@ -77,7 +78,10 @@ final class IndexRepair {
                             hints.put(Sha256.hex(v.address()), new Hint(v.pack(), v.offset()));
                         }
                     }
-                    case Journal.REMOVE -> live.remove(f.versionId());
+                    case Journal.REMOVE -> {
+                        live.remove(f.versionId());
+                        removed.add(f.versionId());
+                    }
                     case Journal.LOCATE -> hints.put(Sha256.hex(f.address()), new Hint(f.pack(), f.offset()));
                     default -> {
                         // HEADER and ABORT are handled by Journal.read
@@ -88,7 +92,9 @@ final class IndexRepair {
 
         // Never make a readable index worse: when the current one opens and SQLite's quick_check finds
         // it intact, every row it holds is kept beside what the journal adds (a journal damaged or cut
-        // short then costs nothing the index held).
+        // short then costs nothing the index held), except the versions the journal says were removed
+        // since: an index older than its journal (an older copy put in place) still holds them, and their
+        // content may be gone with them.
         List<Journal.Version> previousRows = intactRows(index);
         Map<String, Hint> previousHints = new HashMap<>();
         if (previousRows != null) {
@@ -97,7 +103,7 @@ final class IndexRepair {
                 if (v.address() != null && v.pack() != 0) {
                     previousHints.putIfAbsent(Sha256.hex(v.address()), new Hint(v.pack(), v.offset()));
                 }
-                if (!live.containsKey(v.versionId())) {
+                if (!live.containsKey(v.versionId()) && !removed.contains(v.versionId())) {
                     live.put(v.versionId(), v);
                     added = true;
                 }

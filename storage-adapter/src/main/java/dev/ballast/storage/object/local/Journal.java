@@ -356,9 +356,19 @@ final class Journal {
      * @param damage where the file was damaged (each region skipped or the cut at its end), empty when intact
      * @param unreadable the versions named by frames that fail their CRC, as "KEY (version ID)", read
      *     from the damaged payload as it stands (so a name may itself be damaged)
+     * @param committed how many of the frames, from the first, a COMMIT marker follows: the versions,
+     *     removals and moves of transactions that committed (the others follow them)
+     * @param pending the frames after the last COMMIT marker, removals included: a transaction that may
+     *     or may not have committed, or is committing now
      */
     record FileContents(
-            Path file, int inlineThreshold, List<Frame> frames, List<String> damage, List<String> unreadable) {}
+            Path file,
+            int inlineThreshold,
+            List<Frame> frames,
+            List<String> damage,
+            List<String> unreadable,
+            int committed,
+            List<Frame> pending) {}
 
     /**
      * Reads one journal file. A frame that fails its CRC, has an impossible length or cannot be parsed
@@ -367,7 +377,30 @@ final class Journal {
      * about one in four billion per candidate). A frame cut short by the end of the file ends it.
      */
     static FileContents read(Path file) throws IOException {
-        byte[] all = Files.readAllBytes(file);
+        return read(file, 0);
+    }
+
+    /**
+     * Reads one journal file from byte {@code from} on (see {@link #read(Path)}): where no frame begins
+     * there, reading resumes at the first valid frame after it, as after damage; nothing when the file
+     * is no longer than that.
+     */
+    static FileContents read(Path file, long from) throws IOException {
+        byte[] all;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size - from > Integer.MAX_VALUE - 8) {
+                throw new IOException(file + " is too large to be a journal file (" + size + " bytes)");
+            }
+            all = new byte[(int) Math.max(0, size - from)];
+            ByteBuffer into = ByteBuffer.wrap(all);
+            while (into.hasRemaining() && channel.read(into, from + into.position()) >= 0) {
+                // until the end read at the start
+            }
+            if (into.hasRemaining()) {
+                all = java.util.Arrays.copyOf(all, into.position());
+            }
+        }
         ByteBuffer in = ByteBuffer.wrap(all);
         List<Frame> frames = new ArrayList<>();
         List<String> damage = new ArrayList<>();
@@ -380,7 +413,8 @@ final class Journal {
             Frame f = frameAt(in, at);
             if (f == null) {
                 if (all.length - at < 8 || cutShort(in, at)) {
-                    damage.add("it ends inside the frame at byte " + at + " (a writer stopped while writing it)");
+                    damage.add(
+                            "it ends inside the frame at byte " + (from + at) + " (a writer stopped while writing it)");
                     break;
                 }
                 nameDamaged(in, at, unreadable);
@@ -390,9 +424,9 @@ final class Journal {
                 }
                 damage.add(
                         next >= all.length
-                                ? "bytes " + at + " to its end (" + (all.length - at)
+                                ? "bytes " + (from + at) + " to its end (" + (all.length - at)
                                         + " bytes) are damaged and were skipped"
-                                : "bytes " + at + " to " + next + " (" + (next - at)
+                                : "bytes " + (from + at) + " to " + (from + next) + " (" + (next - at)
                                         + " bytes) are damaged and were skipped; reading resumed after them");
                 at = next;
                 floor = frames.size();
@@ -418,7 +452,14 @@ final class Journal {
                 certain.add(f);
             }
         }
-        return new FileContents(file, threshold, certain, List.copyOf(damage), List.copyOf(unreadable));
+        return new FileContents(
+                file,
+                threshold,
+                certain,
+                List.copyOf(damage),
+                List.copyOf(unreadable),
+                lastCommit,
+                List.copyOf(frames.subList(lastCommit, frames.size())));
     }
 
     /** The whole, valid frame at {@code at}, or null. */

@@ -160,6 +160,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      *     mistyped path never fills a directory holding something else), or a reader finds no store
      * @throws StorageUnavailableException if another process holds the writer lock, or the directory or
      *     its index cannot be created, read or written
+     * @throws IntegrityException if the index is older than the store's journal (an older copy of
+     *     {@code index.db} put in place of the current one; see {@link OlderIndex}): nothing is read or
+     *     written until {@link #rebuildIndex(Path)} brings it up to date
      */
     public static LocalObjectStore open(Path root, LocalStoreConfig config) {
         Objects.requireNonNull(root, "root");
@@ -175,15 +178,19 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             IndexReaders readers = new IndexReaders(index);
             try {
                 probe = readers.open();
+                OlderIndex.refuse(dir, probe);
                 LocalObjectStore store =
                         new LocalObjectStore(dir, config, blobs, probe.inlineThreshold(), null, null, false, readers);
                 store.connections.add(probe);
                 return store;
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 if (probe != null) {
                     probe.closeQuietly();
                 }
                 readers.close();
+                if (e instanceof RuntimeException r) {
+                    throw r;
+                }
                 throw unavailable(null, "Opening the index of the local object store '" + dir + "'", e);
             }
         }
@@ -216,6 +223,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 }
                 writer = VersionIndex.openWriter(index, config.inlineThreshold(), true);
             }
+            // Before anything is written or deleted: an older index's writer would delete the pack files
+            // its rows do not name, and contents only the versions it lacks still reference.
+            OlderIndex.refuse(dir, writer);
             reserve.ensure();
             Journal.journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
             if (shared.firstUser()) {

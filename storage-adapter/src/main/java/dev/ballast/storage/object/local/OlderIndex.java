@@ -1,0 +1,155 @@
+package dev.ballast.storage.object.local;
+
+import dev.ballast.storage.IntegrityException;
+import dev.ballast.storage.internal.Sha256;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells an index older than the store's journal from the current one when a store is opened: an older
+ * copy of {@code index.db} put in place of the current one (a store directory restored from a copy of
+ * just that file, a disk handing back an old block) would otherwise show an older state of the store as
+ * the current one, and its writer would delete what newer versions need (pack files its rows do not
+ * name, contents only versions it lacks still reference). Static.
+ *
+ * <p>Every change the index commits is in the journal first, and the journal's COMMIT marker follows
+ * the index's commit, so the index holds the effect of the journal's newest committed frame: that
+ * version (unless a later frame removed it), not that removed version, that content where that move put
+ * it. The newest committed frames are read back from the end of the journal, and the first of them
+ * whose effect decides is compared with the index; an older index lacks it. The frames after the last
+ * COMMIT marker (a writer killed between its journal and its commit or before its marker, or one
+ * committing now) decide nothing, and may have removed a version or moved a content already, so a kill
+ * -9 is never taken for an older index. A writer may also write and commit between the journal's
+ * reading and the index's: an index found lacking is believed only when the journal is as it was read
+ * (each journal file's length), else looked at again. The cost is reading the end of the newest journal
+ * file or two and an index lookup.
+ */
+final class OlderIndex {
+    private OlderIndex() {}
+
+    /** The end of a journal file read: its committed frames are near its end. */
+    static final int TAIL_BYTES = 256 * 1024;
+
+    /** At most this many journal files are read, newest first, for a committed frame that decides. */
+    static final int MAX_FILES = 4;
+
+    /** A journal that changes under every look (a writer busy in it) is taken to be followed by its index. */
+    private static final int MAX_LOOKS = 5;
+
+    /**
+     * Refuses the index {@code index} of the store in {@code root} when it lacks the effect of the
+     * journal's newest committed change.
+     *
+     * @throws IntegrityException naming the index file and the change it lacks
+     */
+    static void refuse(Path root, VersionIndex index) throws SQLException {
+        Path dir = root.resolve(Journal.DIR);
+        String lacking = null;
+        try {
+            for (int look = 0; look < MAX_LOOKS && lacking == null; look++) {
+                Map<Long, Long> before = newestLengths(dir);
+                String found = lacking(dir, index);
+                if (found == null) {
+                    return;
+                }
+                if (newestLengths(dir).equals(before)) {
+                    lacking = found;
+                }
+            }
+        } catch (IOException e) {
+            return; // a journal that cannot be read tells nothing here; a rebuild reports it
+        }
+        if (lacking == null) {
+            return;
+        }
+        throw new IntegrityException(
+                LocalObjectStore.INDEX_FILE,
+                "The index (" + LocalObjectStore.INDEX_FILE + ") of the local object store '" + root
+                        + "' is older than its journal: it lacks " + lacking
+                        + ", which the journal records as committed (as when an older copy of "
+                        + LocalObjectStore.INDEX_FILE + " is put in place of the current one); rebuild it from the"
+                        + " journal (LocalObjectStore.rebuildIndex, 'ballast repair index') before the store is"
+                        + " read or written",
+                null);
+    }
+
+    /** The lengths of the newest journal files, by number: what a writer changes first. */
+    private static Map<Long, Long> newestLengths(Path dir) throws IOException {
+        Map<Long, Long> lengths = new HashMap<>();
+        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+            if (lengths.size() > MAX_FILES) {
+                break;
+            }
+            lengths.put(f.getKey(), Files.size(f.getValue()));
+        }
+        return lengths;
+    }
+
+    /** What of the journal's newest committed changes the index lacks; null when it lacks nothing found. */
+    private static @Nullable String lacking(Path dir, VersionIndex index) throws IOException, SQLException {
+        Set<String> removedLater = new HashSet<>();
+        Set<String> placedLater = new HashSet<>();
+        int read = 0;
+        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+            if (read++ == MAX_FILES) {
+                return null;
+            }
+            long size = Files.size(f.getValue());
+            Journal.FileContents contents = Journal.read(f.getValue(), Math.max(0, size - TAIL_BYTES));
+            for (Journal.Frame frame : contents.pending()) {
+                if (frame.type() == Journal.REMOVE) {
+                    removedLater.add(frame.versionId());
+                } else if (frame.address() != null) {
+                    placedLater.add(Sha256.hex(frame.address()));
+                }
+            }
+            List<Journal.Frame> committed = contents.frames().subList(0, contents.committed());
+            for (int i = committed.size() - 1; i >= 0; i--) {
+                Journal.Frame frame = committed.get(i);
+                switch (frame.type()) {
+                    case Journal.VERSION -> {
+                        if (removedLater.contains(frame.versionId())) {
+                            continue;
+                        }
+                        return index.version(frame.key(), frame.versionId()) != null
+                                ? null
+                                : "version " + frame.versionId() + " of '" + frame.key() + "'";
+                    }
+                    case Journal.REMOVE -> {
+                        if (index.version(frame.key(), frame.versionId()) != null) {
+                            return "the removal of version " + frame.versionId() + " of '" + frame.key() + "'";
+                        }
+                        removedLater.add(frame.versionId());
+                    }
+                    case Journal.LOCATE -> {
+                        if (!placedLater.add(Sha256.hex(frame.address()))) {
+                            continue; // placed again since
+                        }
+                        VersionIndex.Location at = index.location(frame.address());
+                        if (at != null) {
+                            return at.pack() == frame.pack() && at.offset() == frame.offset()
+                                    ? null
+                                    : "a content's move to pack " + frame.pack() + " (offset " + frame.offset() + ")";
+                        }
+                        // no content row left: a later removal took its last version
+                    }
+                    default -> {
+                        // Journal.read hands back no other frame
+                    }
+                }
+            }
+            if (size > TAIL_BYTES && !committed.isEmpty()) {
+                return null; // the decisive frame may lie before the end read: assume current rather than refuse
+            }
+        }
+        return null;
+    }
+}
