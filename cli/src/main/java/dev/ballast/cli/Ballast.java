@@ -472,22 +472,42 @@ public final class Ballast implements Callable<Integer> {
     }
 
     /**
-     * For a command given an S3 endpoint, does the S3 store's one-time start-up work
-     * ({@link S3ObjectStore#preload}: the TLS context, the AWS SDK's service metadata) on a thread of
-     * its own while the arguments are parsed and the password read, not on the main thread when the
-     * store is opened.
+     * For a command given an S3 endpoint ({@code --endpoint}, or {@code s3:...} as {@code -r},
+     * {@code --repo} or, without {@code --data-dir}, {@code $BALLAST_REPOSITORY}), does the S3 store's
+     * one-time start-up work ({@link S3ObjectStore#preload}: the TLS context, the AWS SDK's service
+     * metadata) on a thread of its own while the arguments are parsed and the password read, not on the
+     * main thread when the store is opened (about 0.2 s of a restore from Ceph RGW given {@code -r
+     * s3:...}, which did it on the main thread). A wrong guess costs that thread's CPU only.
      */
     private static void prepareS3(String[] args) {
-        boolean endpoint = false;
-        for (String a : args) {
-            endpoint |= a.equals("--endpoint") || a.startsWith("--endpoint=");
+        if (namesS3Endpoint(args, System.getenv(RepositoryOption.VARIABLE))) {
+            Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
+            preload.setDaemon(true);
+            preload.start();
         }
-        if (!endpoint) {
-            return;
+    }
+
+    /** Whether {@code args} (or {@code variable}, $BALLAST_REPOSITORY) name an S3 endpoint, as {@link #prepareS3} says. */
+    static boolean namesS3Endpoint(String[] args, @Nullable String variable) {
+        boolean local = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--endpoint") || a.startsWith("--endpoint=")) {
+                return true;
+            }
+            String repo = a.startsWith("--repo=")
+                    ? a.substring("--repo=".length())
+                    : (a.equals("-r") || a.equals("--repo")) && i + 1 < args.length ? args[i + 1] : null;
+            if (repo != null) {
+                return isS3(repo);
+            }
+            local |= a.equals("--data-dir") || a.startsWith("--data-dir=");
         }
-        Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
-        preload.setDaemon(true);
-        preload.start();
+        return !local && variable != null && isS3(variable);
+    }
+
+    private static boolean isS3(String repository) {
+        return repository.regionMatches(true, 0, "s3:", 0, 3);
     }
 
     private static void setIfAbsent(String property, String value) {
