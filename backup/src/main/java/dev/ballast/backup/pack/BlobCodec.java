@@ -89,14 +89,14 @@ final class BlobCodec {
      * File content is what a run seals or opens in bulk: its first chunk starts the ciphers' warm-up
      * ({@link CipherWarmUp#start}); manifests, index files and keys alone do not.
      */
-    private static void warmUpFor(BlobType type) {
+    private static void warmUpFor(BlobType type, CipherWarmUp.Use use) {
         if (type == BlobType.DATA) {
-            CipherWarmUp.start();
+            CipherWarmUp.start(use);
         }
     }
 
     static Sealed encode(MasterKey key, int level, BlobType type, BlobId id, byte[] plain, int offset, int length) {
-        warmUpFor(type);
+        warmUpFor(type, CipherWarmUp.Use.SEALING);
         if (level > 0 && length >= 64) {
             // Worth keeping only when it saves more than 1/32 of the bytes (restic's "auto").
             int keep = length - length / 32 - 1;
@@ -168,7 +168,7 @@ final class BlobCodec {
             int offset,
             int length,
             byte[] plain) {
-        warmUpFor(type);
+        warmUpFor(type, CipherWarmUp.Use.OPENING);
         if (compressed) {
             Scratch scratch = SCRATCH.get();
             byte[] encoded = scratch.buffer(Math.max(0, length - MasterKey.OVERHEAD));
