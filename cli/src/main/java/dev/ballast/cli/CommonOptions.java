@@ -19,7 +19,8 @@ final class CommonOptions {
             description = "The store, as restic's -r names a repository (default: $BALLAST_REPOSITORY): a directory,"
                     + " the local store itself (what --data-dir D --bucket B name as D/B), or s3:URL/BUCKET, an S3"
                     + " endpoint and bucket (s3:http://localhost:9000/backups; s3:host/bucket means https). Not"
-                    + " with --data-dir, --endpoint or --bucket, which win over $BALLAST_REPOSITORY.")
+                    + " with --data-dir, --endpoint or --bucket, which replace the part of $BALLAST_REPOSITORY's"
+                    + " store they name (--bucket B alone: bucket B on its endpoint).")
     String repo;
 
     /**

@@ -16,8 +16,9 @@ import picocli.CommandLine.TypeConversionException;
  * ({@code -r}, {@code $RESTIC_REPOSITORY}), turned into the options the commands read: a directory is
  * the local store's own directory ({@code --data-dir} its parent, {@code --bucket} its name), and
  * {@code s3:URL/BUCKET} an S3 endpoint and bucket, in restic's forms ({@code s3:https://host:port/bucket},
- * {@code s3:host/bucket} for https). {@code --data-dir}, {@code --endpoint} and {@code --bucket} win over
- * the variable, and are refused beside {@code --repo}.
+ * {@code s3:host/bucket} for https). {@code --data-dir}, {@code --endpoint} and {@code --bucket} are
+ * refused beside {@code --repo}; beside the variable they replace the part of its store they name
+ * ({@link #besideVariable}).
  */
 final class RepositoryOption {
     private RepositoryOption() {}
@@ -33,34 +34,86 @@ final class RepositoryOption {
             Set.of("sftp", "rest", "b2", "azure", "gs", "swift", "rclone", "smb", "webdav", "ftp");
 
     /**
-     * Sets {@code o}'s store options from {@code --repo}, else from {@code $BALLAST_REPOSITORY} when no
-     * store option was given ({@code given} says whether an option was on the command line).
+     * Sets {@code o}'s store options from {@code --repo}, else from {@code $BALLAST_REPOSITORY}, in part when
+     * store options were given too ({@link #besideVariable}; {@code given} says whether an option was on the
+     * command line).
      *
      * @throws CliFailure (exit 2) naming the input and what is accepted
      */
     static void apply(CommonOptions o, Map<String, String> env, Predicate<String> given) {
-        java.util.List<String> named = java.util.stream.Stream.of("--data-dir", "--endpoint", "--bucket")
+        java.util.List<String> storeOptionsGiven = java.util.stream.Stream.of("--data-dir", "--endpoint", "--bucket")
                 .filter(given)
                 .toList();
-        boolean storeOptions = !named.isEmpty();
+        boolean storeOptions = !storeOptionsGiven.isEmpty();
         String source;
         String value;
         if (o.repo != null) {
             if (storeOptions) {
                 throw new CliFailure(
                         ExitCodes.USAGE,
-                        "--repo " + o.repo + " names the store, and so does " + String.join(" and ", named)
-                                + "; pass --repo alone, or " + String.join(" and ", named) + " without it.");
+                        "--repo " + o.repo + " names the store, and so does " + String.join(" and ", storeOptionsGiven)
+                                + "; pass --repo alone, or " + String.join(" and ", storeOptionsGiven)
+                                + " without it.");
             }
             source = "--repo";
             value = o.repo;
         } else {
             value = env.get(VARIABLE);
-            if (value == null || storeOptions) {
+            if (value == null) {
                 return;
             }
             source = "$" + VARIABLE;
+            if (storeOptions) {
+                besideVariable(o, source, value, given);
+                return;
+            }
         }
+        named(o, source, value);
+    }
+
+    /**
+     * Store options given beside the variable replace the part of its store they name and keep the rest,
+     * as an rclone user changes the bucket of a remote configured once, or a restic user the bucket at the
+     * end of {@code s3:URL/BUCKET}: {@code --bucket B} alone is bucket B on the variable's endpoint (or the
+     * local store B beside the variable's directory), {@code --endpoint E} alone the variable's bucket on E.
+     * What leaves the store unknown is refused in one sentence: {@code --endpoint} alone beside a local
+     * directory (which bucket?), and {@code --data-dir} without {@code --bucket}. {@code --bucket} with
+     * {@code --endpoint} or {@code --data-dir} names a whole store, and the variable is not read.
+     */
+    private static void besideVariable(CommonOptions o, String source, String value, Predicate<String> given) {
+        boolean endpoint = given.test("--endpoint");
+        boolean bucket = given.test("--bucket");
+        if (bucket && (endpoint || given.test("--data-dir"))) {
+            return;
+        }
+        CommonOptions variable = new CommonOptions();
+        named(variable, source, value);
+        if (bucket) {
+            if (variable.endpoint != null) {
+                o.endpoint = variable.endpoint;
+            } else {
+                o.dataDir = variable.dataDir;
+            }
+        } else if (endpoint && variable.endpoint != null) {
+            o.bucket = variable.bucket;
+        } else if (endpoint) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--endpoint " + o.endpoint + " names an S3 endpoint but no bucket, and " + source + " " + value
+                            + " a local store; pass --bucket too (or --repo s3:" + o.endpoint + "/BUCKET), or leave"
+                            + " --endpoint out to use the local store.");
+        } else {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "--data-dir " + o.dataDir + " names the folder of a local store but not the store, and " + source
+                            + " " + value + (variable.endpoint != null ? " an S3 bucket" : " another store")
+                            + "; pass --bucket too to use the store " + o.dataDir + "/BUCKET, or leave --data-dir out"
+                            + " to use " + source + ".");
+        }
+    }
+
+    /** Sets {@code o}'s store options from {@code value}, which {@code source} gave as the store's one word. */
+    private static void named(CommonOptions o, String source, String value) {
         if (value.isBlank()) {
             throw new CliFailure(
                     ExitCodes.USAGE,

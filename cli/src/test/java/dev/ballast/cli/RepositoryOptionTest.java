@@ -106,9 +106,43 @@ class RepositoryOptionTest extends InProcessCli {
         assertThat(local.dataDir).isEqualTo(Path.of("/srv"));
         assertThat(local.bucket).isEqualTo("backups");
         assertThat(local.endpoint).isNull();
-        CommonOptions untouched = applied(null, Map.of("BALLAST_REPOSITORY", "/srv/backups"), "--endpoint");
-        assertThat(untouched.dataDir).isNull();
-        assertThat(untouched.bucket).isEqualTo(CommonOptions.DEFAULT_BUCKET);
+    }
+
+    /**
+     * A tester's: {@code --bucket B} beside {@code $BALLAST_REPOSITORY=s3:http://host:port/bucket} dropped the
+     * variable's endpoint and used a local store named B, and {@code --endpoint} beside a local directory
+     * the bucket 'ballast-backups'. An option beside the variable now replaces the part of its store it
+     * names, and what leaves the store unknown is refused in one sentence.
+     */
+    @Test
+    void aStoreOptionBesideTheVariableReplacesThePartItNames() {
+        Map<String, String> s3 = Map.of(RepositoryOption.VARIABLE, "s3:http://127.0.0.1:1/nightly");
+        assertThat(run(s3, "list", "--bucket", "weekly")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: No credentials were found for the S3 endpoint http://127.0.0.1:1,"
+                        + " bucket 'weekly'; ");
+        assertThat(run(s3, "list", "--endpoint", "http://127.0.0.1:2")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: No credentials were found for the S3 endpoint http://127.0.0.1:2,"
+                        + " bucket 'nightly'; ");
+
+        Path local = home.resolve("stores").resolve("nightly");
+        Map<String, String> directory = Map.of(RepositoryOption.VARIABLE, local.toString());
+        assertThat(run(directory, "list", "--bucket", "weekly")).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err())
+                .startsWith("Error: There is no local store at "
+                        + home.resolve("stores").resolve("weekly"));
+        assertThat(run(directory, "list", "--endpoint", "http://127.0.0.1:2")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: --endpoint http://127.0.0.1:2 names an S3 endpoint but no bucket, and"
+                        + " $BALLAST_REPOSITORY " + local + " a local store; pass --bucket too (or --repo"
+                        + " s3:http://127.0.0.1:2/BUCKET), or leave --endpoint out to use the local store.\n");
+        assertThat(run(s3, "list", "--data-dir", home.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: --data-dir " + home + " names the folder of a local store but not the store, and"
+                        + " $BALLAST_REPOSITORY s3:http://127.0.0.1:1/nightly an S3 bucket; pass --bucket too to use"
+                        + " the store " + home + "/BUCKET, or leave --data-dir out to use $BALLAST_REPOSITORY.\n");
+        assertThat(home.resolve("stores")).doesNotExist();
     }
 
     @Test
