@@ -65,6 +65,39 @@ class RestoreTargetUnwritableTest extends InProcessCli {
         }
     }
 
+    /**
+     * A tester's: {@code restore NAME /proc/1}, a directory where nothing can be created, printed a line per
+     * file naming a temporary name of the run ({@code Not restored: d/f00 (it could not be written
+     * (/proc/1/.ballast-...: no such file or directory))}). A target that takes no writes is now one
+     * sentence, as a read-only one is; so is one that cannot be created.
+     */
+    @Test
+    void aTargetWhereNothingCanBeCreatedIsOneSentenceNamingIt() throws Exception {
+        backUp(1000);
+        Path proc = Path.of("/proc/1");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(proc), "a Linux /proc");
+
+        assertThat(run("restore", "s", proc.toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("Restore of 's' into '/proc/1' did not complete because nothing can be created in it (")
+                .endsWith("): 30 files not restored (first: d/f00); files already restored are complete and"
+                        + " verified. Run the restore again once the cause is fixed.")
+                .doesNotContain(".ballast-");
+
+        assertThat(run("restore", "s", "/proc/1/new", "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("Restore of 's' into '/proc/1/new' did not complete because it cannot be created"
+                        + " (/proc/1/new: ")
+                .endsWith("): 30 files not restored (first: d/f00); files already restored are complete and"
+                        + " verified. Run the restore again once the cause is fixed.");
+    }
+
     @Test
     void aTargetWhoseDiskFillsStopsAtTheFirstRefusedWriteInOneSentenceKeepingWhatItRestored() throws Exception {
         Path src = backUp(100_000);

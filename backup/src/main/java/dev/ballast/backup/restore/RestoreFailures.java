@@ -52,6 +52,34 @@ final class RestoreFailures {
         return null;
     }
 
+    /**
+     * Makes the target directory when it is missing, then creates and removes one empty file of this run in
+     * it: why the target takes no writes at all (out of space, or a directory where nothing can be created:
+     * one this user may not write, {@code /proc/1}), in the words of the restore's one sentence, or null
+     * when it takes them.
+     */
+    static @Nullable String refusedWrites(Path target, RestoreTemporaries temporaries) {
+        try {
+            Files.createDirectories(target);
+        } catch (IOException e) {
+            String reason = unwritableReason(e);
+            return reason != null ? reason : "it cannot be created (" + Messages.describeIo(e) + ")";
+        }
+        Path probe;
+        try {
+            probe = temporaries.create(target.resolve("probe"), Files::createFile);
+        } catch (IOException e) {
+            String reason = unwritableReason(e);
+            return reason != null ? reason : "nothing can be created in it (" + withoutTemporaryName(e) + ")";
+        }
+        try {
+            Files.delete(probe);
+        } catch (IOException e) {
+            // an empty file of this run's name, which its next run into this target removes
+        }
+        return null;
+    }
+
     /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
     static BackupRunner.Failure attributesNotRestored(String path, Exception ex) {
         return new BackupRunner.Failure(

@@ -314,20 +314,11 @@ public final class RestoreRunner {
             throw conflicts.refusal(target);
         }
         Path existingAbove = nearestExisting(target);
-        // A target on a read-only file system is found before anything is tried: one reason, not a refused
-        // write (or attribute change) per file.
-        String refused =
-                existingAbove != null && RestoreFailures.readOnly(existingAbove) ? RestoreFailures.READ_ONLY : null;
-        if (refused == null) {
-            try {
-                Files.createDirectories(target);
-            } catch (IOException e) {
-                refused = RestoreFailures.unwritableReason(e);
-                if (refused == null) {
-                    throw e;
-                }
-            }
-        }
+        // A target that takes no writes (a read-only file system, a directory where nothing can be created) is
+        // found before anything is tried: one reason, not a refused write (or attribute change) per file.
+        String refused = existingAbove != null && RestoreFailures.readOnly(existingAbove)
+                ? RestoreFailures.READ_ONLY
+                : RestoreFailures.refusedWrites(target, temporaries);
         if (refused != null) {
             unwritable.set(refused);
             manifest.files().forEach(f -> failed.add(new BackupRunner.Failure(shown(f), TARGET_UNWRITABLE)));
