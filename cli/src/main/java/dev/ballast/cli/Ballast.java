@@ -364,6 +364,14 @@ public final class Ballast implements Callable<Integer> {
             message = "Unknown command '" + unmatched.getUnmatched().get(0) + "': pass one of "
                     + String.join(", ", COMMANDS.keySet()) + ".";
         } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
+                && !c.getSubcommands().isEmpty()
+                && c.getCommandSpec().positionalParameters().isEmpty()
+                && !unmatched.getUnmatched().isEmpty()
+                && !unmatched.getUnmatched().get(0).startsWith("-")) {
+            // 'ballast key bogus': a subcommand misspelt or unknown, not an argument too many
+            message = "Unknown subcommand '" + unmatched.getUnmatched().get(0) + "' of '"
+                    + c.getCommandSpec().qualifiedName() + "': pass one of " + subcommands(c) + ".";
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && !unmatched.getUnmatched().isEmpty()
                 && !unmatched.getUnmatched().get(0).startsWith("-")) {
             // picocli says "Unmatched argument at index 2"; say which argument is one too many.
@@ -378,7 +386,9 @@ public final class Ballast implements Callable<Integer> {
         err.println("Error: " + Errors.printable(message));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
         err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted "
-                + (c.getCommandSpec().parent() == null ? "commands and options." : "options."));
+                + (c.getCommandSpec().parent() == null
+                        ? "commands and options."
+                        : c.getSubcommands().isEmpty() ? "options." : "subcommands and options."));
         return ExitCodes.USAGE;
     }
 
@@ -390,6 +400,16 @@ public final class Ballast implements Callable<Integer> {
                     .footer(ExitCodes.helpLines(sub.getCommandSpec().qualifiedName()));
             footers(sub);
         }
+    }
+
+    /** The subcommands of {@code c} with their arguments, as its usage names them: "list, add, remove ID, passwd". */
+    private static String subcommands(CommandLine c) {
+        List<String> names = new ArrayList<>();
+        c.getSubcommands().forEach((name, sub) -> {
+            String args = positionals(sub.getCommandSpec());
+            names.add(args.equals("no arguments") ? name : name + " " + args);
+        });
+        return String.join(", ", names);
     }
 
     /** The positional parameters of {@code spec} as its usage line names them, e.g. "DIR" or "NAME TARGET-DIR [PATH...]". */

@@ -296,6 +296,21 @@ class BallastTest {
                 .doesNotContain("Usage:");
     }
 
+    /** A tester's: 'ballast key -r R bogus' said "'ballast key' takes no arguments; 'bogus' is one argument too many". */
+    @Test
+    void anUnknownSubcommandIsNamedWithTheCommandsSubcommands() {
+        assertThat(run("key", "-r", home.resolve("r").toString(), "bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: Unknown subcommand 'bogus' of 'ballast key': pass one of list, add, remove ID,"
+                        + " passwd.\n'ballast key --help' lists the accepted subcommands and options.\n");
+        err.reset();
+        assertThat(run("key", "passwrd")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: Unknown subcommand 'passwrd' of 'ballast key': pass one of list, add, remove ID,"
+                        + " passwd.")
+                .contains("Did you mean: key passwd?");
+    }
+
     @Test
     void resticsCommandsAndOptionsTypedOutOfHabitPointToTheirEquivalents() {
         assertThat(run("snapshots")).isEqualTo(ExitCodes.USAGE);
