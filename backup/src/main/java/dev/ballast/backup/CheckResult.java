@@ -10,7 +10,7 @@ import java.util.Objects;
  * chunk against its ID), then every snapshot of every backup name against the chunks that are left.
  * Nothing in the repository is written by the check.
  *
- * @param names backup names found
+ * @param names backup names found: one per snapshot object, also one none of whose versions opens
  * @param snapshots manifest versions read (every version of every name)
  * @param packsChecked packs the index names, each checked present with the size the index implies
  * @param packsRead packs read whole (every one, or those the read-data subset picked)

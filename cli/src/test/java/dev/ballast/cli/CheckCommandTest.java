@@ -37,6 +37,19 @@ class CheckCommandTest extends EncryptedStoreCli {
         return files;
     }
 
+    /** Flips byte {@code at} of the first object under {@code prefix} in its content file, as a disk would; returns its key. */
+    private String flipByteOnDisk(String prefix, int at) throws Exception {
+        String key;
+        try (LocalObjectStore store = store()) {
+            key = store.list(prefix).get(0);
+        }
+        Path file = contentFile(key);
+        byte[] b = Files.readAllBytes(file);
+        b[at] ^= 0x01;
+        Files.write(file, b);
+        return key;
+    }
+
     @Test
     void anIntactRepositoryIsOkWithAndWithoutReadingItsPacksAndNothingIsWritten() throws Exception {
         backedUp();
@@ -76,6 +89,17 @@ class CheckCommandTest extends EncryptedStoreCli {
                 .doesNotContain("Damaged: data/");
         assertThat(run(at("backup", home.resolve("src").toString()))).as(err()).isZero();
         assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
+    }
+
+    /** A tester's: the only snapshot damaged was "1 snapshot of 0 backup names". */
+    @Test
+    void aNameWhoseOnlySnapshotDoesNotOpenIsCounted() throws Exception {
+        backedUp();
+        flipByteOnDisk("snapshots/", 60);
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(out()).startsWith("Check FAILED: ").contains(" 1 snapshot of 1 backup name against the chunks");
+        assertThat(err()).contains("Damaged snapshot: of a backup name no version of which opens");
     }
 
     @Test
@@ -177,14 +201,7 @@ class CheckCommandTest extends EncryptedStoreCli {
     @Test
     void aPackWhoseFileIsDamagedOnDiskNamesOnlyTheFileWhoseChunkIsDamaged() throws Exception {
         backedUp();
-        String pack;
-        try (LocalObjectStore store = store()) {
-            pack = store.list("data/").get(0);
-        }
-        Path file = contentFile(pack);
-        byte[] b = Files.readAllBytes(file);
-        b[100] ^= 0x01; // inside the first chunk
-        Files.write(file, b);
+        String pack = flipByteOnDisk("data/", 100); // inside the first chunk
 
         assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err())

@@ -137,6 +137,7 @@ public final class RepositoryCheck {
                 newestFirst.sort(
                         Comparator.comparing(VersionEntry::lastModified).reversed());
                 String name = null;
+                int snapshotsBefore = snapshots;
                 List<CheckResult.SnapshotDamage> unopened = new ArrayList<>();
                 for (VersionEntry v : newestFirst) {
                     boolean recheck = only == null || only.contains(e.getKey() + " " + v.versionId());
@@ -198,8 +199,9 @@ public final class RepositoryCheck {
                                 lacking));
                     }
                 }
-                if (name != null) {
-                    names.add(name);
+                if (snapshots > snapshotsBefore) {
+                    // one backup name per snapshot object, also when none of its versions opens to tell it
+                    names.add(name != null ? name : e.getKey());
                 }
                 for (CheckResult.SnapshotDamage u : unopened) {
                     // named as the versions that open name it; by its stored key when none does
