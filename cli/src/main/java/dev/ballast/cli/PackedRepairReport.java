@@ -225,8 +225,11 @@ final class PackedRepairReport {
                     .println(lacking.size() + " snapshot(s) of " + names.size() + " backup(s) name chunks no pack in"
                             + " the repository holds (listed above), so those files cannot be restored from them"
                             + " and no repair can bring the chunks back; "
-                            + VerifyCommand.missingChunksAdvice("missing") + " ('ballast verify NAME' names every"
-                            + " such file).");
+                            + VerifyCommand.missingChunksAdvice(
+                                    "missing",
+                                    "; or restore, with --manifest-version, a snapshot of the same name that is not"
+                                            + " listed, if there is one")
+                            + " ('ballast verify NAME' names every such file).");
         }
     }
 

@@ -337,7 +337,11 @@ final class RestoreCommand extends BallastCommand {
                                                 + " damaged or missing ("
                                                 + (Repository.masterKey(session) != null
                                                         ? r.missingChunks() == r.damagedCopies()
-                                                                ? VerifyCommand.missingChunksAdvice("missing")
+                                                                ? VerifyCommand.missingChunksAdvice(
+                                                                        "missing",
+                                                                        olderOffer(
+                                                                                session, repo, chosen, selected, r,
+                                                                                packed))
                                                                 : VerifyCommand.packedDamageAdvice(name)
                                                         : "'ballast verify " + name
                                                                 + " --repair SOURCE-DIR' stores good copies from the source")
@@ -357,6 +361,32 @@ final class RestoreCommand extends BallastCommand {
                 : r.unavailable() != null
                         ? ExitCodes.UNAVAILABLE
                         : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+    }
+
+    /**
+     * An older snapshot of the name that holds other copies of the files this restore found chunks of missing
+     * ({@link OlderCopies#offer}), as a clause of the advice; empty when there is none.
+     */
+    private String olderOffer(
+            StoreSession session,
+            Repository repo,
+            Manifests.Versioned chosen,
+            RestoreSelection.Selected selected,
+            RestoreRunner.Result r,
+            @Nullable PackedContent packed) {
+        if (packed == null) {
+            return "";
+        }
+        java.util.Map<String, dev.ballast.backup.snapshot.ManifestEntry> byShownPath = new java.util.HashMap<>();
+        selected.manifest()
+                .files()
+                .forEach(e -> byShownPath.put(selected.writtenAs().getOrDefault(e.path(), e.path()), e));
+        List<dev.ballast.backup.snapshot.ManifestEntry> lacking = r.failed().stream()
+                .filter(f -> f.reason().startsWith(RestoreRunner.CHUNK_MISSING))
+                .map(f -> byShownPath.get(f.path()))
+                .filter(java.util.Objects::nonNull)
+                .toList();
+        return OlderCopies.offer(repo.metadata(), session.objects(), name, chosen, lacking, packed);
     }
 
     /**

@@ -49,12 +49,12 @@ final class VerifyCommand extends BallastCommand {
     /**
      * What to do about chunks of an encrypted repository that no pack holds (dropped by verify or
      * {@code repair packs}, or lost with their pack): nothing is left to drop, the next backup stores
-     * them again; {@code missingOrDropped} says which they are.
+     * them again; {@code missingOrDropped} says which they are, and {@code olderOffer} names an older
+     * snapshot that holds other copies of the files ({@link OlderCopies#offer}), or is empty.
      */
-    static String missingChunksAdvice(String missingOrDropped) {
+    static String missingChunksAdvice(String missingOrDropped, String olderOffer) {
         return "back the source up again: the backup stores the " + missingOrDropped + " chunks again wherever the"
-                + " source still holds the files, and every backup that uses them reads again; or restore an older"
-                + " --manifest-version";
+                + " source still holds the files, and every backup that uses them reads again" + olderOffer;
     }
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
@@ -228,7 +228,17 @@ final class VerifyCommand extends BallastCommand {
                     : Repository.masterKey(session) != null
                             ? repairFrom == null
                                     ? recorded
-                                            ? missingChunksAdvice(chunksMissing ? "missing" : "dropped")
+                                            ? missingChunksAdvice(
+                                                    chunksMissing ? "missing" : "dropped",
+                                                    OlderCopies.offer(
+                                                            repo.metadata(),
+                                                            session.objects(),
+                                                            name,
+                                                            chosen,
+                                                            damaged.stream()
+                                                                    .map(Damage::entry)
+                                                                    .toList(),
+                                                            repo.content(transferOptions.transfers)))
                                             : packedDamageAdvice(name)
                                     : "back the source up again once it holds the files, or restore an older"
                                             + " --manifest-version"

@@ -276,8 +276,7 @@ class PackDamageCliTest extends EncryptedStoreCli {
                 .contains("Damaged: f")
                 .contains("a chunk of it is missing from the repository")
                 .contains("; back the source up again: the backup stores the missing chunks again wherever the"
-                        + " source still holds the files, and every backup that uses them reads again; or restore"
-                        + " an older --manifest-version.")
+                        + " source still holds the files, and every backup that uses them reads again.")
                 .doesNotContain("--repair")
                 .doesNotContain("repair packs");
         assertNoStackTrace();
@@ -286,12 +285,56 @@ class PackDamageCliTest extends EncryptedStoreCli {
                 .as("a restore of it gives the same advice, not the dropping it no longer needs")
                 .contains("1 stored copy is damaged or missing (back the source up again: the backup stores the"
                         + " missing chunks again wherever the source still holds the files, and every backup that"
-                        + " uses them reads again; or restore an older --manifest-version)")
+                        + " uses them reads again)")
                 .doesNotContain("--repair")
                 .doesNotContain("repair packs");
 
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         assertThat(run(at("verify", "src"))).as(err()).isZero();
+    }
+
+    /**
+     * A tester's: after a lost pack, restore offered "an older --manifest-version" though every snapshot
+     * lacked the chunk. It is offered only when an older snapshot holds the file in other chunks, in a pack
+     * the store still holds, and then by its ID.
+     */
+    @Test
+    void anOlderSnapshotIsOfferedOnlyWhenItHoldsAnotherCopyOfTheFile() throws Exception {
+        Path src = backedUp();
+        String first = firstSnapshot();
+        List<String> firstPacks;
+        try (LocalObjectStore store = store()) {
+            firstPacks = store.list("data/");
+        }
+        writeFiles(src, 0, 1, 100); // f0.bin changes; its new chunk goes to a pack of its own
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        try (LocalObjectStore store = store()) {
+            for (String pack : store.list("data/")) {
+                if (!firstPacks.contains(pack)) {
+                    deleteEveryVersion(store, pack);
+                }
+            }
+        }
+
+        assertThat(run(at("restore", "src", home.resolve("one").toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("reads again; or restore the older --manifest-version " + Manifests.label(first) + " of ")
+                .contains(", which holds another copy of that file): 1 file not restored (first: f0.bin)");
+
+        try (LocalObjectStore store = store()) {
+            firstPacks.forEach(pack -> deleteEveryVersion(store, pack));
+        }
+        assertThat(run(at("restore", "src", home.resolve("none").toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("every backup that uses them reads again): 3 files not restored")
+                .doesNotContain("--manifest-version");
+        assertNoStackTrace();
+    }
+
+    private static void deleteEveryVersion(LocalObjectStore store, String key) {
+        for (VersionEntry v : store.versions(key)) {
+            store.deleteVersion(key, v.versionId());
+        }
     }
 
     @Test

@@ -170,6 +170,15 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public java.util.Set<String> packsOf(List<String> chunks) {
+        java.util.Set<String> packs = new java.util.TreeSet<>();
+        for (String c : chunks) {
+            blobs.findReadable(BlobId.parse(c)).ifPresent(at -> packs.add(at.pack()));
+        }
+        return packs;
+    }
+
+    @Override
     public java.util.Set<String> unindexedPacksRead() {
         return blobs.unindexedPacksRead();
     }

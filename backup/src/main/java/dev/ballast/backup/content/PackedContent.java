@@ -91,6 +91,16 @@ public interface PackedContent extends AutoCloseable {
     }
 
     /**
+     * The packs the chunks {@code chunks} would be read from ({@link #readableAll}); null where that is
+     * not known. Says nothing of whether the store still holds them.
+     *
+     * @throws dev.ballast.storage.StorageException if the store fails
+     */
+    default @Nullable Set<String> packsOf(List<String> chunks) {
+        return null;
+    }
+
+    /**
      * The packs no index file names from which this content's reads took a chunk since it was opened (see
      * {@link #readableAll}), in key order; empty when every chunk read was indexed.
      */

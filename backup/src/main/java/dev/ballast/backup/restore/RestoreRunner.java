@@ -64,6 +64,9 @@ public final class RestoreRunner {
      */
     public static final String TARGET_UNWRITABLE = "not written: the target's file system takes no more writes";
 
+    /** How the reason given for a file of an encrypted repository a chunk of which no pack holds begins. */
+    public static final String CHUNK_MISSING = "a chunk of it is missing from the repository";
+
     /**
      * What a restore did.
      *
@@ -544,8 +547,7 @@ public final class RestoreRunner {
             failed.add(new BackupRunner.Failure(
                     shown(e),
                     e.packed()
-                            ? "a chunk of it is missing from the repository (" + ex.getMessage()
-                                    + "); nothing was written for it"
+                            ? CHUNK_MISSING + " (" + ex.getMessage() + "); nothing was written for it"
                             : "its stored version " + e.versionId()
                                     + " is missing from the store; nothing was written for it"));
         } else if (ex instanceof StorageException) {
