@@ -40,6 +40,28 @@ class SnapshotIdAsNameTest extends InProcessCli {
         assertThat(err()).contains("There is no backup named 'nope'").doesNotContain("is a snapshot");
     }
 
+    /** A tester's: 'ballast restore latest DIR', restic's habit, said only "There is no backup named 'latest'". */
+    @Test
+    void latestGivenAsANameSaysBackupsAreChosenByNameAndNamesThem() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("backup", src.toString(), "--name", "docs")))
+                .as(err())
+                .isZero();
+
+        assertThat(run(at("restore", "latest", home.resolve("r").toString()))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err())
+                .isEqualTo("Error: There is no backup named 'latest' in the local store "
+                        + data().resolve("ballast-backups")
+                        + "; a backup is chosen by its name, and its newest snapshot is the one used (what restic"
+                        + " calls 'latest'): pass one of 'docs', 'src' (and --manifest-version ID to use an older"
+                        + " snapshot; 'ballast list' shows the backups there).\n");
+        assertThat(home.resolve("r")).doesNotExist();
+        assertThat(run(at("ls", "latest"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("pass one of 'docs', 'src'");
+    }
+
     @Test
     void forgetOfASnapshotIdWithoutAPolicySaysTheIdGoesAfterTheName() {
         assertThat(run(at("forget", "38e15ad2"))).isEqualTo(ExitCodes.USAGE);

@@ -127,6 +127,9 @@ public final class Manifests {
      * {@code name} looks like such an ID (hexadecimal), and never fails for that.
      */
     public static BackupException noSuchBackup(ObjectStore store, String name, String where) {
+        if (name.equalsIgnoreCase(LATEST)) {
+            return latestAsName(store, where);
+        }
         if (!name.matches("[0-9a-fA-F]{" + MIN_PREFIX + ",64}")) {
             return noSuchBackup(name, where);
         }
@@ -146,6 +149,37 @@ public final class Manifests {
             // the plain message then: the lookup was only to help
         }
         return noSuchBackup(name, where);
+    }
+
+    /** At most this many backup names are given where {@value #LATEST} was given as one. */
+    static final int NAMES_SHOWN = 5;
+
+    /**
+     * The failure of a job given {@value #LATEST} as a backup name, no backup being named so: a restic
+     * user's {@code restore latest DIR}, where restic takes {@code latest} for the newest snapshot. Says
+     * that a backup is chosen by its name, whose newest snapshot is used, names the backups {@code store}
+     * holds, and how an older snapshot is chosen.
+     */
+    private static BackupException latestAsName(ObjectStore store, String where) {
+        List<String> names;
+        try {
+            names = names(store).names();
+        } catch (RuntimeException e) {
+            names = List.of(); // the plain message then: the lookup was only to help
+        }
+        if (names.isEmpty()) {
+            return noSuchBackup(LATEST, where);
+        }
+        String shown = String.join(
+                ", ", names.stream().limit(NAMES_SHOWN).map(n -> "'" + n + "'").toList());
+        return new BackupException(
+                BackupException.Kind.NOT_FOUND,
+                "There is no backup named '" + LATEST + "' in " + where + "; a backup is chosen by its name, and"
+                        + " its newest snapshot is the one used (what restic calls 'latest'): pass "
+                        + (names.size() == 1 ? shown : "one of " + shown)
+                        + (names.size() > NAMES_SHOWN ? " and " + (names.size() - NAMES_SHOWN) + " more" : "")
+                        + " (and " + Advice.USE_VERSION.text("ID") + " an older snapshot; " + Advice.LIST_NAMES.text()
+                        + ").");
     }
 
     /** Manifest versions of {@code name}, newest first, delete markers left out. */
