@@ -102,6 +102,33 @@ class CheckCommandTest extends EncryptedStoreCli {
         assertThat(err()).contains("Damaged snapshot: of a backup name no version of which opens");
     }
 
+    /**
+     * A tester's: a FIFO in place of a snapshot's content file was "not a regular file" in list but "its
+     * content is missing from the store" in check. Both now say what the store found.
+     */
+    @Test
+    void aSnapshotWhoseContentFileIsAFifoIsNamedSoByCheckAsByList() throws Exception {
+        Path src = backedUp();
+        Files.writeString(src.resolve("more.txt"), "more");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        String snapshot;
+        try (LocalObjectStore store = store()) {
+            snapshot = store.list("snapshots/").get(0);
+        }
+        Path file = contentFile(snapshot); // of its newest version
+        Files.delete(file);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", file.toString()).start().waitFor() == 0, "needs mkfifo");
+        String why = "its content file " + file + " is not a regular file";
+
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(out()).contains("DAMAGED (").contains(why);
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .containsPattern("Damaged snapshot: src [0-9a-f]{8} \\([^)]*\\): its manifest is listed but "
+                        + java.util.regex.Pattern.quote(why) + "\n");
+    }
+
     @Test
     void aLostPackIsFoundWithoutReadingAnyPack() throws Exception {
         backedUp();

@@ -128,10 +128,12 @@ public final class RepositoryCheck {
             List<CheckResult.SnapshotDamage> snapshotDamage = new ArrayList<>();
             int snapshots = 0;
             Map<String, List<VersionEntry>> all = view.allSnapshotVersions();
-            Set<String> contentMissing = new HashSet<>();
+            // the version IDs whose stored bytes the store does not hold, each with why ("its content file ... is
+            // missing", "... is not a regular file"), as list and restore say it
+            Map<String, String> contentMissing = new HashMap<>();
             List<VersionEntry> listed = new ArrayList<>();
             all.values().forEach(listed::addAll);
-            store.missingContent(listed).keySet().forEach(v -> contentMissing.add(v.versionId()));
+            store.missingContent(listed).forEach((v, why) -> contentMissing.put(v.versionId(), why));
             for (Map.Entry<String, List<VersionEntry>> e : all.entrySet()) {
                 List<VersionEntry> newestFirst = new ArrayList<>(e.getValue());
                 newestFirst.sort(
@@ -142,7 +144,7 @@ public final class RepositoryCheck {
                 for (VersionEntry v : newestFirst) {
                     boolean recheck = only == null || only.contains(e.getKey() + " " + v.versionId());
                     Manifest m = null;
-                    boolean gone = contentMissing.contains(v.versionId());
+                    boolean gone = contentMissing.containsKey(v.versionId());
                     if (!gone) {
                         try {
                             m = view.readSnapshot(e.getKey(), v.versionId());
@@ -166,14 +168,16 @@ public final class RepositoryCheck {
                         // Listed, its bytes gone: damage (a store that lists from an index of its own); or
                         // removed by a forget since the listing: not damage.
                         if (recheck
-                                && (contentMissing.contains(v.versionId())
+                                && (contentMissing.containsKey(v.versionId())
                                         || stillListed(view, e.getKey(), v.versionId()))) {
                             snapshots++;
                             unopened.add(new CheckResult.SnapshotDamage(
                                     e.getKey(),
                                     v.versionId(),
                                     v.lastModified(),
-                                    "its manifest is listed but its content is missing from the store",
+                                    "its manifest is listed but "
+                                            + contentMissing.getOrDefault(
+                                                    v.versionId(), "its content is missing from the store"),
                                     List.of()));
                         }
                         continue;
