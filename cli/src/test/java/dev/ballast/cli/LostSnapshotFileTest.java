@@ -47,6 +47,31 @@ class LostSnapshotFileTest extends EncryptedStoreCli {
         assertThat(storeFiles()).as("prune deleted nothing").containsAll(dataBefore);
     }
 
+    /**
+     * A tester's: the damaged manifest of an encrypted repository was named by the earlier format's
+     * object, "The manifest 'src/.ballast-manifest.json' version ... is damaged", which the store does not have.
+     */
+    @Test
+    void aDamagedSnapshotIsNamedByTheObjectThatHoldsIt() throws Exception {
+        backedUp();
+        String first = firstSnapshot();
+        String snapshots;
+        try (LocalObjectStore store = store()) {
+            snapshots = store.list("snapshots/").get(0);
+        }
+        Path file = contentFile(snapshots);
+        byte[] b = Files.readAllBytes(file);
+        b[60] ^= 0x01;
+        Files.write(file, b);
+
+        assertThat(run(at("restore", "src", home.resolve("r").toString(), "--manifest-version", first)))
+                .isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .startsWith("Error: The manifest of 'src' (stored as '" + snapshots + "') version " + first
+                        + " is damaged (")
+                .doesNotContain(".ballast-manifest.json");
+    }
+
     private List<String> storeFiles() throws Exception {
         try (var files = Files.walk(data().resolve("ballast-backups"))) {
             return files.filter(Files::isRegularFile)

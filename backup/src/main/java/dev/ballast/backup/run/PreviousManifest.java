@@ -122,7 +122,7 @@ final class PreviousManifest {
         String base = null;
         try (ObjectRead read = store.get(key, ReadOptions.latest().withAllowCache(false))) {
             latest = read.version().versionId();
-            m = Manifest.parse(read.readAllBytes(), "'" + key + "' version " + latest);
+            m = Manifest.parse(read.readAllBytes(), Manifests.where(store, name, latest));
             base = latest;
         } catch (ObjectNotFoundException e) {
             // first backup of this name

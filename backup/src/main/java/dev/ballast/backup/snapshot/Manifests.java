@@ -198,7 +198,7 @@ public final class Manifests {
      */
     public static Manifest read(ObjectStore store, String name, String versionId) {
         String key = Manifest.key(name);
-        String where = "'" + key + "' version " + versionId;
+        String where = where(store, name, versionId);
         try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
             return Manifest.parse(read.readAllBytes(), where);
         } catch (IntegrityException e) {
@@ -208,6 +208,17 @@ public final class Manifests {
                             + Advice.ANOTHER_VERSION.text() + ".",
                     e);
         }
+    }
+
+    /**
+     * A manifest version as messages name it, by the object that holds it: {@code 'NAME/.ballast-manifest.json'
+     * version ID} in a store of the earlier formats, {@code of 'NAME' (stored as 'snapshots/<id>') version ID}
+     * in a repository of format 3, whose store has no object of the first name.
+     */
+    public static String where(ObjectStore store, String name, String versionId) {
+        return store instanceof SealedStore sealed
+                ? "of '" + name + "' (stored as '" + sealed.snapshotKey(name) + "') version " + versionId
+                : "'" + Manifest.key(name) + "' version " + versionId;
     }
 
     /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
