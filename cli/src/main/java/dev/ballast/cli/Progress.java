@@ -74,7 +74,7 @@ abstract class Progress extends ProgressCounter {
                             s -> eta(s.getCurrent(), s.isIndefinite() ? -1 : s.getMax(), s.getElapsedAfterStart()))
                     .setStyle(ProgressBarStyle.ASCII)
                     .setUpdateIntervalMillis(200)
-                    .setConsumer(new ConsoleProgressBarConsumer(out))
+                    .setConsumer(new OnceEach(out))
                     .continuousUpdate()
                     .build();
             bar.setExtraMessage(" " + filesText());
@@ -93,6 +93,27 @@ abstract class Progress extends ProgressCounter {
         @Override
         public void close() {
             bar.close();
+        }
+    }
+
+    /**
+     * The terminal's consumer of the bar's lines, drawing each line once: progressbar draws the finished bar
+     * twice when it is closed (its last refresh, then the final one, with continuous updates on), and a
+     * line wider than the terminal, or a transcript ({@code script}), then shows it twice.
+     */
+    static final class OnceEach extends ConsoleProgressBarConsumer {
+        private @org.jspecify.annotations.Nullable String drawn;
+
+        OnceEach(PrintStream out) {
+            super(out);
+        }
+
+        @Override
+        public synchronized void accept(String rendered) {
+            if (!rendered.equals(drawn)) {
+                drawn = rendered;
+                super.accept(rendered);
+            }
         }
     }
 

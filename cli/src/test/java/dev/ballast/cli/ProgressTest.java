@@ -28,6 +28,24 @@ class ProgressTest {
         assertThat(Progress.eta(500 * MIB, 400 * MIB, Duration.ofSeconds(4))).contains(Duration.ZERO);
     }
 
+    /** A tester's: the finished bar was drawn twice at the end of a backup on a terminal. */
+    @Test
+    void theFinishedBarIsDrawnOnce() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        try (Progress bar = Progress.create("backup src", 2, 2 * MIB, true, out, 5)) {
+            bar.addBytes(2 * MIB);
+            bar.fileDone();
+            bar.fileDone();
+        }
+        String printed = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(printed).endsWith("\n");
+        String[] drawn = printed.strip().split("\r");
+        String last = drawn[drawn.length - 1];
+        assertThat(last).startsWith("backup src 100%").contains("2/2 files");
+        assertThat(java.util.Arrays.stream(drawn).filter(last::equals)).hasSize(1);
+    }
+
     @Test
     void theSpeedIsOverTheTimeToTheNanosecondWithALeadingZero() {
         // progressbar divided by whole seconds: 286 MiB after 1.9 s showed 286.0 MiB/s, then 143.0 at 2.0 s
