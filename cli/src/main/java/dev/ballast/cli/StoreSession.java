@@ -485,7 +485,9 @@ final class StoreSession implements AutoCloseable {
         Path storeDir = dataDir.resolve(o.bucket);
         String where = "the local store " + storeDir;
         boolean exists = LocalObjectStore.exists(storeDir);
-        if (!exists && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
+        // Only for a data directory: under -r the parent is the user's own folder, whose 's3' may be anything
+        // (a tester's: -r into a folder beside an 's3' directory was refused, pointing to --data-dir).
+        if (!exists && !o.localRepo && Files.isDirectory(dataDir.resolve(OLD_S3MOCK_FOLDER))) {
             throw new CliFailure(
                     ExitCodes.USAGE,
                     "The data directory '" + dataDir + "' holds backups in the layout of the "

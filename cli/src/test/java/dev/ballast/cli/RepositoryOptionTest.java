@@ -63,6 +63,24 @@ class RepositoryOptionTest extends InProcessCli {
         assertThat(err()).contains("There is no local store at " + home.resolve("my-backups"));
     }
 
+    /**
+     * A folder holding an 's3' directory beside the new store (a tester's: refused as the embedded
+     * S3Mock's data of earlier builds, with advice to pass --data-dir, which was never given).
+     */
+    @Test
+    void aNewStoreBesideAnS3DirectoryIsMade() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        Files.createDirectories(home.resolve("work").resolve("s3"));
+        Path repo = home.resolve("work").resolve("newstore");
+
+        assertThat(run("-r", repo.toString(), "backup", src.toString()))
+                .as(err())
+                .isZero();
+        assertThat(run("-r", repo.toString(), "list")).as(err()).isZero();
+        assertThat(out()).startsWith("src\n");
+    }
+
     @Test
     void theDataDirectoryGivenAsRepoIsRefusedAndNothingIsCreated() throws Exception {
         Path src = Files.createDirectories(home.resolve("src"));

@@ -386,6 +386,10 @@ final class Journal {
      * is no longer than that.
      */
     static FileContents read(Path file, long from) throws IOException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            // a FIFO's open would wait for a writer forever (a tester's: every command hung)
+            throw new IOException(file + " is not a regular file, which a journal file must be");
+        }
         byte[] all;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();

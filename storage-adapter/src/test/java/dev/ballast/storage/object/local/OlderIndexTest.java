@@ -168,6 +168,52 @@ class OlderIndexTest {
                 .hasMessageContaining("lacks the removal of version");
     }
 
+    /**
+     * Runs that leave nothing behind after the change the older index lacks (a tester's: five prunes with
+     * nothing to delete, each writing and removing its run marker, hid the older index, and the next
+     * prune deleted a pack the newest snapshot needed).
+     */
+    @Test
+    void anIndexOlderThanManyRunsThatLeftNothingIsRefused() throws Exception {
+        try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+            store.put("a", ObjectContent.ofBytes(IndexRebuildTest.random(1, 100)));
+        }
+        Path copy = dir.resolve("index.db.before");
+        Files.copy(index(), copy);
+        try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+            store.put("b", ObjectContent.ofBytes(IndexRebuildTest.random(2, 100)));
+        }
+        for (int run = 0; run < 12; run++) {
+            try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+                store.put("marker", ObjectContent.ofBytes(IndexRebuildTest.random(3, 10)));
+                store.deleteVersion("marker", store.versions("marker").get(0).versionId());
+            }
+        }
+        Files.copy(copy, index(), StandardCopyOption.REPLACE_EXISTING);
+
+        assertThatThrownBy(() -> IndexRebuildTest.reader(root()).close())
+                .isInstanceOf(IntegrityException.class)
+                .hasMessageContaining("is older than its journal");
+    }
+
+    /** A named pipe in place of the newest journal file: its open would wait for a writer forever. */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aJournalFileThatIsAPipeHangsNoOpen() throws Exception {
+        try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+            store.put("a", ObjectContent.ofBytes(IndexRebuildTest.random(1, 100)));
+        }
+        Path newest = Journal.files(root().resolve(Journal.DIR)).lastEntry().getValue();
+        Files.delete(newest);
+        Process mkfifo = new ProcessBuilder("mkfifo", newest.toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+
+        IndexRebuildTest.reader(root()).close();
+        try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+            store.put("b", ObjectContent.ofBytes(IndexRebuildTest.random(2, 100)));
+        }
+    }
+
     /** A newest journal file longer than the end read of it (a large backup of the earlier format). */
     @Test
     void anIndexOlderThanALargeJournalFileIsRefused() throws Exception {
