@@ -52,12 +52,12 @@ final class Errors {
         }
         if (e instanceof StorageUnavailableException
                 && String.valueOf(e.getMessage()).contains("in use by another writer")) {
-            // The local store's writer lock: no server involved, and waiting is the whole remedy.
+            // The local store's writer lock: no server involved, and waiting is the whole remedy. The store's own
+            // words (the lock file's name) tell nothing more, so no cause is kept to point --verbose at.
             return new CliFailure(
                     ExitCodes.UNAVAILABLE,
                     "Another ballast command is writing to " + at
-                            + "; wait for it to finish, then run this command again.",
-                    e);
+                            + "; wait for it to finish, then run this command again.");
         }
         if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
             return new CliFailure(

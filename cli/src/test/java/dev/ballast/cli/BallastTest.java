@@ -351,10 +351,10 @@ class BallastTest {
                     .isEqualTo("locked");
             err.reset();
             assertThat(run("backup", dir.toString())).isEqualTo(ExitCodes.UNAVAILABLE);
+            // one sentence, without "(run with --verbose to see the cause)": there is no more to see (a tester's)
             assertThat(err())
-                    .contains("Another ballast command is writing to the local store " + store
-                            + "; wait for it to finish, then run this command again.")
-                    .doesNotContain("server");
+                    .isEqualTo("Error: Another ballast command is writing to the local store " + store
+                            + "; wait for it to finish, then run this command again.\n");
         } finally {
             holder.destroyForcibly().waitFor();
         }
