@@ -60,10 +60,12 @@ abstract class Progress extends ProgressCounter {
 
     private static final class Bar extends Progress {
         private final ProgressBar bar;
+        private final OnceEach console;
         private final long startNanos = System.nanoTime();
 
         Bar(String task, long totalFiles, long totalBytes, PrintStream out) {
             super(totalFiles, totalBytes);
+            console = new OnceEach(out);
             bar = new ProgressBarBuilder()
                     .setTaskName(task)
                     // unknown (no percentage, no bar) until the walk has found bytes: with a total of 0 the
@@ -74,7 +76,7 @@ abstract class Progress extends ProgressCounter {
                             s -> eta(s.getCurrent(), s.isIndefinite() ? -1 : s.getMax(), s.getElapsedAfterStart()))
                     .setStyle(ProgressBarStyle.ASCII)
                     .setUpdateIntervalMillis(200)
-                    .setConsumer(new OnceEach(out))
+                    .setConsumer(console)
                     .continuousUpdate()
                     .build();
             bar.setExtraMessage(" " + filesText());
@@ -93,16 +95,20 @@ abstract class Progress extends ProgressCounter {
         @Override
         public void close() {
             bar.close();
+            // A bar closed before its first periodic draw is drawn by its close, which then leaves the line open.
+            console.close();
         }
     }
 
     /**
      * The terminal's consumer of the bar's lines, drawing each line once: progressbar draws the finished bar
      * twice when it is closed (its last refresh, then the final one, with continuous updates on), and a
-     * line wider than the terminal, or a transcript ({@code script}), then shows it twice.
+     * line wider than the terminal, or a transcript ({@code script}), then shows it twice. The line is
+     * ended once, however often it is closed.
      */
     static final class OnceEach extends ConsoleProgressBarConsumer {
         private @org.jspecify.annotations.Nullable String drawn;
+        private boolean closed;
 
         OnceEach(PrintStream out) {
             super(out);
@@ -110,9 +116,17 @@ abstract class Progress extends ProgressCounter {
 
         @Override
         public synchronized void accept(String rendered) {
-            if (!rendered.equals(drawn)) {
+            if (!closed && !rendered.equals(drawn)) {
                 drawn = rendered;
                 super.accept(rendered);
+            }
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                super.close();
             }
         }
     }
