@@ -65,7 +65,7 @@ final class CheckCommand extends BallastCommand {
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
         if (subset != null) {
             // reading packs opens file content in bulk: its ciphers compile while the key is derived
-            CipherWarmUp.start(CipherWarmUp.Use.OPENING);
+            CipherWarmUp.start();
         }
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.storeOnly(session)) {

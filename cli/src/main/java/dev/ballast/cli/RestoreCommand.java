@@ -187,9 +187,7 @@ final class RestoreCommand extends BallastCommand {
                             + "' is not a directory; pass a directory to restore into.");
         }
         new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
-        CipherWarmUp.start(
-                CipherWarmUp.Use
-                        .OPENING); // a restore opens file content in bulk: its ciphers compile while the key is derived
+        CipherWarmUp.start(); // a restore opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.of(session);
                 // A prune or repair does not delete packs while this restore reads them (restic's shared lock).

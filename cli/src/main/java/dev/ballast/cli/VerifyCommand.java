@@ -109,9 +109,7 @@ final class VerifyCommand extends BallastCommand {
                     "'" + repairFrom + "' is not a directory; pass --repair the directory " + "that was backed up.");
         }
         StoreSession.Access access = repairFrom != null ? StoreSession.Access.UPDATE : StoreSession.Access.READ;
-        CipherWarmUp.start(
-                CipherWarmUp.Use
-                        .OPENING); // verify opens file content in bulk: its ciphers compile while the key is derived
+        CipherWarmUp.start(); // verify opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, access);
                 Repository repo = Repository.storeOnly(session);
                 // No prune or repair deletes packs while they are read (released before damaged chunks are dropped).

@@ -89,14 +89,14 @@ final class BlobCodec {
      * File content is what a run seals or opens in bulk: its first chunk starts the ciphers' warm-up
      * ({@link CipherWarmUp#start}); manifests, index files and keys alone do not.
      */
-    private static void warmUpFor(BlobType type, CipherWarmUp.Use use) {
+    private static void warmUpFor(BlobType type) {
         if (type == BlobType.DATA) {
-            CipherWarmUp.start(use);
+            CipherWarmUp.start();
         }
     }
 
     static Sealed encode(MasterKey key, int level, BlobType type, BlobId id, byte[] plain, int offset, int length) {
-        warmUpFor(type, CipherWarmUp.Use.SEALING);
+        warmUpFor(type);
         if (level > 0 && length >= 64) {
             // Worth keeping only when it saves more than 1/32 of the bytes (restic's "auto").
             int keep = length - length / 32 - 1;
@@ -168,7 +168,7 @@ final class BlobCodec {
             int offset,
             int length,
             byte[] plain) {
-        warmUpFor(type, CipherWarmUp.Use.OPENING);
+        warmUpFor(type);
         if (compressed) {
             Scratch scratch = SCRATCH.get();
             byte[] encoded = scratch.buffer(Math.max(0, length - MasterKey.OVERHEAD));
