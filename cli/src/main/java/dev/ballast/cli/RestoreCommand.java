@@ -352,13 +352,25 @@ final class RestoreCommand extends BallastCommand {
                         + Errors.printable(r.failed().get(0).path()) + ")";
         ctx.err()
                 .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why
-                        + notRestored + "; files already restored are complete and verified. Run the restore again"
+                        + notRestored + "; " + restoredClause(r.restored()) + ". Run the restore again"
                         + (r.cancelled() ? " to finish it." : " once the cause is fixed."));
         return r.cancelled()
                 ? ExitCodes.INTERRUPTED
                 : r.unavailable() != null
                         ? ExitCodes.UNAVAILABLE
                         : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+    }
+
+    /**
+     * What an incomplete restore says of the files it did restore: that they are complete and verified,
+     * or that there are none (a tester's: "files already restored are complete" when none were).
+     */
+    static String restoredClause(int restored) {
+        return restored == 0
+                ? "nothing was restored"
+                : restored == 1
+                        ? "the 1 file restored is complete and verified"
+                        : "the " + restored + " files restored are complete and verified";
     }
 
     /**

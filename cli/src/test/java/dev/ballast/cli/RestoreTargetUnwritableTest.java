@@ -60,8 +60,7 @@ class RestoreTargetUnwritableTest extends InProcessCli {
             assertThat(err().lines().toList())
                     .containsExactly("Restore of 's' into '" + target + "' did not complete because the file system"
                             + " it is on is read-only (Read-only file system): 30 files not restored (first: d/f00);"
-                            + " files already restored are complete and verified. Run the restore again once the"
-                            + " cause is fixed.");
+                            + " nothing was restored. Run the restore again once the cause is fixed.");
         }
     }
 
@@ -83,8 +82,8 @@ class RestoreTargetUnwritableTest extends InProcessCli {
                 .singleElement()
                 .asString()
                 .startsWith("Restore of 's' into '/proc/1' did not complete because nothing can be created in it (")
-                .endsWith("): 30 files not restored (first: d/f00); files already restored are complete and"
-                        + " verified. Run the restore again once the cause is fixed.")
+                .endsWith("): 30 files not restored (first: d/f00); nothing was restored. Run the restore"
+                        + " again once the cause is fixed.")
                 .doesNotContain(".ballast-");
 
         assertThat(run("restore", "s", "/proc/1/new", "--data-dir", data().toString()))
@@ -94,8 +93,8 @@ class RestoreTargetUnwritableTest extends InProcessCli {
                 .asString()
                 .startsWith("Restore of 's' into '/proc/1/new' did not complete because it cannot be created"
                         + " (/proc/1/new: ")
-                .endsWith("): 30 files not restored (first: d/f00); files already restored are complete and"
-                        + " verified. Run the restore again once the cause is fixed.");
+                .endsWith("): 30 files not restored (first: d/f00); nothing was restored. Run the restore"
+                        + " again once the cause is fixed.");
     }
 
     @Test

@@ -40,4 +40,12 @@ class SummaryLinesTest extends InProcessCli {
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         assertThat(out()).contains("Nothing to upload: all 2 files are unchanged since the last backup.");
     }
+
+    /** A tester's: an incomplete restore said "files already restored are complete" when none were. */
+    @Test
+    void anIncompleteRestoreSaysWhatItRestoredOrThatNothingWas() {
+        assertThat(RestoreCommand.restoredClause(0)).isEqualTo("nothing was restored");
+        assertThat(RestoreCommand.restoredClause(1)).isEqualTo("the 1 file restored is complete and verified");
+        assertThat(RestoreCommand.restoredClause(12)).isEqualTo("the 12 files restored are complete and verified");
+    }
 }
