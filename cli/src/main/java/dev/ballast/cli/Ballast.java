@@ -75,9 +75,12 @@ public final class Ballast implements Callable<Integer> {
         System.setOut(utf8(stdout));
         System.setErr(utf8(new java.io.FileOutputStream(java.io.FileDescriptor.err)));
         quietLogs();
-        warmUp();
+        boolean s3 = namesS3Endpoint(args, System.getenv(RepositoryOption.VARIABLE));
+        warmUp(!s3);
         prepareKeyDerivation(args);
-        prepareS3(args);
+        if (s3) {
+            prepareS3();
+        }
         Cancellation cancellation = new Cancellation();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -441,12 +444,16 @@ public final class Ballast implements Callable<Integer> {
      * next: the local store's SQLite driver and native library, the SHA-256 provider and the JSON
      * parser, and the JDK's AES-GCM and HMAC. On two or more cores this takes a few hundred
      * milliseconds off a short command. Nothing waits for it; a failure is met again, and reported, where
-     * the command needs the part.
+     * the command needs the part. A command given an S3 endpoint ({@code localStore} false) never opens
+     * the local store: loading SQLite for it took about 0.25 s of CPU from the other threads of a restore
+     * from Ceph RGW (async-profiler), on two cores that the command's own threads need.
      */
-    private static void warmUp() {
+    private static void warmUp(boolean localStore) {
         Thread warmUp = new Thread(
                 () -> {
-                    LocalObjectStore.preload();
+                    if (localStore) {
+                        LocalObjectStore.preload();
+                    }
                     try {
                         MessageDigest.getInstance("SHA-256").digest(new byte[64]);
                         // the first Cipher sets up the JDK's JCE (its policy files, its providers): about
@@ -497,14 +504,13 @@ public final class Ballast implements Callable<Integer> {
      * one-time start-up work ({@link S3ObjectStore#preload}: the TLS context, the AWS SDK's service
      * metadata) on a thread of its own while the arguments are parsed and the password read, not on the
      * main thread when the store is opened (about 0.2 s of a restore from Ceph RGW given {@code -r
-     * s3:...}, which did it on the main thread). A wrong guess costs that thread's CPU only.
+     * s3:...}, which did it on the main thread). A wrong guess costs that thread's CPU, and the local
+     * store's classes are then loaded when the command opens it.
      */
-    private static void prepareS3(String[] args) {
-        if (namesS3Endpoint(args, System.getenv(RepositoryOption.VARIABLE))) {
-            Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
-            preload.setDaemon(true);
-            preload.start();
-        }
+    private static void prepareS3() {
+        Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
+        preload.setDaemon(true);
+        preload.start();
     }
 
     /** Whether {@code args} (or {@code variable}, $BALLAST_REPOSITORY) name an S3 endpoint, as {@link #prepareS3} says. */

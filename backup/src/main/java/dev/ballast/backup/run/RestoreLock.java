@@ -81,7 +81,7 @@ public final class RestoreLock implements AutoCloseable {
         }
         RestoreLock lock = new RestoreLock(null, null);
         try {
-            lock.marker = RunMarker.start(view, PackedPrune.READER_MARKER, clock);
+            lock.marker = RunMarker.start(view, PackedPrune.READER_MARKER, clock, false);
         } catch (RuntimeException e) {
             lock.marker = null; // read-only credentials, say: nothing to hold
         }

@@ -117,6 +117,17 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
      * @throws dev.ballast.storage.StorageException if it cannot be written (the backup cannot run either)
      */
     public static RunMarker start(ObjectStore store, String name, Clock clock) {
+        return start(store, name, clock, true);
+    }
+
+    /**
+     * {@link #start(ObjectStore, String, Clock)} without looking for other runs' markers when {@code
+     * lookForOthers} is false ({@link #othersAtStart()} then says false): for a reader's marker (a
+     * restore's, a verify's), which only has to stand for a prune to find, one listing fewer.
+     *
+     * @throws dev.ballast.storage.StorageException if it cannot be written
+     */
+    public static RunMarker start(ObjectStore store, String name, Clock clock, boolean lookForOthers) {
         String runId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         byte[] body = Holder.current(name, clock.instant()).toJson();
         String key = prefix(name) + runId;
@@ -124,8 +135,9 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         String first = store.put(key, ObjectContent.ofBytes(body)).versionId();
         // Listed after this run's marker exists: a prune that removes one of these markers later lists the
         // markers again after removing it and so sees this run live (Pruner).
-        boolean others =
-                store.listVersions(prefix(name)).stream().anyMatch(v -> !v.key().equals(key) && !v.deleteMarker());
+        boolean others = lookForOthers
+                && store.listVersions(prefix(name)).stream()
+                        .anyMatch(v -> !v.key().equals(key) && !v.deleteMarker());
         RunMarker marker = new RunMarker(store, key, body, first, written, others, clock);
         long every = REFRESH.toMillis();
         marker.refresher.scheduleWithFixedDelay(

@@ -65,6 +65,34 @@ class RunMarkerTest {
     }
 
     /**
+     * A reader's marker (a restore's) is written without listing the other runs' markers: it stands for a
+     * prune to find, which a backup beside it does not change; a backup's marker still sees the others.
+     */
+    @Test
+    void aReadersMarkerStandsWithoutListingTheOtherRuns() {
+        java.util.concurrent.atomic.AtomicInteger listings = new java.util.concurrent.atomic.AtomicInteger();
+        FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, time) {
+            @Override
+            public List<VersionEntry> listVersions(String prefix) {
+                listings.incrementAndGet();
+                return super.listVersions(prefix);
+            }
+        };
+        try (RunMarker first = RunMarker.start(store, "readers", time, false);
+                RunMarker second = RunMarker.start(store, "readers", time, false)) {
+            assertThat(listings).as("no listing at start").hasValue(0);
+            assertThat(second.othersAtStart()).isFalse();
+            assertThat(store.listVersions(RunMarker.prefix("readers")))
+                    .as("both markers stand for a prune to find")
+                    .hasSize(2);
+            try (RunMarker backup = RunMarker.start(store, "readers", time)) {
+                assertThat(backup.othersAtStart()).as("a backup's marker looks").isTrue();
+            }
+        }
+        assertThat(store.listVersions(RunMarker.PREFIX)).as("closed: removed").isEmpty();
+    }
+
+    /**
      * The backup's checks around its manifest, seconds after the marker was written, write no new version
      * (one listing each) yet still find a removal, after which the marker stands again; once the marker is
      * {@link RunMarker#REFRESH} old, a check writes it again as before; close removes every version.
