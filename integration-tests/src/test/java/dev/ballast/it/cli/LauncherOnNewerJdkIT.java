@@ -1,0 +1,104 @@
+package dev.ballast.it.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./ballast} launcher on the newest JDK this machine has (JDK 24 or later, where loading a
+ * JNI library from the class path is reported unless native access is enabled, JEP 472): a backup and a
+ * restore print nothing on either stream with {@code -q}, and restore the file. Skipped where no such
+ * JDK is installed ({@code -Dballast.test.newerJdk=DIR} names one elsewhere than {@code /usr/lib/jvm}).
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class LauncherOnNewerJdkIT {
+    private static final Pattern VERSION = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aQuietBackupAndRestoreThroughTheLauncherPrintNothingOnJdk24OrLater() throws Exception {
+        Optional<Path> jdk = newerJdk();
+        assumeTrue(jdk.isPresent(), "no JDK 24 or later in /usr/lib/jvm or -Dballast.test.newerJdk");
+        Path root = Path.of(System.getProperty("ballast.repository.root", ".."))
+                .toAbsolutePath()
+                .normalize();
+        Path launcher = root.resolve("ballast");
+        assertThat(launcher).isExecutable();
+
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.writeString(source.resolve("notes.txt"), "kept\n");
+        String data = dir.resolve("data").toString();
+
+        Result backup = run(launcher, jdk.get(), "backup", source.toString(), "--data-dir", data, "-q");
+        assertThat(backup.code()).as(backup.output()).isZero();
+        assertThat(backup.output())
+                .as("a new store says it was created; nothing else")
+                .doesNotContain("WARNING");
+
+        Path target = dir.resolve("restored");
+        Result restore = run(launcher, jdk.get(), "restore", "source", target.toString(), "--data-dir", data, "-q");
+        assertThat(restore.code()).as(restore.output()).isZero();
+        assertThat(restore.output()).isEmpty();
+        assertThat(target.resolve("notes.txt")).hasContent("kept");
+    }
+
+    record Result(int code, String output) {}
+
+    private Result run(Path launcher, Path javaHome, String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of(launcher.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", javaHome.toString());
+        pb.environment().put("BALLAST_PASSWORD", CliHarness.TEST_PASSWORD);
+        pb.environment().put("HOME", dir.resolve("home").toString());
+        pb.environment().remove("BALLAST_JAVA_OPTS");
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(4, TimeUnit.MINUTES)).isTrue();
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    /** The installed JDK of the highest feature version, if it is 24 or later. */
+    static Optional<Path> newerJdk() throws IOException {
+        String given = System.getProperty("ballast.test.newerJdk");
+        List<Path> candidates;
+        if (given != null) {
+            candidates = List.of(Path.of(given));
+        } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
+            try (Stream<Path> s = Files.list(Path.of("/usr/lib/jvm"))) {
+                candidates = s.toList();
+            }
+        } else {
+            candidates = List.of();
+        }
+        return candidates.stream()
+                .filter(j -> Files.isExecutable(j.resolve("bin/java")))
+                .filter(j -> featureVersion(j) >= 24)
+                .max(Comparator.comparingInt(LauncherOnNewerJdkIT::featureVersion));
+    }
+
+    private static int featureVersion(Path jdk) {
+        try {
+            Matcher m = VERSION.matcher(Files.readString(jdk.resolve("release")));
+            return m.find() ? Integer.parseInt(m.group(1)) : 0;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+}
