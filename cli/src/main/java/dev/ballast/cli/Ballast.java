@@ -265,6 +265,15 @@ public final class Ballast implements Callable<Integer> {
         cl.getCommandSpec().usageMessage().footer(ExitCodes.HELP_LINES);
         footers(cl);
         cl.setExecutionStrategy(parseResult -> {
+            for (CommandLine.ParseResult r = parseResult; r != null; r = r.subcommand()) {
+                // picocli lets --help and --version pass over what it cannot match ('ballast key --help bogus'
+                // printed the help, exit 0): refused as without them
+                if ((r.isUsageHelpRequested() || r.isVersionHelpRequested())
+                        && !r.unmatched().isEmpty()) {
+                    throw new CommandLine.UnmatchedArgumentException(
+                            r.commandSpec().commandLine(), r.unmatched());
+                }
+            }
             CommandLine.ParseResult leaf = parseResult;
             while (leaf.subcommand() != null) {
                 leaf = leaf.subcommand();
@@ -360,6 +369,23 @@ public final class Ballast implements Callable<Integer> {
             err.println("Error: " + Errors.printable(refusal));
             return ExitCodes.USAGE;
         }
+        if (first != null && c.getSubcommands().containsKey(first) && afterDoubleDash(args, first)) {
+            // 'ballast key -r R -- list': '--' made the subcommand an argument; "Unknown subcommand 'list'
+            // ... Did you mean: key list?" contradicted itself
+            err.println("Error: '--' ends the options, so '" + Errors.printable(first) + "' after it was taken as an"
+                    + " argument, which '" + c.getCommandSpec().qualifiedName() + "' does not take; leave out the"
+                    + " '--' to run '" + c.getCommandSpec().qualifiedName() + " " + first + "' (its options may come"
+                    + " before or after it).");
+            return ExitCodes.USAGE;
+        }
+        if (ex instanceof CommandLine.MissingParameterException missing) {
+            String sentence = missing(c.getCommandSpec(), missing.getMissing());
+            if (sentence != null) {
+                // what is missing, and how to give it: nothing left for --help to add
+                err.println("Error: " + Errors.printable(sentence));
+                return ExitCodes.USAGE;
+            }
+        }
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && c.getCommandSpec().parent() == null
                 && !unmatched.getUnmatched().isEmpty()
@@ -393,6 +419,59 @@ public final class Ballast implements Callable<Integer> {
                         ? "commands and options."
                         : c.getSubcommands().isEmpty() ? "options." : "subcommands and options."));
         return ExitCodes.USAGE;
+    }
+
+    /** Whether {@code word} comes after a {@code --} in {@code args}. */
+    private static boolean afterDoubleDash(String[] args, String word) {
+        int dash = java.util.Arrays.asList(args).indexOf("--");
+        return dash >= 0
+                && java.util.Arrays.asList(args).subList(dash + 1, args.length).contains(word);
+    }
+
+    /** What each positional parameter is, by its label, for the sentence naming it missing. */
+    private static final Map<String, String> POSITIONALS = Map.of(
+            "DIR", "the directory to back up",
+            "NAME", "the backup's name",
+            "TARGET-DIR", "the directory to restore into",
+            "NAME/PATH", "the backup's name and the file's path in it (e.g. jdk/lib/modules)",
+            "index|packs", "what to repair, 'index' or 'packs'",
+            "ID", "the ID of the key to remove (its first characters are enough)");
+
+    /**
+     * One sentence for parameters missing from {@code spec}'s command line: what each is and how to pass it
+     * ("Missing the ID of the key to remove ...: pass it as 'ballast key remove ID'; 'ballast key list' lists
+     * the IDs."), or for an option, the value it needs; null for anything else.
+     */
+    static @Nullable String missing(CommandSpec spec, List<CommandLine.Model.ArgSpec> missing) {
+        int from = Integer.MAX_VALUE;
+        for (CommandLine.Model.ArgSpec a : missing) {
+            if (a instanceof CommandLine.Model.OptionSpec o) {
+                return o.longestName() + " was given without its " + o.paramLabel() + "; pass it as " + o.longestName()
+                        + " " + o.paramLabel() + ".";
+            }
+            from = Math.min(
+                    from, ((CommandLine.Model.PositionalParamSpec) a).index().min());
+        }
+        // picocli names the first missing one; the required ones after it are missing too
+        List<String> what = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        for (CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
+            if (p.index().min() >= from && p.arity().min() > 0) {
+                if (!POSITIONALS.containsKey(p.paramLabel())) {
+                    return null;
+                }
+                what.add(POSITIONALS.get(p.paramLabel()));
+                labels.add(p.paramLabel());
+            }
+        }
+        if (what.isEmpty()) {
+            return null;
+        }
+        String where = labels.contains("ID")
+                ? "; 'ballast key list' lists the IDs"
+                : labels.contains("NAME") || labels.contains("NAME/PATH") ? "; 'ballast list' lists the names" : "";
+        return "Missing " + String.join(" and ", what) + ": pass " + (what.size() == 1 ? "it" : "them") + " as '"
+                + spec.qualifiedName() + " " + positionals(spec) + "'" + where + ".";
     }
 
     /** Gives every subcommand, at any depth, the exit-code list of its own (ExitCodes.helpLines). */

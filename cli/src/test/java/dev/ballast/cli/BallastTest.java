@@ -236,13 +236,13 @@ class BallastTest {
             "--timeout 'PTsoon' is not a duration",
             "--endpoint 'not a url' is not an S3 endpoint URL; give one like http://localhost:9000",
             "--endpoint 'ftp://host/' is not an S3 endpoint URL",
-            "Missing required parameter"
+            "Missing the directory to restore into: pass it as 'ballast restore NAME TARGET-DIR [PATH...]'"
         };
         for (int i = 0; i < inputs.length; i++) {
             err.reset();
             assertThat(run(inputs[i])).as(String.join(" ", inputs[i])).isEqualTo(ExitCodes.USAGE);
             // a value's sentence says what the option takes; other mistakes point to --help
-            if (!expected[i].startsWith("--")) {
+            if (!expected[i].startsWith("--") && !expected[i].startsWith("Missing")) {
                 assertThat(err()).as(String.join(" ", inputs[i])).contains("--help' lists the accepted options.");
             }
             assertThat(err())
@@ -309,6 +309,102 @@ class BallastTest {
                 .startsWith("Error: Unknown subcommand 'passwrd' of 'ballast key': pass one of list, add, remove ID,"
                         + " passwd.")
                 .contains("Did you mean: key passwd?");
+    }
+
+    /** 'ballast key -r R -- list' said "Unknown subcommand 'list' ... Did you mean: key list?". */
+    @Test
+    void aSubcommandAfterDoubleDashIsSaidToBeAnArgumentWithWhatToType() {
+        assertThat(again("key", "-r", home.resolve("r").toString(), "--", "list"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: '--' ends the options, so 'list' after it was taken as an argument, which"
+                        + " 'ballast key' does not take; leave out the '--' to run 'ballast key list' (its options"
+                        + " may come before or after it).\n");
+        assertThat(again("--", "list")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: '--' ends the options, so 'list' after it was taken as an argument, which"
+                        + " 'ballast' does not take; leave out the '--' to run 'ballast list' (its options may come"
+                        + " before or after it).\n");
+        // a word after '--' that names no subcommand is refused as before
+        assertThat(again("key", "--", "bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: Unknown subcommand 'bogus' of 'ballast key'");
+        assertNoStoreOpened();
+    }
+
+    /** 'ballast key remove' without an ID printed picocli's "Missing required parameter: 'ID'". */
+    @Test
+    void aMissingArgumentIsOneSentenceSayingWhatItIsAndHowToPassIt() {
+        String[][] inputs = {
+            {"key", "remove"},
+            {"backup"},
+            {"restore"},
+            {"restore", "n"},
+            {"ls"},
+            {"verify"},
+            {"forget"},
+            {"versions"},
+            {"repair"},
+            {"ls", "src", "--manifest-version"},
+            {"list", "-r"},
+        };
+        String[] expected = {
+            "Missing the ID of the key to remove (its first characters are enough): pass it as 'ballast key remove"
+                    + " ID'; 'ballast key list' lists the IDs.",
+            "Missing the directory to back up: pass it as 'ballast backup DIR'.",
+            "Missing the backup's name and the directory to restore into: pass them as 'ballast restore NAME"
+                    + " TARGET-DIR [PATH...]'; 'ballast list' lists the names.",
+            "Missing the directory to restore into: pass it as 'ballast restore NAME TARGET-DIR [PATH...]'.",
+            "Missing the backup's name: pass it as 'ballast ls NAME'; 'ballast list' lists the names.",
+            "Missing the backup's name: pass it as 'ballast verify NAME'; 'ballast list' lists the names.",
+            "Missing the backup's name: pass it as 'ballast forget NAME'; 'ballast list' lists the names.",
+            "Missing the backup's name and the file's path in it (e.g. jdk/lib/modules): pass it as 'ballast"
+                    + " versions NAME/PATH'; 'ballast list' lists the names.",
+            "Missing what to repair, 'index' or 'packs': pass it as 'ballast repair index|packs'.",
+            "--manifest-version was given without its ID; pass it as --manifest-version ID.",
+            "--repo was given without its REPO; pass it as --repo REPO.",
+        };
+        for (int i = 0; i < inputs.length; i++) {
+            assertThat(again(inputs[i])).as(String.join(" ", inputs[i])).isEqualTo(ExitCodes.USAGE);
+            assertThat(err()).as(String.join(" ", inputs[i])).isEqualTo("Error: " + expected[i] + "\n");
+        }
+        assertNoStoreOpened();
+    }
+
+    /** 'ballast key --help bogus' printed the help and exited 0. */
+    @Test
+    void anArgumentBesideHelpIsRefusedAsItIsWithoutHelp() {
+        assertThat(again("key", "--help", "bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: Unknown subcommand 'bogus' of 'ballast key': pass one of list, add, remove ID,"
+                        + " passwd.\n'ballast key --help' lists the accepted subcommands and options.\n");
+        assertThat(again("list", "--help", "bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: 'ballast list' takes no arguments; 'bogus' is one argument too many.\n");
+        for (String[] args : List.of(
+                new String[] {"--help", "bogus"},
+                new String[] {"key", "list", "--help", "bogus"},
+                new String[] {"key", "remove", "-h", "a", "b"},
+                new String[] {"restore", "--help", "--bogus"},
+                new String[] {"check", "--version", "bogus"})) {
+            assertThat(again(args)).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+            assertThat(out()).as(String.join(" ", args)).isEmpty();
+            assertThat(err()).as(String.join(" ", args)).startsWith("Error: ").doesNotContain("Usage:");
+        }
+        // what the command takes still goes with --help
+        assertThat(again("restore", "--help", "n", "t", "a/b")).isZero();
+        assertThat(again("key", "--help", "list")).isZero();
+        assertThat(out()).contains("Usage: ballast key ");
+        assertNoStoreOpened();
+    }
+
+    /** {@link #run(String...)} with what the commands before it printed forgotten. */
+    private int again(String... args) {
+        out.reset();
+        err.reset();
+        return run(args);
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     @Test
