@@ -4,9 +4,11 @@ import dev.ballast.backup.CheckResult;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.backup.verify.DataSubset;
 import dev.ballast.backup.verify.RepositoryCheck;
+import dev.ballast.storage.object.VersionEntry;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -86,18 +88,18 @@ final class CheckCommand extends BallastCommand {
                             transferOptions.transfers,
                             subset,
                             ctx.clock()));
-            return report(session, r);
+            return report(session, repo, r);
         }
     }
 
-    private int report(StoreSession session, CheckResult r) {
+    private int report(StoreSession session, Repository repo, CheckResult r) {
         printDamage(r.damage());
         int lacking = 0;
-        int unopened = 0;
+        List<String> removals = new java.util.ArrayList<>();
         for (CheckResult.SnapshotDamage s : r.snapshotDamage()) {
             List<String> files = s.files();
             if (files.isEmpty()) {
-                unopened++;
+                removals.add(removal(repo, s));
             } else {
                 lacking++;
             }
@@ -143,8 +145,24 @@ final class CheckCommand extends BallastCommand {
             return ExitCodes.OK;
         }
         ctx.out().println("Check FAILED: " + totals);
-        ctx.err().println(advice(r, lacking, unopened));
+        ctx.err().println(advice(r, lacking, removals));
         return ExitCodes.INTEGRITY;
+    }
+
+    /**
+     * The command that removes {@code s}, a snapshot whose manifest does not open: by its backup name, or
+     * by its stored key when no version of it opens to tell the name ('ballast forget' takes either); the
+     * newest version of a name only once a newer backup of it exists, as forget never removes the newest.
+     */
+    private static String removal(Repository repo, CheckResult.SnapshotDamage s) {
+        String forget = "'ballast forget " + Errors.printable(s.name()) + " --manifest-version "
+                + Manifests.shortId(s.versionId()) + "'";
+        if (s.name().startsWith(SealedStore.SNAPSHOTS)) {
+            return forget;
+        }
+        List<VersionEntry> versions = Manifests.versions(repo.metadata(), s.name());
+        boolean newest = !versions.isEmpty() && versions.get(0).versionId().equals(s.versionId());
+        return newest ? "a new backup of '" + Errors.printable(s.name()) + "', then " + forget : forget;
     }
 
     /** Damage lines, at most {@link #FILES_SHOWN} per object: a cut pack names every chunk past its end. */
@@ -173,9 +191,11 @@ final class CheckCommand extends BallastCommand {
     }
 
     /** One sentence: what is damaged, and what to run for each kind found. */
-    private static String advice(CheckResult r, int lacking, int unopened) {
+    private static String advice(CheckResult r, int lacking, List<String> removals) {
         java.util.Set<String> objects = new java.util.TreeSet<>();
         r.damage().forEach(d -> objects.add(objectOf(d)));
+        // a snapshot whose manifest does not open is a damaged object too (its manifest), named above
+        int manifests = removals.size();
         boolean packs = objects.stream().anyMatch(o -> o.startsWith("data/"));
         boolean index = objects.stream().anyMatch(o -> o.startsWith("index"));
         List<String> todo = new java.util.ArrayList<>();
@@ -190,11 +210,18 @@ final class CheckCommand extends BallastCommand {
             todo.add("a new backup of each source stores the chunks no pack holds intact again wherever the source"
                     + " still has the files, which heals every snapshot that uses them");
         }
-        if (unopened > 0) {
-            todo.add("a snapshot whose manifest does not open stays unreadable: 'ballast forget NAME"
-                    + " --manifest-version ID' removes it, and the other snapshots restore as they are");
+        if (!removals.isEmpty()) {
+            todo.add((removals.size() == 1
+                            ? "a snapshot whose manifest does not open stays unreadable: "
+                            : "snapshots whose manifests do not open stay unreadable: ")
+                    + String.join(" and ", removals.subList(0, Math.min(FILES_SHOWN, removals.size())))
+                    + (removals.size() > FILES_SHOWN
+                            ? " and so on for the " + (removals.size() - FILES_SHOWN) + " more named above"
+                            : "")
+                    + (removals.size() == 1 ? " removes it" : " remove them")
+                    + ", and the other snapshots restore as they are");
         }
-        return "The repository has " + Summary.count(objects.size(), "damaged object") + " and "
+        return "The repository has " + Summary.count(objects.size() + manifests, "damaged object") + " and "
                 + Summary.count(r.snapshotDamage().size(), "snapshot") + " that cannot be restored in full; "
                 + String.join("; ", todo) + ".";
     }

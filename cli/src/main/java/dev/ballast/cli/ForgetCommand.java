@@ -6,8 +6,10 @@ import dev.ballast.backup.retention.Forgetting.Backup;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.backup.retention.RetentionPolicy;
 import dev.ballast.backup.snapshot.Manifests;
+import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.VersionEntry;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -29,7 +31,12 @@ import picocli.CommandLine.Parameters;
                         + "Incomplete runs are not counted by the policy: those newer than the newest complete backup are kept, "
                         + "older ones removed. Stored files stay until 'prune' (or --prune) deletes those no manifest references.")
 final class ForgetCommand extends BallastCommand {
-    @Parameters(index = "0", paramLabel = "NAME", description = "The backup name.")
+    @Parameters(
+            index = "0",
+            paramLabel = "NAME",
+            description = "The backup name; or, for a snapshot none of whose versions opens (so that its name"
+                    + " cannot be read), its stored key snapshots/... as 'ballast check' names it, with"
+                    + " --manifest-version.")
     String name;
 
     @Option(
@@ -118,6 +125,9 @@ final class ForgetCommand extends BallastCommand {
 
     @Override
     public Integer call() {
+        if (STORED_KEY.matcher(name).matches()) {
+            return forgetUnnamed();
+        }
         name = Manifests.checkExistingName(name);
         RetentionPolicy policy = policy();
         if (policy.empty() && versionIds.isEmpty()) {
@@ -158,6 +168,93 @@ final class ForgetCommand extends BallastCommand {
                 return pruned;
             }
             return code;
+        }
+    }
+
+    /** The stored key of a snapshot in an encrypted repository, which 'ballast check' names when no version opens. */
+    private static final java.util.regex.Pattern STORED_KEY =
+            java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(SealedStore.SNAPSHOTS) + "[0-9a-f]{64}");
+
+    /**
+     * Removes versions of the snapshot stored as {@code name} none of whose versions opens, so that its
+     * backup name cannot be known (sealed inside it): by their IDs, as 'ballast check' names them, any of
+     * them, the newest too, since no backup can start from a version that does not open.
+     */
+    private int forgetUnnamed() {
+        if (!policy().empty() || versionIds.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + name + "' is the stored key of a snapshot, which forget removes only by"
+                            + " --manifest-version ID, as 'ballast check' names its versions.");
+        }
+        try (StoreSession session =
+                        StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE);
+                Repository repo = Repository.of(session)) {
+            if (!repo.packed()) {
+                throw new CliFailure(
+                        ExitCodes.USAGE,
+                        "'" + name + "' names a snapshot of an encrypted repository, and " + session.where()
+                                + " is a store of the earlier format; pass a backup's name as 'ballast list' shows"
+                                + " it.");
+            }
+            SealedStore sealed = repo.sealed();
+            List<VersionEntry> versions = Errors.translate(
+                    session.where(), null, () -> sealed.allSnapshotVersions().getOrDefault(name, List.of()));
+            if (versions.isEmpty()) {
+                throw new CliFailure(
+                        ExitCodes.NOT_FOUND,
+                        "There is no snapshot stored as '" + name + "' in " + session.where()
+                                + "; 'ballast check' names the snapshots whose backup name cannot be read.");
+            }
+            for (VersionEntry v : versions) {
+                String opens = Errors.translate(session.where(), null, () -> nameIfOpens(sealed, v));
+                if (opens != null) {
+                    throw new CliFailure(
+                            ExitCodes.USAGE,
+                            "The snapshot stored as '" + name + "' is of the backup '" + Errors.printable(opens)
+                                    + "' (its version " + Manifests.shortId(v.versionId()) + " opens); pass '"
+                                    + Errors.printable(opens) + "' as its name.");
+                }
+            }
+            List<VersionEntry> remove = new ArrayList<>();
+            for (String id : versionIds) {
+                remove.add(Errors.translate(session.where(), null, () -> Manifests.byIdOrPrefix(versions, name, id)));
+            }
+            ctx.out()
+                    .println((dryRun ? "would remove " : "remove ") + Summary.count(remove.size(), "snapshot")
+                            + " stored as '" + name + "' (no version of it opens, so its backup name cannot be"
+                            + " read):");
+            for (VersionEntry v : remove) {
+                ctx.out().println(line(new Backup(v, null), ""));
+                if (!dryRun) {
+                    Errors.translate(session.where(), null, () -> {
+                        sealed.raw().deleteVersion(name, v.versionId());
+                        return null;
+                    });
+                }
+            }
+            if (dryRun) {
+                ctx.out().println("Dry run: nothing was removed.");
+                return ExitCodes.OK;
+            }
+            ctx.out()
+                    .println("Removed " + Summary.count(remove.size(), "manifest version") + " stored as '" + name
+                            + (prune
+                                    ? "'."
+                                    : "'; 'ballast prune' deletes the stored files no manifest references any"
+                                            + " more."));
+            return prune
+                    ? PruneCommand.packed(ctx, session, grace, PruneCommand.limit(maxUnused), false)
+                    : ExitCodes.OK;
+        }
+    }
+
+    /** The backup name {@code v} holds when it opens; null when it does not. */
+    private static @Nullable String nameIfOpens(SealedStore sealed, VersionEntry v) {
+        try {
+            return sealed.readSnapshot(v.key(), v.versionId()).name();
+        } catch (dev.ballast.backup.BackupException | dev.ballast.storage.ObjectNotFoundException e) {
+            return null;
         }
     }
 

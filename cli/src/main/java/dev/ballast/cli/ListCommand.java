@@ -44,7 +44,7 @@ final class ListCommand extends BallastCommand {
             // Every snapshot there is is damaged: that is not "no backups" (exit 4, as every version damaged is).
             ctx.err()
                     .println("No backup in " + session.where() + " can be listed: " + unreadable
-                            + " snapshot(s) are damaged; run 'ballast verify' on their names if you know them.");
+                            + " snapshot(s) are damaged; 'ballast check' names each with the command that removes it.");
             return ExitCodes.INTEGRITY;
         }
         if (names.isEmpty()) {

@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.testkit.LeakCheck;
@@ -100,6 +101,62 @@ class CheckCommandTest extends EncryptedStoreCli {
         assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out()).startsWith("Check FAILED: ").contains(" 1 snapshot of 1 backup name against the chunks");
         assertThat(err()).contains("Damaged snapshot: of a backup name no version of which opens");
+    }
+
+    /**
+     * The only snapshot's file with a byte flipped: check said "0 damaged objects", and advised 'ballast
+     * forget NAME --manifest-version ID' though no name can be read from it. The snapshot's manifest is the
+     * damaged object, and the command advised removes it.
+     */
+    @Test
+    void aSnapshotThatDoesNotOpenIsADamagedObjectAndTheAdvisedCommandRemovesIt() throws Exception {
+        backedUp();
+        String version = firstSnapshot();
+        String key = flipByteOnDisk("snapshots/", 60);
+        String shortId = Manifests.shortId(version);
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("Damaged snapshot: of a backup name no version of which opens (stored as " + key + ") "
+                        + shortId + " (")
+                .contains("The repository has 1 damaged object and 1 snapshot that cannot be restored in full; a"
+                        + " snapshot whose manifest does not open stays unreadable: 'ballast forget " + key
+                        + " --manifest-version " + shortId + "' removes it, and the other snapshots restore as they"
+                        + " are.")
+                .doesNotContain("forget NAME");
+        assertThat(run(at("list"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("'ballast check' names each with the command that removes it.");
+
+        assertThat(run(at("forget", key, "--manifest-version", shortId)))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("Removed 1 manifest version stored as '" + key + "'");
+        assertThat(run(at("check"))).as(err()).isEqualTo(ExitCodes.OK);
+    }
+
+    /** The newest snapshot of a name that still opens in an older one: named, and removed after a new backup. */
+    @Test
+    void theNewestSnapshotOfANameThatDoesNotOpenIsRemovedAfterANewBackupAsAdvised() throws Exception {
+        Path src = backedUp();
+        writeFiles(src, 0, 1, 100);
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        String newest = savedSnapshot();
+        flipByteOnDisk("snapshots/", 60); // its newest version's file
+        String shortId = Manifests.shortId(newest);
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        String forget = "'ballast forget src --manifest-version " + shortId + "'";
+        assertThat(err())
+                .contains("The repository has 1 damaged object and 1 snapshot that cannot be restored in full; a"
+                        + " snapshot whose manifest does not open stays unreadable: a new backup of 'src', then "
+                        + forget + " removes it");
+
+        assertThat(run(at("forget", "src", "--manifest-version", shortId))).isEqualTo(ExitCodes.USAGE);
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("forget", "src", "--manifest-version", shortId)))
+                .as(err())
+                .isZero();
+        assertThat(run(at("check"))).as(err()).isEqualTo(ExitCodes.OK);
     }
 
     /**
