@@ -146,7 +146,7 @@ class RepositoryHealingTest {
                 .singleElement()
                 .asString()
                 .contains(pack)
-                .contains("Backups.repair(false)");
+                .contains("Backups.repair(true)");
 
         BackupResult second = backups.backup("h", source);
         assertThat(second.ok()).as("%s", second).isTrue();

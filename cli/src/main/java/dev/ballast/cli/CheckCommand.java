@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.backup.CheckResult;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.CipherWarmUp;
+import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.snapshot.SnapshotTime;
@@ -200,8 +201,7 @@ final class CheckCommand extends BallastCommand {
         boolean index = objects.stream().anyMatch(o -> o.startsWith("index"));
         List<String> todo = new java.util.ArrayList<>();
         if (packs) {
-            todo.add("'ballast repair packs' keeps every intact chunk of the damaged packs and drops the others from"
-                    + " the index");
+            todo.add(PackedRepair.KEEP_INTACT_CHUNKS);
         }
         if (index) {
             todo.add("'ballast repair index' writes the index again from the packs");

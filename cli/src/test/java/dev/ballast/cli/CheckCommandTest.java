@@ -51,6 +51,19 @@ class CheckCommandTest extends EncryptedStoreCli {
         return key;
     }
 
+    /** Cuts the first pack's content file to {@code newSize} of its size, as {@code truncate -s} would; returns its key. */
+    private String cutPack(java.util.function.LongUnaryOperator newSize) throws Exception {
+        String pack;
+        try (LocalObjectStore store = store()) {
+            pack = store.list("data/").get(0);
+        }
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(contentFile(pack), java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(newSize.applyAsLong(ch.size()));
+        }
+        return pack;
+    }
+
     @Test
     void anIntactRepositoryIsOkWithAndWithoutReadingItsPacksAndNothingIsWritten() throws Exception {
         backedUp();
@@ -230,15 +243,7 @@ class CheckCommandTest extends EncryptedStoreCli {
     @Test
     void aPackCutOnlyInItsHeaderIsNamedButNoSnapshotIsSaidToLackIt() throws Exception {
         backedUp();
-        String pack;
-        try (LocalObjectStore store = store()) {
-            pack = store.list("data/").get(0);
-        }
-        Path file = contentFile(pack);
-        try (java.nio.channels.FileChannel ch =
-                java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.truncate(ch.size() - 10);
-        }
+        String pack = cutPack(size -> size - 10);
 
         assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err())
@@ -248,6 +253,36 @@ class CheckCommandTest extends EncryptedStoreCli {
         Path restored = home.resolve("restored");
         assertThat(run(at("restore", "src", restored.toString()))).as(err()).isZero();
         assertThat(restored.resolve("f0.bin")).hasSameBinaryContentAs(home.resolve("src/f0.bin"));
+    }
+
+    /**
+     * A pack cut in the middle of its chunks: check advised 'ballast repair packs', restore 'ballast repair
+     * index'. Both now give the one that fixes it cleanly ('repair index' also replaced the pack, but first
+     * reported its file as lost content of the local store and ended with exit 4), in the same words.
+     */
+    @Test
+    void aCutPackGetsTheSameAdviceFromCheckAndRestoreAndTheAdviceWorks() throws Exception {
+        Path src = backedUp();
+        String pack = cutPack(size -> size / 2);
+        String advice = "'ballast repair packs' keeps every intact chunk of the damaged packs and drops the others"
+                + " from the index";
+
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err()).contains("Damaged: " + pack + ": ").contains(advice);
+        assertThat(run(at("restore", "src", home.resolve("r").toString()))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .contains("pack(s) in the store are shorter than the index says (cut: " + pack)
+                .contains(advice)
+                .doesNotContain("repair index");
+
+        assertThat(run(at("repair", "packs"))).as(err()).isEqualTo(ExitCodes.INTEGRITY); // chunks past the cut
+        assertThat(out()).contains("1 damaged pack(s) replaced by their intact chunks");
+        assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
+        assertThat(err())
+                .as("the pack is repaired; the chunks past the cut are gone")
+                .doesNotContain("Damaged: data/");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("check", "--read-data"))).as(err()).isEqualTo(ExitCodes.OK);
     }
 
     /**

@@ -90,7 +90,7 @@ class PackDamageCliTest extends EncryptedStoreCli {
         assertThat(err())
                 .contains("Damaged: 1 pack(s) the index names are not held in full by the store (data/")
                 .contains("but")
-                .contains("Run 'ballast repair packs'");
+                .contains("'ballast repair packs' keeps every intact chunk of the damaged packs");
         assertNoStackTrace();
 
         assertThat(run(at("repair", "packs"))).as(err()).isZero();

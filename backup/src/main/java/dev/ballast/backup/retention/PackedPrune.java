@@ -208,7 +208,7 @@ public final class PackedPrune {
             cut.removeAll(blobs.blobs().missingPacks().keySet());
             if (!cut.isEmpty()) {
                 skipped.add("pack " + cut.iterator().next() + " is shorter than the index says (cut), so its chunks"
-                        + " cannot all be copied; nothing is pruned until " + Advice.REPAIR_INDEX.text()
+                        + " cannot all be copied; nothing is pruned until " + Advice.REPAIR_PACKS.text()
                         + " has replaced it");
             }
         }

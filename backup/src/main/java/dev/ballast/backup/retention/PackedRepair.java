@@ -34,6 +34,15 @@ public final class PackedRepair {
     private PackedRepair() {}
 
     /**
+     * What fixes a damaged or cut pack, in the same words wherever one is found (check, restore, verify,
+     * backup): a repair reading the packs keeps their intact chunks. (A repair of the index alone also
+     * replaced a cut pack, but on the local store it first reported the pack's file as lost content and
+     * ended with exit 4 though no chunk was lost.)
+     */
+    public static final String KEEP_INTACT_CHUNKS = Advice.REPAIR_PACKS.text()
+            + " keeps every intact chunk of the damaged packs and drops the others from the index";
+
+    /**
      * What a repair did.
      *
      * @param report what was found and done; null when it was not attempted
@@ -90,8 +99,7 @@ public final class PackedRepair {
                     + (backup
                             ? "stored again by this backup wherever the source still has them."
                             : "missing until a backup of a source that still has them stores them again.")
-                    + " Run " + Advice.REPAIR_INDEX.text()
-                    + " to keep their intact chunks in new packs and drop the rest.");
+                    + " " + KEEP_INTACT_CHUNKS + ".");
         }
         List<CheckReport.Damage> damaged = repo.damagedIndexFiles();
         if (!damaged.isEmpty()) {
@@ -124,8 +132,7 @@ public final class PackedRepair {
                 + first.getKey() + ": " + Messages.printable(first.getValue())
                 + (cut.size() > 1 ? "; and " + (cut.size() - 1) + " more" : "")
                 + "); the chunks still in them read, but a pack whose header is cut cannot be indexed again"
-                + " from its own bytes. Run " + Advice.REPAIR_PACKS.text()
-                + ": it keeps their intact chunks in new packs.");
+                + " from its own bytes. " + KEEP_INTACT_CHUNKS + ".");
     }
 
     /**
