@@ -63,14 +63,24 @@ final class RestoreFailures {
             Files.createDirectories(target);
         } catch (IOException e) {
             String reason = unwritableReason(e);
-            return reason != null ? reason : "it cannot be created (" + Messages.describeIo(e) + ")";
+            Path refusing = noCreationIn(e);
+            return reason != null
+                    ? reason
+                    : refusing != null
+                            ? "it cannot be created (the file system of " + refusing
+                                    + " does not allow creating anything in it)"
+                            : "it cannot be created (" + Messages.describeIo(e) + ")";
         }
         Path probe;
         try {
             probe = temporaries.create(target.resolve("probe"), Files::createFile);
         } catch (IOException e) {
             String reason = unwritableReason(e);
-            return reason != null ? reason : "nothing can be created in it (" + withoutTemporaryName(e) + ")";
+            return reason != null
+                    ? reason
+                    : noCreationIn(e) != null
+                            ? "nothing can be created in it (its file system does not allow creating files there)"
+                            : "nothing can be created in it (" + withoutTemporaryName(e) + ")";
         }
         try {
             Files.delete(probe);
@@ -78,6 +88,19 @@ final class RestoreFailures {
             // an empty file of this run's name, which its next run into this target removes
         }
         return null;
+    }
+
+    /**
+     * The directory in which {@code e} says nothing can be created: a "no such file or directory" for a new
+     * name in a directory that exists ({@code /proc/1} answers so, whatever the name); null for any other
+     * failure.
+     */
+    private static @Nullable Path noCreationIn(IOException e) {
+        if (!(e instanceof java.nio.file.NoSuchFileException missing) || missing.getFile() == null) {
+            return null;
+        }
+        Path parent = Path.of(missing.getFile()).getParent();
+        return parent != null && Files.isDirectory(parent) ? parent : null;
     }
 
     /** The failure of a file, directory or link whose attributes (or the link itself) could not be restored. */
