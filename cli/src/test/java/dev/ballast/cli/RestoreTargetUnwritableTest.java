@@ -27,9 +27,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class RestoreTargetUnwritableTest extends InProcessCli {
     private final TmpfsDisks disks = new TmpfsDisks();
 
+    /** Other file systems a test mounted, unmounted after it. */
+    private final List<Path> mounted = new java.util.ArrayList<>();
+
     @AfterEach
     void unmount() throws Exception {
         disks.close();
+        TmpfsDisks.unmount(mounted);
     }
 
     /** Backs up 30 files of {@code bytes} random bytes each in {@code s/d}. */
@@ -95,6 +99,31 @@ class RestoreTargetUnwritableTest extends InProcessCli {
                         + " (the file system of /proc/1 does not allow creating anything in it): 30 files not"
                         + " restored (first: d/f00); nothing was restored. Run the restore again once the cause is"
                         + " fixed.");
+    }
+
+    /**
+     * A directory inside the target that exists already and takes no new file from this user (another
+     * user's, chmod 555): each file restored into it was reported by the temporary name it is written under
+     * ({@code it could not be written (TARGET/d/.ballast-...: permission denied)}); it is named by the
+     * user's file. Root may create files where a mode forbids it, so the directory here is the root of a
+     * devpts instance of its own, which refuses a new file to root too ("permission denied").
+     */
+    @Test
+    void aFileInADirectoryThatTakesNoNewFileIsNamedByItsOwnPathNotByATemporaryName() throws Exception {
+        backUp(1000);
+        Path target = Files.createDirectories(home.resolve("t"));
+        Path locked = Files.createDirectories(target.resolve("d"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                TmpfsDisks.sh("mount", "-t", "devpts", "-o", "newinstance", "devpts", locked.toString()),
+                "a devpts instance can be mounted (root)");
+        mounted.add(locked);
+
+        assertThat(run("restore", "s", target.toString(), "--data-dir", data().toString()))
+                .isEqualTo(ExitCodes.INCOMPLETE);
+        assertThat(err())
+                .contains("Not restored: d/f00 (it could not be written (" + locked.resolve("f00")
+                        + ": permission denied))\n")
+                .doesNotContain(".ballast-");
     }
 
     @Test

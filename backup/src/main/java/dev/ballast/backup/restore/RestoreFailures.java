@@ -115,16 +115,37 @@ final class RestoreFailures {
      * which the failure carries, never a name the user never saw.
      */
     static String withoutTemporaryName(Throwable ex) {
+        String named = namingTheUsersFile(ex, null);
+        return named != null ? named : Messages.describeIo(ex);
+    }
+
+    /**
+     * Why writing the user's file {@code dest} failed: where the failure names a temporary file of the run
+     * (the file is written under one, then renamed into place), {@code dest} instead ({@code
+     * /t/sub/a.txt: permission denied}, not {@code /t/sub/.ballast-...}); else the system's reason.
+     */
+    static String notWritten(Throwable ex, Path dest) {
+        String named = namingTheUsersFile(ex, dest);
+        return named != null ? named : RestoreDirectories.reason(ex);
+    }
+
+    /**
+     * The failure {@code ex} of a temporary file of the run, worded as of {@code userFile} (or without a
+     * file when null); null when {@code ex} names no temporary file.
+     */
+    private static @Nullable String namingTheUsersFile(Throwable ex, @Nullable Path userFile) {
         for (Throwable c = ex; c != null; c = c.getCause()) {
             if (c instanceof java.nio.file.FileSystemException fse
                     && (temporary(fse.getFile()) || temporary(fse.getOtherFile()))) {
-                String described = Messages.describeIo(fse); // "FILE: what", the JDK's reason or its kind
-                return fse.getReason() != null
-                        ? RestoreDirectories.reason(fse)
-                        : described.substring(described.indexOf(": ") + 2);
+                if (fse.getReason() != null) {
+                    return RestoreDirectories.reason(fse);
+                }
+                String described = Messages.describeIo(fse); // "FILE: what", the JDK's kind of failure
+                String what = described.substring(described.indexOf(": ") + 2);
+                return userFile == null ? what : userFile + ": " + what;
             }
         }
-        return Messages.describeIo(ex);
+        return null;
     }
 
     private static boolean temporary(@Nullable String file) {

@@ -501,7 +501,7 @@ public final class RestoreRunner {
         } catch (RuntimeException | IOException | Error ex) {
             // An Error too (a heap too small, say): a file this run did not write is a failure it reports,
             // never a file left out of a restore that says it is complete.
-            fail(e, ex);
+            fail(e, dest, ex);
             done.run();
             return;
         }
@@ -512,7 +512,7 @@ public final class RestoreRunner {
                 restored.incrementAndGet();
                 bytes.addAndGet(e.size());
             } catch (RuntimeException | IOException | Error ex) {
-                fail(e, ex);
+                fail(e, dest, ex);
             } finally {
                 done.run();
             }
@@ -525,12 +525,12 @@ public final class RestoreRunner {
             syncers.execute(complete);
         } catch (RuntimeException ex) {
             written.discard();
-            fail(e, ex);
+            fail(e, dest, ex);
             done.run();
         }
     }
 
-    private void fail(ManifestEntry e, Throwable ex) {
+    private void fail(ManifestEntry e, Path dest, Throwable ex) {
         if (ex instanceof RestoreFileWriter.Interrupted) {
             failed.add(new BackupRunner.Failure(
                     shown(e), "interrupted before it was complete; nothing was written for it"));
@@ -568,7 +568,7 @@ public final class RestoreRunner {
             failed.add(new BackupRunner.Failure(shown(e), TARGET_UNWRITABLE));
         } else if (ex instanceof IOException || ex instanceof java.io.UncheckedIOException) {
             failed.add(new BackupRunner.Failure(
-                    shown(e), "it could not be written (" + RestoreDirectories.reason(ex) + ")"));
+                    shown(e), "it could not be written (" + RestoreFailures.notWritten(ex, dest) + ")"));
         } else {
             failed.add(
                     new BackupRunner.Failure(shown(e), "it could not be restored (" + Messages.rootMessage(ex) + ")"));
