@@ -254,7 +254,7 @@ public record Manifest(
         boolean packed = manifest.formatVersion() == PACKED_FORMAT_VERSION;
         Set<String> seen = new HashSet<>();
         for (ManifestEntry entry : manifest.files()) {
-            checkPath(entry.path(), where, seen);
+            checkPath(entry.path(), where, seen, packed);
             if (!isSha256Hex(entry.sha256())) {
                 throw corrupt(where, "the SHA-256 of '" + entry.path() + "' is not 64 lowercase hex digits", null);
             }
@@ -277,16 +277,16 @@ public record Manifest(
         // the files' paths, for the hard links' targets (a copy only when there are hard links)
         Set<String> files = manifest.tree().hardLinks().isEmpty() ? Set.of() : Set.copyOf(seen);
         ManifestTree tree = manifest.tree();
-        tree.directories().forEach(d -> checkPath(d.path(), where, seen));
+        tree.directories().forEach(d -> checkPath(d.path(), where, seen, packed));
         for (ManifestTree.Symlink link : tree.symlinks()) {
-            checkPath(link.path(), where, seen);
+            checkPath(link.path(), where, seen, packed);
             if (link.target().isEmpty() || link.target().indexOf('\0') >= 0) {
                 throw corrupt(
                         where, "the symbolic link '" + link.path() + "' has an empty target or one with a NUL", null);
             }
         }
         for (ManifestTree.HardLink link : tree.hardLinks()) {
-            checkPath(link.path(), where, seen);
+            checkPath(link.path(), where, seen, packed);
             if (!files.contains(link.target())) {
                 throw corrupt(
                         where,
@@ -298,15 +298,22 @@ public record Manifest(
         return manifest;
     }
 
-    /** Refuses an unsafe path and one listed before (as a file, directory or link). */
-    private static void checkPath(String path, String where, Set<String> seen) {
+    /**
+     * Refuses an unsafe path and one listed before (as a file, directory or link). The advice is to restore
+     * another version; the manifest of the earlier formats is a plain object that can be inspected, a sealed
+     * one ({@code packed}, format 3) cannot.
+     */
+    private static void checkPath(String path, String where, Set<String> seen, boolean packed) {
         String problem = SafePaths.problem(path);
         if (problem != null) {
             throw new BackupException(
                     BackupException.Kind.INTEGRITY,
                     "The manifest " + where + " names the path '" + Names.printable(path)
                             + "', which is refused because " + problem + "; nothing was restored. Restore "
-                            + Advice.ANOTHER_VERSION.text() + " or inspect the manifest.");
+                            + Advice.ANOTHER_VERSION.text()
+                            + (packed
+                                    ? " (" + Advice.LIST_VERSIONS.text() + ")."
+                                    : " " + Advice.INSPECT_MANIFEST.text() + "."));
         }
         if (!seen.add(path)) {
             throw corrupt(where, "it lists '" + path + "' twice", null);

@@ -95,7 +95,7 @@ public final class SafePaths {
                     "The manifest names the path '" + Names.printable(manifestPath) + "', which is refused because "
                             + problem
                             + "; nothing was restored. The manifest is corrupt or crafted: restore "
-                            + Advice.ANOTHER_VERSION.text() + " " + Advice.INSPECT_MANIFEST.text() + ".");
+                            + Advice.ANOTHER_VERSION.text() + " (" + Advice.LIST_VERSIONS.text() + ").");
         }
         return resolved;
     }
