@@ -104,11 +104,8 @@ final class PruneCommand extends BallastCommand {
      * deleted version itself.
      */
     static void compact(CliContext ctx, StoreSession session) {
-        ObjectStore objects = session.objects();
-        if (objects instanceof LastKnownGoodStore cached) {
-            objects = cached.delegate();
-        }
-        if (objects instanceof LocalObjectStore local) {
+        LocalObjectStore local = local(session);
+        if (local != null) {
             LocalObjectStore.Compaction c = Errors.translate(session.where(), null, local::compact);
             if (c.packsRemoved() > 0) {
                 ctx.out()
@@ -118,6 +115,15 @@ final class PruneCommand extends BallastCommand {
                                 + " given back.");
             }
         }
+    }
+
+    /** The session's local store, or null for an S3 bucket. */
+    private static @Nullable LocalObjectStore local(StoreSession session) {
+        ObjectStore objects = session.objects();
+        if (objects instanceof LastKnownGoodStore cached) {
+            objects = cached.delegate();
+        }
+        return objects instanceof LocalObjectStore local ? local : null;
     }
 
     /** The limit --max-unused gave, or restic's default. */
@@ -140,6 +146,7 @@ final class PruneCommand extends BallastCommand {
      * {@code maxUnused}; prints what it did and returns the exit code.
      */
     static int packed(CliContext ctx, StoreSession session, Duration grace, MaxUnused maxUnused, boolean dryRun) {
+        StoreSpace.Measure before = dryRun ? null : StoreSpace.bytesOf(session.localDirectory());
         try (Repository repo = Repository.of(session)) {
             PackedPrune.Result r = Errors.translate(
                     session.where(),
@@ -156,6 +163,15 @@ final class PruneCommand extends BallastCommand {
             }
             ctx.out().println(packedSummary(r, grace, dryRun));
             ctx.out().println(unusedLeft(r.pruned(), maxUnused, grace, dryRun));
+            LocalObjectStore local = local(session);
+            if (before != null && local != null) {
+                // The repository's small objects (index files, manifest parts) are in the local store's own pack
+                // files: they are rewritten until they hold only what is referenced, and the space is measured.
+                Errors.translate(session.where(), null, local::compactFully);
+                ctx.out()
+                        .println(StoreSpace.report(
+                                before, StoreSpace.bytesOf(session.localDirectory()), r.bytesFreed()));
+            }
             if (r.pruned().liveMissing() > 0) {
                 ctx.err()
                         .println("Warning: " + r.pruned().liveMissing()

@@ -31,6 +31,19 @@ abstract class EncryptedStoreCli extends InProcessCli {
         return src;
     }
 
+    /**
+     * {@link #backedUp()}, then a second backup after a mode change (a new files part of the manifest, no new
+     * chunk) and a forget of the first: the first snapshot's manifest part is left for a prune.
+     */
+    Path withAForgottenManifestPart() throws Exception {
+        Path src = backedUp();
+        Files.setPosixFilePermissions(
+                src.resolve("f0.bin"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
+        return src;
+    }
+
     /** Writes {@code f<i>.bin} for {@code from <= i < to} into {@code src}: 200,000 random bytes seeded {@code seed + i}. */
     static void writeFiles(Path src, int from, int to, int seed) throws java.io.IOException {
         for (int i = from; i < to; i++) {

@@ -491,7 +491,20 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      * @throws StorageUnavailableException if the index or a pack file cannot be read or written
      */
     public Compaction compact() {
-        return writes.compact();
+        return writes.compact(false);
+    }
+
+    /**
+     * As {@link #compact()}, but every pack file holding bytes no version refers to is rewritten, however
+     * few they are, so that the pack files afterwards hold only referenced contents: what a prune that
+     * deleted small objects (an encrypted repository's index files and manifest parts) reports as given
+     * back is then given back. Copies up to the referenced bytes of every such pack.
+     *
+     * @throws IllegalStateException if the store is read-only or closed
+     * @throws StorageUnavailableException if the index or a pack file cannot be read or written
+     */
+    public Compaction compactFully() {
+        return writes.compact(true);
     }
 
     // ------------------------------------------------------------------------------------------- reads

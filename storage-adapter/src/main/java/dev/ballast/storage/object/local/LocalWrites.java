@@ -352,17 +352,17 @@ final class LocalWrites {
      * @throws IllegalStateException if the store is read-only or closed
      * @throws StorageUnavailableException if the index or a pack file cannot be read or written
      */
-    LocalObjectStore.Compaction compact() {
+    LocalObjectStore.Compaction compact(boolean fully) {
         requireWritable();
         writeLock.lock();
         try {
             try {
-                return new PackCompactor(root, writer, packs, journal).run();
+                return new PackCompactor(root, writer, packs, journal, fully).run();
             } catch (StorageException e) {
                 if (!mayUseReserve(root, config, reserve)) {
                     throw e;
                 }
-                return new PackCompactor(root, writer, packs, journal).run();
+                return new PackCompactor(root, writer, packs, journal, fully).run();
             }
         } finally {
             writeLock.unlock();

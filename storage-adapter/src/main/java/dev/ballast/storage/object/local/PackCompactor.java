@@ -25,16 +25,19 @@ final class PackCompactor {
     private final VersionIndex writer;
     private final Packs packs;
     private final Journal journal;
+    /** Whether every pack holding a byte no content row refers to is rewritten, not only those less than half referenced. */
+    private final boolean fully;
 
-    PackCompactor(Path root, VersionIndex writer, Packs packs, Journal journal) {
+    PackCompactor(Path root, VersionIndex writer, Packs packs, Journal journal, boolean fully) {
         this.root = root;
         this.writer = writer;
         this.packs = packs;
         this.journal = journal;
+        this.fully = fully;
     }
 
     /**
-     * Compacts once (see {@link LocalObjectStore#compact()}).
+     * Compacts once (see {@link LocalObjectStore#compact()} and {@link LocalObjectStore#compactFully()}).
      *
      * @throws dev.ballast.storage.StorageException if the index or a pack file cannot be read or written
      */
@@ -51,7 +54,7 @@ final class PackCompactor {
                 if (referenced == 0) {
                     remove.add(id);
                     reclaimed += length;
-                } else if (referenced * 2 < length) {
+                } else if (fully ? referenced < length : referenced * 2 < length) {
                     rewrite.add(id);
                     reclaimed += length - referenced;
                 }
