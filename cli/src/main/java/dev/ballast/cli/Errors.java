@@ -93,16 +93,10 @@ final class Errors {
         if (e instanceof UnsupportedCapabilityException) {
             return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
         }
-        if (e instanceof IntegrityException && String.valueOf(e.getMessage()).contains("is older than its journal")) {
-            // An older copy of index.db put in place of the current one: showing it would show an older state of
-            // the backups, and writing through it would delete what newer ones need (LocalObjectStore's JournalMark).
-            return new CliFailure(
-                    ExitCodes.INTEGRITY,
-                    "The index of " + at + " is older than the store's journal, which records changes made since"
-                            + " (as when an older copy of index.db is put in place of the current one), so it would show an"
-                            + " older state of the backups and a backup, forget or prune could delete what newer ones need;"
-                            + " run 'ballast repair index' to bring it up to date from the journal (nothing was changed).",
-                    e);
+        String journalAdvice =
+                e instanceof IntegrityException ? journalAdvice(String.valueOf(e.getMessage()), at) : null;
+        if (journalAdvice != null) {
+            return new CliFailure(ExitCodes.INTEGRITY, journalAdvice, e);
         }
         if (e instanceof IntegrityException
                 && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
@@ -128,6 +122,29 @@ final class Errors {
                     e);
         }
         return new CliFailure(ExitCodes.INCOMPLETE, "The operation on " + at + " failed: " + e.getMessage(), e);
+    }
+
+    /**
+     * What to say of a local store whose index and journal disagree ({@code message} is the store's), or null
+     * when they do not. An older copy of index.db put in place of the current one: showing it would show an
+     * older state of the backups, and writing through it would delete what newer ones need. A journal that
+     * ends before the position its index recorded: the index is the newer record, and the journal is written
+     * anew from it.
+     */
+    private static @Nullable String journalAdvice(String message, String at) {
+        if (message.contains("is older than its journal")) {
+            return "The index of " + at + " is older than the store's journal, which records changes made since"
+                    + " (as when an older copy of index.db is put in place of the current one), so it would show an"
+                    + " older state of the backups and a backup, forget or prune could delete what newer ones need;"
+                    + " run 'ballast repair index' to bring it up to date from the journal (nothing was changed).";
+        }
+        if (message.contains("ends before its index")) {
+            return "The journal of " + at + " ends before its index (a journal file was cut short, or the journal was"
+                    + " restored from an older copy), so it could no longer rebuild the index; the index is the"
+                    + " newer record and nothing is lost: run 'ballast repair index' to keep the index as it is"
+                    + " and write the journal anew from it (nothing was changed).";
+        }
+        return null;
     }
 
     /** Whether {@code t} says the store ran out of space ({@link Messages#outOfSpace}). */

@@ -157,6 +157,15 @@ final class RepairCommand extends BallastCommand {
         }
         String journal = "its journal (" + Summary.count(r.journalFiles(), "file") + ")";
         String versions = Summary.count(r.versions(), "version") + " of stored files and manifests";
+        if (r.journalShorter()) {
+            ctx.out()
+                    .println("The journal of " + dir
+                            + " ended before its index (a journal file cut short, or the journal"
+                            + " restored from an older copy): the index, the newer record, was kept as it was with its "
+                            + versions + ", the versions only the journal named were removed on purpose, not lost, and"
+                            + " the journal was written anew from the index; nothing else to do.");
+            return missingContent(r) ? ExitCodes.INTEGRITY : ExitCodes.OK;
+        }
         ctx.out()
                 .println(
                         r.changed()
@@ -200,6 +209,14 @@ final class RepairCommand extends BallastCommand {
                             + " below indexes the packs they named from the packs' own headers, then removes them.");
             return r.journalDamage().isEmpty() ? ExitCodes.OK : ExitCodes.INCOMPLETE;
         }
+        if (missingContent(r)) {
+            return ExitCodes.INTEGRITY;
+        }
+        return r.journalDamage().isEmpty() ? ExitCodes.OK : ExitCodes.INCOMPLETE;
+    }
+
+    /** Names the versions whose content is missing, if any, and says what that means. */
+    private boolean missingContent(IndexRebuild r) {
         if (r.contentMissingCount() > 0) {
             for (String lost : r.contentMissing()) {
                 ctx.err().println("Content lost/damaged: " + Errors.printable(lost));
@@ -215,8 +232,8 @@ final class RepairCommand extends BallastCommand {
                                     + " content file is missing, or its bytes no longer match their SHA-256; listed above, as"
                                     + " BACKUP/PATH): 'ballast restore' writes every other file and names these, and a manifest"
                                     + " among them is listed DAMAGED by 'ballast list'. Back the sources up again to store them anew.");
-            return ExitCodes.INTEGRITY;
+            return true;
         }
-        return r.journalDamage().isEmpty() ? ExitCodes.OK : ExitCodes.INCOMPLETE;
+        return false;
     }
 }

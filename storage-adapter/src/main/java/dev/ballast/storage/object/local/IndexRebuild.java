@@ -32,6 +32,10 @@ import org.jspecify.annotations.Nullable;
  *     found was intact and already held exactly what the rebuild put together (every version, in the
  *     same order, with its content where the rebuild found it), in which case it was left as it was
  *     and no copy of it kept aside
+ * @param journalShorter whether the journal ended before the change the index recorded last (a journal
+ *     file cut short, or the journal restored from an older copy): the index, the newer record, was kept
+ *     as it was, the versions only the journal named counted as removed on purpose (not lost), and the
+ *     journal written anew from the index
  */
 public record IndexRebuild(
         boolean journalFound,
@@ -45,7 +49,8 @@ public record IndexRebuild(
         @Nullable Path previousIndex,
         int packFiles,
         long contentFiles,
-        boolean changed) {
+        boolean changed,
+        boolean journalShorter) {
 
     /**
      * A version whose content the store lost.

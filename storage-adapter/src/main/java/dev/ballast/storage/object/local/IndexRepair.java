@@ -47,7 +47,19 @@ final class IndexRepair {
         long contentFiles = contentFiles(dir);
         if (files.isEmpty()) {
             return new IndexRebuild(
-                    false, 0, 0, List.of(), 0, List.of(), false, List.of(), null, packIds.size(), contentFiles, false);
+                    false,
+                    0,
+                    0,
+                    List.of(),
+                    0,
+                    List.of(),
+                    false,
+                    List.of(),
+                    null,
+                    packIds.size(),
+                    contentFiles,
+                    false,
+                    false);
         }
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         boolean first = true;
@@ -57,8 +69,26 @@ final class IndexRepair {
         Set<String> seen = new HashSet<>();
         Map<String, Hint> hints = new HashMap<>();
         Set<String> removed = new HashSet<>();
-        for (Path file : files.values()) {
+        // A base holds every version at its time (JournalFold): the files before it are superseded.
+        Long base = null;
+        boolean baseIntact = false;
+        int read = 0;
+        for (Map.Entry<Long, Path> entry : files.entrySet()) {
+            Path file = entry.getValue();
             Journal.FileContents contents = Journal.read(file);
+            if (contents.base() != null) {
+                base = entry.getKey();
+                baseIntact = contents.damage().isEmpty();
+                first = true;
+                read = 0;
+                damage.clear();
+                unreadable.clear();
+                live.clear();
+                seen.clear();
+                hints.clear();
+                removed.clear();
+            }
+            read++;
             if (first) {
                 threshold = contents.inlineThreshold();
                 first = false;
@@ -95,15 +125,35 @@ final class IndexRepair {
         // short then costs nothing the index held), except the versions the journal says were removed
         // since: an index older than its journal (an older copy put in place) still holds them, and their
         // content may be gone with them.
-        List<Journal.Version> previousRows = intactRows(index);
+        //
+        // An index that records its journal position says exactly which: when the journal ends before that
+        // position (a journal file cut short, or an older journal restored), the index is the newer record and
+        // is kept as it is, and the versions only the journal holds are those removed on purpose since; when a
+        // base of the journal holds a later state than the index (JournalFold), a version the index holds and
+        // the base does not was removed after the index's time.
+        Previous found = intactRows(index);
+        List<Journal.Version> previousRows = found == null ? null : found.rows();
+        boolean journalShorter = found != null
+                && found.position() != null
+                && OlderIndex.compare(dir.resolve(Journal.DIR), found.position())
+                                .standing()
+                        == OlderIndex.Standing.SHORTER;
+        boolean removedSinceBase = base != null
+                && baseIntact
+                && found != null
+                && (found.position() == null || found.position().file() < base);
         Map<String, Hint> previousHints = new HashMap<>();
         if (previousRows != null) {
             boolean added = false;
+            if (journalShorter) {
+                live.clear();
+                added = true;
+            }
             for (Journal.Version v : previousRows) {
                 if (v.address() != null && v.pack() != 0) {
                     previousHints.putIfAbsent(Sha256.hex(v.address()), new Hint(v.pack(), v.offset()));
                 }
-                if (!live.containsKey(v.versionId()) && !removed.contains(v.versionId())) {
+                if (!live.containsKey(v.versionId()) && !removed.contains(v.versionId()) && !removedSinceBase) {
                     live.put(v.versionId(), v);
                     added = true;
                 }
@@ -201,6 +251,22 @@ final class IndexRepair {
         // An intact index that already held what the rebuild put together is left as it was: no copy of it is
         // kept aside, since nothing was changed.
         boolean changed = previousRows == null || !sameContent(ix.connection(), index);
+        Journal.Position written = null;
+        if (changed) {
+            // The journal is written anew from the rebuilt index (a base of a state of its own), which records
+            // it: the index is then current, and the index moved aside is older than it.
+            try {
+                ix.begin();
+                written = JournalFold.writeBase(dir, ix, new Journal(dir, threshold), null, JournalFold.NO_STEPS);
+                ix.recordJournalPosition(written);
+                ix.commit();
+            } catch (SQLException | IOException | RuntimeException e) {
+                ix.rollback();
+                ix.closeQuietly();
+                packs.closeReaders();
+                throw e;
+            }
+        }
         ix.checkpointAndClose();
         packs.closeReaders();
         Path previous = null;
@@ -211,11 +277,23 @@ final class IndexRepair {
             for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
                 Files.deleteIfExists(building.resolveSibling(building.getFileName() + suffix));
             }
+            if (journalShorter) {
+                // The index as it was, and a journal written anew from it, holding the index's state at its position.
+                VersionIndex writer = VersionIndex.openWriter(index, threshold, false);
+                try {
+                    JournalFold.fold(dir, writer, new Journal(dir, threshold), JournalFold.NO_STEPS);
+                } finally {
+                    writer.checkpointAndClose();
+                }
+            }
         }
         Blobs.syncDirectory(dir);
+        if (written != null) {
+            JournalFold.deleteBefore(dir, written.file(), JournalFold.NO_STEPS);
+        }
         return new IndexRebuild(
                 true,
-                files.size(),
+                read,
                 versions,
                 List.copyOf(missing),
                 missingCount,
@@ -225,7 +303,8 @@ final class IndexRepair {
                 previous,
                 packIds.size(),
                 contentFiles,
-                changed);
+                changed,
+                journalShorter);
     }
 
     /**
@@ -240,7 +319,7 @@ final class IndexRepair {
                     + " ON v.seq = c.seq ORDER BY c.k",
             "SELECT address, size, data, refs, pack, pack_offset FROM %1$s.blobs ORDER BY address",
             "SELECT id FROM %1$s.packs ORDER BY id",
-            "SELECT name, value FROM %1$s.meta ORDER BY name",
+            "SELECT name, value FROM %1$s.meta WHERE name <> '" + VersionIndex.JOURNAL_POSITION + "' ORDER BY name",
             "SELECT version_id, metadata FROM %1$s.attributes ORDER BY version_id",
             "SELECT address, digests FROM %1$s.block_digests ORDER BY address",
             "PRAGMA %1$s.user_version");
@@ -324,11 +403,14 @@ final class IndexRepair {
         return null;
     }
 
+    /** The rows of an intact index, and the journal position it records (null when it records none). */
+    private record Previous(List<Journal.Version> rows, Journal.@Nullable Position position) {}
+
     /**
      * The rows of the index at {@code index} when SQLite opens it and {@code PRAGMA quick_check}
      * finds it intact; null when it is missing, empty, damaged or of an unknown schema.
      */
-    private static @Nullable List<Journal.Version> intactRows(Path index) {
+    private static @Nullable Previous intactRows(Path index) {
         if (!Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)) {
             return null;
         }
@@ -338,7 +420,7 @@ final class IndexRepair {
             }
             List<Journal.Version> rows = new ArrayList<>();
             ix.forEachVersion(rows::add);
-            return rows;
+            return new Previous(rows, ix.journalPosition());
         } catch (SQLException | IOException | RuntimeException e) {
             return null; // damaged: rebuilt from the journal alone
         }

@@ -39,8 +39,17 @@ import org.jspecify.annotations.Nullable;
  *   2 REMOVE   key, version ID: the version was removed for good
  *   3 LOCATE   content address (32 bytes), pack (long), offset (long): the content is now there
  *   4 ABORT    count (int): the last count frames of this file belong to a transaction that rolled back
- *   5 COMMIT   (nothing): the frames before it committed
+ *   5 COMMIT   the offset (long) in this file where the frames of the transaction that committed end, which
+ *              is where the index's {@code journal_position} points; nothing in files of the earlier format,
+ *              where it says that the frames before it committed
+ *   6 BASE     the index position (journal file, long; offset, long) whose state this file holds, or 0 and
+ *              0 when it holds a state of its own (a rebuilt index): the file, written whole under a
+ *              temporary name and renamed, holds every version of the index, and the files numbered below
+ *              it are superseded (see {@link JournalFold})
  * </pre>
+ * Every commit records in the index the journal file and the offset its frames reached
+ * ({@link Position}), so that {@link OlderIndex} tells exactly an index behind its journal from a
+ * journal shorter than its index, and a rebuild tells the versions removed on purpose from those lost.
  * The frames after a file's last COMMIT belong to a transaction that may or may not have committed
  * (its writer was killed between syncing them and committing, or after committing but before the
  * marker): a rebuild keeps their versions (their content is on disk) and ignores their removals, so
@@ -69,6 +78,43 @@ final class Journal {
     static final byte LOCATE = 3;
     static final byte ABORT = 4;
     static final byte COMMIT = 5;
+    static final byte BASE = 6;
+
+    /**
+     * A place in the journal: the end of the frames of a transaction in file {@code file}, at byte
+     * {@code offset}. Ordered by file, then offset.
+     */
+    record Position(long file, long offset) implements Comparable<Position> {
+        @Override
+        public int compareTo(Position o) {
+            int byFile = Long.compare(file, o.file);
+            return byFile != 0 ? byFile : Long.compare(offset, o.offset);
+        }
+
+        /** As the index's meta row holds it: the file's number in hex, a colon, the offset. */
+        @Override
+        public String toString() {
+            return String.format("%08x:%d", file, offset);
+        }
+
+        static @Nullable Position parse(@Nullable String s) {
+            if (s == null) {
+                return null;
+            }
+            int colon = s.indexOf(':');
+            try {
+                return new Position(
+                        Long.parseUnsignedLong(s.substring(0, colon), 16), Long.parseLong(s.substring(colon + 1)));
+            } catch (RuntimeException e) {
+                return null; // unreadable: an index without a position
+            }
+        }
+
+        /** The journal file's name. */
+        String fileName() {
+            return String.format("%08x.log", file);
+        }
+    }
 
     /** A frame's payload is never larger than this (a key is at most 1 KiB in S3, 64 KiB here). */
     private static final int MAX_PAYLOAD = 1 << 20;
@@ -76,6 +122,9 @@ final class Journal {
     private final Path dir;
     private final int inlineThreshold;
     private @Nullable FileChannel current;
+    /** The number of {@link #current}. */
+    private long currentId;
+
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
     private final DataOutputStream out = new DataOutputStream(pending);
     /** Frames added and not yet written. */
@@ -103,6 +152,10 @@ final class Journal {
 
     /** Adds a VERSION frame to the next {@link #write}. */
     void version(Version v) throws IOException {
+        frame(versionPayload(v));
+    }
+
+    static byte[] versionPayload(Version v) throws IOException {
         ByteArrayOutputStream payload = new ByteArrayOutputStream(96 + v.key().length());
         DataOutputStream p = new DataOutputStream(payload);
         p.writeByte(VERSION);
@@ -120,7 +173,7 @@ final class Journal {
         p.writeLong(v.modifiedMillis());
         p.writeLong(v.pack());
         p.writeLong(v.offset());
-        frame(payload.toByteArray());
+        return payload.toByteArray();
     }
 
     /** Adds a REMOVE frame to the next {@link #write}. */
@@ -173,17 +226,40 @@ final class Journal {
         }
     }
 
-    /** The transaction whose frames were written since the last call committed. */
-    synchronized void committed() {
+    /**
+     * Where the frames written so far end, to be recorded in the index by the transaction that wrote
+     * them ({@link VersionIndex#recordJournalPosition}); null when nothing was written.
+     */
+    synchronized @Nullable Position position() throws IOException {
+        return current == null ? null : new Position(currentId, current.position());
+    }
+
+    /**
+     * Records in the index, inside its transaction, where the journal's frames end: called after the
+     * transaction's last {@link #write} (and its sync), before its commit.
+     *
+     * @return the position recorded, for {@link #committed(Position)}; null when nothing was written
+     */
+    @Nullable
+    Position record(VersionIndex writer) throws IOException, java.sql.SQLException {
+        Position at = position();
+        if (at != null) {
+            writer.recordJournalPosition(at);
+        }
+        return at;
+    }
+
+    /** The transaction whose frames end at {@code at} (see {@link #record}) committed. */
+    synchronized void committed(@Nullable Position at) {
         int n = uncommitted;
         uncommitted = 0;
-        if (n == 0 || current == null) {
+        if (n == 0 || current == null || at == null || at.file() != currentId) {
             return;
         }
         // Written, not synced: it survives the process being killed, and a rebuild that misses it
         // (a power cut) only treats the transaction as possibly uncommitted, keeping every version.
         try {
-            frame(new byte[] {COMMIT});
+            frame(commitPayload(at.offset()));
             write();
         } catch (IOException e) {
             pending.reset(); // the transaction did commit; a missing marker costs no version
@@ -219,6 +295,10 @@ final class Journal {
         }
     }
 
+    static byte[] commitPayload(long offset) {
+        return ByteBuffer.allocate(9).put(COMMIT).putLong(offset).array();
+    }
+
     synchronized void close() {
         if (current != null) {
             try {
@@ -248,27 +328,48 @@ final class Journal {
                 id++;
             }
         }
+        currentId = id;
         Blobs.syncDirectory(dir);
-        ByteArrayOutputStream payload = new ByteArrayOutputStream(9);
-        DataOutputStream p = new DataOutputStream(payload);
-        p.writeByte(HEADER);
-        p.writeInt(FORMAT);
-        p.writeInt(inlineThreshold);
         byte[] rest = pending.toByteArray();
         int frames = pendingFrames;
         pending.reset();
-        frame(payload.toByteArray());
+        frame(headerPayload(inlineThreshold));
         out.write(rest);
         pendingFrames = frames; // the header is not part of any transaction
     }
 
     private synchronized void frame(byte[] payload) throws IOException {
         pendingFrames++;
+        frame(out, payload);
+    }
+
+    /** Writes one frame of {@code payload} to {@code to}. */
+    static void frame(DataOutputStream to, byte[] payload) throws IOException {
         CRC32C crc = new CRC32C();
         crc.update(payload);
-        out.writeInt(payload.length);
-        out.writeInt((int) crc.getValue());
-        out.write(payload);
+        to.writeInt(payload.length);
+        to.writeInt((int) crc.getValue());
+        to.write(payload);
+    }
+
+    static byte[] headerPayload(int inlineThreshold) {
+        return ByteBuffer.allocate(9)
+                .put(HEADER)
+                .putInt(FORMAT)
+                .putInt(inlineThreshold)
+                .array();
+    }
+
+    /**
+     * Closes the file being appended to, so that the next write opens a new one numbered above every
+     * file present ({@link JournalFold} writes its base first). Called inside an index transaction.
+     */
+    synchronized void startNewFile() {
+        close();
+    }
+
+    int inlineThreshold() {
+        return inlineThreshold;
     }
 
     private static void bytes(DataOutputStream p, byte[] b) throws IOException {
@@ -296,8 +397,9 @@ final class Journal {
             journal.write();
             journal.force();
             writer.markJournalled();
+            Position at = journal.record(writer);
             writer.commit();
-            journal.committed();
+            journal.committed(at);
             LocalObjectStore.LOG.info(
                     "Wrote the {} version(s) of '{}' to its journal, so that its index can be rebuilt", count[0], dir);
             if (inline > 0) {
@@ -360,6 +462,10 @@ final class Journal {
      *     removals and moves of transactions that committed (the others follow them)
      * @param pending the frames after the last COMMIT marker, removals included: a transaction that may
      *     or may not have committed, or is committing now
+     * @param lastCommit the offset in the file the newest COMMIT marker names (for a marker of the earlier
+     *     format, the marker's own offset), -1 when there is none
+     * @param base the position a BASE frame says the file's state is that of ({@code 0:0} for a state of
+     *     its own), null when the file is no base
      */
     record FileContents(
             Path file,
@@ -368,7 +474,9 @@ final class Journal {
             List<String> damage,
             List<String> unreadable,
             int committed,
-            List<Frame> pending) {}
+            List<Frame> pending,
+            long lastCommit,
+            @Nullable Position base) {}
 
     /**
      * Reads one journal file. A frame that fails its CRC, has an impossible length or cannot be parsed
@@ -410,6 +518,8 @@ final class Journal {
         List<String> damage = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
         int lastCommit = 0;
+        long lastCommitOffset = -1;
+        Position base = null;
         int floor = 0; // an ABORT never reaches back across a skipped region
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         int at = 0;
@@ -436,11 +546,15 @@ final class Journal {
                 floor = frames.size();
                 continue;
             }
+            long frameAt = from + at;
             at += 8 + in.getInt(at);
             if (f.type() == HEADER) {
                 threshold = f.count();
+            } else if (f.type() == BASE) {
+                base = new Position(f.pack(), f.offset());
             } else if (f.type() == COMMIT) {
                 lastCommit = frames.size();
+                lastCommitOffset = Math.max(lastCommitOffset, f.offset() < 0 ? frameAt : f.offset());
             } else if (f.type() == ABORT) {
                 for (int i = 0; i < f.count() && frames.size() > Math.max(lastCommit, floor); i++) {
                     frames.remove(frames.size() - 1); // a transaction that rolled back
@@ -463,7 +577,9 @@ final class Journal {
                 List.copyOf(damage),
                 List.copyOf(unreadable),
                 lastCommit,
-                List.copyOf(frames.subList(lastCommit, frames.size())));
+                List.copyOf(frames.subList(lastCommit, frames.size())),
+                lastCommitOffset,
+                base);
     }
 
     /** The whole, valid frame at {@code at}, or null. */
@@ -476,7 +592,7 @@ final class Journal {
             return null;
         }
         byte type = in.get(at + 8);
-        if (type < HEADER || type > COMMIT) {
+        if (type < HEADER || type > BASE) {
             return null;
         }
         CRC32C check = new CRC32C();
@@ -575,7 +691,11 @@ final class Journal {
                 return new Frame(type, null, null, null, null, 0, 0, p.readInt());
             }
             case COMMIT -> {
-                return new Frame(type, null, null, null, null, 0, 0, 0);
+                // the offset its transaction's frames end at; -1 for a marker of the earlier format
+                return new Frame(type, null, null, null, null, 0, payload.length >= 9 ? p.readLong() : -1, 0);
+            }
+            case BASE -> {
+                return new Frame(type, null, null, null, null, p.readLong(), p.readLong(), 0);
             }
             default -> throw new IOException("unknown journal frame type " + type);
         }

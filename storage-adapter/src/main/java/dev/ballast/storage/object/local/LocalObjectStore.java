@@ -162,7 +162,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
      *     its index cannot be created, read or written
      * @throws IntegrityException if the index is older than the store's journal (an older copy of
      *     {@code index.db} put in place of the current one; see {@link OlderIndex}): nothing is read or
-     *     written until {@link #rebuildIndex(Path)} brings it up to date
+     *     written until {@link #rebuildIndex(Path)} brings it up to date; also if the journal ends before
+     *     the position the index recorded (a journal file cut short, or an older journal restored), until
+     *     {@link #rebuildIndex(Path)} writes it anew from the index
      */
     public static LocalObjectStore open(Path root, LocalStoreConfig config) {
         Objects.requireNonNull(root, "root");
@@ -228,6 +230,9 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
             OlderIndex.refuse(dir, writer);
             reserve.ensure();
             Journal.journalEveryVersion(dir, writer, shared.journal(writer.inlineThreshold()));
+            if (shared.firstUser() && !config.forRemoval()) {
+                foldJournal(dir, writer, shared.journal(writer.inlineThreshold()));
+            }
             if (shared.firstUser()) {
                 int orphans = new Packs(dir, config.packSize()).removeOrphans(writer.packs());
                 if (orphans > 0) {
@@ -260,6 +265,19 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
                 throw r;
             }
             throw unavailable(null, "Opening the local object store '" + dir + "' for writing", e);
+        }
+    }
+
+    /**
+     * Folds the journal into one file when it has grown to many (see {@link JournalFold}): maintenance,
+     * so a failure (a full disk) is logged and the store opens as it is; whatever step it stopped at
+     * leaves a journal that rebuilds the index and tells an older one.
+     */
+    private static void foldJournal(Path dir, VersionIndex writer, Journal journal) {
+        try {
+            JournalFold.foldIfLong(dir, writer, journal, JournalFold.NO_STEPS);
+        } catch (IOException | SQLException e) {
+            LOG.warn("Could not fold the journal of '{}' into one file; it stays as it is: {}", dir, e.toString());
         }
     }
 

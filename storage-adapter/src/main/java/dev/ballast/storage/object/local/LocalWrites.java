@@ -305,8 +305,9 @@ final class LocalWrites {
                     journal.remove(key, versionId);
                     journal.write();
                     journal.force();
+                    Journal.Position at = journal.record(writer);
                     writer.commit();
-                    journal.committed();
+                    journal.committed(at);
                     break;
                 } catch (SQLException | IOException e) {
                     rollbackQuietly();
@@ -639,8 +640,9 @@ final class LocalWrites {
             if (!late.isEmpty()) {
                 writeLate(late, pack);
             }
+            Journal.Position at = journal.record(writer);
             writer.commit();
-            journal.committed();
+            journal.committed(at);
             for (Pending p : appended) {
                 Blobs.Staged st = p.staged;
                 if (st != null

@@ -31,6 +31,12 @@ import org.jspecify.annotations.Nullable;
  * reading and the index's: an index found lacking is believed only when the journal is as it was read
  * (each journal file's length), else looked at again. The cost is reading the end of the newest journal
  * file or two and an index lookup.
+ *
+ * <p>That is the check of an index written before positions were recorded. An index that records the
+ * journal position it reached ({@link Journal.Position}) is compared exactly ({@link #compare}): behind
+ * its journal (refused as older), or with a journal shorter than it (a journal file cut short, or an
+ * older journal restored: refused too, since that journal could no longer rebuild it, and
+ * {@link IndexRepair} keeps the index and writes the journal anew from it).
  */
 final class OlderIndex {
     private OlderIndex() {}
@@ -59,6 +65,11 @@ final class OlderIndex {
      */
     static void refuse(Path root, VersionIndex index) throws SQLException {
         Path dir = root.resolve(Journal.DIR);
+        Journal.Position position = index.journalPosition();
+        if (position != null) {
+            refuseAt(root, index, position);
+            return;
+        }
         String lacking = null;
         try {
             for (int look = 0; look < MAX_LOOKS && lacking == null; look++) {
@@ -77,7 +88,11 @@ final class OlderIndex {
         if (lacking == null) {
             return;
         }
-        throw new IntegrityException(
+        throw older(root, lacking);
+    }
+
+    private static IntegrityException older(Path root, String lacking) {
+        return new IntegrityException(
                 LocalObjectStore.INDEX_FILE,
                 "The index (" + LocalObjectStore.INDEX_FILE + ") of the local object store '" + root
                         + "' is older than its journal: it lacks " + lacking
@@ -86,6 +101,118 @@ final class OlderIndex {
                         + " journal (LocalObjectStore.rebuildIndex, 'ballast repair index') before the store is"
                         + " read or written",
                 null);
+    }
+
+    /** How an index that records its journal position stands to the journal. */
+    enum Standing {
+        /** The journal's newest committed change is the one the index reached. */
+        CURRENT,
+        /** The journal records changes committed after the index's position: an older index. */
+        BEHIND,
+        /** The journal ends before the index's position: a journal file cut short, or an older journal. */
+        SHORTER
+    }
+
+    /** The standing and, unless current, what the journal holds where the index's position is. */
+    record Verdict(Standing standing, String what) {}
+
+    private static void refuseAt(Path root, VersionIndex index, Journal.Position position) throws SQLException {
+        Verdict verdict = null;
+        try {
+            // Between two reads of the position, so that a commit meanwhile is not taken for a difference: the
+            // journal's frames are synced before the index commits, its markers written after.
+            for (int look = 0; look < MAX_LOOKS && verdict == null; look++) {
+                Verdict found = compare(root.resolve(Journal.DIR), position);
+                Journal.Position again = index.journalPosition();
+                if (position.equals(again)) {
+                    verdict = found;
+                } else if (again == null) {
+                    return;
+                } else {
+                    position = again;
+                }
+            }
+        } catch (IOException e) {
+            return; // a journal that cannot be read tells nothing here; a rebuild reports it
+        }
+        if (verdict == null || verdict.standing() == Standing.CURRENT) {
+            return;
+        }
+        if (verdict.standing() == Standing.BEHIND) {
+            String lacking;
+            try {
+                lacking = lacking(root.resolve(Journal.DIR), index);
+            } catch (IOException e) {
+                lacking = null;
+            }
+            throw older(
+                    root,
+                    (lacking == null ? "the changes after journal position " + position : lacking) + " ("
+                            + verdict.what() + ")");
+        }
+        throw new IntegrityException(
+                LocalObjectStore.INDEX_FILE,
+                "The journal of the local object store '" + root + "' ends before its index: the index reached"
+                        + " journal position " + position + " but " + verdict.what() + " (a journal file cut short, or "
+                        + Journal.DIR + "/ restored from an older copy); the index is the newer record, and"
+                        + " LocalObjectStore.rebuildIndex ('ballast repair index') keeps it as it is and writes the"
+                        + " journal anew from it",
+                null);
+    }
+
+    /**
+     * How the index at {@code position} stands to the journal in {@code dir}: behind it when a file
+     * numbered above the position's has a committed change (or a base of a later state), or the
+     * position's file has a COMMIT marker naming a later offset; shorter when the position's file is
+     * missing or ends before the position (and no base holds the position's state); else current.
+     */
+    static Verdict compare(Path dir, Journal.Position position) throws IOException {
+        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+            long id = f.getKey();
+            if (id < position.file()) {
+                break;
+            }
+            String name = f.getValue().getFileName().toString();
+            if (!Files.isRegularFile(f.getValue(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(f.getValue() + " is not a regular file, which a journal file must be");
+            }
+            if (id == position.file()) {
+                long size = Files.size(f.getValue());
+                if (size < position.offset()) {
+                    return new Verdict(
+                            Standing.SHORTER,
+                            "journal file " + name + " ends at byte " + size + ", before that position");
+                }
+                Journal.FileContents contents = Journal.read(f.getValue(), position.offset());
+                return contents.lastCommit() > position.offset()
+                        ? new Verdict(
+                                Standing.BEHIND,
+                                "journal file " + name + " records changes committed after position " + position
+                                        + ", to byte " + contents.lastCommit())
+                        : new Verdict(Standing.CURRENT, "");
+            }
+            Journal.FileContents contents = Journal.read(f.getValue());
+            Journal.Position base = contents.base();
+            if (base != null) {
+                int c = base.file() == 0 ? 1 : base.compareTo(position);
+                return c > 0
+                        ? new Verdict(
+                                Standing.BEHIND,
+                                "journal file " + name + " holds the state of a position later than " + position)
+                        : c == 0
+                                ? new Verdict(Standing.CURRENT, "")
+                                : new Verdict(
+                                        Standing.SHORTER,
+                                        "journal file " + name + " holds the state of an earlier position (" + base
+                                                + ")");
+            }
+            if (contents.lastCommit() >= 0) {
+                return new Verdict(
+                        Standing.BEHIND,
+                        "journal file " + name + " records changes committed after position " + position);
+            }
+        }
+        return new Verdict(Standing.SHORTER, "journal file " + position.fileName() + " is missing");
     }
 
     /** The lengths of the newest journal files, by number: what a writer changes first. */

@@ -175,8 +175,9 @@ final class PackCompactor {
         }
         journal.write();
         journal.force();
+        Journal.Position at = journal.record(writer);
         writer.commit();
-        journal.committed();
+        journal.committed(at);
         return copied.size();
     }
 }

@@ -338,6 +338,34 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         }
     }
 
+    /** The meta row holding the journal position the index has reached ({@link Journal.Position}). */
+    static final String JOURNAL_POSITION = "journal_position";
+
+    private @Nullable PreparedStatement recordPosition;
+
+    /**
+     * The journal position whose every change the index holds, recorded by its newest commit that wrote
+     * to the journal; null for an index written before positions were recorded.
+     */
+    Journal.@Nullable Position journalPosition() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT value FROM meta WHERE name = ?")) {
+            ps.setString(1, JOURNAL_POSITION);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Journal.Position.parse(rs.getString(1)) : null;
+            }
+        }
+    }
+
+    /** Records that the index holds every change of the journal up to {@code at}; the caller commits. */
+    void recordJournalPosition(Journal.Position at) throws SQLException {
+        if (recordPosition == null) {
+            recordPosition = connection.prepareStatement("INSERT OR REPLACE INTO meta VALUES (?, ?)");
+        }
+        recordPosition.setString(1, JOURNAL_POSITION);
+        recordPosition.setString(2, at.toString());
+        recordPosition.executeUpdate();
+    }
+
     /** Records the store's inline threshold (a rebuilt index); the caller commits. */
     void setInlineThreshold(int threshold) throws SQLException {
         try (PreparedStatement ps =

@@ -299,6 +299,7 @@ class IndexRebuildTest {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + root().resolve(LocalObjectStore.INDEX_FILE));
                 Statement s = c.createStatement()) {
             s.execute("DELETE FROM meta WHERE name = '" + VersionIndex.JOURNALLED + "'");
+            s.execute("DELETE FROM meta WHERE name = '" + VersionIndex.JOURNAL_POSITION + "'");
             s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
         }
     }
@@ -316,7 +317,7 @@ class IndexRebuildTest {
             last = logs.sorted().reduce((x, y) -> y).orElseThrow();
         }
         try (RandomAccessFile f = new RandomAccessFile(last.toFile(), "rw")) {
-            f.setLength(f.length() - 9 - 3); // the last frame is the 9-byte COMMIT: cut into the VERSION before it
+            f.setLength(f.length() - 17 - 3); // the last frame is the 17-byte COMMIT: cut into the VERSION before it
         }
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
 

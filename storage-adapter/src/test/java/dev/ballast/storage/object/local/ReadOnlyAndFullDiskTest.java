@@ -198,8 +198,12 @@ class ReadOnlyAndFullDiskTest {
         Path root = disk.resolve("store");
         filledWithVersions(disk, root);
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> LocalObjectStore.open(root).close())
+        // Refused when it opens (SQLite cannot grow its shared memory file) or when it writes.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+                    try (LocalObjectStore store = LocalObjectStore.open(root)) {
+                        store.put("more", ObjectContent.ofBytes(random(99, 1024 * 1024)));
+                    }
+                })
                 .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class);
         assertThat(Files.size(root.resolve(SpaceReserve.FILE))).isEqualTo(SpaceReserve.BYTES);
     }
