@@ -1,18 +1,13 @@
 package dev.ballast.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
-import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.StorageException;
-import dev.ballast.storage.object.local.LocalObjectStore;
-import dev.ballast.storage.object.s3.S3ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,12 +70,7 @@ public final class Ballast implements Callable<Integer> {
         System.setOut(utf8(stdout));
         System.setErr(utf8(new java.io.FileOutputStream(java.io.FileDescriptor.err)));
         quietLogs();
-        boolean s3 = namesS3Endpoint(args, System.getenv(RepositoryOption.VARIABLE));
-        warmUp(!s3);
-        prepareKeyDerivation(args);
-        if (s3) {
-            prepareS3();
-        }
+        StartUp.begin(args, System.getenv(RepositoryOption.VARIABLE));
         Cancellation cancellation = new Cancellation();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -516,103 +506,6 @@ public final class Ballast implements Callable<Integer> {
         setIfAbsent(LOG_PREFIX + "log.dev.ballast.http", "error");
         setIfAbsent(LOG_PREFIX + "showThreadName", "false");
         setIfAbsent(LOG_PREFIX + "showShortLogName", "true");
-    }
-
-    /**
-     * Loads, on a second thread while the command line is parsed, what nearly every command needs
-     * next: the local store's SQLite driver and native library, the SHA-256 provider and the JSON
-     * parser, and the JDK's AES-GCM and HMAC. On two or more cores this takes a few hundred
-     * milliseconds off a short command. Nothing waits for it; a failure is met again, and reported, where
-     * the command needs the part. A command given an S3 endpoint ({@code localStore} false) never opens
-     * the local store: loading SQLite for it took about 0.25 s of CPU from the other threads of a restore
-     * from Ceph RGW (async-profiler), on two cores that the command's own threads need.
-     */
-    private static void warmUp(boolean localStore) {
-        Thread warmUp = new Thread(
-                () -> {
-                    if (localStore) {
-                        LocalObjectStore.preload();
-                    }
-                    try {
-                        MessageDigest.getInstance("SHA-256").digest(new byte[64]);
-                        // the first Cipher sets up the JDK's JCE (its policy files, its providers): about
-                        // 20 ms the key file's opening would otherwise spend after the key derivation
-                        javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
-                        javax.crypto.Mac.getInstance("HmacSHA256");
-                    } catch (java.security.GeneralSecurityException ignored) {
-                        // every JDK has these; the command reports it if not
-                    }
-                    new JsonFactory();
-                },
-                "ballast-warm-up");
-        warmUp.setDaemon(true);
-        warmUp.start();
-    }
-
-    /** The commands that open a repository, and so derive a key from its password. */
-    private static final java.util.Set<String> DERIVING =
-            java.util.Set.of("init", "backup", "restore", "list", "ls", "verify", "forget", "prune", "repair", "key");
-
-    /**
-     * For a command that will derive the key of a repository's password (Argon2id, 64 MiB by
-     * default), allocates that memory now on a thread of its own (KdfParameters#prepare): its page
-     * faults are then paid while the arguments are parsed and the store opened, not when the key is
-     * derived. Not for help, a version or a store of the unencrypted format asked for.
-     */
-    private static void prepareKeyDerivation(String[] args) {
-        if (args.length == 0 || !DERIVING.contains(args[0])) {
-            return;
-        }
-        for (String a : args) {
-            if (a.equals("--help")
-                    || a.equals("-h")
-                    || a.equals("--version")
-                    || a.equals("-V")
-                    || a.equals("--insecure-no-encryption")) {
-                return;
-            }
-        }
-        Thread prepare = new Thread(KdfParameters.DEFAULT::prepare, "ballast-kdf-memory");
-        prepare.setDaemon(true);
-        prepare.start();
-    }
-
-    /**
-     * For a command given an S3 endpoint ({@code --endpoint}, or {@code s3:...} as {@code -r},
-     * {@code --repo} or, without {@code --data-dir}, {@code $BALLAST_REPOSITORY}), does the S3 store's
-     * one-time start-up work ({@link S3ObjectStore#preload}: the TLS context, the AWS SDK's service
-     * metadata) on a thread of its own while the arguments are parsed and the password read, not on the
-     * main thread when the store is opened (about 0.2 s of a restore from Ceph RGW given {@code -r
-     * s3:...}, which did it on the main thread). A wrong guess costs that thread's CPU, and the local
-     * store's classes are then loaded when the command opens it.
-     */
-    private static void prepareS3() {
-        Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
-        preload.setDaemon(true);
-        preload.start();
-    }
-
-    /** Whether {@code args} (or {@code variable}, $BALLAST_REPOSITORY) name an S3 endpoint, as {@link #prepareS3} says. */
-    static boolean namesS3Endpoint(String[] args, @Nullable String variable) {
-        boolean local = false;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--endpoint") || a.startsWith("--endpoint=")) {
-                return true;
-            }
-            String repo = a.startsWith("--repo=")
-                    ? a.substring("--repo=".length())
-                    : (a.equals("-r") || a.equals("--repo")) && i + 1 < args.length ? args[i + 1] : null;
-            if (repo != null) {
-                return isS3(repo);
-            }
-            local |= a.equals("--data-dir") || a.startsWith("--data-dir=");
-        }
-        return !local && variable != null && isS3(variable);
-    }
-
-    private static boolean isS3(String repository) {
-        return repository.regionMatches(true, 0, "s3:", 0, 3);
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which command lines get the S3 start-up work done ahead ({@code Ballast.prepareS3}): every way of
+ * Which command lines get the S3 start-up work done ahead ({@code StartUp.prepareS3}): every way of
  * naming an S3 endpoint, and none of naming a local store (a restore given {@code -r s3:...} did that
  * work on its main thread).
  */
 class S3PreloadTest {
     private static boolean s3(String variable, String... args) {
-        return Ballast.namesS3Endpoint(args, variable);
+        return StartUp.namesS3Endpoint(args, variable);
     }
 
     @Test
