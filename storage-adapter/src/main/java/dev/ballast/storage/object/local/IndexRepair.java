@@ -42,7 +42,7 @@ final class IndexRepair {
     /** Rebuilds the index of the store in {@code dir}; the caller holds the writer lock. */
     static IndexRebuild rebuild(Path dir) throws IOException, SQLException {
         Path index = dir.resolve(LocalObjectStore.INDEX_FILE);
-        var files = Journal.files(dir.resolve(Journal.DIR));
+        var files = JournalFiles.files(dir.resolve(Journal.DIR));
         TreeSet<Long> packIds = packFiles(dir);
         long contentFiles = contentFiles(dir);
         if (files.isEmpty()) {
@@ -75,7 +75,7 @@ final class IndexRepair {
         int read = 0;
         for (Map.Entry<Long, Path> entry : files.entrySet()) {
             Path file = entry.getValue();
-            Journal.FileContents contents = Journal.read(file);
+            JournalFiles.FileContents contents = JournalFiles.read(file);
             if (contents.base() != null) {
                 base = entry.getKey();
                 baseIntact = contents.damage().isEmpty();
@@ -97,7 +97,7 @@ final class IndexRepair {
                 damage.add(file.getFileName() + ": " + d);
             }
             unreadable.addAll(contents.unreadable());
-            for (Journal.Frame f : contents.frames()) {
+            for (JournalFiles.Frame f : contents.frames()) {
                 switch (f.type()) {
                     case Journal.VERSION -> {
                         Journal.Version v = f.version();

@@ -49,7 +49,7 @@ final class JournalFold {
     /** Folds the journal of the store in {@code root} when it holds more than {@value #FOLD_AT} files. */
     static void foldIfLong(Path root, VersionIndex writer, Journal journal, Steps steps)
             throws IOException, SQLException {
-        if (Journal.files(root.resolve(Journal.DIR)).size() > FOLD_AT) {
+        if (JournalFiles.files(root.resolve(Journal.DIR)).size() > FOLD_AT) {
             fold(root, writer, journal, steps);
             LocalObjectStore.LOG.info("Folded the journal of '{}' into one file", root);
         }
@@ -87,7 +87,7 @@ final class JournalFold {
         journal.startNewFile();
         deleteTemporaryFiles(dir);
         long id = through == null ? 1 : through.file() + 1;
-        for (long existing : Journal.files(dir).keySet()) {
+        for (long existing : JournalFiles.files(dir).keySet()) {
             id = Math.max(id, existing + 1);
         }
         Path file = dir.resolve(String.format("%08x.log", id));
@@ -126,7 +126,7 @@ final class JournalFold {
     /** Deletes the journal files numbered below {@code base}, which it supersedes. */
     static void deleteBefore(Path root, long base, Steps steps) throws IOException {
         Path dir = root.resolve(Journal.DIR);
-        for (Map.Entry<Long, Path> f : Journal.files(dir).headMap(base).entrySet()) {
+        for (Map.Entry<Long, Path> f : JournalFiles.files(dir).headMap(base).entrySet()) {
             Files.deleteIfExists(f.getValue());
             steps.reached("deleted " + f.getValue().getFileName());
         }

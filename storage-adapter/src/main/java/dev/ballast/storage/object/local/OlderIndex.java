@@ -167,7 +167,7 @@ final class OlderIndex {
      * missing or ends before the position (and no base holds the position's state); else current.
      */
     static Verdict compare(Path dir, Journal.Position position) throws IOException {
-        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+        for (Map.Entry<Long, Path> f : JournalFiles.files(dir).descendingMap().entrySet()) {
             long id = f.getKey();
             if (id < position.file()) {
                 break;
@@ -183,7 +183,7 @@ final class OlderIndex {
                             Standing.SHORTER,
                             "journal file " + name + " ends at byte " + size + ", before that position");
                 }
-                Journal.FileContents contents = Journal.read(f.getValue(), position.offset());
+                JournalFiles.FileContents contents = JournalFiles.read(f.getValue(), position.offset());
                 return contents.lastCommit() > position.offset()
                         ? new Verdict(
                                 Standing.BEHIND,
@@ -191,7 +191,7 @@ final class OlderIndex {
                                         + ", to byte " + contents.lastCommit())
                         : new Verdict(Standing.CURRENT, "");
             }
-            Journal.FileContents contents = Journal.read(f.getValue());
+            JournalFiles.FileContents contents = JournalFiles.read(f.getValue());
             Journal.Position base = contents.base();
             if (base != null) {
                 int c = base.file() == 0 ? 1 : base.compareTo(position);
@@ -218,7 +218,7 @@ final class OlderIndex {
     /** The lengths of the newest journal files, by number: what a writer changes first. */
     private static Map<Long, Long> newestLengths(Path dir) throws IOException {
         Map<Long, Long> lengths = new HashMap<>();
-        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+        for (Map.Entry<Long, Path> f : JournalFiles.files(dir).descendingMap().entrySet()) {
             if (lengths.size() > MAX_FILES) {
                 break;
             }
@@ -232,22 +232,22 @@ final class OlderIndex {
         Set<String> removedLater = new HashSet<>();
         Set<String> placedLater = new HashSet<>();
         int read = 0;
-        for (Map.Entry<Long, Path> f : Journal.files(dir).descendingMap().entrySet()) {
+        for (Map.Entry<Long, Path> f : JournalFiles.files(dir).descendingMap().entrySet()) {
             if (read++ == MAX_FILES) {
                 return null;
             }
             long size = Files.size(f.getValue());
-            Journal.FileContents contents = Journal.read(f.getValue(), Math.max(0, size - TAIL_BYTES));
-            for (Journal.Frame frame : contents.pending()) {
+            JournalFiles.FileContents contents = JournalFiles.read(f.getValue(), Math.max(0, size - TAIL_BYTES));
+            for (JournalFiles.Frame frame : contents.pending()) {
                 if (frame.type() == Journal.REMOVE) {
                     removedLater.add(frame.versionId());
                 } else if (frame.address() != null) {
                     placedLater.add(Sha256.hex(frame.address()));
                 }
             }
-            List<Journal.Frame> committed = contents.frames().subList(0, contents.committed());
+            List<JournalFiles.Frame> committed = contents.frames().subList(0, contents.committed());
             for (int i = committed.size() - 1; i >= 0; i--) {
-                Journal.Frame frame = committed.get(i);
+                JournalFiles.Frame frame = committed.get(i);
                 switch (frame.type()) {
                     case Journal.VERSION -> {
                         if (removedLater.contains(frame.versionId())) {

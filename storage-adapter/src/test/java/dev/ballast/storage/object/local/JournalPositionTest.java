@@ -90,8 +90,8 @@ class JournalPositionTest {
     @Test
     void aNewestJournalFileCutInsideACommittedFrameIsAShorterJournalAndRepairKeepsTheIndex() throws Exception {
         List<IndexRebuildTest.Seen> current = keptAndAMarkerRemovedOnPurpose();
-        Path newest = Journal.files(journal()).lastEntry().getValue();
-        Journal.FileContents contents = Journal.read(newest);
+        Path newest = JournalFiles.files(journal()).lastEntry().getValue();
+        JournalFiles.FileContents contents = JournalFiles.read(newest);
         assertThat(contents.frames()).anyMatch(f -> f.type() == Journal.REMOVE);
         try (RandomAccessFile f = new RandomAccessFile(newest.toFile(), "rw")) {
             f.setLength(f.length() - 17 - 40); // past the COMMIT marker, into the frames of the removal
@@ -164,7 +164,7 @@ class JournalPositionTest {
         twoKeys("a", "b");
         List<IndexRebuildTest.Seen> current = removedInManyRuns("b", 40);
 
-        assertThat(Journal.files(journal())).hasSizeLessThanOrEqualTo(JournalFold.FOLD_AT + 1);
+        assertThat(JournalFiles.files(journal())).hasSizeLessThanOrEqualTo(JournalFold.FOLD_AT + 1);
         Files.delete(root().resolve(LocalObjectStore.INDEX_FILE));
         IndexRebuild report = LocalObjectStore.rebuildIndex(root());
         assertThat(report.contentMissing()).isEmpty();

@@ -203,7 +203,8 @@ class OlderIndexTest {
         try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
             store.put("a", ObjectContent.ofBytes(IndexRebuildTest.random(1, 100)));
         }
-        Path newest = Journal.files(root().resolve(Journal.DIR)).lastEntry().getValue();
+        Path newest =
+                JournalFiles.files(root().resolve(Journal.DIR)).lastEntry().getValue();
         Files.delete(newest);
         Process mkfifo = new ProcessBuilder("mkfifo", newest.toString()).start();
         assertThat(mkfifo.waitFor()).isZero();
