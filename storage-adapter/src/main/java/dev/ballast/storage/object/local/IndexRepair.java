@@ -114,7 +114,7 @@ final class IndexRepair {
                     }
                     case Journal.LOCATE -> hints.put(Sha256.hex(f.address()), new Hint(f.pack(), f.offset()));
                     default -> {
-                        // HEADER and ABORT are handled by Journal.read
+                        // HEADER and ABORT are handled by JournalFiles.read
                     }
                 }
             }

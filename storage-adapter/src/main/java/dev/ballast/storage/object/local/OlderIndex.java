@@ -276,7 +276,7 @@ final class OlderIndex {
                         // no content row left: a later removal took its last version
                     }
                     default -> {
-                        // Journal.read hands back no other frame
+                        // JournalFiles.read hands back no other frame
                     }
                 }
             }
