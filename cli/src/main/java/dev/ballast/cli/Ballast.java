@@ -109,6 +109,16 @@ public final class Ballast implements Callable<Integer> {
         String[] line = commonOptionsAfterCommand(args);
         QuietOutput quiet = QuietOutput.asked(line, ctx);
         CommandLine cl = commandLine(quiet == null ? ctx : quiet.context(), line.length > 0 ? line[0] : null);
+        String afterDash = DoubleDash.misplaced(cl, line);
+        if (afterDash != null) {
+            // before picocli, which would take it as a name or a path: 'prune -- --dry-run' pruned
+            cl.getErr().println("Error: " + Errors.printable(afterDash));
+            cl.getErr().flush();
+            if (quiet != null) {
+                quiet.finish(ExitCodes.USAGE);
+            }
+            return ExitCodes.USAGE;
+        }
         int code = cl.execute(line);
         if (quiet != null) {
             quiet.finish(code);
@@ -245,6 +255,8 @@ public final class Ballast implements Callable<Integer> {
         if (only == null) {
             cl.addSubcommand("help", new CommandLine.HelpCommand());
         }
+        // 'ballast list --version' printed nothing: every command's --version is the root's
+        versionEverywhere(cl, cl.getCommandSpec().version());
         // A path argument made from its bytes (Names), whatever the locale; after the subcommands, which it reaches.
         cl.registerConverter(java.nio.file.Path.class, Names::path);
         // UTF-8 as the streams are (CliContext), never the default charset of the locale.
@@ -305,6 +317,16 @@ public final class Ballast implements Callable<Integer> {
         return cl;
     }
 
+    /** Gives every subcommand under {@code c} that has none {@code version} (picocli prints a command's own). */
+    private static void versionEverywhere(CommandLine c, String[] version) {
+        for (CommandLine sub : c.getSubcommands().values()) {
+            if (sub.getCommandSpec().version().length == 0) {
+                sub.getCommandSpec().version(version);
+            }
+            versionEverywhere(sub, version);
+        }
+    }
+
     /** restic's commands a restic user types out of habit, with what does that here (or that nothing does). */
     static final Map<String, String> RESTIC_COMMANDS = Map.ofEntries(
             Map.entry("snapshots", "restic's 'snapshots' is 'ballast list' here, the backups with their snapshots"),
@@ -359,15 +381,6 @@ public final class Ballast implements Callable<Integer> {
             err.println("Error: " + Errors.printable(refusal));
             return ExitCodes.USAGE;
         }
-        if (first != null && c.getSubcommands().containsKey(first) && afterDoubleDash(args, first)) {
-            // 'ballast key -r R -- list': '--' made the subcommand an argument; "Unknown subcommand 'list'
-            // ... Did you mean: key list?" contradicted itself
-            err.println("Error: '--' ends the options, so '" + Errors.printable(first) + "' after it was taken as an"
-                    + " argument, which '" + c.getCommandSpec().qualifiedName() + "' does not take; leave out the"
-                    + " '--' to run '" + c.getCommandSpec().qualifiedName() + " " + first + "' (its options may come"
-                    + " before or after it).");
-            return ExitCodes.USAGE;
-        }
         if (ex instanceof CommandLine.MissingParameterException missing) {
             String sentence = missing(c.getCommandSpec(), missing.getMissing());
             if (sentence != null) {
@@ -409,13 +422,6 @@ public final class Ballast implements Callable<Integer> {
                         ? "commands and options."
                         : c.getSubcommands().isEmpty() ? "options." : "subcommands and options."));
         return ExitCodes.USAGE;
-    }
-
-    /** Whether {@code word} comes after a {@code --} in {@code args}. */
-    private static boolean afterDoubleDash(String[] args, String word) {
-        int dash = java.util.Arrays.asList(args).indexOf("--");
-        return dash >= 0
-                && java.util.Arrays.asList(args).subList(dash + 1, args.length).contains(word);
     }
 
     /** What each positional parameter is, by its label, for the sentence naming it missing. */

@@ -63,11 +63,12 @@ final class PruneCommand extends BallastCommand {
 
     @Override
     public Integer call() {
-        names.forEach(Manifests::checkName);
+        names = names.stream().map(Manifests::checkExistingName).toList();
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
             if (Repository.masterKey(session) != null) {
                 if (!names.isEmpty()) {
+                    requireBackups(session);
                     ctx.err()
                             .println("Note: in an encrypted repository chunks are shared by every backup name, so"
                                     + " prune looks at all of them, not only "
@@ -95,6 +96,25 @@ final class PruneCommand extends BallastCommand {
                                 before, StoreSpace.bytesOf(session.localDirectory()), r.deletedBytes()));
             }
             return code;
+        }
+    }
+
+    /**
+     * Refuses names the repository holds no backup of ({@code prune nosuchname} pruned everything, exit 0,
+     * with a note that prune looks at every name): a name that names nothing is a mistake to say, not to
+     * act past.
+     */
+    private void requireBackups(StoreSession session) {
+        try (Repository repo = Repository.of(session)) {
+            Errors.translate(session.where(), null, () -> {
+                java.util.List<String> known = Manifests.names(repo.metadata()).names();
+                for (String n : names) {
+                    if (!known.contains(n)) {
+                        throw Manifests.noSuchBackup(repo.metadata(), n, session.where());
+                    }
+                }
+                return null;
+            });
         }
     }
 

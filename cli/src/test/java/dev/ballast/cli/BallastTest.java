@@ -331,6 +331,48 @@ class BallastTest {
         assertNoStoreOpened();
     }
 
+    /**
+     * An option or a command typed after '--' is refused before anything runs: '--' made it an argument,
+     * and 'prune -- --dry-run' pruned for real with '--dry-run' taken as a backup name.
+     */
+    @Test
+    void anOptionOrCommandAfterDoubleDashIsRefusedBeforeTheCommandRuns() {
+        String store = home.resolve("r").toString();
+        assertThat(again("prune", "--grace", "0s", "-r", store, "--", "--dry-run"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .isEqualTo("Error: '--' ends the options, so '--dry-run' after it was taken as an argument, not as"
+                        + " the option --dry-run of 'ballast prune'; put the option before the '--' (a path that is"
+                        + " spelled like an option can be written ./--dry-run).\n");
+        assertThat(again("ls", "-r", store, "--", "src", "--manifest-version=ab12cd34"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: '--' ends the options, so '--manifest-version=ab12cd34' after it");
+        for (String[] line :
+                new String[][] {{"-r", store, "--", "list"}, {"--", "-r", store, "list"}, {"-v", "--", "list"}}) {
+            assertThat(again(line)).as(String.join(" ", line)).isEqualTo(ExitCodes.USAGE);
+            assertThat(err())
+                    .as(String.join(" ", line))
+                    .isEqualTo("Error: '--' ends the options, so 'list' after it was taken as an argument, which"
+                            + " 'ballast' does not take; leave out the '--' to run 'ballast list' (its options may"
+                            + " come before or after it).\n");
+        }
+        assertThat(again("list", "--", "--help")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).endsWith("put the option before the '--'.\n");
+        assertNoStoreOpened();
+        assertThat(home.resolve("r")).doesNotExist();
+    }
+
+    /** 'ballast list --version' printed nothing, exit 0, though every command's help lists --version. */
+    @Test
+    void everyCommandsVersionOptionPrintsTheVersion() {
+        for (String[] line :
+                new String[][] {{"list", "--version"}, {"backup", "-V"}, {"key", "--version"}, {"key", "list", "-V"}}) {
+            assertThat(again(line)).as(String.join(" ", line)).isZero();
+            assertThat(out()).as(String.join(" ", line)).isEqualTo("ballast 0.1.0\n");
+        }
+        assertNoStoreOpened();
+    }
+
     /** 'ballast key remove' without an ID printed picocli's "Missing required parameter: 'ID'". */
     @Test
     void aMissingArgumentIsOneSentenceSayingWhatItIsAndHowToPassIt() {
@@ -688,6 +730,19 @@ class BallastTest {
                         + " (no bucket 'typo-bucket' in the data directory); check --data-dir and --bucket (the first"
                         + " backup into a store creates it).\n");
         assertThat(home.resolve(".ballast/typo-bucket")).doesNotExist();
+
+        // a backup name the repository does not hold: prune (which looks at every name of an encrypted
+        // repository) pruned everything, exit 0, with a note
+        err.reset();
+        assertThat(run("prune", "photoz", "--dry-run")).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err())
+                .isEqualTo("Error: There is no backup named 'photoz' in the local store "
+                        + home.resolve(".ballast/ballast-backups") + "; 'ballast list' shows the backups there.\n");
+        err.reset();
+        assertThat(run("prune", "a/b")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("pass a backup's name as 'ballast list' shows it.")
+                .doesNotContain("--name");
     }
 
     @Test
