@@ -19,13 +19,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code ./ballast} launcher on the newest JDK this machine has (JDK 24 or later, where loading a
+ * The {@code ./ballast} launcher. On the newest JDK this machine has (JDK 24 or later, where loading a
  * JNI library from the class path is reported unless native access is enabled, JEP 472): a backup and a
  * restore print nothing on either stream with {@code -q}, and restore the file. Skipped where no such
  * JDK is installed ({@code -Dballast.test.newerJdk=DIR} names one elsewhere than {@code /usr/lib/jvm}).
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class LauncherOnNewerJdkIT {
+class LauncherIT {
     private static final Pattern VERSION = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)");
 
     @TempDir
@@ -35,11 +35,7 @@ class LauncherOnNewerJdkIT {
     void aQuietBackupAndRestoreThroughTheLauncherPrintNothingOnJdk24OrLater() throws Exception {
         Optional<Path> jdk = newerJdk();
         assumeTrue(jdk.isPresent(), "no JDK 24 or later in /usr/lib/jvm or -Dballast.test.newerJdk");
-        Path root = Path.of(System.getProperty("ballast.repository.root", ".."))
-                .toAbsolutePath()
-                .normalize();
-        Path launcher = root.resolve("ballast");
-        assertThat(launcher).isExecutable();
+        Path launcher = launcher();
 
         Path source = Files.createDirectories(dir.resolve("source"));
         Files.writeString(source.resolve("notes.txt"), "kept\n");
@@ -56,6 +52,26 @@ class LauncherOnNewerJdkIT {
         assertThat(restore.code()).as(restore.output()).isZero();
         assertThat(restore.output()).isEmpty();
         assertThat(target.resolve("notes.txt")).hasContent("kept");
+    }
+
+    /** A JAVA_HOME without a java: Maven's launcher refuses it; ours ran the java on PATH instead, silently. */
+    @Test
+    void aJavaHomeWithoutJavaIsRefusedInOneSentence() throws Exception {
+        Path notAJdk = Files.createDirectories(dir.resolve("not-a-jdk"));
+        Result version = run(launcher(), notAJdk, "--version");
+        assertThat(version.code()).isEqualTo(2);
+        assertThat(version.output())
+                .isEqualTo("ballast: JAVA_HOME is '" + notAJdk + "', which holds no bin/java; set it to a JDK 17 or"
+                        + " later, or unset it to use the java on PATH.\n");
+    }
+
+    private static Path launcher() {
+        Path root = Path.of(System.getProperty("ballast.repository.root", ".."))
+                .toAbsolutePath()
+                .normalize();
+        Path launcher = root.resolve("ballast");
+        assertThat(launcher).isExecutable();
+        return launcher;
     }
 
     record Result(int code, String output) {}
@@ -90,7 +106,7 @@ class LauncherOnNewerJdkIT {
         return candidates.stream()
                 .filter(j -> Files.isExecutable(j.resolve("bin/java")))
                 .filter(j -> featureVersion(j) >= 24)
-                .max(Comparator.comparingInt(LauncherOnNewerJdkIT::featureVersion));
+                .max(Comparator.comparingInt(LauncherIT::featureVersion));
     }
 
     private static int featureVersion(Path jdk) {
