@@ -55,6 +55,8 @@ public enum Advice {
     VERIFY_NAME("Backups.verify(name, version, null)"),
     /** Which backups are damaged. */
     VERIFY("Backups.verify"),
+    /** A snapshot none of whose versions opens, by its stored key: what names it and how it is removed. */
+    CHECK_UNNAMED("Backups.check names it with how to remove it"),
     /** Making a repository again after an interrupted init. */
     INIT_AGAIN("call Backups.init again"),
     /** Another store for a repository. */

@@ -46,6 +46,7 @@ final class CliWording {
         w.put(Advice.VERIFY_RECORDS, "until 'ballast verify --repair' or the next backup records them");
         w.put(Advice.VERIFY_NAME, "'ballast verify NAME'");
         w.put(Advice.VERIFY, "'ballast verify'");
+        w.put(Advice.CHECK_UNNAMED, "'ballast check' names it with the command that removes it");
         w.put(Advice.INIT_AGAIN, "run 'ballast init' again");
         w.put(Advice.ANOTHER_STORE, "pass another --bucket or --data-dir.");
         w.put(Advice.EMPTY_STORE, "init a new repository in an empty store (another --bucket or --data-dir).");

@@ -122,7 +122,17 @@ public final class ExitCodes {
                         "  7    the newest backup is damaged: the newest intact older one was verified",
                         password,
                         interrupted));
-            case "list", "ls", "versions" ->
+            case "list" ->
+                l.addAll(java.util.List.of(
+                        "  0    listed, every manifest version intact",
+                        usage,
+                        store,
+                        "  4    integrity: a manifest version listed DAMAGED, or the local store's index damaged or"
+                                + " missing",
+                        notFound,
+                        password,
+                        interrupted));
+            case "ls", "versions" ->
                 l.addAll(java.util.List.of("  0    listed", usage, store, integrity, notFound, password, interrupted));
             case "forget" ->
                 l.addAll(java.util.List.of(

@@ -7,6 +7,7 @@ import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.VersionEntry;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Command;
                 + "file counts and sizes, and the directory it backed up (- where a backup made before they were "
                 + "recorded does not say); versions from runs that did not finish are marked INCOMPLETE, those with files "
                 + "the run could not store are marked stale (an earlier backup's copy kept) or not stored (none to keep), "
-                + "and damaged ones DAMAGED (the others stay restorable); "
+                + "and damaged ones DAMAGED (the others stay restorable; exit 4); a snapshot none of whose versions "
+                + "opens, so that its name cannot be read, is listed by its stored key snapshots/<id>; "
                 + "(latest) marks the newest complete one, the one --manifest-version latest selects.")
 final class ListCommand extends BallastCommand {
     ListCommand(CliContext ctx) {
@@ -37,17 +39,9 @@ final class ListCommand extends BallastCommand {
 
     private int list(StoreSession session, Repository repo) {
         dev.ballast.backup.snapshot.SealedStore.Names found = Manifests.names(repo.metadata());
-        found.unreadable().forEach(k -> ctx.err().println(Manifests.unreadableName(k)));
+        found.unreadable().forEach(k -> ctx.err().println(CliWording.reword(Manifests.unreadableName(k))));
         List<String> names = found.names();
-        int unreadable = found.unreadable().size();
-        if (names.isEmpty() && unreadable > 0) {
-            // Every snapshot there is is damaged: that is not "no backups" (exit 4, as every version damaged is).
-            ctx.err()
-                    .println("No backup in " + session.where() + " can be listed: " + unreadable
-                            + " snapshot(s) are damaged; 'ballast check' names each with the command that removes it.");
-            return ExitCodes.INTEGRITY;
-        }
-        if (names.isEmpty()) {
+        if (names.isEmpty() && found.unreadable().isEmpty()) {
             ctx.out().println("No backups in " + session.where() + ".");
             return ExitCodes.OK;
         }
@@ -80,34 +74,70 @@ final class ListCommand extends BallastCommand {
                     detail = " removed";
                 } catch (BackupException e) {
                     damaged++;
-                    detail = Manifests.damaged(e)
-                            ? " DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
-                            : " unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
+                    detail = damagedDetail(e);
                 }
-                rows.add(new Row(
-                        String.format(
-                                "  %s  %-40s %s",
-                                Manifests.shortId(v.versionId()),
-                                v.versionId(),
-                                SnapshotTime.format(SnapshotTime.instant(m, v))),
-                        shown(m == null ? null : m.host()),
-                        detail + (latest ? "  (latest)" : "")));
+                rows.add(row(v, m, detail + (latest ? "  (latest)" : "")));
             }
-            // The host column as wide as its widest name, as restic's snapshots sizes its columns.
-            int hostWidth = rows.stream().mapToInt(r -> r.host().length()).max().orElse(1);
-            for (Row r : rows) {
-                ctx.out()
-                        .println(r.start() + "  " + r.host()
-                                + " ".repeat(hostWidth - r.host().length()) + " " + r.rest());
+            print(rows);
+        }
+        // A snapshot none of whose versions opens cannot tell its name: shown by its stored key, which
+        // 'ballast forget KEY --manifest-version ID' takes, each version marked as a damaged one of a name is.
+        for (String key : found.unreadable()) {
+            ctx.out().println(Errors.printable(key));
+            List<VersionEntry> versions =
+                    new ArrayList<>(repo.sealed().allSnapshotVersions().getOrDefault(key, List.of()));
+            versions.sort(Comparator.comparing(VersionEntry::lastModified).reversed());
+            List<Row> rows = new ArrayList<>();
+            for (VersionEntry v : versions) {
+                String detail;
+                try {
+                    repo.sealed().readSnapshot(key, v.versionId());
+                    detail = " opens now (run list again)";
+                } catch (ObjectNotFoundException e) {
+                    detail = " removed";
+                } catch (BackupException e) {
+                    damaged++;
+                    detail = damagedDetail(e);
+                }
+                rows.add(row(v, null, detail));
             }
+            print(rows);
         }
         if (damaged > 0) {
             ctx.err()
                     .println("Warning: " + damaged
                             + " manifest version(s) are damaged and cannot be restored; restore and "
                             + "backup pass over them and use the newest intact one.");
+            return ExitCodes.INTEGRITY;
         }
         return ExitCodes.OK;
+    }
+
+    private static String damagedDetail(BackupException e) {
+        return Manifests.damaged(e)
+                ? " DAMAGED (" + Errors.printable(Manifests.why(e)) + ")"
+                : " unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
+    }
+
+    private static Row row(VersionEntry v, @Nullable Manifest m, String rest) {
+        return new Row(
+                String.format(
+                        "  %s  %-40s %s",
+                        Manifests.shortId(v.versionId()),
+                        v.versionId(),
+                        SnapshotTime.format(SnapshotTime.instant(m, v))),
+                shown(m == null ? null : m.host()),
+                rest);
+    }
+
+    /** The rows of one backup, the host column as wide as its widest name, as restic's snapshots sizes its columns. */
+    private void print(List<Row> rows) {
+        int hostWidth = rows.stream().mapToInt(r -> r.host().length()).max().orElse(1);
+        for (Row r : rows) {
+            ctx.out()
+                    .println(r.start() + "  " + r.host()
+                            + " ".repeat(hostWidth - r.host().length()) + " " + r.rest());
+        }
     }
 
     /** One version's line: short ID, version ID and time; the host; the rest. */

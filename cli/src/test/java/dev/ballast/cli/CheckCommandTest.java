@@ -138,7 +138,11 @@ class CheckCommandTest extends EncryptedStoreCli {
                         + " are.")
                 .doesNotContain("forget NAME");
         assertThat(run(at("list"))).isEqualTo(ExitCodes.INTEGRITY);
-        assertThat(err()).contains("'ballast check' names each with the command that removes it.");
+        assertThat(out())
+                .contains(key + "\n")
+                .contains(shortId + "  " + version)
+                .contains(" DAMAGED (");
+        assertThat(err()).contains("'ballast check' names it with the command that removes it.");
 
         assertThat(run(at("forget", key, "--manifest-version", shortId)))
                 .as(err())
@@ -191,7 +195,7 @@ class CheckCommandTest extends EncryptedStoreCli {
                 new ProcessBuilder("mkfifo", file.toString()).start().waitFor() == 0, "needs mkfifo");
         String why = "its content file " + file + " is not a regular file";
 
-        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(run(at("list"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out()).contains("DAMAGED (").contains(why);
         assertThat(run(at("check"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(err())

@@ -105,7 +105,8 @@ class EncryptedRepositoryCliTest extends InProcessCli {
             }
         }
         assertThat(run(at("list"))).isEqualTo(ExitCodes.INTEGRITY);
-        assertThat(err()).contains("can be listed: 1 snapshot(s) are damaged");
+        assertThat(out()).contains(" DAMAGED (").doesNotContain("No backups in");
+        assertThat(err()).contains("1 manifest version(s) are damaged");
 
         try (LocalObjectStore store = LocalObjectStore.open(data().resolve("ballast-backups"))) {
             for (VersionEntry v : store.versions("config")) {

@@ -31,7 +31,7 @@ class LostSnapshotFileTest extends EncryptedStoreCli {
         Files.delete(lost);
         List<String> dataBefore = storeFiles();
 
-        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(run(at("list"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out()).contains("DAMAGED");
         assertThat(run(at("check", "--read-data"))).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out() + err()).contains("Damaged");

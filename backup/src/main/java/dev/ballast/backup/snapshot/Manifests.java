@@ -103,10 +103,14 @@ public final class Manifests {
         return new SealedStore.Names(names, List.of());
     }
 
-    /** The warning about a snapshot {@link #names} found none of whose versions opens, by its stored key. */
+    /**
+     * The warning about a snapshot {@link #names} found none of whose versions opens, by its stored key:
+     * a verify needs the name it cannot tell, so the advice is a check, which names the snapshot.
+     */
     public static String unreadableName(String snapshotKey) {
         return "Warning: no version of the snapshot " + snapshotKey
-                + " opens, so its backup name cannot be shown; verify the repository.";
+                + " opens, so its backup name cannot be shown; " + Advice.CHECK_UNNAMED.text()
+                + ".";
     }
 
     /**

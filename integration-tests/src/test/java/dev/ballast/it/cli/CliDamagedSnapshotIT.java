@@ -61,7 +61,7 @@ class CliDamagedSnapshotIT extends CliOnBothStores {
             store.damage(secondVersion, damage);
 
             Run list = ballast(store, "list");
-            assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
+            assertThat(list.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
             assertThat(list.out()).contains(firstVersion).containsPattern(secondVersion + ".*DAMAGED");
 
             // check names the damaged version under its name (told by the version that opens), reads

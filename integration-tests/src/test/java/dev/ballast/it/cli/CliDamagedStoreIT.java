@@ -69,7 +69,7 @@ class CliDamagedStoreIT extends CliOnBothStores {
             store.damage(secondVersion, damage.how);
 
             Run list = ballast(store, "list");
-            assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
+            assertThat(list.exitCode()).isEqualTo(ExitCodes.INTEGRITY);
             assertThat(list.out()).contains(firstVersion).containsPattern(secondVersion + ".*DAMAGED");
             assertThat(list.out()
                             .lines()
