@@ -216,10 +216,13 @@ final class ForgetCommand extends BallastCommand {
                                     + Errors.printable(opens) + "' as its name.");
                 }
             }
-            List<VersionEntry> remove = new ArrayList<>();
+            // Each version once, however many times and in whichever form it is given.
+            java.util.Map<String, VersionEntry> byId = new java.util.LinkedHashMap<>();
             for (String id : versionIds) {
-                remove.add(Errors.translate(session.where(), null, () -> Manifests.byIdOrPrefix(versions, name, id)));
+                VersionEntry v = unnamedVersion(versions, id);
+                byId.putIfAbsent(v.versionId(), v);
             }
+            List<VersionEntry> remove = List.copyOf(byId.values());
             ctx.out()
                     .println((dryRun ? "would remove " : "remove ") + Summary.count(remove.size(), "snapshot")
                             + " stored as '" + name + "' (no version of it opens, so its backup name cannot be"
@@ -247,6 +250,55 @@ final class ForgetCommand extends BallastCommand {
                     ? PruneCommand.packed(ctx, session, grace, PruneCommand.limit(maxUnused), false)
                     : ExitCodes.OK;
         }
+    }
+
+    /**
+     * The version of the snapshot stored as {@link #name} that {@code id} selects, as {@link
+     * Manifests#byIdOrPrefix} selects one of a backup, but without {@value Manifests#LATEST} (no version of
+     * the snapshot opens, so none is the newest complete one), and naming 'ballast check', which lists the
+     * IDs of such snapshots ('ballast list' shows them too, by their stored key).
+     */
+    private VersionEntry unnamedVersion(List<VersionEntry> versions, String id) {
+        if (id.equalsIgnoreCase(Manifests.LATEST)) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + Manifests.LATEST + "' is not taken for '" + name + "': no version of that snapshot opens,"
+                            + " so none is the newest complete one; pass the IDs 'ballast check' names for it.");
+        }
+        for (VersionEntry v : versions) {
+            if (v.versionId().equals(id)) {
+                return v;
+            }
+        }
+        if (id.length() < Manifests.MIN_PREFIX) {
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "Manifest version '" + Errors.printable(id) + "' is too short: give the " + Manifests.MIN_PREFIX
+                            + "-character short ID or at least " + Manifests.MIN_PREFIX
+                            + " characters of the version ID, as 'ballast check' names them.");
+        }
+        List<VersionEntry> matches = versions.stream()
+                .filter(v -> v.versionId().startsWith(id)
+                        || Manifests.shortId(v.versionId()).equals(id))
+                .toList();
+        if (matches.isEmpty()) {
+            throw new CliFailure(
+                    ExitCodes.NOT_FOUND,
+                    "The snapshot stored as '" + name + "' has no version '" + Errors.printable(id)
+                            + "'; 'ballast check' names the IDs of the snapshots that do not open.");
+        }
+        if (matches.size() > 1) {
+            StringBuilder each = new StringBuilder();
+            for (VersionEntry v : matches) {
+                each.append(each.length() == 0 ? "" : ", ").append(Manifests.label(v.versionId()));
+            }
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "'" + Errors.printable(id) + "' matches " + matches.size() + " versions of the snapshot stored as '"
+                            + name + "': " + each + "; pass the short ID 'ballast check' names or the whole"
+                            + " version ID.");
+        }
+        return matches.get(0);
     }
 
     /** The backup name {@code v} holds when it opens; null when it does not. */

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A backup whose only snapshot does not open, so that its name cannot be read: {@code list} shows it
- * by its stored key, DAMAGED, and exits as it does for a damaged version of a named backup.
+ * by its stored key, DAMAGED, and exits as it does for a damaged version of a named backup;
+ * {@code forget} takes that key with the IDs {@code check} names, each version once.
  */
 @ExtendWith(LeakCheck.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -97,5 +98,53 @@ class SnapshotWithoutANameTest extends EncryptedStoreCli {
         assertThat(run(at("list"))).as(err()).isEqualTo(ExitCodes.INTEGRITY);
         assertThat(out()).containsPattern(newest + " .* DAMAGED \\(");
         assertThat(err()).contains("Warning: 1 manifest version(s) are damaged and cannot be restored");
+    }
+
+    @Test
+    void theStoredKeyFormRefusesLatestAndNamesCheckForAnIdItDoesNotHave() throws Exception {
+        String key = threeBackupsAndSrcBDamaged();
+
+        assertThat(run(at("forget", key, "--manifest-version", "latest"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("'latest' is not taken for '" + key + "': no version of that snapshot opens, so none is"
+                        + " the newest complete one; pass the IDs 'ballast check' names for it.")
+                .doesNotContain("too short");
+        assertThat(run(at("forget", key, "--manifest-version", "00000000"))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err())
+                .contains("The snapshot stored as '" + key + "' has no version '00000000'; 'ballast check' names the"
+                        + " IDs of the snapshots that do not open.")
+                .doesNotContain("'ballast list'");
+        assertThat(run(at("forget", key, "--manifest-version", "0000"))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'ballast check'").doesNotContain("'latest'");
+        assertThat(snapshotKeys()).contains(key);
+    }
+
+    @Test
+    void aVersionGivenTwiceIsRemovedAndCountedOnce() throws Exception {
+        String key = threeBackupsAndSrcBDamaged();
+        String version = onlyVersion(key);
+        String shortId = Manifests.shortId(version);
+
+        assertThat(run(at("forget", key, "--manifest-version", shortId, "--manifest-version", version)))
+                .as(err())
+                .isZero();
+        assertThat(out())
+                .contains("remove 1 snapshot stored as '" + key + "'")
+                .contains("Removed 1 manifest version stored as '" + key + "'");
+        assertThat(out().split(version, -1)).hasSize(2);
+
+        String a1 = Manifests.shortId(srcA1);
+        assertThat(run(at("forget", "srcA", "--manifest-version", a1, "--manifest-version", srcA1, "--dry-run")))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("would remove 1 backup of 'srcA':");
+        assertThat(out().split(srcA1, -1)).hasSize(2);
+        assertThat(run(at("forget", "srcA", "--manifest-version", a1, "--manifest-version", a1)))
+                .as(err())
+                .isZero();
+        assertThat(out()).contains("remove 1 backup of 'srcA':").contains("Removed 1 manifest version of 'srcA'");
+        assertThat(out().split(srcA1, -1)).hasSize(2);
+        assertThat(run(at("list"))).as(err()).isZero();
+        assertThat(out()).contains(srcA2).doesNotContain(srcA1);
     }
 }

@@ -94,7 +94,8 @@ public final class Forgetting {
 
     /**
      * The plan removing the manifest versions {@code ids} of {@code name}: each a version ID, its
-     * prefix or {@link Manifests#LATEST}.
+     * prefix or {@link Manifests#LATEST}; a version given more than once (in one form or several) is in the
+     * plan once.
      *
      * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if there is no such backup or
      *     version, {@link BackupException.Kind#INVALID_INPUT} if one is the newest, or the newest complete one
@@ -106,6 +107,8 @@ public final class Forgetting {
         // the one before it, and forgetting 'latest' again and again would leave only runs that did not finish.
         VersionEntry newestComplete = Manifests.newestComplete(store, name, versions);
         List<Backup> remove = new ArrayList<>();
+        // Each version once, however many times and in whichever form (short ID, version ID, prefix) it is given.
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (String id : ids) {
             VersionEntry v = id.equals(Manifests.LATEST) ? newestComplete : Manifests.byIdOrPrefix(versions, name, id);
             if (v == null) {
@@ -127,6 +130,9 @@ public final class Forgetting {
                         "Manifest version " + Manifests.label(v.versionId()) + " is the newest complete one of '"
                                 + name + "' (the newer ones did not finish) and is never removed: a restore of '"
                                 + name + "' reads it. Back up again first, then forget it.");
+            }
+            if (!seen.add(v.versionId())) {
+                continue;
             }
             // read, so the line shows what it removes as list shows it: its start, files and size
             remove.add(new Backup(v, readOrNull(store, name, v)));
