@@ -105,8 +105,11 @@ class RepositoryHealingTest {
         assertThat(notes)
                 .anyMatch(n -> n.startsWith("Warning: 1 pack(s) the repository's index names are missing")
                         && n.contains("Backups.repair(false)"))
-                .anyMatch(n -> n.startsWith("Note: 2 chunk(s) of 1 missing pack(s) were stored again from the source")
-                        && n.contains("1 chunk(s) of the 1 missing pack(s) were not in this source"));
+                .anyMatch(
+                        n -> n.startsWith(
+                                        "Note: 2 of the 3 chunk(s) of 1 missing pack(s) were stored again from the source")
+                                && n.contains(
+                                        "; the other 1 were not in this source: the backups that need them stay damaged"));
 
         // the newest backup is whole
         RestoreResult latest = restore(second.snapshotId(), "latest");

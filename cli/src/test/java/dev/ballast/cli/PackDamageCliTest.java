@@ -145,6 +145,31 @@ class PackDamageCliTest extends EncryptedStoreCli {
     }
 
     /**
+     * A backup of another source after a pack was cut: it said "0 chunk(s) of 0 missing or cut pack(s) were
+     * stored again ... 11 chunk(s) of the 1 missing or cut pack(s) were not in this source". One count of
+     * packs, and none stored again said once.
+     */
+    @Test
+    void aBackupOfAnotherSourceAfterAPackWasCutSaysNoneOfItsChunksWasStoredAgain() throws Exception {
+        backedUp();
+        Path file = packFile();
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(Files.size(file) / 2);
+        }
+        Path other = Files.createDirectories(home.resolve("other"));
+        writeFiles(other, 0, 1, 500);
+
+        assertThat(run(at("backup", other.toString()))).as(err()).isZero();
+        assertThat(err())
+                .containsPattern(
+                        "Note: none of the [1-9][0-9]* chunk\\(s\\) of 1 missing or cut pack\\(s\\) was in this"
+                                + " source, so none was stored again: the backups that need them stay damaged \\('ballast"
+                                + " verify NAME' names their files\\)\\.\n")
+                .doesNotContain("0 chunk(s) of 0")
+                .doesNotContain("of the 1 missing");
+    }
+
+    /**
      * The same with {@code truncate -s} of the pack's file: listed at its real size, so the backup
      * stores the chunks past its end again; a pack of one digest block (up to 1 MiB) cannot serve its
      * intact chunks checked, so {@code repair index} reports it and the next backup stores them too.

@@ -74,17 +74,25 @@ final class PackedBackup {
         if (repo.lostBlobs() == 0) {
             return;
         }
-        int notStored = repo.lostBlobs() - again.blobs();
-        String kind = repo.missingPacks().size() == repo.lostPacks().size() ? " missing" : " missing or cut";
-        err.accept("Note: " + again.blobs() + " chunk(s) of " + again.packs() + kind
-                + " pack(s) were stored again from"
-                + " the source" + (again.blobs() > 0 ? "; the older backups that use them read again" : "") + "."
-                + (notStored > 0
-                        ? " " + notStored + " chunk(s) of the "
-                                + repo.lostPacks().size() + kind + " pack(s) were"
-                                + " not in this source: the backups that need them stay damaged ("
-                                + Advice.VERIFY_NAME.text() + " names their files)."
-                        : ""));
+        int lost = repo.lostBlobs();
+        int stored = again.blobs();
+        int notStored = lost - stored;
+        // One count of packs, the lost ones: the chunks stored again come from some of them.
+        String of = " chunk(s) of " + repo.lostPacks().size()
+                + (repo.missingPacks().size() == repo.lostPacks().size() ? " missing" : " missing or cut")
+                + " pack(s)";
+        String damaged =
+                "the backups that need them stay damaged (" + Advice.VERIFY_NAME.text() + " names their files).";
+        if (notStored <= 0) {
+            err.accept("Note: " + lost + of + " were stored again from the source; the older backups that use them"
+                    + " read again.");
+        } else if (stored == 0) {
+            err.accept("Note: none of the " + lost + of + " was in this source, so none was stored again: " + damaged);
+        } else {
+            err.accept("Note: " + stored + " of the " + lost + of + " were stored again from the source, and the older"
+                    + " backups that use them read again; the other " + notStored + " were not in this source: "
+                    + damaged);
+        }
     }
 
     /**
