@@ -80,6 +80,21 @@ public final class PackedPrune {
      */
     public static final String READER_MARKER = ".ballast-restore";
 
+    /**
+     * Whose run marker {@code m} is, for messages ("Removed the run marker of ..."): its backup's name in
+     * quotes ({@code 'NAME'}), or for the markers that are no backup's, what kept them — {@code a restore or verify} for {@link
+     * #READER_MARKER}, {@code a prune or repair} for {@link #PRUNE_MARKER} — never their reserved names.
+     */
+    public static String markerOf(RunMarker.Found m) {
+        if (m.holds(PRUNE_MARKER)) {
+            return "a prune or repair";
+        }
+        if (m.holds(READER_MARKER)) {
+            return "a restore or verify";
+        }
+        return "'" + Messages.printable(m.shownName()) + "'";
+    }
+
     /** A sentence for each backup (or other prune) whose run marker says it may be running. */
     static List<String> running(SealedStore view, Instant now, String ownRun) {
         List<String> out = new ArrayList<>();
