@@ -89,8 +89,8 @@ final class UnlockCommand extends BallastCommand {
             removed++;
             backupsRemoved |= !m.holds(PackedPrune.PRUNE_MARKER);
             ctx.out()
-                    .println("Removed the run marker of '" + Errors.printable(m.shownName()) + "' (" + m.describe()
-                            + ": " + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
+                    .println("Removed the run marker of " + PackedPrune.markerOf(m) + " (" + m.describe() + ": "
+                            + (m.live() ? "--remove-all" : m.deadBecause()) + ").");
         }
         if (backupsRemoved) {
             indexLeftBehind(session);
@@ -138,8 +138,8 @@ final class UnlockCommand extends BallastCommand {
             if (m.live() && !removeAll) {
                 kept++;
                 ctx.out()
-                        .println("Kept the run marker of '" + Errors.printable(m.shownName()) + "' (" + m.describe()
-                                + ", last written " + m.written() + "): its backup may be running.");
+                        .println("Kept the run marker of " + PackedPrune.markerOf(m) + " (" + m.describe()
+                                + ", last written " + m.written() + "): it may still be running.");
             }
         }
         for (String name : names) {

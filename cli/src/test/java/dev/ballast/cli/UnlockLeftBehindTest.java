@@ -63,4 +63,27 @@ class UnlockLeftBehindTest extends EncryptedStoreCli {
                 .as("the killed run's full pack is reused, not stored again")
                 .isLessThanOrEqualTo(8.0);
     }
+
+    /** A killed restore's marker (on S3 a reader leaves one) was named by its reserved name '.ballast-restore'. */
+    @Test
+    void unlockNamesAKilledRestoresMarkerAsARestoreNotByItsReservedName() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+        try (LocalObjectStore store = store()) {
+            MasterKey key =
+                    KeyFiles.create().open(store, TEST_PASSWORD.toCharArray()).masterKey();
+            RunMarker left = RunMarker.start(
+                    new SealedStore(store, key),
+                    dev.ballast.backup.retention.PackedPrune.READER_MARKER,
+                    Clock.systemUTC(),
+                    false);
+            left.abandon();
+            left.close();
+        }
+        assertThat(run(at("unlock", "--remove-all"))).as(err()).isZero();
+        assertThat(out())
+                .contains("Removed the run marker of a restore or verify (")
+                .doesNotContain(".ballast-restore");
+    }
 }
