@@ -139,8 +139,9 @@ final class Errors {
                     + " run 'ballast repair index' to bring it up to date from the journal (nothing was changed).";
         }
         if (message.contains("ends before its index")) {
-            return "The journal of " + at + " ends before its index (a journal file was cut short, or the journal was"
-                    + " restored from an older copy), so it could no longer rebuild the index; the index is the"
+            return "The journal of " + at + " ends before its index (a journal file was cut short or deleted, something"
+                    + " other than a file stands in one's place, or the journal was restored from an older copy), so it"
+                    + " could no longer rebuild the index; the index is the"
                     + " newer record and nothing is lost: run 'ballast repair index' to keep the index as it is"
                     + " and write the journal anew from it (nothing was changed).";
         }

@@ -145,6 +145,9 @@ final class RepairCommand extends BallastCommand {
     }
 
     private int report(IndexRebuild r, Path dir, int lostIndexFiles) {
+        for (String moved : r.movedAside()) {
+            ctx.out().println(Errors.printable(moved) + ".");
+        }
         if (!r.journalFound()) {
             ctx.err()
                     .println("The local store " + dir + " has no journal: it was written only by builds of ballast that"
@@ -160,10 +163,20 @@ final class RepairCommand extends BallastCommand {
         if (r.journalShorter()) {
             ctx.out()
                     .println("The journal of " + dir
-                            + " ended before its index (a journal file cut short, or the journal"
-                            + " restored from an older copy): the index, the newer record, was kept as it was with its "
+                            + " ended before its index (a journal file cut short or deleted, the journal restored from"
+                            + " an older copy, or something other than a file in a journal file's place): the index,"
+                            + " the newer record, was kept as it was with its "
                             + versions + ", the versions only the journal named were removed on purpose, not lost, and"
                             + " the journal was written anew from the index; nothing else to do.");
+            return missingContent(r) ? ExitCodes.INTEGRITY : ExitCodes.OK;
+        }
+        if (r.damagePastIndex()) {
+            ctx.out()
+                    .println("The journal of " + dir + " was damaged only after the last change its index records ("
+                            + Errors.printable(String.join("; ", r.journalDamage()))
+                            + "): the index, intact and holding every change the journal committed, was kept as it was"
+                            + " with its " + versions
+                            + ", and the journal was written anew from it; nothing was lost.");
             return missingContent(r) ? ExitCodes.INTEGRITY : ExitCodes.OK;
         }
         ctx.out()

@@ -118,6 +118,10 @@ class OlderLocalIndexTest extends InProcessCli {
         assertThat(out()).contains("ended before its index").contains("removed on purpose, not lost");
         assertThat(err()).doesNotContain("lost/damaged").doesNotContain("Journal damaged");
         assertThat(run(at("check"))).as(out() + err()).isZero();
+        assertTheNewestBackupIsListedAndRestored();
+    }
+
+    void assertTheNewestBackupIsListedAndRestored() {
         assertThat(run(at("list"))).as(out() + err()).isZero();
         assertThat(out()).doesNotContain("DAMAGED");
         assertThat(run(at("restore", "src", home.resolve("out").toString())))
@@ -169,6 +173,146 @@ class OlderLocalIndexTest extends InProcessCli {
         // the two snapshots kept; the one forgotten and pruned is not brought back
         assertThat(out().lines().filter(l -> l.contains(home.resolve("src").toString())))
                 .hasSize(2);
+    }
+
+    Path newestJournalFile() throws Exception {
+        try (Stream<Path> files = Files.list(storeRoot().resolve("journal"))) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .sorted()
+                    .reduce((a, b) -> b)
+                    .orElseThrow();
+        }
+    }
+
+    /**
+     * journal/ deleted, or its files, after a backup: every command said the journal ends before the index and
+     * to run 'repair index', which said the store had no journal, changed nothing and exited 4.
+     */
+    @Test
+    void aDeletedJournalIsSaidAndRepairIndexWritesItAnew() throws Exception {
+        Path src = prunedStore();
+        forgetAndPrune();
+        Path journal = storeRoot().resolve("journal");
+        try (Stream<Path> files = Files.list(journal)) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(journal);
+
+        assertAShorterJournalIsSaidAndRepaired();
+        assertThat(err()).doesNotContain("has no journal");
+        assertThat(run(at("backup", src.toString()))).as(out() + err()).isZero();
+        assertThat(run(at("prune", "--grace", "0s"))).as(out() + err()).isZero();
+    }
+
+    @Test
+    void anEmptiedJournalIsSaidAndRepairIndexWritesItAnew() throws Exception {
+        prunedStore();
+        forgetAndPrune();
+        try (Stream<Path> files = Files.list(storeRoot().resolve("journal"))) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+
+        assertAShorterJournalIsSaidAndRepaired();
+    }
+
+    /**
+     * A directory, FIFO or dangling symbolic link in place of the newest journal file, or of one numbered after
+     * it: the store opened (a backup wrote a new journal file past it), and 'repair index' exited 3 advising to
+     * check permissions. Now it is a journal ending there, and 'repair index' moves it aside (never opening a
+     * FIFO, whose open would wait forever).
+     */
+    @Test
+    void somethingOtherThanAFileInAJournalFilesPlaceIsSaidAndMovedAside() throws Exception {
+        Path src = prunedStore();
+        forgetAndPrune();
+        Path newest = newestJournalFile();
+        Path next = newest.resolveSibling(String.format(
+                "%08x.log", Long.parseLong(newest.getFileName().toString().substring(0, 8), 16) + 1));
+        String[][] cases = {{"directory", "a directory"}, {"fifo", "a FIFO"}, {"dangling", "a symbolic link"}};
+        int round = 0;
+        for (String[] c : cases) {
+            for (Path in : List.of(newest, next)) {
+                round++;
+                newest = newestJournalFile();
+                Path at = in == next
+                        ? next.resolveSibling(String.format(
+                                "%08x.log",
+                                Long.parseLong(newest.getFileName().toString().substring(0, 8), 16) + 1))
+                        : newest;
+                Files.deleteIfExists(at);
+                switch (c[0]) {
+                    case "directory" -> Files.createDirectories(at.resolve("inside"));
+                    case "fifo" ->
+                        assertThat(new ProcessBuilder("mkfifo", at.toString())
+                                        .start()
+                                        .waitFor())
+                                .isZero();
+                    default -> Files.createSymbolicLink(at, home.resolve("nowhere-" + round));
+                }
+                String what = c[0] + " as " + at.getFileName();
+                assertThat(run(at("list"))).as(what + ": " + out() + err()).isEqualTo(ExitCodes.INTEGRITY);
+                assertThat(err())
+                        .as(what)
+                        .startsWith("Error: The journal of the local store " + storeRoot() + " ends before its index")
+                        .contains("something other than a file stands in one's place");
+                assertThat(run(at("backup", src.toString()))).as(what).isEqualTo(ExitCodes.INTEGRITY);
+
+                assertThat(run(at("repair", "index")))
+                        .as(what + ": " + out() + err())
+                        .isZero();
+                assertThat(out())
+                        .as(what)
+                        .contains("journal/" + at.getFileName() + " was " + c[1])
+                        .contains("not a journal file: moved aside to journal/" + at.getFileName()
+                                + ".not-a-journal-file-")
+                        .contains("ended before its index");
+                // the journal written anew may take its number, as a regular file
+                assertThat(!Files.exists(at, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                || Files.isRegularFile(at, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                        .as(what)
+                        .isTrue();
+                assertThat(run(at("backup", src.toString())))
+                        .as(what + ": " + out() + err())
+                        .isZero();
+                assertThat(run(at("restore", "src", home.resolve("out-" + round).toString())))
+                        .as(what + ": " + out() + err())
+                        .isZero();
+                assertThat(home.resolve("out-" + round + "/x")).hasBinaryContent(random(3));
+            }
+        }
+    }
+
+    /**
+     * Zeros appended to the newest journal file after its last commit: 'repair index' exited 1 on every run,
+     * saying at once that nothing was changed, that the journal added what the index lacked, and that the
+     * journal was damaged. Now it writes the journal anew from the index, says so once, and a second run has
+     * nothing to repair.
+     */
+    @Test
+    void bytesAppendedAfterTheLastCommitAreRepairedOnce() throws Exception {
+        prunedStore();
+        forgetAndPrune();
+        Path newest = newestJournalFile();
+        long length = Files.size(newest);
+        Files.write(newest, new byte[4096], java.nio.file.StandardOpenOption.APPEND);
+
+        assertThat(run(at("repair", "index"))).as(out() + err()).isZero();
+        assertThat(out())
+                .contains("was damaged only after the last change its index records")
+                .contains("bytes " + length + " to its end (4,096 bytes)".replace(",", ""))
+                .contains("the journal was written anew from it; nothing was lost")
+                .doesNotContain("nothing was changed")
+                .doesNotContain("added what it lacked");
+        assertThat(err()).doesNotContain("Journal damaged");
+
+        assertThat(run(at("repair", "index"))).as(out() + err()).isZero();
+        assertThat(out()).contains("nothing was changed").doesNotContain("damaged");
+        assertThat(err()).isEmpty();
+        assertTheNewestBackupIsListedAndRestored();
     }
 
     /** Every command opens the store and used to leave a journal file behind (173 in a tester's store). */

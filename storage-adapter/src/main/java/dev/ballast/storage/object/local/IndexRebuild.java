@@ -33,9 +33,15 @@ import org.jspecify.annotations.Nullable;
  *     same order, with its content where the rebuild found it), in which case it was left as it was
  *     and no copy of it kept aside
  * @param journalShorter whether the journal ended before the change the index recorded last (a journal
- *     file cut short, or the journal restored from an older copy): the index, the newer record, was kept
- *     as it was, the versions only the journal named counted as removed on purpose (not lost), and the
- *     journal written anew from the index
+ *     file cut short or deleted, the journal restored from an older copy, or something other than a file in a
+ *     journal file's place): the index, the newer record, was kept as it was, the versions only the journal
+ *     named counted as removed on purpose (not lost), and the journal written anew from the index
+ * @param damagePastIndex whether the journal's only damage ({@link #journalDamage()}) lay after the last change
+ *     the index, found intact, records (bytes appended to a journal file after its last commit): the index,
+ *     which holds every change the journal committed, was kept as it was and the journal written anew from it,
+ *     so nothing was lost
+ * @param movedAside for each entry of {@code journal/} named as a journal file that was no regular file (a
+ *     directory, a FIFO, a symbolic link), never opened: what it was and the name it was moved aside to
  */
 public record IndexRebuild(
         boolean journalFound,
@@ -50,7 +56,9 @@ public record IndexRebuild(
         int packFiles,
         long contentFiles,
         boolean changed,
-        boolean journalShorter) {
+        boolean journalShorter,
+        boolean damagePastIndex,
+        List<String> movedAside) {
 
     /**
      * A version whose content the store lost.

@@ -42,10 +42,21 @@ final class IndexRepair {
     /** Rebuilds the index of the store in {@code dir}; the caller holds the writer lock. */
     static IndexRebuild rebuild(Path dir) throws IOException, SQLException {
         Path index = dir.resolve(LocalObjectStore.INDEX_FILE);
-        var files = JournalFiles.files(dir.resolve(Journal.DIR));
+        Path journalDir = dir.resolve(Journal.DIR);
+        // An index that records its journal position says exactly how the journal stands to it (OlderIndex):
+        // one whose journal ends before that position (a journal file cut short or deleted, journal/ emptied or
+        // restored from an older copy, something other than a file in a journal file's place) is the newer record,
+        // kept as it is, and the journal is written anew from it.
+        Previous found = intactRows(index);
+        OlderIndex.Standing standing = found == null || found.position() == null
+                ? null
+                : OlderIndex.compare(journalDir, found.position()).standing();
+        boolean journalShorter = standing == OlderIndex.Standing.SHORTER;
+        List<String> movedAside = moveAsideWhatIsNoFile(journalDir);
+        var files = JournalFiles.files(journalDir);
         TreeSet<Long> packIds = packFiles(dir);
         long contentFiles = contentFiles(dir);
-        if (files.isEmpty()) {
+        if (files.isEmpty() && !journalShorter) {
             return new IndexRebuild(
                     false,
                     0,
@@ -59,9 +70,15 @@ final class IndexRepair {
                     packIds.size(),
                     contentFiles,
                     false,
-                    false);
+                    false,
+                    false,
+                    movedAside);
         }
-        int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
+        int threshold = files.isEmpty() ? found.inlineThreshold() : LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
+        // Where the journal is damaged, by file (from the newest base on): the offset the damage begins at.
+        Map<Long, Long> damagedAt = new HashMap<>();
+        // Whether a valid frame follows the index's position: then damage after it may have cost a change.
+        boolean framesPastIndex = false;
         boolean first = true;
         List<String> damage = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
@@ -87,8 +104,24 @@ final class IndexRepair {
                 seen.clear();
                 hints.clear();
                 removed.clear();
+                damagedAt.clear();
+                framesPastIndex = false;
             }
             read++;
+            if (contents.firstDamage() >= 0) {
+                damagedAt.put(entry.getKey(), contents.firstDamage());
+            }
+            if (found != null && found.position() != null) {
+                Journal.Position p = found.position();
+                if (entry.getKey() > p.file() && !p.equals(contents.base())) {
+                    framesPastIndex |=
+                            !contents.frames().isEmpty() || !contents.pending().isEmpty();
+                } else if (entry.getKey() == p.file()) {
+                    JournalFiles.FileContents after = JournalFiles.read(file, p.offset());
+                    framesPastIndex |=
+                            !after.frames().isEmpty() || !after.pending().isEmpty();
+                }
+            }
             if (first) {
                 threshold = contents.inlineThreshold();
                 first = false;
@@ -131,13 +164,18 @@ final class IndexRepair {
         // is kept as it is, and the versions only the journal holds are those removed on purpose since; when a
         // base of the journal holds a later state than the index (JournalFold), a version the index holds and
         // the base does not was removed after the index's time.
-        Previous found = intactRows(index);
         List<Journal.Version> previousRows = found == null ? null : found.rows();
-        boolean journalShorter = found != null
-                && found.position() != null
-                && OlderIndex.compare(dir.resolve(Journal.DIR), found.position())
-                                .standing()
-                        == OlderIndex.Standing.SHORTER;
+        // An intact index the journal is current with, whose journal is damaged only after the index's position
+        // (bytes appended to a journal file after its last commit): the index holds every change the journal
+        // committed, and the journal is written anew from it.
+        boolean damagePastIndex = standing == OlderIndex.Standing.CURRENT
+                && !damagedAt.isEmpty()
+                && !framesPastIndex
+                && damagedAt.entrySet().stream()
+                        .allMatch(d -> d.getKey() > found.position().file()
+                                || (d.getKey() == found.position().file()
+                                        && d.getValue() >= found.position().offset()));
+        boolean keepIndex = journalShorter || damagePastIndex;
         boolean removedSinceBase = base != null
                 && baseIntact
                 && found != null
@@ -145,7 +183,7 @@ final class IndexRepair {
         Map<String, Hint> previousHints = new HashMap<>();
         if (previousRows != null) {
             boolean added = false;
-            if (journalShorter) {
+            if (keepIndex) {
                 live.clear();
                 added = true;
             }
@@ -277,7 +315,7 @@ final class IndexRepair {
             for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
                 Files.deleteIfExists(building.resolveSibling(building.getFileName() + suffix));
             }
-            if (journalShorter) {
+            if (keepIndex) {
                 // The index as it was, and a journal written anew from it, holding the index's state at its position.
                 VersionIndex writer = VersionIndex.openWriter(index, threshold, false);
                 try {
@@ -304,7 +342,35 @@ final class IndexRepair {
                 packIds.size(),
                 contentFiles,
                 changed,
-                journalShorter);
+                journalShorter,
+                damagePastIndex,
+                movedAside);
+    }
+
+    /**
+     * Moves aside each entry of {@code journalDir} named as a journal file that is no regular file (a
+     * directory, a FIFO, a symbolic link, dangling or not), never opening it (a FIFO's open would wait
+     * forever): renamed to {@code NAME.not-a-journal-file-MILLIS}, which nothing reads, so whatever it
+     * holds is kept and the journal can be written anew past it.
+     *
+     * @return for each, what it was and where it went
+     */
+    private static List<String> moveAsideWhatIsNoFile(Path journalDir) throws IOException {
+        List<String> moved = new ArrayList<>();
+        for (Path f : JournalFiles.files(journalDir).values()) {
+            String kind = JournalFiles.notARegularFile(f);
+            if (kind == null) {
+                continue;
+            }
+            Path to = f.resolveSibling(f.getFileName() + ".not-a-journal-file-" + System.currentTimeMillis());
+            Files.move(f, to, StandardCopyOption.ATOMIC_MOVE);
+            moved.add(Journal.DIR + "/" + f.getFileName() + " was " + kind + ", not a journal file: moved aside to "
+                    + Journal.DIR + "/" + to.getFileName());
+        }
+        if (!moved.isEmpty()) {
+            Blobs.syncDirectory(journalDir);
+        }
+        return List.copyOf(moved);
     }
 
     /**
@@ -404,7 +470,7 @@ final class IndexRepair {
     }
 
     /** The rows of an intact index, and the journal position it records (null when it records none). */
-    private record Previous(List<Journal.Version> rows, Journal.@Nullable Position position) {}
+    private record Previous(List<Journal.Version> rows, Journal.@Nullable Position position, int inlineThreshold) {}
 
     /**
      * The rows of the index at {@code index} when SQLite opens it and {@code PRAGMA quick_check}
@@ -420,7 +486,7 @@ final class IndexRepair {
             }
             List<Journal.Version> rows = new ArrayList<>();
             ix.forEachVersion(rows::add);
-            return new Previous(rows, ix.journalPosition());
+            return new Previous(rows, ix.journalPosition(), ix.inlineThreshold());
         } catch (SQLException | IOException | RuntimeException e) {
             return null; // damaged: rebuilt from the journal alone
         }

@@ -53,6 +53,23 @@ final class JournalFiles {
         return files;
     }
 
+    /**
+     * What {@code file} is when it is no regular file (without following a symbolic link): "a directory",
+     * "a symbolic link", "a FIFO or other special file"; null for a regular file or none at all. Never opens it.
+     */
+    static @Nullable String notARegularFile(Path file) {
+        if (Files.isSymbolicLink(file)) {
+            return "a symbolic link";
+        }
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+            return "a directory";
+        }
+        if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        return "a FIFO or other special file";
+    }
+
     /** A frame read back: its type and, for each type, the fields it carries. */
     record Frame(
             byte type,
@@ -78,6 +95,8 @@ final class JournalFiles {
      *     format, the marker's own offset), -1 when there is none
      * @param base the position a BASE frame says the file's state is that of ({@code 0:0} for a state of
      *     its own), null when the file is no base
+     * @param firstDamage the offset in the file where the first damage (a region skipped, or the cut at its
+     *     end) begins, -1 when the file is intact
      */
     record FileContents(
             Path file,
@@ -88,7 +107,8 @@ final class JournalFiles {
             int committed,
             List<Frame> pending,
             long lastCommit,
-            @Nullable Position base) {}
+            @Nullable Position base,
+            long firstDamage) {}
 
     /**
      * Reads one journal file. A frame that fails its CRC, has an impossible length or cannot be parsed
@@ -132,12 +152,16 @@ final class JournalFiles {
         int lastCommit = 0;
         long lastCommitOffset = -1;
         Position base = null;
+        long firstDamage = -1;
         int floor = 0; // an ABORT never reaches back across a skipped region
         int threshold = LocalStoreConfig.DEFAULT_INLINE_THRESHOLD;
         int at = 0;
         while (at < all.length) {
             Frame f = frameAt(in, at);
             if (f == null) {
+                if (firstDamage < 0) {
+                    firstDamage = from + at;
+                }
                 if (all.length - at < 8 || cutShort(in, at)) {
                     damage.add(
                             "it ends inside the frame at byte " + (from + at) + " (a writer stopped while writing it)");
@@ -191,7 +215,8 @@ final class JournalFiles {
                 lastCommit,
                 List.copyOf(frames.subList(lastCommit, frames.size())),
                 lastCommitOffset,
-                base);
+                base,
+                firstDamage);
     }
 
     /** The whole, valid frame at {@code at}, or null. */

@@ -153,7 +153,8 @@ final class OlderIndex {
         throw new IntegrityException(
                 LocalObjectStore.INDEX_FILE,
                 "The journal of the local object store '" + root + "' ends before its index: the index reached"
-                        + " journal position " + position + " but " + verdict.what() + " (a journal file cut short, or "
+                        + " journal position " + position + " but " + verdict.what()
+                        + " (a journal file cut short or deleted, or "
                         + Journal.DIR + "/ restored from an older copy); the index is the newer record, and"
                         + " LocalObjectStore.rebuildIndex ('ballast repair index') keeps it as it is and writes the"
                         + " journal anew from it",
@@ -167,14 +168,20 @@ final class OlderIndex {
      * missing or ends before the position (and no base holds the position's state); else current.
      */
     static Verdict compare(Path dir, Journal.Position position) throws IOException {
+        String notAFile = null;
         for (Map.Entry<Long, Path> f : JournalFiles.files(dir).descendingMap().entrySet()) {
             long id = f.getKey();
             if (id < position.file()) {
                 break;
             }
             String name = f.getValue().getFileName().toString();
-            if (!Files.isRegularFile(f.getValue(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                throw new IOException(f.getValue() + " is not a regular file, which a journal file must be");
+            String kind = JournalFiles.notARegularFile(f.getValue());
+            if (kind != null) {
+                // Never opened (a FIFO's open would wait forever): no journal file, as if it were missing.
+                if (notAFile == null) {
+                    notAFile = "journal file " + name + " is " + kind + ", not a journal file";
+                }
+                continue;
             }
             if (id == position.file()) {
                 long size = Files.size(f.getValue());
@@ -189,7 +196,7 @@ final class OlderIndex {
                                 Standing.BEHIND,
                                 "journal file " + name + " records changes committed after position " + position
                                         + ", to byte " + contents.lastCommit())
-                        : new Verdict(Standing.CURRENT, "");
+                        : current(notAFile);
             }
             JournalFiles.FileContents contents = JournalFiles.read(f.getValue());
             Journal.Position base = contents.base();
@@ -200,7 +207,7 @@ final class OlderIndex {
                                 Standing.BEHIND,
                                 "journal file " + name + " holds the state of a position later than " + position)
                         : c == 0
-                                ? new Verdict(Standing.CURRENT, "")
+                                ? current(notAFile)
                                 : new Verdict(
                                         Standing.SHORTER,
                                         "journal file " + name + " holds the state of an earlier position (" + base
@@ -212,7 +219,17 @@ final class OlderIndex {
                         "journal file " + name + " records changes committed after position " + position);
             }
         }
-        return new Verdict(Standing.SHORTER, "journal file " + position.fileName() + " is missing");
+        return new Verdict(
+                Standing.SHORTER, notAFile != null ? notAFile : "journal file " + position.fileName() + " is missing");
+    }
+
+    /**
+     * Current, unless a journal file at or after the index's position is no regular file (a directory, FIFO
+     * or symbolic link in its place): the journal then cannot be appended to or read back past it, and ends
+     * there as a journal file deleted would.
+     */
+    private static Verdict current(@Nullable String notAFile) {
+        return notAFile == null ? new Verdict(Standing.CURRENT, "") : new Verdict(Standing.SHORTER, notAFile);
     }
 
     /** The lengths of the newest journal files, by number: what a writer changes first. */

@@ -196,7 +196,10 @@ class OlderIndexTest {
                 .hasMessageContaining("is older than its journal");
     }
 
-    /** A named pipe in place of the newest journal file: its open would wait for a writer forever. */
+    /**
+     * A named pipe in place of the newest journal file: its open would wait for a writer forever. It is never
+     * opened: the journal ends there, before the index, and a rebuild moves it aside and writes the journal anew.
+     */
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aJournalFileThatIsAPipeHangsNoOpen() throws Exception {
@@ -209,9 +212,25 @@ class OlderIndexTest {
         Process mkfifo = new ProcessBuilder("mkfifo", newest.toString()).start();
         assertThat(mkfifo.waitFor()).isZero();
 
+        assertThatThrownBy(() -> IndexRebuildTest.reader(root()).close())
+                .isInstanceOf(IntegrityException.class)
+                .hasMessageContaining("ends before its index")
+                .hasMessageContaining("is a FIFO or other special file");
+        assertThatThrownBy(() -> LocalObjectStore.open(root(), SMALL_PACKS).close())
+                .isInstanceOf(IntegrityException.class)
+                .hasMessageContaining("ends before its index");
+
+        IndexRebuild r = LocalObjectStore.rebuildIndex(root());
+        assertThat(r.journalShorter()).isTrue();
+        assertThat(r.movedAside()).singleElement().asString().contains("was a FIFO or other special file");
+        assertThat(Files.isRegularFile(newest, java.nio.file.LinkOption.NOFOLLOW_LINKS) || !Files.exists(newest))
+                .isTrue();
         IndexRebuildTest.reader(root()).close();
         try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
             store.put("b", ObjectContent.ofBytes(IndexRebuildTest.random(2, 100)));
+            try (var read = store.get("a")) {
+                assertThat(read.readAllBytes()).isEqualTo(IndexRebuildTest.random(1, 100));
+            }
         }
     }
 
