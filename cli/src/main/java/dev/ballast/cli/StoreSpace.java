@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.storage.object.local.LocalObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -15,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * is repacked. The local store's figure is the bytes of its content, pack and manifest files
  * ({@code blobs/} and {@code packs/}) before the prune minus after it (the repacking included); its
  * bookkeeping (the index {@code index.db}, SQLite's files beside it, the {@code journal/}) records
- * the removals and is reported apart, and the 4 MiB {@code reserve} and {@code tmp/} not at all. An
+ * the removals and is reported apart, and the 4 MiB {@code reserve} and {@code tmp/} not at all. The index
+ * counts as the bytes it takes once SQLite's write-ahead log is copied into it
+ * ({@link LocalObjectStore#indexBytes}), the {@code -wal} and {@code -shm} files not at all: while the store
+ * is open its log holds every page each transaction changed, hundreds of KiB that are gone once it closes. An
  * S3 bucket frees each deleted version's bytes, so there it is their sum. Sizes are printed in MiB
  * (2^20 bytes) with the exact byte count, as every summary prints them.
  */
@@ -29,7 +33,7 @@ final class StoreSpace {
      * The local store's bytes at one moment.
      *
      * @param content bytes of its content, pack and manifest files
-     * @param bookkeeping bytes of its index (with SQLite's -wal, -shm and -journal files) and journal
+     * @param bookkeeping bytes of its index (as {@link LocalObjectStore#indexBytes} counts it) and journal
      */
     record Measure(long content, long bookkeeping) {}
 
@@ -46,12 +50,9 @@ final class StoreSpace {
             for (String d : CONTENT) {
                 content += bytesUnder(dir.resolve(d));
             }
-            long bookkeeping = bytesUnder(dir.resolve("journal"));
-            try (Stream<Path> top = Files.list(dir)) {
-                bookkeeping += top.filter(p -> p.getFileName().toString().startsWith("index.db"))
-                        .mapToLong(StoreSpace::size)
-                        .sum();
-            }
+            long index = LocalObjectStore.indexBytes(dir);
+            long bookkeeping = bytesUnder(dir.resolve("journal"))
+                    + (index >= 0 ? index : size(dir.resolve(LocalObjectStore.INDEX_FILE)));
             return new Measure(content, bookkeeping);
         } catch (IOException | UncheckedIOException e) {
             return null;

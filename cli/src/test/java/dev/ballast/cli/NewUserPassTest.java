@@ -218,6 +218,51 @@ class NewUserPassTest extends InProcessCli {
                 .doesNotContain("4.0 MiB");
     }
 
+    /** The bytes of the store's index.db and journal/ between commands, as {@code du -b} counts them. */
+    long indexAndJournalBytes() throws IOException {
+        Path store = data().resolve("ballast-backups");
+        try (var journal = Files.walk(store.resolve("journal"))) {
+            long bytes = Files.size(store.resolve("index.db"));
+            for (Path f : journal.filter(Files::isRegularFile).toList()) {
+                bytes += Files.size(f);
+            }
+            return bytes;
+        }
+    }
+
+    @Test
+    void pruneSaysTheGrowthOfTheIndexAndJournalThatStays() throws IOException {
+        // A tester's: "the index and journal ... grew by 0.5 MiB" where index.db and journal/ grew by 13 KB, SQLite's
+        // write-ahead log counted as it stood while the store was open.
+        Path src = Files.createDirectories(home.resolve("src"));
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 300; i++) {
+                Files.writeString(src.resolve("f" + i + ".txt"), "round " + round + " file " + i);
+            }
+            assertThat(run("backup", src.toString(), "--data-dir", data().toString()))
+                    .as(err())
+                    .isZero();
+        }
+        assertThat(run("forget", "src", "--keep-last", "1", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        long before = indexAndJournalBytes();
+        assertThat(run("prune", "--grace", "0s", "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        long grown = indexAndJournalBytes() - before;
+        java.util.regex.Matcher said = java.util.regex.Pattern.compile(
+                        "the index and journal(?:, which record the removals,)? (grew|shrank) by [0-9.]+ MiB \\(([0-9,]+)"
+                                + " bytes\\)")
+                .matcher(out());
+        long printed = 0;
+        if (said.find()) {
+            printed = Long.parseLong(said.group(2).replace(",", ""))
+                    * (said.group(1).equals("grew") ? 1 : -1);
+        }
+        assertThat(printed).as(out()).isCloseTo(grown, org.assertj.core.data.Offset.offset(8_192L));
+    }
+
     @Test
     void countsAreSingularForOneAndForgetSaysWhenThereIsNothingToRemove() throws IOException {
         // Field input (F9): "1 files restored", "keep 1 latest backups", "would remove 0 backups of 'src':".

@@ -295,6 +295,34 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
+    /**
+     * The bytes the index ({@code index.db}) of the store in {@code root} takes once SQLite's write-ahead
+     * log is copied into it, as every writer does when it closes: its pages times their size, read through
+     * SQLite, so the changes still in the {@code -wal} file count and that file (and the {@code -shm}) do
+     * not. While a store is open its log holds every page a transaction changed, once per transaction, up to
+     * hundreds of KiB that are emptied when it closes; counting that would report growth that does not stay.
+     *
+     * @return the bytes, or -1 when there is no index or it cannot be read
+     */
+    public static long indexBytes(Path root) {
+        Path index = root.toAbsolutePath().normalize().resolve(INDEX_FILE);
+        if (!Files.isRegularFile(index, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return -1;
+        }
+        try (VersionIndex ix = VersionIndex.openReader("jdbc:sqlite:" + index);
+                java.sql.Statement s = ix.connection().createStatement()) {
+            long pages;
+            try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_count")) {
+                pages = r.next() ? r.getLong(1) : -1;
+            }
+            try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_size")) {
+                return r.next() && pages >= 0 ? pages * r.getLong(1) : -1;
+            }
+        } catch (SQLException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** Whether {@code root} holds a local object store (its index exists). */
     public static boolean exists(Path root) {
         return StoreDirectory.exists(root);
