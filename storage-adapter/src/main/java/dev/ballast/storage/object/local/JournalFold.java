@@ -65,7 +65,11 @@ final class JournalFold {
             writer.recordJournalPosition(at);
             writer.commit();
         } catch (IOException | SQLException | RuntimeException e) {
-            writer.rollback();
+            try {
+                writer.rollback();
+            } catch (SQLException | RuntimeException r) {
+                e.addSuppressed(r); // the failure that stopped the fold is the one to report
+            }
             throw e;
         }
         steps.reached("committed");

@@ -270,14 +270,15 @@ public final class LocalObjectStore implements ObjectStore, AutoCloseable {
 
     /**
      * Folds the journal into one file when it has grown to many (see {@link JournalFold}): maintenance,
-     * so a failure (a full disk) is logged and the store opens as it is; whatever step it stopped at
-     * leaves a journal that rebuilds the index and tells an older one.
+     * so a failure (a full disk) is logged at INFO, which a command line shows only when asked to, and the
+     * store opens as it is; the next writer to open it tries again, and whatever step it stopped at leaves a
+     * journal that rebuilds the index and tells an older one.
      */
     private static void foldJournal(Path dir, VersionIndex writer, Journal journal) {
         try {
             JournalFold.foldIfLong(dir, writer, journal, JournalFold.NO_STEPS);
         } catch (IOException | SQLException e) {
-            LOG.warn("Could not fold the journal of '{}' into one file; it stays as it is: {}", dir, e.toString());
+            LOG.info("Could not fold the journal of '{}' into one file; it stays as it is: {}", dir, e.toString());
         }
     }
 

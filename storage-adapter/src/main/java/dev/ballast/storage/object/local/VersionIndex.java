@@ -887,11 +887,22 @@ final class VersionIndex implements AutoCloseable, Packs.Catalogue {
         inTransaction = false;
     }
 
-    /** Rolls back the transaction begun, if any. */
+    /**
+     * Rolls back the transaction begun, if any. SQLite may have rolled it back itself already: a statement or
+     * COMMIT that fails for a full disk or an I/O error can end the transaction
+     * (<a href="https://www.sqlite.org/lang_transaction.html">Response To Errors Within A Transaction</a>),
+     * and a ROLLBACK then fails with "no transaction is active", which would hide the failure that ended it.
+     */
     void rollback() throws SQLException {
         if (inTransaction) {
             inTransaction = false;
-            transactions.execute("ROLLBACK");
+            try {
+                transactions.execute("ROLLBACK");
+            } catch (SQLException e) {
+                if (e.getMessage() == null || !e.getMessage().contains("no transaction is active")) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -231,6 +231,44 @@ class JournalPositionTest {
         }
     }
 
+    /**
+     * A fold stopped by a full disk after SQLite ended its transaction itself (as a failed statement or COMMIT
+     * may): the rollback after it failed with "cannot rollback - no transaction is active", which was reported
+     * in place of the full disk. The fold's own failure is reported, and the store opens and loses nothing.
+     */
+    @Test
+    void aFoldWhoseTransactionSqliteEndedReportsItsOwnFailure() throws Exception {
+        twoKeys("a", "b");
+        List<IndexRebuildTest.Seen> current;
+        try (LocalObjectStore store = IndexRebuildTest.reader(root())) {
+            current = IndexRebuildTest.everything(store);
+        }
+        Path index = root().resolve(LocalObjectStore.INDEX_FILE);
+        VersionIndex writer = VersionIndex.openWriter(index, LocalStoreConfig.DEFAULT_INLINE_THRESHOLD, false);
+        Journal journal = new Journal(root(), LocalStoreConfig.DEFAULT_INLINE_THRESHOLD);
+        try {
+            assertThatThrownBy(() -> JournalFold.fold(root(), writer, journal, reached -> {
+                        if (reached.equals("renamed")) {
+                            try (var s = writer.connection().createStatement()) {
+                                s.execute("ROLLBACK"); // what SQLite does on its own after some errors
+                            } catch (java.sql.SQLException e) {
+                                throw new IOException(e);
+                            }
+                            throw new IOException("No space left on device");
+                        }
+                    }))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("No space left on device")
+                    .hasNoSuppressedExceptions();
+        } finally {
+            writer.checkpointAndClose();
+            journal.close();
+        }
+        try (LocalObjectStore store = LocalObjectStore.open(root(), SMALL_PACKS)) {
+            assertThat(IndexRebuildTest.everything(store)).isEqualTo(current);
+        }
+    }
+
     static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path f : files.toList()) {
