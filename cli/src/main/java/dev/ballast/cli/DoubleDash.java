@@ -16,7 +16,7 @@ final class DoubleDash {
     private DoubleDash() {}
 
     /**
-     * One sentence refusing {@code line} when a word after its {@code --} is spelled like an option or a
+     * One sentence refusing {@code line} when a word after its {@code --} is spelled like a long option or a
      * subcommand of the command it runs (in {@code root}'s tree), or like a command where none comes
      * before the {@code --}; null when there is no {@code --} or nothing after it looks so.
      */
@@ -36,9 +36,12 @@ final class DoubleDash {
         String name = command.getCommandSpec().qualifiedName();
         for (String w : words.subList(dash + 1, words.size())) {
             String option = w.split("=", 2)[0];
-            if (w.length() > 1 && w.startsWith("-") && command.getCommandSpec().findOption(option) != null) {
-                boolean takesPaths =
-                        !command.getCommandSpec().positionalParameters().isEmpty();
+            // Long options only: a short one is also a plausible directory or backup name ('-x'), which is
+            // what '--' is for; no new backup may be named with a leading '-', and a name must exist.
+            if (w.startsWith("--") && w.length() > 2 && command.getCommandSpec().findOption(option) != null) {
+                boolean takesPaths = command.getCommandSpec().positionalParameters().stream()
+                        .anyMatch(p -> p.type() == java.nio.file.Path.class
+                                || java.util.Arrays.asList(p.auxiliaryTypes()).contains(java.nio.file.Path.class));
                 return "'--' ends the options, so '" + w + "' after it was taken as an argument, not as the"
                         + " option " + option + " of '" + name + "'; put the option before the '--'"
                         + (takesPaths ? " (a path that is spelled like an option can be written ./" + w + ")." : ".");

@@ -66,9 +66,11 @@ final class PruneCommand extends BallastCommand {
         names = names.stream().map(Manifests::checkExistingName).toList();
         try (StoreSession session =
                 StoreSession.open(common, ctx, dryRun ? StoreSession.Access.READ : StoreSession.Access.REMOVE)) {
+            if (!names.isEmpty()) {
+                requireBackups(session);
+            }
             if (Repository.masterKey(session) != null) {
                 if (!names.isEmpty()) {
-                    requireBackups(session);
                     ctx.err()
                             .println("Note: in an encrypted repository chunks are shared by every backup name, so"
                                     + " prune looks at all of them, not only "

@@ -342,8 +342,11 @@ class BallastTest {
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .isEqualTo("Error: '--' ends the options, so '--dry-run' after it was taken as an argument, not as"
-                        + " the option --dry-run of 'ballast prune'; put the option before the '--' (a path that is"
-                        + " spelled like an option can be written ./--dry-run).\n");
+                        + " the option --dry-run of 'ballast prune'; put the option before the '--'.\n");
+        assertThat(again("restore", "src", "--", "--overwrite")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .endsWith("put the option before the '--' (a path that is spelled like an option can be"
+                        + " written ./--overwrite).\n");
         assertThat(again("ls", "-r", store, "--", "src", "--manifest-version=ab12cd34"))
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err()).startsWith("Error: '--' ends the options, so '--manifest-version=ab12cd34' after it");
@@ -356,6 +359,16 @@ class BallastTest {
                             + " 'ballast' does not take; leave out the '--' to run 'ballast list' (its options may"
                             + " come before or after it).\n");
         }
+        // a short option's spelling after '--' is the argument it spells: a directory named '-x' (its
+        // backup name must then be given, as no new backup may be named with a leading '-')
+        Path dashed = home.resolve("-x");
+        try {
+            java.nio.file.Files.createDirectories(dashed);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        assertThat(again("backup", "--", dashed.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("The backup name '-x' is not usable because it begins with '-'");
         assertThat(again("list", "--", "--help")).isEqualTo(ExitCodes.USAGE);
         assertThat(err()).endsWith("put the option before the '--'.\n");
         assertNoStoreOpened();
@@ -738,6 +751,14 @@ class BallastTest {
         assertThat(err())
                 .isEqualTo("Error: There is no backup named 'photoz' in the local store "
                         + home.resolve(".ballast/ballast-backups") + "; 'ballast list' shows the backups there.\n");
+        // the same in a store of the earlier, unencrypted format, where prune does narrow to the names
+        String earlier = home.resolve("earlier").toString();
+        assertThat(run("backup", src.toString(), "--data-dir", earlier, "--insecure-no-encryption"))
+                .as(err())
+                .isZero();
+        err.reset();
+        assertThat(run("prune", "scr", "--data-dir", earlier)).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named 'scr' in the local store ");
         err.reset();
         assertThat(run("prune", "a/b")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())

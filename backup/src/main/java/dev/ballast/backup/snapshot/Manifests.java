@@ -41,11 +41,19 @@ public final class Manifests {
     }
 
     /**
-     * Validates a backup name: it becomes the first segment of every object key of the backup.
+     * Validates the name of a new backup: it becomes the first segment of every object key of the backup,
+     * and it may not begin with '-' (an existing backup so named, made by an earlier build, is still read).
      *
      * @throws BackupException with {@link BackupException.Kind#INVALID_INPUT} if it is not usable
      */
     public static String checkName(@Nullable String name) {
+        if (name != null && name.startsWith("-")) {
+            // every command that takes the name would read it as an option, so no later command could name it
+            throw new BackupException(
+                    BackupException.Kind.INVALID_INPUT,
+                    "The backup name '" + name + "' is not usable because it begins with '-', which a command"
+                            + " line reads as an option; " + Advice.NAME_FOR_BACKUP.text());
+        }
         return checkName(name, Advice.NAME_FOR_BACKUP.text());
     }
 
