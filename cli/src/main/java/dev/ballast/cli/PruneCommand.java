@@ -102,7 +102,7 @@ final class PruneCommand extends BallastCommand {
     }
 
     /**
-     * Refuses names the repository holds no backup of ({@code prune nosuchname} pruned everything, exit 0,
+     * Refuses names the repository holds no backup, run marker or (earlier format) object of ({@code prune nosuchname} pruned everything, exit 0,
      * with a note that prune looks at every name): a name that names nothing is a mistake to say, not to
      * act past.
      */
@@ -111,7 +111,13 @@ final class PruneCommand extends BallastCommand {
             Errors.translate(session.where(), null, () -> {
                 java.util.List<String> known = Manifests.names(repo.metadata()).names();
                 for (String n : names) {
-                    if (!known.contains(n)) {
+                    // a name whose only trace is a killed run's marker (or, in the earlier format, its uploads)
+                    // is one prune cleans up after
+                    if (!known.contains(n)
+                            && repo.metadata()
+                                    .listVersions(dev.ballast.backup.run.RunMarker.prefix(n))
+                                    .isEmpty()
+                            && repo.metadata().list(n + "/").isEmpty()) {
                         throw Manifests.noSuchBackup(repo.metadata(), n, session.where());
                     }
                 }

@@ -340,7 +340,9 @@ public final class KeyFiles {
         byte[] sealed = master.seal(config.toJson(), RepositoryConfig.AAD.getBytes(StandardCharsets.US_ASCII));
         if (store.capabilities().putIfAbsent()) {
             try {
-                store.putIfAbsent(CONFIG, ObjectContent.ofBytes(sealed));
+                String ours =
+                        store.putIfAbsent(CONFIG, ObjectContent.ofBytes(sealed)).versionId();
+                requireFirstConfig(store, ours, keyId);
             } catch (dev.ballast.storage.AlreadyExistsException e) {
                 // another init won the race: its key files and config stand, ours would seal a key nobody uses
                 deleteKeyFile(store, KEYS_PREFIX + keyId);
@@ -372,6 +374,36 @@ public final class KeyFiles {
             store.put(CONFIG, ObjectContent.ofBytes(sealed));
         }
         return new UnlockedRepository(master, config, keyId);
+    }
+
+    /**
+     * Makes sure the config version {@code ours} is the store's first: a server that says it honours
+     * {@code If-None-Match: *} may still let two conditional PUTs that arrive together both succeed (S3Mock
+     * did, two first backups started at once), and the later config, sealed under another master key,
+     * would then make the first init's backups unreadable. Of several configs written since the newest
+     * delete marker the oldest (listed last: versions come newest first) stands; a later one is removed
+     * with its key file, and this init fails as one that lost the race does.
+     *
+     * @throws BackupException {@link Kind#UNAVAILABLE} when another init's config came first
+     */
+    private void requireFirstConfig(ObjectStore store, String ours, String keyId) {
+        // the versions since the newest delete marker: one below it is a config removed before this init
+        List<VersionEntry> configs = new ArrayList<>();
+        for (VersionEntry v : store.versions(CONFIG)) {
+            if (v.deleteMarker()) {
+                break;
+            }
+            configs.add(v);
+        }
+        if (configs.size() > 1 && !configs.get(configs.size() - 1).versionId().equals(ours)) {
+            store.deleteVersion(CONFIG, ours);
+            deleteKeyFile(store, KEYS_PREFIX + keyId);
+            throw new BackupException(
+                    Kind.UNAVAILABLE,
+                    "The store at " + where(store) + " got another config while this init wrote its own: another"
+                            + " init is running at the same time; nothing of this one is left, run it again once"
+                            + " that one has ended.");
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.ballast.backup.keys.KeyFiles.KeyInfo;
 import dev.ballast.backup.keys.KeyFiles.UnlockedRepository;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.StoreCapabilities;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.test.FakeObjectStore;
@@ -65,6 +66,49 @@ class KeyFilesTest {
             assertThat(opened.config()).isEqualTo(made.config());
             assertThat(opened.keyId()).isEqualTo(made.keyId());
         });
+    }
+
+    /**
+     * A server that says it honours If-None-Match may still let two conditional PUTs of the config that
+     * arrive together both succeed (S3Mock did, for two first backups started at once): the init whose
+     * config came second steps back, leaving nothing, and the first one's config is the only one.
+     */
+    @Test
+    void anInitWhoseConditionalConfigCameSecondStepsBackLeavingTheFirstAlone() {
+        byte[] first = "the other init's sealed config".getBytes(StandardCharsets.US_ASCII);
+        FakeObjectStore racy = new FakeObjectStore() {
+            @Override
+            public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+                if (key.equals(KeyFiles.CONFIG)) {
+                    super.put(key, ObjectContent.ofBytes(first)); // the other init's, a moment earlier
+                    return super.put(key, content);
+                }
+                return super.putIfAbsent(key, content);
+            }
+        };
+        assertThatThrownBy(() -> keys.init(racy, pw("second")))
+                .isInstanceOfSatisfying(
+                        BackupException.class, e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.UNAVAILABLE))
+                .hasMessageContaining("another init is running at the same time");
+        assertThat(racy.versions(KeyFiles.CONFIG))
+                .singleElement()
+                .satisfies(v -> assertThat(racy.currentBytes(KeyFiles.CONFIG).orElseThrow())
+                        .isEqualTo(first));
+        assertThat(racy.list(KeyFiles.KEYS_PREFIX)).as("its key file removed").isEmpty();
+
+        // the first of the two keeps its config when the other one's lands after it
+        FakeObjectStore later = new FakeObjectStore() {
+            @Override
+            public ObjectVersion putIfAbsent(String key, ObjectContent content) {
+                ObjectVersion v = super.putIfAbsent(key, content);
+                if (key.equals(KeyFiles.CONFIG)) {
+                    super.put(key, ObjectContent.ofBytes(first)); // the other init's, a moment later
+                }
+                return v;
+            }
+        };
+        UnlockedRepository made = keys.init(later, pw("first"));
+        assertThat(later.list(KeyFiles.KEYS_PREFIX)).containsExactly(KeyFiles.KEYS_PREFIX + made.keyId());
     }
 
     @Test
