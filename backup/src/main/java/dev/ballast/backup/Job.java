@@ -2,6 +2,7 @@ package dev.ballast.backup;
 
 import dev.ballast.backup.content.PackedBlobs;
 import dev.ballast.backup.content.PackedContent;
+import dev.ballast.backup.content.PendingContent;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.snapshot.SealedStore;
@@ -71,14 +72,15 @@ abstract class Job {
     /**
      * The packed content a backup of format 3 stores into, its index read only once the run's marker is
      * written and no prune runs ({@link PackedPrune#requireNoPrune}): a prune that ended before this
-     * point has its deletions in the index read, and one that starts after it sees the marker.
+     * point has its deletions in the index read, and one that starts after it sees the marker. The index
+     * is read on a thread of its own ({@link PendingContent}) while the run walks its tree.
      */
     protected @Nullable PackedContent packedContentAfterMarker() {
         if (key == null || !(view instanceof SealedStore sealed)) {
             return null;
         }
         PackedPrune.requireNoPrune(sealed, clock.instant());
-        return packedContent();
+        return PendingContent.opening(this::packedContent);
     }
 
     protected ProgressCounter counter(Long files, Long bytes) {

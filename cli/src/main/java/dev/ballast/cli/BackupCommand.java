@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.content.PendingContent;
 import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.run.BackupRunner;
@@ -170,8 +171,9 @@ final class BackupCommand extends BallastCommand {
                         PackedPrune.requireNoPrune(repo.sealed(), ctx.clock().instant());
                         return null;
                     });
-                    runner.packedInto(
-                            Errors.translate(session.where(), null, () -> repo.content(transferOptions.transfers)));
+                    // Read while the tree is walked and the previous snapshot read: what it finds wrong is
+                    // thrown by the run, translated as before.
+                    runner.packedInto(PendingContent.borrowing(() -> repo.content(transferOptions.transfers)));
                 }
                 r = Errors.translate(session.where(), null, runner.guardedBy(marker)::run);
                 if (r.unavailable() != null) {

@@ -58,6 +58,15 @@ public interface PackedContent extends AutoCloseable {
     void flush();
 
     /**
+     * The content itself, opened: this one, or for content still being opened ({@link PendingContent})
+     * the content once its opening ended (waiting for it; its failure thrown as itself). What a caller
+     * asks before it looks for the blob repository under the content.
+     */
+    default PackedContent opened() {
+        return this;
+    }
+
+    /**
      * Indexes the packs in the store that no index file names (what a run killed before its flush
      * left), so that their chunks are found and not stored again: how a killed backup is resumed.
      * Packs whose header does not open are left alone.

@@ -1,5 +1,6 @@
 package dev.ballast.backup.pack;
 
+import dev.ballast.backup.Futures;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ListEntry;
@@ -11,11 +12,13 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Reading a {@link BlobRepository}'s index at open: every index file, then one listing of
- * {@code data/}. Only packs the listing holds are registered; the others are the repository's missing
+ * Reading a {@link BlobRepository}'s index at open: every index file, and one listing of
+ * {@code data/} made while they are read. Only packs the listing holds are registered; the others are the repository's missing
  * packs, whose blobs (where no other pack holds them) are lost and absent. With a damaged index file
  * tolerated, the packs no intact index file names are found from their headers, in memory.
  */
@@ -25,6 +28,22 @@ final class IndexLoad {
     static void load(BlobRepository r, boolean tolerateDamaged) {
         List<String> files = new ArrayList<>(r.store.list(BlobRepository.INDEX_PREFIX));
         files.removeIf(r.state.indexFiles::contains);
+        // data/ is listed while the index files are read: every file of that listing was written before the
+        // listing answered, and every pack a file names was uploaded before the file, so before this listing
+        // of data/ starts; a pack it lacks is gone (lost, deleted by hand, or pruned meanwhile). On S3 one
+        // listing's round trip fewer before a backup or restore starts its work.
+        CompletableFuture<Map<String, ListEntry>> packListing = new CompletableFuture<>();
+        try {
+            r.readExecutor.execute(() -> {
+                try {
+                    packListing.complete(listPacks(r));
+                } catch (RuntimeException | Error e) {
+                    packListing.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            packListing.completeExceptionally(e);
+        }
         Map<String, Map<String, List<BlobLocation>>> read = new ConcurrentHashMap<>();
         try {
             // read readThreads files at once; registered below in key order, whatever order they arrive in
@@ -45,9 +64,7 @@ final class IndexLoad {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        // Listed after the index files are read: a pack an index file names was uploaded before that file
-        // was written, so a pack the listing lacks is gone (lost, deleted by hand, or pruned meanwhile).
-        Map<String, ListEntry> listed = listPacks(r);
+        Map<String, ListEntry> listed = Futures.join(packListing);
         Map<String, List<BlobLocation>> cut = new java.util.TreeMap<>();
         for (String file : files) {
             Map<String, List<BlobLocation>> packs = read.get(file);

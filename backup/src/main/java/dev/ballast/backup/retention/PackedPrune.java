@@ -200,7 +200,7 @@ public final class PackedPrune {
             boolean dryRun) {
         Instant now = clock.instant();
         List<String> skipped = new ArrayList<>(running(view, now, ownRun));
-        if (packed instanceof PackedBlobs blobs
+        if (packed.opened() instanceof PackedBlobs blobs
                 && blobs.blobs().missingPacks().keySet().stream()
                                 .mapToLong(blobs.blobs()::lostBlobsOf)
                                 .sum()
@@ -218,7 +218,7 @@ public final class PackedPrune {
                     + (missing.size() > 1 ? "them" : "it") + " from the index (the next backup then stores"
                     + " their chunks again wherever the source still has them)");
         }
-        if (packed instanceof PackedBlobs blobs) {
+        if (packed.opened() instanceof PackedBlobs blobs) {
             java.util.Set<String> cut = blobs.blobs().lostPacks();
             cut.removeAll(blobs.blobs().missingPacks().keySet());
             if (!cut.isEmpty()) {
@@ -227,7 +227,7 @@ public final class PackedPrune {
                         + " has replaced it");
             }
         }
-        if (packed instanceof PackedBlobs blobs
+        if (packed.opened() instanceof PackedBlobs blobs
                 && !blobs.blobs().damagedIndexFiles().isEmpty()) {
             // the blobs only a damaged index file names would be taken for unindexed garbage
             skipped.add("the repository's index file "
@@ -267,7 +267,7 @@ public final class PackedPrune {
         if (!skipped.isEmpty()) {
             return Result.nothing(skipped);
         }
-        if (dryRun && packed instanceof PackedBlobs blobs) {
+        if (dryRun && packed.opened() instanceof PackedBlobs blobs) {
             Set<BlobId> ids = new HashSet<>();
             live.forEach(c -> ids.add(BlobId.parse(c)));
             Instant cutoff = now.minus(grace);

@@ -64,7 +64,7 @@ public final class PackedRepair {
      * @param backup whether the command is a backup (which stores the missing chunks itself)
      */
     public static List<String> damageNotes(PackedContent packed, boolean backup) {
-        if (!(packed instanceof PackedBlobs blobs)) {
+        if (!(packed.opened() instanceof PackedBlobs blobs)) {
             return List.of();
         }
         BlobRepository repo = blobs.blobs();
@@ -120,7 +120,7 @@ public final class PackedRepair {
      * @throws dev.ballast.storage.StorageException if the store fails
      */
     public static List<String> storedPackNotes(PackedContent packed) {
-        if (!(packed instanceof PackedBlobs blobs)) {
+        if (!(packed.opened() instanceof PackedBlobs blobs)) {
             return List.of();
         }
         Map<String, String> cut = dev.ballast.backup.pack.PackContents.notHeldInFull(blobs.blobs());

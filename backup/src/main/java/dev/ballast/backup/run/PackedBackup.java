@@ -66,7 +66,7 @@ final class PackedBackup {
      * makes every older snapshot naming them read again (chunk IDs are content-addressed).
      */
     static void noteStoredAgain(PackedContent packed, Consumer<String> err) {
-        if (!(packed instanceof PackedBlobs blobs)) {
+        if (!(packed.opened() instanceof PackedBlobs blobs)) {
             return;
         }
         BlobRepository repo = blobs.blobs();

@@ -1,5 +1,6 @@
 package dev.ballast.backup.run;
 
+import dev.ballast.backup.Futures;
 import dev.ballast.backup.retention.Pruner;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ObjectContent;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * The marker a backup keeps in the store while it runs, so that {@code prune} leaves its backup
  * name alone: the object {@code .ballast-runs/NAME/RUN-ID}, written before the backup reads the
  * previous manifest or stores a byte, written again every {@link #REFRESH} while the run lasts, and
- * removed (every version of it) when the run ends, however it ends. A marker whose newest version is
+ * removed (every version it wrote) when the run ends, however it ends. A marker whose newest version is
  * older than {@link #STALE} belongs to a run that died without removing it (kill -9, power cut):
  * prune ignores and removes it. This is restic's protocol for its non-exclusive backup locks (a lock
  * is refreshed every 5 minutes and stale after 30), with the store's own version timestamps as the
@@ -40,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * before checking that the old one was not removed: when it was, a prune removed it, and
  * {@link #losses()} counts up. The backup's own checks before and after its manifest
  * ({@link #refresh}) write only when the marker is {@link #REFRESH} old or gone; a younger one is
- * checked by listing its versions. A prune removes markers before it deletes anything and lists them again
+ * checked by a HEAD of the version written last. A prune removes markers before it deletes anything and lists them again
  * afterwards, so a run whose previous version was still there when it checked is seen live by that
  * prune (see {@link Pruner}); a run that finds its marker removed must not publish a snapshot that
  * references what it stored before (the backup stores those files again).
@@ -66,37 +68,29 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
     private final byte[] body;
     private final ScheduledExecutorService refresher;
     private final AtomicInteger losses = new AtomicInteger();
-    private final boolean othersAtStart;
+    /** Whether the listing made just after the first write found another run's marker; see {@link #othersAtStart()}. */
+    private final CompletableFuture<Boolean> othersAtStart = new CompletableFuture<>();
+
     private final Clock clock;
     private volatile boolean abandoned;
     /** The version this run wrote last; guarded by {@code this}. */
     private String lastVersion;
     /** When this run last sent a version of its marker ({@link #clock}, taken before the put); guarded by {@code this}. */
     private Instant lastWritten;
-    /** How many versions this run has written; guarded by {@code this}. */
-    private int writes = 1;
     /**
-     * The marker's versions as last listed, and {@link #writes} at that listing, so that {@link #close}
-     * can delete them without listing again when nothing was written since; guarded by {@code this}.
+     * Every version this run wrote, oldest first: what {@link #close} deletes, without listing the
+     * marker's versions; guarded by {@code this}.
      */
-    private @Nullable List<VersionEntry> listed;
-
-    private int writesAtListing;
+    private final List<String> written = new ArrayList<>();
 
     private RunMarker(
-            ObjectStore store,
-            String key,
-            byte[] body,
-            String firstVersion,
-            Instant firstWritten,
-            boolean othersAtStart,
-            Clock clock) {
+            ObjectStore store, String key, byte[] body, String firstVersion, Instant firstWritten, Clock clock) {
         this.store = store;
         this.key = key;
         this.body = body;
         this.lastVersion = firstVersion;
         this.lastWritten = firstWritten;
-        this.othersAtStart = othersAtStart;
+        this.written.add(firstVersion);
         this.clock = clock;
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ballast-run-marker");
@@ -112,7 +106,8 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
 
     /**
      * Writes the marker of a run of backup {@code name} and starts refreshing it; then looks for
-     * markers of other runs of the name ({@link #othersAtStart()}).
+     * markers of other runs of the name ({@link #othersAtStart()}), on the marker's own thread: the
+     * caller's next requests (a backup's look for a running prune) go out beside that listing.
      *
      * @throws dev.ballast.storage.StorageException if it cannot be written (the backup cannot run either)
      */
@@ -133,12 +128,21 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         String key = prefix(name) + runId;
         Instant written = clock.instant();
         String first = store.put(key, ObjectContent.ofBytes(body)).versionId();
-        // Listed after this run's marker exists: a prune that removes one of these markers later lists the
-        // markers again after removing it and so sees this run live (Pruner).
-        boolean others = lookForOthers
-                && store.listVersions(prefix(name)).stream()
-                        .anyMatch(v -> !v.key().equals(key) && !v.deleteMarker());
-        RunMarker marker = new RunMarker(store, key, body, first, written, others, clock);
+        RunMarker marker = new RunMarker(store, key, body, first, written, clock);
+        if (lookForOthers) {
+            // Listed after this run's marker exists: a prune that removes one of these markers later lists the
+            // markers again after removing it and so sees this run live (Pruner).
+            marker.refresher.execute(() -> {
+                try {
+                    marker.othersAtStart.complete(store.listVersions(prefix(name)).stream()
+                            .anyMatch(v -> !v.key().equals(key) && !v.deleteMarker()));
+                } catch (RuntimeException | Error e) {
+                    marker.othersAtStart.completeExceptionally(e);
+                }
+            });
+        } else {
+            marker.othersAtStart.complete(false);
+        }
         long every = REFRESH.toMillis();
         marker.refresher.scheduleWithFixedDelay(
                 () -> {
@@ -158,22 +162,25 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
      * Whether, just after this run wrote its marker, the store held a marker of another run of the
      * same name (one killed, or one running beside it): what that run uploaded and no manifest
      * references may be reused. Such versions are safe to reference: a prune that removes that other
-     * marker lists the markers again afterwards and finds this one.
+     * marker lists the markers again afterwards and finds this one. Waits for that listing, made on the
+     * marker's thread when the marker was written.
+     *
+     * @throws dev.ballast.storage.StorageException if that listing failed
      */
     @Override
     public boolean othersAtStart() {
-        return othersAtStart;
+        return Futures.join(othersAtStart);
     }
 
     /**
      * Makes sure the marker stands and says whether a prune removed it: when this run wrote it less than
      * {@link #REFRESH} ago (by the run's clock), only checks that the version it wrote last is still
-     * there (one listing of the marker's versions, no write: a marker younger than {@link #REFRESH} is
+     * there (one HEAD of that version, no write: a marker younger than {@link #REFRESH} is
      * far from {@link #STALE}, so no prune takes the run for dead on its age, and one that removed it
      * anyway is seen here); otherwise, or when that version is gone, {@link #write writes} a new version
      * first, as every refresh did before. Either way {@link #losses()} counts one more when a prune
      * removed the marker meanwhile, and the marker stands (a new version) when this returns. A backup
-     * calls this just before and just after writing its manifest, seconds apart: two listings instead of
+     * calls this just before and just after writing its manifest, seconds apart: two HEADs instead of
      * two writes (on an S3 store without conditional writes, a HEAD and a PUT each).
      *
      * @return {@link #losses()} after this refresh
@@ -182,16 +189,27 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
     @Override
     public synchronized int refresh() {
         Duration since = Duration.between(lastWritten, clock.instant());
-        if (!since.isNegative() && since.compareTo(REFRESH) < 0) {
-            List<VersionEntry> versions = store.versions(key);
-            String last = lastVersion;
-            if (versions.stream().anyMatch(v -> v.versionId().equals(last))) {
-                listed = versions;
-                writesAtListing = writes;
-                return losses.get();
-            }
+        if (!since.isNegative() && since.compareTo(REFRESH) < 0 && stands(lastVersion)) {
+            return losses.get();
         }
         return write();
+    }
+
+    /**
+     * Whether {@code version} of the marker is still in the store: one HEAD of that version (S3's
+     * HeadObject with a {@code versionId}, 404 once a prune deleted it), where a listing of the marker's
+     * versions took one ListObjectVersions, several times slower on Ceph RGW.
+     */
+    private boolean stands(@Nullable String version) {
+        if (version == null) {
+            return false;
+        }
+        try {
+            store.head(key, version);
+            return true;
+        } catch (ObjectNotFoundException gone) {
+            return false;
+        }
     }
 
     /**
@@ -207,12 +225,8 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
         Instant now = clock.instant();
         lastVersion = store.put(key, ObjectContent.ofBytes(body)).versionId();
         lastWritten = now;
-        writes++;
-        List<VersionEntry> versions = store.versions(key);
-        listed = versions;
-        writesAtListing = writes;
-        boolean kept = versions.stream().anyMatch(v -> v.versionId().equals(previous));
-        return kept ? losses.get() : losses.incrementAndGet();
+        written.add(lastVersion);
+        return stands(previous) ? losses.get() : losses.incrementAndGet();
     }
 
     /** How many times a write of the marker found the previous one removed (a prune took this run for dead). */
@@ -229,23 +243,32 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
     }
 
     /**
-     * Stops refreshing and removes every version of the marker (unless abandoned); a failure leaves it to
-     * go stale. The versions are those of the last listing when this run wrote nothing since (the
-     * listing of {@link #refresh} just after the manifest), otherwise listed now.
+     * Stops refreshing and removes every version of the marker this run wrote (unless abandoned), one
+     * delete each and no listing; a failure leaves the marker to go stale. A version the store made of a
+     * put whose answer never came back is not known here and is left as a killed run's marker is: its
+     * holder is dead on this host at once, and stale elsewhere after {@link #STALE}, when prune and
+     * unlock remove it. (A store that names no versions gets its versions listed and deleted.)
      */
     @Override
     public void close() {
         refresher.shutdownNow();
+        othersAtStart.completeExceptionally(
+                new IllegalStateException("the run's marker was closed before its listing of other runs ended"));
         if (abandoned) {
             return;
         }
         try {
-            List<VersionEntry> versions;
+            List<String> versions;
             synchronized (this) {
-                versions = listed != null && writesAtListing == writes ? listed : null;
+                versions = new ArrayList<>(written);
             }
-            for (VersionEntry v : versions != null ? versions : store.versions(key)) {
-                store.deleteVersion(key, v.versionId());
+            if (versions.contains(null)) {
+                versions = store.versions(key).stream()
+                        .map(VersionEntry::versionId)
+                        .toList();
+            }
+            for (String v : versions) {
+                store.deleteVersion(key, v);
             }
         } catch (RuntimeException e) {
             // it goes stale after STALE and prune removes it

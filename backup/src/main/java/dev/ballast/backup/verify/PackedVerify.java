@@ -52,7 +52,7 @@ final class PackedVerify {
         } catch (IntegrityException ex) {
             return ex.getMessage();
         } catch (ObjectNotFoundException ex) {
-            if (packed instanceof PackedBlobs pb) {
+            if (packed.opened() instanceof PackedBlobs pb) {
                 for (String c : e.chunks()) {
                     java.util.Optional<String> pack = pb.blobs().missingPackOf(BlobId.parse(c));
                     if (pack.isPresent()) {
@@ -85,7 +85,7 @@ final class PackedVerify {
             Path repairFrom,
             Clock clock,
             Consumer<String> notes) {
-        if (!(packed instanceof PackedBlobs)) {
+        if (!(packed.opened() instanceof PackedBlobs)) {
             return 0;
         }
         PackedRepair.Result r = dropDamaged(view, packed, damaged, clock);
@@ -145,7 +145,7 @@ final class PackedVerify {
      */
     static PackedRepair.@Nullable Result dropDamaged(
             SealedStore view, PackedContent packed, List<Verifier.Damage> damaged, Clock clock) {
-        if (!(packed instanceof PackedBlobs pb)) {
+        if (!(packed.opened() instanceof PackedBlobs pb)) {
             return null;
         }
         BlobRepository blobs = pb.blobs();
