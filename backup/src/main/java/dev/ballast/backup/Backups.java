@@ -5,7 +5,7 @@ import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.pack.MaxUnused;
 import dev.ballast.backup.retention.RetentionPolicy;
-import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestSummary;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SealedStore;
 import dev.ballast.backup.tree.Names;
@@ -369,7 +369,10 @@ public final class Backups {
 
     /**
      * The snapshots of {@code name}, newest first; one whose manifest cannot be read is listed with
-     * why ({@link SnapshotInfo#damaged()}).
+     * why ({@link SnapshotInfo#damaged()}). In a repository of format 3 each is read from its
+     * snapshot's head alone ({@link Manifests#summary}: one small read per snapshot, whatever it
+     * holds), so a damaged or missing manifest part is not seen here: {@link #check}, {@link #verify}
+     * and {@link #restore} read the parts (restore passes over such a snapshot for the newest intact one).
      *
      * <p>A name the store holds no backup of is a failure, {@link BackupException.Kind#NOT_FOUND}, as
      * for {@link #restore}, {@link #verify} and {@link #forget} of it, not an empty list: a backup
@@ -389,22 +392,26 @@ public final class Backups {
             throw Manifests.noSuchBackup(view, n, "the object store");
         }
         List<SnapshotInfo> out = new ArrayList<>();
-        for (VersionEntry v : versions) {
+        for (Manifests.SummaryRead read : Manifests.summaries(view, n, versions)) {
+            VersionEntry v = read.version();
             String id = v.versionId();
             try {
-                Manifest m = Manifests.read(view, n, id);
+                if (read.failure() != null) {
+                    throw read.failure();
+                }
+                ManifestSummary m = java.util.Objects.requireNonNull(read.summary());
                 out.add(new SnapshotInfo(
                         id,
                         Manifests.shortId(id),
                         m.createdAt(),
                         null,
                         m.complete(),
-                        m.files().size(),
+                        m.fileCount(),
                         m.totalBytes(),
                         m.host(),
                         m.source(),
                         m.missing(),
-                        m.stale().size()));
+                        m.stale()));
             } catch (BackupException | ObjectNotFoundException | IntegrityException e) {
                 String why = e instanceof BackupException b && Manifests.damaged(b)
                         ? Manifests.why(b)

@@ -1,7 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.BackupException;
-import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestSummary;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SnapshotTime;
 import dev.ballast.storage.ObjectNotFoundException;
@@ -50,31 +50,42 @@ final class ListCommand extends BallastCommand {
             ctx.out().println(name);
             boolean latestShown = false;
             List<Row> rows = new ArrayList<>();
-            for (VersionEntry v : Manifests.versions(repo.metadata(), name)) {
+            for (Manifests.SummaryRead read :
+                    Manifests.summaries(repo.metadata(), name, Manifests.versions(repo.metadata(), name))) {
+                VersionEntry v = read.version();
                 String detail;
-                Manifest m = null;
+                ManifestSummary m = null;
                 // "(latest)" marks what --manifest-version latest selects: the newest complete, intact one.
                 boolean latest = false;
                 try {
-                    m = Manifests.read(repo.metadata(), name, v.versionId());
-                    latest = !latestShown && m.complete();
-                    latestShown |= latest;
+                    if (read.failure() != null) {
+                        throw read.failure();
+                    }
+                    m = java.util.Objects.requireNonNull(read.summary());
+                    if (!latestShown && m.complete()) {
+                        // The one version read whole: the head says nothing of the entries in its parts, and
+                        // "(latest)" must be what restore picks, which passes over a manifest that does not read.
+                        Manifests.read(repo.metadata(), name, v.versionId());
+                        latest = true;
+                        latestShown = true;
+                    }
                     detail = String.format(
                             "%s %12s  %s%s%s",
-                            Summary.countColumn(m.files().size(), "file"),
+                            Summary.countColumn(m.fileCount(), "file"),
                             Summary.mib(m.totalBytes()),
                             shown(m.source()),
                             m.complete()
                                     ? m.missing() == 0
                                             ? ""
                                             : "  " + m.missing() + " not stored (in no earlier backup either)"
-                                    : "  INCOMPLETE (" + m.notStored().size() + " not stored)",
-                            m.stale().isEmpty() ? "" : "  " + m.stale().size() + " stale (not stored by this run)");
+                                    : "  INCOMPLETE (" + m.notStored() + " not stored)",
+                            m.stale() == 0 ? "" : "  " + m.stale() + " stale (not stored by this run)");
                 } catch (ObjectNotFoundException e) {
                     detail = " removed";
                 } catch (BackupException e) {
                     damaged++;
                     detail = damagedDetail(e);
+                    m = null;
                 }
                 rows.add(row(v, m, detail + (latest ? "  (latest)" : "")));
             }
@@ -119,13 +130,13 @@ final class ListCommand extends BallastCommand {
                 : " unreadable manifest (" + Errors.printable(e.getMessage()) + ")";
     }
 
-    private static Row row(VersionEntry v, @Nullable Manifest m, String rest) {
+    private static Row row(VersionEntry v, @Nullable ManifestSummary m, String rest) {
         return new Row(
                 String.format(
                         "  %s  %-40s %s",
                         Manifests.shortId(v.versionId()),
                         v.versionId(),
-                        SnapshotTime.format(SnapshotTime.instant(m, v))),
+                        SnapshotTime.format(m != null ? m.createdAt() : v.lastModified())),
                 shown(m == null ? null : m.host()),
                 rest);
     }

@@ -326,9 +326,7 @@ public record Manifest(
      * as {@code list} counts them ("not stored (in no earlier backup either)").
      */
     public int missing() {
-        Set<String> kept = new HashSet<>();
-        stale.forEach(st -> kept.add(st.path()));
-        return (int) notStored.stream().filter(p -> !kept.contains(p)).count();
+        return ManifestSummary.missing(notStored, stale);
     }
 
     /** Whether {@code s} is 64 lowercase hex digits (a loop: this runs once per file of a manifest). */

@@ -41,6 +41,12 @@ public final class ManifestJson {
                 g.writeStringField("host", m.host());
             }
             g.writeBooleanField("complete", m.complete());
+            if (m.formatVersion() == Manifest.PACKED_FORMAT_VERSION) {
+                // In the head (they are not entries): what list shows, read without the parts (ManifestSummary).
+                // Not in the earlier formats' manifests, stored whole, which are written as they always were.
+                g.writeNumberField("fileCount", m.files().size());
+                g.writeNumberField("totalBytes", m.totalBytes());
+            }
             g.writeArrayFieldStart("files");
             for (ManifestEntry e : m.files()) {
                 g.writeStartObject();
@@ -218,6 +224,57 @@ public final class ManifestJson {
                     new ManifestTree(directories, symlinks, hardLinks),
                     source,
                     host);
+        }
+    }
+
+    /**
+     * The summary a manifest's head records, its arrays of entries (or the parts naming them) skipped;
+     * null when the head does not record {@code fileCount} and {@code totalBytes} (a manifest written
+     * before they were), which is then read whole.
+     *
+     * @throws IOException if the JSON is malformed or does not have the manifest's shape
+     * @throws RuntimeException if a field's value is not acceptable
+     */
+    static @Nullable ManifestSummary readSummary(byte[] json) throws IOException {
+        try (JsonParser p = FACTORY.createParser(json)) {
+            expect(p, p.nextToken(), JsonToken.START_OBJECT, "the manifest");
+            Instant createdAt = null;
+            boolean complete = false;
+            int fileCount = -1;
+            long totalBytes = -1;
+            List<String> notStored = List.of();
+            List<Manifest.Stale> stale = List.of();
+            String source = null;
+            String host = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (field) {
+                    case "createdAt" -> createdAt = instant(p, value);
+                    case "complete" -> complete = bool(p, value, field);
+                    case "fileCount" -> fileCount = intValue(p, value, field);
+                    case "totalBytes" -> totalBytes = longValue(p, value, field);
+                    case "notStored" -> notStored = value == JsonToken.VALUE_NULL ? List.of() : strings(p, value);
+                    case "stale" -> stale = value == JsonToken.VALUE_NULL ? List.of() : staleEntries(p, value);
+                    case "source" -> source = string(p, value);
+                    case "host" -> host = string(p, value);
+                    default -> p.skipChildren();
+                }
+            }
+            expect(p, p.currentToken(), JsonToken.END_OBJECT, "the manifest");
+            if (fileCount < 0 || totalBytes < 0 || createdAt == null) {
+                return null;
+            }
+            return new ManifestSummary(
+                    createdAt,
+                    complete,
+                    fileCount,
+                    totalBytes,
+                    source,
+                    host,
+                    ManifestSummary.missing(notStored, stale),
+                    notStored.size(),
+                    stale.size());
         }
     }
 

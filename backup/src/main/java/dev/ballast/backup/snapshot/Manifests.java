@@ -214,11 +214,121 @@ public final class Manifests {
         try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
             return Manifest.parse(read.readAllBytes(), where);
         } catch (IntegrityException e) {
-            throw new BackupException(
-                    BackupException.Kind.INTEGRITY,
-                    "The manifest " + where + " is damaged (" + e.getMessage() + "); restore "
-                            + Advice.ANOTHER_VERSION.text() + ".",
-                    e);
+            throw damagedManifest(where, e);
+        }
+    }
+
+    /** The failure of a manifest version whose stored bytes do not open or match ({@link #damaged} says so). */
+    private static BackupException damagedManifest(String where, IntegrityException e) {
+        return new BackupException(
+                BackupException.Kind.INTEGRITY,
+                "The manifest " + where + " is damaged (" + e.getMessage() + "); restore "
+                        + Advice.ANOTHER_VERSION.text() + ".",
+                e);
+    }
+
+    /**
+     * What {@code list} shows of one manifest version. In a repository of format 3 that is read from the
+     * snapshot's head alone when it records it (one GET of a few hundred bytes, whatever the snapshot
+     * holds; its parts are neither read nor checked, as restic's {@code snapshots} does not read trees:
+     * {@code check}, {@code verify} and {@code restore} read them); otherwise the manifest is read
+     * whole ({@link #read}).
+     *
+     * @throws BackupException with {@link BackupException.Kind#INTEGRITY} if the version is damaged or
+     *     not a manifest
+     * @throws dev.ballast.storage.ObjectNotFoundException if there is no such version
+     */
+    public static ManifestSummary summary(ObjectStore store, String name, String versionId) {
+        ManifestSummary s = summaryFromHead(store, name, versionId);
+        return s != null ? s : ManifestSummary.of(read(store, name, versionId));
+    }
+
+    /**
+     * The summary the head of a manifest of format 3 records; null for a store of the earlier formats,
+     * a head written before it was recorded, or one that does not parse (then read whole, which says why).
+     */
+    private static @Nullable ManifestSummary summaryFromHead(ObjectStore store, String name, String versionId) {
+        if (!(store instanceof SealedStore sealed)) {
+            return null;
+        }
+        try {
+            byte[] head = sealed.manifestHead(
+                    Manifest.key(name), ReadOptions.version(versionId).withAllowCache(false));
+            return ManifestJson.readSummary(head);
+        } catch (IntegrityException e) {
+            throw damagedManifest(where(store, name, versionId), e);
+        } catch (dev.ballast.storage.StorageException e) {
+            throw e;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** How many snapshot heads {@link #summaries} reads at once. */
+    static final int SUMMARY_READS = 8;
+
+    /**
+     * One version's {@link #summary}, or the failure reading it threw (a {@link BackupException} for a
+     * damaged one, {@link ObjectNotFoundException} for one deleted since it was listed, a store's
+     * failure).
+     */
+    public record SummaryRead(
+            VersionEntry version,
+            @Nullable ManifestSummary summary,
+            @Nullable RuntimeException failure) {}
+
+    /**
+     * {@link #summary} of each of {@code versions} of {@code name}, in their order: the heads read up to
+     * {@link #SUMMARY_READS} at once (on threads of their own), so a name with hundreds of snapshots is
+     * listed in a few round trips' time, not one per snapshot after the other; a manifest whose head
+     * records no summary (written before it was) is then read whole, one at a time (a manifest of a
+     * million files takes hundreds of MiB of heap while it is read).
+     */
+    public static List<SummaryRead> summaries(ObjectStore store, String name, List<VersionEntry> versions) {
+        List<SummaryRead> heads = new ArrayList<>();
+        if (versions.size() <= 1) {
+            versions.forEach(v -> heads.add(fromHead(store, name, v)));
+        } else {
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newFixedThreadPool(Math.min(SUMMARY_READS, versions.size()), r -> {
+                        Thread t = new Thread(r, "ballast-snapshot-heads");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            try {
+                List<java.util.concurrent.CompletableFuture<SummaryRead>> reads = new ArrayList<>();
+                for (VersionEntry v : versions) {
+                    reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> fromHead(store, name, v), pool));
+                }
+                reads.forEach(r -> heads.add(dev.ballast.backup.Futures.join(r)));
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        List<SummaryRead> out = new ArrayList<>();
+        for (SummaryRead h : heads) {
+            if (h.summary() != null || h.failure() != null) {
+                out.add(h);
+                continue;
+            }
+            try {
+                out.add(new SummaryRead(
+                        h.version(),
+                        ManifestSummary.of(read(store, name, h.version().versionId())),
+                        null));
+            } catch (RuntimeException e) {
+                out.add(new SummaryRead(h.version(), null, e));
+            }
+        }
+        return out;
+    }
+
+    /** The summary {@code v}'s head records (null when it records none), or the failure reading it. */
+    private static SummaryRead fromHead(ObjectStore store, String name, VersionEntry v) {
+        try {
+            return new SummaryRead(v, summaryFromHead(store, name, v.versionId()), null);
+        } catch (RuntimeException e) {
+            return new SummaryRead(v, null, e);
         }
     }
 
