@@ -705,6 +705,10 @@ public abstract class ObjectStoreContract extends ObjectStoreFeatureCases implem
                 .containsExactly(1);
         assertThatThrownBy(() -> store.get("lv/a", ReadOptions.version(a2.versionId())))
                 .isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store.head("lv/a", a1.versionId()).size()).isEqualTo(1);
+        assertThatThrownBy(() -> store.head("lv/a", a2.versionId()))
+                .as("a HEAD of a version deleted for good: not found (how a run sees its marker removed by a prune)")
+                .isInstanceOf(ObjectNotFoundException.class);
         store.deleteVersion("lv/b", bGone.versionId());
         assertThat(store.get("lv/b").readAllBytes())
                 .as("removing the delete marker brings the object back")

@@ -505,13 +505,23 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         }
     }
 
-    /** One HeadObject of the version: its recorded SHA-256 and generation, no body. */
+    /**
+     * One HeadObject of the version: its recorded SHA-256 and generation, no body. A version deleted
+     * (404, as S3 answers a HEAD of a version ID it no longer holds) or a delete marker (405) is
+     * {@link ObjectNotFoundException}, as for {@link #get}.
+     */
     @Override
     public ObjectVersion head(String key, String versionId) {
         validate(key);
         Objects.requireNonNull(versionId, "versionId");
         try {
             return toVersion(key, s3.headObject(h -> h.bucket(bucket).key(key).versionId(versionId)));
+        } catch (software.amazon.awssdk.awscore.exception.AwsServiceException e) {
+            int status = e.statusCode();
+            if ((status == 404 && !"NoSuchBucket".equals(S3Errors.errorCode(e))) || status == 405) {
+                throw reads.notFound(key, versionId, e);
+            }
+            throw S3Errors.translate(key, describe("HEAD", key), e);
         } catch (SdkException e) {
             throw S3Errors.translate(key, describe("HEAD", key), e);
         }
