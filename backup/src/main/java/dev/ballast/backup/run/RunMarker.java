@@ -209,6 +209,9 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
             return true;
         } catch (ObjectNotFoundException gone) {
             return false;
+        } catch (dev.ballast.storage.RequestRefusedException refused) {
+            // a server that answers a HEAD of a version otherwise than S3 does: its version listing tells
+            return store.versions(key).stream().anyMatch(v -> version.equals(v.versionId()));
         }
     }
 
