@@ -467,6 +467,37 @@ class EncryptedBackupsTest {
         assertThat(backups.snapshots("p")).hasSize(snapshots + 1);
     }
 
+    /**
+     * A backup paused past {@link RunMarker#STALE} (a laptop asleep) is taken for dead by a prune, which
+     * removes its marker before deleting anything, so the run finds its marker gone when it wakes and
+     * stores its files again instead of writing a snapshot whose chunks the prune deleted. A prune of
+     * this format only passed over such a marker: the woken run found it standing, and its snapshot,
+     * reported complete, named chunks that were gone (found by a fault tester on Ceph RGW).
+     */
+    @Test
+    void aPruneRemovesTheMarkerOfABackupTakenForDeadSoThePausedRunSeesItsLoss() throws IOException {
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Files.write(source.resolve("f.bin"), random(300_000, 8));
+        assertThat(backups().backup("p", source).ok()).isTrue();
+        SealedStore view = new SealedStore(store, key);
+        try (RunMarker paused = RunMarker.start(view, "p", Clock.systemUTC())) {
+            Backups later = Backups.of(store, key).withClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(40)));
+
+            PruneResult pruned = later.prune(Duration.ZERO, false);
+
+            assertThat(pruned.skippedNames()).isEmpty();
+            assertThat(view.listVersions(RunMarker.PREFIX))
+                    .as("the dead run's marker is removed")
+                    .isEmpty();
+            assertThat(paused.refresh())
+                    .as("the woken run sees that a prune took it for dead")
+                    .isEqualTo(1);
+        }
+        assertThat(view.listVersions(RunMarker.PREFIX))
+                .as("closed: nothing left")
+                .isEmpty();
+    }
+
     @Test
     void anInterruptedBackupThenANewOneRestores() throws IOException {
         Path source = Files.createDirectories(dir.resolve("source"));

@@ -97,6 +97,29 @@ public final class PackedPrune {
 
     /** A sentence for each backup (or other prune) whose run marker says it may be running. */
     static List<String> running(SealedStore view, Instant now, String ownRun) {
+        return running(view, now, ownRun, false);
+    }
+
+    /**
+     * {@link #running(SealedStore, Instant, String)}; with {@code removeDead}, the markers of runs taken
+     * for dead (stale, or of a process of this host that is gone) are first deleted, every version, and
+     * the markers listed again, as {@link Pruner} does for the earlier formats: a run that was only paused
+     * (a laptop asleep past {@link RunMarker#STALE}) then finds its marker gone when it wakes and stores
+     * its files again before it writes a snapshot, instead of naming chunks this prune deleted; one that
+     * writes its marker again meanwhile is seen live by the second listing. (Before, a prune of format 3
+     * only passed over such markers, so the woken run found its marker standing and wrote a snapshot
+     * whose chunks were gone, reported complete.)
+     */
+    static List<String> running(SealedStore view, Instant now, String ownRun, boolean removeDead) {
+        if (removeDead) {
+            for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
+                if (!m.live() && !m.runId().equals(ownRun)) {
+                    for (VersionEntry v : m.versions()) {
+                        view.deleteVersion(m.key(), v.versionId());
+                    }
+                }
+            }
+        }
         List<String> out = new ArrayList<>();
         for (RunMarker.Found m : RunMarker.classify(view, view.listVersions(RunMarker.PREFIX), now)) {
             if (!m.live() || m.runId().equals(ownRun)) {
@@ -199,7 +222,7 @@ public final class PackedPrune {
             String ownRun,
             boolean dryRun) {
         Instant now = clock.instant();
-        List<String> skipped = new ArrayList<>(running(view, now, ownRun));
+        List<String> skipped = new ArrayList<>(running(view, now, ownRun, !dryRun));
         if (packed.opened() instanceof PackedBlobs blobs
                 && blobs.blobs().missingPacks().keySet().stream()
                                 .mapToLong(blobs.blobs()::lostBlobsOf)
