@@ -238,6 +238,7 @@ public final class ManifestJson {
     static @Nullable ManifestSummary readSummary(byte[] json) throws IOException {
         try (JsonParser p = FACTORY.createParser(json)) {
             expect(p, p.nextToken(), JsonToken.START_OBJECT, "the manifest");
+            String name = null;
             Instant createdAt = null;
             boolean complete = false;
             int fileCount = -1;
@@ -250,6 +251,7 @@ public final class ManifestJson {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 switch (field) {
+                    case "name" -> name = string(p, value);
                     case "createdAt" -> createdAt = instant(p, value);
                     case "complete" -> complete = bool(p, value, field);
                     case "fileCount" -> fileCount = intValue(p, value, field);
@@ -262,10 +264,11 @@ public final class ManifestJson {
                 }
             }
             expect(p, p.currentToken(), JsonToken.END_OBJECT, "the manifest");
-            if (fileCount < 0 || totalBytes < 0 || createdAt == null) {
+            if (fileCount < 0 || totalBytes < 0 || createdAt == null || name == null) {
                 return null;
             }
             return new ManifestSummary(
+                    name,
                     createdAt,
                     complete,
                     fileCount,

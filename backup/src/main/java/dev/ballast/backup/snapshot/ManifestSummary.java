@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
  * reads one small object per snapshot however many files each holds, as restic's {@code snapshots}
  * reads its snapshot files and not their trees. Immutable.
  *
+ * @param name the backup name the manifest records
  * @param createdAt when the run started
  * @param complete whether the run attempted every file ({@link Manifest#complete()})
  * @param fileCount how many regular files the snapshot holds
@@ -24,6 +25,7 @@ import org.jspecify.annotations.Nullable;
  * @param stale how many files it keeps from an earlier run ({@link Manifest#stale()})
  */
 public record ManifestSummary(
+        String name,
         Instant createdAt,
         boolean complete,
         int fileCount,
@@ -37,6 +39,7 @@ public record ManifestSummary(
     /** The summary of a manifest read whole. */
     public static ManifestSummary of(Manifest m) {
         return new ManifestSummary(
+                m.name(),
                 m.createdAt(),
                 m.complete(),
                 m.files().size(),

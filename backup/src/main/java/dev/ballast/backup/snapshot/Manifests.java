@@ -211,11 +211,30 @@ public final class Manifests {
     public static Manifest read(ObjectStore store, String name, String versionId) {
         String key = Manifest.key(name);
         String where = where(store, name, versionId);
+        Manifest m;
         try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
-            return Manifest.parse(read.readAllBytes(), where);
+            m = Manifest.parse(read.readAllBytes(), where);
         } catch (IntegrityException e) {
             throw damagedManifest(where, e);
         }
+        if (store instanceof SealedStore && !m.name().equals(name)) {
+            throw misplaced(store, name, versionId, m.name());
+        }
+        return m;
+    }
+
+    /**
+     * A manifest version of a repository of format 3 that holds another name's snapshot (sealed with
+     * the repository's key, but moved or copied under this name's ID by hand): damaged, never taken for
+     * a snapshot of {@code name} (a restore would write the other name's files).
+     */
+    private static BackupException misplaced(ObjectStore store, String name, String versionId, String holds) {
+        return damagedManifest(
+                where(store, name, versionId),
+                new IntegrityException(
+                        Manifest.key(name),
+                        "it holds a snapshot of '" + Messages.printable(holds) + "', not of '"
+                                + Messages.printable(name) + "': it was moved or copied here"));
     }
 
     /** The failure of a manifest version whose stored bytes do not open or match ({@link #damaged} says so). */
@@ -251,10 +270,11 @@ public final class Manifests {
         if (!(store instanceof SealedStore sealed)) {
             return null;
         }
+        ManifestSummary s;
         try {
             byte[] head = sealed.manifestHead(
                     Manifest.key(name), ReadOptions.version(versionId).withAllowCache(false));
-            return ManifestJson.readSummary(head);
+            s = ManifestJson.readSummary(head);
         } catch (IntegrityException e) {
             throw damagedManifest(where(store, name, versionId), e);
         } catch (dev.ballast.storage.StorageException e) {
@@ -262,6 +282,10 @@ public final class Manifests {
         } catch (java.io.IOException | RuntimeException e) {
             return null;
         }
+        if (s != null && !s.name().equals(name)) {
+            throw misplaced(store, name, versionId, s.name());
+        }
+        return s;
     }
 
     /** How many snapshot heads {@link #summaries} reads at once. */

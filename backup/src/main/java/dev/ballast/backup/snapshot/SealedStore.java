@@ -172,7 +172,18 @@ public final class SealedStore implements ObjectStore {
         String where = "'" + storedKey + "' version " + versionId;
         try (ObjectRead read = openStored(s, ReadOptions.version(versionId).withAllowCache(false))) {
             Manifest m = Manifest.parse(read.readAllBytes(), where);
-            namesById.putIfAbsent(storedKey.substring(SNAPSHOTS.length()), m.name());
+            String storedId = storedKey.substring(SNAPSHOTS.length());
+            String itsId = key.idHex(m.name().getBytes(StandardCharsets.UTF_8));
+            if (!itsId.equals(storedId)) {
+                // Sealed with this key but not stored under its name's ID: moved or copied there by hand.
+                // Taken as it is, it would hide the snapshots of the name the key belongs to.
+                throw new IntegrityException(
+                        storedKey,
+                        "it holds a snapshot of '" + dev.ballast.backup.Messages.printable(m.name())
+                                + "', whose snapshots are stored as '" + SNAPSHOTS + itsId
+                                + "': it was moved or copied here");
+            }
+            namesById.putIfAbsent(storedId, m.name());
             return m;
         } catch (IntegrityException e) {
             throw new dev.ballast.backup.BackupException(

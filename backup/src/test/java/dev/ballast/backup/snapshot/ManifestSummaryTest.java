@@ -119,6 +119,36 @@ class ManifestSummaryTest {
         assertThat(reads.get(7).failure()).isInstanceOf(dev.ballast.storage.ObjectNotFoundException.class);
     }
 
+    /**
+     * Another name's snapshot head copied under this name's ID (by hand: it is sealed with the same key)
+     * made the name's own snapshots vanish from list, exit 0, and would have been restored as this
+     * name's newest snapshot: it is a damaged version of this name, and the older ones still list.
+     */
+    @Test
+    void anotherNamesSnapshotCopiedUnderThisNamesIdIsADamagedVersionNotItsNewest() {
+        String own = store(manifest(3, List.of(), List.of()));
+        Manifest other =
+                new Manifest(Manifest.PACKED_FORMAT_VERSION, "someone-else", CREATED, true, List.of(), List.of());
+        String stolenKey = view.snapshotKey("someone-else");
+        view.put(Manifest.key("someone-else"), ObjectContent.ofBytes(other.toJson()));
+        byte[] head = raw.currentBytes(stolenKey).orElseThrow();
+        String copied = raw.put(view.snapshotKey(SealedStoreTest.NAME), ObjectContent.ofBytes(head))
+                .versionId();
+
+        assertThat(view.names().names()).contains(SealedStoreTest.NAME, "someone-else");
+        for (java.util.function.Supplier<?> read : List.<java.util.function.Supplier<?>>of(
+                () -> Manifests.summary(view, SealedStoreTest.NAME, copied),
+                () -> Manifests.read(view, SealedStoreTest.NAME, copied))) {
+            assertThatThrownBy(read::get)
+                    .isInstanceOf(BackupException.class)
+                    .hasMessageContaining("holds a snapshot of 'someone-else'")
+                    .satisfies(e ->
+                            assertThat(Manifests.damaged((BackupException) e)).isTrue());
+        }
+        assertThat(Manifests.summary(view, SealedStoreTest.NAME, own).fileCount())
+                .isEqualTo(3);
+    }
+
     @Test
     void aHeadWrittenBeforeTheCountsWereRecordedIsReadWhole() {
         Manifest m = manifest(3, List.of(), List.of());
