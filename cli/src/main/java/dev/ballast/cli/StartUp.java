@@ -18,11 +18,11 @@ final class StartUp {
 
     /** Starts the threads that {@code args} (and {@code repositoryVariable}, $BALLAST_REPOSITORY) call for. */
     static void begin(String[] args, @Nullable String repositoryVariable) {
-        boolean s3 = namesS3Endpoint(args, repositoryVariable);
-        warmUp(!s3);
+        String s3 = s3Endpoint(args, repositoryVariable);
+        warmUp(s3 == null);
         prepareKeyDerivation(args);
-        if (s3) {
-            prepareS3();
+        if (s3 != null) {
+            prepareS3(!isPlainHttp(s3));
         }
     }
 
@@ -92,31 +92,54 @@ final class StartUp {
      * metadata) on a thread of its own while the arguments are parsed and the password read, not on the
      * main thread when the store is opened (about 0.2 s of a restore from Ceph RGW given {@code -r
      * s3:...}, which did it on the main thread). A wrong guess costs that thread's CPU, and the local
-     * store's classes are then loaded when the command opens it.
+     * store's classes are then loaded when the command opens it. Without the TLS context ({@code tls}
+     * false) for an {@code http://} endpoint, whose client is built with {@link PlainHttpOnly}'s: on two
+     * cores setting up the JDK's default one (about 0.15 s of CPU) took time from the command's own threads.
      */
-    private static void prepareS3() {
-        Thread preload = new Thread(S3ObjectStore::preload, "ballast-s3-preload");
+    private static void prepareS3(boolean tls) {
+        Thread preload = new Thread(() -> S3ObjectStore.preload(tls), "ballast-s3-preload");
         preload.setDaemon(true);
         preload.start();
     }
 
     /** Whether {@code args} (or {@code variable}, $BALLAST_REPOSITORY) name an S3 endpoint, as {@link #prepareS3} says. */
     static boolean namesS3Endpoint(String[] args, @Nullable String variable) {
+        return s3Endpoint(args, variable) != null;
+    }
+
+    /**
+     * The S3 endpoint {@code args} (or {@code variable}) name, as given ({@code --endpoint}'s URL, or the
+     * {@code s3:...} repository; empty when {@code --endpoint} ends the arguments), or null when they name
+     * none.
+     */
+    static @Nullable String s3Endpoint(String[] args, @Nullable String variable) {
         boolean local = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
-            if (a.equals("--endpoint") || a.startsWith("--endpoint=")) {
-                return true;
+            if (a.startsWith("--endpoint=")) {
+                return a.substring("--endpoint=".length());
+            }
+            if (a.equals("--endpoint")) {
+                return i + 1 < args.length ? args[i + 1] : "";
             }
             String repo = a.startsWith("--repo=")
                     ? a.substring("--repo=".length())
                     : (a.equals("-r") || a.equals("--repo")) && i + 1 < args.length ? args[i + 1] : null;
             if (repo != null) {
-                return isS3(repo);
+                return isS3(repo) ? repo : null;
             }
             local |= a.equals("--data-dir") || a.startsWith("--data-dir=");
         }
-        return !local && variable != null && isS3(variable);
+        return !local && variable != null && isS3(variable) ? variable : null;
+    }
+
+    /**
+     * Whether an endpoint as {@link #s3Endpoint} returns it is plain HTTP ({@code http://...} or
+     * {@code s3:http://...}); {@code s3:host/bucket} is HTTPS, as in restic.
+     */
+    static boolean isPlainHttp(String endpoint) {
+        String url = isS3(endpoint) ? endpoint.substring(3) : endpoint;
+        return url.regionMatches(true, 0, "http://", 0, 7);
     }
 
     private static boolean isS3(String repository) {

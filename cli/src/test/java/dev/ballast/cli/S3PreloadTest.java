@@ -39,4 +39,22 @@ class S3PreloadTest {
         // a value of another option is not a command line's -r
         assertThat(s3(null, "backup", "dir", "--name", "s3:x")).isFalse();
     }
+
+    @Test
+    void onlyAnHttpEndpointSkipsTheTlsContext() {
+        assertThat(plain(null, "list", "--endpoint", "http://127.0.0.1:7480")).isTrue();
+        assertThat(plain(null, "list", "--endpoint=HTTP://127.0.0.1:7480")).isTrue();
+        assertThat(plain(null, "-r", "s3:http://127.0.0.1:7480/b", "list")).isTrue();
+        assertThat(plain("s3:http://127.0.0.1:7480/b", "list")).isTrue();
+        assertThat(plain(null, "list", "--endpoint", "https://s3.example.com")).isFalse();
+        // restic's s3:host/bucket is HTTPS
+        assertThat(plain(null, "list", "--repo=s3:host/b")).isFalse();
+        assertThat(plain(null, "list", "--endpoint")).isFalse();
+    }
+
+    private static boolean plain(String variable, String... args) {
+        String endpoint = StartUp.s3Endpoint(args, variable);
+        assertThat(endpoint).isNotNull();
+        return StartUp.isPlainHttp(endpoint);
+    }
 }

@@ -199,12 +199,25 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
      * its services (every service's endpoints, initialized when a client resolves its signing region).
      * Together 150-250 ms of a command's start; a command-line program does it on a second thread while
      * it parses its arguments. Idempotent and thread-safe; a failure is left for {@code open} to meet.
+     * The same as {@code preload(true)}.
      */
     public static void preload() {
-        try {
-            javax.net.ssl.SSLContext.getDefault().getDefaultSSLParameters();
-        } catch (java.security.NoSuchAlgorithmException | RuntimeException ignored) {
-            // building the HTTP client reports it
+        preload(true);
+    }
+
+    /**
+     * As {@link #preload()}, and without the JDK's default TLS context when {@code tls} is false: for a
+     * caller that builds its HTTP client with a TLS context of its own (one that makes no TLS connection,
+     * for an {@code http://} endpoint), so that the default one (about 0.15 s of CPU) is not set up for
+     * nothing. Idempotent and thread-safe; never throws.
+     */
+    public static void preload(boolean tls) {
+        if (tls) {
+            try {
+                javax.net.ssl.SSLContext.getDefault().getDefaultSSLParameters();
+            } catch (java.security.NoSuchAlgorithmException | RuntimeException ignored) {
+                // building the HTTP client reports it
+            }
         }
         try {
             software.amazon.awssdk.regions.ServiceMetadata.of("s3");
