@@ -39,6 +39,10 @@
 #                  restore; Ballast goes first in odd runs, rclone in even ones, after one untimed
 #                  Ballast backup that warms the server up)
 #   --bucket NAME  the bucket on --endpoint (default ballast-bench; created by Ballast and rclone)
+#                  The bucket keeps every run's copies until the end (as --work does): about the
+#                  tree's size per run for each tool, rclone's uncompressed. scripts/ceph-rgw.sh holds
+#                  4 GiB in memory by default, which --all --runs 3 fills (a full OSD answers no write,
+#                  and the tools wait on it): start it with CEPH_RGW_MEMSTORE_BYTES=12884901888 then.
 #   --work DIR     where repositories, copies and restores go (default a new directory in /tmp)
 #   --keep         keep the work directory (and every run's repositories and restores in it);
 #                  without it they are removed at the end, not run by run (a run's timed work must

@@ -7,24 +7,16 @@ import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.keys.Passwords;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.PartFiles;
-import dev.ballast.http.HttpClientListener;
 import dev.ballast.http.ResilientHttpClient;
-import dev.ballast.http.RetryDecision;
-import dev.ballast.http.breaker.BreakerState;
 import dev.ballast.storage.StorageFacade;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.local.LocalObjectStore;
 import dev.ballast.storage.object.local.LocalStoreConfig;
-import dev.ballast.storage.object.s3.S3Endpoint;
-import dev.ballast.storage.object.s3.S3StoreConfig;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -60,16 +52,16 @@ final class StoreSession implements AutoCloseable {
     /** Where a data directory of the earlier embedded S3 server kept its file store. */
     static final String OLD_S3MOCK_FOLDER = "s3";
 
-    /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
     /** How long a backup trusts what the capability probe found about an endpoint's server. */
     static final Duration PROBE_FINDINGS_TRUSTED = Duration.ofHours(24);
 
+    /** S3's bucket naming rules, which also keep a bucket name a safe single directory name. */
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
     private final @Nullable ResilientHttpClient http;
     private final @Nullable StorageFacade facade;
     private final ObjectStore objects;
-    private final @Nullable Counting counting;
+    private final @Nullable HttpCounting counting;
     private final String where;
     /** The local store's directory, or null for an S3 bucket. */
     private final @Nullable Path localDirectory;
@@ -90,7 +82,7 @@ final class StoreSession implements AutoCloseable {
             @Nullable ResilientHttpClient http,
             @Nullable StorageFacade facade,
             ObjectStore objects,
-            @Nullable Counting counting,
+            @Nullable HttpCounting counting,
             String where,
             @Nullable Path localDirectory) {
         this.http = http;
@@ -101,30 +93,27 @@ final class StoreSession implements AutoCloseable {
         this.localDirectory = localDirectory;
     }
 
+    /**
+     * A session on an S3 bucket ({@link S3StoreOpening}): it closes {@code http} and then stops
+     * {@code selectors} when it is closed.
+     */
+    static StoreSession ofS3(
+            ResilientHttpClient http,
+            HttpSelectorThreads selectors,
+            StorageFacade facade,
+            HttpCounting counting,
+            String where,
+            Path cacheDir) {
+        StoreSession session = new StoreSession(http, facade, facade.objects(), counting, where, null);
+        session.cacheDir = cacheDir;
+        session.selectors = selectors;
+        return session;
+    }
+
     /** The local store's directory (absolute, normalised), or null when the store is an S3 bucket. */
     @Nullable
     Path localDirectory() {
         return localDirectory;
-    }
-
-    /** Counts what the summary reports from the HTTP layer. */
-    private static final class Counting implements HttpClientListener {
-        final LongAdder retries = new LongAdder();
-        final LongAdder breakerTrips = new LongAdder();
-
-        @Override
-        public void onRetryDecision(RetryDecisionEvent event) {
-            if (event.decision() == RetryDecision.RETRYING) {
-                retries.increment();
-            }
-        }
-
-        @Override
-        public void onBreakerStateTransition(String dependency, BreakerState from, BreakerState to) {
-            if (to == BreakerState.OPEN) {
-                breakerTrips.increment();
-            }
-        }
     }
 
     /**
@@ -236,7 +225,7 @@ final class StoreSession implements AutoCloseable {
     /** Opens the store as {@link #open} does, without looking for a repository's key: for {@code init}. */
     static StoreSession openWithoutKey(CommonOptions o, CliContext ctx, Access access) {
         checkBucket(o);
-        return o.endpoint == null ? openLocal(o, ctx, access) : openS3(o, ctx, access);
+        return o.endpoint == null ? openLocal(o, ctx, access) : S3StoreOpening.open(o, ctx, access);
     }
 
     /**
@@ -652,90 +641,6 @@ final class StoreSession implements AutoCloseable {
                 || key.startsWith("snapshots/")
                 || key.startsWith("manifest-parts/")
                 || key.startsWith("index/");
-    }
-
-    private static StoreSession openS3(CommonOptions o, CliContext ctx, Access access) {
-        ResilientHttpClient http = null;
-        HttpSelectorThreads selectors = null;
-        try {
-            Counting counting = new Counting();
-            HttpSelectorThreads.Built<ResilientHttpClient> built = HttpSelectorThreads.startedBy(() -> {
-                ResilientHttpClient.Builder hb = ResilientHttpClient.newBuilder()
-                        .version(HttpClient.Version.HTTP_1_1)
-                        .connectTimeout(Duration.ofSeconds(5))
-                        .totalTimeout(o.timeout)
-                        .listener(counting);
-                if (o.endpoint != null && PlainHttpOnly.isPlainHttp(o.endpoint.getScheme())) {
-                    // no TLS setup for an http:// endpoint (about 0.15 s of start-up; PlainHttpOnly)
-                    hb.sslContext(PlainHttpOnly.context()).sslParameters(PlainHttpOnly.parameters());
-                }
-                return hb.build();
-            });
-            http = built.client();
-            selectors = built.selectors();
-            URI endpoint = o.endpoint;
-            S3Endpoint.Builder b = S3Endpoint.newBuilder().httpClient(http);
-            b.region(S3Credentials.region(o, ctx.env(), ctx.home()));
-            String where = "the S3 endpoint " + endpoint;
-            b.endpoint(endpoint);
-            S3Credentials.resolve(o, ctx.env(), ctx.home()).ifPresent(c -> {
-                if (c.sdkProfile() != null && c.profileFiles() != null) {
-                    b.profile(c.sdkProfile(), c.profileFiles());
-                } else {
-                    b.credentials(c.accessKey(), c.secretKey(), c.sessionToken());
-                }
-            });
-            if (o.pathStyle != null) {
-                b.pathStyle(o.pathStyle);
-            }
-            S3Endpoint s3Endpoint;
-            try {
-                s3Endpoint = b.build();
-            } catch (IllegalArgumentException e) {
-                throw new CliFailure(
-                        ExitCodes.USAGE,
-                        "The endpoint '" + o.endpoint + "' is not usable (" + e.getMessage()
-                                + "); pass an absolute http:// or https:// URL.",
-                        e);
-            }
-            // Only a backup creates the bucket; a command that writes turns its versioning on and probes what the store
-            // honours (the
-            // probe writes under .ballast/probe/): a command that reads sends nothing at open, so it works with
-            // read-only credentials, and a mistyped bucket is found missing by its first read, not created.
-            S3StoreConfig s3Config = access != Access.READ
-                    ? S3StoreConfig.builder()
-                            .createBucket(access == Access.WRITE)
-                            .enableVersioning(true)
-                            .probeCache(ctx.cacheDir().resolve("s3-probe.properties"), PROBE_FINDINGS_TRUSTED)
-                            .onReadResumed(counting.retries::increment)
-                            .build()
-                    : S3StoreConfig.builder()
-                            .declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class))
-                            .onReadResumed(counting.retries::increment)
-                            .build();
-            StorageFacade facade = Errors.translate(
-                    where,
-                    o.bucket,
-                    () -> StorageFacade.newBuilder()
-                            .s3(s3Endpoint)
-                            .bucket(o.bucket)
-                            .s3Config(s3Config)
-                            .clock(ctx.clock())
-                            .build());
-            StoreSession session = new StoreSession(
-                    http, facade, facade.objects(), counting, where + ", bucket '" + o.bucket + "'", null);
-            session.cacheDir = ctx.cacheDir();
-            session.selectors = selectors;
-            return session;
-        } catch (RuntimeException e) {
-            if (http != null) {
-                http.close();
-            }
-            if (selectors != null) {
-                selectors.stop();
-            }
-            throw e;
-        }
     }
 
     /**
