@@ -18,8 +18,10 @@ import java.util.List;
  * <ul>
  *   <li>{@code --exclude} and {@code --exclude-file} patterns ({@link Glob}, restic's semantics),
  *       matched against the path relative to the backed-up directory with a leading {@code /}
- *       ({@code /logs/a.log}); an anchored pattern also matches the absolute path
- *       ({@code /home/me/photos/cache}), as restic matches it.
+ *       ({@code /logs/a.log}), and against the absolute path as restic matches them: an anchored
+ *       pattern ({@code /home/me/photos/cache}), and one that matches anywhere
+ *       ({@code photos/cache} backing up {@code /home/me/photos}) unless it matches the backed-up
+ *       directory itself or one above it ({@code -e home}), where restic would leave out everything.
  *   <li>A {@code .ballastignore} file in any directory: one pattern a line, as an exclude file,
  *       matched against the paths below that directory relative to it ({@code /build} in
  *       {@code web/.ballastignore} excludes {@code web/build}). The file itself is backed up.
@@ -55,7 +57,20 @@ public final class BackupFilter {
         this.source = source;
         this.excludes = List.copyOf(excludes);
         this.excludeCaches = excludeCaches;
+        String root = Names.name(source.toAbsolutePath());
+        this.absolute = new boolean[this.excludes.size()];
+        for (int i = 0; i < absolute.length; i++) {
+            Glob g = this.excludes.get(i);
+            absolute[i] = g.anchored() || !g.matches(root);
+        }
     }
+
+    /**
+     * For each of {@link #excludes}, whether it is matched against the absolute path too: anchored
+     * patterns always; one that matches anywhere when it does not match the backed-up directory or a
+     * directory above it (it would leave out the whole tree there, which restic does and nobody means).
+     */
+    private final boolean[] absolute;
 
     /** A filter that leaves nothing out (but still honours {@code .ballastignore}). */
     public static BackupFilter none(Path source) {
@@ -108,8 +123,17 @@ public final class BackupFilter {
     private boolean decide(String rel, Path file) {
         String slashed = "/" + rel;
         boolean out = false;
-        for (Glob g : excludes) {
-            if (g.matches(slashed) || (g.anchored() && g.matches(Names.name(file.toAbsolutePath())))) {
+        String abs = null;
+        for (int i = 0; i < excludes.size(); i++) {
+            Glob g = excludes.get(i);
+            boolean matched = g.matches(slashed);
+            if (!matched && absolute[i]) {
+                if (abs == null) {
+                    abs = Names.name(file.toAbsolutePath());
+                }
+                matched = g.matches(abs);
+            }
+            if (matched) {
                 out = !g.negated();
             }
         }
