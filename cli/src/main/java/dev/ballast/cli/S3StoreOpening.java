@@ -79,6 +79,12 @@ final class S3StoreOpening {
                             .probeCache(
                                     ctx.cacheDir().resolve("s3-probe.properties"), StoreSession.PROBE_FINDINGS_TRUSTED)
                             .onReadResumed(counting.retries::increment)
+                            .onVersioningEnabled(was -> ctx.err()
+                                    .println("Turned on versioning of bucket '" + o.bucket + "' at " + endpoint
+                                            + " (it was " + was + "): Ballast keeps every version of what it"
+                                            + " stores; the bucket's other objects keep their old versions"
+                                            + " from now on too (S3 lets versioning be suspended, never"
+                                            + " turned off)."))
                             .build()
                     : S3StoreConfig.builder()
                             .declaredCapabilities(java.util.EnumSet.noneOf(S3StoreConfig.Capability.class))

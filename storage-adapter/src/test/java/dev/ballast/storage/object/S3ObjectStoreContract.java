@@ -335,6 +335,38 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
     }
 
     @Test
+    void turningOnTheVersioningOfABucketThatWasThereIsToldOnceAndOfABucketItCreatedNot() {
+        String plain = bucket + "-plain";
+        String made = bucket + "-made";
+        java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        S3StoreConfig config = options().onVersioningEnabled(told::add).build();
+        raw.createBucket(c -> c.bucket(plain));
+        try {
+            S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), plain, config)
+                    .close();
+            assertThat(raw.getBucketVersioning(g -> g.bucket(plain)).status())
+                    .isEqualTo(BucketVersioningStatus.ENABLED);
+            assertThat(told).containsExactly("never enabled");
+
+            S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), plain, config)
+                    .close();
+            S3ObjectStore.open(backend().endpoint(backend().newHttpClient()), made, config)
+                    .close();
+            assertThat(told)
+                    .as("told again: already enabled, or a bucket the open created")
+                    .hasSize(1);
+        } finally {
+            for (String b : java.util.List.of(plain, made)) {
+                try {
+                    S3Buckets.removeWithEveryVersion(raw, b);
+                } catch (RuntimeException e) {
+                    // never created by a failed open: nothing to clean up
+                }
+            }
+        }
+    }
+
+    @Test
     void aBucketWhoseVersioningWasSuspendedMakesPutsFailAndIsRefusedAtOpenNotTurnedBackOn(@TempDir Path cacheDir) {
         // findings remembered while versioning was on: an open trusting them still checks the bucket
         S3StoreConfig remembering = options()

@@ -242,6 +242,9 @@ final class CapabilityProbe {
                     + "' but still reports it " + found);
         }
         LOG.info("Enabled versioning on bucket '{}' at {} (was {})", bucket, endpoint.describe(), found);
+        if (!createdBucket) {
+            config.onVersioningEnabled().accept(found); // a bucket this probe made holds nothing else
+        }
     }
 
     /** Whether GetBucketVersioning answers Enabled; false for any other answer, an error included. */

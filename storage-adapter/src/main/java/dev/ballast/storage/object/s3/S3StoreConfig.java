@@ -69,9 +69,11 @@ public final class S3StoreConfig {
     private final int completeAttempts;
     private final Set<Capability> serverSideEncryption;
     private final Runnable onReadResumed;
+    private final java.util.function.Consumer<String> onVersioningEnabled;
 
     private S3StoreConfig(Builder b) {
         this.onReadResumed = b.onReadResumed;
+        this.onVersioningEnabled = b.onVersioningEnabled;
         this.serverSideEncryption = b.serverSideEncryption;
         this.createBucket = b.createBucket;
         this.enableVersioning = b.enableVersioning;
@@ -130,12 +132,18 @@ public final class S3StoreConfig {
         b.completeTimeoutPerPart = completeTimeoutPerPart;
         b.completeAttempts = completeAttempts;
         b.onReadResumed = onReadResumed;
+        b.onVersioningEnabled = onVersioningEnabled;
         return b;
     }
 
     /** Called each time a read resumes after its body stalled or was cut; see {@link Builder#onReadResumed}. */
     public Runnable onReadResumed() {
         return onReadResumed;
+    }
+
+    /** Called once when opening the store turned the bucket's versioning on; see {@link Builder#onVersioningEnabled}. */
+    public java.util.function.Consumer<String> onVersioningEnabled() {
+        return onVersioningEnabled;
     }
 
     /** Whether a missing bucket is created at open; see {@link Builder#createBucket}. */
@@ -357,6 +365,7 @@ public final class S3StoreConfig {
         private boolean enableVersioning;
         private Clock clock = Clock.systemUTC();
         private Runnable onReadResumed = () -> {};
+        private java.util.function.Consumer<String> onVersioningEnabled = was -> {};
         private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
         private long partSize = DEFAULT_PART_SIZE;
         private boolean allowDotSegmentsAndLeadingSlash;
@@ -453,6 +462,19 @@ public final class S3StoreConfig {
          */
         public Builder onReadResumed(Runnable listener) {
             this.onReadResumed = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Called, on the opening thread, when opening the store turned the versioning of a bucket that
+         * was already there on ({@link #enableVersioning}; PutBucketVersioning, Amazon S3 API Reference;
+         * not for a bucket it created, {@link #createBucket}), with what it was
+         * before ({@code "never enabled"}): a change to the whole bucket, its other objects' overwrites
+         * and deletes included, that S3 lets one suspend but never undo, which a program may want to tell
+         * its user about. It must be quick and must not throw. Default: nothing (the store logs it at INFO).
+         */
+        public Builder onVersioningEnabled(java.util.function.Consumer<String> listener) {
+            this.onVersioningEnabled = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
