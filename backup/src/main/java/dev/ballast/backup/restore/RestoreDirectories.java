@@ -60,6 +60,13 @@ public final class RestoreDirectories {
     /** Directories found read-only for this user and opened for writing, with their permissions before. */
     private final Map<Path, Set<PosixFilePermission>> opened = new LinkedHashMap<>();
 
+    /**
+     * The identity (the JDK's file key: device and inode) of each usable directory, read without
+     * following links right when it was created or found, before any other directory of the run: what
+     * {@link DirectoryIdentities} holds it to until the run ends.
+     */
+    private final Map<Path, Object> identities = new HashMap<>();
+
     private long examined;
     /** Why the target's file system took no more directories (RestoreFailures.unwritableReason), or null. */
     private @Nullable String unwritable;
@@ -75,6 +82,10 @@ public final class RestoreDirectories {
         this.overwrite = overwrite;
         this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
         states.put(target, new Usable(realTarget));
+        Object key = identity(realTarget);
+        if (key != null) {
+            identities.put(target, key);
+        }
     }
 
     /**
@@ -101,10 +112,37 @@ public final class RestoreDirectories {
         while (!todo.isEmpty()) {
             Path next = todo.pop();
             State state = parent instanceof Usable u ? examine(u.real(), next) : parent;
+            if (state instanceof Usable u && parent instanceof Usable) {
+                Object key = identity(u.real());
+                if (key == null) {
+                    state = new Failed("its directory could not be looked at once it was created");
+                } else {
+                    identities.put(next, key);
+                }
+            }
             states.put(next, state);
             parent = state;
         }
         return parent;
+    }
+
+    /**
+     * The identities of the usable directories {@link #prepare} examined, taken as each was created
+     * or found (see {@link #identities}); a copy.
+     */
+    public Map<Path, Object> identities() {
+        return Map.copyOf(identities);
+    }
+
+    /** The file key of the directory {@code real}, not following a link there; null when it cannot be read. */
+    private static @Nullable Object identity(Path real) {
+        try {
+            return Files.readAttributes(
+                            real, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The state {@link #prepare} found for {@code dir}, or null if it was not prepared. */

@@ -360,9 +360,7 @@ public final class RestoreRunner {
                 durability,
                 ownership,
                 cancellation,
-                new DirectoryIdentities(directories.stream()
-                        .filter(d -> prepared.stateOf(d) instanceof RestoreDirectories.Usable)
-                        .toList()));
+                new DirectoryIdentities(prepared.identities()));
         ExecutorService syncers = durability.fileSyncers();
         try (ProgressCounter progress = progressFactory.apply(manifest);
                 Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
 import dev.ballast.storage.object.ObjectContent;
@@ -113,6 +114,46 @@ class RestoreDurabilityTest {
                 throw failure;
             }
         }
+    }
+
+    @Test
+    @EnabledOnOs({OS.LINUX, OS.MAC})
+    void aDirectorySwappedForALinkAfterItWasCreatedAndBeforeItsFilesAreWrittenIsNotWrittenThrough() throws IOException {
+        // A tester's run: d12 moved aside and replaced by a link to another directory while the restore
+        // asked whether the end sync runs (after creating every directory, before writing any file); the
+        // 100 files there were overwritten with the backup's, and the restore named only the directory.
+        Path target = dir.resolve("out");
+        Path victim = Files.createDirectories(dir.resolve("victim"));
+        Files.writeString(victim.resolve("f1"), "precious 1");
+        Files.writeString(victim.resolve("f2"), "precious 2");
+        RestoreSync swapping = new RestoreSync() {
+            @Override
+            public boolean available(Path realTarget) {
+                try {
+                    Files.move(realTarget.resolve("d12"), realTarget.resolve("d12.moved"));
+                    Files.createSymbolicLink(realTarget.resolve("d12"), victim);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return true;
+            }
+
+            @Override
+            public void syncAll(Collection<Path> directories) {}
+        };
+
+        RestoreRunner.Result r = runner(
+                        manifest(Map.of("d12/f1", "from the backup 1", "d12/f2", "from the backup 2", "a.txt", "a")),
+                        target,
+                        swapping)
+                .run();
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed()).extracting(BackupRunner.Failure::path).contains("d12/f1", "d12/f2");
+        assertThat(r.failed()).allSatisfy(f -> assertThat(f.reason()).contains("replaced"));
+        assertThat(victim.resolve("f1")).hasContent("precious 1");
+        assertThat(victim.resolve("f2")).hasContent("precious 2");
+        assertThat(target.resolve("a.txt")).hasContent("a");
     }
 
     @Test
