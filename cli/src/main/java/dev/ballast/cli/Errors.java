@@ -59,6 +59,11 @@ final class Errors {
                     "Another ballast command is writing to " + at
                             + "; wait for it to finish, then run this command again.");
         }
+        if (e instanceof StorageUnavailableException
+                && String.valueOf(e.getMessage()).contains("reads differently from one read to the next")) {
+            // a repair that found a pack's reads disagreeing: the store answers, what it sends changes on its way
+            return new CliFailure(ExitCodes.UNAVAILABLE, "At " + at + ": " + e.getMessage(), e);
+        }
         if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
             return new CliFailure(
                     ExitCodes.UNAVAILABLE,

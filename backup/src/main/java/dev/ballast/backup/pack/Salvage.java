@@ -2,6 +2,7 @@ package dev.ballast.backup.pack;
 
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
+import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.UnsupportedCapabilityException;
 import dev.ballast.storage.object.ListEntry;
 import dev.ballast.storage.object.ObjectStore;
@@ -84,7 +85,20 @@ final class Salvage {
         }
 
         // 1. the intact blobs of each damaged pack, each opened and checked, copied into new packs
-        Map<String, List<BlobLocation>> written = copyIntact(damagedPacks);
+        // What the check found damaged, chunk by chunk; a pack damaged as a whole in another way (missing,
+        // its header, its size) has no such list: what opens of it is kept, nothing is expected.
+        Map<String, @org.jspecify.annotations.Nullable Set<BlobId>> damagedBlobs = new java.util.HashMap<>();
+        for (CheckReport.Damage d : check.damage()) {
+            if (d.blob() != null) {
+                damagedBlobs.computeIfAbsent(d.key(), k -> new HashSet<>()).add(d.blob());
+            }
+        }
+        for (CheckReport.Damage d : check.damage()) {
+            if (d.blob() == null && !d.reason().startsWith(CheckReport.Damage.BYTES_DAMAGED)) {
+                damagedBlobs.put(d.key(), null);
+            }
+        }
+        Map<String, List<BlobLocation>> written = copyIntact(damagedPacks, damagedBlobs);
         // 2. index files naming every blob kept
         Map<String, List<BlobLocation>> next = new TreeMap<>(repo.state.packBlobs);
         next.keySet().removeAll(damagedPacks);
@@ -126,7 +140,8 @@ final class Salvage {
      * New packs holding every blob of {@code packs} that opens and matches its ID and no other pack
      * holds, read pack by pack.
      */
-    private Map<String, List<BlobLocation>> copyIntact(Set<String> packs) {
+    private Map<String, List<BlobLocation>> copyIntact(
+            Set<String> packs, Map<String, @org.jspecify.annotations.Nullable Set<BlobId>> damagedBlobs) {
         // Blobs another pack holds are not copied (a repair killed after writing its new packs left them).
         Set<BlobId> elsewhere = new HashSet<>();
         repo.state.packBlobs.forEach((pack, blobs) -> {
@@ -136,17 +151,47 @@ final class Salvage {
         });
         PackCopy copy = new PackCopy(repo);
         for (String pack : packs) {
+            // What the check found intact in this pack: each must open again now, or the reads disagree
+            Set<BlobId> intact = new HashSet<>();
+            if (!damagedBlobs.containsKey(pack) || damagedBlobs.get(pack) != null) {
+                for (BlobLocation b : repo.state.packBlobs.get(pack)) {
+                    if (!elsewhere.contains(b.id())) {
+                        intact.add(b.id());
+                    }
+                }
+                intact.removeAll(damagedBlobs.getOrDefault(pack, Set.of()));
+            }
+            copyPack(pack, elsewhere, copy);
+            intact.removeAll(elsewhere);
+            if (!intact.isEmpty()) {
+                throw new StorageUnavailableException(
+                        pack,
+                        "The pack '" + pack + "' reads differently from one read to the next: " + intact.size()
+                                + " chunk(s) of it that opened when the repair checked it did not open when it"
+                                + " copied them, so its bytes change on their way, not in the store (a proxy or"
+                                + " a link that alters data); nothing was deleted, and the repair stopped. Fix"
+                                + " the path to the store, then run it again.",
+                        null,
+                        false);
+            }
+        }
+        return copy.finish();
+    }
+
+    /** Copies the blobs of {@code pack} that open and are not in {@code elsewhere}, adding each to it. */
+    private void copyPack(String pack, Set<BlobId> elsewhere, PackCopy copy) {
+        {
             byte[] bytes;
             try {
                 bytes = repo.reader.whole(pack);
             } catch (ObjectNotFoundException gone) {
-                continue; // nothing of it can be read: every blob is lost
+                return; // nothing of it can be read: every blob is lost
             } catch (IntegrityException storeRefused) {
                 // The store refused the whole object: its own check (the local store's SHA-256 of each
                 // 1 MiB block) failed somewhere. Each blob is read by its own range instead, so only the
                 // blobs overlapping the damaged stretch are lost, not the whole pack.
                 copyBlobByBlob(pack, elsewhere, copy);
-                continue;
+                return;
             }
             for (BlobLocation b : repo.state.packBlobs.get(pack)) {
                 if (b.end() > bytes.length || elsewhere.contains(b.id())) {
@@ -161,7 +206,6 @@ final class Salvage {
                 copy.append(b, bytes, (int) b.offset());
             }
         }
-        return copy.finish();
     }
 
     /**

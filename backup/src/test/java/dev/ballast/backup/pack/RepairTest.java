@@ -87,6 +87,74 @@ class RepairTest {
         }
     }
 
+    /**
+     * A path to the store that changes the middle byte of every read of a pack (a tester's proxy in front
+     * of Ceph RGW): the store refuses each whole read (its SHA-256 does not match), and each range comes
+     * with one byte changed. Nothing in the store is damaged.
+     */
+    private static final class AlteringPath extends FakeObjectStore {
+        volatile boolean altering;
+
+        @Override
+        public dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
+            dev.ballast.storage.object.ObjectRead r = super.get(key, o);
+            if (!altering || !key.startsWith("data/")) {
+                return r;
+            }
+            byte[] bytes;
+            try (r) {
+                bytes = r.stream().readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            if (o.range() == null) {
+                throw new IntegrityException(key, "the SHA-256 of '" + key + "' does not match the stored one");
+            }
+            bytes[bytes.length / 2] ^= 0x10;
+            return new dev.ballast.storage.object.ObjectRead(
+                    r.version(),
+                    new java.io.ByteArrayInputStream(bytes),
+                    r.source(),
+                    r.freshness(),
+                    r.age(),
+                    null,
+                    r.range().orElse(null),
+                    false);
+        }
+    }
+
+    @Test
+    void aPackWhoseReadsDisagreeIsNeitherSalvagedNorDeleted() {
+        AlteringPath store = new AlteringPath();
+        MasterKey key = MasterKey.generate();
+        Map<BlobId, byte[]> bytes = new LinkedHashMap<>();
+        String pack;
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] plain = BlobRepositoryTest.random(900 + i, 10_000);
+                BlobId id = repo.id(plain, 0, plain.length);
+                repo.add(BlobType.DATA, id, plain, 0, plain.length);
+                bytes.put(id, plain);
+            }
+            repo.flush();
+            pack = repo.find(bytes.keySet().iterator().next()).orElseThrow().pack();
+        }
+        byte[] stored = store.currentBytes(pack).orElseThrow();
+        store.altering = true;
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+            assertThatThrownBy(() -> repo.repair(k -> true))
+                    .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class)
+                    .hasMessageContaining("reads differently from one read to the next")
+                    .hasMessageContaining("nothing was deleted");
+        }
+        store.altering = false;
+        assertThat(store.currentBytes(pack))
+                .hasValueSatisfying(b -> assertThat(b).isEqualTo(stored));
+        try (BlobRepository repo = BlobRepository.open(store, key, OPTIONS)) {
+            bytes.forEach((id, plain) -> assertThat(repo.read(id)).isEqualTo(plain));
+        }
+    }
+
     @Test
     void aMissingPackIsDroppedAndADamagedOneSalvagedSoTheirBlobsAreAbsent() {
         Fixture f = new Fixture();
