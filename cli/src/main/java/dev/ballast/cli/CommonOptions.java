@@ -141,6 +141,13 @@ final class CommonOptions {
      */
     dev.ballast.backup.keys.KeyFiles.@org.jspecify.annotations.Nullable UnlockedRepository unlocked;
 
+    /**
+     * The password a first backup read for the repository it makes before it opened the store for
+     * writing ({@link NewStore#openForBackup}), so that a password file that is missing or a command
+     * that fails is refused with nothing created; null otherwise. Cleared once used.
+     */
+    char @org.jspecify.annotations.Nullable [] newRepositoryPassword;
+
     /** Whether this command has said that the store is of the earlier format and the password is unused. Not an option. */
     boolean unusedPasswordWarned;
 

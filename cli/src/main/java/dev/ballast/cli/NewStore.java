@@ -48,7 +48,8 @@ final class NewStore {
         if (!StoreSession.ENCRYPT_NEW_STORES) {
             return StoreSession.open(o, ctx, StoreSession.Access.WRITE, false);
         }
-        if (!Passwords.anyGiven(StoreSession.passwordSources(o, ctx)) && holdsNothing(o, ctx)) {
+        boolean given = Passwords.anyGiven(StoreSession.passwordSources(o, ctx));
+        if (!given && holdsNothing(o, ctx)) {
             // Refused before the store is opened for writing: no directory, bucket or object is made.
             throw new CliFailure(
                     ExitCodes.USAGE,
@@ -56,7 +57,20 @@ final class NewStore {
                             + describe(o, ctx) + ": " + Passwords.ways(ctx.env()) + " (or pass "
                             + NO_ENCRYPTION_OPTION + " to store it unencrypted, in the earlier format).");
         }
-        return StoreSession.open(o, ctx, StoreSession.Access.WRITE, true);
+        if (given && o.unlocked == null && holdsNothing(o, ctx)) {
+            // Read now, before the store is opened for writing: a password file that is missing or not
+            // UTF-8, or a command that fails, is refused with nothing made (it left a store of an index and
+            // a lock that listed as empty, exit 0, before).
+            o.newRepositoryPassword = Passwords.forNewRepository(StoreSession.passwordSources(o, ctx));
+        }
+        try {
+            return StoreSession.open(o, ctx, StoreSession.Access.WRITE, true);
+        } finally {
+            if (o.newRepositoryPassword != null) {
+                java.util.Arrays.fill(o.newRepositoryPassword, '\0');
+                o.newRepositoryPassword = null;
+            }
+        }
     }
 
     /** The store the options name, as messages name it, before it is opened. */

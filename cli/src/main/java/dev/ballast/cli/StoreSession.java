@@ -271,7 +271,9 @@ final class StoreSession implements AutoCloseable {
         if (!empty || o.unlocked != null) {
             return;
         }
-        char[] password = Passwords.forNewRepository(passwordSources(o, ctx));
+        char[] password = o.newRepositoryPassword != null
+                ? o.newRepositoryPassword.clone()
+                : Passwords.forNewRepository(passwordSources(o, ctx));
         try {
             try {
                 repository = deriving(

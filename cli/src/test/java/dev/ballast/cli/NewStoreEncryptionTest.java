@@ -93,6 +93,25 @@ class NewStoreEncryptionTest extends InProcessCli {
     }
 
     @Test
+    void aPasswordFileOrCommandThatCannotBeReadRefusesTheFirstBackupAndNothingIsCreated() throws Exception {
+        // field input: each of these left a store (index, lock, reserve) that then listed as empty, exit 0
+        Path src = source();
+        Path badUtf8 = Files.write(home.resolve("latin1.txt"), new byte[] {'p', (byte) 0xe9, '\n'});
+        for (String[] given : List.of(
+                new String[] {"--password-file", home.resolve("missing.txt").toString()},
+                new String[] {"--password-command", "false"},
+                new String[] {"--password-file", badUtf8.toString()})) {
+            List<String> args = new java.util.ArrayList<>(List.of("backup", src.toString()));
+            args.addAll(List.of(given));
+            assertThat(run(NO_PASSWORD, at(args.toArray(String[]::new))))
+                    .as(String.join(" ", given) + ": " + err())
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err()).startsWith("Error: The password ");
+            assertThat(data()).as(String.join(" ", given) + ": nothing created").doesNotExist();
+        }
+    }
+
+    @Test
     void optOutWritesTheEarlierFormatIntoAnEmptyStoreWithoutAPassword() throws Exception {
         Path src = source();
         assertThat(run(NO_PASSWORD, at("backup", src.toString(), "--insecure-no-encryption")))
