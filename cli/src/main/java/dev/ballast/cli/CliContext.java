@@ -60,11 +60,12 @@ public record CliContext(
      * the JVM's {@code user.home} (the account's home directory).
      */
     public static CliContext system(Cancellation cancellation) {
+        java.util.Map<String, String> env = dev.ballast.backup.tree.Names.environment(System.getenv());
         return new CliContext(
                 System.out,
                 System.err,
-                System.getenv(),
-                home(System.getenv("HOME")),
+                env,
+                home(env.get("HOME")),
                 System.console() != null,
                 cancellation,
                 new SystemClock(),

@@ -475,6 +475,17 @@ final class StoreSession implements AutoCloseable {
         Path dataDir = dataDirectory(o, ctx);
         Path storeDir = dataDir.resolve(o.bucket);
         String where = "the local store " + storeDir;
+        if (!dev.ballast.backup.tree.Names.validUtf8(dev.ballast.backup.tree.Names.bytes(storeDir.toAbsolutePath()))) {
+            // SQLite takes its file's path as UTF-8: it could open no index there, after the directory was made
+            throw new CliFailure(
+                    ExitCodes.USAGE,
+                    "The local store's path "
+                            + dev.ballast.backup.tree.Names.name(storeDir.toAbsolutePath())
+                            + " is not valid UTF-8, which the store's index (SQLite) cannot open; pass "
+                            + (o.localRepo ? "--repo (or BALLAST_REPOSITORY)" : "--data-dir")
+                            + " with a directory whose path is UTF-8"
+                            + " (the files backed up may have any names).");
+        }
         boolean exists = LocalObjectStore.exists(storeDir);
         // Only for a data directory: under -r the parent is the user's own folder, whose 's3' may be anything
         // (a tester's: -r into a folder beside an 's3' directory was refused, pointing to --data-dir).

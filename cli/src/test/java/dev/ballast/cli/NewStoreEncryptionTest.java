@@ -112,6 +112,24 @@ class NewStoreEncryptionTest extends InProcessCli {
     }
 
     @Test
+    void aLocalStoreWhosePathIsNotUtf8IsRefusedBeforeAnythingIsMade() throws Exception {
+        // field input: BALLAST_REPOSITORY=/tmp/hf-u\xff/st made a store in /tmp/hf-u\xEF\xBF\xBD/st, exit 0;
+        // read byte for byte, SQLite could not open an index there after making the directory (exit 3)
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.ballast.backup.tree.Names.exact());
+        Path src = source();
+        Path parent = dev.ballast.backup.tree.Names.path(
+                home + "/" + dev.ballast.backup.tree.Names.decode(new byte[] {'u', (byte) 0xff}));
+        Files.createDirectories(parent);
+        Path store = parent.resolve("st");
+
+        assertThat(run(Map.of(), "backup", src.toString(), "-r", dev.ballast.backup.tree.Names.name(store)))
+                .as(err())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("is not valid UTF-8").contains("\\xFF/st");
+        assertThat(store).doesNotExist();
+    }
+
+    @Test
     void optOutWritesTheEarlierFormatIntoAnEmptyStoreWithoutAPassword() throws Exception {
         Path src = source();
         assertThat(run(NO_PASSWORD, at("backup", src.toString(), "--insecure-no-encryption")))

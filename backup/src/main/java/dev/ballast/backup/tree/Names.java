@@ -420,6 +420,56 @@ public final class Names {
         return changed ? exact : args;
     }
 
+    /**
+     * {@code env} (the JVM's environment) with the value of each variable that holds bytes the JVM could
+     * not decode read again from {@code /proc/self/environ} as {@link #decode} makes names of bytes, so
+     * that {@link #path} gives those bytes back: a directory named with a byte that is not UTF-8 in
+     * {@code $BALLAST_REPOSITORY} was a new directory named with U+FFFD (a tester's store went to
+     * {@code /tmp/hf-u\xEF\xBF\xBD/st}). As {@link #arguments}: where the bytes cannot be read, or
+     * the names paths are made from cannot be bytes, {@code env} as it is. Unmodifiable.
+     */
+    public static java.util.Map<String, String> environment(java.util.Map<String, String> env) {
+        if (!exact() || env.values().stream().noneMatch(v -> v.indexOf('\uFFFD') >= 0 || v.indexOf('?') >= 0)) {
+            return env;
+        }
+        byte[] environ;
+        try {
+            environ = java.nio.file.Files.readAllBytes(Path.of("/proc/self/environ"));
+        } catch (java.io.IOException | RuntimeException e) {
+            return env;
+        }
+        return environment(env, environ, jnuCharset());
+    }
+
+    /** {@link #environment(java.util.Map)} with the bytes of {@code /proc/self/environ} given, for tests. */
+    static java.util.Map<String, String> environment(
+            java.util.Map<String, String> env, byte[] environ, java.nio.charset.Charset jnu) {
+        java.util.Map<String, String> out = new java.util.HashMap<>(env);
+        int start = 0;
+        for (int i = 0; i <= environ.length; i++) {
+            if (i < environ.length && environ[i] != 0) {
+                continue;
+            }
+            int eq = -1;
+            for (int j = start; j < i; j++) {
+                if (environ[j] == '=') {
+                    eq = j;
+                    break;
+                }
+            }
+            if (eq > start) {
+                String name = new String(environ, start, eq - start, java.nio.charset.StandardCharsets.ISO_8859_1);
+                byte[] raw = java.util.Arrays.copyOfRange(environ, eq + 1, i);
+                String seen = env.get(name);
+                if (seen != null && sameUpToUndecodable(new String(raw, jnu), seen)) {
+                    out.put(name, decode(raw));
+                }
+            }
+            start = i + 1;
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
     /** Equal but where either has U+FFFD or '?' (how the JVM shows a byte its encoding cannot decode). */
     private static boolean sameUpToUndecodable(String a, String b) {
         if (a.length() != b.length()) {

@@ -81,4 +81,34 @@ class NamesTest {
         }
         assertThat(Names.linkTarget("a//b/").toString()).isEqualTo("a//b/");
     }
+
+    @Test
+    void aVariableWithABytesItsLocaleCannotDecodeIsReadAgainByteForByte() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Names.exact());
+        byte[] environ = concat(
+                "HOME=/root\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                new byte[] {'B', '=', '/', 't', 'm', 'p', '/', 'u', (byte) 0xff, '/', 's', 't', 0},
+                "C=caf\u00e9\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        java.util.Map<String, String> seen =
+                java.util.Map.of("HOME", "/root", "B", "/tmp/u\uFFFD/st", "C", "caf\u00e9");
+
+        java.util.Map<String, String> read = Names.environment(seen, environ, java.nio.charset.StandardCharsets.UTF_8);
+
+        assertThat(Names.bytes(Names.path(read.get("B"))))
+                .isEqualTo(new byte[] {'/', 't', 'm', 'p', '/', 'u', (byte) 0xff, '/', 's', 't'});
+        assertThat(read.get("HOME")).isEqualTo("/root");
+        assertThat(read.get("C")).isEqualTo("caf\u00e9");
+        // a variable set since the JVM started (its bytes no longer match) keeps the JVM's value
+        java.util.Map<String, String> changed = java.util.Map.of("B", "/elsewhere\uFFFD");
+        assertThat(Names.environment(changed, environ, java.nio.charset.StandardCharsets.UTF_8))
+                .containsEntry("B", "/elsewhere\uFFFD");
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
 }
