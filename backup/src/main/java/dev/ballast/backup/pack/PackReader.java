@@ -4,12 +4,12 @@ import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.storage.IntegrityException;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.RequestRefusedException;
+import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.storage.object.ByteRange;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
 import dev.ballast.storage.object.ReadOptions;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -216,7 +216,7 @@ final class PackReader {
             int n = read.stream().readNBytes(bytes, 0, bytes.length);
             return n == bytes.length ? bytes : Arrays.copyOf(bytes, n);
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+            throw cut(read, e);
         }
     }
 
@@ -226,15 +226,27 @@ final class PackReader {
             int n = read.stream().readNBytes(into, 0, Math.toIntExact(length));
             return n == length ? into : Arrays.copyOf(into, n);
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+            throw cut(read, e);
         }
+    }
+
+    /**
+     * The store's answer for {@code read} broke off while it was read ({@code e}: a body cut every time
+     * it was resumed, or a local store's file that could not be read): the store failed, not a file of
+     * the caller's, so a restore stops as for a store that cannot be reached (exit 3) instead of naming
+     * every file "could not be written" (a fault tester's proxy cutting every body: 300 such lines, exit 1).
+     */
+    private static StorageUnavailableException cut(ObjectRead read, IOException e) {
+        String key = read.version().key();
+        return new StorageUnavailableException(
+                key, "Reading '" + key + "' from the store broke off (" + e.getMessage() + ")", e, false);
     }
 
     private static byte[] readAll(ObjectRead read) {
         try {
             return read.stream().readAllBytes();
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading " + read.version().key() + " failed: " + e.getMessage(), e);
+            throw cut(read, e);
         }
     }
 

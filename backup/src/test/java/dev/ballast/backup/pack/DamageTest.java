@@ -167,6 +167,47 @@ class DamageTest {
                 .isZero();
     }
 
+    /**
+     * Field case: a proxy cut every answer for a pack halfway, and each resume too; the restore named
+     * every file "could not be written (EOF reached while reading)", exit 1, and check called it a local
+     * file operation. A read of the store that breaks off is the store's failure.
+     */
+    @Test
+    void aReadOfThePackThatBreaksOffIsTheStoresFailureNotALocalOne() {
+        java.util.concurrent.atomic.AtomicBoolean cutting = new java.util.concurrent.atomic.AtomicBoolean();
+        FakeObjectStore cut = new FakeObjectStore() {
+            @Override
+            public dev.ballast.storage.object.ObjectRead get(String key, dev.ballast.storage.object.ReadOptions o) {
+                dev.ballast.storage.object.ObjectRead r = super.get(key, o);
+                if (!cutting.get() || !key.startsWith("data/")) {
+                    return r;
+                }
+                java.io.InputStream in = new java.io.InputStream() {
+                    @Override
+                    public int read() throws java.io.IOException {
+                        throw new java.io.EOFException("EOF reached while reading");
+                    }
+                };
+                return new dev.ballast.storage.object.ObjectRead(
+                        r.version(),
+                        in,
+                        r.source(),
+                        r.freshness(),
+                        r.age(),
+                        null,
+                        r.range().orElse(null),
+                        false);
+            }
+        };
+        onePack(cut);
+        cutting.set(true);
+        try (BlobRepository repo = BlobRepository.open(cut, key, OPTIONS)) {
+            assertThatThrownBy(() -> repo.read(ids.get(3)))
+                    .isInstanceOf(dev.ballast.storage.StorageUnavailableException.class)
+                    .hasMessageContaining("broke off (EOF reached while reading)");
+        }
+    }
+
     @Test
     void bitRotTheStoreNoticesStillNamesTheBlob() {
         String pack = onePack();
