@@ -136,15 +136,7 @@ class DamageTest {
                 }
                 flips.decrementAndGet();
                 bytes[bytes.length / 2] ^= 0x10;
-                return new dev.ballast.storage.object.ObjectRead(
-                        r.version(),
-                        new java.io.ByteArrayInputStream(bytes),
-                        r.source(),
-                        r.freshness(),
-                        r.age(),
-                        null,
-                        r.range().orElse(null),
-                        false);
+                return AlteredReads.withStream(r, new java.io.ByteArrayInputStream(bytes));
             }
         };
         onePack(onTheWay);
@@ -188,15 +180,7 @@ class DamageTest {
                         throw new java.io.EOFException("EOF reached while reading");
                     }
                 };
-                return new dev.ballast.storage.object.ObjectRead(
-                        r.version(),
-                        in,
-                        r.source(),
-                        r.freshness(),
-                        r.age(),
-                        null,
-                        r.range().orElse(null),
-                        false);
+                return AlteredReads.withStream(r, in);
             }
         };
         onePack(cut);
