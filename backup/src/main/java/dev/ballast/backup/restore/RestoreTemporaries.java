@@ -29,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * token and the target in {@code RECORDS/TOKEN} (the CLI's cache directory, {@code
  * ~/.cache/ballast/restores}); a run that ends removes its record. A later run into the same target
  * removes, in the directories it writes to, only the files named with a recorded token of a run that
- * never ended, then that record: a user's file named like a temporary file ({@code .ballast-} and 16
+ * never ended, then that record. A run holds a lock on its record while it runs (released by the system
+ * when the process ends, kill -9 included), so a record another process still holds is a run that is
+ * writing now, whose temporary files are left alone (a second restore into the same target deleted the
+ * files the first was writing, which then failed as "could not be written"). A user's file named like a temporary file ({@code .ballast-} and 16
  * hex digits, or any other) is never removed, as no name is reserved. Without a record directory
  * (or when the record cannot be written) a killed run's temporary files stay, and nothing of the
  * user's is ever touched. Thread-safe.
@@ -44,6 +47,8 @@ public final class RestoreTemporaries implements AutoCloseable {
     private final @Nullable Path records;
     private final Path target;
     private @Nullable Path record;
+    /** The open record, whose lock says this run is alive; null without a record. */
+    private java.nio.channels.@Nullable FileChannel held;
 
     /**
      * @param target the restore's target directory, absolute and normalised
@@ -77,7 +82,7 @@ public final class RestoreTemporaries implements AutoCloseable {
         try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
             for (Path r : all) {
                 String name = r.getFileName().toString();
-                if (isToken(name) && Arrays.equals(Files.readAllBytes(r), targetBytes)) {
+                if (isToken(name) && Arrays.equals(Files.readAllBytes(r), targetBytes) && !running(r)) {
                     leftoverTokens.add(name);
                     leftoverRecords.add(r);
                 }
@@ -104,8 +109,13 @@ public final class RestoreTemporaries implements AutoCloseable {
         try {
             Files.createDirectories(records);
             Path mine = records.resolve(token);
-            Files.write(mine, targetBytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            java.nio.channels.FileChannel channel =
+                    java.nio.channels.FileChannel.open(mine, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             record = mine;
+            held = channel;
+            channel.write(java.nio.ByteBuffer.wrap(targetBytes));
+            channel.force(false);
+            channel.tryLock();
         } catch (IOException | RuntimeException e) {
             // Without a record a killed run's temporary files stay; nothing else changes.
         }
@@ -193,6 +203,34 @@ public final class RestoreTemporaries implements AutoCloseable {
             } catch (IOException ignored) {
                 // a stale record only makes a later run look for names no file has
             }
+        }
+        if (held != null) {
+            try {
+                held.close(); // releases the lock
+            } catch (IOException ignored) {
+                // the lock goes with the process
+            }
+            held = null;
+        }
+    }
+
+    /**
+     * Whether the run of record {@code r} is still running: another process holds the lock on it, or
+     * this JVM does (a second run in one process). A record that cannot be opened counts as running, so
+     * nothing of it is removed.
+     */
+    private static boolean running(Path r) {
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(r, StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock lock = c.tryLock();
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException inThisJvm) {
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return true;
         }
     }
 

@@ -401,6 +401,41 @@ class RestoreRunnerTest {
         }
     }
 
+    @Test
+    void temporaryFilesOfARestoreStillRunningIntoTheSameTargetAreLeftAlone() throws IOException {
+        // Field input: a second restore into one target deleted the first one's temporary files, and the
+        // first failed them as "could not be written (no such file or directory)"
+        Manifest m = manifest(stored("d/f.txt", "restored"));
+        Path out = dir.resolve("out");
+        Path records = Files.createDirectories(dir.resolve("cache/restores"));
+        Path d = Files.createDirectories(out.resolve("d"));
+        String running = "4455667788990011";
+        Path record = records.resolve(running);
+        Files.write(record, Names.bytes(out.toAbsolutePath().normalize()));
+        Path writing = d.resolve(".ballast-" + running + "-1");
+        Files.writeString(writing, "being written");
+        try (java.nio.channels.FileChannel c =
+                        java.nio.channels.FileChannel.open(record, java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock held = c.lock()) {
+            RestoreRunner.Result r = new RestoreRunner(
+                            store, m, out, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                    .recordingTemporariesIn(records)
+                    .run();
+
+            assertThat(r.ok()).isTrue();
+            assertThat(writing).hasContent("being written");
+            assertThat(record).exists();
+        }
+        // once that run is gone (its lock released, as at its death), the next run removes what it left
+        RestoreRunner.Result again = new RestoreRunner(
+                        store, m, out, true, 4, new Cancellation(), x -> new ProgressCounter(0, 0))
+                .recordingTemporariesIn(records)
+                .run();
+        assertThat(again.ok()).isTrue();
+        assertThat(writing).doesNotExist();
+        assertThat(record).doesNotExist();
+    }
+
     /**
      * Field input (as a user other than root): a folder of mode 555 an earlier restore made could never
      * receive a file again: every later restore that had to write into it failed with "permission
