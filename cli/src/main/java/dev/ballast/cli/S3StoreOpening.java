@@ -25,6 +25,7 @@ final class S3StoreOpening {
      *     store's own failures as {@link Errors#translate} words them
      */
     static StoreSession open(CommonOptions o, CliContext ctx, StoreSession.Access access) {
+        refuseCredentialsInEndpoint(o.endpoint);
         ResilientHttpClient http = null;
         HttpSelectorThreads selectors = null;
         try {
@@ -110,5 +111,25 @@ final class S3StoreOpening {
             }
             throw e;
         }
+    }
+
+    /**
+     * Refuses an endpoint URL that carries credentials before its host ({@code http://KEY:SECRET@host},
+     * RFC 3986 section 3.2.1, "userinfo"): the S3 client ignores them, and the endpoint is named in every
+     * message and log line, so the secret would be printed (a tester's run echoed it in each error).
+     *
+     * @throws CliFailure exit 2, naming the endpoint without its credentials
+     */
+    static void refuseCredentialsInEndpoint(java.net.@org.jspecify.annotations.Nullable URI endpoint) {
+        if (endpoint == null || endpoint.getRawUserInfo() == null) {
+            return;
+        }
+        String shown = endpoint.getScheme() + "://" + endpoint.getHost()
+                + (endpoint.getPort() >= 0 ? ":" + endpoint.getPort() : "");
+        throw new CliFailure(
+                ExitCodes.USAGE,
+                "The endpoint " + shown + " was given with credentials before its host (USER:PASSWORD@), which"
+                        + " would be shown in every message; pass the endpoint without them, and the keys with"
+                        + " --access-key and --secret-key, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile.");
     }
 }
