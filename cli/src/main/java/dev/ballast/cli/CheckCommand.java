@@ -132,7 +132,11 @@ final class CheckCommand extends BallastCommand {
                 + (r.packsRead() == 0 && readDataSubset == null && !readData
                         ? " (no pack read: --read-data reads them)"
                         : "; read " + Summary.count(r.packsRead(), "pack") + " whole, "
-                                + Summary.count(r.chunksRead(), "chunk") + " matched against their IDs")
+                                + Summary.count(r.chunksRead(), "chunk") + " matched against their IDs"
+                                + (r.packsRead() == 0 && readDataSubset != null && r.packsChecked() > 0
+                                        ? " (no pack of the " + r.packsChecked() + " falls in subset " + readDataSubset
+                                                + ": another subset, or --read-data, reads them)"
+                                        : ""))
                 + counters(session) + ".";
         if (r.unindexedPacks() > 0) {
             ctx.err()

@@ -204,6 +204,24 @@ class CheckCommandTest extends EncryptedStoreCli {
     }
 
     @Test
+    void aSubsetThatHoldsNoPackSaysSoInsteadOfAPlainOk() throws Exception {
+        // field input: 'check --read-data-subset 1/5' of 7 packs read nothing and said "Check OK ... read 0 packs"
+        backedUp();
+        int empty = 0;
+        for (int g = 1; g <= 20; g++) {
+            assertThat(run(at("check", "--read-data-subset", g + "/20")))
+                    .as(err())
+                    .isZero();
+            if (out().contains("read 0 packs whole")) {
+                assertThat(out())
+                        .contains(" falls in subset " + g + "/20: another subset, or --read-data, reads them)");
+                empty++;
+            }
+        }
+        assertThat(empty).as("subsets of 20 that hold none of the few packs").isPositive();
+    }
+
+    @Test
     void aLostPackIsFoundWithoutReadingAnyPack() throws Exception {
         backedUp();
         String lost;
