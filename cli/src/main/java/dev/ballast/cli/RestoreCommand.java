@@ -32,8 +32,10 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = "Restore backup NAME into TARGET-DIR: the newest complete backup (a damaged manifest is "
                 + "passed over for the newest intact one, and files the run could not store are listed as stale), or the "
-                + "one given by --manifest-version. Every file is written under a temporary name, its SHA-256 verified "
-                + "against the manifest while it is written, then renamed into place; --transfers files at a time. "
+                + "one given by --manifest-version. Every file is written under a temporary name, checked while it is "
+                + "written (in an encrypted repository each chunk against its ID and the file against its size; in "
+                + "a store of the earlier format its SHA-256 against the manifest), then renamed into place; "
+                + "--transfers files at a time. "
                 + "Before it reports complete, the restore syncs what it wrote to disk (sync -f, once per file "
                 + "system; where that cannot run, each file before its rename). Manifest paths that are "
                 + "absolute, contain '..' or would land outside TARGET-DIR are refused. An existing file that "
