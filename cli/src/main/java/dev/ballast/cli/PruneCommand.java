@@ -191,6 +191,21 @@ final class PruneCommand extends BallastCommand {
             }
             ctx.out().println(packedSummary(r, grace, dryRun));
             ctx.out().println(unusedLeft(r.pruned(), maxUnused, grace, dryRun));
+            if (!dryRun) {
+                // Multipart uploads of killed runs (kill -9 mid-pack): their parts take space but are no object, so
+                // no listing of data/ finds them; a run still going started its upload after the prune's check
+                int aborted = Errors.translate(
+                        session.where(),
+                        null,
+                        () -> session.abortIncompleteUploads(
+                                ctx.clock().instant().minus(grace)));
+                if (aborted > 0) {
+                    ctx.out()
+                            .println("Aborted " + Summary.count(aborted, "incomplete upload")
+                                    + " that killed runs left in the bucket (older than the grace period, "
+                                    + Summary.duration(grace) + ").");
+                }
+            }
             LocalObjectStore local = local(session);
             if (before != null && local != null) {
                 // The repository's small objects (index files, manifest parts) are in the local store's own pack

@@ -716,6 +716,16 @@ final class StoreSession implements AutoCloseable {
                 e);
     }
 
+    /**
+     * Aborts the S3 multipart uploads of this bucket initiated before {@code before}
+     * ({@link StorageFacade#abortIncompleteUploads}); none on the local store, whose writes leave no such parts.
+     *
+     * @return how many were aborted
+     */
+    int abortIncompleteUploads(java.time.Instant before) {
+        return facade != null && localDirectory == null ? facade.abortIncompleteUploads(before) : 0;
+    }
+
     ObjectStore objects() {
         return objects;
     }
