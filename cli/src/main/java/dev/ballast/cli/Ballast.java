@@ -293,6 +293,7 @@ public final class Ballast implements Callable<Integer> {
                             options.commandSpec().commandLine(), f.getMessage(), f);
                 }
                 S3Credentials.warnIfSecretIsAnArgument(bc.common(), ctx.err());
+                RepositoryOption.noteResticVariable(bc.common(), ctx.env(), options::hasMatchedOption, ctx.err());
             }
             return new CommandLine.RunLast().execute(parseResult);
         });

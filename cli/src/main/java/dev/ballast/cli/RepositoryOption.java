@@ -72,6 +72,27 @@ final class RepositoryOption {
     }
 
     /**
+     * Says, on {@code err}, that {@code $RESTIC_REPOSITORY} is not read when it is what a restic user
+     * would have meant: set (not empty), with no {@code --repo}, no {@code $BALLAST_REPOSITORY} and no
+     * store option given, so the command goes to the default store (a README-only user's first backup
+     * made a new store there without a word).
+     */
+    static void noteResticVariable(
+            CommonOptions o, Map<String, String> env, Predicate<String> given, java.io.PrintStream err) {
+        String restic = env.get("RESTIC_REPOSITORY");
+        if (restic == null
+                || restic.isEmpty()
+                || o.repo != null
+                || env.get(VARIABLE) != null
+                || java.util.stream.Stream.of("--data-dir", "--endpoint", "--bucket")
+                        .anyMatch(given)) {
+            return;
+        }
+        err.println("Note: RESTIC_REPOSITORY is set, which is restic's; Ballast reads " + VARIABLE
+                + " (or -r), and without either uses its default store.");
+    }
+
+    /**
      * Store options given beside the variable replace the part of its store they name and keep the rest,
      * as an rclone user changes the bucket of a remote configured once, or a restic user the bucket at the
      * end of {@code s3:URL/BUCKET}: {@code --bucket B} alone is bucket B on the variable's endpoint (or the

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.keys.Passwords;
 import dev.ballast.testkit.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -68,6 +69,30 @@ class BallastTest {
         return defaultPasswordOnly
                 ? InProcessCli.UNUSED_PASSWORD_WARNING.matcher(printed).replaceAll("")
                 : printed;
+    }
+
+    @Test
+    void aResticUsersVariablesAreNamedWhenTheyAreWhatWasMeant() {
+        // field input: RESTIC_REPOSITORY set, a first backup made a new store in the default place, exit 0
+        assertThat(run(Map.of("RESTIC_REPOSITORY", "/srv/restic"), "list")).isNotZero();
+        assertThat(err())
+                .startsWith("Note: RESTIC_REPOSITORY is set, which is restic's; Ballast reads BALLAST_REPOSITORY"
+                        + " (or -r), and without either uses its default store.\n");
+        err.reset();
+        run(
+                Map.of("RESTIC_REPOSITORY", "/srv/restic"),
+                "list",
+                "--data-dir",
+                home.resolve("d").toString());
+        assertThat(err()).doesNotContain("RESTIC_REPOSITORY");
+        err.reset();
+        // a password: RESTIC_PASSWORD is named beside the ways Ballast reads one
+        assertThat(run(Map.of("BALLAST_PASSWORD", "", "RESTIC_PASSWORD", "x"), "init"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("BALLAST_PASSWORD is set but empty");
+        err.reset();
+        assertThat(Passwords.ways(Map.of("RESTIC_PASSWORD_FILE", "/p")))
+                .endsWith("(RESTIC_PASSWORD_FILE is set, which is restic's: Ballast reads BALLAST_PASSWORD_FILE)");
     }
 
     @Test

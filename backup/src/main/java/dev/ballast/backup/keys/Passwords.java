@@ -169,6 +169,13 @@ public final class Passwords {
                     + " --password-file FILE or --password-command CMD, or run the command on a terminal to be"
                     + " asked";
         }
+        for (String restic : List.of("RESTIC_PASSWORD", "RESTIC_PASSWORD_FILE", "RESTIC_PASSWORD_COMMAND")) {
+            if (env.get(restic) != null && !env.get(restic).isEmpty()) {
+                // a restic user's environment: say why it was not used
+                return WAYS + " (" + restic + " is set, which is restic's: Ballast reads "
+                        + restic.replace("RESTIC_", "BALLAST_") + ")";
+            }
+        }
         return WAYS;
     }
 
