@@ -83,7 +83,7 @@ public final class RestoreDirectories {
         this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
         states.put(target, new Usable(realTarget));
         Object key = identity(realTarget);
-        if (key != null) {
+        if (key != null && key != NOT_READ) {
             identities.put(target, key);
         }
     }
@@ -114,10 +114,10 @@ public final class RestoreDirectories {
             State state = parent instanceof Usable u ? examine(u.real(), next) : parent;
             if (state instanceof Usable u && parent instanceof Usable) {
                 Object key = identity(u.real());
-                if (key == null) {
+                if (key == NOT_READ) {
                     state = new Failed("its directory could not be looked at once it was created");
-                } else {
-                    identities.put(next, key);
+                } else if (key != null) {
+                    identities.put(next, key); // null: a file system without file keys, nothing to hold it to
                 }
             }
             states.put(next, state);
@@ -134,14 +134,20 @@ public final class RestoreDirectories {
         return Map.copyOf(identities);
     }
 
-    /** The file key of the directory {@code real}, not following a link there; null when it cannot be read. */
+    /** What {@link #identity} returns for a directory whose attributes cannot be read. */
+    private static final Object NOT_READ = new Object();
+
+    /**
+     * The file key of the directory {@code real}, not following a link there: null where the file system
+     * has none, {@link #NOT_READ} when it cannot be read.
+     */
     private static @Nullable Object identity(Path real) {
         try {
             return Files.readAttributes(
                             real, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
                     .fileKey();
         } catch (IOException | RuntimeException e) {
-            return null;
+            return NOT_READ;
         }
     }
 
