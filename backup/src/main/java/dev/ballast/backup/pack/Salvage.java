@@ -180,31 +180,29 @@ final class Salvage {
 
     /** Copies the blobs of {@code pack} that open and are not in {@code elsewhere}, adding each to it. */
     private void copyPack(String pack, Set<BlobId> elsewhere, PackCopy copy) {
-        {
-            byte[] bytes;
+        byte[] bytes;
+        try {
+            bytes = repo.reader.whole(pack);
+        } catch (ObjectNotFoundException gone) {
+            return; // nothing of it can be read: every blob is lost
+        } catch (IntegrityException storeRefused) {
+            // The store refused the whole object: its own check (the local store's SHA-256 of each
+            // 1 MiB block) failed somewhere. Each blob is read by its own range instead, so only the
+            // blobs overlapping the damaged stretch are lost, not the whole pack.
+            copyBlobByBlob(pack, elsewhere, copy);
+            return;
+        }
+        for (BlobLocation b : repo.state.packBlobs.get(pack)) {
+            if (b.end() > bytes.length || elsewhere.contains(b.id())) {
+                continue;
+            }
             try {
-                bytes = repo.reader.whole(pack);
-            } catch (ObjectNotFoundException gone) {
-                return; // nothing of it can be read: every blob is lost
-            } catch (IntegrityException storeRefused) {
-                // The store refused the whole object: its own check (the local store's SHA-256 of each
-                // 1 MiB block) failed somewhere. Each blob is read by its own range instead, so only the
-                // blobs overlapping the damaged stretch are lost, not the whole pack.
-                copyBlobByBlob(pack, elsewhere, copy);
-                return;
+                repo.reader.open(b, bytes, (int) b.offset());
+            } catch (IntegrityException damaged) {
+                continue;
             }
-            for (BlobLocation b : repo.state.packBlobs.get(pack)) {
-                if (b.end() > bytes.length || elsewhere.contains(b.id())) {
-                    continue;
-                }
-                try {
-                    repo.reader.open(b, bytes, (int) b.offset());
-                } catch (IntegrityException damaged) {
-                    continue;
-                }
-                elsewhere.add(b.id());
-                copy.append(b, bytes, (int) b.offset());
-            }
+            elsewhere.add(b.id());
+            copy.append(b, bytes, (int) b.offset());
         }
     }
 

@@ -112,7 +112,7 @@ public final class RestoreDirectories {
         while (!todo.isEmpty()) {
             Path next = todo.pop();
             State state = parent instanceof Usable u ? examine(u.real(), next) : parent;
-            if (state instanceof Usable u && parent instanceof Usable) {
+            if (state instanceof Usable u) {
                 Object key = identity(u.real());
                 if (key == NOT_READ) {
                     state = new Failed("its directory could not be looked at once it was created");
