@@ -1,27 +1,44 @@
 package dev.ballast.backup.restore;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The identity (device and inode, the JDK's file key) of each directory a restore prepared, taken
- * once before any file is written, so that a directory replaced while the restore runs is noticed
- * before a file is created in it or renamed into it. A restore names files by path: someone who may
- * write in the target could otherwise move a directory the restore made and put a symbolic link to
- * any other directory in its place, and every later file of it would be written there (as root,
- * with the backup's owners and modes; a tester's script wrote 3,000 files outside the target so).
- * Each check is one {@code stat} of the directory, following links as the write that follows does.
- * A swap between the check and the write is still possible; only a descent by descriptors
- * ({@code openat} with {@code O_NOFOLLOW}, which the JDK does not offer) would close that window.
- * Immutable after construction; thread-safe.
+ * as the restore made or found it, so that a directory replaced while the restore runs is never
+ * written through. Someone who may write in the target could otherwise move a directory the restore
+ * made and put a symbolic link to any other directory in its place, and every later file of it would
+ * be written there (as root, with the backup's owners and modes; a tester's script wrote 3,000
+ * files outside the target so).
+ *
+ * <p>A file is written through its directory's descriptor where the platform allows it
+ * ({@link #open}: a {@link SecureDirectoryStream}, {@code openat(2)} and {@code renameat(2)} on Linux):
+ * the directory is opened once, its identity compared with the one recorded, and every file of it
+ * is then created, renamed and removed relative to that descriptor, so a swap at any later moment
+ * changes nothing, and no file costs a look-up of its directory's path. Elsewhere, or past
+ * {@link #MAX_OPEN} directories, each file's write and rename are preceded by a {@link #check}, one
+ * {@code stat} of the directory by path, which leaves a swap between the check and the write possible.
+ *
+ * <p>Thread-safe: the identities are fixed at construction; {@link #open} may be called from any
+ * number of threads, and {@link #close} once they are done.
  */
-final class DirectoryIdentities {
+final class DirectoryIdentities implements AutoCloseable {
+    /** Directories held open at once, at most: a descriptor each. */
+    static final int MAX_OPEN = 512;
+
     private final Map<Path, Object> keys = new HashMap<>();
+    private final Map<Path, Opened> opened = new ConcurrentHashMap<>();
+    private final AtomicInteger openCount = new AtomicInteger();
 
     /** Takes the identity of each of {@code dirs} that can be looked at and has a file key. */
     DirectoryIdentities(Iterable<Path> dirs) {
@@ -61,6 +78,107 @@ final class DirectoryIdentities {
         Object was = keys.get(dir);
         if (was != null && !was.equals(keyOf(dir))) {
             throw new DirectoryReplacedException(dir);
+        }
+    }
+
+    /**
+     * {@code dir} opened for writing relative to its descriptor, or null, after a {@link #check},
+     * where that is not possible (no identity was recorded for it, the platform has no
+     * {@link SecureDirectoryStream}, the directory cannot be opened for reading, or {@link #MAX_OPEN}
+     * directories are open): the caller then names its files by path. Opened at the first call,
+     * checked against the recorded identity then, and kept until {@link #close}.
+     *
+     * @throws DirectoryReplacedException when what stands at {@code dir} is not the directory the
+     *     restore prepared (at the first call, or now when it is not held open)
+     */
+    @Nullable
+    SecureDirectoryStream<Path> open(Path dir) throws IOException {
+        Object was = keys.get(dir);
+        if (was == null) {
+            return null;
+        }
+        Opened o = opened.get(dir);
+        if (o == null) {
+            if (openCount.get() >= MAX_OPEN) {
+                check(dir);
+                return null;
+            }
+            o = opened.computeIfAbsent(dir, d -> Opened.of(d, was, openCount));
+        }
+        if (o.replaced) {
+            throw new DirectoryReplacedException(dir);
+        }
+        if (o.stream == null) {
+            check(dir);
+        }
+        return o.stream;
+    }
+
+    /**
+     * The directories held open whose path leads elsewhere now (moved away, a link or another
+     * directory in their place): their files were written into them, wherever they are, and are not
+     * where the backup has them. One {@code stat} for each directory held open.
+     */
+    java.util.Set<Path> movedAway() {
+        java.util.Set<Path> moved = new java.util.HashSet<>();
+        opened.forEach((dir, o) -> {
+            if (o.stream != null && !keys.get(dir).equals(keyOf(dir))) {
+                moved.add(dir);
+            }
+        });
+        return moved;
+    }
+
+    /** Closes the directories {@link #open} opened; call once no file is written through them any more. */
+    @Override
+    public void close() {
+        for (Opened o : opened.values()) {
+            if (o.stream != null) {
+                try {
+                    o.stream.close();
+                } catch (IOException ignored) {
+                    // a directory opened for reading only: closing it cannot lose anything
+                }
+            }
+        }
+        opened.clear();
+    }
+
+    /** What opening one directory gave: its stream, or that it was replaced, or neither (it could not be opened). */
+    private record Opened(@Nullable SecureDirectoryStream<Path> stream, boolean replaced) {
+        static Opened of(Path dir, Object was, AtomicInteger openCount) {
+            DirectoryStream<Path> ds;
+            try {
+                ds = Files.newDirectoryStream(dir);
+            } catch (IOException e) {
+                return new Opened(null, false); // written by path, each file after a check
+            }
+            if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
+                closeQuietly(ds);
+                return new Opened(null, false);
+            }
+            try {
+                Object key = sds.getFileAttributeView(BasicFileAttributeView.class)
+                        .readAttributes()
+                        .fileKey();
+                if (!was.equals(key)) {
+                    closeQuietly(sds);
+                    return new Opened(null, true);
+                }
+            } catch (IOException e) {
+                closeQuietly(sds);
+                return new Opened(null, false); // written by path, each file after a check
+            }
+            openCount.incrementAndGet();
+            return new Opened(sds, false);
+        }
+
+        private static void closeQuietly(DirectoryStream<Path> ds) {
+            try {
+                ds.close();
+            } catch (IOException ignored) {
+                // opened for reading only
+            }
         }
     }
 

@@ -21,13 +21,17 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,6 +51,9 @@ final class RestoreFileWriter {
     private static final int BUFFER_BYTES = 1024 * 1024;
     private static final int SPARSE_BLOCK = 64 * 1024;
     private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
+    /** A new file, never one that exists (O_CREAT | O_EXCL, which also refuses a symbolic link). */
+    private static final Set<StandardOpenOption> CREATE_NEW_FOR_WRITING =
+            EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     /** One copy buffer per transfer thread: a fresh 1 MiB array per file would be zeroed and collected 20,000 times for 20,000 small files. */
     private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_BYTES]);
 
@@ -88,12 +95,21 @@ final class RestoreFileWriter {
         this.cancellation = cancellation;
     }
 
-    /** A file written and verified under its temporary name, its channel still open for the sync. */
-    record Written(Path tmp, Path dest, ManifestEntry entry, FileChannel channel, boolean degraded) {
+    /**
+     * A file written and verified under its temporary name, its channel still open for the sync;
+     * {@code dir} is its directory opened by {@link DirectoryIdentities#open} (null: named by path).
+     */
+    record Written(
+            Path tmp,
+            Path dest,
+            ManifestEntry entry,
+            FileChannel channel,
+            boolean degraded,
+            @Nullable SecureDirectoryStream<Path> dir) {
         public void discard() {
             try {
                 channel.close();
-                Files.deleteIfExists(tmp);
+                deleteTemporary(dir, tmp);
             } catch (IOException ignored) {
                 // the temporary name is unique; nothing else refers to it
             }
@@ -141,7 +157,7 @@ final class RestoreFileWriter {
                             "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
                                     + "); it was not written");
                 }
-                return new Written(temporary.path(), dest, e, out, read.degraded());
+                return new Written(temporary.path(), dest, e, out, read.degraded(), temporary.dir);
             }
         });
     }
@@ -156,7 +172,7 @@ final class RestoreFileWriter {
             // Each chunk is checked against its ID before it is handed here, and written at its place.
             PackedRestore.check(
                     e, PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new));
-            return new Written(temporary.path(), dest, e, out, false);
+            return new Written(temporary.path(), dest, e, out, false, temporary.dir);
         });
     }
 
@@ -165,6 +181,8 @@ final class RestoreFileWriter {
         private final Path dest;
         private @Nullable Path path;
         private @Nullable FileChannel channel;
+        /** The destination's directory held open, once {@link #create} looked for it (null: by path). */
+        private @Nullable SecureDirectoryStream<Path> dir;
 
         Temporary(Path dest) {
             this.dest = dest;
@@ -172,12 +190,16 @@ final class RestoreFileWriter {
 
         /**
          * Creates the file under a short temporary name of this run next to the destination (every name
-         * the file system allowed at backup fits) and opens it for writing.
+         * the file system allowed at backup fits), through the directory's descriptor where it is held
+         * open, and opens it for writing.
          */
         FileChannel create() throws IOException {
-            directories.check(dest.getParent());
+            SecureDirectoryStream<Path> in = directories.open(dest.getParent());
+            dir = in;
             channel = temporaries.create(dest, t -> {
-                FileChannel c = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                FileChannel c = in == null
+                        ? FileChannel.open(t, CREATE_NEW_FOR_WRITING)
+                        : (FileChannel) in.newByteChannel(t.getFileName(), CREATE_NEW_FOR_WRITING);
                 path = t;
                 return c;
             });
@@ -195,7 +217,7 @@ final class RestoreFileWriter {
                 channel.close();
             }
             if (path != null) {
-                Files.deleteIfExists(path);
+                deleteTemporary(dir, path);
             }
         }
     }
@@ -233,10 +255,21 @@ final class RestoreFileWriter {
             // Through the descriptor where the JVM allows it: three system calls, no path looked up.
             applied = OpenFileAttributes.apply(out, w.entry().attrs(), w.entry().mtime(), ownership);
         } catch (IOException | RuntimeException | Error ex) {
-            Files.deleteIfExists(w.tmp());
+            deleteTemporary(w.dir(), w.tmp());
             throw ex;
         }
         try {
+            if (w.dir() != null) {
+                if (!applied) {
+                    // by path (the JVM keeps the descriptor from us), after a check as below
+                    directories.check(w.dest().getParent());
+                    Attributes.applyToOwnFile(
+                            w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
+                }
+                // renameat(2) within the directory held open: replaces what stands there, as rename(2) does
+                w.dir().move(w.tmp().getFileName(), w.dir(), w.dest().getFileName());
+                return;
+            }
             directories.check(w.dest().getParent());
             if (!applied) {
                 Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
@@ -249,11 +282,24 @@ final class RestoreFileWriter {
         } catch (DirectoryIdentities.DirectoryReplacedException ex) {
             throw ex; // its temporary file is in the directory as it was, wherever that is now
         } catch (IOException ex) {
-            Files.deleteIfExists(w.tmp());
+            deleteTemporary(w.dir(), w.tmp());
             if (Files.isDirectory(w.dest(), LinkOption.NOFOLLOW_LINKS)) {
                 throw directoryInTheWay(); // one appeared after the run began (rename(2) refuses it)
             }
             throw ex;
+        }
+    }
+
+    /** Removes a temporary file, through its directory's descriptor when it is held open; absent is fine. */
+    private static void deleteTemporary(@Nullable SecureDirectoryStream<Path> dir, Path tmp) throws IOException {
+        if (dir == null) {
+            Files.deleteIfExists(tmp);
+            return;
+        }
+        try {
+            dir.deleteFile(tmp.getFileName());
+        } catch (NoSuchFileException gone) {
+            // removed already
         }
     }
 

@@ -351,54 +351,53 @@ public final class RestoreRunner {
                 PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest), transfers);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
-        writer = new RestoreFileWriter(
-                store,
-                manifest,
-                damaged,
-                packed,
-                temporaries,
-                durability,
-                ownership,
-                cancellation,
-                new DirectoryIdentities(prepared.identities()));
-        ExecutorService syncers = durability.fileSyncers();
-        try (ProgressCounter progress = progressFactory.apply(manifest);
-                Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
-            for (int i : order) {
-                ManifestEntry e = manifest.files().get(i);
-                Path dest = destinations.get(i);
-                if (unavailable.get() != null || cancellation.cancelled()) {
-                    failed.add(new BackupRunner.Failure(shown(e), NOT_ATTEMPTED));
-                    continue;
+        // The target's directories, each held open by the writes into it until every file is in place.
+        DirectoryIdentities held = new DirectoryIdentities(prepared.identities());
+        try {
+            writer = new RestoreFileWriter(
+                    store, manifest, damaged, packed, temporaries, durability, ownership, cancellation, held);
+            ExecutorService syncers = durability.fileSyncers();
+            try (ProgressCounter progress = progressFactory.apply(manifest);
+                    Transfers pool = new Transfers(transfers, transfers + MAX_AWAITING_SYNC)) {
+                for (int i : order) {
+                    ManifestEntry e = manifest.files().get(i);
+                    Path dest = destinations.get(i);
+                    if (unavailable.get() != null || cancellation.cancelled()) {
+                        failed.add(new BackupRunner.Failure(shown(e), NOT_ATTEMPTED));
+                        continue;
+                    }
+                    if (unwritable.get() != null && !present[i]) {
+                        // the first write the file system refused stops the run, as the store going away does
+                        failed.add(new BackupRunner.Failure(shown(e), TARGET_UNWRITABLE));
+                        continue;
+                    }
+                    if (present[i]) {
+                        already++;
+                        progress.addBytes(e.size());
+                        progress.fileDone();
+                        continue;
+                    }
+                    String blocked = blocked(prepared, dest.getParent());
+                    if (blocked != null) {
+                        failed.add(new BackupRunner.Failure(shown(e), blocked));
+                        continue;
+                    }
+                    boolean occupiedAtStart = occupied[i];
+                    pool.submit(done -> restoreOne(e, dest, occupiedAtStart, progress, syncers, () -> {
+                        progress.fileDone();
+                        done.run();
+                    }));
                 }
-                if (unwritable.get() != null && !present[i]) {
-                    // the first write the file system refused stops the run, as the store going away does
-                    failed.add(new BackupRunner.Failure(shown(e), TARGET_UNWRITABLE));
-                    continue;
-                }
-                if (present[i]) {
-                    already++;
-                    progress.addBytes(e.size());
-                    progress.fileDone();
-                    continue;
-                }
-                String blocked = blocked(prepared, dest.getParent());
-                if (blocked != null) {
-                    failed.add(new BackupRunner.Failure(shown(e), blocked));
-                    continue;
-                }
-                boolean occupiedAtStart = occupied[i];
-                pool.submit(done -> restoreOne(e, dest, occupiedAtStart, progress, syncers, () -> {
-                    progress.fileDone();
-                    done.run();
-                }));
+                pool.awaitAll();
+            } finally {
+                syncers.shutdown();
+                PackedRestore.close(readAhead);
             }
-            pool.awaitAll();
+            RestoreDurability.awaitTermination(syncers);
+            reportMovedAway(held.movedAway(), destinations);
         } finally {
-            syncers.shutdown();
-            PackedRestore.close(readAhead);
+            held.close();
         }
-        RestoreDurability.awaitTermination(syncers);
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             if (present[i]) {
                 applyQuietly(manifest.files().get(i), destinations.get(i));
@@ -440,6 +439,30 @@ public final class RestoreRunner {
                 damagedCopies.get(),
                 missingChunks.get(),
                 unwritable.get());
+    }
+
+    /**
+     * Names as failed the files written into a directory that was moved away or replaced while the
+     * run held it open: they are in the directory the run made, wherever that is now, not at their
+     * paths.
+     */
+    private void reportMovedAway(Set<Path> moved, List<Path> destinations) {
+        if (moved.isEmpty()) {
+            return;
+        }
+        Set<String> alreadyFailed = new java.util.HashSet<>();
+        synchronized (failed) {
+            failed.forEach(f -> alreadyFailed.add(f.path()));
+        }
+        for (int i = 0; i < destinations.size(); i++) {
+            ManifestEntry e = manifest.files().get(i);
+            if (moved.contains(destinations.get(i).getParent()) && !alreadyFailed.contains(shown(e))) {
+                failed.add(new BackupRunner.Failure(
+                        shown(e),
+                        "its directory was moved or replaced while the restore ran (something else stands at its"
+                                + " path now), so it is not where the backup has it; run the restore again"));
+            }
+        }
     }
 
     /**

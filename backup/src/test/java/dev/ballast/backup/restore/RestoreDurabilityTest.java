@@ -157,6 +157,63 @@ class RestoreDurabilityTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void aDirectorySwappedForALinkBetweenTwoOfItsFilesIsNeverWrittenThrough() throws IOException {
+        // The check by path before each file left a window between the check and the write: a swap there
+        // sent the file through the link. Each directory is now held open from its first file on, and its
+        // files are created and renamed relative to it (openat, renameat), so a swap at any moment is
+        // never written through.
+        Path target = dir.resolve("out");
+        Path victim = Files.createDirectories(dir.resolve("victim"));
+        for (int i = 1; i <= 3; i++) {
+            Files.writeString(victim.resolve("f" + i), "precious " + i);
+        }
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        ProgressCounter swapAfterTheFirstFile = new ProgressCounter(0, 0) {
+            @Override
+            public void fileDone() {
+                super.fileDone();
+                if (done.incrementAndGet() == 1) {
+                    try {
+                        Files.move(target.resolve("d12"), dir.resolve("d12.moved"));
+                        Files.createSymbolicLink(target.resolve("d12"), victim);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        Manifest m = manifest(
+                Map.of("d12/f1", "from the backup 1", "d12/f2", "from the backup 2", "d12/f3", "from the backup 3"));
+
+        RestoreRunner.Result r = new RestoreRunner(store, m, target, false, 1, cancellation, x -> swapAfterTheFirstFile)
+                .syncingWith(new RestoreSync() {
+                    @Override
+                    public boolean available(Path realTarget) {
+                        return true;
+                    }
+
+                    @Override
+                    public void syncAll(Collection<Path> directories) {}
+                })
+                .run();
+
+        assertThat(done).hasValue(3);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path)
+                .containsExactlyInAnyOrder("d12/f1", "d12/f2", "d12/f3");
+        assertThat(r.failed()).allSatisfy(f -> assertThat(f.reason()).contains("moved or replaced"));
+        for (int i = 1; i <= 3; i++) {
+            assertThat(victim.resolve("f" + i)).hasContent("precious " + i);
+            assertThat(dir.resolve("d12.moved").resolve("f" + i)).hasContent("from the backup " + i);
+        }
+        try (var left = Files.list(dir.resolve("d12.moved"))) {
+            assertThat(left).as("no temporary file left").hasSize(3);
+        }
+    }
+
+    @Test
     void aFailedEndSyncFailsTheRestoreInOneSentenceNamingTheTarget() {
         Path target = dir.resolve("out");
         Recording sync = new Recording(true, new IOException("Input/output error"));
