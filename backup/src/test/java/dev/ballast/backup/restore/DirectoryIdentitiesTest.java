@@ -1,12 +1,24 @@
 package dev.ballast.backup.restore;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 class DirectoryIdentitiesTest {
@@ -37,5 +49,84 @@ class DirectoryIdentitiesTest {
         Files.createDirectories(c);
 
         assertThatThrownBy(() -> prepared.check(c)).isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void aDirectoryHeldOpenIsWrittenRelativeToItselfWhateverStandsAtItsPathLater(@TempDir Path dir) throws Exception {
+        Path c = Files.createDirectories(dir.resolve("c"));
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        Path kept = Files.createDirectories(dir.resolve("kept"));
+        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c, kept))) {
+            SecureDirectoryStream<Path> held = prepared.open(c);
+            assertThat(held).isNotNull();
+            assertThat(prepared.open(kept)).isNotNull();
+
+            Files.move(c, dir.resolve("c.moved"));
+            Files.createSymbolicLink(c, elsewhere);
+            try (SeekableByteChannel ch = held.newByteChannel(
+                    Path.of("f"), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
+                ch.write(ByteBuffer.wrap("x".getBytes(StandardCharsets.UTF_8)));
+            }
+
+            assertThat(dir.resolve("c.moved/f")).hasContent("x");
+            assertThat(elsewhere).isEmptyDirectory();
+            assertThat(prepared.open(c)).as("held, not opened again by path").isSameAs(held);
+            assertThat(prepared.movedAway()).containsExactly(c);
+        }
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void aDirectorySwappedBeforeItIsFirstOpenedIsRefused(@TempDir Path dir) throws Exception {
+        Path c = Files.createDirectories(dir.resolve("c"));
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c))) {
+            Files.move(c, dir.resolve("c.moved"));
+            Files.createSymbolicLink(c, elsewhere);
+
+            assertThatThrownBy(() -> prepared.open(c))
+                    .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
+            assertThatThrownBy(() -> prepared.open(c))
+                    .as("and at every later call")
+                    .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
+        }
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void pastTheMostHeldOpenDirectoriesAreCheckedByPathInstead(@TempDir Path dir) throws Exception {
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 0; i <= DirectoryIdentities.MAX_OPEN + 1; i++) {
+            dirs.add(Files.createDirectories(dir.resolve("d" + i)));
+        }
+        try (DirectoryIdentities prepared = new DirectoryIdentities(dirs)) {
+            for (int i = 0; i < DirectoryIdentities.MAX_OPEN; i++) {
+                assertThat(prepared.open(dirs.get(i))).isNotNull();
+            }
+            Path last = dirs.get(DirectoryIdentities.MAX_OPEN + 1);
+            assertThat(prepared.open(dirs.get(DirectoryIdentities.MAX_OPEN))).isNull();
+
+            Files.move(last, dir.resolve("last.moved"));
+            Files.createDirectories(last);
+            assertThatThrownBy(() -> prepared.open(last))
+                    .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
+        }
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void aDirectoryNobodyMayReadIsCheckedByPathInstead(@TempDir Path dir) throws Exception {
+        Path c = Files.createDirectories(dir.resolve("c"));
+        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c))) {
+            Files.setPosixFilePermissions(c, PosixFilePermissions.fromString("-wx------"));
+            assumeThat(Files.isReadable(c))
+                    .as("not root, who reads every directory")
+                    .isFalse();
+
+            assertThat(prepared.open(c)).isNull();
+        } finally {
+            Files.setPosixFilePermissions(c, PosixFilePermissions.fromString("rwx------"));
+        }
     }
 }
