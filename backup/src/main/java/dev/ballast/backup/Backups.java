@@ -413,6 +413,7 @@ public final class Backups {
                         m.missing(),
                         m.stale()));
             } catch (BackupException | ObjectNotFoundException | IntegrityException e) {
+                IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 String why = e instanceof BackupException b && Manifests.damaged(b)
                         ? Manifests.why(b)
                         : String.valueOf(e.getMessage());

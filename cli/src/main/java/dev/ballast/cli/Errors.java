@@ -103,8 +103,7 @@ final class Errors {
         if (journalAdvice != null) {
             return new CliFailure(ExitCodes.INTEGRITY, journalAdvice, e);
         }
-        if (e instanceof IntegrityException
-                && String.valueOf(e.getMessage()).contains("the store's index is damaged")) {
+        if (e instanceof IntegrityException ie && ie.inStoreIndex()) {
             return new CliFailure(
                     ExitCodes.INTEGRITY,
                     "The index of " + at + " is damaged (" + rootMessage(e)

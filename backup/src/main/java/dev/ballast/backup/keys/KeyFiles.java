@@ -456,6 +456,8 @@ public final class KeyFiles {
                     damaged.add(e.getMessage());
                     continue;
                 } catch (dev.ballast.storage.IntegrityException e) {
+                    dev.ballast.storage.IntegrityException.rethrowIfInStoreIndex(
+                            e); // the store's index, not what was read
                     damaged.add(
                             "the key file '" + name + "' does not match its stored SHA-256 (" + e.getMessage() + ")");
                     continue;

@@ -285,6 +285,7 @@ public final class BlobRepository implements AutoCloseable {
         try {
             return reader.read(at);
         } catch (IntegrityException damaged) {
+            IntegrityException.rethrowIfInStoreIndex(damaged); // the store's index, not what was read
             return readable.fromOtherCopy(at, damaged);
         }
     }

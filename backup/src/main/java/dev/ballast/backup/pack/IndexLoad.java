@@ -53,6 +53,7 @@ final class IndexLoad {
                 } catch (ObjectNotFoundException gone) {
                     // deleted since the listing: a prune replaced it, and the file replacing it is listed too
                 } catch (IntegrityException e) {
+                    IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                     if (!tolerateDamaged) {
                         throw e;
                     }

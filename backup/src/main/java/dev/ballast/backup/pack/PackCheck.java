@@ -68,6 +68,7 @@ final class PackCheck {
                 try {
                     found.put(e.key(), header(e.key(), e.size()));
                 } catch (IntegrityException skipped) {
+                    IntegrityException.rethrowIfInStoreIndex(skipped); // the store's index, not what was read
                     if (damaged != null) {
                         synchronized (damaged) {
                             damaged.add(e.key());
@@ -159,6 +160,7 @@ final class PackCheck {
         try {
             bytes = repo.reader.whole(pack);
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             damage.add(new CheckReport.Damage(pack, null, CheckReport.Damage.BYTES_DAMAGED + e.getMessage()));
             // The store's check of the whole object failed; which chunks are damaged, each read by itself
             // (as a restore reads them), says which files are.
@@ -167,6 +169,7 @@ final class PackCheck {
                     repo.reader.read(b);
                     blobsRead.incrementAndGet();
                 } catch (IntegrityException | ObjectNotFoundException one) {
+                    IntegrityException.rethrowIfInStoreIndex(one); // the store's index, not what was read
                     damage.add(new CheckReport.Damage(pack, b.id(), one.getMessage()));
                     blobsRead.incrementAndGet();
                 }
@@ -191,6 +194,7 @@ final class PackCheck {
                 }
             }
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             damage.add(new CheckReport.Damage(pack, null, e.getMessage()));
         }
         for (BlobLocation i : indexedBlobs) {
@@ -204,6 +208,7 @@ final class PackCheck {
             try {
                 repo.reader.open(b, bytes, (int) b.offset());
             } catch (IntegrityException e) {
+                IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 damage.add(new CheckReport.Damage(pack, b.id(), e.getMessage()));
             }
             blobsRead.incrementAndGet();
@@ -228,6 +233,7 @@ final class PackCheck {
             try {
                 found.put(e.key(), header(e.key(), e.size()));
             } catch (IntegrityException ex) {
+                IntegrityException.rethrowIfInStoreIndex(ex); // the store's index, not what was read
                 damage.add(new CheckReport.Damage(e.key(), null, ex.getMessage()));
                 unindexed.add(e.key());
             } catch (ObjectNotFoundException gone) {

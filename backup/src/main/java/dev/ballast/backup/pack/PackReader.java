@@ -142,6 +142,7 @@ final class PackReader {
         try {
             return new Window(pack, span.offset(), range(pack, span.offset(), span.end() - span.offset()));
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             throw notReadIntact(pack, span, e);
         }
     }
@@ -271,6 +272,7 @@ final class PackReader {
         try {
             return open(loc, w.bytes(), (int) (loc.offset() - w.offset()));
         } catch (IntegrityException notOpened) {
+            IntegrityException.rethrowIfInStoreIndex(notOpened); // the store's index, not what was read
             Window again = reread(span);
             return open(loc, again.bytes(), (int) (loc.offset() - again.offset()));
         }
@@ -347,6 +349,7 @@ final class PackReader {
             byte[] bytes = scratch ? rangeInto(pack, span.offset(), length) : range(pack, span.offset(), length);
             return new Window(pack, span.offset(), bytes);
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             throw notReadIntact(pack, span, e);
         }
     }
@@ -545,6 +548,7 @@ final class PackReader {
             try {
                 plain = openBorrowed(b, w);
             } catch (IntegrityException notOpened) {
+                IntegrityException.rethrowIfInStoreIndex(notOpened); // the store's index, not what was read
                 IntegrityException damaged = notOpened;
                 plain = null;
                 if (!reread) {
@@ -554,6 +558,7 @@ final class PackReader {
                     try {
                         plain = openBorrowed(b, w);
                     } catch (IntegrityException again) {
+                        IntegrityException.rethrowIfInStoreIndex(again); // the store's index, not what was read
                         damaged = again;
                     }
                 }
@@ -592,6 +597,7 @@ final class PackReader {
             try {
                 plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
             } catch (IntegrityException notOpened) {
+                IntegrityException.rethrowIfInStoreIndex(notOpened); // the store's index, not what was read
                 IntegrityException damaged = notOpened;
                 if (!reread) {
                     reread = true; // read once more (see reread)
@@ -600,6 +606,7 @@ final class PackReader {
                         plain[i] = open(b, w.bytes(), (int) (b.offset() - w.offset()));
                         continue;
                     } catch (IntegrityException again) {
+                        IntegrityException.rethrowIfInStoreIndex(again); // the store's index, not what was read
                         damaged = again;
                     }
                 }

@@ -89,6 +89,7 @@ final class ReadableCopies {
                 damagedCopies.add(loc.pack());
                 return plain;
             } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
+                IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 damaged.addSuppressed(e);
             }
         }

@@ -350,6 +350,7 @@ final class Repack {
                         home.put(c.id(), c.pack());
                         return;
                     } catch (IntegrityException | ObjectNotFoundException damaged) {
+                        IntegrityException.rethrowIfInStoreIndex(damaged); // the store's index, not what was read
                         // the next copy
                     }
                 }
@@ -417,6 +418,7 @@ final class Repack {
                 try {
                     repo.reader.read(c);
                 } catch (IntegrityException | ObjectNotFoundException e) {
+                    IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                     unreadable.add(c.id());
                 }
             });
@@ -499,6 +501,7 @@ final class Repack {
                         // checked before it is copied: a damaged blob stops the prune
                         repo.reader.open(b, window.bytes(), (int) (b.offset() - window.offset()));
                     } catch (IntegrityException notOpened) {
+                        IntegrityException.rethrowIfInStoreIndex(notOpened); // the store's index, not what was read
                         if (reread) {
                             throw notOpened;
                         }

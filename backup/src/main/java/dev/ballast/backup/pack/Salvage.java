@@ -61,6 +61,7 @@ final class Salvage {
                 repo.state.register(e.key(), packCheck.header(e.key(), e.size()));
                 fromHeaders.add(e.key());
             } catch (IntegrityException ex) {
+                IntegrityException.rethrowIfInStoreIndex(ex); // the store's index, not what was read
                 headerDamage.add(new CheckReport.Damage(e.key(), null, ex.getMessage()));
                 unreadable.add(e.key());
             } catch (ObjectNotFoundException gone) {
@@ -186,6 +187,7 @@ final class Salvage {
         } catch (ObjectNotFoundException gone) {
             return; // nothing of it can be read: every blob is lost
         } catch (IntegrityException storeRefused) {
+            IntegrityException.rethrowIfInStoreIndex(storeRefused); // the store's index, not what was read
             // The store refused the whole object: its own check (the local store's SHA-256 of each
             // 1 MiB block) failed somewhere. Each blob is read by its own range instead, so only the
             // blobs overlapping the damaged stretch are lost, not the whole pack.
@@ -199,6 +201,7 @@ final class Salvage {
             try {
                 repo.reader.open(b, bytes, (int) b.offset());
             } catch (IntegrityException damaged) {
+                IntegrityException.rethrowIfInStoreIndex(damaged); // the store's index, not what was read
                 continue;
             }
             elsewhere.add(b.id());
@@ -217,6 +220,7 @@ final class Salvage {
         try {
             repo.reader.open(b, stored, 0);
         } catch (IntegrityException notOpened) {
+            IntegrityException.rethrowIfInStoreIndex(notOpened); // the store's index, not what was read
             stored = repo.reader.range(pack, b.offset(), b.length());
             repo.reader.open(b, stored, 0);
         }
@@ -233,6 +237,7 @@ final class Salvage {
             try {
                 stored = openedRange(pack, b);
             } catch (IntegrityException damaged) {
+                IntegrityException.rethrowIfInStoreIndex(damaged); // the store's index, not what was read
                 continue;
             } catch (ObjectNotFoundException gone) {
                 return;

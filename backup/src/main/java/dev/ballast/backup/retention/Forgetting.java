@@ -157,6 +157,7 @@ public final class Forgetting {
         try {
             return Manifests.read(store, name, v.versionId());
         } catch (BackupException | ObjectNotFoundException | IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             return null;
         }
     }

@@ -274,6 +274,7 @@ public final class PackedPrune {
                 } catch (ObjectNotFoundException e) {
                     // forgotten meanwhile: its chunks are no longer live
                 } catch (BackupException | IntegrityException e) {
+                    IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                     skipped.add("the manifest " + snapshot.getKey() + " version " + v.versionId()
                             + " cannot be read ("
                             + Messages.printable(e.getMessage()).replaceAll("[.]+$", "")
@@ -310,6 +311,7 @@ public final class PackedPrune {
         } catch (PruneRefusedException e) {
             return Result.nothing(List.of(e.getMessage()));
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             // a live chunk to be repacked did not open: the prune stopped before deleting anything
             return Result.nothing(
                     List.of("a chunk it would copy into a new pack is damaged (" + Messages.printable(e.getMessage())

@@ -257,6 +257,7 @@ public final class PackedRepair {
                 try {
                     m = view.readSnapshot(snapshot.getKey(), v.versionId());
                 } catch (ObjectNotFoundException | BackupException | IntegrityException e) {
+                    IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                     continue;
                 }
                 List<String> files = new ArrayList<>();

@@ -188,6 +188,8 @@ public final class Pruner {
             } catch (ObjectNotFoundException gone) {
                 continue; // forgotten meanwhile: it references nothing any more
             } catch (BackupException | dev.ballast.storage.IntegrityException damaged) {
+                dev.ballast.storage.IntegrityException.rethrowIfInStoreIndex(
+                        damaged); // the store's index, not what was read
                 return new NameResult(
                         name,
                         List.of(),

@@ -46,6 +46,7 @@ public final class NameClash {
             }
             before = ManifestJson.source(json);
         } catch (ObjectNotFoundException | IntegrityException | IOException | IllegalArgumentException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             return;
         }
         if (before != null && !before.equals(Names.name(source))) {

@@ -127,6 +127,7 @@ final class PreviousManifest {
         } catch (ObjectNotFoundException e) {
             // first backup of this name
         } catch (BackupException | IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             err.accept("Warning: the newest manifest of '" + name + "'"
                     + (latest == null ? "" : " (version " + latest + ")")
                     + " is damaged ("

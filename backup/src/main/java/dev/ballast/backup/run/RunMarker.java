@@ -513,6 +513,7 @@ public final class RunMarker implements AutoCloseable, BackupRunner.Guard {
             } catch (ObjectNotFoundException e) {
                 return null;
             } catch (dev.ballast.storage.IntegrityException | java.io.UncheckedIOException e) {
+                dev.ballast.storage.IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 return null;
             }
         }

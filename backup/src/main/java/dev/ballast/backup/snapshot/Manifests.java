@@ -215,6 +215,7 @@ public final class Manifests {
         try (ObjectRead read = store.get(key, ReadOptions.version(versionId).withAllowCache(false))) {
             m = Manifest.parse(read.readAllBytes(), where);
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             throw damagedManifest(where, e);
         }
         if (store instanceof SealedStore && !m.name().equals(name)) {
@@ -276,6 +277,7 @@ public final class Manifests {
                     Manifest.key(name), ReadOptions.version(versionId).withAllowCache(false));
             s = ManifestJson.readSummary(head);
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             throw damagedManifest(where(store, name, versionId), e);
         } catch (dev.ballast.storage.StorageException e) {
             throw e;
@@ -369,7 +371,18 @@ public final class Manifests {
 
     /** Whether {@code f}, thrown by {@link #read}, says the manifest version is damaged or invalid. */
     public static boolean damaged(BackupException f) {
-        return f.kind() == BackupException.Kind.INTEGRITY;
+        // The store's own index damaged is not this version damaged: every version would read so, and
+        // passing over them all ended in "back the source up again" where 'repair index' brings them back.
+        return f.kind() == BackupException.Kind.INTEGRITY && !inStoreIndex(f);
+    }
+
+    private static boolean inStoreIndex(Throwable f) {
+        for (Throwable c = f; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof IntegrityException ie && ie.inStoreIndex()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
@@ -526,6 +539,7 @@ public final class Manifests {
                     return v;
                 }
             } catch (ObjectNotFoundException | IntegrityException | BackupException e) {
+                IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 // removed, damaged or unreadable: select() passes over it too
             }
         }

@@ -150,6 +150,7 @@ final class SealedParts {
             readStoredPart(id);
             return true;
         } catch (IntegrityException | dev.ballast.storage.ObjectNotFoundException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             return false;
         }
     }
@@ -168,6 +169,7 @@ final class SealedParts {
         try {
             plain = plainPart(id, copy.sealed());
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             partFiles.remove(id);
             return false;
         }
@@ -192,6 +194,7 @@ final class SealedParts {
             try {
                 plain = plainPart(id, copy.sealed());
             } catch (IntegrityException e) {
+                IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
                 partFiles.remove(id);
                 return readStoredPart(id);
             }
@@ -222,6 +225,7 @@ final class SealedParts {
             forgetCopy(id);
             throw new IntegrityException(k, "the manifest part '" + k + "' is missing from the store");
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             forgetCopy(id);
             throw e;
         }

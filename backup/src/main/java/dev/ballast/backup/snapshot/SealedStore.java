@@ -186,6 +186,7 @@ public final class SealedStore implements ObjectStore {
             namesById.putIfAbsent(storedId, m.name());
             return m;
         } catch (IntegrityException e) {
+            IntegrityException.rethrowIfInStoreIndex(e); // the store's index, not what was read
             throw new dev.ballast.backup.BackupException(
                     dev.ballast.backup.BackupException.Kind.INTEGRITY,
                     "The manifest " + where + " is damaged (" + e.getMessage() + ").",

@@ -50,6 +50,7 @@ final class PackedVerify {
                 counted.accept(n);
             }
         } catch (IntegrityException ex) {
+            IntegrityException.rethrowIfInStoreIndex(ex); // the store's index, not what was read
             return ex.getMessage();
         } catch (ObjectNotFoundException ex) {
             if (packed.opened() instanceof PackedBlobs pb) {

@@ -240,6 +240,7 @@ public final class Verifier {
             }
             return null;
         } catch (IntegrityException ex) {
+            IntegrityException.rethrowIfInStoreIndex(ex); // the store's index, not what was read
             return ex.getMessage();
         } catch (ObjectNotFoundException ex) {
             // A version the manifest references is gone: damaged (exit 4), as restore and

@@ -18,10 +18,10 @@ final class LocalErrors {
     static StorageException unavailable(@Nullable String key, String what, Throwable cause) {
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
         if (indexDamaged(cause)) {
-            return new IntegrityException(
+            return IntegrityException.inStoreIndex(
                     key != null ? key : LocalObjectStore.INDEX_FILE,
-                    what + " failed: the store's index is damaged (" + message + "); restore the"
-                            + " store's directory from a copy",
+                    what + " failed: the store's index is damaged (" + message + "); rebuild it from the store's"
+                            + " journal (LocalObjectStore.rebuildIndex) or restore the store's directory from a copy",
                     cause);
         }
         if (outOfSpace(cause)) {
