@@ -26,22 +26,33 @@ import org.jspecify.annotations.Nullable;
  * the directory is opened once, its identity compared with the one recorded, and every file of it
  * is then created, renamed and removed relative to that descriptor, so a swap at any later moment
  * changes nothing, and no file costs a look-up of its directory's path. Elsewhere, or past
- * {@link #MAX_OPEN} directories, each file's write and rename are preceded by a {@link #check}, one
+ * {@link #maxOpen()} directories, each file's write and rename are preceded by a {@link #check}, one
  * {@code stat} of the directory by path, which leaves a swap between the check and the write possible.
  *
  * <p>Thread-safe: the identities are fixed at construction; {@link #open} may be called from any
  * number of threads, and {@link #close} once they are done.
  */
 final class DirectoryIdentities implements AutoCloseable {
-    /** Directories held open at once, at most: a descriptor each. */
-    static final int MAX_OPEN = 512;
+    /**
+     * Directories held open at once, at most: two descriptors each (the JDK keeps the directory's
+     * stream and a duplicate of its descriptor), and fewer where the process may open few files
+     * ({@link #maxOpen()}).
+     */
+    static final int MAX_OPEN = 128;
 
     private final Map<Path, Object> keys = new HashMap<>();
     private final Map<Path, Opened> opened = new ConcurrentHashMap<>();
     private final AtomicInteger openCount = new AtomicInteger();
+    private final int maxOpen;
 
     /** Takes the identity of each of {@code dirs} that can be looked at and has a file key. */
     DirectoryIdentities(Iterable<Path> dirs) {
+        this(dirs, maxOpen());
+    }
+
+    /** As {@link #DirectoryIdentities(Iterable)}, holding at most {@code maxOpen} directories open. */
+    DirectoryIdentities(Iterable<Path> dirs, int maxOpen) {
+        this.maxOpen = maxOpen;
         for (Path dir : dirs) {
             Object key = keyOf(dir);
             if (key != null) {
@@ -57,7 +68,31 @@ final class DirectoryIdentities implements AutoCloseable {
      * 100 files outside the target overwritten, the restore exit 1 naming only the directory).
      */
     DirectoryIdentities(java.util.Map<Path, Object> identities) {
+        this.maxOpen = maxOpen();
         keys.putAll(identities);
+    }
+
+    /**
+     * {@link #MAX_OPEN}, or an eighth of the files the process may open ({@code RLIMIT_NOFILE}, as
+     * {@code /proc/self/limits} gives it) when that is fewer: the rest are for the files being written,
+     * the store's connections and the JVM's own (with a limit of 300, a restore of 1,500 directories
+     * that held 512 open failed thousands of files with "Too many open files").
+     */
+    static int maxOpen() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String soft =
+                            line.substring("Max open files".length()).trim().split("\\s+")[0];
+                    if (!soft.equals("unlimited")) {
+                        return (int) Math.min(MAX_OPEN, Long.parseLong(soft) / 8);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException notLinux) {
+            // no such file: the platform's limits are not known here
+        }
+        return MAX_OPEN;
     }
 
     private static @Nullable Object keyOf(Path dir) {
@@ -84,7 +119,7 @@ final class DirectoryIdentities implements AutoCloseable {
     /**
      * {@code dir} opened for writing relative to its descriptor, or null, after a {@link #check},
      * where that is not possible (no identity was recorded for it, the platform has no
-     * {@link SecureDirectoryStream}, the directory cannot be opened for reading, or {@link #MAX_OPEN}
+     * {@link SecureDirectoryStream}, the directory cannot be opened for reading, or {@link #maxOpen()}
      * directories are open): the caller then names its files by path. Opened at the first call,
      * checked against the recorded identity then, and kept until {@link #close}.
      *
@@ -99,11 +134,11 @@ final class DirectoryIdentities implements AutoCloseable {
         }
         Opened o = opened.get(dir);
         if (o == null) {
-            if (openCount.get() >= MAX_OPEN) {
+            if (openCount.get() >= maxOpen) {
                 check(dir);
                 return null;
             }
-            o = opened.computeIfAbsent(dir, d -> Opened.of(d, was, openCount));
+            o = opened.computeIfAbsent(dir, d -> Opened.of(d, was, openCount, maxOpen));
         }
         if (o.replaced) {
             throw new DirectoryReplacedException(dir);
@@ -115,18 +150,24 @@ final class DirectoryIdentities implements AutoCloseable {
     }
 
     /**
-     * The directories held open whose path leads elsewhere now (moved away, a link or another
-     * directory in their place): their files were written into them, wherever they are, and are not
-     * where the backup has them. One {@code stat} for each directory held open.
+     * The directories whose path leads elsewhere now (moved away, a link or another directory or a
+     * file in their place), whether held open or checked by path: files written into them are in them,
+     * wherever they are, and not where the backup has them. One {@code stat} for each directory.
      */
     java.util.Set<Path> movedAway() {
         java.util.Set<Path> moved = new java.util.HashSet<>();
-        opened.forEach((dir, o) -> {
-            if (o.stream != null && !keys.get(dir).equals(keyOf(dir))) {
+        keys.forEach((dir, was) -> {
+            if (!was.equals(keyOf(dir))) {
                 moved.add(dir);
             }
         });
         return moved;
+    }
+
+    /** Whether {@code dir} is still the directory the restore prepared (or none was recorded for it). */
+    boolean unchanged(Path dir) {
+        Object was = keys.get(dir);
+        return was == null || was.equals(keyOf(dir));
     }
 
     /** Closes the directories {@link #open} opened; call once no file is written through them any more. */
@@ -146,7 +187,19 @@ final class DirectoryIdentities implements AutoCloseable {
 
     /** What opening one directory gave: its stream, or that it was replaced, or neither (it could not be opened). */
     private record Opened(@Nullable SecureDirectoryStream<Path> stream, boolean replaced) {
-        static Opened of(Path dir, Object was, AtomicInteger openCount) {
+        static Opened of(Path dir, Object was, AtomicInteger openCount, int maxOpen) {
+            if (openCount.incrementAndGet() > maxOpen) {
+                openCount.decrementAndGet();
+                return new Opened(null, false); // written by path, each file after a check
+            }
+            Opened o = tryOpen(dir, was);
+            if (o.stream == null) {
+                openCount.decrementAndGet();
+            }
+            return o;
+        }
+
+        private static Opened tryOpen(Path dir, Object was) {
             DirectoryStream<Path> ds;
             try {
                 ds = Files.newDirectoryStream(dir);
@@ -169,7 +222,6 @@ final class DirectoryIdentities implements AutoCloseable {
                 closeQuietly(sds);
                 return new Opened(null, false); // written by path, each file after a check
             }
-            openCount.incrementAndGet();
             return new Opened(sds, false);
         }
 

@@ -353,6 +353,7 @@ public final class RestoreRunner {
         durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
         // The target's directories, each held open by the writes into it until every file is in place.
         DirectoryIdentities held = new DirectoryIdentities(prepared.identities());
+        Set<Path> moved;
         try {
             writer = new RestoreFileWriter(
                     store, manifest, damaged, packed, temporaries, durability, ownership, cancellation, held);
@@ -394,21 +395,22 @@ public final class RestoreRunner {
                 PackedRestore.close(readAhead);
             }
             RestoreDurability.awaitTermination(syncers);
-            reportMovedAway(held.movedAway(), destinations);
+            for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
+                if (present[i] && held.unchanged(destinations.get(i).getParent())) {
+                    applyQuietly(manifest.files().get(i), destinations.get(i));
+                }
+            }
+            if (!cancellation.cancelled() && unwritable.get() == null) {
+                tree.restore(target, prepared, ownership, temporaries, cancellation, failed, held);
+            }
+            moved = held.movedAway();
+            already -= reportMovedAway(moved, destinations, present);
         } finally {
             held.close();
         }
-        for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
-            if (present[i]) {
-                applyQuietly(manifest.files().get(i), destinations.get(i));
-            }
-        }
-        if (!cancellation.cancelled() && unwritable.get() == null) {
-            tree.restore(target, prepared, ownership, temporaries, cancellation, failed);
-        }
         // directories the run opened for writing: those whose backup mode the tree applied keep it, the rest get
-        // theirs back
-        Set<Path> applied = new java.util.HashSet<>();
+        // theirs back (not through a directory moved or replaced meanwhile)
+        Set<Path> applied = new java.util.HashSet<>(moved);
         if (!cancellation.cancelled()) {
             tree.directories().forEach(d -> applied.add(d.dest()));
         }
@@ -416,6 +418,7 @@ public final class RestoreRunner {
         List<Path> written = new ArrayList<>(entriesAbove(realTarget, existingAbove));
         for (Path dir : directories) {
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
+                    && !moved.contains(dir) // its files are reported not restored; something else stands there
                     && !(cancellation.cancelled() && durability.eachFile())) {
                 written.add(dir);
             }
@@ -442,18 +445,21 @@ public final class RestoreRunner {
     }
 
     /**
-     * Names as failed the files written into a directory that was moved away or replaced while the
-     * run held it open: they are in the directory the run made, wherever that is now, not at their
-     * paths.
+     * Names as failed the files of a directory that was moved away or replaced while the run wrote
+     * into it (those it wrote are in the directory it made, wherever that is now; those already
+     * present went with it): none is where the backup has it, so none is counted restored or present.
+     *
+     * @return how many of them were counted as already present
      */
-    private void reportMovedAway(Set<Path> moved, List<Path> destinations) {
+    private int reportMovedAway(Set<Path> moved, List<Path> destinations, boolean[] present) {
         if (moved.isEmpty()) {
-            return;
+            return 0;
         }
         Set<String> alreadyFailed = new java.util.HashSet<>();
         synchronized (failed) {
             failed.forEach(f -> alreadyFailed.add(f.path()));
         }
+        int wasPresent = 0;
         for (int i = 0; i < destinations.size(); i++) {
             ManifestEntry e = manifest.files().get(i);
             if (moved.contains(destinations.get(i).getParent()) && !alreadyFailed.contains(shown(e))) {
@@ -461,8 +467,15 @@ public final class RestoreRunner {
                         shown(e),
                         "its directory was moved or replaced while the restore ran (something else stands at its"
                                 + " path now), so it is not where the backup has it; run the restore again"));
+                if (present[i]) {
+                    wasPresent++;
+                } else {
+                    restored.decrementAndGet();
+                    bytes.addAndGet(-e.size());
+                }
             }
         }
+        return wasPresent;
     }
 
     /**

@@ -102,7 +102,8 @@ final class RestoreTree {
             boolean ownership,
             RestoreTemporaries temporaries,
             Cancellation cancellation,
-            List<BackupRunner.Failure> failed) {
+            List<BackupRunner.Failure> failed,
+            DirectoryIdentities identities) {
         for (Placed<Object> l : links) {
             String path =
                     l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
@@ -116,12 +117,16 @@ final class RestoreTree {
                 continue;
             }
             try {
+                // Links are made by path: their directory (and a hard link's first name's) must still be the
+                // one the restore made, or a directory swapped for a link would have them made elsewhere.
+                identities.check(l.dest().getParent());
                 if (l.entry() instanceof ManifestTree.HardLink h) {
+                    identities.check(SafePaths.resolveInside(target, h.target()).getParent());
                     RestoreLinks.hardLink(target, h, l.dest());
                 } else {
                     RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
                 }
-            } catch (RestoreFileWriter.TypeInTheWay e) {
+            } catch (RestoreFileWriter.TypeInTheWay | DirectoryIdentities.DirectoryReplacedException e) {
                 failed.add(new BackupRunner.Failure(path, e.getMessage()));
             } catch (IOException | RuntimeException e) {
                 failed.add(RestoreFailures.attributesNotRestored(path, e));
@@ -155,7 +160,14 @@ final class RestoreTree {
                 continue;
             }
             try {
+                // by path: never the owner, mode and mtime of a directory that stands there in its place
+                identities.check(d.dest());
                 Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
+            } catch (DirectoryIdentities.DirectoryReplacedException e) {
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "it was moved or replaced while the restore ran (something else stands at its path now);"
+                                + " its attributes were not applied"));
             } catch (IOException | RuntimeException e) {
                 failed.add(RestoreFailures.attributesNotRestored(d.entry().path(), e));
             }

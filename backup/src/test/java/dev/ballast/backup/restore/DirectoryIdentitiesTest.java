@@ -97,21 +97,27 @@ class DirectoryIdentitiesTest {
     @EnabledOnOs(OS.LINUX)
     void pastTheMostHeldOpenDirectoriesAreCheckedByPathInstead(@TempDir Path dir) throws Exception {
         List<Path> dirs = new ArrayList<>();
-        for (int i = 0; i <= DirectoryIdentities.MAX_OPEN + 1; i++) {
+        for (int i = 0; i < 5; i++) {
             dirs.add(Files.createDirectories(dir.resolve("d" + i)));
         }
-        try (DirectoryIdentities prepared = new DirectoryIdentities(dirs)) {
-            for (int i = 0; i < DirectoryIdentities.MAX_OPEN; i++) {
+        try (DirectoryIdentities prepared = new DirectoryIdentities(dirs, 3)) {
+            for (int i = 0; i < 3; i++) {
                 assertThat(prepared.open(dirs.get(i))).isNotNull();
             }
-            Path last = dirs.get(DirectoryIdentities.MAX_OPEN + 1);
-            assertThat(prepared.open(dirs.get(DirectoryIdentities.MAX_OPEN))).isNull();
+            assertThat(prepared.open(dirs.get(3))).isNull();
 
+            Path last = dirs.get(4);
             Files.move(last, dir.resolve("last.moved"));
             Files.createDirectories(last);
             assertThatThrownBy(() -> prepared.open(last))
                     .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
+            assertThat(prepared.movedAway()).as("held or not").containsExactly(last);
         }
+    }
+
+    @Test
+    void atMostAnEighthOfTheFilesTheProcessMayOpenAreDirectoriesHeldOpen() {
+        assertThat(DirectoryIdentities.maxOpen()).isBetween(0, DirectoryIdentities.MAX_OPEN);
     }
 
     @Test

@@ -214,6 +214,74 @@ class RestoreDurabilityTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void aDirectorySwappedForALinkAfterItsFilesGetsNoLinkAndNoAttributesMadeThroughIt() throws IOException {
+        // A tester's run as root: d120 swapped for a link to a directory of theirs once its files were
+        // written. Links and directory attributes are applied by path after the files: a symbolic link
+        // was created there, a file of theirs replaced by a hard link, their directories given the backup's
+        // owner, mode and mtime; the files were counted restored.
+        Path target = dir.resolve("out");
+        Path victim = Files.createDirectories(dir.resolve("victim"));
+        Files.writeString(victim.resolve("h1"), "precious");
+        Files.writeString(victim.resolve("f2"), "precious 2");
+        java.nio.file.attribute.FileTime victimTime =
+                java.nio.file.attribute.FileTime.from(Instant.parse("2010-01-01T00:00:00Z"));
+        Files.setLastModifiedTime(victim, victimTime);
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        ProgressCounter swapOnceTheFilesAreWritten = new ProgressCounter(0, 0) {
+            @Override
+            public void fileDone() {
+                super.fileDone();
+                if (done.incrementAndGet() == 2) {
+                    try {
+                        Files.move(target.resolve("d12"), dir.resolve("d12.moved"));
+                        Files.createSymbolicLink(target.resolve("d12"), victim);
+                        Files.setLastModifiedTime(victim, victimTime);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        Manifest files = manifest(Map.of("d12/f1", "from the backup 1", "d12/f2", "from the backup 2", "a.txt", "a"));
+        Manifest m = new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                files.files(),
+                List.of(),
+                new dev.ballast.backup.snapshot.ManifestTree(
+                        List.of(new dev.ballast.backup.snapshot.ManifestTree.Directory("d12", MTIME, null)),
+                        List.of(new dev.ballast.backup.snapshot.ManifestTree.Symlink("d12/sl", "f1", MTIME, null)),
+                        List.of(new dev.ballast.backup.snapshot.ManifestTree.HardLink("d12/h1", "d12/f2"))));
+
+        RestoreRunner.Result r = new RestoreRunner(
+                        store, m, target, false, 1, cancellation, x -> swapOnceTheFilesAreWritten)
+                .syncingWith(new RestoreSync() {
+                    @Override
+                    public boolean available(Path realTarget) {
+                        return true;
+                    }
+
+                    @Override
+                    public void syncAll(Collection<Path> directories) {}
+                })
+                .run();
+
+        assertThat(victim.resolve("h1")).hasContent("precious");
+        assertThat(victim.resolve("f2")).hasContent("precious 2");
+        assertThat(victim.resolve("sl")).doesNotExist();
+        assertThat(Files.getLastModifiedTime(victim)).isEqualTo(victimTime);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failed())
+                .extracting(BackupRunner.Failure::path)
+                .containsExactlyInAnyOrder("d12/f1", "d12/f2", "d12/sl", "d12/h1", "d12");
+        assertThat(r.restored()).as("a.txt alone is where the backup has it").isEqualTo(1);
+        assertThat(target.resolve("a.txt")).hasContent("a");
+    }
+
+    @Test
     void aFailedEndSyncFailsTheRestoreInOneSentenceNamingTheTarget() {
         Path target = dir.resolve("out");
         Recording sync = new Recording(true, new IOException("Input/output error"));
