@@ -54,6 +54,41 @@ class RestoreDurabilityTest {
 
     final Cancellation cancellation = new Cancellation();
 
+    /** An end sync that is available and does nothing. */
+    static final RestoreSync NO_SYNC = new RestoreSync() {
+        @Override
+        public boolean available(Path realTarget) {
+            return true;
+        }
+
+        @Override
+        public void syncAll(Collection<Path> directories) {}
+    };
+
+    /**
+     * Progress that, once {@code after} files are done, moves {@code target/d12} aside and puts a link to
+     * {@code victim} in its place (keeping the victim's mtime).
+     */
+    ProgressCounter swappingD12(int after, Path target, Path victim) {
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        return new ProgressCounter(0, 0) {
+            @Override
+            public void fileDone() {
+                super.fileDone();
+                if (done.incrementAndGet() == after) {
+                    try {
+                        java.nio.file.attribute.FileTime victimTime = Files.getLastModifiedTime(victim);
+                        Files.move(target.resolve("d12"), dir.resolve("d12.moved"));
+                        Files.createSymbolicLink(target.resolve("d12"), victim);
+                        Files.setLastModifiedTime(victim, victimTime);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+    }
+
     RestoreRunner runner(Manifest m, Path target, RestoreSync sync) {
         return new RestoreRunner(store, m, target, false, 4, cancellation, x -> new ProgressCounter(0, 0))
                 .syncingWith(sync);
@@ -168,37 +203,14 @@ class RestoreDurabilityTest {
         for (int i = 1; i <= 3; i++) {
             Files.writeString(victim.resolve("f" + i), "precious " + i);
         }
-        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
-        ProgressCounter swapAfterTheFirstFile = new ProgressCounter(0, 0) {
-            @Override
-            public void fileDone() {
-                super.fileDone();
-                if (done.incrementAndGet() == 1) {
-                    try {
-                        Files.move(target.resolve("d12"), dir.resolve("d12.moved"));
-                        Files.createSymbolicLink(target.resolve("d12"), victim);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-            }
-        };
+        ProgressCounter swapAfterTheFirstFile = swappingD12(1, target, victim);
         Manifest m = manifest(
                 Map.of("d12/f1", "from the backup 1", "d12/f2", "from the backup 2", "d12/f3", "from the backup 3"));
 
         RestoreRunner.Result r = new RestoreRunner(store, m, target, false, 1, cancellation, x -> swapAfterTheFirstFile)
-                .syncingWith(new RestoreSync() {
-                    @Override
-                    public boolean available(Path realTarget) {
-                        return true;
-                    }
-
-                    @Override
-                    public void syncAll(Collection<Path> directories) {}
-                })
+                .syncingWith(NO_SYNC)
                 .run();
 
-        assertThat(done).hasValue(3);
         assertThat(r.ok()).isFalse();
         assertThat(r.failed())
                 .extracting(BackupRunner.Failure::path)
@@ -227,22 +239,7 @@ class RestoreDurabilityTest {
         java.nio.file.attribute.FileTime victimTime =
                 java.nio.file.attribute.FileTime.from(Instant.parse("2010-01-01T00:00:00Z"));
         Files.setLastModifiedTime(victim, victimTime);
-        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
-        ProgressCounter swapOnceTheFilesAreWritten = new ProgressCounter(0, 0) {
-            @Override
-            public void fileDone() {
-                super.fileDone();
-                if (done.incrementAndGet() == 2) {
-                    try {
-                        Files.move(target.resolve("d12"), dir.resolve("d12.moved"));
-                        Files.createSymbolicLink(target.resolve("d12"), victim);
-                        Files.setLastModifiedTime(victim, victimTime);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-            }
-        };
+        ProgressCounter swapOnceTheFilesAreWritten = swappingD12(2, target, victim);
         Manifest files = manifest(Map.of("d12/f1", "from the backup 1", "d12/f2", "from the backup 2", "a.txt", "a"));
         Manifest m = new Manifest(
                 1,
@@ -258,15 +255,7 @@ class RestoreDurabilityTest {
 
         RestoreRunner.Result r = new RestoreRunner(
                         store, m, target, false, 1, cancellation, x -> swapOnceTheFilesAreWritten)
-                .syncingWith(new RestoreSync() {
-                    @Override
-                    public boolean available(Path realTarget) {
-                        return true;
-                    }
-
-                    @Override
-                    public void syncAll(Collection<Path> directories) {}
-                })
+                .syncingWith(NO_SYNC)
                 .run();
 
         assertThat(victim.resolve("h1")).hasContent("precious");
