@@ -98,11 +98,22 @@ final class FileSystemSync implements RestoreSync {
      * syncs the same whichever of its directories names it. {@code dir} itself when none is found.
      */
     static Path nameable(Path dir, Object device) {
+        return nameable(dir, device, Files::isReadable);
+    }
+
+    /**
+     * As {@link #nameable(Path, Object)}, also passing over a directory {@code openable} refuses: the
+     * command opens the directory it is given, and a directory whose backup mode denies reading (0000,
+     * 0300) cannot be opened by a user other than root once the restore gave it that mode (a restore by
+     * such a user ended in "'sync -f .../zero/sub' exited with 1: ... Permission denied" with every
+     * file in place).
+     */
+    static Path nameable(Path dir, Object device, java.util.function.Predicate<Path> openable) {
         for (Path p = dir; p != null; p = p.getParent()) {
             if (!device(p).equals(device)) {
                 break;
             }
-            if (passesUnchanged(p)) {
+            if (passesUnchanged(p) && openable.test(p)) {
                 return p;
             }
         }

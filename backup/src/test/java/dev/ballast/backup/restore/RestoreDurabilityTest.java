@@ -271,6 +271,20 @@ class RestoreDurabilityTest {
     }
 
     @Test
+    void theEndSyncNamesADirectoryItCanOpenNotOneWhoseModeDeniesReading() throws IOException {
+        // A restore by a user other than root of a backup holding a directory of mode 0000: the sync
+        // was given that directory, which the user could no longer open, and the restore failed with
+        // every file in place.
+        Path target = Files.createDirectories(dir.resolve("out"));
+        Path closed = Files.createDirectories(target.resolve("zero/sub"));
+        Object device = Files.getAttribute(closed, "unix:dev");
+
+        assertThat(FileSystemSync.nameable(closed, device, p -> !p.startsWith(target.resolve("zero"))))
+                .isEqualTo(target);
+        assertThat(FileSystemSync.nameable(closed, device, p -> true)).isEqualTo(closed);
+    }
+
+    @Test
     void aFailedEndSyncFailsTheRestoreInOneSentenceNamingTheTarget() {
         Path target = dir.resolve("out");
         Recording sync = new Recording(true, new IOException("Input/output error"));
