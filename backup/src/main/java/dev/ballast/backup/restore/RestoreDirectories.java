@@ -12,10 +12,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -280,5 +282,60 @@ public final class RestoreDirectories {
             }
         }
         return Messages.describeIo(e);
+    }
+
+    /** {@code target}, or the nearest directory above it that exists, absolute; null if none does. */
+    @Nullable
+    static Path nearestExisting(Path target) {
+        for (Path p = target.toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The directories whose entries this run made outside the tree's own directories: the target (the
+     * tree's top directories and files are entries of it) and, where the run created the target, each
+     * directory it created above it and the existing one it created the first of them in. A sync per
+     * directory (where {@code sync -f} does not run) covers these too, so that no entry on the way to
+     * a restored file can be lost after the run said complete.
+     */
+    static List<Path> entriesAbove(Path realTarget, @Nullable Path existingAbove) {
+        List<Path> dirs = new ArrayList<>();
+        dirs.add(realTarget);
+        if (existingAbove == null) {
+            return dirs;
+        }
+        Path stop;
+        try {
+            stop = existingAbove.toRealPath();
+        } catch (IOException e) {
+            return dirs;
+        }
+        if (stop.equals(realTarget)) {
+            return dirs; // the target existed
+        }
+        for (Path p = realTarget.getParent(); p != null && p.startsWith(stop); p = p.getParent()) {
+            dirs.add(p);
+        }
+        return dirs;
+    }
+
+    /**
+     * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
+     * directory could not be created), as a failure's reason, or null when it is usable.
+     */
+    @Nullable
+    String blocked(Path dir) {
+        State state = stateOf(dir);
+        if (state instanceof Unsafe) {
+            return "its directory resolves outside the target directory; it was not written";
+        }
+        if (state instanceof Failed f) {
+            return f.reason() + "; it was not written";
+        }
+        return null;
     }
 }

@@ -218,45 +218,6 @@ public final class RestoreRunner {
         return this;
     }
 
-    /** {@code target}, or the nearest directory above it that exists, absolute; null if none does. */
-    @Nullable
-    static Path nearestExisting(Path target) {
-        for (Path p = target.toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The directories whose entries this run made outside the tree's own directories: the target (the
-     * tree's top directories and files are entries of it) and, where the run created the target, each
-     * directory it created above it and the existing one it created the first of them in. A sync per
-     * directory (where {@code sync -f} does not run) covers these too, so that no entry on the way to
-     * a restored file can be lost after the run said complete.
-     */
-    static List<Path> entriesAbove(Path realTarget, @Nullable Path existingAbove) {
-        List<Path> dirs = new ArrayList<>();
-        dirs.add(realTarget);
-        if (existingAbove == null) {
-            return dirs;
-        }
-        Path stop;
-        try {
-            stop = existingAbove.toRealPath();
-        } catch (IOException e) {
-            return dirs;
-        }
-        if (stop.equals(realTarget)) {
-            return dirs; // the target existed
-        }
-        for (Path p = realTarget.getParent(); p != null && p.startsWith(stop); p = p.getParent()) {
-            dirs.add(p);
-        }
-        return dirs;
-    }
-
     /** The path {@code e} is written at, as messages name it. */
     private String shown(ManifestEntry e) {
         return writtenAs.getOrDefault(e.path(), e.path());
@@ -316,7 +277,7 @@ public final class RestoreRunner {
         if (!conflicts.isEmpty()) {
             throw conflicts.refusal(target);
         }
-        Path existingAbove = nearestExisting(target);
+        Path existingAbove = RestoreDirectories.nearestExisting(target);
         // A target that takes no writes (a read-only file system, a directory where nothing can be created) is
         // found before anything is tried: one reason, not a refused write (or attribute change) per file.
         String refused = existingAbove != null && RestoreFailures.readOnly(existingAbove)
@@ -344,7 +305,7 @@ public final class RestoreRunner {
         if (prepared.unwritable() != null) {
             unwritable.compareAndSet(null, prepared.unwritable());
         }
-        removeTemporaryFiles(destinations, directories, prepared, temporaries);
+        temporaries.beginIn(destinations, directories, prepared);
 
         int already = 0;
         int[] order = PackedRestore.interleave(
@@ -378,7 +339,7 @@ public final class RestoreRunner {
                         progress.fileDone();
                         continue;
                     }
-                    String blocked = blocked(prepared, dest.getParent());
+                    String blocked = prepared.blocked(dest.getParent());
                     if (blocked != null) {
                         failed.add(new BackupRunner.Failure(shown(e), blocked));
                         continue;
@@ -415,7 +376,7 @@ public final class RestoreRunner {
             tree.directories().forEach(d -> applied.add(d.dest()));
         }
         prepared.closeOpened(applied);
-        List<Path> written = new ArrayList<>(entriesAbove(realTarget, existingAbove));
+        List<Path> written = new ArrayList<>(RestoreDirectories.entriesAbove(realTarget, existingAbove));
         for (Path dir : directories) {
             if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
                     && !moved.contains(dir) // its files are reported not restored; something else stands there
@@ -476,46 +437,6 @@ public final class RestoreRunner {
             }
         }
         return wasPresent;
-    }
-
-    /**
-     * Records this run and removes the temporary files a killed restore into this target left in these
-     * directories (a finished restore leaves none), so a restore run again after a crash leaves the tree
-     * as one that was never interrupted. Only names carrying a recorded run's token are removed: no
-     * name a user's file may have is taken ({@link RestoreTemporaries}).
-     */
-    private static void removeTemporaryFiles(
-            List<Path> destinations,
-            Set<Path> directories,
-            RestoreDirectories prepared,
-            RestoreTemporaries temporaries) {
-        // The directories of the files and those the run prepares: the tree's own and the links' (a
-        // folder of symbolic links only held a killed run's temporary link, which a run again left).
-        Set<Path> candidates = new LinkedHashSet<>(directories);
-        destinations.forEach(dest -> candidates.add(dest.getParent()));
-        Set<Path> dirs = new LinkedHashSet<>();
-        for (Path dir : candidates) {
-            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
-                    && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                dirs.add(dir);
-            }
-        }
-        temporaries.begin(dirs);
-    }
-
-    /**
-     * Why nothing can be written into {@code dir} (a link in the target leads outside it, or the
-     * directory could not be created), as a failure's reason, or null when it is usable.
-     */
-    static @Nullable String blocked(RestoreDirectories prepared, Path dir) {
-        RestoreDirectories.State state = prepared.stateOf(dir);
-        if (state instanceof RestoreDirectories.Unsafe) {
-            return "its directory resolves outside the target directory; it was not written";
-        }
-        if (state instanceof RestoreDirectories.Failed f) {
-            return f.reason() + "; it was not written";
-        }
-        return null;
     }
 
     /**

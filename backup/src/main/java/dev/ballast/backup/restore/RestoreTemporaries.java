@@ -13,7 +13,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -245,5 +247,26 @@ public final class RestoreTemporaries implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * Records this run and removes the temporary files a killed restore into this target left in these
+     * directories (a finished restore leaves none), so a restore run again after a crash leaves the tree
+     * as one that was never interrupted. Only names carrying a recorded run's token are removed: no
+     * name a user's file may have is taken ({@link RestoreTemporaries}).
+     */
+    void beginIn(List<Path> destinations, Set<Path> directories, RestoreDirectories prepared) {
+        // The directories of the files and those the run prepares: the tree's own and the links' (a
+        // folder of symbolic links only held a killed run's temporary link, which a run again left).
+        Set<Path> candidates = new LinkedHashSet<>(directories);
+        destinations.forEach(dest -> candidates.add(dest.getParent()));
+        Set<Path> dirs = new LinkedHashSet<>();
+        for (Path dir : candidates) {
+            if (prepared.stateOf(dir) instanceof RestoreDirectories.Usable
+                    && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                dirs.add(dir);
+            }
+        }
+        begin(dirs);
     }
 }

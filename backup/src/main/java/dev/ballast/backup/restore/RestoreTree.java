@@ -111,7 +111,7 @@ final class RestoreTree {
                 failed.add(new BackupRunner.Failure(path, RestoreRunner.NOT_ATTEMPTED));
                 continue;
             }
-            String blocked = RestoreRunner.blocked(prepared, l.dest().getParent());
+            String blocked = prepared.blocked(l.dest().getParent());
             if (blocked != null) {
                 failed.add(new BackupRunner.Failure(path, blocked));
                 continue;

@@ -20,19 +20,19 @@ class RestoreEntriesAboveTest {
     @Test
     void aTargetTheRunCreatesBringsEachDirectoryItCreatedAndTheOneItCreatedThemIn() throws Exception {
         Path target = dir.resolve("x/y/target");
-        Path existing = RestoreRunner.nearestExisting(target);
+        Path existing = RestoreDirectories.nearestExisting(target);
         assertThat(existing).isEqualTo(dir.toAbsolutePath());
         Files.createDirectories(target);
         Path real = target.toRealPath();
 
-        assertThat(RestoreRunner.entriesAbove(real, existing))
+        assertThat(RestoreDirectories.entriesAbove(real, existing))
                 .containsExactly(real, real.getParent(), real.getParent().getParent(), dir.toRealPath());
     }
 
     @Test
     void anExistingTargetBringsItselfOnly() throws Exception {
         Path target = Files.createDirectories(dir.resolve("t"));
-        assertThat(RestoreRunner.entriesAbove(target.toRealPath(), RestoreRunner.nearestExisting(target)))
+        assertThat(RestoreDirectories.entriesAbove(target.toRealPath(), RestoreDirectories.nearestExisting(target)))
                 .containsExactly(target.toRealPath());
     }
 }
