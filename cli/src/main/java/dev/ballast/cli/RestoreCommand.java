@@ -350,7 +350,7 @@ final class RestoreCommand extends BallastCommand {
         // After Ctrl-C during the end sync every file may be in place: then none is listed.
         String notRestored = r.failed().isEmpty()
                 ? ""
-                : ": " + Summary.count(r.failed().size(), "file") + " not restored (first: "
+                : ": " + notRestoredCount(r, m, selected.writtenAs()) + " not restored (first: "
                         + Errors.printable(r.failed().get(0).path()) + ")";
         ctx.err()
                 .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why
@@ -423,5 +423,23 @@ final class RestoreCommand extends BallastCommand {
             parts.add(Summary.count(tree.symlinks().size(), "symbolic link"));
         }
         return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
+    }
+
+    /**
+     * How many entries were not restored, files apart from directories and links, so that with the
+     * files restored and already present they add up to the backup's files ("4 files and 2 directories
+     * or links"; a tester's summary counted 9 files not restored where 6 files and 3 directories were).
+     */
+    static String notRestoredCount(RestoreRunner.Result r, Manifest m, java.util.Map<String, String> writtenAs) {
+        java.util.Set<String> files = new java.util.HashSet<>();
+        m.files().forEach(e -> files.add(writtenAs.getOrDefault(e.path(), e.path())));
+        long fileCount =
+                r.failed().stream().filter(f -> files.contains(f.path())).count();
+        long others = r.failed().size() - fileCount;
+        return others == 0
+                ? Summary.count(fileCount, "file")
+                : (fileCount == 0 ? "" : Summary.count(fileCount, "file") + " and ")
+                        + others
+                        + (others == 1 ? " directory or link" : " directories or links");
     }
 }

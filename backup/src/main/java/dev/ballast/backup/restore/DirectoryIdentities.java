@@ -149,6 +149,99 @@ final class DirectoryIdentities implements AutoCloseable {
         return o.stream;
     }
 
+    /** {@code UnixSecureDirectoryStream.dfd}, where the JVM lets it be read and {@code /proc/self/fd} exists; else null. */
+    private static final java.lang.reflect.@Nullable Field DESCRIPTOR = descriptorField();
+
+    private static java.lang.reflect.@Nullable Field descriptorField() {
+        try {
+            if (!Files.isDirectory(Path.of("/proc/self/fd"))) {
+                return null;
+            }
+            java.lang.reflect.Field f =
+                    Class.forName("sun.nio.fs.UnixSecureDirectoryStream").getDeclaredField("dfd");
+            f.setAccessible(true); // java.base/sun.nio.fs opened to this module, as the ballast launcher does
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
+     * {@code dir}, checked against its recorded identity and held by a descriptor for the calls the JDK
+     * makes only by path (links, owners, modes and times): {@link Held#resolve} names an entry of it, and
+     * {@link Held#itself} the directory, as {@code /proc/self/fd/N/NAME}, which the kernel resolves
+     * through the descriptor whatever stands at {@code dir}'s path by then. Where that cannot be (no
+     * identity recorded, no {@code /proc}, the descriptor out of the JVM's reach, the directory not
+     * readable), after a {@link #check}, and the held paths are the plain ones. A directory held open
+     * for its files is used as it is; another is opened and closed with the returned {@link Held}.
+     *
+     * @throws DirectoryReplacedException when what stands at {@code dir} is not the directory the
+     *     restore prepared
+     */
+    Held hold(Path dir) throws IOException {
+        Object was = keys.get(dir);
+        if (was == null || DESCRIPTOR == null) {
+            check(dir);
+            return new Held(null, false);
+        }
+        Opened o = opened.get(dir);
+        boolean fresh = o == null;
+        if (fresh) {
+            o = Opened.tryOpen(dir, was);
+        }
+        if (o.replaced) {
+            throw new DirectoryReplacedException(dir);
+        }
+        Held held = new Held(o.stream, fresh);
+        if (held.viaDescriptor == null) {
+            try {
+                check(dir);
+            } catch (DirectoryReplacedException e) {
+                held.close();
+                throw e;
+            }
+        }
+        return held;
+    }
+
+    /** A directory {@link #hold} checked and holds by a descriptor (none: named by its path). */
+    static final class Held implements AutoCloseable {
+        private final @Nullable SecureDirectoryStream<Path> stream;
+        private final @Nullable Path viaDescriptor;
+        private final boolean owned;
+
+        Held(@Nullable SecureDirectoryStream<Path> stream, boolean owned) {
+            this.stream = stream;
+            this.owned = owned;
+            Path via = null;
+            if (stream != null && DESCRIPTOR != null) {
+                try {
+                    via = Path.of("/proc/self/fd", Integer.toString(DESCRIPTOR.getInt(stream)));
+                } catch (IllegalAccessException | RuntimeException e) {
+                    via = null;
+                }
+            }
+            this.viaDescriptor = via;
+        }
+
+        /** {@code entry} (a path in the held directory) as reached through its descriptor, or as it is. */
+        Path resolve(Path entry) {
+            return viaDescriptor == null ? entry : viaDescriptor.resolve(entry.getFileName());
+        }
+
+        /** The held directory {@code dir} itself, through its descriptor, or {@code dir} as it is. */
+        Path itself(Path dir) {
+            return viaDescriptor == null ? dir : viaDescriptor.resolve(".");
+        }
+
+        @Override
+        public void close() {
+            if (owned && stream != null) {
+                Opened.closeQuietly(stream);
+            }
+        }
+    }
+
     /**
      * The directories whose path leads elsewhere now (moved away, a link or another directory or a
      * file in their place), whether held open or checked by path: files written into them are in them,
@@ -199,7 +292,7 @@ final class DirectoryIdentities implements AutoCloseable {
             return o;
         }
 
-        private static Opened tryOpen(Path dir, Object was) {
+        static Opened tryOpen(Path dir, Object was) {
             DirectoryStream<Path> ds;
             try {
                 ds = Files.newDirectoryStream(dir);
@@ -225,7 +318,7 @@ final class DirectoryIdentities implements AutoCloseable {
             return new Opened(sds, false);
         }
 
-        private static void closeQuietly(DirectoryStream<Path> ds) {
+        static void closeQuietly(DirectoryStream<Path> ds) {
             try {
                 ds.close();
             } catch (IOException ignored) {

@@ -22,9 +22,13 @@ public final class RestoreLinks {
 
     /** Makes {@code dest} a hard link to the restored file {@code h} names, inside {@code target}. */
     public static void hardLink(Path target, ManifestTree.HardLink h, Path dest) throws IOException {
-        Path first = SafePaths.resolveInside(target, h.target());
+        hardLink(SafePaths.resolveInside(target, h.target()), h.target(), dest);
+    }
+
+    /** Makes {@code dest} a hard link to {@code first}, the restored file the backup names {@code firstName}. */
+    static void hardLink(Path first, String firstName, Path dest) throws IOException {
         if (!Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IOException("'" + h.target() + "', the name it is a hard link to, was not restored");
+            throw new IOException("'" + firstName + "', the name it is a hard link to, was not restored");
         }
         if (Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
             throw directoryInTheWay();

@@ -10,6 +10,7 @@ import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.tree.Attributes;
 import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.SafePaths;
@@ -365,7 +366,7 @@ public final class RestoreRunner {
                 tree.restore(target, prepared, ownership, temporaries, cancellation, failed, held);
             }
             moved = held.movedAway();
-            already -= reportMovedAway(moved, destinations, present);
+            already -= reportMovedAway(moved, destinations, present, tree);
         } finally {
             held.close();
         }
@@ -412,7 +413,7 @@ public final class RestoreRunner {
      *
      * @return how many of them were counted as already present
      */
-    private int reportMovedAway(Set<Path> moved, List<Path> destinations, boolean[] present) {
+    private int reportMovedAway(Set<Path> moved, List<Path> destinations, boolean[] present, RestoreTree tree) {
         if (moved.isEmpty()) {
             return 0;
         }
@@ -434,6 +435,26 @@ public final class RestoreRunner {
                     restored.decrementAndGet();
                     bytes.addAndGet(-e.size());
                 }
+            }
+        }
+        // The links made in it (through its descriptor, so in it wherever it is now), and the directories
+        // that were moved or are below one that was.
+        for (RestoreTree.Placed<Object> l : tree.links()) {
+            String path =
+                    l.entry() instanceof ManifestTree.HardLink h ? h.path() : ((ManifestTree.Symlink) l.entry()).path();
+            if (moved.contains(l.dest().getParent()) && !alreadyFailed.contains(path)) {
+                failed.add(new BackupRunner.Failure(
+                        path,
+                        "its directory was moved or replaced while the restore ran (something else stands at its"
+                                + " path now), so it is not where the backup has it; run the restore again"));
+            }
+        }
+        for (RestoreTree.Placed<ManifestTree.Directory> d : tree.directories()) {
+            if (moved.contains(d.dest()) && !alreadyFailed.contains(d.entry().path())) {
+                failed.add(new BackupRunner.Failure(
+                        d.entry().path(),
+                        "it was moved or replaced while the restore ran (something else stands at its path now);"
+                                + " run the restore again"));
             }
         }
         return wasPresent;

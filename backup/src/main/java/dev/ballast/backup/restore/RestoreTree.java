@@ -116,15 +116,18 @@ final class RestoreTree {
                 failed.add(new BackupRunner.Failure(path, blocked));
                 continue;
             }
-            try {
-                // Links are made by path: their directory (and a hard link's first name's) must still be the
-                // one the restore made, or a directory swapped for a link would have them made elsewhere.
-                identities.check(l.dest().getParent());
+            // The JDK makes links only by path: each is made through its directory's descriptor (and a
+            // hard link's first name through that one's), so a directory swapped for a link to another one
+            // at any moment does not have it made there.
+            try (DirectoryIdentities.Held in = identities.hold(l.dest().getParent())) {
+                Path dest = in.resolve(l.dest());
                 if (l.entry() instanceof ManifestTree.HardLink h) {
-                    identities.check(SafePaths.resolveInside(target, h.target()).getParent());
-                    RestoreLinks.hardLink(target, h, l.dest());
+                    Path first = SafePaths.resolveInside(target, h.target());
+                    try (DirectoryIdentities.Held firstIn = identities.hold(first.getParent())) {
+                        RestoreLinks.hardLink(firstIn.resolve(first), h.target(), dest);
+                    }
                 } else {
-                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), l.dest(), ownership, temporaries);
+                    RestoreLinks.symlink((ManifestTree.Symlink) l.entry(), dest, ownership, temporaries);
                 }
             } catch (RestoreFileWriter.TypeInTheWay | DirectoryIdentities.DirectoryReplacedException e) {
                 failed.add(new BackupRunner.Failure(path, e.getMessage()));
@@ -159,10 +162,10 @@ final class RestoreTree {
                                 + "attributes were not applied"));
                 continue;
             }
-            try {
-                // by path: never the owner, mode and mtime of a directory that stands there in its place
-                identities.check(d.dest());
-                Attributes.apply(d.dest(), d.entry().attrs(), d.entry().mtime(), ownership);
+            // through its descriptor: never the owner, mode and mtime of a directory that stands in its place
+            try (DirectoryIdentities.Held self = identities.hold(d.dest())) {
+                Attributes.apply(
+                        self.itself(d.dest()), d.entry().attrs(), d.entry().mtime(), ownership);
             } catch (DirectoryIdentities.DirectoryReplacedException e) {
                 failed.add(new BackupRunner.Failure(
                         d.entry().path(),

@@ -135,4 +135,45 @@ class DirectoryIdentitiesTest {
             Files.setPosixFilePermissions(c, PosixFilePermissions.fromString("rwx------"));
         }
     }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void linksAndAttributesMadeThroughAHeldDirectoryLandInItWhateverStandsAtItsPath(@TempDir Path dir)
+            throws Exception {
+        // A tester's root restore, the directory swapped for a link to theirs between the check and the
+        // call (a system call held 4 s with strace): a symbolic link replaced their file, a hard link was
+        // made to theirs, their directory got the backup's mode and mtime.
+        Path c = Files.createDirectories(dir.resolve("c"));
+        Files.writeString(c.resolve("first"), "ours");
+        Path victim = Files.createDirectories(dir.resolve("victim"));
+        Files.writeString(victim.resolve("first"), "theirs");
+        Files.writeString(victim.resolve("sl"), "theirs too");
+        Files.setPosixFilePermissions(victim, PosixFilePermissions.fromString("rwxr-xr-x"));
+        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c));
+                DirectoryIdentities.Held held = prepared.hold(c)) {
+            assumeThat(held.resolve(c.resolve("sl")))
+                    .as("the descriptor within reach (java.base/sun.nio.fs opened)")
+                    .isNotEqualTo(c.resolve("sl"));
+
+            Files.move(c, dir.resolve("c.moved"));
+            Files.createSymbolicLink(c, victim);
+            Files.createSymbolicLink(held.resolve(c.resolve("sl.tmp")), Path.of("first"));
+            Files.move(
+                    held.resolve(c.resolve("sl.tmp")),
+                    held.resolve(c.resolve("sl")),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.createLink(held.resolve(c.resolve("second")), held.resolve(c.resolve("first")));
+            Files.setPosixFilePermissions(held.itself(c), PosixFilePermissions.fromString("rwx------"));
+        }
+
+        Path moved = dir.resolve("c.moved");
+        assertThat(Files.readSymbolicLink(moved.resolve("sl"))).isEqualTo(Path.of("first"));
+        assertThat(moved.resolve("second")).hasContent("ours");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(moved)))
+                .isEqualTo("rwx------");
+        assertThat(victim.resolve("sl")).hasContent("theirs too");
+        assertThat(victim.resolve("second")).doesNotExist();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(victim)))
+                .isEqualTo("rwxr-xr-x");
+    }
 }
