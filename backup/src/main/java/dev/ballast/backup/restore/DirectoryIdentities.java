@@ -8,9 +8,11 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,16 +23,20 @@ import org.jspecify.annotations.Nullable;
  * be written there (as root, with the backup's owners and modes; a tester's script wrote 3,000
  * files outside the target so).
  *
- * <p>A file is written through its directory's descriptor where the platform allows it
- * ({@link #open}: a {@link SecureDirectoryStream}, {@code openat(2)} and {@code renameat(2)} on Linux):
- * the directory is opened once, its identity compared with the one recorded, and every file of it
- * is then created, renamed and removed relative to that descriptor, so a swap at any later moment
- * changes nothing, and no file costs a look-up of its directory's path. Elsewhere, or past
- * {@link #maxOpen()} directories, each file's write and rename are preceded by a {@link #check}, one
- * {@code stat} of the directory by path, which leaves a swap between the check and the write possible.
+ * <p>Everything a restore makes in a directory is made through the directory's descriptor where the
+ * platform allows it ({@link #lease}: a {@link SecureDirectoryStream}, {@code openat(2)},
+ * {@code renameat(2)} and {@code unlinkat(2)} on Linux; for the links, owners, modes and times the JDK
+ * sets only by path, {@code /proc/self/fd/N/NAME}, which the kernel resolves through the descriptor):
+ * the directory is opened, its identity compared with the one recorded, and a swap at any later
+ * moment changes nothing, while no file costs a look-up of its directory's path. A directory is held
+ * open while any of its files is being written and after, up to {@link #maxOpen()} of them; past that
+ * the one idle the longest is closed, and opened (and compared) again when a later file needs it.
+ * Where the platform has no such stream, or the directory cannot be opened for reading, each call is
+ * preceded by a {@link #check}, one {@code stat} of the directory by path, which leaves a swap between
+ * the check and the call possible.
  *
- * <p>Thread-safe: the identities are fixed at construction; {@link #open} may be called from any
- * number of threads, and {@link #close} once they are done.
+ * <p>Thread-safe: the identities are fixed at construction; {@link #lease} may be called from any
+ * number of threads, each lease closed once, and {@link #close} once they are done.
  */
 final class DirectoryIdentities implements AutoCloseable {
     /**
@@ -41,9 +47,14 @@ final class DirectoryIdentities implements AutoCloseable {
     static final int MAX_OPEN = 128;
 
     private final Map<Path, Object> keys = new HashMap<>();
-    private final Map<Path, Opened> opened = new ConcurrentHashMap<>();
-    private final AtomicInteger openCount = new AtomicInteger();
     private final int maxOpen;
+
+    /** Directories opened, replaced or not to be opened; guarded by {@code this}. */
+    private final Map<Path, Held> held = new HashMap<>();
+    /** Of {@link #held}, those open with no lease, the one idle the longest first; guarded by {@code this}. */
+    private final LinkedHashMap<Path, Held> idle = new LinkedHashMap<>();
+    /** Streams open; guarded by {@code this}. */
+    private int open;
 
     /** Takes the identity of each of {@code dirs} that can be looked at and has a file key. */
     DirectoryIdentities(Iterable<Path> dirs) {
@@ -67,16 +78,16 @@ final class DirectoryIdentities implements AutoCloseable {
      * one meanwhile had that one's identity recorded, and the restore wrote through it (a tester's run:
      * 100 files outside the target overwritten, the restore exit 1 naming only the directory).
      */
-    DirectoryIdentities(java.util.Map<Path, Object> identities) {
+    DirectoryIdentities(Map<Path, Object> identities) {
         this.maxOpen = maxOpen();
         keys.putAll(identities);
     }
 
     /**
      * {@link #MAX_OPEN}, or an eighth of the files the process may open ({@code RLIMIT_NOFILE}, as
-     * {@code /proc/self/limits} gives it) when that is fewer: the rest are for the files being written,
-     * the store's connections and the JVM's own (with a limit of 300, a restore of 1,500 directories
-     * that held 512 open failed thousands of files with "Too many open files").
+     * {@code /proc/self/limits} gives it) when that is fewer, and at least 1: the rest are for the files
+     * being written, the store's connections and the JVM's own (with a limit of 300, a restore of 1,500
+     * directories that held 512 open failed thousands of files with "Too many open files").
      */
     static int maxOpen() {
         try {
@@ -85,7 +96,7 @@ final class DirectoryIdentities implements AutoCloseable {
                     String soft =
                             line.substring("Max open files".length()).trim().split("\\s+")[0];
                     if (!soft.equals("unlimited")) {
-                        return (int) Math.min(MAX_OPEN, Long.parseLong(soft) / 8);
+                        return (int) Math.max(1, Math.min(MAX_OPEN, Long.parseLong(soft) / 8));
                     }
                 }
             }
@@ -117,36 +128,148 @@ final class DirectoryIdentities implements AutoCloseable {
     }
 
     /**
-     * {@code dir} opened for writing relative to its descriptor, or null, after a {@link #check},
-     * where that is not possible (no identity was recorded for it, the platform has no
-     * {@link SecureDirectoryStream}, the directory cannot be opened for reading, or {@link #maxOpen()}
-     * directories are open): the caller then names its files by path. Opened at the first call,
-     * checked against the recorded identity then, and kept until {@link #close}.
+     * {@code dir}, held by its descriptor until the lease is closed: opened at the first lease (or
+     * again after it was closed for room) and its identity compared with the one recorded then. A lease
+     * without a stream ({@link Lease#stream()} null: no identity was recorded, the platform has no
+     * {@link SecureDirectoryStream}, the directory cannot be opened for reading) comes after a
+     * {@link #check}, and its caller names the directory's entries by path.
      *
      * @throws DirectoryReplacedException when what stands at {@code dir} is not the directory the
-     *     restore prepared (at the first call, or now when it is not held open)
+     *     restore prepared (at its opening, or now for a lease by path)
      */
-    @Nullable
-    SecureDirectoryStream<Path> open(Path dir) throws IOException {
+    Lease lease(Path dir) throws IOException {
         Object was = keys.get(dir);
         if (was == null) {
-            return null;
+            return new Lease(dir, null);
         }
-        Opened o = opened.get(dir);
-        if (o == null) {
-            if (openCount.get() >= maxOpen) {
-                check(dir);
-                return null;
+        Held h;
+        synchronized (this) {
+            h = held.get(dir);
+            if (h == null || (h.stream == null && h.openable)) {
+                h = openHeld(dir, was);
             }
-            o = opened.computeIfAbsent(dir, d -> Opened.of(d, was, openCount, maxOpen));
+            if (h.stream != null) {
+                h.leases++;
+                idle.remove(dir);
+            }
         }
-        if (o.replaced) {
+        if (h.replaced) {
             throw new DirectoryReplacedException(dir);
         }
-        if (o.stream == null) {
+        if (h.stream == null) {
             check(dir);
+            return new Lease(dir, null);
         }
-        return o.stream;
+        return new Lease(dir, h);
+    }
+
+    /** Opens {@code dir}, first closing the directory idle the longest when {@link #maxOpen} are open. */
+    private Held openHeld(Path dir, Object was) {
+        if (open >= maxOpen) {
+            Iterator<Map.Entry<Path, Held>> oldest = idle.entrySet().iterator();
+            if (oldest.hasNext()) {
+                Map.Entry<Path, Held> e = oldest.next();
+                oldest.remove();
+                closeQuietly(e.getValue().stream);
+                e.getValue().stream = null; // opened again when a file needs it
+                open--;
+            }
+        }
+        Held h = held.computeIfAbsent(dir, d -> new Held());
+        if (open >= maxOpen) {
+            return h; // every one open is in use: this lease goes by path
+        }
+        DirectoryStream<Path> ds;
+        try {
+            ds = Files.newDirectoryStream(dir);
+        } catch (IOException e) {
+            h.openable = false; // written by path, each call after a check
+            return h;
+        }
+        if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
+            closeQuietly(ds);
+            h.openable = false;
+            return h;
+        }
+        try {
+            Object key = sds.getFileAttributeView(BasicFileAttributeView.class)
+                    .readAttributes()
+                    .fileKey();
+            if (!was.equals(key)) {
+                closeQuietly(sds);
+                h.replaced = true;
+                h.openable = false;
+                return h;
+            }
+        } catch (IOException e) {
+            closeQuietly(sds);
+            h.openable = false;
+            return h;
+        }
+        h.stream = sds;
+        open++;
+        return h;
+    }
+
+    private synchronized void release(Path dir, Held h) {
+        if (--h.leases == 0 && h.stream != null) {
+            idle.put(dir, h);
+        }
+    }
+
+    /**
+     * The directories whose path leads elsewhere now (moved away, a link or another directory or a
+     * file in their place), whether held open or checked by path: what was written into them is in
+     * them, wherever they are, and not where the backup has it. One {@code stat} for each directory.
+     */
+    Set<Path> movedAway() {
+        Set<Path> moved = new HashSet<>();
+        keys.forEach((dir, was) -> {
+            if (!was.equals(keyOf(dir))) {
+                moved.add(dir);
+            }
+        });
+        return moved;
+    }
+
+    /** Whether {@code dir} is still the directory the restore prepared (or none was recorded for it). */
+    boolean unchanged(Path dir) {
+        Object was = keys.get(dir);
+        return was == null || was.equals(keyOf(dir));
+    }
+
+    /** Closes every directory held open; call once no lease is in use any more. */
+    @Override
+    public synchronized void close() {
+        for (Held h : held.values()) {
+            closeQuietly(h.stream);
+            h.stream = null;
+        }
+        held.clear();
+        idle.clear();
+        open = 0;
+    }
+
+    private static void closeQuietly(@Nullable DirectoryStream<Path> ds) {
+        if (ds == null) {
+            return;
+        }
+        try {
+            ds.close();
+        } catch (IOException ignored) {
+            // a directory opened for reading only: closing it cannot lose anything
+        }
+    }
+
+    /** One directory's state; guarded by the enclosing instance. */
+    private static final class Held {
+        @Nullable
+        SecureDirectoryStream<Path> stream;
+
+        int leases;
+        boolean replaced;
+        /** False once it could not be opened (or was replaced): its files go by path. */
+        boolean openable = true;
     }
 
     /** {@code UnixSecureDirectoryStream.dfd}, where the JVM lets it be read and {@code /proc/self/fd} exists; else null. */
@@ -167,52 +290,39 @@ final class DirectoryIdentities implements AutoCloseable {
     }
 
     /**
-     * {@code dir}, checked against its recorded identity and held by a descriptor for the calls the JDK
-     * makes only by path (links, owners, modes and times): {@link Held#resolve} names an entry of it, and
-     * {@link Held#itself} the directory, as {@code /proc/self/fd/N/NAME}, which the kernel resolves
-     * through the descriptor whatever stands at {@code dir}'s path by then. Where that cannot be (no
-     * identity recorded, no {@code /proc}, the descriptor out of the JVM's reach, the directory not
-     * readable), after a {@link #check}, and the held paths are the plain ones. A directory held open
-     * for its files is used as it is; another is opened and closed with the returned {@link Held}.
+     * {@code dir} leased ({@link #lease}) for the calls the JDK makes only by path (links, owners,
+     * modes and times): {@link Lease#resolve} then names an entry of it, and {@link Lease#itself} the
+     * directory, as {@code /proc/self/fd/N/NAME}. Where the descriptor cannot be named so, after a
+     * {@link #check}, and the lease's paths are the plain ones.
      *
      * @throws DirectoryReplacedException when what stands at {@code dir} is not the directory the
      *     restore prepared
      */
-    Held hold(Path dir) throws IOException {
-        Object was = keys.get(dir);
-        if (was == null || DESCRIPTOR == null) {
-            check(dir);
-            return new Held(null, false);
-        }
-        Opened o = opened.get(dir);
-        boolean fresh = o == null;
-        if (fresh) {
-            o = Opened.tryOpen(dir, was);
-        }
-        if (o.replaced) {
-            throw new DirectoryReplacedException(dir);
-        }
-        Held held = new Held(o.stream, fresh);
-        if (held.viaDescriptor == null) {
+    Lease hold(Path dir) throws IOException {
+        Lease l = lease(dir);
+        if (l.viaDescriptor == null && l.stream() != null) {
             try {
                 check(dir);
             } catch (DirectoryReplacedException e) {
-                held.close();
+                l.close();
                 throw e;
             }
         }
-        return held;
+        return l;
     }
 
-    /** A directory {@link #hold} checked and holds by a descriptor (none: named by its path). */
-    static final class Held implements AutoCloseable {
+    /** A directory {@link #lease}d: held open by its descriptor until {@link #close}, or named by path. */
+    final class Lease implements AutoCloseable {
+        private final Path dir;
+        private final @Nullable Held held;
         private final @Nullable SecureDirectoryStream<Path> stream;
         private final @Nullable Path viaDescriptor;
-        private final boolean owned;
+        private boolean closed;
 
-        Held(@Nullable SecureDirectoryStream<Path> stream, boolean owned) {
-            this.stream = stream;
-            this.owned = owned;
+        private Lease(Path dir, @Nullable Held held) {
+            this.dir = dir;
+            this.held = held;
+            this.stream = held == null ? null : held.stream;
             Path via = null;
             if (stream != null && DESCRIPTOR != null) {
                 try {
@@ -224,106 +334,33 @@ final class DirectoryIdentities implements AutoCloseable {
             this.viaDescriptor = via;
         }
 
-        /** {@code entry} (a path in the held directory) as reached through its descriptor, or as it is. */
+        /** The directory's stream, to create, rename and remove its entries through; null: by path. */
+        @Nullable
+        SecureDirectoryStream<Path> stream() {
+            return stream;
+        }
+
+        /** {@code entry} (a path in the leased directory) as reached through its descriptor, or as it is. */
         Path resolve(Path entry) {
             return viaDescriptor == null ? entry : viaDescriptor.resolve(entry.getFileName());
         }
 
-        /** The held directory {@code dir} itself, through its descriptor, or {@code dir} as it is. */
-        Path itself(Path dir) {
+        /** The leased directory itself, through its descriptor, or by its path. */
+        Path itself() {
             return viaDescriptor == null ? dir : viaDescriptor.resolve(".");
         }
 
+        /** Gives the directory back: it stays open for later files while there is room. Idempotent. */
         @Override
         public void close() {
-            if (owned && stream != null) {
-                Opened.closeQuietly(stream);
-            }
-        }
-    }
-
-    /**
-     * The directories whose path leads elsewhere now (moved away, a link or another directory or a
-     * file in their place), whether held open or checked by path: files written into them are in them,
-     * wherever they are, and not where the backup has them. One {@code stat} for each directory.
-     */
-    java.util.Set<Path> movedAway() {
-        java.util.Set<Path> moved = new java.util.HashSet<>();
-        keys.forEach((dir, was) -> {
-            if (!was.equals(keyOf(dir))) {
-                moved.add(dir);
-            }
-        });
-        return moved;
-    }
-
-    /** Whether {@code dir} is still the directory the restore prepared (or none was recorded for it). */
-    boolean unchanged(Path dir) {
-        Object was = keys.get(dir);
-        return was == null || was.equals(keyOf(dir));
-    }
-
-    /** Closes the directories {@link #open} opened; call once no file is written through them any more. */
-    @Override
-    public void close() {
-        for (Opened o : opened.values()) {
-            if (o.stream != null) {
-                try {
-                    o.stream.close();
-                } catch (IOException ignored) {
-                    // a directory opened for reading only: closing it cannot lose anything
+            synchronized (DirectoryIdentities.this) {
+                if (closed || held == null) {
+                    closed = true;
+                    return;
                 }
+                closed = true;
             }
-        }
-        opened.clear();
-    }
-
-    /** What opening one directory gave: its stream, or that it was replaced, or neither (it could not be opened). */
-    private record Opened(@Nullable SecureDirectoryStream<Path> stream, boolean replaced) {
-        static Opened of(Path dir, Object was, AtomicInteger openCount, int maxOpen) {
-            if (openCount.incrementAndGet() > maxOpen) {
-                openCount.decrementAndGet();
-                return new Opened(null, false); // written by path, each file after a check
-            }
-            Opened o = tryOpen(dir, was);
-            if (o.stream == null) {
-                openCount.decrementAndGet();
-            }
-            return o;
-        }
-
-        static Opened tryOpen(Path dir, Object was) {
-            DirectoryStream<Path> ds;
-            try {
-                ds = Files.newDirectoryStream(dir);
-            } catch (IOException e) {
-                return new Opened(null, false); // written by path, each file after a check
-            }
-            if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
-                closeQuietly(ds);
-                return new Opened(null, false);
-            }
-            try {
-                Object key = sds.getFileAttributeView(BasicFileAttributeView.class)
-                        .readAttributes()
-                        .fileKey();
-                if (!was.equals(key)) {
-                    closeQuietly(sds);
-                    return new Opened(null, true);
-                }
-            } catch (IOException e) {
-                closeQuietly(sds);
-                return new Opened(null, false); // written by path, each file after a check
-            }
-            return new Opened(sds, false);
-        }
-
-        static void closeQuietly(DirectoryStream<Path> ds) {
-            try {
-                ds.close();
-            } catch (IOException ignored) {
-                // opened for reading only
-            }
+            release(dir, held);
         }
     }
 

@@ -96,8 +96,8 @@ final class RestoreFileWriter {
     }
 
     /**
-     * A file written and verified under its temporary name, its channel still open for the sync;
-     * {@code dir} is its directory opened by {@link DirectoryIdentities#open} (null: named by path).
+     * A file written and verified under its temporary name, its channel still open for the sync, and
+     * its directory leased ({@link DirectoryIdentities#lease}) until {@link #finish} or {@link #discard}.
      */
     record Written(
             Path tmp,
@@ -105,11 +105,17 @@ final class RestoreFileWriter {
             ManifestEntry entry,
             FileChannel channel,
             boolean degraded,
-            @Nullable SecureDirectoryStream<Path> dir) {
+            DirectoryIdentities.Lease lease) {
+        /** The directory held open, to rename and remove through; null: named by path. */
+        @Nullable
+        SecureDirectoryStream<Path> dir() {
+            return lease.stream();
+        }
+
         public void discard() {
-            try {
+            try (lease) {
                 channel.close();
-                deleteTemporary(dir, tmp);
+                deleteTemporary(dir(), tmp);
             } catch (IOException ignored) {
                 // the temporary name is unique; nothing else refers to it
             }
@@ -157,7 +163,7 @@ final class RestoreFileWriter {
                             "'" + e.path() + "' does not match the SHA-256 the manifest records (" + e.sha256()
                                     + "); it was not written");
                 }
-                return new Written(temporary.path(), dest, e, out, read.degraded(), temporary.dir);
+                return new Written(temporary.path(), dest, e, out, read.degraded(), temporary.lease());
             }
         });
     }
@@ -172,7 +178,7 @@ final class RestoreFileWriter {
             // Each chunk is checked against its ID before it is handed here, and written at its place.
             PackedRestore.check(
                     e, PackedRestore.write(packed, e, out, progress, cancellation::cancelled, Interrupted::new));
-            return new Written(temporary.path(), dest, e, out, false, temporary.dir);
+            return new Written(temporary.path(), dest, e, out, false, temporary.lease());
         });
     }
 
@@ -181,8 +187,8 @@ final class RestoreFileWriter {
         private final Path dest;
         private @Nullable Path path;
         private @Nullable FileChannel channel;
-        /** The destination's directory held open, once {@link #create} looked for it (null: by path). */
-        private @Nullable SecureDirectoryStream<Path> dir;
+        /** The destination's directory, leased by {@link #create}. */
+        private DirectoryIdentities.@Nullable Lease lease;
 
         Temporary(Path dest) {
             this.dest = dest;
@@ -194,8 +200,8 @@ final class RestoreFileWriter {
          * open, and opens it for writing.
          */
         FileChannel create() throws IOException {
-            SecureDirectoryStream<Path> in = directories.open(dest.getParent());
-            dir = in;
+            lease = directories.lease(dest.getParent());
+            SecureDirectoryStream<Path> in = lease.stream();
             channel = temporaries.create(dest, t -> {
                 FileChannel c = in == null
                         ? FileChannel.open(t, CREATE_NEW_FOR_WRITING)
@@ -211,13 +217,24 @@ final class RestoreFileWriter {
             return Objects.requireNonNull(path, "no temporary file was created");
         }
 
-        /** Closes and deletes the file, if it was created. */
+        /** The lease {@link #create} took on the directory; the {@link Written} made of this file holds it on. */
+        DirectoryIdentities.Lease lease() {
+            return Objects.requireNonNull(lease, "no temporary file was created");
+        }
+
+        /** Closes and deletes the file, if it was created, and gives its directory back. */
         void remove() throws IOException {
-            if (channel != null) {
-                channel.close();
-            }
-            if (path != null) {
-                deleteTemporary(dir, path);
+            try {
+                if (channel != null) {
+                    channel.close();
+                }
+                if (path != null) {
+                    deleteTemporary(lease == null ? null : lease.stream(), path);
+                }
+            } finally {
+                if (lease != null) {
+                    lease.close();
+                }
             }
         }
     }
@@ -244,6 +261,12 @@ final class RestoreFileWriter {
 
     /** Syncs a written file (unless the run syncs at its end), sets its modification time and renames it into place. */
     void finish(Written w) throws IOException {
+        try (DirectoryIdentities.Lease given = w.lease()) {
+            finishLeased(w);
+        }
+    }
+
+    private void finishLeased(Written w) throws IOException {
         boolean applied;
         try (FileChannel out = w.channel()) {
             if (cancellation.cancelled()) {
@@ -261,10 +284,13 @@ final class RestoreFileWriter {
         try {
             if (w.dir() != null) {
                 if (!applied) {
-                    // by path (the JVM keeps the descriptor from us), after a check as below
-                    directories.check(w.dest().getParent());
-                    Attributes.applyToOwnFile(
-                            w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
+                    // by path, the JVM keeping the file's descriptor from us: through the directory's where it
+                    // can be named, else after a check as below
+                    Path tmp = w.lease().resolve(w.tmp());
+                    if (tmp.equals(w.tmp())) {
+                        directories.check(w.dest().getParent());
+                    }
+                    Attributes.applyToOwnFile(tmp, w.entry().attrs(), w.entry().mtime(), ownership);
                 }
                 // renameat(2) within the directory held open: replaces what stands there, as rename(2) does
                 w.dir().move(w.tmp().getFileName(), w.dir(), w.dest().getFileName());

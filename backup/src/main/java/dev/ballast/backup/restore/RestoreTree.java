@@ -119,11 +119,11 @@ final class RestoreTree {
             // The JDK makes links only by path: each is made through its directory's descriptor (and a
             // hard link's first name through that one's), so a directory swapped for a link to another one
             // at any moment does not have it made there.
-            try (DirectoryIdentities.Held in = identities.hold(l.dest().getParent())) {
+            try (DirectoryIdentities.Lease in = identities.hold(l.dest().getParent())) {
                 Path dest = in.resolve(l.dest());
                 if (l.entry() instanceof ManifestTree.HardLink h) {
                     Path first = SafePaths.resolveInside(target, h.target());
-                    try (DirectoryIdentities.Held firstIn = identities.hold(first.getParent())) {
+                    try (DirectoryIdentities.Lease firstIn = identities.hold(first.getParent())) {
                         RestoreLinks.hardLink(firstIn.resolve(first), h.target(), dest);
                     }
                 } else {
@@ -163,9 +163,8 @@ final class RestoreTree {
                 continue;
             }
             // through its descriptor: never the owner, mode and mtime of a directory that stands in its place
-            try (DirectoryIdentities.Held self = identities.hold(d.dest())) {
-                Attributes.apply(
-                        self.itself(d.dest()), d.entry().attrs(), d.entry().mtime(), ownership);
+            try (DirectoryIdentities.Lease self = identities.hold(d.dest())) {
+                Attributes.apply(self.itself(), d.entry().attrs(), d.entry().mtime(), ownership);
             } catch (DirectoryIdentities.DirectoryReplacedException e) {
                 failed.add(new BackupRunner.Failure(
                         d.entry().path(),

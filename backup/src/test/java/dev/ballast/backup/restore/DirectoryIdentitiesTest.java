@@ -57,10 +57,12 @@ class DirectoryIdentitiesTest {
         Path c = Files.createDirectories(dir.resolve("c"));
         Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
         Path kept = Files.createDirectories(dir.resolve("kept"));
-        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c, kept))) {
-            SecureDirectoryStream<Path> held = prepared.open(c);
+        try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c, kept));
+                DirectoryIdentities.Lease lease = prepared.lease(c);
+                DirectoryIdentities.Lease other = prepared.lease(kept)) {
+            SecureDirectoryStream<Path> held = lease.stream();
             assertThat(held).isNotNull();
-            assertThat(prepared.open(kept)).isNotNull();
+            assertThat(other.stream()).isNotNull();
 
             Files.move(c, dir.resolve("c.moved"));
             Files.createSymbolicLink(c, elsewhere);
@@ -71,7 +73,9 @@ class DirectoryIdentitiesTest {
 
             assertThat(dir.resolve("c.moved/f")).hasContent("x");
             assertThat(elsewhere).isEmptyDirectory();
-            assertThat(prepared.open(c)).as("held, not opened again by path").isSameAs(held);
+            try (DirectoryIdentities.Lease again = prepared.lease(c)) {
+                assertThat(again.stream()).as("held, not opened again by path").isSameAs(held);
+            }
             assertThat(prepared.movedAway()).containsExactly(c);
         }
     }
@@ -85,9 +89,9 @@ class DirectoryIdentitiesTest {
             Files.move(c, dir.resolve("c.moved"));
             Files.createSymbolicLink(c, elsewhere);
 
-            assertThatThrownBy(() -> prepared.open(c))
+            assertThatThrownBy(() -> prepared.lease(c))
                     .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
-            assertThatThrownBy(() -> prepared.open(c))
+            assertThatThrownBy(() -> prepared.lease(c))
                     .as("and at every later call")
                     .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
         }
@@ -95,23 +99,33 @@ class DirectoryIdentitiesTest {
 
     @Test
     @EnabledOnOs(OS.LINUX)
-    void pastTheMostHeldOpenDirectoriesAreCheckedByPathInstead(@TempDir Path dir) throws Exception {
+    void pastTheMostHeldOpenTheOneIdleLongestIsClosedAndOpenedAgainWhenNeeded(@TempDir Path dir) throws Exception {
         List<Path> dirs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             dirs.add(Files.createDirectories(dir.resolve("d" + i)));
         }
-        try (DirectoryIdentities prepared = new DirectoryIdentities(dirs, 3)) {
-            for (int i = 0; i < 3; i++) {
-                assertThat(prepared.open(dirs.get(i))).isNotNull();
+        try (DirectoryIdentities prepared = new DirectoryIdentities(dirs, 2)) {
+            DirectoryIdentities.Lease d0 = prepared.lease(dirs.get(0));
+            DirectoryIdentities.Lease d1 = prepared.lease(dirs.get(1));
+            assertThat(d0.stream()).isNotNull();
+            assertThat(d1.stream()).isNotNull();
+            try (DirectoryIdentities.Lease busy = prepared.lease(dirs.get(2))) {
+                assertThat(busy.stream()).as("both held ones in use: by path").isNull();
             }
-            assertThat(prepared.open(dirs.get(3))).isNull();
+            SecureDirectoryStream<Path> first = d0.stream();
+            d0.close();
+            try (DirectoryIdentities.Lease d2 = prepared.lease(dirs.get(2))) {
+                assertThat(d2.stream()).as("d0, idle, closed for room").isNotNull();
+            }
+            assertThatThrownBy(() -> first.iterator()).as("d0's stream closed").isInstanceOf(RuntimeException.class);
 
-            Path last = dirs.get(4);
-            Files.move(last, dir.resolve("last.moved"));
-            Files.createDirectories(last);
-            assertThatThrownBy(() -> prepared.open(last))
+            // d0 swapped while it was closed: refused when opened again
+            Files.move(dirs.get(0), dir.resolve("d0.moved"));
+            Files.createDirectories(dirs.get(0));
+            d1.close();
+            assertThatThrownBy(() -> prepared.lease(dirs.get(0)))
                     .isInstanceOf(DirectoryIdentities.DirectoryReplacedException.class);
-            assertThat(prepared.movedAway()).as("held or not").containsExactly(last);
+            assertThat(prepared.movedAway()).containsExactly(dirs.get(0));
         }
     }
 
@@ -130,7 +144,9 @@ class DirectoryIdentitiesTest {
                     .as("not root, who reads every directory")
                     .isFalse();
 
-            assertThat(prepared.open(c)).isNull();
+            try (DirectoryIdentities.Lease lease = prepared.lease(c)) {
+                assertThat(lease.stream()).isNull();
+            }
         } finally {
             Files.setPosixFilePermissions(c, PosixFilePermissions.fromString("rwx------"));
         }
@@ -150,7 +166,7 @@ class DirectoryIdentitiesTest {
         Files.writeString(victim.resolve("sl"), "theirs too");
         Files.setPosixFilePermissions(victim, PosixFilePermissions.fromString("rwxr-xr-x"));
         try (DirectoryIdentities prepared = new DirectoryIdentities(List.of(c));
-                DirectoryIdentities.Held held = prepared.hold(c)) {
+                DirectoryIdentities.Lease held = prepared.hold(c)) {
             assumeThat(held.resolve(c.resolve("sl")))
                     .as("the descriptor within reach (java.base/sun.nio.fs opened)")
                     .isNotEqualTo(c.resolve("sl"));
@@ -163,7 +179,7 @@ class DirectoryIdentitiesTest {
                     held.resolve(c.resolve("sl")),
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             Files.createLink(held.resolve(c.resolve("second")), held.resolve(c.resolve("first")));
-            Files.setPosixFilePermissions(held.itself(c), PosixFilePermissions.fromString("rwx------"));
+            Files.setPosixFilePermissions(held.itself(), PosixFilePermissions.fromString("rwx------"));
         }
 
         Path moved = dir.resolve("c.moved");
