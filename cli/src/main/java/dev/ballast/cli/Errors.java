@@ -64,6 +64,16 @@ final class Errors {
             // a repair that found a pack's reads disagreeing: the store answers, what it sends changes on its way
             return new CliFailure(ExitCodes.UNAVAILABLE, "At " + at + ": " + e.getMessage(), e);
         }
+        if (e instanceof StorageUnavailableException && tooManyOpenFiles(e)) {
+            // EMFILE/ENFILE: neither the store's directory nor its disk is at fault (a tester's restore under
+            // ulimit -n 64 was told to check permissions and space)
+            return new CliFailure(
+                    ExitCodes.UNAVAILABLE,
+                    "Could not use " + at + ": " + rootMessage(e)
+                            + "; this process may open no more files: raise its limit (ulimit -n, LimitNOFILE= in a"
+                            + " systemd unit; 1024 or more), then run the command again.",
+                    e);
+        }
         if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
             return new CliFailure(
                     ExitCodes.UNAVAILABLE,
@@ -153,6 +163,17 @@ final class Errors {
     }
 
     /** Whether {@code t} says the store ran out of space ({@link Messages#outOfSpace}). */
+    /** Whether {@code t} or a cause says the process (EMFILE) or the system (ENFILE) may open no more files. */
+    static boolean tooManyOpenFiles(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && (m.contains("Too many open files"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static boolean outOfSpace(Throwable t) {
         return Messages.outOfSpace(t);
     }

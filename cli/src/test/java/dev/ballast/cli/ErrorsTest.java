@@ -30,4 +30,23 @@ class ErrorsTest {
         assertThat(Errors.serverReason(" The request signature we calculated does not match (Service: S3)"))
                 .isEqualTo("The request signature we calculated does not match (Service: S3)");
     }
+
+    @Test
+    void tooManyOpenFilesNamesTheLimitNotTheStoresPermissionsOrSpace() {
+        // A tester's restore under ulimit -n 64: "...: Too many open files; check that its directory and
+        // files can be read and written and that its disk has space".
+        dev.ballast.storage.StorageUnavailableException e = new dev.ballast.storage.StorageUnavailableException(
+                "index.db",
+                "Opening the index failed",
+                new java.nio.file.FileSystemException("/st/index.db", null, "Too many open files"),
+                false);
+
+        CliFailure f = Errors.toFailure(e, "the local store /st", null);
+
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(f.getMessage())
+                .contains("Too many open files")
+                .contains("raise its limit (ulimit -n")
+                .doesNotContain("disk has space");
+    }
 }
