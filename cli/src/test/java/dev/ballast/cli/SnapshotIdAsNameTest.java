@@ -62,6 +62,33 @@ class SnapshotIdAsNameTest extends InProcessCli {
         assertThat(err()).contains("pass one of 'docs', 'src'");
     }
 
+    /** A README-only restic user's 'restore latest:/a/b DIR' and 'restore src:a DIR'. */
+    @Test
+    void resticsSnapshotColonSubfolderSaysThePartGoesAfterTheTarget() throws Exception {
+        Path src = Files.createDirectories(home.resolve("src"));
+        Files.createDirectories(src.resolve("a/b"));
+        Files.writeString(src.resolve("a/b/f.txt"), "f");
+        assertThat(run(at("backup", src.toString()))).as(err()).isZero();
+
+        assertThat(run(at("restore", "latest:/a/b", home.resolve("r").toString())))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .contains("'latest:/a/b' looks like restic's SNAPSHOT:SUBFOLDER")
+                .contains("'ballast restore NAME TARGET-DIR a/b'");
+        assertThat(run(at("restore", "src:a", home.resolve("r").toString()))).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("'src:a' looks like restic's SNAPSHOT:SUBFOLDER");
+        assertThat(home.resolve("r")).doesNotExist();
+
+        // the way it says works
+        assertThat(run(at("restore", "src", home.resolve("r").toString(), "a/b")))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r/a/b/f.txt")).hasContent("f");
+        // a name with a colon that names no backup keeps the plain message
+        assertThat(run(at("restore", "no:such", home.resolve("r2").toString()))).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(err()).contains("There is no backup named 'no:such'");
+    }
+
     @Test
     void forgetOfASnapshotIdWithoutAPolicySaysTheIdGoesAfterTheName() {
         assertThat(run(at("forget", "38e15ad2"))).isEqualTo(ExitCodes.USAGE);

@@ -67,7 +67,31 @@ public final class Manifests {
     public static String checkExistingName(@Nullable String name) {
         String n =
                 name != null && name.length() > 1 && name.endsWith("/") ? name.substring(0, name.length() - 1) : name;
+        int colon = n == null ? -1 : n.indexOf(':');
+        if (colon > 0
+                && n.substring(colon).contains("/")
+                && !n.substring(0, colon).contains("/")) {
+            throw snapshotAndPath(n, colon);
+        }
         return checkName(n, Advice.EXISTING_NAME.text());
+    }
+
+    /**
+     * A restic user's {@code SNAPSHOT:SUBFOLDER} ({@code restic restore latest:/home/me/src/a --target x})
+     * given where a backup's name goes: "The backup name 'latest:/a/b' is not usable because it contains
+     * a slash" told them nothing of how to restore a part.
+     */
+    private static BackupException snapshotAndPath(String name, int colon) {
+        String part = name.substring(colon + 1);
+        while (part.startsWith("/")) {
+            part = part.substring(1);
+        }
+        return new BackupException(
+                BackupException.Kind.INVALID_INPUT,
+                "'" + name + "' looks like restic's SNAPSHOT:SUBFOLDER; here a backup is named by its name alone,"
+                        + " and a restore takes the part to restore after its target, relative to the backed-up"
+                        + " directory: 'ballast restore NAME TARGET-DIR " + (part.isEmpty() ? "PATH" : part) + "' ("
+                        + Advice.LIST_NAMES.text() + ").");
     }
 
     private static String checkName(@Nullable String name, String advice) {
@@ -141,6 +165,17 @@ public final class Manifests {
     public static BackupException noSuchBackup(ObjectStore store, String name, String where) {
         if (name.equalsIgnoreCase(LATEST)) {
             return latestAsName(store, where);
+        }
+        int colon = name.indexOf(':');
+        if (colon > 0) {
+            String before = name.substring(0, colon);
+            try {
+                if (before.equalsIgnoreCase(LATEST) || names(store).names().contains(before)) {
+                    return snapshotAndPath(name, colon); // restic's 'src:a', with a backup 'src'
+                }
+            } catch (RuntimeException e) {
+                // the plain message then: the lookup was only to help
+            }
         }
         if (!name.matches("[0-9a-fA-F]{" + MIN_PREFIX + ",64}")) {
             return noSuchBackup(name, where);
