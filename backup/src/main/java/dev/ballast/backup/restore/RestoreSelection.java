@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which part of a backup a restore writes: the {@code PATH} arguments (each a file, or a directory
@@ -201,6 +202,21 @@ public final class RestoreSelection {
                 Map.copyOf(writtenAs));
     }
 
+    /**
+     * {@code path} relative to the backed-up directory {@code source} when it is that directory's
+     * absolute path (its leading slash dropped, as paths are normalised) and something below it, as a
+     * restic user names a file; else null.
+     */
+    static @Nullable String underSource(String path, @Nullable String source) {
+        if (source == null) {
+            return null;
+        }
+        String base = normalise(source);
+        return path.startsWith(base + "/") && path.length() > base.length() + 1
+                ? path.substring(base.length() + 1)
+                : null;
+    }
+
     /** The path {@code p} is the printed form of, where it is one, else {@code p}. */
     private static String printedAs(String p) {
         String name = Names.fromPrintable(p);
@@ -235,13 +251,19 @@ public final class RestoreSelection {
             missing = unmatchedPaths(full);
         }
         if (!missing.isEmpty()) {
+            String relative = underSource(missing.get(0), full.source());
             throw new BackupException(
                     BackupException.Kind.NOT_FOUND,
                     "Backup '" + name + "' (manifest version "
                             + Manifests.label(chosen.version().versionId())
                             + ") has no file or directory '" + Messages.printable(missing.get(0))
                             + "'; nothing was restored. Name paths "
-                            + "as the backup holds them, relative to the backed-up directory (e.g. 'docs/report.pdf').");
+                            + "as the backup holds them, relative to the backed-up directory ("
+                            + (relative != null
+                                    ? "'" + Messages.printable(relative) + "' for this one, the backed-up directory"
+                                            + " being " + Messages.printable(full.source())
+                                    : "e.g. 'docs/report.pdf'")
+                            + ").");
         }
         Selected selected = select(full);
         Manifest m = selected.manifest();

@@ -72,4 +72,16 @@ class RestoreSelectionTest {
         assertThat(excluding(m, "dir/*", "!dir/keep.txt")).containsExactly("dir/keep.txt", "top.txt");
         assertThat(excluding(m, "*.txt", "!keep.txt")).containsExactly("dir/keep.txt");
     }
+
+    @Test
+    void anAbsolutePathUnderTheBackedUpDirectoryIsNamedRelativeToIt() {
+        // A README-only restic user's 'restore src DIR /tmp/work/src/a/f1.txt', a restic habit, found
+        // nothing: paths are relative to the backed-up directory /tmp/work/src.
+        assertThat(RestoreSelection.underSource("tmp/work/src/a/f1.txt", "/tmp/work/src"))
+                .isEqualTo("a/f1.txt");
+        assertThat(RestoreSelection.underSource("tmp/work/srcx/a", "/tmp/work/src"))
+                .isNull();
+        assertThat(RestoreSelection.underSource("a/f1.txt", "/tmp/work/src")).isNull();
+        assertThat(RestoreSelection.underSource("tmp/work/src/a", null)).isNull();
+    }
 }
