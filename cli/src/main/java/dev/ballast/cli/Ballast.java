@@ -342,11 +342,38 @@ public final class Ballast implements Callable<Integer> {
                     "there is no 'mount': 'ballast restore' writes a backup, or a part of it, to a" + " directory"));
 
     /** restic's global options a restic user types out of habit, with what does that here. */
-    static final Map<String, String> RESTIC_OPTIONS = Map.of(
-            "--target",
-            "the target directory is restore's second argument: 'ballast restore NAME TARGET-DIR'",
-            "--json",
-            "there is no JSON output; the exit code and one line per outcome are meant for scripts");
+    static final Map<String, String> RESTIC_OPTIONS = Map.ofEntries(
+            Map.entry(
+                    "--target", "the target directory is restore's second argument: 'ballast restore NAME TARGET-DIR'"),
+            Map.entry(
+                    "--json", "there is no JSON output; the exit code and one line per outcome are meant for scripts"),
+            Map.entry(
+                    "--tag",
+                    "there are no tags: a backup is named by --name (its directory's name by default), and each"
+                            + " name keeps its own snapshots"),
+            Map.entry(
+                    "--host",
+                    "snapshots are kept by backup name, not by host: back each machine up under a --name of its own"),
+            Map.entry(
+                    "--group-by",
+                    "forget applies its policy to the snapshots of one backup name: 'ballast forget NAME --keep-last N'"),
+            Map.entry(
+                    "--files-from",
+                    "a backup takes one directory; --exclude, .ballastignore files and --exclude-caches leave things"
+                            + " out of it"),
+            Map.entry(
+                    "--exclude-if-present",
+                    "there is no --exclude-if-present: --exclude-caches leaves out a folder holding a CACHEDIR.TAG, and"
+                            + " a .ballastignore file lists what to leave out of its folder"),
+            Map.entry("--iexclude", "there is no --iexclude: --exclude patterns match names with their case as given"),
+            Map.entry(
+                    "--verify",
+                    "a restore always checks each chunk against its ID and each file's size; 'ballast verify NAME'"
+                            + " checks a backup without restoring it"),
+            Map.entry(
+                    "--delete",
+                    "a restore never removes anything from its target: restore into an empty directory for an exact"
+                            + " copy"));
 
     /**
      * A command line that cannot be parsed: one sentence naming the input and what is accepted, the

@@ -498,6 +498,16 @@ class BallastTest {
         assertThat(run("restore", "n", "--target", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .contains("Error: Unknown option '--target': the target directory is restore's second argument");
+        // A README-only restic user's: '--tag nightly' named 'nightly' an option too, '--exclude-if-present'
+        // suggested --exclude, 'restore --verify' suggested --verbose.
+        assertThat(run("backup", "/tmp", "--tag", "nightly")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Unknown option '--tag': there are no tags").doesNotContain("'nightly'");
+        assertThat(run("backup", "/tmp", "--exclude-if-present", ".nobackup")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("--exclude-caches leaves out a folder holding a CACHEDIR.TAG");
+        assertThat(run("restore", "n", "/tmp/x", "--verify")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("a restore always checks each chunk").doesNotContain("--verbose");
+        assertThat(run("forget", "n", "--group-by", "host")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("the snapshots of one backup name");
         assertThat(run("ls", "src", "0c087ff4")).isEqualTo(ExitCodes.USAGE);
         assertThat(err())
                 .contains(
