@@ -538,6 +538,11 @@ public final class Ballast implements Callable<Integer> {
         setIfAbsent(LOG_PREFIX + "logFile", "System.err");
         setIfAbsent(LOG_PREFIX + "defaultLogLevel", "warn");
         setIfAbsent(LOG_PREFIX + "log.dev.ballast.http", "error");
+        // sqlite-jdbc logs each way it tries to load its native library that fails, with a stack trace, before it
+        // tries the next: a command that ended at once (another one writing to the store) while its start-up
+        // thread loaded the library printed "ERROR SQLiteJDBCLoader ... UnsatisfiedLinkError" and 20 lines of
+        // trace (CliNewStoreIT). A library that cannot be loaded at all fails the store's opening, which says so.
+        setIfAbsent(LOG_PREFIX + "log.org.sqlite", "off");
         setIfAbsent(LOG_PREFIX + "showThreadName", "false");
         setIfAbsent(LOG_PREFIX + "showShortLogName", "true");
     }
