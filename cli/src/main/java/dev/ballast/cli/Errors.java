@@ -64,22 +64,19 @@ final class Errors {
             // a repair that found a pack's reads disagreeing: the store answers, what it sends changes on its way
             return new CliFailure(ExitCodes.UNAVAILABLE, "At " + at + ": " + e.getMessage(), e);
         }
-        if (e instanceof StorageUnavailableException && tooManyOpenFiles(e)) {
+        boolean noMoreFiles = tooManyOpenFiles(e);
+        if (e instanceof StorageUnavailableException && (noMoreFiles || at.startsWith("the local store"))) {
             // EMFILE/ENFILE: neither the store's directory nor its disk is at fault (a tester's restore under
             // ulimit -n 64 was told to check permissions and space)
             return new CliFailure(
                     ExitCodes.UNAVAILABLE,
-                    "Could not use " + at + ": " + rootMessage(e)
-                            + "; this process may open no more files: raise its limit (ulimit -n, LimitNOFILE= in a"
-                            + " systemd unit; 1024 or more), then run the command again.",
-                    e);
-        }
-        if (e instanceof StorageUnavailableException && at.startsWith("the local store")) {
-            return new CliFailure(
-                    ExitCodes.UNAVAILABLE,
-                    "Could not use " + at + ": " + rootMessage(e)
-                            + "; check that its directory and files can be read and written and that its disk has space, then run"
-                            + " the command again.",
+                    "Could not use " + at + ": " + rootMessage(e) + "; "
+                            + (noMoreFiles
+                                    ? "this process may open no more files: raise its limit (ulimit -n, LimitNOFILE= in"
+                                            + " a systemd unit; 1024 or more)"
+                                    : "check that its directory and files can be read and written and that its disk"
+                                            + " has space")
+                            + ", then run the command again.",
                     e);
         }
         if (e instanceof StorageUnavailableException) {
@@ -167,7 +164,7 @@ final class Errors {
     static boolean tooManyOpenFiles(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             String m = c.getMessage();
-            if (m != null && (m.contains("Too many open files"))) {
+            if (m != null && m.contains("Too many open files")) {
                 return true;
             }
         }

@@ -66,11 +66,20 @@ public final class IntegrityException extends StorageException {
      * or repair or remove it), where the store's own index is what is damaged.
      */
     public static void rethrowIfInStoreIndex(Throwable t) {
+        IntegrityException ie = inStoreIndexCause(t);
+        if (ie != null) {
+            throw ie;
+        }
+    }
+
+    /** The {@link #inStoreIndex()} failure {@code t} is or was caused by, or null. */
+    public static @Nullable IntegrityException inStoreIndexCause(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof IntegrityException ie && ie.inStoreIndex) {
-                throw ie;
+                return ie;
             }
         }
+        return null;
     }
 
     /** The object key. */

@@ -408,16 +408,7 @@ public final class Manifests {
     public static boolean damaged(BackupException f) {
         // The store's own index damaged is not this version damaged: every version would read so, and
         // passing over them all ended in "back the source up again" where 'repair index' brings them back.
-        return f.kind() == BackupException.Kind.INTEGRITY && !inStoreIndex(f);
-    }
-
-    private static boolean inStoreIndex(Throwable f) {
-        for (Throwable c = f; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof IntegrityException ie && ie.inStoreIndex()) {
-                return true;
-            }
-        }
-        return false;
+        return f.kind() == BackupException.Kind.INTEGRITY && IntegrityException.inStoreIndexCause(f) == null;
     }
 
     /** Why a manifest version is unusable, for one line: the cause's message without the advice. */
