@@ -2,6 +2,7 @@ package dev.ballast.backup.restore;
 
 import dev.ballast.backup.snapshot.ManifestTree;
 import dev.ballast.backup.tree.Attributes;
+import dev.ballast.backup.tree.FileStat;
 import dev.ballast.backup.tree.Names;
 import dev.ballast.backup.tree.SafePaths;
 import java.io.IOException;
@@ -11,6 +12,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 
 /**
  * The file system steps of a restore beside writing files ({@link RestoreRunner}): hard and
@@ -40,6 +43,41 @@ public final class RestoreLinks {
             Files.delete(dest); // checked before anything was written: --overwrite was given
         }
         Files.createLink(dest, first);
+    }
+
+    /**
+     * Whether the regular file at {@code dest} has no name but {@code dest} and those of {@code links} that
+     * are hard links to it: its link count ({@code st_nlink}) is one more than the number of them that are.
+     * A file of the target that shares its inode with another name (a hard link to a file outside the
+     * target, as an {@code rsnapshot} or {@code cp -al} tree holds, or to a file the backup holds apart)
+     * is not: giving it the backup's owner, mode and mtime would give them to that other name too. Always
+     * true where the platform has no link counts.
+     *
+     * @param links where the backup's hard links to this file are restored
+     * @throws IOException if {@code dest} cannot be looked at
+     */
+    static boolean namedOnlyBy(Path dest, List<Path> links) throws IOException {
+        if (!FileStat.UNIX) {
+            return true;
+        }
+        int count = (Integer) Files.getAttribute(dest, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        if (count == 1) {
+            return true;
+        }
+        Object inode = Files.readAttributes(dest, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                .fileKey();
+        int named = 1;
+        for (Path l : links) {
+            try {
+                BasicFileAttributes a = Files.readAttributes(l, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (a.isRegularFile() && inode != null && inode.equals(a.fileKey())) {
+                    named++;
+                }
+            } catch (java.nio.file.NoSuchFileException absent) {
+                // not linked yet: the restore makes it
+            }
+        }
+        return count == named;
     }
 
     /** Creates the link under a temporary name, sets its owner and mtime, then renames it into place. */

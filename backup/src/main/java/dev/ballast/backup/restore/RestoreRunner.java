@@ -244,6 +244,10 @@ public final class RestoreRunner {
         // Nothing can stand at a path whose directory is not (yet) a directory: one look per directory,
         // not a failed lstat (and the JDK's exception for it) per file of a restore into a new folder.
         java.util.Map<Path, Boolean> directoryExists = new java.util.HashMap<>();
+        java.util.Map<String, List<Path>> linksTo = new java.util.HashMap<>();
+        for (ManifestTree.HardLink h : manifest.tree().hardLinks()) {
+            linksTo.computeIfAbsent(h.target(), k -> new ArrayList<>()).add(SafePaths.resolveInside(target, h.path()));
+        }
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
@@ -251,17 +255,23 @@ public final class RestoreRunner {
                     && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
                 occupied[i] = true;
                 boolean unreadable = false;
+                boolean shared = false;
                 try {
                     present[i] = Files.isRegularFile(dest, LinkOption.NOFOLLOW_LINKS)
                             && Files.size(dest) == e.size()
                             && Sha256.ofFile(dest, n -> {}).equals(e.sha256());
+                    // The backup's bytes, but under another name too (a hard link to a file outside the target, or
+                    // between files the backup holds apart): written anew and renamed over it, so that the other
+                    // name keeps its inode and attributes. Nothing is lost, so --overwrite is not needed.
+                    shared = present[i] && !RestoreLinks.namedOnlyBy(dest, linksTo.getOrDefault(e.path(), List.of()));
+                    present[i] &= !shared;
                 } catch (java.nio.file.AccessDeniedException denied) {
                     // A file of mode 000 or 0200 an earlier run of this user restored: not known to be the
                     // backup's, so in the way like a different one (--overwrite replaces it), not a failed run.
                     present[i] = false;
                     unreadable = true;
                 }
-                if (!present[i] && !overwrite) {
+                if (!present[i] && !shared && !overwrite) {
                     conflicts.add(
                             shown(e),
                             Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)
