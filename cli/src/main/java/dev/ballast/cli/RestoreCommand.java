@@ -12,6 +12,7 @@ import dev.ballast.backup.snapshot.DamagedVersions;
 import dev.ballast.backup.snapshot.Manifest;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.snapshot.SnapshotTime;
+import dev.ballast.backup.tree.Attributes;
 import dev.ballast.backup.tree.Glob;
 import dev.ballast.backup.tree.Names;
 import java.nio.file.Files;
@@ -287,6 +288,10 @@ final class RestoreCommand extends BallastCommand {
         if (packed != null) {
             PackedRepair.readNotes(packed, unnamedAtStart).forEach(ctx.err()::println);
         }
+        String inexact = inexactTimes(m);
+        if (inexact != null) {
+            ctx.err().println(inexact);
+        }
         // A backup of links alone restored them all and said "0 files restored": say what else was made.
         String totals = Summary.count(r.restored(), "file") + " restored" + (r.ok() ? links(m.tree()) : "")
                 + ", " + r.alreadyPresent() + " already present, "
@@ -361,6 +366,32 @@ final class RestoreCommand extends BallastCommand {
                 : r.unavailable() != null
                         ? ExitCodes.UNAVAILABLE
                         : r.damagedCopies() > 0 ? ExitCodes.INTEGRITY : ExitCodes.INCOMPLETE;
+    }
+
+    /**
+     * The note a restore prints when the backup holds modification times the JVM cannot set exactly (a
+     * fraction of a second before 1970, a time after 2262-04-11; {@link Attributes#settableExactly}), or
+     * null when it holds none: a fault tester found a file of 2400-01-01 restored as 2262-04-11 by a
+     * restore that said nothing of it.
+     */
+    static @Nullable String inexactTimes(Manifest m) {
+        long files = m.files().stream()
+                .filter(e -> !Attributes.settableExactly(e.mtime()))
+                .count();
+        long dirs = m.tree().directories().stream()
+                .filter(d -> !Attributes.settableExactly(d.mtime()))
+                .count();
+        if (files + dirs == 0) {
+            return null;
+        }
+        String directories = dirs + (dirs == 1 ? " directory" : " directories");
+        String what = files > 0 && dirs > 0
+                ? Summary.count(files, "file") + " and " + directories
+                : files > 0 ? Summary.count(files, "file") : directories;
+        return "Note: " + what + " of the backup " + (files + dirs == 1 ? "has" : "have")
+                + " a modification time the JVM cannot set exactly (a fraction of a second before 1970, or a"
+                + " time after 2262-04-11 23:47:16 UTC): each was given the nearest one it can set, the whole"
+                + " second before 1970 and 2262-04-11 23:47:16 UTC after that.";
     }
 
     /**

@@ -129,6 +129,18 @@ public final class Attributes {
      * 1970-01-01T00:00:00Z instead ({@code sun.nio.fs.UnixFileAttributeViews.Basic.setTimes}, JDK 17
      * to 25): a file of 1969-07-20T20:17:40.5Z came back 55 years younger. Later times are unchanged.
      */
+    /**
+     * Whether a restore sets {@code t} exactly as a modification time: not before 1970 with a fraction
+     * of a second ({@link #settable}), and not after 2262-04-11T23:47:16.854775807Z, the last time the
+     * JDK's {@code futimens} call can take (it passes nanoseconds since 1970 as a {@code long} and
+     * sets a later time as that one, {@code FileTime.to(TimeUnit.NANOSECONDS)} saturating).
+     */
+    public static boolean settableExactly(Instant t) {
+        return t.getEpochSecond() < 0 ? t.getNano() == 0 : !t.isAfter(LAST_NANOSECOND);
+    }
+
+    private static final Instant LAST_NANOSECOND = Instant.ofEpochSecond(0, Long.MAX_VALUE);
+
     static FileTime settable(Instant t) {
         return FileTime.from(t.getEpochSecond() < 0 ? Instant.ofEpochSecond(t.getEpochSecond()) : t);
     }

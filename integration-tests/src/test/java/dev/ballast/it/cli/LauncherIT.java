@@ -65,6 +65,27 @@ class LauncherIT {
                         + " later, or unset it to use the java on PATH.\n");
     }
 
+    @Test
+    void aLimitOfOpenFilesTooLowIsRefusedInOneSentence() throws Exception {
+        // Field case (a fault tester): under 'ulimit -n 50' a restore printed 32 to 84 lines of the JVM's own
+        // stack traces, exit 1; under 'ulimit -n 80' it reported 19,500 of 20,000 files "Too many open files".
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash",
+                        "-c",
+                        "ulimit -n 64 && exec \"$0\" --version",
+                        launcher().toString())
+                .redirectErrorStream(true);
+        pb.environment().remove("BALLAST_JAVA_OPTS");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(2);
+        assertThat(out)
+                .isEqualTo("ballast: the limit of open files is 64 (ulimit -n); Ballast needs at least 128: raise it"
+                        + " (for example 'ulimit -n 1024', or LimitNOFILE= in a systemd unit) and run the command"
+                        + " again.\n");
+    }
+
     private static Path launcher() {
         Path root = Path.of(System.getProperty("ballast.repository.root", ".."))
                 .toAbsolutePath()
