@@ -58,6 +58,18 @@ class RestoreSharedInodeTest {
         return new RestoreRunner(store, m, target, false, 4, new Cancellation(), x -> new ProgressCounter(0, 0)).run();
     }
 
+    /** A manifest of {@code file} and a hard link to it at {@code link}. */
+    static Manifest linked(ManifestEntry file, String link) {
+        return new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(file),
+                List.of(),
+                new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink(link, file.path()))));
+    }
+
     static int links(Path p) throws IOException {
         return (Integer) Files.getAttribute(p, "unix:nlink");
     }
@@ -71,14 +83,7 @@ class RestoreSharedInodeTest {
         Files.setLastModifiedTime(outside, FileTime.from(OUTSIDE_MTIME));
         Path target = Files.createDirectories(dir.resolve("t"));
         Files.createLink(target.resolve("f"), outside);
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
-                List.of(stored("f", "same", 0644)),
-                List.of(),
-                new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink("hard", "f"))));
+        Manifest m = linked(stored("f", "same", 0644), "hard");
 
         RestoreRunner.Result r = restore(m, target);
 
@@ -126,14 +131,7 @@ class RestoreSharedInodeTest {
         Path target = Files.createDirectories(dir.resolve("t"));
         Files.writeString(target.resolve("a"), "same");
         Files.createLink(target.resolve("b"), target.resolve("a"));
-        Manifest m = new Manifest(
-                1,
-                "n",
-                MTIME,
-                true,
-                List.of(stored("a", "same", 0640)),
-                List.of(),
-                new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink("b", "a"))));
+        Manifest m = linked(stored("a", "same", 0640), "b");
 
         RestoreRunner.Result r = restore(m, target);
 
