@@ -80,9 +80,16 @@ final class FileSystemSync implements RestoreSync {
     public void syncAll(Collection<Path> directories) throws IOException {
         Map<Object, Path> oneEach = new LinkedHashMap<>();
         for (Path dir : directories) {
-            Object device = device(dir);
+            // A directory that cannot be looked at (one of mode 0000 above it, for a user other than root) is
+            // on its parent's file system: the restore made it there.
+            Path seen = dir;
+            Object device = device(seen);
+            while (device == seen && seen.getParent() != null) {
+                seen = seen.getParent();
+                device = device(seen);
+            }
             if (!oneEach.containsKey(device)) {
-                oneEach.put(device, nameable(dir, device));
+                oneEach.put(device, nameable(seen, device));
             }
         }
         for (Path dir : oneEach.values()) {
@@ -110,7 +117,11 @@ final class FileSystemSync implements RestoreSync {
      */
     static Path nameable(Path dir, Object device, java.util.function.Predicate<Path> openable) {
         for (Path p = dir; p != null; p = p.getParent()) {
-            if (!device(p).equals(device)) {
+            Object on = device(p);
+            if (on == p) {
+                continue; // not to be looked at (a directory above it denies search, a mode-0000 one): nor named
+            }
+            if (!on.equals(device)) {
                 break;
             }
             if (passesUnchanged(p) && openable.test(p)) {

@@ -61,6 +61,8 @@ public final class RestoreDirectories {
     private final Map<Path, State> states = new HashMap<>();
     /** Directories found read-only for this user and opened for writing, with their permissions before. */
     private final Map<Path, Set<PosixFilePermission>> opened = new LinkedHashMap<>();
+    /** The directories of {@link #adopt}: put back by their path where {@link #prepare} did not examine them. */
+    private final Set<Path> adopted = new java.util.HashSet<>();
 
     /**
      * The identity (the JDK's file key: device and inode) of each usable directory, read without
@@ -226,7 +228,7 @@ public final class RestoreDirectories {
 
     /**
      * A directory this user owns but may not write to (mode 555, say, which an earlier restore of a
-     * backup gave it): given the owner's write and search bits for the run, as a directory the restore
+     * backup gave it): given the owner's read, write and search bits for the run, as a directory the restore
      * creates has them until the backup's mode is applied at its end; without them, as a user other
      * than root, no run could ever write into it. A directory this user does not own is left as it is
      * (writing into it fails and says why).
@@ -239,6 +241,7 @@ public final class RestoreDirectories {
             Set<PosixFilePermission> before = Files.getPosixFilePermissions(current, LinkOption.NOFOLLOW_LINKS);
             Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
             open.addAll(before);
+            open.add(PosixFilePermission.OWNER_READ); // its descriptor is opened to give it the backup's mode
             open.add(PosixFilePermission.OWNER_WRITE);
             open.add(PosixFilePermission.OWNER_EXECUTE);
             Files.setPosixFilePermissions(current, open);
@@ -249,15 +252,25 @@ public final class RestoreDirectories {
     }
 
     /**
+     * Takes over the directories a {@link ClosedDirectories} opened to look into them: {@link #closeOpened}
+     * gives them their permissions back as it does those opened here.
+     */
+    void adopt(Map<Path, Set<PosixFilePermission>> lookedInto) {
+        lookedInto.forEach(opened::putIfAbsent);
+        adopted.addAll(lookedInto.keySet());
+    }
+
+    /**
      * Gives the directories {@link #prepare} opened for writing their permissions back, except those in
      * {@code applied} (the backup's own mode was applied to them); best effort. Call once, at the end.
      */
     public void closeOpened(Set<Path> applied) {
         opened.forEach((dir, before) -> {
             State s = states.get(dir);
-            if (!applied.contains(dir) && s instanceof Usable u) {
+            Path real = s instanceof Usable u ? u.real() : s == null && adopted.contains(dir) ? dir : null;
+            if (!applied.contains(dir) && real != null) {
                 try {
-                    Files.setPosixFilePermissions(u.real(), before);
+                    Files.setPosixFilePermissions(real, before);
                 } catch (IOException | RuntimeException e) {
                     // left writable by its owner; nothing else changed
                 }

@@ -243,7 +243,7 @@ public final class RestoreRunner {
         occupied = new boolean[destinations.size()];
         // Nothing can stand at a path whose directory is not (yet) a directory: one look per directory,
         // not a failed lstat (and the JDK's exception for it) per file of a restore into a new folder.
-        java.util.Map<Path, Boolean> directoryExists = new java.util.HashMap<>();
+        ClosedDirectories looked = new ClosedDirectories(target);
         java.util.Map<String, List<Path>> linksTo = new java.util.HashMap<>();
         for (ManifestTree.HardLink h : manifest.tree().hardLinks()) {
             linksTo.computeIfAbsent(h.target(), k -> new ArrayList<>()).add(SafePaths.resolveInside(target, h.path()));
@@ -251,8 +251,7 @@ public final class RestoreRunner {
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
             ManifestEntry e = manifest.files().get(i);
-            if (directoryExists.computeIfAbsent(dest.getParent(), d -> Files.isDirectory(d))
-                    && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
+            if (looked.lookable(dest.getParent()) && Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
                 occupied[i] = true;
                 boolean unreadable = false;
                 boolean shared = false;
@@ -285,7 +284,10 @@ public final class RestoreRunner {
             }
         }
         RestoreTree tree = RestoreTree.plan(manifest.tree(), target, overwrite, conflicts);
+        // and the backup's directories with no file of their own: their descriptors give them their mode
+        tree.directories().forEach(d -> looked.lookable(d.dest()));
         if (!conflicts.isEmpty()) {
+            looked.putBack(); // refused: nothing changed
             throw conflicts.refusal(target);
         }
         Path existingAbove = RestoreDirectories.nearestExisting(target);
@@ -295,6 +297,7 @@ public final class RestoreRunner {
                 ? RestoreFailures.READ_ONLY
                 : RestoreFailures.refusedWrites(target, temporaries);
         if (refused != null) {
+            looked.putBack();
             unwritable.set(refused);
             manifest.files().forEach(f -> failed.add(new BackupRunner.Failure(shown(f), TARGET_UNWRITABLE)));
             return result(start, 0);
@@ -315,6 +318,7 @@ public final class RestoreRunner {
                 PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest), transfers);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
         RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
+        prepared.adopt(looked.opened());
         try {
             for (Path dir : directories) {
                 prepared.prepare(dir);
@@ -379,10 +383,17 @@ public final class RestoreRunner {
                     applyQuietly(manifest.files().get(i), destinations.get(i));
                 }
             }
-            if (!cancellation.cancelled() && unwritable.get() == null) {
-                tree.restore(target, prepared, ownership, temporaries, cancellation, failed, held);
+            boolean treeToo = !cancellation.cancelled() && unwritable.get() == null;
+            if (treeToo) {
+                tree.restoreLinks(target, prepared, ownership, temporaries, cancellation, failed, held);
             }
+            // Looked at by path before the directories get their modes: a directory of mode 0000 above
+            // another kept a restore by a user other than root from looking at the one below, which it
+            // then reported moved away.
             moved = held.movedAway();
+            if (treeToo) {
+                tree.applyDirectories(prepared, ownership, cancellation, failed, held);
+            }
             already -= reportMovedAway(moved, destinations, present, tree);
         } finally {
             held.close();

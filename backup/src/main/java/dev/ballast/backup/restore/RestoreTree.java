@@ -92,11 +92,10 @@ final class RestoreTree {
 
     /**
      * After the files: hard links, then symbolic links (created last, so no write of this restore
-     * can pass through one), then each directory's owner, mode and mtime, deepest first (so a
-     * read-only directory is made read-only only once everything is in it, and creating entries in a
-     * directory does not move its restored mtime). What fails is added to {@code failed}.
+     * can pass through one). What fails is added to {@code failed}. The directories' attributes come
+     * after, in {@link #applyDirectories}.
      */
-    void restore(
+    void restoreLinks(
             Path target,
             RestoreDirectories prepared,
             boolean ownership,
@@ -135,6 +134,19 @@ final class RestoreTree {
                 failed.add(RestoreFailures.attributesNotRestored(path, e));
             }
         }
+    }
+
+    /**
+     * After {@link #restoreLinks}: each directory's owner, mode and mtime, deepest first (so a read-only
+     * directory is made read-only only once everything is in it, and creating entries in a directory does
+     * not move its restored mtime). What fails is added to {@code failed}.
+     */
+    void applyDirectories(
+            RestoreDirectories prepared,
+            boolean ownership,
+            Cancellation cancellation,
+            List<BackupRunner.Failure> failed,
+            DirectoryIdentities identities) {
         List<Placed<ManifestTree.Directory>> dirs = new ArrayList<>(directories);
         dirs.sort(Comparator.comparing(
                         (Placed<ManifestTree.Directory> d) -> d.entry().path())
