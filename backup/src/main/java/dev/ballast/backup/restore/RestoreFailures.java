@@ -111,8 +111,9 @@ final class RestoreFailures {
 
     /**
      * What a file operation's failure was, naming its file unless that is a temporary name of a
-     * restore (a link is made under one, then renamed into place): a message names the user's path,
-     * which the failure carries, never a name the user never saw.
+     * restore (a link is made under one, then renamed into place) or a directory's descriptor named as a
+     * path ({@code /proc/self/fd/N/NAME}): a message names the user's path, which the failure carries,
+     * never a name the user never saw.
      */
     static String withoutTemporaryName(Throwable ex) {
         String named = namingTheUsersFile(ex, null);
@@ -148,9 +149,16 @@ final class RestoreFailures {
         return null;
     }
 
+    private static final String DESCRIPTOR_PATHS = "/proc/self/fd/";
+
     private static boolean temporary(@Nullable String file) {
         if (file == null) {
             return false;
+        }
+        if (file.startsWith(DESCRIPTOR_PATHS)) {
+            // a directory's descriptor named as a path (links and directory attributes go through one): a
+            // tester saw "(/proc/self/fd/62/.: Operation not permitted)" where only the reason says anything
+            return true;
         }
         int slash = file.lastIndexOf('/');
         return file.startsWith(RestoreTemporaries.PREFIX, slash + 1);
