@@ -9,7 +9,9 @@ import dev.ballast.backup.run.RunMarker;
 import dev.ballast.backup.snapshot.Manifests;
 import dev.ballast.backup.tree.BackupFilter;
 import dev.ballast.backup.tree.Glob;
+import dev.ballast.backup.tree.Names;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -185,7 +187,7 @@ final class BackupCommand extends BallastCommand {
                         .println(runner.excluded() + " files and directories excluded (--exclude, --exclude-file, "
                                 + BackupFilter.IGNORE_FILE + ", --exclude-caches).");
             }
-            return report(backupName, r, session);
+            return report(backupName, source, r, session);
         }
     }
 
@@ -226,7 +228,23 @@ final class BackupCommand extends BallastCommand {
         return globs;
     }
 
-    private int report(String backupName, BackupRunner.Result r, StoreSession session) {
+    /**
+     * What a backup did not store, its directories apart: "2 files", "1 file and 1 directory" (a tester
+     * read "2 file(s) not stored (first: closed, secret)" where {@code closed} was a directory it could
+     * not read).
+     */
+    static String notStoredCount(List<BackupRunner.Failure> failed, Path source) {
+        long dirs = failed.stream()
+                .filter(f -> Files.isDirectory(Names.resolve(source, f.path()), LinkOption.NOFOLLOW_LINKS))
+                .count();
+        long files = failed.size() - dirs;
+        String directories = dirs + (dirs == 1 ? " directory" : " directories");
+        return dirs == 0
+                ? Summary.count(files, "file")
+                : files == 0 ? directories : Summary.count(files, "file") + " and " + directories;
+    }
+
+    private int report(String backupName, Path source, BackupRunner.Result r, StoreSession session) {
         for (String s : r.skipped()) {
             ctx.err().println("Skipped: " + Errors.printable(s));
         }
@@ -262,12 +280,15 @@ final class BackupCommand extends BallastCommand {
                 && r.manifestVersionId() != null
                 && r.notAttempted().isEmpty()) {
             // Every file was attempted: the run is a snapshot; what it could not store is listed above.
+            String notStored = notStoredCount(r.failed(), source);
             ctx.out()
                     .println("Backup '" + backupName + "' complete except "
-                            + r.failed().size() + " file(s) not stored: " + totals + " Snapshot "
+                            + notStored + " not stored: " + totals + " Snapshot "
                             + Manifests.label(r.manifestVersionId()) + " saved." + repaired(r));
             ctx.err()
-                    .println(r.failed().size() + " file(s) of '" + backupName + "' were not stored (first: "
+                    .println(notStored + " of '" + backupName + "' "
+                            + (r.failed().size() == 1 ? "was" : "were")
+                            + " not stored (first: "
                             + String.join(
                                     ", ",
                                     r.failed().stream()

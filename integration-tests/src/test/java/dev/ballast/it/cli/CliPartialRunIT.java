@@ -103,7 +103,7 @@ class CliPartialRunIT extends CliOnBothStores {
                 .contains("keeps its previous version, marked stale")
                 .doesNotContainIgnoringCase("interrupted")
                 .doesNotContain("\tat ");
-        assertThat(second.out()).contains("1 file stored").contains("complete except 1 file(s) not stored");
+        assertThat(second.out()).contains("1 file stored").contains("complete except 1 file not stored");
 
         Run list = ballast(store, "list");
         assertThat(list.out()).contains("1 stale");
