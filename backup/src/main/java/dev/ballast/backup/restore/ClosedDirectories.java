@@ -26,6 +26,9 @@ import java.util.Set;
  * opened ones their permissions back when the restore stops before it writes (a refusal), and
  * {@link RestoreDirectories#adopt} takes them over otherwise.
  *
+ * <p>The target itself is opened the same way when this user owns it but may not write to it (mode 0500,
+ * say), as a directory below it is when the restore writes into it: its mode is put back at the end.
+ *
  * <p>A directory this user cannot open (another user's) is left as it is: nothing is known to stand in
  * it, and a write into it fails and says why. Not thread-safe; one instance per restore.
  */
@@ -64,7 +67,10 @@ final class ClosedDirectories {
         } catch (IOException | RuntimeException e) {
             return false;
         }
-        if (!FileStat.UNIX || (Files.isExecutable(dir) && Files.isReadable(dir))) {
+        if (!FileStat.UNIX
+                || (Files.isExecutable(dir)
+                        && Files.isReadable(dir)
+                        && (!dir.equals(target) || Files.isWritable(dir)))) {
             return true;
         }
         try {

@@ -265,9 +265,15 @@ public final class RestoreDirectories {
      * {@code applied} (the backup's own mode was applied to them); best effort. Call once, at the end.
      */
     public void closeOpened(Set<Path> applied) {
-        opened.forEach((dir, before) -> {
+        // Deepest first: a directory put back to mode 0000 first would keep those below it from being reached.
+        List<Path> deepestFirst = new ArrayList<>(opened.keySet());
+        deepestFirst.sort(java.util.Comparator.comparingInt(Path::getNameCount).reversed());
+        for (Path dir : deepestFirst) {
+            Set<PosixFilePermission> before = opened.get(dir);
             State s = states.get(dir);
-            Path real = s instanceof Usable u ? u.real() : s == null && adopted.contains(dir) ? dir : null;
+            // An adopted directory was a real directory when it was opened, whatever prepare found for it since
+            // (an interrupted run marks what it did not examine failed): put back by its path.
+            Path real = s instanceof Usable u ? u.real() : adopted.contains(dir) ? dir : null;
             if (!applied.contains(dir) && real != null) {
                 try {
                     Files.setPosixFilePermissions(real, before);
@@ -275,7 +281,7 @@ public final class RestoreDirectories {
                     // left writable by its owner; nothing else changed
                 }
             }
-        });
+        }
         opened.clear();
     }
 

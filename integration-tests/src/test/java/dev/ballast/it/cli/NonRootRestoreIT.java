@@ -75,6 +75,33 @@ class NonRootRestoreIT {
     }
 
     @Test
+    void aTargetOfMode0500ThisUserOwnsIsRestoredIntoAndKeepsItsMode() throws Exception {
+        // A tester's finding: a target of mode 0500 or 0555 was refused ("nothing can be created in it"), where
+        // one of mode 0000 was restored into.
+        String uid = idOf("-u");
+        String gid = idOf("-g");
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs the restore as nobody, from root");
+        assumeTrue(uid != null && gid != null, "no nobody user");
+        assumeTrue(new ProcessBuilder("setpriv", "--version").start().waitFor() == 0, "no setpriv");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.createDirectories(dir.resolve("src/sub"));
+        Files.writeString(dir.resolve("src/sub/f"), "f\n");
+        Files.createDirectories(dir.resolve("home"));
+        assertThat(run(false, uid, gid, "backup", dir.resolve("src").toString(), "-q")
+                        .code())
+                .isZero();
+        Path t = Files.createDirectories(dir.resolve("t"));
+        chown(uid, gid, dir.resolve("store"), dir.resolve("home"), t);
+        Files.setPosixFilePermissions(t, PosixFilePermissions.fromString("r-x------"));
+
+        Result r = run(true, uid, gid, "restore", "src", t.toString(), "-q");
+
+        assertThat(r.code()).as(r.output()).isZero();
+        assertThat(t.resolve("sub/f")).hasContent("f");
+        assertThat(mode(t)).isEqualTo("r-x------");
+    }
+
+    @Test
     void aChangedFileInADirectoryOfMode0000IsInTheWayAndAnIdenticalRerunPutsTheModeBack() throws Exception {
         String uid = idOf("-u");
         String gid = idOf("-g");
