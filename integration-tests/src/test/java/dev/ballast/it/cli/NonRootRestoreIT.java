@@ -70,6 +70,20 @@ class NonRootRestoreIT {
         assertThat(new ProcessBuilder(command).inheritIO().start().waitFor()).isZero();
     }
 
+    /**
+     * {@code nobody}'s user and group IDs, after the assumptions the tests make (run as root, with {@code setpriv}
+     * and a {@code nobody} user), with the test's directory opened to everyone for that user.
+     */
+    private String[] nobody() throws IOException, InterruptedException {
+        String uid = idOf("-u");
+        String gid = idOf("-g");
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs the restores as nobody, from root");
+        assumeTrue(uid != null && gid != null, "no nobody user");
+        assumeTrue(new ProcessBuilder("setpriv", "--version").start().waitFor() == 0, "no setpriv");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return new String[] {uid, gid};
+    }
+
     private static String mode(Path p) throws IOException {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
     }
@@ -78,12 +92,9 @@ class NonRootRestoreIT {
     void aTargetOfMode0500ThisUserOwnsIsRestoredIntoAndKeepsItsMode() throws Exception {
         // A tester's finding: a target of mode 0500 or 0555 was refused ("nothing can be created in it"), where
         // one of mode 0000 was restored into.
-        String uid = idOf("-u");
-        String gid = idOf("-g");
-        assumeTrue("root".equals(System.getProperty("user.name")), "runs the restore as nobody, from root");
-        assumeTrue(uid != null && gid != null, "no nobody user");
-        assumeTrue(new ProcessBuilder("setpriv", "--version").start().waitFor() == 0, "no setpriv");
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String[] nobody = nobody();
+        String uid = nobody[0];
+        String gid = nobody[1];
         Files.createDirectories(dir.resolve("src/sub"));
         Files.writeString(dir.resolve("src/sub/f"), "f\n");
         Files.createDirectories(dir.resolve("home"));
@@ -103,12 +114,9 @@ class NonRootRestoreIT {
 
     @Test
     void aChangedFileInADirectoryOfMode0000IsInTheWayAndAnIdenticalRerunPutsTheModeBack() throws Exception {
-        String uid = idOf("-u");
-        String gid = idOf("-g");
-        assumeTrue("root".equals(System.getProperty("user.name")), "runs the restores as nobody, from root");
-        assumeTrue(uid != null && gid != null, "no nobody user");
-        assumeTrue(new ProcessBuilder("setpriv", "--version").start().waitFor() == 0, "no setpriv");
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String[] nobody = nobody();
+        String uid = nobody[0];
+        String gid = nobody[1];
         Path inner = Files.createDirectories(dir.resolve("src/z/y"));
         Files.writeString(inner.resolve("f"), "orig\n");
         Files.setPosixFilePermissions(inner, PosixFilePermissions.fromString("---------"));
