@@ -70,6 +70,10 @@ class RestoreSharedInodeTest {
                 new ManifestTree(List.of(), List.of(), List.of(new ManifestTree.HardLink(link, file.path()))));
     }
 
+    static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
     static int links(Path p) throws IOException {
         return (Integer) Files.getAttribute(p, "unix:nlink");
     }
@@ -90,8 +94,7 @@ class RestoreSharedInodeTest {
         assertThat(r.ok()).isTrue();
         assertThat(r.restored()).isEqualTo(1);
         assertThat(r.alreadyPresent()).isZero();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(outside)))
-                .isEqualTo("rw-------");
+        assertThat(mode(outside)).isEqualTo("rw-------");
         assertThat(Files.getLastModifiedTime(outside).toInstant()).isEqualTo(OUTSIDE_MTIME);
         assertThat(links(outside)).isEqualTo(1);
         assertThat(Files.isSameFile(target.resolve("f"), outside)).isFalse();
@@ -99,8 +102,7 @@ class RestoreSharedInodeTest {
                 .isTrue();
         assertThat(links(target.resolve("f"))).isEqualTo(2);
         assertThat(target.resolve("f")).hasContent("same");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("f"))))
-                .isEqualTo("rw-r--r--");
+        assertThat(mode(target.resolve("f"))).isEqualTo("rw-r--r--");
     }
 
     @Test
@@ -116,10 +118,8 @@ class RestoreSharedInodeTest {
         RestoreRunner.Result r = restore(m, target);
 
         assertThat(r.ok()).isTrue();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("key"))))
-                .isEqualTo("rw-------");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("pub"))))
-                .isEqualTo("rw-r--r--");
+        assertThat(mode(target.resolve("key"))).isEqualTo("rw-------");
+        assertThat(mode(target.resolve("pub"))).isEqualTo("rw-r--r--");
         assertThat(Files.isSameFile(target.resolve("key"), target.resolve("pub")))
                 .isFalse();
         assertThat(links(target.resolve("key"))).isEqualTo(1);
@@ -139,7 +139,6 @@ class RestoreSharedInodeTest {
         assertThat(r.alreadyPresent()).isEqualTo(1);
         assertThat(r.restored()).isZero();
         assertThat(Files.isSameFile(target.resolve("a"), target.resolve("b"))).isTrue();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target.resolve("b"))))
-                .isEqualTo("rw-r-----");
+        assertThat(mode(target.resolve("b"))).isEqualTo("rw-r-----");
     }
 }
