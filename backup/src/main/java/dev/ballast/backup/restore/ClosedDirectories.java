@@ -4,11 +4,9 @@ import dev.ballast.backup.tree.FileStat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -62,10 +60,8 @@ final class ClosedDirectories {
             if (!a.isDirectory()) {
                 return false; // nothing stands under a file; a link is looked through where the restore makes it
             }
-        } catch (NoSuchFileException absent) {
-            return false;
         } catch (IOException | RuntimeException e) {
-            return false;
+            return false; // absent, or not to be looked at
         }
         if (!FileStat.UNIX
                 || (Files.isExecutable(dir)
@@ -74,14 +70,7 @@ final class ClosedDirectories {
             return true;
         }
         try {
-            Set<PosixFilePermission> before = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-            Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
-            open.addAll(before);
-            open.add(PosixFilePermission.OWNER_READ);
-            open.add(PosixFilePermission.OWNER_WRITE);
-            open.add(PosixFilePermission.OWNER_EXECUTE);
-            Files.setPosixFilePermissions(dir, open);
-            opened.put(dir, before);
+            opened.put(dir, RestoreDirectories.openToOwner(dir));
             return true;
         } catch (IOException | RuntimeException e) {
             return false; // another user's

@@ -238,17 +238,27 @@ public final class RestoreDirectories {
             return;
         }
         try {
-            Set<PosixFilePermission> before = Files.getPosixFilePermissions(current, LinkOption.NOFOLLOW_LINKS);
-            Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
-            open.addAll(before);
-            open.add(PosixFilePermission.OWNER_READ); // its descriptor is opened to give it the backup's mode
-            open.add(PosixFilePermission.OWNER_WRITE);
-            open.add(PosixFilePermission.OWNER_EXECUTE);
-            Files.setPosixFilePermissions(current, open);
-            opened.put(dir, before);
+            opened.put(dir, openToOwner(current));
         } catch (IOException | RuntimeException e) {
             // not this user's: the writes into it report the failure
         }
+    }
+
+    /**
+     * Gives the directory {@code dir} its owner's read, write and search bits (read too: its descriptor is
+     * opened to give it the backup's mode at the end) and returns its permissions before.
+     *
+     * @throws IOException if they cannot be changed (a directory of another user's)
+     */
+    static Set<PosixFilePermission> openToOwner(Path dir) throws IOException {
+        Set<PosixFilePermission> before = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
+        Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
+        open.addAll(before);
+        open.add(PosixFilePermission.OWNER_READ);
+        open.add(PosixFilePermission.OWNER_WRITE);
+        open.add(PosixFilePermission.OWNER_EXECUTE);
+        Files.setPosixFilePermissions(dir, open);
+        return before;
     }
 
     /**
