@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.keys.KeyDerivationAhead;
+import dev.ballast.backup.keys.KeyFileReads;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.MasterKey;
 import dev.ballast.backup.keys.Passwords;
@@ -339,6 +340,9 @@ final class StoreSession implements AutoCloseable {
             repository = o.unlocked; // a second session of the same command (reader, then writer)
             return;
         }
+        // A store known for a repository here (its key's salt remembered): the key files are listed and read
+        // while its config is, instead of after it.
+        KeyFileReads reads = ahead.ahead() != null ? KeyFileReads.start(objects) : null;
         boolean encrypted = Errors.translate(where, null, this::isRepository);
         if (!encrypted) {
             KdfParameters.releasePrepared(); // no key to derive: the heap gets the 64 MiB allocated ahead back
@@ -353,7 +357,9 @@ final class StoreSession implements AutoCloseable {
         byte[] config = sealedConfig;
         try {
             repository = deriving(() -> Errors.translate(
-                    where, null, () -> keyFiles(passwordSources(o, ctx)).open(objects, password, config, ahead)));
+                    where,
+                    null,
+                    () -> keyFiles(passwordSources(o, ctx)).open(objects, password, config, ahead, reads)));
             o.unlocked = repository;
         } finally {
             java.util.Arrays.fill(password, '\0');

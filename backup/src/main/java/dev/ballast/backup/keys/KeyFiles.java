@@ -438,9 +438,23 @@ public final class KeyFiles {
      */
     public UnlockedRepository open(
             ObjectStore store, char[] password, byte @Nullable [] sealedConfig, KeyDerivationAhead ahead) {
+        return open(store, password, sealedConfig, ahead, null);
+    }
+
+    /**
+     * As {@link #open(ObjectStore, char[], byte[], KeyDerivationAhead)}, taking the listing of the key files
+     * and their bytes from {@code reads}, started ahead on {@code store} ({@link KeyFileReads#start}); null:
+     * read here.
+     */
+    public UnlockedRepository open(
+            ObjectStore store,
+            char[] password,
+            byte @Nullable [] sealedConfig,
+            KeyDerivationAhead ahead,
+            @Nullable KeyFileReads reads) {
         Objects.requireNonNull(password, "password");
         Objects.requireNonNull(ahead, "ahead");
-        List<String> keyNames = store.list(KEYS_PREFIX);
+        List<String> keyNames = reads != null ? reads.names() : store.list(KEYS_PREFIX);
         if (keyNames.isEmpty()) {
             throw noKey(store);
         }
@@ -451,7 +465,7 @@ public final class KeyFiles {
             for (String name : keyNames) {
                 KeyFile file;
                 try {
-                    file = read(store, name);
+                    file = parse(store, name, reads != null ? reads.bytes(name) : KeyFileReads.read(store, name));
                 } catch (BackupException e) {
                     damaged.add(e.getMessage());
                     continue;
@@ -690,10 +704,11 @@ public final class KeyFiles {
 
     /** The key file {@code name}, checked against its name. */
     private KeyFile read(ObjectStore store, String name) {
-        byte[] json;
-        try (ObjectRead read = store.get(name, LIVE)) {
-            json = read.readAllBytes();
-        }
+        return parse(store, name, KeyFileReads.read(store, name));
+    }
+
+    /** The key file {@code name} of {@code store} from its stored bytes {@code json}, checked against its name. */
+    private KeyFile parse(ObjectStore store, String name, byte[] json) {
         if (!name.equals(KeyFile.objectKey(json))) {
             throw new BackupException(
                     Kind.INTEGRITY,
