@@ -1,7 +1,6 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.content.PendingContent;
-import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.run.BackupRunner;
 import dev.ballast.backup.run.NameClash;
@@ -124,9 +123,9 @@ final class BackupCommand extends BallastCommand {
                             + "name; pass --name NAME.");
         }
         Manifests.checkName(backupName);
+        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
         BackupRunner.Settings settings = new BackupRunner.Settings(
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches, oneFileSystem);
-        new Transfers(settings.transfers(), 1).close(); // refuses a bad --transfers before the store is opened
         try (StoreSession session = NewStore.openForBackup(common, ctx, insecureNoEncryption);
                 Repository repo = Repository.of(session)) {
             if (name == null) {

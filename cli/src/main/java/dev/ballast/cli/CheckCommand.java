@@ -1,7 +1,6 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.CheckResult;
-import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.snapshot.Manifests;
@@ -65,7 +64,7 @@ final class CheckCommand extends BallastCommand {
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
         }
-        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
         if (subset != null) {
             // reading packs opens file content in bulk: its ciphers compile while the key is derived
             CipherWarmUp.start();

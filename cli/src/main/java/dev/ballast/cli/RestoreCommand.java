@@ -2,7 +2,6 @@ package dev.ballast.cli;
 
 import dev.ballast.backup.Futures;
 import dev.ballast.backup.content.PackedContent;
-import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.restore.RestoreRunner;
 import dev.ballast.backup.restore.RestoreSelection;
@@ -189,7 +188,7 @@ final class RestoreCommand extends BallastCommand {
                     "'" + target + "' cannot be created because '" + existing
                             + "' is not a directory; pass a directory to restore into.");
         }
-        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
         CipherWarmUp.start(); // a restore opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.of(session);

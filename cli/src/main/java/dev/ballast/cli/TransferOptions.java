@@ -13,4 +13,23 @@ final class TransferOptions {
             description =
                     "Files read and written at once (default: ${DEFAULT-VALUE}; 1 to " + Transfers.MAX_THREADS + ").")
     int transfers;
+
+    /**
+     * Refuses a {@code --transfers} out of range (before the store is opened), then lowers it to what the
+     * limit of open files leaves room for ({@link OpenFileLimit}), saying so on {@code err} when it does.
+     *
+     * @return the transfers to run, also kept in {@link #transfers}
+     * @throws dev.ballast.backup.BackupException of kind INVALID_INPUT for a value out of range
+     */
+    int check(java.io.PrintStream err) {
+        new Transfers(transfers, 1).close();
+        int fitting = OpenFileLimit.fit(transfers);
+        if (fitting < transfers) {
+            err.println("Note: running " + fitting + " transfers at once, not " + transfers + ": the limit of "
+                    + OpenFileLimit.limit(OpenFileLimit.LIMITS) + " open files (ulimit -n) leaves room for no more;"
+                    + " raise it to run more.");
+            transfers = fitting;
+        }
+        return transfers;
+    }
 }

@@ -1,7 +1,6 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.content.PackedContent;
-import dev.ballast.backup.content.Transfers;
 import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.retention.PackedRepair;
 import dev.ballast.backup.run.RestoreLock;
@@ -102,7 +101,7 @@ final class VerifyCommand extends BallastCommand {
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
         }
-        new Transfers(transferOptions.transfers, 1).close(); // refuses a bad --transfers before the store is opened
+        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
         if (repairFrom != null && !Files.isDirectory(repairFrom)) {
             throw new CliFailure(
                     ExitCodes.USAGE,

@@ -150,6 +150,18 @@ import javax.net.ssl.SSLHandshakeException;
  *       message. A plain {@code "GOAWAY received"} (JDK 17 to 17.0.16, 21 to 21.0.7) fails every
  *       open stream, processed ones included, and stays {@link Outcome#AMBIGUOUS AMBIGUOUS}.
  *       {@link Builder#notProcessed(Outcome)} overrides the row.</td></tr>
+ *   <tr><td>Any throwable of the chain whose message is {@code "Too many open files"} (EMFILE: this
+ *       process has no file descriptor left) or {@code "Too many open files in system"} (ENFILE), as
+ *       {@code java.net.http} reports a connection it could not open for want of one (a
+ *       {@link SocketException}, wrapped in an {@link InternalError} when the connection is opened for
+ *       {@code sendAsync}, or a plain {@code IOException})</td>
+ *       <td>{@link Outcome#PERMANENT PERMANENT}</td>
+ *       <td>The failure is this process's, not the dependency's: no socket was opened, nothing was sent
+ *       (the descriptor is the first thing a connection needs). Counted against the dependency, it
+ *       opened the breaker of a healthy endpoint for a caller that ran more transfers than its
+ *       {@code ulimit -n} allows, and failed every call after. Retried at once, it meets the same
+ *       limit. The messages are the C library's {@code strerror} text (glibc, musl and macOS agree);
+ *       under a locale that translates them the row does not apply.</td></tr>
  *   <tr><td>{@link IOException} (any other)</td><td>{@link Outcome#AMBIGUOUS AMBIGUOUS}</td>
  *       <td>An I/O failure whose moment is unknown: the request may have been sent.</td></tr>
  *   <tr><td>{@link Throwable} (any other: {@link RuntimeException}, {@link Error})</td>
@@ -167,6 +179,8 @@ import javax.net.ssl.SSLHandshakeException;
  *       specific type wins: the entry for the throwable's own class, else for its superclass, and so
  *       on. An override for {@code IOException} therefore does not change how a {@code ConnectException}
  *       is classified, while an override for {@code ConnectException} does.</li>
+ *   <li>A throwable anywhere in the chain saying that this process ran out of file descriptors (see the
+ *       table) makes the failure {@link Outcome#PERMANENT}, before any entry is looked up.</li>
  *   <li>The entries for {@link Throwable}, {@link Exception} and {@link IOException} are catch-alls:
  *       they decide only when no throwable in the chain matches a more specific entry, and then the
  *       outermost throwable's catch-all decides. This is why {@code IOException(ConnectException)},
@@ -319,8 +333,14 @@ public final class ClassificationTable implements ResponseClassifier {
     @Override
     public Outcome classifyFailure(Throwable failure) {
         Objects.requireNonNull(failure, "failure");
+        List<Throwable> chain = causeChain(failure, true);
+        for (Throwable t : chain) {
+            if (isOutOfFileDescriptors(t)) {
+                return Outcome.PERMANENT;
+            }
+        }
         Outcome catchAll = null;
-        for (Throwable t : causeChain(failure, true)) {
+        for (Throwable t : chain) {
             Class<? extends Throwable> type = entryType(t.getClass());
             if (!CATCH_ALL_TYPES.contains(type)) {
                 return refine(type, t);
@@ -333,6 +353,19 @@ public final class ClassificationTable implements ResponseClassifier {
             }
         }
         return catchAll;
+    }
+
+    /** The C library's text for EMFILE; ENFILE's begins with it ("Too many open files in system"). */
+    static final String OUT_OF_FILE_DESCRIPTORS = "Too many open files";
+
+    /** Whether {@code t} says that this process (or the system) has no file descriptor left. */
+    private static boolean isOutOfFileDescriptors(Throwable t) {
+        String message = t.getMessage();
+        return message != null
+                && (message.equals(OUT_OF_FILE_DESCRIPTORS)
+                        || message.equals(OUT_OF_FILE_DESCRIPTORS + " in system")
+                        || message.endsWith(": " + OUT_OF_FILE_DESCRIPTORS)
+                        || message.endsWith(": " + OUT_OF_FILE_DESCRIPTORS + " in system"));
     }
 
     /** Whether {@code t} is one of the JDK's plain {@code IOException}s saying the request was not processed. */

@@ -240,6 +240,32 @@ class ClassificationTableTest {
                         new UncheckedIOException(new SocketException("Connection reset")),
                         Outcome.AMBIGUOUS),
                 row("other IOException", new IOException("stream closed"), Outcome.AMBIGUOUS),
+                // This process out of file descriptors, as java.net.http reported it under ulimit -n 128 with 32
+                // transfers (a restore from Ceph RGW): not the dependency's failure, and not to be retried at once.
+                row(
+                        "sendAsync's connection without a descriptor (ExecutionException(InternalError(SocketException)))",
+                        new java.util.concurrent.ExecutionException(new InternalError(
+                                new SocketException("Too many open files").toString(),
+                                new SocketException("Too many open files"))),
+                        Outcome.PERMANENT),
+                row(
+                        "a client's selector without a descriptor (UncheckedIOException(IOException))",
+                        new UncheckedIOException(new IOException("Too many open files")),
+                        Outcome.PERMANENT),
+                row(
+                        "the system out of descriptors (ENFILE)",
+                        new SocketException("Too many open files in system"),
+                        Outcome.PERMANENT),
+                row(
+                        "a file the request body is read from, without a descriptor",
+                        new IOException(
+                                "wrapped",
+                                new java.nio.file.FileSystemException("/tmp/body", null, "Too many open files")),
+                        Outcome.PERMANENT),
+                row(
+                        "a message that only mentions descriptors",
+                        new IOException("Too many open files were closed by the peer"),
+                        Outcome.AMBIGUOUS),
                 row("SSLException outside a handshake", new SSLException("Tag mismatch"), Outcome.AMBIGUOUS),
                 row(
                         "handshake caused by CertificateException",

@@ -86,6 +86,55 @@ class LauncherIT {
                         + " again.\n");
     }
 
+    /**
+     * Field case (a fault tester): under {@code ulimit -n 128} a restore with {@code --transfers 64} wrote
+     * 214 to 765 of 2,000 files, the rest "Too many open files", exit 1 (and from Ceph RGW the HTTP
+     * client's breaker opened on them). The transfers are now lowered to what the limit leaves room for,
+     * with a note, and every file is restored.
+     */
+    @Test
+    void aRestoreWithMoreTransfersThanTheLimitOfOpenFilesAllowsRunsFewerAndRestoresEverything() throws Exception {
+        assumeTrue(Files.isReadable(Path.of("/proc/self/limits")), "the limit is read on Linux only");
+        Path launcher = launcher();
+        Path source = Files.createDirectories(dir.resolve("many"));
+        for (int d = 0; d < 20; d++) {
+            Path sub = Files.createDirectories(source.resolve("d" + d));
+            for (int f = 0; f < 100; f++) {
+                Files.writeString(sub.resolve("f" + f), "file " + d + "/" + f + "\n");
+            }
+        }
+        String data = dir.resolve("data").toString();
+        Path java = Path.of(System.getProperty("java.home"));
+        Result backup = run(launcher, java, "backup", source.toString(), "--data-dir", data, "-q");
+        assertThat(backup.code()).as(backup.output()).isZero();
+
+        Path target = dir.resolve("restored");
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash",
+                        "-c",
+                        "ulimit -n 128 && exec \"$0\" restore many \"$1\" --data-dir \"$2\" --transfers 64 -q",
+                        launcher.toString(),
+                        target.toString(),
+                        data)
+                .redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", java.toString());
+        pb.environment().put("BALLAST_PASSWORD", CliHarness.TEST_PASSWORD);
+        pb.environment().put("HOME", dir.resolve("home").toString());
+        pb.environment().remove("BALLAST_JAVA_OPTS");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(4, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out)
+                .matches("Note: running [0-9]+ transfers at once, not 64: the limit of 128 open files \\(ulimit -n\\)"
+                        + " leaves room for no more; raise it to run more.\n");
+        for (int d = 0; d < 20; d++) {
+            for (int f = 0; f < 100; f++) {
+                assertThat(target.resolve("d" + d).resolve("f" + f)).hasContent("file " + d + "/" + f + "\n");
+            }
+        }
+    }
+
     private static Path launcher() {
         Path root = Path.of(System.getProperty("ballast.repository.root", ".."))
                 .toAbsolutePath()
