@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -40,9 +42,21 @@ public final class TreeWalk {
     private static final int S_IFDIR = 0040000;
     private static final int S_IFLNK = 0120000;
 
+    /**
+     * Directories the walk holds open at once, one per level from the start down (two descriptors each:
+     * the JDK's directory stream keeps one to list and one to open entries by). Below that depth a
+     * directory's entries are read whole and the directory closed before its subdirectories are walked,
+     * so a deep tree needs no more descriptors than a shallow one: holding one per level, a backup of a
+     * tree 31 directories deep failed under {@code ulimit -n 128} ("Too many open files"). Deep
+     * directories are seldom large; a large one above this depth is still read as it is walked.
+     */
+    static final int MAX_OPEN_DIRECTORIES = 8;
+
     private final boolean follow;
     private final FileVisitor<Path> visitor;
     private final Deque<Object> ancestors = new ArrayDeque<>();
+    /** Directory streams open now. */
+    private int open;
 
     private TreeWalk(boolean follow, FileVisitor<Path> visitor) {
         this.follow = follow;
@@ -214,14 +228,30 @@ public final class TreeWalk {
             return visitor.visitFileFailed(path, e);
         }
         IOException failure = null;
+        open++;
+        boolean held = true;
         try (entries) {
             FileVisitResult before = visitor.preVisitDirectory(path, attrs);
             if (before != FileVisitResult.CONTINUE) {
                 return before == FileVisitResult.SKIP_SUBTREE ? FileVisitResult.CONTINUE : before;
             }
+            Iterable<Path> walked = entries;
+            if (open > MAX_OPEN_DIRECTORIES) {
+                // read whole and closed before anything below it is opened
+                List<Path> read = new ArrayList<>();
+                try {
+                    entries.forEach(read::add);
+                } catch (DirectoryIteratorException e) {
+                    failure = e.getCause();
+                }
+                entries.close();
+                open--;
+                held = false;
+                walked = read;
+            }
             ancestors.push(key == null ? new Object() : key);
             try {
-                for (Path entry : entries) {
+                for (Path entry : walked) {
                     FileVisitResult r = visit(entry);
                     if (r == FileVisitResult.TERMINATE) {
                         return r;
@@ -234,6 +264,10 @@ public final class TreeWalk {
                 failure = e.getCause();
             } finally {
                 ancestors.pop();
+            }
+        } finally {
+            if (held) {
+                open--;
             }
         }
         FileVisitResult after = visitor.postVisitDirectory(path, failure);

@@ -45,7 +45,7 @@ class TreeWalkTest {
     }
 
     /** Every event, with what a backup reads from its attributes. */
-    static final class Recorder extends SimpleFileVisitor<Path> {
+    static class Recorder extends SimpleFileVisitor<Path> {
         final Path root;
         final List<String> events = new ArrayList<>();
 
@@ -104,6 +104,51 @@ class TreeWalkTest {
             assertThat(ours.events).anyMatch(e -> e.startsWith("file broken link"));
         } else {
             assertThat(ours.events).anyMatch(e -> e.startsWith("file link-to-dir link"));
+        }
+    }
+
+    /**
+     * Field case (a fault tester): a backup of a tree 31 directories deep failed under {@code ulimit -n
+     * 128}, the walk holding one directory open per level. It now holds at most {@link
+     * TreeWalk#MAX_OPEN_DIRECTORIES}, whatever the depth, and shows the visitor the same events.
+     */
+    @org.junit.jupiter.api.Test
+    void aDeepTreeIsWalkedWithABoundedNumberOfDirectoriesOpen() throws IOException {
+        Path fds = Path.of("/proc/self/fd");
+        assumeTrue(Files.isDirectory(fds), "open descriptors listed in /proc/self/fd");
+        Path deep = root.resolve("deep");
+        Path leaf = deep;
+        for (int i = 0; i < 3 * TreeWalk.MAX_OPEN_DIRECTORIES; i++) {
+            leaf = leaf.resolve("d" + i);
+            Files.createDirectories(leaf);
+            Files.writeString(leaf.resolve("f"), "at " + i);
+        }
+        long before = count(fds);
+        long[] most = {0};
+        Recorder jdk = new Recorder(deep);
+        Files.walkFileTree(deep, jdk);
+        Recorder ours = new Recorder(deep) {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                most[0] = Math.max(most[0], count(fds) - before);
+                return super.visitFile(file, attrs);
+            }
+        };
+        TreeWalk.walk(deep, false, ours);
+        assertThat(ours.events).isEqualTo(jdk.events);
+        assertThat(ours.events)
+                .contains("file d0/d1/d2/f "
+                        + ours.describe(Files.readAttributes(
+                                deep.resolve("d0/d1/d2/f"), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)));
+        // two descriptors for each directory the walk holds, and the one listing /proc/self/fd to count them
+        assertThat(most[0]).isLessThanOrEqualTo(2L * TreeWalk.MAX_OPEN_DIRECTORIES + 1);
+    }
+
+    private static long count(Path dir) {
+        try (var s = Files.list(dir)) {
+            return s.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
