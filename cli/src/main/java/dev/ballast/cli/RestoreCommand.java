@@ -291,9 +291,11 @@ final class RestoreCommand extends BallastCommand {
         if (inexact != null) {
             ctx.err().println(inexact);
         }
-        // A backup of links alone restored them all and said "0 files restored": say what else was made.
-        String totals = Summary.count(r.restored(), "file") + " restored" + (r.ok() ? links(m.tree()) : "")
-                + ", " + r.alreadyPresent() + " already present, "
+        // A backup of links alone restored them all and said "0 files restored": say what else is in place
+        // (after the files already present: a rerun that found the links there said "(and 2 symbolic links)"
+        // right after "0 files restored", as if it had made them).
+        String totals = Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present"
+                + (r.ok() ? links(m.tree()) : "") + ", "
                 + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytes(), r.elapsed())
                 + ")" + counters(session) + ".";
@@ -443,7 +445,7 @@ final class RestoreCommand extends BallastCommand {
                 + "); back the source up again to make a new restore point.";
     }
 
-    /** {@code " (and 1 hard link, 2 symbolic links)"} for the links {@code tree} holds, or empty. */
+    /** {@code " (and 1 hard link, 2 symbolic links in place)"} for the links {@code tree} holds, or empty. */
     private static String links(dev.ballast.backup.snapshot.ManifestTree tree) {
         java.util.List<String> parts = new java.util.ArrayList<>();
         if (!tree.hardLinks().isEmpty()) {
@@ -452,7 +454,7 @@ final class RestoreCommand extends BallastCommand {
         if (!tree.symlinks().isEmpty()) {
             parts.add(Summary.count(tree.symlinks().size(), "symbolic link"));
         }
-        return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + ")";
+        return parts.isEmpty() ? "" : " (and " + String.join(", ", parts) + " in place)";
     }
 
     /**

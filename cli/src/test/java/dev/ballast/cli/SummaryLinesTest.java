@@ -20,10 +20,18 @@ class SummaryLinesTest extends InProcessCli {
         Path target = home.resolve("r");
         assertThat(run(at("restore", "links", target.toString()))).as(err()).isZero();
 
-        assertThat(out()).contains("Restore of 'links' complete: 0 files restored (and 2 symbolic links),");
+        assertThat(out())
+                .contains("Restore of 'links' complete: 0 files restored, 0 already present (and 2 symbolic links in"
+                        + " place),");
         assertThat(Files.readSymbolicLink(target.resolve("to-etc"))).isEqualTo(Path.of("/etc"));
         assertThat(Files.readSymbolicLink(target.resolve("dangling"))).isEqualTo(Path.of("nowhere"));
         assertThat(target.resolve("empty")).isEmptyDirectory();
+
+        // run again, the links found in place: not counted among what was restored (a README user's)
+        assertThat(run(at("restore", "links", target.toString()))).as(err()).isZero();
+        assertThat(out())
+                .contains("Restore of 'links' complete: 0 files restored, 0 already present (and 2 symbolic links in"
+                        + " place),");
     }
 
     @Test
