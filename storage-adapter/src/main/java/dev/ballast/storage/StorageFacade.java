@@ -469,8 +469,10 @@ public final class StorageFacade implements AutoCloseable {
                 }
                 objects = LastKnownGoodStore.wrap(under, cache, clock, listener);
                 exposed = encryption == null ? objects : EncryptedObjectStore.wrap(objects, encryption);
+                // "set up", not "ready": with declared capabilities nothing has been asked of the store yet, and
+                // "ready" stood just above a first request's failure ("No credentials were found ...").
                 LOG.info(
-                        "Object store ready: {}; last-known-good {}{}",
+                        "Object store set up: {}; last-known-good {}{}",
                         objects.capabilities(),
                         cache,
                         encryption == null ? "" : "; " + encryption);
