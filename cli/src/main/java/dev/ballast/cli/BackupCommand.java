@@ -123,7 +123,7 @@ final class BackupCommand extends BallastCommand {
                             + "name; pass --name NAME.");
         }
         Manifests.checkName(backupName);
-        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
+        transferOptions.check(ctx.out()); // a bad --transfers refused before the store is opened
         BackupRunner.Settings settings = new BackupRunner.Settings(
                 followSymlinks, transferOptions.transfers, checksum, patterns(), excludeCaches, oneFileSystem);
         try (StoreSession session = NewStore.openForBackup(common, ctx, insecureNoEncryption);

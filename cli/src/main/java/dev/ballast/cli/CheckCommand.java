@@ -64,7 +64,7 @@ final class CheckCommand extends BallastCommand {
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
         }
-        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
+        transferOptions.check(ctx.out()); // a bad --transfers refused before the store is opened
         if (subset != null) {
             // reading packs opens file content in bulk: its ciphers compile while the key is derived
             CipherWarmUp.start();

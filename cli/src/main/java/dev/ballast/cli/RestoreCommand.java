@@ -188,7 +188,7 @@ final class RestoreCommand extends BallastCommand {
                     "'" + target + "' cannot be created because '" + existing
                             + "' is not a directory; pass a directory to restore into.");
         }
-        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
+        transferOptions.check(ctx.out()); // a bad --transfers refused before the store is opened
         CipherWarmUp.start(); // a restore opens file content in bulk: its ciphers compile while the key is derived
         try (StoreSession session = StoreSession.open(common, ctx, StoreSession.Access.READ);
                 Repository repo = Repository.of(session);

@@ -101,7 +101,7 @@ final class VerifyCommand extends BallastCommand {
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "--read-data-subset " + e.getMessage() + ".");
         }
-        transferOptions.check(ctx.err()); // a bad --transfers refused before the store is opened
+        transferOptions.check(ctx.out()); // a bad --transfers refused before the store is opened
         if (repairFrom != null && !Files.isDirectory(repairFrom)) {
             throw new CliFailure(
                     ExitCodes.USAGE,

@@ -90,20 +90,12 @@ final class DirectoryIdentities implements AutoCloseable {
      * directories that held 512 open failed thousands of files with "Too many open files").
      */
     static int maxOpen() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
-                if (line.startsWith("Max open files")) {
-                    String soft =
-                            line.substring("Max open files".length()).trim().split("\\s+")[0];
-                    if (!soft.equals("unlimited")) {
-                        return (int) Math.max(1, Math.min(MAX_OPEN, Long.parseLong(soft) / 8));
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException notLinux) {
-            // no such file: the platform's limits are not known here
-        }
-        return MAX_OPEN;
+        return maxOpen(dev.ballast.backup.OpenFileLimit.limit(dev.ballast.backup.OpenFileLimit.LIMITS));
+    }
+
+    /** {@link #maxOpen()} under a limit of {@code limit} open files (negative: unknown or unlimited). */
+    static int maxOpen(long limit) {
+        return limit < 0 ? MAX_OPEN : (int) Math.max(1, Math.min(MAX_OPEN, limit / 8));
     }
 
     private static @Nullable Object keyOf(Path dir) {

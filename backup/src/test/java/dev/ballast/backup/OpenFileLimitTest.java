@@ -1,4 +1,4 @@
-package dev.ballast.cli;
+package dev.ballast.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
