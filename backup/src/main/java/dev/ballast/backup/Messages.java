@@ -89,6 +89,20 @@ public final class Messages {
         return false;
     }
 
+    /**
+     * Whether {@code t} or one of its causes says this process (or the system) has no file descriptor left
+     * ("Too many open files", EMFILE or ENFILE): the limit of open files, not the store.
+     */
+    public static boolean outOfFileDescriptors(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && m.contains("Too many open files")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** "the store is out of space", or {@code otherwise}. */
     public static String unavailableReason(Throwable t, String otherwise) {
         return outOfSpace(t) ? "the store is out of space" : otherwise;

@@ -43,6 +43,19 @@ class OpenFileLimitTest {
     }
 
     @Test
+    void runningOutOfDescriptorsIsToldApartFromTheStoreGoingAway() {
+        // as a local store's read of a pack failed under ulimit -n 128, which a restore reported as "the local
+        // store ... became unavailable"
+        Exception emfile = new dev.ballast.storage.StorageUnavailableException(
+                "blobs/ec/ec3b",
+                "Reading 'blobs/ec/ec3b' failed",
+                new java.nio.file.FileSystemException("/st/blobs/ec/ec3b", null, "Too many open files"));
+        assertThat(Messages.outOfFileDescriptors(emfile)).isTrue();
+        assertThat(Messages.outOfFileDescriptors(new java.io.IOException("Connection reset")))
+                .isFalse();
+    }
+
+    @Test
     void openDescriptorsAreTheEntriesOfTheDirectory() throws Exception {
         Path fds = Files.createDirectories(dir.resolve("fd"));
         for (int i = 0; i < 5; i++) {

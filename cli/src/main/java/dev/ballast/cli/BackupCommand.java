@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PendingContent;
 import dev.ballast.backup.retention.PackedPrune;
 import dev.ballast.backup.run.BackupRunner;
@@ -325,14 +326,19 @@ final class BackupCommand extends BallastCommand {
                 : r.unavailable() != null && Errors.outOfSpace(r.unavailable())
                         ? "the store is out of space (" + session.where() + ": " + Errors.rootMessage(r.unavailable())
                                 + "); free space there or use another store"
-                        : r.unavailable() != null
-                                ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-                                : r.storeFailed() != null
-                                        ? session.where() + " failed to write what it was given ("
-                                                + Errors.printable(r.storeFailed()) + ")"
-                                        : notStored > 0
-                                                ? "some files could not be stored"
-                                                : "its manifest could not be written (" + r.manifestProblem() + ")";
+                        : r.unavailable() != null && Messages.outOfFileDescriptors(r.unavailable())
+                                ? "this process ran out of file descriptors (" + Errors.rootMessage(r.unavailable())
+                                        + "): raise the limit of open files (ulimit -n) or pass fewer --transfers"
+                                : r.unavailable() != null
+                                        ? session.where() + " became unavailable ("
+                                                + Errors.rootMessage(r.unavailable()) + ")"
+                                        : r.storeFailed() != null
+                                                ? session.where() + " failed to write what it was given ("
+                                                        + Errors.printable(r.storeFailed()) + ")"
+                                                : notStored > 0
+                                                        ? "some files could not be stored"
+                                                        : "its manifest could not be written (" + r.manifestProblem()
+                                                                + ")";
         String manifest = r.manifestVersionId() == null
                 ? "no manifest was written for this run, so restore still uses the previous complete backup"
                 : r.manifestComplete()

@@ -1,6 +1,7 @@
 package dev.ballast.cli;
 
 import dev.ballast.backup.Futures;
+import dev.ballast.backup.Messages;
 import dev.ballast.backup.content.PackedContent;
 import dev.ballast.backup.keys.CipherWarmUp;
 import dev.ballast.backup.restore.RestoreRunner;
@@ -332,27 +333,30 @@ final class RestoreCommand extends BallastCommand {
                                 + ")"));
         String why = r.cancelled()
                 ? "it was interrupted"
-                : r.unavailable() != null
-                        ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
-                        : r.unwritable() != null
-                                ? r.unwritable()
-                                : r.damagedCopies() > 0
-                                        ? (r.damagedCopies() == 1
-                                                        ? "1 stored copy is"
-                                                        : r.damagedCopies() + " stored copies are")
-                                                + " damaged or missing ("
-                                                + (Repository.masterKey(session) != null
-                                                        ? r.missingChunks() == r.damagedCopies()
-                                                                ? VerifyCommand.missingChunksAdvice(
-                                                                        "missing",
-                                                                        olderOffer(
-                                                                                session, repo, chosen, selected, r,
-                                                                                packed))
-                                                                : VerifyCommand.packedDamageAdvice(name)
-                                                        : "'ballast verify " + name
-                                                                + " --repair SOURCE-DIR' stores good copies from the source")
-                                                + ")"
-                                        : "some files could not be restored";
+                : r.unavailable() != null && Messages.outOfFileDescriptors(r.unavailable())
+                        ? "this process ran out of file descriptors (" + Errors.rootMessage(r.unavailable())
+                                + "): raise the limit of open files (ulimit -n) or pass fewer --transfers"
+                        : r.unavailable() != null
+                                ? session.where() + " became unavailable (" + Errors.rootMessage(r.unavailable()) + ")"
+                                : r.unwritable() != null
+                                        ? r.unwritable()
+                                        : r.damagedCopies() > 0
+                                                ? (r.damagedCopies() == 1
+                                                                ? "1 stored copy is"
+                                                                : r.damagedCopies() + " stored copies are")
+                                                        + " damaged or missing ("
+                                                        + (Repository.masterKey(session) != null
+                                                                ? r.missingChunks() == r.damagedCopies()
+                                                                        ? VerifyCommand.missingChunksAdvice(
+                                                                                "missing",
+                                                                                olderOffer(
+                                                                                        session, repo, chosen, selected,
+                                                                                        r, packed))
+                                                                        : VerifyCommand.packedDamageAdvice(name)
+                                                                : "'ballast verify " + name
+                                                                        + " --repair SOURCE-DIR' stores good copies from the source")
+                                                        + ")"
+                                                : "some files could not be restored";
         // After Ctrl-C during the end sync every file may be in place: then none is listed.
         String notRestored = r.failed().isEmpty()
                 ? ""
