@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.backup.keys.KdfParameters;
 import dev.ballast.backup.keys.KeyFiles;
 import dev.ballast.backup.keys.KeyFiles.KeyInfo;
 import dev.ballast.backup.keys.Passwords;
@@ -91,6 +92,11 @@ final class KeyCommand extends BallastCommand {
             }
         }
 
+        /** A key's short ID; the whole name of another object under keys/ (keys/junk), which is not one. */
+        private static String shownId(KeyInfo k) {
+            return k.id().matches("[0-9a-f]{64}") ? k.shortId() : k.id();
+        }
+
         static String table(List<KeyInfo> keys) {
             DateTimeFormatter when =
                     DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
@@ -98,14 +104,24 @@ final class KeyCommand extends BallastCommand {
             List<String[]> rows = new java.util.ArrayList<>();
             rows.add(header);
             for (KeyInfo k : keys) {
-                rows.add(new String[] {
-                    (k.current() ? "*" : " ") + k.shortId(),
-                    k.username(),
-                    k.host(),
-                    when.format(k.created()),
-                    "argon2id " + k.kdf().memoryKiB() / 1024 + " MiB t="
-                            + k.kdf().iterations() + " p=" + k.kdf().parallelism()
-                });
+                KdfParameters kdf = k.kdf();
+                rows.add(
+                        k.damage() != null || kdf == null
+                                ? new String[] {
+                                    " " + shownId(k),
+                                    "",
+                                    "",
+                                    "",
+                                    "damaged: " + k.damage() + " (ballast key remove " + shownId(k) + ")"
+                                }
+                                : new String[] {
+                                    (k.current() ? "*" : " ") + k.shortId(),
+                                    k.username(),
+                                    k.host(),
+                                    when.format(k.created()),
+                                    "argon2id " + kdf.memoryKiB() / 1024 + " MiB t=" + kdf.iterations() + " p="
+                                            + kdf.parallelism()
+                                });
             }
             int[] widths = new int[header.length];
             for (String[] r : rows) {

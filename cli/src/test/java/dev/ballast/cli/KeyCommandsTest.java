@@ -328,4 +328,28 @@ class KeyCommandsTest extends InProcessCli {
         assertThat(run("--help")).isZero();
         assertThat(out()).contains("init", "key", "  12   wrong password");
     }
+
+    /** A damaged key file is a row of key list, with the command that removes it (a fault tester's). */
+    @org.junit.jupiter.api.Test
+    void aDamagedKeyFileIsARowOfTheTableNamingTheCommandThatRemovesIt() {
+        String hex = "ea33215b2435b10147ddf2d7ef27dca49fd1fe2adcfd70930394ad96926a268d";
+        String table = KeyCommand.ListKeys.table(java.util.List.of(
+                new dev.ballast.backup.keys.KeyFiles.KeyInfo(
+                        "47a796d2" + hex.substring(8),
+                        java.time.Instant.parse("2026-12-05T07:10:27Z"),
+                        "vm",
+                        "root",
+                        dev.ballast.backup.keys.KdfParameters.DEFAULT,
+                        true),
+                new dev.ballast.backup.keys.KeyFiles.KeyInfo(
+                        hex, java.time.Instant.EPOCH, "", "", null, false, "its SHA-256 is not its name"),
+                new dev.ballast.backup.keys.KeyFiles.KeyInfo(
+                        "junk", java.time.Instant.EPOCH, "", "", null, false, "its SHA-256 is not its name")));
+        org.assertj.core.api.Assertions.assertThat(table)
+                .contains("*47a796d2  root  vm    2026-12-05 07:10:27  argon2id 64 MiB t=1 p=4\n")
+                .contains(" ea33215b                                   damaged: its SHA-256 is not its name (ballast"
+                        + " key remove ea33215b)\n")
+                .contains(" junk                                       damaged: its SHA-256 is not its name (ballast"
+                        + " key remove junk)");
+    }
 }

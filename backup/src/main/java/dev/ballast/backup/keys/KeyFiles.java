@@ -587,18 +587,47 @@ public final class KeyFiles {
      * The keys of the repository, oldest first, {@code currentId}'s marked current. Reads every key
      * file (no KDF: quick).
      *
+     * A key file that cannot be read (damaged, or another object under {@code keys/}) is listed last, with
+     * its {@link KeyInfo#damage()}, so that it can be seen and removed ({@link #remove}): it was a failure
+     * of the whole listing, and of {@code key remove}, whose advice for it was to remove it.
+     *
      * @param currentId the ID of the key in use ({@link UnlockedRepository#keyId()}), or null
-     * @throws BackupException {@link Kind#INTEGRITY} naming a damaged key file
      */
     public List<KeyInfo> list(ObjectStore store, @Nullable String currentId) {
         List<KeyInfo> keys = new ArrayList<>();
         for (String name : store.list(KEYS_PREFIX)) {
-            KeyFile f = read(store, name);
             String id = idOf(name);
+            KeyFile f;
+            try {
+                f = read(store, name);
+            } catch (BackupException e) {
+                keys.add(damaged(id, e.getMessage()));
+                continue;
+            } catch (dev.ballast.storage.IntegrityException e) {
+                dev.ballast.storage.IntegrityException.rethrowIfInStoreIndex(e);
+                keys.add(damaged(id, "it does not match its stored SHA-256"));
+                continue;
+            } catch (ObjectNotFoundException e) {
+                continue; // removed since it was listed
+            }
             keys.add(new KeyInfo(id, f.created(), f.host(), f.username(), f.kdf(), id.equals(currentId)));
         }
-        keys.sort(Comparator.comparing(KeyInfo::created).thenComparing(KeyInfo::id));
+        keys.sort(Comparator.comparing((KeyInfo k) -> k.damage() != null)
+                .thenComparing(KeyInfo::created)
+                .thenComparing(KeyInfo::id));
         return List.copyOf(keys);
+    }
+
+    /** A key file that cannot be read, as {@link #list} shows it: the clause of {@code message} that says why. */
+    private static KeyInfo damaged(String id, String message) {
+        int at = message.indexOf(" is damaged: ");
+        String why = at < 0 ? message : message.substring(at + " is damaged: ".length());
+        int end = why.indexOf("; ");
+        why = end < 0 ? why : why.substring(0, end);
+        if (why.endsWith(".")) {
+            why = why.substring(0, why.length() - 1);
+        }
+        return new KeyInfo(id, Instant.EPOCH, "", "", null, false, why);
     }
 
     /**
@@ -615,15 +644,20 @@ public final class KeyFiles {
     public KeyInfo remove(ObjectStore store, UnlockedRepository current, String idPrefix) {
         Objects.requireNonNull(current, "current");
         String prefix = idPrefix.trim().toLowerCase(java.util.Locale.ROOT);
-        if (prefix.isEmpty() || !prefix.matches("[0-9a-f]{1,64}")) {
+        List<KeyInfo> keys = list(store, current.keyId());
+        // another object under keys/ that key list shows as damaged (keys/junk) goes by its whole name
+        List<KeyInfo> named = keys.stream()
+                .filter(k -> k.damage() != null && k.id().equals(idPrefix.trim()))
+                .toList();
+        if (named.isEmpty() && (prefix.isEmpty() || !prefix.matches("[0-9a-f]{1,64}"))) {
             throw new BackupException(
                     Kind.INVALID_INPUT,
                     "'" + idPrefix + "' is not a key ID; give the ID (or its first characters) that "
                             + Advice.KEY_LIST.text() + ".");
         }
-        List<KeyInfo> keys = list(store, current.keyId());
-        List<KeyInfo> matches =
-                keys.stream().filter(k -> k.id().startsWith(prefix)).toList();
+        List<KeyInfo> matches = !named.isEmpty()
+                ? named
+                : keys.stream().filter(k -> k.id().startsWith(prefix)).toList();
         if (matches.isEmpty()) {
             throw new BackupException(
                     Kind.NOT_FOUND,
@@ -764,15 +798,29 @@ public final class KeyFiles {
     /**
      * One key, as {@code key list} shows it.
      *
-     * @param id the 64-hex ID (the SHA-256 of its key file)
-     * @param created when it was added (seconds)
-     * @param host where it was added
-     * @param username who added it
-     * @param kdf its password's Argon2id parameters
+     * @param id the 64-hex ID (the SHA-256 of its key file); for a damaged key file, whatever its object
+     *     is named after {@code keys/}
+     * @param created when it was added (seconds); {@link Instant#EPOCH} for a damaged key file
+     * @param host where it was added (empty for a damaged key file)
+     * @param username who added it (empty for a damaged key file)
+     * @param kdf its password's Argon2id parameters; null for a damaged key file
      * @param current whether it is the key in use
+     * @param damage why its key file cannot be read (its SHA-256 is not its name, it is not a key file's
+     *     JSON), or null: a key that opens with its password
      */
     public record KeyInfo(
-            String id, Instant created, String host, String username, KdfParameters kdf, boolean current) {
+            String id,
+            Instant created,
+            String host,
+            String username,
+            @Nullable KdfParameters kdf,
+            boolean current,
+            @Nullable String damage) {
+        /** A key whose key file reads. */
+        public KeyInfo(String id, Instant created, String host, String username, KdfParameters kdf, boolean current) {
+            this(id, created, host, username, kdf, current, null);
+        }
+
         /** The first {@value KeyFiles#SHORT_ID} hex digits of the ID, as {@code key list} shows it. */
         public String shortId() {
             return id.substring(0, Math.min(SHORT_ID, id.length()));

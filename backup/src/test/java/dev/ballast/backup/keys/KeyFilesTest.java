@@ -217,10 +217,39 @@ class KeyFilesTest {
                 .hasMessageContaining("the key file '" + name + "' in the repository at /stores/s1 is damaged")
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INTEGRITY);
-        assertThatThrownBy(() -> keys.list(store, null))
-                .hasMessageContaining(name)
+    }
+
+    /**
+     * Field case (a fault tester): with one of two key files damaged, or another object under {@code keys/},
+     * {@code key list} failed (exit 4) and so did {@code key remove}, whose own advice for the damaged key
+     * file was to remove it. It is now listed last, marked damaged, and removed by its ID or name.
+     */
+    @Test
+    void aDamagedKeyFileIsListedAsSuchAndCanBeRemoved() {
+        FakeObjectStore store = new FakeObjectStore();
+        UnlockedRepository made = keys.init(store, pw("pw"));
+        KeyInfo second = keys.add(store, made, pw("second"));
+        String name = "keys/" + second.id();
+        byte[] bytes = store.currentBytes(name).orElseThrow();
+        bytes[bytes.length / 2] ^= 1;
+        store.put(name, ObjectContent.ofBytes(bytes));
+        store.put("keys/junk", ObjectContent.ofBytes("not a key".getBytes(StandardCharsets.UTF_8)));
+
+        List<KeyInfo> listed = keys.list(store, made.keyId());
+        assertThat(listed).extracting(KeyInfo::id).containsExactly(made.keyId(), second.id(), "junk");
+        assertThat(listed.get(0).damage()).isNull();
+        assertThat(listed.get(0).current()).isTrue();
+        assertThat(listed.get(1).damage()).isEqualTo("its SHA-256 is not its name");
+        assertThat(listed.get(1).kdf()).isNull();
+        assertThat(listed.get(2).damage()).isEqualTo("its SHA-256 is not its name");
+
+        assertThat(keys.remove(store, made, second.shortId()).id()).isEqualTo(second.id());
+        assertThat(keys.remove(store, made, "junk").id()).isEqualTo("junk");
+        assertThat(store.list("keys/")).containsExactly("keys/" + made.keyId());
+        assertThat(keys.open(store, pw("pw")).keyId()).isEqualTo(made.keyId());
+        assertThatThrownBy(() -> keys.remove(store, made, "junk"))
                 .extracting(e -> ((BackupException) e).kind())
-                .isEqualTo(Kind.INTEGRITY);
+                .isEqualTo(Kind.INVALID_INPUT);
     }
 
     @Test

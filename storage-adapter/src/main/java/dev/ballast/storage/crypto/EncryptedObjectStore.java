@@ -430,8 +430,7 @@ public final class EncryptedObjectStore implements ObjectStore {
                 in.skipNBytes(format.cipherStart(first) - StreamFormat.HEADER_BYTES);
             } catch (IOException e) {
                 read.close();
-                throw new UncheckedIOException(
-                        "Reading object '" + read.version().key() + "' failed", e);
+                throw readBrokeOff(read.version().key(), e);
             }
             ObjectVersion version = read.version();
             Decrypting plain = new Decrypting(
@@ -473,7 +472,7 @@ public final class EncryptedObjectStore implements ObjectStore {
                             + e.getMessage() + "): a store with client-side encryption reads only what it encrypted",
                     e);
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading object '" + key + "' failed", e);
+            throw readBrokeOff(key, e);
         }
         Envelope env = envelope.envelope();
         KeyWrapper wrapper = encryption.key(env.scheme(), env.keyId());
@@ -521,7 +520,7 @@ public final class EncryptedObjectStore implements ObjectStore {
                             + e.getMessage(),
                     e);
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading object '" + key + "' failed", e);
+            throw readBrokeOff(key, e);
         } finally {
             Arrays.fill(dataKey, (byte) 0);
         }
@@ -630,5 +629,14 @@ public final class EncryptedObjectStore implements ObjectStore {
     @Override
     public String toString() {
         return "EncryptedObjectStore[" + encryption + " over " + delegate + "]";
+    }
+
+    /**
+     * A read of {@code key} that broke off ({@code cause}): the store's failure, which changed nothing in it,
+     * as {@link ObjectRead#readAllBytes} reports one, not a local file's.
+     */
+    static dev.ballast.storage.StorageUnavailableException readBrokeOff(String key, IOException cause) {
+        return new dev.ballast.storage.StorageUnavailableException(
+                key, "Reading object '" + key + "' failed (" + cause.getMessage() + ")", cause, false);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.storage.object;
 
+import dev.ballast.storage.StorageUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -99,12 +100,23 @@ public final class ObjectRead implements AutoCloseable {
         return stream;
     }
 
-    /** Reads the rest of the stream fully (verified) and closes it. */
+    /**
+     * Reads the rest of the stream fully (verified) and closes it.
+     *
+     * @throws dev.ballast.storage.IntegrityException if the bytes do not match the version's SHA-256
+     * @throws StorageUnavailableException if the read broke off (the connection closed before the
+     *     response's length, a read error of the store's file): a failure of the store, which the read
+     *     changed nothing in ({@link StorageUnavailableException#outcomeUnknown()} false). It was an
+     *     {@link java.io.UncheckedIOException}, which a command took for a local file's failure: a
+     *     connection cut while the {@code config} of a repository was read gave "A local file operation
+     *     failed (EOF reached while reading)", exit 1, where the endpoint failing is exit 3.
+     */
     public byte[] readAllBytes() {
         try (InputStream in = stream) {
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new UncheckedIOException("Reading object '" + version.key() + "' failed", e);
+            throw new StorageUnavailableException(
+                    version.key(), "Reading object '" + version.key() + "' failed (" + e.getMessage() + ")", e, false);
         }
     }
 
