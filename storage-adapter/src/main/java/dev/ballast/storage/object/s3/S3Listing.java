@@ -78,6 +78,13 @@ final class S3Listing {
         } catch (SdkException e) {
             throw S3Errors.translate(
                     null, "ListObjectsV2 of '" + request.prefix() + "' in bucket '" + bucket + "' at " + where, e);
+        } catch (java.io.UncheckedIOException e) {
+            // the answer broke off while the SDK parsed it: the store's failure, and a listing changes nothing
+            throw S3Errors.translate(
+                    null,
+                    "ListObjectsV2 of '" + request.prefix() + "' in bucket '" + bucket + "' at " + where,
+                    e,
+                    false);
         }
         List<ListEntry> entries = merge(page.contents(), page.commonPrefixes());
         String next = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;

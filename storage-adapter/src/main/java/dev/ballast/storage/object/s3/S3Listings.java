@@ -82,6 +82,10 @@ final class S3Listings extends S3Room {
                         r -> r.bucket(bucket).prefix(prefix).keyMarker(km).versionIdMarker(vm));
             } catch (SdkException e) {
                 throw S3Errors.translate(forErrors, describe("ListObjectVersions", prefix), e);
+            } catch (java.io.UncheckedIOException e) {
+                // the answer broke off while the SDK parsed it (a connection cut in its body): the store's
+                // failure, not a local file's, and a listing changes nothing
+                throw S3Errors.translate(forErrors, describe("ListObjectVersions", prefix), e, false);
             }
             for (software.amazon.awssdk.services.s3.model.ObjectVersion v : page.versions()) {
                 each.accept(new VersionEntry(
@@ -134,6 +138,9 @@ final class S3Listings extends S3Room {
                 page = s3.listObjectsV2(req.build());
             } catch (SdkException e) {
                 throw S3Errors.translate(null, describe("ListObjectsV2", prefix), e);
+            } catch (java.io.UncheckedIOException e) {
+                // as above: a connection cut in the body of the answer gave "A local file operation failed"
+                throw S3Errors.translate(null, describe("ListObjectsV2", prefix), e, false);
             }
             for (S3Object o : page.contents()) {
                 if (++listed > limit) {

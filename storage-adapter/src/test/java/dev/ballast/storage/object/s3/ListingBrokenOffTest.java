@@ -1,0 +1,83 @@
+package dev.ballast.storage.object.s3;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
+import dev.ballast.storage.StorageUnavailableException;
+import dev.ballast.testkit.LeakCheck;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A listing whose answer breaks off in its body. Field case (a fault tester): a connection cut while a
+ * repository's key files were listed came out of the SDK's XML parser as an {@link
+ * java.io.UncheckedIOException}, which the command reported as "A local file operation failed (EOF reached
+ * while reading)", exit 1, where an endpoint that fails is exit 3. It is the store being unavailable.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
+class ListingBrokenOffTest {
+    private static WireMockServer wireMock;
+
+    @BeforeAll
+    static void start() {
+        wireMock = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+        wireMock.start();
+        wireMock.stubFor(get(urlPathEqualTo("/bucket"))
+                .willReturn(aResponse().withStatus(200).withFault(Fault.MALFORMED_RESPONSE_CHUNK)));
+    }
+
+    @AfterAll
+    static void stop() {
+        wireMock.stop();
+    }
+
+    private static S3ObjectStore open() {
+        S3Endpoint endpoint = S3Endpoint.newBuilder()
+                .endpoint(URI.create("http://localhost:" + wireMock.port()))
+                .credentials("key", "secret")
+                .region("eu-west-1")
+                .httpClient(HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build())
+                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
+                .build();
+        return S3ObjectStore.open(
+                endpoint,
+                "bucket",
+                S3StoreConfig.builder()
+                        .declaredCapabilities(EnumSet.noneOf(S3StoreConfig.Capability.class))
+                        .build());
+    }
+
+    @Test
+    void aListingOfKeysThatBreaksOffIsTheStoreUnavailable() {
+        try (S3ObjectStore store = open()) {
+            assertThatThrownBy(() -> store.list("keys/"))
+                    .isInstanceOf(StorageUnavailableException.class)
+                    .hasMessageContaining("ListObjectsV2");
+        }
+    }
+
+    @Test
+    void aListingOfVersionsThatBreaksOffIsTheStoreUnavailable() {
+        try (S3ObjectStore store = open()) {
+            assertThatThrownBy(() -> store.listVersions("snapshots/"))
+                    .isInstanceOf(StorageUnavailableException.class)
+                    .hasMessageContaining("ListObjectVersions");
+        }
+    }
+}
