@@ -347,7 +347,7 @@ final class StoreSession implements AutoCloseable {
         if (!encrypted) {
             KdfParameters.releasePrepared(); // no key to derive: the heap gets the 64 MiB allocated ahead back
             Errors.translate(where, null, () -> {
-                KeyFiles.requireNoRepositoryRemains(objects, where);
+                KeyFiles.requireNoRepositoryRemains(objects, "at " + where); // "The store at the S3 endpoint ..."
                 return null;
             });
             warnIfPasswordUnused(o, ctx);

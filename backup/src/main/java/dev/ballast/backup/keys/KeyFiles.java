@@ -233,7 +233,8 @@ public final class KeyFiles {
      * as a store of the earlier formats would hide every encrypted backup in it and write new ones in
      * clear. One listing of at most one key per prefix.
      *
-     * @param where names the store in the message, such as {@code "the local store /data/b"}
+     * @param where names the store in the message after "The store ", such as {@code "at the local store
+     *     /data/b"}
      * @throws BackupException of kind {@link Kind#INTEGRITY} naming the objects found
      */
     public static void requireNoRepositoryRemains(ObjectStore store, String where) {
@@ -311,6 +312,11 @@ public final class KeyFiles {
                     })
                     .map(ListEntry::key)
                     .findFirst();
+            if (other.isPresent() && REPOSITORY_OBJECT.matcher(other.get()).matches()) {
+                // a pack, index file or snapshot of an encrypted repository whose config is gone, not a backup of
+                // the unencrypted format (a fault tester's: init said so of the repository's own data/ packs)
+                requireNoRepositoryRemains(store, "at " + where(store));
+            }
             if (other.isPresent()) {
                 throw new BackupException(
                         Kind.INVALID_INPUT,

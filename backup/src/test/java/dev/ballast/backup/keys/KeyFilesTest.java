@@ -328,6 +328,19 @@ class KeyFilesTest {
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INVALID_INPUT);
         assertThat(old.list("")).containsExactly("photos/.ballast-manifest.json");
+
+        // a repository whose config was deleted: its packs are not backups of the unencrypted format (a fault
+        // tester's: init said they were)
+        FakeObjectStore lost = new FakeObjectStore();
+        keys.init(lost, pw("pw"));
+        String pack = "data/a8/" + "a8".repeat(32);
+        lost.put(pack, ObjectContent.ofBytes(new byte[] {1}));
+        lost.delete("config");
+        assertThatThrownBy(() -> keys.init(lost, pw("pw")))
+                .hasMessageStartingWith("The store at /stores/s1 holds objects of an encrypted repository (such as '")
+                .hasMessageContaining("but no 'config'")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
     }
 
     @Test
