@@ -133,7 +133,8 @@ final class ForgetCommand extends BallastCommand {
         if (policy.empty() && versionIds.isEmpty()) {
             throw new CliFailure(
                     ExitCodes.USAGE,
-                    "No policy was given, so nothing would be kept; pass --keep-last, "
+                    "No policy was given (a count of 0 is none, as in restic), so nothing would be kept; pass"
+                            + " --keep-last, "
                             + "--keep-hourly, --keep-daily, --keep-weekly, --keep-monthly, --keep-yearly or --keep-within, or the "
                             + "--manifest-version to remove"
                             // restic's 'forget ID': the ID alone, taken here for the backup's name

@@ -315,7 +315,13 @@ public final class KeyFiles {
             if (other.isPresent() && REPOSITORY_OBJECT.matcher(other.get()).matches()) {
                 // a pack, index file or snapshot of an encrypted repository whose config is gone, not a backup of
                 // the unencrypted format (a fault tester's: init said so of the repository's own data/ packs)
-                requireNoRepositoryRemains(store, "at " + where(store));
+                throw new BackupException(
+                        Kind.INVALID_INPUT,
+                        "The store at " + where(store) + " holds objects of an encrypted repository (such as '"
+                                + other.get() + "') but no '" + CONFIG + "', which was deleted: no new repository is"
+                                + " made over them (their backups could no longer be read) and nothing was written;"
+                                + " put '" + CONFIG + "' back from a copy of the store, or "
+                                + Advice.ANOTHER_STORE.text());
             }
             if (other.isPresent()) {
                 throw new BackupException(

@@ -337,10 +337,11 @@ class KeyFilesTest {
         lost.put(pack, ObjectContent.ofBytes(new byte[] {1}));
         lost.delete("config");
         assertThatThrownBy(() -> keys.init(lost, pw("pw")))
-                .hasMessageStartingWith("The store at /stores/s1 holds objects of an encrypted repository (such as '")
-                .hasMessageContaining("but no 'config'")
+                .hasMessageStartingWith("The store at /stores/s1 holds objects of an encrypted repository (such as '"
+                        + pack + "') but no 'config', which was deleted")
+                .hasMessageNotContaining("init")
                 .extracting(e -> ((BackupException) e).kind())
-                .isEqualTo(Kind.INTEGRITY);
+                .isEqualTo(Kind.INVALID_INPUT);
     }
 
     @Test

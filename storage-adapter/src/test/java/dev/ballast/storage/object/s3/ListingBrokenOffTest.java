@@ -80,4 +80,26 @@ class ListingBrokenOffTest {
                     .hasMessageContaining("ListObjectVersions");
         }
     }
+
+    /**
+     * Any answer the SDK parses as XML, not only the listings': a backup's read of the bucket's versioning
+     * while it opened the store, cut in its body, ended in "A local file operation failed", exit 1 (a fault
+     * tester's). The clients the endpoint builds raise it as the SDK raises a lost answer.
+     */
+    @Test
+    void anyXmlAnswerThatBreaksOffIsALostAnswerToTheSdk() {
+        S3Endpoint endpoint = S3Endpoint.newBuilder()
+                .endpoint(URI.create("http://localhost:" + wireMock.port()))
+                .credentials("key", "secret")
+                .region("eu-west-1")
+                .httpClient(HttpClient.newBuilder().build())
+                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
+                .build();
+        try (software.amazon.awssdk.services.s3.S3Client s3 = endpoint.newClient()) {
+            assertThatThrownBy(() -> s3.getBucketVersioning(r -> r.bucket("bucket")))
+                    .isInstanceOf(software.amazon.awssdk.core.exception.SdkClientException.class)
+                    .hasMessageStartingWith("The answer broke off while it was read")
+                    .hasCauseInstanceOf(java.io.IOException.class);
+        }
+    }
 }
