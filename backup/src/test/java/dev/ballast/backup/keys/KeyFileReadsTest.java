@@ -66,8 +66,10 @@ class KeyFileReadsTest {
         assertThat(opened.config()).isEqualTo(made.config());
         assertThat(opened.keyId()).isEqualTo(other.id());
         assertThat(store.listings).hasValue(1);
-        assertThat(store.readsOf("keys/" + made.keyId())).isEqualTo(1);
+        // the key that opened was read once, by the reads ahead or by the open, not by both; the other one at
+        // most once (the reads ahead may still be on their way to it when the open returns)
         assertThat(store.readsOf("keys/" + other.id())).isEqualTo(1);
+        assertThat(store.readsOf("keys/" + made.keyId())).isLessThanOrEqualTo(1);
     }
 
     @Test
