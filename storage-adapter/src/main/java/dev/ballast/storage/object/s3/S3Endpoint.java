@@ -182,9 +182,7 @@ public final class S3Endpoint {
     /**
      * A new {@link S3Client} that talks to this endpoint exactly as the object store does (see the
      * class comment). Closing it leaves the {@code HttpClient} open. Useful for operations the
-     * {@code ObjectStore} interface does not offer. An answer that breaks off while the SDK parses it is
-     * raised as an {@code SdkClientException}, as any lost answer is, not as the SDK's own {@code
-     * UncheckedIOException} ({@code BrokenAnswers}).
+     * {@code ObjectStore} interface does not offer.
      *
      * @return a new client, which the caller closes
      * @throws IllegalStateException if this endpoint wraps a caller-built client ({@link #of(S3Client)})
@@ -214,7 +212,7 @@ public final class S3Endpoint {
                         new PathStyleEndpointProvider(endpoint, region, S3EndpointProvider.defaultProvider()));
             }
         }
-        return BrokenAnswers.wrap(builder.build());
+        return builder.build();
     }
 
     /**
