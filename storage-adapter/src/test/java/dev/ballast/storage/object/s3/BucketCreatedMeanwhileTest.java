@@ -16,9 +16,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.storage.StorageException;
 import dev.ballast.testkit.LeakCheck;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,17 +70,8 @@ class BucketCreatedMeanwhileTest {
     }
 
     private static S3ObjectStore open() {
-        S3Endpoint endpoint = S3Endpoint.newBuilder()
-                .endpoint(URI.create("http://localhost:" + wireMock.port()))
-                .credentials("key", "secret")
-                .region("eu-west-1")
-                .httpClient(HttpClient.newBuilder()
-                        .connectTimeout(Duration.ofSeconds(5))
-                        .build())
-                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
-                .build();
         return S3ObjectStore.open(
-                endpoint,
+                WireMockEndpoints.at(wireMock.port()),
                 "bucket",
                 S3StoreConfig.builder()
                         .createBucket(true)

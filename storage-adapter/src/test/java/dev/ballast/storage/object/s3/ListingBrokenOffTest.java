@@ -10,10 +10,6 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import dev.ballast.storage.StorageUnavailableException;
 import dev.ballast.testkit.LeakCheck;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.time.Duration;
-import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,21 +42,7 @@ class ListingBrokenOffTest {
     }
 
     private static S3ObjectStore open() {
-        S3Endpoint endpoint = S3Endpoint.newBuilder()
-                .endpoint(URI.create("http://localhost:" + wireMock.port()))
-                .credentials("key", "secret")
-                .region("eu-west-1")
-                .httpClient(HttpClient.newBuilder()
-                        .connectTimeout(Duration.ofSeconds(5))
-                        .build())
-                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
-                .build();
-        return S3ObjectStore.open(
-                endpoint,
-                "bucket",
-                S3StoreConfig.builder()
-                        .declaredCapabilities(EnumSet.noneOf(S3StoreConfig.Capability.class))
-                        .build());
+        return WireMockEndpoints.declaredStore(wireMock.port(), "bucket");
     }
 
     @Test
@@ -91,15 +73,10 @@ class ListingBrokenOffTest {
     void aProbeOfTheBucketWhoseAnswerBreaksOffIsTheStoreUnavailable() {
         wireMock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.head(urlPathEqualTo("/bucket"))
                 .willReturn(aResponse().withStatus(200)));
-        S3Endpoint endpoint = S3Endpoint.newBuilder()
-                .endpoint(URI.create("http://localhost:" + wireMock.port()))
-                .credentials("key", "secret")
-                .region("eu-west-1")
-                .httpClient(HttpClient.newBuilder().build())
-                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
-                .build();
         assertThatThrownBy(() -> S3ObjectStore.open(
-                                endpoint, "bucket", S3StoreConfig.builder().build())
+                                WireMockEndpoints.at(wireMock.port()),
+                                "bucket",
+                                S3StoreConfig.builder().build())
                         .close())
                 .isInstanceOf(StorageUnavailableException.class)
                 .hasMessageContaining("GetBucketVersioning");

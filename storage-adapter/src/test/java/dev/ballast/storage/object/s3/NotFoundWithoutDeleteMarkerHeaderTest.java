@@ -13,10 +13,6 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.ballast.storage.ObjectNotFoundException;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.testkit.LeakCheck;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.time.Duration;
-import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,21 +66,7 @@ class NotFoundWithoutDeleteMarkerHeaderTest {
     }
 
     private static S3ObjectStore open() {
-        S3Endpoint endpoint = S3Endpoint.newBuilder()
-                .endpoint(URI.create("http://localhost:" + wireMock.port()))
-                .credentials("key", "secret")
-                .region("eu-west-1")
-                .httpClient(HttpClient.newBuilder()
-                        .connectTimeout(Duration.ofSeconds(5))
-                        .build())
-                .checksumMode(S3Endpoint.ChecksumMode.NEVER)
-                .build();
-        return S3ObjectStore.open(
-                endpoint,
-                "bucket",
-                S3StoreConfig.builder()
-                        .declaredCapabilities(EnumSet.noneOf(S3StoreConfig.Capability.class))
-                        .build());
+        return WireMockEndpoints.declaredStore(wireMock.port(), "bucket");
     }
 
     @Test
