@@ -305,7 +305,8 @@ final class Uploads {
                             e);
                 }
                 retrying(key, uploadId, attempt, e);
-            } catch (SdkException e) {
+            } catch (SdkException | java.io.UncheckedIOException failure) {
+                SdkException e = failure instanceof SdkException sdk ? sdk : brokenOff(key, uploadId, failure);
                 if (!S3Errors.ambiguous(e)) {
                     abort(key, uploadId, e);
                     throw e;
@@ -318,6 +319,20 @@ final class Uploads {
                 retrying(key, uploadId, attempt, e);
             }
         }
+    }
+
+    /**
+     * A completion whose answer broke off in its body ({@code 200 OK}, then the connection cut): the SDK's XML
+     * parser lets that through as an {@link java.io.UncheckedIOException}, not an {@link SdkException}. The
+     * completion may have taken effect, so it is an ambiguous failure ({@link S3Errors#ambiguous}), as an
+     * answer lost before it began is.
+     */
+    private static SdkClientException brokenOff(String key, String uploadId, RuntimeException failure) {
+        return SdkClientException.builder()
+                .message("The answer to CompleteMultipartUpload of '" + key + "' (upload " + uploadId + ") broke off: "
+                        + failure.getMessage())
+                .cause(failure)
+                .build();
     }
 
     private void retrying(String key, String uploadId, int attempt, Exception failure) {

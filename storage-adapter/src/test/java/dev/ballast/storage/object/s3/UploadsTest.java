@@ -434,27 +434,40 @@ class UploadsTest {
     @Test
     void aCompletionThatFailsAmbiguouslyIsSentAgainAndTheVersionItMadeIsLookedUpByItsToken() throws Exception {
         byte[] data = bytes(11 * MIB);
+        int completions = completedAgainAfterAFirstAnswerOf(
+                data,
+                aResponse()
+                        .withStatus(500)
+                        .withBody("<Error><Code>InternalError</Code>"
+                                + "<Message>We encountered an internal error. Please try again.</Message></Error>"));
+        assertThat(pauses).hasSize(completions - 1).containsOnly(S3StoreConfig.DEFAULT_STALE_READ_BACKOFF);
+    }
+
+    /**
+     * Uploads {@code data} in parts whose first completion is answered {@code first} and the next ones with
+     * success; asserts that the upload ends in an ambiguous failure that says a repeat succeeded (the repeat's
+     * answer is not trusted to name the version: the caller reads it from the key), that the completion was
+     * sent again within completeAttempts and that the upload was not aborted. Returns how many completions
+     * were sent.
+     */
+    private int completedAgainAfterAFirstAnswerOf(
+            byte[] data, com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder first) throws Exception {
         stubMultipart(multipartETag(data, 5 * MIB));
         wireMock.stubFor(post(urlPathEqualTo("/bucket/big"))
                 .withQueryParam("uploadId", containing("u1"))
                 .inScenario("complete")
                 .whenScenarioStateIs(com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED)
-                .willReturn(aResponse()
-                        .withStatus(500)
-                        .withBody("<Error><Code>InternalError</Code>"
-                                + "<Message>We encountered an internal error. Please try again.</Message></Error>"))
+                .willReturn(first)
                 .willSetStateTo("answered once"));
         Uploads uploads = uploads(multipartConfig());
 
         try (Payload p = payload(data, uploads)) {
-            // The repeat's answer is not trusted to name the version: the caller reads it from the key.
             assertThatThrownBy(() -> uploads.upload("big", p, METADATA, WriteCondition.NONE))
                     .isInstanceOfSatisfying(
                             SdkClientException.class,
                             e -> assertThat(S3Errors.ambiguous(e)).isTrue())
                     .hasMessageContaining("succeeded on attempt");
         }
-
         int completions = wireMock.findAll(
                         postRequestedFor(urlPathEqualTo("/bucket/big")).withQueryParam("uploadId", containing("u1")))
                 .size();
@@ -462,7 +475,22 @@ class UploadsTest {
                 .as("the completion sent again, within completeAttempts")
                 .isBetween(2, 3);
         wireMock.verify(0, deleteRequestedFor(urlPathEqualTo("/bucket/big")));
-        assertThat(pauses).hasSize(completions - 1).containsOnly(S3StoreConfig.DEFAULT_STALE_READ_BACKOFF);
+        return completions;
+    }
+
+    /**
+     * A completion answered {@code 200 OK} whose body breaks off: the SDK's XML parser let it through as an
+     * {@link java.io.UncheckedIOException}, past the completion's retries and the caller's look for the version
+     * it made, though the upload may well have completed (the answer had begun). It is an ambiguous outcome
+     * like any other answer lost on the way: sent again, never aborted.
+     */
+    @Test
+    void aCompletionWhoseAnswerBreaksOffIsSentAgainAsAnAmbiguousOutcome() throws Exception {
+        completedAgainAfterAFirstAnswerOf(
+                bytes(11 * MIB),
+                aResponse()
+                        .withStatus(200)
+                        .withFault(com.github.tomakehurst.wiremock.http.Fault.MALFORMED_RESPONSE_CHUNK));
     }
 
     @Test
