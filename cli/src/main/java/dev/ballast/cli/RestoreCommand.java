@@ -203,17 +203,23 @@ final class RestoreCommand extends BallastCommand {
             // The index is read while the snapshot is chosen and read: on S3, three requests and the
             // index's decoding that no longer wait for the snapshot's (about 0.3 s from Ceph RGW).
             CompletableFuture<PackedContent> index = repo.packed() ? loadIndex(repo) : null;
+            // So is the record of damaged versions: on S3 a request (a 404, mostly) that no longer follows the
+            // snapshot's. Its warning, if any, is printed where it was before.
+            List<String> damagedNotes = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CompletableFuture<DamagedVersions> damaged = startedThread(
+                    "ballast-damaged-read", () -> DamagedVersions.load(repo.metadata(), name, damagedNotes::add));
             try {
-                return restore(session, repo, selection, index);
+                return restore(session, repo, selection, index, damaged, damagedNotes);
             } finally {
-                if (index != null) {
-                    // A restore that ended before it needed the index (no such backup, say) does not wait
-                    // for a slow store's answer: a second at most, then the repository's close closes
-                    // whatever the read opens.
-                    try {
-                        index.exceptionally(e -> null).get(1, java.util.concurrent.TimeUnit.SECONDS);
-                    } catch (java.util.concurrent.TimeoutException stillReading) {
-                        // left to end on its own (a daemon thread)
+                // A restore that ended before it needed these (no such backup, say) does not wait for a slow
+                // store's answer: a second at most, then the repository's close closes whatever the reads open.
+                for (CompletableFuture<?> read : java.util.Arrays.asList(index, damaged)) {
+                    if (read != null) {
+                        try {
+                            read.exceptionally(e -> null).get(1, java.util.concurrent.TimeUnit.SECONDS);
+                        } catch (java.util.concurrent.TimeoutException stillReading) {
+                            // left to end on its own (a daemon thread)
+                        }
                     }
                 }
             }
@@ -222,26 +228,33 @@ final class RestoreCommand extends BallastCommand {
 
     /** Starts reading the repository's index on a thread of its own. */
     private CompletableFuture<PackedContent> loadIndex(Repository repo) {
-        CompletableFuture<PackedContent> index = new CompletableFuture<>();
+        return startedThread("ballast-index-load", () -> repo.content(transferOptions.transfers));
+    }
+
+    /** {@code work} on a daemon thread of its own named {@code name}, started now; its result or failure. */
+    private static <T> CompletableFuture<T> startedThread(String name, java.util.function.Supplier<T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
         Thread t = new Thread(
                 () -> {
                     try {
-                        index.complete(repo.content(transferOptions.transfers));
+                        result.complete(work.get());
                     } catch (RuntimeException | Error e) {
-                        index.completeExceptionally(e);
+                        result.completeExceptionally(e);
                     }
                 },
-                "ballast-index-load");
+                name);
         t.setDaemon(true);
         t.start();
-        return index;
+        return result;
     }
 
     private Integer restore(
             StoreSession session,
             Repository repo,
             RestoreSelection selection,
-            @Nullable CompletableFuture<PackedContent> index)
+            @Nullable CompletableFuture<PackedContent> index,
+            CompletableFuture<DamagedVersions> damagedRead,
+            List<String> damagedNotes)
             throws Exception {
         Manifests.Versioned chosen = Errors.translate(
                 session.where(),
@@ -256,8 +269,8 @@ final class RestoreCommand extends BallastCommand {
                         + SnapshotTime.of(m) + ", " + m.files().size() + (selection.all() ? "" : " selected")
                         + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
                         + target.toAbsolutePath());
-        DamagedVersions damaged = Errors.translate(
-                session.where(), null, () -> DamagedVersions.load(repo.metadata(), name, ctx.err()::println));
+        DamagedVersions damaged = Errors.translate(session.where(), null, () -> Futures.join(damagedRead));
+        damagedNotes.forEach(ctx.err()::println);
         RestoreRunner runner = new RestoreRunner(
                         repo.metadata(),
                         m,

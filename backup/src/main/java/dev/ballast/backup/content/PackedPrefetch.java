@@ -43,15 +43,37 @@ final class PackedPrefetch implements AutoCloseable {
 
     private final Thread reader;
     private volatile boolean closed;
+    /**
+     * Open once the first window's chunks are announced (or the reading ahead ended without any): a file's
+     * reader that asked before would read its chunk itself, one request for a chunk the window reads with
+     * its neighbours.
+     */
+    private final java.util.concurrent.CountDownLatch firstAnnounced = new java.util.concurrent.CountDownLatch(1);
 
     /**
      * Starts reading ahead the chunks of the small files of {@code files} (each a file's chunk IDs, in
-     * the order the files are written).
+     * the order the files are written). The windows are cut on the reading thread, from the index: the
+     * caller goes on (making the restore's directories) meanwhile.
      */
     PackedPrefetch(BlobRepository blobs, List<List<String>> files) {
         this.blobs = blobs;
-        List<List<BlobLocation>> windows = windows(blobs, files);
-        this.reader = new Thread(() -> run(windows), "ballast-restore-read-ahead");
+        this.reader = new Thread(
+                () -> {
+                    try {
+                        List<List<BlobLocation>> windows;
+                        try {
+                            windows = windows(blobs, files);
+                        } catch (RuntimeException | Error e) {
+                            // The index could not say where the chunks are (a search of the packs it does not
+                            // name failed, say): the files' readers read theirs and report what is wrong.
+                            return;
+                        }
+                        run(windows);
+                    } finally {
+                        firstAnnounced.countDown();
+                    }
+                },
+                "ballast-restore-read-ahead");
         reader.setDaemon(true);
         reader.start();
     }
@@ -127,6 +149,7 @@ final class PackedPrefetch implements AutoCloseable {
                 ahead.put(b.id(), f);
                 ids.add(b.id());
             }
+            firstAnnounced.countDown();
             try {
                 blobs.readAll(ids, (id, plain) -> {
                     CompletableFuture<byte[]> f = mine.get(id);
@@ -160,6 +183,12 @@ final class PackedPrefetch implements AutoCloseable {
      */
     @Nullable
     byte[] take(BlobId id) {
+        try {
+            firstAnnounced.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
         CompletableFuture<byte[]> f = ahead.remove(id);
         if (f == null) {
             if (!closed) {
