@@ -29,6 +29,29 @@ class OpenFileAttributesTest {
         assertThat(OpenFileAttributes.available()).isTrue();
     }
 
+    /** On the JDKs the launcher runs (17 to 25): an owner and mode the new file already has are not set again. */
+    @Test
+    void itReadsWhatTheFileHasToSetOnlyWhatDiffers() {
+        assertThat(OpenFileAttributes.readsWhatTheFileHas()).isTrue();
+    }
+
+    /** Mode and owner as the file was created: nothing to change but its times, and they stay as they are. */
+    @Test
+    void aFileThatAlreadyHasItsModeAndOwnerKeepsThem(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("f");
+        try (FileChannel out = written(file)) {
+            int mode = (Integer) Files.getAttribute(file, "unix:mode") & PosixAttrs.MODE_BITS;
+            int uid = (Integer) Files.getAttribute(file, "unix:uid");
+            int gid = (Integer) Files.getAttribute(file, "unix:gid");
+            assertThat(OpenFileAttributes.apply(out, new PosixAttrs(mode, uid, gid), MTIME, true))
+                    .isTrue();
+            assertThat(Files.getAttribute(file, "unix:mode")).isEqualTo(0100000 | mode);
+            assertThat(Files.getAttribute(file, "unix:uid")).isEqualTo(uid);
+            assertThat(Files.getAttribute(file, "unix:gid")).isEqualTo(gid);
+        }
+        assertThat(Files.getLastModifiedTime(file).toInstant()).isEqualTo(MTIME);
+    }
+
     @Test
     void aWrittenFileGetsItsTimeToTheNanosecondAndItsModeThroughItsDescriptor(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("f");
