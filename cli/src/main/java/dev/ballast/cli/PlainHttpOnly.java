@@ -17,7 +17,7 @@ import javax.net.ssl.TrustManager;
  * {@link SSLContext#getDefault()} and its default parameters in its constructor, which reads and parses
  * the JDK's trusted certificates and sets up the JSSE provider: about 0.15 s of the main thread of every
  * command on an S3 endpoint, before its first request, spent on connections it never makes (a client
- * with this context builds in about 45 ms; the profile of a restore from Ceph RGW is in docs/cli.md).
+ * with this context builds in about 45 ms; the profile of a restore from Ceph RGW is in docs/measured.md).
  *
  * <p>Safe by construction: every TLS operation of this context fails ({@link UnsupportedOperationException}
  * from the engine factories, which the JDK client reports as an {@code IOException} naming it), so a client
