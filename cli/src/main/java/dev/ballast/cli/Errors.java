@@ -26,7 +26,8 @@ final class Errors {
     }
 
     static CliFailure toFailure(StorageException e, String where, @Nullable String bucket) {
-        String at = bucket == null ? where : where + " (bucket '" + bucket + "')";
+        // named as a command names its store everywhere else (StoreSession#where): "the S3 endpoint URL, bucket 'B'"
+        String at = bucket == null ? where : where + ", bucket '" + bucket + "'";
         if (e instanceof StorageUnavailableException && rootMessage(e).startsWith("Unable to load credentials")) {
             return new CliFailure(
                     ExitCodes.USAGE,

@@ -127,6 +127,20 @@ class RepositoryOptionTest extends InProcessCli {
     }
 
     /**
+     * {@code init} (and a backup into a store it knows) opens its bucket for writing, probing what the store
+     * honours: a failure there named the store "the S3 endpoint URL (bucket 'B')", every other message "the S3
+     * endpoint URL, bucket 'B'" (a newcomer's). They say it one way.
+     */
+    @Test
+    void aFailureToOpenABucketForWritingNamesTheStoreAsEveryOtherMessageDoes() {
+        assertThat(run("init", "--endpoint", "http://127.0.0.1:1", "--bucket", "weekly"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: No credentials were found for the S3 endpoint http://127.0.0.1:1,"
+                        + " bucket 'weekly'; ");
+    }
+
+    /**
      * A tester's: {@code --bucket B} beside {@code $BALLAST_REPOSITORY=s3:http://host:port/bucket} dropped the
      * variable's endpoint and used a local store named B, and {@code --endpoint} beside a local directory
      * the bucket 'ballast-backups'. An option beside the variable now replaces the part of its store it
