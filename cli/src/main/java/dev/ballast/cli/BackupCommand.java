@@ -348,8 +348,9 @@ final class BackupCommand extends BallastCommand {
                                 + "), which restore skips unless given --manifest-version "
                                 + Manifests.shortId(r.manifestVersionId());
         ctx.err()
-                .println("Backup '" + backupName + "' did not complete because " + what + ": " + r.stored() + " files "
-                        + "stored and confirmed, " + notStored + " not stored"
+                .println("Backup '" + backupName + "' did not complete because " + what + ": "
+                        + dev.ballast.backup.Messages.count(r.stored(), "file") + " stored and confirmed, " + notStored
+                        + " not stored"
                         + (first.isEmpty() ? "" : " (first: " + String.join(", ", first) + ")")
                         + "; " + manifest + ". Run the backup again"
                         + (r.cancelled() ? " to finish it" : " once the cause is fixed")

@@ -7,7 +7,7 @@ import dev.ballast.backup.BackupException;
  * whole job was done and every checksum confirmed.
  */
 public final class ExitCodes {
-    /** Every file was stored (or restored, or verified) and its SHA-256 confirmed. */
+    /** Every file was stored (or restored, or verified) and checked: each chunk against its ID (the earlier format: the file's SHA-256). */
     public static final int OK = 0;
     /** The job ran but not every file was stored, restored or verified; the message lists which. */
     public static final int INCOMPLETE = 1;
@@ -59,7 +59,7 @@ public final class ExitCodes {
     static final String[] HELP_LINES = {
         "",
         "Exit codes:",
-        "  0    every file stored/restored/verified and its SHA-256 confirmed",
+        "  0    every file stored, restored or verified and checked (each chunk against its ID; each file's SHA-256 in a store of the earlier format)",
         "  1    incomplete: some files were not stored, restored or verified (listed)",
         "  2    invalid command line or input",
         "  3    store unavailable: S3 endpoint down or timed out, or the local store in use by another backup",
@@ -101,7 +101,7 @@ public final class ExitCodes {
                         interrupted));
             case "restore" ->
                 l.addAll(java.util.List.of(
-                        "  0    every file restored and its SHA-256 confirmed",
+                        "  0    every file restored and checked: each chunk against its ID and the file's size (each file's SHA-256 in a store of the earlier format)",
                         "  1    incomplete: some files were not restored (listed; counted when the target is read-only or full)",
                         usage,
                         store,
@@ -113,7 +113,7 @@ public final class ExitCodes {
                         interrupted));
             case "verify" ->
                 l.addAll(java.util.List.of(
-                        "  0    every file verified and its SHA-256 confirmed",
+                        "  0    every file verified: each chunk read and checked against its ID (each file's SHA-256 in a store of the earlier format)",
                         "  1    incomplete: some files could not be verified (listed)",
                         usage,
                         store,

@@ -439,8 +439,9 @@ final class StoreSession implements AutoCloseable {
         if (!BUCKET.matcher(o.bucket).matches() || o.bucket.contains("..")) {
             throw new CliFailure(
                     ExitCodes.USAGE,
-                    "The bucket name '" + o.bucket + "' is not usable: pass --bucket with 3 to "
-                            + "63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, no two dots in a row.");
+                    "The bucket name '" + o.bucket + "' is not usable: pass one (--bucket, or BUCKET in --repo"
+                            + " s3:URL/BUCKET) of 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending"
+                            + " with a letter or digit, no two dots in a row.");
         }
     }
 

@@ -867,7 +867,8 @@ class BallastTest {
         assertThat(err().lines())
                 .singleElement()
                 .asString()
-                .contains("The bucket name 'e1' is not usable: pass --bucket with 3 to 63 lowercase letters");
+                .contains("The bucket name 'e1' is not usable: pass one (--bucket, or BUCKET in --repo s3:URL/BUCKET)"
+                        + " of 3 to 63 lowercase letters");
         assertNoStoreOpened();
     }
 
