@@ -81,9 +81,10 @@ final class Errors {
                     e);
         }
         if (e instanceof StorageUnavailableException) {
+            String noAnswer = noAnswer(e);
             return new CliFailure(
                     ExitCodes.UNAVAILABLE,
-                    "Could not reach " + at + ": " + rootMessage(e)
+                    "Could not reach " + at + ": " + (noAnswer != null ? noAnswer : rootMessage(e))
                             + "; check that the server is running and reachable, then run the command again.",
                     e);
         }
@@ -229,7 +230,9 @@ final class Errors {
      * Status Code: 403, ...)"}), says so before the details.
      */
     static String serverReason(String message) {
-        String m = message.strip();
+        // the AWS SDK's count of its own attempts: always 1 here (the HTTP client is the one layer that
+        // retries), and nothing a user can act on
+        String m = message.replaceAll(" ?\\(SDK Attempt Count: \\d+\\)", "").strip();
         return m.isEmpty() || m.startsWith("(") ? "it gave no reason " + m : m;
     }
 
@@ -246,6 +249,35 @@ final class Errors {
     /** The most specific message in a cause chain, without class names ({@link Messages#rootMessage}). */
     static String rootMessage(Throwable t) {
         return Messages.rootMessage(t);
+    }
+
+    /**
+     * Why a call got no answer, in a user's words, when {@code e}'s causes say: a refused or unreachable
+     * connection, or one that timed out, and how many attempts the HTTP client made. Null for any other failure
+     * ({@link #rootMessage} words it). The client's own message named the exception's class ("last failure:
+     * java.net.ConnectException"), which a JDK gives no message of its own (a README-only newcomer's).
+     */
+    static @Nullable String noAnswer(Throwable e) {
+        int attempts = 0;
+        String why = null;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof dev.ballast.http.RetriesExhaustedException exhausted && attempts == 0) {
+                attempts = exhausted.attempts();
+            }
+            if (why == null) {
+                if (t instanceof java.net.http.HttpConnectTimeoutException) {
+                    why = "the connection timed out";
+                } else if (t instanceof java.net.ConnectException) {
+                    why = "the connection was refused, or the host is unreachable";
+                } else if (t instanceof java.net.http.HttpTimeoutException) {
+                    why = "no answer came within the timeout (--timeout)";
+                }
+            }
+        }
+        if (why == null) {
+            return null;
+        }
+        return attempts > 1 ? why + " (" + attempts + " attempts)" : why;
     }
 
     /**

@@ -29,6 +29,34 @@ class ErrorsTest {
                 .isEqualTo("it gave no reason (Service: S3, Status Code: 403, Request ID: tx1)");
         assertThat(Errors.serverReason(" The request signature we calculated does not match (Service: S3)"))
                 .isEqualTo("The request signature we calculated does not match (Service: S3)");
+        // and without the SDK's count of its own attempts, always 1 (a README-only newcomer's)
+        assertThat(Errors.serverReason(" (Service: S3, Status Code: 403, Request ID: tx1) (SDK Attempt Count: 1)"))
+                .isEqualTo("it gave no reason (Service: S3, Status Code: 403, Request ID: tx1)");
+    }
+
+    /**
+     * A wrong port (a README-only newcomer's): "Could not reach the S3 endpoint ...: Call to dependency
+     * 'http://127.0.0.1:7481' failed after 3 attempts (attempts exhausted); last failure:
+     * java.net.ConnectException", the HTTP client's words, with a class name for the reason.
+     */
+    @Test
+    void aRefusedConnectionIsSaidSoWithTheAttemptsMade() {
+        java.net.ConnectException refused = new java.net.ConnectException();
+        dev.ballast.http.RetriesExhaustedException exhausted = new dev.ballast.http.RetriesExhaustedException(
+                "http://127.0.0.1:7481", 3, "attempts exhausted", java.util.List.of(refused, refused, refused));
+        dev.ballast.storage.StorageUnavailableException e = new dev.ballast.storage.StorageUnavailableException(
+                "config",
+                "GET of 'config' failed: the store could not be reached",
+                new RuntimeException("Unable to execute HTTP request: " + exhausted.getMessage(), exhausted),
+                false);
+
+        CliFailure f = Errors.toFailure(e, "the S3 endpoint http://127.0.0.1:7481, bucket 'b'", null);
+
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(f.getMessage())
+                .isEqualTo("Could not reach the S3 endpoint http://127.0.0.1:7481, bucket 'b': the connection was"
+                        + " refused, or the host is unreachable (3 attempts); check that the server is running and"
+                        + " reachable, then run the command again.");
     }
 
     @Test
