@@ -57,7 +57,7 @@ final class NewStore {
                             + describe(o, ctx) + ": " + Passwords.ways(ctx.env()) + " (or pass "
                             + NO_ENCRYPTION_OPTION + " to store it unencrypted, in the earlier format).");
         }
-        if (given && o.unlocked == null && !openedAsRepositoryBefore(o, ctx) && holdsNothing(o, ctx)) {
+        if (given && o.unlocked == null && holdsNothing(o, ctx)) {
             // Read now, before the store is opened for writing: a password file that is missing or not
             // UTF-8, or a command that fails, is refused with nothing made (it left a store of an index and
             // a lock that listed as empty, exit 0, before).
@@ -71,23 +71,6 @@ final class NewStore {
                 o.newRepositoryPassword = null;
             }
         }
-    }
-
-    /**
-     * Whether this store opened as an encrypted repository the last time a command of this user opened it
-     * (its key's salt is remembered, {@link KeySaltCache}): then it is taken for one, and not looked at
-     * beforehand to see whether it is new. That look opened the store a second time (on S3 a second HTTP and
-     * S3 client, and a listing) in every backup given a password. A repository emptied since (its objects
-     * deleted by hand) is still found empty by the backup, which then makes it a repository again.
-     */
-    private static boolean openedAsRepositoryBefore(CommonOptions o, CliContext ctx) {
-        if (o.endpoint == null
-                && !dev.ballast.storage.object.local.LocalObjectStore.exists(
-                        StoreSession.localStoreDirectory(o, ctx))) {
-            return false; // gone since: a local store the backup would create (holdsNothing says so without opening)
-        }
-        String place = StoreSession.cachePlace(o, ctx);
-        return place != null && new KeySaltCache(ctx.cacheDir(), ctx.clock()).read(place) != null;
     }
 
     /** The store the options name, as messages name it, before it is opened. */

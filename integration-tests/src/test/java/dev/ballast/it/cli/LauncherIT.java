@@ -54,33 +54,6 @@ class LauncherIT {
         assertThat(target.resolve("notes.txt")).hasContent("kept");
     }
 
-    /**
-     * A backup given a password opens its store once. Every such backup used to open it a second time first,
-     * read-only, to see whether it was new (on S3 a second HTTP and S3 client and a listing): with {@code -v} the
-     * store's "Object store set up" line came twice. A store that opened as a repository before is taken for one.
-     */
-    @Test
-    void aVerboseBackupIntoAKnownRepositoryOpensTheStoreOnce() throws Exception {
-        Path launcher = launcher();
-        Path javaHome = Path.of(System.getProperty("java.home"));
-        Path source = Files.createDirectories(dir.resolve("source"));
-        Files.writeString(source.resolve("notes.txt"), "kept\n");
-        String data = dir.resolve("data").toString();
-
-        Result first = run(launcher, javaHome, "backup", source.toString(), "--data-dir", data, "-q");
-        assertThat(first.code()).as(first.output()).isZero();
-        Files.writeString(source.resolve("notes.txt"), "changed\n");
-        Result second = run(launcher, javaHome, "backup", source.toString(), "--data-dir", data, "-v");
-
-        assertThat(second.code()).as(second.output()).isZero();
-        assertThat(Pattern.compile("Object store set up")
-                        .matcher(second.output())
-                        .results()
-                        .count())
-                .as(second.output())
-                .isEqualTo(1);
-    }
-
     /** A JAVA_HOME without a java: Maven's launcher refuses it; ours ran the java on PATH instead, silently. */
     @Test
     void aJavaHomeWithoutJavaIsRefusedInOneSentence() throws Exception {
