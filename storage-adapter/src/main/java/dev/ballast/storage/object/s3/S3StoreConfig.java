@@ -194,8 +194,8 @@ public final class S3StoreConfig {
     }
 
     /**
-     * How many times a {@code CompleteMultipartUpload} is sent, the first included, when it fails
-     * ambiguously; see {@link Builder#completeAttempts}.
+     * How many times a {@code CompleteMultipartUpload} (and a {@code CreateMultipartUpload}) is sent, the first
+     * included, when it fails ambiguously; see {@link Builder#completeAttempts}.
      */
     public int completeAttempts() {
         return completeAttempts;
@@ -392,7 +392,9 @@ public final class S3StoreConfig {
          * again cannot create a second version (a repeat gets the object or {@code NoSuchUpload}), and
          * AWS asks clients to retry it
          * (<a href="https://docs.aws.amazon.com/AmazonS3/latest/API/API_CompleteMultipartUpload.html">CompleteMultipartUpload</a>).
-         * The pause between is {@link #staleReadBackoff}. If not set,
+         * The pause between is {@link #staleReadBackoff}. The same count bounds the {@code CreateMultipartUpload}
+         * that starts the upload, sent again after such a failure too (an upload a lost answer started holds no
+         * object, and {@code abortIncompleteUploads} or a lifecycle rule removes it). If not set,
          * {@value S3StoreConfig#DEFAULT_COMPLETE_ATTEMPTS}; at least 1.
          */
         public Builder completeAttempts(int attempts) {

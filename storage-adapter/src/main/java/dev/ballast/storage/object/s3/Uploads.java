@@ -227,7 +227,7 @@ final class Uploads {
         if (partChecksums) {
             create.checksumAlgorithm(ChecksumAlgorithm.SHA256);
         }
-        var created = s3.createMultipartUpload(create.build());
+        var created = create(key, create.build());
         String uploadId = created.uploadId();
         ServerSideEncryption sse = options.encryption();
         List<CompletedPart> parts;
@@ -255,6 +255,38 @@ final class Uploads {
             return new Written(r.versionId(), head.eTag(), head.lastModified(), applied);
         }
         return new Written(r.versionId(), r.eTag() == null ? "" : r.eTag(), answered(r), applied);
+    }
+
+    /**
+     * Starts the upload, again after an ambiguous failure (no answer, a 5xx, an answer that broke off in its
+     * body), at most {@link S3StoreConfig#completeAttempts()} times: the HTTP layer never repeats a POST. A
+     * repeat is safe: an upload an earlier attempt started and nobody completes holds parts only until
+     * {@code abortIncompleteUploads} (a prune) or a lifecycle rule removes it, and no object is written by it.
+     * A cut in the answer to this request failed a whole backup before, which a second attempt got through
+     * (a fault tester's, with a proxy that cut one answer after 5 bytes).
+     *
+     * @throws SdkException the last failure, or the first one that is not ambiguous
+     */
+    private software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse create(
+            String key, CreateMultipartUploadRequest request) {
+        for (int attempt = 1; ; attempt++) {
+            SdkException e;
+            try {
+                return s3.createMultipartUpload(request);
+            } catch (SdkException failure) {
+                e = failure;
+            } catch (java.io.UncheckedIOException failure) {
+                e = SdkClientException.builder()
+                        .message("The answer to CreateMultipartUpload of '" + key + "' broke off: "
+                                + failure.getMessage())
+                        .cause(failure)
+                        .build();
+            }
+            if (!S3Errors.ambiguous(e) || attempt >= config.completeAttempts()) {
+                throw e;
+            }
+            retrying("CreateMultipartUpload of '" + key + "'", attempt, e);
+        }
     }
 
     /**
@@ -336,11 +368,14 @@ final class Uploads {
     }
 
     private void retrying(String key, String uploadId, int attempt, Exception failure) {
+        retrying("CompleteMultipartUpload of '" + key + "' (upload " + uploadId + ")", attempt, failure);
+    }
+
+    /** Logs that {@code request} failed ambiguously and will be sent again, then pauses {@link S3StoreConfig#staleReadBackoff()}. */
+    private void retrying(String request, int attempt, Exception failure) {
         LOG.debug(
-                "CompleteMultipartUpload of '{}' (upload {}) failed ambiguously ({}); completing it again, attempt {}"
-                        + " of {}",
-                key,
-                uploadId,
+                "{} failed ambiguously ({}); sending it again, attempt {} of {}",
+                request,
                 failure.toString(),
                 attempt + 1,
                 config.completeAttempts());
@@ -349,7 +384,7 @@ final class Uploads {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw SdkClientException.builder()
-                    .message("Interrupted while completing '" + key + "'")
+                    .message("Interrupted while sending " + request + " again")
                     .cause(e)
                     .build();
         }

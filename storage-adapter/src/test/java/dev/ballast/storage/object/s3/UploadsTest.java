@@ -493,6 +493,38 @@ class UploadsTest {
                         .withFault(com.github.tomakehurst.wiremock.http.Fault.MALFORMED_RESPONSE_CHUNK));
     }
 
+    /**
+     * The start of an upload whose answer breaks off (a fault tester's: a proxy that cut it after 5 bytes
+     * failed the whole backup, exit 3, "EOF reached while reading"). It is sent again; the upload an earlier
+     * attempt may have started holds no object and is swept by abortIncompleteUploads.
+     */
+    @Test
+    void aStartOfAnUploadWhoseAnswerBreaksOffIsSentAgain() throws Exception {
+        byte[] data = bytes(11 * MIB);
+        stubMultipart(multipartETag(data, 5 * MIB));
+        wireMock.stubFor(post(urlPathEqualTo("/bucket/big"))
+                .withQueryParam("uploads", containing(""))
+                .inScenario("create")
+                .whenScenarioStateIs(com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED)
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withFault(com.github.tomakehurst.wiremock.http.Fault.MALFORMED_RESPONSE_CHUNK))
+                .willSetStateTo("answered once"));
+        Uploads uploads = uploads(multipartConfig());
+
+        Uploads.Written written;
+        try (Payload p = payload(data, uploads)) {
+            written = uploads.upload("big", p, METADATA, WriteCondition.NONE);
+        }
+
+        assertThat(written.versionId()).isEqualTo("v9");
+        assertThat(wireMock.findAll(postRequestedFor(urlPathEqualTo("/bucket/big"))
+                                .withQueryParam("uploads", containing("")))
+                        .size())
+                .isEqualTo(2);
+        assertThat(pauses).containsExactly(S3StoreConfig.DEFAULT_STALE_READ_BACKOFF);
+    }
+
     @Test
     void anErrorInTheBodyOfA200CompletionIsAnAmbiguousOutcomeAfterEveryAttempt() throws Exception {
         byte[] data = bytes(11 * MIB);
