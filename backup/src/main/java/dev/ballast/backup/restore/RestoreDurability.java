@@ -41,18 +41,20 @@ final class RestoreDurability {
     }
 
     /**
-     * Asks {@code sync} once whether it serves {@code realTarget} (an existing directory). A wait for
+     * Asks {@code sync} once whether it serves {@code realTarget} (an existing directory: the target,
+     * or the hidden directory a new target's tree is written into), whose messages name {@code shown}
+     * (the target as the user gave it). A wait for
      * {@code sync}, here and in {@link #complete}, ends as soon as {@code cancelled} turns true (Ctrl-C):
      * a sync that hangs holds the run no longer than that.
      */
-    static RestoreDurability choose(RestoreSync sync, Path realTarget, BooleanSupplier cancelled) {
+    static RestoreDurability choose(RestoreSync sync, Path realTarget, Path shown, BooleanSupplier cancelled) {
         boolean[] available = new boolean[1];
         try {
             untilCancelled(() -> available[0] = sync.available(realTarget), cancelled);
         } catch (IOException e) {
             available[0] = false;
         }
-        return new RestoreDurability(sync, realTarget, available[0], cancelled);
+        return new RestoreDurability(sync, shown, available[0], cancelled);
     }
 
     /** Whether each file must be synced before its rename (the end sync is not available). */

@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link #write}), then syncs it where the run syncs each file, gives it its attributes and renames it
  * into place ({@link #finish}). Runs of 64 KiB of zeros are not written, so a sparse file comes back
  * sparse. {@link #write} removes its temporary file when it fails, and {@link #finish} when the run is
- * cancelled, the sync fails, or the attributes or the rename fail with an I/O error.
+ * cancelled, the sync fails, or the attributes or the rename fail with an I/O error. In the hidden
+ * directory a new target's tree is written into ({@link RestoreStaging}), each file is created under
+ * its own name instead and not renamed: nothing is at the target's path until the whole directory is.
  *
  * <p>Called by {@link RestoreRunner}, which makes one per run once the target, its ownership and its
  * durability are known, and calls {@link #write} on its transfer threads and {@link #finish} there or
@@ -71,6 +73,12 @@ final class RestoreFileWriter {
 
     private final Cancellation cancellation;
 
+    /**
+     * Whether each file is created under its own name and not renamed: the run writes into a hidden
+     * directory that is renamed to the target once everything in it is complete ({@link RestoreStaging}).
+     */
+    private final boolean finalNames;
+
     /** The target's directories as the restore prepared them: no file is created in one replaced since. */
     private final DirectoryIdentities directories;
 
@@ -83,8 +91,10 @@ final class RestoreFileWriter {
             RestoreDurability durability,
             boolean ownership,
             Cancellation cancellation,
-            DirectoryIdentities directories) {
+            DirectoryIdentities directories,
+            boolean finalNames) {
         this.directories = directories;
+        this.finalNames = finalNames;
         this.store = store;
         this.manifest = manifest;
         this.damaged = damaged;
@@ -202,14 +212,17 @@ final class RestoreFileWriter {
         FileChannel create() throws IOException {
             lease = directories.lease(dest.getParent());
             SecureDirectoryStream<Path> in = lease.stream();
-            channel = temporaries.create(dest, t -> {
-                FileChannel c = in == null
-                        ? FileChannel.open(t, CREATE_NEW_FOR_WRITING)
-                        : (FileChannel) in.newByteChannel(t.getFileName(), CREATE_NEW_FOR_WRITING);
-                path = t;
-                return c;
-            });
+            channel = finalNames ? createAt(in, dest) : temporaries.create(dest, t -> createAt(in, t));
             return channel;
+        }
+
+        /** Creates and opens {@code t}, through {@code in} where the directory is held open. */
+        private FileChannel createAt(@Nullable SecureDirectoryStream<Path> in, Path t) throws IOException {
+            FileChannel c = in == null
+                    ? FileChannel.open(t, CREATE_NEW_FOR_WRITING)
+                    : (FileChannel) in.newByteChannel(t.getFileName(), CREATE_NEW_FOR_WRITING);
+            path = t;
+            return c;
         }
 
         /** The file {@link #create} made. */
@@ -292,13 +305,18 @@ final class RestoreFileWriter {
                     }
                     Attributes.applyToOwnFile(tmp, w.entry().attrs(), w.entry().mtime(), ownership);
                 }
-                // renameat(2) within the directory held open: replaces what stands there, as rename(2) does
-                w.dir().move(w.tmp().getFileName(), w.dir(), w.dest().getFileName());
+                if (!finalNames) {
+                    // renameat(2) within the directory held open: replaces what stands there, as rename(2) does
+                    w.dir().move(w.tmp().getFileName(), w.dir(), w.dest().getFileName());
+                }
                 return;
             }
             directories.check(w.dest().getParent());
             if (!applied) {
                 Attributes.applyToOwnFile(w.tmp(), w.entry().attrs(), w.entry().mtime(), ownership);
+            }
+            if (finalNames) {
+                return;
             }
             try {
                 Files.move(w.tmp(), w.dest(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

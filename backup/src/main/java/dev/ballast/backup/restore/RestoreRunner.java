@@ -44,7 +44,10 @@ import org.jspecify.annotations.Nullable;
  * Every path is checked before anything is written ({@link SafePaths}); every file is written to a
  * short temporary name in its directory while the store checks its SHA-256 as the bytes stream in
  * (the manifest's SHA-256 must be the one the store recorded), then renamed into place atomically,
- * so a reader never sees a half-written or unverified file. Everything written is made durable once
+ * so a reader never sees a half-written or unverified file. A target that does not exist yet is
+ * written as a whole into a hidden directory beside it, each file under its own name, and that
+ * directory is renamed to the target once at the end, after the end sync ({@link RestoreStaging},
+ * where the run is recorded: {@link #recordingTemporariesIn}). Everything written is made durable once
  * at the end, before the run returns ({@link RestoreSync}, by default the file system's sync; a
  * failure there is a {@link dev.ballast.backup.BackupException}); where that sync is not available,
  * each file is synced before its rename on a pool of sync threads and each directory at the end
@@ -117,6 +120,13 @@ public final class RestoreRunner {
     private final Manifest manifest;
 
     private final Path target;
+    /**
+     * Where this run writes the tree: the target, or the hidden directory beside a target that did not
+     * exist, renamed to it at the end ({@link RestoreStaging}), in which each file is written under its
+     * own name.
+     */
+    private Path root;
+
     private final boolean overwrite;
     private final int transfers;
     private final Cancellation cancellation;
@@ -200,6 +210,7 @@ public final class RestoreRunner {
         this.store = Objects.requireNonNull(store, "store");
         this.manifest = Objects.requireNonNull(manifest, "manifest");
         this.target = Objects.requireNonNull(target, "target").toAbsolutePath().normalize();
+        this.root = this.target;
         this.overwrite = overwrite;
         this.transfers = transfers;
         this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
@@ -241,7 +252,26 @@ public final class RestoreRunner {
     public Result run() throws IOException {
         try (RestoreTemporaries t = new RestoreTemporaries(target, temporaryRecords)) {
             temporaries = t;
-            return runWithTemporaries();
+            RestoreStaging staging = RestoreStaging.begin(target, t);
+            if (staging == null) {
+                root = target;
+                return runWithTemporaries();
+            }
+            root = staging.directory();
+            Result result;
+            try {
+                result = runWithTemporaries();
+            } catch (IOException | RuntimeException | Error e) {
+                // what it completed is put where it belongs, as a run into an existing target leaves it
+                try {
+                    staging.publish();
+                } catch (RuntimeException notPublished) {
+                    e.addSuppressed(notPublished);
+                }
+                throw e;
+            }
+            staging.publish();
+            return result;
         }
     }
 
@@ -250,17 +280,17 @@ public final class RestoreRunner {
         // Every path first: one unsafe path refuses the whole manifest before a byte is written.
         List<Path> destinations = new ArrayList<>();
         for (ManifestEntry e : manifest.files()) {
-            destinations.add(SafePaths.resolveInside(target, writtenAs.getOrDefault(e.path(), e.path())));
+            destinations.add(SafePaths.resolveInside(root, writtenAs.getOrDefault(e.path(), e.path())));
         }
         RestoreConflicts conflicts = new RestoreConflicts();
         boolean[] present = new boolean[destinations.size()];
         occupied = new boolean[destinations.size()];
         // Nothing can stand at a path whose directory is not (yet) a directory: one look per directory,
         // not a failed lstat (and the JDK's exception for it) per file of a restore into a new folder.
-        ClosedDirectories looked = new ClosedDirectories(target);
+        ClosedDirectories looked = new ClosedDirectories(root);
         java.util.Map<String, List<Path>> linksTo = new java.util.HashMap<>();
         for (ManifestTree.HardLink h : manifest.tree().hardLinks()) {
-            linksTo.computeIfAbsent(h.target(), k -> new ArrayList<>()).add(SafePaths.resolveInside(target, h.path()));
+            linksTo.computeIfAbsent(h.target(), k -> new ArrayList<>()).add(SafePaths.resolveInside(root, h.path()));
         }
         for (int i = 0; i < destinations.size() && !cancellation.cancelled(); i++) {
             Path dest = destinations.get(i);
@@ -297,26 +327,26 @@ public final class RestoreRunner {
                 }
             }
         }
-        RestoreTree tree = RestoreTree.plan(manifest.tree(), target, overwrite, conflicts);
+        RestoreTree tree = RestoreTree.plan(manifest.tree(), root, overwrite, conflicts);
         // and the backup's directories with no file of their own: their descriptors give them their mode
         tree.directories().forEach(d -> looked.lookable(d.dest()));
         if (!conflicts.isEmpty()) {
             looked.putBack(); // refused: nothing changed
             throw conflicts.refusal(target);
         }
-        Path existingAbove = RestoreDirectories.nearestExisting(target);
+        Path existingAbove = RestoreDirectories.nearestExisting(root);
         // A target that takes no writes (a read-only file system, a directory where nothing can be created) is
         // found before anything is tried: one reason, not a refused write (or attribute change) per file.
         String refused = existingAbove != null && RestoreFailures.readOnly(existingAbove)
                 ? RestoreFailures.READ_ONLY
-                : RestoreFailures.refusedWrites(target, temporaries);
+                : RestoreFailures.refusedWrites(root, temporaries);
         if (refused != null) {
             looked.putBack();
             unwritable.set(refused);
             manifest.files().forEach(f -> failed.add(new BackupRunner.Failure(shown(f), TARGET_UNWRITABLE)));
             return result(start, 0);
         }
-        Path realTarget = target.toRealPath();
+        Path realTarget = root.toRealPath();
         ownership = FileStat.UNIX && RestoreLinks.runsAsRoot(realTarget);
         Set<Path> directories = new LinkedHashSet<>();
         tree.directories().forEach(d -> directories.add(d.dest()));
@@ -331,7 +361,7 @@ public final class RestoreRunner {
         int[] order = PackedRestore.interleave(
                 PackedRestore.writeOrder(packed == null ? null : packed::storedAt, manifest), transfers);
         AutoCloseable readAhead = packed == null ? null : PackedRestore.readAhead(packed, manifest, present, order);
-        RestoreDirectories prepared = new RestoreDirectories(target, realTarget, overwrite, cancellation);
+        RestoreDirectories prepared = new RestoreDirectories(root, realTarget, overwrite, cancellation);
         prepared.adopt(looked.opened());
         try {
             for (Path dir : directories) {
@@ -347,13 +377,22 @@ public final class RestoreRunner {
         }
 
         int already = 0;
-        durability = RestoreDurability.choose(sync, realTarget, cancellation::cancelled);
+        durability = RestoreDurability.choose(sync, realTarget, target, cancellation::cancelled);
         // The target's directories, each held open by the writes into it until every file is in place.
         DirectoryIdentities held = new DirectoryIdentities(prepared.identities());
         Set<Path> moved;
         try {
             writer = new RestoreFileWriter(
-                    store, manifest, damaged, packed, temporaries, durability, ownership, cancellation, held);
+                    store,
+                    manifest,
+                    damaged,
+                    packed,
+                    temporaries,
+                    durability,
+                    ownership,
+                    cancellation,
+                    held,
+                    !root.equals(target));
             ExecutorService syncers = durability.fileSyncers();
             try (ProgressCounter progress = progressFactory.apply(manifest);
                     Transfers pool = new Transfers(
@@ -401,7 +440,7 @@ public final class RestoreRunner {
             }
             boolean treeToo = !cancellation.cancelled() && unwritable.get() == null;
             if (treeToo) {
-                tree.restoreLinks(target, prepared, ownership, temporaries, cancellation, failed, held);
+                tree.restoreLinks(root, prepared, ownership, temporaries, cancellation, failed, held);
             }
             // Looked at by path before the directories get their modes: a directory of mode 0000 above
             // another kept a restore by a user other than root from looking at the one below, which it

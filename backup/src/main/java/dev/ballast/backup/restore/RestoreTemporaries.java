@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * token and the target in {@code RECORDS/TOKEN} (the CLI's cache directory, {@code
  * ~/.cache/ballast/restores}); a run that ends removes its record. A later run into the same target
  * removes, in the directories it writes to, only the files named with a recorded token of a run that
- * never ended, then that record. A run holds a lock on its record while it runs (released by the system
+ * never ended, and beside the target the hidden directory of that name such a run wrote a new
+ * target's tree into ({@link RestoreStaging}), then that record. A run holds a lock on its record while it runs (released by the system
  * when the process ends, kill -9 included), so a record another process still holds is a run that is
  * writing now, whose temporary files are left alone (a second restore into the same target deleted the
  * files the first was writing, which then failed as "could not be written"). A user's file named like a temporary file ({@code .ballast-} and 16
@@ -49,6 +50,8 @@ public final class RestoreTemporaries implements AutoCloseable {
     private final @Nullable Path records;
     private final Path target;
     private @Nullable Path record;
+    /** Whether {@link #begin} ran: a run records itself and removes leftovers once. */
+    private boolean begun;
     /** The open record, whose lock says this run is alive; null without a record. */
     private java.nio.channels.@Nullable FileChannel held;
 
@@ -71,13 +74,15 @@ public final class RestoreTemporaries implements AutoCloseable {
     /**
      * Records this run (best effort) and removes the temporary files of earlier runs into the same
      * target that never ended from {@code directories} and, when there are such runs, from every other
-     * directory below the target (a run of a selection, or of another backup, writes to fewer); their
-     * records go with them.
+     * directory below the target (a run of a selection, or of another backup, writes to fewer), and
+     * the hidden directories beside the target they wrote a new target's tree into ({@link
+     * RestoreStaging}); their records go with them. Only the first call of a run does anything.
      */
     public void begin(Collection<Path> directories) {
-        if (records == null) {
+        if (records == null || begun) {
             return;
         }
+        begun = true;
         List<String> leftoverTokens = new ArrayList<>();
         List<Path> leftoverRecords = new ArrayList<>();
         byte[] targetBytes = Names.bytes(target);
@@ -100,6 +105,7 @@ public final class RestoreTemporaries implements AutoCloseable {
             // backup): every directory of the target is looked at before its record goes, or its leftovers would
             // stay in the user's tree for good. Only after a killed run, so a walk of the target is rare.
             removeLeftoversBelow(target, directories, leftoverTokens);
+            removeStagingLeftovers(target, leftoverTokens);
             for (Path r : leftoverRecords) {
                 try {
                     Files.deleteIfExists(r);
@@ -120,6 +126,59 @@ public final class RestoreTemporaries implements AutoCloseable {
             channel.tryLock();
         } catch (IOException | RuntimeException e) {
             // Without a record a killed run's temporary files stay; nothing else changes.
+        }
+    }
+
+    /**
+     * Removes, with all they hold, the hidden directories beside {@code target} that runs of {@code tokens}
+     * wrote a new target's tree into ({@link RestoreStaging}) and were killed before they renamed it
+     * into place; links are not followed.
+     */
+    private static void removeStagingLeftovers(Path target, List<String> tokens) {
+        Path parent = target.getParent();
+        if (parent == null) {
+            return;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
+            for (Path p : entries) {
+                String name = p.getFileName().toString();
+                for (String t : tokens) {
+                    if (name.startsWith(PREFIX + t + "-") && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                        deleteTree(p);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // what cannot be looked at or removed stays hidden; no manifest names it
+        }
+    }
+
+    /**
+     * Deletes {@code p} and, if it is a directory (not a link to one), everything in it, each directory
+     * given its owner's read, write and search bits first (a killed run may have given one the backup's
+     * mode 0500); best effort.
+     */
+    static void deleteTree(Path p) {
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.isReadable(p) || !Files.isWritable(p) || !Files.isExecutable(p)) {
+                try {
+                    RestoreDirectories.openToOwner(p);
+                } catch (IOException | RuntimeException notOurs) {
+                    // what is in it stays
+                }
+            }
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(p)) {
+                for (Path child : entries) {
+                    deleteTree(child);
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // left, with the directory
+            }
+        }
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException | RuntimeException ignored) {
+            // left hidden; no manifest names it
         }
     }
 
@@ -169,6 +228,14 @@ public final class RestoreTemporaries implements AutoCloseable {
         } catch (IOException | RuntimeException ignored) {
             // a leftover that cannot be removed is harmless: no manifest names it
         }
+    }
+
+    /**
+     * Whether this run is recorded ({@link #begin} wrote and locked its record): a run killed now has
+     * its temporary names removed by the next run into the same target.
+     */
+    public boolean recorded() {
+        return held != null;
     }
 
     /** A new temporary path next to {@code dest}; the caller creates it with {@code CREATE_NEW} via {@link #create}. */

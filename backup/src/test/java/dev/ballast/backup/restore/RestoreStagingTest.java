@@ -1,0 +1,244 @@
+package dev.ballast.backup.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.backup.BackupException;
+import dev.ballast.backup.Cancellation;
+import dev.ballast.backup.ProgressCounter;
+import dev.ballast.backup.snapshot.Manifest;
+import dev.ballast.backup.snapshot.ManifestEntry;
+import dev.ballast.backup.tree.Names;
+import dev.ballast.storage.object.ObjectContent;
+import dev.ballast.storage.object.ObjectRead;
+import dev.ballast.storage.object.ObjectVersion;
+import dev.ballast.storage.object.ReadOptions;
+import dev.ballast.test.FakeObjectStore;
+import dev.ballast.testkit.FakeTime;
+import dev.ballast.testkit.LeakCheck;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A restore into a target that does not exist yet: written beside it, renamed into place once ({@link RestoreStaging}). */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@ExtendWith(LeakCheck.class)
+class RestoreStagingTest {
+    static final Instant MTIME = Instant.parse("2025-05-05T05:05:05Z");
+
+    @TempDir
+    Path dir;
+
+    /** Runs before each read of a file's stored copy. */
+    Consumer<String> beforeEachRead = key -> {};
+
+    final FakeObjectStore store = new FakeObjectStore(FakeObjectStore.CAPABILITIES, new FakeTime()) {
+        @Override
+        public ObjectRead get(String key, ReadOptions options) {
+            beforeEachRead.accept(key);
+            return super.get(key, options);
+        }
+    };
+
+    ManifestEntry stored(String path, String content) {
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        ObjectVersion v = store.put(Manifest.objectKey("n", path), ObjectContent.ofBytes(bytes));
+        return new ManifestEntry(path, bytes.length, v.sha256(), v.versionId(), MTIME);
+    }
+
+    Manifest manifest() {
+        return new Manifest(
+                1,
+                "n",
+                MTIME,
+                true,
+                List.of(stored("a.txt", "alpha"), stored("d/b.txt", "bravo"), stored("d/e/c.txt", "charlie")),
+                List.of());
+    }
+
+    Path records() throws IOException {
+        return Files.createDirectories(dir.resolve("cache/restores"));
+    }
+
+    RestoreRunner runner(Manifest m, Path target, Cancellation cancellation) throws IOException {
+        return new RestoreRunner(store, m, target, false, 1, cancellation, x -> new ProgressCounter(0, 0))
+                .recordingTemporariesIn(records());
+    }
+
+    List<String> besideTarget() throws IOException {
+        try (Stream<Path> all = Files.list(dir)) {
+            return all.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    static List<String> filesBelow(Path root) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
+            return all.filter(Files::isRegularFile)
+                    .map(p -> root.relativize(p).toString())
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    @Test
+    void aNewTargetAppearsOnlyOnceItsWholeTreeIsWritten() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        List<String> seen = new ArrayList<>();
+        beforeEachRead = key -> {
+            try {
+                seen.add(Files.exists(target) + " " + besideTarget());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+
+        RestoreRunner.Result r = runner(m, target, new Cancellation()).run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(r.restored()).isEqualTo(3);
+        assertThat(seen)
+                .hasSize(3)
+                .allSatisfy(s -> assertThat(s)
+                        .as("while files are written, nothing is at the target's path, only one hidden directory")
+                        .matches("false \\[\\.ballast-[0-9a-f]{16}-1, cache]"));
+        assertThat(besideTarget()).containsExactly("cache", "out");
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+        assertThat(target.resolve("d/e/c.txt")).hasContent("charlie");
+        assertThat(Files.getLastModifiedTime(target.resolve("d/b.txt")).toInstant())
+                .isEqualTo(MTIME);
+        try (Stream<Path> left = Files.list(records())) {
+            assertThat(left).as("the run's record is gone").isEmpty();
+        }
+    }
+
+    @Test
+    void theHiddenTreeOfAKilledRunIsRemovedByTheNextRunAndNoUserDirectoryEver() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        // A run killed with kill -9 left its record and its hidden directory, one folder in it already given
+        // the backup's mode 0500.
+        String killed = "00112233aabbccdd";
+        Files.write(
+                records().resolve(killed), Names.bytes(target.toAbsolutePath().normalize()));
+        Path hidden = Files.createDirectories(dir.resolve(".ballast-" + killed + "-1/d/e"));
+        Files.writeString(hidden.resolve("c.txt"), "char");
+        Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("r-x------"));
+        // A folder of the user's named as the run's are, by another token: no record names it.
+        Path users = Files.createDirectories(dir.resolve(".ballast-0123456789abcdef-1"));
+        Files.writeString(users.resolve("notes"), "the user's own");
+
+        RestoreRunner.Result r = runner(m, target, new Cancellation()).run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(besideTarget()).containsExactly(".ballast-0123456789abcdef-1", "cache", "out");
+        assertThat(users.resolve("notes")).hasContent("the user's own");
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+        try (Stream<Path> left = Files.list(records())) {
+            assertThat(left)
+                    .as("the killed run's record is gone, as is this run's")
+                    .isEmpty();
+        }
+    }
+
+    @Test
+    void aTargetMadeWhileTheRunWroteIsNeitherReplacedNorMergedAndTheTreeIsKeptWhereTheMessageSays() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        beforeEachRead = key -> {
+            try {
+                if (!Files.exists(target)) {
+                    Files.createDirectories(target);
+                    Files.writeString(target.resolve("theirs.txt"), "another program's");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+
+        RestoreRunner runner = runner(m, target, new Cancellation());
+        assertThatThrownBy(runner::run)
+                .isInstanceOfSatisfying(
+                        BackupException.class, e -> assertThat(e.kind()).isEqualTo(BackupException.Kind.INCOMPLETE))
+                .hasMessageMatching("The restore wrote its files into '.*/\\.ballast-[0-9a-f]{16}-1' but could not"
+                        + " rename it to '.*/out' .*");
+
+        assertThat(filesBelow(target)).containsExactly("theirs.txt");
+        List<String> beside = besideTarget();
+        assertThat(beside).hasSize(3);
+        Path kept = dir.resolve(beside.get(0));
+        assertThat(filesBelow(kept)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+        // no record is left, so no later run into the same target takes the tree away
+        try (Stream<Path> left = Files.list(records())) {
+            assertThat(left).isEmpty();
+        }
+        beforeEachRead = key -> {};
+        Path elsewhere = dir.resolve("again");
+        assertThat(runner(m, elsewhere, new Cancellation()).run().ok()).isTrue();
+        assertThat(filesBelow(kept)).hasSize(3);
+    }
+
+    @Test
+    void aCancelledRunPutsTheFilesItCompletedAtTheTargetAndNothingHalfWritten() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        Cancellation cancellation = new Cancellation();
+        int[] reads = new int[1];
+        beforeEachRead = key -> {
+            if (++reads[0] == 2) {
+                cancellation.cancel();
+            }
+        };
+
+        RestoreRunner.Result r = runner(m, target, cancellation).run();
+
+        assertThat(r.cancelled()).isTrue();
+        assertThat(besideTarget()).containsExactly("cache", "out");
+        List<String> written = filesBelow(target);
+        assertThat(written)
+                .as("the file read first, whole; the one read when it was cancelled not at all")
+                .hasSize(1);
+        assertThat(target.resolve(written.get(0)))
+                .hasContent(m.files().stream()
+                        .filter(f -> f.path().equals(written.get(0)))
+                        .map(f -> f.path().equals("a.txt") ? "alpha" : f.path().equals("d/b.txt") ? "bravo" : "charlie")
+                        .findFirst()
+                        .orElseThrow());
+    }
+
+    @Test
+    void aTargetThatExistsIsWrittenInPlace() throws IOException {
+        Manifest m = manifest();
+        Path target = Files.createDirectories(dir.resolve("out"));
+        List<Boolean> targetHadFiles = new ArrayList<>();
+        beforeEachRead = key -> {
+            try (Stream<Path> in = Files.list(target)) {
+                targetHadFiles.add(in.findAny().isPresent());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+
+        RestoreRunner.Result r = runner(m, target, new Cancellation()).run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(targetHadFiles)
+                .as("the files' directories are made in the target first")
+                .containsOnly(true);
+        assertThat(besideTarget()).containsExactly("cache", "out");
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+    }
+}
