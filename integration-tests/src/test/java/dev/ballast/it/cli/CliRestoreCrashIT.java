@@ -29,9 +29,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A restore killed with kill -9 part-way: every file it renamed into place is complete, and the same
- * command run again keeps what the killed one wrote (checked by size and SHA-256), removes the
- * temporary files it left and completes the tree.
+ * A restore killed with kill -9 part-way: into an existing target, every file it renamed into place
+ * is complete, and the same command run again keeps what the killed one wrote (checked by size and
+ * SHA-256), removes the temporary files it left and completes the tree; into a new target, nothing is
+ * at the target's path, and the run again removes the hidden directory the killed one wrote into.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @ExtendWith(LeakCheck.class)
@@ -118,6 +119,64 @@ class CliRestoreCrashIT {
         }
     }
 
+    /**
+     * A restore into a target that does not exist yet writes into a hidden directory beside it: killed,
+     * it leaves nothing at the target's path, and the run again removes what it left and writes the tree.
+     */
+    @Test
+    void aRestoreIntoANewTargetKilledPartWayLeavesNothingAtTheTargetAndARunAgainCompletesIt() throws Exception {
+        Path source = base.resolve("source");
+        Random random = new Random(11);
+        for (int d = 0; d < 10; d++) {
+            Path dir = Files.createDirectories(source.resolve("dir-" + d));
+            for (int f = 0; f < 100; f++) {
+                byte[] bytes = new byte[1024 + random.nextInt(6 * 1024)];
+                random.nextBytes(bytes);
+                Files.write(dir.resolve("file-" + f + ".bin"), bytes);
+            }
+        }
+        Path home = Files.createDirectories(base.resolve("home"));
+        Path data = base.resolve("data");
+        Run backup = CliHarness.run(
+                home, p -> {}, "backup", source.toString(), "--name", "s", "--data-dir", data.toString());
+        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
+        Path restores = Files.createDirectories(base.resolve("restores"));
+        Path target = restores.resolve("tree");
+
+        Process killed;
+        try (WatchService watcher = restores.getFileSystem().newWatchService()) {
+            restores.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+            killed = restore(home, target, data, base.resolve("killed.log"));
+            try {
+                awaitFilesInPlace(watcher, restores, 100, killed);
+            } catch (AssertionError | RuntimeException | InterruptedException e) {
+                killed.destroyForcibly();
+                throw e;
+            }
+        }
+        try {
+            assertThat(killed.isAlive()).isTrue();
+        } finally {
+            killed.destroyForcibly();
+            assertThat(killed.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(names(restores))
+                .as("nothing at the target's path, only the killed run's hidden directory")
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .matches("\\.ballast-[0-9a-f]{16}-1");
+
+        Process again = restore(home, target, data, base.resolve("again.log"));
+        assertThat(again.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        String out = Files.readString(base.resolve("again.log"), StandardCharsets.UTF_8);
+        assertThat(again.exitValue()).as(out).isEqualTo(ExitCodes.OK);
+        assertThat(out).contains("complete: 1000 files restored, 0 already present");
+        assertThat(CliHarness.hashes(target)).isEqualTo(CliHarness.hashes(source));
+        assertThat(names(restores)).as("the hidden directory removed").containsExactly("tree");
+        try (Stream<Path> records = Files.list(home.resolve(".cache/ballast/restores"))) {
+            assertThat(records).as("no run record left").isEmpty();
+        }
+    }
+
     private Process restore(Path home, Path target, Path data, Path log) throws IOException {
         return CliHarness.startInEnvironment(
                 CliNamesIT.LAUNCHER_OPTIONS,
@@ -139,9 +198,10 @@ class CliRestoreCrashIT {
     }
 
     /**
-     * Waits until {@code files} files have been created or renamed into the directories of {@code
+     * Waits until {@code files} files have been created or renamed into the directories below {@code
      * target} (its temporary names not counted), or fails once {@code restore} has ended or two
-     * minutes have passed. Each directory the restore makes is watched as it appears.
+     * minutes have passed. Each directory the restore makes is watched as it appears (the hidden one a
+     * restore into a new target writes into too).
      */
     private static void awaitFilesInPlace(WatchService watcher, Path target, int files, Process restore)
             throws IOException, InterruptedException {
@@ -165,7 +225,7 @@ class CliRestoreCrashIT {
                     continue; // OVERFLOW: the count only comes later
                 }
                 Path created = dir.resolve(name);
-                if (dir.equals(target) && Files.isDirectory(created, LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.isDirectory(created, LinkOption.NOFOLLOW_LINKS)) {
                     created.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
                 } else if (!name.toString().startsWith(".ballast-")) {
                     seen++;
