@@ -45,21 +45,9 @@ class CliRestoreCrashIT {
 
     @Test
     void aRestoreKilledPartWayIsCompletedByARunAgainThatKeepsItsWorkAndLeavesNoTemporaryFile() throws Exception {
-        Path source = base.resolve("source");
-        Random random = new Random(7);
-        for (int d = 0; d < 40; d++) {
-            Path dir = Files.createDirectories(source.resolve("dir-" + d));
-            for (int f = 0; f < 100; f++) {
-                byte[] bytes = new byte[1024 + random.nextInt(6 * 1024)];
-                random.nextBytes(bytes);
-                Files.write(dir.resolve("file-" + f + ".bin"), bytes);
-            }
-        }
-        Path home = Files.createDirectories(base.resolve("home"));
+        Path source = backedUp(40, 7);
+        Path home = base.resolve("home");
         Path data = base.resolve("data");
-        Run backup = CliHarness.run(
-                home, p -> {}, "backup", source.toString(), "--name", "s", "--data-dir", data.toString());
-        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
         Path restores = Files.createDirectories(base.resolve("restores"));
         Path target = restores.resolve("tree");
 
@@ -125,21 +113,9 @@ class CliRestoreCrashIT {
      */
     @Test
     void aRestoreIntoANewTargetKilledPartWayLeavesNothingAtTheTargetAndARunAgainCompletesIt() throws Exception {
-        Path source = base.resolve("source");
-        Random random = new Random(11);
-        for (int d = 0; d < 10; d++) {
-            Path dir = Files.createDirectories(source.resolve("dir-" + d));
-            for (int f = 0; f < 100; f++) {
-                byte[] bytes = new byte[1024 + random.nextInt(6 * 1024)];
-                random.nextBytes(bytes);
-                Files.write(dir.resolve("file-" + f + ".bin"), bytes);
-            }
-        }
-        Path home = Files.createDirectories(base.resolve("home"));
+        Path source = backedUp(10, 11);
+        Path home = base.resolve("home");
         Path data = base.resolve("data");
-        Run backup = CliHarness.run(
-                home, p -> {}, "backup", source.toString(), "--name", "s", "--data-dir", data.toString());
-        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
         Path restores = Files.createDirectories(base.resolve("restores"));
         Path target = restores.resolve("tree");
 
@@ -175,6 +151,35 @@ class CliRestoreCrashIT {
         try (Stream<Path> records = Files.list(home.resolve(".cache/ballast/restores"))) {
             assertThat(records).as("no run record left").isEmpty();
         }
+    }
+
+    /**
+     * Makes {@code base/source}, {@code dirs} folders of 100 random files of 1–7 KiB each, and backs it up
+     * as {@code s} into {@code base/data}, with {@code base/home} as the home directory.
+     */
+    private Path backedUp(int dirs, long seed) throws IOException {
+        Path source = base.resolve("source");
+        Random random = new Random(seed);
+        for (int d = 0; d < dirs; d++) {
+            Path dir = Files.createDirectories(source.resolve("dir-" + d));
+            for (int f = 0; f < 100; f++) {
+                byte[] bytes = new byte[1024 + random.nextInt(6 * 1024)];
+                random.nextBytes(bytes);
+                Files.write(dir.resolve("file-" + f + ".bin"), bytes);
+            }
+        }
+        Path home = Files.createDirectories(base.resolve("home"));
+        Run backup = CliHarness.run(
+                home,
+                p -> {},
+                "backup",
+                source.toString(),
+                "--name",
+                "s",
+                "--data-dir",
+                base.resolve("data").toString());
+        assertThat(backup.exitCode()).as(backup.err()).isEqualTo(ExitCodes.OK);
+        return source;
     }
 
     private Process restore(Path home, Path target, Path data, Path log) throws IOException {
