@@ -75,6 +75,8 @@ public enum Advice {
     PASSWORD("the password given to Backups.open"),
     /** Restoring over the existing files. */
     OVERWRITE_AGAIN("restore again with RestoreOptions.overwrite"),
+    /** Where a restore's glob patterns go. */
+    INCLUDE_PATTERNS("RestoreOptions.includes"),
     /** The restore option replacing existing files. */
     OVERWRITE("RestoreOptions.overwrite"),
     /** A backup name taken from a directory that holds another directory's backups: {@code %s} the name. */

@@ -61,6 +61,7 @@ final class BackupJob extends Job {
                 r.stored(),
                 r.unchanged(),
                 r.bytesUploaded(),
+                r.bytesStored(),
                 r.bytesTotal(),
                 r.skipped(),
                 failed,

@@ -11,9 +11,13 @@ import org.jspecify.annotations.Nullable;
  * @param complete whether that snapshot holds every file of the directory, each confirmed
  * @param stored files read and stored
  * @param unchanged files found unchanged and kept from the previous snapshot
- * @param bytesUploaded bytes sent to the store; in an encrypted repository the plain bytes of the new
- *     chunks in the packs uploaded, those of files a stopped run did not finish included (the next
- *     run reuses them)
+ * @param bytesUploaded the new data the run stored: in an encrypted repository the plain bytes of the
+ *     new chunks in the packs uploaded, those of files a stopped run did not finish included (the next
+ *     run reuses them), as restic's "Added to the repository"; in a store of the earlier format the
+ *     bytes of the objects uploaded
+ * @param bytesStored what that new data takes in the store: in an encrypted repository the bytes of the
+ *     packs uploaded, compressed and encrypted, as restic's "stored"; in a store of the earlier format
+ *     the same as {@code bytesUploaded}
  * @param bytesTotal bytes of all the files found
  * @param skipped paths left out, with why ("special file", say), as the command lists them
  * @param failed files not stored, with the reason
@@ -28,6 +32,7 @@ public record BackupResult(
         int stored,
         int unchanged,
         long bytesUploaded,
+        long bytesStored,
         long bytesTotal,
         List<String> skipped,
         List<FileProblem> failed,

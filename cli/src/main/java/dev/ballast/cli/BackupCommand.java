@@ -250,9 +250,12 @@ final class BackupCommand extends BallastCommand {
         }
         String totals = Summary.count(r.stored(), "file") + " stored, " + r.unchanged() + " unchanged, "
                 + (r.reused() > 0 ? r.reused() + " already stored by an interrupted run, " : "")
-                + Summary.mib(r.bytesUploaded())
-                + " uploaded of " + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
-                + Summary.rate(r.bytesUploaded(), r.elapsed()) + ")" + counters(session) + ".";
+                // restic's "Added to the repository: 1.300 MiB (22.564 KiB stored)": the new data, then what it
+                // takes in the store. "8.0 MiB uploaded" for a 1 GiB file of zeros whose one chunk was stored in
+                // a few KiB misled a newcomer watching their bandwidth and bill.
+                + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
+                + Summary.rate(r.bytesTotal(), r.elapsed()) + "), " + Summary.size(r.bytesUploaded()) + " new ("
+                + Summary.size(r.bytesStored()) + " stored)" + counters(session) + ".";
         if (r.ok()) {
             if (r.stored() == 0 && r.unchanged() == 0) {
                 ctx.out().println("The directory holds no regular files to back up: the backup records an empty tree.");

@@ -433,6 +433,17 @@ public final class Ballast implements Callable<Integer> {
                     + c.getCommandSpec().qualifiedName() + "': pass one of " + subcommands(c) + ".";
         } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && !unmatched.getUnmatched().isEmpty()
+                && unmatched.getUnmatched().get(0).startsWith("-")) {
+            // picocli names every argument after an unknown option unmatched too: "Unknown options:
+            // '--compression', '/tmp/src'" read as if the directory were the fault (a README-only newcomer's).
+            List<String> options = unmatched.getUnmatched().stream()
+                    .filter(a -> a.startsWith("-") && a.length() > 1)
+                    .toList();
+            message = (options.size() == 1 ? "Unknown option " : "Unknown options ")
+                    + options.stream().map(o -> "'" + o + "'").collect(java.util.stream.Collectors.joining(", "))
+                    + ".";
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
+                && !unmatched.getUnmatched().isEmpty()
                 && !unmatched.getUnmatched().get(0).startsWith("-")) {
             // picocli says "Unmatched argument at index 2"; say which argument is one too many.
             String extra = unmatched.getUnmatched().get(0);

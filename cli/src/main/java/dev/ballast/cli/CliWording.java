@@ -57,6 +57,7 @@ final class CliWording {
         w.put(Advice.PASSWORD, "the password (BALLAST_PASSWORD, --password-file or --password-command)");
         w.put(Advice.OVERWRITE_AGAIN, "rerun with --overwrite");
         w.put(Advice.OVERWRITE, "--overwrite");
+        w.put(Advice.INCLUDE_PATTERNS, "--include, which is repeatable");
         w.put(Advice.OWN_NAME, "pass --name NAME to back this directory up under a name of its own, or --name %s");
         w.put(Advice.TRANSFERS, "--transfers");
         w.put(Advice.KEEP_COUNT, "a --keep-* count");

@@ -25,6 +25,20 @@ final class Summary {
         return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 
+    /** A size in the unit that shows it: "512 bytes", "21.6 KiB", "8.0 MiB", "1.2 GiB" (units of 1,024). */
+    static String size(long bytes) {
+        if (bytes < 1024) {
+            return bytes == 1 ? "1 byte" : bytes + " bytes";
+        }
+        if (bytes < 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+        }
+        if (bytes < 1024L * 1024 * 1024) {
+            return mib(bytes);
+        }
+        return String.format(Locale.ROOT, "%.1f GiB", bytes / 1073741824.0);
+    }
+
     static String rate(long bytes, Duration elapsed) {
         double seconds = Math.max(elapsed.toNanos() / 1e9, 1e-3);
         return String.format(Locale.ROOT, "%.1f MiB/s", bytes / 1048576.0 / seconds);

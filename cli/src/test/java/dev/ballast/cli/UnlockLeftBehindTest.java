@@ -57,7 +57,7 @@ class UnlockLeftBehindTest extends EncryptedStoreCli {
 
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
         Matcher uploaded =
-                Pattern.compile("([0-9.]+) MiB uploaded of 20\\.0 MiB").matcher(out());
+                Pattern.compile("20\\.0 MiB in .*, ([0-9.]+) MiB new").matcher(out());
         assertThat(uploaded.find()).as(out()).isTrue();
         assertThat(Double.parseDouble(uploaded.group(1)))
                 .as("the killed run's full pack is reused, not stored again")

@@ -144,6 +144,11 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public long bytesStored() {
+        return blobs.packBytesUploaded();
+    }
+
+    @Override
     public int indexLeftBehind() {
         CheckReport r = blobs.rebuildIndex();
         return r.packsChecked() - r.damage().size();

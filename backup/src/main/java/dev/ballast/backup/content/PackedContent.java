@@ -85,6 +85,14 @@ public interface PackedContent extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * Bytes of the packs uploaded since this content was opened, as the store holds them: the chunks of
+     * {@link #bytesUploaded} compressed and encrypted, with the packs' headers. 0 where nothing tells.
+     */
+    default long bytesStored() {
+        return 0;
+    }
+
     /** Whether the repository's index holds every one of {@code chunks}. */
     boolean holdsAll(List<String> chunks);
 

@@ -100,6 +100,13 @@ public final class PendingContent implements PackedContent {
         return c == null ? 0 : c.bytesUploaded();
     }
 
+    /** 0 until the opening ended, then the opened content's. */
+    @Override
+    public long bytesStored() {
+        PackedContent c = opened.isDone() && !opened.isCompletedExceptionally() ? opened.join() : null;
+        return c == null ? 0 : c.bytesStored();
+    }
+
     @Override
     public boolean holdsAll(List<String> chunks) {
         return content().holdsAll(chunks);

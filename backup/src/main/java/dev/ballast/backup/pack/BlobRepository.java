@@ -264,6 +264,14 @@ public final class BlobRepository implements AutoCloseable {
         return writer.dataBytesUploaded();
     }
 
+    /**
+     * Bytes of the packs uploaded since the repository was opened, as the store holds them (compressed,
+     * encrypted, with their headers), indexed or not yet.
+     */
+    public long packBytesUploaded() {
+        return writer.packBytesUploaded();
+    }
+
     /** Where the index says the blob is; empty if no index names it (or it is not flushed yet). */
     public Optional<BlobLocation> find(BlobId id) {
         return Optional.ofNullable(state.index.get(id));

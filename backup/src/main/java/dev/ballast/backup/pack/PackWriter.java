@@ -44,6 +44,8 @@ final class PackWriter {
     private final Map<String, List<BlobLocation>> uploaded = new LinkedHashMap<>();
     /** Plain bytes of the data blobs in the packs this writer uploaded: see {@link #dataBytesUploaded}. */
     private final AtomicLong dataBytesUploaded = new AtomicLong();
+    /** Bytes of the packs this writer uploaded, as stored: see {@link #packBytesUploaded}. */
+    private final AtomicLong packBytesUploaded = new AtomicLong();
 
     /** Lanes of the larger blobs, per blob type. */
     static final int BIG_LANES = 4;
@@ -327,6 +329,7 @@ final class PackWriter {
                     uploaded.put(finished.key(), finished.blobs());
                 }
                 dataBytesUploaded.addAndGet(dataBytes(finished.blobs()));
+                packBytesUploaded.addAndGet(finished.bytes().length);
             } catch (RuntimeException | Error e) {
                 fail(e instanceof RuntimeException r ? r : new IllegalStateException(e), pack);
             } finally {
@@ -361,6 +364,14 @@ final class PackWriter {
      */
     long dataBytesUploaded() {
         return dataBytesUploaded.get();
+    }
+
+    /**
+     * Bytes of the packs this writer stored, since it was made, as the store holds them: compressed,
+     * encrypted, with their headers.
+     */
+    long packBytesUploaded() {
+        return packBytesUploaded.get();
     }
 
     private void fail(RuntimeException e, Packs.Builder pack) {

@@ -1,5 +1,6 @@
 package dev.ballast.backup.restore;
 
+import dev.ballast.backup.Advice;
 import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.snapshot.Manifest;
@@ -237,6 +238,11 @@ public final class RestoreSelection {
      * @throws BackupException with {@link BackupException.Kind#NOT_FOUND} if a path given is not in
      *     the backup, or if nothing matches the paths and patterns given
      */
+    /** Whether {@code path} holds a glob's wildcard ({@code *}, {@code ?} or {@code [}). */
+    private static boolean isPattern(String path) {
+        return path.indexOf('*') >= 0 || path.indexOf('?') >= 0 || path.indexOf('[') >= 0;
+    }
+
     public Selected selectOrRefuse(String name, Manifests.Versioned chosen) {
         Manifest full = chosen.manifest();
         List<String> missing = unmatchedPaths(full);
@@ -263,7 +269,14 @@ public final class RestoreSelection {
                                     ? "'" + Messages.printable(relative) + "' for this one, the backed-up directory"
                                             + " being " + Messages.printable(full.source())
                                     : "e.g. 'docs/report.pdf'")
-                            + ").");
+                            + ")"
+                            // a README-only newcomer's 'dir03/sub*': a path is taken as it is, a pattern is --include's
+                            + (isPattern(missing.get(0))
+                                    ? "; a path is matched as it is written, a pattern such as '"
+                                            + Messages.printable(missing.get(0)) + "' goes to "
+                                            + Advice.INCLUDE_PATTERNS.text()
+                                    : "")
+                            + ".");
         }
         Selected selected = select(full);
         Manifest m = selected.manifest();

@@ -119,6 +119,10 @@ public final class BackupRunner {
     /**
      * What a run did.
      *
+     * @param bytesUploaded the new data stored: the plain bytes of the new chunks in the packs uploaded
+     *     (encrypted repository) or of the objects uploaded (earlier format)
+     * @param bytesStored what the new data takes in the store: the packs' bytes, compressed and encrypted
+     *     (encrypted repository), or {@code bytesUploaded} (earlier format)
      * @param storeFailed why the store failed a write of this run (a refused upload, a pack or index not
      *     written): the run's manifest, if written, is then marked incomplete; null when none failed
      */
@@ -127,6 +131,7 @@ public final class BackupRunner {
             int unchanged,
             long bytesRead,
             long bytesUploaded,
+            long bytesStored,
             long bytesTotal,
             List<String> skipped,
             List<Failure> failed,
@@ -320,6 +325,7 @@ public final class BackupRunner {
         // Format 3: what the packs' uploads sent, chunks of a file cut short by Ctrl-C included (the next
         // run reuses them), not the sum of the files done.
         long uploadedBefore = packed == null ? 0 : packed.bytesUploaded();
+        long storedBefore = packed == null ? 0 : packed.bytesStored();
 
         try (ProgressCounter progress = progressFactory.get();
                 Transfers transfers = new Transfers(settings.transfers(), settings.transfers() + MAX_AWAITING_COMMIT);
@@ -423,6 +429,7 @@ public final class BackupRunner {
                 tally.unchangedCount.get(),
                 tally.read.get(),
                 packed == null ? tally.uploaded.get() : packed.bytesUploaded() - uploadedBefore,
+                packed == null ? tally.uploaded.get() : packed.bytesStored() - storedBefore,
                 total.get(),
                 skipped,
                 failures,

@@ -533,14 +533,16 @@ public final class Manifests {
                         .append(v.versionId())
                         .append(" (short ID ")
                         .append(shortId(v.versionId()))
-                        .append(", ")
-                        .append(v.lastModified())
                         .append(")");
+                // No time: the store's write time of each, all this method has, is neither the time
+                // SnapshotTime shows everywhere else (when the run started) nor in its form ("12:39:25 UTC"
+                // in list, "2026-12-05T12:39:25.274Z" here, a newcomer's); list shows each short ID's.
             }
             throw new BackupException(
                     BackupException.Kind.INVALID_INPUT,
                     "'" + id + "' matches " + matches.size() + " manifest versions of '" + name + "': " + each + "; "
-                            + Advice.SHORT_ID_PASS.text() + " or the whole version ID.");
+                            + Advice.SHORT_ID_PASS.text() + " or the whole version ID (" + Advice.LIST_VERSIONS.text()
+                            + " with their times).");
         }
         if (matches.isEmpty()) {
             throw new BackupException(

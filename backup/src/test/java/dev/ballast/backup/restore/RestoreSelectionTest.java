@@ -84,4 +84,31 @@ class RestoreSelectionTest {
         assertThat(RestoreSelection.underSource("a/f1.txt", "/tmp/work/src")).isNull();
         assertThat(RestoreSelection.underSource("tmp/work/src/a", null)).isNull();
     }
+
+    /**
+     * Field input (a README-only newcomer, a restic user): {@code restore src /tmp/x 'dir03/sub*'} was
+     * exit 5, "has no file or directory 'dir03/sub*'", with no word that patterns go to {@code --include}.
+     */
+    @Test
+    void aPathArgumentThatIsAPatternIsPointedToWhereAPatternGoes() {
+        Manifest m = manifest("dir03/sub1/a", "dir03/sub2/b");
+        var chosen = new dev.ballast.backup.snapshot.Manifests.Versioned(
+                m,
+                new dev.ballast.storage.object.VersionEntry(
+                        "n/.ballast-manifest.json", "01a22d7f56a9aaaa0000000000000001", null, 1, MTIME, true, false),
+                List.of());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() ->
+                        new RestoreSelection(List.of("dir03/sub*"), List.of(), List.of()).selectOrRefuse("n", chosen))
+                .isInstanceOfSatisfying(
+                        dev.ballast.backup.BackupException.class,
+                        e -> assertThat(e.kind()).isEqualTo(dev.ballast.backup.BackupException.Kind.NOT_FOUND))
+                .hasMessageContaining("has no file or directory 'dir03/sub*'")
+                .hasMessageEndingWith("; a path is matched as it is written, a pattern such as 'dir03/sub*' goes to "
+                        + "RestoreOptions.includes.");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() ->
+                        new RestoreSelection(List.of("dir03/sub3"), List.of(), List.of()).selectOrRefuse("n", chosen))
+                .message()
+                .doesNotContain("pattern");
+    }
 }
