@@ -370,6 +370,11 @@ final class RestoreCommand extends BallastCommand {
                                                                         + " --repair SOURCE-DIR' stores good copies from the source")
                                                         + ")"
                                                 : "some files could not be restored";
+        if (r.notPlaced() != null && r.failed().isEmpty() && !r.cancelled() && r.unwritable() == null) {
+            // every file restored, in the hidden directory the sentence names, not at the target
+            ctx.err().println(Errors.printable(r.notPlaced()));
+            return ExitCodes.INCOMPLETE;
+        }
         // After Ctrl-C during the end sync every file may be in place: then none is listed.
         String notRestored = r.failed().isEmpty()
                 ? ""
@@ -379,6 +384,9 @@ final class RestoreCommand extends BallastCommand {
                 .println("Restore of '" + name + "' into '" + target + "' did not complete because " + why
                         + notRestored + "; " + restoredClause(r.restored()) + ". Run the restore again"
                         + (r.cancelled() ? " to finish it." : " once the cause is fixed."));
+        if (r.notPlaced() != null) {
+            ctx.err().println(Errors.printable(r.notPlaced()));
+        }
         return r.cancelled()
                 ? ExitCodes.INTERRUPTED
                 : r.unavailable() != null

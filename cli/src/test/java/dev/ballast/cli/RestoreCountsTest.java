@@ -32,7 +32,7 @@ class RestoreCountsTest {
         List<BackupRunner.Failure> failed = java.util.Arrays.stream(paths)
                 .map(p -> new BackupRunner.Failure(p, "why"))
                 .toList();
-        return new RestoreRunner.Result(1, 0, 1, failed, null, 0, false, Duration.ZERO, 0, 0, null);
+        return new RestoreRunner.Result(1, 0, 1, failed, null, 0, false, Duration.ZERO, 0, 0, null, null);
     }
 
     @Test

@@ -53,6 +53,8 @@ final class RestoreDurability {
     private final AtomicLong bytesSinceSync = new AtomicLong();
     /** Whether a sync started by {@link #written} is running. */
     private final AtomicBoolean syncing = new AtomicBoolean();
+    /** The thread of the last sync {@link #written} started, or null. */
+    private volatile @org.jspecify.annotations.Nullable Thread writeBack;
 
     private RestoreDurability(RestoreSync sync, Path written, Path target, boolean atEnd, BooleanSupplier cancelled) {
         this.sync = sync;
@@ -130,7 +132,20 @@ final class RestoreDurability {
                 },
                 "ballast-write-back");
         t.setDaemon(true);
+        writeBack = t;
         t.start();
+    }
+
+    /**
+     * Stops the sync {@link #written} started, if it still runs: its command is killed ({@link
+     * FileSystemSync} does on an interrupt), so none outlives the restore (a tester's Ctrl-C left one
+     * running against a hung disk). The end sync writes all it would have.
+     */
+    void stopWriteBack() {
+        Thread t = writeBack;
+        if (t != null) {
+            t.interrupt();
+        }
     }
 
     /** Threads that sync and rename the written files {@link #syncBeforeRename} picks (started as needed). */
@@ -147,6 +162,7 @@ final class RestoreDurability {
      * @throws BackupException of kind {@link BackupException.Kind#INCOMPLETE} when the end sync failed
      */
     void complete(Collection<Path> directories) {
+        stopWriteBack();
         if (atEnd) {
             try {
                 untilCancelled(() -> sync.syncAll(directories), cancelled);

@@ -1,5 +1,6 @@
 package dev.ballast.backup.restore;
 
+import dev.ballast.backup.BackupException;
 import dev.ballast.backup.Cancellation;
 import dev.ballast.backup.Messages;
 import dev.ballast.backup.OpenFileLimit;
@@ -83,6 +84,8 @@ public final class RestoreRunner {
      * @param unwritable why the target's file system took no more writes (read-only, out of space, over
      *     quota: {@code RestoreFailures.unwritableReason}), after which no further file was tried, or null; each file
      *     not written for it is failed with {@link #TARGET_UNWRITABLE}
+     * @param notPlaced why the tree written into the hidden directory beside a new target is not at the
+     *     target, in one sentence naming where it is ({@link RestoreStaging#publish}), or null
      */
     public record Result(
             int restored,
@@ -95,9 +98,27 @@ public final class RestoreRunner {
             Duration elapsed,
             int damagedCopies,
             int missingChunks,
-            @Nullable String unwritable) {
+            @Nullable String unwritable,
+            @Nullable String notPlaced) {
         public boolean ok() {
-            return failed.isEmpty() && unavailable == null && !cancelled && unwritable == null;
+            return failed.isEmpty() && unavailable == null && !cancelled && unwritable == null && notPlaced == null;
+        }
+
+        /** This result, its tree not at the target for {@code why}. */
+        Result notPlaced(String why) {
+            return new Result(
+                    restored,
+                    alreadyPresent,
+                    bytes,
+                    failed,
+                    unavailable,
+                    degradedReads,
+                    cancelled,
+                    elapsed,
+                    damagedCopies,
+                    missingChunks,
+                    unwritable,
+                    why);
         }
     }
 
@@ -261,17 +282,24 @@ public final class RestoreRunner {
             Result result;
             try {
                 result = runWithTemporaries();
-            } catch (IOException | RuntimeException | Error e) {
+            } catch (BackupException e) {
                 // what it completed is put where it belongs, as a run into an existing target leaves it
-                try {
-                    staging.publish();
-                } catch (RuntimeException notPublished) {
-                    e.addSuppressed(notPublished);
+                String notPlaced = staging.publish();
+                if (notPlaced == null) {
+                    throw e;
+                }
+                throw e.details().isEmpty()
+                        ? new BackupException(e.kind(), e.getMessage() + " " + notPlaced, e)
+                        : new BackupException(e.kind(), e.getMessage() + " " + notPlaced, e.details());
+            } catch (IOException | RuntimeException | Error e) {
+                String notPlaced = staging.publish();
+                if (notPlaced != null) {
+                    e.addSuppressed(new IOException(notPlaced));
                 }
                 throw e;
             }
-            staging.publish();
-            return result;
+            String notPlaced = staging.publish();
+            return notPlaced == null ? result : result.notPlaced(notPlaced);
         }
     }
 
@@ -452,6 +480,7 @@ public final class RestoreRunner {
             already -= reportMovedAway(moved, destinations, present, tree);
         } finally {
             held.close();
+            durability.stopWriteBack();
         }
         // directories the run opened for writing: those whose backup mode the tree applied keep it, the rest get
         // theirs back (not through a directory moved or replaced meanwhile)
@@ -486,7 +515,8 @@ public final class RestoreRunner {
                 Duration.ofNanos(System.nanoTime() - start),
                 damagedCopies.get(),
                 missingChunks.get(),
-                unwritable.get());
+                unwritable.get(),
+                null);
     }
 
     /**

@@ -1,35 +1,50 @@
 package dev.ballast.backup.restore;
 
-import dev.ballast.backup.BackupException;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A restore into a directory that does not exist yet: the tree is written into a hidden directory
- * beside it, named {@code .ballast-TOKEN-N} by the run's {@link RestoreTemporaries}, each file under
+ * beside it, named {@code .ballast-TOKEN-1} by the run's {@link RestoreTemporaries}, each file under
  * its own name, and that directory is renamed to the target once, at the end ({@link #publish}), after
  * what it holds is durable. No file under the target's path is ever half-written, and a file's rename
  * from a temporary name, one {@code renameat(2)} per file (0.24–0.28 s of system time per 20,000 files
  * on ext4), becomes one rename per restore.
  *
- * <p>Used only where a killed run's hidden directory is sure to be removed: the run is recorded
- * ({@link RestoreTemporaries#recorded()}), so the next run into the same target removes it with all it
- * holds. The target's parent must exist (it is a directory, links followed); otherwise the run writes
- * into the target itself, as into one that exists. Not thread-safe; one instance per run.
+ * <p>Used only where a killed run's hidden directory is sure to be found: the run is recorded and its
+ * record locked ({@link RestoreTemporaries#recorded()}), so the next run into the same target removes
+ * it with all it holds ({@link #removeLeftovers}). The target's parent must exist (it is a directory,
+ * links followed); otherwise the run writes into the target itself, as into one that exists. Not
+ * thread-safe; one instance per run.
  */
 final class RestoreStaging {
+    private static final EnumSet<PosixFilePermission> OWNER_ALL = EnumSet.of(
+            PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+
     private final Path target;
     private final Path directory;
+    /** The hidden directory's identity (device and inode) as created; null where the file system has none. */
+    private final @Nullable Object identity;
 
-    private RestoreStaging(Path target, Path directory) {
+    private RestoreStaging(Path target, Path directory, @Nullable Object identity) {
         this.target = target;
         this.directory = directory;
+        this.identity = identity;
     }
 
     /**
@@ -51,7 +66,8 @@ final class RestoreStaging {
             return null;
         }
         try {
-            return new RestoreStaging(target, temporaries.create(target, Files::createDirectory));
+            Path made = temporaries.create(target, Files::createDirectory);
+            return new RestoreStaging(target, made, identity(made));
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -63,26 +79,135 @@ final class RestoreStaging {
     }
 
     /**
-     * Renames the hidden directory to the target ({@code rename(2)}, which never follows a link there
-     * and never replaces anything but an empty directory made there meanwhile), then syncs the parent's
-     * entry for it. Called once, after the run made what it wrote durable, whatever its outcome (a run
-     * that failed files, or was cancelled, leaves what it completed, as a run into an existing target does).
+     * Renames the hidden directory to the target, then syncs the parent's entry for it. Called once, after
+     * the run made what it wrote durable, whatever its outcome (a run that failed files, or was
+     * cancelled, leaves what it completed, as a run into an existing target does). Nothing is renamed
+     * when the hidden directory is no longer the one this run created (moved away, a link or another
+     * directory put at its name: a fault tester's swap during the end sync was renamed into place and
+     * the restore said complete) or when anything stands at the target ({@code rename(2)} replaces an
+     * empty directory; a tester's directory of mode 0700 made there during the restore was replaced). A
+     * swap between that look and the rename is found after it: the target must then be the directory
+     * this run created.
      *
-     * @throws BackupException of kind {@link BackupException.Kind#INCOMPLETE} when the rename fails
-     *     (something else was put at the target while the run wrote): the restored tree stays in the
-     *     hidden directory, which the message names, and no later run removes it
+     * @return null when the tree is at the target; otherwise one sentence saying why not and where the
+     *     restored files are, for the run's result ({@link RestoreRunner.Result#notPlaced})
      */
-    void publish() {
+    @Nullable
+    String publish() {
+        if (identity != null && !identity.equals(identity(directory))) {
+            return "The directory the restore wrote into, '" + directory + "', was moved or replaced while the"
+                    + " restore ran, so nothing was put at '" + target + "'; run the restore again.";
+        }
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            return kept("something was put there while the restore ran; it was neither replaced nor merged into");
+        }
         try {
             Files.move(directory, target, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
-            throw new BackupException(
-                    BackupException.Kind.INCOMPLETE,
-                    "The restore wrote its files into '" + directory + "' but could not rename it to '" + target
-                            + "' (" + RestoreDirectories.reason(e) + "; something was put there while the restore"
-                            + " ran); move it there yourself, or run the restore again into an empty directory.",
-                    e);
+            return kept(RestoreDirectories.reason(e)
+                    + (Files.exists(target, LinkOption.NOFOLLOW_LINKS)
+                            ? "; something was put there while the restore ran"
+                            : ""));
+        }
+        if (identity != null && !identity.equals(identity(target))) {
+            return "'" + target + "' is not the directory the restore wrote (it was replaced while the restore"
+                    + " ran); run the restore again.";
         }
         RestoreLinks.syncDirectory(Objects.requireNonNull(target.getParent()));
+        return null;
+    }
+
+    /** The sentence for a tree kept in the hidden directory because it could not be renamed, for {@code why}. */
+    private String kept(String why) {
+        return "The restore wrote its files into '" + directory + "' but did not rename it to '" + target + "' ("
+                + why + "); move it there yourself, or run the restore again into an empty directory (which"
+                + " removes nothing of it).";
+    }
+
+    /** The file key of {@code p}, links not followed; null where there is none or it cannot be read. */
+    private static @Nullable Object identity(Path p) {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Removes, with all they hold, the hidden directories beside {@code target} that the run of {@code
+     * token} created and was killed before it renamed into place. Every directory is opened relative to
+     * its parent's descriptor without following a link ({@code openat} with {@code O_NOFOLLOW}) and each
+     * entry removed relative to it, so nothing outside the hidden tree is ever reached: a root restore
+     * gives the backup's owners to its directories, and a tester who owned one swapped it for a link to
+     * a directory of root's while the next run removed the tree, which then deleted root's files. A
+     * directory of this user's without its owner's read, write or search bit (a killed run may have given
+     * it the backup's mode 0500) gets them first; chmod(2) changes only one's own files, and root, who
+     * needs no such bits, changes none.
+     *
+     * @return whether nothing of theirs is left (a parent that cannot be read, or an entry that cannot be
+     *     removed, leaves it: the run's record then stays, so a later run tries again)
+     */
+    static boolean removeLeftovers(Path target, String token) {
+        Path parent = target.getParent();
+        if (parent == null) {
+            return true;
+        }
+        String prefix = RestoreTemporaries.PREFIX + token + "-";
+        try (DirectoryStream<Path> in = Files.newDirectoryStream(parent)) {
+            if (!(in instanceof SecureDirectoryStream<Path> secure)) {
+                return false; // where links cannot be refused, nothing is removed
+            }
+            List<Path> names = new ArrayList<>();
+            for (Path p : in) {
+                if (p.getFileName().toString().startsWith(prefix)) {
+                    names.add(p.getFileName());
+                }
+            }
+            boolean clean = true;
+            for (Path name : names) {
+                clean &= deleteTree(secure, name, parent.resolve(name));
+            }
+            return clean;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Deletes {@code name} of {@code in}, shown as {@code path}, and all it holds if it is a directory. */
+    static boolean deleteTree(SecureDirectoryStream<Path> in, Path name, Path path) {
+        try {
+            PosixFileAttributes a = in.getFileAttributeView(
+                            name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+            if (!a.isDirectory()) {
+                in.deleteFile(name);
+                return true;
+            }
+            String me = System.getProperty("user.name");
+            if (!"root".equals(me)
+                    && a.owner().getName().equals(me)
+                    && !a.permissions().containsAll(OWNER_ALL)) {
+                RestoreDirectories.openToOwner(path);
+            }
+            boolean clean = true;
+            try (SecureDirectoryStream<Path> sub = in.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                List<Path> children = new ArrayList<>();
+                for (Path c : sub) {
+                    children.add(c.getFileName());
+                }
+                for (Path c : children) {
+                    clean &= deleteTree(sub, c, path.resolve(c));
+                }
+            }
+            if (clean) {
+                in.deleteDirectory(name);
+            }
+            return clean;
+        } catch (NoSuchFileException gone) {
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 }

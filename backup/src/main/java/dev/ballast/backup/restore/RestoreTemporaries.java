@@ -105,80 +105,50 @@ public final class RestoreTemporaries implements AutoCloseable {
             // backup): every directory of the target is looked at before its record goes, or its leftovers would
             // stay in the user's tree for good. Only after a killed run, so a walk of the target is rare.
             removeLeftoversBelow(target, directories, leftoverTokens);
-            removeStagingLeftovers(target, leftoverTokens);
-            for (Path r : leftoverRecords) {
+            for (int i = 0; i < leftoverRecords.size(); i++) {
+                // A hidden directory that could not be removed keeps its record, so a later run tries again.
+                if (!RestoreStaging.removeLeftovers(target, leftoverTokens.get(i))) {
+                    continue;
+                }
                 try {
-                    Files.deleteIfExists(r);
+                    Files.deleteIfExists(leftoverRecords.get(i));
                 } catch (IOException ignored) {
                     // removed by the next run
                 }
             }
         }
+        record(targetBytes);
+    }
+
+    /**
+     * Writes and locks this run's record. The lock is taken before the record holds the target, so no
+     * other run ever finds it naming this target and unlocked (a run that did, while this one synced the
+     * record to a busy disk, took this one for dead and removed the hidden directory it was writing
+     * into: a fault tester's, with the sync slowed). Without the lock there is no record.
+     */
+    private void record(byte[] targetBytes) {
+        Path mine = records.resolve(token);
+        java.nio.channels.FileChannel channel = null;
         try {
             Files.createDirectories(records);
-            Path mine = records.resolve(token);
-            java.nio.channels.FileChannel channel =
-                    java.nio.channels.FileChannel.open(mine, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            record = mine;
-            held = channel;
+            channel = java.nio.channels.FileChannel.open(mine, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            if (channel.tryLock() == null) {
+                throw new IOException("the record's lock is held");
+            }
             channel.write(java.nio.ByteBuffer.wrap(targetBytes));
             channel.force(false);
-            channel.tryLock();
+            record = mine;
+            held = channel;
         } catch (IOException | RuntimeException e) {
             // Without a record a killed run's temporary files stay; nothing else changes.
-        }
-    }
-
-    /**
-     * Removes, with all they hold, the hidden directories beside {@code target} that runs of {@code tokens}
-     * wrote a new target's tree into ({@link RestoreStaging}) and were killed before they renamed it
-     * into place; links are not followed.
-     */
-    private static void removeStagingLeftovers(Path target, List<String> tokens) {
-        Path parent = target.getParent();
-        if (parent == null) {
-            return;
-        }
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
-            for (Path p : entries) {
-                String name = p.getFileName().toString();
-                for (String t : tokens) {
-                    if (name.startsWith(PREFIX + t + "-") && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                        deleteTree(p);
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // what cannot be looked at or removed stays hidden; no manifest names it
-        }
-    }
-
-    /**
-     * Deletes {@code p} and, if it is a directory (not a link to one), everything in it, each directory
-     * given its owner's read, write and search bits first (a killed run may have given one the backup's
-     * mode 0500); best effort.
-     */
-    static void deleteTree(Path p) {
-        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-            if (!Files.isReadable(p) || !Files.isWritable(p) || !Files.isExecutable(p)) {
+            if (channel != null) {
                 try {
-                    RestoreDirectories.openToOwner(p);
-                } catch (IOException | RuntimeException notOurs) {
-                    // what is in it stays
+                    channel.close();
+                    Files.deleteIfExists(mine);
+                } catch (IOException ignored) {
+                    // an empty record names no target: no run acts on it
                 }
             }
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(p)) {
-                for (Path child : entries) {
-                    deleteTree(child);
-                }
-            } catch (IOException | RuntimeException ignored) {
-                // left, with the directory
-            }
-        }
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException | RuntimeException ignored) {
-            // left hidden; no manifest names it
         }
     }
 

@@ -98,4 +98,22 @@ class RestoreWriteBackTest {
         assertThat(sync.calls).isEmpty();
         assertThat(none.calls).isEmpty();
     }
+
+    /** A tester's Ctrl-C left the background sync's command running against a hung disk after the restore ended. */
+    @Test
+    void theEndStopsABackgroundSyncStillRunning() throws InterruptedException {
+        Held sync = new Held(true);
+        RestoreDurability d = RestoreDurability.choose(sync, written, Path.of("/restore/out"), () -> false);
+        for (int i = 0; i < RestoreDurability.WRITE_BACK_FILES; i++) {
+            d.written(2500);
+        }
+        assertThat(sync.started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        d.stopWriteBack();
+
+        assertThat(sync.ended.await(10, TimeUnit.SECONDS))
+                .as("interrupted (FileSystemSync then kills its command), never released")
+                .isTrue();
+        assertThat(sync.release.getCount()).isEqualTo(1);
+    }
 }
