@@ -271,7 +271,8 @@ public final class RestoreRunner {
     }
 
     public Result run() throws IOException {
-        try (RestoreTemporaries t = new RestoreTemporaries(target, temporaryRecords)) {
+        try (RestoreTemporaries t =
+                new RestoreTemporaries(target, temporaryRecords).stoppingWhen(cancellation::cancelled)) {
             temporaries = t;
             RestoreStaging staging = RestoreStaging.begin(target, t);
             if (staging == null) {

@@ -110,8 +110,11 @@ final class RestoreStaging {
                             : ""));
         }
         if (identity != null && !identity.equals(identity(target))) {
-            return "'" + target + "' is not the directory the restore wrote (it was replaced while the restore"
-                    + " ran); run the restore again.";
+            // Not "run the restore again": what stands there now may be a link to a directory of another's
+            // (a fault tester's), which a run again would write through.
+            return "'" + target + "' is not the directory the restore wrote: something else was put there while"
+                    + " the restore ran, and the restored files went with the directory it wrote, wherever that"
+                    + " is now; look at what stands at '" + target + "' before you restore into it again.";
         }
         RestoreLinks.syncDirectory(Objects.requireNonNull(target.getParent()));
         return null;
@@ -134,30 +137,45 @@ final class RestoreStaging {
         }
     }
 
+    /** How deep {@link #deleteTree} goes: a tree of a path within {@code PATH_MAX} is at most 2,048 deep. */
+    static final int MAX_DEPTH = 2048;
+
     /**
      * Removes, with all they hold, the hidden directories beside {@code target} that the run of {@code
-     * token} created and was killed before it renamed into place. Every directory is opened relative to
-     * its parent's descriptor without following a link ({@code openat} with {@code O_NOFOLLOW}) and each
-     * entry removed relative to it, so nothing outside the hidden tree is ever reached: a root restore
-     * gives the backup's owners to its directories, and a tester who owned one swapped it for a link to
-     * a directory of root's while the next run removed the tree, which then deleted root's files. A
-     * directory of this user's without its owner's read, write or search bit (a killed run may have given
-     * it the backup's mode 0500) gets them first; chmod(2) changes only one's own files, and root, who
-     * needs no such bits, changes none.
+     * token} created and was killed before it renamed into place. Only what no other user can change
+     * while it is removed is touched: an entry is looked at, opened or removed only in a directory owned
+     * by this user or root that no one else may write to (or, beside the target, a sticky directory such
+     * as {@code /tmp}, where only this user's own entries are taken). Every directory is opened relative
+     * to its parent's descriptor without following a link ({@code openat} with {@code O_NOFOLLOW}) and each
+     * entry removed relative to it. A fault tester, as another user, swapped a directory of a root
+     * restore's leftover (a root restore gives the backup's owners) for a link to a directory of root's,
+     * and root's files were deleted through it; then, once links were refused, for a FIFO, whose opening
+     * never returned (the JDK opens a directory without {@code O_NONBLOCK}); renamed a directory of root's
+     * into a parent of theirs under the run's name; and nested 8,000 directories in the tree, which
+     * overflowed the stack. A directory of this user's without its owner's read, write or search bit (a
+     * killed run may have given it the backup's mode 0500) gets them first; chmod(2) changes only one's
+     * own files, and root, who needs no such bits, changes none.
      *
-     * @return whether nothing of theirs is left (a parent that cannot be read, or an entry that cannot be
-     *     removed, leaves it: the run's record then stays, so a later run tries again)
+     * @param stop asked before each entry: true stops the removal (Ctrl-C)
+     * @return whether nothing of theirs is left (a parent that cannot be read, an entry that cannot be
+     *     removed or that others may change, a tree deeper than {@value #MAX_DEPTH} leaves it: the run's
+     *     record then stays, so a later run tries again)
      */
-    static boolean removeLeftovers(Path target, String token) {
+    static boolean removeLeftovers(Path target, String token, java.util.function.BooleanSupplier stop) {
         Path parent = target.getParent();
         if (parent == null) {
             return true;
         }
         String prefix = RestoreTemporaries.PREFIX + token + "-";
+        String me = System.getProperty("user.name");
         try (DirectoryStream<Path> in = Files.newDirectoryStream(parent)) {
             if (!(in instanceof SecureDirectoryStream<Path> secure)) {
                 return false; // where links cannot be refused, nothing is removed
             }
+            PosixFileAttributes held =
+                    secure.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
+            boolean sticky = sticky(parent, held.fileKey());
+            boolean shared = !unchangeableByOthers(held, me);
             List<Path> names = new ArrayList<>();
             for (Path p : in) {
                 if (p.getFileName().toString().startsWith(prefix)) {
@@ -166,7 +184,17 @@ final class RestoreStaging {
             }
             boolean clean = true;
             for (Path name : names) {
-                clean &= deleteTree(secure, name, parent.resolve(name));
+                if (shared) {
+                    // another user may rename or replace entries here: only this user's own, under a sticky bit
+                    PosixFileAttributes a = secure.getFileAttributeView(
+                                    name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .readAttributes();
+                    if (!sticky || !a.owner().getName().equals(me)) {
+                        clean = false;
+                        continue;
+                    }
+                }
+                clean &= deleteTree(secure, name, parent.resolve(name), me, 0, stop);
             }
             return clean;
         } catch (IOException | RuntimeException e) {
@@ -174,8 +202,45 @@ final class RestoreStaging {
         }
     }
 
-    /** Deletes {@code name} of {@code in}, shown as {@code path}, and all it holds if it is a directory. */
-    static boolean deleteTree(SecureDirectoryStream<Path> in, Path name, Path path) {
+    /**
+     * Whether only its owner, this user or root, may add, rename or remove entries of a directory of {@code
+     * a}: no write bit for others, and none for its group unless the group is the owner's own (a user
+     * private group, named as the user, whose umask 002 makes every new directory 0775).
+     */
+    private static boolean unchangeableByOthers(PosixFileAttributes a, String me) {
+        String owner = a.owner().getName();
+        return (owner.equals(me) || owner.equals("root"))
+                && (!a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                        || a.group().getName().equals(owner))
+                && !a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
+    }
+
+    /** Whether the directory {@code dir}, the one of file key {@code key}, has its sticky bit. */
+    private static boolean sticky(Path dir, @Nullable Object key) {
+        try {
+            return key != null
+                    && key.equals(identity(dir))
+                    && (((Integer) Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & 01000) != 0;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Deletes {@code name} of {@code in}, shown as {@code path}, and all it holds if it is a directory,
+     * {@code in} being one no other user can change ({@link #removeLeftovers}); a directory others may
+     * change is left with what it holds.
+     */
+    static boolean deleteTree(
+            SecureDirectoryStream<Path> in,
+            Path name,
+            Path path,
+            String me,
+            int depth,
+            java.util.function.BooleanSupplier stop) {
+        if (stop.getAsBoolean() || depth > MAX_DEPTH) {
+            return false;
+        }
         try {
             PosixFileAttributes a = in.getFileAttributeView(
                             name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
@@ -184,7 +249,6 @@ final class RestoreStaging {
                 in.deleteFile(name);
                 return true;
             }
-            String me = System.getProperty("user.name");
             if (!"root".equals(me)
                     && a.owner().getName().equals(me)
                     && !a.permissions().containsAll(OWNER_ALL)) {
@@ -192,12 +256,17 @@ final class RestoreStaging {
             }
             boolean clean = true;
             try (SecureDirectoryStream<Path> sub = in.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                PosixFileAttributes opened =
+                        sub.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
+                if (!opened.isDirectory() || !unchangeableByOthers(opened, me)) {
+                    return false; // another user may swap what it holds meanwhile: left as it is
+                }
                 List<Path> children = new ArrayList<>();
                 for (Path c : sub) {
                     children.add(c.getFileName());
                 }
                 for (Path c : children) {
-                    clean &= deleteTree(sub, c, path.resolve(c));
+                    clean &= deleteTree(sub, c, path.resolve(c), me, depth + 1, stop);
                 }
             }
             if (clean) {
@@ -206,7 +275,7 @@ final class RestoreStaging {
             return clean;
         } catch (NoSuchFileException gone) {
             return true;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | StackOverflowError e) {
             return false;
         }
     }

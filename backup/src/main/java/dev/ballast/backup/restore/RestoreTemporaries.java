@@ -50,6 +50,9 @@ public final class RestoreTemporaries implements AutoCloseable {
     private final @Nullable Path records;
     private final Path target;
     private @Nullable Path record;
+    /** Asked while leftovers are removed: true stops the removal (Ctrl-C). */
+    private java.util.function.BooleanSupplier stop = () -> false;
+
     /** Whether {@link #begin} ran: a run records itself and removes leftovers once. */
     private boolean begun;
     /** The open record, whose lock says this run is alive; null without a record. */
@@ -65,6 +68,12 @@ public final class RestoreTemporaries implements AutoCloseable {
         this.token = HexFormat.of().formatHex(b);
         this.target = target;
         this.records = records;
+    }
+
+    /** Stops the removal of leftovers in {@link #begin} once {@code stop} says so (the run's Ctrl-C). */
+    public RestoreTemporaries stoppingWhen(java.util.function.BooleanSupplier stop) {
+        this.stop = java.util.Objects.requireNonNull(stop, "stop");
+        return this;
     }
 
     public String token() {
@@ -107,7 +116,7 @@ public final class RestoreTemporaries implements AutoCloseable {
             removeLeftoversBelow(target, directories, leftoverTokens);
             for (int i = 0; i < leftoverRecords.size(); i++) {
                 // A hidden directory that could not be removed keeps its record, so a later run tries again.
-                if (!RestoreStaging.removeLeftovers(target, leftoverTokens.get(i))) {
+                if (!RestoreStaging.removeLeftovers(target, leftoverTokens.get(i), stop)) {
                     continue;
                 }
                 try {

@@ -102,7 +102,12 @@ class RestoreStagingLeftoversTest {
         boolean clean;
         try (DirectoryStream<Path> in = Files.newDirectoryStream(hidden)) {
             clean = RestoreStaging.deleteTree(
-                    new Swapping((SecureDirectoryStream<Path>) in, swap), evil.getFileName(), evil);
+                    new Swapping((SecureDirectoryStream<Path>) in, swap),
+                    evil.getFileName(),
+                    evil,
+                    System.getProperty("user.name"),
+                    0,
+                    () -> false);
         }
 
         assertThat(clean)
@@ -122,11 +127,68 @@ class RestoreStagingLeftoversTest {
         Files.setPosixFilePermissions(sub, java.nio.file.attribute.PosixFilePermissions.fromString("r-x------"));
         Path usersOwn = Files.createDirectories(dir.resolve(".ballast-0123456789abcdef-1"));
 
-        assertThat(RestoreStaging.removeLeftovers(dir.resolve("out"), "00112233aabbccdd"))
+        assertThat(RestoreStaging.removeLeftovers(dir.resolve("out"), "00112233aabbccdd", () -> false))
                 .isTrue();
 
         assertThat(hidden).doesNotExist();
         assertThat(usersOwn).exists();
         assertThat(victim.resolve("keep.txt")).hasContent("not the restore's");
+    }
+
+    /**
+     * A fault tester's: a FIFO swapped in for a directory of the tree, in a directory other users may
+     * write to, hung the removal in its opening for good (the JDK opens without {@code O_NONBLOCK}), and a
+     * chain of 8,000 directories there overflowed the stack. What others may change is not entered.
+     */
+    @Test
+    void aDirectoryOthersMayWriteToIsLeftWithWhatItHoldsAndTheRemovalSaysSo() throws IOException {
+        Path hidden = dir.resolve(".ballast-00112233aabbccdd-1");
+        Path shared = Files.createDirectories(hidden.resolve("shared"));
+        Files.createDirectories(shared.resolve("deep/deeper"));
+        Files.writeString(hidden.resolve("mine.txt"), "x");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        assertThat(RestoreStaging.removeLeftovers(dir.resolve("out"), "00112233aabbccdd", () -> false))
+                .isFalse();
+
+        assertThat(hidden.resolve("mine.txt")).doesNotExist();
+        assertThat(shared.resolve("deep/deeper")).isDirectory();
+    }
+
+    /** A fault tester's: a directory of another's renamed into a parent others may write to, under the run's name, was removed. */
+    @Test
+    void besideATargetWhoseParentOthersMayWriteToNothingIsRemoved() throws IOException {
+        Path parent = Files.createDirectories(dir.resolve("open"));
+        Path hidden = Files.createDirectories(parent.resolve(".ballast-00112233aabbccdd-2"));
+        Files.writeString(hidden.resolve("theirs.txt"), "not the restore's");
+        Files.setPosixFilePermissions(parent, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        assertThat(RestoreStaging.removeLeftovers(parent.resolve("out"), "00112233aabbccdd", () -> false))
+                .isFalse();
+
+        assertThat(hidden.resolve("theirs.txt")).hasContent("not the restore's");
+    }
+
+    @Test
+    void aTreeDeeperThanAPathCanReachIsLeftAndCtrlCStopsTheRemoval() throws IOException {
+        Path hidden = Files.createDirectories(dir.resolve(".ballast-00112233aabbccdd-1/a/b/c"));
+        int[] asked = new int[1];
+
+        assertThat(RestoreStaging.removeLeftovers(dir.resolve("out"), "00112233aabbccdd", () -> ++asked[0] > 2))
+                .isFalse();
+        assertThat(hidden).isDirectory();
+
+        try (DirectoryStream<Path> in = Files.newDirectoryStream(dir)) {
+            assertThat(RestoreStaging.deleteTree(
+                            (SecureDirectoryStream<Path>) in,
+                            Path.of(".ballast-00112233aabbccdd-1"),
+                            dir.resolve(".ballast-00112233aabbccdd-1"),
+                            System.getProperty("user.name"),
+                            RestoreStaging.MAX_DEPTH - 1,
+                            () -> false))
+                    .as("past the deepest a path can reach")
+                    .isFalse();
+        }
+        assertThat(hidden).isDirectory();
     }
 }
