@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Used only where a killed run's hidden directory is sure to be found: the run is recorded and its
  * record locked ({@link RestoreTemporaries#recorded()}), so the next run into the same target removes
- * it with all it holds ({@link #removeLeftovers}). The target's parent must exist (it is a directory,
+ * it with all it holds ({@link #removeLeftover}). The target's parent must exist (it is a directory,
  * links followed); otherwise the run writes into the target itself, as into one that exists. Not
  * thread-safe; one instance per run.
  */
@@ -67,7 +69,11 @@ final class RestoreStaging {
         }
         try {
             Path made = temporaries.create(target, Files::createDirectory);
-            return new RestoreStaging(target, made, identity(made));
+            Object identity = identity(made);
+            if (identity != null) {
+                temporaries.recordStaging(identity);
+            }
+            return new RestoreStaging(target, made, identity);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -137,140 +143,122 @@ final class RestoreStaging {
         }
     }
 
-    /** How deep {@link #deleteTree} goes: a tree of a path within {@code PATH_MAX} is at most 2,048 deep. */
+    /** How deep {@link #deleteContents} goes: a tree of a path within {@code PATH_MAX} is at most 2,048 deep. */
     static final int MAX_DEPTH = 2048;
 
     /**
-     * Removes, with all they hold, the hidden directories beside {@code target} that the run of {@code
-     * token} created and was killed before it renamed into place. Only what no other user can change
-     * while it is removed is touched: an entry is looked at, opened or removed only in a directory owned
-     * by this user or root that no one else may write to (or, beside the target, a sticky directory such
-     * as {@code /tmp}, where only this user's own entries are taken). Every directory is opened relative
-     * to its parent's descriptor without following a link ({@code openat} with {@code O_NOFOLLOW}) and each
-     * entry removed relative to it. A fault tester, as another user, swapped a directory of a root
-     * restore's leftover (a root restore gives the backup's owners) for a link to a directory of root's,
-     * and root's files were deleted through it; then, once links were refused, for a FIFO, whose opening
-     * never returned (the JDK opens a directory without {@code O_NONBLOCK}); renamed a directory of root's
-     * into a parent of theirs under the run's name; and nested 8,000 directories in the tree, which
-     * overflowed the stack. A directory of this user's without its owner's read, write or search bit (a
-     * killed run may have given it the backup's mode 0500) gets them first; chmod(2) changes only one's
-     * own files, and root, who needs no such bits, changes none.
+     * Removes, with all it holds, the hidden directory beside {@code target} that the killed run of {@code
+     * token} created, found by the identity its record holds ({@link RestoreTemporaries#recordStaging}):
+     * each directory of that name is opened without following a link and compared by device and inode,
+     * so a directory another user renamed to that name (a fault tester's, root's files in it) is never
+     * touched. What it holds is removed relative to each directory's descriptor, nothing opened through a
+     * link ({@code openat} with {@code O_NOFOLLOW}): a tester who owned a directory in a root restore's
+     * tree swapped it for a link to root's files, which were deleted through it. Runs on a thread of its
+     * own ({@link RestoreTemporaries}): a FIFO put in the tree blocks its opening (the JDK opens a directory
+     * without {@code O_NONBLOCK}), and that thread only. A directory of this user's without its owner's
+     * read, write or search bit (a killed run may have given it the backup's mode 0500) gets them first;
+     * chmod(2) changes only one's own files, and root, who needs no such bits, changes none.
      *
+     * @param identity the directory's file key as its record holds it
      * @param stop asked before each entry: true stops the removal (Ctrl-C)
-     * @return whether nothing of theirs is left (a parent that cannot be read, an entry that cannot be
-     *     removed or that others may change, a tree deeper than {@value #MAX_DEPTH} leaves it: the run's
-     *     record then stays, so a later run tries again)
+     * @return whether it is gone (or was never there); false leaves the record, so a later run goes on
      */
-    static boolean removeLeftovers(Path target, String token, java.util.function.BooleanSupplier stop) {
+    static boolean removeLeftover(Path target, String token, String identity, BooleanSupplier stop) {
         Path parent = target.getParent();
         if (parent == null) {
             return true;
         }
         String prefix = RestoreTemporaries.PREFIX + token + "-";
-        String me = System.getProperty("user.name");
         try (DirectoryStream<Path> in = Files.newDirectoryStream(parent)) {
             if (!(in instanceof SecureDirectoryStream<Path> secure)) {
                 return false; // where links cannot be refused, nothing is removed
             }
-            PosixFileAttributes held =
-                    secure.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
-            boolean sticky = sticky(parent, held.fileKey());
-            boolean shared = !unchangeableByOthers(held, me);
             List<Path> names = new ArrayList<>();
             for (Path p : in) {
                 if (p.getFileName().toString().startsWith(prefix)) {
                     names.add(p.getFileName());
                 }
             }
+            String me = owner(Path.of("/proc/self"));
             boolean clean = true;
             for (Path name : names) {
-                if (shared) {
-                    // another user may rename or replace entries here: only this user's own, under a sticky bit
-                    PosixFileAttributes a = secure.getFileAttributeView(
-                                    name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                            .readAttributes();
-                    if (!sticky || !a.owner().getName().equals(me)) {
-                        clean = false;
-                        continue;
-                    }
+                if (!secure.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                        .readAttributes()
+                        .isDirectory()) {
+                    continue;
                 }
-                clean &= deleteTree(secure, name, parent.resolve(name), me, 0, stop);
+                try (SecureDirectoryStream<Path> made = secure.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                    Object key = made.getFileAttributeView(BasicFileAttributeView.class)
+                            .readAttributes()
+                            .fileKey();
+                    if (!identity.equals(String.valueOf(key))) {
+                        continue; // not the directory the run made
+                    }
+                    clean &= deleteContents(made, parent.resolve(name), me, 0, stop);
+                }
+                if (clean) {
+                    secure.deleteDirectory(name);
+                }
             }
             return clean;
+        } catch (NoSuchFileException gone) {
+            return true;
         } catch (IOException | RuntimeException e) {
             return false;
         }
     }
 
-    /**
-     * Whether only its owner, this user or root, may add, rename or remove entries of a directory of {@code
-     * a}: no write bit for others, and none for its group unless the group is the owner's own (a user
-     * private group, named as the user, whose umask 002 makes every new directory 0775).
-     */
-    private static boolean unchangeableByOthers(PosixFileAttributes a, String me) {
-        String owner = a.owner().getName();
-        return (owner.equals(me) || owner.equals("root"))
-                && (!a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-                        || a.group().getName().equals(owner))
-                && !a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
-    }
-
-    /** Whether the directory {@code dir}, the one of file key {@code key}, has its sticky bit. */
-    private static boolean sticky(Path dir, @Nullable Object key) {
+    /** The owner of {@code p} as a {@link PosixFileAttributes#owner()} names it (a uid without a name as its number), or "". */
+    private static String owner(Path p) {
         try {
-            return key != null
-                    && key.equals(identity(dir))
-                    && (((Integer) Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & 01000) != 0;
+            return Files.getOwner(p).getName();
         } catch (IOException | RuntimeException e) {
-            return false;
+            return "";
         }
     }
 
     /**
-     * Deletes {@code name} of {@code in}, shown as {@code path}, and all it holds if it is a directory,
-     * {@code in} being one no other user can change ({@link #removeLeftovers}); a directory others may
-     * change is left with what it holds.
+     * Deletes everything in the directory held by {@code dir}, shown as {@code path}, relative to it and
+     * without following a link; stops at {@code stop} and past {@value #MAX_DEPTH} levels.
+     *
+     * @param me this process's user, as {@link #owner} names it ("root" for root)
+     * @return whether it is empty now
      */
-    static boolean deleteTree(
-            SecureDirectoryStream<Path> in,
-            Path name,
-            Path path,
-            String me,
-            int depth,
-            java.util.function.BooleanSupplier stop) {
-        if (stop.getAsBoolean() || depth > MAX_DEPTH) {
+    static boolean deleteContents(
+            SecureDirectoryStream<Path> dir, Path path, String me, int depth, BooleanSupplier stop) {
+        if (depth > MAX_DEPTH) {
             return false;
         }
         try {
-            PosixFileAttributes a = in.getFileAttributeView(
-                            name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .readAttributes();
-            if (!a.isDirectory()) {
-                in.deleteFile(name);
-                return true;
-            }
-            if (!"root".equals(me)
-                    && a.owner().getName().equals(me)
-                    && !a.permissions().containsAll(OWNER_ALL)) {
-                RestoreDirectories.openToOwner(path);
+            List<Path> children = new ArrayList<>();
+            for (Path c : dir) {
+                children.add(c.getFileName());
             }
             boolean clean = true;
-            try (SecureDirectoryStream<Path> sub = in.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                PosixFileAttributes opened =
-                        sub.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
-                if (!opened.isDirectory() || !unchangeableByOthers(opened, me)) {
-                    return false; // another user may swap what it holds meanwhile: left as it is
+            for (Path name : children) {
+                if (stop.getAsBoolean()) {
+                    return false;
                 }
-                List<Path> children = new ArrayList<>();
-                for (Path c : sub) {
-                    children.add(c.getFileName());
+                PosixFileAttributes a = dir.getFileAttributeView(
+                                name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                        .readAttributes();
+                if (!a.isDirectory()) {
+                    dir.deleteFile(name);
+                    continue;
                 }
-                for (Path c : children) {
-                    clean &= deleteTree(sub, c, path.resolve(c), me, depth + 1, stop);
+                if (!"root".equals(me)
+                        && a.owner().getName().equals(me)
+                        && !a.permissions().containsAll(OWNER_ALL)) {
+                    RestoreDirectories.openToOwner(path.resolve(name));
                 }
-            }
-            if (clean) {
-                in.deleteDirectory(name);
+                boolean empty;
+                try (SecureDirectoryStream<Path> sub = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                    empty = deleteContents(sub, path.resolve(name), me, depth + 1, stop);
+                }
+                if (empty) {
+                    dir.deleteDirectory(name);
+                }
+                clean &= empty;
             }
             return clean;
         } catch (NoSuchFileException gone) {

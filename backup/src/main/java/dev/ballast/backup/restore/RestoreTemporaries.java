@@ -94,13 +94,30 @@ public final class RestoreTemporaries implements AutoCloseable {
         begun = true;
         List<String> leftoverTokens = new ArrayList<>();
         List<Path> leftoverRecords = new ArrayList<>();
+        List<String> stagedTokens = new ArrayList<>();
+        List<String> stagedIdentities = new ArrayList<>();
+        List<Path> stagedRecords = new ArrayList<>();
         byte[] targetBytes = Names.bytes(target);
         try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
             for (Path r : all) {
                 String name = r.getFileName().toString();
-                if (isToken(name) && Arrays.equals(Files.readAllBytes(r), targetBytes) && !running(r)) {
+                if (!isToken(name)) {
+                    continue;
+                }
+                byte[] content = Files.readAllBytes(r);
+                int end = indexOf(content, (byte) 0);
+                byte[] named = end < 0 ? content : Arrays.copyOf(content, end);
+                if (!Arrays.equals(named, targetBytes) || running(r)) {
+                    continue;
+                }
+                if (end < 0) {
                     leftoverTokens.add(name);
                     leftoverRecords.add(r);
+                } else {
+                    stagedTokens.add(name);
+                    stagedIdentities.add(new String(
+                            content, end + 1, content.length - end - 1, java.nio.charset.StandardCharsets.UTF_8));
+                    stagedRecords.add(r);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -114,19 +131,85 @@ public final class RestoreTemporaries implements AutoCloseable {
             // backup): every directory of the target is looked at before its record goes, or its leftovers would
             // stay in the user's tree for good. Only after a killed run, so a walk of the target is rare.
             removeLeftoversBelow(target, directories, leftoverTokens);
-            for (int i = 0; i < leftoverRecords.size(); i++) {
-                // A hidden directory that could not be removed keeps its record, so a later run tries again.
-                if (!RestoreStaging.removeLeftovers(target, leftoverTokens.get(i), stop)) {
-                    continue;
-                }
+            for (Path r : leftoverRecords) {
                 try {
-                    Files.deleteIfExists(leftoverRecords.get(i));
+                    Files.deleteIfExists(r);
                 } catch (IOException ignored) {
                     // removed by the next run
                 }
             }
         }
+        if (!stagedTokens.isEmpty()) {
+            removeInTheBackground(stagedTokens, stagedIdentities, stagedRecords);
+        }
         record(targetBytes);
+    }
+
+    /**
+     * Removes the hidden directories killed runs wrote a new target's tree into ({@link
+     * RestoreStaging#removeLeftover}) on a thread of its own, each record once its directory is gone: the
+     * restore does not wait for it, and nothing put in the tree by another user (a FIFO whose opening never
+     * returns, a fault tester's) can hold the restore. What it has not removed when the process ends keeps
+     * its record, and a later run goes on.
+     */
+    private void removeInTheBackground(List<String> tokens, List<String> identities, List<Path> recordsOf) {
+        java.util.function.BooleanSupplier stopped = stop;
+        Thread t = new Thread(
+                () -> {
+                    for (int i = 0; i < tokens.size() && !stopped.getAsBoolean(); i++) {
+                        if (RestoreStaging.removeLeftover(target, tokens.get(i), identities.get(i), stopped)) {
+                            try {
+                                Files.deleteIfExists(recordsOf.get(i));
+                            } catch (IOException | RuntimeException ignored) {
+                                // a record whose directory is gone is removed by the next run
+                            }
+                        }
+                    }
+                },
+                "ballast-leftover-removal");
+        t.setDaemon(true);
+        t.start();
+        removal = t;
+    }
+
+    /** The thread removing killed runs' hidden directories, or null; for tests. */
+    @Nullable
+    Thread removal() {
+        return removal;
+    }
+
+    private volatile @Nullable Thread removal;
+
+    /** How long {@link #close} waits for the removal of killed runs' hidden directories to end, in milliseconds. */
+    static final long REMOVAL_GRACE_MILLIS = 5_000;
+
+    private static int indexOf(byte[] bytes, byte b) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Adds to this run's record the identity (device and inode) of the hidden directory it writes a new
+     * target's tree into: only that directory, found by it, is removed if this run is killed, never
+     * another put at its name (a tester renamed a directory of root's to the run's name, and the next run
+     * removed it). Without a record, nothing.
+     */
+    void recordStaging(Object identity) {
+        java.nio.channels.FileChannel channel = held;
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.write(
+                    java.nio.ByteBuffer.wrap(("\0" + identity).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            channel.force(false);
+        } catch (IOException | RuntimeException e) {
+            // without the identity a killed run's hidden directory stays where it is
+        }
     }
 
     /**
@@ -245,6 +328,16 @@ public final class RestoreTemporaries implements AutoCloseable {
     /** Removes this run's record: it ended, and what it wrote is renamed into place or removed. */
     @Override
     public void close() {
+        Thread t = removal;
+        if (t != null) {
+            // The removal of a killed run's hidden directory started with this run; it is given until shortly
+            // after the run to end, and no longer (a FIFO put in that tree holds its thread for good).
+            try {
+                t.join(REMOVAL_GRACE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (record != null) {
             try {
                 Files.deleteIfExists(record);

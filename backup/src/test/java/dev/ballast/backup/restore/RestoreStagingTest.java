@@ -76,6 +76,21 @@ class RestoreStagingTest {
                 .recordingTemporariesIn(records());
     }
 
+    /** A record as a run that wrote into the hidden directory {@code hidden} leaves it: the target, NUL, its identity. */
+    static byte[] recordOfStaged(Path target, Path hidden) throws IOException {
+        byte[] named = Names.bytes(target.toAbsolutePath().normalize());
+        byte[] identity = ("\0"
+                        + Files.readAttributes(
+                                        hidden,
+                                        java.nio.file.attribute.BasicFileAttributes.class,
+                                        java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                .fileKey())
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] all = java.util.Arrays.copyOf(named, named.length + identity.length);
+        System.arraycopy(identity, 0, all, named.length, identity.length);
+        return all;
+    }
+
     List<String> besideTarget() throws IOException {
         try (Stream<Path> all = Files.list(dir)) {
             return all.map(p -> p.getFileName().toString()).sorted().toList();
@@ -130,9 +145,8 @@ class RestoreStagingTest {
         // A run killed with kill -9 left its record and its hidden directory, one folder in it already given
         // the backup's mode 0500.
         String killed = "00112233aabbccdd";
-        Files.write(
-                records().resolve(killed), Names.bytes(target.toAbsolutePath().normalize()));
         Path hidden = Files.createDirectories(dir.resolve(".ballast-" + killed + "-1/d/e"));
+        Files.write(records().resolve(killed), recordOfStaged(target, dir.resolve(".ballast-" + killed + "-1")));
         Files.writeString(hidden.resolve("c.txt"), "char");
         Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("r-x------"));
         // A folder of the user's named as the run's are, by another token: no record names it.
@@ -312,11 +326,10 @@ class RestoreStagingTest {
         Manifest m = manifest();
         Path target = dir.resolve("out");
         String killed = "00112233aabbccdd";
-        Files.write(
-                records().resolve(killed), Names.bytes(target.toAbsolutePath().normalize()));
         Path victim = Files.createDirectories(dir.resolve("victim"));
         Files.writeString(victim.resolve("keep.txt"), "not the restore's");
         Path hidden = Files.createDirectories(dir.resolve(".ballast-" + killed + "-1/evil"));
+        Files.write(records().resolve(killed), recordOfStaged(target, hidden.getParent()));
         Files.createSymbolicLink(hidden.resolve("inner"), victim);
         Files.createSymbolicLink(hidden.getParent().resolve("top"), victim);
 
