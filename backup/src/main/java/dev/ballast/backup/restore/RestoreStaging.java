@@ -8,7 +8,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -43,10 +42,21 @@ final class RestoreStaging {
     /** The hidden directory's identity (device and inode) as created; null where the file system has none. */
     private final @Nullable Object identity;
 
-    private RestoreStaging(Path target, Path directory, @Nullable Object identity) {
+    /** The file in the hidden directory holding the secret its run's record holds, removed before the rename. */
+    private final Path marker;
+
+    private static final java.security.SecureRandom SECRETS = new java.security.SecureRandom();
+
+    private RestoreStaging(Path target, Path directory, @Nullable Object identity, Path marker) {
         this.target = target;
         this.directory = directory;
         this.identity = identity;
+        this.marker = marker;
+    }
+
+    /** The name of the file in a run's hidden directory that holds its secret: {@code .ballast-TOKEN-key}. */
+    static String marker(String token) {
+        return RestoreTemporaries.PREFIX + token + "-key";
     }
 
     /**
@@ -70,10 +80,19 @@ final class RestoreStaging {
         try {
             Path made = temporaries.create(target, Files::createDirectory);
             Object identity = identity(made);
-            if (identity != null) {
-                temporaries.recordStaging(identity);
-            }
-            return new RestoreStaging(target, made, identity);
+            // A secret only this run's record and the directory hold: what a later run finds it by.
+            byte[] random = new byte[16];
+            SECRETS.nextBytes(random);
+            String secret = java.util.HexFormat.of().formatHex(random);
+            Path marker = made.resolve(marker(temporaries.token()));
+            Files.write(
+                    Files.createFile(
+                            marker,
+                            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))),
+                    secret.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            temporaries.recordStaging(secret);
+            return new RestoreStaging(target, made, identity, marker);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -103,6 +122,11 @@ final class RestoreStaging {
         if (identity != null && !identity.equals(identity(directory))) {
             return "The directory the restore wrote into, '" + directory + "', was moved or replaced while the"
                     + " restore ran, so nothing was put at '" + target + "'; run the restore again.";
+        }
+        try {
+            Files.deleteIfExists(marker);
+        } catch (IOException | RuntimeException e) {
+            return kept("its file " + marker.getFileName() + " could not be removed: " + RestoreDirectories.reason(e));
         }
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             return kept("something was put there while the restore ran; it was neither replaced nor merged into");
@@ -148,27 +172,31 @@ final class RestoreStaging {
 
     /**
      * Removes, with all it holds, the hidden directory beside {@code target} that the killed run of {@code
-     * token} created, found by the identity its record holds ({@link RestoreTemporaries#recordStaging}):
-     * each directory of that name is opened without following a link and compared by device and inode,
-     * so a directory another user renamed to that name (a fault tester's, root's files in it) is never
-     * touched. What it holds is removed relative to each directory's descriptor, nothing opened through a
-     * link ({@code openat} with {@code O_NOFOLLOW}): a tester who owned a directory in a root restore's
-     * tree swapped it for a link to root's files, which were deleted through it. Runs on a thread of its
-     * own ({@link RestoreTemporaries}): a FIFO put in the tree blocks its opening (the JDK opens a directory
-     * without {@code O_NONBLOCK}), and that thread only. A directory of this user's without its owner's
-     * read, write or search bit (a killed run may have given it the backup's mode 0500) gets them first;
-     * chmod(2) changes only one's own files, and root, who needs no such bits, changes none.
+     * token} created, found by the secret its record holds ({@link RestoreTemporaries#recordStaging}) and
+     * its directory holds in the file {@link #marker} (mode 0600): each directory of the run's name is
+     * opened without following a link and its marker read relative to it, so a directory another user
+     * renames to that name is never touched (a fault tester's, root's files in it; a device and inode
+     * did not do, as a new directory takes the inode of one removed). What it holds is removed relative
+     * to each directory's descriptor, nothing opened through a link ({@code openat} with {@code
+     * O_NOFOLLOW}): a tester who owned a directory in a root restore's tree swapped it for a link to root's
+     * files, which were deleted through it. Runs on a thread of its own ({@link RestoreTemporaries}): a FIFO
+     * put in the tree blocks its opening (the JDK opens a directory without {@code O_NONBLOCK}), and that
+     * thread only. A directory of this user's without its owner's read, write or search bit (a killed run
+     * may have given it the backup's mode 0500) gets them first; chmod(2) changes only one's own files, and
+     * root, who needs no such bits, changes none.
      *
-     * @param identity the directory's file key as its record holds it
+     * @param secret the secret the run's record holds
      * @param stop asked before each entry: true stops the removal (Ctrl-C)
-     * @return whether it is gone (or was never there); false leaves the record, so a later run goes on
+     * @return whether it is gone (or none of the run's name holds its secret); false leaves the record,
+     *     so a later run goes on
      */
-    static boolean removeLeftover(Path target, String token, String identity, BooleanSupplier stop) {
+    static boolean removeLeftover(Path target, String token, String secret, BooleanSupplier stop) {
         Path parent = target.getParent();
         if (parent == null) {
             return true;
         }
         String prefix = RestoreTemporaries.PREFIX + token + "-";
+        Path marker = Path.of(marker(token));
         try (DirectoryStream<Path> in = Files.newDirectoryStream(parent)) {
             if (!(in instanceof SecureDirectoryStream<Path> secure)) {
                 return false; // where links cannot be refused, nothing is removed
@@ -187,24 +215,37 @@ final class RestoreStaging {
                         .isDirectory()) {
                     continue;
                 }
+                boolean emptied;
                 try (SecureDirectoryStream<Path> made = secure.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                    Object key = made.getFileAttributeView(BasicFileAttributeView.class)
-                            .readAttributes()
-                            .fileKey();
-                    if (!identity.equals(String.valueOf(key))) {
+                    if (!secret.equals(readMarker(made, marker))) {
                         continue; // not the directory the run made
                     }
-                    clean &= deleteContents(made, parent.resolve(name), me, 0, stop);
+                    emptied = deleteContents(made, parent.resolve(name), me, 0, stop);
                 }
-                if (clean) {
+                if (emptied) {
                     secure.deleteDirectory(name);
                 }
+                clean &= emptied;
             }
             return clean;
         } catch (NoSuchFileException gone) {
             return true;
         } catch (IOException | RuntimeException e) {
             return false;
+        }
+    }
+
+    /** The first 64 bytes of the file {@code marker} of {@code dir}, not following a link, or "" if there is none. */
+    private static String readMarker(SecureDirectoryStream<Path> dir, Path marker) {
+        try (java.nio.channels.SeekableByteChannel c = dir.newByteChannel(
+                marker, java.util.Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(64);
+            while (b.hasRemaining() && c.read(b) > 0) {
+                // up to 64 bytes
+            }
+            return new String(b.array(), 0, b.position(), java.nio.charset.StandardCharsets.US_ASCII);
+        } catch (IOException | RuntimeException e) {
+            return "";
         }
     }
 

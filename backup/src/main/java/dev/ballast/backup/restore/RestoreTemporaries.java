@@ -95,7 +95,7 @@ public final class RestoreTemporaries implements AutoCloseable {
         List<String> leftoverTokens = new ArrayList<>();
         List<Path> leftoverRecords = new ArrayList<>();
         List<String> stagedTokens = new ArrayList<>();
-        List<String> stagedIdentities = new ArrayList<>();
+        List<String> stagedSecrets = new ArrayList<>();
         List<Path> stagedRecords = new ArrayList<>();
         byte[] targetBytes = Names.bytes(target);
         try (DirectoryStream<Path> all = Files.newDirectoryStream(records)) {
@@ -115,7 +115,7 @@ public final class RestoreTemporaries implements AutoCloseable {
                     leftoverRecords.add(r);
                 } else {
                     stagedTokens.add(name);
-                    stagedIdentities.add(new String(
+                    stagedSecrets.add(new String(
                             content, end + 1, content.length - end - 1, java.nio.charset.StandardCharsets.UTF_8));
                     stagedRecords.add(r);
                 }
@@ -140,7 +140,7 @@ public final class RestoreTemporaries implements AutoCloseable {
             }
         }
         if (!stagedTokens.isEmpty()) {
-            removeInTheBackground(stagedTokens, stagedIdentities, stagedRecords);
+            removeInTheBackground(stagedTokens, stagedSecrets, stagedRecords);
         }
         record(targetBytes);
     }
@@ -152,12 +152,12 @@ public final class RestoreTemporaries implements AutoCloseable {
      * returns, a fault tester's) can hold the restore. What it has not removed when the process ends keeps
      * its record, and a later run goes on.
      */
-    private void removeInTheBackground(List<String> tokens, List<String> identities, List<Path> recordsOf) {
+    private void removeInTheBackground(List<String> tokens, List<String> secrets, List<Path> recordsOf) {
         java.util.function.BooleanSupplier stopped = stop;
         Thread t = new Thread(
                 () -> {
                     for (int i = 0; i < tokens.size() && !stopped.getAsBoolean(); i++) {
-                        if (RestoreStaging.removeLeftover(target, tokens.get(i), identities.get(i), stopped)) {
+                        if (RestoreStaging.removeLeftover(target, tokens.get(i), secrets.get(i), stopped)) {
                             try {
                                 Files.deleteIfExists(recordsOf.get(i));
                             } catch (IOException | RuntimeException ignored) {
@@ -193,22 +193,22 @@ public final class RestoreTemporaries implements AutoCloseable {
     }
 
     /**
-     * Adds to this run's record the identity (device and inode) of the hidden directory it writes a new
-     * target's tree into: only that directory, found by it, is removed if this run is killed, never
-     * another put at its name (a tester renamed a directory of root's to the run's name, and the next run
-     * removed it). Without a record, nothing.
+     * Adds to this run's record the secret the hidden directory it writes a new target's tree into holds
+     * ({@link RestoreStaging#marker}): only that directory, found by it, is removed if this run is killed,
+     * never another put at its name (a tester renamed a directory of root's to the run's name, and the next
+     * run removed it; a device and inode did not do, as a new directory takes the inode of one removed).
+     * Without a record, nothing.
      */
-    void recordStaging(Object identity) {
+    void recordStaging(String secret) {
         java.nio.channels.FileChannel channel = held;
         if (channel == null) {
             return;
         }
         try {
-            channel.write(
-                    java.nio.ByteBuffer.wrap(("\0" + identity).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            channel.write(java.nio.ByteBuffer.wrap(("\0" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             channel.force(false);
         } catch (IOException | RuntimeException e) {
-            // without the identity a killed run's hidden directory stays where it is
+            // without the secret a killed run's hidden directory stays where it is
         }
     }
 

@@ -75,10 +75,14 @@ class RestoreStagingLeftoversTest {
         }
     }
 
-    static String identity(Path p) throws IOException {
-        return String.valueOf(
-                Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                        .fileKey());
+    static final String TOKEN = "00112233aabbccdd";
+
+    /** Makes {@code hidden} a killed run's hidden directory: its marker holds the secret returned. */
+    static String staged(Path hidden) throws IOException {
+        Files.createDirectories(hidden);
+        String secret = "0123456789abcdef0123456789abcdef";
+        Files.writeString(hidden.resolve(RestoreStaging.marker(TOKEN)), secret);
+        return secret;
     }
 
     /**
@@ -130,8 +134,9 @@ class RestoreStagingLeftoversTest {
                 hidden.resolve("open"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.setPosixFilePermissions(sub, java.nio.file.attribute.PosixFilePermissions.fromString("r-x------"));
         Path usersOwn = Files.createDirectories(dir.resolve(".ballast-0123456789abcdef-1"));
+        String secret = staged(hidden);
 
-        assertThat(RestoreStaging.removeLeftover(dir.resolve("out"), "00112233aabbccdd", identity(hidden), () -> false))
+        assertThat(RestoreStaging.removeLeftover(dir.resolve("out"), TOKEN, secret, () -> false))
                 .isTrue();
 
         assertThat(hidden).doesNotExist();
@@ -140,34 +145,38 @@ class RestoreStagingLeftoversTest {
     }
 
     /**
-     * A fault tester's: another user renamed a directory of root's, which they could not empty, to the
+     * Fault testers': another user renamed a directory of root's, which they could not empty, to the
      * killed run's name beside the target (a parent of theirs, sticky or with an ACL), and the next run
-     * removed it. Only the directory the run made, by device and inode, is removed.
+     * removed it; then, with the run's directory found by device and inode, removed the run's empty
+     * directory so that a new one of root's took its inode, and renamed that. Only a directory holding
+     * the run's secret is removed.
      */
     @Test
-    void aDirectoryPutAtTheRunsNameIsNotRemoved() throws IOException {
-        Path made = Files.createDirectories(dir.resolve(".ballast-00112233aabbccdd-1"));
-        String identity = identity(made);
-        Files.move(made, dir.resolve("moved-away"));
-        Path theirs = Files.createDirectories(dir.resolve(".ballast-00112233aabbccdd-1"));
-        Files.writeString(theirs.resolve("root.txt"), "root's");
-        Path second = Files.createDirectories(dir.resolve(".ballast-00112233aabbccdd-2"));
-        Files.writeString(second.resolve("root.txt"), "root's too");
+    void aDirectoryPutAtTheRunsNameIsNotRemovedEvenWithTheRunsInode() throws IOException {
+        Path made = dir.resolve(".ballast-" + TOKEN + "-1");
+        String secret = staged(made);
+        Files.delete(made.resolve(RestoreStaging.marker(TOKEN)));
+        Files.delete(made);
+        Path roots = Files.createDirectories(dir.resolve("done")); // may take the inode made had
+        Files.writeString(roots.resolve("root.txt"), "root's");
+        Files.move(roots, made);
+        Path second = Files.createDirectories(dir.resolve(".ballast-" + TOKEN + "-2"));
+        Files.writeString(second.resolve(RestoreStaging.marker(TOKEN)), "not the secret");
 
-        RestoreStaging.removeLeftover(dir.resolve("out"), "00112233aabbccdd", identity, () -> false);
+        RestoreStaging.removeLeftover(dir.resolve("out"), TOKEN, secret, () -> false);
 
-        assertThat(theirs.resolve("root.txt")).hasContent("root's");
-        assertThat(second.resolve("root.txt")).hasContent("root's too");
+        assertThat(made.resolve("root.txt")).hasContent("root's");
+        assertThat(second.resolve(RestoreStaging.marker(TOKEN))).hasContent("not the secret");
     }
 
     @Test
     void aTreeDeeperThanAPathCanReachIsLeftAndCtrlCStopsTheRemoval() throws IOException {
         Path top = dir.resolve(".ballast-00112233aabbccdd-1");
         Path deep = Files.createDirectories(top.resolve("a/b/c"));
+        String secret = staged(top);
         int[] asked = new int[1];
 
-        assertThat(RestoreStaging.removeLeftover(
-                        dir.resolve("out"), "00112233aabbccdd", identity(top), () -> ++asked[0] > 2))
+        assertThat(RestoreStaging.removeLeftover(dir.resolve("out"), TOKEN, secret, () -> ++asked[0] > 2))
                 .isFalse();
         assertThat(deep).isDirectory();
 

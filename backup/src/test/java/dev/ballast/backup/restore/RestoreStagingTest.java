@@ -76,18 +76,18 @@ class RestoreStagingTest {
                 .recordingTemporariesIn(records());
     }
 
-    /** A record as a run that wrote into the hidden directory {@code hidden} leaves it: the target, NUL, its identity. */
+    /**
+     * A record as a run that wrote into the hidden directory {@code hidden} leaves it, the directory given
+     * the marker that run made: the target, NUL, the secret.
+     */
     static byte[] recordOfStaged(Path target, Path hidden) throws IOException {
+        String token = hidden.getFileName().toString().substring(9, 25);
+        String secret = "0123456789abcdef0123456789abcdef";
+        Files.writeString(hidden.resolve(RestoreStaging.marker(token)), secret);
         byte[] named = Names.bytes(target.toAbsolutePath().normalize());
-        byte[] identity = ("\0"
-                        + Files.readAttributes(
-                                        hidden,
-                                        java.nio.file.attribute.BasicFileAttributes.class,
-                                        java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                                .fileKey())
-                .getBytes(StandardCharsets.UTF_8);
-        byte[] all = java.util.Arrays.copyOf(named, named.length + identity.length);
-        System.arraycopy(identity, 0, all, named.length, identity.length);
+        byte[] tail = ("\0" + secret).getBytes(StandardCharsets.UTF_8);
+        byte[] all = java.util.Arrays.copyOf(named, named.length + tail.length);
+        System.arraycopy(tail, 0, all, named.length, tail.length);
         return all;
     }
 
