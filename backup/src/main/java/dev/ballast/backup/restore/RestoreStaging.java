@@ -77,8 +77,13 @@ final class RestoreStaging {
         if (!temporaries.recorded()) {
             return null;
         }
+        Path made;
         try {
-            Path made = temporaries.create(target, Files::createDirectory);
+            made = temporaries.create(target, Files::createDirectory);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        try {
             Object identity = identity(made);
             // A secret only this run's record and the directory hold: what a later run finds it by.
             byte[] random = new byte[16];
@@ -91,9 +96,18 @@ final class RestoreStaging {
                             java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                                     java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))),
                     secret.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            temporaries.recordStaging(secret);
+            if (!temporaries.recordStaging(secret)) {
+                throw new IOException("the run's record could not take the secret");
+            }
             return new RestoreStaging(target, made, identity, marker);
         } catch (IOException | RuntimeException e) {
+            // no directory a later run could not find: the marker (if made) and the directory go again
+            try {
+                Files.deleteIfExists(made.resolve(marker(temporaries.token())));
+                Files.deleteIfExists(made);
+            } catch (IOException | RuntimeException ignored) {
+                // an empty hidden directory, left
+            }
             return null;
         }
     }

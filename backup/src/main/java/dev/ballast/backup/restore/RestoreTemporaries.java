@@ -197,18 +197,20 @@ public final class RestoreTemporaries implements AutoCloseable {
      * ({@link RestoreStaging#marker}): only that directory, found by it, is removed if this run is killed,
      * never another put at its name (a tester renamed a directory of root's to the run's name, and the next
      * run removed it; a device and inode did not do, as a new directory takes the inode of one removed).
-     * Without a record, nothing.
+     *
+     * @return whether the record holds it (false without a record, or when it cannot be written)
      */
-    void recordStaging(String secret) {
+    boolean recordStaging(String secret) {
         java.nio.channels.FileChannel channel = held;
         if (channel == null) {
-            return;
+            return false;
         }
         try {
             channel.write(java.nio.ByteBuffer.wrap(("\0" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             channel.force(false);
+            return true;
         } catch (IOException | RuntimeException e) {
-            // without the secret a killed run's hidden directory stays where it is
+            return false; // the run then writes into the target itself
         }
     }
 
