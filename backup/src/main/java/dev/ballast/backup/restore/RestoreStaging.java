@@ -47,11 +47,20 @@ final class RestoreStaging {
 
     private static final java.security.SecureRandom SECRETS = new java.security.SecureRandom();
 
-    private RestoreStaging(Path target, Path directory, @Nullable Object identity, Path marker) {
+    /** The hidden directory's permissions as the umask made it, given back before the rename. */
+    private final java.util.Set<PosixFilePermission> modeAsMade;
+
+    private RestoreStaging(
+            Path target,
+            Path directory,
+            @Nullable Object identity,
+            Path marker,
+            java.util.Set<PosixFilePermission> modeAsMade) {
         this.target = target;
         this.directory = directory;
         this.identity = identity;
         this.marker = marker;
+        this.modeAsMade = modeAsMade;
     }
 
     /** The name of the file in a run's hidden directory that holds its secret: {@code .ballast-TOKEN-key}. */
@@ -78,8 +87,15 @@ final class RestoreStaging {
             return null;
         }
         Path made;
+        java.util.Set<PosixFilePermission> modeAsMade;
         try {
             made = temporaries.create(target, Files::createDirectory);
+            // Only this user may change it while the restore writes (0700, which also masks a default ACL's
+            // entries): another user who could write in it moved its marker into a directory of theirs, and
+            // the next run removed that (a fault tester's). Its mode as made, the umask's, is given back
+            // before the rename.
+            modeAsMade = Files.getPosixFilePermissions(made, LinkOption.NOFOLLOW_LINKS);
+            Files.setPosixFilePermissions(made, OWNER_ALL);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -99,7 +115,7 @@ final class RestoreStaging {
             if (!temporaries.recordStaging(secret)) {
                 throw new IOException("the run's record could not take the secret");
             }
-            return new RestoreStaging(target, made, identity, marker);
+            return new RestoreStaging(target, made, identity, marker, modeAsMade);
         } catch (IOException | RuntimeException e) {
             // no directory a later run could not find: the marker (if made) and the directory go again
             try {
@@ -139,6 +155,7 @@ final class RestoreStaging {
         }
         try {
             Files.deleteIfExists(marker);
+            Files.setPosixFilePermissions(directory, modeAsMade);
         } catch (IOException | RuntimeException e) {
             return kept("its file " + marker.getFileName() + " could not be removed: " + RestoreDirectories.reason(e));
         }
@@ -231,8 +248,15 @@ final class RestoreStaging {
                 }
                 boolean emptied;
                 try (SecureDirectoryStream<Path> made = secure.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                    if (!secret.equals(readMarker(made, marker))) {
-                        continue; // not the directory the run made
+                    if (!secret.equals(readMarker(made, marker, me))) {
+                        // Not the directory the run made, or one killed before its marker was written: removed
+                        // only if empty (rmdir(2) takes nothing else), so nothing of anyone's can go.
+                        try {
+                            secure.deleteDirectory(name);
+                        } catch (IOException | RuntimeException notEmpty) {
+                            // left as it is
+                        }
+                        continue;
                     }
                     emptied = deleteContents(made, parent.resolve(name), me, 0, stop);
                 }
@@ -249,8 +273,27 @@ final class RestoreStaging {
         }
     }
 
-    /** The first 64 bytes of the file {@code marker} of {@code dir}, not following a link, or "" if there is none. */
-    private static String readMarker(SecureDirectoryStream<Path> dir, Path marker) {
+    /**
+     * The first 64 bytes of the file {@code marker} of {@code dir}, not following a link, or "" unless the
+     * directory and the marker are this user's ({@code me}), the directory mode 0700 (no one else could
+     * have moved a marker in or out) and the marker a regular file (a FIFO's opening never returns).
+     */
+    private static String readMarker(SecureDirectoryStream<Path> dir, Path marker, String me) {
+        try {
+            PosixFileAttributes d =
+                    dir.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
+            PosixFileAttributes m = dir.getFileAttributeView(
+                            marker, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+            if (!d.owner().getName().equals(me)
+                    || !d.permissions().equals(OWNER_ALL)
+                    || !m.isRegularFile()
+                    || !m.owner().getName().equals(me)) {
+                return "";
+            }
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
         try (java.nio.channels.SeekableByteChannel c = dir.newByteChannel(
                 marker, java.util.Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(64);

@@ -53,6 +53,37 @@ public final class RestoreTemporaries implements AutoCloseable {
     /** Asked while leftovers are removed: true stops the removal (Ctrl-C). */
     private java.util.function.BooleanSupplier stop = () -> false;
 
+    private static final java.nio.file.attribute.FileAttribute<?> PRIVATE_DIRECTORY =
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    private static final java.nio.file.attribute.FileAttribute<?> PRIVATE_FILE =
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+    /**
+     * Whether the record {@code r} is one this user wrote and no one else may change: owned by this user
+     * (the owner of {@code /proc/self}), neither group nor others with write access, in a records directory
+     * of the same kind. A record another user planted named a target of this user's and a directory of
+     * theirs to remove (a fault tester's).
+     */
+    private boolean ours(Path r) {
+        try {
+            String me = Files.getOwner(Path.of("/proc/self")).getName();
+            for (Path p : List.of(records, r)) {
+                java.nio.file.attribute.PosixFileAttributes a = Files.readAttributes(
+                        p, java.nio.file.attribute.PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!a.owner().getName().equals(me)
+                        || a.permissions().contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                        || a.permissions().contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Whether {@link #begin} ran: a run records itself and removes leftovers once. */
     private boolean begun;
     /** The open record, whose lock says this run is alive; null without a record. */
@@ -113,7 +144,7 @@ public final class RestoreTemporaries implements AutoCloseable {
                 if (end < 0) {
                     leftoverTokens.add(name);
                     leftoverRecords.add(r);
-                } else {
+                } else if (ours(r)) {
                     stagedTokens.add(name);
                     stagedSecrets.add(new String(
                             content, end + 1, content.length - end - 1, java.nio.charset.StandardCharsets.UTF_8));
@@ -224,8 +255,17 @@ public final class RestoreTemporaries implements AutoCloseable {
         Path mine = records.resolve(token);
         java.nio.channels.FileChannel channel = null;
         try {
-            Files.createDirectories(records);
-            channel = java.nio.channels.FileChannel.open(mine, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            // The records are this user's alone (0700, 0600): another user who could read one had its secret, and
+            // one who could write there planted a record of their own (a fault tester's, under umask 002).
+            Files.createDirectories(records, PRIVATE_DIRECTORY);
+            try {
+                Files.setPosixFilePermissions(
+                        records, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            } catch (IOException | RuntimeException notOurs) {
+                // a records directory of another user's: its records are not trusted ({@link #ours})
+            }
+            channel = java.nio.channels.FileChannel.open(
+                    mine, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), PRIVATE_FILE);
             if (channel.tryLock() == null) {
                 throw new IOException("the record's lock is held");
             }

@@ -80,6 +80,7 @@ class RestoreStagingLeftoversTest {
     /** Makes {@code hidden} a killed run's hidden directory: its marker holds the secret returned. */
     static String staged(Path hidden) throws IOException {
         Files.createDirectories(hidden);
+        Files.setPosixFilePermissions(hidden, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         String secret = "0123456789abcdef0123456789abcdef";
         Files.writeString(hidden.resolve(RestoreStaging.marker(TOKEN)), secret);
         return secret;
@@ -187,5 +188,43 @@ class RestoreStagingLeftoversTest {
                     .isFalse();
         }
         assertThat(deep).isDirectory();
+    }
+
+    /**
+     * A fault tester's: FIFOs named as the marker in directories of the run's name made the removal wait
+     * on every run; and a directory the run made but was killed before its marker stayed for good.
+     */
+    @Test
+    void aMarkerThatIsNoRegularFileIsNotOpenedAndAnEmptyDirectoryOfTheRunsNameGoes() throws Exception {
+        Path fake = Files.createDirectories(dir.resolve(".ballast-" + TOKEN + "-2"));
+        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Process mkfifo = new ProcessBuilder(
+                        "mkfifo", fake.resolve(RestoreStaging.marker(TOKEN)).toString())
+                .start();
+        assertThat(mkfifo.waitFor()).isZero();
+        Path empty = Files.createDirectories(dir.resolve(".ballast-" + TOKEN + "-3"));
+        Path real = dir.resolve(".ballast-" + TOKEN + "-1");
+        String secret = staged(real);
+
+        assertThat(RestoreStaging.removeLeftover(dir.resolve("out"), TOKEN, secret, () -> false))
+                .isTrue();
+
+        assertThat(real).doesNotExist();
+        assertThat(empty).doesNotExist();
+        assertThat(fake.resolve(RestoreStaging.marker(TOKEN))).exists();
+    }
+
+    /** A fault tester's: a marker moved by another user out of a hidden directory they could write to. */
+    @Test
+    void aMarkerInADirectoryNotOfMode0700IsNotTrusted() throws IOException {
+        Path theirs = Files.createDirectories(dir.resolve(".ballast-" + TOKEN + "-2"));
+        Files.writeString(theirs.resolve("root.txt"), "root's");
+        String secret = "0123456789abcdef0123456789abcdef";
+        Files.writeString(theirs.resolve(RestoreStaging.marker(TOKEN)), secret);
+        Files.setPosixFilePermissions(theirs, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxr-x"));
+
+        RestoreStaging.removeLeftover(dir.resolve("out"), TOKEN, secret, () -> false);
+
+        assertThat(theirs.resolve("root.txt")).hasContent("root's");
     }
 }

@@ -83,6 +83,7 @@ class RestoreStagingTest {
     static byte[] recordOfStaged(Path target, Path hidden) throws IOException {
         String token = hidden.getFileName().toString().substring(9, 25);
         String secret = "0123456789abcdef0123456789abcdef";
+        Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("rwx------"));
         Files.writeString(hidden.resolve(RestoreStaging.marker(token)), secret);
         byte[] named = Names.bytes(target.toAbsolutePath().normalize());
         byte[] tail = ("\0" + secret).getBytes(StandardCharsets.UTF_8);
@@ -338,5 +339,40 @@ class RestoreStagingTest {
         assertThat(r.ok()).isTrue();
         assertThat(victim.resolve("keep.txt")).hasContent("not the restore's");
         assertThat(besideTarget()).containsExactly("cache", "out", "victim");
+    }
+
+    /**
+     * A fault tester's: the records were 0644 under umask 022 (another user read a run's secret) and their
+     * directory 0775 under umask 002 (another user planted a record of their own).
+     */
+    @Test
+    void theRecordsAreThisUsersAloneAndTheTargetGetsTheModeTheUmaskGives() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        Files.createDirectories(records());
+        Files.setPosixFilePermissions(records(), PosixFilePermissions.fromString("rwxrwxr-x"));
+        List<String> seen = new ArrayList<>();
+        beforeEachRead = key -> {
+            try (Stream<Path> in = Files.list(records())) {
+                for (Path r : in.toList()) {
+                    seen.add(PosixFilePermissions.toString(Files.getPosixFilePermissions(records())) + " "
+                            + PosixFilePermissions.toString(Files.getPosixFilePermissions(r)));
+                }
+                try (Stream<Path> beside = Files.list(dir)) {
+                    for (Path h : beside.filter(p -> p.getFileName().toString().startsWith(".ballast-"))
+                            .toList()) {
+                        seen.add("hidden " + PosixFilePermissions.toString(Files.getPosixFilePermissions(h)));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+        Path sibling = Files.createDirectory(dir.resolve("made-with-the-umask"));
+
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+
+        assertThat(seen).contains("rwx------ rw-------", "hidden rwx------");
+        assertThat(Files.getPosixFilePermissions(target)).isEqualTo(Files.getPosixFilePermissions(sibling));
     }
 }
