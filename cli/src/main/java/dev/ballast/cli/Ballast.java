@@ -70,6 +70,7 @@ public final class Ballast implements Callable<Integer> {
         System.setOut(utf8(stdout));
         System.setErr(utf8(new java.io.FileOutputStream(java.io.FileDescriptor.err)));
         quietLogs();
+        quietOutOfMemoryOnOtherThreads();
         StartUp.begin(args, System.getenv(RepositoryOption.VARIABLE));
         Cancellation cancellation = new Cancellation();
         Runtime.getRuntime()
@@ -93,6 +94,34 @@ public final class Ballast implements Callable<Integer> {
             cancellation.finished();
         }
         System.exit(code);
+    }
+
+    /**
+     * The sentence for a heap that ran out while a command ran: the JVM's maximum heap, {@code maxHeap}
+     * bytes, and what to give it instead (at least {@code -Xmx128m}, docs/cli.md).
+     */
+    static String heapRanOut(long maxHeap) {
+        long mib = maxHeap >> 20;
+        return "The Java heap ran out of memory (at most " + mib + " MiB): give the JVM a larger heap, "
+                + (mib < 128 ? "at least -Xmx128m" : "more than -Xmx" + mib + "m")
+                + " (in BALLAST_JAVA_OPTS), and run the command again.";
+    }
+
+    /**
+     * Keeps an {@link OutOfMemoryError} on a thread of the command's own (the cipher warm-up's, a reader's)
+     * from printing a Java error beside the command's own sentence: the thread's work is the command's
+     * to report (a task's failure reaches it through its future; a warm-up's loss costs only time), and
+     * a heap too small is reported once, by the main thread, by {@link #run}. Any other throwable is
+     * printed as the JVM prints it.
+     */
+    private static void quietOutOfMemoryOnOtherThreads() {
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            if (e instanceof OutOfMemoryError) {
+                return;
+            }
+            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+            e.printStackTrace(System.err);
+        });
     }
 
     private static java.io.PrintStream utf8(java.io.OutputStream stream) {
@@ -119,7 +148,16 @@ public final class Ballast implements Callable<Integer> {
             }
             return ExitCodes.USAGE;
         }
-        int code = cl.execute(line);
+        int code;
+        try {
+            code = cl.execute(line);
+        } catch (OutOfMemoryError e) {
+            // picocli hands the command's exceptions to the handler below, not its errors: without this the
+            // JVM printed "Exception in thread "main" java.lang.OutOfMemoryError" and exited 1
+            cl.getErr().println("Error: " + heapRanOut(Runtime.getRuntime().maxMemory()));
+            cl.getErr().flush();
+            code = ExitCodes.USAGE;
+        }
         if (quiet != null) {
             quiet.finish(code);
         }

@@ -180,6 +180,9 @@ final class StoreSession implements AutoCloseable {
         // With the salt of the key that opened this store last time, and a password that can be read without
         // running a command or asking, the key's derivation starts now and runs while the store is opened.
         char[] early = remembered == null ? null : Passwords.withoutAsking(passwordSources(o, ctx));
+        if (early != null) {
+            requireHeapFor(java.util.Objects.requireNonNull(remembered).kdf().memoryKiB());
+        }
         KeyDerivationAhead ahead = early == null
                 ? KeyDerivationAhead.none()
                 : KeyDerivationAhead.start(early, java.util.Objects.requireNonNull(remembered));
@@ -317,13 +320,46 @@ final class StoreSession implements AutoCloseable {
             System.gc();
             return result;
         } catch (OutOfMemoryError e) {
-            throw new CliFailure(
-                    ExitCodes.USAGE,
-                    "The Java heap is too small to derive the key from the password (Argon2id takes 64 MiB of"
-                            + " memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and run"
-                            + " the command again.",
-                    e);
+            throw heapTooSmall(KdfParameters.DEFAULT.memoryKiB(), e);
         }
+    }
+
+    /**
+     * What the command holds on the heap beside Argon2id's memory while the key is derived ahead: its
+     * classes' objects, the store's first requests, the cipher warm-up. With the launcher's collector
+     * settings a list or a restore with the default 64 MiB derived ahead ran out of heap in some runs at
+     * {@code -Xmx72m} (a maximum heap of 68.8 MiB) and never at {@code -Xmx80m} (76.8 MiB).
+     */
+    static final long HEAP_BESIDE_KDF = 12L << 20;
+
+    /**
+     * Refuses, before any derivation starts, a maximum heap ({@link Runtime#maxMemory()}) too small for a
+     * derivation of {@code memoryKiB} beside the command's own objects ({@link #HEAP_BESIDE_KDF}): started,
+     * it ran out of heap on whichever thread allocated next (the main thread, the cipher warm-up's), each
+     * printing a Java error of its own, and a class whose initialisation ran out of heap then failed every
+     * later use with {@code NoClassDefFoundError}.
+     *
+     * @throws CliFailure exit 2, one sentence
+     */
+    static void requireHeapFor(int memoryKiB) {
+        requireHeapFor(memoryKiB, Runtime.getRuntime().maxMemory());
+    }
+
+    /** {@link #requireHeapFor(int)} with a maximum heap of {@code maxHeap} bytes ({@code Long.MAX_VALUE}: no limit). */
+    static void requireHeapFor(int memoryKiB, long maxHeap) {
+        if (maxHeap != Long.MAX_VALUE && maxHeap < memoryKiB * 1024L + HEAP_BESIDE_KDF) {
+            throw heapTooSmall(memoryKiB, null);
+        }
+    }
+
+    private static CliFailure heapTooSmall(int memoryKiB, @Nullable OutOfMemoryError e) {
+        return new CliFailure(
+                ExitCodes.USAGE,
+                "The Java heap is too small to derive the key from the password (Argon2id takes "
+                        + (memoryKiB % 1024 == 0 ? memoryKiB / 1024 + " MiB" : memoryKiB + " KiB")
+                        + " of memory): give the JVM a larger heap, at least -Xmx128m (in BALLAST_JAVA_OPTS), and run"
+                        + " the command again.",
+                e);
     }
 
     void unlock(CommonOptions o, CliContext ctx) {
