@@ -91,7 +91,7 @@ final class Errors {
         if (e instanceof AccessDeniedException) {
             return new CliFailure(
                     ExitCodes.USAGE,
-                    at + " refused the credentials: " + serverReason(rootMessage(e))
+                    capitalized(at) + " refused the credentials: " + refusal(e)
                             + "; check the keys given (--access-key/--secret-key, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the "
                             + "--profile/AWS_PROFILE profile of ~/.aws/credentials).",
                     e);
@@ -105,7 +105,7 @@ final class Errors {
                     e);
         }
         if (e instanceof UnsupportedCapabilityException) {
-            return new CliFailure(ExitCodes.USAGE, at + " cannot hold backups: " + e.getMessage(), e);
+            return new CliFailure(ExitCodes.USAGE, capitalized(at) + " cannot hold backups: " + e.getMessage(), e);
         }
         String journalAdvice =
                 e instanceof IntegrityException ? journalAdvice(String.valueOf(e.getMessage()), at) : null;
@@ -222,6 +222,43 @@ final class Errors {
             }
         }
         return false;
+    }
+
+    /** {@code text} with its first letter upper case: a sentence that starts with the store's name. */
+    static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+
+    /**
+     * Why a server refused the credentials: its S3 error code (the {@code Code} of the error response,
+     * S3 API Reference, "Error responses") said in words where the code says which key is wrong, with the
+     * code and the request ID (Ceph RGW answers a wrong secret key with a 403 whose message is empty, so
+     * the code is all there is: a README-only newcomer saw "it gave no reason" where the server had said
+     * {@code SignatureDoesNotMatch}); else the server's text ({@link #serverReason}).
+     */
+    static String refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof software.amazon.awssdk.awscore.exception.AwsServiceException s
+                    && s.awsErrorDetails() != null
+                    && s.awsErrorDetails().errorCode() != null
+                    && !s.awsErrorDetails().errorCode().isBlank()) {
+                String code = s.awsErrorDetails().errorCode();
+                String words = switch (code) {
+                    case "SignatureDoesNotMatch" ->
+                        "the request's signature does not match, so the secret key"
+                                + " is not the one of this access key";
+                    case "InvalidAccessKeyId" -> "it knows no such access key";
+                    case "AccessDenied" -> "these keys may not do this in this bucket";
+                    case "ExpiredToken", "TokenRefreshRequired" -> "the session token has expired";
+                    case "InvalidToken" -> "the session token is not valid";
+                    default -> null;
+                };
+                String details = "HTTP " + s.statusCode() + " " + code
+                        + (s.requestId() == null || s.requestId().isBlank() ? "" : ", request " + s.requestId());
+                return words == null ? serverReason(rootMessage(e)) + " [" + code + "]" : words + " (" + details + ")";
+            }
+        }
+        return serverReason(rootMessage(e));
     }
 
     /**

@@ -35,6 +35,41 @@ class ErrorsTest {
     }
 
     /**
+     * A wrong secret key on Ceph RGW (a README-only newcomer's): its 403 has no message of its own, so the
+     * line said "refused the credentials: it gave no reason (Service: S3, Status Code: 403, ...)" where the
+     * server had answered {@code SignatureDoesNotMatch}, and started with a lower-case letter.
+     */
+    @Test
+    void aRefusalNamesTheKeyItsS3ErrorCodePointsAt() {
+        CliFailure f = Errors.toFailure(denied("SignatureDoesNotMatch"), "the S3 endpoint http://h:7480", "b");
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(f.getMessage())
+                .isEqualTo("The S3 endpoint http://h:7480, bucket 'b' refused the credentials: the request's"
+                        + " signature does not match, so the secret key is not the one of this access key (HTTP 403"
+                        + " SignatureDoesNotMatch, request tx1); check the keys given (--access-key/--secret-key,"
+                        + " AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the --profile/AWS_PROFILE profile of"
+                        + " ~/.aws/credentials).");
+        assertThat(Errors.refusal(denied("InvalidAccessKeyId")))
+                .isEqualTo("it knows no such access key (HTTP 403 InvalidAccessKeyId, request tx1)");
+        assertThat(Errors.refusal(denied("SomethingElse")))
+                .isEqualTo("it gave no reason (Service: S3, Status Code: 403," + " Request ID: tx1) [SomethingElse]");
+    }
+
+    private static dev.ballast.storage.AccessDeniedException denied(String code) {
+        software.amazon.awssdk.services.s3.model.S3Exception s3 = (software.amazon.awssdk.services.s3.model.S3Exception)
+                software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                        .statusCode(403)
+                        .requestId("tx1")
+                        .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                                .errorCode(code)
+                                .serviceName("S3")
+                                .build())
+                        .build();
+        return new dev.ballast.storage.AccessDeniedException(
+                "config", "GET of 'config' failed: HTTP 403 " + code + " ()", s3);
+    }
+
+    /**
      * A wrong port (a README-only newcomer's): "Could not reach the S3 endpoint ...: Call to dependency
      * 'http://127.0.0.1:7481' failed after 3 attempts (attempts exhausted); last failure:
      * java.net.ConnectException", the HTTP client's words, with a class name for the reason.
