@@ -153,7 +153,9 @@ final class StoreSession implements AutoCloseable {
             return false; // one read, before a listing that may pass many of another program's objects
         }
         try (var all = objects.listing(dev.ballast.storage.object.ListRequest.all())) {
-            return all.noneMatch(e -> !e.key().startsWith(KeyFiles.KEYS_PREFIX) && KeyFiles.isBallastObject(e.key()));
+            // a key file by its shape: a backup of the earlier format named 'keys' stores its files under keys/ too
+            // (a fault tester's second backup of such a store took it for a new one and tried to make it a repository)
+            return all.noneMatch(e -> !KeyFiles.isKeyFile(e.key()) && KeyFiles.isBallastObject(e.key()));
         }
     }
 

@@ -122,6 +122,62 @@ class FieldCasesTest extends InProcessCli {
         assertThat(home.resolve("r/kept.txt")).hasContent("kept");
     }
 
+    /**
+     * A fault tester's: in a store of the earlier, unencrypted format, a backup of a folder named
+     * {@code keys} (its default name, stored as {@code keys/...}) reported success, and then every command
+     * refused the store, every backup in it included, as an encrypted repository whose config was
+     * deleted (exit 4); the names a repository writes under are not reserved for backups.
+     */
+    @Test
+    void aBackupNamedAfterAPlaceOfTheEncryptedFormatLeavesAnUnencryptedStoreUsable() throws IOException {
+        Path m1 = Files.createDirectories(home.resolve("m1"));
+        Files.writeString(m1.resolve("a.txt"), "first");
+        assertThat(run("backup", m1.toString(), "--data-dir", data().toString(), "--insecure-no-encryption"))
+                .as(err())
+                .isZero();
+        for (String name : List.of("keys", "data", "index", "snapshots", "manifest-parts")) {
+            Path dir = Files.createDirectories(home.resolve("x/" + name));
+            Files.writeString(dir.resolve("k.txt"), "s " + name);
+            // a name of hex digits, as a repository's objects are named, in the folder too
+            Files.writeString(dir.resolve("0a"), "hex " + name);
+            assertThat(run("backup", dir.toString(), "--data-dir", data().toString()))
+                    .as(err())
+                    .isZero();
+        }
+
+        assertThat(run("list", "--data-dir", data().toString())).as(err()).isZero();
+        assertThat(out()).contains("m1", "keys", "data", "index", "snapshots", "manifest-parts");
+        assertThat(run("restore", "m1", home.resolve("r1").toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r1/a.txt")).hasContent("first");
+        assertThat(run("restore", "keys", home.resolve("r2").toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r2/k.txt")).hasContent("s keys");
+        assertThat(home.resolve("r2/0a")).hasContent("hex keys");
+    }
+
+    /** As above, with the backup named {@code keys} the store's only one: its next backup took it for a new store. */
+    @Test
+    void anUnencryptedStoreWhoseOnlyBackupIsNamedKeysIsNoNewStore() throws IOException {
+        Path dir = Files.createDirectories(home.resolve("x/keys"));
+        Files.writeString(dir.resolve("k.txt"), "one");
+        assertThat(run("backup", dir.toString(), "--data-dir", data().toString(), "--insecure-no-encryption"))
+                .as(err())
+                .isZero();
+        Files.writeString(dir.resolve("k.txt"), "two");
+
+        assertThat(run("backup", dir.toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(err()).doesNotContain("encrypted repository");
+        assertThat(run("restore", "keys", home.resolve("r").toString(), "--data-dir", data().toString()))
+                .as(err())
+                .isZero();
+        assertThat(home.resolve("r/k.txt")).hasContent("two");
+    }
+
     @Test
     void listShowsEightCharacterShortIdsThatSelectTheirBackup() throws IOException {
         Path src = Files.createDirectories(home.resolve("s"));

@@ -208,6 +208,16 @@ public final class KeyFiles {
         return false;
     }
 
+    private static final java.util.regex.Pattern KEY_FILE = java.util.regex.Pattern.compile("keys/[0-9a-f]{64}");
+
+    /**
+     * Whether {@code key} is a key file's by its shape ({@code keys/<64 hex>}): not any object under
+     * {@code keys/}, which a backup of the earlier format named {@code keys} also stores its files under.
+     */
+    public static boolean isKeyFile(String key) {
+        return KEY_FILE.matcher(key).matches();
+    }
+
     /**
      * Whether {@code key} lies where a repository of format 3 writes ({@link #CONFIG}, {@code keys/},
      * {@code data/}, {@code index/}, {@code snapshots/}) without being one of its objects
@@ -223,6 +233,9 @@ public final class KeyFiles {
         return repositoryPlace && !isBallastObject(key);
     }
 
+    /** Keys {@link #requireNoRepositoryRemains} looks at under each prefix: one listing page. */
+    private static final int REMAINS_PAGE = 1000;
+
     /** The prefixes only a repository of format 3 writes: key files, snapshots, index files and packs. */
     private static final List<String> REPOSITORY_PREFIXES =
             List.of(KEYS_PREFIX, "snapshots/", "manifest-parts/", "index/", "data/");
@@ -231,7 +244,13 @@ public final class KeyFiles {
      * Refuses a store that is not a repository ({@link #isRepository} false) but holds objects only a
      * repository writes: its {@code config} was deleted, or an {@code init} did not finish. Working on it
      * as a store of the earlier formats would hide every encrypted backup in it and write new ones in
-     * clear. One listing of at most one key per prefix.
+     * clear. Only objects of a repository's shape count ({@link #isBallastObject}: {@code keys/<64 hex>},
+     * {@code data/<2 hex>/<64 hex>} and so on): a backup of the earlier format named {@code keys},
+     * {@code data}, {@code index}, {@code snapshots} or {@code manifest-parts} (the name a backup of
+     * {@code /srv/data} takes by default) stores its files under that prefix too, and a fault tester's such
+     * backup made every backup of its store unreadable, each command refusing it as a repository's remains.
+     * One listing request per prefix: its first page from {@code <prefix>0} on (the first key a
+     * repository's hex names can have), at most {@value #REMAINS_PAGE} keys, up to {@code <prefix>g}.
      *
      * @param where names the store in the message after "The store ", such as {@code "at the local store
      *     /data/b"}
@@ -240,8 +259,16 @@ public final class KeyFiles {
     public static void requireNoRepositoryRemains(ObjectStore store, String where) {
         for (String prefix : REPOSITORY_PREFIXES) {
             Optional<String> found;
-            try (var entries = store.listing(ListRequest.prefix(prefix).withPageSize(1))) {
-                found = entries.map(ListEntry::key).findFirst();
+            // '/' sorts right before '0', so the listing starts at the first key whose next character is a digit
+            ListRequest hexNames =
+                    ListRequest.prefix(prefix).withStartAfter(prefix + "/").withPageSize(REMAINS_PAGE);
+            String pastHex = prefix + "g";
+            try (var entries = store.listing(hexNames)) {
+                found = entries.map(ListEntry::key)
+                        .limit(REMAINS_PAGE)
+                        .takeWhile(k -> k.compareTo(pastHex) < 0)
+                        .filter(k -> REPOSITORY_OBJECT.matcher(k).matches())
+                        .findFirst();
             }
             if (found.isPresent()) {
                 throw new BackupException(

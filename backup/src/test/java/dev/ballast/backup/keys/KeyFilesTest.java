@@ -521,4 +521,27 @@ class KeyFilesTest {
         salt[0] = 1;
         assertThat(CHEAP.derive(pw("password"), salt)).isNotEqualTo(a);
     }
+
+    @Test
+    void onlyObjectsOfARepositorysShapeCountAsItsRemains() {
+        // a store of the earlier format holding backups named as the places of format 3 (a fault tester's)
+        FakeObjectStore old = new FakeObjectStore();
+        for (String name : List.of("keys", "data", "index", "snapshots", "manifest-parts")) {
+            old.put(name + "/.ballast-manifest.json", ObjectContent.ofBytes(new byte[] {'{', '}'}));
+            old.put(name + "/k.txt", ObjectContent.ofBytes(new byte[] {1}));
+            old.put(name + "/0a", ObjectContent.ofBytes(new byte[] {2}));
+            old.put(name + "/" + "ab".repeat(32) + ".txt", ObjectContent.ofBytes(new byte[] {3}));
+        }
+        org.assertj.core.api.Assertions.assertThatCode(() -> KeyFiles.requireNoRepositoryRemains(old, "at s"))
+                .doesNotThrowAnyException();
+
+        // a key file left beside such a backup's files still counts, though they sort around it
+        String keyFile = "keys/" + "0b".repeat(32);
+        old.put(keyFile, ObjectContent.ofBytes(new byte[] {4}));
+        assertThatThrownBy(() -> KeyFiles.requireNoRepositoryRemains(old, "at s"))
+                .hasMessageStartingWith("The store at s holds objects of an encrypted repository (such as '" + keyFile
+                        + "') but no 'config'")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+    }
 }
