@@ -15,6 +15,7 @@ import dev.ballast.backup.tree.Names;
 import dev.ballast.storage.object.ObjectContent;
 import dev.ballast.storage.object.ObjectRead;
 import dev.ballast.storage.object.ObjectStore;
+import dev.ballast.storage.object.ObjectVersion;
 import dev.ballast.storage.object.ReadOptions;
 import dev.ballast.storage.object.VersionEntry;
 import dev.ballast.storage.object.local.LocalObjectStore;
@@ -33,6 +34,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -496,6 +498,53 @@ class EncryptedBackupsTest {
         assertThat(view.listVersions(RunMarker.PREFIX))
                 .as("closed: nothing left")
                 .isEmpty();
+    }
+
+    /**
+     * A fault tester's, on Ceph RGW: a backup stopped (SIGSTOP) while it uploaded its packs was taken for
+     * dead ({@code unlock --remove-all}, then a prune deleted the packs it had uploaded); woken, it wrote an
+     * index file naming the deleted packs, so {@code check} reported them missing and every prune refused.
+     * Here the "prune" happens as the run's first pack lands: its marker and that pack are removed.
+     */
+    @Test
+    void aBackupTakenForDeadWhileItUploadedIndexesNoneOfItsPacks() throws IOException {
+        AtomicBoolean pruned = new AtomicBoolean();
+        FakeObjectStore fake = new FakeObjectStore() {
+            @Override
+            public ObjectVersion put(String k, ObjectContent content) {
+                ObjectVersion v = super.put(k, content);
+                if (k.startsWith("data/") && pruned.compareAndSet(false, true)) {
+                    // as a prune deletes: every version, no delete marker
+                    for (String marker : list(".ballast-runs/")) {
+                        versions(marker).forEach(m -> deleteVersion(marker, m.versionId()));
+                    }
+                    deleteVersion(k, v.versionId());
+                }
+                return v;
+            }
+        };
+        MasterKey fakeKey = init(fake);
+        Path source = Files.createDirectories(dir.resolve("source"));
+        for (int i = 0; i < 4; i++) {
+            Files.write(source.resolve("f" + i), random(3 * 1024 * 1024, 40 + i));
+        }
+
+        BackupResult woken = Backups.of(fake, fakeKey).backup("dead", source);
+
+        assertThat(pruned).isTrue();
+        assertThat(woken.ok()).as("%s", woken).isFalse();
+        assertThat(fake.list("index/"))
+                .as("no index file names the run's packs")
+                .isEmpty();
+        Backups after = Backups.of(fake, fakeKey);
+        assertThat(after.names()).doesNotContain("dead");
+        CheckResult check = after.check(null);
+        assertThat(check.ok()).as("%s", check).isTrue();
+        // the next run stores everything again and restores it whole
+        assertThat(after.backup("dead", source).ok()).isTrue();
+        Path target = dir.resolve("restored-dead");
+        assertThat(after.restore("dead", target).ok()).isTrue();
+        assertThat(contents(target)).isEqualTo(contents(source));
     }
 
     @Test

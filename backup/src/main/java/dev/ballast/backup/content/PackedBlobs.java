@@ -129,6 +129,11 @@ public final class PackedBlobs implements PackedContent {
     }
 
     @Override
+    public void beforeIndexing(Runnable check) {
+        blobs.beforeIndexing(check);
+    }
+
+    @Override
     public AutoCloseable readAhead(List<List<String>> files) {
         PackedPrefetch started = new PackedPrefetch(blobs, files);
         prefetch = started;

@@ -58,6 +58,13 @@ public interface PackedContent extends AutoCloseable {
     void flush();
 
     /**
+     * Has every later {@link #flush} run {@code check} after its packs were uploaded and before it writes
+     * the index file naming them ({@link dev.ballast.backup.pack.BlobRepository#beforeIndexing}): when it
+     * throws, nothing is indexed and the flush throws it. Nothing is checked by default.
+     */
+    default void beforeIndexing(Runnable check) {}
+
+    /**
      * The content itself, opened: this one, or for content still being opened ({@link PendingContent})
      * the content once its opening ended (waiting for it; its failure thrown as itself). What a caller
      * asks before it looks for the blob repository under the content.

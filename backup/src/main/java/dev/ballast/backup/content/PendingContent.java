@@ -89,6 +89,11 @@ public final class PendingContent implements PackedContent {
     }
 
     @Override
+    public void beforeIndexing(Runnable check) {
+        content().beforeIndexing(check);
+    }
+
+    @Override
     public int indexLeftBehind() {
         return content().indexLeftBehind();
     }

@@ -74,6 +74,8 @@ public final class BlobRepository implements AutoCloseable {
     final Executor uploadExecutor;
     final Executor readExecutor;
     private volatile boolean closed;
+    /** Run before a flush writes an index file ({@link #beforeIndexing}); nothing by default. */
+    private volatile Runnable beforeIndexing = () -> {};
 
     private BlobRepository(ObjectStore store, MasterKey key, PackOptions options) {
         this.store = store;
@@ -245,11 +247,25 @@ public final class BlobRepository implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code check} in every later {@link #flush} after the packs were uploaded and before the index
+     * file naming them is written; when it throws, no index file is written, the flush throws what it
+     * threw, and the blobs of those packs stay unindexed (never found, so never deduplicated against or
+     * referenced). A backup passes a look at its run marker: a prune that took the run for dead while it
+     * was paused may have deleted the packs it had uploaded, and an index file naming them made every
+     * later {@code check} report them missing and every prune refuse (a fault tester's). Set once,
+     * before the flush; thread-safe.
+     */
+    public void beforeIndexing(Runnable check) {
+        this.beforeIndexing = Objects.requireNonNull(check, "check");
+    }
+
     void flushLocked() {
         Map<String, List<BlobLocation>> batch = writer.drain();
         if (batch.isEmpty()) {
             return;
         }
+        beforeIndexing.run();
         IndexWrite.write(this, batch);
         batch.forEach(state::register);
         writer.committed(batch);

@@ -367,6 +367,9 @@ public final class BackupRunner {
             transfers.awaitAll();
         }
         if (packed != null) {
+            if (guard != null) {
+                PackedBackup.indexOnlyWhileAlive(packed, guard);
+            }
             PackedBackup.confirmPacked(
                     packed, entries, tally, cancellation, manifestGrace, runFailures::failedByStore, onStored);
         }

@@ -148,6 +148,29 @@ final class PackedBackup {
     }
 
     /**
+     * Has the flush write the index file naming the run's packs only while the run's marker stands
+     * ({@link PackedContent#beforeIndexing}): once a prune took the run for dead (its marker removed while
+     * it was paused past {@link RunMarker#STALE}, or by {@code unlock --remove-all}) it may have deleted
+     * the packs the run had uploaded, and an index file naming them made {@code check} report them missing
+     * and every prune refuse until {@code repair index} (a fault tester's, on S3). The flush then indexes
+     * nothing and fails, so every file of the run is reported not stored, and no snapshot is written
+     * ({@link StoreAgain#storeAgainIfTakenForDead}). The marker is looked at once, right before the index
+     * file is written, after the uploads were awaited; a prune between that look and the write is not
+     * seen here.
+     */
+    static void indexOnlyWhileAlive(PackedContent packed, BackupRunner.Guard guard) {
+        packed.beforeIndexing(() -> {
+            if (guard.refresh() > 0) {
+                throw new IllegalStateException(TAKEN_FOR_DEAD);
+            }
+        });
+    }
+
+    /** Why the files of a run taken for dead before its index was written are not stored. */
+    static final String TAKEN_FOR_DEAD = "a prune took this run for dead while it was paused and may have deleted the"
+            + " packs it had stored, so no index names them";
+
+    /**
      * Format 3: flushes the run's packs and index ({@link PackedBackup#flush}), then takes out of
      * {@code entries} every file whose chunks the index does not all name (a pack upload or the index
      * write failed, or the flush did not return within the grace period of a run cut short) and reports
