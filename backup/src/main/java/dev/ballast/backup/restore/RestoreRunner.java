@@ -190,6 +190,14 @@ public final class RestoreRunner {
      * Records this run's temporary names in {@code dir} (the CLI's cache directory), so that a later
      * run into the same target removes them if this one is killed; see {@link RestoreTemporaries}.
      */
+    /** What a run into a new target does right before it renames its hidden directory there: a seam for tests. */
+    RestoreRunner beforeRenamingIntoPlace(Runnable hook) {
+        this.beforeRename = Objects.requireNonNull(hook, "hook");
+        return this;
+    }
+
+    private Runnable beforeRename = () -> {};
+
     public RestoreRunner recordingTemporariesIn(@Nullable Path dir) {
         this.temporaryRecords = dir;
         return this;
@@ -280,6 +288,7 @@ public final class RestoreRunner {
                 return runWithTemporaries();
             }
             root = staging.directory();
+            staging.beforeRename = beforeRename;
             Result result;
             try {
                 result = runWithTemporaries();

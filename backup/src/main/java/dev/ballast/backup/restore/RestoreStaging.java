@@ -128,6 +128,9 @@ final class RestoreStaging {
         }
     }
 
+    /** Run in {@link #publish} right before the rename, once the target's name is taken: a seam for tests. */
+    Runnable beforeRename = () -> {};
+
     /** The hidden directory the tree is written into, absolute. */
     Path directory() {
         return directory;
@@ -139,10 +142,13 @@ final class RestoreStaging {
      * cancelled, leaves what it completed, as a run into an existing target does). Nothing is renamed
      * when the hidden directory is no longer the one this run created (moved away, a link or another
      * directory put at its name: a fault tester's swap during the end sync was renamed into place and
-     * the restore said complete) or when anything stands at the target ({@code rename(2)} replaces an
-     * empty directory; a tester's directory of mode 0700 made there during the restore was replaced). A
-     * swap between that look and the rename is found after it: the target must then be the directory
-     * this run created.
+     * the restore said complete) or when anything stands at the target: the target's name is taken by an
+     * empty directory of this run's ({@code mkdir(2)}, which fails on anything there) that the rename then
+     * replaces ({@code rename(2)} replaces an empty directory: a tester's directory of mode 0700, made
+     * there between a look and the rename, was replaced). A swap of the hidden directory before the rename
+     * is found after it: the target must then be the directory this run created. Then the directory's
+     * mode as made is given back and its marker removed, so that a run killed before the rename leaves a
+     * hidden directory the next run finds by its marker.
      *
      * @return null when the tree is at the target; otherwise one sentence saying why not and where the
      *     restored files are, for the run's result ({@link RestoreRunner.Result#notPlaced})
@@ -153,22 +159,39 @@ final class RestoreStaging {
             return "The directory the restore wrote into, '" + directory + "', was moved or replaced while the"
                     + " restore ran, so nothing was put at '" + target + "'; run the restore again.";
         }
+        // The target's name is taken first with mkdir(2), which fails when anything stands there, an empty
+        // directory included: a look then a rename(2), which replaces an empty directory, let a directory made
+        // in between be replaced (a fault tester's, mode 0700, made while the rename was held up). The rename
+        // then replaces only this empty placeholder. The marker stays in the tree until the rename is done: a
+        // run killed before that leaves a hidden directory that the next run into the target finds by it and
+        // removes (a tester's kill between the marker's removal and the rename left one that none did).
+        Object placeholder;
         try {
-            Files.deleteIfExists(marker);
-            Files.setPosixFilePermissions(directory, modeAsMade);
-        } catch (IOException | RuntimeException e) {
-            return kept("its file " + marker.getFileName() + " could not be removed: " + RestoreDirectories.reason(e));
-        }
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectory(target);
+            placeholder = identity(target);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
             return kept("something was put there while the restore ran; it was neither replaced nor merged into");
+        } catch (IOException | RuntimeException e) {
+            return kept(RestoreDirectories.reason(e));
         }
         try {
+            if (placeholder == null || !placeholder.equals(identity(target))) {
+                throw new java.nio.file.FileAlreadyExistsException(target.toString());
+            }
+            beforeRename.run();
             Files.move(directory, target, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
-            return kept(RestoreDirectories.reason(e)
-                    + (Files.exists(target, LinkOption.NOFOLLOW_LINKS)
-                            ? "; something was put there while the restore ran"
-                            : ""));
+            try {
+                if (placeholder != null && placeholder.equals(identity(target))) {
+                    Files.deleteIfExists(target); // rmdir(2): only the empty placeholder
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // an empty directory at the target, left
+            }
+            return kept(
+                    e instanceof java.nio.file.FileAlreadyExistsException
+                            ? "something was put there while the restore ran; it was neither replaced nor merged into"
+                            : RestoreDirectories.reason(e));
         }
         if (identity != null && !identity.equals(identity(target))) {
             // Not "run the restore again": what stands there now may be a link to a directory of another's
@@ -177,12 +200,30 @@ final class RestoreStaging {
                     + " the restore ran, and the restored files went with the directory it wrote, wherever that"
                     + " is now; look at what stands at '" + target + "' before you restore into it again.";
         }
+        try {
+            Files.setPosixFilePermissions(target, modeAsMade);
+            Files.deleteIfExists(target.resolve(marker.getFileName()));
+        } catch (IOException | RuntimeException e) {
+            // The tree is in place; its top directory keeps mode 0700, or the marker (a 32-character secret,
+            // mode 0600) stays in it.
+            return null;
+        }
         RestoreLinks.syncDirectory(Objects.requireNonNull(target.getParent()));
         return null;
     }
 
-    /** The sentence for a tree kept in the hidden directory because it could not be renamed, for {@code why}. */
+    /**
+     * The sentence for a tree kept in the hidden directory because it could not be renamed, for {@code
+     * why}; the directory is handed over to the user as the target would have been: its marker removed
+     * and its mode as made given back (no later run removes it: the run's record goes at its end).
+     */
     private String kept(String why) {
+        try {
+            Files.deleteIfExists(marker);
+            Files.setPosixFilePermissions(directory, modeAsMade);
+        } catch (IOException | RuntimeException e) {
+            // the tree is all there; its marker or mode 0700 stays
+        }
         return "The restore wrote its files into '" + directory + "' but did not rename it to '" + target + "' ("
                 + why + "); move it there yourself, or run the restore again into an empty directory (which"
                 + " removes nothing of it).";

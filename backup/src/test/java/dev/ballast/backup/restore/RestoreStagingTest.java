@@ -318,6 +318,69 @@ class RestoreStagingTest {
     }
 
     /**
+     * A fault tester's, with the rename held up ({@code strace -e inject=rename:delay_enter}): a directory of
+     * mode 0700 made at the target after the run had looked and before it renamed was replaced, and the
+     * restore said complete. The run takes the target's name first, so such a directory cannot be made.
+     */
+    @Test
+    void aDirectoryMadeAtTheTargetRightBeforeTheRenameCannotBeMadeAndIsNeverReplaced() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        List<String> tried = new ArrayList<>();
+        RestoreRunner runner = runner(m, target, new Cancellation()).beforeRenamingIntoPlace(() -> {
+            try {
+                Files.createDirectory(target);
+                tried.add("made");
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                tried.add("refused");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+
+        RestoreRunner.Result r = runner.run();
+
+        assertThat(tried).as("the user's mkdir finds the name taken").containsExactly("refused");
+        assertThat(r.ok()).isTrue();
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+    }
+
+    /**
+     * A fault tester's {@code kill -9} between the marker's removal and the rename left a hidden tree no
+     * later run removed (it had no marker). Up to the rename the hidden directory holds its marker and is
+     * this user's alone, what the next run's removal asks of it ({@link RestoreStaging#removeLeftover});
+     * after it, the target holds neither.
+     */
+    @Test
+    void untilTheRenameTheHiddenDirectoryKeepsWhatTheNextRunFindsItBy() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        List<String> seen = new ArrayList<>();
+        RestoreRunner runner = runner(m, target, new Cancellation()).beforeRenamingIntoPlace(() -> {
+            try (Stream<Path> beside = Files.list(dir)) {
+                Path hidden = beside.filter(p -> p.getFileName().toString().matches("\\.ballast-[0-9a-f]{16}-1"))
+                        .findFirst()
+                        .orElseThrow();
+                String token = hidden.getFileName().toString().substring(9, 25);
+                seen.add(PosixFilePermissions.toString(Files.getPosixFilePermissions(hidden)) + " "
+                        + Files.readString(hidden.resolve(RestoreStaging.marker(token)))
+                                .length());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+
+        RestoreRunner.Result r = runner.run();
+
+        assertThat(r.ok()).isTrue();
+        assertThat(seen).containsExactly("rwx------ 32");
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+        try (Stream<Path> in = Files.list(target)) {
+            assertThat(in.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".ballast-"));
+        }
+    }
+
+    /**
      * A tester's (as root, the backup's directories owned by another user): a directory of a killed
      * run's hidden tree swapped for a link to a directory of root's while the next run removed the tree;
      * root's files were deleted through it. A link in the tree is removed, never followed.
