@@ -36,8 +36,14 @@ public final class RestoreSelection {
     private final List<Glob> includes;
     private final List<Glob> excludes;
 
+    /** Each path as it was given, by its normal form: what a refusal quotes (not "tmp/a" for "/tmp/a"). */
+    private final java.util.Map<String, String> given = new java.util.HashMap<>();
+
     public RestoreSelection(List<String> paths, List<Glob> includes, List<Glob> excludes) {
         this.paths = paths.stream().map(RestoreSelection::normalise).toList();
+        for (String p : paths) {
+            given.putIfAbsent(normalise(p), p);
+        }
         this.includes = List.copyOf(includes);
         this.excludes = List.copyOf(excludes);
     }
@@ -262,7 +268,8 @@ public final class RestoreSelection {
                     BackupException.Kind.NOT_FOUND,
                     "Backup '" + name + "' (manifest version "
                             + Manifests.label(chosen.version().versionId())
-                            + ") has no file or directory '" + Messages.printable(missing.get(0))
+                            + ") has no file or directory '"
+                            + Messages.printable(given.getOrDefault(missing.get(0), missing.get(0)))
                             + "'; nothing was restored. Name paths "
                             + "as the backup holds them, relative to the backed-up directory ("
                             + (relative != null

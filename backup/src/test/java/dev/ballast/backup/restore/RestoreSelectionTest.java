@@ -111,4 +111,25 @@ class RestoreSelectionTest {
                 .message()
                 .doesNotContain("pattern");
     }
+
+    /**
+     * Field input (a README-only newcomer): {@code restore src T /tmp/nb8-work/src/docs/sub} answered "has
+     * no file or directory 'tmp/nb8-work/src/docs/sub'", a path not typed (its leading slash dropped).
+     */
+    @Test
+    void aPathNotInTheBackupIsQuotedAsItWasGiven() {
+        Manifest m = manifest("docs/sub/a");
+        var chosen = new dev.ballast.backup.snapshot.Manifests.Versioned(
+                m,
+                new dev.ballast.storage.object.VersionEntry(
+                        "n/.ballast-manifest.json", "01a22d7f56a9aaaa0000000000000001", null, 1, MTIME, true, false),
+                List.of());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new RestoreSelection(List.of("/tmp/w/src/docs/sub"), List.of(), List.of())
+                                .selectOrRefuse("n", chosen))
+                .hasMessageContaining("has no file or directory '/tmp/w/src/docs/sub'")
+                .message()
+                .doesNotContain("'tmp/w/src/docs/sub'");
+    }
 }
