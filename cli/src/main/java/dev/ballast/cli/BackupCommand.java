@@ -253,7 +253,7 @@ final class BackupCommand extends BallastCommand {
                 // restic's "Added to the repository: 1.300 MiB (22.564 KiB stored)": the new data, then what it
                 // takes in the store. "8.0 MiB uploaded" for a 1 GiB file of zeros whose one chunk was stored in
                 // a few KiB misled a newcomer watching their bandwidth and bill.
-                + Summary.mib(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
+                + Summary.size(r.bytesTotal()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytesTotal(), r.elapsed()) + "), " + Summary.size(r.bytesUploaded()) + " new ("
                 + Summary.size(r.bytesStored()) + " stored)" + counters(session) + ".";
         if (r.ok()) {

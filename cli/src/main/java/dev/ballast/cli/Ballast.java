@@ -447,6 +447,27 @@ public final class Ballast implements Callable<Integer> {
             err.println("Error: " + Errors.printable(refusal));
             return ExitCodes.USAGE;
         }
+        if (ex instanceof CommandLine.MissingParameterException) {
+            // picocli checks for missing arguments before it names unknown options: 'backup --stdin' said
+            // "Missing the directory to back up" and never that --stdin is no option (a README-only newcomer's)
+            List<String> unknown = unknownOptions(c.getCommandSpec(), args);
+            String hint =
+                    unknown.size() == 1 ? RESTIC_OPTIONS.get(unknown.get(0).split("=", 2)[0]) : null;
+            if (hint != null) {
+                err.println("Error: Unknown option '" + Errors.printable(unknown.get(0)) + "': " + hint + ".");
+                err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
+                return ExitCodes.USAGE;
+            }
+            if (!unknown.isEmpty()) {
+                err.println("Error: " + (unknown.size() == 1 ? "Unknown option " : "Unknown options ")
+                        + Errors.printable(unknown.stream()
+                                .map(o -> "'" + o + "'")
+                                .collect(java.util.stream.Collectors.joining(", ")))
+                        + ".");
+                err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
+                return ExitCodes.USAGE;
+            }
+        }
         if (ex instanceof CommandLine.MissingParameterException missing) {
             String sentence = missing(c.getCommandSpec(), missing.getMissing());
             if (sentence != null) {
@@ -499,6 +520,29 @@ public final class Ballast implements Callable<Integer> {
                         ? "commands and options."
                         : c.getSubcommands().isEmpty() ? "options." : "subcommands and options."));
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * The arguments of {@code args} before a {@code --} that look like options ({@code -x}, {@code --xy},
+     * {@code --xy=v}) and that {@code spec} has no option of, in order; a lone {@code -} (standard input,
+     * by convention) is none.
+     */
+    static List<String> unknownOptions(CommandSpec spec, String[] args) {
+        List<String> unknown = new ArrayList<>();
+        for (String a : args) {
+            if (a.equals("--")) {
+                break;
+            }
+            if (a.length() < 2 || !a.startsWith("-") || a.matches("-\\d.*")) {
+                continue; // not an option; a negative number is a value
+            }
+            // '-rREPO' and '-vq': a short option with its value, or several, known by the first
+            String name = a.startsWith("--") ? a.split("=", 2)[0] : a.substring(0, 2);
+            if (spec.findOption(name) == null && spec.subcommands().get(a) == null) {
+                unknown.add(a);
+            }
+        }
+        return unknown;
     }
 
     /** What each positional parameter is, by its label, for the sentence naming it missing. */

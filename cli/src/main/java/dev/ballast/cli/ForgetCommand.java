@@ -376,7 +376,7 @@ final class ForgetCommand extends BallastCommand {
                 : String.format(
                         "%s %12s",
                         Summary.countColumn(b.manifest().files().size(), "file"),
-                        Summary.mib(b.manifest().totalBytes()));
+                        Summary.size(b.manifest().totalBytes()));
         return String.format(
                 "  %s  %-34s %s %s%s",
                 Manifests.shortId(b.version().versionId()),

@@ -72,7 +72,7 @@ final class ListCommand extends BallastCommand {
                     detail = String.format(
                             "%s %12s  %s%s%s",
                             Summary.countColumn(m.fileCount(), "file"),
-                            Summary.mib(m.totalBytes()),
+                            Summary.size(m.totalBytes()),
                             shown(m.source()),
                             m.complete()
                                     ? m.missing() == 0

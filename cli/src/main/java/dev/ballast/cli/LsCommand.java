@@ -67,7 +67,7 @@ final class LsCommand extends BallastCommand {
                     + Manifests.label(chosen.version().versionId()) + " of "
                     + SnapshotTime.of(m) + ": " + m.files().size()
                     + (m.files().size() == 1 ? " file, " : " files, ")
-                    + Summary.mib(m.totalBytes()) + extras(m.tree()));
+                    + Summary.size(m.totalBytes()) + extras(m.tree()));
             // What restic's ls header names beside the time: the directory backed up and the host it was on.
             out.println("Source: " + ListCommand.shown(m.source()) + "  Host: " + ListCommand.shown(m.host()));
             // Every entry, sorted by path as the manifest sorts its files (String order): files, hard links (with their

@@ -267,7 +267,7 @@ final class RestoreCommand extends BallastCommand {
                 .println("Restoring '" + name + "' (manifest version "
                         + Manifests.label(chosen.version().versionId()) + " of "
                         + SnapshotTime.of(m) + ", " + m.files().size() + (selection.all() ? "" : " selected")
-                        + (m.files().size() == 1 ? " file, " : " files, ") + Summary.mib(m.totalBytes()) + ") into "
+                        + (m.files().size() == 1 ? " file, " : " files, ") + Summary.size(m.totalBytes()) + ") into "
                         + target.toAbsolutePath());
         DamagedVersions damaged = Errors.translate(session.where(), null, () -> Futures.join(damagedRead));
         damagedNotes.forEach(ctx.err()::println);
@@ -310,7 +310,7 @@ final class RestoreCommand extends BallastCommand {
         // right after "0 files restored", as if it had made them).
         String totals = Summary.count(r.restored(), "file") + " restored, " + r.alreadyPresent() + " already present"
                 + (r.ok() ? links(m.tree()) : "") + ", "
-                + Summary.mib(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
+                + Summary.size(r.bytes()) + " in " + Summary.duration(r.elapsed()) + " ("
                 + Summary.rate(r.bytes(), r.elapsed())
                 + ")" + counters(session) + ".";
         if (r.ok()) {

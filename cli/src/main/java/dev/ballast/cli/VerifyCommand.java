@@ -195,7 +195,7 @@ final class VerifyCommand extends BallastCommand {
                             ? (m.files().size() - damaged.size() - unreadable.size()) + " of "
                                     + Summary.count(m.files().size(), "file") + " verified"
                             : subsetRead(m.files().size(), subset, found))
-                    + ", " + Summary.mib(bytes) + " in " + Summary.duration(elapsed) + " ("
+                    + ", " + Summary.size(bytes) + " in " + Summary.duration(elapsed) + " ("
                     + Summary.rate(bytes, elapsed) + ")" + counters(session)
                     + (subset == null ? "" : subsetOthers(m.files().size(), found)) + ".";
             if (stillBad == 0 && unreadable.isEmpty() && !packsNotHeld.isEmpty()) {

@@ -52,7 +52,7 @@ class BackupSummaryTest extends EncryptedStoreCli {
         assertThat(run(at("backup", src.toString()))).as(err()).isZero();
 
         assertThat(out())
-                .contains("0 files stored, 3 unchanged, 0.6 MiB in ")
+                .contains("0 files stored, 3 unchanged, 585.9 KiB in ")
                 .contains(", 0 bytes new (0 bytes stored).");
     }
 }

@@ -654,7 +654,7 @@ class BallastTest {
         List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
         assertThat(lines.get(0))
                 .startsWith("Backup 'photos', manifest version ")
-                .endsWith("UTC: 2 files, 0.0 MiB (and 1 hard link, 1 symbolic link, 1 directory)");
+                .endsWith("UTC: 2 files, 5 bytes (and 1 hard link, 1 symbolic link, 1 directory)");
         int pathColumn = 12 + 2 + 19 + 2;
         // Which of the two names holds the content and which links to it is the order the walk met them in.
         assertThat(lines.get(1)).startsWith("Source: " + home.resolve("photos") + "  Host: ");

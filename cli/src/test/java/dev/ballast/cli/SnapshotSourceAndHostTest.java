@@ -52,10 +52,10 @@ class SnapshotSourceAndHostTest extends InProcessCli {
         String secondId = backUp(second, "docs");
 
         assertThat(run("list", "--data-dir", data().toString())).as(err()).isZero();
-        assertThat(listed(firstId)).contains(" UTC  " + host + " ").endsWith("0.0 MiB  " + first);
+        assertThat(listed(firstId)).contains(" UTC  " + host + " ").endsWith(" bytes  " + first);
         assertThat(listed(secondId))
                 .contains(" UTC  " + host + " ")
-                .endsWith("0.0 MiB  " + home + "/b/tab\\u0009here  (latest)");
+                .endsWith(" bytes  " + home + "/b/tab\\u0009here  (latest)");
 
         assertThat(run("ls", "docs", "--manifest-version", firstId, "--data-dir", data().toString()))
                 .as(err())
@@ -82,7 +82,7 @@ class SnapshotSourceAndHostTest extends InProcessCli {
         }
 
         assertThat(run("list", "--data-dir", data().toString())).as(err()).isZero();
-        assertThat(listed(oldId)).contains("2026-01-02 03:04:05 UTC  - ").endsWith("0.0 MiB  -  (latest)");
+        assertThat(listed(oldId)).contains("2026-01-02 03:04:05 UTC  - ").endsWith("0 bytes  -  (latest)");
         assertThat(run("ls", "old", "--data-dir", data().toString())).as(err()).isZero();
         assertThat(out().lines().toList().get(1)).isEqualTo("Source: -  Host: -");
     }

@@ -34,4 +34,27 @@ class UnknownOptionTest extends InProcessCli {
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err()).startsWith("Error: Unknown options '--keep-tag', '--keep-hostname'.");
     }
+
+    /**
+     * Field input (a README-only newcomer): {@code echo hi | ballast backup --stdin} said "Missing the
+     * directory to back up" and never that {@code --stdin} is no option; with a directory it did.
+     */
+    @Test
+    void anUnknownOptionIsNamedBeforeAMissingArgument() {
+        assertThat(run("backup", "--stdin")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err())
+                .startsWith("Error: Unknown option '--stdin'.")
+                .doesNotContain("Missing")
+                .contains("'ballast backup --help' lists the accepted options.");
+
+        assertThat(run("restore", "n", "--bogus=1", "-q")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: Unknown option '--bogus=1'.");
+        // restic's own options keep their hint on this path too
+        assertThat(run("restore", "n", "--target=/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: Unknown option '--target=/tmp/x': ");
+
+        // options it knows, a short one with its value attached included, leave the missing argument named
+        assertThat(run("backup", "-q", "-rREPO")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).startsWith("Error: Missing the directory to back up");
+    }
 }
