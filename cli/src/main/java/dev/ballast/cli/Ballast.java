@@ -514,12 +514,71 @@ public final class Ballast implements Callable<Integer> {
                     + (snapshotId ? " (a snapshot is chosen with --manifest-version " + extra + ")." : ".");
         }
         err.println("Error: " + Errors.printable(message));
-        CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+        if (ex instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getUnmatched().isEmpty()) {
+            String near = nearest(c.getCommandSpec(), u.getUnmatched().get(0));
+            if (near != null) {
+                err.println("Did you mean '" + near + "'?");
+            }
+        }
         err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted "
                 + (c.getCommandSpec().parent() == null
                         ? "commands and options."
                         : c.getSubcommands().isEmpty() ? "options." : "subcommands and options."));
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * The command or option of {@code spec} nearest to {@code typed}, as {@code typed} would be written
+     * ({@code "ballast restore"}, {@code "--exclude"}), when it is a slip of the keys away: at most one
+     * edit (an insertion, deletion, substitution or swap of two neighbours) per three characters typed, and
+     * at most two. picocli's own suggestions (the nearest by letter pairs) offered {@code ballast help or
+     * ballast backup} for {@code self-update} and {@code restore or init or repair} for {@code rewrite}
+     * (a README-only newcomer's).
+     */
+    static @Nullable String nearest(CommandSpec spec, String typed) {
+        String word = typed.split("=", 2)[0];
+        List<String> candidates = new ArrayList<>();
+        if (word.startsWith("-")) {
+            spec.options().forEach(o -> candidates.addAll(List.of(o.names())));
+        } else {
+            candidates.addAll(spec.subcommands().keySet());
+        }
+        int limit = Math.min(2, Math.max(1, word.length() / 3));
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : candidates) {
+            int d = editDistance(word, candidate);
+            if (d <= limit && d < bestDistance) {
+                best = candidate;
+                bestDistance = d;
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        return word.startsWith("-") ? best : spec.qualifiedName() + " " + best;
+    }
+
+    /** Edits from {@code a} to {@code b}: insertions, deletions, substitutions and swaps of neighbours. */
+    static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     /**

@@ -315,10 +315,29 @@ class BallastTest {
         assertThat(err())
                 .startsWith(
                         "Error: Unknown command 'bakup': pass one of init, backup, restore, list, ls, verify, check, versions, forget, prune, unlock, repair, key.")
-                .contains("Did you mean")
-                .contains("backup")
+                .contains("Did you mean 'ballast backup'?")
                 .doesNotContain("Unmatched")
                 .doesNotContain("Usage:");
+    }
+
+    /**
+     * A README-only newcomer's: {@code self-update} was offered "ballast help or ballast backup", {@code
+     * rewrite} "ballast restore or ballast init or ballast repair": words no slip of the keys away.
+     */
+    @Test
+    void onlyACommandOrOptionASlipOfTheKeysAwayIsSuggested() {
+        assertThat(run("self-update")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).doesNotContain("Did you mean");
+        err.reset();
+        assertThat(run("rewrite", "x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).doesNotContain("Did you mean");
+        err.reset();
+        assertThat(run("restroe", "x", "y")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Did you mean 'ballast restore'?");
+        err.reset();
+        assertThat(run("backup", "--exclud", "x", "/tmp/x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Did you mean '--exclude'?");
+        assertThat(Ballast.editDistance("restroe", "restore")).isEqualTo(1);
     }
 
     /** A tester's: 'ballast key -r R bogus' said "'ballast key' takes no arguments; 'bogus' is one argument too many". */
@@ -333,7 +352,7 @@ class BallastTest {
         assertThat(err())
                 .startsWith("Error: Unknown subcommand 'passwrd' of 'ballast key': pass one of list, add, remove ID,"
                         + " passwd.")
-                .contains("Did you mean: key passwd?");
+                .contains("Did you mean 'ballast key passwd'?");
     }
 
     /** 'ballast key -r R -- list' said "Unknown subcommand 'list' ... Did you mean: key list?". */
