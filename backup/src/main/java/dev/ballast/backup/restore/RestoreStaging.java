@@ -225,8 +225,7 @@ final class RestoreStaging {
             // the tree is all there; its marker or mode 0700 stays
         }
         return "The restore wrote its files into '" + directory + "' but did not rename it to '" + target + "' ("
-                + why + "); move it there yourself, or run the restore again into an empty directory (which"
-                + " removes nothing of it).";
+                + why + "); move it there yourself, or remove it if you restore again (no restore removes it).";
     }
 
     /** The file key of {@code p}, links not followed; null where there is none or it cannot be read. */
