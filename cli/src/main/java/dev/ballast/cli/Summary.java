@@ -39,13 +39,16 @@ final class Summary {
         return String.format(Locale.ROOT, "%.1f GiB", bytes / 1073741824.0);
     }
 
-    /** Bytes per second over {@code elapsed} in the unit that shows it, as {@link #size}: "97.3 MiB/s", "18.0 KiB/s". */
+    /** Bytes per second over {@code elapsed} in the unit that shows it, as {@link #size}: "97.3 MiB/s", "18.0 KiB/s", "300 bytes/s". */
     static String rate(long bytes, Duration elapsed) {
         double seconds = Math.max(elapsed.toNanos() / 1e9, 1e-3);
         double perSecond = bytes / seconds;
-        return perSecond >= 1024 * 1024 || perSecond < 1024
-                ? String.format(Locale.ROOT, "%.1f MiB/s", perSecond / 1048576.0)
-                : String.format(Locale.ROOT, "%.1f KiB/s", perSecond / 1024.0);
+        if (perSecond >= 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f MiB/s", perSecond / 1048576.0);
+        }
+        return perSecond >= 1024
+                ? String.format(Locale.ROOT, "%.1f KiB/s", perSecond / 1024.0)
+                : String.format(Locale.ROOT, "%d bytes/s", Math.round(perSecond));
     }
 
     static String duration(Duration d) {
