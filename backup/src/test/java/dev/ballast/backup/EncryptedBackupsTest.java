@@ -508,17 +508,41 @@ class EncryptedBackupsTest {
      */
     @Test
     void aBackupTakenForDeadWhileItUploadedIndexesNoneOfItsPacks() throws IOException {
+        takenForDeadAt("data/");
+    }
+
+    /**
+     * The same tester's second round: paused after the look at its marker and before its index file was
+     * written, the run wrote the index naming the deleted packs and said its files were stored. Here the
+     * "prune" happens as the index file lands: the run withdraws it.
+     */
+    @Test
+    void aBackupTakenForDeadWhileItWroteItsIndexWithdrawsIt() throws IOException {
+        takenForDeadAt("index/");
+    }
+
+    /**
+     * A backup whose marker and first pack a "prune" deletes, as if it had been paused and taken for dead,
+     * when the run's first object under {@code prefix} lands: it must end with no index file, no snapshot
+     * and its files not stored, and the repository must check clean and take the next backup whole.
+     */
+    private void takenForDeadAt(String prefix) throws IOException {
         AtomicBoolean pruned = new AtomicBoolean();
+        List<String> packs = new java.util.concurrent.CopyOnWriteArrayList<>();
         FakeObjectStore fake = new FakeObjectStore() {
             @Override
             public ObjectVersion put(String k, ObjectContent content) {
                 ObjectVersion v = super.put(k, content);
-                if (k.startsWith("data/") && pruned.compareAndSet(false, true)) {
+                if (k.startsWith("data/")) {
+                    packs.add(k);
+                }
+                if (k.startsWith(prefix) && !packs.isEmpty() && pruned.compareAndSet(false, true)) {
                     // as a prune deletes: every version, no delete marker
                     for (String marker : list(".ballast-runs/")) {
                         versions(marker).forEach(m -> deleteVersion(marker, m.versionId()));
                     }
-                    deleteVersion(k, v.versionId());
+                    String pack = packs.get(0);
+                    versions(pack).forEach(p -> deleteVersion(pack, p.versionId()));
                 }
                 return v;
             }
@@ -533,6 +557,7 @@ class EncryptedBackupsTest {
 
         assertThat(pruned).isTrue();
         assertThat(woken.ok()).as("%s", woken).isFalse();
+        assertThat(woken.stored()).as("no file is said stored").isZero();
         assertThat(fake.list("index/"))
                 .as("no index file names the run's packs")
                 .isEmpty();

@@ -138,8 +138,10 @@ class FieldCasesTest extends InProcessCli {
         for (String name : List.of("keys", "data", "index", "snapshots", "manifest-parts")) {
             Path dir = Files.createDirectories(home.resolve("x/" + name));
             Files.writeString(dir.resolve("k.txt"), "s " + name);
-            // a name of hex digits, as a repository's objects are named, in the folder too
+            // a name of hex digits, as a repository's objects are named, in the folder too, and one of their shape
+            // (a restic repository's keys folder backed up)
             Files.writeString(dir.resolve("0a"), "hex " + name);
+            Files.writeString(dir.resolve("ab".repeat(32)), "restic's " + name);
             assertThat(run("backup", dir.toString(), "--data-dir", data().toString()))
                     .as(err())
                     .isZero();

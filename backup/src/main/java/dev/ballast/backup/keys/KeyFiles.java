@@ -233,8 +233,8 @@ public final class KeyFiles {
         return repositoryPlace && !isBallastObject(key);
     }
 
-    /** Keys {@link #requireNoRepositoryRemains} looks at under each prefix: one listing page. */
-    private static final int REMAINS_PAGE = 1000;
+    /** The earlier format's manifest in a backup's folder ({@code dev.ballast.backup.snapshot.Manifest#FILE_NAME}). */
+    private static final String EARLIER_MANIFEST = ".ballast-manifest.json";
 
     /** The prefixes only a repository of format 3 writes: key files, snapshots, index files and packs. */
     private static final List<String> REPOSITORY_PREFIXES =
@@ -245,12 +245,15 @@ public final class KeyFiles {
      * repository writes: its {@code config} was deleted, or an {@code init} did not finish. Working on it
      * as a store of the earlier formats would hide every encrypted backup in it and write new ones in
      * clear. Only objects of a repository's shape count ({@link #isBallastObject}: {@code keys/<64 hex>},
-     * {@code data/<2 hex>/<64 hex>} and so on): a backup of the earlier format named {@code keys},
-     * {@code data}, {@code index}, {@code snapshots} or {@code manifest-parts} (the name a backup of
-     * {@code /srv/data} takes by default) stores its files under that prefix too, and a fault tester's such
-     * backup made every backup of its store unreadable, each command refusing it as a repository's remains.
-     * One listing request per prefix: its first page from {@code <prefix>0} on (the first key a
-     * repository's hex names can have), at most {@value #REMAINS_PAGE} keys, up to {@code <prefix>g}.
+     * {@code data/<2 hex>/<64 hex>} and so on), and not under a prefix that is a backup of the earlier
+     * format's name (its manifest {@code <prefix>.ballast-manifest.json} is there): such a backup, named
+     * {@code keys}, {@code data}, {@code index}, {@code snapshots} or {@code manifest-parts} (the name a
+     * backup of {@code /srv/data} takes by default, or of a restic repository's {@code keys} folder, whose
+     * files have hex names), stores its files under that prefix too, and fault testers' such backups made
+     * every backup of their store unreadable, each command refusing it as a repository's remains. Per
+     * prefix, one listing from {@code <prefix>0} on (the first key a repository's hex names can have) up to
+     * its first object of a repository's shape or {@code <prefix>g}; then, where one is found, one listing
+     * for the manifest.
      *
      * @param where names the store in the message after "The store ", such as {@code "at the local store
      *     /data/b"}
@@ -260,15 +263,21 @@ public final class KeyFiles {
         for (String prefix : REPOSITORY_PREFIXES) {
             Optional<String> found;
             // '/' sorts right before '0', so the listing starts at the first key whose next character is a digit
-            ListRequest hexNames =
-                    ListRequest.prefix(prefix).withStartAfter(prefix + "/").withPageSize(REMAINS_PAGE);
+            ListRequest hexNames = ListRequest.prefix(prefix).withStartAfter(prefix + "/");
             String pastHex = prefix + "g";
             try (var entries = store.listing(hexNames)) {
                 found = entries.map(ListEntry::key)
-                        .limit(REMAINS_PAGE)
                         .takeWhile(k -> k.compareTo(pastHex) < 0)
                         .filter(k -> REPOSITORY_OBJECT.matcher(k).matches())
                         .findFirst();
+            }
+            if (found.isPresent()) {
+                try (var manifest = store.listing(
+                        ListRequest.prefix(prefix + EARLIER_MANIFEST).withPageSize(1))) {
+                    if (manifest.anyMatch(e -> e.key().equals(prefix + EARLIER_MANIFEST))) {
+                        continue; // a backup of the earlier format named as the prefix: its files
+                    }
+                }
             }
             if (found.isPresent()) {
                 throw new BackupException(

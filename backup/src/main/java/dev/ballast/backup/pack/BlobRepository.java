@@ -249,8 +249,9 @@ public final class BlobRepository implements AutoCloseable {
 
     /**
      * Runs {@code check} in every later {@link #flush} after the packs were uploaded and before the index
-     * file naming them is written; when it throws, no index file is written, the flush throws what it
-     * threw, and the blobs of those packs stay unindexed (never found, so never deduplicated against or
+     * file naming them is written, and again once it is written; when it throws, no index file is written
+     * (or the one written is deleted again), the flush throws what it threw, and the blobs of those packs
+     * stay unindexed (never found, so never deduplicated against or
      * referenced). A backup passes a look at its run marker: a prune that took the run for dead while it
      * was paused may have deleted the packs it had uploaded, and an index file naming them made every
      * later {@code check} report them missing and every prune refuse (a fault tester's). Set once,
@@ -266,9 +267,35 @@ public final class BlobRepository implements AutoCloseable {
             return;
         }
         beforeIndexing.run();
-        IndexWrite.write(this, batch);
+        List<String> written = IndexWrite.write(this, batch);
+        try {
+            // again once written: a prune that took the run for dead between the look and the write (a fault
+            // tester's pause there) deleted what the index files just written name
+            beforeIndexing.run();
+        } catch (RuntimeException dead) {
+            withdraw(written);
+            throw dead;
+        }
         batch.forEach(state::register);
         writer.committed(batch);
+    }
+
+    /**
+     * Deletes every version of the index files {@code keys}, just written by a flush whose check then
+     * failed ({@link #beforeIndexing}), and forgets them; what cannot be deleted stays (a later {@code
+     * check} names its missing packs, {@code repair index} rewrites it).
+     */
+    private void withdraw(List<String> keys) {
+        for (String k : keys) {
+            try {
+                for (var v : store.versions(k)) {
+                    store.deleteVersion(k, v.versionId());
+                }
+                state.indexFiles.remove(k);
+            } catch (RuntimeException e) {
+                // left; the flush still fails with the check's reason
+            }
+        }
     }
 
     /**

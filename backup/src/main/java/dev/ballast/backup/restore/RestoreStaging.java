@@ -224,8 +224,8 @@ final class RestoreStaging {
         } catch (IOException | RuntimeException e) {
             // the tree is all there; its marker or mode 0700 stays
         }
-        return "The restore wrote its files into '" + directory + "' but did not rename it to '" + target + "' ("
-                + why + "); move it there yourself, or remove it if you restore again (no restore removes it).";
+        return "The restore wrote its files into '" + directory + "' but did not rename it to '" + target + "' (" + why
+                + "); move it there yourself, or remove it if you restore again (no restore removes it).";
     }
 
     /** The file key of {@code p}, links not followed; null where there is none or it cannot be read. */
@@ -305,11 +305,54 @@ final class RestoreStaging {
                 }
                 clean &= emptied;
             }
+            removeMarkerLeftInTarget(secure, target.getFileName(), marker, secret, me);
             return clean;
         } catch (NoSuchFileException gone) {
             return true;
         } catch (IOException | RuntimeException e) {
             return false;
+        }
+    }
+
+    /**
+     * Removes the marker that a run killed right after its rename, before it removed it, left in the target
+     * {@code name} of {@code parent}: only where the target is a directory of this user's, not a link, and
+     * the marker a regular file of this user's holding the run's secret. Never throws.
+     */
+    private static void removeMarkerLeftInTarget(
+            SecureDirectoryStream<Path> parent, Path name, Path marker, String secret, String me) {
+        try {
+            // a look first: opening a FIFO put at the target would not return
+            PosixFileAttributes t = parent.getFileAttributeView(
+                            name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+            if (!t.isDirectory() || !t.owner().getName().equals(me)) {
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            return;
+        }
+        try (SecureDirectoryStream<Path> target = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+            PosixFileAttributes m = target.getFileAttributeView(
+                            marker, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+            if (!m.isRegularFile() || !m.owner().getName().equals(me) || m.size() != secret.length()) {
+                return;
+            }
+            try (java.nio.channels.SeekableByteChannel c = target.newByteChannel(
+                    marker, java.util.Set.of(java.nio.file.StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(secret.length());
+                while (b.hasRemaining() && c.read(b) > 0) {
+                    // reads the whole secret
+                }
+                if (!secret.equals(
+                        new String(b.array(), 0, b.position(), java.nio.charset.StandardCharsets.US_ASCII))) {
+                    return;
+                }
+            }
+            target.deleteFile(marker);
+        } catch (IOException | RuntimeException e) {
+            // no target, not a directory, no marker in it, or not this user's: nothing to remove
         }
     }
 

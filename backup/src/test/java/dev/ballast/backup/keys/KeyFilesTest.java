@@ -524,21 +524,27 @@ class KeyFilesTest {
 
     @Test
     void onlyObjectsOfARepositorysShapeCountAsItsRemains() {
-        // a store of the earlier format holding backups named as the places of format 3 (a fault tester's)
+        // a store of the earlier format holding backups named as the places of format 3 (fault testers'), one of
+        // them a restic repository's keys folder, whose files are named as a repository's are
         FakeObjectStore old = new FakeObjectStore();
         for (String name : List.of("keys", "data", "index", "snapshots", "manifest-parts")) {
             old.put(name + "/.ballast-manifest.json", ObjectContent.ofBytes(new byte[] {'{', '}'}));
             old.put(name + "/k.txt", ObjectContent.ofBytes(new byte[] {1}));
             old.put(name + "/0a", ObjectContent.ofBytes(new byte[] {2}));
-            old.put(name + "/" + "ab".repeat(32) + ".txt", ObjectContent.ofBytes(new byte[] {3}));
+            old.put(name + "/" + "ab".repeat(32), ObjectContent.ofBytes(new byte[] {3}));
+            old.put(name + "/ab/" + "cd".repeat(32), ObjectContent.ofBytes(new byte[] {4}));
         }
         org.assertj.core.api.Assertions.assertThatCode(() -> KeyFiles.requireNoRepositoryRemains(old, "at s"))
                 .doesNotThrowAnyException();
 
-        // a key file left beside such a backup's files still counts, though they sort around it
+        // a repository's remains still count, behind another program's objects of any number
+        FakeObjectStore lost = new FakeObjectStore();
+        for (int i = 0; i < 1001; i++) {
+            lost.put(String.format("keys/0-j%04d", i), ObjectContent.ofBytes(new byte[] {5}));
+        }
         String keyFile = "keys/" + "0b".repeat(32);
-        old.put(keyFile, ObjectContent.ofBytes(new byte[] {4}));
-        assertThatThrownBy(() -> KeyFiles.requireNoRepositoryRemains(old, "at s"))
+        lost.put(keyFile, ObjectContent.ofBytes(new byte[] {4}));
+        assertThatThrownBy(() -> KeyFiles.requireNoRepositoryRemains(lost, "at s"))
                 .hasMessageStartingWith("The store at s holds objects of an encrypted repository (such as '" + keyFile
                         + "') but no 'config'")
                 .extracting(e -> ((BackupException) e).kind())

@@ -381,6 +381,36 @@ class RestoreStagingTest {
     }
 
     /**
+     * A run killed right after its rename, before it removed its marker, leaves that marker in the
+     * restored tree: the next restore into the target removes it (its record names the secret), and no
+     * file of that shape that no record's secret is in.
+     */
+    @Test
+    void aMarkerLeftInTheTargetByARunKilledAfterItsRenameIsRemovedByTheNextRun() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+        String killed = "00112233aabbccdd";
+        Path hidden = Files.createDirectories(dir.resolve(".ballast-" + killed + "-1"));
+        byte[] record = recordOfStaged(target, hidden);
+        Files.move(hidden.resolve(RestoreStaging.marker(killed)), target.resolve(RestoreStaging.marker(killed)));
+        Files.delete(hidden);
+        Files.write(records().resolve(killed), record);
+        Path notOfARun = target.resolve(RestoreStaging.marker("ffeeddccbbaa9988"));
+        Files.writeString(notOfARun, "0123456789abcdef0123456789abcdef");
+
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+
+        assertThat(target.resolve(RestoreStaging.marker(killed))).doesNotExist();
+        assertThat(notOfARun).hasContent("0123456789abcdef0123456789abcdef");
+        assertThat(filesBelow(target))
+                .containsExactly(".ballast-ffeeddccbbaa9988-key", "a.txt", "d/b.txt", "d/e/c.txt");
+        try (Stream<Path> left = Files.list(records())) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    /**
      * A tester's (as root, the backup's directories owned by another user): a directory of a killed
      * run's hidden tree swapped for a link to a directory of root's while the next run removed the tree;
      * root's files were deleted through it. A link in the tree is removed, never followed.
