@@ -572,6 +572,10 @@ final class Uploads {
         try {
             s3.abortMultipartUpload(a -> a.bucket(bucket).key(key).uploadId(uploadId));
             LOG.debug("Aborted multipart upload {} of '{}' after a failure", uploadId, key);
+        } catch (software.amazon.awssdk.services.s3.model.NoSuchUploadException gone) {
+            // aborted or completed already (a prune's abortIncompleteUploads, say): nothing is left to remove
+            cause.addSuppressed(gone);
+            LOG.debug("Multipart upload {} of '{}' was gone already when aborted: {}", uploadId, key, gone.toString());
         } catch (SdkException abortFailure) {
             cause.addSuppressed(abortFailure);
             LOG.warn(
