@@ -258,6 +258,18 @@ final class Errors {
                 return words == null ? serverReason(rootMessage(e)) + " [" + code + "]" : words + " (" + details + ")";
             }
         }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof software.amazon.awssdk.awscore.exception.AwsServiceException s && s.statusCode() == 403) {
+                // no error code: the answer to a HEAD request has no body (a tester's prune, forget and init,
+                // which look at the bucket first, said "refused the credentials: Forbidden (Service: S3, ...)")
+                return "it answered 403 Forbidden without a reason"
+                        + (String.valueOf(e.getMessage()).startsWith("HEAD ")
+                                ? " (the answer to a HEAD request has no body)"
+                                : "")
+                        + ", so the access key, the secret key or a policy of the bucket is refused"
+                        + (s.requestId() == null || s.requestId().isBlank() ? "" : " (request " + s.requestId() + ")");
+            }
+        }
         return serverReason(rootMessage(e));
     }
 

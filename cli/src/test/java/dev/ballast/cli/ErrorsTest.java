@@ -55,6 +55,21 @@ class ErrorsTest {
                 .isEqualTo("it gave no reason (Service: S3, Status Code: 403," + " Request ID: tx1) [SomethingElse]");
     }
 
+    /** A tester's: prune, forget and init look at the bucket with a HEAD, whose 403 has no body and no code. */
+    @Test
+    void aRefusalWithoutACodeSaysWhichKeysItCouldBe() {
+        software.amazon.awssdk.services.s3.model.S3Exception s3 = (software.amazon.awssdk.services.s3.model.S3Exception)
+                software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                        .statusCode(403)
+                        .requestId("tx2")
+                        .message("Forbidden")
+                        .build();
+        assertThat(Errors.refusal(new dev.ballast.storage.AccessDeniedException(
+                        null, "HEAD bucket on bucket 'b' at http://h failed: HTTP 403 (Forbidden)", s3)))
+                .isEqualTo("it answered 403 Forbidden without a reason (the answer to a HEAD request has no body), so"
+                        + " the access key, the secret key or a policy of the bucket is refused (request tx2)");
+    }
+
     private static dev.ballast.storage.AccessDeniedException denied(String code) {
         software.amazon.awssdk.services.s3.model.S3Exception s3 = (software.amazon.awssdk.services.s3.model.S3Exception)
                 software.amazon.awssdk.services.s3.model.S3Exception.builder()
