@@ -233,6 +233,48 @@ public final class KeyFiles {
         return repositoryPlace && !isBallastObject(key);
     }
 
+    /**
+     * Whether {@code prefix} is the folder of a backup of the earlier format: its manifest is there, or the
+     * marker of a run of that name (a first backup killed before its manifest was written: a fault tester's
+     * such run of a restic repository's {@code keys} folder locked its store, older backups included).
+     */
+    private static boolean isEarlierBackup(ObjectStore store, String prefix) {
+        try (var manifest =
+                store.listing(ListRequest.prefix(prefix + EARLIER_MANIFEST).withPageSize(1))) {
+            if (manifest.anyMatch(e -> e.key().equals(prefix + EARLIER_MANIFEST))) {
+                return true;
+            }
+        }
+        try (var runs = store.listing(ListRequest.prefix(EARLIER_RUNS + prefix).withPageSize(1))) {
+            return runs.findAny().isPresent();
+        }
+    }
+
+    /**
+     * Whether the object {@code key} under {@code keys/} is a key file of a repository of this format (it
+     * parses as one, {@link KeyFile#parse}): then it is a repository's remains whatever else the prefix holds
+     * (a fault tester planted {@code keys/.ballast-manifest.json} beside a repository's key file, and a
+     * backup was then written in clear beside it). A restic repository's key files, backed up, do not parse:
+     * their KDF is scrypt.
+     */
+    private static boolean isKeyFileOfOurs(ObjectStore store, String key) {
+        if (!isKeyFile(key)) {
+            return false;
+        }
+        try (ObjectRead read = store.get(key, LIVE)) {
+            if (read.version().size() > 64 * 1024) {
+                return false; // a key file is a few hundred bytes
+            }
+            KeyFile.parse(read.readAllBytes());
+            return true;
+        } catch (IllegalArgumentException | dev.ballast.storage.StorageException e) {
+            return false;
+        }
+    }
+
+    /** Where the earlier format keeps its run markers, {@code .ballast-runs/NAME/RUN-ID} (RunMarker.PREFIX). */
+    private static final String EARLIER_RUNS = ".ballast-runs/";
+
     /** The earlier format's manifest in a backup's folder ({@code dev.ballast.backup.snapshot.Manifest#FILE_NAME}). */
     private static final String EARLIER_MANIFEST = ".ballast-manifest.json";
 
@@ -271,13 +313,8 @@ public final class KeyFiles {
                         .filter(k -> REPOSITORY_OBJECT.matcher(k).matches())
                         .findFirst();
             }
-            if (found.isPresent()) {
-                try (var manifest = store.listing(
-                        ListRequest.prefix(prefix + EARLIER_MANIFEST).withPageSize(1))) {
-                    if (manifest.anyMatch(e -> e.key().equals(prefix + EARLIER_MANIFEST))) {
-                        continue; // a backup of the earlier format named as the prefix: its files
-                    }
-                }
+            if (found.isPresent() && !isKeyFileOfOurs(store, found.get()) && isEarlierBackup(store, prefix)) {
+                continue; // a backup of the earlier format named as the prefix: its files
             }
             if (found.isPresent()) {
                 throw new BackupException(

@@ -162,6 +162,7 @@ public final class RestoreTemporaries implements AutoCloseable {
             // backup): every directory of the target is looked at before its record goes, or its leftovers would
             // stay in the user's tree for good. Only after a killed run, so a walk of the target is rare.
             removeLeftoversBelow(target, directories, leftoverTokens);
+            removeEmptyHiddenDirectories(target.getParent(), leftoverTokens);
             for (Path r : leftoverRecords) {
                 try {
                     Files.deleteIfExists(r);
@@ -313,6 +314,25 @@ public final class RestoreTemporaries implements AutoCloseable {
             });
         } catch (IOException | RuntimeException ignored) {
             // what cannot be looked at holds nothing this run could remove
+        }
+    }
+
+    /**
+     * Removes, beside the target, the hidden directories of the runs of {@code tokens} that are empty: a run
+     * killed after it made its hidden directory and before it recorded its secret there (a fault tester's
+     * kill at its chmod) left one that its record, with no secret, did not lead to. Only an empty
+     * directory goes ({@code rmdir(2)} takes nothing else), so nothing of anyone's can.
+     */
+    private static void removeEmptyHiddenDirectories(@Nullable Path parent, List<String> tokens) {
+        if (parent == null) {
+            return;
+        }
+        for (String t : tokens) {
+            try {
+                Files.deleteIfExists(parent.resolve(PREFIX + t + "-1"));
+            } catch (IOException | RuntimeException notEmptyOrNotOurs) {
+                // left as it is
+            }
         }
     }
 

@@ -550,4 +550,28 @@ class KeyFilesTest {
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INTEGRITY);
     }
+
+    @Test
+    void aKilledFirstBackupOfTheEarlierFormatIsToldByItsRunMarkerAndARepositorysKeyFileByWhatItHolds() {
+        // a first backup of a restic repository's keys folder, killed before its manifest (a fault tester's third
+        // round): its files and its run marker, nothing else
+        FakeObjectStore killed = new FakeObjectStore();
+        killed.put(
+                "keys/" + "ab".repeat(32),
+                ObjectContent.ofBytes("{\"kdf\":\"scrypt\"}".getBytes(StandardCharsets.UTF_8)));
+        killed.put(".ballast-runs/keys/01a2482f9d33000720555b68b5acf3c0", ObjectContent.ofBytes(new byte[] {1}));
+        org.assertj.core.api.Assertions.assertThatCode(() -> KeyFiles.requireNoRepositoryRemains(killed, "at s"))
+                .doesNotThrowAnyException();
+
+        // a repository whose config was deleted, a manifest of the earlier format planted under keys/: its key
+        // file is still one
+        FakeObjectStore lost = new FakeObjectStore();
+        keys.init(lost, pw("pw"));
+        lost.delete("config");
+        lost.put("keys/.ballast-manifest.json", ObjectContent.ofBytes(new byte[] {'{', '}'}));
+        assertThatThrownBy(() -> KeyFiles.requireNoRepositoryRemains(lost, "at s"))
+                .hasMessageContaining("holds objects of an encrypted repository")
+                .extracting(e -> ((BackupException) e).kind())
+                .isEqualTo(Kind.INTEGRITY);
+    }
 }

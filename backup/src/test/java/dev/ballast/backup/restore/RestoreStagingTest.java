@@ -381,6 +381,32 @@ class RestoreStagingTest {
     }
 
     /**
+     * A fault tester's kill at the chmod right after the hidden directory was made, before the run wrote
+     * its secret into its record: the empty directory stayed beside the target through every later run.
+     * The next run removes it, as an empty directory only.
+     */
+    @Test
+    void anEmptyHiddenDirectoryOfARunKilledBeforeItsSecretIsRemovedByTheNextRun() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        String killed = "00112233aabbccdd";
+        Files.createDirectories(dir.resolve(".ballast-" + killed + "-1"));
+        Files.write(
+                records().resolve(killed), Names.bytes(target.toAbsolutePath().normalize()));
+        String other = "8899aabbccddeeff";
+        Path notEmpty = Files.createDirectories(dir.resolve(".ballast-" + other + "-1"));
+        Files.writeString(notEmpty.resolve("notes"), "someone's");
+        Files.write(
+                records().resolve(other), Names.bytes(target.toAbsolutePath().normalize()));
+
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+
+        assertThat(besideTarget()).containsExactly(".ballast-" + other + "-1", "cache", "out");
+        assertThat(notEmpty.resolve("notes")).hasContent("someone's");
+        assertThat(filesBelow(target)).containsExactly("a.txt", "d/b.txt", "d/e/c.txt");
+    }
+
+    /**
      * A run killed right after its rename, before it removed its marker, leaves that marker in the
      * restored tree: the next restore into the target removes it (its record names the secret), and no
      * file of that shape that no record's secret is in.
