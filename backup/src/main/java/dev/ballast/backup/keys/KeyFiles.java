@@ -283,25 +283,33 @@ public final class KeyFiles {
             List.of(KEYS_PREFIX, "snapshots/", "manifest-parts/", "index/", "data/");
 
     /**
-     * Refuses a store that is not a repository ({@link #isRepository} false) but holds objects only a
+     * Refuses a store that is not a repository ({@link #isRepository} false) but holds what only a
      * repository writes: its {@code config} was deleted, or an {@code init} did not finish. Working on it
      * as a store of the earlier formats would hide every encrypted backup in it and write new ones in
-     * clear. Only objects of a repository's shape count ({@link #isBallastObject}: {@code keys/<64 hex>},
-     * {@code data/<2 hex>/<64 hex>} and so on), and not under a prefix that is a backup of the earlier
-     * format's name (its manifest {@code <prefix>.ballast-manifest.json} is there): such a backup, named
-     * {@code keys}, {@code data}, {@code index}, {@code snapshots} or {@code manifest-parts} (the name a
-     * backup of {@code /srv/data} takes by default, or of a restic repository's {@code keys} folder, whose
-     * files have hex names), stores its files under that prefix too, and fault testers' such backups made
-     * every backup of their store unreadable, each command refusing it as a repository's remains. Per
-     * prefix, one listing from {@code <prefix>0} on (the first key a repository's hex names can have) up to
-     * its first object of a repository's shape or {@code <prefix>g}; then, where one is found, one listing
-     * for the manifest.
+     * clear. Two marks count: a key file of this format under {@code keys/} (an object of a key file's
+     * shape, {@code keys/<64 hex>}, that parses as one; the first {@value #KEY_FILES_LOOKED_AT} of that shape
+     * are read), whatever else is there; and an object of a repository's shape ({@link #isBallastObject}:
+     * {@code data/<2 hex>/<64 hex>}, {@code index/<64 hex>} and so on) under a prefix that is not a backup of
+     * the earlier format's name (its manifest {@code <prefix>.ballast-manifest.json} or a run marker
+     * {@code .ballast-runs/<prefix>...} there), in a store that holds no backup of the earlier format under
+     * another name. Those names are not reserved: a backup of the earlier format named {@code keys},
+     * {@code data}, {@code index}, {@code snapshots} or {@code manifest-parts} (the name a backup of
+     * {@code /srv/data} takes by default, or of a restic repository's folders, whose files have hex names)
+     * stores its files under that prefix, and fault testers' such backups, completed, killed before their
+     * manifest, or pruned of their marker after that, made every command refuse their store.
      *
      * @param where names the store in the message after "The store ", such as {@code "at the local store
      *     /data/b"}
      * @throws BackupException of kind {@link Kind#INTEGRITY} naming the objects found
      */
     public static void requireNoRepositoryRemains(ObjectStore store, String where) {
+        // A key file of this format, whatever else is beside it (a fault tester planted junk names that sort
+        // before it, a manifest and run markers): the repository's own mark, the one its config's loss leaves.
+        String keyFile = firstOfOurKeyFiles(store);
+        if (keyFile != null) {
+            throw remains(where, keyFile);
+        }
+        Boolean earlierStore = null;
         for (String prefix : REPOSITORY_PREFIXES) {
             Optional<String> found;
             // '/' sorts right before '0', so the listing starts at the first key whose next character is a digit
@@ -313,18 +321,67 @@ public final class KeyFiles {
                         .filter(k -> REPOSITORY_OBJECT.matcher(k).matches())
                         .findFirst();
             }
-            if (found.isPresent() && !isKeyFileOfOurs(store, found.get()) && isEarlierBackup(store, prefix)) {
-                continue; // a backup of the earlier format named as the prefix: its files
+            if (found.isEmpty() || isEarlierBackup(store, prefix)) {
+                continue; // nothing of a repository's shape, or a backup of the earlier format named as the prefix
             }
-            if (found.isPresent()) {
-                throw new BackupException(
-                        Kind.INTEGRITY,
-                        "The store " + where + " holds objects of an encrypted repository (such as '" + found.get()
-                                + "') but no '" + CONFIG + "': it was deleted, or an init did not finish; nothing"
-                                + " is read or written here (a backup would be stored in clear): put '" + CONFIG
-                                + "' back from a copy of the store, or " + Advice.INIT_AGAIN.text() + " if the init was"
-                                + " interrupted before any backup.");
+            if (earlierStore == null) {
+                earlierStore = holdsEarlierBackups(store);
             }
+            if (!earlierStore) {
+                throw remains(where, found.get());
+            }
+            // a store of backups of the earlier format: objects of that shape with no key file of this format beside
+            // them are the files of such a backup whose manifest and marker are gone (a first run killed, then a
+            // prune that removed its marker: a fault tester's fourth round)
+        }
+    }
+
+    private static BackupException remains(String where, String found) {
+        return new BackupException(
+                Kind.INTEGRITY,
+                "The store " + where + " holds objects of an encrypted repository (such as '" + found
+                        + "') but no '" + CONFIG + "': it was deleted, or an init did not finish; nothing"
+                        + " is read or written here (a backup would be stored in clear): put '" + CONFIG
+                        + "' back from a copy of the store, or " + Advice.INIT_AGAIN.text() + " if the init was"
+                        + " interrupted before any backup.");
+    }
+
+    /** Key files looked at under {@code keys/} for one of this format: a repository holds a few. */
+    private static final int KEY_FILES_LOOKED_AT = 100;
+
+    /** The first object under {@code keys/} of a key file's shape that parses as one of this format, or null. */
+    private static @Nullable String firstOfOurKeyFiles(ObjectStore store) {
+        try (var entries = store.listing(ListRequest.prefix(KEYS_PREFIX).withStartAfter(KEYS_PREFIX + "/"))) {
+            return entries.map(ListEntry::key)
+                    .takeWhile(k -> k.compareTo(KEYS_PREFIX + "g") < 0)
+                    .filter(KeyFiles::isKeyFile)
+                    .limit(KEY_FILES_LOOKED_AT)
+                    .filter(k -> isKeyFileOfOurs(store, k))
+                    .findFirst()
+                    .orElse(null);
+        }
+    }
+
+    /** Backup names looked at for a manifest of the earlier format by {@link #holdsEarlierBackups}. */
+    private static final int NAMES_LOOKED_AT = 1000;
+
+    /**
+     * Whether the store holds a backup of the earlier format under a name other than a repository's
+     * folders: a manifest {@code NAME/.ballast-manifest.json}. One listing of the top-level names, then one
+     * per name until one holds a manifest.
+     */
+    private static boolean holdsEarlierBackups(ObjectStore store) {
+        try (var names = store.listing(ListRequest.all().withDelimiter("/"))) {
+            return names.filter(ListEntry::commonPrefix)
+                    .map(ListEntry::key)
+                    .filter(n -> !REPOSITORY_PREFIXES.contains(n) && !n.startsWith(".ballast-"))
+                    .limit(NAMES_LOOKED_AT)
+                    .anyMatch(n -> {
+                        try (var m = store.listing(
+                                ListRequest.prefix(n + EARLIER_MANIFEST).withPageSize(1))) {
+                            return m.anyMatch(e -> e.key().equals(n + EARLIER_MANIFEST));
+                        }
+                    });
         }
     }
 

@@ -141,10 +141,15 @@ public final class RestoreTemporaries implements AutoCloseable {
                 if (!Arrays.equals(named, targetBytes) || running(r)) {
                     continue;
                 }
+                if (!ours(r)) {
+                    // another user's record, or one another user could write (a fault tester's, owned by nobody,
+                    // mode 0666, had this run delete a file of the target's on its word): never acted on
+                    continue;
+                }
                 if (end < 0) {
                     leftoverTokens.add(name);
                     leftoverRecords.add(r);
-                } else if (ours(r)) {
+                } else {
                     stagedTokens.add(name);
                     stagedSecrets.add(new String(
                             content, end + 1, content.length - end - 1, java.nio.charset.StandardCharsets.UTF_8));

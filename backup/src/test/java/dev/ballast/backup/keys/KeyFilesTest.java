@@ -574,4 +574,28 @@ class KeyFilesTest {
                 .extracting(e -> ((BackupException) e).kind())
                 .isEqualTo(Kind.INTEGRITY);
     }
+
+    @Test
+    void aRepositorysKeyFileIsFoundBehindJunkAndOrphanedFilesOfAnEarlierBackupAreNoRemains() {
+        // a fourth round's: a junk name of a key file's shape sorting first hid the repository's key file
+        FakeObjectStore lost = new FakeObjectStore();
+        keys.init(lost, pw("pw"));
+        lost.delete("config");
+        lost.put("keys/" + "0".repeat(64), ObjectContent.ofBytes(new byte[] {0}));
+        lost.put(".ballast-runs/keys/x", ObjectContent.ofBytes(new byte[] {0}));
+        assertThatThrownBy(() -> KeyFiles.requireNoRepositoryRemains(lost, "at s"))
+                .hasMessageContaining("holds objects of an encrypted repository")
+                .hasMessageNotContaining("0".repeat(64));
+
+        // and its: a first backup of a restic repository's keys folder, killed before its manifest, whose marker a
+        // prune then removed, beside another backup of the earlier format
+        FakeObjectStore orphaned = new FakeObjectStore();
+        orphaned.put("src/.ballast-manifest.json", ObjectContent.ofBytes(new byte[] {'{', '}'}));
+        orphaned.put("src/a.txt", ObjectContent.ofBytes(new byte[] {1}));
+        orphaned.put(
+                "keys/" + "ab".repeat(32),
+                ObjectContent.ofBytes("{\"kdf\":\"scrypt\"}".getBytes(StandardCharsets.UTF_8)));
+        org.assertj.core.api.Assertions.assertThatCode(() -> KeyFiles.requireNoRepositoryRemains(orphaned, "at s"))
+                .doesNotThrowAnyException();
+    }
 }

@@ -407,6 +407,31 @@ class RestoreStagingTest {
     }
 
     /**
+     * A fault tester's: a record another user could write (mode 0666), naming the target, had the next run
+     * delete a file of the target's named as a temporary of that record's run, and an empty directory
+     * beside it. Only this user's records, writable by no one else, are acted on.
+     */
+    @Test
+    void aRecordAnotherUserCouldWriteIsNeverActedOn() throws IOException {
+        Manifest m = manifest();
+        Path target = dir.resolve("out");
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+        String planted = "1234567890abcdef";
+        Path record = records().resolve(planted);
+        Files.write(record, Names.bytes(target.toAbsolutePath().normalize()));
+        Files.setPosixFilePermissions(record, PosixFilePermissions.fromString("rw-rw-rw-"));
+        Path precious = target.resolve(".ballast-" + planted + "-5");
+        Files.writeString(precious, "precious");
+        Path empty = Files.createDirectories(dir.resolve(".ballast-" + planted + "-1"));
+
+        assertThat(runner(m, target, new Cancellation()).run().ok()).isTrue();
+
+        assertThat(precious).hasContent("precious");
+        assertThat(empty).isDirectory();
+        assertThat(record).exists();
+    }
+
+    /**
      * A run killed right after its rename, before it removed its marker, leaves that marker in the
      * restored tree: the next restore into the target removes it (its record names the secret), and no
      * file of that shape that no record's secret is in.
