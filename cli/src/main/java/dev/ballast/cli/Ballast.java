@@ -369,6 +369,7 @@ public final class Ballast implements Callable<Integer> {
     /** restic's commands a restic user types out of habit, with what does that here (or that nothing does). */
     static final Map<String, String> RESTIC_COMMANDS = Map.ofEntries(
             Map.entry("snapshots", "restic's 'snapshots' is 'ballast list' here, the backups with their snapshots"),
+            Map.entry("snapshot", "restic's 'snapshots' is 'ballast list' here, the backups with their snapshots"),
             Map.entry("version", "the version is 'ballast --version'"),
             Map.entry("rebuild-index", "restic's 'rebuild-index' is 'ballast repair index' here"),
             Map.entry("dump", "there is no 'dump': 'ballast restore NAME TARGET-DIR PATH' restores one file"),
@@ -385,6 +386,10 @@ public final class Ballast implements Callable<Integer> {
                     "--target", "the target directory is restore's second argument: 'ballast restore NAME TARGET-DIR'"),
             Map.entry(
                     "--json", "there is no JSON output; the exit code and one line per outcome are meant for scripts"),
+            Map.entry(
+                    "--dry-run",
+                    "only 'forget' and 'prune' have a dry run here; a backup stores only what changed, and"
+                            + " 'ballast ls NAME' lists what the last one holds"),
             Map.entry(
                     "--tag",
                     "there are no tags: a backup is named by --name (its directory's name by default), and each"

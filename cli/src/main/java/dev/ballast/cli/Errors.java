@@ -100,7 +100,10 @@ final class Errors {
             // Only commands that read meet it: a backup creates its bucket.
             return new CliFailure(
                     ExitCodes.NOT_FOUND,
-                    "There is no such bucket at " + at + "; check the bucket's name (--bucket, or BUCKET in --repo"
+                    (bucket == null
+                                    ? "There is no such bucket at " + at
+                                    : "There is no bucket '" + bucket + "' at " + where)
+                            + "; check the bucket's name (--bucket, or BUCKET in --repo"
                             + " s3:URL/BUCKET); the first backup into a bucket creates it.",
                     e);
         }

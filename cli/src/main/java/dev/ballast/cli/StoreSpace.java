@@ -114,8 +114,13 @@ final class StoreSpace {
                 + ".";
     }
 
-    /** {@code 152.8 MiB (160,200,000 bytes)}. */
+    /**
+     * {@code 152.8 MiB (160,200,000 bytes)}, in the unit that shows it ({@code 33.3 KiB (34,071 bytes)}, not
+     * {@code 0.0 MiB}: a README-only newcomer read that as nothing); bytes alone below 1 KiB.
+     */
     static String exact(long bytes) {
-        return Summary.mib(bytes) + " (" + String.format(java.util.Locale.ROOT, "%,d", bytes) + " bytes)";
+        return bytes < 1024
+                ? Summary.size(bytes)
+                : Summary.size(bytes) + " (" + String.format(java.util.Locale.ROOT, "%,d", bytes) + " bytes)";
     }
 }

@@ -183,11 +183,11 @@ class NewUserPassTest extends InProcessCli {
         // Field input (F7): "Space given back" counted the 4 MiB reserve and clamped a negative figure to 0.
         StoreSpace.Measure before = new StoreSpace.Measure(10_000, 5_000);
         assertThat(StoreSpace.report(before, new StoreSpace.Measure(4_000, 9_096), 6_000))
-                .startsWith("Space given back: 0.0 MiB (6,000 bytes) (content, pack and manifest files: ")
-                .contains("; the index and journal, which record the removals, grew by 0.0 MiB (4,096 bytes).");
+                .startsWith("Space given back: 5.9 KiB (6,000 bytes) (content, pack and manifest files: ")
+                .contains("; the index and journal, which record the removals, grew by 4.0 KiB (4,096 bytes).");
         assertThat(StoreSpace.report(before, new StoreSpace.Measure(10_500, 5_000), 0))
-                .isEqualTo("Space given back: none; the content, pack and manifest files grew by 0.0 MiB (500 bytes)"
-                        + " (content, pack and manifest files: 0.0 MiB (10,000 bytes) before, 0.0 MiB (10,500 bytes)"
+                .isEqualTo("Space given back: none; the content, pack and manifest files grew by 500 bytes"
+                        + " (content, pack and manifest files: 9.8 KiB (10,000 bytes) before, 10.3 KiB (10,500 bytes)"
                         + " after).");
     }
 
@@ -213,8 +213,9 @@ class NewUserPassTest extends InProcessCli {
         assertThat(store.resolve("reserve")).exists();
         // The first backup's 100,000-byte content is given back; the 4 MiB reserve is no part of the figures.
         assertThat(out())
-                .containsPattern("Space given back: 0\\.1 MiB \\(100,\\d{3} bytes\\) \\(content, pack and manifest "
-                        + "files: 0\\.2 MiB \\(")
+                .containsPattern(
+                        "Space given back: 9\\d\\.\\d KiB \\(100,\\d{3} bytes\\) \\(content, pack and manifest "
+                                + "files: 1\\d\\d\\.\\d KiB \\(")
                 .doesNotContain("4.0 MiB");
     }
 

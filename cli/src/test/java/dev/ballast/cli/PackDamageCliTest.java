@@ -554,17 +554,17 @@ class PackDamageCliTest extends EncryptedStoreCli {
         Path src = withAForgottenManifestPart();
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out().strip())
-                .matches("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0 bytes\\)"
+                .matches("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0 bytes"
                         + " given back by packs; 1 manifest part no snapshot uses, written within --grace 1h, is"
                         + " kept until older than that \\(--grace 0s deletes it when no backup is running\\)\\."
-                        + "\\RUnused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of"
-                        + " their 0\\.6 MiB \\([\\d,]+ bytes\\)\\."
+                        + "\\RUnused space left in packs: 0 bytes, 0\\.0% of"
+                        + " their 586\\.\\d KiB \\([\\d,]+ bytes\\)\\."
                         + "\\RSpace given back: .* \\(content, pack and manifest files: .*\\.");
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
-                .containsPattern("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0\\.0 MiB \\(0"
-                        + " bytes\\) given back by packs; deleted 1 manifest part no snapshot uses, holding 0\\.0 MiB"
-                        + " \\([\\d,]+ bytes\\)\\.")
+                .containsPattern("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0 bytes"
+                        + " given back by packs; deleted 1 manifest part no snapshot uses, holding ([\\d.]+ KiB"
+                        + " \\([\\d,]+ bytes\\)|\\d{1,4} bytes)\\.")
                 .doesNotContain("--grace");
 
         // new contents: the first backup's pack holds only chunks no snapshot uses once it is forgotten
@@ -573,16 +573,17 @@ class PackDamageCliTest extends EncryptedStoreCli {
         assertThat(run(at("forget", "src", "--keep-last", "1"))).as(err()).isZero();
         assertThat(run(at("prune", "--dry-run"))).as(err()).isZero();
         assertThat(out())
-                .contains("Prune dry run: would delete 0 packs, write about 0 packs of repacked chunks, about 0.0 MiB"
-                        + " (0 bytes) would be given back by packs (1 pack written within --grace 1h that no snapshot"
+                .contains("Prune dry run: would delete 0 packs, write about 0 packs of repacked chunks, about 0 bytes"
+                        + " would be given back by packs (1 pack written within --grace 1h that no snapshot"
                         + " needs would be kept until it is older than that: a backup running now may need it)")
                 .contains("(nothing was written or deleted).")
-                .containsPattern("Unused space that would be left in packs: 0\\.6 MiB \\([\\d,]+ bytes\\), 50\\.0% of"
-                        + " their 1\\.1 MiB \\([\\d,]+ bytes\\); over --max-unused 5% because packs written within"
-                        + " --grace 1h hold unused space too: they would be kept until they are older than that\\.");
+                .containsPattern(
+                        "Unused space that would be left in packs: 5\\d\\d\\.\\d KiB \\([\\d,]+ bytes\\), 50\\.0% of"
+                                + " their 1\\.1 MiB \\([\\d,]+ bytes\\); over --max-unused 5% because packs written within"
+                                + " --grace 1h hold unused space too: they would be kept until they are older than that\\.");
         assertThat(run(at("prune"))).as(err()).isZero();
         assertThat(out())
-                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0 bytes given back"
                         + " by packs (1 pack written within --grace 1h that no snapshot needs is kept until it is older"
                         + " than that: a backup running now may need it); 1 manifest part no snapshot uses, written"
                         + " within --grace 1h, is kept until older than that (--grace 0s deletes it when no backup is"
@@ -686,18 +687,18 @@ class PackDamageCliTest extends EncryptedStoreCli {
         assertThat(run(at("prune", "--dry-run", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
                 .containsPattern("Prune dry run: would delete 1 pack, write about 1 pack of repacked chunks, about"
-                        + " 0\\.4 MiB \\([\\d,]+ bytes\\) would be given back by packs; ")
-                .containsPattern("Unused space that would be left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their"
+                        + " 39\\d\\.\\d KiB \\([\\d,]+ bytes\\) would be given back by packs; ")
+                .containsPattern("Unused space that would be left in packs: 0 bytes, 0\\.0% of their"
                         + " 3\\.8 MiB \\([\\d,]+ bytes\\)\\.");
         assertThat(packBytes()).isEqualTo(before);
 
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
-                .containsPattern("Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 0\\.4 MiB \\([\\d,]+"
-                        + " bytes\\) given back by packs; ")
                 .containsPattern(
-                        "Unused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their 3\\.8 MiB \\([\\d,]+"
-                                + " bytes\\)\\.");
+                        "Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 39\\d\\.\\d KiB \\([\\d,]+"
+                                + " bytes\\) given back by packs; ")
+                .containsPattern(
+                        "Unused space left in packs: 0 bytes, 0\\.0% of their 3\\.8 MiB \\([\\d,]+" + " bytes\\)\\.");
         // the two forgotten chunks' bytes are gone from the store
         assertThat(before - packBytes()).isGreaterThan(2 * 200_000L);
         assertNewestRestoresAs(src, "after-prune");
@@ -715,19 +716,20 @@ class PackDamageCliTest extends EncryptedStoreCli {
         long before = packBytes();
         assertThat(run(at("prune", "--grace", "0s"))).as(err()).isZero();
         assertThat(out())
-                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0 bytes given back"
                         + " by packs; ")
-                .containsPattern("Unused space left in packs: 0\\.2 MiB \\(200,\\d{3} bytes\\), 4\\.8% of their 4\\.0"
-                        + " MiB \\([\\d,]+ bytes\\); --max-unused 5% allows it \\(--max-unused 0 repacks until none is"
-                        + " left\\)\\.");
+                .containsPattern(
+                        "Unused space left in packs: 19\\d\\.\\d KiB \\(200,\\d{3} bytes\\), 4\\.8% of their 4\\.0"
+                                + " MiB \\([\\d,]+ bytes\\); --max-unused 5% allows it \\(--max-unused 0 repacks until none is"
+                                + " left\\)\\.");
         assertThat(packBytes()).isEqualTo(before);
 
         assertThat(run(at("prune", "--grace", "0s", "--max-unused", "0")))
                 .as(err())
                 .isZero();
         assertThat(out())
-                .contains("Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 0.2 MiB (")
-                .containsPattern("Unused space left in packs: 0\\.0 MiB \\(0 bytes\\), 0\\.0% of their 3\\.8 MiB");
+                .contains("Prune done: deleted 1 pack, wrote 1 pack of repacked chunks, 19")
+                .containsPattern("Unused space left in packs: 0 bytes, 0\\.0% of their 3\\.8 MiB");
         assertThat(before - packBytes()).isGreaterThan(200_000L);
         assertNewestRestoresAs(src, "after-prune");
     }
@@ -743,7 +745,7 @@ class PackDamageCliTest extends EncryptedStoreCli {
                 .isZero();
         // half of the first backup's pack is forgotten: only the limit keeps it
         assertThat(out())
-                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0.0 MiB (0 bytes) given back"
+                .contains("Prune done: deleted 0 packs, wrote 0 packs of repacked chunks, 0 bytes given back"
                         + " by packs; ")
                 .containsPattern("Unused space left in packs: 1\\.9 MiB \\([\\d,]+ bytes\\), 33\\.3% of their 5\\.7 MiB"
                         + " \\([\\d,]+ bytes\\); --max-unused unlimited allows it");

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PackedPruneLocalSpaceTest extends EncryptedStoreCli {
 
-    private static final Pattern GIVEN_BACK = Pattern.compile("Space given back: [\\d.]+ MiB \\(([\\d,]+) bytes\\)");
+    private static final Pattern GIVEN_BACK =
+            Pattern.compile("Space given back: (?:[\\d.]+ [KMG]iB \\(([\\d,]+) bytes\\)|(\\d+) bytes)");
 
     long storedBytes() throws Exception {
         long total = 0;
@@ -53,7 +54,7 @@ class PackedPruneLocalSpaceTest extends EncryptedStoreCli {
         assertThat(after).as(out()).isLessThan(before);
         Matcher m = GIVEN_BACK.matcher(out());
         assertThat(m.find()).as(out()).isTrue();
-        long said = Long.parseLong(m.group(1).replace(",", ""));
+        long said = Long.parseLong((m.group(1) != null ? m.group(1) : m.group(2)).replace(",", ""));
         assertThat(said).as(out()).isEqualTo(before - after);
         assertThat(run(at("check"))).as(out() + err()).isZero();
         assertThat(run(at("restore", "src", home.resolve("out").toString())))

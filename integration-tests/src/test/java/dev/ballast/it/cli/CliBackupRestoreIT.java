@@ -103,8 +103,7 @@ class CliBackupRestoreIT {
             assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(ExitCodes.NOT_FOUND);
             assertThat(run.err())
                     .as(String.join(" ", args))
-                    .contains("There is no such bucket at the S3 endpoint")
-                    .contains("bucket '" + bucket + "'")
+                    .contains("There is no bucket '" + bucket + "' at the S3 endpoint")
                     .contains("check the bucket's name (--bucket, or BUCKET in --repo s3:URL/BUCKET)");
         }
         Run viaRepo = CliHarness.run(
@@ -119,8 +118,7 @@ class CliBackupRestoreIT {
                 "ballast");
         assertThat(viaRepo.exitCode()).as(viaRepo.err()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(viaRepo.err())
-                .contains("There is no such bucket")
-                .contains("bucket '" + bucket + "'")
+                .contains("There is no bucket '" + bucket + "' at the S3 endpoint")
                 .contains("BUCKET in --repo");
         var head = java.net.http.HttpClient.newHttpClient()
                 .send(
