@@ -100,10 +100,7 @@ final class Errors {
             // Only commands that read meet it: a backup creates its bucket.
             return new CliFailure(
                     ExitCodes.NOT_FOUND,
-                    (bucket == null
-                                    ? "There is no such bucket at " + at
-                                    : "There is no bucket '" + bucket + "' at " + where)
-                            + "; check the bucket's name (--bucket, or BUCKET in --repo"
+                    noBucket(at) + "; check the bucket's name (--bucket, or BUCKET in --repo"
                             + " s3:URL/BUCKET); the first backup into a bucket creates it.",
                     e);
         }
@@ -225,6 +222,18 @@ final class Errors {
             }
         }
         return false;
+    }
+
+    /**
+     * "There is no bucket 'B' at the S3 endpoint URL" for {@code at}, "the S3 endpoint URL, bucket 'B'" (a
+     * README-only newcomer found "There is no such bucket at the S3 endpoint URL, bucket 'B'" awkward).
+     */
+    static String noBucket(String at) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(.*), bucket ('.*')").matcher(at);
+        return m.matches()
+                ? "There is no bucket " + m.group(2) + " at " + m.group(1)
+                : "There is no such bucket at " + at;
     }
 
     /** {@code text} with its first letter upper case: a sentence that starts with the store's name. */

@@ -70,6 +70,14 @@ class ErrorsTest {
                         + " the access key, the secret key or a policy of the bucket is refused (request tx2)");
     }
 
+    @Test
+    void aMissingBucketIsNamedBeforeTheEndpoint() {
+        assertThat(Errors.noBucket("the S3 endpoint http://h:7480, bucket 'b-1'"))
+                .isEqualTo("There is no bucket 'b-1' at the S3 endpoint http://h:7480");
+        assertThat(Errors.noBucket("the S3 endpoint http://h:7480"))
+                .isEqualTo("There is no such bucket at the S3 endpoint http://h:7480");
+    }
+
     private static dev.ballast.storage.AccessDeniedException denied(String code) {
         software.amazon.awssdk.services.s3.model.S3Exception s3 = (software.amazon.awssdk.services.s3.model.S3Exception)
                 software.amazon.awssdk.services.s3.model.S3Exception.builder()
