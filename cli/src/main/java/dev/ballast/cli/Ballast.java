@@ -464,11 +464,7 @@ public final class Ballast implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             if (!unknown.isEmpty()) {
-                err.println("Error: " + (unknown.size() == 1 ? "Unknown option " : "Unknown options ")
-                        + Errors.printable(unknown.stream()
-                                .map(o -> "'" + o + "'")
-                                .collect(java.util.stream.Collectors.joining(", ")))
-                        + ".");
+                err.println("Error: " + Errors.printable(unknownOptionsSentence(unknown)));
                 err.println("'" + c.getCommandSpec().qualifiedName() + " --help' lists the accepted options.");
                 return ExitCodes.USAGE;
             }
@@ -503,9 +499,7 @@ public final class Ballast implements Callable<Integer> {
             List<String> options = unmatched.getUnmatched().stream()
                     .filter(a -> a.startsWith("-") && a.length() > 1)
                     .toList();
-            message = (options.size() == 1 ? "Unknown option " : "Unknown options ")
-                    + options.stream().map(o -> "'" + o + "'").collect(java.util.stream.Collectors.joining(", "))
-                    + ".";
+            message = unknownOptionsSentence(options);
         } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched
                 && !unmatched.getUnmatched().isEmpty()
                 && !unmatched.getUnmatched().get(0).startsWith("-")) {
@@ -584,6 +578,13 @@ public final class Ballast implements Callable<Integer> {
             }
         }
         return d[a.length()][b.length()];
+    }
+
+    /** "Unknown option '--x'." or "Unknown options '--x', '--y'.": the options named alone. */
+    private static String unknownOptionsSentence(List<String> options) {
+        return (options.size() == 1 ? "Unknown option " : "Unknown options ")
+                + options.stream().map(o -> "'" + o + "'").collect(java.util.stream.Collectors.joining(", "))
+                + ".";
     }
 
     /**
